@@ -1,0 +1,230 @@
+# SPDX-License-Identifier: MIT
+#
+# hpu - top-level build (no Kbuild). See README.md.
+#
+#   make              build libraries and tools into $(O) (default: build/)
+#   make test         install missing dependencies, build, run every test
+#   make run          install missing dependencies, build, the main job
+#   make install      PREFIX=/usr/local DESTDIR=
+#   make lint         clang-format check against .clang-format
+#   make SANITIZE=address,undefined test
+#   make V=1          show the commands
+
+VERSION_MAJOR := 1
+VERSION_MINOR := 0
+VERSION_PATCH := 0
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+
+O ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+
+CC ?= cc
+AR ?= ar
+PKG_CONFIG ?= pkg-config
+CLANG_FORMAT ?= clang-format
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' $(1) $(2)
+endif
+
+# Dependencies are looked up lazily so that 'make deps' works before they exist.
+PKGS := fuse3 libdrm libudev
+pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
+pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
+
+OPTFLAGS ?= -O2 -g
+CFLAGS ?= $(OPTFLAGS)
+BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+	-Wmissing-prototypes -Wstrict-prototypes -fno-strict-aliasing \
+	-D_GNU_SOURCE -DHPU_VERSION='"$(VERSION)"' \
+	-DHPU_VERSION_MAJOR=$(VERSION_MAJOR) -DHPU_VERSION_MINOR=$(VERSION_MINOR) \
+	-DHPU_VERSION_PATCH=$(VERSION_PATCH) \
+	-Iuapi -Icommon -Ifirmware-sim -Ilibhpudrv/include/hpu -Ifusedev \
+	$(call pkg_cflags,$(PKGS))
+LDLIBS_BASE := -lpthread -lm
+
+ifneq ($(SANITIZE),)
+BASE_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+
+# ---------------------------------------------------------------- sources
+COMMON_SRCS := $(sort $(wildcard common/*.c))
+SIM_SRCS := $(sort $(wildcard firmware-sim/*.c))
+FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
+DRV_SRCS := $(sort $(wildcard libhpudrv/*.c))
+SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
+BENCH_SRCS := $(sort $(wildcard tools/hpu-bench/*.c))
+TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
+TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/integration/test_*.c))
+
+obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
+
+COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,$(COMMON_SRCS))
+DRV_OBJS = $(call obj,$(DRV_SRCS)) $(COMMON_PIC_OBJS)
+LIBHPUSIM := $(O)/lib/libhpusim.a
+LIBFUSEDEV := $(O)/lib/libhpufusedev.a
+DRV_SONAME := libhpudrv.so.$(VERSION_MAJOR)
+LIBHPUDRV_SO := $(O)/lib/libhpudrv.so.$(VERSION)
+LIBHPUDRV_A := $(O)/lib/libhpudrv.a
+LIBHPUDRV_PC := $(O)/lib/pkgconfig/libhpudrv.pc
+HPU_FUSED := $(O)/bin/hpu-fused
+HPU_SMI := $(O)/bin/hpu-smi
+HPU_BENCH := $(O)/bin/hpu-bench
+TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
+
+TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH))
+LIBS := $(LIBHPUSIM) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC))
+
+.PHONY: all deps test unit-test run install uninstall lint format \
+	check-headers clean bench-ioctl
+
+all: $(LIBS) $(TOOLS)
+
+# Order-only build directories
+DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests/unit \
+	$(O)/tests/integration $(O)/headers \
+	$(O)/pic/common $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
+	$(SMI_SRCS) $(BENCH_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
+$(DIRS):
+	$(Q)mkdir -p $@
+
+# ---------------------------------------------------------------- objects
+# libhpudrv objects are position independent and hide what is not exported.
+$(O)/obj/libhpudrv/%.o: libhpudrv/%.c | $(DIRS)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DHPUDRV_BUILD \
+		-MMD -MP -c $< -o $@
+
+$(O)/pic/common/%.o: common/%.c | $(DIRS)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+
+$(O)/obj/%.o: %.c | $(DIRS)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# ---------------------------------------------------------------- libraries
+$(LIBHPUSIM): $(call obj,$(SIM_SRCS)) | $(DIRS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIBFUSEDEV): $(call obj,$(FUSEDEV_SRCS) $(COMMON_SRCS)) | $(DIRS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIBHPUDRV_SO): $(DRV_OBJS) libhpudrv/libhpudrv.map | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(DRV_SONAME) \
+		-Wl,--version-script=libhpudrv/libhpudrv.map -Wl,--no-undefined \
+		-o $@ $(DRV_OBJS) $(call pkg_libs,libudev) $(LDLIBS_BASE)
+	$(Q)ln -sf libhpudrv.so.$(VERSION) $(O)/lib/$(DRV_SONAME)
+	$(Q)ln -sf $(DRV_SONAME) $(O)/lib/libhpudrv.so
+
+$(LIBHPUDRV_A): $(DRV_OBJS) | $(DIRS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIBHPUDRV_PC): libhpudrv/libhpudrv.pc.in Makefile | $(DIRS)
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		$< > $@
+
+# ---------------------------------------------------------------- programs
+DRV_LINK = -L$(O)/lib -lhpudrv -Wl,-rpath,'$$ORIGIN/../lib'
+
+$(HPU_FUSED): $(call obj,fusedev/main.c) $(LIBFUSEDEV) $(LIBHPUSIM) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(call pkg_libs,fuse3) $(LDLIBS_BASE)
+
+$(HPU_SMI): $(call obj,$(SMI_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(SMI_SRCS)) $(DRV_LINK) $(LDLIBS_BASE)
+
+$(HPU_BENCH): $(call obj,$(BENCH_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRCS)) $(DRV_LINK) \
+		$(call pkg_libs,fuse3) $(LDLIBS_BASE)
+
+# ---------------------------------------------------------------- tests
+# Every test binary links the test helpers, the driver core, the simulator
+# and the static libhpudrv (so internal functions can be unit tested).
+TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) $(LIBHPUDRV_A) \
+	$(call pkg_libs,fuse3 libudev cmocka) $(LDLIBS_BASE)
+
+$(O)/tests/%: $(O)/obj/tests/%.o $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) \
+		$(LIBHPUSIM) $(LIBHPUDRV_A) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_LINK)
+
+# Every uapi header must compile on its own as C90.
+UAPI_HDRS := $(sort $(wildcard uapi/*.h))
+HEADER_CHECKS := $(patsubst uapi/%.h,$(O)/headers/%.ok,$(UAPI_HDRS))
+$(O)/headers/%.ok: uapi/%.h | $(DIRS)
+	$(call msg,HDRCHK,$<)
+	$(Q)printf '#include "%s"\n' $(notdir $<) | $(CC) -std=c90 -Wall -Werror \
+		-Iuapi $(call pkg_cflags,libdrm) -x c -fsyntax-only -
+	$(Q)touch $@
+check-headers: $(HEADER_CHECKS)
+
+deps:
+	$(Q)tools/install-deps
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all check-headers $(TEST_BINS)
+	$(Q)O=$(O) tests/run-tests $(TEST_BINS)
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)O=$(O) tools/run-demo
+
+bench-ioctl: all
+	$(Q)O=$(O) tools/run-bench ioctl
+
+# ---------------------------------------------------------------- install
+install: all
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/hpu \
+		$(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
+	$(Q)install -m 0755 $(LIBHPUDRV_SO) $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sf libhpudrv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(DRV_SONAME)
+	$(Q)ln -sf $(DRV_SONAME) $(DESTDIR)$(LIBDIR)/libhpudrv.so
+	$(Q)install -m 0644 $(LIBHPUDRV_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	$(Q)install -m 0644 uapi/*.h libhpudrv/include/hpu/*.h $(DESTDIR)$(INCLUDEDIR)/hpu/
+	$(Q)install -m 0755 $(HPU_FUSED) $(DESTDIR)$(SBINDIR)/
+	$(Q)install -m 0755 $(filter-out $(HPU_FUSED),$(TOOLS)) $(DESTDIR)$(BINDIR)/
+
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libhpudrv.so* \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/libhpudrv.pc \
+		$(DESTDIR)$(SBINDIR)/hpu-fused $(DESTDIR)$(BINDIR)/hpu-smi \
+		$(DESTDIR)$(BINDIR)/hpu-bench
+	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/hpu
+
+# ---------------------------------------------------------------- style
+FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] fusedev/*.[ch] \
+	common/*.[ch] libhpudrv/*.[ch] libhpudrv/include/hpu/*.h tools/*/*.[ch] \
+	tests/*/*.[ch]))
+lint:
+	$(call msg,LINT,$(words $(FORMAT_SRCS)) files)
+	$(Q)$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_SRCS)
+
+format:
+	$(Q)$(CLANG_FORMAT) -i $(FORMAT_SRCS)
+
+clean:
+	$(Q)rm -rf $(O)
+
+-include $(shell find $(O)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hpu_test_daemon.c - start and stop the real hpu-fused for tests.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hpu_test_daemon.h"
+
+#define START_TIMEOUT_MS 10000
+#define STOP_TIMEOUT_MS 10000
+#define RUN_TIMEOUT_MS 30000
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+const char *hpu_test_have_fuse(void)
+{
+	if (access("/dev/fuse", R_OK | W_OK))
+		return "/dev/fuse is not usable";
+	if (geteuid() != 0 && access("/usr/bin/fusermount3", X_OK))
+		return "not root and no fusermount3";
+	return NULL;
+}
+
+const char *hpu_test_bin(const char *name)
+{
+	static char path[PATH_MAX];
+	const char *o = getenv("O");
+
+	snprintf(path, sizeof(path), "%s/bin/%s", o && *o ? o : "build", name);
+	return path;
+}
+
+bool hpu_test_is_mounted(const char *dir)
+{
+	char line[4096], mnt[PATH_MAX];
+	bool found = false;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
+		    !strcmp(mnt, dir))
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+static void print_log(const struct hpu_test_daemon *d)
+{
+	char buf[4096];
+	size_t n;
+	FILE *f = fopen(d->log, "r");
+
+	if (!f)
+		return;
+	fprintf(stderr, "--- hpu-fused log (%s) ---\n", d->log);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fprintf(stderr, "--- end of log ---\n");
+	fclose(f);
+}
+
+static int wait_child(pid_t pid, int timeout_ms, int *status)
+{
+	int waited;
+
+	for (waited = 0; waited <= timeout_ms; waited += 10) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid)
+			return 0;
+		if (r < 0)
+			return -errno;
+		sleep_ms(10);
+	}
+	return -ETIMEDOUT;
+}
+
+static int wait_ready(struct hpu_test_daemon *d)
+{
+	char node[PATH_MAX + 16];
+	int waited, status, fd;
+
+	snprintf(node, sizeof(node), "%s/hpu%d", d->mount, d->ndev - 1);
+	for (waited = 0; waited < START_TIMEOUT_MS; waited += 10) {
+		if (hpu_test_is_mounted(d->mount)) {
+			fd = open(node, O_RDWR);
+			if (fd >= 0) {
+				close(fd);
+				return 0;
+			}
+		}
+		if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
+			d->pid = 0;
+			return -ECHILD;
+		}
+		sleep_ms(10);
+	}
+	return -ETIMEDOUT;
+}
+
+int hpu_test_daemon_start(struct hpu_test_daemon *d, int ndev,
+			  const char *type, const char *const *extra)
+{
+	char ndev_s[16];
+	const char *argv[32];
+	int argc = 0, fd, ret;
+
+	memset(d, 0, sizeof(*d));
+	d->ndev = ndev;
+	snprintf(d->mount, sizeof(d->mount), "/tmp/hpu-test-XXXXXX");
+	if (!mkdtemp(d->mount))
+		return -errno;
+	snprintf(d->log, sizeof(d->log), "%s.log", d->mount);
+	snprintf(ndev_s, sizeof(ndev_s), "%d", ndev);
+
+	argv[argc++] = hpu_test_bin("hpu-fused");
+	argv[argc++] = "--foreground";
+	argv[argc++] = "--devices";
+	argv[argc++] = ndev_s;
+	argv[argc++] = "--type";
+	argv[argc++] = type;
+	argv[argc++] = "--mount";
+	argv[argc++] = d->mount;
+	while (extra && *extra && argc < 30)
+		argv[argc++] = *extra++;
+	argv[argc] = NULL;
+
+	d->pid = fork();
+	if (d->pid < 0) {
+		ret = -errno;
+		goto err_rmdir;
+	}
+	if (d->pid == 0) {
+		fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, STDERR_FILENO);
+			dup2(fd, STDOUT_FILENO);
+			close(fd);
+		}
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	setenv("HPU_DEV_DIR", d->mount, 1);
+	ret = wait_ready(d);
+	if (ret)
+		goto err_stop;
+	return 0;
+
+err_stop:
+	print_log(d);
+	hpu_test_daemon_stop(d);
+	return ret;
+err_rmdir:
+	rmdir(d->mount);
+	return ret;
+}
+
+int hpu_test_daemon_stop(struct hpu_test_daemon *d)
+{
+	int status = 0, ret = 0;
+
+	if (d->pid > 0) {
+		kill(d->pid, SIGTERM);
+		ret = wait_child(d->pid, STOP_TIMEOUT_MS, &status);
+		if (ret) {
+			kill(d->pid, SIGKILL);
+			waitpid(d->pid, &status, 0);
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			ret = -EPROTO;
+		}
+		d->pid = 0;
+	}
+	if (hpu_test_is_mounted(d->mount)) {
+		/* never leave a mount behind, whatever the daemon did */
+		char *const argv[] = { "/usr/bin/fusermount3", "-u", "-z",
+				       d->mount, NULL };
+		hpu_test_run(argv, NULL, &status);
+		if (!ret)
+			ret = -EBUSY;
+	}
+	if (ret)
+		print_log(d);
+	if (d->mount[0] && rmdir(d->mount) && !ret)
+		ret = -errno;
+	unlink(d->log);
+	return ret;
+}
+
+int hpu_test_run(char *const argv[], char **out, int *status)
+{
+	int pipefd[2], st, ret = 0;
+	size_t len = 0, cap = 4096;
+	char *buf = NULL;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return ret;
+	}
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		alarm(RUN_TIMEOUT_MS / 1000);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	buf = malloc(cap);
+	while (buf && (n = read(pipefd[0], buf + len, cap - len - 1)) > 0) {
+		len += n;
+		if (cap - len < 2) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	close(pipefd[0]);
+	waitpid(pid, &st, 0);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (!buf)
+		return -ENOMEM;
+	buf[len] = '\0';
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	return 0;
+}

@@ -181,7 +181,7 @@ extern const struct hpu_fw_model hpusim_model;
  *
  * Return: the profile, or NULL when the model has none of that name.
  */
-const struct hpu_fw_profile *hpu_fw_find_profile(const struct hpu_fw_model *model,
-						 const char *name);
+const struct hpu_fw_profile *
+hpu_fw_find_profile(const struct hpu_fw_model *model, const char *name);
 
 #endif /* HPU_FW_IF_H */

@@ -29,7 +29,7 @@
 /* ------------------------------------------------------------------ */
 
 /** HPU_PCI_VENDOR_ID - PCI vendor id reported by every simulated device */
-#define HPU_PCI_VENDOR_ID		0x1da3
+#define HPU_PCI_VENDOR_ID 0x1da3
 
 /**
  * enum hpu_device_type - ASIC family of a device (HW_IP_INFO.device_type)
@@ -65,32 +65,32 @@ enum hpu_server_type {
 /* ------------------------------------------------------------------ */
 
 /* INFO ops; numbers follow the habanalabs driver where it has the op */
-#define HPU_INFO_HW_IP_INFO		0
-#define HPU_INFO_DRAM_USAGE		2
-#define HPU_INFO_HW_IDLE		3
-#define HPU_INFO_DEVICE_STATUS		4
-#define HPU_INFO_DEVICE_UTILIZATION	6
-#define HPU_INFO_CLK_RATE		8
-#define HPU_INFO_RESET_COUNT		9
-#define HPU_INFO_TIME_SYNC		10
-#define HPU_INFO_CS_COUNTERS		11
-#define HPU_INFO_POWER			17
-#define HPU_INFO_OPEN_STATS		18
-#define HPU_INFO_GET_EVENTS		30
-#define HPU_INFO_PCI_INFO		64
-#define HPU_INFO_DRIVER_VERSION		65
-#define HPU_INFO_THERMAL		66
+#define HPU_INFO_HW_IP_INFO	    0
+#define HPU_INFO_DRAM_USAGE	    2
+#define HPU_INFO_HW_IDLE	    3
+#define HPU_INFO_DEVICE_STATUS	    4
+#define HPU_INFO_DEVICE_UTILIZATION 6
+#define HPU_INFO_CLK_RATE	    8
+#define HPU_INFO_RESET_COUNT	    9
+#define HPU_INFO_TIME_SYNC	    10
+#define HPU_INFO_CS_COUNTERS	    11
+#define HPU_INFO_POWER		    17
+#define HPU_INFO_OPEN_STATS	    18
+#define HPU_INFO_GET_EVENTS	    30
+#define HPU_INFO_PCI_INFO	    64
+#define HPU_INFO_DRIVER_VERSION	    65
+#define HPU_INFO_THERMAL	    66
 
 /* Capability bits of hpu_info_driver_version.capabilities */
-#define HPU_CAP_INFO		(1ULL << 0)	/* INFO family */
-#define HPU_CAP_MEMORY		(1ULL << 1)	/* MEMORY family */
-#define HPU_CAP_CB		(1ULL << 2)	/* CB family */
-#define HPU_CAP_CS		(1ULL << 3)	/* CS and WAIT_CS families */
-#define HPU_CAP_EVENTS		(1ULL << 4)	/* read()/poll() event queue */
-#define HPU_CAP_MME		(1ULL << 5)	/* MME GEMM packets */
-#define HPU_CAP_TPC		(1ULL << 6)	/* TPC kernel packets */
-#define HPU_CAP_NIC		(1ULL << 7)	/* NIC packets and NIC family */
-#define HPU_CAP_DEBUG		(1ULL << 8)	/* DEBUG family (fault injection) */
+#define HPU_CAP_INFO   (1ULL << 0) /* INFO family */
+#define HPU_CAP_MEMORY (1ULL << 1) /* MEMORY family */
+#define HPU_CAP_CB     (1ULL << 2) /* CB family */
+#define HPU_CAP_CS     (1ULL << 3) /* CS and WAIT_CS families */
+#define HPU_CAP_EVENTS (1ULL << 4) /* read()/poll() event queue */
+#define HPU_CAP_MME    (1ULL << 5) /* MME GEMM packets */
+#define HPU_CAP_TPC    (1ULL << 6) /* TPC kernel packets */
+#define HPU_CAP_NIC    (1ULL << 7) /* NIC packets and NIC family */
+#define HPU_CAP_DEBUG  (1ULL << 8) /* DEBUG family (fault injection) */
 
 /**
  * struct hpu_info_args - argument of HPU_IOCTL_INFO
@@ -202,12 +202,12 @@ struct hpu_info_hw_idle {
 };
 
 /* Device status values; numbers follow the habanalabs driver */
-#define HPU_DEVICE_STATUS_OPERATIONAL		0
-#define HPU_DEVICE_STATUS_IN_RESET		1
-#define HPU_DEVICE_STATUS_MALFUNCTION		2
-#define HPU_DEVICE_STATUS_NEEDS_RESET		3
-#define HPU_DEVICE_STATUS_IN_DEVICE_CREATION	4
-#define HPU_DEVICE_STATUS_REMOVED		6
+#define HPU_DEVICE_STATUS_OPERATIONAL	     0
+#define HPU_DEVICE_STATUS_IN_RESET	     1
+#define HPU_DEVICE_STATUS_MALFUNCTION	     2
+#define HPU_DEVICE_STATUS_NEEDS_RESET	     3
+#define HPU_DEVICE_STATUS_IN_DEVICE_CREATION 4
+#define HPU_DEVICE_STATUS_REMOVED	     6
 
 /**
  * struct hpu_info_device_status - HPU_INFO_DEVICE_STATUS answer
@@ -347,15 +347,15 @@ struct hpu_info_open_stats {
 };
 
 /* Event bits of hpu_info_events.events_mask and hpu_event.type numbers */
-#define HPU_EVENT_CS_TIMEOUT		0	/* a CS of the context timed out */
-#define HPU_EVENT_DEVICE_RESET		1	/* the device was reset */
-#define HPU_EVENT_PAGE_FAULT		2	/* MMU fault in the context */
-#define HPU_EVENT_ENGINE_ERR		3	/* an engine reported an error */
-#define HPU_EVENT_LINK_DOWN		4	/* a NIC port went down */
-#define HPU_EVENT_ECC_ERR		5	/* HBM ECC error */
-#define HPU_EVENT_DEVICE_UNAVAILABLE	6	/* removed or malfunctioning */
-#define HPU_EVENT_NIC_ACCESS_ERR	7	/* remote write to a bad region */
-#define HPU_EVENT_MAX			8
+#define HPU_EVENT_CS_TIMEOUT	     0 /* a CS of the context timed out */
+#define HPU_EVENT_DEVICE_RESET	     1 /* the device was reset */
+#define HPU_EVENT_PAGE_FAULT	     2 /* MMU fault in the context */
+#define HPU_EVENT_ENGINE_ERR	     3 /* an engine reported an error */
+#define HPU_EVENT_LINK_DOWN	     4 /* a NIC port went down */
+#define HPU_EVENT_ECC_ERR	     5 /* HBM ECC error */
+#define HPU_EVENT_DEVICE_UNAVAILABLE 6 /* removed or malfunctioning */
+#define HPU_EVENT_NIC_ACCESS_ERR     7 /* remote write to a bad region */
+#define HPU_EVENT_MAX		     8
 
 /**
  * struct hpu_info_events - HPU_INFO_GET_EVENTS answer
@@ -424,12 +424,12 @@ struct hpu_info_driver_version {
 /* CB: command buffers in user memory mapped to the device             */
 /* ------------------------------------------------------------------ */
 
-#define HPU_CB_OP_CREATE	0
-#define HPU_CB_OP_DESTROY	1
-#define HPU_CB_OP_INFO		2
+#define HPU_CB_OP_CREATE  0
+#define HPU_CB_OP_DESTROY 1
+#define HPU_CB_OP_INFO	  2
 
 /* Largest command buffer, bytes (the habanalabs driver's limit) */
-#define HPU_MAX_CB_SIZE		(0x200000 - 32)
+#define HPU_MAX_CB_SIZE (0x200000 - 32)
 
 /**
  * struct hpu_cb_in - CB input
@@ -480,9 +480,9 @@ union hpu_cb_args {
 /* ------------------------------------------------------------------ */
 
 /* Largest number of chunks in one CS (the habanalabs driver's limit) */
-#define HPU_MAX_JOBS_PER_CS	512
+#define HPU_MAX_JOBS_PER_CS 512
 
-#define HPU_CS_CHUNK_FLAGS_MASK	0
+#define HPU_CS_CHUNK_FLAGS_MASK 0
 /**
  * struct hpu_cs_chunk - one job of a CS
  * @cb_handle: command buffer to run (HPU_CS_FLAGS_WAIT: user address
@@ -503,10 +503,10 @@ struct hpu_cs_chunk {
 	__u64 reserved;
 };
 
-#define HPU_CS_FLAGS_SIGNAL	(1U << 0) /* signal a sync object on completion */
-#define HPU_CS_FLAGS_WAIT	(1U << 1) /* chunk waits on earlier CSs */
-#define HPU_CS_FLAGS_TIMESTAMP	(1U << 2) /* record completion timestamp */
-#define HPU_CS_FLAGS_MASK	0x7U
+#define HPU_CS_FLAGS_SIGNAL    (1U << 0) /* signal a sync object on completion */
+#define HPU_CS_FLAGS_WAIT      (1U << 1) /* chunk waits on earlier CSs */
+#define HPU_CS_FLAGS_TIMESTAMP (1U << 2) /* record completion timestamp */
+#define HPU_CS_FLAGS_MASK      0x7U
 
 /**
  * struct hpu_cs_in - CS input
@@ -527,9 +527,9 @@ struct hpu_cs_in {
 };
 
 /* hpu_cs_out.status */
-#define HPU_CS_STATUS_SUCCESS	0
-#define HPU_CS_STATUS_TIMEDOUT	1
-#define HPU_CS_STATUS_ABORTED	2
+#define HPU_CS_STATUS_SUCCESS  0
+#define HPU_CS_STATUS_TIMEDOUT 1
+#define HPU_CS_STATUS_ABORTED  2
 
 /**
  * struct hpu_cs_out - CS output
@@ -559,12 +559,12 @@ union hpu_cs_args {
 /* WAIT_CS                                                             */
 /* ------------------------------------------------------------------ */
 
-#define HPU_WAIT_CS_FLAGS_MULTI_CS	(1U << 0) /* seq is an array pointer */
-#define HPU_WAIT_CS_FLAGS_ANY		(1U << 1) /* multi: return on the first */
-#define HPU_WAIT_CS_FLAGS_MASK		0x3U
+#define HPU_WAIT_CS_FLAGS_MULTI_CS (1U << 0) /* seq is an array pointer */
+#define HPU_WAIT_CS_FLAGS_ANY	   (1U << 1) /* multi: return on the first */
+#define HPU_WAIT_CS_FLAGS_MASK	   0x3U
 
 /* Largest array of a multi-CS wait */
-#define HPU_WAIT_MULTI_CS_MAX		32
+#define HPU_WAIT_MULTI_CS_MAX 32
 
 /**
  * struct hpu_wait_cs_in - WAIT_CS input
@@ -585,12 +585,12 @@ struct hpu_wait_cs_in {
 };
 
 /* hpu_wait_cs_out.status */
-#define HPU_WAIT_CS_STATUS_COMPLETED	0
-#define HPU_WAIT_CS_STATUS_BUSY		1
-#define HPU_WAIT_CS_STATUS_TIMEDOUT	2
-#define HPU_WAIT_CS_STATUS_ABORTED	3
+#define HPU_WAIT_CS_STATUS_COMPLETED 0
+#define HPU_WAIT_CS_STATUS_BUSY	     1
+#define HPU_WAIT_CS_STATUS_TIMEDOUT  2
+#define HPU_WAIT_CS_STATUS_ABORTED   3
 
-#define HPU_WAIT_CS_OUT_FLAG_TIMESTAMP_VLD	(1U << 0)
+#define HPU_WAIT_CS_OUT_FLAG_TIMESTAMP_VLD (1U << 0)
 
 /**
  * struct hpu_wait_cs_out - WAIT_CS output
@@ -623,16 +623,16 @@ union hpu_wait_cs_args {
 /* MEMORY                                                              */
 /* ------------------------------------------------------------------ */
 
-#define HPU_MEM_OP_ALLOC	0	/* allocate device memory */
-#define HPU_MEM_OP_FREE		1	/* free an allocation */
-#define HPU_MEM_OP_MAP		2	/* map an allocation or host memory */
-#define HPU_MEM_OP_UNMAP	3	/* unmap a device VA */
-#define HPU_MEM_OP_EXPORT	4	/* export an allocation as a shm file */
+#define HPU_MEM_OP_ALLOC  0 /* allocate device memory */
+#define HPU_MEM_OP_FREE	  1 /* free an allocation */
+#define HPU_MEM_OP_MAP	  2 /* map an allocation or host memory */
+#define HPU_MEM_OP_UNMAP  3 /* unmap a device VA */
+#define HPU_MEM_OP_EXPORT 4 /* export an allocation as a shm file */
 
-#define HPU_MEM_CONTIGUOUS	(1U << 0) /* ALLOC: physically contiguous */
-#define HPU_MEM_USERPTR		(1U << 1) /* MAP: host memory of the caller */
-#define HPU_MEM_FIXED		(1U << 2) /* MAP: hint_addr is mandatory */
-#define HPU_MEM_FLAGS_MASK	0x7U
+#define HPU_MEM_CONTIGUOUS (1U << 0) /* ALLOC: physically contiguous */
+#define HPU_MEM_USERPTR	   (1U << 1) /* MAP: host memory of the caller */
+#define HPU_MEM_FIXED	   (1U << 2) /* MAP: hint_addr is mandatory */
+#define HPU_MEM_FLAGS_MASK 0x7U
 
 /**
  * struct hpu_mem_in - MEMORY input
@@ -688,17 +688,17 @@ union hpu_mem_args {
 /* DEBUG: fault injection and engine status                            */
 /* ------------------------------------------------------------------ */
 
-#define HPU_DEBUG_OP_INJECT_FAULT	0	/* arm a fault (root or owner) */
-#define HPU_DEBUG_OP_CLEAR_FAULTS	1	/* disarm every armed fault */
-#define HPU_DEBUG_OP_ENGINE_STATUS	2	/* text dump of engine states */
+#define HPU_DEBUG_OP_INJECT_FAULT  0 /* arm a fault (root or owner) */
+#define HPU_DEBUG_OP_CLEAR_FAULTS  1 /* disarm every armed fault */
+#define HPU_DEBUG_OP_ENGINE_STATUS 2 /* text dump of engine states */
 
 /* hpu_debug_args.fault */
-#define HPU_FAULT_ENGINE_HANG	0	/* engine stops completing work */
-#define HPU_FAULT_PAGE_FAULT	1	/* next access of @engine faults */
-#define HPU_FAULT_ECC_ERR	2	/* HBM ECC error (correctable: param 0) */
-#define HPU_FAULT_LINK_DOWN	3	/* NIC port @engine goes down */
-#define HPU_FAULT_DEVICE_ERR	4	/* device needs a hard reset */
-#define HPU_FAULT_MAX		5
+#define HPU_FAULT_ENGINE_HANG 0 /* engine stops completing work */
+#define HPU_FAULT_PAGE_FAULT  1 /* next access of @engine faults */
+#define HPU_FAULT_ECC_ERR     2 /* HBM ECC error (correctable: param 0) */
+#define HPU_FAULT_LINK_DOWN   3 /* NIC port @engine goes down */
+#define HPU_FAULT_DEVICE_ERR  4 /* device needs a hard reset */
+#define HPU_FAULT_MAX	      5
 
 /**
  * struct hpu_debug_args - argument of HPU_IOCTL_DEBUG
@@ -756,13 +756,13 @@ struct hpu_event {
 /* Command numbers                                                     */
 /* ------------------------------------------------------------------ */
 
-#define HPU_COMMAND_INFO	0x00
-#define HPU_COMMAND_CB		0x01
-#define HPU_COMMAND_CS		0x02
-#define HPU_COMMAND_WAIT_CS	0x03
-#define HPU_COMMAND_MEMORY	0x04
-#define HPU_COMMAND_DEBUG	0x05
-#define HPU_COMMAND_END		0x06
+#define HPU_COMMAND_INFO    0x00
+#define HPU_COMMAND_CB	    0x01
+#define HPU_COMMAND_CS	    0x02
+#define HPU_COMMAND_WAIT_CS 0x03
+#define HPU_COMMAND_MEMORY  0x04
+#define HPU_COMMAND_DEBUG   0x05
+#define HPU_COMMAND_END	    0x06
 
 #define HPU_IOCTL_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_INFO, struct hpu_info_args)

@@ -16,8 +16,8 @@
 #include "hpu_test_daemon.h"
 
 #define START_TIMEOUT_MS 10000
-#define STOP_TIMEOUT_MS 10000
-#define RUN_TIMEOUT_MS 30000
+#define STOP_TIMEOUT_MS	 10000
+#define RUN_TIMEOUT_MS	 30000
 
 static void sleep_ms(int ms)
 {
@@ -115,8 +115,8 @@ static int wait_ready(struct hpu_test_daemon *d)
 	return -ETIMEDOUT;
 }
 
-int hpu_test_daemon_start(struct hpu_test_daemon *d, int ndev,
-			  const char *type, const char *const *extra)
+int hpu_test_daemon_start(struct hpu_test_daemon *d, int ndev, const char *type,
+			  const char *const *extra)
 {
 	char ndev_s[16];
 	const char *argv[32];

@@ -52,8 +52,8 @@ const char *hpu_test_bin(const char *name);
  *
  * Return: 0 or -errno (the daemon's log is printed on failure).
  */
-int hpu_test_daemon_start(struct hpu_test_daemon *d, int ndev,
-			  const char *type, const char *const *extra);
+int hpu_test_daemon_start(struct hpu_test_daemon *d, int ndev, const char *type,
+			  const char *const *extra);
 
 /**
  * hpu_test_daemon_stop() - SIGTERM the daemon, reap it, check the mount

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+/*
+ * device.c - life cycle and identity of a simulated device: create,
+ * destroy, HW_IP_INFO, device time, reset, idle state.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hpusim.h"
+
+/* OAM module ids in a server (struct hpu_info_hw_ip_info.module_id) */
+#define HPUSIM_MAX_MODULES 8
+
+static uint64_t hpusim_monotonic_ns(void *arg)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/**
+ * hpusim_now_ns() - the device's clock now
+ * @dev: device
+ *
+ * Return: the clock in ns (absolute, not relative to creation).
+ */
+uint64_t hpusim_now_ns(const struct hpu_fw_device *dev)
+{
+	return dev->clock(dev->clock_arg);
+}
+
+/* Bits 0..n-1 set; n may be 64 */
+static uint64_t hpusim_mask(uint32_t n)
+{
+	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
+}
+
+static int hpusim_check_config(const struct hpu_fw_config *cfg)
+{
+	const struct hpu_fw_profile *p;
+
+	if (!cfg || !cfg->profile || !hpusim_profile_is_known(cfg->profile))
+		return -EINVAL;
+	p = cfg->profile;
+	if (cfg->module_id >= HPUSIM_MAX_MODULES)
+		return -EINVAL;
+	if (cfg->serial && strlen(cfg->serial) >= HPUSIM_SERIAL_MAX)
+		return -EINVAL;
+	/* the ABI's masks: DMA and MME are 32 bits, TPC and NIC 64 */
+	if (p->num_dma > 32 || p->num_mme > 32 || p->num_tpc > 64 ||
+	    p->num_nic_ports > 64 ||
+	    hpusim_profile_engines(p) > HPUSIM_MAX_ENGINES)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * hpusim_device_create() - create a device with a chosen time source
+ * @cfg: configuration
+ * @clock: time source, or NULL for CLOCK_MONOTONIC
+ * @clock_arg: argument of @clock
+ * @out: the new device
+ *
+ * Return: 0, -EINVAL for a bad configuration, -ENOMEM.
+ */
+int hpusim_device_create(const struct hpu_fw_config *cfg, hpusim_clock_fn clock,
+			 void *clock_arg, struct hpu_fw_device **out)
+{
+	const struct hpu_fw_profile *p;
+	struct hpu_fw_device *dev;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	ret = hpusim_check_config(cfg);
+	if (ret)
+		return ret;
+	p = cfg->profile;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->profile = p;
+	dev->index = cfg->index;
+	dev->module_id = cfg->module_id;
+	dev->pci_domain = cfg->pci_domain;
+	dev->pci_bus = cfg->pci_bus;
+	if (cfg->serial)
+		snprintf(dev->serial, sizeof(dev->serial), "%s", cfg->serial);
+	else
+		snprintf(dev->serial, sizeof(dev->serial), "HPUS%u-%04u-%02u",
+			 p->device_type, cfg->index, cfg->module_id);
+	dev->clock = clock ? clock : hpusim_monotonic_ns;
+	dev->clock_arg = clock ? clock_arg : NULL;
+	dev->t0_ns = hpusim_now_ns(dev);
+
+	dev->engine_base[HPUSIM_ENGINE_DMA] = 0;
+	dev->engine_base[HPUSIM_ENGINE_MME] = p->num_dma;
+	dev->engine_base[HPUSIM_ENGINE_TPC] = p->num_dma + p->num_mme;
+	dev->engine_base[HPUSIM_ENGINE_NIC] =
+		p->num_dma + p->num_mme + p->num_tpc;
+	dev->num_engines = hpusim_profile_engines(p);
+
+	ret = hpusim_telemetry_init(dev);
+	if (ret)
+		goto err_free_dev;
+
+	*out = dev;
+	return 0;
+
+err_free_dev:
+	free(dev);
+	return ret;
+}
+
+static int hpusim_create(const struct hpu_fw_config *cfg,
+			 struct hpu_fw_device **out)
+{
+	return hpusim_device_create(cfg, NULL, NULL, out);
+}
+
+static void hpusim_destroy(struct hpu_fw_device *dev)
+{
+	if (!dev)
+		return;
+	hpusim_telemetry_fini(dev);
+	free(dev);
+}
+
+/**
+ * hpusim_engine_id() - engine id of the @idx-th engine of a class
+ * @dev: device
+ * @cls: engine class
+ * @idx: engine index within its class
+ *
+ * Return: the engine id, or -EINVAL when the device has no such engine.
+ */
+int hpusim_engine_id(const struct hpu_fw_device *dev,
+		     enum hpusim_engine_class cls, uint32_t idx)
+{
+	uint32_t end;
+
+	if (cls >= HPUSIM_ENGINE_CLASSES)
+		return -EINVAL;
+	end = cls + 1 < HPUSIM_ENGINE_CLASSES ? dev->engine_base[cls + 1] :
+						dev->num_engines;
+	if (idx >= end - dev->engine_base[cls])
+		return -EINVAL;
+	return (int)(dev->engine_base[cls] + idx);
+}
+
+static void hpusim_copy_str(__u8 *dst, size_t size, const char *src)
+{
+	size_t len = strnlen(src, size - 1);
+
+	memset(dst, 0, size);
+	memcpy(dst, src, len);
+}
+
+static void hpusim_hw_ip_info(struct hpu_fw_device *dev,
+			      struct hpu_info_hw_ip_info *out)
+{
+	const struct hpu_fw_profile *p = dev->profile;
+
+	memset(out, 0, sizeof(*out));
+	out->dram_base_address = p->dram_base;
+	out->dram_size = p->dram_size;
+	out->sram_base_address = p->sram_base;
+	out->dram_page_size = p->dram_page_size;
+	out->page_size_mask = p->page_size_mask;
+	out->tpc_enabled_mask = hpusim_mask(p->num_tpc);
+	out->nic_ports_mask = hpusim_mask(p->num_nic_ports);
+	out->sram_size = p->sram_size;
+	out->device_id = p->pci_device_id;
+	out->device_type = p->device_type;
+	out->revision_id = p->revision_id;
+	out->module_id = dev->module_id;
+	out->server_type = p->server_type;
+	out->mme_enabled_mask = (__u32)hpusim_mask(p->num_mme);
+	out->dma_enabled_mask = (__u32)hpusim_mask(p->num_dma);
+	out->num_tpc = p->num_tpc;
+	out->num_mme = p->num_mme;
+	out->num_dma = p->num_dma;
+	out->num_nic_ports = p->num_nic_ports;
+	out->num_queues = p->num_queues;
+	out->max_cs_chunks = HPU_MAX_JOBS_PER_CS;
+	out->max_power_mw = p->max_power_mw;
+	out->clk_max_mhz = p->clk_max_mhz;
+	hpusim_copy_str(out->card_name, sizeof(out->card_name), p->card_name);
+	hpusim_copy_str(out->fw_version, sizeof(out->fw_version),
+			hpusim_model.version);
+}
+
+static int hpusim_utilization(struct hpu_fw_device *dev, uint32_t period_ms,
+			      uint32_t *percent)
+{
+	return hpusim_telemetry_utilization(dev, period_ms, percent);
+}
+
+static int hpusim_hw_idle(struct hpu_fw_device *dev, uint64_t busy_mask[4])
+{
+	return hpusim_telemetry_hw_idle(dev, busy_mask);
+}
+
+static void hpusim_telemetry(struct hpu_fw_device *dev,
+			     struct hpu_fw_telemetry *out)
+{
+	hpusim_telemetry_sample(dev, out);
+}
+
+static uint64_t hpusim_device_time_ns(struct hpu_fw_device *dev)
+{
+	uint64_t now = hpusim_now_ns(dev);
+
+	return now > dev->t0_ns ? now - dev->t0_ns : 0;
+}
+
+static int hpusim_reset(struct hpu_fw_device *dev, bool hard)
+{
+	if (!dev)
+		return -EINVAL;
+	/* no engine runs work yet: a reset returns every engine to idle */
+	hpusim_telemetry_reset(dev);
+	return 0;
+}
+
+const struct hpu_fw_ops hpusim_ops = {
+	.create = hpusim_create,
+	.destroy = hpusim_destroy,
+	.hw_ip_info = hpusim_hw_ip_info,
+	.utilization = hpusim_utilization,
+	.hw_idle = hpusim_hw_idle,
+	.telemetry = hpusim_telemetry,
+	.device_time_ns = hpusim_device_time_ns,
+	.reset = hpusim_reset,
+};

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * device.c - opening and closing device nodes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "hpudrv_internal.h"
+
+#define YAMA_PTRACE_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
+
+/*
+ * The daemon copies INFO answers and user buffers with process_vm_readv/
+ * writev, which Yama's ptrace_scope 1 only allows to a declared tracer:
+ * declare the daemon of @info's directory (driver/pid). Best effort; a
+ * root daemon does not need it.
+ */
+static void allow_daemon(const struct hpu_device_info *info)
+{
+	char path[HPU_PATH_LEN + 32], val[32];
+	char *data, *end;
+	size_t n;
+	long pid;
+	int fd;
+
+	fd = open(YAMA_PTRACE_SCOPE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = (size_t)read(fd, val, sizeof(val) - 1) > 0 ? 1 : 0;
+	close(fd);
+	if (!n || val[0] != '1')
+		return;
+	/* node_path is DIR/hpuN: the daemon's pid is in DIR/driver/pid */
+	snprintf(path, sizeof(path), "%s", info->node_path);
+	end = strrchr(path, '/');
+	if (!end)
+		return;
+	snprintf(end, sizeof(path) - (size_t)(end - path), "/driver/pid");
+	if (hpudrv_read_file(path, &data, NULL))
+		return;
+	pid = strtol(data, &end, 10);
+	if (end != data && pid > 0)
+		prctl(PR_SET_PTRACER, (unsigned long)pid, 0, 0, 0);
+	free(data);
+}
+
+int hpudrv_open_node(const struct hpu_device_info *info, bool control,
+		     struct hpu_device **devp)
+{
+	const char *path = control ? info->control_path : info->node_path;
+	struct hpu_device *dev;
+	int ret;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->control = control;
+	dev->info = *info;
+	allow_daemon(info);
+	dev->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (dev->fd < 0 && control && errno == EACCES)
+		dev->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (dev->fd < 0) {
+		ret = errno == ENOENT ? -ENODEV : -errno;
+		goto err_free_dev;
+	}
+	*devp = dev;
+	return 0;
+
+err_free_dev:
+	free(dev);
+	return ret;
+}
+
+static int open_found(const struct hpu_device_info *want, int mode,
+		      bool control, struct hpu_device **devp)
+{
+	struct hpu_device_info info;
+	int ret;
+
+	ret = hpudrv_find(want, mode, &info);
+	if (ret)
+		return ret;
+	return hpudrv_open_node(&info, control, devp);
+}
+
+static int open_index(int index, bool control, struct hpu_device **devp)
+{
+	struct hpu_device_info want = { .index = index };
+
+	if (index < 0 || !devp)
+		return -EINVAL;
+	return open_found(&want, HPUDRV_FIND_INDEX, control, devp);
+}
+
+static int open_bus_id(const char *bus_id, bool control,
+		       struct hpu_device **devp)
+{
+	struct hpu_device_info want = { .index = -1 };
+
+	if (!bus_id || !bus_id[0] || strlen(bus_id) >= sizeof(want.bus_id) ||
+	    !devp)
+		return -EINVAL;
+	strcpy(want.bus_id, bus_id);
+	return open_found(&want, HPUDRV_FIND_BUS_ID, control, devp);
+}
+
+static int open_module_id(int module_id, bool control,
+			  struct hpu_device **devp)
+{
+	struct hpu_device_info want = { .index = -1, .module_id = module_id };
+
+	if (module_id < 0 || !devp)
+		return -EINVAL;
+	return open_found(&want, HPUDRV_FIND_MODULE_ID, control, devp);
+}
+
+int hpu_open(int index, struct hpu_device **devp)
+{
+	return open_index(index, false, devp);
+}
+
+int hpu_open_by_bus_id(const char *bus_id, struct hpu_device **devp)
+{
+	return open_bus_id(bus_id, false, devp);
+}
+
+int hpu_open_by_module_id(int module_id, struct hpu_device **devp)
+{
+	return open_module_id(module_id, false, devp);
+}
+
+int hpu_open_control(int index, struct hpu_device **devp)
+{
+	return open_index(index, true, devp);
+}
+
+int hpu_open_control_by_bus_id(const char *bus_id, struct hpu_device **devp)
+{
+	return open_bus_id(bus_id, true, devp);
+}
+
+int hpu_open_control_by_module_id(int module_id, struct hpu_device **devp)
+{
+	return open_module_id(module_id, true, devp);
+}
+
+void hpu_close(struct hpu_device *dev)
+{
+	if (!dev)
+		return;
+	close(dev->fd);
+	free(dev);
+}
+
+int hpu_device_fd(const struct hpu_device *dev)
+{
+	return dev ? dev->fd : -EINVAL;
+}
+
+int hpu_device_index(const struct hpu_device *dev)
+{
+	return dev ? dev->info.index : -EINVAL;
+}
+
+int hpu_device_is_control(const struct hpu_device *dev)
+{
+	return dev ? dev->control : -EINVAL;
+}
+
+int hpu_device_describe(const struct hpu_device *dev,
+			struct hpu_device_info *info)
+{
+	if (!dev || !info)
+		return -EINVAL;
+	*info = dev->info;
+	return 0;
+}

@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: MIT
+/*
+ * enum.c - enumeration of the simulator's device directory, the
+ * HPU_VISIBLE_DEVICES filter, attributes and holders of a device.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpu_devdir.h"
+#include "hpudrv_internal.h"
+
+int hpudrv_devdir(char *buf, size_t len)
+{
+	return hpu_devdir_default(buf, len);
+}
+
+/*
+ * The one place HPU_VISIBLE_DEVICES is applied: unset means every device,
+ * an empty value means none, otherwise a comma-separated list of hpuN
+ * indices. Indices are never renumbered. Returns 1 when @index is
+ * visible, 0 when not, -EINVAL when the variable is malformed.
+ */
+int hpudrv_visible(int index)
+{
+	const char *env = getenv("HPU_VISIBLE_DEVICES");
+	const char *p;
+	int found = 0;
+
+	if (!env)
+		return 1;
+	p = env;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p)
+		return 0;
+	for (;;) {
+		unsigned long v = 0;
+		int digits = 0;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		while (isdigit((unsigned char)*p)) {
+			v = v * 10 + (unsigned long)(*p - '0');
+			if (v > INT_MAX)
+				return -EINVAL;
+			digits++;
+			p++;
+		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!digits || (*p && *p != ','))
+			return -EINVAL;
+		if ((int)v == index)
+			found = 1;
+		if (!*p)
+			return found;
+		p++;
+	}
+}
+
+/* "hpuN" with N decimal without leading zeros; returns N or -1 */
+static int node_index(const char *name)
+{
+	unsigned long v = 0;
+	const char *p;
+
+	if (strncmp(name, "hpu", 3) || !isdigit((unsigned char)name[3]))
+		return -1;
+	if (name[3] == '0' && name[4])
+		return -1;
+	for (p = name + 3; *p; p++) {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		v = v * 10 + (unsigned long)(*p - '0');
+		if (v > INT_MAX)
+			return -1;
+	}
+	return (int)v;
+}
+
+int hpudrv_read_file(const char *path, char **data, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf, *nb;
+	ssize_t r;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto err_close;
+	}
+	for (;;) {
+		if (cap - n < 2) {
+			if (cap >= HPUDRV_ATTR_MAX) {
+				ret = -EFBIG;
+				goto err_free;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				ret = -ENOMEM;
+				goto err_free;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			goto err_free;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*data = buf;
+	if (len)
+		*len = n;
+	return 0;
+
+err_free:
+	free(buf);
+err_close:
+	close(fd);
+	return ret;
+}
+
+/* Reads a one-line attribute into @buf without its trailing newline. */
+static int read_value(const char *path, char *buf, size_t len)
+{
+	char *data;
+	size_t n;
+	int ret;
+
+	ret = hpudrv_read_file(path, &data, &n);
+	if (ret)
+		return ret;
+	while (n && (data[n - 1] == '\n' || data[n - 1] == '\r'))
+		data[--n] = '\0';
+	if (n >= len) {
+		ret = -ERANGE;
+	} else {
+		memcpy(buf, data, n + 1);
+		ret = 0;
+	}
+	free(data);
+	return ret;
+}
+
+static int attr_name_ok(const char *name)
+{
+	return name && name[0] && !strchr(name, '/') && strcmp(name, ".") &&
+	       strcmp(name, "..");
+}
+
+static void info_attr(const struct hpu_device_info *info, const char *name,
+		      char *buf, size_t len)
+{
+	char path[HPU_PATH_LEN + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", info->attr_dir, name);
+	if (read_value(path, buf, len))
+		buf[0] = '\0';
+}
+
+/* PCI device id from the control node; 0 when the node does not answer */
+static unsigned int probe_device_id(const struct hpu_device_info *info)
+{
+	struct hpu_info_hw_ip_info hw;
+	struct hpu_device *dev;
+	unsigned int id = 0;
+
+	if (hpudrv_open_node(info, true, &dev))
+		return 0;
+	if (!hpudrv_info(dev->fd, HPU_INFO_HW_IP_INFO, 0, &hw, sizeof(hw)))
+		id = hw.device_id;
+	hpu_close(dev);
+	return id;
+}
+
+/* Fills @info for node hpu@index of @dir; attributes are best effort. */
+static int fill_info(const char *dir, int index, struct hpu_device_info *info)
+{
+	char val[HPU_NAME_LEN];
+	char *end;
+	long v;
+	int n;
+
+	memset(info, 0, sizeof(*info));
+	info->index = index;
+	info->kind = HPU_DEVICE_KIND_SIMULATED;
+	info->module_id = -1;
+	snprintf(info->node_name, sizeof(info->node_name), "hpu%d", index);
+	n = snprintf(info->node_path, sizeof(info->node_path), "%s/hpu%d", dir,
+		     index);
+	if (n < 0 || (size_t)n >= sizeof(info->node_path))
+		return -ENAMETOOLONG;
+	n = snprintf(info->control_path, sizeof(info->control_path),
+		     "%s/hpu_control%d", dir, index);
+	if (n < 0 || (size_t)n >= sizeof(info->control_path))
+		return -ENAMETOOLONG;
+	n = snprintf(info->attr_dir, sizeof(info->attr_dir), "%s/class/hpu%d",
+		     dir, index);
+	if (n < 0 || (size_t)n >= sizeof(info->attr_dir))
+		return -ENAMETOOLONG;
+
+	info_attr(info, "pci_addr", info->bus_id, sizeof(info->bus_id));
+	info_attr(info, "device_type", info->device_type,
+		  sizeof(info->device_type));
+	info_attr(info, "card_name", info->card_name, sizeof(info->card_name));
+	info_attr(info, "serial_number", info->serial, sizeof(info->serial));
+	info_attr(info, "module_id", val, sizeof(val));
+	errno = 0;
+	v = strtol(val, &end, 10);
+	if (val[0] && !*end && !errno && v >= 0 && v <= INT_MAX)
+		info->module_id = (int)v;
+	info->device_id = probe_device_id(info);
+	return 0;
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Visible node indices of @dir, sorted; a missing directory is empty. */
+static int scan_indices(const char *dir, int **idxp, int *countp)
+{
+	int *idx = NULL, *ni, n = 0, cap = 0, ret, i;
+	struct dirent *de;
+	DIR *d;
+
+	*idxp = NULL;
+	*countp = 0;
+	ret = hpudrv_visible(0);
+	if (ret < 0)
+		return ret;
+	d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		i = node_index(de->d_name);
+		if (i < 0 || hpudrv_visible(i) != 1)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			ni = realloc(idx, (size_t)cap * sizeof(*idx));
+			if (!ni) {
+				ret = -ENOMEM;
+				goto err_free;
+			}
+			idx = ni;
+		}
+		idx[n++] = i;
+	}
+	closedir(d);
+	if (n)
+		qsort(idx, (size_t)n, sizeof(*idx), cmp_index);
+	*idxp = idx;
+	*countp = n;
+	return 0;
+
+err_free:
+	free(idx);
+	closedir(d);
+	return ret;
+}
+
+int hpu_device_list(struct hpu_device_info **list, int *count)
+{
+	struct hpu_device_info *l = NULL;
+	char dir[HPU_PATH_LEN - 32];
+	int *idx, n, i, ret;
+
+	if (!list || !count)
+		return -EINVAL;
+	*list = NULL;
+	*count = 0;
+	ret = hpudrv_devdir(dir, sizeof(dir));
+	if (ret)
+		return ret;
+	ret = scan_indices(dir, &idx, &n);
+	if (ret)
+		return ret;
+	if (n) {
+		l = calloc((size_t)n, sizeof(*l));
+		if (!l) {
+			ret = -ENOMEM;
+			goto out_free_idx;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		ret = fill_info(dir, idx[i], &l[i]);
+		if (ret) {
+			free(l);
+			goto out_free_idx;
+		}
+	}
+	*list = l;
+	*count = n;
+out_free_idx:
+	free(idx);
+	return ret;
+}
+
+void hpu_device_list_free(struct hpu_device_info *list)
+{
+	free(list);
+}
+
+int hpu_device_count(void)
+{
+	char dir[HPU_PATH_LEN - 32];
+	int *idx, n, ret;
+
+	ret = hpudrv_devdir(dir, sizeof(dir));
+	if (ret)
+		return ret;
+	ret = scan_indices(dir, &idx, &n);
+	if (ret)
+		return ret;
+	free(idx);
+	return n;
+}
+
+/* Checks that hpu@index is visible and present, and returns its dir. */
+static int visible_node(int index, char *dir, size_t len)
+{
+	char path[HPU_PATH_LEN + 32];
+	int ret;
+
+	if (index < 0)
+		return -EINVAL;
+	ret = hpudrv_visible(index);
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return -ENODEV;
+	ret = hpudrv_devdir(dir, len);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/hpu%d", dir, index);
+	if (access(path, F_OK))
+		return -ENODEV;
+	return 0;
+}
+
+static int bus_id_equal(const char *a, const char *b)
+{
+	char full[HPU_BUS_ID_LEN + 8];
+
+	/* "BB:DD.F" is domain 0 */
+	if (strlen(b) == 7) {
+		snprintf(full, sizeof(full), "0000:%s", b);
+		b = full;
+	}
+	return a[0] && !strcasecmp(a, b);
+}
+
+int hpudrv_find(const struct hpu_device_info *want, int mode,
+		struct hpu_device_info *info)
+{
+	struct hpu_device_info *list;
+	char dir[HPU_PATH_LEN - 32];
+	int n, i, ret;
+
+	if (mode == HPUDRV_FIND_INDEX) {
+		ret = visible_node(want->index, dir, sizeof(dir));
+		if (ret)
+			return ret;
+		return fill_info(dir, want->index, info);
+	}
+	ret = hpu_device_list(&list, &n);
+	if (ret)
+		return ret;
+	ret = -ENODEV;
+	for (i = 0; i < n; i++) {
+		if ((mode == HPUDRV_FIND_BUS_ID &&
+		     bus_id_equal(list[i].bus_id, want->bus_id)) ||
+		    (mode == HPUDRV_FIND_MODULE_ID &&
+		     list[i].module_id == want->module_id)) {
+			*info = list[i];
+			ret = 0;
+			break;
+		}
+	}
+	hpu_device_list_free(list);
+	return ret;
+}
+
+int hpu_device_get_info(int index, struct hpu_device_info *info)
+{
+	struct hpu_device_info want = { .index = index };
+
+	if (index < 0 || !info)
+		return -EINVAL;
+	return hpudrv_find(&want, HPUDRV_FIND_INDEX, info);
+}
+
+int hpu_device_read_attr(int index, const char *name, char *buf, size_t len)
+{
+	char dir[HPU_PATH_LEN - 32];
+	char path[HPU_PATH_LEN + 64];
+	int ret;
+
+	if (index < 0 || !attr_name_ok(name) || !buf || !len)
+		return -EINVAL;
+	ret = visible_node(index, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/class/hpu%d/%s", dir, index, name);
+	return read_value(path, buf, len);
+}
+
+int hpu_driver_read_attr(const char *name, char *buf, size_t len)
+{
+	char dir[HPU_PATH_LEN - 32];
+	char path[HPU_PATH_LEN + 64];
+	int ret;
+
+	if (!attr_name_ok(name) || !buf || !len)
+		return -EINVAL;
+	ret = hpudrv_devdir(dir, sizeof(dir));
+	if (ret)
+		return ret;
+	if (access(dir, F_OK))
+		return -ENODEV;
+	snprintf(path, sizeof(path), "%s/driver/%s", dir, name);
+	return read_value(path, buf, len);
+}
+
+/* Decimal digits at *p into *v; advances *p. -EIO when none or overflow. */
+static int parse_u64(const char **p, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -EIO;
+	for (; isdigit((unsigned char)*s); s++) {
+		if (x > (UINT64_MAX - 9) / 10)
+			return -EIO;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	*p = s;
+	*v = x;
+	return 0;
+}
+
+static int skip_blanks(const char **p)
+{
+	const char *s = *p;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (s == *p)
+		return -EIO;
+	*p = s;
+	return 0;
+}
+
+/* One "PID DRAM_BYTES COMM" line (without its newline) into @proc. */
+static int parse_client(const char *line, size_t len, struct hpu_process *proc)
+{
+	const char *p = line, *end = line + len;
+	uint64_t pid, dram;
+	size_t n;
+
+	if (memchr(line, '\0', len))
+		return -EIO;
+	if (parse_u64(&p, &pid) || pid == 0 || pid > INT_MAX)
+		return -EIO;
+	if (skip_blanks(&p) || parse_u64(&p, &dram) || skip_blanks(&p))
+		return -EIO;
+	if (p >= end)
+		return -EIO;
+	n = (size_t)(end - p);
+	if (n >= sizeof(proc->comm))
+		n = sizeof(proc->comm) - 1;
+	proc->pid = (int)pid;
+	proc->dram_bytes = dram;
+	memcpy(proc->comm, p, n);
+	proc->comm[n] = '\0';
+	return 0;
+}
+
+int hpudrv_parse_clients(const char *text, size_t len,
+			 struct hpu_process **list, int *count)
+{
+	struct hpu_process *l = NULL;
+	const char *p = text, *end = text + len, *nl;
+	int n = 0, lines = 0, i, ret;
+
+	for (i = 0; (size_t)i < len; i++)
+		if (text[i] == '\n')
+			lines++;
+	if (len && text[len - 1] != '\n')
+		lines++;
+	if (lines) {
+		l = calloc((size_t)lines, sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+	}
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		ret = parse_client(p, (size_t)(nl - p), &l[n]);
+		if (ret) {
+			free(l);
+			return ret;
+		}
+		n++;
+		p = nl + 1;
+	}
+	if (!n) {
+		free(l);
+		l = NULL;
+	}
+	*list = l;
+	*count = n;
+	return 0;
+}
+
+int hpu_device_processes(int index, struct hpu_process **list, int *count)
+{
+	char dir[HPU_PATH_LEN - 32];
+	char path[HPU_PATH_LEN + 64];
+	char *text;
+	size_t len;
+	int ret;
+
+	if (index < 0 || !list || !count)
+		return -EINVAL;
+	*list = NULL;
+	*count = 0;
+	ret = visible_node(index, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/class/hpu%d/clients", dir, index);
+	ret = hpudrv_read_file(path, &text, &len);
+	if (ret)
+		return ret;
+	ret = hpudrv_parse_clients(text, len, list, count);
+	free(text);
+	return ret;
+}
+
+void hpu_process_list_free(struct hpu_process *list)
+{
+	free(list);
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/*
+ * misc.c - library version and error/status strings.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "hpudrv_internal.h"
+
+const char *hpu_library_version(void)
+{
+	return HPU_VERSION;
+}
+
+static const char *const status_names[] = {
+	[HPU_DEVICE_STATUS_OPERATIONAL] = "operational",
+	[HPU_DEVICE_STATUS_IN_RESET] = "in reset",
+	[HPU_DEVICE_STATUS_MALFUNCTION] = "malfunction",
+	[HPU_DEVICE_STATUS_NEEDS_RESET] = "needs reset",
+	[HPU_DEVICE_STATUS_IN_DEVICE_CREATION] = "in device creation",
+	[HPU_DEVICE_STATUS_REMOVED] = "removed",
+};
+
+const char *hpu_device_status_str(unsigned int status)
+{
+	if (status >= sizeof(status_names) / sizeof(status_names[0]) ||
+	    !status_names[status])
+		return "unknown";
+	return status_names[status];
+}
+
+/* Errors whose meaning at the driver differs from strerror(3) */
+static const struct {
+	int err;
+	const char *msg;
+} driver_errors[] = {
+	{ ENOTTY, "command not supported by the driver" },
+	{ ENODEV, "no such HPU device (or not in HPU_VISIBLE_DEVICES)" },
+	{ EPERM, "operation not allowed on a control node" },
+	{ EFAULT, "driver could not access the caller's memory" },
+	{ EIO, "malformed answer from the device directory" },
+	{ ENOTCONN, "device daemon is gone (stale mount)" },
+};
+
+const char *hpu_strerror(int err)
+{
+	size_t i;
+
+	if (err < 0)
+		err = -err;
+	for (i = 0; i < sizeof(driver_errors) / sizeof(driver_errors[0]); i++)
+		if (driver_errors[i].err == err)
+			return driver_errors[i].msg;
+	return strerror(err);
+}

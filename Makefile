@@ -227,4 +227,4 @@ format:
 clean:
 	$(Q)rm -rf $(O)
 
--include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(O)/obj $(O)/pic -name '*.d' 2>/dev/null)

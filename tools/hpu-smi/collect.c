@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/*
+ * collect.c - sample the selected devices through their control nodes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "smi.h"
+
+/* Runs the INFO queries of one device; keeps the first error. */
+static void sample_dev(struct smi_dev *d)
+{
+	struct hpu_device *dev;
+	int ret;
+
+	ret = hpu_open_control(d->info.index, &dev);
+	if (ret) {
+		d->err = ret;
+		return;
+	}
+#define Q(call)                                  \
+	do {                                     \
+		ret = (call);                    \
+		if (ret && !d->err)              \
+			d->err = ret;            \
+	} while (0)
+	Q(hpu_info_hw_ip(dev, &d->hw));
+	Q(hpu_info_dram_usage(dev, &d->dram));
+	Q(hpu_info_hw_idle(dev, &d->idle));
+	Q(hpu_info_device_status(dev, &d->status));
+	Q(hpu_info_utilization(dev, SMI_UTIL_PERIOD_MS, &d->util));
+	Q(hpu_info_clk_rate(dev, &d->clk));
+	Q(hpu_info_reset_count(dev, &d->reset));
+	Q(hpu_info_power(dev, &d->power));
+	Q(hpu_info_thermal(dev, &d->thermal));
+	Q(hpu_info_pci(dev, &d->pci));
+	Q(hpu_info_driver_version(dev, &d->drv));
+	Q(hpu_info_open_stats(dev, &d->open));
+	Q(hpu_info_cs_counters(dev, &d->cs));
+#undef Q
+	hpu_close(dev);
+	ret = hpu_device_processes(d->info.index, &d->procs, &d->nprocs);
+	if (ret && !d->err)
+		d->err = ret;
+}
+
+static void stamp(char *buf, size_t len)
+{
+	struct timeval tv;
+	struct tm tm;
+	char t[24];
+
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(t, sizeof(t), "%Y/%m/%d %H:%M:%S", &tm);
+	snprintf(buf, len, "%.19s.%03u", t,
+		 (unsigned int)(tv.tv_usec / 1000) % 1000u);
+}
+
+int smi_sample(const struct hpu_device_info *sel, int nsel, bool query,
+	       struct smi_sample *s)
+{
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	stamp(s->timestamp, sizeof(s->timestamp));
+	if (nsel) {
+		s->devs = calloc((size_t)nsel, sizeof(*s->devs));
+		if (!s->devs)
+			return -ENOMEM;
+	}
+	s->ndev = nsel;
+	for (i = 0; i < nsel; i++) {
+		s->devs[i].info = sel[i];
+		if (query)
+			sample_dev(&s->devs[i]);
+		if (!s->driver_version[0] && s->devs[i].drv.version[0])
+			snprintf(s->driver_version, sizeof(s->driver_version),
+				 "%s", (const char *)s->devs[i].drv.version);
+	}
+	if (!s->driver_version[0] &&
+	    hpu_driver_read_attr("version", s->driver_version,
+				 sizeof(s->driver_version)))
+		snprintf(s->driver_version, sizeof(s->driver_version), "N/A");
+	return 0;
+}
+
+void smi_sample_free(struct smi_sample *s)
+{
+	int i;
+
+	for (i = 0; i < s->ndev; i++)
+		hpu_process_list_free(s->devs[i].procs);
+	free(s->devs);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *smi_status(const struct smi_dev *d)
+{
+	return d->err ? "ERR!" : hpu_device_status_str(d->status.status);
+}

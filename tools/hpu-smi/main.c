@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - hpu-smi: the status tool of the hpu stack (docs/hpu-smi.md).
+ *
+ * Uses libhpudrv only, and control nodes only, so watching a device never
+ * makes hpu-smi one of its holders.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "smi.h"
+
+enum smi_mode { MODE_TABLE, MODE_LIST, MODE_QUERY, MODE_REPORT };
+
+/**
+ * struct smi_opts - the command line
+ * @mode: what to print
+ * @ids: -i value, or NULL for every device
+ * @fields: -Q value
+ * @format: -f value
+ * @loop_s: -l value in seconds, 0 for a single sample
+ * @count: -c value, 0 for unbounded
+ */
+struct smi_opts {
+	enum smi_mode mode;
+	const char *ids;
+	const char *fields;
+	const char *format;
+	long loop_s;
+	long count;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: hpu-smi [OPTIONS]\n"
+		"\n"
+		"Show the state of the HPU devices (default: a table of every device\n"
+		"and the processes holding them).\n"
+		"\n"
+		"  -L, --list-hpus           one line per device\n"
+		"  -i, --id=ID[,ID...]       only these devices (index or bus id)\n"
+		"  -Q, --query-hpu=FIELDS    print FIELDS (comma-separated) per device\n"
+		"  -f, --format=FORMAT       csv[,noheader][,nounits] (default) or json\n"
+		"      --help-query          list the fields of --query-hpu\n"
+		"  -q, --query               detailed report of every device\n"
+		"  -l, --loop=SECONDS        repeat every SECONDS until interrupted\n"
+		"  -c, --count=COUNT         with -l: stop after COUNT samples\n"
+		"  -V, --version             print versions and exit\n"
+		"  -h, --help                print this help and exit\n"
+		"\n"
+		"Exit status: 0 ok, 1 error, 2 bad usage, 3 a device could not be\n"
+		"queried, 6 no devices were found.\n");
+}
+
+static int parse_long(const char *s, long min, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "hpu-smi: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'hpu-smi --help' for more information.\n");
+	return -EINVAL;
+}
+
+static int set_mode(struct smi_opts *o, enum smi_mode m, const char *flag)
+{
+	if (o->mode != MODE_TABLE && o->mode != m)
+		return usage_error("%s cannot be combined with another mode", flag);
+	o->mode = m;
+	return 0;
+}
+
+/* Returns 0 to run, 1 when done (help/version printed), -EINVAL. */
+static int parse_args(int argc, char **argv, struct smi_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "list-hpus", no_argument, NULL, 'L' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "query-hpu", required_argument, NULL, 'Q' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help-query", no_argument, NULL, 'H' },
+		{ "query", no_argument, NULL, 'q' },
+		{ "loop", required_argument, NULL, 'l' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":Li:Q:f:ql:c:Vh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'L':
+			if (set_mode(o, MODE_LIST, "-L"))
+				return -EINVAL;
+			break;
+		case 'i':
+			o->ids = optarg;
+			break;
+		case 'Q':
+			if (set_mode(o, MODE_QUERY, "-Q"))
+				return -EINVAL;
+			o->fields = optarg;
+			break;
+		case 'f':
+			o->format = optarg;
+			break;
+		case 'q':
+			if (set_mode(o, MODE_REPORT, "-q"))
+				return -EINVAL;
+			break;
+		case 'l':
+			if (parse_long(optarg, 1, &o->loop_s))
+				return usage_error("invalid loop interval '%s' "
+						   "(whole seconds >= 1)",
+						   optarg);
+			break;
+		case 'c':
+			if (parse_long(optarg, 1, &o->count))
+				return usage_error("invalid count '%s'", optarg);
+			break;
+		case 'H':
+			smi_query_help(stdout);
+			return 1;
+		case 'V':
+			printf("hpu-smi %s (libhpudrv %s)\n", HPU_VERSION,
+			       hpu_library_version());
+			return 1;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			return usage_error("option '%s' needs an argument",
+					   argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->format && o->mode != MODE_QUERY)
+		return usage_error("%s needs --query-hpu", "--format");
+	if (o->count && !o->loop_s)
+		return usage_error("%s needs --loop", "--count");
+	return 0;
+}
+
+static int bus_id_match(const char *have, const char *want)
+{
+	size_t n = strlen(want);
+
+	/* "BB:DD.F" means domain 0000 */
+	if (n == 7 && !strncmp(have, "0000:", 5))
+		have += 5;
+	return have[0] && !strcasecmp(have, want);
+}
+
+/* Keeps the devices named by -i, in the order of @all; -EINVAL if one
+ * is unknown. */
+static int select_ids(const char *ids, struct hpu_device_info *all, int n,
+		      int *nsel)
+{
+	char buf[1024], *tok, *save;
+	bool keep[n ? n : 1];
+	int i, k = 0;
+
+	if (strlen(ids) >= sizeof(buf))
+		return usage_error("%s", "-i list too long");
+	memset(keep, 0, sizeof(keep));
+	strcpy(buf, ids);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		bool found = false, numeric = true;
+		const char *p;
+
+		for (p = tok; *p; p++)
+			if (!isdigit((unsigned char)*p))
+				numeric = false;
+		for (i = 0; i < n; i++) {
+			if ((numeric && all[i].index == atoi(tok)) ||
+			    (!numeric && bus_id_match(all[i].bus_id, tok))) {
+				keep[i] = found = true;
+			}
+		}
+		if (!found) {
+			fprintf(stderr,
+				"hpu-smi: no device with index or bus id '%s'\n",
+				tok);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (keep[i])
+			all[k++] = all[i];
+	*nsel = k;
+	return 0;
+}
+
+static int print_once(const struct smi_opts *o, const struct smi_query *q,
+		      const struct hpu_device_info *sel, int nsel, bool first)
+{
+	struct smi_sample s;
+	int i, ret = SMI_EXIT_OK;
+
+	if (smi_sample(sel, nsel, o->mode != MODE_LIST, &s)) {
+		fprintf(stderr, "hpu-smi: out of memory\n");
+		return SMI_EXIT_ERROR;
+	}
+	switch (o->mode) {
+	case MODE_TABLE:
+		smi_print_table(stdout, &s);
+		break;
+	case MODE_LIST:
+		smi_print_list(stdout, &s);
+		break;
+	case MODE_QUERY:
+		smi_query_print(stdout, q, &s, first);
+		break;
+	case MODE_REPORT:
+		smi_print_report(stdout, &s);
+		break;
+	}
+	for (i = 0; i < s.ndev; i++) {
+		if (s.devs[i].err) {
+			fprintf(stderr, "hpu-smi: hpu%d: %s\n",
+				s.devs[i].info.index,
+				hpu_strerror(s.devs[i].err));
+			ret = SMI_EXIT_QUERY;
+		}
+	}
+	smi_sample_free(&s);
+	if (fflush(stdout))
+		return SMI_EXIT_ERROR;
+	return ret;
+}
+
+static void sleep_interruptible(long seconds)
+{
+	struct timespec ts = { seconds, 0 };
+
+	/* a signal ends the sleep early; the caller then sees stop */
+	nanosleep(&ts, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	struct hpu_device_info *all = NULL;
+	struct smi_query *q = NULL;
+	struct sigaction sa;
+	struct smi_opts o;
+	int n, nsel, ret;
+	long iter;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? SMI_EXIT_OK : SMI_EXIT_USAGE;
+	if (o.mode == MODE_QUERY && smi_query_parse(o.fields, o.format, &q))
+		return SMI_EXIT_USAGE;
+
+	ret = hpu_device_list(&all, &n);
+	if (ret) {
+		fprintf(stderr, "hpu-smi: cannot enumerate devices: %s\n",
+			hpu_strerror(ret));
+		ret = SMI_EXIT_ERROR;
+		goto out_free_query;
+	}
+	if (!n) {
+		fprintf(stderr, "No devices were found\n");
+		ret = SMI_EXIT_NO_DEVICES;
+		goto out_free_list;
+	}
+	nsel = n;
+	if (o.ids && select_ids(o.ids, all, n, &nsel)) {
+		ret = SMI_EXIT_USAGE;
+		goto out_free_list;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (iter = 0; !stop; iter++) {
+		ret = print_once(&o, q, all, nsel, iter == 0);
+		if (!o.loop_s || (o.count && iter + 1 >= o.count) || stop)
+			break;
+		if (o.mode == MODE_TABLE || o.mode == MODE_REPORT)
+			putchar('\n');
+		sleep_interruptible(o.loop_s);
+	}
+
+out_free_list:
+	hpu_device_list_free(all);
+out_free_query:
+	smi_query_free(q);
+	return ret;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * smi.h - what the files of hpu-smi share.
+ */
+#ifndef HPU_SMI_H
+#define HPU_SMI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "hpudrv.h"
+
+/* Exit codes (docs/hpu-smi.md) */
+#define SMI_EXIT_OK		0
+#define SMI_EXIT_ERROR		1	/* enumeration or output failed */
+#define SMI_EXIT_USAGE		2	/* bad flag, field, format or id */
+#define SMI_EXIT_QUERY		3	/* a device could not be queried */
+#define SMI_EXIT_NO_DEVICES	6	/* "No devices were found" */
+
+/* Averaging window of the utilization hpu-smi reports */
+#define SMI_UTIL_PERIOD_MS	1000
+
+/**
+ * struct smi_dev - everything hpu-smi shows about one device, sampled
+ * once per iteration through its control node
+ * @info: enumeration data
+ * @err: first -errno of the sample, 0 when every query succeeded
+ * @procs: holders (compute contexts) of the device
+ * @nprocs: entries of @procs
+ * (the others are the INFO answers of the same names)
+ */
+struct smi_dev {
+	struct hpu_device_info info;
+	int err;
+	struct hpu_info_hw_ip_info hw;
+	struct hpu_info_dram_usage dram;
+	struct hpu_info_hw_idle idle;
+	struct hpu_info_device_status status;
+	struct hpu_info_device_utilization util;
+	struct hpu_info_clk_rate clk;
+	struct hpu_info_reset_count reset;
+	struct hpu_info_power power;
+	struct hpu_info_thermal thermal;
+	struct hpu_info_pci pci;
+	struct hpu_info_driver_version drv;
+	struct hpu_info_open_stats open;
+	struct hpu_info_cs_counters cs;
+	struct hpu_process *procs;
+	int nprocs;
+};
+
+/**
+ * struct smi_sample - one iteration's view of the selected devices
+ * @devs: devices in index order
+ * @ndev: entries of @devs
+ * @driver_version: driver version string
+ * @timestamp: local time of the sample, "YYYY/MM/DD HH:MM:SS.mmm"
+ */
+struct smi_sample {
+	struct smi_dev *devs;
+	int ndev;
+	char driver_version[64];
+	char timestamp[48];
+};
+
+/* collect.c; without @query only enumeration data and versions */
+int smi_sample(const struct hpu_device_info *sel, int nsel, bool query,
+	       struct smi_sample *s);
+void smi_sample_free(struct smi_sample *s);
+const char *smi_status(const struct smi_dev *d);
+
+/* table.c */
+void smi_print_table(FILE *f, const struct smi_sample *s);
+void smi_print_list(FILE *f, const struct smi_sample *s);
+void smi_print_report(FILE *f, const struct smi_sample *s);
+
+/* query.c */
+struct smi_query;
+int smi_query_parse(const char *fields, const char *format,
+		    struct smi_query **qp);
+void smi_query_print(FILE *f, const struct smi_query *q,
+		     const struct smi_sample *s, bool first);
+void smi_query_free(struct smi_query *q);
+void smi_query_help(FILE *f);
+
+#endif /* HPU_SMI_H */

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+/*
+ * table.c - the human formats of hpu-smi: the default table, -L and -q.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "smi.h"
+
+#define MIB ((uint64_t)1 << 20)
+
+/* Column widths of the table: | 31 | 22 | 22 | = 79 characters */
+#define COL1 31
+#define COL2 22
+#define COL3 22
+#define WIDTH (COL1 + COL2 + COL3 + 2)
+
+static void rule(FILE *f, char fill, char edge, bool cols)
+{
+	int i;
+
+	fputc(edge == '|' ? '|' : '+', f);
+	for (i = 0; i < WIDTH; i++) {
+		bool sep = cols && (i == COL1 || i == COL1 + 1 + COL2);
+
+		fputc(sep ? (fill == '=' ? '+' : '+') : fill, f);
+	}
+	fputc(edge == '|' ? '|' : '+', f);
+	fputc('\n', f);
+}
+
+static void row(FILE *f, const char *a, const char *b, const char *c)
+{
+	fprintf(f, "|%-*.*s|%-*.*s|%-*.*s|\n", COL1, COL1, a, COL2, COL2, b,
+		COL3, COL3, c);
+}
+
+static void full_row(FILE *f, const char *text)
+{
+	fprintf(f, "| %-*.*s|\n", WIDTH - 1, WIDTH - 1, text);
+}
+
+static void print_header(FILE *f, const struct smi_sample *s)
+{
+	char line[128];
+
+	rule(f, '-', '+', false);
+	snprintf(line, sizeof(line), "HPU-SMI %-23s Driver Version: %s",
+		 hpu_library_version(), s->driver_version);
+	full_row(f, line);
+	rule(f, '-', '|', true);
+	row(f, " HPU  Name                    ", " Bus-Id              ",
+	    " Status              ");
+	row(f, " Temp  Power:Usage/Cap        ", "         Memory-Usage ",
+	    " AIP-Util            ");
+	rule(f, '=', '|', true);
+}
+
+static void print_dev(FILE *f, const struct smi_dev *d)
+{
+	char a[64], b[64], c[64];
+
+	snprintf(a, sizeof(a), " %3d  %-24s", d->info.index,
+		 d->info.card_name[0] ? d->info.card_name :
+					(const char *)d->hw.card_name);
+	snprintf(b, sizeof(b), " %-20s", d->info.bus_id);
+	snprintf(c, sizeof(c), " %-20s", smi_status(d));
+	row(f, a, b, c);
+	if (d->err) {
+		row(f, " ERR!   ERR! /  ERR!", "  ERR!", " ERR!");
+	} else {
+		snprintf(a, sizeof(a), " %3dC  %5" PRIu64 "W / %5" PRIu64 "W",
+			 d->thermal.temp_asic_mc / 1000,
+			 (uint64_t)d->power.power_mw / 1000,
+			 (uint64_t)d->power.power_cap_mw / 1000);
+		snprintf(b, sizeof(b), "%7" PRIu64 "MiB / %7" PRIu64 "MiB ",
+			 (uint64_t)d->dram.dram_used_mem / MIB,
+			 (uint64_t)d->dram.dram_total_mem / MIB);
+		snprintf(c, sizeof(c), " %3u%%", d->util.utilization);
+		row(f, a, b, c);
+	}
+	rule(f, '-', '+', true);
+}
+
+static void print_processes(FILE *f, const struct smi_sample *s)
+{
+	char line[128];
+	int i, j, n = 0;
+
+	fputc('\n', f);
+	rule(f, '-', '+', false);
+	full_row(f, "Processes:");
+	full_row(f, " HPU        PID  Process name                  HPU Memory Usage");
+	rule(f, '=', '|', false);
+	for (i = 0; i < s->ndev; i++) {
+		const struct smi_dev *d = &s->devs[i];
+
+		for (j = 0; j < d->nprocs; j++, n++) {
+			snprintf(line, sizeof(line),
+				 " %3d %10d  %-28.28s %13" PRIu64 "MiB",
+				 d->info.index, d->procs[j].pid,
+				 d->procs[j].comm,
+				 (uint64_t)d->procs[j].dram_bytes / MIB);
+			full_row(f, line);
+		}
+	}
+	if (!n)
+		full_row(f, " No running processes found");
+	rule(f, '-', '+', false);
+}
+
+void smi_print_table(FILE *f, const struct smi_sample *s)
+{
+	int i;
+
+	fprintf(f, "%s\n", s->timestamp);
+	print_header(f, s);
+	for (i = 0; i < s->ndev; i++)
+		print_dev(f, &s->devs[i]);
+	print_processes(f, s);
+}
+
+void smi_print_list(FILE *f, const struct smi_sample *s)
+{
+	int i;
+
+	for (i = 0; i < s->ndev; i++) {
+		const struct hpu_device_info *in = &s->devs[i].info;
+
+		fprintf(f, "HPU %d: %s (bus %s, module %d, serial %s)\n",
+			in->index, in->card_name[0] ? in->card_name : "N/A",
+			in->bus_id[0] ? in->bus_id : "N/A", in->module_id,
+			in->serial[0] ? in->serial : "N/A");
+	}
+}
+
+#define KV(indent, key, fmt, ...)                                         \
+	fprintf(f, "%*s%-*s: " fmt "\n", (indent), "", 36 - (indent), key, \
+		__VA_ARGS__)
+
+static void report_dev(FILE *f, const struct smi_dev *d)
+{
+	double mc = 1000.0;
+	int j;
+
+	fprintf(f, "\nHPU %s\n", d->info.bus_id);
+	KV(4, "Index", "%d", d->info.index);
+	KV(4, "Product Name", "%s", d->info.card_name);
+	KV(4, "Device Type", "%s", d->info.device_type);
+	KV(4, "Serial Number", "%s", d->info.serial);
+	KV(4, "Module ID", "%d", d->info.module_id);
+	KV(4, "Status", "%s", smi_status(d));
+	if (d->err) {
+		KV(4, "Error", "%s", hpu_strerror(d->err));
+		return;
+	}
+	KV(4, "Firmware Version", "%s", (const char *)d->hw.fw_version);
+	KV(4, "Revision", "%u", d->hw.revision_id);
+	fprintf(f, "    PCI\n");
+	KV(8, "Bus Id", "%s", (const char *)d->pci.bus_id);
+	KV(8, "Vendor Id", "0x%04x", d->pci.vendor_id);
+	KV(8, "Device Id", "0x%04x", d->pci.device_id);
+	KV(8, "Subsystem Id", "0x%04x%04x", d->pci.subsystem_device_id,
+	   d->pci.subsystem_vendor_id);
+	KV(8, "Link Speed", "%u MT/s", d->pci.link_speed_mts);
+	KV(8, "Link Width", "x%u", d->pci.link_width);
+	fprintf(f, "    Memory Usage (HBM)\n");
+	KV(8, "Total", "%" PRIu64 " MiB", (uint64_t)d->dram.dram_total_mem / MIB);
+	KV(8, "Used", "%" PRIu64 " MiB", (uint64_t)d->dram.dram_used_mem / MIB);
+	KV(8, "Free", "%" PRIu64 " MiB", (uint64_t)d->dram.dram_free_mem / MIB);
+	KV(8, "SRAM", "%u KiB", d->hw.sram_size / 1024);
+	fprintf(f, "    Engines\n");
+	KV(8, "TPC", "%u", d->hw.num_tpc);
+	KV(8, "MME", "%u", d->hw.num_mme);
+	KV(8, "DMA", "%u", d->hw.num_dma);
+	KV(8, "NIC Ports", "%u", d->hw.num_nic_ports);
+	KV(8, "Queues", "%u", d->hw.num_queues);
+	fprintf(f, "    Utilization\n");
+	KV(8, "AIP", "%u %%", d->util.utilization);
+	KV(8, "Idle", "%s", d->idle.is_idle ? "Yes" : "No");
+	fprintf(f, "    Temperature\n");
+	KV(8, "AIP Current Temp", "%.1f C", d->thermal.temp_asic_mc / mc);
+	KV(8, "HBM Current Temp", "%.1f C", d->thermal.temp_hbm_mc / mc);
+	KV(8, "AIP Slowdown Temp", "%.1f C", d->thermal.temp_slowdown_mc / mc);
+	KV(8, "AIP Shutdown Temp", "%.1f C", d->thermal.temp_shutdown_mc / mc);
+	fprintf(f, "    Power Readings\n");
+	KV(8, "Power Draw", "%.2f W", (double)d->power.power_mw / mc);
+	KV(8, "Power Limit", "%.2f W", (double)d->power.power_cap_mw / mc);
+	KV(8, "Energy Consumption", "%.3f J", (double)d->power.energy_mj / mc);
+	fprintf(f, "    Clocks\n");
+	KV(8, "Current", "%u MHz", d->clk.cur_clk_rate_mhz);
+	KV(8, "Max", "%u MHz", d->clk.max_clk_rate_mhz);
+	fprintf(f, "    Resets\n");
+	KV(8, "Hard", "%u", d->reset.hard_reset_cnt);
+	KV(8, "Soft", "%u", d->reset.soft_reset_cnt);
+	fprintf(f, "    Command Submissions\n");
+	KV(8, "Submitted", "%" PRIu64, (uint64_t)d->cs.total_submitted);
+	KV(8, "Completed", "%" PRIu64, (uint64_t)d->cs.total_completed);
+	KV(8, "Timed Out", "%" PRIu64, (uint64_t)d->cs.total_timedout_cnt);
+	KV(8, "Rejected (parsing)", "%" PRIu64,
+	   (uint64_t)d->cs.total_parsing_drop_cnt);
+	fprintf(f, "    Contexts\n");
+	KV(8, "Compute Open", "%u", d->open.num_compute_ctx);
+	KV(8, "Control Open", "%u", d->open.num_control_ctx);
+	KV(8, "Opens Since Creation", "%" PRIu64, (uint64_t)d->open.open_counter);
+	fprintf(f, "    Processes\n");
+	if (!d->nprocs)
+		fprintf(f, "        None\n");
+	for (j = 0; j < d->nprocs; j++) {
+		KV(8, "Process ID", "%d", d->procs[j].pid);
+		KV(12, "Name", "%s", d->procs[j].comm);
+		KV(12, "Used HBM", "%" PRIu64 " MiB",
+		   (uint64_t)d->procs[j].dram_bytes / MIB);
+	}
+}
+
+void smi_print_report(FILE *f, const struct smi_sample *s)
+{
+	int i;
+
+	fprintf(f, "\n==============HPU-SMI LOG==============\n\n");
+	KV(0, "Timestamp", "%s", s->timestamp);
+	KV(0, "Driver Version", "%s", s->driver_version);
+	KV(0, "HPU-SMI Version", "%s", hpu_library_version());
+	KV(0, "Attached HPUs", "%d", s->ndev);
+	for (i = 0; i < s->ndev; i++)
+		report_dev(f, &s->devs[i]);
+}

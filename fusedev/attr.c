@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+/*
+ * attr.c - the sysfs-style text attributes of docs/device-directory.md:
+ * class/hpuN/<attr> per device and driver/<attr> for the daemon. Every
+ * value comes from the same source as the matching INFO answer.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpu_fused.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static int text_printf(char **text, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int text_printf(char **text, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(text, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		*text = NULL;
+		return -ENOMEM;
+	}
+	*len = (size_t)n;
+	return 0;
+}
+
+static struct hpu_fw_telemetry dev_telemetry(struct hpu_device *dev)
+{
+	struct hpu_fw_telemetry t = { 0 };
+
+	dev->model->ops->telemetry(dev->fw, &t);
+	return t;
+}
+
+static int show_device_type(struct hpu_device *dev, char **text, size_t *len)
+{
+	static const char *const names[] = {
+		[HPU_DEVICE_GAUDI] = "GAUDI",
+		[HPU_DEVICE_GAUDI2] = "GAUDI2",
+		[HPU_DEVICE_GAUDI3] = "GAUDI3",
+	};
+	uint32_t t = dev->ip.device_type;
+
+	return text_printf(text, len, "%s\n",
+			   t < ARRAY_SIZE(names) && names[t] ? names[t] :
+							       "UNKNOWN");
+}
+
+static int show_card_name(struct hpu_device *dev, char **text, size_t *len)
+{
+	return text_printf(text, len, "%s\n", (const char *)dev->ip.card_name);
+}
+
+static int show_pci_addr(struct hpu_device *dev, char **text, size_t *len)
+{
+	return text_printf(text, len, "%s\n", dev->bus_id);
+}
+
+static int show_module_id(struct hpu_device *dev, char **text, size_t *len)
+{
+	return text_printf(text, len, "%u\n", dev->ip.module_id);
+}
+
+static int show_serial(struct hpu_device *dev, char **text, size_t *len)
+{
+	return text_printf(text, len, "%s\n", dev->serial);
+}
+
+static int show_status(struct hpu_device *dev, char **text, size_t *len)
+{
+	static const char *const names[] = {
+		[HPU_DEVICE_STATUS_OPERATIONAL] = "operational",
+		[HPU_DEVICE_STATUS_IN_RESET] = "in reset",
+		[HPU_DEVICE_STATUS_MALFUNCTION] = "malfunction",
+		[HPU_DEVICE_STATUS_NEEDS_RESET] = "needs reset",
+		[HPU_DEVICE_STATUS_IN_DEVICE_CREATION] = "in device creation",
+		[HPU_DEVICE_STATUS_REMOVED] = "removed",
+	};
+	uint32_t s;
+
+	pthread_mutex_lock(&dev->ctx_lock);
+	s = dev->status;
+	pthread_mutex_unlock(&dev->ctx_lock);
+	return text_printf(text, len, "%s\n",
+			   s < ARRAY_SIZE(names) && names[s] ? names[s] :
+							       "unknown");
+}
+
+static int show_hard_reset_cnt(struct hpu_device *dev, char **text,
+			       size_t *len)
+{
+	uint32_t v;
+
+	pthread_mutex_lock(&dev->ctx_lock);
+	v = dev->hard_reset_cnt;
+	pthread_mutex_unlock(&dev->ctx_lock);
+	return text_printf(text, len, "%u\n", v);
+}
+
+static int show_soft_reset_cnt(struct hpu_device *dev, char **text,
+			       size_t *len)
+{
+	uint32_t v;
+
+	pthread_mutex_lock(&dev->ctx_lock);
+	v = dev->soft_reset_cnt;
+	pthread_mutex_unlock(&dev->ctx_lock);
+	return text_printf(text, len, "%u\n", v);
+}
+
+static int show_max_power(struct hpu_device *dev, char **text, size_t *len)
+{
+	return text_printf(text, len, "%u\n", dev->ip.max_power_mw);
+}
+
+static int show_power_mw(struct hpu_device *dev, char **text, size_t *len)
+{
+	return text_printf(text, len, "%llu\n",
+			   (unsigned long long)dev_telemetry(dev).power_mw);
+}
+
+static int show_temperature(struct hpu_device *dev, char **text, size_t *len)
+{
+	return text_printf(text, len, "%d\n", dev_telemetry(dev).temp_asic_mc);
+}
+
+static int show_clk_max(struct hpu_device *dev, char **text, size_t *len)
+{
+	return text_printf(text, len, "%u\n", dev->ip.clk_max_mhz);
+}
+
+static int show_clk_cur(struct hpu_device *dev, char **text, size_t *len)
+{
+	return text_printf(text, len, "%u\n", dev_telemetry(dev).clk_cur_mhz);
+}
+
+static int show_memory_total(struct hpu_device *dev, char **text,
+			     size_t *len)
+{
+	return text_printf(text, len, "%llu\n",
+			   (unsigned long long)dev->ip.dram_size);
+}
+
+static int show_memory_used(struct hpu_device *dev, char **text, size_t *len)
+{
+	uint64_t used = 0;
+	struct hpu_ctx *ctx;
+
+	pthread_mutex_lock(&dev->ctx_lock);
+	for (ctx = dev->ctx_list; ctx; ctx = ctx->next)
+		used += ctx->dram_bytes;
+	pthread_mutex_unlock(&dev->ctx_lock);
+	return text_printf(text, len, "%llu\n", (unsigned long long)used);
+}
+
+static int show_utilization(struct hpu_device *dev, char **text, size_t *len)
+{
+	uint32_t pct = 0;
+	int ret;
+
+	ret = dev->model->ops->utilization(dev->fw, 1000, &pct);
+	if (ret)
+		return ret;
+	return text_printf(text, len, "%u\n", pct);
+}
+
+static int show_fw_version(struct hpu_device *dev, char **text, size_t *len)
+{
+	return text_printf(text, len, "%s\n", (const char *)dev->ip.fw_version);
+}
+
+const struct hpu_attr_dev hpu_dev_attrs[] = {
+	{ .name = "device_type", .show = show_device_type },
+	{ .name = "card_name", .show = show_card_name },
+	{ .name = "pci_addr", .show = show_pci_addr },
+	{ .name = "module_id", .show = show_module_id },
+	{ .name = "serial_number", .show = show_serial },
+	{ .name = "status", .show = show_status },
+	{ .name = "hard_reset_cnt", .show = show_hard_reset_cnt },
+	{ .name = "soft_reset_cnt", .show = show_soft_reset_cnt },
+	{ .name = "max_power", .show = show_max_power },
+	{ .name = "power_mw", .show = show_power_mw },
+	{ .name = "temperature_mc", .show = show_temperature },
+	{ .name = "clk_max_freq_mhz", .show = show_clk_max },
+	{ .name = "clk_cur_freq_mhz", .show = show_clk_cur },
+	{ .name = "memory_total", .show = show_memory_total },
+	{ .name = "memory_used", .show = show_memory_used },
+	{ .name = "utilization", .show = show_utilization },
+	{ .name = "fw_version", .show = show_fw_version },
+	{ .name = "clients", .show = hpu_device_clients_text },
+};
+
+const unsigned int hpu_num_dev_attrs = ARRAY_SIZE(hpu_dev_attrs);
+
+static int show_drv_version(struct hpu_driver *drv, char **text, size_t *len)
+{
+	return text_printf(text, len, "%s\n", HPU_VERSION);
+}
+
+static int show_drv_fw_if(struct hpu_driver *drv, char **text, size_t *len)
+{
+	return text_printf(text, len, "%u.%u\n", drv->model->if_major,
+			   hpu_fw_if_minor_in_use(drv->model));
+}
+
+static int show_drv_model(struct hpu_driver *drv, char **text, size_t *len)
+{
+	return text_printf(text, len, "%s\n", drv->model->name);
+}
+
+static int show_drv_pid(struct hpu_driver *drv, char **text, size_t *len)
+{
+	return text_printf(text, len, "%d\n", (int)getpid());
+}
+
+static int show_drv_num_devices(struct hpu_driver *drv, char **text,
+				size_t *len)
+{
+	return text_printf(text, len, "%u\n", drv->ndev);
+}
+
+const struct hpu_attr_drv hpu_drv_attrs[] = {
+	{ .name = "version", .show = show_drv_version },
+	{ .name = "fw_if", .show = show_drv_fw_if },
+	{ .name = "model", .show = show_drv_model },
+	{ .name = "pid", .show = show_drv_pid },
+	{ .name = "num_devices", .show = show_drv_num_devices },
+};
+
+const unsigned int hpu_num_drv_attrs = ARRAY_SIZE(hpu_drv_attrs);

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+/*
+ * context.c - per-file contexts: creation at open(), teardown at
+ * release(), the holder list of a device and the per-context event queue
+ * that read() and poll() serve.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpu_fused.h"
+
+/**
+ * hpu_tid_to_tgid() - the process (thread group) of a thread
+ * @tid: thread id as FUSE reports it
+ *
+ * Return: the TGID, or @tid when /proc does not tell (the thread is
+ * gone, or it lives in another pid namespace).
+ */
+pid_t hpu_tid_to_tgid(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = tid;
+	FILE *f;
+
+	if (tid <= 0)
+		return tid;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f)) {
+		int v;
+
+		if (sscanf(line, "Tgid: %d", &v) == 1) {
+			tgid = v;
+			break;
+		}
+	}
+	fclose(f);
+	return tgid;
+}
+
+static void read_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = pid > 0 ? fopen(path, "re") : NULL;
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	/* one token per field in the clients attribute */
+	for (n = 0; buf[n]; n++)
+		if (buf[n] == ' ' || buf[n] == '\t')
+			buf[n] = '_';
+	if (!buf[0])
+		snprintf(buf, len, "?");
+}
+
+/**
+ * hpu_ctx_open() - create the context of a newly opened node
+ * @dev: device
+ * @control: control node (INFO only, not a holder)
+ * @tid: thread that opened the node
+ * @out: receives the context, holding one reference
+ *
+ * Return: 0 or -errno.
+ */
+int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid,
+		 struct hpu_ctx **out)
+{
+	struct hpu_ctx *ctx;
+	int ret;
+
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ret = pthread_mutex_init(&ctx->lock, NULL);
+	if (ret) {
+		free(ctx);
+		return -ret;
+	}
+	ctx->dev = dev;
+	ctx->control = control;
+	ctx->pid = hpu_tid_to_tgid(tid);
+	read_comm(ctx->pid, ctx->comm, sizeof(ctx->comm));
+	ctx->open_ns = hpu_now_ns();
+	ctx->refcount = 1;
+
+	pthread_mutex_lock(&dev->ctx_lock);
+	ctx->next = dev->ctx_list;
+	if (dev->ctx_list)
+		dev->ctx_list->prev = ctx;
+	dev->ctx_list = ctx;
+	if (control) {
+		dev->num_control++;
+	} else {
+		dev->num_compute++;
+		dev->open_counter++;
+	}
+	pthread_mutex_unlock(&dev->ctx_lock);
+
+	hpu_dbg("hpu%u: %s context opened by pid %d (%s)", dev->index,
+		control ? "control" : "compute", (int)ctx->pid, ctx->comm);
+	*out = ctx;
+	return 0;
+}
+
+/**
+ * hpu_ctx_get() - take a reference on a context found through its device
+ * @ctx: context (the caller holds the device's ctx_lock or a reference)
+ */
+void hpu_ctx_get(struct hpu_ctx *ctx)
+{
+	__atomic_add_fetch(&ctx->refcount, 1, __ATOMIC_RELAXED);
+}
+
+/**
+ * hpu_ctx_put() - drop a reference; the last one frees the context
+ * @ctx: context
+ */
+void hpu_ctx_put(struct hpu_ctx *ctx)
+{
+	if (__atomic_sub_fetch(&ctx->refcount, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (ctx->ph)
+		fuse_pollhandle_destroy(ctx->ph);
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx);
+}
+
+/**
+ * hpu_ctx_release() - tear down the context of a closed file
+ * @ctx: context; the file's reference is dropped
+ *
+ * Runs when the last reference to the file goes away, also when its
+ * process was killed: from here on the context is not a holder and owns
+ * nothing on the device.
+ */
+void hpu_ctx_release(struct hpu_ctx *ctx)
+{
+	struct hpu_device *dev = ctx->dev;
+	uint64_t lived_ms = (hpu_now_ns() - ctx->open_ns) / 1000000ULL;
+
+	pthread_mutex_lock(&dev->ctx_lock);
+	if (!ctx->control)
+		dev->in_release++;
+	if (ctx->prev)
+		ctx->prev->next = ctx->next;
+	else
+		dev->ctx_list = ctx->next;
+	if (ctx->next)
+		ctx->next->prev = ctx->prev;
+	ctx->next = ctx->prev = NULL;
+	pthread_mutex_unlock(&dev->ctx_lock);
+
+	/* later issues free the context's memory, handles and CSs here */
+
+	pthread_mutex_lock(&dev->ctx_lock);
+	if (ctx->control) {
+		dev->num_control--;
+	} else {
+		dev->num_compute--;
+		dev->in_release--;
+		dev->last_open_period_ms = lived_ms;
+	}
+	pthread_mutex_unlock(&dev->ctx_lock);
+
+	hpu_dbg("hpu%u: %s context of pid %d released after %llu ms",
+		dev->index, ctx->control ? "control" : "compute",
+		(int)ctx->pid, (unsigned long long)lived_ms);
+	hpu_ctx_put(ctx);
+}
+
+/**
+ * hpu_ctx_queue_event() - queue an event for read() and flag it for
+ * GET_EVENTS; wakes a poller
+ * @ctx: context
+ * @type: HPU_EVENT_*
+ * @engine: engine concerned or ~0
+ * @seq: CS sequence number or 0
+ * @addr: address or port, or 0
+ * @data: event-specific details
+ *
+ * When the queue is full the oldest event is dropped (and counted): a
+ * client that never reads cannot make the daemon grow.
+ *
+ * Return: 0, or -EINVAL for an unknown @type.
+ */
+int hpu_ctx_queue_event(struct hpu_ctx *ctx, uint32_t type, uint32_t engine,
+			uint64_t seq, uint64_t addr, uint64_t data)
+{
+	struct fuse_pollhandle *ph;
+	struct hpu_event *ev;
+
+	if (type >= HPU_EVENT_MAX)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->ev_count == HPU_CTX_MAX_EVENTS) {
+		ctx->ev_head = (ctx->ev_head + 1) % HPU_CTX_MAX_EVENTS;
+		ctx->ev_count--;
+		ctx->ev_dropped++;
+	}
+	ev = &ctx->events[(ctx->ev_head + ctx->ev_count) % HPU_CTX_MAX_EVENTS];
+	memset(ev, 0, sizeof(*ev));
+	ev->timestamp_ns = hpu_now_ns();
+	ev->seq = seq;
+	ev->addr = addr;
+	ev->data = data;
+	ev->type = type;
+	ev->engine = engine;
+	ctx->ev_count++;
+	ctx->events_mask |= 1ULL << type;
+	ph = ctx->ph;
+	ctx->ph = NULL;
+	pthread_mutex_unlock(&ctx->lock);
+
+	if (ph) {
+		fuse_lowlevel_notify_poll(ph);
+		fuse_pollhandle_destroy(ph);
+	}
+	return 0;
+}
+
+/**
+ * hpu_ctx_read_events() - dequeue up to @max events, oldest first
+ * @ctx: context
+ * @out: destination
+ * @max: room at @out, in records
+ *
+ * Return: records dequeued (0 when none is queued).
+ */
+int hpu_ctx_read_events(struct hpu_ctx *ctx, struct hpu_event *out,
+			unsigned int max)
+{
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&ctx->lock);
+	while (n < max && ctx->ev_count) {
+		out[n++] = ctx->events[ctx->ev_head];
+		ctx->ev_head = (ctx->ev_head + 1) % HPU_CTX_MAX_EVENTS;
+		ctx->ev_count--;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return (int)n;
+}
+
+/**
+ * hpu_ctx_poll() - readiness of a context's file
+ * @ctx: context
+ * @ph: poll handle to notify later, or NULL; the context takes it over
+ *
+ * Return: POLLIN | POLLRDNORM when events are queued, else 0.
+ */
+unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph)
+{
+	struct fuse_pollhandle *old = NULL;
+	unsigned int revents = 0;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->ev_count)
+		revents = POLLIN | POLLRDNORM;
+	if (ph) {
+		old = ctx->ph;
+		ctx->ph = ph;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	if (old)
+		fuse_pollhandle_destroy(old);
+	return revents;
+}
+
+/**
+ * hpu_ctx_take_events() - the GET_EVENTS answer: read and clear the mask
+ * @ctx: context
+ * @mask: receives the event bits since the last call
+ * @pending: receives the number of events queued for read()
+ */
+void hpu_ctx_take_events(struct hpu_ctx *ctx, uint64_t *mask,
+			 uint64_t *pending)
+{
+	pthread_mutex_lock(&ctx->lock);
+	*mask = ctx->events_mask;
+	*pending = ctx->ev_count;
+	ctx->events_mask = 0;
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+/**
+ * hpu_device_clients_text() - the clients attribute: one
+ * "PID DRAM_BYTES COMM" line per compute context
+ * @dev: device
+ * @text: receives a malloc'ed buffer
+ * @len: receives its length
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hpu_device_clients_text(struct hpu_device *dev, char **text, size_t *len)
+{
+	size_t cap = 64, used = 0;
+	struct hpu_ctx *ctx;
+	char *buf, *nb;
+	int ret = 0;
+
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	buf[0] = '\0';
+	pthread_mutex_lock(&dev->ctx_lock);
+	for (ctx = dev->ctx_list; ctx; ctx = ctx->next) {
+		char line[64];
+		int n;
+
+		if (ctx->control)
+			continue;
+		n = snprintf(line, sizeof(line), "%d %llu %s\n", (int)ctx->pid,
+			     (unsigned long long)ctx->dram_bytes, ctx->comm);
+		if (used + (size_t)n + 1 > cap) {
+			cap = (used + (size_t)n + 1) * 2;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		memcpy(buf + used, line, (size_t)n + 1);
+		used += (size_t)n;
+	}
+	pthread_mutex_unlock(&dev->ctx_lock);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*text = buf;
+	*len = used;
+	return 0;
+}
+
+/**
+ * hpu_device_open_stats() - the OPEN_STATS answer of a device
+ * @dev: device
+ * @out: answer
+ */
+void hpu_device_open_stats(struct hpu_device *dev,
+			   struct hpu_info_open_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&dev->ctx_lock);
+	out->open_counter = dev->open_counter;
+	out->last_open_period_ms = dev->last_open_period_ms;
+	out->num_compute_ctx = dev->num_compute;
+	out->num_control_ctx = dev->num_control;
+	out->is_compute_ctx_active = dev->num_compute > 0;
+	out->compute_ctx_in_release = dev->in_release > 0;
+	pthread_mutex_unlock(&dev->ctx_lock);
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/*
+ * device.c - the driver's devices: binding to the device model, identity
+ * (module id, PCI bus id, serial number) and the daemon-wide state.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hpu_fused.h"
+
+/* First PCI bus of a simulated server; device i sits on bus FIRST + i */
+#define HPU_PCI_FIRST_BUS	0x19
+
+/**
+ * hpu_now_ns() - CLOCK_MONOTONIC in ns
+ */
+uint64_t hpu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/**
+ * hpu_fw_if_minor_in_use() - firmware interface minor both sides speak
+ * @model: device model
+ */
+uint32_t hpu_fw_if_minor_in_use(const struct hpu_fw_model *model)
+{
+	uint32_t mine = HPU_FW_IF_MINOR;
+
+	return model->if_minor < mine ? model->if_minor : mine;
+}
+
+/**
+ * hpu_driver_check_model() - refuse a model built for another interface
+ * @model: device model
+ *
+ * Return: 0, or -EPROTO when the model's interface major differs from the
+ * driver's or its minor is older than what the driver calls.
+ */
+int hpu_driver_check_model(const struct hpu_fw_model *model)
+{
+	if (!model || !model->ops || !model->profiles)
+		return -EINVAL;
+	if (model->if_major != HPU_FW_IF_MAJOR) {
+		hpu_err("device model %s implements firmware interface %u.%u, driver needs %u.x",
+			model->name, model->if_major, model->if_minor,
+			HPU_FW_IF_MAJOR);
+		return -EPROTO;
+	}
+	if (!model->ops->create || !model->ops->destroy ||
+	    !model->ops->hw_ip_info || !model->ops->utilization ||
+	    !model->ops->hw_idle || !model->ops->telemetry ||
+	    !model->ops->device_time_ns) {
+		hpu_err("device model %s lacks mandatory operations",
+			model->name);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/**
+ * hpu_device_pci_bus_id() - synthesized PCI location of device @index
+ * @index: device index
+ * @bus: receives the bus number
+ * @buf: receives "0000:BB:00.0"
+ * @len: bytes at @buf (16 is enough)
+ *
+ * Every device of a daemon sits alone on its own bus, function 0 of
+ * slot 0, in domain 0, buses counting up from 0x19.
+ */
+void hpu_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
+			   size_t len)
+{
+	*bus = (uint8_t)(HPU_PCI_FIRST_BUS + index);
+	snprintf(buf, len, "%04x:%02x:%02x.%x", 0, *bus, 0, 0);
+}
+
+/* FNV-1a of the mount directory: the "server number" in serial numbers */
+static unsigned int server_id_of(const char *where)
+{
+	uint32_t h = 2166136261u;
+
+	while (where && *where) {
+		h ^= (uint8_t)*where++;
+		h *= 16777619u;
+	}
+	return h % 9999 + 1;
+}
+
+static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
+		       unsigned int index)
+{
+	struct hpu_fw_config cfg;
+	int ret;
+
+	dev->index = index;
+	dev->module_id = index;
+	dev->model = drv->model;
+	dev->profile = drv->profile;
+	dev->pci_domain = 0;
+	dev->status = HPU_DEVICE_STATUS_OPERATIONAL;
+	hpu_device_pci_bus_id(index, &dev->pci_bus, dev->bus_id,
+			      sizeof(dev->bus_id));
+	snprintf(dev->serial, sizeof(dev->serial), "HPUS%u-%04u-%02u",
+		 drv->profile->device_type, drv->server_id, index);
+	ret = pthread_mutex_init(&dev->ctx_lock, NULL);
+	if (ret)
+		return -ret;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.profile = drv->profile;
+	cfg.index = index;
+	cfg.module_id = dev->module_id;
+	cfg.pci_domain = dev->pci_domain;
+	cfg.pci_bus = dev->pci_bus;
+	cfg.serial = dev->serial;
+	ret = drv->model->ops->create(&cfg, &dev->fw);
+	if (ret) {
+		hpu_err("hpu%u: device model refused to create the device: %s",
+			index, strerror(-ret));
+		goto err_destroy_lock;
+	}
+
+	/* the model fills the chip's fields; the driver owns the rest */
+	drv->model->ops->hw_ip_info(dev->fw, &dev->ip);
+	dev->ip.module_id = dev->module_id;
+	dev->ip.max_cs_chunks = HPU_MAX_JOBS_PER_CS;
+	if (!dev->ip.server_type)
+		dev->ip.server_type = drv->profile->server_type;
+	dev->ip.pad = 0;
+	dev->ip.reserved = 0;
+	if (!dev->ip.fw_version[0])
+		snprintf((char *)dev->ip.fw_version, sizeof(dev->ip.fw_version),
+			 "%s %s", drv->model->name, drv->model->version);
+	dev->ip.card_name[sizeof(dev->ip.card_name) - 1] = 0;
+	dev->ip.fw_version[sizeof(dev->ip.fw_version) - 1] = 0;
+	return 0;
+
+err_destroy_lock:
+	pthread_mutex_destroy(&dev->ctx_lock);
+	return ret;
+}
+
+static void device_fini(struct hpu_driver *drv, struct hpu_device *dev)
+{
+	drv->model->ops->destroy(dev->fw);
+	dev->fw = NULL;
+	pthread_mutex_destroy(&dev->ctx_lock);
+}
+
+/**
+ * hpu_driver_init() - create the daemon's devices
+ * @drv: driver state to fill in
+ * @model: device model (checked with hpu_driver_check_model())
+ * @type: profile name ("gaudi", "gaudi2", "gaudi3")
+ * @ndev: number of devices, 1..HPU_FUSED_MAX_DEVICES
+ * @where: mount directory (names the simulated server), may be NULL
+ *
+ * Return: 0 or -errno (-ENOENT: no such profile).
+ */
+int hpu_driver_init(struct hpu_driver *drv, const struct hpu_fw_model *model,
+		    const char *type, unsigned int ndev, const char *where)
+{
+	unsigned int i;
+	int ret;
+
+	memset(drv, 0, sizeof(*drv));
+	if (ndev < 1 || ndev > HPU_FUSED_MAX_DEVICES)
+		return -EINVAL;
+	ret = hpu_driver_check_model(model);
+	if (ret)
+		return ret;
+	drv->model = model;
+	drv->profile = hpu_fw_find_profile(model, type);
+	if (!drv->profile)
+		return -ENOENT;
+	drv->ndev = ndev;
+	drv->server_id = server_id_of(where);
+	drv->uid = getuid();
+	drv->gid = getgid();
+	drv->start_ns = hpu_now_ns();
+	drv->devs = calloc(ndev, sizeof(*drv->devs));
+	if (!drv->devs)
+		return -ENOMEM;
+
+	for (i = 0; i < ndev; i++) {
+		ret = device_init(drv, &drv->devs[i], i);
+		if (ret)
+			goto err_fini_devices;
+	}
+	return 0;
+
+err_fini_devices:
+	while (i--)
+		device_fini(drv, &drv->devs[i]);
+	free(drv->devs);
+	drv->devs = NULL;
+	return ret;
+}
+
+/**
+ * hpu_driver_fini() - destroy every device (no context may be open)
+ * @drv: driver state
+ */
+void hpu_driver_fini(struct hpu_driver *drv)
+{
+	unsigned int i;
+
+	if (!drv->devs)
+		return;
+	for (i = 0; i < drv->ndev; i++)
+		device_fini(drv, &drv->devs[i]);
+	free(drv->devs);
+	drv->devs = NULL;
+}

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hpu_fused.h - internal interfaces of the hpu-fused driver core
+ * (libhpufusedev): devices, contexts, event queues, ioctl dispatch,
+ * user memory access, attributes and the FUSE front end.
+ *
+ * docs/fusedev.md describes the design decisions.
+ */
+#ifndef HPU_FUSED_H
+#define HPU_FUSED_H
+
+#ifndef FUSE_USE_VERSION
+#define FUSE_USE_VERSION 314
+#endif
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <fuse_lowlevel.h>
+
+#include "hpu_accel.h"
+#include "hpu_fw_if.h"
+
+/* Limits of the daemon */
+#define HPU_FUSED_MAX_DEVICES	64
+#define HPU_FUSED_DEF_DEVICES	8
+
+/*
+ * Worker threads of the FUSE loop: a future blocking WAIT_CS holds one
+ * worker for at most its (bounded) timeout; at most HPU_FUSED_MAX_WAITERS
+ * may block at once (the rest get -EBUSY), and HPU_FUSED_SPARE_THREADS
+ * more always remain for every other request.
+ */
+#define HPU_FUSED_MAX_WAITERS	64
+#define HPU_FUSED_SPARE_THREADS	16
+#define HPU_FUSED_MAX_THREADS	(HPU_FUSED_MAX_WAITERS + HPU_FUSED_SPARE_THREADS)
+
+/* Events kept per context before the oldest are dropped */
+#define HPU_CTX_MAX_EVENTS	64
+
+/* ------------------------------------------------------------------ */
+/* Logging (log.c)                                                     */
+/* ------------------------------------------------------------------ */
+
+enum hpu_log_level {
+	HPU_LOG_ERR = 0,
+	HPU_LOG_WARN = 1,
+	HPU_LOG_INFO = 2,
+	HPU_LOG_DEBUG = 3,
+};
+
+/**
+ * struct hpu_ratelimit - state of one rate-limited log call site
+ * @window_start: start of the current window, CLOCK_MONOTONIC seconds
+ * @printed: messages printed in the window
+ * @suppressed: messages dropped in the window
+ */
+struct hpu_ratelimit {
+	int64_t window_start;
+	unsigned int printed;
+	unsigned int suppressed;
+};
+
+int hpu_log_parse_level(const char *name);
+void hpu_log_setup(int level, bool use_syslog);
+bool hpu_log_enabled(int level);
+void hpu_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void hpu_log_rl(struct hpu_ratelimit *rl, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#define hpu_err(...) hpu_log(HPU_LOG_ERR, __VA_ARGS__)
+#define hpu_warn(...) hpu_log(HPU_LOG_WARN, __VA_ARGS__)
+#define hpu_info(...) hpu_log(HPU_LOG_INFO, __VA_ARGS__)
+#define hpu_dbg(...) hpu_log(HPU_LOG_DEBUG, __VA_ARGS__)
+
+/*
+ * Messages caused by client input go through here: at most a burst per
+ * call site and window, then a count of what was suppressed.
+ */
+#define hpu_log_ratelimited(level, ...)                          \
+	do {                                                     \
+		static struct hpu_ratelimit _rl;                 \
+		if (hpu_log_enabled(level))                      \
+			hpu_log_rl(&_rl, (level), __VA_ARGS__);  \
+	} while (0)
+
+/* ------------------------------------------------------------------ */
+/* Devices and contexts (device.c, context.c)                          */
+/* ------------------------------------------------------------------ */
+
+struct hpu_device;
+
+/**
+ * struct hpu_ctx - per-file private data of an open device node
+ * @dev: device the file belongs to
+ * @control: true for a control context (INFO only, never a holder)
+ * @pid: TGID of the process that opened the file
+ * @comm: command name of that process
+ * @open_ns: CLOCK_MONOTONIC at open
+ * @refcount: references; the file holds one, the device list none
+ * @dram_bytes: device memory allocated by the context
+ * @cs_submitted: CSs accepted from the context
+ * @cs_completed: CSs of the context that completed
+ * @lock: protects @events, @ev_head, @ev_count, @ev_dropped,
+ *	@events_mask and @ph
+ * @events: ring of queued events for read()
+ * @ev_head: index of the oldest queued event
+ * @ev_count: queued events
+ * @ev_dropped: events dropped because the ring was full
+ * @events_mask: bit per event type since the last GET_EVENTS
+ * @ph: poll handle to notify when an event is queued, or NULL
+ * @next: next context of @dev (protected by the device's ctx_lock)
+ * @prev: previous context of @dev (protected by the device's ctx_lock)
+ */
+struct hpu_ctx {
+	struct hpu_device *dev;
+	bool control;
+	pid_t pid;
+	char comm[17];
+	uint64_t open_ns;
+	unsigned int refcount;
+	uint64_t dram_bytes;
+	uint64_t cs_submitted;
+	uint64_t cs_completed;
+
+	pthread_mutex_t lock;
+	struct hpu_event events[HPU_CTX_MAX_EVENTS];
+	unsigned int ev_head;
+	unsigned int ev_count;
+	uint64_t ev_dropped;
+	uint64_t events_mask;
+	struct fuse_pollhandle *ph;
+
+	struct hpu_ctx *next;
+	struct hpu_ctx *prev;
+};
+
+/**
+ * struct hpu_device - one simulated device as the driver sees it
+ * @index: device index in the daemon (hpuN)
+ * @module_id: OAM module id (== @index)
+ * @model: device model
+ * @profile: chip profile
+ * @fw: the model's device
+ * @ip: HW_IP_INFO answer, fixed at creation
+ * @pci_domain: PCI domain
+ * @pci_bus: PCI bus (distinct per device)
+ * @bus_id: "DDDD:BB:00.0"
+ * @serial: serial number
+ * @ctx_lock: protects @ctx_list, @status, @open_counter,
+ *	@last_open_period_ms, @num_compute, @num_control, @in_release,
+ *	the reset counters and every context's @next/@prev
+ * @ctx_list: open contexts (compute and control)
+ * @status: HPU_DEVICE_STATUS_*
+ * @open_counter: compute opens since creation
+ * @last_open_period_ms: lifetime of the last closed compute context
+ * @num_compute: compute contexts open
+ * @num_control: control contexts open
+ * @in_release: compute contexts being torn down
+ * @hard_reset_cnt: hard resets
+ * @soft_reset_cnt: soft resets
+ * @cs_submitted: CSs accepted (atomic)
+ * @cs_completed: CSs completed (atomic)
+ */
+struct hpu_device {
+	unsigned int index;
+	unsigned int module_id;
+	const struct hpu_fw_model *model;
+	const struct hpu_fw_profile *profile;
+	struct hpu_fw_device *fw;
+	struct hpu_info_hw_ip_info ip;
+	uint32_t pci_domain;
+	uint8_t pci_bus;
+	char bus_id[16];
+	char serial[32];
+
+	pthread_mutex_t ctx_lock;
+	struct hpu_ctx *ctx_list;
+	uint32_t status;
+	uint64_t open_counter;
+	uint64_t last_open_period_ms;
+	uint32_t num_compute;
+	uint32_t num_control;
+	uint32_t in_release;
+	uint32_t hard_reset_cnt;
+	uint32_t soft_reset_cnt;
+
+	uint64_t cs_submitted;
+	uint64_t cs_completed;
+};
+
+/**
+ * struct hpu_driver - the daemon-wide state
+ * @model: device model
+ * @profile: chip profile of every device
+ * @ndev: devices
+ * @devs: the devices
+ * @server_id: number of this simulated server (serial numbers)
+ * @uid: owner of the device nodes
+ * @gid: group of the device nodes
+ * @start_ns: CLOCK_MONOTONIC at start
+ */
+struct hpu_driver {
+	const struct hpu_fw_model *model;
+	const struct hpu_fw_profile *profile;
+	unsigned int ndev;
+	struct hpu_device *devs;
+	unsigned int server_id;
+	uid_t uid;
+	gid_t gid;
+	uint64_t start_ns;
+};
+
+int hpu_driver_check_model(const struct hpu_fw_model *model);
+int hpu_driver_init(struct hpu_driver *drv, const struct hpu_fw_model *model,
+		    const char *type, unsigned int ndev, const char *where);
+void hpu_driver_fini(struct hpu_driver *drv);
+void hpu_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
+			   size_t len);
+uint64_t hpu_now_ns(void);
+uint32_t hpu_fw_if_minor_in_use(const struct hpu_fw_model *model);
+
+int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid,
+		 struct hpu_ctx **out);
+void hpu_ctx_release(struct hpu_ctx *ctx);
+void hpu_ctx_get(struct hpu_ctx *ctx);
+void hpu_ctx_put(struct hpu_ctx *ctx);
+pid_t hpu_tid_to_tgid(pid_t tid);
+
+int hpu_ctx_queue_event(struct hpu_ctx *ctx, uint32_t type, uint32_t engine,
+			uint64_t seq, uint64_t addr, uint64_t data);
+int hpu_ctx_read_events(struct hpu_ctx *ctx, struct hpu_event *out,
+			unsigned int max);
+unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph);
+void hpu_ctx_take_events(struct hpu_ctx *ctx, uint64_t *mask,
+			 uint64_t *pending);
+int hpu_device_clients_text(struct hpu_device *dev, char **text,
+			    size_t *len);
+void hpu_device_open_stats(struct hpu_device *dev,
+			   struct hpu_info_open_stats *out);
+
+/* ------------------------------------------------------------------ */
+/* User memory (uaccess.c)                                             */
+/* ------------------------------------------------------------------ */
+
+int hpu_copy_from_user(pid_t pid, void *dst, uint64_t uaddr, size_t len);
+int hpu_copy_to_user(pid_t pid, uint64_t uaddr, const void *src, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* ioctl dispatch (ioctl.c, info.c)                                    */
+/* ------------------------------------------------------------------ */
+
+/* hpu_ioctl_desc.flags */
+#define HPU_IOCTL_CONTROL_OK	(1U << 0)	/* allowed on control nodes */
+
+/**
+ * struct hpu_ioctl_call - one ioctl request as the handlers see it
+ * @ctx: context of the file
+ * @pid: thread that made the request (user memory belongs to it)
+ */
+struct hpu_ioctl_call {
+	struct hpu_ctx *ctx;
+	pid_t pid;
+};
+
+typedef int (*hpu_ioctl_func_t)(const struct hpu_ioctl_call *call,
+				void *data);
+
+/**
+ * struct hpu_ioctl_desc - one entry of the dispatch table
+ * @cmd: full command number; its size and direction are the driver's
+ * @func: handler; @data is the argument struct, updated in place
+ * @flags: HPU_IOCTL_*
+ * @name: for logs
+ */
+struct hpu_ioctl_desc {
+	unsigned int cmd;
+	hpu_ioctl_func_t func;
+	unsigned int flags;
+	const char *name;
+};
+
+/* Largest argument struct of any command */
+#define HPU_IOCTL_MAX_SIZE	128
+
+const struct hpu_ioctl_desc *hpu_ioctl_lookup(unsigned int cmd, int *err);
+int hpu_ioctl_dispatch(const struct hpu_ioctl_call *call, unsigned int cmd,
+		       const void *in, size_t in_size, void *out,
+		       size_t *out_size);
+int hpu_check_flags(uint64_t flags, uint64_t mask);
+int hpu_check_zero(const void *ptr, size_t len);
+
+int hpu_ioctl_info(const struct hpu_ioctl_call *call, void *data);
+uint64_t hpu_driver_capabilities(void);
+
+/* ------------------------------------------------------------------ */
+/* Attributes (attr.c)                                                 */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct hpu_attr_dev - one per-device text attribute (class/hpuN/NAME)
+ * @name: file name
+ * @show: writes the text (one line ending in '\n', or several for
+ *	lists) to a malloc'ed buffer; 0 or -errno
+ */
+struct hpu_attr_dev {
+	const char *name;
+	int (*show)(struct hpu_device *dev, char **text, size_t *len);
+};
+
+/**
+ * struct hpu_attr_drv - one daemon-wide text attribute (driver/NAME)
+ * @name: file name
+ * @show: as for struct hpu_attr_dev
+ */
+struct hpu_attr_drv {
+	const char *name;
+	int (*show)(struct hpu_driver *drv, char **text, size_t *len);
+};
+
+extern const struct hpu_attr_dev hpu_dev_attrs[];
+extern const unsigned int hpu_num_dev_attrs;
+extern const struct hpu_attr_drv hpu_drv_attrs[];
+extern const unsigned int hpu_num_drv_attrs;
+
+/* ------------------------------------------------------------------ */
+/* FUSE front end (fs.c) and mount handling (mount.c)                  */
+/* ------------------------------------------------------------------ */
+
+extern const struct fuse_lowlevel_ops hpu_fs_ops;
+
+int hpu_mount_prepare(const char *dir);
+int hpu_devlinks_create(const char *dir, unsigned int ndev, bool forced);
+void hpu_devlinks_remove(const char *dir, unsigned int ndev);
+
+#endif /* HPU_FUSED_H */

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+/*
+ * info.c - HPU_IOCTL_INFO: one builder per op, answered like snprintf
+ * (copy min(return_size, full size) bytes to return_pointer, report the
+ * full size).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "hpu_fused.h"
+
+/* Largest INFO answer */
+union info_answer {
+	struct hpu_info_hw_ip_info hw_ip;
+	struct hpu_info_dram_usage dram;
+	struct hpu_info_hw_idle idle;
+	struct hpu_info_device_status status;
+	struct hpu_info_device_utilization util;
+	struct hpu_info_clk_rate clk;
+	struct hpu_info_reset_count reset;
+	struct hpu_info_time_sync time;
+	struct hpu_info_cs_counters cs;
+	struct hpu_info_power power;
+	struct hpu_info_thermal thermal;
+	struct hpu_info_open_stats open;
+	struct hpu_info_events events;
+	struct hpu_info_pci pci;
+	struct hpu_info_driver_version version;
+};
+
+/**
+ * hpu_driver_capabilities() - HPU_CAP_* bits of what is implemented
+ */
+uint64_t hpu_driver_capabilities(void)
+{
+	return HPU_CAP_INFO;
+}
+
+static int info_hw_ip(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	memcpy(out, &ctx->dev->ip, sizeof(ctx->dev->ip));
+	return 0;
+}
+
+static int info_dram_usage(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	struct hpu_info_dram_usage *d = out;
+
+	d->dram_total_mem = ctx->dev->ip.dram_size;
+	d->dram_used_mem = 0;
+	d->dram_free_mem = d->dram_total_mem - d->dram_used_mem;
+	d->ctx_dram_mem = ctx->dram_bytes;
+	return 0;
+}
+
+static int info_hw_idle(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	struct hpu_info_hw_idle *d = out;
+	struct hpu_device *dev = ctx->dev;
+	uint64_t busy[4] = { 0 };
+	unsigned int i;
+
+	d->is_idle = dev->model->ops->hw_idle(dev->fw, busy) ? 1 : 0;
+	for (i = 0; i < 4; i++)
+		d->busy_engines_mask[i] = busy[i];
+	return 0;
+}
+
+static int info_status(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	struct hpu_info_device_status *d = out;
+
+	pthread_mutex_lock(&ctx->dev->ctx_lock);
+	d->status = ctx->dev->status;
+	pthread_mutex_unlock(&ctx->dev->ctx_lock);
+	return 0;
+}
+
+static int info_utilization(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	struct hpu_info_device_utilization *d = out;
+	struct hpu_device *dev = ctx->dev;
+
+	return dev->model->ops->utilization(dev->fw, period, &d->utilization);
+}
+
+static int info_clk_rate(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	struct hpu_info_clk_rate *d = out;
+	struct hpu_device *dev = ctx->dev;
+	struct hpu_fw_telemetry t = { 0 };
+
+	dev->model->ops->telemetry(dev->fw, &t);
+	d->cur_clk_rate_mhz = t.clk_cur_mhz;
+	d->max_clk_rate_mhz = dev->ip.clk_max_mhz;
+	return 0;
+}
+
+static int info_reset_count(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	struct hpu_info_reset_count *d = out;
+
+	pthread_mutex_lock(&ctx->dev->ctx_lock);
+	d->hard_reset_cnt = ctx->dev->hard_reset_cnt;
+	d->soft_reset_cnt = ctx->dev->soft_reset_cnt;
+	pthread_mutex_unlock(&ctx->dev->ctx_lock);
+	return 0;
+}
+
+static int info_time_sync(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	struct hpu_info_time_sync *d = out;
+	struct hpu_device *dev = ctx->dev;
+
+	d->device_time = dev->model->ops->device_time_ns(dev->fw);
+	d->host_time = hpu_now_ns();
+	return 0;
+}
+
+static int info_cs_counters(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	struct hpu_info_cs_counters *d = out;
+
+	d->total_submitted = __atomic_load_n(&ctx->dev->cs_submitted,
+					     __ATOMIC_RELAXED);
+	d->total_completed = __atomic_load_n(&ctx->dev->cs_completed,
+					     __ATOMIC_RELAXED);
+	d->ctx_submitted = __atomic_load_n(&ctx->cs_submitted,
+					   __ATOMIC_RELAXED);
+	d->ctx_completed = __atomic_load_n(&ctx->cs_completed,
+					   __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int info_power(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	struct hpu_info_power *d = out;
+	struct hpu_device *dev = ctx->dev;
+	struct hpu_fw_telemetry t = { 0 };
+
+	dev->model->ops->telemetry(dev->fw, &t);
+	d->power_mw = t.power_mw;
+	d->power_cap_mw = dev->ip.max_power_mw;
+	d->energy_mj = t.energy_mj;
+	return 0;
+}
+
+static int info_thermal(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	struct hpu_info_thermal *d = out;
+	struct hpu_device *dev = ctx->dev;
+	struct hpu_fw_telemetry t = { 0 };
+
+	dev->model->ops->telemetry(dev->fw, &t);
+	d->temp_asic_mc = t.temp_asic_mc;
+	d->temp_hbm_mc = t.temp_hbm_mc;
+	d->temp_slowdown_mc = dev->profile->temp_slowdown_mc;
+	d->temp_shutdown_mc = dev->profile->temp_shutdown_mc;
+	return 0;
+}
+
+static int info_open_stats(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	hpu_device_open_stats(ctx->dev, out);
+	return 0;
+}
+
+static int info_events(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	struct hpu_info_events *d = out;
+	uint64_t mask, pending;
+
+	hpu_ctx_take_events(ctx, &mask, &pending);
+	d->events_mask = mask;
+	d->pending = pending;
+	return 0;
+}
+
+static int info_pci(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	struct hpu_info_pci *d = out;
+	struct hpu_device *dev = ctx->dev;
+
+	d->domain = dev->pci_domain;
+	d->bus = dev->pci_bus;
+	d->device = 0;
+	d->function = 0;
+	d->vendor_id = HPU_PCI_VENDOR_ID;
+	d->device_id = dev->profile->pci_device_id;
+	d->subsystem_vendor_id = HPU_PCI_VENDOR_ID;
+	d->subsystem_device_id = dev->profile->pci_device_id;
+	d->link_speed_mts = dev->profile->pcie_speed_mts;
+	d->link_width = dev->profile->pcie_width;
+	memcpy(d->bus_id, dev->bus_id, sizeof(d->bus_id));
+	d->bus_id[sizeof(d->bus_id) - 1] = 0;
+	return 0;
+}
+
+static int info_driver_version(struct hpu_ctx *ctx, uint32_t period,
+			       void *out)
+{
+	struct hpu_info_driver_version *d = out;
+	const struct hpu_fw_model *model = ctx->dev->model;
+
+	d->capabilities = hpu_driver_capabilities();
+	d->major = HPU_VERSION_MAJOR;
+	d->minor = HPU_VERSION_MINOR;
+	d->patch = HPU_VERSION_PATCH;
+	d->fw_if_major = model->if_major;
+	d->fw_if_minor = hpu_fw_if_minor_in_use(model);
+	strncpy((char *)d->version, HPU_VERSION, sizeof(d->version) - 1);
+	return 0;
+}
+
+/**
+ * struct info_op - one INFO op
+ * @build: fills the answer (zeroed beforehand); 0 or -errno
+ * @size: full size of the answer
+ * @uses_period: the op takes period_ms (else it must be 0)
+ */
+struct info_op {
+	int (*build)(struct hpu_ctx *ctx, uint32_t period, void *out);
+	uint32_t size;
+	bool uses_period;
+};
+
+#define OP(nr, fn, type) [nr] = { .build = fn, .size = sizeof(type) }
+
+static const struct info_op info_ops[] = {
+	OP(HPU_INFO_HW_IP_INFO, info_hw_ip, struct hpu_info_hw_ip_info),
+	OP(HPU_INFO_DRAM_USAGE, info_dram_usage, struct hpu_info_dram_usage),
+	OP(HPU_INFO_HW_IDLE, info_hw_idle, struct hpu_info_hw_idle),
+	OP(HPU_INFO_DEVICE_STATUS, info_status, struct hpu_info_device_status),
+	[HPU_INFO_DEVICE_UTILIZATION] = {
+		.build = info_utilization,
+		.size = sizeof(struct hpu_info_device_utilization),
+		.uses_period = true,
+	},
+	OP(HPU_INFO_CLK_RATE, info_clk_rate, struct hpu_info_clk_rate),
+	OP(HPU_INFO_RESET_COUNT, info_reset_count, struct hpu_info_reset_count),
+	OP(HPU_INFO_TIME_SYNC, info_time_sync, struct hpu_info_time_sync),
+	OP(HPU_INFO_CS_COUNTERS, info_cs_counters, struct hpu_info_cs_counters),
+	OP(HPU_INFO_POWER, info_power, struct hpu_info_power),
+	OP(HPU_INFO_OPEN_STATS, info_open_stats, struct hpu_info_open_stats),
+	OP(HPU_INFO_GET_EVENTS, info_events, struct hpu_info_events),
+	OP(HPU_INFO_PCI_INFO, info_pci, struct hpu_info_pci),
+	OP(HPU_INFO_DRIVER_VERSION, info_driver_version,
+	   struct hpu_info_driver_version),
+	OP(HPU_INFO_THERMAL, info_thermal, struct hpu_info_thermal),
+};
+
+/**
+ * hpu_ioctl_info() - HPU_IOCTL_INFO handler
+ * @call: context and requesting thread
+ * @data: struct hpu_info_args, updated in place (full_size)
+ *
+ * Return: 0; -EINVAL for non-zero flags or pad, an unknown op, a
+ * period_ms out of range (or given to an op without one), a zero
+ * return_pointer or return_size; -EFAULT when the answer cannot be
+ * written to return_pointer.
+ */
+int hpu_ioctl_info(const struct hpu_ioctl_call *call, void *data)
+{
+	struct hpu_info_args *args = data;
+	const struct info_op *op;
+	union info_answer ans;
+	int ret;
+
+	if (hpu_check_flags(args->flags, 0) ||
+	    hpu_check_zero(&args->pad, sizeof(args->pad)))
+		return -EINVAL;
+	if (args->op >= sizeof(info_ops) / sizeof(info_ops[0]) ||
+	    !info_ops[args->op].build)
+		return -EINVAL;
+	op = &info_ops[args->op];
+	if (op->uses_period ? args->period_ms < 100 || args->period_ms > 1000 :
+			      args->period_ms != 0)
+		return -EINVAL;
+	if (!args->return_pointer || !args->return_size)
+		return -EINVAL;
+
+	memset(&ans, 0, sizeof(ans));
+	ret = op->build(call->ctx, args->period_ms, &ans);
+	if (ret)
+		return ret;
+	ret = hpu_copy_to_user(call->pid, args->return_pointer, &ans,
+			       args->return_size < op->size ?
+				       args->return_size : op->size);
+	if (ret)
+		return ret;
+	args->full_size = op->size;
+	return 0;
+}

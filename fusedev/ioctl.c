@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ioctl.c - table-driven ioctl dispatch and the shared argument checks.
+ *
+ * Rules, in the order they apply (docs/fusedev.md):
+ *  1. _IOC_TYPE not DRM_IOCTL_BASE, number outside the table, no entry,
+ *     or a direction other than the table's: -ENOTTY;
+ *  2. _IOC_SIZE differs from the table's: -EINVAL (the table's size is
+ *     trusted, never the caller's);
+ *  3. a command without HPU_IOCTL_CONTROL_OK on a control node: -EPERM;
+ *  4. the handler, which checks flags and pad/reserved members through
+ *     hpu_check_flags() and hpu_check_zero() before anything else.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "hpu_fused.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/**
+ * hpu_check_flags() - reject flag bits the driver does not know
+ * @flags: flags given by the caller
+ * @mask: every bit the driver accepts there
+ *
+ * Return: 0 or -EINVAL.
+ */
+int hpu_check_flags(uint64_t flags, uint64_t mask)
+{
+	return (flags & ~mask) ? -EINVAL : 0;
+}
+
+/**
+ * hpu_check_zero() - reject non-zero pad or reserved bytes
+ * @ptr: first byte
+ * @len: bytes
+ *
+ * Return: 0 or -EINVAL.
+ */
+int hpu_check_zero(const void *ptr, size_t len)
+{
+	const uint8_t *p = ptr;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i])
+			return -EINVAL;
+	return 0;
+}
+
+#define CHECK_ZERO(member) hpu_check_zero(&(member), sizeof(member))
+
+/*
+ * The handlers below validate everything that can be validated before
+ * their family is implemented, then say so with -EOPNOTSUPP (the
+ * capability bits of DRIVER_VERSION tell clients not to try).
+ */
+static int ioctl_cb(const struct hpu_ioctl_call *call, void *data)
+{
+	const struct hpu_cb_in *in = &((union hpu_cb_args *)data)->in;
+
+	if (hpu_check_flags(in->flags, 0) || CHECK_ZERO(in->pad))
+		return -EINVAL;
+	switch (in->op) {
+	case HPU_CB_OP_CREATE:
+		if (!in->host_ptr || in->cb_size < 8 ||
+		    in->cb_size > HPU_MAX_CB_SIZE || in->cb_size % 8)
+			return -EINVAL;
+		break;
+	case HPU_CB_OP_DESTROY:
+	case HPU_CB_OP_INFO:
+		break;
+	default:
+		return -EINVAL;
+	}
+	return -EOPNOTSUPP;
+}
+
+static int ioctl_cs(const struct hpu_ioctl_call *call, void *data)
+{
+	const struct hpu_cs_in *in = &((union hpu_cs_args *)data)->in;
+
+	if (hpu_check_flags(in->cs_flags, HPU_CS_FLAGS_MASK) ||
+	    CHECK_ZERO(in->pad) || CHECK_ZERO(in->reserved))
+		return -EINVAL;
+	if (in->num_chunks_execute < 1 ||
+	    in->num_chunks_execute > HPU_MAX_JOBS_PER_CS || !in->chunks_execute)
+		return -EINVAL;
+	return -EOPNOTSUPP;
+}
+
+static int ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data)
+{
+	const struct hpu_wait_cs_in *in = &((union hpu_wait_cs_args *)data)->in;
+
+	if (hpu_check_flags(in->flags, HPU_WAIT_CS_FLAGS_MASK) ||
+	    CHECK_ZERO(in->reserved))
+		return -EINVAL;
+	if (in->flags & HPU_WAIT_CS_FLAGS_MULTI_CS) {
+		if (!in->seq || in->seq_arr_len < 1 ||
+		    in->seq_arr_len > HPU_WAIT_MULTI_CS_MAX)
+			return -EINVAL;
+	} else if (in->seq_arr_len || (in->flags & HPU_WAIT_CS_FLAGS_ANY) ||
+		   !in->seq || in->seq == ~0ULL) {
+		return -EINVAL;
+	}
+	return -EOPNOTSUPP;
+}
+
+static const uint32_t mem_op_flags[] = {
+	[HPU_MEM_OP_ALLOC] = HPU_MEM_CONTIGUOUS,
+	[HPU_MEM_OP_FREE] = 0,
+	[HPU_MEM_OP_MAP] = HPU_MEM_USERPTR | HPU_MEM_FIXED,
+	[HPU_MEM_OP_UNMAP] = 0,
+	[HPU_MEM_OP_EXPORT] = 0,
+};
+
+static int ioctl_memory(const struct hpu_ioctl_call *call, void *data)
+{
+	const struct hpu_mem_in *in = &((union hpu_mem_args *)data)->in;
+
+	if (in->op >= ARRAY_SIZE(mem_op_flags) || CHECK_ZERO(in->reserved))
+		return -EINVAL;
+	if (hpu_check_flags(in->flags, mem_op_flags[in->op]))
+		return -EINVAL;
+	return -EOPNOTSUPP;
+}
+
+static int ioctl_debug(const struct hpu_ioctl_call *call, void *data)
+{
+	const struct hpu_debug_args *args = data;
+
+	if (hpu_check_flags(args->flags, 0) || CHECK_ZERO(args->reserved))
+		return -EINVAL;
+	switch (args->op) {
+	case HPU_DEBUG_OP_INJECT_FAULT:
+		if (args->fault >= HPU_FAULT_MAX)
+			return -EINVAL;
+		break;
+	case HPU_DEBUG_OP_CLEAR_FAULTS:
+	case HPU_DEBUG_OP_ENGINE_STATUS:
+		break;
+	default:
+		return -EINVAL;
+	}
+	return -EOPNOTSUPP;
+}
+
+static const struct hpu_ioctl_desc hpu_ioctls[] = {
+	[HPU_COMMAND_INFO] = {
+		.cmd = HPU_IOCTL_INFO,
+		.func = hpu_ioctl_info,
+		.flags = HPU_IOCTL_CONTROL_OK,
+		.name = "INFO",
+	},
+	[HPU_COMMAND_CB] = {
+		.cmd = HPU_IOCTL_CB,
+		.func = ioctl_cb,
+		.name = "CB",
+	},
+	[HPU_COMMAND_CS] = {
+		.cmd = HPU_IOCTL_CS,
+		.func = ioctl_cs,
+		.name = "CS",
+	},
+	[HPU_COMMAND_WAIT_CS] = {
+		.cmd = HPU_IOCTL_WAIT_CS,
+		.func = ioctl_wait_cs,
+		.name = "WAIT_CS",
+	},
+	[HPU_COMMAND_MEMORY] = {
+		.cmd = HPU_IOCTL_MEMORY,
+		.func = ioctl_memory,
+		.name = "MEMORY",
+	},
+	[HPU_COMMAND_DEBUG] = {
+		.cmd = HPU_IOCTL_DEBUG,
+		.func = ioctl_debug,
+		.name = "DEBUG",
+	},
+};
+
+_Static_assert(ARRAY_SIZE(hpu_ioctls) == HPU_COMMAND_END,
+	       "every command number has an entry");
+
+/**
+ * hpu_ioctl_lookup() - the table entry of a command number
+ * @cmd: command number given by the caller
+ * @err: receives -ENOTTY or -EINVAL when there is no usable entry
+ *
+ * Return: the entry, or NULL (see @err).
+ */
+const struct hpu_ioctl_desc *hpu_ioctl_lookup(unsigned int cmd, int *err)
+{
+	const struct hpu_ioctl_desc *desc;
+	unsigned int nr = _IOC_NR(cmd);
+
+	*err = -ENOTTY;
+	if (_IOC_TYPE(cmd) != DRM_IOCTL_BASE || nr < DRM_COMMAND_BASE ||
+	    nr >= DRM_COMMAND_BASE + ARRAY_SIZE(hpu_ioctls))
+		return NULL;
+	desc = &hpu_ioctls[nr - DRM_COMMAND_BASE];
+	if (!desc->func || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
+		return NULL;
+	if (_IOC_SIZE(cmd) != _IOC_SIZE(desc->cmd)) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	*err = 0;
+	return desc;
+}
+
+/**
+ * hpu_ioctl_dispatch() - run one ioctl through the table
+ * @call: context and requesting thread
+ * @cmd: command number
+ * @in: argument bytes the kernel copied in (_IOC_SIZE(cmd) of them)
+ * @in_size: bytes at @in
+ * @out: receives the argument struct after the handler
+ * @out_size: in: room at @out; out: bytes to copy back to the caller
+ *
+ * Return: 0 or -errno; @out is only meaningful on 0.
+ */
+int hpu_ioctl_dispatch(const struct hpu_ioctl_call *call, unsigned int cmd,
+		       const void *in, size_t in_size, void *out,
+		       size_t *out_size)
+{
+	uint64_t data[HPU_IOCTL_MAX_SIZE / sizeof(uint64_t)];
+	const struct hpu_ioctl_desc *desc;
+	size_t size;
+	int ret;
+
+	desc = hpu_ioctl_lookup(cmd, &ret);
+	if (!desc) {
+		hpu_log_ratelimited(HPU_LOG_DEBUG,
+				    "pid %d: ioctl 0x%08x rejected: %s",
+				    (int)call->pid, cmd, strerror(-ret));
+		return ret;
+	}
+	size = _IOC_SIZE(desc->cmd);
+	if (size > sizeof(data) || in_size < size || *out_size < size)
+		return -EINVAL;
+	if (call->ctx->control && !(desc->flags & HPU_IOCTL_CONTROL_OK))
+		return -EPERM;
+
+	memcpy(data, in, size);
+	ret = desc->func(call, data);
+	if (ret) {
+		hpu_log_ratelimited(HPU_LOG_DEBUG, "pid %d: %s failed: %s",
+				    (int)call->pid, desc->name,
+				    strerror(-ret));
+		return ret;
+	}
+	memcpy(out, data, size);
+	*out_size = size;
+	return 0;
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * log.c - levelled logging to stderr (foreground) or syslog (daemon),
+ * with per-call-site rate limiting for messages caused by client input.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#include "hpu_fused.h"
+
+/* A rate-limited call site prints at most RL_BURST messages per RL_WINDOW */
+#define RL_WINDOW_S	5
+#define RL_BURST	10
+
+static int log_level = HPU_LOG_WARN;
+static bool log_syslog;
+/* serialises rate-limit state updates of every call site */
+static pthread_mutex_t rl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const level_names[] = {
+	[HPU_LOG_ERR] = "err",
+	[HPU_LOG_WARN] = "warn",
+	[HPU_LOG_INFO] = "info",
+	[HPU_LOG_DEBUG] = "debug",
+};
+
+static const int level_prio[] = {
+	[HPU_LOG_ERR] = LOG_ERR,
+	[HPU_LOG_WARN] = LOG_WARNING,
+	[HPU_LOG_INFO] = LOG_INFO,
+	[HPU_LOG_DEBUG] = LOG_DEBUG,
+};
+
+/**
+ * hpu_log_parse_level() - level number of a level name
+ * @name: "err", "warn", "info" or "debug"
+ *
+ * Return: the HPU_LOG_* level, or -EINVAL.
+ */
+int hpu_log_parse_level(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
+		if (!strcmp(name, level_names[i]))
+			return (int)i;
+	return -EINVAL;
+}
+
+/**
+ * hpu_log_setup() - choose the level and the sink of the log
+ * @level: most verbose HPU_LOG_* level printed
+ * @use_syslog: log to syslog (daemon mode) instead of stderr
+ */
+void hpu_log_setup(int level, bool use_syslog)
+{
+	log_level = level;
+	log_syslog = use_syslog;
+	if (use_syslog)
+		openlog("hpu-fused", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+/**
+ * hpu_log_enabled() - whether messages of @level are printed
+ * @level: HPU_LOG_* level
+ */
+bool hpu_log_enabled(int level)
+{
+	return level <= log_level;
+}
+
+static void log_va(int level, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (log_syslog)
+		syslog(level_prio[level], "%s", msg);
+	else
+		fprintf(stderr, "hpu-fused: %s: %s\n", level_names[level], msg);
+}
+
+/**
+ * hpu_log() - print one message if @level is enabled
+ * @level: HPU_LOG_* level
+ * @fmt: printf format, no trailing newline
+ */
+void hpu_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!hpu_log_enabled(level))
+		return;
+	va_start(ap, fmt);
+	log_va(level, fmt, ap);
+	va_end(ap);
+}
+
+/**
+ * hpu_log_rl() - print one message unless its call site is over its
+ * budget; use through hpu_log_ratelimited()
+ * @rl: state of the call site
+ * @level: HPU_LOG_* level
+ * @fmt: printf format
+ */
+void hpu_log_rl(struct hpu_ratelimit *rl, int level, const char *fmt, ...)
+{
+	struct timespec ts;
+	unsigned int suppressed = 0;
+	bool print;
+	va_list ap;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	pthread_mutex_lock(&rl_lock);
+	if (ts.tv_sec - rl->window_start >= RL_WINDOW_S) {
+		suppressed = rl->suppressed;
+		rl->window_start = ts.tv_sec;
+		rl->printed = 0;
+		rl->suppressed = 0;
+	}
+	print = rl->printed < RL_BURST;
+	if (print)
+		rl->printed++;
+	else
+		rl->suppressed++;
+	pthread_mutex_unlock(&rl_lock);
+
+	if (suppressed)
+		hpu_log(level, "%u similar messages suppressed", suppressed);
+	if (!print)
+		return;
+	va_start(ap, fmt);
+	log_va(level, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - hpu-fused: the simulated accelerator's "kernel driver", a FUSE
+ * file system of device nodes and attributes (docs/fusedev.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpu_devdir.h"
+#include "hpu_fused.h"
+
+#define EXIT_USAGE 2
+
+/**
+ * struct options - the command line
+ * @ndev: --devices
+ * @type: --type
+ * @mount: --mount (absolute once resolved)
+ * @foreground: --foreground
+ * @dev_links: 1 --dev-links, 0 --no-dev-links, -1 default
+ * @log_level: --log-level
+ */
+struct options {
+	unsigned int ndev;
+	const char *type;
+	char mount[PATH_MAX];
+	bool foreground;
+	int dev_links;
+	int log_level;
+};
+
+enum {
+	OPT_DEV_LINKS = 0x100,
+	OPT_NO_DEV_LINKS,
+	OPT_LOG_LEVEL,
+	OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "devices", required_argument, NULL, 'n' },
+	{ "type", required_argument, NULL, 't' },
+	{ "mount", required_argument, NULL, 'm' },
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "dev-links", no_argument, NULL, OPT_DEV_LINKS },
+	{ "no-dev-links", no_argument, NULL, OPT_NO_DEV_LINKS },
+	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: hpu-fused [OPTIONS]\n"
+		"Serve simulated HPU device nodes in a FUSE device directory.\n\n"
+		"  -n, --devices N         devices to simulate, 1..%d (default %d)\n"
+		"  -t, --type TYPE         gaudi, gaudi2 or gaudi3 (default gaudi2)\n"
+		"  -m, --mount DIR         device directory (default: $HPU_DEV_DIR,\n"
+		"                          /run/hpu as root, $XDG_RUNTIME_DIR/hpu,\n"
+		"                          /tmp/hpu-$UID)\n"
+		"  -f, --foreground        stay in the foreground, log to stderr\n"
+		"      --dev-links         make /dev/hpuN links (where permitted)\n"
+		"      --no-dev-links      never touch /dev\n"
+		"      --log-level LEVEL   err, warn, info or debug (default warn)\n"
+		"  -h, --help              this text\n"
+		"      --version           print the version\n",
+		HPU_FUSED_MAX_DEVICES, HPU_FUSED_DEF_DEVICES);
+}
+
+static int parse_ndev(const char *s, unsigned int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > HPU_FUSED_MAX_DEVICES)
+		return -EINVAL;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+/* Return: 0 to run, 1 when done (help/version), -1 on a usage error */
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	const char *mount = NULL;
+	int c, lvl;
+
+	o->ndev = HPU_FUSED_DEF_DEVICES;
+	o->type = "gaudi2";
+	o->dev_links = -1;
+	o->log_level = HPU_LOG_WARN;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":n:t:m:fh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_ndev(optarg, &o->ndev)) {
+				fprintf(stderr, "hpu-fused: --devices must be 1..%d, not '%s'\n",
+					HPU_FUSED_MAX_DEVICES, optarg);
+				return -1;
+			}
+			break;
+		case 't':
+			o->type = optarg;
+			break;
+		case 'm':
+			mount = optarg;
+			break;
+		case 'f':
+			o->foreground = true;
+			break;
+		case OPT_DEV_LINKS:
+			o->dev_links = 1;
+			break;
+		case OPT_NO_DEV_LINKS:
+			o->dev_links = 0;
+			break;
+		case OPT_LOG_LEVEL:
+			lvl = hpu_log_parse_level(optarg);
+			if (lvl < 0) {
+				fprintf(stderr, "hpu-fused: --log-level must be err, warn, info or debug, not '%s'\n",
+					optarg);
+				return -1;
+			}
+			o->log_level = lvl;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case OPT_VERSION:
+			printf("hpu-fused %s (firmware interface %d.%d)\n",
+			       HPU_VERSION, HPU_FW_IF_MAJOR, HPU_FW_IF_MINOR);
+			return 1;
+		case ':':
+			fprintf(stderr, "hpu-fused: option '%s' needs a value\n",
+				argv[optind - 1]);
+			return -1;
+		default:
+			fprintf(stderr, "hpu-fused: unknown option '%s'\n",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hpu-fused: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	if (mount) {
+		if (strlen(mount) >= sizeof(o->mount) - 1) {
+			fprintf(stderr, "hpu-fused: --mount path too long\n");
+			return -1;
+		}
+		snprintf(o->mount, sizeof(o->mount), "%s", mount);
+	} else if (hpu_devdir_default(o->mount, sizeof(o->mount))) {
+		fprintf(stderr, "hpu-fused: default device directory path too long\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Make the mount point absolute (the daemon changes to /) and canonical */
+static int absolute_mount(struct options *o)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(o->mount, real))
+		return -errno;
+	snprintf(o->mount, sizeof(o->mount), "%s", real);
+	return 0;
+}
+
+static struct fuse_session *new_session(struct hpu_driver *drv)
+{
+	char opts[256];
+	char *argv[] = { "hpu-fused", "-o", opts, NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	struct fuse_session *se;
+
+	snprintf(opts, sizeof(opts),
+		 "fsname=hpu-fused,subtype=hpu,default_permissions%s",
+		 geteuid() == 0 ? ",allow_other" : "");
+	se = fuse_session_new(&args, &hpu_fs_ops, sizeof(hpu_fs_ops), drv);
+	fuse_opt_free_args(&args);
+	return se;
+}
+
+static int serve(struct fuse_session *se)
+{
+	struct fuse_loop_config *cfg;
+	int ret;
+
+	cfg = fuse_loop_cfg_create();
+	if (!cfg)
+		return -ENOMEM;
+	fuse_loop_cfg_set_max_threads(cfg, HPU_FUSED_MAX_THREADS);
+	fuse_loop_cfg_set_idle_threads(cfg, 4);
+	ret = fuse_session_loop_mt(se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+	/* a positive value is the signal that ended the loop */
+	return ret < 0 ? ret : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct fuse_session *se;
+	struct hpu_driver drv;
+	struct options o;
+	bool links;
+	int ret, status = EXIT_FAILURE;
+
+	memset(&o, 0, sizeof(o));
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? EXIT_SUCCESS : EXIT_USAGE;
+	hpu_log_setup(o.log_level, false);
+
+	if (hpu_driver_check_model(&hpusim_model))
+		return EXIT_FAILURE;
+	if (!hpu_fw_find_profile(&hpusim_model, o.type)) {
+		fprintf(stderr, "hpu-fused: unknown --type '%s' (gaudi, gaudi2 or gaudi3)\n",
+			o.type);
+		return EXIT_USAGE;
+	}
+	links = o.dev_links == 1 ||
+		(o.dev_links < 0 && geteuid() == 0 &&
+		 hpu_devdir_is_default(o.mount));
+
+	ret = hpu_mount_prepare(o.mount);
+	if (!ret)
+		ret = absolute_mount(&o);
+	if (ret) {
+		if (ret != -EBUSY)
+			hpu_err("%s: %s", o.mount, strerror(-ret));
+		return EXIT_FAILURE;
+	}
+
+	ret = hpu_driver_init(&drv, &hpusim_model, o.type, o.ndev, o.mount);
+	if (ret) {
+		hpu_err("cannot create the devices: %s", strerror(-ret));
+		return EXIT_FAILURE;
+	}
+	se = new_session(&drv);
+	if (!se) {
+		hpu_err("cannot create the FUSE session");
+		goto err_fini_driver;
+	}
+	if (fuse_set_signal_handlers(se)) {
+		hpu_err("cannot install signal handlers");
+		goto err_destroy_session;
+	}
+	if (fuse_session_mount(se, o.mount)) {
+		hpu_err("%s: cannot mount", o.mount);
+		goto err_remove_handlers;
+	}
+	if (fuse_daemonize(o.foreground)) {
+		hpu_err("cannot daemonize");
+		goto err_unmount;
+	}
+	if (!o.foreground)
+		hpu_log_setup(o.log_level, true);
+	if (links)
+		hpu_devlinks_create(o.mount, o.ndev, o.dev_links == 1);
+	hpu_info("%s: %u %s device(s), up to %d worker threads", o.mount,
+		 o.ndev, o.type, HPU_FUSED_MAX_THREADS);
+
+	ret = serve(se);
+	if (ret)
+		hpu_err("session loop failed: %s", strerror(-ret));
+	else
+		status = EXIT_SUCCESS;
+
+	if (links)
+		hpu_devlinks_remove(o.mount, o.ndev);
+err_unmount:
+	fuse_session_unmount(se);
+err_remove_handlers:
+	fuse_remove_signal_handlers(se);
+err_destroy_session:
+	fuse_session_destroy(se);
+err_fini_driver:
+	hpu_driver_fini(&drv);
+	hpu_info("stopped");
+	return status;
+}

@@ -7,6 +7,7 @@
 # After hpu_daemon_start: HPU_DEV_DIR is exported and points at the mount,
 # hpu_daemon_pid is the daemon. hpu_daemon_cleanup is safe to call at any
 # time and more than once; callers install it as their EXIT trap.
+# HPU_LOG_LEVEL sets the daemon's --log-level (default info).
 
 : "${O:=build}"
 hpu_bin=$O/bin
@@ -14,6 +15,7 @@ hpu_daemon_pid=
 hpu_daemon_mount=
 hpu_ready_timeout_s=${HPU_READY_TIMEOUT:-10}
 hpu_stop_timeout_s=${HPU_STOP_TIMEOUT:-10}
+hpu_log_level=${HPU_LOG_LEVEL:-info}
 
 hpu_say() {
 	printf '>>> %s\n' "$*"
@@ -42,10 +44,10 @@ hpu_daemon_start() {
 	hpu_daemon_mount=$(mktemp -d /tmp/hpu-run.XXXXXX) || return 1
 	export HPU_DEV_DIR=$hpu_daemon_mount
 
-	hpu_say "starting: hpu-fused --foreground --devices $ndev --type $type --mount $hpu_daemon_mount"
+	hpu_say "starting: hpu-fused --foreground --devices $ndev --type $type --mount $hpu_daemon_mount --log-level $hpu_log_level"
 	# the daemon's own output, prefixed so it reads apart from ours
 	"$hpu_bin/hpu-fused" --foreground --devices "$ndev" --type "$type" \
-		--mount "$hpu_daemon_mount" \
+		--mount "$hpu_daemon_mount" --log-level "$hpu_log_level" \
 		> >(sed -u 's/^/    [hpu-fused] /') 2>&1 &
 	hpu_daemon_pid=$!
 

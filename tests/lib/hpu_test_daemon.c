@@ -127,7 +127,11 @@ int hpu_test_daemon_start(struct hpu_test_daemon *d, int ndev, const char *type,
 	snprintf(d->mount, sizeof(d->mount), "/tmp/hpu-test-XXXXXX");
 	if (!mkdtemp(d->mount))
 		return -errno;
-	snprintf(d->log, sizeof(d->log), "%s.log", d->mount);
+	if (snprintf(d->log, sizeof(d->log), "%s.log", d->mount) >=
+	    (int)sizeof(d->log)) {
+		ret = -ENAMETOOLONG;
+		goto err_rmdir;
+	}
 	snprintf(ndev_s, sizeof(ndev_s), "%d", ndev);
 
 	argv[argc++] = hpu_test_bin("hpu-fused");

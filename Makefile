@@ -164,6 +164,8 @@ $(HPU_BENCH): $(call obj,$(BENCH_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
 TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) $(LIBHPUDRV_A) \
 	$(call pkg_libs,fuse3 libudev cmocka) $(LDLIBS_BASE)
 
+# Test objects are reached only through the pattern rule below: keep them.
+.SECONDARY: $(call obj,$(TEST_SRCS))
 $(O)/tests/%: $(O)/obj/tests/%.o $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) \
 		$(LIBHPUSIM) $(LIBHPUDRV_A) | $(DIRS)
 	$(call msg,LD,$@)

@@ -175,7 +175,8 @@ static int show_utilization(struct hpu_device *dev, char **text, size_t *len)
 
 static int show_fw_version(struct hpu_device *dev, char **text, size_t *len)
 {
-	return text_printf(text, len, "%s\n", (const char *)dev->ip.fw_version);
+	return text_printf(text, len, "%s %s\n", dev->model->name,
+			   dev->model->version);
 }
 
 const struct hpu_attr_dev hpu_dev_attrs[] = {

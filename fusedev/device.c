@@ -12,6 +12,9 @@
 
 #include "hpu_fused.h"
 
+/* OAM modules in one server: device i is module i % 8 (ABI: 0..7) */
+#define HPU_MODULES_PER_SERVER	8
+
 /* First PCI bus of a simulated server; device i sits on bus FIRST + i */
 #define HPU_PCI_FIRST_BUS	0x19
 
@@ -101,7 +104,7 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	int ret;
 
 	dev->index = index;
-	dev->module_id = index;
+	dev->module_id = index % HPU_MODULES_PER_SERVER;
 	dev->model = drv->model;
 	dev->profile = drv->profile;
 	dev->pci_domain = 0;

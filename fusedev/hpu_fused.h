@@ -143,7 +143,7 @@ struct hpu_ctx {
 /**
  * struct hpu_device - one simulated device as the driver sees it
  * @index: device index in the daemon (hpuN)
- * @module_id: OAM module id (== @index)
+ * @module_id: OAM module id (@index modulo 8, the modules of a server)
  * @model: device model
  * @profile: chip profile
  * @fw: the model's device

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_ioctl_dispatch.c - the driver core without FUSE: the dispatch
+ * table's rules, the shared argument checker, INFO into this process's
+ * own memory, the validation of the families not implemented yet and the
+ * per-context event queue.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hpu_fused.h"
+
+/**
+ * struct fixture - one simulated device with a compute and a control
+ * context opened by this process
+ */
+struct fixture {
+	struct hpu_driver drv;
+	struct hpu_ctx *compute;
+	struct hpu_ctx *control;
+};
+
+static int setup(void **state)
+{
+	static struct fixture f;
+
+	memset(&f, 0, sizeof(f));
+	if (hpu_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
+		return -1;
+	if (hpu_ctx_open(&f.drv.devs[0], false, getpid(), &f.compute))
+		return -1;
+	if (hpu_ctx_open(&f.drv.devs[0], true, getpid(), &f.control))
+		return -1;
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	hpu_ctx_release(f->compute);
+	hpu_ctx_release(f->control);
+	hpu_driver_fini(&f->drv);
+	return 0;
+}
+
+static int run(struct hpu_ctx *ctx, unsigned int cmd, void *arg, size_t size)
+{
+	struct hpu_ioctl_call call = { .ctx = ctx, .pid = getpid() };
+	uint8_t out[HPU_IOCTL_MAX_SIZE];
+	size_t out_size = sizeof(out);
+	int ret;
+
+	ret = hpu_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
+	if (!ret) {
+		assert_int_equal(out_size, size);
+		memcpy(arg, out, size);
+	}
+	return ret;
+}
+
+static void test_lookup_valid(void **state)
+{
+	static const struct {
+		unsigned int cmd;
+		const char *name;
+	} cmds[] = {
+		{ HPU_IOCTL_INFO, "INFO" },	  { HPU_IOCTL_CB, "CB" },
+		{ HPU_IOCTL_CS, "CS" },		  { HPU_IOCTL_WAIT_CS, "WAIT_CS" },
+		{ HPU_IOCTL_MEMORY, "MEMORY" }, { HPU_IOCTL_DEBUG, "DEBUG" },
+	};
+	const struct hpu_ioctl_desc *d;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		d = hpu_ioctl_lookup(cmds[i].cmd, &err);
+		assert_non_null(d);
+		assert_int_equal(err, 0);
+		assert_string_equal(d->name, cmds[i].name);
+		assert_true(_IOC_SIZE(d->cmd) <= HPU_IOCTL_MAX_SIZE);
+		assert_int_equal(!!(d->flags & HPU_IOCTL_CONTROL_OK),
+				 cmds[i].cmd == HPU_IOCTL_INFO);
+	}
+}
+
+static void test_lookup_wrong_type(void **state)
+{
+	int err;
+
+	assert_null(hpu_ioctl_lookup(_IOWR('x', DRM_COMMAND_BASE,
+					   struct hpu_info_args), &err));
+	assert_int_equal(err, -ENOTTY);
+}
+
+static void test_lookup_nr_out_of_range(void **state)
+{
+	int err;
+
+	assert_null(hpu_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_END,
+					      struct hpu_info_args), &err));
+	assert_int_equal(err, -ENOTTY);
+	assert_null(hpu_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE - 1,
+					      struct hpu_info_args), &err));
+	assert_int_equal(err, -ENOTTY);
+	assert_null(hpu_ioctl_lookup(DRM_IOWR(0xff, struct hpu_info_args),
+				     &err));
+	assert_int_equal(err, -ENOTTY);
+}
+
+static void test_lookup_wrong_direction(void **state)
+{
+	int err;
+
+	assert_null(hpu_ioctl_lookup(DRM_IOW(DRM_COMMAND_BASE + HPU_COMMAND_INFO,
+					     struct hpu_info_args), &err));
+	assert_int_equal(err, -ENOTTY);
+	assert_null(hpu_ioctl_lookup(DRM_IOR(DRM_COMMAND_BASE + HPU_COMMAND_CS,
+					     union hpu_cs_args), &err));
+	assert_int_equal(err, -ENOTTY);
+}
+
+static void test_lookup_wrong_size(void **state)
+{
+	int err;
+
+	assert_null(hpu_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_INFO,
+					      uint64_t), &err));
+	assert_int_equal(err, -EINVAL);
+	assert_null(hpu_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_MEMORY,
+					      struct hpu_info_args), &err));
+	assert_int_equal(err, -EINVAL);
+}
+
+static void test_check_flags(void **state)
+{
+	assert_int_equal(hpu_check_flags(0, 0), 0);
+	assert_int_equal(hpu_check_flags(0x3, 0x3), 0);
+	assert_int_equal(hpu_check_flags(0x4, 0x3), -EINVAL);
+	assert_int_equal(hpu_check_flags(1ULL << 63, ~0ULL >> 1), -EINVAL);
+}
+
+static void test_check_zero(void **state)
+{
+	uint8_t buf[13] = { 0 };
+
+	assert_int_equal(hpu_check_zero(buf, sizeof(buf)), 0);
+	assert_int_equal(hpu_check_zero(buf, 0), 0);
+	buf[12] = 1;
+	assert_int_equal(hpu_check_zero(buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(hpu_check_zero(buf, 12), 0);
+}
+
+static void test_dispatch_short_input(void **state)
+{
+	struct fixture *f = *state;
+	struct hpu_info_args a = { 0 };
+
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a) - 8),
+			 -EINVAL);
+}
+
+static void test_control_only_info(void **state)
+{
+	struct fixture *f = *state;
+	struct hpu_info_driver_version v;
+	struct hpu_info_args a = {
+		.return_pointer = (uintptr_t)&v,
+		.return_size = sizeof(v),
+		.op = HPU_INFO_DRIVER_VERSION,
+	};
+	union hpu_cs_args cs = { .in = { .num_chunks_execute = 1,
+					 .chunks_execute = 1 } };
+	struct hpu_debug_args dbg = { .op = HPU_DEBUG_OP_CLEAR_FAULTS };
+
+	assert_int_equal(run(f->control, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
+	assert_int_equal(v.capabilities, HPU_CAP_INFO);
+	assert_int_equal(run(f->control, HPU_IOCTL_CS, &cs, sizeof(cs)),
+			 -EPERM);
+	assert_int_equal(run(f->control, HPU_IOCTL_DEBUG, &dbg, sizeof(dbg)),
+			 -EPERM);
+}
+
+static void test_info_snprintf(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t buf[sizeof(struct hpu_info_hw_ip_info) + 8];
+	struct hpu_info_hw_ip_info *ip = (void *)buf;
+	struct hpu_info_args a = {
+		.return_pointer = (uintptr_t)buf,
+		.return_size = 8,
+		.op = HPU_INFO_HW_IP_INFO,
+	};
+
+	memset(buf, 0xa5, sizeof(buf));
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
+	assert_int_equal(a.full_size, sizeof(*ip));
+	assert_int_equal(ip->dram_base_address,
+			 f->drv.profile->dram_base);
+	assert_int_equal(buf[8], 0xa5);
+
+	a.return_size = sizeof(buf);
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
+	assert_int_equal(ip->dram_size, f->drv.profile->dram_size);
+	assert_int_equal(buf[sizeof(*ip)], 0xa5);
+}
+
+static void test_info_rejects(void **state)
+{
+	struct fixture *f = *state;
+	struct hpu_info_device_utilization u;
+	struct hpu_info_args a;
+	const struct hpu_info_args good = {
+		.return_pointer = (uintptr_t)&u,
+		.return_size = sizeof(u),
+		.op = HPU_INFO_DEVICE_UTILIZATION,
+		.period_ms = 100,
+	};
+
+	a = good;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
+	a = good;
+	a.flags = 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	a = good;
+	a.pad = 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	a = good;
+	a.op = 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	a = good;
+	a.op = 1000;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	a = good;
+	a.period_ms = 99;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	a = good;
+	a.period_ms = 1001;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	a = good;
+	a.op = HPU_INFO_HW_IDLE;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	a = good;
+	a.return_pointer = 0;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	a = good;
+	a.return_size = 0;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	a = good;
+	a.return_pointer = 8;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EFAULT);
+}
+
+static void test_cb_validation(void **state)
+{
+	struct fixture *f = *state;
+	union hpu_cb_args cb;
+	const struct hpu_cb_in good = { .host_ptr = 4096, .cb_size = 64 };
+
+	memset(&cb, 0, sizeof(cb));
+	cb.in = good;
+	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)),
+			 -EOPNOTSUPP);
+	cb.in = good;
+	cb.in.flags = 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)), -EINVAL);
+	cb.in = good;
+	cb.in.pad = 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)), -EINVAL);
+	cb.in = good;
+	cb.in.op = 3;
+	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)), -EINVAL);
+	cb.in = good;
+	cb.in.cb_size = 12;
+	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)), -EINVAL);
+}
+
+static void test_cs_validation(void **state)
+{
+	struct fixture *f = *state;
+	union hpu_cs_args cs;
+	const struct hpu_cs_in good = { .chunks_execute = 4096,
+					.num_chunks_execute = 1 };
+
+	memset(&cs, 0, sizeof(cs));
+	cs.in = good;
+	assert_int_equal(run(f->compute, HPU_IOCTL_CS, &cs, sizeof(cs)),
+			 -EOPNOTSUPP);
+	cs.in = good;
+	cs.in.cs_flags = HPU_CS_FLAGS_MASK + 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_CS, &cs, sizeof(cs)), -EINVAL);
+	cs.in = good;
+	cs.in.reserved = 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_CS, &cs, sizeof(cs)), -EINVAL);
+	cs.in = good;
+	cs.in.num_chunks_execute = HPU_MAX_JOBS_PER_CS + 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_CS, &cs, sizeof(cs)), -EINVAL);
+}
+
+static void test_wait_cs_validation(void **state)
+{
+	struct fixture *f = *state;
+	union hpu_wait_cs_args w;
+	const struct hpu_wait_cs_in good = { .seq = 1 };
+
+	memset(&w, 0, sizeof(w));
+	w.in = good;
+	assert_int_equal(run(f->compute, HPU_IOCTL_WAIT_CS, &w, sizeof(w)),
+			 -EOPNOTSUPP);
+	w.in = good;
+	w.in.seq = 0;
+	assert_int_equal(run(f->compute, HPU_IOCTL_WAIT_CS, &w, sizeof(w)),
+			 -EINVAL);
+	w.in = good;
+	w.in.seq = ~0ULL;
+	assert_int_equal(run(f->compute, HPU_IOCTL_WAIT_CS, &w, sizeof(w)),
+			 -EINVAL);
+	w.in = good;
+	w.in.flags = 1U << 5;
+	assert_int_equal(run(f->compute, HPU_IOCTL_WAIT_CS, &w, sizeof(w)),
+			 -EINVAL);
+	w.in = good;
+	w.in.flags = HPU_WAIT_CS_FLAGS_MULTI_CS;
+	w.in.seq_arr_len = HPU_WAIT_MULTI_CS_MAX + 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_WAIT_CS, &w, sizeof(w)),
+			 -EINVAL);
+}
+
+static void test_memory_debug_validation(void **state)
+{
+	struct fixture *f = *state;
+	union hpu_mem_args m;
+	struct hpu_debug_args d;
+
+	memset(&m, 0, sizeof(m));
+	m.in.op = HPU_MEM_OP_ALLOC;
+	m.in.size = 4096;
+	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
+			 -EOPNOTSUPP);
+	m.in.flags = HPU_MEM_USERPTR;	/* not an ALLOC flag */
+	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
+			 -EINVAL);
+	m.in.flags = 0;
+	m.in.op = 5;
+	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
+			 -EINVAL);
+
+	memset(&d, 0, sizeof(d));
+	d.op = HPU_DEBUG_OP_INJECT_FAULT;
+	d.fault = HPU_FAULT_MAX;
+	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)),
+			 -EINVAL);
+	d.fault = HPU_FAULT_ECC_ERR;
+	d.reserved = 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)),
+			 -EINVAL);
+	d.reserved = 0;
+	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)),
+			 -EOPNOTSUPP);
+}
+
+static void test_event_queue(void **state)
+{
+	struct fixture *f = *state;
+	struct hpu_event ev[HPU_CTX_MAX_EVENTS];
+	uint64_t mask, pending;
+	unsigned int i;
+
+	assert_int_equal(hpu_ctx_queue_event(f->compute, HPU_EVENT_MAX, 0, 0,
+					     0, 0), -EINVAL);
+	assert_int_equal(hpu_ctx_read_events(f->compute, ev, 4), 0);
+	for (i = 0; i < HPU_CTX_MAX_EVENTS + 2; i++)
+		assert_int_equal(hpu_ctx_queue_event(f->compute,
+						     HPU_EVENT_CS_TIMEOUT, ~0U,
+						     i + 1, 0, 0), 0);
+	assert_int_equal(hpu_ctx_queue_event(f->compute, HPU_EVENT_LINK_DOWN,
+					     ~0U, 0, 3, 0), 0);
+	hpu_ctx_take_events(f->compute, &mask, &pending);
+	assert_int_equal(mask, (1ULL << HPU_EVENT_CS_TIMEOUT) |
+				       (1ULL << HPU_EVENT_LINK_DOWN));
+	assert_int_equal(pending, HPU_CTX_MAX_EVENTS);
+	hpu_ctx_take_events(f->compute, &mask, &pending);
+	assert_int_equal(mask, 0);
+
+	/* the three oldest were dropped; the rest come out in order */
+	assert_int_equal(hpu_ctx_read_events(f->compute, ev, 2), 2);
+	assert_int_equal(ev[0].seq, 4);
+	assert_int_equal(ev[1].seq, 5);
+	assert_int_equal(hpu_ctx_read_events(f->compute, ev,
+					     HPU_CTX_MAX_EVENTS),
+			 HPU_CTX_MAX_EVENTS - 2);
+	assert_int_equal(ev[HPU_CTX_MAX_EVENTS - 3].type, HPU_EVENT_LINK_DOWN);
+	assert_int_equal(ev[HPU_CTX_MAX_EVENTS - 3].addr, 3);
+	assert_int_equal(hpu_ctx_read_events(f->compute, ev, 4), 0);
+}
+
+static void test_open_stats_and_clients(void **state)
+{
+	struct fixture *f = *state;
+	struct hpu_info_open_stats st;
+	char *text, expect[64];
+	size_t len;
+
+	hpu_device_open_stats(&f->drv.devs[0], &st);
+	assert_int_equal(st.num_compute_ctx, 1);
+	assert_int_equal(st.num_control_ctx, 1);
+	assert_int_equal(st.is_compute_ctx_active, 1);
+	assert_int_equal(hpu_device_clients_text(&f->drv.devs[0], &text, &len),
+			 0);
+	snprintf(expect, sizeof(expect), "%d 0 ", (int)getpid());
+	assert_int_equal(strncmp(text, expect, strlen(expect)), 0);
+	assert_int_equal(text[len - 1], '\n');
+	assert_null(memchr(text, '\n', len - 1));	/* control not listed */
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lookup_valid),
+		cmocka_unit_test(test_lookup_wrong_type),
+		cmocka_unit_test(test_lookup_nr_out_of_range),
+		cmocka_unit_test(test_lookup_wrong_direction),
+		cmocka_unit_test(test_lookup_wrong_size),
+		cmocka_unit_test(test_check_flags),
+		cmocka_unit_test(test_check_zero),
+		cmocka_unit_test(test_dispatch_short_input),
+		cmocka_unit_test(test_control_only_info),
+		cmocka_unit_test(test_info_snprintf),
+		cmocka_unit_test(test_info_rejects),
+		cmocka_unit_test(test_cb_validation),
+		cmocka_unit_test(test_cs_validation),
+		cmocka_unit_test(test_wait_cs_validation),
+		cmocka_unit_test(test_memory_debug_validation),
+		cmocka_unit_test(test_event_queue),
+		cmocka_unit_test(test_open_stats_and_clients),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - hpu-bench: benchmarks of the hpu stack, each printed beside a
+ * reference measured in the same run (docs/hpu-bench.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+static const struct bench_mode modes[] = {
+	{
+		.name = "ioctl",
+		.help = "INFO ioctl round trip vs a bare FUSE ioctl round trip",
+		.run = bench_ioctl,
+	},
+};
+
+#define NMODES (sizeof(modes) / sizeof(modes[0]))
+
+uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void bench_summarize(uint64_t *ns, size_t n, struct bench_stats *st)
+{
+	long double sum = 0;
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	if (!n)
+		return;
+	qsort(ns, n, sizeof(*ns), cmp_u64);
+	for (i = 0; i < n; i++)
+		sum += ns[i];
+	st->n = n;
+	st->p50_us = ns[n / 2] / 1000.0;
+	st->p99_us = ns[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] / 1000.0;
+	st->mean_us = (double)(sum / n / 1000.0L);
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: hpu-bench MODE [OPTIONS]   (hpu-bench MODE -h for "
+		   "its options)\n\nModes:\n");
+	for (i = 0; i < NMODES; i++)
+		fprintf(f, "  %-10s %s\n", modes[i].name, modes[i].help);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < NMODES; i++)
+		if (!strcmp(argv[1], modes[i].name))
+			return modes[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "hpu-bench: unknown mode '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

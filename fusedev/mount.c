@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -129,13 +130,25 @@ static void report_live(const char *dir, const char *fstype)
 		hpu_err("%s is already a mount point (%s)", dir, fstype);
 }
 
+/*
+ * A FUSE mount whose daemon died answers ENOTCONN. stat() of the mount
+ * point may still succeed from the kernel's attribute cache; statfs()
+ * always asks the daemon.
+ */
+static bool fuse_mount_is_dead(const char *dir)
+{
+	struct statfs sfs;
+
+	return statfs(dir, &sfs) && errno == ENOTCONN;
+}
+
 /**
  * hpu_mount_prepare() - make @dir ready to be mounted on
  * @dir: absolute path of the mount point
  *
  * Creates @dir when missing, removes the stale mount of a crashed daemon
- * (stat fails with ENOTCONN) and refuses a directory that something live
- * is mounted on.
+ * (the mount answers ENOTCONN) and refuses a directory that something
+ * live is mounted on.
  *
  * Return: 0; -EBUSY when a live file system is mounted there; -errno.
  */
@@ -159,13 +172,21 @@ int hpu_mount_prepare(const char *dir)
 		if (stat(dir, &st))
 			return -errno;
 	}
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
 	mount_fstype(dir, fstype, sizeof(fstype));
+	if (!strncmp(fstype, "fuse", 4) && fuse_mount_is_dead(dir)) {
+		ret = clean_stale(dir);
+		if (ret)
+			return ret;
+		if (stat(dir, &st))
+			return -errno;
+		mount_fstype(dir, fstype, sizeof(fstype));
+	}
 	if (fstype[0]) {
 		report_live(dir, fstype);
 		return -EBUSY;
 	}
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
 	return 0;
 }
 

@@ -23,7 +23,7 @@ static void rule(FILE *f, char fill, char edge, bool cols)
 	for (i = 0; i < WIDTH; i++) {
 		bool sep = cols && (i == COL1 || i == COL1 + 1 + COL2);
 
-		fputc(sep ? (fill == '=' ? '+' : '+') : fill, f);
+		fputc(sep ? '+' : fill, f);
 	}
 	fputc(edge == '|' ? '|' : '+', f);
 	fputc('\n', f);
@@ -73,7 +73,7 @@ static void print_dev(FILE *f, const struct smi_dev *d)
 			 d->thermal.temp_asic_mc / 1000,
 			 (uint64_t)d->power.power_mw / 1000,
 			 (uint64_t)d->power.power_cap_mw / 1000);
-		snprintf(b, sizeof(b), "%7" PRIu64 "MiB / %7" PRIu64 "MiB ",
+		snprintf(b, sizeof(b), " %6" PRIu64 "MiB / %6" PRIu64 "MiB",
 			 (uint64_t)d->dram.dram_used_mem / MIB,
 			 (uint64_t)d->dram.dram_total_mem / MIB);
 		snprintf(c, sizeof(c), " %3u%%", d->util.utilization);

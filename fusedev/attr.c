@@ -95,8 +95,7 @@ static int show_status(struct hpu_device *dev, char **text, size_t *len)
 							       "unknown");
 }
 
-static int show_hard_reset_cnt(struct hpu_device *dev, char **text,
-			       size_t *len)
+static int show_hard_reset_cnt(struct hpu_device *dev, char **text, size_t *len)
 {
 	uint32_t v;
 
@@ -106,8 +105,7 @@ static int show_hard_reset_cnt(struct hpu_device *dev, char **text,
 	return text_printf(text, len, "%u\n", v);
 }
 
-static int show_soft_reset_cnt(struct hpu_device *dev, char **text,
-			       size_t *len)
+static int show_soft_reset_cnt(struct hpu_device *dev, char **text, size_t *len)
 {
 	uint32_t v;
 
@@ -143,8 +141,7 @@ static int show_clk_cur(struct hpu_device *dev, char **text, size_t *len)
 	return text_printf(text, len, "%u\n", dev_telemetry(dev).clk_cur_mhz);
 }
 
-static int show_memory_total(struct hpu_device *dev, char **text,
-			     size_t *len)
+static int show_memory_total(struct hpu_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%llu\n",
 			   (unsigned long long)dev->ip.dram_size);

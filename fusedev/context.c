@@ -175,8 +175,8 @@ void hpu_ctx_release(struct hpu_ctx *ctx)
 	pthread_mutex_unlock(&dev->ctx_lock);
 
 	hpu_dbg("hpu%u: %s context of pid %d released after %llu ms",
-		dev->index, ctx->control ? "control" : "compute",
-		(int)ctx->pid, (unsigned long long)lived_ms);
+		dev->index, ctx->control ? "control" : "compute", (int)ctx->pid,
+		(unsigned long long)lived_ms);
 	hpu_ctx_put(ctx);
 }
 
@@ -284,8 +284,7 @@ unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph)
  * @mask: receives the event bits since the last call
  * @pending: receives the number of events queued for read()
  */
-void hpu_ctx_take_events(struct hpu_ctx *ctx, uint64_t *mask,
-			 uint64_t *pending)
+void hpu_ctx_take_events(struct hpu_ctx *ctx, uint64_t *mask, uint64_t *pending)
 {
 	pthread_mutex_lock(&ctx->lock);
 	*mask = ctx->events_mask;

@@ -13,10 +13,10 @@
 #include "hpu_fused.h"
 
 /* OAM modules in one server: device i is module i % 8 (ABI: 0..7) */
-#define HPU_MODULES_PER_SERVER	8
+#define HPU_MODULES_PER_SERVER 8
 
 /* First PCI bus of a simulated server; device i sits on bus FIRST + i */
-#define HPU_PCI_FIRST_BUS	0x19
+#define HPU_PCI_FIRST_BUS 0x19
 
 /**
  * hpu_now_ns() - CLOCK_MONOTONIC in ns

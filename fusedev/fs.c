@@ -21,24 +21,24 @@
 #include "hpu_fused.h"
 
 enum ino_kind {
-	KIND_ROOT = 0,		/* FUSE_ROOT_ID */
-	KIND_COMPUTE = 1,	/* hpuN */
-	KIND_CONTROL = 2,	/* hpu_controlN */
-	KIND_CLASS_DIR = 3,	/* class/ */
-	KIND_DEV_DIR = 4,	/* class/hpuN/ */
-	KIND_DEV_ATTR = 5,	/* class/hpuN/<attr> */
-	KIND_DRV_DIR = 6,	/* driver/ */
-	KIND_DRV_ATTR = 7,	/* driver/<attr> */
+	KIND_ROOT = 0,	    /* FUSE_ROOT_ID */
+	KIND_COMPUTE = 1,   /* hpuN */
+	KIND_CONTROL = 2,   /* hpu_controlN */
+	KIND_CLASS_DIR = 3, /* class/ */
+	KIND_DEV_DIR = 4,   /* class/hpuN/ */
+	KIND_DEV_ATTR = 5,  /* class/hpuN/<attr> */
+	KIND_DRV_DIR = 6,   /* driver/ */
+	KIND_DRV_ATTR = 7,  /* driver/<attr> */
 };
 
-#define INO(kind, dev, attr)                                            \
-	(((fuse_ino_t)(kind) << 32) | ((fuse_ino_t)(dev) << 16) |      \
+#define INO(kind, dev, attr)                                      \
+	(((fuse_ino_t)(kind) << 32) | ((fuse_ino_t)(dev) << 16) | \
 	 (fuse_ino_t)(attr))
 
 /* Attribute files report this size (like sysfs) and are read with direct_io */
 #define ATTR_FILE_SIZE	4096
 /* The tree is static: the kernel may cache names and attributes */
-#define ENTRY_TIMEOUT_S	10.0
+#define ENTRY_TIMEOUT_S 10.0
 
 /**
  * struct node - a decoded inode number
@@ -69,8 +69,7 @@ static struct hpu_driver *req_drv(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
-static int decode(const struct hpu_driver *drv, fuse_ino_t ino,
-		  struct node *n)
+static int decode(const struct hpu_driver *drv, fuse_ino_t ino, struct node *n)
 {
 	if (ino == FUSE_ROOT_ID) {
 		n->kind = KIND_ROOT;
@@ -87,7 +86,8 @@ static int decode(const struct hpu_driver *drv, fuse_ino_t ino,
 		return n->dev < drv->ndev && !n->attr ? 0 : -ENOENT;
 	case KIND_DEV_ATTR:
 		return n->dev < drv->ndev && n->attr < hpu_num_dev_attrs ?
-			       0 : -ENOENT;
+			       0 :
+			       -ENOENT;
 	case KIND_CLASS_DIR:
 	case KIND_DRV_DIR:
 		return !n->dev && !n->attr ? 0 : -ENOENT;
@@ -156,7 +156,8 @@ static int lookup_child(const struct hpu_driver *drv, const struct node *p,
 			*ino = INO(KIND_CLASS_DIR, 0, 0);
 		else if (!strcmp(name, "driver"))
 			*ino = INO(KIND_DRV_DIR, 0, 0);
-		else if ((idx = parse_index(name, "hpu_control", drv->ndev)) >= 0)
+		else if ((idx = parse_index(name, "hpu_control", drv->ndev)) >=
+			 0)
 			*ino = INO(KIND_CONTROL, idx, 0);
 		else if ((idx = parse_index(name, "hpu", drv->ndev)) >= 0)
 			*ino = INO(KIND_COMPUTE, idx, 0);
@@ -258,10 +259,11 @@ static void dirbuf_add(struct dirbuf *b, const char *name, fuse_ino_t ino)
 
 	if (b->err)
 		return;
-	st.st_mode = ((ino >> 32) == KIND_COMPUTE ||
-		      (ino >> 32) == KIND_CONTROL ||
-		      (ino >> 32) == KIND_DEV_ATTR ||
-		      (ino >> 32) == KIND_DRV_ATTR) ? S_IFREG : S_IFDIR;
+	st.st_mode =
+		((ino >> 32) == KIND_COMPUTE || (ino >> 32) == KIND_CONTROL ||
+		 (ino >> 32) == KIND_DEV_ATTR || (ino >> 32) == KIND_DRV_ATTR) ?
+			S_IFREG :
+			S_IFDIR;
 	b->size += fuse_add_direntry(b->req, NULL, 0, name, NULL, 0);
 	nb = realloc(b->buf, b->size);
 	if (!nb) {
@@ -280,8 +282,9 @@ static void list_dir(const struct hpu_driver *drv, fuse_ino_t ino,
 	unsigned int i;
 
 	dirbuf_add(b, ".", ino);
-	dirbuf_add(b, "..", n->kind == KIND_DEV_DIR ? INO(KIND_CLASS_DIR, 0, 0) :
-							FUSE_ROOT_ID);
+	dirbuf_add(b, "..",
+		   n->kind == KIND_DEV_DIR ? INO(KIND_CLASS_DIR, 0, 0) :
+					     FUSE_ROOT_ID);
 	switch (n->kind) {
 	case KIND_ROOT:
 		for (i = 0; i < drv->ndev; i++) {
@@ -336,8 +339,9 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_buf(req, NULL, 0);
 	else
 		fuse_reply_buf(req, b.buf + off,
-			       b.size - (size_t)off < size ? b.size - (size_t)off :
-							     size);
+			       b.size - (size_t)off < size ?
+				       b.size - (size_t)off :
+				       size);
 	free(b.buf);
 }
 
@@ -467,7 +471,8 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	else
 		fuse_reply_buf(req, snap->text + off,
 			       snap->len - (size_t)off < size ?
-				       snap->len - (size_t)off : size);
+				       snap->len - (size_t)off :
+				       size);
 }
 
 static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
@@ -510,8 +515,8 @@ static void fs_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		fuse_reply_poll(req, POLLIN | POLLRDNORM);
 		return;
 	}
-	fuse_reply_poll(req, hpu_ctx_poll((struct hpu_ctx *)(uintptr_t)fi->fh,
-					  ph));
+	fuse_reply_poll(req,
+			hpu_ctx_poll((struct hpu_ctx *)(uintptr_t)fi->fh, ph));
 }
 
 const struct fuse_lowlevel_ops hpu_fs_ops = {

@@ -26,8 +26,8 @@
 #include "hpu_fw_if.h"
 
 /* Limits of the daemon */
-#define HPU_FUSED_MAX_DEVICES	64
-#define HPU_FUSED_DEF_DEVICES	8
+#define HPU_FUSED_MAX_DEVICES 64
+#define HPU_FUSED_DEF_DEVICES 8
 
 /*
  * Worker threads of the FUSE loop: a future blocking WAIT_CS holds one
@@ -36,11 +36,11 @@
  * more always remain for every other request.
  */
 #define HPU_FUSED_MAX_WAITERS	64
-#define HPU_FUSED_SPARE_THREADS	16
+#define HPU_FUSED_SPARE_THREADS 16
 #define HPU_FUSED_MAX_THREADS	(HPU_FUSED_MAX_WAITERS + HPU_FUSED_SPARE_THREADS)
 
 /* Events kept per context before the oldest are dropped */
-#define HPU_CTX_MAX_EVENTS	64
+#define HPU_CTX_MAX_EVENTS 64
 
 /* ------------------------------------------------------------------ */
 /* Logging (log.c)                                                     */
@@ -73,20 +73,20 @@ void hpu_log(int level, const char *fmt, ...)
 void hpu_log_rl(struct hpu_ratelimit *rl, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-#define hpu_err(...) hpu_log(HPU_LOG_ERR, __VA_ARGS__)
+#define hpu_err(...)  hpu_log(HPU_LOG_ERR, __VA_ARGS__)
 #define hpu_warn(...) hpu_log(HPU_LOG_WARN, __VA_ARGS__)
 #define hpu_info(...) hpu_log(HPU_LOG_INFO, __VA_ARGS__)
-#define hpu_dbg(...) hpu_log(HPU_LOG_DEBUG, __VA_ARGS__)
+#define hpu_dbg(...)  hpu_log(HPU_LOG_DEBUG, __VA_ARGS__)
 
 /*
  * Messages caused by client input go through here: at most a burst per
  * call site and window, then a count of what was suppressed.
  */
-#define hpu_log_ratelimited(level, ...)                          \
-	do {                                                     \
-		static struct hpu_ratelimit _rl;                 \
-		if (hpu_log_enabled(level))                      \
-			hpu_log_rl(&_rl, (level), __VA_ARGS__);  \
+#define hpu_log_ratelimited(level, ...)                         \
+	do {                                                    \
+		static struct hpu_ratelimit _rl;                \
+		if (hpu_log_enabled(level))                     \
+			hpu_log_rl(&_rl, (level), __VA_ARGS__); \
 	} while (0)
 
 /* ------------------------------------------------------------------ */
@@ -239,8 +239,7 @@ int hpu_ctx_read_events(struct hpu_ctx *ctx, struct hpu_event *out,
 unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph);
 void hpu_ctx_take_events(struct hpu_ctx *ctx, uint64_t *mask,
 			 uint64_t *pending);
-int hpu_device_clients_text(struct hpu_device *dev, char **text,
-			    size_t *len);
+int hpu_device_clients_text(struct hpu_device *dev, char **text, size_t *len);
 void hpu_device_open_stats(struct hpu_device *dev,
 			   struct hpu_info_open_stats *out);
 
@@ -256,7 +255,7 @@ int hpu_copy_to_user(pid_t pid, uint64_t uaddr, const void *src, size_t len);
 /* ------------------------------------------------------------------ */
 
 /* hpu_ioctl_desc.flags */
-#define HPU_IOCTL_CONTROL_OK	(1U << 0)	/* allowed on control nodes */
+#define HPU_IOCTL_CONTROL_OK (1U << 0) /* allowed on control nodes */
 
 /**
  * struct hpu_ioctl_call - one ioctl request as the handlers see it
@@ -268,8 +267,7 @@ struct hpu_ioctl_call {
 	pid_t pid;
 };
 
-typedef int (*hpu_ioctl_func_t)(const struct hpu_ioctl_call *call,
-				void *data);
+typedef int (*hpu_ioctl_func_t)(const struct hpu_ioctl_call *call, void *data);
 
 /**
  * struct hpu_ioctl_desc - one entry of the dispatch table
@@ -286,7 +284,7 @@ struct hpu_ioctl_desc {
 };
 
 /* Largest argument struct of any command */
-#define HPU_IOCTL_MAX_SIZE	128
+#define HPU_IOCTL_MAX_SIZE 128
 
 const struct hpu_ioctl_desc *hpu_ioctl_lookup(unsigned int cmd, int *err);
 int hpu_ioctl_dispatch(const struct hpu_ioctl_call *call, unsigned int cmd,

@@ -121,14 +121,14 @@ static int info_cs_counters(struct hpu_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_cs_counters *d = out;
 
-	d->total_submitted = __atomic_load_n(&ctx->dev->cs_submitted,
-					     __ATOMIC_RELAXED);
-	d->total_completed = __atomic_load_n(&ctx->dev->cs_completed,
-					     __ATOMIC_RELAXED);
-	d->ctx_submitted = __atomic_load_n(&ctx->cs_submitted,
-					   __ATOMIC_RELAXED);
-	d->ctx_completed = __atomic_load_n(&ctx->cs_completed,
-					   __ATOMIC_RELAXED);
+	d->total_submitted =
+		__atomic_load_n(&ctx->dev->cs_submitted, __ATOMIC_RELAXED);
+	d->total_completed =
+		__atomic_load_n(&ctx->dev->cs_completed, __ATOMIC_RELAXED);
+	d->ctx_submitted =
+		__atomic_load_n(&ctx->cs_submitted, __ATOMIC_RELAXED);
+	d->ctx_completed =
+		__atomic_load_n(&ctx->cs_completed, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -196,8 +196,7 @@ static int info_pci(struct hpu_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
-static int info_driver_version(struct hpu_ctx *ctx, uint32_t period,
-			       void *out)
+static int info_driver_version(struct hpu_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_driver_version *d = out;
 	const struct hpu_fw_model *model = ctx->dev->model;
@@ -283,9 +282,9 @@ int hpu_ioctl_info(const struct hpu_ioctl_call *call, void *data)
 	ret = op->build(call->ctx, args->period_ms, &ans);
 	if (ret)
 		return ret;
-	ret = hpu_copy_to_user(call->pid, args->return_pointer, &ans,
-			       args->return_size < op->size ?
-				       args->return_size : op->size);
+	ret = hpu_copy_to_user(
+		call->pid, args->return_pointer, &ans,
+		args->return_size < op->size ? args->return_size : op->size);
 	if (ret)
 		return ret;
 	args->full_size = op->size;

@@ -248,8 +248,7 @@ int hpu_ioctl_dispatch(const struct hpu_ioctl_call *call, unsigned int cmd,
 	ret = desc->func(call, data);
 	if (ret) {
 		hpu_log_ratelimited(HPU_LOG_DEBUG, "pid %d: %s failed: %s",
-				    (int)call->pid, desc->name,
-				    strerror(-ret));
+				    (int)call->pid, desc->name, strerror(-ret));
 		return ret;
 	}
 	memcpy(out, data, size);

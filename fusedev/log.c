@@ -13,8 +13,8 @@
 #include "hpu_fused.h"
 
 /* A rate-limited call site prints at most RL_BURST messages per RL_WINDOW */
-#define RL_WINDOW_S	5
-#define RL_BURST	10
+#define RL_WINDOW_S 5
+#define RL_BURST    10
 
 static int log_level = HPU_LOG_WARN;
 static bool log_syslog;

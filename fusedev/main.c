@@ -97,11 +97,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->dev_links = -1;
 	o->log_level = HPU_LOG_WARN;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:t:m:fh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:t:m:fh", long_opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'n':
 			if (parse_ndev(optarg, &o->ndev)) {
-				fprintf(stderr, "hpu-fused: --devices must be 1..%d, not '%s'\n",
+				fprintf(stderr,
+					"hpu-fused: --devices must be 1..%d, not '%s'\n",
 					HPU_FUSED_MAX_DEVICES, optarg);
 				return -1;
 			}
@@ -124,7 +126,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_LOG_LEVEL:
 			lvl = hpu_log_parse_level(optarg);
 			if (lvl < 0) {
-				fprintf(stderr, "hpu-fused: --log-level must be err, warn, info or debug, not '%s'\n",
+				fprintf(stderr,
+					"hpu-fused: --log-level must be err, warn, info or debug, not '%s'\n",
 					optarg);
 				return -1;
 			}
@@ -138,7 +141,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			       HPU_VERSION, HPU_FW_IF_MAJOR, HPU_FW_IF_MINOR);
 			return 1;
 		case ':':
-			fprintf(stderr, "hpu-fused: option '%s' needs a value\n",
+			fprintf(stderr,
+				"hpu-fused: option '%s' needs a value\n",
 				argv[optind - 1]);
 			return -1;
 		default:
@@ -159,7 +163,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		}
 		snprintf(o->mount, sizeof(o->mount), "%s", mount);
 	} else if (hpu_devdir_default(o->mount, sizeof(o->mount))) {
-		fprintf(stderr, "hpu-fused: default device directory path too long\n");
+		fprintf(stderr,
+			"hpu-fused: default device directory path too long\n");
 		return -1;
 	}
 	return 0;
@@ -224,13 +229,13 @@ int main(int argc, char **argv)
 	if (hpu_driver_check_model(&hpusim_model))
 		return EXIT_FAILURE;
 	if (!hpu_fw_find_profile(&hpusim_model, o.type)) {
-		fprintf(stderr, "hpu-fused: unknown --type '%s' (gaudi, gaudi2 or gaudi3)\n",
+		fprintf(stderr,
+			"hpu-fused: unknown --type '%s' (gaudi, gaudi2 or gaudi3)\n",
 			o.type);
 		return EXIT_USAGE;
 	}
-	links = o.dev_links == 1 ||
-		(o.dev_links < 0 && geteuid() == 0 &&
-		 hpu_devdir_is_default(o.mount));
+	links = o.dev_links == 1 || (o.dev_links < 0 && geteuid() == 0 &&
+				     hpu_devdir_is_default(o.mount));
 
 	ret = hpu_mount_prepare(o.mount);
 	if (!ret)

@@ -26,8 +26,8 @@ static void unescape(char *s)
 	while (*s) {
 		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] &&
 		    s[3]) {
-			*d++ = (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) |
-				      (s[3] - '0'));
+			*d++ = (char)(((s[1] - '0') << 6) |
+				      ((s[2] - '0') << 3) | (s[3] - '0'));
 			s += 4;
 		} else {
 			*d++ = *s++;
@@ -53,7 +53,7 @@ static void mount_fstype(const char *dir, char *fstype, size_t len)
 		sep = strstr(line, " - ");
 		if (strcmp(mnt, dir) || !sep || sscanf(sep, " - %63s", fs) != 1)
 			continue;
-		snprintf(fstype, len, "%s", fs);	/* the last one wins */
+		snprintf(fstype, len, "%s", fs); /* the last one wins */
 	}
 	fclose(f);
 }
@@ -232,8 +232,9 @@ int hpu_devlinks_create(const char *dir, unsigned int ndev, bool forced)
 		if (!lstat(link, &st)) {
 			if (!S_ISLNK(st.st_mode) ||
 			    (!points_into(link, dir) && !stat(link, &st))) {
-				hpu_warn("%s exists and is not ours; left alone",
-					 link);
+				hpu_warn(
+					"%s exists and is not ours; left alone",
+					link);
 				continue;
 			}
 			unlink(link);

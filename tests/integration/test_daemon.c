@@ -48,13 +48,13 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-#define NEED_FUSE()                                                   \
-	do {                                                          \
-		const char *why = hpu_test_have_fuse();               \
-		if (why) {                                            \
-			print_message("skipped: %s\n", why);          \
-			skip();                                       \
-		}                                                     \
+#define NEED_FUSE()                                          \
+	do {                                                 \
+		const char *why = hpu_test_have_fuse();      \
+		if (why) {                                   \
+			print_message("skipped: %s\n", why); \
+			skip();                              \
+		}                                            \
 	} while (0)
 
 static int open_node(const struct hpu_test_daemon *d, const char *name,
@@ -112,12 +112,13 @@ static int info(int fd, uint32_t op, void *buf, uint32_t size,
 	return 0;
 }
 
-#define INFO_OK(fd, op, ans)                                              \
-	do {                                                              \
-		uint32_t _full = 0;                                       \
-		memset(&(ans), 0xee, sizeof(ans));                        \
-		assert_int_equal(info(fd, op, &(ans), sizeof(ans), &_full), 0); \
-		assert_int_equal(_full, sizeof(ans));                     \
+#define INFO_OK(fd, op, ans)                                                \
+	do {                                                                \
+		uint32_t _full = 0;                                         \
+		memset(&(ans), 0xee, sizeof(ans));                          \
+		assert_int_equal(info(fd, op, &(ans), sizeof(ans), &_full), \
+				 0);                                        \
+		assert_int_equal(_full, sizeof(ans));                       \
 	} while (0)
 
 static unsigned int popcount64(uint64_t v)
@@ -127,9 +128,10 @@ static unsigned int popcount64(uint64_t v)
 
 static const char *type_name(uint32_t t)
 {
-	return t == HPU_DEVICE_GAUDI ? "GAUDI" :
+	return t == HPU_DEVICE_GAUDI  ? "GAUDI" :
 	       t == HPU_DEVICE_GAUDI2 ? "GAUDI2" :
-	       t == HPU_DEVICE_GAUDI3 ? "GAUDI3" : "?";
+	       t == HPU_DEVICE_GAUDI3 ? "GAUDI3" :
+					"?";
 }
 
 /* Every INFO op on @fd of device @i, checked against profile @p */
@@ -195,7 +197,8 @@ static void check_info(const struct hpu_test_daemon *d, int fd, unsigned int i,
 	assert_int_equal(idle.pad, 0);
 	assert_int_equal(idle.busy_engines_mask[0] | idle.busy_engines_mask[1] |
 				 idle.busy_engines_mask[2] |
-				 idle.busy_engines_mask[3], 0);
+				 idle.busy_engines_mask[3],
+			 0);
 
 	INFO_OK(fd, HPU_INFO_DEVICE_STATUS, st);
 	assert_int_equal(st.status, HPU_DEVICE_STATUS_OPERATIONAL);
@@ -230,7 +233,8 @@ static void check_info(const struct hpu_test_daemon *d, int fd, unsigned int i,
 	INFO_OK(fd, HPU_INFO_THERMAL, th);
 	assert_int_equal(th.temp_slowdown_mc, p->temp_slowdown_mc);
 	assert_int_equal(th.temp_shutdown_mc, p->temp_shutdown_mc);
-	assert_true(th.temp_asic_mc > 0 && th.temp_asic_mc < p->temp_slowdown_mc);
+	assert_true(th.temp_asic_mc > 0 &&
+		    th.temp_asic_mc < p->temp_slowdown_mc);
 	assert_true(th.temp_hbm_mc > 0 && th.temp_hbm_mc < p->temp_slowdown_mc);
 
 	INFO_OK(fd, HPU_INFO_OPEN_STATS, os);
@@ -294,7 +298,8 @@ static void check_info(const struct hpu_test_daemon *d, int fd, unsigned int i,
 /* Open every node of a running daemon and check everything it answers */
 static void check_daemon(const struct hpu_test_daemon *d, const char *type)
 {
-	const struct hpu_fw_profile *p = hpu_fw_find_profile(&hpusim_model, type);
+	const struct hpu_fw_profile *p =
+		hpu_fw_find_profile(&hpusim_model, type);
 	char s[64], seen_bus[64][16];
 	unsigned int i, j;
 	int cfd, kfd;
@@ -414,11 +419,12 @@ static void test_default_eight_gaudi2(void **state)
 static void test_layout(void **state)
 {
 	static const char *const attrs[] = {
-		"device_type", "card_name", "pci_addr", "module_id",
-		"serial_number", "status", "hard_reset_cnt", "soft_reset_cnt",
-		"max_power", "power_mw", "temperature_mc", "clk_max_freq_mhz",
-		"clk_cur_freq_mhz", "memory_total", "memory_used", "utilization",
-		"fw_version", "clients",
+		"device_type",	    "card_name",      "pci_addr",
+		"module_id",	    "serial_number",  "status",
+		"hard_reset_cnt",   "soft_reset_cnt", "max_power",
+		"power_mw",	    "temperature_mc", "clk_max_freq_mhz",
+		"clk_cur_freq_mhz", "memory_total",   "memory_used",
+		"utilization",	    "fw_version",     "clients",
 	};
 	struct hpu_test_daemon d;
 	char path[PATH_MAX + 64];
@@ -435,7 +441,7 @@ static void test_layout(void **state)
 		if (de->d_name[0] != '.')
 			n++;
 	closedir(dir);
-	assert_int_equal(n, 3 * 2 + 2);	/* hpuN, hpu_controlN, class, driver */
+	assert_int_equal(n, 3 * 2 + 2); /* hpuN, hpu_controlN, class, driver */
 
 	snprintf(path, sizeof(path), "%s/class", d.mount);
 	dir = opendir(path);
@@ -519,12 +525,16 @@ static void test_reject_unknown_nr(void **state)
 
 	NEED_FUSE();
 	fd = shared_fd("hpu");
-	assert_int_equal(xioctl(fd, DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_END,
-					     struct hpu_info_args), &a),
+	assert_int_equal(xioctl(fd,
+				DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_END,
+					 struct hpu_info_args),
+				&a),
 			 -ENOTTY);
-	assert_int_equal(xioctl(fd, DRM_IOWR(DRM_COMMAND_BASE + 0x3f,
-					     struct hpu_info_args), &a),
-			 -ENOTTY);
+	assert_int_equal(
+		xioctl(fd,
+		       DRM_IOWR(DRM_COMMAND_BASE + 0x3f, struct hpu_info_args),
+		       &a),
+		-ENOTTY);
 	close(fd);
 }
 
@@ -536,13 +546,14 @@ static void test_reject_wrong_type(void **state)
 
 	NEED_FUSE();
 	fd = shared_fd("hpu");
-	assert_int_equal(xioctl(fd, _IOWR('H', DRM_COMMAND_BASE,
-					  struct hpu_info_args), &a),
-			 -ENOTTY);
+	assert_int_equal(
+		xioctl(fd, _IOWR('H', DRM_COMMAND_BASE, struct hpu_info_args),
+		       &a),
+		-ENOTTY);
 	/* right type and number, wrong direction */
-	assert_int_equal(xioctl(fd, DRM_IOW(DRM_COMMAND_BASE,
-					    struct hpu_info_args), &a),
-			 -ENOTTY);
+	assert_int_equal(
+		xioctl(fd, DRM_IOW(DRM_COMMAND_BASE, struct hpu_info_args), &a),
+		-ENOTTY);
 	close(fd);
 }
 
@@ -554,7 +565,8 @@ static void test_reject_bad_size(void **state)
 	NEED_FUSE();
 	fd = shared_fd("hpu");
 	assert_int_equal(xioctl(fd, DRM_IOWR(DRM_COMMAND_BASE, uint64_t[2]),
-				small), -EINVAL);
+				small),
+			 -EINVAL);
 	close(fd);
 }
 
@@ -578,7 +590,7 @@ static void test_reject_pad_flags_op(void **state)
 	a.op = 99;
 	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
 	a = good_args(&st, sizeof(st));
-	a.period_ms = 100;	/* only for DEVICE_UTILIZATION */
+	a.period_ms = 100; /* only for DEVICE_UTILIZATION */
 	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
 	a = good_args(&st, sizeof(st));
 	a.op = HPU_INFO_DEVICE_UTILIZATION;
@@ -670,8 +682,9 @@ static void test_info_snprintf(void **state)
 	assert_int_equal(a.full_size, sizeof(*ip));
 	for (i = 12; i < sizeof(buf); i++)
 		assert_int_equal(buf[i], 0x5a);
-	assert_int_equal(ip->dram_base_address,
-			 hpu_fw_find_profile(&hpusim_model, "gaudi2")->dram_base);
+	assert_int_equal(
+		ip->dram_base_address,
+		hpu_fw_find_profile(&hpusim_model, "gaudi2")->dram_base);
 
 	a = good_args(buf, sizeof(buf));
 	a.op = HPU_INFO_HW_IP_INFO;
@@ -700,7 +713,8 @@ static void test_info_from_other_process(void **state)
 		a.op = HPU_INFO_DRAM_USAGE;
 		if (ioctl(fd, HPU_IOCTL_INFO, &a) ||
 		    du.dram_total_mem !=
-			    hpu_fw_find_profile(&hpusim_model, "gaudi2")->dram_size)
+			    hpu_fw_find_profile(&hpusim_model, "gaudi2")
+				    ->dram_size)
 			_exit(1);
 		_exit(0);
 	}
@@ -739,7 +753,8 @@ static bool clients_has(const struct hpu_test_daemon *d, pid_t pid)
 	const char *p;
 
 	snprintf(needle, sizeof(needle), "%d ", (int)pid);
-	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+	for (p = text; p && *p;
+	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		if (!strncmp(p, needle, strlen(needle)))
 			return true;
 	return false;
@@ -789,8 +804,12 @@ static void test_killed_client_leaves_nothing(void **state)
 static void test_second_daemon_refused(void **state)
 {
 	char *const argv[] = { (char *)hpu_test_bin("hpu-fused"),
-			       "--foreground", "--devices", "1", "--mount",
-			       shared.mount, NULL };
+			       "--foreground",
+			       "--devices",
+			       "1",
+			       "--mount",
+			       shared.mount,
+			       NULL };
 	int status;
 
 	NEED_FUSE();
@@ -823,8 +842,8 @@ static int stale_teardown(void **state)
 static void test_stale_mount_cleaned(void **state)
 {
 	char *dir = stale_dir;
-	const char *args[] = { "--foreground", "--devices", "2", "--mount",
-			       dir, NULL };
+	const char *args[] = { "--foreground", "--devices", "2",
+			       "--mount",      dir,	    NULL };
 	struct hpu_test_daemon *d = &stale_d;
 	struct statfs sfs;
 	int status;
@@ -849,14 +868,10 @@ static void test_stale_mount_cleaned(void **state)
 static void test_bad_command_line(void **state)
 {
 	static const char *const bad[][4] = {
-		{ "--bogus", NULL },
-		{ "--devices", "0", NULL },
-		{ "--devices", "65", NULL },
-		{ "--devices", "two", NULL },
-		{ "--type", "gaudi9", NULL },
-		{ "--log-level", "loud", NULL },
-		{ "--mount", NULL },
-		{ "extra", NULL },
+		{ "--bogus", NULL },	      { "--devices", "0", NULL },
+		{ "--devices", "65", NULL },  { "--devices", "two", NULL },
+		{ "--type", "gaudi9", NULL }, { "--log-level", "loud", NULL },
+		{ "--mount", NULL },	      { "extra", NULL },
 	};
 	char *argv[6];
 	unsigned int i, j;
@@ -899,7 +914,8 @@ int main(void)
 		cmocka_unit_test(test_read_and_poll),
 		cmocka_unit_test(test_killed_client_leaves_nothing),
 		cmocka_unit_test(test_second_daemon_refused),
-		cmocka_unit_test_teardown(test_stale_mount_cleaned, stale_teardown),
+		cmocka_unit_test_teardown(test_stale_mount_cleaned,
+					  stale_teardown),
 		cmocka_unit_test(test_bad_command_line),
 	};
 

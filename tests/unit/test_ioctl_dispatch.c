@@ -76,9 +76,12 @@ static void test_lookup_valid(void **state)
 		unsigned int cmd;
 		const char *name;
 	} cmds[] = {
-		{ HPU_IOCTL_INFO, "INFO" },	  { HPU_IOCTL_CB, "CB" },
-		{ HPU_IOCTL_CS, "CS" },		  { HPU_IOCTL_WAIT_CS, "WAIT_CS" },
-		{ HPU_IOCTL_MEMORY, "MEMORY" }, { HPU_IOCTL_DEBUG, "DEBUG" },
+		{ HPU_IOCTL_INFO, "INFO" },
+		{ HPU_IOCTL_CB, "CB" },
+		{ HPU_IOCTL_CS, "CS" },
+		{ HPU_IOCTL_WAIT_CS, "WAIT_CS" },
+		{ HPU_IOCTL_MEMORY, "MEMORY" },
+		{ HPU_IOCTL_DEBUG, "DEBUG" },
 	};
 	const struct hpu_ioctl_desc *d;
 	unsigned int i;
@@ -99,8 +102,8 @@ static void test_lookup_wrong_type(void **state)
 {
 	int err;
 
-	assert_null(hpu_ioctl_lookup(_IOWR('x', DRM_COMMAND_BASE,
-					   struct hpu_info_args), &err));
+	assert_null(hpu_ioctl_lookup(
+		_IOWR('x', DRM_COMMAND_BASE, struct hpu_info_args), &err));
 	assert_int_equal(err, -ENOTTY);
 }
 
@@ -108,14 +111,16 @@ static void test_lookup_nr_out_of_range(void **state)
 {
 	int err;
 
-	assert_null(hpu_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_END,
-					      struct hpu_info_args), &err));
+	assert_null(
+		hpu_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_END,
+					  struct hpu_info_args),
+				 &err));
 	assert_int_equal(err, -ENOTTY);
-	assert_null(hpu_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE - 1,
-					      struct hpu_info_args), &err));
+	assert_null(hpu_ioctl_lookup(
+		DRM_IOWR(DRM_COMMAND_BASE - 1, struct hpu_info_args), &err));
 	assert_int_equal(err, -ENOTTY);
-	assert_null(hpu_ioctl_lookup(DRM_IOWR(0xff, struct hpu_info_args),
-				     &err));
+	assert_null(
+		hpu_ioctl_lookup(DRM_IOWR(0xff, struct hpu_info_args), &err));
 	assert_int_equal(err, -ENOTTY);
 }
 
@@ -123,11 +128,14 @@ static void test_lookup_wrong_direction(void **state)
 {
 	int err;
 
-	assert_null(hpu_ioctl_lookup(DRM_IOW(DRM_COMMAND_BASE + HPU_COMMAND_INFO,
-					     struct hpu_info_args), &err));
+	assert_null(
+		hpu_ioctl_lookup(DRM_IOW(DRM_COMMAND_BASE + HPU_COMMAND_INFO,
+					 struct hpu_info_args),
+				 &err));
 	assert_int_equal(err, -ENOTTY);
 	assert_null(hpu_ioctl_lookup(DRM_IOR(DRM_COMMAND_BASE + HPU_COMMAND_CS,
-					     union hpu_cs_args), &err));
+					     union hpu_cs_args),
+				     &err));
 	assert_int_equal(err, -ENOTTY);
 }
 
@@ -135,11 +143,13 @@ static void test_lookup_wrong_size(void **state)
 {
 	int err;
 
-	assert_null(hpu_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_INFO,
-					      uint64_t), &err));
+	assert_null(hpu_ioctl_lookup(
+		DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_INFO, uint64_t), &err));
 	assert_int_equal(err, -EINVAL);
-	assert_null(hpu_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_MEMORY,
-					      struct hpu_info_args), &err));
+	assert_null(
+		hpu_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_MEMORY,
+					  struct hpu_info_args),
+				 &err));
 	assert_int_equal(err, -EINVAL);
 }
 
@@ -206,8 +216,7 @@ static void test_info_snprintf(void **state)
 	memset(buf, 0xa5, sizeof(buf));
 	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
 	assert_int_equal(a.full_size, sizeof(*ip));
-	assert_int_equal(ip->dram_base_address,
-			 f->drv.profile->dram_base);
+	assert_int_equal(ip->dram_base_address, f->drv.profile->dram_base);
 	assert_int_equal(buf[8], 0xa5);
 
 	a.return_size = sizeof(buf);
@@ -232,34 +241,44 @@ static void test_info_rejects(void **state)
 	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
 	a = good;
 	a.flags = 1;
-	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
+			 -EINVAL);
 	a = good;
 	a.pad = 1;
-	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
+			 -EINVAL);
 	a = good;
 	a.op = 1;
-	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
+			 -EINVAL);
 	a = good;
 	a.op = 1000;
-	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
+			 -EINVAL);
 	a = good;
 	a.period_ms = 99;
-	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
+			 -EINVAL);
 	a = good;
 	a.period_ms = 1001;
-	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
+			 -EINVAL);
 	a = good;
 	a.op = HPU_INFO_HW_IDLE;
-	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
+			 -EINVAL);
 	a = good;
 	a.return_pointer = 0;
-	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
+			 -EINVAL);
 	a = good;
 	a.return_size = 0;
-	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
+			 -EINVAL);
 	a = good;
 	a.return_pointer = 8;
-	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), -EFAULT);
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
+			 -EFAULT);
 }
 
 static void test_cb_validation(void **state)
@@ -274,16 +293,20 @@ static void test_cb_validation(void **state)
 			 -EOPNOTSUPP);
 	cb.in = good;
 	cb.in.flags = 1;
-	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)),
+			 -EINVAL);
 	cb.in = good;
 	cb.in.pad = 1;
-	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)),
+			 -EINVAL);
 	cb.in = good;
 	cb.in.op = 3;
-	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)),
+			 -EINVAL);
 	cb.in = good;
 	cb.in.cb_size = 12;
-	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)),
+			 -EINVAL);
 }
 
 static void test_cs_validation(void **state)
@@ -299,13 +322,16 @@ static void test_cs_validation(void **state)
 			 -EOPNOTSUPP);
 	cs.in = good;
 	cs.in.cs_flags = HPU_CS_FLAGS_MASK + 1;
-	assert_int_equal(run(f->compute, HPU_IOCTL_CS, &cs, sizeof(cs)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_CS, &cs, sizeof(cs)),
+			 -EINVAL);
 	cs.in = good;
 	cs.in.reserved = 1;
-	assert_int_equal(run(f->compute, HPU_IOCTL_CS, &cs, sizeof(cs)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_CS, &cs, sizeof(cs)),
+			 -EINVAL);
 	cs.in = good;
 	cs.in.num_chunks_execute = HPU_MAX_JOBS_PER_CS + 1;
-	assert_int_equal(run(f->compute, HPU_IOCTL_CS, &cs, sizeof(cs)), -EINVAL);
+	assert_int_equal(run(f->compute, HPU_IOCTL_CS, &cs, sizeof(cs)),
+			 -EINVAL);
 }
 
 static void test_wait_cs_validation(void **state)
@@ -348,7 +374,7 @@ static void test_memory_debug_validation(void **state)
 	m.in.size = 4096;
 	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
 			 -EOPNOTSUPP);
-	m.in.flags = HPU_MEM_USERPTR;	/* not an ALLOC flag */
+	m.in.flags = HPU_MEM_USERPTR; /* not an ALLOC flag */
 	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
 			 -EINVAL);
 	m.in.flags = 0;
@@ -377,15 +403,18 @@ static void test_event_queue(void **state)
 	uint64_t mask, pending;
 	unsigned int i;
 
-	assert_int_equal(hpu_ctx_queue_event(f->compute, HPU_EVENT_MAX, 0, 0,
-					     0, 0), -EINVAL);
+	assert_int_equal(hpu_ctx_queue_event(f->compute, HPU_EVENT_MAX, 0, 0, 0,
+					     0),
+			 -EINVAL);
 	assert_int_equal(hpu_ctx_read_events(f->compute, ev, 4), 0);
 	for (i = 0; i < HPU_CTX_MAX_EVENTS + 2; i++)
 		assert_int_equal(hpu_ctx_queue_event(f->compute,
 						     HPU_EVENT_CS_TIMEOUT, ~0U,
-						     i + 1, 0, 0), 0);
+						     i + 1, 0, 0),
+				 0);
 	assert_int_equal(hpu_ctx_queue_event(f->compute, HPU_EVENT_LINK_DOWN,
-					     ~0U, 0, 3, 0), 0);
+					     ~0U, 0, 3, 0),
+			 0);
 	hpu_ctx_take_events(f->compute, &mask, &pending);
 	assert_int_equal(mask, (1ULL << HPU_EVENT_CS_TIMEOUT) |
 				       (1ULL << HPU_EVENT_LINK_DOWN));
@@ -421,7 +450,7 @@ static void test_open_stats_and_clients(void **state)
 	snprintf(expect, sizeof(expect), "%d 0 ", (int)getpid());
 	assert_int_equal(strncmp(text, expect, strlen(expect)), 0);
 	assert_int_equal(text[len - 1], '\n');
-	assert_null(memchr(text, '\n', len - 1));	/* control not listed */
+	assert_null(memchr(text, '\n', len - 1)); /* control not listed */
 	free(text);
 }
 

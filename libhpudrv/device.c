@@ -110,8 +110,7 @@ static int open_bus_id(const char *bus_id, bool control,
 	return open_found(&want, HPUDRV_FIND_BUS_ID, control, devp);
 }
 
-static int open_module_id(int module_id, bool control,
-			  struct hpu_device **devp)
+static int open_module_id(int module_id, bool control, struct hpu_device **devp)
 {
 	struct hpu_device_info want = { .index = -1, .module_id = module_id };
 

@@ -23,7 +23,7 @@ struct hpu_device {
 };
 
 /* Largest attribute file read into memory (clients of a busy device) */
-#define HPUDRV_ATTR_MAX		(1 << 20)
+#define HPUDRV_ATTR_MAX (1 << 20)
 
 /* enum.c */
 int hpudrv_devdir(char *buf, size_t len);
@@ -35,9 +35,9 @@ int hpudrv_parse_clients(const char *text, size_t len,
 			 struct hpu_process **list, int *count);
 
 /* hpudrv_find() modes */
-#define HPUDRV_FIND_INDEX	0
-#define HPUDRV_FIND_BUS_ID	1
-#define HPUDRV_FIND_MODULE_ID	2
+#define HPUDRV_FIND_INDEX     0
+#define HPUDRV_FIND_BUS_ID    1
+#define HPUDRV_FIND_MODULE_ID 2
 
 /* ioctl.c */
 int hpudrv_ioctl(int fd, unsigned long request, void *arg);

@@ -10,9 +10,9 @@
 #include "hpudrv_internal.h"
 
 /* Restarts allowed for one ioctl before its EINTR/EAGAIN is returned */
-#define HPUDRV_IOCTL_RETRIES	1000
+#define HPUDRV_IOCTL_RETRIES   1000
 /* Back-off between EAGAIN restarts */
-#define HPUDRV_EAGAIN_SLEEP_NS	50000L
+#define HPUDRV_EAGAIN_SLEEP_NS 50000L
 
 int hpudrv_ioctl(int fd, unsigned long request, void *arg)
 {
@@ -44,8 +44,7 @@ int hpudrv_info(int fd, unsigned int op, unsigned int period_ms, void *out,
 	return hpudrv_ioctl(fd, HPU_IOCTL_INFO, &args);
 }
 
-static int info(struct hpu_device *dev, unsigned int op, void *out,
-		size_t size)
+static int info(struct hpu_device *dev, unsigned int op, void *out, size_t size)
 {
 	if (!dev || !out)
 		return -EINVAL;

@@ -20,7 +20,7 @@
 #include "hpudrv.h"
 
 #define NDEV 3
-#define GiB (1024ULL * 1024 * 1024)
+#define GiB  (1024ULL * 1024 * 1024)
 
 static struct hpu_test_daemon daemon_;
 static const char *skip_reason;
@@ -289,11 +289,11 @@ static void test_attributes(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(hpu_device_read_attr(0, "device_type", buf,
-					      sizeof(buf)),
-			 0);
+	assert_int_equal(
+		hpu_device_read_attr(0, "device_type", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "GAUDI2");
-	assert_int_equal(hpu_device_read_attr(0, "status", buf, sizeof(buf)), 0);
+	assert_int_equal(hpu_device_read_attr(0, "status", buf, sizeof(buf)),
+			 0);
 	assert_string_equal(buf, "operational");
 	assert_int_equal(hpu_driver_read_attr("pid", buf, sizeof(buf)), 0);
 	assert_int_equal(atoi(buf), daemon_.pid);
@@ -307,7 +307,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_enumerate, need_daemon),
 		cmocka_unit_test_setup(test_open_by_index, need_daemon),
-		cmocka_unit_test_setup(test_open_by_bus_and_module, need_daemon),
+		cmocka_unit_test_setup(test_open_by_bus_and_module,
+				       need_daemon),
 		cmocka_unit_test_setup(test_visible_devices, need_daemon),
 		cmocka_unit_test_setup(test_info_compute, need_daemon),
 		cmocka_unit_test_setup(test_info_control, need_daemon),

@@ -24,7 +24,7 @@
 #include "hpudrv.h"
 
 #define NDEV 2
-#define MIB (1024ULL * 1024)
+#define MIB  (1024ULL * 1024)
 
 static struct hpu_test_daemon daemon_;
 static const char *skip_reason;
@@ -203,8 +203,8 @@ static void test_query_csv(void **state)
 	assert_int_equal(hpu_info_dram_usage(dev, &dram), 0);
 	hpu_close(dev);
 
-	out = smi(&st, "-Q", "index,name,bus_id,memory.total,power.max",
-		  "-f", "csv", "-i", "1", NULL);
+	out = smi(&st, "-Q", "index,name,bus_id,memory.total,power.max", "-f",
+		  "csv", "-i", "1", NULL);
 	assert_int_equal(st, 0);
 	snprintf(want, sizeof(want),
 		 "index, name, bus_id, memory.total [MiB], power.max [W]\n"
@@ -376,7 +376,8 @@ static bool table_lists(const char *out, int index, int pid)
 	if (!p)
 		fail_msg("no Processes section");
 	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (sscanf(p, "| %d %d ", &i, &q) == 2 && i == index && q == pid)
+		if (sscanf(p, "| %d %d ", &i, &q) == 2 && i == index &&
+		    q == pid)
 			return true;
 	return false;
 }
@@ -462,7 +463,8 @@ static void test_usage_errors(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		out = smi(&st, bad[i][0], bad[i][1], bad[i][2], bad[i][3], NULL);
+		out = smi(&st, bad[i][0], bad[i][1], bad[i][2], bad[i][3],
+			  NULL);
 		if (st != 2)
 			fail_msg("hpu-smi %s %s: exit %d, want 2", bad[i][0],
 				 bad[i][1] ? bad[i][1] : "", st);

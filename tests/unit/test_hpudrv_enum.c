@@ -52,10 +52,10 @@ static void fake_device(int i, const char *bus, int module, const char *clients)
 	put(rel, "");
 	snprintf(rel, sizeof(rel), "class/hpu%d", i);
 	mkdir_rel(rel);
-#define ATTR(name, text)                                                  \
-	do {                                                              \
-		snprintf(rel, sizeof(rel), "class/hpu%d/" name, i);       \
-		put(rel, text);                                           \
+#define ATTR(name, text)                                            \
+	do {                                                        \
+		snprintf(rel, sizeof(rel), "class/hpu%d/" name, i); \
+		put(rel, text);                                     \
 	} while (0)
 	ATTR("pci_addr", bus);
 	snprintf(val, sizeof(val), "%d\n", module);
@@ -79,7 +79,8 @@ static int setup(void **state)
 	mkdir_rel("driver");
 	put("driver/version", "1.0.0\n");
 	fake_device(0, "0000:19:00.0\n", 2, "");
-	fake_device(1, "0000:1a:00.0\n", 3, "100 4096 python3\n200 0 my prog\n");
+	fake_device(1, "0000:1a:00.0\n", 3,
+		    "100 4096 python3\n200 0 my prog\n");
 	fake_device(3, "0000:1c:00.0\n", 5, "100 4096 python3\nbogus\n");
 	/* names that are not nodes */
 	put("hpu01", "");
@@ -158,8 +159,8 @@ static void test_visible_filter(void **state)
 
 static void test_visible_malformed(void **state)
 {
-	static const char *const bad[] = { "1,x", "1,,2", ",", "-1", "1;2",
-					   "99999999999", "1,", NULL };
+	static const char *const bad[] = { "1,x", "1,,2",	 ",",  "-1",
+					   "1;2", "99999999999", "1,", NULL };
 	struct hpu_device_info *l;
 	int i, n;
 
@@ -200,9 +201,8 @@ static void test_read_attr(void **state)
 	char buf[64], tiny[3];
 
 	(void)state;
-	assert_int_equal(hpu_device_read_attr(0, "temperature_mc", buf,
-					      sizeof(buf)),
-			 0);
+	assert_int_equal(
+		hpu_device_read_attr(0, "temperature_mc", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "26000");
 	assert_int_equal(hpu_device_read_attr(0, "temperature_mc", tiny,
 					      sizeof(tiny)),
@@ -224,14 +224,18 @@ static void test_read_attr_bad_args(void **state)
 			 -EINVAL);
 	assert_int_equal(hpu_device_read_attr(0, "..", buf, sizeof(buf)),
 			 -EINVAL);
-	assert_int_equal(hpu_device_read_attr(0, "", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(hpu_device_read_attr(0, "", buf, sizeof(buf)),
+			 -EINVAL);
 	assert_int_equal(hpu_device_read_attr(0, NULL, buf, sizeof(buf)),
 			 -EINVAL);
-	assert_int_equal(hpu_device_read_attr(0, "module_id", NULL, 8), -EINVAL);
-	assert_int_equal(hpu_device_read_attr(0, "module_id", buf, 0), -EINVAL);
-	assert_int_equal(hpu_device_read_attr(-1, "module_id", buf, sizeof(buf)),
+	assert_int_equal(hpu_device_read_attr(0, "module_id", NULL, 8),
 			 -EINVAL);
-	assert_int_equal(hpu_driver_read_attr("a/b", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(hpu_device_read_attr(0, "module_id", buf, 0), -EINVAL);
+	assert_int_equal(hpu_device_read_attr(-1, "module_id", buf,
+					      sizeof(buf)),
+			 -EINVAL);
+	assert_int_equal(hpu_driver_read_attr("a/b", buf, sizeof(buf)),
+			 -EINVAL);
 }
 
 static void test_processes(void **state)
@@ -290,8 +294,10 @@ static void test_parse_clients_malformed(void **state)
 	for (i = 0; bad[i]; i++) {
 		p = NULL;
 		n = 0;
-		if (hpudrv_parse_clients(bad[i], strlen(bad[i]), &p, &n) != -EIO)
-			fail_msg("accepted malformed clients text \"%s\"", bad[i]);
+		if (hpudrv_parse_clients(bad[i], strlen(bad[i]), &p, &n) !=
+		    -EIO)
+			fail_msg("accepted malformed clients text \"%s\"",
+				 bad[i]);
 		assert_null(p);
 	}
 	/* a NUL inside a line */
@@ -378,8 +384,9 @@ static void test_strings(void **state)
 	snprintf(want, sizeof(want), "%d.%d.%d", HPU_VERSION_MAJOR,
 		 HPU_VERSION_MINOR, HPU_VERSION_PATCH);
 	assert_string_equal(hpu_library_version(), want);
-	assert_string_equal(hpu_device_status_str(HPU_DEVICE_STATUS_OPERATIONAL),
-			    "operational");
+	assert_string_equal(
+		hpu_device_status_str(HPU_DEVICE_STATUS_OPERATIONAL),
+		"operational");
 	assert_string_equal(hpu_device_status_str(HPU_DEVICE_STATUS_IN_RESET),
 			    "in reset");
 	assert_string_equal(hpu_device_status_str(5), "unknown");
@@ -399,7 +406,8 @@ int main(void)
 		cmocka_unit_test_setup(test_read_attr, reset_env),
 		cmocka_unit_test_setup(test_read_attr_bad_args, reset_env),
 		cmocka_unit_test_setup(test_processes, reset_env),
-		cmocka_unit_test_setup(test_processes_malformed_file, reset_env),
+		cmocka_unit_test_setup(test_processes_malformed_file,
+				       reset_env),
 		cmocka_unit_test_setup(test_parse_clients_malformed, reset_env),
 		cmocka_unit_test_setup(test_open_fake_nodes, reset_env),
 		cmocka_unit_test_setup(test_bad_arguments, reset_env),

@@ -27,7 +27,8 @@ static const char *lib_path(void)
 	static char path[4096];
 	const char *o = getenv("O");
 
-	snprintf(path, sizeof(path), "%s/lib/libhpudrv.so", o && *o ? o : "build");
+	snprintf(path, sizeof(path), "%s/lib/libhpudrv.so",
+		 o && *o ? o : "build");
 	return path;
 }
 
@@ -118,10 +119,12 @@ static void test_exports_match_map(void **state)
 				     strcmp(map.name[i], exp.name[j]);
 
 		if (c < 0) {
-			print_error("in map, not exported: %s\n", map.name[i++]);
+			print_error("in map, not exported: %s\n",
+				    map.name[i++]);
 			diff++;
 		} else if (c > 0) {
-			print_error("exported, not in map: %s\n", exp.name[j++]);
+			print_error("exported, not in map: %s\n",
+				    exp.name[j++]);
 			diff++;
 		} else {
 			i++;
@@ -167,7 +170,8 @@ static void test_soname(void **state)
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while (fgets(line, sizeof(line), p))
-		if (strstr(line, "(SONAME)") && strstr(line, "[libhpudrv.so.1]"))
+		if (strstr(line, "(SONAME)") &&
+		    strstr(line, "[libhpudrv.so.1]"))
 			found = 1;
 	pclose(p);
 	assert_true(found);

@@ -18,7 +18,7 @@
 
 #include "bench.h"
 
-#define NODE_INO 2
+#define NODE_INO  2
 #define NODE_NAME "node"
 
 /**

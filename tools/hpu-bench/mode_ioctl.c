@@ -16,15 +16,15 @@
 #include "bench.h"
 #include "hpudrv.h"
 
-#define DEFAULT_ITER	10000
-#define MAX_ITER	10000000L
-#define WARMUP		2000
+#define DEFAULT_ITER 10000
+#define MAX_ITER     10000000L
+#define WARMUP	     2000
 
 /*
  * Alternating slices, so both paths see the same load on the machine;
  * slices are long because each switch costs a few slow round trips.
  */
-#define ROUNDS		4
+#define ROUNDS 4
 
 static int time_hpu(struct hpu_device *dev, uint64_t *ns, size_t n)
 {
@@ -105,9 +105,10 @@ static void row(const char *name, const struct bench_stats *st)
 
 static int usage(FILE *f, int status)
 {
-	fprintf(f, "Usage: hpu-bench ioctl [-n ITER] [-d INDEX]\n"
-		   "  -n ITER   timed round trips per path (default %d)\n"
-		   "  -d INDEX  device hpuN to use (default: first visible)\n",
+	fprintf(f,
+		"Usage: hpu-bench ioctl [-n ITER] [-d INDEX]\n"
+		"  -n ITER   timed round trips per path (default %d)\n"
+		"  -d INDEX  device hpuN to use (default: first visible)\n",
 		DEFAULT_ITER);
 	return status;
 }
@@ -130,14 +131,16 @@ int bench_ioctl(int argc, char **argv)
 		case 'n':
 			iter = strtol(optarg, &end, 10);
 			if (*end || iter < 1 || iter > MAX_ITER) {
-				fprintf(stderr, "hpu-bench: bad -n '%s'\n", optarg);
+				fprintf(stderr, "hpu-bench: bad -n '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
 		case 'd':
 			index = strtol(optarg, &end, 10);
 			if (*end || index < 0 || index > 1 << 20) {
-				fprintf(stderr, "hpu-bench: bad -d '%s'\n", optarg);
+				fprintf(stderr, "hpu-bench: bad -d '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -153,7 +156,8 @@ int bench_ioctl(int argc, char **argv)
 	if (index < 0) {
 		ret = hpu_device_list(&list, &n);
 		if (ret || !n) {
-			fprintf(stderr, "hpu-bench: no HPU device found (%s); "
+			fprintf(stderr,
+				"hpu-bench: no HPU device found (%s); "
 				"start hpu-fused or set HPU_DEV_DIR\n",
 				ret ? hpu_strerror(ret) : "none listed");
 			return 1;
@@ -175,8 +179,10 @@ int bench_ioctl(int argc, char **argv)
 	}
 	ret = barefuse_start(&bf);
 	if (ret) {
-		fprintf(stderr, "hpu-bench: cannot mount the reference FUSE "
-			"filesystem: %s\n", hpu_strerror(ret));
+		fprintf(stderr,
+			"hpu-bench: cannot mount the reference FUSE "
+			"filesystem: %s\n",
+			hpu_strerror(ret));
 		goto out_free;
 	}
 	ret = measure(dev, barefuse_node(bf), hns, bns, (size_t)iter, &failed);
@@ -190,7 +196,8 @@ int bench_ioctl(int argc, char **argv)
 	bench_summarize(bns, (size_t)iter, &bs);
 
 	printf("hpu-bench ioctl: %ld round trips per path, INFO DEVICE_STATUS "
-	       "on hpu%ld\n", iter, index);
+	       "on hpu%ld\n",
+	       iter, index);
 	printf("  %-26s %10s %10s %10s\n", "path", "p50 us", "p99 us",
 	       "mean us");
 	row("hpu INFO ioctl", &hs);

@@ -21,11 +21,11 @@ static void sample_dev(struct smi_dev *d)
 		d->err = ret;
 		return;
 	}
-#define Q(call)                                  \
-	do {                                     \
-		ret = (call);                    \
-		if (ret && !d->err)              \
-			d->err = ret;            \
+#define Q(call)                       \
+	do {                          \
+		ret = (call);         \
+		if (ret && !d->err)   \
+			d->err = ret; \
 	} while (0)
 	Q(hpu_info_hw_ip(dev, &d->hw));
 	Q(hpu_info_dram_usage(dev, &d->dram));

@@ -16,7 +16,12 @@
 
 #include "smi.h"
 
-enum smi_mode { MODE_TABLE, MODE_LIST, MODE_QUERY, MODE_REPORT };
+enum smi_mode {
+	MODE_TABLE,
+	MODE_LIST,
+	MODE_QUERY,
+	MODE_REPORT
+};
 
 /**
  * struct smi_opts - the command line
@@ -91,7 +96,8 @@ static int usage_error(const char *fmt, const char *arg)
 static int set_mode(struct smi_opts *o, enum smi_mode m, const char *flag)
 {
 	if (o->mode != MODE_TABLE && o->mode != m)
-		return usage_error("%s cannot be combined with another mode", flag);
+		return usage_error("%s cannot be combined with another mode",
+				   flag);
 	o->mode = m;
 	return 0;
 }
@@ -146,7 +152,8 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 			break;
 		case 'c':
 			if (parse_long(optarg, 1, &o->count))
-				return usage_error("invalid count '%s'", optarg);
+				return usage_error("invalid count '%s'",
+						   optarg);
 			break;
 		case 'H':
 			smi_query_help(stdout);

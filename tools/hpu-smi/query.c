@@ -79,7 +79,7 @@ static const struct field fields[] = {
 	  "time of the sample, YYYY/MM/DD HH:MM:SS.mmm" },
 };
 
-#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+#define NFIELDS	  (sizeof(fields) / sizeof(fields[0]))
 #define MAX_QUERY 64
 
 /**
@@ -100,7 +100,12 @@ struct smi_query {
 	bool units;
 };
 
-enum val_type { V_INT, V_REAL, V_STR, V_ERR };
+enum val_type {
+	V_INT,
+	V_REAL,
+	V_STR,
+	V_ERR
+};
 
 struct val {
 	enum val_type type;
@@ -146,7 +151,8 @@ static int parse_format(const char *format, struct smi_query *q)
 			goto err_bad;
 	}
 	if (q->json && (csv || !q->header || !q->units)) {
-		fprintf(stderr, "hpu-smi: format json takes no other options\n");
+		fprintf(stderr,
+			"hpu-smi: format json takes no other options\n");
 		return -EINVAL;
 	}
 	if (!q->json && !csv)
@@ -160,8 +166,7 @@ err_bad:
 	return -EINVAL;
 }
 
-int smi_query_parse(const char *list, const char *format,
-		    struct smi_query **qp)
+int smi_query_parse(const char *list, const char *format, struct smi_query **qp)
 {
 	char buf[1024], *tok, *save;
 	const struct field *fld;
@@ -201,7 +206,8 @@ int smi_query_parse(const char *list, const char *format,
 		q->n++;
 	}
 	if (!q->n) {
-		fprintf(stderr, "hpu-smi: --query-hpu needs at least one field\n");
+		fprintf(stderr,
+			"hpu-smi: --query-hpu needs at least one field\n");
 		goto err_free;
 	}
 	*qp = q;

@@ -11,14 +11,14 @@
 #include "hpudrv.h"
 
 /* Exit codes (docs/hpu-smi.md) */
-#define SMI_EXIT_OK		0
-#define SMI_EXIT_ERROR		1	/* enumeration or output failed */
-#define SMI_EXIT_USAGE		2	/* bad flag, field, format or id */
-#define SMI_EXIT_QUERY		3	/* a device could not be queried */
-#define SMI_EXIT_NO_DEVICES	6	/* "No devices were found" */
+#define SMI_EXIT_OK	    0
+#define SMI_EXIT_ERROR	    1 /* enumeration or output failed */
+#define SMI_EXIT_USAGE	    2 /* bad flag, field, format or id */
+#define SMI_EXIT_QUERY	    3 /* a device could not be queried */
+#define SMI_EXIT_NO_DEVICES 6 /* "No devices were found" */
 
 /* Averaging window of the utilization hpu-smi reports */
-#define SMI_UTIL_PERIOD_MS	1000
+#define SMI_UTIL_PERIOD_MS 1000
 
 /**
  * struct smi_dev - everything hpu-smi shows about one device, sampled

@@ -10,9 +10,9 @@
 #define MIB ((uint64_t)1 << 20)
 
 /* Column widths of the table: | 31 | 22 | 22 | = 79 characters */
-#define COL1 31
-#define COL2 22
-#define COL3 22
+#define COL1  31
+#define COL2  22
+#define COL3  22
 #define WIDTH (COL1 + COL2 + COL3 + 2)
 
 static void rule(FILE *f, char fill, char edge, bool cols)
@@ -90,7 +90,9 @@ static void print_processes(FILE *f, const struct smi_sample *s)
 	fputc('\n', f);
 	rule(f, '-', '+', false);
 	full_row(f, "Processes:");
-	full_row(f, " HPU        PID  Process name                  HPU Memory Usage");
+	full_row(
+		f,
+		" HPU        PID  Process name                  HPU Memory Usage");
 	rule(f, '=', '|', false);
 	for (i = 0; i < s->ndev; i++) {
 		const struct smi_dev *d = &s->devs[i];
@@ -134,7 +136,7 @@ void smi_print_list(FILE *f, const struct smi_sample *s)
 	}
 }
 
-#define KV(indent, key, fmt, ...)                                         \
+#define KV(indent, key, fmt, ...)                                          \
 	fprintf(f, "%*s%-*s: " fmt "\n", (indent), "", 36 - (indent), key, \
 		__VA_ARGS__)
 
@@ -165,7 +167,8 @@ static void report_dev(FILE *f, const struct smi_dev *d)
 	KV(8, "Link Speed", "%u MT/s", d->pci.link_speed_mts);
 	KV(8, "Link Width", "x%u", d->pci.link_width);
 	fprintf(f, "    Memory Usage (HBM)\n");
-	KV(8, "Total", "%" PRIu64 " MiB", (uint64_t)d->dram.dram_total_mem / MIB);
+	KV(8, "Total", "%" PRIu64 " MiB",
+	   (uint64_t)d->dram.dram_total_mem / MIB);
 	KV(8, "Used", "%" PRIu64 " MiB", (uint64_t)d->dram.dram_used_mem / MIB);
 	KV(8, "Free", "%" PRIu64 " MiB", (uint64_t)d->dram.dram_free_mem / MIB);
 	KV(8, "SRAM", "%u KiB", d->hw.sram_size / 1024);
@@ -202,7 +205,8 @@ static void report_dev(FILE *f, const struct smi_dev *d)
 	fprintf(f, "    Contexts\n");
 	KV(8, "Compute Open", "%u", d->open.num_compute_ctx);
 	KV(8, "Control Open", "%u", d->open.num_control_ctx);
-	KV(8, "Opens Since Creation", "%" PRIu64, (uint64_t)d->open.open_counter);
+	KV(8, "Opens Since Creation", "%" PRIu64,
+	   (uint64_t)d->open.open_counter);
 	fprintf(f, "    Processes\n");
 	if (!d->nprocs)
 		fprintf(f, "        None\n");

@@ -29,13 +29,13 @@ extern "C" {
 #endif
 
 /** HPU_PATH_LEN - room for a path in struct hpu_device_info */
-#define HPU_PATH_LEN		4096
+#define HPU_PATH_LEN   4096
 /** HPU_NAME_LEN - room for a short name in struct hpu_device_info */
-#define HPU_NAME_LEN		32
+#define HPU_NAME_LEN   32
 /** HPU_BUS_ID_LEN - room for "DDDD:BB:DD.F" plus NUL */
-#define HPU_BUS_ID_LEN		16
+#define HPU_BUS_ID_LEN 16
 /** HPU_COMM_LEN - room for a process command name */
-#define HPU_COMM_LEN		64
+#define HPU_COMM_LEN   64
 
 /**
  * enum hpu_device_kind - where a device comes from

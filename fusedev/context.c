@@ -362,3 +362,25 @@ void hpu_device_open_stats(struct hpu_device *dev,
 	out->compute_ctx_in_release = dev->in_release > 0;
 	pthread_mutex_unlock(&dev->ctx_lock);
 }
+
+/**
+ * hpu_device_release_all() - tear down every context still open
+ * @dev: device
+ *
+ * At shutdown the kernel may not have delivered the RELEASE of files
+ * closed just before the unmount; their contexts go here. No request may
+ * be running.
+ */
+void hpu_device_release_all(struct hpu_device *dev)
+{
+	struct hpu_ctx *ctx;
+
+	for (;;) {
+		pthread_mutex_lock(&dev->ctx_lock);
+		ctx = dev->ctx_list;
+		pthread_mutex_unlock(&dev->ctx_lock);
+		if (!ctx)
+			break;
+		hpu_ctx_release(ctx);
+	}
+}

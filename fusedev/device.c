@@ -153,6 +153,7 @@ err_destroy_lock:
 
 static void device_fini(struct hpu_driver *drv, struct hpu_device *dev)
 {
+	hpu_device_release_all(dev);
 	drv->model->ops->destroy(dev->fw);
 	dev->fw = NULL;
 	pthread_mutex_destroy(&dev->ctx_lock);
@@ -209,8 +210,8 @@ err_fini_devices:
 }
 
 /**
- * hpu_driver_fini() - destroy every device (no context may be open)
- * @drv: driver state
+ * hpu_driver_fini() - destroy every device and the contexts still open
+ * @drv: driver state (no request may be running)
  */
 void hpu_driver_fini(struct hpu_driver *drv)
 {

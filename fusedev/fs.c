@@ -56,13 +56,20 @@ struct node {
  * struct attr_snap - an attribute's text, taken at open
  * @len: bytes of @text
  * @text: the text (malloc'ed)
+ * @next: next open snapshot (protected by snap_lock)
+ * @prev: previous open snapshot (protected by snap_lock)
  */
 struct attr_snap {
 	size_t len;
 	char *text;
+	struct attr_snap *next;
+	struct attr_snap *prev;
 };
 
 static time_t mount_time;
+/* protects snap_list: open attribute files, freed at shutdown if unreleased */
+static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct attr_snap *snap_list;
 
 static struct hpu_driver *req_drv(fuse_req_t req)
 {
@@ -365,16 +372,43 @@ static int open_attr(struct hpu_driver *drv, const struct node *n,
 		free(snap);
 		return ret;
 	}
+	pthread_mutex_lock(&snap_lock);
+	snap->next = snap_list;
+	if (snap_list)
+		snap_list->prev = snap;
+	snap_list = snap;
+	pthread_mutex_unlock(&snap_lock);
 	fi->fh = (uintptr_t)snap;
 	return 0;
 }
 
-static void free_attr(struct fuse_file_info *fi)
+static void free_snap(struct attr_snap *snap)
 {
-	struct attr_snap *snap = (struct attr_snap *)(uintptr_t)fi->fh;
-
+	pthread_mutex_lock(&snap_lock);
+	if (snap->prev)
+		snap->prev->next = snap->next;
+	else
+		snap_list = snap->next;
+	if (snap->next)
+		snap->next->prev = snap->prev;
+	pthread_mutex_unlock(&snap_lock);
 	free(snap->text);
 	free(snap);
+}
+
+static void free_attr(struct fuse_file_info *fi)
+{
+	free_snap((struct attr_snap *)(uintptr_t)fi->fh);
+}
+
+/**
+ * hpu_fs_release_all() - free the attribute snapshots of files whose
+ * RELEASE never came (closed just before the unmount)
+ */
+void hpu_fs_release_all(void)
+{
+	while (snap_list)
+		free_snap(snap_list);
 }
 
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -456,6 +490,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct hpu_driver *drv = req_drv(req);
 	struct attr_snap *snap;
 	struct node n;
+	char *copy;
 
 	if (decode(drv, ino, &n) || !fi->fh) {
 		fuse_reply_err(req, EBADF);
@@ -466,13 +501,25 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	snap = (struct attr_snap *)(uintptr_t)fi->fh;
-	if (off < 0 || (size_t)off >= snap->len)
+	if (off < 0 || (size_t)off >= snap->len) {
 		fuse_reply_buf(req, NULL, 0);
-	else
-		fuse_reply_buf(req, snap->text + off,
-			       snap->len - (size_t)off < size ?
-				       snap->len - (size_t)off :
-				       size);
+		return;
+	}
+	if (size > snap->len - (size_t)off)
+		size = snap->len - (size_t)off;
+	/*
+	 * Reply from a copy: once the reader has its data it may close the
+	 * file, and another worker may free the snapshot while this one is
+	 * still returning from the reply.
+	 */
+	copy = malloc(size);
+	if (!copy) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	memcpy(copy, snap->text + off, size);
+	fuse_reply_buf(req, copy, size);
+	free(copy);
 }
 
 static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,

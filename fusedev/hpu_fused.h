@@ -228,6 +228,7 @@ uint32_t hpu_fw_if_minor_in_use(const struct hpu_fw_model *model);
 int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid,
 		 struct hpu_ctx **out);
 void hpu_ctx_release(struct hpu_ctx *ctx);
+void hpu_device_release_all(struct hpu_device *dev);
 void hpu_ctx_get(struct hpu_ctx *ctx);
 void hpu_ctx_put(struct hpu_ctx *ctx);
 pid_t hpu_tid_to_tgid(pid_t tid);
@@ -331,6 +332,7 @@ extern const unsigned int hpu_num_drv_attrs;
 /* ------------------------------------------------------------------ */
 
 extern const struct fuse_lowlevel_ops hpu_fs_ops;
+void hpu_fs_release_all(void);
 
 int hpu_mount_prepare(const char *dir);
 int hpu_devlinks_create(const char *dir, unsigned int ndev, bool forced);

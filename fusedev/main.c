@@ -289,6 +289,7 @@ err_remove_handlers:
 	fuse_remove_signal_handlers(se);
 err_destroy_session:
 	fuse_session_destroy(se);
+	hpu_fs_release_all();
 err_fini_driver:
 	hpu_driver_fini(&drv);
 	hpu_info("stopped");

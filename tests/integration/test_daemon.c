@@ -328,15 +328,24 @@ static void check_daemon(const struct hpu_test_daemon *d, const char *type)
 	}
 }
 
+/* The daemon of the running test; stopped by cur_teardown if it fails */
+static struct hpu_test_daemon cur;
+
+static int cur_teardown(void **state)
+{
+	if (cur.pid > 0)
+		hpu_test_daemon_stop(&cur);
+	memset(&cur, 0, sizeof(cur));
+	return 0;
+}
+
 static void run_type(const char *type, int ndev)
 {
-	struct hpu_test_daemon d;
-
 	NEED_FUSE();
-	assert_int_equal(hpu_test_daemon_start(&d, ndev, type, NULL), 0);
-	check_daemon(&d, type);
-	assert_int_equal(hpu_test_daemon_stop(&d), 0);
-	assert_false(hpu_test_is_mounted(d.mount));
+	assert_int_equal(hpu_test_daemon_start(&cur, ndev, type, NULL), 0);
+	check_daemon(&cur, type);
+	assert_int_equal(hpu_test_daemon_stop(&cur), 0);
+	assert_false(hpu_test_is_mounted(cur.mount));
 }
 
 static void test_info_gaudi(void **state)
@@ -406,14 +415,13 @@ static int start_raw(struct hpu_test_daemon *d, const char *dir, int ndev,
 static void test_default_eight_gaudi2(void **state)
 {
 	char dir[] = "/tmp/hpu-test-XXXXXX";
-	struct hpu_test_daemon d;
 	const char *args[] = { "--foreground", "--mount", dir, NULL };
 
 	NEED_FUSE();
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(start_raw(&d, dir, 8, args), 0);
-	check_daemon(&d, "gaudi2");
-	assert_int_equal(hpu_test_daemon_stop(&d), 0);
+	assert_int_equal(start_raw(&cur, dir, 8, args), 0);
+	check_daemon(&cur, "gaudi2");
+	assert_int_equal(hpu_test_daemon_stop(&cur), 0);
 }
 
 static void test_layout(void **state)
@@ -426,16 +434,16 @@ static void test_layout(void **state)
 		"clk_cur_freq_mhz", "memory_total",   "memory_used",
 		"utilization",	    "fw_version",     "clients",
 	};
-	struct hpu_test_daemon d;
-	char path[PATH_MAX + 64];
+	struct hpu_test_daemon *d = &cur;
+	char path[3 * PATH_MAX];
 	struct dirent *de;
 	struct stat st;
 	unsigned int i, n = 0;
 	DIR *dir;
 
 	NEED_FUSE();
-	assert_int_equal(hpu_test_daemon_start(&d, 3, "gaudi2", NULL), 0);
-	dir = opendir(d.mount);
+	assert_int_equal(hpu_test_daemon_start(d, 3, "gaudi2", NULL), 0);
+	dir = opendir(d->mount);
 	assert_non_null(dir);
 	while ((de = readdir(dir)))
 		if (de->d_name[0] != '.')
@@ -443,7 +451,7 @@ static void test_layout(void **state)
 	closedir(dir);
 	assert_int_equal(n, 3 * 2 + 2); /* hpuN, hpu_controlN, class, driver */
 
-	snprintf(path, sizeof(path), "%s/class", d.mount);
+	snprintf(path, sizeof(path), "%s/class", d->mount);
 	dir = opendir(path);
 	assert_non_null(dir);
 	for (n = 0; (de = readdir(dir));)
@@ -453,7 +461,7 @@ static void test_layout(void **state)
 	assert_int_equal(n, 3);
 
 	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/class/hpu2/%s", d.mount,
+		snprintf(path, sizeof(path), "%s/class/hpu2/%s", d->mount,
 			 attrs[i]);
 		assert_int_equal(stat(path, &st), 0);
 		assert_int_equal(st.st_mode, S_IFREG | 0444);
@@ -461,16 +469,16 @@ static void test_layout(void **state)
 		assert_int_equal(open(path, O_WRONLY), -1);
 		assert_int_equal(errno, EACCES);
 	}
-	snprintf(path, sizeof(path), "%s/hpu2", d.mount);
+	snprintf(path, sizeof(path), "%s/hpu2", d->mount);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode, S_IFREG | 0660);
 	assert_int_equal(st.st_uid, getuid());
-	snprintf(path, sizeof(path), "%s/hpu3", d.mount);
+	snprintf(path, sizeof(path), "%s/hpu3", d->mount);
 	assert_int_equal(stat(path, &st), -1);
 	assert_int_equal(errno, ENOENT);
-	snprintf(path, sizeof(path), "%s/hpu01", d.mount);
+	snprintf(path, sizeof(path), "%s/hpu01", d->mount);
 	assert_int_equal(stat(path, &st), -1);
-	assert_int_equal(hpu_test_daemon_stop(&d), 0);
+	assert_int_equal(hpu_test_daemon_stop(d), 0);
 }
 
 /* One daemon shared by the rejection tests */
@@ -897,11 +905,12 @@ static void test_bad_command_line(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_info_gaudi),
-		cmocka_unit_test(test_info_gaudi2),
-		cmocka_unit_test(test_info_gaudi3),
-		cmocka_unit_test(test_default_eight_gaudi2),
-		cmocka_unit_test(test_layout),
+		cmocka_unit_test_teardown(test_info_gaudi, cur_teardown),
+		cmocka_unit_test_teardown(test_info_gaudi2, cur_teardown),
+		cmocka_unit_test_teardown(test_info_gaudi3, cur_teardown),
+		cmocka_unit_test_teardown(test_default_eight_gaudi2,
+					  cur_teardown),
+		cmocka_unit_test_teardown(test_layout, cur_teardown),
 		cmocka_unit_test(test_reject_unknown_nr),
 		cmocka_unit_test(test_reject_wrong_type),
 		cmocka_unit_test(test_reject_bad_size),

@@ -165,7 +165,7 @@ TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) $(LIBHPUDRV_A
 	$(call pkg_libs,fuse3 libudev cmocka) $(LDLIBS_BASE)
 
 # Test objects are reached only through the pattern rule below: keep them.
-.SECONDARY: $(call obj,$(TEST_SRCS))
+.SECONDARY: $(call obj,$(TEST_SRCS) $(TESTLIB_SRCS))
 $(O)/tests/%: $(O)/obj/tests/%.o $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) \
 		$(LIBHPUSIM) $(LIBHPUDRV_A) | $(DIRS)
 	$(call msg,LD,$@)

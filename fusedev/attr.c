@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hpu_fused.h"
+#include "hpu_names.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -77,22 +78,12 @@ static int show_serial(struct hpu_device *dev, char **text, size_t *len)
 
 static int show_status(struct hpu_device *dev, char **text, size_t *len)
 {
-	static const char *const names[] = {
-		[HPU_DEVICE_STATUS_OPERATIONAL] = "operational",
-		[HPU_DEVICE_STATUS_IN_RESET] = "in reset",
-		[HPU_DEVICE_STATUS_MALFUNCTION] = "malfunction",
-		[HPU_DEVICE_STATUS_NEEDS_RESET] = "needs reset",
-		[HPU_DEVICE_STATUS_IN_DEVICE_CREATION] = "in device creation",
-		[HPU_DEVICE_STATUS_REMOVED] = "removed",
-	};
 	uint32_t s;
 
 	pthread_mutex_lock(&dev->ctx_lock);
 	s = dev->status;
 	pthread_mutex_unlock(&dev->ctx_lock);
-	return text_printf(text, len, "%s\n",
-			   s < ARRAY_SIZE(names) && names[s] ? names[s] :
-							       "unknown");
+	return text_printf(text, len, "%s\n", hpu_status_name(s));
 }
 
 static int show_hard_reset_cnt(struct hpu_device *dev, char **text, size_t *len)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "hpu_names.h"
 #include "hpudrv_internal.h"
 
 const char *hpu_library_version(void)
@@ -12,21 +13,9 @@ const char *hpu_library_version(void)
 	return HPU_VERSION;
 }
 
-static const char *const status_names[] = {
-	[HPU_DEVICE_STATUS_OPERATIONAL] = "operational",
-	[HPU_DEVICE_STATUS_IN_RESET] = "in reset",
-	[HPU_DEVICE_STATUS_MALFUNCTION] = "malfunction",
-	[HPU_DEVICE_STATUS_NEEDS_RESET] = "needs reset",
-	[HPU_DEVICE_STATUS_IN_DEVICE_CREATION] = "in device creation",
-	[HPU_DEVICE_STATUS_REMOVED] = "removed",
-};
-
 const char *hpu_device_status_str(unsigned int status)
 {
-	if (status >= sizeof(status_names) / sizeof(status_names[0]) ||
-	    !status_names[status])
-		return "unknown";
-	return status_names[status];
+	return hpu_status_name(status);
 }
 
 /* Errors whose meaning at the driver differs from strerror(3) */

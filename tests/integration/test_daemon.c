@@ -33,13 +33,6 @@
 
 #define WAIT_MS 10000
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -363,55 +356,6 @@ static void test_info_gaudi3(void **state)
 	run_type("gaudi3", 2);
 }
 
-/*
- * Start hpu-fused with exactly @args on @dir (no --devices or --type
- * added) and wait until hpu<ndev-1> opens.
- */
-static int start_raw(struct hpu_test_daemon *d, const char *dir, int ndev,
-		     const char *const *args)
-{
-	const char *argv[16];
-	char node[PATH_MAX + 16];
-	int argc = 0, fd, waited, status;
-
-	memset(d, 0, sizeof(*d));
-	d->ndev = ndev;
-	snprintf(d->mount, sizeof(d->mount), "%s", dir);
-	snprintf(d->log, sizeof(d->log), "%s.log", dir);
-	argv[argc++] = hpu_test_bin("hpu-fused");
-	while (*args && argc < 15)
-		argv[argc++] = *args++;
-	argv[argc] = NULL;
-	d->pid = fork();
-	if (d->pid < 0)
-		return -errno;
-	if (d->pid == 0) {
-		fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, STDERR_FILENO);
-			close(fd);
-		}
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	snprintf(node, sizeof(node), "%s/hpu%d", dir, ndev - 1);
-	for (waited = 0; waited < WAIT_MS; waited += 10) {
-		if (hpu_test_is_mounted(dir)) {
-			fd = open(node, O_RDWR);
-			if (fd >= 0) {
-				close(fd);
-				return 0;
-			}
-		}
-		if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
-			d->pid = 0;
-			return -ECHILD;
-		}
-		sleep_ms(10);
-	}
-	return -ETIMEDOUT;
-}
-
 static void test_default_eight_gaudi2(void **state)
 {
 	char dir[] = "/tmp/hpu-test-XXXXXX";
@@ -419,7 +363,7 @@ static void test_default_eight_gaudi2(void **state)
 
 	NEED_FUSE();
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(start_raw(&cur, dir, 8, args), 0);
+	assert_int_equal(hpu_test_daemon_spawn(&cur, dir, 8, args), 0);
 	check_daemon(&cur, "gaudi2");
 	assert_int_equal(hpu_test_daemon_stop(&cur), 0);
 }
@@ -482,24 +426,11 @@ static void test_layout(void **state)
 }
 
 /* One daemon shared by the rejection tests */
-static struct hpu_test_daemon shared;
-static bool shared_up;
+#define shared hpu_test_shared
 
 static int group_setup(void **state)
 {
-	if (hpu_test_have_fuse())
-		return 0;
-	if (hpu_test_daemon_start(&shared, 2, "gaudi2", NULL))
-		return -1;
-	shared_up = true;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	if (shared_up && hpu_test_daemon_stop(&shared))
-		return -1;
-	return 0;
+	return hpu_test_group_start(2, "gaudi2");
 }
 
 static int shared_fd(const char *name)
@@ -771,34 +702,21 @@ static bool clients_has(const struct hpu_test_daemon *d, pid_t pid)
 static void test_killed_client_leaves_nothing(void **state)
 {
 	struct hpu_info_open_stats os;
-	int pipefd[2], waited, status, kfd;
-	char c;
+	char path[PATH_MAX + 8];
+	int waited, status, kfd;
 	pid_t pid;
 
 	NEED_FUSE();
-	assert_int_equal(pipe(pipefd), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open_node(&shared, "hpu", 0);
-
-		c = fd >= 0 ? 'y' : 'n';
-		if (write(pipefd[1], &c, 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(pipefd[1]);
-	assert_int_equal(read(pipefd[0], &c, 1), 1);
-	close(pipefd[0]);
-	assert_int_equal(c, 'y');
+	snprintf(path, sizeof(path), "%s/hpu0", shared.mount);
+	pid = hpu_test_hold_open(path);
+	assert_true(pid > 0);
 	assert_true(clients_has(&shared, pid));
 
 	kill(pid, SIGKILL);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	for (waited = 0; waited < WAIT_MS && clients_has(&shared, pid);
 	     waited += 10)
-		sleep_ms(10);
+		hpu_test_sleep_ms(10);
 	assert_false(clients_has(&shared, pid));
 
 	kfd = shared_fd("hpu_control");
@@ -858,7 +776,7 @@ static void test_stale_mount_cleaned(void **state)
 
 	NEED_FUSE();
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(start_raw(d, dir, 2, args), 0);
+	assert_int_equal(hpu_test_daemon_spawn(d, dir, 2, args), 0);
 	kill(d->pid, SIGKILL);
 	assert_int_equal(waitpid(d->pid, &status, 0), d->pid);
 	d->pid = 0;
@@ -867,7 +785,7 @@ static void test_stale_mount_cleaned(void **state)
 	assert_int_equal(errno, ENOTCONN);
 	assert_true(hpu_test_is_mounted(dir));
 
-	assert_int_equal(start_raw(d, dir, 2, args), 0);
+	assert_int_equal(hpu_test_daemon_spawn(d, dir, 2, args), 0);
 	assert_string_equal(attr(d, "class/hpu1/status"), "operational");
 	assert_int_equal(hpu_test_daemon_stop(d), 0);
 	assert_false(hpu_test_is_mounted(dir));
@@ -928,5 +846,5 @@ int main(void)
 		cmocka_unit_test(test_bad_command_line),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
 }

@@ -22,43 +22,16 @@
 #define NDEV 3
 #define GiB  (1024ULL * 1024 * 1024)
 
-static struct hpu_test_daemon daemon_;
-static const char *skip_reason;
-
 static int group_setup(void **state)
 {
-	int ret;
-
 	(void)state;
-	unsetenv("HPU_VISIBLE_DEVICES");
-	skip_reason = hpu_test_have_fuse();
-	if (skip_reason)
-		return 0;
-	ret = hpu_test_daemon_start(&daemon_, NDEV, "gaudi2", NULL);
-	if (ret) {
-		fprintf(stderr, "cannot start hpu-fused: %s\n", strerror(-ret));
-		return -1;
-	}
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	if (skip_reason)
-		return 0;
-	return hpu_test_daemon_stop(&daemon_) ? -1 : 0;
+	return hpu_test_group_start(NDEV, "gaudi2");
 }
 
 static int need_daemon(void **state)
 {
-	(void)state;
 	unsetenv("HPU_VISIBLE_DEVICES");
-	if (skip_reason) {
-		print_message("skipped: %s\n", skip_reason);
-		skip();
-	}
-	return 0;
+	return hpu_test_need_daemon(state);
 }
 
 static void test_enumerate(void **state)
@@ -296,7 +269,7 @@ static void test_attributes(void **state)
 			 0);
 	assert_string_equal(buf, "operational");
 	assert_int_equal(hpu_driver_read_attr("pid", buf, sizeof(buf)), 0);
-	assert_int_equal(atoi(buf), daemon_.pid);
+	assert_int_equal(atoi(buf), hpu_test_shared.pid);
 	assert_int_equal(hpu_device_read_attr(0, "no_such_attr", buf,
 					      sizeof(buf)),
 			 -ENOENT);
@@ -316,5 +289,5 @@ int main(void)
 		cmocka_unit_test_setup(test_attributes, need_daemon),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
 }

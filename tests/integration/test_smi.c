@@ -26,45 +26,20 @@
 #define NDEV 2
 #define MIB  (1024ULL * 1024)
 
-static struct hpu_test_daemon daemon_;
-static const char *skip_reason;
 static struct hpu_device_info infos[NDEV];
 
 static int group_setup(void **state)
 {
-	int i, ret;
+	int i;
 
 	(void)state;
-	unsetenv("HPU_VISIBLE_DEVICES");
-	skip_reason = hpu_test_have_fuse();
-	if (skip_reason)
-		return 0;
-	ret = hpu_test_daemon_start(&daemon_, NDEV, "gaudi2", NULL);
-	if (ret) {
-		fprintf(stderr, "cannot start hpu-fused: %s\n", strerror(-ret));
+	if (hpu_test_group_start(NDEV, "gaudi2"))
 		return -1;
-	}
+	if (hpu_test_have_fuse())
+		return 0;
 	for (i = 0; i < NDEV; i++)
 		if (hpu_device_get_info(i, &infos[i]))
 			return -1;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	if (skip_reason)
-		return 0;
-	return hpu_test_daemon_stop(&daemon_) ? -1 : 0;
-}
-
-static int need_daemon(void **state)
-{
-	(void)state;
-	if (skip_reason) {
-		print_message("skipped: %s\n", skip_reason);
-		skip();
-	}
 	return 0;
 }
 
@@ -399,27 +374,14 @@ static bool holder_listed(int index, int pid)
 static void test_processes(void **state)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int pipefd[2], st, i;
-	struct hpu_device *dev;
-	char *out, c;
+	char *out, node[PATH_MAX + 8];
+	int st, i;
 	pid_t child;
 
 	(void)state;
-	assert_int_equal(pipe(pipefd), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		close(pipefd[0]);
-		c = hpu_open(1, &dev) ? 'E' : 'K';
-		if (write(pipefd[1], &c, 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(pipefd[1]);
-	assert_int_equal(read(pipefd[0], &c, 1), 1);
-	close(pipefd[0]);
-	assert_int_equal(c, 'K');
+	snprintf(node, sizeof(node), "%s/hpu1", hpu_test_shared.mount);
+	child = hpu_test_hold_open(node);
+	assert_true(child > 0);
 
 	out = smi(&st, NULL);
 	assert_int_equal(st, 0);
@@ -481,7 +443,7 @@ static void test_no_devices(void **state)
 	(void)state;
 	setenv("HPU_DEV_DIR", "/nonexistent/hpu", 1);
 	out = smi(&st, NULL);
-	setenv("HPU_DEV_DIR", daemon_.mount, 1);
+	setenv("HPU_DEV_DIR", hpu_test_shared.mount, 1);
 	assert_int_equal(st, 6);
 	free(out);
 }
@@ -489,17 +451,17 @@ static void test_no_devices(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_table, need_daemon),
-		cmocka_unit_test_setup(test_list, need_daemon),
-		cmocka_unit_test_setup(test_select_ids, need_daemon),
-		cmocka_unit_test_setup(test_query_csv, need_daemon),
-		cmocka_unit_test_setup(test_query_json, need_daemon),
-		cmocka_unit_test_setup(test_report, need_daemon),
-		cmocka_unit_test_setup(test_loop_count, need_daemon),
-		cmocka_unit_test_setup(test_processes, need_daemon),
-		cmocka_unit_test_setup(test_usage_errors, need_daemon),
-		cmocka_unit_test_setup(test_no_devices, need_daemon),
+		cmocka_unit_test_setup(test_table, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_list, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_select_ids, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_query_csv, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_query_json, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_report, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_loop_count, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_processes, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_usage_errors, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_no_devices, hpu_test_need_daemon),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
 }

@@ -13,13 +13,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include "hpu_test_daemon.h"
 
 #define START_TIMEOUT_MS 10000
 #define STOP_TIMEOUT_MS	 10000
 #define RUN_TIMEOUT_MS	 30000
 
-static void sleep_ms(int ms)
+void hpu_test_sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
@@ -87,7 +93,7 @@ static int wait_child(pid_t pid, int timeout_ms, int *status)
 			return 0;
 		if (r < 0)
 			return -errno;
-		sleep_ms(10);
+		hpu_test_sleep_ms(10);
 	}
 	return -ETIMEDOUT;
 }
@@ -110,47 +116,34 @@ static int wait_ready(struct hpu_test_daemon *d)
 			d->pid = 0;
 			return -ECHILD;
 		}
-		sleep_ms(10);
+		hpu_test_sleep_ms(10);
 	}
 	return -ETIMEDOUT;
 }
 
-int hpu_test_daemon_start(struct hpu_test_daemon *d, int ndev, const char *type,
-			  const char *const *extra)
+int hpu_test_daemon_spawn(struct hpu_test_daemon *d, const char *dir, int ndev,
+			  const char *const *args)
 {
-	char ndev_s[16];
 	const char *argv[32];
-	int argc = 0, fd, ret;
+	int argc = 0, fd, n;
 
 	memset(d, 0, sizeof(*d));
 	d->ndev = ndev;
-	snprintf(d->mount, sizeof(d->mount), "/tmp/hpu-test-XXXXXX");
-	if (!mkdtemp(d->mount))
-		return -errno;
-	if (snprintf(d->log, sizeof(d->log), "%s.log", d->mount) >=
-	    (int)sizeof(d->log)) {
-		ret = -ENAMETOOLONG;
-		goto err_rmdir;
-	}
-	snprintf(ndev_s, sizeof(ndev_s), "%d", ndev);
+	n = snprintf(d->mount, sizeof(d->mount), "%s", dir);
+	if (n < 0 || (size_t)n >= sizeof(d->mount) - 4)
+		return -ENAMETOOLONG;
+	n = snprintf(d->log, sizeof(d->log), "%s.log", d->mount);
+	if (n < 0 || (size_t)n >= sizeof(d->log))
+		return -ENAMETOOLONG;
 
 	argv[argc++] = hpu_test_bin("hpu-fused");
-	argv[argc++] = "--foreground";
-	argv[argc++] = "--devices";
-	argv[argc++] = ndev_s;
-	argv[argc++] = "--type";
-	argv[argc++] = type;
-	argv[argc++] = "--mount";
-	argv[argc++] = d->mount;
-	while (extra && *extra && argc < 30)
-		argv[argc++] = *extra++;
+	while (args && *args && argc < 31)
+		argv[argc++] = *args++;
 	argv[argc] = NULL;
 
 	d->pid = fork();
-	if (d->pid < 0) {
-		ret = -errno;
-		goto err_rmdir;
-	}
+	if (d->pid < 0)
+		return -errno;
 	if (d->pid == 0) {
 		fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0) {
@@ -161,19 +154,39 @@ int hpu_test_daemon_start(struct hpu_test_daemon *d, int ndev, const char *type,
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
-	setenv("HPU_DEV_DIR", d->mount, 1);
-	ret = wait_ready(d);
-	if (ret)
-		goto err_stop;
-	return 0;
+	return wait_ready(d);
+}
 
-err_stop:
-	print_log(d);
-	hpu_test_daemon_stop(d);
-	return ret;
-err_rmdir:
-	rmdir(d->mount);
-	return ret;
+int hpu_test_daemon_start(struct hpu_test_daemon *d, int ndev, const char *type,
+			  const char *const *extra)
+{
+	char dir[] = "/tmp/hpu-test-XXXXXX", ndev_s[16];
+	const char *argv[32];
+	int argc = 0, ret;
+
+	if (!mkdtemp(dir))
+		return -errno;
+	snprintf(ndev_s, sizeof(ndev_s), "%d", ndev);
+	argv[argc++] = "--foreground";
+	argv[argc++] = "--devices";
+	argv[argc++] = ndev_s;
+	argv[argc++] = "--type";
+	argv[argc++] = type;
+	argv[argc++] = "--mount";
+	argv[argc++] = dir;
+	while (extra && *extra && argc < 31)
+		argv[argc++] = *extra++;
+	argv[argc] = NULL;
+
+	ret = hpu_test_daemon_spawn(d, dir, ndev, argv);
+	if (ret) {
+		print_log(d);
+		/* stop reaps the daemon, unmounts and removes the directory */
+		hpu_test_daemon_stop(d);
+		return ret;
+	}
+	setenv("HPU_DEV_DIR", d->mount, 1);
+	return 0;
 }
 
 int hpu_test_daemon_stop(struct hpu_test_daemon *d)
@@ -256,5 +269,79 @@ int hpu_test_run(char *const argv[], char **out, int *status)
 		*out = buf;
 	else
 		free(buf);
+	return 0;
+}
+
+pid_t hpu_test_hold_open(const char *path)
+{
+	int pipefd[2], status;
+	char c = 'n';
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		int fd = open(path, O_RDWR);
+
+		c = fd >= 0 ? 'y' : 'n';
+		if (write(pipefd[1], &c, 1) != 1 || fd < 0)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &c, 1) != 1)
+		c = 'n';
+	close(pipefd[0]);
+	if (c != 'y') {
+		waitpid(pid, &status, 0);
+		return -EIO;
+	}
+	return pid;
+}
+
+struct hpu_test_daemon hpu_test_shared;
+static const char *shared_skip_reason;
+static bool shared_up;
+
+int hpu_test_group_start(int ndev, const char *type)
+{
+	int ret;
+
+	unsetenv("HPU_VISIBLE_DEVICES");
+	shared_skip_reason = hpu_test_have_fuse();
+	if (shared_skip_reason)
+		return 0;
+	ret = hpu_test_daemon_start(&hpu_test_shared, ndev, type, NULL);
+	if (ret) {
+		fprintf(stderr, "cannot start hpu-fused: %s\n", strerror(-ret));
+		return -1;
+	}
+	shared_up = true;
+	return 0;
+}
+
+int hpu_test_group_stop(void **state)
+{
+	(void)state;
+	if (!shared_up)
+		return 0;
+	shared_up = false;
+	return hpu_test_daemon_stop(&hpu_test_shared) ? -1 : 0;
+}
+
+int hpu_test_need_daemon(void **state)
+{
+	(void)state;
+	if (shared_skip_reason) {
+		print_message("skipped: %s\n", shared_skip_reason);
+		skip();
+	}
 	return 0;
 }

@@ -56,6 +56,19 @@ int hpu_test_daemon_start(struct hpu_test_daemon *d, int ndev, const char *type,
 			  const char *const *extra);
 
 /**
+ * hpu_test_daemon_spawn() - start hpu-fused with exactly @args on @dir and
+ * wait until hpu<ndev-1> opens
+ * @d: daemon to fill in
+ * @dir: existing mount directory
+ * @ndev: devices the daemon is expected to serve
+ * @args: NULL-terminated arguments after the program name
+ *
+ * Return: 0 or -errno (-ECHILD when the daemon exited, -ETIMEDOUT).
+ */
+int hpu_test_daemon_spawn(struct hpu_test_daemon *d, const char *dir, int ndev,
+			  const char *const *args);
+
+/**
  * hpu_test_daemon_stop() - SIGTERM the daemon, reap it, check the mount
  * is gone, remove the directory
  * @d: daemon
@@ -82,5 +95,38 @@ bool hpu_test_is_mounted(const char *dir);
  * Return: 0 or -errno when the command could not be run.
  */
 int hpu_test_run(char *const argv[], char **out, int *status);
+
+/**
+ * hpu_test_hold_open() - fork a child that opens @path and sleeps
+ * @path: device node to hold
+ *
+ * Return: the child's pid once it holds the file open, or -errno (the
+ * child is reaped when it could not open @path).
+ */
+pid_t hpu_test_hold_open(const char *path);
+
+/** hpu_test_sleep_ms() - sleep @ms milliseconds */
+void hpu_test_sleep_ms(int ms);
+
+/** hpu_test_shared - the daemon a test group shares */
+extern struct hpu_test_daemon hpu_test_shared;
+
+/**
+ * hpu_test_group_start() - start hpu_test_shared for a cmocka group
+ * @ndev: --devices
+ * @type: --type
+ *
+ * When FUSE is unusable nothing is started and hpu_test_need_daemon()
+ * skips every test with the reason.
+ *
+ * Return: 0, or -1 (cmocka's group failure) when the daemon did not start.
+ */
+int hpu_test_group_start(int ndev, const char *type);
+
+/** hpu_test_group_stop() - cmocka group teardown stopping hpu_test_shared */
+int hpu_test_group_stop(void **state);
+
+/** hpu_test_need_daemon() - cmocka setup: skip, with the reason, without FUSE */
+int hpu_test_need_daemon(void **state);
 
 #endif /* HPU_TEST_DAEMON_H */

@@ -73,7 +73,7 @@ static void print_dev(FILE *f, const struct smi_dev *d)
 			 d->thermal.temp_asic_mc / 1000,
 			 (uint64_t)d->power.power_mw / 1000,
 			 (uint64_t)d->power.power_cap_mw / 1000);
-		snprintf(b, sizeof(b), " %6" PRIu64 "MiB / %6" PRIu64 "MiB",
+		snprintf(b, sizeof(b), "%6" PRIu64 "MiB / %6" PRIu64 "MiB ",
 			 (uint64_t)d->dram.dram_used_mem / MIB,
 			 (uint64_t)d->dram.dram_total_mem / MIB);
 		snprintf(c, sizeof(c), " %3u%%", d->util.utilization);

@@ -335,7 +335,9 @@ extern const struct fuse_lowlevel_ops hpu_fs_ops;
 void hpu_fs_release_all(void);
 
 int hpu_mount_prepare(const char *dir);
-int hpu_devlinks_create(const char *dir, unsigned int ndev, bool forced);
-void hpu_devlinks_remove(const char *dir, unsigned int ndev);
+int hpu_devlinks_create(const char *link_dir, const char *dir,
+			unsigned int ndev, bool forced);
+void hpu_devlinks_remove(const char *link_dir, const char *dir,
+			 unsigned int ndev);
 
 #endif /* HPU_FUSED_H */

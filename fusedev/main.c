@@ -23,6 +23,7 @@
  * @mount: --mount (absolute once resolved)
  * @foreground: --foreground
  * @dev_links: 1 --dev-links, 0 --no-dev-links, -1 default
+ * @link_dir: --dev-link-dir: where the hpuN links go (default /dev)
  * @log_level: --log-level
  */
 struct options {
@@ -31,12 +32,14 @@ struct options {
 	char mount[PATH_MAX];
 	bool foreground;
 	int dev_links;
+	const char *link_dir;
 	int log_level;
 };
 
 enum {
 	OPT_DEV_LINKS = 0x100,
 	OPT_NO_DEV_LINKS,
+	OPT_DEV_LINK_DIR,
 	OPT_LOG_LEVEL,
 	OPT_VERSION,
 };
@@ -48,6 +51,7 @@ static const struct option long_opts[] = {
 	{ "foreground", no_argument, NULL, 'f' },
 	{ "dev-links", no_argument, NULL, OPT_DEV_LINKS },
 	{ "no-dev-links", no_argument, NULL, OPT_NO_DEV_LINKS },
+	{ "dev-link-dir", required_argument, NULL, OPT_DEV_LINK_DIR },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -67,6 +71,7 @@ static void usage(FILE *f)
 		"  -f, --foreground        stay in the foreground, log to stderr\n"
 		"      --dev-links         make /dev/hpuN links (where permitted)\n"
 		"      --no-dev-links      never touch /dev\n"
+		"      --dev-link-dir DIR  make the hpuN links in DIR, not /dev\n"
 		"      --log-level LEVEL   err, warn, info or debug (default warn)\n"
 		"  -h, --help              this text\n"
 		"      --version           print the version\n",
@@ -95,6 +100,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->ndev = HPU_FUSED_DEF_DEVICES;
 	o->type = "gaudi2";
 	o->dev_links = -1;
+	o->link_dir = "/dev";
 	o->log_level = HPU_LOG_WARN;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:t:m:fh", long_opts, NULL)) !=
@@ -122,6 +128,15 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case OPT_NO_DEV_LINKS:
 			o->dev_links = 0;
+			break;
+		case OPT_DEV_LINK_DIR:
+			if (optarg[0] != '/') {
+				fprintf(stderr,
+					"hpu-fused: --dev-link-dir needs an absolute path, not '%s'\n",
+					optarg);
+				return -1;
+			}
+			o->link_dir = optarg;
 			break;
 		case OPT_LOG_LEVEL:
 			lvl = hpu_log_parse_level(optarg);
@@ -271,7 +286,8 @@ int main(int argc, char **argv)
 	if (!o.foreground)
 		hpu_log_setup(o.log_level, true);
 	if (links)
-		hpu_devlinks_create(o.mount, o.ndev, o.dev_links == 1);
+		hpu_devlinks_create(o.link_dir, o.mount, o.ndev,
+				    o.dev_links == 1);
 	hpu_info("%s: %u %s device(s), up to %d worker threads", o.mount,
 		 o.ndev, o.type, HPU_FUSED_MAX_THREADS);
 
@@ -282,7 +298,7 @@ int main(int argc, char **argv)
 		status = EXIT_SUCCESS;
 
 	if (links)
-		hpu_devlinks_remove(o.mount, o.ndev);
+		hpu_devlinks_remove(o.link_dir, o.mount, o.ndev);
 err_unmount:
 	fuse_session_unmount(se);
 err_remove_handlers:

@@ -204,7 +204,8 @@ static bool points_into(const char *link, const char *dir)
 }
 
 /**
- * hpu_devlinks_create() - make /dev/hpuN -> DIR/hpuN links
+ * hpu_devlinks_create() - make LINK_DIR/hpuN -> DIR/hpuN links
+ * @link_dir: where the links go (/dev unless --dev-link-dir)
  * @dir: mount point
  * @ndev: devices
  * @forced: asked for on the command line (a refusal is then a warning)
@@ -214,20 +215,21 @@ static bool points_into(const char *link, const char *dir)
  *
  * Return: number of links made.
  */
-int hpu_devlinks_create(const char *dir, unsigned int ndev, bool forced)
+int hpu_devlinks_create(const char *link_dir, const char *dir,
+			unsigned int ndev, bool forced)
 {
-	char link[64], target[PATH_MAX];
+	char link[PATH_MAX], target[PATH_MAX];
 	unsigned int i;
 	struct stat st;
 	int made = 0;
 
-	if (access("/dev", W_OK)) {
+	if (access(link_dir, W_OK)) {
 		hpu_log(forced ? HPU_LOG_WARN : HPU_LOG_INFO,
-			"not permitted to make /dev/hpuN links");
+			"not permitted to make %s/hpuN links", link_dir);
 		return 0;
 	}
 	for (i = 0; i < ndev; i++) {
-		snprintf(link, sizeof(link), "/dev/hpu%u", i);
+		snprintf(link, sizeof(link), "%s/hpu%u", link_dir, i);
 		snprintf(target, sizeof(target), "%s/hpu%u", dir, i);
 		if (!lstat(link, &st)) {
 			if (!S_ISLNK(st.st_mode) ||
@@ -245,22 +247,24 @@ int hpu_devlinks_create(const char *dir, unsigned int ndev, bool forced)
 		}
 		made++;
 	}
-	hpu_info("made %d /dev/hpuN link(s)", made);
+	hpu_info("made %d %s/hpuN link(s)", made, link_dir);
 	return made;
 }
 
 /**
- * hpu_devlinks_remove() - remove the /dev/hpuN links that point into @dir
+ * hpu_devlinks_remove() - remove the LINK_DIR/hpuN links that point into @dir
+ * @link_dir: where the links are
  * @dir: mount point
  * @ndev: devices
  */
-void hpu_devlinks_remove(const char *dir, unsigned int ndev)
+void hpu_devlinks_remove(const char *link_dir, const char *dir,
+			 unsigned int ndev)
 {
-	char link[64];
+	char link[PATH_MAX];
 	unsigned int i;
 
 	for (i = 0; i < ndev; i++) {
-		snprintf(link, sizeof(link), "/dev/hpu%u", i);
+		snprintf(link, sizeof(link), "%s/hpu%u", link_dir, i);
 		if (points_into(link, dir))
 			unlink(link);
 	}

@@ -50,6 +50,13 @@ static uint64_t now_ns(void)
 		}                                            \
 	} while (0)
 
+static bool is_symlink(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && S_ISLNK(st.st_mode);
+}
+
 static int open_node(const struct hpu_test_daemon *d, const char *name,
 		     unsigned int i)
 {
@@ -791,13 +798,60 @@ static void test_stale_mount_cleaned(void **state)
 	assert_false(hpu_test_is_mounted(dir));
 }
 
+/* Links made in --dev-link-dir work, a foreign file is left alone, and
+ * stopping removes only the daemon's own links. */
+static void test_dev_links(void **state)
+{
+	char linkdir[] = "/tmp/hpu-links-XXXXXX", link[PATH_MAX + 8];
+	char want[PATH_MAX + 8], got[PATH_MAX + 8], foreign[PATH_MAX + 8];
+	const char *extra[] = { "--dev-links", "--dev-link-dir", linkdir,
+				NULL };
+	struct hpu_info_device_status ds;
+	struct hpu_test_daemon d;
+	ssize_t n;
+	int fd;
+
+	NEED_FUSE();
+	assert_non_null(mkdtemp(linkdir));
+	snprintf(foreign, sizeof(foreign), "%s/hpu1", linkdir);
+	fd = open(foreign, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+
+	assert_int_equal(hpu_test_daemon_start(&d, 2, "gaudi2", extra), 0);
+	snprintf(link, sizeof(link), "%s/hpu0", linkdir);
+	snprintf(want, sizeof(want), "%s/hpu0", d.mount);
+	n = readlink(link, got, sizeof(got) - 1);
+	assert_true(n > 0);
+	got[n] = '\0';
+	assert_string_equal(got, want);
+	fd = open(link, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(
+		info(fd, HPU_INFO_DEVICE_STATUS, &ds, sizeof(ds), NULL), 0);
+	assert_int_equal(ds.status, HPU_DEVICE_STATUS_OPERATIONAL);
+	close(fd);
+	assert_false(is_symlink(foreign));
+
+	assert_int_equal(hpu_test_daemon_stop(&d), 0);
+	assert_int_equal(access(link, F_OK), -1);
+	assert_int_equal(access(foreign, F_OK), 0);
+	unlink(foreign);
+	assert_int_equal(rmdir(linkdir), 0);
+}
+
 static void test_bad_command_line(void **state)
 {
 	static const char *const bad[][4] = {
-		{ "--bogus", NULL },	      { "--devices", "0", NULL },
-		{ "--devices", "65", NULL },  { "--devices", "two", NULL },
-		{ "--type", "gaudi9", NULL }, { "--log-level", "loud", NULL },
-		{ "--mount", NULL },	      { "extra", NULL },
+		{ "--bogus", NULL },
+		{ "--devices", "0", NULL },
+		{ "--devices", "65", NULL },
+		{ "--devices", "two", NULL },
+		{ "--type", "gaudi9", NULL },
+		{ "--log-level", "loud", NULL },
+		{ "--mount", NULL },
+		{ "extra", NULL },
+		{ "--dev-link-dir", "rel", NULL },
 	};
 	char *argv[6];
 	unsigned int i, j;
@@ -843,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_second_daemon_refused),
 		cmocka_unit_test_teardown(test_stale_mount_cleaned,
 					  stale_teardown),
+		cmocka_unit_test(test_dev_links),
 		cmocka_unit_test(test_bad_command_line),
 	};
 

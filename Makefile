@@ -87,7 +87,7 @@ TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH))
 LIBS := $(LIBHPUSIM) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC))
 
-.PHONY: all deps test unit-test run install uninstall lint format \
+.PHONY: FORCE all deps test unit-test run install uninstall lint format \
 	check-headers clean bench-ioctl
 
 all: $(LIBS) $(TOOLS)
@@ -136,7 +136,13 @@ $(LIBHPUDRV_A): $(DRV_OBJS) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(LIBHPUDRV_PC): libhpudrv/libhpudrv.pc.in Makefile | $(DIRS)
+# Rewritten only when the install paths change, so the .pc follows PREFIX.
+PATHS_STAMP := $(O)/lib/pkgconfig/paths.stamp
+$(PATHS_STAMP): FORCE | $(DIRS)
+	$(Q)echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)' | cmp -s - $@ || \
+		echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)' > $@
+
+$(LIBHPUDRV_PC): libhpudrv/libhpudrv.pc.in $(PATHS_STAMP) | $(DIRS)
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
@@ -228,5 +234,7 @@ format:
 
 clean:
 	$(Q)rm -rf $(O)
+
+FORCE:
 
 -include $(shell find $(O)/obj $(O)/pic -name '*.d' 2>/dev/null)

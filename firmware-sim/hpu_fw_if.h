@@ -12,17 +12,27 @@
  * Versioning: MAJOR changes break the driver and are refused at start-up;
  * MINOR adds operations at the end of struct hpu_fw_ops (the driver checks
  * the model's minor before calling an operation newer than 1.0).
+ *
+ * 1.1 adds device memory, address spaces (one per driver context), host
+ * memory mappings and command submission with completion callbacks.
+ *
+ * Threading: every operation may be called from any driver thread at once.
+ * Callbacks (struct hpu_fw_callbacks) are called from the model's engine
+ * threads, or from the calling thread inside cs_submit/cs_abort/as_destroy;
+ * they must not call back into the model with a lock held that the model's
+ * callers could need.
  */
 #ifndef HPU_FW_IF_H
 #define HPU_FW_IF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hpu_accel.h"
 
 #define HPU_FW_IF_MAJOR 1
-#define HPU_FW_IF_MINOR 0
+#define HPU_FW_IF_MINOR 1
 
 /**
  * struct hpu_fw_profile - static description of one chip generation
@@ -85,24 +95,6 @@ struct hpu_fw_profile {
 };
 
 /**
- * struct hpu_fw_config - what the driver asks a model to create
- * @profile: chip profile, one of the model's @profiles
- * @index: device index in its server (0..)
- * @module_id: OAM module id in the server
- * @pci_domain: PCI domain of the simulated device
- * @pci_bus: PCI bus of the simulated device
- * @serial: serial number string (NUL-terminated, copied by create)
- */
-struct hpu_fw_config {
-	const struct hpu_fw_profile *profile;
-	uint32_t index;
-	uint32_t module_id;
-	uint32_t pci_domain;
-	uint8_t pci_bus;
-	const char *serial;
-};
-
-/**
  * struct hpu_fw_telemetry - one sample of the device's sensors
  * @power_mw: board power now
  * @energy_mj: energy since creation
@@ -123,6 +115,108 @@ struct hpu_fw_telemetry {
 };
 
 struct hpu_fw_device;
+struct hpu_fw_as;
+struct hpu_fw_mem;
+
+/* Device VA ranges of every address space (1.1) */
+#define HPU_FW_VA_DEVICE_BASE 0x0000100000000000ULL /* HBM and SRAM mappings */
+#define HPU_FW_VA_DEVICE_END  0x0000200000000000ULL
+#define HPU_FW_VA_HOST_BASE   0x0000200000000000ULL /* host memory mappings */
+#define HPU_FW_VA_HOST_END    0x0000300000000000ULL
+
+/**
+ * enum hpu_fw_cs_result - how a submission ended (cs_done)
+ * @HPU_FW_CS_OK: every job ran to its end (or its STOP)
+ * @HPU_FW_CS_PAGE_FAULT: a job touched an address outside the address
+ *	space's mappings; @fault describes it; the CS's other jobs were
+ *	stopped
+ * @HPU_FW_CS_ENGINE_ERR: an engine reported an error (fault injection,
+ *	later engine packets)
+ * @HPU_FW_CS_ABORTED: cs_abort, as_destroy or a reset stopped it
+ */
+enum hpu_fw_cs_result {
+	HPU_FW_CS_OK = 0,
+	HPU_FW_CS_PAGE_FAULT,
+	HPU_FW_CS_ENGINE_ERR,
+	HPU_FW_CS_ABORTED,
+};
+
+/**
+ * struct hpu_fw_fault - what went wrong in a failed submission
+ * @addr: device VA that faulted (PAGE_FAULT)
+ * @engine: engine id (docs/firmware-sim.md numbering) that hit the fault
+ * @is_write: the access was a write
+ */
+struct hpu_fw_fault {
+	uint64_t addr;
+	uint32_t engine;
+	bool is_write;
+};
+
+/**
+ * struct hpu_fw_callbacks - how a model reports back to the driver (1.1)
+ * @cs_done: a submission ended; called exactly once per successful
+ *	cs_submit, possibly before cs_submit returns; @fault is NULL unless
+ *	@result is PAGE_FAULT or ENGINE_ERR
+ * @engine_reset: the model reset @engine (after an abort or a fault)
+ * @arg: first argument of every callback
+ */
+struct hpu_fw_callbacks {
+	void (*cs_done)(void *arg, void *cs_cookie,
+			enum hpu_fw_cs_result result,
+			const struct hpu_fw_fault *fault, uint64_t done_ns);
+	void (*engine_reset)(void *arg, uint32_t engine);
+	void *arg;
+};
+
+/**
+ * struct hpu_fw_job - one job of a submission: a validated CB on a queue
+ * @queue: hardware queue index (0..num_queues-1; one queue per engine)
+ * @cb: packets, already validated by the driver; the model copies what it
+ *	needs before cs_submit returns
+ * @cb_size: bytes at @cb
+ */
+struct hpu_fw_job {
+	uint32_t queue;
+	const void *cb;
+	uint32_t cb_size;
+};
+
+/**
+ * struct hpu_fw_host_range - host memory of a client process (1.1)
+ * @pid: thread group id of the owning process
+ * @pidfd: pidfd of that process, owned by the driver until unmap; the
+ *	model checks it before and after every transfer so that a dead
+ *	process (or a reused pid) is never read: the access faults
+ * @addr: user address in the process
+ * @size: bytes
+ */
+struct hpu_fw_host_range {
+	int32_t pid;
+	int pidfd;
+	uint64_t addr;
+	uint64_t size;
+};
+
+/**
+ * struct hpu_fw_config - what the driver asks a model to create
+ * @profile: chip profile, one of the model's @profiles
+ * @index: device index in its server (0..)
+ * @module_id: OAM module id in the server
+ * @pci_domain: PCI domain of the simulated device
+ * @pci_bus: PCI bus of the simulated device
+ * @serial: serial number string (NUL-terminated, copied by create)
+ * @cb: callbacks (1.1); may be all NULL for a device used only for INFO
+ */
+struct hpu_fw_config {
+	const struct hpu_fw_profile *profile;
+	uint32_t index;
+	uint32_t module_id;
+	uint32_t pci_domain;
+	uint8_t pci_bus;
+	const char *serial;
+	struct hpu_fw_callbacks cb;
+};
 
 /**
  * struct hpu_fw_ops - operations the driver calls on a device model
@@ -136,7 +230,41 @@ struct hpu_fw_device;
  *	engine (may be NULL)
  * @telemetry: sample power, temperature, clock, ECC counters
  * @device_time_ns: device timestamp counter in ns
- * @reset: reset the device's engines (@hard: the whole device); 0 or -errno
+ * @reset: reset the device's engines (@hard: the whole device); 0 or -errno.
+ *	Since 1.1 every submission in flight ends with HPU_FW_CS_ABORTED.
+ *
+ * Since 1.1:
+ * @mem_alloc: reserve @size bytes (rounded up to @page_size, a bit of the
+ *	profile's page_size_mask, or 0 for the default) of HBM, or of SRAM
+ *	with @sram; zero-filled, backed by host memory only once touched;
+ *	-ENOMEM when the device has too little free; -EINVAL for a bad page
+ *	size or a zero size
+ * @mem_free: return an allocation; -EBUSY while it is mapped
+ * @mem_size: bytes an allocation really holds (rounded)
+ * @mem_usage: bytes of HBM allocated, and the device's HBM size
+ * @mem_export: make an allocation reachable as a file the owner can mmap;
+ *	@path gets its absolute path (at most @len bytes); the file is
+ *	removed when the allocation is freed
+ * @as_create: a new, empty address space with every SOB at 0 (a context)
+ * @as_destroy: abort every submission of @as (each gets its cs_done),
+ *	wait until none of its jobs runs, drop every mapping
+ * @map_mem: map a whole allocation into @as; @va_hint 0 lets the model
+ *	choose; with @fixed the hint must be used or -EINVAL; device VAs come
+ *	from [HPU_FW_VA_DEVICE_BASE, HPU_FW_VA_DEVICE_END)
+ * @map_host: map host memory of a client into @as at a VA from
+ *	[HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END) (hint and @fixed as above);
+ *	the VA keeps the range's offset within its page
+ * @unmap: remove the mapping that starts at @va; -ENOENT when none does;
+ *	for a host mapping returns its pidfd through @pidfd (-1 otherwise)
+ *	so the driver can close it
+ * @cs_submit: queue the jobs of one submission; @cookie comes back in
+ *	cs_done; jobs on one queue run in submission order, queues run
+ *	concurrently; 0 or -errno (-EINVAL bad queue, -ENOMEM)
+ * @cs_abort: stop a submission of @as (the cookie given to cs_submit):
+ *	queued jobs are dropped, running ones stopped and their engines
+ *	reset; cs_done(ABORTED) follows unless it already came; returns the
+ *	number of engines reset (>= 0) or -ENOENT when the cookie is unknown
+ * @sob_read: current value of a sync object of @as (tests, debug)
  */
 struct hpu_fw_ops {
 	int (*create)(const struct hpu_fw_config *cfg,
@@ -151,6 +279,28 @@ struct hpu_fw_ops {
 			  struct hpu_fw_telemetry *out);
 	uint64_t (*device_time_ns)(struct hpu_fw_device *fw);
 	int (*reset)(struct hpu_fw_device *fw, bool hard);
+
+	/* 1.1 */
+	int (*mem_alloc)(struct hpu_fw_device *fw, uint64_t size,
+			 uint64_t page_size, bool contiguous, bool sram,
+			 struct hpu_fw_mem **out);
+	int (*mem_free)(struct hpu_fw_mem *mem);
+	uint64_t (*mem_size)(const struct hpu_fw_mem *mem);
+	void (*mem_usage)(struct hpu_fw_device *fw, uint64_t *used,
+			  uint64_t *total);
+	int (*mem_export)(struct hpu_fw_mem *mem, char *path, size_t len);
+	int (*as_create)(struct hpu_fw_device *fw, struct hpu_fw_as **out);
+	void (*as_destroy)(struct hpu_fw_as *as);
+	int (*map_mem)(struct hpu_fw_as *as, struct hpu_fw_mem *mem,
+		       uint64_t va_hint, bool fixed, uint64_t *va);
+	int (*map_host)(struct hpu_fw_as *as,
+			const struct hpu_fw_host_range *range, uint64_t va_hint,
+			bool fixed, uint64_t *va);
+	int (*unmap)(struct hpu_fw_as *as, uint64_t va, int *pidfd);
+	int (*cs_submit)(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
+			 unsigned int njobs, void *cookie);
+	int (*cs_abort)(struct hpu_fw_as *as, void *cookie);
+	int (*sob_read)(struct hpu_fw_as *as, uint32_t sob_id, uint32_t *value);
 };
 
 /**

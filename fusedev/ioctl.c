@@ -109,7 +109,7 @@ static int ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data)
 }
 
 static const uint32_t mem_op_flags[] = {
-	[HPU_MEM_OP_ALLOC] = HPU_MEM_CONTIGUOUS,
+	[HPU_MEM_OP_ALLOC] = HPU_MEM_CONTIGUOUS | HPU_MEM_SRAM,
 	[HPU_MEM_OP_FREE] = 0,
 	[HPU_MEM_OP_MAP] = HPU_MEM_USERPTR | HPU_MEM_FIXED,
 	[HPU_MEM_OP_UNMAP] = 0,

@@ -531,17 +531,21 @@ struct hpu_cs_in {
 #define HPU_CS_STATUS_TIMEDOUT 1
 #define HPU_CS_STATUS_ABORTED  2
 
+/* hpu_cs_out.flags */
+#define HPU_CS_OUT_FLAG_COMPLETED (1U << 0) /* done before the ioctl returned */
+
 /**
  * struct hpu_cs_out - CS output
  * @seq: sequence number of the accepted CS (never 0 or ~0)
  * @status: HPU_CS_STATUS_* at submission
- * @pad: 0
+ * @flags: HPU_CS_OUT_FLAG_*: with COMPLETED the CS already ended and a
+ *	WAIT_CS on @seq returns at once (its final status)
  * @reserved: 0
  */
 struct hpu_cs_out {
 	__u64 seq;
 	__u32 status;
-	__u32 pad;
+	__u32 flags;
 	__u64 reserved;
 };
 
@@ -632,7 +636,8 @@ union hpu_wait_cs_args {
 #define HPU_MEM_CONTIGUOUS (1U << 0) /* ALLOC: physically contiguous */
 #define HPU_MEM_USERPTR	   (1U << 1) /* MAP: host memory of the caller */
 #define HPU_MEM_FIXED	   (1U << 2) /* MAP: hint_addr is mandatory */
-#define HPU_MEM_FLAGS_MASK 0x7U
+#define HPU_MEM_SRAM	   (1U << 3) /* ALLOC: from on-chip SRAM, not HBM */
+#define HPU_MEM_FLAGS_MASK 0xfU
 
 /**
  * struct hpu_mem_in - MEMORY input

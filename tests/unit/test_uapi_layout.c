@@ -235,7 +235,7 @@ static void test_cs(void **state)
 	SIZE(struct hpu_cs_out, 24);
 	OFF(struct hpu_cs_out, seq, 0);
 	OFF(struct hpu_cs_out, status, 8);
-	OFF(struct hpu_cs_out, pad, 12);
+	OFF(struct hpu_cs_out, flags, 12);
 	OFF(struct hpu_cs_out, reserved, 16);
 
 	SIZE(union hpu_cs_args, 32);
@@ -403,7 +403,8 @@ static void test_abi_constants(void **state)
 	assert_int_equal(HPU_WAIT_CS_FLAGS_MASK,
 			 HPU_WAIT_CS_FLAGS_MULTI_CS | HPU_WAIT_CS_FLAGS_ANY);
 	assert_int_equal(HPU_MEM_FLAGS_MASK,
-			 HPU_MEM_CONTIGUOUS | HPU_MEM_USERPTR | HPU_MEM_FIXED);
+			 HPU_MEM_CONTIGUOUS | HPU_MEM_USERPTR | HPU_MEM_FIXED |
+				 HPU_MEM_SRAM);
 	/* the multi-CS completion map has a bit per array entry */
 	assert_true(
 		HPU_WAIT_MULTI_CS_MAX <=

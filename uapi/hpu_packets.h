@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hpu_packets.h - the command-buffer ISA executed by the queue managers
+ *
+ * A command buffer (CB) is a sequence of packets, each starting with a
+ * struct hpu_pkt_hdr and each a multiple of 8 bytes long. The driver
+ * validates every packet of every CB at submission (HPU_IOCTL_CS), before
+ * any engine sees it: unknown opcodes, a size other than the opcode's, flag
+ * bits the opcode does not define, non-zero reserved fields, sync object or
+ * monitor ids out of range, or a packet running past the end of the CB make
+ * the whole CS fail with -EINVAL and nothing runs.
+ *
+ * Addresses in packets are device virtual addresses of the submitting
+ * context: HBM, SRAM, or host memory the context mapped with
+ * HPU_MEM_OP_MAP | HPU_MEM_USERPTR. They are translated by the context's
+ * MMU at execution; an address outside the context's mappings is a page
+ * fault: the CS fails (HPU_WAIT_CS_STATUS_ABORTED), an HPU_EVENT_PAGE_FAULT
+ * event is queued for the context, and no byte outside its mappings is read
+ * or written.
+ *
+ * Queues: one per engine, numbered like the engines (docs/firmware-sim.md:
+ * DMA engines first, then MME, TPC, NIC). NOP, STOP, MSG_LONG, FENCE and
+ * ARM_MONITOR run on every queue; LIN_DMA and MEMSET only on DMA queues;
+ * each engine packet only on its engine's queues.
+ *
+ * Sync objects (SOBs) and monitors belong to the context: ids are
+ * 0..HPU_NUM_SOBS-1 and 0..HPU_NUM_MONITORS-1 in every context, and every
+ * SOB is 0 when the context is created.
+ */
+#ifndef HPU_UAPI_PACKETS_H
+#define HPU_UAPI_PACKETS_H
+
+#include <linux/types.h>
+
+/* Sync objects and monitors of each context */
+#define HPU_NUM_SOBS	 512
+#define HPU_NUM_MONITORS 64
+
+/* Largest value a sync object holds; MSG_LONG ADD saturates there */
+#define HPU_SOB_MAX_VALUE 0x7fff
+
+/* Opcodes (struct hpu_pkt_hdr.opcode) */
+#define HPU_PACKET_NOP	       0x01
+#define HPU_PACKET_STOP	       0x02
+#define HPU_PACKET_LIN_DMA     0x03
+#define HPU_PACKET_MEMSET      0x04
+#define HPU_PACKET_MSG_LONG    0x05
+#define HPU_PACKET_FENCE       0x06
+#define HPU_PACKET_ARM_MONITOR 0x07
+/* Engine packets, defined by the compute and collectives ABI additions */
+#define HPU_PACKET_MME_GEMM    0x10
+#define HPU_PACKET_TPC_KERNEL  0x11
+#define HPU_PACKET_NIC_WRITE   0x12
+
+/* Header flags valid on every packet */
+#define HPU_PKT_F_ENG_BARRIER (1U << 0) /* wait for the engine's earlier work */
+#define HPU_PKT_F_MSG_BARRIER (1U << 1) /* earlier writes visible first */
+#define HPU_PKT_F_COMMON_MASK 0x3U
+
+/**
+ * struct hpu_pkt_hdr - first 8 bytes of every packet
+ * @opcode: HPU_PACKET_*
+ * @size: bytes of the whole packet including this header; a multiple of 8
+ *	and exactly the opcode's size
+ * @flags: HPU_PKT_F_* common bits, plus the opcode's own bits
+ * @reserved: must be 0
+ */
+struct hpu_pkt_hdr {
+	__u16 opcode;
+	__u16 size;
+	__u16 flags;
+	__u16 reserved;
+};
+
+/**
+ * struct hpu_pkt_nop - does nothing
+ * @hdr: opcode HPU_PACKET_NOP, size 8
+ */
+struct hpu_pkt_nop {
+	struct hpu_pkt_hdr hdr;
+};
+
+/**
+ * struct hpu_pkt_stop - ends the CB: packets after it are not executed
+ * (they are still validated)
+ * @hdr: opcode HPU_PACKET_STOP, size 8
+ */
+struct hpu_pkt_stop {
+	struct hpu_pkt_hdr hdr;
+};
+
+/**
+ * struct hpu_pkt_lin_dma - linear copy between any two mapped ranges
+ * (host to device, device to host, device to device, host to host)
+ * @hdr: opcode HPU_PACKET_LIN_DMA, size 32; no flags of its own
+ * @src_addr: device VA of the source
+ * @dst_addr: device VA of the destination
+ * @size: bytes to copy; 0 is a no-op. Overlapping ranges behave as
+ *	memmove
+ */
+struct hpu_pkt_lin_dma {
+	struct hpu_pkt_hdr hdr;
+	__u64 src_addr;
+	__u64 dst_addr;
+	__u64 size;
+};
+
+/* MEMSET element width, bits 8..9 of the header flags */
+#define HPU_MEMSET_F_ELEM_1    (0U << 8) /* fill with the low byte */
+#define HPU_MEMSET_F_ELEM_2    (1U << 8) /* fill with the low 2 bytes */
+#define HPU_MEMSET_F_ELEM_4    (2U << 8) /* fill with the low 4 bytes */
+#define HPU_MEMSET_F_ELEM_8    (3U << 8) /* fill with all 8 bytes */
+#define HPU_MEMSET_F_ELEM_MASK (3U << 8)
+
+/**
+ * struct hpu_pkt_memset - fill a mapped range with a pattern
+ * @hdr: opcode HPU_PACKET_MEMSET, size 32; flags: HPU_MEMSET_F_ELEM_*
+ * @dst_addr: device VA, aligned to the element width
+ * @size: bytes, a multiple of the element width
+ * @value: the pattern, little-endian, low bytes used
+ */
+struct hpu_pkt_memset {
+	struct hpu_pkt_hdr hdr;
+	__u64 dst_addr;
+	__u64 size;
+	__u64 value;
+};
+
+/* MSG_LONG operations */
+#define HPU_MSG_OP_SET 0 /* sob = value */
+#define HPU_MSG_OP_ADD 1 /* sob += value, saturating */
+
+/**
+ * struct hpu_pkt_msg_long - write or increment a sync object of the
+ * context
+ * @hdr: opcode HPU_PACKET_MSG_LONG, size 24
+ * @sob_id: 0..HPU_NUM_SOBS-1
+ * @op: HPU_MSG_OP_*
+ * @value: 0..HPU_SOB_MAX_VALUE
+ * @reserved: must be 0
+ */
+struct hpu_pkt_msg_long {
+	struct hpu_pkt_hdr hdr;
+	__u32 sob_id;
+	__u32 op;
+	__u32 value;
+	__u32 reserved;
+};
+
+/**
+ * struct hpu_pkt_fence - stop the queue until a sync object reaches a value
+ * @hdr: opcode HPU_PACKET_FENCE, size 24
+ * @sob_id: 0..HPU_NUM_SOBS-1
+ * @target: wait until the SOB is >= target (1..HPU_SOB_MAX_VALUE)
+ * @dec: subtracted from the SOB when the wait ends (0..target), so a
+ *	fence can be reused like a counting semaphore
+ * @reserved: must be 0
+ *
+ * A fence that is never satisfied makes its CS time out.
+ */
+struct hpu_pkt_fence {
+	struct hpu_pkt_hdr hdr;
+	__u32 sob_id;
+	__u32 target;
+	__u32 dec;
+	__u32 reserved;
+};
+
+/**
+ * struct hpu_pkt_arm_monitor - arm a monitor: when a sync object reaches a
+ * value, write a 32-bit payload to a device VA (once; then the monitor
+ * is free again)
+ * @hdr: opcode HPU_PACKET_ARM_MONITOR, size 40
+ * @mon_id: 0..HPU_NUM_MONITORS-1; arming an armed monitor re-arms it
+ * @sob_id: 0..HPU_NUM_SOBS-1
+ * @target: fire when the SOB is >= target (1..HPU_SOB_MAX_VALUE)
+ * @payload: value written
+ * @payload_addr: device VA written, 4-byte aligned; a fault there is
+ *	reported as a page fault of the context
+ * @reserved: must be 0
+ */
+struct hpu_pkt_arm_monitor {
+	struct hpu_pkt_hdr hdr;
+	__u32 mon_id;
+	__u32 sob_id;
+	__u32 target;
+	__u32 payload;
+	__u64 payload_addr;
+	__u64 reserved;
+};
+
+#endif /* HPU_UAPI_PACKETS_H */

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "hpu_accel.h"
+#include "hpu_packets.h"
 
 #define HPU_FW_IF_MAJOR 1
 #define HPU_FW_IF_MINOR 1
@@ -117,6 +118,10 @@ struct hpu_fw_telemetry {
 struct hpu_fw_device;
 struct hpu_fw_as;
 struct hpu_fw_mem;
+
+/* Sync objects of an address space: user ids below HPU_NUM_SOBS
+ * (uapi/hpu_packets.h), driver-internal ids from there up (1.1) */
+#define HPU_FW_NUM_SOBS 1024
 
 /* Device VA ranges of every address space (1.1) */
 #define HPU_FW_VA_DEVICE_BASE 0x0000100000000000ULL /* HBM and SRAM mappings */
@@ -265,6 +270,11 @@ struct hpu_fw_config {
  *	reset; cs_done(ABORTED) follows unless it already came; returns the
  *	number of engines reset (>= 0) or -ENOENT when the cookie is unknown
  * @sob_read: current value of a sync object of @as (tests, debug)
+ * @sob_write: HPU_MSG_OP_SET or HPU_MSG_OP_ADD on a sync object of @as, as
+ *	a MSG_LONG packet would (fences and monitors waiting on it react);
+ *	ids HPU_NUM_SOBS..HPU_FW_NUM_SOBS-1 are the driver's own (user
+ *	packets cannot name them; the driver builds WAIT/SIGNAL submissions
+ *	from them)
  */
 struct hpu_fw_ops {
 	int (*create)(const struct hpu_fw_config *cfg,
@@ -301,6 +311,8 @@ struct hpu_fw_ops {
 			 unsigned int njobs, void *cookie);
 	int (*cs_abort)(struct hpu_fw_as *as, void *cookie);
 	int (*sob_read)(struct hpu_fw_as *as, uint32_t sob_id, uint32_t *value);
+	int (*sob_write)(struct hpu_fw_as *as, uint32_t sob_id, uint32_t op,
+			 uint32_t value);
 };
 
 /**

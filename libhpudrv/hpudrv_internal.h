@@ -15,11 +15,13 @@
  *	handle may be used from several threads
  * @control: true for a control node
  * @info: description taken at open
+ * @next_queue: round-robin cursor of HPU_STREAM_QUEUE_AUTO (atomic)
  */
 struct hpu_device {
 	int fd;
 	bool control;
 	struct hpu_device_info info;
+	unsigned int next_queue;
 };
 
 /* Largest attribute file read into memory (clients of a busy device) */
@@ -47,5 +49,29 @@ int hpudrv_info(int fd, unsigned int op, unsigned int period_ms, void *out,
 /* device.c */
 int hpudrv_open_node(const struct hpu_device_info *info, bool control,
 		     struct hpu_device **devp);
+
+/* cs.c */
+int hpudrv_wait_status_err(uint32_t status);
+
+/* cb_builder.c */
+int hpudrv_cb_builder_new(struct hpu_device *dev, size_t size,
+			  struct hpu_cb_builder **bp);
+
+/*
+ * allocator.c: the allocator reaches the device only through these ops,
+ * so that unit tests can run it over a fake device.
+ */
+struct hpudrv_alloc_ops {
+	int (*alloc)(void *ctx, uint64_t size, uint64_t page_size,
+		     uint64_t *handle);
+	int (*map)(void *ctx, uint64_t handle, uint64_t *va);
+	int (*unmap)(void *ctx, uint64_t va);
+	int (*free)(void *ctx, uint64_t handle);
+};
+
+int hpudrv_allocator_create_ops(const struct hpudrv_alloc_ops *ops, void *ctx,
+				uint64_t small_page_size,
+				const struct hpu_allocator_opts *opts,
+				struct hpu_allocator **ap);
 
 #endif /* HPUDRV_INTERNAL_H */

@@ -22,6 +22,15 @@ struct symset {
 	int n;
 };
 
+/* Symbol -> version node of the stanza that lists it */
+struct symver {
+	char name[256];
+	char node[64];
+};
+
+static struct symver map_versions[MAX_SYMS];
+static int n_map_versions;
+
 static const char *lib_path(void)
 {
 	static char path[4096];
@@ -51,16 +60,23 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Names listed under every "global:" of the version script. */
+/*
+ * Names listed under every "global:" of the version script (every stanza
+ * "NODE { global: ...; } PARENT;"), remembering each one's node.
+ */
 static void read_map(struct symset *s)
 {
-	char line[512], name[256];
+	char line[512], name[256], node[64] = "";
 	int in_global = 0;
 	FILE *f = fopen(MAP_FILE, "r");
 
 	if (!f)
 		fail_msg("cannot open %s (run from the source tree)", MAP_FILE);
+	n_map_versions = 0;
 	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '{') &&
+		    sscanf(line, " %63[A-Za-z0-9_.]", node) == 1)
+			continue;
 		if (strstr(line, "global:")) {
 			in_global = 1;
 			continue;
@@ -69,8 +85,14 @@ static void read_map(struct symset *s)
 			in_global = 0;
 			continue;
 		}
-		if (in_global && sscanf(line, " %255[A-Za-z0-9_] ;", name) == 1)
+		if (in_global &&
+		    sscanf(line, " %255[A-Za-z0-9_] ;", name) == 1) {
 			symset_add(s, name);
+			assert_true(n_map_versions < MAX_SYMS);
+			strcpy(map_versions[n_map_versions].name, name);
+			strcpy(map_versions[n_map_versions].node, node);
+			n_map_versions++;
+		}
 	}
 	fclose(f);
 	qsort(s->name, (size_t)s->n, sizeof(s->name[0]), cmp_str);
@@ -137,25 +159,50 @@ static void test_exports_match_map(void **state)
 	symset_free(&exp);
 }
 
+static const char *map_node_of(const char *name)
+{
+	int i;
+
+	for (i = 0; i < n_map_versions; i++)
+		if (!strcmp(map_versions[i].name, name))
+			return map_versions[i].node;
+	return NULL;
+}
+
+/* Every export carries the version node of the stanza that lists it. */
 static void test_every_export_versioned(void **state)
 {
-	char cmd[4300], line[512];
+	struct symset map = { 0 };
+	char cmd[4300], line[512], type[8], name[256];
+	const char *node;
 	int n = 0;
 	FILE *p;
 
 	(void)state;
+	read_map(&map);
 	snprintf(cmd, sizeof(cmd), "nm -D --defined-only '%s' 2>/dev/null",
 		 lib_path());
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while (fgets(line, sizeof(line), p)) {
+		char *at;
+
 		if (strstr(line, " A "))
 			continue;
-		if (!strstr(line, "@@HPUDRV_1.0"))
+		if (sscanf(line, "%*s %7s %255s", type, name) != 2)
+			continue;
+		at = strstr(name, "@@");
+		if (!at)
 			fail_msg("unversioned export: %s", line);
+		*at = '\0';
+		node = map_node_of(name);
+		if (!node || strcmp(node, at + 2))
+			fail_msg("%s is version %s, the map says %s", name,
+				 at + 2, node ? node : "nothing");
 		n++;
 	}
 	pclose(p);
+	symset_free(&map);
 	assert_true(n > 0);
 }
 

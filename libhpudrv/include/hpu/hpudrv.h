@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "hpu_accel.h"
+#include "hpu_packets.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -477,6 +478,688 @@ HPUDRV_EXPORT int hpu_info_pci(struct hpu_device *dev,
  */
 HPUDRV_EXPORT int hpu_info_driver_version(struct hpu_device *dev,
 					  struct hpu_info_driver_version *out);
+
+/* ---------------------------------------------------------------- memory */
+
+/**
+ * hpu_mem_alloc() - allocate device memory (HPU_MEM_OP_ALLOC)
+ * @dev: compute handle
+ * @size: bytes, > 0; rounded up to the page size by the driver
+ * @page_size: a bit of HW_IP_INFO.page_size_mask, or 0 for the default
+ * @flags: HPU_MEM_CONTIGUOUS, HPU_MEM_SRAM
+ * @handle: receives the allocation handle (valid in this context only)
+ *
+ * Return: 0; -EINVAL for bad arguments; -ENOMEM when the device is full.
+ */
+HPUDRV_EXPORT int hpu_mem_alloc(struct hpu_device *dev, uint64_t size,
+				uint64_t page_size, uint32_t flags,
+				uint64_t *handle);
+
+/**
+ * hpu_mem_free() - free an allocation
+ * @dev: compute handle
+ * @handle: handle from hpu_mem_alloc()
+ *
+ * Return: 0; -EINVAL for an unknown handle; -EBUSY while it is mapped.
+ */
+HPUDRV_EXPORT int hpu_mem_free(struct hpu_device *dev, uint64_t handle);
+
+/**
+ * hpu_mem_map() - map an allocation into the context's device VA space
+ * @dev: compute handle
+ * @handle: allocation handle
+ * @hint: wanted device VA or 0 (mandatory with HPU_MEM_FIXED)
+ * @flags: 0 or HPU_MEM_FIXED
+ * @va: receives the device VA
+ *
+ * Return: 0; -EINVAL; -ENOMEM (VA space); -EEXIST (FIXED overlap).
+ */
+HPUDRV_EXPORT int hpu_mem_map(struct hpu_device *dev, uint64_t handle,
+			      uint64_t hint, uint32_t flags, uint64_t *va);
+
+/**
+ * hpu_mem_map_host() - map host memory of this process to the device
+ * @dev: compute handle
+ * @ptr: start of the host range (any alignment)
+ * @size: bytes, > 0
+ * @hint: wanted device VA or 0 (mandatory with HPU_MEM_FIXED)
+ * @flags: 0 or HPU_MEM_FIXED (HPU_MEM_USERPTR is implied)
+ * @va: receives the device VA of @ptr (the offset in the page is kept)
+ *
+ * The pages must stay mapped in the process while the device may use
+ * them; DMA to them is a copy into this process's memory.
+ *
+ * Return: 0; -EINVAL; -EFAULT when the range is not mapped here.
+ */
+HPUDRV_EXPORT int hpu_mem_map_host(struct hpu_device *dev, const void *ptr,
+				   size_t size, uint64_t hint, uint32_t flags,
+				   uint64_t *va);
+
+/**
+ * hpu_mem_unmap() - remove a device or host mapping
+ * @dev: compute handle
+ * @va: device VA returned by hpu_mem_map() or hpu_mem_map_host()
+ *
+ * Return: 0; -EINVAL when no mapping starts at @va.
+ */
+HPUDRV_EXPORT int hpu_mem_unmap(struct hpu_device *dev, uint64_t va);
+
+/**
+ * hpu_mem_export() - export an allocation as a shared-memory file
+ * @dev: compute handle
+ * @handle: allocation handle
+ * @export_id: receives the id naming the file (hpu_mem_export_path())
+ *
+ * Return: 0 or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_mem_export(struct hpu_device *dev, uint64_t handle,
+				 uint64_t *export_id);
+
+/**
+ * hpu_mem_export_path() - path of an exported allocation's file
+ * @dev: handle of the device that exported it
+ * @export_id: id from hpu_mem_export()
+ * @buf: receives "EXPORT_DIR/ID" (EXPORT_DIR: attribute export_dir)
+ * @len: bytes at @buf
+ *
+ * Return: 0; -ENOENT when the driver has no export_dir; -ERANGE.
+ */
+HPUDRV_EXPORT int hpu_mem_export_path(struct hpu_device *dev,
+				      uint64_t export_id, char *buf,
+				      size_t len);
+
+/**
+ * hpu_mem_export_mmap() - map an exported allocation into this process
+ * @dev: handle of the device that exported it
+ * @export_id: id from hpu_mem_export()
+ * @ptr: receives the shared, read-write mapping (release with munmap(2))
+ * @size: receives its size in bytes (the allocation's size)
+ *
+ * Return: 0 or -errno of open(2)/mmap(2).
+ */
+HPUDRV_EXPORT int hpu_mem_export_mmap(struct hpu_device *dev,
+				      uint64_t export_id, void **ptr,
+				      size_t *size);
+
+/* ------------------------------------------------------ command buffers */
+
+/**
+ * hpu_cb_create() - register a user command buffer with the device
+ * @dev: compute handle
+ * @host_ptr: the buffer; it stays in this process
+ * @size: bytes, 8..HPU_MAX_CB_SIZE, a multiple of 8
+ * @handle: receives the CB handle
+ * @va: receives the device VA of the CB (may be NULL)
+ *
+ * The driver copies the CB at each submission, so it may be rewritten
+ * between submissions.
+ *
+ * Return: 0; -EINVAL; -EFAULT.
+ */
+HPUDRV_EXPORT int hpu_cb_create(struct hpu_device *dev, void *host_ptr,
+				uint32_t size, uint64_t *handle, uint64_t *va);
+
+/**
+ * hpu_cb_destroy() - unregister a command buffer
+ * @dev: compute handle
+ * @handle: CB handle
+ *
+ * Return: 0; -EINVAL unknown handle; -EBUSY while a CS in flight uses it.
+ */
+HPUDRV_EXPORT int hpu_cb_destroy(struct hpu_device *dev, uint64_t handle);
+
+/**
+ * hpu_cb_info() - size, device VA and users of a command buffer
+ * @dev: compute handle
+ * @handle: CB handle
+ * @out: receives cb_size, device_va and usage_cnt
+ *
+ * Return: 0 or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_cb_info(struct hpu_device *dev, uint64_t handle,
+			      struct hpu_cb_out *out);
+
+/* ---------------------------------------------------- command submission */
+
+/**
+ * hpu_cs_submit() - submit a CS (HPU_IOCTL_CS)
+ * @dev: compute handle
+ * @chunks: @n chunks (struct hpu_cs_chunk of hpu_accel.h)
+ * @n: 1..HPU_MAX_JOBS_PER_CS
+ * @flags: HPU_CS_FLAGS_*
+ * @timeout_ms: the CS's timeout; 0 for the driver's default
+ * @seq: receives the sequence number
+ * @completed: receives 1 when the CS already ended before the call
+ *	returned (no WAIT needed), else 0; may be NULL
+ *
+ * Return: 0; -EINVAL (any invalid packet: nothing ran); -EAGAIN when
+ * 1024 CSs are in flight.
+ */
+HPUDRV_EXPORT int hpu_cs_submit(struct hpu_device *dev,
+				const struct hpu_cs_chunk *chunks,
+				unsigned int n, uint32_t flags,
+				uint32_t timeout_ms, uint64_t *seq,
+				int *completed);
+
+/**
+ * hpu_cs_submit_signal() - SIGNAL submission: completes when every named
+ * queue finished all work submitted to it before
+ * @dev: compute handle
+ * @queues: @n queue indices
+ * @n: 1..HPU_MAX_JOBS_PER_CS
+ * @seq: receives the sequence number
+ * @completed: as hpu_cs_submit(), may be NULL
+ *
+ * Return: 0 or -errno as hpu_cs_submit().
+ */
+HPUDRV_EXPORT int hpu_cs_submit_signal(struct hpu_device *dev,
+				       const uint32_t *queues, unsigned int n,
+				       uint64_t *seq, int *completed);
+
+/**
+ * hpu_cs_submit_wait() - WAIT submission: work submitted to @queue after
+ * it starts only once every CS in @seqs ended
+ * @dev: compute handle
+ * @queue: queue index
+ * @seqs: @n sequence numbers of this context
+ * @n: 1..HPU_WAIT_MULTI_CS_MAX
+ * @seq: receives the WAIT CS's own sequence number
+ * @completed: as hpu_cs_submit(), may be NULL
+ *
+ * Return: 0 or -errno as hpu_cs_submit().
+ */
+HPUDRV_EXPORT int hpu_cs_submit_wait(struct hpu_device *dev, uint32_t queue,
+				     const uint64_t *seqs, unsigned int n,
+				     uint64_t *seq, int *completed);
+
+/**
+ * hpu_cs_wait() - wait for one CS (HPU_IOCTL_WAIT_CS)
+ * @dev: compute handle
+ * @seq: sequence number
+ * @timeout_us: how long to wait; 0 polls
+ * @status: receives HPU_WAIT_CS_STATUS_*
+ *
+ * A wait interrupted by a signal is restarted with the time left.
+ *
+ * Return: 0 (whatever the status); -EINVAL for a never issued @seq.
+ */
+HPUDRV_EXPORT int hpu_cs_wait(struct hpu_device *dev, uint64_t seq,
+			      uint64_t timeout_us, uint32_t *status);
+
+/**
+ * hpu_cs_wait_timestamp() - hpu_cs_wait() that also returns the
+ * completion time of a CS submitted with HPU_CS_FLAGS_TIMESTAMP
+ * @dev: compute handle
+ * @seq: sequence number
+ * @timeout_us: how long to wait; 0 polls
+ * @status: receives HPU_WAIT_CS_STATUS_*
+ * @timestamp_ns: receives the device time of completion, or 0 when the
+ *	driver reported none
+ *
+ * Return: 0 or -errno as hpu_cs_wait().
+ */
+HPUDRV_EXPORT int hpu_cs_wait_timestamp(struct hpu_device *dev, uint64_t seq,
+					uint64_t timeout_us, uint32_t *status,
+					uint64_t *timestamp_ns);
+
+/**
+ * hpu_cs_wait_multi() - wait for all (or any) of several CSs
+ * @dev: compute handle
+ * @seqs: @n sequence numbers
+ * @n: 1..HPU_WAIT_MULTI_CS_MAX
+ * @any: non-zero: return when the first one ended
+ * @timeout_us: how long to wait; 0 polls
+ * @status: receives COMPLETED when all that ended succeeded, else the
+ *	status of the first failed one, or BUSY when not met in time
+ * @map: receives bit i set for each entry that ended (may be NULL)
+ *
+ * Return: 0 or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_cs_wait_multi(struct hpu_device *dev,
+				    const uint64_t *seqs, unsigned int n,
+				    int any, uint64_t timeout_us,
+				    uint32_t *status, uint32_t *map);
+
+/**
+ * hpu_event_read() - read queued driver events without blocking
+ * @dev: compute handle
+ * @events: room for @max records
+ * @max: >= 1
+ *
+ * Return: number of records read (0 when none is queued) or -errno.
+ */
+HPUDRV_EXPORT int hpu_event_read(struct hpu_device *dev,
+				 struct hpu_event *events, unsigned int max);
+
+/**
+ * hpu_device_poll() - poll(2) the device node
+ * @dev: compute handle
+ * @events: POLLIN (events queued), POLLPRI (a CS ended since the last
+ *	WAIT_CS)
+ * @timeout_ms: as poll(2); -1 waits forever
+ *
+ * Return: the revents (0 on timeout) or -errno.
+ */
+HPUDRV_EXPORT int hpu_device_poll(struct hpu_device *dev, short events,
+				  int timeout_ms);
+
+/* ------------------------------------------------ command-buffer builder */
+
+/** struct hpu_cb_builder - a command buffer being filled (opaque) */
+struct hpu_cb_builder;
+
+/**
+ * hpu_cb_builder_create() - a page-aligned buffer registered once as a CB
+ * @dev: compute handle
+ * @size: capacity in bytes, 8..HPU_MAX_CB_SIZE, a multiple of 8
+ * @bp: receives the builder
+ *
+ * Return: 0; -EINVAL; -ENOMEM; -errno of hpu_cb_create().
+ */
+HPUDRV_EXPORT int hpu_cb_builder_create(struct hpu_device *dev, size_t size,
+					struct hpu_cb_builder **bp);
+
+/**
+ * hpu_cb_builder_destroy() - unregister the CB and free the buffer
+ * @b: builder or NULL
+ */
+HPUDRV_EXPORT void hpu_cb_builder_destroy(struct hpu_cb_builder *b);
+
+/**
+ * hpu_cb_builder_reset() - empty the builder to fill it again
+ * @b: builder
+ *
+ * The driver copied what earlier submissions run, so resetting right
+ * after hpu_cb_builder_submit() is safe.
+ */
+HPUDRV_EXPORT void hpu_cb_builder_reset(struct hpu_cb_builder *b);
+
+/** hpu_cb_builder_size() - capacity of @b in bytes */
+HPUDRV_EXPORT size_t hpu_cb_builder_size(const struct hpu_cb_builder *b);
+
+/** hpu_cb_builder_used() - bytes of packets in @b */
+HPUDRV_EXPORT size_t hpu_cb_builder_used(const struct hpu_cb_builder *b);
+
+/** hpu_cb_builder_data() - the packets of @b (hpu_cb_builder_used() bytes) */
+HPUDRV_EXPORT const void *hpu_cb_builder_data(const struct hpu_cb_builder *b);
+
+/** hpu_cb_builder_handle() - CB handle of @b (0 when not registered) */
+HPUDRV_EXPORT uint64_t hpu_cb_builder_handle(const struct hpu_cb_builder *b);
+
+/**
+ * hpu_cb_builder_submit() - submit the packets of @b as one CS
+ * @b: builder with at least one packet
+ * @queue: queue index that runs it
+ * @flags: HPU_CS_FLAGS_TIMESTAMP or 0
+ * @timeout_ms: CS timeout, 0 for the default
+ * @seq: receives the sequence number
+ * @completed: as hpu_cs_submit(), may be NULL
+ *
+ * Return: 0; -ENODATA when @b is empty; -errno as hpu_cs_submit().
+ */
+HPUDRV_EXPORT int hpu_cb_builder_submit(struct hpu_cb_builder *b,
+					uint32_t queue, uint32_t flags,
+					uint32_t timeout_ms, uint64_t *seq,
+					int *completed);
+
+/*
+ * Emitters: append one packet. Each returns 0, -ENOSPC when the packet
+ * does not fit (nothing is written), or -EINVAL for arguments the
+ * driver's validator would reject (uapi/hpu_packets.h).
+ */
+
+/** hpu_cb_nop() - append NOP */
+HPUDRV_EXPORT int hpu_cb_nop(struct hpu_cb_builder *b);
+
+/** hpu_cb_stop() - append STOP (ends execution of the CB) */
+HPUDRV_EXPORT int hpu_cb_stop(struct hpu_cb_builder *b);
+
+/**
+ * hpu_cb_lin_dma() - append LIN_DMA
+ * @b: builder
+ * @dst: device VA of the destination
+ * @src: device VA of the source
+ * @size: bytes (0 is a no-op)
+ *
+ * Return: 0 or -ENOSPC.
+ */
+HPUDRV_EXPORT int hpu_cb_lin_dma(struct hpu_cb_builder *b, uint64_t dst,
+				 uint64_t src, uint64_t size);
+
+/**
+ * hpu_cb_memset() - append MEMSET
+ * @b: builder
+ * @dst: device VA, aligned to @width
+ * @size: bytes, a multiple of @width
+ * @value: pattern (low @width bytes, little-endian)
+ * @width: element width 1, 2, 4 or 8
+ *
+ * Return: 0, -ENOSPC or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_cb_memset(struct hpu_cb_builder *b, uint64_t dst,
+				uint64_t size, uint64_t value,
+				unsigned int width);
+
+/**
+ * hpu_cb_msg_long() - append MSG_LONG: set or add to a sync object
+ * @b: builder
+ * @sob: 0..HPU_NUM_SOBS-1
+ * @op: HPU_MSG_OP_SET or HPU_MSG_OP_ADD
+ * @value: 0..HPU_SOB_MAX_VALUE
+ *
+ * Return: 0, -ENOSPC or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_cb_msg_long(struct hpu_cb_builder *b, uint32_t sob,
+				  uint32_t op, uint32_t value);
+
+/**
+ * hpu_cb_fence() - append FENCE: the queue waits until sob >= @target,
+ * then subtracts @dec
+ * @b: builder
+ * @sob: 0..HPU_NUM_SOBS-1
+ * @target: 1..HPU_SOB_MAX_VALUE
+ * @dec: 0..@target
+ *
+ * Return: 0, -ENOSPC or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_cb_fence(struct hpu_cb_builder *b, uint32_t sob,
+			       uint32_t target, uint32_t dec);
+
+/**
+ * hpu_cb_arm_monitor() - append ARM_MONITOR: when sob >= @target, write
+ * @payload (32 bits) at @addr once
+ * @b: builder
+ * @mon: 0..HPU_NUM_MONITORS-1
+ * @sob: 0..HPU_NUM_SOBS-1
+ * @target: 1..HPU_SOB_MAX_VALUE
+ * @payload: value written
+ * @addr: device VA, 4-byte aligned
+ *
+ * Return: 0, -ENOSPC or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_cb_arm_monitor(struct hpu_cb_builder *b, uint32_t mon,
+				     uint32_t sob, uint32_t target,
+				     uint32_t payload, uint64_t addr);
+
+/* ------------------------------------------------------ streams, events */
+
+/** HPU_STREAM_QUEUE_AUTO - let hpu_stream_create() pick a DMA queue */
+#define HPU_STREAM_QUEUE_AUTO (-1)
+
+/** struct hpu_stream - an in-order queue of asynchronous work (opaque) */
+struct hpu_stream;
+
+/** struct hpu_stream_event - a marker recorded in a stream (opaque) */
+struct hpu_stream_event;
+
+/**
+ * hpu_stream_create() - a stream on a DMA queue
+ * @dev: compute handle
+ * @queue: DMA queue index, or HPU_STREAM_QUEUE_AUTO (round robin over the
+ *	device's DMA queues)
+ * @sp: receives the stream
+ *
+ * A stream is used by one thread at a time. Work is batched in the
+ * stream's command buffer and submitted at hpu_event_record(),
+ * hpu_stream_synchronize(), hpu_stream_flush() or when the buffer fills.
+ *
+ * Return: 0; -EINVAL (not a DMA queue); -ENOMEM; -errno.
+ */
+HPUDRV_EXPORT int hpu_stream_create(struct hpu_device *dev, int queue,
+				    struct hpu_stream **sp);
+
+/**
+ * hpu_stream_destroy() - synchronize, then release a stream
+ * @s: stream or NULL
+ */
+HPUDRV_EXPORT void hpu_stream_destroy(struct hpu_stream *s);
+
+/** hpu_stream_queue() - queue index of @s */
+HPUDRV_EXPORT int hpu_stream_queue(const struct hpu_stream *s);
+
+/**
+ * hpu_stream_memcpy_h2d() - copy host memory to device memory
+ * @s: stream
+ * @dst: device VA
+ * @src: host memory; it must stay valid and unchanged until the copy
+ *	completed (hpu_stream_synchronize() or an event recorded after)
+ * @size: bytes
+ *
+ * The host range is mapped to the device for the copy and unmapped once
+ * the stream observed its completion.
+ *
+ * Return: 0 or -errno (a failure of the copy itself is reported by
+ * hpu_stream_synchronize()).
+ */
+HPUDRV_EXPORT int hpu_stream_memcpy_h2d(struct hpu_stream *s, uint64_t dst,
+					const void *src, size_t size);
+
+/**
+ * hpu_stream_memcpy_d2h() - copy device memory to host memory
+ * @s: stream
+ * @dst: host memory, valid until the copy completed
+ * @src: device VA
+ * @size: bytes
+ *
+ * Return: 0 or -errno.
+ */
+HPUDRV_EXPORT int hpu_stream_memcpy_d2h(struct hpu_stream *s, void *dst,
+					uint64_t src, size_t size);
+
+/**
+ * hpu_stream_memcpy_d2d() - copy between device VAs
+ * @s: stream
+ * @dst: device VA
+ * @src: device VA
+ * @size: bytes
+ *
+ * Return: 0 or -errno.
+ */
+HPUDRV_EXPORT int hpu_stream_memcpy_d2d(struct hpu_stream *s, uint64_t dst,
+					uint64_t src, size_t size);
+
+/**
+ * hpu_stream_memset() - fill device memory
+ * @s: stream
+ * @dst: device VA aligned to @width
+ * @value: pattern
+ * @width: 1, 2, 4 or 8 bytes
+ * @size: bytes, a multiple of @width
+ *
+ * Return: 0, -EINVAL or -errno.
+ */
+HPUDRV_EXPORT int hpu_stream_memset(struct hpu_stream *s, uint64_t dst,
+				    uint64_t value, unsigned int width,
+				    size_t size);
+
+/**
+ * hpu_stream_flush() - submit the batched work now
+ * @s: stream
+ *
+ * Return: 0 or -errno.
+ */
+HPUDRV_EXPORT int hpu_stream_flush(struct hpu_stream *s);
+
+/**
+ * hpu_stream_synchronize() - submit and wait for all work of @s
+ * @s: stream
+ *
+ * Return: 0; -EIO when a CS of the stream was aborted; -ETIMEDOUT when
+ * one timed out; -errno.
+ */
+HPUDRV_EXPORT int hpu_stream_synchronize(struct hpu_stream *s);
+
+/**
+ * hpu_stream_wait_event() - later work of @s waits for @ev
+ * @s: stream
+ * @ev: event recorded (on any stream of the same device); an event never
+ *	recorded is complete
+ *
+ * Return: 0 or -errno.
+ */
+HPUDRV_EXPORT int hpu_stream_wait_event(struct hpu_stream *s,
+					struct hpu_stream_event *ev);
+
+/**
+ * hpu_event_create() - an event (not yet recorded)
+ * @dev: compute handle
+ * @evp: receives it
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+HPUDRV_EXPORT int hpu_event_create(struct hpu_device *dev,
+				   struct hpu_stream_event **evp);
+
+/** hpu_event_destroy() - release an event (@ev may be NULL) */
+HPUDRV_EXPORT void hpu_event_destroy(struct hpu_stream_event *ev);
+
+/**
+ * hpu_event_record() - mark the current end of @s's work in @ev
+ * @ev: event
+ * @s: stream of the same device
+ *
+ * Submits the stream's batch with HPU_CS_FLAGS_TIMESTAMP.
+ *
+ * Return: 0 or -errno.
+ */
+HPUDRV_EXPORT int hpu_event_record(struct hpu_stream_event *ev,
+				   struct hpu_stream *s);
+
+/**
+ * hpu_event_query() - whether the work before @ev ended
+ * @ev: event
+ *
+ * Return: 0 when ended (or never recorded); -EBUSY when not yet; -EIO
+ * (aborted) or -ETIMEDOUT (timed out) when it failed.
+ */
+HPUDRV_EXPORT int hpu_event_query(struct hpu_stream_event *ev);
+
+/**
+ * hpu_event_synchronize() - wait until the work before @ev ended
+ * @ev: event
+ *
+ * Return: 0, -EIO, -ETIMEDOUT or -errno.
+ */
+HPUDRV_EXPORT int hpu_event_synchronize(struct hpu_stream_event *ev);
+
+/**
+ * hpu_event_elapsed_time() - device time between two completed events
+ * @start: earlier event
+ * @end: later event
+ * @ms: receives the milliseconds between their completions
+ *
+ * Return: 0; -EBUSY when one has not completed; -ENODATA when one was
+ * never recorded or the driver gave no timestamp; -EIO/-ETIMEDOUT.
+ */
+HPUDRV_EXPORT int hpu_event_elapsed_time(struct hpu_stream_event *start,
+					 struct hpu_stream_event *end,
+					 float *ms);
+
+/* ---------------------------------------------- caching device allocator */
+
+/** struct hpu_allocator - caching device-memory allocator (opaque) */
+struct hpu_allocator;
+
+/**
+ * struct hpu_allocator_opts - hpu_allocator_create() options
+ * @max_cached_bytes: cached (free) bytes kept at most before freed blocks
+ *	go back to the device; 0 for no limit
+ * @flags: must be 0
+ */
+struct hpu_allocator_opts {
+	uint64_t max_cached_bytes;
+	uint32_t flags;
+};
+
+/**
+ * struct hpu_allocator_stats - allocator statistics (bytes are block
+ * sizes after rounding to the size class)
+ * @bytes_in_use: handed out and not freed
+ * @peak_bytes_in_use: largest @bytes_in_use seen
+ * @bytes_reserved: held from the device: in use plus cached
+ * @bytes_cached: free blocks kept for reuse
+ * @num_allocs: successful hpu_alloc() calls
+ * @num_frees: successful hpu_free() calls
+ * @cache_hits: allocations served from the cache
+ * @cache_misses: allocations that needed a device allocation
+ * @num_device_allocs: device ALLOC+MAP done
+ * @num_device_frees: device UNMAP+FREE done
+ * @num_ooms: device -ENOMEM seen (each emptied the cache and retried)
+ */
+struct hpu_allocator_stats {
+	uint64_t bytes_in_use;
+	uint64_t peak_bytes_in_use;
+	uint64_t bytes_reserved;
+	uint64_t bytes_cached;
+	uint64_t num_allocs;
+	uint64_t num_frees;
+	uint64_t cache_hits;
+	uint64_t cache_misses;
+	uint64_t num_device_allocs;
+	uint64_t num_device_frees;
+	uint64_t num_ooms;
+};
+
+/**
+ * hpu_allocator_create() - caching allocator of mapped device memory
+ * @dev: compute handle (must outlive the allocator)
+ * @opts: options or NULL for the defaults
+ * @ap: receives the allocator
+ *
+ * Size classes: powers of two from 512 B to 2 MiB; larger requests are
+ * rounded up to a multiple of 2 MiB and reused for the same rounded size.
+ * Thread-safe.
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+HPUDRV_EXPORT int hpu_allocator_create(struct hpu_device *dev,
+				       const struct hpu_allocator_opts *opts,
+				       struct hpu_allocator **ap);
+
+/**
+ * hpu_allocator_destroy() - return every block (cached and in use) to the
+ * device and free the allocator
+ * @a: allocator or NULL
+ */
+HPUDRV_EXPORT void hpu_allocator_destroy(struct hpu_allocator *a);
+
+/**
+ * hpu_alloc() - device memory mapped in the context
+ * @a: allocator
+ * @size: bytes, > 0
+ * @va: receives the device VA
+ *
+ * Return: 0; -EINVAL; -ENOMEM after emptying the cache and retrying once.
+ */
+HPUDRV_EXPORT int hpu_alloc(struct hpu_allocator *a, uint64_t size,
+			    uint64_t *va);
+
+/**
+ * hpu_free() - give a block back to the cache
+ * @a: allocator
+ * @va: VA from hpu_alloc()
+ *
+ * Return: 0 or -EINVAL for a VA not handed out by @a.
+ */
+HPUDRV_EXPORT int hpu_free(struct hpu_allocator *a, uint64_t va);
+
+/**
+ * hpu_allocator_stats() - snapshot of the statistics
+ * @a: allocator
+ * @stats: receives them
+ *
+ * Return: 0 or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_allocator_stats(struct hpu_allocator *a,
+				      struct hpu_allocator_stats *stats);
+
+/**
+ * hpu_allocator_empty_cache() - return every cached block to the device
+ * @a: allocator
+ *
+ * Return: 0 or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_allocator_empty_cache(struct hpu_allocator *a);
 
 #ifdef __cplusplus
 }

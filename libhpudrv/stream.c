@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stream.c - streams (in-order asynchronous work on one DMA queue, batched
+ * in a command buffer) and events recorded in them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpudrv_internal.h"
+
+/* Command buffer of a stream: 64 KiB holds 2048 copies */
+#define STREAM_CB_SIZE	(64 * 1024)
+/* Submitted batches kept before the finished ones are reaped */
+#define STREAM_REAP_AT	32
+/* One WAIT_CS slice of a blocking wait, and how many slices at most */
+#define WAIT_SLICE_US	1000000ULL
+#define WAIT_MAX_SLICES 3600
+
+/**
+ * struct host_map - a host range mapped for a copy of a stream
+ * @va: device VA returned by hpu_mem_map_host()
+ * @next: list link
+ */
+struct host_map {
+	uint64_t va;
+	struct host_map *next;
+};
+
+/**
+ * struct batch - a submitted CS of a stream, until its end was seen
+ * @seq: sequence number
+ * @maps: host mappings its copies use, unmapped when it ended
+ * @next: list link, oldest first
+ */
+struct batch {
+	uint64_t seq;
+	struct host_map *maps;
+	struct batch *next;
+};
+
+/**
+ * struct hpu_stream - in-order work on one queue
+ * @dev: device
+ * @queue: DMA queue index
+ * @cb: batch being built
+ * @cur_maps: host mappings the batch being built uses
+ * @head: oldest submitted batch not yet seen ending
+ * @tail: newest one
+ * @nbatches: batches in @head..@tail
+ * @last_seq: newest CS of the stream, 0 before the first
+ * @err: first failure seen since the last synchronize, 0 if none
+ */
+struct hpu_stream {
+	struct hpu_device *dev;
+	uint32_t queue;
+	struct hpu_cb_builder *cb;
+	struct host_map *cur_maps;
+	struct batch *head, *tail;
+	unsigned int nbatches;
+	uint64_t last_seq;
+	int err;
+};
+
+/**
+ * struct hpu_stream_event - a point in a stream's work
+ * @dev: device
+ * @seq: CS whose end the event stands for; 0 when never recorded
+ * @status_err: 0 until the end was seen, then its -errno or 0 in @done
+ * @done: the end was seen
+ * @ts_ns: device completion time, 0 when the driver gave none
+ */
+struct hpu_stream_event {
+	struct hpu_device *dev;
+	uint64_t seq;
+	int status_err;
+	bool done;
+	uint64_t ts_ns;
+};
+
+/* Wait until @seq ended (bounded), giving its final status. */
+static int wait_ended(struct hpu_device *dev, uint64_t seq, uint32_t *status,
+		      uint64_t *ts)
+{
+	int i, ret;
+
+	for (i = 0; i < WAIT_MAX_SLICES; i++) {
+		ret = hpu_cs_wait_timestamp(dev, seq, WAIT_SLICE_US, status,
+					    ts);
+		if (ret || *status != HPU_WAIT_CS_STATUS_BUSY)
+			return ret;
+	}
+	return -ETIMEDOUT;
+}
+
+static void unmap_list(struct hpu_device *dev, struct host_map *m)
+{
+	struct host_map *next;
+
+	for (; m; m = next) {
+		next = m->next;
+		hpu_mem_unmap(dev, m->va);
+		free(m);
+	}
+}
+
+/*
+ * Retire ended batches, oldest first: all of them when @block, else up to
+ * the first one still running.
+ */
+static int reap(struct hpu_stream *s, bool block)
+{
+	struct batch *b;
+	uint32_t status;
+	int ret;
+
+	while ((b = s->head)) {
+		if (block)
+			ret = wait_ended(s->dev, b->seq, &status, NULL);
+		else
+			ret = hpu_cs_wait(s->dev, b->seq, 0, &status);
+		if (ret)
+			return ret;
+		if (status == HPU_WAIT_CS_STATUS_BUSY)
+			break;
+		if (!s->err)
+			s->err = hpudrv_wait_status_err(status);
+		unmap_list(s->dev, b->maps);
+		s->head = b->next;
+		if (!s->head)
+			s->tail = NULL;
+		s->nbatches--;
+		free(b);
+	}
+	return 0;
+}
+
+static int track(struct hpu_stream *s, uint64_t seq, struct host_map *maps)
+{
+	struct batch *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	b->seq = seq;
+	b->maps = maps;
+	if (s->tail)
+		s->tail->next = b;
+	else
+		s->head = b;
+	s->tail = b;
+	s->nbatches++;
+	s->last_seq = seq;
+	return 0;
+}
+
+static int flush(struct hpu_stream *s, uint32_t flags)
+{
+	uint64_t seq;
+	int ret;
+
+	if (!hpu_cb_builder_used(s->cb))
+		return 0;
+	ret = hpu_cb_builder_submit(s->cb, s->queue, flags, 0, &seq, NULL);
+	if (ret)
+		return ret;
+	hpu_cb_builder_reset(s->cb);
+	ret = track(s, seq, s->cur_maps);
+	if (ret)
+		return ret;
+	s->cur_maps = NULL;
+	if (s->nbatches >= STREAM_REAP_AT)
+		return reap(s, false);
+	return 0;
+}
+
+int hpu_stream_flush(struct hpu_stream *s)
+{
+	if (!s)
+		return -EINVAL;
+	return flush(s, 0);
+}
+
+int hpu_stream_create(struct hpu_device *dev, int queue, struct hpu_stream **sp)
+{
+	struct hpu_info_hw_ip_info hw;
+	struct hpu_stream *s;
+	int ret;
+
+	if (!dev || !sp || queue < HPU_STREAM_QUEUE_AUTO)
+		return -EINVAL;
+	ret = hpu_info_hw_ip(dev, &hw);
+	if (ret)
+		return ret;
+	if (!hw.num_dma)
+		return -ENODEV;
+	if (queue == HPU_STREAM_QUEUE_AUTO)
+		queue = (int)(__atomic_fetch_add(&dev->next_queue, 1,
+						 __ATOMIC_RELAXED) %
+			      hw.num_dma);
+	else if ((uint32_t)queue >= hw.num_dma)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->dev = dev;
+	s->queue = (uint32_t)queue;
+	ret = hpu_cb_builder_create(dev, STREAM_CB_SIZE, &s->cb);
+	if (ret) {
+		free(s);
+		return ret;
+	}
+	*sp = s;
+	return 0;
+}
+
+int hpu_stream_synchronize(struct hpu_stream *s)
+{
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	ret = flush(s, 0);
+	if (!ret)
+		ret = reap(s, true);
+	if (!ret)
+		ret = s->err;
+	s->err = 0;
+	return ret;
+}
+
+void hpu_stream_destroy(struct hpu_stream *s)
+{
+	if (!s)
+		return;
+	hpu_stream_synchronize(s);
+	unmap_list(s->dev, s->cur_maps);
+	hpu_cb_builder_destroy(s->cb);
+	free(s);
+}
+
+int hpu_stream_queue(const struct hpu_stream *s)
+{
+	return s ? (int)s->queue : -EINVAL;
+}
+
+/* Append a LIN_DMA, submitting the batch first when the CB is full. */
+static int add_copy(struct hpu_stream *s, uint64_t dst, uint64_t src,
+		    uint64_t size)
+{
+	int ret = hpu_cb_lin_dma(s->cb, dst, src, size);
+
+	if (ret != -ENOSPC)
+		return ret;
+	ret = flush(s, 0);
+	return ret ? ret : hpu_cb_lin_dma(s->cb, dst, src, size);
+}
+
+/*
+ * Map a host range for the next copy. The batch is submitted first when
+ * the copy would not fit, so the mapping belongs to the batch using it.
+ */
+static int map_host(struct hpu_stream *s, const void *ptr, size_t size,
+		    uint64_t *va)
+{
+	struct host_map *m;
+	int ret;
+
+	if (hpu_cb_builder_size(s->cb) - hpu_cb_builder_used(s->cb) <
+	    sizeof(struct hpu_pkt_lin_dma)) {
+		ret = flush(s, 0);
+		if (ret)
+			return ret;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	ret = hpu_mem_map_host(s->dev, ptr, size, 0, 0, &m->va);
+	if (ret) {
+		free(m);
+		return ret;
+	}
+	*va = m->va;
+	m->next = s->cur_maps;
+	s->cur_maps = m;
+	return 0;
+}
+
+int hpu_stream_memcpy_h2d(struct hpu_stream *s, uint64_t dst, const void *src,
+			  size_t size)
+{
+	uint64_t va;
+	int ret;
+
+	if (!s || !src)
+		return -EINVAL;
+	if (!size)
+		return 0;
+	ret = map_host(s, src, size, &va);
+	return ret ? ret : add_copy(s, dst, va, size);
+}
+
+int hpu_stream_memcpy_d2h(struct hpu_stream *s, void *dst, uint64_t src,
+			  size_t size)
+{
+	uint64_t va;
+	int ret;
+
+	if (!s || !dst)
+		return -EINVAL;
+	if (!size)
+		return 0;
+	ret = map_host(s, dst, size, &va);
+	return ret ? ret : add_copy(s, va, src, size);
+}
+
+int hpu_stream_memcpy_d2d(struct hpu_stream *s, uint64_t dst, uint64_t src,
+			  size_t size)
+{
+	if (!s)
+		return -EINVAL;
+	return size ? add_copy(s, dst, src, size) : 0;
+}
+
+int hpu_stream_memset(struct hpu_stream *s, uint64_t dst, uint64_t value,
+		      unsigned int width, size_t size)
+{
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	ret = hpu_cb_memset(s->cb, dst, size, value, width);
+	if (ret != -ENOSPC)
+		return ret;
+	ret = flush(s, 0);
+	return ret ? ret : hpu_cb_memset(s->cb, dst, size, value, width);
+}
+
+int hpu_stream_wait_event(struct hpu_stream *s, struct hpu_stream_event *ev)
+{
+	uint64_t seq;
+	int ret;
+
+	if (!s || !ev || ev->dev != s->dev)
+		return -EINVAL;
+	if (!ev->seq || ev->done)
+		return 0;
+	ret = flush(s, 0);
+	if (ret)
+		return ret;
+	ret = hpu_cs_submit_wait(s->dev, s->queue, &ev->seq, 1, &seq, NULL);
+	return ret ? ret : track(s, seq, NULL);
+}
+
+int hpu_event_create(struct hpu_device *dev, struct hpu_stream_event **evp)
+{
+	struct hpu_stream_event *ev;
+
+	if (!dev || !evp)
+		return -EINVAL;
+	ev = calloc(1, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	ev->dev = dev;
+	*evp = ev;
+	return 0;
+}
+
+void hpu_event_destroy(struct hpu_stream_event *ev)
+{
+	free(ev);
+}
+
+int hpu_event_record(struct hpu_stream_event *ev, struct hpu_stream *s)
+{
+	int ret;
+
+	if (!ev || !s || ev->dev != s->dev)
+		return -EINVAL;
+	/* An empty batch still needs a CS whose end carries the time. */
+	if (!hpu_cb_builder_used(s->cb)) {
+		ret = hpu_cb_nop(s->cb);
+		if (ret)
+			return ret;
+	}
+	ret = flush(s, HPU_CS_FLAGS_TIMESTAMP);
+	if (ret)
+		return ret;
+	ev->seq = s->last_seq;
+	ev->done = false;
+	ev->status_err = 0;
+	ev->ts_ns = 0;
+	return 0;
+}
+
+static int event_check(struct hpu_stream_event *ev, bool block)
+{
+	uint32_t status;
+	int ret;
+
+	if (!ev)
+		return -EINVAL;
+	if (!ev->seq || ev->done)
+		return ev->status_err;
+	if (block)
+		ret = wait_ended(ev->dev, ev->seq, &status, &ev->ts_ns);
+	else
+		ret = hpu_cs_wait_timestamp(ev->dev, ev->seq, 0, &status,
+					    &ev->ts_ns);
+	if (ret)
+		return ret;
+	if (status == HPU_WAIT_CS_STATUS_BUSY)
+		return -EBUSY;
+	ev->done = true;
+	ev->status_err = hpudrv_wait_status_err(status);
+	return ev->status_err;
+}
+
+int hpu_event_query(struct hpu_stream_event *ev)
+{
+	return event_check(ev, false);
+}
+
+int hpu_event_synchronize(struct hpu_stream_event *ev)
+{
+	return event_check(ev, true);
+}
+
+int hpu_event_elapsed_time(struct hpu_stream_event *start,
+			   struct hpu_stream_event *end, float *ms)
+{
+	int ret;
+
+	if (!start || !end || !ms)
+		return -EINVAL;
+	if (!start->seq || !end->seq)
+		return -ENODATA;
+	ret = event_check(start, false);
+	if (!ret)
+		ret = event_check(end, false);
+	if (ret)
+		return ret;
+	if (!start->ts_ns || !end->ts_ns)
+		return -ENODATA;
+	*ms = (float)((double)((int64_t)(end->ts_ns - start->ts_ns)) / 1e6);
+	return 0;
+}

@@ -88,7 +88,7 @@ TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENC
 LIBS := $(LIBHPUSIM) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC))
 
 .PHONY: FORCE all deps test unit-test run install uninstall lint format \
-	check-headers clean bench-ioctl
+	check-headers clean bench-ioctl bench-cs bench-dma
 
 all: $(LIBS) $(TOOLS)
 
@@ -200,6 +200,12 @@ run: deps
 
 bench-ioctl: all
 	$(Q)O=$(O) tools/run-bench ioctl
+
+bench-cs: all
+	$(Q)O=$(O) tools/run-bench cs
+
+bench-dma: all
+	$(Q)O=$(O) tools/run-bench dma
 
 # ---------------------------------------------------------------- install
 install: all

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -208,4 +209,20 @@ void barefuse_stop(struct barefuse *bf)
 	fuse_session_destroy(bf->se);
 	rmdir(bf->dir);
 	free(bf);
+}
+
+int barefuse_time(int fd, unsigned long request, uint64_t *ns, size_t n)
+{
+	uint64_t args[8], t0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		memset(args, 0, sizeof(args));
+		t0 = bench_now_ns();
+		if (ioctl(fd, request, args))
+			return -errno;
+		if (ns)
+			ns[i] = bench_now_ns() - t0;
+	}
+	return 0;
 }

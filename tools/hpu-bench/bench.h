@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hpu_device;
+
 /**
  * struct bench_mode - one benchmark of hpu-bench
  * @name: first argument selecting it
@@ -47,5 +49,18 @@ struct barefuse;
 int barefuse_start(struct barefuse **bfp);
 const char *barefuse_node(const struct barefuse *bf);
 void barefuse_stop(struct barefuse *bf);
+/*
+ * Time @n round trips of @request (an ioctl number of hpu_accel.h, so the
+ * kernel copies the same bytes as for the device) on @fd, a descriptor of
+ * barefuse_node(); @ns may be NULL (warm-up).
+ */
+int barefuse_time(int fd, unsigned long request, uint64_t *ns, size_t n);
+
+/* mode_cs.c, mode_dma.c */
+int bench_cs(int argc, char **argv);
+int bench_dma(int argc, char **argv);
+
+/* main.c: the device of -d INDEX, or the first visible one when < 0 */
+int bench_open_device(long index, struct hpu_device **devp, long *indexp);
 
 #endif /* HPU_BENCH_H */

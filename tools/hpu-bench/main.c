@@ -3,18 +3,30 @@
  * main.c - hpu-bench: benchmarks of the hpu stack, each printed beside a
  * reference measured in the same run (docs/hpu-bench.md).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "bench.h"
+#include "hpudrv.h"
 
 static const struct bench_mode modes[] = {
 	{
 		.name = "ioctl",
 		.help = "INFO ioctl round trip vs a bare FUSE ioctl round trip",
 		.run = bench_ioctl,
+	},
+	{
+		.name = "cs",
+		.help = "NOP CS submit->complete round trip vs a bare FUSE ioctl",
+		.run = bench_cs,
+	},
+	{
+		.name = "dma",
+		.help = "H2D/D2H/D2D DMA GB/s, 4 KiB..256 MiB, vs memcpy",
+		.run = bench_dma,
 	},
 };
 
@@ -50,6 +62,31 @@ void bench_summarize(uint64_t *ns, size_t n, struct bench_stats *st)
 	st->p50_us = ns[n / 2] / 1000.0;
 	st->p99_us = ns[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] / 1000.0;
 	st->mean_us = (double)(sum / n / 1000.0L);
+}
+
+int bench_open_device(long index, struct hpu_device **devp, long *indexp)
+{
+	struct hpu_device_info *list;
+	int n, ret;
+
+	if (index < 0) {
+		ret = hpu_device_list(&list, &n);
+		if (ret || !n) {
+			fprintf(stderr,
+				"hpu-bench: no HPU device found (%s); "
+				"start hpu-fused or set HPU_DEV_DIR\n",
+				ret ? hpu_strerror(ret) : "none listed");
+			return ret ? ret : -ENODEV;
+		}
+		index = list[0].index;
+		hpu_device_list_free(list);
+	}
+	ret = hpu_open((int)index, devp);
+	if (ret)
+		fprintf(stderr, "hpu-bench: cannot open hpu%ld: %s\n", index,
+			hpu_strerror(ret));
+	*indexp = index;
+	return ret;
 }
 
 static void usage(FILE *f)

@@ -44,24 +44,6 @@ static int time_hpu(struct hpu_device *dev, uint64_t *ns, size_t n)
 	return 0;
 }
 
-/* The same command number, so the kernel copies the same bytes. */
-static int time_bare(int fd, uint64_t *ns, size_t n)
-{
-	struct hpu_info_args args;
-	uint64_t t0;
-	size_t i;
-
-	memset(&args, 0, sizeof(args));
-	for (i = 0; i < n; i++) {
-		t0 = bench_now_ns();
-		if (ioctl(fd, HPU_IOCTL_INFO, &args))
-			return -errno;
-		if (ns)
-			ns[i] = bench_now_ns() - t0;
-	}
-	return 0;
-}
-
 /*
  * Warms both paths up, then alternates ROUNDS slices of each so that a
  * busy machine slows both alike.
@@ -81,7 +63,7 @@ static int measure(struct hpu_device *dev, const char *node, uint64_t *hns,
 	if (ret)
 		goto out_close;
 	*failed = "bare FUSE ioctl";
-	ret = time_bare(fd, NULL, WARMUP);
+	ret = barefuse_time(fd, HPU_IOCTL_INFO, NULL, WARMUP);
 	while (!ret && done < n) {
 		k = n - done < chunk ? n - done : chunk;
 		*failed = "INFO ioctl";
@@ -89,7 +71,7 @@ static int measure(struct hpu_device *dev, const char *node, uint64_t *hns,
 		if (ret)
 			break;
 		*failed = "bare FUSE ioctl";
-		ret = time_bare(fd, bns + done, k);
+		ret = barefuse_time(fd, HPU_IOCTL_INFO, bns + done, k);
 		done += k;
 	}
 out_close:

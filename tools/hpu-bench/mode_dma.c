@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mode_dma.c - hpu-bench dma: H2D, D2H and D2D bandwidth of one LIN_DMA
+ * CS per transfer, 4 KiB to 256 MiB, beside single-thread memcpy of the
+ * same sizes measured in the same run. Host buffers are mapped once.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "bench.h"
+#include "hpudrv.h"
+
+#define MIN_SIZE     (4ULL << 10)
+#define DEFAULT_MAX  (256ULL << 20)
+#define MAX_MAX	     (1ULL << 30)
+#define BYTES_PER_PT (512ULL << 20) /* bytes moved per size and path */
+#define MAX_REPS     200
+#define MIN_REPS     2
+#define WAIT_US	     60000000ULL
+
+/* DESIGN.md: host<->device DMA >= 0.8 x memcpy at >= 1 MiB */
+#define TARGET_RATIO 0.8
+#define TARGET_FROM  (1ULL << 20)
+
+enum {
+	H2D,
+	D2H,
+	D2D,
+	NPATHS
+};
+
+struct dma_run {
+	struct hpu_device *dev;
+	struct hpu_cb_builder *cb;
+	uint64_t host_src_va, host_dst_va, dev_a, dev_b;
+	void *host_src, *host_dst;
+};
+
+static int dma_once(struct dma_run *r, uint64_t dst, uint64_t src,
+		    uint64_t size)
+{
+	uint64_t seq;
+	uint32_t status;
+	int done, ret;
+
+	hpu_cb_builder_reset(r->cb);
+	ret = hpu_cb_lin_dma(r->cb, dst, src, size);
+	if (ret)
+		return ret;
+	ret = hpu_cb_builder_submit(r->cb, 0, 0, 0, &seq, &done);
+	if (ret || done)
+		return ret;
+	ret = hpu_cs_wait(r->dev, seq, WAIT_US, &status);
+	if (ret)
+		return ret;
+	return status == HPU_WAIT_CS_STATUS_COMPLETED ? 0 : -EIO;
+}
+
+static double gbps(uint64_t bytes, uint64_t ns)
+{
+	return ns ? (double)bytes / (double)ns : 0.0;
+}
+
+static int run_size(struct dma_run *r, uint64_t size, double *out)
+{
+	uint64_t src[NPATHS] = { r->host_src_va, r->dev_a, r->dev_a };
+	uint64_t dst[NPATHS] = { r->dev_a, r->host_dst_va, r->dev_b };
+	uint64_t reps = BYTES_PER_PT / size, t0, i;
+	int p, ret;
+
+	if (reps > MAX_REPS)
+		reps = MAX_REPS;
+	if (reps < MIN_REPS)
+		reps = MIN_REPS;
+	for (p = 0; p < NPATHS; p++) {
+		ret = dma_once(r, dst[p], src[p], size); /* warm-up */
+		if (ret)
+			return ret;
+		t0 = bench_now_ns();
+		for (i = 0; i < reps && !ret; i++)
+			ret = dma_once(r, dst[p], src[p], size);
+		if (ret)
+			return ret;
+		out[p] = gbps(size * reps, bench_now_ns() - t0);
+	}
+	memcpy(r->host_dst, r->host_src, size);
+	t0 = bench_now_ns();
+	for (i = 0; i < reps; i++) {
+		memcpy(r->host_dst, r->host_src, size);
+		/* keep the copy from being elided */
+		__asm__ volatile("" : : "r"(r->host_dst) : "memory");
+	}
+	out[NPATHS] = gbps(size * reps, bench_now_ns() - t0);
+	return 0;
+}
+
+static int setup(struct dma_run *r, uint64_t max)
+{
+	uint64_t h;
+	int ret;
+
+	r->host_src = mmap(NULL, max, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	r->host_dst = mmap(NULL, max, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->host_src == MAP_FAILED || r->host_dst == MAP_FAILED)
+		return -ENOMEM;
+	/* resident pages, as a real application's buffers would be */
+	memset(r->host_src, 0x5a, max);
+	memset(r->host_dst, 0, max);
+	ret = hpu_cb_builder_create(r->dev, 64, &r->cb);
+	if (!ret)
+		ret = hpu_mem_map_host(r->dev, r->host_src, max, 0, 0,
+				       &r->host_src_va);
+	if (!ret)
+		ret = hpu_mem_map_host(r->dev, r->host_dst, max, 0, 0,
+				       &r->host_dst_va);
+	if (!ret)
+		ret = hpu_mem_alloc(r->dev, max, 0, 0, &h);
+	if (!ret)
+		ret = hpu_mem_map(r->dev, h, 0, 0, &r->dev_a);
+	if (!ret)
+		ret = hpu_mem_alloc(r->dev, max, 0, 0, &h);
+	if (!ret)
+		ret = hpu_mem_map(r->dev, h, 0, 0, &r->dev_b);
+	return ret;
+}
+
+static int usage(FILE *f, int status)
+{
+	fprintf(f,
+		"Usage: hpu-bench dma [-m MAX_MIB] [-d INDEX]\n"
+		"  -m MAX_MIB  largest transfer in MiB (default 256)\n"
+		"  -d INDEX    device hpuN to use (default: first visible)\n");
+	return status;
+}
+
+static void size_str(uint64_t size, char *buf, size_t len)
+{
+	if (size >= (1ULL << 20))
+		snprintf(buf, len, "%llu MiB",
+			 (unsigned long long)(size >> 20));
+	else
+		snprintf(buf, len, "%llu KiB",
+			 (unsigned long long)(size >> 10));
+}
+
+int bench_dma(int argc, char **argv)
+{
+	struct dma_run r = { 0 };
+	uint64_t max = DEFAULT_MAX, size;
+	double gb[NPATHS + 1], worst = -1.0;
+	long index = -1, v;
+	char *end, sz[32];
+	int c, p, ret, status = 1;
+
+	optind = 1;
+	while ((c = getopt(argc, argv, "m:d:h")) != -1) {
+		switch (c) {
+		case 'm':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || (uint64_t)v << 20 > MAX_MAX) {
+				fprintf(stderr, "hpu-bench: bad -m '%s'\n",
+					optarg);
+				return 2;
+			}
+			max = (uint64_t)v << 20;
+			break;
+		case 'd':
+			index = strtol(optarg, &end, 10);
+			if (*end || index < 0 || index > 1 << 20) {
+				fprintf(stderr, "hpu-bench: bad -d '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			return usage(stdout, 0);
+		default:
+			return usage(stderr, 2);
+		}
+	}
+	if (optind < argc)
+		return usage(stderr, 2);
+	if (bench_open_device(index, &r.dev, &index))
+		return 1;
+	ret = setup(&r, max);
+	if (ret) {
+		fprintf(stderr, "hpu-bench: setup failed: %s\n",
+			hpu_strerror(ret));
+		goto out;
+	}
+	printf("hpu-bench dma: one LIN_DMA CS per transfer on queue 0 of "
+	       "hpu%ld, GB/s\n",
+	       index);
+	printf("  %-9s %8s %8s %8s %8s %8s %8s\n", "size", "H2D", "D2H", "D2D",
+	       "memcpy", "H2D/mc", "D2H/mc");
+	for (size = MIN_SIZE; size <= max; size *= 4) {
+		ret = run_size(&r, size, gb);
+		if (ret) {
+			fprintf(stderr, "hpu-bench: DMA of %llu bytes: %s\n",
+				(unsigned long long)size, hpu_strerror(ret));
+			goto out;
+		}
+		size_str(size, sz, sizeof(sz));
+		printf("  %-9s", sz);
+		for (p = 0; p <= NPATHS; p++)
+			printf(" %8.2f", gb[p]);
+		printf(" %8.2f %8.2f\n",
+		       gb[NPATHS] > 0 ? gb[H2D] / gb[NPATHS] : 0,
+		       gb[NPATHS] > 0 ? gb[D2H] / gb[NPATHS] : 0);
+		for (p = H2D; p <= D2H && size >= TARGET_FROM; p++)
+			if (gb[NPATHS] > 0 &&
+			    (worst < 0 || gb[p] / gb[NPATHS] < worst))
+				worst = gb[p] / gb[NPATHS];
+	}
+	if (worst >= 0)
+		printf("  target (DESIGN.md): host<->device >= %.1f x memcpy at "
+		       ">= 1 MiB: worst %.2f, %s\n",
+		       TARGET_RATIO, worst,
+		       worst >= TARGET_RATIO ? "met" : "NOT met");
+	status = 0;
+out:
+	hpu_cb_builder_destroy(r.cb);
+	hpu_close(r.dev); /* the daemon frees the context's memory */
+	if (r.host_src && r.host_src != MAP_FAILED)
+		munmap(r.host_src, max);
+	if (r.host_dst && r.host_dst != MAP_FAILED)
+		munmap(r.host_dst, max);
+	return status;
+}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * device.c - life cycle and identity of a simulated device: create,
- * destroy, HW_IP_INFO, device time, reset, idle state.
+ * destroy, HW_IP_INFO, device time, reset, idle state; the operations
+ * table of the model.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -104,14 +105,33 @@ int hpusim_device_create(const struct hpu_fw_config *cfg, hpusim_clock_fn clock,
 	dev->engine_base[HPUSIM_ENGINE_NIC] =
 		p->num_dma + p->num_mme + p->num_tpc;
 	dev->num_engines = hpusim_profile_engines(p);
+	dev->cb = cfg->cb;
+	hpusim_list_init(&dev->as_list);
 
+	ret = pthread_mutex_init(&dev->as_lock, NULL);
+	if (ret) {
+		ret = -ret;
+		goto err_free_dev;
+	}
 	ret = hpusim_telemetry_init(dev);
 	if (ret)
-		goto err_free_dev;
+		goto err_destroy_as_lock;
+	ret = hpusim_mem_init(dev);
+	if (ret)
+		goto err_fini_telemetry;
+	ret = hpusim_queues_init(dev);
+	if (ret)
+		goto err_fini_mem;
 
 	*out = dev;
 	return 0;
 
+err_fini_mem:
+	hpusim_mem_fini(dev);
+err_fini_telemetry:
+	hpusim_telemetry_fini(dev);
+err_destroy_as_lock:
+	pthread_mutex_destroy(&dev->as_lock);
 err_free_dev:
 	free(dev);
 	return ret;
@@ -123,11 +143,33 @@ static int hpusim_create(const struct hpu_fw_config *cfg,
 	return hpusim_device_create(cfg, NULL, NULL, out);
 }
 
+/* Address spaces the driver left: their submissions are aborted */
+static void hpusim_destroy_address_spaces(struct hpu_fw_device *dev)
+{
+	struct hpu_fw_as *as;
+
+	for (;;) {
+		pthread_mutex_lock(&dev->as_lock);
+		if (hpusim_list_empty(&dev->as_list)) {
+			pthread_mutex_unlock(&dev->as_lock);
+			return;
+		}
+		as = hpusim_container_of(dev->as_list.next, struct hpu_fw_as,
+					 node);
+		pthread_mutex_unlock(&dev->as_lock);
+		hpusim_as_destroy(as);
+	}
+}
+
 static void hpusim_destroy(struct hpu_fw_device *dev)
 {
 	if (!dev)
 		return;
+	hpusim_destroy_address_spaces(dev);
+	hpusim_queues_fini(dev);
+	hpusim_mem_fini(dev);
 	hpusim_telemetry_fini(dev);
+	pthread_mutex_destroy(&dev->as_lock);
 	free(dev);
 }
 
@@ -221,9 +263,16 @@ static uint64_t hpusim_device_time_ns(struct hpu_fw_device *dev)
 
 static int hpusim_reset(struct hpu_fw_device *dev, bool hard)
 {
+	struct hpusim_list *pos;
+
 	if (!dev)
 		return -EINVAL;
-	/* no engine runs work yet: a reset returns every engine to idle */
+	/* as_lock keeps every address space alive while it is aborted */
+	pthread_mutex_lock(&dev->as_lock);
+	for (pos = dev->as_list.next; pos != &dev->as_list; pos = pos->next)
+		hpusim_as_abort_all(
+			hpusim_container_of(pos, struct hpu_fw_as, node));
+	pthread_mutex_unlock(&dev->as_lock);
 	hpusim_telemetry_reset(dev);
 	return 0;
 }
@@ -237,4 +286,18 @@ const struct hpu_fw_ops hpusim_ops = {
 	.telemetry = hpusim_telemetry,
 	.device_time_ns = hpusim_device_time_ns,
 	.reset = hpusim_reset,
+	.mem_alloc = hpusim_mem_alloc,
+	.mem_free = hpusim_mem_free,
+	.mem_size = hpusim_mem_size,
+	.mem_usage = hpusim_mem_usage,
+	.mem_export = hpusim_mem_export,
+	.as_create = hpusim_as_create,
+	.as_destroy = hpusim_as_destroy,
+	.map_mem = hpusim_map_mem,
+	.map_host = hpusim_map_host,
+	.unmap = hpusim_unmap,
+	.cs_submit = hpusim_cs_submit,
+	.cs_abort = hpusim_cs_abort,
+	.sob_read = hpusim_sob_read,
+	.sob_write = hpusim_sob_write,
 };

@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hpu_fw_if.h"
@@ -106,6 +107,270 @@ struct hpusim_telemetry {
 };
 
 /**
+ * struct hpusim_list - intrusive doubly linked list node or head
+ * @next: next node (the head itself when last)
+ * @prev: previous node
+ */
+struct hpusim_list {
+	struct hpusim_list *next;
+	struct hpusim_list *prev;
+};
+
+static inline void hpusim_list_init(struct hpusim_list *h)
+{
+	h->next = h;
+	h->prev = h;
+}
+
+static inline bool hpusim_list_empty(const struct hpusim_list *h)
+{
+	return h->next == h;
+}
+
+static inline void hpusim_list_add_tail(struct hpusim_list *n,
+					struct hpusim_list *h)
+{
+	n->prev = h->prev;
+	n->next = h;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static inline void hpusim_list_del(struct hpusim_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	hpusim_list_init(n);
+}
+
+#define hpusim_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/**
+ * struct hpusim_extent - a physically contiguous piece of a pool
+ * @off: byte offset in the pool
+ * @len: bytes
+ */
+struct hpusim_extent {
+	uint64_t off;
+	uint64_t len;
+};
+
+/**
+ * struct hpusim_pool - one physical memory of a device (HBM or SRAM)
+ * @base: host mapping of the whole pool (MAP_NORESERVE: sparse)
+ * @size: bytes
+ * @used: bytes allocated
+ * @free: free extents, sorted by offset, coalesced
+ * @nfree: entries in @free
+ * @cap: room in @free
+ * @pieces: allocated extents
+ */
+struct hpusim_pool {
+	uint8_t *base;
+	uint64_t size;
+	uint64_t used;
+	struct hpusim_extent *free;
+	uint32_t nfree;
+	uint32_t cap;
+	uint64_t pieces;
+};
+
+/**
+ * struct hpu_fw_mem - one allocation of device memory
+ * @dev: device
+ * @pool: pool it came from
+ * @node: in @dev->mems
+ * @size: bytes (a multiple of @page_size)
+ * @page_size: allocation page size
+ * @sram: allocated from SRAM
+ * @contiguous: one extent
+ * @nr_ext: extents in @ext, in allocation order
+ * @ext: physical pieces; their lengths add up to @size
+ * @map_count: mappings of it in any address space (dev->mem_lock)
+ * @export_id: 0, or its export id once exported (dev->mem_lock)
+ */
+struct hpu_fw_mem {
+	struct hpu_fw_device *dev;
+	struct hpusim_pool *pool;
+	struct hpusim_list node;
+	uint64_t size;
+	uint64_t page_size;
+	bool sram;
+	bool contiguous;
+	uint32_t nr_ext;
+	struct hpusim_extent *ext;
+	uint32_t map_count;
+	uint64_t export_id;
+};
+
+/**
+ * struct hpusim_mapping - one mapping of an address space
+ * @va: first device VA of the mapped bytes
+ * @size: bytes mapped
+ * @span_start: first VA reserved for it (page-aligned)
+ * @span_end: end of the reserved VAs, guard gap included
+ * @mem: device allocation, or NULL for a host mapping
+ * @pid: host mapping: owning process
+ * @pidfd: host mapping: pidfd of @pid (the driver's until unmap)
+ * @host_addr: host mapping: user address of @va
+ */
+struct hpusim_mapping {
+	uint64_t va;
+	uint64_t size;
+	uint64_t span_start;
+	uint64_t span_end;
+	struct hpu_fw_mem *mem;
+	int32_t pid;
+	int pidfd;
+	uint64_t host_addr;
+};
+
+/**
+ * struct hpusim_monitor - an armed monitor
+ * @armed: waiting for its SOB
+ * @sob_id: SOB watched
+ * @target: fires when the SOB is >= this
+ * @payload: written at @addr
+ * @addr: device VA written
+ */
+struct hpusim_monitor {
+	bool armed;
+	uint32_t sob_id;
+	uint32_t target;
+	uint32_t payload;
+	uint64_t addr;
+};
+
+/**
+ * struct hpusim_seg - a piece of a translated device VA range
+ * @map: mapping it lies in
+ * @ptr: device memory: host pointer of the piece
+ * @host_addr: host mapping: user address of the piece in @map->pid
+ * @len: bytes of the piece
+ */
+struct hpusim_seg {
+	const struct hpusim_mapping *map;
+	uint8_t *ptr;
+	uint64_t host_addr;
+	uint64_t len;
+};
+
+/**
+ * struct hpu_fw_as - an address space (one per driver context)
+ * @dev: device
+ * @node: in @dev->as_list
+ * @map_lock: protects @maps/@nmaps/@cap; writer-preferring. Readers hold it
+ *	across one translation and copy, so an unmap waits at most one chunk
+ * @maps: mappings sorted by VA
+ * @nmaps: entries in @maps
+ * @cap: room in @maps
+ * @sync_lock: protects @sobs, @mons, @waiters, @monitor_faults
+ * @sobs: sync objects
+ * @mons: monitors
+ * @waiters: queues parked on a FENCE of this address space
+ *	(struct hpusim_queue.wait_node)
+ * @monitor_faults: monitor payload writes that faulted outside a submission
+ * @cs_list: submissions in flight (sched lock)
+ */
+struct hpu_fw_as {
+	struct hpu_fw_device *dev;
+	struct hpusim_list node;
+	pthread_rwlock_t map_lock;
+	struct hpusim_mapping *maps;
+	uint32_t nmaps;
+	uint32_t cap;
+	pthread_mutex_t sync_lock;
+	uint32_t sobs[HPU_FW_NUM_SOBS];
+	struct hpusim_monitor mons[HPU_NUM_MONITORS];
+	struct hpusim_list waiters;
+	uint64_t monitor_faults;
+	struct hpusim_list cs_list;
+};
+
+struct hpusim_cs;
+
+/**
+ * enum hpusim_job_state - where a job is
+ * @HPUSIM_JOB_QUEUED: on its queue, not started or between slices
+ * @HPUSIM_JOB_RUNNING: a thread executes it now
+ * @HPUSIM_JOB_PARKED: its queue waits on a FENCE
+ * @HPUSIM_JOB_DONE: ended or dropped
+ */
+enum hpusim_job_state {
+	HPUSIM_JOB_QUEUED,
+	HPUSIM_JOB_RUNNING,
+	HPUSIM_JOB_PARKED,
+	HPUSIM_JOB_DONE,
+};
+
+/**
+ * struct hpusim_job - one job of a submission
+ * @cs: its submission
+ * @q: its queue
+ * @node: in @q->jobs while not done
+ * @cb: private copy of the packets
+ * @cb_size: bytes at @cb
+ * @pc: offset of the packet to execute next
+ * @progress: bytes of the packet at @pc already done (DMA, MEMSET)
+ * @state: enum hpusim_job_state (sched lock)
+ */
+struct hpusim_job {
+	struct hpusim_cs *cs;
+	struct hpusim_queue *q;
+	struct hpusim_list node;
+	uint8_t *cb;
+	uint32_t cb_size;
+	uint32_t pc;
+	uint64_t progress;
+	enum hpusim_job_state state;
+};
+
+/**
+ * enum hpusim_queue_state - what a queue does
+ * @HPUSIM_Q_IDLE: no jobs
+ * @HPUSIM_Q_RUNNABLE: on the run list, waiting for a thread
+ * @HPUSIM_Q_RUNNING: a thread runs its head job
+ * @HPUSIM_Q_PARKED: its head job waits on a FENCE; no thread held
+ */
+enum hpusim_queue_state {
+	HPUSIM_Q_IDLE,
+	HPUSIM_Q_RUNNABLE,
+	HPUSIM_Q_RUNNING,
+	HPUSIM_Q_PARKED,
+};
+
+/**
+ * struct hpusim_queue - a hardware queue (feeds the engine of its index)
+ * @dev: device
+ * @engine: engine id (= queue index)
+ * @is_dma: feeds a DMA engine
+ * @jobs: jobs in submission order (sched lock)
+ * @state: enum hpusim_queue_state (sched lock)
+ * @woken: a SOB satisfied its FENCE before it parked (sched lock)
+ * @run_node: on the run list while RUNNABLE (sched lock)
+ * @wait_node: in the address space's waiters while waiting (sync lock)
+ * @waiting: @wait_node is linked (sync lock)
+ * @wait_sob: SOB waited for
+ * @wait_target: value waited for
+ * @wait_dec: subtracted when the wait ends
+ */
+struct hpusim_queue {
+	struct hpu_fw_device *dev;
+	uint32_t engine;
+	bool is_dma;
+	struct hpusim_list jobs;
+	enum hpusim_queue_state state;
+	bool woken;
+	struct hpusim_list run_node;
+	struct hpusim_list wait_node;
+	bool waiting;
+	uint32_t wait_sob;
+	uint32_t wait_target;
+	uint32_t wait_dec;
+};
+
+/**
  * struct hpu_fw_device - one simulated device
  * @profile: chip profile (one of hpusim_model.profiles)
  * @index: device index in its server
@@ -119,6 +384,17 @@ struct hpusim_telemetry {
  * @engine_base: first engine id of each class
  * @num_engines: engines of every class together
  * @tm: busy accounting and sensors
+ * @cb: the driver's callbacks (1.1)
+ * @hbm: HBM pool
+ * @sram: SRAM pool
+ * @mem_lock: protects both pools, @mems, every allocation's map_count and
+ *	export state, and @export_seq
+ * @mems: every live allocation (struct hpu_fw_mem.node)
+ * @export_seq: last export id handed out
+ * @export_dir: directory of exported allocations (under /dev/shm)
+ * @as_lock: protects @as_list; held while a reset aborts submissions
+ * @as_list: every address space (struct hpu_fw_as.node)
+ * @queues: one queue per engine, @profile->num_queues of them
  */
 struct hpu_fw_device {
 	const struct hpu_fw_profile *profile;
@@ -133,6 +409,16 @@ struct hpu_fw_device {
 	uint32_t engine_base[HPUSIM_ENGINE_CLASSES];
 	uint32_t num_engines;
 	struct hpusim_telemetry tm;
+	struct hpu_fw_callbacks cb;
+	struct hpusim_pool hbm;
+	struct hpusim_pool sram;
+	pthread_mutex_t mem_lock;
+	struct hpusim_list mems;
+	uint64_t export_seq;
+	char export_dir[64];
+	pthread_mutex_t as_lock;
+	struct hpusim_list as_list;
+	struct hpusim_queue *queues;
 };
 
 /* profiles.c */
@@ -231,5 +517,206 @@ void hpusim_telemetry_reset(struct hpu_fw_device *dev);
  */
 uint32_t hpusim_clock_mhz(const struct hpu_fw_profile *p, int32_t temp_mc,
 			  bool busy);
+
+/* memory.c: pools, allocations, exports */
+int hpusim_mem_init(struct hpu_fw_device *dev);
+void hpusim_mem_fini(struct hpu_fw_device *dev);
+int hpusim_mem_alloc(struct hpu_fw_device *dev, uint64_t size,
+		     uint64_t page_size, bool contiguous, bool sram,
+		     struct hpu_fw_mem **out);
+int hpusim_mem_free(struct hpu_fw_mem *mem);
+uint64_t hpusim_mem_size(const struct hpu_fw_mem *mem);
+void hpusim_mem_usage(struct hpu_fw_device *dev, uint64_t *used,
+		      uint64_t *total);
+int hpusim_mem_export(struct hpu_fw_mem *mem, char *path, size_t len);
+
+/**
+ * hpusim_mem_ptr() - host pointer and contiguous length at an offset
+ * @mem: allocation
+ * @off: byte offset in the allocation (< size)
+ * @fwd: out: bytes from @off to the end of its extent
+ * @back: out: bytes from the start of its extent up to @off (excluded)
+ *
+ * Return: host pointer of byte @off.
+ */
+uint8_t *hpusim_mem_ptr(const struct hpu_fw_mem *mem, uint64_t off,
+			uint64_t *fwd, uint64_t *back);
+
+/* mmu.c: address spaces, mappings, translation, host access */
+int hpusim_as_create(struct hpu_fw_device *dev, struct hpu_fw_as **out);
+void hpusim_as_destroy(struct hpu_fw_as *as);
+int hpusim_map_mem(struct hpu_fw_as *as, struct hpu_fw_mem *mem,
+		   uint64_t va_hint, bool fixed, uint64_t *va);
+int hpusim_map_host(struct hpu_fw_as *as, const struct hpu_fw_host_range *r,
+		    uint64_t va_hint, bool fixed, uint64_t *va);
+int hpusim_unmap(struct hpu_fw_as *as, uint64_t va, int *pidfd);
+
+/**
+ * hpusim_mmu_seg() - translate the start (or end) of a VA range
+ * @as: address space, map_lock held for reading
+ * @va: first VA of the range
+ * @len: bytes of the range (> 0)
+ * @back: translate the piece that ends at @va + @len instead
+ * @seg: out: the piece (at most @len bytes, contiguous in one mapping and
+ *	one physical extent)
+ *
+ * Return: 0, or -EFAULT when the first (or last) byte is unmapped.
+ */
+int hpusim_mmu_seg(struct hpu_fw_as *as, uint64_t va, uint64_t len, bool back,
+		   struct hpusim_seg *seg);
+
+/**
+ * hpusim_mmu_check() - whether a whole VA range is mapped
+ * @as: address space, map_lock held for reading
+ * @va: first VA
+ * @len: bytes
+ * @fault_va: out: the first unmapped VA
+ *
+ * Return: 0, or -EFAULT.
+ */
+int hpusim_mmu_check(struct hpu_fw_as *as, uint64_t va, uint64_t len,
+		     uint64_t *fault_va);
+
+/**
+ * hpusim_host_copy() - move bytes between device memory and a host mapping
+ * @map: host mapping
+ * @host_addr: user address in @map->pid
+ * @dev_ptr: host pointer of device memory (or a bounce buffer)
+ * @len: bytes
+ * @to_host: write the process's memory (else read it)
+ *
+ * The owner's pidfd is checked before and after the transfer.
+ *
+ * Return: bytes moved before the first failure (== @len on success).
+ */
+uint64_t hpusim_host_copy(const struct hpusim_mapping *map, uint64_t host_addr,
+			  uint8_t *dev_ptr, uint64_t len, bool to_host);
+
+/**
+ * hpusim_mmu_write32() - store a 32-bit value at a device VA
+ * @as: address space (map_lock not held)
+ * @va: device VA
+ * @value: value, little-endian
+ *
+ * Return: 0, or -EFAULT when any of the 4 bytes is unmapped.
+ */
+int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value);
+
+/* dma.c: LIN_DMA and MEMSET */
+#define HPUSIM_DMA_CHUNK   (4ULL << 20) /* bytes between abort checks */
+#define HPUSIM_DMA_BOUNCE  (64U << 10) /* host to host bounce buffer */
+
+/**
+ * hpusim_dma_copy() - copy part of a LIN_DMA packet
+ * @as: address space (map_lock not held)
+ * @dst: destination VA of the whole packet
+ * @src: source VA of the whole packet
+ * @size: bytes of the whole packet
+ * @done: bytes already copied
+ * @max: copy at most this many bytes now
+ * @fault: out on failure: the faulting VA and direction
+ *
+ * Overlapping ranges with @dst above @src are copied from the end, so the
+ * packet behaves as memmove.
+ *
+ * Return: bytes copied now (> 0), or -EFAULT.
+ */
+int64_t hpusim_dma_copy(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
+			uint64_t size, uint64_t done, uint64_t max,
+			struct hpu_fw_fault *fault);
+
+/**
+ * hpusim_dma_memset() - fill part of a MEMSET packet
+ * @as: address space (map_lock not held)
+ * @dst: destination VA of the whole packet
+ * @size: bytes of the whole packet
+ * @value: pattern
+ * @width: element width 1, 2, 4 or 8
+ * @done: bytes already filled
+ * @max: fill at most this many bytes now
+ * @fault: out on failure
+ *
+ * Return: bytes filled now (> 0), or -EFAULT.
+ */
+int64_t hpusim_dma_memset(struct hpu_fw_as *as, uint64_t dst, uint64_t size,
+			  uint64_t value, uint32_t width, uint64_t done,
+			  uint64_t max, struct hpu_fw_fault *fault);
+
+/* sync.c: sync objects, monitors, fence waits */
+int hpusim_sob_read(struct hpu_fw_as *as, uint32_t sob_id, uint32_t *value);
+int hpusim_sob_write(struct hpu_fw_as *as, uint32_t sob_id, uint32_t op,
+		     uint32_t value);
+
+/**
+ * hpusim_sob_update() - SET or ADD a SOB; wake fences; fire monitors
+ * @as: address space
+ * @sob_id: SOB
+ * @op: HPU_MSG_OP_SET or HPU_MSG_OP_ADD
+ * @value: operand
+ * @fault_va: out: payload VA of a monitor whose write faulted
+ *
+ * Takes the scheduler lock (do not hold it).
+ *
+ * Return: 0, or -EFAULT when a monitor it fired faulted.
+ */
+int hpusim_sob_update(struct hpu_fw_as *as, uint32_t sob_id, uint32_t op,
+		      uint32_t value, uint64_t *fault_va);
+
+/**
+ * hpusim_monitor_arm() - arm (or re-arm) a monitor
+ * @as: address space
+ * @pkt: the ARM_MONITOR packet
+ * @fault_va: out: payload VA when it fired at once and the write faulted
+ *
+ * Return: 0, or -EFAULT.
+ */
+int hpusim_monitor_arm(struct hpu_fw_as *as,
+		       const struct hpu_pkt_arm_monitor *pkt,
+		       uint64_t *fault_va);
+
+/**
+ * hpusim_fence_try() - pass a FENCE or register the queue as its waiter
+ * @as: address space
+ * @q: queue executing the fence
+ * @pkt: the FENCE packet
+ *
+ * Return: true when the fence passed (dec applied); false when @q is now
+ * a waiter: it must park (or go on if it was woken meanwhile).
+ */
+bool hpusim_fence_try(struct hpu_fw_as *as, struct hpusim_queue *q,
+		      const struct hpu_pkt_fence *pkt);
+
+/**
+ * hpusim_fence_cancel() - remove a queue from the waiters (sched lock held)
+ * @as: address space
+ * @q: queue
+ */
+void hpusim_fence_cancel(struct hpu_fw_as *as, struct hpusim_queue *q);
+
+/* queue.c: scheduler, worker pool, submissions */
+int hpusim_queues_init(struct hpu_fw_device *dev);
+void hpusim_queues_fini(struct hpu_fw_device *dev);
+void hpusim_sched_lock(void);
+void hpusim_sched_unlock(void);
+
+/**
+ * hpusim_queue_wake() - a waiter's FENCE passed (sched lock held)
+ * @q: queue
+ */
+void hpusim_queue_wake(struct hpusim_queue *q);
+
+int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
+		     unsigned int njobs, void *cookie);
+int hpusim_cs_abort(struct hpu_fw_as *as, void *cookie);
+
+/**
+ * hpusim_as_abort_all() - abort every submission of an address space
+ * @as: address space
+ *
+ * Returns when none of its jobs runs any more.
+ *
+ * Return: the number of engines reset.
+ */
+int hpusim_as_abort_all(struct hpu_fw_as *as);
 
 #endif /* HPUSIM_H */

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mmu.c - address spaces: the VA-sorted mapping table, VA allocation,
+ * translation of device VAs, and access to host memory of the process
+ * that mapped it (process_vm_readv/writev, guarded by its pidfd).
+ *
+ * Every access an engine makes goes through hpusim_mmu_seg() with the
+ * address space's map_lock held for reading, for at most one DMA chunk;
+ * unmap takes it for writing, so a mapping is never freed under an
+ * engine, and an access after the unmap faults.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "hpusim.h"
+
+#define HPUSIM_VA_PAGE	4096ULL
+#define HPUSIM_VA_GUARD HPUSIM_VA_PAGE /* unmapped gap after each mapping */
+#define HPUSIM_PROBE_IOV 1024	       /* pages probed per syscall */
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+int hpusim_as_create(struct hpu_fw_device *dev, struct hpu_fw_as **out)
+{
+	pthread_rwlockattr_t attr;
+	struct hpu_fw_as *as;
+	int ret;
+
+	if (!dev || !out)
+		return -EINVAL;
+	as = calloc(1, sizeof(*as));
+	if (!as)
+		return -ENOMEM;
+	as->dev = dev;
+	hpusim_list_init(&as->waiters);
+	hpusim_list_init(&as->cs_list);
+	pthread_rwlockattr_init(&attr);
+	/* engines read all the time: an unmap must not starve */
+	pthread_rwlockattr_setkind_np(
+		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	ret = pthread_rwlock_init(&as->map_lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	if (ret)
+		goto err_free_as;
+	ret = pthread_mutex_init(&as->sync_lock, NULL);
+	if (ret)
+		goto err_destroy_rwlock;
+
+	pthread_mutex_lock(&dev->as_lock);
+	hpusim_list_add_tail(&as->node, &dev->as_list);
+	pthread_mutex_unlock(&dev->as_lock);
+	*out = as;
+	return 0;
+
+err_destroy_rwlock:
+	pthread_rwlock_destroy(&as->map_lock);
+err_free_as:
+	free(as);
+	return -ret;
+}
+
+/* Drop a mapping's hold on its allocation, or close its pidfd */
+static void mapping_put(struct hpu_fw_as *as, struct hpusim_mapping *m,
+			bool close_pidfd)
+{
+	if (m->mem) {
+		pthread_mutex_lock(&as->dev->mem_lock);
+		m->mem->map_count--;
+		pthread_mutex_unlock(&as->dev->mem_lock);
+	} else if (close_pidfd && m->pidfd >= 0) {
+		close(m->pidfd);
+	}
+}
+
+void hpusim_as_destroy(struct hpu_fw_as *as)
+{
+	struct hpu_fw_device *dev;
+	uint32_t i;
+
+	if (!as)
+		return;
+	dev = as->dev;
+	hpusim_as_abort_all(as);
+
+	pthread_mutex_lock(&dev->as_lock);
+	hpusim_list_del(&as->node);
+	pthread_mutex_unlock(&dev->as_lock);
+
+	pthread_rwlock_wrlock(&as->map_lock);
+	for (i = 0; i < as->nmaps; i++)
+		mapping_put(as, &as->maps[i], true);
+	as->nmaps = 0;
+	pthread_rwlock_unlock(&as->map_lock);
+
+	pthread_mutex_destroy(&as->sync_lock);
+	pthread_rwlock_destroy(&as->map_lock);
+	free(as->maps);
+	free(as);
+}
+
+/* Index of the first mapping whose span starts above @va */
+static uint32_t map_upper(const struct hpu_fw_as *as, uint64_t va)
+{
+	uint32_t lo = 0, hi = as->nmaps;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (as->maps[mid].span_start <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct hpusim_mapping *map_find(const struct hpu_fw_as *as,
+					     uint64_t va)
+{
+	uint32_t i = map_upper(as, va);
+	const struct hpusim_mapping *m;
+
+	if (!i)
+		return NULL;
+	m = &as->maps[i - 1];
+	return va >= m->va && va - m->va < m->size ? m : NULL;
+}
+
+/* Whether [start, end) is free of other spans; end includes the guard */
+static bool span_free(const struct hpu_fw_as *as, uint64_t start, uint64_t end)
+{
+	uint32_t i = map_upper(as, start);
+
+	if (i && as->maps[i - 1].span_end > start)
+		return false;
+	return i == as->nmaps || as->maps[i].span_start >= end;
+}
+
+/*
+ * Find room for @len bytes (guard included) aligned to @align in
+ * [@lo, @hi): the hint when it is usable, else the lowest gap.
+ */
+static int va_alloc(const struct hpu_fw_as *as, uint64_t lo, uint64_t hi,
+		    uint64_t len, uint64_t align, uint64_t hint, bool fixed,
+		    uint64_t *start)
+{
+	uint64_t cand = lo;
+	uint32_t i;
+
+	if (hint || fixed) {
+		bool ok = !(hint & (align - 1)) && hint >= lo && hint < hi &&
+			  len <= hi - hint;
+
+		if (ok && span_free(as, hint, hint + len)) {
+			*start = hint;
+			return 0;
+		}
+		if (fixed)
+			return ok ? -EEXIST : -EINVAL;
+	}
+	for (i = map_upper(as, lo); i <= as->nmaps; i++) {
+		uint64_t next = i < as->nmaps ? as->maps[i].span_start : hi;
+
+		if (i && as->maps[i - 1].span_end > cand)
+			cand = as->maps[i - 1].span_end;
+		cand = round_up(cand, align);
+		if (cand >= hi || next > hi)
+			break;
+		if (cand + len <= next && cand + len > cand) {
+			*start = cand;
+			return 0;
+		}
+	}
+	return -ENOMEM;
+}
+
+static int map_insert(struct hpu_fw_as *as, const struct hpusim_mapping *m)
+{
+	uint32_t i;
+
+	if (as->nmaps == as->cap) {
+		uint32_t cap = as->cap ? as->cap * 2 : 16;
+		struct hpusim_mapping *n = realloc(as->maps, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		as->maps = n;
+		as->cap = cap;
+	}
+	i = map_upper(as, m->span_start);
+	memmove(&as->maps[i + 1], &as->maps[i],
+		(as->nmaps - i) * sizeof(*as->maps));
+	as->maps[i] = *m;
+	as->nmaps++;
+	return 0;
+}
+
+int hpusim_map_mem(struct hpu_fw_as *as, struct hpu_fw_mem *mem,
+		   uint64_t va_hint, bool fixed, uint64_t *va)
+{
+	struct hpusim_mapping m = { .pidfd = -1, .mem = mem };
+	uint64_t align;
+	int ret;
+
+	if (!as || !mem || !va || mem->dev != as->dev)
+		return -EINVAL;
+	align = mem->page_size;
+	pthread_rwlock_wrlock(&as->map_lock);
+	ret = va_alloc(as, HPU_FW_VA_DEVICE_BASE, HPU_FW_VA_DEVICE_END,
+		       mem->size + HPUSIM_VA_GUARD, align, va_hint, fixed,
+		       &m.span_start);
+	if (ret)
+		goto out_unlock;
+	m.va = m.span_start;
+	m.size = mem->size;
+	m.span_end = m.span_start + mem->size + HPUSIM_VA_GUARD;
+	ret = map_insert(as, &m);
+	if (ret)
+		goto out_unlock;
+	pthread_mutex_lock(&as->dev->mem_lock);
+	mem->map_count++;
+	pthread_mutex_unlock(&as->dev->mem_lock);
+	*va = m.va;
+out_unlock:
+	pthread_rwlock_unlock(&as->map_lock);
+	return ret;
+}
+
+static bool pidfd_dead(int pidfd)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+	if (poll(&pfd, 1, 0) < 0)
+		return true;
+	return pfd.revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL);
+}
+
+/* Every page of [addr, addr + size) is mapped in @pid (1 byte read each) */
+static int host_probe(pid_t pid, uint64_t addr, uint64_t size)
+{
+	static const uint64_t page = HPUSIM_VA_PAGE;
+	struct iovec remote[HPUSIM_PROBE_IOV];
+	char buf[HPUSIM_PROBE_IOV];
+	struct iovec local = { .iov_base = buf };
+	uint64_t p = addr & ~(page - 1), end = addr + size;
+	unsigned int n;
+
+	while (p < end) {
+		for (n = 0; n < HPUSIM_PROBE_IOV && p < end; n++, p += page) {
+			remote[n].iov_base = (void *)(uintptr_t)(p < addr ? addr :
+									   p);
+			remote[n].iov_len = 1;
+		}
+		local.iov_len = n;
+		if (process_vm_readv(pid, &local, 1, remote, n, 0) != (ssize_t)n)
+			return -EFAULT;
+	}
+	/* the last byte may sit in a page the loop probed at its start */
+	remote[0].iov_base = (void *)(uintptr_t)(end - 1);
+	remote[0].iov_len = 1;
+	local.iov_len = 1;
+	if (process_vm_readv(pid, &local, 1, remote, 1, 0) != 1)
+		return -EFAULT;
+	return 0;
+}
+
+int hpusim_map_host(struct hpu_fw_as *as, const struct hpu_fw_host_range *r,
+		    uint64_t va_hint, bool fixed, uint64_t *va)
+{
+	struct hpusim_mapping m = { .pidfd = -1 };
+	uint64_t pgoff, span;
+	int ret;
+
+	if (!as || !r || !va || !r->size || r->pid <= 0 || r->pidfd < 0 ||
+	    r->addr + r->size < r->addr)
+		return -EINVAL;
+	if (pidfd_dead(r->pidfd) || host_probe(r->pid, r->addr, r->size) ||
+	    pidfd_dead(r->pidfd))
+		return -EFAULT;
+	pgoff = r->addr & (HPUSIM_VA_PAGE - 1);
+	span = round_up(pgoff + r->size, HPUSIM_VA_PAGE) + HPUSIM_VA_GUARD;
+	if (fixed && (va_hint & (HPUSIM_VA_PAGE - 1)) &&
+	    (va_hint & (HPUSIM_VA_PAGE - 1)) != pgoff)
+		return -EINVAL;
+	va_hint &= ~(HPUSIM_VA_PAGE - 1);
+
+	pthread_rwlock_wrlock(&as->map_lock);
+	ret = va_alloc(as, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END, span,
+		       HPUSIM_VA_PAGE, va_hint, fixed, &m.span_start);
+	if (ret)
+		goto out_unlock;
+	m.span_end = m.span_start + span;
+	m.va = m.span_start + pgoff;
+	m.size = r->size;
+	m.pid = r->pid;
+	m.pidfd = r->pidfd;
+	m.host_addr = r->addr;
+	ret = map_insert(as, &m);
+	if (!ret)
+		*va = m.va;
+out_unlock:
+	pthread_rwlock_unlock(&as->map_lock);
+	return ret;
+}
+
+int hpusim_unmap(struct hpu_fw_as *as, uint64_t va, int *pidfd)
+{
+	struct hpusim_mapping m;
+	uint32_t i;
+
+	if (pidfd)
+		*pidfd = -1;
+	if (!as)
+		return -EINVAL;
+	pthread_rwlock_wrlock(&as->map_lock);
+	i = map_upper(as, va);
+	if (!i || as->maps[i - 1].va != va) {
+		pthread_rwlock_unlock(&as->map_lock);
+		return -ENOENT;
+	}
+	m = as->maps[i - 1];
+	memmove(&as->maps[i - 1], &as->maps[i],
+		(as->nmaps - i) * sizeof(*as->maps));
+	as->nmaps--;
+	pthread_rwlock_unlock(&as->map_lock);
+
+	mapping_put(as, &m, false);
+	if (!m.mem && pidfd)
+		*pidfd = m.pidfd;
+	return 0;
+}
+
+int hpusim_mmu_seg(struct hpu_fw_as *as, uint64_t va, uint64_t len, bool back,
+		   struct hpusim_seg *seg)
+{
+	const struct hpusim_mapping *m;
+	uint64_t at = back ? va + len - 1 : va;
+	uint64_t off, fwd, bwd, n;
+
+	m = map_find(as, at);
+	if (!m)
+		return -EFAULT;
+	off = at - m->va;
+	seg->map = m;
+	seg->ptr = NULL;
+	seg->host_addr = 0;
+	if (!back) {
+		n = m->size - off;
+		if (m->mem) {
+			seg->ptr = hpusim_mem_ptr(m->mem, off, &fwd, &bwd);
+			if (n > fwd)
+				n = fwd;
+		}
+		n = n < len ? n : len;
+		seg->host_addr = m->host_addr + off;
+	} else {
+		n = off + 1;
+		if (m->mem) {
+			seg->ptr = hpusim_mem_ptr(m->mem, off, &fwd, &bwd);
+			if (n > bwd + 1)
+				n = bwd + 1;
+		}
+		n = n < len ? n : len;
+		if (seg->ptr)
+			seg->ptr -= n - 1;
+		seg->host_addr = m->host_addr + off - (n - 1);
+	}
+	if (m->mem)
+		seg->host_addr = 0;
+	seg->len = n;
+	return 0;
+}
+
+int hpusim_mmu_check(struct hpu_fw_as *as, uint64_t va, uint64_t len,
+		     uint64_t *fault_va)
+{
+	const struct hpusim_mapping *m;
+	uint64_t n;
+
+	if (va + len < va) {
+		*fault_va = va;
+		return -EFAULT;
+	}
+	while (len) {
+		m = map_find(as, va);
+		if (!m) {
+			*fault_va = va;
+			return -EFAULT;
+		}
+		n = m->size - (va - m->va);
+		if (n > len)
+			n = len;
+		va += n;
+		len -= n;
+	}
+	return 0;
+}
+
+uint64_t hpusim_host_copy(const struct hpusim_mapping *map, uint64_t host_addr,
+			  uint8_t *dev_ptr, uint64_t len, bool to_host)
+{
+	uint64_t done = 0;
+	ssize_t n;
+
+	if (pidfd_dead(map->pidfd))
+		return 0;
+	while (done < len) {
+		struct iovec local = { dev_ptr + done, len - done };
+		struct iovec remote = { (void *)(uintptr_t)(host_addr + done),
+					len - done };
+
+		if (to_host)
+			n = process_vm_writev(map->pid, &local, 1, &remote, 1,
+					      0);
+		else
+			n = process_vm_readv(map->pid, &local, 1, &remote, 1,
+					     0);
+		if (n <= 0)
+			break;
+		done += (uint64_t)n;
+	}
+	/* the owner died during the transfer: its pid may be someone else's */
+	if (pidfd_dead(map->pidfd))
+		return 0;
+	return done;
+}
+
+int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value)
+{
+	uint8_t bytes[4] = { value, value >> 8, value >> 16, value >> 24 };
+	struct hpusim_seg seg;
+	uint64_t fault, done = 0;
+	int ret;
+
+	pthread_rwlock_rdlock(&as->map_lock);
+	ret = hpusim_mmu_check(as, va, 4, &fault);
+	while (!ret && done < 4) {
+		ret = hpusim_mmu_seg(as, va + done, 4 - done, false, &seg);
+		if (ret)
+			break;
+		if (seg.ptr)
+			memcpy(seg.ptr, bytes + done, seg.len);
+		else if (hpusim_host_copy(seg.map, seg.host_addr, bytes + done,
+					  seg.len, true) != seg.len)
+			ret = -EFAULT;
+		done += seg.len;
+	}
+	pthread_rwlock_unlock(&as->map_lock);
+	return ret;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sync.c - the sync manager of an address space: sync objects, monitors,
+ * and the queues parked on a FENCE.
+ *
+ * A FENCE that cannot pass registers its queue as a waiter and the queue
+ * parks without holding a thread. Every SOB change (MSG_LONG, sob_write)
+ * first fires the monitors it satisfies, then passes the satisfied
+ * waiters in the order they parked, subtracting each one's dec, and makes
+ * their queues runnable.
+ *
+ * Lock order: scheduler lock, then the address space's sync_lock.
+ */
+#include <errno.h>
+
+#include "hpusim.h"
+
+static void sob_apply(struct hpu_fw_as *as, uint32_t id, uint32_t op,
+		      uint32_t value)
+{
+	uint32_t v = as->sobs[id];
+
+	if (op == HPU_MSG_OP_SET)
+		v = value;
+	else
+		v = v + value;
+	as->sobs[id] = v > HPU_SOB_MAX_VALUE ? HPU_SOB_MAX_VALUE : v;
+}
+
+/* Pass every satisfied waiter of SOB @id; sched and sync locks held */
+static void wake_waiters(struct hpu_fw_as *as, uint32_t id)
+{
+	struct hpusim_list *pos, *next;
+
+	for (pos = as->waiters.next; pos != &as->waiters; pos = next) {
+		struct hpusim_queue *q =
+			hpusim_container_of(pos, struct hpusim_queue,
+					    wait_node);
+
+		next = pos->next;
+		if (q->wait_sob != id || as->sobs[id] < q->wait_target)
+			continue;
+		as->sobs[id] -= q->wait_dec;
+		hpusim_list_del(&q->wait_node);
+		q->waiting = false;
+		hpusim_queue_wake(q);
+	}
+}
+
+/* Disarm the monitors SOB @id satisfies; return how many (into @fire) */
+static unsigned int due_monitors(struct hpu_fw_as *as, uint32_t id,
+				 struct hpusim_monitor *fire)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < HPU_NUM_MONITORS; i++) {
+		struct hpusim_monitor *m = &as->mons[i];
+
+		if (!m->armed || m->sob_id != id || as->sobs[id] < m->target)
+			continue;
+		m->armed = false;
+		fire[n++] = *m;
+	}
+	return n;
+}
+
+static int fire_monitors(struct hpu_fw_as *as,
+			 const struct hpusim_monitor *fire, unsigned int n,
+			 uint64_t *fault_va)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!hpusim_mmu_write32(as, fire[i].addr, fire[i].payload))
+			continue;
+		if (!ret && fault_va)
+			*fault_va = fire[i].addr;
+		ret = -EFAULT;
+	}
+	return ret;
+}
+
+int hpusim_sob_update(struct hpu_fw_as *as, uint32_t sob_id, uint32_t op,
+		      uint32_t value, uint64_t *fault_va)
+{
+	struct hpusim_monitor fire[HPU_NUM_MONITORS];
+	unsigned int n;
+
+	hpusim_sched_lock();
+	pthread_mutex_lock(&as->sync_lock);
+	sob_apply(as, sob_id, op, value);
+	n = due_monitors(as, sob_id, fire);
+	wake_waiters(as, sob_id);
+	pthread_mutex_unlock(&as->sync_lock);
+	hpusim_sched_unlock();
+	return fire_monitors(as, fire, n, fault_va);
+}
+
+int hpusim_monitor_arm(struct hpu_fw_as *as,
+		       const struct hpu_pkt_arm_monitor *pkt,
+		       uint64_t *fault_va)
+{
+	struct hpusim_monitor *m, fire;
+	bool now = false;
+
+	if (pkt->mon_id >= HPU_NUM_MONITORS || pkt->sob_id >= HPU_FW_NUM_SOBS)
+		return -EINVAL;
+	pthread_mutex_lock(&as->sync_lock);
+	m = &as->mons[pkt->mon_id];
+	m->sob_id = pkt->sob_id;
+	m->target = pkt->target;
+	m->payload = pkt->payload;
+	m->addr = pkt->payload_addr;
+	m->armed = as->sobs[pkt->sob_id] < pkt->target;
+	if (!m->armed) {
+		fire = *m;
+		now = true;
+	}
+	pthread_mutex_unlock(&as->sync_lock);
+	return now ? fire_monitors(as, &fire, 1, fault_va) : 0;
+}
+
+bool hpusim_fence_try(struct hpu_fw_as *as, struct hpusim_queue *q,
+		      const struct hpu_pkt_fence *pkt)
+{
+	bool pass;
+
+	pthread_mutex_lock(&as->sync_lock);
+	pass = as->sobs[pkt->sob_id] >= pkt->target;
+	if (pass) {
+		as->sobs[pkt->sob_id] -= pkt->dec;
+	} else {
+		q->wait_sob = pkt->sob_id;
+		q->wait_target = pkt->target;
+		q->wait_dec = pkt->dec;
+		q->waiting = true;
+		hpusim_list_add_tail(&q->wait_node, &as->waiters);
+	}
+	pthread_mutex_unlock(&as->sync_lock);
+	return pass;
+}
+
+void hpusim_fence_cancel(struct hpu_fw_as *as, struct hpusim_queue *q)
+{
+	pthread_mutex_lock(&as->sync_lock);
+	if (q->waiting) {
+		hpusim_list_del(&q->wait_node);
+		q->waiting = false;
+	}
+	pthread_mutex_unlock(&as->sync_lock);
+}
+
+int hpusim_sob_read(struct hpu_fw_as *as, uint32_t sob_id, uint32_t *value)
+{
+	if (!as || !value || sob_id >= HPU_FW_NUM_SOBS)
+		return -EINVAL;
+	pthread_mutex_lock(&as->sync_lock);
+	*value = as->sobs[sob_id];
+	pthread_mutex_unlock(&as->sync_lock);
+	return 0;
+}
+
+int hpusim_sob_write(struct hpu_fw_as *as, uint32_t sob_id, uint32_t op,
+		     uint32_t value)
+{
+	if (!as || sob_id >= HPU_FW_NUM_SOBS || value > HPU_SOB_MAX_VALUE ||
+	    (op != HPU_MSG_OP_SET && op != HPU_MSG_OP_ADD))
+		return -EINVAL;
+	if (hpusim_sob_update(as, sob_id, op, value, NULL)) {
+		/* no submission to charge: count it for debugging */
+		pthread_mutex_lock(&as->sync_lock);
+		as->monitor_faults++;
+		pthread_mutex_unlock(&as->sync_lock);
+	}
+	return 0;
+}

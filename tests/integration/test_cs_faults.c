@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_cs_faults.c - failure paths through libhpudrv against the real
+ * hpu-fused: device full, contexts isolated from each other, page fault,
+ * CS timeout and reset, rejected packets, SIGKILL of a client with work
+ * in flight.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../lib/hpu_test_daemon.h"
+#include "hpudrv.h"
+
+#define MiB	(1024ULL * 1024)
+#define GiB	(1024 * MiB)
+#define WAIT_US 20000000ULL
+/* Device 0: general; 1: filled up; 2: the killed client */
+#define NDEV	3
+
+/* Why CS tests cannot run against this daemon, or NULL */
+static const char *cs_missing;
+
+/*
+ * The driver must implement MEMORY, CB and CS; against one that does not
+ * (yet), every test is skipped with the reason.
+ */
+static void probe_cs(void)
+{
+	struct hpu_info_driver_version dv;
+	const uint64_t caps = HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS;
+	struct hpu_device *ctl;
+
+	cs_missing = NULL;
+	if (hpu_open_control(0, &ctl))
+		return; /* no daemon: hpu_test_need_daemon() says why */
+	if (hpu_info_driver_version(ctl, &dv) ||
+	    (dv.capabilities & caps) != caps)
+		cs_missing = "the driver lacks MEMORY/CB/CS";
+	hpu_close(ctl);
+}
+
+/* First statement of every test: skip, with the reason, when needed. */
+static void need_cs(void)
+{
+	if (cs_missing) {
+		print_message("skipped: %s\n", cs_missing);
+		skip();
+	}
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (hpu_test_group_start(NDEV, "gaudi"))
+		return -1;
+	probe_cs();
+	return 0;
+}
+
+static void expect_status(struct hpu_device *dev, uint64_t seq, uint32_t want)
+{
+	uint32_t status;
+
+	assert_int_equal(hpu_cs_wait(dev, seq, WAIT_US, &status), 0);
+	assert_int_equal(status, want);
+}
+
+static uint64_t submit(struct hpu_cb_builder *b, uint32_t queue,
+		       uint32_t timeout_ms)
+{
+	uint64_t seq;
+
+	assert_int_equal(
+		hpu_cb_builder_submit(b, queue, 0, timeout_ms, &seq, NULL), 0);
+	hpu_cb_builder_reset(b);
+	return seq;
+}
+
+static void test_alloc_until_full(void **state)
+{
+	struct hpu_info_dram_usage du;
+	uint64_t handles[64];
+	struct hpu_device *dev;
+	int n = 0, ret = 0, i;
+
+	(void)state;
+	need_cs();
+	assert_int_equal(hpu_open(1, &dev), 0);
+	while (n < 64) {
+		ret = hpu_mem_alloc(dev, 1 * GiB, 0, 0, &handles[n]);
+		if (ret)
+			break;
+		n++;
+	}
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(n, 32); /* Gaudi: 32 GiB */
+	assert_int_equal(hpu_info_dram_usage(dev, &du), 0);
+	assert_int_equal(du.ctx_dram_mem, 32 * GiB);
+	assert_int_equal(du.dram_free_mem, 0);
+	/* a smaller one still fails: the device is full */
+	assert_int_equal(hpu_mem_alloc(dev, 2 * MiB, 0, 0, &handles[n]),
+			 -ENOMEM);
+	for (i = 0; i < n; i++)
+		assert_int_equal(hpu_mem_free(dev, handles[i]), 0);
+	assert_int_equal(hpu_mem_free(dev, handles[0]), -EINVAL);
+	assert_int_equal(hpu_info_dram_usage(dev, &du), 0);
+	assert_int_equal(du.ctx_dram_mem, 0);
+	assert_int_equal(du.dram_used_mem, 0);
+	hpu_close(dev);
+}
+
+static void test_contexts_isolated(void **state)
+{
+	struct hpu_device *a, *b;
+	struct hpu_cb_builder *cb;
+	struct hpu_event ev[4];
+	uint64_t ha, va, vb, hb, host_va;
+	uint8_t *host;
+	int n;
+
+	(void)state;
+	need_cs();
+	assert_int_equal(hpu_open(0, &a), 0);
+	assert_int_equal(hpu_open(0, &b), 0);
+	assert_int_equal(hpu_mem_alloc(a, 2 * MiB, 0, 0, &ha), 0);
+	assert_int_equal(hpu_mem_map(a, ha, 0, 0, &va), 0);
+	/* A's handle is unknown in B */
+	assert_int_equal(hpu_mem_map(b, ha, 0, 0, &vb), -EINVAL);
+	assert_int_equal(hpu_mem_free(b, ha), -EINVAL);
+	assert_int_equal(hpu_mem_unmap(b, va), -EINVAL);
+
+	/* A's VA faults in B: B's CS reading it is aborted */
+	host = calloc(1, 4096);
+	assert_non_null(host);
+	assert_int_equal(hpu_mem_map_host(b, host, 4096, 0, 0, &host_va), 0);
+	assert_int_equal(hpu_cb_builder_create(b, 4096, &cb), 0);
+	assert_int_equal(hpu_cb_lin_dma(cb, host_va, va, 4096), 0);
+	expect_status(b, submit(cb, 0, 0), HPU_WAIT_CS_STATUS_ABORTED);
+	n = hpu_event_read(b, ev, 4);
+	assert_true(n >= 1);
+	assert_int_equal(ev[0].type, HPU_EVENT_PAGE_FAULT);
+	assert_int_equal(ev[0].addr, va);
+	/* and A got no event */
+	assert_int_equal(hpu_event_read(a, ev, 4), 0);
+
+	/* B may allocate: its own handle, not A's allocation */
+	assert_int_equal(hpu_mem_alloc(b, 2 * MiB, 0, 0, &hb), 0);
+	assert_int_equal(hpu_mem_free(b, hb), 0);
+	assert_int_equal(hpu_mem_unmap(a, va), 0);
+	assert_int_equal(hpu_mem_free(a, ha), 0);
+	hpu_cb_builder_destroy(cb);
+	assert_int_equal(hpu_mem_unmap(b, host_va), 0);
+	free(host);
+	hpu_close(a);
+	hpu_close(b);
+}
+
+static void test_page_fault(void **state)
+{
+	const uint64_t unmapped = 0x1000000000000ULL + 0xfff000000ULL;
+	struct hpu_cb_builder *cb;
+	struct hpu_device *dev;
+	struct hpu_event ev[4];
+	uint64_t h, va, host_va;
+	uint8_t *host;
+	int n, i, found = 0;
+
+	(void)state;
+	need_cs();
+	assert_int_equal(hpu_open(0, &dev), 0);
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	host = malloc(8192);
+	assert_non_null(host);
+	memset(host, 0x3c, 8192);
+	assert_int_equal(hpu_mem_map_host(dev, host, 8192, 0, 0, &host_va), 0);
+	assert_int_equal(hpu_mem_alloc(dev, 2 * MiB, 0, 0, &h), 0);
+	assert_int_equal(hpu_mem_map(dev, h, 0, 0, &va), 0);
+	/* read from an unmapped VA into the host buffer */
+	assert_int_equal(hpu_cb_lin_dma(cb, host_va, unmapped, 4096), 0);
+	expect_status(dev, submit(cb, 0, 0), HPU_WAIT_CS_STATUS_ABORTED);
+	for (i = 0; i < 8192; i++)
+		if (host[i] != 0x3c)
+			fail_msg("host byte %d written by a faulting CS", i);
+	n = hpu_event_read(dev, ev, 4);
+	for (i = 0; i < n; i++)
+		if (ev[i].type == HPU_EVENT_PAGE_FAULT &&
+		    ev[i].addr == unmapped)
+			found = 1;
+	assert_true(found);
+	/* the device still works for this context */
+	assert_int_equal(hpu_cb_memset(cb, va, 4096, 0x11, 1), 0);
+	assert_int_equal(hpu_cb_lin_dma(cb, host_va, va, 4096), 0);
+	expect_status(dev, submit(cb, 0, 0), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(host[0], 0x11);
+	assert_int_equal(host[4096], 0x3c);
+	hpu_cb_builder_destroy(cb);
+	hpu_close(dev);
+	free(host);
+}
+
+static void test_cs_timeout(void **state)
+{
+	struct hpu_info_reset_count before, after;
+	struct hpu_info_cs_counters cnt;
+	struct hpu_cb_builder *cb;
+	struct hpu_device *dev;
+	struct hpu_event ev[4];
+	uint64_t seq, h, va, host_va;
+	uint32_t *host;
+	int n, i, found = 0;
+
+	(void)state;
+	need_cs();
+	assert_int_equal(hpu_open(0, &dev), 0);
+	assert_int_equal(hpu_info_reset_count(dev, &before), 0);
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	assert_int_equal(hpu_cb_fence(cb, 99, 1, 1), 0);
+	seq = submit(cb, 1, 200);
+	expect_status(dev, seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
+	assert_int_equal(hpu_info_reset_count(dev, &after), 0);
+	assert_true(after.soft_reset_cnt > before.soft_reset_cnt);
+	assert_int_equal(hpu_info_cs_counters(dev, &cnt), 0);
+	assert_true(cnt.ctx_timedout_cnt >= 1);
+	n = hpu_event_read(dev, ev, 4);
+	for (i = 0; i < n; i++)
+		if (ev[i].type == HPU_EVENT_CS_TIMEOUT && ev[i].seq == seq)
+			found = 1;
+	assert_true(found);
+
+	/* a new DMA on the same queue works */
+	host = calloc(1, 4096);
+	assert_non_null(host);
+	assert_int_equal(hpu_mem_map_host(dev, host, 4096, 0, 0, &host_va), 0);
+	assert_int_equal(hpu_mem_alloc(dev, 2 * MiB, 0, 0, &h), 0);
+	assert_int_equal(hpu_mem_map(dev, h, 0, 0, &va), 0);
+	assert_int_equal(hpu_cb_memset(cb, va, 4096, 0xcafef00d, 4), 0);
+	assert_int_equal(hpu_cb_lin_dma(cb, host_va, va, 4096), 0);
+	expect_status(dev, submit(cb, 1, 0), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(host[0], 0xcafef00d);
+	assert_int_equal(host[1023], 0xcafef00d);
+	hpu_cb_builder_destroy(cb);
+	hpu_close(dev);
+	free(host);
+}
+
+static void test_bad_packet_rejected(void **state)
+{
+	struct hpu_info_cs_counters cnt;
+	struct hpu_cs_chunk chunk;
+	struct hpu_device *dev;
+	uint64_t buf[4] = { 0 }, handle, seq;
+
+	(void)state;
+	need_cs();
+	assert_int_equal(hpu_open(0, &dev), 0);
+	/* an unknown opcode */
+	buf[0] = 0x7f | (8ULL << 16);
+	assert_int_equal(hpu_cb_create(dev, buf, sizeof(buf), &handle, NULL),
+			 0);
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.cb_handle = handle;
+	chunk.cb_size = 8;
+	assert_int_equal(hpu_cs_submit(dev, &chunk, 1, 0, 0, &seq, NULL),
+			 -EINVAL);
+	assert_int_equal(hpu_info_cs_counters(dev, &cnt), 0);
+	assert_int_equal(cnt.ctx_parsing_drop_cnt, 1);
+	assert_int_equal(cnt.ctx_submitted, 0);
+	assert_int_equal(hpu_cb_destroy(dev, handle), 0);
+	assert_int_equal(hpu_cb_destroy(dev, handle), -EINVAL);
+	hpu_close(dev);
+}
+
+/* The child: memory, 64 MiB, a fence-blocked CS and more behind it. */
+static void killed_child(int fd)
+{
+	struct hpu_cb_builder *cb;
+	struct hpu_device *dev;
+	uint64_t h, va, host_va, seq;
+	uint8_t *host;
+	int i;
+
+	if (hpu_open(2, &dev) || hpu_cb_builder_create(dev, 4096, &cb))
+		_exit(1);
+	host = calloc(1, MiB);
+	if (!host || hpu_mem_map_host(dev, host, MiB, 0, 0, &host_va) ||
+	    hpu_mem_alloc(dev, 64 * MiB, 0, 0, &h) ||
+	    hpu_mem_map(dev, h, 0, 0, &va))
+		_exit(1);
+	if (hpu_cb_fence(cb, 1, 1, 1) ||
+	    hpu_cb_builder_submit(cb, 0, 0, 60000, &seq, NULL))
+		_exit(1);
+	for (i = 0; i < 16; i++) {
+		hpu_cb_builder_reset(cb);
+		if (hpu_cb_lin_dma(cb, va, host_va, MiB) ||
+		    hpu_cb_builder_submit(cb, (uint32_t)(i % 2), 0, 60000, &seq,
+					  NULL))
+			_exit(1);
+	}
+	if (write(fd, "r", 1) != 1)
+		_exit(1);
+	pause();
+	_exit(0);
+}
+
+/* stdout of hpu-smi with @args (NULL-terminated, at most 7) */
+static char *smi(const char *const *args)
+{
+	char *argv[9] = { (char *)hpu_test_bin("hpu-smi") };
+	char *out = NULL;
+	int status, i;
+
+	for (i = 0; args[i] && i < 7; i++)
+		argv[i + 1] = (char *)args[i];
+	assert_int_equal(hpu_test_run(argv, &out, &status), 0);
+	assert_int_equal(status, 0);
+	assert_non_null(out);
+	return out;
+}
+
+static const char *const smi_used[] = {
+	"-i", "2", "-Q", "memory.used", "-f", "csv,noheader,nounits", NULL
+};
+static const char *const smi_table[] = { "-i", "2", NULL };
+
+static void test_sigkill_client(void **state)
+{
+	char *used, *table, c;
+	int p[2], i, clean = 0;
+	pid_t pid;
+
+	(void)state;
+	need_cs();
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(p[0]);
+		killed_child(p[1]);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	used = smi(smi_used);
+	assert_int_equal(atoi(used), 64);
+	free(used);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	/* RELEASE comes asynchronously after the process is gone: poll */
+	for (i = 0; i < 100 && !clean; i++) {
+		used = smi(smi_used);
+		table = smi(smi_table);
+		clean = atoi(used) == 0 &&
+			strstr(table, "No running processes found");
+		free(used);
+		free(table);
+		if (!clean)
+			hpu_test_sleep_ms(100);
+	}
+	assert_true(clean);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_alloc_until_full,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_contexts_isolated,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_page_fault, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_cs_timeout, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_bad_packet_rejected,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_sigkill_client,
+				       hpu_test_need_daemon),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+}

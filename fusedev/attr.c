@@ -140,14 +140,29 @@ static int show_memory_total(struct hpu_device *dev, char **text, size_t *len)
 
 static int show_memory_used(struct hpu_device *dev, char **text, size_t *len)
 {
-	uint64_t used = 0;
+	uint64_t used = 0, total;
 	struct hpu_ctx *ctx;
 
+	if (hpu_device_has_cs(dev)) {
+		dev->model->ops->mem_usage(dev->fw, &used, &total);
+		return text_printf(text, len, "%llu\n",
+				   (unsigned long long)used);
+	}
 	pthread_mutex_lock(&dev->ctx_lock);
 	for (ctx = dev->ctx_list; ctx; ctx = ctx->next)
 		used += ctx->dram_bytes;
 	pthread_mutex_unlock(&dev->ctx_lock);
 	return text_printf(text, len, "%llu\n", (unsigned long long)used);
+}
+
+static int show_export_dir(struct hpu_device *dev, char **text, size_t *len)
+{
+	char dir[sizeof(dev->export_dir)];
+
+	pthread_mutex_lock(&dev->export_lock);
+	memcpy(dir, dev->export_dir, sizeof(dir));
+	pthread_mutex_unlock(&dev->export_lock);
+	return text_printf(text, len, "%s\n", dir);
 }
 
 static int show_utilization(struct hpu_device *dev, char **text, size_t *len)
@@ -186,6 +201,7 @@ const struct hpu_attr_dev hpu_dev_attrs[] = {
 	{ .name = "utilization", .show = show_utilization },
 	{ .name = "fw_version", .show = show_fw_version },
 	{ .name = "clients", .show = hpu_device_clients_text },
+	{ .name = "export_dir", .show = show_export_dir },
 };
 
 const unsigned int hpu_num_dev_attrs = ARRAY_SIZE(hpu_dev_attrs);

@@ -65,6 +65,30 @@ static void read_comm(pid_t pid, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
+/* Address space, handle tables and submission state of a compute node */
+static int ctx_open_compute(struct hpu_ctx *ctx, struct hpu_device *dev)
+{
+	int ret;
+
+	ctx->dev = dev;
+	ret = hpu_ctx_mem_init(ctx);
+	if (ret)
+		return ret;
+	ret = hpu_ctx_cs_init(ctx);
+	if (ret)
+		goto err_mem_fini;
+	ret = dev->model->ops->as_create(dev->fw, &ctx->as);
+	if (ret)
+		goto err_cs_free;
+	return 0;
+
+err_cs_free:
+	hpu_ctx_cs_free(ctx);
+err_mem_fini:
+	hpu_ctx_mem_fini(ctx);
+	return ret;
+}
+
 /**
  * hpu_ctx_open() - create the context of a newly opened node
  * @dev: device
@@ -87,6 +111,16 @@ int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid,
 	if (ret) {
 		free(ctx);
 		return -ret;
+	}
+	pthread_rwlock_init(&ctx->as_lock, NULL);
+	if (!control && hpu_device_has_cs(dev)) {
+		ret = ctx_open_compute(ctx, dev);
+		if (ret) {
+			pthread_rwlock_destroy(&ctx->as_lock);
+			pthread_mutex_destroy(&ctx->lock);
+			free(ctx);
+			return ret;
+		}
 	}
 	ctx->dev = dev;
 	ctx->control = control;
@@ -133,8 +167,31 @@ void hpu_ctx_put(struct hpu_ctx *ctx)
 		return;
 	if (ctx->ph)
 		fuse_pollhandle_destroy(ctx->ph);
+	hpu_ctx_cs_free(ctx);
+	pthread_rwlock_destroy(&ctx->as_lock);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
+}
+
+/*
+ * Everything the context owns on the device: abort its CSs (each gets its
+ * cs_done, pending waits are answered), destroy the address space (no job
+ * of it runs afterwards), free its memory, CBs and pidfds.
+ */
+static void ctx_teardown(struct hpu_ctx *ctx)
+{
+	struct hpu_device *dev = ctx->dev;
+
+	if (ctx->as) {
+		pthread_rwlock_rdlock(&dev->reset_lock);
+		pthread_rwlock_wrlock(&ctx->as_lock);
+		dev->model->ops->as_destroy(ctx->as);
+		ctx->as = NULL;
+		pthread_rwlock_unlock(&ctx->as_lock);
+		pthread_rwlock_unlock(&dev->reset_lock);
+	}
+	hpu_ctx_cs_fini(ctx);
+	hpu_ctx_mem_fini(ctx);
 }
 
 /**
@@ -162,7 +219,7 @@ void hpu_ctx_release(struct hpu_ctx *ctx)
 	ctx->next = ctx->prev = NULL;
 	pthread_mutex_unlock(&dev->ctx_lock);
 
-	/* later issues free the context's memory, handles and CSs here */
+	ctx_teardown(ctx);
 
 	pthread_mutex_lock(&dev->ctx_lock);
 	if (ctx->control) {
@@ -258,7 +315,8 @@ int hpu_ctx_read_events(struct hpu_ctx *ctx, struct hpu_event *out,
  * @ctx: context
  * @ph: poll handle to notify later, or NULL; the context takes it over
  *
- * Return: POLLIN | POLLRDNORM when events are queued, else 0.
+ * Return: POLLIN | POLLRDNORM when events are queued, POLLPRI when a CS
+ * of the file ended since its last WAIT_CS, else 0.
  */
 unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph)
 {
@@ -268,6 +326,8 @@ unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph)
 	pthread_mutex_lock(&ctx->lock);
 	if (ctx->ev_count)
 		revents = POLLIN | POLLRDNORM;
+	if (ctx->cs_ended)
+		revents |= POLLPRI;
 	if (ph) {
 		old = ctx->ph;
 		ctx->ph = ph;
@@ -276,6 +336,37 @@ unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph)
 	if (old)
 		fuse_pollhandle_destroy(old);
 	return revents;
+}
+
+/**
+ * hpu_ctx_note_cs_ended() - a CS of the file ended: POLLPRI, wake a poller
+ * @ctx: context
+ */
+void hpu_ctx_note_cs_ended(struct hpu_ctx *ctx)
+{
+	struct fuse_pollhandle *ph;
+
+	pthread_mutex_lock(&ctx->lock);
+	ctx->cs_ended = true;
+	ph = ctx->ph;
+	ctx->ph = NULL;
+	pthread_mutex_unlock(&ctx->lock);
+	if (ph) {
+		fuse_lowlevel_notify_poll(ph);
+		fuse_pollhandle_destroy(ph);
+	}
+}
+
+/**
+ * hpu_ctx_clear_cs_ended() - a WAIT_CS came: POLLPRI is off until the
+ * next CS ends
+ * @ctx: context
+ */
+void hpu_ctx_clear_cs_ended(struct hpu_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+	ctx->cs_ended = false;
+	pthread_mutex_unlock(&ctx->lock);
 }
 
 /**
@@ -321,7 +412,9 @@ int hpu_device_clients_text(struct hpu_device *dev, char **text, size_t *len)
 		if (ctx->control)
 			continue;
 		n = snprintf(line, sizeof(line), "%d %llu %s\n", (int)ctx->pid,
-			     (unsigned long long)ctx->dram_bytes, ctx->comm);
+			     (unsigned long long)__atomic_load_n(
+				     &ctx->dram_bytes, __ATOMIC_RELAXED),
+			     ctx->comm);
 		if (used + (size_t)n + 1 > cap) {
 			cap = (used + (size_t)n + 1) * 2;
 			nb = realloc(buf, cap);

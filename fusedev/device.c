@@ -41,6 +41,22 @@ uint32_t hpu_fw_if_minor_in_use(const struct hpu_fw_model *model)
 }
 
 /**
+ * hpu_device_has_cs() - whether the model implements firmware interface
+ * 1.1 (memory, address spaces, submission): MEMORY, CB, CS and WAIT_CS
+ * work only then
+ * @dev: device
+ */
+bool hpu_device_has_cs(const struct hpu_device *dev)
+{
+	const struct hpu_fw_ops *o = dev->model->ops;
+
+	return hpu_fw_if_minor_in_use(dev->model) >= 1 && o->mem_alloc &&
+	       o->mem_free && o->mem_size && o->mem_usage && o->mem_export &&
+	       o->as_create && o->as_destroy && o->map_mem && o->map_host &&
+	       o->unmap && o->cs_submit && o->cs_abort && o->sob_write;
+}
+
+/**
  * hpu_driver_check_model() - refuse a model built for another interface
  * @model: device model
  *
@@ -113,9 +129,12 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 			      sizeof(dev->bus_id));
 	snprintf(dev->serial, sizeof(dev->serial), "HPUS%u-%04u-%02u",
 		 drv->profile->device_type, drv->server_id, index);
+	dev->cs_timeout_ms = HPU_FUSED_DEF_CS_TIMEOUT_MS;
 	ret = pthread_mutex_init(&dev->ctx_lock, NULL);
 	if (ret)
 		return -ret;
+	pthread_rwlock_init(&dev->reset_lock, NULL);
+	pthread_mutex_init(&dev->export_lock, NULL);
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.profile = drv->profile;
@@ -124,6 +143,9 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	cfg.pci_domain = dev->pci_domain;
 	cfg.pci_bus = dev->pci_bus;
 	cfg.serial = dev->serial;
+	cfg.cb.cs_done = hpu_cs_done_cb;
+	cfg.cb.engine_reset = hpu_engine_reset_cb;
+	cfg.cb.arg = dev;
 	ret = drv->model->ops->create(&cfg, &dev->fw);
 	if (ret) {
 		hpu_err("hpu%u: device model refused to create the device: %s",
@@ -147,6 +169,8 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	return 0;
 
 err_destroy_lock:
+	pthread_mutex_destroy(&dev->export_lock);
+	pthread_rwlock_destroy(&dev->reset_lock);
 	pthread_mutex_destroy(&dev->ctx_lock);
 	return ret;
 }
@@ -156,7 +180,22 @@ static void device_fini(struct hpu_driver *drv, struct hpu_device *dev)
 	hpu_device_release_all(dev);
 	drv->model->ops->destroy(dev->fw);
 	dev->fw = NULL;
+	pthread_mutex_destroy(&dev->export_lock);
+	pthread_rwlock_destroy(&dev->reset_lock);
 	pthread_mutex_destroy(&dev->ctx_lock);
+}
+
+/**
+ * hpu_driver_set_cs_timeout() - default per-CS timeout of every device
+ * @drv: driver
+ * @ms: milliseconds (> 0)
+ */
+void hpu_driver_set_cs_timeout(struct hpu_driver *drv, uint32_t ms)
+{
+	unsigned int i;
+
+	for (i = 0; i < drv->ndev; i++)
+		drv->devs[i].cs_timeout_ms = ms;
 }
 
 /**
@@ -193,6 +232,12 @@ int hpu_driver_init(struct hpu_driver *drv, const struct hpu_fw_model *model,
 	drv->devs = calloc(ndev, sizeof(*drv->devs));
 	if (!drv->devs)
 		return -ENOMEM;
+	ret = hpu_timer_start();
+	if (ret) {
+		free(drv->devs);
+		drv->devs = NULL;
+		return ret;
+	}
 
 	for (i = 0; i < ndev; i++) {
 		ret = device_init(drv, &drv->devs[i], i);
@@ -204,6 +249,7 @@ int hpu_driver_init(struct hpu_driver *drv, const struct hpu_fw_model *model,
 err_fini_devices:
 	while (i--)
 		device_fini(drv, &drv->devs[i]);
+	hpu_timer_stop();
 	free(drv->devs);
 	drv->devs = NULL;
 	return ret;
@@ -221,6 +267,7 @@ void hpu_driver_fini(struct hpu_driver *drv)
 		return;
 	for (i = 0; i < drv->ndev; i++)
 		device_fini(drv, &drv->devs[i]);
+	hpu_timer_stop();
 	free(drv->devs);
 	drv->devs = NULL;
 }

@@ -522,12 +522,40 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	free(copy);
 }
 
+static bool req_interrupted(void *token)
+{
+	return fuse_req_interrupted(token);
+}
+
+static void req_interrupt_fn(fuse_req_t req, void *data)
+{
+	hpu_wait_interrupt((uint64_t)(uintptr_t)data);
+}
+
+static void req_on_interrupt(void *token, uint64_t id)
+{
+	fuse_req_interrupt_func(token, req_interrupt_fn, (void *)(uintptr_t)id);
+}
+
+static void req_reply(void *token, int err, const void *out, size_t size)
+{
+	if (err)
+		fuse_reply_err(token, -err);
+	else
+		fuse_reply_ioctl(token, 0, out, size);
+}
+
 static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 		     void *arg, struct fuse_file_info *fi, unsigned int flags,
 		     const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
 	struct hpu_driver *drv = req_drv(req);
 	uint64_t out[HPU_IOCTL_MAX_SIZE / sizeof(uint64_t)];
+	struct hpu_ioctl_defer defer = {
+		.interrupted = req_interrupted,
+		.on_interrupt = req_on_interrupt,
+		.reply = req_reply,
+	};
 	struct hpu_ioctl_call call;
 	size_t out_size = out_bufsz;
 	struct node n;
@@ -542,7 +570,11 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 		out_size = sizeof(out);
 	call.ctx = (struct hpu_ctx *)(uintptr_t)fi->fh;
 	call.pid = fuse_req_ctx(req)->pid;
+	call.defer = &defer;
+	defer.token = req;
 	ret = hpu_ioctl_dispatch(&call, cmd, in_buf, in_bufsz, out, &out_size);
+	if (ret == HPU_IOCTL_DEFERRED)
+		return; /* answered later through defer */
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else

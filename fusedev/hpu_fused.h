@@ -30,14 +30,18 @@
 #define HPU_FUSED_DEF_DEVICES 8
 
 /*
- * Worker threads of the FUSE loop: a future blocking WAIT_CS holds one
- * worker for at most its (bounded) timeout; at most HPU_FUSED_MAX_WAITERS
- * may block at once (the rest get -EBUSY), and HPU_FUSED_SPARE_THREADS
- * more always remain for every other request.
+ * Worker threads of the FUSE loop. No request blocks a worker: a WAIT_CS
+ * that has to wait keeps its fuse_req_t and is answered later from the
+ * completion or from the timer thread (wait.c), so any number of waiters
+ * costs no thread.
  */
-#define HPU_FUSED_MAX_WAITERS	64
-#define HPU_FUSED_SPARE_THREADS 16
-#define HPU_FUSED_MAX_THREADS	(HPU_FUSED_MAX_WAITERS + HPU_FUSED_SPARE_THREADS)
+#define HPU_FUSED_MAX_THREADS 80
+
+/* Default per-CS timeout (hpu-fused --cs-timeout-ms) */
+#define HPU_FUSED_DEF_CS_TIMEOUT_MS 5000
+
+/* CSs of one context in flight at once (-EAGAIN beyond) */
+#define HPU_CTX_MAX_CS_IN_FLIGHT 1024
 
 /* Events kept per context before the oldest are dropped */
 #define HPU_CTX_MAX_EVENTS 64
@@ -94,6 +98,26 @@ void hpu_log_rl(struct hpu_ratelimit *rl, int level, const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 
 struct hpu_device;
+struct hpu_mem_state;
+struct hpu_cs_state;
+
+/**
+ * struct hpu_cs_stats - CS_COUNTERS drop and timeout counts (atomics)
+ * @out_of_mem: rejected for lack of memory
+ * @parsing: rejected by packet validation
+ * @queue_full: rejected because a queue was full
+ * @in_reset: rejected during a reset
+ * @max_in_flight: rejected for too many CSs in flight
+ * @timedout: timed out and aborted
+ */
+struct hpu_cs_stats {
+	uint64_t out_of_mem;
+	uint64_t parsing;
+	uint64_t queue_full;
+	uint64_t in_reset;
+	uint64_t max_in_flight;
+	uint64_t timedout;
+};
 
 /**
  * struct hpu_ctx - per-file private data of an open device node
@@ -103,17 +127,26 @@ struct hpu_device;
  * @comm: command name of that process
  * @open_ns: CLOCK_MONOTONIC at open
  * @refcount: references; the file holds one, the device list none
- * @dram_bytes: device memory allocated by the context
- * @cs_submitted: CSs accepted from the context
- * @cs_completed: CSs of the context that completed
+ * @dram_bytes: HBM allocated by the context (atomic; memory.c)
+ * @cs_submitted: CSs accepted from the context (atomic)
+ * @cs_completed: CSs of the context that completed (atomic)
+ * @cs_stats: drop and timeout counters of the context
+ * @as_lock: teardown vs. use of the address space: every call into the
+ *	model on @as holds it for reading, release() for writing while it
+ *	destroys @as
+ * @as: the context's address space in the model (NULL: control context,
+ *	model without 1.1, or torn down)
+ * @mem: handles, allocations, mappings and CBs (memory.c, cb.c)
+ * @cs: submissions, history and waiters (cs.c, wait.c)
  * @lock: protects @events, @ev_head, @ev_count, @ev_dropped,
- *	@events_mask and @ph
+ *	@events_mask, @cs_ended and @ph
  * @events: ring of queued events for read()
  * @ev_head: index of the oldest queued event
  * @ev_count: queued events
  * @ev_dropped: events dropped because the ring was full
  * @events_mask: bit per event type since the last GET_EVENTS
- * @ph: poll handle to notify when an event is queued, or NULL
+ * @cs_ended: a CS of this file ended since its last WAIT_CS (POLLPRI)
+ * @ph: poll handle to notify when an event is queued or a CS ends
  * @next: next context of @dev (protected by the device's ctx_lock)
  * @prev: previous context of @dev (protected by the device's ctx_lock)
  */
@@ -127,6 +160,12 @@ struct hpu_ctx {
 	uint64_t dram_bytes;
 	uint64_t cs_submitted;
 	uint64_t cs_completed;
+	struct hpu_cs_stats cs_stats;
+
+	pthread_rwlock_t as_lock;
+	struct hpu_fw_as *as;
+	struct hpu_mem_state *mem;
+	struct hpu_cs_state *cs;
 
 	pthread_mutex_t lock;
 	struct hpu_event events[HPU_CTX_MAX_EVENTS];
@@ -134,6 +173,7 @@ struct hpu_ctx {
 	unsigned int ev_count;
 	uint64_t ev_dropped;
 	uint64_t events_mask;
+	bool cs_ended;
 	struct fuse_pollhandle *ph;
 
 	struct hpu_ctx *next;
@@ -166,6 +206,13 @@ struct hpu_ctx {
  * @soft_reset_cnt: soft resets
  * @cs_submitted: CSs accepted (atomic)
  * @cs_completed: CSs completed (atomic)
+ * @cs_stats: drop and timeout counters of the device
+ * @cs_timeout_ms: default per-CS timeout
+ * @reset_lock: device reset vs. submission: CS, MEMORY and CB calls into
+ *	the model hold it for reading, a device reset for writing
+ * @export_lock: protects @export_dir
+ * @export_dir: directory of the model's exported allocations ("" until
+ *	known)
  */
 struct hpu_device {
 	unsigned int index;
@@ -192,6 +239,12 @@ struct hpu_device {
 
 	uint64_t cs_submitted;
 	uint64_t cs_completed;
+	struct hpu_cs_stats cs_stats;
+	uint32_t cs_timeout_ms;
+
+	pthread_rwlock_t reset_lock;
+	pthread_mutex_t export_lock;
+	char export_dir[256];
 };
 
 /**
@@ -219,6 +272,8 @@ struct hpu_driver {
 int hpu_driver_check_model(const struct hpu_fw_model *model);
 int hpu_driver_init(struct hpu_driver *drv, const struct hpu_fw_model *model,
 		    const char *type, unsigned int ndev, const char *where);
+void hpu_driver_set_cs_timeout(struct hpu_driver *drv, uint32_t ms);
+bool hpu_device_has_cs(const struct hpu_device *dev);
 void hpu_driver_fini(struct hpu_driver *drv);
 void hpu_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
 			   size_t len);
@@ -238,6 +293,8 @@ int hpu_ctx_queue_event(struct hpu_ctx *ctx, uint32_t type, uint32_t engine,
 int hpu_ctx_read_events(struct hpu_ctx *ctx, struct hpu_event *out,
 			unsigned int max);
 unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph);
+void hpu_ctx_note_cs_ended(struct hpu_ctx *ctx);
+void hpu_ctx_clear_cs_ended(struct hpu_ctx *ctx);
 void hpu_ctx_take_events(struct hpu_ctx *ctx, uint64_t *mask,
 			 uint64_t *pending);
 int hpu_device_clients_text(struct hpu_device *dev, char **text, size_t *len);
@@ -250,6 +307,114 @@ void hpu_device_open_stats(struct hpu_device *dev,
 
 int hpu_copy_from_user(pid_t pid, void *dst, uint64_t uaddr, size_t len);
 int hpu_copy_to_user(pid_t pid, uint64_t uaddr, const void *src, size_t len);
+int hpu_pidfd_open(pid_t tgid);
+bool hpu_pidfd_alive(int pidfd);
+int hpu_user_range_mapped(pid_t tgid, uint64_t uaddr, uint64_t len);
+
+/* ------------------------------------------------------------------ */
+/* Packet validation (packets.c)                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * enum hpu_queue_kind - the engine a hardware queue feeds
+ * @HPU_QUEUE_NONE: no such queue
+ * @HPU_QUEUE_DMA: a DMA engine (LIN_DMA, MEMSET allowed)
+ * @HPU_QUEUE_MME: an MME
+ * @HPU_QUEUE_TPC: a TPC
+ * @HPU_QUEUE_NIC: a NIC port
+ */
+enum hpu_queue_kind {
+	HPU_QUEUE_NONE = 0,
+	HPU_QUEUE_DMA,
+	HPU_QUEUE_MME,
+	HPU_QUEUE_TPC,
+	HPU_QUEUE_NIC,
+};
+
+enum hpu_queue_kind hpu_queue_kind(const struct hpu_fw_profile *profile,
+				   uint32_t queue);
+int hpu_packets_validate(const void *cb, size_t size, enum hpu_queue_kind kind,
+			 size_t *bad_off);
+
+/* ------------------------------------------------------------------ */
+/* Timer thread (timer.c)                                              */
+/* ------------------------------------------------------------------ */
+
+struct hpu_timer;
+typedef void (*hpu_timer_fn)(struct hpu_timer *t);
+
+/**
+ * struct hpu_timer - a deadline served by the driver's timer thread
+ * @deadline_ns: CLOCK_MONOTONIC when @fn runs (0: as soon as possible)
+ * @fn: runs on the timer thread, with no driver lock held
+ * @armed: queued (protected by the timer lock)
+ * @next: next queued timer (protected by the timer lock)
+ * @prev: previous queued timer (protected by the timer lock)
+ */
+struct hpu_timer {
+	uint64_t deadline_ns;
+	hpu_timer_fn fn;
+	bool armed;
+	struct hpu_timer *next;
+	struct hpu_timer *prev;
+};
+
+int hpu_timer_start(void);
+void hpu_timer_stop(void);
+void hpu_timer_arm(struct hpu_timer *t, uint64_t deadline_ns);
+void hpu_timer_cancel_sync(struct hpu_timer *t);
+
+/* ------------------------------------------------------------------ */
+/* Memory, CBs, submissions, waits (memory.c, cb.c, cs.c, wait.c)      */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct hpu_ioctl_defer - how a handler answers a request later
+ * @interrupted: whether the caller already gave up (signal)
+ * @on_interrupt: have hpu_wait_interrupt(@id) called when it does
+ * @reply: answer the request (@err 0: @out of @size bytes; else -errno)
+ * @token: the request (fuse_req_t), first argument of the three
+ */
+struct hpu_ioctl_defer {
+	bool (*interrupted)(void *token);
+	void (*on_interrupt)(void *token, uint64_t id);
+	void (*reply)(void *token, int err, const void *out, size_t size);
+	void *token;
+};
+
+/* A handler's return value: the request will be answered through its defer */
+#define HPU_IOCTL_DEFERRED 1
+
+int hpu_ctx_mem_init(struct hpu_ctx *ctx);
+void hpu_ctx_mem_fini(struct hpu_ctx *ctx);
+int hpu_ctx_cs_init(struct hpu_ctx *ctx);
+void hpu_ctx_cs_fini(struct hpu_ctx *ctx);
+void hpu_ctx_cs_free(struct hpu_ctx *ctx);
+
+/**
+ * struct hpu_cb_ref - what a submission needs of a CB
+ * @bytes: private copy of the first @size bytes of the CB
+ * @size: bytes copied
+ * @usage: the CB's in-flight usage counter (atomic), already raised
+ */
+struct hpu_cb_ref {
+	void *bytes;
+	uint32_t size;
+	uint32_t *usage;
+};
+
+int hpu_cb_get(struct hpu_ctx *ctx, uint64_t handle, uint32_t size,
+	       struct hpu_cb_ref *ref);
+void hpu_cb_put(struct hpu_cb_ref *ref);
+
+void hpu_cs_done_cb(void *arg, void *cookie, enum hpu_fw_cs_result result,
+		    const struct hpu_fw_fault *fault, uint64_t done_ns);
+void hpu_engine_reset_cb(void *arg, uint32_t engine);
+int hpu_cs_seq_status(struct hpu_ctx *ctx, uint64_t seq, uint32_t *status,
+		      uint64_t *ts, bool *ts_valid);
+void hpu_wait_cs_ended(struct hpu_ctx *ctx);
+void hpu_wait_ctx_fini(struct hpu_ctx *ctx);
+void hpu_wait_interrupt(uint64_t id);
 
 /* ------------------------------------------------------------------ */
 /* ioctl dispatch (ioctl.c, info.c)                                    */
@@ -262,10 +427,13 @@ int hpu_copy_to_user(pid_t pid, uint64_t uaddr, const void *src, size_t len);
  * struct hpu_ioctl_call - one ioctl request as the handlers see it
  * @ctx: context of the file
  * @pid: thread that made the request (user memory belongs to it)
+ * @defer: how to answer later, or NULL (a wait that would block then
+ *	answers BUSY at once)
  */
 struct hpu_ioctl_call {
 	struct hpu_ctx *ctx;
 	pid_t pid;
+	const struct hpu_ioctl_defer *defer;
 };
 
 typedef int (*hpu_ioctl_func_t)(const struct hpu_ioctl_call *call, void *data);
@@ -295,7 +463,11 @@ int hpu_check_flags(uint64_t flags, uint64_t mask);
 int hpu_check_zero(const void *ptr, size_t len);
 
 int hpu_ioctl_info(const struct hpu_ioctl_call *call, void *data);
-uint64_t hpu_driver_capabilities(void);
+int hpu_ioctl_memory(const struct hpu_ioctl_call *call, void *data);
+int hpu_ioctl_cb(const struct hpu_ioctl_call *call, void *data);
+int hpu_ioctl_cs(const struct hpu_ioctl_call *call, void *data);
+int hpu_ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data);
+uint64_t hpu_driver_capabilities(const struct hpu_device *dev);
 
 /* ------------------------------------------------------------------ */
 /* Attributes (attr.c)                                                 */

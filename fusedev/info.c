@@ -30,10 +30,17 @@ union info_answer {
 
 /**
  * hpu_driver_capabilities() - HPU_CAP_* bits of what is implemented
+ * @dev: device (MEMORY, CB, CS and events need a firmware interface 1.1
+ *	model)
  */
-uint64_t hpu_driver_capabilities(void)
+uint64_t hpu_driver_capabilities(const struct hpu_device *dev)
 {
-	return HPU_CAP_INFO;
+	uint64_t caps = HPU_CAP_INFO;
+
+	if (hpu_device_has_cs(dev))
+		caps |= HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
+			HPU_CAP_EVENTS;
+	return caps;
 }
 
 static int info_hw_ip(struct hpu_ctx *ctx, uint32_t period, void *out)
@@ -46,10 +53,15 @@ static int info_dram_usage(struct hpu_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_dram_usage *d = out;
 
-	d->dram_total_mem = ctx->dev->ip.dram_size;
-	d->dram_used_mem = 0;
-	d->dram_free_mem = d->dram_total_mem - d->dram_used_mem;
-	d->ctx_dram_mem = ctx->dram_bytes;
+	struct hpu_device *dev = ctx->dev;
+	uint64_t used = 0, total = dev->ip.dram_size;
+
+	if (hpu_device_has_cs(dev))
+		dev->model->ops->mem_usage(dev->fw, &used, &total);
+	d->dram_total_mem = total;
+	d->dram_used_mem = used;
+	d->dram_free_mem = total > used ? total - used : 0;
+	d->ctx_dram_mem = __atomic_load_n(&ctx->dram_bytes, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -129,6 +141,21 @@ static int info_cs_counters(struct hpu_ctx *ctx, uint32_t period, void *out)
 		__atomic_load_n(&ctx->cs_submitted, __ATOMIC_RELAXED);
 	d->ctx_completed =
 		__atomic_load_n(&ctx->cs_completed, __ATOMIC_RELAXED);
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+	d->total_out_of_mem_drop_cnt = LOAD(ctx->dev->cs_stats.out_of_mem);
+	d->ctx_out_of_mem_drop_cnt = LOAD(ctx->cs_stats.out_of_mem);
+	d->total_parsing_drop_cnt = LOAD(ctx->dev->cs_stats.parsing);
+	d->ctx_parsing_drop_cnt = LOAD(ctx->cs_stats.parsing);
+	d->total_queue_full_drop_cnt = LOAD(ctx->dev->cs_stats.queue_full);
+	d->ctx_queue_full_drop_cnt = LOAD(ctx->cs_stats.queue_full);
+	d->total_device_in_reset_drop_cnt = LOAD(ctx->dev->cs_stats.in_reset);
+	d->ctx_device_in_reset_drop_cnt = LOAD(ctx->cs_stats.in_reset);
+	d->total_max_cs_in_flight_drop_cnt =
+		LOAD(ctx->dev->cs_stats.max_in_flight);
+	d->ctx_max_cs_in_flight_drop_cnt = LOAD(ctx->cs_stats.max_in_flight);
+	d->total_timedout_cnt = LOAD(ctx->dev->cs_stats.timedout);
+	d->ctx_timedout_cnt = LOAD(ctx->cs_stats.timedout);
+#undef LOAD
 	return 0;
 }
 
@@ -201,7 +228,7 @@ static int info_driver_version(struct hpu_ctx *ctx, uint32_t period, void *out)
 	struct hpu_info_driver_version *d = out;
 	const struct hpu_fw_model *model = ctx->dev->model;
 
-	d->capabilities = hpu_driver_capabilities();
+	d->capabilities = hpu_driver_capabilities(ctx->dev);
 	d->major = HPU_VERSION_MAJOR;
 	d->minor = HPU_VERSION_MINOR;
 	d->patch = HPU_VERSION_PATCH;

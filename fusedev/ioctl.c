@@ -52,81 +52,10 @@ int hpu_check_zero(const void *ptr, size_t len)
 #define CHECK_ZERO(member) hpu_check_zero(&(member), sizeof(member))
 
 /*
- * The handlers below validate everything that can be validated before
- * their family is implemented, then say so with -EOPNOTSUPP (the
- * capability bits of DRIVER_VERSION tell clients not to try).
+ * DEBUG validates everything it can before its family is implemented,
+ * then says so with -EOPNOTSUPP (DRIVER_VERSION's capability bits tell
+ * clients not to try).
  */
-static int ioctl_cb(const struct hpu_ioctl_call *call, void *data)
-{
-	const struct hpu_cb_in *in = &((union hpu_cb_args *)data)->in;
-
-	if (hpu_check_flags(in->flags, 0) || CHECK_ZERO(in->pad))
-		return -EINVAL;
-	switch (in->op) {
-	case HPU_CB_OP_CREATE:
-		if (!in->host_ptr || in->cb_size < 8 ||
-		    in->cb_size > HPU_MAX_CB_SIZE || in->cb_size % 8)
-			return -EINVAL;
-		break;
-	case HPU_CB_OP_DESTROY:
-	case HPU_CB_OP_INFO:
-		break;
-	default:
-		return -EINVAL;
-	}
-	return -EOPNOTSUPP;
-}
-
-static int ioctl_cs(const struct hpu_ioctl_call *call, void *data)
-{
-	const struct hpu_cs_in *in = &((union hpu_cs_args *)data)->in;
-
-	if (hpu_check_flags(in->cs_flags, HPU_CS_FLAGS_MASK) ||
-	    CHECK_ZERO(in->pad) || CHECK_ZERO(in->reserved))
-		return -EINVAL;
-	if (in->num_chunks_execute < 1 ||
-	    in->num_chunks_execute > HPU_MAX_JOBS_PER_CS || !in->chunks_execute)
-		return -EINVAL;
-	return -EOPNOTSUPP;
-}
-
-static int ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data)
-{
-	const struct hpu_wait_cs_in *in = &((union hpu_wait_cs_args *)data)->in;
-
-	if (hpu_check_flags(in->flags, HPU_WAIT_CS_FLAGS_MASK) ||
-	    CHECK_ZERO(in->reserved))
-		return -EINVAL;
-	if (in->flags & HPU_WAIT_CS_FLAGS_MULTI_CS) {
-		if (!in->seq || in->seq_arr_len < 1 ||
-		    in->seq_arr_len > HPU_WAIT_MULTI_CS_MAX)
-			return -EINVAL;
-	} else if (in->seq_arr_len || (in->flags & HPU_WAIT_CS_FLAGS_ANY) ||
-		   !in->seq || in->seq == ~0ULL) {
-		return -EINVAL;
-	}
-	return -EOPNOTSUPP;
-}
-
-static const uint32_t mem_op_flags[] = {
-	[HPU_MEM_OP_ALLOC] = HPU_MEM_CONTIGUOUS | HPU_MEM_SRAM,
-	[HPU_MEM_OP_FREE] = 0,
-	[HPU_MEM_OP_MAP] = HPU_MEM_USERPTR | HPU_MEM_FIXED,
-	[HPU_MEM_OP_UNMAP] = 0,
-	[HPU_MEM_OP_EXPORT] = 0,
-};
-
-static int ioctl_memory(const struct hpu_ioctl_call *call, void *data)
-{
-	const struct hpu_mem_in *in = &((union hpu_mem_args *)data)->in;
-
-	if (in->op >= ARRAY_SIZE(mem_op_flags) || CHECK_ZERO(in->reserved))
-		return -EINVAL;
-	if (hpu_check_flags(in->flags, mem_op_flags[in->op]))
-		return -EINVAL;
-	return -EOPNOTSUPP;
-}
-
 static int ioctl_debug(const struct hpu_ioctl_call *call, void *data)
 {
 	const struct hpu_debug_args *args = data;
@@ -156,22 +85,22 @@ static const struct hpu_ioctl_desc hpu_ioctls[] = {
 	},
 	[HPU_COMMAND_CB] = {
 		.cmd = HPU_IOCTL_CB,
-		.func = ioctl_cb,
+		.func = hpu_ioctl_cb,
 		.name = "CB",
 	},
 	[HPU_COMMAND_CS] = {
 		.cmd = HPU_IOCTL_CS,
-		.func = ioctl_cs,
+		.func = hpu_ioctl_cs,
 		.name = "CS",
 	},
 	[HPU_COMMAND_WAIT_CS] = {
 		.cmd = HPU_IOCTL_WAIT_CS,
-		.func = ioctl_wait_cs,
+		.func = hpu_ioctl_wait_cs,
 		.name = "WAIT_CS",
 	},
 	[HPU_COMMAND_MEMORY] = {
 		.cmd = HPU_IOCTL_MEMORY,
-		.func = ioctl_memory,
+		.func = hpu_ioctl_memory,
 		.name = "MEMORY",
 	},
 	[HPU_COMMAND_DEBUG] = {
@@ -220,7 +149,8 @@ const struct hpu_ioctl_desc *hpu_ioctl_lookup(unsigned int cmd, int *err)
  * @out: receives the argument struct after the handler
  * @out_size: in: room at @out; out: bytes to copy back to the caller
  *
- * Return: 0 or -errno; @out is only meaningful on 0.
+ * Return: 0 or -errno; @out is only meaningful on 0. HPU_IOCTL_DEFERRED:
+ * the handler answers later through @call->defer.
  */
 int hpu_ioctl_dispatch(const struct hpu_ioctl_call *call, unsigned int cmd,
 		       const void *in, size_t in_size, void *out,
@@ -246,6 +176,8 @@ int hpu_ioctl_dispatch(const struct hpu_ioctl_call *call, unsigned int cmd,
 
 	memcpy(data, in, size);
 	ret = desc->func(call, data);
+	if (ret == HPU_IOCTL_DEFERRED)
+		return ret;
 	if (ret) {
 		hpu_log_ratelimited(HPU_LOG_DEBUG, "pid %d: %s failed: %s",
 				    (int)call->pid, desc->name, strerror(-ret));

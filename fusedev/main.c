@@ -25,6 +25,7 @@
  * @dev_links: 1 --dev-links, 0 --no-dev-links, -1 default
  * @link_dir: --dev-link-dir: where the hpuN links go (default /dev)
  * @log_level: --log-level
+ * @cs_timeout_ms: --cs-timeout-ms
  */
 struct options {
 	unsigned int ndev;
@@ -34,6 +35,7 @@ struct options {
 	int dev_links;
 	const char *link_dir;
 	int log_level;
+	uint32_t cs_timeout_ms;
 };
 
 enum {
@@ -42,6 +44,7 @@ enum {
 	OPT_DEV_LINK_DIR,
 	OPT_LOG_LEVEL,
 	OPT_VERSION,
+	OPT_CS_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -53,6 +56,7 @@ static const struct option long_opts[] = {
 	{ "no-dev-links", no_argument, NULL, OPT_NO_DEV_LINKS },
 	{ "dev-link-dir", required_argument, NULL, OPT_DEV_LINK_DIR },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "cs-timeout-ms", required_argument, NULL, OPT_CS_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -73,9 +77,11 @@ static void usage(FILE *f)
 		"      --no-dev-links      never touch /dev\n"
 		"      --dev-link-dir DIR  make the hpuN links in DIR, not /dev\n"
 		"      --log-level LEVEL   err, warn, info or debug (default warn)\n"
+		"      --cs-timeout-ms MS  default CS timeout, 1..3600000 (default %d)\n"
 		"  -h, --help              this text\n"
 		"      --version           print the version\n",
-		HPU_FUSED_MAX_DEVICES, HPU_FUSED_DEF_DEVICES);
+		HPU_FUSED_MAX_DEVICES, HPU_FUSED_DEF_DEVICES,
+		HPU_FUSED_DEF_CS_TIMEOUT_MS);
 }
 
 static int parse_ndev(const char *s, unsigned int *out)
@@ -91,6 +97,19 @@ static int parse_ndev(const char *s, unsigned int *out)
 	return 0;
 }
 
+static int parse_timeout(const char *s, uint32_t *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 3600000)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
 /* Return: 0 to run, 1 when done (help/version), -1 on a usage error */
 static int parse_args(int argc, char **argv, struct options *o)
 {
@@ -102,6 +121,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->dev_links = -1;
 	o->link_dir = "/dev";
 	o->log_level = HPU_LOG_WARN;
+	o->cs_timeout_ms = HPU_FUSED_DEF_CS_TIMEOUT_MS;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:t:m:fh", long_opts, NULL)) !=
 	       -1) {
@@ -147,6 +167,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			o->log_level = lvl;
+			break;
+		case OPT_CS_TIMEOUT:
+			if (parse_timeout(optarg, &o->cs_timeout_ms)) {
+				fprintf(stderr,
+					"hpu-fused: --cs-timeout-ms must be 1..3600000, not '%s'\n",
+					optarg);
+				return -1;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -266,6 +294,7 @@ int main(int argc, char **argv)
 		hpu_err("cannot create the devices: %s", strerror(-ret));
 		return EXIT_FAILURE;
 	}
+	hpu_driver_set_cs_timeout(&drv, o.cs_timeout_ms);
 	se = new_session(&drv);
 	if (!se) {
 		hpu_err("cannot create the FUSE session");

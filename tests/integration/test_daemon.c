@@ -265,7 +265,9 @@ static void check_info(const struct hpu_test_daemon *d, int fd, unsigned int i,
 	assert_int_equal(ver.patch, HPU_VERSION_PATCH);
 	assert_int_equal(ver.fw_if_major, HPU_FW_IF_MAJOR);
 	assert_int_equal(ver.fw_if_minor, HPU_FW_IF_MINOR);
-	assert_int_equal(ver.capabilities, HPU_CAP_INFO);
+	assert_int_equal(ver.capabilities, HPU_CAP_INFO | HPU_CAP_MEMORY |
+						   HPU_CAP_CB | HPU_CAP_CS |
+						   HPU_CAP_EVENTS);
 	assert_int_equal(ver.pad, 0);
 	assert_string_equal((char *)ver.version, HPU_VERSION);
 
@@ -384,6 +386,7 @@ static void test_layout(void **state)
 		"power_mw",	    "temperature_mc", "clk_max_freq_mhz",
 		"clk_cur_freq_mhz", "memory_total",   "memory_used",
 		"utilization",	    "fw_version",     "clients",
+		"export_dir",
 	};
 	struct hpu_test_daemon *d = &cur;
 	char path[3 * PATH_MAX];
@@ -600,10 +603,14 @@ static void test_control_node_info_only(void **state)
 	assert_int_equal(xioctl(kfd, HPU_IOCTL_CS, &cs), -EPERM);
 	assert_int_equal(xioctl(kfd, HPU_IOCTL_DEBUG, &dbg), -EPERM);
 	assert_int_equal(xioctl(kfd, HPU_IOCTL_MEMORY, &mem), -EPERM);
-	/* the same commands on a compute node: valid, not implemented yet */
-	assert_int_equal(xioctl(cfd, HPU_IOCTL_CS, &cs), -EOPNOTSUPP);
+	/* the same commands on a compute node get past the node check */
+	assert_int_equal(xioctl(cfd, HPU_IOCTL_CS, &cs), -EFAULT);
 	assert_int_equal(xioctl(cfd, HPU_IOCTL_DEBUG, &dbg), -EOPNOTSUPP);
-	assert_int_equal(xioctl(cfd, HPU_IOCTL_MEMORY, &mem), -EOPNOTSUPP);
+	assert_int_equal(xioctl(cfd, HPU_IOCTL_MEMORY, &mem), 0);
+	mem.in.op = HPU_MEM_OP_FREE;
+	mem.in.handle = mem.out.handle;
+	mem.in.size = 0;
+	assert_int_equal(xioctl(cfd, HPU_IOCTL_MEMORY, &mem), 0);
 	/* unknown flags go through the shared checker */
 	cs.in.cs_flags = 1U << 31;
 	assert_int_equal(xioctl(cfd, HPU_IOCTL_CS, &cs), -EINVAL);

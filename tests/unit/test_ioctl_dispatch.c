@@ -2,7 +2,7 @@
 /*
  * test_ioctl_dispatch.c - the driver core without FUSE: the dispatch
  * table's rules, the shared argument checker, INFO into this process's
- * own memory, the validation of the families not implemented yet and the
+ * own memory, the argument checks of MEMORY/CB/CS/WAIT_CS/DEBUG and the
  * per-context event queue.
  */
 #include <errno.h>
@@ -195,7 +195,9 @@ static void test_control_only_info(void **state)
 	struct hpu_debug_args dbg = { .op = HPU_DEBUG_OP_CLEAR_FAULTS };
 
 	assert_int_equal(run(f->control, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
-	assert_int_equal(v.capabilities, HPU_CAP_INFO);
+	assert_int_equal(v.capabilities, HPU_CAP_INFO | HPU_CAP_MEMORY |
+						 HPU_CAP_CB | HPU_CAP_CS |
+						 HPU_CAP_EVENTS);
 	assert_int_equal(run(f->control, HPU_IOCTL_CS, &cs, sizeof(cs)),
 			 -EPERM);
 	assert_int_equal(run(f->control, HPU_IOCTL_DEBUG, &dbg, sizeof(dbg)),
@@ -284,13 +286,27 @@ static void test_info_rejects(void **state)
 static void test_cb_validation(void **state)
 {
 	struct fixture *f = *state;
+	static uint64_t buf[8];
 	union hpu_cb_args cb;
-	const struct hpu_cb_in good = { .host_ptr = 4096, .cb_size = 64 };
+	const struct hpu_cb_in good = { .host_ptr = (uintptr_t)buf,
+					.cb_size = sizeof(buf) };
+	uint64_t handle;
 
 	memset(&cb, 0, sizeof(cb));
 	cb.in = good;
+	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)), 0);
+	handle = cb.out.cb_handle;
+	assert_true(handle != 0);
+	memset(&cb, 0, sizeof(cb));
+	cb.in.op = HPU_CB_OP_DESTROY;
+	cb.in.cb_handle = handle;
+	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)), 0);
 	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)),
-			 -EOPNOTSUPP);
+			 -EINVAL);
+	cb.in = good;
+	cb.in.host_ptr = 8; /* not mapped in this process */
+	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)),
+			 -EFAULT);
 	cb.in = good;
 	cb.in.flags = 1;
 	assert_int_equal(run(f->compute, HPU_IOCTL_CB, &cb, sizeof(cb)),
@@ -318,8 +334,9 @@ static void test_cs_validation(void **state)
 
 	memset(&cs, 0, sizeof(cs));
 	cs.in = good;
+	cs.in.chunks_execute = 8; /* not mapped */
 	assert_int_equal(run(f->compute, HPU_IOCTL_CS, &cs, sizeof(cs)),
-			 -EOPNOTSUPP);
+			 -EFAULT);
 	cs.in = good;
 	cs.in.cs_flags = HPU_CS_FLAGS_MASK + 1;
 	assert_int_equal(run(f->compute, HPU_IOCTL_CS, &cs, sizeof(cs)),
@@ -341,9 +358,9 @@ static void test_wait_cs_validation(void **state)
 	const struct hpu_wait_cs_in good = { .seq = 1 };
 
 	memset(&w, 0, sizeof(w));
-	w.in = good;
+	w.in = good; /* never issued */
 	assert_int_equal(run(f->compute, HPU_IOCTL_WAIT_CS, &w, sizeof(w)),
-			 -EOPNOTSUPP);
+			 -EINVAL);
 	w.in = good;
 	w.in.seq = 0;
 	assert_int_equal(run(f->compute, HPU_IOCTL_WAIT_CS, &w, sizeof(w)),
@@ -372,8 +389,17 @@ static void test_memory_debug_validation(void **state)
 	memset(&m, 0, sizeof(m));
 	m.in.op = HPU_MEM_OP_ALLOC;
 	m.in.size = 4096;
+	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)), 0);
+	assert_true(m.out.size >= 4096);
+	m.in.handle = m.out.handle;
+	m.in.op = HPU_MEM_OP_FREE;
+	m.in.size = 0;
+	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)), 0);
 	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
-			 -EOPNOTSUPP);
+			 -EINVAL);
+	memset(&m, 0, sizeof(m));
+	m.in.op = HPU_MEM_OP_ALLOC;
+	m.in.size = 4096;
 	m.in.flags = HPU_MEM_USERPTR; /* not an ALLOC flag */
 	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
 			 -EINVAL);

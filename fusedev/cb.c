@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cb.c - HPU_IOCTL_CB: command buffers that live in the creating
+ * process's memory, mapped into the context, and the copy of their bytes
+ * a submission validates and runs (docs/command-submission.md, "CB").
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpu_mem.h"
+
+static struct hpu_cb *find_cb(struct hpu_mem_state *m, uint64_t handle,
+			      struct hpu_cb ***link)
+{
+	struct hpu_cb **pp;
+
+	for (pp = &m->cbs; *pp; pp = &(*pp)->next) {
+		if ((*pp)->handle == handle) {
+			if (link)
+				*link = pp;
+			return *pp;
+		}
+	}
+	return NULL;
+}
+
+static int cb_create(struct hpu_ctx *ctx, pid_t tid, const struct hpu_cb_in *in,
+		     struct hpu_cb_out *out)
+{
+	struct hpu_mem_state *m = ctx->mem;
+	struct hpu_fw_host_range r;
+	struct hpu_cb *cb;
+	uint64_t va = 0;
+	int ret;
+
+	if (!in->host_ptr || in->cb_handle || in->cb_size < 8 ||
+	    in->cb_size > HPU_MAX_CB_SIZE || in->cb_size % 8)
+		return -EINVAL;
+	r.pid = hpu_tid_to_tgid(tid);
+	r.addr = in->host_ptr;
+	r.size = in->cb_size;
+	ret = hpu_user_range_mapped(r.pid, r.addr, r.size);
+	if (ret)
+		return ret;
+	cb = calloc(1, sizeof(*cb));
+	if (!cb)
+		return -ENOMEM;
+	r.pidfd = hpu_pidfd_open(r.pid);
+	if (r.pidfd < 0) {
+		free(cb);
+		return -EFAULT;
+	}
+	ret = CTX_OPS(ctx)->map_host(ctx->as, &r, 0, false, &va);
+	if (ret) {
+		close(r.pidfd);
+		free(cb);
+		return ret;
+	}
+	cb->host_ptr = r.addr;
+	cb->size = in->cb_size;
+	cb->owner = r.pid;
+	cb->pidfd = r.pidfd;
+	cb->va = va;
+	pthread_mutex_lock(&m->lock);
+	cb->handle = m->next_handle++;
+	cb->next = m->cbs;
+	m->cbs = cb;
+	pthread_mutex_unlock(&m->lock);
+	out->cb_handle = cb->handle;
+	out->device_va = va;
+	out->cb_size = cb->size;
+	return 0;
+}
+
+static int cb_destroy(struct hpu_ctx *ctx, const struct hpu_cb_in *in)
+{
+	struct hpu_mem_state *m = ctx->mem;
+	struct hpu_cb *cb, **link;
+	int pidfd = -1, ret = 0;
+
+	if (in->host_ptr || in->cb_size)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	cb = find_cb(m, in->cb_handle, &link);
+	if (!cb)
+		ret = -EINVAL;
+	else if (__atomic_load_n(&cb->usage, __ATOMIC_ACQUIRE))
+		ret = -EBUSY;
+	else
+		ret = CTX_OPS(ctx)->unmap(ctx->as, cb->va, &pidfd);
+	if (!ret)
+		*link = cb->next;
+	pthread_mutex_unlock(&m->lock);
+	if (ret)
+		return ret == -ENOENT ? -EINVAL : ret;
+	close(cb->pidfd);
+	free(cb);
+	return 0;
+}
+
+static int cb_info(struct hpu_ctx *ctx, const struct hpu_cb_in *in,
+		   struct hpu_cb_out *out)
+{
+	struct hpu_mem_state *m = ctx->mem;
+	struct hpu_cb *cb;
+
+	if (in->host_ptr || in->cb_size)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	cb = find_cb(m, in->cb_handle, NULL);
+	if (cb) {
+		out->cb_handle = cb->handle;
+		out->device_va = cb->va;
+		out->cb_size = cb->size;
+		out->usage_cnt = __atomic_load_n(&cb->usage, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&m->lock);
+	return cb ? 0 : -EINVAL;
+}
+
+/**
+ * hpu_ioctl_cb() - HPU_IOCTL_CB handler
+ * @call: context and requesting thread
+ * @data: union hpu_cb_args, updated in place
+ *
+ * Return: 0 or -errno (docs/command-submission.md, "CB").
+ */
+int hpu_ioctl_cb(const struct hpu_ioctl_call *call, void *data)
+{
+	union hpu_cb_args *args = data;
+	struct hpu_ctx *ctx = call->ctx;
+	struct hpu_cb_in in = args->in;
+	struct hpu_cb_out out;
+	int ret;
+
+	if (hpu_check_flags(in.flags, 0) ||
+	    hpu_check_zero(&in.pad, sizeof(in.pad)))
+		return -EINVAL;
+	if (in.op > HPU_CB_OP_INFO)
+		return -EINVAL;
+	if (!ctx->mem || !hpu_device_has_cs(ctx->dev))
+		return -EOPNOTSUPP;
+
+	memset(&out, 0, sizeof(out));
+	pthread_rwlock_rdlock(&ctx->dev->reset_lock);
+	pthread_rwlock_rdlock(&ctx->as_lock);
+	if (!ctx->as)
+		ret = -ENODEV;
+	else if (in.op == HPU_CB_OP_CREATE)
+		ret = cb_create(ctx, call->pid, &in, &out);
+	else if (in.op == HPU_CB_OP_DESTROY)
+		ret = cb_destroy(ctx, &in);
+	else
+		ret = cb_info(ctx, &in, &out);
+	pthread_rwlock_unlock(&ctx->as_lock);
+	pthread_rwlock_unlock(&ctx->dev->reset_lock);
+	if (!ret)
+		args->out = out;
+	return ret;
+}
+
+/**
+ * hpu_cb_get() - copy what a chunk runs out of its CB's owner and pin the
+ * CB against DESTROY
+ * @ctx: context
+ * @handle: CB handle
+ * @size: bytes the chunk runs: 8..the CB's size, a multiple of 8
+ * @ref: receives the copy and the usage counter (release: hpu_cb_put())
+ *
+ * The bytes are read from the creating process (process_vm_readv) while
+ * its pidfd says it is alive, before and after: a reused pid is never
+ * read.
+ *
+ * Return: 0; -EINVAL unknown handle or bad size; -EFAULT the owner's
+ * memory cannot be read; -ENOMEM.
+ */
+int hpu_cb_get(struct hpu_ctx *ctx, uint64_t handle, uint32_t size,
+	       struct hpu_cb_ref *ref)
+{
+	struct hpu_mem_state *m = ctx->mem;
+	struct hpu_cb *cb;
+	uint64_t addr;
+	pid_t owner;
+	int pidfd, ret;
+
+	memset(ref, 0, sizeof(*ref));
+	if (size < 8 || size % 8)
+		return -EINVAL;
+	ref->bytes = malloc(size);
+	if (!ref->bytes)
+		return -ENOMEM;
+	pthread_mutex_lock(&m->lock);
+	cb = find_cb(m, handle, NULL);
+	if (!cb || size > cb->size) {
+		pthread_mutex_unlock(&m->lock);
+		free(ref->bytes);
+		ref->bytes = NULL;
+		return -EINVAL;
+	}
+	/* pinned from here: DESTROY is -EBUSY, so cb stays valid */
+	__atomic_add_fetch(&cb->usage, 1, __ATOMIC_ACQ_REL);
+	ref->usage = &cb->usage;
+	ref->size = size;
+	addr = cb->host_ptr;
+	owner = cb->owner;
+	pidfd = cb->pidfd;
+	pthread_mutex_unlock(&m->lock);
+
+	ret = hpu_pidfd_alive(pidfd) ? 0 : -EFAULT;
+	if (!ret)
+		ret = hpu_copy_from_user(owner, ref->bytes, addr, size);
+	if (!ret && !hpu_pidfd_alive(pidfd))
+		ret = -EFAULT;
+	if (ret)
+		hpu_cb_put(ref);
+	return ret;
+}
+
+/**
+ * hpu_cb_put() - drop the copy and the pin of hpu_cb_get()
+ * @ref: reference (may be empty)
+ */
+void hpu_cb_put(struct hpu_cb_ref *ref)
+{
+	if (ref->usage)
+		__atomic_sub_fetch(ref->usage, 1, __ATOMIC_ACQ_REL);
+	free(ref->bytes);
+	memset(ref, 0, sizeof(*ref));
+}

@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cs.c - HPU_IOCTL_CS: chunks to jobs, validation, sequence numbers,
+ * SIGNAL/WAIT submissions built from the driver's own sync objects,
+ * completion (cs_done), timeouts and the per-context CS history
+ * (docs/command-submission.md, "CS" and "Failures").
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpu_cs.h"
+#include "hpu_mem.h"
+#include "hpu_packets.h"
+
+/**
+ * hpu_ctx_cs_init() - empty submission state for a compute context
+ * @ctx: context
+ *
+ * Return: 0 or -errno.
+ */
+int hpu_ctx_cs_init(struct hpu_ctx *ctx)
+{
+	struct hpu_cs_state *st;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	pthread_mutex_init(&st->submit_lock, NULL);
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_cond_init(&st->idle, NULL);
+	st->next_seq = 1;
+	ctx->cs = st;
+	return 0;
+}
+
+/**
+ * hpu_ctx_cs_fini() - after the address space is destroyed (every CS got
+ * its cs_done): wait until every ending is handled, answer the waits
+ * left, free the state
+ * @ctx: context
+ */
+void hpu_ctx_cs_fini(struct hpu_ctx *ctx)
+{
+	struct hpu_cs_state *st = ctx->cs;
+	struct hpu_wait_dep *d;
+	struct timespec ts;
+
+	if (!st)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	pthread_mutex_lock(&st->lock);
+	while (st->in_flight) {
+		if (pthread_cond_timedwait(&st->idle, &st->lock, &ts)) {
+			hpu_err("hpu%u: pid %d: %u CSs never ended; leaking them",
+				ctx->dev->index, (int)ctx->pid, st->in_flight);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
+	hpu_wait_ctx_fini(ctx);
+	/* work items still queued see ctx->as NULL and do nothing */
+	pthread_mutex_lock(&st->submit_lock);
+	pthread_mutex_lock(&st->lock);
+	while ((d = st->deps)) {
+		st->deps = d->next;
+		free(d);
+	}
+	pthread_mutex_unlock(&st->lock);
+	pthread_mutex_unlock(&st->submit_lock);
+}
+
+/**
+ * hpu_ctx_cs_free() - free the state once nothing can reach it
+ * @ctx: context (last reference)
+ */
+void hpu_ctx_cs_free(struct hpu_ctx *ctx)
+{
+	struct hpu_cs_state *st = ctx->cs;
+
+	if (!st)
+		return;
+	pthread_cond_destroy(&st->idle);
+	pthread_mutex_destroy(&st->lock);
+	pthread_mutex_destroy(&st->submit_lock);
+	free(st->hist);
+	free(st);
+	ctx->cs = NULL;
+}
+
+/**
+ * hpu_cs_lookup_locked() - status of a sequence number of the context
+ * @st: state (lock held)
+ * @seq: sequence number
+ * @status: receives HPU_WAIT_CS_STATUS_* (BUSY while in flight)
+ * @ts: receives the completion time
+ * @ts_valid: receives whether @ts is meaningful
+ *
+ * A CS older than the CS_HISTORY last ones reports COMPLETED, as the
+ * habanalabs driver does for sequence numbers it no longer tracks.
+ *
+ * Return: 0, or -EINVAL for a number never issued in the context.
+ */
+int hpu_cs_lookup_locked(struct hpu_cs_state *st, uint64_t seq,
+			 uint32_t *status, uint64_t *ts, bool *ts_valid)
+{
+	const struct hpu_cs_hist *h;
+	struct hpu_cs *cs;
+
+	*ts = 0;
+	*ts_valid = false;
+	if (!seq || seq >= st->next_seq)
+		return -EINVAL;
+	for (cs = st->hash[seq % CS_HASH_SIZE]; cs; cs = cs->hnext) {
+		if (cs->seq == seq) {
+			*status = HPU_WAIT_CS_STATUS_BUSY;
+			return 0;
+		}
+	}
+	h = st->hist ? &st->hist[seq % CS_HISTORY] : NULL;
+	if (h && h->seq == seq) {
+		*status = h->status;
+		*ts = h->ts;
+		*ts_valid = h->ts_valid;
+	} else {
+		*status = HPU_WAIT_CS_STATUS_COMPLETED;
+	}
+	return 0;
+}
+
+static bool in_flight_locked(struct hpu_cs_state *st, uint64_t seq)
+{
+	struct hpu_cs *cs;
+
+	for (cs = st->hash[seq % CS_HASH_SIZE]; cs; cs = cs->hnext)
+		if (cs->seq == seq)
+			return true;
+	return false;
+}
+
+static void cs_put(struct hpu_cs *cs)
+{
+	struct hpu_ctx *ctx = cs->ctx;
+
+	if (__atomic_sub_fetch(&cs->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	free(cs->usage);
+	free(cs);
+	hpu_ctx_put(ctx);
+}
+
+static void count(uint64_t *dev_ctr, uint64_t *ctx_ctr)
+{
+	__atomic_add_fetch(dev_ctr, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(ctx_ctr, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * A WAIT chunk's sequence numbers all ended: raise its internal SOB so
+ * the FENCE job runs. Done on the timer thread, never inside a cs_done
+ * callback, and only while the SOB still belongs to that submission.
+ */
+struct sob_work {
+	struct hpu_timer timer;
+	struct hpu_ctx *ctx;
+	uint64_t owner_seq;
+	uint32_t sob;
+};
+
+static void sob_work_fn(struct hpu_timer *t)
+{
+	struct sob_work *w = container_of(t, struct sob_work, timer);
+	struct hpu_ctx *ctx = w->ctx;
+	struct hpu_cs_state *st = ctx->cs;
+
+	pthread_mutex_lock(&st->submit_lock);
+	if (!pthread_rwlock_tryrdlock(&ctx->as_lock)) {
+		if (ctx->as &&
+		    st->sob_owner[w->sob - HPU_NUM_SOBS] == w->owner_seq)
+			CTX_OPS(ctx)->sob_write(ctx->as, w->sob, HPU_MSG_OP_ADD,
+						1);
+		pthread_rwlock_unlock(&ctx->as_lock);
+	}
+	pthread_mutex_unlock(&st->submit_lock);
+	hpu_ctx_put(ctx);
+	free(w);
+}
+
+static void queue_sob_work(struct hpu_ctx *ctx, uint64_t owner_seq,
+			   uint32_t sob)
+{
+	struct sob_work *w = calloc(1, sizeof(*w));
+
+	if (!w) {
+		hpu_err("hpu%u: out of memory: WAIT submission %llu stalls",
+			ctx->dev->index, (unsigned long long)owner_seq);
+		return;
+	}
+	hpu_ctx_get(ctx);
+	w->ctx = ctx;
+	w->owner_seq = owner_seq;
+	w->sob = sob;
+	w->timer.fn = sob_work_fn;
+	hpu_timer_arm(&w->timer, 0);
+}
+
+static uint32_t final_status(const struct hpu_cs *cs)
+{
+	if (cs->timed_out)
+		return HPU_WAIT_CS_STATUS_TIMEDOUT;
+	return cs->result == HPU_FW_CS_OK ? HPU_WAIT_CS_STATUS_COMPLETED :
+					    HPU_WAIT_CS_STATUS_ABORTED;
+}
+
+static void raise_fault_event(struct hpu_cs *cs)
+{
+	if (cs->result == HPU_FW_CS_PAGE_FAULT && cs->has_fault)
+		hpu_ctx_queue_event(cs->ctx, HPU_EVENT_PAGE_FAULT,
+				    cs->fault.engine, cs->seq, cs->fault.addr,
+				    cs->fault.is_write ? 1 : 0);
+	else if (cs->result == HPU_FW_CS_ENGINE_ERR)
+		hpu_ctx_queue_event(cs->ctx, HPU_EVENT_ENGINE_ERR,
+				    cs->has_fault ? cs->fault.engine : ~0U,
+				    cs->seq, 0, 0);
+}
+
+/* Drop the seq from every dependency; collect those now satisfied */
+static struct hpu_wait_dep *deps_ended_locked(struct hpu_cs_state *st,
+					      uint64_t seq)
+{
+	struct hpu_wait_dep **pp = &st->deps, *d, *ready = NULL;
+	unsigned int i;
+
+	while ((d = *pp)) {
+		if (d->owner_seq == seq) {
+			/* the WAIT submission itself ended (aborted) */
+			*pp = d->next;
+			free(d);
+			continue;
+		}
+		for (i = 0; i < d->n; i++) {
+			if (d->seqs[i] == seq) {
+				d->seqs[i] = d->seqs[--d->n];
+				break;
+			}
+		}
+		if (!d->n) {
+			*pp = d->next;
+			d->next = ready;
+			ready = d;
+			continue;
+		}
+		pp = &d->next;
+	}
+	return ready;
+}
+
+static void cs_finalize(struct hpu_cs *cs)
+{
+	struct hpu_ctx *ctx = cs->ctx;
+	struct hpu_device *dev = ctx->dev;
+	struct hpu_cs_state *st = ctx->cs;
+	struct hpu_wait_dep *ready, *d;
+	struct hpu_cs **pp;
+	struct hpu_cs_hist *h;
+	uint32_t status;
+	unsigned int i;
+
+	pthread_mutex_lock(&st->lock);
+	cs->finalizing = true;
+	pthread_mutex_unlock(&st->lock);
+	hpu_timer_cancel_sync(&cs->timer);
+
+	status = final_status(cs);
+	raise_fault_event(cs);
+	for (i = 0; i < cs->nusage; i++)
+		__atomic_sub_fetch(cs->usage[i], 1, __ATOMIC_ACQ_REL);
+	if (status == HPU_WAIT_CS_STATUS_COMPLETED)
+		count(&dev->cs_completed, &ctx->cs_completed);
+
+	pthread_mutex_lock(&st->lock);
+	for (pp = &st->hash[cs->seq % CS_HASH_SIZE]; *pp; pp = &(*pp)->hnext) {
+		if (*pp == cs) {
+			*pp = cs->hnext;
+			break;
+		}
+	}
+	if (!st->hist)
+		st->hist = calloc(CS_HISTORY, sizeof(*st->hist));
+	if (st->hist) {
+		h = &st->hist[cs->seq % CS_HISTORY];
+		h->seq = cs->seq;
+		h->status = status;
+		h->ts = cs->done_ns;
+		h->ts_valid = !!(cs->flags & HPU_CS_FLAGS_TIMESTAMP);
+	}
+	ready = deps_ended_locked(st, cs->seq);
+	for (i = 0; i < CS_NUM_INT_SOBS; i++)
+		if (st->sob_owner[i] == cs->seq)
+			st->sob_owner[i] = 0;
+	pthread_mutex_unlock(&st->lock);
+
+	while ((d = ready)) {
+		ready = d->next;
+		queue_sob_work(ctx, d->owner_seq, d->sob);
+		free(d);
+	}
+	hpu_ctx_note_cs_ended(ctx);
+	hpu_wait_cs_ended(ctx);
+
+	/* last: hpu_ctx_cs_fini() may free the context's state after this */
+	pthread_mutex_lock(&st->lock);
+	if (!--st->in_flight)
+		pthread_cond_broadcast(&st->idle);
+	pthread_mutex_unlock(&st->lock);
+	cs_put(cs);
+}
+
+/**
+ * hpu_cs_done_cb() - the model's cs_done callback
+ * @arg: the device
+ * @cookie: the struct hpu_cs given to cs_submit
+ * @result: how it ended
+ * @fault: details of a PAGE_FAULT or ENGINE_ERR, else NULL
+ * @done_ns: completion time (device clock)
+ */
+void hpu_cs_done_cb(void *arg, void *cookie, enum hpu_fw_cs_result result,
+		    const struct hpu_fw_fault *fault, uint64_t done_ns)
+{
+	struct hpu_cs *cs = cookie;
+	struct hpu_cs_state *st = cs->ctx->cs;
+	bool defer;
+
+	pthread_mutex_lock(&st->lock);
+	cs->done = true;
+	cs->result = result;
+	cs->done_ns = done_ns;
+	if (fault) {
+		cs->fault = *fault;
+		cs->has_fault = true;
+	}
+	defer = cs->abort_in_progress;
+	if (defer)
+		cs->done_pending = true;
+	pthread_mutex_unlock(&st->lock);
+	if (!defer)
+		cs_finalize(cs);
+}
+
+/**
+ * hpu_engine_reset_cb() - the model's engine_reset callback
+ * @arg: the device
+ * @engine: engine reset
+ *
+ * Soft resets are counted where the driver asks for them (a CS timeout
+ * counts what cs_abort reports), so this only logs.
+ */
+void hpu_engine_reset_cb(void *arg, uint32_t engine)
+{
+	struct hpu_device *dev = arg;
+
+	hpu_dbg("hpu%u: engine %u reset", dev->index, engine);
+}
+
+static void cs_timeout_fn(struct hpu_timer *t)
+{
+	struct hpu_cs *cs = container_of(t, struct hpu_cs, timer);
+	struct hpu_ctx *ctx = cs->ctx;
+	struct hpu_device *dev = ctx->dev;
+	struct hpu_cs_state *st = ctx->cs;
+	bool pending;
+	int n;
+
+	/* a writer is tearing the context down: it aborts everything */
+	if (pthread_rwlock_tryrdlock(&ctx->as_lock))
+		return;
+	pthread_mutex_lock(&st->lock);
+	if (cs->done || cs->finalizing || !ctx->as) {
+		pthread_mutex_unlock(&st->lock);
+		pthread_rwlock_unlock(&ctx->as_lock);
+		return;
+	}
+	cs->abort_in_progress = true;
+	cs->timed_out = true;
+	pthread_mutex_unlock(&st->lock);
+
+	hpu_log_ratelimited(HPU_LOG_WARN, "hpu%u: pid %d: CS %llu timed out",
+			    dev->index, (int)ctx->pid,
+			    (unsigned long long)cs->seq);
+	count(&dev->cs_stats.timedout, &ctx->cs_stats.timedout);
+	hpu_ctx_queue_event(ctx, HPU_EVENT_CS_TIMEOUT, ~0U, cs->seq, 0, 0);
+	n = CTX_OPS(ctx)->cs_abort(ctx->as, cs);
+	if (n > 0) {
+		pthread_mutex_lock(&dev->ctx_lock);
+		dev->soft_reset_cnt += (uint32_t)n;
+		pthread_mutex_unlock(&dev->ctx_lock);
+	}
+
+	pthread_mutex_lock(&st->lock);
+	cs->abort_in_progress = false;
+	pending = cs->done_pending;
+	pthread_mutex_unlock(&st->lock);
+	if (pending)
+		cs_finalize(cs);
+	pthread_rwlock_unlock(&ctx->as_lock);
+}
+
+/**
+ * struct cs_build - a submission being put together
+ * @chunks: the chunk array copied from the caller
+ * @n: chunks
+ * @jobs: one job per chunk
+ * @refs: CB copies and pins (normal submissions)
+ * @fences: synthesized FENCE packets (WAIT submissions)
+ * @wait_seqs: per chunk, the sequence numbers it waits on (WAIT)
+ */
+struct cs_build {
+	struct hpu_cs_chunk *chunks;
+	unsigned int n;
+	struct hpu_fw_job *jobs;
+	struct hpu_cb_ref *refs;
+	struct hpu_pkt_fence *fences;
+	uint64_t (*wait_seqs)[HPU_WAIT_MULTI_CS_MAX];
+};
+
+static void build_free(struct cs_build *b)
+{
+	unsigned int i;
+
+	if (b->refs)
+		for (i = 0; i < b->n; i++)
+			hpu_cb_put(&b->refs[i]);
+	free(b->chunks);
+	free(b->jobs);
+	free(b->refs);
+	free(b->fences);
+	free(b->wait_seqs);
+}
+
+static const struct hpu_pkt_nop signal_nop = {
+	.hdr = { .opcode = HPU_PACKET_NOP, .size = sizeof(struct hpu_pkt_nop) },
+};
+
+static int check_chunk(const struct hpu_device *dev,
+		       const struct hpu_cs_chunk *c, uint32_t cs_flags)
+{
+	if (c->flags || c->pad || c->reserved ||
+	    c->queue_index >= dev->profile->num_queues)
+		return -EINVAL;
+	if (cs_flags & HPU_CS_FLAGS_SIGNAL)
+		return c->cb_handle || c->cb_size ? -EINVAL : 0;
+	if (cs_flags & HPU_CS_FLAGS_WAIT)
+		return !c->cb_handle || !c->cb_size ||
+				       c->cb_size > HPU_WAIT_MULTI_CS_MAX ?
+			       -EINVAL :
+			       0;
+	return c->cb_size < 8 || c->cb_size % 8 ? -EINVAL : 0;
+}
+
+/* Copy, pin and validate what every chunk runs; nothing is submitted */
+static int build_jobs(const struct hpu_ioctl_call *call, uint32_t cs_flags,
+		      struct cs_build *b)
+{
+	struct hpu_ctx *ctx = call->ctx;
+	struct hpu_device *dev = ctx->dev;
+	struct hpu_cs_chunk *c;
+	unsigned int i;
+	int ret;
+
+	b->jobs = calloc(b->n, sizeof(*b->jobs));
+	if (!b->jobs)
+		return -ENOMEM;
+	if (cs_flags & HPU_CS_FLAGS_WAIT) {
+		b->fences = calloc(b->n, sizeof(*b->fences));
+		b->wait_seqs = calloc(b->n, sizeof(*b->wait_seqs));
+		if (!b->fences || !b->wait_seqs)
+			return -ENOMEM;
+	} else if (!(cs_flags & HPU_CS_FLAGS_SIGNAL)) {
+		b->refs = calloc(b->n, sizeof(*b->refs));
+		if (!b->refs)
+			return -ENOMEM;
+	}
+	for (i = 0; i < b->n; i++) {
+		c = &b->chunks[i];
+		b->jobs[i].queue = c->queue_index;
+		if (cs_flags & HPU_CS_FLAGS_SIGNAL) {
+			b->jobs[i].cb = &signal_nop;
+			b->jobs[i].cb_size = sizeof(signal_nop);
+			continue;
+		}
+		if (cs_flags & HPU_CS_FLAGS_WAIT) {
+			ret = hpu_copy_from_user(call->pid, b->wait_seqs[i],
+						 c->cb_handle,
+						 c->cb_size * sizeof(uint64_t));
+			if (ret)
+				return ret;
+			b->jobs[i].cb = &b->fences[i];
+			b->jobs[i].cb_size = sizeof(b->fences[i]);
+			continue;
+		}
+		ret = hpu_cb_get(ctx, c->cb_handle, c->cb_size, &b->refs[i]);
+		if (ret)
+			return ret;
+		ret = hpu_packets_validate(
+			b->refs[i].bytes, b->refs[i].size,
+			hpu_queue_kind(dev->profile, c->queue_index), NULL);
+		if (ret) {
+			count(&dev->cs_stats.parsing, &ctx->cs_stats.parsing);
+			return ret;
+		}
+		b->jobs[i].cb = b->refs[i].bytes;
+		b->jobs[i].cb_size = b->refs[i].size;
+	}
+	return 0;
+}
+
+/*
+ * WAIT: check every awaited number, give each chunk an internal SOB and
+ * a FENCE on it, and register what is still in flight. st->lock held.
+ * Return: a bitmask of chunks whose numbers all ended already (raise
+ * their SOB at once), or -errno.
+ */
+static int64_t wait_prepare_locked(struct hpu_cs_state *st, struct cs_build *b,
+				   uint64_t seq, struct hpu_wait_dep **deps)
+{
+	struct hpu_wait_dep *d;
+	unsigned int i, j, s = 0;
+	uint32_t status;
+	uint64_t ts, now_ready = 0;
+	bool tsv;
+
+	for (i = 0; i < b->n; i++)
+		for (j = 0; j < b->chunks[i].cb_size; j++)
+			if (hpu_cs_lookup_locked(st, b->wait_seqs[i][j],
+						 &status, &ts, &tsv))
+				return -EINVAL;
+	for (i = 0; i < b->n; i++) {
+		while (s < CS_NUM_INT_SOBS && st->sob_owner[s])
+			s++;
+		if (s == CS_NUM_INT_SOBS)
+			return -EAGAIN;
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		d->owner_seq = seq;
+		d->sob = HPU_NUM_SOBS + s;
+		for (j = 0; j < b->chunks[i].cb_size; j++)
+			if (in_flight_locked(st, b->wait_seqs[i][j]))
+				d->seqs[d->n++] = b->wait_seqs[i][j];
+		b->fences[i].hdr.opcode = HPU_PACKET_FENCE;
+		b->fences[i].hdr.size = sizeof(b->fences[i]);
+		b->fences[i].sob_id = d->sob;
+		b->fences[i].target = 1;
+		b->fences[i].dec = 1;
+		st->sob_owner[s] = seq;
+		if (!d->n && i < 64)
+			now_ready |= 1ULL << i;
+		d->next = *deps;
+		*deps = d;
+	}
+	return (int64_t)now_ready;
+}
+
+static void release_wait_sobs_locked(struct hpu_cs_state *st, uint64_t seq)
+{
+	unsigned int i;
+
+	for (i = 0; i < CS_NUM_INT_SOBS; i++)
+		if (st->sob_owner[i] == seq)
+			st->sob_owner[i] = 0;
+}
+
+static struct hpu_cs *cs_alloc(struct hpu_ctx *ctx, uint32_t flags,
+			       unsigned int nusage)
+{
+	struct hpu_cs *cs = calloc(1, sizeof(*cs));
+
+	if (!cs)
+		return NULL;
+	if (nusage) {
+		cs->usage = calloc(nusage, sizeof(*cs->usage));
+		if (!cs->usage) {
+			free(cs);
+			return NULL;
+		}
+	}
+	hpu_ctx_get(ctx);
+	cs->ctx = ctx;
+	cs->flags = flags;
+	cs->refs = 2;
+	cs->timer.fn = cs_timeout_fn;
+	return cs;
+}
+
+/*
+ * Hand the built jobs to the model under a new sequence number.
+ * submit_lock, reset_lock and as_lock are held.
+ */
+static int submit_locked(struct hpu_ctx *ctx, uint32_t cs_flags,
+			 struct cs_build *b, struct hpu_cs *cs)
+{
+	struct hpu_cs_state *st = ctx->cs;
+	struct hpu_wait_dep *deps = NULL, *d;
+	uint64_t seq;
+	int64_t ready = 0;
+	unsigned int i;
+	int ret;
+
+	pthread_mutex_lock(&st->lock);
+	if (st->in_flight >= HPU_CTX_MAX_CS_IN_FLIGHT) {
+		pthread_mutex_unlock(&st->lock);
+		count(&ctx->dev->cs_stats.max_in_flight,
+		      &ctx->cs_stats.max_in_flight);
+		return -EAGAIN;
+	}
+	seq = st->next_seq;
+	if (cs_flags & HPU_CS_FLAGS_WAIT) {
+		ready = wait_prepare_locked(st, b, seq, &deps);
+		if (ready < 0) {
+			release_wait_sobs_locked(st, seq);
+			pthread_mutex_unlock(&st->lock);
+			while ((d = deps)) {
+				deps = d->next;
+				free(d);
+			}
+			return (int)ready;
+		}
+	}
+	cs->seq = seq;
+	st->next_seq++;
+	st->in_flight++;
+	cs->hnext = st->hash[cs->seq % CS_HASH_SIZE];
+	st->hash[cs->seq % CS_HASH_SIZE] = cs;
+	/* the deps of chunks already satisfied are not kept */
+	while ((d = deps)) {
+		deps = d->next;
+		if (d->n) {
+			d->next = st->deps;
+			st->deps = d;
+		} else {
+			free(d);
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
+
+	if (cs_flags & HPU_CS_FLAGS_WAIT) {
+		for (i = 0; i < b->n; i++) {
+			CTX_OPS(ctx)->sob_write(ctx->as, b->fences[i].sob_id,
+						HPU_MSG_OP_SET, 0);
+			if (i < 64 && (ready & (1LL << i)))
+				CTX_OPS(ctx)->sob_write(ctx->as,
+							b->fences[i].sob_id,
+							HPU_MSG_OP_ADD, 1);
+		}
+	}
+	if (b->refs) {
+		/* the pins move to the CS; the copies go after submission */
+		for (i = 0; i < b->n; i++) {
+			cs->usage[cs->nusage++] = b->refs[i].usage;
+			b->refs[i].usage = NULL;
+		}
+	}
+	count(&ctx->dev->cs_submitted, &ctx->cs_submitted);
+	ret = CTX_OPS(ctx)->cs_submit(ctx->as, b->jobs, b->n, cs);
+	if (ret) {
+		/* the number is used up: it ends ABORTED */
+		hpu_cs_done_cb(ctx->dev, cs, HPU_FW_CS_ABORTED, NULL,
+			       hpu_now_ns());
+	}
+	return ret;
+}
+
+/**
+ * hpu_ioctl_cs() - HPU_IOCTL_CS handler
+ * @call: context and requesting thread
+ * @data: union hpu_cs_args, updated in place
+ *
+ * Return: 0 or -errno (docs/command-submission.md, "CS").
+ */
+int hpu_ioctl_cs(const struct hpu_ioctl_call *call, void *data)
+{
+	union hpu_cs_args *args = data;
+	struct hpu_ctx *ctx = call->ctx;
+	struct hpu_device *dev = ctx->dev;
+	struct hpu_cs_in in = args->in;
+	struct cs_build b = { 0 };
+	struct hpu_cs_state *st;
+	struct hpu_cs *cs = NULL;
+	uint32_t timeout_ms;
+	bool completed;
+	unsigned int i;
+	int ret;
+
+	if (hpu_check_flags(in.cs_flags, HPU_CS_FLAGS_MASK) ||
+	    hpu_check_zero(&in.pad, sizeof(in.pad)) ||
+	    hpu_check_zero(&in.reserved, sizeof(in.reserved)))
+		return -EINVAL;
+	if ((in.cs_flags & HPU_CS_FLAGS_SIGNAL) &&
+	    (in.cs_flags & HPU_CS_FLAGS_WAIT))
+		return -EINVAL;
+	if (in.num_chunks_execute < 1 ||
+	    in.num_chunks_execute > HPU_MAX_JOBS_PER_CS || !in.chunks_execute)
+		return -EINVAL;
+	st = ctx->cs;
+	if (!st || !hpu_device_has_cs(dev))
+		return -EOPNOTSUPP;
+
+	b.n = in.num_chunks_execute;
+	b.chunks = calloc(b.n, sizeof(*b.chunks));
+	if (!b.chunks)
+		return -ENOMEM;
+	ret = hpu_copy_from_user(call->pid, b.chunks, in.chunks_execute,
+				 b.n * sizeof(*b.chunks));
+	for (i = 0; !ret && i < b.n; i++)
+		ret = check_chunk(dev, &b.chunks[i], in.cs_flags);
+	if (!ret)
+		ret = build_jobs(call, in.cs_flags, &b);
+	if (!ret) {
+		cs = cs_alloc(ctx, in.cs_flags, b.refs ? b.n : 0);
+		if (!cs)
+			ret = -ENOMEM;
+	}
+	if (ret)
+		goto out_free;
+
+	pthread_mutex_lock(&st->submit_lock);
+	pthread_rwlock_rdlock(&dev->reset_lock);
+	pthread_rwlock_rdlock(&ctx->as_lock);
+	if (ctx->as)
+		ret = submit_locked(ctx, in.cs_flags, &b, cs);
+	else
+		ret = -ENODEV;
+	pthread_rwlock_unlock(&ctx->as_lock);
+	pthread_rwlock_unlock(&dev->reset_lock);
+	pthread_mutex_unlock(&st->submit_lock);
+	if (ret && !cs->seq) {
+		/* never submitted: neither callback nor timer knows it */
+		free(cs->usage);
+		free(cs);
+		hpu_ctx_put(ctx);
+		goto out_free;
+	}
+
+	timeout_ms = in.timeout_ms ? in.timeout_ms : dev->cs_timeout_ms;
+	pthread_mutex_lock(&st->lock);
+	completed = cs->done;
+	if (!cs->done && !cs->finalizing)
+		hpu_timer_arm(&cs->timer,
+			      hpu_now_ns() + (uint64_t)timeout_ms * 1000000ULL);
+	pthread_mutex_unlock(&st->lock);
+	if (!ret) {
+		memset(&args->out, 0, sizeof(args->out));
+		args->out.seq = cs->seq;
+		args->out.status = HPU_CS_STATUS_SUCCESS;
+		args->out.flags = completed ? HPU_CS_OUT_FLAG_COMPLETED : 0;
+	}
+	cs_put(cs);
+out_free:
+	build_free(&b);
+	return ret;
+}

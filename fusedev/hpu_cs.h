@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hpu_cs.h - per-context submission state shared by cs.c and wait.c.
+ */
+#ifndef HPU_CS_H
+#define HPU_CS_H
+
+#include "hpu_fused.h"
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* Buckets of the in-flight table (chained by seq) */
+#define CS_HASH_SIZE 256
+/* Ended CSs whose status and time are remembered exactly */
+#define CS_HISTORY 4096
+/* Driver-internal sync objects of a context (WAIT submissions) */
+#define CS_NUM_INT_SOBS (HPU_FW_NUM_SOBS - HPU_NUM_SOBS)
+
+struct hpu_waiter;
+
+/**
+ * struct hpu_cs - one submission in flight
+ * @seq: its sequence number
+ * @ctx: its context (a reference is held)
+ * @flags: HPU_CS_FLAGS_* of the submission
+ * @refs: references: the model's (until cs_done is handled) and the
+ *	submitter's (until the ioctl returns) (atomic)
+ * @timer: its timeout
+ * @done: cs_done came (protected by the state lock, as are the next six)
+ * @finalizing: the ending is being handled: the timer may not be armed
+ * @abort_in_progress: the timer thread is aborting it: cs_done only
+ *	records the result, the aborter ends the CS
+ * @done_pending: cs_done came during the abort
+ * @timed_out: it was aborted for exceeding its timeout
+ * @result: how it ended
+ * @fault: fault details (PAGE_FAULT, ENGINE_ERR)
+ * @has_fault: @fault is valid
+ * @done_ns: completion time (device clock)
+ * @nusage: entries in @usage
+ * @usage: pinned CBs' usage counters, dropped when it ends
+ * @hnext: next CS in its hash bucket
+ */
+struct hpu_cs {
+	uint64_t seq;
+	struct hpu_ctx *ctx;
+	uint32_t flags;
+	unsigned int refs;
+	struct hpu_timer timer;
+	bool done;
+	bool finalizing;
+	bool abort_in_progress;
+	bool done_pending;
+	bool timed_out;
+	enum hpu_fw_cs_result result;
+	struct hpu_fw_fault fault;
+	bool has_fault;
+	uint64_t done_ns;
+	unsigned int nusage;
+	uint32_t **usage;
+	struct hpu_cs *hnext;
+};
+
+/**
+ * struct hpu_wait_dep - a WAIT chunk whose sequence numbers have not all
+ * ended yet
+ * @owner_seq: the WAIT submission the chunk belongs to
+ * @sob: driver-internal SOB its FENCE job waits on
+ * @n: sequence numbers still in flight
+ * @seqs: them
+ * @next: next dependency of the context
+ */
+struct hpu_wait_dep {
+	uint64_t owner_seq;
+	uint32_t sob;
+	unsigned int n;
+	uint64_t seqs[HPU_WAIT_MULTI_CS_MAX];
+	struct hpu_wait_dep *next;
+};
+
+/**
+ * struct hpu_cs_hist - what is remembered of an ended CS
+ * @seq: its sequence number (0: slot empty)
+ * @ts: completion time
+ * @status: HPU_WAIT_CS_STATUS_*
+ * @ts_valid: it asked for a timestamp
+ */
+struct hpu_cs_hist {
+	uint64_t seq;
+	uint64_t ts;
+	uint32_t status;
+	uint32_t ts_valid;
+};
+
+/**
+ * struct hpu_cs_state - submissions of a context
+ * @submit_lock: serializes submissions (sequence order is queue order)
+ *	and every use of the internal SOBs (allocation, SET, ADD)
+ * @lock: protects every member below except @waiters
+ * @idle: signalled when @in_flight drops to 0
+ * @next_seq: next sequence number (starts at 1)
+ * @in_flight: CSs submitted and not ended
+ * @hash: in-flight CSs by seq
+ * @hist: ring of CS_HISTORY ended CSs (allocated on first use)
+ * @sob_owner: per internal SOB, the WAIT submission using it (0: free)
+ * @deps: WAIT chunks still waiting
+ * @waiters: blocked WAIT_CS requests (protected by wait.c's wait_lock)
+ */
+struct hpu_cs_state {
+	pthread_mutex_t submit_lock;
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	uint64_t next_seq;
+	unsigned int in_flight;
+	struct hpu_cs *hash[CS_HASH_SIZE];
+	struct hpu_cs_hist *hist;
+	uint64_t sob_owner[CS_NUM_INT_SOBS];
+	struct hpu_wait_dep *deps;
+	struct hpu_waiter *waiters;
+};
+
+int hpu_cs_lookup_locked(struct hpu_cs_state *st, uint64_t seq,
+			 uint32_t *status, uint64_t *ts, bool *ts_valid);
+
+#endif /* HPU_CS_H */

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memory.c - HPU_IOCTL_MEMORY: device memory allocations, device and host
+ * mappings, export, and the per-context handle tables with HBM accounting
+ * (docs/command-submission.md, "MEMORY").
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpu_mem.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const uint32_t mem_op_flags[] = {
+	[HPU_MEM_OP_ALLOC] = HPU_MEM_CONTIGUOUS | HPU_MEM_SRAM,
+	[HPU_MEM_OP_FREE] = 0,
+	[HPU_MEM_OP_MAP] = HPU_MEM_USERPTR | HPU_MEM_FIXED,
+	[HPU_MEM_OP_UNMAP] = 0,
+	[HPU_MEM_OP_EXPORT] = 0,
+};
+
+/**
+ * hpu_ctx_mem_init() - empty handle tables for a compute context
+ * @ctx: context
+ *
+ * Return: 0 or -errno.
+ */
+int hpu_ctx_mem_init(struct hpu_ctx *ctx)
+{
+	struct hpu_mem_state *m;
+	int ret;
+
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	ret = -pthread_mutex_init(&m->lock, NULL);
+	if (ret) {
+		free(m);
+		return ret;
+	}
+	m->next_handle = 1;
+	ctx->mem = m;
+	return 0;
+}
+
+/**
+ * hpu_ctx_mem_fini() - free every allocation, mapping record and CB of a
+ * context whose address space is already destroyed; close their pidfds
+ * @ctx: context
+ */
+void hpu_ctx_mem_fini(struct hpu_ctx *ctx)
+{
+	struct hpu_mem_state *m = ctx->mem;
+	struct hpu_alloc *a;
+	struct hpu_map *mp;
+	struct hpu_cb *cb;
+	int ret;
+
+	if (!m)
+		return;
+	while ((mp = m->maps)) {
+		m->maps = mp->next;
+		if (mp->pidfd >= 0)
+			close(mp->pidfd);
+		free(mp);
+	}
+	while ((cb = m->cbs)) {
+		m->cbs = cb->next;
+		if (cb->pidfd >= 0)
+			close(cb->pidfd);
+		free(cb);
+	}
+	while ((a = m->allocs)) {
+		m->allocs = a->next;
+		ret = CTX_OPS(ctx)->mem_free(a->mem);
+		if (ret)
+			hpu_err("hpu%u: pid %d: allocation %llu not freed: %s",
+				ctx->dev->index, (int)ctx->pid,
+				(unsigned long long)a->handle, strerror(-ret));
+		if (!a->sram)
+			__atomic_sub_fetch(&ctx->dram_bytes, a->size,
+					   __ATOMIC_RELAXED);
+		free(a);
+	}
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+	ctx->mem = NULL;
+}
+
+static struct hpu_alloc *find_alloc(struct hpu_mem_state *m, uint64_t handle,
+				    struct hpu_alloc ***link)
+{
+	struct hpu_alloc **pp;
+
+	for (pp = &m->allocs; *pp; pp = &(*pp)->next) {
+		if ((*pp)->handle == handle) {
+			if (link)
+				*link = pp;
+			return *pp;
+		}
+	}
+	return NULL;
+}
+
+static bool page_size_ok(const struct hpu_device *dev, uint64_t page_size)
+{
+	if (!page_size)
+		return true;
+	if (page_size & (page_size - 1))
+		return false;
+	return (dev->ip.page_size_mask & page_size) != 0;
+}
+
+static int mem_alloc(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
+		     struct hpu_mem_out *out)
+{
+	struct hpu_mem_state *m = ctx->mem;
+	bool sram = in->flags & HPU_MEM_SRAM;
+	struct hpu_alloc *a;
+	int ret;
+
+	if (!in->size || !page_size_ok(ctx->dev, in->page_size))
+		return -EINVAL;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	ret = CTX_OPS(ctx)->mem_alloc(ctx->dev->fw, in->size, in->page_size,
+				      in->flags & HPU_MEM_CONTIGUOUS, sram,
+				      &a->mem);
+	if (ret) {
+		free(a);
+		return ret;
+	}
+	a->size = CTX_OPS(ctx)->mem_size(a->mem);
+	a->sram = sram;
+	pthread_mutex_lock(&m->lock);
+	a->handle = m->next_handle++;
+	a->next = m->allocs;
+	m->allocs = a;
+	pthread_mutex_unlock(&m->lock);
+	if (!sram)
+		__atomic_add_fetch(&ctx->dram_bytes, a->size, __ATOMIC_RELAXED);
+	out->handle = a->handle;
+	out->size = a->size;
+	return 0;
+}
+
+static int mem_free(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
+{
+	struct hpu_mem_state *m = ctx->mem;
+	struct hpu_alloc *a, **link;
+	int ret;
+
+	pthread_mutex_lock(&m->lock);
+	a = find_alloc(m, in->handle, &link);
+	if (!a) {
+		ret = -EINVAL;
+	} else if (a->map_count) {
+		ret = -EBUSY;
+	} else {
+		ret = CTX_OPS(ctx)->mem_free(a->mem);
+		if (!ret)
+			*link = a->next;
+	}
+	pthread_mutex_unlock(&m->lock);
+	if (ret)
+		return ret;
+	if (!a->sram)
+		__atomic_sub_fetch(&ctx->dram_bytes, a->size, __ATOMIC_RELAXED);
+	free(a);
+	return 0;
+}
+
+/* A VA hint must lie in the range of its kind; FIXED needs one */
+static int check_hint(const struct hpu_mem_in *in, uint64_t lo, uint64_t hi)
+{
+	uint64_t hint = in->device_virt_addr;
+
+	if (!hint)
+		return (in->flags & HPU_MEM_FIXED) ? -EINVAL : 0;
+	return hint >= lo && hint < hi ? 0 : -EINVAL;
+}
+
+static int map_device(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
+		      struct hpu_mem_out *out)
+{
+	struct hpu_mem_state *m = ctx->mem;
+	struct hpu_alloc *a;
+	struct hpu_map *mp;
+	uint64_t va = 0;
+	int ret;
+
+	ret = check_hint(in, HPU_FW_VA_DEVICE_BASE, HPU_FW_VA_DEVICE_END);
+	if (ret || in->host_virt_addr)
+		return -EINVAL;
+	mp = calloc(1, sizeof(*mp));
+	if (!mp)
+		return -ENOMEM;
+	pthread_mutex_lock(&m->lock);
+	a = find_alloc(m, in->handle, NULL);
+	if (!a) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = CTX_OPS(ctx)->map_mem(ctx->as, a->mem, in->device_virt_addr,
+				    in->flags & HPU_MEM_FIXED, &va);
+	if (ret)
+		goto out_unlock;
+	mp->va = va;
+	mp->alloc = a;
+	mp->pidfd = -1;
+	mp->next = m->maps;
+	m->maps = mp;
+	a->map_count++;
+	mp = NULL;
+	out->device_virt_addr = va;
+out_unlock:
+	pthread_mutex_unlock(&m->lock);
+	free(mp);
+	return ret;
+}
+
+static int map_host(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
+		    struct hpu_mem_out *out)
+{
+	struct hpu_mem_state *m = ctx->mem;
+	struct hpu_fw_host_range r;
+	struct hpu_map *mp;
+	uint64_t va = 0;
+	int ret;
+
+	ret = check_hint(in, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END);
+	if (ret || !in->size || in->handle || in->page_size)
+		return -EINVAL;
+	r.pid = hpu_tid_to_tgid(tid);
+	r.addr = in->host_virt_addr;
+	r.size = in->size;
+	ret = hpu_user_range_mapped(r.pid, r.addr, r.size);
+	if (ret)
+		return ret;
+	mp = calloc(1, sizeof(*mp));
+	if (!mp)
+		return -ENOMEM;
+	r.pidfd = hpu_pidfd_open(r.pid);
+	if (r.pidfd < 0) {
+		free(mp);
+		return -EFAULT;
+	}
+	pthread_mutex_lock(&m->lock);
+	ret = CTX_OPS(ctx)->map_host(ctx->as, &r, in->device_virt_addr,
+				     in->flags & HPU_MEM_FIXED, &va);
+	if (!ret) {
+		mp->va = va;
+		mp->pidfd = r.pidfd;
+		mp->next = m->maps;
+		m->maps = mp;
+		out->device_virt_addr = va;
+	}
+	pthread_mutex_unlock(&m->lock);
+	if (ret) {
+		close(r.pidfd);
+		free(mp);
+	}
+	return ret;
+}
+
+static int mem_unmap(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
+{
+	struct hpu_mem_state *m = ctx->mem;
+	struct hpu_map *mp, **pp;
+	int pidfd = -1, ret = -EINVAL;
+
+	pthread_mutex_lock(&m->lock);
+	for (pp = &m->maps; (mp = *pp); pp = &mp->next)
+		if (mp->va == in->device_virt_addr)
+			break;
+	if (mp) {
+		ret = CTX_OPS(ctx)->unmap(ctx->as, mp->va, &pidfd);
+		if (ret == -ENOENT)
+			ret = -EINVAL;
+		if (!ret) {
+			*pp = mp->next;
+			if (mp->alloc)
+				mp->alloc->map_count--;
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	if (ret)
+		return ret;
+	/* the driver owns the pidfd it handed to map_host */
+	if (mp->pidfd >= 0)
+		close(mp->pidfd);
+	free(mp);
+	return 0;
+}
+
+static void note_export_dir(struct hpu_device *dev, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+
+	if (!n || n >= sizeof(dev->export_dir))
+		return;
+	pthread_mutex_lock(&dev->export_lock);
+	memcpy(dev->export_dir, path, n);
+	dev->export_dir[n] = '\0';
+	pthread_mutex_unlock(&dev->export_lock);
+}
+
+static int mem_export(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
+		      struct hpu_mem_out *out)
+{
+	struct hpu_mem_state *m = ctx->mem;
+	const char *base;
+	struct hpu_alloc *a;
+	char path[512], *end;
+	uint64_t id = 0;
+	int ret;
+
+	if (in->size || in->device_virt_addr || in->host_virt_addr)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	a = find_alloc(m, in->handle, NULL);
+	if (!a) {
+		pthread_mutex_unlock(&m->lock);
+		return -EINVAL;
+	}
+	ret = CTX_OPS(ctx)->mem_export(a->mem, path, sizeof(path));
+	if (!ret) {
+		out->size = a->size;
+		path[sizeof(path) - 1] = '\0';
+		base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		id = strtoull(base, &end, 10);
+		if (!*base || *end)
+			ret = -EIO; /* the model broke its naming contract */
+	}
+	pthread_mutex_unlock(&m->lock);
+	if (ret)
+		return ret;
+	note_export_dir(ctx->dev, path);
+	out->export_id = id;
+	return 0;
+}
+
+/**
+ * hpu_ioctl_memory() - HPU_IOCTL_MEMORY handler
+ * @call: context and requesting thread
+ * @data: union hpu_mem_args, updated in place
+ *
+ * Return: 0 or -errno (docs/command-submission.md, "MEMORY").
+ */
+int hpu_ioctl_memory(const struct hpu_ioctl_call *call, void *data)
+{
+	union hpu_mem_args *args = data;
+	struct hpu_ctx *ctx = call->ctx;
+	struct hpu_mem_in in = args->in;
+	struct hpu_mem_out out;
+	int ret;
+
+	if (in.op >= ARRAY_SIZE(mem_op_flags) ||
+	    hpu_check_zero(&in.reserved, sizeof(in.reserved)) ||
+	    hpu_check_flags(in.flags, mem_op_flags[in.op]))
+		return -EINVAL;
+	if (!ctx->mem || !hpu_device_has_cs(ctx->dev))
+		return -EOPNOTSUPP;
+
+	memset(&out, 0, sizeof(out));
+	pthread_rwlock_rdlock(&ctx->dev->reset_lock);
+	pthread_rwlock_rdlock(&ctx->as_lock);
+	if (!ctx->as) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	switch (in.op) {
+	case HPU_MEM_OP_ALLOC:
+		ret = mem_alloc(ctx, &in, &out);
+		break;
+	case HPU_MEM_OP_FREE:
+		ret = mem_free(ctx, &in);
+		break;
+	case HPU_MEM_OP_MAP:
+		if (in.flags & HPU_MEM_USERPTR)
+			ret = map_host(ctx, call->pid, &in, &out);
+		else
+			ret = map_device(ctx, &in, &out);
+		break;
+	case HPU_MEM_OP_UNMAP:
+		ret = mem_unmap(ctx, &in);
+		break;
+	default:
+		ret = mem_export(ctx, &in, &out);
+		break;
+	}
+out_unlock:
+	pthread_rwlock_unlock(&ctx->as_lock);
+	pthread_rwlock_unlock(&ctx->dev->reset_lock);
+	if (!ret)
+		args->out = out;
+	return ret;
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * packets.c - the packet validator: every rule at the top of
+ * uapi/hpu_packets.h, applied to a private copy of a command buffer
+ * before any engine sees it. A pure function: no FUSE, no device model.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "hpu_fused.h"
+#include "hpu_packets.h"
+
+/**
+ * struct pkt_rule - what one opcode allows
+ * @size: exact packet size in bytes (0: opcode unknown)
+ * @flags: flag bits of its own, beside HPU_PKT_F_COMMON_MASK
+ * @dma_only: runs only on DMA queues
+ * @engine: an engine packet, not accepted by this driver yet
+ */
+struct pkt_rule {
+	uint16_t size;
+	uint16_t flags;
+	bool dma_only;
+	bool engine;
+};
+
+static const struct pkt_rule pkt_rules[] = {
+	[HPU_PACKET_NOP] = { .size = sizeof(struct hpu_pkt_nop) },
+	[HPU_PACKET_STOP] = { .size = sizeof(struct hpu_pkt_stop) },
+	[HPU_PACKET_LIN_DMA] = { .size = sizeof(struct hpu_pkt_lin_dma),
+				 .dma_only = true },
+	[HPU_PACKET_MEMSET] = { .size = sizeof(struct hpu_pkt_memset),
+				.flags = HPU_MEMSET_F_ELEM_MASK,
+				.dma_only = true },
+	[HPU_PACKET_MSG_LONG] = { .size = sizeof(struct hpu_pkt_msg_long) },
+	[HPU_PACKET_FENCE] = { .size = sizeof(struct hpu_pkt_fence) },
+	[HPU_PACKET_ARM_MONITOR] = { .size =
+					     sizeof(struct hpu_pkt_arm_monitor) },
+	[HPU_PACKET_MME_GEMM] = { .size = 8, .engine = true },
+	[HPU_PACKET_TPC_KERNEL] = { .size = 8, .engine = true },
+	[HPU_PACKET_NIC_WRITE] = { .size = 8, .engine = true },
+};
+
+#define NUM_RULES (sizeof(pkt_rules) / sizeof(pkt_rules[0]))
+
+static bool sob_target_ok(uint32_t target)
+{
+	return target >= 1 && target <= HPU_SOB_MAX_VALUE;
+}
+
+static int check_lin_dma(const uint8_t *p)
+{
+	struct hpu_pkt_lin_dma pkt;
+
+	memcpy(&pkt, p, sizeof(pkt));
+	if (pkt.src_addr + pkt.size < pkt.src_addr ||
+	    pkt.dst_addr + pkt.size < pkt.dst_addr)
+		return -EINVAL;
+	return 0;
+}
+
+static int check_memset(const uint8_t *p)
+{
+	struct hpu_pkt_memset pkt;
+	uint64_t width;
+
+	memcpy(&pkt, p, sizeof(pkt));
+	width = 1ULL << ((pkt.hdr.flags & HPU_MEMSET_F_ELEM_MASK) >> 8);
+	if (pkt.dst_addr % width || pkt.size % width ||
+	    pkt.dst_addr + pkt.size < pkt.dst_addr)
+		return -EINVAL;
+	return 0;
+}
+
+static int check_msg_long(const uint8_t *p)
+{
+	struct hpu_pkt_msg_long pkt;
+
+	memcpy(&pkt, p, sizeof(pkt));
+	if (pkt.sob_id >= HPU_NUM_SOBS || pkt.reserved ||
+	    (pkt.op != HPU_MSG_OP_SET && pkt.op != HPU_MSG_OP_ADD) ||
+	    pkt.value > HPU_SOB_MAX_VALUE)
+		return -EINVAL;
+	return 0;
+}
+
+static int check_fence(const uint8_t *p)
+{
+	struct hpu_pkt_fence pkt;
+
+	memcpy(&pkt, p, sizeof(pkt));
+	if (pkt.sob_id >= HPU_NUM_SOBS || pkt.reserved ||
+	    !sob_target_ok(pkt.target) || pkt.dec > pkt.target)
+		return -EINVAL;
+	return 0;
+}
+
+static int check_arm_monitor(const uint8_t *p)
+{
+	struct hpu_pkt_arm_monitor pkt;
+
+	memcpy(&pkt, p, sizeof(pkt));
+	if (pkt.mon_id >= HPU_NUM_MONITORS || pkt.sob_id >= HPU_NUM_SOBS ||
+	    !sob_target_ok(pkt.target) || pkt.payload_addr % 4 ||
+	    pkt.reserved)
+		return -EINVAL;
+	return 0;
+}
+
+static int check_packet(uint16_t opcode, const uint8_t *p)
+{
+	switch (opcode) {
+	case HPU_PACKET_LIN_DMA:
+		return check_lin_dma(p);
+	case HPU_PACKET_MEMSET:
+		return check_memset(p);
+	case HPU_PACKET_MSG_LONG:
+		return check_msg_long(p);
+	case HPU_PACKET_FENCE:
+		return check_fence(p);
+	case HPU_PACKET_ARM_MONITOR:
+		return check_arm_monitor(p);
+	default:
+		return 0;
+	}
+}
+
+/**
+ * hpu_queue_kind() - which engine a hardware queue feeds
+ * @profile: chip profile
+ * @queue: queue index
+ *
+ * Queues are numbered like the engines: DMA, then MME, TPC, NIC.
+ *
+ * Return: enum hpu_queue_kind, or HPU_QUEUE_NONE when out of range.
+ */
+enum hpu_queue_kind hpu_queue_kind(const struct hpu_fw_profile *profile,
+				   uint32_t queue)
+{
+	if (queue >= profile->num_queues)
+		return HPU_QUEUE_NONE;
+	if (queue < profile->num_dma)
+		return HPU_QUEUE_DMA;
+	queue -= profile->num_dma;
+	if (queue < profile->num_mme)
+		return HPU_QUEUE_MME;
+	queue -= profile->num_mme;
+	if (queue < profile->num_tpc)
+		return HPU_QUEUE_TPC;
+	return HPU_QUEUE_NIC;
+}
+
+/**
+ * hpu_packets_validate() - check every packet of a command buffer
+ * @cb: the bytes (a private copy; the caller runs exactly these)
+ * @size: bytes at @cb
+ * @kind: enum hpu_queue_kind of the queue that will run them
+ * @bad_off: receives the offset of the first bad packet (may be NULL)
+ *
+ * Packets after a STOP are validated too.
+ *
+ * Return: 0, or -EINVAL at the first packet that breaks a rule (unknown
+ * or engine opcode, size other than the opcode's, unknown flag bits,
+ * non-zero reserved fields, ids or values out of range, a packet not
+ * allowed on @kind, a packet running past @size).
+ */
+int hpu_packets_validate(const void *cb, size_t size, enum hpu_queue_kind kind,
+			 size_t *bad_off)
+{
+	const uint8_t *base = cb;
+	struct hpu_pkt_hdr hdr;
+	const struct pkt_rule *rule;
+	size_t off = 0;
+	int ret = 0;
+
+	if (!size || size % 8 || kind == HPU_QUEUE_NONE)
+		ret = -EINVAL;
+	while (!ret && off < size) {
+		if (size - off < sizeof(hdr)) {
+			ret = -EINVAL;
+			break;
+		}
+		memcpy(&hdr, base + off, sizeof(hdr));
+		rule = hdr.opcode < NUM_RULES ? &pkt_rules[hdr.opcode] : NULL;
+		if (!rule || !rule->size || rule->engine ||
+		    hdr.size != rule->size || hdr.size > size - off ||
+		    hdr.reserved ||
+		    (hdr.flags & ~(HPU_PKT_F_COMMON_MASK | rule->flags)) ||
+		    (rule->dma_only && kind != HPU_QUEUE_DMA)) {
+			ret = -EINVAL;
+			break;
+		}
+		ret = check_packet(hdr.opcode, base + off);
+		if (!ret)
+			off += hdr.size;
+	}
+	if (bad_off)
+		*bad_off = off;
+	return ret;
+}

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_packet_validate.c - the driver's packet validator, rule by rule
+ * (uapi/hpu_packets.h): valid streams pass, each malformed field fails.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hpu_fused.h"
+#include "hpu_packets.h"
+
+#define HDR(op, type) \
+	{ .opcode = (op), .size = sizeof(type), .flags = 0, .reserved = 0 }
+
+static const struct hpu_pkt_nop nop = { .hdr = HDR(HPU_PACKET_NOP,
+						   struct hpu_pkt_nop) };
+static const struct hpu_pkt_lin_dma dma = {
+	.hdr = HDR(HPU_PACKET_LIN_DMA, struct hpu_pkt_lin_dma),
+	.src_addr = 0x200000000000ULL,
+	.dst_addr = 0x100000000000ULL,
+	.size = 4096,
+};
+static const struct hpu_pkt_memset mset = {
+	.hdr = HDR(HPU_PACKET_MEMSET, struct hpu_pkt_memset),
+	.dst_addr = 0x100000000000ULL,
+	.size = 64,
+	.value = 0x11,
+};
+static const struct hpu_pkt_msg_long msg = {
+	.hdr = HDR(HPU_PACKET_MSG_LONG, struct hpu_pkt_msg_long),
+	.sob_id = HPU_NUM_SOBS - 1,
+	.op = HPU_MSG_OP_ADD,
+	.value = HPU_SOB_MAX_VALUE,
+};
+static const struct hpu_pkt_fence fence = {
+	.hdr = HDR(HPU_PACKET_FENCE, struct hpu_pkt_fence),
+	.sob_id = 3,
+	.target = 2,
+	.dec = 2,
+};
+static const struct hpu_pkt_arm_monitor mon = {
+	.hdr = HDR(HPU_PACKET_ARM_MONITOR, struct hpu_pkt_arm_monitor),
+	.mon_id = HPU_NUM_MONITORS - 1,
+	.sob_id = 1,
+	.target = 1,
+	.payload = 7,
+	.payload_addr = 0x100000000004ULL,
+};
+static const struct hpu_pkt_stop stop = { .hdr = HDR(HPU_PACKET_STOP,
+						     struct hpu_pkt_stop) };
+
+static int check(const void *p, size_t len, enum hpu_queue_kind kind)
+{
+	return hpu_packets_validate(p, len, kind, NULL);
+}
+
+#define CHECK_ONE(pkt, kind) check(&(pkt), sizeof(pkt), (kind))
+
+static void test_valid_stream(void **state)
+{
+	uint8_t buf[512];
+	size_t off = 0, bad = 99;
+
+#define PUT(p)                              \
+	do {                                \
+		memcpy(buf + off, &(p), sizeof(p)); \
+		off += sizeof(p);           \
+	} while (0)
+	PUT(nop);
+	PUT(dma);
+	PUT(mset);
+	PUT(msg);
+	PUT(fence);
+	PUT(mon);
+	PUT(stop);
+	PUT(nop); /* after STOP: still validated, still valid */
+#undef PUT
+	assert_int_equal(hpu_packets_validate(buf, off, HPU_QUEUE_DMA, &bad),
+			 0);
+	assert_int_equal(bad, off);
+}
+
+static void test_empty_and_unaligned(void **state)
+{
+	assert_int_equal(check(&nop, 0, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(check(&dma, 12, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(nop, HPU_QUEUE_NONE), -EINVAL);
+}
+
+static void test_unknown_and_engine_opcodes(void **state)
+{
+	static const uint16_t bad_ops[] = { 0, 0x08, 0x0f, HPU_PACKET_MME_GEMM,
+					    HPU_PACKET_TPC_KERNEL,
+					    HPU_PACKET_NIC_WRITE, 0x13,
+					    0xffff };
+	struct hpu_pkt_nop p = nop;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad_ops) / sizeof(bad_ops[0]); i++) {
+		p.hdr.opcode = bad_ops[i];
+		assert_int_equal(CHECK_ONE(p, HPU_QUEUE_DMA), -EINVAL);
+	}
+}
+
+static void test_size_exact(void **state)
+{
+	struct hpu_pkt_lin_dma d = dma;
+	uint8_t buf[64] = { 0 };
+	size_t bad;
+
+	d.hdr.size = 24;
+	assert_int_equal(CHECK_ONE(d, HPU_QUEUE_DMA), -EINVAL);
+	d.hdr.size = 40;
+	memcpy(buf, &d, sizeof(d));
+	assert_int_equal(check(buf, 40, HPU_QUEUE_DMA), -EINVAL);
+	d.hdr.size = 0;
+	assert_int_equal(CHECK_ONE(d, HPU_QUEUE_DMA), -EINVAL);
+	/* a packet running past the end of the CB */
+	memcpy(buf, &nop, sizeof(nop));
+	memcpy(buf + 8, &dma, sizeof(dma));
+	assert_int_equal(hpu_packets_validate(buf, 16, HPU_QUEUE_DMA, &bad),
+			 -EINVAL);
+	assert_int_equal(bad, 8);
+}
+
+static void test_flags_and_reserved(void **state)
+{
+	struct hpu_pkt_nop p = nop;
+	struct hpu_pkt_lin_dma d = dma;
+
+	p.hdr.flags = HPU_PKT_F_ENG_BARRIER | HPU_PKT_F_MSG_BARRIER;
+	assert_int_equal(CHECK_ONE(p, HPU_QUEUE_TPC), 0);
+	p.hdr.flags = 1U << 2;
+	assert_int_equal(CHECK_ONE(p, HPU_QUEUE_TPC), -EINVAL);
+	p.hdr.flags = HPU_MEMSET_F_ELEM_8; /* MEMSET's own bits */
+	assert_int_equal(CHECK_ONE(p, HPU_QUEUE_DMA), -EINVAL);
+	p = nop;
+	p.hdr.reserved = 1;
+	assert_int_equal(CHECK_ONE(p, HPU_QUEUE_DMA), -EINVAL);
+	d.hdr.flags = HPU_MEMSET_F_ELEM_2;
+	assert_int_equal(CHECK_ONE(d, HPU_QUEUE_DMA), -EINVAL);
+}
+
+static void test_dma_queues_only(void **state)
+{
+	static const enum hpu_queue_kind others[] = { HPU_QUEUE_MME,
+						      HPU_QUEUE_TPC,
+						      HPU_QUEUE_NIC };
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(CHECK_ONE(dma, others[i]), -EINVAL);
+		assert_int_equal(CHECK_ONE(mset, others[i]), -EINVAL);
+		assert_int_equal(CHECK_ONE(nop, others[i]), 0);
+		assert_int_equal(CHECK_ONE(msg, others[i]), 0);
+		assert_int_equal(CHECK_ONE(fence, others[i]), 0);
+		assert_int_equal(CHECK_ONE(mon, others[i]), 0);
+		assert_int_equal(CHECK_ONE(stop, others[i]), 0);
+	}
+}
+
+static void test_lin_dma_wrap(void **state)
+{
+	struct hpu_pkt_lin_dma d = dma;
+
+	d.size = 0;
+	assert_int_equal(CHECK_ONE(d, HPU_QUEUE_DMA), 0);
+	d.size = ~0ULL;
+	assert_int_equal(CHECK_ONE(d, HPU_QUEUE_DMA), -EINVAL);
+}
+
+static void test_memset_width(void **state)
+{
+	static const uint16_t widths[] = { HPU_MEMSET_F_ELEM_1,
+					   HPU_MEMSET_F_ELEM_2,
+					   HPU_MEMSET_F_ELEM_4,
+					   HPU_MEMSET_F_ELEM_8 };
+	struct hpu_pkt_memset m;
+	unsigned int i, w;
+
+	for (i = 0; i < 4; i++) {
+		w = 1U << i;
+		m = mset;
+		m.hdr.flags = widths[i];
+		m.dst_addr = 0x100000000000ULL + 8;
+		m.size = 8 * w;
+		assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), 0);
+		if (w == 1)
+			continue;
+		m.dst_addr += 1; /* misaligned */
+		assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+		m.dst_addr -= 1;
+		m.size += 1; /* not a multiple */
+		assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	}
+}
+
+static void test_msg_long(void **state)
+{
+	struct hpu_pkt_msg_long m;
+
+	m = msg;
+	m.sob_id = HPU_NUM_SOBS; /* the driver's own SOBs are off limits */
+	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	m = msg;
+	m.op = 2;
+	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	m = msg;
+	m.op = HPU_MSG_OP_SET;
+	m.value = 0;
+	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), 0);
+	m.value = HPU_SOB_MAX_VALUE + 1;
+	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	m = msg;
+	m.reserved = 1;
+	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+}
+
+static void test_fence(void **state)
+{
+	struct hpu_pkt_fence f;
+
+	f = fence;
+	f.sob_id = HPU_NUM_SOBS;
+	assert_int_equal(CHECK_ONE(f, HPU_QUEUE_DMA), -EINVAL);
+	f = fence;
+	f.target = 0;
+	f.dec = 0;
+	assert_int_equal(CHECK_ONE(f, HPU_QUEUE_DMA), -EINVAL);
+	f = fence;
+	f.target = HPU_SOB_MAX_VALUE + 1;
+	assert_int_equal(CHECK_ONE(f, HPU_QUEUE_DMA), -EINVAL);
+	f = fence;
+	f.dec = f.target + 1;
+	assert_int_equal(CHECK_ONE(f, HPU_QUEUE_DMA), -EINVAL);
+	f = fence;
+	f.dec = 0;
+	assert_int_equal(CHECK_ONE(f, HPU_QUEUE_DMA), 0);
+	f = fence;
+	f.reserved = 5;
+	assert_int_equal(CHECK_ONE(f, HPU_QUEUE_DMA), -EINVAL);
+}
+
+static void test_arm_monitor(void **state)
+{
+	struct hpu_pkt_arm_monitor m;
+
+	m = mon;
+	m.mon_id = HPU_NUM_MONITORS;
+	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	m = mon;
+	m.sob_id = HPU_NUM_SOBS;
+	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	m = mon;
+	m.target = 0;
+	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	m = mon;
+	m.target = HPU_SOB_MAX_VALUE + 1;
+	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	m = mon;
+	m.payload_addr += 2;
+	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	m = mon;
+	m.reserved = 1;
+	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+}
+
+static void test_bad_after_stop(void **state)
+{
+	struct hpu_pkt_msg_long m = msg;
+	uint8_t buf[sizeof(stop) + sizeof(m)];
+	size_t bad;
+
+	m.sob_id = HPU_NUM_SOBS + 1;
+	memcpy(buf, &stop, sizeof(stop));
+	memcpy(buf + sizeof(stop), &m, sizeof(m));
+	assert_int_equal(hpu_packets_validate(buf, sizeof(buf), HPU_QUEUE_DMA,
+					      &bad),
+			 -EINVAL);
+	assert_int_equal(bad, sizeof(stop));
+}
+
+static void test_queue_kinds(void **state)
+{
+	const struct hpu_fw_profile *p =
+		hpu_fw_find_profile(&hpusim_model, "gaudi2");
+	uint32_t q = 0;
+
+	assert_non_null(p);
+	assert_int_equal(hpu_queue_kind(p, 0), HPU_QUEUE_DMA);
+	assert_int_equal(hpu_queue_kind(p, p->num_dma - 1), HPU_QUEUE_DMA);
+	q = p->num_dma;
+	if (p->num_mme)
+		assert_int_equal(hpu_queue_kind(p, q), HPU_QUEUE_MME);
+	assert_int_equal(hpu_queue_kind(p, p->num_queues), HPU_QUEUE_NONE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid_stream),
+		cmocka_unit_test(test_empty_and_unaligned),
+		cmocka_unit_test(test_unknown_and_engine_opcodes),
+		cmocka_unit_test(test_size_exact),
+		cmocka_unit_test(test_flags_and_reserved),
+		cmocka_unit_test(test_dma_queues_only),
+		cmocka_unit_test(test_lin_dma_wrap),
+		cmocka_unit_test(test_memset_width),
+		cmocka_unit_test(test_msg_long),
+		cmocka_unit_test(test_fence),
+		cmocka_unit_test(test_arm_monitor),
+		cmocka_unit_test(test_bad_after_stop),
+		cmocka_unit_test(test_queue_kinds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -66,17 +66,14 @@ err_free_as:
 	return -ret;
 }
 
-/* Drop a mapping's hold on its allocation, or close its pidfd */
-static void mapping_put(struct hpu_fw_as *as, struct hpusim_mapping *m,
-			bool close_pidfd)
+/* Drop a mapping's hold on its allocation (a pidfd stays the driver's) */
+static void mapping_put(struct hpu_fw_as *as, struct hpusim_mapping *m)
 {
-	if (m->mem) {
-		pthread_mutex_lock(&as->dev->mem_lock);
-		m->mem->map_count--;
-		pthread_mutex_unlock(&as->dev->mem_lock);
-	} else if (close_pidfd && m->pidfd >= 0) {
-		close(m->pidfd);
-	}
+	if (!m->mem)
+		return;
+	pthread_mutex_lock(&as->dev->mem_lock);
+	m->mem->map_count--;
+	pthread_mutex_unlock(&as->dev->mem_lock);
 }
 
 void hpusim_as_destroy(struct hpu_fw_as *as)
@@ -95,7 +92,7 @@ void hpusim_as_destroy(struct hpu_fw_as *as)
 
 	pthread_rwlock_wrlock(&as->map_lock);
 	for (i = 0; i < as->nmaps; i++)
-		mapping_put(as, &as->maps[i], true);
+		mapping_put(as, &as->maps[i]);
 	as->nmaps = 0;
 	pthread_rwlock_unlock(&as->map_lock);
 
@@ -331,7 +328,7 @@ int hpusim_unmap(struct hpu_fw_as *as, uint64_t va, int *pidfd)
 	as->nmaps--;
 	pthread_rwlock_unlock(&as->map_lock);
 
-	mapping_put(as, &m, false);
+	mapping_put(as, &m);
 	if (!m.mem && pidfd)
 		*pidfd = m.pidfd;
 	return 0;

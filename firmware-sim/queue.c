@@ -297,7 +297,8 @@ static void cs_finish(struct hpusim_cs *cs)
 	}
 	if (dev->cb.cs_done)
 		dev->cb.cs_done(dev->cb.arg, cs->cookie, cs->result,
-				failed ? &cs->fault : NULL, hpusim_now_ns(dev));
+				failed ? &cs->fault : NULL,
+				hpusim_now_ns(dev) - dev->t0_ns);
 	free(cs->cbs);
 	free(cs);
 	pthread_mutex_lock(&sched.lock);
@@ -396,6 +397,10 @@ static void queue_run(struct hpusim_queue *q, uint64_t slice,
 		struct hpusim_cs *cs = job->cs;
 		uint64_t budget = slice;
 
+		/*
+		 * Only compared: @inline_cs may be freed already, and a new
+		 * submission at its address merely runs here too.
+		 */
 		if (inline_cs && cs != inline_cs) {
 			queue_make_runnable(q);
 			return;
@@ -444,11 +449,9 @@ static void queue_run(struct hpusim_queue *q, uint64_t slice,
 			break;
 		case EXEC_DONE:
 		case EXEC_STOPPED:
-			job_end(job);
+			job_end(job); /* may free @cs */
 			break;
 		}
-		if (cs->aborting)
-			pthread_cond_broadcast(&sched.idle);
 	}
 	q->state = HPUSIM_Q_IDLE;
 	hpusim_engine_busy_end(q->dev, q->engine);

@@ -8,12 +8,12 @@
 #include "hpu_fused.h"
 
 #define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+	((type *)((char *)(ptr)-offsetof(type, member)))
 
 /* Buckets of the in-flight table (chained by seq) */
-#define CS_HASH_SIZE 256
+#define CS_HASH_SIZE	256
 /* Ended CSs whose status and time are remembered exactly */
-#define CS_HISTORY 4096
+#define CS_HISTORY	4096
 /* Driver-internal sync objects of a context (WAIT submissions) */
 #define CS_NUM_INT_SOBS (HPU_FW_NUM_SOBS - HPU_NUM_SOBS)
 

@@ -34,8 +34,8 @@ static const struct pkt_rule pkt_rules[] = {
 				.dma_only = true },
 	[HPU_PACKET_MSG_LONG] = { .size = sizeof(struct hpu_pkt_msg_long) },
 	[HPU_PACKET_FENCE] = { .size = sizeof(struct hpu_pkt_fence) },
-	[HPU_PACKET_ARM_MONITOR] = { .size =
-					     sizeof(struct hpu_pkt_arm_monitor) },
+	[HPU_PACKET_ARM_MONITOR] = { .size = sizeof(
+					     struct hpu_pkt_arm_monitor) },
 	[HPU_PACKET_MME_GEMM] = { .size = 8, .engine = true },
 	[HPU_PACKET_TPC_KERNEL] = { .size = 8, .engine = true },
 	[HPU_PACKET_NIC_WRITE] = { .size = 8, .engine = true },
@@ -101,8 +101,7 @@ static int check_arm_monitor(const uint8_t *p)
 
 	memcpy(&pkt, p, sizeof(pkt));
 	if (pkt.mon_id >= HPU_NUM_MONITORS || pkt.sob_id >= HPU_NUM_SOBS ||
-	    !sob_target_ok(pkt.target) || pkt.payload_addr % 4 ||
-	    pkt.reserved)
+	    !sob_target_ok(pkt.target) || pkt.payload_addr % 4 || pkt.reserved)
 		return -EINVAL;
 	return 0;
 }

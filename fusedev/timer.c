@@ -15,7 +15,7 @@
  * running, stopping and the thread's existence.
  */
 static pthread_mutex_t timer_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t timer_cond;	/* queue changed or stopping */
+static pthread_cond_t timer_cond;      /* queue changed or stopping */
 static pthread_cond_t timer_done_cond; /* a callback returned */
 static struct hpu_timer *timer_head;
 static struct hpu_timer *running;

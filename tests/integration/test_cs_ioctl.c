@@ -52,8 +52,8 @@ static unsigned long attr_ul(int dev, const char *name)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/class/hpu%d/%s",
-		 hpu_test_shared.mount, dev, name);
+	snprintf(path, sizeof(path), "%s/class/hpu%d/%s", hpu_test_shared.mount,
+		 dev, name);
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -133,8 +133,7 @@ static int run_cb(int fd, const void *pkts, uint32_t len, uint32_t queue,
 	return cs(fd, &c, 1, 0, timeout_ms, seq);
 }
 
-static int wait_cs(int fd, uint64_t seq, uint64_t timeout_us,
-		   uint32_t *status)
+static int wait_cs(int fd, uint64_t seq, uint64_t timeout_us, uint32_t *status)
 {
 	union hpu_wait_cs_args w = { .in = { .seq = seq,
 					     .timeout_us = timeout_us } };
@@ -367,9 +366,9 @@ static void test_cs_rejects(void **state)
 	c.pad = 0;
 	assert_int_equal(cs(fd, (void *)8, 1, 0, 0, &seq), -EFAULT);
 	assert_int_equal(cs(fd, &c, 0, 0, 0, &seq), -EINVAL);
-	assert_int_equal(
-		cs(fd, &c, 1, HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT, 0, &seq),
-		-EINVAL);
+	assert_int_equal(cs(fd, &c, 1, HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT,
+			    0, &seq),
+			 -EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.in.chunks_execute = (uintptr_t)&c;
 	a.in.num_chunks_execute = 1;
@@ -444,8 +443,7 @@ static void test_signal_wait_order(void **state)
 	assert_int_equal(buf[0], 0x77);
 	assert_int_equal(wait_status(fd, s1), HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(wait_status(fd, s_sig), HPU_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(wait_status(fd, s_wait),
-			 HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_status(fd, s_wait), HPU_WAIT_CS_STATUS_COMPLETED);
 	close(fd);
 }
 
@@ -586,8 +584,7 @@ int main(void)
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_signal_wait_order,
 				       hpu_test_need_daemon),
-		cmocka_unit_test_setup(test_many_waiters,
-				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_many_waiters, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_cs_timeout, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_page_fault, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_poll_pri, hpu_test_need_daemon),

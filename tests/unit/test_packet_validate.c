@@ -15,8 +15,11 @@
 #include "hpu_fused.h"
 #include "hpu_packets.h"
 
-#define HDR(op, type) \
-	{ .opcode = (op), .size = sizeof(type), .flags = 0, .reserved = 0 }
+#define HDR(op, type)                                             \
+	{                                                         \
+		.opcode = (op), .size = sizeof(type), .flags = 0, \
+		.reserved = 0                                     \
+	}
 
 static const struct hpu_pkt_nop nop = { .hdr = HDR(HPU_PACKET_NOP,
 						   struct hpu_pkt_nop) };
@@ -67,10 +70,10 @@ static void test_valid_stream(void **state)
 	uint8_t buf[512];
 	size_t off = 0, bad = 99;
 
-#define PUT(p)                              \
-	do {                                \
+#define PUT(p)                                      \
+	do {                                        \
 		memcpy(buf + off, &(p), sizeof(p)); \
-		off += sizeof(p);           \
+		off += sizeof(p);                   \
 	} while (0)
 	PUT(nop);
 	PUT(dma);
@@ -95,9 +98,13 @@ static void test_empty_and_unaligned(void **state)
 
 static void test_unknown_and_engine_opcodes(void **state)
 {
-	static const uint16_t bad_ops[] = { 0, 0x08, 0x0f, HPU_PACKET_MME_GEMM,
+	static const uint16_t bad_ops[] = { 0,
+					    0x08,
+					    0x0f,
+					    HPU_PACKET_MME_GEMM,
 					    HPU_PACKET_TPC_KERNEL,
-					    HPU_PACKET_NIC_WRITE, 0x13,
+					    HPU_PACKET_NIC_WRITE,
+					    0x13,
 					    0xffff };
 	struct hpu_pkt_nop p = nop;
 	unsigned int i;

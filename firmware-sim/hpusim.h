@@ -144,7 +144,7 @@ static inline void hpusim_list_del(struct hpusim_list *n)
 }
 
 #define hpusim_container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+	((type *)((char *)(ptr)-offsetof(type, member)))
 
 /**
  * struct hpusim_extent - a physically contiguous piece of a pool
@@ -603,8 +603,8 @@ uint64_t hpusim_host_copy(const struct hpusim_mapping *map, uint64_t host_addr,
 int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value);
 
 /* dma.c: LIN_DMA and MEMSET */
-#define HPUSIM_DMA_CHUNK   (4ULL << 20) /* bytes between abort checks */
-#define HPUSIM_DMA_BOUNCE  (64U << 10) /* host to host bounce buffer */
+#define HPUSIM_DMA_CHUNK  (4ULL << 20) /* bytes between abort checks */
+#define HPUSIM_DMA_BOUNCE (64U << 10)  /* host to host bounce buffer */
 
 /**
  * hpusim_dma_copy() - copy part of a LIN_DMA packet

@@ -18,9 +18,9 @@
 
 #include "hpusim.h"
 
-#define HPUSIM_VA_PAGE	4096ULL
-#define HPUSIM_VA_GUARD HPUSIM_VA_PAGE /* unmapped gap after each mapping */
-#define HPUSIM_PROBE_IOV 1024	       /* pages probed per syscall */
+#define HPUSIM_VA_PAGE	 4096ULL
+#define HPUSIM_VA_GUARD	 HPUSIM_VA_PAGE /* unmapped gap after each mapping */
+#define HPUSIM_PROBE_IOV 1024		/* pages probed per syscall */
 
 static uint64_t round_up(uint64_t v, uint64_t a)
 {
@@ -251,12 +251,13 @@ static int host_probe(pid_t pid, uint64_t addr, uint64_t size)
 
 	while (p < end) {
 		for (n = 0; n < HPUSIM_PROBE_IOV && p < end; n++, p += page) {
-			remote[n].iov_base = (void *)(uintptr_t)(p < addr ? addr :
-									   p);
+			remote[n].iov_base =
+				(void *)(uintptr_t)(p < addr ? addr : p);
 			remote[n].iov_len = 1;
 		}
 		local.iov_len = n;
-		if (process_vm_readv(pid, &local, 1, remote, n, 0) != (ssize_t)n)
+		if (process_vm_readv(pid, &local, 1, remote, n, 0) !=
+		    (ssize_t)n)
 			return -EFAULT;
 	}
 	/* the last byte may sit in a page the loop probed at its start */

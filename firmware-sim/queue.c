@@ -164,8 +164,9 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 			return EXEC_YIELD;
 		if (h->size < sizeof(*h) || h->size > job->cb_size - job->pc)
 			return exec_fault(fault, q, 0, false, EXEC_ENGINE_ERR);
-		*budget = *budget > HPUSIM_PKT_COST ? *budget - HPUSIM_PKT_COST :
-						      0;
+		*budget = *budget > HPUSIM_PKT_COST ?
+				  *budget - HPUSIM_PKT_COST :
+				  0;
 		max = *budget > HPUSIM_DMA_CHUNK ? HPUSIM_DMA_CHUNK : *budget;
 		if (!max)
 			max = 1;
@@ -190,7 +191,8 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 				fault->engine = q->engine;
 				return EXEC_FAULT;
 			}
-			*budget -= (uint64_t)n < *budget ? (uint64_t)n : *budget;
+			*budget -= (uint64_t)n < *budget ? (uint64_t)n :
+							   *budget;
 			job->progress += (uint64_t)n;
 			if (job->progress < p->size)
 				continue;
@@ -198,8 +200,9 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 		}
 		case HPU_PACKET_MEMSET: {
 			const struct hpu_pkt_memset *p = (const void *)h;
-			uint32_t w = 1U << ((h->flags & HPU_MEMSET_F_ELEM_MASK) >>
-					    8);
+			uint32_t w =
+				1U
+				<< ((h->flags & HPU_MEMSET_F_ELEM_MASK) >> 8);
 
 			if (!q->is_dma || h->size != sizeof(*p))
 				return exec_fault(fault, q, 0, false,
@@ -213,7 +216,8 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 				fault->engine = q->engine;
 				return EXEC_FAULT;
 			}
-			*budget -= (uint64_t)n < *budget ? (uint64_t)n : *budget;
+			*budget -= (uint64_t)n < *budget ? (uint64_t)n :
+							   *budget;
 			job->progress += (uint64_t)n;
 			if (job->progress < p->size)
 				continue;
@@ -222,7 +226,8 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 		case HPU_PACKET_MSG_LONG: {
 			const struct hpu_pkt_msg_long *p = (const void *)h;
 
-			if (h->size != sizeof(*p) || p->sob_id >= HPU_FW_NUM_SOBS)
+			if (h->size != sizeof(*p) ||
+			    p->sob_id >= HPU_FW_NUM_SOBS)
 				return exec_fault(fault, q, 0, false,
 						  EXEC_ENGINE_ERR);
 			if (hpusim_sob_update(as, p->sob_id, p->op, p->value,
@@ -234,7 +239,8 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 		case HPU_PACKET_FENCE: {
 			const struct hpu_pkt_fence *p = (const void *)h;
 
-			if (h->size != sizeof(*p) || p->sob_id >= HPU_FW_NUM_SOBS)
+			if (h->size != sizeof(*p) ||
+			    p->sob_id >= HPU_FW_NUM_SOBS)
 				return exec_fault(fault, q, 0, false,
 						  EXEC_ENGINE_ERR);
 			/* a waiter that is passed later has its dec applied */
@@ -247,7 +253,8 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 		case HPU_PACKET_ARM_MONITOR: {
 			const struct hpu_pkt_arm_monitor *p = (const void *)h;
 
-			if (h->size != sizeof(*p) || p->mon_id >= HPU_NUM_MONITORS ||
+			if (h->size != sizeof(*p) ||
+			    p->mon_id >= HPU_NUM_MONITORS ||
 			    p->sob_id >= HPU_FW_NUM_SOBS)
 				return exec_fault(fault, q, 0, false,
 						  EXEC_ENGINE_ERR);
@@ -638,8 +645,8 @@ int hpusim_as_abort_all(struct hpu_fw_as *as)
 
 		for (pos = as->cs_list.next; pos != &as->cs_list;
 		     pos = pos->next) {
-			struct hpusim_cs *cs =
-				hpusim_container_of(pos, struct hpusim_cs, node);
+			struct hpusim_cs *cs = hpusim_container_of(
+				pos, struct hpusim_cs, node);
 
 			if (!cs->aborting) {
 				victim = cs;
@@ -662,15 +669,17 @@ static int sched_get(void)
 	unsigned int want, i;
 	int ret = 0;
 
-	want = ncpu < 2 ? 2 : (ncpu > HPUSIM_MAX_WORKERS ? HPUSIM_MAX_WORKERS :
-							   (unsigned int)ncpu);
+	want = ncpu < 2 ? 2 :
+			  (ncpu > HPUSIM_MAX_WORKERS ? HPUSIM_MAX_WORKERS :
+						       (unsigned int)ncpu);
 	pthread_mutex_lock(&sched.pool_lock);
 	if (sched.users++) {
 		pthread_mutex_unlock(&sched.pool_lock);
 		return 0;
 	}
 	for (i = 0; i < want; i++) {
-		ret = pthread_create(&sched.threads[i], NULL, worker_main, NULL);
+		ret = pthread_create(&sched.threads[i], NULL, worker_main,
+				     NULL);
 		if (ret)
 			break;
 		sched.nthreads++;

@@ -33,9 +33,8 @@ static void wake_waiters(struct hpu_fw_as *as, uint32_t id)
 	struct hpusim_list *pos, *next;
 
 	for (pos = as->waiters.next; pos != &as->waiters; pos = next) {
-		struct hpusim_queue *q =
-			hpusim_container_of(pos, struct hpusim_queue,
-					    wait_node);
+		struct hpusim_queue *q = hpusim_container_of(
+			pos, struct hpusim_queue, wait_node);
 
 		next = pos->next;
 		if (q->wait_sob != id || as->sobs[id] < q->wait_target)

@@ -106,8 +106,8 @@ static void test_alloc_rejects(void **state)
 			 -EINVAL);
 	assert_int_equal(ops->mem_alloc(dev, 4096, 3 * KiB, false, false, &m),
 			 -EINVAL);
-	assert_int_equal(
-		ops->mem_alloc(dev, 33 * GiB, 0, false, false, &m), -ENOMEM);
+	assert_int_equal(ops->mem_alloc(dev, 33 * GiB, 0, false, false, &m),
+			 -ENOMEM);
 	assert_null(m);
 	assert_int_equal(used_bytes(dev), 0);
 }
@@ -118,8 +118,8 @@ static void test_alloc_until_full(void **state)
 	struct hpu_fw_mem *m[40];
 	int n = 0, i;
 
-	while (n < 40 && !ops->mem_alloc(dev, 1 * GiB, 1 * GiB, false, false,
-					 &m[n]))
+	while (n < 40 &&
+	       !ops->mem_alloc(dev, 1 * GiB, 1 * GiB, false, false, &m[n]))
 		n++;
 	assert_int_equal(n, 32);
 	assert_int_equal(used_bytes(dev), 32 * GiB);
@@ -270,9 +270,8 @@ static void test_map_mem(void **state)
 
 	assert_int_equal(ops->as_create(dev, &as), 0);
 	assert_int_equal(ops->mem_alloc(dev, 4 * MiB, 0, false, false, &a), 0);
-	assert_int_equal(ops->mem_alloc(dev, 8 * KiB, 4 * KiB, false, false,
-					&b),
-			 0);
+	assert_int_equal(
+		ops->mem_alloc(dev, 8 * KiB, 4 * KiB, false, false, &b), 0);
 	assert_int_equal(ops->map_mem(as, a, 0, false, &va1), 0);
 	assert_true(va1 >= HPU_FW_VA_DEVICE_BASE &&
 		    va1 + 4 * MiB <= HPU_FW_VA_DEVICE_END);

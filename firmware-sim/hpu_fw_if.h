@@ -162,7 +162,8 @@ struct hpu_fw_fault {
  * struct hpu_fw_callbacks - how a model reports back to the driver (1.1)
  * @cs_done: a submission ended; called exactly once per successful
  *	cs_submit, possibly before cs_submit returns; @fault is NULL unless
- *	@result is PAGE_FAULT or ENGINE_ERR
+ *	@result is PAGE_FAULT or ENGINE_ERR; @done_ns is device time
+ *	(the clock of device_time_ns) when it ended
  * @engine_reset: the model reset @engine (after an abort or a fault)
  * @arg: first argument of every callback
  */
@@ -249,13 +250,20 @@ struct hpu_fw_config {
  * @mem_usage: bytes of HBM allocated, and the device's HBM size
  * @mem_export: make an allocation reachable as a file the owner can mmap;
  *	@path gets its absolute path (at most @len bytes); the file is
- *	removed when the allocation is freed
+ *	removed when the allocation is freed (hpusim: the file's basename is the
+ *	decimal export id, its directory is the device's export directory,
+ *	the same for every export of the device; the file is created mode
+ *	0600 by the model's user, so a driver serving other users gives it
+ *	to the exporter, e.g. with chown; exporting again returns the same
+ *	path)
  * @as_create: a new, empty address space with every SOB at 0 (a context)
  * @as_destroy: abort every submission of @as (each gets its cs_done),
- *	wait until none of its jobs runs, drop every mapping
+ *	wait until none of its jobs runs, drop every mapping; pidfds of host
+ *	mappings still in place stay the driver's to close
  * @map_mem: map a whole allocation into @as; @va_hint 0 lets the model
  *	choose; with @fixed the hint must be used or -EINVAL; device VAs come
- *	from [HPU_FW_VA_DEVICE_BASE, HPU_FW_VA_DEVICE_END)
+ *	from [HPU_FW_VA_DEVICE_BASE, HPU_FW_VA_DEVICE_END); -EEXIST when a
+ *	@fixed hint overlaps another mapping, -ENOMEM when no VA range fits
  * @map_host: map host memory of a client into @as at a VA from
  *	[HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END) (hint and @fixed as above);
  *	the VA keeps the range's offset within its page

@@ -258,7 +258,8 @@ static void *submit_thread(void *arg)
 	cb_dma(&cb, s->dva, s->hva, 4096);
 	cb_msg(&cb, s->sob, HPU_MSG_OP_ADD, 1);
 	for (i = 0; i < 200; i++) {
-		struct hpu_fw_job job = { .queue = (s->sob + i) % 4,
+		/* one queue per thread: its copies to one place stay ordered */
+		struct hpu_fw_job job = { .queue = s->sob % 4,
 					  .cb = cb.buf,
 					  .cb_size = cb.len };
 
@@ -273,18 +274,20 @@ static void test_concurrent_submitters(void **state)
 	struct fix *f = *state;
 	struct submitter s[4];
 	pthread_t t[4];
-	uint8_t *host = xmalloc(4096);
+	uint8_t *host = xmalloc(4096), *back = xmalloc(4 * 4096);
+	struct cb cb = { .len = 0 };
 	struct hpu_fw_mem *m;
-	uint64_t dva, hva;
+	uint64_t dva, hva, hback;
 	void *ret;
 	uint32_t v;
 	int i;
 
 	memset(host, 1, 4096);
-	dva = map_dev(f, 4096, &m);
+	dva = map_dev(f, 4 * 4096, &m);
 	hva = map_host(f, host, 4096);
 	for (i = 0; i < 4; i++) {
-		s[i] = (struct submitter){ f, 100 + i, dva, hva };
+		/* each thread its own destination: queues run concurrently */
+		s[i] = (struct submitter){ f, 100 + i, dva + i * 4096, hva };
 		assert_int_equal(
 			pthread_create(&t[i], NULL, submit_thread, &s[i]), 0);
 	}
@@ -299,9 +302,16 @@ static void test_concurrent_submitters(void **state)
 		assert_int_equal(ops->sob_read(f->as, 100 + i, &v), 0);
 		assert_int_equal(v, 200);
 	}
+	hback = map_host(f, back, 4 * 4096);
+	cb_dma(&cb, hback, dva, 4 * 4096);
+	assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	for (i = 0; i < 4 * 4096; i++)
+		assert_int_equal(back[i], 1);
+	unmap_host(f, hback);
 	unmap_host(f, hva);
 	unmap_dev(f, dva, m);
 	free(host);
+	free(back);
 }
 
 int main(void)

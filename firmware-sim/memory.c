@@ -14,10 +14,13 @@
  * bytes already written are copied into it, and it is mapped MAP_SHARED |
  * MAP_FIXED over the allocation's extents. The pool pointer stays the
  * same, so the engines see no difference. Free unlinks the file and puts
- * anonymous memory back.
+ * anonymous memory back. Directories left by processes that died without
+ * destroying their devices are removed when a device is created.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,7 @@
 #include "hpusim.h"
 
 #define HPUSIM_HOST_PAGE 4096ULL
+#define HPUSIM_SHM_DIR	 "/dev/shm"
 
 static uint64_t round_up(uint64_t v, uint64_t a)
 {
@@ -221,6 +225,59 @@ err_nomem:
 	return -ENOMEM;
 }
 
+/* Remove export directory @name (under @shm) and the files in it */
+static void export_dir_remove(int shm, const char *name)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	fd = openat(shm, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			unlinkat(fd, de->d_name, 0);
+	closedir(d);
+	unlinkat(shm, name, AT_REMOVEDIR);
+}
+
+/*
+ * Export directories of processes that died without destroying their
+ * devices (SIGKILL) would pin tmpfs memory forever: remove those of this
+ * user whose process is gone.
+ */
+static void export_sweep(void)
+{
+	struct dirent *de;
+	struct stat st;
+	unsigned int idx;
+	int pid, shm;
+	DIR *d;
+
+	d = opendir(HPUSIM_SHM_DIR);
+	if (!d)
+		return;
+	shm = dirfd(d);
+	while ((de = readdir(d))) {
+		if (sscanf(de->d_name, "hpusim-%d-%u-", &pid, &idx) != 2 ||
+		    pid <= 0 || pid == getpid())
+			continue;
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (fstatat(shm, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		export_dir_remove(shm, de->d_name);
+	}
+	closedir(d);
+}
+
 /**
  * hpusim_mem_init() - create the HBM and SRAM pools and the export directory
  * @dev: device with its profile set
@@ -242,8 +299,10 @@ int hpusim_mem_init(struct hpu_fw_device *dev)
 	ret = pool_init(&dev->sram, p->sram_size);
 	if (ret)
 		goto err_fini_hbm;
+	export_sweep();
 	snprintf(dev->export_dir, sizeof(dev->export_dir),
-		 "/dev/shm/hpusim-%d-%u-XXXXXX", (int)getpid(), dev->index);
+		 HPUSIM_SHM_DIR "/hpusim-%d-%u-XXXXXX", (int)getpid(),
+		 dev->index);
 	if (!mkdtemp(dev->export_dir)) {
 		ret = -errno;
 		goto err_fini_sram;

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -259,6 +260,31 @@ static void test_export(void **state)
 	assert_int_equal(access(dir, F_OK), -1);
 }
 
+/* Export directories of a process that died are removed at create */
+static void test_export_sweep(void **state)
+{
+	struct hpu_fw_device *dev;
+	char dir[128], file[160];
+	pid_t pid;
+	int fd;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	snprintf(dir, sizeof(dir), "/dev/shm/hpusim-%d-0-XXXXXX", (int)pid);
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/1", dir);
+	fd = open(file, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	dev = dev_create("gaudi");
+	assert_int_equal(access(dir, F_OK), -1);
+	ops->destroy(dev);
+}
+
 static void test_map_mem(void **state)
 {
 	struct hpu_fw_device *dev = *state;
@@ -387,6 +413,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test(test_sparse),
 		cmocka_unit_test(test_export),
+		cmocka_unit_test(test_export_sweep),
 		cmocka_unit_test_setup_teardown(test_map_mem, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_map_host, setup, teardown),
 	};

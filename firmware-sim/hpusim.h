@@ -272,6 +272,7 @@ struct hpusim_seg {
  *	(struct hpusim_queue.wait_node)
  * @monitor_faults: monitor payload writes that faulted outside a submission
  * @cs_list: submissions in flight (sched lock)
+ * @completing: submissions of it whose cs_done runs now (sched lock)
  */
 struct hpu_fw_as {
 	struct hpu_fw_device *dev;
@@ -286,6 +287,7 @@ struct hpu_fw_as {
 	struct hpusim_list waiters;
 	uint64_t monitor_faults;
 	struct hpusim_list cs_list;
+	unsigned int completing;
 };
 
 struct hpusim_cs;

@@ -289,12 +289,15 @@ static void job_unlink(struct hpusim_job *job)
  */
 static void cs_finish(struct hpusim_cs *cs)
 {
-	struct hpu_fw_device *dev = cs->as->dev;
+	struct hpu_fw_as *as = cs->as;
+	struct hpu_fw_device *dev = as->dev;
 	bool failed = cs->result == HPU_FW_CS_PAGE_FAULT ||
 		      cs->result == HPU_FW_CS_ENGINE_ERR;
 	uint32_t e;
 
 	hpusim_list_del(&cs->node);
+	/* as_destroy waits for this: no callback outlives its address space */
+	as->completing++;
 	pthread_mutex_unlock(&sched.lock);
 	for (e = 0; e < dev->num_engines; e++) {
 		if (!(cs->reset[e / 64] & (1ULL << (e % 64))))
@@ -309,6 +312,7 @@ static void cs_finish(struct hpusim_cs *cs)
 	free(cs->cbs);
 	free(cs);
 	pthread_mutex_lock(&sched.lock);
+	as->completing--;
 	pthread_cond_broadcast(&sched.idle);
 }
 
@@ -462,6 +466,7 @@ static void queue_run(struct hpusim_queue *q, uint64_t slice,
 	}
 	q->state = HPUSIM_Q_IDLE;
 	hpusim_engine_busy_end(q->dev, q->engine);
+	pthread_cond_broadcast(&sched.idle); /* hpusim_queues_fini() */
 }
 
 static void *worker_main(void *arg)
@@ -590,7 +595,7 @@ int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 	}
 	/* @cs may be freed by the first queue_run: use the claimed list */
 	for (j = 0; j < nclaimed; j++)
-		queue_run(claimed[j], HPUSIM_INLINE_BYTES, cs);
+		queue_run(claimed[j], HPUSIM_SLICE_BYTES, cs);
 	pthread_mutex_unlock(&sched.lock);
 	return 0;
 }
@@ -640,7 +645,7 @@ int hpusim_as_abort_all(struct hpu_fw_as *as)
 	int n = 0;
 
 	pthread_mutex_lock(&sched.lock);
-	while (!hpusim_list_empty(&as->cs_list)) {
+	while (!hpusim_list_empty(&as->cs_list) || as->completing) {
 		struct hpusim_cs *victim = NULL;
 
 		for (pos = as->cs_list.next; pos != &as->cs_list;
@@ -655,7 +660,7 @@ int hpusim_as_abort_all(struct hpu_fw_as *as)
 		}
 		if (victim)
 			n += cs_abort_locked(victim);
-		else /* another thread aborts what is left */
+		else /* others abort or report what is left */
 			pthread_cond_wait(&sched.idle, &sched.lock);
 	}
 	pthread_mutex_unlock(&sched.lock);
@@ -752,8 +757,29 @@ int hpusim_queues_init(struct hpu_fw_device *dev)
  */
 void hpusim_queues_fini(struct hpu_fw_device *dev)
 {
+	uint32_t i, n;
+
 	if (!dev->queues)
 		return;
+	/*
+	 * No job is left, but a queue emptied by an abort may still be on
+	 * the run list, or a thread may be leaving it: wait for all to idle.
+	 */
+	pthread_mutex_lock(&sched.lock);
+	do {
+		for (i = 0, n = 0; i < dev->profile->num_queues; i++) {
+			struct hpusim_queue *q = &dev->queues[i];
+
+			if (q->state == HPUSIM_Q_RUNNABLE) {
+				hpusim_list_del(&q->run_node);
+				q->state = HPUSIM_Q_IDLE;
+			}
+			n += q->state != HPUSIM_Q_IDLE;
+		}
+		if (n)
+			pthread_cond_wait(&sched.idle, &sched.lock);
+	} while (n);
+	pthread_mutex_unlock(&sched.lock);
 	sched_put();
 	free(dev->queues);
 	dev->queues = NULL;

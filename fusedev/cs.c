@@ -499,7 +499,8 @@ static int build_jobs(const struct hpu_ioctl_call *call, uint32_t cs_flags,
 			b->jobs[i].cb_size = sizeof(b->fences[i]);
 			continue;
 		}
-		ret = hpu_cb_get(ctx, c->cb_handle, c->cb_size, &b->refs[i]);
+		ret = hpu_cb_get(ctx, c->cb_handle, c->cb_size, call->pid,
+				 &b->refs[i]);
 		if (ret)
 			return ret;
 		ret = hpu_packets_validate(

@@ -404,7 +404,7 @@ struct hpu_cb_ref {
 };
 
 int hpu_cb_get(struct hpu_ctx *ctx, uint64_t handle, uint32_t size,
-	       struct hpu_cb_ref *ref);
+	       pid_t requester, struct hpu_cb_ref *ref);
 void hpu_cb_put(struct hpu_cb_ref *ref);
 
 void hpu_cs_done_cb(void *arg, void *cookie, enum hpu_fw_cs_result result,

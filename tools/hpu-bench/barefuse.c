@@ -3,18 +3,21 @@
  * barefuse.c - the reference of the ioctl benchmark: a minimal FUSE
  * low-level filesystem with one file whose ioctl handler replies at once,
  * mounted with hpu-fused's options and served by fuse_session_loop_mt in
- * a thread. What an hpu ioctl costs beyond this is the driver's own work.
+ * a process of its own, as hpu-fused is (a server thread inside the
+ * client would skip the cross-process switches every daemon pays). What
+ * an hpu ioctl costs beyond this is the driver's own work.
  */
 #define FUSE_USE_VERSION 314
 
 #include <errno.h>
 #include <fuse_lowlevel.h>
-#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -24,18 +27,14 @@
 
 /**
  * struct barefuse - the mounted reference filesystem
- * @se: its session
- * @thread: runs the session loop
+ * @pid: the server process
  * @dir: temporary mount point
  * @node: path of its one file
- * @loop_ret: what the loop returned
  */
 struct barefuse {
-	struct fuse_session *se;
-	pthread_t thread;
+	pid_t pid;
 	char dir[64];
 	char node[80];
-	int loop_ret;
 };
 
 static void fill_attr(fuse_ino_t ino, struct stat *st)
@@ -129,29 +128,50 @@ static const struct fuse_lowlevel_ops bf_ops = {
 	.ioctl = bf_ioctl,
 };
 
-static void *bf_loop(void *arg)
-{
-	struct barefuse *bf = arg;
-	struct fuse_loop_config *cfg;
-
-	cfg = fuse_loop_cfg_create();
-	if (!cfg) {
-		bf->loop_ret = -ENOMEM;
-		return NULL;
-	}
-	fuse_loop_cfg_set_idle_threads(cfg, 4);
-	bf->loop_ret = fuse_session_loop_mt(bf->se, cfg);
-	fuse_loop_cfg_destroy(cfg);
-	return NULL;
-}
-
-int barefuse_start(struct barefuse **bfp)
+/* The server process: mount, say so on @ready_fd, serve until SIGTERM */
+static int bf_serve(const char *dir, int ready_fd)
 {
 	char opts[128];
 	char *argv[] = { "hpu-bench", "-o", opts, NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	struct fuse_loop_config *cfg;
+	struct fuse_session *se;
+	int ret = 1;
+	char ok = 'y';
+
+	/* the options hpu-fused mounts with */
+	snprintf(opts, sizeof(opts),
+		 "fsname=hpu-bench,subtype=hpu,default_permissions%s",
+		 geteuid() == 0 ? ",allow_other" : "");
+	se = fuse_session_new(&args, &bf_ops, sizeof(bf_ops), NULL);
+	fuse_opt_free_args(&args);
+	if (!se)
+		return 1;
+	if (fuse_set_signal_handlers(se))
+		goto out_destroy;
+	if (fuse_session_mount(se, dir))
+		goto out_handlers;
+	cfg = fuse_loop_cfg_create();
+	if (!cfg)
+		goto out_unmount;
+	fuse_loop_cfg_set_idle_threads(cfg, 4);
+	if (write(ready_fd, &ok, 1) == 1)
+		ret = fuse_session_loop_mt(se, cfg) ? 1 : 0;
+	fuse_loop_cfg_destroy(cfg);
+out_unmount:
+	fuse_session_unmount(se);
+out_handlers:
+	fuse_remove_signal_handlers(se);
+out_destroy:
+	fuse_session_destroy(se);
+	return ret;
+}
+
+int barefuse_start(struct barefuse **bfp)
+{
 	struct barefuse *bf;
-	int ret;
+	int pipefd[2], ret, status;
+	char c = 0;
 
 	bf = calloc(1, sizeof(*bf));
 	if (!bf)
@@ -162,30 +182,32 @@ int barefuse_start(struct barefuse **bfp)
 		goto err_free;
 	}
 	snprintf(bf->node, sizeof(bf->node), "%s/%s", bf->dir, NODE_NAME);
-	/* the options hpu-fused mounts with */
-	snprintf(opts, sizeof(opts),
-		 "fsname=hpu-bench,subtype=hpu,default_permissions%s",
-		 geteuid() == 0 ? ",allow_other" : "");
-	bf->se = fuse_session_new(&args, &bf_ops, sizeof(bf_ops), bf);
-	fuse_opt_free_args(&args);
-	if (!bf->se) {
+	if (pipe(pipefd)) {
+		ret = -errno;
+		goto err_rmdir;
+	}
+	bf->pid = fork();
+	if (bf->pid < 0) {
+		ret = -errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		goto err_rmdir;
+	}
+	if (bf->pid == 0) {
+		close(pipefd[0]);
+		_exit(bf_serve(bf->dir, pipefd[1]));
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &c, 1) != 1 || c != 'y') {
+		close(pipefd[0]);
+		waitpid(bf->pid, &status, 0);
 		ret = -EIO;
 		goto err_rmdir;
 	}
-	if (fuse_session_mount(bf->se, bf->dir)) {
-		ret = -EIO;
-		goto err_destroy;
-	}
-	ret = -pthread_create(&bf->thread, NULL, bf_loop, bf);
-	if (ret)
-		goto err_unmount;
+	close(pipefd[0]);
 	*bfp = bf;
 	return 0;
 
-err_unmount:
-	fuse_session_unmount(bf->se);
-err_destroy:
-	fuse_session_destroy(bf->se);
 err_rmdir:
 	rmdir(bf->dir);
 err_free:
@@ -200,13 +222,13 @@ const char *barefuse_node(const struct barefuse *bf)
 
 void barefuse_stop(struct barefuse *bf)
 {
+	int status;
+
 	if (!bf)
 		return;
-	fuse_session_exit(bf->se);
-	/* unmounting ends the connection, which wakes every worker */
-	fuse_session_unmount(bf->se);
-	pthread_join(bf->thread, NULL);
-	fuse_session_destroy(bf->se);
+	/* SIGTERM ends the server's loop; it unmounts before exiting */
+	kill(bf->pid, SIGTERM);
+	waitpid(bf->pid, &status, 0);
 	rmdir(bf->dir);
 	free(bf);
 }

@@ -94,12 +94,14 @@ err_mem_fini:
  * @dev: device
  * @control: control node (INFO only, not a holder)
  * @tid: thread that opened the node
+ * @uid: user of the opener (owner of what the context exports)
+ * @gid: group of the opener
  * @out: receives the context, holding one reference
  *
  * Return: 0 or -errno.
  */
-int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid,
-		 struct hpu_ctx **out)
+int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid, uid_t uid,
+		 gid_t gid, struct hpu_ctx **out)
 {
 	struct hpu_ctx *ctx;
 	int ret;
@@ -125,6 +127,8 @@ int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid,
 	ctx->dev = dev;
 	ctx->control = control;
 	ctx->pid = hpu_tid_to_tgid(tid);
+	ctx->uid = uid;
+	ctx->gid = gid;
 	read_comm(ctx->pid, ctx->comm, sizeof(ctx->comm));
 	ctx->open_ns = hpu_now_ns();
 	ctx->refcount = 1;

@@ -429,7 +429,9 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->keep_cache = 0;
 	if (n.kind == KIND_COMPUTE || n.kind == KIND_CONTROL) {
 		ret = hpu_ctx_open(&drv->devs[n.dev], n.kind == KIND_CONTROL,
-				   fuse_req_ctx(req)->pid, &ctx);
+				   fuse_req_ctx(req)->pid,
+				   fuse_req_ctx(req)->uid,
+				   fuse_req_ctx(req)->gid, &ctx);
 		if (ret) {
 			fuse_reply_err(req, -ret);
 			return;

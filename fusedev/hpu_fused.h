@@ -124,6 +124,8 @@ struct hpu_cs_stats {
  * @dev: device the file belongs to
  * @control: true for a control context (INFO only, never a holder)
  * @pid: TGID of the process that opened the file
+ * @uid: user of the opener (owner of its exports)
+ * @gid: group of the opener
  * @comm: command name of that process
  * @open_ns: CLOCK_MONOTONIC at open
  * @refcount: references; the file holds one, the device list none
@@ -154,6 +156,8 @@ struct hpu_ctx {
 	struct hpu_device *dev;
 	bool control;
 	pid_t pid;
+	uid_t uid;
+	gid_t gid;
 	char comm[17];
 	uint64_t open_ns;
 	unsigned int refcount;
@@ -280,8 +284,8 @@ void hpu_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
 uint64_t hpu_now_ns(void);
 uint32_t hpu_fw_if_minor_in_use(const struct hpu_fw_model *model);
 
-int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid,
-		 struct hpu_ctx **out);
+int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid, uid_t uid,
+		 gid_t gid, struct hpu_ctx **out);
 void hpu_ctx_release(struct hpu_ctx *ctx);
 void hpu_device_release_all(struct hpu_device *dev);
 void hpu_ctx_get(struct hpu_ctx *ctx);

@@ -340,6 +340,9 @@ static int mem_export(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
 	pthread_mutex_unlock(&m->lock);
 	if (ret)
 		return ret;
+	/* a root daemon hands the file to the exporting user */
+	if (geteuid() == 0 && ctx->uid != 0 && chown(path, ctx->uid, ctx->gid))
+		return -errno;
 	note_export_dir(ctx->dev, path);
 	out->export_id = id;
 	return 0;

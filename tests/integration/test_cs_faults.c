@@ -29,35 +29,26 @@
 /* Device 0: general; 1: filled up; 2: the killed client */
 #define NDEV	3
 
-/* Why CS tests cannot run against this daemon, or NULL */
-static const char *cs_missing;
-
 /*
- * The driver must implement MEMORY, CB and CS; against one that does not
- * (yet), every test is skipped with the reason.
+ * The driver of this tree implements MEMORY, CB and CS: a daemon that does
+ * not say so fails the whole group (never a silent skip).
  */
-static void probe_cs(void)
+static int probe_cs(void)
 {
 	struct hpu_info_driver_version dv;
 	const uint64_t caps = HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS;
 	struct hpu_device *ctl;
+	int ret = 0;
 
-	cs_missing = NULL;
 	if (hpu_open_control(0, &ctl))
-		return; /* no daemon: hpu_test_need_daemon() says why */
+		return 0; /* no daemon: hpu_test_need_daemon() says why */
 	if (hpu_info_driver_version(ctl, &dv) ||
-	    (dv.capabilities & caps) != caps)
-		cs_missing = "the driver lacks MEMORY/CB/CS";
-	hpu_close(ctl);
-}
-
-/* First statement of every test: skip, with the reason, when needed. */
-static void need_cs(void)
-{
-	if (cs_missing) {
-		print_message("skipped: %s\n", cs_missing);
-		skip();
+	    (dv.capabilities & caps) != caps) {
+		fprintf(stderr, "the driver lacks MEMORY/CB/CS\n");
+		ret = -1;
 	}
+	hpu_close(ctl);
+	return ret;
 }
 
 static int group_setup(void **state)
@@ -65,8 +56,7 @@ static int group_setup(void **state)
 	(void)state;
 	if (hpu_test_group_start(NDEV, "gaudi"))
 		return -1;
-	probe_cs();
-	return 0;
+	return probe_cs();
 }
 
 static void expect_status(struct hpu_device *dev, uint64_t seq, uint32_t want)
@@ -96,7 +86,6 @@ static void test_alloc_until_full(void **state)
 	int n = 0, ret = 0, i;
 
 	(void)state;
-	need_cs();
 	assert_int_equal(hpu_open(1, &dev), 0);
 	while (n < 64) {
 		ret = hpu_mem_alloc(dev, 1 * GiB, 0, 0, &handles[n]);
@@ -131,7 +120,6 @@ static void test_contexts_isolated(void **state)
 	int n;
 
 	(void)state;
-	need_cs();
 	assert_int_equal(hpu_open(0, &a), 0);
 	assert_int_equal(hpu_open(0, &b), 0);
 	assert_int_equal(hpu_mem_alloc(a, 2 * MiB, 0, 0, &ha), 0);
@@ -178,7 +166,6 @@ static void test_page_fault(void **state)
 	int n, i, found = 0;
 
 	(void)state;
-	need_cs();
 	assert_int_equal(hpu_open(0, &dev), 0);
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
 	host = malloc(8192);
@@ -222,7 +209,6 @@ static void test_cs_timeout(void **state)
 	int n, i, found = 0;
 
 	(void)state;
-	need_cs();
 	assert_int_equal(hpu_open(0, &dev), 0);
 	assert_int_equal(hpu_info_reset_count(dev, &before), 0);
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
@@ -263,7 +249,6 @@ static void test_bad_packet_rejected(void **state)
 	uint64_t buf[4] = { 0 }, handle, seq;
 
 	(void)state;
-	need_cs();
 	assert_int_equal(hpu_open(0, &dev), 0);
 	/* an unknown opcode */
 	buf[0] = 0x7f | (8ULL << 16);
@@ -341,7 +326,6 @@ static void test_sigkill_client(void **state)
 	pid_t pid;
 
 	(void)state;
-	need_cs();
 	assert_int_equal(pipe(p), 0);
 	pid = fork();
 	assert_true(pid >= 0);

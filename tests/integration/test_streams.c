@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../lib/hpu_test_daemon.h"
@@ -20,35 +21,26 @@
 
 static struct hpu_device *dev;
 
-/* Why CS tests cannot run against this daemon, or NULL */
-static const char *cs_missing;
-
 /*
- * The driver must implement MEMORY, CB and CS; against one that does not
- * (yet), every test is skipped with the reason.
+ * The driver of this tree implements MEMORY, CB and CS: a daemon that does
+ * not say so fails the whole group (never a silent skip).
  */
-static void probe_cs(void)
+static int probe_cs(void)
 {
 	struct hpu_info_driver_version dv;
 	const uint64_t caps = HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS;
 	struct hpu_device *ctl;
+	int ret = 0;
 
-	cs_missing = NULL;
 	if (hpu_open_control(0, &ctl))
-		return; /* no daemon: hpu_test_need_daemon() says why */
+		return 0; /* no daemon: hpu_test_need_daemon() says why */
 	if (hpu_info_driver_version(ctl, &dv) ||
-	    (dv.capabilities & caps) != caps)
-		cs_missing = "the driver lacks MEMORY/CB/CS";
-	hpu_close(ctl);
-}
-
-/* First statement of every test: skip, with the reason, when needed. */
-static void need_cs(void)
-{
-	if (cs_missing) {
-		print_message("skipped: %s\n", cs_missing);
-		skip();
+	    (dv.capabilities & caps) != caps) {
+		fprintf(stderr, "the driver lacks MEMORY/CB/CS\n");
+		ret = -1;
 	}
+	hpu_close(ctl);
+	return ret;
 }
 
 static int group_setup(void **state)
@@ -56,15 +48,14 @@ static int group_setup(void **state)
 	(void)state;
 	if (hpu_test_group_start(1, "gaudi2"))
 		return -1;
-	probe_cs();
-	return 0;
+	return probe_cs();
 }
 
 static int setup(void **state)
 {
 	int ret = hpu_test_need_daemon(state);
 
-	if (ret || cs_missing)
+	if (ret)
 		return ret;
 	assert_int_equal(hpu_open(0, &dev), 0);
 	return 0;
@@ -104,7 +95,6 @@ static void test_memcpy_chain(void **state)
 	size_t i;
 
 	(void)state;
-	need_cs();
 	a = dev_buf(size);
 	b = dev_buf(size);
 	assert_non_null(src);
@@ -138,7 +128,6 @@ static void test_many_small_ops(void **state)
 	size_t i;
 
 	(void)state;
-	need_cs();
 	a = dev_buf(n * 4);
 	assert_non_null(out);
 	assert_int_equal(hpu_stream_create(dev, 0, &s), 0);
@@ -162,7 +151,6 @@ static void test_events(void **state)
 	float ms = -1;
 
 	(void)state;
-	need_cs();
 	a = dev_buf(size);
 	assert_non_null(src);
 	fill(src, size, 2);
@@ -198,7 +186,6 @@ static void test_wait_event_order(void **state)
 	uint64_t a;
 
 	(void)state;
-	need_cs();
 	a = dev_buf(size);
 	assert_non_null(src);
 	assert_non_null(dst);
@@ -228,7 +215,6 @@ static void test_allocator_reuse(void **state)
 	uint64_t v1, v2, v3;
 
 	(void)state;
-	need_cs();
 	assert_int_equal(hpu_allocator_create(dev, NULL, &a), 0);
 	assert_int_equal(hpu_alloc(a, 1 * MiB, &v1), 0);
 	assert_int_equal(hpu_alloc(a, 10 * MiB, &v2), 0);

@@ -37,9 +37,11 @@ static int setup(void **state)
 	memset(&f, 0, sizeof(f));
 	if (hpu_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
 		return -1;
-	if (hpu_ctx_open(&f.drv.devs[0], false, getpid(), &f.compute))
+	if (hpu_ctx_open(&f.drv.devs[0], false, getpid(), getuid(), getgid(),
+			 &f.compute))
 		return -1;
-	if (hpu_ctx_open(&f.drv.devs[0], true, getpid(), &f.control))
+	if (hpu_ctx_open(&f.drv.devs[0], true, getpid(), getuid(), getgid(),
+			 &f.control))
 		return -1;
 	*state = &f;
 	return 0;

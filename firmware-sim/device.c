@@ -300,4 +300,5 @@ const struct hpu_fw_ops hpusim_ops = {
 	.cs_abort = hpusim_cs_abort,
 	.sob_read = hpusim_sob_read,
 	.sob_write = hpusim_sob_write,
+	.export_dir = hpusim_export_dir,
 };

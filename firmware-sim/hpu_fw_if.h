@@ -283,6 +283,9 @@ struct hpu_fw_config {
  *	ids HPU_NUM_SOBS..HPU_FW_NUM_SOBS-1 are the driver's own (user
  *	packets cannot name them; the driver builds WAIT/SIGNAL submissions
  *	from them)
+ * @export_dir: the directory mem_export files appear in (made at create),
+ *	so the driver can publish it before the first export; 0, or
+ *	-ENAMETOOLONG when it does not fit in @len bytes
  */
 struct hpu_fw_ops {
 	int (*create)(const struct hpu_fw_config *cfg,
@@ -321,6 +324,7 @@ struct hpu_fw_ops {
 	int (*sob_read)(struct hpu_fw_as *as, uint32_t sob_id, uint32_t *value);
 	int (*sob_write)(struct hpu_fw_as *as, uint32_t sob_id, uint32_t op,
 			 uint32_t value);
+	int (*export_dir)(struct hpu_fw_device *fw, char *buf, size_t len);
 };
 
 /**

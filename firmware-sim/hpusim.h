@@ -531,6 +531,7 @@ uint64_t hpusim_mem_size(const struct hpu_fw_mem *mem);
 void hpusim_mem_usage(struct hpu_fw_device *dev, uint64_t *used,
 		      uint64_t *total);
 int hpusim_mem_export(struct hpu_fw_mem *mem, char *path, size_t len);
+int hpusim_export_dir(struct hpu_fw_device *fw, char *buf, size_t len);
 
 /**
  * hpusim_mem_ptr() - host pointer and contiguous length at an offset

@@ -553,3 +553,18 @@ int hpusim_mem_export(struct hpu_fw_mem *mem, char *path, size_t len)
 	pthread_mutex_unlock(&dev->mem_lock);
 	return ret;
 }
+
+/**
+ * hpusim_export_dir() - fw op export_dir: where export files appear
+ * @fw: device
+ * @buf: destination
+ * @len: bytes at @buf
+ *
+ * Return: 0 or -ENAMETOOLONG.
+ */
+int hpusim_export_dir(struct hpu_fw_device *fw, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s", fw->export_dir);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}

@@ -157,11 +157,12 @@ static int show_memory_used(struct hpu_device *dev, char **text, size_t *len)
 
 static int show_export_dir(struct hpu_device *dev, char **text, size_t *len)
 {
-	char dir[sizeof(dev->export_dir)];
+	char dir[512] = "";
 
-	pthread_mutex_lock(&dev->export_lock);
-	memcpy(dir, dev->export_dir, sizeof(dir));
-	pthread_mutex_unlock(&dev->export_lock);
+	/* models older than 1.1 export nothing: the line stays empty */
+	if (dev->model->if_minor >= 1 && dev->model->ops->export_dir &&
+	    dev->model->ops->export_dir(dev->fw, dir, sizeof(dir)))
+		dir[0] = '\0';
 	return text_printf(text, len, "%s\n", dir);
 }
 

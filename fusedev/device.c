@@ -134,7 +134,6 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	if (ret)
 		return -ret;
 	pthread_rwlock_init(&dev->reset_lock, NULL);
-	pthread_mutex_init(&dev->export_lock, NULL);
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.profile = drv->profile;
@@ -169,7 +168,6 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	return 0;
 
 err_destroy_lock:
-	pthread_mutex_destroy(&dev->export_lock);
 	pthread_rwlock_destroy(&dev->reset_lock);
 	pthread_mutex_destroy(&dev->ctx_lock);
 	return ret;
@@ -180,7 +178,6 @@ static void device_fini(struct hpu_driver *drv, struct hpu_device *dev)
 	hpu_device_release_all(dev);
 	drv->model->ops->destroy(dev->fw);
 	dev->fw = NULL;
-	pthread_mutex_destroy(&dev->export_lock);
 	pthread_rwlock_destroy(&dev->reset_lock);
 	pthread_mutex_destroy(&dev->ctx_lock);
 }

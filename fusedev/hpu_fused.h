@@ -214,9 +214,6 @@ struct hpu_ctx {
  * @cs_timeout_ms: default per-CS timeout
  * @reset_lock: device reset vs. submission: CS, MEMORY and CB calls into
  *	the model hold it for reading, a device reset for writing
- * @export_lock: protects @export_dir
- * @export_dir: directory of the model's exported allocations ("" until
- *	known)
  */
 struct hpu_device {
 	unsigned int index;
@@ -247,8 +244,6 @@ struct hpu_device {
 	uint32_t cs_timeout_ms;
 
 	pthread_rwlock_t reset_lock;
-	pthread_mutex_t export_lock;
-	char export_dir[256];
 };
 
 /**

@@ -296,19 +296,6 @@ static int mem_unmap(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
 	return 0;
 }
 
-static void note_export_dir(struct hpu_device *dev, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	size_t n = slash ? (size_t)(slash - path) : 0;
-
-	if (!n || n >= sizeof(dev->export_dir))
-		return;
-	pthread_mutex_lock(&dev->export_lock);
-	memcpy(dev->export_dir, path, n);
-	dev->export_dir[n] = '\0';
-	pthread_mutex_unlock(&dev->export_lock);
-}
-
 static int mem_export(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
 		      struct hpu_mem_out *out)
 {
@@ -343,7 +330,6 @@ static int mem_export(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
 	/* a root daemon hands the file to the exporting user */
 	if (geteuid() == 0 && ctx->uid != 0 && chown(path, ctx->uid, ctx->gid))
 		return -errno;
-	note_export_dir(ctx->dev, path);
 	out->export_id = id;
 	return 0;
 }

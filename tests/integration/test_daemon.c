@@ -432,7 +432,14 @@ static void test_layout(void **state)
 	assert_int_equal(errno, ENOENT);
 	snprintf(path, sizeof(path), "%s/hpu01", d->mount);
 	assert_int_equal(stat(path, &st), -1);
+	/* the export directory exists before any export, one per device */
+	snprintf(path, sizeof(path), "%s", attr(d, "class/hpu2/export_dir"));
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_string_not_equal(path, attr(d, "class/hpu1/export_dir"));
 	assert_int_equal(hpu_test_daemon_stop(d), 0);
+	/* and is gone with the daemon */
+	assert_int_equal(stat(path, &st), -1);
 }
 
 /* One daemon shared by the rejection tests */

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,31 @@ static void test_page_fault(void **state)
 	free(host);
 }
 
+/* The device still runs work of @dev: a MEMSET then a DMA to the host */
+static void check_dma_works(struct hpu_device *dev)
+{
+	struct hpu_cb_builder *cb;
+	uint64_t h, va, host_va;
+	uint32_t *host;
+
+	host = calloc(1, 4096);
+	assert_non_null(host);
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	assert_int_equal(hpu_mem_map_host(dev, host, 4096, 0, 0, &host_va), 0);
+	assert_int_equal(hpu_mem_alloc(dev, 2 * MiB, 0, 0, &h), 0);
+	assert_int_equal(hpu_mem_map(dev, h, 0, 0, &va), 0);
+	assert_int_equal(hpu_cb_memset(cb, va, 4096, 0xcafef00d, 4), 0);
+	assert_int_equal(hpu_cb_lin_dma(cb, host_va, va, 4096), 0);
+	expect_status(dev, submit(cb, 1, 0), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(host[0], 0xcafef00d);
+	assert_int_equal(host[1023], 0xcafef00d);
+	assert_int_equal(hpu_mem_unmap(dev, host_va), 0);
+	assert_int_equal(hpu_mem_unmap(dev, va), 0);
+	assert_int_equal(hpu_mem_free(dev, h), 0);
+	hpu_cb_builder_destroy(cb);
+	free(host);
+}
+
 static void test_cs_timeout(void **state)
 {
 	struct hpu_info_reset_count before, after;
@@ -204,8 +230,7 @@ static void test_cs_timeout(void **state)
 	struct hpu_cb_builder *cb;
 	struct hpu_device *dev;
 	struct hpu_event ev[4];
-	uint64_t seq, h, va, host_va;
-	uint32_t *host;
+	uint64_t seq;
 	int n, i, found = 0;
 
 	(void)state;
@@ -226,19 +251,9 @@ static void test_cs_timeout(void **state)
 	assert_true(found);
 
 	/* a new DMA on the same queue works */
-	host = calloc(1, 4096);
-	assert_non_null(host);
-	assert_int_equal(hpu_mem_map_host(dev, host, 4096, 0, 0, &host_va), 0);
-	assert_int_equal(hpu_mem_alloc(dev, 2 * MiB, 0, 0, &h), 0);
-	assert_int_equal(hpu_mem_map(dev, h, 0, 0, &va), 0);
-	assert_int_equal(hpu_cb_memset(cb, va, 4096, 0xcafef00d, 4), 0);
-	assert_int_equal(hpu_cb_lin_dma(cb, host_va, va, 4096), 0);
-	expect_status(dev, submit(cb, 1, 0), HPU_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(host[0], 0xcafef00d);
-	assert_int_equal(host[1023], 0xcafef00d);
+	check_dma_works(dev);
 	hpu_cb_builder_destroy(cb);
 	hpu_close(dev);
-	free(host);
 }
 
 static void test_bad_packet_rejected(void **state)
@@ -355,6 +370,78 @@ static void test_sigkill_client(void **state)
 	assert_true(clean);
 }
 
+/* Each thread of the busy child: DMA CSs as fast as they go */
+static void *busy_submitter(void *arg)
+{
+	struct hpu_device *dev = arg;
+	struct hpu_cb_builder *cb;
+	uint64_t h, va, host_va, seq;
+	uint8_t *host = calloc(1, MiB);
+
+	if (!host || hpu_cb_builder_create(dev, 4096, &cb) ||
+	    hpu_mem_map_host(dev, host, MiB, 0, 0, &host_va) ||
+	    hpu_mem_alloc(dev, 8 * MiB, 0, 0, &h) ||
+	    hpu_mem_map(dev, h, 0, 0, &va))
+		_exit(1);
+	for (;;) {
+		hpu_cb_builder_reset(cb);
+		if (hpu_cb_lin_dma(cb, va, host_va, MiB) ||
+		    hpu_cb_builder_submit(cb, 0, 0, 60000, &seq, NULL))
+			hpu_test_sleep_ms(1); /* -EAGAIN when 1024 in flight */
+	}
+	return NULL;
+}
+
+/* SIGKILL while two threads submit without pause: all is returned and
+ * the daemon keeps serving others */
+static void test_sigkill_during_submission(void **state)
+{
+	struct hpu_info_dram_usage du;
+	struct hpu_device *dev, *ctl;
+	pthread_t t[2];
+	int p[2], i;
+	char c;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(p[0]);
+		if (hpu_open(1, &dev))
+			_exit(1);
+		for (i = 0; i < 2; i++)
+			if (pthread_create(&t[i], NULL, busy_submitter, dev))
+				_exit(1);
+		hpu_test_sleep_ms(200);
+		if (write(p[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	hpu_test_sleep_ms(100);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+
+	assert_int_equal(hpu_open_control(1, &ctl), 0);
+	for (i = 0; i < 200; i++) {
+		assert_int_equal(hpu_info_dram_usage(ctl, &du), 0);
+		if (!du.dram_used_mem)
+			break;
+		hpu_test_sleep_ms(50);
+	}
+	assert_int_equal(du.dram_used_mem, 0);
+	hpu_close(ctl);
+	/* another client still gets its work done on the same device */
+	assert_int_equal(hpu_open(1, &dev), 0);
+	check_dma_works(dev);
+	hpu_close(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +454,8 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_packet_rejected,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_sigkill_client,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_sigkill_during_submission,
 				       hpu_test_need_daemon),
 	};
 

@@ -8,9 +8,18 @@
  * copies and memsets of host memory go through a small per-thread buffer.
  * A packet is checked to be fully mapped before its first byte moves, so
  * a fault on an unmapped address leaves the destination untouched.
+ *
+ * A large copy is cut into slices that idle pool workers run beside the
+ * calling thread (a real DMA engine is hardware of its own; one copying
+ * thread cannot keep up with memcpy through process_vm_readv). Every slice
+ * checks between chunks whether the submission was stopped, and whether a
+ * slice before it faulted; the packet reports the fault a serial copy
+ * would have met first.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "hpusim.h"
 
@@ -47,6 +56,35 @@ static uint64_t copy_piece(const struct hpusim_seg *d,
 	return hpusim_host_copy(d->map, d->host_addr, dma_bounce, n, true);
 }
 
+/*
+ * Forward copy between a host piece @h and device memory starting with the
+ * piece @v: one process_vm_readv/writev for the whole host piece, with an
+ * iovec per physical extent of the device side. Return bytes moved; *@n
+ * is what was asked.
+ */
+static uint64_t copy_host_dev(struct hpu_fw_as *as, const struct hpusim_seg *h,
+			      const struct hpusim_seg *v, uint64_t dev_va,
+			      bool to_host, uint64_t *n)
+{
+	struct iovec iov[HPUSIM_DMA_IOV];
+	struct hpusim_seg more;
+	unsigned int cnt = 1;
+	uint64_t want = h->len;
+
+	iov[0].iov_base = v->ptr;
+	iov[0].iov_len = v->len < want ? v->len : want;
+	*n = iov[0].iov_len;
+	/* a gap in the device side faults in the caller's next round */
+	while (*n < want && cnt < HPUSIM_DMA_IOV &&
+	       !hpusim_mmu_seg(as, dev_va + *n, want - *n, false, &more) &&
+	       more.ptr) {
+		iov[cnt].iov_base = more.ptr;
+		iov[cnt++].iov_len = more.len;
+		*n += more.len;
+	}
+	return hpusim_host_copyv(h->map, h->host_addr, iov, cnt, to_host);
+}
+
 /* Copy [off, off + len) of the packet, forward or from its end */
 static int copy_range(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 		      uint64_t len, bool back, struct hpu_fw_fault *fault)
@@ -63,6 +101,19 @@ static int copy_range(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 		if (hpusim_mmu_seg(as, dst, len, back, &d)) {
 			set_fault(fault, back ? dst + len - 1 : dst, true);
 			return -EFAULT;
+		}
+		if (!back && !s.ptr != !d.ptr) {
+			wf = !d.ptr;
+			got = wf ? copy_host_dev(as, &d, &s, src, true, &n) :
+				   copy_host_dev(as, &s, &d, dst, false, &n);
+			if (got < n) {
+				set_fault(fault, (wf ? dst : src) + got, wf);
+				return -EFAULT;
+			}
+			src += n;
+			dst += n;
+			len -= n;
+			continue;
 		}
 		n = s.len < d.len ? s.len : d.len;
 		if (!s.ptr && !d.ptr && n > HPUSIM_DMA_BOUNCE)
@@ -90,34 +141,143 @@ static int copy_range(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 	return 0;
 }
 
+/**
+ * struct dma_step - one step of a LIN_DMA packet, cut into slices
+ * @as: address space
+ * @dst: destination VA of the step's first byte
+ * @src: source VA of the step's first byte
+ * @len: bytes of the step
+ * @slice: bytes per slice (the last may be shorter)
+ * @back: copy from the end (overlap with @dst above @src; one slice)
+ * @stop: the submission's stop flag
+ * @fault_slice: lowest slice that faulted, UINT_MAX for none (atomic)
+ * @stopped: a slice saw @stop (atomic)
+ * @faults: each slice's fault
+ */
+struct dma_step {
+	struct hpu_fw_as *as;
+	uint64_t dst;
+	uint64_t src;
+	uint64_t len;
+	uint64_t slice;
+	bool back;
+	const bool *stop;
+	unsigned int fault_slice;
+	bool stopped;
+	struct hpu_fw_fault faults[HPUSIM_DMA_PAR_MAX];
+};
+
+static bool step_should_stop(struct dma_step *st, unsigned int i)
+{
+	if (st->stop && __atomic_load_n(st->stop, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&st->stopped, true, __ATOMIC_RELAXED);
+		return true;
+	}
+	/* a slice before this one failed the packet: the rest is moot */
+	return __atomic_load_n(&st->fault_slice, __ATOMIC_RELAXED) < i;
+}
+
+static void step_fault(struct dma_step *st, unsigned int i)
+{
+	unsigned int cur = __atomic_load_n(&st->fault_slice, __ATOMIC_RELAXED);
+
+	while (i < cur &&
+	       !__atomic_compare_exchange_n(&st->fault_slice, &cur, i, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* Copy slice @i of a step, chunk by chunk (struct hpusim_par.fn) */
+static void step_slice(void *arg, unsigned int i)
+{
+	struct dma_step *st = arg;
+	uint64_t first = (uint64_t)i * st->slice;
+	uint64_t slen = st->len - first < st->slice ? st->len - first :
+						      st->slice;
+	uint64_t left = slen, n, off;
+	int ret;
+
+	while (left) {
+		if (step_should_stop(st, i))
+			return;
+		n = left < HPUSIM_DMA_CHUNK ? left : HPUSIM_DMA_CHUNK;
+		off = st->back ? first + left - n : first + slen - left;
+		/* held for one chunk: an unmap waits for at most that */
+		pthread_rwlock_rdlock(&st->as->map_lock);
+		ret = copy_range(st->as, st->dst + off, st->src + off, n,
+				 st->back, &st->faults[i]);
+		pthread_rwlock_unlock(&st->as->map_lock);
+		if (ret) {
+			step_fault(st, i);
+			return;
+		}
+		left -= n;
+	}
+}
+
+/* Slices for @len bytes: one per thread that could help, not too small */
+static void step_cut(struct dma_step *st, struct hpusim_par *par)
+{
+	uint64_t w, slice;
+
+	par->nslices = 1;
+	st->slice = st->len;
+	if (st->back || st->len < HPUSIM_DMA_PAR_MIN)
+		return;
+	w = hpusim_par_width();
+	if (w > HPUSIM_DMA_PAR_MAX)
+		w = HPUSIM_DMA_PAR_MAX;
+	if (w > st->len / (HPUSIM_DMA_PAR_MIN / 2))
+		w = st->len / (HPUSIM_DMA_PAR_MIN / 2);
+	if (w < 2)
+		return;
+	slice = (st->len + w - 1) / w;
+	slice = (slice + HPUSIM_DMA_PAR_ALIGN - 1) &
+		~(uint64_t)(HPUSIM_DMA_PAR_ALIGN - 1);
+	st->slice = slice;
+	par->nslices = (unsigned int)((st->len + slice - 1) / slice);
+}
+
 int64_t hpusim_dma_copy(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 			uint64_t size, uint64_t done, uint64_t max,
-			struct hpu_fw_fault *fault)
+			const bool *stop, struct hpu_fw_fault *fault)
 {
-	bool back = dst > src && dst - src < size;
+	struct dma_step st = {
+		.as = as,
+		.back = dst > src && dst - src < size,
+		.stop = stop,
+		.fault_slice = UINT_MAX,
+	};
+	struct hpusim_par par = { .fn = step_slice, .arg = &st };
 	uint64_t n = size - done, off, bad;
-	int ret;
+	int ret = 0;
 
 	if (n > max)
 		n = max;
-	off = back ? size - done - n : done;
-	pthread_rwlock_rdlock(&as->map_lock);
+	off = st.back ? size - done - n : done;
 	if (!done) {
+		pthread_rwlock_rdlock(&as->map_lock);
 		if (hpusim_mmu_check(as, src, size, &bad)) {
 			set_fault(fault, bad, false);
 			ret = -EFAULT;
-			goto out_unlock;
-		}
-		if (hpusim_mmu_check(as, dst, size, &bad)) {
+		} else if (hpusim_mmu_check(as, dst, size, &bad)) {
 			set_fault(fault, bad, true);
 			ret = -EFAULT;
-			goto out_unlock;
 		}
+		pthread_rwlock_unlock(&as->map_lock);
+		if (ret)
+			return ret;
 	}
-	ret = copy_range(as, dst + off, src + off, n, back, fault);
-out_unlock:
-	pthread_rwlock_unlock(&as->map_lock);
-	return ret ? ret : (int64_t)n;
+	st.dst = dst + off;
+	st.src = src + off;
+	st.len = n;
+	step_cut(&st, &par);
+	hpusim_par_run(&par); /* no lock held: helpers take map_lock */
+	if (st.fault_slice != UINT_MAX) {
+		*fault = st.faults[st.fault_slice];
+		return -EFAULT;
+	}
+	return st.stopped ? -ECANCELED : (int64_t)n;
 }
 
 /* Fill @buf (@len bytes) with the pattern, phase @phase bytes into it */

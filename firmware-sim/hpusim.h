@@ -595,6 +595,22 @@ int hpusim_mmu_check(struct hpu_fw_as *as, uint64_t va, uint64_t len,
 uint64_t hpusim_host_copy(const struct hpusim_mapping *map, uint64_t host_addr,
 			  uint8_t *dev_ptr, uint64_t len, bool to_host);
 
+struct iovec;
+
+/**
+ * hpusim_host_copyv() - hpusim_host_copy() with scattered device memory
+ * @map: host mapping
+ * @host_addr: user address in @map->pid (the host side is contiguous)
+ * @iov: pieces of device memory, in order
+ * @niov: entries in @iov (at most IOV_MAX)
+ * @to_host: write the process's memory (else read it)
+ *
+ * Return: bytes moved before the first failure.
+ */
+uint64_t hpusim_host_copyv(const struct hpusim_mapping *map, uint64_t host_addr,
+			   const struct iovec *iov, unsigned int niov,
+			   bool to_host);
+
 /**
  * hpusim_mmu_write32() - store a 32-bit value at a device VA
  * @as: address space (map_lock not held)
@@ -606,8 +622,12 @@ uint64_t hpusim_host_copy(const struct hpusim_mapping *map, uint64_t host_addr,
 int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value);
 
 /* dma.c: LIN_DMA and MEMSET */
-#define HPUSIM_DMA_CHUNK  (4ULL << 20) /* bytes between abort checks */
-#define HPUSIM_DMA_BOUNCE (64U << 10)  /* host to host bounce buffer */
+#define HPUSIM_DMA_CHUNK     (4ULL << 20)  /* bytes between abort checks */
+#define HPUSIM_DMA_BOUNCE    (64U << 10)   /* host to host bounce buffer */
+#define HPUSIM_DMA_PAR_MIN   (2ULL << 20)  /* copies cut into slices */
+#define HPUSIM_DMA_PAR_ALIGN (64ULL << 10) /* slice boundaries */
+#define HPUSIM_DMA_PAR_MAX   64		   /* slices of one step */
+#define HPUSIM_DMA_IOV	     64		   /* device extents per syscall */
 
 /**
  * hpusim_dma_copy() - copy part of a LIN_DMA packet
@@ -617,16 +637,22 @@ int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value);
  * @size: bytes of the whole packet
  * @done: bytes already copied
  * @max: copy at most this many bytes now
+ * @stop: NULL, or a flag that stops the copy at its next chunk when set
  * @fault: out on failure: the faulting VA and direction
  *
  * Overlapping ranges with @dst above @src are copied from the end, so the
- * packet behaves as memmove.
+ * packet behaves as memmove. From HPUSIM_DMA_PAR_MIN bytes on, other
+ * ranges are cut into slices (HPUSIM_DMA_PAR_ALIGN-aligned) that idle pool
+ * workers copy beside the calling thread, each in chunks of at most
+ * HPUSIM_DMA_CHUNK bytes; @stop stops them all. When slices fault, the
+ * fault of the lowest one is reported (the one a serial copy meets first).
  *
- * Return: bytes copied now (> 0), or -EFAULT.
+ * Return: bytes copied now (> 0), -EFAULT, or -ECANCELED when @stop was
+ * seen (what was copied then is undefined).
  */
 int64_t hpusim_dma_copy(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 			uint64_t size, uint64_t done, uint64_t max,
-			struct hpu_fw_fault *fault);
+			const bool *stop, struct hpu_fw_fault *fault);
 
 /**
  * hpusim_dma_memset() - fill part of a MEMSET packet
@@ -707,6 +733,44 @@ void hpusim_sched_unlock(void);
  * @q: queue
  */
 void hpusim_queue_wake(struct hpusim_queue *q);
+
+/**
+ * struct hpusim_par - one operation cut into slices for the worker pool
+ * @fn: runs slice @slice of it; must not wait for the pool
+ * @arg: argument of @fn
+ * @nslices: slices (>= 1)
+ * @next: next slice to claim (atomic; set by hpusim_par_run())
+ * @helped: slices that pool workers finished (sched lock)
+ * @node: on the pool's help list while slices may be unclaimed (sched lock)
+ */
+struct hpusim_par {
+	void (*fn)(void *arg, unsigned int slice);
+	void *arg;
+	unsigned int nslices;
+	unsigned int next;
+	unsigned int helped;
+	struct hpusim_list node;
+};
+
+/**
+ * hpusim_par_width() - threads that could work on one operation now
+ *
+ * A hint (the calling thread plus the idle workers, at most the pool's
+ * size): hpusim_par_run() is correct with any number of slices.
+ *
+ * Return: >= 1.
+ */
+unsigned int hpusim_par_width(void);
+
+/**
+ * hpusim_par_run() - run every slice of @par, idle workers helping
+ * @par: the operation (@fn, @arg, @nslices set)
+ *
+ * The calling thread runs every slice no worker has claimed, then waits
+ * only for the slices workers are running, so it cannot deadlock on a busy
+ * pool. Call with no model lock held.
+ */
+void hpusim_par_run(struct hpusim_par *par);
 
 int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 		     unsigned int njobs, void *cookie);

@@ -401,33 +401,62 @@ int hpusim_mmu_check(struct hpu_fw_as *as, uint64_t va, uint64_t len,
 	return 0;
 }
 
-uint64_t hpusim_host_copy(const struct hpusim_mapping *map, uint64_t host_addr,
-			  uint8_t *dev_ptr, uint64_t len, bool to_host)
+uint64_t hpusim_host_copyv(const struct hpusim_mapping *map, uint64_t host_addr,
+			   const struct iovec *iov, unsigned int niov,
+			   bool to_host)
 {
-	uint64_t done = 0;
+	struct iovec local[HPUSIM_DMA_IOV];
+	unsigned int first = 0, i;
+	uint64_t done = 0, len = 0;
 	ssize_t n;
 
+	if (niov > HPUSIM_DMA_IOV)
+		niov = HPUSIM_DMA_IOV;
+	for (i = 0; i < niov; i++) {
+		local[i] = iov[i];
+		len += iov[i].iov_len;
+	}
 	if (pidfd_dead(map->pidfd))
 		return 0;
 	while (done < len) {
-		struct iovec local = { dev_ptr + done, len - done };
 		struct iovec remote = { (void *)(uintptr_t)(host_addr + done),
 					len - done };
 
 		if (to_host)
-			n = process_vm_writev(map->pid, &local, 1, &remote, 1,
-					      0);
+			n = process_vm_writev(map->pid, local + first,
+					      niov - first, &remote, 1, 0);
 		else
-			n = process_vm_readv(map->pid, &local, 1, &remote, 1,
-					     0);
+			n = process_vm_readv(map->pid, local + first,
+					     niov - first, &remote, 1, 0);
 		if (n <= 0)
 			break;
 		done += (uint64_t)n;
+		/* a partial transfer: go on after the bytes that moved */
+		while (n && first < niov) {
+			size_t c = (size_t)n < local[first].iov_len ?
+					   (size_t)n :
+					   local[first].iov_len;
+
+			local[first].iov_base =
+				(uint8_t *)local[first].iov_base + c;
+			local[first].iov_len -= c;
+			n -= (ssize_t)c;
+			if (!local[first].iov_len)
+				first++;
+		}
 	}
 	/* the owner died during the transfer: its pid may be someone else's */
 	if (pidfd_dead(map->pidfd))
 		return 0;
 	return done;
+}
+
+uint64_t hpusim_host_copy(const struct hpusim_mapping *map, uint64_t host_addr,
+			  uint8_t *dev_ptr, uint64_t len, bool to_host)
+{
+	struct iovec iov = { dev_ptr, len };
+
+	return hpusim_host_copyv(map, host_addr, &iov, 1, to_host);
 }
 
 int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value)

@@ -13,6 +13,12 @@
  * stopped. A small submission to idle queues runs in the submitting
  * thread (the fast path), so its cs_done comes before cs_submit returns.
  *
+ * Idle workers also help with the slices of one large transfer
+ * (hpusim_par_run()): the thread that splits it runs every slice no
+ * worker took, so it never waits for a worker that is not already at work
+ * on one of its slices, and a helper never waits for anything but a
+ * map_lock, which nobody holds while waiting for the pool.
+ *
  * Locking: the scheduler lock (one per process) protects every queue's
  * state and jobs, the run list, and every submission's bookkeeping and
  * its address space's cs_list. It nests outside an address space's
@@ -77,7 +83,10 @@ enum exec_result {
  * @lock: the scheduler lock (see the top of the file)
  * @work: signalled when the run list gets a queue, or at stop
  * @idle: broadcast when a job stops running or a submission completes
+ * @par_done: broadcast when a worker finished a slice of a parallel job
  * @run: RUNNABLE queues (struct hpusim_queue.run_node)
+ * @help: parallel jobs with slices left to claim (struct hpusim_par.node)
+ * @idle_workers: workers waiting for work
  * @pool_lock: protects @threads, @nthreads and @users
  * @threads: the workers
  * @nthreads: workers running
@@ -88,7 +97,10 @@ static struct hpusim_sched {
 	pthread_mutex_t lock;
 	pthread_cond_t work;
 	pthread_cond_t idle;
+	pthread_cond_t par_done;
 	struct hpusim_list run;
+	struct hpusim_list help;
+	unsigned int idle_workers;
 	pthread_mutex_t pool_lock;
 	pthread_t threads[HPUSIM_MAX_WORKERS];
 	unsigned int nthreads;
@@ -98,7 +110,9 @@ static struct hpusim_sched {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.work = PTHREAD_COND_INITIALIZER,
 	.idle = PTHREAD_COND_INITIALIZER,
+	.par_done = PTHREAD_COND_INITIALIZER,
 	.run = { &sched.run, &sched.run },
+	.help = { &sched.help, &sched.help },
 	.pool_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
@@ -186,7 +200,11 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 			if (!p->size)
 				break;
 			n = hpusim_dma_copy(as, p->dst_addr, p->src_addr,
-					    p->size, job->progress, max, fault);
+					    p->size, job->progress,
+					    *budget ? *budget : 1,
+					    &cs->stopping, fault);
+			if (n == -ECANCELED)
+				return EXEC_STOPPED;
 			if (n < 0) {
 				fault->engine = q->engine;
 				return EXEC_FAULT;
@@ -469,14 +487,89 @@ static void queue_run(struct hpusim_queue *q, uint64_t slice,
 	pthread_cond_broadcast(&sched.idle); /* hpusim_queues_fini() */
 }
 
+/* ------------------------------------------------------ parallel slices */
+
+unsigned int hpusim_par_width(void)
+{
+	unsigned int idle =
+		__atomic_load_n(&sched.idle_workers, __ATOMIC_RELAXED);
+	unsigned int n = __atomic_load_n(&sched.nthreads, __ATOMIC_RELAXED);
+
+	return idle + 1 < n ? idle + 1 : (n ? n : 1);
+}
+
+/* Run one unclaimed slice of the first parallel job; sched lock held */
+static void par_help(void)
+{
+	struct hpusim_par *par =
+		hpusim_container_of(sched.help.next, struct hpusim_par, node);
+	unsigned int i = __atomic_fetch_add(&par->next, 1, __ATOMIC_RELAXED);
+
+	/* listed means alive: its runner unlists it before it returns */
+	if (i + 1 >= par->nslices)
+		hpusim_list_del(&par->node);
+	if (i >= par->nslices)
+		return;
+	pthread_mutex_unlock(&sched.lock);
+	par->fn(par->arg, i);
+	pthread_mutex_lock(&sched.lock);
+	par->helped++;
+	pthread_cond_broadcast(&sched.par_done);
+}
+
+void hpusim_par_run(struct hpusim_par *par)
+{
+	unsigned int i, own = 0, wake;
+
+	par->next = 0;
+	par->helped = 0;
+	hpusim_list_init(&par->node);
+	if (par->nslices > 1) {
+		pthread_mutex_lock(&sched.lock);
+		hpusim_list_add_tail(&par->node, &sched.help);
+		wake = par->nslices - 1;
+		if (wake > sched.idle_workers)
+			wake = sched.idle_workers;
+		while (wake--)
+			pthread_cond_signal(&sched.work);
+		pthread_mutex_unlock(&sched.lock);
+	}
+	/* whatever no worker claimed runs here: the join never waits idle */
+	while ((i = __atomic_fetch_add(&par->next, 1, __ATOMIC_RELAXED)) <
+	       par->nslices) {
+		par->fn(par->arg, i);
+		own++;
+	}
+	if (par->nslices < 2)
+		return;
+	pthread_mutex_lock(&sched.lock);
+	hpusim_list_del(&par->node);
+	while (own + par->helped < par->nslices)
+		pthread_cond_wait(&sched.par_done, &sched.lock);
+	pthread_mutex_unlock(&sched.lock);
+}
+
+/* ------------------------------------------------------ workers */
+
 static void *worker_main(void *arg)
 {
 	pthread_mutex_lock(&sched.lock);
 	for (;;) {
 		struct hpusim_queue *q;
 
-		while (!sched.stop && hpusim_list_empty(&sched.run))
+		while (!sched.stop && hpusim_list_empty(&sched.run) &&
+		       hpusim_list_empty(&sched.help)) {
+			/* atomic: hpusim_par_width() reads it unlocked */
+			__atomic_add_fetch(&sched.idle_workers, 1,
+					   __ATOMIC_RELAXED);
 			pthread_cond_wait(&sched.work, &sched.lock);
+			__atomic_sub_fetch(&sched.idle_workers, 1,
+					   __ATOMIC_RELAXED);
+		}
+		if (!hpusim_list_empty(&sched.help)) {
+			par_help();
+			continue;
+		}
 		if (hpusim_list_empty(&sched.run))
 			break;
 		q = hpusim_container_of(sched.run.next, struct hpusim_queue,
@@ -687,7 +780,7 @@ static int sched_get(void)
 				     NULL);
 		if (ret)
 			break;
-		sched.nthreads++;
+		__atomic_add_fetch(&sched.nthreads, 1, __ATOMIC_RELAXED);
 	}
 	if (!sched.nthreads) {
 		sched.users--;
@@ -714,7 +807,7 @@ static void sched_put(void)
 	pthread_mutex_unlock(&sched.lock);
 	for (i = 0; i < sched.nthreads; i++)
 		pthread_join(sched.threads[i], NULL);
-	sched.nthreads = 0;
+	__atomic_store_n(&sched.nthreads, 0, __ATOMIC_RELAXED);
 	sched.stop = false;
 	pthread_mutex_unlock(&sched.pool_lock);
 }

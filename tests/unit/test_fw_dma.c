@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_fw_dma.c - libhpusim DMA in slices: the pool's parallel runner
+ * (every slice exactly once, from several threads at once and nested),
+ * copies through scattered device memory (several extents per
+ * process_vm_readv/writev call), and faults met by several slices of one
+ * large copy (the lowest is reported, as a serial copy would).
+ */
+#include "fw_test_util.h"
+
+/* ------------------------------------------------------ parallel runner */
+
+#define PAR_SLICES  300
+#define PAR_INNER   8
+#define PAR_THREADS 3
+
+struct par_count {
+	unsigned int hits[PAR_SLICES];
+	unsigned int inner[PAR_SLICES];
+	bool nest;
+};
+
+static void inner_slice(void *arg, unsigned int i)
+{
+	unsigned int *n = arg;
+
+	(void)i;
+	__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
+}
+
+static void count_slice(void *arg, unsigned int i)
+{
+	struct par_count *c = arg;
+
+	__atomic_add_fetch(&c->hits[i], 1, __ATOMIC_RELAXED);
+	if (c->nest) {
+		/* a slice may run a parallel operation of its own */
+		struct hpusim_par in = { .fn = inner_slice,
+					 .arg = &c->inner[i],
+					 .nslices = PAR_INNER };
+
+		hpusim_par_run(&in);
+	}
+}
+
+static void *par_thread(void *arg)
+{
+	struct hpusim_par par = { .fn = count_slice,
+				  .arg = arg,
+				  .nslices = PAR_SLICES };
+
+	hpusim_par_run(&par);
+	return NULL;
+}
+
+/* Every slice runs exactly once, with concurrent and nested runners */
+static void test_par_every_slice_once(void **state)
+{
+	struct par_count *c = calloc(PAR_THREADS, sizeof(*c));
+	pthread_t t[PAR_THREADS];
+	unsigned int i, k;
+
+	(void)state;
+	assert_non_null(c);
+	assert_true(hpusim_par_width() >= 1);
+	for (k = 0; k < PAR_THREADS; k++) {
+		c[k].nest = k > 0;
+		assert_int_equal(pthread_create(&t[k], NULL, par_thread, &c[k]),
+				 0);
+	}
+	for (k = 0; k < PAR_THREADS; k++)
+		assert_int_equal(pthread_join(t[k], NULL), 0);
+	for (k = 0; k < PAR_THREADS; k++) {
+		for (i = 0; i < PAR_SLICES; i++) {
+			assert_int_equal(c[k].hits[i], 1);
+			assert_int_equal(c[k].inner[i],
+					 c[k].nest ? PAR_INNER : 0);
+		}
+	}
+	/* one slice: runs in the caller, nothing else to join */
+	memset(c, 0, sizeof(*c));
+	{
+		struct hpusim_par one = { .fn = count_slice,
+					  .arg = c,
+					  .nslices = 1 };
+
+		hpusim_par_run(&one);
+	}
+	assert_int_equal(c->hits[0], 1);
+	assert_int_equal(c->hits[1], 0);
+	free(c);
+}
+
+/* ------------------------------------------------------ scattered memory */
+
+/* host -> scattered SRAM -> scattered SRAM -> host, more extents than iovecs */
+static void test_dma_scattered(void **state)
+{
+	struct fix *f = *state;
+	uint32_t n = f->dev->profile->sram_size / (4 * KiB), i;
+	struct hpu_fw_mem **m = calloc(n, sizeof(*m));
+	uint64_t len = 8 * MiB, sva, tva, hs, hd;
+	uint8_t *src = xmalloc(len + 64), *dst = xmalloc(len + 64);
+	struct hpu_fw_mem *s, *t;
+	struct cb cb = { .len = 0 };
+
+	assert_non_null(m);
+	for (i = 0; i < n; i++)
+		assert_int_equal(ops->mem_alloc(f->dev, 4 * KiB, 0, false, true,
+						&m[i]),
+				 0);
+	for (i = 0; i < n; i += 2)
+		assert_int_equal(ops->mem_free(m[i]), 0);
+	/* only 4 KiB holes are free: one extent per page */
+	assert_int_equal(ops->mem_alloc(f->dev, len, 0, false, true, &s), 0);
+	assert_int_equal(ops->mem_alloc(f->dev, len, 0, false, true, &t), 0);
+	assert_true(s->nr_ext > HPUSIM_DMA_IOV);
+	assert_true(t->nr_ext > HPUSIM_DMA_IOV);
+	assert_int_equal(ops->map_mem(f->as, s, 0, false, &sva), 0);
+	assert_int_equal(ops->map_mem(f->as, t, 0, false, &tva), 0);
+
+	fill_random(src, len + 64, 7);
+	memset(dst, 0, len + 64);
+	hs = map_host(f, src, len + 64);
+	hd = map_host(f, dst, len + 64);
+	/* odd offsets: pieces never line up with the pages */
+	cb_dma(&cb, sva + 5, hs + 3, len - 5);
+	cb_dma(&cb, tva + 1, sva + 5, len - 9);
+	cb_dma(&cb, hd + 7, tva + 1, len - 9);
+	assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	assert_memory_equal(dst + 7, src + 3, len - 9);
+	assert_int_equal(dst[6], 0);
+	assert_int_equal(dst[7 + len - 9], 0);
+
+	unmap_host(f, hs);
+	unmap_host(f, hd);
+	unmap_dev(f, sva, s);
+	unmap_dev(f, tva, t);
+	for (i = 1; i < n; i += 2)
+		assert_int_equal(ops->mem_free(m[i]), 0);
+	free(m);
+	free(src);
+	free(dst);
+}
+
+/* ------------------------------------------------------ faults in slices */
+
+/*
+ * Host pages that the process unmapped after mapping them fault in the
+ * middle of a large copy: with holes at 5 MiB and 11 MiB (in different
+ * slices of the first 16 MiB step when two threads copy it; the later
+ * slice meets its hole first) and at 30 MiB, the fault is the first hole.
+ */
+static void test_dma_fault_lowest_slice(void **state)
+{
+	struct fix *f = *state;
+	uint64_t len = 32 * MiB, hva, dva;
+	static const uint64_t holes[] = { 11 * MiB, 30 * MiB, 5 * MiB };
+	struct hpu_fw_fault fault;
+	struct hpu_fw_mem *m;
+	struct cb cb = { .len = 0 };
+	uint8_t *buf;
+	unsigned int i;
+
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(buf != MAP_FAILED);
+	memset(buf, 0x33, len);
+	hva = map_host(f, buf, len);
+	dva = map_dev(f, len, &m);
+	for (i = 0; i < sizeof(holes) / sizeof(holes[0]); i++)
+		assert_int_equal(munmap(buf + holes[i], 4096), 0);
+
+	cb_dma(&cb, dva, hva, len);
+	assert_int_equal(run1(f, f->dma0, &cb, &fault), HPU_FW_CS_PAGE_FAULT);
+	assert_int_equal(fault.addr, hva + 5 * MiB);
+	assert_false(fault.is_write);
+	assert_int_equal(fault.engine, f->dma0);
+
+	cb.len = 0;
+	cb_dma(&cb, hva, dva, len);
+	assert_int_equal(run1(f, f->dma1, &cb, &fault), HPU_FW_CS_PAGE_FAULT);
+	assert_int_equal(fault.addr, hva + 5 * MiB);
+	assert_true(fault.is_write);
+	assert_int_equal(fault.engine, f->dma1);
+
+	/* the queue goes on: a copy that avoids the holes works */
+	cb.len = 0;
+	cb_dma(&cb, dva, hva, 4 * MiB);
+	assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+
+	unmap_host(f, hva);
+	unmap_dev(f, dva, m);
+	munmap(buf, len);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_par_every_slice_once),
+		T(test_dma_scattered),
+		T(test_dma_fault_lowest_slice),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -165,6 +165,7 @@ struct hpusim_extent {
  * @nfree: entries in @free
  * @cap: room in @free
  * @pieces: allocated extents
+ * @huge_pages: @base is MADV_HUGEPAGE (transparent 2 MiB pages)
  */
 struct hpusim_pool {
 	uint8_t *base;
@@ -174,6 +175,7 @@ struct hpusim_pool {
 	uint32_t nfree;
 	uint32_t cap;
 	uint64_t pieces;
+	bool huge_pages;
 };
 
 /**

@@ -3,8 +3,9 @@
  * test_fw_dma.c - libhpusim DMA in slices: the pool's parallel runner
  * (every slice exactly once, from several threads at once and nested),
  * copies through scattered device memory (several extents per
- * process_vm_readv/writev call), and faults met by several slices of one
- * large copy (the lowest is reported, as a serial copy would).
+ * process_vm_readv/writev call), faults met by several slices of one
+ * large copy (the lowest is reported, as a serial copy would), and the
+ * HBM backing on 2 MiB transparent huge pages staying sparse.
  */
 #include "fw_test_util.h"
 
@@ -194,6 +195,55 @@ static void test_dma_fault_lowest_slice(void **state)
 	munmap(buf, len);
 }
 
+/* ------------------------------------------------------ huge pages */
+
+static uint64_t rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long size = 0, rss = 0;
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lu %lu", &size, &rss), 2);
+	fclose(f);
+	return (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * HBM is 2 MiB-aligned huge-page memory, SRAM is not; idle devices stay
+ * under 1 MiB of RSS each, and a touched byte commits at most 2 MiB.
+ */
+static void test_hbm_huge_pages_sparse(void **state)
+{
+	struct fix *f = *state;
+	struct hpu_fw_config cfg = {
+		.profile = hpu_fw_find_profile(&hpusim_model, "gaudi2"),
+	};
+	struct hpu_fw_device *dev[4];
+	struct hpu_fw_mem *m;
+	uint64_t before, fwd, back;
+	unsigned int i;
+	uint8_t *p;
+
+	assert_true(f->dev->hbm.huge_pages);
+	assert_false(f->dev->sram.huge_pages);
+	assert_int_equal((uintptr_t)f->dev->hbm.base % (2 * MiB), 0);
+
+	before = rss_bytes();
+	for (i = 0; i < 4; i++) {
+		cfg.module_id = i + 1;
+		assert_int_equal(ops->create(&cfg, &dev[i]), 0);
+	}
+	assert_true(rss_bytes() < before + 4 * MiB);
+	assert_int_equal(
+		ops->mem_alloc(dev[0], 1ULL << 30, 0, false, false, &m), 0);
+	p = hpusim_mem_ptr(m, 300 * MiB + 5, &fwd, &back);
+	p[0] = 1;
+	assert_true(rss_bytes() < before + 4 * MiB + 2 * MiB);
+	assert_int_equal(ops->mem_free(m), 0);
+	for (i = 0; i < 4; i++)
+		ops->destroy(dev[i]);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -202,6 +252,7 @@ int main(void)
 		T(test_par_every_slice_once),
 		T(test_dma_scattered),
 		T(test_dma_fault_lowest_slice),
+		T(test_hbm_huge_pages_sparse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -149,6 +149,8 @@ static int copy_range(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
  * @len: bytes of the step
  * @slice: bytes per slice (the last may be shorter)
  * @back: copy from the end (overlap with @dst above @src; one slice)
+ * @overlap: source and destination of the packet overlap (one slice: a
+ *	later slice could overwrite what an earlier one has yet to read)
  * @stop: the submission's stop flag
  * @fault_slice: lowest slice that faulted, UINT_MAX for none (atomic)
  * @stopped: a slice saw @stop (atomic)
@@ -161,6 +163,7 @@ struct dma_step {
 	uint64_t len;
 	uint64_t slice;
 	bool back;
+	bool overlap;
 	const bool *stop;
 	unsigned int fault_slice;
 	bool stopped;
@@ -222,7 +225,7 @@ static void step_cut(struct dma_step *st, struct hpusim_par *par)
 
 	par->nslices = 1;
 	st->slice = st->len;
-	if (st->back || st->len < HPUSIM_DMA_PAR_MIN)
+	if (st->overlap || st->len < HPUSIM_DMA_PAR_MIN)
 		return;
 	w = hpusim_par_width();
 	if (w > HPUSIM_DMA_PAR_MAX)
@@ -245,6 +248,7 @@ int64_t hpusim_dma_copy(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 	struct dma_step st = {
 		.as = as,
 		.back = dst > src && dst - src < size,
+		.overlap = (dst > src ? dst - src : src - dst) < size,
 		.stop = stop,
 		.fault_slice = UINT_MAX,
 	};

@@ -144,6 +144,45 @@ static void test_dma_scattered(void **state)
 	free(dst);
 }
 
+/* ------------------------------------------------------ overlap */
+
+/*
+ * Overlapping copies stay memmove in both directions at sizes that are
+ * otherwise cut into slices (a later slice must not overwrite bytes an
+ * earlier one has yet to read).
+ */
+static void test_dma_overlap_large(void **state)
+{
+	struct fix *f = *state;
+	uint64_t n = 24 * MiB, gap[] = { 40, 3 * MiB + 1 }, a, ha;
+	uint8_t *buf = xmalloc(n + 4 * MiB), *ref = xmalloc(n + 4 * MiB);
+	struct hpu_fw_mem *m;
+	struct cb cb;
+	unsigned int i;
+
+	fill_random(buf, n + 4 * MiB, 9);
+	a = map_dev(f, n + 4 * MiB, &m);
+	ha = map_host(f, buf, n + 4 * MiB);
+	memcpy(ref, buf, n + 4 * MiB);
+	for (i = 0; i < 2; i++) {
+		memmove(ref, ref + gap[i], n);	       /* down */
+		memmove(ref + gap[i] + 7, ref + 7, n); /* up */
+	}
+	cb.len = 0;
+	cb_dma(&cb, a, ha, n + 4 * MiB);
+	for (i = 0; i < 2; i++) {
+		cb_dma(&cb, a, a + gap[i], n);
+		cb_dma(&cb, a + gap[i] + 7, a + 7, n);
+	}
+	cb_dma(&cb, ha, a, n + 4 * MiB);
+	assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	assert_memory_equal(buf, ref, n + 4 * MiB);
+	unmap_host(f, ha);
+	unmap_dev(f, a, m);
+	free(buf);
+	free(ref);
+}
+
 /* ------------------------------------------------------ faults in slices */
 
 /*
@@ -249,9 +288,8 @@ static void test_hbm_huge_pages_sparse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_par_every_slice_once),
-		T(test_dma_scattered),
-		T(test_dma_fault_lowest_slice),
+		T(test_par_every_slice_once),  T(test_dma_scattered),
+		T(test_dma_overlap_large),     T(test_dma_fault_lowest_slice),
 		T(test_hbm_huge_pages_sparse),
 	};
 

@@ -87,7 +87,7 @@ TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH))
 LIBS := $(LIBHPUSIM) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC))
 
-.PHONY: FORCE all deps test unit-test run install uninstall lint format \
+.PHONY: FORCE all deps fuzz fuzz-run test unit-test run install uninstall lint format \
 	check-headers clean bench-ioctl bench-cs bench-dma
 
 all: $(LIBS) $(TOOLS)
@@ -186,6 +186,40 @@ $(O)/headers/%.ok: uapi/%.h | $(DIRS)
 		-Iuapi $(call pkg_cflags,libdrm) -x c -fsyntax-only -
 	$(Q)touch $@
 check-headers: $(HEADER_CHECKS)
+
+# ---------------------------------------------------------------- fuzzing
+# libFuzzer targets of the packet validator and the ioctl decoder, built
+# with clang and AddressSanitizer/UndefinedBehaviorSanitizer.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) -g -O1 \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl
+
+$(O)/fuzz:
+	$(Q)mkdir -p $@
+
+$(O)/fuzz/fuzz_packets: tests/fuzz/fuzz_packets.c fusedev/packets.c | $(O)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $^ -o $@
+
+$(O)/fuzz/fuzz_ioctl: tests/fuzz/fuzz_ioctl.c $(FUSEDEV_SRCS) $(SIM_SRCS) \
+		$(COMMON_SRCS) | $(O)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $^ -o $@ $(call pkg_libs,fuse3) $(LDLIBS_BASE)
+
+fuzz: $(FUZZ_TARGETS)
+
+# Run every target for FUZZ_SECONDS on its own corpus; a crash fails.
+fuzz-run: fuzz
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $$t.corpus && \
+		printf '  %-8s %s (%ss)\n' FUZZRUN $$t $(FUZZ_SECONDS) && \
+		$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+			-rss_limit_mb=8192 -print_final_stats=1 $$t.corpus \
+			> $$t.log 2>&1 || { tail -n 60 $$t.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units' $$t.log; \
+	done
 
 deps:
 	$(Q)tools/install-deps

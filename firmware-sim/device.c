@@ -301,4 +301,5 @@ const struct hpu_fw_ops hpusim_ops = {
 	.sob_read = hpusim_sob_read,
 	.sob_write = hpusim_sob_write,
 	.export_dir = hpusim_export_dir,
+	.map_shared = hpusim_map_shared,
 };

@@ -6,6 +6,8 @@
  * Host memory is read and written with process_vm_readv/writev straight
  * into and out of the HBM backing (no bounce buffer); only host to host
  * copies and memsets of host memory go through a small per-thread buffer.
+ * Shared host memory (map_shared) translates to a pointer like HBM does,
+ * so it moves at memcpy speed.
  * A packet is checked to be fully mapped before its first byte moves, so
  * a fault on an unmapped address leaves the destination untouched.
  *

@@ -286,6 +286,13 @@ struct hpu_fw_config {
  * @export_dir: the directory mem_export files appear in (made at create),
  *	so the driver can publish it before the first export; 0, or
  *	-ENAMETOOLONG when it does not fit in @len bytes
+ * @map_shared: map @size bytes of host memory that the driver has mapped
+ *	shared into its own process at @ptr (a client's memfd or shm file)
+ *	into @as at a VA from [HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END)
+ *	(hint and @fixed as for map_mem; @ptr and @size page-aligned); the
+ *	model reaches it like device memory, without process_vm_readv; the
+ *	driver keeps @ptr mapped until unmap (which gives @pidfd -1) or
+ *	as_destroy returned. Added at the end of 1.1, before any release
  */
 struct hpu_fw_ops {
 	int (*create)(const struct hpu_fw_config *cfg,
@@ -325,6 +332,8 @@ struct hpu_fw_ops {
 	int (*sob_write)(struct hpu_fw_as *as, uint32_t sob_id, uint32_t op,
 			 uint32_t value);
 	int (*export_dir)(struct hpu_fw_device *fw, char *buf, size_t len);
+	int (*map_shared)(struct hpu_fw_as *as, void *ptr, uint64_t size,
+			  uint64_t va_hint, bool fixed, uint64_t *va);
 };
 
 /**

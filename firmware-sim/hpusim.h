@@ -216,6 +216,8 @@ struct hpu_fw_mem {
  * @pid: host mapping: owning process
  * @pidfd: host mapping: pidfd of @pid (the driver's until unmap)
  * @host_addr: host mapping: user address of @va
+ * @shm: shared host memory (map_shared): pointer of @va in this process,
+ *	reached like device memory; NULL otherwise
  */
 struct hpusim_mapping {
 	uint64_t va;
@@ -226,6 +228,7 @@ struct hpusim_mapping {
 	int32_t pid;
 	int pidfd;
 	uint64_t host_addr;
+	uint8_t *shm;
 };
 
 /**
@@ -247,7 +250,7 @@ struct hpusim_monitor {
 /**
  * struct hpusim_seg - a piece of a translated device VA range
  * @map: mapping it lies in
- * @ptr: device memory: host pointer of the piece
+ * @ptr: device or shared host memory: pointer of the piece
  * @host_addr: host mapping: user address of the piece in @map->pid
  * @len: bytes of the piece
  */
@@ -554,6 +557,8 @@ int hpusim_map_mem(struct hpu_fw_as *as, struct hpu_fw_mem *mem,
 		   uint64_t va_hint, bool fixed, uint64_t *va);
 int hpusim_map_host(struct hpu_fw_as *as, const struct hpu_fw_host_range *r,
 		    uint64_t va_hint, bool fixed, uint64_t *va);
+int hpusim_map_shared(struct hpu_fw_as *as, void *ptr, uint64_t size,
+		      uint64_t va_hint, bool fixed, uint64_t *va);
 int hpusim_unmap(struct hpu_fw_as *as, uint64_t va, int *pidfd);
 
 /**

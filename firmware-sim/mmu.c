@@ -2,7 +2,8 @@
 /*
  * mmu.c - address spaces: the VA-sorted mapping table, VA allocation,
  * translation of device VAs, and access to host memory of the process
- * that mapped it (process_vm_readv/writev, guarded by its pidfd).
+ * that mapped it (process_vm_readv/writev, guarded by its pidfd), or
+ * shared host memory the driver mapped (reached like device memory).
  *
  * Every access an engine makes goes through hpusim_mmu_seg() with the
  * address space's map_lock held for reading, for at most one DMA chunk;
@@ -308,6 +309,32 @@ out_unlock:
 	return ret;
 }
 
+int hpusim_map_shared(struct hpu_fw_as *as, void *ptr, uint64_t size,
+		      uint64_t va_hint, bool fixed, uint64_t *va)
+{
+	struct hpusim_mapping m = { .pidfd = -1, .shm = ptr };
+	int ret;
+
+	if (!as || !ptr || !va || !size || size + HPUSIM_VA_GUARD < size ||
+	    ((uintptr_t)ptr | size) & (HPUSIM_VA_PAGE - 1))
+		return -EINVAL;
+	pthread_rwlock_wrlock(&as->map_lock);
+	ret = va_alloc(as, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END,
+		       size + HPUSIM_VA_GUARD, HPUSIM_VA_PAGE, va_hint, fixed,
+		       &m.span_start);
+	if (ret)
+		goto out_unlock;
+	m.va = m.span_start;
+	m.size = size;
+	m.span_end = m.span_start + size + HPUSIM_VA_GUARD;
+	ret = map_insert(as, &m);
+	if (!ret)
+		*va = m.va;
+out_unlock:
+	pthread_rwlock_unlock(&as->map_lock);
+	return ret;
+}
+
 int hpusim_unmap(struct hpu_fw_as *as, uint64_t va, int *pidfd)
 {
 	struct hpusim_mapping m;
@@ -349,6 +376,14 @@ int hpusim_mmu_seg(struct hpu_fw_as *as, uint64_t va, uint64_t len, bool back,
 	seg->map = m;
 	seg->ptr = NULL;
 	seg->host_addr = 0;
+	if (m->shm) {
+		/* shared host memory is one contiguous piece */
+		n = back ? off + 1 : m->size - off;
+		n = n < len ? n : len;
+		seg->ptr = m->shm + (back ? off - (n - 1) : off);
+		seg->len = n;
+		return 0;
+	}
 	if (!back) {
 		n = m->size - off;
 		if (m->mem) {

@@ -30,12 +30,17 @@ struct hpu_alloc {
  * @va: device VA the model returned
  * @alloc: the allocation mapped, or NULL for host memory
  * @pidfd: host memory: pidfd of the process that owns it, else -1
+ * @shm: MAP_SHM: the daemon's shared mapping of the client's file (munmap
+ *	after the model's unmap), else NULL
+ * @shm_size: bytes at @shm
  * @next: next mapping of the context
  */
 struct hpu_map {
 	uint64_t va;
 	struct hpu_alloc *alloc;
 	int pidfd;
+	void *shm;
+	uint64_t shm_size;
 	struct hpu_map *next;
 };
 

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * memory.c - HPU_IOCTL_MEMORY: device memory allocations, device and host
- * mappings, export, and the per-context handle tables with HBM accounting
- * (docs/command-submission.md, "MEMORY").
+ * mappings, shared-memory (pinned host) mappings, export, and the
+ * per-context handle tables with HBM accounting (docs/command-submission.md,
+ * "MEMORY").
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "hpu_mem.h"
 
@@ -19,7 +26,10 @@ static const uint32_t mem_op_flags[] = {
 	[HPU_MEM_OP_MAP] = HPU_MEM_USERPTR | HPU_MEM_FIXED,
 	[HPU_MEM_OP_UNMAP] = 0,
 	[HPU_MEM_OP_EXPORT] = 0,
+	[HPU_MEM_OP_MAP_SHM] = HPU_MEM_FIXED,
 };
+
+#define SHM_PAGE 4096ULL
 
 /**
  * hpu_ctx_mem_init() - empty handle tables for a compute context
@@ -64,6 +74,8 @@ void hpu_ctx_mem_fini(struct hpu_ctx *ctx)
 		m->maps = mp->next;
 		if (mp->pidfd >= 0)
 			close(mp->pidfd);
+		if (mp->shm)
+			munmap(mp->shm, mp->shm_size);
 		free(mp);
 	}
 	while ((cb = m->cbs)) {
@@ -266,6 +278,121 @@ static int map_host(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 	return ret;
 }
 
+/*
+ * Access mode the client opened @fd with (/proc/PID/fdinfo): the daemon
+ * may run as root, so reopening through /proc must not grant more than
+ * the client's own descriptor does.
+ */
+static int client_fd_rdwr(pid_t tgid, int fd)
+{
+	char path[64], line[128];
+	unsigned long flags;
+	int ret = -EBADF;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)tgid, fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -EBADF;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "flags: %lo", &flags) == 1) {
+			ret = (flags & O_ACCMODE) == O_RDWR ? 0 : -EACCES;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * Open the client's file descriptor @fd through /proc and map @size bytes
+ * at @off shared into the daemon. The file must be shared memory (tmpfs,
+ * memfd, hugetlbfs) sealed against shrinking: a client truncating it under
+ * a running DMA would otherwise kill the daemon with SIGBUS.
+ */
+static int shm_open_client(pid_t tgid, int fd, uint64_t off, uint64_t size,
+			   void **ptr)
+{
+	char path[64];
+	struct statfs sfs;
+	struct stat st;
+	int file, seals, ret;
+	void *p;
+
+	ret = client_fd_rdwr(tgid, fd);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tgid, fd);
+	file = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (file < 0)
+		return errno == ENOENT ? -EBADF : -errno;
+	ret = -EINVAL;
+	if (fstat(file, &st) || !S_ISREG(st.st_mode) || fstatfs(file, &sfs) ||
+	    (sfs.f_type != TMPFS_MAGIC && sfs.f_type != HUGETLBFS_MAGIC))
+		goto out_close;
+	if ((uint64_t)st.st_size < off || (uint64_t)st.st_size - off < size)
+		goto out_close;
+	seals = fcntl(file, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		goto out_close;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, file,
+		 (off_t)off);
+	if (p == MAP_FAILED) {
+		ret = -errno;
+		goto out_close;
+	}
+	*ptr = p;
+	ret = 0;
+out_close:
+	close(file);
+	return ret;
+}
+
+static int map_shm(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
+		   struct hpu_mem_out *out)
+{
+	struct hpu_mem_state *m = ctx->mem;
+	struct hpu_map *mp;
+	uint64_t va = 0;
+	void *p = NULL;
+	int ret;
+
+	if (!CTX_OPS(ctx)->map_shared)
+		return -EOPNOTSUPP;
+	ret = check_hint(in, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END);
+	if (ret || !in->size || in->host_virt_addr || in->handle > INT32_MAX ||
+	    (in->size | in->page_size) & (SHM_PAGE - 1) ||
+	    in->size > SIZE_MAX || in->page_size > (uint64_t)INT64_MAX)
+		return -EINVAL;
+	mp = calloc(1, sizeof(*mp));
+	if (!mp)
+		return -ENOMEM;
+	ret = shm_open_client(hpu_tid_to_tgid(tid), (int)in->handle,
+			      in->page_size, in->size, &p);
+	if (ret)
+		goto err_free;
+	pthread_mutex_lock(&m->lock);
+	ret = CTX_OPS(ctx)->map_shared(ctx->as, p, in->size,
+				       in->device_virt_addr,
+				       in->flags & HPU_MEM_FIXED, &va);
+	if (!ret) {
+		mp->va = va;
+		mp->pidfd = -1;
+		mp->shm = p;
+		mp->shm_size = in->size;
+		mp->next = m->maps;
+		m->maps = mp;
+		out->device_virt_addr = va;
+	}
+	pthread_mutex_unlock(&m->lock);
+	if (!ret)
+		return 0;
+	munmap(p, in->size);
+err_free:
+	free(mp);
+	return ret;
+}
+
 static int mem_unmap(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
 {
 	struct hpu_mem_state *m = ctx->mem;
@@ -292,6 +419,9 @@ static int mem_unmap(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
 	/* the driver owns the pidfd it handed to map_host */
 	if (mp->pidfd >= 0)
 		close(mp->pidfd);
+	/* the model no longer reaches it */
+	if (mp->shm)
+		munmap(mp->shm, mp->shm_size);
 	free(mp);
 	return 0;
 }
@@ -378,6 +508,9 @@ int hpu_ioctl_memory(const struct hpu_ioctl_call *call, void *data)
 		break;
 	case HPU_MEM_OP_UNMAP:
 		ret = mem_unmap(ctx, &in);
+		break;
+	case HPU_MEM_OP_MAP_SHM:
+		ret = map_shm(ctx, call->pid, &in, &out);
 		break;
 	default:
 		ret = mem_export(ctx, &in, &out);

@@ -61,6 +61,7 @@ int hpudrv_open_node(const struct hpu_device_info *info, bool control,
 		return -ENOMEM;
 	dev->control = control;
 	dev->info = *info;
+	pthread_mutex_init(&dev->host_lock, NULL);
 	allow_daemon(info);
 	dev->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (dev->fd < 0 && control && errno == EACCES)
@@ -73,6 +74,7 @@ int hpudrv_open_node(const struct hpu_device_info *info, bool control,
 	return 0;
 
 err_free_dev:
+	pthread_mutex_destroy(&dev->host_lock);
 	free(dev);
 	return ret;
 }
@@ -153,7 +155,9 @@ void hpu_close(struct hpu_device *dev)
 {
 	if (!dev)
 		return;
+	hpudrv_host_free_all(dev);
 	close(dev->fd);
+	pthread_mutex_destroy(&dev->host_lock);
 	free(dev);
 }
 

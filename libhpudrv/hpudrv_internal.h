@@ -5,6 +5,7 @@
 #ifndef HPUDRV_INTERNAL_H
 #define HPUDRV_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "hpudrv.h"
@@ -16,12 +17,16 @@
  * @control: true for a control node
  * @info: description taken at open
  * @next_queue: round-robin cursor of HPU_STREAM_QUEUE_AUTO (atomic)
+ * @host_lock: protects @hosts
+ * @hosts: pinned host memory from hpu_host_alloc()
  */
 struct hpu_device {
 	int fd;
 	bool control;
 	struct hpu_device_info info;
 	unsigned int next_queue;
+	pthread_mutex_t host_lock;
+	struct hpudrv_host *hosts;
 };
 
 /* Largest attribute file read into memory (clients of a busy device) */
@@ -49,6 +54,9 @@ int hpudrv_info(int fd, unsigned int op, unsigned int period_ms, void *out,
 /* device.c */
 int hpudrv_open_node(const struct hpu_device_info *info, bool control,
 		     struct hpu_device **devp);
+
+/* memory.c */
+void hpudrv_host_free_all(struct hpu_device *dev);
 
 /* cs.c */
 int hpudrv_wait_status_err(uint32_t status);

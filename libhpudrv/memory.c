@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * memory.c - device memory, host mappings and exports (HPU_IOCTL_MEMORY).
+ * memory.c - device memory, host mappings, pinned host memory and exports
+ * (HPU_IOCTL_MEMORY).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,22 @@
 #include <unistd.h>
 
 #include "hpudrv_internal.h"
+
+#define HOST_PAGE 4096UL
+
+/**
+ * struct hpudrv_host - pinned host memory of a device handle
+ * @ptr: mapping in this process
+ * @size: bytes at @ptr
+ * @va: device VA
+ * @next: next of the handle
+ */
+struct hpudrv_host {
+	void *ptr;
+	size_t size;
+	uint64_t va;
+	struct hpudrv_host *next;
+};
 
 static int mem_ioctl(struct hpu_device *dev, union hpu_mem_args *args)
 {
@@ -175,4 +192,109 @@ int hpu_mem_export_mmap(struct hpu_device *dev, uint64_t export_id, void **ptr,
 out_close:
 	close(fd);
 	return ret;
+}
+
+/* A sealed memfd of @size bytes: the driver refuses files that can shrink */
+static int host_memfd(size_t size)
+{
+	int fd, ret;
+
+	fd = memfd_create("hpu-host", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int hpu_host_alloc(struct hpu_device *dev, size_t size, void **ptr,
+		   uint64_t *va)
+{
+	union hpu_mem_args args;
+	struct hpudrv_host *h;
+	int fd, ret;
+
+	if (!dev || !ptr || !va || !size || size > SIZE_MAX - HOST_PAGE)
+		return -EINVAL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->size = (size + HOST_PAGE - 1) & ~(HOST_PAGE - 1);
+	fd = host_memfd(h->size);
+	if (fd < 0) {
+		ret = fd;
+		goto err_free;
+	}
+	h->ptr = mmap(NULL, h->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h->ptr == MAP_FAILED) {
+		ret = -errno;
+		goto err_close;
+	}
+	memset(&args, 0, sizeof(args));
+	args.in.op = HPU_MEM_OP_MAP_SHM;
+	args.in.handle = (uint64_t)fd;
+	args.in.size = h->size;
+	ret = mem_ioctl(dev, &args);
+	if (ret)
+		goto err_munmap;
+	/* the driver holds its own mapping: the descriptor is done */
+	close(fd);
+	h->va = args.out.device_virt_addr;
+	pthread_mutex_lock(&dev->host_lock);
+	h->next = dev->hosts;
+	dev->hosts = h;
+	pthread_mutex_unlock(&dev->host_lock);
+	*ptr = h->ptr;
+	*va = h->va;
+	return 0;
+
+err_munmap:
+	munmap(h->ptr, h->size);
+err_close:
+	close(fd);
+err_free:
+	free(h);
+	return ret;
+}
+
+int hpu_host_free(struct hpu_device *dev, void *ptr)
+{
+	struct hpudrv_host *h, **pp;
+	int ret;
+
+	if (!dev || !ptr)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->host_lock);
+	for (pp = &dev->hosts; (h = *pp); pp = &h->next)
+		if (h->ptr == ptr)
+			break;
+	if (h)
+		*pp = h->next;
+	pthread_mutex_unlock(&dev->host_lock);
+	if (!h)
+		return -EINVAL;
+	ret = hpu_mem_unmap(dev, h->va);
+	munmap(h->ptr, h->size);
+	free(h);
+	return ret;
+}
+
+/**
+ * hpudrv_host_free_all() - release the pinned host memory of a handle
+ * being closed (the driver drops its mappings with the context)
+ * @dev: device handle
+ */
+void hpudrv_host_free_all(struct hpu_device *dev)
+{
+	struct hpudrv_host *h;
+
+	while ((h = dev->hosts)) {
+		dev->hosts = h->next;
+		munmap(h->ptr, h->size);
+		free(h);
+	}
 }

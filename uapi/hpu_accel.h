@@ -627,27 +627,35 @@ union hpu_wait_cs_args {
 /* MEMORY                                                              */
 /* ------------------------------------------------------------------ */
 
-#define HPU_MEM_OP_ALLOC  0 /* allocate device memory */
-#define HPU_MEM_OP_FREE	  1 /* free an allocation */
-#define HPU_MEM_OP_MAP	  2 /* map an allocation or host memory */
-#define HPU_MEM_OP_UNMAP  3 /* unmap a device VA */
-#define HPU_MEM_OP_EXPORT 4 /* export an allocation as a shm file */
+#define HPU_MEM_OP_ALLOC   0 /* allocate device memory */
+#define HPU_MEM_OP_FREE	   1 /* free an allocation */
+#define HPU_MEM_OP_MAP	   2 /* map an allocation or host memory */
+#define HPU_MEM_OP_UNMAP   3 /* unmap a device VA */
+#define HPU_MEM_OP_EXPORT  4 /* export an allocation as a shm file */
+#define HPU_MEM_OP_MAP_SHM 5 /* map a shared-memory file of the caller */
 
 #define HPU_MEM_CONTIGUOUS (1U << 0) /* ALLOC: physically contiguous */
 #define HPU_MEM_USERPTR	   (1U << 1) /* MAP: host memory of the caller */
-#define HPU_MEM_FIXED	   (1U << 2) /* MAP: hint_addr is mandatory */
+#define HPU_MEM_FIXED	   (1U << 2) /* MAP, MAP_SHM: the hint is mandatory */
 #define HPU_MEM_SRAM	   (1U << 3) /* ALLOC: from on-chip SRAM, not HBM */
 #define HPU_MEM_FLAGS_MASK 0xfU
 
 /**
  * struct hpu_mem_in - MEMORY input
- * @size: ALLOC: bytes; MAP|USERPTR: bytes of host memory; EXPORT: 0
+ * @size: ALLOC: bytes; MAP|USERPTR: bytes of host memory; EXPORT: 0;
+ *	MAP_SHM: bytes of the file to map (> 0, a multiple of 4096)
  * @page_size: ALLOC: page size (a bit of page_size_mask) or 0 for the
- *	default
- * @handle: FREE/EXPORT/MAP (device memory): allocation handle
- * @host_virt_addr: MAP|USERPTR: user address of the host memory
- * @device_virt_addr: UNMAP: device VA returned by MAP; MAP: address
- *	hint (mandatory with HPU_MEM_FIXED) or 0
+ *	default; MAP_SHM: reused as the offset in the file (a multiple of
+ *	4096)
+ * @handle: FREE/EXPORT/MAP (device memory): allocation handle; MAP_SHM:
+ *	reused as a file descriptor number in the calling process, open on
+ *	a regular shared-memory file (memfd, tmpfs); the driver maps the
+ *	file itself, so the device reaches the memory without copying
+ *	through the caller (pinned host memory)
+ * @host_virt_addr: MAP|USERPTR: user address of the host memory;
+ *	MAP_SHM: 0
+ * @device_virt_addr: UNMAP: device VA returned by MAP or MAP_SHM; MAP,
+ *	MAP_SHM: address hint (mandatory with HPU_MEM_FIXED) or 0
  * @op: HPU_MEM_OP_*
  * @flags: HPU_MEM_* bits valid for @op
  * @reserved: must be 0
@@ -666,7 +674,7 @@ struct hpu_mem_in {
 /**
  * struct hpu_mem_out - MEMORY output
  * @handle: ALLOC: new handle, valid in the calling context only
- * @device_virt_addr: MAP: device VA of the mapping
+ * @device_virt_addr: MAP, MAP_SHM: device VA of the mapping
  * @export_id: EXPORT: id of the shared-memory file (docs/abi.md)
  * @size: ALLOC/EXPORT: bytes actually reserved (rounded to pages)
  * @reserved: 0

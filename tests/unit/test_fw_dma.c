@@ -234,6 +234,65 @@ static void test_dma_fault_lowest_slice(void **state)
 	munmap(buf, len);
 }
 
+/* ------------------------------------------------------ shared host memory */
+
+/*
+ * map_shared: memory reached like device memory in both directions (big
+ * enough to be cut into slices), written by the host after mapping, with
+ * MEMSET, and a fault one byte past its end; unmap gives no pidfd.
+ */
+static void test_dma_shared(void **state)
+{
+	struct fix *f = *state;
+	uint64_t len = 8 * MiB, sva, dva, bad;
+	uint8_t *shm, *ref = xmalloc(len);
+	struct hpu_fw_fault fault;
+	struct hpu_fw_mem *m;
+	struct cb cb = { .len = 0 };
+	int pidfd = 7;
+
+	shm = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(shm != MAP_FAILED);
+	assert_int_equal(ops->map_shared(f->as, shm + 1, len - 4096, 0, false,
+					 &bad),
+			 -EINVAL);
+	assert_int_equal(ops->map_shared(f->as, shm, len - 1, 0, false, &bad),
+			 -EINVAL);
+	assert_int_equal(ops->map_shared(f->as, shm, len, 0, false, &sva), 0);
+	assert_true(sva >= HPU_FW_VA_HOST_BASE && sva < HPU_FW_VA_HOST_END);
+	dva = map_dev(f, len, &m);
+
+	/* written after mapping: the device sees these bytes */
+	fill_random(shm, len, 11);
+	memcpy(ref, shm, len);
+	cb_dma(&cb, dva, sva, len);
+	cb_memset(&cb, sva, len, 0, 1);
+	cb_dma(&cb, sva + 3, dva, len - 3);
+	cb_memset(&cb, sva, 2, 0xa5, 1);
+	assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	assert_int_equal(shm[0], 0xa5);
+	assert_int_equal(shm[1], 0xa5);
+	assert_int_equal(shm[2], 0);
+	assert_memory_equal(shm + 3, ref, len - 3);
+
+	cb.len = 0;
+	cb_dma(&cb, dva, sva + len - 4, 8);
+	assert_int_equal(run1(f, f->dma1, &cb, &fault), HPU_FW_CS_PAGE_FAULT);
+	assert_int_equal(fault.addr, sva + len);
+	assert_false(fault.is_write);
+
+	assert_int_equal(ops->unmap(f->as, sva, &pidfd), 0);
+	assert_int_equal(pidfd, -1);
+	cb.len = 0;
+	cb_dma(&cb, dva, sva, 8);
+	assert_int_equal(run1(f, f->dma0, &cb, &fault), HPU_FW_CS_PAGE_FAULT);
+	assert_int_equal(fault.addr, sva);
+	unmap_dev(f, dva, m);
+	munmap(shm, len);
+	free(ref);
+}
+
 /* ------------------------------------------------------ huge pages */
 
 static uint64_t rss_bytes(void)
@@ -290,7 +349,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_par_every_slice_once),  T(test_dma_scattered),
 		T(test_dma_overlap_large),     T(test_dma_fault_lowest_slice),
-		T(test_hbm_huge_pages_sparse),
+		T(test_hbm_huge_pages_sparse), T(test_dma_shared),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

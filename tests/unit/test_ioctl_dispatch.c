@@ -406,7 +406,7 @@ static void test_memory_debug_validation(void **state)
 	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
 			 -EINVAL);
 	m.in.flags = 0;
-	m.in.op = 5;
+	m.in.op = HPU_MEM_OP_MAP_SHM + 1; /* past the last op */
 	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
 			 -EINVAL);
 

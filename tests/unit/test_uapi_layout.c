@@ -405,6 +405,9 @@ static void test_abi_constants(void **state)
 	assert_int_equal(HPU_MEM_FLAGS_MASK,
 			 HPU_MEM_CONTIGUOUS | HPU_MEM_USERPTR | HPU_MEM_FIXED |
 				 HPU_MEM_SRAM);
+	/* MEMORY ops are ABI: new ones only at the end */
+	assert_int_equal(HPU_MEM_OP_EXPORT, 4);
+	assert_int_equal(HPU_MEM_OP_MAP_SHM, 5);
 	/* the multi-CS completion map has a bit per array entry */
 	assert_true(
 		HPU_WAIT_MULTI_CS_MAX <=

@@ -581,6 +581,32 @@ HPUDRV_EXPORT int hpu_mem_export_mmap(struct hpu_device *dev,
 				      uint64_t export_id, void **ptr,
 				      size_t *size);
 
+/**
+ * hpu_host_alloc() - allocate pinned host memory mapped to the device
+ * @dev: compute handle
+ * @size: bytes, > 0 (rounded up to 4096)
+ * @ptr: receives the memory in this process (read-write, zero-filled)
+ * @va: receives its device VA (HPU_MEM_OP_MAP_SHM)
+ *
+ * The memory is a sealed memfd that this process and the driver both map
+ * shared, so DMA to and from it moves at memcpy speed, without copying
+ * through this process (cudaHostAlloc). Release it with hpu_host_free();
+ * hpu_close() releases what is left.
+ *
+ * Return: 0; -EINVAL; -ENOMEM; -errno of memfd_create(2)/mmap(2).
+ */
+HPUDRV_EXPORT int hpu_host_alloc(struct hpu_device *dev, size_t size,
+				 void **ptr, uint64_t *va);
+
+/**
+ * hpu_host_free() - unmap pinned host memory from the device and free it
+ * @dev: the handle that allocated it
+ * @ptr: pointer from hpu_host_alloc()
+ *
+ * Return: 0; -EINVAL when @ptr is not pinned memory of @dev.
+ */
+HPUDRV_EXPORT int hpu_host_free(struct hpu_device *dev, void *ptr);
+
 /* ------------------------------------------------------ command buffers */
 
 /**

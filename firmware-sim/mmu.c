@@ -11,6 +11,8 @@
  * engine, and an access after the unmap faults.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +21,8 @@
 
 #include "hpusim.h"
 
-#define HPUSIM_VA_PAGE	 4096ULL
-#define HPUSIM_VA_GUARD	 HPUSIM_VA_PAGE /* unmapped gap after each mapping */
-#define HPUSIM_PROBE_IOV 1024		/* pages probed per syscall */
+#define HPUSIM_VA_PAGE	4096ULL
+#define HPUSIM_VA_GUARD HPUSIM_VA_PAGE /* unmapped gap after each mapping */
 
 static uint64_t round_up(uint64_t v, uint64_t a)
 {
@@ -240,32 +241,42 @@ static bool pidfd_dead(int pidfd)
 	return pfd.revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL);
 }
 
-/* Every page of [addr, addr + size) is mapped in @pid (1 byte read each) */
+/*
+ * [addr, addr + size) is covered, without a hole, by readable mappings of
+ * @pid: checked against /proc/PID/maps, at a cost that grows with the
+ * process's mappings, never with @size (probing each page of a huge
+ * reserved region would hold a daemon thread for minutes). A one-byte
+ * read of the first byte then proves the daemon may reach the process.
+ * The client can still unmap later: such DMA faults at execution.
+ */
 static int host_probe(pid_t pid, uint64_t addr, uint64_t size)
 {
-	static const uint64_t page = HPUSIM_VA_PAGE;
-	struct iovec remote[HPUSIM_PROBE_IOV];
-	char buf[HPUSIM_PROBE_IOV];
-	struct iovec local = { .iov_base = buf };
-	uint64_t p = addr & ~(page - 1), end = addr + size;
-	unsigned int n;
+	uint64_t lo, hi, cur = addr, end = addr + size;
+	char path[64], line[512], perms[8], byte;
+	struct iovec local = { .iov_base = &byte, .iov_len = 1 };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr,
+				.iov_len = 1 };
+	FILE *f;
 
-	while (p < end) {
-		for (n = 0; n < HPUSIM_PROBE_IOV && p < end; n++, p += page) {
-			remote[n].iov_base =
-				(void *)(uintptr_t)(p < addr ? addr : p);
-			remote[n].iov_len = 1;
-		}
-		local.iov_len = n;
-		if (process_vm_readv(pid, &local, 1, remote, n, 0) !=
-		    (ssize_t)n)
-			return -EFAULT;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -EFAULT;
+	/* the lines are sorted by address */
+	while (cur < end && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi,
+			   perms) != 3)
+			break;
+		if (hi <= cur)
+			continue;
+		if (lo > cur || perms[0] != 'r')
+			break; /* a hole, or unreadable memory */
+		cur = hi;
 	}
-	/* the last byte may sit in a page the loop probed at its start */
-	remote[0].iov_base = (void *)(uintptr_t)(end - 1);
-	remote[0].iov_len = 1;
-	local.iov_len = 1;
-	if (process_vm_readv(pid, &local, 1, remote, 1, 0) != 1)
+	fclose(f);
+	if (cur < end)
+		return -EFAULT;
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != 1)
 		return -EFAULT;
 	return 0;
 }

@@ -199,7 +199,7 @@ FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl
 $(O)/fuzz:
 	$(Q)mkdir -p $@
 
-$(O)/fuzz/fuzz_packets: tests/fuzz/fuzz_packets.c fusedev/packets.c | $(O)/fuzz
+$(O)/fuzz/fuzz_packets: tests/fuzz/fuzz_packets.c $(wildcard fusedev/packets*.c) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $^ -o $@
 

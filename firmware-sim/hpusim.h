@@ -538,6 +538,17 @@ void hpusim_mem_usage(struct hpu_fw_device *dev, uint64_t *used,
 int hpusim_mem_export(struct hpu_fw_mem *mem, char *path, size_t len);
 int hpusim_export_dir(struct hpu_fw_device *fw, char *buf, size_t len);
 
+/*
+ * Engine packets (mme.c, tpc.c): run one packet of a job on engine @engine
+ * of @as's device. Return 0; -EFAULT with @fault filled (address outside
+ * the mappings); any other -errno is an engine error (wrong queue, operand
+ * in pageable host memory, ...).
+ */
+int hpusim_mme_exec(struct hpu_fw_as *as, uint32_t engine, const void *pkt,
+		    struct hpu_fw_fault *fault);
+int hpusim_tpc_exec(struct hpu_fw_as *as, uint32_t engine, const void *pkt,
+		    struct hpu_fw_fault *fault);
+
 /**
  * hpusim_mem_ptr() - host pointer and contiguous length at an offset
  * @mem: allocation

@@ -281,8 +281,25 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 						  EXEC_FAULT);
 			break;
 		}
+		case HPU_PACKET_MME_GEMM:
+		case HPU_PACKET_TPC_KERNEL: {
+			int r = h->opcode == HPU_PACKET_MME_GEMM ?
+					hpusim_mme_exec(as, q->engine, h,
+							fault) :
+					hpusim_tpc_exec(as, q->engine, h,
+							fault);
+
+			if (r == -EFAULT) {
+				fault->engine = q->engine;
+				return EXEC_FAULT;
+			}
+			if (r)
+				return exec_fault(fault, q, 0, false,
+						  EXEC_ENGINE_ERR);
+			break;
+		}
 		default:
-			/* MME, TPC and NIC packets: no engine implements them */
+			/* NIC packets: no engine implements them yet */
 			return exec_fault(fault, q, 0, false, EXEC_ENGINE_ERR);
 		}
 		job->pc += h->size;

@@ -334,6 +334,9 @@ enum hpu_queue_kind hpu_queue_kind(const struct hpu_fw_profile *profile,
 				   uint32_t queue);
 int hpu_packets_validate(const void *cb, size_t size, enum hpu_queue_kind kind,
 			 size_t *bad_off);
+/* Engine packet checks (packets_mme.c, packets_tpc.c); @p: the packet */
+int hpu_check_mme_gemm(const uint8_t *p);
+int hpu_check_tpc_kernel(const uint8_t *p);
 
 /* ------------------------------------------------------------------ */
 /* Timer thread (timer.c)                                              */

@@ -14,31 +14,32 @@
  * struct pkt_rule - what one opcode allows
  * @size: exact packet size in bytes (0: opcode unknown)
  * @flags: flag bits of its own, beside HPU_PKT_F_COMMON_MASK
- * @dma_only: runs only on DMA queues
- * @engine: an engine packet, not accepted by this driver yet
+ * @kind: the only queue kind it runs on (HPU_QUEUE_NONE: every queue)
  */
 struct pkt_rule {
 	uint16_t size;
 	uint16_t flags;
-	bool dma_only;
-	bool engine;
+	enum hpu_queue_kind kind;
 };
 
 static const struct pkt_rule pkt_rules[] = {
 	[HPU_PACKET_NOP] = { .size = sizeof(struct hpu_pkt_nop) },
 	[HPU_PACKET_STOP] = { .size = sizeof(struct hpu_pkt_stop) },
 	[HPU_PACKET_LIN_DMA] = { .size = sizeof(struct hpu_pkt_lin_dma),
-				 .dma_only = true },
+				 .kind = HPU_QUEUE_DMA },
 	[HPU_PACKET_MEMSET] = { .size = sizeof(struct hpu_pkt_memset),
 				.flags = HPU_MEMSET_F_ELEM_MASK,
-				.dma_only = true },
+				.kind = HPU_QUEUE_DMA },
 	[HPU_PACKET_MSG_LONG] = { .size = sizeof(struct hpu_pkt_msg_long) },
 	[HPU_PACKET_FENCE] = { .size = sizeof(struct hpu_pkt_fence) },
 	[HPU_PACKET_ARM_MONITOR] = { .size = sizeof(
 					     struct hpu_pkt_arm_monitor) },
-	[HPU_PACKET_MME_GEMM] = { .size = 8, .engine = true },
-	[HPU_PACKET_TPC_KERNEL] = { .size = 8, .engine = true },
-	[HPU_PACKET_NIC_WRITE] = { .size = 8, .engine = true },
+	[HPU_PACKET_MME_GEMM] = { .size = sizeof(struct hpu_pkt_mme_gemm),
+				  .flags = HPU_MME_F_MASK,
+				  .kind = HPU_QUEUE_MME },
+	[HPU_PACKET_TPC_KERNEL] = { .size = sizeof(struct hpu_pkt_tpc_kernel),
+				    .kind = HPU_QUEUE_TPC },
+	/* NIC_WRITE: no rule yet (size 0): rejected */
 };
 
 #define NUM_RULES (sizeof(pkt_rules) / sizeof(pkt_rules[0]))
@@ -119,6 +120,10 @@ static int check_packet(uint16_t opcode, const uint8_t *p)
 		return check_fence(p);
 	case HPU_PACKET_ARM_MONITOR:
 		return check_arm_monitor(p);
+	case HPU_PACKET_MME_GEMM:
+		return hpu_check_mme_gemm(p);
+	case HPU_PACKET_TPC_KERNEL:
+		return hpu_check_tpc_kernel(p);
 	default:
 		return 0;
 	}
@@ -181,11 +186,10 @@ int hpu_packets_validate(const void *cb, size_t size, enum hpu_queue_kind kind,
 		}
 		memcpy(&hdr, base + off, sizeof(hdr));
 		rule = hdr.opcode < NUM_RULES ? &pkt_rules[hdr.opcode] : NULL;
-		if (!rule || !rule->size || rule->engine ||
-		    hdr.size != rule->size || hdr.size > size - off ||
-		    hdr.reserved ||
+		if (!rule || !rule->size || hdr.size != rule->size ||
+		    hdr.size > size - off || hdr.reserved ||
 		    (hdr.flags & ~(HPU_PKT_F_COMMON_MASK | rule->flags)) ||
-		    (rule->dma_only && kind != HPU_QUEUE_DMA)) {
+		    (rule->kind != HPU_QUEUE_NONE && kind != rule->kind)) {
 			ret = -EINVAL;
 			break;
 		}

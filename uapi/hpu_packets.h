@@ -21,7 +21,12 @@
  * Queues: one per engine, numbered like the engines (docs/firmware-sim.md:
  * DMA engines first, then MME, TPC, NIC). NOP, STOP, MSG_LONG, FENCE and
  * ARM_MONITOR run on every queue; LIN_DMA and MEMSET only on DMA queues;
- * each engine packet only on its engine's queues.
+ * MME_GEMM only on MME queues, TPC_KERNEL only on TPC queues.
+ *
+ * Engine operands must be memory the device reaches directly: HBM, SRAM
+ * or pinned host memory (HPU_MEM_OP_MAP_SHM). An operand in pageable host
+ * memory (HPU_MEM_USERPTR) ends the CS with an engine error; an address
+ * outside the mappings is a page fault.
  *
  * Sync objects (SOBs) and monitors belong to the context: ids are
  * 0..HPU_NUM_SOBS-1 and 0..HPU_NUM_MONITORS-1 in every context, and every
@@ -187,6 +192,109 @@ struct hpu_pkt_arm_monitor {
 	__u32 payload;
 	__u64 payload_addr;
 	__u64 reserved;
+};
+
+/* ------------------------------------------------------------------ */
+/* Engine packets: data types and tensors                              */
+/* ------------------------------------------------------------------ */
+
+/* Element types (MME and TPC operands) */
+#define HPU_DTYPE_FP32	1 /* IEEE 754 binary32 */
+#define HPU_DTYPE_BF16	2 /* bfloat16: the high half of a binary32 */
+#define HPU_DTYPE_INT32 3 /* two's complement 32-bit */
+
+/* MME_GEMM flags, bits 8.. of the header flags */
+#define HPU_MME_F_TRANS_A (1U << 8) /* use A transposed */
+#define HPU_MME_F_TRANS_B (1U << 9) /* use B transposed */
+#define HPU_MME_F_MASK	  (3U << 8)
+
+/**
+ * struct hpu_pkt_mme_gemm - batched matrix product on an MME queue:
+ * C[i] = alpha * op(A[i]) * op(B[i]) + beta * C[i] for i < batch,
+ * row-major, accumulated in fp32
+ * @hdr: opcode HPU_PACKET_MME_GEMM, size 96; flags HPU_MME_F_*
+ * @a_addr: device VA of A[0]
+ * @b_addr: device VA of B[0]
+ * @c_addr: device VA of C[0]
+ * @stride_a: elements from A[i] to A[i+1] (0: the same A for all)
+ * @stride_b: elements from B[i] to B[i+1] (0: the same B for all)
+ * @stride_c: elements from C[i] to C[i+1]
+ * @m: rows of op(A) and C
+ * @n: columns of op(B) and C
+ * @k: columns of op(A), rows of op(B)
+ * @lda: elements between rows of A as stored (>= its row length)
+ * @ldb: elements between rows of B as stored
+ * @ldc: elements between rows of C (>= n)
+ * @batch: products, >= 1
+ * @dtype_ab: HPU_DTYPE_FP32 or HPU_DTYPE_BF16, the type of A and B
+ * @dtype_c: HPU_DTYPE_FP32 or HPU_DTYPE_BF16, the type of C
+ * @alpha: binary32 bits of alpha
+ * @beta: binary32 bits of beta (0: C is not read)
+ * @reserved: must be 0
+ */
+struct hpu_pkt_mme_gemm {
+	struct hpu_pkt_hdr hdr;
+	__u64 a_addr;
+	__u64 b_addr;
+	__u64 c_addr;
+	__u64 stride_a;
+	__u64 stride_b;
+	__u64 stride_c;
+	__u32 m;
+	__u32 n;
+	__u32 k;
+	__u32 lda;
+	__u32 ldb;
+	__u32 ldc;
+	__u32 batch;
+	__u16 dtype_ab;
+	__u16 dtype_c;
+	__u32 alpha;
+	__u32 beta;
+};
+
+/* TPC tensors: at most this many per kernel, each of at most this rank */
+#define HPU_TPC_MAX_TENSORS 8
+#define HPU_TPC_MAX_DIMS    5
+#define HPU_TPC_MAX_PARAMS  16
+
+/**
+ * struct hpu_tpc_tensor - one operand of a TPC kernel
+ * @addr: device VA of element (0, 0, ...)
+ * @dtype: HPU_DTYPE_*
+ * @ndims: rank, 0..HPU_TPC_MAX_DIMS (0: a scalar)
+ * @sizes: elements along each dimension, dimension 0 innermost; entries
+ *	at and past @ndims must be 0
+ * @reserved: must be 0
+ * @strides: elements between neighbours along each dimension (0:
+ *	broadcast along it); entries at and past @ndims must be 0
+ */
+struct hpu_tpc_tensor {
+	__u64 addr;
+	__u32 dtype;
+	__u32 ndims;
+	__u32 sizes[HPU_TPC_MAX_DIMS];
+	__u32 reserved;
+	__u64 strides[HPU_TPC_MAX_DIMS];
+};
+
+/**
+ * struct hpu_pkt_tpc_kernel - run a kernel of the TPC kernel library on a
+ * TPC queue (kernel ids and their operands: uapi/hpu_tpc_kernels.h)
+ * @hdr: opcode HPU_PACKET_TPC_KERNEL, size 720
+ * @kernel_id: HPU_TPC_KERNEL_*
+ * @num_tensors: tensors used, 1..HPU_TPC_MAX_TENSORS; the others must
+ *	be all zero
+ * @params: kernel parameters (binary32 bits for real values); those the
+ *	kernel does not use must be 0
+ * @tensors: operands, in the order the kernel documents
+ */
+struct hpu_pkt_tpc_kernel {
+	struct hpu_pkt_hdr hdr;
+	__u32 kernel_id;
+	__u32 num_tensors;
+	__u32 params[HPU_TPC_MAX_PARAMS];
+	struct hpu_tpc_tensor tensors[HPU_TPC_MAX_TENSORS];
 };
 
 #endif /* HPU_UAPI_PACKETS_H */

@@ -27,8 +27,10 @@ static void check_accepted(const uint8_t *cb, size_t size)
 		memcpy(&hdr, cb + off, sizeof(hdr));
 		if (!hdr.size || hdr.size % 8 || hdr.size > size - off)
 			abort();
-		if (hdr.opcode < HPU_PACKET_NOP ||
-		    hdr.opcode > HPU_PACKET_ARM_MONITOR)
+		if ((hdr.opcode < HPU_PACKET_NOP ||
+		     hdr.opcode > HPU_PACKET_ARM_MONITOR) &&
+		    hdr.opcode != HPU_PACKET_MME_GEMM &&
+		    hdr.opcode != HPU_PACKET_TPC_KERNEL)
 			abort();
 		off += hdr.size;
 	}

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+/*
+ * packets_tpc.c - validation of TPC_KERNEL packets against the kernel
+ * library's operand rules (uapi/hpu_tpc_kernels.h, docs/tpc-kernels.md).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "hpu_fused.h"
+
+/**
+ * hpu_check_tpc_kernel() - check a TPC_KERNEL packet's kernel, tensors and
+ * parameters
+ * @p: the packet (its header was checked already)
+ *
+ * Return: 0 or -EINVAL. Until the TPC library lands every kernel is
+ * refused.
+ */
+int hpu_check_tpc_kernel(const uint8_t *p)
+{
+	(void)p;
+	return -EINVAL;
+}

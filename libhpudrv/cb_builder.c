@@ -268,3 +268,12 @@ int hpu_cb_arm_monitor(struct hpu_cb_builder *b, uint32_t mon, uint32_t sob,
 	p->payload_addr = addr;
 	return 0;
 }
+
+int hpudrv_cb_append(struct hpu_cb_builder *b, const void *pkt, size_t size)
+{
+	if (b->size - b->used < size)
+		return -ENOSPC;
+	memcpy(b->buf + b->used, pkt, size);
+	b->used += size;
+	return 0;
+}

@@ -66,6 +66,12 @@ int hpudrv_cb_builder_new(struct hpu_device *dev, size_t size,
 			  struct hpu_cb_builder **bp);
 
 /*
+ * Append @size bytes of a packet whose header the caller filled in
+ * (cb_builder.c). Return: 0 or -ENOSPC.
+ */
+int hpudrv_cb_append(struct hpu_cb_builder *b, const void *pkt, size_t size);
+
+/*
  * allocator.c: the allocator reaches the device only through these ops,
  * so that unit tests can run it over a fake device.
  */

@@ -18,6 +18,7 @@
 
 #include "hpu_accel.h"
 #include "hpu_packets.h"
+#include "hpu_tpc_kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -906,6 +907,44 @@ HPUDRV_EXPORT int hpu_cb_fence(struct hpu_cb_builder *b, uint32_t sob,
 HPUDRV_EXPORT int hpu_cb_arm_monitor(struct hpu_cb_builder *b, uint32_t mon,
 				     uint32_t sob, uint32_t target,
 				     uint32_t payload, uint64_t addr);
+
+/* ---------------------------------------------------- engine packets */
+
+/**
+ * hpu_cb_mme_gemm() - append an MME_GEMM packet (run it on an MME queue)
+ * @b: builder
+ * @gemm: the product; @gemm->hdr is filled in by the call (its flags
+ *	field carries HPU_MME_F_TRANS_A/B and is kept)
+ *
+ * The shapes, leading dimensions, strides, dtypes and address ranges are
+ * checked on the host with the driver's own rules before anything is
+ * appended.
+ *
+ * Return: 0, -ENOSPC (builder full) or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_cb_mme_gemm(struct hpu_cb_builder *b,
+				  const struct hpu_pkt_mme_gemm *gemm);
+
+/**
+ * hpu_cb_tpc_kernel() - append a TPC_KERNEL packet (run it on a TPC queue)
+ * @b: builder
+ * @kernel_id: HPU_TPC_KERNEL_* (uapi/hpu_tpc_kernels.h)
+ * @tensors: the kernel's operands in its documented order
+ * @num_tensors: 1..HPU_TPC_MAX_TENSORS
+ * @params: kernel parameters (binary32 bits for reals), may be NULL
+ * @num_params: 0..HPU_TPC_MAX_PARAMS
+ *
+ * The operands are checked on the host with the driver's own rules for
+ * @kernel_id (docs/tpc-kernels.md) before anything is appended.
+ *
+ * Return: 0, -ENOSPC (builder full) or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_cb_tpc_kernel(struct hpu_cb_builder *b,
+				    uint32_t kernel_id,
+				    const struct hpu_tpc_tensor *tensors,
+				    unsigned int num_tensors,
+				    const uint32_t *params,
+				    unsigned int num_params);
 
 /* ------------------------------------------------------ streams, events */
 

@@ -21,34 +21,12 @@
 
 static struct hpu_device *dev;
 
-/*
- * The driver of this tree implements MEMORY, CB and CS: a daemon that does
- * not say so fails the whole group (never a silent skip).
- */
-static int probe_cs(void)
-{
-	struct hpu_info_driver_version dv;
-	const uint64_t caps = HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS;
-	struct hpu_device *ctl;
-	int ret = 0;
-
-	if (hpu_open_control(0, &ctl))
-		return 0; /* no daemon: hpu_test_need_daemon() says why */
-	if (hpu_info_driver_version(ctl, &dv) ||
-	    (dv.capabilities & caps) != caps) {
-		fprintf(stderr, "the driver lacks MEMORY/CB/CS\n");
-		ret = -1;
-	}
-	hpu_close(ctl);
-	return ret;
-}
-
 static int group_setup(void **state)
 {
 	(void)state;
 	if (hpu_test_group_start(1, "gaudi2"))
 		return -1;
-	return probe_cs();
+	return hpu_test_require_cs();
 }
 
 static int setup(void **state)

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "hpu_test_daemon.h"
+#include "hpudrv.h"
 
 #define START_TIMEOUT_MS 10000
 #define STOP_TIMEOUT_MS	 10000
@@ -344,4 +345,22 @@ int hpu_test_need_daemon(void **state)
 		skip();
 	}
 	return 0;
+}
+
+int hpu_test_require_cs(void)
+{
+	const uint64_t caps = HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS;
+	struct hpu_info_driver_version dv;
+	struct hpu_device *ctl;
+	int ret = 0;
+
+	if (hpu_open_control(0, &ctl))
+		return 0;
+	if (hpu_info_driver_version(ctl, &dv) ||
+	    (dv.capabilities & caps) != caps) {
+		fprintf(stderr, "the driver lacks MEMORY/CB/CS\n");
+		ret = -1;
+	}
+	hpu_close(ctl);
+	return ret;
 }

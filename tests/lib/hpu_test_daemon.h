@@ -129,4 +129,14 @@ int hpu_test_group_stop(void **state);
 /** hpu_test_need_daemon() - cmocka setup: skip, with the reason, without FUSE */
 int hpu_test_need_daemon(void **state);
 
+/**
+ * hpu_test_require_cs() - cmocka group setup helper: the daemon of this
+ * tree implements MEMORY, CB and CS, so one that does not say so fails
+ * the group (never a silent skip)
+ *
+ * Return: 0, or -1 with the reason on stderr. Without a daemon (no FUSE)
+ * 0: hpu_test_need_daemon() skips with the reason.
+ */
+int hpu_test_require_cs(void);
+
 #endif /* HPU_TEST_DAEMON_H */

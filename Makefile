@@ -37,7 +37,7 @@ msg = @printf '  %-8s %s\n' $(1) $(2)
 endif
 
 # Dependencies are looked up lazily so that 'make deps' works before they exist.
-PKGS := fuse3 libdrm libudev
+PKGS := fuse3 libdrm libudev openblas
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 
@@ -51,6 +51,8 @@ BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Iuapi -Icommon -Ifirmware-sim -Ilibhpudrv/include/hpu -Ifusedev \
 	$(call pkg_cflags,$(PKGS))
 LDLIBS_BASE := -lpthread -lm
+# The MME engine (libhpusim) and hpu-bench's reference GEMM
+BLAS_LIBS = $(call pkg_libs,openblas)
 
 ifneq ($(SANITIZE),)
 BASE_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
@@ -62,6 +64,8 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 # ---------------------------------------------------------------- sources
 COMMON_SRCS := $(sort $(wildcard common/*.c))
 SIM_SRCS := $(sort $(wildcard firmware-sim/*.c))
+# Packet rules the engines share with the driver (also in libhpufusedev)
+SIM_COMMON_SRCS := $(sort $(wildcard common/hpu_*_check.c))
 FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
 DRV_SRCS := $(sort $(wildcard libhpudrv/*.c))
 SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
@@ -116,7 +120,7 @@ $(O)/obj/%.o: %.c | $(DIRS)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # ---------------------------------------------------------------- libraries
-$(LIBHPUSIM): $(call obj,$(SIM_SRCS)) | $(DIRS)
+$(LIBHPUSIM): $(call obj,$(SIM_SRCS) $(SIM_COMMON_SRCS)) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
@@ -153,7 +157,8 @@ DRV_LINK = -L$(O)/lib -lhpudrv -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(HPU_FUSED): $(call obj,fusedev/main.c) $(LIBFUSEDEV) $(LIBHPUSIM) | $(DIRS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(call pkg_libs,fuse3) $(LDLIBS_BASE)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(call pkg_libs,fuse3) $(BLAS_LIBS) \
+		$(LDLIBS_BASE)
 
 $(HPU_SMI): $(call obj,$(SMI_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
@@ -162,13 +167,13 @@ $(HPU_SMI): $(call obj,$(SMI_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
 $(HPU_BENCH): $(call obj,$(BENCH_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRCS)) $(DRV_LINK) \
-		$(call pkg_libs,fuse3) $(LDLIBS_BASE)
+		$(call pkg_libs,fuse3) $(BLAS_LIBS) $(LDLIBS_BASE)
 
 # ---------------------------------------------------------------- tests
 # Every test binary links the test helpers, the driver core, the simulator
 # and the static libhpudrv (so internal functions can be unit tested).
 TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) $(LIBHPUDRV_A) \
-	$(call pkg_libs,fuse3 libudev cmocka) $(LDLIBS_BASE)
+	$(call pkg_libs,fuse3 libudev cmocka) $(BLAS_LIBS) $(LDLIBS_BASE)
 
 # Test objects are reached only through the pattern rule below: keep them.
 .SECONDARY: $(call obj,$(TEST_SRCS) $(TESTLIB_SRCS))
@@ -199,14 +204,16 @@ FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl
 $(O)/fuzz:
 	$(Q)mkdir -p $@
 
-$(O)/fuzz/fuzz_packets: tests/fuzz/fuzz_packets.c $(wildcard fusedev/packets*.c) | $(O)/fuzz
+$(O)/fuzz/fuzz_packets: tests/fuzz/fuzz_packets.c $(wildcard fusedev/packets*.c) \
+		$(SIM_COMMON_SRCS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $^ -o $@
 
 $(O)/fuzz/fuzz_ioctl: tests/fuzz/fuzz_ioctl.c $(FUSEDEV_SRCS) $(SIM_SRCS) \
 		$(COMMON_SRCS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $^ -o $@ $(call pkg_libs,fuse3) $(LDLIBS_BASE)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $^ -o $@ $(call pkg_libs,fuse3) $(BLAS_LIBS) \
+		$(LDLIBS_BASE)
 
 fuzz: $(FUZZ_TARGETS)
 

@@ -6,15 +6,20 @@
 #include <string.h>
 
 #include "hpu_fused.h"
+#include "hpu_mme_check.h"
 
 /**
  * hpu_check_mme_gemm() - check the fields of an MME_GEMM packet
  * @p: the packet (its header was checked already)
  *
- * Return: 0 or -EINVAL. Until the MME engine lands every GEMM is refused.
+ * The rules are common/hpu_mme_check.c's, shared with libhpudrv.
+ *
+ * Return: 0 or -EINVAL.
  */
 int hpu_check_mme_gemm(const uint8_t *p)
 {
-	(void)p;
-	return -EINVAL;
+	struct hpu_pkt_mme_gemm g;
+
+	memcpy(&g, p, sizeof(g));
+	return hpu_mme_gemm_check(&g);
 }

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_gemm.c - MME_GEMM through libhpudrv against the real hpu-fused:
+ * an fp32 GEMM on HBM operands and a bf16 one on pinned host memory,
+ * checked against a triple loop; malformed GEMMs rejected by the host
+ * check and by the driver; a GEMM on a DMA queue rejected.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/hpu_test_daemon.h"
+#include "hpu_bf16.h"
+#include "hpudrv.h"
+
+#define WAIT_US 20000000ULL
+#define M	96
+#define N	80
+#define K	112
+
+struct fixture {
+	struct hpu_device *dev;
+	struct hpu_cb_builder *cb;
+	uint32_t mme0; /* queue index of the first MME */
+	uint8_t *host; /* pinned: A, B, C at offsets 0, 64 KiB, 128 KiB */
+	uint64_t host_va;
+	uint64_t hbm_h, hbm_va;
+};
+
+#define OFF_B (64 * 1024)
+#define OFF_C (128 * 1024)
+#define SPAN  (192 * 1024)
+
+static struct fixture fx;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (hpu_test_group_start(1, "gaudi2"))
+		return -1;
+	return hpu_test_require_cs();
+}
+
+static int setup(void **state)
+{
+	struct hpu_info_hw_ip_info ip;
+	int ret = hpu_test_need_daemon(state);
+
+	memset(&fx, 0, sizeof(fx));
+	if (ret)
+		return ret;
+	assert_int_equal(hpu_open(0, &fx.dev), 0);
+	assert_int_equal(hpu_info_hw_ip(fx.dev, &ip), 0);
+	assert_true(ip.num_mme >= 1);
+	fx.mme0 = ip.num_dma;
+	assert_int_equal(hpu_cb_builder_create(fx.dev, 4096, &fx.cb), 0);
+	assert_int_equal(hpu_host_alloc(fx.dev, SPAN, (void **)&fx.host,
+					&fx.host_va),
+			 0);
+	assert_int_equal(hpu_mem_alloc(fx.dev, SPAN, 0, 0, &fx.hbm_h), 0);
+	assert_int_equal(hpu_mem_map(fx.dev, fx.hbm_h, 0, 0, &fx.hbm_va), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (!fx.dev)
+		return 0;
+	hpu_cb_builder_destroy(fx.cb);
+	assert_int_equal(hpu_mem_unmap(fx.dev, fx.hbm_va), 0);
+	assert_int_equal(hpu_mem_free(fx.dev, fx.hbm_h), 0);
+	assert_int_equal(hpu_host_free(fx.dev, fx.host), 0);
+	hpu_close(fx.dev);
+	fx.dev = NULL;
+	return 0;
+}
+
+static void run(uint32_t queue)
+{
+	uint32_t status;
+	uint64_t seq;
+
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, queue, 0, 0, &seq, NULL),
+			 0);
+	hpu_cb_builder_reset(fx.cb);
+	assert_int_equal(hpu_cs_wait(fx.dev, seq, WAIT_US, &status), 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
+}
+
+static float rnd(uint32_t *s)
+{
+	*s = *s * 1103515245U + 12345U;
+	return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+static struct hpu_pkt_mme_gemm gemm(uint64_t base, uint16_t dab, uint16_t dc)
+{
+	struct hpu_pkt_mme_gemm g;
+
+	memset(&g, 0, sizeof(g));
+	g.a_addr = base;
+	g.b_addr = base + OFF_B;
+	g.c_addr = base + OFF_C;
+	g.m = M;
+	g.n = N;
+	g.k = K;
+	g.lda = K;
+	g.ldb = N;
+	g.ldc = N;
+	g.batch = 1;
+	g.dtype_ab = dab;
+	g.dtype_c = dc;
+	g.alpha = 0x3f800000; /* 1.0 */
+	return g;
+}
+
+/* C = A * B from the host copies; @bf16: operands and C are bf16 */
+static void check(const uint8_t *buf, bool bf16)
+{
+	uint32_t r, c, k;
+
+	for (r = 0; r < M; r++)
+		for (c = 0; c < N; c++) {
+			double s = 0, sa = 0, got;
+
+			for (k = 0; k < K; k++) {
+				double x, y;
+
+				if (bf16) {
+					x = hpu_bf16_to_f32(
+						((const uint16_t *)
+							 buf)[r * K + k]);
+					y = hpu_bf16_to_f32((
+						(const uint16_t
+							 *)(buf +
+							    OFF_B))[k * N + c]);
+				} else {
+					x = ((const float *)buf)[r * K + k];
+					y = ((const float *)(buf +
+							     OFF_B))[k * N + c];
+				}
+				s += x * y;
+				sa += fabs(x * y);
+			}
+			got = bf16 ? hpu_bf16_to_f32(
+					     ((const uint16_t *)(buf +
+								 OFF_C))[r * N +
+									 c]) :
+				     ((const float *)(buf + OFF_C))[r * N + c];
+			/* bf16 C: half an ulp of rounding plus fp32 error */
+			assert_true(fabs(got - s) <=
+				    (bf16 ? fabs(s) / 256 : 0) +
+					    1e-5 * (K + 1) * sa + 1e-30);
+		}
+}
+
+static void test_fp32_hbm(void **state)
+{
+	struct hpu_pkt_mme_gemm g =
+		gemm(fx.hbm_va, HPU_DTYPE_FP32, HPU_DTYPE_FP32);
+	uint32_t s = 7, i;
+
+	(void)state;
+	for (i = 0; i < M * K; i++)
+		((float *)fx.host)[i] = rnd(&s);
+	for (i = 0; i < K * N; i++)
+		((float *)(fx.host + OFF_B))[i] = rnd(&s);
+	memset(fx.host + OFF_C, 0xff, M * N * 4); /* NaN: beta 0 ignores it */
+	assert_int_equal(hpu_cb_lin_dma(fx.cb, fx.hbm_va, fx.host_va, SPAN), 0);
+	run(0);
+	assert_int_equal(hpu_cb_mme_gemm(fx.cb, &g), 0);
+	run(fx.mme0);
+	assert_int_equal(hpu_cb_lin_dma(fx.cb, fx.host_va + OFF_C,
+					fx.hbm_va + OFF_C, M * N * 4),
+			 0);
+	run(0);
+	check(fx.host, false);
+}
+
+static void test_bf16_pinned(void **state)
+{
+	struct hpu_pkt_mme_gemm g =
+		gemm(fx.host_va, HPU_DTYPE_BF16, HPU_DTYPE_BF16);
+	uint32_t s = 9, i;
+
+	(void)state;
+	for (i = 0; i < M * K; i++)
+		((uint16_t *)fx.host)[i] = hpu_f32_to_bf16(rnd(&s));
+	for (i = 0; i < K * N; i++)
+		((uint16_t *)(fx.host + OFF_B))[i] = hpu_f32_to_bf16(rnd(&s));
+	assert_int_equal(hpu_cb_mme_gemm(fx.cb, &g), 0);
+	run(fx.mme0);
+	check(fx.host, true);
+}
+
+static void test_rejected(void **state)
+{
+	struct hpu_pkt_mme_gemm g =
+		gemm(fx.hbm_va, HPU_DTYPE_FP32, HPU_DTYPE_FP32);
+	struct hpu_pkt_mme_gemm *p;
+	uint64_t seq;
+
+	(void)state;
+	/* the host check */
+	g.ldc = N - 1;
+	assert_int_equal(hpu_cb_mme_gemm(fx.cb, &g), -EINVAL);
+	g.ldc = N;
+	g.dtype_c = HPU_DTYPE_INT32;
+	assert_int_equal(hpu_cb_mme_gemm(fx.cb, &g), -EINVAL);
+	assert_int_equal(hpu_cb_builder_used(fx.cb), 0);
+
+	/* the driver: a good packet corrupted in the builder's memory */
+	g.dtype_c = HPU_DTYPE_FP32;
+	assert_int_equal(hpu_cb_mme_gemm(fx.cb, &g), 0);
+	p = (struct hpu_pkt_mme_gemm *)hpu_cb_builder_data(fx.cb);
+	p->lda = K - 1;
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, fx.mme0, 0, 0, &seq,
+					       NULL),
+			 -EINVAL);
+	p->lda = K;
+	p->batch = 0;
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, fx.mme0, 0, 0, &seq,
+					       NULL),
+			 -EINVAL);
+	p->batch = 1;
+
+	/* a good GEMM on a DMA queue */
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, 0, 0, 0, &seq, NULL),
+			 -EINVAL);
+	/* and on its MME queue it runs */
+	run(fx.mme0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fp32_hbm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bf16_pinned, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_rejected, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+}

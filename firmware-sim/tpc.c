@@ -1,27 +1,201 @@
 // SPDX-License-Identifier: MIT
 /*
  * tpc.c - the TPC engines: TPC_KERNEL packets dispatched to the kernel
- * library.
+ * library (registry below; kernels in tpc_*.c; rules in
+ * common/hpu_tpc_check.c; docs/tpc-kernels.md).
+ *
+ * Every operand's whole extent is translated before a kernel runs, so a
+ * fault is reported before any byte is written. An operand must lie in
+ * memory the model reaches by pointer (HBM, SRAM, pinned host memory); an
+ * operand in pageable host memory is an engine error. An operand whose
+ * extent spans several device extents is staged: gathered into a
+ * temporary buffer, and written back after the kernel if it changed.
+ * Operands that partially overlap give undefined results; an output that
+ * is exactly one of the inputs (in-place) is fine for the elementwise and
+ * optimizer kernels.
+ *
+ * Kernels run on the queue's thread, in a fixed order: results are
+ * bit-identical whatever the machine's thread count.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "hpusim.h"
+#include "tpc_lib.h"
+
+static const tpc_exec_fn kernels[HPU_TPC_KERNEL_COUNT] = {
+	[HPU_TPC_KERNEL_FILL] = tpc_fill,
+	[HPU_TPC_KERNEL_COPY] = tpc_copy,
+	[HPU_TPC_KERNEL_CAST] = tpc_cast,
+	[HPU_TPC_KERNEL_ADD] = tpc_map,
+	[HPU_TPC_KERNEL_SUB] = tpc_map,
+	[HPU_TPC_KERNEL_MUL] = tpc_map,
+	[HPU_TPC_KERNEL_DIV] = tpc_map,
+	[HPU_TPC_KERNEL_SCALE] = tpc_map,
+	[HPU_TPC_KERNEL_AXPY] = tpc_map,
+	[HPU_TPC_KERNEL_RELU] = tpc_map,
+	[HPU_TPC_KERNEL_RELU_BWD] = tpc_map,
+	[HPU_TPC_KERNEL_GELU] = tpc_map,
+	[HPU_TPC_KERNEL_GELU_BWD] = tpc_map,
+	[HPU_TPC_KERNEL_TANH] = tpc_map,
+	[HPU_TPC_KERNEL_TANH_BWD] = tpc_map,
+	[HPU_TPC_KERNEL_SIGMOID] = tpc_map,
+	[HPU_TPC_KERNEL_SIGMOID_BWD] = tpc_map,
+	[HPU_TPC_KERNEL_EXP] = tpc_map,
+	[HPU_TPC_KERNEL_LOG] = tpc_map,
+	[HPU_TPC_KERNEL_BIAS_ADD] = tpc_map,
+	[HPU_TPC_KERNEL_BIAS_GRAD] = tpc_bias_grad,
+	[HPU_TPC_KERNEL_REDUCE_SUM] = tpc_reduce,
+	[HPU_TPC_KERNEL_REDUCE_MEAN] = tpc_reduce,
+	[HPU_TPC_KERNEL_REDUCE_MAX] = tpc_reduce,
+	[HPU_TPC_KERNEL_SOFTMAX] = tpc_softmax,
+	[HPU_TPC_KERNEL_LOG_SOFTMAX] = tpc_softmax,
+	[HPU_TPC_KERNEL_XENT_FWD] = tpc_xent_fwd,
+	[HPU_TPC_KERNEL_XENT_BWD] = tpc_xent_bwd,
+	[HPU_TPC_KERNEL_LAYERNORM_FWD] = tpc_ln_fwd,
+	[HPU_TPC_KERNEL_LAYERNORM_BWD] = tpc_ln_bwd,
+	[HPU_TPC_KERNEL_EMBED_GATHER] = tpc_gather,
+	[HPU_TPC_KERNEL_EMBED_SCATTER_ADD] = tpc_scatter_add,
+	[HPU_TPC_KERNEL_TRANSPOSE] = tpc_transpose,
+	[HPU_TPC_KERNEL_DROPOUT] = tpc_dropout,
+	[HPU_TPC_KERNEL_ARGMAX] = tpc_argmax,
+	[HPU_TPC_KERNEL_ACCURACY] = tpc_accuracy,
+	[HPU_TPC_KERNEL_SGD_STEP] = tpc_sgd,
+	[HPU_TPC_KERNEL_ADAMW_STEP] = tpc_adamw,
+};
+
+uint64_t tpc_row_off(const struct tpc_t *t, uint64_t r)
+{
+	uint64_t off = 0;
+	uint32_t d;
+
+	for (d = 1; d < t->ndims && r; d++) {
+		off += (r % t->sizes[d]) * t->strides[d];
+		r /= t->sizes[d];
+	}
+	return off;
+}
+
+/* A staged operand: @buf holds a copy of [@va, @va + @len) */
+struct tpc_stage {
+	uint8_t *buf;
+	uint64_t va;
+	uint64_t len;
+};
+
+/* Copy between @buf and the device range (to the device if @out) */
+static int stage_copy(struct hpu_fw_as *as, struct tpc_stage *s, bool out)
+{
+	struct hpusim_seg seg;
+	uint64_t done = 0;
+
+	while (done < s->len) {
+		if (hpusim_mmu_seg(as, s->va + done, s->len - done, false,
+				   &seg) ||
+		    !seg.ptr)
+			return -EIO;
+		if (!out)
+			memcpy(s->buf + done, seg.ptr, seg.len);
+		else if (memcmp(seg.ptr, s->buf + done, seg.len))
+			memcpy(seg.ptr, s->buf + done, seg.len);
+		done += seg.len;
+	}
+	return 0;
+}
+
+/* Translate operand @i; stage it when it is not one contiguous piece */
+static int bind(struct hpu_fw_as *as, const struct hpu_tpc_tensor *d,
+		struct tpc_t *t, struct tpc_stage *s)
+{
+	uint64_t len = hpu_tpc_extent(d);
+	struct hpusim_seg seg;
+	uint32_t k;
+
+	t->dtype = d->dtype;
+	t->ndims = d->ndims;
+	for (k = 0; k < HPU_TPC_MAX_DIMS; k++) {
+		t->sizes[k] = k < d->ndims ? d->sizes[k] : 1;
+		t->strides[k] = k < d->ndims ? d->strides[k] : 0;
+	}
+	t->n = hpu_tpc_nelems(d);
+	t->p = NULL;
+	if (!len)
+		return 0;
+	if (hpusim_mmu_seg(as, d->addr, len, false, &seg) || !seg.ptr)
+		return -EIO; /* pageable host memory */
+	if (seg.len == len) {
+		t->p = seg.ptr;
+		return 0;
+	}
+	s->buf = malloc(len);
+	if (!s->buf)
+		return -EIO;
+	s->va = d->addr;
+	s->len = len;
+	t->p = s->buf;
+	return stage_copy(as, s, false);
+}
+
+static int run(struct hpu_fw_as *as, const struct hpu_pkt_tpc_kernel *k,
+	       struct hpu_fw_fault *fault)
+{
+	struct tpc_stage st[HPU_TPC_MAX_TENSORS] = { 0 };
+	struct tpc_ctx c = { .params = k->params, .id = k->kernel_id };
+	uint64_t fva;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < k->num_tensors; i++) {
+		const struct hpu_tpc_tensor *d = &k->tensors[i];
+		uint64_t len = hpu_tpc_extent(d);
+
+		if (len && hpusim_mmu_check(as, d->addr, len, &fva)) {
+			fault->addr = fva;
+			fault->is_write = false;
+			return -EFAULT;
+		}
+	}
+	for (i = 0; i < k->num_tensors && !ret; i++)
+		ret = bind(as, &k->tensors[i], &c.t[i], &st[i]);
+	if (!ret)
+		ret = kernels[k->kernel_id](&c);
+	for (i = 0; i < k->num_tensors; i++) {
+		if (!st[i].buf)
+			continue;
+		if (!ret)
+			ret = stage_copy(as, &st[i], true);
+		free(st[i].buf);
+	}
+	return ret;
+}
 
 /**
  * hpusim_tpc_exec() - run a TPC_KERNEL packet
  * @as: address space of the submission
  * @engine: engine id of the queue running it
- * @pkt: the packet (validated by the driver)
+ * @pkt: the packet (validated by the driver; checked again here, so the
+ *	model never indexes out of an operand)
  * @fault: filled on -EFAULT
  *
- * Return: 0, -EFAULT, or -EIO (the library is not implemented yet).
+ * Return: 0, -EFAULT (an operand is not mapped: nothing was written), or
+ * -EIO (not a TPC queue, malformed packet, pageable host operand, data
+ * the kernel refuses such as an embedding id out of range).
  */
 int hpusim_tpc_exec(struct hpu_fw_as *as, uint32_t engine, const void *pkt,
 		    struct hpu_fw_fault *fault)
 {
-	(void)as;
-	(void)engine;
-	(void)pkt;
-	(void)fault;
-	return -EIO;
+	const struct hpu_fw_device *dev = as->dev;
+	struct hpu_pkt_tpc_kernel k;
+	uint32_t base = dev->engine_base[HPUSIM_ENGINE_TPC];
+	int ret;
+
+	if (engine < base || engine - base >= dev->profile->num_tpc)
+		return -EIO;
+	memcpy(&k, pkt, sizeof(k));
+	if (k.hdr.size != sizeof(k) || hpu_tpc_check(&k))
+		return -EIO;
+	pthread_rwlock_rdlock(&as->map_lock);
+	ret = run(as, &k, fault);
+	pthread_rwlock_unlock(&as->map_lock);
+	return ret;
 }

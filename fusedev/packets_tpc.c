@@ -7,17 +7,19 @@
 #include <string.h>
 
 #include "hpu_fused.h"
+#include "hpu_tpc_check.h"
 
 /**
  * hpu_check_tpc_kernel() - check a TPC_KERNEL packet's kernel, tensors and
  * parameters
  * @p: the packet (its header was checked already)
  *
- * Return: 0 or -EINVAL. Until the TPC library lands every kernel is
- * refused.
+ * Return: 0 or -EINVAL (common/hpu_tpc_check.c has the rules).
  */
 int hpu_check_tpc_kernel(const uint8_t *p)
 {
-	(void)p;
-	return -EINVAL;
+	struct hpu_pkt_tpc_kernel pkt;
+
+	memcpy(&pkt, p, sizeof(pkt)); /* the CB copy may be unaligned */
+	return hpu_tpc_check(&pkt);
 }

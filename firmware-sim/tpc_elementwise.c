@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tpc_elementwise.c - TPC kernels that map elements one to one: fill,
+ * copy, cast, the arithmetic and activation kernels (with numpy-style
+ * broadcasting of the inputs), transpose and dropout.
+ *
+ * fp32 and bf16 operands are computed in fp32; a bf16 result is rounded
+ * to nearest even. Rows (dimension 0) are processed in chunks, a chunk of
+ * a strided or bf16 operand going through a small fp32 buffer.
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "tpc_lib.h"
+
+#define CHUNK 512
+
+/* The value of element @i along a row (stride @s) as fp32 */
+static float load1(const struct tpc_t *t, const uint8_t *row, uint64_t i,
+		   uint64_t s)
+{
+	if (t->dtype == HPU_DTYPE_BF16)
+		return tpc_bf2f(((const uint16_t *)(const void *)row)[i * s]);
+	if (t->dtype == HPU_DTYPE_INT32)
+		return (float)((const int32_t *)(const void *)row)[i * s];
+	return ((const float *)(const void *)row)[i * s];
+}
+
+static void store1(const struct tpc_t *t, uint8_t *row, uint64_t i,
+		   uint64_t s, float v)
+{
+	if (t->dtype == HPU_DTYPE_BF16)
+		((uint16_t *)(void *)row)[i * s] = tpc_f2bf(v);
+	else
+		((float *)(void *)row)[i * s] = v;
+}
+
+static size_t esize(const struct tpc_t *t)
+{
+	return hpu_tpc_dtype_size(t->dtype);
+}
+
+int tpc_fill(struct tpc_ctx *c)
+{
+	const struct tpc_t *o = &c->t[0];
+	uint64_t r, i, rows = o->n ? o->n / o->sizes[0] : 0;
+	uint32_t v = c->params[0];
+	uint16_t h = tpc_f2bf(tpc_pf(c, 0));
+
+	for (r = 0; r < rows; r++) {
+		uint64_t off = tpc_row_off(o, r);
+
+		for (i = 0; i < o->sizes[0]; i++) {
+			uint64_t e = off + i * o->strides[0];
+
+			if (o->dtype == HPU_DTYPE_BF16)
+				((uint16_t *)(void *)o->p)[e] = h;
+			else
+				((uint32_t *)(void *)o->p)[e] = v;
+		}
+	}
+	return 0;
+}
+
+int tpc_copy(struct tpc_ctx *c)
+{
+	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
+	uint64_t r, i, rows = o->n ? o->n / o->sizes[0] : 0;
+	size_t es = esize(o);
+
+	for (r = 0; r < rows; r++) {
+		const uint8_t *s = in->p + tpc_row_off(in, r) * es;
+		uint8_t *d = o->p + tpc_row_off(o, r) * es;
+
+		if (in->strides[0] == 1 && o->strides[0] == 1) {
+			memmove(d, s, o->sizes[0] * es);
+			continue;
+		}
+		for (i = 0; i < o->sizes[0]; i++)
+			memmove(d + i * o->strides[0] * es,
+				s + i * in->strides[0] * es, es);
+	}
+	return 0;
+}
+
+/* fp32 -> int32: round to nearest even, saturate, NaN -> 0 */
+static int32_t f2i(float f)
+{
+	if (isnan(f))
+		return 0;
+	if (f >= 2147483648.0f)
+		return INT32_MAX;
+	if (f < -2147483648.0f)
+		return INT32_MIN;
+	return (int32_t)nearbyintf(f);
+}
+
+int tpc_cast(struct tpc_ctx *c)
+{
+	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
+	uint64_t r, i, rows = o->n ? o->n / o->sizes[0] : 0;
+
+	for (r = 0; r < rows; r++) {
+		const uint8_t *s = in->p + tpc_row_off(in, r) * esize(in);
+		uint8_t *d = o->p + tpc_row_off(o, r) * esize(o);
+
+		for (i = 0; i < o->sizes[0]; i++) {
+			uint64_t si = i * in->strides[0], di = i * o->strides[0];
+			float f;
+
+			if (in->dtype == HPU_DTYPE_INT32) {
+				/* int32 -> fp32 rounds to nearest even */
+				((float *)(void *)d)[di] =
+					(float)((const int32_t *)(const void *)
+							s)[si];
+				continue;
+			}
+			f = load1(in, s, i, in->strides[0]);
+			if (o->dtype == HPU_DTYPE_INT32)
+				((int32_t *)(void *)d)[di] = f2i(f);
+			else
+				store1(o, d, i, o->strides[0], f);
+		}
+	}
+	return 0;
+}
+
+#define GELU_K 0.7978845608028654f /* sqrt(2 / pi) */
+#define GELU_C 0.044715f
+
+static float gelu(float x)
+{
+	if (isinf(x))
+		return x > 0 ? x : -0.0f;
+	return 0.5f * x * (1.0f + tanhf(GELU_K * (x + GELU_C * x * x * x)));
+}
+
+static float gelu_grad(float x)
+{
+	float t;
+
+	if (isinf(x))
+		return x > 0 ? 1.0f : 0.0f;
+	t = tanhf(GELU_K * (x + GELU_C * x * x * x));
+	return 0.5f * (1.0f + t) +
+	       0.5f * x * (1.0f - t * t) * GELU_K *
+		       (1.0f + 3.0f * GELU_C * x * x);
+}
+
+/* One chunk of an elementwise kernel: o[i] = f(a[i], b[i]) */
+static void op_chunk(uint32_t id, float *o, const float *a, const float *b,
+		     unsigned int n, float alpha)
+{
+	unsigned int i;
+
+#define LOOP(expr)                      \
+	for (i = 0; i < n; i++)         \
+		o[i] = (expr);          \
+	break
+	switch (id) {
+	case HPU_TPC_KERNEL_ADD:
+	case HPU_TPC_KERNEL_BIAS_ADD:
+		LOOP(a[i] + b[i]);
+	case HPU_TPC_KERNEL_SUB:
+		LOOP(a[i] - b[i]);
+	case HPU_TPC_KERNEL_MUL:
+		LOOP(a[i] * b[i]);
+	case HPU_TPC_KERNEL_DIV:
+		LOOP(a[i] / b[i]);
+	case HPU_TPC_KERNEL_SCALE:
+		LOOP(alpha * a[i]);
+	case HPU_TPC_KERNEL_AXPY:
+		LOOP(alpha * a[i] + b[i]);
+	case HPU_TPC_KERNEL_RELU:
+		LOOP(a[i] > 0 || isnan(a[i]) ? a[i] : 0.0f);
+	case HPU_TPC_KERNEL_RELU_BWD:
+		LOOP(a[i] > 0 ? b[i] : isnan(a[i]) ? a[i] : 0.0f);
+	case HPU_TPC_KERNEL_GELU:
+		LOOP(gelu(a[i]));
+	case HPU_TPC_KERNEL_GELU_BWD:
+		LOOP(b[i] * gelu_grad(a[i]));
+	case HPU_TPC_KERNEL_TANH:
+		LOOP(tanhf(a[i]));
+	case HPU_TPC_KERNEL_TANH_BWD:
+		LOOP(b[i] * (1.0f - a[i] * a[i]));
+	case HPU_TPC_KERNEL_SIGMOID:
+		LOOP(1.0f / (1.0f + expf(-a[i])));
+	case HPU_TPC_KERNEL_SIGMOID_BWD:
+		LOOP(b[i] * a[i] * (1.0f - a[i]));
+	case HPU_TPC_KERNEL_EXP:
+		LOOP(expf(a[i]));
+	case HPU_TPC_KERNEL_LOG:
+		LOOP(logf(a[i]));
+	default:
+		break;
+	}
+#undef LOOP
+}
+
+/* Strides of @in seen from the output's index space (0 = broadcast) */
+static void bcast_strides(const struct tpc_t *in, uint64_t *s)
+{
+	uint32_t d;
+
+	for (d = 0; d < HPU_TPC_MAX_DIMS; d++)
+		s[d] = d < in->ndims && in->sizes[d] != 1 ? in->strides[d] : 0;
+}
+
+/* Element offset of row @r of the output's shape with strides @s */
+static uint64_t off_of(const struct tpc_t *o, const uint64_t *s, uint64_t r)
+{
+	uint64_t off = 0;
+	uint32_t d;
+
+	for (d = 1; d < HPU_TPC_MAX_DIMS && r; d++) {
+		off += (r % o->sizes[d]) * s[d];
+		r /= o->sizes[d];
+	}
+	return off;
+}
+
+/* A pointer to @n fp32 values of @t along a row, loaded into @buf if needed */
+static const float *chunk_in(const struct tpc_t *t, const uint64_t *s,
+			     uint64_t off, uint64_t i0, unsigned int n,
+			     float *buf)
+{
+	const uint8_t *row = t->p + (off + i0 * s[0]) * esize(t);
+	unsigned int i;
+
+	if (t->dtype == HPU_DTYPE_FP32 && s[0] == 1)
+		return (const float *)(const void *)row;
+	for (i = 0; i < n; i++)
+		buf[i] = load1(t, row, i, s[0]);
+	return buf;
+}
+
+int tpc_map(struct tpc_ctx *c)
+{
+	unsigned int nin = c->id == HPU_TPC_KERNEL_SCALE ||
+					   c->id == HPU_TPC_KERNEL_RELU ||
+					   c->id == HPU_TPC_KERNEL_GELU ||
+					   c->id == HPU_TPC_KERNEL_TANH ||
+					   c->id == HPU_TPC_KERNEL_SIGMOID ||
+					   c->id == HPU_TPC_KERNEL_EXP ||
+					   c->id == HPU_TPC_KERNEL_LOG ?
+				   1 :
+				   2;
+	const struct tpc_t *o = &c->t[nin];
+	uint64_t s[3][HPU_TPC_MAX_DIMS], r, i0, rows;
+	float buf[3][CHUNK];
+	float alpha = tpc_pf(c, 0);
+	unsigned int k;
+
+	if (!o->n)
+		return 0;
+	rows = o->n / o->sizes[0];
+	for (k = 0; k <= nin; k++)
+		bcast_strides(&c->t[k], s[k]);
+	for (k = 0; k < HPU_TPC_MAX_DIMS; k++)
+		s[nin][k] = o->strides[k];
+	for (r = 0; r < rows; r++) {
+		uint64_t off[3];
+
+		for (k = 0; k <= nin; k++)
+			off[k] = off_of(o, s[k], r);
+		for (i0 = 0; i0 < o->sizes[0]; i0 += CHUNK) {
+			unsigned int n = o->sizes[0] - i0 < CHUNK ?
+						 (unsigned int)(o->sizes[0] -
+								i0) :
+						 CHUNK;
+			const float *a = chunk_in(&c->t[0], s[0], off[0], i0,
+						  n, buf[0]);
+			const float *b = nin > 1 ? chunk_in(&c->t[1], s[1],
+							    off[1], i0, n,
+							    buf[1]) :
+						   a;
+			uint8_t *orow = o->p + (off[nin] + i0 * s[nin][0]) *
+						       esize(o);
+			bool direct = o->dtype == HPU_DTYPE_FP32 &&
+				      s[nin][0] == 1;
+			float *ob = direct ? (float *)(void *)orow : buf[2];
+			unsigned int i;
+
+			op_chunk(c->id, ob, a, b, n, alpha);
+			if (!direct)
+				for (i = 0; i < n; i++)
+					store1(o, orow, i, s[nin][0], ob[i]);
+		}
+	}
+	return 0;
+}
+
+int tpc_transpose(struct tpc_ctx *c)
+{
+	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
+	uint64_t r, cc, rb, cb, R = in->sizes[1], C = in->sizes[0];
+	size_t es = esize(o);
+
+	if (!o->n)
+		return 0;
+	for (rb = 0; rb < R; rb += 32)
+		for (cb = 0; cb < C; cb += 32)
+			for (r = rb; r < R && r < rb + 32; r++)
+				for (cc = cb; cc < C && cc < cb + 32; cc++)
+					memcpy(o->p + (r * o->strides[0] +
+						       cc * o->strides[1]) *
+							      es,
+					       in->p + (cc * in->strides[0] +
+							r * in->strides[1]) *
+							       es,
+					       es);
+	return 0;
+}
+
+/* splitmix64's finalizer: a counter-based generator keyed by the seed */
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+int tpc_dropout(struct tpc_ctx *c)
+{
+	const struct tpc_t *x = &c->t[0], *y = &c->t[1], *m = &c->t[2];
+	uint64_t seed = c->params[1] | (uint64_t)c->params[2] << 32;
+	uint64_t r, i, rows = y->n ? y->n / y->sizes[0] : 0;
+	float p = tpc_pf(c, 0), scale = 1.0f / (1.0f - p);
+
+	for (r = 0; r < rows; r++) {
+		const uint8_t *xr = x->p + tpc_row_off(x, r) * esize(x);
+		uint8_t *yr = y->p + tpc_row_off(y, r) * esize(y);
+		float *mr = tpc_f32(m, tpc_row_off(m, r));
+
+		for (i = 0; i < y->sizes[0]; i++) {
+			uint64_t idx = r * y->sizes[0] + i;
+			uint64_t h = mix64(mix64(seed) +
+					   idx * 0x9e3779b97f4a7c15ULL);
+			float u = (float)(h >> 40) * (1.0f / 16777216.0f);
+			float k = u >= p ? scale : 0.0f;
+
+			mr[i * m->strides[0]] = k;
+			store1(y, yr, i, y->strides[0],
+			       load1(x, xr, i, x->strides[0]) * k);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpc_lib.h - internals of the TPC kernel library: operands as the
+ * kernels see them (daemon pointers), the registry entry, and the helpers
+ * the kernel files share.
+ */
+#ifndef TPC_LIB_H
+#define TPC_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hpu_tpc_check.h"
+
+/**
+ * struct tpc_t - one operand, translated
+ * @p: daemon pointer of element (0, ...)
+ * @dtype: HPU_DTYPE_*
+ * @ndims: rank
+ * @sizes: sizes; 1 past @ndims
+ * @strides: strides in elements; 0 past @ndims
+ * @n: elements
+ */
+struct tpc_t {
+	uint8_t *p;
+	uint32_t dtype;
+	uint32_t ndims;
+	uint64_t sizes[HPU_TPC_MAX_DIMS];
+	uint64_t strides[HPU_TPC_MAX_DIMS];
+	uint64_t n;
+};
+
+/**
+ * struct tpc_ctx - a kernel invocation
+ * @t: operands in the kernel's order
+ * @params: the packet's parameters
+ * @id: kernel id
+ */
+struct tpc_ctx {
+	struct tpc_t t[HPU_TPC_MAX_TENSORS];
+	const uint32_t *params;
+	uint32_t id;
+};
+
+/* Kernel body: 0, or -EIO for data the kernel refuses (bad ids/labels) */
+typedef int (*tpc_exec_fn)(struct tpc_ctx *c);
+
+static inline float tpc_pf(const struct tpc_ctx *c, unsigned int i)
+{
+	float f;
+
+	memcpy(&f, &c->params[i], sizeof(f));
+	return f;
+}
+
+static inline float tpc_bf2f(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* binary32 -> bfloat16, round to nearest even; NaN stays a (quiet) NaN */
+static inline uint16_t tpc_f2bf(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	if ((u & 0x7fffffffU) > 0x7f800000U)
+		return (uint16_t)((u >> 16) | 0x40);
+	u += 0x7fffU + ((u >> 16) & 1);
+	return (uint16_t)(u >> 16);
+}
+
+/* fp32 element @i (elements, not bytes) of a fp32 operand */
+static inline float *tpc_f32(const struct tpc_t *t, uint64_t i)
+{
+	return (float *)(void *)t->p + i;
+}
+
+static inline int32_t *tpc_i32(const struct tpc_t *t, uint64_t i)
+{
+	return (int32_t *)(void *)t->p + i;
+}
+
+/* Element offset of the @r-th row (dimension 0 excluded) of @t */
+uint64_t tpc_row_off(const struct tpc_t *t, uint64_t r);
+
+/* tpc_elementwise.c */
+int tpc_fill(struct tpc_ctx *c);
+int tpc_copy(struct tpc_ctx *c);
+int tpc_cast(struct tpc_ctx *c);
+int tpc_map(struct tpc_ctx *c);
+int tpc_transpose(struct tpc_ctx *c);
+int tpc_dropout(struct tpc_ctx *c);
+
+/* tpc_reduce.c */
+int tpc_bias_grad(struct tpc_ctx *c);
+int tpc_reduce(struct tpc_ctx *c);
+int tpc_softmax(struct tpc_ctx *c);
+int tpc_xent_fwd(struct tpc_ctx *c);
+int tpc_xent_bwd(struct tpc_ctx *c);
+int tpc_argmax(struct tpc_ctx *c);
+int tpc_accuracy(struct tpc_ctx *c);
+
+/* tpc_norm.c */
+int tpc_ln_fwd(struct tpc_ctx *c);
+int tpc_ln_bwd(struct tpc_ctx *c);
+int tpc_gather(struct tpc_ctx *c);
+int tpc_scatter_add(struct tpc_ctx *c);
+
+/* tpc_optim.c */
+int tpc_sgd(struct tpc_ctx *c);
+int tpc_adamw(struct tpc_ctx *c);
+
+#endif /* TPC_LIB_H */

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tpc_optim.c - fused optimizer steps (fp32, in place): SGD with momentum,
+ * weight decay and Nesterov, and AdamW with bias correction.
+ */
+#include <math.h>
+
+#include "tpc_lib.h"
+
+int tpc_sgd(struct tpc_ctx *c)
+{
+	const struct tpc_t *p = &c->t[0], *g = &c->t[1], *b = &c->t[2];
+	float lr = tpc_pf(c, 0), mu = tpc_pf(c, 1), wd = tpc_pf(c, 2);
+	bool nesterov = c->params[3] & 1;
+	uint64_t r, i, rows = p->n ? p->n / p->sizes[0] : 0;
+
+	for (r = 0; r < rows; r++) {
+		float *pr = tpc_f32(p, tpc_row_off(p, r));
+		const float *gr = tpc_f32(g, tpc_row_off(g, r));
+		float *br = tpc_f32(b, tpc_row_off(b, r));
+
+		for (i = 0; i < p->sizes[0]; i++) {
+			float *w = &pr[i * p->strides[0]];
+			float *v = &br[i * b->strides[0]];
+			float d = gr[i * g->strides[0]] + wd * *w;
+
+			*v = mu * *v + d;
+			d = nesterov ? d + mu * *v : *v;
+			*w -= lr * d;
+		}
+	}
+	return 0;
+}
+
+int tpc_adamw(struct tpc_ctx *c)
+{
+	const struct tpc_t *p = &c->t[0], *g = &c->t[1];
+	const struct tpc_t *m = &c->t[2], *v = &c->t[3];
+	float lr = tpc_pf(c, 0), b1 = tpc_pf(c, 1), b2 = tpc_pf(c, 2);
+	float eps = tpc_pf(c, 3), wd = tpc_pf(c, 4);
+	double step = (double)c->params[5];
+	float c1 = (float)(1.0 - pow(b1, step));
+	float c2 = (float)(1.0 - pow(b2, step));
+	uint64_t r, i, rows = p->n ? p->n / p->sizes[0] : 0;
+
+	for (r = 0; r < rows; r++) {
+		float *pr = tpc_f32(p, tpc_row_off(p, r));
+		const float *gr = tpc_f32(g, tpc_row_off(g, r));
+		float *mr = tpc_f32(m, tpc_row_off(m, r));
+		float *vr = tpc_f32(v, tpc_row_off(v, r));
+
+		for (i = 0; i < p->sizes[0]; i++) {
+			float *w = &pr[i * p->strides[0]];
+			float *mm = &mr[i * m->strides[0]];
+			float *vv = &vr[i * v->strides[0]];
+			float gg = gr[i * g->strides[0]];
+
+			*w -= lr * wd * *w;
+			*mm = b1 * *mm + (1.0f - b1) * gg;
+			*vv = b2 * *vv + (1.0f - b2) * gg * gg;
+			*w -= lr * (*mm / c1) / (sqrtf(*vv / c2) + eps);
+		}
+	}
+	return 0;
+}

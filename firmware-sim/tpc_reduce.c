@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tpc_reduce.c - TPC kernels that reduce: bias gradient, sum/mean/max over
+ * an axis, softmax and log-softmax, cross-entropy, argmax and accuracy.
+ *
+ * fp32 only. Every sum runs sequentially in index order, in fp32 (the
+ * batch mean of the cross-entropy in double), so results are bit-identical
+ * run after run.
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "tpc_lib.h"
+
+/* Element offset of linear element @j (dimension 0 fastest) of @t */
+static uint64_t lin_off(const struct tpc_t *t, uint64_t j)
+{
+	uint64_t off = 0;
+	uint32_t d;
+
+	for (d = 0; d < t->ndims && j; d++) {
+		off += (j % t->sizes[d]) * t->strides[d];
+		j /= t->sizes[d];
+	}
+	return off;
+}
+
+int tpc_bias_grad(struct tpc_ctx *c)
+{
+	const struct tpc_t *dy = &c->t[0], *db = &c->t[1];
+	uint64_t C = dy->sizes[0], rows = 1, r, k;
+	uint32_t d;
+
+	for (d = 1; d < dy->ndims; d++)
+		rows *= dy->sizes[d];
+	for (k = 0; k < C; k++) {
+		float acc = 0.0f;
+
+		for (r = 0; r < rows; r++)
+			acc += *tpc_f32(dy, tpc_row_off(dy, r) +
+						    k * dy->strides[0]);
+		*tpc_f32(db, k * db->strides[0]) = acc;
+	}
+	return 0;
+}
+
+int tpc_reduce(struct tpc_ctx *c)
+{
+	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
+	uint32_t axis = c->params[0];
+	uint64_t len = in->sizes[axis], j, k;
+
+	for (j = 0; j < o->n; j++) {
+		uint64_t base = lin_off(in, 0), oo = lin_off(o, j), rem = j;
+		float acc = c->id == HPU_TPC_KERNEL_REDUCE_MAX ? -INFINITY :
+								 0.0f;
+		uint32_t d;
+
+		/* the same index in the input, with 0 along the axis */
+		for (d = 0; d < o->ndims; d++) {
+			base += (rem % o->sizes[d]) * in->strides[d];
+			rem /= o->sizes[d];
+		}
+		for (k = 0; k < len; k++) {
+			float v = *tpc_f32(in, base + k * in->strides[axis]);
+
+			if (c->id != HPU_TPC_KERNEL_REDUCE_MAX)
+				acc += v;
+			else if (v > acc || isnan(v))
+				acc = isnan(acc) ? acc : v;
+		}
+		if (c->id == HPU_TPC_KERNEL_REDUCE_MEAN)
+			acc /= (float)len;
+		*tpc_f32(o, oo) = acc;
+	}
+	return 0;
+}
+
+/* max and sum of exp(x - max) along a row of @n values with stride @s */
+static void row_stats(const float *x, uint64_t s, uint64_t n, float *max,
+		      float *sum)
+{
+	float m = -INFINITY, z = 0.0f;
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		if (x[i * s] > m || isnan(x[i * s]))
+			m = isnan(m) ? m : x[i * s];
+	for (i = 0; i < n; i++)
+		z += expf(x[i * s] - m);
+	*max = m;
+	*sum = z;
+}
+
+int tpc_softmax(struct tpc_ctx *c)
+{
+	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
+	uint64_t r, i, n = in->sizes[0], rows = in->n ? in->n / n : 0;
+	bool lg = c->id == HPU_TPC_KERNEL_LOG_SOFTMAX;
+
+	for (r = 0; r < rows; r++) {
+		const float *x = tpc_f32(in, tpc_row_off(in, r));
+		float *y = tpc_f32(o, tpc_row_off(o, r));
+		float m, z, lz;
+
+		row_stats(x, in->strides[0], n, &m, &z);
+		lz = logf(z);
+		for (i = 0; i < n; i++) {
+			float v = x[i * in->strides[0]] - m;
+
+			y[i * o->strides[0]] = lg ? v - lz : expf(v) / z;
+		}
+	}
+	return 0;
+}
+
+int tpc_xent_fwd(struct tpc_ctx *c)
+{
+	const struct tpc_t *lg = &c->t[0], *lb = &c->t[1];
+	uint64_t C = lg->sizes[0], N = lg->sizes[1], r;
+	double acc = 0.0;
+
+	for (r = 0; r < N; r++) {
+		const float *x = tpc_f32(lg, r * lg->strides[1]);
+		int32_t y = *tpc_i32(lb, r * lb->strides[0]);
+		float m, z;
+
+		if (y < 0 || (uint64_t)y >= C) {
+			acc += NAN;
+			continue;
+		}
+		row_stats(x, lg->strides[0], C, &m, &z);
+		acc += (double)(logf(z) + m - x[(uint64_t)y * lg->strides[0]]);
+	}
+	*tpc_f32(&c->t[2], 0) = N ? (float)(acc / (double)N) : 0.0f;
+	return 0;
+}
+
+int tpc_xent_bwd(struct tpc_ctx *c)
+{
+	const struct tpc_t *lg = &c->t[0], *lb = &c->t[1], *g = &c->t[2];
+	uint64_t C = lg->sizes[0], N = lg->sizes[1], r, i;
+	float inv = 1.0f / (float)N;
+
+	for (r = 0; r < N; r++) {
+		const float *x = tpc_f32(lg, r * lg->strides[1]);
+		float *dx = tpc_f32(g, r * g->strides[1]);
+		int32_t y = *tpc_i32(lb, r * lb->strides[0]);
+		float m, z;
+
+		row_stats(x, lg->strides[0], C, &m, &z);
+		for (i = 0; i < C; i++) {
+			float p = expf(x[i * lg->strides[0]] - m) / z;
+
+			if (y < 0 || (uint64_t)y >= C)
+				p = NAN;
+			else if (i == (uint64_t)y)
+				p -= 1.0f;
+			dx[i * g->strides[0]] = p * inv;
+		}
+	}
+	return 0;
+}
+
+/* First index of the largest value (a NaN counts as the largest), or -1 */
+static int32_t row_argmax(const float *x, uint64_t s, uint64_t n)
+{
+	int32_t best = n ? 0 : -1;
+	uint64_t i;
+
+	for (i = 1; i < n; i++) {
+		if (isnan(x[best * s]))
+			break;
+		if (x[i * s] > x[best * s] || isnan(x[i * s]))
+			best = (int32_t)i;
+	}
+	return best;
+}
+
+int tpc_argmax(struct tpc_ctx *c)
+{
+	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
+	uint64_t r;
+
+	for (r = 0; r < o->n; r++)
+		*tpc_i32(o, lin_off(o, r)) =
+			row_argmax(tpc_f32(in, tpc_row_off(in, r)),
+				   in->strides[0], in->sizes[0]);
+	return 0;
+}
+
+int tpc_accuracy(struct tpc_ctx *c)
+{
+	const struct tpc_t *lg = &c->t[0], *lb = &c->t[1];
+	uint64_t N = lg->sizes[1], r;
+	int32_t count = 0;
+
+	for (r = 0; r < N; r++)
+		count += row_argmax(tpc_f32(lg, r * lg->strides[1]),
+				    lg->strides[0], lg->sizes[0]) ==
+			 *tpc_i32(lb, r * lb->strides[0]);
+	*tpc_i32(&c->t[2], 0) = count;
+	return 0;
+}

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_tpc_elementwise.c - the elementwise TPC kernels (fill, copy, cast,
+ * arithmetic with broadcasting, activations and their backward kernels,
+ * bias add, transpose, dropout) against C references, run through the
+ * model (libhpusim) on a TPC queue.
+ *
+ * Tolerances: exact for fill/copy/cast/transpose/relu and the fp32
+ * arithmetic (the same single fp32 operation); transcendental fp32
+ * kernels 1e-6 absolute + 1e-6 relative against a double reference;
+ * bf16 results are compared with the fp32 result rounded to bf16.
+ */
+#include "test_tpc_util.h"
+
+/* bf16 reference rounding: nearest, ties to even, written independently */
+static uint16_t ref_bf16(float f)
+{
+	uint32_t u, lo, rem;
+
+	memcpy(&u, &f, sizeof(u));
+	if (isnan(f))
+		return (uint16_t)((u >> 16) | 0x40);
+	lo = u >> 16;
+	rem = u & 0xffff;
+	if (rem > 0x8000 || (rem == 0x8000 && (lo & 1)))
+		lo++;
+	return (uint16_t)lo;
+}
+
+static float bf2f(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+static void test_fill_copy(void **state)
+{
+	struct tfix *t = *state;
+	uint32_t sz[2] = { 5, 3 }, big[2] = { 9, 3 };
+	struct hpu_tpc_tensor d[2];
+	float *a, *b;
+	uint16_t *h;
+	uint32_t p = fbits(1.5f), i, j;
+
+	treset(t);
+	d[0] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&a);
+	krun(t, HPU_TPC_KERNEL_FILL, d, 1, &p, 1);
+	for (i = 0; i < 15; i++)
+		assert_true(a[i] == 1.5f);
+	d[0] = tnew(t, HPU_DTYPE_BF16, 2, sz, (void **)&h);
+	krun(t, HPU_TPC_KERNEL_FILL, d, 1, &p, 1);
+	assert_int_equal(h[14], 0x3fc0);
+	/* strided copy: a 5x3 window of a 9x3 buffer, into a contiguous one */
+	d[0] = tnew(t, HPU_DTYPE_FP32, 2, big, (void **)&a);
+	d[0].sizes[0] = 5;
+	frand_fill(a, 27, 7, -1, 1);
+	d[1] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&b);
+	krun(t, HPU_TPC_KERNEL_COPY, d, 2, NULL, 0);
+	for (j = 0; j < 3; j++)
+		for (i = 0; i < 5; i++)
+			assert_true(b[j * 5 + i] == a[j * 9 + i]);
+}
+
+static void test_cast(void **state)
+{
+	struct tfix *t = *state;
+	uint32_t n = 1000, i;
+	struct hpu_tpc_tensor d[2];
+	float *f, *g;
+	uint16_t *h;
+	int32_t *k;
+
+	treset(t);
+	d[0] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&f);
+	for (i = 0; i < n; i++) {
+		uint32_t s = i * 2654435761u;
+
+		memcpy(&f[i], &s, 4); /* every bit pattern class */
+	}
+	f[0] = NAN;
+	f[1] = INFINITY;
+	f[2] = -0.0f;
+	f[3] = 1.00390625f; /* a tie: 1 + 2^-8, rounds to even (1.0) */
+	d[1] = tnew(t, HPU_DTYPE_BF16, 1, &n, (void **)&h);
+	krun(t, HPU_TPC_KERNEL_CAST, d, 2, NULL, 0);
+	for (i = 0; i < n; i++) {
+		if (isnan(f[i]))
+			assert_true(isnan(bf2f(h[i])));
+		else
+			assert_int_equal(h[i], ref_bf16(f[i]));
+	}
+	assert_int_equal(h[3], 0x3f80);
+	/* bf16 -> fp32 is exact */
+	d[0] = d[1];
+	d[1] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&g);
+	krun(t, HPU_TPC_KERNEL_CAST, d, 2, NULL, 0);
+	for (i = 4; i < n; i++)
+		assert_true(memcmp(&g[i], &(float){ bf2f(h[i]) }, 4) == 0);
+	/* fp32 -> int32: nearest even, saturating, NaN -> 0; and back */
+	d[0] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&f);
+	frand_fill(f, n, 3, -1e4f, 1e4f);
+	f[0] = 2.5f;
+	f[1] = -3.5f;
+	f[2] = 1e20f;
+	f[3] = NAN;
+	d[1] = tnew(t, HPU_DTYPE_INT32, 1, &n, (void **)&k);
+	krun(t, HPU_TPC_KERNEL_CAST, d, 2, NULL, 0);
+	assert_int_equal(k[0], 2);
+	assert_int_equal(k[1], -4);
+	assert_int_equal(k[2], INT32_MAX);
+	assert_int_equal(k[3], 0);
+	for (i = 4; i < n; i++)
+		assert_int_equal(k[i], (int32_t)nearbyint(f[i]));
+	d[0] = d[1];
+	d[1] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&g);
+	krun(t, HPU_TPC_KERNEL_CAST, d, 2, NULL, 0);
+	for (i = 0; i < n; i++)
+		assert_true(g[i] == (float)k[i]);
+}
+
+/* Reference of one binary kernel */
+static float ref_bin(uint32_t id, float a, float b, float alpha)
+{
+	switch (id) {
+	case HPU_TPC_KERNEL_ADD:
+		return a + b;
+	case HPU_TPC_KERNEL_SUB:
+		return a - b;
+	case HPU_TPC_KERNEL_MUL:
+		return a * b;
+	case HPU_TPC_KERNEL_DIV:
+		return a / b;
+	default:
+		return alpha * a + b;
+	}
+}
+
+/*
+ * out [7][5][3] (sizes 3,5,7) = a op b for several broadcast shapes of b:
+ * full, rank 1 [3], [1][5][1], a scalar, and an explicit stride-0 dim
+ */
+static void test_binary_broadcast(void **state)
+{
+	static const uint32_t ids[] = { HPU_TPC_KERNEL_ADD, HPU_TPC_KERNEL_SUB,
+					HPU_TPC_KERNEL_MUL, HPU_TPC_KERNEL_DIV,
+					HPU_TPC_KERNEL_AXPY };
+	uint32_t full[3] = { 3, 5, 7 }, b1[1] = { 3 }, b2[3] = { 1, 5, 1 };
+	struct tfix *t = *state;
+	unsigned int v, k, i, j, l;
+
+	for (v = 0; v < 5; v++) {
+		struct hpu_tpc_tensor d[3];
+		float *a, *b, *o;
+		uint32_t p = fbits(-0.75f);
+
+		treset(t);
+		d[0] = tnew(t, HPU_DTYPE_FP32, 3, full, (void **)&a);
+		frand_fill(a, 105, 11 + v, -4, 4);
+		if (v == 0)
+			d[1] = tnew(t, HPU_DTYPE_FP32, 3, full, (void **)&b);
+		else if (v == 1)
+			d[1] = tnew(t, HPU_DTYPE_FP32, 1, b1, (void **)&b);
+		else if (v == 2)
+			d[1] = tnew(t, HPU_DTYPE_FP32, 3, b2, (void **)&b);
+		else
+			d[1] = tnew(t, HPU_DTYPE_FP32, 0, NULL, (void **)&b);
+		if (v == 4) { /* [7][5][3] with strides 0, 0, 0 */
+			d[1].ndims = 3;
+			memcpy(d[1].sizes, full, sizeof(full));
+		}
+		frand_fill(b, 105, 99 + v, 0.5f, 3);
+		d[2] = tnew(t, HPU_DTYPE_FP32, 3, full, (void **)&o);
+		for (k = 0; k < 5; k++) {
+			krun(t, ids[k], d, 3, &p, ids[k] == HPU_TPC_KERNEL_AXPY);
+			for (l = 0; l < 7; l++)
+				for (j = 0; j < 5; j++)
+					for (i = 0; i < 3; i++) {
+						uint32_t e = (l * 5 + j) * 3 + i;
+						uint32_t be =
+							v == 0 ? e :
+							v == 1 ? i :
+							v == 2 ? j :
+								 0;
+
+						assert_true(o[e] ==
+							    ref_bin(ids[k], a[e],
+								    b[be],
+								    -0.75f));
+					}
+		}
+	}
+}
+
+static double ref_act(uint32_t id, double x, double y)
+{
+	const double k = sqrt(2.0 / M_PI), c = 0.044715;
+	double u, th;
+
+	switch (id) {
+	case HPU_TPC_KERNEL_RELU:
+		return isnan(x) ? x : x > 0 ? x : 0;
+	case HPU_TPC_KERNEL_RELU_BWD:
+		return isnan(x) ? x : x > 0 ? y : 0;
+	case HPU_TPC_KERNEL_GELU:
+		if (isinf(x))
+			return x > 0 ? x : 0;
+		return 0.5 * x * (1 + tanh(k * (x + c * x * x * x)));
+	case HPU_TPC_KERNEL_GELU_BWD:
+		if (isinf(x))
+			return x > 0 ? y : 0;
+		u = k * (x + c * x * x * x);
+		th = tanh(u);
+		return y * (0.5 * (1 + th) + 0.5 * x * (1 - th * th) * k *
+							  (1 + 3 * c * x * x));
+	case HPU_TPC_KERNEL_TANH:
+		return tanh(x);
+	case HPU_TPC_KERNEL_TANH_BWD:
+		return y * (1 - x * x);
+	case HPU_TPC_KERNEL_SIGMOID:
+		return 1 / (1 + exp(-x));
+	case HPU_TPC_KERNEL_SIGMOID_BWD:
+		return y * x * (1 - x);
+	case HPU_TPC_KERNEL_EXP:
+		return exp(x);
+	default:
+		return log(x);
+	}
+}
+
+/* Every activation on odd-sized fp32 input with NaN/Inf; bf16 too */
+static void test_activations(void **state)
+{
+	static const uint32_t ids[] = {
+		HPU_TPC_KERNEL_RELU,	HPU_TPC_KERNEL_RELU_BWD,
+		HPU_TPC_KERNEL_GELU,	HPU_TPC_KERNEL_GELU_BWD,
+		HPU_TPC_KERNEL_TANH,	HPU_TPC_KERNEL_TANH_BWD,
+		HPU_TPC_KERNEL_SIGMOID, HPU_TPC_KERNEL_SIGMOID_BWD,
+		HPU_TPC_KERNEL_EXP,	HPU_TPC_KERNEL_LOG,
+	};
+	struct tfix *t = *state;
+	uint32_t n = 1031, k, i;
+	struct hpu_tpc_tensor d[3], hb[3];
+	float *x, *y, *o;
+	uint16_t *hx, *hy, *ho;
+
+	treset(t);
+	d[0] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&x);
+	d[1] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&y);
+	hb[0] = tnew(t, HPU_DTYPE_BF16, 1, &n, (void **)&hx);
+	hb[1] = tnew(t, HPU_DTYPE_BF16, 1, &n, (void **)&hy);
+	hb[2] = tnew(t, HPU_DTYPE_BF16, 1, &n, (void **)&ho);
+	frand_fill(x, n, 5, -6, 6);
+	frand_fill(y, n, 6, -2, 2);
+	x[0] = NAN;
+	x[1] = INFINITY;
+	x[2] = -INFINITY;
+	x[3] = 0.0f;
+	for (i = 0; i < n; i++) {
+		hx[i] = ref_bf16(x[i]);
+		hy[i] = ref_bf16(y[i]);
+	}
+	d[2] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&o);
+	for (k = 0; k < 10; k++) {
+		bool bwd = k % 2 && k < 8;
+		uint32_t id = ids[k];
+		struct hpu_tpc_tensor u[2] = { d[0], d[2] };
+
+		if (bwd)
+			krun(t, id, d, 3, NULL, 0);
+		else
+			krun(t, id, u, 2, NULL, 0);
+		for (i = 0; i < n; i++) {
+			double want = ref_act(id, x[i], y[i]);
+
+			if ((id == HPU_TPC_KERNEL_TANH_BWD ||
+			     id == HPU_TPC_KERNEL_SIGMOID_BWD) &&
+			    isinf(x[i]))
+				continue; /* inf * 0 forms: NaN both ways */
+			assert_close(o[i], want, 1e-6, 1e-6);
+		}
+		/* bf16 in and out: the fp32 result of the bf16 inputs, rounded */
+		u[0] = hb[0];
+		u[1] = hb[2];
+		if (bwd) {
+			struct hpu_tpc_tensor w[3] = { hb[0], hb[1], hb[2] };
+
+			krun(t, id, w, 3, NULL, 0);
+		} else {
+			krun(t, id, u, 2, NULL, 0);
+		}
+		for (i = 4; i < n; i++) {
+			double want = ref_act(id, bf2f(hx[i]), bf2f(hy[i]));
+
+			/* within one bf16 ulp of the rounded reference */
+			assert_close(bf2f(ho[i]), want, 1e-6, 1.0 / 128);
+		}
+	}
+}
+
+static void test_bias_add_scale(void **state)
+{
+	struct tfix *t = *state;
+	uint32_t sz[2] = { 13, 9 }, c = 13, i, r;
+	struct hpu_tpc_tensor d[3];
+	float *x, *b, *o, p = 2.5f;
+	uint32_t pb = fbits(p);
+
+	treset(t);
+	d[0] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&x);
+	d[1] = tnew(t, HPU_DTYPE_FP32, 1, &c, (void **)&b);
+	d[2] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&o);
+	frand_fill(x, 117, 1, -1, 1);
+	frand_fill(b, 13, 2, -1, 1);
+	krun(t, HPU_TPC_KERNEL_BIAS_ADD, d, 3, NULL, 0);
+	for (r = 0; r < 9; r++)
+		for (i = 0; i < 13; i++)
+			assert_true(o[r * 13 + i] == x[r * 13 + i] + b[i]);
+	d[1] = d[2];
+	krun(t, HPU_TPC_KERNEL_SCALE, d, 2, &pb, 1);
+	for (i = 0; i < 117; i++)
+		assert_true(o[i] == p * x[i]);
+	/* in place: out is the input */
+	d[1] = d[0];
+	krun(t, HPU_TPC_KERNEL_SCALE, d, 2, &pb, 1);
+	for (i = 0; i < 117; i++)
+		assert_true(o[i] == x[i]);
+}
+
+static void test_transpose(void **state)
+{
+	struct tfix *t = *state;
+	uint32_t s[2] = { 37, 45 }, st[2] = { 45, 37 }, r, c;
+	struct hpu_tpc_tensor d[2];
+	float *a, *b;
+
+	treset(t);
+	d[0] = tnew(t, HPU_DTYPE_FP32, 2, s, (void **)&a);
+	d[1] = tnew(t, HPU_DTYPE_FP32, 2, st, (void **)&b);
+	frand_fill(a, 37 * 45, 9, -1, 1);
+	krun(t, HPU_TPC_KERNEL_TRANSPOSE, d, 2, NULL, 0);
+	for (r = 0; r < 45; r++)
+		for (c = 0; c < 37; c++)
+			assert_true(b[c * 45 + r] == a[r * 37 + c]);
+}
+
+static void test_dropout(void **state)
+{
+	struct tfix *t = *state;
+	uint32_t n = 100000, i, kept = 0;
+	uint32_t p[3] = { fbits(0.25f), 1234, 0 };
+	struct hpu_tpc_tensor d[3];
+	float *x, *y, *m, *m2;
+
+	treset(t);
+	d[0] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&x);
+	d[1] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&y);
+	d[2] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&m);
+	frand_fill(x, n, 4, -1, 1);
+	krun(t, HPU_TPC_KERNEL_DROPOUT, d, 3, p, 3);
+	for (i = 0; i < n; i++) {
+		assert_true(m[i] == 0.0f || m[i] == 1.0f / 0.75f);
+		assert_true(y[i] == x[i] * m[i]);
+		kept += m[i] != 0.0f;
+	}
+	/* 75000 expected; 6 sigma is ~820 */
+	assert_true(kept > 74000 && kept < 76000);
+	/* same seed: the same mask; another seed: another mask */
+	m2 = (float *)(void *)xmalloc(n * 4ULL);
+	memcpy(m2, m, n * 4ULL);
+	krun(t, HPU_TPC_KERNEL_DROPOUT, d, 3, p, 3);
+	assert_memory_equal(m, m2, n * 4ULL);
+	p[2] = 1;
+	krun(t, HPU_TPC_KERNEL_DROPOUT, d, 3, p, 3);
+	assert_memory_not_equal(m, m2, n * 4ULL);
+	free(m2);
+}
+
+/* Zero-size tensors are a no-op; nothing is written */
+static void test_zero_size(void **state)
+{
+	struct tfix *t = *state;
+	uint32_t sz[2] = { 0, 4 };
+	struct hpu_tpc_tensor d[3];
+	float *a;
+
+	treset(t);
+	d[0] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&a);
+	d[1] = d[0];
+	d[2] = d[0];
+	d[2].addr = 0; /* never translated */
+	a[0] = 42.0f;
+	krun(t, HPU_TPC_KERNEL_ADD, d, 3, NULL, 0);
+	krun(t, HPU_TPC_KERNEL_RELU, d, 2, NULL, 0);
+	assert_true(a[0] == 42.0f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fill_copy),
+		cmocka_unit_test(test_cast),
+		cmocka_unit_test(test_binary_broadcast),
+		cmocka_unit_test(test_activations),
+		cmocka_unit_test(test_bias_add_scale),
+		cmocka_unit_test(test_transpose),
+		cmocka_unit_test(test_dropout),
+		cmocka_unit_test(test_zero_size),
+	};
+
+	return cmocka_run_group_tests(tests, tsetup, tteardown);
+}

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_tpc.c - TPC kernels through libhpudrv against the real hpu-fused:
+ * an add with broadcasting and an AdamW step on pinned host memory, a
+ * softmax on HBM; a malformed descriptor rejected by the emitter and, as
+ * a raw packet, by the driver; an operand outside the mappings faults.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/hpu_test_daemon.h"
+#include "hpu_tpc_kernels.h"
+#include "hpudrv.h"
+
+#define WAIT_US 20000000ULL
+#define SPAN	(256 * 1024)
+
+struct fixture {
+	struct hpu_device *dev;
+	struct hpu_cb_builder *cb;
+	uint32_t tpc0; /* queue index of the first TPC */
+	uint8_t *host; /* pinned */
+	uint64_t host_va;
+	uint64_t hbm_h, hbm_va;
+};
+
+static struct fixture fx;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (hpu_test_group_start(1, "gaudi2"))
+		return -1;
+	return hpu_test_require_cs();
+}
+
+static int setup(void **state)
+{
+	struct hpu_info_hw_ip_info ip;
+	int ret = hpu_test_need_daemon(state);
+
+	memset(&fx, 0, sizeof(fx));
+	if (ret)
+		return ret;
+	assert_int_equal(hpu_open(0, &fx.dev), 0);
+	assert_int_equal(hpu_info_hw_ip(fx.dev, &ip), 0);
+	assert_true(ip.num_tpc >= 1);
+	fx.tpc0 = ip.num_dma + ip.num_mme;
+	assert_int_equal(hpu_cb_builder_create(fx.dev, 8192, &fx.cb), 0);
+	assert_int_equal(hpu_host_alloc(fx.dev, SPAN, (void **)&fx.host,
+					&fx.host_va),
+			 0);
+	assert_int_equal(hpu_mem_alloc(fx.dev, SPAN, 0, 0, &fx.hbm_h), 0);
+	assert_int_equal(hpu_mem_map(fx.dev, fx.hbm_h, 0, 0, &fx.hbm_va), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (!fx.dev)
+		return 0;
+	hpu_cb_builder_destroy(fx.cb);
+	assert_int_equal(hpu_mem_unmap(fx.dev, fx.hbm_va), 0);
+	assert_int_equal(hpu_mem_free(fx.dev, fx.hbm_h), 0);
+	assert_int_equal(hpu_host_free(fx.dev, fx.host), 0);
+	hpu_close(fx.dev);
+	fx.dev = NULL;
+	return 0;
+}
+
+static uint32_t run_status(uint32_t queue)
+{
+	uint32_t status = 0;
+	uint64_t seq;
+
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, queue, 0, 0, &seq, NULL),
+			 0);
+	hpu_cb_builder_reset(fx.cb);
+	assert_int_equal(hpu_cs_wait(fx.dev, seq, WAIT_US, &status), 0);
+	return status;
+}
+
+static void run(uint32_t queue)
+{
+	assert_int_equal(run_status(queue), HPU_WAIT_CS_STATUS_COMPLETED);
+}
+
+static struct hpu_tpc_tensor tens(uint64_t va, uint32_t ndims,
+				  const uint32_t *sizes)
+{
+	struct hpu_tpc_tensor d;
+	uint64_t s = 1;
+	uint32_t i;
+
+	memset(&d, 0, sizeof(d));
+	d.addr = va;
+	d.dtype = HPU_DTYPE_FP32;
+	d.ndims = ndims;
+	for (i = 0; i < ndims; i++) {
+		d.sizes[i] = sizes[i];
+		d.strides[i] = s;
+		s *= sizes[i];
+	}
+	return d;
+}
+
+static uint32_t fbits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static float rnd(uint32_t *s)
+{
+	*s = *s * 1103515245U + 12345U;
+	return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+/* out[9][17] = a[9][17] + b[17] on pinned memory */
+static void test_add_broadcast(void **state)
+{
+	uint32_t sz[2] = { 17, 9 }, c = 17, s = 3, i;
+	float *a = (float *)fx.host, *b = a + 1024, *o = a + 2048;
+	struct hpu_tpc_tensor d[3];
+
+	(void)state;
+	for (i = 0; i < 153; i++)
+		a[i] = rnd(&s);
+	for (i = 0; i < 17; i++)
+		b[i] = rnd(&s);
+	d[0] = tens(fx.host_va, 2, sz);
+	d[1] = tens(fx.host_va + 4096, 1, &c);
+	d[2] = tens(fx.host_va + 8192, 2, sz);
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADD, d, 3,
+					   NULL, 0),
+			 0);
+	run(fx.tpc0);
+	for (i = 0; i < 153; i++)
+		assert_true(o[i] == a[i] + b[i % 17]);
+}
+
+/* softmax of [5][33] on HBM, moved there and back by DMA */
+static void test_softmax_hbm(void **state)
+{
+	uint32_t sz[2] = { 33, 5 }, s = 5, i, r;
+	float *x = (float *)fx.host, *y = x + 1024;
+	struct hpu_tpc_tensor d[2];
+
+	(void)state;
+	for (i = 0; i < 165; i++)
+		x[i] = 10 * rnd(&s);
+	assert_int_equal(hpu_cb_lin_dma(fx.cb, fx.hbm_va, fx.host_va, 165 * 4),
+			 0);
+	run(0);
+	d[0] = tens(fx.hbm_va, 2, sz);
+	d[1] = tens(fx.hbm_va + 4096, 2, sz);
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_SOFTMAX, d, 2,
+					   NULL, 0),
+			 0);
+	run(fx.tpc0);
+	assert_int_equal(hpu_cb_lin_dma(fx.cb, fx.host_va + 4096,
+					fx.hbm_va + 4096, 165 * 4),
+			 0);
+	run(0);
+	for (r = 0; r < 5; r++) {
+		double m = -INFINITY, z = 0;
+
+		for (i = 0; i < 33; i++)
+			m = fmax(m, x[r * 33 + i]);
+		for (i = 0; i < 33; i++)
+			z += exp(x[r * 33 + i] - m);
+		for (i = 0; i < 33; i++) {
+			double want = exp(x[r * 33 + i] - m) / z;
+
+			assert_true(fabs(y[r * 33 + i] - want) <=
+				    1e-6 + 1e-5 * want);
+		}
+	}
+}
+
+static void test_adamw(void **state)
+{
+	uint32_t n = 100, s = 9, i;
+	float *p = (float *)fx.host, *g = p + 1024, *m = p + 2048,
+	      *v = p + 3072;
+	uint32_t pr[6] = { fbits(0.01f), fbits(0.9f),  fbits(0.999f),
+			   fbits(1e-8f), fbits(0.1f), 1 };
+	struct hpu_tpc_tensor d[4];
+	float p0[100];
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		p[i] = p0[i] = rnd(&s);
+		g[i] = rnd(&s);
+		m[i] = v[i] = 0;
+	}
+	for (i = 0; i < 4; i++)
+		d[i] = tens(fx.host_va + i * 4096, 1, &n);
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADAMW_STEP, d,
+					   4, pr, 6),
+			 0);
+	run(fx.tpc0);
+	for (i = 0; i < n; i++) {
+		/* step 1: m/(1-b1) = g, v/(1-b2) = g^2 */
+		double w = p0[i] * (1 - 0.01 * 0.1);
+
+		w -= 0.01 * g[i] / (fabs(g[i]) + 1e-8);
+		assert_true(fabs(p[i] - w) <= 1e-6 + 1e-5 * fabs(w));
+	}
+}
+
+static void test_rejected(void **state)
+{
+	uint32_t sz[2] = { 17, 9 }, c = 17;
+	struct hpu_tpc_tensor d[3];
+	struct hpu_pkt_tpc_kernel *k;
+	uint64_t seq;
+
+	(void)state;
+	d[0] = tens(fx.host_va, 2, sz);
+	d[1] = tens(fx.host_va + 4096, 1, &c);
+	d[2] = tens(fx.host_va + 8192, 2, sz);
+	/* the emitter: bad dtype, rank above 5, wrong count, unknown id */
+	d[1].dtype = 9;
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADD, d, 3,
+					   NULL, 0),
+			 -EINVAL);
+	d[1].dtype = HPU_DTYPE_FP32;
+	d[1].ndims = 6;
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADD, d, 3,
+					   NULL, 0),
+			 -EINVAL);
+	d[1].ndims = 1;
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADD, d, 2,
+					   NULL, 0),
+			 -EINVAL);
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, 999, d, 3, NULL, 0),
+			 -EINVAL);
+	assert_int_equal(hpu_cb_builder_used(fx.cb), 0);
+	/* the driver: a good packet corrupted in the builder's memory */
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADD, d, 3,
+					   NULL, 0),
+			 0);
+	k = (struct hpu_pkt_tpc_kernel *)hpu_cb_builder_data(fx.cb);
+	k->tensors[0].sizes[3] = 1; /* past ndims */
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, fx.tpc0, 0, 0, &seq,
+					       NULL),
+			 -EINVAL);
+	k->tensors[0].sizes[3] = 0;
+	k->tensors[2].strides[1] = 1ULL << 50; /* overflow */
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, fx.tpc0, 0, 0, &seq,
+					       NULL),
+			 -EINVAL);
+	k->tensors[2].strides[1] = 17;
+	/* a good kernel on a DMA queue */
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, 0, 0, 0, &seq, NULL),
+			 -EINVAL);
+	run(fx.tpc0);
+}
+
+/* An output where nothing is mapped (the top of the device VA range) */
+static void test_page_fault(void **state)
+{
+	uint32_t n = 1024;
+	struct hpu_tpc_tensor d[1];
+	uint32_t p = fbits(1.0f);
+
+	(void)state;
+	d[0] = tens(0x00001ffffffff000ULL, 1, &n);
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_FILL, d, 1,
+					   &p, 1),
+			 0);
+	assert_int_equal(run_status(fx.tpc0), HPU_WAIT_CS_STATUS_ABORTED);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_add_broadcast, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_softmax_hbm, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_adamw, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rejected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_page_fault, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+}

@@ -104,6 +104,15 @@ int tpc_cast(struct tpc_ctx *c)
 		const uint8_t *s = in->p + tpc_row_off(in, r) * esize(in);
 		uint8_t *d = o->p + tpc_row_off(o, r) * esize(o);
 
+		if (in->dtype == HPU_DTYPE_FP32 && o->dtype == HPU_DTYPE_BF16 &&
+		    in->strides[0] == 1 && o->strides[0] == 1) {
+			const float *f = (const float *)(const void *)s;
+			uint16_t *h = (uint16_t *)(void *)d;
+
+			for (i = 0; i < o->sizes[0]; i++)
+				h[i] = tpc_f2bf(f[i]);
+			continue;
+		}
 		for (i = 0; i < o->sizes[0]; i++) {
 			uint64_t si = i * in->strides[0], di = i * o->strides[0];
 			float f;
@@ -172,7 +181,7 @@ static void op_chunk(uint32_t id, float *o, const float *a, const float *b,
 	case HPU_TPC_KERNEL_AXPY:
 		LOOP(alpha * a[i] + b[i]);
 	case HPU_TPC_KERNEL_RELU:
-		LOOP(a[i] > 0 || isnan(a[i]) ? a[i] : 0.0f);
+		LOOP(a[i] <= 0 ? 0.0f : a[i]); /* NaN stays */
 	case HPU_TPC_KERNEL_RELU_BWD:
 		LOOP(a[i] > 0 ? b[i] : isnan(a[i]) ? a[i] : 0.0f);
 	case HPU_TPC_KERNEL_GELU:

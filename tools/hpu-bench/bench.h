@@ -60,6 +60,9 @@ int barefuse_time(int fd, unsigned long request, uint64_t *ns, size_t n);
 int bench_cs(int argc, char **argv);
 int bench_dma(int argc, char **argv);
 
+/* mode_gemm.c */
+int bench_gemm(int argc, char **argv);
+
 /* main.c: the device of -d INDEX, or the first visible one when < 0 */
 int bench_open_device(long index, struct hpu_device **devp, long *indexp);
 

@@ -28,6 +28,11 @@ static const struct bench_mode modes[] = {
 		.help = "H2D/D2H/D2D DMA GB/s, 4 KiB..256 MiB, vs memcpy",
 		.run = bench_dma,
 	},
+	{
+		.name = "gemm",
+		.help = "MME GEMM GFLOP/s, 256..4096 fp32/bf16, vs OpenBLAS",
+		.run = bench_gemm,
+	},
 };
 
 #define NMODES (sizeof(modes) / sizeof(modes[0]))

@@ -230,7 +230,6 @@ struct hpu_pkt_arm_monitor {
  * @dtype_c: HPU_DTYPE_FP32 or HPU_DTYPE_BF16, the type of C
  * @alpha: binary32 bits of alpha
  * @beta: binary32 bits of beta (0: C is not read)
- * @reserved: must be 0
  */
 struct hpu_pkt_mme_gemm {
 	struct hpu_pkt_hdr hdr;

@@ -14,8 +14,10 @@
  * is exactly one of the inputs (in-place) is fine for the elementwise and
  * optimizer kernels.
  *
- * Kernels run on the queue's thread, in a fixed order: results are
- * bit-identical whatever the machine's thread count.
+ * Reductions run on the queue's thread, in a fixed order; elementwise
+ * kernels of >= TPC_PAR_MIN elements are cut into independent slices that
+ * idle pool workers help with. Results are bit-identical whatever the
+ * machine's thread count.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -74,6 +76,24 @@ uint64_t tpc_row_off(const struct tpc_t *t, uint64_t r)
 		r /= t->sizes[d];
 	}
 	return off;
+}
+
+void tpc_par_run(void (*fn)(void *arg, unsigned int slice), void *arg,
+		 unsigned int *nslices, uint64_t nelems)
+{
+	struct hpusim_par par = { .fn = fn, .arg = arg, .nslices = 1 };
+	unsigned int w = hpusim_par_width();
+
+	if (nelems >= TPC_PAR_MIN && w > 1) {
+		if (w > 8)
+			w = 8;
+		if (w > nelems / (TPC_PAR_MIN / 2))
+			w = (unsigned int)(nelems / (TPC_PAR_MIN / 2));
+		par.nslices = w;
+	}
+	*nslices = par.nslices;
+	/* map_lock stays held for reading: the slices take no model lock */
+	hpusim_par_run(&par);
 }
 
 /* A staged operand: @buf holds a copy of [@va, @va + @len) */

@@ -243,59 +243,90 @@ static const float *chunk_in(const struct tpc_t *t, const uint64_t *s,
 	return buf;
 }
 
+/**
+ * struct map_job - an elementwise kernel cut into units of one chunk of
+ * one row; units are independent, so any split gives the same bits
+ * @c: the invocation
+ * @nin: inputs (1 or 2); the output is c->t[nin]
+ * @s: strides of the inputs as broadcast, and of the output
+ * @per_row: units per row
+ * @nunits: units in all
+ * @nslices: slices the units are cut into
+ */
+struct map_job {
+	const struct tpc_ctx *c;
+	unsigned int nin;
+	uint64_t s[3][HPU_TPC_MAX_DIMS];
+	uint64_t per_row;
+	uint64_t nunits;
+	unsigned int nslices;
+};
+
+static void map_unit(const struct map_job *j, uint64_t u)
+{
+	const struct tpc_ctx *c = j->c;
+	const struct tpc_t *o = &c->t[j->nin];
+	uint64_t r = u / j->per_row, i0 = (u % j->per_row) * CHUNK, off[3];
+	unsigned int n = o->sizes[0] - i0 < CHUNK ?
+				 (unsigned int)(o->sizes[0] - i0) :
+				 CHUNK;
+	float buf[3][CHUNK];
+	const float *a, *b;
+	uint8_t *orow;
+	unsigned int k, i;
+	bool direct;
+	float *ob;
+
+	for (k = 0; k <= j->nin; k++)
+		off[k] = off_of(o, j->s[k], r);
+	a = chunk_in(&c->t[0], j->s[0], off[0], i0, n, buf[0]);
+	b = j->nin > 1 ?
+		    chunk_in(&c->t[1], j->s[1], off[1], i0, n, buf[1]) :
+		    a;
+	orow = o->p + (off[j->nin] + i0 * j->s[j->nin][0]) * esize(o);
+	direct = o->dtype == HPU_DTYPE_FP32 && j->s[j->nin][0] == 1;
+	ob = direct ? (float *)(void *)orow : buf[2];
+	op_chunk(c->id, ob, a, b, n, tpc_pf(c, 0));
+	if (!direct)
+		for (i = 0; i < n; i++)
+			store1(o, orow, i, j->s[j->nin][0], ob[i]);
+}
+
+/* Slice @k of the units (struct hpusim_par.fn) */
+static void map_slice(void *arg, unsigned int k)
+{
+	const struct map_job *j = arg;
+	uint64_t u = j->nunits * k / j->nslices;
+	uint64_t end = j->nunits * (k + 1) / j->nslices;
+
+	for (; u < end; u++)
+		map_unit(j, u);
+}
+
 int tpc_map(struct tpc_ctx *c)
 {
-	unsigned int nin = c->id == HPU_TPC_KERNEL_SCALE ||
-					   c->id == HPU_TPC_KERNEL_RELU ||
-					   c->id == HPU_TPC_KERNEL_GELU ||
-					   c->id == HPU_TPC_KERNEL_TANH ||
-					   c->id == HPU_TPC_KERNEL_SIGMOID ||
-					   c->id == HPU_TPC_KERNEL_EXP ||
-					   c->id == HPU_TPC_KERNEL_LOG ?
-				   1 :
-				   2;
-	const struct tpc_t *o = &c->t[nin];
-	uint64_t s[3][HPU_TPC_MAX_DIMS], r, i0, rows;
-	float buf[3][CHUNK];
-	float alpha = tpc_pf(c, 0);
+	struct map_job j = { .c = c };
+	const struct tpc_t *o;
 	unsigned int k;
 
+	j.nin = c->id == HPU_TPC_KERNEL_SCALE || c->id == HPU_TPC_KERNEL_RELU ||
+				c->id == HPU_TPC_KERNEL_GELU ||
+				c->id == HPU_TPC_KERNEL_TANH ||
+				c->id == HPU_TPC_KERNEL_SIGMOID ||
+				c->id == HPU_TPC_KERNEL_EXP ||
+				c->id == HPU_TPC_KERNEL_LOG ?
+			1 :
+			2;
+	o = &c->t[j.nin];
 	if (!o->n)
 		return 0;
-	rows = o->n / o->sizes[0];
-	for (k = 0; k <= nin; k++)
-		bcast_strides(&c->t[k], s[k]);
+	for (k = 0; k < j.nin; k++)
+		bcast_strides(&c->t[k], j.s[k]);
 	for (k = 0; k < HPU_TPC_MAX_DIMS; k++)
-		s[nin][k] = o->strides[k];
-	for (r = 0; r < rows; r++) {
-		uint64_t off[3];
-
-		for (k = 0; k <= nin; k++)
-			off[k] = off_of(o, s[k], r);
-		for (i0 = 0; i0 < o->sizes[0]; i0 += CHUNK) {
-			unsigned int n = o->sizes[0] - i0 < CHUNK ?
-						 (unsigned int)(o->sizes[0] -
-								i0) :
-						 CHUNK;
-			const float *a = chunk_in(&c->t[0], s[0], off[0], i0,
-						  n, buf[0]);
-			const float *b = nin > 1 ? chunk_in(&c->t[1], s[1],
-							    off[1], i0, n,
-							    buf[1]) :
-						   a;
-			uint8_t *orow = o->p + (off[nin] + i0 * s[nin][0]) *
-						       esize(o);
-			bool direct = o->dtype == HPU_DTYPE_FP32 &&
-				      s[nin][0] == 1;
-			float *ob = direct ? (float *)(void *)orow : buf[2];
-			unsigned int i;
-
-			op_chunk(c->id, ob, a, b, n, alpha);
-			if (!direct)
-				for (i = 0; i < n; i++)
-					store1(o, orow, i, s[nin][0], ob[i]);
-		}
-	}
+		j.s[j.nin][k] = o->strides[k];
+	j.per_row = (o->sizes[0] + CHUNK - 1) / CHUNK;
+	j.nunits = o->n / o->sizes[0] * j.per_row;
+	tpc_par_run(map_slice, &j, &j.nslices, o->n);
 	return 0;
 }
 

@@ -90,6 +90,15 @@ static inline int32_t *tpc_i32(const struct tpc_t *t, uint64_t i)
 /* Element offset of the @r-th row (dimension 0 excluded) of @t */
 uint64_t tpc_row_off(const struct tpc_t *t, uint64_t r);
 
+/*
+ * Run @fn over *@nslices slices of @arg (set here from @nelems: one slice
+ * below TPC_PAR_MIN elements, else one per thread that could help); the
+ * slices must be independent of each other
+ */
+#define TPC_PAR_MIN (1ULL << 18)
+void tpc_par_run(void (*fn)(void *arg, unsigned int slice), void *arg,
+		 unsigned int *nslices, uint64_t nelems);
+
 /* tpc_elementwise.c */
 int tpc_fill(struct tpc_ctx *c);
 int tpc_copy(struct tpc_ctx *c);

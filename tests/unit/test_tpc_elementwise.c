@@ -397,6 +397,35 @@ static void test_zero_size(void **state)
 	assert_true(a[0] == 42.0f);
 }
 
+/*
+ * Big enough to be cut into slices for the worker pool: the same bits as
+ * the reference and as a second run
+ */
+static void test_large_parallel(void **state)
+{
+	struct tfix *t = *state;
+	uint32_t sz[2] = { 613, 1000 }, c = 613, i;
+	struct hpu_tpc_tensor d[3];
+	float *a, *b, *o, *o2;
+
+	treset(t);
+	d[0] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&a);
+	d[1] = tnew(t, HPU_DTYPE_FP32, 1, &c, (void **)&b);
+	d[2] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&o);
+	frand_fill(a, 613000, 12, -3, 3);
+	frand_fill(b, 613, 13, -3, 3);
+	krun(t, HPU_TPC_KERNEL_ADD, d, 3, NULL, 0);
+	for (i = 0; i < 613000; i++)
+		assert_true(o[i] == a[i] + b[i % 613]);
+	d[1] = d[2];
+	krun(t, HPU_TPC_KERNEL_GELU, d, 2, NULL, 0);
+	o2 = (float *)(void *)xmalloc(613000 * 4);
+	memcpy(o2, o, 613000 * 4);
+	krun(t, HPU_TPC_KERNEL_GELU, d, 2, NULL, 0);
+	assert_memory_equal(o, o2, 613000 * 4);
+	free(o2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_transpose),
 		cmocka_unit_test(test_dropout),
 		cmocka_unit_test(test_zero_size),
+		cmocka_unit_test(test_large_parallel),
 	};
 
 	return cmocka_run_group_tests(tests, tsetup, tteardown);

@@ -63,6 +63,9 @@ int bench_dma(int argc, char **argv);
 /* mode_gemm.c */
 int bench_gemm(int argc, char **argv);
 
+/* mode_tpc.c */
+int bench_tpc(int argc, char **argv);
+
 /* main.c: the device of -d INDEX, or the first visible one when < 0 */
 int bench_open_device(long index, struct hpu_device **devp, long *indexp);
 

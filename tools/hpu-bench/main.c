@@ -33,6 +33,11 @@ static const struct bench_mode modes[] = {
 		.help = "MME GEMM GFLOP/s, 256..4096 fp32/bf16, vs OpenBLAS",
 		.run = bench_gemm,
 	},
+	{
+		.name = "tpc",
+		.help = "TPC add/relu/cast GB/s, 1..64 MiB, vs memcpy",
+		.run = bench_tpc,
+	},
 };
 
 #define NMODES (sizeof(modes) / sizeof(modes[0]))

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mode_tpc.c - hpu-bench tpc: bandwidth of the elementwise TPC kernels
+ * (add, relu, cast fp32->bf16) on HBM operands, one TPC_KERNEL CS per
+ * run, 1 MiB to 64 MiB of fp32 output, beside single-thread memcpy of the
+ * same size measured in the same run. GB/s count the bytes a kernel reads
+ * and writes (add: 3x the size, relu: 2x, cast: 1.5x; memcpy: 2x).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "hpu_tpc_kernels.h"
+#include "hpudrv.h"
+
+#define MIN_SIZE     (1ULL << 20)
+#define DEFAULT_MAX  (64ULL << 20)
+#define MAX_MAX	     (256ULL << 20)
+#define BYTES_PER_PT (256ULL << 20)
+#define WAIT_US	     60000000ULL
+
+enum { K_ADD, K_RELU, K_CAST, NKERN };
+
+static const double traffic[NKERN] = { 3.0, 2.0, 1.5 };
+
+struct tpc_run {
+	struct hpu_device *dev;
+	struct hpu_cb_builder *cb;
+	uint32_t tpc0;
+	uint64_t va[3];
+	void *src, *dst;
+};
+
+static struct hpu_tpc_tensor vec(uint64_t va, uint32_t dtype, uint64_t n)
+{
+	struct hpu_tpc_tensor d;
+
+	memset(&d, 0, sizeof(d));
+	d.addr = va;
+	d.dtype = dtype;
+	d.ndims = 1;
+	d.sizes[0] = (uint32_t)n;
+	d.strides[0] = 1;
+	return d;
+}
+
+static int kernel_once(struct tpc_run *r, int k, uint64_t n)
+{
+	struct hpu_tpc_tensor d[3];
+	uint32_t status, id;
+	uint64_t seq;
+	int done, ret, nt = 2;
+
+	d[0] = vec(r->va[0], HPU_DTYPE_FP32, n);
+	d[1] = vec(r->va[1], HPU_DTYPE_FP32, n);
+	d[2] = vec(r->va[2], HPU_DTYPE_FP32, n);
+	switch (k) {
+	case K_ADD:
+		id = HPU_TPC_KERNEL_ADD;
+		nt = 3;
+		break;
+	case K_RELU:
+		id = HPU_TPC_KERNEL_RELU;
+		break;
+	default:
+		id = HPU_TPC_KERNEL_CAST;
+		d[1].dtype = HPU_DTYPE_BF16;
+		break;
+	}
+	hpu_cb_builder_reset(r->cb);
+	ret = hpu_cb_tpc_kernel(r->cb, id, d, nt, NULL, 0);
+	if (!ret)
+		ret = hpu_cb_builder_submit(r->cb, r->tpc0, 0, 0, &seq, &done);
+	if (ret || done)
+		return ret;
+	ret = hpu_cs_wait(r->dev, seq, WAIT_US, &status);
+	if (ret)
+		return ret;
+	return status == HPU_WAIT_CS_STATUS_COMPLETED ? 0 : -EIO;
+}
+
+static double gbps(double bytes, uint64_t ns)
+{
+	return ns ? bytes / (double)ns : 0.0;
+}
+
+static int run_size(struct tpc_run *r, uint64_t size, double *out)
+{
+	uint64_t reps = BYTES_PER_PT / size, t0, i;
+	int k, ret;
+
+	if (reps < 2)
+		reps = 2;
+	for (k = 0; k < NKERN; k++) {
+		ret = kernel_once(r, k, size / 4); /* warm-up */
+		if (ret)
+			return ret;
+		t0 = bench_now_ns();
+		for (i = 0; i < reps; i++) {
+			ret = kernel_once(r, k, size / 4);
+			if (ret)
+				return ret;
+		}
+		out[k] = gbps(traffic[k] * (double)(size * reps),
+			      bench_now_ns() - t0);
+	}
+	memcpy(r->dst, r->src, size);
+	t0 = bench_now_ns();
+	for (i = 0; i < reps; i++) {
+		memcpy(r->dst, r->src, size);
+		__asm__ volatile("" : : "r"(r->dst) : "memory");
+	}
+	out[NKERN] = gbps(2.0 * (double)(size * reps), bench_now_ns() - t0);
+	return 0;
+}
+
+static int setup(struct tpc_run *r, uint64_t max)
+{
+	struct hpu_info_hw_ip_info ip;
+	struct hpu_tpc_tensor d;
+	uint32_t one = 0x3f800000, status;
+	uint64_t h, seq;
+	int i, ret, done;
+
+	r->src = malloc(max);
+	r->dst = malloc(max);
+	if (!r->src || !r->dst)
+		return -ENOMEM;
+	memset(r->src, 0x3f, max);
+	memset(r->dst, 0, max);
+	ret = hpu_info_hw_ip(r->dev, &ip);
+	if (!ret && !ip.num_tpc)
+		ret = -ENODEV;
+	if (ret)
+		return ret;
+	r->tpc0 = ip.num_dma + ip.num_mme;
+	ret = hpu_cb_builder_create(r->dev, 4096, &r->cb);
+	for (i = 0; i < 3 && !ret; i++) {
+		ret = hpu_mem_alloc(r->dev, max, 0, 0, &h);
+		if (!ret)
+			ret = hpu_mem_map(r->dev, h, 0, 0, &r->va[i]);
+		if (ret)
+			break;
+		/* resident pages: fill each buffer once */
+		d = vec(r->va[i], HPU_DTYPE_FP32, max / 4);
+		hpu_cb_builder_reset(r->cb);
+		ret = hpu_cb_tpc_kernel(r->cb, HPU_TPC_KERNEL_FILL, &d, 1, &one,
+					1);
+		if (!ret)
+			ret = hpu_cb_builder_submit(r->cb, r->tpc0, 0, 0, &seq,
+						    &done);
+		if (!ret && !done)
+			ret = hpu_cs_wait(r->dev, seq, WAIT_US, &status);
+	}
+	return ret;
+}
+
+static int usage(FILE *f, int status)
+{
+	fprintf(f,
+		"Usage: hpu-bench tpc [-m MAX_MIB] [-d INDEX]\n"
+		"  -m MAX_MIB  largest fp32 output in MiB (default 64)\n"
+		"  -d INDEX    device hpuN to use (default: first visible)\n");
+	return status;
+}
+
+int bench_tpc(int argc, char **argv)
+{
+	struct tpc_run r = { 0 };
+	uint64_t max = DEFAULT_MAX, size;
+	double gb[NKERN + 1];
+	long index = -1, v;
+	char *end;
+	int c, k, ret, status = 1;
+
+	optind = 1;
+	while ((c = getopt(argc, argv, "m:d:h")) != -1) {
+		switch (c) {
+		case 'm':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || (uint64_t)v << 20 > MAX_MAX) {
+				fprintf(stderr, "hpu-bench: bad -m '%s'\n",
+					optarg);
+				return 2;
+			}
+			max = (uint64_t)v << 20;
+			break;
+		case 'd':
+			index = strtol(optarg, &end, 10);
+			if (*end || index < 0 || index > 1 << 20) {
+				fprintf(stderr, "hpu-bench: bad -d '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			return usage(stdout, 0);
+		default:
+			return usage(stderr, 2);
+		}
+	}
+	if (optind < argc)
+		return usage(stderr, 2);
+	if (bench_open_device(index, &r.dev, &index))
+		return 1;
+	ret = setup(&r, max);
+	if (ret) {
+		fprintf(stderr, "hpu-bench: setup failed: %s\n",
+			hpu_strerror(ret));
+		goto out;
+	}
+	printf("hpu-bench tpc: one TPC_KERNEL CS per run on queue %u of "
+	       "hpu%ld, HBM operands, GB/s of bytes read + written\n",
+	       r.tpc0, index);
+	printf("  %-8s %7s %7s %7s %7s %7s %7s %7s\n", "size", "add", "relu",
+	       "cast", "memcpy", "add/mc", "relu/mc", "cast/mc");
+	for (size = MIN_SIZE; size <= max; size *= 4) {
+		ret = run_size(&r, size, gb);
+		if (ret) {
+			fprintf(stderr, "hpu-bench: kernels of %llu bytes: %s\n",
+				(unsigned long long)size, hpu_strerror(ret));
+			goto out;
+		}
+		printf("  %3llu MiB ", (unsigned long long)(size >> 20));
+		for (k = 0; k <= NKERN; k++)
+			printf(" %7.2f", gb[k]);
+		for (k = 0; k < NKERN; k++)
+			printf(" %7.2f", gb[NKERN] > 0 ? gb[k] / gb[NKERN] : 0);
+		printf("\n");
+	}
+	status = 0;
+out:
+	hpu_cb_builder_destroy(r.cb);
+	hpu_close(r.dev);
+	free(r.src);
+	free(r.dst);
+	return status;
+}

@@ -158,7 +158,7 @@ static int check_fill(const struct hpu_pkt_tpc_kernel *k)
 static int check_copy(const struct hpu_pkt_tpc_kernel *k)
 {
 	return T(0)->dtype == T(1)->dtype && same_shape(T(0), T(1)) ? 0 :
-									-EINVAL;
+								      -EINVAL;
 }
 
 static int check_cast(const struct hpu_pkt_tpc_kernel *k)
@@ -213,8 +213,8 @@ static int check_bias_add(const struct hpu_pkt_tpc_kernel *k)
 static int check_bias_grad(const struct hpu_pkt_tpc_kernel *k)
 {
 	if (T(0)->ndims < 1 || T(1)->ndims != 1 ||
-	    T(1)->sizes[0] != T(0)->sizes[0] ||
-	    T(0)->dtype != HPU_DTYPE_FP32 || T(1)->dtype != HPU_DTYPE_FP32)
+	    T(1)->sizes[0] != T(0)->sizes[0] || T(0)->dtype != HPU_DTYPE_FP32 ||
+	    T(1)->dtype != HPU_DTYPE_FP32)
 		return -EINVAL;
 	return 0;
 }
@@ -413,9 +413,10 @@ static int check_adamw(const struct hpu_pkt_tpc_kernel *k)
 	return 0;
 }
 
-#define RULE(id, nm, nt, np, fn)                                      \
-	[HPU_TPC_KERNEL_##id] = { .name = nm, .ntensors = nt, .nparams = np, \
-				  .check = fn }
+#define RULE(id, nm, nt, np, fn)                                       \
+	[HPU_TPC_KERNEL_##id] = {                                      \
+		.name = nm, .ntensors = nt, .nparams = np, .check = fn \
+	}
 
 static const struct tpc_rule rules[HPU_TPC_KERNEL_COUNT] = {
 	RULE(FILL, "fill", 1, 1, check_fill),

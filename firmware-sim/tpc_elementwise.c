@@ -26,8 +26,8 @@ static float load1(const struct tpc_t *t, const uint8_t *row, uint64_t i,
 	return ((const float *)(const void *)row)[i * s];
 }
 
-static void store1(const struct tpc_t *t, uint8_t *row, uint64_t i,
-		   uint64_t s, float v)
+static void store1(const struct tpc_t *t, uint8_t *row, uint64_t i, uint64_t s,
+		   float v)
 {
 	if (t->dtype == HPU_DTYPE_BF16)
 		((uint16_t *)(void *)row)[i * s] = tpc_f2bf(v);
@@ -114,14 +114,14 @@ int tpc_cast(struct tpc_ctx *c)
 			continue;
 		}
 		for (i = 0; i < o->sizes[0]; i++) {
-			uint64_t si = i * in->strides[0], di = i * o->strides[0];
+			uint64_t si = i * in->strides[0],
+				 di = i * o->strides[0];
 			float f;
 
 			if (in->dtype == HPU_DTYPE_INT32) {
 				/* int32 -> fp32 rounds to nearest even */
-				((float *)(void *)d)[di] =
-					(float)((const int32_t *)(const void *)
-							s)[si];
+				((float *)(void *)d)[di] = (float)((
+					const int32_t *)(const void *)s)[si];
 				continue;
 			}
 			f = load1(in, s, i, in->strides[0]);
@@ -151,9 +151,8 @@ static float gelu_grad(float x)
 	if (isinf(x))
 		return x > 0 ? 1.0f : 0.0f;
 	t = tanhf(GELU_K * (x + GELU_C * x * x * x));
-	return 0.5f * (1.0f + t) +
-	       0.5f * x * (1.0f - t * t) * GELU_K *
-		       (1.0f + 3.0f * GELU_C * x * x);
+	return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * GELU_K *
+					   (1.0f + 3.0f * GELU_C * x * x);
 }
 
 /* One chunk of an elementwise kernel: o[i] = f(a[i], b[i]) */
@@ -162,9 +161,9 @@ static void op_chunk(uint32_t id, float *o, const float *a, const float *b,
 {
 	unsigned int i;
 
-#define LOOP(expr)                      \
-	for (i = 0; i < n; i++)         \
-		o[i] = (expr);          \
+#define LOOP(expr)              \
+	for (i = 0; i < n; i++) \
+		o[i] = (expr);  \
 	break
 	switch (id) {
 	case HPU_TPC_KERNEL_ADD:
@@ -280,9 +279,7 @@ static void map_unit(const struct map_job *j, uint64_t u)
 	for (k = 0; k <= j->nin; k++)
 		off[k] = off_of(o, j->s[k], r);
 	a = chunk_in(&c->t[0], j->s[0], off[0], i0, n, buf[0]);
-	b = j->nin > 1 ?
-		    chunk_in(&c->t[1], j->s[1], off[1], i0, n, buf[1]) :
-		    a;
+	b = j->nin > 1 ? chunk_in(&c->t[1], j->s[1], off[1], i0, n, buf[1]) : a;
 	orow = o->p + (off[j->nin] + i0 * j->s[j->nin][0]) * esize(o);
 	direct = o->dtype == HPU_DTYPE_FP32 && j->s[j->nin][0] == 1;
 	ob = direct ? (float *)(void *)orow : buf[2];
@@ -344,7 +341,7 @@ int tpc_transpose(struct tpc_ctx *c)
 				for (cc = cb; cc < C && cc < cb + 32; cc++)
 					memcpy(o->p + (r * o->strides[0] +
 						       cc * o->strides[1]) *
-							      es,
+							       es,
 					       in->p + (cc * in->strides[0] +
 							r * in->strides[1]) *
 							       es,

@@ -136,8 +136,10 @@ int tpc_scatter_add(struct tpc_ctx *c)
 		uint64_t id = (uint64_t)*tpc_i32(ids, n * ids->strides[0]);
 
 		for (i = 0; i < D; i++)
-			*tpc_f32(tb, id * tb->strides[1] + i * tb->strides[0]) +=
-				*tpc_f32(g, n * g->strides[1] + i * g->strides[0]);
+			*tpc_f32(tb,
+				 id * tb->strides[1] + i * tb->strides[0]) +=
+				*tpc_f32(g,
+					 n * g->strides[1] + i * g->strides[0]);
 	}
 	return 0;
 }

@@ -142,9 +142,8 @@ static void test_add_broadcast(void **state)
 	d[0] = tens(fx.host_va, 2, sz);
 	d[1] = tens(fx.host_va + 4096, 1, &c);
 	d[2] = tens(fx.host_va + 8192, 2, sz);
-	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADD, d, 3,
-					   NULL, 0),
-			 0);
+	assert_int_equal(
+		hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADD, d, 3, NULL, 0), 0);
 	run(fx.tpc0);
 	for (i = 0; i < 153; i++)
 		assert_true(o[i] == a[i] + b[i % 17]);
@@ -194,7 +193,7 @@ static void test_adamw(void **state)
 	uint32_t n = 100, s = 9, i;
 	float *p = (float *)fx.host, *g = p + 1024, *m = p + 2048,
 	      *v = p + 3072;
-	uint32_t pr[6] = { fbits(0.01f), fbits(0.9f),  fbits(0.999f),
+	uint32_t pr[6] = { fbits(0.01f), fbits(0.9f), fbits(0.999f),
 			   fbits(1e-8f), fbits(0.1f), 1 };
 	struct hpu_tpc_tensor d[4];
 	float p0[100];
@@ -245,13 +244,11 @@ static void test_rejected(void **state)
 	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADD, d, 2,
 					   NULL, 0),
 			 -EINVAL);
-	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, 999, d, 3, NULL, 0),
-			 -EINVAL);
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, 999, d, 3, NULL, 0), -EINVAL);
 	assert_int_equal(hpu_cb_builder_used(fx.cb), 0);
 	/* the driver: a good packet corrupted in the builder's memory */
-	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADD, d, 3,
-					   NULL, 0),
-			 0);
+	assert_int_equal(
+		hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADD, d, 3, NULL, 0), 0);
 	k = (struct hpu_pkt_tpc_kernel *)hpu_cb_builder_data(fx.cb);
 	k->tensors[0].sizes[3] = 1; /* past ndims */
 	assert_int_equal(hpu_cb_builder_submit(fx.cb, fx.tpc0, 0, 0, &seq,
@@ -278,9 +275,8 @@ static void test_page_fault(void **state)
 
 	(void)state;
 	d[0] = tens(0x00001ffffffff000ULL, 1, &n);
-	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_FILL, d, 1,
-					   &p, 1),
-			 0);
+	assert_int_equal(
+		hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_FILL, d, 1, &p, 1), 0);
 	assert_int_equal(run_status(fx.tpc0), HPU_WAIT_CS_STATUS_ABORTED);
 }
 

@@ -35,28 +35,28 @@ static void test_rules(void **state)
 	assert_int_equal(hpu_packets_validate(&k, sizeof(k), HPU_QUEUE_DMA,
 					      NULL),
 			 -EINVAL);
-#define BAD(stmt)                                          \
-	do {                                               \
-		good_add(&k);                              \
-		stmt;                                      \
+#define BAD(stmt)                                             \
+	do {                                                  \
+		good_add(&k);                                 \
+		stmt;                                         \
 		assert_int_equal(hpu_tpc_check(&k), -EINVAL); \
-		assert_int_equal(validate(&k), -EINVAL);   \
+		assert_int_equal(validate(&k), -EINVAL);      \
 	} while (0)
 	BAD(k.kernel_id = 0);
 	BAD(k.kernel_id = HPU_TPC_KERNEL_COUNT);
 	BAD(k.kernel_id = 0xffffffff);
 	BAD(k.num_tensors = 2);
 	BAD(k.num_tensors = 4);
-	BAD(k.tensors[3].addr = 1);		/* unused tensor not zero */
-	BAD(k.params[0] = 1);			/* unused param */
+	BAD(k.tensors[3].addr = 1); /* unused tensor not zero */
+	BAD(k.params[0] = 1);	    /* unused param */
 	BAD(k.tensors[0].dtype = 0);
 	BAD(k.tensors[0].dtype = 4);
 	BAD(k.tensors[2].dtype = HPU_DTYPE_INT32); /* add is float only */
 	BAD(k.tensors[0].ndims = 6);
-	BAD(k.tensors[0].sizes[2] = 1);		/* past ndims */
+	BAD(k.tensors[0].sizes[2] = 1); /* past ndims */
 	BAD(k.tensors[0].strides[4] = 1);
 	BAD(k.tensors[0].reserved = 1);
-	BAD(k.tensors[0].sizes[0] = 4);		/* not broadcastable */
+	BAD(k.tensors[0].sizes[0] = 4); /* not broadcastable */
 	BAD(k.tensors[0].ndims = 3; k.tensors[0].sizes[2] = 1;
 	    k.tensors[0].strides[2] = 1); /* rank above the output's */
 	/* element count above 2^40 */

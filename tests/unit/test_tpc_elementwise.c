@@ -174,20 +174,21 @@ static void test_binary_broadcast(void **state)
 		frand_fill(b, 105, 99 + v, 0.5f, 3);
 		d[2] = tnew(t, HPU_DTYPE_FP32, 3, full, (void **)&o);
 		for (k = 0; k < 5; k++) {
-			krun(t, ids[k], d, 3, &p, ids[k] == HPU_TPC_KERNEL_AXPY);
+			krun(t, ids[k], d, 3, &p,
+			     ids[k] == HPU_TPC_KERNEL_AXPY);
 			for (l = 0; l < 7; l++)
 				for (j = 0; j < 5; j++)
 					for (i = 0; i < 3; i++) {
-						uint32_t e = (l * 5 + j) * 3 + i;
-						uint32_t be =
-							v == 0 ? e :
-							v == 1 ? i :
-							v == 2 ? j :
-								 0;
+						uint32_t e =
+							(l * 5 + j) * 3 + i;
+						uint32_t be = v == 0 ? e :
+							      v == 1 ? i :
+							      v == 2 ? j :
+								       0;
 
 						assert_true(o[e] ==
-							    ref_bin(ids[k], a[e],
-								    b[be],
+							    ref_bin(ids[k],
+								    a[e], b[be],
 								    -0.75f));
 					}
 		}
@@ -213,8 +214,8 @@ static double ref_act(uint32_t id, double x, double y)
 			return x > 0 ? y : 0;
 		u = k * (x + c * x * x * x);
 		th = tanh(u);
-		return y * (0.5 * (1 + th) + 0.5 * x * (1 - th * th) * k *
-							  (1 + 3 * c * x * x));
+		return y * (0.5 * (1 + th) +
+			    0.5 * x * (1 - th * th) * k * (1 + 3 * c * x * x));
 	case HPU_TPC_KERNEL_TANH:
 		return tanh(x);
 	case HPU_TPC_KERNEL_TANH_BWD:

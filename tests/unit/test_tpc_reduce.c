@@ -55,7 +55,8 @@ static void test_bias_grad_reduce(void **state)
 							float v;
 
 							ix[axis] = l;
-							v = x[(ix[2] * 5 + ix[1]) *
+							v = x[(ix[2] * 5 +
+							       ix[1]) *
 								      7 +
 							      ix[0]];
 							s += v;
@@ -65,7 +66,8 @@ static void test_bias_grad_reduce(void **state)
 							if (isnan(mx))
 								break;
 						}
-						if (id == HPU_TPC_KERNEL_REDUCE_MEAN)
+						if (id ==
+						    HPU_TPC_KERNEL_REDUCE_MEAN)
 							s /= sz[axis];
 						assert_close(
 							o[(k * osz[1] + j) *
@@ -210,10 +212,10 @@ static void test_layernorm(void **state)
 		for (i = 0; i < D; i++) {
 			double xh = (xr[i] - m) * rstd;
 
-			assert_close(dx[r * D + i],
-				     rstd * (gr[i] * ga[i] - s1 / D -
-					     xh * s2 / D),
-				     1e-5, 1e-4);
+			assert_close(
+				dx[r * D + i],
+				rstd * (gr[i] * ga[i] - s1 / D - xh * s2 / D),
+				1e-5, 1e-4);
 		}
 	}
 	for (i = 0; i < D; i++) {
@@ -313,7 +315,7 @@ static void test_optimizers(void **state)
 		rm[i] = rv[i] = 0;
 	}
 	for (step = 1; step <= 4; step++) {
-		uint32_t pr[6] = { fbits(1e-2f), fbits(0.9f),	fbits(0.999f),
+		uint32_t pr[6] = { fbits(1e-2f), fbits(0.9f),  fbits(0.999f),
 				   fbits(1e-8f), fbits(0.01f), step };
 
 		frand_fill(g, n, 70 + step, -1, 1);

@@ -77,7 +77,8 @@ static inline void treset(struct tfix *t)
 static inline struct hpu_tpc_tensor tens(uint64_t va, uint32_t dtype,
 					 uint32_t ndims, const uint32_t *sizes)
 {
-	struct hpu_tpc_tensor d = { .addr = va, .dtype = dtype,
+	struct hpu_tpc_tensor d = { .addr = va,
+				    .dtype = dtype,
 				    .ndims = ndims };
 	uint64_t s = 1;
 	uint32_t i;
@@ -180,11 +181,11 @@ static inline int close_to(float got, double want, double abs, double rel)
 	return fabs((double)got - want) <= abs + rel * fabs(want);
 }
 
-#define assert_close(got, want, abs, rel)                                   \
-	do {                                                                \
-		if (!close_to((got), (want), (abs), (rel)))                 \
+#define assert_close(got, want, abs, rel)                                  \
+	do {                                                               \
+		if (!close_to((got), (want), (abs), (rel)))                \
 			fail_msg("%s:%d: got %.9g want %.9g", __FILE__,    \
-				 __LINE__, (double)(got), (double)(want));  \
+				 __LINE__, (double)(got), (double)(want)); \
 	} while (0)
 
 #endif /* TEST_TPC_UTIL_H */

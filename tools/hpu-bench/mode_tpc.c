@@ -22,7 +22,12 @@
 #define BYTES_PER_PT (256ULL << 20)
 #define WAIT_US	     60000000ULL
 
-enum { K_ADD, K_RELU, K_CAST, NKERN };
+enum {
+	K_ADD,
+	K_RELU,
+	K_CAST,
+	NKERN
+};
 
 static const double traffic[NKERN] = { 3.0, 2.0, 1.5 };
 
@@ -220,7 +225,8 @@ int bench_tpc(int argc, char **argv)
 	for (size = MIN_SIZE; size <= max; size *= 4) {
 		ret = run_size(&r, size, gb);
 		if (ret) {
-			fprintf(stderr, "hpu-bench: kernels of %llu bytes: %s\n",
+			fprintf(stderr,
+				"hpu-bench: kernels of %llu bytes: %s\n",
 				(unsigned long long)size, hpu_strerror(ret));
 			goto out;
 		}

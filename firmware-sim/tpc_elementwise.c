@@ -95,42 +95,84 @@ static int32_t f2i(float f)
 	return (int32_t)nearbyintf(f);
 }
 
-int tpc_cast(struct tpc_ctx *c)
+/* Elements of a row that one unit of a sliced cast converts */
+#define CAST_UNIT 16384
+
+/* Convert elements [@i0, @i1) of row @r */
+static void cast_range(const struct tpc_ctx *c, uint64_t r, uint64_t i0,
+		       uint64_t i1)
 {
 	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
-	uint64_t r, i, rows = o->n ? o->n / o->sizes[0] : 0;
+	const uint8_t *s = in->p + tpc_row_off(in, r) * esize(in);
+	uint8_t *d = o->p + tpc_row_off(o, r) * esize(o);
+	uint64_t i;
 
-	for (r = 0; r < rows; r++) {
-		const uint8_t *s = in->p + tpc_row_off(in, r) * esize(in);
-		uint8_t *d = o->p + tpc_row_off(o, r) * esize(o);
+	if (in->dtype == HPU_DTYPE_FP32 && o->dtype == HPU_DTYPE_BF16 &&
+	    in->strides[0] == 1 && o->strides[0] == 1) {
+		const float *f = (const float *)(const void *)s;
+		uint16_t *h = (uint16_t *)(void *)d;
 
-		if (in->dtype == HPU_DTYPE_FP32 && o->dtype == HPU_DTYPE_BF16 &&
-		    in->strides[0] == 1 && o->strides[0] == 1) {
-			const float *f = (const float *)(const void *)s;
-			uint16_t *h = (uint16_t *)(void *)d;
+		for (i = i0; i < i1; i++)
+			h[i] = tpc_f2bf(f[i]);
+		return;
+	}
+	for (i = i0; i < i1; i++) {
+		uint64_t si = i * in->strides[0], di = i * o->strides[0];
+		float f;
 
-			for (i = 0; i < o->sizes[0]; i++)
-				h[i] = tpc_f2bf(f[i]);
+		if (in->dtype == HPU_DTYPE_INT32) {
+			/* int32 -> fp32 rounds to nearest even */
+			((float *)(void *)d)[di] =
+				(float)((const int32_t *)(const void *)s)[si];
 			continue;
 		}
-		for (i = 0; i < o->sizes[0]; i++) {
-			uint64_t si = i * in->strides[0],
-				 di = i * o->strides[0];
-			float f;
-
-			if (in->dtype == HPU_DTYPE_INT32) {
-				/* int32 -> fp32 rounds to nearest even */
-				((float *)(void *)d)[di] = (float)((
-					const int32_t *)(const void *)s)[si];
-				continue;
-			}
-			f = load1(in, s, i, in->strides[0]);
-			if (o->dtype == HPU_DTYPE_INT32)
-				((int32_t *)(void *)d)[di] = f2i(f);
-			else
-				store1(o, d, i, o->strides[0], f);
-		}
+		f = load1(in, s, i, in->strides[0]);
+		if (o->dtype == HPU_DTYPE_INT32)
+			((int32_t *)(void *)d)[di] = f2i(f);
+		else
+			store1(o, d, i, o->strides[0], f);
 	}
+}
+
+/**
+ * struct cast_job - a cast cut into units of CAST_UNIT elements of a row
+ * @c: the invocation
+ * @per_row: units per row
+ * @nunits: units in all
+ * @nslices: slices the units are cut into
+ */
+struct cast_job {
+	const struct tpc_ctx *c;
+	uint64_t per_row;
+	uint64_t nunits;
+	unsigned int nslices;
+};
+
+static void cast_slice(void *arg, unsigned int k)
+{
+	const struct cast_job *j = arg;
+	uint64_t u = j->nunits * k / j->nslices;
+	uint64_t end = j->nunits * (k + 1) / j->nslices;
+	uint64_t len = j->c->t[1].sizes[0];
+
+	for (; u < end; u++) {
+		uint64_t i0 = (u % j->per_row) * CAST_UNIT;
+
+		cast_range(j->c, u / j->per_row, i0,
+			   len - i0 < CAST_UNIT ? len : i0 + CAST_UNIT);
+	}
+}
+
+int tpc_cast(struct tpc_ctx *c)
+{
+	const struct tpc_t *o = &c->t[1];
+	struct cast_job j = { .c = c };
+
+	if (!o->n)
+		return 0;
+	j.per_row = (o->sizes[0] + CAST_UNIT - 1) / CAST_UNIT;
+	j.nunits = o->n / o->sizes[0] * j.per_row;
+	tpc_par_run(cast_slice, &j, &j.nslices, o->n);
 	return 0;
 }
 

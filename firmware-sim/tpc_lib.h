@@ -69,11 +69,13 @@ static inline uint16_t tpc_f2bf(float f)
 {
 	uint32_t u;
 
+	uint32_t r;
+
 	memcpy(&u, &f, sizeof(u));
-	if ((u & 0x7fffffffU) > 0x7f800000U)
-		return (uint16_t)((u >> 16) | 0x40);
-	u += 0x7fffU + ((u >> 16) & 1);
-	return (uint16_t)(u >> 16);
+	r = (u + 0x7fffU + ((u >> 16) & 1)) >> 16;
+	/* a select, not a branch: the conversion loops vectorize */
+	return (uint16_t)((u & 0x7fffffffU) > 0x7f800000U ? (u >> 16) | 0x40 :
+							    r);
 }
 
 /* fp32 element @i (elements, not bytes) of a fp32 operand */

@@ -425,6 +425,16 @@ static void test_large_parallel(void **state)
 	krun(t, HPU_TPC_KERNEL_GELU, d, 2, NULL, 0);
 	assert_memory_equal(o, o2, 613000 * 4);
 	free(o2);
+	/* a sliced cast: every element rounded like the reference */
+	{
+		struct hpu_tpc_tensor e[2] = { d[0] };
+		uint16_t *h;
+
+		e[1] = tnew(t, HPU_DTYPE_BF16, 2, sz, (void **)&h);
+		krun(t, HPU_TPC_KERNEL_CAST, e, 2, NULL, 0);
+		for (i = 0; i < 613000; i++)
+			assert_int_equal(h[i], ref_bf16(a[i]));
+	}
 }
 
 int main(void)

@@ -92,7 +92,7 @@ TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENC
 LIBS := $(LIBHPUSIM) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC))
 
 .PHONY: FORCE all deps fuzz fuzz-run test unit-test run install uninstall lint format \
-	check-headers clean bench-ioctl bench-cs bench-dma
+	check-headers clean bench-ioctl bench-cs bench-dma bench-gemm bench-tpc
 
 all: $(LIBS) $(TOOLS)
 
@@ -247,6 +247,12 @@ bench-cs: all
 
 bench-dma: all
 	$(Q)O=$(O) tools/run-bench dma
+
+bench-gemm: all
+	$(Q)O=$(O) tools/run-bench gemm
+
+bench-tpc: all
+	$(Q)O=$(O) tools/run-bench tpc
 
 # ---------------------------------------------------------------- install
 install: all

@@ -242,7 +242,7 @@ static void test_engine_errors(void **state)
 	cb_memset(&cb, HPU_FW_VA_DEVICE_BASE, 8, 0, 1);
 	assert_int_equal(run1(f, f->mme0, &cb, &fault), HPU_FW_CS_ENGINE_ERR);
 	assert_int_equal(fault.engine, f->mme0);
-	/* engine packets are not implemented yet */
+	/* a malformed (8-byte) engine packet is an engine error */
 	cb.len = 0;
 	cb_put(&cb, HPU_PACKET_MME_GEMM, 8, 0);
 	assert_int_equal(run1(f, f->mme0, &cb, &fault), HPU_FW_CS_ENGINE_ERR);

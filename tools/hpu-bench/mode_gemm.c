@@ -51,9 +51,24 @@ static int usage(FILE *f, int status)
 	return status;
 }
 
-static uint64_t reps_for(uint64_t n)
+/*
+ * The GEMMs of the trainer's models (issue 6): the digits MLP 64-128-10 at
+ * batch 64 and the MLP 1024-4096-4096-1024 at batch 256, forward
+ * (batch x out x in) and weight gradient (in x out x batch) shapes.
+ */
+static const struct {
+	uint32_t m, n, k;
+	const char *what;
+} train_shapes[] = {
+	{ 64, 128, 64, "digits fc1 fwd" },  { 64, 10, 128, "digits fc2 fwd" },
+	{ 64, 128, 64, "digits fc1 dW" },   { 256, 4096, 1024, "mlp fc1 fwd" },
+	{ 256, 4096, 4096, "mlp fc2 fwd" }, { 256, 1024, 4096, "mlp fc3 fwd" },
+	{ 1024, 4096, 256, "mlp fc1 dW" },  { 4096, 4096, 256, "mlp fc2 dW" },
+};
+
+static uint64_t reps_for(uint64_t m, uint64_t n, uint64_t k)
 {
-	double r = FLOP_PER_PT / (2.0 * (double)n * n * n);
+	double r = FLOP_PER_PT / (2.0 * (double)m * n * k);
 
 	return r > MAX_REPS ? MAX_REPS : r < MIN_REPS ? MIN_REPS : (uint64_t)r;
 }
@@ -133,9 +148,9 @@ static void cleanup(struct gemm_run *r)
 	hpu_close(r->dev);
 }
 
-/* GFLOP/s of @reps GEMMs n x n x n through the device (after a warm-up) */
-static int device_gflops(struct gemm_run *r, uint32_t n, uint16_t dtype,
-			 uint64_t reps, double *out)
+/* GFLOP/s of @reps GEMMs m x n x k through the device (after a warm-up) */
+static int device_gflops(struct gemm_run *r, uint32_t m, uint32_t n, uint32_t k,
+			 uint16_t dtype, uint64_t reps, double *out)
 {
 	uint64_t mat = r->max * r->max * 4, seq, t0, i;
 	struct hpu_pkt_mme_gemm g;
@@ -146,8 +161,12 @@ static int device_gflops(struct gemm_run *r, uint32_t n, uint16_t dtype,
 	g.a_addr = r->va + (dtype == HPU_DTYPE_BF16 ? 3 * mat : 0);
 	g.b_addr = dtype == HPU_DTYPE_BF16 ? g.a_addr + mat / 2 : r->va + mat;
 	g.c_addr = r->va + 2 * mat;
-	g.m = g.n = g.k = n;
-	g.lda = g.ldb = g.ldc = n;
+	g.m = m;
+	g.n = n;
+	g.k = k;
+	g.lda = k;
+	g.ldb = n;
+	g.ldc = n;
 	g.batch = 1;
 	g.dtype_ab = dtype;
 	g.dtype_c = dtype;
@@ -168,28 +187,53 @@ static int device_gflops(struct gemm_run *r, uint32_t n, uint16_t dtype,
 		if (status != HPU_WAIT_CS_STATUS_COMPLETED)
 			return -EIO;
 	}
-	*out = 2.0 * n * n * (double)n * reps / (double)(bench_now_ns() - t0);
+	*out = 2.0 * m * n * (double)k * reps / (double)(bench_now_ns() - t0);
 	return 0;
 }
 
-static double direct_gflops(struct gemm_run *r, uint32_t n, uint64_t reps)
+static double direct_gflops(struct gemm_run *r, uint32_t m, uint32_t n,
+			    uint32_t k, uint64_t reps)
 {
 	uint64_t t0 = 0, i;
 
 	for (i = 0; i <= reps; i++) {
 		if (i == 1)
 			t0 = bench_now_ns();
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n,
-			    (int)n, (int)n, 1.0f, r->a, (int)n, r->b, (int)n,
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m,
+			    (int)n, (int)k, 1.0f, r->a, (int)k, r->b, (int)n,
 			    0.0f, r->c, (int)n);
 	}
-	return 2.0 * n * n * (double)n * reps / (double)(bench_now_ns() - t0);
+	return 2.0 * m * n * (double)k * reps / (double)(bench_now_ns() - t0);
+}
+
+/* One line of the table: device fp32 and bf16 beside direct OpenBLAS */
+static int row(struct gemm_run *r, uint32_t m, uint32_t n, uint32_t k,
+	       const char *label, double *ratio)
+{
+	uint64_t reps = reps_for(m, n, k);
+	double dev32, dev16, direct;
+	int ret;
+
+	ret = device_gflops(r, m, n, k, HPU_DTYPE_FP32, reps, &dev32);
+	if (!ret)
+		ret = device_gflops(r, m, n, k, HPU_DTYPE_BF16, reps, &dev16);
+	if (ret) {
+		fprintf(stderr, "hpu-bench: GEMM %s failed: %s\n", label,
+			hpu_strerror(ret));
+		return ret;
+	}
+	direct = direct_gflops(r, m, n, k, reps);
+	printf("%30s %6" PRIu64 " %10.1f %10.1f %10.1f %7.2fx\n", label, reps,
+	       dev32, dev16, direct, dev32 / direct);
+	*ratio = dev32 / direct;
+	return 0;
 }
 
 int bench_gemm(int argc, char **argv)
 {
 	struct gemm_run r = { .max = DEFAULT_MAX };
-	double dev32, dev16, direct, at_target = -1.0;
+	double at_target = -1.0;
+	unsigned int i;
 	long index = -1, v;
 	char *end;
 	uint64_t n;
@@ -236,28 +280,35 @@ int bench_gemm(int argc, char **argv)
 	       r.mme0, index);
 	printf("  direct: cblas_sgemm in this process, %d OpenBLAS threads\n",
 	       openblas_get_num_threads());
-	printf("%8s %6s %10s %10s %10s %8s\n", "n", "reps", "mme fp32",
+	printf("%30s %6s %10s %10s %10s %8s\n", "m x n x k", "reps", "mme fp32",
 	       "mme bf16", "direct", "ratio");
 	for (n = MIN_N; n <= r.max; n *= 2) {
-		uint64_t reps = reps_for(n);
+		char label[32];
+		double ratio;
 
-		ret = device_gflops(&r, (uint32_t)n, HPU_DTYPE_FP32, reps,
-				    &dev32);
-		if (!ret)
-			ret = device_gflops(&r, (uint32_t)n, HPU_DTYPE_BF16,
-					    reps, &dev16);
-		if (ret) {
-			fprintf(stderr,
-				"hpu-bench: GEMM %" PRIu64 " failed: %s\n", n,
-				hpu_strerror(ret));
+		snprintf(label, sizeof(label), "%" PRIu64 "^3", n);
+		if (row(&r, (uint32_t)n, (uint32_t)n, (uint32_t)n, label,
+			&ratio))
 			goto out;
-		}
-		direct = direct_gflops(&r, (uint32_t)n, reps);
-		printf("%8" PRIu64 " %6" PRIu64
-		       " %10.1f %10.1f %10.1f %7.2fx\n",
-		       n, reps, dev32, dev16, direct, dev32 / direct);
 		if (n == TARGET_N)
-			at_target = dev32 / direct;
+			at_target = ratio;
+	}
+	printf("training shapes (trainer models, issue 6):\n");
+	for (i = 0; i < sizeof(train_shapes) / sizeof(train_shapes[0]); i++) {
+		char label[40];
+		double ratio;
+
+		if ((uint64_t)train_shapes[i].m * train_shapes[i].k >
+			    r.max * r.max ||
+		    (uint64_t)train_shapes[i].k * train_shapes[i].n >
+			    r.max * r.max)
+			continue; /* does not fit the -m buffers */
+		snprintf(label, sizeof(label), "%s %ux%ux%u",
+			 train_shapes[i].what, train_shapes[i].m,
+			 train_shapes[i].n, train_shapes[i].k);
+		if (row(&r, train_shapes[i].m, train_shapes[i].n,
+			train_shapes[i].k, label, &ratio))
+			goto out;
 	}
 	if (at_target >= 0)
 		printf("target: fp32 %d^3 >= %.1fx direct OpenBLAS: %.2fx %s\n",

@@ -301,6 +301,8 @@ int bench_gemm(int argc, char **argv)
 		if ((uint64_t)train_shapes[i].m * train_shapes[i].k >
 			    r.max * r.max ||
 		    (uint64_t)train_shapes[i].k * train_shapes[i].n >
+			    r.max * r.max ||
+		    (uint64_t)train_shapes[i].m * train_shapes[i].n >
 			    r.max * r.max)
 			continue; /* does not fit the -m buffers */
 		snprintf(label, sizeof(label), "%s %ux%ux%u",

@@ -56,6 +56,39 @@ void barefuse_stop(struct barefuse *bf);
  */
 int barefuse_time(int fd, unsigned long request, uint64_t *ns, size_t n);
 
+/**
+ * struct bench_latency - a driver path to time beside the bare FUSE ioctl
+ * @what: its name in error messages
+ * @time_fn: times @n round trips into @ns (NULL: warm-up, not recorded)
+ * @arg: first argument of @time_fn
+ * @request: ioctl number the reference issues, so the kernel copies the
+ *	same bytes
+ * @warmup: round trips of each path before measuring
+ */
+struct bench_latency {
+	const char *what;
+	int (*time_fn)(void *arg, uint64_t *ns, size_t n);
+	void *arg;
+	unsigned long request;
+	size_t warmup;
+};
+
+/* latency.c: run @l beside the reference, @iter samples of each */
+int bench_latency_run(const struct bench_latency *l, size_t iter,
+		      struct bench_stats *hs, struct bench_stats *bs);
+/* prints both rows and the ratios; returns the p50 ratio */
+double bench_latency_print(const char *path, const struct bench_stats *hs,
+			   const struct bench_stats *bs, const char *ratio);
+/* a decimal in [min, max]: 0 or -EINVAL */
+int bench_parse_long(const char *arg, long min, long max, long *out);
+/*
+ * The options of every mode: -@opt VALUE in [min, max] into @value, -d
+ * INDEX into @index, -h. Return: 0 run, 1 help asked, 2 usage error
+ * (the bad value is reported).
+ */
+int bench_parse_args(int argc, char **argv, char opt, long min, long max,
+		     long *value, long *index);
+
 /* mode_cs.c, mode_dma.c */
 int bench_cs(int argc, char **argv);
 int bench_dma(int argc, char **argv);

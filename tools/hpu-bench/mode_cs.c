@@ -16,7 +16,6 @@
 #define DEFAULT_ITER 10000
 #define MAX_ITER     10000000L
 #define WARMUP	     1000
-#define ROUNDS	     4
 #define WAIT_US	     5000000ULL
 
 /* DESIGN.md: NOP CS submit->complete round trip <= 2 x bare FUSE ioctl */
@@ -32,8 +31,9 @@ struct cs_run {
  * One NOP CS per sample; a CS reported COMPLETED at submission needs no
  * WAIT_CS, any other is waited for.
  */
-static int time_cs(struct cs_run *r, uint64_t *ns, size_t n)
+static int time_cs(void *arg, uint64_t *ns, size_t n)
 {
+	struct cs_run *r = arg;
 	uint64_t seq, t0;
 	uint32_t status;
 	int done, ret;
@@ -59,43 +59,6 @@ static int time_cs(struct cs_run *r, uint64_t *ns, size_t n)
 	return 0;
 }
 
-static int measure(struct cs_run *r, const char *node, uint64_t *cns,
-		   uint64_t *bns, size_t n, const char **failed)
-{
-	size_t done = 0, chunk = (n + ROUNDS - 1) / ROUNDS, k;
-	int fd, ret;
-
-	*failed = "bare FUSE open";
-	fd = open(node, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	*failed = "NOP CS";
-	ret = time_cs(r, NULL, WARMUP);
-	if (ret)
-		goto out_close;
-	*failed = "bare FUSE ioctl";
-	ret = barefuse_time(fd, HPU_IOCTL_CS, NULL, WARMUP);
-	while (!ret && done < n) {
-		k = n - done < chunk ? n - done : chunk;
-		*failed = "NOP CS";
-		ret = time_cs(r, cns + done, k);
-		if (ret)
-			break;
-		*failed = "bare FUSE ioctl";
-		ret = barefuse_time(fd, HPU_IOCTL_CS, bns + done, k);
-		done += k;
-	}
-out_close:
-	close(fd);
-	return ret;
-}
-
-static void row(const char *name, const struct bench_stats *st)
-{
-	printf("  %-26s %10.2f %10.2f %10.2f\n", name, st->p50_us, st->p99_us,
-	       st->mean_us);
-}
-
 static int usage(FILE *f, int status)
 {
 	fprintf(f,
@@ -106,50 +69,24 @@ static int usage(FILE *f, int status)
 	return status;
 }
 
-static int parse_long(const char *arg, long max, long *out)
-{
-	char *end;
-
-	*out = strtol(arg, &end, 10);
-	return *end || end == arg || *out < 0 || *out > max ? -EINVAL : 0;
-}
-
 int bench_cs(int argc, char **argv)
 {
 	struct bench_stats cs, bs;
 	struct cs_run r = { 0 };
-	struct barefuse *bf;
-	uint64_t *cns = NULL, *bns = NULL;
-	const char *failed;
+	struct bench_latency l = {
+		.what = "NOP CS",
+		.time_fn = time_cs,
+		.arg = &r,
+		.request = HPU_IOCTL_CS,
+		.warmup = WARMUP,
+	};
 	long iter = DEFAULT_ITER, index = -1;
 	double ratio;
 	int c, ret, status = 1;
 
-	optind = 1;
-	while ((c = getopt(argc, argv, "n:d:h")) != -1) {
-		switch (c) {
-		case 'n':
-			if (parse_long(optarg, MAX_ITER, &iter) || !iter) {
-				fprintf(stderr, "hpu-bench: bad -n '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'd':
-			if (parse_long(optarg, 1 << 20, &index)) {
-				fprintf(stderr, "hpu-bench: bad -d '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			return usage(stdout, 0);
-		default:
-			return usage(stderr, 2);
-		}
-	}
-	if (optind < argc)
-		return usage(stderr, 2);
+	c = bench_parse_args(argc, argv, 'n', 1, MAX_ITER, &iter, &index);
+	if (c)
+		return c == 1 ? usage(stdout, 0) : usage(stderr, 2);
 	if (bench_open_device(index, &r.dev, &index))
 		return 1;
 	ret = hpu_cb_builder_create(r.dev, 8, &r.cb);
@@ -160,48 +97,17 @@ int bench_cs(int argc, char **argv)
 			hpu_strerror(ret));
 		goto out_close;
 	}
-	cns = calloc((size_t)iter, sizeof(*cns));
-	bns = calloc((size_t)iter, sizeof(*bns));
-	if (!cns || !bns) {
-		fprintf(stderr, "hpu-bench: out of memory\n");
-		goto out_free;
-	}
-	ret = barefuse_start(&bf);
-	if (ret) {
-		fprintf(stderr,
-			"hpu-bench: cannot mount the reference FUSE "
-			"filesystem: %s\n",
-			hpu_strerror(ret));
-		goto out_free;
-	}
-	ret = measure(&r, barefuse_node(bf), cns, bns, (size_t)iter, &failed);
-	barefuse_stop(bf);
-	if (ret) {
-		fprintf(stderr, "hpu-bench: %s failed: %s\n", failed,
-			hpu_strerror(ret));
-		goto out_free;
-	}
-	bench_summarize(cns, (size_t)iter, &cs);
-	bench_summarize(bns, (size_t)iter, &bs);
-	ratio = bs.p50_us > 0 ? cs.p50_us / bs.p50_us : 0.0;
-
+	if (bench_latency_run(&l, (size_t)iter, &cs, &bs))
+		goto out_close;
 	printf("hpu-bench cs: %ld round trips per path, one-NOP CS on queue 0 "
 	       "of hpu%ld (%zu needed a WAIT_CS)\n",
 	       iter, index, r.waits);
-	printf("  %-26s %10s %10s %10s\n", "path", "p50 us", "p99 us",
-	       "mean us");
-	row("NOP CS submit->complete", &cs);
-	row("bare FUSE ioctl (ref)", &bs);
-	printf("  %-26s %10.2f %10.2f %10.2f\n", "ratio cs / bare", ratio,
-	       bs.p99_us > 0 ? cs.p99_us / bs.p99_us : 0.0,
-	       bs.mean_us > 0 ? cs.mean_us / bs.mean_us : 0.0);
+	ratio = bench_latency_print("NOP CS submit->complete", &cs, &bs,
+				    "ratio cs / bare");
 	printf("  target (DESIGN.md): p50 ratio <= %.1f: %s\n", TARGET_RATIO,
 	       ratio <= TARGET_RATIO ? "met" : "NOT met");
 	status = 0;
 
-out_free:
-	free(cns);
-	free(bns);
 out_close:
 	hpu_cb_builder_destroy(r.cb);
 	hpu_close(r.dev);

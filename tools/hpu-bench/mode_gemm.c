@@ -234,39 +234,15 @@ int bench_gemm(int argc, char **argv)
 	struct gemm_run r = { .max = DEFAULT_MAX };
 	double at_target = -1.0;
 	unsigned int i;
-	long index = -1, v;
-	char *end;
+	long index = -1, v = 0;
 	uint64_t n;
 	int c, ret, status = 1;
 
-	optind = 1;
-	while ((c = getopt(argc, argv, "m:d:h")) != -1) {
-		switch (c) {
-		case 'm':
-			v = strtol(optarg, &end, 10);
-			if (*end || v < MIN_N || v > MAX_MAX) {
-				fprintf(stderr, "hpu-bench: bad -m '%s'\n",
-					optarg);
-				return 2;
-			}
-			r.max = (uint64_t)v;
-			break;
-		case 'd':
-			index = strtol(optarg, &end, 10);
-			if (*end || index < 0 || index > 1 << 20) {
-				fprintf(stderr, "hpu-bench: bad -d '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			return usage(stdout, 0);
-		default:
-			return usage(stderr, 2);
-		}
-	}
-	if (optind < argc)
-		return usage(stderr, 2);
+	c = bench_parse_args(argc, argv, 'm', MIN_N, (long)MAX_MAX, &v, &index);
+	if (c)
+		return c == 1 ? usage(stdout, 0) : usage(stderr, 2);
+	if (v > 0)
+		r.max = (uint64_t)v;
 	if (bench_open_device(index, &r.dev, &index))
 		return 1;
 	ret = setup(&r);

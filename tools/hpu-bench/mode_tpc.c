@@ -177,38 +177,15 @@ int bench_tpc(int argc, char **argv)
 	struct tpc_run r = { 0 };
 	uint64_t max = DEFAULT_MAX, size;
 	double gb[NKERN + 1];
-	long index = -1, v;
-	char *end;
+	long index = -1, v = 0;
 	int c, k, ret, status = 1;
 
-	optind = 1;
-	while ((c = getopt(argc, argv, "m:d:h")) != -1) {
-		switch (c) {
-		case 'm':
-			v = strtol(optarg, &end, 10);
-			if (*end || v < 1 || (uint64_t)v << 20 > MAX_MAX) {
-				fprintf(stderr, "hpu-bench: bad -m '%s'\n",
-					optarg);
-				return 2;
-			}
-			max = (uint64_t)v << 20;
-			break;
-		case 'd':
-			index = strtol(optarg, &end, 10);
-			if (*end || index < 0 || index > 1 << 20) {
-				fprintf(stderr, "hpu-bench: bad -d '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			return usage(stdout, 0);
-		default:
-			return usage(stderr, 2);
-		}
-	}
-	if (optind < argc)
-		return usage(stderr, 2);
+	c = bench_parse_args(argc, argv, 'm', 1, (long)(MAX_MAX >> 20), &v,
+			     &index);
+	if (c)
+		return c == 1 ? usage(stdout, 0) : usage(stderr, 2);
+	if (v > 0)
+		max = (uint64_t)v << 20;
 	if (bench_open_device(index, &r.dev, &index))
 		return 1;
 	ret = setup(&r, max);

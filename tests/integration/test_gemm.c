@@ -18,27 +18,20 @@
 
 #include "../lib/hpu_test_daemon.h"
 #include "hpu_bf16.h"
+#include "../lib/hpu_test_engine.h"
 #include "hpudrv.h"
 
-#define WAIT_US 20000000ULL
-#define M	96
-#define N	80
-#define K	112
-
-struct fixture {
-	struct hpu_device *dev;
-	struct hpu_cb_builder *cb;
-	uint32_t mme0; /* queue index of the first MME */
-	uint8_t *host; /* pinned: A, B, C at offsets 0, 64 KiB, 128 KiB */
-	uint64_t host_va;
-	uint64_t hbm_h, hbm_va;
-};
+/* queue index of the first MME */
+#define MME0 (fx.ip.num_dma)
+#define M    96
+#define N    80
+#define K    112
 
 #define OFF_B (64 * 1024)
 #define OFF_C (128 * 1024)
 #define SPAN  (192 * 1024)
 
-static struct fixture fx;
+static struct hpu_test_engine fx;
 
 static int group_setup(void **state)
 {
@@ -50,49 +43,27 @@ static int group_setup(void **state)
 
 static int setup(void **state)
 {
-	struct hpu_info_hw_ip_info ip;
 	int ret = hpu_test_need_daemon(state);
 
 	memset(&fx, 0, sizeof(fx));
 	if (ret)
 		return ret;
-	assert_int_equal(hpu_open(0, &fx.dev), 0);
-	assert_int_equal(hpu_info_hw_ip(fx.dev, &ip), 0);
-	assert_true(ip.num_mme >= 1);
-	fx.mme0 = ip.num_dma;
-	assert_int_equal(hpu_cb_builder_create(fx.dev, 4096, &fx.cb), 0);
-	assert_int_equal(hpu_host_alloc(fx.dev, SPAN, (void **)&fx.host,
-					&fx.host_va),
-			 0);
-	assert_int_equal(hpu_mem_alloc(fx.dev, SPAN, 0, 0, &fx.hbm_h), 0);
-	assert_int_equal(hpu_mem_map(fx.dev, fx.hbm_h, 0, 0, &fx.hbm_va), 0);
+	hpu_test_engine_open(&fx, 4096, SPAN);
+	assert_true(fx.ip.num_mme >= 1);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	if (!fx.dev)
-		return 0;
-	hpu_cb_builder_destroy(fx.cb);
-	assert_int_equal(hpu_mem_unmap(fx.dev, fx.hbm_va), 0);
-	assert_int_equal(hpu_mem_free(fx.dev, fx.hbm_h), 0);
-	assert_int_equal(hpu_host_free(fx.dev, fx.host), 0);
-	hpu_close(fx.dev);
-	fx.dev = NULL;
+	hpu_test_engine_close(&fx);
 	return 0;
 }
 
 static void run(uint32_t queue)
 {
-	uint32_t status;
-	uint64_t seq;
-
-	assert_int_equal(hpu_cb_builder_submit(fx.cb, queue, 0, 0, &seq, NULL),
-			 0);
-	hpu_cb_builder_reset(fx.cb);
-	assert_int_equal(hpu_cs_wait(fx.dev, seq, WAIT_US, &status), 0);
-	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_engine_run(&fx, queue),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 }
 
 static float rnd(uint32_t *s)
@@ -177,7 +148,7 @@ static void test_fp32_hbm(void **state)
 	assert_int_equal(hpu_cb_lin_dma(fx.cb, fx.hbm_va, fx.host_va, SPAN), 0);
 	run(0);
 	assert_int_equal(hpu_cb_mme_gemm(fx.cb, &g), 0);
-	run(fx.mme0);
+	run(MME0);
 	assert_int_equal(hpu_cb_lin_dma(fx.cb, fx.host_va + OFF_C,
 					fx.hbm_va + OFF_C, M * N * 4),
 			 0);
@@ -197,7 +168,7 @@ static void test_bf16_pinned(void **state)
 	for (i = 0; i < K * N; i++)
 		((uint16_t *)(fx.host + OFF_B))[i] = hpu_f32_to_bf16(rnd(&s));
 	assert_int_equal(hpu_cb_mme_gemm(fx.cb, &g), 0);
-	run(fx.mme0);
+	run(MME0);
 	check(fx.host, true);
 }
 
@@ -222,13 +193,11 @@ static void test_rejected(void **state)
 	assert_int_equal(hpu_cb_mme_gemm(fx.cb, &g), 0);
 	p = (struct hpu_pkt_mme_gemm *)hpu_cb_builder_data(fx.cb);
 	p->lda = K - 1;
-	assert_int_equal(hpu_cb_builder_submit(fx.cb, fx.mme0, 0, 0, &seq,
-					       NULL),
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, MME0, 0, 0, &seq, NULL),
 			 -EINVAL);
 	p->lda = K;
 	p->batch = 0;
-	assert_int_equal(hpu_cb_builder_submit(fx.cb, fx.mme0, 0, 0, &seq,
-					       NULL),
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, MME0, 0, 0, &seq, NULL),
 			 -EINVAL);
 	p->batch = 1;
 
@@ -236,7 +205,7 @@ static void test_rejected(void **state)
 	assert_int_equal(hpu_cb_builder_submit(fx.cb, 0, 0, 0, &seq, NULL),
 			 -EINVAL);
 	/* and on its MME queue it runs */
-	run(fx.mme0);
+	run(MME0);
 }
 
 int main(void)

@@ -18,21 +18,14 @@
 
 #include "../lib/hpu_test_daemon.h"
 #include "hpu_tpc_kernels.h"
+#include "../lib/hpu_test_engine.h"
 #include "hpudrv.h"
 
-#define WAIT_US 20000000ULL
-#define SPAN	(256 * 1024)
+/* queue index of the first TPC */
+#define TPC0 (fx.ip.num_dma + fx.ip.num_mme)
+#define SPAN (256 * 1024)
 
-struct fixture {
-	struct hpu_device *dev;
-	struct hpu_cb_builder *cb;
-	uint32_t tpc0; /* queue index of the first TPC */
-	uint8_t *host; /* pinned */
-	uint64_t host_va;
-	uint64_t hbm_h, hbm_va;
-};
-
-static struct fixture fx;
+static struct hpu_test_engine fx;
 
 static int group_setup(void **state)
 {
@@ -44,49 +37,26 @@ static int group_setup(void **state)
 
 static int setup(void **state)
 {
-	struct hpu_info_hw_ip_info ip;
 	int ret = hpu_test_need_daemon(state);
 
 	memset(&fx, 0, sizeof(fx));
 	if (ret)
 		return ret;
-	assert_int_equal(hpu_open(0, &fx.dev), 0);
-	assert_int_equal(hpu_info_hw_ip(fx.dev, &ip), 0);
-	assert_true(ip.num_tpc >= 1);
-	fx.tpc0 = ip.num_dma + ip.num_mme;
-	assert_int_equal(hpu_cb_builder_create(fx.dev, 8192, &fx.cb), 0);
-	assert_int_equal(hpu_host_alloc(fx.dev, SPAN, (void **)&fx.host,
-					&fx.host_va),
-			 0);
-	assert_int_equal(hpu_mem_alloc(fx.dev, SPAN, 0, 0, &fx.hbm_h), 0);
-	assert_int_equal(hpu_mem_map(fx.dev, fx.hbm_h, 0, 0, &fx.hbm_va), 0);
+	hpu_test_engine_open(&fx, 8192, SPAN);
+	assert_true(fx.ip.num_tpc >= 1);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	if (!fx.dev)
-		return 0;
-	hpu_cb_builder_destroy(fx.cb);
-	assert_int_equal(hpu_mem_unmap(fx.dev, fx.hbm_va), 0);
-	assert_int_equal(hpu_mem_free(fx.dev, fx.hbm_h), 0);
-	assert_int_equal(hpu_host_free(fx.dev, fx.host), 0);
-	hpu_close(fx.dev);
-	fx.dev = NULL;
+	hpu_test_engine_close(&fx);
 	return 0;
 }
 
 static uint32_t run_status(uint32_t queue)
 {
-	uint32_t status = 0;
-	uint64_t seq;
-
-	assert_int_equal(hpu_cb_builder_submit(fx.cb, queue, 0, 0, &seq, NULL),
-			 0);
-	hpu_cb_builder_reset(fx.cb);
-	assert_int_equal(hpu_cs_wait(fx.dev, seq, WAIT_US, &status), 0);
-	return status;
+	return hpu_test_engine_run(&fx, queue);
 }
 
 static void run(uint32_t queue)
@@ -144,7 +114,7 @@ static void test_add_broadcast(void **state)
 	d[2] = tens(fx.host_va + 8192, 2, sz);
 	assert_int_equal(
 		hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADD, d, 3, NULL, 0), 0);
-	run(fx.tpc0);
+	run(TPC0);
 	for (i = 0; i < 153; i++)
 		assert_true(o[i] == a[i] + b[i % 17]);
 }
@@ -167,7 +137,7 @@ static void test_softmax_hbm(void **state)
 	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_SOFTMAX, d, 2,
 					   NULL, 0),
 			 0);
-	run(fx.tpc0);
+	run(TPC0);
 	assert_int_equal(hpu_cb_lin_dma(fx.cb, fx.host_va + 4096,
 					fx.hbm_va + 4096, 165 * 4),
 			 0);
@@ -209,7 +179,7 @@ static void test_adamw(void **state)
 	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADAMW_STEP, d,
 					   4, pr, 6),
 			 0);
-	run(fx.tpc0);
+	run(TPC0);
 	for (i = 0; i < n; i++) {
 		/* step 1: m/(1-b1) = g, v/(1-b2) = g^2 */
 		double w = p0[i] * (1 - 0.01 * 0.1);
@@ -251,19 +221,17 @@ static void test_rejected(void **state)
 		hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ADD, d, 3, NULL, 0), 0);
 	k = (struct hpu_pkt_tpc_kernel *)hpu_cb_builder_data(fx.cb);
 	k->tensors[0].sizes[3] = 1; /* past ndims */
-	assert_int_equal(hpu_cb_builder_submit(fx.cb, fx.tpc0, 0, 0, &seq,
-					       NULL),
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, TPC0, 0, 0, &seq, NULL),
 			 -EINVAL);
 	k->tensors[0].sizes[3] = 0;
 	k->tensors[2].strides[1] = 1ULL << 50; /* overflow */
-	assert_int_equal(hpu_cb_builder_submit(fx.cb, fx.tpc0, 0, 0, &seq,
-					       NULL),
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, TPC0, 0, 0, &seq, NULL),
 			 -EINVAL);
 	k->tensors[2].strides[1] = 17;
 	/* a good kernel on a DMA queue */
 	assert_int_equal(hpu_cb_builder_submit(fx.cb, 0, 0, 0, &seq, NULL),
 			 -EINVAL);
-	run(fx.tpc0);
+	run(TPC0);
 }
 
 /* An output where nothing is mapped (the top of the device VA range) */
@@ -277,7 +245,7 @@ static void test_page_fault(void **state)
 	d[0] = tens(0x00001ffffffff000ULL, 1, &n);
 	assert_int_equal(
 		hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_FILL, d, 1, &p, 1), 0);
-	assert_int_equal(run_status(fx.tpc0), HPU_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(run_status(TPC0), HPU_WAIT_CS_STATUS_ABORTED);
 }
 
 int main(void)

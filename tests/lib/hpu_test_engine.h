@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hpu_test_engine.h - what an engine integration test runs on: one open
+ * device, a CB builder, a span of pinned host memory and a span of HBM,
+ * and a submit-and-wait helper.
+ */
+#ifndef HPU_TEST_ENGINE_H
+#define HPU_TEST_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hpudrv.h"
+
+/**
+ * struct hpu_test_engine - the fixture
+ * @dev: hpu0, opened
+ * @cb: builder of @cb_size bytes
+ * @ip: HW_IP_INFO of @dev (engine counts give the queue indices)
+ * @host: pinned host memory (hpu_host_alloc), @span bytes
+ * @host_va: its device VA
+ * @hbm_h: HBM allocation of @span bytes
+ * @hbm_va: its device VA
+ */
+struct hpu_test_engine {
+	struct hpu_device *dev;
+	struct hpu_cb_builder *cb;
+	struct hpu_info_hw_ip_info ip;
+	uint8_t *host;
+	uint64_t host_va;
+	uint64_t hbm_h, hbm_va;
+};
+
+/* Open everything (cmocka asserts on any failure) */
+void hpu_test_engine_open(struct hpu_test_engine *e, size_t cb_size,
+			  size_t span);
+/* Release everything (asserts that each release succeeds) */
+void hpu_test_engine_close(struct hpu_test_engine *e);
+/* Submit the builder's CB on @queue, reset it, wait: the WAIT_CS status */
+uint32_t hpu_test_engine_run(struct hpu_test_engine *e, uint32_t queue);
+
+#endif /* HPU_TEST_ENGINE_H */

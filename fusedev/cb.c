@@ -38,23 +38,12 @@ static int cb_create(struct hpu_ctx *ctx, pid_t tid, const struct hpu_cb_in *in,
 	if (!in->host_ptr || in->cb_handle || in->cb_size < 8 ||
 	    in->cb_size > HPU_MAX_CB_SIZE || in->cb_size % 8)
 		return -EINVAL;
-	r.pid = hpu_tid_to_tgid(tid);
-	r.addr = in->host_ptr;
-	r.size = in->cb_size;
-	ret = hpu_user_range_mapped(r.pid, r.addr, r.size);
-	if (ret)
-		return ret;
 	cb = calloc(1, sizeof(*cb));
 	if (!cb)
 		return -ENOMEM;
-	r.pidfd = hpu_pidfd_open(r.pid);
-	if (r.pidfd < 0) {
-		free(cb);
-		return -EFAULT;
-	}
-	ret = CTX_OPS(ctx)->map_host(ctx->as, &r, 0, false, &va);
+	ret = hpu_ctx_map_user(ctx, tid, in->host_ptr, in->cb_size, 0, false,
+			       &r, &va);
 	if (ret) {
-		close(r.pidfd);
 		free(cb);
 		return ret;
 	}

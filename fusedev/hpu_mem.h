@@ -87,4 +87,15 @@ struct hpu_mem_state {
 /* The device model's operations of a context's device */
 #define CTX_OPS(ctx) ((ctx)->dev->model->ops)
 
+/*
+ * Map [@addr, @addr + @size) of the process of thread @tid into @ctx's
+ * address space (memory.c): the range must be mapped in the process; the
+ * mapping records the process through a pidfd, returned in @r->pidfd and
+ * owned by the caller from then on (closed here on failure).
+ * Return: 0 with *@va set, or -errno.
+ */
+int hpu_ctx_map_user(struct hpu_ctx *ctx, pid_t tid, uint64_t addr,
+		     uint64_t size, uint64_t hint, bool fixed,
+		     struct hpu_fw_host_range *r, uint64_t *va);
+
 #endif /* HPU_MEM_H */

@@ -234,6 +234,29 @@ out_unlock:
 	return ret;
 }
 
+int hpu_ctx_map_user(struct hpu_ctx *ctx, pid_t tid, uint64_t addr,
+		     uint64_t size, uint64_t hint, bool fixed,
+		     struct hpu_fw_host_range *r, uint64_t *va)
+{
+	int ret;
+
+	r->pid = hpu_tid_to_tgid(tid);
+	r->addr = addr;
+	r->size = size;
+	ret = hpu_user_range_mapped(r->pid, r->addr, r->size);
+	if (ret)
+		return ret;
+	r->pidfd = hpu_pidfd_open(r->pid);
+	if (r->pidfd < 0)
+		return -EFAULT;
+	ret = CTX_OPS(ctx)->map_host(ctx->as, r, hint, fixed, va);
+	if (ret) {
+		close(r->pidfd);
+		r->pidfd = -1;
+	}
+	return ret;
+}
+
 static int map_host(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 		    struct hpu_mem_out *out)
 {
@@ -246,36 +269,24 @@ static int map_host(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 	ret = check_hint(in, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END);
 	if (ret || !in->size || in->handle || in->page_size)
 		return -EINVAL;
-	r.pid = hpu_tid_to_tgid(tid);
-	r.addr = in->host_virt_addr;
-	r.size = in->size;
-	ret = hpu_user_range_mapped(r.pid, r.addr, r.size);
-	if (ret)
-		return ret;
 	mp = calloc(1, sizeof(*mp));
 	if (!mp)
 		return -ENOMEM;
-	r.pidfd = hpu_pidfd_open(r.pid);
-	if (r.pidfd < 0) {
-		free(mp);
-		return -EFAULT;
-	}
-	pthread_mutex_lock(&m->lock);
-	ret = CTX_OPS(ctx)->map_host(ctx->as, &r, in->device_virt_addr,
-				     in->flags & HPU_MEM_FIXED, &va);
-	if (!ret) {
-		mp->va = va;
-		mp->pidfd = r.pidfd;
-		mp->next = m->maps;
-		m->maps = mp;
-		out->device_virt_addr = va;
-	}
-	pthread_mutex_unlock(&m->lock);
+	ret = hpu_ctx_map_user(ctx, tid, in->host_virt_addr, in->size,
+			       in->device_virt_addr, in->flags & HPU_MEM_FIXED,
+			       &r, &va);
 	if (ret) {
-		close(r.pidfd);
 		free(mp);
+		return ret;
 	}
-	return ret;
+	mp->va = va;
+	mp->pidfd = r.pidfd;
+	pthread_mutex_lock(&m->lock);
+	mp->next = m->maps;
+	m->maps = mp;
+	pthread_mutex_unlock(&m->lock);
+	out->device_virt_addr = va;
+	return 0;
 }
 
 /*

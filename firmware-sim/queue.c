@@ -158,6 +158,18 @@ static enum exec_result exec_fault(struct hpu_fw_fault *fault,
 	return r;
 }
 
+/*
+ * Account @n bytes just moved by a chunked packet of @total bytes against
+ * @budget. Return: true while the packet has bytes left (run it again).
+ */
+static bool job_advance(struct hpusim_job *job, uint64_t *budget, uint64_t n,
+			uint64_t total)
+{
+	*budget -= n < *budget ? n : *budget;
+	job->progress += n;
+	return job->progress < total;
+}
+
 /* Run packets of @job until it ends, parks, faults or @budget runs out */
 static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 				 struct hpu_fw_fault *fault)
@@ -209,10 +221,7 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 				fault->engine = q->engine;
 				return EXEC_FAULT;
 			}
-			*budget -= (uint64_t)n < *budget ? (uint64_t)n :
-							   *budget;
-			job->progress += (uint64_t)n;
-			if (job->progress < p->size)
+			if (job_advance(job, budget, (uint64_t)n, p->size))
 				continue;
 			break;
 		}
@@ -234,10 +243,7 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 				fault->engine = q->engine;
 				return EXEC_FAULT;
 			}
-			*budget -= (uint64_t)n < *budget ? (uint64_t)n :
-							   *budget;
-			job->progress += (uint64_t)n;
-			if (job->progress < p->size)
+			if (job_advance(job, budget, (uint64_t)n, p->size))
 				continue;
 			break;
 		}

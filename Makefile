@@ -49,6 +49,7 @@ BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-DHPU_VERSION_MAJOR=$(VERSION_MAJOR) -DHPU_VERSION_MINOR=$(VERSION_MINOR) \
 	-DHPU_VERSION_PATCH=$(VERSION_PATCH) \
 	-Iuapi -Icommon -Ifirmware-sim -Ilibhpudrv/include/hpu -Ifusedev \
+	-Itrainer/ccl/include/hpu \
 	$(call pkg_cflags,$(PKGS))
 LDLIBS_BASE := -lpthread -lm
 # The MME engine (libhpusim) and hpu-bench's reference GEMM
@@ -70,6 +71,11 @@ FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
 DRV_SRCS := $(sort $(wildcard libhpudrv/*.c))
 SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
 BENCH_SRCS := $(sort $(wildcard tools/hpu-bench/*.c))
+CCL_SRCS := $(sort $(wildcard trainer/ccl/*.c))
+CCL_TOOL_SRCS := $(sort $(wildcard tools/hpu-ccl-tests/*.c))
+# Open MPI reference of hpu-ccl-tests, built with mpicc when it exists
+MPI_REF_SRC := tools/mpi-ref/mpi_allreduce_ref.c
+MPICC ?= mpicc
 TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/integration/test_*.c))
 
@@ -86,13 +92,23 @@ LIBHPUDRV_PC := $(O)/lib/pkgconfig/libhpudrv.pc
 HPU_FUSED := $(O)/bin/hpu-fused
 HPU_SMI := $(O)/bin/hpu-smi
 HPU_BENCH := $(O)/bin/hpu-bench
+CCL_SONAME := libhpuccl.so.$(VERSION_MAJOR)
+LIBHPUCCL_SO := $(O)/lib/libhpuccl.so.$(VERSION)
+LIBHPUCCL_A := $(O)/lib/libhpuccl.a
+LIBHPUCCL_PC := $(O)/lib/pkgconfig/libhpuccl.pc
+CCL_OBJS = $(call obj,$(CCL_SRCS))
+HPU_CCL_TESTS := $(O)/bin/hpu-ccl-tests
+HPU_MPI_REF := $(O)/bin/hpu-mpi-allreduce-ref
 TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 
-TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH))
-LIBS := $(LIBHPUSIM) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC))
+TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH)) \
+	$(if $(CCL_TOOL_SRCS),$(HPU_CCL_TESTS))
+LIBS := $(LIBHPUSIM) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC)) \
+	$(if $(CCL_SRCS),$(LIBHPUCCL_SO) $(LIBHPUCCL_A) $(LIBHPUCCL_PC))
 
 .PHONY: FORCE all deps fuzz fuzz-run test unit-test run install uninstall lint format \
-	check-headers clean bench-ioctl bench-cs bench-dma bench-gemm bench-tpc
+	check-headers clean bench-ioctl bench-cs bench-dma bench-gemm bench-tpc \
+	bench-ccl mpi-ref
 
 all: $(LIBS) $(TOOLS)
 
@@ -100,7 +116,7 @@ all: $(LIBS) $(TOOLS)
 DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests/unit \
 	$(O)/tests/integration $(O)/headers \
 	$(O)/pic/common $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
-	$(SMI_SRCS) $(BENCH_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
+	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
 $(DIRS):
 	$(Q)mkdir -p $@
 
@@ -109,6 +125,12 @@ $(DIRS):
 $(O)/obj/libhpudrv/%.o: libhpudrv/%.c | $(DIRS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DHPUDRV_BUILD \
+		-MMD -MP -c $< -o $@
+
+# libhpuccl objects likewise
+$(O)/obj/trainer/ccl/%.o: trainer/ccl/%.c | $(DIRS)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DHPUCCL_BUILD \
 		-MMD -MP -c $< -o $@
 
 $(O)/pic/common/%.o: common/%.c | $(DIRS)
@@ -140,6 +162,24 @@ $(LIBHPUDRV_A): $(DRV_OBJS) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
+$(LIBHPUCCL_SO): $(CCL_OBJS) trainer/ccl/libhpuccl.map $(LIBHPUDRV_SO) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(CCL_SONAME) \
+		-Wl,--version-script=trainer/ccl/libhpuccl.map -Wl,--no-undefined \
+		-o $@ $(CCL_OBJS) -L$(O)/lib -lhpudrv $(LDLIBS_BASE)
+	$(Q)ln -sf libhpuccl.so.$(VERSION) $(O)/lib/$(CCL_SONAME)
+	$(Q)ln -sf $(CCL_SONAME) $(O)/lib/libhpuccl.so
+
+$(LIBHPUCCL_A): $(CCL_OBJS) | $(DIRS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIBHPUCCL_PC): trainer/ccl/libhpuccl.pc.in $(PATHS_STAMP) | $(DIRS)
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		$< > $@
+
 # Rewritten only when the install paths change, so the .pc follows PREFIX.
 PATHS_STAMP := $(O)/lib/pkgconfig/paths.stamp
 $(PATHS_STAMP): FORCE | $(DIRS)
@@ -169,16 +209,29 @@ $(HPU_BENCH): $(call obj,$(BENCH_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRCS)) $(DRV_LINK) \
 		$(call pkg_libs,fuse3) $(BLAS_LIBS) $(LDLIBS_BASE)
 
+$(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(LIBHPUCCL_SO) $(LIBHPUDRV_SO) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(CCL_TOOL_SRCS)) -L$(O)/lib -lhpuccl \
+		$(DRV_LINK) $(LDLIBS_BASE)
+
+# Built only on request (bench-ccl): it needs Open MPI's mpicc.
+$(HPU_MPI_REF): $(MPI_REF_SRC) | $(DIRS)
+	$(call msg,MPICC,$@)
+	$(Q)$(MPICC) -O2 -Wall -Wextra -Werror -o $@ $<
+
+mpi-ref: $(HPU_MPI_REF)
+
 # ---------------------------------------------------------------- tests
 # Every test binary links the test helpers, the driver core, the simulator
 # and the static libhpudrv (so internal functions can be unit tested).
-TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) $(LIBHPUDRV_A) \
+TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) \
+	$(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
 	$(call pkg_libs,fuse3 libudev cmocka) $(BLAS_LIBS) $(LDLIBS_BASE)
 
 # Test objects are reached only through the pattern rule below: keep them.
 .SECONDARY: $(call obj,$(TEST_SRCS) $(TESTLIB_SRCS))
 $(O)/tests/%: $(O)/obj/tests/%.o $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) \
-		$(LIBHPUSIM) $(LIBHPUDRV_A) | $(DIRS)
+		$(LIBHPUSIM) $(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_LINK)
 
@@ -254,6 +307,9 @@ bench-gemm: all
 bench-tpc: all
 	$(Q)O=$(O) tools/run-bench tpc
 
+bench-ccl: all mpi-ref
+	$(Q)O=$(O) tools/run-bench ccl
+
 # ---------------------------------------------------------------- install
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
@@ -263,13 +319,19 @@ install: all
 	$(Q)ln -sf libhpudrv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(DRV_SONAME)
 	$(Q)ln -sf $(DRV_SONAME) $(DESTDIR)$(LIBDIR)/libhpudrv.so
 	$(Q)install -m 0644 $(LIBHPUDRV_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
-	$(Q)install -m 0644 uapi/*.h libhpudrv/include/hpu/*.h $(DESTDIR)$(INCLUDEDIR)/hpu/
+	$(Q)install -m 0755 $(LIBHPUCCL_SO) $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sf libhpuccl.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(CCL_SONAME)
+	$(Q)ln -sf $(CCL_SONAME) $(DESTDIR)$(LIBDIR)/libhpuccl.so
+	$(Q)install -m 0644 $(LIBHPUCCL_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	$(Q)install -m 0644 uapi/*.h libhpudrv/include/hpu/*.h \
+		trainer/ccl/include/hpu/*.h $(DESTDIR)$(INCLUDEDIR)/hpu/
 	$(Q)install -m 0755 $(HPU_FUSED) $(DESTDIR)$(SBINDIR)/
 	$(Q)install -m 0755 $(filter-out $(HPU_FUSED),$(TOOLS)) $(DESTDIR)$(BINDIR)/
 
 uninstall:
-	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libhpudrv.so* \
+	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libhpudrv.so* $(DESTDIR)$(LIBDIR)/libhpuccl.so* \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/libhpudrv.pc \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/libhpuccl.pc $(DESTDIR)$(BINDIR)/hpu-ccl-tests \
 		$(DESTDIR)$(SBINDIR)/hpu-fused $(DESTDIR)$(BINDIR)/hpu-smi \
 		$(DESTDIR)$(BINDIR)/hpu-bench
 	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/hpu
@@ -277,6 +339,7 @@ uninstall:
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] fusedev/*.[ch] \
 	common/*.[ch] libhpudrv/*.[ch] libhpudrv/include/hpu/*.h tools/*/*.[ch] \
+	trainer/ccl/*.[ch] trainer/ccl/include/hpu/*.h \
 	tests/*/*.[ch]))
 lint:
 	$(call msg,LINT,$(words $(FORMAT_SRCS)) files)

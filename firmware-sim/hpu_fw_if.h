@@ -16,6 +16,10 @@
  * 1.1 adds device memory, address spaces (one per driver context), host
  * memory mappings and command submission with completion callbacks.
  *
+ * 1.2 adds the NICs: a fabric (one server: the devices of one driver
+ * instance and its scale-out endpoint), memory registration for remote
+ * writes, connections between NIC ports, link state, and NIC events.
+ *
  * Threading: every operation may be called from any driver thread at once.
  * Callbacks (struct hpu_fw_callbacks) are called from the model's engine
  * threads, or from the calling thread inside cs_submit/cs_abort/as_destroy;
@@ -33,7 +37,7 @@
 #include "hpu_packets.h"
 
 #define HPU_FW_IF_MAJOR 1
-#define HPU_FW_IF_MINOR 1
+#define HPU_FW_IF_MINOR 2
 
 /**
  * struct hpu_fw_profile - static description of one chip generation
@@ -118,6 +122,7 @@ struct hpu_fw_telemetry {
 struct hpu_fw_device;
 struct hpu_fw_as;
 struct hpu_fw_mem;
+struct hpu_fw_fabric;
 
 /* Sync objects of an address space: user ids below HPU_NUM_SOBS
  * (uapi/hpu_packets.h), driver-internal ids from there up (1.1) */
@@ -159,6 +164,24 @@ struct hpu_fw_fault {
 };
 
 /**
+ * struct hpu_fw_nic_event - what a NIC reports (1.2)
+ * @type: HPU_EVENT_LINK_DOWN or HPU_EVENT_NIC_ACCESS_ERR
+ * @port: NIC port concerned (the local port; for an access error seen by
+ *	the region's owner, the port the write arrived on, or ~0 when it
+ *	came from the scale-out network)
+ * @key: NIC_ACCESS_ERR: the key the write named; else 0
+ * @offset: NIC_ACCESS_ERR: the offset it named; else 0
+ * @size: NIC_ACCESS_ERR: the bytes it carried; else 0
+ */
+struct hpu_fw_nic_event {
+	uint32_t type;
+	uint32_t port;
+	uint32_t key;
+	uint64_t offset;
+	uint64_t size;
+};
+
+/**
  * struct hpu_fw_callbacks - how a model reports back to the driver (1.1)
  * @cs_done: a submission ended; called exactly once per successful
  *	cs_submit, possibly before cs_submit returns; @fault is NULL unless
@@ -166,6 +189,10 @@ struct hpu_fw_fault {
  *	(the clock of device_time_ns) when it ended
  * @engine_reset: the model reset @engine (after an abort or a fault)
  * @arg: first argument of every callback
+ * @nic_event: (1.2) a NIC event for the context whose address space has
+ *	@as_cookie (as_set_cookie), or for every context of the device when
+ *	@as_cookie is NULL; @ev->type is HPU_EVENT_LINK_DOWN or
+ *	HPU_EVENT_NIC_ACCESS_ERR
  */
 struct hpu_fw_callbacks {
 	void (*cs_done)(void *arg, void *cs_cookie,
@@ -173,6 +200,8 @@ struct hpu_fw_callbacks {
 			const struct hpu_fw_fault *fault, uint64_t done_ns);
 	void (*engine_reset)(void *arg, uint32_t engine);
 	void *arg;
+	void (*nic_event)(void *arg, void *as_cookie,
+			  const struct hpu_fw_nic_event *ev);
 };
 
 /**
@@ -213,6 +242,9 @@ struct hpu_fw_host_range {
  * @pci_bus: PCI bus of the simulated device
  * @serial: serial number string (NUL-terminated, copied by create)
  * @cb: callbacks (1.1); may be all NULL for a device used only for INFO
+ * @fabric: (1.2) the server the device joins (its scale-up ports link it
+ *	to every other device of the fabric), or NULL for a device with no
+ *	peers; @index must be unique in the fabric
  */
 struct hpu_fw_config {
 	const struct hpu_fw_profile *profile;
@@ -222,6 +254,20 @@ struct hpu_fw_config {
 	uint8_t pci_bus;
 	const char *serial;
 	struct hpu_fw_callbacks cb;
+	struct hpu_fw_fabric *fabric;
+};
+
+/**
+ * struct hpu_fw_fabric_config - what the driver asks a fabric to be (1.2)
+ * @scaleout_addr: "HOST:PORT" (IPv4 address or host name; port 0 picks a
+ *	free one) on which the server accepts scale-out connections from
+ *	other servers, or NULL for a server without scale-out
+ * @num_devices: devices that will join (scale-up wiring is laid out for
+ *	this many), 1..64
+ */
+struct hpu_fw_fabric_config {
+	const char *scaleout_addr;
+	uint32_t num_devices;
 };
 
 /**
@@ -293,6 +339,36 @@ struct hpu_fw_config {
  *	model reaches it like device memory, without process_vm_readv; the
  *	driver keeps @ptr mapped until unmap (which gives @pidfd -1) or
  *	as_destroy returned. Added at the end of 1.1, before any release
+ *
+ * Since 1.2 (docs/nic.md):
+ * @fabric_create: a server: the scale-up links of @cfg->num_devices
+ *	devices and, with @cfg->scaleout_addr, a listening scale-out
+ *	endpoint; 0, -EINVAL (bad address or count), -EADDRINUSE, -errno
+ * @fabric_destroy: close the scale-out endpoint and its connections;
+ *	called after every device of the fabric was destroyed
+ * @fabric_addr: the scale-out endpoint really bound (IPv4 network order,
+ *	port host order; both 0 without scale-out); never fails
+ * @nic_info: fill the HPU_INFO_NIC answer
+ * @as_set_cookie: the value nic_event gives for events of @as
+ * @nic_reg_mr: register [@va, @va + @size) of @as (every byte mapped to
+ *	HBM, SRAM or shared host memory) for remote writes; @key gets a
+ *	device-unique key, never 0 and not reused while the device lives;
+ *	-EINVAL (bad range, flags), -EFAULT (not mapped or pageable host
+ *	memory), -ENOSPC (HPU_NIC_MAX_MRS reached)
+ * @nic_dereg_mr: revoke a key of @as; a write in flight to it finishes
+ *	first, later ones fail; -ENOENT when @as has no such key
+ * @nic_connect: a connection of @as from @port to device @remote_device
+ *	of the server at @ipv4:@tcp_port (both 0: this server); @conn gets
+ *	an id (never 0) unique in @as; -EINVAL (port out of range, scale-up
+ *	port not wired to that device, scale-out port to this server or
+ *	scale-up port to another), -ENODEV (no such remote device),
+ *	-ENETDOWN (port down), -EHOSTUNREACH / -ECONNREFUSED / -ETIMEDOUT
+ *	(remote server unreachable), -ENOSPC (HPU_NIC_MAX_CONNS reached)
+ * @nic_disconnect: drop a connection of @as; -ENOENT when unknown
+ * @nic_set_link: take @port of the device down (@up false) or up again;
+ *	a scale-up link goes down at both ends; writes through a down port
+ *	end their CS with an engine error; every context of both devices
+ *	gets HPU_EVENT_LINK_DOWN when a link goes down; -EINVAL bad port
  */
 struct hpu_fw_ops {
 	int (*create)(const struct hpu_fw_config *cfg,
@@ -334,6 +410,23 @@ struct hpu_fw_ops {
 	int (*export_dir)(struct hpu_fw_device *fw, char *buf, size_t len);
 	int (*map_shared)(struct hpu_fw_as *as, void *ptr, uint64_t size,
 			  uint64_t va_hint, bool fixed, uint64_t *va);
+
+	/* 1.2 */
+	int (*fabric_create)(const struct hpu_fw_fabric_config *cfg,
+			     struct hpu_fw_fabric **out);
+	void (*fabric_destroy)(struct hpu_fw_fabric *fab);
+	void (*fabric_addr)(struct hpu_fw_fabric *fab, uint32_t *ipv4,
+			    uint16_t *port);
+	void (*nic_info)(struct hpu_fw_device *fw, struct hpu_info_nic *out);
+	void (*as_set_cookie)(struct hpu_fw_as *as, void *cookie);
+	int (*nic_reg_mr)(struct hpu_fw_as *as, uint64_t va, uint64_t size,
+			  uint32_t flags, uint32_t *key);
+	int (*nic_dereg_mr)(struct hpu_fw_as *as, uint32_t key);
+	int (*nic_connect)(struct hpu_fw_as *as, uint32_t port, uint32_t ipv4,
+			   uint16_t tcp_port, uint32_t remote_device,
+			   uint32_t *conn);
+	int (*nic_disconnect)(struct hpu_fw_as *as, uint32_t conn);
+	int (*nic_set_link)(struct hpu_fw_device *fw, uint32_t port, bool up);
 };
 
 /**

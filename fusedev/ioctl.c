@@ -76,6 +76,12 @@ static int ioctl_debug(const struct hpu_ioctl_call *call, void *data)
 	return -EOPNOTSUPP;
 }
 
+/* NIC family: fusedev/nic.c replaces this with the real handler */
+static int ioctl_nic(const struct hpu_ioctl_call *call, void *data)
+{
+	return -EOPNOTSUPP;
+}
+
 static const struct hpu_ioctl_desc hpu_ioctls[] = {
 	[HPU_COMMAND_INFO] = {
 		.cmd = HPU_IOCTL_INFO,
@@ -107,6 +113,11 @@ static const struct hpu_ioctl_desc hpu_ioctls[] = {
 		.cmd = HPU_IOCTL_DEBUG,
 		.func = ioctl_debug,
 		.name = "DEBUG",
+	},
+	[HPU_COMMAND_NIC] = {
+		.cmd = HPU_IOCTL_NIC,
+		.func = ioctl_nic,
+		.name = "NIC",
 	},
 };
 

@@ -80,6 +80,7 @@ enum hpu_server_type {
 #define HPU_INFO_PCI_INFO	    64
 #define HPU_INFO_DRIVER_VERSION	    65
 #define HPU_INFO_THERMAL	    66
+#define HPU_INFO_NIC		    67
 
 /* Capability bits of hpu_info_driver_version.capabilities */
 #define HPU_CAP_INFO   (1ULL << 0) /* INFO family */
@@ -344,6 +345,49 @@ struct hpu_info_open_stats {
 	__u8 is_compute_ctx_active;
 	__u8 compute_ctx_in_release;
 	__u8 pad[6];
+};
+
+/* hpu_info_nic.port_peer: the port does not link to a device of the server */
+#define HPU_NIC_PEER_NONE 0xff
+
+/**
+ * struct hpu_info_nic - HPU_INFO_NIC answer: the device's NIC ports
+ * @server_id: identifier of the server (one hpu-fused instance) the
+ *	device belongs to, never 0; devices with the same @server_id are
+ *	linked all-to-all by scale-up ports
+ * @ports_up_mask: bit per port whose link is up
+ * @scaleout_ports_mask: bit per port wired to the scale-out network
+ *	(the others are scale-up ports, see @port_peer)
+ * @tx_bytes: payload bytes this device's NICs sent since creation
+ * @rx_bytes: payload bytes written into this device by NICs (its own
+ *	server's and remote ones) since creation
+ * @num_ports: NIC ports of the device (bits of the masks above)
+ * @device_index: index of the device in its server (remote_device of
+ *	HPU_NIC_OP_CONNECT)
+ * @num_server_devices: devices in the server
+ * @scaleout_ipv4: IPv4 address (network byte order) on which the server
+ *	accepts scale-out connections, or 0 when it has none
+ * @scaleout_port: TCP port of that address (host byte order), or 0
+ * @pad0: 0
+ * @pad1: 0
+ * @port_peer: per scale-up port, index of the device of this server it
+ *	links to; HPU_NIC_PEER_NONE for scale-out ports, unwired ports and
+ *	entries at and past @num_ports
+ */
+struct hpu_info_nic {
+	__u64 server_id;
+	__u64 ports_up_mask;
+	__u64 scaleout_ports_mask;
+	__u64 tx_bytes;
+	__u64 rx_bytes;
+	__u32 num_ports;
+	__u32 device_index;
+	__u32 num_server_devices;
+	__u32 scaleout_ipv4;
+	__u16 scaleout_port;
+	__u16 pad0;
+	__u32 pad1;
+	__u8 port_peer[64];
 };
 
 /* Event bits of hpu_info_events.events_mask and hpu_event.type numbers */
@@ -698,6 +742,89 @@ union hpu_mem_args {
 };
 
 /* ------------------------------------------------------------------ */
+/* NIC: memory registration for remote writes, connections to peers    */
+/* ------------------------------------------------------------------ */
+
+#define HPU_NIC_OP_REG_MR     0 /* register device memory for remote writes */
+#define HPU_NIC_OP_DEREG_MR   1 /* revoke a registration */
+#define HPU_NIC_OP_CONNECT    2 /* connect a NIC port to a peer device */
+#define HPU_NIC_OP_DISCONNECT 3 /* drop a connection */
+
+/* hpu_nic_in.flags of REG_MR */
+#define HPU_NIC_MR_REMOTE_WRITE (1U << 0) /* peers may write (required) */
+#define HPU_NIC_MR_FLAGS_MASK	0x1U
+
+/* Registrations and connections a context may hold at once */
+#define HPU_NIC_MAX_MRS	  256
+#define HPU_NIC_MAX_CONNS 256
+
+/**
+ * struct hpu_nic_in - NIC input
+ * @addr: REG_MR: device VA of the region (HBM, SRAM or pinned host
+ *	memory mapped in the calling context, the whole range mapped);
+ *	other ops: 0
+ * @size: REG_MR: bytes of the region, > 0; other ops: 0
+ * @op: HPU_NIC_OP_*
+ * @flags: REG_MR: HPU_NIC_MR_* (REMOTE_WRITE required); other ops: 0
+ * @handle: DEREG_MR: key returned by REG_MR; DISCONNECT: connection id
+ *	returned by CONNECT; other ops: 0
+ * @port: CONNECT: local NIC port; a scale-up port must be the one wired
+ *	to @remote_device (struct hpu_info_nic.port_peer), a scale-out port
+ *	must name another server; other ops: 0
+ * @remote_ipv4: CONNECT: IPv4 address (network byte order) of the remote
+ *	server's scale-out endpoint, or 0 for a device of this server;
+ *	other ops: 0
+ * @remote_device: CONNECT: device index in the remote (or this) server;
+ *	other ops: 0
+ * @remote_port: CONNECT: TCP port (host byte order) of the remote
+ *	server's scale-out endpoint, 0 with @remote_ipv4 0; other ops: 0
+ * @pad0: must be 0
+ * @pad1: must be 0
+ * @reserved: must be 0
+ */
+struct hpu_nic_in {
+	__u64 addr;
+	__u64 size;
+	__u32 op;
+	__u32 flags;
+	__u32 handle;
+	__u32 port;
+	__u32 remote_ipv4;
+	__u32 remote_device;
+	__u16 remote_port;
+	__u16 pad0;
+	__u32 pad1;
+	__u64 reserved;
+};
+
+/**
+ * struct hpu_nic_out - NIC output
+ * @handle: REG_MR: the region's key (never 0), the value peers put in
+ *	struct hpu_pkt_nic_write.rkey; CONNECT: connection id (never 0),
+ *	valid in the calling context only, for
+ *	struct hpu_pkt_nic_write.conn; other ops: 0
+ * @pad: 0
+ * @size: REG_MR: bytes registered; other ops: 0
+ * @reserved: 0
+ */
+struct hpu_nic_out {
+	__u32 handle;
+	__u32 pad;
+	__u64 size;
+	__u64 reserved[5];
+};
+
+/**
+ * union hpu_nic_args - argument of HPU_IOCTL_NIC
+ * @in: input
+ * @out: output
+ */
+union hpu_nic_args {
+	struct hpu_nic_in in;
+	struct hpu_nic_out out;
+};
+
+/* ------------------------------------------------------------------ */
 /* DEBUG: fault injection and engine status                            */
 /* ------------------------------------------------------------------ */
 
@@ -775,7 +902,8 @@ struct hpu_event {
 #define HPU_COMMAND_WAIT_CS 0x03
 #define HPU_COMMAND_MEMORY  0x04
 #define HPU_COMMAND_DEBUG   0x05
-#define HPU_COMMAND_END	    0x06
+#define HPU_COMMAND_NIC	    0x06
+#define HPU_COMMAND_END	    0x07
 
 #define HPU_IOCTL_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_INFO, struct hpu_info_args)
@@ -789,5 +917,7 @@ struct hpu_event {
 	DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_MEMORY, union hpu_mem_args)
 #define HPU_IOCTL_DEBUG \
 	DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_DEBUG, struct hpu_debug_args)
+#define HPU_IOCTL_NIC \
+	DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_NIC, union hpu_nic_args)
 
 #endif /* HPU_UAPI_ACCEL_H */

@@ -21,7 +21,8 @@
  * Queues: one per engine, numbered like the engines (docs/firmware-sim.md:
  * DMA engines first, then MME, TPC, NIC). NOP, STOP, MSG_LONG, FENCE and
  * ARM_MONITOR run on every queue; LIN_DMA and MEMSET only on DMA queues;
- * MME_GEMM only on MME queues, TPC_KERNEL only on TPC queues.
+ * MME_GEMM only on MME queues, TPC_KERNEL only on TPC queues, NIC_WRITE
+ * only on NIC queues (one per NIC port).
  *
  * Engine operands must be memory the device reaches directly: HBM, SRAM
  * or pinned host memory (HPU_MEM_OP_MAP_SHM). An operand in pageable host
@@ -294,6 +295,49 @@ struct hpu_pkt_tpc_kernel {
 	__u32 num_tensors;
 	__u32 params[HPU_TPC_MAX_PARAMS];
 	struct hpu_tpc_tensor tensors[HPU_TPC_MAX_TENSORS];
+};
+
+/* NIC_WRITE flags (struct hpu_pkt_hdr.flags, beside the common bits) */
+#define HPU_NIC_F_SIGNAL (1U << 8) /* add sob_value to the peer's sob_id */
+#define HPU_NIC_F_MASK	 0x100U
+
+/**
+ * struct hpu_pkt_nic_write - write local memory into a peer's registered
+ * region through a NIC port, then optionally signal a peer sync object
+ * (docs/nic.md)
+ * @hdr: opcode HPU_PACKET_NIC_WRITE, size 48; flags HPU_NIC_F_*
+ * @src_addr: device VA of the bytes to send in the submitting context
+ *	(HBM, SRAM or pinned host memory)
+ * @remote_offset: byte offset in the peer's region where they land
+ * @size: bytes to write; 0 sends only the signal (HPU_NIC_F_SIGNAL must
+ *	then be set)
+ * @conn: connection id of the submitting context (HPU_NIC_OP_CONNECT),
+ *	made on the port of the queue that runs the packet
+ * @rkey: key of the peer's region (HPU_NIC_OP_REG_MR in the peer's
+ *	context); the sync object signalled is one of that context
+ * @sob_id: with HPU_NIC_F_SIGNAL: sync object of the peer context,
+ *	0..HPU_NUM_SOBS-1; otherwise 0
+ * @sob_value: with HPU_NIC_F_SIGNAL: added to it (saturating like
+ *	MSG_LONG ADD), 1..HPU_SOB_MAX_VALUE; otherwise 0
+ *
+ * The packet ends when the bytes and the signal were applied at the peer:
+ * the data is visible to the peer's engines before its sync object moves.
+ * Writes through one connection are applied in order. A write whose key
+ * is unknown or revoked, or whose range leaves the region, changes no
+ * byte and no sync object: the CS ends with an engine error and both
+ * contexts get HPU_EVENT_NIC_ACCESS_ERR. A port that is down, or a
+ * connection that was dropped, ends the CS with an engine error and an
+ * HPU_EVENT_LINK_DOWN event.
+ */
+struct hpu_pkt_nic_write {
+	struct hpu_pkt_hdr hdr;
+	__u64 src_addr;
+	__u64 remote_offset;
+	__u64 size;
+	__u32 conn;
+	__u32 rkey;
+	__u32 sob_id;
+	__u32 sob_value;
 };
 
 #endif /* HPU_UAPI_PACKETS_H */

@@ -50,6 +50,12 @@
 #define HPU_TPC_KERNEL_ACCURACY		 36 /* count of argmax == label */
 #define HPU_TPC_KERNEL_SGD_STEP		 37 /* momentum, weight decay */
 #define HPU_TPC_KERNEL_ADAMW_STEP	 38
-#define HPU_TPC_KERNEL_COUNT		 39 /* ids are 1..COUNT-1 */
+#define HPU_TPC_KERNEL_ACCUMULATE	 39 /* out = op(in0..inK-1) / div */
+#define HPU_TPC_KERNEL_COUNT		 40 /* ids are 1..COUNT-1 */
+
+/* HPU_TPC_KERNEL_ACCUMULATE params[0]: the reduction */
+#define HPU_TPC_ACC_SUM 0
+#define HPU_TPC_ACC_MIN 1
+#define HPU_TPC_ACC_MAX 2
 
 #endif /* HPU_UAPI_TPC_KERNELS_H */

@@ -1226,6 +1226,158 @@ HPUDRV_EXPORT int hpu_allocator_stats(struct hpu_allocator *a,
  */
 HPUDRV_EXPORT int hpu_allocator_empty_cache(struct hpu_allocator *a);
 
+/* ------------------------------------------- NIC and fault injection (1.3) */
+
+/**
+ * hpu_info_nic() - the device's NIC ports and its server (HPU_INFO_NIC)
+ * @dev: compute or control handle
+ * @out: receives the answer
+ *
+ * Return: 0 or -errno.
+ */
+HPUDRV_EXPORT int hpu_info_nic(struct hpu_device *dev,
+			       struct hpu_info_nic *out);
+
+/**
+ * hpu_nic_reg_mr() - register device memory for remote writes
+ * @dev: compute handle
+ * @va: device VA of the region (HBM, SRAM or pinned host memory)
+ * @size: bytes, > 0
+ * @key: receives the region's key (never 0) for peers' NIC_WRITE packets
+ *
+ * Return: 0; -EINVAL; -EFAULT (range not mapped to device-reachable
+ * memory); -ENOSPC (HPU_NIC_MAX_MRS regions); -errno.
+ */
+HPUDRV_EXPORT int hpu_nic_reg_mr(struct hpu_device *dev, uint64_t va,
+				 uint64_t size, uint32_t *key);
+
+/**
+ * hpu_nic_dereg_mr() - revoke a key: later writes to it fail
+ * @dev: compute handle
+ * @key: key from hpu_nic_reg_mr()
+ *
+ * Return: 0, -ENOENT or -errno.
+ */
+HPUDRV_EXPORT int hpu_nic_dereg_mr(struct hpu_device *dev, uint32_t key);
+
+/**
+ * struct hpu_nic_peer - where a connection goes
+ * @port: local NIC port (a scale-up port wired to @device, or a scale-out
+ *	port for another server)
+ * @ipv4: remote server's scale-out address, network byte order; 0 for a
+ *	device of this server
+ * @tcp_port: remote server's scale-out TCP port, host byte order; 0 for a
+ *	device of this server
+ * @device: device index in that server
+ */
+struct hpu_nic_peer {
+	uint32_t port;
+	uint32_t ipv4;
+	uint16_t tcp_port;
+	uint32_t device;
+};
+
+/**
+ * hpu_nic_connect() - connect a NIC port of @dev to a peer device
+ * @dev: compute handle
+ * @peer: the peer
+ * @conn: receives the connection id (never 0) for NIC_WRITE packets
+ *
+ * Return: 0; -EINVAL; -ENODEV; -ENETDOWN; -EHOSTUNREACH, -ECONNREFUSED,
+ * -ETIMEDOUT; -ENOSPC; -errno (docs/nic.md).
+ */
+HPUDRV_EXPORT int hpu_nic_connect(struct hpu_device *dev,
+				  const struct hpu_nic_peer *peer,
+				  uint32_t *conn);
+
+/**
+ * hpu_nic_disconnect() - drop a connection
+ * @dev: compute handle
+ * @conn: id from hpu_nic_connect()
+ *
+ * Return: 0, -ENOENT or -errno.
+ */
+HPUDRV_EXPORT int hpu_nic_disconnect(struct hpu_device *dev, uint32_t conn);
+
+/**
+ * hpu_nic_scaleup_port() - first scale-up port of @info wired to a device
+ * @info: HPU_INFO_NIC answer of the local device
+ * @device: index of the peer device in the same server
+ *
+ * Return: the port, or -ENOENT when none is wired to it.
+ */
+HPUDRV_EXPORT int hpu_nic_scaleup_port(const struct hpu_info_nic *info,
+				       uint32_t device);
+
+/**
+ * hpu_cb_nic_write() - append a NIC_WRITE packet
+ * @b: builder of a CB for a NIC queue
+ * @conn: connection id made on that queue's port
+ * @src: local device VA
+ * @rkey: key of the peer's region
+ * @remote_offset: offset in the peer's region
+ * @size: bytes (0: signal only; @sob_value must then be non-zero)
+ * @sob_id: peer sync object to signal
+ * @sob_value: added to it; 0 for no signal (then @sob_id must be 0)
+ *
+ * Return: 0, -ENOSPC (builder full) or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_cb_nic_write(struct hpu_cb_builder *b, uint32_t conn,
+				   uint64_t src, uint32_t rkey,
+				   uint64_t remote_offset, uint64_t size,
+				   uint32_t sob_id, uint32_t sob_value);
+
+/**
+ * hpu_debug_inject_fault() - arm a fault (HPU_IOCTL_DEBUG INJECT_FAULT)
+ * @dev: compute handle
+ * @fault: HPU_FAULT_* (this driver implements HPU_FAULT_LINK_DOWN)
+ * @engine: engine id, or the NIC port for HPU_FAULT_LINK_DOWN
+ * @param: fault-specific parameter (0 for LINK_DOWN)
+ *
+ * Return: 0; -EINVAL; -EOPNOTSUPP for a fault kind the driver does not
+ * implement; -errno.
+ */
+HPUDRV_EXPORT int hpu_debug_inject_fault(struct hpu_device *dev,
+					 uint32_t fault, uint32_t engine,
+					 uint64_t param);
+
+/**
+ * hpu_debug_clear_faults() - disarm every fault of the device (links
+ * taken down by injection come back up)
+ * @dev: compute handle
+ *
+ * Return: 0 or -errno.
+ */
+HPUDRV_EXPORT int hpu_debug_clear_faults(struct hpu_device *dev);
+
+/**
+ * hpu_stream_submit() - a multi-queue CS in the order of a stream
+ * @s: stream
+ * @chunks: jobs (any queues of the stream's device)
+ * @n: 1..HPU_MAX_JOBS_PER_CS
+ * @timeout_ms: the CS's timeout; 0 for the driver's default
+ * @seq: receives the CS's sequence number; may be NULL
+ *
+ * The CS starts only after all work enqueued on @s before it ended, and
+ * later work of @s starts only after the CS ended; the call does not
+ * block on either. A failure of the CS is reported by
+ * hpu_stream_synchronize() or an event recorded after it.
+ *
+ * Return: 0, -EINVAL, or -errno of the submission.
+ */
+HPUDRV_EXPORT int hpu_stream_submit(struct hpu_stream *s,
+				    const struct hpu_cs_chunk *chunks,
+				    unsigned int n, uint32_t timeout_ms,
+				    uint64_t *seq);
+
+/**
+ * hpu_stream_device() - device handle of a stream
+ * @s: stream
+ *
+ * Return: the handle given to hpu_stream_create().
+ */
+HPUDRV_EXPORT struct hpu_device *hpu_stream_device(const struct hpu_stream *s);
+
 #ifdef __cplusplus
 }
 #endif

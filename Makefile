@@ -49,7 +49,7 @@ BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-DHPU_VERSION_MAJOR=$(VERSION_MAJOR) -DHPU_VERSION_MINOR=$(VERSION_MINOR) \
 	-DHPU_VERSION_PATCH=$(VERSION_PATCH) \
 	-Iuapi -Icommon -Ifirmware-sim -Ilibhpudrv/include/hpu -Ifusedev \
-	-Itrainer/ccl/include/hpu \
+	-Itrainer/ccl/include/hpu -Itrainer/lib \
 	$(call pkg_cflags,$(PKGS))
 LDLIBS_BASE := -lpthread -lm
 # The MME engine (libhpusim) and hpu-bench's reference GEMM
@@ -73,6 +73,9 @@ SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
 BENCH_SRCS := $(sort $(wildcard tools/hpu-bench/*.c))
 CCL_SRCS := $(sort $(wildcard trainer/ccl/*.c))
 CCL_TOOL_SRCS := $(sort $(wildcard tools/hpu-ccl-tests/*.c))
+# The training library (static, linked into hpu-train and the tests)
+TRAIN_SRCS := $(sort $(wildcard trainer/lib/*.c))
+TRAIN_TOOL_SRCS := $(sort $(wildcard trainer/hpu-train/*.c))
 # Open MPI reference of hpu-ccl-tests, built with mpicc when it exists
 MPI_REF_SRC := tools/mpi-ref/mpi_allreduce_ref.c
 MPICC ?= mpicc
@@ -98,13 +101,17 @@ LIBHPUCCL_A := $(O)/lib/libhpuccl.a
 LIBHPUCCL_PC := $(O)/lib/pkgconfig/libhpuccl.pc
 CCL_OBJS = $(call obj,$(CCL_SRCS))
 HPU_CCL_TESTS := $(O)/bin/hpu-ccl-tests
+LIBHPUTRAIN := $(O)/lib/libhputrain.a
+HPU_TRAIN := $(O)/bin/hpu-train
+TRAIN_LIBS = -lz $(BLAS_LIBS)
 HPU_MPI_REF := $(O)/bin/hpu-mpi-allreduce-ref
 TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 
 TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH)) \
-	$(if $(CCL_TOOL_SRCS),$(HPU_CCL_TESTS))
+	$(if $(CCL_TOOL_SRCS),$(HPU_CCL_TESTS)) $(if $(TRAIN_TOOL_SRCS),$(HPU_TRAIN))
 LIBS := $(LIBHPUSIM) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC)) \
-	$(if $(CCL_SRCS),$(LIBHPUCCL_SO) $(LIBHPUCCL_A) $(LIBHPUCCL_PC))
+	$(if $(CCL_SRCS),$(LIBHPUCCL_SO) $(LIBHPUCCL_A) $(LIBHPUCCL_PC)) \
+	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN))
 
 .PHONY: FORCE all deps fuzz fuzz-run test unit-test run install uninstall lint format \
 	check-headers clean bench-ioctl bench-cs bench-dma bench-gemm bench-tpc \
@@ -116,7 +123,8 @@ all: $(LIBS) $(TOOLS)
 DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests/unit \
 	$(O)/tests/integration $(O)/headers \
 	$(O)/pic/common $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
-	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
+	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(TRAIN_SRCS) \
+	$(TRAIN_TOOL_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
 $(DIRS):
 	$(Q)mkdir -p $@
 
@@ -214,6 +222,16 @@ $(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(LIBHPUCCL_SO) $(LIBHPUDRV_SO) |
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(CCL_TOOL_SRCS)) -L$(O)/lib -lhpuccl \
 		$(DRV_LINK) $(LDLIBS_BASE)
 
+$(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS)) | $(DIRS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(HPU_TRAIN): $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) $(LIBHPUCCL_SO) \
+		$(LIBHPUDRV_SO) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) \
+		-L$(O)/lib -lhpuccl $(DRV_LINK) $(TRAIN_LIBS) $(LDLIBS_BASE)
+
 # Built only on request (bench-ccl): it needs Open MPI's mpicc.
 $(HPU_MPI_REF): $(MPI_REF_SRC) | $(DIRS)
 	$(call msg,MPICC,$@)
@@ -225,13 +243,15 @@ mpi-ref: $(HPU_MPI_REF)
 # Every test binary links the test helpers, the driver core, the simulator
 # and the static libhpudrv (so internal functions can be unit tested).
 TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) \
-	$(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
-	$(call pkg_libs,fuse3 libudev cmocka) $(BLAS_LIBS) $(LDLIBS_BASE)
+	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
+	$(call pkg_libs,fuse3 libudev cmocka) $(if $(TRAIN_SRCS),-lz) $(BLAS_LIBS) \
+	$(LDLIBS_BASE)
 
 # Test objects are reached only through the pattern rule below: keep them.
 .SECONDARY: $(call obj,$(TEST_SRCS) $(TESTLIB_SRCS))
 $(O)/tests/%: $(O)/obj/tests/%.o $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) \
-		$(LIBHPUSIM) $(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) | $(DIRS)
+		$(LIBHPUSIM) $(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) \
+		$(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_LINK)
 
@@ -339,7 +359,8 @@ uninstall:
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] fusedev/*.[ch] \
 	common/*.[ch] libhpudrv/*.[ch] libhpudrv/include/hpu/*.h tools/*/*.[ch] \
-	trainer/ccl/*.[ch] trainer/ccl/include/hpu/*.h \
+	trainer/ccl/*.[ch] trainer/ccl/include/hpu/*.h trainer/lib/*.[ch] \
+	trainer/hpu-train/*.[ch] \
 	tests/*/*.[ch]))
 lint:
 	$(call msg,LINT,$(words $(FORMAT_SRCS)) files)

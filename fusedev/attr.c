@@ -234,12 +234,20 @@ static int show_drv_num_devices(struct hpu_driver *drv, char **text,
 	return text_printf(text, len, "%u\n", drv->ndev);
 }
 
+/* "IP:PORT" of the scale-out endpoint, an empty line without one */
+static int show_drv_scaleout_addr(struct hpu_driver *drv, char **text,
+				  size_t *len)
+{
+	return text_printf(text, len, "%s\n", drv->scaleout_addr);
+}
+
 const struct hpu_attr_drv hpu_drv_attrs[] = {
 	{ .name = "version", .show = show_drv_version },
 	{ .name = "fw_if", .show = show_drv_fw_if },
 	{ .name = "model", .show = show_drv_model },
 	{ .name = "pid", .show = show_drv_pid },
 	{ .name = "num_devices", .show = show_drv_num_devices },
+	{ .name = "scaleout_addr", .show = show_drv_scaleout_addr },
 };
 
 const unsigned int hpu_num_drv_attrs = ARRAY_SIZE(hpu_drv_attrs);

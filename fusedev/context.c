@@ -80,6 +80,14 @@ static int ctx_open_compute(struct hpu_ctx *ctx, struct hpu_device *dev)
 	ret = dev->model->ops->as_create(dev->fw, &ctx->as);
 	if (ret)
 		goto err_cs_free;
+	/*
+	 * NIC events of the address space name the context. The context
+	 * outlives the address space (ctx_teardown destroys it before the
+	 * last reference goes), and the model calls back no more once
+	 * as_destroy returned, so the cookie never dangles.
+	 */
+	if (hpu_model_has_nic(dev->model))
+		dev->model->ops->as_set_cookie(ctx->as, ctx);
 	return 0;
 
 err_cs_free:

@@ -3,6 +3,7 @@
  * device.c - the driver's devices: binding to the device model, identity
  * (module id, PCI bus id, serial number) and the daemon-wide state.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,47 @@ bool hpu_device_has_cs(const struct hpu_device *dev)
 	       o->mem_free && o->mem_size && o->mem_usage && o->mem_export &&
 	       o->as_create && o->as_destroy && o->map_mem && o->map_host &&
 	       o->unmap && o->cs_submit && o->cs_abort && o->sob_write;
+}
+
+/* NIC ports of every device that link to other servers (docs/nic.md) */
+#define HPU_SCALEOUT_PORTS 3
+
+/**
+ * hpu_model_has_nic() - whether the model implements firmware interface
+ * 1.2 (fabric, registration, connections, links) on top of 1.1: the NIC
+ * and DEBUG families work only then
+ * @model: device model
+ */
+bool hpu_model_has_nic(const struct hpu_fw_model *model)
+{
+	const struct hpu_fw_ops *o = model->ops;
+
+	return hpu_fw_if_minor_in_use(model) >= 2 && o->fabric_create &&
+	       o->fabric_destroy && o->fabric_addr && o->nic_info &&
+	       o->as_set_cookie && o->nic_reg_mr && o->nic_dereg_mr &&
+	       o->nic_connect && o->nic_disconnect && o->nic_set_link;
+}
+
+/**
+ * hpu_device_has_nic() - whether the NIC and DEBUG families work on @dev
+ * @dev: device (its model implements 1.1 and 1.2)
+ */
+bool hpu_device_has_nic(const struct hpu_device *dev)
+{
+	return hpu_device_has_cs(dev) && hpu_model_has_nic(dev->model) &&
+	       dev->fw;
+}
+
+/**
+ * hpu_profile_max_server_devices() - most devices one server of @p can
+ * wire all-to-all: one more than its scale-up ports (docs/nic.md)
+ * @p: chip profile
+ */
+unsigned int hpu_profile_max_server_devices(const struct hpu_fw_profile *p)
+{
+	if (p->num_nic_ports <= HPU_SCALEOUT_PORTS)
+		return 1;
+	return p->num_nic_ports - HPU_SCALEOUT_PORTS + 1;
 }
 
 /**
@@ -134,6 +176,7 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	if (ret)
 		return -ret;
 	pthread_rwlock_init(&dev->reset_lock, NULL);
+	pthread_mutex_init(&dev->fault_lock, NULL);
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.profile = drv->profile;
@@ -145,6 +188,10 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	cfg.cb.cs_done = hpu_cs_done_cb;
 	cfg.cb.engine_reset = hpu_engine_reset_cb;
 	cfg.cb.arg = dev;
+	if (drv->fabric) {
+		cfg.cb.nic_event = hpu_nic_event_cb;
+		cfg.fabric = drv->fabric;
+	}
 	ret = drv->model->ops->create(&cfg, &dev->fw);
 	if (ret) {
 		hpu_err("hpu%u: device model refused to create the device: %s",
@@ -168,6 +215,7 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	return 0;
 
 err_destroy_lock:
+	pthread_mutex_destroy(&dev->fault_lock);
 	pthread_rwlock_destroy(&dev->reset_lock);
 	pthread_mutex_destroy(&dev->ctx_lock);
 	return ret;
@@ -178,6 +226,7 @@ static void device_fini(struct hpu_driver *drv, struct hpu_device *dev)
 	hpu_device_release_all(dev);
 	drv->model->ops->destroy(dev->fw);
 	dev->fw = NULL;
+	pthread_mutex_destroy(&dev->fault_lock);
 	pthread_rwlock_destroy(&dev->reset_lock);
 	pthread_mutex_destroy(&dev->ctx_lock);
 }
@@ -195,8 +244,74 @@ void hpu_driver_set_cs_timeout(struct hpu_driver *drv, uint32_t ms)
 		drv->devs[i].cs_timeout_ms = ms;
 }
 
+/*
+ * The server of the devices (firmware interface 1.2): scale-up wiring for
+ * @ndev devices and, with @scaleout_addr, a scale-out endpoint whose
+ * bound address is published as driver/scaleout_addr.
+ */
+static int fabric_init(struct hpu_driver *drv, unsigned int ndev,
+		       const char *scaleout_addr)
+{
+	const struct hpu_fw_ops *o = drv->model->ops;
+	struct hpu_fw_fabric_config fc;
+	char ip[INET_ADDRSTRLEN];
+	struct in_addr in;
+	uint32_t ipv4 = 0;
+	uint16_t port = 0;
+	int ret;
+
+	if (!hpu_model_has_nic(drv->model)) {
+		if (!scaleout_addr)
+			return 0;
+		hpu_err("device model %s has no NICs: --scaleout-addr cannot be served",
+			drv->model->name);
+		drv->fabric_err = true;
+		return -EOPNOTSUPP;
+	}
+	if (ndev > hpu_profile_max_server_devices(drv->profile)) {
+		hpu_err("%u %s devices cannot be wired all-to-all (at most %u)",
+			ndev, drv->profile->name,
+			hpu_profile_max_server_devices(drv->profile));
+		return -EINVAL;
+	}
+	memset(&fc, 0, sizeof(fc));
+	fc.scaleout_addr = scaleout_addr;
+	fc.num_devices = ndev;
+	ret = o->fabric_create(&fc, &drv->fabric);
+	if (ret) {
+		drv->fabric = NULL;
+		drv->fabric_err = true;
+		if (scaleout_addr)
+			hpu_err("--scaleout-addr %s: %s", scaleout_addr,
+				strerror(-ret));
+		else
+			hpu_err("cannot create the server's fabric: %s",
+				strerror(-ret));
+		return ret;
+	}
+	o->fabric_addr(drv->fabric, &ipv4, &port);
+	if (ipv4 || port) {
+		in.s_addr = ipv4;
+		if (!inet_ntop(AF_INET, &in, ip, sizeof(ip)))
+			snprintf(ip, sizeof(ip), "0.0.0.0");
+		snprintf(drv->scaleout_addr, sizeof(drv->scaleout_addr),
+			 "%s:%u", ip, (unsigned int)port);
+	}
+	return 0;
+}
+
+static void fabric_fini(struct hpu_driver *drv)
+{
+	if (!drv->fabric)
+		return;
+	drv->model->ops->fabric_destroy(drv->fabric);
+	drv->fabric = NULL;
+	drv->scaleout_addr[0] = '\0';
+}
+
 /**
- * hpu_driver_init() - create the daemon's devices
+ * hpu_driver_init() - create the daemon's devices, a server without
+ * scale-out
  * @drv: driver state to fill in
  * @model: device model (checked with hpu_driver_check_model())
  * @type: profile name ("gaudi", "gaudi2", "gaudi3")
@@ -207,6 +322,28 @@ void hpu_driver_set_cs_timeout(struct hpu_driver *drv, uint32_t ms)
  */
 int hpu_driver_init(struct hpu_driver *drv, const struct hpu_fw_model *model,
 		    const char *type, unsigned int ndev, const char *where)
+{
+	return hpu_driver_init_server(drv, model, type, ndev, where, NULL);
+}
+
+/**
+ * hpu_driver_init_server() - create the daemon's server: its fabric (with
+ * a model of firmware interface 1.2) and its devices
+ * @drv: driver state to fill in
+ * @model: device model (checked with hpu_driver_check_model())
+ * @type: profile name ("gaudi", "gaudi2", "gaudi3")
+ * @ndev: number of devices, 1..HPU_FUSED_MAX_DEVICES (and no more than
+ *	hpu_profile_max_server_devices() with a NIC model)
+ * @where: mount directory (names the simulated server), may be NULL
+ * @scaleout_addr: "HOST:PORT" to accept scale-out connections on, or NULL
+ *
+ * Return: 0 or -errno (-ENOENT: no such profile; with @drv->fabric_err
+ * set, the model refused the fabric, e.g. a bad @scaleout_addr).
+ */
+int hpu_driver_init_server(struct hpu_driver *drv,
+			   const struct hpu_fw_model *model, const char *type,
+			   unsigned int ndev, const char *where,
+			   const char *scaleout_addr)
 {
 	unsigned int i;
 	int ret;
@@ -229,12 +366,12 @@ int hpu_driver_init(struct hpu_driver *drv, const struct hpu_fw_model *model,
 	drv->devs = calloc(ndev, sizeof(*drv->devs));
 	if (!drv->devs)
 		return -ENOMEM;
+	ret = fabric_init(drv, ndev, scaleout_addr);
+	if (ret)
+		goto err_free_devs;
 	ret = hpu_timer_start();
-	if (ret) {
-		free(drv->devs);
-		drv->devs = NULL;
-		return ret;
-	}
+	if (ret)
+		goto err_fini_fabric;
 
 	for (i = 0; i < ndev; i++) {
 		ret = device_init(drv, &drv->devs[i], i);
@@ -247,6 +384,9 @@ err_fini_devices:
 	while (i--)
 		device_fini(drv, &drv->devs[i]);
 	hpu_timer_stop();
+err_fini_fabric:
+	fabric_fini(drv);
+err_free_devs:
 	free(drv->devs);
 	drv->devs = NULL;
 	return ret;
@@ -265,6 +405,8 @@ void hpu_driver_fini(struct hpu_driver *drv)
 	for (i = 0; i < drv->ndev; i++)
 		device_fini(drv, &drv->devs[i]);
 	hpu_timer_stop();
+	/* the model wants every device of the fabric gone first */
+	fabric_fini(drv);
 	free(drv->devs);
 	drv->devs = NULL;
 }

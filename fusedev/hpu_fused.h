@@ -214,6 +214,9 @@ struct hpu_ctx {
  * @cs_timeout_ms: default per-CS timeout
  * @reset_lock: device reset vs. submission: CS, MEMORY and CB calls into
  *	the model hold it for reading, a device reset for writing
+ * @fault_lock: protects @links_injected
+ * @links_injected: bit per NIC port this device's DEBUG INJECT_FAULT
+ *	(HPU_FAULT_LINK_DOWN) took down, brought back up by CLEAR_FAULTS
  */
 struct hpu_device {
 	unsigned int index;
@@ -244,7 +247,13 @@ struct hpu_device {
 	uint32_t cs_timeout_ms;
 
 	pthread_rwlock_t reset_lock;
+
+	pthread_mutex_t fault_lock;
+	uint64_t links_injected;
 };
+
+/* Longest "IP:PORT" of a scale-out endpoint, with its NUL */
+#define HPU_SCALEOUT_ADDR_LEN 24
 
 /**
  * struct hpu_driver - the daemon-wide state
@@ -256,6 +265,11 @@ struct hpu_device {
  * @uid: owner of the device nodes
  * @gid: group of the device nodes
  * @start_ns: CLOCK_MONOTONIC at start
+ * @fabric: the model's server that links the devices (firmware interface
+ *	1.2), or NULL when the model has no NICs
+ * @fabric_err: hpu_driver_init_server() failed because the fabric (the
+ *	scale-out address) was refused
+ * @scaleout_addr: "IP:PORT" really bound for scale-out, or "" without
  */
 struct hpu_driver {
 	const struct hpu_fw_model *model;
@@ -266,11 +280,21 @@ struct hpu_driver {
 	uid_t uid;
 	gid_t gid;
 	uint64_t start_ns;
+	struct hpu_fw_fabric *fabric;
+	bool fabric_err;
+	char scaleout_addr[HPU_SCALEOUT_ADDR_LEN];
 };
 
 int hpu_driver_check_model(const struct hpu_fw_model *model);
 int hpu_driver_init(struct hpu_driver *drv, const struct hpu_fw_model *model,
 		    const char *type, unsigned int ndev, const char *where);
+int hpu_driver_init_server(struct hpu_driver *drv,
+			   const struct hpu_fw_model *model, const char *type,
+			   unsigned int ndev, const char *where,
+			   const char *scaleout_addr);
+unsigned int hpu_profile_max_server_devices(const struct hpu_fw_profile *p);
+bool hpu_model_has_nic(const struct hpu_fw_model *model);
+bool hpu_device_has_nic(const struct hpu_device *dev);
 void hpu_driver_set_cs_timeout(struct hpu_driver *drv, uint32_t ms);
 bool hpu_device_has_cs(const struct hpu_device *dev);
 void hpu_driver_fini(struct hpu_driver *drv);
@@ -337,6 +361,7 @@ int hpu_packets_validate(const void *cb, size_t size, enum hpu_queue_kind kind,
 /* Engine packet checks (packets_mme.c, packets_tpc.c); @p: the packet */
 int hpu_check_mme_gemm(const uint8_t *p);
 int hpu_check_tpc_kernel(const uint8_t *p);
+int hpu_check_nic_write(const uint8_t *p);
 
 /* ------------------------------------------------------------------ */
 /* Timer thread (timer.c)                                              */
@@ -469,6 +494,11 @@ int hpu_ioctl_memory(const struct hpu_ioctl_call *call, void *data);
 int hpu_ioctl_cb(const struct hpu_ioctl_call *call, void *data);
 int hpu_ioctl_cs(const struct hpu_ioctl_call *call, void *data);
 int hpu_ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data);
+int hpu_ioctl_nic(const struct hpu_ioctl_call *call, void *data);
+int hpu_ioctl_debug(const struct hpu_ioctl_call *call, void *data);
+void hpu_nic_event_cb(void *arg, void *as_cookie,
+		      const struct hpu_fw_nic_event *ev);
+int hpu_nic_info(struct hpu_device *dev, struct hpu_info_nic *out);
 uint64_t hpu_driver_capabilities(const struct hpu_device *dev);
 
 /* ------------------------------------------------------------------ */

@@ -26,12 +26,13 @@ union info_answer {
 	struct hpu_info_events events;
 	struct hpu_info_pci pci;
 	struct hpu_info_driver_version version;
+	struct hpu_info_nic nic;
 };
 
 /**
  * hpu_driver_capabilities() - HPU_CAP_* bits of what is implemented
  * @dev: device (MEMORY, CB, CS and events need a firmware interface 1.1
- *	model)
+ *	model, NIC and DEBUG a 1.2 one)
  */
 uint64_t hpu_driver_capabilities(const struct hpu_device *dev)
 {
@@ -40,6 +41,8 @@ uint64_t hpu_driver_capabilities(const struct hpu_device *dev)
 	if (hpu_device_has_cs(dev))
 		caps |= HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
 			HPU_CAP_EVENTS;
+	if (hpu_device_has_nic(dev))
+		caps |= HPU_CAP_NIC | HPU_CAP_DEBUG;
 	return caps;
 }
 
@@ -238,6 +241,11 @@ static int info_driver_version(struct hpu_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
+static int info_nic(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	return hpu_nic_info(ctx->dev, out);
+}
+
 /**
  * struct info_op - one INFO op
  * @build: fills the answer (zeroed beforehand); 0 or -errno
@@ -273,6 +281,7 @@ static const struct info_op info_ops[] = {
 	OP(HPU_INFO_DRIVER_VERSION, info_driver_version,
 	   struct hpu_info_driver_version),
 	OP(HPU_INFO_THERMAL, info_thermal, struct hpu_info_thermal),
+	OP(HPU_INFO_NIC, info_nic, struct hpu_info_nic),
 };
 
 /**
@@ -283,7 +292,8 @@ static const struct info_op info_ops[] = {
  * Return: 0; -EINVAL for non-zero flags or pad, an unknown op, a
  * period_ms out of range (or given to an op without one), a zero
  * return_pointer or return_size; -EFAULT when the answer cannot be
- * written to return_pointer.
+ * written to return_pointer; -EOPNOTSUPP for NIC when the model has no
+ * NICs.
  */
 int hpu_ioctl_info(const struct hpu_ioctl_call *call, void *data)
 {

@@ -49,39 +49,6 @@ int hpu_check_zero(const void *ptr, size_t len)
 	return 0;
 }
 
-#define CHECK_ZERO(member) hpu_check_zero(&(member), sizeof(member))
-
-/*
- * DEBUG validates everything it can before its family is implemented,
- * then says so with -EOPNOTSUPP (DRIVER_VERSION's capability bits tell
- * clients not to try).
- */
-static int ioctl_debug(const struct hpu_ioctl_call *call, void *data)
-{
-	const struct hpu_debug_args *args = data;
-
-	if (hpu_check_flags(args->flags, 0) || CHECK_ZERO(args->reserved))
-		return -EINVAL;
-	switch (args->op) {
-	case HPU_DEBUG_OP_INJECT_FAULT:
-		if (args->fault >= HPU_FAULT_MAX)
-			return -EINVAL;
-		break;
-	case HPU_DEBUG_OP_CLEAR_FAULTS:
-	case HPU_DEBUG_OP_ENGINE_STATUS:
-		break;
-	default:
-		return -EINVAL;
-	}
-	return -EOPNOTSUPP;
-}
-
-/* NIC family: fusedev/nic.c replaces this with the real handler */
-static int ioctl_nic(const struct hpu_ioctl_call *call, void *data)
-{
-	return -EOPNOTSUPP;
-}
-
 static const struct hpu_ioctl_desc hpu_ioctls[] = {
 	[HPU_COMMAND_INFO] = {
 		.cmd = HPU_IOCTL_INFO,
@@ -111,12 +78,12 @@ static const struct hpu_ioctl_desc hpu_ioctls[] = {
 	},
 	[HPU_COMMAND_DEBUG] = {
 		.cmd = HPU_IOCTL_DEBUG,
-		.func = ioctl_debug,
+		.func = hpu_ioctl_debug,
 		.name = "DEBUG",
 	},
 	[HPU_COMMAND_NIC] = {
 		.cmd = HPU_IOCTL_NIC,
-		.func = ioctl_nic,
+		.func = hpu_ioctl_nic,
 		.name = "NIC",
 	},
 };

@@ -26,6 +26,7 @@
  * @link_dir: --dev-link-dir: where the hpuN links go (default /dev)
  * @log_level: --log-level
  * @cs_timeout_ms: --cs-timeout-ms
+ * @scaleout_addr: --scaleout-addr (HOST:PORT), or NULL
  */
 struct options {
 	unsigned int ndev;
@@ -36,6 +37,7 @@ struct options {
 	const char *link_dir;
 	int log_level;
 	uint32_t cs_timeout_ms;
+	const char *scaleout_addr;
 };
 
 enum {
@@ -45,6 +47,7 @@ enum {
 	OPT_LOG_LEVEL,
 	OPT_VERSION,
 	OPT_CS_TIMEOUT,
+	OPT_SCALEOUT_ADDR,
 };
 
 static const struct option long_opts[] = {
@@ -57,6 +60,7 @@ static const struct option long_opts[] = {
 	{ "dev-link-dir", required_argument, NULL, OPT_DEV_LINK_DIR },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "cs-timeout-ms", required_argument, NULL, OPT_CS_TIMEOUT },
+	{ "scaleout-addr", required_argument, NULL, OPT_SCALEOUT_ADDR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -78,6 +82,9 @@ static void usage(FILE *f)
 		"      --dev-link-dir DIR  make the hpuN links in DIR, not /dev\n"
 		"      --log-level LEVEL   err, warn, info or debug (default warn)\n"
 		"      --cs-timeout-ms MS  default CS timeout, 1..3600000 (default %d)\n"
+		"      --scaleout-addr HOST:PORT\n"
+		"                          accept scale-out NIC connections from other\n"
+		"                          servers there (port 0: any free port)\n"
 		"  -h, --help              this text\n"
 		"      --version           print the version\n",
 		HPU_FUSED_MAX_DEVICES, HPU_FUSED_DEF_DEVICES,
@@ -107,6 +114,23 @@ static int parse_timeout(const char *s, uint32_t *out)
 	if (errno || end == s || *end || v < 1 || v > 3600000)
 		return -EINVAL;
 	*out = (uint32_t)v;
+	return 0;
+}
+
+/* HOST:PORT with a non-empty HOST and a decimal PORT 0..65535 */
+static int check_hostport(const char *s)
+{
+	const char *colon = strrchr(s, ':');
+	char *end;
+	long v;
+
+	if (!colon || colon == s || !colon[1] || colon - s > 255)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(colon + 1, &end, 10);
+	if (errno || *end || colon[1] < '0' || colon[1] > '9' || v < 0 ||
+	    v > 65535)
+		return -EINVAL;
 	return 0;
 }
 
@@ -175,6 +199,15 @@ static int parse_args(int argc, char **argv, struct options *o)
 					optarg);
 				return -1;
 			}
+			break;
+		case OPT_SCALEOUT_ADDR:
+			if (check_hostport(optarg)) {
+				fprintf(stderr,
+					"hpu-fused: --scaleout-addr must be HOST:PORT (PORT 0..65535), not '%s'\n",
+					optarg);
+				return -1;
+			}
+			o->scaleout_addr = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -257,6 +290,7 @@ static int serve(struct fuse_session *se)
 
 int main(int argc, char **argv)
 {
+	const struct hpu_fw_profile *prof;
 	struct fuse_session *se;
 	struct hpu_driver drv;
 	struct options o;
@@ -271,10 +305,17 @@ int main(int argc, char **argv)
 
 	if (hpu_driver_check_model(&hpusim_model))
 		return EXIT_FAILURE;
-	if (!hpu_fw_find_profile(&hpusim_model, o.type)) {
+	prof = hpu_fw_find_profile(&hpusim_model, o.type);
+	if (!prof) {
 		fprintf(stderr,
 			"hpu-fused: unknown --type '%s' (gaudi, gaudi2 or gaudi3)\n",
 			o.type);
+		return EXIT_USAGE;
+	}
+	if (o.ndev > hpu_profile_max_server_devices(prof)) {
+		fprintf(stderr,
+			"hpu-fused: --devices %u: a %s server wires at most %u devices all-to-all (docs/nic.md)\n",
+			o.ndev, o.type, hpu_profile_max_server_devices(prof));
 		return EXIT_USAGE;
 	}
 	links = o.dev_links == 1 || (o.dev_links < 0 && geteuid() == 0 &&
@@ -289,11 +330,16 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 
-	ret = hpu_driver_init(&drv, &hpusim_model, o.type, o.ndev, o.mount);
+	ret = hpu_driver_init_server(&drv, &hpusim_model, o.type, o.ndev,
+				     o.mount, o.scaleout_addr);
 	if (ret) {
 		hpu_err("cannot create the devices: %s", strerror(-ret));
-		return EXIT_FAILURE;
+		/* a scale-out address the model refused is a bad option */
+		return drv.fabric_err && o.scaleout_addr ? EXIT_USAGE :
+							   EXIT_FAILURE;
 	}
+	if (drv.scaleout_addr[0])
+		hpu_info("scale-out endpoint %s", drv.scaleout_addr);
 	hpu_driver_set_cs_timeout(&drv, o.cs_timeout_ms);
 	se = new_session(&drv);
 	if (!se) {

@@ -39,7 +39,9 @@ static const struct pkt_rule pkt_rules[] = {
 				  .kind = HPU_QUEUE_MME },
 	[HPU_PACKET_TPC_KERNEL] = { .size = sizeof(struct hpu_pkt_tpc_kernel),
 				    .kind = HPU_QUEUE_TPC },
-	/* NIC_WRITE: no rule yet (size 0): rejected */
+	[HPU_PACKET_NIC_WRITE] = { .size = sizeof(struct hpu_pkt_nic_write),
+				   .flags = HPU_NIC_F_MASK,
+				   .kind = HPU_QUEUE_NIC },
 };
 
 #define NUM_RULES (sizeof(pkt_rules) / sizeof(pkt_rules[0]))
@@ -107,6 +109,36 @@ static int check_arm_monitor(const uint8_t *p)
 	return 0;
 }
 
+/**
+ * hpu_check_nic_write() - check a NIC_WRITE packet's fields
+ * @p: the packet (its header was checked already)
+ *
+ * With HPU_NIC_F_SIGNAL the sync object is a user one and the value
+ * 1..HPU_SOB_MAX_VALUE; without it both are 0 and @size is not 0 (a
+ * packet that moves nothing and signals nothing is a mistake). Neither
+ * range may wrap; connection and key are never 0.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int hpu_check_nic_write(const uint8_t *p)
+{
+	struct hpu_pkt_nic_write pkt;
+
+	memcpy(&pkt, p, sizeof(pkt));
+	if (pkt.hdr.flags & HPU_NIC_F_SIGNAL) {
+		if (pkt.sob_id >= HPU_NUM_SOBS || !sob_target_ok(pkt.sob_value))
+			return -EINVAL;
+	} else if (!pkt.size || pkt.sob_id || pkt.sob_value) {
+		return -EINVAL;
+	}
+	if (pkt.src_addr + pkt.size < pkt.src_addr ||
+	    pkt.remote_offset + pkt.size < pkt.remote_offset)
+		return -EINVAL;
+	if (!pkt.conn || !pkt.rkey)
+		return -EINVAL;
+	return 0;
+}
+
 static int check_packet(uint16_t opcode, const uint8_t *p)
 {
 	switch (opcode) {
@@ -124,6 +156,8 @@ static int check_packet(uint16_t opcode, const uint8_t *p)
 		return hpu_check_mme_gemm(p);
 	case HPU_PACKET_TPC_KERNEL:
 		return hpu_check_tpc_kernel(p);
+	case HPU_PACKET_NIC_WRITE:
+		return hpu_check_nic_write(p);
 	default:
 		return 0;
 	}

@@ -28,8 +28,8 @@ static struct hpu_driver drv;
 static pid_t user_pid;
 
 static const unsigned int commands[] = {
-	HPU_IOCTL_INFO,	   HPU_IOCTL_CB,     HPU_IOCTL_CS,
-	HPU_IOCTL_WAIT_CS, HPU_IOCTL_MEMORY, HPU_IOCTL_DEBUG,
+	HPU_IOCTL_INFO,	  HPU_IOCTL_CB,	   HPU_IOCTL_CS,  HPU_IOCTL_WAIT_CS,
+	HPU_IOCTL_MEMORY, HPU_IOCTL_DEBUG, HPU_IOCTL_NIC,
 };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -30,7 +30,8 @@ static void check_accepted(const uint8_t *cb, size_t size)
 		if ((hdr.opcode < HPU_PACKET_NOP ||
 		     hdr.opcode > HPU_PACKET_ARM_MONITOR) &&
 		    hdr.opcode != HPU_PACKET_MME_GEMM &&
-		    hdr.opcode != HPU_PACKET_TPC_KERNEL)
+		    hdr.opcode != HPU_PACKET_TPC_KERNEL &&
+		    hdr.opcode != HPU_PACKET_NIC_WRITE)
 			abort();
 		off += hdr.size;
 	}

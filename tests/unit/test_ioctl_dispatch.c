@@ -84,6 +84,7 @@ static void test_lookup_valid(void **state)
 		{ HPU_IOCTL_WAIT_CS, "WAIT_CS" },
 		{ HPU_IOCTL_MEMORY, "MEMORY" },
 		{ HPU_IOCTL_DEBUG, "DEBUG" },
+		{ HPU_IOCTL_NIC, "NIC" },
 	};
 	const struct hpu_ioctl_desc *d;
 	unsigned int i;
@@ -197,9 +198,12 @@ static void test_control_only_info(void **state)
 	struct hpu_debug_args dbg = { .op = HPU_DEBUG_OP_CLEAR_FAULTS };
 
 	assert_int_equal(run(f->control, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
-	assert_int_equal(v.capabilities, HPU_CAP_INFO | HPU_CAP_MEMORY |
-						 HPU_CAP_CB | HPU_CAP_CS |
-						 HPU_CAP_EVENTS);
+	assert_int_equal(v.capabilities,
+			 HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB |
+				 HPU_CAP_CS | HPU_CAP_EVENTS |
+				 (hpu_model_has_nic(&hpusim_model) ?
+					  HPU_CAP_NIC | HPU_CAP_DEBUG :
+					  0));
 	assert_int_equal(run(f->control, HPU_IOCTL_CS, &cs, sizeof(cs)),
 			 -EPERM);
 	assert_int_equal(run(f->control, HPU_IOCTL_DEBUG, &dbg, sizeof(dbg)),
@@ -424,6 +428,245 @@ static void test_memory_debug_validation(void **state)
 			 -EOPNOTSUPP);
 }
 
+static int nic(struct fixture *f, struct hpu_nic_in *in)
+{
+	union hpu_nic_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.in = *in;
+	return run(f->compute, HPU_IOCTL_NIC, &a, sizeof(a));
+}
+
+/* Every NIC field the driver checks before the model sees the call */
+static void test_nic_validation(void **state)
+{
+	struct fixture *f = *state;
+	const struct hpu_fw_profile *p = f->drv.devs[0].profile;
+	int unsupported = hpu_model_has_nic(&hpusim_model) ? 0 : -EOPNOTSUPP;
+	struct hpu_nic_in reg = { .op = HPU_NIC_OP_REG_MR,
+				  .flags = HPU_NIC_MR_REMOTE_WRITE,
+				  .addr = 0x100000000000ULL,
+				  .size = 4096 };
+	struct hpu_nic_in con = { .op = HPU_NIC_OP_CONNECT,
+				  .port = 0,
+				  .remote_device = 0 };
+	struct hpu_nic_in in;
+	union hpu_nic_args a;
+
+	/* control nodes: no NIC family */
+	memset(&a, 0, sizeof(a));
+	a.in = reg;
+	assert_int_equal(run(f->control, HPU_IOCTL_NIC, &a, sizeof(a)), -EPERM);
+
+	in = reg;
+	in.op = HPU_NIC_OP_DISCONNECT + 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = reg;
+	in.flags = 0; /* REMOTE_WRITE is required */
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in.flags = HPU_NIC_MR_REMOTE_WRITE | 2;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = reg;
+	in.size = 0;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = reg;
+	in.addr = ~0ULL - 100;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = reg;
+	in.pad0 = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = reg;
+	in.pad1 = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = reg;
+	in.reserved = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	/* members REG_MR does not use */
+	in = reg;
+	in.handle = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = reg;
+	in.port = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = reg;
+	in.remote_ipv4 = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = reg;
+	in.remote_device = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = reg;
+	in.remote_port = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+
+	/* DEREG_MR and DISCONNECT: a handle and nothing else */
+	memset(&in, 0, sizeof(in));
+	in.op = HPU_NIC_OP_DEREG_MR;
+	assert_int_equal(nic(f, &in), -ENOENT); /* keys are never 0 */
+	in.op = HPU_NIC_OP_DISCONNECT;
+	assert_int_equal(nic(f, &in), -ENOENT);
+	in.handle = 5;
+	in.size = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in.size = 0;
+	in.flags = HPU_NIC_MR_REMOTE_WRITE;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in.flags = 0;
+	in.op = HPU_NIC_OP_DEREG_MR;
+	in.port = 2;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in.port = 0;
+	in.addr = 4096;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in.addr = 0;
+	assert_int_equal(nic(f, &in), unsupported ? unsupported : -ENOENT);
+
+	/* CONNECT */
+	in = con;
+	in.port = p->num_nic_ports;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = con;
+	in.flags = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = con;
+	in.handle = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = con;
+	in.addr = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = con;
+	in.size = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = con;
+	in.remote_ipv4 = 0x0100007f; /* an address without a port */
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in = con;
+	in.remote_port = 4000; /* a port without an address */
+	assert_int_equal(nic(f, &in), -EINVAL);
+	if (unsupported) {
+		in = reg;
+		assert_int_equal(nic(f, &in), -EOPNOTSUPP);
+		in = con;
+		assert_int_equal(nic(f, &in), -EOPNOTSUPP);
+	}
+}
+
+static int dbg(struct fixture *f, struct hpu_debug_args *d)
+{
+	return run(f->compute, HPU_IOCTL_DEBUG, d, sizeof(*d));
+}
+
+static void test_debug_link_validation(void **state)
+{
+	struct fixture *f = *state;
+	const struct hpu_fw_profile *p = f->drv.devs[0].profile;
+	int unsupported = hpu_model_has_nic(&hpusim_model) ? 0 : -EOPNOTSUPP;
+	struct hpu_debug_args d;
+
+	memset(&d, 0, sizeof(d));
+	d.op = HPU_DEBUG_OP_INJECT_FAULT;
+	d.fault = HPU_FAULT_LINK_DOWN;
+	d.engine = p->num_nic_ports; /* no such port */
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.engine = 0;
+	d.param = 1;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.param = 0;
+	d.input_size = 8;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.input_size = 0;
+	d.output_ptr = 4096;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.output_ptr = 0;
+	d.flags = 1;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.flags = 0;
+	/* other fault kinds are not implemented */
+	d.fault = HPU_FAULT_ENGINE_HANG;
+	assert_int_equal(dbg(f, &d), -EOPNOTSUPP);
+	d.fault = HPU_FAULT_DEVICE_ERR;
+	assert_int_equal(dbg(f, &d), -EOPNOTSUPP);
+
+	memset(&d, 0, sizeof(d));
+	d.op = HPU_DEBUG_OP_CLEAR_FAULTS;
+	d.engine = 1;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.engine = 0;
+	d.fault = HPU_FAULT_LINK_DOWN;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.fault = 0;
+	assert_int_equal(dbg(f, &d), unsupported);
+	d.op = HPU_DEBUG_OP_ENGINE_STATUS;
+	assert_int_equal(dbg(f, &d), -EOPNOTSUPP);
+	d.op = HPU_DEBUG_OP_ENGINE_STATUS + 1;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+
+	if (!unsupported) {
+		memset(&d, 0, sizeof(d));
+		d.op = HPU_DEBUG_OP_INJECT_FAULT;
+		d.fault = HPU_FAULT_LINK_DOWN;
+		d.engine = p->num_nic_ports - 1;
+		assert_int_equal(dbg(f, &d), 0);
+		assert_int_equal(f->drv.devs[0].links_injected,
+				 1ULL << (p->num_nic_ports - 1));
+		memset(&d, 0, sizeof(d));
+		d.op = HPU_DEBUG_OP_CLEAR_FAULTS;
+		assert_int_equal(dbg(f, &d), 0);
+		assert_int_equal(f->drv.devs[0].links_injected, 0);
+	}
+}
+
+/* The model's NIC events reach the context they name, or every context */
+static void test_nic_events(void **state)
+{
+	struct fixture *f = *state;
+	struct hpu_fw_nic_event ev = { .type = HPU_EVENT_NIC_ACCESS_ERR,
+				       .port = 4,
+				       .key = 77,
+				       .offset = 4096,
+				       .size = 8 };
+	struct hpu_event out[4];
+	uint64_t mask, pending;
+
+	/* drain what earlier tests left */
+	while (hpu_ctx_read_events(f->compute, out, 4) > 0)
+		;
+	while (hpu_ctx_read_events(f->control, out, 4) > 0)
+		;
+	hpu_ctx_take_events(f->compute, &mask, &pending);
+	hpu_ctx_take_events(f->control, &mask, &pending);
+
+	hpu_nic_event_cb(&f->drv.devs[0], f->compute, &ev);
+	assert_int_equal(hpu_ctx_read_events(f->control, out, 4), 0);
+	assert_int_equal(hpu_ctx_read_events(f->compute, out, 4), 1);
+	assert_int_equal(out[0].type, HPU_EVENT_NIC_ACCESS_ERR);
+	assert_int_equal(out[0].addr, 4096);
+	assert_int_equal(out[0].data, 77);
+	assert_int_equal(out[0].engine, 4);
+	assert_int_equal(out[0].seq, 0);
+	hpu_ctx_take_events(f->compute, &mask, &pending);
+	assert_int_equal(mask, 1ULL << HPU_EVENT_NIC_ACCESS_ERR);
+
+	ev.type = HPU_EVENT_LINK_DOWN;
+	ev.port = 9;
+	ev.key = 0;
+	ev.offset = 0;
+	ev.size = 0;
+	hpu_nic_event_cb(&f->drv.devs[0], NULL, &ev);
+	assert_int_equal(hpu_ctx_read_events(f->compute, out, 4), 1);
+	assert_int_equal(out[0].type, HPU_EVENT_LINK_DOWN);
+	assert_int_equal(out[0].addr, 9);
+	assert_int_equal(out[0].engine, 9);
+	assert_int_equal(hpu_ctx_read_events(f->control, out, 4), 1);
+	assert_int_equal(out[0].type, HPU_EVENT_LINK_DOWN);
+	hpu_ctx_take_events(f->control, &mask, &pending);
+	assert_int_equal(mask, 1ULL << HPU_EVENT_LINK_DOWN);
+
+	/* any other type is not an event of the NICs: dropped */
+	ev.type = HPU_EVENT_PAGE_FAULT;
+	hpu_nic_event_cb(&f->drv.devs[0], NULL, &ev);
+	assert_int_equal(hpu_ctx_read_events(f->compute, out, 4), 0);
+}
+
 static void test_event_queue(void **state)
 {
 	struct fixture *f = *state;
@@ -500,6 +743,9 @@ int main(void)
 		cmocka_unit_test(test_cs_validation),
 		cmocka_unit_test(test_wait_cs_validation),
 		cmocka_unit_test(test_memory_debug_validation),
+		cmocka_unit_test(test_nic_validation),
+		cmocka_unit_test(test_debug_link_validation),
+		cmocka_unit_test(test_nic_events),
 		cmocka_unit_test(test_event_queue),
 		cmocka_unit_test(test_open_stats_and_clients),
 	};

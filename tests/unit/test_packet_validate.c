@@ -58,6 +58,19 @@ static const struct hpu_pkt_arm_monitor mon = {
 static const struct hpu_pkt_stop stop = { .hdr = HDR(HPU_PACKET_STOP,
 						     struct hpu_pkt_stop) };
 
+static const struct hpu_pkt_nic_write nicw = {
+	.hdr = { .opcode = HPU_PACKET_NIC_WRITE,
+		 .size = sizeof(struct hpu_pkt_nic_write),
+		 .flags = HPU_NIC_F_SIGNAL },
+	.src_addr = 0x100000000000ULL,
+	.remote_offset = 64,
+	.size = 4096,
+	.conn = 1,
+	.rkey = 7,
+	.sob_id = HPU_NUM_SOBS - 1,
+	.sob_value = HPU_SOB_MAX_VALUE,
+};
+
 static int check(const void *p, size_t len, enum hpu_queue_kind kind)
 {
 	return hpu_packets_validate(p, len, kind, NULL);
@@ -293,6 +306,120 @@ static void test_bad_after_stop(void **state)
 	assert_int_equal(bad, sizeof(stop));
 }
 
+static void test_nic_write_valid(void **state)
+{
+	struct hpu_pkt_nic_write w = nicw;
+
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), 0);
+	/* signal only */
+	w.size = 0;
+	w.sob_value = 1;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), 0);
+	/* data only, with a barrier */
+	w = nicw;
+	w.hdr.flags = HPU_PKT_F_ENG_BARRIER;
+	w.sob_id = 0;
+	w.sob_value = 0;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), 0);
+	/* ranges that end exactly at the top of the address space */
+	w = nicw;
+	w.src_addr = ~0ULL - w.size;
+	w.remote_offset = ~0ULL - w.size;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), 0);
+	assert_int_equal(hpu_check_nic_write((const uint8_t *)&nicw), 0);
+}
+
+static void test_nic_write_header(void **state)
+{
+	static const enum hpu_queue_kind others[] = { HPU_QUEUE_DMA,
+						      HPU_QUEUE_MME,
+						      HPU_QUEUE_TPC };
+	struct hpu_pkt_nic_write w = nicw;
+	uint8_t buf[64] = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		assert_int_equal(CHECK_ONE(nicw, others[i]), -EINVAL);
+	w.hdr.size = 40;
+	assert_int_equal(check(&w, 40, HPU_QUEUE_NIC), -EINVAL);
+	w.hdr.size = 56;
+	memcpy(buf, &w, sizeof(w));
+	assert_int_equal(check(buf, 56, HPU_QUEUE_NIC), -EINVAL);
+	w = nicw;
+	w.hdr.flags |= 1U << 9; /* not a NIC_WRITE flag */
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	w.hdr.flags = HPU_NIC_F_SIGNAL | HPU_MEMSET_F_ELEM_8;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	w = nicw;
+	w.hdr.reserved = 1;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	/* a NIC_WRITE running past the end of the CB */
+	assert_int_equal(check(&nicw, 40, HPU_QUEUE_NIC), -EINVAL);
+}
+
+static void test_nic_write_fields(void **state)
+{
+	struct hpu_pkt_nic_write w = nicw;
+
+	/* nothing to move and nothing to signal */
+	w.size = 0;
+	w.hdr.flags = 0;
+	w.sob_id = 0;
+	w.sob_value = 0;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	/* with SIGNAL: the sob and value ranges */
+	w = nicw;
+	w.sob_id = HPU_NUM_SOBS;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	w = nicw;
+	w.sob_value = 0;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	w.sob_value = HPU_SOB_MAX_VALUE + 1;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	/* without SIGNAL: both must be 0 */
+	w = nicw;
+	w.hdr.flags = 0;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	w.sob_value = 0;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	w.sob_id = 0;
+	w.sob_value = 1;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	/* wrapping ranges */
+	w = nicw;
+	w.src_addr = ~0ULL - w.size + 1;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	w = nicw;
+	w.remote_offset = ~0ULL - w.size + 1;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	/* connection and key are never 0 */
+	w = nicw;
+	w.conn = 0;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	w = nicw;
+	w.rkey = 0;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+}
+
+static void test_nic_write_in_stream(void **state)
+{
+	struct hpu_pkt_nic_write w = nicw;
+	uint8_t buf[sizeof(fence) + 2 * sizeof(w)];
+	size_t bad;
+
+	memcpy(buf, &fence, sizeof(fence));
+	memcpy(buf + sizeof(fence), &nicw, sizeof(nicw));
+	w.rkey = 0;
+	memcpy(buf + sizeof(fence) + sizeof(w), &w, sizeof(w));
+	assert_int_equal(hpu_packets_validate(buf, sizeof(buf) - sizeof(w),
+					      HPU_QUEUE_NIC, &bad),
+			 0);
+	assert_int_equal(hpu_packets_validate(buf, sizeof(buf), HPU_QUEUE_NIC,
+					      &bad),
+			 -EINVAL);
+	assert_int_equal(bad, sizeof(fence) + sizeof(w));
+}
+
 static void test_queue_kinds(void **state)
 {
 	const struct hpu_fw_profile *p =
@@ -306,6 +433,13 @@ static void test_queue_kinds(void **state)
 	if (p->num_mme)
 		assert_int_equal(hpu_queue_kind(p, q), HPU_QUEUE_MME);
 	assert_int_equal(hpu_queue_kind(p, p->num_queues), HPU_QUEUE_NONE);
+	/* the NIC ports' queues are the last ones */
+	assert_int_equal(hpu_queue_kind(p, p->num_queues - 1), HPU_QUEUE_NIC);
+	assert_int_equal(hpu_queue_kind(p, p->num_queues - p->num_nic_ports),
+			 HPU_QUEUE_NIC);
+	assert_int_equal(hpu_queue_kind(p,
+					p->num_queues - p->num_nic_ports - 1),
+			 HPU_QUEUE_TPC);
 }
 
 int main(void)
@@ -323,6 +457,10 @@ int main(void)
 		cmocka_unit_test(test_fence),
 		cmocka_unit_test(test_arm_monitor),
 		cmocka_unit_test(test_bad_after_stop),
+		cmocka_unit_test(test_nic_write_valid),
+		cmocka_unit_test(test_nic_write_header),
+		cmocka_unit_test(test_nic_write_fields),
+		cmocka_unit_test(test_nic_write_in_stream),
 		cmocka_unit_test(test_queue_kinds),
 	};
 

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "hpu_accel.h"
+#include "hpu_packets.h"
 
 #define SIZE(type, expect)                                \
 	do {                                              \
@@ -316,6 +317,85 @@ static void test_debug_and_event(void **state)
 	OFF(struct hpu_event, pad, 44);
 }
 
+/* -------------------------------------------------------------- NIC */
+
+static void test_nic(void **state)
+{
+	SIZE(struct hpu_info_nic, 128);
+	OFF(struct hpu_info_nic, server_id, 0);
+	OFF(struct hpu_info_nic, ports_up_mask, 8);
+	OFF(struct hpu_info_nic, scaleout_ports_mask, 16);
+	OFF(struct hpu_info_nic, tx_bytes, 24);
+	OFF(struct hpu_info_nic, rx_bytes, 32);
+	OFF(struct hpu_info_nic, num_ports, 40);
+	OFF(struct hpu_info_nic, device_index, 44);
+	OFF(struct hpu_info_nic, num_server_devices, 48);
+	OFF(struct hpu_info_nic, scaleout_ipv4, 52);
+	OFF(struct hpu_info_nic, scaleout_port, 56);
+	OFF(struct hpu_info_nic, pad0, 58);
+	OFF(struct hpu_info_nic, pad1, 60);
+	OFF(struct hpu_info_nic, port_peer, 64);
+	MSIZE(struct hpu_info_nic, port_peer, 64);
+	MSIZE(struct hpu_info_nic, scaleout_port, 2);
+
+	SIZE(struct hpu_nic_in, 56);
+	OFF(struct hpu_nic_in, addr, 0);
+	OFF(struct hpu_nic_in, size, 8);
+	OFF(struct hpu_nic_in, op, 16);
+	OFF(struct hpu_nic_in, flags, 20);
+	OFF(struct hpu_nic_in, handle, 24);
+	OFF(struct hpu_nic_in, port, 28);
+	OFF(struct hpu_nic_in, remote_ipv4, 32);
+	OFF(struct hpu_nic_in, remote_device, 36);
+	OFF(struct hpu_nic_in, remote_port, 40);
+	OFF(struct hpu_nic_in, pad0, 42);
+	OFF(struct hpu_nic_in, pad1, 44);
+	OFF(struct hpu_nic_in, reserved, 48);
+
+	SIZE(struct hpu_nic_out, 56);
+	OFF(struct hpu_nic_out, handle, 0);
+	OFF(struct hpu_nic_out, pad, 4);
+	OFF(struct hpu_nic_out, size, 8);
+	OFF(struct hpu_nic_out, reserved, 16);
+	MSIZE(struct hpu_nic_out, reserved, 40);
+
+	SIZE(union hpu_nic_args, 56);
+	OFF(union hpu_nic_args, in, 0);
+	OFF(union hpu_nic_args, out, 0);
+
+	SIZE(struct hpu_pkt_nic_write, 48);
+	OFF(struct hpu_pkt_nic_write, hdr, 0);
+	OFF(struct hpu_pkt_nic_write, src_addr, 8);
+	OFF(struct hpu_pkt_nic_write, remote_offset, 16);
+	OFF(struct hpu_pkt_nic_write, size, 24);
+	OFF(struct hpu_pkt_nic_write, conn, 32);
+	OFF(struct hpu_pkt_nic_write, rkey, 36);
+	OFF(struct hpu_pkt_nic_write, sob_id, 40);
+	OFF(struct hpu_pkt_nic_write, sob_value, 44);
+
+	assert_int_equal(HPU_INFO_NIC, 67);
+	assert_int_equal(HPU_NIC_PEER_NONE, 0xff);
+	assert_int_equal(HPU_NIC_OP_REG_MR, 0);
+	assert_int_equal(HPU_NIC_OP_DEREG_MR, 1);
+	assert_int_equal(HPU_NIC_OP_CONNECT, 2);
+	assert_int_equal(HPU_NIC_OP_DISCONNECT, 3);
+	assert_int_equal(HPU_NIC_MR_FLAGS_MASK, HPU_NIC_MR_REMOTE_WRITE);
+	assert_int_equal(HPU_NIC_MAX_MRS, 256);
+	assert_int_equal(HPU_NIC_MAX_CONNS, 256);
+	assert_int_equal(HPU_PACKET_NIC_WRITE, 0x12);
+	assert_int_equal(HPU_NIC_F_SIGNAL, 0x100);
+	assert_int_equal(HPU_NIC_F_MASK, HPU_NIC_F_SIGNAL);
+	assert_int_equal(HPU_NIC_F_MASK & HPU_PKT_F_COMMON_MASK, 0);
+	assert_int_equal(HPU_EVENT_LINK_DOWN, 4);
+	assert_int_equal(HPU_EVENT_NIC_ACCESS_ERR, 7);
+	assert_int_equal(HPU_FAULT_LINK_DOWN, 3);
+	assert_int_equal(HPU_CAP_NIC, 1ULL << 7);
+	assert_int_equal(HPU_CAP_DEBUG, 1ULL << 8);
+	/* a port mask has a bit per port of every port_peer entry */
+	assert_true(8 * sizeof(((struct hpu_info_nic *)0)->ports_up_mask) >=
+		    sizeof(((struct hpu_info_nic *)0)->port_peer));
+}
+
 /* ------------------------------------------------------------ ioctls */
 
 struct ioctl_expect {
@@ -334,10 +414,13 @@ static void test_ioctl_numbers(void **state)
 		{ "WAIT_CS", HPU_IOCTL_WAIT_CS, 0x43, 32 },
 		{ "MEMORY", HPU_IOCTL_MEMORY, 0x44, 56 },
 		{ "DEBUG", HPU_IOCTL_DEBUG, 0x45, 56 },
+		{ "NIC", HPU_IOCTL_NIC, 0x46, 56 },
 	};
 	size_t i, j;
 
 	assert_int_equal(DRM_COMMAND_BASE, 0x40);
+	assert_int_equal(HPU_COMMAND_NIC, 0x06);
+	assert_int_equal(HPU_COMMAND_END, 0x07);
 	assert_int_equal(HPU_COMMAND_END, sizeof(cmds) / sizeof(cmds[0]));
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		const struct ioctl_expect *c = &cmds[i];
@@ -353,6 +436,7 @@ static void test_ioctl_numbers(void **state)
 	/* the full words, as a user of another language would spell them */
 	assert_int_equal(HPU_IOCTL_INFO, 0xc0206440UL);
 	assert_int_equal(HPU_IOCTL_MEMORY, 0xc0386444UL);
+	assert_int_equal(HPU_IOCTL_NIC, 0xc0386446UL);
 }
 
 /* ---------------------------------------------- numbered constants */
@@ -431,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_wait_cs),
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_debug_and_event),
+		cmocka_unit_test(test_nic),
 		cmocka_unit_test(test_ioctl_numbers),
 		cmocka_unit_test(test_abi_constants),
 	};

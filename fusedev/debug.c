@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/*
+ * debug.c - HPU_IOCTL_DEBUG: fault injection. Implemented: NIC link
+ * faults (HPU_FAULT_LINK_DOWN) and clearing them; every other fault kind
+ * and ENGINE_STATUS are validated, then answered -EOPNOTSUPP
+ * (docs/nic.md, "Link faults").
+ */
+#include <errno.h>
+
+#include "hpu_fused.h"
+
+/* Members neither op of the implemented part uses */
+static bool buffers_zero(const struct hpu_debug_args *a)
+{
+	return !a->input_ptr && !a->output_ptr && !a->input_size &&
+	       !a->output_size;
+}
+
+static int inject_link_down(struct hpu_device *dev, uint32_t port)
+{
+	int ret;
+
+	/* injections of one device are serialized with its CLEAR_FAULTS */
+	pthread_mutex_lock(&dev->fault_lock);
+	pthread_rwlock_rdlock(&dev->reset_lock);
+	ret = dev->model->ops->nic_set_link(dev->fw, port, false);
+	pthread_rwlock_unlock(&dev->reset_lock);
+	if (!ret)
+		dev->links_injected |= 1ULL << port;
+	pthread_mutex_unlock(&dev->fault_lock);
+	return ret;
+}
+
+static int clear_faults(struct hpu_device *dev)
+{
+	uint64_t left;
+	uint32_t port;
+	int ret, err = 0;
+
+	pthread_mutex_lock(&dev->fault_lock);
+	pthread_rwlock_rdlock(&dev->reset_lock);
+	left = dev->links_injected;
+	while (left) {
+		port = (uint32_t)__builtin_ctzll(left);
+		left &= left - 1;
+		ret = dev->model->ops->nic_set_link(dev->fw, port, true);
+		if (ret && !err)
+			err = ret;
+		if (!ret)
+			dev->links_injected &= ~(1ULL << port);
+	}
+	pthread_rwlock_unlock(&dev->reset_lock);
+	pthread_mutex_unlock(&dev->fault_lock);
+	return err;
+}
+
+/**
+ * hpu_ioctl_debug() - HPU_IOCTL_DEBUG handler (compute nodes only)
+ * @call: context and requesting thread
+ * @data: struct hpu_debug_args
+ *
+ * INJECT_FAULT with HPU_FAULT_LINK_DOWN takes NIC port @engine down (both
+ * ends of a scale-up link); CLEAR_FAULTS brings back up every link this
+ * device's injections took down.
+ *
+ * Return: 0; -EINVAL (flags, reserved, unknown op or fault, a member the
+ * op does not use, LINK_DOWN with a non-zero param or a port out of
+ * range); -EOPNOTSUPP (other fault kinds, ENGINE_STATUS, a model without
+ * NICs); the model's -errno.
+ */
+int hpu_ioctl_debug(const struct hpu_ioctl_call *call, void *data)
+{
+	const struct hpu_debug_args *args = data;
+	struct hpu_device *dev = call->ctx->dev;
+
+	if (hpu_check_flags(args->flags, 0) ||
+	    hpu_check_zero(&args->reserved, sizeof(args->reserved)))
+		return -EINVAL;
+	switch (args->op) {
+	case HPU_DEBUG_OP_INJECT_FAULT:
+		if (args->fault >= HPU_FAULT_MAX)
+			return -EINVAL;
+		if (args->fault != HPU_FAULT_LINK_DOWN)
+			return -EOPNOTSUPP;
+		if (args->param || !buffers_zero(args) ||
+		    args->engine >= dev->profile->num_nic_ports ||
+		    args->engine >= 64)
+			return -EINVAL;
+		if (!hpu_device_has_nic(dev))
+			return -EOPNOTSUPP;
+		return inject_link_down(dev, args->engine);
+	case HPU_DEBUG_OP_CLEAR_FAULTS:
+		if (args->fault || args->engine || args->param ||
+		    !buffers_zero(args))
+			return -EINVAL;
+		if (!hpu_device_has_nic(dev))
+			return -EOPNOTSUPP;
+		return clear_faults(dev);
+	case HPU_DEBUG_OP_ENGINE_STATUS:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nic.c - HPU_IOCTL_NIC (memory registration for remote writes,
+ * connections between NIC ports), the INFO NIC answer and the NIC events
+ * the model reports (docs/nic.md).
+ *
+ * Keys and connection ids are the model's: it scopes them per address
+ * space, so the driver keeps no table of its own and a closed context
+ * (as_destroy) revokes its keys and drops its connections.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpu_fused.h"
+
+#define CHECK_ZERO(member) hpu_check_zero(&(member), sizeof(member))
+
+/* Members every op but CONNECT must leave 0 */
+static bool connect_fields_zero(const struct hpu_nic_in *in)
+{
+	return !in->port && !in->remote_ipv4 && !in->remote_device &&
+	       !in->remote_port;
+}
+
+/*
+ * Everything checkable without the model, per op: flags, pad, reserved,
+ * the members the op does not use, ranges.
+ */
+static int nic_check(const struct hpu_device *dev, const struct hpu_nic_in *in)
+{
+	if (CHECK_ZERO(in->pad0) || CHECK_ZERO(in->pad1) ||
+	    CHECK_ZERO(in->reserved))
+		return -EINVAL;
+	switch (in->op) {
+	case HPU_NIC_OP_REG_MR:
+		if (hpu_check_flags(in->flags, HPU_NIC_MR_FLAGS_MASK) ||
+		    !(in->flags & HPU_NIC_MR_REMOTE_WRITE))
+			return -EINVAL;
+		if (!in->size || in->addr + in->size < in->addr)
+			return -EINVAL;
+		if (in->handle || !connect_fields_zero(in))
+			return -EINVAL;
+		return 0;
+	case HPU_NIC_OP_DEREG_MR:
+	case HPU_NIC_OP_DISCONNECT:
+		if (in->flags || in->addr || in->size ||
+		    !connect_fields_zero(in))
+			return -EINVAL;
+		/* keys and connection ids are never 0 */
+		return in->handle ? 0 : -ENOENT;
+	case HPU_NIC_OP_CONNECT:
+		if (in->flags || in->addr || in->size || in->handle)
+			return -EINVAL;
+		if (in->port >= dev->profile->num_nic_ports)
+			return -EINVAL;
+		/* a remote server needs both its address and its port */
+		if (!in->remote_ipv4 != !in->remote_port)
+			return -EINVAL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
+		    struct hpu_nic_out *out)
+{
+	const struct hpu_fw_ops *o = ctx->dev->model->ops;
+	uint32_t handle = 0;
+	int ret;
+
+	switch (in->op) {
+	case HPU_NIC_OP_REG_MR:
+		ret = o->nic_reg_mr(ctx->as, in->addr, in->size, in->flags,
+				    &handle);
+		if (!ret) {
+			out->handle = handle;
+			out->size = in->size;
+		}
+		return ret;
+	case HPU_NIC_OP_DEREG_MR:
+		return o->nic_dereg_mr(ctx->as, in->handle);
+	case HPU_NIC_OP_CONNECT:
+		ret = o->nic_connect(ctx->as, in->port, in->remote_ipv4,
+				     in->remote_port, in->remote_device,
+				     &handle);
+		if (!ret)
+			out->handle = handle;
+		return ret;
+	default:
+		return o->nic_disconnect(ctx->as, in->handle);
+	}
+}
+
+/**
+ * hpu_ioctl_nic() - HPU_IOCTL_NIC handler
+ * @call: context and requesting thread
+ * @data: union hpu_nic_args, updated in place
+ *
+ * Return: 0; -EINVAL (unknown op or flag, non-zero pad, reserved or a
+ * member the op does not use, size 0 or an overflowing range, a port out
+ * of range, half a remote address); -ENOENT (key or connection 0 or
+ * unknown); -EOPNOTSUPP when the model has no NICs; the model's -errno
+ * (docs/nic.md).
+ */
+int hpu_ioctl_nic(const struct hpu_ioctl_call *call, void *data)
+{
+	union hpu_nic_args *args = data;
+	struct hpu_ctx *ctx = call->ctx;
+	struct hpu_device *dev = ctx->dev;
+	struct hpu_nic_in in = args->in;
+	struct hpu_nic_out out;
+	int ret;
+
+	ret = nic_check(dev, &in);
+	if (ret)
+		return ret;
+	if (!hpu_device_has_nic(dev))
+		return -EOPNOTSUPP;
+
+	memset(&out, 0, sizeof(out));
+	pthread_rwlock_rdlock(&dev->reset_lock);
+	pthread_rwlock_rdlock(&ctx->as_lock);
+	ret = ctx->as ? nic_call(ctx, &in, &out) : -ENODEV;
+	pthread_rwlock_unlock(&ctx->as_lock);
+	pthread_rwlock_unlock(&dev->reset_lock);
+	if (ret)
+		return ret;
+	args->out = out;
+	return 0;
+}
+
+/**
+ * hpu_nic_info() - the INFO NIC answer of a device
+ * @dev: device
+ * @out: answer (zeroed by the caller)
+ *
+ * Return: 0, or -EOPNOTSUPP when the model has no NICs.
+ */
+int hpu_nic_info(struct hpu_device *dev, struct hpu_info_nic *out)
+{
+	unsigned int i;
+
+	if (!hpu_model_has_nic(dev->model) || !dev->fw)
+		return -EOPNOTSUPP;
+	dev->model->ops->nic_info(dev->fw, out);
+	/* what the ABI promises, whatever the model left there */
+	out->pad0 = 0;
+	out->pad1 = 0;
+	if (out->num_ports > sizeof(out->port_peer))
+		out->num_ports = sizeof(out->port_peer);
+	for (i = out->num_ports; i < sizeof(out->port_peer); i++)
+		out->port_peer[i] = HPU_NIC_PEER_NONE;
+	return 0;
+}
+
+static void queue_nic_event(struct hpu_ctx *ctx,
+			    const struct hpu_fw_nic_event *ev)
+{
+	if (ev->type == HPU_EVENT_NIC_ACCESS_ERR)
+		hpu_ctx_queue_event(ctx, ev->type, ev->port, 0, ev->offset,
+				    ev->key);
+	else
+		hpu_ctx_queue_event(ctx, ev->type, ev->port, 0, ev->port, 0);
+}
+
+/*
+ * An event for every context of @dev: references are taken under the
+ * device's ctx_lock, the events queued without it (queueing wakes a
+ * poller through FUSE).
+ */
+static void nic_event_all(struct hpu_device *dev,
+			  const struct hpu_fw_nic_event *ev)
+{
+	struct hpu_ctx **list = NULL, **nl, *ctx;
+	size_t n = 0, cap = 0, i;
+
+	pthread_mutex_lock(&dev->ctx_lock);
+	for (ctx = dev->ctx_list; ctx; ctx = ctx->next) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nl = realloc(list, cap * sizeof(*list));
+			if (!nl)
+				break;
+			list = nl;
+		}
+		hpu_ctx_get(ctx);
+		list[n++] = ctx;
+	}
+	pthread_mutex_unlock(&dev->ctx_lock);
+	if (ctx)
+		hpu_warn(
+			"hpu%u: out of memory: NIC event %u not given to every context",
+			dev->index, ev->type);
+	for (i = 0; i < n; i++) {
+		queue_nic_event(list[i], ev);
+		hpu_ctx_put(list[i]);
+	}
+	free(list);
+}
+
+/**
+ * hpu_nic_event_cb() - the model's nic_event callback
+ * @arg: the device
+ * @as_cookie: the context whose address space the event concerns
+ *	(as_set_cookie), or NULL for every context of the device
+ * @ev: HPU_EVENT_LINK_DOWN (addr and engine = port) or
+ *	HPU_EVENT_NIC_ACCESS_ERR (addr = offset, data = key, engine = port)
+ */
+void hpu_nic_event_cb(void *arg, void *as_cookie,
+		      const struct hpu_fw_nic_event *ev)
+{
+	struct hpu_device *dev = arg;
+
+	if (!ev || (ev->type != HPU_EVENT_LINK_DOWN &&
+		    ev->type != HPU_EVENT_NIC_ACCESS_ERR))
+		return;
+	hpu_dbg("hpu%u: NIC event %u port %u key %u offset %llu", dev->index,
+		ev->type, ev->port, ev->key, (unsigned long long)ev->offset);
+	if (as_cookie)
+		queue_nic_event(as_cookie, ev);
+	else
+		nic_event_all(dev, ev);
+}

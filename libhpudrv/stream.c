@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * stream.c - streams (in-order asynchronous work on one DMA queue, batched
- * in a command buffer) and events recorded in them.
+ * in a command buffer), multi-queue CSs ordered in a stream, and events
+ * recorded in them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 /* One WAIT_CS slice of a blocking wait, and how many slices at most */
 #define WAIT_SLICE_US	1000000ULL
 #define WAIT_MAX_SLICES 3600
+/* CSs of hpu_stream_submit() an event recorded after them checks */
+#define STREAM_MAX_SUBS HPU_WAIT_MULTI_CS_MAX
 
 /**
  * struct host_map - a host range mapped for a copy of a stream
@@ -50,6 +53,9 @@ struct batch {
  * @nbatches: batches in @head..@tail
  * @last_seq: newest CS of the stream, 0 before the first
  * @err: first failure seen since the last synchronize, 0 if none
+ * @subs: CSs of hpu_stream_submit() since the last event record
+ * @nsubs: entries in @subs
+ * @sub_err: failure of a CS dropped from @subs before an event took it
  */
 struct hpu_stream {
 	struct hpu_device *dev;
@@ -60,6 +66,9 @@ struct hpu_stream {
 	unsigned int nbatches;
 	uint64_t last_seq;
 	int err;
+	uint64_t subs[STREAM_MAX_SUBS];
+	unsigned int nsubs;
+	int sub_err;
 };
 
 /**
@@ -69,6 +78,10 @@ struct hpu_stream {
  * @status_err: 0 until the end was seen, then its -errno or 0 in @done
  * @done: the end was seen
  * @ts_ns: device completion time, 0 when the driver gave none
+ * @subs: CSs of hpu_stream_submit() the recorded point comes after, not
+ *	yet taken by an earlier event: their failure is the event's
+ * @nsubs: entries in @subs
+ * @sub_err: a failure of such a CS already known at record time
  */
 struct hpu_stream_event {
 	struct hpu_device *dev;
@@ -76,6 +89,9 @@ struct hpu_stream_event {
 	int status_err;
 	bool done;
 	uint64_t ts_ns;
+	uint64_t subs[STREAM_MAX_SUBS];
+	unsigned int nsubs;
+	int sub_err;
 };
 
 /* Wait until @seq ended (bounded), giving its final status. */
@@ -243,6 +259,97 @@ int hpu_stream_queue(const struct hpu_stream *s)
 	return s ? (int)s->queue : -EINVAL;
 }
 
+struct hpu_device *hpu_stream_device(const struct hpu_stream *s)
+{
+	return s ? s->dev : NULL;
+}
+
+/*
+ * Make room in @s->subs: drop the CSs that ended (keeping the first
+ * failure in @s->sub_err); when all still run, wait for the oldest.
+ */
+static int subs_compact(struct hpu_stream *s)
+{
+	unsigned int i, j = 0;
+	uint32_t status;
+	int ret;
+
+	for (i = 0; i < s->nsubs; i++) {
+		ret = hpu_cs_wait(s->dev, s->subs[i], 0, &status);
+		if (ret)
+			return ret;
+		if (status == HPU_WAIT_CS_STATUS_BUSY) {
+			s->subs[j++] = s->subs[i];
+			continue;
+		}
+		if (!s->sub_err)
+			s->sub_err = hpudrv_wait_status_err(status);
+	}
+	s->nsubs = j;
+	if (j < STREAM_MAX_SUBS)
+		return 0;
+	ret = wait_ended(s->dev, s->subs[0], &status, NULL);
+	if (ret)
+		return ret;
+	if (!s->sub_err)
+		s->sub_err = hpudrv_wait_status_err(status);
+	memmove(s->subs, s->subs + 1, (j - 1) * sizeof(s->subs[0]));
+	s->nsubs = j - 1;
+	return 0;
+}
+
+/* Have work submitted to @q from now on wait for the stream's work so far */
+static int wait_on_queue(struct hpu_stream *s, uint32_t q, uint64_t after)
+{
+	uint64_t seq;
+
+	return hpu_cs_submit_wait(s->dev, q, &after, 1, &seq, NULL);
+}
+
+int hpu_stream_submit(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
+		      unsigned int n, uint32_t timeout_ms, uint64_t *seq)
+{
+	uint64_t cs_seq, wseq, prev;
+	unsigned int i, j;
+	int ret;
+
+	if (!s || !chunks || !n || n > HPU_MAX_JOBS_PER_CS)
+		return -EINVAL;
+	ret = flush(s, 0);
+	if (ret)
+		return ret;
+	if (s->nsubs == STREAM_MAX_SUBS) {
+		ret = subs_compact(s);
+		if (ret)
+			return ret;
+	}
+	/* every queue the CS uses starts it after the stream's work */
+	prev = s->last_seq;
+	for (i = 0; prev && i < n; i++) {
+		for (j = 0; j < i; j++)
+			if (chunks[j].queue_index == chunks[i].queue_index)
+				break;
+		if (j < i)
+			continue;
+		ret = wait_on_queue(s, chunks[i].queue_index, prev);
+		if (ret)
+			return ret;
+	}
+	ret = hpu_cs_submit(s->dev, chunks, n, 0, timeout_ms, &cs_seq, NULL);
+	if (ret)
+		return ret;
+	/* reaped with the stream's batches: synchronize reports its end */
+	ret = track(s, cs_seq, NULL);
+	if (ret)
+		return ret;
+	s->subs[s->nsubs++] = cs_seq;
+	if (seq)
+		*seq = cs_seq;
+	/* and the stream's later work starts after it */
+	ret = hpu_cs_submit_wait(s->dev, s->queue, &cs_seq, 1, &wseq, NULL);
+	return ret ? ret : track(s, wseq, NULL);
+}
+
 /* Append a LIN_DMA, submitting the batch first when the CB is full. */
 static int add_copy(struct hpu_stream *s, uint64_t dst, uint64_t src,
 		    uint64_t size)
@@ -389,6 +496,35 @@ int hpu_event_record(struct hpu_stream_event *ev, struct hpu_stream *s)
 	ev->done = false;
 	ev->status_err = 0;
 	ev->ts_ns = 0;
+	/* the stream's submitted CSs so far are the event's to check */
+	memcpy(ev->subs, s->subs, s->nsubs * sizeof(s->subs[0]));
+	ev->nsubs = s->nsubs;
+	ev->sub_err = s->sub_err;
+	s->nsubs = 0;
+	s->sub_err = 0;
+	return 0;
+}
+
+/*
+ * The first failure among the submitted CSs the event comes after; they
+ * ended before the event's own CS started.
+ */
+static int subs_err(struct hpu_stream_event *ev)
+{
+	uint32_t status;
+	unsigned int i;
+	int ret;
+
+	if (ev->sub_err)
+		return ev->sub_err;
+	for (i = 0; i < ev->nsubs; i++) {
+		ret = hpu_cs_wait(ev->dev, ev->subs[i], 0, &status);
+		if (ret)
+			return ret;
+		ret = hpudrv_wait_status_err(status);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -412,6 +548,8 @@ static int event_check(struct hpu_stream_event *ev, bool block)
 		return -EBUSY;
 	ev->done = true;
 	ev->status_err = hpudrv_wait_status_err(status);
+	if (!ev->status_err)
+		ev->status_err = subs_err(ev);
 	return ev->status_err;
 }
 

@@ -16,13 +16,15 @@
 /**
  * struct tpc_rule - what the driver knows of a kernel
  * @name: its name (docs, tools)
- * @ntensors: exact operand count
+ * @ntensors: operand count: exact, or the most when @min_tensors is set
+ * @min_tensors: the fewest operands of a kernel whose count varies, else 0
  * @nparams: parameters used; the others must be 0
  * @check: the kernel's shape/dtype/param rules (tensors already sane)
  */
 struct tpc_rule {
 	const char *name;
 	unsigned int ntensors;
+	unsigned int min_tensors;
 	unsigned int nparams;
 	int (*check)(const struct hpu_pkt_tpc_kernel *k);
 };
@@ -413,6 +415,35 @@ static int check_adamw(const struct hpu_pkt_tpc_kernel *k)
 	return 0;
 }
 
+/* out, in0 .. in(K-1): one dtype and shape; out is in0 or apart from all */
+static int check_accumulate(const struct hpu_pkt_tpc_kernel *k)
+{
+	const struct hpu_tpc_tensor *o = T(0);
+	uint64_t oend = o->addr + hpu_tpc_extent(o);
+	unsigned int i;
+
+	if (P(0) > HPU_TPC_ACC_MAX)
+		return -EINVAL;
+	if (o->dtype != HPU_DTYPE_FP32 && o->dtype != HPU_DTYPE_BF16 &&
+	    o->dtype != HPU_DTYPE_INT32)
+		return -EINVAL;
+	/* p1, the divisor, has a meaning for every value: 0, 1 none */
+	for (i = 1; i < k->num_tensors; i++) {
+		const struct hpu_tpc_tensor *in = T(i);
+		uint64_t iend = in->addr + hpu_tpc_extent(in);
+
+		if (in->dtype != o->dtype || !same_shape(o, in))
+			return -EINVAL;
+		if (i == 1 && in->addr == o->addr &&
+		    !memcmp(in->strides, o->strides, sizeof(o->strides)))
+			continue; /* in place */
+		if (oend > o->addr && iend > in->addr && o->addr < iend &&
+		    in->addr < oend)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 #define RULE(id, nm, nt, np, fn)                                       \
 	[HPU_TPC_KERNEL_##id] = {                                      \
 		.name = nm, .ntensors = nt, .nparams = np, .check = fn \
@@ -457,6 +488,12 @@ static const struct tpc_rule rules[HPU_TPC_KERNEL_COUNT] = {
 	RULE(ACCURACY, "accuracy", 3, 0, check_accuracy),
 	RULE(SGD_STEP, "sgd_step", 3, 4, check_sgd),
 	RULE(ADAMW_STEP, "adamw_step", 4, 6, check_adamw),
+	/* 2..8 operands: out and K = 1..7 inputs */
+	[HPU_TPC_KERNEL_ACCUMULATE] = { .name = "accumulate",
+					.ntensors = HPU_TPC_MAX_TENSORS,
+					.min_tensors = 2,
+					.nparams = 2,
+					.check = check_accumulate },
 };
 
 const char *hpu_tpc_kernel_name(uint32_t id)
@@ -473,11 +510,12 @@ int hpu_tpc_check(const struct hpu_pkt_tpc_kernel *k)
 	if (k->kernel_id >= HPU_TPC_KERNEL_COUNT)
 		return -EINVAL;
 	r = &rules[k->kernel_id];
-	if (!r->check || k->num_tensors != r->ntensors)
+	if (!r->check || k->num_tensors > r->ntensors ||
+	    k->num_tensors < (r->min_tensors ? r->min_tensors : r->ntensors))
 		return -EINVAL;
 	for (i = 0; i < HPU_TPC_MAX_TENSORS; i++) {
-		if (i >= r->ntensors ? memcmp(T(i), &zero, sizeof(zero)) :
-				       tensor_ok(T(i)))
+		if (i >= k->num_tensors ? memcmp(T(i), &zero, sizeof(zero)) :
+					  tensor_ok(T(i)))
 			return -EINVAL;
 	}
 	for (i = r->nparams; i < HPU_TPC_MAX_PARAMS; i++)

@@ -9,10 +9,11 @@
  * memory the model reaches by pointer (HBM, SRAM, pinned host memory); an
  * operand in pageable host memory is an engine error. An operand whose
  * extent spans several device extents is staged: gathered into a
- * temporary buffer, and written back after the kernel if it changed.
- * Operands that partially overlap give undefined results; an output that
- * is exactly one of the inputs (in-place) is fine for the elementwise and
- * optimizer kernels.
+ * temporary buffer, and written back after the kernel if it changed;
+ * operands over exactly the same bytes share one buffer. Operands that
+ * partially overlap give undefined results; an output that is exactly one
+ * of the inputs (in-place) is fine for the elementwise, optimizer and
+ * accumulate kernels.
  *
  * Reductions run on the queue's thread, in a fixed order; elementwise
  * kernels of >= TPC_PAR_MIN elements are cut into independent slices that
@@ -64,7 +65,21 @@ static const tpc_exec_fn kernels[HPU_TPC_KERNEL_COUNT] = {
 	[HPU_TPC_KERNEL_ACCURACY] = tpc_accuracy,
 	[HPU_TPC_KERNEL_SGD_STEP] = tpc_sgd,
 	[HPU_TPC_KERNEL_ADAMW_STEP] = tpc_adamw,
+	[HPU_TPC_KERNEL_ACCUMULATE] = tpc_accumulate,
 };
+
+/**
+ * tpc_dispatch() - run the registry's body of @c->id on bound operands
+ * @c: a checked invocation (hpu_tpc_check() passed for its packet)
+ *
+ * Shared by the engine and the host entry (tpc_host.c).
+ *
+ * Return: the kernel's result (0 or -EIO).
+ */
+int tpc_dispatch(struct tpc_ctx *c)
+{
+	return kernels[c->id](c);
+}
 
 uint64_t tpc_row_off(const struct tpc_t *t, uint64_t r)
 {
@@ -123,10 +138,30 @@ static int stage_copy(struct hpu_fw_as *as, struct tpc_stage *s, bool out)
 	return 0;
 }
 
-/* Translate operand @i; stage it when it is not one contiguous piece */
-static int bind(struct hpu_fw_as *as, const struct hpu_tpc_tensor *d,
-		struct tpc_t *t, struct tpc_stage *s)
+/*
+ * The staging buffer of an operand before @s in @st that covers exactly
+ * [@va, @va + @len): operands that are the same memory share one buffer,
+ * so an in-place kernel sees its writes as it does unstaged, and only one
+ * copy is written back (a second, stale copy would undo the output)
+ */
+static uint8_t *staged_twin(const struct tpc_stage *st,
+			    const struct tpc_stage *s, uint64_t va,
+			    uint64_t len)
 {
+	for (; st < s; st++)
+		if (st->buf && st->va == va && st->len == len)
+			return st->buf;
+	return NULL;
+}
+
+/*
+ * Translate an operand; stage it into @st[@i] when it is not one
+ * contiguous piece (@st[0..@i) are the operands bound before it)
+ */
+static int bind(struct hpu_fw_as *as, const struct hpu_tpc_tensor *d,
+		struct tpc_t *t, struct tpc_stage *st, unsigned int i)
+{
+	struct tpc_stage *s = &st[i];
 	uint64_t len = hpu_tpc_extent(d);
 	struct hpusim_seg seg;
 	uint32_t k;
@@ -147,6 +182,9 @@ static int bind(struct hpu_fw_as *as, const struct hpu_tpc_tensor *d,
 		t->p = seg.ptr;
 		return 0;
 	}
+	t->p = staged_twin(st, s, d->addr, len);
+	if (t->p)
+		return 0;
 	s->buf = malloc(len);
 	if (!s->buf)
 		return -EIO;
@@ -160,7 +198,9 @@ static int run(struct hpu_fw_as *as, const struct hpu_pkt_tpc_kernel *k,
 	       struct hpu_fw_fault *fault)
 {
 	struct tpc_stage st[HPU_TPC_MAX_TENSORS] = { 0 };
-	struct tpc_ctx c = { .params = k->params, .id = k->kernel_id };
+	struct tpc_ctx c = { .params = k->params,
+			     .id = k->kernel_id,
+			     .nt = k->num_tensors };
 	uint64_t fva;
 	unsigned int i;
 	int ret = 0;
@@ -176,7 +216,7 @@ static int run(struct hpu_fw_as *as, const struct hpu_pkt_tpc_kernel *k,
 		}
 	}
 	for (i = 0; i < k->num_tensors && !ret; i++)
-		ret = bind(as, &k->tensors[i], &c.t[i], &st[i]);
+		ret = bind(as, &k->tensors[i], &c.t[i], st, i);
 	if (!ret)
 		ret = kernels[k->kernel_id](&c);
 	for (i = 0; i < k->num_tensors; i++) {

@@ -37,11 +37,13 @@ struct tpc_t {
  * @t: operands in the kernel's order
  * @params: the packet's parameters
  * @id: kernel id
+ * @nt: operands (the packet's num_tensors)
  */
 struct tpc_ctx {
 	struct tpc_t t[HPU_TPC_MAX_TENSORS];
 	const uint32_t *params;
 	uint32_t id;
+	unsigned int nt;
 };
 
 /* Kernel body: 0, or -EIO for data the kernel refuses (bad ids/labels) */
@@ -89,6 +91,9 @@ static inline int32_t *tpc_i32(const struct tpc_t *t, uint64_t i)
 	return (int32_t *)(void *)t->p + i;
 }
 
+/* Run the registry entry of @c->id (tpc.c; the engine and tpc_host.c) */
+int tpc_dispatch(struct tpc_ctx *c);
+
 /* Element offset of the @r-th row (dimension 0 excluded) of @t */
 uint64_t tpc_row_off(const struct tpc_t *t, uint64_t r);
 
@@ -127,5 +132,8 @@ int tpc_scatter_add(struct tpc_ctx *c);
 /* tpc_optim.c */
 int tpc_sgd(struct tpc_ctx *c);
 int tpc_adamw(struct tpc_ctx *c);
+
+/* tpc_accumulate.c */
+int tpc_accumulate(struct tpc_ctx *c);
 
 #endif /* TPC_LIB_H */

@@ -2,8 +2,9 @@
 /*
  * test_tpc.c - TPC kernels through libhpudrv against the real hpu-fused:
  * an add with broadcasting and an AdamW step on pinned host memory, a
- * softmax on HBM; a malformed descriptor rejected by the emitter and, as
- * a raw packet, by the driver; an operand outside the mappings faults.
+ * softmax on HBM; an in-place accumulate (the collectives' reduction); a
+ * malformed descriptor rejected by the emitter and, as a raw packet, by
+ * the driver; an operand outside the mappings faults.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -234,6 +235,39 @@ static void test_rejected(void **state)
 	run(TPC0);
 }
 
+/*
+ * The collectives' reduction step: in0 = (in0 + in1 + in2) / 3 in place
+ * on pinned memory, bit for bit; an output overlapping in1 is refused
+ */
+static void test_accumulate(void **state)
+{
+	uint32_t n = 4096, s = 11, i, p[2] = { HPU_TPC_ACC_SUM, 3 };
+	float *a = (float *)fx.host, *b = a + n, *c = b + n, want[4096];
+	struct hpu_tpc_tensor d[4];
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		a[i] = rnd(&s);
+		b[i] = rnd(&s);
+		c[i] = rnd(&s);
+		want[i] = (a[i] + b[i] + c[i]) / 3.0f;
+	}
+	d[1] = tens(fx.host_va, 1, &n);
+	d[2] = tens(fx.host_va + n * 4, 1, &n);
+	d[3] = tens(fx.host_va + n * 8, 1, &n);
+	d[0] = d[1];
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ACCUMULATE, d,
+					   4, p, 2),
+			 0);
+	run(TPC0);
+	assert_memory_equal(a, want, sizeof(want));
+	d[0].addr += 4; /* now overlaps in0 without being it */
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_ACCUMULATE, d,
+					   4, p, 2),
+			 -EINVAL);
+	assert_int_equal(hpu_cb_builder_used(fx.cb), 0);
+}
+
 /* An output where nothing is mapped (the top of the device VA range) */
 static void test_page_fault(void **state)
 {
@@ -256,6 +290,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_softmax_hbm, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_adamw, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_accumulate, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_rejected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_fault, setup,
 						teardown),

@@ -162,6 +162,7 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	int ret;
 
 	dev->index = index;
+	dev->server_devices = drv->ndev;
 	dev->module_id = index % HPU_MODULES_PER_SERVER;
 	dev->model = drv->model;
 	dev->profile = drv->profile;

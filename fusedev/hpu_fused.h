@@ -187,6 +187,7 @@ struct hpu_ctx {
 /**
  * struct hpu_device - one simulated device as the driver sees it
  * @index: device index in the daemon (hpuN)
+ * @server_devices: devices of the daemon (the server @index belongs to)
  * @module_id: OAM module id (@index modulo 8, the modules of a server)
  * @model: device model
  * @profile: chip profile
@@ -220,6 +221,7 @@ struct hpu_ctx {
  */
 struct hpu_device {
 	unsigned int index;
+	unsigned int server_devices;
 	unsigned int module_id;
 	const struct hpu_fw_model *model;
 	const struct hpu_fw_profile *profile;

@@ -57,6 +57,10 @@ static int nic_check(const struct hpu_device *dev, const struct hpu_nic_in *in)
 		/* a remote server needs both its address and its port */
 		if (!in->remote_ipv4 != !in->remote_port)
 			return -EINVAL;
+		/* no such device in this server, whatever the port */
+		if (!in->remote_ipv4 &&
+		    in->remote_device >= dev->server_devices)
+			return -ENODEV;
 		return 0;
 	default:
 		return -EINVAL;
@@ -100,8 +104,8 @@ static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
  *
  * Return: 0; -EINVAL (unknown op or flag, non-zero pad, reserved or a
  * member the op does not use, size 0 or an overflowing range, a port out
- * of range, half a remote address); -ENOENT (key or connection 0 or
- * unknown); -EOPNOTSUPP when the model has no NICs; the model's -errno
+ * of range, half a remote address); -ENODEV (a device index past this
+ * server's); -ENOENT (key or connection 0 or unknown); -EOPNOTSUPP when the model has no NICs; the model's -errno
  * (docs/nic.md).
  */
 int hpu_ioctl_nic(const struct hpu_ioctl_call *call, void *data)

@@ -542,6 +542,9 @@ static void test_nic_validation(void **state)
 	in = con;
 	in.remote_port = 4000; /* a port without an address */
 	assert_int_equal(nic(f, &in), -EINVAL);
+	in = con;
+	in.remote_device = 1; /* a server of one device */
+	assert_int_equal(nic(f, &in), -ENODEV);
 	if (unsupported) {
 		in = reg;
 		assert_int_equal(nic(f, &in), -EOPNOTSUPP);

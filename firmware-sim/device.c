@@ -122,10 +122,15 @@ int hpusim_device_create(const struct hpu_fw_config *cfg, hpusim_clock_fn clock,
 	ret = hpusim_queues_init(dev);
 	if (ret)
 		goto err_fini_mem;
+	ret = hpusim_nic_dev_init(dev, cfg->fabric);
+	if (ret)
+		goto err_fini_queues;
 
 	*out = dev;
 	return 0;
 
+err_fini_queues:
+	hpusim_queues_fini(dev);
 err_fini_mem:
 	hpusim_mem_fini(dev);
 err_fini_telemetry:
@@ -165,7 +170,10 @@ static void hpusim_destroy(struct hpu_fw_device *dev)
 {
 	if (!dev)
 		return;
+	/* peers see the far end down from now on */
+	hpusim_nic_dev_leave(dev);
 	hpusim_destroy_address_spaces(dev);
+	hpusim_nic_dev_fini(dev);
 	hpusim_queues_fini(dev);
 	hpusim_mem_fini(dev);
 	hpusim_telemetry_fini(dev);
@@ -302,4 +310,14 @@ const struct hpu_fw_ops hpusim_ops = {
 	.sob_write = hpusim_sob_write,
 	.export_dir = hpusim_export_dir,
 	.map_shared = hpusim_map_shared,
+	.fabric_create = hpusim_fabric_create,
+	.fabric_destroy = hpusim_fabric_destroy,
+	.fabric_addr = hpusim_fabric_addr,
+	.nic_info = hpusim_nic_info,
+	.as_set_cookie = hpusim_as_set_cookie,
+	.nic_reg_mr = hpusim_nic_reg_mr,
+	.nic_dereg_mr = hpusim_nic_dereg_mr,
+	.nic_connect = hpusim_nic_connect,
+	.nic_disconnect = hpusim_nic_disconnect,
+	.nic_set_link = hpusim_nic_set_link,
 };

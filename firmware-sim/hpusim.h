@@ -278,6 +278,7 @@ struct hpusim_seg {
  * @monitor_faults: monitor payload writes that faulted outside a submission
  * @cs_list: submissions in flight (sched lock)
  * @completing: submissions of it whose cs_done runs now (sched lock)
+ * @nic: its registrations and connections (nic.c)
  */
 struct hpu_fw_as {
 	struct hpu_fw_device *dev;
@@ -293,9 +294,12 @@ struct hpu_fw_as {
 	uint64_t monitor_faults;
 	struct hpusim_list cs_list;
 	unsigned int completing;
+	struct hpusim_nic_as *nic;
 };
 
 struct hpusim_cs;
+struct hpusim_nic_as;
+struct hpusim_nic;
 
 /**
  * enum hpusim_job_state - where a job is
@@ -361,6 +365,9 @@ enum hpusim_queue_state {
  * @wait_sob: SOB waited for
  * @wait_target: value waited for
  * @wait_dec: subtracted when the wait ends
+ * @nic_wait: sequence number of the scale-out write whose answer the
+ *	head job waits for, 0 when none (sched lock)
+ * @nic_status: that answer once it came (sched lock; nic_scaleout.c)
  */
 struct hpusim_queue {
 	struct hpu_fw_device *dev;
@@ -375,6 +382,8 @@ struct hpusim_queue {
 	uint32_t wait_sob;
 	uint32_t wait_target;
 	uint32_t wait_dec;
+	uint64_t nic_wait;
+	int nic_status;
 };
 
 /**
@@ -402,6 +411,7 @@ struct hpusim_queue {
  * @as_lock: protects @as_list; held while a reset aborts submissions
  * @as_list: every address space (struct hpu_fw_as.node)
  * @queues: one queue per engine, @profile->num_queues of them
+ * @nic: NIC ports, registrations and the fabric it belongs to (nic.c)
  */
 struct hpu_fw_device {
 	const struct hpu_fw_profile *profile;
@@ -426,6 +436,7 @@ struct hpu_fw_device {
 	pthread_mutex_t as_lock;
 	struct hpusim_list as_list;
 	struct hpusim_queue *queues;
+	struct hpusim_nic *nic;
 };
 
 /* profiles.c */
@@ -803,5 +814,49 @@ int hpusim_cs_abort(struct hpu_fw_as *as, void *cookie);
  * Return: the number of engines reset.
  */
 int hpusim_as_abort_all(struct hpu_fw_as *as);
+
+/* nic.c, nic_fabric.c, nic_scaleout.c: the NIC engines (docs/nic.md) */
+
+/* hpu_fw_nic_event.port of an access error that came from scale-out */
+#define HPUSIM_NIC_PORT_NET 0xffffffffU
+
+int hpusim_nic_dev_init(struct hpu_fw_device *dev, struct hpu_fw_fabric *fab);
+void hpusim_nic_dev_leave(struct hpu_fw_device *dev);
+void hpusim_nic_dev_fini(struct hpu_fw_device *dev);
+int hpusim_nic_as_init(struct hpu_fw_as *as);
+void hpusim_nic_as_fini(struct hpu_fw_as *as);
+
+/**
+ * hpusim_nic_exec() - run (or resume) a NIC_WRITE packet
+ * @as: address space of the submission
+ * @q: the NIC queue running it
+ * @pkt: the packet
+ * @progress: the job's progress on this packet: 0 when it starts; set to
+ *	1 when the packet waits for a scale-out answer
+ * @fault: filled on -EFAULT
+ *
+ * Return: 0 (done), -EINPROGRESS (a scale-out write was sent: park the
+ * job until its answer wakes the queue, then call again), -EFAULT (the
+ * source is not mapped) or another -errno (an engine error).
+ */
+int hpusim_nic_exec(struct hpu_fw_as *as, struct hpusim_queue *q,
+		    const void *pkt, uint64_t *progress,
+		    struct hpu_fw_fault *fault);
+
+void hpusim_fabric_addr(struct hpu_fw_fabric *fab, uint32_t *ipv4,
+			uint16_t *port);
+int hpusim_fabric_create(const struct hpu_fw_fabric_config *cfg,
+			 struct hpu_fw_fabric **out);
+void hpusim_fabric_destroy(struct hpu_fw_fabric *fab);
+void hpusim_nic_info(struct hpu_fw_device *dev, struct hpu_info_nic *out);
+void hpusim_as_set_cookie(struct hpu_fw_as *as, void *cookie);
+int hpusim_nic_reg_mr(struct hpu_fw_as *as, uint64_t va, uint64_t size,
+		      uint32_t flags, uint32_t *key);
+int hpusim_nic_dereg_mr(struct hpu_fw_as *as, uint32_t key);
+int hpusim_nic_connect(struct hpu_fw_as *as, uint32_t port, uint32_t ipv4,
+		       uint16_t tcp_port, uint32_t remote_device,
+		       uint32_t *conn);
+int hpusim_nic_disconnect(struct hpu_fw_as *as, uint32_t conn);
+int hpusim_nic_set_link(struct hpu_fw_device *dev, uint32_t port, bool up);
 
 #endif /* HPUSIM_H */

@@ -54,6 +54,9 @@ int hpusim_as_create(struct hpu_fw_device *dev, struct hpu_fw_as **out)
 	ret = pthread_mutex_init(&as->sync_lock, NULL);
 	if (ret)
 		goto err_destroy_rwlock;
+	ret = -hpusim_nic_as_init(as);
+	if (ret)
+		goto err_destroy_sync;
 
 	pthread_mutex_lock(&dev->as_lock);
 	hpusim_list_add_tail(&as->node, &dev->as_list);
@@ -61,6 +64,8 @@ int hpusim_as_create(struct hpu_fw_device *dev, struct hpu_fw_as **out)
 	*out = as;
 	return 0;
 
+err_destroy_sync:
+	pthread_mutex_destroy(&as->sync_lock);
 err_destroy_rwlock:
 	pthread_rwlock_destroy(&as->map_lock);
 err_free_as:
@@ -87,6 +92,8 @@ void hpusim_as_destroy(struct hpu_fw_as *as)
 		return;
 	dev = as->dev;
 	hpusim_as_abort_all(as);
+	/* peers' writes into its regions end before anything goes */
+	hpusim_nic_as_fini(as);
 
 	pthread_mutex_lock(&dev->as_lock);
 	hpusim_list_del(&as->node);

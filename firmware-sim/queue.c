@@ -304,8 +304,27 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 						  EXEC_ENGINE_ERR);
 			break;
 		}
+		case HPU_PACKET_NIC_WRITE: {
+			const struct hpu_pkt_nic_write *p = (const void *)h;
+			int r;
+
+			if (h->size != sizeof(*p))
+				return exec_fault(fault, q, 0, false,
+						  EXEC_ENGINE_ERR);
+			r = hpusim_nic_exec(as, q, h, &job->progress, fault);
+			if (r == -EINPROGRESS)
+				return EXEC_PARK; /* a scale-out answer wakes it */
+			if (r == -EFAULT) {
+				fault->engine = q->engine;
+				return EXEC_FAULT;
+			}
+			if (r)
+				return exec_fault(fault, q, 0, false,
+						  EXEC_ENGINE_ERR);
+			*budget -= p->size < *budget ? p->size : *budget;
+			break;
+		}
 		default:
-			/* NIC packets: no engine implements them yet */
 			return exec_fault(fault, q, 0, false, EXEC_ENGINE_ERR);
 		}
 		job->pc += h->size;
@@ -405,6 +424,7 @@ static void cs_stop(struct hpusim_cs *cs)
 		case HPUSIM_JOB_PARKED:
 			hpusim_fence_cancel(cs->as, q);
 			q->woken = false;
+			q->nic_wait = 0; /* its NIC answer is not awaited */
 			cs_mark_reset(cs, q->engine);
 			job_unlink(job);
 			queue_after_drop(q);
@@ -480,6 +500,7 @@ static void queue_run(struct hpusim_queue *q, uint64_t slice,
 			if (cs->stopping) {
 				hpusim_fence_cancel(cs->as, q);
 				q->woken = false;
+				q->nic_wait = 0;
 				job_end(job);
 				break;
 			}
@@ -621,6 +642,9 @@ static uint64_t cb_dma_bytes(const uint8_t *cb, uint32_t size, uint64_t limit)
 		else if (h->opcode == HPU_PACKET_MEMSET &&
 			 h->size == sizeof(struct hpu_pkt_memset))
 			total += ((const struct hpu_pkt_memset *)h)->size;
+		else if (h->opcode == HPU_PACKET_NIC_WRITE &&
+			 h->size == sizeof(struct hpu_pkt_nic_write))
+			total += ((const struct hpu_pkt_nic_write *)h)->size;
 		pc += h->size;
 	}
 	return total;

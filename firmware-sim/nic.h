@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nic.h - what the NIC files of libhpusim share (nic.c: registrations,
+ * connections, NIC_WRITE; nic_fabric.c: the server, its wiring and link
+ * state; nic_scaleout.c: the TCP transport between servers).
+ *
+ * Lifetime: a device found through its fabric is held with
+ * hpusim_fabric_dev_get() (the fabric's @users count), so it cannot leave
+ * the fabric (hence cannot be freed) under a peer's write. A registered
+ * region found by key is held with hpusim_mr_get(); dereg and as_destroy
+ * wait until no write holds it, so its address space outlives the write.
+ *
+ * Lock order: an address space's nic lock, a device's mr_lock and the
+ * fabric lock are leaves (nothing else is taken under them); map_locks of
+ * two address spaces are taken in address order; a scale-out peer's
+ * pend_lock nests outside the scheduler lock.
+ */
+#ifndef HPUSIM_NIC_H
+#define HPUSIM_NIC_H
+
+#include "hpusim.h"
+
+/* Scale-out ports: the last ones of every device */
+#define HPUSIM_NIC_SCALEOUT_PORTS 3
+
+/* Devices of one fabric (struct hpu_fw_fabric_config.num_devices) */
+#define HPUSIM_FABRIC_MAX_DEVICES 64
+
+/**
+ * struct hpusim_mr - a registered region
+ * @key: its key (never 0)
+ * @as: owning address space
+ * @va: first device VA
+ * @size: bytes
+ * @refs: writes using it now (device mr_lock)
+ */
+struct hpusim_mr {
+	uint32_t key;
+	struct hpu_fw_as *as;
+	uint64_t va;
+	uint64_t size;
+	unsigned int refs;
+};
+
+/**
+ * struct hpusim_nic - the NICs of a device
+ * @dev: device
+ * @fab: fabric it joined, or NULL for a device without peers
+ * @server_id: server id of a device without fabric
+ * @nports: NIC ports
+ * @nscaleup: scale-up ports (the first ones)
+ * @k: scale-up ports to each peer (0: no wiring)
+ * @down: bit per port taken down (atomic)
+ * @tx_bytes: payload bytes sent (atomic)
+ * @rx_bytes: payload bytes received (atomic)
+ * @users: fabric lookups that hold the device (fabric lock)
+ * @mr_lock: protects @mrs, @nmrs, @cap, @next_key and every region's refs
+ * @mr_cond: broadcast when a region's refs drop
+ * @mrs: regions sorted by key
+ * @nmrs: entries in @mrs
+ * @cap: room in @mrs
+ * @next_key: last key handed out
+ */
+struct hpusim_nic {
+	struct hpu_fw_device *dev;
+	struct hpu_fw_fabric *fab;
+	uint64_t server_id;
+	uint32_t nports;
+	uint32_t nscaleup;
+	uint32_t k;
+	uint64_t down;
+	uint64_t tx_bytes;
+	uint64_t rx_bytes;
+	unsigned int users;
+	pthread_mutex_t mr_lock;
+	pthread_cond_t mr_cond;
+	struct hpusim_mr **mrs;
+	uint32_t nmrs;
+	uint32_t cap;
+	uint32_t next_key;
+};
+
+struct hpusim_so_peer;
+
+/**
+ * struct hpusim_nic_conn - a connection of an address space
+ * @id: its id (0: the slot is free)
+ * @port: local port
+ * @remote_device: device index in the remote (or this) server
+ * @peer: scale-out: the TCP connection to the remote server (a
+ *	reference); NULL for scale-up
+ */
+struct hpusim_nic_conn {
+	uint32_t id;
+	uint32_t port;
+	uint32_t remote_device;
+	struct hpusim_so_peer *peer;
+};
+
+/**
+ * struct hpusim_nic_as - NIC state of an address space
+ * @lock: protects @conns, @next_conn and @nmrs
+ * @cookie: the driver's value for its events (atomic)
+ * @conns: connections by slot
+ * @next_conn: last connection id handed out
+ * @nmrs: regions it registered
+ */
+struct hpusim_nic_as {
+	pthread_mutex_t lock;
+	void *cookie;
+	struct hpusim_nic_conn conns[HPU_NIC_MAX_CONNS];
+	uint32_t next_conn;
+	uint32_t nmrs;
+};
+
+struct hpusim_so;
+
+/**
+ * struct hpu_fw_fabric - one server
+ * @lock: protects @devs and every member device's nic->users
+ * @cond: broadcast when a device's users drop to 0
+ * @server_id: random, never 0
+ * @num_devices: devices the wiring is laid out for
+ * @devs: member devices by index
+ * @so: scale-out endpoint, NULL without
+ */
+struct hpu_fw_fabric {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t server_id;
+	uint32_t num_devices;
+	struct hpu_fw_device *devs[HPUSIM_FABRIC_MAX_DEVICES];
+	struct hpusim_so *so;
+};
+
+/* nic_fabric.c */
+struct hpu_fw_device *hpusim_fabric_dev_get(struct hpu_fw_fabric *fab,
+					    uint32_t index);
+void hpusim_fabric_dev_put(struct hpu_fw_device *dev);
+uint32_t hpusim_nic_peer(const struct hpusim_nic *n, uint32_t port,
+			 uint32_t *far_port);
+bool hpusim_nic_port_up(const struct hpusim_nic *n, uint32_t port);
+void hpusim_nic_event(struct hpu_fw_device *dev, void *cookie, uint32_t type,
+		      uint32_t port, uint32_t key, uint64_t offset,
+		      uint64_t size);
+uint64_t hpusim_random_id(void);
+
+/* Answers of a scale-out write (struct hpusim_queue.nic_status) */
+#define HPUSIM_NIC_ST_PENDING 1
+
+/* nic.c */
+struct hpusim_mr *hpusim_mr_get(struct hpu_fw_device *dev, uint32_t key);
+void hpusim_mr_put(struct hpu_fw_device *dev, struct hpusim_mr *mr);
+void *hpusim_nic_cookie(struct hpu_fw_as *as);
+int hpusim_nic_copy_in(struct hpu_fw_as *as, uint64_t va, const uint8_t *src,
+		       uint64_t len);
+int hpusim_nic_copy_out(struct hpu_fw_as *as, uint64_t va, uint8_t *dst,
+			uint64_t len, uint64_t *fault_va);
+int hpusim_nic_signal(struct hpu_fw_as *as, uint32_t sob_id,
+		      uint32_t sob_value);
+
+/* nic_scaleout.c */
+int hpusim_so_create(struct hpu_fw_fabric *fab, const char *addr);
+void hpusim_so_destroy(struct hpu_fw_fabric *fab);
+void hpusim_so_addr(struct hpu_fw_fabric *fab, uint32_t *ipv4, uint16_t *port);
+int hpusim_so_connect(struct hpu_fw_fabric *fab, uint32_t ipv4, uint16_t port,
+		      uint32_t remote_device, struct hpusim_so_peer **out);
+void hpusim_so_peer_get(struct hpusim_so_peer *peer);
+void hpusim_so_peer_put(struct hpusim_so_peer *peer);
+bool hpusim_so_peer_alive(struct hpusim_so_peer *peer);
+int hpusim_so_write(struct hpusim_so_peer *peer, struct hpu_fw_as *as,
+		    struct hpusim_queue *q, uint32_t remote_device,
+		    const struct hpu_pkt_nic_write *p, uint64_t *fault_va);
+void hpusim_so_purge(struct hpu_fw_fabric *fab, struct hpu_fw_device *dev);
+
+#endif /* HPUSIM_NIC_H */

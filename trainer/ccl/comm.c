@@ -1,0 +1,799 @@
+// SPDX-License-Identifier: MIT
+/*
+ * comm.c - unique ids, communicator setup (device, inbox, sync objects,
+ * topology, NIC connections), teardown and asynchronous errors
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ccl_internal.h"
+#include "ccl_store.h"
+
+#define ID_MAGIC "HPUCCL1"
+
+/* What a unique id holds (within its 128 bytes) */
+struct id_wire {
+	char magic[8];
+	uint32_t ipv4;
+	uint16_t port;
+	uint16_t pad;
+	uint64_t nonce;
+};
+
+/* What every rank publishes in the store at init */
+struct rank_info {
+	uint64_t server_id;
+	uint32_t device;
+	uint32_t so_ipv4;
+	uint32_t so_port;
+	uint32_t key;
+	uint32_t sob_base;
+	uint32_t nranks;
+	uint64_t slot_bytes;
+	uint32_t window;
+	uint32_t pad;
+};
+
+/* ------------------------------------------------- process-wide state */
+
+/**
+ * struct server_ref - a store server this process hosts
+ * @srv: the server
+ * @ipv4: address it listens on
+ * @port: its port
+ * @refs: communicators of this process using it
+ * @used: a communicator used it (it stops when @refs drops to 0)
+ * @next: list link
+ */
+struct server_ref {
+	struct ccl_store_server *srv;
+	uint32_t ipv4;
+	uint16_t port;
+	int refs;
+	bool used;
+	struct server_ref *next;
+};
+
+/**
+ * struct sob_map - SOBs the communicators of this process took on one
+ * device handle
+ * @dev: device handle
+ * @used: bit per SOB
+ * @next: list link
+ */
+struct sob_map {
+	struct hpu_device *dev;
+	uint64_t used[HPU_NUM_SOBS / 64];
+	struct sob_map *next;
+};
+
+/* Protects servers, sob_maps, env_calls, tpc_rr */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct server_ref *servers;
+static struct sob_map *sob_maps;
+static unsigned int env_calls;
+static unsigned int tpc_rr;
+
+static int sob_alloc(struct hpu_device *dev, uint32_t count, uint32_t *base)
+{
+	struct sob_map *m;
+	int b, i, ret = -ENOSPC;
+
+	pthread_mutex_lock(&g_lock);
+	for (m = sob_maps; m && m->dev != dev; m = m->next)
+		;
+	if (!m) {
+		m = calloc(1, sizeof(*m));
+		if (!m) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		m->dev = dev;
+		m->next = sob_maps;
+		sob_maps = m;
+	}
+	/* from the top, away from the SOBs an application numbers from 0 */
+	for (b = HPU_NUM_SOBS - (int)count; b >= 0; b--) {
+		for (i = 0; i < (int)count; i++)
+			if (m->used[(b + i) / 64] & (1ULL << ((b + i) % 64)))
+				break;
+		if (i == (int)count)
+			break;
+	}
+	if (b >= 0) {
+		for (i = 0; i < (int)count; i++)
+			m->used[(b + i) / 64] |= 1ULL << ((b + i) % 64);
+		*base = (uint32_t)b;
+		ret = 0;
+	}
+out:
+	pthread_mutex_unlock(&g_lock);
+	return ret;
+}
+
+static void sob_free(struct hpu_device *dev, uint32_t base, uint32_t count)
+{
+	struct sob_map **pm, *m;
+	uint32_t i;
+	bool empty = true;
+
+	pthread_mutex_lock(&g_lock);
+	for (pm = &sob_maps; *pm && (*pm)->dev != dev; pm = &(*pm)->next)
+		;
+	m = *pm;
+	if (m) {
+		for (i = base; i < base + count; i++)
+			m->used[i / 64] &= ~(1ULL << (i % 64));
+		for (i = 0; i < HPU_NUM_SOBS / 64; i++)
+			if (m->used[i])
+				empty = false;
+		if (empty) {
+			*pm = m->next;
+			free(m);
+		}
+	}
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* Start (or reuse) a server on @ipv4:@port; returns its bound port. */
+static int server_get(uint32_t ipv4, uint16_t port, uint16_t *bound)
+{
+	struct server_ref *s;
+	int ret = 0;
+
+	pthread_mutex_lock(&g_lock);
+	for (s = servers; s; s = s->next)
+		if (s->ipv4 == ipv4 && (port == 0 || s->port == port))
+			break;
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		ret = ccl_store_server_start(ipv4, port, &s->srv);
+		if (ret) {
+			free(s);
+			goto out;
+		}
+		s->ipv4 = ipv4;
+		s->port = ccl_store_server_port(s->srv);
+		s->next = servers;
+		servers = s;
+	}
+	*bound = s->port;
+out:
+	pthread_mutex_unlock(&g_lock);
+	return ret;
+}
+
+/* A communicator of this process starts or stops using a local server. */
+static struct ccl_store_server *server_ref(uint32_t ipv4, uint16_t port)
+{
+	struct server_ref *s;
+
+	pthread_mutex_lock(&g_lock);
+	for (s = servers; s; s = s->next)
+		if (s->ipv4 == ipv4 && s->port == port)
+			break;
+	if (s) {
+		s->refs++;
+		s->used = true;
+	}
+	pthread_mutex_unlock(&g_lock);
+	return s ? s->srv : NULL;
+}
+
+static void server_unref(struct ccl_store_server *srv, int linger_ms)
+{
+	struct server_ref **ps, *s = NULL;
+
+	pthread_mutex_lock(&g_lock);
+	for (ps = &servers; *ps; ps = &(*ps)->next)
+		if ((*ps)->srv == srv) {
+			s = *ps;
+			if (--s->refs == 0 && s->used)
+				*ps = s->next;
+			else
+				s = NULL;
+			break;
+		}
+	pthread_mutex_unlock(&g_lock);
+	if (s) {
+		ccl_store_server_stop(s->srv, linger_ms);
+		free(s);
+	}
+}
+
+/* ------------------------------------------------------- unique ids */
+
+static uint64_t random_nonce(void)
+{
+	uint64_t v = 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	struct timespec ts;
+
+	if (fd >= 0) {
+		if (read(fd, &v, sizeof(v)) != sizeof(v))
+			v = 0;
+		close(fd);
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	v ^= (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+	return v ? v : 1;
+}
+
+static void make_id(struct hpuccl_unique_id *id, uint32_t ipv4, uint16_t port,
+		    uint64_t nonce)
+{
+	struct id_wire w = { .ipv4 = ipv4, .port = port, .nonce = nonce };
+
+	memcpy(w.magic, ID_MAGIC, sizeof(ID_MAGIC));
+	memset(id, 0, sizeof(*id));
+	memcpy(id->internal, &w, sizeof(w));
+}
+
+/* Where the store listens: HCCL_COMM_ID, MASTER_ADDR:MASTER_PORT, else
+ * 127.0.0.1:0 when @may_default. */
+static int env_addr(uint32_t *ipv4, uint16_t *port, bool may_default)
+{
+	const char *id = getenv("HCCL_COMM_ID");
+	const char *ma = getenv("MASTER_ADDR");
+	const char *mp = getenv("MASTER_PORT");
+	char buf[320];
+
+	if (id && *id)
+		return ccl_parse_ipv4_port(id, ipv4, port);
+	if (ma && *ma && mp && *mp) {
+		snprintf(buf, sizeof(buf), "%s:%s", ma, mp);
+		return ccl_parse_ipv4_port(buf, ipv4, port);
+	}
+	if (!may_default)
+		return -EINVAL;
+	*ipv4 = htonl(INADDR_LOOPBACK);
+	*port = 0;
+	return 0;
+}
+
+HPUCCL_EXPORT int hpuccl_get_unique_id(struct hpuccl_unique_id *id)
+{
+	uint32_t ipv4;
+	uint16_t port, bound;
+	int ret;
+
+	if (!id)
+		return -EINVAL;
+	ret = env_addr(&ipv4, &port, true);
+	if (ret)
+		return ret;
+	ret = server_get(ipv4, port, &bound);
+	if (ret)
+		return ret;
+	make_id(id, ipv4, bound, random_nonce());
+	return 0;
+}
+
+HPUCCL_EXPORT int hpuccl_unique_id_from_env(struct hpuccl_unique_id *id,
+					    int rank)
+{
+	uint32_t ipv4;
+	uint16_t port, bound;
+	unsigned int call;
+	int ret;
+
+	if (!id || rank < 0)
+		return -EINVAL;
+	ret = env_addr(&ipv4, &port, false);
+	if (ret)
+		return ret;
+	if (!port)
+		return -EINVAL;
+	if (rank == 0) {
+		ret = server_get(ipv4, port, &bound);
+		if (ret)
+			return ret;
+	}
+	/* the k-th call of every rank names the same communicator */
+	pthread_mutex_lock(&g_lock);
+	call = env_calls++;
+	pthread_mutex_unlock(&g_lock);
+	make_id(id, ipv4, port, 0xe4e0000000000000ULL | call);
+	return 0;
+}
+
+static int parse_id(const struct hpuccl_unique_id *id, struct id_wire *w)
+{
+	memcpy(w, id->internal, sizeof(*w));
+	if (memcmp(w->magic, ID_MAGIC, sizeof(ID_MAGIC)) || !w->port ||
+	    !w->nonce)
+		return -EINVAL;
+	return 0;
+}
+
+/* ------------------------------------------------------------ errors */
+
+int ccl_set_error(struct hpuccl_comm *c, int err)
+{
+	if (err && !c->err)
+		c->err = err;
+	return c->err ? c->err : err;
+}
+
+/* Device events: a link down or a bad remote access */
+static int device_events(struct hpuccl_comm *c)
+{
+	struct hpu_event ev[16];
+	int n, i, ret = 0;
+
+	while ((n = hpu_event_read(c->dev, ev, 16)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (ev[i].type == HPU_EVENT_LINK_DOWN)
+				ret = -ENETDOWN;
+			else if (ev[i].type == HPU_EVENT_NIC_ACCESS_ERR && !ret)
+				ret = -EIO;
+		}
+		if (n < 16)
+			break;
+	}
+	return ret;
+}
+
+int ccl_check_error(struct hpuccl_comm *c)
+{
+	if (c->err)
+		return c->err;
+	if (c->store && ccl_store_check(c->store))
+		return ccl_set_error(c, -ECONNRESET);
+	return 0;
+}
+
+/* Full check: also the status of the recent CSs and device events. */
+static int full_check(struct hpuccl_comm *c)
+{
+	uint64_t i, first;
+	int cs_err = 0, ev;
+
+	if (c->err)
+		return c->err;
+	first = c->nrecent > CCL_RECENT ? c->nrecent - CCL_RECENT : 0;
+	for (i = first; i < c->nrecent && !cs_err; i++) {
+		uint32_t st = HPU_WAIT_CS_STATUS_COMPLETED;
+
+		if (hpu_cs_wait(c->dev, c->recent[i % CCL_RECENT], 0, &st))
+			continue;
+		if (st == HPU_WAIT_CS_STATUS_TIMEDOUT)
+			cs_err = -ETIMEDOUT;
+		else if (st == HPU_WAIT_CS_STATUS_ABORTED)
+			cs_err = -EIO;
+	}
+	ev = device_events(c);
+	if (c->store && ccl_store_check(c->store))
+		return ccl_set_error(c, -ECONNRESET);
+	if (ev == -ENETDOWN)
+		return ccl_set_error(c, ev);
+	if (cs_err)
+		return ccl_set_error(c, cs_err);
+	return ccl_set_error(c, ev);
+}
+
+HPUCCL_EXPORT int hpuccl_comm_get_async_error(struct hpuccl_comm *comm)
+{
+	if (!comm)
+		return -EINVAL;
+	return full_check(comm);
+}
+
+/* ------------------------------------------------------------- setup */
+
+static uint32_t env_timeout(const struct hpuccl_config *cfg)
+{
+	const char *e = getenv("HPUCCL_TIMEOUT_MS");
+	unsigned long v;
+	char *end;
+
+	if (cfg && cfg->timeout_ms)
+		return cfg->timeout_ms;
+	if (e && *e) {
+		v = strtoul(e, &end, 10);
+		if (!*end && v > 0 && v <= 3600000)
+			return (uint32_t)v;
+	}
+	return HPUCCL_DEFAULT_TIMEOUT_MS;
+}
+
+static int open_device(struct hpu_device **dev)
+{
+	const char *e = getenv("HPUCCL_DEVICE");
+	struct hpu_device_info *list;
+	int count, idx, ret;
+	long v = 0;
+	char *end;
+
+	if (e && *e) {
+		v = strtol(e, &end, 10);
+		if (*end || v < 0 || v > 1 << 20)
+			return -EINVAL;
+		return hpu_open((int)v, dev);
+	}
+	e = getenv("LOCAL_RANK");
+	if (e && *e) {
+		v = strtol(e, &end, 10);
+		if (*end || v < 0)
+			return -EINVAL;
+	}
+	ret = hpu_device_list(&list, &count);
+	if (ret)
+		return ret;
+	if (count <= 0) {
+		hpu_device_list_free(list);
+		return -ENODEV;
+	}
+	idx = list[v % count].index;
+	hpu_device_list_free(list);
+	return hpu_open(idx, dev);
+}
+
+static uint64_t env_slot_bytes(void)
+{
+	const char *e = getenv("HPUCCL_SLOT_BYTES");
+	unsigned long long v;
+	char *end;
+
+	if (e && *e) {
+		v = strtoull(e, &end, 0);
+		if (!*end && v >= 4096 && v <= (64ULL << 20) && !(v % 4096))
+			return v;
+	}
+	return CCL_DEFAULT_SLOT_BYTES;
+}
+
+/* SOBs of the block start at 0: a CS sets them (a reused block may hold
+ * leftovers of an aborted communicator). */
+static int reset_sobs(struct hpuccl_comm *c)
+{
+	uint32_t st = 0, i;
+	uint64_t seq;
+	int ret = 0;
+
+	for (i = 0; i < c->sob_count && !ret; i++)
+		ret = hpu_cb_msg_long(c->tpc_cb, c->sob_base + i,
+				      HPU_MSG_OP_SET, 0);
+	if (!ret)
+		ret = hpu_cb_builder_submit(c->tpc_cb, c->tpc_q, 0,
+					    c->timeout_ms, &seq, NULL);
+	hpu_cb_builder_reset(c->tpc_cb);
+	if (!ret)
+		ret = hpu_cs_wait(c->dev, seq, (uint64_t)c->timeout_ms * 1000,
+				  &st);
+	if (!ret && st != HPU_WAIT_CS_STATUS_COMPLETED)
+		ret = -EIO;
+	return ret;
+}
+
+static int setup_queues(struct hpuccl_comm *c, const struct hpu_info_nic *nic,
+			const struct hpu_info_hw_ip_info *hw)
+{
+	uint32_t so_ports[64];
+	int nso = 0, p, q;
+	uint32_t i;
+
+	for (i = 0; i < nic->num_ports && i < 64; i++)
+		if (nic->scaleout_ports_mask & (1ULL << i))
+			so_ports[nso++] = i;
+	c->queues = calloc((size_t)c->nranks, sizeof(*c->queues));
+	if (!c->queues)
+		return -ENOMEM;
+	for (p = 0; p < c->nranks; p++) {
+		struct ccl_peer *pe = &c->peers[p];
+		struct hpu_nic_peer np = { 0 };
+		uint32_t port;
+		int ret;
+
+		if (p == c->rank)
+			continue;
+		if (pe->server_id == nic->server_id) {
+			if (pe->device == nic->device_index)
+				return -EINVAL; /* two ranks on one device */
+			ret = hpu_nic_scaleup_port(nic, pe->device);
+			if (ret < 0)
+				return -EINVAL;
+			port = (uint32_t)ret;
+			np.device = pe->device;
+		} else {
+			if (!nso || !pe->so_ipv4)
+				return -EHOSTUNREACH;
+			port = so_ports[p % nso];
+			np.ipv4 = pe->so_ipv4;
+			np.tcp_port = (uint16_t)pe->so_port;
+			np.device = pe->device;
+		}
+		np.port = port;
+		for (q = 0; q < c->nqueues; q++)
+			if (c->queues[q].port == port)
+				break;
+		if (q == c->nqueues) {
+			c->queues[q].port = port;
+			c->queues[q].qidx =
+				hw->num_dma + hw->num_mme + hw->num_tpc + port;
+			ret = hpu_cb_builder_create(c->dev, CCL_CB_BYTES,
+						    &c->queues[q].cb);
+			if (ret)
+				return ret;
+			c->nqueues++;
+		}
+		pe->queue = q;
+		ret = hpu_nic_connect(c->dev, &np, &pe->conn);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Publish this rank's entry, read everybody's. */
+static int exchange(struct hpuccl_comm *c, const struct hpu_info_nic *nic)
+{
+	struct rank_info me = {
+		.server_id = nic->server_id,
+		.device = nic->device_index,
+		.so_ipv4 = nic->scaleout_ipv4,
+		.so_port = nic->scaleout_port,
+		.key = c->inbox_key,
+		.sob_base = c->sob_base,
+		.nranks = (uint32_t)c->nranks,
+		.slot_bytes = c->slot_bytes,
+		.window = CCL_WINDOW,
+	};
+	char key[32];
+	int p, ret;
+
+	snprintf(key, sizeof(key), "rank/%d", c->rank);
+	ret = ccl_store_set(c->store, key, &me, sizeof(me));
+	if (ret)
+		return ret;
+	for (p = 0; p < c->nranks; p++) {
+		struct rank_info ri;
+		size_t len = 0;
+
+		snprintf(key, sizeof(key), "rank/%d", p);
+		ret = ccl_store_get(c->store, key, &ri, sizeof(ri), &len,
+				    (int)c->timeout_ms);
+		if (ret)
+			return ret;
+		if (len != sizeof(ri) || ri.nranks != (uint32_t)c->nranks ||
+		    ri.slot_bytes != c->slot_bytes || ri.window != CCL_WINDOW ||
+		    !ri.key || ri.sob_base >= HPU_NUM_SOBS)
+			return -EINVAL;
+		c->peers[p] = (struct ccl_peer){ .server_id = ri.server_id,
+						 .device = ri.device,
+						 .so_ipv4 = ri.so_ipv4,
+						 .so_port = ri.so_port,
+						 .key = ri.key,
+						 .sob_base = ri.sob_base };
+	}
+	return 0;
+}
+
+static int setup_inbox(struct hpuccl_comm *c)
+{
+	uint64_t size = (uint64_t)c->nranks * CCL_WINDOW * c->slot_bytes;
+	int ret;
+
+	ret = hpu_mem_alloc(c->dev, size, 0, 0, &c->inbox_handle);
+	if (ret)
+		return ret;
+	ret = hpu_mem_map(c->dev, c->inbox_handle, 0, 0, &c->inbox_va);
+	if (ret)
+		goto err_free;
+	ret = hpu_nic_reg_mr(c->dev, c->inbox_va, size, &c->inbox_key);
+	if (ret)
+		goto err_unmap;
+	return 0;
+err_unmap:
+	hpu_mem_unmap(c->dev, c->inbox_va);
+	c->inbox_va = 0;
+err_free:
+	hpu_mem_free(c->dev, c->inbox_handle);
+	c->inbox_handle = 0;
+	return ret;
+}
+
+/* Release every resource; @wait: let submitted work end first. */
+static void teardown(struct hpuccl_comm *c, bool clean)
+{
+	int p, q;
+
+	for (p = 0; c->peers && p < c->nranks; p++)
+		if (c->peers[p].conn)
+			hpu_nic_disconnect(c->dev, c->peers[p].conn);
+	if (c->inbox_key)
+		hpu_nic_dereg_mr(c->dev, c->inbox_key);
+	if (!clean && c->nrecent) {
+		/* aborted work ends by its timeout at the latest */
+		uint32_t st;
+
+		hpu_cs_wait(c->dev, c->recent[(c->nrecent - 1) % CCL_RECENT],
+			    (uint64_t)c->timeout_ms * 1000 + 1000000, &st);
+	}
+	if (c->inbox_va)
+		hpu_mem_unmap(c->dev, c->inbox_va);
+	if (c->inbox_handle)
+		hpu_mem_free(c->dev, c->inbox_handle);
+	for (q = 0; c->queues && q < c->nqueues; q++)
+		hpu_cb_builder_destroy(c->queues[q].cb);
+	hpu_cb_builder_destroy(c->tpc_cb);
+	if (c->sob_count)
+		sob_free(c->dev, c->sob_base, c->sob_count);
+	ccl_store_close(c->store, clean);
+	if (c->server)
+		server_unref(c->server, clean ? (int)c->timeout_ms : 1000);
+	if (c->own_dev)
+		hpu_close(c->dev);
+	free(c->queues);
+	free(c->peers);
+	free(c);
+}
+
+static int init_device_side(struct hpuccl_comm *c)
+{
+	struct hpu_info_hw_ip_info hw;
+	struct hpu_info_nic nic;
+	unsigned int rr;
+	int ret;
+
+	ret = hpu_info_hw_ip(c->dev, &hw);
+	if (!ret)
+		ret = hpu_info_nic(c->dev, &nic);
+	if (ret)
+		return ret;
+	if (!hw.num_tpc)
+		return -ENODEV;
+	pthread_mutex_lock(&g_lock);
+	rr = tpc_rr++;
+	pthread_mutex_unlock(&g_lock);
+	c->tpc_q = hw.num_dma + hw.num_mme + rr % hw.num_tpc;
+	ret = hpu_cb_builder_create(c->dev, CCL_CB_BYTES, &c->tpc_cb);
+	if (ret)
+		return ret;
+	c->sob_count = 2 * (uint32_t)c->nranks + (uint32_t)c->nranks;
+	ret = sob_alloc(c->dev, c->sob_count, &c->sob_base);
+	if (ret) {
+		c->sob_count = 0;
+		return ret;
+	}
+	ret = reset_sobs(c);
+	if (!ret && c->nranks > 1)
+		ret = setup_inbox(c);
+	if (!ret)
+		ret = exchange(c, &nic);
+	if (!ret && c->nranks > 1)
+		ret = setup_queues(c, &nic, &hw);
+	return ret;
+}
+
+HPUCCL_EXPORT int
+hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
+			     const struct hpuccl_unique_id *id, int rank,
+			     const struct hpuccl_config *cfg)
+{
+	struct hpuccl_comm *c;
+	struct id_wire w;
+	int ret;
+
+	if (!comm || !id || nranks < 1 || rank < 0 || rank >= nranks ||
+	    nranks > HPU_NUM_SOBS / 3 || (cfg && cfg->flags))
+		return -EINVAL;
+	ret = parse_id(id, &w);
+	if (ret)
+		return ret;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->nranks = nranks;
+	c->rank = rank;
+	c->timeout_ms = env_timeout(cfg);
+	c->slot_bytes = env_slot_bytes();
+	snprintf(c->ns, sizeof(c->ns), "%016llx", (unsigned long long)w.nonce);
+	c->peers = calloc((size_t)nranks, sizeof(*c->peers));
+	if (!c->peers) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->server = server_ref(w.ipv4, w.port);
+	if (cfg && cfg->dev) {
+		c->dev = cfg->dev;
+	} else {
+		ret = open_device(&c->dev);
+		if (ret)
+			goto err_teardown;
+		c->own_dev = true;
+	}
+	ret = ccl_store_connect(w.ipv4, w.port, c->ns, (int)c->timeout_ms,
+				&c->store);
+	if (ret)
+		goto err_teardown;
+	ret = ccl_store_hello(c->store, rank);
+	if (!ret)
+		ret = init_device_side(c);
+	if (!ret)
+		ret = ccl_store_barrier(c->store, "init", nranks,
+					(int)c->timeout_ms);
+	if (ret)
+		goto err_teardown;
+	*comm = c;
+	return 0;
+err_teardown:
+	teardown(c, false);
+	return ret;
+}
+
+HPUCCL_EXPORT int hpuccl_comm_init_rank(struct hpuccl_comm **comm, int nranks,
+					const struct hpuccl_unique_id *id,
+					int rank)
+{
+	return hpuccl_comm_init_rank_config(comm, nranks, id, rank, NULL);
+}
+
+/* Wait (bounded by the timeout) for every CS the communicator submitted. */
+static int wait_work(struct hpuccl_comm *c)
+{
+	uint32_t st = HPU_WAIT_CS_STATUS_COMPLETED;
+	int ret;
+
+	if (!c->nrecent)
+		return 0;
+	ret = hpu_cs_wait(c->dev, c->recent[(c->nrecent - 1) % CCL_RECENT],
+			  (uint64_t)c->timeout_ms * 1000 + 1000000, &st);
+	if (ret)
+		return ret;
+	if (st == HPU_WAIT_CS_STATUS_BUSY)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+HPUCCL_EXPORT int hpuccl_comm_destroy(struct hpuccl_comm *comm)
+{
+	int ret;
+
+	if (!comm)
+		return 0;
+	ret = wait_work(comm);
+	if (ret)
+		ccl_set_error(comm, ret);
+	ret = full_check(comm);
+	/* nobody writes into our inbox once every rank got here */
+	if (!ret && comm->nranks > 1)
+		ret = ccl_store_barrier(comm->store, "destroy", comm->nranks,
+					(int)comm->timeout_ms);
+	teardown(comm, ret == 0);
+	return ret;
+}
+
+HPUCCL_EXPORT int hpuccl_comm_abort(struct hpuccl_comm *comm)
+{
+	if (comm)
+		teardown(comm, false);
+	return 0;
+}
+
+HPUCCL_EXPORT int hpuccl_comm_count(const struct hpuccl_comm *comm)
+{
+	return comm ? comm->nranks : -EINVAL;
+}
+
+HPUCCL_EXPORT int hpuccl_comm_rank(const struct hpuccl_comm *comm)
+{
+	return comm ? comm->rank : -EINVAL;
+}
+
+HPUCCL_EXPORT struct hpu_device *
+hpuccl_comm_device(const struct hpuccl_comm *comm)
+{
+	return comm ? comm->dev : NULL;
+}

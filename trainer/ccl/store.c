@@ -1,0 +1,894 @@
+// SPDX-License-Identifier: MIT
+/*
+ * store.c - the rendezvous store: a TCP key/value server on a thread and
+ * its client (ccl_store.h, wire format in docs/collectives.md)
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ccl_store.h"
+
+#define STORE_MAGIC 0x54534348U /* "HCST" */
+
+enum store_op {
+	OP_HELLO = 1,
+	OP_BYE = 2,
+	OP_SET = 3,
+	OP_GET = 4,
+	OP_ADD = 5,
+	OP_RESP = 0x80,
+	OP_NOTIFY = 0x81,
+};
+
+/* Every message starts with this header, little-endian fields */
+struct store_hdr {
+	uint32_t magic;
+	uint16_t op;
+	uint16_t pad;
+	int32_t status; /* responses: 0 or -errno; requests: 0 */
+	uint32_t klen;	/* requests: key bytes (no NUL) */
+	uint32_t vlen;	/* value bytes */
+	uint32_t pad2;
+	int64_t arg; /* HELLO: rank; GET: timeout ms; ADD: delta */
+};
+
+#define NS_MAX	    64
+#define NBUCKETS    256
+#define MAX_CLIENTS 1024
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------ server */
+
+struct srv_entry {
+	char *key;
+	void *val;
+	uint32_t vlen;
+	struct srv_entry *next;
+};
+
+/**
+ * struct srv_client - one connection
+ * @fd: socket
+ * @ns: namespace announced by HELLO (empty before)
+ * @rank: rank announced by HELLO, -1 before
+ * @bye: the client said BYE
+ * @in: bytes received and not yet parsed
+ * @in_len: bytes at @in
+ * @wkey: key of the GET this client waits on, NULL if none
+ * @deadline: when that GET times out (now_ms())
+ */
+struct srv_client {
+	int fd;
+	char ns[NS_MAX];
+	int rank;
+	bool bye;
+	uint8_t *in;
+	size_t in_len;
+	char *wkey;
+	uint64_t deadline;
+};
+
+/**
+ * struct ccl_store_server - a store and its thread
+ * @lfd: listening socket
+ * @wake: pipe waking the thread for stop
+ * @port: bound port
+ * @thread: serving thread
+ * @lock: protects @stopping and @linger_until
+ * @stopping: stop once no client is left (or at @linger_until)
+ * @linger_until: deadline of the stop
+ * @buckets: the table (thread only)
+ * @bytes: keys plus values held (thread only)
+ * @clients: connections (thread only)
+ * @nclients: entries of @clients
+ */
+struct ccl_store_server {
+	int lfd;
+	int wake[2];
+	uint16_t port;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	bool stopping;
+	uint64_t linger_until;
+	struct srv_entry *buckets[NBUCKETS];
+	size_t bytes;
+	struct srv_client *clients[MAX_CLIENTS];
+	int nclients;
+};
+
+static unsigned int hash_key(const char *k)
+{
+	unsigned int h = 2166136261U;
+
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * 16777619U;
+	return h % NBUCKETS;
+}
+
+static struct srv_entry *lookup(struct ccl_store_server *srv, const char *key)
+{
+	struct srv_entry *e;
+
+	for (e = srv->buckets[hash_key(key)]; e; e = e->next)
+		if (!strcmp(e->key, key))
+			return e;
+	return NULL;
+}
+
+static int put(struct ccl_store_server *srv, const char *key, const void *val,
+	       uint32_t vlen)
+{
+	struct srv_entry *e = lookup(srv, key);
+	void *v;
+
+	if (srv->bytes + vlen + strlen(key) > CCL_STORE_MAX_BYTES)
+		return -ENOSPC;
+	v = malloc(vlen ? vlen : 1);
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, val, vlen);
+	if (e) {
+		srv->bytes -= e->vlen;
+		free(e->val);
+	} else {
+		unsigned int b = hash_key(key);
+
+		e = calloc(1, sizeof(*e));
+		if (!e || !(e->key = strdup(key))) {
+			free(e);
+			free(v);
+			return -ENOMEM;
+		}
+		e->next = srv->buckets[b];
+		srv->buckets[b] = e;
+		srv->bytes += strlen(key);
+	}
+	e->val = v;
+	e->vlen = vlen;
+	srv->bytes += vlen;
+	return 0;
+}
+
+/* Send all of a buffer; the client sockets have a send timeout. */
+static int send_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int respond(struct srv_client *c, uint16_t op, int status,
+		   const void *val, uint32_t vlen, int64_t arg)
+{
+	struct store_hdr h = {
+		.magic = STORE_MAGIC,
+		.op = op,
+		.status = status,
+		.vlen = vlen,
+		.arg = arg,
+	};
+	int ret = send_all(c->fd, &h, sizeof(h));
+
+	if (!ret && vlen)
+		ret = send_all(c->fd, val, vlen);
+	return ret;
+}
+
+/* Namespace of a key: the text before its first '/' */
+static void key_ns(const char *key, char *ns)
+{
+	size_t n = strcspn(key, "/");
+
+	if (n >= NS_MAX)
+		n = NS_MAX - 1;
+	memcpy(ns, key, n);
+	ns[n] = '\0';
+}
+
+static bool ns_left(struct ccl_store_server *srv, const char *ns)
+{
+	char k[NS_MAX + 8];
+
+	snprintf(k, sizeof(k), "%s/\001left", ns);
+	return lookup(srv, k) != NULL;
+}
+
+/* Answer the waiting GETs that can be answered now. */
+static void serve_waiters(struct ccl_store_server *srv, uint64_t now)
+{
+	int i;
+
+	for (i = 0; i < srv->nclients; i++) {
+		struct srv_client *c = srv->clients[i];
+		struct srv_entry *e;
+		char ns[NS_MAX];
+
+		if (!c->wkey)
+			continue;
+		e = lookup(srv, c->wkey);
+		key_ns(c->wkey, ns);
+		if (e)
+			respond(c, OP_RESP, 0, e->val, e->vlen, 0);
+		else if (ns_left(srv, ns))
+			respond(c, OP_RESP, -ECONNRESET, NULL, 0, 0);
+		else if (now >= c->deadline)
+			respond(c, OP_RESP, -ETIMEDOUT, NULL, 0, 0);
+		else
+			continue;
+		free(c->wkey);
+		c->wkey = NULL;
+	}
+}
+
+/* A rank of @ns left without BYE: remember it and tell the others. */
+static void rank_left(struct ccl_store_server *srv, const char *ns, int rank)
+{
+	char k[NS_MAX + 8];
+	int i;
+
+	snprintf(k, sizeof(k), "%s/\001left", ns);
+	put(srv, k, &rank, sizeof(rank));
+	for (i = 0; i < srv->nclients; i++) {
+		struct srv_client *c = srv->clients[i];
+
+		if (!strcmp(c->ns, ns) && !c->wkey)
+			respond(c, OP_NOTIFY, -ECONNRESET, NULL, 0, rank);
+	}
+}
+
+static int handle_hello(struct ccl_store_server *srv, struct srv_client *c,
+			const char *ns, int64_t rank)
+{
+	int i;
+
+	if (rank < 0 || rank > INT32_MAX || strlen(ns) >= NS_MAX || c->ns[0])
+		return -EINVAL;
+	for (i = 0; i < srv->nclients; i++) {
+		struct srv_client *o = srv->clients[i];
+
+		if (o != c && o->rank == rank && !strcmp(o->ns, ns))
+			return -EEXIST;
+	}
+	strcpy(c->ns, ns);
+	c->rank = (int)rank;
+	return 0;
+}
+
+static int handle_add(struct ccl_store_server *srv, const char *key,
+		      int64_t delta, int64_t *res)
+{
+	struct srv_entry *e = lookup(srv, key);
+	int64_t v = 0;
+
+	if (e) {
+		if (e->vlen != sizeof(v))
+			return -EINVAL;
+		memcpy(&v, e->val, sizeof(v));
+	}
+	v = (int64_t)((uint64_t)v + (uint64_t)delta);
+	*res = v;
+	return put(srv, key, &v, sizeof(v));
+}
+
+/*
+ * Run one complete request of @c. Return: 0, or -EPROTO to drop the
+ * connection.
+ */
+static int handle_request(struct ccl_store_server *srv, struct srv_client *c,
+			  const struct store_hdr *h, const char *key,
+			  const void *val)
+{
+	int64_t res = 0;
+	int ret = 0;
+
+	switch (h->op) {
+	case OP_HELLO:
+		ret = handle_hello(srv, c, key, h->arg);
+		break;
+	case OP_BYE:
+		c->bye = true;
+		break;
+	case OP_SET:
+		ret = put(srv, key, val, h->vlen);
+		if (!ret)
+			serve_waiters(srv, now_ms());
+		break;
+	case OP_GET:
+		if (h->arg < 0 || c->wkey)
+			return -EPROTO;
+		c->wkey = strdup(key);
+		if (!c->wkey)
+			return respond(c, OP_RESP, -ENOMEM, NULL, 0, 0);
+		c->deadline = now_ms() + (uint64_t)h->arg;
+		serve_waiters(srv, now_ms());
+		return 0;
+	case OP_ADD:
+		ret = handle_add(srv, key, h->arg, &res);
+		if (!ret)
+			serve_waiters(srv, now_ms());
+		break;
+	default:
+		return -EPROTO;
+	}
+	respond(c, OP_RESP, ret, NULL, 0, res);
+	return 0;
+}
+
+/* Parse the complete requests in @c's buffer. Return -EPROTO on bad input. */
+static int parse_input(struct ccl_store_server *srv, struct srv_client *c)
+{
+	size_t off = 0;
+	int ret = 0;
+
+	while (c->in_len - off >= sizeof(struct store_hdr)) {
+		struct store_hdr h;
+		char key[CCL_STORE_MAX_KEY + 1];
+		size_t need;
+
+		memcpy(&h, c->in + off, sizeof(h));
+		if (h.magic != STORE_MAGIC || h.pad || h.pad2 || h.status ||
+		    h.klen == 0 || h.klen > CCL_STORE_MAX_KEY ||
+		    h.vlen > CCL_STORE_MAX_VAL || (h.op != OP_SET && h.vlen) ||
+		    c->wkey)
+			return -EPROTO;
+		need = sizeof(h) + h.klen + h.vlen;
+		if (c->in_len - off < need)
+			break;
+		memcpy(key, c->in + off + sizeof(h), h.klen);
+		key[h.klen] = '\0';
+		if (strlen(key) != h.klen)
+			return -EPROTO;
+		ret = handle_request(srv, c, &h, key,
+				     c->in + off + sizeof(h) + h.klen);
+		if (ret)
+			return ret;
+		off += need;
+	}
+	memmove(c->in, c->in + off, c->in_len - off);
+	c->in_len -= off;
+	return 0;
+}
+
+static void drop_client(struct ccl_store_server *srv, int i)
+{
+	struct srv_client *c = srv->clients[i];
+
+	srv->clients[i] = srv->clients[--srv->nclients];
+	close(c->fd);
+	if (c->ns[0] && !c->bye)
+		rank_left(srv, c->ns, c->rank);
+	free(c->wkey);
+	free(c->in);
+	free(c);
+}
+
+#define IN_CAP \
+	(sizeof(struct store_hdr) + CCL_STORE_MAX_KEY + CCL_STORE_MAX_VAL)
+
+static void read_client(struct ccl_store_server *srv, int i)
+{
+	struct srv_client *c = srv->clients[i];
+	ssize_t n = recv(c->fd, c->in + c->in_len, IN_CAP - c->in_len, 0);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		drop_client(srv, i);
+		return;
+	}
+	c->in_len += (size_t)n;
+	if (parse_input(srv, c)) {
+		fprintf(stderr, "hpuccl store: malformed request, "
+				"closing the connection\n");
+		drop_client(srv, i);
+	}
+}
+
+static void accept_client(struct ccl_store_server *srv)
+{
+	struct timeval tv = { .tv_sec = 2 };
+	struct srv_client *c;
+	int one = 1;
+	int fd = accept(srv->lfd, NULL, NULL);
+
+	if (fd < 0)
+		return;
+	if (srv->nclients >= MAX_CLIENTS)
+		goto err_close;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		goto err_close;
+	c->in = malloc(IN_CAP);
+	if (!c->in) {
+		free(c);
+		goto err_close;
+	}
+	c->fd = fd;
+	c->rank = -1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	srv->clients[srv->nclients++] = c;
+	return;
+err_close:
+	close(fd);
+}
+
+static int next_timeout(struct ccl_store_server *srv, uint64_t now)
+{
+	uint64_t best = now + 1000;
+	int i;
+
+	for (i = 0; i < srv->nclients; i++)
+		if (srv->clients[i]->wkey && srv->clients[i]->deadline < best)
+			best = srv->clients[i]->deadline;
+	return best > now ? (int)(best - now) : 0;
+}
+
+static void *server_thread(void *arg)
+{
+	struct ccl_store_server *srv = arg;
+	struct pollfd *pfd;
+
+	pfd = calloc(MAX_CLIENTS + 2, sizeof(*pfd));
+	if (!pfd)
+		return NULL;
+	for (;;) {
+		uint64_t now = now_ms();
+		bool stop;
+		int i, n;
+
+		pthread_mutex_lock(&srv->lock);
+		stop = srv->stopping &&
+		       (!srv->nclients || now >= srv->linger_until);
+		pthread_mutex_unlock(&srv->lock);
+		if (stop)
+			break;
+		pfd[0] = (struct pollfd){ .fd = srv->lfd, .events = POLLIN };
+		pfd[1] =
+			(struct pollfd){ .fd = srv->wake[0], .events = POLLIN };
+		for (i = 0; i < srv->nclients; i++)
+			pfd[i + 2] = (struct pollfd){ .fd = srv->clients[i]->fd,
+						      .events = POLLIN };
+		n = srv->nclients;
+		if (poll(pfd, (nfds_t)n + 2, next_timeout(srv, now)) < 0 &&
+		    errno != EINTR)
+			break;
+		if (pfd[1].revents) {
+			char b[16];
+
+			if (read(srv->wake[0], b, sizeof(b)) < 0)
+				(void)0;
+		}
+		/* Newest first, so dropping entry i keeps lower ones valid */
+		for (i = n - 1; i >= 0; i--)
+			if (pfd[i + 2].revents)
+				read_client(srv, i);
+		if (pfd[0].revents)
+			accept_client(srv);
+		serve_waiters(srv, now_ms());
+	}
+	free(pfd);
+	return NULL;
+}
+
+int ccl_store_server_start(uint32_t ipv4, uint16_t port,
+			   struct ccl_store_server **out)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	struct ccl_store_server *srv;
+	int one = 1, ret;
+
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		return -ENOMEM;
+	srv->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (srv->lfd < 0) {
+		ret = -errno;
+		goto err_free;
+	}
+	setsockopt(srv->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sa.sin_addr.s_addr = ipv4;
+	sa.sin_port = htons(port);
+	if (bind(srv->lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(srv->lfd, 128) ||
+	    getsockname(srv->lfd, (struct sockaddr *)&sa, &sl)) {
+		ret = -errno;
+		goto err_close;
+	}
+	srv->port = ntohs(sa.sin_port);
+	if (pipe2(srv->wake, O_CLOEXEC | O_NONBLOCK)) {
+		ret = -errno;
+		goto err_close;
+	}
+	pthread_mutex_init(&srv->lock, NULL);
+	ret = -pthread_create(&srv->thread, NULL, server_thread, srv);
+	if (ret)
+		goto err_pipe;
+	*out = srv;
+	return 0;
+err_pipe:
+	pthread_mutex_destroy(&srv->lock);
+	close(srv->wake[0]);
+	close(srv->wake[1]);
+err_close:
+	close(srv->lfd);
+err_free:
+	free(srv);
+	return ret;
+}
+
+uint16_t ccl_store_server_port(const struct ccl_store_server *srv)
+{
+	return srv->port;
+}
+
+void ccl_store_server_stop(struct ccl_store_server *srv, int linger_ms)
+{
+	unsigned int b;
+	int i;
+
+	if (!srv)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	srv->stopping = true;
+	srv->linger_until =
+		now_ms() + (uint64_t)(linger_ms > 0 ? linger_ms : 0);
+	pthread_mutex_unlock(&srv->lock);
+	if (write(srv->wake[1], "x", 1) < 0)
+		(void)0;
+	pthread_join(srv->thread, NULL);
+	while (srv->nclients)
+		drop_client(srv, srv->nclients - 1);
+	for (b = 0; b < NBUCKETS; b++) {
+		struct srv_entry *e, *next;
+
+		for (e = srv->buckets[b]; e; e = next) {
+			next = e->next;
+			free(e->key);
+			free(e->val);
+			free(e);
+		}
+	}
+	for (i = 0; i < 2; i++)
+		close(srv->wake[i]);
+	close(srv->lfd);
+	pthread_mutex_destroy(&srv->lock);
+	free(srv);
+}
+
+/* ------------------------------------------------------------ client */
+
+/**
+ * struct ccl_store - a client connection
+ * @fd: socket
+ * @ns: namespace prefixed to every key
+ * @left: -ECONNRESET once a rank left or the store went away
+ */
+struct ccl_store {
+	int fd;
+	char ns[NS_MAX];
+	int left;
+};
+
+int ccl_store_connect(uint32_t ipv4, uint16_t port, const char *ns,
+		      int timeout_ms, struct ccl_store **out)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	uint64_t deadline =
+		now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	struct ccl_store *st;
+	int one = 1, ret;
+
+	if (!ns || strlen(ns) >= NS_MAX || strchr(ns, '/') || !port)
+		return -EINVAL;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	strcpy(st->ns, ns);
+	sa.sin_addr.s_addr = ipv4;
+	sa.sin_port = htons(port);
+	for (;;) {
+		st->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (st->fd < 0) {
+			ret = -errno;
+			goto err_free;
+		}
+		if (!connect(st->fd, (struct sockaddr *)&sa, sizeof(sa)))
+			break;
+		ret = -errno;
+		close(st->fd);
+		if ((ret != -ECONNREFUSED && ret != -ETIMEDOUT &&
+		     ret != -EHOSTUNREACH && ret != -ENETUNREACH &&
+		     ret != -EAGAIN) ||
+		    now_ms() >= deadline)
+			goto err_free;
+		usleep(20000);
+	}
+	setsockopt(st->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	*out = st;
+	return 0;
+err_free:
+	free(st);
+	return ret;
+}
+
+static int recv_all(int fd, void *buf, size_t len, uint64_t deadline)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint64_t now = now_ms();
+		ssize_t n;
+		int r;
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		r = poll(&pfd, 1, (int)(deadline - now));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			return -ETIMEDOUT;
+		n = recv(fd, p, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -ECONNRESET;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Read one response (skipping notifications); its value goes to @buf. */
+static int read_resp(struct ccl_store *st, void *buf, size_t cap, size_t *len,
+		     int64_t *arg, uint64_t deadline)
+{
+	for (;;) {
+		struct store_hdr h;
+		int ret = recv_all(st->fd, &h, sizeof(h), deadline);
+
+		if (ret) {
+			if (ret == -ECONNRESET)
+				st->left = -ECONNRESET;
+			return ret;
+		}
+		if (h.magic != STORE_MAGIC || h.vlen > CCL_STORE_MAX_VAL ||
+		    (h.op != OP_RESP && h.op != OP_NOTIFY) ||
+		    (h.op == OP_NOTIFY && h.vlen)) {
+			st->left = -ECONNRESET;
+			return -EPROTO;
+		}
+		if (h.op == OP_NOTIFY) {
+			st->left = -ECONNRESET;
+			continue;
+		}
+		if (h.vlen > cap) {
+			/* drain the value so the stream stays in step */
+			uint8_t tmp[256];
+			uint32_t left = h.vlen;
+
+			while (left && !ret) {
+				uint32_t n = left < sizeof(tmp) ? left :
+								  sizeof(tmp);
+
+				ret = recv_all(st->fd, tmp, n, deadline);
+				left -= n;
+			}
+			return ret ? ret : -EMSGSIZE;
+		}
+		if (h.vlen) {
+			ret = recv_all(st->fd, buf, h.vlen, deadline);
+			if (ret)
+				return ret;
+		}
+		if (len)
+			*len = h.vlen;
+		if (arg)
+			*arg = h.arg;
+		if (h.status == -ECONNRESET)
+			st->left = -ECONNRESET;
+		return h.status;
+	}
+}
+
+static int request(struct ccl_store *st, uint16_t op, const char *key,
+		   bool prefix, const void *val, size_t vlen, int64_t arg)
+{
+	char full[CCL_STORE_MAX_KEY + 1];
+	struct store_hdr h = { .magic = STORE_MAGIC, .op = op, .arg = arg };
+	size_t klen;
+	int n, ret;
+
+	if (prefix)
+		n = snprintf(full, sizeof(full), "%s/%s", st->ns, key);
+	else
+		n = snprintf(full, sizeof(full), "%s", key);
+	if (n <= 0 || n > CCL_STORE_MAX_KEY || vlen > CCL_STORE_MAX_VAL)
+		return -EINVAL;
+	klen = (size_t)n;
+	h.klen = (uint32_t)klen;
+	h.vlen = (uint32_t)vlen;
+	ret = send_all(st->fd, &h, sizeof(h));
+	if (!ret)
+		ret = send_all(st->fd, full, klen);
+	if (!ret && vlen)
+		ret = send_all(st->fd, val, vlen);
+	if (ret)
+		st->left = -ECONNRESET;
+	return ret ? -ECONNRESET : 0;
+}
+
+/* Bound of a store round trip other than GET */
+#define RPC_TIMEOUT_MS 30000
+
+int ccl_store_hello(struct ccl_store *st, int rank)
+{
+	int ret = request(st, OP_HELLO, st->ns, false, NULL, 0, rank);
+
+	return ret ? ret :
+		     read_resp(st, NULL, 0, NULL, NULL,
+			       now_ms() + RPC_TIMEOUT_MS);
+}
+
+int ccl_store_set(struct ccl_store *st, const char *key, const void *val,
+		  size_t len)
+{
+	int ret = request(st, OP_SET, key, true, val, len, 0);
+
+	return ret ? ret :
+		     read_resp(st, NULL, 0, NULL, NULL,
+			       now_ms() + RPC_TIMEOUT_MS);
+}
+
+int ccl_store_get(struct ccl_store *st, const char *key, void *buf, size_t cap,
+		  size_t *len, int timeout_ms)
+{
+	int ret;
+
+	if (timeout_ms < 0)
+		timeout_ms = 0;
+	ret = request(st, OP_GET, key, true, NULL, 0, timeout_ms);
+	return ret ? ret :
+		     read_resp(st, buf, cap, len, NULL,
+			       now_ms() + (uint64_t)timeout_ms + 5000);
+}
+
+int ccl_store_add(struct ccl_store *st, const char *key, int64_t delta,
+		  int64_t *result)
+{
+	int64_t v = 0;
+	int ret = request(st, OP_ADD, key, true, NULL, 0, delta);
+
+	if (!ret)
+		ret = read_resp(st, NULL, 0, NULL, &v,
+				now_ms() + RPC_TIMEOUT_MS);
+	if (!ret && result)
+		*result = v;
+	return ret;
+}
+
+int ccl_store_check(struct ccl_store *st)
+{
+	struct pollfd pfd = { .fd = st->fd, .events = POLLIN };
+
+	while (!st->left && poll(&pfd, 1, 0) > 0) {
+		int ret = read_resp(st, NULL, 0, NULL, NULL, now_ms() + 1000);
+
+		/* a response nobody waits for is a protocol error */
+		if (ret != -ECONNRESET && !st->left)
+			st->left = -ECONNRESET;
+	}
+	return st->left;
+}
+
+int ccl_store_barrier(struct ccl_store *st, const char *name, int nranks,
+		      int timeout_ms)
+{
+	char key[CCL_STORE_MAX_KEY];
+	char done[CCL_STORE_MAX_KEY];
+	int64_t v;
+	size_t len;
+	int ret;
+
+	snprintf(key, sizeof(key), "bar/%s", name);
+	snprintf(done, sizeof(done), "bar/%s/done", name);
+	ret = ccl_store_add(st, key, 1, &v);
+	if (ret)
+		return ret;
+	if (v == nranks)
+		return ccl_store_set(st, done, "", 0);
+	return ccl_store_get(st, done, NULL, 0, &len, timeout_ms);
+}
+
+void ccl_store_close(struct ccl_store *st, int clean)
+{
+	if (!st)
+		return;
+	if (clean && !request(st, OP_BYE, st->ns, false, NULL, 0, 0))
+		read_resp(st, NULL, 0, NULL, NULL, now_ms() + 1000);
+	close(st->fd);
+	free(st);
+}
+
+/* ----------------------------------------------------------- parsing */
+
+int ccl_parse_host(const char *host, uint32_t *ipv4)
+{
+	struct addrinfo hints = { .ai_family = AF_INET,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res;
+	struct in_addr a;
+
+	if (!host || !*host)
+		return -EINVAL;
+	if (inet_pton(AF_INET, host, &a) == 1) {
+		*ipv4 = a.s_addr;
+		return 0;
+	}
+	if (getaddrinfo(host, NULL, &hints, &res) || !res)
+		return -EINVAL;
+	*ipv4 = ((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr;
+	freeaddrinfo(res);
+	return 0;
+}
+
+int ccl_parse_ipv4_port(const char *s, uint32_t *ipv4, uint16_t *port)
+{
+	char host[256];
+	const char *colon;
+	char *end;
+	unsigned long p;
+	size_t n;
+
+	if (!s)
+		return -EINVAL;
+	colon = strrchr(s, ':');
+	if (!colon || colon == s)
+		return -EINVAL;
+	n = (size_t)(colon - s);
+	if (n >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	errno = 0;
+	p = strtoul(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || p > 65535)
+		return -EINVAL;
+	*port = (uint16_t)p;
+	return ccl_parse_host(host, ipv4);
+}

@@ -943,6 +943,116 @@ static void test_scaleout_remote_gone(void **state)
 	shm_unmap(tx, src, 2 * MiB, sva);
 }
 
+/* The wire header of docs/nic.md, little-endian (this host is too) */
+struct wire {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint64_t seq;
+	uint64_t server_id;
+	uint32_t device;
+	uint32_t rkey;
+	uint64_t offset;
+	uint64_t size;
+	uint32_t sob_id;
+	uint32_t sob_value;
+	uint32_t flags;
+	uint32_t status;
+};
+
+/* Connect to @s's second server and say hello; return the socket */
+static int raw_hello(struct two_servers *s)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(s->port[1]),
+				  .sin_addr.s_addr = s->ipv4[1] };
+	struct wire w = {
+		.magic = 0x4e555048, .version = 1, .type = 1, .server_id = 42
+	};
+	struct timeval tv = { .tv_sec = 10 };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(send(fd, &w, sizeof(w), 0), sizeof(w));
+	assert_int_equal(recv(fd, &w, sizeof(w), MSG_WAITALL), sizeof(w));
+	assert_int_equal(w.type, 2);
+	assert_true(w.server_id != 0 && w.server_id != 42);
+	return fd;
+}
+
+/* Malformed messages close the connection and are never applied */
+static void test_scaleout_bad_messages(void **state)
+{
+	struct two_servers *s = *state;
+	struct ndev *rx = &s->d[1];
+	struct wire good = { .magic = 0x4e555048,
+			     .version = 1,
+			     .type = 3,
+			     .seq = 1,
+			     .size = 64,
+			     .sob_id = 2,
+			     .sob_value = 1,
+			     .flags = HPU_NIC_F_SIGNAL };
+	struct wire bad[6];
+	uint8_t payload[64], *dst;
+	uint64_t dva;
+	uint32_t key, v;
+	unsigned int i;
+	char c;
+
+	dst = shm_map(rx, 4096, &dva);
+	assert_int_equal(ops->nic_reg_mr(rx->f.as, dva, 4096,
+					 HPU_NIC_MR_REMOTE_WRITE, &key),
+			 0);
+	good.rkey = key;
+	memset(payload, 0xab, sizeof(payload));
+	for (i = 0; i < 6; i++)
+		bad[i] = good;
+	bad[0].magic ^= 1;
+	bad[1].version = 2;
+	bad[2].flags |= 0x2;
+	bad[3].sob_id = HPU_NUM_SOBS;
+	bad[4].seq = 0;
+	bad[5].offset = ~0ULL - 8; /* offset + size overflows */
+	for (i = 0; i < 6; i++) {
+		int fd = raw_hello(s);
+
+		assert_int_equal(send(fd, &bad[i], sizeof(bad[i]), 0),
+				 sizeof(bad[i]));
+		send(fd, payload, sizeof(payload), MSG_NOSIGNAL);
+		/* closed without an answer */
+		assert_true(recv(fd, &c, 1, 0) <= 0);
+		close(fd);
+	}
+	assert_int_equal(dst[0], 0);
+	assert_int_equal(ops->sob_read(rx->f.as, 2, &v), 0);
+	assert_int_equal(v, 0);
+
+	/* the same message, well formed, is applied and answered */
+	{
+		int fd = raw_hello(s);
+		struct wire ack;
+
+		assert_int_equal(send(fd, &good, sizeof(good), 0),
+				 sizeof(good));
+		assert_int_equal(send(fd, payload, sizeof(payload), 0),
+				 sizeof(payload));
+		assert_int_equal(recv(fd, &ack, sizeof(ack), MSG_WAITALL),
+				 sizeof(ack));
+		assert_int_equal(ack.type, 5);
+		assert_int_equal(ack.seq, 1);
+		assert_int_equal(ack.status, 0);
+		close(fd);
+	}
+	assert_memory_equal(dst, payload, sizeof(payload));
+	assert_int_equal(ops->sob_read(rx->f.as, 2, &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(ops->nic_dereg_mr(rx->f.as, key), 0);
+	shm_unmap(rx, dst, 4096, dva);
+}
+
 int main(void)
 {
 #define P(fn) cmocka_unit_test_setup_teardown(fn, pair_setup, pair_teardown)
@@ -963,6 +1073,7 @@ int main(void)
 		S(test_scaleout_write),
 		S(test_scaleout_connect_errors),
 		S(test_scaleout_remote_gone),
+		S(test_scaleout_bad_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hpu_test_ccl.c - ranks, devices and buffers for the libhpuccl tests.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hpu_test_ccl.h"
+#include "hpu_test_daemon.h"
+#include "hpudrv.h"
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+const char *hpu_test_ccl_unavailable(void)
+{
+	const uint64_t caps = HPU_CAP_NIC | HPU_CAP_DEBUG;
+	struct hpu_info_driver_version v;
+	struct hpuccl_unique_id id;
+	struct hpuccl_comm *comm;
+	struct hpu_device *ctl;
+	int ret;
+
+	if (hpu_open_control(0, &ctl))
+		return "no device to ask for HPU_CAP_NIC";
+	ret = hpu_info_driver_version(ctl, &v);
+	hpu_close(ctl);
+	if (ret || (v.capabilities & caps) != caps)
+		return "the device model has no NICs (HPU_CAP_NIC/DEBUG not "
+		       "reported)";
+	/* nranks 0 is refused before anything is done, unless not built */
+	memset(&id, 0, sizeof(id));
+	if (hpuccl_comm_init_rank(&comm, 0, &id, 0) == -ENOSYS)
+		return "libhpuccl answers ENOSYS (collectives not implemented "
+		       "in this tree)";
+	return NULL;
+}
+
+int hpu_test_rank_open(struct hpu_test_rank *r, int index)
+{
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = hpu_open(index, &r->dev);
+	if (ret) {
+		fprintf(stderr, "pid %d: hpu_open(%d): %s\n", (int)getpid(),
+			index, hpu_strerror(ret));
+		return ret;
+	}
+	ret = hpu_stream_create(r->dev, HPU_STREAM_QUEUE_AUTO, &r->stream);
+	if (ret) {
+		fprintf(stderr, "pid %d: hpu_stream_create: %s\n",
+			(int)getpid(), hpu_strerror(ret));
+		hpu_close(r->dev);
+		r->dev = NULL;
+	}
+	return ret;
+}
+
+int hpu_test_rank_join(struct hpu_test_rank *r, int nranks, int rank,
+		       const struct hpuccl_unique_id *id, uint32_t timeout_ms)
+{
+	struct hpuccl_config cfg = { .dev = r->dev, .timeout_ms = timeout_ms };
+	int ret;
+
+	ret = hpuccl_comm_init_rank_config(&r->comm, nranks, id, rank, &cfg);
+	if (ret) {
+		fprintf(stderr, "rank %d/%d: hpuccl_comm_init_rank: %s\n", rank,
+			nranks, hpuccl_strerror(ret));
+		r->comm = NULL;
+	}
+	return ret;
+}
+
+void hpu_test_rank_close(struct hpu_test_rank *r, int abort)
+{
+	if (r->comm) {
+		if (abort)
+			hpuccl_comm_abort(r->comm);
+		else
+			hpuccl_comm_destroy(r->comm);
+	}
+	r->comm = NULL;
+	hpu_stream_destroy(r->stream);
+	r->stream = NULL;
+	hpu_close(r->dev);
+	r->dev = NULL;
+}
+
+int hpu_test_rank_buf(struct hpu_test_rank *r, uint64_t bytes, uint64_t *va)
+{
+	uint64_t h;
+	int ret;
+
+	ret = hpu_mem_alloc(r->dev, bytes, 0, 0, &h);
+	if (ret)
+		return ret;
+	ret = hpu_mem_map(r->dev, h, 0, 0, va);
+	if (ret)
+		hpu_mem_free(r->dev, h);
+	return ret;
+}
+
+int hpu_test_rank_put(struct hpu_test_rank *r, uint64_t va, const void *src,
+		      size_t bytes)
+{
+	int ret = hpu_stream_memcpy_h2d(r->stream, va, src, bytes);
+
+	return ret ? ret : hpu_stream_synchronize(r->stream);
+}
+
+int hpu_test_rank_get(struct hpu_test_rank *r, void *dst, uint64_t va,
+		      size_t bytes)
+{
+	int ret = hpu_stream_synchronize(r->stream);
+
+	if (!ret)
+		ret = hpu_stream_memcpy_d2h(r->stream, dst, va, bytes);
+	return ret ? ret : hpu_stream_synchronize(r->stream);
+}
+
+pid_t hpu_test_fork_rank(int (*fn)(void *arg), void *arg)
+{
+	pid_t parent = getpid(), pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	exit(fn(arg));
+}
+
+int hpu_test_wait_ranks(const pid_t *pids, int n, int timeout_ms, int *status,
+			long *elapsed_ms)
+{
+	long start = now_ms();
+	int left = 0, i, st, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		status[i] = -1;
+		if (elapsed_ms)
+			elapsed_ms[i] = -1;
+		if (pids[i] > 0)
+			left++;
+	}
+	while (left) {
+		for (i = 0; i < n; i++) {
+			if (pids[i] <= 0 || status[i] >= 0 ||
+			    waitpid(pids[i], &st, WNOHANG) != pids[i])
+				continue;
+			status[i] = WIFEXITED(st) ? WEXITSTATUS(st) :
+						    128 + WTERMSIG(st);
+			if (elapsed_ms)
+				elapsed_ms[i] = now_ms() - start;
+			left--;
+		}
+		if (!left)
+			break;
+		if (now_ms() - start > timeout_ms) {
+			ret = -ETIMEDOUT;
+			for (i = 0; i < n; i++) {
+				if (pids[i] <= 0 || status[i] >= 0)
+					continue;
+				fprintf(stderr,
+					"pid %d still running after %d ms: "
+					"killed\n",
+					(int)pids[i], timeout_ms);
+				kill(pids[i], SIGKILL);
+				waitpid(pids[i], &st, 0);
+			}
+			break;
+		}
+		hpu_test_sleep_ms(5);
+	}
+	return ret;
+}

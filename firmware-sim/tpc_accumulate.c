@@ -128,6 +128,71 @@ ACC_INLINE void i_op2(uint32_t op, int32_t *restrict d,
 }
 
 /*
+ * d = op(x0, a1, ..., a(K-1)) in one pass, x0 being @d itself when
+ * @inplace, else @a0: contiguous fp32 operands stream once through the
+ * cache instead of once per input (K constant when inlined)
+ */
+ACC_INLINE void f_fuse(uint32_t op, unsigned int K, bool inplace,
+		       float *restrict d, const float *restrict a0,
+		       const float *const *a, unsigned int n)
+{
+	const float *restrict a1 = a[1], *restrict a2 = a[2];
+	const float *restrict a3 = a[3], *restrict a4 = a[4];
+	const float *restrict a5 = a[5], *restrict a6 = a[6];
+	unsigned int i;
+
+#define FUSE(F)                                             \
+	for (i = 0; i < n; i++) {                           \
+		float v = F(inplace ? d[i] : a0[i], a1[i]); \
+		if (K > 2)                                  \
+			v = F(v, a2[i]);                    \
+		if (K > 3)                                  \
+			v = F(v, a3[i]);                    \
+		if (K > 4)                                  \
+			v = F(v, a4[i]);                    \
+		if (K > 5)                                  \
+			v = F(v, a5[i]);                    \
+		if (K > 6)                                  \
+			v = F(v, a6[i]);                    \
+		d[i] = v;                                   \
+	}
+#define F_ADD(x, y) ((x) + (y))
+	if (op == HPU_TPC_ACC_SUM)
+		FUSE(F_ADD)
+	else if (op == HPU_TPC_ACC_MIN)
+		FUSE(F_MIN)
+	else
+		FUSE(F_MAX)
+#undef F_ADD
+#undef FUSE
+}
+
+/* f_fuse() with K and @inplace made constants */
+ACC_INLINE void f_fuse_k(uint32_t op, unsigned int K, float *d,
+			 const float *const *a, unsigned int n)
+{
+	bool in = d == a[0];
+
+#define K_CASE(k)                                            \
+	case k:                                              \
+		if (in)                                      \
+			f_fuse(op, k, true, d, NULL, a, n);  \
+		else                                         \
+			f_fuse(op, k, false, d, a[0], a, n); \
+		break
+	switch (K) {
+		K_CASE(2);
+		K_CASE(3);
+		K_CASE(4);
+		K_CASE(5);
+		K_CASE(6);
+	default:
+		K_CASE(7);
+	}
+#undef K_CASE
+}
+
+/*
  * @n values of a fp32 or bf16 operand at @p (stride @s) as fp32: the
  * operand itself when it is contiguous fp32, else converted into @buf
  */
@@ -197,8 +262,19 @@ ACC_INLINE void f_seg(const struct acc_job *j, uint8_t *const *p,
 	float abuf[BLK], tbuf[BLK];
 	bool direct = j->dtype == HPU_DTYPE_FP32 && s[0] == 1;
 	float *acc = direct ? (float *)(void *)p[0] : abuf;
-	const float *a, *b;
+	const float *a, *b, *in[HPU_TPC_MAX_TENSORS - 1];
 	unsigned int k;
+
+	/* contiguous fp32 everywhere: every input in one pass */
+	for (k = 0; direct && k < j->nin && s[k + 1] == 1; k++)
+		in[k] = (const float *)(const void *)p[k + 1];
+	if (direct && k == j->nin && k >= 2) {
+		for (; k < HPU_TPC_MAX_TENSORS - 1; k++)
+			in[k] = in[1]; /* unread */
+		f_fuse_k(j->op, j->nin, acc, in, n);
+		f_store(j, acc, p[0], s[0], n, direct);
+		return;
+	}
 
 	/* in0 lands in @acc unless it is contiguous fp32 */
 	a = f_view(j->dtype, p[1], s[1], n, acc);

@@ -2,10 +2,10 @@
 /*
  * test_tpc_accumulate.c - the ACCUMULATE kernel (the collectives'
  * reduction step) run through the model on a TPC queue: every op, dtype
- * and K in {1, 2, 7} against a sequential reference (exact bits: the
+ * and K in {1, 2, 5, 7} against a sequential reference (exact bits: the
  * kernel promises the same operations in index order), the divisor (fp32
  * division, int32 truncation), NaN and Inf, int32 wrap-around, in-place
- * use (also across the parallel slices and for a staged HBM operand),
+ * use (also across the parallel slices and for a staged device operand),
  * strided and 2-D operands; and every refusal of its operand rule, in
  * hpu_tpc_check() and in the driver's packet validator.
  */
@@ -153,12 +153,12 @@ static void run_case(struct tfix *t, uint32_t dt, uint32_t op, unsigned int k,
 
 static void test_ops(void **state)
 {
-	static const unsigned int ks[3] = { 1, 2, 7 };
+	static const unsigned int ks[4] = { 1, 2, 5, 7 };
 	uint32_t op, di, ki;
 
 	for (di = 0; di < 3; di++)
 		for (op = HPU_TPC_ACC_SUM; op <= HPU_TPC_ACC_MAX; op++)
-			for (ki = 0; ki < 3; ki++)
+			for (ki = 0; ki < 4; ki++)
 				run_case(*state, dtypes[di], op, ks[ki], 0);
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * mode_tpc.c - hpu-bench tpc: bandwidth of the elementwise TPC kernels
- * (add, relu, cast fp32->bf16) on HBM operands, one TPC_KERNEL CS per
- * run, 1 MiB to 64 MiB of fp32 output, beside single-thread memcpy of the
- * same size measured in the same run. GB/s count the bytes a kernel reads
- * and writes (add: 3x the size, relu: 2x, cast: 1.5x; memcpy: 2x).
+ * (add, relu, cast fp32->bf16) and of the collectives' accumulate (sum of
+ * 2 or 7 fp32 inputs into the first, in place) on HBM operands, one
+ * TPC_KERNEL CS per run, 1 MiB to 64 MiB of fp32 output, beside
+ * single-thread memcpy of the same size measured in the same run. GB/s
+ * count the bytes a kernel reads and writes (add: 3x the size, relu: 2x,
+ * cast: 1.5x, acc2: 3x, acc7: 8x; memcpy: 2x).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,16 +28,23 @@ enum {
 	K_ADD,
 	K_RELU,
 	K_CAST,
+	K_ACC2,
+	K_ACC7,
 	NKERN
 };
 
-static const double traffic[NKERN] = { 3.0, 2.0, 1.5 };
+/* Device buffers: accumulate reads up to 7 */
+#define NBUF 7
+
+static const double traffic[NKERN] = { 3.0, 2.0, 1.5, 3.0, 8.0 };
+static const char *const kname[NKERN] = { "add", "relu", "cast", "acc2",
+					  "acc7" };
 
 struct tpc_run {
 	struct hpu_device *dev;
 	struct hpu_cb_builder *cb;
 	uint32_t tpc0;
-	uint64_t va[3];
+	uint64_t va[NBUF];
 	void *src, *dst;
 };
 
@@ -54,14 +63,13 @@ static struct hpu_tpc_tensor vec(uint64_t va, uint32_t dtype, uint64_t n)
 
 static int kernel_once(struct tpc_run *r, int k, uint64_t n)
 {
-	struct hpu_tpc_tensor d[3];
-	uint32_t status, id;
+	struct hpu_tpc_tensor d[NBUF + 1];
+	uint32_t status, id, p[2] = { HPU_TPC_ACC_SUM, 0 };
 	uint64_t seq;
-	int done, ret, nt = 2;
+	int done, ret, nt = 2, i, np = 0;
 
-	d[0] = vec(r->va[0], HPU_DTYPE_FP32, n);
-	d[1] = vec(r->va[1], HPU_DTYPE_FP32, n);
-	d[2] = vec(r->va[2], HPU_DTYPE_FP32, n);
+	for (i = 0; i < 3; i++)
+		d[i] = vec(r->va[i], HPU_DTYPE_FP32, n);
 	switch (k) {
 	case K_ADD:
 		id = HPU_TPC_KERNEL_ADD;
@@ -70,13 +78,21 @@ static int kernel_once(struct tpc_run *r, int k, uint64_t n)
 	case K_RELU:
 		id = HPU_TPC_KERNEL_RELU;
 		break;
-	default:
+	case K_CAST:
 		id = HPU_TPC_KERNEL_CAST;
 		d[1].dtype = HPU_DTYPE_BF16;
 		break;
+	default: /* out is in0: out += in1 (+ in2 ... in6) */
+		id = HPU_TPC_KERNEL_ACCUMULATE;
+		nt = k == K_ACC2 ? 3 : NBUF + 1;
+		np = 2;
+		for (i = 1; i < nt; i++)
+			d[i] = vec(r->va[i - 1], HPU_DTYPE_FP32, n);
+		d[0] = d[1];
+		break;
 	}
 	hpu_cb_builder_reset(r->cb);
-	ret = hpu_cb_tpc_kernel(r->cb, id, d, nt, NULL, 0);
+	ret = hpu_cb_tpc_kernel(r->cb, id, d, nt, np ? p : NULL, np);
 	if (!ret)
 		ret = hpu_cb_builder_submit(r->cb, r->tpc0, 0, 0, &seq, &done);
 	if (ret || done)
@@ -143,7 +159,7 @@ static int setup(struct tpc_run *r, uint64_t max)
 		return ret;
 	r->tpc0 = ip.num_dma + ip.num_mme;
 	ret = hpu_cb_builder_create(r->dev, 4096, &r->cb);
-	for (i = 0; i < 3 && !ret; i++) {
+	for (i = 0; i < NBUF && !ret; i++) {
 		ret = hpu_mem_alloc(r->dev, max, 0, 0, &h);
 		if (!ret)
 			ret = hpu_mem_map(r->dev, h, 0, 0, &r->va[i]);
@@ -197,8 +213,13 @@ int bench_tpc(int argc, char **argv)
 	printf("hpu-bench tpc: one TPC_KERNEL CS per run on queue %u of "
 	       "hpu%ld, HBM operands, GB/s of bytes read + written\n",
 	       r.tpc0, index);
-	printf("  %-8s %7s %7s %7s %7s %7s %7s %7s\n", "size", "add", "relu",
-	       "cast", "memcpy", "add/mc", "relu/mc", "cast/mc");
+	printf("  %-8s", "size");
+	for (k = 0; k < NKERN; k++)
+		printf(" %7s", kname[k]);
+	printf(" %7s", "memcpy");
+	for (k = 0; k < NKERN; k++)
+		printf(" %4s/mc", kname[k]);
+	printf("\n");
 	for (size = MIN_SIZE; size <= max; size *= 4) {
 		ret = run_size(&r, size, gb);
 		if (ret) {

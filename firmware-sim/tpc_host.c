@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tpc_host.c - the TPC kernel library's host entry (hpusim_tpc_host.h):
+ * the engine's operand check and kernel bodies on pointers of the calling
+ * process, for the training library's cpu backend.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "hpusim_tpc_host.h"
+#include "tpc_lib.h"
+
+/* An operand as the kernels see it; @d passed hpu_tpc_check() */
+static void bind_host(const struct hpu_tpc_tensor *d, struct tpc_t *t)
+{
+	uint32_t k;
+
+	t->dtype = d->dtype;
+	t->ndims = d->ndims;
+	for (k = 0; k < HPU_TPC_MAX_DIMS; k++) {
+		t->sizes[k] = k < d->ndims ? d->sizes[k] : 1;
+		t->strides[k] = k < d->ndims ? d->strides[k] : 0;
+	}
+	t->n = hpu_tpc_nelems(d);
+	t->p = hpu_tpc_extent(d) ? (uint8_t *)(uintptr_t)d->addr : NULL;
+}
+
+int hpusim_tpc_exec_host(uint32_t kernel_id,
+			 const struct hpu_tpc_tensor *tensors, unsigned int n,
+			 const uint32_t *params, unsigned int nparams)
+{
+	struct hpu_pkt_tpc_kernel k;
+	struct tpc_ctx c;
+	unsigned int i;
+
+	if (!n || n > HPU_TPC_MAX_TENSORS || !tensors ||
+	    nparams > HPU_TPC_MAX_PARAMS || (nparams && !params))
+		return -EINVAL;
+	memset(&k, 0, sizeof(k));
+	k.hdr.opcode = HPU_PACKET_TPC_KERNEL;
+	k.hdr.size = sizeof(k);
+	k.kernel_id = kernel_id;
+	k.num_tensors = n;
+	if (nparams)
+		memcpy(k.params, params, nparams * sizeof(*params));
+	memcpy(k.tensors, tensors, n * sizeof(*tensors));
+	if (hpu_tpc_check(&k))
+		return -EINVAL;
+
+	memset(&c, 0, sizeof(c));
+	c.params = k.params;
+	c.id = kernel_id;
+	c.nt = n;
+	for (i = 0; i < n; i++)
+		bind_host(&k.tensors[i], &c.t[i]);
+	return tpc_dispatch(&c) ? -EIO : 0;
+}

@@ -1,0 +1,792 @@
+// SPDX-License-Identifier: MIT
+/*
+ * backend_hpu.c - the hpu backend: ops become packets of a program of
+ * per-queue command buffers (one DMA, one MME, one TPC queue) in one total
+ * order (docs/training.md, Execution modes).
+ *
+ * Ordering: a queue runs its packets in order, so only a change of queue
+ * needs a dependency: the queue that ran the previous op adds 1 to the
+ * sync object of the next queue (MSG_LONG ADD) and the next queue waits
+ * for it and takes it back (FENCE target 1, dec 1). Every op thus runs
+ * after every earlier op, and the sync objects are back at 0 whenever
+ * the device is idle. The queue holding the "token" (the one that ran the
+ * last op) carries over a submission that does not wait (a full CB), so
+ * the next submission's first op still waits for it.
+ *
+ * Modes: eager submits and waits after every op; lazy submits at a
+ * synchronization (step end, a host read, staging memory full, a full
+ * CB); graph captures the first training step like lazy, keeping its CBs
+ * (the driver copies a CB at every submission, so they can be submitted
+ * again), and replays them for the later training steps: ops are then
+ * only hashed and compared with the captured sequence (an op that differs
+ * ends the step with -EINVAL and a message), and the captured segments
+ * are submitted as the replay reaches their ends. Parameters marked
+ * dynamic (learning rate, AdamW's step) are left out of the comparison
+ * and patched into the captured packet before its resubmission.
+ *
+ * Host data moves through pinned staging memory (hpu_host_alloc), handed
+ * out in call order and reset at every synchronization: an upload copies
+ * into it at once and a LIN_DMA of the program moves it to HBM; a fetch
+ * is a LIN_DMA into it whose bytes are copied out after the wait.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpudrv.h"
+#include "ht_backend.h"
+#include "ht_error.h"
+
+enum {
+	Q_DMA,
+	Q_MME,
+	Q_TPC,
+	NQ
+};
+
+#define STAGE_DEFAULT (16U << 20)
+#define STAGE_ALIGN   256
+#define CS_TIMEOUT_MS 120000
+#define WAIT_US	      (130ULL * 1000000ULL)
+/* a handoff: MSG_LONG in one CB, FENCE in another */
+#define HANDOFF_BYTES (sizeof(struct hpu_pkt_msg_long))
+#define SYNC_HASH     0x5f3759df5f3759dfULL
+
+static const char *const qname[NQ] = { "DMA", "MME", "TPC" };
+static const size_t cb_bytes[NQ] = { 256U << 10, 256U << 10, 1U << 20 };
+
+/**
+ * struct seg - one submission's command buffers
+ * @cb: per queue (created on first use)
+ * @end_op: graph capture: ops issued when it was submitted
+ */
+struct seg {
+	struct hpu_cb_builder *cb[NQ];
+	uint32_t end_op;
+};
+
+/**
+ * struct gop - one op of a captured step
+ * @hash: of its operands
+ * @seg: segment holding its packet (dynamic parameters only)
+ * @off: byte offset of its packet in that segment's TPC CB
+ * @dyn: its dynamic parameters
+ */
+struct gop {
+	uint64_t hash;
+	uint32_t seg;
+	uint32_t off;
+	uint32_t dyn;
+};
+
+/* A fetch done at the next wait */
+struct fetch {
+	void *dst;
+	const void *src;
+	size_t n;
+};
+
+enum gstate {
+	G_OFF,
+	G_CAPTURE,
+	G_READY,
+	G_REPLAY
+};
+
+/**
+ * struct hpu_be - state of the hpu backend
+ * @dev: device handle
+ * @own_dev: opened here (closed at fini)
+ * @alloc: caching allocator of the arenas' chunks
+ * @ip: HW_IP_INFO
+ * @queue: queue index of each of Q_DMA, Q_MME, Q_TPC
+ * @sob: sync object each queue waits on
+ * @segs: segments (graph: the captured ones first)
+ * @nsegs: segments created
+ * @cur: segment being filled
+ * @token: queue that ran the last op, -1 when the device is idle
+ * @stage: pinned staging memory
+ * @stage_va: its device VA
+ * @stage_cap: its size
+ * @stage_used: bytes handed out since the last wait
+ * @fetches: fetches waiting for the next wait
+ * @nfetch: entries
+ * @fetch_cap: room
+ * @inflight: sequence numbers submitted and not waited for
+ * @ninflight: entries
+ * @inflight_cap: room
+ * @gstate: enum gstate
+ * @graph_step: the open step is captured or replayed
+ * @gops: ops of the captured step
+ * @ngops: entries
+ * @gops_cap: room
+ * @op_idx: ops of the replayed step compared so far
+ * @replay_seg: next captured segment to submit
+ * @gsegs: captured segments
+ * @failed: the replayed step differed: issue nothing more in it
+ */
+struct hpu_be {
+	struct hpu_device *dev;
+	bool own_dev;
+	struct hpu_allocator *alloc;
+	struct hpu_info_hw_ip_info ip;
+	uint32_t queue[NQ];
+	uint32_t sob[NQ];
+	struct seg *segs;
+	unsigned int nsegs;
+	unsigned int cur;
+	int token;
+	uint8_t *stage;
+	uint64_t stage_va;
+	size_t stage_cap;
+	size_t stage_used;
+	struct fetch *fetches;
+	unsigned int nfetch;
+	unsigned int fetch_cap;
+	uint64_t *inflight;
+	unsigned int ninflight;
+	unsigned int inflight_cap;
+	enum gstate gstate;
+	bool graph_step;
+	struct gop *gops;
+	unsigned int ngops;
+	unsigned int gops_cap;
+	unsigned int op_idx;
+	unsigned int replay_seg;
+	unsigned int gsegs;
+	bool failed;
+};
+
+static struct hpu_be *HB(struct ht_backend *be)
+{
+	return be->priv;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ULL;
+	return h;
+}
+
+static int grow(void **arr, unsigned int *cap, unsigned int need, size_t esz)
+{
+	unsigned int n;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap * 2 : 64;
+	while (n < need)
+		n *= 2;
+	p = realloc(*arr, (size_t)n * esz);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+/* Segment @i exists with empty CBs of every queue */
+static int seg_get(struct ht_backend *be, unsigned int i)
+{
+	struct hpu_be *hb = HB(be);
+	struct seg *s;
+	unsigned int q;
+	int ret;
+
+	if (i >= hb->nsegs) {
+		s = realloc(hb->segs, (i + 1) * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		hb->segs = s;
+		memset(&s[hb->nsegs], 0, (i + 1 - hb->nsegs) * sizeof(*s));
+		hb->nsegs = i + 1;
+	}
+	s = &hb->segs[i];
+	for (q = 0; q < NQ; q++) {
+		if (s->cb[q])
+			continue;
+		ret = hpu_cb_builder_create(hb->dev, cb_bytes[q], &s->cb[q]);
+		if (ret) {
+			ht_seterr(be->err, sizeof(be->err),
+				  "hpu: cannot create a %s command buffer: %s",
+				  qname[q], hpu_strerror(ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Submit the CBs of segment @i (those with packets) as one CS */
+static int seg_submit(struct ht_backend *be, unsigned int i)
+{
+	struct hpu_be *hb = HB(be);
+	struct hpu_cs_chunk chunks[NQ];
+	struct seg *s = &hb->segs[i];
+	unsigned int q, n = 0;
+	uint64_t seq;
+	int done = 0, ret;
+
+	memset(chunks, 0, sizeof(chunks));
+	for (q = 0; q < NQ; q++) {
+		size_t used = hpu_cb_builder_used(s->cb[q]);
+
+		if (!used)
+			continue;
+		chunks[n].cb_handle = hpu_cb_builder_handle(s->cb[q]);
+		chunks[n].queue_index = hb->queue[q];
+		chunks[n].cb_size = (uint32_t)used;
+		n++;
+	}
+	if (!n)
+		return 0;
+	ret = grow((void **)&hb->inflight, &hb->inflight_cap, hb->ninflight + 1,
+		   sizeof(*hb->inflight));
+	if (ret)
+		return ret;
+	ret = hpu_cs_submit(hb->dev, chunks, n, 0, CS_TIMEOUT_MS, &seq, &done);
+	if (ret) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "hpu: command submission failed: %s",
+			  hpu_strerror(ret));
+		return ret;
+	}
+	be->stats.submissions++;
+	if (!done)
+		hb->inflight[hb->ninflight++] = seq;
+	return 0;
+}
+
+static void seg_reset(struct hpu_be *hb, unsigned int i)
+{
+	unsigned int q;
+
+	for (q = 0; q < NQ; q++)
+		if (hb->segs[i].cb[q])
+			hpu_cb_builder_reset(hb->segs[i].cb[q]);
+}
+
+static bool seg_empty(struct hpu_be *hb, unsigned int i)
+{
+	unsigned int q;
+
+	for (q = 0; q < NQ; q++)
+		if (hpu_cb_builder_used(hb->segs[i].cb[q]))
+			return false;
+	return true;
+}
+
+/*
+ * Submit the segment being filled without waiting; the token carries
+ * over. A captured segment is kept and the capture goes on in the next.
+ */
+static int cur_submit(struct ht_backend *be)
+{
+	struct hpu_be *hb = HB(be);
+	int ret;
+
+	if (seg_empty(hb, hb->cur))
+		return 0;
+	ret = seg_submit(be, hb->cur);
+	if (ret)
+		return ret;
+	if (hb->gstate == G_CAPTURE) {
+		hb->segs[hb->cur].end_op = hb->ngops;
+		hb->cur++;
+		return seg_get(be, hb->cur);
+	}
+	seg_reset(hb, hb->cur);
+	return 0;
+}
+
+/* Wait for every submitted CS, then do the fetches */
+static int wait_all(struct ht_backend *be)
+{
+	struct hpu_be *hb = HB(be);
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < hb->ninflight; i++) {
+		uint32_t status = 0;
+		int r = hpu_cs_wait(hb->dev, hb->inflight[i], WAIT_US, &status);
+
+		be->stats.waits++;
+		if (!r && status != HPU_WAIT_CS_STATUS_COMPLETED)
+			r = status == HPU_WAIT_CS_STATUS_BUSY ? -ETIMEDOUT :
+								-EIO;
+		if (r && !ret) {
+			ret = r;
+			ht_seterr(be->err, sizeof(be->err),
+				  "hpu: a submission of the program %s",
+				  r == -EIO ?
+					  "was aborted (see hpu-fused's log)" :
+				  r == -ETIMEDOUT ? "did not complete in time" :
+						    "could not be waited for");
+		}
+	}
+	hb->ninflight = 0;
+	hb->token = -1;
+	for (i = 0; !ret && i < hb->nfetch; i++)
+		memcpy(hb->fetches[i].dst, hb->fetches[i].src,
+		       hb->fetches[i].n);
+	hb->nfetch = 0;
+	hb->stage_used = 0;
+	return ret;
+}
+
+/* Submit the captured segments that end at the replay's position */
+static int replay_advance(struct ht_backend *be)
+{
+	struct hpu_be *hb = HB(be);
+	int ret;
+
+	while (hb->replay_seg < hb->gsegs &&
+	       hb->segs[hb->replay_seg].end_op == hb->op_idx) {
+		ret = seg_submit(be, hb->replay_seg++);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Graph bookkeeping of one op: record it (capture) or compare it with the
+ * captured one (replay). Return 1 when the op must not be emitted.
+ */
+static int graph_op(struct ht_backend *be, uint64_t hash, const char *what,
+		    uint32_t dyn, const uint32_t *params)
+{
+	struct hpu_be *hb = HB(be);
+	struct gop *g;
+	unsigned int i;
+	int ret;
+
+	if (!hb->graph_step)
+		return 0;
+	if (hb->gstate == G_CAPTURE) {
+		ret = grow((void **)&hb->gops, &hb->gops_cap, hb->ngops + 1,
+			   sizeof(*hb->gops));
+		if (ret)
+			return ret;
+		g = &hb->gops[hb->ngops++];
+		g->hash = hash;
+		g->dyn = dyn;
+		g->seg = hb->cur;
+		g->off = 0;
+		return 0;
+	}
+	if (hb->failed)
+		return -ECANCELED;
+	if (hb->op_idx >= hb->ngops || hb->gops[hb->op_idx].hash != hash) {
+		hb->failed = true;
+		ht_seterr(
+			be->err, sizeof(be->err),
+			"graph mode: op %u of the step (%s) differs from the captured step (%u ops); steps must issue the same ops on the same tensors",
+			hb->op_idx + 1, what, hb->ngops);
+		return -EINVAL;
+	}
+	g = &hb->gops[hb->op_idx++];
+	if (dyn) {
+		struct seg *s = &hb->segs[g->seg];
+		uint8_t *pkt =
+			(uint8_t *)hpu_cb_builder_data(s->cb[Q_TPC]) + g->off;
+
+		/* the driver copies a CB at each submission: patch it here */
+		for (i = 0; i < HPU_TPC_MAX_PARAMS; i++)
+			if (dyn & (1U << i))
+				memcpy(pkt +
+					       offsetof(
+						       struct hpu_pkt_tpc_kernel,
+						       params) +
+					       i * sizeof(uint32_t),
+				       &params[i], sizeof(uint32_t));
+	}
+	ret = replay_advance(be);
+	return ret ? ret : 1;
+}
+
+static int hb_sync(struct ht_backend *be)
+{
+	struct hpu_be *hb = HB(be);
+	int ret, r;
+
+	ret = graph_op(be, SYNC_HASH, "a synchronization", 0, NULL);
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		ret = cur_submit(be);
+	else
+		ret = 0;
+	r = wait_all(be);
+	if (hb->gstate != G_CAPTURE)
+		seg_reset(hb, hb->cur); /* what a failure left unsent */
+	return ret ? ret : r;
+}
+
+/*
+ * Make room for @bytes on queue @q (and for the handoff), then append the
+ * handoff from the token's queue: the op emitted next runs after every
+ * op before it.
+ */
+static int prepare(struct ht_backend *be, unsigned int q, size_t bytes)
+{
+	struct hpu_be *hb = HB(be);
+	struct seg *s = &hb->segs[hb->cur];
+	int ret, t = hb->token;
+	bool fits;
+
+	fits = hpu_cb_builder_used(s->cb[q]) + bytes + HANDOFF_BYTES <=
+		       hpu_cb_builder_size(s->cb[q]) &&
+	       (t < 0 || hpu_cb_builder_used(s->cb[t]) + HANDOFF_BYTES <=
+				 hpu_cb_builder_size(s->cb[t]));
+	if (!fits) {
+		ret = cur_submit(be);
+		if (ret)
+			return ret;
+		s = &hb->segs[hb->cur];
+	}
+	if (t >= 0 && t != (int)q) {
+		ret = hpu_cb_msg_long(s->cb[t], hb->sob[q], HPU_MSG_OP_ADD, 1);
+		if (!ret)
+			ret = hpu_cb_fence(s->cb[q], hb->sob[q], 1, 1);
+		if (ret)
+			return ret;
+	}
+	hb->token = (int)q;
+	return 0;
+}
+
+/* After an op was appended: eager mode runs it now */
+static int emitted(struct ht_backend *be)
+{
+	return be->mode == HT_EXEC_EAGER ? hb_sync(be) : 0;
+}
+
+static int emit_dma(struct ht_backend *be, uint64_t dst, uint64_t src,
+		    uint64_t n)
+{
+	struct hpu_be *hb = HB(be);
+	uint64_t h[3] = { dst, src, n };
+	int ret;
+
+	ret = graph_op(be, fnv(0xcbf29ce484222325ULL, h, sizeof(h)), "DMA", 0,
+		       NULL);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = prepare(be, Q_DMA, sizeof(struct hpu_pkt_lin_dma));
+	if (!ret)
+		ret = hpu_cb_lin_dma(hb->segs[hb->cur].cb[Q_DMA], dst, src, n);
+	return ret ? ret : emitted(be);
+}
+
+/* Room in staging for @n bytes (at most its size), waiting when full */
+static int stage_take(struct ht_backend *be, size_t n, size_t *off, size_t *got)
+{
+	struct hpu_be *hb = HB(be);
+	int ret;
+
+	if (hb->stage_used >= hb->stage_cap ||
+	    (hb->stage_cap - hb->stage_used < n && hb->stage_used)) {
+		ret = hb_sync(be);
+		if (ret)
+			return ret;
+	}
+	*off = hb->stage_used;
+	*got = n < hb->stage_cap - hb->stage_used ?
+		       n :
+		       hb->stage_cap - hb->stage_used;
+	hb->stage_used += (*got + STAGE_ALIGN - 1) & ~(size_t)(STAGE_ALIGN - 1);
+	return 0;
+}
+
+static int hb_upload(struct ht_backend *be, uint64_t dst, const void *src,
+		     size_t n)
+{
+	struct hpu_be *hb = HB(be);
+	size_t off, got;
+	int ret;
+
+	while (n) {
+		ret = stage_take(be, n, &off, &got);
+		if (ret)
+			return ret;
+		memcpy(hb->stage + off, src, got);
+		ret = emit_dma(be, dst, hb->stage_va + off, got);
+		if (ret)
+			return ret;
+		dst += got;
+		src = (const uint8_t *)src + got;
+		n -= got;
+	}
+	return 0;
+}
+
+static int hb_fetch(struct ht_backend *be, void *dst, uint64_t src, size_t n)
+{
+	struct hpu_be *hb = HB(be);
+	size_t off, got;
+	struct fetch *f;
+	int ret;
+
+	while (n) {
+		ret = stage_take(be, n, &off, &got);
+		if (ret)
+			return ret;
+		ret = grow((void **)&hb->fetches, &hb->fetch_cap,
+			   hb->nfetch + 1, sizeof(*hb->fetches));
+		if (ret)
+			return ret;
+		f = &hb->fetches[hb->nfetch++];
+		f->dst = dst;
+		f->src = hb->stage + off;
+		f->n = got;
+		ret = emit_dma(be, hb->stage_va + off, src, got);
+		if (ret)
+			return ret;
+		src += got;
+		dst = (uint8_t *)dst + got;
+		n -= got;
+	}
+	return 0;
+}
+
+static int hb_copy(struct ht_backend *be, uint64_t dst, uint64_t src, size_t n)
+{
+	return emit_dma(be, dst, src, n);
+}
+
+static int hb_gemm(struct ht_backend *be, const struct hpu_pkt_mme_gemm *g)
+{
+	struct hpu_be *hb = HB(be);
+	int ret;
+
+	ret = graph_op(be, fnv(0xcbf29ce484222325ULL, g, sizeof(*g)), "GEMM", 0,
+		       NULL);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = prepare(be, Q_MME, sizeof(*g));
+	if (!ret)
+		ret = hpu_cb_mme_gemm(hb->segs[hb->cur].cb[Q_MME], g);
+	return ret ? ret : emitted(be);
+}
+
+static int hb_kernel(struct ht_backend *be, uint32_t id,
+		     const struct hpu_tpc_tensor *t, unsigned int nt,
+		     const uint32_t *params, unsigned int np, uint32_t dyn)
+{
+	struct hpu_be *hb = HB(be);
+	uint32_t p[HPU_TPC_MAX_PARAMS] = { 0 };
+	struct hpu_cb_builder *cb;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	unsigned int i;
+	size_t off;
+	int ret;
+
+	if (nt > HPU_TPC_MAX_TENSORS || np > HPU_TPC_MAX_PARAMS)
+		return -EINVAL;
+	if (hb->graph_step) {
+		for (i = 0; i < np; i++)
+			p[i] = dyn & (1U << i) ? 0 : params[i];
+		h = fnv(h, &id, sizeof(id));
+		h = fnv(h, t, nt * sizeof(*t));
+		h = fnv(h, p, sizeof(p));
+	}
+	ret = graph_op(be, h, "TPC kernel", dyn, params);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = prepare(be, Q_TPC, sizeof(struct hpu_pkt_tpc_kernel));
+	if (ret)
+		return ret;
+	cb = hb->segs[hb->cur].cb[Q_TPC];
+	off = hpu_cb_builder_used(cb);
+	ret = hpu_cb_tpc_kernel(cb, id, t, nt, params, np);
+	if (ret)
+		return ret;
+	if (hb->graph_step && hb->gstate == G_CAPTURE) {
+		hb->gops[hb->ngops - 1].seg = hb->cur;
+		hb->gops[hb->ngops - 1].off = (uint32_t)off;
+	}
+	return emitted(be);
+}
+
+static int hb_step_begin(struct ht_backend *be, bool graph)
+{
+	struct hpu_be *hb = HB(be);
+	unsigned int i;
+	int ret;
+
+	ret = hb_sync(be); /* the step starts on an idle device */
+	if (ret)
+		return ret;
+	hb->failed = false;
+	if (!graph)
+		return 0;
+	if (hb->gstate == G_READY) {
+		hb->gstate = G_REPLAY;
+		hb->op_idx = 0;
+		hb->replay_seg = 0;
+		be->stats.replays++;
+	} else {
+		/* capture into segments 0.. (the device is idle) */
+		for (i = 0; i < hb->nsegs; i++)
+			seg_reset(hb, i);
+		hb->cur = 0;
+		hb->gsegs = 0;
+		hb->gstate = G_CAPTURE;
+		hb->ngops = 0;
+	}
+	hb->graph_step = true;
+	return 0;
+}
+
+static int hb_step_end(struct ht_backend *be)
+{
+	struct hpu_be *hb = HB(be);
+	int ret;
+
+	ret = hb_sync(be);
+	if (!hb->graph_step)
+		return ret;
+	hb->graph_step = false;
+	if (hb->gstate == G_CAPTURE) {
+		if (ret) {
+			/* a failed capture is dropped: the next step captures */
+			hb->gstate = G_OFF;
+			return ret;
+		}
+		hb->gsegs = hb->cur;
+		hb->gstate = G_READY;
+		return seg_get(be, hb->cur);
+	}
+	hb->gstate = G_READY;
+	if (hb->failed)
+		return -EINVAL; /* be->err says where it differed */
+	if (!ret && hb->op_idx != hb->ngops) {
+		ht_seterr(
+			be->err, sizeof(be->err),
+			"graph mode: the step issued %u ops, the captured step %u; steps must issue the same ops",
+			hb->op_idx, hb->ngops);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+static int hb_mem_alloc(struct ht_backend *be, uint64_t size, uint64_t *addr)
+{
+	return hpu_alloc(HB(be)->alloc, size, addr);
+}
+
+static void hb_mem_free(struct ht_backend *be, uint64_t addr)
+{
+	hpu_free(HB(be)->alloc, addr);
+}
+
+static void hb_be_release(struct hpu_be *hb)
+{
+	unsigned int i, q;
+
+	for (i = 0; i < hb->nsegs; i++)
+		for (q = 0; q < NQ; q++)
+			hpu_cb_builder_destroy(hb->segs[i].cb[q]);
+	free(hb->segs);
+	if (hb->stage)
+		hpu_host_free(hb->dev, hb->stage);
+	hpu_allocator_destroy(hb->alloc);
+	if (hb->own_dev)
+		hpu_close(hb->dev);
+	free(hb->fetches);
+	free(hb->inflight);
+	free(hb->gops);
+	free(hb);
+}
+
+static int hb_init(struct ht_backend *be, const struct ht_backend_opts *o)
+{
+	struct hpu_be *hb = calloc(1, sizeof(*hb));
+	unsigned int q;
+	void *p;
+	int ret;
+
+	if (!hb)
+		return -ENOMEM;
+	be->priv = hb;
+	hb->token = -1;
+	hb->dev = o->dev;
+	if (!hb->dev) {
+		ret = hpu_open(o->device_index, &hb->dev);
+		if (ret) {
+			ht_seterr(be->err, sizeof(be->err),
+				  "hpu: cannot open device %d: %s",
+				  o->device_index, hpu_strerror(ret));
+			goto err_free;
+		}
+		hb->own_dev = true;
+	}
+	ret = hpu_info_hw_ip(hb->dev, &hb->ip);
+	if (!ret && (!hb->ip.num_dma || !hb->ip.num_mme || !hb->ip.num_tpc))
+		ret = -ENODEV;
+	if (ret) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "hpu: the device has no DMA, MME or TPC queue");
+		goto err_free;
+	}
+	hb->queue[Q_DMA] = 0;
+	hb->queue[Q_MME] = hb->ip.num_dma;
+	hb->queue[Q_TPC] = hb->ip.num_dma + hb->ip.num_mme;
+	for (q = 0; q < NQ; q++)
+		hb->sob[q] = (o->sob_base ? o->sob_base : HT_HPU_SOB_BASE) + q;
+	if (hb->sob[NQ - 1] >= HPU_NUM_SOBS) {
+		ret = -EINVAL;
+		ht_seterr(be->err, sizeof(be->err),
+			  "hpu: sync objects %u.. out of range", hb->sob[0]);
+		goto err_free;
+	}
+	ret = hpu_allocator_create(hb->dev, NULL, &hb->alloc);
+	if (ret)
+		goto err_free;
+	hb->stage_cap = o->staging_bytes ? o->staging_bytes : STAGE_DEFAULT;
+	ret = hpu_host_alloc(hb->dev, hb->stage_cap, &p, &hb->stage_va);
+	if (ret) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "hpu: cannot allocate %zu bytes of pinned memory: %s",
+			  hb->stage_cap, hpu_strerror(ret));
+		goto err_free;
+	}
+	hb->stage = p;
+	ret = seg_get(be, 0);
+	if (ret)
+		goto err_free;
+	return 0;
+
+err_free:
+	hb_be_release(hb);
+	be->priv = NULL;
+	return ret;
+}
+
+static void hb_fini(struct ht_backend *be)
+{
+	if (be->priv)
+		hb_be_release(HB(be));
+	be->priv = NULL;
+}
+
+const struct ht_backend_ops ht_backend_hpu_ops = {
+	.name = "hpu",
+	.init = hb_init,
+	.fini = hb_fini,
+	.mem_alloc = hb_mem_alloc,
+	.mem_free = hb_mem_free,
+	.upload = hb_upload,
+	.fetch = hb_fetch,
+	.copy = hb_copy,
+	.gemm = hb_gemm,
+	.kernel = hb_kernel,
+	.sync = hb_sync,
+	.step_begin = hb_step_begin,
+	.step_end = hb_step_end,
+};

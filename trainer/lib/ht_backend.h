@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ht_backend.h - where the training library's ops run (docs/training.md)
+ *
+ * A backend is a static const ops table (cpu: the host with OpenBLAS and
+ * the TPC kernel library's host entry; hpu: packets on the MME, TPC and
+ * DMA queues of a device through libhpudrv) plus one instance: its
+ * arenas, the autograd tape and the execution mode. The op vocabulary is
+ * the device's: a GEMM is an MME_GEMM descriptor, everything else a TPC
+ * kernel id with operands and parameters.
+ */
+#ifndef HT_BACKEND_H
+#define HT_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hpu_packets.h"
+#include "hpu_tpc_kernels.h"
+#include "ht_tensor.h"
+
+struct hpu_device;
+struct ht_tape;
+
+/* Where ops run */
+enum ht_accel {
+	HT_ACCEL_CPU = 0,
+	HT_ACCEL_HPU = 1,
+};
+
+/* When the hpu backend submits (the cpu backend always runs at once) */
+enum ht_exec_mode {
+	HT_EXEC_EAGER = 0, /* one CS per op, waited for */
+	HT_EXEC_LAZY = 1,  /* one CS per step (or when the host reads) */
+	HT_EXEC_GRAPH = 2, /* step 1 captured, later steps resubmit it */
+};
+
+/* Numerics of GEMMs */
+enum ht_precision {
+	HT_PREC_32 = 0,		/* fp32 everywhere */
+	HT_PREC_BF16_MIXED = 1, /* bf16 GEMM inputs, fp32 C and the rest */
+};
+
+/**
+ * struct ht_backend_opts - ht_backend_create() options
+ * @accel: enum ht_accel
+ * @mode: enum ht_exec_mode
+ * @precision: enum ht_precision
+ * @device_index: hpu: N of hpuN to open when @dev is NULL
+ * @dev: hpu: an open compute handle to use (not closed by the backend),
+ *	or NULL
+ * @sob_base: hpu: first of the 3 sync objects the program's cross-queue
+ *	dependencies use; 0 selects HT_HPU_SOB_BASE
+ * @staging_bytes: hpu: pinned host memory for uploads and fetches; 0
+ *	selects 16 MiB
+ * @arena_chunk_bytes: granule of the arenas; 0 selects 64 MiB
+ */
+struct ht_backend_opts {
+	int accel;
+	int mode;
+	int precision;
+	int device_index;
+	struct hpu_device *dev;
+	uint32_t sob_base;
+	size_t staging_bytes;
+	uint64_t arena_chunk_bytes;
+};
+
+/* Sync objects 8..10 order the program's queues (libhpuccl takes its
+ * own from the top of the range) */
+#define HT_HPU_SOB_BASE 8
+
+/**
+ * struct ht_arena - bump allocator over chunks of backend memory
+ * @chunk_addr: backend address of each chunk
+ * @chunk_size: bytes of each chunk
+ * @nchunks: chunks held
+ * @cap: room in the arrays
+ * @cur: chunk being filled
+ * @used: bytes used in chunk @cur
+ * @granule: size of a new chunk (larger for a larger request)
+ * @bytes: total bytes of the chunks
+ */
+struct ht_arena {
+	uint64_t *chunk_addr;
+	uint64_t *chunk_size;
+	unsigned int nchunks;
+	unsigned int cap;
+	unsigned int cur;
+	uint64_t used;
+	uint64_t granule;
+	uint64_t bytes;
+};
+
+/**
+ * struct ht_backend_ops - a backend's implementation
+ * @name: "cpu" or "hpu"
+ * @init: set up @be->priv from the options
+ * @fini: release everything (after a synchronization)
+ * @mem_alloc: backend memory for an arena chunk
+ * @mem_free: release a chunk
+ * @upload: host -> backend memory (in program order)
+ * @fetch: backend memory -> host, done by the next @sync at the latest
+ * @copy: backend -> backend memory
+ * @gemm: an MME_GEMM descriptor (hdr.flags: HPU_MME_F_TRANS_A/B); the
+ *	addresses are backend addresses
+ * @kernel: a TPC kernel; @dyn has bit i set for parameters that may
+ *	differ between replays of a captured graph (learning rate, step)
+ * @sync: run everything issued so far and wait for it
+ * @step_begin: a step starts; @graph: the step may be captured/replayed
+ * @step_end: the step's work is issued (and waited for)
+ */
+struct ht_backend_ops {
+	const char *name;
+	int (*init)(struct ht_backend *be, const struct ht_backend_opts *o);
+	void (*fini)(struct ht_backend *be);
+	int (*mem_alloc)(struct ht_backend *be, uint64_t size, uint64_t *addr);
+	void (*mem_free)(struct ht_backend *be, uint64_t addr);
+	int (*upload)(struct ht_backend *be, uint64_t dst, const void *src,
+		      size_t n);
+	int (*fetch)(struct ht_backend *be, void *dst, uint64_t src, size_t n);
+	int (*copy)(struct ht_backend *be, uint64_t dst, uint64_t src,
+		    size_t n);
+	int (*gemm)(struct ht_backend *be, const struct hpu_pkt_mme_gemm *g);
+	int (*kernel)(struct ht_backend *be, uint32_t id,
+		      const struct hpu_tpc_tensor *t, unsigned int nt,
+		      const uint32_t *params, unsigned int np, uint32_t dyn);
+	int (*sync)(struct ht_backend *be);
+	int (*step_begin)(struct ht_backend *be, bool graph);
+	int (*step_end)(struct ht_backend *be);
+};
+
+extern const struct ht_backend_ops ht_backend_cpu_ops;
+extern const struct ht_backend_ops ht_backend_hpu_ops;
+
+/**
+ * struct ht_backend_stats - what a backend did
+ * @ops: GEMMs and kernels issued
+ * @submissions: CSs submitted (hpu)
+ * @waits: CS waits (hpu)
+ * @replays: steps run from a captured graph (hpu)
+ * @persistent_bytes: persistent arena size
+ * @step_bytes: step arena size
+ */
+struct ht_backend_stats {
+	uint64_t ops;
+	uint64_t submissions;
+	uint64_t waits;
+	uint64_t replays;
+	uint64_t persistent_bytes;
+	uint64_t step_bytes;
+};
+
+/**
+ * struct ht_backend - a backend instance
+ * @ops: its table
+ * @priv: the table's state
+ * @accel: enum ht_accel
+ * @mode: enum ht_exec_mode
+ * @precision: enum ht_precision
+ * @persist: persistent arena
+ * @step: step arena
+ * @step_tensors: tensor structs to free at the step boundary
+ * @tape: autograd tape of the current step
+ * @grad_enabled: ops record themselves (ht_no_grad() clears it)
+ * @in_step: between ht_step_begin() and ht_step_end()
+ * @stats: counters
+ * @err: message of the last failure
+ */
+struct ht_backend {
+	const struct ht_backend_ops *ops;
+	void *priv;
+	int accel;
+	int mode;
+	int precision;
+	struct ht_arena persist;
+	struct ht_arena step;
+	struct ht_tensor *step_tensors;
+	struct ht_tape *tape;
+	bool grad_enabled;
+	bool in_step;
+	struct ht_backend_stats stats;
+	char err[256];
+};
+
+/**
+ * ht_backend_create() - open a backend
+ * @o: options
+ * @bep: receives it
+ * @err: receives a message on failure (may be NULL)
+ * @errlen: bytes at @err
+ *
+ * Return: 0; -EINVAL; -ENODEV (no such device); -ENOMEM; -errno.
+ */
+int ht_backend_create(const struct ht_backend_opts *o, struct ht_backend **bep,
+		      char *err, size_t errlen);
+
+/**
+ * ht_backend_destroy() - synchronize and release a backend (the tensors
+ * it gave out must not be used afterwards)
+ * @be: backend or NULL
+ */
+void ht_backend_destroy(struct ht_backend *be);
+
+/**
+ * ht_step_begin() - start a step: a fresh tape; in graph mode a step
+ * with @graph set is captured (the first) or replayed (the later ones)
+ * @be: backend
+ * @graph: a training step (captured in graph mode); false for steps
+ *	that run lazily whatever the mode (validation)
+ *
+ * Return: 0 or -errno.
+ */
+int ht_step_begin(struct ht_backend *be, bool graph);
+
+/**
+ * ht_step_end() - end a step: its program is submitted and waited for,
+ * its fetches are done, the step arena and the step's tensors are
+ * released
+ * @be: backend
+ *
+ * Return: 0, -EINVAL (graph replay: the step differed from the captured
+ * one; be->err says where) or -errno.
+ */
+int ht_step_end(struct ht_backend *be);
+
+/**
+ * ht_backend_sync() - submit what is pending and wait for it
+ * @be: backend
+ *
+ * Return: 0 or -errno.
+ */
+int ht_backend_sync(struct ht_backend *be);
+
+/**
+ * ht_backend_kernel() - issue a TPC kernel
+ * @be: backend
+ * @id: HPU_TPC_KERNEL_*
+ * @t: operands
+ * @nt: their count
+ * @params: parameters (may be NULL when @np is 0)
+ * @np: their count
+ *
+ * Return: 0 or -errno (be->err names the kernel).
+ */
+int ht_backend_kernel(struct ht_backend *be, uint32_t id,
+		      const struct hpu_tpc_tensor *t, unsigned int nt,
+		      const uint32_t *params, unsigned int np);
+
+/**
+ * ht_backend_kernel_dyn() - ht_backend_kernel() with parameters that may
+ * change between replays of a captured graph
+ * @be: backend
+ * @id: HPU_TPC_KERNEL_*
+ * @t: operands
+ * @nt: their count
+ * @params: parameters
+ * @np: their count
+ * @dyn: bit i: parameter i may change
+ *
+ * Return: 0 or -errno.
+ */
+int ht_backend_kernel_dyn(struct ht_backend *be, uint32_t id,
+			  const struct hpu_tpc_tensor *t, unsigned int nt,
+			  const uint32_t *params, unsigned int np,
+			  uint32_t dyn);
+
+/**
+ * ht_backend_gemm() - issue an MME_GEMM
+ * @be: backend
+ * @g: the descriptor (backend addresses; hdr.flags as the MME's)
+ *
+ * Return: 0 or -errno.
+ */
+int ht_backend_gemm(struct ht_backend *be, const struct hpu_pkt_mme_gemm *g);
+
+/**
+ * ht_arena_alloc() - take @size bytes of an arena
+ * @be: backend
+ * @a: &be->persist or &be->step
+ * @size: bytes, > 0
+ * @addr: receives the backend address (256-byte aligned)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ht_arena_alloc(struct ht_backend *be, struct ht_arena *a, uint64_t size,
+		   uint64_t *addr);
+
+/** ht_f2u() - binary32 bits of @f (a kernel parameter) */
+static inline uint32_t ht_f2u(float f)
+{
+	union {
+		float f;
+		uint32_t u;
+	} x = { .f = f };
+
+	return x.u;
+}
+
+#endif /* HT_BACKEND_H */

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ht_ops.h - tensor ops with their backward rules (docs/training.md)
+ *
+ * Every op allocates its output from the step arena, issues its work on
+ * the backend (MME GEMM or TPC kernels) and, when an input requires a
+ * gradient and gradients are enabled, records itself on the tape.
+ * Shapes are row-major, dimension 0 outermost. Each returns 0 or a
+ * negative errno (be->err says what was wrong).
+ */
+#ifndef HT_OPS_H
+#define HT_OPS_H
+
+#include "ht_backend.h"
+#include "ht_tensor.h"
+
+/* Layer norm epsilon used by ht_layer_norm() callers that have no other */
+#define HT_LN_EPS 1e-5f
+
+/**
+ * ht_linear() - y = x W^T + b
+ * @x: [..][in] (fp32, or bf16)
+ * @w: [out][in]
+ * @b: [out] or NULL
+ * @y: receives [..][out] fp32
+ *
+ * Under bf16-mixed precision x and W are cast to bf16 copies first (the
+ * casts are ops of their own) and the GEMM writes fp32. Backward: dx =
+ * dy W, dW = dy^T x (MME, op(A) transposed), db = bias_grad(dy).
+ *
+ * Return: 0 or -errno.
+ */
+int ht_linear(struct ht_tensor *x, struct ht_tensor *w, struct ht_tensor *b,
+	      struct ht_tensor **y);
+
+/** ht_relu() - y = max(x, 0); backward relu_bwd */
+int ht_relu(struct ht_tensor *x, struct ht_tensor **y);
+
+/** ht_gelu() - tanh-approximated GELU; backward gelu_bwd */
+int ht_gelu(struct ht_tensor *x, struct ht_tensor **y);
+
+/** ht_tanh() - y = tanh(x); backward tanh_bwd (from y) */
+int ht_tanh(struct ht_tensor *x, struct ht_tensor **y);
+
+/**
+ * ht_add() - y = a + b, @b broadcast along @a's leading dimensions
+ * @a: tensor
+ * @b: a's shape, or a's trailing dimensions (e.g. a position
+ *	embedding [T][D] added to [B][T][D])
+ * @y: receives a's shape
+ *
+ * Backward: da = dy; db = dy summed over the broadcast dimensions.
+ *
+ * Return: 0 or -errno.
+ */
+int ht_add(struct ht_tensor *a, struct ht_tensor *b, struct ht_tensor **y);
+
+/**
+ * ht_layer_norm() - normalize over the innermost dimension
+ * @x: [..][D] fp32
+ * @gamma: [D]
+ * @beta: [D]
+ * @eps: > 0
+ * @y: receives x's shape
+ *
+ * Return: 0 or -errno.
+ */
+int ht_layer_norm(struct ht_tensor *x, struct ht_tensor *gamma,
+		  struct ht_tensor *beta, float eps, struct ht_tensor **y);
+
+/**
+ * ht_embedding() - rows of a table
+ * @table: [V][D] fp32
+ * @ids: int32, any shape; each id in 0..V-1 (else the kernel fails)
+ * @y: receives [ids' shape][D]
+ *
+ * Backward: scatter-add into the table's gradient.
+ *
+ * Return: 0 or -errno.
+ */
+int ht_embedding(struct ht_tensor *table, struct ht_tensor *ids,
+		 struct ht_tensor **y);
+
+/**
+ * ht_mean_axis() - mean over one dimension (e.g. the tokens)
+ * @x: fp32, rank >= 2
+ * @axis: 0..x->ndim-1
+ * @y: receives x's shape without @axis
+ *
+ * Return: 0 or -errno.
+ */
+int ht_mean_axis(struct ht_tensor *x, unsigned int axis, struct ht_tensor **y);
+
+/**
+ * ht_cross_entropy() - mean softmax cross-entropy (fused)
+ * @logits: [N][C] fp32
+ * @labels: [N] int32
+ * @loss: receives a scalar fp32
+ *
+ * Return: 0 or -errno.
+ */
+int ht_cross_entropy(struct ht_tensor *logits, struct ht_tensor *labels,
+		     struct ht_tensor **loss);
+
+/**
+ * ht_accuracy() - count of rows whose argmax is the label (no gradient)
+ * @logits: [N][C] fp32
+ * @labels: [N] int32
+ * @count: receives a scalar int32
+ *
+ * Return: 0 or -errno.
+ */
+int ht_accuracy(struct ht_tensor *logits, struct ht_tensor *labels,
+		struct ht_tensor **count);
+
+/**
+ * ht_cast() - convert to another dtype (fp32 <-> bf16, int32 -> fp32)
+ * @x: tensor
+ * @dtype: target
+ * @y: receives the copy
+ *
+ * Backward: the gradient passes through unchanged (gradients are fp32).
+ *
+ * Return: 0 or -errno.
+ */
+int ht_cast(struct ht_tensor *x, uint32_t dtype, struct ht_tensor **y);
+
+/**
+ * ht_reshape() - the same elements with another shape (no copy)
+ * @x: tensor
+ * @ndim: rank
+ * @sizes: sizes; their product must be x->numel
+ * @y: receives the view; its gradient is copied back to x's
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int ht_reshape(struct ht_tensor *x, unsigned int ndim, const uint32_t *sizes,
+	       struct ht_tensor **y);
+
+/**
+ * ht_kernel_t() - issue a TPC kernel on tensors (no autograd)
+ * @id: HPU_TPC_KERNEL_*
+ * @t: operands
+ * @nt: count (1..HPU_TPC_MAX_TENSORS)
+ * @params: parameters or NULL
+ * @np: count
+ *
+ * Return: 0 or -errno.
+ */
+int ht_kernel_t(uint32_t id, struct ht_tensor *const *t, unsigned int nt,
+		const uint32_t *params, unsigned int np);
+
+#endif /* HT_OPS_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ht_optim.h - optimizers on the TPC kernels: SGD (momentum, weight
+ * decay, Nesterov: sgd_step) and AdamW (adamw_step), with parameter
+ * groups; a module may hold several optimizers (docs/training.md).
+ *
+ * State (momentum buffers, first and second moments) is persistent and
+ * zeroed when a group is added, outside any step, so a captured graph
+ * holds only the updates. The learning rate and AdamW's step count are
+ * dynamic parameters: a replayed graph takes their current values.
+ */
+#ifndef HT_OPTIM_H
+#define HT_OPTIM_H
+
+#include "ht_backend.h"
+#include "ht_tensor.h"
+
+enum ht_optim_kind {
+	HT_OPTIM_SGD = 0,
+	HT_OPTIM_ADAMW = 1,
+};
+
+/**
+ * struct ht_optim_hparams - hyperparameters of a parameter group
+ * @lr: learning rate
+ * @momentum: SGD momentum (0: none)
+ * @weight_decay: SGD: L2 added to the gradient; AdamW: decoupled
+ * @nesterov: SGD Nesterov momentum
+ * @beta1: AdamW
+ * @beta2: AdamW
+ * @eps: AdamW
+ */
+struct ht_optim_hparams {
+	float lr;
+	float momentum;
+	float weight_decay;
+	bool nesterov;
+	float beta1;
+	float beta2;
+	float eps;
+};
+
+struct ht_optim;
+
+/**
+ * ht_optim_new() - an optimizer without groups
+ * @be: backend
+ * @kind: enum ht_optim_kind
+ * @op: receives it
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int ht_optim_new(struct ht_backend *be, int kind, struct ht_optim **op);
+
+/**
+ * ht_optim_add_group() - add parameters with their hyperparameters
+ * @o: optimizer
+ * @params: fp32 parameters (the optimizer keeps the pointers)
+ * @n: entries
+ * @h: hyperparameters
+ *
+ * Allocates and zeroes the group's state (call it outside a step).
+ *
+ * Return: 0, -EINVAL, -ENOMEM or -errno.
+ */
+int ht_optim_add_group(struct ht_optim *o, struct ht_tensor *const *params,
+		       unsigned int n, const struct ht_optim_hparams *h);
+
+/**
+ * ht_optim_set_lr() - learning rate of every group
+ * @o: optimizer
+ * @lr: value
+ */
+void ht_optim_set_lr(struct ht_optim *o, float lr);
+
+/**
+ * ht_optim_step() - update every parameter that has a gradient
+ * @o: optimizer
+ *
+ * Return: 0 or -errno.
+ */
+int ht_optim_step(struct ht_optim *o);
+
+/**
+ * ht_optim_zero_grad() - the next backward pass overwrites the gradients
+ * of the optimizer's parameters
+ * @o: optimizer
+ */
+void ht_optim_zero_grad(struct ht_optim *o);
+
+/** ht_optim_steps() - updates done so far */
+uint32_t ht_optim_steps(const struct ht_optim *o);
+
+/** ht_optim_free() - release an optimizer (@o may be NULL) */
+void ht_optim_free(struct ht_optim *o);
+
+#endif /* HT_OPTIM_H */

@@ -513,10 +513,14 @@ static int gen_reduce(struct hpuccl_comm *c, void *arg, uint64_t j,
 	for (p = 0; p < c->nranks; p++)
 		if (p != c->rank)
 			msg[p] = ccl_add_recv(r, p, l * a->esz);
+	if (!l)
+		return 0;
+	/* own data first: in place, the output may only alias input 0 */
 	op = acc_op(r, a, c->nranks, a->recv + off, l);
+	ccl_op_in(r, op, -1, a->send + off);
 	for (p = 0; p < c->nranks; p++)
-		ccl_op_in(r, op, p == c->rank ? -1 : msg[p],
-			  p == c->rank ? a->send + off : 0);
+		if (p != c->rank)
+			ccl_op_in(r, op, msg[p], 0);
 	return 0;
 }
 

@@ -50,10 +50,13 @@ struct rank_info {
  * @port: its port
  * @refs: communicators of this process using it
  * @used: a communicator used it (it stops when @refs drops to 0)
+ * @pid: process whose thread serves it (a forked child inherits the
+ *	list but not the thread)
  * @next: list link
  */
 struct server_ref {
 	struct ccl_store_server *srv;
+	pid_t pid;
 	uint32_t ipv4;
 	uint16_t port;
 	int refs;
@@ -150,7 +153,8 @@ static int server_get(uint32_t ipv4, uint16_t port, uint16_t *bound)
 
 	pthread_mutex_lock(&g_lock);
 	for (s = servers; s; s = s->next)
-		if (s->ipv4 == ipv4 && (port == 0 || s->port == port))
+		if (s->pid == getpid() && s->ipv4 == ipv4 &&
+		    (port == 0 || s->port == port))
 			break;
 	if (!s) {
 		s = calloc(1, sizeof(*s));
@@ -164,6 +168,7 @@ static int server_get(uint32_t ipv4, uint16_t port, uint16_t *bound)
 			goto out;
 		}
 		s->ipv4 = ipv4;
+		s->pid = getpid();
 		s->port = ccl_store_server_port(s->srv);
 		s->next = servers;
 		servers = s;
@@ -181,7 +186,7 @@ static struct ccl_store_server *server_ref(uint32_t ipv4, uint16_t port)
 
 	pthread_mutex_lock(&g_lock);
 	for (s = servers; s; s = s->next)
-		if (s->ipv4 == ipv4 && s->port == port)
+		if (s->pid == getpid() && s->ipv4 == ipv4 && s->port == port)
 			break;
 	if (s) {
 		s->refs++;
@@ -568,7 +573,7 @@ static int exchange(struct hpuccl_comm *c, const struct hpu_info_nic *nic)
 			return ret;
 		if (len != sizeof(ri) || ri.nranks != (uint32_t)c->nranks ||
 		    ri.slot_bytes != c->slot_bytes || ri.window != CCL_WINDOW ||
-		    !ri.key || ri.sob_base >= HPU_NUM_SOBS)
+		    (!ri.key && c->nranks > 1) || ri.sob_base >= HPU_NUM_SOBS)
 			return -EINVAL;
 		c->peers[p] = (struct ccl_peer){ .server_id = ri.server_id,
 						 .device = ri.device,

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_ccl_collectives.c - every collective of libhpuccl on the real
+ * hpu-fused (8 gaudi2 devices of one server): ranks are forked processes,
+ * each on its own device; each rank process runs a whole list of cases
+ * (collective x dtype x op x in/out of place x sizes) and checks its
+ * results on the host against a reference computed there. Inputs are
+ * small integers, so fp32 and bf16 sums are exact whatever the order.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../lib/hpu_test_daemon.h"
+#include "hpuccl.h"
+#include "hpudrv.h"
+
+#define NDEV 8
+
+/* ------------------------------------------------------------ values */
+
+static int val(int rank, uint64_t i)
+{
+	return (int)((i * 7 + (uint64_t)rank * 3) % 11) - 5;
+}
+
+static uint16_t f2bf(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return (uint16_t)(u >> 16); /* exact for our small integers */
+}
+
+static float bf2f(uint16_t b)
+{
+	uint32_t u = (uint32_t)b << 16;
+	float f;
+
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static void fill(void *buf, enum hpuccl_dtype t, uint64_t n, int rank,
+		 uint64_t base)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		int v = val(rank, base + i);
+
+		if (t == HPUCCL_FLOAT32)
+			((float *)buf)[i] = (float)v;
+		else if (t == HPUCCL_BFLOAT16)
+			((uint16_t *)buf)[i] = f2bf((float)v);
+		else
+			((int32_t *)buf)[i] = v;
+	}
+}
+
+static double get(const void *buf, enum hpuccl_dtype t, uint64_t i)
+{
+	if (t == HPUCCL_FLOAT32)
+		return ((const float *)buf)[i];
+	if (t == HPUCCL_BFLOAT16)
+		return bf2f(((const uint16_t *)buf)[i]);
+	return ((const int32_t *)buf)[i];
+}
+
+/* Reference of op over ranks 0..n-1 of element i (global index gi) */
+static double ref_red(enum hpuccl_redop op, enum hpuccl_dtype t, int n,
+		      uint64_t gi)
+{
+	double acc = val(0, gi);
+	int r;
+
+	for (r = 1; r < n; r++) {
+		double v = val(r, gi);
+
+		if (op == HPUCCL_MIN)
+			acc = v < acc ? v : acc;
+		else if (op == HPUCCL_MAX)
+			acc = v > acc ? v : acc;
+		else
+			acc += v;
+	}
+	if (op == HPUCCL_AVG) {
+		if (t == HPUCCL_INT32)
+			acc = (double)((int32_t)acc / n);
+		else
+			acc /= n;
+	}
+	return acc;
+}
+
+static int close_enough(double got, double want, enum hpuccl_dtype t)
+{
+	if (t == HPUCCL_INT32)
+		return got == want;
+	if (t == HPUCCL_FLOAT32)
+		return fabs(got - want) <= 1e-6 * fabs(want) + 1e-6;
+	return fabs(got - want) <= 1e-2 * fabs(want) + 1e-2;
+}
+
+/* ------------------------------------------------------------- ranks */
+
+struct rank_ctx {
+	int rank;
+	int nranks;
+	struct hpu_device *dev;
+	struct hpu_stream *s;
+	struct hpuccl_comm *comm;
+	uint64_t a, b; /* device buffers */
+	uint64_t cap;  /* bytes of each */
+	void *h, *h2;  /* host buffers of cap bytes */
+	int fails;
+};
+
+static void rfail(struct rank_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (x->fails++ > 5)
+		return;
+	fprintf(stderr, "rank %d/%d: ", x->rank, x->nranks);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int put(struct rank_ctx *x, uint64_t va, const void *src, size_t n)
+{
+	int ret = hpu_stream_memcpy_h2d(x->s, va, src, n);
+
+	return ret ? ret : hpu_stream_synchronize(x->s);
+}
+
+static int getb(struct rank_ctx *x, void *dst, uint64_t va, size_t n)
+{
+	int ret = hpu_stream_memcpy_d2h(x->s, dst, va, n);
+
+	return ret ? ret : hpu_stream_synchronize(x->s);
+}
+
+static const char *const coll_names[] = { "allreduce", "reduce_scatter",
+					  "allgather", "broadcast",
+					  "reduce",    "alltoall",
+					  "sendrecv" };
+
+enum {
+	C_AR,
+	C_RS,
+	C_AG,
+	C_BC,
+	C_RD,
+	C_A2A,
+	C_P2P,
+	C_NUM
+};
+
+/* Run one case on this rank and check it. */
+static void run_case(struct rank_ctx *x, int coll, enum hpuccl_dtype t,
+		     enum hpuccl_redop op, int inplace, uint64_t count)
+{
+	int n = x->nranks, me = x->rank, root = n > 1 ? n - 2 : 0, ret, p;
+	size_t es = hpuccl_dtype_size(t);
+	uint64_t in_n, out_n, i, send, recv;
+	const char *name = coll_names[coll];
+
+	switch (coll) {
+	case C_RS:
+		in_n = count * (uint64_t)n;
+		out_n = count;
+		break;
+	case C_AG:
+		in_n = count;
+		out_n = count * (uint64_t)n;
+		break;
+	case C_A2A:
+		in_n = out_n = count * (uint64_t)n;
+		inplace = 0;
+		break;
+	default:
+		in_n = out_n = count;
+		if (coll == C_P2P)
+			inplace = 0;
+	}
+	if ((in_n > out_n ? in_n : out_n) * es > x->cap) {
+		rfail(x, "%s: case too large", name);
+		return;
+	}
+	/* the input, and a poisoned output */
+	memset(x->h2, 0x7b, out_n * es);
+	if (put(x, x->b, x->h2, out_n * es + 1) < 0) {
+		rfail(x, "poison");
+		return;
+	}
+	if (coll == C_AG) {
+		fill(x->h, t, in_n, me, 0);
+	} else if (coll == C_A2A) {
+		for (p = 0; p < n; p++)
+			fill((char *)x->h + (uint64_t)p * count * es, t, count,
+			     me, (uint64_t)p * 1000 + 0);
+	} else {
+		fill(x->h, t, in_n, me, 0);
+	}
+	send = x->a;
+	recv = inplace ? x->a : x->b;
+	if (inplace && coll == C_RS) {
+		recv = x->a + (uint64_t)me * count * es;
+	} else if (inplace && coll == C_AG) {
+		/* the rank's input sits at its block of the output */
+		memset(x->h2, 0x7b, out_n * es);
+		memcpy((char *)x->h2 + (uint64_t)me * count * es, x->h,
+		       count * es);
+		memcpy(x->h, x->h2, out_n * es);
+		send = x->a + (uint64_t)me * count * es;
+		recv = x->a;
+		in_n = out_n;
+	}
+	if (in_n && put(x, x->a, x->h, in_n * es) < 0) {
+		rfail(x, "input");
+		return;
+	}
+	switch (coll) {
+	case C_AR:
+		ret = hpuccl_allreduce(send, recv, count, t, op, x->comm, x->s);
+		break;
+	case C_RS:
+		ret = hpuccl_reduce_scatter(send, recv, count, t, op, x->comm,
+					    x->s);
+		break;
+	case C_AG:
+		ret = hpuccl_allgather(send, recv, count, t, x->comm, x->s);
+		break;
+	case C_BC:
+		ret = hpuccl_broadcast(send, recv, count, t, root, x->comm,
+				       x->s);
+		break;
+	case C_RD:
+		ret = hpuccl_reduce(send, recv, count, t, op, root, x->comm,
+				    x->s);
+		break;
+	case C_A2A:
+		ret = hpuccl_alltoall(send, recv, count, t, x->comm, x->s);
+		break;
+	default:
+		/* a ring exchange in a group: send right, receive left */
+		hpuccl_group_start();
+		ret = 0;
+		if (n > 1) {
+			ret = hpuccl_recv(recv, count, t, (me + n - 1) % n,
+					  x->comm, x->s);
+			if (!ret)
+				ret = hpuccl_send(send, count, t, (me + 1) % n,
+						  x->comm, x->s);
+		}
+		p = hpuccl_group_end();
+		if (!ret)
+			ret = p;
+	}
+	if (ret) {
+		rfail(x, "%s count %llu: %d", name, (unsigned long long)count,
+		      ret);
+		return;
+	}
+	ret = hpu_stream_synchronize(x->s);
+	if (ret) {
+		rfail(x, "%s sync: %d", name, ret);
+		return;
+	}
+	if (out_n && getb(x, x->h2, recv, out_n * es) < 0) {
+		rfail(x, "readback");
+		return;
+	}
+	for (i = 0; i < out_n; i++) {
+		double want, got = get(x->h2, t, i);
+
+		switch (coll) {
+		case C_AR:
+			want = ref_red(op, t, n, i);
+			break;
+		case C_RS:
+			want = ref_red(op, t, n, (uint64_t)me * count + i);
+			break;
+		case C_AG:
+			want = val((int)(i / count), i % count);
+			break;
+		case C_BC:
+			want = val(root, i);
+			break;
+		case C_RD:
+			if (me != root)
+				continue;
+			want = ref_red(op, t, n, i);
+			break;
+		case C_A2A:
+			/* block p came from rank p's block me */
+			want = val((int)(i / count),
+				   (uint64_t)me * 1000 + i % count);
+			break;
+		default:
+			want = n > 1 ? val((me + n - 1) % n, i) : 0;
+			if (n == 1)
+				continue;
+		}
+		if (!close_enough(got, want, t)) {
+			rfail(x,
+			      "%s dtype %d op %d inplace %d count %llu: "
+			      "[%llu] = %g, want %g",
+			      name, t, op, inplace, (unsigned long long)count,
+			      (unsigned long long)i, got, want);
+			return;
+		}
+	}
+}
+
+struct suite {
+	int nranks;
+	uint64_t big; /* a multi-chunk count */
+	int full;     /* every dtype x op (else a sample) */
+};
+
+static void run_suite(struct rank_ctx *x, const struct suite *su)
+{
+	uint64_t sizes[4] = { 0, 1, (uint64_t)x->nranks * 5 + 3, su->big };
+	int coll, ti, oi, ip, si;
+
+	for (coll = 0; coll < C_NUM; coll++) {
+		for (ti = 0; ti < HPUCCL_NUM_DTYPES; ti++) {
+			for (oi = 0; oi < HPUCCL_NUM_REDOPS; oi++) {
+				bool red = coll == C_AR || coll == C_RS ||
+					   coll == C_RD;
+
+				if (!red && oi)
+					continue;
+				if (!su->full && oi && oi != ti + 1)
+					continue;
+				for (ip = 0; ip < 2; ip++)
+					for (si = 0; si < 4; si++)
+						run_case(x, coll, ti, oi, ip,
+							 sizes[si]);
+			}
+		}
+	}
+}
+
+static int rank_main(int rank, const struct hpuccl_unique_id *id,
+		     const struct suite *su)
+{
+	struct rank_ctx x = { .rank = rank, .nranks = su->nranks };
+	uint64_t h;
+	int ret;
+
+	x.cap = (su->big * (uint64_t)su->nranks + 64) * 4 + 4096;
+	x.h = malloc(x.cap);
+	x.h2 = malloc(x.cap + 8);
+	if (!x.h || !x.h2)
+		return 2;
+	ret = hpu_open(rank, &x.dev);
+	if (!ret)
+		ret = hpu_stream_create(x.dev, HPU_STREAM_QUEUE_AUTO, &x.s);
+	if (!ret)
+		ret = hpu_mem_alloc(x.dev, x.cap, 0, 0, &h);
+	if (!ret)
+		ret = hpu_mem_map(x.dev, h, 0, 0, &x.a);
+	if (!ret)
+		ret = hpu_mem_alloc(x.dev, x.cap + 4096, 0, 0, &h);
+	if (!ret)
+		ret = hpu_mem_map(x.dev, h, 0, 0, &x.b);
+	if (ret) {
+		fprintf(stderr, "rank %d: setup %d\n", rank, ret);
+		return 3;
+	}
+	ret = hpuccl_comm_init_rank_config(
+		&x.comm, su->nranks, id, rank,
+		&(struct hpuccl_config){ .dev = x.dev, .timeout_ms = 20000 });
+	if (ret) {
+		fprintf(stderr, "rank %d: init %d\n", rank, ret);
+		return 4;
+	}
+	run_suite(&x, su);
+	ret = hpuccl_comm_destroy(x.comm);
+	if (ret)
+		rfail(&x, "destroy %d", ret);
+	hpu_stream_destroy(x.s);
+	hpu_close(x.dev);
+	free(x.h);
+	free(x.h2);
+	return x.fails ? 1 : 0;
+}
+
+/* Fork @n ranks running @fn, reap them within @limit_s; 0 when all passed */
+static int
+run_ranks(int n, int (*fn)(int, const struct hpuccl_unique_id *, const void *),
+	  const void *arg, int limit_s)
+{
+	struct hpuccl_unique_id id;
+	pid_t pids[NDEV];
+	int r, left = n, bad = 0, st;
+	time_t end = time(NULL) + limit_s;
+
+	if (hpuccl_get_unique_id(&id))
+		return -1;
+	for (r = 0; r < n; r++) {
+		pids[r] = fork();
+		if (pids[r] == 0)
+			_exit(fn(r, &id, arg));
+	}
+	while (left) {
+		pid_t p = waitpid(-1, &st, WNOHANG);
+
+		if (p > 0) {
+			left--;
+			if (!WIFEXITED(st) || WEXITSTATUS(st))
+				bad++;
+			continue;
+		}
+		if (time(NULL) > end) {
+			for (r = 0; r < n; r++)
+				kill(pids[r], SIGKILL);
+			while (waitpid(-1, &st, 0) > 0)
+				;
+			fprintf(stderr, "ranks did not finish in %d s\n",
+				limit_s);
+			return -1;
+		}
+		usleep(10000);
+	}
+	return bad;
+}
+
+static int suite_rank(int rank, const struct hpuccl_unique_id *id,
+		      const void *arg)
+{
+	return rank_main(rank, id, arg);
+}
+
+static void check_suite(int nranks, uint64_t big, int full)
+{
+	struct suite su = { .nranks = nranks, .big = big, .full = full };
+
+	assert_int_equal(run_ranks(nranks, suite_rank, &su, 60), 0);
+}
+
+static void test_ranks1(void **state)
+{
+	(void)state;
+	check_suite(1, 70000, 1);
+}
+
+static void test_ranks2(void **state)
+{
+	(void)state;
+	check_suite(2, 200003, 1);
+}
+
+static void test_ranks3(void **state)
+{
+	(void)state;
+	check_suite(3, 100001, 0);
+}
+
+static void test_ranks8(void **state)
+{
+	(void)state;
+	check_suite(8, 150001, 0);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	setenv("HPUCCL_SLOT_BYTES", "65536", 1);
+	return hpu_test_group_start(NDEV, "gaudi2");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_ranks1, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_ranks2, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_ranks3, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_ranks8, hpu_test_need_daemon),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+}

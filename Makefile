@@ -226,11 +226,11 @@ $(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS)) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(HPU_TRAIN): $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) $(LIBHPUCCL_SO) \
-		$(LIBHPUDRV_SO) | $(DIRS)
+$(HPU_TRAIN): $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) $(LIBHPUSIM) \
+		$(LIBHPUCCL_SO) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) \
-		-L$(O)/lib -lhpuccl $(DRV_LINK) $(TRAIN_LIBS) $(LDLIBS_BASE)
+		$(LIBHPUSIM) -L$(O)/lib -lhpuccl $(DRV_LINK) $(TRAIN_LIBS) $(LDLIBS_BASE)
 
 # Built only on request (bench-ccl): it needs Open MPI's mpicc.
 $(HPU_MPI_REF): $(MPI_REF_SRC) | $(DIRS)
@@ -243,7 +243,7 @@ mpi-ref: $(HPU_MPI_REF)
 # Every test binary links the test helpers, the driver core, the simulator
 # and the static libhpudrv (so internal functions can be unit tested).
 TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) \
-	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
+	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN) $(LIBHPUSIM)) $(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
 	$(call pkg_libs,fuse3 libudev cmocka) $(if $(TRAIN_SRCS),-lz) $(BLAS_LIBS) \
 	$(LDLIBS_BASE)
 

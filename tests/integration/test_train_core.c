@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_train_core.c - the training library's hpu backend against the real
+ * hpu-fused: every op (forward and backward) and both optimizers on the
+ * device match the cpu backend; eager, lazy and graph execution give
+ * bit-identical training; lazy and graph submit one CS per step; graph
+ * mode refuses a step that differs from the captured one; an MLP learns.
+ *
+ * Tolerance hpu vs cpu: TPC kernels run the same code on the same inputs,
+ * so everything before the first GEMM is bit-identical; GEMMs are the
+ * same OpenBLAS call in two processes, whose results may differ in the
+ * last bits with the library's threading, so values downstream of a GEMM
+ * are compared within 1e-5 absolute + 1e-4 relative.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/hpu_test_daemon.h"
+#include "ht_backend.h"
+#include "ht_graph.h"
+#include "ht_module.h"
+#include "ht_ops.h"
+#include "ht_optim.h"
+#include "ht_rng.h"
+
+#define ABS_TOL 1e-5
+#define REL_TOL 1e-4
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (hpu_test_group_start(1, "gaudi2"))
+		return -1;
+	return hpu_test_require_cs();
+}
+
+static struct ht_backend *open_be(int accel, int mode)
+{
+	struct ht_backend_opts o = { .accel = accel, .mode = mode };
+	struct ht_backend *be = NULL;
+	char err[256] = "";
+
+	if (ht_backend_create(&o, &be, err, sizeof(err)))
+		fail_msg("backend: %s", err);
+	return be;
+}
+
+static void close_be(struct ht_backend *be)
+{
+	if (be && be->in_step)
+		ht_step_end(be);
+	ht_backend_destroy(be);
+}
+
+static void assert_close(double got, double want, const char *what,
+			 unsigned int i)
+{
+	if (!(fabs(got - want) <= ABS_TOL + REL_TOL * fabs(want)))
+		fail_msg("%s[%u]: hpu %.9g, cpu %.9g", what, i, got, want);
+}
+
+static void frand(float *v, unsigned int n, uint64_t seed, float lo, float hi)
+{
+	struct ht_rng r;
+	unsigned int i;
+
+	ht_rng_seed(&r, seed, 0);
+	for (i = 0; i < n; i++)
+		v[i] = lo + (hi - lo) * ht_rng_float(&r);
+}
+
+/* ------------------------------------------------------ every op */
+
+/* Where run_ops() puts its results: each op's output and gradients */
+#define OPS_OUT 4096
+
+/**
+ * struct ops_out - results of run_ops()
+ * @v: values, concatenated
+ * @n: used
+ * @gemm_from: index of the first value downstream of a GEMM
+ */
+struct ops_out {
+	float v[OPS_OUT];
+	unsigned int n;
+	unsigned int gemm_from;
+};
+
+static struct ht_tensor *param(struct ht_backend *be, unsigned int ndim,
+			       const uint32_t *sizes, uint64_t seed, float lo,
+			       float hi)
+{
+	struct ht_tensor *t;
+	float v[512];
+
+	assert_int_equal(ht_tensor_new(be, HT_F32, ndim, sizes, true, &t), 0);
+	assert_true(t->numel <= 512);
+	frand(v, (unsigned int)t->numel, seed, lo, hi);
+	assert_int_equal(ht_tensor_upload(t, v), 0);
+	t->requires_grad = true;
+	t->is_param = true;
+	return t;
+}
+
+static void out_fetch(struct ops_out *o, struct ht_tensor *t)
+{
+	assert_non_null(t);
+	assert_true(o->n + t->numel <= OPS_OUT);
+	if (t->dtype == HT_F32) {
+		assert_int_equal(ht_tensor_fetch(t, o->v + o->n), 0);
+	} else {
+		/* an int32 count: fetched as its bits */
+		assert_int_equal(t->numel, 1);
+		assert_int_equal(ht_tensor_fetch(t, o->v + o->n), 0);
+	}
+	o->n += (unsigned int)t->numel;
+}
+
+/*
+ * One step through every op, forward and backward, then an SGD and an
+ * AdamW update; every output and gradient fetched into @o.
+ */
+static void run_ops(struct ht_backend *be, struct ops_out *o)
+{
+	uint32_t ts[2] = { 6, 4 }, is[2] = { 3, 2 }, ps[2] = { 2, 4 };
+	uint32_t d = 4, ws[2] = { 5, 4 }, b5 = 5, n3 = 3;
+	int32_t ids[6] = { 1, 5, 0, 1, 3, 5 }, lab[3] = { 4, 0, 2 };
+	struct ht_tensor *table, *pos, *g, *bt, *w, *b, *idt, *labt;
+	struct ht_tensor *e, *h, *t1, *t2, *t3, *t4, *m, *c, *lo, *loss, *acc;
+	struct ht_optim_hparams sgd = { .lr = 0.1f, .momentum = 0.9f };
+	struct ht_optim_hparams adam = { .lr = 0.01f,
+					 .beta1 = 0.9f,
+					 .beta2 = 0.99f,
+					 .eps = 1e-8f,
+					 .weight_decay = 0.01f };
+	struct ht_optim *os, *oa;
+
+	memset(o, 0, sizeof(*o));
+	table = param(be, 2, ts, 1, -1, 1);
+	pos = param(be, 2, ps, 2, -1, 1);
+	g = param(be, 1, &d, 3, 0.5f, 1.5f);
+	bt = param(be, 1, &d, 4, -0.5f, 0.5f);
+	w = param(be, 2, ws, 5, -1, 1);
+	b = param(be, 1, &b5, 6, -1, 1);
+	assert_int_equal(ht_tensor_new(be, HT_I32, 2, is, true, &idt), 0);
+	assert_int_equal(ht_tensor_upload(idt, ids), 0);
+	assert_int_equal(ht_tensor_new(be, HT_I32, 1, &n3, true, &labt), 0);
+	assert_int_equal(ht_tensor_upload(labt, lab), 0);
+	assert_int_equal(ht_optim_new(be, HT_OPTIM_SGD, &os), 0);
+	assert_int_equal(ht_optim_add_group(os, &w, 1, &sgd), 0);
+	assert_int_equal(ht_optim_add_group(os, &b, 1, &sgd), 0);
+	assert_int_equal(ht_optim_new(be, HT_OPTIM_ADAMW, &oa), 0);
+	assert_int_equal(ht_optim_add_group(oa, &table, 1, &adam), 0);
+
+	assert_int_equal(ht_step_begin(be, true), 0);
+	assert_int_equal(ht_embedding(table, idt, &e), 0); /* [3][2][4] */
+	assert_int_equal(ht_add(e, pos, &e), 0);
+	assert_int_equal(ht_layer_norm(e, g, bt, HT_LN_EPS, &h), 0);
+	assert_int_equal(ht_gelu(h, &t1), 0);
+	assert_int_equal(ht_tanh(t1, &t2), 0);
+	assert_int_equal(ht_relu(h, &t3), 0);
+	assert_int_equal(ht_add(t2, t3, &t4), 0);
+	assert_int_equal(ht_cast(t4, HT_BF16, &c), 0);
+	assert_int_equal(ht_cast(c, HT_F32, &c), 0);
+	assert_int_equal(ht_mean_axis(c, 1, &m), 0); /* [3][4] */
+	out_fetch(o, e);
+	out_fetch(o, h);
+	out_fetch(o, t4);
+	out_fetch(o, m);
+	o->gemm_from = o->n;
+	assert_int_equal(ht_linear(m, w, b, &lo), 0); /* [3][5] */
+	assert_int_equal(ht_cross_entropy(lo, labt, &loss), 0);
+	assert_int_equal(ht_accuracy(lo, labt, &acc), 0);
+	out_fetch(o, lo);
+	out_fetch(o, loss);
+	out_fetch(o, acc);
+	ht_optim_zero_grad(os);
+	ht_optim_zero_grad(oa);
+	ht_zero_grad(&pos, 1);
+	ht_zero_grad(&g, 1);
+	ht_zero_grad(&bt, 1);
+	assert_int_equal(ht_backward(loss), 0);
+	out_fetch(o, w->grad);
+	out_fetch(o, b->grad);
+	out_fetch(o, g->grad);
+	out_fetch(o, bt->grad);
+	out_fetch(o, pos->grad);
+	out_fetch(o, table->grad);
+	assert_int_equal(ht_optim_step(os), 0);
+	assert_int_equal(ht_optim_step(oa), 0);
+	out_fetch(o, w);
+	out_fetch(o, table);
+	assert_int_equal(ht_step_end(be), 0);
+
+	ht_optim_free(os);
+	ht_optim_free(oa);
+	ht_tensor_free(table);
+	ht_tensor_free(pos);
+	ht_tensor_free(g);
+	ht_tensor_free(bt);
+	ht_tensor_free(w);
+	ht_tensor_free(b);
+	ht_tensor_free(idt);
+	ht_tensor_free(labt);
+}
+
+static void compare_ops(const struct ops_out *h, const struct ops_out *c)
+{
+	unsigned int i;
+
+	assert_int_equal(h->n, c->n);
+	assert_int_equal(h->gemm_from, c->gemm_from);
+	/* TPC only: the same code on the same bits */
+	assert_memory_equal(h->v, c->v, h->gemm_from * sizeof(float));
+	for (i = h->gemm_from; i < h->n; i++)
+		assert_close(h->v[i], c->v[i], "op outputs", i);
+}
+
+static void test_ops_hpu_vs_cpu(void **state)
+{
+	static struct ops_out cpu, hpu;
+	struct ht_backend *be;
+	int mode;
+
+	be = open_be(HT_ACCEL_CPU, HT_EXEC_LAZY);
+	run_ops(be, &cpu);
+	close_be(be);
+	for (mode = HT_EXEC_EAGER; mode <= HT_EXEC_LAZY; mode++) {
+		be = open_be(HT_ACCEL_HPU, mode);
+		run_ops(be, &hpu);
+		compare_ops(&hpu, &cpu);
+		if (mode == HT_EXEC_LAZY)
+			/* the step's program in one CS (plus setup) */
+			assert_true(be->stats.submissions <= 3);
+		close_be(be);
+	}
+}
+
+/* ------------------------------------------------- training in modes */
+
+#define MLP_STEPS 6
+#define MLP_BATCH 64
+
+static void synth(float *x, int32_t *y, unsigned int n, uint64_t seed)
+{
+	struct ht_rng r;
+	unsigned int i, k;
+
+	ht_rng_seed(&r, seed, 0);
+	for (i = 0; i < n; i++) {
+		y[i] = (int32_t)ht_rng_below(&r, 10);
+		for (k = 0; k < 64; k++)
+			x[i * 64 + k] =
+				0.3f * ht_rng_normal(&r) +
+				(k % 10 == (unsigned int)y[i] ? 1.0f : 0.0f);
+	}
+}
+
+static const struct ht_mlp_config digits_mlp = {
+	.nsizes = 3,
+	.sizes = { 64, 128, 10 },
+	.act = HT_ACT_RELU,
+	.optim = HT_OPTIM_ADAMW,
+	.hp = { .lr = 0.01f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f },
+};
+
+/* Train MLP_STEPS steps; losses and final parameters */
+static float *train(int accel, int mode, float *losses,
+		    struct ht_backend_stats *st)
+{
+	struct ht_backend *be = open_be(accel, mode);
+	float x[MLP_BATCH * 64], *p;
+	int32_t y[MLP_BATCH];
+	struct ht_module *m;
+	unsigned int s;
+
+	assert_int_equal(ht_mlp_create(be, &digits_mlp, 5, &m), 0);
+	for (s = 0; s < MLP_STEPS; s++) {
+		synth(x, y, MLP_BATCH, s);
+		if (ht_module_train_step(m, x, y, MLP_BATCH, &losses[s]))
+			fail_msg("step %u: %s", s, be->err);
+	}
+	p = malloc(ht_module_numel(m) * sizeof(float));
+	assert_non_null(p);
+	assert_int_equal(ht_module_read_params(m, p), 0);
+	if (st)
+		*st = be->stats;
+	ht_module_destroy(m);
+	close_be(be);
+	return p;
+}
+
+static void test_modes_identical(void **state)
+{
+	float le[MLP_STEPS], ll[MLP_STEPS], lg[MLP_STEPS], lc[MLP_STEPS];
+	struct ht_backend_stats se, sl, sg;
+	float *pe, *pl, *pg, *pc;
+	size_t n = (64 * 128 + 128 + 128 * 10 + 10) * sizeof(float);
+	unsigned int i;
+
+	pe = train(HT_ACCEL_HPU, HT_EXEC_EAGER, le, &se);
+	pl = train(HT_ACCEL_HPU, HT_EXEC_LAZY, ll, &sl);
+	pg = train(HT_ACCEL_HPU, HT_EXEC_GRAPH, lg, &sg);
+	pc = train(HT_ACCEL_CPU, HT_EXEC_LAZY, lc, NULL);
+	assert_memory_equal(le, ll, sizeof(le));
+	assert_memory_equal(le, lg, sizeof(le));
+	assert_memory_equal(pe, pl, n);
+	assert_memory_equal(pe, pg, n);
+	for (i = 0; i < MLP_STEPS; i++)
+		assert_close(ll[i], lc[i], "loss", i);
+	for (i = 0; i < n / sizeof(float); i++)
+		assert_close(pl[i], pc[i], "params", i);
+	/* eager: a CS per op; lazy and graph: one per step */
+	assert_true(se.submissions > 20 * MLP_STEPS);
+	assert_true(sl.submissions <= MLP_STEPS + 2);
+	assert_true(sg.submissions <= MLP_STEPS + 2);
+	assert_int_equal(sg.replays, MLP_STEPS - 1);
+	free(pe);
+	free(pl);
+	free(pg);
+	free(pc);
+}
+
+/* ------------------------------------------------- graph mode refusals */
+
+static void test_graph_refuses_other_step(void **state)
+{
+	struct ht_backend *be = open_be(HT_ACCEL_HPU, HT_EXEC_GRAPH);
+	float x[MLP_BATCH * 64], loss, l2;
+	int32_t y[MLP_BATCH];
+	struct ht_module *m;
+	uint32_t correct;
+
+	assert_int_equal(ht_mlp_create(be, &digits_mlp, 5, &m), 0);
+	synth(x, y, MLP_BATCH, 1);
+	assert_int_equal(ht_module_train_step(m, x, y, MLP_BATCH, &loss), 0);
+	assert_int_equal(ht_module_train_step(m, x, y, MLP_BATCH, &l2), 0);
+	assert_true(l2 < loss);
+	/* another batch size: other shapes, other ops */
+	be->err[0] = 0;
+	assert_int_equal(ht_module_train_step(m, x, y, MLP_BATCH / 2, &loss),
+			 -EINVAL);
+	assert_non_null(strstr(be->err, "graph mode"));
+	/* a validation step runs lazily beside the graph */
+	assert_int_equal(ht_module_eval_step(m, x, y, MLP_BATCH / 2, &loss,
+					     &correct),
+			 0);
+	assert_true(correct <= MLP_BATCH / 2);
+	/* the captured step still replays */
+	assert_int_equal(ht_module_train_step(m, x, y, MLP_BATCH, &l2), 0);
+	assert_true(isfinite(l2));
+	ht_module_destroy(m);
+	close_be(be);
+}
+
+/* ------------------------------------------------------------ learning */
+
+static void test_mlp_learns_on_hpu(void **state)
+{
+	struct ht_backend *be = open_be(HT_ACCEL_HPU, HT_EXEC_GRAPH);
+	float x[MLP_BATCH * 64], loss = 0, first = 0;
+	int32_t y[MLP_BATCH];
+	struct ht_module *m;
+	uint32_t correct;
+	unsigned int s;
+
+	assert_int_equal(ht_mlp_create(be, &digits_mlp, 9, &m), 0);
+	for (s = 0; s < 40; s++) {
+		synth(x, y, MLP_BATCH, 100 + s);
+		assert_int_equal(
+			ht_module_train_step(m, x, y, MLP_BATCH, &loss), 0);
+		if (!s)
+			first = loss;
+	}
+	assert_true(loss < 0.25f * first);
+	synth(x, y, MLP_BATCH, 7777);
+	assert_int_equal(
+		ht_module_eval_step(m, x, y, MLP_BATCH, &loss, &correct), 0);
+	assert_true(correct >= MLP_BATCH * 9 / 10);
+	ht_module_destroy(m);
+	close_be(be);
+}
+
+/* The token model (two optimizers) on hpu tracks the cpu */
+static void test_mixer_hpu_vs_cpu(void **state)
+{
+	struct ht_mixer_config cfg = { .tokens = 16,
+				       .vocab = 17,
+				       .dim = 16,
+				       .hidden = 32,
+				       .blocks = 1,
+				       .classes = 10,
+				       .lr_adamw = 0.01f,
+				       .lr_sgd = 0.05f };
+	float loss[2][4];
+	int32_t x[32 * 16], y[32];
+	unsigned int a, s, i;
+	struct ht_rng r;
+
+	for (a = 0; a < 2; a++) {
+		struct ht_backend *be =
+			open_be(a ? HT_ACCEL_CPU : HT_ACCEL_HPU, HT_EXEC_GRAPH);
+		struct ht_module *m;
+
+		assert_int_equal(ht_mixer_create(be, &cfg, 3, &m), 0);
+		for (s = 0; s < 4; s++) {
+			ht_rng_seed(&r, s, 3);
+			for (i = 0; i < 32; i++)
+				y[i] = (int32_t)ht_rng_below(&r, 10);
+			for (i = 0; i < 32 * 16; i++)
+				x[i] = (int32_t)ht_rng_below(&r, 17);
+			if (ht_module_train_step(m, x, y, 32, &loss[a][s]))
+				fail_msg("%s", be->err);
+		}
+		ht_module_destroy(m);
+		close_be(be);
+	}
+	for (s = 0; s < 4; s++)
+		assert_close(loss[0][s], loss[1][s], "mixer loss", s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_ops_hpu_vs_cpu,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_modes_identical,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_graph_refuses_other_step,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_mlp_learns_on_hpu,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_mixer_hpu_vs_cpu,
+				       hpu_test_need_daemon),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+}

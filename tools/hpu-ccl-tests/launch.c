@@ -263,11 +263,13 @@ struct child {
 	int status; /* exit status, -1 while running */
 };
 
-static int spawn(const struct cclt_opts *o, const int *devs, int n,
-		 struct child *ch)
+/*
+ * Fork the @n ranks. Return: 0 in the parent, 1 in a child (@r and @fd
+ * describe its rank and its end of the id pipe), -errno.
+ */
+static int spawn(const int *devs, int n, struct child *ch, struct cclt_rank *r,
+		 int *fd)
 {
-	pid_t parent = getpid();
-	struct cclt_rank r;
 	int i, j, p[2];
 
 	fflush(stdout);
@@ -285,11 +287,12 @@ static int spawn(const struct cclt_opts *o, const int *devs, int n,
 			close(p[1]);
 			for (j = 0; j < i; j++)
 				close(ch[j].fd);
-			memset(&r, 0, sizeof(r));
-			r.rank = i;
-			r.nranks = n;
-			r.device = devs[i];
-			exit(child_rank(o, &r, p[0], parent));
+			memset(r, 0, sizeof(*r));
+			r->rank = i;
+			r->nranks = n;
+			r->device = devs[i];
+			*fd = p[0];
+			return 1;
 		}
 		close(p[0]);
 		ch[i].fd = p[1];
@@ -403,7 +406,9 @@ static int forked_ranks(const struct cclt_opts *o)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
 	struct child *ch = NULL;
-	int *devs, ndev, n, ret, i;
+	int *devs, ndev, n, ret, i, fd;
+	pid_t parent = getpid();
+	struct cclt_rank r;
 
 	if (list_devices(&devs, &ndev))
 		return CCLT_EXIT_FAIL;
@@ -425,7 +430,13 @@ static int forked_ranks(const struct cclt_opts *o)
 		goto out_free;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	ret = spawn(o, devs, n, ch);
+	ret = spawn(devs, n, ch, &r, &fd);
+	if (ret == 1) {
+		/* a rank: nothing of the parent's is needed any more */
+		free(ch);
+		free(devs);
+		exit(child_rank(o, &r, fd, parent));
+	}
 	if (ret) {
 		fprintf(stderr, CCLT_PROG ": cannot fork the ranks: %s\n",
 			strerror(-ret));

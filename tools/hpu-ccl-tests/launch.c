@@ -406,7 +406,7 @@ static int forked_ranks(const struct cclt_opts *o)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
 	struct child *ch = NULL;
-	int *devs, ndev, n, ret, i, fd;
+	int *devs, ndev, n, ret, i, fd = -1;
 	pid_t parent = getpid();
 	struct cclt_rank r;
 

@@ -177,22 +177,27 @@ static void ag_round(struct hpuccl_comm *c, const struct coll *a,
 
 struct ar_arg {
 	struct coll a;
+	uint64_t nchunks;
 	uint64_t boff[HPU_NUM_SOBS / 3 + 1];
 	uint64_t blen[HPU_NUM_SOBS / 3 + 1];
 };
 
+/*
+ * Rounds 0..C-1 reduce-scatter the C chunks, rounds C..2C-1 allgather
+ * them (each after the processing of the round before it, so after the
+ * reduction of its chunk: processing runs in round order)
+ */
 static int gen_allreduce(struct hpuccl_comm *c, void *arg, uint64_t j,
 			 struct ccl_round *r)
 {
 	struct ar_arg *x = arg;
-	uint64_t ch = j / 2;
 
-	if (!(j & 1)) {
-		rs_round(c, &x->a, r, ch, x->boff, x->blen,
+	if (j < x->nchunks) {
+		rs_round(c, &x->a, r, j, x->boff, x->blen,
 			 x->boff[c->rank] * x->a.esz);
 	} else {
 		r->ready_dep = true;
-		ag_round(c, &x->a, r, ch,
+		ag_round(c, &x->a, r, j - x->nchunks,
 			 x->a.recv + x->boff[c->rank] * x->a.esz, x->boff,
 			 x->blen);
 	}
@@ -295,8 +300,8 @@ static int run_allreduce(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 	x.a.op = op;
 	blocks_even(comm, count, x.boff, x.blen);
 	maxshare = div_up(count, (uint64_t)comm->nranks);
-	return ccl_run(comm, stream, 2 * div_up(maxshare, x.a.se),
-		       gen_allreduce, &x);
+	x.nchunks = div_up(maxshare, x.a.se);
+	return ccl_run(comm, stream, 2 * x.nchunks, gen_allreduce, &x);
 }
 
 HPUCCL_EXPORT int hpuccl_allreduce(uint64_t sendbuf, uint64_t recvbuf,

@@ -22,6 +22,8 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
+# Data sets of the training library (trainer/data), found by ht_data_find()
+HPU_DATADIR ?= $(PREFIX)/share/hpu/data
 
 CC ?= cc
 AR ?= ar
@@ -50,6 +52,7 @@ BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-DHPU_VERSION_PATCH=$(VERSION_PATCH) \
 	-Iuapi -Icommon -Ifirmware-sim -Ilibhpudrv/include/hpu -Ifusedev \
 	-Itrainer/ccl/include/hpu -Itrainer/lib \
+	-DHT_DATA_INSTALL_DIR='"$(HPU_DATADIR)"' \
 	$(call pkg_cflags,$(PKGS))
 LDLIBS_BASE := -lpthread -lm
 # The MME engine (libhpusim) and hpu-bench's reference GEMM
@@ -347,6 +350,9 @@ install: all
 		trainer/ccl/include/hpu/*.h $(DESTDIR)$(INCLUDEDIR)/hpu/
 	$(Q)install -m 0755 $(HPU_FUSED) $(DESTDIR)$(SBINDIR)/
 	$(Q)install -m 0755 $(filter-out $(HPU_FUSED),$(TOOLS)) $(DESTDIR)$(BINDIR)/
+	$(Q)install -d $(DESTDIR)$(HPU_DATADIR)
+	$(Q)install -m 0644 trainer/data/digits.csv.gz trainer/data/README.md \
+		$(DESTDIR)$(HPU_DATADIR)/
 
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libhpudrv.so* $(DESTDIR)$(LIBDIR)/libhpuccl.so* \
@@ -354,7 +360,7 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/pkgconfig/libhpuccl.pc $(DESTDIR)$(BINDIR)/hpu-ccl-tests \
 		$(DESTDIR)$(SBINDIR)/hpu-fused $(DESTDIR)$(BINDIR)/hpu-smi \
 		$(DESTDIR)$(BINDIR)/hpu-bench
-	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/hpu
+	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/hpu $(DESTDIR)$(HPU_DATADIR)
 
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] fusedev/*.[ch] \

@@ -218,6 +218,7 @@ void hpu_ctx_release(struct hpu_ctx *ctx)
 {
 	struct hpu_device *dev = ctx->dev;
 	uint64_t lived_ms = (hpu_now_ns() - ctx->open_ns) / 1000000ULL;
+	bool last;
 
 	pthread_mutex_lock(&dev->ctx_lock);
 	if (!ctx->control)
@@ -241,12 +242,20 @@ void hpu_ctx_release(struct hpu_ctx *ctx)
 		dev->in_release--;
 		dev->last_open_period_ms = lived_ms;
 	}
+	/* the last file of a hot-removed device frees it */
+	last = __atomic_load_n(&dev->state, __ATOMIC_ACQUIRE) ==
+		       HPU_SLOT_REMOVED &&
+	       !dev->num_compute && !dev->num_control && !dev->dying;
+	if (last)
+		dev->dying = true;
 	pthread_mutex_unlock(&dev->ctx_lock);
 
 	hpu_dbg("hpu%u: %s context of pid %d released after %llu ms",
 		dev->index, ctx->control ? "control" : "compute", (int)ctx->pid,
 		(unsigned long long)lived_ms);
 	hpu_ctx_put(ctx);
+	if (last)
+		hpu_device_unplugged(dev);
 }
 
 /**

@@ -155,24 +155,32 @@ static unsigned int server_id_of(const char *where)
 	return h % 9999 + 1;
 }
 
+/*
+ * Creates the device of slot @index with chip @profile; it joins @fab
+ * (wired for @server_devices) when not NULL. The slot must be free.
+ */
 static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
-		       unsigned int index)
+		       unsigned int index, const struct hpu_fw_profile *profile,
+		       struct hpu_fw_fabric *fab, unsigned int server_devices)
 {
+	uint32_t generation = dev->generation;
 	struct hpu_fw_config cfg;
 	int ret;
 
+	memset(dev, 0, sizeof(*dev));
+	dev->generation = generation;
 	dev->index = index;
-	dev->server_devices = drv->ndev;
+	dev->server_devices = server_devices;
 	dev->module_id = index % HPU_MODULES_PER_SERVER;
 	dev->model = drv->model;
-	dev->profile = drv->profile;
+	dev->profile = profile;
 	dev->pci_domain = 0;
 	dev->status = HPU_DEVICE_STATUS_OPERATIONAL;
 	hpu_device_pci_bus_id(index, &dev->pci_bus, dev->bus_id,
 			      sizeof(dev->bus_id));
 	snprintf(dev->serial, sizeof(dev->serial), "HPUS%u-%04u-%02u",
-		 drv->profile->device_type, drv->server_id, index);
-	dev->cs_timeout_ms = HPU_FUSED_DEF_CS_TIMEOUT_MS;
+		 profile->device_type, drv->server_id, index);
+	dev->cs_timeout_ms = drv->cs_timeout_ms;
 	ret = pthread_mutex_init(&dev->ctx_lock, NULL);
 	if (ret)
 		return -ret;
@@ -180,7 +188,7 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	pthread_mutex_init(&dev->fault_lock, NULL);
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.profile = drv->profile;
+	cfg.profile = profile;
 	cfg.index = index;
 	cfg.module_id = dev->module_id;
 	cfg.pci_domain = dev->pci_domain;
@@ -189,9 +197,9 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	cfg.cb.cs_done = hpu_cs_done_cb;
 	cfg.cb.engine_reset = hpu_engine_reset_cb;
 	cfg.cb.arg = dev;
-	if (drv->fabric) {
+	if (fab) {
 		cfg.cb.nic_event = hpu_nic_event_cb;
-		cfg.fabric = drv->fabric;
+		cfg.fabric = fab;
 	}
 	ret = drv->model->ops->create(&cfg, &dev->fw);
 	if (ret) {
@@ -205,7 +213,7 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	dev->ip.module_id = dev->module_id;
 	dev->ip.max_cs_chunks = HPU_MAX_JOBS_PER_CS;
 	if (!dev->ip.server_type)
-		dev->ip.server_type = drv->profile->server_type;
+		dev->ip.server_type = profile->server_type;
 	dev->ip.pad = 0;
 	dev->ip.reserved = 0;
 	if (!dev->ip.fw_version[0])
@@ -213,6 +221,7 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 			 "%s %s", drv->model->name, drv->model->version);
 	dev->ip.card_name[sizeof(dev->ip.card_name) - 1] = 0;
 	dev->ip.fw_version[sizeof(dev->ip.fw_version) - 1] = 0;
+	__atomic_store_n(&dev->state, HPU_SLOT_PRESENT, __ATOMIC_RELEASE);
 	return 0;
 
 err_destroy_lock:
@@ -222,14 +231,46 @@ err_destroy_lock:
 	return ret;
 }
 
-static void device_fini(struct hpu_driver *drv, struct hpu_device *dev)
+/* Destroys the model's device and frees the slot; no context is left. */
+static void device_destroy(struct hpu_device *dev)
 {
-	hpu_device_release_all(dev);
-	drv->model->ops->destroy(dev->fw);
+	dev->model->ops->destroy(dev->fw);
 	dev->fw = NULL;
 	pthread_mutex_destroy(&dev->fault_lock);
 	pthread_rwlock_destroy(&dev->reset_lock);
 	pthread_mutex_destroy(&dev->ctx_lock);
+	__atomic_store_n(&dev->state, HPU_SLOT_FREE, __ATOMIC_RELEASE);
+}
+
+static void device_fini(struct hpu_driver *drv, struct hpu_device *dev)
+{
+	/* the releases below must not start a teardown of their own */
+	pthread_mutex_lock(&dev->ctx_lock);
+	dev->dying = true;
+	pthread_mutex_unlock(&dev->ctx_lock);
+	hpu_device_release_all(dev);
+	device_destroy(dev);
+}
+
+/**
+ * hpu_device_present() - whether @dev is in the device directory
+ * @dev: a slot of the driver
+ */
+bool hpu_device_present(const struct hpu_device *dev)
+{
+	return __atomic_load_n(&dev->state, __ATOMIC_ACQUIRE) ==
+	       HPU_SLOT_PRESENT;
+}
+
+/**
+ * hpu_device_unplugged() - the last file of a hot-removed device was
+ * released: free the model's device (its HBM) and the slot
+ * @dev: device whose teardown the caller claimed (@dev->dying)
+ */
+void hpu_device_unplugged(struct hpu_device *dev)
+{
+	hpu_info("hpu%u: last file closed, device freed", dev->index);
+	device_destroy(dev);
 }
 
 /**
@@ -241,8 +282,10 @@ void hpu_driver_set_cs_timeout(struct hpu_driver *drv, uint32_t ms)
 {
 	unsigned int i;
 
-	for (i = 0; i < drv->ndev; i++)
-		drv->devs[i].cs_timeout_ms = ms;
+	drv->cs_timeout_ms = ms;
+	for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++)
+		if (hpu_device_present(&drv->devs[i]))
+			drv->devs[i].cs_timeout_ms = ms;
 }
 
 /*
@@ -364,18 +407,24 @@ int hpu_driver_init_server(struct hpu_driver *drv,
 	drv->uid = getuid();
 	drv->gid = getgid();
 	drv->start_ns = hpu_now_ns();
-	drv->devs = calloc(ndev, sizeof(*drv->devs));
+	drv->cs_timeout_ms = HPU_FUSED_DEF_CS_TIMEOUT_MS;
+	/* every slot up front: a hot-add never moves a device */
+	drv->devs = calloc(HPU_FUSED_MAX_DEVICES, sizeof(*drv->devs));
 	if (!drv->devs)
 		return -ENOMEM;
+	pthread_rwlock_init(&drv->hotplug_lock, NULL);
+	pthread_mutex_init(&drv->ev_lock, NULL);
 	ret = fabric_init(drv, ndev, scaleout_addr);
 	if (ret)
 		goto err_free_devs;
+	drv->fabric_devices = drv->fabric ? ndev : 0;
 	ret = hpu_timer_start();
 	if (ret)
 		goto err_fini_fabric;
 
 	for (i = 0; i < ndev; i++) {
-		ret = device_init(drv, &drv->devs[i], i);
+		ret = device_init(drv, &drv->devs[i], i, drv->profile,
+				  drv->fabric, ndev);
 		if (ret)
 			goto err_fini_devices;
 	}
@@ -388,9 +437,126 @@ err_fini_devices:
 err_fini_fabric:
 	fabric_fini(drv);
 err_free_devs:
+	pthread_mutex_destroy(&drv->ev_lock);
+	pthread_rwlock_destroy(&drv->hotplug_lock);
 	free(drv->devs);
 	drv->devs = NULL;
 	return ret;
+}
+
+/**
+ * hpu_driver_hot_add() - create a device in the lowest free slot
+ * @drv: driver
+ * @type: chip profile name, or NULL for the daemon's --type
+ * @index: receives the new device's index
+ *
+ * The device joins the server's fabric when it has the daemon's profile
+ * and its index is one the fabric is wired for; otherwise its NICs have
+ * no scale-up peers.
+ *
+ * Return: 0; -ENOENT for an unknown @type; -ENOSPC when every slot is
+ * taken (hot-removed devices with open files keep theirs); -errno of the
+ * model.
+ */
+int hpu_driver_hot_add(struct hpu_driver *drv, const char *type,
+		       unsigned int *index)
+{
+	const struct hpu_fw_profile *profile = drv->profile;
+	struct hpu_fw_fabric *fab = NULL;
+	unsigned int i, server = 1;
+	int ret;
+
+	if (type) {
+		profile = hpu_fw_find_profile(drv->model, type);
+		if (!profile)
+			return -ENOENT;
+	}
+	pthread_rwlock_wrlock(&drv->hotplug_lock);
+	for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++)
+		if (__atomic_load_n(&drv->devs[i].state, __ATOMIC_ACQUIRE) ==
+		    HPU_SLOT_FREE)
+			break;
+	if (i == HPU_FUSED_MAX_DEVICES) {
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
+	if (drv->fabric && profile == drv->profile && i < drv->fabric_devices) {
+		fab = drv->fabric;
+		server = drv->fabric_devices;
+	}
+	drv->devs[i].generation++;
+	ret = device_init(drv, &drv->devs[i], i, profile, fab, server);
+	if (ret)
+		goto out_unlock;
+	drv->ndev++;
+	*index = i;
+	hpu_hotplug_log(drv, "add", i);
+	hpu_info("hpu%u: hot-added (%s)", i, profile->name);
+out_unlock:
+	pthread_rwlock_unlock(&drv->hotplug_lock);
+	return ret;
+}
+
+/* Wakes every poller of @dev's files: they will see POLLERR (-ENODEV). */
+static void wake_pollers_locked(struct hpu_device *dev)
+{
+	struct fuse_pollhandle *ph;
+	struct hpu_ctx *ctx;
+
+	for (ctx = dev->ctx_list; ctx; ctx = ctx->next) {
+		pthread_mutex_lock(&ctx->lock);
+		ph = ctx->ph;
+		ctx->ph = NULL;
+		pthread_mutex_unlock(&ctx->lock);
+		if (ph) {
+			fuse_lowlevel_notify_poll(ph);
+			fuse_pollhandle_destroy(ph);
+		}
+	}
+}
+
+/**
+ * hpu_driver_hot_remove() - take a device out of the directory
+ * @drv: driver
+ * @index: device index
+ *
+ * From here on every open file of the device gets -ENODEV (ioctl, read,
+ * poll); the model's device and its memory go when the last file is
+ * released, at once when none is open.
+ *
+ * Return: 0, or -ENODEV when no device has @index.
+ */
+int hpu_driver_hot_remove(struct hpu_driver *drv, unsigned int index)
+{
+	struct hpu_device *dev;
+	bool idle;
+
+	if (index >= HPU_FUSED_MAX_DEVICES)
+		return -ENODEV;
+	dev = &drv->devs[index];
+	pthread_rwlock_wrlock(&drv->hotplug_lock);
+	if (!hpu_device_present(dev)) {
+		pthread_rwlock_unlock(&drv->hotplug_lock);
+		return -ENODEV;
+	}
+	pthread_mutex_lock(&dev->ctx_lock);
+	dev->status = HPU_DEVICE_STATUS_REMOVED;
+	__atomic_store_n(&dev->state, HPU_SLOT_REMOVED, __ATOMIC_RELEASE);
+	/* a context leaves ctx_list before its teardown: count, not list */
+	idle = !dev->num_compute && !dev->num_control;
+	if (idle)
+		dev->dying = true;
+	else
+		wake_pollers_locked(dev);
+	pthread_mutex_unlock(&dev->ctx_lock);
+	drv->ndev--;
+	hpu_hotplug_log(drv, "remove", index);
+	hpu_info("hpu%u: hot-removed%s", index,
+		 idle ? "" : ", freed when its last file is closed");
+	if (idle)
+		device_destroy(dev);
+	pthread_rwlock_unlock(&drv->hotplug_lock);
+	return 0;
 }
 
 /**
@@ -403,11 +569,16 @@ void hpu_driver_fini(struct hpu_driver *drv)
 
 	if (!drv->devs)
 		return;
-	for (i = 0; i < drv->ndev; i++)
-		device_fini(drv, &drv->devs[i]);
+	for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++)
+		if (__atomic_load_n(&drv->devs[i].state, __ATOMIC_ACQUIRE) !=
+		    HPU_SLOT_FREE)
+			device_fini(drv, &drv->devs[i]);
 	hpu_timer_stop();
 	/* the model wants every device of the fabric gone first */
 	fabric_fini(drv);
+	hpu_event_readers_fini(drv);
+	pthread_mutex_destroy(&drv->ev_lock);
+	pthread_rwlock_destroy(&drv->hotplug_lock);
 	free(drv->devs);
 	drv->devs = NULL;
 }

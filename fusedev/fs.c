@@ -6,8 +6,9 @@
  *
  * An inode number encodes what it names:
  *	bits 32..39 kind, bits 16..31 device index, bits 0..15 attribute
- * The tree never changes while mounted, so nothing is allocated per inode
- * and forget needs no bookkeeping.
+ * Nothing is allocated per inode and forget needs no bookkeeping. Devices
+ * come and go (hotplug.c): a slot's inodes are valid while its device is
+ * present, and each hot-add of the slot bumps the inode generation.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +30,8 @@ enum ino_kind {
 	KIND_DEV_ATTR = 5,  /* class/hpuN/<attr> */
 	KIND_DRV_DIR = 6,   /* driver/ */
 	KIND_DRV_ATTR = 7,  /* driver/<attr> */
+	KIND_HOTPLUG = 8,   /* driver/hotplug */
+	KIND_EVENTS = 9,    /* driver/events */
 };
 
 #define INO(kind, dev, attr)                                      \
@@ -90,13 +93,21 @@ static int decode(const struct hpu_driver *drv, fuse_ino_t ino, struct node *n)
 	case KIND_COMPUTE:
 	case KIND_CONTROL:
 	case KIND_DEV_DIR:
-		return n->dev < drv->ndev && !n->attr ? 0 : -ENOENT;
+		return n->dev < HPU_FUSED_MAX_DEVICES &&
+				       hpu_device_present(&drv->devs[n->dev]) &&
+				       !n->attr ?
+			       0 :
+			       -ENOENT;
 	case KIND_DEV_ATTR:
-		return n->dev < drv->ndev && n->attr < hpu_num_dev_attrs ?
+		return n->dev < HPU_FUSED_MAX_DEVICES &&
+				       hpu_device_present(&drv->devs[n->dev]) &&
+				       n->attr < hpu_num_dev_attrs ?
 			       0 :
 			       -ENOENT;
 	case KIND_CLASS_DIR:
 	case KIND_DRV_DIR:
+	case KIND_HOTPLUG:
+	case KIND_EVENTS:
 		return !n->dev && !n->attr ? 0 : -ENOENT;
 	case KIND_DRV_ATTR:
 		return !n->dev && n->attr < hpu_num_drv_attrs ? 0 : -ENOENT;
@@ -126,6 +137,13 @@ static void fill_stat(const struct hpu_driver *drv, fuse_ino_t ino,
 	} else if (n->kind == KIND_COMPUTE || n->kind == KIND_CONTROL) {
 		st->st_mode = S_IFREG | 0660;
 		st->st_nlink = 1;
+	} else if (n->kind == KIND_HOTPLUG) {
+		/* like a root-only sysfs store: the daemon's user only */
+		st->st_mode = S_IFREG | 0600;
+		st->st_nlink = 1;
+	} else if (n->kind == KIND_EVENTS) {
+		st->st_mode = S_IFREG | 0444;
+		st->st_nlink = 1;
 	} else {
 		st->st_mode = S_IFREG | 0444;
 		st->st_nlink = 1;
@@ -133,8 +151,9 @@ static void fill_stat(const struct hpu_driver *drv, fuse_ino_t ino,
 	}
 }
 
-/* "hpuN" with N a device index, no sign and no leading zero */
-static int parse_index(const char *s, const char *prefix, unsigned int ndev)
+/* "hpuN" with N the index of a present device, no sign, no leading zero */
+static int parse_index(const struct hpu_driver *drv, const char *s,
+		       const char *prefix)
 {
 	size_t plen = strlen(prefix);
 	unsigned long v;
@@ -146,7 +165,8 @@ static int parse_index(const char *s, const char *prefix, unsigned int ndev)
 	if (s[0] < '0' || s[0] > '9' || (s[0] == '0' && s[1]))
 		return -1;
 	v = strtoul(s, &end, 10);
-	if (*end || v >= ndev)
+	if (*end || v >= HPU_FUSED_MAX_DEVICES ||
+	    !hpu_device_present(&drv->devs[v]))
 		return -1;
 	return (int)v;
 }
@@ -163,16 +183,15 @@ static int lookup_child(const struct hpu_driver *drv, const struct node *p,
 			*ino = INO(KIND_CLASS_DIR, 0, 0);
 		else if (!strcmp(name, "driver"))
 			*ino = INO(KIND_DRV_DIR, 0, 0);
-		else if ((idx = parse_index(name, "hpu_control", drv->ndev)) >=
-			 0)
+		else if ((idx = parse_index(drv, name, "hpu_control")) >= 0)
 			*ino = INO(KIND_CONTROL, idx, 0);
-		else if ((idx = parse_index(name, "hpu", drv->ndev)) >= 0)
+		else if ((idx = parse_index(drv, name, "hpu")) >= 0)
 			*ino = INO(KIND_COMPUTE, idx, 0);
 		else
 			return -ENOENT;
 		return 0;
 	case KIND_CLASS_DIR:
-		idx = parse_index(name, "hpu", drv->ndev);
+		idx = parse_index(drv, name, "hpu");
 		if (idx < 0)
 			return -ENOENT;
 		*ino = INO(KIND_DEV_DIR, idx, 0);
@@ -186,6 +205,14 @@ static int lookup_child(const struct hpu_driver *drv, const struct node *p,
 		}
 		return -ENOENT;
 	case KIND_DRV_DIR:
+		if (!strcmp(name, "hotplug")) {
+			*ino = INO(KIND_HOTPLUG, 0, 0);
+			return 0;
+		}
+		if (!strcmp(name, "events")) {
+			*ino = INO(KIND_EVENTS, 0, 0);
+			return 0;
+		}
 		for (i = 0; i < hpu_num_drv_attrs; i++) {
 			if (!strcmp(name, hpu_drv_attrs[i].name)) {
 				*ino = INO(KIND_DRV_ATTR, 0, i);
@@ -224,6 +251,9 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	decode(drv, e.ino, &n);
 	fill_stat(drv, e.ino, &n, &e.attr);
 	e.generation = 1;
+	if (n.kind == KIND_COMPUTE || n.kind == KIND_CONTROL ||
+	    n.kind == KIND_DEV_DIR || n.kind == KIND_DEV_ATTR)
+		e.generation = drv->devs[n.dev].generation + 1;
 	e.attr_timeout = ENTRY_TIMEOUT_S;
 	e.entry_timeout = ENTRY_TIMEOUT_S;
 	fuse_reply_entry(req, &e);
@@ -268,7 +298,8 @@ static void dirbuf_add(struct dirbuf *b, const char *name, fuse_ino_t ino)
 		return;
 	st.st_mode =
 		((ino >> 32) == KIND_COMPUTE || (ino >> 32) == KIND_CONTROL ||
-		 (ino >> 32) == KIND_DEV_ATTR || (ino >> 32) == KIND_DRV_ATTR) ?
+		 (ino >> 32) == KIND_DEV_ATTR || (ino >> 32) == KIND_DRV_ATTR ||
+		 (ino >> 32) == KIND_HOTPLUG || (ino >> 32) == KIND_EVENTS) ?
 			S_IFREG :
 			S_IFDIR;
 	b->size += fuse_add_direntry(b->req, NULL, 0, name, NULL, 0);
@@ -294,11 +325,15 @@ static void list_dir(const struct hpu_driver *drv, fuse_ino_t ino,
 					     FUSE_ROOT_ID);
 	switch (n->kind) {
 	case KIND_ROOT:
-		for (i = 0; i < drv->ndev; i++) {
+		for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++) {
+			if (!hpu_device_present(&drv->devs[i]))
+				continue;
 			snprintf(name, sizeof(name), "hpu%u", i);
 			dirbuf_add(b, name, INO(KIND_COMPUTE, i, 0));
 		}
-		for (i = 0; i < drv->ndev; i++) {
+		for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++) {
+			if (!hpu_device_present(&drv->devs[i]))
+				continue;
 			snprintf(name, sizeof(name), "hpu_control%u", i);
 			dirbuf_add(b, name, INO(KIND_CONTROL, i, 0));
 		}
@@ -306,7 +341,9 @@ static void list_dir(const struct hpu_driver *drv, fuse_ino_t ino,
 		dirbuf_add(b, "driver", INO(KIND_DRV_DIR, 0, 0));
 		break;
 	case KIND_CLASS_DIR:
-		for (i = 0; i < drv->ndev; i++) {
+		for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++) {
+			if (!hpu_device_present(&drv->devs[i]))
+				continue;
 			snprintf(name, sizeof(name), "hpu%u", i);
 			dirbuf_add(b, name, INO(KIND_DEV_DIR, i, 0));
 		}
@@ -320,6 +357,8 @@ static void list_dir(const struct hpu_driver *drv, fuse_ino_t ino,
 		for (i = 0; i < hpu_num_drv_attrs; i++)
 			dirbuf_add(b, hpu_drv_attrs[i].name,
 				   INO(KIND_DRV_ATTR, 0, i));
+		dirbuf_add(b, "hotplug", INO(KIND_HOTPLUG, 0, 0));
+		dirbuf_add(b, "events", INO(KIND_EVENTS, 0, 0));
 		break;
 	}
 }
@@ -411,6 +450,62 @@ void hpu_fs_release_all(void)
 		free_snap(snap_list);
 }
 
+/* driver/hotplug (the daemon's user only) and driver/events */
+static int open_special(struct hpu_driver *drv, const struct node *n,
+			fuse_req_t req, struct fuse_file_info *fi)
+{
+	uid_t uid = fuse_req_ctx(req)->uid;
+	struct hpu_hotplug_file *hf;
+	struct hpu_event_reader *r;
+	int ret;
+
+	fi->nonseekable = 1;
+	if (n->kind == KIND_EVENTS) {
+		if ((fi->flags & O_ACCMODE) != O_RDONLY)
+			return -EACCES;
+		ret = hpu_event_reader_open(drv, &r);
+		if (ret)
+			return ret;
+		fi->fh = (uintptr_t)r;
+		return 0;
+	}
+	/* default_permissions checks the mode; root is checked here too */
+	if (uid != 0 && uid != drv->uid)
+		return -EACCES;
+	hf = calloc(1, sizeof(*hf));
+	if (!hf)
+		return -ENOMEM;
+	pthread_mutex_init(&hf->lock, NULL);
+	fi->fh = (uintptr_t)hf;
+	return 0;
+}
+
+/* Releases what open gave file @fi of an inode of @kind */
+static void release_file(struct hpu_driver *drv, unsigned int kind,
+			 struct fuse_file_info *fi)
+{
+	struct hpu_hotplug_file *hf;
+
+	switch (kind) {
+	case KIND_COMPUTE:
+	case KIND_CONTROL:
+		hpu_ctx_release((struct hpu_ctx *)(uintptr_t)fi->fh);
+		break;
+	case KIND_HOTPLUG:
+		hf = (struct hpu_hotplug_file *)(uintptr_t)fi->fh;
+		pthread_mutex_destroy(&hf->lock);
+		free(hf);
+		break;
+	case KIND_EVENTS:
+		hpu_event_reader_close(
+			drv, (struct hpu_event_reader *)(uintptr_t)fi->fh);
+		break;
+	default:
+		free_attr(fi);
+		break;
+	}
+}
+
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct hpu_driver *drv = req_drv(req);
@@ -418,53 +513,139 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct node n;
 	int ret;
 
+	/* the device found stays present until its file is open */
+	pthread_rwlock_rdlock(&drv->hotplug_lock);
 	ret = decode(drv, ino, &n);
 	if (!ret && is_dir(n.kind))
 		ret = -EISDIR;
-	if (ret) {
-		fuse_reply_err(req, -ret);
-		return;
-	}
-	fi->direct_io = 1;
-	fi->keep_cache = 0;
-	if (n.kind == KIND_COMPUTE || n.kind == KIND_CONTROL) {
-		ret = hpu_ctx_open(&drv->devs[n.dev], n.kind == KIND_CONTROL,
-				   fuse_req_ctx(req)->pid,
-				   fuse_req_ctx(req)->uid,
-				   fuse_req_ctx(req)->gid, &ctx);
-		if (ret) {
-			fuse_reply_err(req, -ret);
-			return;
+	if (!ret) {
+		fi->direct_io = 1;
+		fi->keep_cache = 0;
+		if (n.kind == KIND_COMPUTE || n.kind == KIND_CONTROL) {
+			ret = hpu_ctx_open(&drv->devs[n.dev],
+					   n.kind == KIND_CONTROL,
+					   fuse_req_ctx(req)->pid,
+					   fuse_req_ctx(req)->uid,
+					   fuse_req_ctx(req)->gid, &ctx);
+			if (!ret) {
+				fi->fh = (uintptr_t)ctx;
+				fi->nonseekable = 1;
+			}
+		} else if (n.kind == KIND_HOTPLUG || n.kind == KIND_EVENTS) {
+			ret = open_special(drv, &n, req, fi);
+		} else {
+			ret = open_attr(drv, &n, fi);
 		}
-		fi->fh = (uintptr_t)ctx;
-		fi->nonseekable = 1;
-		/* the opener gave up (interrupted): no release will come */
-		if (fuse_reply_open(req, fi))
-			hpu_ctx_release(ctx);
-		return;
 	}
-	ret = open_attr(drv, &n, fi);
+	pthread_rwlock_unlock(&drv->hotplug_lock);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
 	}
+	/* the opener gave up (interrupted): no release will come */
 	if (fuse_reply_open(req, fi))
-		free_attr(fi);
+		release_file(drv, n.kind, fi);
+}
+
+/* The kind of @ino whether or not its device is still present */
+static unsigned int ino_kind(fuse_ino_t ino)
+{
+	return ino == FUSE_ROOT_ID ? KIND_ROOT : (unsigned int)(ino >> 32);
+}
+
+static bool is_node(unsigned int kind)
+{
+	return kind == KIND_COMPUTE || kind == KIND_CONTROL;
 }
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	struct hpu_driver *drv = req_drv(req);
-	struct node n;
+	unsigned int kind = ino_kind(ino);
 
-	if (!decode(drv, ino, &n) && fi->fh) {
-		if (n.kind == KIND_COMPUTE || n.kind == KIND_CONTROL)
-			hpu_ctx_release((struct hpu_ctx *)(uintptr_t)fi->fh);
-		else
-			free_attr(fi);
-	}
+	/* also the files of a hot-removed device: decode would refuse them */
+	if (fi->fh && kind != KIND_ROOT && !is_dir(kind))
+		release_file(req_drv(req), kind, fi);
 	fuse_reply_err(req, 0);
+}
+
+/* read() of driver/hotplug: the answer to the last command written */
+static void read_hotplug(fuse_req_t req, struct hpu_hotplug_file *hf,
+			 size_t size)
+{
+	char msg[HPU_HOTPLUG_MSG_MAX];
+	size_t n;
+
+	pthread_mutex_lock(&hf->lock);
+	n = hf->msg_len < size ? hf->msg_len : size;
+	memcpy(msg, hf->msg, n);
+	hf->msg_len = 0;
+	pthread_mutex_unlock(&hf->lock);
+	fuse_reply_buf(req, msg, n);
+}
+
+static void read_changes(fuse_req_t req, struct hpu_driver *drv,
+			 struct hpu_event_reader *r, size_t size)
+{
+	char buf[4096];
+	int n;
+
+	n = hpu_event_reader_read(drv, r, buf,
+				  size < sizeof(buf) ? size : sizeof(buf));
+	if (n < 0)
+		fuse_reply_err(req, -n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+}
+
+/* After a hot-plug: drop what the kernel cached of device @index */
+static void invalidate_device(struct hpu_driver *drv, unsigned int index)
+{
+	char name[32];
+
+	if (!drv->se)
+		return;
+	snprintf(name, sizeof(name), "hpu%u", index);
+	fuse_lowlevel_notify_inval_entry(drv->se, FUSE_ROOT_ID, name,
+					 strlen(name));
+	fuse_lowlevel_notify_inval_entry(drv->se, INO(KIND_CLASS_DIR, 0, 0),
+					 name, strlen(name));
+	snprintf(name, sizeof(name), "hpu_control%u", index);
+	fuse_lowlevel_notify_inval_entry(drv->se, FUSE_ROOT_ID, name,
+					 strlen(name));
+}
+
+static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		     size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct hpu_driver *drv = req_drv(req);
+	struct hpu_hotplug_file *hf;
+	char msg[HPU_HOTPLUG_MSG_MAX];
+	unsigned int index = 0;
+	char action = 0;
+	int ret;
+
+	if (ino_kind(ino) != KIND_HOTPLUG || !fi->fh) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	hf = (struct hpu_hotplug_file *)(uintptr_t)fi->fh;
+	ret = hpu_hotplug_command(drv, buf, size, msg, sizeof(msg), &action,
+				  &index);
+	if (ret)
+		hpu_log_ratelimited(HPU_LOG_WARN, "driver/hotplug: %.*s",
+				    (int)strcspn(msg, "\n"), msg);
+	pthread_mutex_lock(&hf->lock);
+	hf->msg_len = strlen(msg);
+	memcpy(hf->msg, msg, hf->msg_len);
+	pthread_mutex_unlock(&hf->lock);
+	if (ret) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	fuse_reply_write(req, size);
+	/* after the reply: the kernel may need workers to invalidate */
+	invalidate_device(drv, index);
 }
 
 static void read_events(fuse_req_t req, struct hpu_ctx *ctx, size_t size)
@@ -490,16 +671,32 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct hpu_driver *drv = req_drv(req);
+	unsigned int kind = ino_kind(ino);
 	struct attr_snap *snap;
-	struct node n;
+	struct hpu_ctx *ctx;
 	char *copy;
 
-	if (decode(drv, ino, &n) || !fi->fh) {
+	if (!fi->fh || is_dir(kind)) {
 		fuse_reply_err(req, EBADF);
 		return;
 	}
-	if (n.kind == KIND_COMPUTE || n.kind == KIND_CONTROL) {
-		read_events(req, (struct hpu_ctx *)(uintptr_t)fi->fh, size);
+	if (is_node(kind)) {
+		ctx = (struct hpu_ctx *)(uintptr_t)fi->fh;
+		if (!hpu_device_present(ctx->dev))
+			fuse_reply_err(req, ENODEV);
+		else
+			read_events(req, ctx, size);
+		return;
+	}
+	if (kind == KIND_HOTPLUG) {
+		read_hotplug(req, (struct hpu_hotplug_file *)(uintptr_t)fi->fh,
+			     size);
+		return;
+	}
+	if (kind == KIND_EVENTS) {
+		read_changes(req, drv,
+			     (struct hpu_event_reader *)(uintptr_t)fi->fh,
+			     size);
 		return;
 	}
 	snap = (struct attr_snap *)(uintptr_t)fi->fh;
@@ -551,7 +748,6 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 		     void *arg, struct fuse_file_info *fi, unsigned int flags,
 		     const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
-	struct hpu_driver *drv = req_drv(req);
 	uint64_t out[HPU_IOCTL_MAX_SIZE / sizeof(uint64_t)];
 	struct hpu_ioctl_defer defer = {
 		.interrupted = req_interrupted,
@@ -560,11 +756,10 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 	};
 	struct hpu_ioctl_call call;
 	size_t out_size = out_bufsz;
-	struct node n;
 	int ret;
 
-	if (decode(drv, ino, &n) || !fi->fh ||
-	    (n.kind != KIND_COMPUTE && n.kind != KIND_CONTROL)) {
+	/* a hot-removed device's files get -ENODEV from the dispatcher */
+	if (!fi->fh || !is_node(ino_kind(ino))) {
 		fuse_reply_err(req, ENOTTY);
 		return;
 	}
@@ -587,17 +782,30 @@ static void fs_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		    struct fuse_pollhandle *ph)
 {
 	struct hpu_driver *drv = req_drv(req);
-	struct node n;
+	unsigned int kind = ino_kind(ino);
+	struct hpu_event_reader *r;
+	struct hpu_ctx *ctx;
 
-	if (decode(drv, ino, &n) || !fi->fh ||
-	    (n.kind != KIND_COMPUTE && n.kind != KIND_CONTROL)) {
+	if (fi->fh && kind == KIND_EVENTS) {
+		r = (struct hpu_event_reader *)(uintptr_t)fi->fh;
+		fuse_reply_poll(req, hpu_event_reader_poll(drv, r, ph));
+		return;
+	}
+	if (!fi->fh || !is_node(kind)) {
 		if (ph)
 			fuse_pollhandle_destroy(ph);
 		fuse_reply_poll(req, POLLIN | POLLRDNORM);
 		return;
 	}
-	fuse_reply_poll(req,
-			hpu_ctx_poll((struct hpu_ctx *)(uintptr_t)fi->fh, ph));
+	ctx = (struct hpu_ctx *)(uintptr_t)fi->fh;
+	if (!hpu_device_present(ctx->dev)) {
+		/* the kernel turns an error into POLLERR */
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+		fuse_reply_err(req, ENODEV);
+		return;
+	}
+	fuse_reply_poll(req, hpu_ctx_poll(ctx, ph));
 }
 
 const struct fuse_lowlevel_ops hpu_fs_ops = {
@@ -608,6 +816,7 @@ const struct fuse_lowlevel_ops hpu_fs_ops = {
 	.open = fs_open,
 	.release = fs_release,
 	.read = fs_read,
+	.write = fs_write,
 	.ioctl = fs_ioctl,
 	.poll = fs_poll,
 };

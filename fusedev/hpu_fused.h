@@ -218,6 +218,11 @@ struct hpu_ctx {
  * @fault_lock: protects @links_injected
  * @links_injected: bit per NIC port this device's DEBUG INJECT_FAULT
  *	(HPU_FAULT_LINK_DOWN) took down, brought back up by CLEAR_FAULTS
+ * @state: enum hpu_slot_state (atomic; changed with the driver's
+ *	hotplug_lock held for writing, except REMOVED -> FREE by the last
+ *	release)
+ * @generation: bumped at every hot-add of the slot (FUSE inode generation)
+ * @dying: the device's teardown has been claimed (protected by @ctx_lock)
  */
 struct hpu_device {
 	unsigned int index;
@@ -252,7 +257,41 @@ struct hpu_device {
 
 	pthread_mutex_t fault_lock;
 	uint64_t links_injected;
+
+	uint32_t state;
+	uint32_t generation;
+	bool dying;
 };
+
+/**
+ * enum hpu_slot_state - life of a device slot (docs/hotplug.md)
+ * @HPU_SLOT_FREE: no device; a hot-add may take the slot
+ * @HPU_SLOT_PRESENT: a device in the directory
+ * @HPU_SLOT_REMOVED: hot-removed: gone from the directory, its open files
+ *	get -ENODEV; the model's device lives until the last one is released
+ */
+enum hpu_slot_state {
+	HPU_SLOT_FREE = 0,
+	HPU_SLOT_PRESENT = 1,
+	HPU_SLOT_REMOVED = 2,
+};
+
+/* Events of driver/events kept for readers that fall behind */
+#define HPU_HOTPLUG_LOG_LEN 256
+
+/**
+ * struct hpu_hotplug_rec - one device change in the driver/events log
+ * @seq: sequence number (1, 2, ...)
+ * @action: "add", "remove" or "change"
+ * @index: device index
+ */
+struct hpu_hotplug_rec {
+	uint64_t seq;
+	const char *action;
+	unsigned int index;
+};
+
+struct hpu_event_reader;
 
 /* Longest "IP:PORT" of a scale-out endpoint, with its NUL */
 #define HPU_SCALEOUT_ADDR_LEN 24
@@ -261,8 +300,8 @@ struct hpu_device {
  * struct hpu_driver - the daemon-wide state
  * @model: device model
  * @profile: chip profile of every device
- * @ndev: devices
- * @devs: the devices
+ * @ndev: devices present (hot-add and hot-remove change it)
+ * @devs: HPU_FUSED_MAX_DEVICES slots, device i in slot i
  * @server_id: number of this simulated server (serial numbers)
  * @uid: owner of the device nodes
  * @gid: group of the device nodes
@@ -272,6 +311,16 @@ struct hpu_device {
  * @fabric_err: hpu_driver_init_server() failed because the fabric (the
  *	scale-out address) was refused
  * @scaleout_addr: "IP:PORT" really bound for scale-out, or "" without
+ * @fabric_devices: devices the fabric is wired for (the initial ones)
+ * @cs_timeout_ms: default per-CS timeout of new devices
+ * @se: FUSE session, for entry invalidations after a hot-plug (may be NULL)
+ * @hotplug_lock: the set of present devices: held for writing by hot-add
+ *	and hot-remove, for reading by whatever turns an index into a device
+ *	and uses it (open of a node or an attribute)
+ * @ev_lock: protects @ev_log, @ev_seq and @ev_readers
+ * @ev_log: ring of the last HPU_HOTPLUG_LOG_LEN device changes
+ * @ev_seq: sequence number of the newest change (0: none yet)
+ * @ev_readers: open driver/events files
  */
 struct hpu_driver {
 	const struct hpu_fw_model *model;
@@ -285,6 +334,14 @@ struct hpu_driver {
 	struct hpu_fw_fabric *fabric;
 	bool fabric_err;
 	char scaleout_addr[HPU_SCALEOUT_ADDR_LEN];
+	unsigned int fabric_devices;
+	uint32_t cs_timeout_ms;
+	struct fuse_session *se;
+	pthread_rwlock_t hotplug_lock;
+	pthread_mutex_t ev_lock;
+	struct hpu_hotplug_rec ev_log[HPU_HOTPLUG_LOG_LEN];
+	uint64_t ev_seq;
+	struct hpu_event_reader *ev_readers;
 };
 
 int hpu_driver_check_model(const struct hpu_fw_model *model);
@@ -300,6 +357,11 @@ bool hpu_device_has_nic(const struct hpu_device *dev);
 void hpu_driver_set_cs_timeout(struct hpu_driver *drv, uint32_t ms);
 bool hpu_device_has_cs(const struct hpu_device *dev);
 void hpu_driver_fini(struct hpu_driver *drv);
+bool hpu_device_present(const struct hpu_device *dev);
+int hpu_driver_hot_add(struct hpu_driver *drv, const char *type,
+		       unsigned int *index);
+int hpu_driver_hot_remove(struct hpu_driver *drv, unsigned int index);
+void hpu_device_unplugged(struct hpu_device *dev);
 void hpu_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
 			   size_t len);
 uint64_t hpu_now_ns(void);
@@ -536,6 +598,41 @@ extern const unsigned int hpu_num_drv_attrs;
 /* ------------------------------------------------------------------ */
 /* FUSE front end (fs.c) and mount handling (mount.c)                  */
 /* ------------------------------------------------------------------ */
+
+/* ------------------------------------------------------------------ */
+/* Hot-plug control and change log (hotplug.c)                         */
+/* ------------------------------------------------------------------ */
+
+/* Longest command written to driver/hotplug, and longest answer */
+#define HPU_HOTPLUG_CMD_MAX 64
+#define HPU_HOTPLUG_MSG_MAX 160
+
+/**
+ * struct hpu_hotplug_file - an open driver/hotplug
+ * @lock: protects @msg and @msg_len
+ * @msg: answer to the last command written, returned by read()
+ * @msg_len: bytes of @msg
+ */
+struct hpu_hotplug_file {
+	pthread_mutex_t lock;
+	char msg[HPU_HOTPLUG_MSG_MAX];
+	size_t msg_len;
+};
+
+int hpu_hotplug_command(struct hpu_driver *drv, const char *cmd, size_t len,
+			char *msg, size_t msg_len, char *action,
+			unsigned int *index);
+void hpu_hotplug_log(struct hpu_driver *drv, const char *action,
+		     unsigned int index);
+int hpu_event_reader_open(struct hpu_driver *drv,
+			  struct hpu_event_reader **out);
+void hpu_event_reader_close(struct hpu_driver *drv, struct hpu_event_reader *r);
+int hpu_event_reader_read(struct hpu_driver *drv, struct hpu_event_reader *r,
+			  char *buf, size_t size);
+unsigned int hpu_event_reader_poll(struct hpu_driver *drv,
+				   struct hpu_event_reader *r,
+				   struct fuse_pollhandle *ph);
+void hpu_event_readers_fini(struct hpu_driver *drv);
 
 extern const struct fuse_lowlevel_ops hpu_fs_ops;
 void hpu_fs_release_all(void);

@@ -149,6 +149,9 @@ int hpu_ioctl_dispatch(const struct hpu_ioctl_call *call, unsigned int cmd,
 	size = _IOC_SIZE(desc->cmd);
 	if (size > sizeof(data) || in_size < size || *out_size < size)
 		return -EINVAL;
+	/* a hot-removed device answers nothing any more */
+	if (!hpu_device_present(call->ctx->dev))
+		return -ENODEV;
 	if (call->ctx->control && !(desc->flags & HPU_IOCTL_CONTROL_OK))
 		return -EPERM;
 

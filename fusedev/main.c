@@ -346,6 +346,7 @@ int main(int argc, char **argv)
 		hpu_err("cannot create the FUSE session");
 		goto err_fini_driver;
 	}
+	drv.se = se;
 	if (fuse_set_signal_handlers(se)) {
 		hpu_err("cannot install signal handlers");
 		goto err_destroy_session;

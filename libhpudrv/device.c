@@ -56,6 +56,12 @@ int hpudrv_open_node(const struct hpu_device_info *info, bool control,
 	struct hpu_device *dev;
 	int ret;
 
+	/*
+	 * A kernel device speaks the habanalabs ABI, not this library's:
+	 * it is listed, never driven.
+	 */
+	if (info->kind == HPU_DEVICE_KIND_KERNEL)
+		return -EOPNOTSUPP;
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * enum.c - enumeration of the simulator's device directory, the
- * HPU_VISIBLE_DEVICES filter, attributes and holders of a device.
+ * enum.c - the one device list of both kinds (kernel accel devices from
+ * enum_udev.c, the simulator's device directory), the HPU_VISIBLE_DEVICES
+ * filter, attributes and holders of a device.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -23,9 +24,10 @@ int hpudrv_devdir(char *buf, size_t len)
 
 /*
  * The one place HPU_VISIBLE_DEVICES is applied: unset means every device,
- * an empty value means none, otherwise a comma-separated list of hpuN
- * indices. Indices are never renumbered. Returns 1 when @index is
- * visible, 0 when not, -EINVAL when the variable is malformed.
+ * an empty value means none, otherwise a comma-separated list of device
+ * indices (kernel devices first, then simulated ones: hpudrv_scan()).
+ * Indices are never renumbered. Returns 1 when @index is visible, 0 when
+ * not, -EINVAL when the variable is malformed.
  */
 int hpudrv_visible(int index)
 {
@@ -192,8 +194,18 @@ static unsigned int probe_device_id(const struct hpu_device_info *info)
 	return id;
 }
 
-/* Fills @info for node hpu@index of @dir; attributes are best effort. */
-static int fill_info(const char *dir, int index, struct hpu_device_info *info)
+/**
+ * hpudrv_sim_info() - describe node hpu@num of @dir as device @index
+ * @dir: device directory
+ * @num: N of hpuN
+ * @index: its index in the list
+ * @full: read the attributes (best effort) and the PCI device id too
+ * @info: receives the description
+ *
+ * Return: 0 or -ENAMETOOLONG.
+ */
+int hpudrv_sim_info(const char *dir, int num, int index, bool full,
+		    struct hpu_device_info *info)
 {
 	char val[HPU_NAME_LEN];
 	char *end;
@@ -204,19 +216,21 @@ static int fill_info(const char *dir, int index, struct hpu_device_info *info)
 	info->index = index;
 	info->kind = HPU_DEVICE_KIND_SIMULATED;
 	info->module_id = -1;
-	snprintf(info->node_name, sizeof(info->node_name), "hpu%d", index);
+	snprintf(info->node_name, sizeof(info->node_name), "hpu%d", num);
 	n = snprintf(info->node_path, sizeof(info->node_path), "%s/hpu%d", dir,
-		     index);
+		     num);
 	if (n < 0 || (size_t)n >= sizeof(info->node_path))
 		return -ENAMETOOLONG;
 	n = snprintf(info->control_path, sizeof(info->control_path),
-		     "%s/hpu_control%d", dir, index);
+		     "%s/hpu_control%d", dir, num);
 	if (n < 0 || (size_t)n >= sizeof(info->control_path))
 		return -ENAMETOOLONG;
 	n = snprintf(info->attr_dir, sizeof(info->attr_dir), "%s/class/hpu%d",
-		     dir, index);
+		     dir, num);
 	if (n < 0 || (size_t)n >= sizeof(info->attr_dir))
 		return -ENAMETOOLONG;
+	if (!full)
+		return 0;
 
 	info_attr(info, "pci_addr", info->bus_id, sizeof(info->bus_id));
 	info_attr(info, "device_type", info->device_type,
@@ -237,18 +251,15 @@ static int cmp_index(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-/* Visible node indices of @dir, sorted; a missing directory is empty. */
-static int scan_indices(const char *dir, int **idxp, int *countp)
+/* The hpuN numbers of @dir, sorted; a missing directory has none. */
+static int scan_sim(const char *dir, int **nump, int *countp)
 {
-	int *idx = NULL, *ni, n = 0, cap = 0, ret, i;
+	int *num = NULL, *nn, n = 0, cap = 0, ret, i;
 	struct dirent *de;
 	DIR *d;
 
-	*idxp = NULL;
+	*nump = NULL;
 	*countp = 0;
-	ret = hpudrv_visible(0);
-	if (ret < 0)
-		return ret;
 	d = opendir(dir);
 	if (!d) {
 		if (errno == ENOENT || errno == ENOTDIR)
@@ -257,66 +268,141 @@ static int scan_indices(const char *dir, int **idxp, int *countp)
 	}
 	while ((de = readdir(d))) {
 		i = node_index(de->d_name);
-		if (i < 0 || hpudrv_visible(i) != 1)
+		if (i < 0)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
-			ni = realloc(idx, (size_t)cap * sizeof(*idx));
-			if (!ni) {
+			nn = realloc(num, (size_t)cap * sizeof(*num));
+			if (!nn) {
 				ret = -ENOMEM;
 				goto err_free;
 			}
-			idx = ni;
+			num = nn;
 		}
-		idx[n++] = i;
+		num[n++] = i;
 	}
 	closedir(d);
 	if (n)
-		qsort(idx, (size_t)n, sizeof(*idx), cmp_index);
-	*idxp = idx;
+		qsort(num, (size_t)n, sizeof(*num), cmp_index);
+	*nump = num;
 	*countp = n;
 	return 0;
 
 err_free:
-	free(idx);
+	free(num);
 	closedir(d);
 	return ret;
+}
+
+/**
+ * hpudrv_scan() - every device of both kinds, before HPU_VISIBLE_DEVICES
+ * @s: receives the scan; release it with hpudrv_scan_free()
+ *
+ * Indices: kernel devices 0..nk-1 in accel minor order, then simulated
+ * hpuN as nk + N.
+ *
+ * Return: 0 or -errno (-EINVAL: malformed HPU_VISIBLE_DEVICES).
+ */
+int hpudrv_scan(struct hpudrv_scan *s)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = hpudrv_visible(0);
+	if (ret < 0)
+		return ret;
+	ret = hpudrv_devdir(s->dir, sizeof(s->dir));
+	if (ret)
+		return ret;
+	ret = hpudrv_udev_scan(&s->kdevs, &s->nk);
+	if (ret)
+		return ret;
+	ret = scan_sim(s->dir, &s->sim, &s->nsim);
+	if (ret) {
+		hpudrv_scan_free(s);
+		return ret;
+	}
+	return 0;
+}
+
+void hpudrv_scan_free(struct hpudrv_scan *s)
+{
+	free(s->kdevs);
+	free(s->sim);
+	memset(s, 0, sizeof(*s));
+}
+
+/**
+ * hpudrv_scan_info() - the device with @index in @s
+ * @s: scan
+ * @index: device index
+ * @full: read the attributes too (else paths and identity only)
+ * @info: receives the description
+ *
+ * Return: 0, or -ENODEV when @s has no such device.
+ */
+int hpudrv_scan_info(const struct hpudrv_scan *s, int index, bool full,
+		     struct hpu_device_info *info)
+{
+	int num;
+
+	if (index < 0)
+		return -ENODEV;
+	if (index < s->nk) {
+		*info = s->kdevs[index];
+		return 0;
+	}
+	num = index - s->nk;
+	if (!bsearch(&num, s->sim, (size_t)s->nsim, sizeof(*s->sim), cmp_index))
+		return -ENODEV;
+	return hpudrv_sim_info(s->dir, num, index, full, info);
+}
+
+/* Index of entry @i of @s (kernel ones first) */
+static int scan_index(const struct hpudrv_scan *s, int i)
+{
+	return i < s->nk ? i : s->nk + s->sim[i - s->nk];
 }
 
 int hpu_device_list(struct hpu_device_info **list, int *count)
 {
 	struct hpu_device_info *l = NULL;
-	char dir[HPU_PATH_LEN - 32];
-	int *idx, n, i, ret;
+	struct hpudrv_scan s;
+	int n = 0, i, idx, ret;
 
 	if (!list || !count)
 		return -EINVAL;
 	*list = NULL;
 	*count = 0;
-	ret = hpudrv_devdir(dir, sizeof(dir));
+	ret = hpudrv_scan(&s);
 	if (ret)
 		return ret;
-	ret = scan_indices(dir, &idx, &n);
-	if (ret)
-		return ret;
-	if (n) {
-		l = calloc((size_t)n, sizeof(*l));
+	if (s.nk + s.nsim) {
+		l = calloc((size_t)(s.nk + s.nsim), sizeof(*l));
 		if (!l) {
 			ret = -ENOMEM;
-			goto out_free_idx;
+			goto out_free_scan;
 		}
 	}
-	for (i = 0; i < n; i++) {
-		ret = fill_info(dir, idx[i], &l[i]);
+	for (i = 0; i < s.nk + s.nsim; i++) {
+		idx = scan_index(&s, i);
+		if (hpudrv_visible(idx) != 1)
+			continue;
+		ret = hpudrv_scan_info(&s, idx, true, &l[n]);
 		if (ret) {
 			free(l);
-			goto out_free_idx;
+			goto out_free_scan;
 		}
+		n++;
+	}
+	if (!n) {
+		free(l);
+		l = NULL;
 	}
 	*list = l;
 	*count = n;
-out_free_idx:
-	free(idx);
+out_free_scan:
+	hpudrv_scan_free(&s);
 	return ret;
 }
 
@@ -327,23 +413,31 @@ void hpu_device_list_free(struct hpu_device_info *list)
 
 int hpu_device_count(void)
 {
-	char dir[HPU_PATH_LEN - 32];
-	int *idx, n, ret;
+	struct hpudrv_scan s;
+	int i, n = 0, ret;
 
-	ret = hpudrv_devdir(dir, sizeof(dir));
+	ret = hpudrv_scan(&s);
 	if (ret)
 		return ret;
-	ret = scan_indices(dir, &idx, &n);
-	if (ret)
-		return ret;
-	free(idx);
+	for (i = 0; i < s.nk + s.nsim; i++)
+		if (hpudrv_visible(scan_index(&s, i)) == 1)
+			n++;
+	hpudrv_scan_free(&s);
 	return n;
 }
 
-/* Checks that hpu@index is visible and present, and returns its dir. */
-static int visible_node(int index, char *dir, size_t len)
+/**
+ * hpudrv_lookup() - the visible device with @index
+ * @index: device index
+ * @full: read the attributes too
+ * @info: receives the description
+ *
+ * Return: 0; -EINVAL for a negative index or a malformed
+ * HPU_VISIBLE_DEVICES; -ENODEV when it is hidden or absent.
+ */
+int hpudrv_lookup(int index, bool full, struct hpu_device_info *info)
 {
-	char path[HPU_PATH_LEN + 32];
+	struct hpudrv_scan s;
 	int ret;
 
 	if (index < 0)
@@ -353,13 +447,12 @@ static int visible_node(int index, char *dir, size_t len)
 		return ret;
 	if (!ret)
 		return -ENODEV;
-	ret = hpudrv_devdir(dir, len);
+	ret = hpudrv_scan(&s);
 	if (ret)
 		return ret;
-	snprintf(path, sizeof(path), "%s/hpu%d", dir, index);
-	if (access(path, F_OK))
-		return -ENODEV;
-	return 0;
+	ret = hpudrv_scan_info(&s, index, full, info);
+	hpudrv_scan_free(&s);
+	return ret;
 }
 
 static int bus_id_equal(const char *a, const char *b)
@@ -378,15 +471,10 @@ int hpudrv_find(const struct hpu_device_info *want, int mode,
 		struct hpu_device_info *info)
 {
 	struct hpu_device_info *list;
-	char dir[HPU_PATH_LEN - 32];
 	int n, i, ret;
 
-	if (mode == HPUDRV_FIND_INDEX) {
-		ret = visible_node(want->index, dir, sizeof(dir));
-		if (ret)
-			return ret;
-		return fill_info(dir, want->index, info);
-	}
+	if (mode == HPUDRV_FIND_INDEX)
+		return hpudrv_lookup(want->index, true, info);
 	ret = hpu_device_list(&list, &n);
 	if (ret)
 		return ret;
@@ -416,16 +504,16 @@ int hpu_device_get_info(int index, struct hpu_device_info *info)
 
 int hpu_device_read_attr(int index, const char *name, char *buf, size_t len)
 {
-	char dir[HPU_PATH_LEN - 32];
+	struct hpu_device_info info;
 	char path[HPU_PATH_LEN + 64];
 	int ret;
 
 	if (index < 0 || !attr_name_ok(name) || !buf || !len)
 		return -EINVAL;
-	ret = visible_node(index, dir, sizeof(dir));
+	ret = hpudrv_lookup(index, false, &info);
 	if (ret)
 		return ret;
-	snprintf(path, sizeof(path), "%s/class/hpu%d/%s", dir, index, name);
+	snprintf(path, sizeof(path), "%s/%s", info.attr_dir, name);
 	return read_value(path, buf, len);
 }
 
@@ -541,7 +629,7 @@ int hpudrv_parse_clients(const char *text, size_t len,
 
 int hpu_device_processes(int index, struct hpu_process **list, int *count)
 {
-	char dir[HPU_PATH_LEN - 32];
+	struct hpu_device_info info;
 	char path[HPU_PATH_LEN + 64];
 	char *text;
 	size_t len;
@@ -551,10 +639,10 @@ int hpu_device_processes(int index, struct hpu_process **list, int *count)
 		return -EINVAL;
 	*list = NULL;
 	*count = 0;
-	ret = visible_node(index, dir, sizeof(dir));
+	ret = hpudrv_lookup(index, false, &info);
 	if (ret)
 		return ret;
-	snprintf(path, sizeof(path), "%s/class/hpu%d/clients", dir, index);
+	snprintf(path, sizeof(path), "%s/clients", info.attr_dir);
 	ret = hpudrv_read_file(path, &text, &len);
 	if (ret)
 		return ret;

@@ -32,9 +32,37 @@ struct hpu_device {
 /* Largest attribute file read into memory (clients of a busy device) */
 #define HPUDRV_ATTR_MAX (1 << 20)
 
+/**
+ * struct hpudrv_scan - every device of both kinds, before the filter
+ * @dir: the simulator's device directory
+ * @kdevs: kernel devices, filled in, index i at i (accel minor order)
+ * @nk: entries of @kdevs
+ * @sim: hpuN numbers of @dir, sorted; index of N is @nk + N
+ * @nsim: entries of @sim
+ */
+struct hpudrv_scan {
+	char dir[HPU_PATH_LEN - 32];
+	struct hpu_device_info *kdevs;
+	int nk;
+	int *sim;
+	int nsim;
+};
+
 /* enum.c */
 int hpudrv_devdir(char *buf, size_t len);
 int hpudrv_visible(int index);
+int hpudrv_scan(struct hpudrv_scan *s);
+void hpudrv_scan_free(struct hpudrv_scan *s);
+int hpudrv_scan_info(const struct hpudrv_scan *s, int index, bool full,
+		     struct hpu_device_info *info);
+int hpudrv_lookup(int index, bool full, struct hpu_device_info *info);
+int hpudrv_sim_info(const char *dir, int num, int index, bool full,
+		    struct hpu_device_info *info);
+
+/* enum_udev.c */
+struct udev_device;
+int hpudrv_udev_scan(struct hpu_device_info **list, int *count);
+int hpudrv_udev_fill(struct udev_device *d, struct hpu_device_info *info);
 int hpudrv_find(const struct hpu_device_info *want, int mode,
 		struct hpu_device_info *info);
 int hpudrv_read_file(const char *path, char **data, size_t *len);

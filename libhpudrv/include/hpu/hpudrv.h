@@ -41,8 +41,11 @@ extern "C" {
 
 /**
  * enum hpu_device_kind - where a device comes from
- * @HPU_DEVICE_KIND_SIMULATED: a node of hpu-fused's device directory
- * @HPU_DEVICE_KIND_KERNEL: a kernel accel device found through udev
+ * @HPU_DEVICE_KIND_SIMULATED: a node hpuN of hpu-fused's device directory
+ * @HPU_DEVICE_KIND_KERNEL: a kernel accel device (subsystem "accel", node
+ *	/dev/accel/accelN) of a PCI device bound to the habanalabs driver,
+ *	found through libudev (HPUDRV_1.4). Enumerated, but not opened by
+ *	this library: hpu_open() of one returns -EOPNOTSUPP.
  */
 enum hpu_device_kind {
 	HPU_DEVICE_KIND_SIMULATED = 0,
@@ -51,14 +54,17 @@ enum hpu_device_kind {
 
 /**
  * struct hpu_device_info - one enumerated device
- * @index: N of the node hpuN; never renumbered by HPU_VISIBLE_DEVICES
+ * @index: index in the one list of both kinds: kernel devices first,
+ *	0..K-1 in accel minor order, then simulated hpuN as K + N;
+ *	never renumbered by HPU_VISIBLE_DEVICES (docs/libhpudrv.md)
  * @kind: enum hpu_device_kind
  * @module_id: OAM module id, -1 when unknown
  * @device_id: PCI device id, 0 when unknown
- * @node_name: "hpuN"
+ * @node_name: "hpuN" or "accelN"
  * @node_path: path of the compute node
  * @control_path: path of the control node
- * @attr_dir: directory holding the device's attributes
+ * @attr_dir: directory holding the device's attributes (for a kernel
+ *	device the PCI device's sysfs directory)
  * @bus_id: PCI bus id "DDDD:BB:DD.F", empty when unknown
  * @device_type: chip generation, e.g. "GAUDI2", empty when unknown
  * @card_name: marketing name, e.g. "HL-225", empty when unknown
@@ -1377,6 +1383,110 @@ HPUDRV_EXPORT int hpu_stream_submit(struct hpu_stream *s,
  * Return: the handle given to hpu_stream_create().
  */
 HPUDRV_EXPORT struct hpu_device *hpu_stream_device(const struct hpu_stream *s);
+
+/* --------------------------------------------------- hot-plug (HPUDRV_1.4) */
+
+/**
+ * enum hpu_monitor_action - what happened to a device
+ * @HPU_MONITOR_ADD: a device appeared
+ * @HPU_MONITOR_REMOVE: a device went away; its open handles now fail
+ *	with -ENODEV
+ * @HPU_MONITOR_CHANGE: a device's state changed (kernel "change" uevent)
+ */
+enum hpu_monitor_action {
+	HPU_MONITOR_ADD = 1,
+	HPU_MONITOR_REMOVE = 2,
+	HPU_MONITOR_CHANGE = 3,
+};
+
+/**
+ * struct hpu_monitor_event - one device change
+ * @action: enum hpu_monitor_action
+ * @index: the device's index at the time of the change
+ * @kind: enum hpu_device_kind
+ * @info: the device's fields (for a removal, as last seen)
+ */
+struct hpu_monitor_event {
+	int action;
+	int index;
+	int kind;
+	struct hpu_device_info info;
+};
+
+/** struct hpu_monitor - a watch on devices coming and going (opaque) */
+struct hpu_monitor;
+
+/**
+ * hpu_monitor_create() - watch visible devices being added and removed
+ * @monp: receives the monitor
+ *
+ * Kernel devices are watched through a udev monitor (netlink, subsystem
+ * "accel"); simulated ones through the driver/events file of the device
+ * directory's daemon, when one runs at creation (docs/hotplug.md).
+ * Changes from creation on are reported; take hpu_device_list() after
+ * creating the monitor to have no gap.
+ *
+ * Return: 0; -EINVAL for NULL or a malformed HPU_VISIBLE_DEVICES;
+ * -ENOMEM; -errno when a source exists but cannot be watched.
+ */
+HPUDRV_EXPORT int hpu_monitor_create(struct hpu_monitor **monp);
+
+/**
+ * hpu_monitor_fd() - descriptor that polls readable when events may wait
+ * @mon: monitor
+ *
+ * Return: the descriptor (owned by the monitor), or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_monitor_fd(const struct hpu_monitor *mon);
+
+/**
+ * hpu_monitor_next() - take the next device change, without blocking
+ * @mon: monitor
+ * @ev: receives the change
+ *
+ * Changes of devices HPU_VISIBLE_DEVICES hides are skipped. When the
+ * daemon of the simulated devices goes away, each of its devices is
+ * reported removed and simulated devices are no longer watched.
+ *
+ * Return: 0 with @ev filled; -EAGAIN when no change is pending; -EINVAL
+ * for NULL arguments.
+ */
+HPUDRV_EXPORT int hpu_monitor_next(struct hpu_monitor *mon,
+				   struct hpu_monitor_event *ev);
+
+/**
+ * hpu_monitor_destroy() - stop watching and free the monitor
+ * @mon: monitor or NULL
+ */
+HPUDRV_EXPORT void hpu_monitor_destroy(struct hpu_monitor *mon);
+
+/**
+ * hpu_hot_add() - ask hpu-fused to add a simulated device
+ * @type: chip, "gaudi", "gaudi2" or "gaudi3", or NULL for the daemon's
+ *	--type
+ * @index: receives the new device's index (K + N, as in the list)
+ *
+ * Writes "add [TYPE]" to driver/hotplug of the device directory, which
+ * only the daemon's user (and root) may do.
+ *
+ * Return: 0; -EINVAL for an unknown @type; -ENOSPC when the daemon has
+ * no free device slot; -EACCES for another user; -ENODEV when no daemon
+ * serves the device directory.
+ */
+HPUDRV_EXPORT int hpu_hot_add(const char *type, int *index);
+
+/**
+ * hpu_hot_remove() - ask hpu-fused to remove a simulated device
+ * @index: the device's index (K + N, as in the list)
+ *
+ * Writes "remove N" to driver/hotplug. The device leaves the directory
+ * at once; its open handles fail with -ENODEV from then on.
+ *
+ * Return: 0; -ENODEV when no simulated device has @index or no daemon
+ * runs; -EOPNOTSUPP for a kernel device; -EACCES for another user;
+ * -EINVAL for a malformed HPU_VISIBLE_DEVICES.
+ */
+HPUDRV_EXPORT int hpu_hot_remove(int index);
 
 #ifdef __cplusplus
 }

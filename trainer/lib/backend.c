@@ -171,6 +171,34 @@ int ht_backend_sync(struct ht_backend *be)
 	return be->ops->sync(be);
 }
 
+int ht_backend_flush(struct ht_backend *be)
+{
+	return be->ops->flush ? be->ops->flush(be) : 0;
+}
+
+int ht_backend_set_stream(struct ht_backend *be, struct hpu_stream *s)
+{
+	return be->ops->set_stream ? be->ops->set_stream(be, s) : -EOPNOTSUPP;
+}
+
+int ht_backend_mem_stats(struct ht_backend *be, uint64_t *in_use,
+			 uint64_t *peak)
+{
+	uint64_t n;
+
+	if (be->ops->mem_stats)
+		return be->ops->mem_stats(be, in_use, peak);
+	n = be->persist.bytes + be->step.bytes;
+	*in_use = n;
+	*peak = n;
+	return 0;
+}
+
+struct hpu_device *ht_backend_device(struct ht_backend *be)
+{
+	return be->ops->device ? be->ops->device(be) : NULL;
+}
+
 int ht_backend_kernel_dyn(struct ht_backend *be, uint32_t id,
 			  const struct hpu_tpc_tensor *t, unsigned int nt,
 			  const uint32_t *params, unsigned int np, uint32_t dyn)

@@ -52,6 +52,7 @@ enum {
 /* a handoff: MSG_LONG in one CB, FENCE in another */
 #define HANDOFF_BYTES (sizeof(struct hpu_pkt_msg_long))
 #define SYNC_HASH     0x5f3759df5f3759dfULL
+#define FLUSH_HASH    0x2545f4914f6cdd1dULL
 
 static const char *const qname[NQ] = { "DMA", "MME", "TPC" };
 static const size_t cb_bytes[NQ] = { 256U << 10, 256U << 10, 1U << 20 };
@@ -125,6 +126,7 @@ enum gstate {
  * @replay_seg: next captured segment to submit
  * @gsegs: captured segments
  * @failed: the replayed step differed: issue nothing more in it
+ * @stream: submissions go through hpu_stream_submit() on it, or NULL
  */
 struct hpu_be {
 	struct hpu_device *dev;
@@ -156,6 +158,7 @@ struct hpu_be {
 	unsigned int replay_seg;
 	unsigned int gsegs;
 	bool failed;
+	struct hpu_stream *stream;
 };
 
 static struct hpu_be *HB(struct ht_backend *be)
@@ -248,7 +251,12 @@ static int seg_submit(struct ht_backend *be, unsigned int i)
 		   sizeof(*hb->inflight));
 	if (ret)
 		return ret;
-	ret = hpu_cs_submit(hb->dev, chunks, n, 0, CS_TIMEOUT_MS, &seq, &done);
+	if (hb->stream)
+		ret = hpu_stream_submit(hb->stream, chunks, n, CS_TIMEOUT_MS,
+					&seq);
+	else
+		ret = hpu_cs_submit(hb->dev, chunks, n, 0, CS_TIMEOUT_MS, &seq,
+				    &done);
 	if (ret) {
 		ht_seterr(be->err, sizeof(be->err),
 			  "hpu: command submission failed: %s",
@@ -425,6 +433,43 @@ static int hb_sync(struct ht_backend *be)
 	if (hb->gstate != G_CAPTURE)
 		seg_reset(hb, hb->cur); /* what a failure left unsent */
 	return ret ? ret : r;
+}
+
+/* Submit without waiting; a replay has submitted the segment ending here */
+static int hb_flush(struct ht_backend *be)
+{
+	int ret = graph_op(be, FLUSH_HASH, "a flush", 0, NULL);
+
+	if (ret)
+		return ret < 0 ? ret : 0;
+	return cur_submit(be);
+}
+
+static int hb_set_stream(struct ht_backend *be, struct hpu_stream *s)
+{
+	struct hpu_be *hb = HB(be);
+
+	if (s && hpu_stream_device(s) != hb->dev)
+		return -EINVAL;
+	hb->stream = s;
+	return 0;
+}
+
+static int hb_mem_stats(struct ht_backend *be, uint64_t *in_use, uint64_t *peak)
+{
+	struct hpu_allocator_stats st;
+	int ret = hpu_allocator_stats(HB(be)->alloc, &st);
+
+	if (ret)
+		return ret;
+	*in_use = st.bytes_in_use;
+	*peak = st.peak_bytes_in_use;
+	return 0;
+}
+
+static struct hpu_device *hb_device(struct ht_backend *be)
+{
+	return HB(be)->dev;
 }
 
 /*
@@ -789,4 +834,8 @@ const struct ht_backend_ops ht_backend_hpu_ops = {
 	.sync = hb_sync,
 	.step_begin = hb_step_begin,
 	.step_end = hb_step_end,
+	.flush = hb_flush,
+	.set_stream = hb_set_stream,
+	.mem_stats = hb_mem_stats,
+	.device = hb_device,
 };

@@ -21,6 +21,7 @@
 #include "ht_tensor.h"
 
 struct hpu_device;
+struct hpu_stream;
 struct ht_tape;
 
 /* Where ops run */
@@ -110,6 +111,12 @@ struct ht_arena {
  * @sync: run everything issued so far and wait for it
  * @step_begin: a step starts; @graph: the step may be captured/replayed
  * @step_end: the step's work is issued (and waited for)
+ * @flush: submit what was issued so far without waiting (NULL: the
+ *	backend runs ops at once)
+ * @set_stream: later submissions are ordered on a libhpudrv stream (NULL:
+ *	not supported)
+ * @mem_stats: device memory in use and its peak (NULL: the arenas')
+ * @device: the device handle (NULL: none)
  */
 struct ht_backend_ops {
 	const char *name;
@@ -129,6 +136,11 @@ struct ht_backend_ops {
 	int (*sync)(struct ht_backend *be);
 	int (*step_begin)(struct ht_backend *be, bool graph);
 	int (*step_end)(struct ht_backend *be);
+	int (*flush)(struct ht_backend *be);
+	int (*set_stream)(struct ht_backend *be, struct hpu_stream *s);
+	int (*mem_stats)(struct ht_backend *be, uint64_t *in_use,
+			 uint64_t *peak);
+	struct hpu_device *(*device)(struct ht_backend *be);
 };
 
 extern const struct ht_backend_ops ht_backend_cpu_ops;
@@ -232,6 +244,54 @@ int ht_step_end(struct ht_backend *be);
  * Return: 0 or -errno.
  */
 int ht_backend_sync(struct ht_backend *be);
+
+/**
+ * ht_backend_flush() - submit what was issued so far without waiting for
+ * it (hpu; a no-op on cpu, which ran it already)
+ * @be: backend
+ *
+ * Lets other work (a collective on another stream) start after the
+ * program so far while the host goes on issuing ops. With a stream set
+ * (ht_backend_set_stream()), an event recorded on that stream afterwards
+ * completes when the submitted work did. In graph mode a flush is part
+ * of the captured step: the replay submits the captured segment that
+ * ends there.
+ *
+ * Return: 0 or -errno.
+ */
+int ht_backend_flush(struct ht_backend *be);
+
+/**
+ * ht_backend_set_stream() - submit the program through a libhpudrv
+ * stream: each submission starts after the stream's earlier work
+ * (e.g. hpu_stream_wait_event() on it) and the stream's later work
+ * (hpu_event_record()) after it
+ * @be: backend (hpu)
+ * @s: a stream of the backend's device, or NULL to stop
+ *
+ * Return: 0, -EOPNOTSUPP (cpu) or -EINVAL.
+ */
+int ht_backend_set_stream(struct ht_backend *be, struct hpu_stream *s);
+
+/**
+ * ht_backend_mem_stats() - device memory the backend holds
+ * @be: backend
+ * @in_use: receives the bytes in use (hpu: the allocator's; cpu: the
+ *	arenas')
+ * @peak: receives the largest @in_use seen
+ *
+ * Return: 0 or -errno.
+ */
+int ht_backend_mem_stats(struct ht_backend *be, uint64_t *in_use,
+			 uint64_t *peak);
+
+/**
+ * ht_backend_device() - the hpu device handle of @be
+ * @be: backend
+ *
+ * Return: the handle, or NULL on cpu.
+ */
+struct hpu_device *ht_backend_device(struct ht_backend *be);
 
 /**
  * ht_backend_kernel() - issue a TPC kernel

@@ -91,6 +91,35 @@ void ht_optim_zero_grad(struct ht_optim *o);
 /** ht_optim_steps() - updates done so far */
 uint32_t ht_optim_steps(const struct ht_optim *o);
 
+/**
+ * ht_optim_set_steps() - set the update count (a resumed run's; AdamW's
+ * bias correction uses it)
+ * @o: optimizer
+ * @steps: updates done
+ */
+void ht_optim_set_steps(struct ht_optim *o, uint32_t steps);
+
+/** ht_optim_lr() - learning rate of the first group (0 without groups) */
+float ht_optim_lr(const struct ht_optim *o);
+
+/**
+ * ht_optim_nstate() - state tensors of @o (momentum buffers, moments), in
+ * a fixed order, for checkpoints
+ * @o: optimizer
+ *
+ * Return: the count.
+ */
+unsigned int ht_optim_nstate(const struct ht_optim *o);
+
+/**
+ * ht_optim_state() - state tensor @i of @o (fp32, persistent)
+ * @o: optimizer
+ * @i: 0 .. ht_optim_nstate() - 1
+ *
+ * Return: the tensor, or NULL past the end.
+ */
+struct ht_tensor *ht_optim_state(const struct ht_optim *o, unsigned int i);
+
 /** ht_optim_free() - release an optimizer (@o may be NULL) */
 void ht_optim_free(struct ht_optim *o);
 

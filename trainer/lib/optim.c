@@ -168,6 +168,30 @@ uint32_t ht_optim_steps(const struct ht_optim *o)
 	return o->steps;
 }
 
+void ht_optim_set_steps(struct ht_optim *o, uint32_t steps)
+{
+	o->steps = steps;
+}
+
+float ht_optim_lr(const struct ht_optim *o)
+{
+	return o->ngroups ? o->groups[0].lr : 0.0f;
+}
+
+unsigned int ht_optim_nstate(const struct ht_optim *o)
+{
+	return o->nslots * (o->kind == HT_OPTIM_ADAMW ? 2 : 1);
+}
+
+struct ht_tensor *ht_optim_state(const struct ht_optim *o, unsigned int i)
+{
+	unsigned int per = o->kind == HT_OPTIM_ADAMW ? 2 : 1;
+
+	if (i >= o->nslots * per)
+		return NULL;
+	return i % per ? o->slots[i / per].s1 : o->slots[i / per].s0;
+}
+
 void ht_optim_free(struct ht_optim *o)
 {
 	unsigned int i;

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ckpt_file.c - checkpoints: one file written atomically (temporary
+ * file, fsync, rename, fsync of the directory), a header with a magic, a
+ * version and the CRC-32 of the payload, then the payload: what the run
+ * is (model, shapes, optimizers, data, world, batch, seed), where it is
+ * (step, epoch, loader position, the module's RNG) and its state (the
+ * parameters and every optimizer's state, fp32). Loading checks all of it
+ * and names the first mismatch. Integers are little-endian u64, floats
+ * IEEE binary32 as stored in memory (x86-64 and AArch64 alike).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "ht_error.h"
+#include "trainer_internal.h"
+
+#define CKPT_MAGIC   "HTCKPT\x01\n"
+#define CKPT_VERSION 1U
+
+/**
+ * struct ckpt_header - the first 32 bytes of a checkpoint
+ * @magic: CKPT_MAGIC
+ * @version: CKPT_VERSION
+ * @header_bytes: sizeof(struct ckpt_header)
+ * @payload_bytes: bytes after the header
+ * @crc: CRC-32 (zlib) of the payload
+ * @pad: 0
+ */
+struct ckpt_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_bytes;
+	uint64_t payload_bytes;
+	uint32_t crc;
+	uint32_t pad;
+};
+
+/* A growing payload buffer (write) or a cursor over one (read) */
+struct buf {
+	uint8_t *p;
+	size_t len;
+	size_t cap;
+	size_t pos;
+	bool short_read;
+};
+
+static int put(struct buf *b, const void *src, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		uint8_t *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p)
+			return -ENOMEM;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+	return 0;
+}
+
+static int put_u64(struct buf *b, uint64_t v)
+{
+	uint8_t le[8];
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		le[i] = (uint8_t)(v >> (8 * i));
+	return put(b, le, sizeof(le));
+}
+
+static const void *get(struct buf *b, size_t n)
+{
+	const void *p;
+
+	if (b->short_read || b->len - b->pos < n) {
+		b->short_read = true;
+		return NULL;
+	}
+	p = b->p + b->pos;
+	b->pos += n;
+	return p;
+}
+
+static uint64_t get_u64(struct buf *b)
+{
+	const uint8_t *le = get(b, 8);
+	uint64_t v = 0;
+	unsigned int i;
+
+	if (!le)
+		return 0;
+	for (i = 0; i < 8; i++)
+		v |= (uint64_t)le[i] << (8 * i);
+	return v;
+}
+
+/* The identity of the run, the same on save and load */
+static int put_meta(struct ht_trainer *t, struct buf *b)
+{
+	struct ht_module *m = t->m;
+	unsigned int i;
+	int ret = 0;
+
+	ret |= put_u64(b, (uint64_t)t->o.model);
+	ret |= put_u64(b, t->features);
+	ret |= put_u64(b, t->classes);
+	ret |= put_u64(b, t->ds_train.n);
+	ret |= put_u64(b, t->world);
+	ret |= put_u64(b, t->o.batch_size);
+	ret |= put_u64(b, t->o.accumulate_grad_batches);
+	ret |= put_u64(b, t->o.seed);
+	ret |= put_u64(b, m->nparams);
+	for (i = 0; i < m->nparams; i++)
+		ret |= put_u64(b, m->params[i]->numel);
+	ret |= put_u64(b, m->noptims);
+	for (i = 0; i < m->noptims; i++)
+		ret |= put_u64(b, ht_optim_nstate(m->optims[i]));
+	return ret ? -ENOMEM : 0;
+}
+
+static const char *const meta_name[] = {
+	"model",
+	"features",
+	"classes",
+	"training samples",
+	"world size",
+	"per-rank batch size",
+	"accumulate_grad_batches",
+	"seed",
+};
+
+/* Every tensor of the state, in file order */
+static struct ht_tensor *state_tensor(struct ht_trainer *t, unsigned int i)
+{
+	struct ht_module *m = t->m;
+	unsigned int k, n;
+
+	if (i < m->nparams)
+		return m->params[i];
+	i -= m->nparams;
+	for (k = 0; k < m->noptims; k++) {
+		n = ht_optim_nstate(m->optims[k]);
+		if (i < n)
+			return ht_optim_state(m->optims[k], i);
+		i -= n;
+	}
+	return NULL;
+}
+
+static int build_payload(struct ht_trainer *t, struct buf *b)
+{
+	struct ht_loader_state ls;
+	struct ht_tensor *x;
+	size_t start, total = 0;
+	unsigned int i;
+	int ret;
+
+	ret = put_meta(t, b);
+	ht_loader_get_state(t->loader, &ls);
+	ret |= put_u64(b, t->step);
+	ret |= put_u64(b, t->epoch);
+	ret |= put_u64(b, t->batch);
+	ret |= put_u64(b, ls.epoch);
+	ret |= put_u64(b, ls.step);
+	for (i = 0; i < t->m->noptims; i++)
+		ret |= put_u64(b, ht_optim_steps(t->m->optims[i]));
+	for (i = 0; i < 4; i++)
+		ret |= put_u64(b, t->m->rng.s[i]);
+	if (ret)
+		return -ENOMEM;
+	/* room first: the fetches write into it at the synchronization */
+	for (i = 0; (x = state_tensor(t, i)); i++)
+		total += x->numel * 4;
+	if (b->len + total > b->cap) {
+		uint8_t *p = realloc(b->p, b->len + total);
+
+		if (!p)
+			return -ENOMEM;
+		b->p = p;
+		b->cap = b->len + total;
+	}
+	start = b->len;
+	b->len += total;
+	for (i = 0; (x = state_tensor(t, i)); i++) {
+		ret = ht_tensor_fetch(x, b->p + start);
+		if (ret)
+			return ret;
+		start += x->numel * 4;
+	}
+	return ht_backend_sync(t->be);
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void fsync_dir(const char *path)
+{
+	char tmp[PATH_MAX];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	fd = open(dirname(tmp), O_RDONLY | O_DIRECTORY);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int ckpt_save(struct ht_trainer *t, const char *path)
+{
+	struct ckpt_header h = { .version = CKPT_VERSION,
+				 .header_bytes = sizeof(h) };
+	char tmp[PATH_MAX];
+	struct buf b = { 0 };
+	int fd, ret;
+
+	ret = build_payload(t, &b);
+	if (ret) {
+		free(b.p);
+		return trainer_seterr(t, ret, "checkpoint %s: %s", path,
+				      t->be->err[0] ? t->be->err :
+						      strerror(-ret));
+	}
+	memcpy(h.magic, CKPT_MAGIC, sizeof(h.magic));
+	h.payload_bytes = b.len;
+	h.crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), b.p, (uInt)b.len);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
+	    (int)sizeof(tmp)) {
+		free(b.p);
+		return trainer_seterr(t, -ENAMETOOLONG,
+				      "checkpoint path too long: %s", path);
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		goto err_free;
+	}
+	ret = write_all(fd, &h, sizeof(h));
+	if (!ret)
+		ret = write_all(fd, b.p, b.len);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		goto err_free;
+	}
+	fsync_dir(path);
+	free(b.p);
+	return 0;
+
+err_free:
+	free(b.p);
+	return trainer_seterr(t, ret, "cannot write checkpoint %s: %s", path,
+			      strerror(-ret));
+}
+
+static int read_file(const char *path, struct buf *b)
+{
+	struct stat st;
+	size_t got = 0;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)1 << 34) {
+		ret = -EINVAL;
+		goto out;
+	}
+	b->len = (size_t)st.st_size;
+	b->p = malloc(b->len ? b->len : 1);
+	if (!b->p) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	while (got < b->len) {
+		ssize_t r = read(fd, b->p + got, b->len - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			ret = r < 0 ? -errno : -EIO;
+			goto out;
+		}
+		got += (size_t)r;
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+/* The header and the checksum; @b's cursor ends at the payload */
+static int check_header(struct ht_trainer *t, const char *path, struct buf *b)
+{
+	const struct ckpt_header *h = get(b, sizeof(*h));
+	uint32_t crc;
+
+	if (!h || memcmp(h->magic, CKPT_MAGIC, sizeof(h->magic)))
+		return trainer_seterr(
+			t, -EINVAL, "%s is not a checkpoint (bad magic)", path);
+	if (h->version != CKPT_VERSION || h->header_bytes != sizeof(*h))
+		return trainer_seterr(
+			t, -EINVAL,
+			"checkpoint %s has version %u, this build reads version %u",
+			path, h->version, CKPT_VERSION);
+	if (h->payload_bytes != b->len - sizeof(*h))
+		return trainer_seterr(
+			t, -EINVAL,
+			"checkpoint %s is truncated or has trailing bytes (%zu payload bytes, header says %llu)",
+			path, b->len - sizeof(*h),
+			(unsigned long long)h->payload_bytes);
+	crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), b->p + b->pos,
+			      (uInt)(b->len - b->pos));
+	if (crc != h->crc)
+		return trainer_seterr(
+			t, -EINVAL,
+			"checkpoint %s is corrupt (checksum %08x, expected %08x)",
+			path, crc, h->crc);
+	return 0;
+}
+
+/* The file's identity against this run's */
+static int check_meta(struct ht_trainer *t, const char *path, struct buf *b)
+{
+	struct buf mine = { 0 };
+	unsigned int i, n;
+	int ret;
+
+	ret = put_meta(t, &mine);
+	if (ret)
+		return ret;
+	n = (unsigned int)(mine.len / 8);
+	for (i = 0; i < n; i++) {
+		uint64_t want = get_u64(&mine), got = get_u64(b);
+
+		if (b->short_read) {
+			ret = trainer_seterr(t, -EINVAL,
+					     "checkpoint %s ends early", path);
+			break;
+		}
+		if (want == got)
+			continue;
+		if (i < sizeof(meta_name) / sizeof(meta_name[0]))
+			ret = trainer_seterr(
+				t, -EINVAL,
+				"checkpoint %s does not match this run: %s %llu in the file, %llu now",
+				path, meta_name[i], (unsigned long long)got,
+				(unsigned long long)want);
+		else
+			ret = trainer_seterr(
+				t, -EINVAL,
+				"checkpoint %s does not match this run: the model's parameters or optimizers differ",
+				path);
+		break;
+	}
+	free(mine.p);
+	return ret;
+}
+
+static int restore(struct ht_trainer *t, const char *path, struct buf *b)
+{
+	struct ht_loader_state ls;
+	struct ht_tensor *x;
+	uint64_t step, epoch, batch, lepoch, lstep;
+	uint64_t osteps[HT_MODULE_MAX_OPTIMS], rng[4];
+	const void *data;
+	unsigned int i;
+	int ret;
+
+	step = get_u64(b);
+	epoch = get_u64(b);
+	batch = get_u64(b);
+	lepoch = get_u64(b);
+	lstep = get_u64(b);
+	for (i = 0; i < t->m->noptims; i++)
+		osteps[i] = get_u64(b);
+	for (i = 0; i < 4; i++)
+		rng[i] = get_u64(b);
+	for (i = 0; !b->short_read && (x = state_tensor(t, i)); i++) {
+		data = get(b, x->numel * 4);
+		if (data)
+			ret = ht_tensor_upload(x, data);
+		else
+			ret = 0;
+		if (ret)
+			return trainer_seterr(t, ret, "checkpoint %s: %s", path,
+					      t->be->err);
+	}
+	if (b->short_read || b->pos != b->len || lepoch != epoch ||
+	    lstep != batch)
+		return trainer_seterr(t, -EINVAL,
+				      "checkpoint %s: inconsistent contents",
+				      path);
+	ret = ht_backend_sync(t->be);
+	if (ret)
+		return trainer_seterr(t, ret, "checkpoint %s: %s", path,
+				      t->be->err);
+	ht_loader_get_state(t->loader, &ls);
+	ls.epoch = epoch;
+	ls.step = batch;
+	ret = ht_loader_set_state(t->loader, &ls, t->err, sizeof(t->err));
+	if (ret)
+		return ret;
+	for (i = 0; i < t->m->noptims; i++)
+		ht_optim_set_steps(t->m->optims[i], (uint32_t)osteps[i]);
+	memcpy(t->m->rng.s, rng, sizeof(rng));
+	t->step = step;
+	t->epoch = epoch;
+	t->batch = batch;
+	t->resumed_step = step;
+	return 0;
+}
+
+int ckpt_load(struct ht_trainer *t, const char *path)
+{
+	struct buf b = { 0 };
+	int ret;
+
+	ret = read_file(path, &b);
+	if (ret) {
+		trainer_seterr(t, ret, "cannot read checkpoint %s: %s", path,
+			       ret == -EINVAL ? "not a regular file" :
+						strerror(-ret));
+		goto out;
+	}
+	ret = check_header(t, path, &b);
+	if (!ret)
+		ret = check_meta(t, path, &b);
+	if (!ret)
+		ret = restore(t, path, &b);
+out:
+	free(b.p);
+	return ret;
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ddp_comm.c - the DDP communicator of a rank: rendezvous at the
+ * cluster's MASTER_ADDR:MASTER_PORT (rank 0 hosts the store), the
+ * compute and communication streams, the broadcast of the parameters
+ * from rank 0, and small host-value reductions (validation metrics).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddp.h"
+#include "hpudrv.h"
+#include "ht_error.h"
+
+/*
+ * hpuccl_unique_id_from_env() reads MASTER_ADDR/MASTER_PORT (HCCL_COMM_ID
+ * first, as libhpuccl documents); the cluster info is the truth, so it is
+ * put into this process's environment first.
+ */
+static int comm_id(struct ht_trainer *t, struct hpuccl_unique_id *id)
+{
+	const struct ht_cluster *c = &t->o.cluster;
+	char port[16];
+
+	snprintf(port, sizeof(port), "%u", (unsigned int)c->master_port);
+	if (setenv("MASTER_ADDR",
+		   c->master_addr[0] ? c->master_addr : "127.0.0.1", 1) ||
+	    setenv("MASTER_PORT", port, 1))
+		return -errno;
+	return hpuccl_unique_id_from_env(id, (int)t->rank);
+}
+
+int ddp_create(struct ht_trainer *t)
+{
+	struct hpuccl_config cfg = { .dev = t->dev,
+				     .timeout_ms = t->o.ccl_timeout_ms };
+	struct hpuccl_unique_id id;
+	struct ht_ddp *d;
+	uint32_t four = 4;
+	int ret;
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	t->ddp = d;
+	d->be = t->be;
+	ret = comm_id(t, &id);
+	if (ret)
+		return trainer_seterr(
+			t, ret,
+			"DDP rank %u: no rendezvous at %s:%u (MASTER_ADDR/MASTER_PORT): %s",
+			t->rank, t->o.cluster.master_addr,
+			(unsigned int)t->o.cluster.master_port,
+			hpuccl_strerror(ret));
+	ret = hpuccl_comm_init_rank_config(&d->comm, (int)t->world, &id,
+					   (int)t->rank, &cfg);
+	if (ret)
+		return trainer_seterr(
+			t, ret,
+			"DDP rank %u of %u: joining the communicator at %s:%u failed: %s",
+			t->rank, t->world, t->o.cluster.master_addr,
+			(unsigned int)t->o.cluster.master_port,
+			hpuccl_strerror(ret));
+	ret = hpu_stream_create(t->dev, HPU_STREAM_QUEUE_AUTO, &d->compute);
+	if (!ret)
+		ret = hpu_stream_create(t->dev, HPU_STREAM_QUEUE_AUTO,
+					&d->comm_stream);
+	if (!ret)
+		ret = hpu_event_create(t->dev, &d->ev_compute);
+	if (!ret)
+		ret = hpu_event_create(t->dev, &d->ev_comm);
+	if (!ret)
+		ret = ht_backend_set_stream(t->be, d->compute);
+	if (!ret)
+		ret = ht_tensor_new(t->be, HT_F32, 1, &four, true, &d->scratch);
+	if (ret)
+		return trainer_seterr(t, ret, "DDP setup failed: %s",
+				      hpu_strerror(ret));
+	return 0;
+}
+
+void ddp_destroy(struct ht_ddp *d)
+{
+	if (!d)
+		return;
+	if (d->be)
+		ht_backend_set_stream(d->be, NULL);
+	if (d->comm_stream)
+		hpu_stream_synchronize(d->comm_stream);
+	hpuccl_comm_destroy(d->comm);
+	hpu_event_destroy(d->ev_compute);
+	hpu_event_destroy(d->ev_comm);
+	hpu_stream_destroy(d->compute);
+	hpu_stream_destroy(d->comm_stream);
+	ht_tensor_free(d->loss_slot);
+	ht_tensor_free(d->scratch);
+	free(d->buckets);
+	free(d);
+}
+
+static int comm_err(struct ht_trainer *t, int ret, const char *what)
+{
+	int a = hpuccl_comm_get_async_error(t->ddp->comm);
+
+	return trainer_seterr(t, a ? a : ret, "DDP rank %u: %s failed: %s",
+			      t->rank, what, hpuccl_strerror(a ? a : ret));
+}
+
+int ddp_broadcast_params(struct ht_trainer *t)
+{
+	struct ht_ddp *d = t->ddp;
+	struct ht_module *m = t->m;
+	unsigned int i;
+	int ret;
+
+	ret = ht_backend_sync(t->be);
+	if (ret)
+		return trainer_seterr(t, ret, "%s", t->be->err);
+	for (i = 0; i < m->nparams; i++) {
+		ret = hpuccl_broadcast(m->params[i]->addr, m->params[i]->addr,
+				       m->params[i]->numel, HPUCCL_FLOAT32, 0,
+				       d->comm, d->comm_stream);
+		if (ret)
+			return comm_err(t, ret, "broadcast of the parameters");
+	}
+	ret = hpu_stream_synchronize(d->comm_stream);
+	return ret ? comm_err(t, ret, "broadcast of the parameters") : 0;
+}
+
+int ddp_allreduce_host(struct ht_trainer *t, float *v, unsigned int n)
+{
+	struct ht_ddp *d = t->ddp;
+	int ret;
+
+	if (n > 4)
+		return -EINVAL;
+	ret = t->be->ops->upload(t->be, d->scratch->addr, v, n * sizeof(*v));
+	if (!ret)
+		ret = ht_backend_sync(t->be);
+	if (ret)
+		return trainer_seterr(t, ret, "%s", t->be->err);
+	ret = hpuccl_allreduce(d->scratch->addr, d->scratch->addr, n,
+			       HPUCCL_FLOAT32, HPUCCL_SUM, d->comm,
+			       d->comm_stream);
+	if (!ret)
+		ret = hpu_stream_synchronize(d->comm_stream);
+	if (ret)
+		return comm_err(t, ret, "allreduce of the metrics");
+	ret = t->be->ops->fetch(t->be, v, d->scratch->addr, n * sizeof(*v));
+	if (!ret)
+		ret = ht_backend_sync(t->be);
+	return ret ? trainer_seterr(t, ret, "%s", t->be->err) : 0;
+}

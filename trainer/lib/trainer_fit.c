@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trainer_fit.c - the fit loop: epochs over the training loader in
+ * optimizer steps of accumulate_grad_batches micro-batches, validation
+ * every check_val_every_n_epoch epochs, checkpoints, callbacks; and the
+ * benchmark (ht_trainer.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ht_error.h"
+#include "trainer_internal.h"
+
+static int push_loss(struct ht_trainer *t, float loss)
+{
+	if (t->nlosses == t->losses_cap) {
+		uint64_t cap = t->losses_cap ? 2 * t->losses_cap : 256;
+		float *p = realloc(t->losses, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		t->losses = p;
+		t->losses_cap = cap;
+	}
+	t->losses[t->nlosses++] = loss;
+	return 0;
+}
+
+/* Loader steps of an epoch (limit_train_batches applied) */
+static uint64_t epoch_steps(const struct ht_trainer *t)
+{
+	uint64_t s = ht_loader_steps_per_epoch(t->loader);
+
+	if (t->o.limit_train_batches && t->o.limit_train_batches < s)
+		s = t->o.limit_train_batches;
+	return s;
+}
+
+/* Take the next @k batches of the epoch */
+static int take(struct ht_trainer *t, struct ht_batch **b, unsigned int k)
+{
+	unsigned int j;
+	int ret;
+
+	for (j = 0; j < k; j++) {
+		ret = ht_loader_next(t->loader, &b[j]);
+		if (ret) {
+			while (j--)
+				ht_loader_release(t->loader, b[j]);
+			return trainer_seterr(t, ret == -ENODATA ? -EIO : ret,
+					      "the data loader ended early: %s",
+					      strerror(-ret));
+		}
+	}
+	return 0;
+}
+
+/* One optimizer step at the loader's position; fills @info */
+static int one_step(struct ht_trainer *t, uint64_t S, struct ht_step_info *info)
+{
+	struct ht_batch *b[HT_LOADER_MAX_PREFETCH];
+	unsigned int k = t->o.accumulate_grad_batches, j;
+	uint64_t samples = 0;
+	double t0;
+	float loss;
+	int ret;
+
+	if (k > S - t->batch)
+		k = (unsigned int)(S - t->batch);
+	ret = take(t, b, k);
+	if (ret)
+		return ret;
+	for (j = 0; j < k; j++)
+		samples += b[j]->global_n;
+	t0 = trainer_now();
+	ret = trainer_opt_step(t, b, k, &loss);
+	for (j = 0; j < k; j++)
+		ht_loader_release(t->loader, b[j]);
+	if (ret)
+		return ret;
+	memset(info, 0, sizeof(*info));
+	info->step_time_s = trainer_now() - t0;
+	t->batch += k;
+	t->step++;
+	info->epoch = t->epoch;
+	info->batch = t->batch - 1;
+	info->batches = S;
+	info->step = t->step;
+	info->loss = loss;
+	info->lr = t->m->noptims ? ht_optim_lr(t->m->optims[0]) : 0.0f;
+	info->samples = samples;
+	info->samples_per_s = info->step_time_s > 0 ?
+				      (double)samples / info->step_time_s :
+				      0.0;
+	info->utilization = -1;
+	return 0;
+}
+
+static int checkpoint_due(struct ht_trainer *t, bool at_end)
+{
+	char path[4096];
+	int ret;
+
+	if (!t->o.ckpt_dir || t->rank != 0)
+		return 0;
+	if (!at_end &&
+	    (!t->o.ckpt_every_n_steps || t->step % t->o.ckpt_every_n_steps))
+		return 0;
+	if (!at_end) {
+		snprintf(path, sizeof(path), "%s/ckpt-step-%llu.htck",
+			 t->o.ckpt_dir, (unsigned long long)t->step);
+		ret = ckpt_save(t, path);
+		if (ret)
+			return ret;
+	}
+	snprintf(path, sizeof(path), "%s/last.htck", t->o.ckpt_dir);
+	return ckpt_save(t, path);
+}
+
+/* The epoch is over: validate, move the loader to the next one */
+static int epoch_end(struct ht_trainer *t, struct ht_step_info *last)
+{
+	uint32_t every = t->o.check_val_every_n_epoch;
+	int ret;
+
+	if (every && t->ds_val.n && (t->epoch + 1) % every == 0) {
+		ret = ht_trainer_validate(t, NULL);
+		if (ret)
+			return ret;
+	}
+	cb_epoch_end(t, last);
+	t->epoch++;
+	t->batch = 0;
+	ret = ht_loader_seek(t->loader, t->epoch, 0);
+	return ret ? trainer_seterr(t, ret, "loader seek failed") : 0;
+}
+
+static bool steps_left(const struct ht_trainer *t)
+{
+	return !t->o.max_steps || t->step < t->o.max_steps;
+}
+
+static bool epochs_left(const struct ht_trainer *t)
+{
+	return !t->o.max_epochs || t->epoch < t->o.max_epochs;
+}
+
+int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
+{
+	struct ht_step_info info = { .utilization = -1 };
+	uint64_t first_step = t->step, timed = 0;
+	double t_fit = trainer_now(), t_steps = 0.0, samples = 0.0;
+	bool stop = false;
+	int ret = 0;
+
+	t->err[0] = 0;
+	t->nlosses = 0;
+	while (!ret && !stop && epochs_left(t)) {
+		uint64_t S = epoch_steps(t);
+
+		if (t->batch == 0)
+			cb_epoch_start(t, S);
+		while (!ret && !stop && t->batch < S && steps_left(t)) {
+			ret = one_step(t, S, &info);
+			if (ret)
+				break;
+			ret = push_loss(t, info.loss);
+			if (t->step > first_step + 1) {
+				t_steps += info.step_time_s;
+				samples += (double)info.samples;
+				timed++;
+			}
+			cb_device_stats(t, &info);
+			if (!ret)
+				ret = checkpoint_due(t, false);
+			if (!ret)
+				cb_step(t, &info);
+			if (!ret && t->o.on_step) {
+				int r = t->o.on_step(&info, t->o.on_step_arg);
+
+				if (r < 0)
+					ret = trainer_seterr(
+						t, r,
+						"stopped by the step callback: %s",
+						strerror(-r));
+				else if (r > 0)
+					stop = true;
+			}
+		}
+		if (ret)
+			break;
+		if (t->batch >= S)
+			ret = epoch_end(t, &info);
+		if (!steps_left(t))
+			stop = true;
+	}
+	if (!ret)
+		ret = checkpoint_due(t, true);
+	if (res) {
+		memset(res, 0, sizeof(*res));
+		res->losses = t->losses;
+		res->nlosses = t->nlosses;
+		res->steps = t->step;
+		res->epochs = t->epoch;
+		res->resumed_step = t->resumed_step;
+		res->val_loss = t->val_loss;
+		res->val_acc = t->val_acc;
+		res->test_loss = NAN;
+		res->test_acc = NAN;
+		res->fit_time_s = trainer_now() - t_fit;
+		res->step_time_s = timed ? t_steps / (double)timed :
+					   info.step_time_s;
+		res->samples_per_s = t_steps > 0 ? samples / t_steps : 0.0;
+	}
+	return ret;
+}
+
+int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
+{
+	uint32_t n = t->o.bench_warmup + t->o.bench_steps, i;
+	struct ht_step_info info;
+	double tsum = 0.0, samples = 0.0;
+	int ret = 0;
+
+	t->err[0] = 0;
+	for (i = 0; !ret && i < n; i++) {
+		uint64_t S = epoch_steps(t);
+
+		if (t->batch >= S) {
+			t->epoch++;
+			t->batch = 0;
+			ret = ht_loader_seek(t->loader, t->epoch, 0);
+			if (ret)
+				break;
+		}
+		ret = one_step(t, S, &info);
+		if (!ret && i >= t->o.bench_warmup) {
+			tsum += info.step_time_s;
+			samples += (double)info.samples;
+		}
+	}
+	if (ret)
+		return ret;
+	if (res) {
+		res->step_time_s = t->o.bench_steps ? tsum / t->o.bench_steps :
+						      0.0;
+		res->samples_per_s = tsum > 0 ? samples / tsum : 0.0;
+	}
+	return 0;
+}

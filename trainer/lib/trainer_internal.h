@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trainer_internal.h - what the trainer's files share (ht_trainer.h is
+ * the API): the trainer, its DDP state, checkpoints and callbacks.
+ */
+#ifndef HT_TRAINER_INTERNAL_H
+#define HT_TRAINER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ht_backend.h"
+#include "ht_loader.h"
+#include "ht_module.h"
+#include "ht_trainer.h"
+
+struct ht_ddp;
+
+/**
+ * struct ht_callbacks - state of the built-in callbacks
+ * @bar: draw a progress bar (else plain lines)
+ * @quiet: no progress output
+ * @bar_len: characters of the last bar drawn (0: none on screen)
+ * @csv: the metrics log, or NULL
+ * @mem_peak: largest device memory in use seen
+ */
+struct ht_callbacks {
+	bool bar;
+	bool quiet;
+	int bar_len;
+	FILE *csv;
+	uint64_t mem_peak;
+};
+
+/**
+ * struct ht_trainer - one rank's training run
+ * @o: the options (copied)
+ * @err: message of the last failure
+ * @ds_full: the data set loaded (not for HT_TRAIN_DATA_GIVEN)
+ * @ds_train: training part
+ * @ds_val: validation part (n 0: none)
+ * @ds_test: test part (n 0: none)
+ * @features: elements of a sample
+ * @classes: classes of the data
+ * @world: ranks
+ * @rank: this rank
+ * @dev: the device (hpu)
+ * @be: backend
+ * @m: the module
+ * @loader: training loader
+ * @ddp: DDP state (NULL for one rank)
+ * @ids: token ids of a batch (mixer)
+ * @ids_cap: entries of @ids
+ * @epoch: epochs completed
+ * @batch: loader steps done in the current epoch
+ * @step: optimizer steps done
+ * @resumed_step: step of the checkpoint resumed from (0: none)
+ * @losses: losses of the current fit call
+ * @nlosses: entries
+ * @losses_cap: room
+ * @val_loss: last validation loss (NaN: none)
+ * @val_acc: last validation accuracy (NaN: none)
+ * @cb: callbacks
+ * @out: progress output (rank 0, or every rank when asked)
+ */
+struct ht_trainer {
+	struct ht_trainer_opts o;
+	char err[512];
+	struct ht_dataset ds_full;
+	struct ht_dataset ds_train;
+	struct ht_dataset ds_val;
+	struct ht_dataset ds_test;
+	uint32_t features;
+	uint32_t classes;
+	uint32_t world;
+	uint32_t rank;
+	struct hpu_device *dev;
+	struct ht_backend *be;
+	struct ht_module *m;
+	struct ht_loader *loader;
+	struct ht_ddp *ddp;
+	int32_t *ids;
+	size_t ids_cap;
+	uint64_t epoch;
+	uint64_t batch;
+	uint64_t step;
+	uint64_t resumed_step;
+	float *losses;
+	uint64_t nlosses;
+	uint64_t losses_cap;
+	float val_loss;
+	float val_acc;
+	struct ht_callbacks cb;
+	FILE *out;
+};
+
+/* trainer_step.c: one optimizer step over @k micro-batches */
+int trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
+		     unsigned int k, float *loss);
+/* the batch as the module's input (features or token ids) */
+int trainer_input(struct ht_trainer *t, const struct ht_batch *b,
+		  const void **x);
+
+/* trainer_eval.c: loss sum, correct count and samples of a split */
+int trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
+		     uint64_t limit, float *loss, float *acc, uint64_t *n);
+
+/* ddp_comm.c */
+int ddp_create(struct ht_trainer *t);
+void ddp_destroy(struct ht_ddp *d);
+int ddp_broadcast_params(struct ht_trainer *t);
+int ddp_allreduce_host(struct ht_trainer *t, float *v, unsigned int n);
+/* ddp_bucket.c */
+int ddp_buckets_init(struct ht_trainer *t);
+int ddp_step_prepare(struct ht_trainer *t, struct ht_tensor *loss,
+		     float prev_sum);
+int ddp_empty_micro(struct ht_trainer *t, bool first, bool last,
+		    float prev_sum);
+int ddp_step_finish(struct ht_trainer *t);
+int ddp_fetch_loss(struct ht_trainer *t, float *loss);
+int ddp_step_done(struct ht_trainer *t);
+
+/* ckpt_file.c */
+int ckpt_save(struct ht_trainer *t, const char *path);
+int ckpt_load(struct ht_trainer *t, const char *path);
+
+/* callback_*.c */
+int cb_init(struct ht_trainer *t);
+void cb_fini(struct ht_trainer *t);
+void cb_epoch_start(struct ht_trainer *t, uint64_t batches);
+void cb_step(struct ht_trainer *t, struct ht_step_info *info);
+void cb_epoch_end(struct ht_trainer *t, const struct ht_step_info *last);
+void cb_device_stats(struct ht_trainer *t, struct ht_step_info *info);
+int cb_csv_open(struct ht_trainer *t);
+void cb_csv_row(struct ht_trainer *t, const struct ht_step_info *info,
+		bool with_val);
+void cb_csv_close(struct ht_trainer *t);
+
+/* trainer_util */
+double trainer_now(void);
+int trainer_seterr(struct ht_trainer *t, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif /* HT_TRAINER_INTERNAL_H */

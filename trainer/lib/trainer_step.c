@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trainer_step.c - one optimizer step: K micro-batches whose losses are
+ * scaled to "sum over the samples / samples of the whole step", their
+ * gradients accumulated, then (DDP) summed over ranks and every
+ * optimizer run (docs/training.md, Strategies and DDP).
+ *
+ * In graph mode only the last micro-step of a full step (K micro-batches
+ * of the full per-rank batch) is captured and replayed: the others
+ * differ from it (no collectives, no optimizer) and a short last batch of
+ * an epoch has other shapes, so those run lazily beside the graph.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ht_error.h"
+#include "ht_graph.h"
+#include "ht_ops.h"
+#include "trainer_internal.h"
+
+int trainer_input(struct ht_trainer *t, const struct ht_batch *b,
+		  const void **x)
+{
+	uint32_t vocab = t->o.mixer.vocab;
+	size_t n = (size_t)b->n * t->features, i;
+
+	if (t->o.model != HT_TRAIN_MODEL_MIXER) {
+		*x = b->x;
+		return 0;
+	}
+	if (n > t->ids_cap) {
+		int32_t *p = realloc(t->ids, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		t->ids = p;
+		t->ids_cap = n;
+	}
+	/* x = level / (vocab - 1): the nearest level is the token */
+	for (i = 0; i < n; i++) {
+		float v = rintf(b->x[i] * (float)(vocab - 1));
+
+		t->ids[i] = v < 0.0f		   ? 0 :
+			    v > (float)(vocab - 1) ? (int32_t)vocab - 1 :
+						     (int32_t)v;
+	}
+	*x = t->ids;
+	return 0;
+}
+
+static int scale_bwd(struct ht_backend *be, struct ht_node *n)
+{
+	struct hpu_tpc_tensor d;
+
+	ht_tensor_desc(n->out->grad, &d);
+	return ht_grad_axpy(be, n->in[0], n->f[0], &d);
+}
+
+/* y = s * x for a scalar loss, with its backward */
+static int loss_scale(struct ht_tensor *x, float s, struct ht_tensor **y)
+{
+	struct ht_backend *be = x->be;
+	struct hpu_tpc_tensor d[2];
+	struct ht_tensor *out;
+	struct ht_node *node;
+	uint32_t p = ht_f2u(s);
+	int ret;
+
+	ret = ht_tensor_new(be, HT_F32, 0, NULL, false, &out);
+	if (ret)
+		return ret;
+	ht_tensor_desc(x, &d[0]);
+	ht_tensor_desc(out, &d[1]);
+	ret = ht_backend_kernel(be, HPU_TPC_KERNEL_SCALE, d, 2, &p, 1);
+	if (!ret && ht_needs_grad(be, &x, 1)) {
+		ret = ht_tape_record(be, "loss_scale", scale_bwd, out, &x, 1,
+				     &node);
+		if (!ret)
+			node->f[0] = s;
+	}
+	if (!ret)
+		*y = out;
+	return ret;
+}
+
+static int upload_batch(struct ht_trainer *t, const struct ht_batch *b,
+			struct ht_tensor **xt, struct ht_tensor **yt)
+{
+	struct ht_module *m = t->m;
+	uint32_t xs[2] = { b->n, m->in_features };
+	const void *x;
+	int ret;
+
+	ret = trainer_input(t, b, &x);
+	if (!ret)
+		ret = ht_tensor_new(m->be, m->in_dtype, 2, xs, false, xt);
+	if (!ret)
+		ret = ht_tensor_new(m->be, HT_I32, 1, &xs[0], false, yt);
+	if (!ret)
+		ret = ht_tensor_upload(*xt, x);
+	if (!ret)
+		ret = ht_tensor_upload(*yt, b->y);
+	return ret;
+}
+
+/* forward, scaled loss and backward of one micro-batch with samples */
+static int micro_body(struct ht_trainer *t, const struct ht_batch *b,
+		      float scale, bool first, bool last, float prev,
+		      float *loss)
+{
+	struct ht_module *m = t->m;
+	struct ht_tensor *xt, *yt, *lt, *logits;
+	unsigned int i;
+	int ret;
+
+	ret = upload_batch(t, b, &xt, &yt);
+	if (ret)
+		return ret;
+	if (first)
+		for (i = 0; i < m->noptims; i++)
+			ht_optim_zero_grad(m->optims[i]);
+	if (m->ops->training_step) {
+		ret = m->ops->training_step(m, xt, yt, &lt);
+	} else {
+		ret = m->ops->forward(m, xt, &logits);
+		if (!ret)
+			ret = ht_cross_entropy(logits, yt, &lt);
+	}
+	if (!ret && scale != 1.0f)
+		ret = loss_scale(lt, scale, &lt);
+	if (!ret && last && t->ddp)
+		ret = ddp_step_prepare(t, lt, prev);
+	if (!ret)
+		ret = ht_backward(lt);
+	if (!ret)
+		ret = ht_tensor_fetch(lt, loss);
+	return ret;
+}
+
+static int micro_step(struct ht_trainer *t, const struct ht_batch *b,
+		      float scale, bool first, bool last, bool graph,
+		      float prev, float *loss)
+{
+	struct ht_module *m = t->m;
+	unsigned int i;
+	int ret, r;
+
+	*loss = 0.0f;
+	ret = ht_step_begin(t->be, graph);
+	if (ret)
+		return ret;
+	if (b->n)
+		ret = micro_body(t, b, scale, first, last, prev, loss);
+	else if (t->ddp)
+		ret = ddp_empty_micro(t, first, last, prev);
+	if (!ret && last && t->ddp)
+		ret = ddp_step_finish(t);
+	for (i = 0; !ret && last && i < m->noptims; i++)
+		ret = ht_optim_step(m->optims[i]);
+	if (!ret && last && t->ddp)
+		ret = ddp_fetch_loss(t, loss);
+	r = ht_step_end(t->be);
+	if (!ret)
+		ret = r;
+	if (!ret && last && t->ddp)
+		ret = ddp_step_done(t);
+	return ret;
+}
+
+int trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
+		     unsigned int k, float *loss)
+{
+	uint32_t K = t->o.accumulate_grad_batches;
+	uint64_t total = 0;
+	float sum = 0.0f, l;
+	bool full = k == K;
+	unsigned int j;
+	int ret;
+
+	for (j = 0; j < k; j++) {
+		total += b[j]->global_n;
+		if (b[j]->n != t->o.batch_size)
+			full = false;
+	}
+	if (!total)
+		return trainer_seterr(t, -EINVAL, "an empty optimizer step");
+	for (j = 0; j < k; j++) {
+		bool last = j + 1 == k;
+		float scale = (float)((double)b[j]->n / (double)total);
+
+		ret = micro_step(t, b[j], scale, j == 0, last, full && last,
+				 sum, &l);
+		if (ret) {
+			if (t->be->err[0])
+				trainer_seterr(t, ret, "training step %llu: %s",
+					       (unsigned long long)t->step + 1,
+					       t->be->err);
+			else if (!t->err[0])
+				trainer_seterr(t, ret,
+					       "training step %llu failed: %s",
+					       (unsigned long long)t->step + 1,
+					       strerror(-ret));
+			return ret;
+		}
+		/* DDP: the last micro-step returns the global sum */
+		sum = last && t->ddp ? l : sum + l;
+	}
+	*loss = sum;
+	return 0;
+}

@@ -185,17 +185,18 @@ $(LIBHPUCCL_A): $(CCL_OBJS) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
+# Rewritten only when the install paths change, so the .pc files follow
+# PREFIX (defined before the first rule that depends on it).
+PATHS_STAMP := $(O)/lib/pkgconfig/paths.stamp
+$(PATHS_STAMP): FORCE | $(DIRS)
+	$(Q)echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)' | cmp -s - $@ || \
+		echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)' > $@
+
 $(LIBHPUCCL_PC): trainer/ccl/libhpuccl.pc.in $(PATHS_STAMP) | $(DIRS)
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 		$< > $@
-
-# Rewritten only when the install paths change, so the .pc follows PREFIX.
-PATHS_STAMP := $(O)/lib/pkgconfig/paths.stamp
-$(PATHS_STAMP): FORCE | $(DIRS)
-	$(Q)echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)' | cmp -s - $@ || \
-		echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)' > $@
 
 $(LIBHPUDRV_PC): libhpudrv/libhpudrv.pc.in $(PATHS_STAMP) | $(DIRS)
 	$(call msg,GEN,$@)
@@ -205,25 +206,29 @@ $(LIBHPUDRV_PC): libhpudrv/libhpudrv.pc.in $(PATHS_STAMP) | $(DIRS)
 
 # ---------------------------------------------------------------- programs
 DRV_LINK = -L$(O)/lib -lhpudrv -Wl,-rpath,'$$ORIGIN/../lib'
+# What the tools share outside libhpudrv's API (the EACCES explanation)
+TOOL_COMMON_OBJS = $(call obj,common/hpu_access.c)
 
 $(HPU_FUSED): $(call obj,fusedev/main.c) $(LIBFUSEDEV) $(LIBHPUSIM) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(call pkg_libs,fuse3) $(BLAS_LIBS) \
 		$(LDLIBS_BASE)
 
-$(HPU_SMI): $(call obj,$(SMI_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
+$(HPU_SMI): $(call obj,$(SMI_SRCS)) $(TOOL_COMMON_OBJS) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(SMI_SRCS)) $(DRV_LINK) $(LDLIBS_BASE)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(SMI_SRCS)) $(TOOL_COMMON_OBJS) \
+		$(DRV_LINK) $(LDLIBS_BASE)
 
 $(HPU_BENCH): $(call obj,$(BENCH_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRCS)) $(DRV_LINK) \
 		$(call pkg_libs,fuse3) $(BLAS_LIBS) $(LDLIBS_BASE)
 
-$(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(LIBHPUCCL_SO) $(LIBHPUDRV_SO) | $(DIRS)
+$(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) $(LIBHPUCCL_SO) \
+		$(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(CCL_TOOL_SRCS)) -L$(O)/lib -lhpuccl \
-		$(DRV_LINK) $(LDLIBS_BASE)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) \
+		-L$(O)/lib -lhpuccl $(DRV_LINK) $(LDLIBS_BASE)
 
 $(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS)) | $(DIRS)
 	$(call msg,AR,$@)
@@ -334,33 +339,67 @@ bench-ccl: all mpi-ref
 	$(Q)O=$(O) tools/run-bench ccl
 
 # ---------------------------------------------------------------- install
+# What `make install` puts under $(DESTDIR) and `make uninstall` removes
+# again, file by file (docs/install.md lists the tree). udev and systemd
+# read $(PREFIX)/lib/... for PREFIX=/usr and /usr/local; with another
+# prefix, point UDEVRULESDIR, SYSTEMDUNITDIR and SYSUSERSDIR at /etc/...
+MANDIR ?= $(PREFIX)/share/man
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+
+INST_HDRS := $(sort $(wildcard uapi/*.h libhpudrv/include/hpu/*.h \
+	trainer/ccl/include/hpu/*.h))
+INST_MAN1 := $(sort $(wildcard docs/man/*.1))
+INST_MAN8 := $(sort $(wildcard docs/man/*.8))
+INST_DATA := trainer/data/digits.csv.gz trainer/data/README.md
+INST_BINS := $(filter-out $(HPU_FUSED),$(TOOLS))
+# Every file and link, relative to $(DESTDIR)
+INST_FILES = $(LIBDIR)/libhpudrv.so.$(VERSION) $(LIBDIR)/$(DRV_SONAME) \
+	$(LIBDIR)/libhpudrv.so $(LIBDIR)/pkgconfig/libhpudrv.pc \
+	$(LIBDIR)/libhpuccl.so.$(VERSION) $(LIBDIR)/$(CCL_SONAME) \
+	$(LIBDIR)/libhpuccl.so $(LIBDIR)/pkgconfig/libhpuccl.pc \
+	$(addprefix $(INCLUDEDIR)/hpu/,$(notdir $(INST_HDRS))) \
+	$(SBINDIR)/hpu-fused $(addprefix $(BINDIR)/,$(notdir $(INST_BINS))) \
+	$(addprefix $(MANDIR)/man1/,$(notdir $(INST_MAN1))) \
+	$(addprefix $(MANDIR)/man8/,$(notdir $(INST_MAN8))) \
+	$(addprefix $(HPU_DATADIR)/,$(notdir $(INST_DATA))) \
+	$(UDEVRULESDIR)/60-hpu.rules $(SYSTEMDUNITDIR)/hpu-fused.service \
+	$(SYSUSERSDIR)/hpu.conf
+# Directories only hpu uses, removed when uninstall leaves them empty
+INST_OWN_DIRS = $(INCLUDEDIR)/hpu $(HPU_DATADIR) $(dir $(HPU_DATADIR))
+
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
-	$(Q)install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/hpu \
-		$(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
-	$(Q)install -m 0755 $(LIBHPUDRV_SO) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -d $(addprefix $(DESTDIR),$(LIBDIR)/pkgconfig \
+		$(INCLUDEDIR)/hpu $(BINDIR) $(SBINDIR) $(MANDIR)/man1 \
+		$(MANDIR)/man8 $(HPU_DATADIR) $(UDEVRULESDIR) \
+		$(SYSTEMDUNITDIR) $(SYSUSERSDIR))
+	$(Q)install -m 0755 $(LIBHPUDRV_SO) $(LIBHPUCCL_SO) $(DESTDIR)$(LIBDIR)/
 	$(Q)ln -sf libhpudrv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(DRV_SONAME)
 	$(Q)ln -sf $(DRV_SONAME) $(DESTDIR)$(LIBDIR)/libhpudrv.so
-	$(Q)install -m 0644 $(LIBHPUDRV_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
-	$(Q)install -m 0755 $(LIBHPUCCL_SO) $(DESTDIR)$(LIBDIR)/
 	$(Q)ln -sf libhpuccl.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(CCL_SONAME)
 	$(Q)ln -sf $(CCL_SONAME) $(DESTDIR)$(LIBDIR)/libhpuccl.so
-	$(Q)install -m 0644 $(LIBHPUCCL_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
-	$(Q)install -m 0644 uapi/*.h libhpudrv/include/hpu/*.h \
-		trainer/ccl/include/hpu/*.h $(DESTDIR)$(INCLUDEDIR)/hpu/
+	$(Q)install -m 0644 $(LIBHPUDRV_PC) $(LIBHPUCCL_PC) \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/
+	$(Q)install -m 0644 $(INST_HDRS) $(DESTDIR)$(INCLUDEDIR)/hpu/
 	$(Q)install -m 0755 $(HPU_FUSED) $(DESTDIR)$(SBINDIR)/
-	$(Q)install -m 0755 $(filter-out $(HPU_FUSED),$(TOOLS)) $(DESTDIR)$(BINDIR)/
-	$(Q)install -d $(DESTDIR)$(HPU_DATADIR)
-	$(Q)install -m 0644 trainer/data/digits.csv.gz trainer/data/README.md \
-		$(DESTDIR)$(HPU_DATADIR)/
+	$(Q)install -m 0755 $(INST_BINS) $(DESTDIR)$(BINDIR)/
+	$(Q)install -m 0644 $(INST_MAN1) $(DESTDIR)$(MANDIR)/man1/
+	$(Q)install -m 0644 $(INST_MAN8) $(DESTDIR)$(MANDIR)/man8/
+	$(Q)install -m 0644 $(INST_DATA) $(DESTDIR)$(HPU_DATADIR)/
+	$(Q)install -m 0644 tools/udev/60-hpu.rules $(DESTDIR)$(UDEVRULESDIR)/
+	$(Q)sed -e 's|@SBINDIR@|$(SBINDIR)|g' tools/systemd/hpu-fused.service.in \
+		> $(DESTDIR)$(SYSTEMDUNITDIR)/hpu-fused.service
+	$(Q)chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/hpu-fused.service
+	$(Q)install -m 0644 tools/systemd/hpu.sysusers \
+		$(DESTDIR)$(SYSUSERSDIR)/hpu.conf
 
 uninstall:
-	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libhpudrv.so* $(DESTDIR)$(LIBDIR)/libhpuccl.so* \
-		$(DESTDIR)$(LIBDIR)/pkgconfig/libhpudrv.pc \
-		$(DESTDIR)$(LIBDIR)/pkgconfig/libhpuccl.pc $(DESTDIR)$(BINDIR)/hpu-ccl-tests \
-		$(DESTDIR)$(SBINDIR)/hpu-fused $(DESTDIR)$(BINDIR)/hpu-smi \
-		$(DESTDIR)$(BINDIR)/hpu-bench
-	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/hpu $(DESTDIR)$(HPU_DATADIR)
+	$(call msg,UNINST,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INST_FILES))
+	$(Q)for d in $(addprefix $(DESTDIR),$(INST_OWN_DIRS)); do \
+		[ ! -d "$$d" ] || rmdir --ignore-fail-on-non-empty "$$d"; done
 
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] fusedev/*.[ch] \

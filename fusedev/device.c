@@ -406,6 +406,8 @@ int hpu_driver_init_server(struct hpu_driver *drv,
 	drv->server_id = server_id_of(where);
 	drv->uid = getuid();
 	drv->gid = getgid();
+	drv->node_mode = HPU_FUSED_DEF_NODE_MODE;
+	drv->control_mode = HPU_FUSED_DEF_CONTROL_MODE;
 	drv->start_ns = hpu_now_ns();
 	drv->cs_timeout_ms = HPU_FUSED_DEF_CS_TIMEOUT_MS;
 	/* every slot up front: a hot-add never moves a device */

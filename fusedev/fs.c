@@ -134,8 +134,11 @@ static void fill_stat(const struct hpu_driver *drv, fuse_ino_t ino,
 	if (is_dir(n->kind)) {
 		st->st_mode = S_IFDIR | 0555;
 		st->st_nlink = 2;
-	} else if (n->kind == KIND_COMPUTE || n->kind == KIND_CONTROL) {
-		st->st_mode = S_IFREG | 0660;
+	} else if (n->kind == KIND_COMPUTE) {
+		st->st_mode = S_IFREG | drv->node_mode;
+		st->st_nlink = 1;
+	} else if (n->kind == KIND_CONTROL) {
+		st->st_mode = S_IFREG | drv->control_mode;
 		st->st_nlink = 1;
 	} else if (n->kind == KIND_HOTPLUG) {
 		/* like a root-only sysfs store: the daemon's user only */

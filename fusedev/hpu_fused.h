@@ -37,6 +37,15 @@
  */
 #define HPU_FUSED_MAX_THREADS 80
 
+/*
+ * Default modes of the device nodes (hpu-fused --mode, --control-mode).
+ * A compute node gives everything to whoever opens it, so it is never
+ * open to others; a control node answers INFO only (like the attribute
+ * tree, which is world-readable), so monitoring works for every user.
+ */
+#define HPU_FUSED_DEF_NODE_MODE	   0660
+#define HPU_FUSED_DEF_CONTROL_MODE 0664
+
 /* Default per-CS timeout (hpu-fused --cs-timeout-ms) */
 #define HPU_FUSED_DEF_CS_TIMEOUT_MS 5000
 
@@ -305,6 +314,8 @@ struct hpu_event_reader;
  * @server_id: number of this simulated server (serial numbers)
  * @uid: owner of the device nodes
  * @gid: group of the device nodes
+ * @node_mode: permission bits of the compute nodes hpuN
+ * @control_mode: permission bits of the control nodes hpu_controlN
  * @start_ns: CLOCK_MONOTONIC at start
  * @fabric: the model's server that links the devices (firmware interface
  *	1.2), or NULL when the model has no NICs
@@ -330,6 +341,8 @@ struct hpu_driver {
 	unsigned int server_id;
 	uid_t uid;
 	gid_t gid;
+	unsigned int node_mode;
+	unsigned int control_mode;
 	uint64_t start_ns;
 	struct hpu_fw_fabric *fabric;
 	bool fabric_err;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,9 @@
  * @log_level: --log-level
  * @cs_timeout_ms: --cs-timeout-ms
  * @scaleout_addr: --scaleout-addr (HOST:PORT), or NULL
+ * @group: --group resolved to a gid, or -1 for the daemon's own group
+ * @node_mode: --mode
+ * @control_mode: --control-mode
  */
 struct options {
 	unsigned int ndev;
@@ -38,6 +42,9 @@ struct options {
 	int log_level;
 	uint32_t cs_timeout_ms;
 	const char *scaleout_addr;
+	long group;
+	unsigned int node_mode;
+	unsigned int control_mode;
 };
 
 enum {
@@ -48,6 +55,9 @@ enum {
 	OPT_VERSION,
 	OPT_CS_TIMEOUT,
 	OPT_SCALEOUT_ADDR,
+	OPT_GROUP,
+	OPT_MODE,
+	OPT_CONTROL_MODE,
 };
 
 static const struct option long_opts[] = {
@@ -61,6 +71,9 @@ static const struct option long_opts[] = {
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "cs-timeout-ms", required_argument, NULL, OPT_CS_TIMEOUT },
 	{ "scaleout-addr", required_argument, NULL, OPT_SCALEOUT_ADDR },
+	{ "group", required_argument, NULL, OPT_GROUP },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "control-mode", required_argument, NULL, OPT_CONTROL_MODE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -85,10 +98,18 @@ static void usage(FILE *f)
 		"      --scaleout-addr HOST:PORT\n"
 		"                          accept scale-out NIC connections from other\n"
 		"                          servers there (port 0: any free port)\n"
+		"      --group NAME        group of the device nodes (name or gid;\n"
+		"                          default: the daemon's group)\n"
+		"      --mode OCTAL        mode of the compute nodes hpuN, no bits\n"
+		"                          for others (default %04o)\n"
+		"      --control-mode OCTAL\n"
+		"                          mode of the control nodes hpu_controlN,\n"
+		"                          others may only read (default %04o)\n"
 		"  -h, --help              this text\n"
 		"      --version           print the version\n",
 		HPU_FUSED_MAX_DEVICES, HPU_FUSED_DEF_DEVICES,
-		HPU_FUSED_DEF_CS_TIMEOUT_MS);
+		HPU_FUSED_DEF_CS_TIMEOUT_MS, HPU_FUSED_DEF_NODE_MODE,
+		HPU_FUSED_DEF_CONTROL_MODE);
 }
 
 static int parse_ndev(const char *s, unsigned int *out)
@@ -114,6 +135,45 @@ static int parse_timeout(const char *s, uint32_t *out)
 	if (errno || end == s || *end || v < 1 || v > 3600000)
 		return -EINVAL;
 	*out = (uint32_t)v;
+	return 0;
+}
+
+/*
+ * An octal mode of at most @allowed bits: nothing for others beyond what
+ * @allowed grants, never setuid/setgid/sticky.
+ */
+static int parse_mode(const char *s, unsigned int allowed, unsigned int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 8);
+	if (errno || end == s || *end || s[0] < '0' || s[0] > '7' || v < 0 ||
+	    (v & ~(long)allowed))
+		return -EINVAL;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+/* A group name, or a decimal gid */
+static int parse_group(const char *s, long *out)
+{
+	struct group *gr;
+	char *end;
+	long v;
+
+	gr = getgrnam(s);
+	if (gr) {
+		*out = (long)gr->gr_gid;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || s[0] < '0' || s[0] > '9' ||
+	    v > (long)INT_MAX)
+		return -EINVAL;
+	*out = v;
 	return 0;
 }
 
@@ -146,6 +206,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->link_dir = "/dev";
 	o->log_level = HPU_LOG_WARN;
 	o->cs_timeout_ms = HPU_FUSED_DEF_CS_TIMEOUT_MS;
+	o->group = -1;
+	o->node_mode = HPU_FUSED_DEF_NODE_MODE;
+	o->control_mode = HPU_FUSED_DEF_CONTROL_MODE;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:t:m:fh", long_opts, NULL)) !=
 	       -1) {
@@ -208,6 +271,30 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			o->scaleout_addr = optarg;
+			break;
+		case OPT_GROUP:
+			if (parse_group(optarg, &o->group)) {
+				fprintf(stderr,
+					"hpu-fused: --group: no group '%s' (create it, e.g. 'groupadd --system %s')\n",
+					optarg, optarg);
+				return -1;
+			}
+			break;
+		case OPT_MODE:
+			if (parse_mode(optarg, 0770, &o->node_mode)) {
+				fprintf(stderr,
+					"hpu-fused: --mode must be octal within 0770 (a compute node is never open to others), not '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_CONTROL_MODE:
+			if (parse_mode(optarg, 0774, &o->control_mode)) {
+				fprintf(stderr,
+					"hpu-fused: --control-mode must be octal within 0774 (others may only read), not '%s'\n",
+					optarg);
+				return -1;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -341,6 +428,10 @@ int main(int argc, char **argv)
 	if (drv.scaleout_addr[0])
 		hpu_info("scale-out endpoint %s", drv.scaleout_addr);
 	hpu_driver_set_cs_timeout(&drv, o.cs_timeout_ms);
+	drv.node_mode = o.node_mode;
+	drv.control_mode = o.control_mode;
+	if (o.group >= 0)
+		drv.gid = (gid_t)o.group;
 	se = new_session(&drv);
 	if (!se) {
 		hpu_err("cannot create the FUSE session");
@@ -366,6 +457,9 @@ int main(int argc, char **argv)
 				    o.dev_links == 1);
 	hpu_info("%s: %u %s device(s), up to %d worker threads", o.mount,
 		 o.ndev, o.type, HPU_FUSED_MAX_THREADS);
+	hpu_info("nodes: owner %u, group %u, hpuN %04o, hpu_controlN %04o",
+		 (unsigned int)drv.uid, (unsigned int)drv.gid, drv.node_mode,
+		 drv.control_mode);
 
 	ret = serve(se);
 	if (ret)

@@ -29,6 +29,9 @@ static const struct {
 	{ EFAULT, "driver could not access the caller's memory" },
 	{ EIO, "malformed answer from the device directory" },
 	{ ENOTCONN, "device daemon is gone (stale mount)" },
+	{ EACCES,
+	  "permission denied: you are not in the group of the device node "
+	  "(see docs/install.md)" },
 };
 
 const char *hpu_strerror(int err)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ccltests.h"
+#include "hpu_access.h"
 
 #define SCRATCH_BYTES 4096
 
@@ -51,6 +52,20 @@ static int fail(const struct rank_ctx *x, const char *what, int err)
 		fprintf(stderr, CCLT_PROG ": rank %d: %s: %s\n", x->r->rank,
 			what, hpuccl_strerror(err));
 	return err;
+}
+
+/* A device node refused us: name it, its group and the fix */
+static int access_fail(const struct rank_ctx *x)
+{
+	struct hpu_device_info info;
+	char msg[512];
+
+	if (hpu_device_get_info(x->r->device, &info))
+		return fail(x, "cannot open the device", -EACCES);
+	fprintf(stderr, CCLT_PROG ": rank %d: cannot open hpu%d: %s\n",
+		x->r->rank, x->r->device,
+		hpu_access_hint(info.node_path, msg, sizeof(msg)));
+	return -EACCES;
 }
 
 int cclt_validate(const struct cclt_opts *o, int nranks)
@@ -107,6 +122,8 @@ static int setup(struct rank_ctx *x)
 	int ret;
 
 	ret = hpu_open(x->r->device, &x->dev);
+	if (ret == -EACCES)
+		return access_fail(x);
 	if (ret) {
 		snprintf(what, sizeof(what), "cannot open hpu%d", x->r->device);
 		return fail(x, what, ret);

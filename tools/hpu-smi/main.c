@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hpu_access.h"
 #include "smi.h"
 
 enum smi_mode {
@@ -237,6 +238,7 @@ static int print_once(const struct smi_opts *o, const struct smi_query *q,
 		      const struct hpu_device_info *sel, int nsel, bool first)
 {
 	struct smi_sample s;
+	char msg[512];
 	int i, ret = SMI_EXIT_OK;
 
 	if (smi_sample(sel, nsel, o->mode != MODE_LIST, &s)) {
@@ -258,7 +260,13 @@ static int print_once(const struct smi_opts *o, const struct smi_query *q,
 		break;
 	}
 	for (i = 0; i < s.ndev; i++) {
-		if (s.devs[i].err) {
+		if (s.devs[i].err == -EACCES) {
+			fprintf(stderr, "hpu-smi: hpu%d: %s\n",
+				s.devs[i].info.index,
+				hpu_access_hint(s.devs[i].info.control_path,
+						msg, sizeof(msg)));
+			ret = SMI_EXIT_QUERY;
+		} else if (s.devs[i].err) {
 			fprintf(stderr, "hpu-smi: hpu%d: %s\n",
 				s.devs[i].info.index,
 				hpu_strerror(s.devs[i].err));

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_permissions.c - who may open the device nodes: hpu-fused --group,
+ * --mode and --control-mode with default_permissions, a user outside the
+ * group (EACCES from libhpudrv, hpu-smi naming the node, the group and the
+ * fix), a user in it, the defaults (compute 0660, control 0664) and the
+ * modes the daemon refuses. Users are switched in forked children
+ * (setgroups/setgid/setuid): the tests need root.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../lib/hpu_test_daemon.h"
+#include "hpudrv.h"
+
+/* The unprivileged user of the children ("nobody" on Debian) */
+#define USER_UID     65534
+#define USER_GID     65534
+/* Exit status of a child that could not exec the tool as that user */
+#define EXIT_NO_EXEC 126
+
+static gid_t node_gid;
+static char node_gid_str[16];
+/* the daemon of the running group is up; else why its tests skip */
+static bool daemon_up;
+static const char *skip_reason;
+
+/* Become USER_UID, in @group as a supplementary group when not -1 */
+static int drop_to_user(long group)
+{
+	gid_t g = (gid_t)group;
+
+	if (setgroups(group >= 0 ? 1 : 0, &g))
+		return -1;
+	if (setgid(USER_GID) || setuid(USER_UID))
+		return -1;
+	return 0;
+}
+
+/*
+ * As the user (in @group, or in none with -1): open device 0's compute
+ * (control: its control) node and ask INFO HW_IP. Exit status: 0 worked,
+ * else the errno.
+ */
+static int open_as_user(long group, bool control)
+{
+	struct hpu_info_hw_ip_info hw;
+	struct hpu_device *dev;
+	int status, ret;
+	pid_t pid;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (drop_to_user(group))
+			_exit(100);
+		ret = control ? hpu_open_control(0, &dev) : hpu_open(0, &dev);
+		if (!ret) {
+			ret = hpu_info_hw_ip(dev, &hw);
+			hpu_close(dev);
+		}
+		_exit(ret < 0 ? -ret : ret);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_not_equal(WEXITSTATUS(status), 100);
+	return WEXITSTATUS(status);
+}
+
+/* Run hpu-smi @arg as the user; stdout+stderr into @out */
+static int smi_as_user(long group, const char *arg, char **out)
+{
+	char *const argv[] = { (char *)hpu_test_bin("hpu-smi"), (char *)arg,
+			       NULL };
+	int pipefd[2], status;
+	size_t len = 0;
+	char *buf;
+	ssize_t n;
+	pid_t pid;
+
+	buf = calloc(1, 8192);
+	assert_non_null(buf);
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(pipefd[1], STDERR_FILENO);
+		close(pipefd[0]);
+		alarm(30);
+		if (drop_to_user(group))
+			_exit(100);
+		execv(argv[0], argv);
+		_exit(EXIT_NO_EXEC);
+	}
+	close(pipefd[1]);
+	while (len < 8191 && (n = read(pipefd[0], buf + len, 8191 - len)) > 0)
+		len += (size_t)n;
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	*out = buf;
+	if (WEXITSTATUS(status) == EXIT_NO_EXEC) {
+		printf("[  SKIP    ] uid %d cannot run %s (build directory "
+		       "not reachable by others)\n",
+		       USER_UID, argv[0]);
+		free(buf);
+		*out = NULL;
+		skip();
+	}
+	return WEXITSTATUS(status);
+}
+
+static void node_path(char *buf, size_t len, const char *name)
+{
+	int n = snprintf(buf, len, "%s/%s", hpu_test_shared.mount, name);
+
+	assert_true(n > 0 && (size_t)n < len);
+}
+
+static void assert_node(const char *name, mode_t mode, gid_t gid)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	node_path(path, sizeof(path), name);
+	assert_int_equal(stat(path, &st), 0);
+	if ((st.st_mode & 07777) != mode)
+		fail_msg("%s: mode %04o, expected %04o", name,
+			 (unsigned int)(st.st_mode & 07777),
+			 (unsigned int)mode);
+	assert_int_equal(st.st_uid, geteuid());
+	assert_int_equal(st.st_gid, gid);
+}
+
+/* ------------------------------------------------ --group, both 0660 */
+
+/* Start hpu_test_shared with @extra, or note why the group skips */
+static int start_daemon(int ndev, const char *const *extra)
+{
+	unsetenv("HPU_VISIBLE_DEVICES");
+	skip_reason = geteuid() ? "not root: cannot switch users" :
+				  hpu_test_have_fuse();
+	if (skip_reason)
+		return 0;
+	if (hpu_test_daemon_start(&hpu_test_shared, ndev, "gaudi2", extra))
+		return -1;
+	daemon_up = true;
+	return 0;
+}
+
+static int stop_daemon(void **state)
+{
+	if (!daemon_up)
+		return 0;
+	daemon_up = false;
+	return hpu_test_daemon_stop(&hpu_test_shared) ? -1 : 0;
+}
+
+static int group_setup_strict(void **state)
+{
+	const char *const extra[] = { "--group", node_gid_str,	   "--mode",
+				      "0660",	 "--control-mode", "0660",
+				      NULL };
+
+	return start_daemon(2, extra);
+}
+
+static int need_root_daemon(void **state)
+{
+	if (skip_reason) {
+		printf("[  SKIP    ] %s\n", skip_reason);
+		skip();
+	}
+	return 0;
+}
+
+static void test_strict_nodes_belong_to_group(void **state)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	assert_node("hpu0", 0660, node_gid);
+	assert_node("hpu_control1", 0660, node_gid);
+	/* attributes stay readable by all, never writable */
+	node_path(path, sizeof(path), "class/hpu0/pci_addr");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0444);
+}
+
+static void test_outsider_gets_eacces(void **state)
+{
+	assert_int_equal(open_as_user(-1, false), EACCES);
+	assert_int_equal(open_as_user(-1, true), EACCES);
+	/* the library's own text says what to do */
+	assert_non_null(strstr(hpu_strerror(-EACCES), "group"));
+}
+
+static void test_outsider_hpu_smi_message(void **state)
+{
+	char want[PATH_MAX + 64], *out = NULL;
+	struct group *gr = getgrgid(node_gid);
+	const char *gname = gr ? gr->gr_name : node_gid_str;
+	int status;
+
+	status = smi_as_user(-1, "-L", &out);
+	/* -L lists from the attribute tree: it works for everyone */
+	assert_int_equal(status, 0);
+	free(out);
+	status = smi_as_user(-1, "-q", &out);
+	printf("%s", out);
+	assert_int_equal(status, 3);
+	node_path(want, sizeof(want), "hpu_control0");
+	assert_non_null(strstr(out, want));
+	assert_non_null(strstr(out, "permission denied"));
+	snprintf(want, sizeof(want), "not in group '%s'", gname);
+	assert_non_null(strstr(out, want));
+	snprintf(want, sizeof(want), "usermod -aG %s ", gname);
+	assert_non_null(strstr(out, want));
+	free(out);
+}
+
+static void test_member_gets_in(void **state)
+{
+	char *out = NULL;
+
+	assert_int_equal(open_as_user((long)node_gid, false), 0);
+	assert_int_equal(open_as_user((long)node_gid, true), 0);
+	assert_int_equal(smi_as_user((long)node_gid, "-q", &out), 0);
+	assert_null(strstr(out, "permission denied"));
+	free(out);
+}
+
+/* ------------------------------------------------ defaults */
+
+static int group_setup_default(void **state)
+{
+	return start_daemon(1, NULL);
+}
+
+static void test_default_modes(void **state)
+{
+	char *out = NULL;
+
+	assert_node("hpu0", 0660, getegid());
+	assert_node("hpu_control0", 0664, getegid());
+	/* monitoring works for everyone, computing does not */
+	assert_int_equal(open_as_user(-1, true), 0);
+	assert_int_equal(open_as_user(-1, false), EACCES);
+	assert_int_equal(smi_as_user(-1, "-q", &out), 0);
+	free(out);
+}
+
+/* ------------------------------------------------ refused options */
+
+static void test_refused_modes(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "--mode", "0666" },
+		{ "--mode", "0664" },
+		{ "--mode", "0661" },
+		{ "--mode", "4660" },
+		{ "--mode", "0668" },
+		{ "--mode", "rw" },
+		{ "--control-mode", "0666" },
+		{ "--control-mode", "0665" },
+		{ "--group", "no-such-group-hpu" },
+	};
+	unsigned int i;
+	int status;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *const argv[] = { (char *)hpu_test_bin("hpu-fused"),
+				       (char *)bad[i][0],
+				       (char *)bad[i][1],
+				       "--mount",
+				       "/nonexistent/hpu",
+				       NULL };
+
+		assert_int_equal(hpu_test_run(argv, NULL, &status), 0);
+		if (status != 2)
+			fail_msg("hpu-fused %s %s: exit %d, expected 2",
+				 bad[i][0], bad[i][1], status);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest strict[] = {
+		cmocka_unit_test_setup(test_strict_nodes_belong_to_group,
+				       need_root_daemon),
+		cmocka_unit_test_setup(test_outsider_gets_eacces,
+				       need_root_daemon),
+		cmocka_unit_test_setup(test_outsider_hpu_smi_message,
+				       need_root_daemon),
+		cmocka_unit_test_setup(test_member_gets_in, need_root_daemon),
+	};
+	const struct CMUnitTest defaults[] = {
+		cmocka_unit_test_setup(test_default_modes, need_root_daemon),
+	};
+	const struct CMUnitTest options[] = {
+		cmocka_unit_test(test_refused_modes),
+	};
+	struct group *gr = getgrnam("hpu");
+	int fails;
+
+	/* the real group when the machine has one, else an unused gid */
+	node_gid = gr ? gr->gr_gid : 4243;
+	snprintf(node_gid_str, sizeof(node_gid_str), "%u",
+		 (unsigned int)node_gid);
+	fails = cmocka_run_group_tests_name("strict", strict,
+					    group_setup_strict, stop_daemon);
+	fails += cmocka_run_group_tests_name("defaults", defaults,
+					     group_setup_default, stop_daemon);
+	fails += cmocka_run_group_tests_name("options", options, NULL, NULL);
+	return fails;
+}

@@ -21,7 +21,9 @@ enum smi_mode {
 	MODE_TABLE,
 	MODE_LIST,
 	MODE_QUERY,
-	MODE_REPORT
+	MODE_REPORT,
+	MODE_HOT_ADD,
+	MODE_HOT_REMOVE
 };
 
 /**
@@ -32,6 +34,7 @@ enum smi_mode {
  * @format: -f value
  * @loop_s: -l value in seconds, 0 for a single sample
  * @count: -c value, 0 for unbounded
+ * @hot_arg: --hot-add TYPE (NULL: the daemon's) or --hot-remove N
  */
 struct smi_opts {
 	enum smi_mode mode;
@@ -40,6 +43,7 @@ struct smi_opts {
 	const char *format;
 	long loop_s;
 	long count;
+	const char *hot_arg;
 };
 
 static volatile sig_atomic_t stop;
@@ -66,6 +70,9 @@ static void usage(FILE *f)
 		"  -q, --query               detailed report of every device\n"
 		"  -l, --loop=SECONDS        repeat every SECONDS until interrupted\n"
 		"  -c, --count=COUNT         with -l: stop after COUNT samples\n"
+		"      --hot-add [TYPE]      add a simulated device (gaudi, gaudi2,\n"
+		"                            gaudi3; default: the daemon's type)\n"
+		"      --hot-remove INDEX    remove a simulated device\n"
 		"  -V, --version             print versions and exit\n"
 		"  -h, --help                print this help and exit\n"
 		"\n"
@@ -117,6 +124,8 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 		{ "count", required_argument, NULL, 'c' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "hot-add", optional_argument, NULL, 'A' },
+		{ "hot-remove", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -156,6 +165,19 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 				return usage_error("invalid count '%s'",
 						   optarg);
 			break;
+		case 'A':
+			if (set_mode(o, MODE_HOT_ADD, "--hot-add"))
+				return -EINVAL;
+			/* "--hot-add TYPE" as well as "--hot-add=TYPE" */
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			o->hot_arg = optarg;
+			break;
+		case 'R':
+			if (set_mode(o, MODE_HOT_REMOVE, "--hot-remove"))
+				return -EINVAL;
+			o->hot_arg = optarg;
+			break;
 		case 'H':
 			smi_query_help(stdout);
 			return 1;
@@ -180,6 +202,11 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 		return usage_error("%s needs --query-hpu", "--format");
 	if (o->count && !o->loop_s)
 		return usage_error("%s needs --loop", "--count");
+	if ((o->mode == MODE_HOT_ADD || o->mode == MODE_HOT_REMOVE) &&
+	    (o->ids || o->loop_s || o->format))
+		return usage_error("%s takes no -i, -l, -c or -f",
+				   o->mode == MODE_HOT_ADD ? "--hot-add" :
+							     "--hot-remove");
 	return 0;
 }
 
@@ -258,6 +285,9 @@ static int print_once(const struct smi_opts *o, const struct smi_query *q,
 	case MODE_REPORT:
 		smi_print_report(stdout, &s);
 		break;
+	case MODE_HOT_ADD:
+	case MODE_HOT_REMOVE:
+		break; /* handled before sampling */
 	}
 	for (i = 0; i < s.ndev; i++) {
 		if (s.devs[i].err == -EACCES) {
@@ -299,6 +329,10 @@ int main(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? SMI_EXIT_OK : SMI_EXIT_USAGE;
+	if (o.mode == MODE_HOT_ADD)
+		return smi_hot_add(o.hot_arg);
+	if (o.mode == MODE_HOT_REMOVE)
+		return smi_hot_remove(o.hot_arg);
 	if (o.mode == MODE_QUERY && smi_query_parse(o.fields, o.format, &q))
 		return SMI_EXIT_USAGE;
 

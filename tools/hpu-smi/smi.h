@@ -83,4 +83,8 @@ void smi_query_print(FILE *f, const struct smi_query *q,
 void smi_query_free(struct smi_query *q);
 void smi_query_help(FILE *f);
 
+/* hotplug.c: run the request, return the exit code */
+int smi_hot_add(const char *type);
+int smi_hot_remove(const char *arg);
+
 #endif /* HPU_SMI_H */

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hpu_train.h - the hpu-train command: options, the per-node launcher,
+ * the worker (one rank) and the benchmark. See docs/hpu-train.md.
+ */
+#ifndef HPU_TRAIN_H
+#define HPU_TRAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ht_cluster.h"
+#include "ht_devices.h"
+#include "ht_trainer.h"
+
+#define HTC_PROG "hpu-train"
+
+/* Exit statuses */
+#define HTC_EXIT_OK    0
+#define HTC_EXIT_FAIL  1    /* training failed, a rank failed */
+#define HTC_EXIT_USAGE 2    /* the command line or its inputs are wrong */
+#define HTC_EXIT_DONE  (-1) /* --help, --version: exit 0 at once */
+
+/* Environment the launcher passes to its workers beside torchrun's */
+#define HTC_ENV_TTY	 "HPU_TRAIN_STDOUT_TTY" /* the launcher's is a TTY */
+#define HTC_ENV_LAUNCHED "HPU_TRAIN_LAUNCHED"	/* started by hpu-train */
+
+/* A worker that fails makes the launcher stop the others after this */
+#define HTC_GRACE_MS_DEFAULT 5000U
+
+/**
+ * struct htc_opts - the parsed command line
+ * @t: the trainer's options (ht_trainer_opts_init() + the flags)
+ * @req: --accelerator, --devices, --strategy, --num-nodes
+ * @print_env: --print-env: print the resolved ranks and exit
+ * @benchmark: --benchmark
+ * @bench_modes: bit (1 << exec mode) per mode to benchmark; 0: --exec-mode
+ * @exec_mode_set: --exec-mode was given
+ * @grace_ms: --grace-period in milliseconds
+ * @data_name: what --data said, for the banner
+ */
+struct htc_opts {
+	struct ht_trainer_opts t;
+	struct ht_devices_req req;
+	bool print_env;
+	bool benchmark;
+	uint32_t bench_modes;
+	bool exec_mode_set;
+	uint32_t grace_ms;
+	const char *data_name;
+};
+
+/**
+ * htc_parse() - parse the command line
+ * @argc: argument count
+ * @argv: arguments
+ * @o: the options, overwritten
+ *
+ * Errors are printed to stderr.
+ *
+ * Return: HTC_EXIT_OK, HTC_EXIT_USAGE or HTC_EXIT_DONE (help or version
+ * printed).
+ */
+int htc_parse(int argc, char **argv, struct htc_opts *o);
+
+/**
+ * htc_check() - checks that need the resolved devices and cluster
+ * @o: options
+ * @dev: the devices resolved
+ * @cl: this process's place in the run
+ *
+ * Return: HTC_EXIT_OK or HTC_EXIT_USAGE (message printed).
+ */
+int htc_check(const struct htc_opts *o, const struct ht_devices *dev,
+	      const struct ht_cluster *cl);
+
+/**
+ * htc_print_env() - --print-env: the environment found and the ranks
+ * this process is (or launches)
+ * @o: options
+ * @dev: devices
+ * @cl: cluster
+ * @port_chosen: the launcher would pick a free port (MASTER_PORT unset)
+ */
+void htc_print_env(const struct htc_opts *o, const struct ht_devices *dev,
+		   const struct ht_cluster *cl, bool port_chosen);
+
+/**
+ * htc_launch() - one worker process per local device, torchrun style;
+ * waits for them with bounded shutdown and forwards SIGINT/SIGTERM
+ * @o: options
+ * @cl: the cluster (launcher_needed)
+ * @argv: this process's arguments (the workers run the same command)
+ *
+ * Return: the exit status for the launcher.
+ */
+int htc_launch(const struct htc_opts *o, const struct ht_cluster *cl,
+	       char **argv);
+
+/**
+ * htc_free_port() - a TCP port nobody listens on right now
+ * @port: receives it
+ *
+ * Return: 0 or -errno.
+ */
+int htc_free_port(uint16_t *port);
+
+/**
+ * htc_worker() - train as one rank: fit, test, summary
+ * @o: options
+ * @dev: devices
+ * @cl: cluster
+ *
+ * Return: the exit status.
+ */
+int htc_worker(struct htc_opts *o, const struct ht_devices *dev,
+	       const struct ht_cluster *cl);
+
+/**
+ * htc_benchmark() - --benchmark: the chosen path (one row per execution
+ * mode asked for) beside --accelerator cpu on the same model
+ * @o: options
+ * @dev: devices
+ * @cl: cluster (one rank)
+ *
+ * Return: the exit status.
+ */
+int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
+		  const struct ht_cluster *cl);
+
+/**
+ * htc_exec_name() - "eager", "lazy" or "graph"
+ * @mode: enum ht_train_exec
+ */
+const char *htc_exec_name(int mode);
+
+/**
+ * htc_model_desc() - e.g. "mlp 64-128-10 relu" (the input width and the
+ * classes are those of the data when known, else "in" and "out")
+ * @o: options
+ * @in: input width, 0 unknown
+ * @classes: classes, 0 unknown
+ * @buf: buffer
+ * @len: its size
+ *
+ * Return: @buf.
+ */
+const char *htc_model_desc(const struct htc_opts *o, uint32_t in,
+			   uint32_t classes, char *buf, size_t len);
+
+#endif /* HPU_TRAIN_H */

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+/*
+ * worker.c - one rank of hpu-train: the trainer's options from the
+ * command line and the resolved devices and cluster, fit, test on the
+ * held-out split, and a summary (rank 0, or every rank with
+ * --all-ranks-print).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpu_train.h"
+
+const char *htc_exec_name(int mode)
+{
+	switch (mode) {
+	case HT_TRAIN_EXEC_EAGER:
+		return "eager";
+	case HT_TRAIN_EXEC_GRAPH:
+		return "graph";
+	default:
+		return "lazy";
+	}
+}
+
+static const char *act_name(int act)
+{
+	switch (act) {
+	case HT_TRAIN_ACT_GELU:
+		return "gelu";
+	case HT_TRAIN_ACT_TANH:
+		return "tanh";
+	default:
+		return "relu";
+	}
+}
+
+/* input width and classes of the data when the options say them */
+static void data_shape(const struct htc_opts *o, uint32_t *in,
+		       uint32_t *classes)
+{
+	*in = 0;
+	*classes = 0;
+	if (o->t.data == HT_TRAIN_DATA_DIGITS) {
+		*in = HT_DIGITS_FEATURES;
+		*classes = HT_DIGITS_CLASSES;
+	} else if (o->t.data == HT_TRAIN_DATA_SYNTH) {
+		*in = o->t.synth.f;
+		*classes = o->t.synth.classes;
+	}
+}
+
+const char *htc_model_desc(const struct htc_opts *o, uint32_t in,
+			   uint32_t classes, char *buf, size_t len)
+{
+	const struct ht_train_mlp *m = &o->t.mlp;
+	size_t off;
+	unsigned int i;
+
+	if (o->t.model == HT_TRAIN_MODEL_MIXER) {
+		snprintf(buf, len, "mixer (dim %u, hidden %u, %u blocks)",
+			 o->t.mixer.dim, o->t.mixer.hidden, o->t.mixer.blocks);
+		return buf;
+	}
+	off = (size_t)snprintf(buf, len, "mlp ");
+	if (in)
+		off += (size_t)snprintf(buf + off, len > off ? len - off : 0,
+					"%u", in);
+	else
+		off += (size_t)snprintf(buf + off, len > off ? len - off : 0,
+					"in");
+	for (i = 0; i < m->nhidden; i++)
+		off += (size_t)snprintf(buf + off, len > off ? len - off : 0,
+					"-%u", m->hidden[i]);
+	if (classes)
+		snprintf(buf + off, len > off ? len - off : 0, "-%u %s",
+			 classes, act_name(m->act));
+	else
+		snprintf(buf + off, len > off ? len - off : 0, "-out %s",
+			 act_name(m->act));
+	return buf;
+}
+
+/* the trainer's place and device from what main resolved */
+static void place(struct htc_opts *o, const struct ht_devices *dev,
+		  const struct ht_cluster *cl)
+{
+	struct ht_trainer_opts *t = &o->t;
+	const char *tty = getenv(HTC_ENV_TTY);
+
+	t->accel = dev->accel == HT_ACCEL_HPU ? HT_TRAIN_ACCEL_HPU :
+						HT_TRAIN_ACCEL_CPU;
+	t->device_index = dev->accel == HT_ACCEL_HPU ?
+				  dev->index[cl->local_rank % dev->count] :
+				  0;
+	t->strategy = dev->strategy == HT_STRATEGY_PARALLEL ? HT_TRAIN_DDP :
+							      HT_TRAIN_SINGLE;
+	t->cluster = *cl;
+	/* a launched worker writes into a pipe: the launcher's terminal */
+	if (t->progress == HT_TRAIN_PROGRESS_AUTO && tty && !strcmp(tty, "1"))
+		t->progress = HT_TRAIN_PROGRESS_BAR;
+}
+
+/* errors of every rank, labelled when the run has several */
+static void rank_error(const struct ht_cluster *cl, const char *what,
+		       const char *msg)
+{
+	/* the launcher labels its workers' lines itself */
+	if (cl->world_size > 1 && !getenv(HTC_ENV_LAUNCHED))
+		fprintf(stderr, HTC_PROG ": rank %u: %s: %s\n", cl->rank, what,
+			msg);
+	else
+		fprintf(stderr, HTC_PROG ": %s: %s\n", what, msg);
+}
+
+static void banner(const struct htc_opts *o, const struct ht_devices *dev,
+		   const struct ht_cluster *cl)
+{
+	const struct ht_trainer_opts *t = &o->t;
+	uint32_t in, classes;
+	char model[160];
+
+	data_shape(o, &in, &classes);
+	htc_model_desc(o, in, classes, model, sizeof(model));
+	printf(HTC_PROG ": %s on %s | %s x %u", model, o->data_name,
+	       dev->accel == HT_ACCEL_HPU ? "hpu" : "cpu", cl->world_size);
+	if (cl->num_nodes > 1)
+		printf(" (%u nodes x %u)", cl->num_nodes, cl->local_world_size);
+	printf(", %s | %s, %s | batch %u per rank (global %u)\n",
+	       dev->strategy == HT_STRATEGY_PARALLEL ? "hpu_parallel" :
+						       "single_hpu",
+	       t->precision == HT_TRAIN_PREC_BF16_MIXED ? "bf16-mixed" : "fp32",
+	       htc_exec_name(t->exec_mode), t->batch_size,
+	       t->batch_size * cl->world_size * t->accumulate_grad_batches);
+	fflush(stdout);
+}
+
+static void summary(const struct htc_opts *o, const struct ht_cluster *cl,
+		    const struct ht_trainer_result *r, bool tested)
+{
+	char label[32] = "";
+
+	if (o->t.all_ranks_print && cl->world_size > 1)
+		snprintf(label, sizeof(label), "[rank %u] ", cl->rank);
+	if (r->nlosses)
+		printf("%sfinal loss %.6f after %llu steps (%llu epochs) "
+		       "in %.2f s\n",
+		       label, r->losses[r->nlosses - 1],
+		       (unsigned long long)r->steps,
+		       (unsigned long long)r->epochs, r->fit_time_s);
+	else
+		printf("%sno training step ran (%llu steps done)\n", label,
+		       (unsigned long long)r->steps);
+	if (!isnan(r->val_acc))
+		printf("%svalidation accuracy %.2f%%, loss %.6f\n", label,
+		       100.0 * r->val_acc, r->val_loss);
+	if (tested)
+		printf("%stest accuracy %.2f%% (%llu samples), test loss "
+		       "%.6f\n",
+		       label, 100.0 * r->test_acc,
+		       (unsigned long long)r->test_samples, r->test_loss);
+	if (r->samples_per_s > 0)
+		printf("%sthroughput %.0f samples/s (step %.3f ms, %u "
+		       "rank%s)\n",
+		       label, r->samples_per_s, 1000.0 * r->step_time_s,
+		       cl->world_size, cl->world_size > 1 ? "s" : "");
+	fflush(stdout);
+}
+
+int htc_worker(struct htc_opts *o, const struct ht_devices *dev,
+	       const struct ht_cluster *cl)
+{
+	struct ht_trainer_result r;
+	struct ht_trainer *tr = NULL;
+	bool talk, tested = false;
+	char err[512] = "";
+	int ret;
+
+	place(o, dev, cl);
+	talk = (cl->rank == 0 || o->t.all_ranks_print) &&
+	       o->t.progress != HT_TRAIN_PROGRESS_OFF;
+	if (talk && cl->rank == 0)
+		banner(o, dev, cl);
+	ret = ht_trainer_create(&o->t, &tr, err, sizeof(err));
+	if (ret) {
+		rank_error(cl, "cannot start training", err);
+		return HTC_EXIT_FAIL;
+	}
+	memset(&r, 0, sizeof(r));
+	ret = ht_trainer_fit(tr, &r);
+	if (ret) {
+		rank_error(cl, "training failed", ht_trainer_error(tr));
+		ht_trainer_destroy(tr);
+		return HTC_EXIT_FAIL;
+	}
+	if (o->t.test_frac > 0) {
+		ret = ht_trainer_test(tr, &r);
+		if (ret && ret != -ENODATA) {
+			rank_error(cl, "test failed", ht_trainer_error(tr));
+			ht_trainer_destroy(tr);
+			return HTC_EXIT_FAIL;
+		}
+		tested = !ret;
+	}
+	if (talk || (cl->rank == 0 && o->t.progress == HT_TRAIN_PROGRESS_OFF))
+		summary(o, cl, &r, tested);
+	ht_trainer_destroy(tr);
+	return HTC_EXIT_OK;
+}
+
+/* one row of the benchmark table */
+struct bench_row {
+	char path[16];
+	double step_s;
+	double samples_per_s;
+	int ret;
+};
+
+static int bench_one(struct htc_opts *o, int accel, int mode,
+		     struct bench_row *row)
+{
+	struct ht_trainer_opts t = o->t;
+	struct ht_trainer_result r;
+	struct ht_trainer *tr = NULL;
+	char err[512] = "";
+	int ret;
+
+	t.accel = accel;
+	t.exec_mode = mode;
+	t.strategy = HT_TRAIN_SINGLE;
+	t.progress = HT_TRAIN_PROGRESS_OFF;
+	t.log_dir = NULL;
+	t.ckpt_dir = NULL;
+	t.resume_path = NULL;
+	t.device_stats = false;
+	t.on_step = NULL;
+	if (accel == HT_TRAIN_ACCEL_HPU)
+		snprintf(row->path, sizeof(row->path), "hpu/%s",
+			 htc_exec_name(mode));
+	else
+		snprintf(row->path, sizeof(row->path), "cpu");
+	ret = ht_trainer_create(&t, &tr, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, HTC_PROG ": benchmark %s: %s\n", row->path,
+			err);
+		return row->ret = ret;
+	}
+	memset(&r, 0, sizeof(r));
+	ret = ht_trainer_benchmark(tr, &r);
+	if (ret)
+		fprintf(stderr, HTC_PROG ": benchmark %s: %s\n", row->path,
+			ht_trainer_error(tr));
+	row->step_s = r.step_time_s;
+	row->samples_per_s = r.samples_per_s;
+	ht_trainer_destroy(tr);
+	return row->ret = ret;
+}
+
+static void bench_table(const struct bench_row *rows, unsigned int n)
+{
+	const struct bench_row *cpu = &rows[n - 1], *eager = NULL;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(rows[i].path, "hpu/eager") && !rows[i].ret)
+			eager = &rows[i];
+	printf("%-10s %12s %12s %10s %10s\n", "path", "step_ms", "samples/s",
+	       "x_cpu", "vs_eager");
+	for (i = 0; i < n; i++) {
+		const struct bench_row *b = &rows[i];
+
+		if (b->ret) {
+			printf("%-10s %12s %12s %10s %10s\n", b->path, "failed",
+			       "-", "-", "-");
+			continue;
+		}
+		printf("%-10s %12.3f %12.0f", b->path, 1000.0 * b->step_s,
+		       b->samples_per_s);
+		if (!cpu->ret && cpu->step_s > 0)
+			printf(" %10.3f", b->step_s / cpu->step_s);
+		else
+			printf(" %10s", "-");
+		if (eager && b != cpu && b->step_s > 0)
+			printf(" %9.2fx\n", eager->step_s / b->step_s);
+		else
+			printf(" %10s\n", "-");
+	}
+	printf("(x_cpu: step time / the cpu path's step time, lower is "
+	       "faster; vs_eager: speed-up over hpu/eager)\n");
+}
+
+int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
+		  const struct ht_cluster *cl)
+{
+	struct bench_row rows[4];
+	uint32_t modes = o->bench_modes, in, classes;
+	unsigned int n = 0, m;
+	char model[160];
+	int failed = 0;
+
+	place(o, dev, cl);
+	memset(rows, 0, sizeof(rows));
+	if (!modes)
+		modes = 1U << o->t.exec_mode;
+	data_shape(o, &in, &classes);
+	printf(HTC_PROG " benchmark: %s on %s, batch %u, %s, %u warm-up + "
+			"%u timed steps\n",
+	       htc_model_desc(o, in, classes, model, sizeof(model)),
+	       o->data_name, o->t.batch_size,
+	       o->t.precision == HT_TRAIN_PREC_BF16_MIXED ? "bf16-mixed" :
+							    "fp32",
+	       o->t.bench_warmup, o->t.bench_steps);
+	fflush(stdout);
+	if (dev->accel == HT_ACCEL_HPU)
+		for (m = HT_TRAIN_EXEC_EAGER; m <= HT_TRAIN_EXEC_GRAPH; m++)
+			if (modes & (1U << m))
+				failed |= bench_one(o, HT_TRAIN_ACCEL_HPU,
+						    (int)m, &rows[n++]);
+	failed |= bench_one(o, HT_TRAIN_ACCEL_CPU, o->t.exec_mode, &rows[n++]);
+	bench_table(rows, n);
+	fflush(stdout);
+	return failed ? HTC_EXIT_FAIL : HTC_EXIT_OK;
+}

@@ -7,8 +7,9 @@
  *
  * In graph mode only the last micro-step of a full step (K micro-batches
  * of the full per-rank batch) is captured and replayed: the others
- * differ from it (no collectives, no optimizer) and a short last batch of
- * an epoch has other shapes, so those run lazily beside the graph.
+ * differ from it (no collectives, no optimizer), and a short last global
+ * batch of an epoch has other shapes or another loss scale, so those run
+ * lazily beside the graph.
  */
 #include <errno.h>
 #include <math.h>
@@ -181,7 +182,8 @@ int trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
 
 	for (j = 0; j < k; j++) {
 		total += b[j]->global_n;
-		if (b[j]->n != t->o.batch_size)
+		if (b[j]->n != t->o.batch_size ||
+		    b[j]->global_n != (uint64_t)t->o.batch_size * t->world)
 			full = false;
 	}
 	if (!total)

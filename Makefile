@@ -263,6 +263,13 @@ $(O)/tests/%: $(O)/obj/tests/%.o $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) \
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_LINK)
 
+# The umockdev test (kernel enumeration, uevents): libumockdev for it only;
+# without it the test builds as a skip.
+UMOCKDEV_TEST := tests/unit/test_hpudrv_udev
+$(O)/obj/$(UMOCKDEV_TEST).o: ALL_CFLAGS += \
+	$(patsubst -I%,-isystem %,$(call pkg_cflags,umockdev-1.0))
+$(O)/$(UMOCKDEV_TEST): TEST_LINK += $(call pkg_libs,umockdev-1.0) -ldl
+
 # Every uapi header must compile on its own as C90.
 UAPI_HDRS := $(sort $(wildcard uapi/*.h))
 HEADER_CHECKS := $(patsubst uapi/%.h,$(O)/headers/%.ok,$(UAPI_HDRS))

@@ -165,10 +165,10 @@ static int handle_uevent(struct hpu_monitor *mon, struct udev_device *d)
 	if (hpudrv_visible(i) != 1)
 		goto out_free_scan;
 	info = s.kdevs[i];
-	/* an "add" of a device already reported is a change */
+	/* an "add" of a device already reported says nothing new */
 	if (act == HPU_MONITOR_ADD &&
 	    known_find(mon, HPU_DEVICE_KIND_KERNEL, name) >= 0)
-		act = HPU_MONITOR_CHANGE;
+		goto out_free_scan;
 	ret = known_put(mon, &info);
 	if (!ret)
 		ret = queue_event(mon, act, &info);

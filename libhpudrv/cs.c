@@ -249,5 +249,8 @@ int hpu_device_poll(struct hpu_device *dev, short events, int timeout_ms)
 	n = poll(&pfd, 1, timeout_ms);
 	if (n < 0)
 		return -errno;
+	/* the driver answers a hot-removed device's poll with an error */
+	if (n && (pfd.revents & POLLERR))
+		return -ENODEV;
 	return n ? pfd.revents : 0;
 }

@@ -771,7 +771,8 @@ HPUDRV_EXPORT int hpu_event_read(struct hpu_device *dev,
  *	WAIT_CS)
  * @timeout_ms: as poll(2); -1 waits forever
  *
- * Return: the revents (0 on timeout) or -errno.
+ * Return: the revents (0 on timeout) or -errno (-ENODEV: the device was
+ * hot-removed, the driver answered POLLERR).
  */
 HPUDRV_EXPORT int hpu_device_poll(struct hpu_device *dev, short events,
 				  int timeout_ms);

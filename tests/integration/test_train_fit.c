@@ -137,6 +137,7 @@ static void test_exec_modes(void **state)
 				     HT_TRAIN_EXEC_GRAPH };
 	struct ht_trainer_opts o;
 	struct ht_trainer_result r;
+	struct ht_trainer *t;
 	float *w[3], *l[3];
 	uint64_t n[3], nl[3];
 	unsigned int i;
@@ -145,9 +146,10 @@ static void test_exec_modes(void **state)
 	for (i = 0; i < 3; i++) {
 		small_opts(&o, HT_TRAIN_ACCEL_HPU, modes[i]);
 		o.max_epochs = 1;
-		ht_trainer_destroy(fit(&o, &r, &w[i], &n[i]));
-		l[i] = copy_losses(&r);
+		t = fit(&o, &r, &w[i], &n[i]);
+		l[i] = copy_losses(&r); /* r.losses dies with the trainer */
 		nl[i] = r.nlosses;
+		ht_trainer_destroy(t);
 	}
 	for (i = 1; i < 3; i++) {
 		assert_int_equal(nl[i], nl[0]);
@@ -202,17 +204,19 @@ static void test_grad_accumulation(void **state)
 {
 	struct ht_trainer_opts o;
 	struct ht_trainer_result r;
+	struct ht_trainer *t;
 	float *w1, *w2, *l1;
 	uint64_t n1, n2, i;
 
 	(void)state;
 	small_opts(&o, HT_TRAIN_ACCEL_HPU, HT_TRAIN_EXEC_GRAPH);
 	o.batch_size = 32;
-	ht_trainer_destroy(fit(&o, &r, &w1, &n1));
+	t = fit(&o, &r, &w1, &n1);
 	l1 = copy_losses(&r);
+	ht_trainer_destroy(t);
 	o.batch_size = 16;
 	o.accumulate_grad_batches = 2;
-	ht_trainer_destroy(fit(&o, &r, &w2, &n2));
+	t = fit(&o, &r, &w2, &n2);
 	assert_true(r.nlosses > 50);
 	for (i = 0; i < r.nlosses; i++)
 		if (fabsf(r.losses[i] - l1[i]) > 1e-4f + 1e-4f * l1[i])
@@ -222,6 +226,7 @@ static void test_grad_accumulation(void **state)
 		if (fabsf(w1[i] - w2[i]) > 1e-4f + 1e-3f * fabsf(w1[i]))
 			fail_msg("weight %llu: %.7g vs %.7g",
 				 (unsigned long long)i, w2[i], w1[i]);
+	ht_trainer_destroy(t);
 	free(w1);
 	free(w2);
 	free(l1);

@@ -335,8 +335,7 @@ static void resume_case(int model, int mode, uint64_t kill, uint64_t every)
 	o.on_step_arg = &kill;
 	pid = hpu_test_fork_rank(killed_child, &o);
 	assert_true(pid > 0);
-	assert_int_equal(hpu_test_wait_ranks(&pid, 1, 20000, &status, NULL),
-			 0);
+	assert_int_equal(hpu_test_wait_ranks(&pid, 1, 20000, &status, NULL), 0);
 	assert_int_equal(status, 128 + SIGKILL);
 
 	snprintf(last, sizeof(last), "%s/last.htck", ckpt_dir);
@@ -505,8 +504,9 @@ static void test_logs_and_stats(void **state)
 	f = fopen(path, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(line, sizeof(line), f));
-	assert_string_equal(line,
-			    "step,epoch,batch,loss,lr,val_loss,val_acc,samples_per_s,step_time_s,mem_in_use,mem_peak,utilization\n");
+	assert_string_equal(
+		line,
+		"step,epoch,batch,loss,lr,val_loss,val_acc,samples_per_s,step_time_s,mem_in_use,mem_peak,utilization\n");
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long step, mem_use;
 		char *c;
@@ -541,18 +541,15 @@ static void test_bad_options(void **state)
 	small_opts(&o, HT_TRAIN_ACCEL_CPU, HT_TRAIN_EXEC_LAZY);
 	o.strategy = HT_TRAIN_DDP;
 	o.cluster.world_size = 2;
-	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "accelerator hpu"));
 	small_opts(&o, HT_TRAIN_ACCEL_HPU, HT_TRAIN_EXEC_LAZY);
 	o.cluster.world_size = 2;
-	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "single_hpu"));
 	small_opts(&o, HT_TRAIN_ACCEL_HPU, HT_TRAIN_EXEC_LAZY);
 	o.max_epochs = 0;
-	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)), -EINVAL);
 	small_opts(&o, HT_TRAIN_ACCEL_HPU, HT_TRAIN_EXEC_LAZY);
 	o.device_index = 7;
 	assert_true(ht_trainer_create(&o, &t, err, sizeof(err)) < 0);

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_train_ddp.c - DDP (hpu_parallel) against the real hpu-fused: ranks
+ * are forked processes, one device each, meeting at a MASTER_ADDR/PORT
+ * rendezvous. N ranks with per-rank batch b follow the loss curve of one
+ * device with batch N*b (2 and 4 ranks, through the epoch end where some
+ * ranks get fewer or no samples), every rank ends with the same weight
+ * bytes, graph mode with several gradient buckets per step, gradient
+ * accumulation, eager mode, and validation/test metrics summed over
+ * ranks.
+ *
+ * Tolerance: one device and N ranks add the same fp32 terms in another
+ * order (per-rank sums, then the allreduce), so losses agree within
+ * 1e-5 absolute + 1e-4 relative and weights within 1e-4 + 1e-3 relative.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../lib/hpu_test_ccl.h"
+#include "../lib/hpu_test_daemon.h"
+#include "ht_trainer.h"
+
+#define NDEV	  4
+#define MAX_STEPS 256
+#define MAX_W	  (64 * 1024)
+#define RANK_MS	  25000
+
+/**
+ * struct run - one rank's (or the single device's) run and its results
+ * @world: ranks
+ * @rank: this rank
+ * @batch: per-rank batch
+ * @accum: accumulate_grad_batches
+ * @mode: exec mode
+ * @bucket: bucket bytes (0: default)
+ * @steps: max_steps
+ * @port: MASTER_PORT
+ * @nlosses: losses written
+ * @nw: weights written
+ * @test_acc: ht_trainer_test() accuracy
+ * @test_n: its samples
+ * @losses: per step
+ * @w: final weights
+ * @err: the failure's message
+ */
+struct run {
+	int world;
+	int rank;
+	uint32_t batch;
+	uint32_t accum;
+	int mode;
+	uint64_t bucket;
+	uint64_t steps;
+	int port;
+	uint64_t nlosses;
+	uint64_t nw;
+	float test_acc;
+	uint64_t test_n;
+	float losses[MAX_STEPS];
+	float w[MAX_W];
+	char err[512];
+};
+
+static int next_port;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	next_port = 31000 + (int)(getpid() % 8000) * 4;
+	if (hpu_test_group_start(NDEV, "gaudi2"))
+		return -1;
+	return hpu_test_require_cs();
+}
+
+static int do_run(struct run *r)
+{
+	struct ht_trainer_opts o;
+	struct ht_trainer_result res;
+	struct ht_trainer *t;
+	int ret;
+
+	ht_trainer_opts_init(&o);
+	o.accel = HT_TRAIN_ACCEL_HPU;
+	o.device_index = (uint32_t)r->rank;
+	o.strategy = r->world > 1 ? HT_TRAIN_DDP : HT_TRAIN_SINGLE;
+	o.cluster.world_size = (uint32_t)r->world;
+	o.cluster.rank = (uint32_t)r->rank;
+	o.cluster.local_rank = (uint32_t)r->rank;
+	o.cluster.local_world_size = (uint32_t)r->world;
+	o.cluster.master_port = (uint16_t)r->port;
+	o.ccl_timeout_ms = 10000;
+	o.mlp.hidden[0] = 32;
+	o.batch_size = r->batch;
+	o.accumulate_grad_batches = r->accum;
+	o.exec_mode = r->mode;
+	o.bucket_bytes = r->bucket;
+	o.max_epochs = 0;
+	o.max_steps = r->steps;
+	o.progress = HT_TRAIN_PROGRESS_OFF;
+	ret = ht_trainer_create(&o, &t, r->err, sizeof(r->err));
+	if (ret)
+		return ret;
+	ret = ht_trainer_fit(t, &res);
+	if (!ret && res.nlosses <= MAX_STEPS && ht_trainer_numel(t) <= MAX_W) {
+		r->nlosses = res.nlosses;
+		memcpy(r->losses, res.losses, res.nlosses * sizeof(float));
+		r->nw = ht_trainer_numel(t);
+		ret = ht_trainer_read_params(t, r->w);
+	}
+	if (!ret)
+		ret = ht_trainer_test(t, &res);
+	if (!ret) {
+		r->test_acc = res.test_acc;
+		r->test_n = res.test_samples;
+	}
+	if (ret)
+		snprintf(r->err, sizeof(r->err), "%s", ht_trainer_error(t));
+	ht_trainer_destroy(t);
+	return ret;
+}
+
+static int rank_main(void *arg)
+{
+	struct run *r = arg;
+	int ret = do_run(r);
+
+	if (ret)
+		fprintf(stderr, "rank %d: %s\n", r->rank, r->err);
+	return ret ? 1 : 0;
+}
+
+/* @world ranks in shared memory, forked, reaped within RANK_MS */
+static struct run *run_ddp(int world, uint32_t batch, uint32_t accum, int mode,
+			   uint64_t bucket, uint64_t steps)
+{
+	struct run *r;
+	pid_t pids[NDEV];
+	int status[NDEV], i;
+
+	r = mmap(NULL, world * sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(r != MAP_FAILED);
+	next_port += 3;
+	for (i = 0; i < world; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].world = world;
+		r[i].rank = i;
+		r[i].batch = batch;
+		r[i].accum = accum;
+		r[i].mode = mode;
+		r[i].bucket = bucket;
+		r[i].steps = steps;
+		r[i].port = next_port;
+	}
+	for (i = 0; i < world; i++) {
+		pids[i] = hpu_test_fork_rank(rank_main, &r[i]);
+		assert_true(pids[i] > 0);
+	}
+	assert_int_equal(
+		hpu_test_wait_ranks(pids, world, RANK_MS, status, NULL), 0);
+	for (i = 0; i < world; i++)
+		if (status[i])
+			fail_msg("rank %d exited with %d: %s", i, status[i],
+				 r[i].err);
+	return r;
+}
+
+static struct run *run_single(uint32_t batch, int mode, uint64_t steps)
+{
+	struct run *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	r->world = 1;
+	r->batch = batch;
+	r->accum = 1;
+	r->mode = mode;
+	r->steps = steps;
+	if (do_run(r))
+		fail_msg("single device: %s", r->err);
+	return r;
+}
+
+static void compare(const struct run *one, const struct run *r, int world)
+{
+	uint64_t i;
+	int k;
+
+	assert_int_equal(r[0].nlosses, one->nlosses);
+	assert_int_equal(r[0].nw, one->nw);
+	for (k = 0; k < world; k++) {
+		/* every rank's loss is the global one, its weights the same */
+		assert_memory_equal(r[k].losses, r[0].losses,
+				    r[0].nlosses * sizeof(float));
+		assert_memory_equal(r[k].w, r[0].w, r[0].nw * sizeof(float));
+		assert_int_equal(r[k].test_n, one->test_n);
+		assert_true(r[k].test_acc == r[0].test_acc);
+	}
+	for (i = 0; i < one->nlosses; i++)
+		if (!(fabsf(r->losses[i] - one->losses[i]) <=
+		      1e-5f + 1e-4f * fabsf(one->losses[i])))
+			fail_msg(
+				"step %llu: %d ranks loss %.8g, one device %.8g",
+				(unsigned long long)i + 1, world, r->losses[i],
+				one->losses[i]);
+	for (i = 0; i < one->nw; i++)
+		if (!(fabsf(r->w[i] - one->w[i]) <=
+		      1e-4f + 1e-3f * fabsf(one->w[i])))
+			fail_msg("weight %llu: %d ranks %.8g, one device %.8g",
+				 (unsigned long long)i, world, r->w[i],
+				 one->w[i]);
+	assert_true(fabsf(r->test_acc - one->test_acc) <= 0.01f);
+}
+
+static void release(struct run *one, struct run *r, int world)
+{
+	free(one);
+	munmap(r, world * sizeof(*r));
+}
+
+/* 40 steps of global batch 32 per epoch: 60 steps cross the partial one */
+static void test_ddp_matches_single(void **state)
+{
+	struct run *one, *r;
+	int world;
+
+	(void)state;
+	one = run_single(32, HT_TRAIN_EXEC_LAZY, 60);
+	for (world = 2; world <= 4; world *= 2) {
+		r = run_ddp(world, 32 / world, 1, HT_TRAIN_EXEC_LAZY, 0, 60);
+		compare(one, r, world);
+		printf("# %d ranks: final loss %.6f, one device %.6f\n", world,
+		       r->losses[59], one->losses[59]);
+		munmap(r, world * sizeof(*r));
+	}
+	free(one);
+}
+
+static void test_ddp_graph_buckets(void **state)
+{
+	struct run *one, *r;
+
+	(void)state;
+	one = run_single(32, HT_TRAIN_EXEC_LAZY, 50);
+	/* 4 KiB buckets: the 64x32 weight alone is 8 KiB, so 3 buckets */
+	r = run_ddp(4, 8, 1, HT_TRAIN_EXEC_GRAPH, 4096, 50);
+	compare(one, r, 4);
+	release(one, r, 4);
+}
+
+static void test_ddp_accumulation(void **state)
+{
+	struct run *one, *r;
+
+	(void)state;
+	one = run_single(32, HT_TRAIN_EXEC_LAZY, 45);
+	r = run_ddp(2, 8, 2, HT_TRAIN_EXEC_GRAPH, 0, 45);
+	compare(one, r, 2);
+	release(one, r, 2);
+}
+
+static void test_ddp_eager(void **state)
+{
+	struct run *one, *r;
+
+	(void)state;
+	one = run_single(32, HT_TRAIN_EXEC_EAGER, 8);
+	r = run_ddp(2, 16, 1, HT_TRAIN_EXEC_EAGER, 4096, 8);
+	compare(one, r, 2);
+	release(one, r, 2);
+}
+
+/* A rank that never comes: the others fail with a message, not hang */
+static void test_ddp_missing_rank(void **state)
+{
+	struct run *r;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(r != MAP_FAILED);
+	memset(r, 0, sizeof(*r));
+	next_port += 3;
+	r->world = 2;
+	r->batch = 16;
+	r->accum = 1;
+	r->mode = HT_TRAIN_EXEC_LAZY;
+	r->steps = 5;
+	r->port = next_port;
+	setenv("HPUCCL_TIMEOUT_MS", "1500", 1);
+	pid = hpu_test_fork_rank(rank_main, r);
+	unsetenv("HPUCCL_TIMEOUT_MS");
+	assert_true(pid > 0);
+	assert_int_equal(hpu_test_wait_ranks(&pid, 1, 15000, &status, NULL), 0);
+	assert_int_equal(status, 1);
+	printf("# %s\n", r->err);
+	assert_non_null(strstr(r->err, "rank 0 of 2"));
+	munmap(r, sizeof(*r));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_ddp_matches_single,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_ddp_graph_buckets,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_ddp_accumulation,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_ddp_eager, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_ddp_missing_rank,
+				       hpu_test_need_daemon),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+}

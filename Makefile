@@ -118,7 +118,7 @@ LIBS := $(LIBHPUSIM) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV
 
 .PHONY: FORCE all deps fuzz fuzz-run test unit-test run install uninstall lint format \
 	check-headers clean bench-ioctl bench-cs bench-dma bench-gemm bench-tpc \
-	bench-ccl mpi-ref
+	bench-ccl bench-train mpi-ref
 
 all: $(LIBS) $(TOOLS)
 
@@ -344,6 +344,9 @@ bench-tpc: all
 
 bench-ccl: all mpi-ref
 	$(Q)O=$(O) tools/run-bench ccl
+
+bench-train: all
+	$(Q)O=$(O) tools/run-bench train
 
 # ---------------------------------------------------------------- install
 # What `make install` puts under $(DESTDIR) and `make uninstall` removes

@@ -237,6 +237,9 @@ static int bench_one(struct htc_opts *o, int accel, int mode,
 	t.resume_path = NULL;
 	t.device_stats = false;
 	t.on_step = NULL;
+	/* no validation or test in a benchmark: every sample trains */
+	t.val_frac = 0;
+	t.test_frac = 0;
 	if (accel == HT_TRAIN_ACCEL_HPU)
 		snprintf(row->path, sizeof(row->path), "hpu/%s",
 			 htc_exec_name(mode));

@@ -126,6 +126,30 @@ void hpusim_sched_unlock(void)
 	pthread_mutex_unlock(&sched.lock);
 }
 
+/**
+ * struct hpusim_runner - what a thread running jobs hands to itself
+ * @cs: submission of the job it executes now (compared, never followed)
+ * @pend: queues of @cs its job woke, RUNNABLE but not signalled
+ * @npend: entries of @pend
+ *
+ * A job that passes another queue's FENCE of its own submission mostly
+ * parks or ends right after (the training library's handoffs: MSG_LONG
+ * ADD, then FENCE on its own SOB). Waking an idle worker for the other
+ * queue then costs a cross-CPU wake-up per handoff, while this thread is
+ * about to be free: so the woken queue goes on the run list without a
+ * signal and this thread runs it next. Should the job go on with engine
+ * work instead, the signals are sent before that work starts, so no
+ * queue waits for another's work.
+ */
+struct hpusim_runner {
+	const struct hpusim_cs *cs;
+	struct hpusim_queue *pend[HPU_MAX_JOBS_PER_CS];
+	unsigned int npend;
+};
+
+/* The runner of this thread while it executes a job, else NULL */
+static __thread struct hpusim_runner *cur_runner;
+
 static void queue_make_runnable(struct hpusim_queue *q)
 {
 	q->state = HPUSIM_Q_RUNNABLE;
@@ -133,12 +157,69 @@ static void queue_make_runnable(struct hpusim_queue *q)
 	pthread_cond_signal(&sched.work);
 }
 
+/* Signal a worker for every queue @rn deferred; no lock needed */
+static void runner_flush(struct hpusim_runner *rn)
+{
+	while (rn->npend) {
+		rn->npend--;
+		pthread_cond_signal(&sched.work);
+	}
+}
+
+/* The head job of @q belongs to the submission this thread executes */
+static bool runner_owns(const struct hpusim_runner *rn,
+			const struct hpusim_queue *q)
+{
+	const struct hpusim_job *job;
+
+	if (!rn || rn->npend == HPU_MAX_JOBS_PER_CS ||
+	    hpusim_list_empty(&q->jobs))
+		return false;
+	job = hpusim_container_of(q->jobs.next, struct hpusim_job, node);
+	return job->cs == rn->cs;
+}
+
 void hpusim_queue_wake(struct hpusim_queue *q)
 {
-	if (q->state == HPUSIM_Q_PARKED)
-		queue_make_runnable(q);
-	else
+	struct hpusim_job *job;
+
+	if (q->state != HPUSIM_Q_PARKED) {
 		q->woken = true;
+		return;
+	}
+	/* between now and its next slice the job is queued, not parked */
+	job = hpusim_container_of(q->jobs.next, struct hpusim_job, node);
+	job->state = HPUSIM_JOB_QUEUED;
+	if (!runner_owns(cur_runner, q)) {
+		queue_make_runnable(q);
+		return;
+	}
+	q->state = HPUSIM_Q_RUNNABLE;
+	hpusim_list_add_tail(&q->run_node, &sched.run);
+	cur_runner->pend[cur_runner->npend++] = q;
+}
+
+/*
+ * Take back a queue this thread deferred, if it is still waiting for a
+ * thread; signal a worker for every other. Sched lock held.
+ */
+static struct hpusim_queue *runner_take(struct hpusim_runner *rn)
+{
+	struct hpusim_queue *q = NULL;
+	unsigned int i;
+
+	for (i = 0; i < rn->npend; i++) {
+		struct hpusim_queue *p = rn->pend[i];
+
+		if (!q && p->state == HPUSIM_Q_RUNNABLE) {
+			q = p;
+			hpusim_list_del(&q->run_node);
+			continue;
+		}
+		pthread_cond_signal(&sched.work);
+	}
+	rn->npend = 0;
+	return q;
 }
 
 static void cs_mark_reset(struct hpusim_cs *cs, uint32_t engine)
@@ -170,6 +251,21 @@ static bool job_advance(struct hpusim_job *job, uint64_t *budget, uint64_t n,
 	return job->progress < total;
 }
 
+/* Packets that keep an engine busy (all but the sync and control ones) */
+static bool packet_is_work(uint16_t opcode)
+{
+	switch (opcode) {
+	case HPU_PACKET_LIN_DMA:
+	case HPU_PACKET_MEMSET:
+	case HPU_PACKET_MME_GEMM:
+	case HPU_PACKET_TPC_KERNEL:
+	case HPU_PACKET_NIC_WRITE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Run packets of @job until it ends, parks, faults or @budget runs out */
 static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 				 struct hpu_fw_fault *fault)
@@ -196,6 +292,11 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 		max = *budget > HPUSIM_DMA_CHUNK ? HPUSIM_DMA_CHUNK : *budget;
 		if (!max)
 			max = 1;
+
+		/* engine work: the queues this job woke run meanwhile */
+		if (cur_runner && cur_runner->npend &&
+		    packet_is_work(h->opcode))
+			runner_flush(cur_runner);
 
 		switch (h->opcode) {
 		case HPU_PACKET_NOP:
@@ -454,13 +555,15 @@ static void cs_fail(struct hpusim_cs *cs, enum exec_result r,
 /*
  * Run @q's jobs, the queue claimed (RUNNING) by the caller; sched lock
  * held. @inline_cs: the fast path runs only that submission's jobs and
- * hands the queue to the pool for anything more.
+ * hands the queue to the pool for anything more. @rn collects the queues
+ * of the running job's submission that its packets woke.
  */
 static void queue_run(struct hpusim_queue *q, uint64_t slice,
-		      struct hpusim_cs *inline_cs)
+		      struct hpusim_cs *inline_cs, struct hpusim_runner *rn)
 {
 	struct hpu_fw_fault fault;
 	enum exec_result r;
+	bool first = true;
 
 	q->state = HPUSIM_Q_RUNNING;
 	while (!hpusim_list_empty(&q->jobs)) {
@@ -468,6 +571,11 @@ static void queue_run(struct hpusim_queue *q, uint64_t slice,
 			q->jobs.next, struct hpusim_job, node);
 		struct hpusim_cs *cs = job->cs;
 		uint64_t budget = slice;
+
+		/* this thread stays here: what the last job woke goes on */
+		if (!first)
+			runner_flush(rn);
+		first = false;
 
 		/*
 		 * Only compared: @inline_cs may be freed already, and a new
@@ -486,7 +594,10 @@ static void queue_run(struct hpusim_queue *q, uint64_t slice,
 		hpusim_engine_busy_begin(q->dev, q->engine);
 		pthread_mutex_unlock(&sched.lock);
 		memset(&fault, 0, sizeof(fault));
+		rn->cs = cs;
+		cur_runner = rn;
 		r = job_exec(job, &budget, &fault);
+		cur_runner = NULL;
 		pthread_mutex_lock(&sched.lock);
 		cs->running--;
 
@@ -597,6 +708,8 @@ void hpusim_par_run(struct hpusim_par *par)
 
 static void *worker_main(void *arg)
 {
+	struct hpusim_runner rn = { 0 };
+
 	pthread_mutex_lock(&sched.lock);
 	for (;;) {
 		struct hpusim_queue *q;
@@ -619,7 +732,9 @@ static void *worker_main(void *arg)
 		q = hpusim_container_of(sched.run.next, struct hpusim_queue,
 					run_node);
 		hpusim_list_del(&q->run_node);
-		queue_run(q, HPUSIM_SLICE_BYTES, NULL);
+		do
+			queue_run(q, HPUSIM_SLICE_BYTES, NULL, &rn);
+		while ((q = runner_take(&rn)));
 	}
 	pthread_mutex_unlock(&sched.lock);
 	return NULL;
@@ -699,7 +814,8 @@ static struct hpusim_cs *cs_create(struct hpu_fw_as *as,
 int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 		     unsigned int njobs, void *cookie)
 {
-	struct hpusim_queue *claimed[HPU_MAX_JOBS_PER_CS];
+	struct hpusim_queue *claimed[HPU_MAX_JOBS_PER_CS], *q;
+	struct hpusim_runner rn = { 0 };
 	unsigned int i, j, nclaimed = 0;
 	struct hpusim_cs *cs;
 	uint64_t dma_bytes;
@@ -721,8 +837,7 @@ int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 	for (i = 0; i < njobs && fast; i++)
 		fast = cs->jobs[i].q->state == HPUSIM_Q_IDLE;
 	for (i = 0; i < njobs; i++) {
-		struct hpusim_queue *q = cs->jobs[i].q;
-
+		q = cs->jobs[i].q;
 		hpusim_list_add_tail(&cs->jobs[i].node, &q->jobs);
 		if (q->state != HPUSIM_Q_IDLE)
 			continue;
@@ -733,9 +848,16 @@ int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 			queue_make_runnable(q);
 		}
 	}
-	/* @cs may be freed by the first queue_run: use the claimed list */
+	/*
+	 * @cs may be freed by the first queue_run: use the claimed list.
+	 * Then the queues its jobs woke, here too: a multi-queue submission
+	 * with handoffs between its own queues runs to its end in this
+	 * thread, unless it waits on something outside itself.
+	 */
 	for (j = 0; j < nclaimed; j++)
-		queue_run(claimed[j], HPUSIM_SLICE_BYTES, cs);
+		queue_run(claimed[j], HPUSIM_SLICE_BYTES, cs, &rn);
+	while ((q = runner_take(&rn)))
+		queue_run(q, HPUSIM_SLICE_BYTES, cs, &rn);
 	pthread_mutex_unlock(&sched.lock);
 	return 0;
 }

@@ -3,7 +3,9 @@
  * test_fw_queues.c - libhpusim command submission through hpusim_model.ops:
  * DMA round trips between this process's memory and HBM, device to device,
  * overlapping copies, MEMSET, fences across queues, monitors, engine
- * errors and the fast path. Faults and aborts: test_fw_faults.c.
+ * errors, the fast path, handoffs between the queues of one CS (run in
+ * the submitting thread, and raced by concurrent submitters). Faults and
+ * aborts: test_fw_faults.c.
  */
 #include "fw_test_util.h"
 
@@ -269,14 +271,179 @@ static void test_fast_path(void **state)
 	assert_int_equal(ops->hw_idle(f->dev, NULL), 1);
 }
 
+/*
+ * A chain of @n MEMSETs of one word, alternating between @q[0] and @q[1]
+ * (the training library's rule: at a change of queue the previous queue
+ * adds 1 to the next one's SOB, @sob + index, and the next queue waits for
+ * it and takes it back); op i writes i + 1.
+ */
+static void chain(struct cb *cb, unsigned int n, uint32_t sob, uint64_t dst)
+{
+	unsigned int i, t, prev = 0;
+
+	cb[0].len = 0;
+	cb[1].len = 0;
+	for (i = 0; i < n; i++) {
+		t = i % 2;
+		if (i) {
+			cb_msg(&cb[prev], sob + t, HPU_MSG_OP_ADD, 1);
+			cb_fence(&cb[t], sob + t, 1, 1);
+		}
+		cb_memset(&cb[t], dst, 8, i + 1, 8);
+		prev = t;
+	}
+}
+
+static void submit2(struct fix *f, const uint32_t *q, const struct cb *cb,
+		    void *cookie)
+{
+	struct hpu_fw_job jobs[2] = {
+		{ .queue = q[0], .cb = cb[0].buf, .cb_size = cb[0].len },
+		{ .queue = q[1], .cb = cb[1].buf, .cb_size = cb[1].len },
+	};
+
+	assert_int_equal(ops->cs_submit(f->as, jobs, 2, cookie), 0);
+}
+
+static uint64_t read_word(struct fix *f, uint64_t va)
+{
+	uint64_t v = 0, hv = map_host(f, &v, sizeof(v));
+	struct cb cb = { .len = 0 };
+
+	cb_dma(&cb, hv, va, sizeof(v));
+	assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	unmap_host(f, hv);
+	return v;
+}
+
+/*
+ * A multi-queue CS whose queues hand over to each other through SOBs runs
+ * to its end in the submitting thread (cs_done before cs_submit returns),
+ * in order, and leaves its SOBs at 0.
+ */
+static void test_fast_path_handoffs(void **state)
+{
+	struct fix *f = *state;
+	struct hpu_fw_mem *m;
+	uint64_t va = map_dev(f, 2 * MiB, &m);
+	const uint32_t q[2] = { f->dma0, f->dma1 };
+	struct cb cb[2];
+	uint32_t v;
+
+	chain(cb, 25, 30, va);
+	submit2(f, q, cb, (void *)1);
+	assert_int_equal(ndone(f), 1);
+	assert_int_equal(result_of(f, (void *)1, NULL), HPU_FW_CS_OK);
+	assert_int_equal(ops->hw_idle(f->dev, NULL), 1);
+	assert_int_equal(ops->sob_read(f->as, 30, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(ops->sob_read(f->as, 31, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(read_word(f, va), 25);
+
+	/*
+	 * The woken queue's job waits for nothing but its FENCE: q1 wakes
+	 * q0, then works (a MEMSET) and waits for q0, which must run
+	 * meanwhile or after; either way both end.
+	 */
+	cb[0].len = 0;
+	cb[1].len = 0;
+	cb_fence(&cb[0], 40, 1, 1);
+	cb_memset(&cb[0], va + 64, 8, 7, 8);
+	cb_msg(&cb[0], 41, HPU_MSG_OP_ADD, 1);
+	cb_msg(&cb[1], 40, HPU_MSG_OP_ADD, 1);
+	cb_memset(&cb[1], va + 128, 64 * KiB, 9, 8);
+	cb_fence(&cb[1], 41, 1, 1);
+	submit2(f, q, cb, (void *)2);
+	wait_done(f, 3);
+	assert_int_equal(result_of(f, (void *)2, NULL), HPU_FW_CS_OK);
+	assert_int_equal(read_word(f, va + 64), 7);
+	assert_int_equal(ops->sob_read(f->as, 40, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(ops->sob_read(f->as, 41, &v), 0);
+	assert_int_equal(v, 0);
+	unmap_dev(f, va, m);
+}
+
+struct chain_thread {
+	struct fix *f;
+	uint32_t sob;
+	uint64_t va;
+	unsigned int n;
+};
+
+static void *chain_main(void *arg)
+{
+	struct chain_thread *t = arg;
+	const uint32_t q[2] = { t->f->dma0, t->f->dma1 };
+	struct hpu_fw_job jobs[2];
+	struct cb cb[2];
+	unsigned int i;
+
+	chain(cb, 9, t->sob, t->va);
+	jobs[0] = (struct hpu_fw_job){ .queue = q[0],
+				       .cb = cb[0].buf,
+				       .cb_size = cb[0].len };
+	jobs[1] = (struct hpu_fw_job){ .queue = q[1],
+				       .cb = cb[1].buf,
+				       .cb_size = cb[1].len };
+	for (i = 0; i < t->n; i++)
+		if (ops->cs_submit(t->f->as, jobs, 2, (void *)(uintptr_t)i))
+			return (void *)1;
+	return NULL;
+}
+
+/*
+ * Submitters racing on the same two queues with handoff chains: every CS
+ * completes OK (none is lost in a hand-off) and the SOBs end at 0.
+ */
+static void test_handoff_concurrent(void **state)
+{
+	struct fix *f = *state;
+	struct chain_thread t[3];
+	pthread_t th[3];
+	struct hpu_fw_mem *m;
+	uint64_t va = map_dev(f, 2 * MiB, &m);
+	unsigned int i, n = 200;
+	void *ret;
+	uint32_t v;
+
+	for (i = 0; i < 3; i++) {
+		t[i] = (struct chain_thread){
+			.f = f, .sob = 50 + 2 * i, .va = va + 64 * i, .n = n
+		};
+		assert_int_equal(
+			pthread_create(&th[i], NULL, chain_main, &t[i]), 0);
+	}
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(pthread_join(th[i], &ret), 0);
+		assert_null(ret);
+	}
+	wait_done(f, 3 * n);
+	for (i = 0; i < 3 * n; i++)
+		assert_int_equal(f->rec.result[i], HPU_FW_CS_OK);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(ops->sob_read(f->as, 50 + i, &v), 0);
+		assert_int_equal(v, 0);
+	}
+	for (i = 0; i < 3; i++)
+		assert_int_equal(read_word(f, va + 64 * i), 9);
+	unmap_dev(f, va, m);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_dma_round_trip), T(test_dma_dev_to_dev_and_overlap),
-		T(test_memset_widths),	T(test_fence_across_queues),
-		T(test_monitor),	T(test_engine_errors),
+		T(test_dma_round_trip),
+		T(test_dma_dev_to_dev_and_overlap),
+		T(test_memset_widths),
+		T(test_fence_across_queues),
+		T(test_monitor),
+		T(test_engine_errors),
 		T(test_fast_path),
+		T(test_fast_path_handoffs),
+		T(test_handoff_concurrent),
 	};
 #undef T
 

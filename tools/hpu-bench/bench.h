@@ -99,6 +99,9 @@ int bench_gemm(int argc, char **argv);
 /* mode_tpc.c */
 int bench_tpc(int argc, char **argv);
 
+/* mode_step.c */
+int bench_step(int argc, char **argv);
+
 /* main.c: the device of -d INDEX, or the first visible one when < 0 */
 int bench_open_device(long index, struct hpu_device **devp, long *indexp);
 

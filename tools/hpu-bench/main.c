@@ -38,6 +38,11 @@ static const struct bench_mode modes[] = {
 		.help = "TPC add/relu/cast GB/s, 1..64 MiB, vs memcpy",
 		.run = bench_tpc,
 	},
+	{
+		.name = "step",
+		.help = "MLP training step: one multi-queue CS vs eager vs host",
+		.run = bench_step,
+	},
 };
 
 #define NMODES (sizeof(modes) / sizeof(modes[0]))

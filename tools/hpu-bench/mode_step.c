@@ -1,0 +1,770 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mode_step.c - hpu-bench step: one training step of a digits MLP
+ * (64-128-128-10, or 64-128-10 with -l 2) at batch 64 with SGD, the shape
+ * of the training library's lazy and graph steps: 28 (20) ops over a DMA,
+ * an MME and a TPC queue, ordered
+ * by a sync-object handoff at every change of queue (MSG_LONG ADD on the
+ * next queue's SOB, FENCE on it). Timed as one multi-queue CS per step
+ * (the CBs built once, as a graph replay; and rebuilt every step, as
+ * lazy), as one CS per op (eager: submit and wait each), and the same
+ * computation on the host in this process (cblas_sgemm and plain loops)
+ * as the reference.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "bench.h"
+#include "hpu_tpc_kernels.h"
+#include "hpudrv.h"
+
+enum {
+	Q_DMA,
+	Q_MME,
+	Q_TPC,
+	NQ
+};
+
+enum {
+	P_EAGER,
+	P_LAZY,
+	P_GRAPH,
+	P_HOST,
+	NPATH
+};
+
+static const char *const path_name[NPATH] = {
+	"eager (one CS per op)",
+	"lazy (one CS, CBs rebuilt)",
+	"graph (one CS, CBs replayed)",
+	"host (cblas + loops, ref)",
+};
+
+#define BATCH	     64
+#define MAX_LAYER    3
+#define MAX_OPS	     40
+#define ARENA_ALIGN  256
+#define SOB_BASE     200 /* user SOBs of the handoffs: 200..202 */
+#define CB_BYTES     (64U << 10)
+#define OP_CB_BYTES  4096U
+#define WAIT_US	     10000000ULL
+#define DEFAULT_ITER 2000
+#define MAX_ITER     1000000L
+#define WARMUP	     100
+#define SLICES	     4
+#define LR	     0.05f
+
+/* layer widths: 3 layers, or 2 when the middle one is left out */
+static const uint32_t dims3[] = { 64, 128, 128, 10 };
+static const uint32_t dims2[] = { 64, 128, 10 };
+static const uint32_t *dims = dims3;
+static unsigned int nlayer = 3;
+
+enum op_kind {
+	OP_DMA,
+	OP_GEMM,
+	OP_TPC,
+};
+
+/**
+ * struct op - one op of the step
+ * @q: Q_DMA, Q_MME or Q_TPC
+ * @kind: what it runs
+ * @dst: OP_DMA: destination VA (up to two copies)
+ * @src: OP_DMA: source VA
+ * @size: OP_DMA: bytes (0: unused)
+ * @g: OP_GEMM: the packet
+ * @kid: OP_TPC: kernel id
+ * @t: OP_TPC: operands
+ * @nt: OP_TPC: operands used
+ * @p: OP_TPC: parameters
+ * @np: OP_TPC: parameters used
+ * @cb: eager: a CB of its own, built once
+ */
+struct op {
+	int q;
+	enum op_kind kind;
+	uint64_t dst[2], src[2], size[2];
+	struct hpu_pkt_mme_gemm g;
+	uint32_t kid;
+	struct hpu_tpc_tensor t[4];
+	unsigned int nt;
+	uint32_t p[2];
+	unsigned int np;
+	struct hpu_cb_builder *cb;
+};
+
+/* Byte offsets of the tensors in the arena (device and host alike) */
+struct layout {
+	uint64_t x, labels, loss;
+	uint64_t w[MAX_LAYER], b[MAX_LAYER], z[MAX_LAYER], a[MAX_LAYER];
+	uint64_t dw[MAX_LAYER], db[MAX_LAYER], dz[MAX_LAYER], da[MAX_LAYER];
+	uint64_t size;
+};
+
+struct step_run {
+	struct hpu_device *dev;
+	uint32_t queue[NQ];
+	struct hpu_cb_builder *cb[NQ];
+	struct op ops[MAX_OPS];
+	unsigned int nops;
+	struct layout l;
+	uint64_t h, va;	 /* the arena in HBM */
+	void *pin;	 /* pinned: input staging, then the loss */
+	uint64_t pin_va; /* device VA of @pin */
+	uint8_t *host;	 /* the host reference's arena */
+	uint8_t *input;	 /* the batch: x then labels */
+	size_t in_bytes;
+};
+
+static uint64_t carve(uint64_t *off, uint64_t bytes)
+{
+	uint64_t at = *off;
+
+	*off += (bytes + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+	return at;
+}
+
+static void lay_out(struct layout *l)
+{
+	uint64_t off = 0;
+	unsigned int i;
+
+	l->x = carve(&off, BATCH * dims[0] * 4);
+	l->labels = carve(&off, BATCH * 4);
+	l->loss = carve(&off, 4);
+	for (i = 0; i < nlayer; i++) {
+		uint64_t wsz = (uint64_t)dims[i] * dims[i + 1] * 4;
+		uint64_t asz = (uint64_t)BATCH * dims[i + 1] * 4;
+
+		l->w[i] = carve(&off, wsz);
+		l->dw[i] = carve(&off, wsz);
+		l->b[i] = carve(&off, dims[i + 1] * 4);
+		l->db[i] = carve(&off, dims[i + 1] * 4);
+		l->z[i] = carve(&off, asz);
+		l->a[i] = carve(&off, asz);
+		l->dz[i] = carve(&off, asz);
+		l->da[i] = carve(&off, asz);
+	}
+	l->size = off;
+}
+
+static struct hpu_tpc_tensor mat(uint64_t va, uint32_t rows, uint32_t cols)
+{
+	struct hpu_tpc_tensor d;
+
+	memset(&d, 0, sizeof(d));
+	d.addr = va;
+	d.dtype = HPU_DTYPE_FP32;
+	d.ndims = rows ? 2 : 1;
+	d.sizes[0] = cols;
+	d.strides[0] = 1;
+	if (rows) {
+		d.sizes[1] = rows;
+		d.strides[1] = cols;
+	}
+	return d;
+}
+
+static struct op *op_new(struct step_run *r, int q, enum op_kind kind)
+{
+	struct op *o = &r->ops[r->nops++];
+
+	memset(o, 0, sizeof(*o));
+	o->q = q;
+	o->kind = kind;
+	return o;
+}
+
+/* C[m][n] = op(A) op(B), fp32, row-major, as stored */
+static void op_gemm(struct step_run *r, uint64_t c, uint64_t a, uint64_t b,
+		    uint32_t m, uint32_t n, uint32_t k, bool ta, bool tb)
+{
+	struct op *o = op_new(r, Q_MME, OP_GEMM);
+
+	o->g.hdr.flags = (ta ? HPU_MME_F_TRANS_A : 0) |
+			 (tb ? HPU_MME_F_TRANS_B : 0);
+	o->g.a_addr = r->va + a;
+	o->g.b_addr = r->va + b;
+	o->g.c_addr = r->va + c;
+	o->g.m = m;
+	o->g.n = n;
+	o->g.k = k;
+	o->g.lda = ta ? m : k;
+	o->g.ldb = tb ? k : n;
+	o->g.ldc = n;
+	o->g.batch = 1;
+	o->g.dtype_ab = HPU_DTYPE_FP32;
+	o->g.dtype_c = HPU_DTYPE_FP32;
+	o->g.alpha = 0x3f800000; /* 1.0 */
+}
+
+static struct op *op_tpc(struct step_run *r, uint32_t kid, unsigned int nt)
+{
+	struct op *o = op_new(r, Q_TPC, OP_TPC);
+
+	o->kid = kid;
+	o->nt = nt;
+	return o;
+}
+
+static uint32_t f32_bits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+/* The ops of one step, in order (device VAs: arena offsets + r->va) */
+static void build_ops(struct step_run *r)
+{
+	const struct layout *l = &r->l;
+	uint64_t va = r->va, in;
+	struct op *o;
+	int i;
+
+	r->nops = 0;
+	o = op_new(r, Q_DMA, OP_DMA);
+	o->dst[0] = va + l->x;
+	o->src[0] = r->pin_va;
+	o->size[0] = BATCH * dims[0] * 4;
+	o->dst[1] = va + l->labels;
+	o->src[1] = r->pin_va + o->size[0];
+	o->size[1] = BATCH * 4;
+	for (i = 0; i < (int)nlayer; i++) {
+		in = i ? l->a[i - 1] : l->x;
+		op_gemm(r, l->z[i], in, l->w[i], BATCH, dims[i + 1], dims[i],
+			false, false);
+		o = op_tpc(r, HPU_TPC_KERNEL_BIAS_ADD, 3);
+		o->t[0] = mat(va + l->z[i], BATCH, dims[i + 1]);
+		o->t[1] = mat(va + l->b[i], 0, dims[i + 1]);
+		o->t[2] = o->t[0];
+		if (i == (int)nlayer - 1)
+			break;
+		o = op_tpc(r, HPU_TPC_KERNEL_RELU, 2);
+		o->t[0] = mat(va + l->z[i], BATCH, dims[i + 1]);
+		o->t[1] = mat(va + l->a[i], BATCH, dims[i + 1]);
+	}
+	o = op_tpc(r, HPU_TPC_KERNEL_XENT_FWD, 3);
+	o->t[0] = mat(va + l->z[nlayer - 1], BATCH, dims[nlayer]);
+	o->t[1] = mat(va + l->labels, 0, BATCH);
+	o->t[1].dtype = HPU_DTYPE_INT32;
+	o->t[2] = mat(va + l->loss, 0, 1);
+	o->t[2].ndims = 0;
+	o->t[2].sizes[0] = 0;
+	o->t[2].strides[0] = 0;
+	o = op_tpc(r, HPU_TPC_KERNEL_XENT_BWD, 3);
+	o->t[0] = r->ops[r->nops - 2].t[0];
+	o->t[1] = r->ops[r->nops - 2].t[1];
+	o->t[2] = mat(va + l->dz[nlayer - 1], BATCH, dims[nlayer]);
+	for (i = (int)nlayer - 1; i >= 0; i--) {
+		in = i ? l->a[i - 1] : l->x;
+		/* dW[in][out] = in^T dz */
+		op_gemm(r, l->dw[i], in, l->dz[i], dims[i], dims[i + 1], BATCH,
+			true, false);
+		o = op_tpc(r, HPU_TPC_KERNEL_BIAS_GRAD, 2);
+		o->t[0] = mat(va + l->dz[i], BATCH, dims[i + 1]);
+		o->t[1] = mat(va + l->db[i], 0, dims[i + 1]);
+		if (!i)
+			break;
+		/* da[batch][in] = dz W^T */
+		op_gemm(r, l->da[i - 1], l->dz[i], l->w[i], BATCH, dims[i],
+			dims[i + 1], false, true);
+		o = op_tpc(r, HPU_TPC_KERNEL_RELU_BWD, 3);
+		o->t[0] = mat(va + l->z[i - 1], BATCH, dims[i]);
+		o->t[1] = mat(va + l->da[i - 1], BATCH, dims[i]);
+		o->t[2] = mat(va + l->dz[i - 1], BATCH, dims[i]);
+	}
+	for (i = 0; i < (int)nlayer; i++) {
+		o = op_tpc(r, HPU_TPC_KERNEL_AXPY, 3);
+		o->t[0] = mat(va + l->dw[i], dims[i], dims[i + 1]);
+		o->t[1] = mat(va + l->w[i], dims[i], dims[i + 1]);
+		o->t[2] = o->t[1];
+		o->p[0] = f32_bits(-LR);
+		o->np = 1;
+		o = op_tpc(r, HPU_TPC_KERNEL_AXPY, 3);
+		o->t[0] = mat(va + l->db[i], 0, dims[i + 1]);
+		o->t[1] = mat(va + l->b[i], 0, dims[i + 1]);
+		o->t[2] = o->t[1];
+		o->p[0] = f32_bits(-LR);
+		o->np = 1;
+	}
+	o = op_new(r, Q_DMA, OP_DMA);
+	o->dst[0] = r->pin_va + r->in_bytes;
+	o->src[0] = va + l->loss;
+	o->size[0] = 4;
+}
+
+static int op_append(struct hpu_cb_builder *b, const struct op *o)
+{
+	int ret = 0, i;
+
+	switch (o->kind) {
+	case OP_DMA:
+		for (i = 0; i < 2 && !ret; i++)
+			if (o->size[i])
+				ret = hpu_cb_lin_dma(b, o->dst[i], o->src[i],
+						     o->size[i]);
+		return ret;
+	case OP_GEMM:
+		return hpu_cb_mme_gemm(b, &o->g);
+	case OP_TPC:
+		return hpu_cb_tpc_kernel(b, o->kid, o->t, o->nt,
+					 o->np ? o->p : NULL, o->np);
+	}
+	return -EINVAL;
+}
+
+/*
+ * The program: each op on its queue's CB; at a change of queue the queue
+ * that ran the previous op adds 1 to the next queue's SOB and the next
+ * queue waits for it and takes it back (the training library's rule).
+ */
+static int build_program(struct step_run *r)
+{
+	unsigned int i, q;
+	int ret = 0, token = -1;
+
+	for (q = 0; q < NQ; q++)
+		hpu_cb_builder_reset(r->cb[q]);
+	for (i = 0; i < r->nops && !ret; i++) {
+		q = (unsigned int)r->ops[i].q;
+		if (token >= 0 && token != (int)q) {
+			ret = hpu_cb_msg_long(r->cb[token], SOB_BASE + q,
+					      HPU_MSG_OP_ADD, 1);
+			if (!ret)
+				ret = hpu_cb_fence(r->cb[q], SOB_BASE + q, 1,
+						   1);
+		}
+		token = (int)q;
+		if (!ret)
+			ret = op_append(r->cb[q], &r->ops[i]);
+	}
+	return ret;
+}
+
+static int wait_seq(struct step_run *r, uint64_t seq)
+{
+	uint32_t status;
+	int ret = hpu_cs_wait(r->dev, seq, WAIT_US, &status);
+
+	if (ret)
+		return ret;
+	return status == HPU_WAIT_CS_STATUS_COMPLETED ? 0 : -EIO;
+}
+
+static int submit_program(struct step_run *r)
+{
+	struct hpu_cs_chunk chunks[NQ];
+	unsigned int q, n = 0;
+	uint64_t seq;
+	int done = 0, ret;
+
+	memset(chunks, 0, sizeof(chunks));
+	for (q = 0; q < NQ; q++) {
+		size_t used = hpu_cb_builder_used(r->cb[q]);
+
+		if (!used)
+			continue;
+		chunks[n].cb_handle = hpu_cb_builder_handle(r->cb[q]);
+		chunks[n].queue_index = r->queue[q];
+		chunks[n].cb_size = (uint32_t)used;
+		n++;
+	}
+	ret = hpu_cs_submit(r->dev, chunks, n, 0, 0, &seq, &done);
+	if (ret || done)
+		return ret;
+	return wait_seq(r, seq);
+}
+
+static int submit_op(struct step_run *r, const struct op *o)
+{
+	uint64_t seq;
+	int done = 0, ret;
+
+	ret = hpu_cb_builder_submit(o->cb, r->queue[o->q], 0, 0, &seq, &done);
+	if (ret || done)
+		return ret;
+	return wait_seq(r, seq);
+}
+
+/* ------------------------------------------------------ host reference */
+
+static float *hf(struct step_run *r, uint64_t va)
+{
+	return (float *)(r->host + (va - r->va));
+}
+
+static void host_tpc(struct step_run *r, const struct op *o)
+{
+	const struct hpu_tpc_tensor *t = o->t;
+	uint32_t cols = t[0].sizes[0];
+	uint32_t rows = t[0].ndims > 1 ? t[0].sizes[1] : 1;
+	uint32_t i, j, n = rows * cols;
+	float *a = hf(r, t[0].addr), *b = NULL, *c = NULL, alpha;
+	const int32_t *lab;
+	double sum = 0;
+
+	if (o->nt > 1)
+		b = hf(r, t[1].addr);
+	if (o->nt > 2)
+		c = hf(r, t[2].addr);
+	switch (o->kid) {
+	case HPU_TPC_KERNEL_BIAS_ADD:
+		for (i = 0; i < rows; i++)
+			for (j = 0; j < cols; j++)
+				c[i * cols + j] = a[i * cols + j] + b[j];
+		break;
+	case HPU_TPC_KERNEL_RELU:
+		for (i = 0; i < n; i++)
+			b[i] = a[i] > 0 ? a[i] : 0;
+		break;
+	case HPU_TPC_KERNEL_RELU_BWD:
+		for (i = 0; i < n; i++)
+			c[i] = a[i] > 0 ? b[i] : 0;
+		break;
+	case HPU_TPC_KERNEL_BIAS_GRAD:
+		for (j = 0; j < cols; j++)
+			b[j] = 0;
+		for (i = 0; i < rows; i++)
+			for (j = 0; j < cols; j++)
+				b[j] += a[i * cols + j];
+		break;
+	case HPU_TPC_KERNEL_AXPY:
+		memcpy(&alpha, &o->p[0], sizeof(alpha));
+		for (i = 0; i < n; i++)
+			c[i] = alpha * a[i] + b[i];
+		break;
+	case HPU_TPC_KERNEL_XENT_FWD:
+	case HPU_TPC_KERNEL_XENT_BWD:
+		lab = (const int32_t *)b;
+		for (i = 0; i < rows; i++) {
+			const float *x = a + i * cols;
+			float mx = x[0], s = 0;
+
+			for (j = 1; j < cols; j++)
+				mx = x[j] > mx ? x[j] : mx;
+			for (j = 0; j < cols; j++)
+				s += expf(x[j] - mx);
+			if (o->kid == HPU_TPC_KERNEL_XENT_FWD) {
+				sum += mx + logf(s) - x[lab[i]];
+				continue;
+			}
+			for (j = 0; j < cols; j++)
+				c[i * cols + j] =
+					(expf(x[j] - mx) / s -
+					 (j == (uint32_t)lab[i] ? 1.0f : 0)) /
+					(float)rows;
+		}
+		if (o->kid == HPU_TPC_KERNEL_XENT_FWD)
+			*c = (float)(sum / rows);
+		break;
+	}
+}
+
+static void host_op(struct step_run *r, const struct op *o, void *loss_out)
+{
+	const struct hpu_pkt_mme_gemm *g = &o->g;
+	int i;
+
+	switch (o->kind) {
+	case OP_DMA:
+		if (o->dst[0] == r->pin_va + r->in_bytes) {
+			memcpy(loss_out, hf(r, o->src[0]), o->size[0]);
+			break;
+		}
+		for (i = 0; i < 2; i++)
+			memcpy(hf(r, o->dst[i]),
+			       r->input + (o->src[i] - r->pin_va), o->size[i]);
+		break;
+	case OP_GEMM:
+		cblas_sgemm(CblasRowMajor,
+			    g->hdr.flags & HPU_MME_F_TRANS_A ? CblasTrans :
+							       CblasNoTrans,
+			    g->hdr.flags & HPU_MME_F_TRANS_B ? CblasTrans :
+							       CblasNoTrans,
+			    (int)g->m, (int)g->n, (int)g->k, 1.0f,
+			    hf(r, g->a_addr), (int)g->lda, hf(r, g->b_addr),
+			    (int)g->ldb, 0.0f, hf(r, g->c_addr), (int)g->ldc);
+		break;
+	case OP_TPC:
+		host_tpc(r, o);
+		break;
+	}
+}
+
+/* ------------------------------------------------------ setup, timing */
+
+static void init_arena(struct step_run *r)
+{
+	uint32_t s = 12345, i, j;
+	float *f;
+
+	memset(r->host, 0, r->l.size);
+	for (i = 0; i < nlayer; i++) {
+		float scale = 1.0f / sqrtf((float)dims[i]);
+
+		f = hf(r, r->va + r->l.w[i]);
+		for (j = 0; j < dims[i] * dims[i + 1]; j++) {
+			s = s * 1103515245U + 12345U;
+			f[j] = ((float)((s >> 8) & 0xffff) / 32768.0f - 1.0f) *
+			       scale;
+		}
+	}
+	f = (float *)r->input;
+	for (j = 0; j < BATCH * dims[0]; j++) {
+		s = s * 1103515245U + 12345U;
+		f[j] = (float)((s >> 12) & 0xf); /* digits: pixels 0..15 */
+	}
+	for (j = 0; j < BATCH; j++)
+		((int32_t *)(r->input + BATCH * dims[0] * 4))[j] =
+			(int32_t)(j % dims[nlayer]);
+}
+
+static int setup(struct step_run *r)
+{
+	struct hpu_info_hw_ip_info ip;
+	size_t pin_bytes;
+	unsigned int i, q;
+	uint64_t seq;
+	int ret;
+
+	lay_out(&r->l);
+	r->in_bytes = BATCH * dims[0] * 4 + BATCH * 4;
+	ret = hpu_info_hw_ip(r->dev, &ip);
+	if (ret)
+		return ret;
+	if (!ip.num_dma || !ip.num_mme || !ip.num_tpc)
+		return -ENODEV;
+	r->queue[Q_DMA] = 0;
+	r->queue[Q_MME] = ip.num_dma;
+	r->queue[Q_TPC] = ip.num_dma + ip.num_mme;
+	ret = hpu_mem_alloc(r->dev, r->l.size, 0, 0, &r->h);
+	if (!ret)
+		ret = hpu_mem_map(r->dev, r->h, 0, 0, &r->va);
+	if (ret)
+		return ret;
+	pin_bytes = r->l.size > r->in_bytes + 4 ? r->l.size : r->in_bytes + 4;
+	ret = hpu_host_alloc(r->dev, pin_bytes, &r->pin, &r->pin_va);
+	if (ret)
+		return ret;
+	r->host = aligned_alloc(64, r->l.size);
+	r->input = malloc(r->in_bytes + 4);
+	if (!r->host || !r->input)
+		return -ENOMEM;
+	init_arena(r);
+	for (q = 0; q < NQ && !ret; q++)
+		ret = hpu_cb_builder_create(r->dev, CB_BYTES, &r->cb[q]);
+	if (ret)
+		return ret;
+
+	/* the initial arena: one upload through the pinned buffer */
+	memcpy(r->pin, r->host, r->l.size);
+	hpu_cb_builder_reset(r->cb[Q_DMA]);
+	ret = hpu_cb_lin_dma(r->cb[Q_DMA], r->va, r->pin_va, r->l.size);
+	if (!ret)
+		ret = hpu_cb_builder_submit(r->cb[Q_DMA], r->queue[Q_DMA], 0, 0,
+					    &seq, NULL);
+	if (!ret)
+		ret = wait_seq(r, seq);
+	if (ret)
+		return ret;
+	memcpy(r->pin, r->input, r->in_bytes);
+
+	build_ops(r);
+	for (i = 0; i < r->nops && !ret; i++) {
+		ret = hpu_cb_builder_create(r->dev, OP_CB_BYTES, &r->ops[i].cb);
+		if (!ret)
+			ret = op_append(r->ops[i].cb, &r->ops[i]);
+	}
+	if (!ret)
+		ret = build_program(r);
+	return ret;
+}
+
+static int step(struct step_run *r, int path)
+{
+	unsigned int i;
+	int ret = 0;
+	float loss;
+
+	switch (path) {
+	case P_EAGER:
+		for (i = 0; i < r->nops && !ret; i++)
+			ret = submit_op(r, &r->ops[i]);
+		return ret;
+	case P_LAZY:
+		ret = build_program(r);
+		return ret ? ret : submit_program(r);
+	case P_GRAPH:
+		return submit_program(r);
+	default:
+		for (i = 0; i < r->nops; i++)
+			host_op(r, &r->ops[i], &loss);
+		__asm__ volatile("" : : "r"(&loss) : "memory");
+		return 0;
+	}
+}
+
+/* One step on the device and on the host from the same state agree */
+static int check(struct step_run *r)
+{
+	float dloss, hloss = 0;
+	unsigned int i;
+	int ret;
+
+	ret = step(r, P_GRAPH);
+	if (ret)
+		return ret;
+	memcpy(&dloss, (uint8_t *)r->pin + r->in_bytes, sizeof(dloss));
+	for (i = 0; i < r->nops; i++)
+		host_op(r, &r->ops[i], &hloss);
+	if (!isfinite(dloss) || fabsf(dloss - hloss) > 1e-4f * fabsf(hloss)) {
+		fprintf(stderr,
+			"hpu-bench: step loss %.7g on the device, %.7g on "
+			"the host\n",
+			dloss, hloss);
+		return -EIO;
+	}
+	printf("  first step: loss %.6f on the device, %.6f on the host\n",
+	       dloss, hloss);
+	return 0;
+}
+
+static void cleanup(struct step_run *r)
+{
+	unsigned int i, q;
+
+	for (i = 0; i < r->nops; i++)
+		hpu_cb_builder_destroy(r->ops[i].cb);
+	for (q = 0; q < NQ; q++)
+		hpu_cb_builder_destroy(r->cb[q]);
+	if (r->pin)
+		hpu_host_free(r->dev, r->pin);
+	if (r->va)
+		hpu_mem_unmap(r->dev, r->va);
+	if (r->h)
+		hpu_mem_free(r->dev, r->h);
+	free(r->host);
+	free(r->input);
+	hpu_close(r->dev);
+}
+
+static int usage(FILE *f, int status)
+{
+	fprintf(f,
+		"Usage: hpu-bench step [-n ITER] [-l LAYERS] [-d INDEX]\n"
+		"  -n ITER    timed steps per path (default %d)\n"
+		"  -l LAYERS  3: MLP 64-128-128-10 (default), 2: 64-128-10\n"
+		"  -d INDEX   device hpuN to use (default: first visible)\n",
+		DEFAULT_ITER);
+	return status;
+}
+
+/* -n, -l, -d, -h: 0 run, 1 help, 2 usage error */
+static int parse(int argc, char **argv, long *iter, long *index)
+{
+	long layers = 3;
+	int c;
+
+	optind = 1;
+	while ((c = getopt(argc, argv, "n:l:d:h")) != -1) {
+		if (c == 'h')
+			return 1;
+		if ((c == 'n' &&
+		     !bench_parse_long(optarg, SLICES, MAX_ITER, iter)) ||
+		    (c == 'l' && !bench_parse_long(optarg, 2, 3, &layers)) ||
+		    (c == 'd' && !bench_parse_long(optarg, 0, 1 << 20, index)))
+			continue;
+		if (c != '?')
+			fprintf(stderr, "hpu-bench: bad -%c '%s'\n", c, optarg);
+		return 2;
+	}
+	nlayer = (unsigned int)layers;
+	dims = layers == 2 ? dims2 : dims3;
+	return optind < argc ? 2 : 0;
+}
+
+int bench_step(int argc, char **argv)
+{
+	struct step_run r = { 0 };
+	struct bench_stats st[NPATH];
+	uint64_t *ns[NPATH] = { NULL }, t0;
+	long iter = DEFAULT_ITER, index = -1, per;
+	int c, p, ret, status = 1;
+	long s, i;
+
+	c = parse(argc, argv, &iter, &index);
+	if (c)
+		return c == 1 ? usage(stdout, 0) : usage(stderr, 2);
+	if (bench_open_device(index, &r.dev, &index))
+		return 1;
+	ret = setup(&r);
+	if (ret) {
+		fprintf(stderr, "hpu-bench: setup failed: %s\n",
+			hpu_strerror(ret));
+		goto out;
+	}
+	printf("hpu-bench step: MLP ");
+	for (i = 0; i <= (long)nlayer; i++)
+		printf(i ? "-%u" : "%u", dims[i]);
+	printf(", batch %u, SGD: %u ops on queues %u/%u/%u of hpu%ld\n", BATCH,
+	       r.nops, r.queue[Q_DMA], r.queue[Q_MME], r.queue[Q_TPC], index);
+	ret = check(&r);
+	if (ret)
+		goto out;
+	per = iter / SLICES;
+	for (p = 0; p < NPATH; p++) {
+		ns[p] = calloc((size_t)iter, sizeof(*ns[p]));
+		if (!ns[p])
+			goto out;
+		for (i = 0; i < WARMUP && !ret; i++)
+			ret = step(&r, p);
+	}
+	/* alternating slices: load from elsewhere hits every path alike */
+	for (s = 0; s < SLICES && !ret; s++) {
+		for (p = 0; p < NPATH && !ret; p++) {
+			for (i = 0; i < per && !ret; i++) {
+				t0 = bench_now_ns();
+				ret = step(&r, p);
+				ns[p][s * per + i] = bench_now_ns() - t0;
+			}
+		}
+	}
+	if (ret) {
+		fprintf(stderr, "hpu-bench: step failed: %s\n",
+			hpu_strerror(ret));
+		goto out;
+	}
+	printf("  %-30s %9s %9s %9s %8s\n", "path", "p50 us", "p99 us",
+	       "mean us", "p50/host");
+	for (p = 0; p < NPATH; p++)
+		bench_summarize(ns[p], (size_t)(per * SLICES), &st[p]);
+	for (p = 0; p < NPATH; p++)
+		printf("  %-30s %9.1f %9.1f %9.1f %8.2f\n", path_name[p],
+		       st[p].p50_us, st[p].p99_us, st[p].mean_us,
+		       st[P_HOST].p50_us > 0 ?
+			       st[p].p50_us / st[P_HOST].p50_us :
+			       0);
+	printf("  eager / graph p50: %.2f, eager / lazy p50: %.2f (issue "
+	       "target >= 3)\n",
+	       st[P_GRAPH].p50_us > 0 ?
+		       st[P_EAGER].p50_us / st[P_GRAPH].p50_us :
+		       0,
+	       st[P_LAZY].p50_us > 0 ? st[P_EAGER].p50_us / st[P_LAZY].p50_us :
+				       0);
+	status = 0;
+out:
+	for (p = 0; p < NPATH; p++)
+		free(ns[p]);
+	cleanup(&r);
+	return status;
+}

@@ -762,6 +762,60 @@ static void test_two_ranks_match_one(void **state)
 	run_free(&r2);
 }
 
+/*
+ * a run checkpointed at step 20 and resumed to 40 prints the final loss
+ * of an uninterrupted 40-step run; the nested --ckpt-dir and --log-dir
+ * are created
+ */
+static void test_resume_matches(void **state)
+{
+	char dir[64], ckdir[96], logdir[96], ck[128], csv[128];
+	const char *a20[] = { "--devices",	"1",   "--max-steps", "20",
+			      "--ckpt-dir",	ckdir, "--log-dir",   logdir,
+			      "--progress-bar", "off", NULL };
+	const char *a40[] = { "--devices",   "1", "--max-steps",    "40",
+			      "--ckpt-path", ck,  "--progress-bar", "off",
+			      NULL };
+	const char *full[] = { "--devices",	 "1",	"--max-steps", "40",
+			       "--progress-bar", "off", NULL };
+	struct run r1, r2, r3;
+	struct stat st;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_train_cli.%d", (int)getpid());
+	snprintf(ckdir, sizeof(ckdir), "%s/a/ck", dir);
+	snprintf(logdir, sizeof(logdir), "%s/b/log", dir);
+	snprintf(ck, sizeof(ck), "%s/last.htck", ckdir);
+	snprintf(csv, sizeof(csv), "%s/metrics.csv", logdir);
+	run(a20, NULL, RUN_TIMEOUT_MS, &r1);
+	if (r1.status)
+		dump("20 steps", &r1);
+	assert_int_equal(r1.status, 0);
+	assert_int_equal(stat(csv, &st), 0);
+	assert_true(st.st_size > 0);
+	run(a40, NULL, RUN_TIMEOUT_MS, &r2);
+	if (r2.status)
+		dump("resumed", &r2);
+	assert_int_equal(r2.status, 0);
+	run(full, NULL, RUN_TIMEOUT_MS, &r3);
+	assert_int_equal(r3.status, 0);
+	assert_false(isnan(number_after(r3.out, "final loss ")));
+	assert_true(number_after(r2.out, "final loss ") ==
+		    number_after(r3.out, "final loss "));
+	assert_true(number_after(r2.out, "test accuracy ") ==
+		    number_after(r3.out, "test accuracy "));
+	unlink(ck);
+	run_free(&r1);
+	run_free(&r2);
+	run_free(&r3);
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
 /* children of @pid (from /proc), at most @max */
 static int children(pid_t pid, pid_t *out, int max)
 {
@@ -1029,6 +1083,8 @@ int main(void)
 		cmocka_unit_test_setup(test_digits_one_device,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_two_ranks_match_one,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_resume_matches,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_killed_worker_ends_launcher,
 				       hpu_test_need_daemon),

@@ -6,10 +6,12 @@
  * --all-ranks-print).
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hpu_train.h"
@@ -170,6 +172,48 @@ static void summary(const struct htc_opts *o, const struct ht_cluster *cl,
 	fflush(stdout);
 }
 
+/* mkdir -p: a directory and its missing parents */
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX], *p;
+
+	if (strlen(path) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* the output directories exist before the trainer writes into them */
+static int make_dirs(const struct htc_opts *o)
+{
+	const char *dirs[2] = { o->t.log_dir, o->t.ckpt_dir };
+	const char *names[2] = { "--log-dir", "--ckpt-dir" };
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		if (!dirs[i])
+			continue;
+		ret = mkdir_p(dirs[i]);
+		if (ret) {
+			fprintf(stderr,
+				HTC_PROG ": %s '%s': cannot create it: %s\n",
+				names[i], dirs[i], strerror(-ret));
+			return HTC_EXIT_USAGE;
+		}
+	}
+	return HTC_EXIT_OK;
+}
+
 int htc_worker(struct htc_opts *o, const struct ht_devices *dev,
 	       const struct ht_cluster *cl)
 {
@@ -180,6 +224,9 @@ int htc_worker(struct htc_opts *o, const struct ht_devices *dev,
 	int ret;
 
 	place(o, dev, cl);
+	ret = make_dirs(o);
+	if (ret)
+		return ret;
 	talk = (cl->rank == 0 || o->t.all_ranks_print) &&
 	       o->t.progress != HT_TRAIN_PROGRESS_OFF;
 	if (talk && cl->rank == 0)

@@ -353,7 +353,8 @@ int hpudrv_scan_info(const struct hpudrv_scan *s, int index, bool full,
 		return 0;
 	}
 	num = index - s->nk;
-	if (!bsearch(&num, s->sim, (size_t)s->nsim, sizeof(*s->sim), cmp_index))
+	if (!s->nsim ||
+	    !bsearch(&num, s->sim, (size_t)s->nsim, sizeof(*s->sim), cmp_index))
 		return -ENODEV;
 	return hpudrv_sim_info(s->dir, num, index, full, info);
 }

@@ -501,9 +501,13 @@ static void assert_udev(const char *out, const char *dev, const char *mode,
 	assert_contains(sec, want, dev);
 	snprintf(want, sizeof(want), "GROUP %d\n", gid);
 	assert_contains(sec, want, dev);
+	assert_non_null(strstr(sec, "DEVLINKS="));
 	for (; *links; links++) {
-		snprintf(want, sizeof(want), "/dev/hpu/%s", *links);
+		snprintf(want, sizeof(want), "LINK 'hpu/%s'", *links);
 		assert_contains(sec, want, dev);
+		/* and udev made it */
+		snprintf(want, sizeof(want), "/dev/hpu/%s", *links);
+		assert_contains(strstr(sec, "DEVLINKS="), want, dev);
 	}
 	free(sec);
 }
@@ -514,7 +518,7 @@ static void assert_udev(const char *out, const char *dev, const char *mode,
  */
 static void test_udev_rules(void **state)
 {
-	static const char *const accel0[] = { "by-bus-id/0000:19:00.0 ",
+	static const char *const accel0[] = { "by-bus-id/0000:19:00.0",
 					      "by-module-id/3", NULL };
 	static const char *const ctl0[] = { "by-bus-id/0000:19:00.0-control",
 					    "by-module-id/3-control", NULL };

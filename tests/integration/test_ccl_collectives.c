@@ -328,18 +328,46 @@ static void run_case(struct rank_ctx *x, int coll, enum hpuccl_dtype t,
 	}
 }
 
+/**
+ * struct config - one communicator of a rank process and what runs on it
+ * @algo: HPUCCL_ALGO at its init (NULL: unset)
+ * @zcopy: HPUCCL_ZCOPY_BYTES at its init (NULL: the default)
+ * @colls: bit per collective run on it
+ * @full: every dtype x op (else each dtype with one op)
+ * @regcache: also the registration cache sequence
+ */
+struct config {
+	const char *algo;
+	const char *zcopy;
+	unsigned int colls;
+	int full;
+	int regcache;
+};
+
+#define ALL_COLLS    ((1U << C_NUM) - 1)
+#define ALGO_COLLS   ((1U << C_AR) | (1U << C_RS) | (1U << C_AG) | (1U << C_BC))
+/* bytes from which the zero-copy configurations go zero copy */
+#define ZC_BYTES     65536
+#define ZC_BYTES_STR "65536"
+#define MAX_CONFIGS  8
+
 struct suite {
 	int nranks;
 	uint64_t big; /* a multi-chunk count */
-	int full;     /* every dtype x op (else a sample) */
+	int nconfigs;
+	struct config cfg[MAX_CONFIGS];
+	struct hpuccl_unique_id id[MAX_CONFIGS];
 };
 
-static void run_suite(struct rank_ctx *x, const struct suite *su)
+static void run_config(struct rank_ctx *x, const struct suite *su,
+		       const struct config *cf)
 {
 	uint64_t sizes[4] = { 0, 1, (uint64_t)x->nranks * 5 + 3, su->big };
 	int coll, ti, oi, ip, si;
 
 	for (coll = 0; coll < C_NUM; coll++) {
+		if (!(cf->colls & (1U << coll)))
+			continue;
 		for (ti = 0; ti < HPUCCL_NUM_DTYPES; ti++) {
 			for (oi = 0; oi < HPUCCL_NUM_REDOPS; oi++) {
 				bool red = coll == C_AR || coll == C_RS ||
@@ -347,7 +375,7 @@ static void run_suite(struct rank_ctx *x, const struct suite *su)
 
 				if (!red && oi)
 					continue;
-				if (!su->full && oi && oi != ti + 1)
+				if (!cf->full && red && oi != (ti + 1) % 4)
 					continue;
 				for (ip = 0; ip < 2; ip++)
 					for (si = 0; si < 4; si++)
@@ -358,14 +386,114 @@ static void run_suite(struct rank_ctx *x, const struct suite *su)
 	}
 }
 
-static int rank_main(int rank, const struct hpuccl_unique_id *id,
-		     const struct suite *su)
+/* allreduce (fp32 sum) of @count from x->a into @recv, checked */
+static void ar_check(struct rank_ctx *x, uint64_t recv, uint64_t count,
+		     const char *what)
 {
-	struct rank_ctx x = { .rank = rank, .nranks = su->nranks };
-	uint64_t h;
+	uint64_t i;
 	int ret;
 
+	fill(x->h, HPUCCL_FLOAT32, count, x->rank, 0);
+	if (put(x, x->a, x->h, count * 4) < 0) {
+		rfail(x, "%s: input", what);
+		return;
+	}
+	ret = hpuccl_allreduce(x->a, recv, count, HPUCCL_FLOAT32, HPUCCL_SUM,
+			       x->comm, x->s);
+	if (!ret)
+		ret = hpu_stream_synchronize(x->s);
+	if (!ret)
+		ret = getb(x, x->h2, recv, count * 4);
+	if (ret) {
+		rfail(x, "%s: %d", what, ret);
+		return;
+	}
+	for (i = 0; i < count; i++) {
+		double want = ref_red(HPUCCL_SUM, HPUCCL_FLOAT32, x->nranks, i);
+
+		if (((float *)x->h2)[i] != want) {
+			rfail(x, "%s: [%llu] = %g, want %g", what,
+			      (unsigned long long)i, ((float *)x->h2)[i], want);
+			return;
+		}
+	}
+}
+
+/* A device buffer of @bytes, at @fixed_va when not 0 */
+static int buf_new(struct rank_ctx *x, uint64_t bytes, uint64_t fixed_va,
+		   uint64_t *h, uint64_t *va)
+{
+	int ret = hpu_mem_alloc(x->dev, bytes, 0, 0, h);
+
+	if (ret)
+		return ret;
+	ret = hpu_mem_map(x->dev, *h, fixed_va, fixed_va ? HPU_MEM_FIXED : 0,
+			  va);
+	if (ret)
+		hpu_mem_free(x->dev, *h);
+	return ret;
+}
+
+static void buf_del(struct rank_ctx *x, uint64_t h, uint64_t va)
+{
+	hpu_mem_unmap(x->dev, va);
+	hpu_mem_free(x->dev, h);
+}
+
+/*
+ * The registration cache of zero-copy receive buffers: one buffer used
+ * twice; freed and another mapped at the same VA (same size, then twice
+ * the size: the cached range no longer covers it); more buffers than the
+ * cache holds (evictions), then the first of them again.
+ */
+static void run_regcache(struct rank_ctx *x)
+{
+	uint64_t count = 3 * ZC_BYTES / 4 + 5, bytes = count * 4;
+	uint64_t h, va, va2, hs[20], vas[20];
+	int i, n = 0;
+
+	if (buf_new(x, bytes, 0, &h, &va)) {
+		rfail(x, "regcache: alloc");
+		return;
+	}
+	ar_check(x, va, count, "regcache first");
+	ar_check(x, va, count, "regcache again");
+	buf_del(x, h, va);
+	if (buf_new(x, bytes, va, &h, &va2) || va2 != va) {
+		rfail(x, "regcache: remap at %llx", (unsigned long long)va);
+		return;
+	}
+	ar_check(x, va, count, "regcache same VA");
+	buf_del(x, h, va);
+	if (buf_new(x, 2 * bytes, va, &h, &va2) || va2 != va) {
+		rfail(x, "regcache: remap larger");
+		return;
+	}
+	ar_check(x, va, 2 * count, "regcache larger at same VA");
+	buf_del(x, h, va);
+	for (i = 0; i < 20; i++) {
+		if (buf_new(x, bytes, 0, &hs[i], &vas[i]))
+			break;
+		n++;
+		ar_check(x, vas[i], count, "regcache many");
+	}
+	if (n < 20)
+		rfail(x, "regcache: %d buffers", n);
+	if (n)
+		ar_check(x, vas[0], count, "regcache evicted one");
+	for (i = 0; i < n; i++)
+		buf_del(x, hs[i], vas[i]);
+}
+
+static int rank_main(int rank, const struct suite *su)
+{
+	struct rank_ctx x = { .rank = rank, .nranks = su->nranks };
+	uint64_t h, minb = 2 * ZC_BYTES + 64;
+	int ret, k;
+
 	x.cap = (su->big * (uint64_t)su->nranks + 64) * 4 + 4096;
+	if (x.cap < minb)
+		x.cap = minb;
 	x.h = malloc(x.cap);
 	x.h2 = malloc(x.cap + 8);
 	if (!x.h || !x.h2)
@@ -385,17 +513,39 @@ static int rank_main(int rank, const struct hpuccl_unique_id *id,
 		fprintf(stderr, "rank %d: setup %d\n", rank, ret);
 		return 3;
 	}
-	ret = hpuccl_comm_init_rank_config(
-		&x.comm, su->nranks, id, rank,
-		&(struct hpuccl_config){ .dev = x.dev, .timeout_ms = 20000 });
-	if (ret) {
-		fprintf(stderr, "rank %d: init %d\n", rank, ret);
-		return 4;
+	for (k = 0; k < su->nconfigs; k++) {
+		const struct config *cf = &su->cfg[k];
+
+		if (cf->algo)
+			setenv("HPUCCL_ALGO", cf->algo, 1);
+		else
+			unsetenv("HPUCCL_ALGO");
+		if (cf->zcopy)
+			setenv("HPUCCL_ZCOPY_BYTES", cf->zcopy, 1);
+		else
+			unsetenv("HPUCCL_ZCOPY_BYTES");
+		ret = hpuccl_comm_init_rank_config(
+			&x.comm, su->nranks, &su->id[k], rank,
+			&(struct hpuccl_config){ .dev = x.dev,
+						 .timeout_ms = 20000 });
+		if (ret) {
+			fprintf(stderr, "rank %d: init %d\n", rank, ret);
+			return 4;
+		}
+		run_config(&x, su, cf);
+		if (cf->regcache)
+			run_regcache(&x);
+		ret = hpuccl_comm_destroy(x.comm);
+		if (ret)
+			rfail(&x, "destroy %d", ret);
+		if (x.fails) {
+			fprintf(stderr,
+				"rank %d: config %d (algo %s zcopy %s)\n", rank,
+				k, cf->algo ? cf->algo : "auto",
+				cf->zcopy ? cf->zcopy : "default");
+			break;
+		}
 	}
-	run_suite(&x, su);
-	ret = hpuccl_comm_destroy(x.comm);
-	if (ret)
-		rfail(&x, "destroy %d", ret);
 	hpu_stream_destroy(x.s);
 	hpu_close(x.dev);
 	free(x.h);
@@ -404,21 +554,17 @@ static int rank_main(int rank, const struct hpuccl_unique_id *id,
 }
 
 /* Fork @n ranks running @fn, reap them within @limit_s; 0 when all passed */
-static int
-run_ranks(int n, int (*fn)(int, const struct hpuccl_unique_id *, const void *),
-	  const void *arg, int limit_s)
+static int run_ranks(int n, int (*fn)(int, const void *), const void *arg,
+		     int limit_s)
 {
-	struct hpuccl_unique_id id;
 	pid_t pids[NDEV];
 	int r, left = n, bad = 0, st;
 	time_t end = time(NULL) + limit_s;
 
-	if (hpuccl_get_unique_id(&id))
-		return -1;
 	for (r = 0; r < n; r++) {
 		pids[r] = fork();
 		if (pids[r] == 0)
-			_exit(fn(r, &id, arg));
+			_exit(fn(r, arg));
 	}
 	while (left) {
 		pid_t p = waitpid(-1, &st, WNOHANG);
@@ -443,41 +589,69 @@ run_ranks(int n, int (*fn)(int, const struct hpuccl_unique_id *, const void *),
 	return bad;
 }
 
-static int suite_rank(int rank, const struct hpuccl_unique_id *id,
-		      const void *arg)
+static int suite_rank(int rank, const void *arg)
 {
-	return rank_main(rank, id, arg);
+	return rank_main(rank, arg);
 }
 
-static void check_suite(int nranks, uint64_t big, int full)
+static void add_config(struct suite *su, const char *algo, const char *zc,
+		       unsigned int colls, int full, int regcache)
 {
-	struct suite su = { .nranks = nranks, .big = big, .full = full };
+	su->cfg[su->nconfigs++] = (struct config){ .algo = algo,
+						   .zcopy = zc,
+						   .colls = colls,
+						   .full = full,
+						   .regcache = regcache };
+}
 
-	assert_int_equal(run_ranks(nranks, suite_rank, &su, 60), 0);
+/*
+ * Every collective x dtype x op x in/out of place x sizes with the
+ * library's own choices (inbox path: the sizes stay below the default
+ * zero-copy size), then the zero-copy path (the multi-chunk size above
+ * ZC_BYTES) with the registration cache; on 3 and more ranks each
+ * algorithm forced, inbox and zero copy.
+ */
+static void check_suite(int nranks, uint64_t big)
+{
+	static const char *const algos[] = { "direct", "ring", "hier" };
+	struct suite su = { .nranks = nranks, .big = big };
+	int k;
+
+	add_config(&su, NULL, NULL, ALL_COLLS, 1, 0);
+	if (nranks > 1)
+		add_config(&su, NULL, ZC_BYTES_STR,
+			   (1U << C_AR) | (1U << C_AG) | (1U << C_BC), 1, 1);
+	for (k = 0; nranks > 2 && k < 3; k++) {
+		add_config(&su, algos[k], NULL, ALGO_COLLS, 0, 0);
+		add_config(&su, algos[k], ZC_BYTES_STR, ALGO_COLLS, 0, 0);
+	}
+	for (k = 0; k < su.nconfigs; k++)
+		assert_int_equal(hpuccl_get_unique_id(&su.id[k]), 0);
+	assert_int_equal(run_ranks(nranks, suite_rank, &su, 120), 0);
 }
 
 static void test_ranks1(void **state)
 {
 	(void)state;
-	check_suite(1, 70000, 1);
+	check_suite(1, 70000);
 }
 
 static void test_ranks2(void **state)
 {
 	(void)state;
-	check_suite(2, 200003, 1);
+	check_suite(2, 200003);
 }
 
 static void test_ranks3(void **state)
 {
 	(void)state;
-	check_suite(3, 100001, 0);
+	check_suite(3, 100001);
 }
 
 static void test_ranks8(void **state)
 {
 	(void)state;
-	check_suite(8, 150001, 0);
+	check_suite(8, 150001);
 }
 
 static int group_setup(void **state)

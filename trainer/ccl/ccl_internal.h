@@ -16,13 +16,52 @@ struct ccl_store;
 struct ccl_store_server;
 
 /* Inbox slots per directed pair (>= 2 x messages per pair per round) */
-#define CCL_WINDOW	       4
-#define CCL_DEFAULT_SLOT_BYTES (256 * 1024)
+#define CCL_WINDOW		4
+#define CCL_DEFAULT_SLOT_BYTES	(256 * 1024)
 /* CS budget: bytes of packets per queue before a new CS is started */
-#define CCL_CB_BYTES	       (256 * 1024)
-#define CCL_CB_MARGIN	       (16 * 1024)
+#define CCL_CB_BYTES		(256 * 1024)
+#define CCL_CB_MARGIN		(16 * 1024)
 /* Recent CSs kept to classify a failure */
-#define CCL_RECENT	       16
+#define CCL_RECENT		16
+/* CSs of a communicator in flight at most (engine.c: submit()) */
+#define CCL_MAX_INFLIGHT	3
+/* Registrations of user buffers a communicator caches */
+#define CCL_REG_MAX		16
+/* Default size from which collectives write straight into the peers'
+ * registered buffers (HPUCCL_ZCOPY_BYTES overrides it) */
+#define CCL_DEFAULT_ZCOPY_BYTES (4ULL << 20)
+/* Elements of one zero-copy write of a direct allgather, in bytes */
+#define CCL_DIRECT_CHUNK_BYTES	(4ULL << 20)
+/* Up to this size a multi-server allreduce runs the direct schedule */
+#define CCL_SMALL_BYTES		(256ULL << 10)
+
+/**
+ * enum ccl_algo - schedules a collective can run (HPUCCL_ALGO forces one)
+ * @CCL_ALGO_AUTO: chosen by topology and size
+ * @CCL_ALGO_DIRECT: every rank exchanges with every other rank
+ * @CCL_ALGO_RING: around the ring of ranks 0..n-1
+ * @CCL_ALGO_HIER: direct inside each server, ring between servers
+ */
+enum ccl_algo {
+	CCL_ALGO_AUTO,
+	CCL_ALGO_DIRECT,
+	CCL_ALGO_RING,
+	CCL_ALGO_HIER,
+};
+
+/**
+ * struct ccl_reg - a cached registration of a user buffer
+ * @va: first byte of the registered range
+ * @len: bytes of the range
+ * @key: its NIC key
+ * @tick: last use (least recently used goes first)
+ */
+struct ccl_reg {
+	uint64_t va;
+	uint64_t len;
+	uint32_t key;
+	uint64_t tick;
+};
 
 /**
  * struct ccl_peer - what a rank knows of another rank
@@ -89,6 +128,21 @@ struct ccl_queue {
  * @nrecent: CSs submitted since init
  * @err: sticky asynchronous error
  * @ncoll: collectives issued (names barriers)
+ * @regs: registration cache of user buffers (zero copy)
+ * @nregs: entries of @regs
+ * @reg_tick: use counter of @regs
+ * @zc_bytes: buffers of this many bytes and more go zero copy
+ * @nzc: zero-copy exchanges so far (names their store keys)
+ * @zc_key: per rank, the key of its buffer in the current exchange
+ * @zc_off: per rank, the buffer's offset in that region
+ * @algo: forced algorithm (enum ccl_algo), CCL_ALGO_AUTO if none
+ * @debug: HPUCCL_DEBUG: print each collective's algorithm on stderr
+ * @last_algo: algorithm of the last collective (enum ccl_algo)
+ * @nservers: servers the ranks are on
+ * @server_of: per rank, its server's index (0..@nservers-1, in order of
+ *	first appearance by rank)
+ * @local_of: per rank, its index among the ranks of its server
+ * @nlocal: ranks per server when every server has as many, else 0
  */
 struct hpuccl_comm {
 	int nranks;
@@ -114,6 +168,20 @@ struct hpuccl_comm {
 	uint64_t nrecent;
 	int err;
 	uint64_t ncoll;
+	struct ccl_reg regs[CCL_REG_MAX];
+	int nregs;
+	uint64_t reg_tick;
+	uint64_t zc_bytes;
+	uint64_t nzc;
+	uint32_t *zc_key;
+	uint64_t *zc_off;
+	int algo;
+	bool debug;
+	int last_algo;
+	int nservers;
+	int *server_of;
+	int *local_of;
+	int nlocal;
 };
 
 /* SOBs of a communicator block: arrivals, credits (per rank), cons */
@@ -173,14 +241,22 @@ struct ccl_op {
  * struct ccl_msg - a message of a round
  * @peer: rank it goes to (send) or comes from (receive)
  * @src: send: local VA of the bytes
- * @len: bytes, <= slot bytes (0: a signal only)
+ * @len: bytes, <= slot bytes for an inbox message (0: a signal only)
  * @slot_va: receive: filled in by the engine, the inbox slot's VA
+ * @rkey: send: 0 for the peer's inbox, else a direct write of any length
+ *	into the peer's region @rkey at @roff (no slot, no credit)
+ * @roff: send: offset in region @rkey
+ * @direct: receive: the peer writes straight into a local buffer (the
+ *	message only counts on the arrival SOB; no slot, no credit)
  */
 struct ccl_msg {
 	int peer;
 	uint64_t src;
 	uint64_t len;
 	uint64_t slot_va;
+	uint32_t rkey;
+	bool direct;
+	uint64_t roff;
 };
 
 /**
@@ -228,6 +304,9 @@ int ccl_run(struct hpuccl_comm *c, struct hpu_stream *stream, uint64_t nrounds,
 /* Round-building helpers for the generators */
 int ccl_add_send(struct ccl_round *r, int peer, uint64_t src, uint64_t len);
 int ccl_add_recv(struct ccl_round *r, int peer, uint64_t len);
+void ccl_add_send_direct(struct ccl_round *r, int peer, uint64_t src,
+			 uint64_t len, uint32_t rkey, uint64_t roff);
+void ccl_add_recv_direct(struct ccl_round *r, int peer);
 struct ccl_op *ccl_add_op(struct ccl_round *r, int kind, uint64_t out,
 			  uint64_t count, enum hpuccl_dtype dtype);
 void ccl_op_in(struct ccl_round *r, struct ccl_op *op, int msg, uint64_t va);
@@ -237,6 +316,22 @@ int ccl_set_error(struct hpuccl_comm *c, int err);
 
 /* Refresh the sticky error from the CSs, the store and device events */
 int ccl_check_error(struct hpuccl_comm *c);
+
+/**
+ * ccl_zc_exchange() - register @va (cached) and learn every rank's
+ * registration of its buffer for this call, through the store; blocks
+ * until every rank posted its own
+ * @c: communicator
+ * @va: this rank's buffer the peers write into
+ * @len: its bytes
+ *
+ * Return: 1 when every rank has a key (c->zc_key/zc_off are filled), 0
+ * when one of them could not register (the inbox path then), -errno.
+ */
+int ccl_zc_exchange(struct hpuccl_comm *c, uint64_t va, uint64_t len);
+
+/* Release every cached registration (teardown) */
+void ccl_zc_release(struct hpuccl_comm *c);
 
 /* Deferred group calls (group.c) */
 bool ccl_group_active(void);

@@ -97,6 +97,15 @@ int ccl_store_get(struct ccl_store *st, const char *key, void *buf, size_t cap,
 		  size_t *len, int timeout_ms);
 
 /**
+ * ccl_store_del() - remove @key (nothing happens when it does not exist)
+ * @st: client
+ * @key: key
+ *
+ * Return: 0 or -errno.
+ */
+int ccl_store_del(struct ccl_store *st, const char *key);
+
+/**
  * ccl_store_add() - add @delta to the 64-bit counter @key (0 when new)
  * @st: client
  * @key: key

@@ -459,6 +459,72 @@ static uint64_t env_slot_bytes(void)
 	return CCL_DEFAULT_SLOT_BYTES;
 }
 
+static uint64_t env_zcopy_bytes(void)
+{
+	const char *e = getenv("HPUCCL_ZCOPY_BYTES");
+	unsigned long long v;
+	char *end;
+
+	if (e && *e) {
+		v = strtoull(e, &end, 0);
+		if (!*end)
+			return v ? v : UINT64_MAX; /* 0: never */
+	}
+	return CCL_DEFAULT_ZCOPY_BYTES;
+}
+
+static int env_algo(void)
+{
+	const char *e = getenv("HPUCCL_ALGO");
+
+	if (!e || !*e || !strcmp(e, "auto"))
+		return CCL_ALGO_AUTO;
+	if (!strcmp(e, "direct"))
+		return CCL_ALGO_DIRECT;
+	if (!strcmp(e, "ring"))
+		return CCL_ALGO_RING;
+	if (!strcmp(e, "hier"))
+		return CCL_ALGO_HIER;
+	return -1;
+}
+
+/* Servers of the ranks, in order of first appearance, and each rank's
+ * index inside its server */
+static int setup_topology(struct hpuccl_comm *c)
+{
+	int n = c->nranks, p, q, count;
+
+	c->server_of = calloc((size_t)n, sizeof(*c->server_of));
+	c->local_of = calloc((size_t)n, sizeof(*c->local_of));
+	if (!c->server_of || !c->local_of)
+		return -ENOMEM;
+	c->nservers = 0;
+	for (p = 0; p < n; p++) {
+		for (q = 0; q < p; q++)
+			if (c->peers[q].server_id == c->peers[p].server_id)
+				break;
+		if (q < p) {
+			c->server_of[p] = c->server_of[q];
+		} else {
+			c->server_of[p] = c->nservers++;
+		}
+		for (count = 0, q = 0; q < p; q++)
+			if (c->server_of[q] == c->server_of[p])
+				count++;
+		c->local_of[p] = count;
+	}
+	/* the hierarchical schedules need as many ranks on every server */
+	c->nlocal = n % c->nservers ? 0 : n / c->nservers;
+	for (p = 0; p < n && c->nlocal; p++) {
+		for (count = 0, q = 0; q < n; q++)
+			if (c->server_of[q] == c->server_of[p])
+				count++;
+		if (count != c->nlocal)
+			c->nlocal = 0;
+	}
+	return 0;
+}
+
 /* SOBs of the block start at 0: a CS sets them (a reused block may hold
  * leftovers of an aborted communicator). */
 static int reset_sobs(struct hpuccl_comm *c)
@@ -619,6 +685,7 @@ static void teardown(struct hpuccl_comm *c, bool clean)
 			hpu_nic_disconnect(c->dev, c->peers[p].conn);
 	if (c->inbox_key)
 		hpu_nic_dereg_mr(c->dev, c->inbox_key);
+	ccl_zc_release(c);
 	if (!clean && c->nrecent) {
 		/* aborted work ends by its timeout at the latest */
 		uint32_t st;
@@ -642,6 +709,10 @@ static void teardown(struct hpuccl_comm *c, bool clean)
 		hpu_close(c->dev);
 	free(c->queues);
 	free(c->peers);
+	free(c->zc_key);
+	free(c->zc_off);
+	free(c->server_of);
+	free(c->local_of);
 	free(c);
 }
 
@@ -677,6 +748,8 @@ static int init_device_side(struct hpuccl_comm *c)
 		ret = setup_inbox(c);
 	if (!ret)
 		ret = exchange(c, &nic);
+	if (!ret)
+		ret = setup_topology(c);
 	if (!ret && c->nranks > 1)
 		ret = setup_queues(c, &nic, &hw);
 	return ret;
@@ -704,9 +777,21 @@ hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
 	c->rank = rank;
 	c->timeout_ms = env_timeout(cfg);
 	c->slot_bytes = env_slot_bytes();
+	c->zc_bytes = env_zcopy_bytes();
+	c->algo = env_algo();
+	c->debug = getenv("HPUCCL_DEBUG") && *getenv("HPUCCL_DEBUG");
+	if (c->algo < 0) {
+		free(c);
+		return -EINVAL;
+	}
 	snprintf(c->ns, sizeof(c->ns), "%016llx", (unsigned long long)w.nonce);
 	c->peers = calloc((size_t)nranks, sizeof(*c->peers));
-	if (!c->peers) {
+	c->zc_key = calloc((size_t)nranks, sizeof(*c->zc_key));
+	c->zc_off = calloc((size_t)nranks, sizeof(*c->zc_off));
+	if (!c->peers || !c->zc_key || !c->zc_off) {
+		free(c->peers);
+		free(c->zc_key);
+		free(c->zc_off);
 		free(c);
 		return -ENOMEM;
 	}

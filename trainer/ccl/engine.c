@@ -51,6 +51,19 @@ int ccl_add_recv(struct ccl_round *r, int peer, uint64_t len)
 	return r->nrecv - 1;
 }
 
+void ccl_add_send_direct(struct ccl_round *r, int peer, uint64_t src,
+			 uint64_t len, uint32_t rkey, uint64_t roff)
+{
+	r->send[r->nsend++] = (struct ccl_msg){
+		.peer = peer, .src = src, .len = len, .rkey = rkey, .roff = roff
+	};
+}
+
+void ccl_add_recv_direct(struct ccl_round *r, int peer)
+{
+	r->recv[r->nrecv++] = (struct ccl_msg){ .peer = peer, .direct = true };
+}
+
 struct ccl_op *ccl_add_op(struct ccl_round *r, int kind, uint64_t out,
 			  uint64_t count, enum hpuccl_dtype dtype)
 {
@@ -172,6 +185,15 @@ static int emit_nic_round(struct hpuccl_comm *c, const struct ccl_round *r,
 		uint64_t off =
 			((uint64_t)c->rank * CCL_WINDOW + slot) * c->slot_bytes;
 
+		if (m->rkey) {
+			/* straight into the peer's buffer: no slot, no credit */
+			ret = hpu_cb_nic_write(
+				b, p->conn, m->src, m->rkey, m->roff, m->len,
+				ccl_sob_arrival(p->sob_base, c->rank), 1);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (p->send_cnt >= CCL_WINDOW) {
 			uint64_t need = p->send_cnt - CCL_WINDOW + 1;
 			uint32_t t = (uint32_t)(need - p->cr_fenced);
@@ -205,6 +227,8 @@ static int emit_nic_round(struct hpuccl_comm *c, const struct ccl_round *r,
 		const struct ccl_msg *m = &prev->recv[i];
 		struct ccl_peer *p = &c->peers[m->peer];
 
+		if (m->direct)
+			continue;
 		ret = hpu_cb_nic_write(c->queues[p->queue].cb, p->conn, 0,
 				       p->key, 0, 0,
 				       ccl_sob_credit(p->sob_base, n, c->rank),
@@ -226,9 +250,12 @@ static int emit_tpc_round(struct hpuccl_comm *c, struct ccl_round *r)
 		struct ccl_peer *p = &c->peers[m->peer];
 		uint64_t slot = p->recv_cnt % CCL_WINDOW;
 
-		m->slot_va = c->inbox_va + ((uint64_t)m->peer * CCL_WINDOW +
-					    slot) * c->slot_bytes;
-		p->recv_cnt++;
+		if (!m->direct) {
+			m->slot_va = c->inbox_va +
+				     ((uint64_t)m->peer * CCL_WINDOW + slot) *
+					     c->slot_bytes;
+			p->recv_cnt++;
+		}
 		ret = hpu_cb_fence(b, ccl_sob_arrival(c->sob_base, m->peer), 1,
 				   1);
 		if (ret)
@@ -274,6 +301,22 @@ static int submit(struct hpuccl_comm *c, struct hpu_stream *s)
 	}
 	if (!nch)
 		return 0;
+	/*
+	 * At most CCL_MAX_INFLIGHT CSs of the communicator in flight: the
+	 * stream orders each CS after the previous one with WAIT
+	 * submissions that carry the daemon's default timeout (5 s), which
+	 * a deep queue of large collectives on a loaded machine outlives.
+	 * Waiting for an earlier CS of this rank cannot deadlock: the peers
+	 * submit their part of it without waiting for anything later.
+	 */
+	if (c->nrecent >= CCL_MAX_INFLIGHT) {
+		uint32_t st;
+
+		hpu_cs_wait(
+			c->dev,
+			c->recent[(c->nrecent - CCL_MAX_INFLIGHT) % CCL_RECENT],
+			(uint64_t)c->timeout_ms * 1000, &st);
+	}
 	ret = hpu_stream_submit(s, ch, nch, c->timeout_ms, &seq);
 	for (q = 0; q < c->nqueues; q++)
 		hpu_cb_builder_reset(c->queues[q].cb);

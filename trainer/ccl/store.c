@@ -29,6 +29,7 @@ enum store_op {
 	OP_SET = 3,
 	OP_GET = 4,
 	OP_ADD = 5,
+	OP_DEL = 6,
 	OP_RESP = 0x80,
 	OP_NOTIFY = 0x81,
 };
@@ -167,6 +168,24 @@ static int put(struct ccl_store_server *srv, const char *key, const void *val,
 	e->vlen = vlen;
 	srv->bytes += vlen;
 	return 0;
+}
+
+/* Remove @key if it exists */
+static void del(struct ccl_store_server *srv, const char *key)
+{
+	struct srv_entry **pe, *e;
+
+	for (pe = &srv->buckets[hash_key(key)]; *pe; pe = &(*pe)->next) {
+		e = *pe;
+		if (strcmp(e->key, key))
+			continue;
+		*pe = e->next;
+		srv->bytes -= strlen(e->key) + e->vlen;
+		free(e->key);
+		free(e->val);
+		free(e);
+		return;
+	}
 }
 
 /* Send all of a buffer; the client sockets have a send timeout. */
@@ -336,6 +355,9 @@ static int handle_request(struct ccl_store_server *srv, struct srv_client *c,
 		ret = handle_add(srv, key, h->arg, &res);
 		if (!ret)
 			serve_waiters(srv, now_ms());
+		break;
+	case OP_DEL:
+		del(srv, key);
 		break;
 	default:
 		return -EPROTO;
@@ -786,6 +808,15 @@ int ccl_store_get(struct ccl_store *st, const char *key, void *buf, size_t cap,
 	return ret ? ret :
 		     read_resp(st, buf, cap, len, NULL,
 			       now_ms() + (uint64_t)timeout_ms + 5000);
+}
+
+int ccl_store_del(struct ccl_store *st, const char *key)
+{
+	int ret = request(st, OP_DEL, key, true, NULL, 0, 0);
+
+	return ret ? ret :
+		     read_resp(st, NULL, 0, NULL, NULL,
+			       now_ms() + RPC_TIMEOUT_MS);
 }
 
 int ccl_store_add(struct ccl_store *st, const char *key, int64_t delta,

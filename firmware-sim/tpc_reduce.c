@@ -12,6 +12,9 @@
 
 #include "tpc_lib.h"
 
+/* Columns bias_grad sums at a time */
+#define BIAS_GRAD_BLOCK 256
+
 /* Element offset of linear element @j (dimension 0 fastest) of @t */
 static uint64_t lin_off(const struct tpc_t *t, uint64_t j)
 {
@@ -28,18 +31,30 @@ static uint64_t lin_off(const struct tpc_t *t, uint64_t j)
 int tpc_bias_grad(struct tpc_ctx *c)
 {
 	const struct tpc_t *dy = &c->t[0], *db = &c->t[1];
-	uint64_t C = dy->sizes[0], rows = 1, r, k;
+	uint64_t C = dy->sizes[0], rows = 1, r, k, k0, n;
+	float acc[BIAS_GRAD_BLOCK];
 	uint32_t d;
 
 	for (d = 1; d < dy->ndims; d++)
 		rows *= dy->sizes[d];
-	for (k = 0; k < C; k++) {
-		float acc = 0.0f;
+	/*
+	 * Columns in blocks, rows in order within a block: each column is
+	 * still summed in row order (the same bits), and a row's offset is
+	 * computed once per block, not once per element.
+	 */
+	for (k0 = 0; k0 < C; k0 += n) {
+		n = C - k0 < BIAS_GRAD_BLOCK ? C - k0 : BIAS_GRAD_BLOCK;
+		for (k = 0; k < n; k++)
+			acc[k] = 0.0f;
+		for (r = 0; r < rows; r++) {
+			const float *row = tpc_f32(
+				dy, tpc_row_off(dy, r) + k0 * dy->strides[0]);
 
-		for (r = 0; r < rows; r++)
-			acc += *tpc_f32(dy, tpc_row_off(dy, r) +
-						    k * dy->strides[0]);
-		*tpc_f32(db, k * db->strides[0]) = acc;
+			for (k = 0; k < n; k++)
+				acc[k] += row[k * dy->strides[0]];
+		}
+		for (k = 0; k < n; k++)
+			*tpc_f32(db, (k0 + k) * db->strides[0]) = acc[k];
 	}
 	return 0;
 }

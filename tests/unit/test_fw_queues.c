@@ -277,29 +277,29 @@ static void test_fast_path(void **state)
  * adds 1 to the next one's SOB, @sob + index, and the next queue waits for
  * it and takes it back); op i writes i + 1.
  */
-static void chain(struct cb *cb, unsigned int n, uint32_t sob, uint64_t dst)
+static void chain(struct cb **cb, unsigned int n, uint32_t sob, uint64_t dst)
 {
 	unsigned int i, t, prev = 0;
 
-	cb[0].len = 0;
-	cb[1].len = 0;
+	cb[0]->len = 0;
+	cb[1]->len = 0;
 	for (i = 0; i < n; i++) {
 		t = i % 2;
 		if (i) {
-			cb_msg(&cb[prev], sob + t, HPU_MSG_OP_ADD, 1);
-			cb_fence(&cb[t], sob + t, 1, 1);
+			cb_msg(cb[prev], sob + t, HPU_MSG_OP_ADD, 1);
+			cb_fence(cb[t], sob + t, 1, 1);
 		}
-		cb_memset(&cb[t], dst, 8, i + 1, 8);
+		cb_memset(cb[t], dst, 8, i + 1, 8);
 		prev = t;
 	}
 }
 
-static void submit2(struct fix *f, const uint32_t *q, const struct cb *cb,
+static void submit2(struct fix *f, const uint32_t *q, struct cb **cb,
 		    void *cookie)
 {
 	struct hpu_fw_job jobs[2] = {
-		{ .queue = q[0], .cb = cb[0].buf, .cb_size = cb[0].len },
-		{ .queue = q[1], .cb = cb[1].buf, .cb_size = cb[1].len },
+		{ .queue = q[0], .cb = cb[0]->buf, .cb_size = cb[0]->len },
+		{ .queue = q[1], .cb = cb[1]->buf, .cb_size = cb[1]->len },
 	};
 
 	assert_int_equal(ops->cs_submit(f->as, jobs, 2, cookie), 0);
@@ -327,7 +327,8 @@ static void test_fast_path_handoffs(void **state)
 	struct hpu_fw_mem *m;
 	uint64_t va = map_dev(f, 2 * MiB, &m);
 	const uint32_t q[2] = { f->dma0, f->dma1 };
-	struct cb cb[2];
+	_Alignas(8) struct cb c0, c1; /* packets are 8-byte aligned */
+	struct cb *cb[2] = { &c0, &c1 };
 	uint32_t v;
 
 	chain(cb, 25, 30, va);
@@ -346,14 +347,14 @@ static void test_fast_path_handoffs(void **state)
 	 * q0, then works (a MEMSET) and waits for q0, which must run
 	 * meanwhile or after; either way both end.
 	 */
-	cb[0].len = 0;
-	cb[1].len = 0;
-	cb_fence(&cb[0], 40, 1, 1);
-	cb_memset(&cb[0], va + 64, 8, 7, 8);
-	cb_msg(&cb[0], 41, HPU_MSG_OP_ADD, 1);
-	cb_msg(&cb[1], 40, HPU_MSG_OP_ADD, 1);
-	cb_memset(&cb[1], va + 128, 64 * KiB, 9, 8);
-	cb_fence(&cb[1], 41, 1, 1);
+	c0.len = 0;
+	c1.len = 0;
+	cb_fence(&c0, 40, 1, 1);
+	cb_memset(&c0, va + 64, 8, 7, 8);
+	cb_msg(&c0, 41, HPU_MSG_OP_ADD, 1);
+	cb_msg(&c1, 40, HPU_MSG_OP_ADD, 1);
+	cb_memset(&c1, va + 128, 64 * KiB, 9, 8);
+	cb_fence(&c1, 41, 1, 1);
 	submit2(f, q, cb, (void *)2);
 	wait_done(f, 3);
 	assert_int_equal(result_of(f, (void *)2, NULL), HPU_FW_CS_OK);
@@ -377,16 +378,17 @@ static void *chain_main(void *arg)
 	struct chain_thread *t = arg;
 	const uint32_t q[2] = { t->f->dma0, t->f->dma1 };
 	struct hpu_fw_job jobs[2];
-	struct cb cb[2];
+	_Alignas(8) struct cb c0, c1;
+	struct cb *cb[2] = { &c0, &c1 };
 	unsigned int i;
 
 	chain(cb, 9, t->sob, t->va);
 	jobs[0] = (struct hpu_fw_job){ .queue = q[0],
-				       .cb = cb[0].buf,
-				       .cb_size = cb[0].len };
+				       .cb = c0.buf,
+				       .cb_size = c0.len };
 	jobs[1] = (struct hpu_fw_job){ .queue = q[1],
-				       .cb = cb[1].buf,
-				       .cb_size = cb[1].len };
+				       .cb = c1.buf,
+				       .cb_size = c1.len };
 	for (i = 0; i < t->n; i++)
 		if (ops->cs_submit(t->f->as, jobs, 2, (void *)(uintptr_t)i))
 			return (void *)1;

@@ -13,6 +13,31 @@
  */
 #include "test_tpc_util.h"
 
+/*
+ * bias_grad over more columns than it sums at a time (256): every column
+ * is exactly the fp32 sum of its rows in row order
+ */
+static void test_bias_grad_wide_exact(void **state)
+{
+	struct tfix *t = *state;
+	uint32_t sz[3] = { 300, 4, 3 }, c = 300, i, j;
+	struct hpu_tpc_tensor d[2];
+	float *x, *o;
+
+	treset(t);
+	d[0] = tnew(t, HPU_DTYPE_FP32, 3, sz, (void **)&x);
+	frand_fill(x, 300 * 12, 11, -2, 2);
+	d[1] = tnew(t, HPU_DTYPE_FP32, 1, &c, (void **)&o);
+	krun(t, HPU_TPC_KERNEL_BIAS_GRAD, d, 2, NULL, 0);
+	for (i = 0; i < 300; i++) {
+		float s = 0.0f;
+
+		for (j = 0; j < 12; j++)
+			s += x[j * 300 + i];
+		assert_memory_equal(&o[i], &s, sizeof(s));
+	}
+}
+
 static void test_bias_grad_reduce(void **state)
 {
 	struct tfix *t = *state;
@@ -338,6 +363,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bias_grad_reduce),
+		cmocka_unit_test(test_bias_grad_wide_exact),
 		cmocka_unit_test(test_softmax_xent),
 		cmocka_unit_test(test_layernorm),
 		cmocka_unit_test(test_embedding),

@@ -2,14 +2,14 @@
 /*
  * mode_step.c - hpu-bench step: one training step of a digits MLP
  * (64-128-128-10, or 64-128-10 with -l 2) at batch 64 with SGD, the shape
- * of the training library's lazy and graph steps: 28 (20) ops over a DMA,
- * an MME and a TPC queue, ordered
- * by a sync-object handoff at every change of queue (MSG_LONG ADD on the
- * next queue's SOB, FENCE on it). Timed as one multi-queue CS per step
- * (the CBs built once, as a graph replay; and rebuilt every step, as
- * lazy), as one CS per op (eager: submit and wait each), and the same
- * computation on the host in this process (cblas_sgemm and plain loops)
- * as the reference.
+ * of the training library's lazy and graph steps: 28 (19) ops over a DMA,
+ * an MME and a TPC queue, ordered by a sync-object handoff at every change
+ * of queue (MSG_LONG ADD on the next queue's SOB, FENCE on it). Timed as
+ * one multi-queue CS per step (the CBs built once, as a graph replay; and
+ * rebuilt every step, as lazy), as one CS per op (eager: submit and wait
+ * each), as the graph CS with NOPs for ops (the stack's own cost), and
+ * the same computation on the host in this process (cblas_sgemm and plain
+ * loops) as the reference.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -37,14 +37,14 @@ enum {
 	P_LAZY,
 	P_GRAPH,
 	P_HOST,
+	P_SYNC,
 	NPATH
 };
 
 static const char *const path_name[NPATH] = {
-	"eager (one CS per op)",
-	"lazy (one CS, CBs rebuilt)",
-	"graph (one CS, CBs replayed)",
-	"host (cblas + loops, ref)",
+	"eager (one CS per op)",	"lazy (one CS, CBs rebuilt)",
+	"graph (one CS, CBs replayed)", "host (cblas + loops, ref)",
+	"graph, ops as NOPs",
 };
 
 #define BATCH	     64
@@ -66,6 +66,10 @@ static const uint32_t dims3[] = { 64, 128, 128, 10 };
 static const uint32_t dims2[] = { 64, 128, 10 };
 static const uint32_t *dims = dims3;
 static unsigned int nlayer = 3;
+/* -o: the only path to time (for profiling), or -1 for all */
+static int only = -1;
+static const char *const path_opt[] = { "eager", "lazy", "graph", "host",
+					"nop" };
 
 enum op_kind {
 	OP_DMA,
@@ -113,6 +117,7 @@ struct step_run {
 	struct hpu_device *dev;
 	uint32_t queue[NQ];
 	struct hpu_cb_builder *cb[NQ];
+	struct hpu_cb_builder *nop_cb[NQ]; /* the program with NOP ops */
 	struct op ops[MAX_OPS];
 	unsigned int nops;
 	struct layout l;
@@ -328,25 +333,26 @@ static int op_append(struct hpu_cb_builder *b, const struct op *o)
  * that ran the previous op adds 1 to the next queue's SOB and the next
  * queue waits for it and takes it back (the training library's rule).
  */
-static int build_program(struct step_run *r)
+static int build_program(struct step_run *r, struct hpu_cb_builder **cb,
+			 bool nop)
 {
 	unsigned int i, q;
 	int ret = 0, token = -1;
 
 	for (q = 0; q < NQ; q++)
-		hpu_cb_builder_reset(r->cb[q]);
+		hpu_cb_builder_reset(cb[q]);
 	for (i = 0; i < r->nops && !ret; i++) {
 		q = (unsigned int)r->ops[i].q;
 		if (token >= 0 && token != (int)q) {
-			ret = hpu_cb_msg_long(r->cb[token], SOB_BASE + q,
+			ret = hpu_cb_msg_long(cb[token], SOB_BASE + q,
 					      HPU_MSG_OP_ADD, 1);
 			if (!ret)
-				ret = hpu_cb_fence(r->cb[q], SOB_BASE + q, 1,
-						   1);
+				ret = hpu_cb_fence(cb[q], SOB_BASE + q, 1, 1);
 		}
 		token = (int)q;
 		if (!ret)
-			ret = op_append(r->cb[q], &r->ops[i]);
+			ret = nop ? hpu_cb_nop(cb[q]) :
+				    op_append(cb[q], &r->ops[i]);
 	}
 	return ret;
 }
@@ -361,7 +367,7 @@ static int wait_seq(struct step_run *r, uint64_t seq)
 	return status == HPU_WAIT_CS_STATUS_COMPLETED ? 0 : -EIO;
 }
 
-static int submit_program(struct step_run *r)
+static int submit_program(struct step_run *r, struct hpu_cb_builder **cb)
 {
 	struct hpu_cs_chunk chunks[NQ];
 	unsigned int q, n = 0;
@@ -370,11 +376,11 @@ static int submit_program(struct step_run *r)
 
 	memset(chunks, 0, sizeof(chunks));
 	for (q = 0; q < NQ; q++) {
-		size_t used = hpu_cb_builder_used(r->cb[q]);
+		size_t used = hpu_cb_builder_used(cb[q]);
 
 		if (!used)
 			continue;
-		chunks[n].cb_handle = hpu_cb_builder_handle(r->cb[q]);
+		chunks[n].cb_handle = hpu_cb_builder_handle(cb[q]);
 		chunks[n].queue_index = r->queue[q];
 		chunks[n].cb_size = (uint32_t)used;
 		n++;
@@ -561,8 +567,12 @@ static int setup(struct step_run *r)
 	if (!r->host || !r->input)
 		return -ENOMEM;
 	init_arena(r);
-	for (q = 0; q < NQ && !ret; q++)
+	for (q = 0; q < NQ && !ret; q++) {
 		ret = hpu_cb_builder_create(r->dev, CB_BYTES, &r->cb[q]);
+		if (!ret)
+			ret = hpu_cb_builder_create(r->dev, CB_BYTES,
+						    &r->nop_cb[q]);
+	}
 	if (ret)
 		return ret;
 
@@ -586,8 +596,15 @@ static int setup(struct step_run *r)
 			ret = op_append(r->ops[i].cb, &r->ops[i]);
 	}
 	if (!ret)
-		ret = build_program(r);
+		ret = build_program(r, r->nop_cb, true);
+	if (!ret)
+		ret = build_program(r, r->cb, false);
 	return ret;
+}
+
+static bool timed(int path)
+{
+	return only < 0 || path == only;
 }
 
 static int step(struct step_run *r, int path)
@@ -602,10 +619,12 @@ static int step(struct step_run *r, int path)
 			ret = submit_op(r, &r->ops[i]);
 		return ret;
 	case P_LAZY:
-		ret = build_program(r);
-		return ret ? ret : submit_program(r);
+		ret = build_program(r, r->cb, false);
+		return ret ? ret : submit_program(r, r->cb);
 	case P_GRAPH:
-		return submit_program(r);
+		return submit_program(r, r->cb);
+	case P_SYNC:
+		return submit_program(r, r->nop_cb);
 	default:
 		for (i = 0; i < r->nops; i++)
 			host_op(r, &r->ops[i], &loss);
@@ -645,8 +664,10 @@ static void cleanup(struct step_run *r)
 
 	for (i = 0; i < r->nops; i++)
 		hpu_cb_builder_destroy(r->ops[i].cb);
-	for (q = 0; q < NQ; q++)
+	for (q = 0; q < NQ; q++) {
 		hpu_cb_builder_destroy(r->cb[q]);
+		hpu_cb_builder_destroy(r->nop_cb[q]);
+	}
 	if (r->pin)
 		hpu_host_free(r->dev, r->pin);
 	if (r->va)
@@ -661,9 +682,12 @@ static void cleanup(struct step_run *r)
 static int usage(FILE *f, int status)
 {
 	fprintf(f,
-		"Usage: hpu-bench step [-n ITER] [-l LAYERS] [-d INDEX]\n"
+		"Usage: hpu-bench step [-n ITER] [-l LAYERS] [-o PATH] "
+		"[-d INDEX]\n"
 		"  -n ITER    timed steps per path (default %d)\n"
 		"  -l LAYERS  3: MLP 64-128-128-10 (default), 2: 64-128-10\n"
+		"  -o PATH    time only eager, lazy, graph, host or nop "
+		"(profiling)\n"
 		"  -d INDEX   device hpuN to use (default: first visible)\n",
 		DEFAULT_ITER);
 	return status;
@@ -676,9 +700,16 @@ static int parse(int argc, char **argv, long *iter, long *index)
 	int c;
 
 	optind = 1;
-	while ((c = getopt(argc, argv, "n:l:d:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:l:o:d:h")) != -1) {
 		if (c == 'h')
 			return 1;
+		if (c == 'o') {
+			for (only = 0; only < NPATH; only++)
+				if (!strcmp(optarg, path_opt[only]))
+					break;
+			if (only < NPATH)
+				continue;
+		}
 		if ((c == 'n' &&
 		     !bench_parse_long(optarg, SLICES, MAX_ITER, iter)) ||
 		    (c == 'l' && !bench_parse_long(optarg, 2, 3, &layers)) ||
@@ -726,13 +757,13 @@ int bench_step(int argc, char **argv)
 		ns[p] = calloc((size_t)iter, sizeof(*ns[p]));
 		if (!ns[p])
 			goto out;
-		for (i = 0; i < WARMUP && !ret; i++)
+		for (i = 0; i < WARMUP && !ret && timed(p); i++)
 			ret = step(&r, p);
 	}
 	/* alternating slices: load from elsewhere hits every path alike */
 	for (s = 0; s < SLICES && !ret; s++) {
 		for (p = 0; p < NPATH && !ret; p++) {
-			for (i = 0; i < per && !ret; i++) {
+			for (i = 0; i < per && !ret && timed(p); i++) {
 				t0 = bench_now_ns();
 				ret = step(&r, p);
 				ns[p][s * per + i] = bench_now_ns() - t0;
@@ -749,18 +780,22 @@ int bench_step(int argc, char **argv)
 	for (p = 0; p < NPATH; p++)
 		bench_summarize(ns[p], (size_t)(per * SLICES), &st[p]);
 	for (p = 0; p < NPATH; p++)
-		printf("  %-30s %9.1f %9.1f %9.1f %8.2f\n", path_name[p],
-		       st[p].p50_us, st[p].p99_us, st[p].mean_us,
-		       st[P_HOST].p50_us > 0 ?
-			       st[p].p50_us / st[P_HOST].p50_us :
-			       0);
-	printf("  eager / graph p50: %.2f, eager / lazy p50: %.2f (issue "
-	       "target >= 3)\n",
-	       st[P_GRAPH].p50_us > 0 ?
-		       st[P_EAGER].p50_us / st[P_GRAPH].p50_us :
-		       0,
-	       st[P_LAZY].p50_us > 0 ? st[P_EAGER].p50_us / st[P_LAZY].p50_us :
+		if (timed(p))
+			printf("  %-30s %9.1f %9.1f %9.1f %8.2f\n",
+			       path_name[p], st[p].p50_us, st[p].p99_us,
+			       st[p].mean_us,
+			       st[P_HOST].p50_us > 0 ?
+				       st[p].p50_us / st[P_HOST].p50_us :
 				       0);
+	if (only < 0)
+		printf("  eager / graph p50: %.2f, eager / lazy p50: %.2f (issue "
+		       "target >= 3)\n",
+		       st[P_GRAPH].p50_us > 0 ?
+			       st[P_EAGER].p50_us / st[P_GRAPH].p50_us :
+			       0,
+		       st[P_LAZY].p50_us > 0 ?
+			       st[P_EAGER].p50_us / st[P_LAZY].p50_us :
+			       0);
 	status = 0;
 out:
 	for (p = 0; p < NPATH; p++)

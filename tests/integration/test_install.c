@@ -178,8 +178,10 @@ static void assert_link(const char *rel, const char *target)
 
 	dpath(path, sizeof(path), rel);
 	n = readlink(path, got, sizeof(got) - 1);
-	if (n < 0)
+	if (n < 0) {
 		fail_msg("%s: not a symlink (%s)", rel, strerror(errno));
+		return;
+	}
 	got[n] = '\0';
 	if (strcmp(got, target))
 		fail_msg("%s -> %s, expected -> %s", rel, got, target);
@@ -196,8 +198,10 @@ static char *slurp(const char *rel)
 
 	dpath(path, sizeof(path), rel);
 	f = fopen(path, "r");
-	if (!f)
+	if (!f) {
 		fail_msg("%s: %s", rel, strerror(errno));
+		return NULL;
+	}
 	fseek(f, 0, SEEK_END);
 	n = ftell(f);
 	rewind(f);

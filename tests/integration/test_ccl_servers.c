@@ -7,10 +7,13 @@
  * communicator through a store in namespace 0, then run allreduce (sum,
  * fp32 and int32) and allgather, every element checked exactly. The
  * devices' NIC counters and the servers' scale-out endpoints show the
- * data really crossed between the servers.
+ * data really crossed between the servers; the library's HPUCCL_DEBUG
+ * lines show the allreduce ran the hierarchical schedule and the
+ * allgather the ring, both zero copy.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +38,8 @@
 #define COMM_TIMEOUT_MS	 10000
 #define RANKS_TIMEOUT_MS 30000
 /* odd on purpose: no collective gets a count that splits evenly */
-#define COUNT		 40963
+#define COUNT		 100003
+#define COUNT_STR	 "100003"
 
 struct servers {
 	struct hpu_test_netns ns;
@@ -46,6 +50,8 @@ struct servers {
 };
 
 static struct servers S;
+/* directory of the ranks' stderr (HPUCCL_DEBUG lines) */
+static char logdir[64];
 
 /* what one rank process does */
 struct rank_job {
@@ -175,6 +181,8 @@ static int rank_main(void *arg)
 {
 	const struct rank_job *j = arg;
 	struct hpuccl_unique_id id;
+	char path[128];
+	int fd;
 	struct hpu_test_rank tr;
 	uint64_t send, recv;
 	uint32_t *host;
@@ -182,6 +190,14 @@ static int rank_main(void *arg)
 	size_t i;
 	int ret;
 
+	snprintf(path, sizeof(path), "%s/rank%d.log", logdir, j->rank);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || dup2(fd, 2) < 0)
+		return RANK_SETUP;
+	close(fd);
+	setenv("HPUCCL_DEBUG", "1", 1);
+	/* above the size of every collective here: zero copy across */
+	setenv("HPUCCL_ZCOPY_BYTES", "262144", 1);
 	setenv("HPU_DEV_DIR", S.d[j->server].mount, 1);
 	setenv("MASTER_ADDR", S.ns.addr[0], 1);
 	setenv("MASTER_PORT", STORE_PORT, 1);
@@ -346,6 +362,23 @@ static void test_scaleout_endpoints(void **state)
 	assert_int_not_equal(b.scaleout_port, 0);
 }
 
+/* what rank @r wrote on stderr (NUL-terminated, truncated to @cap) */
+static void read_log(int r, char *buf, size_t cap)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/rank%d.log", logdir, r);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, cap - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(path);
+}
+
 static void test_four_ranks_two_servers(void **state)
 {
 	struct rank_job jobs[NRANKS];
@@ -357,6 +390,8 @@ static void test_four_ranks_two_servers(void **state)
 	(void)state;
 	SKIP_IF(S.skip_reason);
 	SKIP_IF(S.lib_reason);
+	snprintf(logdir, sizeof(logdir), "/tmp/hpu-ccl-servers.XXXXXX");
+	assert_non_null(mkdtemp(logdir));
 	for (s = 0; s < NSERVERS; s++)
 		for (d = 0; d < DEV_PER_SERVER; d++) {
 			nic_info(s, d, &nic);
@@ -375,10 +410,25 @@ static void test_four_ranks_two_servers(void **state)
 					     status, NULL),
 			 0);
 	for (r = 0; r < NRANKS; r++) {
+		char log[8192] = "";
+
+		read_log(r, log, sizeof(log));
 		if (status[r])
-			print_message("rank %d exited with %d\n", r, status[r]);
+			print_message("rank %d exited with %d:\n%s", r,
+				      status[r], log);
 		assert_int_equal(status[r], RANK_OK);
+		/* which schedules ran */
+		if (!strstr(log,
+			    "allreduce count " COUNT_STR " algo hier zcopy") ||
+		    !strstr(log,
+			    "allgather count " COUNT_STR " algo ring zcopy"))
+			print_message("rank %d log:\n%s", r, log);
+		assert_non_null(strstr(log, "allreduce count " COUNT_STR
+					    " algo hier zcopy"));
+		assert_non_null(strstr(log, "allgather count " COUNT_STR
+					    " algo ring zcopy"));
 	}
+	rmdir(logdir);
 	/*
 	 * every device received at least the other server's share of the
 	 * allgather: 2 ranks x COUNT int32 from across the link

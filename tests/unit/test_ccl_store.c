@@ -83,6 +83,16 @@ static void test_set_get_add(void **state)
 	assert_int_equal(v, 3);
 	/* add on a key that is not a counter */
 	assert_int_equal(ccl_store_add(b, "k", 1, &v), -EINVAL);
+	/* a deleted key is gone (a GET waits for it again), deleting it
+	 * twice is no error, and it can be set anew */
+	assert_int_equal(ccl_store_del(a, "k"), 0);
+	assert_int_equal(ccl_store_get(b, "k", buf, sizeof(buf), &len, 100),
+			 -ETIMEDOUT);
+	assert_int_equal(ccl_store_del(b, "k"), 0);
+	assert_int_equal(ccl_store_set(b, "k", "x", 1), 0);
+	assert_int_equal(ccl_store_get(a, "k", buf, sizeof(buf), &len, 1000),
+			 0);
+	assert_int_equal(len, 1);
 	ccl_store_close(a, 1);
 	ccl_store_close(b, 1);
 }

@@ -38,7 +38,8 @@ struct rank_info {
 	uint32_t nranks;
 	uint64_t slot_bytes;
 	uint32_t window;
-	uint32_t pad;
+	uint32_t algo;
+	uint64_t zc_bytes;
 };
 
 /* ------------------------------------------------- process-wide state */
@@ -620,6 +621,8 @@ static int exchange(struct hpuccl_comm *c, const struct hpu_info_nic *nic)
 		.nranks = (uint32_t)c->nranks,
 		.slot_bytes = c->slot_bytes,
 		.window = CCL_WINDOW,
+		.algo = (uint32_t)c->algo,
+		.zc_bytes = c->zc_bytes,
 	};
 	char key[32];
 	int p, ret;
@@ -639,7 +642,9 @@ static int exchange(struct hpuccl_comm *c, const struct hpu_info_nic *nic)
 			return ret;
 		if (len != sizeof(ri) || ri.nranks != (uint32_t)c->nranks ||
 		    ri.slot_bytes != c->slot_bytes || ri.window != CCL_WINDOW ||
-		    (!ri.key && c->nranks > 1) || ri.sob_base >= HPU_NUM_SOBS)
+		    ri.algo != (uint32_t)c->algo ||
+		    ri.zc_bytes != c->zc_bytes || (!ri.key && c->nranks > 1) ||
+		    ri.sob_base >= HPU_NUM_SOBS)
 			return -EINVAL;
 		c->peers[p] = (struct ccl_peer){ .server_id = ri.server_id,
 						 .device = ri.device,

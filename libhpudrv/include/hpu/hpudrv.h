@@ -1344,9 +1344,8 @@ HPUDRV_EXPORT int hpu_cb_nic_write(struct hpu_cb_builder *b, uint32_t conn,
  * Return: 0; -EINVAL; -EOPNOTSUPP for a fault kind the driver does not
  * implement; -errno.
  */
-HPUDRV_EXPORT int hpu_debug_inject_fault(struct hpu_device *dev,
-					 uint32_t fault, uint32_t engine,
-					 uint64_t param);
+HPUDRV_EXPORT int hpu_debug_inject_fault(struct hpu_device *dev, uint32_t fault,
+					 uint32_t engine, uint64_t param);
 
 /**
  * hpu_debug_clear_faults() - disarm every fault of the device (links

@@ -155,8 +155,7 @@ HPUCCL_EXPORT int hpuccl_unique_id_from_env(struct hpuccl_unique_id *id,
  * Return: 0; -EINVAL; -ETIMEDOUT (a rank never came); -EEXIST (rank
  * taken twice); -ECONNREFUSED (no store); -errno.
  */
-HPUCCL_EXPORT int hpuccl_comm_init_rank(struct hpuccl_comm **comm,
-					int nranks,
+HPUCCL_EXPORT int hpuccl_comm_init_rank(struct hpuccl_comm **comm, int nranks,
 					const struct hpuccl_unique_id *id,
 					int rank);
 
@@ -302,12 +301,10 @@ HPUCCL_EXPORT int hpuccl_allgather(uint64_t sendbuf, uint64_t recvbuf,
  *
  * Return: as hpuccl_allreduce().
  */
-HPUCCL_EXPORT int hpuccl_reduce_scatter(uint64_t sendbuf, uint64_t recvbuf,
-					size_t recvcount,
-					enum hpuccl_dtype dtype,
-					enum hpuccl_redop op,
-					struct hpuccl_comm *comm,
-					struct hpu_stream *stream);
+HPUCCL_EXPORT int
+hpuccl_reduce_scatter(uint64_t sendbuf, uint64_t recvbuf, size_t recvcount,
+		      enum hpuccl_dtype dtype, enum hpuccl_redop op,
+		      struct hpuccl_comm *comm, struct hpu_stream *stream);
 
 /**
  * hpuccl_alltoall() - recvbuf[p * count ...] of rank r = sendbuf[r *

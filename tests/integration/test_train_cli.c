@@ -585,7 +585,7 @@ static void test_inconsistent_environments(void **state)
 		{ { "--devices", "2", "--num-nodes", "2" },
 		  { "SLURM_PROCID=2", "SLURM_NTASKS=4", "SLURM_LOCALID=0",
 		    "SLURM_NODEID=1", "SLURM_NODELIST=n[1-", "SLURM_JOB_ID=1" },
-		  "malformed node list 'n[1-'" },
+		  "SLURM_NODELIST: malformed node list 'n[1-'" },
 		{ { "--devices", "2", "--num-nodes", "2" },
 		  { "OMPI_COMM_WORLD_SIZE=4", "OMPI_COMM_WORLD_RANK=3",
 		    "OMPI_COMM_WORLD_LOCAL_RANK=0", "MASTER_ADDR=h" },

@@ -262,6 +262,10 @@ static void test_slurm_errors(void **state)
 	const char *bad_list[] = { "SLURM_PROCID=0",	  "SLURM_NTASKS=2",
 				   "SLURM_LOCALID=0",	  "SLURM_NODEID=0",
 				   "SLURM_NODELIST=n[1-", NULL };
+	const char *bad_job_list[] = {
+		"SLURM_PROCID=0", "SLURM_NTASKS=2",	     "SLURM_LOCALID=0",
+		"SLURM_NODEID=0", "SLURM_JOB_NODELIST=a,,b", NULL
+	};
 	const char *cyclic[] = { "SLURM_PROCID=1",     "SLURM_NTASKS=4",
 				 "SLURM_LOCALID=0",    "SLURM_NODEID=1",
 				 "SLURM_NODELIST=a,b", NULL };
@@ -279,8 +283,13 @@ static void test_slurm_errors(void **state)
 	expect_reject(
 		no_list, 2, 1,
 		"MASTER_ADDR is not set (and SLURM_NODELIST is not set either)");
-	expect_reject(bad_list, 2, 1,
-		      "malformed node list 'n[1-': '[' without ']'");
+	/* the message names the variable the list came from */
+	expect_reject(
+		bad_list, 2, 1,
+		"SLURM_NODELIST: malformed node list 'n[1-': '[' without ']'");
+	expect_reject(
+		bad_job_list, 2, 1,
+		"SLURM_JOB_NODELIST: malformed node list 'a,,b': empty host name");
 	/* Round-robin task placement: rank 1 on node 1 as local 0 */
 	expect_reject(
 		cyclic, 2, 2,

@@ -267,23 +267,29 @@ static int slurm_nodes(struct env *e, uint32_t num_nodes)
 
 static int slurm_master(struct env *e, struct ht_cluster *c)
 {
-	const char *list = get(e, "SLURM_NODELIST");
+	const char *var = "SLURM_NODELIST", *list = get(e, var);
 	struct ht_hostlist hl;
+	char why[256];
 	uint32_t job;
 	bool present;
 	int ret;
 
-	if (!list)
-		list = get(e, "SLURM_JOB_NODELIST");
+	if (!list) {
+		var = "SLURM_JOB_NODELIST";
+		list = get(e, var);
+	}
 	if (has(e, "MASTER_ADDR") || c->world_size == 1 || !list) {
 		ret = get_addr(e, c->world_size == 1 ? LOCALHOST : NULL,
 			       "and SLURM_NODELIST is not set either", c);
 		if (ret)
 			return ret;
 	} else {
-		ret = ht_slurm_nodelist_expand(list, &hl, e->err, e->errlen);
-		if (ret)
+		ret = ht_slurm_nodelist_expand(list, &hl, why, sizeof(why));
+		if (ret) {
+			/* name the variable the list came from */
+			ht_seterr(e->err, e->errlen, "%s: %s", var, why);
 			return ret;
+		}
 		ret = get_addr(e, hl.hosts[0], "", c);
 		ht_hostlist_free(&hl);
 		if (ret)

@@ -743,10 +743,19 @@ int hpu_ioctl_cs(const struct hpu_ioctl_call *call, void *data)
 		goto out_free;
 	}
 
+	/*
+	 * A SIGNAL or WAIT submission only waits for earlier submissions,
+	 * each with a timeout of its own, and ends when they end (also when
+	 * they are aborted): without an explicit timeout it gets no timer,
+	 * so a deep queue of healthy work never times it out.
+	 */
 	timeout_ms = in.timeout_ms ? in.timeout_ms : dev->cs_timeout_ms;
+	if (!in.timeout_ms &&
+	    (in.cs_flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT)))
+		timeout_ms = 0;
 	pthread_mutex_lock(&st->lock);
 	completed = cs->done;
-	if (!cs->done && !cs->finalizing)
+	if (!cs->done && !cs->finalizing && timeout_ms)
 		hpu_timer_arm(&cs->timer,
 			      hpu_now_ns() + (uint64_t)timeout_ms * 1000000ULL);
 	pthread_mutex_unlock(&st->lock);

@@ -46,8 +46,9 @@
 #define HPU_FUSED_DEF_NODE_MODE	   0660
 #define HPU_FUSED_DEF_CONTROL_MODE 0664
 
-/* Default per-CS timeout (hpu-fused --cs-timeout-ms) */
-#define HPU_FUSED_DEF_CS_TIMEOUT_MS 5000
+/* Default per-CS timeout (hpu-fused --cs-timeout-ms): habanalabs' default
+ * lockup timeout (its timeout_locked module parameter) is 30 s too */
+#define HPU_FUSED_DEF_CS_TIMEOUT_MS 30000
 
 /* CSs of one context in flight at once (-EAGAIN beyond) */
 #define HPU_CTX_MAX_CS_IN_FLIGHT 1024

@@ -2,8 +2,8 @@
 /*
  * test_cs_faults.c - failure paths through libhpudrv against the real
  * hpu-fused: device full, contexts isolated from each other, page fault,
- * CS timeout and reset, rejected packets, SIGKILL of a client with work
- * in flight.
+ * CS timeout and reset, WAIT submissions not timed out behind healthy
+ * work, rejected packets, SIGKILL of a client with work in flight.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -234,6 +234,58 @@ static void test_cs_timeout(void **state)
 	hpu_close(dev);
 }
 
+/*
+ * A WAIT submission has no timer of its own: behind a long, healthy CS it
+ * outlives the daemon's default timeout, which still ends a normal CS
+ * submitted without a timeout.
+ */
+static void test_wait_not_timed_out(void **state)
+{
+	static const char *const extra[] = { "--cs-timeout-ms", "300", NULL };
+	struct hpu_cb_builder *cb;
+	struct hpu_test_daemon d;
+	struct hpu_device *dev;
+	uint64_t long_seq, wait_seq, plain_seq, rel_seq;
+	char *saved = NULL;
+	uint32_t status;
+
+	(void)state;
+	if (getenv("HPU_DEV_DIR"))
+		saved = strdup(getenv("HPU_DEV_DIR"));
+	assert_int_equal(hpu_test_daemon_start(&d, 1, "gaudi", extra), 0);
+	assert_int_equal(hpu_open(0, &dev), 0);
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+
+	assert_int_equal(hpu_cb_fence(cb, 97, 1, 1), 0);
+	long_seq = submit(cb, 1, 20000);
+	assert_int_equal(hpu_cs_submit_wait(dev, 2, &long_seq, 1, &wait_seq,
+					    NULL),
+			 0);
+	assert_int_equal(hpu_cb_fence(cb, 96, 1, 1), 0);
+	plain_seq = submit(cb, 3, 0);
+
+	/* the plain CS gets the daemon's 300 ms; the WAIT keeps waiting */
+	expect_status(dev, plain_seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
+	hpu_test_sleep_ms(600);
+	assert_int_equal(hpu_cs_wait(dev, wait_seq, 0, &status), 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
+
+	/* releasing the long CS ends both */
+	assert_int_equal(hpu_cb_msg_long(cb, 97, HPU_MSG_OP_ADD, 1), 0);
+	rel_seq = submit(cb, 4, 0);
+	expect_status(dev, rel_seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	expect_status(dev, long_seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	expect_status(dev, wait_seq, HPU_WAIT_CS_STATUS_COMPLETED);
+
+	hpu_cb_builder_destroy(cb);
+	hpu_close(dev);
+	assert_int_equal(hpu_test_daemon_stop(&d), 0);
+	if (saved) {
+		setenv("HPU_DEV_DIR", saved, 1);
+		free(saved);
+	}
+}
+
 static void test_bad_packet_rejected(void **state)
 {
 	struct hpu_info_cs_counters cnt;
@@ -429,6 +481,8 @@ int main(void)
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_page_fault, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_cs_timeout, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_wait_not_timed_out,
+				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_bad_packet_rejected,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_sigkill_client,

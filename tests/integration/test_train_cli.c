@@ -816,6 +816,111 @@ static void test_resume_matches(void **state)
 	}
 }
 
+/* lines of @out that contain @what; the first's start in *@first */
+static int count_lines(const char *out, const char *what, const char **first)
+{
+	const char *p = out, *hit;
+	int n = 0;
+
+	*first = NULL;
+	while ((hit = strstr(p, what))) {
+		const char *bol = hit;
+
+		while (bol > out && bol[-1] != '\n')
+			bol--;
+		if (!n)
+			*first = bol;
+		n++;
+		p = strchr(hit, '\n');
+		if (!p)
+			break;
+	}
+	return n;
+}
+
+/*
+ * The test result is printed once per printing rank, by hpu-train's
+ * summary only (the library prints none), labelled with its rank under
+ * --all-ranks-print
+ */
+static void test_results_printed_once(void **state)
+{
+	const char *one[] = { "--devices",	"1",	 "--max-steps", "10",
+			      "--progress-bar", "plain", NULL };
+	const char *two[] = { "--devices",	   "2",
+			      "--max-steps",	   "10",
+			      "--progress-bar",	   "plain",
+			      "--all-ranks-print", NULL };
+	const char *first;
+	struct run r;
+
+	(void)state;
+	run(one, NULL, RUN_TIMEOUT_MS, &r);
+	if (r.status)
+		dump("one device", &r);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "test:"));
+	assert_int_equal(count_lines(r.out, "test accuracy ", &first), 1);
+	assert_true(!strncmp(first, "test accuracy ", 14));
+	run_free(&r);
+
+	run(two, NULL, RUN_TIMEOUT_MS, &r);
+	if (r.status)
+		dump("two ranks", &r);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "test:"));
+	assert_int_equal(count_lines(r.out, "[rank 0] test accuracy ", &first),
+			 1);
+	assert_int_equal(count_lines(r.out, "[rank 1] test accuracy ", &first),
+			 1);
+	assert_int_equal(count_lines(r.out, "test accuracy ", &first), 2);
+	run_free(&r);
+}
+
+/* the value after "weights fnv1a64 " on the line of @label (static) */
+static const char *weights_of(const char *out, const char *label)
+{
+	static char hash[2][20];
+	static int which;
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "%sweights fnv1a64 ", label);
+	p = strstr(out, key);
+	if (!p)
+		return "none";
+	which ^= 1;
+	snprintf(hash[which], sizeof(hash[which]), "%.16s", p + strlen(key));
+	return hash[which];
+}
+
+/* <dir>/metrics.csv, rows cut to step..val_acc (the columns a rerun
+ * repeats bit for bit), as one string */
+static char *csv_columns(const char *dir)
+{
+	char path[PATH_MAX], line[512], *out = NULL;
+	size_t outlen = 0;
+	FILE *f, *mem;
+
+	snprintf(path, sizeof(path), "%s/metrics.csv", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	mem = open_memstream(&out, &outlen);
+	assert_non_null(mem);
+	while (fgets(line, sizeof(line), f)) {
+		char *c = line;
+		int i;
+
+		for (i = 0; i < 7 && c; i++)
+			c = strchr(c + 1, ',');
+		assert_non_null(c);
+		fprintf(mem, "%.*s\n", (int)(c - line), line);
+	}
+	fclose(f);
+	fclose(mem);
+	return out;
+}
+
 /* children of @pid (from /proc), at most @max */
 static int children(pid_t pid, pid_t *out, int max)
 {
@@ -899,6 +1004,138 @@ static void test_killed_worker_ends_launcher(void **state)
 	assert_int_equal(kill(kids[0], 0), -1);
 	free(argv);
 	free(envp);
+}
+
+/*
+ * A 2-rank DDP run whose workers are killed with SIGKILL mid-epoch (once
+ * its step-21 checkpoint exists, 20 steps per epoch) and resumed from its last
+ * checkpoint ends with the weight bytes of an uninterrupted 2-rank run on
+ * both ranks, and its metrics log has the uninterrupted run's rows, none
+ * twice.
+ */
+static void test_ddp_resume_after_kill(void **state)
+{
+	char dir[64], ck[96], log0[96], log1[96], last[128], mark[128];
+	const char *common[] = { "--devices",
+				 "2",
+				 "--max-steps",
+				 "300",
+				 "--seed",
+				 "7",
+				 "--progress-bar",
+				 "plain",
+				 "--log-every-n-steps",
+				 "5",
+				 "--all-ranks-print",
+				 "--print-weights-hash" };
+	enum {
+		NC = sizeof(common) / sizeof(common[0])
+	};
+	const char *full[NC + 3], *killed[NC + 7], *resumed[NC + 5];
+	char **argv, **envp, *rows0, *rows1, cmd[128];
+	const char *h0, *h1, *h2;
+	pid_t launcher, kids[4];
+	double rs;
+	struct run r0, r2;
+	struct stat st;
+	int i, n = 0, status = 0, null;
+	long start;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_train_cli_ddp.%d", (int)getpid());
+	snprintf(ck, sizeof(ck), "%s/ck", dir);
+	snprintf(log0, sizeof(log0), "%s/log0", dir);
+	snprintf(log1, sizeof(log1), "%s/log1", dir);
+	snprintf(last, sizeof(last), "%s/last.htck", ck);
+	snprintf(mark, sizeof(mark), "%s/ckpt-step-21.htck", ck);
+	for (i = 0; i < NC; i++)
+		full[i] = killed[i] = resumed[i] = common[i];
+	full[NC] = "--log-dir";
+	full[NC + 1] = log0;
+	full[NC + 2] = NULL;
+	killed[NC] = "--log-dir";
+	killed[NC + 1] = log1;
+	killed[NC + 2] = "--ckpt-dir";
+	killed[NC + 3] = ck;
+	killed[NC + 4] = "--ckpt-every-n-steps";
+	killed[NC + 5] = "7";
+	killed[NC + 6] = NULL;
+	resumed[NC] = "--log-dir";
+	resumed[NC + 1] = log1;
+	resumed[NC + 2] = "--ckpt-path";
+	resumed[NC + 3] = last;
+	resumed[NC + 4] = NULL;
+
+	/* uninterrupted */
+	run(full, NULL, RUN_TIMEOUT_MS, &r0);
+	if (r0.status)
+		dump("uninterrupted", &r0);
+	assert_int_equal(r0.status, 0);
+	h0 = weights_of(r0.out, "[rank 0] ");
+	print_message("uninterrupted: weights %s\n", h0);
+	assert_string_equal(weights_of(r0.out, "[rank 1] "), h0);
+
+	/* killed once its step-21 checkpoint exists */
+	argv = make_argv(killed);
+	envp = make_env(NULL);
+	launcher = fork();
+	assert_true(launcher >= 0);
+	if (launcher == 0) {
+		null = open("/dev/null", O_WRONLY);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	start = now_ms();
+	while (stat(mark, &st) && now_ms() - start < RUN_TIMEOUT_MS &&
+	       waitpid(launcher, &status, WNOHANG) == 0)
+		usleep(500);
+	n = children(launcher, kids, 4);
+	for (i = 0; i < n; i++)
+		kill(kids[i], SIGKILL);
+	start = now_ms();
+	while (waitpid(launcher, &status, WNOHANG) == 0 &&
+	       now_ms() - start < KILL_BOUND_MS)
+		hpu_test_sleep_ms(10);
+	if (now_ms() - start >= KILL_BOUND_MS) {
+		kill(launcher, SIGKILL);
+		waitpid(launcher, &status, 0);
+	}
+	free(argv);
+	free(envp);
+	print_message("killed %d workers; launcher status %d\n", n,
+		      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	assert_int_equal(n, 2);
+	/* it did not end by itself: the kill came mid-run */
+	assert_true(WIFEXITED(status));
+	assert_int_not_equal(WEXITSTATUS(status), 0);
+
+	/* resumed from the last checkpoint */
+	run(resumed, NULL, RUN_TIMEOUT_MS, &r2);
+	if (r2.status)
+		dump("resumed", &r2);
+	assert_int_equal(r2.status, 0);
+	h1 = weights_of(r2.out, "[rank 0] ");
+	h2 = weights_of(r2.out, "[rank 1] ");
+	rs = number_after(r2.out,
+			  "[rank 0] resumed from the checkpoint of step ");
+	print_message("resumed at step %.0f: weights %s, %s\n", rs, h1, h2);
+	/* last.htck follows ckpt-step-21.htck: 14 when killed in between */
+	assert_true(rs >= 14 && rs < 300 && fmod(rs, 7) == 0);
+	assert_string_equal(h1, h0);
+	assert_string_equal(h2, h0);
+	assert_true(number_after(r2.out, "final loss ") ==
+		    number_after(r0.out, "final loss "));
+	rows0 = csv_columns(log0);
+	rows1 = csv_columns(log1);
+	assert_string_equal(rows1, rows0);
+	free(rows0);
+	free(rows1);
+	run_free(&r0);
+	run_free(&r2);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* -------------------------------------- two servers in two namespaces */
@@ -1087,6 +1324,10 @@ int main(void)
 		cmocka_unit_test_setup(test_resume_matches,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_killed_worker_ends_launcher,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_results_printed_once,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_ddp_resume_after_kill,
 				       hpu_test_need_daemon),
 	};
 	const struct CMUnitTest two_servers[] = {

@@ -52,6 +52,9 @@
  * @test_n: its samples
  * @losses: per step
  * @w: final weights
+ * @ckpt_dir: checkpoints every @ckpt_every steps there ("": none)
+ * @ckpt_every: checkpoint cadence
+ * @resume: checkpoint to resume from ("": none)
  * @err: the failure's message
  */
 struct run {
@@ -69,6 +72,9 @@ struct run {
 	uint64_t test_n;
 	float losses[MAX_STEPS];
 	float w[MAX_W];
+	char ckpt_dir[64];
+	uint64_t ckpt_every;
+	char resume[128];
 	char err[512];
 };
 
@@ -108,6 +114,12 @@ static int do_run(struct run *r)
 	o.max_epochs = 0;
 	o.max_steps = r->steps;
 	o.progress = HT_TRAIN_PROGRESS_OFF;
+	if (r->ckpt_dir[0]) {
+		o.ckpt_dir = r->ckpt_dir;
+		o.ckpt_every_n_steps = r->ckpt_every;
+	}
+	if (r->resume[0])
+		o.resume_path = r->resume;
 	ret = ht_trainer_create(&o, &t, r->err, sizeof(r->err));
 	if (ret)
 		return ret;
@@ -280,6 +292,68 @@ static void test_ddp_eager(void **state)
 	release(one, r, 2);
 }
 
+/*
+ * Ranks resuming from different checkpoints of one run (each passes the
+ * file checks) are refused on every rank before any step
+ */
+static void test_ddp_resume_mismatch(void **state)
+{
+	char dir[] = "/tmp/ht-ddp-ck-XXXXXX", cmd[64];
+	struct run *r;
+	pid_t pids[2];
+	int status[2], i, pass;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	r = mmap(NULL, 2 * sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(r != MAP_FAILED);
+	for (pass = 0; pass < 2; pass++) {
+		next_port += 3;
+		for (i = 0; i < 2; i++) {
+			memset(&r[i], 0, sizeof(r[i]));
+			r[i].world = 2;
+			r[i].rank = i;
+			r[i].batch = 16;
+			r[i].accum = 1;
+			r[i].mode = HT_TRAIN_EXEC_LAZY;
+			r[i].steps = 10;
+			r[i].port = next_port;
+			if (pass == 0) {
+				snprintf(r[i].ckpt_dir, sizeof(r[i].ckpt_dir),
+					 "%s", dir);
+				r[i].ckpt_every = 5;
+			} else {
+				/* rank 0 at step 5, rank 1 at step 10 */
+				snprintf(r[i].resume, sizeof(r[i].resume),
+					 "%s/ckpt-step-%d.htck", dir,
+					 5 + 5 * i);
+			}
+		}
+		for (i = 0; i < 2; i++) {
+			pids[i] = hpu_test_fork_rank(rank_main, &r[i]);
+			assert_true(pids[i] > 0);
+		}
+		assert_int_equal(
+			hpu_test_wait_ranks(pids, 2, RANK_MS, status, NULL), 0);
+		for (i = 0; i < 2; i++) {
+			if (pass == 0) {
+				if (status[i])
+					fail_msg("rank %d: %s", i, r[i].err);
+				continue;
+			}
+			printf("# rank %d: %s\n", i, r[i].err);
+			assert_int_equal(status[i], 1);
+			assert_non_null(
+				strstr(r[i].err,
+				       "resumed from different checkpoints"));
+		}
+	}
+	munmap(r, 2 * sizeof(*r));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* A rank that never comes: the others fail with a message, not hang */
 static void test_ddp_missing_rank(void **state)
 {
@@ -320,6 +394,8 @@ int main(void)
 		cmocka_unit_test_setup(test_ddp_accumulation,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_ddp_eager, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_ddp_resume_mismatch,
+				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_ddp_missing_rank,
 				       hpu_test_need_daemon),
 	};

@@ -307,11 +307,44 @@ static int killed_child(void *arg)
 	return 3;
 }
 
-static void resume_case(int model, int mode, uint64_t kill, uint64_t every)
+/*
+ * The rows of <dir>/metrics.csv cut to their first 7 columns (step, epoch,
+ * batch, loss, lr, val_loss, val_acc: what a rerun repeats bit for bit;
+ * the rest are times and memory), one string, header included
+ */
+static char *csv_rows(const char *dir)
 {
+	char path[300], line[512], *out = NULL;
+	size_t outlen = 0;
+	FILE *f, *mem;
+
+	snprintf(path, sizeof(path), "%s/metrics.csv", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	mem = open_memstream(&out, &outlen);
+	assert_non_null(mem);
+	while (fgets(line, sizeof(line), f)) {
+		char *c = line;
+		int i;
+
+		for (i = 0; i < 7 && c; i++)
+			c = strchr(c + 1, ',');
+		assert_non_null(c);
+		fprintf(mem, "%.*s\n", (int)(c - line), line);
+	}
+	fclose(f);
+	fclose(mem);
+	unlink(path);
+	return out;
+}
+
+static void resume_case(int model, int mode, uint64_t kill, uint64_t every,
+			uint64_t log_every)
+{
+	char logs[2][32] = { "/tmp/ht-csv1-XXXXXX", "/tmp/ht-csv2-XXXXXX" };
 	struct ht_trainer_opts o;
 	struct ht_trainer_result r;
-	char last[256];
+	char last[256], *rows1, *rows2;
 	float *w1, *w2;
 	uint64_t n1, n2;
 	int status = 0;
@@ -326,9 +359,14 @@ static void resume_case(int model, int mode, uint64_t kill, uint64_t every)
 		o.max_epochs = 0;
 		o.max_steps = 24;
 	}
+	assert_non_null(mkdtemp(logs[0]));
+	assert_non_null(mkdtemp(logs[1]));
+	o.log_every_n_steps = log_every;
 	/* uninterrupted */
+	o.log_dir = logs[0];
 	ht_trainer_destroy(fit(&o, &r, &w1, &n1));
 
+	o.log_dir = logs[1];
 	o.ckpt_dir = ckpt_dir;
 	o.ckpt_every_n_steps = every;
 	o.on_step = kill_at;
@@ -346,6 +384,14 @@ static void resume_case(int model, int mode, uint64_t kill, uint64_t every)
 	assert_int_equal(r.resumed_step, kill / every * every);
 	assert_int_equal(n1, n2);
 	assert_memory_equal(w1, w2, n1 * sizeof(float));
+	/* the log: the killed run's rows after the checkpoint not twice */
+	rows1 = csv_rows(logs[0]);
+	rows2 = csv_rows(logs[1]);
+	assert_string_equal(rows2, rows1);
+	assert_int_equal(rmdir(logs[0]), 0);
+	assert_int_equal(rmdir(logs[1]), 0);
+	free(rows1);
+	free(rows2);
 	free(w1);
 	free(w2);
 }
@@ -355,9 +401,16 @@ static void test_resume_after_kill(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(ckpt_dir));
 	/* mid-epoch 1 (40 steps per epoch): checkpoint 50, killed at 57 */
-	resume_case(HT_TRAIN_MODEL_MLP, HT_TRAIN_EXEC_LAZY, 57, 10);
+	resume_case(HT_TRAIN_MODEL_MLP, HT_TRAIN_EXEC_LAZY, 57, 10, 3);
+	/*
+	 * checkpoint 40 taken before epoch 0's end (validation, its log
+	 * row), which the resumed run does again; killed at 44; step 40
+	 * logged (every 4) or not (every 3)
+	 */
+	resume_case(HT_TRAIN_MODEL_MLP, HT_TRAIN_EXEC_LAZY, 44, 20, 4);
+	resume_case(HT_TRAIN_MODEL_MLP, HT_TRAIN_EXEC_LAZY, 44, 20, 3);
 	/* two optimizers (AdamW's step count), graph mode */
-	resume_case(HT_TRAIN_MODEL_MIXER, HT_TRAIN_EXEC_GRAPH, 15, 4);
+	resume_case(HT_TRAIN_MODEL_MIXER, HT_TRAIN_EXEC_GRAPH, 15, 4, 3);
 }
 
 /* --------------------------------------------------- bad checkpoints */

@@ -38,6 +38,8 @@
  * @exec_mode_set: --exec-mode was given
  * @grace_ms: --grace-period in milliseconds
  * @data_name: what --data said, for the banner
+ * @weights_hash: --print-weights-hash: the summary ends with a hash of
+ *	the final weights' bytes
  */
 struct htc_opts {
 	struct ht_trainer_opts t;
@@ -48,6 +50,7 @@ struct htc_opts {
 	bool exec_mode_set;
 	uint32_t grace_ms;
 	const char *data_name;
+	bool weights_hash;
 };
 
 /**

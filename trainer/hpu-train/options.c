@@ -53,6 +53,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_DEVICE_STATS,
 	OPT_ALL_RANKS,
+	OPT_WEIGHTS_HASH,
 	OPT_BENCH,
 	OPT_BENCH_STEPS,
 	OPT_WARMUP,
@@ -102,6 +103,7 @@ static const struct option long_opts[] = {
 	{ "progress-bar", required_argument, NULL, OPT_PROGRESS },
 	{ "device-stats", no_argument, NULL, OPT_DEVICE_STATS },
 	{ "all-ranks-print", no_argument, NULL, OPT_ALL_RANKS },
+	{ "print-weights-hash", no_argument, NULL, OPT_WEIGHTS_HASH },
 	{ "benchmark", no_argument, NULL, OPT_BENCH },
 	{ "benchmark-steps", required_argument, NULL, OPT_BENCH_STEPS },
 	{ "warmup-steps", required_argument, NULL, OPT_WARMUP },
@@ -158,6 +160,8 @@ static void usage(FILE *f)
 		"  --log-dir DIR (metrics.csv), --log-every-n-steps N\n"
 		"  --progress-bar auto|on|plain|off, --device-stats, "
 		"--all-ranks-print\n"
+		"  --print-weights-hash         a hash of the final weights' "
+		"bytes in the summary\n"
 		"Benchmark:\n"
 		"  --benchmark                  steady-state step time beside "
 		"--accelerator cpu\n"
@@ -477,6 +481,9 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 		return 0;
 	case OPT_ALL_RANKS:
 		t->all_ranks_print = true;
+		return 0;
+	case OPT_WEIGHTS_HASH:
+		o->weights_hash = true;
 		return 0;
 	case OPT_BENCH:
 		o->benchmark = true;

@@ -140,8 +140,38 @@ static void banner(const struct htc_opts *o, const struct ht_devices *dev,
 	fflush(stdout);
 }
 
+/* FNV-1a (64 bit) of the final weights' bytes: equal runs, equal hash */
+static int weights_hash(struct ht_trainer *tr, uint64_t *hash, uint64_t *n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const uint8_t *b;
+	size_t i, bytes;
+	float *w;
+	int ret;
+
+	*n = ht_trainer_numel(tr);
+	w = malloc((*n ? *n : 1) * sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	ret = ht_trainer_read_params(tr, w);
+	if (!ret) {
+		b = (const uint8_t *)w;
+		bytes = *n * sizeof(*w);
+		for (i = 0; i < bytes; i++)
+			h = (h ^ b[i]) * 0x100000001b3ULL;
+		*hash = h;
+	}
+	free(w);
+	return ret;
+}
+
+/*
+ * The run's results, printed here only (the library prints progress,
+ * never results): rank 0, or every rank labelled with --all-ranks-print.
+ */
 static void summary(const struct htc_opts *o, const struct ht_cluster *cl,
-		    const struct ht_trainer_result *r, bool tested)
+		    const struct ht_trainer_result *r, bool tested,
+		    const uint64_t *hash, uint64_t numel)
 {
 	char label[32] = "";
 
@@ -156,6 +186,9 @@ static void summary(const struct htc_opts *o, const struct ht_cluster *cl,
 	else
 		printf("%sno training step ran (%llu steps done)\n", label,
 		       (unsigned long long)r->steps);
+	if (r->resumed_step)
+		printf("%sresumed from the checkpoint of step %llu\n", label,
+		       (unsigned long long)r->resumed_step);
 	if (!isnan(r->val_acc))
 		printf("%svalidation accuracy %.2f%%, loss %.6f\n", label,
 		       100.0 * r->val_acc, r->val_loss);
@@ -169,6 +202,9 @@ static void summary(const struct htc_opts *o, const struct ht_cluster *cl,
 		       "rank%s)\n",
 		       label, r->samples_per_s, 1000.0 * r->step_time_s,
 		       cl->world_size, cl->world_size > 1 ? "s" : "");
+	if (hash)
+		printf("%sweights fnv1a64 %016llx (%llu parameters)\n", label,
+		       (unsigned long long)*hash, (unsigned long long)numel);
 	fflush(stdout);
 }
 
@@ -220,6 +256,7 @@ int htc_worker(struct htc_opts *o, const struct ht_devices *dev,
 	struct ht_trainer_result r;
 	struct ht_trainer *tr = NULL;
 	bool talk, tested = false;
+	uint64_t hash = 0, numel = 0;
 	char err[512] = "";
 	int ret;
 
@@ -252,8 +289,18 @@ int htc_worker(struct htc_opts *o, const struct ht_devices *dev,
 		}
 		tested = !ret;
 	}
+	if (o->weights_hash) {
+		ret = weights_hash(tr, &hash, &numel);
+		if (ret) {
+			rank_error(cl, "reading the weights failed",
+				   ht_trainer_error(tr));
+			ht_trainer_destroy(tr);
+			return HTC_EXIT_FAIL;
+		}
+	}
 	if (talk || (cl->rank == 0 && o->t.progress == HT_TRAIN_PROGRESS_OFF))
-		summary(o, cl, &r, tested);
+		summary(o, cl, &r, tested, o->weights_hash ? &hash : NULL,
+			numel);
 	ht_trainer_destroy(tr);
 	return HTC_EXIT_OK;
 }

@@ -2,14 +2,20 @@
 /*
  * callback_csv.c - the CSV metrics log: <log_dir>/metrics.csv, one row
  * per log_every_n_steps optimizer steps and one per validation, written
- * by rank 0 and flushed at every row (a killed run keeps its rows; a
- * resumed run appends).
+ * by rank 0 and flushed at every row (a killed run keeps its rows). A
+ * resumed run first cuts the log back to what the run had written when
+ * its checkpoint was taken (rewritten atomically), then appends: the rows
+ * the killed run logged after the checkpoint are logged again by the
+ * resumed run, and would otherwise appear twice.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "trainer_internal.h"
 
@@ -17,11 +23,118 @@
 	"step,epoch,batch,loss,lr,val_loss,val_acc,samples_per_s," \
 	"step_time_s,mem_in_use,mem_peak,utilization\n"
 
+/*
+ * Rows of step @t->step (the checkpoint's) to keep: the step's own row
+ * (written after the checkpoint) when it was logged, and its epoch-end
+ * row unless the checkpoint was taken before that epoch end, which the
+ * resumed run then does (and logs) again.
+ */
+static unsigned int rows_at_ckpt(const struct ht_trainer *t)
+{
+	uint64_t every = t->o.log_every_n_steps;
+	uint64_t S = ht_loader_steps_per_epoch(t->loader);
+	unsigned int n = !every || t->step % every == 0;
+
+	if (t->o.limit_train_batches && t->o.limit_train_batches < S)
+		S = t->o.limit_train_batches;
+	return t->batch >= S ? n : UINT32_MAX;
+}
+
+/* Write @n bytes at @p to @path atomically (temporary file, fsync, rename) */
+static int write_atomic(const char *path, const char *p, size_t n)
+{
+	char tmp[4200];
+	ssize_t w;
+	int fd, ret = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (n) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			ret = w < 0 ? -errno : -EIO;
+			break;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+/*
+ * Cut the log of a resumed run back to the checkpoint: the header, every
+ * row of an earlier step, rows_at_ckpt() rows of the checkpoint's step.
+ * Return 1 when rows remain (append to it), 0 when the log is to be
+ * started afresh, or -errno.
+ */
+static int csv_cut(struct ht_trainer *t, const char *path)
+{
+	unsigned int keep_at = rows_at_ckpt(t), at = 0;
+	char *line = NULL, *out = NULL;
+	size_t cap = 0, outlen = 0;
+	FILE *in, *mem;
+	ssize_t len;
+	bool first = true;
+	int ret = 0;
+
+	in = fopen(path, "r");
+	if (!in)
+		return errno == ENOENT ? 0 : -errno;
+	mem = open_memstream(&out, &outlen);
+	if (!mem) {
+		fclose(in);
+		return -ENOMEM;
+	}
+	while ((len = getline(&line, &cap, in)) > 0) {
+		unsigned long long step;
+		char *end;
+
+		if (first) {
+			first = false;
+			if (strcmp(line, CSV_HEADER)) {
+				ret = -EINVAL;
+				break;
+			}
+			fputs(line, mem);
+			continue;
+		}
+		step = strtoull(line, &end, 10);
+		if (end == line || *end != ',' || line[len - 1] != '\n')
+			continue; /* a row the kill cut short */
+		if (step > t->step || (step == t->step && at++ >= keep_at))
+			continue;
+		fputs(line, mem);
+	}
+	free(line);
+	fclose(in);
+	if (fclose(mem) && !ret)
+		ret = -ENOMEM;
+	if (!ret && !first) { /* an empty file is started afresh */
+		ret = write_atomic(path, out, outlen);
+		if (!ret)
+			ret = 1;
+	}
+	free(out);
+	return ret;
+}
+
 int cb_csv_open(struct ht_trainer *t)
 {
 	char path[4096];
-	struct stat st;
-	bool append;
+	bool append = false;
+	int ret;
 
 	if (!t->o.log_dir || t->rank != 0)
 		return 0;
@@ -29,7 +142,21 @@ int cb_csv_open(struct ht_trainer *t)
 		return trainer_seterr(t, -errno, "cannot create log dir %s: %s",
 				      t->o.log_dir, strerror(errno));
 	snprintf(path, sizeof(path), "%s/metrics.csv", t->o.log_dir);
-	append = t->o.resume_path && !stat(path, &st) && st.st_size > 0;
+	if (t->o.resume_path) {
+		ret = csv_cut(t, path);
+		if (ret == -EINVAL)
+			return trainer_seterr(
+				t, ret,
+				"%s is not a metrics log of this trainer (its first line is not the header); move it away to resume",
+				path);
+		if (ret < 0)
+			return trainer_seterr(
+				t, ret,
+				"cannot cut %s back to the checkpoint's step %llu: %s",
+				path, (unsigned long long)t->step,
+				strerror(-ret));
+		append = ret == 1;
+	}
 	t->cb.csv = fopen(path, append ? "a" : "w");
 	if (!t->cb.csv)
 		return trainer_seterr(t, -errno, "cannot open %s: %s", path,

@@ -352,6 +352,7 @@ static int check_header(struct ht_trainer *t, const char *path, struct buf *b)
 			t, -EINVAL,
 			"checkpoint %s is corrupt (checksum %08x, expected %08x)",
 			path, crc, h->crc);
+	t->resumed_crc = crc;
 	return 0;
 }
 

@@ -153,3 +153,39 @@ int ddp_allreduce_host(struct ht_trainer *t, float *v, unsigned int n)
 		ret = ht_backend_sync(t->be);
 	return ret ? trainer_seterr(t, ret, "%s", t->be->err) : 0;
 }
+
+/*
+ * Every rank resumes from its own read of the checkpoint (rank 0 wrote
+ * it; all ranks hold the same weights, so one file is every rank's
+ * state). Check that they read the same one: the bytes of a digest of
+ * (payload CRC, step) summed over the ranks are world x this rank's on
+ * every rank exactly when all digests are equal (each sum < 2^24, exact
+ * in fp32); a second sum tells every rank whether any saw a difference.
+ */
+int ddp_check_resume(struct ht_trainer *t)
+{
+	uint32_t d = t->resumed_crc ^
+		     (uint32_t)(t->resumed_step * 0x9e3779b97f4a7c15ULL >> 32);
+	float v[4], mine[4], bad = 0.0f;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 4; i++)
+		v[i] = mine[i] = (float)((d >> (8 * i)) & 0xff);
+	ret = ddp_allreduce_host(t, v, 4);
+	if (ret)
+		return ret;
+	for (i = 0; i < 4; i++)
+		if (v[i] != mine[i] * (float)t->world)
+			bad = 1.0f;
+	ret = ddp_allreduce_host(t, &bad, 1);
+	if (ret)
+		return ret;
+	if (bad != 0.0f)
+		return trainer_seterr(
+			t, -EINVAL,
+			"DDP rank %u: the ranks resumed from different checkpoints (this rank: step %llu, payload CRC %08x); every rank must read the same file",
+			t->rank, (unsigned long long)t->resumed_step,
+			t->resumed_crc);
+	return 0;
+}

@@ -294,8 +294,8 @@ typedef int (*ht_on_step_fn)(const struct ht_step_info *info, void *arg);
  * @resume_path: a checkpoint to resume from (NULL: start afresh)
  * @progress: enum ht_train_progress
  * @device_stats: read device memory and utilization every step (hpu)
- * @out: where progress and summaries go (NULL: stdout); rank 0 only
- *	writes unless @all_ranks_print
+ * @out: where progress goes (NULL: stdout); rank 0 only writes unless
+ *	@all_ranks_print; results are returned, never printed
  * @all_ranks_print: every rank prints (prefixed "[rank N]")
  * @on_step: user callback, or NULL
  * @on_step_arg: its argument
@@ -443,6 +443,9 @@ int ht_trainer_validate(struct ht_trainer *t, struct ht_trainer_result *res);
  * its shard; the counts are summed over ranks)
  * @t: trainer
  * @res: its test_loss, test_acc and test_samples are set
+ *
+ * Prints nothing: the results are the caller's to report (hpu-train's
+ * summary does, once per printing rank).
  *
  * Return: 0, -ENODATA (test_frac was 0) or -errno.
  */

@@ -317,6 +317,8 @@ int ht_trainer_create(const struct ht_trainer_opts *o, struct ht_trainer **tp,
 	}
 	if (!ret && o->resume_path) {
 		ret = ckpt_load(t, o->resume_path);
+		if (!ret && t->ddp)
+			ret = ddp_check_resume(t);
 		if (ret)
 			ht_seterr(err, errlen, "%s", t->err);
 	}

@@ -115,10 +115,5 @@ int ht_trainer_test(struct ht_trainer *t, struct ht_trainer_result *res)
 		res->test_acc = acc;
 		res->test_samples = n;
 	}
-	if (t->out && (t->rank == 0 || t->o.all_ranks_print) &&
-	    t->o.progress != HT_TRAIN_PROGRESS_OFF)
-		fprintf(t->out,
-			"test: loss %.4f accuracy %.2f%% (%llu samples)\n",
-			loss, 100.0 * acc, (unsigned long long)n);
 	return 0;
 }

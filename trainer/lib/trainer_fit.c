@@ -148,16 +148,36 @@ static bool epochs_left(const struct ht_trainer *t)
 	return !t->o.max_epochs || t->epoch < t->o.max_epochs;
 }
 
+/*
+ * The last step before a fit starts at an epoch's end (a checkpoint of an
+ * older version, taken before the epoch end): its position; its loss is
+ * not known
+ */
+static void info_at_end(struct ht_trainer *t, struct ht_step_info *info)
+{
+	uint64_t S = epoch_steps(t);
+
+	if (!S || t->batch < S)
+		return;
+	info->epoch = t->epoch;
+	info->batch = S - 1;
+	info->batches = S;
+	info->step = t->step;
+	info->loss = NAN;
+	info->lr = t->m->noptims ? ht_optim_lr(t->m->optims[0]) : 0.0f;
+}
+
 int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 {
 	struct ht_step_info info = { .utilization = -1 };
 	uint64_t first_step = t->step, timed = 0;
 	double t_fit = trainer_now(), t_steps = 0.0, samples = 0.0;
-	bool stop = false;
+	bool stop = false, ckpt_after_epoch = false;
 	int ret = 0;
 
 	t->err[0] = 0;
 	t->nlosses = 0;
+	info_at_end(t, &info);
 	while (!ret && !stop && epochs_left(t)) {
 		uint64_t S = epoch_steps(t);
 
@@ -174,8 +194,16 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 				timed++;
 			}
 			cb_device_stats(t, &info);
-			if (!ret)
+			/*
+			 * a step that ends the epoch is checkpointed after
+			 * the epoch end (validation, its log row): a resumed
+			 * run starts in the next epoch and does none of it
+			 * again
+			 */
+			if (!ret && t->batch < S)
 				ret = checkpoint_due(t, false);
+			else
+				ckpt_after_epoch = !ret;
 			if (!ret)
 				cb_step(t, &info);
 			if (!ret && t->o.on_step) {
@@ -194,6 +222,9 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 			break;
 		if (t->batch >= S)
 			ret = epoch_end(t, &info);
+		if (!ret && ckpt_after_epoch)
+			ret = checkpoint_due(t, false);
+		ckpt_after_epoch = false;
 		if (!steps_left(t))
 			stop = true;
 	}

@@ -56,6 +56,7 @@ struct ht_callbacks {
  * @batch: loader steps done in the current epoch
  * @step: optimizer steps done
  * @resumed_step: step of the checkpoint resumed from (0: none)
+ * @resumed_crc: CRC-32 of the checkpoint's payload resumed from
  * @losses: losses of the current fit call
  * @nlosses: entries
  * @losses_cap: room
@@ -86,6 +87,7 @@ struct ht_trainer {
 	uint64_t batch;
 	uint64_t step;
 	uint64_t resumed_step;
+	uint32_t resumed_crc;
 	float *losses;
 	uint64_t nlosses;
 	uint64_t losses_cap;
@@ -111,6 +113,7 @@ int ddp_create(struct ht_trainer *t);
 void ddp_destroy(struct ht_ddp *d);
 int ddp_broadcast_params(struct ht_trainer *t);
 int ddp_allreduce_host(struct ht_trainer *t, float *v, unsigned int n);
+int ddp_check_resume(struct ht_trainer *t);
 /* ddp_bucket.c */
 int ddp_buckets_init(struct ht_trainer *t);
 int ddp_step_prepare(struct ht_trainer *t, struct ht_tensor *loss,

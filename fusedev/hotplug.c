@@ -12,6 +12,12 @@
 
 #include "hpu_fused.h"
 
+/*
+ * Serialises hot-plug commands with the /dev link each one changes, so
+ * links follow the commands in order.
+ */
+static pthread_mutex_t cmd_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /**
  * struct hpu_event_reader - an open driver/events
  * @cursor: sequence number of the last change this file returned
@@ -67,28 +73,10 @@ static int parse_index(const char *s)
 	return (int)v;
 }
 
-/**
- * hpu_hotplug_command() - run one command written to driver/hotplug
- * @drv: driver
- * @cmd: the bytes written (not NUL-terminated)
- * @len: bytes at @cmd
- * @msg: receives the answer: "add N\n", "remove N\n" or "error: ...\n"
- * @msg_len: bytes at @msg
- * @action: receives 'a' (added) or 'r' (removed) on success
- * @index: receives the device index on success
- *
- * Commands (one line, an optional final newline, blanks between words):
- * "add" (a device of the daemon's --type), "add TYPE" (gaudi, gaudi2,
- * gaudi3), "remove N".
- *
- * Return: 0; -EINVAL for a malformed command (too long, NUL bytes, more
- * than one line, unknown verb, missing or extra words, an index that is
- * not 0..63 written plainly) or an unknown TYPE; -ENODEV when no device
- * has index N; -ENOSPC when every slot is taken; -errno of the model.
- */
-int hpu_hotplug_command(struct hpu_driver *drv, const char *cmd, size_t len,
-			char *msg, size_t msg_len, char *action,
-			unsigned int *index)
+/* One command; hpu_hotplug_command() below says what it does */
+static int run_command(struct hpu_driver *drv, const char *cmd, size_t len,
+		       char *msg, size_t msg_len, char *action,
+		       unsigned int *index)
 {
 	char buf[HPU_HOTPLUG_CMD_MAX + 1];
 	char *words[3];
@@ -165,6 +153,40 @@ int hpu_hotplug_command(struct hpu_driver *drv, const char *cmd, size_t len,
 		 "error: unknown command '%.20s' (add [TYPE], remove N)\n",
 		 words[0]);
 	return -EINVAL;
+}
+
+/**
+ * hpu_hotplug_command() - run one command written to driver/hotplug
+ * @drv: driver
+ * @cmd: the bytes written (not NUL-terminated)
+ * @len: bytes at @cmd
+ * @msg: receives the answer: "add N\n", "remove N\n" or "error: ...\n"
+ * @msg_len: bytes at @msg
+ * @action: receives 'a' (added) or 'r' (removed) on success
+ * @index: receives the device index on success
+ *
+ * Commands (one line, an optional final newline, blanks between words):
+ * "add" (a device of the daemon's --type), "add TYPE" (gaudi, gaudi2,
+ * gaudi3), "remove N". Commands run one at a time, each with the update
+ * of its device's hpuN link (hpu_devlinks_hotplug()).
+ *
+ * Return: 0; -EINVAL for a malformed command (too long, NUL bytes, more
+ * than one line, unknown verb, missing or extra words, an index that is
+ * not 0..63 written plainly) or an unknown TYPE; -ENODEV when no device
+ * has index N; -ENOSPC when every slot is taken; -errno of the model.
+ */
+int hpu_hotplug_command(struct hpu_driver *drv, const char *cmd, size_t len,
+			char *msg, size_t msg_len, char *action,
+			unsigned int *index)
+{
+	int ret;
+
+	pthread_mutex_lock(&cmd_lock);
+	ret = run_command(drv, cmd, len, msg, msg_len, action, index);
+	if (!ret)
+		hpu_devlinks_hotplug(*action, *index);
+	pthread_mutex_unlock(&cmd_lock);
+	return ret;
 }
 
 /**

@@ -654,6 +654,7 @@ void hpu_fs_release_all(void);
 int hpu_mount_prepare(const char *dir);
 int hpu_devlinks_create(const char *link_dir, const char *dir,
 			unsigned int ndev, bool forced);
+void hpu_devlinks_hotplug(char action, unsigned int index);
 void hpu_devlinks_remove(const char *link_dir, const char *dir,
 			 unsigned int ndev);
 

@@ -4,6 +4,7 @@
  * file system of device nodes and attributes (docs/fusedev.md).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
@@ -375,14 +376,79 @@ static int serve(struct fuse_session *se)
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * Daemon mode. The fork comes before the driver starts any thread (a
+ * child keeps only the forking thread: no timer, no engine workers), and
+ * the parent exits only when the child reports, through @notify, that the
+ * device directory is mounted (status 0) or that it failed (its exit
+ * status): "hpu-fused && use the devices" works, and a failure shows in
+ * the exit status and on the terminal.
+ */
+static int daemon_fork(int *notify)
+{
+	unsigned char st = EXIT_FAILURE;
+	int pfd[2];
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (pid > 0) {
+		close(pfd[1]);
+		do
+			n = read(pfd[0], &st, 1);
+		while (n < 0 && errno == EINTR);
+		/* no byte: the child died before it could tell */
+		_exit(n == 1 ? st : EXIT_FAILURE);
+	}
+	close(pfd[0]);
+	if (setsid() < 0)
+		hpu_warn("setsid: %s", strerror(errno));
+	*notify = pfd[1];
+	return 0;
+}
+
+/* Tell the waiting parent @status; when ready, leave the terminal. */
+static void daemon_notify(int *notify, int status)
+{
+	unsigned char st = (unsigned char)status;
+	int fd;
+
+	if (*notify < 0)
+		return;
+	if (!status) {
+		if (chdir("/"))
+			hpu_warn("chdir /: %s", strerror(errno));
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, STDIN_FILENO);
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+			if (fd > STDERR_FILENO)
+				close(fd);
+		}
+	}
+	if (write(*notify, &st, 1) != 1)
+		hpu_warn("cannot notify the starting process: %s",
+			 strerror(errno));
+	close(*notify);
+	*notify = -1;
+}
+
 int main(int argc, char **argv)
 {
 	const struct hpu_fw_profile *prof;
 	struct fuse_session *se;
 	struct hpu_driver drv;
 	struct options o;
+	int ret, notify = -1, status = EXIT_FAILURE;
 	bool links;
-	int ret, status = EXIT_FAILURE;
 
 	memset(&o, 0, sizeof(o));
 	ret = parse_args(argc, argv, &o);
@@ -416,14 +482,22 @@ int main(int argc, char **argv)
 			hpu_err("%s: %s", o.mount, strerror(-ret));
 		return EXIT_FAILURE;
 	}
+	if (!o.foreground) {
+		ret = daemon_fork(&notify);
+		if (ret) {
+			hpu_err("cannot daemonize: %s", strerror(-ret));
+			return EXIT_FAILURE;
+		}
+	}
 
 	ret = hpu_driver_init_server(&drv, &hpusim_model, o.type, o.ndev,
 				     o.mount, o.scaleout_addr);
 	if (ret) {
 		hpu_err("cannot create the devices: %s", strerror(-ret));
 		/* a scale-out address the model refused is a bad option */
-		return drv.fabric_err && o.scaleout_addr ? EXIT_USAGE :
-							   EXIT_FAILURE;
+		status = drv.fabric_err && o.scaleout_addr ? EXIT_USAGE :
+							     EXIT_FAILURE;
+		goto out_notify;
 	}
 	if (drv.scaleout_addr[0])
 		hpu_info("scale-out endpoint %s", drv.scaleout_addr);
@@ -446,12 +520,11 @@ int main(int argc, char **argv)
 		hpu_err("%s: cannot mount", o.mount);
 		goto err_remove_handlers;
 	}
-	if (fuse_daemonize(o.foreground)) {
-		hpu_err("cannot daemonize");
-		goto err_unmount;
-	}
-	if (!o.foreground)
+	/* from here on the log of a daemon goes to syslog */
+	if (!o.foreground) {
 		hpu_log_setup(o.log_level, true);
+		daemon_notify(&notify, 0);
+	}
 	if (links)
 		hpu_devlinks_create(o.link_dir, o.mount, o.ndev,
 				    o.dev_links == 1);
@@ -467,9 +540,9 @@ int main(int argc, char **argv)
 	else
 		status = EXIT_SUCCESS;
 
+	/* hot-added devices may have links in any slot */
 	if (links)
-		hpu_devlinks_remove(o.link_dir, o.mount, o.ndev);
-err_unmount:
+		hpu_devlinks_remove(o.link_dir, o.mount, HPU_FUSED_MAX_DEVICES);
 	fuse_session_unmount(se);
 err_remove_handlers:
 	fuse_remove_signal_handlers(se);
@@ -479,5 +552,7 @@ err_destroy_session:
 err_fini_driver:
 	hpu_driver_fini(&drv);
 	hpu_info("stopped");
+out_notify:
+	daemon_notify(&notify, status);
 	return status;
 }

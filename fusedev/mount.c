@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,51 @@ static bool points_into(const char *link, const char *dir)
 	return !strncmp(target, dir, dlen) && target[dlen] == '/';
 }
 
+/*
+ * Where hot-plug makes and removes links: set by hpu_devlinks_create()
+ * before the session serves, read-only afterwards. The links themselves
+ * are changed under links_lock, so a hot-add and a hot-remove of the same
+ * slot never interleave their readlink/unlink/symlink.
+ */
+static struct {
+	bool on;
+	char link_dir[PATH_MAX];
+	char dir[PATH_MAX];
+} links;
+static pthread_mutex_t links_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* LINK_DIR/hpuN -> DIR/hpuN unless something not ours is there */
+static bool make_link(const char *link_dir, const char *dir, unsigned int index)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+
+	snprintf(link, sizeof(link), "%s/hpu%u", link_dir, index);
+	snprintf(target, sizeof(target), "%s/hpu%u", dir, index);
+	if (!lstat(link, &st)) {
+		if (!S_ISLNK(st.st_mode) ||
+		    (!points_into(link, dir) && !stat(link, &st))) {
+			hpu_warn("%s exists and is not ours; left alone", link);
+			return false;
+		}
+		unlink(link);
+	}
+	if (symlink(target, link)) {
+		hpu_warn("%s: %s", link, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* Removes LINK_DIR/hpuN when it points into DIR; true when it did */
+static bool drop_link(const char *link_dir, const char *dir, unsigned int index)
+{
+	char link[PATH_MAX];
+
+	snprintf(link, sizeof(link), "%s/hpu%u", link_dir, index);
+	return points_into(link, dir) && !unlink(link);
+}
+
 /**
  * hpu_devlinks_create() - make LINK_DIR/hpuN -> DIR/hpuN links
  * @link_dir: where the links go (/dev unless --dev-link-dir)
@@ -211,16 +257,15 @@ static bool points_into(const char *link, const char *dir)
  * @forced: asked for on the command line (a refusal is then a warning)
  *
  * Never replaces anything but a symlink that is dangling or already
- * points into @dir.
+ * points into @dir. When @link_dir is writable, hot-plug keeps the links
+ * up to date from then on (hpu_devlinks_hotplug()).
  *
  * Return: number of links made.
  */
 int hpu_devlinks_create(const char *link_dir, const char *dir,
 			unsigned int ndev, bool forced)
 {
-	char link[PATH_MAX], target[PATH_MAX];
 	unsigned int i;
-	struct stat st;
 	int made = 0;
 
 	if (access(link_dir, W_OK)) {
@@ -228,44 +273,54 @@ int hpu_devlinks_create(const char *link_dir, const char *dir,
 			"not permitted to make %s/hpuN links", link_dir);
 		return 0;
 	}
-	for (i = 0; i < ndev; i++) {
-		snprintf(link, sizeof(link), "%s/hpu%u", link_dir, i);
-		snprintf(target, sizeof(target), "%s/hpu%u", dir, i);
-		if (!lstat(link, &st)) {
-			if (!S_ISLNK(st.st_mode) ||
-			    (!points_into(link, dir) && !stat(link, &st))) {
-				hpu_warn(
-					"%s exists and is not ours; left alone",
-					link);
-				continue;
-			}
-			unlink(link);
-		}
-		if (symlink(target, link)) {
-			hpu_warn("%s: %s", link, strerror(errno));
-			continue;
-		}
-		made++;
-	}
+	pthread_mutex_lock(&links_lock);
+	snprintf(links.link_dir, sizeof(links.link_dir), "%s", link_dir);
+	snprintf(links.dir, sizeof(links.dir), "%s", dir);
+	links.on = true;
+	for (i = 0; i < ndev; i++)
+		made += make_link(link_dir, dir, i);
+	pthread_mutex_unlock(&links_lock);
 	hpu_info("made %d %s/hpuN link(s)", made, link_dir);
 	return made;
+}
+
+/**
+ * hpu_devlinks_hotplug() - follow a hot-plug in the links
+ * @action: 'a' (device @index added) or 'r' (removed)
+ * @index: device index
+ *
+ * An added device gets its link like the devices of the start-up; a
+ * removed one loses it if it still points into the mount. Nothing when
+ * the daemon makes no links.
+ */
+void hpu_devlinks_hotplug(char action, unsigned int index)
+{
+	pthread_mutex_lock(&links_lock);
+	if (!links.on)
+		goto out_unlock;
+	if (action == 'a' && make_link(links.link_dir, links.dir, index))
+		hpu_info("made %s/hpu%u", links.link_dir, index);
+	else if (action == 'r' && drop_link(links.link_dir, links.dir, index))
+		hpu_info("removed %s/hpu%u", links.link_dir, index);
+out_unlock:
+	pthread_mutex_unlock(&links_lock);
 }
 
 /**
  * hpu_devlinks_remove() - remove the LINK_DIR/hpuN links that point into @dir
  * @link_dir: where the links are
  * @dir: mount point
- * @ndev: devices
+ * @ndev: slots to look at (HPU_FUSED_MAX_DEVICES: hot-added devices may
+ *        have links in any slot)
  */
 void hpu_devlinks_remove(const char *link_dir, const char *dir,
 			 unsigned int ndev)
 {
-	char link[PATH_MAX];
 	unsigned int i;
 
-	for (i = 0; i < ndev; i++) {
-		snprintf(link, sizeof(link), "%s/hpu%u", link_dir, i);
-		if (points_into(link, dir))
-			unlink(link);
-	}
+	pthread_mutex_lock(&links_lock);
+	links.on = false;
+	for (i = 0; i < ndev; i++)
+		drop_link(link_dir, dir, i);
+	pthread_mutex_unlock(&links_lock);
 }

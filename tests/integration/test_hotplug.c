@@ -5,7 +5,7 @@
  * handle of a removed device gets -ENODEV (ioctl, read, poll) and keeps
  * its slot until closed; bad commands are refused with their message;
  * only the daemon's user may write driver/hotplug; a stopped daemon's
- * devices are reported removed.
+ * devices are reported removed; --dev-link-dir links follow hot-plug.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,6 +70,43 @@ static bool node_exists(int n)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * Whether the directory entry of hpuN vanishes within 2 s: the daemon
+ * invalidates the kernel's cached entry just after it answers the remove,
+ * so a lookup right after may still be answered from that cache.
+ */
+static bool node_vanishes(int n)
+{
+	int i;
+
+	for (i = 0; i < 200 && node_exists(n); i++)
+		hpu_test_sleep_ms(10);
+	return !node_exists(n);
+}
+
+/*
+ * Hot-adds until the device lands in @slot (at most 200 tries 10 ms
+ * apart): close() returns before the kernel sends the RELEASE that frees
+ * a removed device's slot. Devices that land elsewhere are removed.
+ */
+static int add_in_slot(int slot)
+{
+	int i, index, ret;
+
+	for (i = 0; i < 200; i++) {
+		ret = hpu_hot_add(NULL, &index);
+		if (ret)
+			return ret;
+		if (index == slot)
+			return 0;
+		ret = hpu_hot_remove(index);
+		if (ret)
+			return ret;
+		hpu_test_sleep_ms(10);
+	}
+	return -EBUSY;
+}
+
 static void test_add_remove_monitor_smi(void **state)
 {
 	struct hpu_monitor_event ev;
@@ -99,7 +136,7 @@ static void test_add_remove_monitor_smi(void **state)
 	free(out);
 
 	assert_int_equal(hpu_hot_remove(index), 0);
-	assert_false(node_exists(index));
+	assert_true(node_vanishes(index));
 	assert_int_equal(wait_event(mon, &ev, 30), 0);
 	assert_int_equal(ev.action, HPU_MONITOR_REMOVE);
 	assert_int_equal(ev.index, index);
@@ -188,8 +225,8 @@ static void test_removed_handle_enodev(void **state)
 	/* the last close frees the device and its slot */
 	hpu_close(dev);
 	hpu_close(ctl);
-	assert_int_equal(hpu_hot_add(NULL, &again), 0);
-	assert_int_equal(again, index);
+	assert_int_equal(add_in_slot(index), 0);
+	again = index;
 	assert_int_equal(hpu_open(again, &dev), 0);
 	assert_int_equal(hpu_info_hw_ip(dev, &hw), 0);
 	hpu_close(dev);
@@ -307,6 +344,101 @@ static void test_daemon_gone(void **state)
 	setenv("HPU_DEV_DIR", saved, 1);
 }
 
+/* Target of LINK_DIR/hpuN into @buf, or "" when there is no link */
+static const char *link_target(const char *link_dir, int n, char *buf,
+			       size_t len)
+{
+	char link[PATH_MAX + 32];
+	ssize_t r;
+
+	snprintf(link, sizeof(link), "%s/hpu%d", link_dir, n);
+	r = readlink(link, buf, len - 1);
+	buf[r > 0 ? r : 0] = '\0';
+	return buf;
+}
+
+static void expect_link_into(const char *link_dir, const char *mount, int n)
+{
+	char want[PATH_MAX + 32], have[PATH_MAX];
+
+	snprintf(want, sizeof(want), "%s/hpu%d", mount, n);
+	assert_string_equal(link_target(link_dir, n, have, sizeof(have)), want);
+}
+
+static void replace_link(const char *link_dir, int n, const char *target)
+{
+	char link[PATH_MAX + 32];
+
+	snprintf(link, sizeof(link), "%s/hpu%d", link_dir, n);
+	unlink(link);
+	assert_int_equal(symlink(target, link), 0);
+}
+
+/*
+ * --dev-link-dir (never /dev here): a hot-added device gets its link, a
+ * hot-removed one loses it unless the link no longer points into the
+ * mount; the daemon's stop removes the links of hot-added slots too.
+ */
+static void test_dev_links_follow_hotplug(void **state)
+{
+	const char *extra[] = { "--dev-links", "--dev-link-dir", NULL, NULL };
+	char link_dir[] = "/tmp/hpu-test-links-XXXXXX";
+	char saved[PATH_MAX], buf[PATH_MAX], path[PATH_MAX + 32];
+	struct hpu_test_daemon d;
+	int index, fd;
+
+	(void)state;
+	snprintf(saved, sizeof(saved), "%s", getenv("HPU_DEV_DIR"));
+	assert_non_null(mkdtemp(link_dir));
+	extra[2] = link_dir;
+	/* someone else's hpu3: never replaced, never removed */
+	replace_link(link_dir, 3, "/dev/null");
+	assert_int_equal(hpu_test_daemon_start(&d, 2, "gaudi2", extra), 0);
+	expect_link_into(link_dir, d.mount, 0);
+	expect_link_into(link_dir, d.mount, 1);
+	assert_string_equal(link_target(link_dir, 2, buf, sizeof(buf)), "");
+
+	assert_int_equal(hpu_hot_add(NULL, &index), 0);
+	assert_int_equal(index, 2);
+	expect_link_into(link_dir, d.mount, 2);
+	/* the link reaches the new device */
+	snprintf(path, sizeof(path), "%s/hpu2", link_dir);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	close(fd);
+
+	assert_int_equal(hpu_hot_add(NULL, &index), 0);
+	assert_int_equal(index, 3);
+	assert_string_equal(link_target(link_dir, 3, buf, sizeof(buf)),
+			    "/dev/null");
+	assert_int_equal(hpu_hot_remove(3), 0);
+	assert_string_equal(link_target(link_dir, 3, buf, sizeof(buf)),
+			    "/dev/null");
+
+	/* a link pointed elsewhere since is not ours any more */
+	replace_link(link_dir, 1, "/dev/zero");
+	assert_int_equal(hpu_hot_remove(1), 0);
+	assert_string_equal(link_target(link_dir, 1, buf, sizeof(buf)),
+			    "/dev/zero");
+	assert_int_equal(hpu_hot_remove(0), 0);
+	assert_string_equal(link_target(link_dir, 0, buf, sizeof(buf)), "");
+	expect_link_into(link_dir, d.mount, 2);
+
+	/* the stop removes hpu2 (a hot-added slot), nothing else */
+	assert_int_equal(hpu_test_daemon_stop(&d), 0);
+	assert_string_equal(link_target(link_dir, 2, buf, sizeof(buf)), "");
+	assert_string_equal(link_target(link_dir, 1, buf, sizeof(buf)),
+			    "/dev/zero");
+	assert_string_equal(link_target(link_dir, 3, buf, sizeof(buf)),
+			    "/dev/null");
+	snprintf(path, sizeof(path), "%s/hpu1", link_dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/hpu3", link_dir);
+	unlink(path);
+	assert_int_equal(rmdir(link_dir), 0);
+	setenv("HPU_DEV_DIR", saved, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +451,8 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_commands, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_permissions, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_daemon_gone, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_dev_links_follow_hotplug,
+				       hpu_test_need_daemon),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);

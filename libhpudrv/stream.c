@@ -52,6 +52,8 @@ struct batch {
  * @tail: newest one
  * @nbatches: batches in @head..@tail
  * @last_seq: newest CS of the stream, 0 before the first
+ * @last_multi: @last_seq is a CS of hpu_stream_submit() (other queues),
+ *	not one on @queue
  * @err: first failure seen since the last synchronize, 0 if none
  * @subs: CSs of hpu_stream_submit() since the last event record
  * @nsubs: entries in @subs
@@ -65,6 +67,7 @@ struct hpu_stream {
 	struct batch *head, *tail;
 	unsigned int nbatches;
 	uint64_t last_seq;
+	bool last_multi;
 	int err;
 	uint64_t subs[STREAM_MAX_SUBS];
 	unsigned int nsubs;
@@ -121,17 +124,50 @@ static void unmap_list(struct hpu_device *dev, struct host_map *m)
 }
 
 /*
+ * Wait for the oldest (up to HPU_WAIT_MULTI_CS_MAX) batches in one
+ * WAIT_CS: the number of them that ended successfully (all or, after a
+ * failure or an error, none: reap() then finds the failure in order).
+ */
+static unsigned int wait_batches(struct hpu_stream *s)
+{
+	uint64_t seqs[HPU_WAIT_MULTI_CS_MAX];
+	unsigned int n = 0, i;
+	struct batch *b;
+	uint32_t status = HPU_WAIT_CS_STATUS_BUSY;
+
+	for (b = s->head; b && n < HPU_WAIT_MULTI_CS_MAX; b = b->next)
+		seqs[n++] = b->seq;
+	if (n < 2)
+		return 0;
+	for (i = 0; i < WAIT_MAX_SLICES; i++)
+		if (hpu_cs_wait_multi(s->dev, seqs, n, 0, WAIT_SLICE_US,
+				      &status, NULL) ||
+		    status != HPU_WAIT_CS_STATUS_BUSY)
+			break;
+	return status == HPU_WAIT_CS_STATUS_COMPLETED ? n : 0;
+}
+
+/*
  * Retire ended batches, oldest first: all of them when @block, else up to
  * the first one still running.
  */
 static int reap(struct hpu_stream *s, bool block)
 {
+	bool multi = block;
+	unsigned int ok = 0;
 	struct batch *b;
 	uint32_t status;
-	int ret;
+	int ret = 0;
 
 	while ((b = s->head)) {
-		if (block)
+		if (multi && !ok) {
+			ok = wait_batches(s);
+			multi = ok > 0; /* after a failure: one by one */
+		}
+		if (ok) {
+			ok--;
+			status = HPU_WAIT_CS_STATUS_COMPLETED;
+		} else if (block)
 			ret = wait_ended(s->dev, b->seq, &status, NULL);
 		else
 			ret = hpu_cs_wait(s->dev, b->seq, 0, &status);
@@ -166,6 +202,7 @@ static int track(struct hpu_stream *s, uint64_t seq, struct host_map *maps)
 	s->tail = b;
 	s->nbatches++;
 	s->last_seq = seq;
+	s->last_multi = false;
 	return 0;
 }
 
@@ -323,13 +360,18 @@ int hpu_stream_submit(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 		if (ret)
 			return ret;
 	}
-	/* every queue the CS uses starts it after the stream's work */
-	prev = s->last_seq;
+	/*
+	 * every queue the CS uses starts it after the stream's work: none
+	 * needs to wait when that work is known to have ended (nothing
+	 * tracked), nor the stream's own queue behind a CS on it
+	 */
+	prev = s->head ? s->last_seq : 0;
 	for (i = 0; prev && i < n; i++) {
 		for (j = 0; j < i; j++)
 			if (chunks[j].queue_index == chunks[i].queue_index)
 				break;
-		if (j < i)
+		if (j < i ||
+		    (chunks[i].queue_index == s->queue && !s->last_multi))
 			continue;
 		ret = wait_on_queue(s, chunks[i].queue_index, prev);
 		if (ret)
@@ -342,6 +384,7 @@ int hpu_stream_submit(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 	ret = track(s, cs_seq, NULL);
 	if (ret)
 		return ret;
+	s->last_multi = true;
 	s->subs[s->nsubs++] = cs_seq;
 	if (seq)
 		*seq = cs_seq;

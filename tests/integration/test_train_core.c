@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "hpudrv.h"
 #include "ht_backend.h"
 #include "ht_graph.h"
 #include "ht_module.h"
@@ -427,6 +428,65 @@ static void test_mixer_hpu_vs_cpu(void **state)
 		assert_close(loss[0][s], loss[1][s], "mixer loss", s);
 }
 
+/* submit NOPs on DMA queue 0 and the first TPC queue through @s */
+static uint64_t submit_two(struct hpu_stream *s, struct hpu_cb_builder **cb,
+			   uint32_t tpc)
+{
+	struct hpu_cs_chunk c[2];
+	uint64_t seq = 0;
+	int i;
+
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 2; i++) {
+		c[i].cb_handle = hpu_cb_builder_handle(cb[i]);
+		c[i].cb_size = (uint32_t)hpu_cb_builder_used(cb[i]);
+	}
+	c[1].queue_index = tpc;
+	assert_int_equal(hpu_stream_submit(s, c, 2, 5000, &seq), 0);
+	return seq;
+}
+
+/*
+ * The DDP compute stream's submissions (hpu_stream_submit(), the
+ * program's CSs): sequence numbers of one context are consecutive, so
+ * their gaps count the WAIT CSs submitted around a CS. The stream's own
+ * queue needs no WAIT behind the stream's last CS on it, and no queue
+ * needs one once the stream's work is known to have ended.
+ */
+static void test_stream_submit_waits(void **state)
+{
+	struct hpu_info_hw_ip_info hw;
+	struct hpu_cb_builder *cb[2];
+	struct hpu_device *dev;
+	struct hpu_stream *s;
+	uint64_t s1, s2, s3;
+	int i;
+
+	(void)state;
+	assert_int_equal(hpu_open(0, &dev), 0);
+	assert_int_equal(hpu_info_hw_ip(dev, &hw), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb[i]), 0);
+		assert_int_equal(hpu_cb_nop(cb[i]), 0);
+	}
+	assert_int_equal(hpu_stream_create(dev, 0, &s), 0);
+	s1 = submit_two(s, cb, hw.num_dma + hw.num_mme);
+	/* s1 + 1: its trailing WAIT (on queue 0); then one WAIT (TPC) */
+	s2 = submit_two(s, cb, hw.num_dma + hw.num_mme);
+	print_message("seqs %llu %llu\n", (unsigned long long)s1,
+		      (unsigned long long)s2);
+	assert_int_equal(s2, s1 + 3);
+	assert_int_equal(hpu_stream_synchronize(s), 0);
+	/* everything ended: no WAIT before the CS */
+	s3 = submit_two(s, cb, hw.num_dma + hw.num_mme);
+	assert_int_equal(s3, s2 + 2);
+	assert_int_equal(hpu_stream_synchronize(s), 0);
+	hpu_stream_destroy(s);
+	for (i = 0; i < 2; i++)
+		hpu_cb_builder_destroy(cb[i]);
+	hpu_close(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +499,8 @@ int main(void)
 		cmocka_unit_test_setup(test_mlp_learns_on_hpu,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_mixer_hpu_vs_cpu,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_stream_submit_waits,
 				       hpu_test_need_daemon),
 	};
 

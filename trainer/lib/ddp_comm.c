@@ -36,6 +36,7 @@ int ddp_create(struct ht_trainer *t)
 {
 	struct hpuccl_config cfg = { .dev = t->dev,
 				     .timeout_ms = t->o.ccl_timeout_ms };
+	struct hpu_info_hw_ip_info hw;
 	struct hpuccl_unique_id id;
 	struct ht_ddp *d;
 	uint32_t four = 4;
@@ -63,10 +64,18 @@ int ddp_create(struct ht_trainer *t)
 			t->rank, t->world, t->o.cluster.master_addr,
 			(unsigned int)t->o.cluster.master_port,
 			hpuccl_strerror(ret));
-	ret = hpu_stream_create(t->dev, HPU_STREAM_QUEUE_AUTO, &d->compute);
+	/*
+	 * compute on the program's DMA queue (0): a program submitted
+	 * through it needs no WAIT there, the queue orders it; the
+	 * collectives on another queue, to overlap with backward
+	 */
+	ret = hpu_info_hw_ip(t->dev, &hw);
 	if (!ret)
-		ret = hpu_stream_create(t->dev, HPU_STREAM_QUEUE_AUTO,
-					&d->comm_stream);
+		ret = hpu_stream_create(t->dev, 0, &d->compute);
+	if (!ret)
+		ret = hpu_stream_create(
+			t->dev, hw.num_dma > 1 ? 1 : HPU_STREAM_QUEUE_AUTO,
+			&d->comm_stream);
 	if (!ret)
 		ret = hpu_event_create(t->dev, &d->ev_compute);
 	if (!ret)

@@ -5,7 +5,8 @@
  * devices (a PCI parent bound to habanalabs, its sysfs attributes) are
  * listed with the right fields, other accel devices are not, no device is
  * an empty list, kernel and simulated devices share one index space, and
- * mocked add/change/remove uevents reach hpu_monitor.
+ * mocked add/change/remove uevents reach hpu_monitor; hpu-smi shows a
+ * kernel device with its sysfs fields and N/A (not ERR!) for the rest.
  *
  * umockdev works by LD_PRELOAD of libumockdev-preload.so.0: the binary
  * re-executes itself with it when it is not loaded yet, and skips every
@@ -27,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lib/hpu_test_daemon.h"
 #include "hpudrv.h"
 
 #if defined(__has_include)
@@ -357,6 +359,117 @@ static void test_monitor_hidden(void **state)
 	hpu_monitor_destroy(NULL);
 }
 
+/* Runs hpu-smi with up to 4 arguments in the test bed; returns stdout */
+static char *smi(int *status, const char *a, const char *b, const char *c,
+		 const char *d)
+{
+	char *argv[] = { (char *)hpu_test_bin("hpu-smi"),
+			 (char *)a,
+			 (char *)b,
+			 (char *)c,
+			 (char *)d,
+			 NULL };
+	char *out = NULL;
+
+	assert_int_equal(hpu_test_run(argv, &out, status), 0);
+	assert_non_null(out);
+	return out;
+}
+
+/*
+ * hpu-smi lists a habanalabs device it cannot open (libhpudrv returns
+ * -EOPNOTSUPP for kernel devices) with what sysfs gives, N/A for what
+ * only the device could answer, never ERR!, and exits 0. The child
+ * hpu-smi inherits the preload library and the test bed (UMOCKDEV_DIR).
+ */
+static void test_smi_kernel_device(void **state)
+{
+	struct bed *b = *state;
+	const char *pci = "/sys/devices/0000:19:00.0";
+	int status;
+	char *out;
+
+	need_umockdev();
+	g_free(add_accel(b->tb, "0000:19:00.0", 0, HL_DRIVER, "3"));
+	umockdev_testbed_set_attribute(b->tb, pci, "status", "operational");
+	umockdev_testbed_set_attribute(b->tb, pci, "driver_version",
+				       "1.17.0-fw-49.0.0");
+
+	out = smi(&status, "-L", NULL, NULL, NULL);
+	assert_int_equal(status, 0);
+	assert_string_equal(
+		out,
+		"HPU 0: GAUDI2 (bus 0000:19:00.0, module 3, serial AN12345)\n");
+	free(out);
+
+	out = smi(&status, NULL, NULL, NULL, NULL);
+	assert_int_equal(status, 0);
+	assert_null(strstr(out, "ERR!"));
+	assert_non_null(strstr(out, "|   0  GAUDI2  "));
+	assert_non_null(strstr(out, "| 0000:19:00.0 "));
+	assert_non_null(strstr(out, "| operational "));
+	assert_non_null(strstr(out, "  N/A    N/A /   N/A"));
+	assert_non_null(strstr(out, "No running processes found"));
+	free(out);
+
+	out = smi(&status, "-Q",
+		  "index,name,bus_id,module_id,serial,device_type,status,"
+		  "driver_version,memory.used,temperature.aip,power.draw,"
+		  "utilization.aip,reset.hard",
+		  "-f", "csv,noheader");
+	assert_int_equal(status, 0);
+	assert_string_equal(out, "0, GAUDI2, 0000:19:00.0, 3, AN12345, GAUDI2, "
+				 "operational, 1.17.0-fw-49.0.0, [N/A], [N/A], "
+				 "[N/A], [N/A], [N/A]\n");
+	free(out);
+
+	out = smi(&status, "-Q", "index,serial,status,memory.total,clocks.max",
+		  "-f", "json");
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "\"index\": 0,"));
+	assert_non_null(strstr(out, "\"serial\": \"AN12345\","));
+	assert_non_null(strstr(out, "\"status\": \"operational\","));
+	assert_non_null(strstr(out, "\"memory.total\": null,"));
+	assert_non_null(strstr(out, "\"clocks.max\": null\n"));
+	free(out);
+
+	out = smi(&status, "-q", NULL, NULL, NULL);
+	assert_int_equal(status, 0);
+	assert_null(strstr(out, "ERR!"));
+	assert_non_null(strstr(out, "\nHPU 0000:19:00.0\n"));
+	assert_non_null(strstr(out, "Kind                            : "
+				    "kernel (habanalabs)\n"));
+	assert_non_null(strstr(out, "Serial Number                   : "
+				    "AN12345\n"));
+	assert_non_null(strstr(out, "Module ID                       : 3\n"));
+	assert_non_null(strstr(out, "Status                          : "
+				    "operational\n"));
+	assert_non_null(strstr(out, "Device Id                   : 0x1020\n"));
+	assert_non_null(strstr(out, "Memory Usage (HBM)              : N/A\n"));
+	free(out);
+}
+
+/* Without the sysfs status and driver_version those are N/A too */
+static void test_smi_kernel_device_bare(void **state)
+{
+	struct bed *b = *state;
+	int status;
+	char *out;
+
+	need_umockdev();
+	g_free(add_accel(b->tb, "0000:1a:00.0", 0, HL_DRIVER, "1"));
+	out = smi(&status, "-Q", "status,driver_version,name", "-f",
+		  "csv,noheader");
+	assert_int_equal(status, 0);
+	assert_string_equal(out, "[N/A], [N/A], GAUDI2\n");
+	free(out);
+	out = smi(&status, NULL, NULL, NULL, NULL);
+	assert_int_equal(status, 0);
+	assert_null(strstr(out, "ERR!"));
+	assert_non_null(strstr(out, "| N/A "));
+	free(out);
+}
+
 /* Whether libumockdev-preload is mapped into this process */
 static bool preloaded(void)
 {
@@ -423,6 +536,10 @@ int main(int argc, char **argv)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_monitor_hidden, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_smi_kernel_device, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_smi_kernel_device_bare,
+						setup, teardown),
 	};
 
 	(void)argc;

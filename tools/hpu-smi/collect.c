@@ -10,12 +10,31 @@
 
 #include "smi.h"
 
+/*
+ * A kernel-backed device cannot be opened here (it speaks the habanalabs
+ * ABI, libhpudrv returns -EOPNOTSUPP): what its sysfs directory says is
+ * all there is.
+ */
+static void sample_kernel_dev(struct smi_dev *d)
+{
+	if (hpu_device_read_attr(d->info.index, "status", d->sys_status,
+				 sizeof(d->sys_status)))
+		d->sys_status[0] = '\0';
+	if (hpu_device_read_attr(d->info.index, "driver_version", d->sys_driver,
+				 sizeof(d->sys_driver)))
+		d->sys_driver[0] = '\0';
+}
+
 /* Runs the INFO queries of one device; keeps the first error. */
 static void sample_dev(struct smi_dev *d)
 {
 	struct hpu_device *dev;
 	int ret;
 
+	if (d->info.kind == HPU_DEVICE_KIND_KERNEL) {
+		sample_kernel_dev(d);
+		return;
+	}
 	ret = hpu_open_control(d->info.index, &dev);
 	if (ret) {
 		d->err = ret;
@@ -75,6 +94,7 @@ int smi_sample(const struct hpu_device_info *sel, int nsel, bool query,
 	s->ndev = nsel;
 	for (i = 0; i < nsel; i++) {
 		s->devs[i].info = sel[i];
+		s->devs[i].kernel = sel[i].kind == HPU_DEVICE_KIND_KERNEL;
 		if (query)
 			sample_dev(&s->devs[i]);
 		if (!s->driver_version[0] && s->devs[i].drv.version[0])
@@ -100,5 +120,17 @@ void smi_sample_free(struct smi_sample *s)
 
 const char *smi_status(const struct smi_dev *d)
 {
+	if (d->kernel)
+		return d->sys_status[0] ? d->sys_status : "N/A";
 	return d->err ? "ERR!" : hpu_device_status_str(d->status.status);
+}
+
+/* Marketing name, else the chip (a kernel device may have no card_name) */
+const char *smi_name(const struct smi_dev *d)
+{
+	if (d->info.card_name[0])
+		return d->info.card_name;
+	if (!d->kernel && !d->err && d->hw.card_name[0])
+		return (const char *)d->hw.card_name;
+	return d->info.device_type[0] ? d->info.device_type : "N/A";
 }

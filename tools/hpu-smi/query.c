@@ -104,7 +104,8 @@ enum val_type {
 	V_INT,
 	V_REAL,
 	V_STR,
-	V_ERR
+	V_ERR,
+	V_NA /* the device kind has no such value (kernel devices) */
 };
 
 struct val {
@@ -244,13 +245,16 @@ static void field_value(const struct field *fl, const struct smi_dev *d,
 		set_int(v, d->info.index);
 		return;
 	case F_NAME:
-		set_str(v, d->info.card_name);
+		set_str(v, smi_name(d));
 		return;
 	case F_BUS_ID:
 		set_str(v, d->info.bus_id);
 		return;
 	case F_MODULE_ID:
-		set_int(v, d->info.module_id);
+		if (d->info.module_id < 0)
+			v->type = V_NA;
+		else
+			set_int(v, d->info.module_id);
 		return;
 	case F_SERIAL:
 		set_str(v, d->info.serial);
@@ -259,13 +263,25 @@ static void field_value(const struct field *fl, const struct smi_dev *d,
 		set_str(v, d->info.device_type);
 		return;
 	case F_DRIVER_VERSION:
-		set_str(v, s->driver_version);
+		if (d->kernel && !d->sys_driver[0])
+			v->type = V_NA;
+		else
+			set_str(v,
+				d->kernel ? d->sys_driver : s->driver_version);
 		return;
 	case F_TIMESTAMP:
 		set_str(v, s->timestamp);
 		return;
 	default:
 		break;
+	}
+	/* a kernel device: its sysfs status, nothing the device answers */
+	if (d->kernel) {
+		if (fl->id == F_STATUS && d->sys_status[0])
+			set_str(v, d->sys_status);
+		else
+			v->type = V_NA;
+		return;
 	}
 	if (d->err) {
 		v->type = V_ERR;
@@ -340,11 +356,13 @@ static void print_csv(FILE *f, const struct smi_query *q,
 				fputs(v.s, f);
 			else if (v.type == V_ERR)
 				fputs("[ERR!]", f);
+			else if (v.type == V_NA)
+				fputs("[N/A]", f);
 			else if (v.type == V_INT)
 				fprintf(f, "%lld", v.i);
 			else
 				fprintf(f, "%.2f", v.r);
-			if (unit && v.type != V_ERR && v.type != V_STR)
+			if (unit && (v.type == V_INT || v.type == V_REAL))
 				fprintf(f, " %s", unit);
 		}
 		fputc('\n', f);
@@ -383,7 +401,7 @@ static void print_json(FILE *f, const struct smi_query *q,
 			fputs(": ", f);
 			if (v.type == V_STR)
 				json_string(f, v.s);
-			else if (v.type == V_ERR)
+			else if (v.type == V_ERR || v.type == V_NA)
 				fputs("null", f);
 			else if (v.type == V_INT)
 				fprintf(f, "%lld", v.i);

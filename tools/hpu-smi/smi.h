@@ -24,6 +24,10 @@
  * struct smi_dev - everything hpu-smi shows about one device, sampled
  * once per iteration through its control node
  * @info: enumeration data
+ * @kernel: a kernel-backed (habanalabs) device: only what enumeration and
+ *	its sysfs attributes give is known, the other values are N/A
+ * @sys_status: kernel device: its sysfs "status", "" when absent
+ * @sys_driver: kernel device: its sysfs "driver_version", "" when absent
  * @err: first -errno of the sample, 0 when every query succeeded
  * @procs: holders (compute contexts) of the device
  * @nprocs: entries of @procs
@@ -31,6 +35,9 @@
  */
 struct smi_dev {
 	struct hpu_device_info info;
+	bool kernel;
+	char sys_status[32];
+	char sys_driver[64];
 	int err;
 	struct hpu_info_hw_ip_info hw;
 	struct hpu_info_dram_usage dram;
@@ -68,6 +75,7 @@ int smi_sample(const struct hpu_device_info *sel, int nsel, bool query,
 	       struct smi_sample *s);
 void smi_sample_free(struct smi_sample *s);
 const char *smi_status(const struct smi_dev *d);
+const char *smi_name(const struct smi_dev *d);
 
 /* table.c */
 void smi_print_table(FILE *f, const struct smi_sample *s);

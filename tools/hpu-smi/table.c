@@ -60,13 +60,14 @@ static void print_dev(FILE *f, const struct smi_dev *d)
 {
 	char a[64], b[64], c[64];
 
-	snprintf(a, sizeof(a), " %3d  %-24s", d->info.index,
-		 d->info.card_name[0] ? d->info.card_name :
-					(const char *)d->hw.card_name);
+	snprintf(a, sizeof(a), " %3d  %-24s", d->info.index, smi_name(d));
 	snprintf(b, sizeof(b), " %-20s", d->info.bus_id);
 	snprintf(c, sizeof(c), " %-20s", smi_status(d));
 	row(f, a, b, c);
-	if (d->err) {
+	if (d->kernel) {
+		/* only the habanalabs driver could answer these */
+		row(f, "  N/A    N/A /   N/A", "     N/A /     N/A ", " N/A");
+	} else if (d->err) {
 		row(f, " ERR!   ERR! /  ERR!", "  ERR!", " ERR!");
 	} else {
 		snprintf(a, sizeof(a), " %3dC  %5" PRIu64 "W / %5" PRIu64 "W",
@@ -128,10 +129,13 @@ void smi_print_list(FILE *f, const struct smi_sample *s)
 
 	for (i = 0; i < s->ndev; i++) {
 		const struct hpu_device_info *in = &s->devs[i].info;
+		char module[16] = "N/A";
 
-		fprintf(f, "HPU %d: %s (bus %s, module %d, serial %s)\n",
-			in->index, in->card_name[0] ? in->card_name : "N/A",
-			in->bus_id[0] ? in->bus_id : "N/A", in->module_id,
+		if (in->module_id >= 0)
+			snprintf(module, sizeof(module), "%d", in->module_id);
+		fprintf(f, "HPU %d: %s (bus %s, module %s, serial %s)\n",
+			in->index, smi_name(&s->devs[i]),
+			in->bus_id[0] ? in->bus_id : "N/A", module,
 			in->serial[0] ? in->serial : "N/A");
 	}
 }
@@ -140,6 +144,41 @@ void smi_print_list(FILE *f, const struct smi_sample *s)
 	fprintf(f, "%*s%-*s: " fmt "\n", (indent), "", 36 - (indent), key, \
 		__VA_ARGS__)
 
+static const char *na(const char *s)
+{
+	return s[0] ? s : "N/A";
+}
+
+/*
+ * A kernel-backed device: the sysfs attributes libhpudrv read, and N/A
+ * for everything only the device (through the habanalabs driver) knows.
+ */
+static void report_kernel_dev(FILE *f, const struct smi_dev *d)
+{
+	static const char *const sections[] = {
+		"Firmware Version",
+		"Memory Usage (HBM)",
+		"Engines",
+		"Utilization",
+		"Temperature",
+		"Power Readings",
+		"Clocks",
+		"Resets",
+		"Command Submissions",
+		"Contexts",
+		"Processes",
+	};
+	size_t i;
+
+	KV(4, "Driver Version", "%s", na(d->sys_driver));
+	KV(4, "Device Node", "%s", na(d->info.node_path));
+	fprintf(f, "    PCI\n");
+	KV(8, "Bus Id", "%s", na(d->info.bus_id));
+	KV(8, "Device Id", "0x%04x", d->info.device_id);
+	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		KV(4, sections[i], "%s", "N/A");
+}
+
 static void report_dev(FILE *f, const struct smi_dev *d)
 {
 	double mc = 1000.0;
@@ -147,11 +186,19 @@ static void report_dev(FILE *f, const struct smi_dev *d)
 
 	fprintf(f, "\nHPU %s\n", d->info.bus_id);
 	KV(4, "Index", "%d", d->info.index);
-	KV(4, "Product Name", "%s", d->info.card_name);
-	KV(4, "Device Type", "%s", d->info.device_type);
-	KV(4, "Serial Number", "%s", d->info.serial);
-	KV(4, "Module ID", "%d", d->info.module_id);
+	KV(4, "Kind", "%s", d->kernel ? "kernel (habanalabs)" : "simulated");
+	KV(4, "Product Name", "%s", smi_name(d));
+	KV(4, "Device Type", "%s", na(d->info.device_type));
+	KV(4, "Serial Number", "%s", na(d->info.serial));
+	if (d->info.module_id >= 0)
+		KV(4, "Module ID", "%d", d->info.module_id);
+	else
+		KV(4, "Module ID", "%s", "N/A");
 	KV(4, "Status", "%s", smi_status(d));
+	if (d->kernel) {
+		report_kernel_dev(f, d);
+		return;
+	}
 	if (d->err) {
 		KV(4, "Error", "%s", hpu_strerror(d->err));
 		return;

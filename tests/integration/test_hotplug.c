@@ -5,7 +5,8 @@
  * handle of a removed device gets -ENODEV (ioctl, read, poll) and keeps
  * its slot until closed; bad commands are refused with their message;
  * only the daemon's user may write driver/hotplug; a stopped daemon's
- * devices are reported removed; --dev-link-dir links follow hot-plug.
+ * devices are reported removed; --dev-link-dir links follow hot-plug; a
+ * hot-added device is reached by its index, a removed index is refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -289,6 +290,91 @@ static void test_bad_commands(void **state)
 	assert_int_equal(hpu_device_count(), NDEV);
 }
 
+/* Runs "hpu-smi ARGS 2>&1" (stderr too); returns the output (malloc'ed) */
+static char *smi_all(int *status, const char *args)
+{
+	char cmd[PATH_MAX + 256];
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	char *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", hpu_test_bin("hpu-smi"),
+		 args);
+	assert_int_equal(hpu_test_run(argv, &out, status), 0);
+	assert_non_null(out);
+	return out;
+}
+
+/*
+ * A hot-added device is reached by its index (hpu_open, hpu-smi -i)
+ * like the others; indices are never renumbered, so removing a device
+ * leaves a hole that -i and hpu_open refuse with a clear message while
+ * the devices after it keep their indices.
+ */
+static void test_hot_added_index(void **state)
+{
+	struct hpu_info_hw_ip_info hw;
+	struct hpu_device_info info;
+	struct hpu_device *dev;
+	char args[64], want[256], *out;
+	int status, a, b;
+
+	(void)state;
+	assert_int_equal(hpu_hot_add("gaudi3", &a), 0);
+	assert_int_equal(hpu_hot_add("gaudi", &b), 0);
+	assert_true(a >= NDEV && b > a);
+
+	/* hpu_open(N) reaches the new device */
+	assert_int_equal(hpu_open(a, &dev), 0);
+	assert_int_equal(hpu_info_hw_ip(dev, &hw), 0);
+	assert_string_equal((const char *)hw.card_name, "HL-325L");
+	hpu_close(dev);
+	assert_int_equal(hpu_device_get_info(b, &info), 0);
+	assert_string_equal(info.device_type, "GAUDI");
+
+	/* so does hpu-smi -i N */
+	snprintf(args, sizeof(args),
+		 "-i %d -Q index,name,bus_id -f csv,noheader", a);
+	out = smi_all(&status, args);
+	assert_int_equal(status, 0);
+	snprintf(want, sizeof(want), "%d, HL-325L, 0000:%02x:00.0\n", a,
+		 0x19 + a);
+	assert_string_equal(out, want);
+	free(out);
+
+	/* a removed index is refused; the device after it keeps its index */
+	assert_int_equal(hpu_hot_remove(a), 0);
+	assert_int_equal(hpu_open(a, &dev), -ENODEV);
+	assert_int_equal(hpu_device_get_info(a, &info), -ENODEV);
+	assert_non_null(strstr(hpu_strerror(-ENODEV), "no such HPU device"));
+	snprintf(args, sizeof(args), "-i %d -L", a);
+	out = smi_all(&status, args);
+	assert_int_equal(status, 2);
+	snprintf(want, sizeof(want),
+		 "hpu-smi: no device with index %d (removed, or never there); "
+		 "present: 0, 1, %d\n",
+		 a, b);
+	assert_string_equal(out, want);
+	free(out);
+
+	snprintf(args, sizeof(args), "-i %d -Q index,name -f csv,noheader", b);
+	out = smi_all(&status, args);
+	assert_int_equal(status, 0);
+	snprintf(want, sizeof(want), "%d, HL-205\n", b);
+	assert_string_equal(out, want);
+	free(out);
+	assert_int_equal(hpu_open(b, &dev), 0);
+	assert_int_equal(hpu_info_hw_ip(dev, &hw), 0);
+	assert_string_equal((const char *)hw.card_name, "HL-205");
+	hpu_close(dev);
+
+	assert_int_equal(hpu_hot_remove(b), 0);
+	out = smi_all(&status, "-i 0x -L");
+	assert_int_equal(status, 2);
+	assert_string_equal(out, "hpu-smi: no device with bus id '0x'\n");
+	free(out);
+	assert_int_equal(hpu_device_count(), NDEV);
+}
+
 static void test_permissions(void **state)
 {
 	char path[PATH_MAX + 32];
@@ -449,6 +535,8 @@ int main(void)
 		cmocka_unit_test_setup(test_removed_handle_enodev,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_bad_commands, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_hot_added_index,
+				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_permissions, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_daemon_gone, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_dev_links_follow_hotplug,

@@ -410,6 +410,8 @@ static void test_smi_kernel_device(void **state)
 	assert_non_null(strstr(out, "| operational "));
 	assert_non_null(strstr(out, "  N/A    N/A /   N/A"));
 	assert_non_null(strstr(out, "No running processes found"));
+	/* no daemon: the header gives the habanalabs driver's version */
+	assert_non_null(strstr(out, "Driver Version: 1.17.0-fw-49.0.0 "));
 	free(out);
 
 	out = smi(&status, "-Q",

@@ -101,9 +101,15 @@ int smi_sample(const struct hpu_device_info *sel, int nsel, bool query,
 			snprintf(s->driver_version, sizeof(s->driver_version),
 				 "%s", (const char *)s->devs[i].drv.version);
 	}
+	/* the daemon's; with kernel devices only, the habanalabs driver's */
 	if (!s->driver_version[0] &&
 	    hpu_driver_read_attr("version", s->driver_version,
 				 sizeof(s->driver_version)))
+		s->driver_version[0] = '\0';
+	for (i = 0; i < nsel && !s->driver_version[0]; i++)
+		snprintf(s->driver_version, sizeof(s->driver_version), "%s",
+			 s->devs[i].sys_driver);
+	if (!s->driver_version[0])
 		snprintf(s->driver_version, sizeof(s->driver_version), "N/A");
 	return 0;
 }

@@ -220,6 +220,31 @@ static int bus_id_match(const char *have, const char *want)
 	return have[0] && !strcasecmp(have, want);
 }
 
+/*
+ * Says why -i @tok names no device. Indices are not renumbered when a
+ * device goes (hot-plug, docs/hotplug.md), so an index may be missing in
+ * the middle: the message lists the ones present.
+ */
+static void unknown_id(const char *tok, bool numeric,
+		       const struct hpu_device_info *all, int n)
+{
+	char present[256] = "";
+	size_t used = 0;
+	int i;
+
+	if (!numeric) {
+		fprintf(stderr, "hpu-smi: no device with bus id '%s'\n", tok);
+		return;
+	}
+	for (i = 0; i < n && used < sizeof(present) - 16; i++)
+		used += (size_t)snprintf(present + used, sizeof(present) - used,
+					 "%s%d", i ? ", " : "", all[i].index);
+	fprintf(stderr,
+		"hpu-smi: no device with index %s (removed, or never there); "
+		"present: %s\n",
+		tok, n ? present : "none");
+}
+
 /* Keeps the devices named by -i, in the order of @all; -EINVAL if one
  * is unknown. */
 static int select_ids(const char *ids, struct hpu_device_info *all, int n,
@@ -248,9 +273,7 @@ static int select_ids(const char *ids, struct hpu_device_info *all, int n,
 			}
 		}
 		if (!found) {
-			fprintf(stderr,
-				"hpu-smi: no device with index or bus id '%s'\n",
-				tok);
+			unknown_id(tok, numeric, all, n);
 			return -EINVAL;
 		}
 	}

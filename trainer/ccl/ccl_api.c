@@ -490,6 +490,33 @@ static int check_buf(uint64_t va, uint64_t count, uint64_t esz)
 	return 0;
 }
 
+/* The buffers and count of a call that passed its checks */
+static void coll_set(struct coll *a, uint64_t send, uint64_t recv,
+		     uint64_t count, enum hpuccl_redop op)
+{
+	a->send = send;
+	a->recv = recv;
+	a->count = count;
+	a->op = op;
+}
+
+/* Zero copy for a call of @bytes into @recv: the exchange (every rank
+ * decides alike: sizes and threshold are the same everywhere) */
+static int maybe_zc(struct hpuccl_comm *c, uint64_t recv, uint64_t bytes,
+		    bool *zc)
+{
+	int ret;
+
+	*zc = false;
+	if (c->nranks < 2 || bytes < c->zc_bytes)
+		return 0;
+	ret = ccl_zc_exchange(c, recv, bytes);
+	if (ret < 0)
+		return ret;
+	*zc = ret == 1;
+	return 0;
+}
+
 static void blocks_fixed(struct hpuccl_comm *c, uint64_t count, uint64_t *boff,
 			 uint64_t *blen)
 {
@@ -555,18 +582,12 @@ static int run_allreduce(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 	ret = ccl_check_error(comm);
 	if (ret || !count)
 		return ret;
-	x.a.send = sendbuf;
-	x.a.recv = recvbuf;
-	x.a.count = count;
-	x.a.op = op;
+	coll_set(&x.a, sendbuf, recvbuf, count, op);
 	bytes = count * x.a.esz;
 	algo = ar_choose(comm, bytes);
-	if (comm->nranks > 1 && bytes >= comm->zc_bytes) {
-		ret = ccl_zc_exchange(comm, recvbuf, bytes);
-		if (ret < 0)
-			return ret;
-		x.zc = ret == 1;
-	}
+	ret = maybe_zc(comm, recvbuf, bytes, &x.zc);
+	if (ret)
+		return ret;
 	ar_plan_make(comm, &x, algo);
 	note_algo(comm, "allreduce", x.algo, count, x.zc);
 	return ccl_run(comm, stream, x.na + x.nb + x.nc, gen_ar, &x);
@@ -614,10 +635,7 @@ static int run_reduce_scatter(uint64_t sendbuf, uint64_t recvbuf,
 	ret = ccl_check_error(comm);
 	if (ret || !recvcount)
 		return ret;
-	x.a.send = sendbuf;
-	x.a.recv = recvbuf;
-	x.a.count = recvcount;
-	x.a.op = op;
+	coll_set(&x.a, sendbuf, recvbuf, recvcount, op);
 	blocks_fixed(comm, recvcount, x.boff, x.blen);
 	return ccl_run(comm, stream, div_up(recvcount, x.a.se), gen_rs, &x);
 }
@@ -666,6 +684,28 @@ static int ag_choose(struct hpuccl_comm *c, uint64_t bytes)
 	if (c->nservers == 1 || bytes <= CCL_SMALL_BYTES)
 		return CCL_ALGO_DIRECT;
 	return CCL_ALGO_RING;
+}
+
+/*
+ * Algorithm, zero copy and chunks of the allgather or broadcast in @x
+ * (x->a filled in); @bytes: what lands in each rank's receive buffer
+ */
+static int ag_plan_make(struct hpuccl_comm *c, struct ag_plan *x,
+			uint64_t bytes)
+{
+	int ret;
+
+	x->algo = ag_choose(c, bytes);
+	ret = maybe_zc(c, x->a.recv, bytes, &x->zc);
+	if (ret)
+		return ret;
+	x->se = x->a.se;
+	if (x->zc && x->algo == CCL_ALGO_DIRECT &&
+	    CCL_DIRECT_CHUNK_BYTES / x->a.esz > x->se)
+		x->se = CCL_DIRECT_CHUNK_BYTES / x->a.esz;
+	x->base = x->zc ? 1 : 0;
+	x->K = div_up(x->a.count, x->se);
+	return 0;
 }
 
 /* Send chunk bytes to @p: into its inbox, or straight to @roff of its
@@ -761,23 +801,6 @@ static int gen_allgather(struct hpuccl_comm *c, void *arg, uint64_t j,
 	return 0;
 }
 
-/* Zero copy for a call of @bytes into @recv: the exchange (every rank
- * decides alike: sizes and threshold are the same everywhere) */
-static int maybe_zc(struct hpuccl_comm *c, uint64_t recv, uint64_t bytes,
-		    bool *zc)
-{
-	int ret;
-
-	*zc = false;
-	if (c->nranks < 2 || bytes < c->zc_bytes)
-		return 0;
-	ret = ccl_zc_exchange(c, recv, bytes);
-	if (ret < 0)
-		return ret;
-	*zc = ret == 1;
-	return 0;
-}
-
 static int run_allgather(uint64_t sendbuf, uint64_t recvbuf, size_t sendcount,
 			 enum hpuccl_dtype dtype, struct hpuccl_comm *comm,
 			 struct hpu_stream *stream)
@@ -798,21 +821,12 @@ static int run_allgather(uint64_t sendbuf, uint64_t recvbuf, size_t sendcount,
 	ret = ccl_check_error(comm);
 	if (ret || !sendcount)
 		return ret;
-	x.a.send = sendbuf;
-	x.a.recv = recvbuf;
-	x.a.count = sendcount;
+	coll_set(&x.a, sendbuf, recvbuf, sendcount, 0);
 	blocks_fixed(comm, sendcount, x.boff, NULL);
-	x.algo = ag_choose(comm, sendcount * x.a.esz * (uint64_t)comm->nranks);
-	ret = maybe_zc(comm, recvbuf,
-		       sendcount * x.a.esz * (uint64_t)comm->nranks, &x.zc);
+	ret = ag_plan_make(comm, &x,
+			   sendcount * x.a.esz * (uint64_t)comm->nranks);
 	if (ret)
 		return ret;
-	x.se = x.a.se;
-	if (x.zc && x.algo == CCL_ALGO_DIRECT &&
-	    CCL_DIRECT_CHUNK_BYTES / x.a.esz > x.se)
-		x.se = CCL_DIRECT_CHUNK_BYTES / x.a.esz;
-	x.base = x.zc ? 1 : 0;
-	x.K = div_up(sendcount, x.se);
 	rounds = x.algo == CCL_ALGO_DIRECT ? x.K :
 					     (uint64_t)(comm->nranks - 1) * x.K;
 	note_algo(comm, "allgather", x.algo, sendcount, x.zc);
@@ -877,9 +891,7 @@ static int run_alltoall(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 	ret = ccl_check_error(comm);
 	if (ret || !count)
 		return ret;
-	x.a.send = sendbuf;
-	x.a.recv = recvbuf;
-	x.a.count = count;
+	coll_set(&x.a, sendbuf, recvbuf, count, 0);
 	blocks_fixed(comm, count, x.boff, x.blen);
 	return ccl_run(comm, stream, div_up(count, x.a.se), gen_alltoall, &x);
 }
@@ -971,16 +983,9 @@ static int run_broadcast(struct hpuccl_comm *c, struct hpu_stream *stream,
 
 	memset(&x, 0, sizeof(x));
 	x.a = *a;
-	x.algo = ag_choose(c, a->count * a->esz);
-	ret = maybe_zc(c, a->recv, a->count * a->esz, &x.zc);
+	ret = ag_plan_make(c, &x, a->count * a->esz);
 	if (ret)
 		return ret;
-	x.se = a->se;
-	if (x.zc && x.algo == CCL_ALGO_DIRECT &&
-	    CCL_DIRECT_CHUNK_BYTES / a->esz > x.se)
-		x.se = CCL_DIRECT_CHUNK_BYTES / a->esz;
-	x.base = x.zc ? 1 : 0;
-	x.K = div_up(a->count, x.se);
 	rounds = x.algo == CCL_ALGO_DIRECT ?
 			 x.K :
 			 2 * (uint64_t)(c->nranks - 2) + x.K;
@@ -1042,10 +1047,7 @@ static int run_rooted(int kind, uint64_t sendbuf, uint64_t recvbuf,
 	ret = ccl_check_error(comm);
 	if (ret || !count)
 		return ret;
-	a.send = sendbuf;
-	a.recv = recvbuf;
-	a.count = count;
-	a.op = op;
+	coll_set(&a, sendbuf, recvbuf, count, op);
 	a.root = root;
 	if (kind == K_BROADCAST)
 		return run_broadcast(comm, stream, &a);

@@ -141,13 +141,20 @@ void ht_backend_destroy(struct ht_backend *be)
 
 int ht_step_begin(struct ht_backend *be, bool graph)
 {
+	return ht_step_begin_graph(be, graph, 0);
+}
+
+int ht_step_begin_graph(struct ht_backend *be, bool graph, unsigned int gid)
+{
 	if (be->in_step) {
 		ht_seterr(be->err, sizeof(be->err), "a step is already open");
 		return -EBUSY;
 	}
+	if (gid >= HT_MAX_GRAPHS)
+		return -EINVAL;
 	ht_tape_reset(be);
 	be->in_step = true;
-	return be->ops->step_begin(be, graph && be->mode == HT_EXEC_GRAPH);
+	return be->ops->step_begin(be, graph && be->mode == HT_EXEC_GRAPH, gid);
 }
 
 int ht_step_end(struct ht_backend *be)
@@ -169,6 +176,34 @@ int ht_step_end(struct ht_backend *be)
 int ht_backend_sync(struct ht_backend *be)
 {
 	return be->ops->sync(be);
+}
+
+int ht_backend_prefetch(struct ht_backend *be, const struct ht_xfer *x,
+			unsigned int n)
+{
+	unsigned int i;
+	int ret;
+
+	if (!n || !x)
+		return -EINVAL;
+	if (be->ops->prefetch)
+		return be->ops->prefetch(be, x, n);
+	for (i = 0; i < n; i++) {
+		ret = be->ops->upload(be, x[i].dst, x[i].src, x[i].n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int ht_backend_prefetch_wait(struct ht_backend *be)
+{
+	return be->ops->prefetch_wait ? be->ops->prefetch_wait(be) : 0;
+}
+
+int ht_backend_prefetch_cancel(struct ht_backend *be)
+{
+	return be->ops->prefetch_cancel ? be->ops->prefetch_cancel(be) : 0;
 }
 
 int ht_backend_flush(struct ht_backend *be)

@@ -170,7 +170,7 @@ static int cpu_sync(struct ht_backend *be)
 	return 0;
 }
 
-static int cpu_step_begin(struct ht_backend *be, bool graph)
+static int cpu_step_begin(struct ht_backend *be, bool graph, unsigned int gid)
 {
 	return 0;
 }

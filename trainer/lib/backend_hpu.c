@@ -15,9 +15,11 @@
  *
  * Modes: eager submits and waits after every op; lazy submits at a
  * synchronization (step end, a host read, staging memory full, a full
- * CB); graph captures the first training step like lazy, keeping its CBs
- * (the driver copies a CB at every submission, so they can be submitted
- * again), and replays them for the later training steps: ops are then
+ * CB); graph captures the first training step of each graph id like
+ * lazy, keeping its CBs in the graph's own segments (the driver copies a
+ * CB at every submission, so they can be submitted again), and replays
+ * them for the later training steps of that id (the trainer uses one id
+ * per device input buffer of the prefetch): ops are then
  * only hashed and compared with the captured sequence (an op that differs
  * ends the step with -EINVAL and a message), and the captured segments
  * are submitted as the replay reaches their ends. Parameters marked
@@ -28,27 +30,19 @@
  * out in call order and reset at every synchronization: an upload copies
  * into it at once and a LIN_DMA of the program moves it to HBM; a fetch
  * is a LIN_DMA into it whose bytes are copied out after the wait.
+ * Batches prefetched to the device ahead of their step take another path
+ * (backend_hpu_prefetch.c).
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hpudrv.h"
-#include "ht_backend.h"
+#include "backend_hpu.h"
 #include "ht_error.h"
-
-enum {
-	Q_DMA,
-	Q_MME,
-	Q_TPC,
-	NQ
-};
 
 #define STAGE_DEFAULT (16U << 20)
 #define STAGE_ALIGN   256
-#define CS_TIMEOUT_MS 120000
-#define WAIT_US	      (130ULL * 1000000ULL)
 /* a handoff: MSG_LONG in one CB, FENCE in another */
 #define HANDOFF_BYTES (sizeof(struct hpu_pkt_msg_long))
 #define SYNC_HASH     0x5f3759df5f3759dfULL
@@ -56,115 +50,6 @@ enum {
 
 static const char *const qname[NQ] = { "DMA", "MME", "TPC" };
 static const size_t cb_bytes[NQ] = { 256U << 10, 256U << 10, 1U << 20 };
-
-/**
- * struct seg - one submission's command buffers
- * @cb: per queue (created on first use)
- * @end_op: graph capture: ops issued when it was submitted
- */
-struct seg {
-	struct hpu_cb_builder *cb[NQ];
-	uint32_t end_op;
-};
-
-/**
- * struct gop - one op of a captured step
- * @hash: of its operands
- * @seg: segment holding its packet (dynamic parameters only)
- * @off: byte offset of its packet in that segment's TPC CB
- * @dyn: its dynamic parameters
- */
-struct gop {
-	uint64_t hash;
-	uint32_t seg;
-	uint32_t off;
-	uint32_t dyn;
-};
-
-/* A fetch done at the next wait */
-struct fetch {
-	void *dst;
-	const void *src;
-	size_t n;
-};
-
-enum gstate {
-	G_OFF,
-	G_CAPTURE,
-	G_READY,
-	G_REPLAY
-};
-
-/**
- * struct hpu_be - state of the hpu backend
- * @dev: device handle
- * @own_dev: opened here (closed at fini)
- * @alloc: caching allocator of the arenas' chunks
- * @ip: HW_IP_INFO
- * @queue: queue index of each of Q_DMA, Q_MME, Q_TPC
- * @sob: sync object each queue waits on
- * @segs: segments (graph: the captured ones first)
- * @nsegs: segments created
- * @cur: segment being filled
- * @token: queue that ran the last op, -1 when the device is idle
- * @stage: pinned staging memory
- * @stage_va: its device VA
- * @stage_cap: its size
- * @stage_used: bytes handed out since the last wait
- * @fetches: fetches waiting for the next wait
- * @nfetch: entries
- * @fetch_cap: room
- * @inflight: sequence numbers submitted and not waited for
- * @ninflight: entries
- * @inflight_cap: room
- * @gstate: enum gstate
- * @graph_step: the open step is captured or replayed
- * @gops: ops of the captured step
- * @ngops: entries
- * @gops_cap: room
- * @op_idx: ops of the replayed step compared so far
- * @replay_seg: next captured segment to submit
- * @gsegs: captured segments
- * @failed: the replayed step differed: issue nothing more in it
- * @stream: submissions go through hpu_stream_submit() on it, or NULL
- */
-struct hpu_be {
-	struct hpu_device *dev;
-	bool own_dev;
-	struct hpu_allocator *alloc;
-	struct hpu_info_hw_ip_info ip;
-	uint32_t queue[NQ];
-	uint32_t sob[NQ];
-	struct seg *segs;
-	unsigned int nsegs;
-	unsigned int cur;
-	int token;
-	uint8_t *stage;
-	uint64_t stage_va;
-	size_t stage_cap;
-	size_t stage_used;
-	struct fetch *fetches;
-	unsigned int nfetch;
-	unsigned int fetch_cap;
-	uint64_t *inflight;
-	unsigned int ninflight;
-	unsigned int inflight_cap;
-	enum gstate gstate;
-	bool graph_step;
-	struct gop *gops;
-	unsigned int ngops;
-	unsigned int gops_cap;
-	unsigned int op_idx;
-	unsigned int replay_seg;
-	unsigned int gsegs;
-	bool failed;
-	struct hpu_stream *stream;
-};
-
-static struct hpu_be *HB(struct ht_backend *be)
-{
-	return be->priv;
-}
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -175,7 +60,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static int grow(void **arr, unsigned int *cap, unsigned int need, size_t esz)
+int hb_grow(void **arr, unsigned int *cap, unsigned int need, size_t esz)
 {
 	unsigned int n;
 	void *p;
@@ -200,16 +85,17 @@ static int seg_get(struct ht_backend *be, unsigned int i)
 	struct seg *s;
 	unsigned int q;
 	int ret;
+	struct segset *ss = hb->ss;
 
-	if (i >= hb->nsegs) {
-		s = realloc(hb->segs, (i + 1) * sizeof(*s));
+	if (i >= ss->n) {
+		s = realloc(ss->v, (i + 1) * sizeof(*s));
 		if (!s)
 			return -ENOMEM;
-		hb->segs = s;
-		memset(&s[hb->nsegs], 0, (i + 1 - hb->nsegs) * sizeof(*s));
-		hb->nsegs = i + 1;
+		ss->v = s;
+		memset(&s[ss->n], 0, (i + 1 - ss->n) * sizeof(*s));
+		ss->n = i + 1;
 	}
-	s = &hb->segs[i];
+	s = &ss->v[i];
 	for (q = 0; q < NQ; q++) {
 		if (s->cb[q])
 			continue;
@@ -224,12 +110,11 @@ static int seg_get(struct ht_backend *be, unsigned int i)
 	return 0;
 }
 
-/* Submit the CBs of segment @i (those with packets) as one CS */
-static int seg_submit(struct ht_backend *be, unsigned int i)
+/* Submit the CBs of @s (those with packets) as one CS */
+static int seg_submit(struct ht_backend *be, struct seg *s)
 {
 	struct hpu_be *hb = HB(be);
 	struct hpu_cs_chunk chunks[NQ];
-	struct seg *s = &hb->segs[i];
 	unsigned int q, n = 0;
 	uint64_t seq;
 	int done = 0, ret;
@@ -247,10 +132,11 @@ static int seg_submit(struct ht_backend *be, unsigned int i)
 	}
 	if (!n)
 		return 0;
-	ret = grow((void **)&hb->inflight, &hb->inflight_cap, hb->ninflight + 1,
-		   sizeof(*hb->inflight));
+	ret = hb_grow((void **)&hb->inflight, &hb->inflight_cap,
+		      hb->ninflight + 1, sizeof(*hb->inflight));
 	if (ret)
 		return ret;
+	hb_prefetch_submitted(hb);
 	if (hb->stream)
 		ret = hpu_stream_submit(hb->stream, chunks, n, CS_TIMEOUT_MS,
 					&seq);
@@ -269,13 +155,19 @@ static int seg_submit(struct ht_backend *be, unsigned int i)
 	return 0;
 }
 
+/* The open step is being captured (its segments are the graph's) */
+static bool capturing(const struct hpu_be *hb)
+{
+	return hb->ss != &hb->live;
+}
+
 static void seg_reset(struct hpu_be *hb, unsigned int i)
 {
 	unsigned int q;
 
 	for (q = 0; q < NQ; q++)
-		if (hb->segs[i].cb[q])
-			hpu_cb_builder_reset(hb->segs[i].cb[q]);
+		if (hb->ss->v[i].cb[q])
+			hpu_cb_builder_reset(hb->ss->v[i].cb[q]);
 }
 
 static bool seg_empty(struct hpu_be *hb, unsigned int i)
@@ -283,7 +175,7 @@ static bool seg_empty(struct hpu_be *hb, unsigned int i)
 	unsigned int q;
 
 	for (q = 0; q < NQ; q++)
-		if (hpu_cb_builder_used(hb->segs[i].cb[q]))
+		if (hpu_cb_builder_used(hb->ss->v[i].cb[q]))
 			return false;
 	return true;
 }
@@ -299,11 +191,11 @@ static int cur_submit(struct ht_backend *be)
 
 	if (seg_empty(hb, hb->cur))
 		return 0;
-	ret = seg_submit(be, hb->cur);
+	ret = seg_submit(be, &hb->ss->v[hb->cur]);
 	if (ret)
 		return ret;
-	if (hb->gstate == G_CAPTURE) {
-		hb->segs[hb->cur].end_op = hb->ngops;
+	if (capturing(hb)) {
+		hb->ss->v[hb->cur].end_op = hb->gr[hb->gi].ngops;
 		hb->cur++;
 		return seg_get(be, hb->cur);
 	}
@@ -350,11 +242,12 @@ static int wait_all(struct ht_backend *be)
 static int replay_advance(struct ht_backend *be)
 {
 	struct hpu_be *hb = HB(be);
+	struct graph *G = &hb->gr[hb->gi];
 	int ret;
 
-	while (hb->replay_seg < hb->gsegs &&
-	       hb->segs[hb->replay_seg].end_op == hb->op_idx) {
-		ret = seg_submit(be, hb->replay_seg++);
+	while (hb->replay_seg < G->gsegs &&
+	       G->ss.v[hb->replay_seg].end_op == hb->op_idx) {
+		ret = seg_submit(be, &G->ss.v[hb->replay_seg++]);
 		if (ret)
 			return ret;
 	}
@@ -365,22 +258,23 @@ static int replay_advance(struct ht_backend *be)
  * Graph bookkeeping of one op: record it (capture) or compare it with the
  * captured one (replay). Return 1 when the op must not be emitted.
  */
-static int graph_op(struct ht_backend *be, uint64_t hash, const char *what,
-		    uint32_t dyn, const uint32_t *params)
+int hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
+		uint32_t dyn, const uint32_t *params)
 {
 	struct hpu_be *hb = HB(be);
+	struct graph *G = &hb->gr[hb->gi];
 	struct gop *g;
 	unsigned int i;
 	int ret;
 
 	if (!hb->graph_step)
 		return 0;
-	if (hb->gstate == G_CAPTURE) {
-		ret = grow((void **)&hb->gops, &hb->gops_cap, hb->ngops + 1,
-			   sizeof(*hb->gops));
+	if (G->state == G_CAPTURE) {
+		ret = hb_grow((void **)&G->gops, &G->gops_cap, G->ngops + 1,
+			      sizeof(*G->gops));
 		if (ret)
 			return ret;
-		g = &hb->gops[hb->ngops++];
+		g = &G->gops[G->ngops++];
 		g->hash = hash;
 		g->dyn = dyn;
 		g->seg = hb->cur;
@@ -389,17 +283,17 @@ static int graph_op(struct ht_backend *be, uint64_t hash, const char *what,
 	}
 	if (hb->failed)
 		return -ECANCELED;
-	if (hb->op_idx >= hb->ngops || hb->gops[hb->op_idx].hash != hash) {
+	if (hb->op_idx >= G->ngops || G->gops[hb->op_idx].hash != hash) {
 		hb->failed = true;
 		ht_seterr(
 			be->err, sizeof(be->err),
 			"graph mode: op %u of the step (%s) differs from the captured step (%u ops); steps must issue the same ops on the same tensors",
-			hb->op_idx + 1, what, hb->ngops);
+			hb->op_idx + 1, what, G->ngops);
 		return -EINVAL;
 	}
-	g = &hb->gops[hb->op_idx++];
+	g = &G->gops[hb->op_idx++];
 	if (dyn) {
-		struct seg *s = &hb->segs[g->seg];
+		struct seg *s = &G->ss.v[g->seg];
 		uint8_t *pkt =
 			(uint8_t *)hpu_cb_builder_data(s->cb[Q_TPC]) + g->off;
 
@@ -422,7 +316,7 @@ static int hb_sync(struct ht_backend *be)
 	struct hpu_be *hb = HB(be);
 	int ret, r;
 
-	ret = graph_op(be, SYNC_HASH, "a synchronization", 0, NULL);
+	ret = hb_graph_op(be, SYNC_HASH, "a synchronization", 0, NULL);
 	if (ret < 0)
 		return ret;
 	if (!ret)
@@ -430,7 +324,7 @@ static int hb_sync(struct ht_backend *be)
 	else
 		ret = 0;
 	r = wait_all(be);
-	if (hb->gstate != G_CAPTURE)
+	if (!capturing(hb))
 		seg_reset(hb, hb->cur); /* what a failure left unsent */
 	return ret ? ret : r;
 }
@@ -438,7 +332,7 @@ static int hb_sync(struct ht_backend *be)
 /* Submit without waiting; a replay has submitted the segment ending here */
 static int hb_flush(struct ht_backend *be)
 {
-	int ret = graph_op(be, FLUSH_HASH, "a flush", 0, NULL);
+	int ret = hb_graph_op(be, FLUSH_HASH, "a flush", 0, NULL);
 
 	if (ret)
 		return ret < 0 ? ret : 0;
@@ -477,10 +371,10 @@ static struct hpu_device *hb_device(struct ht_backend *be)
  * handoff from the token's queue: the op emitted next runs after every
  * op before it.
  */
-static int prepare(struct ht_backend *be, unsigned int q, size_t bytes)
+int hb_prepare(struct ht_backend *be, unsigned int q, size_t bytes)
 {
 	struct hpu_be *hb = HB(be);
-	struct seg *s = &hb->segs[hb->cur];
+	struct seg *s = &hb->ss->v[hb->cur];
 	int ret, t = hb->token;
 	bool fits;
 
@@ -492,7 +386,7 @@ static int prepare(struct ht_backend *be, unsigned int q, size_t bytes)
 		ret = cur_submit(be);
 		if (ret)
 			return ret;
-		s = &hb->segs[hb->cur];
+		s = &hb->ss->v[hb->cur];
 	}
 	if (t >= 0 && t != (int)q) {
 		ret = hpu_cb_msg_long(s->cb[t], hb->sob[q], HPU_MSG_OP_ADD, 1);
@@ -506,7 +400,7 @@ static int prepare(struct ht_backend *be, unsigned int q, size_t bytes)
 }
 
 /* After an op was appended: eager mode runs it now */
-static int emitted(struct ht_backend *be)
+int hb_emitted(struct ht_backend *be)
 {
 	return be->mode == HT_EXEC_EAGER ? hb_sync(be) : 0;
 }
@@ -518,14 +412,14 @@ static int emit_dma(struct ht_backend *be, uint64_t dst, uint64_t src,
 	uint64_t h[3] = { dst, src, n };
 	int ret;
 
-	ret = graph_op(be, fnv(0xcbf29ce484222325ULL, h, sizeof(h)), "DMA", 0,
-		       NULL);
+	ret = hb_graph_op(be, fnv(0xcbf29ce484222325ULL, h, sizeof(h)), "DMA",
+			  0, NULL);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	ret = prepare(be, Q_DMA, sizeof(struct hpu_pkt_lin_dma));
+	ret = hb_prepare(be, Q_DMA, sizeof(struct hpu_pkt_lin_dma));
 	if (!ret)
-		ret = hpu_cb_lin_dma(hb->segs[hb->cur].cb[Q_DMA], dst, src, n);
-	return ret ? ret : emitted(be);
+		ret = hpu_cb_lin_dma(hb->ss->v[hb->cur].cb[Q_DMA], dst, src, n);
+	return ret ? ret : hb_emitted(be);
 }
 
 /* Room in staging for @n bytes (at most its size), waiting when full */
@@ -581,8 +475,8 @@ static int hb_fetch(struct ht_backend *be, void *dst, uint64_t src, size_t n)
 		ret = stage_take(be, n, &off, &got);
 		if (ret)
 			return ret;
-		ret = grow((void **)&hb->fetches, &hb->fetch_cap,
-			   hb->nfetch + 1, sizeof(*hb->fetches));
+		ret = hb_grow((void **)&hb->fetches, &hb->fetch_cap,
+			      hb->nfetch + 1, sizeof(*hb->fetches));
 		if (ret)
 			return ret;
 		f = &hb->fetches[hb->nfetch++];
@@ -609,14 +503,14 @@ static int hb_gemm(struct ht_backend *be, const struct hpu_pkt_mme_gemm *g)
 	struct hpu_be *hb = HB(be);
 	int ret;
 
-	ret = graph_op(be, fnv(0xcbf29ce484222325ULL, g, sizeof(*g)), "GEMM", 0,
-		       NULL);
+	ret = hb_graph_op(be, fnv(0xcbf29ce484222325ULL, g, sizeof(*g)), "GEMM",
+			  0, NULL);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	ret = prepare(be, Q_MME, sizeof(*g));
+	ret = hb_prepare(be, Q_MME, sizeof(*g));
 	if (!ret)
-		ret = hpu_cb_mme_gemm(hb->segs[hb->cur].cb[Q_MME], g);
-	return ret ? ret : emitted(be);
+		ret = hpu_cb_mme_gemm(hb->ss->v[hb->cur].cb[Q_MME], g);
+	return ret ? ret : hb_emitted(be);
 }
 
 static int hb_kernel(struct ht_backend *be, uint32_t id,
@@ -640,27 +534,30 @@ static int hb_kernel(struct ht_backend *be, uint32_t id,
 		h = fnv(h, t, nt * sizeof(*t));
 		h = fnv(h, p, sizeof(p));
 	}
-	ret = graph_op(be, h, "TPC kernel", dyn, params);
+	ret = hb_graph_op(be, h, "TPC kernel", dyn, params);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	ret = prepare(be, Q_TPC, sizeof(struct hpu_pkt_tpc_kernel));
+	ret = hb_prepare(be, Q_TPC, sizeof(struct hpu_pkt_tpc_kernel));
 	if (ret)
 		return ret;
-	cb = hb->segs[hb->cur].cb[Q_TPC];
+	cb = hb->ss->v[hb->cur].cb[Q_TPC];
 	off = hpu_cb_builder_used(cb);
 	ret = hpu_cb_tpc_kernel(cb, id, t, nt, params, np);
 	if (ret)
 		return ret;
-	if (hb->graph_step && hb->gstate == G_CAPTURE) {
-		hb->gops[hb->ngops - 1].seg = hb->cur;
-		hb->gops[hb->ngops - 1].off = (uint32_t)off;
+	if (hb->graph_step && capturing(hb)) {
+		struct graph *G = &hb->gr[hb->gi];
+
+		G->gops[G->ngops - 1].seg = hb->cur;
+		G->gops[G->ngops - 1].off = (uint32_t)off;
 	}
-	return emitted(be);
+	return hb_emitted(be);
 }
 
-static int hb_step_begin(struct ht_backend *be, bool graph)
+static int hb_step_begin(struct ht_backend *be, bool graph, unsigned int gid)
 {
 	struct hpu_be *hb = HB(be);
+	struct graph *G;
 	unsigned int i;
 	int ret;
 
@@ -670,19 +567,30 @@ static int hb_step_begin(struct ht_backend *be, bool graph)
 	hb->failed = false;
 	if (!graph)
 		return 0;
-	if (hb->gstate == G_READY) {
-		hb->gstate = G_REPLAY;
+	if (gid >= HT_MAX_GRAPHS)
+		return -EINVAL;
+	G = &hb->gr[gid];
+	hb->gi = gid;
+	if (G->state == G_READY) {
+		G->state = G_REPLAY;
 		hb->op_idx = 0;
 		hb->replay_seg = 0;
 		be->stats.replays++;
 	} else {
-		/* capture into segments 0.. (the device is idle) */
-		for (i = 0; i < hb->nsegs; i++)
+		/* capture into the graph's segments 0.. (the device is idle) */
+		hb->ss = &G->ss;
+		for (i = 0; i < G->ss.n; i++)
 			seg_reset(hb, i);
 		hb->cur = 0;
-		hb->gsegs = 0;
-		hb->gstate = G_CAPTURE;
-		hb->ngops = 0;
+		G->gsegs = 0;
+		G->state = G_CAPTURE;
+		G->ngops = 0;
+		ret = seg_get(be, 0);
+		if (ret) {
+			hb->ss = &hb->live;
+			G->state = G_OFF;
+			return ret;
+		}
 	}
 	hb->graph_step = true;
 	return 0;
@@ -691,30 +599,29 @@ static int hb_step_begin(struct ht_backend *be, bool graph)
 static int hb_step_end(struct ht_backend *be)
 {
 	struct hpu_be *hb = HB(be);
+	struct graph *G = &hb->gr[hb->gi];
 	int ret;
 
 	ret = hb_sync(be);
 	if (!hb->graph_step)
 		return ret;
 	hb->graph_step = false;
-	if (hb->gstate == G_CAPTURE) {
-		if (ret) {
-			/* a failed capture is dropped: the next step captures */
-			hb->gstate = G_OFF;
-			return ret;
-		}
-		hb->gsegs = hb->cur;
-		hb->gstate = G_READY;
-		return seg_get(be, hb->cur);
+	if (G->state == G_CAPTURE) {
+		G->gsegs = hb->cur;
+		hb->ss = &hb->live;
+		hb->cur = 0;
+		/* a failed capture is dropped: the next step captures */
+		G->state = ret ? G_OFF : G_READY;
+		return ret;
 	}
-	hb->gstate = G_READY;
+	G->state = G_READY;
 	if (hb->failed)
 		return -EINVAL; /* be->err says where it differed */
-	if (!ret && hb->op_idx != hb->ngops) {
+	if (!ret && hb->op_idx != G->ngops) {
 		ht_seterr(
 			be->err, sizeof(be->err),
 			"graph mode: the step issued %u ops, the captured step %u; steps must issue the same ops",
-			hb->op_idx, hb->ngops);
+			hb->op_idx, G->ngops);
 		ret = -EINVAL;
 	}
 	return ret;
@@ -730,14 +637,26 @@ static void hb_mem_free(struct ht_backend *be, uint64_t addr)
 	hpu_free(HB(be)->alloc, addr);
 }
 
-static void hb_be_release(struct hpu_be *hb)
+static void segset_release(struct segset *ss)
 {
 	unsigned int i, q;
 
-	for (i = 0; i < hb->nsegs; i++)
+	for (i = 0; i < ss->n; i++)
 		for (q = 0; q < NQ; q++)
-			hpu_cb_builder_destroy(hb->segs[i].cb[q]);
-	free(hb->segs);
+			hpu_cb_builder_destroy(ss->v[i].cb[q]);
+	free(ss->v);
+}
+
+static void hb_be_release(struct hpu_be *hb)
+{
+	unsigned int g;
+
+	hb_prefetch_release(hb);
+	segset_release(&hb->live);
+	for (g = 0; g < HT_MAX_GRAPHS; g++) {
+		segset_release(&hb->gr[g].ss);
+		free(hb->gr[g].gops);
+	}
 	if (hb->stage)
 		hpu_host_free(hb->dev, hb->stage);
 	hpu_allocator_destroy(hb->alloc);
@@ -745,7 +664,6 @@ static void hb_be_release(struct hpu_be *hb)
 		hpu_close(hb->dev);
 	free(hb->fetches);
 	free(hb->inflight);
-	free(hb->gops);
 	free(hb);
 }
 
@@ -760,6 +678,7 @@ static int hb_init(struct ht_backend *be, const struct ht_backend_opts *o)
 		return -ENOMEM;
 	be->priv = hb;
 	hb->token = -1;
+	hb->ss = &hb->live;
 	hb->dev = o->dev;
 	if (!hb->dev) {
 		ret = hpu_open(o->device_index, &hb->dev);
@@ -784,7 +703,8 @@ static int hb_init(struct ht_backend *be, const struct ht_backend_opts *o)
 	hb->queue[Q_TPC] = hb->ip.num_dma + hb->ip.num_mme;
 	for (q = 0; q < NQ; q++)
 		hb->sob[q] = (o->sob_base ? o->sob_base : HT_HPU_SOB_BASE) + q;
-	if (hb->sob[NQ - 1] >= HPU_NUM_SOBS) {
+	/* the prefetch uploads' object follows the queues' */
+	if (hb->sob[NQ - 1] + 1 >= HPU_NUM_SOBS) {
 		ret = -EINVAL;
 		ht_seterr(be->err, sizeof(be->err),
 			  "hpu: sync objects %u.. out of range", hb->sob[0]);
@@ -803,6 +723,8 @@ static int hb_init(struct ht_backend *be, const struct ht_backend_opts *o)
 	}
 	hb->stage = p;
 	ret = seg_get(be, 0);
+	if (!ret)
+		ret = hb_prefetch_init(be);
 	if (ret)
 		goto err_free;
 	return 0;
@@ -815,8 +737,10 @@ err_free:
 
 static void hb_fini(struct ht_backend *be)
 {
-	if (be->priv)
-		hb_be_release(HB(be));
+	if (!be->priv)
+		return;
+	hb_prefetch_cancel(be); /* no upload may read freed memory */
+	hb_be_release(HB(be));
 	be->priv = NULL;
 }
 
@@ -838,4 +762,7 @@ const struct ht_backend_ops ht_backend_hpu_ops = {
 	.set_stream = hb_set_stream,
 	.mem_stats = hb_mem_stats,
 	.device = hb_device,
+	.prefetch = hb_prefetch,
+	.prefetch_wait = hb_prefetch_wait,
+	.prefetch_cancel = hb_prefetch_cancel,
 };

@@ -68,9 +68,27 @@ struct ht_backend_opts {
 	uint64_t arena_chunk_bytes;
 };
 
-/* Sync objects 8..10 order the program's queues (libhpuccl takes its
- * own from the top of the range) */
+/* Sync objects 8..10 order the program's queues, 11 counts the prefetch
+ * uploads that ended (libhpuccl takes its own from the top of the range) */
 #define HT_HPU_SOB_BASE 8
+
+/** HT_MAX_GRAPHS - captured training steps a backend keeps (graph ids) */
+#define HT_MAX_GRAPHS 2
+
+/** HT_PREFETCH_DEPTH - prefetch uploads that may be waiting for a step */
+#define HT_PREFETCH_DEPTH 2
+
+/**
+ * struct ht_xfer - one host -> device copy of a prefetch
+ * @dst: backend address
+ * @src: host memory (copied at the call: may be reused at once)
+ * @n: bytes
+ */
+struct ht_xfer {
+	uint64_t dst;
+	const void *src;
+	size_t n;
+};
 
 /**
  * struct ht_arena - bump allocator over chunks of backend memory
@@ -110,6 +128,7 @@ struct ht_arena {
  *	differ between replays of a captured graph (learning rate, step)
  * @sync: run everything issued so far and wait for it
  * @step_begin: a step starts; @graph: the step may be captured/replayed
+ *	as graph @gid (< HT_MAX_GRAPHS)
  * @step_end: the step's work is issued (and waited for)
  * @flush: submit what was issued so far without waiting (NULL: the
  *	backend runs ops at once)
@@ -117,6 +136,12 @@ struct ht_arena {
  *	not supported)
  * @mem_stats: device memory in use and its peak (NULL: the arenas')
  * @device: the device handle (NULL: none)
+ * @prefetch: copy host data to the device now, beside the program (NULL:
+ *	ht_backend_prefetch() uploads at once)
+ * @prefetch_wait: the program's next op runs after the oldest prefetch
+ *	not yet waited for
+ * @prefetch_cancel: forget the prefetches not waited for (after they
+ *	ended)
  */
 struct ht_backend_ops {
 	const char *name;
@@ -134,13 +159,17 @@ struct ht_backend_ops {
 		      const struct hpu_tpc_tensor *t, unsigned int nt,
 		      const uint32_t *params, unsigned int np, uint32_t dyn);
 	int (*sync)(struct ht_backend *be);
-	int (*step_begin)(struct ht_backend *be, bool graph);
+	int (*step_begin)(struct ht_backend *be, bool graph, unsigned int gid);
 	int (*step_end)(struct ht_backend *be);
 	int (*flush)(struct ht_backend *be);
 	int (*set_stream)(struct ht_backend *be, struct hpu_stream *s);
 	int (*mem_stats)(struct ht_backend *be, uint64_t *in_use,
 			 uint64_t *peak);
 	struct hpu_device *(*device)(struct ht_backend *be);
+	int (*prefetch)(struct ht_backend *be, const struct ht_xfer *x,
+			unsigned int n);
+	int (*prefetch_wait)(struct ht_backend *be);
+	int (*prefetch_cancel)(struct ht_backend *be);
 };
 
 extern const struct ht_backend_ops ht_backend_cpu_ops;
@@ -152,6 +181,10 @@ extern const struct ht_backend_ops ht_backend_hpu_ops;
  * @submissions: CSs submitted (hpu)
  * @waits: CS waits (hpu)
  * @replays: steps run from a captured graph (hpu)
+ * @prefetches: prefetch uploads submitted beside the program (hpu)
+ * @prefetch_overlapped: of those, uploads still running when the next
+ *	program submission began (device completion time after it)
+ * @prefetch_overlap_ns: sum over those of the time they ran beside it
  * @persistent_bytes: persistent arena size
  * @step_bytes: step arena size
  */
@@ -160,6 +193,9 @@ struct ht_backend_stats {
 	uint64_t submissions;
 	uint64_t waits;
 	uint64_t replays;
+	uint64_t prefetches;
+	uint64_t prefetch_overlapped;
+	uint64_t prefetch_overlap_ns;
 	uint64_t persistent_bytes;
 	uint64_t step_bytes;
 };
@@ -227,6 +263,19 @@ void ht_backend_destroy(struct ht_backend *be);
 int ht_step_begin(struct ht_backend *be, bool graph);
 
 /**
+ * ht_step_begin_graph() - ht_step_begin() of a training step captured
+ * and replayed as graph @gid: steps of different ids may differ (e.g. in
+ * the device buffer their input was prefetched to), steps of one id must
+ * issue the same ops
+ * @be: backend
+ * @graph: as ht_step_begin()
+ * @gid: 0..HT_MAX_GRAPHS-1
+ *
+ * Return: 0, -EINVAL (@gid out of range) or -errno.
+ */
+int ht_step_begin_graph(struct ht_backend *be, bool graph, unsigned int gid);
+
+/**
  * ht_step_end() - end a step: its program is submitted and waited for,
  * its fetches are done, the step arena and the step's tensors are
  * released
@@ -292,6 +341,45 @@ int ht_backend_mem_stats(struct ht_backend *be, uint64_t *in_use,
  * Return: the handle, or NULL on cpu.
  */
 struct hpu_device *ht_backend_device(struct ht_backend *be);
+
+/**
+ * ht_backend_prefetch() - copy host data to device memory ahead of the
+ * step that uses it, overlapped with the program running now
+ * @be: backend
+ * @x: the copies of one batch
+ * @n: their count, >= 1
+ *
+ * hpu: the data is copied into pinned memory of the prefetch and one CS
+ * on a DMA queue of its own moves it, then increments a sync object; the
+ * step that uses the data calls ht_backend_prefetch_wait() before its
+ * first use. At most HT_PREFETCH_DEPTH prefetches wait for a step; the
+ * destinations must not be in use by a program still running (the
+ * caller alternates buffers). cpu: the data is copied at once.
+ *
+ * Return: 0, -EBUSY (HT_PREFETCH_DEPTH prefetches not waited for) or
+ * -errno.
+ */
+int ht_backend_prefetch(struct ht_backend *be, const struct ht_xfer *x,
+			unsigned int n);
+
+/**
+ * ht_backend_prefetch_wait() - the next ops of the program run after the
+ * oldest prefetch not yet waited for ended (an op of the program: part of
+ * a captured graph)
+ * @be: backend (in a step)
+ *
+ * Return: 0, -EINVAL (no prefetch to wait for) or -errno.
+ */
+int ht_backend_prefetch_wait(struct ht_backend *be);
+
+/**
+ * ht_backend_prefetch_cancel() - wait for the prefetches no step waited
+ * for and forget them (their data may be prefetched again)
+ * @be: backend (no step open)
+ *
+ * Return: 0 or -errno.
+ */
+int ht_backend_prefetch_cancel(struct ht_backend *be);
 
 /**
  * ht_backend_kernel() - issue a TPC kernel

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+/*
+ * backend_hpu_prefetch.c - batches copied to the device ahead of the step
+ * that uses them, while the program of the step before runs
+ * (docs/training.md, "Prefetch to the device").
+ *
+ * The program's own DMA queue (0) cannot carry the copy: it runs the
+ * program's DMA ops in order and would run the copy after the step. So a
+ * prefetch is one CS of its own on the device's last DMA queue (the
+ * program uses queue 0, DDP's communication stream queue 1): LIN_DMAs
+ * from pinned memory of the prefetch, then MSG_LONG ADD 1 on the
+ * prefetch sync object (HT_HPU_SOB_BASE + 3 = 11 by default: the three
+ * before it order the program's queues, libhpuccl takes its objects from
+ * the top of the range). The step that uses the data FENCEs on that
+ * object (target 1, dec 1) on the program's DMA queue before its first
+ * op; the uploads end in submission order (one queue), so the n-th fence
+ * takes the n-th upload's signal. The object is thus the number of
+ * uploads that ended and that no program waited for yet; cancelling one
+ * is a CS on the upload queue that takes its signal back after it.
+ *
+ * Pinned memory: HT_PREFETCH_DEPTH areas used in turn. An area is reused
+ * only once the step that waited for its upload ended (the trainer
+ * prefetches the next batch at the start of the step before it, after
+ * the previous step was waited for), and the CS is reaped then: its
+ * completion time (HPU_CS_FLAGS_TIMESTAMP, the device clock is
+ * CLOCK_MONOTONIC) against the host time at which the next program
+ * submission began tells whether the copy overlapped the program.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend_hpu.h"
+#include "ht_error.h"
+
+#define PF_ALIGN 256
+#define PF_HASH	 0x9e3779b97f4a7c15ULL
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int hb_prefetch_init(struct ht_backend *be)
+{
+	struct hpu_be *hb = HB(be);
+	int ret;
+
+	hb->pf_sob = hb->sob[NQ - 1] + 1;
+	/* queues 0 (program, DDP compute) and 1 (DDP comm) are taken */
+	if (hb->ip.num_dma < 3)
+		return 0; /* no prefetch: ht_backend_prefetch() uploads */
+	hb->pf_queue = hb->ip.num_dma - 1;
+	ret = hpu_cb_builder_create(hb->dev, 4096, &hb->pf_cb);
+	if (ret)
+		ht_seterr(be->err, sizeof(be->err),
+			  "hpu: cannot create the prefetch command buffer: %s",
+			  hpu_strerror(ret));
+	return ret;
+}
+
+void hb_prefetch_release(struct hpu_be *hb)
+{
+	unsigned int i;
+
+	for (i = 0; i < HT_PREFETCH_DEPTH; i++)
+		if (hb->pf[i].host)
+			hpu_host_free(hb->dev, hb->pf[i].host);
+	memset(hb->pf, 0, sizeof(hb->pf));
+	hpu_cb_builder_destroy(hb->pf_cb);
+	hb->pf_cb = NULL;
+}
+
+/* Wait for the upload of area @a (it ended: a program waited for it) */
+static int reap(struct ht_backend *be, struct pf_area *a)
+{
+	struct hpu_be *hb = HB(be);
+	uint64_t ts = 0;
+	uint32_t status = 0;
+	int ret;
+
+	if (!a->seq)
+		return 0;
+	ret = hpu_cs_wait_timestamp(hb->dev, a->seq, WAIT_US, &status, &ts);
+	if (!ret && status != HPU_WAIT_CS_STATUS_COMPLETED)
+		ret = status == HPU_WAIT_CS_STATUS_BUSY ? -ETIMEDOUT : -EIO;
+	be->stats.waits++;
+	a->seq = 0;
+	if (ret) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "hpu: a prefetch to the device %s",
+			  ret == -EIO ? "was aborted (see hpu-fused's log)" :
+					"did not complete");
+		return ret;
+	}
+	if (a->prog_ns && ts > a->prog_ns) {
+		be->stats.prefetch_overlapped++;
+		be->stats.prefetch_overlap_ns += ts - a->prog_ns;
+	}
+	return 0;
+}
+
+/* A program submission begins: uploads in flight overlap it */
+void hb_prefetch_submitted(struct hpu_be *hb)
+{
+	uint64_t t = 0;
+	unsigned int i;
+
+	for (i = 0; i < HT_PREFETCH_DEPTH; i++) {
+		if (!hb->pf[i].seq || hb->pf[i].prog_ns)
+			continue;
+		if (!t)
+			t = now_ns();
+		hb->pf[i].prog_ns = t;
+	}
+}
+
+/* Room for @need bytes in area @a (its upload was reaped) */
+static int area_room(struct ht_backend *be, struct pf_area *a, size_t need)
+{
+	struct hpu_be *hb = HB(be);
+	void *p;
+	int ret;
+
+	if (need <= a->cap)
+		return 0;
+	if (a->host)
+		hpu_host_free(hb->dev, a->host);
+	a->host = NULL;
+	a->cap = 0;
+	ret = hpu_host_alloc(hb->dev, need, &p, &a->va);
+	if (ret) {
+		ht_seterr(
+			be->err, sizeof(be->err),
+			"hpu: cannot allocate %zu bytes of pinned memory for the prefetch: %s",
+			need, hpu_strerror(ret));
+		return ret;
+	}
+	a->host = p;
+	a->cap = need;
+	return 0;
+}
+
+int hb_prefetch(struct ht_backend *be, const struct ht_xfer *x, unsigned int n)
+{
+	struct hpu_be *hb = HB(be);
+	struct pf_area *a = &hb->pf[hb->pf_next];
+	size_t need = 0, off = 0;
+	unsigned int i;
+	uint64_t seq;
+	int done = 0, ret;
+
+	if (!hb->pf_cb) {
+		for (i = 0; i < n; i++) {
+			ret = be->ops->upload(be, x[i].dst, x[i].src, x[i].n);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	if (hb->pf_issued >= HT_PREFETCH_DEPTH)
+		return -EBUSY;
+	for (i = 0; i < n; i++)
+		need += (x[i].n + PF_ALIGN - 1) & ~(size_t)(PF_ALIGN - 1);
+	ret = reap(be, a);
+	if (!ret)
+		ret = area_room(be, a, need);
+	if (ret)
+		return ret;
+	hpu_cb_builder_reset(hb->pf_cb);
+	for (i = 0; i < n; i++) {
+		memcpy(a->host + off, x[i].src, x[i].n);
+		ret = hpu_cb_lin_dma(hb->pf_cb, x[i].dst, a->va + off, x[i].n);
+		if (ret)
+			return ret;
+		off += (x[i].n + PF_ALIGN - 1) & ~(size_t)(PF_ALIGN - 1);
+	}
+	ret = hpu_cb_msg_long(hb->pf_cb, hb->pf_sob, HPU_MSG_OP_ADD, 1);
+	if (!ret)
+		ret = hpu_cb_builder_submit(hb->pf_cb, hb->pf_queue,
+					    HPU_CS_FLAGS_TIMESTAMP,
+					    CS_TIMEOUT_MS, &seq, &done);
+	if (ret) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "hpu: the prefetch to the device failed: %s",
+			  hpu_strerror(ret));
+		return ret;
+	}
+	be->stats.submissions++;
+	be->stats.prefetches++;
+	a->seq = done ? 0 : seq;
+	a->prog_ns = 0;
+	hb->pf_next = (hb->pf_next + 1) % HT_PREFETCH_DEPTH;
+	hb->pf_issued++;
+	return 0;
+}
+
+int hb_prefetch_wait(struct ht_backend *be)
+{
+	struct hpu_be *hb = HB(be);
+	int ret;
+
+	if (!hb->pf_cb)
+		return 0;
+	if (!hb->pf_issued) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "hpu: a prefetch wait without a prefetch");
+		return -EINVAL;
+	}
+	ret = hb_graph_op(be, PF_HASH, "a prefetch wait", 0, NULL);
+	if (ret < 0)
+		return ret;
+	hb->pf_issued--;
+	if (ret)
+		return 0; /* the captured program holds the fence */
+	ret = hb_prepare(be, Q_DMA, sizeof(struct hpu_pkt_fence));
+	if (!ret)
+		ret = hpu_cb_fence(hb->ss->v[hb->cur].cb[Q_DMA], hb->pf_sob, 1,
+				   1);
+	return ret ? ret : hb_emitted(be);
+}
+
+int hb_prefetch_cancel(struct ht_backend *be)
+{
+	struct hpu_be *hb = HB(be);
+	unsigned int i;
+	uint64_t seq;
+	uint32_t status = 0;
+	int done = 0, ret = 0, r;
+
+	if (!hb->pf_cb)
+		return 0;
+	if (hb->pf_issued) {
+		/* after the uploads on their queue: take their signals */
+		hpu_cb_builder_reset(hb->pf_cb);
+		ret = hpu_cb_fence(hb->pf_cb, hb->pf_sob, hb->pf_issued,
+				   hb->pf_issued);
+		if (!ret)
+			ret = hpu_cb_builder_submit(hb->pf_cb, hb->pf_queue, 0,
+						    CS_TIMEOUT_MS, &seq, &done);
+		if (!ret && !done) {
+			ret = hpu_cs_wait(hb->dev, seq, WAIT_US, &status);
+			if (!ret && status != HPU_WAIT_CS_STATUS_COMPLETED)
+				ret = -EIO;
+		}
+		if (!ret)
+			be->stats.submissions++;
+		hb->pf_issued = 0;
+	}
+	for (i = 0; i < HT_PREFETCH_DEPTH; i++) {
+		r = reap(be, &hb->pf[i]);
+		if (!ret)
+			ret = r;
+	}
+	return ret;
+}

@@ -11,18 +11,14 @@
  * pipe; rank 0 hosts the store (MASTER_ADDR/MASTER_PORT on loopback), so
  * the test process itself never runs library threads.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <setjmp.h>
@@ -33,6 +29,7 @@
 
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpuccl.h"
 #include "hpudrv.h"
 
@@ -82,30 +79,6 @@ struct job {
 	int to_test;
 	int from_test;
 };
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-/* a TCP port of 127.0.0.1 free right now */
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
 
 static void send_msg(int fd, char tag, int err)
 {
@@ -288,12 +261,12 @@ static void expect_errors(struct ranks *rs, int n, long t0)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		left = t0 + FAIL_BOUND_MS - now_ms();
+		left = t0 + FAIL_BOUND_MS - hpu_test_now_ms();
 		memset(&m, 0, sizeof(m));
 		assert_int_equal(recv_msg(rs->from[i], left > 0 ? left : 0, &m),
 				 0);
 		print_message("rank %d: error %d (%s) after %ld ms\n", i, m.err,
-			      hpuccl_strerror(m.err), now_ms() - t0);
+			      hpuccl_strerror(m.err), hpu_test_now_ms() - t0);
 		assert_int_equal(m.tag, MSG_ERROR);
 		assert_true(m.err < 0);
 	}
@@ -314,7 +287,8 @@ static void finish_ranks(struct ranks *rs, int *status)
 static void test_killed_rank(void **state)
 {
 	struct msg again = { .tag = MSG_AGAIN };
-	int port = free_port(), port2 = free_port(), status[NDEV], i;
+	int port = hpu_test_free_port(), port2 = hpu_test_free_port(),
+	    status[NDEV], i;
 	struct ranks rs;
 	long t0;
 
@@ -327,7 +301,7 @@ static void test_killed_rank(void **state)
 	start_ranks(&rs, NDEV, port, port2);
 
 	hpu_test_sleep_ms(20); /* inside an allreduce, most likely */
-	t0 = now_ms();
+	t0 = hpu_test_now_ms();
 	assert_int_equal(kill(rs.pid[NDEV - 1], SIGKILL), 0);
 	expect_errors(&rs, NDEV - 1, t0);
 
@@ -345,7 +319,7 @@ static void test_link_down(void **state)
 {
 	struct hpu_info_nic nic;
 	struct hpu_device *dev;
-	int port = free_port(), status[2], p, down = 0;
+	int port = hpu_test_free_port(), status[2], p, down = 0;
 	struct ranks rs;
 	long t0;
 
@@ -360,7 +334,7 @@ static void test_link_down(void **state)
 	/* every link between hpu0 and hpu1 goes down */
 	assert_int_equal(hpu_open(0, &dev), 0);
 	assert_int_equal(hpu_info_nic(dev, &nic), 0);
-	t0 = now_ms();
+	t0 = hpu_test_now_ms();
 	for (p = 0; p < (int)nic.num_ports && p < 64; p++) {
 		if (nic.port_peer[p] != 1)
 			continue;

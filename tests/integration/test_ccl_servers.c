@@ -42,9 +42,7 @@
 #define COUNT_STR	 "100003"
 
 struct servers {
-	struct hpu_test_netns ns;
-	struct hpu_test_daemon d[NSERVERS];
-	bool up[NSERVERS];
+	struct hpu_test_servers srv;
 	const char *skip_reason;
 	const char *lib_reason;
 };
@@ -198,8 +196,8 @@ static int rank_main(void *arg)
 	setenv("HPUCCL_DEBUG", "1", 1);
 	/* above the size of every collective here: zero copy across */
 	setenv("HPUCCL_ZCOPY_BYTES", "262144", 1);
-	setenv("HPU_DEV_DIR", S.d[j->server].mount, 1);
-	setenv("MASTER_ADDR", S.ns.addr[0], 1);
+	setenv("HPU_DEV_DIR", S.srv.d[j->server].mount, 1);
+	setenv("MASTER_ADDR", S.srv.ns.addr[0], 1);
 	setenv("MASTER_PORT", STORE_PORT, 1);
 	host = calloc((size_t)COUNT * NRANKS, 4);
 	if (!host)
@@ -250,77 +248,24 @@ static int rank_main(void *arg)
 	return ret;
 }
 
-static void stop_all(void)
-{
-	int i;
-
-	for (i = 0; i < NSERVERS; i++)
-		if (S.up[i])
-			hpu_test_daemon_stop(&S.d[i]);
-	memset(S.up, 0, sizeof(S.up));
-	hpu_test_netns_cleanup(&S.ns);
-}
-
-/* a daemon with a scale-out endpoint on the veth of namespace @i */
-static int start_server(int i)
-{
-	char addr[32];
-	const char *extra[] = { "--scaleout-addr", addr, NULL };
-	int saved, ret;
-
-	snprintf(addr, sizeof(addr), "%s:0", S.ns.addr[i]);
-	ret = hpu_test_netns_enter(&S.ns, i, &saved);
-	if (ret)
-		return ret;
-	ret = hpu_test_daemon_start(&S.d[i], DEV_PER_SERVER, "gaudi2", extra);
-	hpu_test_netns_restore(saved);
-	S.up[i] = !ret;
-	return ret;
-}
-
 static int group_setup(void **state)
 {
-	int i, ret;
-
 	(void)state;
 	unsetenv("HPU_VISIBLE_DEVICES");
 	unsetenv("HCCL_COMM_ID");
-	S.skip_reason = hpu_test_have_fuse();
-	if (!S.skip_reason)
-		S.skip_reason = hpu_test_netns_unavailable();
+	S.skip_reason = hpu_test_servers_unavailable();
 	if (S.skip_reason)
 		return 0;
-	ret = hpu_test_netns_setup(&S.ns);
-	if (ret) {
-		fprintf(stderr, "cannot make the namespaces: %s\n",
-			strerror(-ret));
+	if (hpu_test_servers_start(&S.srv, DEV_PER_SERVER, "gaudi2"))
 		return -1;
-	}
-	for (i = 0; i < NSERVERS; i++) {
-		ret = start_server(i);
-		if (ret) {
-			fprintf(stderr, "cannot start hpu-fused in %s: %s\n",
-				S.ns.name[i], strerror(-ret));
-			stop_all();
-			return -1;
-		}
-	}
-	setenv("HPU_DEV_DIR", S.d[0].mount, 1);
 	S.lib_reason = hpu_test_ccl_unavailable();
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
-	int i, ret = 0;
-
 	(void)state;
-	for (i = 0; i < NSERVERS; i++)
-		if (S.up[i] && hpu_test_daemon_stop(&S.d[i]))
-			ret = -1;
-	memset(S.up, 0, sizeof(S.up));
-	hpu_test_netns_cleanup(&S.ns);
-	return ret;
+	return hpu_test_servers_stop(&S.srv);
 }
 
 /* skip, with the reason, when a prerequisite is missing */
@@ -337,7 +282,7 @@ static void nic_info(int server, int dev, struct hpu_info_nic *nic)
 {
 	struct hpu_device *ctl;
 
-	setenv("HPU_DEV_DIR", S.d[server].mount, 1);
+	setenv("HPU_DEV_DIR", S.srv.d[server].mount, 1);
 	assert_int_equal(hpu_open_control(dev, &ctl), 0);
 	assert_int_equal(hpu_info_nic(ctl, nic), 0);
 	hpu_close(ctl);
@@ -355,9 +300,9 @@ static void test_scaleout_endpoints(void **state)
 	nic_info(1, 0, &b);
 	assert_int_not_equal(a.server_id, b.server_id);
 	ia.s_addr = a.scaleout_ipv4;
-	assert_string_equal(inet_ntoa(ia), S.ns.addr[0]);
+	assert_string_equal(inet_ntoa(ia), S.srv.ns.addr[0]);
 	ia.s_addr = b.scaleout_ipv4;
-	assert_string_equal(inet_ntoa(ia), S.ns.addr[1]);
+	assert_string_equal(inet_ntoa(ia), S.srv.ns.addr[1]);
 	assert_int_not_equal(a.scaleout_port, 0);
 	assert_int_not_equal(b.scaleout_port, 0);
 }
@@ -401,7 +346,7 @@ static void test_four_ranks_two_servers(void **state)
 		jobs[r].rank = r;
 		jobs[r].server = r / DEV_PER_SERVER;
 		jobs[r].device = r % DEV_PER_SERVER;
-		pids[r] = hpu_test_netns_fork(&S.ns, jobs[r].server);
+		pids[r] = hpu_test_netns_fork(&S.srv.ns, jobs[r].server);
 		if (pids[r] == 0)
 			exit(rank_main(&jobs[r]));
 		assert_true(pids[r] > 0);

@@ -6,19 +6,15 @@
  * message), one rank per process through WORLD_SIZE/RANK and mpirun, and
  * a rank killed under the tool (it ends non-zero, bounded).
  */
-#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <setjmp.h>
@@ -29,6 +25,7 @@
 
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 
 #define NDEV	    3
 #define RUN_MS	    30000
@@ -75,29 +72,6 @@ struct tool {
 	size_t len;
 	int status;
 };
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
 
 /*
  * Start @argv (argv[0] NULL: hpu-ccl-tests) with "NAME=VALUE" strings of
@@ -165,10 +139,10 @@ static bool tool_read(struct tool *t, int ms)
 /* read to EOF and reap, killing the tool after @ms */
 static void tool_finish(struct tool *t, int ms)
 {
-	long end = now_ms() + ms;
+	long end = hpu_test_now_ms() + ms;
 	int st;
 
-	while (now_ms() < end && tool_read(t, 50))
+	while (hpu_test_now_ms() < end && tool_read(t, 50))
 		;
 	if (t->fd >= 0) {
 		print_message("still running after %d ms: killed\n", ms);
@@ -352,7 +326,7 @@ static void test_world_size_env(void **state)
 
 	(void)state;
 	SKIP_IF(skip_reason);
-	snprintf(port, sizeof(port), "MASTER_PORT=%d", free_port());
+	snprintf(port, sizeof(port), "MASTER_PORT=%d", hpu_test_free_port());
 	for (i = 0; i < 3; i++) {
 		snprintf(rank[i], sizeof(rank[i]), "RANK=%d", i);
 		/* devices 2, 1, 0: LOCAL_RANK picks the device */
@@ -420,7 +394,7 @@ static void test_mpirun(void **state)
 	(void)state;
 	SKIP_IF(skip_reason);
 	SKIP_IF(mpirun ? NULL : "no mpirun (openmpi-bin) installed");
-	snprintf(port, sizeof(port), "MASTER_PORT=%d", free_port());
+	snprintf(port, sizeof(port), "MASTER_PORT=%d", hpu_test_free_port());
 	run(&t, argv, env);
 	assert_int_equal(t.status, 0);
 	assert_int_equal(count_good_rows(t.out), 3);
@@ -468,20 +442,20 @@ static void test_rank_killed(void **state)
 	snprintf(to, sizeof(to), "%d", KILL_TO_MS);
 	tool_start(&t, argv, NULL);
 	/* the table's header: the communicator is up, the loop starts */
-	end = now_ms() + RUN_MS;
-	while (now_ms() < end && !strstr(t.out, "(elements)") &&
+	end = hpu_test_now_ms() + RUN_MS;
+	while (hpu_test_now_ms() < end && !strstr(t.out, "(elements)") &&
 	       tool_read(&t, 50))
 		;
 	assert_non_null(strstr(t.out, "(elements)"));
 	hpu_test_sleep_ms(100);
 	n = children(t.pid, kids, 4);
 	assert_int_equal(n, 2);
-	t0 = now_ms();
+	t0 = hpu_test_now_ms();
 	assert_int_equal(kill(kids[1], SIGKILL), 0);
 	tool_finish(&t, KILL_END_MS);
-	print_message("ended %ld ms after the kill\n", now_ms() - t0);
+	print_message("ended %ld ms after the kill\n", hpu_test_now_ms() - t0);
 	assert_int_equal(t.status, 1);
-	assert_true(now_ms() - t0 < KILL_END_MS);
+	assert_true(hpu_test_now_ms() - t0 < KILL_END_MS);
 	assert_non_null(strstr(t.out, "rank 1 (pid"));
 }
 

@@ -36,10 +36,10 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <syslog.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
 #define DEV_LOG		"/dev/log"
@@ -76,14 +76,6 @@ static char work_dir[PATH_MAX];
 static char sock_path[PATH_MAX + 16];
 static char mnt[PATH_MAX + 16];
 static char starter_log[PATH_MAX + 16];
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 static int set_reason(struct child_report *r, const char *fmt, ...)
 {
@@ -199,16 +191,16 @@ static int flood(struct child_report *r)
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return set_reason(r, "%s: %s", path, strerror(errno));
-	start = now_ms();
+	start = hpu_test_now_ms();
 	for (n = 0; n < BAD_CALLS; n++) {
 		if (ioctl(fd, BAD_IOCTL, &arg) != -1 || errno != ENOTTY) {
 			close(fd);
 			return set_reason(r, "a bad ioctl was not ENOTTY");
 		}
-		if (!(n & 255) && now_ms() - start > FLOOD_MAX_MS)
+		if (!(n & 255) && hpu_test_now_ms() - start > FLOOD_MAX_MS)
 			break;
 	}
-	r->flood_ms = now_ms() - start;
+	r->flood_ms = hpu_test_now_ms() - start;
 	/* one more once the window is over: it brings the summary */
 	hpu_test_sleep_ms(RL_WINDOW_S * 1000 + 1200);
 	ioctl(fd, BAD_IOCTL, &arg);
@@ -350,7 +342,7 @@ static int run_child(int sock, struct msgs *m, struct child_report *r)
 {
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
 	int pipefd[2], status = 0;
-	long start = now_ms();
+	long start = hpu_test_now_ms();
 	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC))
@@ -371,7 +363,7 @@ static int run_child(int sock, struct msgs *m, struct child_report *r)
 		collect(sock, m);
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			break;
-		if (now_ms() - start > CHILD_MAX_MS) {
+		if (hpu_test_now_ms() - start > CHILD_MAX_MS) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			snprintf(r->reason, sizeof(r->reason),

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
 #define NDEV 2
@@ -33,22 +34,6 @@ static int group_setup(void **state)
 {
 	(void)state;
 	return hpu_test_group_start(NDEV, "gaudi2");
-}
-
-/* Takes one monitor event, waiting up to @tries times 100 ms */
-static int wait_event(struct hpu_monitor *mon, struct hpu_monitor_event *ev,
-		      int tries)
-{
-	struct pollfd pfd = { .fd = hpu_monitor_fd(mon), .events = POLLIN };
-	int i, ret;
-
-	for (i = 0; i < tries; i++) {
-		ret = hpu_monitor_next(mon, ev);
-		if (ret != -EAGAIN)
-			return ret;
-		poll(&pfd, 1, 100);
-	}
-	return -EAGAIN;
 }
 
 /* Runs hpu-smi with up to 3 arguments; returns its stdout (malloc'ed) */
@@ -122,7 +107,7 @@ static void test_add_remove_monitor_smi(void **state)
 	assert_int_equal(hpu_hot_add("gaudi3", &index), 0);
 	assert_int_equal(index, NDEV);
 	assert_true(node_exists(index));
-	assert_int_equal(wait_event(mon, &ev, 30), 0);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 30), 0);
 	assert_int_equal(ev.action, HPU_MONITOR_ADD);
 	assert_int_equal(ev.kind, HPU_DEVICE_KIND_SIMULATED);
 	assert_int_equal(ev.index, index);
@@ -138,7 +123,7 @@ static void test_add_remove_monitor_smi(void **state)
 
 	assert_int_equal(hpu_hot_remove(index), 0);
 	assert_true(node_vanishes(index));
-	assert_int_equal(wait_event(mon, &ev, 30), 0);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 30), 0);
 	assert_int_equal(ev.action, HPU_MONITOR_REMOVE);
 	assert_int_equal(ev.index, index);
 	assert_string_equal(ev.info.device_type, "GAUDI3");
@@ -148,7 +133,7 @@ static void test_add_remove_monitor_smi(void **state)
 	snprintf(line, sizeof(line), "HPU %d:", index);
 	assert_null(strstr(out, line));
 	free(out);
-	assert_int_equal(wait_event(mon, &ev, 3), -EAGAIN);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 3), -EAGAIN);
 	hpu_monitor_destroy(mon);
 }
 
@@ -165,7 +150,7 @@ static void test_smi_hot_options(void **state)
 	assert_int_equal(status, 0);
 	assert_int_equal(sscanf(out, "HPU %d added", &index), 1);
 	free(out);
-	assert_int_equal(wait_event(mon, &ev, 30), 0);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 30), 0);
 	assert_int_equal(ev.action, HPU_MONITOR_ADD);
 	assert_int_equal(ev.index, index);
 	/* without TYPE the daemon's --type */
@@ -175,7 +160,7 @@ static void test_smi_hot_options(void **state)
 	out = smi(&status, "--hot-remove", arg, NULL);
 	assert_int_equal(status, 0);
 	free(out);
-	assert_int_equal(wait_event(mon, &ev, 30), 0);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 30), 0);
 	assert_int_equal(ev.action, HPU_MONITOR_REMOVE);
 	assert_int_equal(ev.index, index);
 
@@ -192,7 +177,7 @@ static void test_smi_hot_options(void **state)
 	out = smi(&status, "--hot-remove", "0", "-L");
 	assert_int_equal(status, 2);
 	free(out);
-	assert_int_equal(wait_event(mon, &ev, 3), -EAGAIN);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 3), -EAGAIN);
 	assert_int_equal(hpu_device_count(), NDEV);
 	hpu_monitor_destroy(mon);
 }
@@ -420,12 +405,12 @@ static void test_daemon_gone(void **state)
 	assert_int_equal(hpu_monitor_create(&mon), 0);
 	assert_int_equal(hpu_test_daemon_stop(&d), 0);
 	for (i = 0; i < 2; i++) {
-		assert_int_equal(wait_event(mon, &ev, 30), 0);
+		assert_int_equal(hpu_test_monitor_wait(mon, &ev, 30), 0);
 		assert_int_equal(ev.action, HPU_MONITOR_REMOVE);
 		seen |= 1 << ev.index;
 	}
 	assert_int_equal(seen, 3);
-	assert_int_equal(wait_event(mon, &ev, 3), -EAGAIN);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 3), -EAGAIN);
 	hpu_monitor_destroy(mon);
 	setenv("HPU_DEV_DIR", saved, 1);
 }

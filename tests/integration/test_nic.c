@@ -21,10 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
 #define NDEV	 8
@@ -197,6 +197,33 @@ static void fill(uint8_t *p, size_t n, uint32_t seed)
 		seed = seed * 1103515245U + 12345U;
 		p[i] = (uint8_t)(seed >> 16);
 	}
+}
+
+/*
+ * Open A (hpu0) and B (hpu1), @n bytes of pattern @seed in A's host
+ * buffer, no events left over from earlier tests
+ */
+static void pair_open(struct side *a, struct side *b, size_t n, uint32_t seed)
+{
+	side_open(a, 0);
+	side_open(b, 1);
+	fill(a->host, n, seed);
+	drain_events(a->dev);
+	drain_events(b->dev);
+}
+
+/* Connect A to hpu1 over A's scale-up port to it; returns the port */
+static int connect_scaleup(struct side *a, uint32_t *conn)
+{
+	struct hpu_nic_peer peer;
+	int port = hpu_nic_scaleup_port(&a->nic, 1);
+
+	assert_true(port >= 0);
+	memset(&peer, 0, sizeof(peer));
+	peer.port = (uint32_t)port;
+	peer.device = 1;
+	assert_int_equal(hpu_nic_connect(a->dev, &peer, conn), 0);
+	return port;
 }
 
 /* ------------------------------------------------------ stream_submit */
@@ -465,7 +492,6 @@ static uint32_t write_to(struct side *a, uint32_t port, uint32_t conn,
 static void test_write_signal_fence(void **state)
 {
 	const size_t n = 32 * 1024;
-	struct hpu_nic_peer peer;
 	struct side a, b;
 	uint32_t key, conn, status;
 	uint64_t rx;
@@ -473,18 +499,11 @@ static void test_write_signal_fence(void **state)
 
 	(void)state;
 	NEED_NIC();
-	side_open(&a, 0);
-	side_open(&b, 1);
-	fill(a.host, n, 7);
+	pair_open(&a, &b, n, 7);
 	memset(b.host, 0, SPAN);
 
 	assert_int_equal(hpu_nic_reg_mr(b.dev, b.hbm_va, SPAN, &key), 0);
-	port = hpu_nic_scaleup_port(&a.nic, 1);
-	assert_true(port >= 0);
-	memset(&peer, 0, sizeof(peer));
-	peer.port = (uint32_t)port;
-	peer.device = 1;
-	assert_int_equal(hpu_nic_connect(a.dev, &peer, &conn), 0);
+	port = connect_scaleup(&a, &conn);
 
 	/* B: wait for the signal, then copy what landed to its host memory */
 	assert_int_equal(hpu_cb_fence(b.cb, RX_SOB, 1, 1), 0);
@@ -511,7 +530,6 @@ static void test_write_signal_fence(void **state)
 static void test_revoked_key(void **state)
 {
 	const size_t n = 4096;
-	struct hpu_nic_peer peer;
 	struct hpu_event ev;
 	struct side a, b;
 	uint32_t key, conn;
@@ -519,20 +537,12 @@ static void test_revoked_key(void **state)
 
 	(void)state;
 	NEED_NIC();
-	side_open(&a, 0);
-	side_open(&b, 1);
-	fill(a.host, n, 9);
+	pair_open(&a, &b, n, 9);
 	memset(b.host, 0xee, SPAN);
-	drain_events(a.dev);
-	drain_events(b.dev);
 
 	assert_int_equal(hpu_nic_reg_mr(b.dev, b.host_va, SPAN, &key), 0);
 	assert_int_equal(hpu_nic_dereg_mr(b.dev, key), 0);
-	port = hpu_nic_scaleup_port(&a.nic, 1);
-	memset(&peer, 0, sizeof(peer));
-	peer.port = (uint32_t)port;
-	peer.device = 1;
-	assert_int_equal(hpu_nic_connect(a.dev, &peer, &conn), 0);
+	port = connect_scaleup(&a, &conn);
 
 	assert_int_equal(write_to(&a, (uint32_t)port, conn, key, n),
 			 HPU_WAIT_CS_STATUS_ABORTED);
@@ -558,7 +568,6 @@ static void test_revoked_key(void **state)
 static void test_link_down(void **state)
 {
 	const size_t n = 4096;
-	struct hpu_nic_peer peer;
 	struct hpu_info_nic info;
 	struct hpu_event ev;
 	struct side a, b;
@@ -567,17 +576,9 @@ static void test_link_down(void **state)
 
 	(void)state;
 	NEED_NIC();
-	side_open(&a, 0);
-	side_open(&b, 1);
-	fill(a.host, n, 11);
-	drain_events(a.dev);
-	drain_events(b.dev);
+	pair_open(&a, &b, n, 11);
 	assert_int_equal(hpu_nic_reg_mr(b.dev, b.host_va, SPAN, &key), 0);
-	port = hpu_nic_scaleup_port(&a.nic, 1);
-	memset(&peer, 0, sizeof(peer));
-	peer.port = (uint32_t)port;
-	peer.device = 1;
-	assert_int_equal(hpu_nic_connect(a.dev, &peer, &conn), 0);
+	port = connect_scaleup(&a, &conn);
 
 	assert_int_equal(hpu_debug_inject_fault(a.dev, HPU_FAULT_LINK_DOWN,
 						(uint32_t)port, 0),
@@ -610,18 +611,10 @@ static void test_link_down(void **state)
 /* A TCP port of the loopback nobody listens on */
 static uint16_t closed_port(void)
 {
-	struct sockaddr_in sa;
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int port = hpu_test_free_port();
 
-	assert_true(fd >= 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	close(fd);
-	return ntohs(sa.sin_port);
+	assert_true(port > 0);
+	return (uint16_t)port;
 }
 
 static void test_scaleout(void **state)

@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <setjmp.h>
@@ -32,6 +31,7 @@
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_netns.h"
+#include "../lib/hpu_test_util.h"
 
 #define RUN_TIMEOUT_MS 40000
 #define KILL_BOUND_MS  10000
@@ -64,14 +64,6 @@ struct run {
 	int status;
 	long ms;
 };
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 static bool is_cluster_var(const char *entry)
 {
@@ -152,7 +144,7 @@ static void run(const char *const *args, const char *const *env, int timeout_ms,
 	char **argv = make_argv(args), **envp = make_env(env);
 	int po[2], pe[2], st = 0, open_fds = 2;
 	size_t lo = 0, le = 0;
-	long start = now_ms();
+	long start = hpu_test_now_ms();
 	bool killed = false;
 	pid_t pid;
 
@@ -174,7 +166,7 @@ static void run(const char *const *args, const char *const *env, int timeout_ms,
 	while (open_fds) {
 		struct pollfd p[2] = { { po[0], POLLIN, 0 },
 				       { pe[0], POLLIN, 0 } };
-		long left = timeout_ms - (now_ms() - start);
+		long left = timeout_ms - (hpu_test_now_ms() - start);
 		char buf[4096];
 		ssize_t n;
 		int i;
@@ -212,7 +204,7 @@ static void run(const char *const *args, const char *const *env, int timeout_ms,
 	if (pe[0] >= 0)
 		close(pe[0]);
 	waitpid(pid, &st, 0);
-	r->ms = now_ms() - start;
+	r->ms = hpu_test_now_ms() - start;
 	if (killed)
 		r->status = -1;
 	else if (WIFSIGNALED(st))
@@ -986,11 +978,11 @@ static void test_killed_worker_ends_launcher(void **state)
 	hpu_test_sleep_ms(1500);
 	assert_int_equal(waitpid(launcher, &st, WNOHANG), 0);
 	assert_int_equal(kill(kids[1], SIGKILL), 0);
-	start = now_ms();
+	start = hpu_test_now_ms();
 	while (waitpid(launcher, &st, WNOHANG) == 0 &&
-	       now_ms() - start < KILL_BOUND_MS)
+	       hpu_test_now_ms() - start < KILL_BOUND_MS)
 		hpu_test_sleep_ms(20);
-	waited = now_ms() - start;
+	waited = hpu_test_now_ms() - start;
 	if (waited >= KILL_BOUND_MS) {
 		kill(launcher, SIGKILL);
 		waitpid(launcher, &st, 0);
@@ -1087,18 +1079,18 @@ static void test_ddp_resume_after_kill(void **state)
 		execve(argv[0], argv, envp);
 		_exit(127);
 	}
-	start = now_ms();
-	while (stat(mark, &st) && now_ms() - start < RUN_TIMEOUT_MS &&
+	start = hpu_test_now_ms();
+	while (stat(mark, &st) && hpu_test_now_ms() - start < RUN_TIMEOUT_MS &&
 	       waitpid(launcher, &status, WNOHANG) == 0)
 		usleep(500);
 	n = children(launcher, kids, 4);
 	for (i = 0; i < n; i++)
 		kill(kids[i], SIGKILL);
-	start = now_ms();
+	start = hpu_test_now_ms();
 	while (waitpid(launcher, &status, WNOHANG) == 0 &&
-	       now_ms() - start < KILL_BOUND_MS)
+	       hpu_test_now_ms() - start < KILL_BOUND_MS)
 		hpu_test_sleep_ms(10);
-	if (now_ms() - start >= KILL_BOUND_MS) {
+	if (hpu_test_now_ms() - start >= KILL_BOUND_MS) {
 		kill(launcher, SIGKILL);
 		waitpid(launcher, &status, 0);
 	}
@@ -1141,58 +1133,26 @@ static void test_ddp_resume_after_kill(void **state)
 /* -------------------------------------- two servers in two namespaces */
 
 static struct {
-	struct hpu_test_netns ns;
-	struct hpu_test_daemon d[SERVERS];
-	bool up[SERVERS];
+	struct hpu_test_servers srv;
 	const char *skip_reason;
 } S;
 
 static int servers_setup(void **state)
 {
-	char addr[SERVERS][32];
-	int i, saved, ret;
-
 	(void)state;
-	S.skip_reason = hpu_test_have_fuse();
-	if (!S.skip_reason)
-		S.skip_reason = hpu_test_netns_unavailable();
+	S.skip_reason = hpu_test_servers_unavailable();
 	if (S.skip_reason)
 		return 0;
-	if (hpu_test_netns_setup(&S.ns))
+	if (hpu_test_servers_start(&S.srv, DEV_PER_SERVER, "gaudi2"))
 		return -1;
-	for (i = 0; i < SERVERS; i++) {
-		const char *extra[] = { "--scaleout-addr", addr[i], NULL };
-
-		snprintf(addr[i], sizeof(addr[i]), "%s:0", S.ns.addr[i]);
-		ret = hpu_test_netns_enter(&S.ns, i, &saved);
-		if (!ret) {
-			ret = hpu_test_daemon_start(&S.d[i], DEV_PER_SERVER,
-						    "gaudi2", extra);
-			hpu_test_netns_restore(saved);
-		}
-		if (ret) {
-			fprintf(stderr, "cannot start hpu-fused in %s: %s\n",
-				S.ns.name[i], strerror(-ret));
-			return -1;
-		}
-		S.up[i] = true;
-	}
-	setenv("HPU_DEV_DIR", S.d[0].mount, 1);
 	S.skip_reason = hpu_test_ccl_unavailable();
 	return 0;
 }
 
 static int servers_teardown(void **state)
 {
-	int i, ret = 0;
-
 	(void)state;
-	for (i = 0; i < SERVERS; i++)
-		if (S.up[i] && hpu_test_daemon_stop(&S.d[i]))
-			ret = -1;
-	memset(S.up, 0, sizeof(S.up));
-	hpu_test_netns_cleanup(&S.ns);
-	return ret;
+	return hpu_test_servers_stop(&S.srv);
 }
 
 /* one node's launcher, in namespace @node, output in @log */
@@ -1222,11 +1182,11 @@ static pid_t start_node(int node, const char *log)
 	int fd;
 
 	snprintf(rank, sizeof(rank), "NODE_RANK=%d", node);
-	snprintf(dev, sizeof(dev), "HPU_DEV_DIR=%s", S.d[node].mount);
-	snprintf(master, sizeof(master), "MASTER_ADDR=%s", S.ns.addr[0]);
+	snprintf(dev, sizeof(dev), "HPU_DEV_DIR=%s", S.srv.d[node].mount);
+	snprintf(master, sizeof(master), "MASTER_ADDR=%s", S.srv.ns.addr[0]);
 	argv = make_argv(args);
 	envp = make_env(env);
-	pid = hpu_test_netns_fork(&S.ns, node);
+	pid = hpu_test_netns_fork(&S.srv.ns, node);
 	if (pid == 0) {
 		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0)
@@ -1294,7 +1254,7 @@ static void test_two_servers_match_one_device(void **state)
 	assert_non_null(strstr(out[1], "global ranks 2..3 of 4"));
 
 	/* one device with the same global batch: 4 ranks x 16 */
-	snprintf(devenv, sizeof(devenv), "HPU_DEV_DIR=%s", S.d[0].mount);
+	snprintf(devenv, sizeof(devenv), "HPU_DEV_DIR=%s", S.srv.d[0].mount);
 	dev0[0] = devenv;
 	short_run("1", "64", dev0, &l1, &a1, &r1);
 	assert_close(l4, l1, "final loss, 2 servers x 2 ranks vs 1 device");

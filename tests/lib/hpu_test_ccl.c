@@ -7,22 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "hpu_test_ccl.h"
 #include "hpu_test_daemon.h"
+#include "hpu_test_util.h"
 #include "hpudrv.h"
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 const char *hpu_test_ccl_unavailable(void)
 {
@@ -133,25 +124,17 @@ int hpu_test_rank_get(struct hpu_test_rank *r, void *dst, uint64_t va,
 
 pid_t hpu_test_fork_rank(int (*fn)(void *arg), void *arg)
 {
-	pid_t parent = getpid(), pid;
+	pid_t pid = hpu_test_fork_child();
 
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
 	if (pid)
 		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127);
 	exit(fn(arg));
 }
 
 int hpu_test_wait_ranks(const pid_t *pids, int n, int timeout_ms, int *status,
 			long *elapsed_ms)
 {
-	long start = now_ms();
+	long start = hpu_test_now_ms();
 	int left = 0, i, st, ret = 0;
 
 	for (i = 0; i < n; i++) {
@@ -169,12 +152,12 @@ int hpu_test_wait_ranks(const pid_t *pids, int n, int timeout_ms, int *status,
 			status[i] = WIFEXITED(st) ? WEXITSTATUS(st) :
 						    128 + WTERMSIG(st);
 			if (elapsed_ms)
-				elapsed_ms[i] = now_ms() - start;
+				elapsed_ms[i] = hpu_test_now_ms() - start;
 			left--;
 		}
 		if (!left)
 			break;
-		if (now_ms() - start > timeout_ms) {
+		if (hpu_test_now_ms() - start > timeout_ms) {
 			ret = -ETIMEDOUT;
 			for (i = 0; i < n; i++) {
 				if (pids[i] <= 0 || status[i] >= 0)

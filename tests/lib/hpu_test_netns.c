@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "hpu_test_daemon.h"
 #include "hpu_test_netns.h"
+#include "hpu_test_util.h"
 
 #define IP_TIMEOUT_MS 10000
 #define NETNS_DIR     "/run/netns"
@@ -243,17 +243,11 @@ int hpu_test_netns_restore(int saved)
 
 pid_t hpu_test_netns_fork(const struct hpu_test_netns *n, int which)
 {
-	pid_t parent = getpid(), pid;
+	pid_t pid = hpu_test_fork_child();
 
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
 	if (pid)
 		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent || hpu_test_netns_enter(n, which, NULL))
+	if (hpu_test_netns_enter(n, which, NULL))
 		_exit(127);
 	return 0;
 }
@@ -268,5 +262,67 @@ int hpu_test_netns_run(const struct hpu_test_netns *n, int which,
 		return ret;
 	ret = hpu_test_run(argv, out, status);
 	hpu_test_netns_restore(saved);
+	return ret;
+}
+
+const char *hpu_test_servers_unavailable(void)
+{
+	const char *reason = hpu_test_have_fuse();
+
+	return reason ? reason : hpu_test_netns_unavailable();
+}
+
+/* daemon @i with a scale-out endpoint on the veth of namespace @i */
+static int server_start(struct hpu_test_servers *s, int i, int ndev,
+			const char *type)
+{
+	char addr[32];
+	const char *extra[] = { "--scaleout-addr", addr, NULL };
+	int saved, ret;
+
+	snprintf(addr, sizeof(addr), "%s:0", s->ns.addr[i]);
+	ret = hpu_test_netns_enter(&s->ns, i, &saved);
+	if (ret)
+		return ret;
+	ret = hpu_test_daemon_start(&s->d[i], ndev, type, extra);
+	hpu_test_netns_restore(saved);
+	s->up[i] = !ret;
+	return ret;
+}
+
+int hpu_test_servers_start(struct hpu_test_servers *s, int ndev,
+			   const char *type)
+{
+	int i, ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = hpu_test_netns_setup(&s->ns);
+	if (ret) {
+		fprintf(stderr, "cannot make the namespaces: %s\n",
+			strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < 2; i++) {
+		ret = server_start(s, i, ndev, type);
+		if (ret) {
+			fprintf(stderr, "cannot start hpu-fused in %s: %s\n",
+				s->ns.name[i], strerror(-ret));
+			hpu_test_servers_stop(s);
+			return ret;
+		}
+	}
+	setenv("HPU_DEV_DIR", s->d[0].mount, 1);
+	return 0;
+}
+
+int hpu_test_servers_stop(struct hpu_test_servers *s)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < 2; i++)
+		if (s->up[i] && hpu_test_daemon_stop(&s->d[i]))
+			ret = -1;
+	memset(s->up, 0, sizeof(s->up));
+	hpu_test_netns_cleanup(&s->ns);
 	return ret;
 }

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "hpu_test_daemon.h"
+
 /**
  * struct hpu_test_netns - the two namespaces
  * @name: namespace names (as `ip netns` knows them)
@@ -106,5 +108,50 @@ pid_t hpu_test_netns_fork(const struct hpu_test_netns *n, int which);
  */
 int hpu_test_netns_run(const struct hpu_test_netns *n, int which,
 		       char *const argv[], char **out, int *status);
+
+/**
+ * struct hpu_test_servers - two "servers": one hpu-fused in each namespace
+ * @ns: the namespaces
+ * @d: the daemons, @d[i] in namespace i
+ * @up: which daemons run (hpu_test_servers_stop() stops exactly these)
+ */
+struct hpu_test_servers {
+	struct hpu_test_netns ns;
+	struct hpu_test_daemon d[2];
+	bool up[2];
+};
+
+/**
+ * hpu_test_servers_unavailable() - whether two servers can run here
+ *
+ * Return: NULL when they can (FUSE works, namespaces can be made), else
+ * a reason to print with skip().
+ */
+const char *hpu_test_servers_unavailable(void);
+
+/**
+ * hpu_test_servers_start() - make the namespaces and start in each a
+ * daemon of @ndev devices of @type with a scale-out endpoint on that
+ * namespace's veth address (an ephemeral port)
+ * @s: receives the servers (zeroed first)
+ * @ndev: devices per server
+ * @type: --type of both daemons
+ *
+ * HPU_DEV_DIR is left at server 0's mount. On failure (printed) what was
+ * started is stopped and the namespaces are deleted again.
+ *
+ * Return: 0 or -errno.
+ */
+int hpu_test_servers_start(struct hpu_test_servers *s, int ndev,
+			   const char *type);
+
+/**
+ * hpu_test_servers_stop() - stop the daemons that run and delete the
+ * namespaces; safe to call more than once
+ * @s: servers
+ *
+ * Return: 0, or -1 when a daemon did not stop cleanly.
+ */
+int hpu_test_servers_stop(struct hpu_test_servers *s);
 
 #endif /* HPU_TEST_NETNS_H */

@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
 #if defined(__has_include)
@@ -269,25 +269,6 @@ static void test_one_index_space(void **state)
 	remove_sim_dir();
 }
 
-/*
- * Takes one event, waiting for the monitor's fd up to @tries times 100 ms
- * (20 when one is expected, 5 to see that none comes).
- */
-static int wait_event(struct hpu_monitor *mon, struct hpu_monitor_event *ev,
-		      int tries)
-{
-	struct pollfd pfd = { .fd = hpu_monitor_fd(mon), .events = POLLIN };
-	int i, ret;
-
-	for (i = 0; i < tries; i++) {
-		ret = hpu_monitor_next(mon, ev);
-		if (ret != -EAGAIN)
-			return ret;
-		poll(&pfd, 1, 100);
-	}
-	return -EAGAIN;
-}
-
 static void test_monitor_uevents(void **state)
 {
 	struct bed *b = *state;
@@ -303,7 +284,7 @@ static void test_monitor_uevents(void **state)
 	/* umockdev sends "add" when it adds a device; a second says nothing */
 	acc = add_accel(b->tb, "0000:19:00.0", 0, HL_DRIVER, "2");
 	umockdev_testbed_uevent(b->tb, acc, "add");
-	assert_int_equal(wait_event(mon, &ev, 20), 0);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 20), 0);
 	assert_int_equal(ev.action, HPU_MONITOR_ADD);
 	assert_int_equal(ev.kind, HPU_DEVICE_KIND_KERNEL);
 	assert_int_equal(ev.index, 0);
@@ -313,22 +294,22 @@ static void test_monitor_uevents(void **state)
 
 	umockdev_testbed_set_attribute(b->tb, acc, "power_state", "D3");
 	umockdev_testbed_uevent(b->tb, acc, "change");
-	assert_int_equal(wait_event(mon, &ev, 20), 0);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 20), 0);
 	assert_int_equal(ev.action, HPU_MONITOR_CHANGE);
 	assert_string_equal(ev.info.node_name, "accel0");
 
 	/* an accel device of another driver makes no event */
 	other = add_accel(b->tb, "0000:00:0b.0", 1, IVPU_DRIVER, "0");
 	umockdev_testbed_uevent(b->tb, other, "add");
-	assert_int_equal(wait_event(mon, &ev, 5), -EAGAIN);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 5), -EAGAIN);
 
 	umockdev_testbed_uevent(b->tb, acc, "remove");
 	umockdev_testbed_remove_device(b->tb, acc);
-	assert_int_equal(wait_event(mon, &ev, 20), 0);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 20), 0);
 	assert_int_equal(ev.action, HPU_MONITOR_REMOVE);
 	assert_int_equal(ev.kind, HPU_DEVICE_KIND_KERNEL);
 	assert_string_equal(ev.info.bus_id, "0000:19:00.0");
-	assert_int_equal(wait_event(mon, &ev, 5), -EAGAIN);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 5), -EAGAIN);
 
 	hpu_monitor_destroy(mon);
 	g_free(acc);
@@ -347,7 +328,7 @@ static void test_monitor_hidden(void **state)
 	assert_int_equal(hpu_monitor_create(&mon), 0);
 	acc = add_accel(b->tb, "0000:19:00.0", 0, HL_DRIVER, "0");
 	umockdev_testbed_uevent(b->tb, acc, "add");
-	assert_int_equal(wait_event(mon, &ev, 5), -EAGAIN);
+	assert_int_equal(hpu_test_monitor_wait(mon, &ev, 5), -EAGAIN);
 	hpu_monitor_destroy(mon);
 	g_free(acc);
 	setenv("HPU_VISIBLE_DEVICES", "x", 1);

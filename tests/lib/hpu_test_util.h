@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hpu_test_util.h - small helpers every kind of test uses: a monotonic
+ * clock in ms, a free loopback TCP port, a child process tied to the test,
+ * a bounded wait for a device monitor's event.
+ */
+#ifndef HPU_TEST_UTIL_H
+#define HPU_TEST_UTIL_H
+
+#include <sys/types.h>
+
+struct hpu_monitor;
+struct hpu_monitor_event;
+
+/**
+ * hpu_test_now_ms() - CLOCK_MONOTONIC in milliseconds
+ *
+ * Return: the time; only differences mean anything.
+ */
+long hpu_test_now_ms(void);
+
+/**
+ * hpu_test_free_port() - a TCP port of 127.0.0.1 nobody uses right now
+ *
+ * The port is bound and released again: nothing listens on it, and it
+ * stays free unless someone else takes it meanwhile.
+ *
+ * Return: the port, or -1 when no socket could be bound.
+ */
+int hpu_test_free_port(void);
+
+/**
+ * hpu_test_fork_child() - fork a child that gets SIGKILL when the test
+ * process dies
+ *
+ * stdout and stderr are flushed first, so the child repeats nothing. A
+ * child whose parent is already gone exits with status 127.
+ *
+ * Return: 0 in the child, its pid in the parent, -errno.
+ */
+pid_t hpu_test_fork_child(void);
+
+/**
+ * hpu_test_monitor_wait() - take one device monitor event, waiting for
+ * the monitor's fd up to @tries times 100 ms
+ * @mon: monitor
+ * @ev: receives the event
+ * @tries: bound (e.g. 20 when one is expected, 5 to see that none comes)
+ *
+ * Return: what hpu_monitor_next() answered, -EAGAIN when nothing came.
+ */
+int hpu_test_monitor_wait(struct hpu_monitor *mon, struct hpu_monitor_event *ev,
+			  int tries);
+
+#endif /* HPU_TEST_UTIL_H */

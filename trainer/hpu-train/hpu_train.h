@@ -35,6 +35,8 @@
  * @print_env: --print-env: print the resolved ranks and exit
  * @benchmark: --benchmark
  * @bench_modes: bit (1 << exec mode) per mode to benchmark; 0: --exec-mode
+ * @bench_prefetch: --benchmark-prefetch: each hpu mode twice, device
+ *	prefetch off then on
  * @exec_mode_set: --exec-mode was given
  * @grace_ms: --grace-period in milliseconds
  * @data_name: what --data said, for the banner
@@ -47,6 +49,7 @@ struct htc_opts {
 	bool print_env;
 	bool benchmark;
 	uint32_t bench_modes;
+	bool bench_prefetch;
 	bool exec_mode_set;
 	uint32_t grace_ms;
 	const char *data_name;

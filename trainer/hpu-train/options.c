@@ -58,6 +58,8 @@ enum {
 	OPT_BENCH_STEPS,
 	OPT_WARMUP,
 	OPT_BENCH_MODES,
+	OPT_DEV_PREFETCH,
+	OPT_BENCH_PREFETCH,
 	OPT_PRINT_ENV,
 	OPT_GRACE,
 	OPT_CCL_TIMEOUT,
@@ -108,6 +110,8 @@ static const struct option long_opts[] = {
 	{ "benchmark-steps", required_argument, NULL, OPT_BENCH_STEPS },
 	{ "warmup-steps", required_argument, NULL, OPT_WARMUP },
 	{ "benchmark-modes", required_argument, NULL, OPT_BENCH_MODES },
+	{ "benchmark-prefetch", no_argument, NULL, OPT_BENCH_PREFETCH },
+	{ "device-prefetch", required_argument, NULL, OPT_DEV_PREFETCH },
 	{ "print-env", no_argument, NULL, OPT_PRINT_ENV },
 	{ "dry-run", no_argument, NULL, OPT_PRINT_ENV },
 	{ "grace-period", required_argument, NULL, OPT_GRACE },
@@ -152,6 +156,8 @@ static void usage(FILE *f)
 		"  --check-val-every-n-epoch N, --bucket-mb MB (DDP "
 		"gradient buckets)\n"
 		"  --precision 32|bf16-mixed    --exec-mode eager|lazy|graph\n"
+		"  --device-prefetch on|off     copy the next batch to the "
+		"device during a step (on)\n"
 		"  --seed N                     every random stream derives "
 		"from it\n"
 		"Outputs:\n"
@@ -167,6 +173,8 @@ static void usage(FILE *f)
 		"--accelerator cpu\n"
 		"  --benchmark-steps N, --warmup-steps N, --benchmark-modes "
 		"eager,lazy,graph\n"
+		"  --benchmark-prefetch         each hpu mode with device "
+		"prefetch off and on\n"
 		"Launcher:\n"
 		"  --print-env (--dry-run)      print the ranks resolved from "
 		"the environment\n"
@@ -501,6 +509,17 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 			return bad(c, arg,
 				   "expected a list of eager, lazy and graph");
 		return 0;
+	case OPT_BENCH_PREFETCH:
+		o->bench_prefetch = true;
+		return 0;
+	case OPT_DEV_PREFETCH:
+		if (!strcmp(arg, "on"))
+			t->device_prefetch = true;
+		else if (!strcmp(arg, "off"))
+			t->device_prefetch = false;
+		else
+			return bad(c, arg, "expected on or off");
+		return 0;
 	case OPT_PRINT_ENV:
 		o->print_env = true;
 		return 0;
@@ -570,9 +589,9 @@ static int check_combinations(const struct htc_opts *o, const struct seen *seen)
 					 "--ckpt-path\n");
 		return HTC_EXIT_USAGE;
 	}
-	if (o->bench_modes && !o->benchmark) {
-		fprintf(stderr,
-			HTC_PROG ": --benchmark-modes needs --benchmark\n");
+	if ((o->bench_modes || o->bench_prefetch) && !o->benchmark) {
+		fprintf(stderr, HTC_PROG ": --benchmark-%s needs --benchmark\n",
+			o->bench_modes ? "modes" : "prefetch");
 		return HTC_EXIT_USAGE;
 	}
 	return HTC_EXIT_OK;
@@ -656,10 +675,12 @@ int htc_check(const struct htc_opts *o, const struct ht_devices *dev,
 			cl->world_size);
 		return HTC_EXIT_USAGE;
 	}
-	if (o->benchmark && o->bench_modes && dev->accel == HT_ACCEL_CPU) {
+	if (o->benchmark && (o->bench_modes || o->bench_prefetch) &&
+	    dev->accel == HT_ACCEL_CPU) {
 		fprintf(stderr,
-			HTC_PROG ": --benchmark-modes compares the "
-				 "hpu execution modes: it needs an HPU\n");
+			HTC_PROG ": --benchmark-%s compares hpu paths: it "
+				 "needs an HPU\n",
+			o->bench_modes ? "modes" : "prefetch");
 		return HTC_EXIT_USAGE;
 	}
 	return HTC_EXIT_OK;

@@ -307,13 +307,18 @@ int htc_worker(struct htc_opts *o, const struct ht_devices *dev,
 
 /* one row of the benchmark table */
 struct bench_row {
-	char path[16];
+	char path[24];
+	int accel;
+	int mode;
+	bool pf;
 	double step_s;
 	double samples_per_s;
+	uint64_t prefetches;
+	uint64_t overlapped;
 	int ret;
 };
 
-static int bench_one(struct htc_opts *o, int accel, int mode,
+static int bench_one(struct htc_opts *o, int accel, int mode, int pf,
 		     struct bench_row *row)
 {
 	struct ht_trainer_opts t = o->t;
@@ -334,9 +339,17 @@ static int bench_one(struct htc_opts *o, int accel, int mode,
 	/* no validation or test in a benchmark: every sample trains */
 	t.val_frac = 0;
 	t.test_frac = 0;
+	if (pf >= 0)
+		t.device_prefetch = pf;
+	row->accel = accel;
+	row->mode = mode;
+	row->pf = accel == HT_TRAIN_ACCEL_HPU && t.device_prefetch;
 	if (accel == HT_TRAIN_ACCEL_HPU)
-		snprintf(row->path, sizeof(row->path), "hpu/%s",
-			 htc_exec_name(mode));
+		snprintf(row->path, sizeof(row->path), "hpu/%s%s",
+			 htc_exec_name(mode),
+			 pf < 0 ? "" :
+			 pf	? "/pf-on" :
+				  "/pf-off");
 	else
 		snprintf(row->path, sizeof(row->path), "cpu");
 	ret = ht_trainer_create(&t, &tr, err, sizeof(err));
@@ -352,47 +365,90 @@ static int bench_one(struct htc_opts *o, int accel, int mode,
 			ht_trainer_error(tr));
 	row->step_s = r.step_time_s;
 	row->samples_per_s = r.samples_per_s;
+	row->prefetches = r.prefetches;
+	row->overlapped = r.prefetch_overlapped;
 	ht_trainer_destroy(tr);
 	return row->ret = ret;
 }
 
-static void bench_table(const struct bench_row *rows, unsigned int n)
+/* the row of the same mode with prefetch off (for a prefetch-on row) */
+static const struct bench_row *pf_off_row(const struct bench_row *rows,
+					  unsigned int n,
+					  const struct bench_row *b)
 {
-	const struct bench_row *cpu = &rows[n - 1], *eager = NULL;
 	unsigned int i;
 
+	for (i = 0; b->pf && i < n; i++)
+		if (rows[i].accel == HT_TRAIN_ACCEL_HPU &&
+		    rows[i].mode == b->mode && !rows[i].pf && !rows[i].ret &&
+		    rows[i].step_s > 0)
+			return &rows[i];
+	return NULL;
+}
+
+static void bench_table(const struct bench_row *rows, unsigned int n,
+			bool pf_cols)
+{
+	const struct bench_row *cpu = &rows[n - 1], *eager = NULL, *off;
+	unsigned int i;
+
+	/* the eager row to compare with: prefetch as configured (on) */
 	for (i = 0; i < n; i++)
-		if (!strcmp(rows[i].path, "hpu/eager") && !rows[i].ret)
+		if (rows[i].accel == HT_TRAIN_ACCEL_HPU &&
+		    rows[i].mode == HT_TRAIN_EXEC_EAGER && !rows[i].ret &&
+		    (!eager || rows[i].pf))
 			eager = &rows[i];
-	printf("%-10s %12s %12s %10s %10s\n", "path", "step_ms", "samples/s",
+	printf("%-16s %12s %12s %10s %10s", "path", "step_ms", "samples/s",
 	       "x_cpu", "vs_eager");
+	if (pf_cols)
+		printf(" %10s %10s", "vs_pf_off", "overlap");
+	printf("\n");
 	for (i = 0; i < n; i++) {
 		const struct bench_row *b = &rows[i];
 
 		if (b->ret) {
-			printf("%-10s %12s %12s %10s %10s\n", b->path, "failed",
+			printf("%-16s %12s %12s %10s %10s\n", b->path, "failed",
 			       "-", "-", "-");
 			continue;
 		}
-		printf("%-10s %12.3f %12.0f", b->path, 1000.0 * b->step_s,
+		printf("%-16s %12.3f %12.0f", b->path, 1000.0 * b->step_s,
 		       b->samples_per_s);
 		if (!cpu->ret && cpu->step_s > 0)
 			printf(" %10.3f", b->step_s / cpu->step_s);
 		else
 			printf(" %10s", "-");
 		if (eager && b != cpu && b->step_s > 0)
-			printf(" %9.2fx\n", eager->step_s / b->step_s);
+			printf(" %9.2fx", eager->step_s / b->step_s);
 		else
-			printf(" %10s\n", "-");
+			printf(" %10s", "-");
+		if (pf_cols) {
+			off = pf_off_row(rows, n, b);
+			if (off && b->step_s > 0)
+				printf(" %9.2fx", off->step_s / b->step_s);
+			else
+				printf(" %10s", "-");
+			if (b->prefetches)
+				printf(" %6llu/%-3llu",
+				       (unsigned long long)b->overlapped,
+				       (unsigned long long)b->prefetches);
+			else
+				printf(" %10s", "-");
+		}
+		printf("\n");
 	}
 	printf("(x_cpu: step time / the cpu path's step time, lower is "
 	       "faster; vs_eager: speed-up over hpu/eager)\n");
+	if (pf_cols)
+		printf("(vs_pf_off: speed-up of device prefetch over the same "
+		       "mode without it; overlap: batch copies still running "
+		       "when the step before them was submitted / batches "
+		       "prefetched)\n");
 }
 
 int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
 		  const struct ht_cluster *cl)
 {
-	struct bench_row rows[4];
+	struct bench_row rows[7];
 	uint32_t modes = o->bench_modes, in, classes;
 	unsigned int n = 0, m;
 	char model[160];
@@ -411,13 +467,18 @@ int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
 							    "fp32",
 	       o->t.bench_warmup, o->t.bench_steps);
 	fflush(stdout);
-	if (dev->accel == HT_ACCEL_HPU)
-		for (m = HT_TRAIN_EXEC_EAGER; m <= HT_TRAIN_EXEC_GRAPH; m++)
-			if (modes & (1U << m))
-				failed |= bench_one(o, HT_TRAIN_ACCEL_HPU,
-						    (int)m, &rows[n++]);
-	failed |= bench_one(o, HT_TRAIN_ACCEL_CPU, o->t.exec_mode, &rows[n++]);
-	bench_table(rows, n);
+	for (m = HT_TRAIN_EXEC_EAGER; m <= HT_TRAIN_EXEC_GRAPH; m++) {
+		if (dev->accel != HT_ACCEL_HPU || !(modes & (1U << m)))
+			continue;
+		if (o->bench_prefetch)
+			failed |= bench_one(o, HT_TRAIN_ACCEL_HPU, (int)m, 0,
+					    &rows[n++]);
+		failed |= bench_one(o, HT_TRAIN_ACCEL_HPU, (int)m,
+				    o->bench_prefetch ? 1 : -1, &rows[n++]);
+	}
+	failed |= bench_one(o, HT_TRAIN_ACCEL_CPU, o->t.exec_mode, -1,
+			    &rows[n++]);
+	bench_table(rows, n, o->bench_prefetch);
 	fflush(stdout);
 	return failed ? HTC_EXIT_FAIL : HTC_EXIT_OK;
 }

@@ -231,25 +231,29 @@ int hb_prefetch_cancel(struct ht_backend *be)
 	uint32_t status = 0;
 	int done = 0, ret = 0, r;
 
-	if (!hb->pf_cb)
+	if (!hb->pf_cb || !be->stats.prefetches)
 		return 0;
-	if (hb->pf_issued) {
-		/* after the uploads on their queue: take their signals */
-		hpu_cb_builder_reset(hb->pf_cb);
-		ret = hpu_cb_fence(hb->pf_cb, hb->pf_sob, hb->pf_issued,
-				   hb->pf_issued);
-		if (!ret)
-			ret = hpu_cb_builder_submit(hb->pf_cb, hb->pf_queue, 0,
-						    CS_TIMEOUT_MS, &seq, &done);
-		if (!ret && !done) {
-			ret = hpu_cs_wait(hb->dev, seq, WAIT_US, &status);
-			if (!ret && status != HPU_WAIT_CS_STATUS_COMPLETED)
-				ret = -EIO;
-		}
-		if (!ret)
-			be->stats.submissions++;
-		hb->pf_issued = 0;
+	/*
+	 * On the upload queue, after the uploads: wait for those no program
+	 * waited for, then the object back to 0 (also when a failed step
+	 * left a signal untaken; no program waits on it now)
+	 */
+	hpu_cb_builder_reset(hb->pf_cb);
+	if (hb->pf_issued)
+		ret = hpu_cb_fence(hb->pf_cb, hb->pf_sob, hb->pf_issued, 0);
+	if (!ret)
+		ret = hpu_cb_msg_long(hb->pf_cb, hb->pf_sob, HPU_MSG_OP_SET, 0);
+	if (!ret)
+		ret = hpu_cb_builder_submit(hb->pf_cb, hb->pf_queue, 0,
+					    CS_TIMEOUT_MS, &seq, &done);
+	if (!ret && !done) {
+		ret = hpu_cs_wait(hb->dev, seq, WAIT_US, &status);
+		if (!ret && status != HPU_WAIT_CS_STATUS_COMPLETED)
+			ret = -EIO;
 	}
+	if (!ret)
+		be->stats.submissions++;
+	hb->pf_issued = 0;
 	for (i = 0; i < HT_PREFETCH_DEPTH; i++) {
 		r = reap(be, &hb->pf[i]);
 		if (!ret)

@@ -163,19 +163,21 @@ static struct ht_tensor *state_tensor(struct ht_trainer *t, unsigned int i)
 
 static int build_payload(struct ht_trainer *t, struct buf *b)
 {
-	struct ht_loader_state ls;
 	struct ht_tensor *x;
 	size_t start, total = 0;
 	unsigned int i;
 	int ret;
 
 	ret = put_meta(t, b);
-	ht_loader_get_state(t->loader, &ls);
 	ret |= put_u64(b, t->step);
 	ret |= put_u64(b, t->epoch);
 	ret |= put_u64(b, t->batch);
-	ret |= put_u64(b, ls.epoch);
-	ret |= put_u64(b, ls.step);
+	/*
+	 * the loader's position is the trainer's: the loader itself may be
+	 * a batch further (taken ahead to prefetch it to the device)
+	 */
+	ret |= put_u64(b, t->epoch);
+	ret |= put_u64(b, t->batch);
 	for (i = 0; i < t->m->noptims; i++)
 		ret |= put_u64(b, ht_optim_steps(t->m->optims[i]));
 	for (i = 0; i < 4; i++)

@@ -270,6 +270,10 @@ typedef int (*ht_on_step_fn)(const struct ht_step_info *info, void *arg);
  *	(off for the mixer, whose features are token levels)
  * @prefetch: batches the loader prepares ahead (>= accumulate - 1 is
  *	raised to that)
+ * @device_prefetch: hpu: copy each full batch to the device while the
+ *	step before it runs (docs/training.md, "Prefetch to the device");
+ *	off: the step's own program uploads its batch. Results are the same
+ *	bits either way.
  *
  * @max_epochs: epochs (0: until @max_steps)
  * @max_steps: optimizer steps (0: no limit); the first limit reached ends
@@ -324,6 +328,7 @@ struct ht_trainer_opts {
 	double test_frac;
 	bool standardize;
 	uint32_t prefetch;
+	bool device_prefetch;
 
 	uint64_t max_epochs;
 	uint64_t max_steps;
@@ -371,6 +376,11 @@ struct ht_trainer_opts {
  * @step_time_s: mean wall time of an optimizer step (benchmark: of the
  *	timed steps; fit: of every step but the first, which compiles)
  * @samples_per_s: global samples per second at @step_time_s
+ * @prefetches: batches prefetched to the device so far (hpu, this
+ *	trainer's life)
+ * @prefetch_overlapped: of those, the copies still running when the
+ *	program of the step before them was submitted (device timestamps)
+ * @prefetch_overlap_s: the time those copies ran beside it, summed
  */
 struct ht_trainer_result {
 	float *losses;
@@ -386,6 +396,9 @@ struct ht_trainer_result {
 	double fit_time_s;
 	double step_time_s;
 	double samples_per_s;
+	uint64_t prefetches;
+	uint64_t prefetch_overlapped;
+	double prefetch_overlap_s;
 };
 
 struct ht_trainer;

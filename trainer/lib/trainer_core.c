@@ -268,9 +268,12 @@ static int loader_setup(struct ht_trainer *t, char *err, size_t errlen)
 		.prefetch = t->o.prefetch,
 	};
 
-	/* an optimizer step holds its K micro-batches at once */
-	if (lo.prefetch + 1 < t->o.accumulate_grad_batches)
-		lo.prefetch = t->o.accumulate_grad_batches - 1;
+	/*
+	 * an optimizer step holds its K micro-batches at once, and one more
+	 * when the next step's first batch is prefetched to the device
+	 */
+	if (lo.prefetch < t->o.accumulate_grad_batches)
+		lo.prefetch = t->o.accumulate_grad_batches;
 	return ht_loader_create(&t->ds_train, &lo, &t->loader, err, errlen);
 }
 
@@ -306,6 +309,11 @@ int ht_trainer_create(const struct ht_trainer_opts *o, struct ht_trainer **tp,
 		ret = model_setup(t, err, errlen);
 	if (!ret)
 		ret = loader_setup(t, err, errlen);
+	if (!ret) {
+		ret = trainer_pf_setup(t);
+		if (ret)
+			ht_seterr(err, errlen, "%s", t->err);
+	}
 	if (!ret && t->world > 1) {
 		ret = ddp_create(t);
 		if (!ret)
@@ -340,6 +348,7 @@ void ht_trainer_destroy(struct ht_trainer *t)
 	if (!t)
 		return;
 	cb_fini(t);
+	trainer_pf_release(t);
 	ht_loader_destroy(t->loader);
 	if (t->be)
 		ht_backend_sync(t->be);

@@ -39,27 +39,48 @@ static uint64_t epoch_steps(const struct ht_trainer *t)
 	return s;
 }
 
-/* Take the next @k batches of the epoch */
-static int take(struct ht_trainer *t, struct ht_batch **b, unsigned int k)
+/*
+ * Take the next @k batches of the epoch (the first may have been taken
+ * ahead), and with @more the first of the step after them into t->ahead
+ */
+static int take(struct ht_trainer *t, struct ht_batch **b, unsigned int k,
+		bool more)
 {
-	unsigned int j;
-	int ret;
+	unsigned int j = 0;
+	int ret = 0;
 
-	for (j = 0; j < k; j++) {
-		ret = ht_loader_next(t->loader, &b[j]);
-		if (ret) {
-			while (j--)
-				ht_loader_release(t->loader, b[j]);
-			return trainer_seterr(t, ret == -ENODATA ? -EIO : ret,
-					      "the data loader ended early: %s",
-					      strerror(-ret));
-		}
+	if (t->ahead) {
+		if (t->ahead->epoch == t->epoch && t->ahead->step == t->batch)
+			b[j++] = t->ahead;
+		else
+			ht_loader_release(t->loader, t->ahead);
+		t->ahead = NULL;
 	}
-	return 0;
+	while (j < k) {
+		ret = ht_loader_next(t->loader, &b[j]);
+		if (ret)
+			break;
+		j++;
+	}
+	if (!ret && more)
+		ret = ht_loader_next(t->loader, &t->ahead);
+	if (!ret)
+		return 0;
+	t->ahead = NULL;
+	while (j--)
+		ht_loader_release(t->loader, b[j]);
+	return trainer_seterr(t, ret == -ENODATA ? -EIO : ret,
+			      "the data loader ended early: %s",
+			      strerror(-ret));
 }
 
-/* One optimizer step at the loader's position; fills @info */
-static int one_step(struct ht_trainer *t, uint64_t S, struct ht_step_info *info)
+/*
+ * One optimizer step at the trainer's position; fills @info. @more: the
+ * step after it follows in this epoch (its first batch is prefetched to
+ * the device while this one runs).
+ */
+static int one_step(struct ht_trainer *t, uint64_t S, bool more,
+		    struct ht_step_info *info)
 {
 	struct ht_batch *b[HT_LOADER_MAX_PREFETCH];
 	unsigned int k = t->o.accumulate_grad_batches, j;
@@ -70,13 +91,13 @@ static int one_step(struct ht_trainer *t, uint64_t S, struct ht_step_info *info)
 
 	if (k > S - t->batch)
 		k = (unsigned int)(S - t->batch);
-	ret = take(t, b, k);
+	ret = take(t, b, k, more && t->pf_on && t->batch + k < S);
 	if (ret)
 		return ret;
 	for (j = 0; j < k; j++)
 		samples += b[j]->global_n;
 	t0 = trainer_now();
-	ret = trainer_opt_step(t, b, k, &loss);
+	ret = trainer_opt_step(t, b, k, t->ahead, &loss);
 	for (j = 0; j < k; j++)
 		ht_loader_release(t->loader, b[j]);
 	if (ret)
@@ -167,13 +188,21 @@ static void info_at_end(struct ht_trainer *t, struct ht_step_info *info)
 	info->lr = t->m->noptims ? ht_optim_lr(t->m->optims[0]) : 0.0f;
 }
 
+static void pf_result(struct ht_trainer *t, struct ht_trainer_result *res)
+{
+	res->prefetches = t->be->stats.prefetches;
+	res->prefetch_overlapped = t->be->stats.prefetch_overlapped;
+	res->prefetch_overlap_s =
+		(double)t->be->stats.prefetch_overlap_ns * 1e-9;
+}
+
 int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 {
 	struct ht_step_info info = { .utilization = -1 };
 	uint64_t first_step = t->step, timed = 0;
 	double t_fit = trainer_now(), t_steps = 0.0, samples = 0.0;
 	bool stop = false, ckpt_after_epoch = false;
-	int ret = 0;
+	int ret = 0, r;
 
 	t->err[0] = 0;
 	t->nlosses = 0;
@@ -184,7 +213,10 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 		if (t->batch == 0)
 			cb_epoch_start(t, S);
 		while (!ret && !stop && t->batch < S && steps_left(t)) {
-			ret = one_step(t, S, &info);
+			bool more = !t->o.max_steps ||
+				    t->step + 1 < t->o.max_steps;
+
+			ret = one_step(t, S, more, &info);
 			if (ret)
 				break;
 			ret = push_loss(t, info.loss);
@@ -230,6 +262,10 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 	}
 	if (!ret)
 		ret = checkpoint_due(t, true);
+	/* a batch prefetched for a step that did not run is sent again */
+	r = trainer_pf_cancel(t);
+	if (!ret)
+		ret = r;
 	if (res) {
 		memset(res, 0, sizeof(*res));
 		res->losses = t->losses;
@@ -245,6 +281,7 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 		res->step_time_s = timed ? t_steps / (double)timed :
 					   info.step_time_s;
 		res->samples_per_s = t_steps > 0 ? samples / t_steps : 0.0;
+		pf_result(t, res);
 	}
 	return ret;
 }
@@ -254,7 +291,7 @@ int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 	uint32_t n = t->o.bench_warmup + t->o.bench_steps, i;
 	struct ht_step_info info;
 	double tsum = 0.0, samples = 0.0;
-	int ret = 0;
+	int ret = 0, r;
 
 	t->err[0] = 0;
 	for (i = 0; !ret && i < n; i++) {
@@ -267,18 +304,22 @@ int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 			if (ret)
 				break;
 		}
-		ret = one_step(t, S, &info);
+		ret = one_step(t, S, i + 1 < n, &info);
 		if (!ret && i >= t->o.bench_warmup) {
 			tsum += info.step_time_s;
 			samples += (double)info.samples;
 		}
 	}
+	r = trainer_pf_cancel(t);
+	if (!ret)
+		ret = r;
 	if (ret)
 		return ret;
 	if (res) {
 		res->step_time_s = t->o.bench_steps ? tsum / t->o.bench_steps :
 						      0.0;
 		res->samples_per_s = tsum > 0 ? samples / tsum : 0.0;
+		pf_result(t, res);
 	}
 	return 0;
 }

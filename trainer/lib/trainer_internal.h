@@ -64,6 +64,16 @@ struct ht_callbacks {
  * @val_acc: last validation accuracy (NaN: none)
  * @cb: callbacks
  * @out: progress output (rank 0, or every rank when asked)
+ * @pf_on: full batches are prefetched to the device
+ * @pf_x: device input buffers of the prefetch (features or token ids)
+ * @pf_y: their labels
+ * @pf_slot: buffer of the next prefetch
+ * @pf_q: batches prefetched whose step did not run yet, oldest first
+ * @pf_qslot: their buffers
+ * @pf_n: entries
+ * @ahead: the first batch of the next optimizer step, taken from the
+ *	loader early to prefetch it (the trainer's position, epoch/batch,
+ *	is still before it)
  */
 struct ht_trainer {
 	struct ht_trainer_opts o;
@@ -95,11 +105,31 @@ struct ht_trainer {
 	float val_acc;
 	struct ht_callbacks cb;
 	FILE *out;
+	bool pf_on;
+	struct ht_tensor *pf_x[HT_PREFETCH_DEPTH];
+	struct ht_tensor *pf_y[HT_PREFETCH_DEPTH];
+	unsigned int pf_slot;
+	const struct ht_batch *pf_q[HT_PREFETCH_DEPTH];
+	unsigned int pf_qslot[HT_PREFETCH_DEPTH];
+	unsigned int pf_n;
+	struct ht_batch *ahead;
 };
 
-/* trainer_step.c: one optimizer step over @k micro-batches */
+/*
+ * trainer_step.c: one optimizer step over @k micro-batches; @next: the
+ * batch of the step after it (prefetched while this one runs), or NULL
+ */
 int trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
-		     unsigned int k, float *loss);
+		     unsigned int k, const struct ht_batch *next, float *loss);
+/* trainer_prefetch.c */
+int trainer_pf_setup(struct ht_trainer *t);
+void trainer_pf_release(struct ht_trainer *t);
+int trainer_pf_issue(struct ht_trainer *t, const struct ht_batch *b);
+int trainer_pf_take(struct ht_trainer *t, const struct ht_batch *b, int *slot);
+int trainer_pf_inputs(struct ht_trainer *t, const struct ht_batch *b,
+		      unsigned int slot, struct ht_tensor **xt,
+		      struct ht_tensor **yt);
+int trainer_pf_cancel(struct ht_trainer *t);
 /* the batch as the module's input (features or token ids) */
 int trainer_input(struct ht_trainer *t, const struct ht_batch *b,
 		  const void **x);

@@ -50,6 +50,7 @@ void ht_trainer_opts_init(struct ht_trainer_opts *o)
 	o->test_frac = 0.2;
 	o->standardize = true;
 	o->prefetch = 2;
+	o->device_prefetch = true;
 
 	o->max_epochs = 15;
 	o->batch_size = 32;

@@ -10,6 +10,10 @@
  * differ from it (no collectives, no optimizer), and a short last global
  * batch of an epoch has other shapes or another loss scale, so those run
  * lazily beside the graph.
+ *
+ * Prefetch to the device (trainer_prefetch.c): each micro-step starts,
+ * then copies the batch after it to the device beside its own program,
+ * and waits for its own batch's copy as its program's first op.
  */
 #include <errno.h>
 #include <math.h>
@@ -106,8 +110,11 @@ static int upload_batch(struct ht_trainer *t, const struct ht_batch *b,
 	return ret;
 }
 
-/* forward, scaled loss and backward of one micro-batch with samples */
-static int micro_body(struct ht_trainer *t, const struct ht_batch *b,
+/*
+ * forward, scaled loss and backward of one micro-batch with samples,
+ * its input in prefetch buffer @slot or (-1) uploaded here
+ */
+static int micro_body(struct ht_trainer *t, const struct ht_batch *b, int slot,
 		      float scale, bool first, bool last, float prev,
 		      float *loss)
 {
@@ -116,7 +123,10 @@ static int micro_body(struct ht_trainer *t, const struct ht_batch *b,
 	unsigned int i;
 	int ret;
 
-	ret = upload_batch(t, b, &xt, &yt);
+	if (slot >= 0)
+		ret = trainer_pf_inputs(t, b, (unsigned int)slot, &xt, &yt);
+	else
+		ret = upload_batch(t, b, &xt, &yt);
 	if (ret)
 		return ret;
 	if (first)
@@ -141,20 +151,27 @@ static int micro_body(struct ht_trainer *t, const struct ht_batch *b,
 }
 
 static int micro_step(struct ht_trainer *t, const struct ht_batch *b,
-		      float scale, bool first, bool last, bool graph,
-		      float prev, float *loss)
+		      const struct ht_batch *next, float scale, bool first,
+		      bool last, bool graph, float prev, float *loss)
 {
 	struct ht_module *m = t->m;
 	unsigned int i;
-	int ret, r;
+	int ret, r, slot;
 
 	*loss = 0.0f;
-	ret = ht_step_begin(t->be, graph);
+	ret = trainer_pf_take(t, b, &slot);
 	if (ret)
 		return ret;
-	if (b->n)
-		ret = micro_body(t, b, scale, first, last, prev, loss);
-	else if (t->ddp)
+	/* one captured step per input buffer: their addresses differ */
+	ret = ht_step_begin_graph(t->be, graph, slot < 0 ? 0 : slot);
+	if (ret)
+		return ret;
+	/* the device is idle: the buffer @b does not use is free */
+	if (next)
+		ret = trainer_pf_issue(t, next);
+	if (!ret && b->n)
+		ret = micro_body(t, b, slot, scale, first, last, prev, loss);
+	else if (!ret && t->ddp)
 		ret = ddp_empty_micro(t, first, last, prev);
 	if (!ret && last && t->ddp)
 		ret = ddp_step_finish(t);
@@ -171,7 +188,7 @@ static int micro_step(struct ht_trainer *t, const struct ht_batch *b,
 }
 
 int trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
-		     unsigned int k, float *loss)
+		     unsigned int k, const struct ht_batch *next, float *loss)
 {
 	uint32_t K = t->o.accumulate_grad_batches;
 	uint64_t total = 0;
@@ -192,8 +209,8 @@ int trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
 		bool last = j + 1 == k;
 		float scale = (float)((double)b[j]->n / (double)total);
 
-		ret = micro_step(t, b[j], scale, j == 0, last, full && last,
-				 sum, &l);
+		ret = micro_step(t, b[j], last ? next : b[j + 1], scale, j == 0,
+				 last, full && last, sum, &l);
 		if (ret) {
 			if (t->be->err[0])
 				trainer_seterr(t, ret, "training step %llu: %s",

@@ -81,6 +81,20 @@ int tpc_dispatch(struct tpc_ctx *c)
 	return kernels[c->id](c);
 }
 
+void tpc_bind_shape(const struct hpu_tpc_tensor *d, struct tpc_t *t)
+{
+	uint32_t k;
+
+	t->dtype = d->dtype;
+	t->ndims = d->ndims;
+	for (k = 0; k < HPU_TPC_MAX_DIMS; k++) {
+		t->sizes[k] = k < d->ndims ? d->sizes[k] : 1;
+		t->strides[k] = k < d->ndims ? d->strides[k] : 0;
+	}
+	t->n = hpu_tpc_nelems(d);
+	t->p = NULL;
+}
+
 uint64_t tpc_row_off(const struct tpc_t *t, uint64_t r)
 {
 	uint64_t off = 0;
@@ -164,16 +178,8 @@ static int bind(struct hpu_fw_as *as, const struct hpu_tpc_tensor *d,
 	struct tpc_stage *s = &st[i];
 	uint64_t len = hpu_tpc_extent(d);
 	struct hpusim_seg seg;
-	uint32_t k;
 
-	t->dtype = d->dtype;
-	t->ndims = d->ndims;
-	for (k = 0; k < HPU_TPC_MAX_DIMS; k++) {
-		t->sizes[k] = k < d->ndims ? d->sizes[k] : 1;
-		t->strides[k] = k < d->ndims ? d->strides[k] : 0;
-	}
-	t->n = hpu_tpc_nelems(d);
-	t->p = NULL;
+	tpc_bind_shape(d, t);
 	if (!len)
 		return 0;
 	if (hpusim_mmu_seg(as, d->addr, len, false, &seg) || !seg.ptr)

@@ -13,16 +13,9 @@
 /* An operand as the kernels see it; @d passed hpu_tpc_check() */
 static void bind_host(const struct hpu_tpc_tensor *d, struct tpc_t *t)
 {
-	uint32_t k;
-
-	t->dtype = d->dtype;
-	t->ndims = d->ndims;
-	for (k = 0; k < HPU_TPC_MAX_DIMS; k++) {
-		t->sizes[k] = k < d->ndims ? d->sizes[k] : 1;
-		t->strides[k] = k < d->ndims ? d->strides[k] : 0;
-	}
-	t->n = hpu_tpc_nelems(d);
-	t->p = hpu_tpc_extent(d) ? (uint8_t *)(uintptr_t)d->addr : NULL;
+	tpc_bind_shape(d, t);
+	if (hpu_tpc_extent(d))
+		t->p = (uint8_t *)(uintptr_t)d->addr;
 }
 
 int hpusim_tpc_exec_host(uint32_t kernel_id,

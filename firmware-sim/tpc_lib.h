@@ -94,6 +94,12 @@ static inline int32_t *tpc_i32(const struct tpc_t *t, uint64_t i)
 /* Run the registry entry of @c->id (tpc.c; the engine and tpc_host.c) */
 int tpc_dispatch(struct tpc_ctx *c);
 
+/*
+ * @t's type, shape and element count from the descriptor @d (which passed
+ * hpu_tpc_check()); @t->p is left NULL for the caller to place
+ */
+void tpc_bind_shape(const struct hpu_tpc_tensor *d, struct tpc_t *t);
+
 /* Element offset of the @r-th row (dimension 0 excluded) of @t */
 uint64_t tpc_row_off(const struct tpc_t *t, uint64_t r);
 

@@ -258,6 +258,31 @@ void hpu_ctx_release(struct hpu_ctx *ctx)
 		hpu_device_unplugged(dev);
 }
 
+/* Notify @ph (taken out of a context under its lock) and drop it */
+static void poll_notify(struct fuse_pollhandle *ph)
+{
+	if (!ph)
+		return;
+	fuse_lowlevel_notify_poll(ph);
+	fuse_pollhandle_destroy(ph);
+}
+
+/**
+ * hpu_ctx_wake_poller() - wake the poller of a context's file, if one
+ * waits; it polls again and sees the file's state
+ * @ctx: context
+ */
+void hpu_ctx_wake_poller(struct hpu_ctx *ctx)
+{
+	struct fuse_pollhandle *ph;
+
+	pthread_mutex_lock(&ctx->lock);
+	ph = ctx->ph;
+	ctx->ph = NULL;
+	pthread_mutex_unlock(&ctx->lock);
+	poll_notify(ph);
+}
+
 /**
  * hpu_ctx_queue_event() - queue an event for read() and flag it for
  * GET_EVENTS; wakes a poller
@@ -300,11 +325,7 @@ int hpu_ctx_queue_event(struct hpu_ctx *ctx, uint32_t type, uint32_t engine,
 	ph = ctx->ph;
 	ctx->ph = NULL;
 	pthread_mutex_unlock(&ctx->lock);
-
-	if (ph) {
-		fuse_lowlevel_notify_poll(ph);
-		fuse_pollhandle_destroy(ph);
-	}
+	poll_notify(ph);
 	return 0;
 }
 
@@ -372,10 +393,7 @@ void hpu_ctx_note_cs_ended(struct hpu_ctx *ctx)
 	ph = ctx->ph;
 	ctx->ph = NULL;
 	pthread_mutex_unlock(&ctx->lock);
-	if (ph) {
-		fuse_lowlevel_notify_poll(ph);
-		fuse_pollhandle_destroy(ph);
-	}
+	poll_notify(ph);
 }
 
 /**

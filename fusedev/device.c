@@ -502,19 +502,10 @@ out_unlock:
 /* Wakes every poller of @dev's files: they will see POLLERR (-ENODEV). */
 static void wake_pollers_locked(struct hpu_device *dev)
 {
-	struct fuse_pollhandle *ph;
 	struct hpu_ctx *ctx;
 
-	for (ctx = dev->ctx_list; ctx; ctx = ctx->next) {
-		pthread_mutex_lock(&ctx->lock);
-		ph = ctx->ph;
-		ctx->ph = NULL;
-		pthread_mutex_unlock(&ctx->lock);
-		if (ph) {
-			fuse_lowlevel_notify_poll(ph);
-			fuse_pollhandle_destroy(ph);
-		}
-	}
+	for (ctx = dev->ctx_list; ctx; ctx = ctx->next)
+		hpu_ctx_wake_poller(ctx);
 }
 
 /**

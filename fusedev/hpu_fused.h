@@ -395,6 +395,7 @@ int hpu_ctx_read_events(struct hpu_ctx *ctx, struct hpu_event *out,
 			unsigned int max);
 unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph);
 void hpu_ctx_note_cs_ended(struct hpu_ctx *ctx);
+void hpu_ctx_wake_poller(struct hpu_ctx *ctx);
 void hpu_ctx_clear_cs_ended(struct hpu_ctx *ctx);
 void hpu_ctx_take_events(struct hpu_ctx *ctx, uint64_t *mask,
 			 uint64_t *pending);

@@ -293,10 +293,7 @@ static void test_killed_rank(void **state)
 	long t0;
 
 	(void)state;
-	if (skip_reason) {
-		print_message("skipped: %s\n", skip_reason);
-		skip();
-	}
+	HPU_TEST_SKIP_IF(skip_reason);
 	assert_true(port > 0 && port2 > 0 && port != port2);
 	start_ranks(&rs, NDEV, port, port2);
 
@@ -324,10 +321,7 @@ static void test_link_down(void **state)
 	long t0;
 
 	(void)state;
-	if (skip_reason) {
-		print_message("skipped: %s\n", skip_reason);
-		skip();
-	}
+	HPU_TEST_SKIP_IF(skip_reason);
 	assert_true(port > 0);
 	start_ranks(&rs, 2, port, 0);
 

@@ -28,6 +28,7 @@
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_netns.h"
+#include "../lib/hpu_test_util.h"
 #include "hpuccl.h"
 #include "hpudrv.h"
 
@@ -268,15 +269,6 @@ static int group_teardown(void **state)
 	return hpu_test_servers_stop(&S.srv);
 }
 
-/* skip, with the reason, when a prerequisite is missing */
-#define SKIP_IF(reason)                                           \
-	do {                                                      \
-		if (reason) {                                     \
-			print_message("skipped: %s\n", (reason)); \
-			skip();                                   \
-		}                                                 \
-	} while (0)
-
 /* NIC answer of device @dev of server @server */
 static void nic_info(int server, int dev, struct hpu_info_nic *nic)
 {
@@ -295,7 +287,7 @@ static void test_scaleout_endpoints(void **state)
 	struct in_addr ia;
 
 	(void)state;
-	SKIP_IF(S.skip_reason);
+	HPU_TEST_SKIP_IF(S.skip_reason);
 	nic_info(0, 0, &a);
 	nic_info(1, 0, &b);
 	assert_int_not_equal(a.server_id, b.server_id);
@@ -333,8 +325,8 @@ static void test_four_ranks_two_servers(void **state)
 	int status[NRANKS], r, s, d;
 
 	(void)state;
-	SKIP_IF(S.skip_reason);
-	SKIP_IF(S.lib_reason);
+	HPU_TEST_SKIP_IF(S.skip_reason);
+	HPU_TEST_SKIP_IF(S.lib_reason);
 	snprintf(logdir, sizeof(logdir), "/tmp/hpu-ccl-servers.XXXXXX");
 	assert_non_null(mkdtemp(logdir));
 	for (s = 0; s < NSERVERS; s++)

@@ -35,14 +35,6 @@
 
 static const char *skip_reason;
 
-#define SKIP_IF(reason)                                           \
-	do {                                                      \
-		if (reason) {                                     \
-			print_message("skipped: %s\n", (reason)); \
-			skip();                                   \
-		}                                                 \
-	} while (0)
-
 /* variables of launchers the test process may have inherited */
 static const char *const launcher_vars[] = {
 	"WORLD_SIZE",
@@ -197,7 +189,7 @@ static void test_g2_allreduce(void **state)
 	static struct tool t;
 
 	(void)state;
-	SKIP_IF(skip_reason);
+	HPU_TEST_SKIP_IF(skip_reason);
 	run(&t, argv, NULL);
 	assert_int_equal(t.status, 0);
 	/* 4K, 16K, 64K, 256K */
@@ -227,21 +219,21 @@ static void all_ops(const char *dtype, const char *redop)
 static void test_g3_all_bf16_avg(void **state)
 {
 	(void)state;
-	SKIP_IF(skip_reason);
+	HPU_TEST_SKIP_IF(skip_reason);
 	all_ops("bf16", "avg");
 }
 
 static void test_g3_all_int32_max(void **state)
 {
 	(void)state;
-	SKIP_IF(skip_reason);
+	HPU_TEST_SKIP_IF(skip_reason);
 	all_ops("int32", "max");
 }
 
 static void test_g3_all_fp32_min(void **state)
 {
 	(void)state;
-	SKIP_IF(skip_reason);
+	HPU_TEST_SKIP_IF(skip_reason);
 	all_ops("fp32", "min");
 }
 
@@ -256,7 +248,7 @@ static void test_g3_last_root(void **state)
 	int i;
 
 	(void)state;
-	SKIP_IF(skip_reason);
+	HPU_TEST_SKIP_IF(skip_reason);
 	for (i = 0; i < 2; i++) {
 		argv[4] = ops[i];
 		run(&t, argv, NULL);
@@ -299,7 +291,7 @@ static void test_bad_flags(void **state)
 	size_t i;
 
 	(void)state;
-	SKIP_IF(skip_reason);
+	HPU_TEST_SKIP_IF(skip_reason);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		run(&t, bad[i].argv, NULL);
 		if (t.status != 2 || !strstr(t.out, bad[i].says))
@@ -325,7 +317,7 @@ static void test_world_size_env(void **state)
 	int i;
 
 	(void)state;
-	SKIP_IF(skip_reason);
+	HPU_TEST_SKIP_IF(skip_reason);
 	snprintf(port, sizeof(port), "MASTER_PORT=%d", hpu_test_free_port());
 	for (i = 0; i < 3; i++) {
 		snprintf(rank[i], sizeof(rank[i]), "RANK=%d", i);
@@ -392,8 +384,8 @@ static void test_mpirun(void **state)
 	static struct tool t;
 
 	(void)state;
-	SKIP_IF(skip_reason);
-	SKIP_IF(mpirun ? NULL : "no mpirun (openmpi-bin) installed");
+	HPU_TEST_SKIP_IF(skip_reason);
+	HPU_TEST_SKIP_IF(mpirun ? NULL : "no mpirun (openmpi-bin) installed");
 	snprintf(port, sizeof(port), "MASTER_PORT=%d", hpu_test_free_port());
 	run(&t, argv, env);
 	assert_int_equal(t.status, 0);
@@ -438,7 +430,7 @@ static void test_rank_killed(void **state)
 	int n;
 
 	(void)state;
-	SKIP_IF(skip_reason);
+	HPU_TEST_SKIP_IF(skip_reason);
 	snprintf(to, sizeof(to), "%d", KILL_TO_MS);
 	tool_start(&t, argv, NULL);
 	/* the table's header: the communicator is up, the loop starts */

@@ -261,15 +261,27 @@ static double number_after(const char *out, const char *label)
 	return p ? strtod(p + strlen(label), NULL) : NAN;
 }
 
-#define SKIP_IF(reason)                                           \
-	do {                                                      \
-		if (reason) {                                     \
-			print_message("skipped: %s\n", (reason)); \
-			skip();                                   \
-		}                                                 \
-	} while (0)
+#define SKIP_IF(reason) HPU_TEST_SKIP_IF(reason)
 
 /* ------------------------------------------------------------ usage */
+
+/*
+ * Case @i: hpu-train @args with @env must exit 2 with @msg on stderr and
+ * nothing on stdout (the run is dumped when not); @r keeps the run
+ */
+static void run_refused(const char *const *args, const char *const *env,
+			const char *msg, size_t i, struct run *r)
+{
+	run(args, env, RUN_TIMEOUT_MS, r);
+	if (r->status != 2 || !strstr(r->err, msg) || r->out[0]) {
+		print_message("case %zu (%s ...): want status 2 and '%s'\n", i,
+			      args[0], msg);
+		dump("hpu-train", r);
+	}
+	assert_int_equal(r->status, 2);
+	assert_non_null(strstr(r->err, msg));
+	assert_string_equal(r->out, "");
+}
 
 struct bad_case {
 	const char *args[8];
@@ -360,20 +372,11 @@ static void test_usage_errors(void **state)
 		const struct bad_case *c = &cases[i];
 		struct run r;
 
-		run(c->args, c->env, RUN_TIMEOUT_MS, &r);
-		if (r.status != 2 || !strstr(r.err, c->msg) ||
-		    !strstr(r.err, "hpu-train: ") || r.out[0]) {
-			print_message("case %zu (%s ...): want status 2 and "
-				      "'%s'\n",
-				      i, c->args[0], c->msg);
-			dump("hpu-train", &r);
-		}
-		assert_int_equal(r.status, 2);
-		assert_non_null(strstr(r.err, c->msg));
-		/* one line, nothing on stdout */
+		run_refused(c->args, c->env, c->msg, i, &r);
+		/* one line, with the program's name */
+		assert_non_null(strstr(r.err, "hpu-train: "));
 		assert_ptr_equal(strchr(r.err, '\n'),
 				 r.err + strlen(r.err) - 1);
-		assert_string_equal(r.out, "");
 		run_free(&r);
 	}
 }
@@ -608,16 +611,7 @@ static void test_inconsistent_environments(void **state)
 
 		for (j = 0; c->args[j]; j++)
 			args[n++] = c->args[j];
-		run(args, c->env, RUN_TIMEOUT_MS, &r);
-		if (r.status != 2 || !strstr(r.err, c->msg)) {
-			print_message("case %zu (%s): want status 2 and "
-				      "'%s'\n",
-				      i, c->env[0], c->msg);
-			dump("hpu-train", &r);
-		}
-		assert_int_equal(r.status, 2);
-		assert_non_null(strstr(r.err, c->msg));
-		assert_string_equal(r.out, "");
+		run_refused(args, c->env, c->msg, i, &r);
 		run_free(&r);
 	}
 }

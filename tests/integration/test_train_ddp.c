@@ -258,38 +258,40 @@ static void test_ddp_matches_single(void **state)
 	free(one);
 }
 
+/*
+ * @steps of one device (batch 32, mode @one_mode) against @world ranks of
+ * @batch x @accum each (the same global batch) in @mode with @bucket
+ */
+static void ddp_vs_single(int one_mode, int world, uint32_t batch,
+			  uint32_t accum, int mode, uint64_t bucket,
+			  uint64_t steps)
+{
+	struct run *one = run_single(32, one_mode, steps);
+	struct run *r = run_ddp(world, batch, accum, mode, bucket, steps);
+
+	compare(one, r, world);
+	release(one, r, world);
+}
+
 static void test_ddp_graph_buckets(void **state)
 {
-	struct run *one, *r;
-
 	(void)state;
-	one = run_single(32, HT_TRAIN_EXEC_LAZY, 50);
 	/* 4 KiB buckets: the 64x32 weight alone is 8 KiB, so 3 buckets */
-	r = run_ddp(4, 8, 1, HT_TRAIN_EXEC_GRAPH, 4096, 50);
-	compare(one, r, 4);
-	release(one, r, 4);
+	ddp_vs_single(HT_TRAIN_EXEC_LAZY, 4, 8, 1, HT_TRAIN_EXEC_GRAPH, 4096,
+		      50);
 }
 
 static void test_ddp_accumulation(void **state)
 {
-	struct run *one, *r;
-
 	(void)state;
-	one = run_single(32, HT_TRAIN_EXEC_LAZY, 45);
-	r = run_ddp(2, 8, 2, HT_TRAIN_EXEC_GRAPH, 0, 45);
-	compare(one, r, 2);
-	release(one, r, 2);
+	ddp_vs_single(HT_TRAIN_EXEC_LAZY, 2, 8, 2, HT_TRAIN_EXEC_GRAPH, 0, 45);
 }
 
 static void test_ddp_eager(void **state)
 {
-	struct run *one, *r;
-
 	(void)state;
-	one = run_single(32, HT_TRAIN_EXEC_EAGER, 8);
-	r = run_ddp(2, 16, 1, HT_TRAIN_EXEC_EAGER, 4096, 8);
-	compare(one, r, 2);
-	release(one, r, 2);
+	ddp_vs_single(HT_TRAIN_EXEC_EAGER, 2, 16, 1, HT_TRAIN_EXEC_EAGER, 4096,
+		      8);
 }
 
 /*

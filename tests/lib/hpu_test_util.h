@@ -2,7 +2,7 @@
 /*
  * hpu_test_util.h - small helpers every kind of test uses: a monotonic
  * clock in ms, a free loopback TCP port, a child process tied to the test,
- * a bounded wait for a device monitor's event.
+ * a bounded wait for a device monitor's event, a skip with its reason.
  */
 #ifndef HPU_TEST_UTIL_H
 #define HPU_TEST_UTIL_H
@@ -51,5 +51,17 @@ pid_t hpu_test_fork_child(void);
  */
 int hpu_test_monitor_wait(struct hpu_monitor *mon, struct hpu_monitor_event *ev,
 			  int tries);
+
+/*
+ * HPU_TEST_SKIP_IF() - in a cmocka test: when @reason (a string) is not
+ * NULL, print it and skip the test
+ */
+#define HPU_TEST_SKIP_IF(reason)                                  \
+	do {                                                      \
+		if (reason) {                                     \
+			print_message("skipped: %s\n", (reason)); \
+			skip();                                   \
+		}                                                 \
+	} while (0)
 
 #endif /* HPU_TEST_UTIL_H */

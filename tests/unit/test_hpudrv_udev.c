@@ -88,10 +88,7 @@ static int teardown(void **state)
 
 static void need_umockdev(void)
 {
-	if (skip_reason) {
-		print_message("skipped: %s\n", skip_reason);
-		skip();
-	}
+	HPU_TEST_SKIP_IF(skip_reason);
 }
 
 /*

@@ -420,6 +420,18 @@ static void expect_hosts(const char *list, const char *const *want, size_t n)
 	assert_null(hl.hosts);
 }
 
+/* @list is refused with @errnum and, unless @msg is NULL, exactly @msg */
+static void expect_bad_list(const char *list, int errnum, const char *msg)
+{
+	struct ht_hostlist hl;
+
+	assert_int_equal(ht_slurm_nodelist_expand(list, &hl, err, sizeof(err)),
+			 errnum);
+	if (msg)
+		assert_string_equal(err, msg);
+	assert_null(hl.hosts);
+}
+
 static void test_nodelist(void **state)
 {
 	static const char *const a[] = { "node01", "node02", "node03", "node04",
@@ -431,7 +443,6 @@ static void test_nodelist(void **state)
 		"n8", "n9", "n10", "x", "m001", "m002"
 	};
 	static const char *const f[] = { "pre07.suffix", "pre08.suffix" };
-	struct ht_hostlist hl;
 
 	expect_hosts("node[01-04,07]", a, 5);
 	expect_hosts("a,b", b, 2);
@@ -440,50 +451,27 @@ static void test_nodelist(void **state)
 	expect_hosts("n[8-10],x,m[001-002]", e, 6);
 	expect_hosts("pre[07-08].suffix", f, 2);
 
-	assert_int_equal(ht_slurm_nodelist_expand("", &hl, err, sizeof(err)),
-			 -EINVAL);
-	assert_string_equal(err, "malformed node list '': empty");
-	assert_int_equal(ht_slurm_nodelist_expand("n[1-", &hl, err,
-						  sizeof(err)),
-			 -EINVAL);
-	assert_string_equal(err, "malformed node list 'n[1-': '[' without ']'");
-	assert_int_equal(ht_slurm_nodelist_expand("n[4-2]", &hl, err,
-						  sizeof(err)),
-			 -EINVAL);
-	assert_string_equal(
-		err,
+	expect_bad_list("", -EINVAL, "malformed node list '': empty");
+	expect_bad_list("n[1-", -EINVAL,
+			"malformed node list 'n[1-': '[' without ']'");
+	expect_bad_list(
+		"n[4-2]", -EINVAL,
 		"malformed node list 'n[4-2]': a range ends below its start");
-	assert_int_equal(ht_slurm_nodelist_expand("a,,b", &hl, err,
-						  sizeof(err)),
-			 -EINVAL);
-	assert_string_equal(err, "malformed node list 'a,,b': empty host name");
-	assert_int_equal(ht_slurm_nodelist_expand("n[a-b]", &hl, err,
-						  sizeof(err)),
-			 -EINVAL);
-	assert_string_equal(
-		err,
+	expect_bad_list("a,,b", -EINVAL,
+			"malformed node list 'a,,b': empty host name");
+	expect_bad_list(
+		"n[a-b]", -EINVAL,
 		"malformed node list 'n[a-b]': a bracket range must be numbers");
-	assert_int_equal(ht_slurm_nodelist_expand("n[1,]", &hl, err,
-						  sizeof(err)),
-			 -EINVAL);
-	assert_string_equal(
-		err, "malformed node list 'n[1,]': empty range in brackets");
-	assert_int_equal(ht_slurm_nodelist_expand("n[[1]]", &hl, err,
-						  sizeof(err)),
-			 -EINVAL);
-	assert_string_equal(err, "malformed node list 'n[[1]]': nested '['");
-	assert_int_equal(ht_slurm_nodelist_expand("n]", &hl, err, sizeof(err)),
-			 -EINVAL);
-	assert_string_equal(err, "malformed node list 'n]': ']' without '['");
-	assert_int_equal(ht_slurm_nodelist_expand("n[0-99999]", &hl, err,
-						  sizeof(err)),
-			 -E2BIG);
-	assert_string_equal(
-		err, "node list 'n[0-99999]' expands to more than 65536 hosts");
-	assert_int_equal(ht_slurm_nodelist_expand("a[0-999]b[0-999]", &hl, err,
-						  sizeof(err)),
-			 -E2BIG);
-	assert_null(hl.hosts);
+	expect_bad_list("n[1,]", -EINVAL,
+			"malformed node list 'n[1,]': empty range in brackets");
+	expect_bad_list("n[[1]]", -EINVAL,
+			"malformed node list 'n[[1]]': nested '['");
+	expect_bad_list("n]", -EINVAL,
+			"malformed node list 'n]': ']' without '['");
+	expect_bad_list(
+		"n[0-99999]", -E2BIG,
+		"node list 'n[0-99999]' expands to more than 65536 hosts");
+	expect_bad_list("a[0-999]b[0-999]", -E2BIG, NULL);
 }
 
 /* ---------------------------------------------------------------- devices */

@@ -97,8 +97,8 @@ struct fetch {
  * @va: its device VA
  * @cap: its size
  * @seq: the upload CS reading it, 0 when none may still run
- * @prog_ns: host time (CLOCK_MONOTONIC, the device clock) at which the
- *	first program submission after the upload began, 0 before
+ * @prog_ns: device time at which the first program submission after
+ *	the upload began (host time converted, never early), 0 before
  */
 struct pf_area {
 	uint8_t *host;
@@ -143,6 +143,8 @@ struct pf_area {
  * @pf: pinned memory of the uploads, used in turn
  * @pf_next: area of the next upload
  * @pf_issued: uploads submitted whose signal no program took yet
+ * @pf_clock_off: device clock - host CLOCK_MONOTONIC, rounded up
+ * @pf_clock_set: @pf_clock_off was measured
  */
 struct hpu_be {
 	struct hpu_device *dev;
@@ -178,6 +180,8 @@ struct hpu_be {
 	struct pf_area pf[HT_PREFETCH_DEPTH];
 	unsigned int pf_next;
 	unsigned int pf_issued;
+	int64_t pf_clock_off;
+	bool pf_clock_set;
 };
 
 static inline struct hpu_be *HB(struct ht_backend *be)

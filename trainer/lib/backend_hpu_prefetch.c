@@ -22,19 +22,25 @@
  * only once the step that waited for its upload ended (the trainer
  * prefetches the next batch at the start of the step before it, after
  * the previous step was waited for), and the CS is reaped then: its
- * completion time (HPU_CS_FLAGS_TIMESTAMP, the device clock is
- * CLOCK_MONOTONIC) against the host time at which the next program
- * submission began tells whether the copy overlapped the program.
+ * completion time (HPU_CS_FLAGS_TIMESTAMP) against the time at which the
+ * next program submission began tells whether the copy overlapped the
+ * program. The device clock counts from the device's start: the host's
+ * CLOCK_MONOTONIC is converted with an offset measured once by a
+ * timestamped NOP, rounded so that a converted time is never early (an
+ * overlap is never claimed that did not happen).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 
 #include "backend_hpu.h"
 #include "ht_error.h"
 
-#define PF_ALIGN 256
-#define PF_HASH	 0x9e3779b97f4a7c15ULL
+#define PF_ALIGN	 256
+#define PF_HASH		 0x9e3779b97f4a7c15ULL
+/* timestamped NOPs that measure the device clock's offset */
+#define PF_CLOCK_SAMPLES 8
 
 static uint64_t now_ns(void)
 {
@@ -113,9 +119,51 @@ void hb_prefetch_submitted(struct hpu_be *hb)
 		if (!hb->pf[i].seq || hb->pf[i].prog_ns)
 			continue;
 		if (!t)
-			t = now_ns();
+			t = (uint64_t)((int64_t)now_ns() + hb->pf_clock_off);
 		hb->pf[i].prog_ns = t;
 	}
+}
+
+/*
+ * Device clock - host clock: a NOP with a timestamp ends after the host
+ * time t0 at device time ts, so ts - t0 bounds it from above (a time
+ * converted with it is never early); the least of a few samples
+ */
+static int clock_offset(struct ht_backend *be)
+{
+	struct hpu_be *hb = HB(be);
+	uint64_t t0, seq, ts = 0;
+	uint32_t status = 0;
+	int64_t off = INT64_MAX;
+	int done = 0, ret = 0, i;
+
+	for (i = 0; !ret && i < PF_CLOCK_SAMPLES; i++) {
+		hpu_cb_builder_reset(hb->pf_cb);
+		ret = hpu_cb_nop(hb->pf_cb);
+		t0 = now_ns();
+		if (!ret)
+			ret = hpu_cb_builder_submit(hb->pf_cb, hb->pf_queue,
+						    HPU_CS_FLAGS_TIMESTAMP,
+						    CS_TIMEOUT_MS, &seq, &done);
+		if (!ret)
+			ret = hpu_cs_wait_timestamp(hb->dev, seq, WAIT_US,
+						    &status, &ts);
+		if (!ret && (status != HPU_WAIT_CS_STATUS_COMPLETED || !ts))
+			ret = -EIO;
+		if (!ret && (int64_t)ts - (int64_t)t0 < off)
+			off = (int64_t)ts - (int64_t)t0;
+		be->stats.submissions++;
+		be->stats.waits++;
+	}
+	if (ret) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "hpu: the prefetch queue does not answer: %s",
+			  hpu_strerror(ret));
+		return ret;
+	}
+	hb->pf_clock_off = off;
+	hb->pf_clock_set = true;
+	return 0;
 }
 
 /* Room for @need bytes in area @a (its upload was reaped) */
@@ -163,6 +211,11 @@ int hb_prefetch(struct ht_backend *be, const struct ht_xfer *x, unsigned int n)
 	}
 	if (hb->pf_issued >= HT_PREFETCH_DEPTH)
 		return -EBUSY;
+	if (!hb->pf_clock_set) {
+		ret = clock_offset(be);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < n; i++)
 		need += (x[i].n + PF_ALIGN - 1) & ~(size_t)(PF_ALIGN - 1);
 	ret = reap(be, a);

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_train_prefetch.c - prefetch to the device (docs/training.md,
+ * "Prefetch to the device") against the real hpu-fused: fits with
+ * device_prefetch on end with the same loss and weight bytes as with it
+ * off in eager, lazy and graph mode (digits MLP, with gradient
+ * accumulation, the mixer's token ids), on one device and on 2 DDP
+ * ranks; with large inputs (4 MiB a batch) the copy of batch k+1 is still
+ * running on the device when step k's program is submitted (device
+ * completion timestamps against the submission time), and the results
+ * are still those of the run without prefetch, so every step saw exactly
+ * its own batch.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../lib/hpu_test_ccl.h"
+#include "../lib/hpu_test_daemon.h"
+#include "ht_trainer.h"
+
+#define NDEV	2
+#define MAX_L	256
+#define MAX_W	(64 * 1024)
+#define RANK_MS 25000
+
+/**
+ * struct out - what a fit gave
+ * @nlosses: losses
+ * @nw: weights
+ * @prefetches: batches prefetched to the device
+ * @overlapped: of those, copies running beside the step before them
+ * @losses: per step
+ * @w: final weights
+ * @err: a failure's message
+ */
+struct out {
+	uint64_t nlosses;
+	uint64_t nw;
+	uint64_t prefetches;
+	uint64_t overlapped;
+	float losses[MAX_L];
+	float w[MAX_W];
+	char err[512];
+};
+
+static int next_port;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	next_port = 33000 + (int)(getpid() % 8000) * 4;
+	if (hpu_test_group_start(NDEV, "gaudi2"))
+		return -1;
+	return hpu_test_require_cs();
+}
+
+static void digits_opts(struct ht_trainer_opts *o, int mode)
+{
+	ht_trainer_opts_init(o);
+	o->accel = HT_TRAIN_ACCEL_HPU;
+	o->exec_mode = mode;
+	o->mlp.hidden[0] = 32;
+	o->max_epochs = 1;
+	o->progress = HT_TRAIN_PROGRESS_OFF;
+}
+
+/* 4 MiB of features a batch: 4096 x 256, a small layer after them */
+static void large_opts(struct ht_trainer_opts *o, int mode)
+{
+	ht_trainer_opts_init(o);
+	o->accel = HT_TRAIN_ACCEL_HPU;
+	o->exec_mode = mode;
+	o->data = HT_TRAIN_DATA_SYNTH;
+	o->synth.n = 2560;
+	o->synth.f = 4096;
+	o->synth.classes = 10;
+	o->val_frac = 0;
+	o->test_frac = 0;
+	o->batch_size = 256;
+	o->mlp.hidden[0] = 8;
+	o->max_epochs = 0;
+	o->max_steps = 9;
+	o->progress = HT_TRAIN_PROGRESS_OFF;
+}
+
+static int do_fit(const struct ht_trainer_opts *o, struct out *r)
+{
+	struct ht_trainer_result res;
+	struct ht_trainer *t;
+	int ret;
+
+	ret = ht_trainer_create(o, &t, r->err, sizeof(r->err));
+	if (ret)
+		return ret;
+	ret = ht_trainer_fit(t, &res);
+	if (!ret && (res.nlosses > MAX_L || ht_trainer_numel(t) > MAX_W))
+		ret = -E2BIG;
+	if (!ret) {
+		r->nlosses = res.nlosses;
+		memcpy(r->losses, res.losses, res.nlosses * sizeof(float));
+		r->nw = ht_trainer_numel(t);
+		r->prefetches = res.prefetches;
+		r->overlapped = res.prefetch_overlapped;
+		ret = ht_trainer_read_params(t, r->w);
+	}
+	if (ret && !r->err[0])
+		snprintf(r->err, sizeof(r->err), "%s", ht_trainer_error(t));
+	ht_trainer_destroy(t);
+	return ret;
+}
+
+static struct out *fit(const struct ht_trainer_opts *o)
+{
+	struct out *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	if (do_fit(o, r))
+		fail_msg("fit: %s", r->err);
+	return r;
+}
+
+static void assert_same(const struct out *a, const struct out *b)
+{
+	assert_true(a->nlosses > 0);
+	assert_int_equal(a->nlosses, b->nlosses);
+	assert_int_equal(a->nw, b->nw);
+	assert_memory_equal(a->losses, b->losses, a->nlosses * sizeof(float));
+	assert_memory_equal(a->w, b->w, a->nw * sizeof(float));
+}
+
+/* @o with prefetch off and on: the same bits; on really prefetched */
+static void off_on(struct ht_trainer_opts *o, const char *what)
+{
+	struct out *off, *on;
+
+	o->device_prefetch = false;
+	off = fit(o);
+	o->device_prefetch = true;
+	on = fit(o);
+	printf("# %s: %llu steps, %llu batches prefetched\n", what,
+	       (unsigned long long)on->nlosses,
+	       (unsigned long long)on->prefetches);
+	assert_int_equal(off->prefetches, 0);
+	/* every full batch (an epoch's short last one is not) */
+	assert_true(on->prefetches + 1 >= on->nlosses);
+	assert_same(off, on);
+	free(off);
+	free(on);
+}
+
+/* ------------------------------------------------------- one device */
+
+static void test_bits_modes(void **state)
+{
+	static const int modes[] = { HT_TRAIN_EXEC_EAGER, HT_TRAIN_EXEC_LAZY,
+				     HT_TRAIN_EXEC_GRAPH };
+	static const char *const names[] = { "eager", "lazy", "graph" };
+	struct ht_trainer_opts o;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		digits_opts(&o, modes[i]);
+		off_on(&o, names[i]);
+	}
+}
+
+static void test_bits_accumulate_mixer(void **state)
+{
+	struct ht_trainer_opts o;
+
+	(void)state;
+	/* K = 3: the captured last micro-step alternates the buffers */
+	digits_opts(&o, HT_TRAIN_EXEC_GRAPH);
+	o.accumulate_grad_batches = 3;
+	off_on(&o, "graph, 3 micro-batches");
+	/* token ids (int32) built on the host, then prefetched */
+	digits_opts(&o, HT_TRAIN_EXEC_GRAPH);
+	o.model = HT_TRAIN_MODEL_MIXER;
+	o.max_epochs = 0;
+	o.max_steps = 12;
+	off_on(&o, "mixer, graph");
+}
+
+/* A fit stopped mid-epoch and continued equals one fit */
+static int stop_at_5(const struct ht_step_info *info, void *arg)
+{
+	int *stopped = arg;
+
+	if (info->step != 5 || *stopped)
+		return 0;
+	*stopped = 1;
+	return 1;
+}
+
+static void test_stop_and_continue(void **state)
+{
+	struct ht_trainer_opts o;
+	struct ht_trainer_result res;
+	struct ht_trainer *t;
+	struct out *one, *two;
+	char err[512] = "";
+	int stopped = 0;
+
+	(void)state;
+	digits_opts(&o, HT_TRAIN_EXEC_LAZY);
+	o.max_epochs = 0;
+	o.max_steps = 12;
+	one = fit(&o);
+	two = calloc(1, sizeof(*two));
+	assert_non_null(two);
+	/* the stop leaves batch 6 prefetched: it is sent again */
+	o.on_step = stop_at_5;
+	o.on_step_arg = &stopped;
+	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)), 0);
+	assert_int_equal(ht_trainer_fit(t, &res), 0);
+	assert_int_equal(res.steps, 5);
+	memcpy(two->losses, res.losses, 5 * sizeof(float));
+	assert_int_equal(ht_trainer_fit(t, &res), 0);
+	assert_int_equal(res.steps, 12);
+	memcpy(two->losses + 5, res.losses, 7 * sizeof(float));
+	two->nlosses = 12;
+	two->nw = ht_trainer_numel(t);
+	assert_int_equal(ht_trainer_read_params(t, two->w), 0);
+	ht_trainer_destroy(t);
+	assert_same(one, two);
+	free(one);
+	free(two);
+}
+
+/* ------------------------------------------------- the overlap itself */
+
+static void test_overlap_large_inputs(void **state)
+{
+	static const int modes[] = { HT_TRAIN_EXEC_LAZY, HT_TRAIN_EXEC_GRAPH };
+	struct ht_trainer_opts o;
+	struct out *off, *on;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		large_opts(&o, modes[i]);
+		o.device_prefetch = false;
+		off = fit(&o);
+		o.device_prefetch = true;
+		on = fit(&o);
+		printf("# 4096 x 256 inputs, %s: %llu of %llu batch copies "
+		       "still ran when the step before was submitted\n",
+		       i ? "graph" : "lazy", (unsigned long long)on->overlapped,
+		       (unsigned long long)on->prefetches);
+		assert_int_equal(on->prefetches, 9);
+		/* 8 copies run beside a step (the first has none before) */
+		assert_true(on->overlapped >= 1);
+		assert_true(on->overlapped <= 8);
+		assert_same(off, on);
+		free(off);
+		free(on);
+	}
+}
+
+/* ------------------------------------------------------- DDP, 2 ranks */
+
+/**
+ * struct rank - one DDP rank's run
+ * @rank: this rank
+ * @port: MASTER_PORT
+ * @mode: exec mode
+ * @pf: device_prefetch
+ * @out: its results
+ */
+struct rank {
+	int rank;
+	int port;
+	int mode;
+	bool pf;
+	struct out out;
+};
+
+static int rank_main(void *arg)
+{
+	struct rank *r = arg;
+	struct ht_trainer_opts o;
+	int ret;
+
+	digits_opts(&o, r->mode);
+	o.device_index = (uint32_t)r->rank;
+	o.strategy = HT_TRAIN_DDP;
+	o.cluster.world_size = NDEV;
+	o.cluster.rank = (uint32_t)r->rank;
+	o.cluster.local_rank = (uint32_t)r->rank;
+	o.cluster.local_world_size = NDEV;
+	o.cluster.master_port = (uint16_t)r->port;
+	o.ccl_timeout_ms = 10000;
+	o.batch_size = 16;
+	o.device_prefetch = r->pf;
+	ret = do_fit(&o, &r->out);
+	if (ret)
+		fprintf(stderr, "rank %d: %s\n", r->rank, r->out.err);
+	return ret ? 1 : 0;
+}
+
+static struct rank *run_ddp(int mode, bool pf)
+{
+	struct rank *r;
+	pid_t pids[NDEV];
+	int status[NDEV], i;
+
+	r = mmap(NULL, NDEV * sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(r != MAP_FAILED);
+	next_port += 3;
+	for (i = 0; i < NDEV; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].rank = i;
+		r[i].port = next_port;
+		r[i].mode = mode;
+		r[i].pf = pf;
+	}
+	for (i = 0; i < NDEV; i++) {
+		pids[i] = hpu_test_fork_rank(rank_main, &r[i]);
+		assert_true(pids[i] > 0);
+	}
+	assert_int_equal(hpu_test_wait_ranks(pids, NDEV, RANK_MS, status, NULL),
+			 0);
+	for (i = 0; i < NDEV; i++)
+		if (status[i])
+			fail_msg("rank %d exited with %d: %s", i, status[i],
+				 r[i].out.err);
+	return r;
+}
+
+static void test_bits_ddp(void **state)
+{
+	static const int modes[] = { HT_TRAIN_EXEC_EAGER, HT_TRAIN_EXEC_LAZY,
+				     HT_TRAIN_EXEC_GRAPH };
+	struct rank *off, *on;
+	unsigned int i;
+	int k;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		off = run_ddp(modes[i], false);
+		on = run_ddp(modes[i], true);
+		for (k = 0; k < NDEV; k++) {
+			assert_int_equal(off[k].out.prefetches, 0);
+			assert_true(on[k].out.prefetches >=
+				    on[k].out.nlosses - 1);
+			assert_same(&off[k].out, &on[k].out);
+			assert_same(&on[0].out, &on[k].out);
+		}
+		munmap(off, NDEV * sizeof(*off));
+		munmap(on, NDEV * sizeof(*on));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_bits_modes, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_bits_accumulate_mixer,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_stop_and_continue,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_overlap_large_inputs,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_bits_ddp, hpu_test_need_daemon),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+}

@@ -141,7 +141,8 @@ static void describe(struct hpu_test_netns *n)
 {
 	int pid = (int)getpid(), i;
 	/* a /30 of 10.231.0.0/16 from the pid: .4k+1 and .4k+2 */
-	int third = (pid >> 6) & 0xff, fourth = (pid & 0x3f) * 4;
+	unsigned char third = (unsigned char)((pid >> 6) & 0xff);
+	unsigned char fourth = (unsigned char)((pid & 0x3f) * 4);
 
 	memset(n, 0, sizeof(*n));
 	for (i = 0; i < 2; i++) {
@@ -149,8 +150,8 @@ static void describe(struct hpu_test_netns *n)
 			 pid, i);
 		snprintf(n->ifname[i], sizeof(n->ifname[i]), "hpuv%d%c", pid,
 			 'a' + i);
-		snprintf(n->addr[i], sizeof(n->addr[i]), "10.231.%d.%d", third,
-			 fourth + 1 + i);
+		snprintf(n->addr[i], sizeof(n->addr[i]), "10.231.%u.%u", third,
+			 (unsigned char)(fourth + 1 + i));
 	}
 }
 

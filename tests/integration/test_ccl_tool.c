@@ -311,7 +311,7 @@ static void test_world_size_env(void **state)
 {
 	const char *argv[] = { NULL,  "-d", "int32", "-b", "4K", "-e",
 			       "64K", "-f", "4",     "-n", "2",	 NULL };
-	char port[32], size[] = "WORLD_SIZE=3", rank[3][16], local[3][24];
+	char port[32], size[] = "WORLD_SIZE=3", rank[3][24], local[3][24];
 	const char *env[3][6];
 	static struct tool t[3];
 	int i;

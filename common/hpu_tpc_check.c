@@ -523,3 +523,21 @@ int hpu_tpc_check(const struct hpu_pkt_tpc_kernel *k)
 			return -EINVAL;
 	return r->check(k);
 }
+
+int hpu_tpc_pkt_build(struct hpu_pkt_tpc_kernel *k, uint32_t kernel_id,
+		      const struct hpu_tpc_tensor *tensors, unsigned int n,
+		      const uint32_t *params, unsigned int nparams)
+{
+	if (!tensors || !n || n > HPU_TPC_MAX_TENSORS ||
+	    nparams > HPU_TPC_MAX_PARAMS || (nparams && !params))
+		return -EINVAL;
+	memset(k, 0, sizeof(*k));
+	k->hdr.opcode = HPU_PACKET_TPC_KERNEL;
+	k->hdr.size = sizeof(*k);
+	k->kernel_id = kernel_id;
+	k->num_tensors = n;
+	memcpy(k->tensors, tensors, n * sizeof(*tensors));
+	if (nparams)
+		memcpy(k->params, params, nparams * sizeof(*params));
+	return hpu_tpc_check(k);
+}

@@ -65,4 +65,21 @@ const char *hpu_tpc_kernel_name(uint32_t id);
  */
 int hpu_tpc_check(const struct hpu_pkt_tpc_kernel *k);
 
+/**
+ * hpu_tpc_pkt_build() - fill a TPC_KERNEL packet and check it
+ * @k: the packet; zeroed, then its header, kernel id, tensors and
+ *	parameters are set
+ * @kernel_id: HPU_TPC_KERNEL_*
+ * @tensors: the operands
+ * @n: operands, 1..HPU_TPC_MAX_TENSORS
+ * @params: the parameters (may be NULL when @nparams is 0)
+ * @nparams: parameters, at most HPU_TPC_MAX_PARAMS
+ *
+ * Return: 0, or -EINVAL for counts out of range, a missing array, or a
+ * packet hpu_tpc_check() refuses.
+ */
+int hpu_tpc_pkt_build(struct hpu_pkt_tpc_kernel *k, uint32_t kernel_id,
+		      const struct hpu_tpc_tensor *tensors, unsigned int n,
+		      const uint32_t *params, unsigned int nparams);
+
 #endif /* HPU_TPC_CHECK_H */

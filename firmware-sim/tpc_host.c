@@ -26,18 +26,7 @@ int hpusim_tpc_exec_host(uint32_t kernel_id,
 	struct tpc_ctx c;
 	unsigned int i;
 
-	if (!n || n > HPU_TPC_MAX_TENSORS || !tensors ||
-	    nparams > HPU_TPC_MAX_PARAMS || (nparams && !params))
-		return -EINVAL;
-	memset(&k, 0, sizeof(k));
-	k.hdr.opcode = HPU_PACKET_TPC_KERNEL;
-	k.hdr.size = sizeof(k);
-	k.kernel_id = kernel_id;
-	k.num_tensors = n;
-	if (nparams)
-		memcpy(k.params, params, nparams * sizeof(*params));
-	memcpy(k.tensors, tensors, n * sizeof(*tensors));
-	if (hpu_tpc_check(&k))
+	if (hpu_tpc_pkt_build(&k, kernel_id, tensors, n, params, nparams))
 		return -EINVAL;
 
 	memset(&c, 0, sizeof(c));

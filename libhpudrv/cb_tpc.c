@@ -3,7 +3,6 @@
  * cb_tpc.c - the TPC_KERNEL emitter of the command-buffer builder.
  */
 #include <errno.h>
-#include <string.h>
 
 #include "hpu_tpc_check.h"
 #include "hpudrv_internal.h"
@@ -16,19 +15,10 @@ int hpu_cb_tpc_kernel(struct hpu_cb_builder *b, uint32_t kernel_id,
 	struct hpu_pkt_tpc_kernel pkt;
 	int ret;
 
-	if (!b || !tensors || !num_tensors ||
-	    num_tensors > HPU_TPC_MAX_TENSORS ||
-	    num_params > HPU_TPC_MAX_PARAMS || (num_params && !params))
+	if (!b)
 		return -EINVAL;
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.hdr.opcode = HPU_PACKET_TPC_KERNEL;
-	pkt.hdr.size = sizeof(pkt);
-	pkt.kernel_id = kernel_id;
-	pkt.num_tensors = num_tensors;
-	memcpy(pkt.tensors, tensors, num_tensors * sizeof(*tensors));
-	if (num_params)
-		memcpy(pkt.params, params, num_params * sizeof(*params));
-	ret = hpu_tpc_check(&pkt);
+	ret = hpu_tpc_pkt_build(&pkt, kernel_id, tensors, num_tensors, params,
+				num_params);
 	if (ret)
 		return ret;
 	return hpudrv_cb_append(b, &pkt, sizeof(pkt));

@@ -884,26 +884,11 @@ static const char *weights_of(const char *out, const char *label)
  * repeats bit for bit), as one string */
 static char *csv_columns(const char *dir)
 {
-	char path[PATH_MAX], line[512], *out = NULL;
-	size_t outlen = 0;
-	FILE *f, *mem;
+	char path[PATH_MAX], *out;
 
 	snprintf(path, sizeof(path), "%s/metrics.csv", dir);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	mem = open_memstream(&out, &outlen);
-	assert_non_null(mem);
-	while (fgets(line, sizeof(line), f)) {
-		char *c = line;
-		int i;
-
-		for (i = 0; i < 7 && c; i++)
-			c = strchr(c + 1, ',');
-		assert_non_null(c);
-		fprintf(mem, "%.*s\n", (int)(c - line), line);
-	}
-	fclose(f);
-	fclose(mem);
+	out = hpu_test_csv_columns(path, 7);
+	assert_non_null(out);
 	return out;
 }
 

@@ -29,6 +29,7 @@
 
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "ht_trainer.h"
 
 static int group_setup(void **state)
@@ -314,26 +315,11 @@ static int killed_child(void *arg)
  */
 static char *csv_rows(const char *dir)
 {
-	char path[300], line[512], *out = NULL;
-	size_t outlen = 0;
-	FILE *f, *mem;
+	char path[300], *out;
 
 	snprintf(path, sizeof(path), "%s/metrics.csv", dir);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	mem = open_memstream(&out, &outlen);
-	assert_non_null(mem);
-	while (fgets(line, sizeof(line), f)) {
-		char *c = line;
-		int i;
-
-		for (i = 0; i < 7 && c; i++)
-			c = strchr(c + 1, ',');
-		assert_non_null(c);
-		fprintf(mem, "%.*s\n", (int)(c - line), line);
-	}
-	fclose(f);
-	fclose(mem);
+	out = hpu_test_csv_columns(path, 7);
+	assert_non_null(out);
 	unlink(path);
 	return out;
 }

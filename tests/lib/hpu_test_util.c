@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * hpu_test_util.c - clock, free port, tied children and monitor waits
- * for the tests.
+ * hpu_test_util.c - clock, free port, tied children, monitor waits and
+ * CSV columns for the tests.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -70,4 +73,38 @@ int hpu_test_monitor_wait(struct hpu_monitor *mon, struct hpu_monitor_event *ev,
 		poll(&pfd, 1, 100);
 	}
 	return -EAGAIN;
+}
+
+char *hpu_test_csv_columns(const char *path, int ncols)
+{
+	char line[512], *out = NULL;
+	size_t outlen = 0;
+	bool ok = true;
+	FILE *f, *mem;
+
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	mem = open_memstream(&out, &outlen);
+	if (!mem) {
+		fclose(f);
+		return NULL;
+	}
+	while (ok && fgets(line, sizeof(line), f)) {
+		char *c = line;
+		int i;
+
+		for (i = 0; i < ncols && c; i++)
+			c = strchr(c + 1, ',');
+		ok = c != NULL;
+		if (ok)
+			fprintf(mem, "%.*s\n", (int)(c - line), line);
+	}
+	fclose(f);
+	fclose(mem);
+	if (!ok) {
+		free(out);
+		return NULL;
+	}
+	return out;
 }

@@ -2,7 +2,8 @@
 /*
  * hpu_test_util.h - small helpers every kind of test uses: a monotonic
  * clock in ms, a free loopback TCP port, a child process tied to the test,
- * a bounded wait for a device monitor's event, a skip with its reason.
+ * a bounded wait for a device monitor's event, the leading columns of a
+ * CSV file, a skip with its reason.
  */
 #ifndef HPU_TEST_UTIL_H
 #define HPU_TEST_UTIL_H
@@ -51,6 +52,17 @@ pid_t hpu_test_fork_child(void);
  */
 int hpu_test_monitor_wait(struct hpu_monitor *mon, struct hpu_monitor_event *ev,
 			  int tries);
+
+/**
+ * hpu_test_csv_columns() - the first @ncols columns of every row of a CSV
+ * file (header included), one row a line, as one string
+ * @path: the file
+ * @ncols: columns to keep, >= 1; every row must have more
+ *
+ * Return: a malloc'ed string, or NULL when the file cannot be read or a
+ * row has @ncols columns or fewer.
+ */
+char *hpu_test_csv_columns(const char *path, int ncols);
 
 /*
  * HPU_TEST_SKIP_IF() - in a cmocka test: when @reason (a string) is not

@@ -9,7 +9,9 @@
  * running on the device when step k's program is submitted (device
  * completion timestamps against the submission time), and the results
  * are still those of the run without prefetch, so every step saw exactly
- * its own batch.
+ * its own batch. At the backend: a step that reads a buffer right after
+ * its prefetch was submitted (16 MiB, still being copied) reads exactly
+ * the prefetched bytes, round after round into the same buffer.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +28,7 @@
 
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
+#include "ht_backend.h"
 #include "ht_trainer.h"
 
 #define NDEV	2
@@ -268,6 +271,73 @@ static void test_overlap_large_inputs(void **state)
 	}
 }
 
+/* ------------------------------------------- the wait, at the backend */
+
+#define RAW_N  (4U << 20) /* 16 MiB of fp32: copied by the workers */
+/*
+ * the step reads the last 256 KiB (written last): with its fetch 512 KiB
+ * of DMA, small enough that the simulator runs the step at once on the
+ * submitting thread, while the copy is still running
+ */
+#define TAIL_N (64U << 10)
+
+static void test_wait_orders_the_read(void **state)
+{
+	struct ht_backend_opts bo = { .accel = HT_ACCEL_HPU,
+				      .mode = HT_EXEC_LAZY };
+	uint32_t n = RAW_N, tn = TAIL_N, round, i, bad;
+	struct ht_backend *be = NULL;
+	struct ht_tensor *buf, *out;
+	struct ht_xfer x;
+	char err[256] = "";
+	float *src, *dst;
+
+	(void)state;
+	assert_int_equal(ht_backend_create(&bo, &be, err, sizeof(err)), 0);
+	assert_int_equal(ht_tensor_new(be, HT_F32, 1, &n, true, &buf), 0);
+	src = malloc((size_t)n * sizeof(float));
+	dst = malloc((size_t)n * sizeof(float));
+	assert_non_null(src);
+	assert_non_null(dst);
+	for (round = 1; round <= 4; round++) {
+		for (i = 0; i < n; i++)
+			src[i] = (float)(round * 1000003U + i);
+		memset(dst, 0, (size_t)tn * sizeof(float));
+		x.dst = buf->addr;
+		x.src = src;
+		x.n = (size_t)n * sizeof(float);
+		assert_int_equal(ht_step_begin(be, false), 0);
+		assert_int_equal(ht_backend_prefetch(be, &x, 1), 0);
+		/* no host wait: only the program's FENCE orders the read */
+		assert_int_equal(ht_backend_prefetch_wait(be), 0);
+		assert_int_equal(ht_tensor_new(be, HT_F32, 1, &tn, false, &out),
+				 0);
+		assert_int_equal(
+			be->ops->copy(be, out->addr,
+				      buf->addr + (uint64_t)(n - tn) *
+							  sizeof(float),
+				      (size_t)tn * sizeof(float)),
+			0);
+		assert_int_equal(ht_tensor_fetch(out, dst), 0);
+		assert_int_equal(ht_step_end(be), 0);
+		for (i = 0, bad = 0; i < tn; i++)
+			bad += dst[i] != src[n - tn + i];
+		if (bad)
+			fail_msg("round %u: %u of %u elements were not the "
+				 "prefetched ones",
+				 round, bad, tn);
+	}
+	assert_int_equal(be->stats.prefetches, 4);
+	/* a wait without a prefetch would never end: refused */
+	assert_int_equal(ht_step_begin(be, false), 0);
+	assert_int_equal(ht_backend_prefetch_wait(be), -EINVAL);
+	assert_int_equal(ht_step_end(be), 0);
+	ht_tensor_free(buf);
+	ht_backend_destroy(be);
+	free(src);
+	free(dst);
+}
+
 /* ------------------------------------------------------- DDP, 2 ranks */
 
 /**
@@ -372,6 +442,8 @@ int main(void)
 		cmocka_unit_test_setup(test_stop_and_continue,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_overlap_large_inputs,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_wait_orders_the_read,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_bits_ddp, hpu_test_need_daemon),
 	};

@@ -321,7 +321,8 @@ deps:
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all check-headers $(TEST_BINS)
-	$(Q)O=$(O) tests/run-tests $(TEST_BINS)
+	$(Q)O=$(O) HPU_TEST_MAKE_VARS="SANITIZE='$(SANITIZE)' OPTFLAGS='$(OPTFLAGS)'" \
+		tests/run-tests $(TEST_BINS)
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -77,14 +77,20 @@ static void dpath(char *buf, size_t len, const char *rel)
 	snprintf(buf, len, "%s%s", in.dest, rel);
 }
 
+/*
+ * `make test` passes its SANITIZE and OPTFLAGS in HPU_TEST_MAKE_VARS, so
+ * that anything install finds out of date is rebuilt the way the rest of
+ * the build directory was
+ */
 static int make_target(const char *target, char **out)
 {
+	const char *vars = getenv("HPU_TEST_MAKE_VARS");
 	char cmd[4 * PATH_MAX];
 
 	snprintf(cmd, sizeof(cmd),
-		 "make --no-print-directory -C '%s' O='%s' %s DESTDIR='%s' "
+		 "make --no-print-directory -C '%s' O='%s' %s %s DESTDIR='%s' "
 		 "PREFIX=" PREFIX,
-		 in.repo, in.build, target, in.dest);
+		 in.repo, in.build, vars ? vars : "", target, in.dest);
 	return sh(cmd, out);
 }
 

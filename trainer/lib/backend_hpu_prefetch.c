@@ -244,6 +244,8 @@ int hb_prefetch(struct ht_backend *be, const struct ht_xfer *x, unsigned int n)
 	}
 	be->stats.submissions++;
 	be->stats.prefetches++;
+	if (be->in_step)
+		be->stats.prefetch_in_step++;
 	a->seq = done ? 0 : seq;
 	a->prog_ns = 0;
 	hb->pf_next = (hb->pf_next + 1) % HT_PREFETCH_DEPTH;

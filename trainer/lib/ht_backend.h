@@ -182,6 +182,8 @@ extern const struct ht_backend_ops ht_backend_hpu_ops;
  * @waits: CS waits (hpu)
  * @replays: steps run from a captured graph (hpu)
  * @prefetches: prefetch uploads submitted beside the program (hpu)
+ * @prefetch_in_step: of those, uploads submitted inside an open step,
+ *	before its program was submitted and waited for (hpu)
  * @prefetch_overlapped: of those, uploads still running when the next
  *	program submission began (device completion time after it)
  * @prefetch_overlap_ns: sum over those of the time they ran beside it
@@ -194,6 +196,7 @@ struct ht_backend_stats {
 	uint64_t waits;
 	uint64_t replays;
 	uint64_t prefetches;
+	uint64_t prefetch_in_step;
 	uint64_t prefetch_overlapped;
 	uint64_t prefetch_overlap_ns;
 	uint64_t persistent_bytes;

@@ -378,6 +378,8 @@ struct ht_trainer_opts {
  * @samples_per_s: global samples per second at @step_time_s
  * @prefetches: batches prefetched to the device so far (hpu, this
  *	trainer's life)
+ * @prefetch_in_step: of those, the copies submitted during the step
+ *	before theirs (before its program was submitted)
  * @prefetch_overlapped: of those, the copies still running when the
  *	program of the step before them was submitted (device timestamps)
  * @prefetch_overlap_s: the time those copies ran beside it, summed
@@ -397,6 +399,7 @@ struct ht_trainer_result {
 	double step_time_s;
 	double samples_per_s;
 	uint64_t prefetches;
+	uint64_t prefetch_in_step;
 	uint64_t prefetch_overlapped;
 	double prefetch_overlap_s;
 };

@@ -191,6 +191,7 @@ static void info_at_end(struct ht_trainer *t, struct ht_step_info *info)
 static void pf_result(struct ht_trainer *t, struct ht_trainer_result *res)
 {
 	res->prefetches = t->be->stats.prefetches;
+	res->prefetch_in_step = t->be->stats.prefetch_in_step;
 	res->prefetch_overlapped = t->be->stats.prefetch_overlapped;
 	res->prefetch_overlap_s =
 		(double)t->be->stats.prefetch_overlap_ns * 1e-9;

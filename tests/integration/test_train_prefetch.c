@@ -29,6 +29,7 @@
 
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "ht_backend.h"
 #include "ht_trainer.h"
 
@@ -59,12 +60,9 @@ struct out {
 	char err[512];
 };
 
-static int next_port;
-
 static int group_setup(void **state)
 {
 	(void)state;
-	next_port = 33000 + (int)(getpid() % 8000) * 4;
 	if (hpu_test_group_start(NDEV, "gaudi2"))
 		return -1;
 	return hpu_test_require_cs();
@@ -396,16 +394,18 @@ static struct rank *run_ddp(int mode, bool pf)
 {
 	struct rank *r;
 	pid_t pids[NDEV];
-	int status[NDEV], i;
+	int status[NDEV], i, port;
 
 	r = mmap(NULL, NDEV * sizeof(*r), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	assert_true(r != MAP_FAILED);
-	next_port += 3;
+	/* a port nothing listens on now (others' tests run beside) */
+	port = hpu_test_free_port();
+	assert_true(port > 0);
 	for (i = 0; i < NDEV; i++) {
 		memset(&r[i], 0, sizeof(r[i]));
 		r[i].rank = i;
-		r[i].port = next_port;
+		r[i].port = port;
 		r[i].mode = mode;
 		r[i].pf = pf;
 	}

@@ -258,9 +258,8 @@ static void test_wait_not_timed_out(void **state)
 
 	assert_int_equal(hpu_cb_fence(cb, 97, 1, 1), 0);
 	long_seq = submit(cb, 1, 20000);
-	assert_int_equal(hpu_cs_submit_wait(dev, 2, &long_seq, 1, &wait_seq,
-					    NULL),
-			 0);
+	assert_int_equal(
+		hpu_cs_submit_wait(dev, 2, &long_seq, 1, &wait_seq, NULL), 0);
 	assert_int_equal(hpu_cb_fence(cb, 96, 1, 1), 0);
 	plain_seq = submit(cb, 3, 0);
 

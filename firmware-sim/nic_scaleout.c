@@ -145,7 +145,7 @@ struct hpusim_so_peer {
 /**
  * struct so_in - an accepted connection (receiving side)
  * @node: in the endpoint's @ins (endpoint lock)
- * @so: endpoint
+ * @fab: the server whose devices it writes to
  * @fd: the socket
  * @thread: its receiver thread
  * @done: the thread ended (atomic)
@@ -154,7 +154,7 @@ struct hpusim_so_peer {
  */
 struct so_in {
 	struct hpusim_list node;
-	struct hpusim_so *so;
+	struct hpu_fw_fabric *fab;
 	int fd;
 	pthread_t thread;
 	bool done;
@@ -892,7 +892,7 @@ static int in_write(struct so_in *in, const struct so_msg *m)
 	void *cookie = NULL;
 	int st, ret;
 
-	dev = hpusim_fabric_dev_get(in->so->fab, m->device);
+	dev = hpusim_fabric_dev_get(in->fab, m->device);
 	if (!dev || !scaleout_up(dev)) {
 		st = SO_ST_NODEV;
 		goto out_drain;
@@ -927,10 +927,10 @@ out_drain:
 	return ret ? ret : st;
 }
 
-static void *in_main(void *arg)
+/* The receiver loop of @in: the hello, then messages until one is bad */
+static void in_serve(struct so_in *in)
 {
-	struct so_in *in = arg;
-	struct hpu_fw_fabric *fab = in->so->fab;
+	struct hpu_fw_fabric *fab = in->fab;
 	struct so_msg m;
 	int st;
 
@@ -938,14 +938,14 @@ static void *in_main(void *arg)
 	    m.version != SO_VERSION || m.type != SO_HELLO || !m.server_id ||
 	    m.seq) {
 		so_log(in->name, "bad hello, closing");
-		goto out;
+		return;
 	}
 	m = (struct so_msg){ .magic = SO_MAGIC,
 			     .version = SO_VERSION,
 			     .type = SO_HELLO_ACK,
 			     .server_id = fab->server_id };
 	if (send_msg(in->fd, &m, false))
-		goto out;
+		return;
 	for (;;) {
 		uint64_t seq;
 
@@ -976,7 +976,36 @@ static void *in_main(void *arg)
 		if (send_msg(in->fd, &m, false))
 			break;
 	}
-out:
+}
+
+/**
+ * hpusim_so_serve() - receive the messages of one scale-out connection
+ * @fab: the server whose devices the writes go to
+ * @fd: the connection (a stream socket; the answers are sent on it)
+ * @name: the remote end, for the log
+ *
+ * What every accepted connection's thread runs, from the hello to the
+ * first bad message or the end of the stream; the fuzz target calls it on
+ * one end of a socket pair. Return: 0 or -ENOMEM.
+ */
+int hpusim_so_serve(struct hpu_fw_fabric *fab, int fd, const char *name)
+{
+	struct so_in in = { .fab = fab, .fd = fd };
+
+	in.bounce = malloc(SO_BOUNCE);
+	if (!in.bounce)
+		return -ENOMEM;
+	snprintf(in.name, sizeof(in.name), "%s", name);
+	in_serve(&in);
+	free(in.bounce);
+	return 0;
+}
+
+static void *in_main(void *arg)
+{
+	struct so_in *in = arg;
+
+	in_serve(in);
 	shutdown(in->fd, SHUT_RDWR);
 	__atomic_store_n(&in->done, true, __ATOMIC_RELEASE);
 	return NULL;
@@ -1023,7 +1052,7 @@ static void so_accept_one(struct hpusim_so *so)
 	in->bounce = malloc(SO_BOUNCE);
 	if (!in->bounce)
 		goto err_free_in;
-	in->so = so;
+	in->fab = so->fab;
 	in->fd = fd;
 	if (!inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof(ip)))
 		strcpy(ip, "?");

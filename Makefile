@@ -289,7 +289,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
-	$(O)/fuzz/fuzz_scaleout
+	$(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store
 
 $(O)/fuzz:
 	$(Q)mkdir -p $@
@@ -311,6 +311,11 @@ $(O)/fuzz/fuzz_scaleout: tests/fuzz/fuzz_scaleout.c tests/fuzz/fuzz_seed.h \
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(BLAS_LIBS) \
 		$(LDLIBS_BASE)
+
+$(O)/fuzz/fuzz_store: tests/fuzz/fuzz_store.c tests/fuzz/fuzz_seed.h \
+		trainer/ccl/ccl_store.h trainer/ccl/store.c | $(O)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)
 
 fuzz: $(FUZZ_TARGETS)
 

@@ -46,6 +46,36 @@ uint16_t ccl_store_server_port(const struct ccl_store_server *srv);
  */
 void ccl_store_server_stop(struct ccl_store_server *srv, int linger_ms);
 
+/*
+ * A server driven by its caller instead of a thread (the fuzz target and
+ * tests): no listening socket; connections are handed in with
+ * ccl_store_server_adopt() and served by ccl_store_server_poll(), the
+ * step the serving thread of ccl_store_server_start() repeats. Freed by
+ * ccl_store_server_stop(), which closes the adopted connections.
+ */
+int ccl_store_server_local(struct ccl_store_server **out);
+
+/**
+ * ccl_store_server_adopt() - serve a connected stream socket
+ * @srv: server
+ * @fd: the connection; the server owns it from now on (made non-blocking)
+ *
+ * Return: 0; -EMFILE (too many clients); -ENOMEM. On an error @fd is
+ * still the caller's.
+ */
+int ccl_store_server_adopt(struct ccl_store_server *srv, int fd);
+
+/**
+ * ccl_store_server_poll() - wait up to @timeout_ms for input, then read
+ * and answer what came (requests, new connections, closed connections,
+ * GETs that can be answered or timed out)
+ * @srv: server
+ * @timeout_ms: longest wait, 0 for none
+ *
+ * Return: 0 or -errno of poll().
+ */
+int ccl_store_server_poll(struct ccl_store_server *srv, int timeout_ms);
+
 /**
  * ccl_store_connect() - connect to a store, retrying until @timeout_ms
  * @ipv4: server address (network byte order)

@@ -102,12 +102,15 @@ struct srv_client {
  * @bytes: keys plus values held (thread only)
  * @clients: connections (thread only)
  * @nclients: entries of @clients
+ * @pfd: what a poll waits for (thread only)
+ * @threaded: @thread runs (else the caller polls: ccl_store_server_local())
  */
 struct ccl_store_server {
 	int lfd;
 	int wake[2];
 	uint16_t port;
 	pthread_t thread;
+	bool threaded;
 	pthread_mutex_t lock;
 	bool stopping;
 	uint64_t linger_until;
@@ -115,6 +118,7 @@ struct ccl_store_server {
 	size_t bytes;
 	struct srv_client *clients[MAX_CLIENTS];
 	int nclients;
+	struct pollfd pfd[MAX_CLIENTS + 2];
 };
 
 static unsigned int hash_key(const char *k)
@@ -436,24 +440,21 @@ static void read_client(struct ccl_store_server *srv, int i)
 	}
 }
 
-static void accept_client(struct ccl_store_server *srv)
+int ccl_store_server_adopt(struct ccl_store_server *srv, int fd)
 {
 	struct timeval tv = { .tv_sec = 2 };
 	struct srv_client *c;
 	int one = 1;
-	int fd = accept(srv->lfd, NULL, NULL);
 
-	if (fd < 0)
-		return;
 	if (srv->nclients >= MAX_CLIENTS)
-		goto err_close;
+		return -EMFILE;
 	c = calloc(1, sizeof(*c));
 	if (!c)
-		goto err_close;
+		return -ENOMEM;
 	c->in = malloc(IN_CAP);
 	if (!c->in) {
 		free(c);
-		goto err_close;
+		return -ENOMEM;
 	}
 	c->fd = fd;
 	c->rank = -1;
@@ -461,9 +462,15 @@ static void accept_client(struct ccl_store_server *srv)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	srv->clients[srv->nclients++] = c;
-	return;
-err_close:
-	close(fd);
+	return 0;
+}
+
+static void accept_client(struct ccl_store_server *srv)
+{
+	int fd = accept(srv->lfd, NULL, NULL);
+
+	if (fd >= 0 && ccl_store_server_adopt(srv, fd))
+		close(fd);
 }
 
 static int next_timeout(struct ccl_store_server *srv, uint64_t now)
@@ -477,18 +484,42 @@ static int next_timeout(struct ccl_store_server *srv, uint64_t now)
 	return best > now ? (int)(best - now) : 0;
 }
 
+int ccl_store_server_poll(struct ccl_store_server *srv, int timeout_ms)
+{
+	struct pollfd *pfd = srv->pfd;
+	int i, n;
+
+	pfd[0] = (struct pollfd){ .fd = srv->lfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = srv->wake[0], .events = POLLIN };
+	for (i = 0; i < srv->nclients; i++)
+		pfd[i + 2] = (struct pollfd){ .fd = srv->clients[i]->fd,
+					      .events = POLLIN };
+	n = srv->nclients;
+	if (poll(pfd, (nfds_t)n + 2, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	if (pfd[1].revents) {
+		char b[16];
+
+		if (read(srv->wake[0], b, sizeof(b)) < 0)
+			(void)0;
+	}
+	/* Newest first, so dropping entry i keeps lower ones valid */
+	for (i = n - 1; i >= 0; i--)
+		if (pfd[i + 2].revents)
+			read_client(srv, i);
+	if (pfd[0].revents)
+		accept_client(srv);
+	serve_waiters(srv, now_ms());
+	return 0;
+}
+
 static void *server_thread(void *arg)
 {
 	struct ccl_store_server *srv = arg;
-	struct pollfd *pfd;
 
-	pfd = calloc(MAX_CLIENTS + 2, sizeof(*pfd));
-	if (!pfd)
-		return NULL;
 	for (;;) {
 		uint64_t now = now_ms();
 		bool stop;
-		int i, n;
 
 		pthread_mutex_lock(&srv->lock);
 		stop = srv->stopping &&
@@ -496,32 +527,45 @@ static void *server_thread(void *arg)
 		pthread_mutex_unlock(&srv->lock);
 		if (stop)
 			break;
-		pfd[0] = (struct pollfd){ .fd = srv->lfd, .events = POLLIN };
-		pfd[1] =
-			(struct pollfd){ .fd = srv->wake[0], .events = POLLIN };
-		for (i = 0; i < srv->nclients; i++)
-			pfd[i + 2] = (struct pollfd){ .fd = srv->clients[i]->fd,
-						      .events = POLLIN };
-		n = srv->nclients;
-		if (poll(pfd, (nfds_t)n + 2, next_timeout(srv, now)) < 0 &&
-		    errno != EINTR)
+		if (ccl_store_server_poll(srv, next_timeout(srv, now)))
 			break;
-		if (pfd[1].revents) {
-			char b[16];
-
-			if (read(srv->wake[0], b, sizeof(b)) < 0)
-				(void)0;
-		}
-		/* Newest first, so dropping entry i keeps lower ones valid */
-		for (i = n - 1; i >= 0; i--)
-			if (pfd[i + 2].revents)
-				read_client(srv, i);
-		if (pfd[0].revents)
-			accept_client(srv);
-		serve_waiters(srv, now_ms());
 	}
-	free(pfd);
 	return NULL;
+}
+
+/* A server without a socket or a thread yet */
+static int server_alloc(struct ccl_store_server **out)
+{
+	struct ccl_store_server *srv;
+	int ret;
+
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		return -ENOMEM;
+	srv->lfd = -1;
+	if (pipe2(srv->wake, O_CLOEXEC | O_NONBLOCK)) {
+		ret = -errno;
+		free(srv);
+		return ret;
+	}
+	pthread_mutex_init(&srv->lock, NULL);
+	*out = srv;
+	return 0;
+}
+
+static void server_free(struct ccl_store_server *srv)
+{
+	pthread_mutex_destroy(&srv->lock);
+	close(srv->wake[0]);
+	close(srv->wake[1]);
+	if (srv->lfd >= 0)
+		close(srv->lfd);
+	free(srv);
+}
+
+int ccl_store_server_local(struct ccl_store_server **out)
+{
+	return server_alloc(out);
 }
 
 int ccl_store_server_start(uint32_t ipv4, uint16_t port,
@@ -532,9 +576,9 @@ int ccl_store_server_start(uint32_t ipv4, uint16_t port,
 	struct ccl_store_server *srv;
 	int one = 1, ret;
 
-	srv = calloc(1, sizeof(*srv));
-	if (!srv)
-		return -ENOMEM;
+	ret = server_alloc(&srv);
+	if (ret)
+		return ret;
 	srv->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (srv->lfd < 0) {
 		ret = -errno;
@@ -547,27 +591,17 @@ int ccl_store_server_start(uint32_t ipv4, uint16_t port,
 	    listen(srv->lfd, 128) ||
 	    getsockname(srv->lfd, (struct sockaddr *)&sa, &sl)) {
 		ret = -errno;
-		goto err_close;
+		goto err_free;
 	}
 	srv->port = ntohs(sa.sin_port);
-	if (pipe2(srv->wake, O_CLOEXEC | O_NONBLOCK)) {
-		ret = -errno;
-		goto err_close;
-	}
-	pthread_mutex_init(&srv->lock, NULL);
 	ret = -pthread_create(&srv->thread, NULL, server_thread, srv);
 	if (ret)
-		goto err_pipe;
+		goto err_free;
+	srv->threaded = true;
 	*out = srv;
 	return 0;
-err_pipe:
-	pthread_mutex_destroy(&srv->lock);
-	close(srv->wake[0]);
-	close(srv->wake[1]);
-err_close:
-	close(srv->lfd);
 err_free:
-	free(srv);
+	server_free(srv);
 	return ret;
 }
 
@@ -579,7 +613,6 @@ uint16_t ccl_store_server_port(const struct ccl_store_server *srv)
 void ccl_store_server_stop(struct ccl_store_server *srv, int linger_ms)
 {
 	unsigned int b;
-	int i;
 
 	if (!srv)
 		return;
@@ -590,7 +623,8 @@ void ccl_store_server_stop(struct ccl_store_server *srv, int linger_ms)
 	pthread_mutex_unlock(&srv->lock);
 	if (write(srv->wake[1], "x", 1) < 0)
 		(void)0;
-	pthread_join(srv->thread, NULL);
+	if (srv->threaded)
+		pthread_join(srv->thread, NULL);
 	while (srv->nclients)
 		drop_client(srv, srv->nclients - 1);
 	for (b = 0; b < NBUCKETS; b++) {
@@ -603,11 +637,7 @@ void ccl_store_server_stop(struct ccl_store_server *srv, int linger_ms)
 			free(e);
 		}
 	}
-	for (i = 0; i < 2; i++)
-		close(srv->wake[i]);
-	close(srv->lfd);
-	pthread_mutex_destroy(&srv->lock);
-	free(srv);
+	server_free(srv);
 }
 
 /* ------------------------------------------------------------ client */

@@ -289,7 +289,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
-	$(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store
+	$(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv
 
 $(O)/fuzz:
 	$(Q)mkdir -p $@
@@ -316,6 +316,12 @@ $(O)/fuzz/fuzz_store: tests/fuzz/fuzz_store.c tests/fuzz/fuzz_seed.h \
 		trainer/ccl/ccl_store.h trainer/ccl/store.c | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)
+
+$(O)/fuzz/fuzz_csv: tests/fuzz/fuzz_csv.c tests/fuzz/fuzz_seed.h \
+		trainer/lib/ht_data.h trainer/lib/data_csv.c \
+		trainer/lib/data_dataset.c | $(O)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ -lz $(LDLIBS_BASE)
 
 fuzz: $(FUZZ_TARGETS)
 

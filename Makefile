@@ -289,7 +289,8 @@ FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
-	$(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv
+	$(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv \
+	$(O)/fuzz/fuzz_ckpt
 
 $(O)/fuzz:
 	$(Q)mkdir -p $@
@@ -322,6 +323,15 @@ $(O)/fuzz/fuzz_csv: tests/fuzz/fuzz_csv.c tests/fuzz/fuzz_seed.h \
 		trainer/lib/data_dataset.c | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ -lz $(LDLIBS_BASE)
+
+# The checkpoint loader needs a trainer: the whole training library and
+# what it links (libhpuccl, libhpudrv, libhpusim for the cpu backend).
+$(O)/fuzz/fuzz_ckpt: tests/fuzz/fuzz_ckpt.c tests/fuzz/fuzz_seed.h \
+		trainer/lib/trainer_internal.h $(TRAIN_SRCS) $(CCL_SRCS) \
+		$(DRV_SRCS) $(SIM_SRCS) $(COMMON_SRCS) | $(O)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ \
+		$(call pkg_libs,libudev) $(TRAIN_LIBS) $(LDLIBS_BASE)
 
 fuzz: $(FUZZ_TARGETS)
 

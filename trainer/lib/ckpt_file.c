@@ -108,6 +108,21 @@ static uint64_t get_u64(struct buf *b)
 	return v;
 }
 
+/* CRC-32 of @n bytes at @p, also past zlib's 4 GiB length type */
+static uint32_t crc_of(const uint8_t *p, size_t n)
+{
+	uLong crc = crc32(0L, Z_NULL, 0);
+
+	while (n) {
+		size_t k = n < (1U << 30) ? n : (1U << 30);
+
+		crc = crc32(crc, p, (uInt)k);
+		p += k;
+		n -= k;
+	}
+	return (uint32_t)crc;
+}
+
 /* The identity of the run, the same on save and load */
 static int put_meta(struct ht_trainer *t, struct buf *b)
 {
@@ -253,7 +268,7 @@ int ckpt_save(struct ht_trainer *t, const char *path)
 	}
 	memcpy(h.magic, CKPT_MAGIC, sizeof(h.magic));
 	h.payload_bytes = b.len;
-	h.crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), b.p, (uInt)b.len);
+	h.crc = crc_of(b.p, b.len);
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
 	    (int)sizeof(tmp)) {
 		free(b.p);
@@ -327,13 +342,19 @@ out:
 	return ret;
 }
 
-/* The header and the checksum; @b's cursor ends at the payload */
+/*
+ * The header and the checksum; @b's cursor ends at the payload. The
+ * header is copied out: @b may be any buffer (ckpt_parse()).
+ */
 static int check_header(struct ht_trainer *t, const char *path, struct buf *b)
 {
-	const struct ckpt_header *h = get(b, sizeof(*h));
+	const void *raw = get(b, sizeof(struct ckpt_header));
+	struct ckpt_header hdr, *h = &hdr;
 	uint32_t crc;
 
-	if (!h || memcmp(h->magic, CKPT_MAGIC, sizeof(h->magic)))
+	if (raw)
+		memcpy(&hdr, raw, sizeof(hdr));
+	if (!raw || memcmp(h->magic, CKPT_MAGIC, sizeof(h->magic)))
 		return trainer_seterr(
 			t, -EINVAL, "%s is not a checkpoint (bad magic)", path);
 	if (h->version != CKPT_VERSION || h->header_bytes != sizeof(*h))
@@ -347,8 +368,7 @@ static int check_header(struct ht_trainer *t, const char *path, struct buf *b)
 			"checkpoint %s is truncated or has trailing bytes (%zu payload bytes, header says %llu)",
 			path, b->len - sizeof(*h),
 			(unsigned long long)h->payload_bytes);
-	crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), b->p + b->pos,
-			      (uInt)(b->len - b->pos));
+	crc = crc_of(b->p + b->pos, b->len - b->pos);
 	if (crc != h->crc)
 		return trainer_seterr(
 			t, -EINVAL,
@@ -450,24 +470,43 @@ static int restore(struct ht_trainer *t, const char *path, struct buf *b)
 	return 0;
 }
 
+/**
+ * ckpt_parse() - check a checkpoint's bytes against the run and restore it
+ * @t: trainer
+ * @path: the file's name, for the messages
+ * @data: the whole file (only read)
+ * @len: its bytes
+ *
+ * The header (magic, version, sizes, CRC), the run's identity, then the
+ * state. Return: 0, -EINVAL with the first mismatch in @t's error, or
+ * the backend's error.
+ */
+int ckpt_parse(struct ht_trainer *t, const char *path, const void *data,
+	       size_t len)
+{
+	struct buf b = { .p = (uint8_t *)data, .len = len };
+	int ret;
+
+	ret = check_header(t, path, &b);
+	if (!ret)
+		ret = check_meta(t, path, &b);
+	if (!ret)
+		ret = restore(t, path, &b);
+	return ret;
+}
+
 int ckpt_load(struct ht_trainer *t, const char *path)
 {
 	struct buf b = { 0 };
 	int ret;
 
 	ret = read_file(path, &b);
-	if (ret) {
+	if (ret)
 		trainer_seterr(t, ret, "cannot read checkpoint %s: %s", path,
 			       ret == -EINVAL ? "not a regular file" :
 						strerror(-ret));
-		goto out;
-	}
-	ret = check_header(t, path, &b);
-	if (!ret)
-		ret = check_meta(t, path, &b);
-	if (!ret)
-		ret = restore(t, path, &b);
-out:
+	else
+		ret = ckpt_parse(t, path, b.p, b.len);
 	free(b.p);
 	return ret;
 }

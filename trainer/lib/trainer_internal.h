@@ -157,6 +157,8 @@ int ddp_step_done(struct ht_trainer *t);
 /* ckpt_file.c */
 int ckpt_save(struct ht_trainer *t, const char *path);
 int ckpt_load(struct ht_trainer *t, const char *path);
+int ckpt_parse(struct ht_trainer *t, const char *path, const void *data,
+	       size_t len);
 
 /* callback_*.c */
 int cb_init(struct ht_trainer *t);

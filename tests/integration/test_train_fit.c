@@ -8,7 +8,8 @@
  * two optimizers in one module (the mixer) train through fit; a run
  * killed with SIGKILL mid-epoch and resumed from its last checkpoint ends
  * with the same weight bytes as an uninterrupted one; corrupt, truncated
- * and mismatching checkpoints are refused with a clear message; the CSV
+ * and mismatching checkpoints are refused with a clear message, a good
+ * one is read at any address (ckpt_parse, the fuzz target's entry); the CSV
  * log, plain progress lines and device statistics.
  */
 #include <setjmp.h>
@@ -31,6 +32,7 @@
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_util.h"
 #include "ht_trainer.h"
+#include "trainer_internal.h"
 
 static int group_setup(void **state)
 {
@@ -449,6 +451,20 @@ static void test_bad_checkpoints(void **state)
 	f = fopen(good, "rb");
 	assert_int_equal(fread(buf, 1, st.st_size, f), st.st_size);
 	fclose(f);
+
+	/* the parser reads a checkpoint at any address (ckpt_parse) */
+	{
+		unsigned char *odd = malloc(st.st_size + 1);
+
+		assert_non_null(odd);
+		memcpy(odd + 1, buf, st.st_size);
+		assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)),
+				 0);
+		assert_int_equal(ckpt_parse(t, good, odd + 1, st.st_size), 0);
+		assert_int_equal(t->resumed_step, r.steps);
+		ht_trainer_destroy(t);
+		free(odd);
+	}
 
 	/* one flipped bit in the weights */
 	buf[st.st_size - 5] ^= 0x10;

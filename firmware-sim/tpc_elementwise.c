@@ -197,12 +197,53 @@ static float gelu_grad(float x)
 					   (1.0f + 3.0f * GELU_C * x * x);
 }
 
+/*
+ * Elements of a block: the arithmetic kernels run on blocks held in local
+ * arrays with a fixed trip count, which GCC vectorizes at -O2 (no alias
+ * check, no scalar epilogue) and turns the selects of relu and relu_bwd
+ * into masks instead of branches that mispredict on signs. Each element
+ * is computed by the same expression as before, so the bits are the same.
+ */
+#define VB 16
+
+/* @m (<= VB) elements of @s into @t, the rest of @t zero */
+static inline void blk_in(float *t, const float *s, unsigned int m)
+{
+	if (m == VB) {
+		memcpy(t, s, VB * sizeof(float));
+		return;
+	}
+	memset(t, 0, VB * sizeof(float));
+	memcpy(t, s, m * sizeof(float));
+}
+
+static inline void blk_out(float *d, const float *t, unsigned int m)
+{
+	if (m == VB)
+		memcpy(d, t, VB * sizeof(float));
+	else
+		memcpy(d, t, m * sizeof(float));
+}
+
 /* One chunk of an elementwise kernel: o[i] = f(a[i], b[i]) */
 static void op_chunk(uint32_t id, float *o, const float *a, const float *b,
 		     unsigned int n, float alpha)
 {
-	unsigned int i;
+	float ta[VB], tb[VB], to[VB];
+	unsigned int i, i0, m;
 
+/* Vectorizable: ta[i], tb[i] -> to[i] over whole blocks */
+#define VLOOP(expr)                            \
+	for (i0 = 0; i0 < n; i0 += m) {        \
+		m = n - i0 < VB ? n - i0 : VB; \
+		blk_in(ta, a + i0, m);         \
+		blk_in(tb, b + i0, m);         \
+		for (i = 0; i < VB; i++)       \
+			to[i] = (expr);        \
+		blk_out(o + i0, to, m);        \
+	}                                      \
+	break
+/* Calls into libm: element by element */
 #define LOOP(expr)              \
 	for (i = 0; i < n; i++) \
 		o[i] = (expr);  \
@@ -210,21 +251,22 @@ static void op_chunk(uint32_t id, float *o, const float *a, const float *b,
 	switch (id) {
 	case HPU_TPC_KERNEL_ADD:
 	case HPU_TPC_KERNEL_BIAS_ADD:
-		LOOP(a[i] + b[i]);
+		VLOOP(ta[i] + tb[i]);
 	case HPU_TPC_KERNEL_SUB:
-		LOOP(a[i] - b[i]);
+		VLOOP(ta[i] - tb[i]);
 	case HPU_TPC_KERNEL_MUL:
-		LOOP(a[i] * b[i]);
+		VLOOP(ta[i] * tb[i]);
 	case HPU_TPC_KERNEL_DIV:
-		LOOP(a[i] / b[i]);
+		VLOOP(ta[i] / tb[i]);
 	case HPU_TPC_KERNEL_SCALE:
-		LOOP(alpha * a[i]);
+		VLOOP(alpha * ta[i]);
 	case HPU_TPC_KERNEL_AXPY:
-		LOOP(alpha * a[i] + b[i]);
+		VLOOP(alpha * ta[i] + tb[i]);
 	case HPU_TPC_KERNEL_RELU:
-		LOOP(a[i] <= 0 ? 0.0f : a[i]); /* NaN stays */
+		VLOOP(ta[i] <= 0 ? 0.0f : ta[i]); /* NaN stays */
 	case HPU_TPC_KERNEL_RELU_BWD:
-		LOOP(a[i] > 0 ? b[i] : isnan(a[i]) ? a[i] : 0.0f);
+		/* ta[i] != ta[i]: NaN */
+		VLOOP(ta[i] > 0 ? tb[i] : ta[i] != ta[i] ? ta[i] : 0.0f);
 	case HPU_TPC_KERNEL_GELU:
 		LOOP(gelu(a[i]));
 	case HPU_TPC_KERNEL_GELU_BWD:
@@ -232,11 +274,11 @@ static void op_chunk(uint32_t id, float *o, const float *a, const float *b,
 	case HPU_TPC_KERNEL_TANH:
 		LOOP(tanhf(a[i]));
 	case HPU_TPC_KERNEL_TANH_BWD:
-		LOOP(b[i] * (1.0f - a[i] * a[i]));
+		VLOOP(tb[i] * (1.0f - ta[i] * ta[i]));
 	case HPU_TPC_KERNEL_SIGMOID:
 		LOOP(1.0f / (1.0f + expf(-a[i])));
 	case HPU_TPC_KERNEL_SIGMOID_BWD:
-		LOOP(b[i] * a[i] * (1.0f - a[i]));
+		VLOOP(tb[i] * ta[i] * (1.0f - ta[i]));
 	case HPU_TPC_KERNEL_EXP:
 		LOOP(expf(a[i]));
 	case HPU_TPC_KERNEL_LOG:
@@ -244,6 +286,7 @@ static void op_chunk(uint32_t id, float *o, const float *a, const float *b,
 	default:
 		break;
 	}
+#undef VLOOP
 #undef LOOP
 }
 

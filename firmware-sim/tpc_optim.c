@@ -7,18 +7,70 @@
 
 #include "tpc_lib.h"
 
+/* Elements of a block of sgd_contig() (see tpc_elementwise.c's VB) */
+#define SGD_VB 16
+
+/*
+ * @n contiguous elements: whole blocks go through local arrays with a
+ * fixed trip count, which GCC vectorizes at -O2; the expressions are
+ * sgd()'s, element by element, so the bits are the same
+ */
+static void sgd_contig(float *w, const float *g, float *v, uint64_t n, float lr,
+		       float mu, float wd, bool nesterov)
+{
+	float tw[SGD_VB], tg[SGD_VB], tv[SGD_VB];
+	uint64_t i0;
+	unsigned int i;
+
+	for (i0 = 0; i0 + SGD_VB <= n; i0 += SGD_VB) {
+		memcpy(tw, w + i0, sizeof(tw));
+		memcpy(tg, g + i0, sizeof(tg));
+		memcpy(tv, v + i0, sizeof(tv));
+		/* two loops: a select on @nesterov would not vectorize */
+		if (nesterov) {
+			for (i = 0; i < SGD_VB; i++) {
+				float d = tg[i] + wd * tw[i];
+
+				tv[i] = mu * tv[i] + d;
+				tw[i] -= lr * (d + mu * tv[i]);
+			}
+		} else {
+			for (i = 0; i < SGD_VB; i++) {
+				tv[i] = mu * tv[i] + (tg[i] + wd * tw[i]);
+				tw[i] -= lr * tv[i];
+			}
+		}
+		memcpy(w + i0, tw, sizeof(tw));
+		memcpy(v + i0, tv, sizeof(tv));
+	}
+	for (; i0 < n; i0++) {
+		float d = g[i0] + wd * w[i0];
+
+		v[i0] = mu * v[i0] + d;
+		d = nesterov ? d + mu * v[i0] : v[i0];
+		w[i0] -= lr * d;
+	}
+}
+
 int tpc_sgd(struct tpc_ctx *c)
 {
 	const struct tpc_t *p = &c->t[0], *g = &c->t[1], *b = &c->t[2];
 	float lr = tpc_pf(c, 0), mu = tpc_pf(c, 1), wd = tpc_pf(c, 2);
 	bool nesterov = c->params[3] & 1;
 	uint64_t r, i, rows = p->n ? p->n / p->sizes[0] : 0;
+	bool contig = p->strides[0] == 1 && g->strides[0] == 1 &&
+		      b->strides[0] == 1;
 
 	for (r = 0; r < rows; r++) {
 		float *pr = tpc_f32(p, tpc_row_off(p, r));
 		const float *gr = tpc_f32(g, tpc_row_off(g, r));
 		float *br = tpc_f32(b, tpc_row_off(b, r));
 
+		if (contig) {
+			sgd_contig(pr, gr, br, p->sizes[0], lr, mu, wd,
+				   nesterov);
+			continue;
+		}
 		for (i = 0; i < p->sizes[0]; i++) {
 			float *w = &pr[i * p->strides[0]];
 			float *v = &br[i * b->strides[0]];

@@ -76,6 +76,8 @@ static void digits_opts(struct ht_trainer_opts *o, int mode)
 	o->mlp.hidden[0] = 32;
 	o->max_epochs = 1;
 	o->progress = HT_TRAIN_PROGRESS_OFF;
+	/* 8 KiB batches are skipped by default: prefetch them to test it */
+	o->device_prefetch_skip = 0;
 }
 
 /* 4 MiB of features a batch: 4096 x 256, a small layer after them */
@@ -171,6 +173,7 @@ static void test_bits_modes(void **state)
 				     HT_TRAIN_EXEC_GRAPH };
 	static const char *const names[] = { "eager", "lazy", "graph" };
 	struct ht_trainer_opts o;
+	struct out *off, *on;
 	unsigned int i;
 
 	(void)state;
@@ -178,6 +181,17 @@ static void test_bits_modes(void **state)
 		digits_opts(&o, modes[i]);
 		off_on(&o, names[i]);
 	}
+	/* by default a batch this small is not prefetched: nothing changes */
+	digits_opts(&o, HT_TRAIN_EXEC_LAZY);
+	o.device_prefetch_skip = HT_PREFETCH_SKIP_BYTES;
+	o.device_prefetch = false;
+	off = fit(&o);
+	o.device_prefetch = true;
+	on = fit(&o);
+	assert_int_equal(on->prefetches, 0);
+	assert_same(off, on);
+	free(off);
+	free(on);
 }
 
 static void test_bits_accumulate_mixer(void **state)

@@ -244,6 +244,13 @@ struct ht_step_info {
 typedef int (*ht_on_step_fn)(const struct ht_step_info *info, void *arg);
 
 /**
+ * HT_PREFETCH_SKIP_BYTES - default ht_trainer_opts.device_prefetch_skip:
+ * the simulator's inline limit (a CS of up to 1 MiB of DMA runs on the
+ * submitting thread, so a prefetch that small cannot overlap the step)
+ */
+#define HT_PREFETCH_SKIP_BYTES (1ULL << 20)
+
+/**
  * struct ht_trainer_opts - everything a run needs (ht_trainer_opts_init()
  * sets the defaults: the digits MLP recipe, one cpu device)
  *
@@ -274,6 +281,11 @@ typedef int (*ht_on_step_fn)(const struct ht_step_info *info, void *arg);
  *	step before it runs (docs/training.md, "Prefetch to the device");
  *	off: the step's own program uploads its batch. Results are the same
  *	bits either way.
+ * @device_prefetch_skip: with @device_prefetch, batches of at most this
+ *	many bytes (inputs and labels) are not prefetched: their copy is too
+ *	short to overlap the step and would only add a CS (the simulator
+ *	runs a CS of up to 1 MiB of DMA on the submitting thread). 0:
+ *	prefetch every full batch. Default HT_PREFETCH_SKIP_BYTES.
  *
  * @max_epochs: epochs (0: until @max_steps)
  * @max_steps: optimizer steps (0: no limit); the first limit reached ends
@@ -329,6 +341,7 @@ struct ht_trainer_opts {
 	bool standardize;
 	uint32_t prefetch;
 	bool device_prefetch;
+	uint64_t device_prefetch_skip;
 
 	uint64_t max_epochs;
 	uint64_t max_steps;

@@ -51,6 +51,7 @@ void ht_trainer_opts_init(struct ht_trainer_opts *o)
 	o->standardize = true;
 	o->prefetch = 2;
 	o->device_prefetch = true;
+	o->device_prefetch_skip = HT_PREFETCH_SKIP_BYTES;
 
 	o->max_epochs = 15;
 	o->batch_size = 32;

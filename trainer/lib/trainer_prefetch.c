@@ -12,7 +12,9 @@
  * is uploaded by its step's program as before); a batch that was not
  * prefetched ahead is prefetched just before its step, so every full
  * batch reads its input from one of the two buffers and graph mode keeps
- * one captured step per buffer (graph id = buffer index).
+ * one captured step per buffer (graph id = buffer index). Batches of at
+ * most device_prefetch_skip bytes are not prefetched at all: a copy that
+ * short runs inline in its submission and never overlaps the step.
  */
 #include <errno.h>
 #include <string.h>
@@ -24,9 +26,15 @@ int trainer_pf_setup(struct ht_trainer *t)
 	struct ht_module *m = t->m;
 	uint32_t xs[2] = { t->o.batch_size, m->in_features };
 	unsigned int i;
+	uint64_t bytes;
 	int ret = 0;
 
 	if (t->o.accel != HT_TRAIN_ACCEL_HPU || !t->o.device_prefetch)
+		return 0;
+	/* inputs and int32 labels of a full batch */
+	bytes = (uint64_t)t->o.batch_size *
+		(m->in_features * ht_dtype_size(m->in_dtype) + sizeof(int32_t));
+	if (bytes <= t->o.device_prefetch_skip)
 		return 0;
 	for (i = 0; !ret && i < HT_PREFETCH_DEPTH; i++) {
 		ret = ht_tensor_new(t->be, m->in_dtype, 2, xs, true,

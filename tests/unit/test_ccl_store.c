@@ -218,6 +218,26 @@ static void test_bad_messages(void **state)
 		assert_true(n == 0 || errno == ECONNRESET);
 		close(fd);
 	}
+	/* a GET asking to wait longer than any client can: dropped, not
+	 * answered with an immediate (wrapped) timeout */
+	{
+		static const uint32_t get_forever[8] = {
+			0x54534348, 4, 0, 1, 0, 0, 0xffffffff, 0x7fffffff
+		};
+		int fd = raw_connect();
+		struct timeval tv = { .tv_sec = 3 };
+		char resp[64];
+		ssize_t n;
+
+		assert_int_equal(send(fd, get_forever, sizeof(get_forever), 0),
+				 (ssize_t)sizeof(get_forever));
+		assert_int_equal(send(fd, "k", 1, 0), 1);
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		n = recv(fd, resp, sizeof(resp), 0);
+		/* closed by the server, not left waiting (recv timing out) */
+		assert_true(n == 0 || (n < 0 && errno == ECONNRESET));
+		close(fd);
+	}
 	/* a truncated request, then the peer goes away */
 	{
 		int fd = raw_connect();

@@ -47,6 +47,8 @@ struct store_hdr {
 };
 
 #define NS_MAX	    64
+/* Longest GET wait a request may ask for (the client API takes an int) */
+#define GET_MAX_MS  INT32_MAX
 #define NBUCKETS    256
 #define MAX_CLIENTS 1024
 
@@ -347,7 +349,7 @@ static int handle_request(struct ccl_store_server *srv, struct srv_client *c,
 			serve_waiters(srv, now_ms());
 		break;
 	case OP_GET:
-		if (h->arg < 0 || c->wkey)
+		if (h->arg < 0 || h->arg > GET_MAX_MS || c->wkey)
 			return -EPROTO;
 		c->wkey = strdup(key);
 		if (!c->wkey)

@@ -123,12 +123,25 @@ static int field_error(struct csv_state *st, uint32_t col, const char *field,
 	return -EINVAL;
 }
 
+/* Bytes of the first row block (later blocks double) */
+#define CSV_FIRST_BYTES (1ULL << 20)
+
 static int grow(struct csv_state *st)
 {
 	uint32_t feats = st->ncols - 1;
-	uint32_t cap = st->cap ? st->cap * 2 : 1024;
+	uint32_t cap;
 	float *x;
 	int32_t *y;
+
+	/* the first block holds 1024 rows, or fewer of very wide ones */
+	if (st->cap) {
+		cap = st->cap * 2;
+	} else {
+		uint64_t fit = CSV_FIRST_BYTES /
+			       ((uint64_t)feats * sizeof(float) + sizeof(*y));
+
+		cap = fit > 1024 ? 1024 : fit ? (uint32_t)fit : 1;
+	}
 
 	if (cap > st->max_rows)
 		cap = st->max_rows;

@@ -234,25 +234,51 @@ static void test_cs_timeout(void **state)
 	hpu_close(dev);
 }
 
+/* Daemon of test_wait_not_timed_out, stopped by its teardown */
+static struct hpu_test_daemon short_daemon;
+static char *group_dev_dir;
+
+static int short_daemon_setup(void **state)
+{
+	static const char *const extra[] = { "--cs-timeout-ms", "300", NULL };
+	int ret = hpu_test_need_daemon(state);
+
+	if (ret)
+		return ret;
+	if (getenv("HPU_DEV_DIR"))
+		group_dev_dir = strdup(getenv("HPU_DEV_DIR"));
+	return hpu_test_daemon_start(&short_daemon, 1, "gaudi", extra);
+}
+
+static int short_daemon_teardown(void **state)
+{
+	int ret = 0;
+
+	(void)state;
+	if (short_daemon.pid > 0)
+		ret = hpu_test_daemon_stop(&short_daemon);
+	short_daemon.pid = 0;
+	if (group_dev_dir) {
+		setenv("HPU_DEV_DIR", group_dev_dir, 1);
+		free(group_dev_dir);
+		group_dev_dir = NULL;
+	}
+	return ret;
+}
+
 /*
  * A WAIT submission has no timer of its own: behind a long, healthy CS it
- * outlives the daemon's default timeout, which still ends a normal CS
- * submitted without a timeout.
+ * outlives the daemon's default timeout (300 ms here), which still ends a
+ * normal CS submitted without a timeout.
  */
 static void test_wait_not_timed_out(void **state)
 {
-	static const char *const extra[] = { "--cs-timeout-ms", "300", NULL };
 	struct hpu_cb_builder *cb;
-	struct hpu_test_daemon d;
 	struct hpu_device *dev;
 	uint64_t long_seq, wait_seq, plain_seq, rel_seq;
-	char *saved = NULL;
 	uint32_t status;
 
 	(void)state;
-	if (getenv("HPU_DEV_DIR"))
-		saved = strdup(getenv("HPU_DEV_DIR"));
-	assert_int_equal(hpu_test_daemon_start(&d, 1, "gaudi", extra), 0);
 	assert_int_equal(hpu_open(0, &dev), 0);
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
 
@@ -278,11 +304,6 @@ static void test_wait_not_timed_out(void **state)
 
 	hpu_cb_builder_destroy(cb);
 	hpu_close(dev);
-	assert_int_equal(hpu_test_daemon_stop(&d), 0);
-	if (saved) {
-		setenv("HPU_DEV_DIR", saved, 1);
-		free(saved);
-	}
 }
 
 static void test_bad_packet_rejected(void **state)
@@ -480,8 +501,9 @@ int main(void)
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_page_fault, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_cs_timeout, hpu_test_need_daemon),
-		cmocka_unit_test_setup(test_wait_not_timed_out,
-				       hpu_test_need_daemon),
+		cmocka_unit_test_setup_teardown(test_wait_not_timed_out,
+						short_daemon_setup,
+						short_daemon_teardown),
 		cmocka_unit_test_setup(test_bad_packet_rejected,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_sigkill_client,

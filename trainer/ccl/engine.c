@@ -302,12 +302,12 @@ static int submit(struct hpuccl_comm *c, struct hpu_stream *s)
 	if (!nch)
 		return 0;
 	/*
-	 * At most CCL_MAX_INFLIGHT CSs of the communicator in flight: the
-	 * stream orders each CS after the previous one with WAIT
-	 * submissions that carry the daemon's default timeout (5 s), which
-	 * a deep queue of large collectives on a loaded machine outlives.
-	 * Waiting for an earlier CS of this rank cannot deadlock: the peers
-	 * submit their part of it without waiting for anything later.
+	 * At most CCL_MAX_INFLIGHT CSs of the communicator in flight: a
+	 * CS's timeout runs from its submission, so a deep queue of large
+	 * collectives would count its waiting time against the timeout of
+	 * the last one. Waiting for an earlier CS of this rank cannot
+	 * deadlock: the peers submit their part of it without waiting for
+	 * anything later.
 	 */
 	if (c->nrecent >= CCL_MAX_INFLIGHT) {
 		uint32_t st;

@@ -28,22 +28,12 @@
 
 static struct hpu_test_engine fx;
 
-static int group_setup(void **state)
-{
-	(void)state;
-	if (hpu_test_group_start(1, "gaudi2"))
-		return -1;
-	return hpu_test_require_cs();
-}
-
 static int setup(void **state)
 {
-	int ret = hpu_test_need_daemon(state);
+	int ret = hpu_test_engine_setup(&fx, state, 8192, SPAN);
 
-	memset(&fx, 0, sizeof(fx));
 	if (ret)
 		return ret;
-	hpu_test_engine_open(&fx, 8192, SPAN);
 	assert_true(fx.ip.num_tpc >= 1);
 	return 0;
 }
@@ -297,5 +287,6 @@ int main(void)
 						teardown),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+	return cmocka_run_group_tests(tests, hpu_test_engine_group_setup,
+				      hpu_test_group_stop);
 }

@@ -10,9 +10,30 @@
 
 #include <string.h>
 
+#include "hpu_test_daemon.h"
 #include "hpu_test_engine.h"
 
 #define WAIT_US 20000000ULL
+
+int hpu_test_engine_group_setup(void **state)
+{
+	(void)state;
+	if (hpu_test_group_start(1, "gaudi2"))
+		return -1;
+	return hpu_test_require_cs();
+}
+
+int hpu_test_engine_setup(struct hpu_test_engine *e, void **state,
+			  size_t cb_size, size_t span)
+{
+	int ret = hpu_test_need_daemon(state);
+
+	memset(e, 0, sizeof(*e));
+	if (ret)
+		return ret;
+	hpu_test_engine_open(e, cb_size, span);
+	return 0;
+}
 
 void hpu_test_engine_open(struct hpu_test_engine *e, size_t cb_size,
 			  size_t span)

@@ -31,6 +31,18 @@ struct hpu_test_engine {
 	uint64_t hbm_h, hbm_va;
 };
 
+/*
+ * cmocka group setup of an engine test: one gaudi2 daemon that implements
+ * CS (hpu_test_group_start() + hpu_test_require_cs()); pair it with
+ * hpu_test_group_stop()
+ */
+int hpu_test_engine_group_setup(void **state);
+/*
+ * cmocka per-test setup: clear @e, skip (hpu_test_need_daemon()'s return)
+ * without a daemon, else hpu_test_engine_open() it: 0
+ */
+int hpu_test_engine_setup(struct hpu_test_engine *e, void **state,
+			  size_t cb_size, size_t span);
 /* Open everything (cmocka asserts on any failure) */
 void hpu_test_engine_open(struct hpu_test_engine *e, size_t cb_size,
 			  size_t span);

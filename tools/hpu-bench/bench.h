@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct hpu_device;
 
@@ -104,5 +105,19 @@ int bench_step(int argc, char **argv);
 
 /* main.c: the device of -d INDEX, or the first visible one when < 0 */
 int bench_open_device(long index, struct hpu_device **devp, long *indexp);
+
+/* bench_start(): go on running the mode */
+#define BENCH_RUN (-1)
+
+/*
+ * main.c: the start of a mode: bench_parse_args() (@opt, @min, @max,
+ * @value, the index), @usage(stdout, 0) on -h or @usage(stderr, 2) on a
+ * usage error, then bench_open_device() into @devp and @indexp (which
+ * holds -1 or the -d default on entry). Return: BENCH_RUN, or the exit
+ * status the mode returns at once.
+ */
+int bench_start(int argc, char **argv, char opt, long min, long max,
+		long *value, int (*usage)(FILE *f, int status),
+		struct hpu_device **devp, long *indexp);
 
 #endif /* HPU_BENCH_H */

@@ -104,6 +104,19 @@ int bench_open_device(long index, struct hpu_device **devp, long *indexp)
 	return ret;
 }
 
+int bench_start(int argc, char **argv, char opt, long min, long max,
+		long *value, int (*usage)(FILE *f, int status),
+		struct hpu_device **devp, long *indexp)
+{
+	int c = bench_parse_args(argc, argv, opt, min, max, value, indexp);
+
+	if (c)
+		return c == 1 ? usage(stdout, 0) : usage(stderr, 2);
+	if (bench_open_device(*indexp, devp, indexp))
+		return 1;
+	return BENCH_RUN;
+}
+
 static void usage(FILE *f)
 {
 	size_t i;

@@ -84,11 +84,10 @@ int bench_cs(int argc, char **argv)
 	double ratio;
 	int c, ret, status = 1;
 
-	c = bench_parse_args(argc, argv, 'n', 1, MAX_ITER, &iter, &index);
-	if (c)
-		return c == 1 ? usage(stdout, 0) : usage(stderr, 2);
-	if (bench_open_device(index, &r.dev, &index))
-		return 1;
+	c = bench_start(argc, argv, 'n', 1, MAX_ITER, &iter, usage, &r.dev,
+			&index);
+	if (c != BENCH_RUN)
+		return c;
 	ret = hpu_cb_builder_create(r.dev, 8, &r.cb);
 	if (!ret)
 		ret = hpu_cb_nop(r.cb);

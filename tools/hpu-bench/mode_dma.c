@@ -173,14 +173,12 @@ int bench_dma(int argc, char **argv)
 	char sz[32];
 	int c, p, ret, status = 1;
 
-	c = bench_parse_args(argc, argv, 'm', 1, (long)(MAX_MAX >> 20), &v,
-			     &index);
-	if (c)
-		return c == 1 ? usage(stdout, 0) : usage(stderr, 2);
+	c = bench_start(argc, argv, 'm', 1, (long)(MAX_MAX >> 20), &v, usage,
+			&r.dev, &index);
+	if (c != BENCH_RUN)
+		return c;
 	if (v > 0)
 		max = (uint64_t)v << 20;
-	if (bench_open_device(index, &r.dev, &index))
-		return 1;
 	ret = setup(&r, max);
 	if (ret) {
 		fprintf(stderr, "hpu-bench: setup failed: %s\n",

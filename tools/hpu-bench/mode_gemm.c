@@ -238,13 +238,12 @@ int bench_gemm(int argc, char **argv)
 	uint64_t n;
 	int c, ret, status = 1;
 
-	c = bench_parse_args(argc, argv, 'm', MIN_N, (long)MAX_MAX, &v, &index);
-	if (c)
-		return c == 1 ? usage(stdout, 0) : usage(stderr, 2);
+	c = bench_start(argc, argv, 'm', MIN_N, (long)MAX_MAX, &v, usage,
+			&r.dev, &index);
+	if (c != BENCH_RUN)
+		return c;
 	if (v > 0)
 		r.max = (uint64_t)v;
-	if (bench_open_device(index, &r.dev, &index))
-		return 1;
 	ret = setup(&r);
 	if (ret) {
 		fprintf(stderr, "hpu-bench: setup failed: %s\n",

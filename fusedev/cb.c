@@ -12,18 +12,11 @@
 #include "hpu_mem.h"
 
 static struct hpu_cb *find_cb(struct hpu_mem_state *m, uint64_t handle,
-			      struct hpu_cb ***link)
+			      struct hpu_handle_node ***link)
 {
-	struct hpu_cb **pp;
+	struct hpu_handle_node *n = hpu_handle_find(&m->cbs, handle, link);
 
-	for (pp = &m->cbs; *pp; pp = &(*pp)->next) {
-		if ((*pp)->handle == handle) {
-			if (link)
-				*link = pp;
-			return *pp;
-		}
-	}
-	return NULL;
+	return n ? hpu_handle_entry(n, struct hpu_cb) : NULL;
 }
 
 static int cb_create(struct hpu_ctx *ctx, pid_t tid, const struct hpu_cb_in *in,
@@ -52,12 +45,8 @@ static int cb_create(struct hpu_ctx *ctx, pid_t tid, const struct hpu_cb_in *in,
 	cb->owner = r.pid;
 	cb->pidfd = r.pidfd;
 	cb->va = va;
-	pthread_mutex_lock(&m->lock);
-	cb->handle = m->next_handle++;
-	cb->next = m->cbs;
-	m->cbs = cb;
-	pthread_mutex_unlock(&m->lock);
-	out->cb_handle = cb->handle;
+	hpu_handle_add(m, &m->cbs, &cb->node);
+	out->cb_handle = cb->node.handle;
 	out->device_va = va;
 	out->cb_size = cb->size;
 	return 0;
@@ -66,7 +55,8 @@ static int cb_create(struct hpu_ctx *ctx, pid_t tid, const struct hpu_cb_in *in,
 static int cb_destroy(struct hpu_ctx *ctx, const struct hpu_cb_in *in)
 {
 	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_cb *cb, **link;
+	struct hpu_handle_node **link;
+	struct hpu_cb *cb;
 	int pidfd = -1, ret = 0;
 
 	if (in->host_ptr || in->cb_size)
@@ -80,7 +70,7 @@ static int cb_destroy(struct hpu_ctx *ctx, const struct hpu_cb_in *in)
 	else
 		ret = CTX_OPS(ctx)->unmap(ctx->as, cb->va, &pidfd);
 	if (!ret)
-		*link = cb->next;
+		*link = cb->node.next;
 	pthread_mutex_unlock(&m->lock);
 	if (ret)
 		return ret == -ENOENT ? -EINVAL : ret;
@@ -100,7 +90,7 @@ static int cb_info(struct hpu_ctx *ctx, const struct hpu_cb_in *in,
 	pthread_mutex_lock(&m->lock);
 	cb = find_cb(m, in->cb_handle, NULL);
 	if (cb) {
-		out->cb_handle = cb->handle;
+		out->cb_handle = cb->node.handle;
 		out->device_va = cb->va;
 		out->cb_size = cb->size;
 		out->usage_cnt = __atomic_load_n(&cb->usage, __ATOMIC_RELAXED);

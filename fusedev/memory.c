@@ -78,19 +78,22 @@ void hpu_ctx_mem_fini(struct hpu_ctx *ctx)
 			munmap(mp->shm, mp->shm_size);
 		free(mp);
 	}
-	while ((cb = m->cbs)) {
-		m->cbs = cb->next;
+	while (m->cbs) {
+		cb = hpu_handle_entry(m->cbs, struct hpu_cb);
+		m->cbs = cb->node.next;
 		if (cb->pidfd >= 0)
 			close(cb->pidfd);
 		free(cb);
 	}
-	while ((a = m->allocs)) {
-		m->allocs = a->next;
+	while (m->allocs) {
+		a = hpu_handle_entry(m->allocs, struct hpu_alloc);
+		m->allocs = a->node.next;
 		ret = CTX_OPS(ctx)->mem_free(a->mem);
 		if (ret)
 			hpu_err("hpu%u: pid %d: allocation %llu not freed: %s",
 				ctx->dev->index, (int)ctx->pid,
-				(unsigned long long)a->handle, strerror(-ret));
+				(unsigned long long)a->node.handle,
+				strerror(-ret));
 		if (!a->sram)
 			__atomic_sub_fetch(&ctx->dram_bytes, a->size,
 					   __ATOMIC_RELAXED);
@@ -102,18 +105,11 @@ void hpu_ctx_mem_fini(struct hpu_ctx *ctx)
 }
 
 static struct hpu_alloc *find_alloc(struct hpu_mem_state *m, uint64_t handle,
-				    struct hpu_alloc ***link)
+				    struct hpu_handle_node ***link)
 {
-	struct hpu_alloc **pp;
+	struct hpu_handle_node *n = hpu_handle_find(&m->allocs, handle, link);
 
-	for (pp = &m->allocs; *pp; pp = &(*pp)->next) {
-		if ((*pp)->handle == handle) {
-			if (link)
-				*link = pp;
-			return *pp;
-		}
-	}
-	return NULL;
+	return n ? hpu_handle_entry(n, struct hpu_alloc) : NULL;
 }
 
 static bool page_size_ok(const struct hpu_device *dev, uint64_t page_size)
@@ -147,14 +143,10 @@ static int mem_alloc(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
 	}
 	a->size = CTX_OPS(ctx)->mem_size(a->mem);
 	a->sram = sram;
-	pthread_mutex_lock(&m->lock);
-	a->handle = m->next_handle++;
-	a->next = m->allocs;
-	m->allocs = a;
-	pthread_mutex_unlock(&m->lock);
+	hpu_handle_add(m, &m->allocs, &a->node);
 	if (!sram)
 		__atomic_add_fetch(&ctx->dram_bytes, a->size, __ATOMIC_RELAXED);
-	out->handle = a->handle;
+	out->handle = a->node.handle;
 	out->size = a->size;
 	return 0;
 }
@@ -162,7 +154,8 @@ static int mem_alloc(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
 static int mem_free(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
 {
 	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_alloc *a, **link;
+	struct hpu_handle_node **link;
+	struct hpu_alloc *a;
 	int ret;
 
 	pthread_mutex_lock(&m->lock);
@@ -174,7 +167,7 @@ static int mem_free(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
 	} else {
 		ret = CTX_OPS(ctx)->mem_free(a->mem);
 		if (!ret)
-			*link = a->next;
+			*link = a->node.next;
 	}
 	pthread_mutex_unlock(&m->lock);
 	if (ret)

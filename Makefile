@@ -307,6 +307,7 @@ $(O)/fuzz/fuzz_ioctl: tests/fuzz/fuzz_ioctl.c $(FUSEDEV_SRCS) $(SIM_SRCS) \
 		$(LDLIBS_BASE)
 
 $(O)/fuzz/fuzz_scaleout: tests/fuzz/fuzz_scaleout.c tests/fuzz/fuzz_seed.h \
+		tests/lib/hpu_test_wire.h \
 		firmware-sim/nic.h $(SIM_SRCS) \
 		$(SIM_COMMON_SRCS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)

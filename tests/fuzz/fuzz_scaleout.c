@@ -22,6 +22,7 @@
 
 #include "nic.h"
 
+#include "../lib/hpu_test_wire.h"
 #include "fuzz_seed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,25 +31,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 /* What the stream may hold: the acknowledgements must fit the socket */
 #define MAX_STREAM (16 * 1024)
 #define REGION	   (64 * 1024)
-
-/* The wire header (docs/nic.md), little-endian on every host here */
-struct wire {
-	uint32_t magic;
-	uint16_t version;
-	uint16_t type;
-	uint64_t seq;
-	uint64_t server_id;
-	uint32_t device;
-	uint32_t rkey;
-	uint64_t offset;
-	uint64_t size;
-	uint32_t sob_id;
-	uint32_t sob_value;
-	uint32_t flags;
-	uint32_t status;
-};
-
-_Static_assert(sizeof(struct wire) == 64, "wire header is 64 bytes");
 
 static struct hpu_fw_fabric *fab;
 static struct hpu_fw_device *dev;
@@ -97,8 +79,8 @@ static size_t put_msg(uint8_t *p, uint16_t type, uint64_t seq, uint32_t rkey,
 		      uint64_t offset, uint64_t size, uint32_t sob_id,
 		      uint32_t sob_value)
 {
-	struct wire w = {
-		.magic = htole32(0x4e555048),
+	struct hpu_test_wire w = {
+		.magic = htole32(HPU_TEST_WIRE_MAGIC),
 		.version = htole16(1),
 		.type = htole16(type),
 		.seq = htole64(seq),

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "fw_test_util.h"
+#include "../lib/hpu_test_wire.h"
 
 #define MAX_EVENTS 256
 
@@ -943,32 +944,16 @@ static void test_scaleout_remote_gone(void **state)
 	shm_unmap(tx, src, 2 * MiB, sva);
 }
 
-/* The wire header of docs/nic.md, little-endian (this host is too) */
-struct wire {
-	uint32_t magic;
-	uint16_t version;
-	uint16_t type;
-	uint64_t seq;
-	uint64_t server_id;
-	uint32_t device;
-	uint32_t rkey;
-	uint64_t offset;
-	uint64_t size;
-	uint32_t sob_id;
-	uint32_t sob_value;
-	uint32_t flags;
-	uint32_t status;
-};
-
 /* Connect to @s's second server and say hello; return the socket */
 static int raw_hello(struct two_servers *s)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 				  .sin_port = htons(s->port[1]),
 				  .sin_addr.s_addr = s->ipv4[1] };
-	struct wire w = {
-		.magic = 0x4e555048, .version = 1, .type = 1, .server_id = 42
-	};
+	struct hpu_test_wire w = { .magic = HPU_TEST_WIRE_MAGIC,
+				   .version = 1,
+				   .type = 1,
+				   .server_id = 42 };
 	struct timeval tv = { .tv_sec = 10 };
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
@@ -987,15 +972,15 @@ static void test_scaleout_bad_messages(void **state)
 {
 	struct two_servers *s = *state;
 	struct ndev *rx = &s->d[1];
-	struct wire good = { .magic = 0x4e555048,
-			     .version = 1,
-			     .type = 3,
-			     .seq = 1,
-			     .size = 64,
-			     .sob_id = 2,
-			     .sob_value = 1,
-			     .flags = HPU_NIC_F_SIGNAL };
-	struct wire bad[6];
+	struct hpu_test_wire good = { .magic = HPU_TEST_WIRE_MAGIC,
+				      .version = 1,
+				      .type = 3,
+				      .seq = 1,
+				      .size = 64,
+				      .sob_id = 2,
+				      .sob_value = 1,
+				      .flags = HPU_NIC_F_SIGNAL };
+	struct hpu_test_wire bad[6];
 	uint8_t payload[64], *dst;
 	uint64_t dva;
 	uint32_t key, v;
@@ -1033,7 +1018,7 @@ static void test_scaleout_bad_messages(void **state)
 	/* the same message, well formed, is applied and answered */
 	{
 		int fd = raw_hello(s);
-		struct wire ack;
+		struct hpu_test_wire ack;
 
 		assert_int_equal(send(fd, &good, sizeof(good), 0),
 				 sizeof(good));

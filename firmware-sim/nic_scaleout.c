@@ -755,7 +755,7 @@ static int probe(struct hpusim_so_peer *peer, uint32_t device)
 int hpusim_so_connect(struct hpu_fw_fabric *fab, uint32_t ipv4, uint16_t port,
 		      uint32_t remote_device, struct hpusim_so_peer **out)
 {
-	struct hpusim_so_peer *peer;
+	struct hpusim_so_peer *peer = NULL;
 	int ret;
 
 	if (!fab->so)

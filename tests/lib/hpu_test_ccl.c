@@ -131,6 +131,39 @@ pid_t hpu_test_fork_rank(int (*fn)(void *arg), void *arg)
 	exit(fn(arg));
 }
 
+/*
+ * Reap the children killed at the deadline, for at most KILL_REAP_MS: one
+ * blocked in an answer the daemon never gives cannot die before the
+ * daemon does (the group teardown kills it), so it is left unreaped.
+ */
+#define KILL_REAP_MS 5000
+
+static void reap_killed(const pid_t *pids, int n, int *status)
+{
+	long start = hpu_test_now_ms();
+	int i, st, left;
+
+	do {
+		left = 0;
+		for (i = 0; i < n; i++) {
+			if (pids[i] <= 0 || status[i] >= 0)
+				continue;
+			if (waitpid(pids[i], &st, WNOHANG) == pids[i])
+				status[i] = 128 + SIGKILL;
+			else
+				left++;
+		}
+		if (left)
+			hpu_test_sleep_ms(10);
+	} while (left && hpu_test_now_ms() - start < KILL_REAP_MS);
+	for (i = 0; left && i < n; i++)
+		if (pids[i] > 0 && status[i] < 0)
+			fprintf(stderr,
+				"pid %d did not die within %d ms of SIGKILL "
+				"(blocked in the driver?)\n",
+				(int)pids[i], KILL_REAP_MS);
+}
+
 int hpu_test_wait_ranks(const pid_t *pids, int n, int timeout_ms, int *status,
 			long *elapsed_ms)
 {
@@ -166,9 +199,10 @@ int hpu_test_wait_ranks(const pid_t *pids, int n, int timeout_ms, int *status,
 					"pid %d still running after %d ms: "
 					"killed\n",
 					(int)pids[i], timeout_ms);
+				hpu_test_print_proc(pids[i]);
 				kill(pids[i], SIGKILL);
-				waitpid(pids[i], &st, 0);
 			}
+			reap_killed(pids, n, status);
 			break;
 		}
 		hpu_test_sleep_ms(5);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * hpu_test_util.c - clock, free port, tied children, monitor waits and
- * CSV columns for the tests.
+ * hpu_test_util.c - clock, free port, tied children, monitor waits, CSV
+ * columns and stuck processes for the tests.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -107,4 +108,71 @@ char *hpu_test_csv_columns(const char *path, int ncols)
 		return NULL;
 	}
 	return out;
+}
+
+/* First line of @dir/@file, newline cut; "?" when unreadable */
+static void proc_line(const char *dir, const char *file, char *buf, size_t len)
+{
+	char path[320];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (!f || !fgets(buf, (int)len, f))
+		snprintf(buf, len, "?");
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* "S", "D"...: the field after the command name of a stat line */
+static char stat_state(const char *stat)
+{
+	const char *p = strrchr(stat, ')');
+
+	return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
+static void print_task(const char *dir, const char *who)
+{
+	char stat[512], wchan[128], sc[128], comm[64], *cut;
+
+	proc_line(dir, "stat", stat, sizeof(stat));
+	proc_line(dir, "comm", comm, sizeof(comm));
+	proc_line(dir, "wchan", wchan, sizeof(wchan));
+	proc_line(dir, "syscall", sc, sizeof(sc));
+	/* the system call's number and first argument are enough */
+	cut = strchr(sc, ' ');
+	if (cut)
+		cut = strchr(cut + 1, ' ');
+	if (cut)
+		*cut = '\0';
+	fprintf(stderr, "  %s %s (%s): state %c wchan %s syscall %s\n", who,
+		strrchr(dir, '/') + 1, comm, stat_state(stat),
+		wchan[0] ? wchan : "-", sc);
+}
+
+void hpu_test_print_proc(pid_t pid)
+{
+	char dir[64], tdir[96];
+	struct dirent *e;
+	int shown = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d", (int)pid);
+	print_task(dir, "process");
+	snprintf(tdir, sizeof(tdir), "%s/task", dir);
+	d = opendir(tdir);
+	if (!d)
+		return;
+	while ((e = readdir(d)) && shown < 16) {
+		char t[96 + 260];
+
+		if (e->d_name[0] == '.' || atoi(e->d_name) == (int)pid)
+			continue;
+		snprintf(t, sizeof(t), "%s/%s", tdir, e->d_name);
+		print_task(t, "thread");
+		shown++;
+	}
+	closedir(d);
 }

@@ -3,7 +3,7 @@
  * hpu_test_util.h - small helpers every kind of test uses: a monotonic
  * clock in ms, a free loopback TCP port, a child process tied to the test,
  * a bounded wait for a device monitor's event, the leading columns of a
- * CSV file, a skip with its reason.
+ * CSV file, where a stuck process is, a skip with its reason.
  */
 #ifndef HPU_TEST_UTIL_H
 #define HPU_TEST_UTIL_H
@@ -63,6 +63,14 @@ int hpu_test_monitor_wait(struct hpu_monitor *mon, struct hpu_monitor_event *ev,
  * row has @ncols columns or fewer.
  */
 char *hpu_test_csv_columns(const char *path, int ncols);
+
+/**
+ * hpu_test_print_proc() - print to stderr where a process and its threads
+ * are (state, kernel wait channel, system call), one line each, at most
+ * 16 threads; for a test to say why a child it waited for is stuck
+ * @pid: the process
+ */
+void hpu_test_print_proc(pid_t pid);
 
 /*
  * HPU_TEST_SKIP_IF() - in a cmocka test: when @reason (a string) is not

@@ -41,8 +41,9 @@
  * @op: its reduction
  * @inplace: in place or not
  * @count: its element count
- * @step: what the rank was doing: "open", "init", "input", "call",
- *	"sync", "readback", "regcache", "destroy", "done"
+ * @step: what the rank was doing: "open", "init", "input" (poison and
+ *	input copies), "call", "sync" (the collective and the read-back),
+ *	"regcache", "destroy", "done"
  */
 struct rank_pos {
 	int config;

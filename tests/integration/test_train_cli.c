@@ -343,6 +343,18 @@ static void test_usage_errors(void **state)
 		  {},
 		  "--max-epochs 0 needs --max-steps" },
 		{ { "--benchmark-modes", "eager" }, {}, "needs --benchmark" },
+		{ { "--benchmark-rounds", "3" },
+		  {},
+		  "--benchmark-rounds needs --benchmark" },
+		{ { "--benchmark", "--benchmark-rounds", "0" },
+		  {},
+		  "--benchmark-rounds '0': expected an integer 1..9" },
+		{ { "--benchmark", "--benchmark-rounds", "10" },
+		  {},
+		  "--benchmark-rounds '10'" },
+		{ { "--benchmark", "--benchmark-rounds", "2x" },
+		  {},
+		  "--benchmark-rounds '2x'" },
 		{ { "--benchmark", "--benchmark-modes", "eager,slow" },
 		  {},
 		  "--benchmark-modes 'eager,slow'" },
@@ -693,6 +705,77 @@ static void test_digits_one_device(void **state)
 	print_message("digits on one hpu: test accuracy %.2f%%\n", acc);
 	assert_false(isnan(acc));
 	assert_true(acc >= 95.0);
+	run_free(&r);
+}
+
+/* The numeric columns of the benchmark table's row @path, or 0 */
+static int bench_row(const char *out, const char *path, double *step_ms,
+		     double *x_cpu)
+{
+	char key[32];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\n%s ", path);
+	p = strstr(out, key);
+	if (!p || sscanf(p + strlen(key), "%lf %*f %lf", step_ms, x_cpu) != 2)
+		return 0;
+	return 1;
+}
+
+/*
+ * Whether @ratio (printed with 3 decimals) is @a / @b (each printed with
+ * 3 decimals, so each off by up to 0.0005 from what was divided)
+ */
+static bool ratio_agrees(double ratio, double a, double b)
+{
+	double slack = ratio * (0.0005 / a + 0.0005 / b) * 1.01 + 0.0005;
+
+	return fabs(ratio - a / b) <= slack;
+}
+
+/*
+ * --benchmark: one row per hpu mode and the cpu row, with step times and
+ * ratios that agree with each other; --benchmark-rounds adds the rounds
+ * to the banner and the spread column.
+ */
+static void test_benchmark_table(void **state)
+{
+	const char *args[] = { "--devices",   "1",
+			       "--benchmark", "--benchmark-modes",
+			       "eager,lazy",  "--benchmark-steps",
+			       "5",	      "--warmup-steps",
+			       "1",	      "--benchmark-rounds",
+			       "3",	      NULL };
+	double eager, lazy, cpu, x_eager, x_lazy, x_cpu;
+	struct run r;
+
+	(void)state;
+	run(args, NULL, RUN_TIMEOUT_MS, &r);
+	if (r.status)
+		dump("benchmark", &r);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "5 timed steps, 3 rounds of every "
+				      "path in turn\n"));
+	assert_non_null(strstr(r.out, "vs_eager   spread\n"));
+	assert_true(bench_row(r.out, "hpu/eager", &eager, &x_eager));
+	assert_true(bench_row(r.out, "hpu/lazy", &lazy, &x_lazy));
+	assert_true(bench_row(r.out, "cpu", &cpu, &x_cpu));
+	print_message("benchmark: eager %.3f, lazy %.3f, cpu %.3f ms\n", eager,
+		      lazy, cpu);
+	assert_true(eager > 0 && lazy > 0 && cpu > 0);
+	assert_true(fabs(x_cpu - 1.0) < 1e-9);
+	/* x_cpu is the row's step time over the cpu row's */
+	assert_true(ratio_agrees(x_eager, eager, cpu));
+	assert_true(ratio_agrees(x_lazy, lazy, cpu));
+	run_free(&r);
+
+	/* one round: no spread column */
+	args[9] = NULL;
+	run(args, NULL, RUN_TIMEOUT_MS, &r);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "5 timed steps\n"));
+	assert_null(strstr(r.out, "spread"));
+	assert_true(bench_row(r.out, "hpu/lazy", &lazy, &x_lazy));
 	run_free(&r);
 }
 
@@ -1257,6 +1340,8 @@ int main(void)
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_devices_auto, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_digits_one_device,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_benchmark_table,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_two_ranks_match_one,
 				       hpu_test_need_daemon),

@@ -37,12 +37,17 @@
  * @bench_modes: bit (1 << exec mode) per mode to benchmark; 0: --exec-mode
  * @bench_prefetch: --benchmark-prefetch: each hpu mode twice, device
  *	prefetch off then on
+ * @bench_rounds: --benchmark-rounds: the paths run this many times in
+ *	turn and each row gives its median round (0: not given, 1)
  * @exec_mode_set: --exec-mode was given
  * @grace_ms: --grace-period in milliseconds
  * @data_name: what --data said, for the banner
  * @weights_hash: --print-weights-hash: the summary ends with a hash of
  *	the final weights' bytes
  */
+/* most --benchmark-rounds */
+#define HTC_BENCH_MAX_ROUNDS 9
+
 struct htc_opts {
 	struct ht_trainer_opts t;
 	struct ht_devices_req req;
@@ -50,6 +55,7 @@ struct htc_opts {
 	bool benchmark;
 	uint32_t bench_modes;
 	bool bench_prefetch;
+	uint32_t bench_rounds;
 	bool exec_mode_set;
 	uint32_t grace_ms;
 	const char *data_name;

@@ -60,6 +60,7 @@ enum {
 	OPT_BENCH_MODES,
 	OPT_DEV_PREFETCH,
 	OPT_BENCH_PREFETCH,
+	OPT_BENCH_ROUNDS,
 	OPT_PRINT_ENV,
 	OPT_GRACE,
 	OPT_CCL_TIMEOUT,
@@ -111,6 +112,7 @@ static const struct option long_opts[] = {
 	{ "warmup-steps", required_argument, NULL, OPT_WARMUP },
 	{ "benchmark-modes", required_argument, NULL, OPT_BENCH_MODES },
 	{ "benchmark-prefetch", no_argument, NULL, OPT_BENCH_PREFETCH },
+	{ "benchmark-rounds", required_argument, NULL, OPT_BENCH_ROUNDS },
 	{ "device-prefetch", required_argument, NULL, OPT_DEV_PREFETCH },
 	{ "print-env", no_argument, NULL, OPT_PRINT_ENV },
 	{ "dry-run", no_argument, NULL, OPT_PRINT_ENV },
@@ -175,6 +177,8 @@ static void usage(FILE *f)
 		"eager,lazy,graph\n"
 		"  --benchmark-prefetch         each hpu mode with device "
 		"prefetch off and on\n"
+		"  --benchmark-rounds N         the paths N times in turn "
+		"(1..9); each row its median\n"
 		"Launcher:\n"
 		"  --print-env (--dry-run)      print the ranks resolved from "
 		"the environment\n"
@@ -512,6 +516,10 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 	case OPT_BENCH_PREFETCH:
 		o->bench_prefetch = true;
 		return 0;
+	case OPT_BENCH_ROUNDS:
+		if (parse_u32(arg, 1, HTC_BENCH_MAX_ROUNDS, &o->bench_rounds))
+			return bad(c, arg, "expected an integer 1..9");
+		return 0;
 	case OPT_DEV_PREFETCH:
 		if (!strcmp(arg, "on"))
 			t->device_prefetch = true;
@@ -589,9 +597,12 @@ static int check_combinations(const struct htc_opts *o, const struct seen *seen)
 					 "--ckpt-path\n");
 		return HTC_EXIT_USAGE;
 	}
-	if ((o->bench_modes || o->bench_prefetch) && !o->benchmark) {
+	if ((o->bench_modes || o->bench_prefetch || o->bench_rounds) &&
+	    !o->benchmark) {
 		fprintf(stderr, HTC_PROG ": --benchmark-%s needs --benchmark\n",
-			o->bench_modes ? "modes" : "prefetch");
+			o->bench_modes	  ? "modes" :
+			o->bench_prefetch ? "prefetch" :
+					    "rounds");
 		return HTC_EXIT_USAGE;
 	}
 	return HTC_EXIT_OK;

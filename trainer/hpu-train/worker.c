@@ -305,14 +305,21 @@ int htc_worker(struct htc_opts *o, const struct ht_devices *dev,
 	return HTC_EXIT_OK;
 }
 
-/* one row of the benchmark table */
+/*
+ * one row of the benchmark table: a path, with its result of each round
+ * and the round it reports (the median by step time)
+ */
 struct bench_row {
 	char path[24];
 	int accel;
 	int mode;
 	bool pf;
+	unsigned int nrounds;
+	double round_s[HTC_BENCH_MAX_ROUNDS];
+	double round_sps[HTC_BENCH_MAX_ROUNDS];
 	double step_s;
 	double samples_per_s;
+	double spread; /* (slowest - fastest round) / the median round */
 	uint64_t prefetches;
 	uint64_t overlapped;
 	int ret;
@@ -363,12 +370,45 @@ static int bench_one(struct htc_opts *o, int accel, int mode, int pf,
 	if (ret)
 		fprintf(stderr, HTC_PROG ": benchmark %s: %s\n", row->path,
 			ht_trainer_error(tr));
-	row->step_s = r.step_time_s;
-	row->samples_per_s = r.samples_per_s;
-	row->prefetches = r.prefetches;
-	row->overlapped = r.prefetch_overlapped;
+	row->round_s[row->nrounds] = r.step_time_s;
+	row->round_sps[row->nrounds] = r.samples_per_s;
+	row->nrounds++;
+	row->prefetches += r.prefetches;
+	row->overlapped += r.prefetch_overlapped;
 	ht_trainer_destroy(tr);
 	return row->ret = ret;
+}
+
+/* A round of a path, unless an earlier round of it failed */
+static void bench_path(struct htc_opts *o, int accel, int mode, int pf,
+		       struct bench_row *row)
+{
+	if (!row->ret)
+		bench_one(o, accel, mode, pf, row);
+}
+
+/* The row's median round (the lower one of an even count) and spread */
+static void bench_median(struct bench_row *row)
+{
+	unsigned int i, j, below, med = 0;
+	double lo, hi;
+
+	if (row->ret || !row->nrounds)
+		return;
+	lo = hi = row->round_s[0];
+	for (i = 0; i < row->nrounds; i++) {
+		/* rounds faster than i, ties broken by index */
+		for (j = 0, below = 0; j < row->nrounds; j++)
+			below += row->round_s[j] < row->round_s[i] ||
+				 (row->round_s[j] == row->round_s[i] && j < i);
+		if (below == (row->nrounds - 1) / 2)
+			med = i;
+		lo = row->round_s[i] < lo ? row->round_s[i] : lo;
+		hi = row->round_s[i] > hi ? row->round_s[i] : hi;
+	}
+	row->step_s = row->round_s[med];
+	row->samples_per_s = row->round_sps[med];
+	row->spread = row->step_s > 0 ? (hi - lo) / row->step_s : 0;
 }
 
 /* the row of the same mode with prefetch off (for a prefetch-on row) */
@@ -387,7 +427,7 @@ static const struct bench_row *pf_off_row(const struct bench_row *rows,
 }
 
 static void bench_table(const struct bench_row *rows, unsigned int n,
-			bool pf_cols)
+			bool pf_cols, bool spread_col)
 {
 	const struct bench_row *cpu = &rows[n - 1], *eager = NULL, *off;
 	unsigned int i;
@@ -402,6 +442,8 @@ static void bench_table(const struct bench_row *rows, unsigned int n,
 	       "x_cpu", "vs_eager");
 	if (pf_cols)
 		printf(" %10s %10s", "vs_pf_off", "overlap");
+	if (spread_col)
+		printf(" %8s", "spread");
 	printf("\n");
 	for (i = 0; i < n; i++) {
 		const struct bench_row *b = &rows[i];
@@ -434,10 +476,15 @@ static void bench_table(const struct bench_row *rows, unsigned int n,
 			else
 				printf(" %10s", "-");
 		}
+		if (spread_col)
+			printf(" %7.1f%%", 100.0 * b->spread);
 		printf("\n");
 	}
 	printf("(x_cpu: step time / the cpu path's step time, lower is "
 	       "faster; vs_eager: speed-up over hpu/eager)\n");
+	if (spread_col)
+		printf("(each row: its median round; spread: slowest minus "
+		       "fastest round, over the median)\n");
 	if (pf_cols)
 		printf("(vs_pf_off: speed-up of device prefetch over the same "
 		       "mode without it; overlap: batch copies still running "
@@ -450,7 +497,8 @@ int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
 {
 	struct bench_row rows[7];
 	uint32_t modes = o->bench_modes, in, classes;
-	unsigned int n = 0, m;
+	uint32_t rounds = o->bench_rounds ? o->bench_rounds : 1, k;
+	unsigned int n = 0, m, i;
 	char model[160];
 	int failed = 0;
 
@@ -460,25 +508,40 @@ int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
 		modes = 1U << o->t.exec_mode;
 	data_shape(o, &in, &classes);
 	printf(HTC_PROG " benchmark: %s on %s, batch %u, %s, %u warm-up + "
-			"%u timed steps\n",
+			"%u timed steps",
 	       htc_model_desc(o, in, classes, model, sizeof(model)),
 	       o->data_name, o->t.batch_size,
 	       o->t.precision == HT_TRAIN_PREC_BF16_MIXED ? "bf16-mixed" :
 							    "fp32",
 	       o->t.bench_warmup, o->t.bench_steps);
+	if (rounds > 1)
+		printf(", %u rounds of every path in turn", rounds);
+	printf("\n");
 	fflush(stdout);
-	for (m = HT_TRAIN_EXEC_EAGER; m <= HT_TRAIN_EXEC_GRAPH; m++) {
-		if (dev->accel != HT_ACCEL_HPU || !(modes & (1U << m)))
-			continue;
-		if (o->bench_prefetch)
-			failed |= bench_one(o, HT_TRAIN_ACCEL_HPU, (int)m, 0,
-					    &rows[n++]);
-		failed |= bench_one(o, HT_TRAIN_ACCEL_HPU, (int)m,
-				    o->bench_prefetch ? 1 : -1, &rows[n++]);
+	/*
+	 * Round after round, every path in the same order: a slow spell of
+	 * the machine hits a round of each path, not one path's every step,
+	 * and the median round leaves it out.
+	 */
+	for (k = 0; k < rounds; k++) {
+		n = 0;
+		for (m = HT_TRAIN_EXEC_EAGER; m <= HT_TRAIN_EXEC_GRAPH; m++) {
+			if (dev->accel != HT_ACCEL_HPU || !(modes & (1U << m)))
+				continue;
+			if (o->bench_prefetch)
+				bench_path(o, HT_TRAIN_ACCEL_HPU, (int)m, 0,
+					   &rows[n++]);
+			bench_path(o, HT_TRAIN_ACCEL_HPU, (int)m,
+				   o->bench_prefetch ? 1 : -1, &rows[n++]);
+		}
+		bench_path(o, HT_TRAIN_ACCEL_CPU, o->t.exec_mode, -1,
+			   &rows[n++]);
 	}
-	failed |= bench_one(o, HT_TRAIN_ACCEL_CPU, o->t.exec_mode, -1,
-			    &rows[n++]);
-	bench_table(rows, n, o->bench_prefetch);
+	for (i = 0; i < n; i++) {
+		bench_median(&rows[i]);
+		failed |= rows[i].ret;
+	}
+	bench_table(rows, n, o->bench_prefetch, rounds > 1);
 	fflush(stdout);
 	return failed ? HTC_EXIT_FAIL : HTC_EXIT_OK;
 }

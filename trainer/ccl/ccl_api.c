@@ -118,51 +118,10 @@ static void copy_op(struct ccl_round *r, const struct coll *a, uint64_t out,
 	ccl_op_in(r, op, msg, va);
 }
 
-/*
- * Reduce-scatter step shared by allreduce and reduce_scatter: every rank
- * sends each peer its piece of the peer's block, and reduces its own
- * block's piece with the n-1 pieces it received.
- * @block_off(p): element offset of block p; @block_len(p): its length.
- */
-static void rs_round(struct hpuccl_comm *c, const struct coll *a,
-		     struct ccl_round *r, uint64_t ch, const uint64_t *boff,
-		     const uint64_t *blen, uint64_t out_off)
-{
-	int n = c->nranks, me = c->rank, p;
-	uint64_t mylen = chunk_len(blen[me], a->se, ch);
-	uint64_t in_off = (boff[me] + ch * a->se) * a->esz;
-	int msg[HPU_NUM_SOBS];
-	struct ccl_op *op;
-
-	for (p = 0; p < n; p++) {
-		uint64_t l = chunk_len(blen[p], a->se, ch);
-
-		if (p == me)
-			continue;
-		ccl_add_send(r, p, a->send + (boff[p] + ch * a->se) * a->esz,
-			     l * a->esz);
-		msg[p] = ccl_add_recv(r, p, mylen * a->esz);
-	}
-	if (!mylen)
-		return;
-	op = acc_op(r, a, n, a->recv + out_off + ch * a->se * a->esz, mylen);
-	ccl_op_in(r, op, -1, a->send + in_off);
-	for (p = 0; p < n; p++)
-		if (p != me)
-			ccl_op_in(r, op, msg[p], 0);
-}
-
 /* ---------------------------------------------------------- allreduce */
 
 /* Ranks a schedule can name in its fixed arrays */
 #define AR_MAX (HPU_NUM_SOBS / 3 + 1)
-
-struct ar_arg {
-	struct coll a;
-	uint64_t nchunks;
-	uint64_t boff[AR_MAX];
-	uint64_t blen[AR_MAX];
-};
 
 /**
  * struct ar_plan - an allreduce in three phases (docs/collectives.md):
@@ -170,7 +129,7 @@ struct ar_arg {
  * of a group; B, ring allreduce of each share among the m ranks holding
  * it (one per group); C, direct allgather of the shares inside each group.
  * Direct is L = n, m = 1; ring is L = 1, m = n; hier has the servers as
- * groups.
+ * groups. A reduce_scatter is phase A of the direct plan.
  * @a: arguments
  * @algo: enum ccl_algo it implements
  * @L: ranks per group
@@ -189,6 +148,8 @@ struct ar_arg {
  * @K: chunks per ring segment
  * @dse: elements per chunk of a zero-copy phase C
  * @zc: phases B and C write into the peers' recvbuf
+ * @a_out: where phase A puts this rank's reduced share (allreduce: its
+ *	place in recvbuf; reduce_scatter: recvbuf)
  */
 struct ar_plan {
 	struct coll a;
@@ -209,6 +170,7 @@ struct ar_plan {
 	uint64_t K;
 	uint64_t dse;
 	bool zc;
+	uint64_t a_out;
 };
 
 static int mod(int a, int m)
@@ -223,6 +185,7 @@ static void ar_phase_a(struct ar_plan *x, struct ccl_round *r, uint64_t ch)
 	const struct coll *a = &x->a;
 	uint64_t mylen = chunk_len(x->shlen[x->li], a->se, ch);
 	uint64_t off = (x->shoff[x->li] + ch * a->se) * a->esz;
+	uint64_t out = x->a_out + ch * a->se * a->esz;
 	int msg[AR_MAX], l;
 	struct ccl_op *op;
 
@@ -236,7 +199,7 @@ static void ar_phase_a(struct ar_plan *x, struct ccl_round *r, uint64_t ch)
 	}
 	if (!mylen)
 		return;
-	op = acc_op(r, a, x->m == 1 ? x->L : 1, a->recv + off, mylen);
+	op = acc_op(r, a, x->m == 1 ? x->L : 1, out, mylen);
 	ccl_op_in(r, op, -1, a->send + off);
 	for (l = 0; l < x->L; l++)
 		if (l != x->li)
@@ -459,6 +422,7 @@ static void ar_plan_make(struct hpuccl_comm *c, struct ar_plan *x, int algo)
 	if (x->dse < x->a.se)
 		x->dse = x->a.se;
 	x->nc = x->L > 1 ? div_up(maxsh, x->zc ? x->dse : x->a.se) : 0;
+	x->a_out = x->a.recv + x->shoff[x->li] * x->a.esz;
 }
 
 /* -------------------------------------------------------- arguments */
@@ -517,16 +481,12 @@ static int maybe_zc(struct hpuccl_comm *c, uint64_t recv, uint64_t bytes,
 	return 0;
 }
 
-static void blocks_fixed(struct hpuccl_comm *c, uint64_t count, uint64_t *boff,
-			 uint64_t *blen)
+static void blocks_fixed(struct hpuccl_comm *c, uint64_t count, uint64_t *boff)
 {
 	int p;
 
-	for (p = 0; p < c->nranks; p++) {
+	for (p = 0; p < c->nranks; p++)
 		boff[p] = (uint64_t)p * count;
-		if (blen)
-			blen[p] = count;
-	}
 }
 
 /* Remember (and with HPUCCL_DEBUG print) the schedule a call runs */
@@ -605,23 +565,16 @@ HPUCCL_EXPORT int hpuccl_allreduce(uint64_t sendbuf, uint64_t recvbuf,
 
 /* ------------------------------------------------- reduce_scatter */
 
-static int gen_rs(struct hpuccl_comm *c, void *arg, uint64_t j,
-		  struct ccl_round *r)
-{
-	struct ar_arg *x = arg;
-
-	rs_round(c, &x->a, r, j, x->boff, x->blen, 0);
-	return 0;
-}
-
+/* Phase A of a direct allreduce, each rank's share going to its recvbuf */
 static int run_reduce_scatter(uint64_t sendbuf, uint64_t recvbuf,
 			      size_t recvcount, enum hpuccl_dtype dtype,
 			      enum hpuccl_redop op, struct hpuccl_comm *comm,
 			      struct hpu_stream *stream)
 {
-	struct ar_arg x;
+	struct ar_plan x;
 	int ret;
 
+	memset(&x, 0, sizeof(x));
 	ret = check_common(comm, stream, dtype, &x.a);
 	if (!ret)
 		ret = check_op(op);
@@ -635,9 +588,11 @@ static int run_reduce_scatter(uint64_t sendbuf, uint64_t recvbuf,
 	ret = ccl_check_error(comm);
 	if (ret || !recvcount)
 		return ret;
-	coll_set(&x.a, sendbuf, recvbuf, recvcount, op);
-	blocks_fixed(comm, recvcount, x.boff, x.blen);
-	return ccl_run(comm, stream, div_up(recvcount, x.a.se), gen_rs, &x);
+	coll_set(&x.a, sendbuf, recvbuf, recvcount * (uint64_t)comm->nranks,
+		 op);
+	ar_plan_make(comm, &x, CCL_ALGO_DIRECT);
+	x.a_out = recvbuf;
+	return ccl_run(comm, stream, x.na, gen_ar, &x);
 }
 
 HPUCCL_EXPORT int
@@ -822,7 +777,7 @@ static int run_allgather(uint64_t sendbuf, uint64_t recvbuf, size_t sendcount,
 	if (ret || !sendcount)
 		return ret;
 	coll_set(&x.a, sendbuf, recvbuf, sendcount, 0);
-	blocks_fixed(comm, sendcount, x.boff, NULL);
+	blocks_fixed(comm, sendcount, x.boff);
 	ret = ag_plan_make(comm, &x,
 			   sendcount * x.a.esz * (uint64_t)comm->nranks);
 	if (ret)
@@ -844,10 +799,16 @@ HPUCCL_EXPORT int hpuccl_allgather(uint64_t sendbuf, uint64_t recvbuf,
 
 /* ---------------------------------------------------------- alltoall */
 
+/* Arguments of an alltoall and the element offset of each rank's block */
+struct a2a_arg {
+	struct coll a;
+	uint64_t boff[AR_MAX];
+};
+
 static int gen_alltoall(struct hpuccl_comm *c, void *arg, uint64_t j,
 			struct ccl_round *r)
 {
-	struct ar_arg *x = arg;
+	struct a2a_arg *x = arg;
 	const struct coll *a = &x->a;
 	int p, me = c->rank;
 	uint64_t l = chunk_len(a->count, a->se, j);
@@ -872,7 +833,7 @@ static int run_alltoall(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 			enum hpuccl_dtype dtype, struct hpuccl_comm *comm,
 			struct hpu_stream *stream)
 {
-	struct ar_arg x;
+	struct a2a_arg x;
 	uint64_t total;
 	int ret;
 
@@ -892,7 +853,7 @@ static int run_alltoall(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 	if (ret || !count)
 		return ret;
 	coll_set(&x.a, sendbuf, recvbuf, count, 0);
-	blocks_fixed(comm, count, x.boff, x.blen);
+	blocks_fixed(comm, count, x.boff);
 	return ccl_run(comm, stream, div_up(count, x.a.se), gen_alltoall, &x);
 }
 

@@ -222,22 +222,22 @@ static void ar_phase_b(struct hpuccl_comm *c, struct ar_plan *x,
 	int m = x->m, next = x->ring[mod(x->ri + 1, m)];
 	int prev = x->ring[mod(x->ri - 1, m)], gs, gr, msg;
 	uint64_t base = x->L == 1 ? a->send : a->recv, ls, lr, offs, offr;
+	bool rs = s < (uint64_t)m - 1;
 	struct ccl_op *op;
 
-	if (s < (uint64_t)m - 1) {
+	if (rs) {
 		gs = mod(x->ri - (int)s, m);
 		gr = mod(x->ri - (int)s - 1, m);
 	} else {
 		s -= (uint64_t)m - 1;
 		gs = mod(x->ri + 1 - (int)s, m);
 		gr = mod(x->ri - (int)s, m);
-		s += (uint64_t)m; /* marks the allgather below */
 	}
 	ls = chunk_len(x->sglen[gs], a->se, k);
 	lr = chunk_len(x->sglen[gr], a->se, k);
 	offs = (so + x->sgoff[gs] + k * a->se) * a->esz;
 	offr = (so + x->sgoff[gr] + k * a->se) * a->esz;
-	if (s < (uint64_t)m - 1) {
+	if (rs) {
 		ccl_add_send(r, next, (s ? a->recv : base) + offs, ls * a->esz);
 		msg = ccl_add_recv(r, prev, lr * a->esz);
 		if (!lr)

@@ -325,8 +325,9 @@ struct bench_row {
 	int ret;
 };
 
-static int bench_one(struct htc_opts *o, int accel, int mode, int pf,
-		     struct bench_row *row)
+/* A round of a path, unless an earlier round of it failed */
+static void bench_round(struct htc_opts *o, int accel, int mode, int pf,
+			struct bench_row *row)
 {
 	struct ht_trainer_opts t = o->t;
 	struct ht_trainer_result r;
@@ -334,6 +335,8 @@ static int bench_one(struct htc_opts *o, int accel, int mode, int pf,
 	char err[512] = "";
 	int ret;
 
+	if (row->ret)
+		return;
 	t.accel = accel;
 	t.exec_mode = mode;
 	t.strategy = HT_TRAIN_SINGLE;
@@ -363,7 +366,8 @@ static int bench_one(struct htc_opts *o, int accel, int mode, int pf,
 	if (ret) {
 		fprintf(stderr, HTC_PROG ": benchmark %s: %s\n", row->path,
 			err);
-		return row->ret = ret;
+		row->ret = ret;
+		return;
 	}
 	memset(&r, 0, sizeof(r));
 	ret = ht_trainer_benchmark(tr, &r);
@@ -376,15 +380,7 @@ static int bench_one(struct htc_opts *o, int accel, int mode, int pf,
 	row->prefetches += r.prefetches;
 	row->overlapped += r.prefetch_overlapped;
 	ht_trainer_destroy(tr);
-	return row->ret = ret;
-}
-
-/* A round of a path, unless an earlier round of it failed */
-static void bench_path(struct htc_opts *o, int accel, int mode, int pf,
-		       struct bench_row *row)
-{
-	if (!row->ret)
-		bench_one(o, accel, mode, pf, row);
+	row->ret = ret;
 }
 
 /* The row's median round (the lower one of an even count) and spread */
@@ -529,13 +525,13 @@ int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
 			if (dev->accel != HT_ACCEL_HPU || !(modes & (1U << m)))
 				continue;
 			if (o->bench_prefetch)
-				bench_path(o, HT_TRAIN_ACCEL_HPU, (int)m, 0,
-					   &rows[n++]);
-			bench_path(o, HT_TRAIN_ACCEL_HPU, (int)m,
-				   o->bench_prefetch ? 1 : -1, &rows[n++]);
+				bench_round(o, HT_TRAIN_ACCEL_HPU, (int)m, 0,
+					    &rows[n++]);
+			bench_round(o, HT_TRAIN_ACCEL_HPU, (int)m,
+				    o->bench_prefetch ? 1 : -1, &rows[n++]);
 		}
-		bench_path(o, HT_TRAIN_ACCEL_CPU, o->t.exec_mode, -1,
-			   &rows[n++]);
+		bench_round(o, HT_TRAIN_ACCEL_CPU, o->t.exec_mode, -1,
+			    &rows[n++]);
 	}
 	for (i = 0; i < n; i++) {
 		bench_median(&rows[i]);

@@ -500,20 +500,6 @@ static void note_algo(struct hpuccl_comm *c, const char *coll, int algo,
 			algo_names[algo], zc ? " zcopy" : "");
 }
 
-/* Deferred calls of a group (group.c) */
-int ccl_group_defer(int kind, uint64_t send, uint64_t recv, size_t count,
-		    enum hpuccl_dtype dtype, enum hpuccl_redop op, int root,
-		    struct hpuccl_comm *comm, struct hpu_stream *stream);
-
-enum {
-	K_ALLREDUCE,
-	K_BROADCAST,
-	K_REDUCE,
-	K_ALLGATHER,
-	K_RS,
-	K_A2A
-};
-
 #define DEFER(kind, s, rv, n, t, o, root)                                  \
 	do {                                                               \
 		if (ccl_group_active())                                    \
@@ -1035,11 +1021,6 @@ HPUCCL_EXPORT int hpuccl_reduce(uint64_t sendbuf, uint64_t recvbuf,
 	return run_rooted(K_REDUCE, sendbuf, recvbuf, count, dtype, op, root,
 			  comm, stream);
 }
-
-/* Run a deferred collective (group.c) */
-int ccl_run_deferred(int kind, uint64_t send, uint64_t recv, size_t count,
-		     enum hpuccl_dtype dtype, enum hpuccl_redop op, int root,
-		     struct hpuccl_comm *comm, struct hpu_stream *stream);
 
 int ccl_run_deferred(int kind, uint64_t send, uint64_t recv, size_t count,
 		     enum hpuccl_dtype dtype, enum hpuccl_redop op, int root,

@@ -333,7 +333,27 @@ int ccl_zc_exchange(struct hpuccl_comm *c, uint64_t va, uint64_t len);
 /* Release every cached registration (teardown) */
 void ccl_zc_release(struct hpuccl_comm *c);
 
+/* What a deferred call of a group is (group.c) */
+enum ccl_call_kind {
+	K_ALLREDUCE,
+	K_BROADCAST,
+	K_REDUCE,
+	K_ALLGATHER,
+	K_RS,
+	K_A2A,
+	K_SEND,
+	K_RECV,
+};
+
 /* Deferred group calls (group.c) */
 bool ccl_group_active(void);
+int ccl_group_defer(int kind, uint64_t send, uint64_t recv, size_t count,
+		    enum hpuccl_dtype dtype, enum hpuccl_redop op, int root,
+		    struct hpuccl_comm *comm, struct hpu_stream *stream);
+
+/* Run a deferred collective (ccl_api.c) */
+int ccl_run_deferred(int kind, uint64_t send, uint64_t recv, size_t count,
+		     enum hpuccl_dtype dtype, enum hpuccl_redop op, int root,
+		     struct hpuccl_comm *comm, struct hpu_stream *stream);
 
 #endif /* HPU_CCL_INTERNAL_H */

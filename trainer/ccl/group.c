@@ -11,21 +11,9 @@
 
 #include "ccl_internal.h"
 
-enum {
-	K_SEND = 100,
-	K_RECV = 101
-};
-
-int ccl_group_defer(int kind, uint64_t send, uint64_t recv, size_t count,
-		    enum hpuccl_dtype dtype, enum hpuccl_redop op, int root,
-		    struct hpuccl_comm *comm, struct hpu_stream *stream);
-int ccl_run_deferred(int kind, uint64_t send, uint64_t recv, size_t count,
-		     enum hpuccl_dtype dtype, enum hpuccl_redop op, int root,
-		     struct hpuccl_comm *comm, struct hpu_stream *stream);
-
 /**
  * struct call - one deferred call
- * @kind: K_* of ccl_api.c, K_SEND or K_RECV
+ * @kind: enum ccl_call_kind
  * @send: send buffer
  * @recv: receive buffer
  * @count: elements

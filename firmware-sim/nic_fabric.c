@@ -142,24 +142,31 @@ uint32_t hpusim_nic_peer(const struct hpusim_nic *n, uint32_t port,
 	return peer;
 }
 
-/* Ports that have a link at all: wired scale-up ports, scale-out ports */
+/* Whether @port has a link at all: a wired scale-up or a scale-out port */
+static bool nic_port_wired(const struct hpusim_nic *n, uint32_t port)
+{
+	return port >= n->nscaleup ||
+	       hpusim_nic_peer(n, port, NULL) != HPU_NIC_PEER_NONE;
+}
+
 static uint64_t nic_wired_mask(const struct hpusim_nic *n)
 {
 	uint64_t m = 0;
 	uint32_t p;
 
 	for (p = 0; p < n->nports; p++)
-		if (p >= n->nscaleup ||
-		    hpusim_nic_peer(n, p, NULL) != HPU_NIC_PEER_NONE)
+		if (nic_port_wired(n, p))
 			m |= 1ULL << p;
 	return m;
 }
 
+/* Checked by every NIC write: this port only, not the whole mask */
 bool hpusim_nic_port_up(const struct hpusim_nic *n, uint32_t port)
 {
 	uint64_t down = __atomic_load_n(&n->down, __ATOMIC_ACQUIRE);
 
-	return port < n->nports && (nic_wired_mask(n) & ~down) >> port & 1;
+	return port < n->nports && !(down >> port & 1) &&
+	       nic_port_wired(n, port);
 }
 
 void hpusim_nic_event(struct hpu_fw_device *dev, void *cookie, uint32_t type,

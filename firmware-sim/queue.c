@@ -240,13 +240,33 @@ static enum exec_result exec_fault(struct hpu_fw_fault *fault,
 }
 
 /*
+ * An engine's -errno as the packet's end: -EFAULT is a page fault whose
+ * address the engine filled in, anything else an engine error.
+ */
+static enum exec_result engine_err(struct hpu_fw_fault *fault,
+				   struct hpusim_queue *q, int r)
+{
+	if (r == -EFAULT) {
+		fault->engine = q->engine;
+		return EXEC_FAULT;
+	}
+	return exec_fault(fault, q, 0, false, EXEC_ENGINE_ERR);
+}
+
+/* Charge @n bytes of work against @budget, down to 0 */
+static void budget_take(uint64_t *budget, uint64_t n)
+{
+	*budget -= n < *budget ? n : *budget;
+}
+
+/*
  * Account @n bytes just moved by a chunked packet of @total bytes against
  * @budget. Return: true while the packet has bytes left (run it again).
  */
 static bool job_advance(struct hpusim_job *job, uint64_t *budget, uint64_t n,
 			uint64_t total)
 {
-	*budget -= n < *budget ? n : *budget;
+	budget_take(budget, n);
 	job->progress += n;
 	return job->progress < total;
 }
@@ -286,9 +306,7 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 			return EXEC_YIELD;
 		if (h->size < sizeof(*h) || h->size > job->cb_size - job->pc)
 			return exec_fault(fault, q, 0, false, EXEC_ENGINE_ERR);
-		*budget = *budget > HPUSIM_PKT_COST ?
-				  *budget - HPUSIM_PKT_COST :
-				  0;
+		budget_take(budget, HPUSIM_PKT_COST);
 		max = *budget > HPUSIM_DMA_CHUNK ? HPUSIM_DMA_CHUNK : *budget;
 		if (!max)
 			max = 1;
@@ -396,13 +414,8 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 					hpusim_tpc_exec(as, q->engine, h,
 							fault);
 
-			if (r == -EFAULT) {
-				fault->engine = q->engine;
-				return EXEC_FAULT;
-			}
 			if (r)
-				return exec_fault(fault, q, 0, false,
-						  EXEC_ENGINE_ERR);
+				return engine_err(fault, q, r);
 			break;
 		}
 		case HPU_PACKET_NIC_WRITE: {
@@ -415,14 +428,9 @@ static enum exec_result job_exec(struct hpusim_job *job, uint64_t *budget,
 			r = hpusim_nic_exec(as, q, h, &job->progress, fault);
 			if (r == -EINPROGRESS)
 				return EXEC_PARK; /* a scale-out answer wakes it */
-			if (r == -EFAULT) {
-				fault->engine = q->engine;
-				return EXEC_FAULT;
-			}
 			if (r)
-				return exec_fault(fault, q, 0, false,
-						  EXEC_ENGINE_ERR);
-			*budget -= p->size < *budget ? p->size : *budget;
+				return engine_err(fault, q, r);
+			budget_take(budget, p->size);
 			break;
 		}
 		default:

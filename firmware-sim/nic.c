@@ -444,6 +444,35 @@ static void copy_as_par(struct hpu_fw_as *d, uint64_t dva, struct hpu_fw_as *s,
 	hpusim_par_run(&par);
 }
 
+/*
+ * Copy between [@va, @va + @len) of @as (map_lock not held) and a buffer:
+ * from @src into @as when @src is set, else from @as into @dst.
+ * Return: 0, -EFAULT (unmapped, @fault_va set) or -EIO (pageable host
+ * memory).
+ */
+static int nic_copy(struct hpu_fw_as *as, uint64_t va, const uint8_t *src,
+		    uint8_t *dst, uint64_t len, uint64_t *fault_va)
+{
+	struct hpusim_seg seg;
+	uint64_t done = 0;
+	int ret;
+
+	pthread_rwlock_rdlock(&as->map_lock);
+	ret = nic_reachable(as, va, len, fault_va);
+	while (!ret && done < len) {
+		ret = hpusim_mmu_seg(as, va + done, len - done, false, &seg);
+		if (ret)
+			break;
+		if (src)
+			memcpy(seg.ptr, src + done, seg.len);
+		else
+			memcpy(dst + done, seg.ptr, seg.len);
+		done += seg.len;
+	}
+	pthread_rwlock_unlock(&as->map_lock);
+	return ret;
+}
+
 /**
  * hpusim_nic_copy_in() - write bytes into a region of an address space
  * @as: address space (map_lock not held)
@@ -456,21 +485,9 @@ static void copy_as_par(struct hpu_fw_as *d, uint64_t dva, struct hpu_fw_as *s,
 int hpusim_nic_copy_in(struct hpu_fw_as *as, uint64_t va, const uint8_t *src,
 		       uint64_t len)
 {
-	struct hpusim_seg seg;
-	uint64_t fva, done = 0;
-	int ret;
+	uint64_t fva;
 
-	pthread_rwlock_rdlock(&as->map_lock);
-	ret = nic_reachable(as, va, len, &fva) ? -EFAULT : 0;
-	while (!ret && done < len) {
-		ret = hpusim_mmu_seg(as, va + done, len - done, false, &seg);
-		if (!ret) {
-			memcpy(seg.ptr, src + done, seg.len);
-			done += seg.len;
-		}
-	}
-	pthread_rwlock_unlock(&as->map_lock);
-	return ret;
+	return nic_copy(as, va, src, NULL, len, &fva) ? -EFAULT : 0;
 }
 
 /**
@@ -486,21 +503,7 @@ int hpusim_nic_copy_in(struct hpu_fw_as *as, uint64_t va, const uint8_t *src,
 int hpusim_nic_copy_out(struct hpu_fw_as *as, uint64_t va, uint8_t *dst,
 			uint64_t len, uint64_t *fault_va)
 {
-	struct hpusim_seg seg;
-	uint64_t done = 0;
-	int ret;
-
-	pthread_rwlock_rdlock(&as->map_lock);
-	ret = nic_reachable(as, va, len, fault_va);
-	while (!ret && done < len) {
-		ret = hpusim_mmu_seg(as, va + done, len - done, false, &seg);
-		if (!ret) {
-			memcpy(dst + done, seg.ptr, seg.len);
-			done += seg.len;
-		}
-	}
-	pthread_rwlock_unlock(&as->map_lock);
-	return ret;
+	return nic_copy(as, va, NULL, dst, len, fault_va);
 }
 
 int hpusim_nic_signal(struct hpu_fw_as *as, uint32_t sob_id, uint32_t sob_value)

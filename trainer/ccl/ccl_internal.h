@@ -317,6 +317,13 @@ int ccl_set_error(struct hpuccl_comm *c, int err);
 /* Refresh the sticky error from the CSs, the store and device events */
 int ccl_check_error(struct hpuccl_comm *c);
 
+/*
+ * Wait until every CS the communicator submitted ended, bounded by its
+ * timeout plus a second. Return: 0; -ETIMEDOUT when the last one is still
+ * busy; -errno of the wait.
+ */
+int ccl_wait_all(struct hpuccl_comm *c);
+
 /**
  * ccl_zc_exchange() - register @va (cached) and learn every rank's
  * registration of its buffer for this call, through the store; blocks

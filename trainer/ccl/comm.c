@@ -680,7 +680,23 @@ err_free:
 	return ret;
 }
 
-/* Release every resource; @wait: let submitted work end first. */
+int ccl_wait_all(struct hpuccl_comm *c)
+{
+	uint32_t st = HPU_WAIT_CS_STATUS_COMPLETED;
+	int ret;
+
+	if (!c->nrecent)
+		return 0;
+	ret = hpu_cs_wait(c->dev, c->recent[(c->nrecent - 1) % CCL_RECENT],
+			  (uint64_t)c->timeout_ms * 1000 + 1000000, &st);
+	if (ret)
+		return ret;
+	if (st == HPU_WAIT_CS_STATUS_BUSY)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+/* Release every resource; @clean: the ranks left together (else abort). */
 static void teardown(struct hpuccl_comm *c, bool clean)
 {
 	int p, q;
@@ -691,13 +707,9 @@ static void teardown(struct hpuccl_comm *c, bool clean)
 	if (c->inbox_key)
 		hpu_nic_dereg_mr(c->dev, c->inbox_key);
 	ccl_zc_release(c);
-	if (!clean && c->nrecent) {
-		/* aborted work ends by its timeout at the latest */
-		uint32_t st;
-
-		hpu_cs_wait(c->dev, c->recent[(c->nrecent - 1) % CCL_RECENT],
-			    (uint64_t)c->timeout_ms * 1000 + 1000000, &st);
-	}
+	/* aborted work ends by its timeout at the latest */
+	if (!clean)
+		ccl_wait_all(c);
 	if (c->inbox_va)
 		hpu_mem_unmap(c->dev, c->inbox_va);
 	if (c->inbox_handle)
@@ -835,30 +847,13 @@ HPUCCL_EXPORT int hpuccl_comm_init_rank(struct hpuccl_comm **comm, int nranks,
 	return hpuccl_comm_init_rank_config(comm, nranks, id, rank, NULL);
 }
 
-/* Wait (bounded by the timeout) for every CS the communicator submitted. */
-static int wait_work(struct hpuccl_comm *c)
-{
-	uint32_t st = HPU_WAIT_CS_STATUS_COMPLETED;
-	int ret;
-
-	if (!c->nrecent)
-		return 0;
-	ret = hpu_cs_wait(c->dev, c->recent[(c->nrecent - 1) % CCL_RECENT],
-			  (uint64_t)c->timeout_ms * 1000 + 1000000, &st);
-	if (ret)
-		return ret;
-	if (st == HPU_WAIT_CS_STATUS_BUSY)
-		return -ETIMEDOUT;
-	return 0;
-}
-
 HPUCCL_EXPORT int hpuccl_comm_destroy(struct hpuccl_comm *comm)
 {
 	int ret;
 
 	if (!comm)
 		return 0;
-	ret = wait_work(comm);
+	ret = ccl_wait_all(comm);
 	if (ret)
 		ccl_set_error(comm, ret);
 	ret = full_check(comm);

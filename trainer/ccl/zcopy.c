@@ -20,16 +20,6 @@ struct zc_wire {
 	uint64_t off;
 };
 
-/* Wait (bounded) until every CS the communicator submitted ended. */
-static void wait_all(struct hpuccl_comm *c)
-{
-	uint32_t st;
-
-	if (c->nrecent)
-		hpu_cs_wait(c->dev, c->recent[(c->nrecent - 1) % CCL_RECENT],
-			    (uint64_t)c->timeout_ms * 1000 + 1000000, &st);
-}
-
 /*
  * The key covering [@va, @va + @len): a cached registration whose range
  * contains it, else a new one. A region is a VA range translated at each
@@ -58,7 +48,7 @@ static uint32_t reg_get(struct hpuccl_comm *c, uint64_t va, uint64_t len,
 	if (c->nregs == CCL_REG_MAX) {
 		/* peers write into a region only during a CS of ours that
 		 * used it: once our CSs ended, nobody writes into it */
-		wait_all(c);
+		ccl_wait_all(c);
 		hpu_nic_dereg_mr(c->dev, c->regs[lru].key);
 		c->regs[lru] = c->regs[--c->nregs];
 	}

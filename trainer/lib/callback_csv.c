@@ -9,13 +9,11 @@
  * resumed run, and would otherwise appear twice.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "trainer_internal.h"
 
@@ -38,39 +36,6 @@ static unsigned int rows_at_ckpt(const struct ht_trainer *t)
 	if (t->o.limit_train_batches && t->o.limit_train_batches < S)
 		S = t->o.limit_train_batches;
 	return t->batch >= S ? n : UINT32_MAX;
-}
-
-/* Write @n bytes at @p to @path atomically (temporary file, fsync, rename) */
-static int write_atomic(const char *path, const char *p, size_t n)
-{
-	char tmp[4200];
-	ssize_t w;
-	int fd, ret = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	while (n) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			ret = w < 0 ? -errno : -EIO;
-			break;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
 }
 
 /*
@@ -122,7 +87,7 @@ static int csv_cut(struct ht_trainer *t, const char *path)
 	if (fclose(mem) && !ret)
 		ret = -ENOMEM;
 	if (!ret && !first) { /* an empty file is started afresh */
-		ret = write_atomic(path, out, outlen);
+		ret = trainer_write_atomic(path, out, outlen, NULL, 0);
 		if (!ret)
 			ret = 1;
 	}

@@ -251,13 +251,41 @@ static void fsync_dir(const char *path)
 	}
 }
 
+int trainer_write_atomic(const char *path, const void *a, size_t na,
+			 const void *b, size_t nb)
+{
+	char tmp[PATH_MAX];
+	int fd, ret;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, a, na);
+	if (!ret)
+		ret = write_all(fd, b, nb);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return ret;
+	}
+	fsync_dir(path);
+	return 0;
+}
+
 int ckpt_save(struct ht_trainer *t, const char *path)
 {
 	struct ckpt_header h = { .version = CKPT_VERSION,
 				 .header_bytes = sizeof(h) };
-	char tmp[PATH_MAX];
 	struct buf b = { 0 };
-	int fd, ret;
+	int ret;
 
 	ret = build_payload(t, &b);
 	if (ret) {
@@ -269,38 +297,15 @@ int ckpt_save(struct ht_trainer *t, const char *path)
 	memcpy(h.magic, CKPT_MAGIC, sizeof(h.magic));
 	h.payload_bytes = b.len;
 	h.crc = crc_of(b.p, b.len);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
-	    (int)sizeof(tmp)) {
-		free(b.p);
-		return trainer_seterr(t, -ENAMETOOLONG,
-				      "checkpoint path too long: %s", path);
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		goto err_free;
-	}
-	ret = write_all(fd, &h, sizeof(h));
-	if (!ret)
-		ret = write_all(fd, b.p, b.len);
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
-		goto err_free;
-	}
-	fsync_dir(path);
+	ret = trainer_write_atomic(path, &h, sizeof(h), b.p, b.len);
 	free(b.p);
+	if (ret == -ENAMETOOLONG)
+		return trainer_seterr(t, ret, "checkpoint path too long: %s",
+				      path);
+	if (ret)
+		return trainer_seterr(t, ret, "cannot write checkpoint %s: %s",
+				      path, strerror(-ret));
 	return 0;
-
-err_free:
-	free(b.p);
-	return trainer_seterr(t, ret, "cannot write checkpoint %s: %s", path,
-			      strerror(-ret));
 }
 
 static int read_file(const char *path, struct buf *b)

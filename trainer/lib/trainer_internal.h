@@ -159,6 +159,9 @@ int ckpt_save(struct ht_trainer *t, const char *path);
 int ckpt_load(struct ht_trainer *t, const char *path);
 int ckpt_parse(struct ht_trainer *t, const char *path, const void *data,
 	       size_t len);
+/* @a then @b to @path: temporary file, fsync, rename, fsync of the dir */
+int trainer_write_atomic(const char *path, const void *a, size_t na,
+			 const void *b, size_t nb);
 
 /* callback_*.c */
 int cb_init(struct ht_trainer *t);

@@ -186,8 +186,11 @@ int ht_backend_prefetch(struct ht_backend *be, const struct ht_xfer *x,
 
 	if (!n || !x)
 		return -EINVAL;
-	if (be->ops->prefetch)
-		return be->ops->prefetch(be, x, n);
+	if (be->ops->prefetch) {
+		ret = be->ops->prefetch(be, x, n);
+		if (ret != -EOPNOTSUPP)
+			return ret;
+	}
 	for (i = 0; i < n; i++) {
 		ret = be->ops->upload(be, x[i].dst, x[i].src, x[i].n);
 		if (ret)

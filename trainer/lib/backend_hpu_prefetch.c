@@ -201,14 +201,8 @@ int hb_prefetch(struct ht_backend *be, const struct ht_xfer *x, unsigned int n)
 	uint64_t seq;
 	int done = 0, ret;
 
-	if (!hb->pf_cb) {
-		for (i = 0; i < n; i++) {
-			ret = be->ops->upload(be, x[i].dst, x[i].src, x[i].n);
-			if (ret)
-				return ret;
-		}
-		return 0;
-	}
+	if (!hb->pf_cb)
+		return -EOPNOTSUPP; /* ht_backend_prefetch() uploads */
 	if (hb->pf_issued >= HT_PREFETCH_DEPTH)
 		return -EBUSY;
 	if (!hb->pf_clock_set) {

@@ -136,8 +136,8 @@ struct ht_arena {
  *	not supported)
  * @mem_stats: device memory in use and its peak (NULL: the arenas')
  * @device: the device handle (NULL: none)
- * @prefetch: copy host data to the device now, beside the program (NULL:
- *	ht_backend_prefetch() uploads at once)
+ * @prefetch: copy host data to the device now, beside the program (NULL
+ *	or -EOPNOTSUPP: ht_backend_prefetch() uploads at once)
  * @prefetch_wait: the program's next op runs after the oldest prefetch
  *	not yet waited for
  * @prefetch_cancel: forget the prefetches not waited for (after they

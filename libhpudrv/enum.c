@@ -67,17 +67,26 @@ int hpudrv_visible(int index)
 	}
 }
 
-/* "hpuN" with N decimal without leading zeros; returns N or -1 */
-static int node_index(const char *name)
+/**
+ * hpudrv_name_number() - N of a node name "@prefix N"
+ * @name: node name, or NULL
+ * @prefix: what precedes N ("hpu", "accel")
+ *
+ * Return: N (decimal, no sign, no leading zero, at most INT_MAX), or -1
+ * when @name is not @prefix followed by such a number.
+ */
+int hpudrv_name_number(const char *name, const char *prefix)
 {
+	size_t len = strlen(prefix);
 	unsigned long v = 0;
 	const char *p;
 
-	if (strncmp(name, "hpu", 3) || !isdigit((unsigned char)name[3]))
+	if (!name || strncmp(name, prefix, len))
 		return -1;
-	if (name[3] == '0' && name[4])
+	p = name + len;
+	if (!isdigit((unsigned char)*p) || (p[0] == '0' && p[1]))
 		return -1;
-	for (p = name + 3; *p; p++) {
+	for (; *p; p++) {
 		if (!isdigit((unsigned char)*p))
 			return -1;
 		v = v * 10 + (unsigned long)(*p - '0');
@@ -85,6 +94,24 @@ static int node_index(const char *name)
 			return -1;
 	}
 	return (int)v;
+}
+
+/**
+ * hpudrv_module_id() - the value of a module_id attribute
+ * @val: the attribute's text ("" when absent)
+ *
+ * Return: the id, or -1 when @val is not a decimal 0..INT_MAX.
+ */
+int hpudrv_module_id(const char *val)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(val, &end, 10);
+	if (val[0] && !*end && !errno && v >= 0 && v <= INT_MAX)
+		return (int)v;
+	return -1;
 }
 
 int hpudrv_read_file(const char *path, char **data, size_t *len)
@@ -208,8 +235,6 @@ int hpudrv_sim_info(const char *dir, int num, int index, bool full,
 		    struct hpu_device_info *info)
 {
 	char val[HPU_NAME_LEN];
-	char *end;
-	long v;
 	int n;
 
 	memset(info, 0, sizeof(*info));
@@ -238,10 +263,7 @@ int hpudrv_sim_info(const char *dir, int num, int index, bool full,
 	info_attr(info, "card_name", info->card_name, sizeof(info->card_name));
 	info_attr(info, "serial_number", info->serial, sizeof(info->serial));
 	info_attr(info, "module_id", val, sizeof(val));
-	errno = 0;
-	v = strtol(val, &end, 10);
-	if (val[0] && !*end && !errno && v >= 0 && v <= INT_MAX)
-		info->module_id = (int)v;
+	info->module_id = hpudrv_module_id(val);
 	info->device_id = probe_device_id(info);
 	return 0;
 }
@@ -267,7 +289,7 @@ static int scan_sim(const char *dir, int **nump, int *countp)
 		return -errno;
 	}
 	while ((de = readdir(d))) {
-		i = node_index(de->d_name);
+		i = hpudrv_name_number(de->d_name, "hpu");
 		if (i < 0)
 			continue;
 		if (n == cap) {
@@ -533,6 +555,31 @@ int hpu_driver_read_attr(const char *name, char *buf, size_t len)
 		return -ENODEV;
 	snprintf(path, sizeof(path), "%s/driver/%s", dir, name);
 	return read_value(path, buf, len);
+}
+
+/**
+ * hpudrv_driver_open() - open a file of hpu-fused's driver/ directory
+ * @name: file name in it
+ * @flags: open(2) flags; O_CLOEXEC is added
+ *
+ * Return: the descriptor; -ENODEV when no daemon serves the device
+ * directory; -errno.
+ */
+int hpudrv_driver_open(const char *name, int flags)
+{
+	char dir[HPU_PATH_LEN - 32], path[HPU_PATH_LEN];
+	int fd, ret;
+
+	ret = hpudrv_devdir(dir, sizeof(dir));
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/driver/%s", dir, name);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	ret = -errno;
+	return ret == -ENOENT || ret == -ENOTDIR || ret == -ENOTCONN ? -ENODEV :
+								       ret;
 }
 
 /* Decimal digits at *p into *v; advances *p. -EIO when none or overflow. */

@@ -5,7 +5,6 @@
  * the fields that driver exposes in sysfs (docs/libhpudrv.md).
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,27 +14,6 @@
 #include "hpudrv_internal.h"
 
 #define KERNEL_DRIVER "habanalabs"
-
-/* "accelN" (N decimal, no leading zero); N or -1. accel_controlDN is not. */
-static int accel_minor(const char *sysname)
-{
-	unsigned long v = 0;
-	const char *p;
-
-	if (!sysname || strncmp(sysname, "accel", 5))
-		return -1;
-	p = sysname + 5;
-	if (!*p || (p[0] == '0' && p[1]))
-		return -1;
-	for (; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		v = v * 10 + (unsigned long)(*p - '0');
-		if (v > INT_MAX)
-			return -1;
-	}
-	return (int)v;
-}
 
 /* A sysfs attribute without trailing blanks into @buf ("" when absent) */
 static void sysattr(struct udev_device *d, const char *name, char *buf,
@@ -70,10 +48,10 @@ int hpudrv_udev_fill(struct udev_device *d, struct hpu_device_info *info)
 	const char *drv, *node;
 	char val[64], *end;
 	unsigned long id;
-	long v;
 	int minor;
 
-	minor = accel_minor(udev_device_get_sysname(d));
+	/* "accelN"; accel_controlDN is not */
+	minor = hpudrv_name_number(udev_device_get_sysname(d), "accel");
 	if (minor < 0)
 		return -ENODEV;
 	pci = udev_device_get_parent_with_subsystem_devtype(d, "pci", NULL);
@@ -108,10 +86,7 @@ int hpudrv_udev_fill(struct udev_device *d, struct hpu_device_info *info)
 	sysattr(pci, "card_name", info->card_name, sizeof(info->card_name));
 	sysattr(pci, "serial_number", info->serial, sizeof(info->serial));
 	sysattr(pci, "module_id", val, sizeof(val));
-	errno = 0;
-	v = strtol(val, &end, 10);
-	if (val[0] && !*end && !errno && v >= 0 && v <= INT_MAX)
-		info->module_id = (int)v;
+	info->module_id = hpudrv_module_id(val);
 	sysattr(pci, "device", val, sizeof(val));
 	errno = 0;
 	id = strtoul(val, &end, 16);

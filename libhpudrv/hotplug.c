@@ -14,26 +14,17 @@
 
 /*
  * Writes @cmd to DIR/driver/hotplug and reads the answer into @ans.
- * Return: 0 or -errno of the write (the daemon's verdict).
+ * Return: 0, -ENODEV when no daemon serves the directory, or -errno of
+ * the write (the daemon's verdict).
  */
 static int hotplug_command(const char *cmd, char *ans, size_t len)
 {
-	char dir[HPU_PATH_LEN - 32], path[HPU_PATH_LEN];
 	ssize_t n;
-	int fd, ret;
+	int fd, ret = 0;
 
-	ret = hpudrv_devdir(dir, sizeof(dir));
-	if (ret)
-		return ret;
-	snprintf(path, sizeof(path), "%s/driver/hotplug", dir);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		/* no daemon serves the directory */
-		return ret == -ENOENT || ret == -ENOTDIR || ret == -ENOTCONN ?
-			       -ENODEV :
-			       ret;
-	}
+	fd = hpudrv_driver_open("hotplug", O_RDWR);
+	if (fd < 0)
+		return fd;
 	do {
 		n = write(fd, cmd, strlen(cmd));
 	} while (n < 0 && errno == EINTR);

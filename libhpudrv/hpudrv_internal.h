@@ -58,6 +58,9 @@ int hpudrv_scan_info(const struct hpudrv_scan *s, int index, bool full,
 int hpudrv_lookup(int index, bool full, struct hpu_device_info *info);
 int hpudrv_sim_info(const char *dir, int num, int index, bool full,
 		    struct hpu_device_info *info);
+int hpudrv_name_number(const char *name, const char *prefix);
+int hpudrv_module_id(const char *val);
+int hpudrv_driver_open(const char *name, int flags);
 
 /* enum_udev.c */
 struct udev_device;

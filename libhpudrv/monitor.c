@@ -22,7 +22,6 @@
  * @udev: libudev context, or NULL without kernel source
  * @umon: udev monitor of subsystem "accel", or NULL
  * @simfd: DIR/driver/events of hpu-fused, or -1 when not watched
- * @dir: the device directory
  * @known: visible devices as last seen (the fields of removal events)
  * @nknown: entries of @known
  * @q: changes not yet taken by hpu_monitor_next()
@@ -36,7 +35,6 @@ struct hpu_monitor {
 	struct udev *udev;
 	struct udev_monitor *umon;
 	int simfd;
-	char dir[HPU_PATH_LEN - 32];
 	struct hpu_device_info *known;
 	int nknown;
 	struct hpu_monitor_event *q;
@@ -369,21 +367,11 @@ static int watch_udev(struct hpu_monitor *mon)
 
 static int watch_sim(struct hpu_monitor *mon)
 {
-	char path[HPU_PATH_LEN + 32];
-	int ret;
+	int fd = hpudrv_driver_open("events", O_RDONLY | O_NONBLOCK);
 
-	ret = hpudrv_devdir(mon->dir, sizeof(mon->dir));
-	if (ret)
-		return ret;
-	snprintf(path, sizeof(path), "%s/driver/events", mon->dir);
-	mon->simfd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (mon->simfd < 0) {
-		ret = -errno;
-		/* no daemon: nothing simulated to watch */
-		if (ret == -ENOENT || ret == -ENOTDIR || ret == -ENOTCONN)
-			return 0;
-		return ret;
-	}
+	if (fd < 0) /* no daemon: nothing simulated to watch */
+		return fd == -ENODEV ? 0 : fd;
+	mon->simfd = fd;
 	return watch_fd(mon, mon->simfd);
 }
 

@@ -245,15 +245,12 @@ int ht_backend_kernel_dyn(struct ht_backend *be, uint32_t id,
 
 	be->stats.ops++;
 	ret = be->ops->kernel(be, id, t, nt, params, np, dyn);
-	if (ret && ret != -EINVAL)
-		return ret;
-	if (ret) {
+	if (ret == -EINVAL && !be->err[0]) {
 		const char *name = hpu_tpc_kernel_name(id);
 
-		if (!be->err[0])
-			ht_seterr(be->err, sizeof(be->err),
-				  "TPC kernel %s: operands rejected",
-				  name ? name : "?");
+		ht_seterr(be->err, sizeof(be->err),
+			  "TPC kernel %s: operands rejected",
+			  name ? name : "?");
 	}
 	return ret;
 }

@@ -79,6 +79,13 @@ static struct hpu_driver *req_drv(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
+/* Whether slot @index holds a device in the directory */
+static bool slot_present(const struct hpu_driver *drv, unsigned long index)
+{
+	return index < HPU_FUSED_MAX_DEVICES &&
+	       hpu_device_present(&drv->devs[index]);
+}
+
 static int decode(const struct hpu_driver *drv, fuse_ino_t ino, struct node *n)
 {
 	if (ino == FUSE_ROOT_ID) {
@@ -93,14 +100,9 @@ static int decode(const struct hpu_driver *drv, fuse_ino_t ino, struct node *n)
 	case KIND_COMPUTE:
 	case KIND_CONTROL:
 	case KIND_DEV_DIR:
-		return n->dev < HPU_FUSED_MAX_DEVICES &&
-				       hpu_device_present(&drv->devs[n->dev]) &&
-				       !n->attr ?
-			       0 :
-			       -ENOENT;
+		return slot_present(drv, n->dev) && !n->attr ? 0 : -ENOENT;
 	case KIND_DEV_ATTR:
-		return n->dev < HPU_FUSED_MAX_DEVICES &&
-				       hpu_device_present(&drv->devs[n->dev]) &&
+		return slot_present(drv, n->dev) &&
 				       n->attr < hpu_num_dev_attrs ?
 			       0 :
 			       -ENOENT;
@@ -120,6 +122,17 @@ static bool is_dir(unsigned int kind)
 {
 	return kind == KIND_ROOT || kind == KIND_CLASS_DIR ||
 	       kind == KIND_DEV_DIR || kind == KIND_DRV_DIR;
+}
+
+/* The kind of @ino whether or not its device is still present */
+static unsigned int ino_kind(fuse_ino_t ino)
+{
+	return ino == FUSE_ROOT_ID ? KIND_ROOT : (unsigned int)(ino >> 32);
+}
+
+static bool is_node(unsigned int kind)
+{
+	return kind == KIND_COMPUTE || kind == KIND_CONTROL;
 }
 
 static void fill_stat(const struct hpu_driver *drv, fuse_ino_t ino,
@@ -168,8 +181,7 @@ static int parse_index(const struct hpu_driver *drv, const char *s,
 	if (s[0] < '0' || s[0] > '9' || (s[0] == '0' && s[1]))
 		return -1;
 	v = strtoul(s, &end, 10);
-	if (*end || v >= HPU_FUSED_MAX_DEVICES ||
-	    !hpu_device_present(&drv->devs[v]))
+	if (*end || !slot_present(drv, v))
 		return -1;
 	return (int)v;
 }
@@ -299,12 +311,7 @@ static void dirbuf_add(struct dirbuf *b, const char *name, fuse_ino_t ino)
 
 	if (b->err)
 		return;
-	st.st_mode =
-		((ino >> 32) == KIND_COMPUTE || (ino >> 32) == KIND_CONTROL ||
-		 (ino >> 32) == KIND_DEV_ATTR || (ino >> 32) == KIND_DRV_ATTR ||
-		 (ino >> 32) == KIND_HOTPLUG || (ino >> 32) == KIND_EVENTS) ?
-			S_IFREG :
-			S_IFDIR;
+	st.st_mode = is_dir(ino_kind(ino)) ? S_IFDIR : S_IFREG;
 	b->size += fuse_add_direntry(b->req, NULL, 0, name, NULL, 0);
 	nb = realloc(b->buf, b->size);
 	if (!nb) {
@@ -329,13 +336,13 @@ static void list_dir(const struct hpu_driver *drv, fuse_ino_t ino,
 	switch (n->kind) {
 	case KIND_ROOT:
 		for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++) {
-			if (!hpu_device_present(&drv->devs[i]))
+			if (!slot_present(drv, i))
 				continue;
 			snprintf(name, sizeof(name), "hpu%u", i);
 			dirbuf_add(b, name, INO(KIND_COMPUTE, i, 0));
 		}
 		for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++) {
-			if (!hpu_device_present(&drv->devs[i]))
+			if (!slot_present(drv, i))
 				continue;
 			snprintf(name, sizeof(name), "hpu_control%u", i);
 			dirbuf_add(b, name, INO(KIND_CONTROL, i, 0));
@@ -345,7 +352,7 @@ static void list_dir(const struct hpu_driver *drv, fuse_ino_t ino,
 		break;
 	case KIND_CLASS_DIR:
 		for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++) {
-			if (!hpu_device_present(&drv->devs[i]))
+			if (!slot_present(drv, i))
 				continue;
 			snprintf(name, sizeof(name), "hpu%u", i);
 			dirbuf_add(b, name, INO(KIND_DEV_DIR, i, 0));
@@ -524,7 +531,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (!ret) {
 		fi->direct_io = 1;
 		fi->keep_cache = 0;
-		if (n.kind == KIND_COMPUTE || n.kind == KIND_CONTROL) {
+		if (is_node(n.kind)) {
 			ret = hpu_ctx_open(&drv->devs[n.dev],
 					   n.kind == KIND_CONTROL,
 					   fuse_req_ctx(req)->pid,
@@ -548,17 +555,6 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	/* the opener gave up (interrupted): no release will come */
 	if (fuse_reply_open(req, fi))
 		release_file(drv, n.kind, fi);
-}
-
-/* The kind of @ino whether or not its device is still present */
-static unsigned int ino_kind(fuse_ino_t ino)
-{
-	return ino == FUSE_ROOT_ID ? KIND_ROOT : (unsigned int)(ino >> 32);
-}
-
-static bool is_node(unsigned int kind)
-{
-	return kind == KIND_COMPUTE || kind == KIND_CONTROL;
 }
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino,

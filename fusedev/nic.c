@@ -105,8 +105,8 @@ static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
  * Return: 0; -EINVAL (unknown op or flag, non-zero pad, reserved or a
  * member the op does not use, size 0 or an overflowing range, a port out
  * of range, half a remote address); -ENODEV (a device index past this
- * server's); -ENOENT (key or connection 0 or unknown); -EOPNOTSUPP when the model has no NICs; the model's -errno
- * (docs/nic.md).
+ * server's); -ENOENT (key or connection 0 or unknown); -EOPNOTSUPP when
+ * the model has no NICs; the model's -errno (docs/nic.md).
  */
 int hpu_ioctl_nic(const struct hpu_ioctl_call *call, void *data)
 {

@@ -30,12 +30,9 @@
 static unsigned int rows_at_ckpt(const struct ht_trainer *t)
 {
 	uint64_t every = t->o.log_every_n_steps;
-	uint64_t S = ht_loader_steps_per_epoch(t->loader);
 	unsigned int n = !every || t->step % every == 0;
 
-	if (t->o.limit_train_batches && t->o.limit_train_batches < S)
-		S = t->o.limit_train_batches;
-	return t->batch >= S ? n : UINT32_MAX;
+	return t->batch >= trainer_epoch_steps(t) ? n : UINT32_MAX;
 }
 
 /*

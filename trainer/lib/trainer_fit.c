@@ -30,7 +30,7 @@ static int push_loss(struct ht_trainer *t, float loss)
 }
 
 /* Loader steps of an epoch (limit_train_batches applied) */
-static uint64_t epoch_steps(const struct ht_trainer *t)
+uint64_t trainer_epoch_steps(const struct ht_trainer *t)
 {
 	uint64_t s = ht_loader_steps_per_epoch(t->loader);
 
@@ -176,7 +176,7 @@ static bool epochs_left(const struct ht_trainer *t)
  */
 static void info_at_end(struct ht_trainer *t, struct ht_step_info *info)
 {
-	uint64_t S = epoch_steps(t);
+	uint64_t S = trainer_epoch_steps(t);
 
 	if (!S || t->batch < S)
 		return;
@@ -209,7 +209,7 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 	t->nlosses = 0;
 	info_at_end(t, &info);
 	while (!ret && !stop && epochs_left(t)) {
-		uint64_t S = epoch_steps(t);
+		uint64_t S = trainer_epoch_steps(t);
 
 		if (t->batch == 0)
 			cb_epoch_start(t, S);
@@ -296,7 +296,7 @@ int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 
 	t->err[0] = 0;
 	for (i = 0; !ret && i < n; i++) {
-		uint64_t S = epoch_steps(t);
+		uint64_t S = trainer_epoch_steps(t);
 
 		if (t->batch >= S) {
 			t->epoch++;

@@ -121,6 +121,8 @@ struct ht_trainer {
  */
 int trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
 		     unsigned int k, const struct ht_batch *next, float *loss);
+/* trainer_fit.c: loader steps of an epoch, limit_train_batches applied */
+uint64_t trainer_epoch_steps(const struct ht_trainer *t);
 /* trainer_prefetch.c */
 int trainer_pf_setup(struct ht_trainer *t);
 void trainer_pf_release(struct ht_trainer *t);

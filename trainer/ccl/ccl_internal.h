@@ -314,7 +314,11 @@ void ccl_op_in(struct ccl_round *r, struct ccl_op *op, int msg, uint64_t va);
 /* Set the communicator's sticky error (first one wins); returns it */
 int ccl_set_error(struct hpuccl_comm *c, int err);
 
-/* Refresh the sticky error from the CSs, the store and device events */
+/*
+ * The sticky error, refreshed from the store (a rank left) only: cheap
+ * enough for every call. hpuccl_comm_get_async_error() also looks at the
+ * recent CSs and the device's events.
+ */
 int ccl_check_error(struct hpuccl_comm *c);
 
 /*

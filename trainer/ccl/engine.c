@@ -160,7 +160,8 @@ static size_t room(struct hpu_cb_builder *b)
 
 /*
  * Round j on the NIC queues: readiness fence, credit fences and data
- * writes, then the credits of round j-1's receives.
+ * writes, then (unless @r is the first round of its CS) the credits of
+ * the receives of @prev, round j-1.
  */
 static int emit_nic_round(struct hpuccl_comm *c, const struct ccl_round *r,
 			  const struct ccl_round *prev, bool first)
@@ -223,7 +224,7 @@ static int emit_nic_round(struct hpuccl_comm *c, const struct ccl_round *r,
 		if (ret)
 			return ret;
 	}
-	for (i = 0; prev && i < prev->nrecv; i++) {
+	for (i = 0; i < prev->nrecv; i++) {
 		const struct ccl_msg *m = &prev->recv[i];
 		struct ccl_peer *p = &c->peers[m->peer];
 
@@ -396,7 +397,7 @@ int ccl_run(struct hpuccl_comm *c, struct hpu_stream *stream, uint64_t nrounds,
 		ret = gen(c, arg, j, r);
 		if (ret)
 			goto out_free;
-		ret = emit_nic_round(c, r, first ? NULL : prev, first);
+		ret = emit_nic_round(c, r, prev, first);
 		if (!ret)
 			ret = emit_tpc_round(c, r);
 		if (ret)

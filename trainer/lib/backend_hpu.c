@@ -203,6 +203,24 @@ static int cur_submit(struct ht_backend *be)
 	return 0;
 }
 
+/*
+ * Wait for CS @seq (its completion time into @ts when not NULL): 0, or
+ * -ETIMEDOUT when it is still busy, -EIO when it did not complete
+ */
+int hb_cs_wait(struct ht_backend *be, uint64_t seq, uint64_t *ts)
+{
+	struct hpu_be *hb = HB(be);
+	uint32_t status = 0;
+	int ret;
+
+	ret = ts ? hpu_cs_wait_timestamp(hb->dev, seq, WAIT_US, &status, ts) :
+		   hpu_cs_wait(hb->dev, seq, WAIT_US, &status);
+	be->stats.waits++;
+	if (!ret && status != HPU_WAIT_CS_STATUS_COMPLETED)
+		ret = status == HPU_WAIT_CS_STATUS_BUSY ? -ETIMEDOUT : -EIO;
+	return ret;
+}
+
 /* Wait for every submitted CS, then do the fetches */
 static int wait_all(struct ht_backend *be)
 {
@@ -211,13 +229,8 @@ static int wait_all(struct ht_backend *be)
 	int ret = 0;
 
 	for (i = 0; i < hb->ninflight; i++) {
-		uint32_t status = 0;
-		int r = hpu_cs_wait(hb->dev, hb->inflight[i], WAIT_US, &status);
+		int r = hb_cs_wait(be, hb->inflight[i], NULL);
 
-		be->stats.waits++;
-		if (!r && status != HPU_WAIT_CS_STATUS_COMPLETED)
-			r = status == HPU_WAIT_CS_STATUS_BUSY ? -ETIMEDOUT :
-								-EIO;
 		if (r && !ret) {
 			ret = r;
 			ht_seterr(be->err, sizeof(be->err),

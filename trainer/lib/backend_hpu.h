@@ -195,6 +195,7 @@ int hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
 		uint32_t dyn, const uint32_t *params);
 int hb_prepare(struct ht_backend *be, unsigned int q, size_t bytes);
 int hb_emitted(struct ht_backend *be);
+int hb_cs_wait(struct ht_backend *be, uint64_t seq, uint64_t *ts);
 
 /* backend_hpu_prefetch.c */
 int hb_prefetch_init(struct ht_backend *be);

@@ -83,17 +83,12 @@ void hb_prefetch_release(struct hpu_be *hb)
 /* Wait for the upload of area @a (it ended: a program waited for it) */
 static int reap(struct ht_backend *be, struct pf_area *a)
 {
-	struct hpu_be *hb = HB(be);
 	uint64_t ts = 0;
-	uint32_t status = 0;
 	int ret;
 
 	if (!a->seq)
 		return 0;
-	ret = hpu_cs_wait_timestamp(hb->dev, a->seq, WAIT_US, &status, &ts);
-	if (!ret && status != HPU_WAIT_CS_STATUS_COMPLETED)
-		ret = status == HPU_WAIT_CS_STATUS_BUSY ? -ETIMEDOUT : -EIO;
-	be->stats.waits++;
+	ret = hb_cs_wait(be, a->seq, &ts);
 	a->seq = 0;
 	if (ret) {
 		ht_seterr(be->err, sizeof(be->err),
@@ -277,7 +272,6 @@ int hb_prefetch_cancel(struct ht_backend *be)
 	struct hpu_be *hb = HB(be);
 	unsigned int i;
 	uint64_t seq;
-	uint32_t status = 0;
 	int done = 0, ret = 0, r;
 
 	if (!hb->pf_cb || !be->stats.prefetches)
@@ -295,11 +289,8 @@ int hb_prefetch_cancel(struct ht_backend *be)
 	if (!ret)
 		ret = hpu_cb_builder_submit(hb->pf_cb, hb->pf_queue, 0,
 					    CS_TIMEOUT_MS, &seq, &done);
-	if (!ret && !done) {
-		ret = hpu_cs_wait(hb->dev, seq, WAIT_US, &status);
-		if (!ret && status != HPU_WAIT_CS_STATUS_COMPLETED)
-			ret = -EIO;
-	}
+	if (!ret && !done)
+		ret = hb_cs_wait(be, seq, NULL);
 	if (!ret)
 		be->stats.submissions++;
 	hb->pf_issued = 0;

@@ -132,17 +132,25 @@ static bool tool_read(struct tool *t, int ms)
 static void tool_finish(struct tool *t, int ms)
 {
 	long end = hpu_test_now_ms() + ms;
-	int st;
+	int st = 0;
 
 	while (hpu_test_now_ms() < end && tool_read(t, 50))
 		;
 	if (t->fd >= 0) {
 		print_message("still running after %d ms: killed\n", ms);
 		kill(t->pid, SIGKILL);
-		while (tool_read(t, 1000))
+		/* what outlived the kill and still holds the pipe gets 1 s */
+		end = hpu_test_now_ms() + 1000;
+		while (hpu_test_now_ms() < end && tool_read(t, 50))
 			;
+		if (t->fd >= 0) {
+			close(t->fd);
+			t->fd = -1;
+		}
 	}
-	waitpid(t->pid, &st, 0);
+	if (hpu_test_wait_child(t->pid, 10000, &st) &&
+	    hpu_test_kill_child(t->pid, &st))
+		st = SIGKILL; /* unreaped: report it as killed */
 	t->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	if (t->status) /* print_message() would truncate it */
 		printf("exit %d; output:\n%s\n", t->status, t->out);

@@ -212,23 +212,17 @@ static int flood(struct child_report *r)
 static int stop_daemon(struct child_report *r)
 {
 	pid_t pid = r->daemon_pid;
-	int status, waited;
+	int status;
 
 	kill(pid, SIGTERM);
 	/* we are its subreaper: it is our child now */
-	for (waited = 0; waited < 10000; waited += 10) {
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			if (!WIFEXITED(status) || WEXITSTATUS(status))
-				return set_reason(r,
-						  "the daemon exited with 0x%x",
-						  status);
-			return 0;
-		}
-		hpu_test_sleep_ms(10);
+	if (hpu_test_wait_child(pid, 10000, &status)) {
+		hpu_test_kill_child(pid, &status);
+		return set_reason(r, "the daemon did not stop within 10 s");
 	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return set_reason(r, "the daemon did not stop within 10 s");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return set_reason(r, "the daemon exited with 0x%x", status);
+	return 0;
 }
 
 /* The namespace part of the test; returns the child's exit status. */
@@ -364,11 +358,14 @@ static int run_child(int sock, struct msgs *m, struct child_report *r)
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			break;
 		if (hpu_test_now_ms() - start > CHILD_MAX_MS) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
 			snprintf(r->reason, sizeof(r->reason),
 				 "the namespace child took over %d ms",
 				 CHILD_MAX_MS);
+			if (hpu_test_kill_child(pid, &status)) {
+				/* it still holds the pipe: no report to read */
+				close(pipefd[0]);
+				return 1;
+			}
 			break;
 		}
 	}

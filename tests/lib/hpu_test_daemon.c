@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "hpu_test_daemon.h"
+#include "hpu_test_util.h"
 #include "hpudrv.h"
 
 #define START_TIMEOUT_MS 10000
@@ -81,22 +82,6 @@ static void print_log(const struct hpu_test_daemon *d)
 		fwrite(buf, 1, n, stderr);
 	fprintf(stderr, "--- end of log ---\n");
 	fclose(f);
-}
-
-static int wait_child(pid_t pid, int timeout_ms, int *status)
-{
-	int waited;
-
-	for (waited = 0; waited <= timeout_ms; waited += 10) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-
-		if (r == pid)
-			return 0;
-		if (r < 0)
-			return -errno;
-		hpu_test_sleep_ms(10);
-	}
-	return -ETIMEDOUT;
 }
 
 static int wait_ready(struct hpu_test_daemon *d)
@@ -196,13 +181,11 @@ int hpu_test_daemon_stop(struct hpu_test_daemon *d)
 
 	if (d->pid > 0) {
 		kill(d->pid, SIGTERM);
-		ret = wait_child(d->pid, STOP_TIMEOUT_MS, &status);
-		if (ret) {
-			kill(d->pid, SIGKILL);
-			waitpid(d->pid, &status, 0);
-		} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		ret = hpu_test_wait_child(d->pid, STOP_TIMEOUT_MS, &status);
+		if (ret)
+			hpu_test_kill_child(d->pid, &status);
+		else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 			ret = -EPROTO;
-		}
 		d->pid = 0;
 	}
 	if (hpu_test_is_mounted(d->mount)) {

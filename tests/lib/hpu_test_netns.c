@@ -44,7 +44,7 @@ static int ip(bool quiet, const char *fmt, ...)
 {
 	char cmd[512], out[1024], *argv[32], *save, *w;
 	const char *path = ip_path();
-	int argc = 0, pipefd[2], status, waited;
+	int argc = 0, pipefd[2], status;
 	ssize_t len = 0, r;
 	va_list ap;
 	pid_t pid;
@@ -81,14 +81,9 @@ static int ip(bool quiet, const char *fmt, ...)
 		len += r;
 	out[len] = '\0';
 	close(pipefd[0]);
-	for (waited = 0; waitpid(pid, &status, WNOHANG) != pid; waited += 10) {
-		if (waited >= IP_TIMEOUT_MS) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			break;
-		}
-		hpu_test_sleep_ms(10);
-	}
+	if (hpu_test_wait_child(pid, IP_TIMEOUT_MS, &status) &&
+	    hpu_test_kill_child(pid, &status))
+		status = -1;
 	if (WIFEXITED(status) && !WEXITSTATUS(status))
 		return 0;
 	if (!quiet) {

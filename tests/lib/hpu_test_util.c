@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * hpu_test_util.c - clock, free port, tied children, monitor waits, CSV
- * columns and stuck processes for the tests.
+ * hpu_test_util.c - clock, free port, tied children and bounded waits for
+ * them, monitor waits, CSV columns and stuck processes for the tests.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +60,41 @@ pid_t hpu_test_fork_child(void)
 	if (getppid() != parent)
 		_exit(127);
 	return 0;
+}
+
+int hpu_test_wait_child(pid_t pid, int timeout_ms, int *status)
+{
+	long start = hpu_test_now_ms();
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0)
+			return -errno;
+		if (hpu_test_now_ms() - start >= timeout_ms)
+			return -ETIMEDOUT;
+		poll(NULL, 0, 5);
+	}
+}
+
+#define KILL_REAP_MS 5000
+
+int hpu_test_kill_child(pid_t pid, int *status)
+{
+	int ret;
+
+	kill(pid, SIGKILL);
+	ret = hpu_test_wait_child(pid, KILL_REAP_MS, status);
+	if (ret == -ETIMEDOUT) {
+		fprintf(stderr,
+			"pid %d did not die within %d ms of SIGKILL "
+			"(blocked in the driver?)\n",
+			(int)pid, KILL_REAP_MS);
+		hpu_test_print_proc(pid);
+	}
+	return ret;
 }
 
 int hpu_test_monitor_wait(struct hpu_monitor *mon, struct hpu_monitor_event *ev,

@@ -2,7 +2,7 @@
 /*
  * hpu_test_util.h - small helpers every kind of test uses: a monotonic
  * clock in ms, a free loopback TCP port, a child process tied to the test,
- * a bounded wait for a device monitor's event, the leading columns of a
+ * bounded waits for a child and for a device monitor's event, the leading columns of a
  * CSV file, where a stuck process is, a skip with its reason.
  */
 #ifndef HPU_TEST_UTIL_H
@@ -40,6 +40,31 @@ int hpu_test_free_port(void);
  * Return: 0 in the child, its pid in the parent, -errno.
  */
 pid_t hpu_test_fork_child(void);
+
+/**
+ * hpu_test_wait_child() - reap the child @pid, waiting at most @timeout_ms
+ * @pid: the child
+ * @timeout_ms: bound
+ * @status: receives waitpid()'s status
+ *
+ * Return: 0, -ETIMEDOUT when it still runs (it is left running), or the
+ * -errno of waitpid().
+ */
+int hpu_test_wait_child(pid_t pid, int timeout_ms, int *status);
+
+/**
+ * hpu_test_kill_child() - SIGKILL the child @pid and reap it, waiting at
+ * most 5 s
+ * @pid: the child
+ * @status: receives waitpid()'s status
+ *
+ * A process blocked in an answer the daemon never gives cannot die before
+ * the daemon does: such a one is described on stderr (where it is stuck)
+ * and left unreaped.
+ *
+ * Return: 0, -ETIMEDOUT or the -errno of waitpid().
+ */
+int hpu_test_kill_child(pid_t pid, int *status);
 
 /**
  * hpu_test_monitor_wait() - take one device monitor event, waiting for

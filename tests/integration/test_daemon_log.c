@@ -34,37 +34,12 @@
 #define REJECT_TEXT	"rejected: Inappropriate ioctl for device"
 #define SUPPRESSED_TEXT " similar messages suppressed"
 
-static bool up;
-static const char *skip_reason;
-
 static int group_setup(void **state)
 {
 	const char *const extra[] = { "--log-level", "debug", NULL };
 
-	skip_reason = hpu_test_have_fuse();
-	if (skip_reason)
-		return 0;
-	if (hpu_test_daemon_start(&hpu_test_shared, 1, "gaudi2", extra))
-		return -1;
-	up = true;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	if (!up)
-		return 0;
-	up = false;
-	return hpu_test_daemon_stop(&hpu_test_shared) ? -1 : 0;
-}
-
-static int need_daemon(void **state)
-{
-	if (skip_reason) {
-		printf("[  SKIP    ] %s\n", skip_reason);
-		skip();
-	}
-	return 0;
+	(void)state;
+	return hpu_test_group_start_args(1, "gaudi2", extra);
 }
 
 /**
@@ -159,8 +134,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_bad_ioctl_flood_is_bounded,
-				       need_daemon),
+				       hpu_test_need_daemon),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
 }

@@ -294,7 +294,8 @@ struct hpu_test_daemon hpu_test_shared;
 static const char *shared_skip_reason;
 static bool shared_up;
 
-int hpu_test_group_start(int ndev, const char *type)
+int hpu_test_group_start_args(int ndev, const char *type,
+			      const char *const *extra)
 {
 	int ret;
 
@@ -302,13 +303,18 @@ int hpu_test_group_start(int ndev, const char *type)
 	shared_skip_reason = hpu_test_have_fuse();
 	if (shared_skip_reason)
 		return 0;
-	ret = hpu_test_daemon_start(&hpu_test_shared, ndev, type, NULL);
+	ret = hpu_test_daemon_start(&hpu_test_shared, ndev, type, extra);
 	if (ret) {
 		fprintf(stderr, "cannot start hpu-fused: %s\n", strerror(-ret));
 		return -1;
 	}
 	shared_up = true;
 	return 0;
+}
+
+int hpu_test_group_start(int ndev, const char *type)
+{
+	return hpu_test_group_start_args(ndev, type, NULL);
 }
 
 int hpu_test_group_stop(void **state)

@@ -123,6 +123,18 @@ extern struct hpu_test_daemon hpu_test_shared;
  */
 int hpu_test_group_start(int ndev, const char *type);
 
+/**
+ * hpu_test_group_start_args() - hpu_test_group_start() with extra daemon
+ * arguments
+ * @ndev: --devices
+ * @type: --type
+ * @extra: NULL-terminated extra arguments, or NULL
+ *
+ * Return: as hpu_test_group_start().
+ */
+int hpu_test_group_start_args(int ndev, const char *type,
+			      const char *const *extra);
+
 /** hpu_test_group_stop() - cmocka group teardown stopping hpu_test_shared */
 int hpu_test_group_stop(void **state);
 

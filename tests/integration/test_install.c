@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 
 #define PREFIX "/usr"
 
@@ -153,10 +154,7 @@ static int group_teardown(void **state)
 
 static int need_install(void **state)
 {
-	if (in.skip) {
-		printf("[  SKIP    ] %s\n", in.skip);
-		skip();
-	}
+	HPU_TEST_SKIP_IF(in.skip);
 	assert_true(in.installed);
 	return 0;
 }
@@ -456,8 +454,8 @@ static void test_man_pages(void **state)
 	char *out;
 
 	if (!have_prog("groff")) {
-		printf("[  SKIP    ] groff missing (Debian: groff-base): "
-		       "man pages not linted\n");
+		print_message("skipped: groff missing (Debian: groff-base): "
+			      "man pages not linted\n");
 		skip();
 	}
 	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
@@ -537,8 +535,9 @@ static void test_udev_rules(void **state)
 	int gid = -1;
 
 	if (!have_prog("udevadm") || !have_prog("unshare") || geteuid() != 0) {
-		printf("[  SKIP    ] udevadm (Debian: udev), unshare or root "
-		       "missing: the rules are not validated\n");
+		print_message(
+			"skipped: udevadm (Debian: udev), unshare or root "
+			"missing: the rules are not validated\n");
 		skip();
 	}
 	if (sh("udevadm verify --help >/dev/null", NULL) == 0) {
@@ -593,8 +592,9 @@ static void test_systemd_unit(void **state)
 	char cmd[4 * PATH_MAX], *out = NULL;
 
 	if (!have_prog("systemd-analyze")) {
-		printf("[  SKIP    ] systemd-analyze missing: the unit is not "
-		       "verified\n");
+		print_message(
+			"skipped: systemd-analyze missing: the unit is not "
+			"verified\n");
 		skip();
 	}
 	snprintf(cmd, sizeof(cmd),

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
 /* The unprivileged user of the children ("nobody" on Debian) */
@@ -114,9 +115,9 @@ static int smi_as_user(long group, const char *arg, char **out)
 	assert_true(WIFEXITED(status));
 	*out = buf;
 	if (WEXITSTATUS(status) == EXIT_NO_EXEC) {
-		printf("[  SKIP    ] uid %d cannot run %s (build directory "
-		       "not reachable by others)\n",
-		       USER_UID, argv[0]);
+		print_message("skipped: uid %d cannot run %s (build directory "
+			      "not reachable by others)\n",
+			      USER_UID, argv[0]);
 		free(buf);
 		*out = NULL;
 		skip();
@@ -181,10 +182,7 @@ static int group_setup_strict(void **state)
 
 static int need_root_daemon(void **state)
 {
-	if (skip_reason) {
-		printf("[  SKIP    ] %s\n", skip_reason);
-		skip();
-	}
+	HPU_TEST_SKIP_IF(skip_reason);
 	return 0;
 }
 

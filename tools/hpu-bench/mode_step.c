@@ -779,14 +779,17 @@ int bench_step(int argc, char **argv)
 	       "mean us", "p50/host");
 	for (p = 0; p < NPATH; p++)
 		bench_summarize(ns[p], (size_t)(per * SLICES), &st[p]);
-	for (p = 0; p < NPATH; p++)
-		if (timed(p))
-			printf("  %-30s %9.1f %9.1f %9.1f %8.2f\n",
-			       path_name[p], st[p].p50_us, st[p].p99_us,
-			       st[p].mean_us,
-			       st[P_HOST].p50_us > 0 ?
-				       st[p].p50_us / st[P_HOST].p50_us :
-				       0);
+	for (p = 0; p < NPATH; p++) {
+		if (!timed(p))
+			continue;
+		printf("  %-30s %9.1f %9.1f %9.1f", path_name[p], st[p].p50_us,
+		       st[p].p99_us, st[p].mean_us);
+		/* -o without host: no reference was measured */
+		if (timed(P_HOST) && st[P_HOST].p50_us > 0)
+			printf(" %8.2f\n", st[p].p50_us / st[P_HOST].p50_us);
+		else
+			printf(" %8s\n", "-");
+	}
 	if (only < 0)
 		printf("  eager / graph p50: %.2f, eager / lazy p50: %.2f (issue "
 		       "target >= 3)\n",

@@ -41,6 +41,8 @@
  * @running: jobs a thread executes now
  * @stopping: its jobs must stop (fault, abort); read without the lock
  * @aborting: a cs_abort owns its completion
+ * @purging: stopped by hpusim_as_abort_all(), whose first free caller
+ *	reports it
  * @result: how it ends
  * @fault: first fault, for PAGE_FAULT and ENGINE_ERR
  * @reset: engines to reset when it completes
@@ -56,6 +58,7 @@ struct hpusim_cs {
 	unsigned int running;
 	bool stopping;
 	bool aborting;
+	bool purging;
 	enum hpu_fw_cs_result result;
 	struct hpu_fw_fault fault;
 	uint64_t reset[HPUSIM_MAX_ENGINES / 64];

@@ -260,16 +260,24 @@ int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 	return 0;
 }
 
-/* Abort @cs; sched lock held (dropped meanwhile). Return engines reset */
-static int cs_abort_locked(struct hpusim_cs *cs)
+/* Start aborting @cs: its jobs stop or are dropped; sched lock held */
+static void cs_abort_begin(struct hpusim_cs *cs)
 {
-	unsigned int i;
-	int n = 0;
-
 	cs->aborting = true;
 	if (cs->result == HPU_FW_CS_OK)
 		cs->result = HPU_FW_CS_ABORTED;
 	cs_stop(cs);
+}
+
+/*
+ * Finish aborting @cs once none of its jobs runs; sched lock held (dropped
+ * meanwhile). Return: engines reset.
+ */
+static int cs_abort_end(struct hpusim_cs *cs)
+{
+	unsigned int i;
+	int n = 0;
+
 	while (cs->jobs_left)
 		pthread_cond_wait(&hpusim_sched.idle, &hpusim_sched.lock);
 	for (i = 0; i < HPUSIM_MAX_ENGINES / 64; i++)
@@ -291,7 +299,8 @@ int hpusim_cs_abort(struct hpu_fw_as *as, void *cookie)
 			hpusim_container_of(pos, struct hpusim_cs, node);
 
 		if (cs->cookie == cookie && !cs->aborting) {
-			ret = cs_abort_locked(cs);
+			cs_abort_begin(cs);
+			ret = cs_abort_end(cs);
 			break;
 		}
 	}
@@ -308,21 +317,29 @@ int hpusim_as_abort_all(struct hpu_fw_as *as)
 	while (!hpusim_list_empty(&as->cs_list) || as->completing) {
 		struct hpusim_cs *victim = NULL;
 
+		/*
+		 * Stop them all before reporting any: while a report drops
+		 * the lock, no job queued behind a dropped one may run.
+		 */
 		for (pos = as->cs_list.next; pos != &as->cs_list;
 		     pos = pos->next) {
 			struct hpusim_cs *cs = hpusim_container_of(
 				pos, struct hpusim_cs, node);
 
 			if (!cs->aborting) {
-				victim = cs;
-				break;
+				cs_abort_begin(cs);
+				cs->purging = true;
 			}
+			if (cs->purging && !victim)
+				victim = cs;
 		}
-		if (victim)
-			n += cs_abort_locked(victim);
-		else /* others abort or report what is left */
+		if (victim) {
+			victim->purging = false; /* this thread reports it */
+			n += cs_abort_end(victim);
+		} else { /* others abort or report what is left */
 			pthread_cond_wait(&hpusim_sched.idle,
 					  &hpusim_sched.lock);
+		}
 	}
 	pthread_mutex_unlock(&hpusim_sched.lock);
 	/* nothing of it runs: its queues go (a later submission remakes them) */

@@ -278,6 +278,8 @@ struct hpusim_seg {
  * @monitor_faults: monitor payload writes that faulted outside a submission
  * @cs_list: submissions in flight (sched lock)
  * @completing: submissions of it whose cs_done runs now (sched lock)
+ * @queues: its queue on every engine, made at its first job there (a
+ *	table of @dev->profile->num_queues entries, or NULL; sched lock)
  * @nic: its registrations and connections (nic.c)
  */
 struct hpu_fw_as {
@@ -294,18 +296,20 @@ struct hpu_fw_as {
 	uint64_t monitor_faults;
 	struct hpusim_list cs_list;
 	unsigned int completing;
+	struct hpusim_queue **queues;
 	struct hpusim_nic_as *nic;
 };
 
 struct hpusim_cs;
+struct hpusim_queue;
 struct hpusim_nic_as;
 struct hpusim_nic;
 
 /**
  * enum hpusim_job_state - where a job is
- * @HPUSIM_JOB_QUEUED: on its queue, not started or between slices
+ * @HPUSIM_JOB_QUEUED: on its queue, not started or between turns
  * @HPUSIM_JOB_RUNNING: a thread executes it now
- * @HPUSIM_JOB_PARKED: its queue waits on a FENCE
+ * @HPUSIM_JOB_PARKED: its queue waits on a FENCE (or a scale-out answer)
  * @HPUSIM_JOB_DONE: ended or dropped
  */
 enum hpusim_job_state {
@@ -318,7 +322,7 @@ enum hpusim_job_state {
 /**
  * struct hpusim_job - one job of a submission
  * @cs: its submission
- * @q: its queue
+ * @q: its queue (its address space's queue on the engine it names)
  * @node: in @q->jobs while not done
  * @cb: private copy of the packets
  * @cb_size: bytes at @cb
@@ -338,28 +342,70 @@ struct hpusim_job {
 };
 
 /**
- * enum hpusim_queue_state - what a queue does
+ * enum hpusim_queue_state - what an address space's queue on an engine does
  * @HPUSIM_Q_IDLE: no jobs
- * @HPUSIM_Q_RUNNABLE: on the run list, waiting for a thread
- * @HPUSIM_Q_RUNNING: a thread runs its head job
- * @HPUSIM_Q_PARKED: its head job waits on a FENCE; no thread held
+ * @HPUSIM_Q_READY: on its engine queue's ready list, waiting for its turn
+ * @HPUSIM_Q_RUNNING: its engine runs its head job now
+ * @HPUSIM_Q_PARKED: its head job waits on a FENCE (or a scale-out answer)
+ *	and holds neither the engine nor a thread
  */
 enum hpusim_queue_state {
 	HPUSIM_Q_IDLE,
-	HPUSIM_Q_RUNNABLE,
+	HPUSIM_Q_READY,
 	HPUSIM_Q_RUNNING,
 	HPUSIM_Q_PARKED,
 };
 
 /**
- * struct hpusim_queue - a hardware queue (feeds the engine of its index)
+ * enum hpusim_eq_state - what an engine queue does
+ * @HPUSIM_EQ_IDLE: no queue of it is ready and no thread runs it
+ * @HPUSIM_EQ_RUNNABLE: on the run list, waiting for a thread
+ * @HPUSIM_EQ_RUNNING: a thread serves its ready queues, one turn each
+ */
+enum hpusim_eq_state {
+	HPUSIM_EQ_IDLE,
+	HPUSIM_EQ_RUNNABLE,
+	HPUSIM_EQ_RUNNING,
+};
+
+/**
+ * struct hpusim_engine_queue - the hardware queue of one engine
  * @dev: device
+ * @engine: engine id (= queue index)
+ * @state: enum hpusim_eq_state (sched lock)
+ * @ready: address spaces' queues with a job to run, in turn order
+ *	(struct hpusim_queue.ready_node; sched lock)
+ * @active: queues of it that are not IDLE (sched lock): the engine is
+ *	busy while there is one
+ * @run_node: on the run list while RUNNABLE (sched lock)
+ *
+ * Every address space has a queue of its own on the engine (struct
+ * hpusim_queue); the engine serves the ready ones round robin, a turn
+ * being a slice of work (queue.c), so no address space holds the engine
+ * for another.
+ */
+struct hpusim_engine_queue {
+	struct hpu_fw_device *dev;
+	uint32_t engine;
+	enum hpusim_eq_state state;
+	struct hpusim_list ready;
+	unsigned int active;
+	struct hpusim_list run_node;
+};
+
+/**
+ * struct hpusim_queue - an address space's queue on one engine
+ * @dev: device
+ * @as: its address space
+ * @eq: the engine queue that serves it
  * @engine: engine id (= queue index)
  * @is_dma: feeds a DMA engine
  * @jobs: jobs in submission order (sched lock)
  * @state: enum hpusim_queue_state (sched lock)
  * @woken: a SOB satisfied its FENCE before it parked (sched lock)
- * @run_node: on the run list while RUNNABLE (sched lock)
+ * @nic_sent: a scale-out write of it may still be pending in the NIC: the
+ *	NIC forgets it before the queue is freed (sched lock)
+ * @ready_node: in @eq->ready while READY (sched lock)
  * @wait_node: in the address space's waiters while waiting (sync lock)
  * @waiting: @wait_node is linked (sync lock)
  * @wait_sob: SOB waited for
@@ -368,15 +414,21 @@ enum hpusim_queue_state {
  * @nic_wait: sequence number of the scale-out write whose answer the
  *	head job waits for, 0 when none (sched lock)
  * @nic_status: that answer once it came (sched lock; nic_scaleout.c)
+ *
+ * Jobs of one address space on one engine run in submission order; a
+ * parked queue holds only its own address space's later jobs there.
  */
 struct hpusim_queue {
 	struct hpu_fw_device *dev;
+	struct hpu_fw_as *as;
+	struct hpusim_engine_queue *eq;
 	uint32_t engine;
 	bool is_dma;
 	struct hpusim_list jobs;
 	enum hpusim_queue_state state;
 	bool woken;
-	struct hpusim_list run_node;
+	bool nic_sent;
+	struct hpusim_list ready_node;
 	struct hpusim_list wait_node;
 	bool waiting;
 	uint32_t wait_sob;
@@ -410,7 +462,7 @@ struct hpusim_queue {
  * @export_dir: directory of exported allocations (under /dev/shm)
  * @as_lock: protects @as_list; held while a reset aborts submissions
  * @as_list: every address space (struct hpu_fw_as.node)
- * @queues: one queue per engine, @profile->num_queues of them
+ * @eqs: one engine queue per engine, @profile->num_queues of them
  * @nic: NIC ports, registrations and the fabric it belongs to (nic.c)
  */
 struct hpu_fw_device {
@@ -435,7 +487,7 @@ struct hpu_fw_device {
 	char export_dir[64];
 	pthread_mutex_t as_lock;
 	struct hpusim_list as_list;
-	struct hpusim_queue *queues;
+	struct hpusim_engine_queue *eqs;
 	struct hpusim_nic *nic;
 };
 
@@ -751,15 +803,19 @@ bool hpusim_fence_try(struct hpu_fw_as *as, struct hpusim_queue *q,
  */
 void hpusim_fence_cancel(struct hpu_fw_as *as, struct hpusim_queue *q);
 
-/* queue.c: scheduler, worker pool, submissions */
+/*
+ * queue.c, pool.c, exec.c, submit.c: engine queues and the address
+ * spaces' queues on them, the worker pool, the packet interpreter,
+ * submissions (their shared internals: queue.h)
+ */
 int hpusim_queues_init(struct hpu_fw_device *dev);
 void hpusim_queues_fini(struct hpu_fw_device *dev);
 void hpusim_sched_lock(void);
 void hpusim_sched_unlock(void);
 
 /**
- * hpusim_queue_wake() - a waiter's FENCE passed (sched lock held)
- * @q: queue
+ * hpusim_queue_wake() - a parked queue may go on (sched lock held)
+ * @q: queue whose FENCE passed or whose scale-out answer came
  */
 void hpusim_queue_wake(struct hpusim_queue *q);
 
@@ -809,7 +865,8 @@ int hpusim_cs_abort(struct hpu_fw_as *as, void *cookie);
  * hpusim_as_abort_all() - abort every submission of an address space
  * @as: address space
  *
- * Returns when none of its jobs runs any more.
+ * Returns when none of its jobs runs any more; its queues are freed (the
+ * next submission makes them again).
  *
  * Return: the number of engines reset.
  */

@@ -172,6 +172,7 @@ int hpusim_so_write(struct hpusim_so_peer *peer, struct hpu_fw_as *as,
 		    struct hpusim_queue *q, uint32_t remote_device,
 		    const struct hpu_pkt_nic_write *p, uint64_t *fault_va);
 void hpusim_so_purge(struct hpu_fw_fabric *fab, struct hpu_fw_device *dev);
+void hpusim_so_forget(struct hpu_fw_fabric *fab, const struct hpusim_queue *q);
 int hpusim_so_serve(struct hpu_fw_fabric *fab, int fd, const char *name);
 
 #endif /* HPUSIM_NIC_H */

@@ -774,12 +774,9 @@ int hpusim_so_connect(struct hpu_fw_fabric *fab, uint32_t ipv4, uint16_t port,
 	return 0;
 }
 
-/**
- * hpusim_so_purge() - forget the pending writes of a device's queues
- * @fab: fabric
- * @dev: device about to free its queues
- */
-void hpusim_so_purge(struct hpu_fw_fabric *fab, struct hpu_fw_device *dev)
+/* Forget the pending writes of @q, or of every queue of @dev */
+static void so_purge(struct hpu_fw_fabric *fab, const struct hpu_fw_device *dev,
+		     const struct hpusim_queue *q)
 {
 	struct hpusim_list *pos, *p, *next;
 
@@ -797,7 +794,7 @@ void hpusim_so_purge(struct hpu_fw_fabric *fab, struct hpu_fw_device *dev)
 				hpusim_container_of(p, struct so_pend, node);
 
 			next = p->next;
-			if (pd->q && pd->q->dev == dev) {
+			if (pd->q && (q ? pd->q == q : pd->q->dev == dev)) {
 				hpusim_list_del(&pd->node);
 				free(pd);
 			}
@@ -805,6 +802,27 @@ void hpusim_so_purge(struct hpu_fw_fabric *fab, struct hpu_fw_device *dev)
 		pthread_mutex_unlock(&peer->pend_lock);
 	}
 	pthread_mutex_unlock(&fab->so->lock);
+}
+
+/**
+ * hpusim_so_purge() - forget the pending writes of a device's queues
+ * @fab: fabric
+ * @dev: device about to free its queues
+ */
+void hpusim_so_purge(struct hpu_fw_fabric *fab, struct hpu_fw_device *dev)
+{
+	so_purge(fab, dev, NULL);
+}
+
+/**
+ * hpusim_so_forget() - forget the pending writes of one queue
+ * @fab: fabric of the queue's device
+ * @q: an address space's queue about to be freed (its jobs were aborted;
+ *	no lock held)
+ */
+void hpusim_so_forget(struct hpu_fw_fabric *fab, const struct hpusim_queue *q)
+{
+	so_purge(fab, NULL, q);
 }
 
 /* ------------------------------------------------------ receiving side */

@@ -410,7 +410,8 @@ static void cs_timeout_fn(struct hpu_timer *t)
  * struct cs_build - a submission being put together
  * @chunks: the chunk array copied from the caller
  * @n: chunks
- * @jobs: one job per chunk
+ * @jobs: one job per chunk (WAIT: per chunk still waiting, see @njobs)
+ * @njobs: jobs to submit
  * @refs: CB copies and pins (normal submissions)
  * @fences: synthesized FENCE packets (WAIT submissions)
  * @wait_seqs: per chunk, the sequence numbers it waits on (WAIT)
@@ -419,6 +420,7 @@ struct cs_build {
 	struct hpu_cs_chunk *chunks;
 	unsigned int n;
 	struct hpu_fw_job *jobs;
+	unsigned int njobs;
 	struct hpu_cb_ref *refs;
 	struct hpu_pkt_fence *fences;
 	uint64_t (*wait_seqs)[HPU_WAIT_MULTI_CS_MAX];
@@ -471,6 +473,7 @@ static int build_jobs(const struct hpu_ioctl_call *call, uint32_t cs_flags,
 	b->jobs = calloc(b->n, sizeof(*b->jobs));
 	if (!b->jobs)
 		return -ENOMEM;
+	b->njobs = b->n;
 	if (cs_flags & HPU_CS_FLAGS_WAIT) {
 		b->fences = calloc(b->n, sizeof(*b->fences));
 		b->wait_seqs = calloc(b->n, sizeof(*b->wait_seqs));
@@ -517,18 +520,20 @@ static int build_jobs(const struct hpu_ioctl_call *call, uint32_t cs_flags,
 }
 
 /*
- * WAIT: check every awaited number, give each chunk an internal SOB and
- * a FENCE on it, and register what is still in flight. st->lock held.
- * Return: a bitmask of chunks whose numbers all ended already (raise
- * their SOB at once), or -errno.
+ * WAIT: check every awaited number; give each chunk whose numbers have
+ * not all ended an internal SOB and a FENCE job on it, and register what
+ * it waits for. A chunk whose numbers all ended needs no job: b->njobs
+ * counts the jobs left (0: the submission is complete at once).
+ * st->lock held. Return: 0, -EINVAL (a number never issued), -EAGAIN (the
+ * context has CS_NUM_INT_SOBS chunks waiting already) or -ENOMEM.
  */
-static int64_t wait_prepare_locked(struct hpu_cs_state *st, struct cs_build *b,
-				   uint64_t seq, struct hpu_wait_dep **deps)
+static int wait_prepare_locked(struct hpu_cs_state *st, struct cs_build *b,
+			       uint64_t seq, struct hpu_wait_dep **deps)
 {
 	struct hpu_wait_dep *d;
 	unsigned int i, j, s = 0;
 	uint32_t status;
-	uint64_t ts, now_ready = 0;
+	uint64_t ts;
 	bool tsv;
 
 	for (i = 0; i < b->n; i++)
@@ -536,31 +541,40 @@ static int64_t wait_prepare_locked(struct hpu_cs_state *st, struct cs_build *b,
 			if (hpu_cs_lookup_locked(st, b->wait_seqs[i][j],
 						 &status, &ts, &tsv))
 				return -EINVAL;
+	b->njobs = 0;
 	for (i = 0; i < b->n; i++) {
-		while (s < CS_NUM_INT_SOBS && st->sob_owner[s])
-			s++;
-		if (s == CS_NUM_INT_SOBS)
-			return -EAGAIN;
 		d = calloc(1, sizeof(*d));
 		if (!d)
 			return -ENOMEM;
-		d->owner_seq = seq;
-		d->sob = HPU_NUM_SOBS + s;
 		for (j = 0; j < b->chunks[i].cb_size; j++)
 			if (in_flight_locked(st, b->wait_seqs[i][j]))
 				d->seqs[d->n++] = b->wait_seqs[i][j];
+		if (!d->n) {
+			free(d); /* nothing to wait for */
+			continue;
+		}
+		while (s < CS_NUM_INT_SOBS && st->sob_owner[s])
+			s++;
+		if (s == CS_NUM_INT_SOBS) {
+			free(d);
+			return -EAGAIN;
+		}
+		d->owner_seq = seq;
+		d->sob = HPU_NUM_SOBS + s;
 		b->fences[i].hdr.opcode = HPU_PACKET_FENCE;
 		b->fences[i].hdr.size = sizeof(b->fences[i]);
 		b->fences[i].sob_id = d->sob;
 		b->fences[i].target = 1;
 		b->fences[i].dec = 1;
+		b->jobs[b->njobs].queue = b->chunks[i].queue_index;
+		b->jobs[b->njobs].cb = &b->fences[i];
+		b->jobs[b->njobs].cb_size = sizeof(b->fences[i]);
+		b->njobs++;
 		st->sob_owner[s] = seq;
-		if (!d->n && i < 64)
-			now_ready |= 1ULL << i;
 		d->next = *deps;
 		*deps = d;
 	}
-	return (int64_t)now_ready;
+	return 0;
 }
 
 static void release_wait_sobs_locked(struct hpu_cs_state *st, uint64_t seq)
@@ -604,7 +618,6 @@ static int submit_locked(struct hpu_ctx *ctx, uint32_t cs_flags,
 	struct hpu_cs_state *st = ctx->cs;
 	struct hpu_wait_dep *deps = NULL, *d;
 	uint64_t seq;
-	int64_t ready = 0;
 	unsigned int i;
 	int ret;
 
@@ -617,15 +630,15 @@ static int submit_locked(struct hpu_ctx *ctx, uint32_t cs_flags,
 	}
 	seq = st->next_seq;
 	if (cs_flags & HPU_CS_FLAGS_WAIT) {
-		ready = wait_prepare_locked(st, b, seq, &deps);
-		if (ready < 0) {
+		ret = wait_prepare_locked(st, b, seq, &deps);
+		if (ret) {
 			release_wait_sobs_locked(st, seq);
 			pthread_mutex_unlock(&st->lock);
 			while ((d = deps)) {
 				deps = d->next;
 				free(d);
 			}
-			return (int)ready;
+			return ret;
 		}
 	}
 	cs->seq = seq;
@@ -633,28 +646,20 @@ static int submit_locked(struct hpu_ctx *ctx, uint32_t cs_flags,
 	st->in_flight++;
 	cs->hnext = st->hash[cs->seq % CS_HASH_SIZE];
 	st->hash[cs->seq % CS_HASH_SIZE] = cs;
-	/* the deps of chunks already satisfied are not kept */
 	while ((d = deps)) {
 		deps = d->next;
-		if (d->n) {
-			d->next = st->deps;
-			st->deps = d;
-		} else {
-			free(d);
-		}
+		d->next = st->deps;
+		st->deps = d;
 	}
 	pthread_mutex_unlock(&st->lock);
 
-	if (cs_flags & HPU_CS_FLAGS_WAIT) {
-		for (i = 0; i < b->n; i++) {
-			CTX_OPS(ctx)->sob_write(ctx->as, b->fences[i].sob_id,
-						HPU_MSG_OP_SET, 0);
-			if (i < 64 && (ready & (1LL << i)))
+	/* the SOBs start at 0 before their FENCE jobs are queued */
+	if (cs_flags & HPU_CS_FLAGS_WAIT)
+		for (i = 0; i < b->n; i++)
+			if (b->fences[i].hdr.size)
 				CTX_OPS(ctx)->sob_write(ctx->as,
 							b->fences[i].sob_id,
-							HPU_MSG_OP_ADD, 1);
-		}
-	}
+							HPU_MSG_OP_SET, 0);
 	if (b->refs) {
 		/* the pins move to the CS; the copies go after submission */
 		for (i = 0; i < b->n; i++) {
@@ -663,7 +668,13 @@ static int submit_locked(struct hpu_ctx *ctx, uint32_t cs_flags,
 		}
 	}
 	count(&ctx->dev->cs_submitted, &ctx->cs_submitted);
-	ret = CTX_OPS(ctx)->cs_submit(ctx->as, b->jobs, b->n, cs);
+	if (!b->njobs) {
+		/* a WAIT on numbers that all ended: complete at once */
+		hpu_cs_done_cb(ctx->dev, cs, HPU_FW_CS_OK, NULL,
+			       CTX_OPS(ctx)->device_time_ns(ctx->dev->fw));
+		return 0;
+	}
+	ret = CTX_OPS(ctx)->cs_submit(ctx->as, b->jobs, b->njobs, cs);
 	if (ret) {
 		/* the number is used up: it ends ABORTED */
 		hpu_cs_done_cb(ctx->dev, cs, HPU_FW_CS_ABORTED, NULL,
@@ -702,6 +713,11 @@ int hpu_ioctl_cs(const struct hpu_ioctl_call *call, void *data)
 		return -EINVAL;
 	if (in.num_chunks_execute < 1 ||
 	    in.num_chunks_execute > HPU_MAX_JOBS_PER_CS || !in.chunks_execute)
+		return -EINVAL;
+	if ((in.cs_flags & HPU_CS_FLAGS_WAIT) &&
+	    in.num_chunks_execute > HPU_WAIT_MAX_CHUNKS)
+		return -EINVAL;
+	if (in.timeout_ms > HPU_CS_TIMEOUT_MAX_MS)
 		return -EINVAL;
 	st = ctx->cs;
 	if (!st || !hpu_device_has_cs(dev))

@@ -133,7 +133,7 @@ static int parse_timeout(const char *s, uint32_t *out)
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > 3600000)
+	if (errno || end == s || *end || v < 1 || v > HPU_CS_TIMEOUT_MAX_MS)
 		return -EINVAL;
 	*out = (uint32_t)v;
 	return 0;

@@ -547,6 +547,11 @@ struct hpu_cs_chunk {
 	__u64 reserved;
 };
 
+/* Largest hpu_cs_in.timeout_ms (1 hour); a larger one is -EINVAL */
+#define HPU_CS_TIMEOUT_MAX_MS 3600000U
+/* Largest number of chunks of a HPU_CS_FLAGS_WAIT submission (-EINVAL) */
+#define HPU_WAIT_MAX_CHUNKS   64
+
 #define HPU_CS_FLAGS_SIGNAL    (1U << 0) /* signal a sync object on completion */
 #define HPU_CS_FLAGS_WAIT      (1U << 1) /* chunk waits on earlier CSs */
 #define HPU_CS_FLAGS_TIMESTAMP (1U << 2) /* record completion timestamp */
@@ -556,7 +561,9 @@ struct hpu_cs_chunk {
  * struct hpu_cs_in - CS input
  * @chunks_execute: user address of an array of struct hpu_cs_chunk
  * @num_chunks_execute: entries in the array, 1..HPU_MAX_JOBS_PER_CS
- * @timeout_ms: per-CS timeout in ms; 0 selects the driver default
+ *	(HPU_CS_FLAGS_WAIT: 1..HPU_WAIT_MAX_CHUNKS)
+ * @timeout_ms: per-CS timeout in ms, at most HPU_CS_TIMEOUT_MAX_MS; 0
+ *	selects the driver default
  * @cs_flags: HPU_CS_FLAGS_*
  * @pad: must be 0
  * @reserved: must be 0

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * queue.h - what the scheduler files of libhpusim share, and nothing else
+ * includes:
+ *
+ *   queue.c   engine queues, the address spaces' queues on them, turns
+ *   pool.c    the worker pool of the process and parallel slices
+ *   exec.c    the packet interpreter (one job, one turn)
+ *   submit.c  submissions: creation, completion, failure, aborts
+ *
+ * Locking: the scheduler lock (struct hpusim_sched.lock, one per process)
+ * protects every engine queue and address-space queue, their jobs, the
+ * run list, and every submission's bookkeeping and its address space's
+ * cs_list and queue table. It nests outside an address space's sync_lock
+ * and the telemetry lock; callbacks run with no lock held.
+ */
+#ifndef HPUSIM_QUEUE_H
+#define HPUSIM_QUEUE_H
+
+#include "hpusim.h"
+
+/*
+ * A turn of an address space's queue on its engine ends after this much
+ * DMA work (a packet costs HPUSIM_PKT_COST) or HPUSIM_SLICE_NS, whichever
+ * comes first; then the engine serves the next ready address space.
+ * Packets are not cut: a single GEMM or TPC kernel runs to its end.
+ */
+#define HPUSIM_SLICE_BYTES  (4 * HPUSIM_DMA_CHUNK)
+#define HPUSIM_SLICE_NS	    (2ULL * 1000 * 1000)
+#define HPUSIM_INLINE_BYTES (1U << 20) /* DMA bytes of a fast-path CS */
+#define HPUSIM_PKT_COST	    64	       /* slice bytes a packet costs */
+#define HPUSIM_MAX_WORKERS  64
+
+/**
+ * struct hpusim_cs - one submission
+ * @as: its address space
+ * @cookie: the driver's cookie
+ * @node: in @as->cs_list until completed
+ * @njobs: jobs in @jobs
+ * @jobs_left: jobs not yet ended or dropped
+ * @running: jobs a thread executes now
+ * @stopping: its jobs must stop (fault, abort); read without the lock
+ * @aborting: a cs_abort owns its completion
+ * @purging: stopped by hpusim_as_abort_all(), whose first free caller
+ *	reports it
+ * @result: how it ends
+ * @fault: first fault, for PAGE_FAULT and ENGINE_ERR
+ * @reset: engines to reset when it completes
+ * @cbs: the private copy of every job's packets
+ * @jobs: its jobs
+ */
+struct hpusim_cs {
+	struct hpu_fw_as *as;
+	void *cookie;
+	struct hpusim_list node;
+	unsigned int njobs;
+	unsigned int jobs_left;
+	unsigned int running;
+	bool stopping;
+	bool aborting;
+	bool purging;
+	enum hpu_fw_cs_result result;
+	struct hpu_fw_fault fault;
+	uint64_t reset[HPUSIM_MAX_ENGINES / 64];
+	uint8_t *cbs;
+	struct hpusim_job jobs[];
+};
+
+/* How one run of a job ended */
+enum exec_result {
+	EXEC_DONE,
+	EXEC_STOPPED,
+	EXEC_PARK,
+	EXEC_YIELD,
+	EXEC_FAULT,
+	EXEC_ENGINE_ERR,
+};
+
+/**
+ * struct hpusim_slice - what is left of a turn
+ * @budget: bytes of work (see HPUSIM_SLICE_BYTES)
+ * @end_ns: CLOCK_MONOTONIC time at which the turn ends
+ */
+struct hpusim_slice {
+	uint64_t budget;
+	uint64_t end_ns;
+};
+
+/**
+ * struct hpusim_sched - the worker pool of the process
+ * @lock: the scheduler lock (see the top of the file)
+ * @work: signalled when the run list gets an engine queue, or at stop
+ * @idle: broadcast when a job stops running or a submission completes
+ * @par_done: broadcast when a worker finished a slice of a parallel job
+ * @run: RUNNABLE engine queues (struct hpusim_engine_queue.run_node)
+ * @help: parallel jobs with slices left to claim (struct hpusim_par.node)
+ * @idle_workers: workers waiting for work
+ * @pool_lock: protects @threads, @nthreads and @users
+ * @threads: the workers
+ * @nthreads: workers running
+ * @users: devices using the pool
+ * @stop: the workers must exit once the run list is empty
+ */
+struct hpusim_sched {
+	pthread_mutex_t lock;
+	pthread_cond_t work;
+	pthread_cond_t idle;
+	pthread_cond_t par_done;
+	struct hpusim_list run;
+	struct hpusim_list help;
+	unsigned int idle_workers;
+	pthread_mutex_t pool_lock;
+	pthread_t threads[HPUSIM_MAX_WORKERS];
+	unsigned int nthreads;
+	unsigned int users;
+	bool stop;
+};
+
+/* The scheduler of the process (pool.c) */
+extern struct hpusim_sched hpusim_sched;
+
+/**
+ * struct hpusim_runner - what a thread running jobs hands to itself
+ * @cs: submission of the job it executes now (compared, never followed)
+ * @pend: engine queues its job woke, RUNNABLE but not signalled
+ * @npend: entries of @pend
+ *
+ * A job that passes another queue's FENCE of its own submission mostly
+ * parks or ends right after (the training library's handoffs: MSG_LONG
+ * ADD, then FENCE on its own SOB). Waking an idle worker for the other
+ * queue then costs a cross-CPU wake-up per handoff, while this thread is
+ * about to be free: so the woken queue's engine goes on the run list
+ * without a signal and this thread runs it next. Should the job go on
+ * with engine work instead, the signals are sent before that work
+ * starts, so no queue waits for another's work.
+ */
+struct hpusim_runner {
+	const struct hpusim_cs *cs;
+	struct hpusim_engine_queue *pend[HPU_MAX_JOBS_PER_CS];
+	unsigned int npend;
+};
+
+/* The runner of this thread while it executes a job, else NULL */
+extern __thread struct hpusim_runner *hpusim_cur_runner;
+
+/* queue.c */
+struct hpusim_queue *hpusim_queue_get(struct hpu_fw_as *as, uint32_t index);
+bool hpusim_queue_add_job(struct hpusim_job *job, bool fast);
+void hpusim_queue_job_dropped(struct hpusim_queue *q);
+void hpusim_queue_after_drop(struct hpusim_queue *q);
+void hpusim_engine_run(struct hpusim_engine_queue *eq,
+		       const struct hpusim_cs *inline_cs,
+		       struct hpusim_runner *rn);
+struct hpusim_engine_queue *hpusim_runner_take(struct hpusim_runner *rn);
+void hpusim_runner_flush(struct hpusim_runner *rn);
+void hpusim_as_queues_free(struct hpu_fw_as *as);
+
+/* pool.c */
+int hpusim_pool_get(void);
+void hpusim_pool_put(void);
+
+/* exec.c */
+enum exec_result hpusim_job_exec(struct hpusim_job *job,
+				 struct hpusim_slice *sl,
+				 struct hpu_fw_fault *fault);
+uint64_t hpusim_mono_ns(void);
+
+/* submit.c */
+void hpusim_job_end(struct hpusim_job *job);
+void hpusim_cs_fail(struct hpusim_cs *cs, enum exec_result r,
+		    const struct hpu_fw_fault *fault);
+
+#endif /* HPUSIM_QUEUE_H */

@@ -59,10 +59,10 @@
 
 #include "hpusim.h"
 
-#define HM_BOUNCE	(64U << 10) /* request's own buffer */
-#define HM_POLL_NS	20000000ULL /* re-check stop and destroy this often */
-#define HM_IDLE_NS	10000000000ULL /* an idle access thread exits */
-#define HM_STACK	(256U << 10)
+#define HM_BOUNCE  (64U << 10)	  /* request's own buffer */
+#define HM_POLL_NS 20000000ULL	  /* re-check stop and destroy this often */
+#define HM_IDLE_NS 10000000000ULL /* an idle access thread exits */
+#define HM_STACK   (256U << 10)
 
 enum hm_op {
 	HM_READ,  /* client -> local */
@@ -301,10 +301,9 @@ static int64_t do_copy(struct hm_req *req)
 	ssize_t n;
 
 	while (done < req->len) {
-		struct iovec remote = {
-			(void *)(uintptr_t)(req->host_addr + done),
-			req->len - done
-		};
+		struct iovec remote = { (void *)(uintptr_t)(req->host_addr +
+							    done),
+					req->len - done };
 
 		if (req->op == HM_WRITE)
 			n = process_vm_writev(req->pid, local + first,
@@ -462,7 +461,8 @@ static int64_t hm_run(struct hpusim_hostmem_as *has, struct hm_req *req,
 		if (now >= deadline || has->dying ||
 		    (stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE)))
 			goto give_up;
-		wake = deadline - now < HM_POLL_NS ? deadline : now + HM_POLL_NS;
+		wake = deadline - now < HM_POLL_NS ? deadline :
+						     now + HM_POLL_NS;
 		ts = ns_to_ts(wake);
 		pthread_cond_timedwait(&req->done, &hm.lock, &ts);
 	}

@@ -424,6 +424,42 @@ static void test_stall_destroy(void **state)
 	wait_unstuck();
 }
 
+/*
+ * The device goes while an access into its memory is still stuck: destroy
+ * returns (after at most the default bound), and the access, let go
+ * later, touches nothing that was freed.
+ */
+static void test_stall_device_destroy(void **state)
+{
+	struct stall *s = *state;
+	struct fix *f = s->f;
+	struct submit_arg sa = { .queue = f->dma0, .cookie = (void *)0xf1 };
+	int pidfd = pidfd_self();
+	struct ctx a = { 0 };
+	uint64_t a_host;
+
+	HPU_TEST_SKIP_IF(stall_region(s));
+	ctx_open(f, &a, 2 * MiB);
+	a_host = ctx_map_host(&a, getpid(), pidfd, s->region, UFFD_REGION);
+	sa.as = a.as;
+	cb_dma(&sa.cb, a.dev_va, a_host + 4096, 4096);
+	submit_thread(&sa);
+	assert_true(wait_cookie(f, (void *)0xf1));
+	assert_int_equal(result_of(f, (void *)0xf1, NULL),
+			 HPU_FW_CS_PAGE_FAULT);
+	assert_int_equal(hpusim_hostmem_as_stuck(a.as), 1);
+
+	assert_true(destroy_bounded(s, a.as));
+	assert_int_equal(ops->mem_free(a.mem), 0);
+	ops->as_destroy(f->as);
+	f->as = NULL;
+	ops->destroy(f->dev);
+	f->dev = NULL;
+	close(pidfd);
+	stall_release(s);
+	wait_unstuck();
+}
+
 /* A child that waits until @s->child_pipe closes; its pidfd */
 static int child_start(struct stall *s)
 {
@@ -610,6 +646,8 @@ int main(void)
 						stall_teardown),
 		cmocka_unit_test_setup_teardown(test_stall_destroy, stall_setup,
 						stall_teardown),
+		cmocka_unit_test_setup_teardown(test_stall_device_destroy,
+						stall_setup, stall_teardown),
 		cmocka_unit_test_setup_teardown(test_owner_gone, stall_setup,
 						stall_teardown),
 		cmocka_unit_test_setup_teardown(test_owner_gone_mid_read,

@@ -20,7 +20,10 @@
  * device allocation it copies into or out of (memory.c defers freeing a
  * pinned allocation; device destroy keeps a pinned pool's addresses
  * reserved). When its call ends it drops all that and rejoins the pool.
- * An address space with HPUSIM_HOST_STUCK_AS abandoned accesses, or with
+ * An address space has at most HPUSIM_HOST_AS_CALLS accesses in their
+ * calls at once, abandoned ones included (more wait for their turn, within
+ * their bound), so it never holds more threads than that; one with
+ * HPUSIM_HOST_STUCK_AS abandoned accesses, or with
  * any while HPUSIM_HOST_STUCK_MAX are abandoned in all, gets every further
  * access refused at once until one ends; live access threads are capped
  * at HPUSIM_HOST_THREADS, so the model never holds more than
@@ -80,12 +83,14 @@ enum hm_state {
 /**
  * struct hpusim_hostmem_as - an address space's share of the access pool
  * @refs: the address space's, plus one per abandoned access (hm.lock)
+ * @calls: its accesses in their calls now, abandoned ones too (hm.lock)
  * @stuck: its abandoned accesses still in their call (hm.lock)
  * @dying: as_destroy began: every wait gives up at once (hm.lock)
  * @timeout_ns: the bound of one access
  */
 struct hpusim_hostmem_as {
 	unsigned int refs;
+	unsigned int calls;
 	unsigned int stuck;
 	bool dying;
 	uint64_t timeout_ns;
@@ -103,7 +108,8 @@ struct hpusim_hostmem_as {
  * @iov: local memory
  * @niov: entries of @iov
  * @result: bytes moved, or -errno (HM_PROBE: 0 or -EFAULT)
- * @has: abandoned: its address space's state (a reference)
+ * @has: its address space's share (a reference once abandoned; before,
+ *	the waiting caller keeps the address space alive)
  * @pin: abandoned: the allocation @iov lies in (pinned), or NULL
  * @bounce: HM_BOUNCE bytes, allocated on first use
  * @done: signalled when @state becomes HM_DONE
@@ -342,12 +348,32 @@ static void req_reclaim(struct hm_req *req)
 	hpusim_list_del(&req->node);
 	if (req->pin)
 		hpusim_mem_unpin(req->pin);
+	has->calls--;
 	has->stuck--;
 	hm.stuck--;
 	if (!--has->refs)
 		free(has);
 	req_free(req);
 	pthread_cond_broadcast(&hm.unpinned);
+}
+
+/*
+ * The first queued access whose address space may start one more call
+ * (HPUSIM_HOST_AS_CALLS: one address space never holds more threads, and
+ * never gets more of them abandoned at once); hm.lock held
+ */
+static struct hm_req *hm_next(void)
+{
+	struct hpusim_list *pos;
+
+	for (pos = hm.queue.next; pos != &hm.queue; pos = pos->next) {
+		struct hm_req *req =
+			hpusim_container_of(pos, struct hm_req, node);
+
+		if (req->has->calls < HPUSIM_HOST_AS_CALLS)
+			return req;
+	}
+	return NULL;
 }
 
 static void *hm_thread(void *arg)
@@ -359,15 +385,14 @@ static void *hm_thread(void *arg)
 
 	pthread_mutex_lock(&hm.lock);
 	for (;;) {
-		while (hpusim_list_empty(&hm.queue)) {
+		while (!(req = hm_next())) {
 			ts = ns_to_ts(mono_ns() + HM_IDLE_NS);
 			hm.idle++;
 			ret = pthread_cond_timedwait(&hm.work, &hm.lock, &ts);
 			hm.idle--;
-			if (ret == ETIMEDOUT && hpusim_list_empty(&hm.queue))
+			if (ret == ETIMEDOUT && !hm_next())
 				goto out_live;
 		}
-		req = hpusim_container_of(hm.queue.next, struct hm_req, node);
 		hpusim_list_del(&req->node);
 		hm.queued--;
 		req->state = HM_RUNNING;
@@ -381,6 +406,7 @@ static void *hm_thread(void *arg)
 			pthread_cond_signal(&req->done);
 			continue;
 		}
+		req->has->calls++;
 		pthread_mutex_unlock(&hm.lock);
 		n = req->op == HM_PROBE ?
 			    do_probe(req->pid, req->host_addr, req->len) :
@@ -389,11 +415,14 @@ static void *hm_thread(void *arg)
 		if (req->state == HM_ABANDONED) {
 			/* this thread was counted stuck, not live */
 			req_reclaim(req);
-			if (hm.live >= HPUSIM_HOST_THREADS)
+			if (hm.live >= HPUSIM_HOST_THREADS) {
+				pthread_cond_signal(&hm.work);
 				goto out;
+			}
 			hm.live++;
 			continue;
 		}
+		req->has->calls--;
 		req->result = n;
 		req->state = HM_DONE;
 		pthread_cond_signal(&req->done);
@@ -447,7 +476,7 @@ static int64_t hm_run(struct hpusim_hostmem_as *has, struct hm_req *req,
 	}
 	req->state = HM_QUEUED;
 	req->result = 0;
-	req->has = NULL;
+	req->has = has;
 	req->pin = NULL;
 	hpusim_list_add_tail(&req->node, &hm.queue);
 	hm.queued++;
@@ -482,7 +511,6 @@ give_up:
 	}
 	/* the access thread owns it from now on */
 	req->state = HM_ABANDONED;
-	req->has = has;
 	has->refs++;
 	has->stuck++;
 	hm.live--;

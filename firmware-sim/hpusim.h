@@ -649,6 +649,7 @@ int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value);
 #define HPUSIM_HOST_TIMEOUT_MS	   2000U   /* default bound of one access */
 #define HPUSIM_HOST_TIMEOUT_MAX_MS 600000U /* largest bound accepted */
 #define HPUSIM_HOST_THREADS	   32	   /* live access threads, at most */
+#define HPUSIM_HOST_AS_CALLS	   4 /* calls of one address space at once */
 #define HPUSIM_HOST_STUCK_AS	   2 /* abandoned accesses of an address space */
 #define HPUSIM_HOST_STUCK_MAX	   32 /* abandoned accesses in all */
 

@@ -39,10 +39,12 @@
  * owner is gone the access fails and what it read is discarded (zeroed in
  * device memory, never copied out of a bounce buffer). A write cannot be
  * taken back: what is left is the time between the poll and the kernel's
- * lookup of the pid at the start of the call, a few instructions during
- * which the owner would have to exit, be reaped by its parent and have
- * its pid handed to a new process. Writes are refused when that poll
- * fails, and counted as failed when the one after it does.
+ * lookup of the pid at the start of the call (a few instructions, longer
+ * only if this thread is preempted right there), during which the owner
+ * would have to exit, be reaped by its parent and have its pid handed to
+ * a new process. Writes are refused when that poll fails, and counted as
+ * failed when the one after it does. (/proc/PID/mem would pin the process,
+ * but writes through it ignore page protections, which DMA must not.)
  *
  * Speed. A transfer into or out of device memory goes zero-copy between
  * the client and the pool (the pin makes that safe). Memory that cannot

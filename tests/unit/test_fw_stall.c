@@ -21,9 +21,13 @@
 #include "fw_test_util.h"
 #include "../lib/hpu_test_util.h"
 
-#define BOUND_MS    "300"   /* HPUSIM_HOST_TIMEOUT_MS for the stall tests */
-#define LONG_MS	    "60000" /* a bound the tests must never wait for */
-#define LIMIT_MS    20000   /* any bounded wait of the tests */
+/*
+ * HPUSIM_HOST_TIMEOUT_MS of the address spaces that get stuck; every other
+ * one gets LONG_MS, so that a loaded machine never fails its accesses
+ */
+#define BOUND_MS    "1000"
+#define LONG_MS	    "60000"
+#define LIMIT_MS    20000 /* any bounded wait of the tests */
 #define UFFD_REGION (16 * 4096)
 
 struct ctx {
@@ -138,7 +142,7 @@ static int stall_setup(void **state)
 	s->child = -1;
 	s->child_pipe = -1;
 	s->region = MAP_FAILED;
-	setenv("HPUSIM_HOST_TIMEOUT_MS", BOUND_MS, 1);
+	setenv("HPUSIM_HOST_TIMEOUT_MS", LONG_MS, 1);
 	if (setup((void **)&s->f))
 		return -1;
 	*state = s;
@@ -162,9 +166,13 @@ static int stall_teardown(void **state)
 	return 0;
 }
 
-static void ctx_open(struct fix *f, struct ctx *c, uint64_t size)
+/* A context whose host accesses are bounded by @bound_ms */
+static void ctx_open(struct fix *f, struct ctx *c, uint64_t size,
+		     const char *bound_ms)
 {
+	setenv("HPUSIM_HOST_TIMEOUT_MS", bound_ms, 1);
 	assert_int_equal(ops->as_create(f->dev, &c->as), 0);
+	setenv("HPUSIM_HOST_TIMEOUT_MS", LONG_MS, 1);
 	assert_int_equal(ops->mem_alloc(f->dev, size, 0, false, false, &c->mem),
 			 0);
 	assert_int_equal(ops->map_mem(c->as, c->mem, 0, false, &c->dev_va), 0);
@@ -300,8 +308,8 @@ static void test_stall_bounded(void **state)
 	unsigned int i;
 
 	HPU_TEST_SKIP_IF(stall_region(s));
-	ctx_open(f, &a, 2 * MiB);
-	ctx_open(f, &b, 2 * MiB);
+	ctx_open(f, &a, 2 * MiB, BOUND_MS);
+	ctx_open(f, &b, 2 * MiB, LONG_MS);
 	a_host = ctx_map_host(&a, getpid(), a_pidfd, s->region, UFFD_REGION);
 	fill_random(b_buf, 64 * KiB, 7);
 	b_host = ctx_map_host(&b, getpid(), b_pidfd, b_buf, 64 * KiB);
@@ -405,9 +413,7 @@ static void test_stall_destroy(void **state)
 	pthread_t t;
 
 	HPU_TEST_SKIP_IF(stall_region(s));
-	setenv("HPUSIM_HOST_TIMEOUT_MS", LONG_MS, 1);
-	ctx_open(f, &a, 2 * MiB);
-	setenv("HPUSIM_HOST_TIMEOUT_MS", BOUND_MS, 1);
+	ctx_open(f, &a, 2 * MiB, LONG_MS);
 	a_host = ctx_map_host(&a, getpid(), pidfd, s->region, UFFD_REGION);
 	sa.as = a.as;
 	cb_dma(&sa.cb, a.dev_va, a_host + 4096, 64 * KiB - 4096);
@@ -439,7 +445,7 @@ static void test_stall_device_destroy(void **state)
 	uint64_t a_host;
 
 	HPU_TEST_SKIP_IF(stall_region(s));
-	ctx_open(f, &a, 2 * MiB);
+	ctx_open(f, &a, 2 * MiB, BOUND_MS);
 	a_host = ctx_map_host(&a, getpid(), pidfd, s->region, UFFD_REGION);
 	sa.as = a.as;
 	cb_dma(&sa.cb, a.dev_va, a_host + 4096, 4096);
@@ -507,7 +513,7 @@ static void test_owner_gone(void **state)
 	uint64_t host;
 	int pidfd;
 
-	ctx_open(f, &a, 2 * MiB);
+	ctx_open(f, &a, 2 * MiB, LONG_MS);
 	fill_random(buf, 64 * KiB, 3);
 	memcpy(copy, buf, 64 * KiB);
 	fill_random(dev_ptr(&a), 64 * KiB, 4);
@@ -603,9 +609,7 @@ static void test_owner_gone_mid_read(void **state)
 	int pidfd;
 
 	HPU_TEST_SKIP_IF(stall_region(s));
-	setenv("HPUSIM_HOST_TIMEOUT_MS", LONG_MS, 1);
-	ctx_open(f, &a, 2 * MiB);
-	setenv("HPUSIM_HOST_TIMEOUT_MS", BOUND_MS, 1);
+	ctx_open(f, &a, 2 * MiB, LONG_MS);
 	pidfd = child_start(s);
 	host = ctx_map_host(&a, getpid(), pidfd, s->region, UFFD_REGION);
 

@@ -3,9 +3,11 @@
  * dma.c - the DMA engine's two operations, LIN_DMA and MEMSET, on device
  * VAs of one address space.
  *
- * Host memory is read and written with process_vm_readv/writev straight
- * into and out of the HBM backing (no bounce buffer); only host to host
- * copies and memsets of host memory go through a small per-thread buffer.
+ * Host memory is read and written through hostmem.c (process_vm_readv/
+ * writev in an access thread, each access bounded in time) straight into
+ * and out of the HBM backing (no bounce buffer); only host to host copies,
+ * memsets of host memory and copies between shared and pageable host
+ * memory go through a small buffer.
  * Shared host memory (map_shared) translates to a pointer like HBM does,
  * so it moves at memcpy speed.
  * A packet is checked to be fully mapped before its first byte moves, so
@@ -33,10 +35,15 @@ static void set_fault(struct hpu_fw_fault *f, uint64_t addr, bool is_write)
 	f->is_write = is_write;
 }
 
-/* Copy one piece; both segments are at least @n bytes. Return bytes done */
-static uint64_t copy_piece(const struct hpusim_seg *d,
+/*
+ * Copy one piece; both segments are at least @n bytes. Return bytes done.
+ * Device memory is given to hostmem.c with its allocation (zero-copy);
+ * shared host memory and the bounce buffer without (copied through the
+ * access's own buffer).
+ */
+static uint64_t copy_piece(struct hpu_fw_as *as, const struct hpusim_seg *d,
 			   const struct hpusim_seg *s, uint64_t n,
-			   bool *write_fault)
+			   bool *write_fault, const bool *stop)
 {
 	uint64_t got;
 
@@ -46,16 +53,20 @@ static uint64_t copy_piece(const struct hpusim_seg *d,
 		return n;
 	}
 	if (d->ptr)
-		return hpusim_host_copy(s->map, s->host_addr, d->ptr, n, false);
+		return hpusim_host_copy(as, s->map, s->host_addr, d->ptr, n,
+					false, d->map->mem, stop);
 	if (s->ptr) {
 		*write_fault = true;
-		return hpusim_host_copy(d->map, d->host_addr, s->ptr, n, true);
+		return hpusim_host_copy(as, d->map, d->host_addr, s->ptr, n,
+					true, s->map->mem, stop);
 	}
-	got = hpusim_host_copy(s->map, s->host_addr, dma_bounce, n, false);
+	got = hpusim_host_copy(as, s->map, s->host_addr, dma_bounce, n, false,
+			       NULL, stop);
 	if (got < n)
 		return got;
 	*write_fault = true;
-	return hpusim_host_copy(d->map, d->host_addr, dma_bounce, n, true);
+	return hpusim_host_copy(as, d->map, d->host_addr, dma_bounce, n, true,
+				NULL, stop);
 }
 
 /*
@@ -66,7 +77,7 @@ static uint64_t copy_piece(const struct hpusim_seg *d,
  */
 static uint64_t copy_host_dev(struct hpu_fw_as *as, const struct hpusim_seg *h,
 			      const struct hpusim_seg *v, uint64_t dev_va,
-			      bool to_host, uint64_t *n)
+			      bool to_host, uint64_t *n, const bool *stop)
 {
 	struct iovec iov[HPUSIM_DMA_IOV];
 	struct hpusim_seg more;
@@ -84,12 +95,15 @@ static uint64_t copy_host_dev(struct hpu_fw_as *as, const struct hpusim_seg *h,
 		iov[cnt++].iov_len = more.len;
 		*n += more.len;
 	}
-	return hpusim_host_copyv(h->map, h->host_addr, iov, cnt, to_host);
+	/* the pieces lie in one mapping (a guard gap follows each) */
+	return hpusim_host_copyv(as, h->map, h->host_addr, iov, cnt, to_host,
+				 v->map->mem, stop);
 }
 
 /* Copy [off, off + len) of the packet, forward or from its end */
 static int copy_range(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
-		      uint64_t len, bool back, struct hpu_fw_fault *fault)
+		      uint64_t len, bool back, struct hpu_fw_fault *fault,
+		      const bool *stop)
 {
 	struct hpusim_seg s, d;
 	uint64_t n, got;
@@ -106,8 +120,10 @@ static int copy_range(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 		}
 		if (!back && !s.ptr != !d.ptr) {
 			wf = !d.ptr;
-			got = wf ? copy_host_dev(as, &d, &s, src, true, &n) :
-				   copy_host_dev(as, &s, &d, dst, false, &n);
+			got = wf ? copy_host_dev(as, &d, &s, src, true, &n,
+						 stop) :
+				   copy_host_dev(as, &s, &d, dst, false, &n,
+						 stop);
 			if (got < n) {
 				set_fault(fault, (wf ? dst : src) + got, wf);
 				return -EFAULT;
@@ -127,7 +143,7 @@ static int copy_range(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 			s.host_addr += s.len - n;
 			d.host_addr += d.len - n;
 		}
-		got = copy_piece(&d, &s, n, &wf);
+		got = copy_piece(as, &d, &s, n, &wf, stop);
 		if (got < n) {
 			uint64_t at = back ? len - n : 0;
 
@@ -210,8 +226,11 @@ static void step_slice(void *arg, unsigned int i)
 		/* held for one chunk: an unmap waits for at most that */
 		pthread_rwlock_rdlock(&st->as->map_lock);
 		ret = copy_range(st->as, st->dst + off, st->src + off, n,
-				 st->back, &st->faults[i]);
+				 st->back, &st->faults[i], st->stop);
 		pthread_rwlock_unlock(&st->as->map_lock);
+		/* a host access given up for the stop is no fault */
+		if (ret && step_should_stop(st, i))
+			return;
 		if (ret) {
 			step_fault(st, i);
 			return;
@@ -341,8 +360,9 @@ int64_t hpusim_dma_memset(struct hpu_fw_as *as, uint64_t dst, uint64_t size,
 				d.len = HPUSIM_DMA_BOUNCE;
 			fill_pattern(dma_bounce, d.len, value, width,
 				     (at - dst) % width);
-			got = hpusim_host_copy(d.map, d.host_addr, dma_bounce,
-					       d.len, true);
+			got = hpusim_host_copy(as, d.map, d.host_addr,
+					       dma_bounce, d.len, true, NULL,
+					       NULL);
 			if (got < d.len) {
 				set_fault(fault, at + got, true);
 				ret = -EFAULT;

@@ -220,9 +220,14 @@ struct hpu_fw_job {
 /**
  * struct hpu_fw_host_range - host memory of a client process (1.1)
  * @pid: thread group id of the owning process
- * @pidfd: pidfd of that process, owned by the driver until unmap; the
- *	model checks it before and after every transfer so that a dead
- *	process (or a reused pid) is never read: the access faults
+ * @pidfd: pidfd of that process; the driver keeps it open at least until
+ *	the mapping is unmapped (unmap hands it back) or its address space
+ *	destroyed, and may give the same pidfd to every mapping of the
+ *	process; the model never closes or duplicates it. Every access
+ *	polls it right before and right after its process_vm_readv/writev:
+ *	an exited owner is never written, what a read brought from it is
+ *	discarded, and the access faults (docs/firmware-sim.md, "Host
+ *	memory accesses")
  * @addr: user address in the process
  * @size: bytes
  */
@@ -291,7 +296,9 @@ struct hpu_fw_fabric_config {
  *	with @sram; zero-filled, backed by host memory only once touched;
  *	-ENOMEM when the device has too little free; -EINVAL for a bad page
  *	size or a zero size
- * @mem_free: return an allocation; -EBUSY while it is mapped
+ * @mem_free: return an allocation; -EBUSY while it is mapped (memory that
+ *	a host access given up may still copy into is reused only once
+ *	that access ends)
  * @mem_size: bytes an allocation really holds (rounded)
  * @mem_usage: bytes of HBM allocated, and the device's HBM size
  * @mem_export: make an allocation reachable as a file the owner can mmap;
@@ -312,7 +319,10 @@ struct hpu_fw_fabric_config {
  *	@fixed hint overlaps another mapping, -ENOMEM when no VA range fits
  * @map_host: map host memory of a client into @as at a VA from
  *	[HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END) (hint and @fixed as above);
- *	the VA keeps the range's offset within its page
+ *	the VA keeps the range's offset within its page; -EFAULT when the
+ *	range is not mapped readable or its owner does not answer within
+ *	the host access bound. Engines reach it with every access bounded
+ *	in time: one that does not end within the bound is a page fault
  * @unmap: remove the mapping that starts at @va; -ENOENT when none does;
  *	for a host mapping returns its pidfd through @pidfd (-1 otherwise)
  *	so the driver can close it

@@ -191,6 +191,9 @@ struct hpusim_pool {
  * @ext: physical pieces; their lengths add up to @size
  * @map_count: mappings of it in any address space (dev->mem_lock)
  * @export_id: 0, or its export id once exported (dev->mem_lock)
+ * @pins: host accesses given up while still copying into or out of it
+ *	(hostmem.c; dev->mem_lock): its memory is not reused until they end
+ * @freed: mem_free came while pinned: the last unpin releases it
  */
 struct hpu_fw_mem {
 	struct hpu_fw_device *dev;
@@ -204,6 +207,8 @@ struct hpu_fw_mem {
 	struct hpusim_extent *ext;
 	uint32_t map_count;
 	uint64_t export_id;
+	uint32_t pins;
+	bool freed;
 };
 
 /**
@@ -281,6 +286,7 @@ struct hpusim_seg {
  * @queues: its queue on every engine, made at its first job there (a
  *	table of @dev->profile->num_queues entries, or NULL; sched lock)
  * @nic: its registrations and connections (nic.c)
+ * @hostmem: its share of the host access pool (hostmem.c)
  */
 struct hpu_fw_as {
 	struct hpu_fw_device *dev;
@@ -298,6 +304,7 @@ struct hpu_fw_as {
 	unsigned int completing;
 	struct hpusim_queue **queues;
 	struct hpusim_nic_as *nic;
+	struct hpusim_hostmem_as *hostmem;
 };
 
 struct hpusim_cs;
@@ -455,10 +462,11 @@ struct hpusim_queue {
  * @cb: the driver's callbacks (1.1)
  * @hbm: HBM pool
  * @sram: SRAM pool
- * @mem_lock: protects both pools, @mems, every allocation's map_count and
- *	export state, and @export_seq
+ * @mem_lock: protects both pools, @mems, every allocation's map_count,
+ *	pins and export state, @export_seq and @mem_pins
  * @mems: every live allocation (struct hpu_fw_mem.node)
  * @export_seq: last export id handed out
+ * @mem_pins: pins on its allocations (struct hpu_fw_mem.pins) in all
  * @export_dir: directory of exported allocations (under /dev/shm)
  * @as_lock: protects @as_list; held while a reset aborts submissions
  * @as_list: every address space (struct hpu_fw_as.node)
@@ -484,6 +492,7 @@ struct hpu_fw_device {
 	pthread_mutex_t mem_lock;
 	struct hpusim_list mems;
 	uint64_t export_seq;
+	uint32_t mem_pins;
 	char export_dir[64];
 	pthread_mutex_t as_lock;
 	struct hpusim_list as_list;
@@ -601,6 +610,22 @@ void hpusim_mem_usage(struct hpu_fw_device *dev, uint64_t *used,
 int hpusim_mem_export(struct hpu_fw_mem *mem, char *path, size_t len);
 int hpusim_export_dir(struct hpu_fw_device *fw, char *buf, size_t len);
 
+/**
+ * hpusim_mem_pin() - keep an allocation's memory from reuse
+ * @mem: allocation, alive (mapped, or pinned already)
+ *
+ * For a host access given up while it may still copy into or out of the
+ * memory (hostmem.c). mem_free of a pinned allocation succeeds but leaves
+ * its memory allocated until the last hpusim_mem_unpin().
+ */
+void hpusim_mem_pin(struct hpu_fw_mem *mem);
+
+/**
+ * hpusim_mem_unpin() - drop a pin; release the allocation if it was freed
+ * @mem: pinned allocation
+ */
+void hpusim_mem_unpin(struct hpu_fw_mem *mem);
+
 /*
  * Engine packets (mme.c, tpc.c): run one packet of a job on engine @engine
  * of @as's device. Return 0; -EFAULT with @fault filled (address outside
@@ -662,37 +687,6 @@ int hpusim_mmu_check(struct hpu_fw_as *as, uint64_t va, uint64_t len,
 		     uint64_t *fault_va);
 
 /**
- * hpusim_host_copy() - move bytes between device memory and a host mapping
- * @map: host mapping
- * @host_addr: user address in @map->pid
- * @dev_ptr: host pointer of device memory (or a bounce buffer)
- * @len: bytes
- * @to_host: write the process's memory (else read it)
- *
- * The owner's pidfd is checked before and after the transfer.
- *
- * Return: bytes moved before the first failure (== @len on success).
- */
-uint64_t hpusim_host_copy(const struct hpusim_mapping *map, uint64_t host_addr,
-			  uint8_t *dev_ptr, uint64_t len, bool to_host);
-
-struct iovec;
-
-/**
- * hpusim_host_copyv() - hpusim_host_copy() with scattered device memory
- * @map: host mapping
- * @host_addr: user address in @map->pid (the host side is contiguous)
- * @iov: pieces of device memory, in order
- * @niov: entries in @iov (at most IOV_MAX)
- * @to_host: write the process's memory (else read it)
- *
- * Return: bytes moved before the first failure.
- */
-uint64_t hpusim_host_copyv(const struct hpusim_mapping *map, uint64_t host_addr,
-			   const struct iovec *iov, unsigned int niov,
-			   bool to_host);
-
-/**
  * hpusim_mmu_write32() - store a 32-bit value at a device VA
  * @as: address space (map_lock not held)
  * @va: device VA
@@ -701,6 +695,117 @@ uint64_t hpusim_host_copyv(const struct hpusim_mapping *map, uint64_t host_addr,
  * Return: 0, or -EFAULT when any of the 4 bytes is unmapped.
  */
 int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value);
+
+/* hostmem.c: bounded access to pageable host memory (host mappings) */
+
+#define HPUSIM_HOST_TIMEOUT_MS	   2000U   /* default bound of one access */
+#define HPUSIM_HOST_TIMEOUT_MAX_MS 600000U /* largest bound accepted */
+#define HPUSIM_HOST_THREADS	   32	   /* live access threads, at most */
+#define HPUSIM_HOST_AS_CALLS	   4 /* calls of one address space at once */
+#define HPUSIM_HOST_STUCK_AS	   2 /* abandoned accesses of an address space */
+#define HPUSIM_HOST_STUCK_MAX	   32 /* abandoned accesses in all */
+
+struct hpusim_hostmem_as;
+struct iovec;
+
+/**
+ * hpusim_host_copyv() - move bytes between local memory and a host mapping
+ * @as: address space of @map (its map_lock held for reading)
+ * @map: host mapping
+ * @host_addr: user address in @map->pid (the host side is contiguous)
+ * @iov: local pieces, in order
+ * @niov: entries in @iov (at most HPUSIM_DMA_IOV)
+ * @to_host: write the process's memory (else read it)
+ * @local: the allocation @iov lies in (copied zero-copy, and pinned if the
+ *	access is given up), or NULL for any other memory (copied through
+ *	the access's own buffer, so it may go away when this returns)
+ * @stop: NULL, or a flag that makes the wait give up when set
+ *
+ * The access runs in an access thread and is waited for at most the
+ * address space's bound (docs/firmware-sim.md, "Host memory"); the
+ * owner's pidfd is checked right before and after it: an owner that
+ * exited fails the access, and what a read brought is discarded.
+ *
+ * Return: bytes moved before the first failure (== the total on success;
+ * 0 when the access timed out, was stopped or refused).
+ */
+uint64_t hpusim_host_copyv(struct hpu_fw_as *as,
+			   const struct hpusim_mapping *map, uint64_t host_addr,
+			   const struct iovec *iov, unsigned int niov,
+			   bool to_host, struct hpu_fw_mem *local,
+			   const bool *stop);
+
+/**
+ * hpusim_host_copy() - hpusim_host_copyv() of one contiguous local piece
+ * @as: address space of @map (map_lock held for reading)
+ * @map: host mapping
+ * @host_addr: user address in @map->pid
+ * @ptr: local memory
+ * @len: bytes
+ * @to_host: write the process's memory (else read it)
+ * @local: the allocation @ptr lies in, or NULL
+ * @stop: NULL, or a flag that makes the wait give up when set
+ *
+ * Return: bytes moved before the first failure.
+ */
+uint64_t hpusim_host_copy(struct hpu_fw_as *as,
+			  const struct hpusim_mapping *map, uint64_t host_addr,
+			  uint8_t *ptr, uint64_t len, bool to_host,
+			  struct hpu_fw_mem *local, const bool *stop);
+
+/**
+ * hpusim_host_probe() - map_host's check of a client range, bounded
+ * @as: address space the range is being mapped into
+ * @r: the range (pid, pidfd, addr, size)
+ *
+ * Return: 0 when the whole range is mapped readable and its first byte
+ * reads; -EFAULT otherwise (owner gone, a hole, the bound passed);
+ * -ENOMEM.
+ */
+int hpusim_host_probe(struct hpu_fw_as *as, const struct hpu_fw_host_range *r);
+
+/* An address space's share of the pool: made with it, dropped with it */
+int hpusim_hostmem_as_init(struct hpu_fw_as *as);
+
+/**
+ * hpusim_hostmem_as_dying() - as_destroy began: its waits give up at once
+ * @as: address space
+ */
+void hpusim_hostmem_as_dying(struct hpu_fw_as *as);
+void hpusim_hostmem_as_fini(struct hpu_fw_as *as);
+
+/**
+ * hpusim_hostmem_dev_fini() - device destroy: settle pins on its memory
+ * @dev: device without address spaces
+ *
+ * Waits (at most HPUSIM_HOST_TIMEOUT_MS) for abandoned accesses into its
+ * allocations to end, then detaches those still in their calls.
+ *
+ * Return: true when some were detached: their calls may still touch the
+ * pools, whose addresses must then stay reserved.
+ */
+bool hpusim_hostmem_dev_fini(struct hpu_fw_device *dev);
+
+/**
+ * struct hpusim_hostmem_stats - the access pool now (tests, debug)
+ * @live: access threads not stuck
+ * @idle: of those, waiting for work
+ * @stuck: abandoned accesses still in their calls
+ * @timeouts: accesses given up (bound, stop, destroy) since start
+ * @refused: accesses refused at once (too many stuck) since start
+ */
+struct hpusim_hostmem_stats {
+	unsigned int live;
+	unsigned int idle;
+	unsigned int stuck;
+	uint64_t timeouts;
+	uint64_t refused;
+};
+
+void hpusim_hostmem_stats(struct hpusim_hostmem_stats *st);
+
+/* Abandoned accesses of @as still in their calls */
+unsigned int hpusim_hostmem_as_stuck(struct hpu_fw_as *as);
 
 /* dma.c: LIN_DMA and MEMSET */
 #define HPUSIM_DMA_CHUNK     (4ULL << 20)  /* bytes between abort checks */

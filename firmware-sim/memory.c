@@ -89,9 +89,19 @@ static int pool_init(struct hpusim_pool *pool, uint64_t size, bool huge_pages)
 	return 0;
 }
 
-static void pool_fini(struct hpusim_pool *pool)
+/*
+ * @keep_va: host accesses given up may still copy into the pool
+ * (hostmem.c): its memory goes back, but its addresses stay reserved,
+ * inaccessible, so such a late copy fails instead of reaching whatever
+ * would be mapped there next.
+ */
+static void pool_fini(struct hpusim_pool *pool, bool keep_va)
 {
-	if (pool->base)
+	if (pool->base && keep_va)
+		mmap(pool->base, pool->size, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+		     -1, 0);
+	else if (pool->base)
 		munmap(pool->base, pool->size);
 	free(pool->free);
 	memset(pool, 0, sizeof(*pool));
@@ -340,9 +350,9 @@ int hpusim_mem_init(struct hpu_fw_device *dev)
 	return 0;
 
 err_fini_sram:
-	pool_fini(&dev->sram);
+	pool_fini(&dev->sram, false);
 err_fini_hbm:
-	pool_fini(&dev->hbm);
+	pool_fini(&dev->hbm, false);
 err_destroy_lock:
 	pthread_mutex_destroy(&dev->mem_lock);
 	return ret;
@@ -392,12 +402,14 @@ static void mem_release(struct hpu_fw_mem *mem)
  */
 void hpusim_mem_fini(struct hpu_fw_device *dev)
 {
+	bool keep_va = hpusim_hostmem_dev_fini(dev);
+
 	while (!hpusim_list_empty(&dev->mems))
 		mem_release(hpusim_container_of(dev->mems.next,
 						struct hpu_fw_mem, node));
 	rmdir(dev->export_dir);
-	pool_fini(&dev->sram);
-	pool_fini(&dev->hbm);
+	pool_fini(&dev->sram, keep_va);
+	pool_fini(&dev->hbm, keep_va);
 	pthread_mutex_destroy(&dev->mem_lock);
 }
 
@@ -453,9 +465,33 @@ int hpusim_mem_free(struct hpu_fw_mem *mem)
 		pthread_mutex_unlock(&dev->mem_lock);
 		return -EBUSY;
 	}
-	mem_release(mem);
+	if (mem->pins)
+		mem->freed = true; /* the last unpin releases it */
+	else
+		mem_release(mem);
 	pthread_mutex_unlock(&dev->mem_lock);
 	return 0;
+}
+
+void hpusim_mem_pin(struct hpu_fw_mem *mem)
+{
+	struct hpu_fw_device *dev = mem->dev;
+
+	pthread_mutex_lock(&dev->mem_lock);
+	mem->pins++;
+	dev->mem_pins++;
+	pthread_mutex_unlock(&dev->mem_lock);
+}
+
+void hpusim_mem_unpin(struct hpu_fw_mem *mem)
+{
+	struct hpu_fw_device *dev = mem->dev;
+
+	pthread_mutex_lock(&dev->mem_lock);
+	dev->mem_pins--;
+	if (!--mem->pins && mem->freed)
+		mem_release(mem);
+	pthread_mutex_unlock(&dev->mem_lock);
 }
 
 uint64_t hpusim_mem_size(const struct hpu_fw_mem *mem)

@@ -1,19 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * mmu.c - address spaces: the VA-sorted mapping table, VA allocation,
- * translation of device VAs, and access to host memory of the process
- * that mapped it (process_vm_readv/writev, guarded by its pidfd), or
- * shared host memory the driver mapped (reached like device memory).
+ * translation of device VAs. Pageable host memory of the process that
+ * mapped it is reached through hostmem.c (bounded, guarded by its pidfd);
+ * shared host memory the driver mapped is reached like device memory.
  *
  * Every access an engine makes goes through hpusim_mmu_seg() with the
- * address space's map_lock held for reading, for at most one DMA chunk;
- * unmap takes it for writing, so a mapping is never freed under an
- * engine, and an access after the unmap faults.
+ * address space's map_lock held for reading, for at most one DMA chunk
+ * (and at most one host access bound); unmap takes it for writing, so a
+ * mapping is never freed under an engine, and an access after the unmap
+ * faults.
  */
 #include <errno.h>
-#include <stdio.h>
-#include <inttypes.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -54,9 +52,12 @@ int hpusim_as_create(struct hpu_fw_device *dev, struct hpu_fw_as **out)
 	ret = pthread_mutex_init(&as->sync_lock, NULL);
 	if (ret)
 		goto err_destroy_rwlock;
-	ret = -hpusim_nic_as_init(as);
+	ret = -hpusim_hostmem_as_init(as);
 	if (ret)
 		goto err_destroy_sync;
+	ret = -hpusim_nic_as_init(as);
+	if (ret)
+		goto err_fini_hostmem;
 
 	pthread_mutex_lock(&dev->as_lock);
 	hpusim_list_add_tail(&as->node, &dev->as_list);
@@ -64,6 +65,8 @@ int hpusim_as_create(struct hpu_fw_device *dev, struct hpu_fw_as **out)
 	*out = as;
 	return 0;
 
+err_fini_hostmem:
+	hpusim_hostmem_as_fini(as);
 err_destroy_sync:
 	pthread_mutex_destroy(&as->sync_lock);
 err_destroy_rwlock:
@@ -91,6 +94,8 @@ void hpusim_as_destroy(struct hpu_fw_as *as)
 	if (!as)
 		return;
 	dev = as->dev;
+	/* an engine waiting on a stuck host access of it gives up now */
+	hpusim_hostmem_as_dying(as);
 	hpusim_as_abort_all(as);
 	/* peers' writes into its regions end before anything goes */
 	hpusim_nic_as_fini(as);
@@ -105,6 +110,7 @@ void hpusim_as_destroy(struct hpu_fw_as *as)
 	as->nmaps = 0;
 	pthread_rwlock_unlock(&as->map_lock);
 
+	hpusim_hostmem_as_fini(as);
 	pthread_mutex_destroy(&as->sync_lock);
 	pthread_rwlock_destroy(&as->map_lock);
 	free(as->maps);
@@ -239,55 +245,6 @@ out_unlock:
 	return ret;
 }
 
-static bool pidfd_dead(int pidfd)
-{
-	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-
-	if (poll(&pfd, 1, 0) < 0)
-		return true;
-	return pfd.revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL);
-}
-
-/*
- * [addr, addr + size) is covered, without a hole, by readable mappings of
- * @pid: checked against /proc/PID/maps, at a cost that grows with the
- * process's mappings, never with @size (probing each page of a huge
- * reserved region would hold a daemon thread for minutes). A one-byte
- * read of the first byte then proves the daemon may reach the process.
- * The client can still unmap later: such DMA faults at execution.
- */
-static int host_probe(pid_t pid, uint64_t addr, uint64_t size)
-{
-	uint64_t lo, hi, cur = addr, end = addr + size;
-	char path[64], line[512], perms[8], byte;
-	struct iovec local = { .iov_base = &byte, .iov_len = 1 };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr,
-				.iov_len = 1 };
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -EFAULT;
-	/* the lines are sorted by address */
-	while (cur < end && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi,
-			   perms) != 3)
-			break;
-		if (hi <= cur)
-			continue;
-		if (lo > cur || perms[0] != 'r')
-			break; /* a hole, or unreadable memory */
-		cur = hi;
-	}
-	fclose(f);
-	if (cur < end)
-		return -EFAULT;
-	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != 1)
-		return -EFAULT;
-	return 0;
-}
-
 int hpusim_map_host(struct hpu_fw_as *as, const struct hpu_fw_host_range *r,
 		    uint64_t va_hint, bool fixed, uint64_t *va)
 {
@@ -298,9 +255,9 @@ int hpusim_map_host(struct hpu_fw_as *as, const struct hpu_fw_host_range *r,
 	if (!as || !r || !va || !r->size || r->pid <= 0 || r->pidfd < 0 ||
 	    r->addr + r->size < r->addr)
 		return -EINVAL;
-	if (pidfd_dead(r->pidfd) || host_probe(r->pid, r->addr, r->size) ||
-	    pidfd_dead(r->pidfd))
-		return -EFAULT;
+	ret = hpusim_host_probe(as, r);
+	if (ret)
+		return ret;
 	pgoff = r->addr & (HPUSIM_VA_PAGE - 1);
 	span = round_up(pgoff + r->size, HPUSIM_VA_PAGE) + HPUSIM_VA_GUARD;
 	if (fixed && (va_hint & (HPUSIM_VA_PAGE - 1)) &&
@@ -454,64 +411,6 @@ int hpusim_mmu_check(struct hpu_fw_as *as, uint64_t va, uint64_t len,
 	return 0;
 }
 
-uint64_t hpusim_host_copyv(const struct hpusim_mapping *map, uint64_t host_addr,
-			   const struct iovec *iov, unsigned int niov,
-			   bool to_host)
-{
-	struct iovec local[HPUSIM_DMA_IOV];
-	unsigned int first = 0, i;
-	uint64_t done = 0, len = 0;
-	ssize_t n;
-
-	if (niov > HPUSIM_DMA_IOV)
-		niov = HPUSIM_DMA_IOV;
-	for (i = 0; i < niov; i++) {
-		local[i] = iov[i];
-		len += iov[i].iov_len;
-	}
-	if (pidfd_dead(map->pidfd))
-		return 0;
-	while (done < len) {
-		struct iovec remote = { (void *)(uintptr_t)(host_addr + done),
-					len - done };
-
-		if (to_host)
-			n = process_vm_writev(map->pid, local + first,
-					      niov - first, &remote, 1, 0);
-		else
-			n = process_vm_readv(map->pid, local + first,
-					     niov - first, &remote, 1, 0);
-		if (n <= 0)
-			break;
-		done += (uint64_t)n;
-		/* a partial transfer: go on after the bytes that moved */
-		while (n && first < niov) {
-			size_t c = (size_t)n < local[first].iov_len ?
-					   (size_t)n :
-					   local[first].iov_len;
-
-			local[first].iov_base =
-				(uint8_t *)local[first].iov_base + c;
-			local[first].iov_len -= c;
-			n -= (ssize_t)c;
-			if (!local[first].iov_len)
-				first++;
-		}
-	}
-	/* the owner died during the transfer: its pid may be someone else's */
-	if (pidfd_dead(map->pidfd))
-		return 0;
-	return done;
-}
-
-uint64_t hpusim_host_copy(const struct hpusim_mapping *map, uint64_t host_addr,
-			  uint8_t *dev_ptr, uint64_t len, bool to_host)
-{
-	struct iovec iov = { dev_ptr, len };
-
-	return hpusim_host_copyv(map, host_addr, &iov, 1, to_host);
-}
-
 int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value)
 {
 	uint8_t bytes[4] = { value, value >> 8, value >> 16, value >> 24 };
@@ -527,8 +426,9 @@ int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value)
 			break;
 		if (seg.ptr)
 			memcpy(seg.ptr, bytes + done, seg.len);
-		else if (hpusim_host_copy(seg.map, seg.host_addr, bytes + done,
-					  seg.len, true) != seg.len)
+		else if (hpusim_host_copy(as, seg.map, seg.host_addr,
+					  bytes + done, seg.len, true, NULL,
+					  NULL) != seg.len)
 			ret = -EFAULT;
 		done += seg.len;
 	}

@@ -24,46 +24,47 @@ static uint64_t rotl(uint64_t x, unsigned int b)
 	return (x << b) | (x >> (64 - b));
 }
 
-#define SIPROUND(v0, v1, v2, v3) \
-	do { \
-		v0 += v1; \
-		v1 = rotl(v1, 13); \
-		v1 ^= v0; \
-		v0 = rotl(v0, 32); \
-		v2 += v3; \
-		v3 = rotl(v3, 16); \
-		v3 ^= v2; \
-		v0 += v3; \
-		v3 = rotl(v3, 21); \
-		v3 ^= v0; \
-		v2 += v1; \
-		v1 = rotl(v1, 17); \
-		v1 ^= v2; \
-		v2 = rotl(v2, 32); \
-	} while (0)
+/* One SipRound on the state @v */
+static void sipround(uint64_t v[4])
+{
+	v[0] += v[1];
+	v[1] = rotl(v[1], 13);
+	v[1] ^= v[0];
+	v[0] = rotl(v[0], 32);
+	v[2] += v[3];
+	v[3] = rotl(v[3], 16);
+	v[3] ^= v[2];
+	v[0] += v[3];
+	v[3] = rotl(v[3], 21);
+	v[3] ^= v[0];
+	v[2] += v[1];
+	v[1] = rotl(v[1], 17);
+	v[1] ^= v[2];
+	v[2] = rotl(v[2], 32);
+}
 
 /* SipHash-2-4 of the one 8-byte message @m under (@k0, @k1) */
 static uint64_t siphash_u64(uint64_t k0, uint64_t k1, uint64_t m)
 {
-	uint64_t v0 = k0 ^ 0x736f6d6570736575ULL;
-	uint64_t v1 = k1 ^ 0x646f72616e646f6dULL;
-	uint64_t v2 = k0 ^ 0x6c7967656e657261ULL;
-	uint64_t v3 = k1 ^ 0x7465646279746573ULL;
+	uint64_t v[4] = { k0 ^ 0x736f6d6570736575ULL,
+			  k1 ^ 0x646f72616e646f6dULL,
+			  k0 ^ 0x6c7967656e657261ULL,
+			  k1 ^ 0x7465646279746573ULL };
 	const uint64_t b = 8ULL << 56; /* message length in the last block */
 	int i;
 
-	v3 ^= m;
+	v[3] ^= m;
 	for (i = 0; i < 2; i++)
-		SIPROUND(v0, v1, v2, v3);
-	v0 ^= m;
-	v3 ^= b;
+		sipround(v);
+	v[0] ^= m;
+	v[3] ^= b;
 	for (i = 0; i < 2; i++)
-		SIPROUND(v0, v1, v2, v3);
-	v0 ^= b;
-	v2 ^= 0xff;
+		sipround(v);
+	v[0] ^= b;
+	v[2] ^= 0xff;
 	for (i = 0; i < 4; i++)
-		SIPROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
+		sipround(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
 /* The keyed permutation of @x */

@@ -38,7 +38,7 @@
 #include "nic.h"
 
 #define SO_MAGIC   0x4e555048U /* "HPUN" as little-endian bytes */
-#define SO_VERSION 2 /* 2: 64-bit keys and connection tokens */
+#define SO_VERSION 2	       /* 2: 64-bit keys and connection tokens */
 
 /* Message types */
 #define SO_HELLO     1 /* connecting server: its id */
@@ -391,9 +391,8 @@ static bool ack_ok(const struct so_msg *m)
 {
 	return m->magic == SO_MAGIC && m->version == SO_VERSION &&
 	       m->type == SO_ACK && m->seq && !m->server_id && !m->device &&
-	       !m->rkey && !m->token && !m->offset && !m->size &&
-	       !m->sob_id && !m->sob_value && !m->flags && !m->pad &&
-	       m->status <= SO_ST_MAX;
+	       !m->rkey && !m->token && !m->offset && !m->size && !m->sob_id &&
+	       !m->sob_value && !m->flags && !m->pad && m->status <= SO_ST_MAX;
 }
 
 static void *peer_reader(void *arg)
@@ -831,8 +830,8 @@ static bool msg_ok(const struct so_msg *m)
 	if (m->type == SO_PROBE)
 		return !m->rkey && !m->token && !m->offset && !m->size &&
 		       !m->sob_id && !m->sob_value && !m->flags;
-	if (m->type != SO_WRITE || (m->flags & ~HPU_NIC_F_SIGNAL) ||
-	    !m->rkey || !m->token || m->size > SO_MAX_PAYLOAD ||
+	if (m->type != SO_WRITE || (m->flags & ~HPU_NIC_F_SIGNAL) || !m->rkey ||
+	    !m->token || m->size > SO_MAX_PAYLOAD ||
 	    m->offset + m->size < m->offset)
 		return false;
 	if (!sig)

@@ -240,8 +240,8 @@ void hpu_nic_event_cb(void *arg, void *as_cookie,
 	if (!ev || (ev->type != HPU_EVENT_LINK_DOWN &&
 		    ev->type != HPU_EVENT_NIC_ACCESS_ERR))
 		return;
-	hpu_dbg("hpu%u: NIC event %u port %u key %#llx offset %llu",
-		dev->index, ev->type, ev->port, (unsigned long long)ev->key,
+	hpu_dbg("hpu%u: NIC event %u port %u key %#llx offset %llu", dev->index,
+		ev->type, ev->port, (unsigned long long)ev->key,
 		(unsigned long long)ev->offset);
 	if (as_cookie)
 		queue_nic_event(as_cookie, ev);

@@ -8,9 +8,9 @@
 
 #include "hpudrv_internal.h"
 
-int hpu_cb_nic_write_key(struct hpu_cb_builder *b, uint32_t conn,
-			 uint64_t src, uint64_t rkey, uint64_t remote_offset,
-			 uint64_t size, uint32_t sob_id, uint32_t sob_value)
+int hpu_cb_nic_write_key(struct hpu_cb_builder *b, uint32_t conn, uint64_t src,
+			 uint64_t rkey, uint64_t remote_offset, uint64_t size,
+			 uint32_t sob_id, uint32_t sob_value)
 {
 	struct hpu_pkt_nic_write pkt;
 

@@ -758,9 +758,9 @@ union hpu_mem_args {
 #define HPU_NIC_MR_FLAGS_MASK	0x1U
 
 /* Registrations, connections and acceptances a context may hold at once */
-#define HPU_NIC_MAX_MRS	     256
-#define HPU_NIC_MAX_CONNS    256
-#define HPU_NIC_MAX_ACCEPTS  256
+#define HPU_NIC_MAX_MRS	    256
+#define HPU_NIC_MAX_CONNS   256
+#define HPU_NIC_MAX_ACCEPTS 256
 
 /**
  * struct hpu_nic_in - NIC input

@@ -74,8 +74,8 @@ static void server_setup(void)
 	hpusim_nic_seed_keys(dev, 0x66757a7aULL);
 	if (ops->as_create(dev, &as) ||
 	    ops->map_shared(as, mem, REGION, 0, false, &va) ||
-	    ops->nic_reg_mr(as, va, REGION, HPU_NIC_MR_REMOTE_WRITE,
-			    &handle[0], &key[0]) ||
+	    ops->nic_reg_mr(as, va, REGION, HPU_NIC_MR_REMOTE_WRITE, &handle[0],
+			    &key[0]) ||
 	    ops->nic_reg_mr(as, va + 4096, 4096, HPU_NIC_MR_REMOTE_WRITE,
 			    &handle[1], &key[1]) ||
 	    ops->nic_accept(as, FUZZ_TOKEN, &id))

@@ -224,8 +224,7 @@ static int connect_scaleup(struct side *a, struct side *b, uint32_t *conn)
 	memset(&peer, 0, sizeof(peer));
 	peer.port = (uint32_t)port;
 	peer.device = 1;
-	assert_int_equal(hpu_nic_connect_token(a->dev, &peer, conn, &token),
-			 0);
+	assert_int_equal(hpu_nic_connect_token(a->dev, &peer, conn, &token), 0);
 	assert_true(token != 0);
 	assert_int_equal(hpu_nic_accept(b->dev, token, &id), 0);
 	return port;
@@ -672,8 +671,7 @@ static void test_scaleout(void **state)
 	assert_int_equal(hpu_nic_connect(a.dev, &peer, &conn), -ECONNREFUSED);
 	peer.tcp_port = ni2.scaleout_port;
 	peer.device = 0;
-	assert_int_equal(hpu_nic_connect_token(a.dev, &peer, &conn, &token),
-			 0);
+	assert_int_equal(hpu_nic_connect_token(a.dev, &peer, &conn, &token), 0);
 	/* not accepted yet: refused */
 	assert_int_equal(hpu_cb_nic_write_key(a.cb, conn, a.host_va, key, 4096,
 					      n, 0, 0),

@@ -258,7 +258,9 @@ static void test_accepted_write_lands(void **state)
 /* A key is never handed out again, even after its region was revoked */
 static void test_keys_never_reused(void **state)
 {
-	enum { N = 512 };
+	enum {
+		N = 512
+	};
 	uint64_t *keys = calloc(N, sizeof(*keys));
 	struct side b;
 	uint32_t mr;

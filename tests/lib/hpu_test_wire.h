@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 /* The bytes "H P U N" read as a little-endian u32 */
-#define HPU_TEST_WIRE_MAGIC 0x4e555048
+#define HPU_TEST_WIRE_MAGIC   0x4e555048
 /* Version 2: 64-bit keys and connection tokens */
 #define HPU_TEST_WIRE_VERSION 2
 

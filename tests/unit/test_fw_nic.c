@@ -352,37 +352,33 @@ static void test_reg_errors(void **state)
 
 	assert_int_equal(reg_mr(a.f.as, va, 4096, 0, &k1), -EINVAL);
 	assert_int_equal(reg_mr(a.f.as, va, 4096, 3, &k1), -EINVAL);
-	assert_int_equal(reg_mr(a.f.as, va, 0, HPU_NIC_MR_REMOTE_WRITE,
-					 &k1),
+	assert_int_equal(reg_mr(a.f.as, va, 0, HPU_NIC_MR_REMOTE_WRITE, &k1),
 			 -EINVAL);
 	assert_int_equal(reg_mr(a.f.as, ~0ULL - 10, 100,
-					 HPU_NIC_MR_REMOTE_WRITE, &k1),
+				HPU_NIC_MR_REMOTE_WRITE, &k1),
 			 -EINVAL);
 	/* unmapped, past the mapping's end, pageable host memory */
-	assert_int_equal(reg_mr(a.f.as, 0x1000, 4096,
-					 HPU_NIC_MR_REMOTE_WRITE, &k1),
+	assert_int_equal(reg_mr(a.f.as, 0x1000, 4096, HPU_NIC_MR_REMOTE_WRITE,
+				&k1),
 			 -EFAULT);
 	assert_int_equal(reg_mr(a.f.as, va, 2 * MiB + 1,
-					 HPU_NIC_MR_REMOTE_WRITE, &k1),
+				HPU_NIC_MR_REMOTE_WRITE, &k1),
 			 -EFAULT);
-	assert_int_equal(reg_mr(a.f.as, hva, 4096,
-					 HPU_NIC_MR_REMOTE_WRITE, &k1),
+	assert_int_equal(reg_mr(a.f.as, hva, 4096, HPU_NIC_MR_REMOTE_WRITE,
+				&k1),
 			 -EFAULT);
 
-	assert_int_equal(reg_mr(a.f.as, va, 2 * MiB,
-					 HPU_NIC_MR_REMOTE_WRITE, &k1),
-			 0);
-	assert_int_equal(reg_mr(a.f.as, sva, 64 * KiB,
-					 HPU_NIC_MR_REMOTE_WRITE, &k2),
-			 0);
+	assert_int_equal(
+		reg_mr(a.f.as, va, 2 * MiB, HPU_NIC_MR_REMOTE_WRITE, &k1), 0);
+	assert_int_equal(
+		reg_mr(a.f.as, sva, 64 * KiB, HPU_NIC_MR_REMOTE_WRITE, &k2), 0);
 	assert_true(k1 && k2 && k1 != k2);
 	/* another context cannot revoke it */
 	assert_int_equal(dereg_mr(b.f.as, k1), -ENOENT);
 	assert_int_equal(dereg_mr(a.f.as, 0), -ENOENT);
 	assert_int_equal(dereg_mr(a.f.as, k1), 0);
 	assert_int_equal(dereg_mr(a.f.as, k1), -ENOENT);
-	assert_int_equal(reg_mr(a.f.as, va, 4096,
-					 HPU_NIC_MR_REMOTE_WRITE, &k3),
+	assert_int_equal(reg_mr(a.f.as, va, 4096, HPU_NIC_MR_REMOTE_WRITE, &k3),
 			 0);
 	assert_true(k3 != k1 && k3 != k2); /* never reused */
 	assert_int_equal(dereg_mr(a.f.as, k3), 0);
@@ -390,19 +386,16 @@ static void test_reg_errors(void **state)
 	/* the per-context limit */
 	for (i = 1; i < HPU_NIC_MAX_MRS; i++)
 		assert_int_equal(reg_mr(a.f.as, va, 4096,
-						 HPU_NIC_MR_REMOTE_WRITE,
-						 &keys[i]),
+					HPU_NIC_MR_REMOTE_WRITE, &keys[i]),
 				 0);
-	assert_int_equal(reg_mr(a.f.as, va, 4096,
-					 HPU_NIC_MR_REMOTE_WRITE, &k3),
+	assert_int_equal(reg_mr(a.f.as, va, 4096, HPU_NIC_MR_REMOTE_WRITE, &k3),
 			 -ENOSPC);
 	/* another context has its own budget */
-	assert_int_equal(reg_mr(b.f.as, 0x1000, 1,
-					 HPU_NIC_MR_REMOTE_WRITE, &k3),
+	assert_int_equal(reg_mr(b.f.as, 0x1000, 1, HPU_NIC_MR_REMOTE_WRITE,
+				&k3),
 			 -EFAULT);
 	assert_int_equal(dereg_mr(a.f.as, keys[7]), 0);
-	assert_int_equal(reg_mr(a.f.as, va, 4096,
-					 HPU_NIC_MR_REMOTE_WRITE, &k3),
+	assert_int_equal(reg_mr(a.f.as, va, 4096, HPU_NIC_MR_REMOTE_WRITE, &k3),
 			 0);
 
 	unmap_host(&a.f, hva);
@@ -422,7 +415,7 @@ struct pair {
 	uint32_t conn;	   /* device 0's connection to device 1 */
 	uint8_t *src, *dst;
 	uint64_t src_va, dst_va;
-	uint64_t key; /* device 1's region over dst */
+	uint64_t key;	 /* device 1's region over dst */
 	uint64_t token;	 /* of conn */
 	uint32_t accept; /* device 1's acceptance of it */
 };
@@ -449,7 +442,7 @@ static int pair_setup(void **state)
 	pr->dst = shm_map(&pr->d[1], PAIR_BYTES, &pr->dst_va);
 	fill_random(pr->src, PAIR_BYTES, 7);
 	if (reg_mr(pr->d[1].f.as, pr->dst_va, PAIR_BYTES,
-			    HPU_NIC_MR_REMOTE_WRITE, &pr->key) ||
+		   HPU_NIC_MR_REMOTE_WRITE, &pr->key) ||
 	    nconnect(pr->d[0].f.as, pr->port, 0, 0, 1, &pr->conn))
 		return -1;
 	pr->token = last_token;
@@ -500,12 +493,10 @@ static void test_connect_errors(void **state)
 	assert_int_equal(nconnect(as, 0, 0, 0, 7, &c), -EINVAL);
 	/* scale-out port to this server, scale-up port to another */
 	assert_int_equal(nconnect(as, 22, 0, 0, 1, &c), -EINVAL);
-	assert_int_equal(nconnect(as, 3, htonl(0x7f000001), 4000, 1,
-					  &c),
+	assert_int_equal(nconnect(as, 3, htonl(0x7f000001), 4000, 1, &c),
 			 -EINVAL);
 	/* no scale-out endpoint in this server */
-	assert_int_equal(nconnect(as, 22, htonl(0x7f000001), 4000, 1,
-					  &c),
+	assert_int_equal(nconnect(as, 22, htonl(0x7f000001), 4000, 1, &c),
 			 -EHOSTUNREACH);
 	assert_int_equal(ops->nic_disconnect(as, 12345), -ENOENT);
 	assert_int_equal(ops->nic_disconnect(as, 0), -ENOENT);
@@ -520,8 +511,7 @@ static void test_connect_errors(void **state)
 
 	/* the limit: the fixture holds one already */
 	for (i = 1; i < HPU_NIC_MAX_CONNS; i++) {
-		assert_int_equal(nconnect(as, i % 21, 0, 0, 1, &ids[i]),
-				 0);
+		assert_int_equal(nconnect(as, i % 21, 0, 0, 1, &ids[i]), 0);
 		assert_true(ids[i] != 0 && ids[i] != pr->conn);
 	}
 	assert_int_equal(nconnect(as, 0, 0, 0, 1, &c), -ENOSPC);
@@ -600,9 +590,8 @@ static void test_scaleup_hbm(void **state)
 	d = map_dev(&rx->f, 6 * MiB, &md);
 	cb_dma(&cb, s, pr->src_va, 6 * MiB);
 	assert_int_equal(run1(&tx->f, tx->f.dma0, &cb, NULL), HPU_FW_CS_OK);
-	assert_int_equal(reg_mr(rx->f.as, d, 6 * MiB,
-					 HPU_NIC_MR_REMOTE_WRITE, &key),
-			 0);
+	assert_int_equal(
+		reg_mr(rx->f.as, d, 6 * MiB, HPU_NIC_MR_REMOTE_WRITE, &key), 0);
 	cb.len = 0;
 	cb_nic(&cb, s + 7, 11, n, pr->conn, key, 0, 0);
 	assert_int_equal(run1(&tx->f, nic_queue(tx, pr->port), &cb, NULL),
@@ -687,7 +676,7 @@ static void test_scaleup_access_errors(void **state)
 
 	/* a revoked key: the context that accepted the connection hears */
 	assert_int_equal(reg_mr(rx->f.as, pr->dst_va, 64,
-					 HPU_NIC_MR_REMOTE_WRITE, &key2),
+				HPU_NIC_MR_REMOTE_WRITE, &key2),
 			 0);
 	assert_int_equal(dereg_mr(rx->f.as, key2), 0);
 	e0 = nev(tx);
@@ -711,7 +700,6 @@ static void test_scaleup_access_errors(void **state)
 	assert_int_equal(pair_write(pr, 0, 0, 64, pr->key, 3, 1), HPU_FW_CS_OK);
 	assert_memory_equal(pr->dst, pr->src, 64);
 }
-
 
 /* ------------------------------------------------------ protection domains */
 
@@ -752,9 +740,9 @@ static void intruder_stop(struct pair *pr, struct intruder *x)
 }
 
 /* E writes @n bytes with @key over its connection @conn on the pair's port */
-static enum hpu_fw_cs_result intruder_write(struct pair *pr,
-					    struct intruder *x, uint32_t conn,
-					    uint64_t key, uint64_t n)
+static enum hpu_fw_cs_result intruder_write(struct pair *pr, struct intruder *x,
+					    uint32_t conn, uint64_t key,
+					    uint64_t n)
 {
 	struct fix *f0 = &pr->d[0].f;
 	struct hpu_fw_as *own = f0->as;
@@ -808,9 +796,8 @@ static void test_pd_unaccepted_write(void **state)
 	assert_int_equal(count_ev(tx, e0, HPU_EVENT_NIC_ACCESS_ERR, COOKIE_E,
 				  ANY_PORT),
 			 1);
-	assert_int_equal(count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, rx,
-				  ANY_PORT),
-			 1);
+	assert_int_equal(
+		count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, rx, ANY_PORT), 1);
 	assert_int_equal(count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, COOKIE_C,
 				  ANY_PORT),
 			 1);
@@ -1074,17 +1061,15 @@ static void test_scaleout_write(void **state)
 	assert_true(i0.server_id != i1.server_id);
 
 	fill_random(src, 4 * MiB, 3);
-	assert_int_equal(reg_mr(rx->f.as, dva, 4 * MiB,
-					 HPU_NIC_MR_REMOTE_WRITE, &key),
+	assert_int_equal(reg_mr(rx->f.as, dva, 4 * MiB, HPU_NIC_MR_REMOTE_WRITE,
+				&key),
 			 0);
-	assert_int_equal(nconnect(tx->f.as, 22, s->ipv4[1], s->port[1],
-					  0, &conn),
-			 0);
+	assert_int_equal(
+		nconnect(tx->f.as, 22, s->ipv4[1], s->port[1], 0, &conn), 0);
 	accept_last(rx->f.as);
 	/* a second connection reuses the TCP connection */
-	assert_int_equal(nconnect(tx->f.as, 23, s->ipv4[1], s->port[1],
-					  0, &conn2),
-			 0);
+	assert_int_equal(
+		nconnect(tx->f.as, 23, s->ipv4[1], s->port[1], 0, &conn2), 0);
 	accept_last(rx->f.as);
 
 	cb_fence(&cb, 4, 1, 1);
@@ -1115,9 +1100,8 @@ static void test_scaleout_write(void **state)
 	assert_int_equal(v, 2);
 
 	/* access errors travel back; the owner hears with port ~0 */
-	assert_int_equal(reg_mr(rx->f.as, dva, 64,
-					 HPU_NIC_MR_REMOTE_WRITE, &key2),
-			 0);
+	assert_int_equal(
+		reg_mr(rx->f.as, dva, 64, HPU_NIC_MR_REMOTE_WRITE, &key2), 0);
 	e0 = nev(tx);
 	e1 = nev(rx);
 	memset(dst, 0x5a, 128);
@@ -1180,16 +1164,14 @@ static void test_scaleout_connect_errors(void **state)
 	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
 	close(fd);
-	assert_int_equal(nconnect(as, 21, htonl(0x7f000001),
-					  ntohs(sa.sin_port), 0, &c),
+	assert_int_equal(nconnect(as, 21, htonl(0x7f000001), ntohs(sa.sin_port),
+				  0, &c),
 			 -ECONNREFUSED);
 	/* the remote server has no device 1 */
-	assert_int_equal(nconnect(as, 21, s->ipv4[1], s->port[1], 1,
-					  &c),
+	assert_int_equal(nconnect(as, 21, s->ipv4[1], s->port[1], 1, &c),
 			 -ENODEV);
 	/* a scale-out port to this very server */
-	assert_int_equal(nconnect(as, 21, s->ipv4[0], s->port[0], 0,
-					  &c),
+	assert_int_equal(nconnect(as, 21, s->ipv4[0], s->port[0], 0, &c),
 			 -EINVAL);
 	/* scale-up port to another server */
 	assert_int_equal(nconnect(as, 0, s->ipv4[1], s->port[1], 0, &c),
@@ -1209,12 +1191,11 @@ static void test_scaleout_remote_gone(void **state)
 	uint32_t conn;
 	unsigned int i, e0, ncs = 16, n0 = ndone(&tx->f);
 
-	assert_int_equal(reg_mr(rx->f.as, dva, 2 * MiB,
-					 HPU_NIC_MR_REMOTE_WRITE, &key),
+	assert_int_equal(reg_mr(rx->f.as, dva, 2 * MiB, HPU_NIC_MR_REMOTE_WRITE,
+				&key),
 			 0);
-	assert_int_equal(nconnect(tx->f.as, 21, s->ipv4[1], s->port[1],
-					  0, &conn),
-			 0);
+	assert_int_equal(
+		nconnect(tx->f.as, 21, s->ipv4[1], s->port[1], 0, &conn), 0);
 	accept_last(rx->f.as);
 	for (i = 0; i < 4; i++)
 		cb_nic(&cb, sva, 0, 2 * MiB, conn, key, 1, 1);
@@ -1276,8 +1257,7 @@ static uint32_t raw_write(struct two_servers *s, const struct hpu_test_wire *w,
 
 	assert_int_equal(send(fd, w, sizeof(*w), 0), sizeof(*w));
 	assert_int_equal(send(fd, payload, w->size, 0), (ssize_t)w->size);
-	assert_int_equal(recv(fd, &ack, sizeof(ack), MSG_WAITALL),
-			 sizeof(ack));
+	assert_int_equal(recv(fd, &ack, sizeof(ack), MSG_WAITALL), sizeof(ack));
 	assert_int_equal(ack.type, 5);
 	assert_int_equal(ack.seq, w->seq);
 	close(fd);
@@ -1308,9 +1288,8 @@ static void test_scaleout_bad_messages(void **state)
 	char c;
 
 	dst = shm_map(rx, 4096, &dva);
-	assert_int_equal(reg_mr(rx->f.as, dva, 4096,
-					 HPU_NIC_MR_REMOTE_WRITE, &key),
-			 0);
+	assert_int_equal(
+		reg_mr(rx->f.as, dva, 4096, HPU_NIC_MR_REMOTE_WRITE, &key), 0);
 	assert_int_equal(ops->nic_accept(rx->f.as, token, &acc), 0);
 	good.rkey = key;
 	memset(payload, 0xab, sizeof(payload));

@@ -677,9 +677,8 @@ static void test_debug_permission(void **state)
 	assert_int_equal(dev->links_injected, 0);
 	/* the owner */
 	d = inj;
-	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d),
-				 1234),
-			 0);
+	assert_int_equal(
+		run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d), 1234), 0);
 	assert_int_equal(dev->links_injected, 1ULL << inj.engine);
 	d = clr;
 	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d),
@@ -688,18 +687,15 @@ static void test_debug_permission(void **state)
 	assert_int_equal(dev->links_injected, 1ULL << inj.engine);
 	/* root */
 	d = clr;
-	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d),
-				 0),
+	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d), 0),
 			 0);
 	assert_int_equal(dev->links_injected, 0);
 	d = inj;
-	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d),
-				 0),
+	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d), 0),
 			 0);
 	d = clr;
-	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d),
-				 1234),
-			 0);
+	assert_int_equal(
+		run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d), 1234), 0);
 	dev->owner = owner;
 }
 

@@ -209,9 +209,9 @@ static int emit_nic_round(struct hpuccl_comm *c, const struct ccl_round *r,
 				p->cr_fenced = need;
 			}
 		}
-		ret = hpu_cb_nic_write_key(b, p->conn, m->src, p->key, off, m->len,
-				       ccl_sob_arrival(p->sob_base, c->rank),
-				       1);
+		ret = hpu_cb_nic_write_key(
+			b, p->conn, m->src, p->key, off, m->len,
+			ccl_sob_arrival(p->sob_base, c->rank), 1);
 		if (ret)
 			return ret;
 		p->send_cnt++;
@@ -230,10 +230,9 @@ static int emit_nic_round(struct hpuccl_comm *c, const struct ccl_round *r,
 
 		if (m->direct)
 			continue;
-		ret = hpu_cb_nic_write_key(c->queues[p->queue].cb, p->conn, 0,
-				       p->key, 0, 0,
-				       ccl_sob_credit(p->sob_base, n, c->rank),
-				       1);
+		ret = hpu_cb_nic_write_key(
+			c->queues[p->queue].cb, p->conn, 0, p->key, 0, 0,
+			ccl_sob_credit(p->sob_base, n, c->rank), 1);
 		if (ret)
 			return ret;
 	}

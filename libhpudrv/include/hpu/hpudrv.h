@@ -1402,11 +1402,10 @@ HPUDRV_EXPORT int hpu_cb_nic_write(struct hpu_cb_builder *b, uint32_t conn,
  *
  * Return: 0, -ENOSPC (builder full) or -EINVAL.
  */
-HPUDRV_EXPORT int hpu_cb_nic_write_key(struct hpu_cb_builder *b,
-				       uint32_t conn, uint64_t src,
-				       uint64_t rkey, uint64_t remote_offset,
-				       uint64_t size, uint32_t sob_id,
-				       uint32_t sob_value);
+HPUDRV_EXPORT int hpu_cb_nic_write_key(struct hpu_cb_builder *b, uint32_t conn,
+				       uint64_t src, uint64_t rkey,
+				       uint64_t remote_offset, uint64_t size,
+				       uint32_t sob_id, uint32_t sob_value);
 
 /**
  * hpu_debug_inject_fault() - arm a fault (HPU_IOCTL_DEBUG INJECT_FAULT)

@@ -320,4 +320,5 @@ const struct hpu_fw_ops hpusim_ops = {
 	.nic_connect = hpusim_nic_connect,
 	.nic_disconnect = hpusim_nic_disconnect,
 	.nic_set_link = hpusim_nic_set_link,
+	.nic_accept = hpusim_nic_accept,
 };

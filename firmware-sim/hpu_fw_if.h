@@ -20,6 +20,12 @@
  * instance and its scale-out endpoint), memory registration for remote
  * writes, connections between NIC ports, link state, and NIC events.
  *
+ * 1.3 gives the NICs protection domains (one per address space): keys are
+ * 64-bit and unpredictable, a registration has a handle besides its key,
+ * a connection has a token, and nic_accept lets the connection of that
+ * token write into the address space's regions. The driver uses the NICs
+ * of a 1.3 model only: the 1.2 NIC operations had narrower arguments.
+ *
  * Threading: every operation may be called from any driver thread at once.
  * Callbacks (struct hpu_fw_callbacks) are called from the model's engine
  * threads, or from the calling thread inside cs_submit/cs_abort/as_destroy;
@@ -37,7 +43,7 @@
 #include "hpu_packets.h"
 
 #define HPU_FW_IF_MAJOR 1
-#define HPU_FW_IF_MINOR 2
+#define HPU_FW_IF_MINOR 3
 
 /**
  * struct hpu_fw_profile - static description of one chip generation
@@ -176,7 +182,7 @@ struct hpu_fw_fault {
 struct hpu_fw_nic_event {
 	uint32_t type;
 	uint32_t port;
-	uint32_t key;
+	uint64_t key;
 	uint64_t offset;
 	uint64_t size;
 };
@@ -360,25 +366,37 @@ struct hpu_fw_fabric_config {
  *	port host order; both 0 without scale-out); never fails
  * @nic_info: fill the HPU_INFO_NIC answer
  * @as_set_cookie: the value nic_event gives for events of @as
- * @nic_reg_mr: register [@va, @va + @size) of @as (every byte mapped to
- *	HBM, SRAM or shared host memory) for remote writes; @key gets a
- *	device-unique key, never 0 and not reused while the device lives;
+ * @nic_reg_mr: (1.3 arguments) register [@va, @va + @size) of @as (every
+ *	byte mapped to HBM, SRAM or shared host memory) for remote writes;
+ *	@handle gets an id (never 0) unique in @as, @key an unpredictable
+ *	64-bit key, never 0 and never handed out again by the device;
  *	-EINVAL (bad range, flags), -EFAULT (not mapped or pageable host
- *	memory), -ENOSPC (HPU_NIC_MAX_MRS reached)
- * @nic_dereg_mr: revoke a key of @as; a write in flight to it finishes
- *	first, later ones fail; -ENOENT when @as has no such key
- * @nic_connect: a connection of @as from @port to device @remote_device
- *	of the server at @ipv4:@tcp_port (both 0: this server); @conn gets
- *	an id (never 0) unique in @as; -EINVAL (port out of range, scale-up
+ *	memory), -ENOSPC (HPU_NIC_MAX_MRS reached, keys exhausted)
+ * @nic_dereg_mr: (1.3 arguments) revoke the region of @handle of @as; a
+ *	write in flight to it finishes first, later ones fail; -ENOENT when
+ *	@as has no such handle
+ * @nic_connect: (1.3 arguments) a connection of @as from @port to device
+ *	@remote_device of the server at @ipv4:@tcp_port (both 0: this
+ *	server); @conn gets an id (never 0) unique in @as, @token the
+ *	connection's unpredictable token (never 0) that the owner of the
+ *	memory it is to write must accept; -EINVAL (port out of range, scale-up
  *	port not wired to that device, scale-out port to this server or
  *	scale-up port to another), -ENODEV (no such remote device),
  *	-ENETDOWN (port down), -EHOSTUNREACH / -ECONNREFUSED / -ETIMEDOUT
  *	(remote server unreachable), -ENOSPC (HPU_NIC_MAX_CONNS reached)
- * @nic_disconnect: drop a connection of @as; -ENOENT when unknown
+ * @nic_disconnect: drop a connection or an acceptance of @as (writes over
+ *	an accepted connection fail from then on); -ENOENT when unknown
  * @nic_set_link: take @port of the device down (@up false) or up again;
  *	a scale-up link goes down at both ends; writes through a down port
  *	end their CS with an engine error; every context of both devices
  *	gets HPU_EVENT_LINK_DOWN when a link goes down; -EINVAL bad port
+ *
+ * Since 1.3:
+ * @nic_accept: let the connection of @token (made by a peer, on this or
+ *	another server, to the device of @as) write into the regions of
+ *	@as; @id gets an id for nic_disconnect, unique in @as; -EINVAL
+ *	(@token 0), -EEXIST (@as accepted it already), -EBUSY (another
+ *	address space of the device did), -ENOSPC (HPU_NIC_MAX_ACCEPTS)
  */
 struct hpu_fw_ops {
 	int (*create)(const struct hpu_fw_config *cfg,
@@ -430,13 +448,16 @@ struct hpu_fw_ops {
 	void (*nic_info)(struct hpu_fw_device *fw, struct hpu_info_nic *out);
 	void (*as_set_cookie)(struct hpu_fw_as *as, void *cookie);
 	int (*nic_reg_mr)(struct hpu_fw_as *as, uint64_t va, uint64_t size,
-			  uint32_t flags, uint32_t *key);
-	int (*nic_dereg_mr)(struct hpu_fw_as *as, uint32_t key);
+			  uint32_t flags, uint32_t *handle, uint64_t *key);
+	int (*nic_dereg_mr)(struct hpu_fw_as *as, uint32_t handle);
 	int (*nic_connect)(struct hpu_fw_as *as, uint32_t port, uint32_t ipv4,
 			   uint16_t tcp_port, uint32_t remote_device,
-			   uint32_t *conn);
-	int (*nic_disconnect)(struct hpu_fw_as *as, uint32_t conn);
+			   uint32_t *conn, uint64_t *token);
+	int (*nic_disconnect)(struct hpu_fw_as *as, uint32_t id);
 	int (*nic_set_link)(struct hpu_fw_device *fw, uint32_t port, bool up);
+
+	/* 1.3 */
+	int (*nic_accept)(struct hpu_fw_as *as, uint64_t token, uint32_t *id);
 };
 
 /**

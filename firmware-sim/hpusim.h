@@ -1013,12 +1013,13 @@ void hpusim_fabric_destroy(struct hpu_fw_fabric *fab);
 void hpusim_nic_info(struct hpu_fw_device *dev, struct hpu_info_nic *out);
 void hpusim_as_set_cookie(struct hpu_fw_as *as, void *cookie);
 int hpusim_nic_reg_mr(struct hpu_fw_as *as, uint64_t va, uint64_t size,
-		      uint32_t flags, uint32_t *key);
-int hpusim_nic_dereg_mr(struct hpu_fw_as *as, uint32_t key);
+		      uint32_t flags, uint32_t *handle, uint64_t *key);
+int hpusim_nic_dereg_mr(struct hpu_fw_as *as, uint32_t handle);
 int hpusim_nic_connect(struct hpu_fw_as *as, uint32_t port, uint32_t ipv4,
 		       uint16_t tcp_port, uint32_t remote_device,
-		       uint32_t *conn);
-int hpusim_nic_disconnect(struct hpu_fw_as *as, uint32_t conn);
+		       uint32_t *conn, uint64_t *token);
+int hpusim_nic_disconnect(struct hpu_fw_as *as, uint32_t id);
+int hpusim_nic_accept(struct hpu_fw_as *as, uint64_t token, uint32_t *id);
 int hpusim_nic_set_link(struct hpu_fw_device *dev, uint32_t port, bool up);
 
 #endif /* HPUSIM_H */

@@ -10,6 +10,10 @@
  * lock is held during the copy: the target device is held through the
  * fabric's reference count and the region through its own.
  *
+ * A write reaches a region only when the region's address space accepted
+ * the token of the connection (hpusim_nic_target()): every address space
+ * is a protection domain.
+ *
  * A scale-out write goes to nic_scaleout.c, which parks the job until the
  * remote server answers.
  */
@@ -19,9 +23,20 @@
 
 #include "nic.h"
 
-/* Connection ids: a sequence number above the slot index (+1) */
-#define NIC_CONN_SLOT_BITS 9
-#define NIC_CONN_SLOT_MASK ((1U << NIC_CONN_SLOT_BITS) - 1)
+/*
+ * Ids of an address space (region handles, connection and acceptance
+ * ids): a sequence number above a slot value. Slot values: a region's
+ * slot + 1; a connection's slot + 1; an acceptance's HPU_NIC_MAX_CONNS +
+ * slot + 1, so DISCONNECT tells the two apart.
+ */
+#define NIC_ID_SLOT_BITS 10
+#define NIC_ID_SLOT_MASK ((1U << NIC_ID_SLOT_BITS) - 1)
+#define NIC_ACC_BASE	 HPU_NIC_MAX_CONNS
+
+_Static_assert(HPU_NIC_MAX_CONNS + HPU_NIC_MAX_ACCEPTS < 1U << NIC_ID_SLOT_BITS,
+	       "slot values fit their bits");
+_Static_assert(HPU_NIC_MAX_MRS < 1U << NIC_ID_SLOT_BITS,
+	       "slot values fit their bits");
 
 /* Parallel copies: slices of at least this many bytes */
 #define NIC_PAR_SLICE_MIN (1ULL << 20)
@@ -55,10 +70,19 @@ void hpusim_as_set_cookie(struct hpu_fw_as *as, void *cookie)
 		__atomic_store_n(&as->nic->cookie, cookie, __ATOMIC_RELEASE);
 }
 
-/* ------------------------------------------------------ registrations */
+/* A new id of @na for slot value @slotval; nic lock held */
+static uint32_t new_id(struct hpusim_nic_as *na, uint32_t slotval)
+{
+	na->next_id++;
+	if (na->next_id >= 1U << (32 - NIC_ID_SLOT_BITS))
+		na->next_id = 1;
+	return na->next_id << NIC_ID_SLOT_BITS | slotval;
+}
+
+/* ------------------------------------------------------ device tables */
 
 /* Index of the first region whose key is >= @key; mr_lock held */
-static uint32_t mr_lower(const struct hpusim_nic *n, uint32_t key)
+static uint32_t mr_lower(const struct hpusim_nic *n, uint64_t key)
 {
 	uint32_t lo = 0, hi = n->nmrs;
 
@@ -73,28 +97,89 @@ static uint32_t mr_lower(const struct hpusim_nic *n, uint32_t key)
 	return lo;
 }
 
+/* Index of the first acceptance whose token is >= @token; mr_lock held */
+static uint32_t acc_lower(const struct hpusim_nic *n, uint64_t token)
+{
+	uint32_t lo = 0, hi = n->naccs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (n->accs[mid]->token < token)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct hpusim_mr *mr_find(const struct hpusim_nic *n, uint64_t key)
+{
+	uint32_t i = mr_lower(n, key);
+
+	return i < n->nmrs && n->mrs[i]->key == key ? n->mrs[i] : NULL;
+}
+
+static struct hpusim_acc *acc_find(const struct hpusim_nic *n, uint64_t token)
+{
+	uint32_t i = acc_lower(n, token);
+
+	return i < n->naccs && n->accs[i]->token == token ? n->accs[i] : NULL;
+}
+
+/* Room for one more pointer in *@tab of @cap; mr_lock held */
+static int table_grow(void ***tab, uint32_t used, uint32_t *cap)
+{
+	uint32_t ncap = *cap ? *cap * 2 : 16;
+	void **nt;
+
+	if (used < *cap)
+		return 0;
+	nt = realloc(*tab, ncap * sizeof(**tab));
+	if (!nt)
+		return -ENOMEM;
+	*tab = nt;
+	*cap = ncap;
+	return 0;
+}
+
 /**
- * hpusim_mr_get() - hold the region of a key
- * @dev: device that owns the key
- * @key: key
+ * hpusim_nic_target() - the region a write names, if its connection may
+ * write into it
+ * @dev: the receiving device
+ * @token: token of the connection the write came over
+ * @key: key the write names
+ * @mr: out: the region of @key, held, or NULL when there is none
+ * @acc: out: on -EACCES, the acceptance of @token, held, or NULL when
+ *	nobody accepted it; on success NULL
  *
- * Return: the region (release with hpusim_mr_put()), or NULL when the
- * key is unknown or revoked.
+ * Return: 0 when the region exists and its address space accepted
+ * @token (release *@mr with hpusim_mr_put()); -EACCES otherwise (hand
+ * both to hpusim_nic_denied()).
  */
-struct hpusim_mr *hpusim_mr_get(struct hpu_fw_device *dev, uint32_t key)
+int hpusim_nic_target(struct hpu_fw_device *dev, uint64_t token, uint64_t key,
+		      struct hpusim_mr **mr, struct hpusim_acc **acc)
 {
 	struct hpusim_nic *n = dev->nic;
-	struct hpusim_mr *mr = NULL;
-	uint32_t i;
+	struct hpusim_mr *m;
+	struct hpusim_acc *a;
+	int ret = -EACCES;
 
 	pthread_mutex_lock(&n->mr_lock);
-	i = mr_lower(n, key);
-	if (i < n->nmrs && n->mrs[i]->key == key) {
-		mr = n->mrs[i];
-		mr->refs++;
+	m = key ? mr_find(n, key) : NULL;
+	a = token ? acc_find(n, token) : NULL;
+	if (m && a && m->as == a->as) {
+		a = NULL;
+		ret = 0;
 	}
+	if (m)
+		m->refs++;
+	if (a)
+		a->refs++;
 	pthread_mutex_unlock(&n->mr_lock);
-	return mr;
+	*mr = m;
+	*acc = a;
+	return ret;
 }
 
 void hpusim_mr_put(struct hpu_fw_device *dev, struct hpusim_mr *mr)
@@ -106,6 +191,70 @@ void hpusim_mr_put(struct hpu_fw_device *dev, struct hpusim_mr *mr)
 		pthread_cond_broadcast(&n->mr_cond);
 	pthread_mutex_unlock(&n->mr_lock);
 }
+
+static void acc_put(struct hpu_fw_device *dev, struct hpusim_acc *acc)
+{
+	struct hpusim_nic *n = dev->nic;
+
+	pthread_mutex_lock(&n->mr_lock);
+	if (!--acc->refs)
+		pthread_cond_broadcast(&n->mr_cond);
+	pthread_mutex_unlock(&n->mr_lock);
+}
+
+/**
+ * hpusim_nic_denied() - the receiving side of a refused write hears of it
+ * @dev: the receiving device
+ * @port: the port it arrived on (HPUSIM_NIC_PORT_NET from scale-out)
+ * @mr: region the key named (held), or NULL
+ * @acc: acceptance of the connection's token (held), or NULL
+ * @key: the key it named
+ * @offset: the offset it named
+ * @size: the bytes it carried
+ *
+ * The region's owner and the address space that accepted the connection
+ * get NIC_ACCESS_ERR; when neither exists, every context of the device.
+ * Both references are dropped.
+ */
+void hpusim_nic_denied(struct hpu_fw_device *dev, uint32_t port,
+		       struct hpusim_mr *mr, struct hpusim_acc *acc,
+		       uint64_t key, uint64_t offset, uint64_t size)
+{
+	if (mr)
+		hpusim_nic_event(dev, hpusim_nic_cookie(mr->as),
+				 HPU_EVENT_NIC_ACCESS_ERR, port, key, offset,
+				 size);
+	if (acc && (!mr || acc->as != mr->as))
+		hpusim_nic_event(dev, hpusim_nic_cookie(acc->as),
+				 HPU_EVENT_NIC_ACCESS_ERR, port, key, offset,
+				 size);
+	if (!mr && !acc)
+		hpusim_nic_event(dev, NULL, HPU_EVENT_NIC_ACCESS_ERR, port, key,
+				 offset, size);
+	if (mr)
+		hpusim_mr_put(dev, mr);
+	if (acc)
+		acc_put(dev, acc);
+}
+
+/**
+ * hpusim_nic_seed_keys() - make the device's keys and tokens predictable
+ * @dev: device with no region and no connection yet
+ * @seed: secret
+ *
+ * For tests and fuzz targets only: the driver never calls it.
+ */
+void hpusim_nic_seed_keys(struct hpu_fw_device *dev, uint64_t seed)
+{
+	struct hpusim_nic *n = dev->nic;
+
+	pthread_mutex_lock(&n->mr_lock);
+	hpusim_keygen_seed(&n->keys, seed);
+	hpusim_keygen_seed(&n->tokens, seed ^ 0x746f6b656e73ULL);
+	pthread_mutex_unlock(&n->mr_lock);
+}
+
+/* ------------------------------------------------------ registrations */
 
 /*
  * Whether [@va, @va + @len) is memory the NIC reaches by pointer; map_lock
@@ -133,18 +282,21 @@ static int nic_reachable(struct hpu_fw_as *as, uint64_t va, uint64_t len,
 }
 
 int hpusim_nic_reg_mr(struct hpu_fw_as *as, uint64_t va, uint64_t size,
-		      uint32_t flags, uint32_t *key)
+		      uint32_t flags, uint32_t *handle, uint64_t *key)
 {
+	struct hpusim_nic_as *na;
 	struct hpusim_nic *n;
-	struct hpusim_mr *mr, **mrs;
+	struct hpusim_mr *mr;
+	uint32_t slot, i;
 	uint64_t fva;
 	int ret;
 
-	if (!as || !as->nic || !key || !size || va + size < va ||
+	if (!as || !as->nic || !handle || !key || !size || va + size < va ||
 	    !(flags & HPU_NIC_MR_REMOTE_WRITE) ||
 	    (flags & ~HPU_NIC_MR_FLAGS_MASK))
 		return -EINVAL;
 	n = as->dev->nic;
+	na = as->nic;
 	pthread_rwlock_rdlock(&as->map_lock);
 	ret = nic_reachable(as, va, size, &fva);
 	pthread_rwlock_unlock(&as->map_lock);
@@ -157,81 +309,108 @@ int hpusim_nic_reg_mr(struct hpu_fw_as *as, uint64_t va, uint64_t size,
 	mr->va = va;
 	mr->size = size;
 
-	pthread_mutex_lock(&as->nic->lock);
-	if (as->nic->nmrs >= HPU_NIC_MAX_MRS) {
+	pthread_mutex_lock(&na->lock);
+	for (slot = 0; slot < HPU_NIC_MAX_MRS && na->mrs[slot]; slot++)
+		;
+	if (slot == HPU_NIC_MAX_MRS) {
 		ret = -ENOSPC;
 		goto err_unlock_as;
 	}
 	pthread_mutex_lock(&n->mr_lock);
-	if (n->next_key == UINT32_MAX) {
-		ret = -ENOSPC; /* keys are never reused */
+	ret = table_grow((void ***)&n->mrs, n->nmrs, &n->cap);
+	if (!ret)
+		ret = hpusim_keygen_next(&n->keys, &mr->key);
+	if (ret)
 		goto err_unlock_mr;
-	}
-	if (n->nmrs == n->cap) {
-		uint32_t cap = n->cap ? n->cap * 2 : 16;
-
-		mrs = realloc(n->mrs, cap * sizeof(*mrs));
-		if (!mrs) {
-			ret = -ENOMEM;
-			goto err_unlock_mr;
-		}
-		n->mrs = mrs;
-		n->cap = cap;
-	}
-	mr->key = ++n->next_key;
-	n->mrs[n->nmrs++] = mr; /* keys grow: the table stays sorted */
+	i = mr_lower(n, mr->key); /* a new key: not in the table */
+	memmove(&n->mrs[i + 1], &n->mrs[i], (n->nmrs - i) * sizeof(*n->mrs));
+	n->mrs[i] = mr;
+	n->nmrs++;
 	pthread_mutex_unlock(&n->mr_lock);
-	as->nic->nmrs++;
-	pthread_mutex_unlock(&as->nic->lock);
+	mr->handle = new_id(na, slot + 1);
+	na->mrs[slot] = mr;
+	pthread_mutex_unlock(&na->lock);
+	*handle = mr->handle;
 	*key = mr->key;
 	return 0;
 
 err_unlock_mr:
 	pthread_mutex_unlock(&n->mr_lock);
 err_unlock_as:
-	pthread_mutex_unlock(&as->nic->lock);
+	pthread_mutex_unlock(&na->lock);
 	free(mr);
 	return ret;
 }
 
-/* Unlist region @i and wait until no write holds it; mr_lock held */
-static void mr_revoke(struct hpusim_nic *n, uint32_t i)
+/* Unlist region @mr and wait until no write holds it; mr_lock held */
+static void mr_revoke(struct hpusim_nic *n, struct hpusim_mr *mr)
 {
-	struct hpusim_mr *mr = n->mrs[i];
+	uint32_t i = mr_lower(n, mr->key);
 
-	memmove(&n->mrs[i], &n->mrs[i + 1],
-		(n->nmrs - i - 1) * sizeof(*n->mrs));
-	n->nmrs--;
+	if (i < n->nmrs && n->mrs[i] == mr) {
+		memmove(&n->mrs[i], &n->mrs[i + 1],
+			(n->nmrs - i - 1) * sizeof(*n->mrs));
+		n->nmrs--;
+	}
 	while (mr->refs)
 		pthread_cond_wait(&n->mr_cond, &n->mr_lock);
 	free(mr);
 }
 
-int hpusim_nic_dereg_mr(struct hpu_fw_as *as, uint32_t key)
+/* Unlist acceptance @acc and wait until no write holds it; mr_lock held */
+static void acc_revoke(struct hpusim_nic *n, struct hpusim_acc *acc)
 {
+	uint32_t i = acc_lower(n, acc->token);
+
+	if (i < n->naccs && n->accs[i] == acc) {
+		memmove(&n->accs[i], &n->accs[i + 1],
+			(n->naccs - i - 1) * sizeof(*n->accs));
+		n->naccs--;
+	}
+	while (acc->refs)
+		pthread_cond_wait(&n->mr_cond, &n->mr_lock);
+	free(acc);
+}
+
+/* Slot of @id in a table of @nslots starting at slot value @base, or -1 */
+static int id_slot(uint32_t id, uint32_t base, uint32_t nslots)
+{
+	uint32_t v = id & NIC_ID_SLOT_MASK;
+
+	if (!id || v <= base || v - base - 1 >= nslots)
+		return -1;
+	return (int)(v - base - 1);
+}
+
+int hpusim_nic_dereg_mr(struct hpu_fw_as *as, uint32_t handle)
+{
+	struct hpusim_nic_as *na;
 	struct hpusim_nic *n;
-	uint32_t i;
-	int ret = -ENOENT;
+	struct hpusim_mr *mr;
+	int slot;
 
 	if (!as || !as->nic)
 		return -EINVAL;
 	n = as->dev->nic;
-	pthread_mutex_lock(&as->nic->lock);
-	pthread_mutex_lock(&n->mr_lock);
-	i = mr_lower(n, key);
-	if (key && i < n->nmrs && n->mrs[i]->key == key &&
-	    n->mrs[i]->as == as) {
-		mr_revoke(n, i);
-		as->nic->nmrs--;
-		ret = 0;
+	na = as->nic;
+	pthread_mutex_lock(&na->lock);
+	slot = id_slot(handle, 0, HPU_NIC_MAX_MRS);
+	mr = slot < 0 ? NULL : na->mrs[slot];
+	if (!mr || mr->handle != handle) {
+		pthread_mutex_unlock(&na->lock);
+		return -ENOENT;
 	}
+	na->mrs[slot] = NULL;
+	pthread_mutex_lock(&n->mr_lock);
+	mr_revoke(n, mr);
 	pthread_mutex_unlock(&n->mr_lock);
-	pthread_mutex_unlock(&as->nic->lock);
-	return ret;
+	pthread_mutex_unlock(&na->lock);
+	return 0;
 }
 
 /**
- * hpusim_nic_as_fini() - revoke every region and drop every connection
+ * hpusim_nic_as_fini() - revoke every region and acceptance and drop every
+ * connection
  * @as: address space whose submissions were all aborted
  *
  * Returns once no peer's write into its regions is in flight.
@@ -246,12 +425,12 @@ void hpusim_nic_as_fini(struct hpu_fw_as *as)
 		return;
 	if (n) {
 		pthread_mutex_lock(&n->mr_lock);
-		for (i = 0; i < n->nmrs;) {
-			if (n->mrs[i]->as == as)
-				mr_revoke(n, i);
-			else
-				i++;
-		}
+		for (i = 0; i < HPU_NIC_MAX_MRS; i++)
+			if (na->mrs[i])
+				mr_revoke(n, na->mrs[i]);
+		for (i = 0; i < HPU_NIC_MAX_ACCEPTS; i++)
+			if (na->accs[i])
+				acc_revoke(n, na->accs[i]);
 		pthread_mutex_unlock(&n->mr_lock);
 	}
 	for (i = 0; i < HPU_NIC_MAX_CONNS; i++)
@@ -266,7 +445,7 @@ void hpusim_nic_as_fini(struct hpu_fw_as *as)
 
 int hpusim_nic_connect(struct hpu_fw_as *as, uint32_t port, uint32_t ipv4,
 		       uint16_t tcp_port, uint32_t remote_device,
-		       uint32_t *conn)
+		       uint32_t *conn, uint64_t *token)
 {
 	struct hpusim_so_peer *peer = NULL;
 	struct hpu_fw_device *rdev;
@@ -274,9 +453,10 @@ int hpusim_nic_connect(struct hpu_fw_as *as, uint32_t port, uint32_t ipv4,
 	struct hpusim_nic *n;
 	uint32_t i, slot = HPU_NIC_MAX_CONNS, id;
 	bool remote = ipv4 || tcp_port;
+	uint64_t tok;
 	int ret;
 
-	if (!as || !as->nic || !conn)
+	if (!as || !as->nic || !conn || !token)
 		return -EINVAL;
 	n = as->dev->nic;
 	na = as->nic;
@@ -317,53 +497,130 @@ int hpusim_nic_connect(struct hpu_fw_as *as, uint32_t port, uint32_t ipv4,
 			return ret;
 	}
 
+	pthread_mutex_lock(&n->mr_lock);
+	ret = hpusim_keygen_next(&n->tokens, &tok);
+	pthread_mutex_unlock(&n->mr_lock);
 	pthread_mutex_lock(&na->lock);
 	/* the slot may have been taken while we connected */
-	if (na->conns[slot].id) {
+	if (!ret && na->conns[slot].id) {
 		for (slot = 0; slot < HPU_NIC_MAX_CONNS; slot++)
 			if (!na->conns[slot].id)
 				break;
+		if (slot == HPU_NIC_MAX_CONNS)
+			ret = -ENOSPC;
 	}
-	if (slot == HPU_NIC_MAX_CONNS) {
+	if (ret) {
 		pthread_mutex_unlock(&na->lock);
 		if (peer)
 			hpusim_so_peer_put(peer);
-		return -ENOSPC;
+		return ret;
 	}
-	na->next_conn++;
-	if (na->next_conn >= 1U << (32 - NIC_CONN_SLOT_BITS))
-		na->next_conn = 1;
-	id = na->next_conn << NIC_CONN_SLOT_BITS | (slot + 1);
+	id = new_id(na, slot + 1);
 	na->conns[slot] = (struct hpusim_nic_conn){
 		.id = id,
 		.port = port,
 		.remote_device = remote_device,
+		.token = tok,
 		.peer = peer,
 	};
 	pthread_mutex_unlock(&na->lock);
 	*conn = id;
+	*token = tok;
+	return 0;
+}
+
+int hpusim_nic_accept(struct hpu_fw_as *as, uint64_t token, uint32_t *id)
+{
+	struct hpusim_nic_as *na;
+	struct hpusim_nic *n;
+	struct hpusim_acc *acc, *old;
+	uint32_t slot, i;
+	int ret = 0;
+
+	if (!as || !as->nic || !id || !token)
+		return -EINVAL;
+	n = as->dev->nic;
+	na = as->nic;
+	acc = calloc(1, sizeof(*acc));
+	if (!acc)
+		return -ENOMEM;
+	acc->token = token;
+	acc->as = as;
+
+	pthread_mutex_lock(&na->lock);
+	for (slot = 0; slot < HPU_NIC_MAX_ACCEPTS && na->accs[slot]; slot++)
+		;
+	pthread_mutex_lock(&n->mr_lock);
+	old = acc_find(n, token);
+	if (old)
+		ret = old->as == as ? -EEXIST : -EBUSY;
+	else if (slot == HPU_NIC_MAX_ACCEPTS)
+		ret = -ENOSPC;
+	else
+		ret = table_grow((void ***)&n->accs, n->naccs, &n->acap);
+	if (ret) {
+		pthread_mutex_unlock(&n->mr_lock);
+		pthread_mutex_unlock(&na->lock);
+		free(acc);
+		return ret;
+	}
+	i = acc_lower(n, token);
+	memmove(&n->accs[i + 1], &n->accs[i],
+		(n->naccs - i) * sizeof(*n->accs));
+	n->accs[i] = acc;
+	n->naccs++;
+	pthread_mutex_unlock(&n->mr_lock);
+	acc->id = new_id(na, NIC_ACC_BASE + slot + 1);
+	na->accs[slot] = acc;
+	pthread_mutex_unlock(&na->lock);
+	*id = acc->id;
 	return 0;
 }
 
 /* Slot of connection @id, or -1; nic lock held */
 static int conn_slot(const struct hpusim_nic_as *na, uint32_t id)
 {
-	uint32_t slot = (id & NIC_CONN_SLOT_MASK) - 1;
+	int slot = id_slot(id, 0, HPU_NIC_MAX_CONNS);
 
-	if (!id || slot >= HPU_NIC_MAX_CONNS || na->conns[slot].id != id)
+	if (slot < 0 || na->conns[slot].id != id)
 		return -1;
-	return (int)slot;
+	return slot;
 }
 
-int hpusim_nic_disconnect(struct hpu_fw_as *as, uint32_t conn)
+/* Drop acceptance @id of @as; -ENOENT when it has none */
+static int unaccept(struct hpu_fw_as *as, uint32_t id)
+{
+	struct hpusim_nic_as *na = as->nic;
+	struct hpusim_nic *n = as->dev->nic;
+	struct hpusim_acc *acc;
+	int slot;
+
+	pthread_mutex_lock(&na->lock);
+	slot = id_slot(id, NIC_ACC_BASE, HPU_NIC_MAX_ACCEPTS);
+	acc = slot < 0 ? NULL : na->accs[slot];
+	if (!acc || acc->id != id) {
+		pthread_mutex_unlock(&na->lock);
+		return -ENOENT;
+	}
+	na->accs[slot] = NULL;
+	pthread_mutex_lock(&n->mr_lock);
+	acc_revoke(n, acc);
+	pthread_mutex_unlock(&n->mr_lock);
+	pthread_mutex_unlock(&na->lock);
+	return 0;
+}
+
+int hpusim_nic_disconnect(struct hpu_fw_as *as, uint32_t id)
 {
 	struct hpusim_so_peer *peer;
 	int slot;
 
 	if (!as || !as->nic)
 		return -EINVAL;
+	if ((id & NIC_ID_SLOT_MASK) > NIC_ACC_BASE)
+		return unaccept(as, id);
 	pthread_mutex_lock(&as->nic->lock);
-	slot = conn_slot(as->nic, conn);
+	slot = conn_slot(as->nic, id);
 	if (slot < 0) {
 		pthread_mutex_unlock(&as->nic->lock);
 		return -ENOENT;
@@ -519,7 +776,7 @@ static bool pkt_ok(const struct hpu_pkt_nic_write *p)
 {
 	bool sig = p->hdr.flags & HPU_NIC_F_SIGNAL;
 
-	if (p->hdr.size != sizeof(*p) ||
+	if (p->hdr.size != sizeof(*p) || p->pad || !p->rkey ||
 	    (p->hdr.flags & ~(HPU_NIC_F_MASK | HPU_PKT_F_COMMON_MASK)))
 		return false;
 	if (p->src_addr + p->size < p->src_addr)
@@ -627,6 +884,7 @@ static int scaleup_write(struct hpu_fw_as *as, uint32_t port,
 {
 	struct hpusim_nic *n = as->dev->nic;
 	struct hpu_fw_device *rdev;
+	struct hpusim_acc *acc;
 	struct hpusim_mr *mr;
 	uint32_t far = 0;
 	int ret;
@@ -641,11 +899,10 @@ static int scaleup_write(struct hpu_fw_as *as, uint32_t port,
 		hpusim_fabric_dev_put(rdev);
 		return link_down(as, port);
 	}
-	mr = hpusim_mr_get(rdev, p->rkey);
-	if (!mr) {
-		/* no owner to tell: every context of the device hears */
-		hpusim_nic_event(rdev, NULL, HPU_EVENT_NIC_ACCESS_ERR, far,
-				 p->rkey, p->remote_offset, p->size);
+	/* the key's region, if its owner accepted this connection */
+	if (hpusim_nic_target(rdev, c->token, p->rkey, &mr, &acc)) {
+		hpusim_nic_denied(rdev, far, mr, acc, p->rkey, p->remote_offset,
+				  p->size);
 		hpusim_fabric_dev_put(rdev);
 		return access_err(as, port, p);
 	}
@@ -729,7 +986,7 @@ int hpusim_nic_exec(struct hpu_fw_as *as, struct hpusim_queue *q,
 		}
 	}
 	if (!ret) {
-		ret = hpusim_so_write(c.peer, as, q, c.remote_device, &p, &fva);
+		ret = hpusim_so_write(c.peer, as, q, &c, &p, &fva);
 		if (ret == -EINPROGRESS) {
 			*progress = HPUSIM_NIC_ST_PENDING;
 		} else if (ret == -EFAULT) {

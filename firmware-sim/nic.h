@@ -7,8 +7,14 @@
  * Lifetime: a device found through its fabric is held with
  * hpusim_fabric_dev_get() (the fabric's @users count), so it cannot leave
  * the fabric (hence cannot be freed) under a peer's write. A registered
- * region found by key is held with hpusim_mr_get(); dereg and as_destroy
- * wait until no write holds it, so its address space outlives the write.
+ * region found by key is held with hpusim_nic_target(), and so is an
+ * acceptance found by token; dereg, disconnect and as_destroy wait until
+ * no write holds them, so their address space outlives the write.
+ *
+ * Protection domains: every address space is one. A registration has a
+ * handle (local) and a key (what peers name), a connection a token; a
+ * write reaches a region only when the region's address space accepted
+ * the token of the connection the write came over (docs/nic.md).
  *
  * Lock order: an address space's nic lock, a device's mr_lock and the
  * fabric lock are leaves (nothing else is taken under them); map_locks of
@@ -27,18 +33,47 @@
 #define HPUSIM_FABRIC_MAX_DEVICES 64
 
 /**
+ * struct hpusim_keygen - unpredictable values that never repeat
+ * (nic_keys.c): a keyed permutation of a counter
+ * @k0: first half of the secret
+ * @k1: second half
+ * @next: last counter value used
+ */
+struct hpusim_keygen {
+	uint64_t k0;
+	uint64_t k1;
+	uint64_t next;
+};
+
+/**
  * struct hpusim_mr - a registered region
  * @key: its key (never 0)
+ * @handle: its handle in its address space
  * @as: owning address space
  * @va: first device VA
  * @size: bytes
  * @refs: writes using it now (device mr_lock)
  */
 struct hpusim_mr {
-	uint32_t key;
+	uint64_t key;
+	uint32_t handle;
 	struct hpu_fw_as *as;
 	uint64_t va;
 	uint64_t size;
+	unsigned int refs;
+};
+
+/**
+ * struct hpusim_acc - a connection token an address space accepted
+ * @token: the token
+ * @id: its id in the address space
+ * @as: the address space whose regions the connection may write
+ * @refs: writes using it now (device mr_lock)
+ */
+struct hpusim_acc {
+	uint64_t token;
+	uint32_t id;
+	struct hpu_fw_as *as;
 	unsigned int refs;
 };
 
@@ -54,12 +89,17 @@ struct hpusim_mr {
  * @tx_bytes: payload bytes sent (atomic)
  * @rx_bytes: payload bytes received (atomic)
  * @users: fabric lookups that hold the device (fabric lock)
- * @mr_lock: protects @mrs, @nmrs, @cap, @next_key and every region's refs
- * @mr_cond: broadcast when a region's refs drop
+ * @mr_lock: protects @mrs, @nmrs, @cap, @accs, @naccs, @acap, @keys,
+ *	@tokens and every region's and acceptance's refs
+ * @mr_cond: broadcast when a region's or an acceptance's refs drop
  * @mrs: regions sorted by key
  * @nmrs: entries in @mrs
  * @cap: room in @mrs
- * @next_key: last key handed out
+ * @accs: acceptances sorted by token
+ * @naccs: entries in @accs
+ * @acap: room in @accs
+ * @keys: where region keys come from
+ * @tokens: where connection tokens come from
  */
 struct hpusim_nic {
 	struct hpu_fw_device *dev;
@@ -77,7 +117,11 @@ struct hpusim_nic {
 	struct hpusim_mr **mrs;
 	uint32_t nmrs;
 	uint32_t cap;
-	uint32_t next_key;
+	struct hpusim_acc **accs;
+	uint32_t naccs;
+	uint32_t acap;
+	struct hpusim_keygen keys;
+	struct hpusim_keygen tokens;
 };
 
 struct hpusim_so_peer;
@@ -87,6 +131,7 @@ struct hpusim_so_peer;
  * @id: its id (0: the slot is free)
  * @port: local port
  * @remote_device: device index in the remote (or this) server
+ * @token: what the receiving address space accepts it by
  * @peer: scale-out: the TCP connection to the remote server (a
  *	reference); NULL for scale-up
  */
@@ -94,23 +139,27 @@ struct hpusim_nic_conn {
 	uint32_t id;
 	uint32_t port;
 	uint32_t remote_device;
+	uint64_t token;
 	struct hpusim_so_peer *peer;
 };
 
 /**
- * struct hpusim_nic_as - NIC state of an address space
- * @lock: protects @conns, @next_conn and @nmrs
+ * struct hpusim_nic_as - NIC state of an address space (its protection
+ * domain)
+ * @lock: protects @conns, @mrs, @accs and @next_id
  * @cookie: the driver's value for its events (atomic)
  * @conns: connections by slot
- * @next_conn: last connection id handed out
- * @nmrs: regions it registered
+ * @mrs: its regions by slot (also in the device's table)
+ * @accs: its acceptances by slot (also in the device's table)
+ * @next_id: sequence number of the last id handed out
  */
 struct hpusim_nic_as {
 	pthread_mutex_t lock;
 	void *cookie;
 	struct hpusim_nic_conn conns[HPU_NIC_MAX_CONNS];
-	uint32_t next_conn;
-	uint32_t nmrs;
+	struct hpusim_mr *mrs[HPU_NIC_MAX_MRS];
+	struct hpusim_acc *accs[HPU_NIC_MAX_ACCEPTS];
+	uint32_t next_id;
 };
 
 struct hpusim_so;
@@ -141,16 +190,26 @@ uint32_t hpusim_nic_peer(const struct hpusim_nic *n, uint32_t port,
 			 uint32_t *far_port);
 bool hpusim_nic_port_up(const struct hpusim_nic *n, uint32_t port);
 void hpusim_nic_event(struct hpu_fw_device *dev, void *cookie, uint32_t type,
-		      uint32_t port, uint32_t key, uint64_t offset,
+		      uint32_t port, uint64_t key, uint64_t offset,
 		      uint64_t size);
 uint64_t hpusim_random_id(void);
 
 /* Answers of a scale-out write (struct hpusim_queue.nic_status) */
 #define HPUSIM_NIC_ST_PENDING 1
 
+/* nic_keys.c */
+int hpusim_keygen_init(struct hpusim_keygen *kg);
+void hpusim_keygen_seed(struct hpusim_keygen *kg, uint64_t seed);
+int hpusim_keygen_next(struct hpusim_keygen *kg, uint64_t *out);
+
 /* nic.c */
-struct hpusim_mr *hpusim_mr_get(struct hpu_fw_device *dev, uint32_t key);
+int hpusim_nic_target(struct hpu_fw_device *dev, uint64_t token, uint64_t key,
+		      struct hpusim_mr **mr, struct hpusim_acc **acc);
+void hpusim_nic_denied(struct hpu_fw_device *dev, uint32_t port,
+		       struct hpusim_mr *mr, struct hpusim_acc *acc,
+		       uint64_t key, uint64_t offset, uint64_t size);
 void hpusim_mr_put(struct hpu_fw_device *dev, struct hpusim_mr *mr);
+void hpusim_nic_seed_keys(struct hpu_fw_device *dev, uint64_t seed);
 void *hpusim_nic_cookie(struct hpu_fw_as *as);
 int hpusim_nic_copy_in(struct hpu_fw_as *as, uint64_t va, const uint8_t *src,
 		       uint64_t len);
@@ -169,7 +228,7 @@ void hpusim_so_peer_get(struct hpusim_so_peer *peer);
 void hpusim_so_peer_put(struct hpusim_so_peer *peer);
 bool hpusim_so_peer_alive(struct hpusim_so_peer *peer);
 int hpusim_so_write(struct hpusim_so_peer *peer, struct hpu_fw_as *as,
-		    struct hpusim_queue *q, uint32_t remote_device,
+		    struct hpusim_queue *q, const struct hpusim_nic_conn *c,
 		    const struct hpu_pkt_nic_write *p, uint64_t *fault_va);
 void hpusim_so_purge(struct hpu_fw_fabric *fab, struct hpu_fw_device *dev);
 void hpusim_so_forget(struct hpu_fw_fabric *fab, const struct hpusim_queue *q);

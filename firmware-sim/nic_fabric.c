@@ -170,7 +170,7 @@ bool hpusim_nic_port_up(const struct hpusim_nic *n, uint32_t port)
 }
 
 void hpusim_nic_event(struct hpu_fw_device *dev, void *cookie, uint32_t type,
-		      uint32_t port, uint32_t key, uint64_t offset,
+		      uint32_t port, uint64_t key, uint64_t offset,
 		      uint64_t size)
 {
 	struct hpu_fw_nic_event ev = {
@@ -228,6 +228,11 @@ int hpusim_nic_dev_init(struct hpu_fw_device *dev, struct hpu_fw_fabric *fab)
 			      n->nports - HPUSIM_NIC_SCALEOUT_PORTS :
 			      0;
 	n->server_id = hpusim_random_id();
+	ret = hpusim_keygen_init(&n->keys);
+	if (!ret)
+		ret = hpusim_keygen_init(&n->tokens);
+	if (ret)
+		goto err_free_nic;
 	ret = -pthread_mutex_init(&n->mr_lock, NULL);
 	if (ret)
 		goto err_free_nic;
@@ -287,6 +292,7 @@ void hpusim_nic_dev_fini(struct hpu_fw_device *dev)
 	if (n->fab)
 		hpusim_so_purge(n->fab, dev);
 	free(n->mrs);
+	free(n->accs);
 	pthread_cond_destroy(&n->mr_cond);
 	pthread_mutex_destroy(&n->mr_lock);
 	free(n);

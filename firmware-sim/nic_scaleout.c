@@ -17,7 +17,8 @@
  * header field of every message before acting on it; a bad message is
  * logged and closes that connection, never applied. A write's payload is
  * received into a bounded bounce buffer, then copied into the region while
- * the region is held (hpusim_mr_get), then the signal is applied, then
+ * the region is held (hpusim_nic_target: its owner accepted the
+ * connection's token), then the signal is applied, then
  * the answer is sent: writes of one connection apply in order.
  */
 #include <arpa/inet.h>
@@ -37,7 +38,7 @@
 #include "nic.h"
 
 #define SO_MAGIC   0x4e555048U /* "HPUN" as little-endian bytes */
-#define SO_VERSION 1
+#define SO_VERSION 2	       /* 2: 64-bit keys and connection tokens */
 
 /* Message types */
 #define SO_HELLO     1 /* connecting server: its id */
@@ -49,7 +50,7 @@
 /* Answer status */
 #define SO_ST_OK     0
 #define SO_ST_NODEV  1 /* no such device, or its scale-out ports are down */
-#define SO_ST_ACCESS 2 /* unknown key, range outside the region */
+#define SO_ST_ACCESS 2 /* unknown key, not accepted, range outside */
 #define SO_ST_MAX    2
 
 #define SO_MAX_PAYLOAD	 (1ULL << 30) /* bytes of one write */
@@ -66,13 +67,15 @@
  *	answered; HELLO*: 0
  * @server_id: HELLO/HELLO_ACK: the sender's server id; else 0
  * @device: WRITE/PROBE: device index at the receiver; else 0
- * @rkey: WRITE: key of the region
+ * @flags: WRITE: HPU_NIC_F_SIGNAL or 0
+ * @rkey: WRITE: key of the region (never 0)
+ * @token: WRITE: token of the connection the write goes over (never 0)
  * @offset: WRITE: byte offset in the region
  * @size: WRITE: payload bytes that follow (at most SO_MAX_PAYLOAD)
  * @sob_id: WRITE with SIGNAL: sync object of the region's owner
  * @sob_value: WRITE with SIGNAL: added to it
- * @flags: WRITE: HPU_NIC_F_SIGNAL or 0
  * @status: ACK: SO_ST_*; else 0
+ * @pad: 0
  */
 struct so_msg {
 	uint32_t magic;
@@ -81,16 +84,18 @@ struct so_msg {
 	uint64_t seq;
 	uint64_t server_id;
 	uint32_t device;
-	uint32_t rkey;
+	uint32_t flags;
+	uint64_t rkey;
+	uint64_t token;
 	uint64_t offset;
 	uint64_t size;
 	uint32_t sob_id;
 	uint32_t sob_value;
-	uint32_t flags;
 	uint32_t status;
+	uint32_t pad;
 };
 
-_Static_assert(sizeof(struct so_msg) == 64, "wire header is 64 bytes");
+_Static_assert(sizeof(struct so_msg) == 80, "wire header is 80 bytes");
 
 /**
  * struct so_pend - a WRITE or PROBE waiting for its answer
@@ -198,13 +203,15 @@ static void msg_to_wire(struct so_msg *m)
 	m->seq = htole64(m->seq);
 	m->server_id = htole64(m->server_id);
 	m->device = htole32(m->device);
-	m->rkey = htole32(m->rkey);
+	m->flags = htole32(m->flags);
+	m->rkey = htole64(m->rkey);
+	m->token = htole64(m->token);
 	m->offset = htole64(m->offset);
 	m->size = htole64(m->size);
 	m->sob_id = htole32(m->sob_id);
 	m->sob_value = htole32(m->sob_value);
-	m->flags = htole32(m->flags);
 	m->status = htole32(m->status);
+	m->pad = htole32(m->pad);
 }
 
 static void msg_from_wire(struct so_msg *m)
@@ -215,13 +222,15 @@ static void msg_from_wire(struct so_msg *m)
 	m->seq = le64toh(m->seq);
 	m->server_id = le64toh(m->server_id);
 	m->device = le32toh(m->device);
-	m->rkey = le32toh(m->rkey);
+	m->flags = le32toh(m->flags);
+	m->rkey = le64toh(m->rkey);
+	m->token = le64toh(m->token);
 	m->offset = le64toh(m->offset);
 	m->size = le64toh(m->size);
 	m->sob_id = le32toh(m->sob_id);
 	m->sob_value = le32toh(m->sob_value);
-	m->flags = le32toh(m->flags);
 	m->status = le32toh(m->status);
+	m->pad = le32toh(m->pad);
 }
 
 /* Wait until @fd is readable; @ms < 0: no limit. Return 0 or -errno */
@@ -382,8 +391,8 @@ static bool ack_ok(const struct so_msg *m)
 {
 	return m->magic == SO_MAGIC && m->version == SO_VERSION &&
 	       m->type == SO_ACK && m->seq && !m->server_id && !m->device &&
-	       !m->rkey && !m->offset && !m->size && !m->sob_id &&
-	       !m->sob_value && !m->flags && m->status <= SO_ST_MAX;
+	       !m->rkey && !m->token && !m->offset && !m->size && !m->sob_id &&
+	       !m->sob_value && !m->flags && !m->pad && m->status <= SO_ST_MAX;
 }
 
 static void *peer_reader(void *arg)
@@ -448,15 +457,16 @@ static int pend_add(struct hpusim_so_peer *peer, struct so_pend *pd)
 }
 
 int hpusim_so_write(struct hpusim_so_peer *peer, struct hpu_fw_as *as,
-		    struct hpusim_queue *q, uint32_t remote_device,
+		    struct hpusim_queue *q, const struct hpusim_nic_conn *c,
 		    const struct hpu_pkt_nic_write *p, uint64_t *fault_va)
 {
 	struct so_msg m = {
 		.magic = SO_MAGIC,
 		.version = SO_VERSION,
 		.type = SO_WRITE,
-		.device = remote_device,
+		.device = c->remote_device,
 		.rkey = p->rkey,
+		.token = c->token,
 		.offset = p->remote_offset,
 		.size = p->size,
 		.sob_id = p->sob_id,
@@ -832,13 +842,15 @@ static bool msg_ok(const struct so_msg *m)
 	bool sig = m->flags & HPU_NIC_F_SIGNAL;
 
 	if (m->magic != SO_MAGIC || m->version != SO_VERSION || !m->seq ||
-	    m->server_id || m->status || m->device >= HPUSIM_FABRIC_MAX_DEVICES)
+	    m->server_id || m->status || m->pad ||
+	    m->device >= HPUSIM_FABRIC_MAX_DEVICES)
 		return false;
 	if (m->type == SO_PROBE)
-		return !m->rkey && !m->offset && !m->size && !m->sob_id &&
-		       !m->sob_value && !m->flags;
-	if (m->type != SO_WRITE || (m->flags & ~HPU_NIC_F_SIGNAL) ||
-	    m->size > SO_MAX_PAYLOAD || m->offset + m->size < m->offset)
+		return !m->rkey && !m->token && !m->offset && !m->size &&
+		       !m->sob_id && !m->sob_value && !m->flags;
+	if (m->type != SO_WRITE || (m->flags & ~HPU_NIC_F_SIGNAL) || !m->rkey ||
+	    !m->token || m->size > SO_MAX_PAYLOAD ||
+	    m->offset + m->size < m->offset)
 		return false;
 	if (!sig)
 		return m->size && !m->sob_id && !m->sob_value;
@@ -906,8 +918,9 @@ static int write_apply(struct so_in *in, struct hpu_fw_device *dev,
 static int in_write(struct so_in *in, const struct so_msg *m)
 {
 	struct hpu_fw_device *dev;
+	struct hpusim_acc *acc;
 	struct hpusim_mr *mr;
-	void *cookie = NULL;
+	void *cookie;
 	int st, ret;
 
 	dev = hpusim_fabric_dev_get(in->fab, m->device);
@@ -915,29 +928,32 @@ static int in_write(struct so_in *in, const struct so_msg *m)
 		st = SO_ST_NODEV;
 		goto out_drain;
 	}
-	mr = hpusim_mr_get(dev, m->rkey);
-	if (!mr) {
+	/* the key's region, if its owner accepted the connection's token */
+	if (hpusim_nic_target(dev, m->token, m->rkey, &mr, &acc)) {
+		hpusim_nic_denied(dev, HPUSIM_NIC_PORT_NET, mr, acc, m->rkey,
+				  m->offset, m->size);
 		st = SO_ST_ACCESS;
-		goto out_event;
+		goto out_drain;
 	}
+	/* the owner is told while its region is held: its context lives */
 	cookie = hpusim_nic_cookie(mr->as);
 	if (m->offset > mr->size || m->size > mr->size - m->offset) {
+		hpusim_nic_event(dev, cookie, HPU_EVENT_NIC_ACCESS_ERR,
+				 HPUSIM_NIC_PORT_NET, m->rkey, m->offset,
+				 m->size);
 		hpusim_mr_put(dev, mr);
 		st = SO_ST_ACCESS;
-		goto out_event;
+		goto out_drain;
 	}
 	st = write_apply(in, dev, mr, m);
-	hpusim_mr_put(dev, mr);
 	if (st == SO_ST_ACCESS)
 		hpusim_nic_event(dev, cookie, HPU_EVENT_NIC_ACCESS_ERR,
 				 HPUSIM_NIC_PORT_NET, m->rkey, m->offset,
 				 m->size);
+	hpusim_mr_put(dev, mr);
 	hpusim_fabric_dev_put(dev);
 	return st;
 
-out_event:
-	hpusim_nic_event(dev, cookie, HPU_EVENT_NIC_ACCESS_ERR,
-			 HPUSIM_NIC_PORT_NET, m->rkey, m->offset, m->size);
 out_drain:
 	if (dev)
 		hpusim_fabric_dev_put(dev);

@@ -4,6 +4,11 @@
  * faults (HPU_FAULT_LINK_DOWN) and clearing them; every other fault kind
  * and ENGINE_STATUS are validated, then answered -EOPNOTSUPP
  * (docs/nic.md, "Link faults").
+ *
+ * Injecting and clearing faults changes the device for every user of it,
+ * so only root and the device's owner may (the uid of the request, not
+ * the opener's: a descriptor passed to another user does not pass the
+ * right along).
  */
 #include <errno.h>
 
@@ -14,6 +19,13 @@ static bool buffers_zero(const struct hpu_debug_args *a)
 {
 	return !a->input_ptr && !a->output_ptr && !a->input_size &&
 	       !a->output_size;
+}
+
+/* Whether the request may arm or disarm faults of @dev */
+static bool may_inject(const struct hpu_ioctl_call *call,
+		       const struct hpu_device *dev)
+{
+	return call->uid == 0 || call->uid == dev->owner;
 }
 
 static int inject_link_down(struct hpu_device *dev, uint32_t port)
@@ -65,8 +77,9 @@ static int clear_faults(struct hpu_device *dev)
  *
  * Return: 0; -EINVAL (flags, reserved, unknown op or fault, a member the
  * op does not use, LINK_DOWN with a non-zero param or a port out of
- * range); -EOPNOTSUPP (other fault kinds, ENGINE_STATUS, a model without
- * NICs); the model's -errno.
+ * range); -EPERM (INJECT_FAULT or CLEAR_FAULTS by a user who is neither
+ * root nor the device's owner); -EOPNOTSUPP (other fault kinds,
+ * ENGINE_STATUS, a model without NICs); the model's -errno.
  */
 int hpu_ioctl_debug(const struct hpu_ioctl_call *call, void *data)
 {
@@ -88,6 +101,8 @@ int hpu_ioctl_debug(const struct hpu_ioctl_call *call, void *data)
 			return -EINVAL;
 		if (!hpu_device_has_nic(dev))
 			return -EOPNOTSUPP;
+		if (!may_inject(call, dev))
+			return -EPERM;
 		return inject_link_down(dev, args->engine);
 	case HPU_DEBUG_OP_CLEAR_FAULTS:
 		if (args->fault || args->engine || args->param ||
@@ -95,6 +110,8 @@ int hpu_ioctl_debug(const struct hpu_ioctl_call *call, void *data)
 			return -EINVAL;
 		if (!hpu_device_has_nic(dev))
 			return -EOPNOTSUPP;
+		if (!may_inject(call, dev))
+			return -EPERM;
 		return clear_faults(dev);
 	case HPU_DEBUG_OP_ENGINE_STATUS:
 		return -EOPNOTSUPP;

@@ -62,18 +62,20 @@ bool hpu_device_has_cs(const struct hpu_device *dev)
 
 /**
  * hpu_model_has_nic() - whether the model implements firmware interface
- * 1.2 (fabric, registration, connections, links) on top of 1.1: the NIC
- * and DEBUG families work only then
+ * 1.3 (fabric, registration, connections, links of 1.2 with the
+ * protection domains of 1.3) on top of 1.1: the NIC and DEBUG families
+ * work only then
  * @model: device model
  */
 bool hpu_model_has_nic(const struct hpu_fw_model *model)
 {
 	const struct hpu_fw_ops *o = model->ops;
 
-	return hpu_fw_if_minor_in_use(model) >= 2 && o->fabric_create &&
+	return hpu_fw_if_minor_in_use(model) >= 3 && o->fabric_create &&
 	       o->fabric_destroy && o->fabric_addr && o->nic_info &&
 	       o->as_set_cookie && o->nic_reg_mr && o->nic_dereg_mr &&
-	       o->nic_connect && o->nic_disconnect && o->nic_set_link;
+	       o->nic_connect && o->nic_disconnect && o->nic_set_link &&
+	       o->nic_accept;
 }
 
 /**
@@ -172,6 +174,7 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	dev->index = index;
 	dev->server_devices = server_devices;
 	dev->module_id = index % HPU_MODULES_PER_SERVER;
+	dev->owner = drv->uid;
 	dev->model = drv->model;
 	dev->profile = profile;
 	dev->pci_domain = 0;

@@ -766,6 +766,7 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 		out_size = sizeof(out);
 	call.ctx = (struct hpu_ctx *)(uintptr_t)fi->fh;
 	call.pid = fuse_req_ctx(req)->pid;
+	call.uid = fuse_req_ctx(req)->uid;
 	call.defer = &defer;
 	defer.token = req;
 	ret = hpu_ioctl_dispatch(&call, cmd, in_buf, in_bufsz, out, &out_size);

@@ -225,6 +225,8 @@ struct hpu_ctx {
  * @cs_timeout_ms: default per-CS timeout
  * @reset_lock: device reset vs. submission: CS, MEMORY and CB calls into
  *	the model hold it for reading, a device reset for writing
+ * @owner: uid of the device's nodes (the daemon's user): besides root,
+ *	the one user who may inject faults (DEBUG)
  * @fault_lock: protects @links_injected
  * @links_injected: bit per NIC port this device's DEBUG INJECT_FAULT
  *	(HPU_FAULT_LINK_DOWN) took down, brought back up by CLEAR_FAULTS
@@ -265,6 +267,7 @@ struct hpu_device {
 
 	pthread_rwlock_t reset_lock;
 
+	uid_t owner;
 	pthread_mutex_t fault_lock;
 	uint64_t links_injected;
 
@@ -533,12 +536,15 @@ void hpu_wait_interrupt(uint64_t id);
  * struct hpu_ioctl_call - one ioctl request as the handlers see it
  * @ctx: context of the file
  * @pid: thread that made the request (user memory belongs to it)
+ * @uid: user of that request (fuse_req_ctx()->uid), not the opener's:
+ *	what privileged ops check
  * @defer: how to answer later, or NULL (a wait that would block then
  *	answers BUSY at once)
  */
 struct hpu_ioctl_call {
 	struct hpu_ctx *ctx;
 	pid_t pid;
+	uid_t uid;
 	const struct hpu_ioctl_defer *defer;
 };
 

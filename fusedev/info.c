@@ -32,7 +32,7 @@ union info_answer {
 /**
  * hpu_driver_capabilities() - HPU_CAP_* bits of what is implemented
  * @dev: device (MEMORY, CB, CS and events need a firmware interface 1.1
- *	model, NIC and DEBUG a 1.2 one)
+ *	model, NIC, NIC_PD and DEBUG a 1.3 one)
  */
 uint64_t hpu_driver_capabilities(const struct hpu_device *dev)
 {
@@ -42,7 +42,7 @@ uint64_t hpu_driver_capabilities(const struct hpu_device *dev)
 		caps |= HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
 			HPU_CAP_EVENTS;
 	if (hpu_device_has_nic(dev))
-		caps |= HPU_CAP_NIC | HPU_CAP_DEBUG;
+		caps |= HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG;
 	return caps;
 }
 

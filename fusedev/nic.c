@@ -4,9 +4,11 @@
  * connections between NIC ports), the INFO NIC answer and the NIC events
  * the model reports (docs/nic.md).
  *
- * Keys and connection ids are the model's: it scopes them per address
- * space, so the driver keeps no table of its own and a closed context
- * (as_destroy) revokes its keys and drops its connections.
+ * Keys, region handles, connection ids and tokens and acceptances are the
+ * model's: it scopes them per address space (each context is a protection
+ * domain), so the driver keeps no table of its own and a closed context
+ * (as_destroy) revokes its keys and acceptances and drops its
+ * connections.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,8 +31,10 @@ static bool connect_fields_zero(const struct hpu_nic_in *in)
  */
 static int nic_check(const struct hpu_device *dev, const struct hpu_nic_in *in)
 {
-	if (CHECK_ZERO(in->pad0) || CHECK_ZERO(in->pad1) ||
-	    CHECK_ZERO(in->reserved))
+	if (CHECK_ZERO(in->pad0) || CHECK_ZERO(in->pad1))
+		return -EINVAL;
+	/* only ACCEPT names a token */
+	if (in->op != HPU_NIC_OP_ACCEPT && in->token)
 		return -EINVAL;
 	switch (in->op) {
 	case HPU_NIC_OP_REG_MR:
@@ -62,6 +66,11 @@ static int nic_check(const struct hpu_device *dev, const struct hpu_nic_in *in)
 		    in->remote_device >= dev->server_devices)
 			return -ENODEV;
 		return 0;
+	case HPU_NIC_OP_ACCEPT:
+		if (in->flags || in->addr || in->size || in->handle ||
+		    !connect_fields_zero(in) || !in->token)
+			return -EINVAL;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -72,15 +81,17 @@ static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
 {
 	const struct hpu_fw_ops *o = ctx->dev->model->ops;
 	uint32_t handle = 0;
+	uint64_t v = 0;
 	int ret;
 
 	switch (in->op) {
 	case HPU_NIC_OP_REG_MR:
 		ret = o->nic_reg_mr(ctx->as, in->addr, in->size, in->flags,
-				    &handle);
+				    &handle, &v);
 		if (!ret) {
 			out->handle = handle;
 			out->size = in->size;
+			out->rkey = v;
 		}
 		return ret;
 	case HPU_NIC_OP_DEREG_MR:
@@ -88,7 +99,14 @@ static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
 	case HPU_NIC_OP_CONNECT:
 		ret = o->nic_connect(ctx->as, in->port, in->remote_ipv4,
 				     in->remote_port, in->remote_device,
-				     &handle);
+				     &handle, &v);
+		if (!ret) {
+			out->handle = handle;
+			out->token = v;
+		}
+		return ret;
+	case HPU_NIC_OP_ACCEPT:
+		ret = o->nic_accept(ctx->as, in->token, &handle);
 		if (!ret)
 			out->handle = handle;
 		return ret;
@@ -102,11 +120,13 @@ static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
  * @call: context and requesting thread
  * @data: union hpu_nic_args, updated in place
  *
- * Return: 0; -EINVAL (unknown op or flag, non-zero pad, reserved or a
- * member the op does not use, size 0 or an overflowing range, a port out
- * of range, half a remote address); -ENODEV (a device index past this
- * server's); -ENOENT (key or connection 0 or unknown); -EOPNOTSUPP when
- * the model has no NICs; the model's -errno (docs/nic.md).
+ * Return: 0; -EINVAL (unknown op or flag, non-zero pad or a member the
+ * op does not use, size 0 or an overflowing range, a port out of range,
+ * half a remote address, ACCEPT of token 0); -ENODEV (a device index past
+ * this server's); -ENOENT (handle, connection or acceptance 0 or
+ * unknown); -EEXIST/-EBUSY (ACCEPT of a token this or another context
+ * accepted); -EOPNOTSUPP when the model has no NICs; the model's -errno
+ * (docs/nic.md).
  */
 int hpu_ioctl_nic(const struct hpu_ioctl_call *call, void *data)
 {
@@ -220,8 +240,9 @@ void hpu_nic_event_cb(void *arg, void *as_cookie,
 	if (!ev || (ev->type != HPU_EVENT_LINK_DOWN &&
 		    ev->type != HPU_EVENT_NIC_ACCESS_ERR))
 		return;
-	hpu_dbg("hpu%u: NIC event %u port %u key %u offset %llu", dev->index,
-		ev->type, ev->port, ev->key, (unsigned long long)ev->offset);
+	hpu_dbg("hpu%u: NIC event %u port %u key %#llx offset %llu", dev->index,
+		ev->type, ev->port, (unsigned long long)ev->key,
+		(unsigned long long)ev->offset);
 	if (as_cookie)
 		queue_nic_event(as_cookie, ev);
 	else

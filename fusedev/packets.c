@@ -116,7 +116,7 @@ static int check_arm_monitor(const uint8_t *p)
  * With HPU_NIC_F_SIGNAL the sync object is a user one and the value
  * 1..HPU_SOB_MAX_VALUE; without it both are 0 and @size is not 0 (a
  * packet that moves nothing and signals nothing is a mistake). Neither
- * range may wrap; connection and key are never 0.
+ * range may wrap; connection and key are never 0; @pad is 0.
  *
  * Return: 0 or -EINVAL.
  */
@@ -134,7 +134,7 @@ int hpu_check_nic_write(const uint8_t *p)
 	if (pkt.src_addr + pkt.size < pkt.src_addr ||
 	    pkt.remote_offset + pkt.size < pkt.remote_offset)
 		return -EINVAL;
-	if (!pkt.conn || !pkt.rkey)
+	if (!pkt.conn || !pkt.rkey || pkt.pad)
 		return -EINVAL;
 	return 0;
 }

@@ -8,9 +8,9 @@
 
 #include "hpudrv_internal.h"
 
-int hpu_cb_nic_write(struct hpu_cb_builder *b, uint32_t conn, uint64_t src,
-		     uint32_t rkey, uint64_t remote_offset, uint64_t size,
-		     uint32_t sob_id, uint32_t sob_value)
+int hpu_cb_nic_write_key(struct hpu_cb_builder *b, uint32_t conn, uint64_t src,
+			 uint64_t rkey, uint64_t remote_offset, uint64_t size,
+			 uint32_t sob_id, uint32_t sob_value)
 {
 	struct hpu_pkt_nic_write pkt;
 
@@ -36,4 +36,12 @@ int hpu_cb_nic_write(struct hpu_cb_builder *b, uint32_t conn, uint64_t src,
 	pkt.sob_id = sob_id;
 	pkt.sob_value = sob_value;
 	return hpudrv_cb_append(b, &pkt, sizeof(pkt));
+}
+
+int hpu_cb_nic_write(struct hpu_cb_builder *b, uint32_t conn, uint64_t src,
+		     uint32_t rkey, uint64_t remote_offset, uint64_t size,
+		     uint32_t sob_id, uint32_t sob_value)
+{
+	return hpu_cb_nic_write_key(b, conn, src, rkey, remote_offset, size,
+				    sob_id, sob_value);
 }

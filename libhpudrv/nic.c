@@ -20,13 +20,13 @@ static int nic_ioctl(struct hpu_device *dev, union hpu_nic_args *args)
 	return hpudrv_ioctl(dev->fd, HPU_IOCTL_NIC, args);
 }
 
-int hpu_nic_reg_mr(struct hpu_device *dev, uint64_t va, uint64_t size,
-		   uint32_t *key)
+int hpu_nic_register(struct hpu_device *dev, uint64_t va, uint64_t size,
+		     uint32_t *handle, uint64_t *rkey)
 {
 	union hpu_nic_args args;
 	int ret;
 
-	if (!dev || !key || !size || va + size < va)
+	if (!dev || !handle || !rkey || !size || va + size < va)
 		return -EINVAL;
 	memset(&args, 0, sizeof(args));
 	args.in.op = HPU_NIC_OP_REG_MR;
@@ -34,9 +34,19 @@ int hpu_nic_reg_mr(struct hpu_device *dev, uint64_t va, uint64_t size,
 	args.in.addr = va;
 	args.in.size = size;
 	ret = nic_ioctl(dev, &args);
-	if (!ret)
-		*key = args.out.handle;
+	if (!ret) {
+		*handle = args.out.handle;
+		*rkey = args.out.rkey;
+	}
 	return ret;
+}
+
+int hpu_nic_reg_mr(struct hpu_device *dev, uint64_t va, uint64_t size,
+		   uint32_t *key)
+{
+	uint64_t rkey;
+
+	return hpu_nic_register(dev, va, size, key, &rkey);
 }
 
 int hpu_nic_dereg_mr(struct hpu_device *dev, uint32_t key)
@@ -51,13 +61,14 @@ int hpu_nic_dereg_mr(struct hpu_device *dev, uint32_t key)
 	return nic_ioctl(dev, &args);
 }
 
-int hpu_nic_connect(struct hpu_device *dev, const struct hpu_nic_peer *peer,
-		    uint32_t *conn)
+int hpu_nic_connect_token(struct hpu_device *dev,
+			  const struct hpu_nic_peer *peer, uint32_t *conn,
+			  uint64_t *token)
 {
 	union hpu_nic_args args;
 	int ret;
 
-	if (!dev || !peer || !conn)
+	if (!dev || !peer || !conn || !token)
 		return -EINVAL;
 	memset(&args, 0, sizeof(args));
 	args.in.op = HPU_NIC_OP_CONNECT;
@@ -66,8 +77,34 @@ int hpu_nic_connect(struct hpu_device *dev, const struct hpu_nic_peer *peer,
 	args.in.remote_port = peer->tcp_port;
 	args.in.remote_device = peer->device;
 	ret = nic_ioctl(dev, &args);
-	if (!ret)
+	if (!ret) {
 		*conn = args.out.handle;
+		*token = args.out.token;
+	}
+	return ret;
+}
+
+int hpu_nic_connect(struct hpu_device *dev, const struct hpu_nic_peer *peer,
+		    uint32_t *conn)
+{
+	uint64_t token;
+
+	return hpu_nic_connect_token(dev, peer, conn, &token);
+}
+
+int hpu_nic_accept(struct hpu_device *dev, uint64_t token, uint32_t *id)
+{
+	union hpu_nic_args args;
+	int ret;
+
+	if (!dev || !id || !token)
+		return -EINVAL;
+	memset(&args, 0, sizeof(args));
+	args.in.op = HPU_NIC_OP_ACCEPT;
+	args.in.token = token;
+	ret = nic_ioctl(dev, &args);
+	if (!ret)
+		*id = args.out.handle;
 	return ret;
 }
 

@@ -92,6 +92,8 @@ enum hpu_server_type {
 #define HPU_CAP_TPC    (1ULL << 6) /* TPC kernel packets */
 #define HPU_CAP_NIC    (1ULL << 7) /* NIC packets and NIC family */
 #define HPU_CAP_DEBUG  (1ULL << 8) /* DEBUG family (fault injection) */
+/* NIC protection domains (ABI 1.1): 64-bit keys, HPU_NIC_OP_ACCEPT */
+#define HPU_CAP_NIC_PD (1ULL << 9)
 
 /**
  * struct hpu_info_args - argument of HPU_IOCTL_INFO
@@ -755,15 +757,17 @@ union hpu_mem_args {
 #define HPU_NIC_OP_REG_MR     0 /* register device memory for remote writes */
 #define HPU_NIC_OP_DEREG_MR   1 /* revoke a registration */
 #define HPU_NIC_OP_CONNECT    2 /* connect a NIC port to a peer device */
-#define HPU_NIC_OP_DISCONNECT 3 /* drop a connection */
+#define HPU_NIC_OP_DISCONNECT 3 /* drop a connection or an acceptance */
+#define HPU_NIC_OP_ACCEPT     4 /* let a peer's connection write here (1.1) */
 
 /* hpu_nic_in.flags of REG_MR */
 #define HPU_NIC_MR_REMOTE_WRITE (1U << 0) /* peers may write (required) */
 #define HPU_NIC_MR_FLAGS_MASK	0x1U
 
-/* Registrations and connections a context may hold at once */
-#define HPU_NIC_MAX_MRS	  256
-#define HPU_NIC_MAX_CONNS 256
+/* Registrations, connections and acceptances a context may hold at once */
+#define HPU_NIC_MAX_MRS	    256
+#define HPU_NIC_MAX_CONNS   256
+#define HPU_NIC_MAX_ACCEPTS 256
 
 /**
  * struct hpu_nic_in - NIC input
@@ -773,8 +777,9 @@ union hpu_mem_args {
  * @size: REG_MR: bytes of the region, > 0; other ops: 0
  * @op: HPU_NIC_OP_*
  * @flags: REG_MR: HPU_NIC_MR_* (REMOTE_WRITE required); other ops: 0
- * @handle: DEREG_MR: key returned by REG_MR; DISCONNECT: connection id
- *	returned by CONNECT; other ops: 0
+ * @handle: DEREG_MR: the region's handle (hpu_nic_out.handle of REG_MR,
+ *	not its key); DISCONNECT: a connection id returned by CONNECT or
+ *	an acceptance id returned by ACCEPT; other ops: 0
  * @port: CONNECT: local NIC port; a scale-up port must be the one wired
  *	to @remote_device (struct hpu_info_nic.port_peer), a scale-out port
  *	must name another server; other ops: 0
@@ -787,7 +792,9 @@ union hpu_mem_args {
  *	server's scale-out endpoint, 0 with @remote_ipv4 0; other ops: 0
  * @pad0: must be 0
  * @pad1: must be 0
- * @reserved: must be 0
+ * @token: ACCEPT: the token of the peer's connection (its
+ *	hpu_nic_out.token of CONNECT, passed along by the peer), never 0;
+ *	other ops: 0 (the reserved member of ABI 1.0)
  */
 struct hpu_nic_in {
 	__u64 addr;
@@ -801,24 +808,35 @@ struct hpu_nic_in {
 	__u16 remote_port;
 	__u16 pad0;
 	__u32 pad1;
-	__u64 reserved;
+	__u64 token;
 };
 
 /**
  * struct hpu_nic_out - NIC output
- * @handle: REG_MR: the region's key (never 0), the value peers put in
- *	struct hpu_pkt_nic_write.rkey; CONNECT: connection id (never 0),
- *	valid in the calling context only, for
- *	struct hpu_pkt_nic_write.conn; other ops: 0
+ * @handle: REG_MR: the region's handle (never 0) for DEREG_MR, valid in
+ *	the calling context only; CONNECT: connection id (never 0), valid
+ *	in the calling context only, for struct hpu_pkt_nic_write.conn;
+ *	ACCEPT: acceptance id (never 0) for DISCONNECT; other ops: 0
  * @pad: 0
  * @size: REG_MR: bytes registered; other ops: 0
+ * @rkey: REG_MR: the region's key, the value peers put in
+ *	struct hpu_pkt_nic_write.rkey: 64 bits, unpredictable, never 0 and
+ *	never handed out again on the device; other ops: 0
+ * @token: CONNECT: the connection's token (unpredictable, never 0): the
+ *	owner of the memory this connection is to write passes it to
+ *	ACCEPT; other ops: 0
  * @reserved: 0
+ *
+ * A write reaches a region only over a connection that the region's
+ * context accepted (docs/nic.md, "Protection domains").
  */
 struct hpu_nic_out {
 	__u32 handle;
 	__u32 pad;
 	__u64 size;
-	__u64 reserved[5];
+	__u64 rkey;
+	__u64 token;
+	__u64 reserved[3];
 };
 
 /**
@@ -836,7 +854,7 @@ union hpu_nic_args {
 /* ------------------------------------------------------------------ */
 
 #define HPU_DEBUG_OP_INJECT_FAULT  0 /* arm a fault (root or owner) */
-#define HPU_DEBUG_OP_CLEAR_FAULTS  1 /* disarm every armed fault */
+#define HPU_DEBUG_OP_CLEAR_FAULTS  1 /* disarm every fault (root or owner) */
 #define HPU_DEBUG_OP_ENGINE_STATUS 2 /* text dump of engine states */
 
 /* hpu_debug_args.fault */

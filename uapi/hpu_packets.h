@@ -305,7 +305,9 @@ struct hpu_pkt_tpc_kernel {
  * struct hpu_pkt_nic_write - write local memory into a peer's registered
  * region through a NIC port, then optionally signal a peer sync object
  * (docs/nic.md)
- * @hdr: opcode HPU_PACKET_NIC_WRITE, size 48; flags HPU_NIC_F_*
+ * @hdr: opcode HPU_PACKET_NIC_WRITE, size 56 (48 in ABI 1.0, whose
+ *	32-bit keys are gone: a 48-byte NIC_WRITE is rejected); flags
+ *	HPU_NIC_F_*
  * @src_addr: device VA of the bytes to send in the submitting context
  *	(HBM, SRAM or pinned host memory)
  * @remote_offset: byte offset in the peer's region where they land
@@ -313,21 +315,24 @@ struct hpu_pkt_tpc_kernel {
  *	then be set)
  * @conn: connection id of the submitting context (HPU_NIC_OP_CONNECT),
  *	made on the port of the queue that runs the packet
- * @rkey: key of the peer's region (HPU_NIC_OP_REG_MR in the peer's
- *	context); the sync object signalled is one of that context
+ * @pad: must be 0 (where ABI 1.0 had a 32-bit key)
  * @sob_id: with HPU_NIC_F_SIGNAL: sync object of the peer context,
  *	0..HPU_NUM_SOBS-1; otherwise 0
  * @sob_value: with HPU_NIC_F_SIGNAL: added to it (saturating like
  *	MSG_LONG ADD), 1..HPU_SOB_MAX_VALUE; otherwise 0
+ * @rkey: key of the peer's region (hpu_nic_out.rkey of HPU_NIC_OP_REG_MR
+ *	in the peer's context); the sync object signalled is one of that
+ *	context
  *
  * The packet ends when the bytes and the signal were applied at the peer:
  * the data is visible to the peer's engines before its sync object moves.
  * Writes through one connection are applied in order. A write whose key
- * is unknown or revoked, or whose range leaves the region, changes no
- * byte and no sync object: the CS ends with an engine error and both
- * contexts get HPU_EVENT_NIC_ACCESS_ERR. A port that is down, or a
- * connection that was dropped, ends the CS with an engine error and an
- * HPU_EVENT_LINK_DOWN event.
+ * is unknown or revoked, whose region belongs to a context that did not
+ * accept the connection (HPU_NIC_OP_ACCEPT), or whose range leaves the
+ * region, changes no byte and no sync object: the CS ends with an engine
+ * error and both sides get HPU_EVENT_NIC_ACCESS_ERR. A port that is down,
+ * or a connection that was dropped, ends the CS with an engine error and
+ * an HPU_EVENT_LINK_DOWN event.
  */
 struct hpu_pkt_nic_write {
 	struct hpu_pkt_hdr hdr;
@@ -335,9 +340,10 @@ struct hpu_pkt_nic_write {
 	__u64 remote_offset;
 	__u64 size;
 	__u32 conn;
-	__u32 rkey;
+	__u32 pad;
 	__u32 sob_id;
 	__u32 sob_value;
+	__u64 rkey;
 };
 
 #endif /* HPU_UAPI_PACKETS_H */

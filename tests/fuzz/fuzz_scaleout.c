@@ -8,8 +8,9 @@
  * writing, and hpusim_so_serve() - what every accepted connection's thread
  * runs - reads the other end to the end or to the first bad message. The
  * server has device 0 (gaudi2) with a context that registered two
- * regions (keys 1 and 2), so well-formed writes land in memory and signal
- * sync objects; AddressSanitizer and UndefinedBehaviorSanitizer watch the
+ * regions (keys made predictable with hpusim_nic_seed_keys(), so the
+ * seeds can name them) and accepted the connection token FUZZ_TOKEN, so
+ * well-formed writes land in memory and signal sync objects; AddressSanitizer and UndefinedBehaviorSanitizer watch the
  * header checks, the payload staging and the copies.
  */
 #include <endian.h>
@@ -31,10 +32,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 /* What the stream may hold: the acknowledgements must fit the socket */
 #define MAX_STREAM (16 * 1024)
 #define REGION	   (64 * 1024)
+#define FUZZ_TOKEN 0x5eed70c3aa55f00dULL
 
 static struct hpu_fw_fabric *fab;
 static struct hpu_fw_device *dev;
 static struct hpu_fw_as *as;
+static uint64_t key[2];
 
 static void on_done(void *arg, void *cookie, enum hpu_fw_cs_result result,
 		    const struct hpu_fw_fault *fault, uint64_t done_ns)
@@ -56,7 +59,7 @@ static void server_setup(void)
 		.index = 0,
 		.cb = { .cs_done = on_done, .nic_event = on_nic },
 	};
-	uint32_t key[2];
+	uint32_t handle[2], id;
 	uint64_t va;
 	void *mem;
 
@@ -66,26 +69,31 @@ static void server_setup(void)
 	if (mem == MAP_FAILED || ops->fabric_create(&fc, &fab))
 		abort();
 	cfg.fabric = fab;
-	if (ops->create(&cfg, &dev) || ops->as_create(dev, &as) ||
+	if (ops->create(&cfg, &dev))
+		abort();
+	hpusim_nic_seed_keys(dev, 0x66757a7aULL);
+	if (ops->as_create(dev, &as) ||
 	    ops->map_shared(as, mem, REGION, 0, false, &va) ||
-	    ops->nic_reg_mr(as, va, REGION, HPU_NIC_MR_REMOTE_WRITE, &key[0]) ||
+	    ops->nic_reg_mr(as, va, REGION, HPU_NIC_MR_REMOTE_WRITE, &handle[0],
+			    &key[0]) ||
 	    ops->nic_reg_mr(as, va + 4096, 4096, HPU_NIC_MR_REMOTE_WRITE,
-			    &key[1]) ||
-	    key[0] != 1 || key[1] != 2)
+			    &handle[1], &key[1]) ||
+	    ops->nic_accept(as, FUZZ_TOKEN, &id))
 		abort();
 }
 
-static size_t put_msg(uint8_t *p, uint16_t type, uint64_t seq, uint32_t rkey,
+static size_t put_msg(uint8_t *p, uint16_t type, uint64_t seq, uint64_t rkey,
 		      uint64_t offset, uint64_t size, uint32_t sob_id,
 		      uint32_t sob_value)
 {
 	struct hpu_test_wire w = {
 		.magic = htole32(HPU_TEST_WIRE_MAGIC),
-		.version = htole16(1),
+		.version = htole16(HPU_TEST_WIRE_VERSION),
 		.type = htole16(type),
 		.seq = htole64(seq),
 		.server_id = htole64(type == 1 ? 0x1234 : 0),
-		.rkey = htole32(rkey),
+		.rkey = htole64(rkey),
+		.token = htole64(type == 3 ? FUZZ_TOKEN : 0),
 		.offset = htole64(offset),
 		.size = htole64(size),
 		.sob_id = htole32(sob_id),
@@ -109,13 +117,13 @@ static void seeds(const char *dir)
 	n += put_msg(s + n, 4, 1, 0, 0, 0, 0, 0);
 	fuzz_seed_add(dir, "probe", s, n);
 	n = put_msg(s, 1, 0, 0, 0, 0, 0, 0);
-	n += put_msg(s + n, 3, 1, 1, 8, 100, 0, 0);
-	n += put_msg(s + n, 3, 2, 2, 0, 64, 7, 3);
-	n += put_msg(s + n, 3, 3, 1, 0, 0, 7, 1);
+	n += put_msg(s + n, 3, 1, key[0], 8, 100, 0, 0);
+	n += put_msg(s + n, 3, 2, key[1], 0, 64, 7, 3);
+	n += put_msg(s + n, 3, 3, key[0], 0, 0, 7, 1);
 	fuzz_seed_add(dir, "writes", s, n);
 	n = put_msg(s, 1, 0, 0, 0, 0, 0, 0);
-	n += put_msg(s + n, 3, 1, 2, 4000, 200, 0, 0);
-	n += put_msg(s + n, 3, 2, 9, 0, 16, 1, 1);
+	n += put_msg(s + n, 3, 1, key[1], 4000, 200, 0, 0);
+	n += put_msg(s + n, 3, 2, key[0] ^ 9, 0, 16, 1, 1);
 	fuzz_seed_add(dir, "access-errors", s, n);
 }
 

@@ -234,11 +234,11 @@ static void test_libraries(void **state)
 	char *out = NULL;
 	unsigned int i;
 
-	assert_file(PREFIX "/lib/libhpudrv.so.1.0.0", 0755);
-	assert_link(PREFIX "/lib/libhpudrv.so.1", "libhpudrv.so.1.0.0");
+	assert_file(PREFIX "/lib/libhpudrv.so." HPU_VERSION, 0755);
+	assert_link(PREFIX "/lib/libhpudrv.so.1", "libhpudrv.so." HPU_VERSION);
 	assert_link(PREFIX "/lib/libhpudrv.so", "libhpudrv.so.1");
-	assert_file(PREFIX "/lib/libhpuccl.so.1.0.0", 0755);
-	assert_link(PREFIX "/lib/libhpuccl.so.1", "libhpuccl.so.1.0.0");
+	assert_file(PREFIX "/lib/libhpuccl.so." HPU_VERSION, 0755);
+	assert_link(PREFIX "/lib/libhpuccl.so.1", "libhpuccl.so." HPU_VERSION);
 	assert_link(PREFIX "/lib/libhpuccl.so", "libhpuccl.so.1");
 	for (i = 0; i < sizeof(hdrs) / sizeof(hdrs[0]); i++) {
 		snprintf(rel, sizeof(rel), PREFIX "/include/hpu/%s", hdrs[i]);
@@ -246,7 +246,8 @@ static void test_libraries(void **state)
 	}
 	if (have_prog("readelf")) {
 		snprintf(cmd, sizeof(cmd),
-			 "readelf -d '%s" PREFIX "/lib/libhpudrv.so.1.0.0'",
+			 "readelf -d '%s" PREFIX
+			 "/lib/libhpudrv.so." HPU_VERSION "'",
 			 in.dest);
 		assert_int_equal(sh(cmd, &out), 0);
 		assert_contains(out, "Library soname: [libhpudrv.so.1]",
@@ -270,7 +271,7 @@ static void test_pkgconfig_files(void **state)
 		assert_contains(pc, "prefix=" PREFIX "\n", rel);
 		assert_contains(pc, "libdir=" PREFIX "/lib\n", rel);
 		assert_contains(pc, "includedir=" PREFIX "/include\n", rel);
-		assert_contains(pc, "Version: 1.0.0\n", rel);
+		assert_contains(pc, "Version: " HPU_VERSION "\n", rel);
 		free(pc);
 	}
 }
@@ -413,7 +414,8 @@ static void test_external_program_hpudrv(void **state)
 	snprintf(want, sizeof(want), "-I%s" PREFIX "/include", in.dest);
 	assert_contains(out, want, "pkg-config's flags");
 	assert_contains(out, "-lhpudrv", "pkg-config's flags");
-	assert_contains(out, "libhpudrv 1.0.0\n", "the program's output");
+	assert_contains(out, "libhpudrv " HPU_VERSION "\n",
+			"the program's output");
 	assert_contains(out, "devices: 0\n", "the program's output");
 	free(out);
 }
@@ -434,7 +436,9 @@ static void test_external_program_hpuccl(void **state)
 
 	assert_contains(out, "-lhpuccl", "pkg-config's flags");
 	assert_contains(out, "-lhpudrv", "pkg-config's flags");
-	assert_contains(out, "libhpuccl 1.0.0 on libhpudrv 1.0.0\n",
+	assert_contains(out,
+			"libhpuccl " HPU_VERSION " on libhpudrv " HPU_VERSION
+			"\n",
 			"the program's output");
 	assert_contains(out, "devices: 0\n", "the program's output");
 	free(out);

@@ -209,17 +209,24 @@ static void pair_open(struct side *a, struct side *b, size_t n, uint32_t seed)
 	drain_events(b->dev);
 }
 
-/* Connect A to hpu1 over A's scale-up port to it; returns the port */
-static int connect_scaleup(struct side *a, uint32_t *conn)
+/*
+ * Connect A to hpu1 over A's scale-up port to it, B (on hpu1) accepting
+ * the connection; returns the port
+ */
+static int connect_scaleup(struct side *a, struct side *b, uint32_t *conn)
 {
 	struct hpu_nic_peer peer;
 	int port = hpu_nic_scaleup_port(&a->nic, 1);
+	uint64_t token = 0;
+	uint32_t id;
 
 	assert_true(port >= 0);
 	memset(&peer, 0, sizeof(peer));
 	peer.port = (uint32_t)port;
 	peer.device = 1;
-	assert_int_equal(hpu_nic_connect(a->dev, &peer, conn), 0);
+	assert_int_equal(hpu_nic_connect_token(a->dev, &peer, conn, &token), 0);
+	assert_true(token != 0);
+	assert_int_equal(hpu_nic_accept(b->dev, token, &id), 0);
 	return port;
 }
 
@@ -372,7 +379,7 @@ static void test_nic_rejections(void **state)
 
 	/* raw: op, flags, pad, reserved */
 	memset(&a, 0, sizeof(a));
-	a.in.op = 4;
+	a.in.op = HPU_NIC_OP_ACCEPT + 1;
 	assert_int_equal(raw_nic(s.dev, &a), -EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.in.op = HPU_NIC_OP_REG_MR;
@@ -388,14 +395,16 @@ static void test_nic_rejections(void **state)
 	a.in.pad1 = 1;
 	assert_int_equal(raw_nic(s.dev, &a), -EINVAL);
 	a.in.pad1 = 0;
-	a.in.reserved = 1;
+	a.in.token = 1; /* ACCEPT's member */
 	assert_int_equal(raw_nic(s.dev, &a), -EINVAL);
-	a.in.reserved = 0;
+	a.in.token = 0;
 	a.in.port = 1; /* not a member of REG_MR */
 	assert_int_equal(raw_nic(s.dev, &a), -EINVAL);
 	a.in.port = 0;
 	assert_int_equal(raw_nic(s.dev, &a), 0);
 	assert_true(a.out.handle != 0);
+	assert_true(a.out.rkey != 0);
+	assert_int_equal(a.out.token, 0);
 	assert_int_equal(a.out.size, 4096);
 	assert_int_equal(hpu_nic_dereg_mr(s.dev, a.out.handle), 0);
 	assert_int_equal(hpu_nic_dereg_mr(s.dev, a.out.handle), -ENOENT);
@@ -473,10 +482,10 @@ static void test_nic_rejections(void **state)
  * @conn on port @port with a signal of RX_SOB; returns A's CS status.
  */
 static uint32_t write_to(struct side *a, uint32_t port, uint32_t conn,
-			 uint32_t key, size_t n)
+			 uint64_t key, size_t n)
 {
-	assert_int_equal(hpu_cb_nic_write(a->cb, conn, a->host_va, key, 0, n,
-					  RX_SOB, 1),
+	assert_int_equal(hpu_cb_nic_write_key(a->cb, conn, a->host_va, key, 0,
+					      n, RX_SOB, 1),
 			 0);
 	return wait_seq(a, submit(a, nic_queue(a, port)));
 }
@@ -485,16 +494,16 @@ static void test_write_signal_fence(void **state)
 {
 	const size_t n = 32 * 1024;
 	struct side a, b;
-	uint32_t key, conn, status;
-	uint64_t rx;
+	uint32_t mr, conn, status;
+	uint64_t rx, key;
 	int port;
 
 	(void)state;
 	pair_open(&a, &b, n, 7);
 	memset(b.host, 0, SPAN);
 
-	assert_int_equal(hpu_nic_reg_mr(b.dev, b.hbm_va, SPAN, &key), 0);
-	port = connect_scaleup(&a, &conn);
+	assert_int_equal(hpu_nic_register(b.dev, b.hbm_va, SPAN, &mr, &key), 0);
+	port = connect_scaleup(&a, &b, &conn);
 
 	/* B: wait for the signal, then copy what landed to its host memory */
 	assert_int_equal(hpu_cb_fence(b.cb, RX_SOB, 1, 1), 0);
@@ -513,7 +522,7 @@ static void test_write_signal_fence(void **state)
 	assert_int_equal(b.host[n], 0);
 
 	assert_int_equal(hpu_nic_disconnect(a.dev, conn), 0);
-	assert_int_equal(hpu_nic_dereg_mr(b.dev, key), 0);
+	assert_int_equal(hpu_nic_dereg_mr(b.dev, mr), 0);
 	side_close(&a);
 	side_close(&b);
 }
@@ -523,16 +532,18 @@ static void test_revoked_key(void **state)
 	const size_t n = 4096;
 	struct hpu_event ev;
 	struct side a, b;
-	uint32_t key, conn;
+	uint32_t mr, conn;
+	uint64_t key;
 	int port;
 
 	(void)state;
 	pair_open(&a, &b, n, 9);
 	memset(b.host, 0xee, SPAN);
 
-	assert_int_equal(hpu_nic_reg_mr(b.dev, b.host_va, SPAN, &key), 0);
-	assert_int_equal(hpu_nic_dereg_mr(b.dev, key), 0);
-	port = connect_scaleup(&a, &conn);
+	assert_int_equal(hpu_nic_register(b.dev, b.host_va, SPAN, &mr, &key),
+			 0);
+	assert_int_equal(hpu_nic_dereg_mr(b.dev, mr), 0);
+	port = connect_scaleup(&a, &b, &conn);
 
 	assert_int_equal(write_to(&a, (uint32_t)port, conn, key, n),
 			 HPU_WAIT_CS_STATUS_ABORTED);
@@ -561,13 +572,15 @@ static void test_link_down(void **state)
 	struct hpu_info_nic info;
 	struct hpu_event ev;
 	struct side a, b;
-	uint32_t key, conn;
+	uint32_t mr, conn;
+	uint64_t key;
 	int port;
 
 	(void)state;
 	pair_open(&a, &b, n, 11);
-	assert_int_equal(hpu_nic_reg_mr(b.dev, b.host_va, SPAN, &key), 0);
-	port = connect_scaleup(&a, &conn);
+	assert_int_equal(hpu_nic_register(b.dev, b.host_va, SPAN, &mr, &key),
+			 0);
+	port = connect_scaleup(&a, &b, &conn);
 
 	assert_int_equal(hpu_debug_inject_fault(a.dev, HPU_FAULT_LINK_DOWN,
 						(uint32_t)port, 0),
@@ -615,7 +628,8 @@ static void test_scaleout(void **state)
 	struct hpu_info_nic ni2;
 	struct side a, b;
 	char addr[64], want[64];
-	uint32_t key, conn;
+	uint32_t mr, conn, id;
+	uint64_t key, token;
 	const size_t n = 8192;
 
 	(void)state;
@@ -639,7 +653,8 @@ static void test_scaleout(void **state)
 	peer.device = 1;
 	assert_int_equal(hpu_nic_connect(b.dev, &peer, &conn), -EINVAL);
 	memset(b.host, 0, SPAN);
-	assert_int_equal(hpu_nic_reg_mr(b.dev, b.host_va, SPAN, &key), 0);
+	assert_int_equal(hpu_nic_register(b.dev, b.host_va, SPAN, &mr, &key),
+			 0);
 
 	/* server 1: device 1 writes through a scale-out port */
 	setenv("HPU_DEV_DIR", d1.mount, 1);
@@ -656,9 +671,19 @@ static void test_scaleout(void **state)
 	assert_int_equal(hpu_nic_connect(a.dev, &peer, &conn), -ECONNREFUSED);
 	peer.tcp_port = ni2.scaleout_port;
 	peer.device = 0;
-	assert_int_equal(hpu_nic_connect(a.dev, &peer, &conn), 0);
-	assert_int_equal(
-		hpu_cb_nic_write(a.cb, conn, a.host_va, key, 4096, n, 0, 0), 0);
+	assert_int_equal(hpu_nic_connect_token(a.dev, &peer, &conn, &token), 0);
+	/* not accepted yet: refused */
+	assert_int_equal(hpu_cb_nic_write_key(a.cb, conn, a.host_va, key, 4096,
+					      n, 0, 0),
+			 0);
+	assert_int_equal(wait_seq(&a, submit(&a, nic_queue(&a, 22))),
+			 HPU_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(b.host[4096], 0);
+	/* B accepts it (the token travels out of band) */
+	assert_int_equal(hpu_nic_accept(b.dev, token, &id), 0);
+	assert_int_equal(hpu_cb_nic_write_key(a.cb, conn, a.host_va, key, 4096,
+					      n, 0, 0),
+			 0);
 	assert_int_equal(wait_seq(&a, submit(&a, nic_queue(&a, 22))),
 			 HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_memory_equal(b.host + 4096, a.host, n);

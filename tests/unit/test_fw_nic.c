@@ -133,7 +133,7 @@ static void shm_unmap(struct ndev *d, uint8_t *p, uint64_t size, uint64_t va)
 }
 
 static void cb_nic(struct cb *cb, uint64_t src, uint64_t off, uint64_t size,
-		   uint32_t conn, uint32_t key, uint32_t sob, uint32_t val)
+		   uint32_t conn, uint64_t key, uint32_t sob, uint32_t val)
 {
 	struct hpu_pkt_nic_write *p = cb_put(cb, HPU_PACKET_NIC_WRITE,
 					     sizeof(*p),
@@ -160,6 +160,71 @@ static uint32_t port_to(struct ndev *d, uint32_t peer)
 			return p;
 	fail_msg("no port to device %u", peer);
 	return 0;
+}
+
+/* ------------------------------------------------------ registrations */
+
+/*
+ * The model gives a handle (to revoke) and a key (what peers name); the
+ * tests keep the key and find the handle here.
+ */
+static struct {
+	struct hpu_fw_as *as;
+	uint64_t key;
+	uint32_t handle;
+} regs[2048];
+static unsigned int nregs;
+/* token of the last connection nconnect() made */
+static uint64_t last_token;
+
+static int reg_mr(struct hpu_fw_as *as, uint64_t va, uint64_t size,
+		  uint32_t flags, uint64_t *key)
+{
+	uint32_t h = 0;
+	int ret = ops->nic_reg_mr(as, va, size, flags, &h, key);
+
+	if (!ret) {
+		assert_true(h != 0 && *key != 0);
+		assert_true(nregs < sizeof(regs) / sizeof(regs[0]));
+		regs[nregs].as = as;
+		regs[nregs].key = *key;
+		regs[nregs].handle = h;
+		nregs++;
+	}
+	return ret;
+}
+
+/* Revoke by key; an unknown (@as, @key) goes to the model as a handle */
+static int dereg_mr(struct hpu_fw_as *as, uint64_t key)
+{
+	unsigned int i;
+
+	for (i = 0; i < nregs; i++)
+		if (regs[i].as == as && regs[i].key == key)
+			return ops->nic_dereg_mr(as, regs[i].handle);
+	return ops->nic_dereg_mr(as, (uint32_t)key);
+}
+
+static int nconnect(struct hpu_fw_as *as, uint32_t port, uint32_t ipv4,
+		    uint16_t tcp_port, uint32_t dev, uint32_t *conn)
+{
+	uint64_t token = 0;
+	int ret = ops->nic_connect(as, port, ipv4, tcp_port, dev, conn, &token);
+
+	if (!ret) {
+		assert_true(token != 0);
+		last_token = token;
+	}
+	return ret;
+}
+
+/* @as accepts the last connection made */
+static void accept_last(struct hpu_fw_as *as)
+{
+	uint32_t id;
+
+	assert_int_equal(ops->nic_accept(as, last_token, &id), 0);
+	assert_true(id != 0);
 }
 
 /* ------------------------------------------------------ wiring */
@@ -271,7 +336,7 @@ static void test_reg_errors(void **state)
 {
 	struct ndev a, b;
 	struct hpu_fw_mem *m;
-	uint32_t k1, k2, k3, keys[HPU_NIC_MAX_MRS];
+	uint64_t k1, k2, k3, keys[HPU_NIC_MAX_MRS];
 	uint64_t va, sva, hva;
 	uint8_t *sp, *host = aligned_alloc(4096, 8192);
 	unsigned int i;
@@ -285,59 +350,52 @@ static void test_reg_errors(void **state)
 	sp = shm_map(&a, 64 * KiB, &sva);
 	hva = map_host(&a.f, host, 8192);
 
-	assert_int_equal(ops->nic_reg_mr(a.f.as, va, 4096, 0, &k1), -EINVAL);
-	assert_int_equal(ops->nic_reg_mr(a.f.as, va, 4096, 3, &k1), -EINVAL);
-	assert_int_equal(ops->nic_reg_mr(a.f.as, va, 0, HPU_NIC_MR_REMOTE_WRITE,
-					 &k1),
+	assert_int_equal(reg_mr(a.f.as, va, 4096, 0, &k1), -EINVAL);
+	assert_int_equal(reg_mr(a.f.as, va, 4096, 3, &k1), -EINVAL);
+	assert_int_equal(reg_mr(a.f.as, va, 0, HPU_NIC_MR_REMOTE_WRITE, &k1),
 			 -EINVAL);
-	assert_int_equal(ops->nic_reg_mr(a.f.as, ~0ULL - 10, 100,
-					 HPU_NIC_MR_REMOTE_WRITE, &k1),
+	assert_int_equal(reg_mr(a.f.as, ~0ULL - 10, 100,
+				HPU_NIC_MR_REMOTE_WRITE, &k1),
 			 -EINVAL);
 	/* unmapped, past the mapping's end, pageable host memory */
-	assert_int_equal(ops->nic_reg_mr(a.f.as, 0x1000, 4096,
-					 HPU_NIC_MR_REMOTE_WRITE, &k1),
+	assert_int_equal(reg_mr(a.f.as, 0x1000, 4096, HPU_NIC_MR_REMOTE_WRITE,
+				&k1),
 			 -EFAULT);
-	assert_int_equal(ops->nic_reg_mr(a.f.as, va, 2 * MiB + 1,
-					 HPU_NIC_MR_REMOTE_WRITE, &k1),
+	assert_int_equal(reg_mr(a.f.as, va, 2 * MiB + 1,
+				HPU_NIC_MR_REMOTE_WRITE, &k1),
 			 -EFAULT);
-	assert_int_equal(ops->nic_reg_mr(a.f.as, hva, 4096,
-					 HPU_NIC_MR_REMOTE_WRITE, &k1),
+	assert_int_equal(reg_mr(a.f.as, hva, 4096, HPU_NIC_MR_REMOTE_WRITE,
+				&k1),
 			 -EFAULT);
 
-	assert_int_equal(ops->nic_reg_mr(a.f.as, va, 2 * MiB,
-					 HPU_NIC_MR_REMOTE_WRITE, &k1),
-			 0);
-	assert_int_equal(ops->nic_reg_mr(a.f.as, sva, 64 * KiB,
-					 HPU_NIC_MR_REMOTE_WRITE, &k2),
-			 0);
+	assert_int_equal(
+		reg_mr(a.f.as, va, 2 * MiB, HPU_NIC_MR_REMOTE_WRITE, &k1), 0);
+	assert_int_equal(
+		reg_mr(a.f.as, sva, 64 * KiB, HPU_NIC_MR_REMOTE_WRITE, &k2), 0);
 	assert_true(k1 && k2 && k1 != k2);
 	/* another context cannot revoke it */
-	assert_int_equal(ops->nic_dereg_mr(b.f.as, k1), -ENOENT);
-	assert_int_equal(ops->nic_dereg_mr(a.f.as, 0), -ENOENT);
-	assert_int_equal(ops->nic_dereg_mr(a.f.as, k1), 0);
-	assert_int_equal(ops->nic_dereg_mr(a.f.as, k1), -ENOENT);
-	assert_int_equal(ops->nic_reg_mr(a.f.as, va, 4096,
-					 HPU_NIC_MR_REMOTE_WRITE, &k3),
+	assert_int_equal(dereg_mr(b.f.as, k1), -ENOENT);
+	assert_int_equal(dereg_mr(a.f.as, 0), -ENOENT);
+	assert_int_equal(dereg_mr(a.f.as, k1), 0);
+	assert_int_equal(dereg_mr(a.f.as, k1), -ENOENT);
+	assert_int_equal(reg_mr(a.f.as, va, 4096, HPU_NIC_MR_REMOTE_WRITE, &k3),
 			 0);
 	assert_true(k3 != k1 && k3 != k2); /* never reused */
-	assert_int_equal(ops->nic_dereg_mr(a.f.as, k3), 0);
+	assert_int_equal(dereg_mr(a.f.as, k3), 0);
 
 	/* the per-context limit */
 	for (i = 1; i < HPU_NIC_MAX_MRS; i++)
-		assert_int_equal(ops->nic_reg_mr(a.f.as, va, 4096,
-						 HPU_NIC_MR_REMOTE_WRITE,
-						 &keys[i]),
+		assert_int_equal(reg_mr(a.f.as, va, 4096,
+					HPU_NIC_MR_REMOTE_WRITE, &keys[i]),
 				 0);
-	assert_int_equal(ops->nic_reg_mr(a.f.as, va, 4096,
-					 HPU_NIC_MR_REMOTE_WRITE, &k3),
+	assert_int_equal(reg_mr(a.f.as, va, 4096, HPU_NIC_MR_REMOTE_WRITE, &k3),
 			 -ENOSPC);
 	/* another context has its own budget */
-	assert_int_equal(ops->nic_reg_mr(b.f.as, 0x1000, 1,
-					 HPU_NIC_MR_REMOTE_WRITE, &k3),
+	assert_int_equal(reg_mr(b.f.as, 0x1000, 1, HPU_NIC_MR_REMOTE_WRITE,
+				&k3),
 			 -EFAULT);
-	assert_int_equal(ops->nic_dereg_mr(a.f.as, keys[7]), 0);
-	assert_int_equal(ops->nic_reg_mr(a.f.as, va, 4096,
-					 HPU_NIC_MR_REMOTE_WRITE, &k3),
+	assert_int_equal(dereg_mr(a.f.as, keys[7]), 0);
+	assert_int_equal(reg_mr(a.f.as, va, 4096, HPU_NIC_MR_REMOTE_WRITE, &k3),
 			 0);
 
 	unmap_host(&a.f, hva);
@@ -357,7 +415,9 @@ struct pair {
 	uint32_t conn;	   /* device 0's connection to device 1 */
 	uint8_t *src, *dst;
 	uint64_t src_va, dst_va;
-	uint32_t key; /* device 1's region over dst */
+	uint64_t key;	 /* device 1's region over dst */
+	uint64_t token;	 /* of conn */
+	uint32_t accept; /* device 1's acceptance of it */
 };
 
 #define PAIR_BYTES (8 * MiB)
@@ -381,9 +441,12 @@ static int pair_setup(void **state)
 	pr->src = shm_map(&pr->d[0], PAIR_BYTES, &pr->src_va);
 	pr->dst = shm_map(&pr->d[1], PAIR_BYTES, &pr->dst_va);
 	fill_random(pr->src, PAIR_BYTES, 7);
-	if (ops->nic_reg_mr(pr->d[1].f.as, pr->dst_va, PAIR_BYTES,
-			    HPU_NIC_MR_REMOTE_WRITE, &pr->key) ||
-	    ops->nic_connect(pr->d[0].f.as, pr->port, 0, 0, 1, &pr->conn))
+	if (reg_mr(pr->d[1].f.as, pr->dst_va, PAIR_BYTES,
+		   HPU_NIC_MR_REMOTE_WRITE, &pr->key) ||
+	    nconnect(pr->d[0].f.as, pr->port, 0, 0, 1, &pr->conn))
+		return -1;
+	pr->token = last_token;
+	if (ops->nic_accept(pr->d[1].f.as, pr->token, &pr->accept))
 		return -1;
 	*state = pr;
 	return 0;
@@ -405,7 +468,7 @@ static int pair_teardown(void **state)
 /* One NIC_WRITE from device 0; return its CS result */
 static enum hpu_fw_cs_result pair_write(struct pair *pr, uint64_t off,
 					uint64_t src_off, uint64_t size,
-					uint32_t key, uint32_t sob,
+					uint64_t key, uint32_t sob,
 					uint32_t val)
 {
 	struct cb cb = { .len = 0 };
@@ -424,44 +487,41 @@ static void test_connect_errors(void **state)
 	uint32_t c, ids[HPU_NIC_MAX_CONNS];
 	unsigned int i;
 
-	assert_int_equal(ops->nic_connect(as, 24, 0, 0, 1, &c), -EINVAL);
+	assert_int_equal(nconnect(as, 24, 0, 0, 1, &c), -EINVAL);
 	/* device 0 itself is not wired to itself */
-	assert_int_equal(ops->nic_connect(as, 0, 0, 0, 0, &c), -EINVAL);
-	assert_int_equal(ops->nic_connect(as, 0, 0, 0, 7, &c), -EINVAL);
+	assert_int_equal(nconnect(as, 0, 0, 0, 0, &c), -EINVAL);
+	assert_int_equal(nconnect(as, 0, 0, 0, 7, &c), -EINVAL);
 	/* scale-out port to this server, scale-up port to another */
-	assert_int_equal(ops->nic_connect(as, 22, 0, 0, 1, &c), -EINVAL);
-	assert_int_equal(ops->nic_connect(as, 3, htonl(0x7f000001), 4000, 1,
-					  &c),
+	assert_int_equal(nconnect(as, 22, 0, 0, 1, &c), -EINVAL);
+	assert_int_equal(nconnect(as, 3, htonl(0x7f000001), 4000, 1, &c),
 			 -EINVAL);
 	/* no scale-out endpoint in this server */
-	assert_int_equal(ops->nic_connect(as, 22, htonl(0x7f000001), 4000, 1,
-					  &c),
+	assert_int_equal(nconnect(as, 22, htonl(0x7f000001), 4000, 1, &c),
 			 -EHOSTUNREACH);
 	assert_int_equal(ops->nic_disconnect(as, 12345), -ENOENT);
 	assert_int_equal(ops->nic_disconnect(as, 0), -ENOENT);
 
 	/* port down */
 	assert_int_equal(ops->nic_set_link(pr->d[0].f.dev, 4, false), 0);
-	assert_int_equal(ops->nic_connect(as, 4, 0, 0, 1, &c), -ENETDOWN);
+	assert_int_equal(nconnect(as, 4, 0, 0, 1, &c), -ENETDOWN);
 	assert_int_equal(ops->nic_set_link(pr->d[0].f.dev, 4, true), 0);
-	assert_int_equal(ops->nic_connect(as, 4, 0, 0, 1, &c), 0);
+	assert_int_equal(nconnect(as, 4, 0, 0, 1, &c), 0);
 	assert_int_equal(ops->nic_disconnect(as, c), 0);
 	assert_int_equal(ops->nic_disconnect(as, c), -ENOENT);
 
 	/* the limit: the fixture holds one already */
 	for (i = 1; i < HPU_NIC_MAX_CONNS; i++) {
-		assert_int_equal(ops->nic_connect(as, i % 21, 0, 0, 1, &ids[i]),
-				 0);
+		assert_int_equal(nconnect(as, i % 21, 0, 0, 1, &ids[i]), 0);
 		assert_true(ids[i] != 0 && ids[i] != pr->conn);
 	}
-	assert_int_equal(ops->nic_connect(as, 0, 0, 0, 1, &c), -ENOSPC);
+	assert_int_equal(nconnect(as, 0, 0, 0, 1, &c), -ENOSPC);
 	for (i = 1; i < HPU_NIC_MAX_CONNS; i++)
 		assert_int_equal(ops->nic_disconnect(as, ids[i]), 0);
 
 	/* a device of the server that does not exist (yet) */
 	assert_int_equal(ops->fabric_create(&fc, &fab3), 0);
 	assert_int_equal(ndev_create(&x, fab3, 0, gaudi2()), 0);
-	assert_int_equal(ops->nic_connect(x.f.as, port_to(&x, 2), 0, 0, 2, &c),
+	assert_int_equal(nconnect(x.f.as, port_to(&x, 2), 0, 0, 2, &c),
 			 -ENODEV);
 	ndev_destroy(&x);
 	ops->fabric_destroy(fab3);
@@ -524,15 +584,14 @@ static void test_scaleup_hbm(void **state)
 	struct hpu_fw_mem *ms, *md;
 	uint64_t s, d, n = 5 * MiB + 123;
 	struct cb cb = { .len = 0 };
-	uint32_t key;
+	uint64_t key;
 
 	s = map_dev(&tx->f, 6 * MiB, &ms);
 	d = map_dev(&rx->f, 6 * MiB, &md);
 	cb_dma(&cb, s, pr->src_va, 6 * MiB);
 	assert_int_equal(run1(&tx->f, tx->f.dma0, &cb, NULL), HPU_FW_CS_OK);
-	assert_int_equal(ops->nic_reg_mr(rx->f.as, d, 6 * MiB,
-					 HPU_NIC_MR_REMOTE_WRITE, &key),
-			 0);
+	assert_int_equal(
+		reg_mr(rx->f.as, d, 6 * MiB, HPU_NIC_MR_REMOTE_WRITE, &key), 0);
 	cb.len = 0;
 	cb_nic(&cb, s + 7, 11, n, pr->conn, key, 0, 0);
 	assert_int_equal(run1(&tx->f, nic_queue(tx, pr->port), &cb, NULL),
@@ -544,7 +603,7 @@ static void test_scaleup_hbm(void **state)
 	assert_memory_equal(pr->dst + 11, pr->src + 7, n);
 	assert_int_equal(pr->dst[10], 0);
 	assert_int_equal(pr->dst[11 + n], 0);
-	assert_int_equal(ops->nic_dereg_mr(rx->f.as, key), 0);
+	assert_int_equal(dereg_mr(rx->f.as, key), 0);
 	unmap_dev(&rx->f, d, md);
 	unmap_dev(&tx->f, s, ms);
 }
@@ -597,7 +656,8 @@ static void test_scaleup_access_errors(void **state)
 	struct pair *pr = *state;
 	struct ndev *tx = &pr->d[0], *rx = &pr->d[1];
 	unsigned int e0 = nev(tx), e1 = nev(rx);
-	uint32_t key2, v;
+	uint64_t key2;
+	uint32_t v;
 	uint8_t before[64];
 
 	memcpy(before, pr->dst, sizeof(before));
@@ -614,11 +674,11 @@ static void test_scaleup_access_errors(void **state)
 	assert_int_equal(ops->sob_read(rx->f.as, 3, &v), 0);
 	assert_int_equal(v, 0);
 
-	/* a revoked key: every context of the device hears (NULL) */
-	assert_int_equal(ops->nic_reg_mr(rx->f.as, pr->dst_va, 64,
-					 HPU_NIC_MR_REMOTE_WRITE, &key2),
+	/* a revoked key: the context that accepted the connection hears */
+	assert_int_equal(reg_mr(rx->f.as, pr->dst_va, 64,
+				HPU_NIC_MR_REMOTE_WRITE, &key2),
 			 0);
-	assert_int_equal(ops->nic_dereg_mr(rx->f.as, key2), 0);
+	assert_int_equal(dereg_mr(rx->f.as, key2), 0);
 	e0 = nev(tx);
 	e1 = nev(rx);
 	assert_int_equal(pair_write(pr, 0, 0, 64, key2, 3, 1),
@@ -626,7 +686,9 @@ static void test_scaleup_access_errors(void **state)
 	assert_int_equal(
 		count_ev(tx, e0, HPU_EVENT_NIC_ACCESS_ERR, tx, ANY_PORT), 1);
 	assert_int_equal(
-		count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, NULL, ANY_PORT), 1);
+		count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, rx, ANY_PORT), 1);
+	assert_int_equal(
+		count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, NULL, ANY_PORT), 0);
 	pthread_mutex_lock(&tx->lock);
 	assert_int_equal(tx->ev[e0].key, key2);
 	assert_int_equal(tx->ev[e0].size, 64);
@@ -637,6 +699,225 @@ static void test_scaleup_access_errors(void **state)
 	/* the good key still works */
 	assert_int_equal(pair_write(pr, 0, 0, 64, pr->key, 3, 1), HPU_FW_CS_OK);
 	assert_memory_equal(pr->dst, pr->src, 64);
+}
+
+/* ------------------------------------------------------ protection domains */
+
+/*
+ * Another context ("E", an unrelated process) on device 0 and one ("C")
+ * on device 1 beside the owner B of the pair's region; their events carry
+ * these cookies.
+ */
+#define COOKIE_E ((void *)0xe0)
+#define COOKIE_C ((void *)0xc0)
+
+struct intruder {
+	struct hpu_fw_as *e, *c;
+	uint8_t *src;
+	uint64_t src_va;
+};
+
+static void intruder_start(struct pair *pr, struct intruder *x)
+{
+	struct fix *f0 = &pr->d[0].f;
+	struct hpu_fw_as *own = f0->as;
+
+	assert_int_equal(ops->as_create(pr->d[0].f.dev, &x->e), 0);
+	assert_int_equal(ops->as_create(pr->d[1].f.dev, &x->c), 0);
+	ops->as_set_cookie(x->e, COOKIE_E);
+	ops->as_set_cookie(x->c, COOKIE_C);
+	f0->as = x->e;
+	x->src = shm_map(&pr->d[0], 4096, &x->src_va);
+	f0->as = own;
+	memset(x->src, 0x66, 4096);
+}
+
+static void intruder_stop(struct pair *pr, struct intruder *x)
+{
+	ops->as_destroy(x->e);
+	ops->as_destroy(x->c);
+	munmap(x->src, 4096);
+}
+
+/* E writes @n bytes with @key over its connection @conn on the pair's port */
+static enum hpu_fw_cs_result intruder_write(struct pair *pr, struct intruder *x,
+					    uint32_t conn, uint64_t key,
+					    uint64_t n)
+{
+	struct fix *f0 = &pr->d[0].f;
+	struct hpu_fw_as *own = f0->as;
+	struct cb cb = { .len = 0 };
+	enum hpu_fw_cs_result r;
+
+	cb_nic(&cb, x->src_va, 0, n, conn, key, 3, 1);
+	f0->as = x->e;
+	r = run1(f0, nic_queue(&pr->d[0], pr->port), &cb, NULL);
+	f0->as = own;
+	return r;
+}
+
+/*
+ * The hole of issue 14: an unrelated context on the writer's device knew
+ * (or guessed) the owner's key and wrote into its memory. Now its own
+ * connection, which the owner never accepted, is refused: -EACCES (an
+ * engine error) and NIC_ACCESS_ERR on both sides, not a byte written.
+ */
+static void test_pd_unaccepted_write(void **state)
+{
+	struct pair *pr = *state;
+	struct ndev *tx = &pr->d[0], *rx = &pr->d[1];
+	struct intruder x;
+	unsigned int e0, e1, i;
+	uint8_t before[4096];
+	uint32_t conn, id, v;
+
+	intruder_start(pr, &x);
+	memcpy(before, pr->dst, sizeof(before));
+	assert_int_equal(nconnect(x.e, pr->port, 0, 0, 1, &conn), 0);
+
+	/* the owner's real key over a connection nobody accepted */
+	e0 = nev(tx);
+	e1 = nev(rx);
+	assert_int_equal(intruder_write(pr, &x, conn, pr->key, 4096),
+			 HPU_FW_CS_ENGINE_ERR);
+	assert_int_equal(count_ev(tx, e0, HPU_EVENT_NIC_ACCESS_ERR, COOKIE_E,
+				  pr->port),
+			 1);
+	assert_int_equal(count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, rx,
+				  pr->far_port),
+			 1);
+
+	/* accepted by another context of the owner's device: still refused */
+	assert_int_equal(ops->nic_accept(x.c, last_token, &id), 0);
+	e0 = nev(tx);
+	e1 = nev(rx);
+	assert_int_equal(intruder_write(pr, &x, conn, pr->key, 4096),
+			 HPU_FW_CS_ENGINE_ERR);
+	assert_int_equal(count_ev(tx, e0, HPU_EVENT_NIC_ACCESS_ERR, COOKIE_E,
+				  ANY_PORT),
+			 1);
+	assert_int_equal(
+		count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, rx, ANY_PORT), 1);
+	assert_int_equal(count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, COOKIE_C,
+				  ANY_PORT),
+			 1);
+
+	/* guessed keys: small numbers as ABI 1.0 handed out, random ones */
+	for (i = 0; i < 64; i++) {
+		uint64_t guess = i < 32 ? i + 1 :
+					  (uint64_t)rand() << 33 ^
+						  (uint64_t)rand() << 11 ^
+						  (uint64_t)rand();
+
+		assert_int_equal(intruder_write(pr, &x, conn, guess, 64),
+				 HPU_FW_CS_ENGINE_ERR);
+	}
+	assert_memory_equal(pr->dst, before, sizeof(before));
+	assert_int_equal(ops->sob_read(rx->f.as, 3, &v), 0);
+	assert_int_equal(v, 0);
+
+	/* the owner's own accepted connection still writes */
+	assert_int_equal(pair_write(pr, 0, 0, 64, pr->key, 0, 0), HPU_FW_CS_OK);
+	assert_memory_equal(pr->dst, pr->src, 64);
+	intruder_stop(pr, &x);
+}
+
+/* The writer's connection is accepted by the owner: the write lands */
+static void test_pd_accepted_write(void **state)
+{
+	struct pair *pr = *state;
+	struct intruder x;
+	uint32_t conn, id;
+
+	intruder_start(pr, &x);
+	assert_int_equal(nconnect(x.e, pr->port, 0, 0, 1, &conn), 0);
+	assert_int_equal(ops->nic_accept(pr->d[1].f.as, last_token, &id), 0);
+	assert_int_equal(intruder_write(pr, &x, conn, pr->key, 4096),
+			 HPU_FW_CS_OK);
+	assert_memory_equal(pr->dst, x.src, 4096);
+	/* the owner withdraws: later writes are refused */
+	assert_int_equal(ops->nic_disconnect(pr->d[1].f.as, id), 0);
+	memset(x.src, 0x77, 4096);
+	assert_int_equal(intruder_write(pr, &x, conn, pr->key, 4096),
+			 HPU_FW_CS_ENGINE_ERR);
+	assert_int_equal(pr->dst[0], 0x66);
+	intruder_stop(pr, &x);
+}
+
+static void test_pd_accept_errors(void **state)
+{
+	struct pair *pr = *state;
+	struct hpu_fw_as *b = pr->d[1].f.as;
+	struct intruder x;
+	uint32_t id, ids[HPU_NIC_MAX_ACCEPTS];
+	unsigned int i;
+
+	intruder_start(pr, &x);
+	assert_int_equal(ops->nic_accept(b, 0, &id), -EINVAL);
+	/* the fixture's own acceptance */
+	assert_int_equal(ops->nic_accept(b, pr->token, &id), -EEXIST);
+	assert_int_equal(ops->nic_accept(x.c, pr->token, &id), -EBUSY);
+	/* an acceptance id is not a connection id and vice versa */
+	assert_int_equal(ops->nic_disconnect(b, pr->conn), -ENOENT);
+	assert_int_equal(ops->nic_disconnect(pr->d[0].f.as, pr->accept),
+			 -ENOENT);
+	/* the limit: the fixture holds one already */
+	for (i = 1; i < HPU_NIC_MAX_ACCEPTS; i++) {
+		assert_int_equal(ops->nic_accept(b, 1000 + i, &ids[i]), 0);
+		assert_true(ids[i] != 0 && ids[i] != pr->accept);
+	}
+	assert_int_equal(ops->nic_accept(b, 999, &id), -ENOSPC);
+	/* another context has its own budget */
+	assert_int_equal(ops->nic_accept(x.c, 999, &id), 0);
+	for (i = 1; i < HPU_NIC_MAX_ACCEPTS; i++)
+		assert_int_equal(ops->nic_disconnect(b, ids[i]), 0);
+	assert_int_equal(ops->nic_disconnect(b, ids[1]), -ENOENT);
+	intruder_stop(pr, &x);
+}
+
+/* Keys are 64-bit, never 0, never handed out again after a revocation */
+static void test_pd_keys_never_reused(void **state)
+{
+	struct pair *pr = *state;
+	struct hpu_fw_as *b = pr->d[1].f.as;
+	const unsigned int n = 4096;
+	uint64_t *keys = calloc(n, sizeof(*keys)), hi = 0;
+	uint32_t h, h2;
+	unsigned int i, j;
+
+	assert_non_null(keys);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(ops->nic_reg_mr(b, pr->dst_va, 64,
+						 HPU_NIC_MR_REMOTE_WRITE, &h,
+						 &keys[i]),
+				 0);
+		assert_true(keys[i] != 0 && keys[i] != pr->key);
+		hi |= keys[i] >> 32;
+		assert_int_equal(ops->nic_dereg_mr(b, h), 0);
+		/* the handle is gone too, and not the next one's */
+		assert_int_equal(ops->nic_dereg_mr(b, h), -ENOENT);
+		if (i) {
+			/* not a counter: consecutive keys are far apart */
+			assert_true(keys[i] - keys[i - 1] > 0xffff &&
+				    keys[i - 1] - keys[i] > 0xffff);
+		}
+	}
+	assert_true(hi != 0);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			assert_true(keys[i] != keys[j]);
+	/* a revoked key writes nothing even over the accepted connection */
+	assert_int_equal(pair_write(pr, 0, 0, 64, keys[7], 0, 0),
+			 HPU_FW_CS_ENGINE_ERR);
+	/* two devices' keys are not the same sequence */
+	assert_int_equal(ops->nic_reg_mr(pr->d[0].f.as, pr->src_va, 64,
+					 HPU_NIC_MR_REMOTE_WRITE, &h2,
+					 &keys[0]),
+			 0);
+	for (i = 1; i < 64; i++)
+		assert_true(keys[0] != keys[i]);
+	assert_int_equal(ops->nic_dereg_mr(pr->d[0].f.as, h2), 0);
+	free(keys);
 }
 
 static void test_link_down_up(void **state)
@@ -765,7 +1046,8 @@ static void test_scaleout_write(void **state)
 	uint64_t sva, dva;
 	uint8_t *src = shm_map(tx, 4 * MiB, &sva);
 	uint8_t *dst = shm_map(rx, 4 * MiB, &dva);
-	uint32_t key, conn, conn2, key2, v;
+	uint64_t key, key2;
+	uint32_t conn, conn2, v;
 	struct hpu_info_nic i0, i1;
 	struct cb cb = { .len = 0 };
 	unsigned int n1 = ndone(&rx->f), e0, e1;
@@ -779,16 +1061,16 @@ static void test_scaleout_write(void **state)
 	assert_true(i0.server_id != i1.server_id);
 
 	fill_random(src, 4 * MiB, 3);
-	assert_int_equal(ops->nic_reg_mr(rx->f.as, dva, 4 * MiB,
-					 HPU_NIC_MR_REMOTE_WRITE, &key),
+	assert_int_equal(reg_mr(rx->f.as, dva, 4 * MiB, HPU_NIC_MR_REMOTE_WRITE,
+				&key),
 			 0);
-	assert_int_equal(ops->nic_connect(tx->f.as, 22, s->ipv4[1], s->port[1],
-					  0, &conn),
-			 0);
+	assert_int_equal(
+		nconnect(tx->f.as, 22, s->ipv4[1], s->port[1], 0, &conn), 0);
+	accept_last(rx->f.as);
 	/* a second connection reuses the TCP connection */
-	assert_int_equal(ops->nic_connect(tx->f.as, 23, s->ipv4[1], s->port[1],
-					  0, &conn2),
-			 0);
+	assert_int_equal(
+		nconnect(tx->f.as, 23, s->ipv4[1], s->port[1], 0, &conn2), 0);
+	accept_last(rx->f.as);
 
 	cb_fence(&cb, 4, 1, 1);
 	submit1(&rx->f, rx->f.dma0, &cb, (void *)0x99);
@@ -818,9 +1100,8 @@ static void test_scaleout_write(void **state)
 	assert_int_equal(v, 2);
 
 	/* access errors travel back; the owner hears with port ~0 */
-	assert_int_equal(ops->nic_reg_mr(rx->f.as, dva, 64,
-					 HPU_NIC_MR_REMOTE_WRITE, &key2),
-			 0);
+	assert_int_equal(
+		reg_mr(rx->f.as, dva, 64, HPU_NIC_MR_REMOTE_WRITE, &key2), 0);
 	e0 = nev(tx);
 	e1 = nev(rx);
 	memset(dst, 0x5a, 128);
@@ -832,14 +1113,15 @@ static void test_scaleout_write(void **state)
 	assert_int_equal(count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, rx,
 				  HPUSIM_NIC_PORT_NET),
 			 1);
-	assert_int_equal(ops->nic_dereg_mr(rx->f.as, key2), 0);
+	assert_int_equal(dereg_mr(rx->f.as, key2), 0);
 	cb.len = 0;
 	cb_nic(&cb, sva, 0, 64, conn, key2, 4, 1);
 	assert_int_equal(run1(&tx->f, nic_queue(tx, 22), &cb, NULL),
 			 HPU_FW_CS_ENGINE_ERR);
-	assert_int_equal(count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, NULL,
+	/* a revoked key: the context that accepted the connection hears */
+	assert_int_equal(count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, rx,
 				  HPUSIM_NIC_PORT_NET),
-			 1);
+			 2);
 	assert_int_equal(dst[0], 0x5a);
 	assert_int_equal(ops->sob_read(rx->f.as, 4, &v), 0);
 	assert_int_equal(v, 2);
@@ -861,7 +1143,7 @@ static void test_scaleout_write(void **state)
 
 	assert_int_equal(ops->nic_disconnect(tx->f.as, conn), 0);
 	assert_int_equal(ops->nic_disconnect(tx->f.as, conn2), 0);
-	assert_int_equal(ops->nic_dereg_mr(rx->f.as, key), 0);
+	assert_int_equal(dereg_mr(rx->f.as, key), 0);
 	shm_unmap(tx, src, 4 * MiB, sva);
 	shm_unmap(rx, dst, 4 * MiB, dva);
 }
@@ -882,19 +1164,17 @@ static void test_scaleout_connect_errors(void **state)
 	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
 	close(fd);
-	assert_int_equal(ops->nic_connect(as, 21, htonl(0x7f000001),
-					  ntohs(sa.sin_port), 0, &c),
+	assert_int_equal(nconnect(as, 21, htonl(0x7f000001), ntohs(sa.sin_port),
+				  0, &c),
 			 -ECONNREFUSED);
 	/* the remote server has no device 1 */
-	assert_int_equal(ops->nic_connect(as, 21, s->ipv4[1], s->port[1], 1,
-					  &c),
+	assert_int_equal(nconnect(as, 21, s->ipv4[1], s->port[1], 1, &c),
 			 -ENODEV);
 	/* a scale-out port to this very server */
-	assert_int_equal(ops->nic_connect(as, 21, s->ipv4[0], s->port[0], 0,
-					  &c),
+	assert_int_equal(nconnect(as, 21, s->ipv4[0], s->port[0], 0, &c),
 			 -EINVAL);
 	/* scale-up port to another server */
-	assert_int_equal(ops->nic_connect(as, 0, s->ipv4[1], s->port[1], 0, &c),
+	assert_int_equal(nconnect(as, 0, s->ipv4[1], s->port[1], 0, &c),
 			 -EINVAL);
 }
 
@@ -907,15 +1187,16 @@ static void test_scaleout_remote_gone(void **state)
 	uint8_t *src = shm_map(tx, 2 * MiB, &sva);
 	uint8_t *dst = shm_map(rx, 2 * MiB, &dva);
 	struct cb cb = { .len = 0 };
-	uint32_t key, conn;
+	uint64_t key;
+	uint32_t conn;
 	unsigned int i, e0, ncs = 16, n0 = ndone(&tx->f);
 
-	assert_int_equal(ops->nic_reg_mr(rx->f.as, dva, 2 * MiB,
-					 HPU_NIC_MR_REMOTE_WRITE, &key),
+	assert_int_equal(reg_mr(rx->f.as, dva, 2 * MiB, HPU_NIC_MR_REMOTE_WRITE,
+				&key),
 			 0);
-	assert_int_equal(ops->nic_connect(tx->f.as, 21, s->ipv4[1], s->port[1],
-					  0, &conn),
-			 0);
+	assert_int_equal(
+		nconnect(tx->f.as, 21, s->ipv4[1], s->port[1], 0, &conn), 0);
+	accept_last(rx->f.as);
 	for (i = 0; i < 4; i++)
 		cb_nic(&cb, sva, 0, 2 * MiB, conn, key, 1, 1);
 	for (i = 0; i < ncs; i++)
@@ -951,7 +1232,7 @@ static int raw_hello(struct two_servers *s)
 				  .sin_port = htons(s->port[1]),
 				  .sin_addr.s_addr = s->ipv4[1] };
 	struct hpu_test_wire w = { .magic = HPU_TEST_WIRE_MAGIC,
-				   .version = 1,
+				   .version = HPU_TEST_WIRE_VERSION,
 				   .type = 1,
 				   .server_id = 42 };
 	struct timeval tv = { .tv_sec = 10 };
@@ -967,41 +1248,63 @@ static int raw_hello(struct two_servers *s)
 	return fd;
 }
 
+/* Send one WRITE of @payload on a new raw connection; return its status */
+static uint32_t raw_write(struct two_servers *s, const struct hpu_test_wire *w,
+			  const uint8_t *payload)
+{
+	int fd = raw_hello(s);
+	struct hpu_test_wire ack;
+
+	assert_int_equal(send(fd, w, sizeof(*w), 0), sizeof(*w));
+	assert_int_equal(send(fd, payload, w->size, 0), (ssize_t)w->size);
+	assert_int_equal(recv(fd, &ack, sizeof(ack), MSG_WAITALL), sizeof(ack));
+	assert_int_equal(ack.type, 5);
+	assert_int_equal(ack.seq, w->seq);
+	close(fd);
+	return ack.status;
+}
+
 /* Malformed messages close the connection and are never applied */
 static void test_scaleout_bad_messages(void **state)
 {
 	struct two_servers *s = *state;
 	struct ndev *rx = &s->d[1];
+	const uint64_t token = 0x7a3c11d0e5f40921ULL;
 	struct hpu_test_wire good = { .magic = HPU_TEST_WIRE_MAGIC,
-				      .version = 1,
+				      .version = HPU_TEST_WIRE_VERSION,
 				      .type = 3,
 				      .seq = 1,
+				      .token = token,
 				      .size = 64,
 				      .sob_id = 2,
 				      .sob_value = 1,
 				      .flags = HPU_NIC_F_SIGNAL };
-	struct hpu_test_wire bad[6];
+	struct hpu_test_wire bad[9];
 	uint8_t payload[64], *dst;
 	uint64_t dva;
-	uint32_t key, v;
-	unsigned int i;
+	uint64_t key;
+	uint32_t v, acc;
+	unsigned int i, e1;
 	char c;
 
 	dst = shm_map(rx, 4096, &dva);
-	assert_int_equal(ops->nic_reg_mr(rx->f.as, dva, 4096,
-					 HPU_NIC_MR_REMOTE_WRITE, &key),
-			 0);
+	assert_int_equal(
+		reg_mr(rx->f.as, dva, 4096, HPU_NIC_MR_REMOTE_WRITE, &key), 0);
+	assert_int_equal(ops->nic_accept(rx->f.as, token, &acc), 0);
 	good.rkey = key;
 	memset(payload, 0xab, sizeof(payload));
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 9; i++)
 		bad[i] = good;
 	bad[0].magic ^= 1;
-	bad[1].version = 2;
+	bad[1].version = 1; /* the 64-byte header of version 1 */
 	bad[2].flags |= 0x2;
 	bad[3].sob_id = HPU_NUM_SOBS;
 	bad[4].seq = 0;
 	bad[5].offset = ~0ULL - 8; /* offset + size overflows */
-	for (i = 0; i < 6; i++) {
+	bad[6].token = 0;
+	bad[7].rkey = 0;
+	bad[8].pad = 1;
+	for (i = 0; i < 9; i++) {
 		int fd = raw_hello(s);
 
 		assert_int_equal(send(fd, &bad[i], sizeof(bad[i]), 0),
@@ -1015,26 +1318,40 @@ static void test_scaleout_bad_messages(void **state)
 	assert_int_equal(ops->sob_read(rx->f.as, 2, &v), 0);
 	assert_int_equal(v, 0);
 
-	/* the same message, well formed, is applied and answered */
-	{
-		int fd = raw_hello(s);
-		struct hpu_test_wire ack;
+	/*
+	 * Well formed, but a token nobody accepted (a guess, or a real
+	 * connection the owner never accepted): refused, the owner hears
+	 */
+	e1 = nev(rx);
+	good.token = token + 1;
+	assert_int_equal(raw_write(s, &good, payload), 2);
+	assert_int_equal(count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, rx,
+				  HPUSIM_NIC_PORT_NET),
+			 1);
+	/* the right token, a guessed key: the acceptor hears */
+	e1 = nev(rx);
+	good.token = token;
+	good.rkey = key ^ 1;
+	assert_int_equal(raw_write(s, &good, payload), 2);
+	assert_int_equal(count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, rx,
+				  HPUSIM_NIC_PORT_NET),
+			 1);
+	assert_int_equal(dst[0], 0);
+	assert_int_equal(ops->sob_read(rx->f.as, 2, &v), 0);
+	assert_int_equal(v, 0);
 
-		assert_int_equal(send(fd, &good, sizeof(good), 0),
-				 sizeof(good));
-		assert_int_equal(send(fd, payload, sizeof(payload), 0),
-				 sizeof(payload));
-		assert_int_equal(recv(fd, &ack, sizeof(ack), MSG_WAITALL),
-				 sizeof(ack));
-		assert_int_equal(ack.type, 5);
-		assert_int_equal(ack.seq, 1);
-		assert_int_equal(ack.status, 0);
-		close(fd);
-	}
+	/* the same message, well formed and accepted, is applied */
+	good.rkey = key;
+	assert_int_equal(raw_write(s, &good, payload), 0);
 	assert_memory_equal(dst, payload, sizeof(payload));
 	assert_int_equal(ops->sob_read(rx->f.as, 2, &v), 0);
 	assert_int_equal(v, 1);
-	assert_int_equal(ops->nic_dereg_mr(rx->f.as, key), 0);
+	/* an acceptance dropped: refused again */
+	assert_int_equal(ops->nic_disconnect(rx->f.as, acc), 0);
+	assert_int_equal(ops->nic_disconnect(rx->f.as, acc), -ENOENT);
+	good.seq = 2;
+	assert_int_equal(raw_write(s, &good, payload), 2);
+	assert_int_equal(dereg_mr(rx->f.as, key), 0);
 	shm_unmap(rx, dst, 4096, dva);
 }
 
@@ -1053,6 +1370,10 @@ int main(void)
 		P(test_scaleup_hbm),
 		P(test_scaleup_engine_errors),
 		P(test_scaleup_access_errors),
+		P(test_pd_unaccepted_write),
+		P(test_pd_accepted_write),
+		P(test_pd_accept_errors),
+		P(test_pd_keys_never_reused),
 		P(test_link_down_up),
 		P(test_as_destroy_while_writing),
 		S(test_scaleout_write),

@@ -57,9 +57,13 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int run(struct hpu_ctx *ctx, unsigned int cmd, void *arg, size_t size)
+/* One ioctl as user @uid */
+static int run_uid(struct hpu_ctx *ctx, unsigned int cmd, void *arg,
+		   size_t size, uid_t uid)
 {
-	struct hpu_ioctl_call call = { .ctx = ctx, .pid = getpid() };
+	struct hpu_ioctl_call call = { .ctx = ctx,
+				       .pid = getpid(),
+				       .uid = uid };
 	uint8_t out[HPU_IOCTL_MAX_SIZE];
 	size_t out_size = sizeof(out);
 	int ret;
@@ -70,6 +74,11 @@ static int run(struct hpu_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 		memcpy(arg, out, size);
 	}
 	return ret;
+}
+
+static int run(struct hpu_ctx *ctx, unsigned int cmd, void *arg, size_t size)
+{
+	return run_uid(ctx, cmd, arg, size, 0);
 }
 
 static void test_lookup_valid(void **state)
@@ -202,7 +211,8 @@ static void test_control_only_info(void **state)
 			 HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB |
 				 HPU_CAP_CS | HPU_CAP_EVENTS |
 				 (hpu_model_has_nic(&hpusim_model) ?
-					  HPU_CAP_NIC | HPU_CAP_DEBUG :
+					  HPU_CAP_NIC | HPU_CAP_NIC_PD |
+						  HPU_CAP_DEBUG :
 					  0));
 	assert_int_equal(run(f->control, HPU_IOCTL_CS, &cs, sizeof(cs)),
 			 -EPERM);
@@ -459,7 +469,7 @@ static void test_nic_validation(void **state)
 	assert_int_equal(run(f->control, HPU_IOCTL_NIC, &a, sizeof(a)), -EPERM);
 
 	in = reg;
-	in.op = HPU_NIC_OP_DISCONNECT + 1;
+	in.op = HPU_NIC_OP_ACCEPT + 1;
 	assert_int_equal(nic(f, &in), -EINVAL);
 	in = reg;
 	in.flags = 0; /* REMOTE_WRITE is required */
@@ -479,7 +489,7 @@ static void test_nic_validation(void **state)
 	in.pad1 = 1;
 	assert_int_equal(nic(f, &in), -EINVAL);
 	in = reg;
-	in.reserved = 1;
+	in.token = 1; /* ACCEPT's member */
 	assert_int_equal(nic(f, &in), -EINVAL);
 	/* members REG_MR does not use */
 	in = reg;
@@ -519,6 +529,28 @@ static void test_nic_validation(void **state)
 	assert_int_equal(nic(f, &in), -EINVAL);
 	in.addr = 0;
 	assert_int_equal(nic(f, &in), unsupported ? unsupported : -ENOENT);
+
+	/* ACCEPT: a token and nothing else */
+	memset(&in, 0, sizeof(in));
+	in.op = HPU_NIC_OP_ACCEPT;
+	assert_int_equal(nic(f, &in), -EINVAL); /* tokens are never 0 */
+	in.token = 5;
+	in.handle = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in.handle = 0;
+	in.port = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in.port = 0;
+	in.flags = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in.flags = 0;
+	in.size = 1;
+	assert_int_equal(nic(f, &in), -EINVAL);
+	in.size = 0;
+	/* CONNECT does not take a token */
+	in = con;
+	in.token = 5;
+	assert_int_equal(nic(f, &in), -EINVAL);
 
 	/* CONNECT */
 	in = con;
@@ -616,6 +648,55 @@ static void test_debug_link_validation(void **state)
 		assert_int_equal(dbg(f, &d), 0);
 		assert_int_equal(f->drv.devs[0].links_injected, 0);
 	}
+}
+
+/*
+ * INJECT_FAULT and CLEAR_FAULTS: root or the device's owner, judged by the
+ * uid of the request (not the opener's); anyone else -EPERM, nothing done
+ */
+static void test_debug_permission(void **state)
+{
+	struct fixture *f = *state;
+	const struct hpu_fw_profile *p = f->drv.devs[0].profile;
+	struct hpu_device *dev = &f->drv.devs[0];
+	struct hpu_debug_args inj = { .op = HPU_DEBUG_OP_INJECT_FAULT,
+				      .fault = HPU_FAULT_LINK_DOWN },
+			      clr = { .op = HPU_DEBUG_OP_CLEAR_FAULTS };
+	struct hpu_debug_args d;
+	uid_t owner = dev->owner;
+
+	if (!hpu_model_has_nic(&hpusim_model))
+		skip();
+	inj.engine = p->num_nic_ports - 1;
+	dev->owner = 1234;
+	/* a group member who is neither root nor the owner */
+	d = inj;
+	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d),
+				 65534),
+			 -EPERM);
+	assert_int_equal(dev->links_injected, 0);
+	/* the owner */
+	d = inj;
+	assert_int_equal(
+		run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d), 1234), 0);
+	assert_int_equal(dev->links_injected, 1ULL << inj.engine);
+	d = clr;
+	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d),
+				 65534),
+			 -EPERM);
+	assert_int_equal(dev->links_injected, 1ULL << inj.engine);
+	/* root */
+	d = clr;
+	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d), 0),
+			 0);
+	assert_int_equal(dev->links_injected, 0);
+	d = inj;
+	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d), 0),
+			 0);
+	d = clr;
+	assert_int_equal(
+		run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d), 1234), 0);
+	dev->owner = owner;
 }
 
 /* The model's NIC events reach the context they name, or every context */
@@ -748,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_memory_debug_validation),
 		cmocka_unit_test(test_nic_validation),
 		cmocka_unit_test(test_debug_link_validation),
+		cmocka_unit_test(test_debug_permission),
 		cmocka_unit_test(test_nic_events),
 		cmocka_unit_test(test_event_queue),
 		cmocka_unit_test(test_open_stats_and_clients),

@@ -342,9 +342,16 @@ static void test_nic_write_header(void **state)
 		assert_int_equal(CHECK_ONE(nicw, others[i]), -EINVAL);
 	w.hdr.size = 40;
 	assert_int_equal(check(&w, 40, HPU_QUEUE_NIC), -EINVAL);
-	w.hdr.size = 56;
+	/* the 48 bytes of ABI 1.0 (32-bit keys) */
+	w.hdr.size = 48;
+	assert_int_equal(check(&w, 48, HPU_QUEUE_NIC), -EINVAL);
+	w.hdr.size = 64;
 	memcpy(buf, &w, sizeof(w));
-	assert_int_equal(check(buf, 56, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(check(buf, 64, HPU_QUEUE_NIC), -EINVAL);
+	/* where the 32-bit key was: pad, 0 */
+	w = nicw;
+	w.pad = 1;
+	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
 	w = nicw;
 	w.hdr.flags |= 1U << 9; /* not a NIC_WRITE flag */
 	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);

@@ -350,28 +350,38 @@ static void test_nic(void **state)
 	OFF(struct hpu_nic_in, remote_port, 40);
 	OFF(struct hpu_nic_in, pad0, 42);
 	OFF(struct hpu_nic_in, pad1, 44);
-	OFF(struct hpu_nic_in, reserved, 48);
+	/* ABI 1.1: the reserved member became ACCEPT's token */
+	OFF(struct hpu_nic_in, token, 48);
+	MSIZE(struct hpu_nic_in, token, 8);
 
 	SIZE(struct hpu_nic_out, 56);
 	OFF(struct hpu_nic_out, handle, 0);
 	OFF(struct hpu_nic_out, pad, 4);
 	OFF(struct hpu_nic_out, size, 8);
-	OFF(struct hpu_nic_out, reserved, 16);
-	MSIZE(struct hpu_nic_out, reserved, 40);
+	/* ABI 1.1: 64-bit key and token out of the reserved members */
+	OFF(struct hpu_nic_out, rkey, 16);
+	MSIZE(struct hpu_nic_out, rkey, 8);
+	OFF(struct hpu_nic_out, token, 24);
+	MSIZE(struct hpu_nic_out, token, 8);
+	OFF(struct hpu_nic_out, reserved, 32);
+	MSIZE(struct hpu_nic_out, reserved, 24);
 
 	SIZE(union hpu_nic_args, 56);
 	OFF(union hpu_nic_args, in, 0);
 	OFF(union hpu_nic_args, out, 0);
 
-	SIZE(struct hpu_pkt_nic_write, 48);
+	/* ABI 1.1: 56 bytes, the 64-bit key at the end, the old one pad */
+	SIZE(struct hpu_pkt_nic_write, 56);
 	OFF(struct hpu_pkt_nic_write, hdr, 0);
 	OFF(struct hpu_pkt_nic_write, src_addr, 8);
 	OFF(struct hpu_pkt_nic_write, remote_offset, 16);
 	OFF(struct hpu_pkt_nic_write, size, 24);
 	OFF(struct hpu_pkt_nic_write, conn, 32);
-	OFF(struct hpu_pkt_nic_write, rkey, 36);
+	OFF(struct hpu_pkt_nic_write, pad, 36);
 	OFF(struct hpu_pkt_nic_write, sob_id, 40);
 	OFF(struct hpu_pkt_nic_write, sob_value, 44);
+	OFF(struct hpu_pkt_nic_write, rkey, 48);
+	MSIZE(struct hpu_pkt_nic_write, rkey, 8);
 
 	assert_int_equal(HPU_INFO_NIC, 67);
 	assert_int_equal(HPU_NIC_PEER_NONE, 0xff);
@@ -379,6 +389,8 @@ static void test_nic(void **state)
 	assert_int_equal(HPU_NIC_OP_DEREG_MR, 1);
 	assert_int_equal(HPU_NIC_OP_CONNECT, 2);
 	assert_int_equal(HPU_NIC_OP_DISCONNECT, 3);
+	assert_int_equal(HPU_NIC_OP_ACCEPT, 4);
+	assert_int_equal(HPU_NIC_MAX_ACCEPTS, 256);
 	assert_int_equal(HPU_NIC_MR_FLAGS_MASK, HPU_NIC_MR_REMOTE_WRITE);
 	assert_int_equal(HPU_NIC_MAX_MRS, 256);
 	assert_int_equal(HPU_NIC_MAX_CONNS, 256);
@@ -391,6 +403,7 @@ static void test_nic(void **state)
 	assert_int_equal(HPU_FAULT_LINK_DOWN, 3);
 	assert_int_equal(HPU_CAP_NIC, 1ULL << 7);
 	assert_int_equal(HPU_CAP_DEBUG, 1ULL << 8);
+	assert_int_equal(HPU_CAP_NIC_PD, 1ULL << 9);
 	/* a port mask has a bit per port of every port_peer entry */
 	assert_true(8 * sizeof(((struct hpu_info_nic *)0)->ports_up_mask) >=
 		    sizeof(((struct hpu_info_nic *)0)->port_peer));

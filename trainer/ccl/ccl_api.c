@@ -11,7 +11,7 @@
 
 HPUCCL_EXPORT const char *hpuccl_version(void)
 {
-	return "1.0.0";
+	return HPU_VERSION;
 }
 
 HPUCCL_EXPORT const char *hpuccl_strerror(int err)

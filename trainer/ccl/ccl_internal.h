@@ -53,13 +53,15 @@ enum ccl_algo {
  * struct ccl_reg - a cached registration of a user buffer
  * @va: first byte of the registered range
  * @len: bytes of the range
- * @key: its NIC key
+ * @handle: its NIC registration handle (to revoke it)
+ * @key: its NIC key (what peers write to)
  * @tick: last use (least recently used goes first)
  */
 struct ccl_reg {
 	uint64_t va;
 	uint64_t len;
-	uint32_t key;
+	uint32_t handle;
+	uint64_t key;
 	uint64_t tick;
 };
 
@@ -73,6 +75,7 @@ struct ccl_reg {
  * @sob_base: first SOB of its communicator block
  * @queue: index into comm->queues of the local queue that reaches it
  * @conn: local connection id to it
+ * @accept: id of this rank's acceptance of its connection to us
  * @send_cnt: messages sent to it since init
  * @recv_cnt: messages received from it since init
  * @cr_fenced: its credits consumed by local fences since init
@@ -82,10 +85,11 @@ struct ccl_peer {
 	uint32_t device;
 	uint32_t so_ipv4;
 	uint32_t so_port;
-	uint32_t key;
+	uint64_t key;
 	uint32_t sob_base;
 	int queue;
 	uint32_t conn;
+	uint32_t accept;
 	uint64_t send_cnt;
 	uint64_t recv_cnt;
 	uint64_t cr_fenced;
@@ -122,6 +126,7 @@ struct ccl_queue {
  * @sob_count: SOBs of the block
  * @inbox_handle: allocation of the inbox
  * @inbox_va: device VA of the inbox
+ * @inbox_mr: its NIC registration handle
  * @inbox_key: its NIC key
  * @slot_bytes: bytes of one inbox slot
  * @recent: last CSs submitted
@@ -162,7 +167,8 @@ struct hpuccl_comm {
 	uint32_t sob_count;
 	uint64_t inbox_handle;
 	uint64_t inbox_va;
-	uint32_t inbox_key;
+	uint32_t inbox_mr;
+	uint64_t inbox_key;
 	uint64_t slot_bytes;
 	uint64_t recent[CCL_RECENT];
 	uint64_t nrecent;
@@ -173,7 +179,7 @@ struct hpuccl_comm {
 	uint64_t reg_tick;
 	uint64_t zc_bytes;
 	uint64_t nzc;
-	uint32_t *zc_key;
+	uint64_t *zc_key;
 	uint64_t *zc_off;
 	int algo;
 	bool debug;
@@ -254,7 +260,7 @@ struct ccl_msg {
 	uint64_t src;
 	uint64_t len;
 	uint64_t slot_va;
-	uint32_t rkey;
+	uint64_t rkey;
 	bool direct;
 	uint64_t roff;
 };
@@ -305,7 +311,7 @@ int ccl_run(struct hpuccl_comm *c, struct hpu_stream *stream, uint64_t nrounds,
 int ccl_add_send(struct ccl_round *r, int peer, uint64_t src, uint64_t len);
 int ccl_add_recv(struct ccl_round *r, int peer, uint64_t len);
 void ccl_add_send_direct(struct ccl_round *r, int peer, uint64_t src,
-			 uint64_t len, uint32_t rkey, uint64_t roff);
+			 uint64_t len, uint64_t rkey, uint64_t roff);
 void ccl_add_recv_direct(struct ccl_round *r, int peer);
 struct ccl_op *ccl_add_op(struct ccl_round *r, int kind, uint64_t out,
 			  uint64_t count, enum hpuccl_dtype dtype);

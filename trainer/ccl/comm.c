@@ -33,8 +33,8 @@ struct rank_info {
 	uint32_t device;
 	uint32_t so_ipv4;
 	uint32_t so_port;
-	uint32_t key;
 	uint32_t sob_base;
+	uint64_t key;
 	uint32_t nranks;
 	uint64_t slot_bytes;
 	uint32_t window;
@@ -550,7 +550,7 @@ static int reset_sobs(struct hpuccl_comm *c)
 }
 
 static int setup_queues(struct hpuccl_comm *c, const struct hpu_info_nic *nic,
-			const struct hpu_info_hw_ip_info *hw)
+			const struct hpu_info_hw_ip_info *hw, uint64_t *tokens)
 {
 	uint32_t so_ports[64];
 	int nso = 0, p, q;
@@ -601,11 +601,45 @@ static int setup_queues(struct hpuccl_comm *c, const struct hpu_info_nic *nic,
 			c->nqueues++;
 		}
 		pe->queue = q;
-		ret = hpu_nic_connect(c->dev, &np, &pe->conn);
+		ret = hpu_nic_connect_token(c->dev, &np, &pe->conn, &tokens[p]);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * Every rank's inbox takes writes only over connections it accepted
+ * (docs/nic.md "Protection domains"): publish the token of each of our
+ * connections, read the token of each peer's connection to us, accept
+ * it. The init barrier after this keeps every write behind every accept.
+ */
+static int accept_peers(struct hpuccl_comm *c, const uint64_t *tokens)
+{
+	size_t bytes = (size_t)c->nranks * sizeof(*tokens), len = 0;
+	uint64_t *theirs;
+	char key[32];
+	int p, ret;
+
+	theirs = malloc(bytes);
+	if (!theirs)
+		return -ENOMEM;
+	snprintf(key, sizeof(key), "tok/%d", c->rank);
+	ret = ccl_store_set(c->store, key, tokens, bytes);
+	for (p = 0; !ret && p < c->nranks; p++) {
+		if (p == c->rank)
+			continue;
+		snprintf(key, sizeof(key), "tok/%d", p);
+		ret = ccl_store_get(c->store, key, theirs, bytes, &len,
+				    (int)c->timeout_ms);
+		if (!ret && (len != bytes || !theirs[c->rank]))
+			ret = -EINVAL;
+		if (!ret)
+			ret = hpu_nic_accept(c->dev, theirs[c->rank],
+					     &c->peers[p].accept);
+	}
+	free(theirs);
+	return ret;
 }
 
 /* Publish this rank's entry, read everybody's. */
@@ -667,7 +701,8 @@ static int setup_inbox(struct hpuccl_comm *c)
 	ret = hpu_mem_map(c->dev, c->inbox_handle, 0, 0, &c->inbox_va);
 	if (ret)
 		goto err_free;
-	ret = hpu_nic_reg_mr(c->dev, c->inbox_va, size, &c->inbox_key);
+	ret = hpu_nic_register(c->dev, c->inbox_va, size, &c->inbox_mr,
+			       &c->inbox_key);
 	if (ret)
 		goto err_unmap;
 	return 0;
@@ -701,11 +736,14 @@ static void teardown(struct hpuccl_comm *c, bool clean)
 {
 	int p, q;
 
-	for (p = 0; c->peers && p < c->nranks; p++)
+	for (p = 0; c->peers && p < c->nranks; p++) {
 		if (c->peers[p].conn)
 			hpu_nic_disconnect(c->dev, c->peers[p].conn);
-	if (c->inbox_key)
-		hpu_nic_dereg_mr(c->dev, c->inbox_key);
+		if (c->peers[p].accept)
+			hpu_nic_disconnect(c->dev, c->peers[p].accept);
+	}
+	if (c->inbox_mr)
+		hpu_nic_dereg_mr(c->dev, c->inbox_mr);
 	ccl_zc_release(c);
 	/* aborted work ends by its timeout at the latest */
 	if (!clean)
@@ -767,8 +805,14 @@ static int init_device_side(struct hpuccl_comm *c)
 		ret = exchange(c, &nic);
 	if (!ret)
 		ret = setup_topology(c);
-	if (!ret && c->nranks > 1)
-		ret = setup_queues(c, &nic, &hw);
+	if (!ret && c->nranks > 1) {
+		uint64_t *tokens = calloc((size_t)c->nranks, sizeof(*tokens));
+
+		ret = tokens ? setup_queues(c, &nic, &hw, tokens) : -ENOMEM;
+		if (!ret)
+			ret = accept_peers(c, tokens);
+		free(tokens);
+	}
 	return ret;
 }
 

@@ -52,7 +52,7 @@ int ccl_add_recv(struct ccl_round *r, int peer, uint64_t len)
 }
 
 void ccl_add_send_direct(struct ccl_round *r, int peer, uint64_t src,
-			 uint64_t len, uint32_t rkey, uint64_t roff)
+			 uint64_t len, uint64_t rkey, uint64_t roff)
 {
 	r->send[r->nsend++] = (struct ccl_msg){
 		.peer = peer, .src = src, .len = len, .rkey = rkey, .roff = roff
@@ -188,7 +188,7 @@ static int emit_nic_round(struct hpuccl_comm *c, const struct ccl_round *r,
 
 		if (m->rkey) {
 			/* straight into the peer's buffer: no slot, no credit */
-			ret = hpu_cb_nic_write(
+			ret = hpu_cb_nic_write_key(
 				b, p->conn, m->src, m->rkey, m->roff, m->len,
 				ccl_sob_arrival(p->sob_base, c->rank), 1);
 			if (ret)
@@ -209,9 +209,9 @@ static int emit_nic_round(struct hpuccl_comm *c, const struct ccl_round *r,
 				p->cr_fenced = need;
 			}
 		}
-		ret = hpu_cb_nic_write(b, p->conn, m->src, p->key, off, m->len,
-				       ccl_sob_arrival(p->sob_base, c->rank),
-				       1);
+		ret = hpu_cb_nic_write_key(
+			b, p->conn, m->src, p->key, off, m->len,
+			ccl_sob_arrival(p->sob_base, c->rank), 1);
 		if (ret)
 			return ret;
 		p->send_cnt++;
@@ -230,10 +230,9 @@ static int emit_nic_round(struct hpuccl_comm *c, const struct ccl_round *r,
 
 		if (m->direct)
 			continue;
-		ret = hpu_cb_nic_write(c->queues[p->queue].cb, p->conn, 0,
-				       p->key, 0, 0,
-				       ccl_sob_credit(p->sob_base, n, c->rank),
-				       1);
+		ret = hpu_cb_nic_write_key(
+			c->queues[p->queue].cb, p->conn, 0, p->key, 0, 0,
+			ccl_sob_credit(p->sob_base, n, c->rank), 1);
 		if (ret)
 			return ret;
 	}

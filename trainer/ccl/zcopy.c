@@ -15,8 +15,7 @@
 /* What a rank posts per exchange */
 struct zc_wire {
 	uint64_t seq;
-	uint32_t key;
-	uint32_t pad;
+	uint64_t key;
 	uint64_t off;
 };
 
@@ -28,11 +27,12 @@ struct zc_wire {
  * mapped there at the time of the write. Return: the key, or 0 when the
  * range cannot be registered.
  */
-static uint32_t reg_get(struct hpuccl_comm *c, uint64_t va, uint64_t len,
+static uint64_t reg_get(struct hpuccl_comm *c, uint64_t va, uint64_t len,
 			uint64_t *off)
 {
 	struct ccl_reg *e;
-	uint32_t key = 0;
+	uint32_t handle = 0;
+	uint64_t key = 0;
 	int i, lru = 0;
 
 	for (i = 0; i < c->nregs; i++) {
@@ -49,14 +49,16 @@ static uint32_t reg_get(struct hpuccl_comm *c, uint64_t va, uint64_t len,
 		/* peers write into a region only during a CS of ours that
 		 * used it: once our CSs ended, nobody writes into it */
 		ccl_wait_all(c);
-		hpu_nic_dereg_mr(c->dev, c->regs[lru].key);
+		hpu_nic_dereg_mr(c->dev, c->regs[lru].handle);
 		c->regs[lru] = c->regs[--c->nregs];
 	}
-	if (hpu_nic_reg_mr(c->dev, va, len, &key))
+	if (hpu_nic_register(c->dev, va, len, &handle, &key))
 		return 0;
-	c->regs[c->nregs++] = (struct ccl_reg){
-		.va = va, .len = len, .key = key, .tick = ++c->reg_tick
-	};
+	c->regs[c->nregs++] = (struct ccl_reg){ .va = va,
+						.len = len,
+						.handle = handle,
+						.key = key,
+						.tick = ++c->reg_tick };
 	*off = 0;
 	return key;
 }
@@ -66,7 +68,7 @@ void ccl_zc_release(struct hpuccl_comm *c)
 	int i;
 
 	for (i = 0; i < c->nregs; i++)
-		hpu_nic_dereg_mr(c->dev, c->regs[i].key);
+		hpu_nic_dereg_mr(c->dev, c->regs[i].handle);
 	c->nregs = 0;
 }
 

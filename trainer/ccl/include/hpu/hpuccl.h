@@ -102,7 +102,7 @@ struct hpuccl_config {
 	uint32_t flags;
 };
 
-/** hpuccl_version() - library version string, e.g. "1.0.0" */
+/** hpuccl_version() - library version string, e.g. "1.1.0" */
 HPUCCL_EXPORT const char *hpuccl_version(void);
 
 /**

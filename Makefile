@@ -132,23 +132,30 @@ $(DIRS):
 	$(Q)mkdir -p $@
 
 # ---------------------------------------------------------------- objects
+# Rewritten only when the compiler or its flags change (a version bump, a
+# sanitizer, -O level), so that every object follows them.
+FLAGS_STAMP := $(O)/obj/cflags.stamp
+$(FLAGS_STAMP): FORCE | $(DIRS)
+	$(Q)echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS)' > $@
+
 # libhpudrv objects are position independent and hide what is not exported.
-$(O)/obj/libhpudrv/%.o: libhpudrv/%.c | $(DIRS)
+$(O)/obj/libhpudrv/%.o: libhpudrv/%.c $(FLAGS_STAMP) | $(DIRS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DHPUDRV_BUILD \
 		-MMD -MP -c $< -o $@
 
 # libhpuccl objects likewise
-$(O)/obj/trainer/ccl/%.o: trainer/ccl/%.c | $(DIRS)
+$(O)/obj/trainer/ccl/%.o: trainer/ccl/%.c $(FLAGS_STAMP) | $(DIRS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DHPUCCL_BUILD \
 		-MMD -MP -c $< -o $@
 
-$(O)/pic/common/%.o: common/%.c | $(DIRS)
+$(O)/pic/common/%.o: common/%.c $(FLAGS_STAMP) | $(DIRS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
 
-$(O)/obj/%.o: %.c | $(DIRS)
+$(O)/obj/%.o: %.c $(FLAGS_STAMP) | $(DIRS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 

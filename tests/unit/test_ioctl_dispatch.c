@@ -201,6 +201,7 @@ static void test_control_only_info(void **state)
 	assert_int_equal(v.capabilities,
 			 HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB |
 				 HPU_CAP_CS | HPU_CAP_EVENTS |
+				 HPU_CAP_CTX_LIMITS |
 				 (hpu_model_has_nic(&hpusim_model) ?
 					  HPU_CAP_NIC | HPU_CAP_DEBUG :
 					  0));
@@ -391,15 +392,22 @@ static void test_memory_debug_validation(void **state)
 	struct fixture *f = *state;
 	union hpu_mem_args m;
 	struct hpu_debug_args d;
+	uint64_t h;
 
 	memset(&m, 0, sizeof(m));
 	m.in.op = HPU_MEM_OP_ALLOC;
 	m.in.size = 4096;
 	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)), 0);
 	assert_true(m.out.size >= 4096);
-	m.in.handle = m.out.handle;
+	h = m.out.handle;
+	/* the answer overlaps the input: what FREE does not use must be 0 */
 	m.in.op = HPU_MEM_OP_FREE;
-	m.in.size = 0;
+	m.in.handle = h;
+	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
+			 -EINVAL);
+	memset(&m, 0, sizeof(m));
+	m.in.op = HPU_MEM_OP_FREE;
+	m.in.handle = h;
 	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)), 0);
 	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
 			 -EINVAL);

@@ -776,6 +776,69 @@ static void test_unused_members(void **state)
 	close(fd);
 }
 
+/* CS chunks: per cs_flags, what a chunk does not use must be 0 too */
+static void test_unused_chunk_members(void **state)
+{
+	static const struct member chunk_m[] = {
+		MB(struct hpu_cs_chunk, cb_handle),
+		MB(struct hpu_cs_chunk, queue_index),
+		MB(struct hpu_cs_chunk, cb_size),
+		MB(struct hpu_cs_chunk, flags),
+		MB(struct hpu_cs_chunk, pad),
+		MB(struct hpu_cs_chunk, reserved),
+		{ NULL, 0, 0 },
+	};
+	static const struct {
+		const char *name;
+		uint32_t cs_flags;
+		const char *unused[6];
+	} kinds[] = {
+		{ "normal chunk", 0, { "flags", "pad", "reserved" } },
+		{ "SIGNAL chunk",
+		  HPU_CS_FLAGS_SIGNAL,
+		  { "cb_handle", "cb_size", "flags", "pad", "reserved" } },
+		{ "WAIT chunk",
+		  HPU_CS_FLAGS_WAIT,
+		  { "flags", "pad", "reserved" } },
+	};
+	struct hpu_cs_chunk ch;
+	union hpu_cs_args a;
+	const struct member *mb;
+	struct snap before;
+	size_t i, j;
+	char what[96];
+	int fd = open_dev(0), ret;
+
+	(void)state;
+	make_objs(fd, 1);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		for (j = 0; j < 6 && kinds[i].unused[j]; j++) {
+			memset(&ch, 0, sizeof(ch));
+			if (kinds[i].cs_flags & HPU_CS_FLAGS_WAIT) {
+				ch.cb_handle = (uintptr_t)O.seqs;
+				ch.cb_size = 1;
+			} else if (!kinds[i].cs_flags) {
+				ch = O.chunk;
+			}
+			mb = find_member(chunk_m, kinds[i].unused[j]);
+			((uint8_t *)&ch)[mb->off + mb->size - 1] = 0x40;
+			memset(&a, 0, sizeof(a));
+			a.in.chunks_execute = (uintptr_t)&ch;
+			a.in.num_chunks_execute = 1;
+			a.in.cs_flags = kinds[i].cs_flags;
+			snprintf(what, sizeof(what), "%s with %s set",
+				 kinds[i].name, mb->name);
+			take_snap(fd, &before);
+			ret = xioctl(fd, HPU_IOCTL_CS, &a);
+			if (ret != -EINVAL)
+				fail_msg("%s: %d, not -EINVAL", what, ret);
+			assert_unchanged(fd, &before, what);
+		}
+	}
+	free_objs();
+	close(fd);
+}
+
 /* --------------------------------------------------- read-only argument */
 
 /* A copy of @arg in a page the caller can only read */
@@ -925,6 +988,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_unused_members,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_unused_chunk_members,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_readonly_arg, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_get_events_readonly,

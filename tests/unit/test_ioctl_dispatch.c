@@ -736,9 +736,82 @@ static void test_open_stats_and_clients(void **state)
 	free(text);
 }
 
+/*
+ * Every command's member table lists each byte of its input struct once,
+ * in order (a member added to the uapi without a table entry would never
+ * be checked), and its ops have names.
+ */
+static void test_arg_rules_cover_structs(void **state)
+{
+	unsigned int cmd, i, end;
+	const struct hpu_ioctl_desc *d;
+	const struct hpu_arg_rules *r;
+	int err;
+
+	(void)state;
+	{
+		static const struct {
+			const struct hpu_arg_rules *rules;
+			size_t size;
+		} all[] = {
+			{ &hpu_info_arg_rules, sizeof(struct hpu_info_args) },
+			{ &hpu_cb_arg_rules, sizeof(struct hpu_cb_in) },
+			{ &hpu_cs_arg_rules, sizeof(struct hpu_cs_in) },
+			{ &hpu_wait_cs_arg_rules,
+			  sizeof(struct hpu_wait_cs_in) },
+			{ &hpu_mem_arg_rules, sizeof(struct hpu_mem_in) },
+			{ &hpu_nic_arg_rules, sizeof(struct hpu_nic_in) },
+			{ &hpu_debug_arg_rules, sizeof(struct hpu_debug_args) },
+		};
+
+		for (cmd = 0; cmd < sizeof(all) / sizeof(all[0]); cmd++) {
+			r = all[cmd].rules;
+			assert_true(r->nmembers <= 32);
+			for (i = 0, end = 0; i < r->nmembers; i++) {
+				assert_int_equal(r->members[i].off, end);
+				end += r->members[i].size;
+			}
+			assert_int_equal(end, all[cmd].size);
+			for (i = 0; i < r->nvariants; i++)
+				assert_non_null(r->variants[i].name);
+		}
+	}
+	/* the dispatch table points at them */
+	d = hpu_ioctl_lookup(HPU_IOCTL_MEMORY, &err);
+	assert_non_null(d);
+	assert_ptr_equal(d->args, &hpu_mem_arg_rules);
+}
+
+/* --limit NAME=N parsing and the values in force */
+static void test_limit_parse(void **state)
+{
+	(void)state;
+	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_CBS),
+			 hpu_limit_descs[HPU_CTX_LIMIT_CBS].def);
+	assert_int_equal(hpu_limit_parse("cbs=12"), 0);
+	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_CBS), 12);
+	assert_int_equal(hpu_limit_parse("cbs=0"), -ERANGE);
+	assert_int_equal(hpu_limit_parse("cbs="), -EINVAL);
+	assert_int_equal(hpu_limit_parse("cbs=+3"), -EINVAL);
+	assert_int_equal(hpu_limit_parse("cbs=3k"), -EINVAL);
+	assert_int_equal(hpu_limit_parse("cbsx=3"), -ENOENT);
+	assert_int_equal(hpu_limit_parse("cb=3"), -ENOENT);
+	assert_int_equal(hpu_limit_parse("cbs"), -EINVAL);
+	assert_int_equal(hpu_limit_parse("nic_mrs=257"), -ERANGE);
+	assert_int_equal(hpu_limit_parse("pinned_bytes=99999999999999999999"),
+			 -ERANGE);
+	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_CBS), 12);
+	hpu_limits_reset();
+	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_CBS),
+			 hpu_limit_descs[HPU_CTX_LIMIT_CBS].def);
+	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_NUM), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arg_rules_cover_structs),
+		cmocka_unit_test(test_limit_parse),
 		cmocka_unit_test(test_lookup_valid),
 		cmocka_unit_test(test_lookup_wrong_type),
 		cmocka_unit_test(test_lookup_nr_out_of_range),

@@ -122,8 +122,9 @@ static void answer(struct hpu_waiter *w, int err,
 	memset(&args, 0, sizeof(args));
 	if (out)
 		args.out = *out;
-	w->defer.reply(w->defer.token, err, &args, sizeof(args));
+	/* given back before the caller learns the wait is over */
 	hpu_ctx_uncharge(w->ctx, HPU_CTX_LIMIT_WAITERS, 1);
+	w->defer.reply(w->defer.token, err, &args, sizeof(args));
 	hpu_ctx_put(w->ctx);
 	free(w);
 }

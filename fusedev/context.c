@@ -213,6 +213,7 @@ static void ctx_teardown(struct hpu_ctx *ctx)
 	}
 	hpu_ctx_cs_fini(ctx);
 	hpu_ctx_mem_fini(ctx);
+	hpu_ctx_limits_release(ctx);
 }
 
 /**

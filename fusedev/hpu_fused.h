@@ -446,6 +446,9 @@ int hpu_ctx_charge(struct hpu_ctx *ctx, unsigned int id, uint64_t n);
 int hpu_ctx_charge2(struct hpu_ctx *ctx, unsigned int id1, uint64_t n1,
 		    unsigned int id2, uint64_t n2);
 void hpu_ctx_uncharge(struct hpu_ctx *ctx, unsigned int id, uint64_t n);
+void hpu_ctx_limits_release(struct hpu_ctx *ctx);
+uint64_t hpu_limit_daemon_shm_maps(uint64_t cap);
+uint64_t hpu_limit_daemon_shm_used(void);
 void hpu_ctx_limits_info(struct hpu_ctx *ctx, struct hpu_info_ctx_limits *out);
 
 /* ------------------------------------------------------------------ */

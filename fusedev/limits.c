@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,64 @@ const struct hpu_limit_desc hpu_limit_descs[HPU_CTX_LIMIT_NUM] = {
 /* The values in force: set before the daemon serves (hpu_limit_parse) */
 static uint64_t limits[HPU_CTX_LIMIT_NUM];
 static bool limits_set[HPU_CTX_LIMIT_NUM];
+
+/*
+ * Daemon-wide bound of MAP_SHM mappings, all contexts together: each is a
+ * mapping of the daemon, and a daemon out of mappings fails in places
+ * that cannot say so (the sanitizer runtime aborts). A quarter of
+ * vm.max_map_count, at least 1024; -ENOMEM beyond.
+ */
+static pthread_once_t daemon_shm_once = PTHREAD_ONCE_INIT;
+static uint64_t daemon_shm_cap;
+static uint64_t daemon_shm_used;
+
+static void daemon_shm_cap_init(void)
+{
+	unsigned long long n = 0;
+	FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	if (!daemon_shm_cap)
+		daemon_shm_cap = n / 4 > 1024 ? n / 4 : 1024;
+}
+
+/**
+ * hpu_limit_daemon_shm_maps() - the daemon-wide bound of MAP_SHM mappings
+ * @cap: a new bound (tests), or 0 to keep it
+ *
+ * Return: the bound in force.
+ */
+uint64_t hpu_limit_daemon_shm_maps(uint64_t cap)
+{
+	pthread_once(&daemon_shm_once, daemon_shm_cap_init);
+	if (cap)
+		__atomic_store_n(&daemon_shm_cap, cap, __ATOMIC_RELAXED);
+	return __atomic_load_n(&daemon_shm_cap, __ATOMIC_RELAXED);
+}
+
+/* Take @n daemon-wide MAP_SHM mappings: 0 or -ENOMEM */
+static int daemon_shm_charge(uint64_t n)
+{
+	uint64_t cap = hpu_limit_daemon_shm_maps(0), cur;
+
+	cur = __atomic_load_n(&daemon_shm_used, __ATOMIC_RELAXED);
+	do {
+		if (cur > cap || n > cap - cur) {
+			hpu_log_ratelimited(HPU_LOG_WARN,
+					    "the daemon holds %" PRIu64
+					    " shared-memory mappings: no more",
+					    cur);
+			return -ENOMEM;
+		}
+	} while (!__atomic_compare_exchange_n(&daemon_shm_used, &cur, cur + n,
+					      false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return 0;
+}
 
 /**
  * hpu_limit() - the value in force of a per-context limit
@@ -141,7 +200,13 @@ void hpu_limits_reset(void)
 int hpu_ctx_charge(struct hpu_ctx *ctx, unsigned int id, uint64_t n)
 {
 	uint64_t lim = hpu_limit(id), cur;
+	int ret;
 
+	if (id == HPU_CTX_LIMIT_SHM_MAPS) {
+		ret = daemon_shm_charge(n);
+		if (ret)
+			return ret;
+	}
 	cur = __atomic_load_n(&ctx->lim_used[id], __ATOMIC_RELAXED);
 	do {
 		if (cur > lim || n > lim - cur) {
@@ -150,6 +215,9 @@ int hpu_ctx_charge(struct hpu_ctx *ctx, unsigned int id, uint64_t n)
 					    ") reached",
 					    ctx->dev->index, (int)ctx->pid,
 					    hpu_limit_descs[id].name, lim);
+			if (id == HPU_CTX_LIMIT_SHM_MAPS)
+				__atomic_sub_fetch(&daemon_shm_used, n,
+						   __ATOMIC_RELAXED);
 			return hpu_limit_descs[id].err;
 		}
 	} while (!__atomic_compare_exchange_n(&ctx->lim_used[id], &cur, cur + n,
@@ -190,6 +258,29 @@ int hpu_ctx_charge2(struct hpu_ctx *ctx, unsigned int id1, uint64_t n1,
 void hpu_ctx_uncharge(struct hpu_ctx *ctx, unsigned int id, uint64_t n)
 {
 	__atomic_sub_fetch(&ctx->lim_used[id], n, __ATOMIC_RELAXED);
+	if (id == HPU_CTX_LIMIT_SHM_MAPS)
+		__atomic_sub_fetch(&daemon_shm_used, n, __ATOMIC_RELAXED);
+}
+
+/**
+ * hpu_ctx_limits_release() - a context's teardown freed what it held
+ * without uncharging object by object: give its daemon-wide share back
+ * @ctx: context, after hpu_ctx_mem_fini()
+ */
+void hpu_ctx_limits_release(struct hpu_ctx *ctx)
+{
+	uint64_t n = __atomic_exchange_n(&ctx->lim_used[HPU_CTX_LIMIT_SHM_MAPS],
+					 0, __ATOMIC_RELAXED);
+
+	__atomic_sub_fetch(&daemon_shm_used, n, __ATOMIC_RELAXED);
+}
+
+/**
+ * hpu_limit_daemon_shm_used() - MAP_SHM mappings of every context now
+ */
+uint64_t hpu_limit_daemon_shm_used(void)
+{
+	return __atomic_load_n(&daemon_shm_used, __ATOMIC_RELAXED);
 }
 
 /**

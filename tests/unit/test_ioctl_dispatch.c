@@ -807,11 +807,47 @@ static void test_limit_parse(void **state)
 	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_NUM), 0);
 }
 
+/*
+ * MAP_SHM mappings are bounded daemon-wide too (-ENOMEM), and a context's
+ * teardown gives its share back.
+ */
+static void test_daemon_shm_maps_bound(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t cap = hpu_limit_daemon_shm_maps(0);
+	uint64_t base = hpu_limit_daemon_shm_used();
+
+	assert_true(cap >= 1024);
+	hpu_limit_daemon_shm_maps(base + 2);
+	assert_int_equal(hpu_ctx_charge(f->compute, HPU_CTX_LIMIT_SHM_MAPS, 1),
+			 0);
+	assert_int_equal(hpu_ctx_charge(f->control, HPU_CTX_LIMIT_SHM_MAPS, 1),
+			 0);
+	/* the daemon's bound, whichever context asks */
+	assert_int_equal(hpu_ctx_charge(f->compute, HPU_CTX_LIMIT_SHM_MAPS, 1),
+			 -ENOMEM);
+	assert_int_equal(hpu_limit_daemon_shm_used(), base + 2);
+	hpu_ctx_uncharge(f->control, HPU_CTX_LIMIT_SHM_MAPS, 1);
+	assert_int_equal(hpu_limit_daemon_shm_used(), base + 1);
+	/* a context's own limit refused: the daemon's share is given back */
+	assert_int_equal(hpu_limit_parse("shm_maps=1"), 0);
+	assert_int_equal(hpu_ctx_charge(f->compute, HPU_CTX_LIMIT_SHM_MAPS, 1),
+			 -EMFILE);
+	assert_int_equal(hpu_limit_daemon_shm_used(), base + 1);
+	hpu_limits_reset();
+	/* what a torn-down context held goes back */
+	hpu_ctx_limits_release(f->compute);
+	assert_int_equal(hpu_limit_daemon_shm_used(), base);
+	assert_int_equal(f->compute->lim_used[HPU_CTX_LIMIT_SHM_MAPS], 0);
+	hpu_limit_daemon_shm_maps(cap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arg_rules_cover_structs),
 		cmocka_unit_test(test_limit_parse),
+		cmocka_unit_test(test_daemon_shm_maps_bound),
 		cmocka_unit_test(test_lookup_valid),
 		cmocka_unit_test(test_lookup_wrong_type),
 		cmocka_unit_test(test_lookup_nr_out_of_range),

@@ -31,13 +31,18 @@ static int cb_create(struct hpu_ctx *ctx, pid_t tid, const struct hpu_cb_in *in,
 	if (!in->host_ptr || in->cb_handle || in->cb_size < 8 ||
 	    in->cb_size > HPU_MAX_CB_SIZE || in->cb_size % 8)
 		return -EINVAL;
+	ret = hpu_ctx_charge2(ctx, HPU_CTX_LIMIT_CBS, 1,
+			      HPU_CTX_LIMIT_PINNED_BYTES, in->cb_size);
+	if (ret)
+		return ret;
 	cb = calloc(1, sizeof(*cb));
-	if (!cb)
-		return -ENOMEM;
-	ret = hpu_ctx_map_user(ctx, tid, in->host_ptr, in->cb_size, 0, false,
-			       &r, &va);
+	ret = cb ? hpu_ctx_map_user(ctx, tid, in->host_ptr, in->cb_size, 0,
+				    false, &r, &va) :
+		   -ENOMEM;
 	if (ret) {
 		free(cb);
+		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_CBS, 1);
+		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, in->cb_size);
 		return ret;
 	}
 	cb->host_ptr = r.addr;
@@ -74,6 +79,8 @@ static int cb_destroy(struct hpu_ctx *ctx, const struct hpu_cb_in *in)
 	pthread_mutex_unlock(&m->lock);
 	if (ret)
 		return ret == -ENOENT ? -EINVAL : ret;
+	hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_CBS, 1);
+	hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, cb->size);
 	close(cb->pidfd);
 	free(cb);
 	return 0;

@@ -117,8 +117,15 @@ int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid, uid_t uid,
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
+	ctx->ev_cap = (unsigned int)hpu_limit(HPU_CTX_LIMIT_EVENTS);
+	ctx->events = calloc(ctx->ev_cap, sizeof(*ctx->events));
+	if (!ctx->events) {
+		free(ctx);
+		return -ENOMEM;
+	}
 	ret = pthread_mutex_init(&ctx->lock, NULL);
 	if (ret) {
+		free(ctx->events);
 		free(ctx);
 		return -ret;
 	}
@@ -128,6 +135,7 @@ int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid, uid_t uid,
 		if (ret) {
 			pthread_rwlock_destroy(&ctx->as_lock);
 			pthread_mutex_destroy(&ctx->lock);
+			free(ctx->events);
 			free(ctx);
 			return ret;
 		}
@@ -182,6 +190,7 @@ void hpu_ctx_put(struct hpu_ctx *ctx)
 	hpu_ctx_cs_free(ctx);
 	pthread_rwlock_destroy(&ctx->as_lock);
 	pthread_mutex_destroy(&ctx->lock);
+	free(ctx->events);
 	free(ctx);
 }
 
@@ -204,6 +213,7 @@ static void ctx_teardown(struct hpu_ctx *ctx)
 	}
 	hpu_ctx_cs_fini(ctx);
 	hpu_ctx_mem_fini(ctx);
+	hpu_ctx_limits_release(ctx);
 }
 
 /**
@@ -293,8 +303,8 @@ void hpu_ctx_wake_poller(struct hpu_ctx *ctx)
  * @addr: address or port, or 0
  * @data: event-specific details
  *
- * When the queue is full the oldest event is dropped (and counted): a
- * client that never reads cannot make the daemon grow.
+ * When the queue is full (the events limit) the oldest event is dropped
+ * (and counted): a client that never reads cannot make the daemon grow.
  *
  * Return: 0, or -EINVAL for an unknown @type.
  */
@@ -307,12 +317,12 @@ int hpu_ctx_queue_event(struct hpu_ctx *ctx, uint32_t type, uint32_t engine,
 	if (type >= HPU_EVENT_MAX)
 		return -EINVAL;
 	pthread_mutex_lock(&ctx->lock);
-	if (ctx->ev_count == HPU_CTX_MAX_EVENTS) {
-		ctx->ev_head = (ctx->ev_head + 1) % HPU_CTX_MAX_EVENTS;
+	if (ctx->ev_count == ctx->ev_cap) {
+		ctx->ev_head = (ctx->ev_head + 1) % ctx->ev_cap;
 		ctx->ev_count--;
 		ctx->ev_dropped++;
 	}
-	ev = &ctx->events[(ctx->ev_head + ctx->ev_count) % HPU_CTX_MAX_EVENTS];
+	ev = &ctx->events[(ctx->ev_head + ctx->ev_count) % ctx->ev_cap];
 	memset(ev, 0, sizeof(*ev));
 	ev->timestamp_ns = hpu_now_ns();
 	ev->seq = seq;
@@ -345,7 +355,7 @@ int hpu_ctx_read_events(struct hpu_ctx *ctx, struct hpu_event *out,
 	pthread_mutex_lock(&ctx->lock);
 	while (n < max && ctx->ev_count) {
 		out[n++] = ctx->events[ctx->ev_head];
-		ctx->ev_head = (ctx->ev_head + 1) % HPU_CTX_MAX_EVENTS;
+		ctx->ev_head = (ctx->ev_head + 1) % ctx->ev_cap;
 		ctx->ev_count--;
 	}
 	pthread_mutex_unlock(&ctx->lock);
@@ -409,7 +419,21 @@ void hpu_ctx_clear_cs_ended(struct hpu_ctx *ctx)
 }
 
 /**
- * hpu_ctx_take_events() - the GET_EVENTS answer: read and clear the mask
+ * hpu_ctx_peek_events() - the GET_EVENTS answer, without clearing it
+ * @ctx: context
+ * @mask: receives the event bits since the last hpu_ctx_clear_events()
+ * @pending: receives the number of events queued for read()
+ */
+void hpu_ctx_peek_events(struct hpu_ctx *ctx, uint64_t *mask, uint64_t *pending)
+{
+	pthread_mutex_lock(&ctx->lock);
+	*mask = ctx->events_mask;
+	*pending = ctx->ev_count;
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+/**
+ * hpu_ctx_take_events() - read and clear the GET_EVENTS mask at once
  * @ctx: context
  * @mask: receives the event bits since the last call
  * @pending: receives the number of events queued for read()
@@ -420,6 +444,19 @@ void hpu_ctx_take_events(struct hpu_ctx *ctx, uint64_t *mask, uint64_t *pending)
 	*mask = ctx->events_mask;
 	*pending = ctx->ev_count;
 	ctx->events_mask = 0;
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+/**
+ * hpu_ctx_clear_events() - the caller received these GET_EVENTS bits:
+ * clear them (bits raised since the peek stay)
+ * @ctx: context
+ * @mask: bits delivered
+ */
+void hpu_ctx_clear_events(struct hpu_ctx *ctx, uint64_t mask)
+{
+	pthread_mutex_lock(&ctx->lock);
+	ctx->events_mask &= ~mask;
 	pthread_mutex_unlock(&ctx->lock);
 }
 

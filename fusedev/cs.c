@@ -622,7 +622,7 @@ static int submit_locked(struct hpu_ctx *ctx, uint32_t cs_flags,
 	int ret;
 
 	pthread_mutex_lock(&st->lock);
-	if (st->in_flight >= HPU_CTX_MAX_CS_IN_FLIGHT) {
+	if (st->in_flight >= hpu_limit(HPU_CTX_LIMIT_CS_IN_FLIGHT)) {
 		pthread_mutex_unlock(&st->lock);
 		count(&ctx->dev->cs_stats.max_in_flight,
 		      &ctx->cs_stats.max_in_flight);

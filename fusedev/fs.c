@@ -768,6 +768,7 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 	call.pid = fuse_req_ctx(req)->pid;
 	call.uid = fuse_req_ctx(req)->uid;
 	call.defer = &defer;
+	call.arg = (uint64_t)(uintptr_t)arg;
 	defer.token = req;
 	ret = hpu_ioctl_dispatch(&call, cmd, in_buf, in_bufsz, out, &out_size);
 	if (ret == HPU_IOCTL_DEFERRED)

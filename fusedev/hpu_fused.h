@@ -50,10 +50,12 @@
  * lockup timeout (its timeout_locked module parameter) is 30 s too */
 #define HPU_FUSED_DEF_CS_TIMEOUT_MS 30000
 
-/* CSs of one context in flight at once (-EAGAIN beyond) */
+/* Default of the cs_in_flight limit: CSs of one context in flight at
+ * once (-EAGAIN beyond; limits.c, hpu-fused --limit) */
 #define HPU_CTX_MAX_CS_IN_FLIGHT 1024
 
-/* Events kept per context before the oldest are dropped */
+/* Default of the events limit: events kept per context before the oldest
+ * are dropped; also the most one read() returns */
 #define HPU_CTX_MAX_EVENTS 64
 
 /* ------------------------------------------------------------------ */
@@ -150,9 +152,12 @@ struct hpu_cs_stats {
  *	model without 1.1, or torn down)
  * @mem: handles, allocations, mappings and CBs (memory.c, cb.c)
  * @cs: submissions, history and waiters (cs.c, wait.c)
+ * @lim_used: per HPU_CTX_LIMIT_*, what the context holds (atomics;
+ *	limits.c; CS_IN_FLIGHT and EVENTS are counted elsewhere)
  * @lock: protects @events, @ev_head, @ev_count, @ev_dropped,
  *	@events_mask, @cs_ended and @ph
- * @events: ring of queued events for read()
+ * @events: ring of @ev_cap queued events for read()
+ * @ev_cap: size of the ring (the events limit at open)
  * @ev_head: index of the oldest queued event
  * @ev_count: queued events
  * @ev_dropped: events dropped because the ring was full
@@ -180,9 +185,11 @@ struct hpu_ctx {
 	struct hpu_fw_as *as;
 	struct hpu_mem_state *mem;
 	struct hpu_cs_state *cs;
+	uint64_t lim_used[HPU_CTX_LIMIT_NUM];
 
 	pthread_mutex_t lock;
-	struct hpu_event events[HPU_CTX_MAX_EVENTS];
+	struct hpu_event *events;
+	unsigned int ev_cap;
 	unsigned int ev_head;
 	unsigned int ev_count;
 	uint64_t ev_dropped;
@@ -400,11 +407,52 @@ unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph);
 void hpu_ctx_note_cs_ended(struct hpu_ctx *ctx);
 void hpu_ctx_wake_poller(struct hpu_ctx *ctx);
 void hpu_ctx_clear_cs_ended(struct hpu_ctx *ctx);
+void hpu_ctx_peek_events(struct hpu_ctx *ctx, uint64_t *mask,
+			 uint64_t *pending);
+void hpu_ctx_clear_events(struct hpu_ctx *ctx, uint64_t mask);
 void hpu_ctx_take_events(struct hpu_ctx *ctx, uint64_t *mask,
 			 uint64_t *pending);
 int hpu_device_clients_text(struct hpu_device *dev, char **text, size_t *len);
 void hpu_device_open_stats(struct hpu_device *dev,
 			   struct hpu_info_open_stats *out);
+
+/* ------------------------------------------------------------------ */
+/* Per-context limits (limits.c)                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct hpu_limit_desc - one per-context limit
+ * @name: NAME of hpu-fused --limit NAME=N
+ * @def: default
+ * @min: smallest value --limit accepts
+ * @max: largest value --limit accepts
+ * @err: -errno of a call that would pass it (0: nothing fails, the
+ *	oldest is dropped)
+ * @what: what is counted (help text)
+ */
+struct hpu_limit_desc {
+	const char *name;
+	uint64_t def;
+	uint64_t min;
+	uint64_t max;
+	int err;
+	const char *what;
+};
+
+extern const struct hpu_limit_desc hpu_limit_descs[HPU_CTX_LIMIT_NUM];
+
+uint64_t hpu_limit(unsigned int id);
+int hpu_limit_find(const char *name, size_t len);
+int hpu_limit_parse(const char *arg);
+void hpu_limits_reset(void);
+int hpu_ctx_charge(struct hpu_ctx *ctx, unsigned int id, uint64_t n);
+int hpu_ctx_charge2(struct hpu_ctx *ctx, unsigned int id1, uint64_t n1,
+		    unsigned int id2, uint64_t n2);
+void hpu_ctx_uncharge(struct hpu_ctx *ctx, unsigned int id, uint64_t n);
+void hpu_ctx_limits_release(struct hpu_ctx *ctx);
+uint64_t hpu_limit_daemon_shm_maps(uint64_t cap);
+uint64_t hpu_limit_daemon_shm_used(void);
+void hpu_ctx_limits_info(struct hpu_ctx *ctx, struct hpu_info_ctx_limits *out);
 
 /* ------------------------------------------------------------------ */
 /* User memory (uaccess.c)                                             */
@@ -540,13 +588,71 @@ void hpu_wait_interrupt(uint64_t id);
  *	what privileged ops check
  * @defer: how to answer later, or NULL (a wait that would block then
  *	answers BUSY at once)
+ * @arg: user address of the argument struct (the kernel copies the
+ *	answer there), or 0 when unknown (in-process callers)
  */
 struct hpu_ioctl_call {
 	struct hpu_ctx *ctx;
 	pid_t pid;
 	uid_t uid;
 	const struct hpu_ioctl_defer *defer;
+	uint64_t arg;
 };
+
+/**
+ * struct hpu_arg_member - one member of an ioctl's input struct
+ * @name: member name (logs)
+ * @off: byte offset
+ * @size: bytes
+ */
+struct hpu_arg_member {
+	const char *name;
+	uint16_t off;
+	uint16_t size;
+};
+
+/**
+ * struct hpu_arg_variant - what one op of a command uses
+ * @name: command and op (logs)
+ * @used: bit i set: member i may be non-zero (besides the command's
+ *	@always members); every other member must be 0
+ * @effects: the op changes state: the argument must be writable first
+ */
+struct hpu_arg_variant {
+	const char *name;
+	uint32_t used;
+	bool effects;
+};
+
+/**
+ * struct hpu_arg_rules - per-op member use of one command (ioctl_args.c)
+ * @members: every member of the input struct, pad and reserved included
+ * @nmembers: entries of @members (at most 32)
+ * @always: members every op uses (the op selector)
+ * @variant: index into @variants for an argument, -EINVAL for an unknown
+ *	op; NULL: always 0
+ * @variants: per op (or op and flag) what is used
+ * @nvariants: entries of @variants
+ */
+struct hpu_arg_rules {
+	const struct hpu_arg_member *members;
+	unsigned int nmembers;
+	uint32_t always;
+	int (*variant)(const void *arg);
+	const struct hpu_arg_variant *variants;
+	unsigned int nvariants;
+};
+
+extern const struct hpu_arg_rules hpu_info_arg_rules;
+extern const struct hpu_arg_rules hpu_cb_arg_rules;
+extern const struct hpu_arg_rules hpu_cs_arg_rules;
+extern const struct hpu_arg_rules hpu_wait_cs_arg_rules;
+extern const struct hpu_arg_rules hpu_mem_arg_rules;
+extern const struct hpu_arg_rules hpu_nic_arg_rules;
+extern const struct hpu_arg_rules hpu_debug_arg_rules;
+
+int hpu_args_check(const struct hpu_arg_rules *rules, const void *arg,
+		   bool *effects);
 
 typedef int (*hpu_ioctl_func_t)(const struct hpu_ioctl_call *call, void *data);
 
@@ -556,12 +662,14 @@ typedef int (*hpu_ioctl_func_t)(const struct hpu_ioctl_call *call, void *data);
  * @func: handler; @data is the argument struct, updated in place
  * @flags: HPU_IOCTL_*
  * @name: for logs
+ * @args: which input members each op uses, and which ops have effects
  */
 struct hpu_ioctl_desc {
 	unsigned int cmd;
 	hpu_ioctl_func_t func;
 	unsigned int flags;
 	const char *name;
+	const struct hpu_arg_rules *args;
 };
 
 /* Largest argument struct of any command */

@@ -44,6 +44,7 @@ struct hpu_alloc {
  * @shm: MAP_SHM: the daemon's shared mapping of the client's file (munmap
  *	after the model's unmap), else NULL
  * @shm_size: bytes at @shm
+ * @host_size: USERPTR: bytes of host memory (charged to pinned_bytes)
  * @next: next mapping of the context
  */
 struct hpu_map {
@@ -52,6 +53,7 @@ struct hpu_map {
 	int pidfd;
 	void *shm;
 	uint64_t shm_size;
+	uint64_t host_size;
 	struct hpu_map *next;
 };
 

@@ -27,6 +27,7 @@ union info_answer {
 	struct hpu_info_pci pci;
 	struct hpu_info_driver_version version;
 	struct hpu_info_nic nic;
+	struct hpu_info_ctx_limits limits;
 };
 
 /**
@@ -43,7 +44,7 @@ uint64_t hpu_driver_capabilities(const struct hpu_device *dev)
 			HPU_CAP_EVENTS;
 	if (hpu_device_has_nic(dev))
 		caps |= HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG;
-	return caps;
+	return caps | HPU_CAP_CTX_LIMITS;
 }
 
 static int info_hw_ip(struct hpu_ctx *ctx, uint32_t period, void *out)
@@ -200,10 +201,20 @@ static int info_events(struct hpu_ctx *ctx, uint32_t period, void *out)
 	struct hpu_info_events *d = out;
 	uint64_t mask, pending;
 
-	hpu_ctx_take_events(ctx, &mask, &pending);
+	hpu_ctx_peek_events(ctx, &mask, &pending);
 	d->events_mask = mask;
 	d->pending = pending;
 	return 0;
+}
+
+/* Reading clears only the bits the caller really received */
+static void info_events_delivered(struct hpu_ctx *ctx, const void *ans,
+				  uint32_t copied)
+{
+	const struct hpu_info_events *d = ans;
+
+	if (copied >= sizeof(d->events_mask))
+		hpu_ctx_clear_events(ctx, d->events_mask);
 }
 
 static int info_pci(struct hpu_ctx *ctx, uint32_t period, void *out)
@@ -246,14 +257,24 @@ static int info_nic(struct hpu_ctx *ctx, uint32_t period, void *out)
 	return hpu_nic_info(ctx->dev, out);
 }
 
+static int info_ctx_limits(struct hpu_ctx *ctx, uint32_t period, void *out)
+{
+	hpu_ctx_limits_info(ctx, out);
+	return 0;
+}
+
 /**
  * struct info_op - one INFO op
- * @build: fills the answer (zeroed beforehand); 0 or -errno
+ * @build: fills the answer (zeroed beforehand); 0 or -errno; no effects
+ * @delivered: the effect of reading, once @copied bytes of the answer
+ *	reached the caller (NULL: none)
  * @size: full size of the answer
  * @uses_period: the op takes period_ms (else it must be 0)
  */
 struct info_op {
 	int (*build)(struct hpu_ctx *ctx, uint32_t period, void *out);
+	void (*delivered)(struct hpu_ctx *ctx, const void *ans,
+			  uint32_t copied);
 	uint32_t size;
 	bool uses_period;
 };
@@ -276,12 +297,17 @@ static const struct info_op info_ops[] = {
 	OP(HPU_INFO_CS_COUNTERS, info_cs_counters, struct hpu_info_cs_counters),
 	OP(HPU_INFO_POWER, info_power, struct hpu_info_power),
 	OP(HPU_INFO_OPEN_STATS, info_open_stats, struct hpu_info_open_stats),
-	OP(HPU_INFO_GET_EVENTS, info_events, struct hpu_info_events),
+	[HPU_INFO_GET_EVENTS] = {
+		.build = info_events,
+		.delivered = info_events_delivered,
+		.size = sizeof(struct hpu_info_events),
+	},
 	OP(HPU_INFO_PCI_INFO, info_pci, struct hpu_info_pci),
 	OP(HPU_INFO_DRIVER_VERSION, info_driver_version,
 	   struct hpu_info_driver_version),
 	OP(HPU_INFO_THERMAL, info_thermal, struct hpu_info_thermal),
 	OP(HPU_INFO_NIC, info_nic, struct hpu_info_nic),
+	OP(HPU_INFO_CTX_LIMITS, info_ctx_limits, struct hpu_info_ctx_limits),
 };
 
 /**
@@ -300,6 +326,7 @@ int hpu_ioctl_info(const struct hpu_ioctl_call *call, void *data)
 	struct hpu_info_args *args = data;
 	const struct info_op *op;
 	union info_answer ans;
+	uint32_t copied;
 	int ret;
 
 	if (hpu_check_flags(args->flags, 0) ||
@@ -319,11 +346,12 @@ int hpu_ioctl_info(const struct hpu_ioctl_call *call, void *data)
 	ret = op->build(call->ctx, args->period_ms, &ans);
 	if (ret)
 		return ret;
-	ret = hpu_copy_to_user(
-		call->pid, args->return_pointer, &ans,
-		args->return_size < op->size ? args->return_size : op->size);
+	copied = args->return_size < op->size ? args->return_size : op->size;
+	ret = hpu_copy_to_user(call->pid, args->return_pointer, &ans, copied);
 	if (ret)
 		return ret;
+	if (op->delivered)
+		op->delivered(call->ctx, &ans, copied);
 	args->full_size = op->size;
 	return 0;
 }

@@ -8,8 +8,14 @@
  *  2. _IOC_SIZE differs from the table's: -EINVAL (the table's size is
  *     trusted, never the caller's);
  *  3. a command without HPU_IOCTL_CONTROL_OK on a control node: -EPERM;
- *  4. the handler, which checks flags and pad/reserved members through
- *     hpu_check_flags() and hpu_check_zero() before anything else.
+ *  4. an unknown op of the command's member table, or a non-zero input
+ *     member (pad and reserved included) the op does not use: -EINVAL
+ *     (hpu_args_check(), ioctl_args.c);
+ *  5. an op with effects whose argument struct cannot be written back
+ *     in the caller: -EFAULT before anything happens, so that the
+ *     kernel's copy of the answer cannot fail after the effect;
+ *  6. the handler, which checks flags and the values of the members its
+ *     op uses before anything else.
  */
 #include <errno.h>
 #include <string.h>
@@ -55,36 +61,43 @@ static const struct hpu_ioctl_desc hpu_ioctls[] = {
 		.func = hpu_ioctl_info,
 		.flags = HPU_IOCTL_CONTROL_OK,
 		.name = "INFO",
+		.args = &hpu_info_arg_rules,
 	},
 	[HPU_COMMAND_CB] = {
 		.cmd = HPU_IOCTL_CB,
 		.func = hpu_ioctl_cb,
 		.name = "CB",
+		.args = &hpu_cb_arg_rules,
 	},
 	[HPU_COMMAND_CS] = {
 		.cmd = HPU_IOCTL_CS,
 		.func = hpu_ioctl_cs,
 		.name = "CS",
+		.args = &hpu_cs_arg_rules,
 	},
 	[HPU_COMMAND_WAIT_CS] = {
 		.cmd = HPU_IOCTL_WAIT_CS,
 		.func = hpu_ioctl_wait_cs,
 		.name = "WAIT_CS",
+		.args = &hpu_wait_cs_arg_rules,
 	},
 	[HPU_COMMAND_MEMORY] = {
 		.cmd = HPU_IOCTL_MEMORY,
 		.func = hpu_ioctl_memory,
 		.name = "MEMORY",
+		.args = &hpu_mem_arg_rules,
 	},
 	[HPU_COMMAND_DEBUG] = {
 		.cmd = HPU_IOCTL_DEBUG,
 		.func = hpu_ioctl_debug,
 		.name = "DEBUG",
+		.args = &hpu_debug_arg_rules,
 	},
 	[HPU_COMMAND_NIC] = {
 		.cmd = HPU_IOCTL_NIC,
 		.func = hpu_ioctl_nic,
 		.name = "NIC",
+		.args = &hpu_nic_arg_rules,
 	},
 };
 
@@ -136,6 +149,7 @@ int hpu_ioctl_dispatch(const struct hpu_ioctl_call *call, unsigned int cmd,
 {
 	uint64_t data[HPU_IOCTL_MAX_SIZE / sizeof(uint64_t)];
 	const struct hpu_ioctl_desc *desc;
+	bool effects = false;
 	size_t size;
 	int ret;
 
@@ -156,7 +170,11 @@ int hpu_ioctl_dispatch(const struct hpu_ioctl_call *call, unsigned int cmd,
 		return -EPERM;
 
 	memcpy(data, in, size);
-	ret = desc->func(call, data);
+	ret = desc->args ? hpu_args_check(desc->args, data, &effects) : 0;
+	if (!ret && effects && call->arg)
+		ret = hpu_copy_to_user(call->pid, call->arg, data, size);
+	if (!ret)
+		ret = desc->func(call, data);
 	if (ret == HPU_IOCTL_DEFERRED)
 		return ret;
 	if (ret) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "hpu_devdir.h"
@@ -59,6 +60,7 @@ enum {
 	OPT_GROUP,
 	OPT_MODE,
 	OPT_CONTROL_MODE,
+	OPT_LIMIT,
 };
 
 static const struct option long_opts[] = {
@@ -75,10 +77,26 @@ static const struct option long_opts[] = {
 	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "control-mode", required_argument, NULL, OPT_CONTROL_MODE },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* The --limit names, their defaults and ranges */
+static void usage_limits(FILE *f)
+{
+	const struct hpu_limit_desc *d;
+	unsigned int i;
+
+	fprintf(f, "\nPer-context limits (--limit NAME=N):\n");
+	for (i = 0; i < HPU_CTX_LIMIT_NUM; i++) {
+		d = &hpu_limit_descs[i];
+		fprintf(f, "  %-13s %-33s default %llu (%llu..%llu)\n", d->name,
+			d->what, (unsigned long long)d->def,
+			(unsigned long long)d->min, (unsigned long long)d->max);
+	}
+}
 
 static void usage(FILE *f)
 {
@@ -106,11 +124,13 @@ static void usage(FILE *f)
 		"      --control-mode OCTAL\n"
 		"                          mode of the control nodes hpu_controlN,\n"
 		"                          others may only read (default %04o)\n"
+		"      --limit NAME=N      per-context limit (repeatable; see below)\n"
 		"  -h, --help              this text\n"
 		"      --version           print the version\n",
 		HPU_FUSED_MAX_DEVICES, HPU_FUSED_DEF_DEVICES,
 		HPU_FUSED_DEF_CS_TIMEOUT_MS, HPU_FUSED_DEF_NODE_MODE,
 		HPU_FUSED_DEF_CONTROL_MODE);
+	usage_limits(f);
 }
 
 static int parse_ndev(const char *s, unsigned int *out)
@@ -193,6 +213,48 @@ static int check_hostport(const char *s)
 	    v > 65535)
 		return -EINVAL;
 	return 0;
+}
+
+/* --limit NAME=N; says what is wrong */
+static int parse_limit(const char *s)
+{
+	const struct hpu_limit_desc *d;
+	const char *eq = strchr(s, '=');
+	int ret, id;
+
+	ret = hpu_limit_parse(s);
+	if (!ret)
+		return 0;
+	id = eq ? hpu_limit_find(s, (size_t)(eq - s)) : -ENOENT;
+	if (id < 0) {
+		fprintf(stderr,
+			"hpu-fused: --limit must be NAME=N with a NAME of --help, not '%s'\n",
+			s);
+		return -1;
+	}
+	d = &hpu_limit_descs[id];
+	fprintf(stderr,
+		"hpu-fused: --limit %s must be a number %llu..%llu, not '%s'\n",
+		d->name, (unsigned long long)d->min, (unsigned long long)d->max,
+		eq + 1);
+	return -1;
+}
+
+/*
+ * Descriptors: the per-context limits bound what one context makes the
+ * daemon hold; the soft limit goes up to the hard one so that many
+ * contexts fit as well.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		hpu_warn("cannot raise the descriptor limit: %s",
+			 strerror(errno));
 }
 
 /* Return: 0 to run, 1 when done (help/version), -1 on a usage error */
@@ -296,6 +358,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 					optarg);
 				return -1;
 			}
+			break;
+		case OPT_LIMIT:
+			if (parse_limit(optarg))
+				return -1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -455,6 +521,7 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? EXIT_SUCCESS : EXIT_USAGE;
 	hpu_log_setup(o.log_level, false);
+	raise_nofile();
 
 	if (hpu_driver_check_model(&hpusim_model))
 		return EXIT_FAILURE;

@@ -131,14 +131,17 @@ static int mem_alloc(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
 
 	if (!in->size || !page_size_ok(ctx->dev, in->page_size))
 		return -EINVAL;
+	ret = hpu_ctx_charge(ctx, HPU_CTX_LIMIT_ALLOCS, 1);
+	if (ret)
+		return ret;
 	a = calloc(1, sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	ret = CTX_OPS(ctx)->mem_alloc(ctx->dev->fw, in->size, in->page_size,
-				      in->flags & HPU_MEM_CONTIGUOUS, sram,
-				      &a->mem);
+	ret = a ? CTX_OPS(ctx)->mem_alloc(ctx->dev->fw, in->size, in->page_size,
+					  in->flags & HPU_MEM_CONTIGUOUS, sram,
+					  &a->mem) :
+		  -ENOMEM;
 	if (ret) {
 		free(a);
+		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_ALLOCS, 1);
 		return ret;
 	}
 	a->size = CTX_OPS(ctx)->mem_size(a->mem);
@@ -174,6 +177,7 @@ static int mem_free(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
 		return ret;
 	if (!a->sram)
 		__atomic_sub_fetch(&ctx->dram_bytes, a->size, __ATOMIC_RELAXED);
+	hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_ALLOCS, 1);
 	free(a);
 	return 0;
 }
@@ -200,9 +204,14 @@ static int map_device(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
 	ret = check_hint(in, HPU_FW_VA_DEVICE_BASE, HPU_FW_VA_DEVICE_END);
 	if (ret || in->host_virt_addr)
 		return -EINVAL;
+	ret = hpu_ctx_charge(ctx, HPU_CTX_LIMIT_DEVICE_MAPS, 1);
+	if (ret)
+		return ret;
 	mp = calloc(1, sizeof(*mp));
-	if (!mp)
+	if (!mp) {
+		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_DEVICE_MAPS, 1);
 		return -ENOMEM;
+	}
 	pthread_mutex_lock(&m->lock);
 	a = find_alloc(m, in->handle, NULL);
 	if (!a) {
@@ -224,6 +233,8 @@ static int map_device(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
 out_unlock:
 	pthread_mutex_unlock(&m->lock);
 	free(mp);
+	if (ret)
+		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_DEVICE_MAPS, 1);
 	return ret;
 }
 
@@ -240,8 +251,9 @@ int hpu_ctx_map_user(struct hpu_ctx *ctx, pid_t tid, uint64_t addr,
 	if (ret)
 		return ret;
 	r->pidfd = hpu_pidfd_open(r->pid);
-	if (r->pidfd < 0)
-		return -EFAULT;
+	if (r->pidfd < 0) /* the daemon out of descriptors is no -EFAULT */
+		return r->pidfd == -EMFILE || r->pidfd == -ENFILE ? r->pidfd :
+								    -EFAULT;
 	ret = CTX_OPS(ctx)->map_host(ctx->as, r, hint, fixed, va);
 	if (ret) {
 		close(r->pidfd);
@@ -262,18 +274,24 @@ static int map_host(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 	ret = check_hint(in, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END);
 	if (ret || !in->size || in->handle || in->page_size)
 		return -EINVAL;
+	ret = hpu_ctx_charge2(ctx, HPU_CTX_LIMIT_HOST_MAPS, 1,
+			      HPU_CTX_LIMIT_PINNED_BYTES, in->size);
+	if (ret)
+		return ret;
 	mp = calloc(1, sizeof(*mp));
-	if (!mp)
-		return -ENOMEM;
-	ret = hpu_ctx_map_user(ctx, tid, in->host_virt_addr, in->size,
-			       in->device_virt_addr, in->flags & HPU_MEM_FIXED,
-			       &r, &va);
+	ret = mp ? hpu_ctx_map_user(ctx, tid, in->host_virt_addr, in->size,
+				    in->device_virt_addr,
+				    in->flags & HPU_MEM_FIXED, &r, &va) :
+		   -ENOMEM;
 	if (ret) {
 		free(mp);
+		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_HOST_MAPS, 1);
+		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, in->size);
 		return ret;
 	}
 	mp->va = va;
 	mp->pidfd = r.pidfd;
+	mp->host_size = in->size;
 	pthread_mutex_lock(&m->lock);
 	mp->next = m->maps;
 	m->maps = mp;
@@ -368,9 +386,15 @@ static int map_shm(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 	    (in->size | in->page_size) & (SHM_PAGE - 1) ||
 	    in->size > SIZE_MAX || in->page_size > (uint64_t)INT64_MAX)
 		return -EINVAL;
+	ret = hpu_ctx_charge2(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1,
+			      HPU_CTX_LIMIT_PINNED_BYTES, in->size);
+	if (ret)
+		return ret;
 	mp = calloc(1, sizeof(*mp));
-	if (!mp)
-		return -ENOMEM;
+	if (!mp) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
 	ret = shm_open_client(hpu_tid_to_tgid(tid), (int)in->handle,
 			      in->page_size, in->size, &p);
 	if (ret)
@@ -394,6 +418,8 @@ static int map_shm(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 	munmap(p, in->size);
 err_free:
 	free(mp);
+	hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1);
+	hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, in->size);
 	return ret;
 }
 
@@ -420,6 +446,16 @@ static int mem_unmap(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
 	pthread_mutex_unlock(&m->lock);
 	if (ret)
 		return ret;
+	if (mp->alloc) {
+		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_DEVICE_MAPS, 1);
+	} else if (mp->shm) {
+		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1);
+		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, mp->shm_size);
+	} else {
+		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_HOST_MAPS, 1);
+		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES,
+				 mp->host_size);
+	}
 	/* the driver owns the pidfd it handed to map_host */
 	if (mp->pidfd >= 0)
 		close(mp->pidfd);

@@ -76,14 +76,28 @@ static int nic_check(const struct hpu_device *dev, const struct hpu_nic_in *in)
 	}
 }
 
+/* The per-context limit an op's object counts against */
+static unsigned int nic_op_limit(uint32_t op)
+{
+	return op == HPU_NIC_OP_REG_MR || op == HPU_NIC_OP_DEREG_MR ?
+		       HPU_CTX_LIMIT_NIC_MRS :
+		       HPU_CTX_LIMIT_NIC_CONNS;
+}
+
 static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
 		    struct hpu_nic_out *out)
 {
 	const struct hpu_fw_ops *o = ctx->dev->model->ops;
 	uint32_t handle = 0;
+	unsigned int lim = nic_op_limit(in->op);
 	uint64_t v = 0;
 	int ret;
 
+	if (in->op == HPU_NIC_OP_REG_MR || in->op == HPU_NIC_OP_CONNECT) {
+		ret = hpu_ctx_charge(ctx, lim, 1);
+		if (ret)
+			return ret;
+	}
 	switch (in->op) {
 	case HPU_NIC_OP_REG_MR:
 		ret = o->nic_reg_mr(ctx->as, in->addr, in->size, in->flags,
@@ -93,9 +107,10 @@ static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
 			out->size = in->size;
 			out->rkey = v;
 		}
-		return ret;
+		break;
 	case HPU_NIC_OP_DEREG_MR:
-		return o->nic_dereg_mr(ctx->as, in->handle);
+		ret = o->nic_dereg_mr(ctx->as, in->handle);
+		break;
 	case HPU_NIC_OP_CONNECT:
 		ret = o->nic_connect(ctx->as, in->port, in->remote_ipv4,
 				     in->remote_port, in->remote_device,
@@ -104,15 +119,21 @@ static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
 			out->handle = handle;
 			out->token = v;
 		}
-		return ret;
+		break;
 	case HPU_NIC_OP_ACCEPT:
 		ret = o->nic_accept(ctx->as, in->token, &handle);
 		if (!ret)
 			out->handle = handle;
-		return ret;
+		break;
 	default:
-		return o->nic_disconnect(ctx->as, in->handle);
+		ret = o->nic_disconnect(ctx->as, in->handle);
+		break;
 	}
+	/* a failed REG_MR/CONNECT, a successful DEREG_MR/DISCONNECT */
+	if ((in->op == HPU_NIC_OP_REG_MR || in->op == HPU_NIC_OP_CONNECT) ==
+	    (ret != 0))
+		hpu_ctx_uncharge(ctx, lim, 1);
+	return ret;
 }
 
 /**

@@ -122,6 +122,8 @@ static void answer(struct hpu_waiter *w, int err,
 	memset(&args, 0, sizeof(args));
 	if (out)
 		args.out = *out;
+	/* given back before the caller learns the wait is over */
+	hpu_ctx_uncharge(w->ctx, HPU_CTX_LIMIT_WAITERS, 1);
 	w->defer.reply(w->defer.token, err, &args, sizeof(args));
 	hpu_ctx_put(w->ctx);
 	free(w);
@@ -326,6 +328,12 @@ int hpu_ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data)
 	if (call->defer->interrupted(call->defer->token)) {
 		pthread_mutex_unlock(&wait_lock);
 		ret = -EINTR;
+		goto err_free;
+	}
+	/* a blocked wait holds memory and a timer: bounded per context */
+	ret = hpu_ctx_charge(ctx, HPU_CTX_LIMIT_WAITERS, 1);
+	if (ret) {
+		pthread_mutex_unlock(&wait_lock);
 		goto err_free;
 	}
 	hpu_ctx_get(ctx);

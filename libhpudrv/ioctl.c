@@ -133,3 +133,28 @@ int hpu_info_driver_version(struct hpu_device *dev,
 {
 	return info(dev, HPU_INFO_DRIVER_VERSION, out, sizeof(*out));
 }
+
+int hpu_info_ctx_limits(struct hpu_device *dev, struct hpu_info_ctx_limits *out)
+{
+	return info(dev, HPU_INFO_CTX_LIMITS, out, sizeof(*out));
+}
+
+/* hpu-fused --limit names, by HPU_CTX_LIMIT_* */
+static const char *const ctx_limit_names[HPU_CTX_LIMIT_NUM] = {
+	[HPU_CTX_LIMIT_CBS] = "cbs",
+	[HPU_CTX_LIMIT_ALLOCS] = "allocs",
+	[HPU_CTX_LIMIT_DEVICE_MAPS] = "device_maps",
+	[HPU_CTX_LIMIT_HOST_MAPS] = "host_maps",
+	[HPU_CTX_LIMIT_SHM_MAPS] = "shm_maps",
+	[HPU_CTX_LIMIT_PINNED_BYTES] = "pinned_bytes",
+	[HPU_CTX_LIMIT_CS_IN_FLIGHT] = "cs_in_flight",
+	[HPU_CTX_LIMIT_EVENTS] = "events",
+	[HPU_CTX_LIMIT_NIC_MRS] = "nic_mrs",
+	[HPU_CTX_LIMIT_NIC_CONNS] = "nic_conns",
+	[HPU_CTX_LIMIT_WAITERS] = "waiters",
+};
+
+const char *hpu_ctx_limit_name(unsigned int id)
+{
+	return id < HPU_CTX_LIMIT_NUM ? ctx_limit_names[id] : NULL;
+}

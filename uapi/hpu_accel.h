@@ -8,8 +8,11 @@
  * Rules (docs/abi.md):
  *  - only __u8..__u64, naturally aligned, explicit padding, sizes a
  *    multiple of 8; user pointers are __u64 *_ptr members;
- *  - every struct has flags; unknown flag bits and non-zero pad or
- *    reserved members are rejected with -EINVAL;
+ *  - every struct has flags; unknown flag bits, non-zero pad or
+ *    reserved members and non-zero input members the op does not use
+ *    are rejected with -EINVAL (docs/abi.md, "Members an op uses");
+ *  - a call that fails changes nothing; -EFAULT included: the driver
+ *    checks that the argument struct is writable before any effect;
  *  - the size encoded in the command number must equal the driver's
  *    size of the struct (-EINVAL otherwise); unknown numbers get -ENOTTY;
  *  - nothing carries a version: features are discovered with
@@ -81,19 +84,21 @@ enum hpu_server_type {
 #define HPU_INFO_DRIVER_VERSION	    65
 #define HPU_INFO_THERMAL	    66
 #define HPU_INFO_NIC		    67
+#define HPU_INFO_CTX_LIMITS	    68
 
 /* Capability bits of hpu_info_driver_version.capabilities */
-#define HPU_CAP_INFO   (1ULL << 0) /* INFO family */
-#define HPU_CAP_MEMORY (1ULL << 1) /* MEMORY family */
-#define HPU_CAP_CB     (1ULL << 2) /* CB family */
-#define HPU_CAP_CS     (1ULL << 3) /* CS and WAIT_CS families */
-#define HPU_CAP_EVENTS (1ULL << 4) /* read()/poll() event queue */
-#define HPU_CAP_MME    (1ULL << 5) /* MME GEMM packets */
-#define HPU_CAP_TPC    (1ULL << 6) /* TPC kernel packets */
-#define HPU_CAP_NIC    (1ULL << 7) /* NIC packets and NIC family */
-#define HPU_CAP_DEBUG  (1ULL << 8) /* DEBUG family (fault injection) */
+#define HPU_CAP_INFO	   (1ULL << 0) /* INFO family */
+#define HPU_CAP_MEMORY	   (1ULL << 1) /* MEMORY family */
+#define HPU_CAP_CB	   (1ULL << 2) /* CB family */
+#define HPU_CAP_CS	   (1ULL << 3) /* CS and WAIT_CS families */
+#define HPU_CAP_EVENTS	   (1ULL << 4) /* read()/poll() event queue */
+#define HPU_CAP_MME	   (1ULL << 5) /* MME GEMM packets */
+#define HPU_CAP_TPC	   (1ULL << 6) /* TPC kernel packets */
+#define HPU_CAP_NIC	   (1ULL << 7) /* NIC packets and NIC family */
+#define HPU_CAP_DEBUG	   (1ULL << 8) /* DEBUG family (fault injection) */
 /* NIC protection domains (ABI 1.1): 64-bit keys, HPU_NIC_OP_ACCEPT */
-#define HPU_CAP_NIC_PD (1ULL << 9)
+#define HPU_CAP_NIC_PD	   (1ULL << 9)
+#define HPU_CAP_CTX_LIMITS (1ULL << 10) /* HPU_INFO_CTX_LIMITS (ABI 1.1) */
 
 /**
  * struct hpu_info_args - argument of HPU_IOCTL_INFO
@@ -390,6 +395,51 @@ struct hpu_info_nic {
 	__u16 pad0;
 	__u32 pad1;
 	__u8 port_peer[64];
+};
+
+/*
+ * Per-context limits: indices of hpu_info_ctx_limits.limits. What a
+ * context makes the driver hold is bounded per context; the call that
+ * would pass a limit fails with the errno given here and changes nothing
+ * (docs/abi.md, "Limits"; hpu-fused --limit NAME=N sets them).
+ */
+#define HPU_CTX_LIMIT_CBS	  0 /* command buffers: -EMFILE */
+#define HPU_CTX_LIMIT_ALLOCS	  1 /* device memory allocations: -EMFILE */
+#define HPU_CTX_LIMIT_DEVICE_MAPS 2 /* mappings of allocations: -EMFILE */
+#define HPU_CTX_LIMIT_HOST_MAPS	  3 /* MAP with USERPTR: -EMFILE */
+#define HPU_CTX_LIMIT_SHM_MAPS	  4 /* MAP_SHM mappings: -EMFILE */
+#define HPU_CTX_LIMIT_PINNED_BYTES \
+	5 /* host bytes of CBs, USERPTR, MAP_SHM: -ENOMEM */
+#define HPU_CTX_LIMIT_CS_IN_FLIGHT 6 /* CSs submitted, not ended: -EAGAIN */
+#define HPU_CTX_LIMIT_EVENTS	   7 /* queued events: the oldest is dropped */
+#define HPU_CTX_LIMIT_NIC_MRS	   8 /* NIC registrations: -ENOSPC */
+#define HPU_CTX_LIMIT_NIC_CONNS	   9 /* NIC connections: -ENOSPC */
+#define HPU_CTX_LIMIT_WAITERS	   10 /* WAIT_CS calls blocked at once: -EAGAIN */
+#define HPU_CTX_LIMIT_NUM	   11 /* limits this header defines */
+#define HPU_CTX_LIMIT_SLOTS	   16 /* entries of hpu_info_ctx_limits.limits */
+
+/**
+ * struct hpu_info_ctx_limit - one per-context limit
+ * @limit: most the context may hold at once
+ * @used: what the calling context holds now (0 on a control node)
+ */
+struct hpu_info_ctx_limit {
+	__u64 limit;
+	__u64 used;
+};
+
+/**
+ * struct hpu_info_ctx_limits - HPU_INFO_CTX_LIMITS answer: the calling
+ *	context's limits and use (HPU_CAP_CTX_LIMITS)
+ * @num_limits: entries of @limits the driver fills (HPU_CTX_LIMIT_*
+ *	indices below it); the others are 0
+ * @pad: 0
+ * @limits: indexed by HPU_CTX_LIMIT_*
+ */
+struct hpu_info_ctx_limits {
+	__u32 num_limits;
+	__u32 pad;
+	struct hpu_info_ctx_limit limits[HPU_CTX_LIMIT_SLOTS];
 };
 
 /* Event bits of hpu_info_events.events_mask and hpu_event.type numbers */

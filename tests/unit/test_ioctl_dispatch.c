@@ -207,13 +207,13 @@ static void test_control_only_info(void **state)
 	struct hpu_debug_args dbg = { .op = HPU_DEBUG_OP_CLEAR_FAULTS };
 
 	assert_int_equal(run(f->control, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
-	assert_int_equal(v.capabilities,
-			 HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB |
-				 HPU_CAP_CS | HPU_CAP_EVENTS |
-				 (hpu_model_has_nic(&hpusim_model) ?
-					  HPU_CAP_NIC | HPU_CAP_NIC_PD |
-						  HPU_CAP_DEBUG :
-					  0));
+	assert_int_equal(
+		v.capabilities,
+		HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
+			HPU_CAP_EVENTS | HPU_CAP_CTX_LIMITS |
+			(hpu_model_has_nic(&hpusim_model) ?
+				 HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG :
+				 0));
 	assert_int_equal(run(f->control, HPU_IOCTL_CS, &cs, sizeof(cs)),
 			 -EPERM);
 	assert_int_equal(run(f->control, HPU_IOCTL_DEBUG, &dbg, sizeof(dbg)),
@@ -401,15 +401,22 @@ static void test_memory_debug_validation(void **state)
 	struct fixture *f = *state;
 	union hpu_mem_args m;
 	struct hpu_debug_args d;
+	uint64_t h;
 
 	memset(&m, 0, sizeof(m));
 	m.in.op = HPU_MEM_OP_ALLOC;
 	m.in.size = 4096;
 	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)), 0);
 	assert_true(m.out.size >= 4096);
-	m.in.handle = m.out.handle;
+	h = m.out.handle;
+	/* the answer overlaps the input: what FREE does not use must be 0 */
 	m.in.op = HPU_MEM_OP_FREE;
-	m.in.size = 0;
+	m.in.handle = h;
+	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
+			 -EINVAL);
+	memset(&m, 0, sizeof(m));
+	m.in.op = HPU_MEM_OP_FREE;
+	m.in.handle = h;
 	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)), 0);
 	assert_int_equal(run(f->compute, HPU_IOCTL_MEMORY, &m, sizeof(m)),
 			 -EINVAL);
@@ -809,9 +816,118 @@ static void test_open_stats_and_clients(void **state)
 	free(text);
 }
 
+/*
+ * Every command's member table lists each byte of its input struct once,
+ * in order (a member added to the uapi without a table entry would never
+ * be checked), and its ops have names.
+ */
+static void test_arg_rules_cover_structs(void **state)
+{
+	unsigned int cmd, i, end;
+	const struct hpu_ioctl_desc *d;
+	const struct hpu_arg_rules *r;
+	int err;
+
+	(void)state;
+	{
+		static const struct {
+			const struct hpu_arg_rules *rules;
+			size_t size;
+		} all[] = {
+			{ &hpu_info_arg_rules, sizeof(struct hpu_info_args) },
+			{ &hpu_cb_arg_rules, sizeof(struct hpu_cb_in) },
+			{ &hpu_cs_arg_rules, sizeof(struct hpu_cs_in) },
+			{ &hpu_wait_cs_arg_rules,
+			  sizeof(struct hpu_wait_cs_in) },
+			{ &hpu_mem_arg_rules, sizeof(struct hpu_mem_in) },
+			{ &hpu_nic_arg_rules, sizeof(struct hpu_nic_in) },
+			{ &hpu_debug_arg_rules, sizeof(struct hpu_debug_args) },
+		};
+
+		for (cmd = 0; cmd < sizeof(all) / sizeof(all[0]); cmd++) {
+			r = all[cmd].rules;
+			assert_true(r->nmembers <= 32);
+			for (i = 0, end = 0; i < r->nmembers; i++) {
+				assert_int_equal(r->members[i].off, end);
+				end += r->members[i].size;
+			}
+			assert_int_equal(end, all[cmd].size);
+			for (i = 0; i < r->nvariants; i++)
+				assert_non_null(r->variants[i].name);
+		}
+	}
+	/* the dispatch table points at them */
+	d = hpu_ioctl_lookup(HPU_IOCTL_MEMORY, &err);
+	assert_non_null(d);
+	assert_ptr_equal(d->args, &hpu_mem_arg_rules);
+}
+
+/* --limit NAME=N parsing and the values in force */
+static void test_limit_parse(void **state)
+{
+	(void)state;
+	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_CBS),
+			 hpu_limit_descs[HPU_CTX_LIMIT_CBS].def);
+	assert_int_equal(hpu_limit_parse("cbs=12"), 0);
+	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_CBS), 12);
+	assert_int_equal(hpu_limit_parse("cbs=0"), -ERANGE);
+	assert_int_equal(hpu_limit_parse("cbs="), -EINVAL);
+	assert_int_equal(hpu_limit_parse("cbs=+3"), -EINVAL);
+	assert_int_equal(hpu_limit_parse("cbs=3k"), -EINVAL);
+	assert_int_equal(hpu_limit_parse("cbsx=3"), -ENOENT);
+	assert_int_equal(hpu_limit_parse("cb=3"), -ENOENT);
+	assert_int_equal(hpu_limit_parse("cbs"), -EINVAL);
+	assert_int_equal(hpu_limit_parse("nic_mrs=257"), -ERANGE);
+	assert_int_equal(hpu_limit_parse("pinned_bytes=99999999999999999999"),
+			 -ERANGE);
+	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_CBS), 12);
+	hpu_limits_reset();
+	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_CBS),
+			 hpu_limit_descs[HPU_CTX_LIMIT_CBS].def);
+	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_NUM), 0);
+}
+
+/*
+ * MAP_SHM mappings are bounded daemon-wide too (-ENOMEM), and a context's
+ * teardown gives its share back.
+ */
+static void test_daemon_shm_maps_bound(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t cap = hpu_limit_daemon_shm_maps(0);
+	uint64_t base = hpu_limit_daemon_shm_used();
+
+	assert_true(cap >= 1024);
+	hpu_limit_daemon_shm_maps(base + 2);
+	assert_int_equal(hpu_ctx_charge(f->compute, HPU_CTX_LIMIT_SHM_MAPS, 1),
+			 0);
+	assert_int_equal(hpu_ctx_charge(f->control, HPU_CTX_LIMIT_SHM_MAPS, 1),
+			 0);
+	/* the daemon's bound, whichever context asks */
+	assert_int_equal(hpu_ctx_charge(f->compute, HPU_CTX_LIMIT_SHM_MAPS, 1),
+			 -ENOMEM);
+	assert_int_equal(hpu_limit_daemon_shm_used(), base + 2);
+	hpu_ctx_uncharge(f->control, HPU_CTX_LIMIT_SHM_MAPS, 1);
+	assert_int_equal(hpu_limit_daemon_shm_used(), base + 1);
+	/* a context's own limit refused: the daemon's share is given back */
+	assert_int_equal(hpu_limit_parse("shm_maps=1"), 0);
+	assert_int_equal(hpu_ctx_charge(f->compute, HPU_CTX_LIMIT_SHM_MAPS, 1),
+			 -EMFILE);
+	assert_int_equal(hpu_limit_daemon_shm_used(), base + 1);
+	hpu_limits_reset();
+	/* what a torn-down context held goes back */
+	hpu_ctx_limits_release(f->compute);
+	assert_int_equal(hpu_limit_daemon_shm_used(), base);
+	assert_int_equal(f->compute->lim_used[HPU_CTX_LIMIT_SHM_MAPS], 0);
+	hpu_limit_daemon_shm_maps(cap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arg_rules_cover_structs),
+		cmocka_unit_test(test_limit_parse),
+		cmocka_unit_test(test_daemon_shm_maps_bound),
 		cmocka_unit_test(test_lookup_valid),
 		cmocka_unit_test(test_lookup_wrong_type),
 		cmocka_unit_test(test_lookup_nr_out_of_range),

@@ -418,6 +418,35 @@ struct ioctl_expect {
 	unsigned int size;
 };
 
+static void test_ctx_limits(void **state)
+{
+	SIZE(struct hpu_info_ctx_limit, 16);
+	OFF(struct hpu_info_ctx_limit, limit, 0);
+	OFF(struct hpu_info_ctx_limit, used, 8);
+	SIZE(struct hpu_info_ctx_limits, 264);
+	assert_int_equal(alignof(struct hpu_info_ctx_limits), 8);
+	OFF(struct hpu_info_ctx_limits, num_limits, 0);
+	OFF(struct hpu_info_ctx_limits, pad, 4);
+	OFF(struct hpu_info_ctx_limits, limits, 8);
+	MSIZE(struct hpu_info_ctx_limits, limits, 16 * 16);
+	assert_int_equal(HPU_INFO_CTX_LIMITS, 68);
+	assert_int_equal(HPU_CAP_CTX_LIMITS, 1ULL << 10);
+	assert_int_equal(HPU_CTX_LIMIT_CBS, 0);
+	assert_int_equal(HPU_CTX_LIMIT_ALLOCS, 1);
+	assert_int_equal(HPU_CTX_LIMIT_DEVICE_MAPS, 2);
+	assert_int_equal(HPU_CTX_LIMIT_HOST_MAPS, 3);
+	assert_int_equal(HPU_CTX_LIMIT_SHM_MAPS, 4);
+	assert_int_equal(HPU_CTX_LIMIT_PINNED_BYTES, 5);
+	assert_int_equal(HPU_CTX_LIMIT_CS_IN_FLIGHT, 6);
+	assert_int_equal(HPU_CTX_LIMIT_EVENTS, 7);
+	assert_int_equal(HPU_CTX_LIMIT_NIC_MRS, 8);
+	assert_int_equal(HPU_CTX_LIMIT_NIC_CONNS, 9);
+	assert_int_equal(HPU_CTX_LIMIT_WAITERS, 10);
+	assert_int_equal(HPU_CTX_LIMIT_NUM, 11);
+	assert_int_equal(HPU_CTX_LIMIT_SLOTS, 16);
+	assert_true(HPU_CTX_LIMIT_NUM <= HPU_CTX_LIMIT_SLOTS);
+}
+
 static void test_ioctl_numbers(void **state)
 {
 	static const struct ioctl_expect cmds[] = {
@@ -529,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_debug_and_event),
 		cmocka_unit_test(test_nic),
+		cmocka_unit_test(test_ctx_limits),
 		cmocka_unit_test(test_ioctl_numbers),
 		cmocka_unit_test(test_abi_constants),
 	};

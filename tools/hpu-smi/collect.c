@@ -59,6 +59,10 @@ static void sample_dev(struct smi_dev *d)
 	Q(hpu_info_driver_version(dev, &d->drv));
 	Q(hpu_info_open_stats(dev, &d->open));
 	Q(hpu_info_cs_counters(dev, &d->cs));
+	if (d->drv.capabilities & HPU_CAP_CTX_LIMITS) {
+		Q(hpu_info_ctx_limits(dev, &d->limits));
+		d->have_limits = !ret;
+	}
 #undef Q
 	hpu_close(dev);
 	ret = hpu_device_processes(d->info.index, &d->procs, &d->nprocs);

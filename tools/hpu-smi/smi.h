@@ -31,6 +31,9 @@
  * @err: first -errno of the sample, 0 when every query succeeded
  * @procs: holders (compute contexts) of the device
  * @nprocs: entries of @procs
+ * @have_limits: the driver answered HPU_INFO_CTX_LIMITS into @limits
+ *	(the per-context limits; hpu-smi's own control context holds
+ *	nothing, so only the limits are shown)
  * (the others are the INFO answers of the same names)
  */
 struct smi_dev {
@@ -54,6 +57,8 @@ struct smi_dev {
 	struct hpu_info_cs_counters cs;
 	struct hpu_process *procs;
 	int nprocs;
+	bool have_limits;
+	struct hpu_info_ctx_limits limits;
 };
 
 /**

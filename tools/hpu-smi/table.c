@@ -166,6 +166,7 @@ static void report_kernel_dev(FILE *f, const struct smi_dev *d)
 		"Resets",
 		"Command Submissions",
 		"Contexts",
+		"Per-Context Limits",
 		"Processes",
 	};
 	size_t i;
@@ -254,6 +255,15 @@ static void report_dev(FILE *f, const struct smi_dev *d)
 	KV(8, "Control Open", "%u", d->open.num_control_ctx);
 	KV(8, "Opens Since Creation", "%" PRIu64,
 	   (uint64_t)d->open.open_counter);
+	fprintf(f, "    Per-Context Limits\n");
+	if (!d->have_limits)
+		fprintf(f, "        N/A\n");
+	for (j = 0; d->have_limits && j < HPU_CTX_LIMIT_SLOTS &&
+		    (uint32_t)j < d->limits.num_limits;
+	     j++)
+		if (hpu_ctx_limit_name((unsigned int)j))
+			KV(8, hpu_ctx_limit_name((unsigned int)j), "%" PRIu64,
+			   (uint64_t)d->limits.limits[j].limit);
 	fprintf(f, "    Processes\n");
 	if (!d->nprocs)
 		fprintf(f, "        None\n");

@@ -1561,6 +1561,29 @@ HPUDRV_EXPORT int hpu_hot_add(const char *type, int *index);
  */
 HPUDRV_EXPORT int hpu_hot_remove(int index);
 
+/* ------------------------------------- per-context limits (HPUDRV_1.5) */
+
+/**
+ * hpu_info_ctx_limits() - the calling context's limits and what it holds
+ *	(HPU_INFO_CTX_LIMITS, a driver with HPU_CAP_CTX_LIMITS)
+ * @dev: compute handle (its own use), or control handle (use 0)
+ * @out: receives the answer, limits[] indexed by HPU_CTX_LIMIT_*
+ *
+ * Return: 0; -EINVAL (a driver without the op, or a NULL argument);
+ * -errno.
+ */
+HPUDRV_EXPORT int hpu_info_ctx_limits(struct hpu_device *dev,
+				      struct hpu_info_ctx_limits *out);
+
+/**
+ * hpu_ctx_limit_name() - name of a per-context limit, as hpu-fused
+ *	--limit NAME=N spells it
+ * @id: HPU_CTX_LIMIT_*
+ *
+ * Return: a static string, or NULL for an id this library does not know.
+ */
+HPUDRV_EXPORT const char *hpu_ctx_limit_name(unsigned int id);
+
 #ifdef __cplusplus
 }
 #endif

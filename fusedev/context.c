@@ -246,8 +246,7 @@ void hpu_ctx_call_end(struct hpu_ctx *ctx)
  */
 void hpu_ctx_release(struct hpu_ctx *ctx)
 {
-	if (__atomic_fetch_or(&ctx->calls, HPU_CTX_RELEASED,
-			      __ATOMIC_ACQ_REL) &
+	if (__atomic_fetch_or(&ctx->calls, HPU_CTX_RELEASED, __ATOMIC_ACQ_REL) &
 	    ~HPU_CTX_RELEASED) {
 		hpu_info("hpu%u: pid %d: release waits for a stuck call",
 			 ctx->dev->index, (int)ctx->pid);

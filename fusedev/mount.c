@@ -78,8 +78,8 @@ int hpu_mount_dev(const char *dir, dev_t *dev)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %*s %u:%u %*s %4095s", &maj, &min,
-			   mnt) != 3)
+		if (sscanf(line, "%*s %*s %u:%u %*s %4095s", &maj, &min, mnt) !=
+		    3)
 			continue;
 		unescape(mnt);
 		if (strcmp(mnt, dir))

@@ -203,8 +203,8 @@ static int32_t slot_tgid(struct guard_slot *s)
 	int32_t tgid = __atomic_load_n(&s->tgid, __ATOMIC_RELAXED);
 
 	if (!tgid) {
-		tgid = hpu_tid_to_tgid(__atomic_load_n(&s->tid,
-						       __ATOMIC_RELAXED));
+		tgid = hpu_tid_to_tgid(
+			__atomic_load_n(&s->tid, __ATOMIC_RELAXED));
 		__atomic_store_n(&s->tgid, tgid, __ATOMIC_RELAXED);
 	}
 	return tgid;
@@ -274,9 +274,10 @@ int hpu_uaccess_enter(void)
 	     !caps_allow(s))) {
 		__atomic_sub_fetch(&busy, 1, __ATOMIC_ACQ_REL);
 		__atomic_add_fetch(&refused_ever, 1, __ATOMIC_RELAXED);
-		hpu_log_ratelimited(HPU_LOG_WARN,
-				    "pid %d (uid %u): client memory access refused: too many stuck accesses",
-				    (int)s->tid, (unsigned int)s->uid);
+		hpu_log_ratelimited(
+			HPU_LOG_WARN,
+			"pid %d (uid %u): client memory access refused: too many stuck accesses",
+			(int)s->tid, (unsigned int)s->uid);
 		return -EFAULT;
 	}
 	w = __atomic_load_n(&s->word, __ATOMIC_RELAXED);
@@ -310,9 +311,10 @@ int hpu_uaccess_exit(void)
 	__atomic_store_n(&s->word, idle, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&stuck_now, 1, __ATOMIC_ACQ_REL);
 	__atomic_sub_fetch(&busy, 1, __ATOMIC_ACQ_REL);
-	hpu_log_ratelimited(HPU_LOG_INFO,
-			    "pid %d: an abandoned client memory access returned",
-			    (int)s->tid);
+	hpu_log_ratelimited(
+		HPU_LOG_INFO,
+		"pid %d: an abandoned client memory access returned",
+		(int)s->tid);
 	return -EFAULT;
 }
 

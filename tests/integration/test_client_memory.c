@@ -38,15 +38,17 @@
 #include "hpudrv.h"
 
 /* the daemons here abandon a stuck access after this */
-#define UACCESS_MS "300"
+#define UACCESS_MS     "300"
 /* bounds of the waits (generous: a loaded machine, ASan) */
-#define ANSWER_MS  20000
-#define SETTLE_MS  30000
-#define RECURSE_N  300
-#define THREADS_N  12
-#define CBS_N	   1000
-#define SWAP_TRIES 1000
-#define WAIT_US	   20000000ULL
+#define ANSWER_MS      20000
+#define SETTLE_MS      30000
+#define RECURSE_N      300
+#define RECURSE_MS     3000
+#define RECURSE_ROUNDS 50
+#define THREADS_N      12
+#define CBS_N	       1000
+#define SWAP_TRIES     1000
+#define WAIT_US	       20000000ULL
 
 static const char *const daemon_args[] = { "--uaccess-timeout-ms", UACCESS_MS,
 					   NULL };
@@ -128,7 +130,8 @@ static void stuck_counts(unsigned long *now, unsigned long *ever)
 	snprintf(path, sizeof(path), "%s/driver/uaccess_stuck",
 		 hpu_test_shared.mount);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
+	if (fd < 0)
+		fail_msg("%s: %s", path, strerror(errno));
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	assert_true(n > 0);
@@ -174,8 +177,8 @@ static void *uffd_region(size_t len, int *ufd)
 	fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 || ioctl(fd, UFFDIO_API, &api))
 		return NULL;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	reg.range.start = (uintptr_t)p;
@@ -223,49 +226,68 @@ static int group_setup(void **state)
 }
 
 /*
+ * Child of the self-recursion attack: after the barrier, until @end_ms or
+ * RECURSE_ROUNDS rounds, open an attribute file of the mount (an open
+ * drops its cached page), map it MAP_PRIVATE and have INFO written into
+ * the mapping: the write faults the page in through a FUSE READ that
+ * needs a worker of the daemon. Exit 0 when every answer was 0 or EFAULT.
+ */
+static void recursion_child(int barrier, long end_ms)
+{
+	char c, path[PATH_MAX + 64];
+	int fd, afd, ret, i;
+	void *p;
+
+	fd = open_node("hpu_control0");
+	snprintf(path, sizeof(path), "%s/class/hpu0/serial_number",
+		 hpu_test_shared.mount);
+	if (fd < 0)
+		_exit(2);
+	if (read(barrier, &c, 1) < 0)
+		_exit(3);
+	for (i = 0; i < RECURSE_ROUNDS && hpu_test_now_ms() < end_ms; i++) {
+		afd = open(path, O_RDONLY | O_CLOEXEC);
+		if (afd < 0)
+			_exit(4);
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, afd,
+			 0);
+		if (p == MAP_FAILED)
+			_exit(5);
+		ret = info_at(fd, p);
+		if (ret && ret != -EFAULT)
+			_exit(6);
+		munmap(p, 4096);
+		close(afd);
+	}
+	_exit(0);
+}
+
+/*
  * INFO answers written into MAP_PRIVATE mappings of the mount's own
- * attribute files, by hundreds of processes at once: every write faults
- * a page in through a FUSE READ that needs a worker. Another client must
+ * attribute files, by hundreds of processes at once. Another client must
  * still be answered, and every attacker too.
  */
 static void test_self_recursion(void **state)
 {
 	pid_t pids[RECURSE_N];
 	int barrier[2], i, bad = 0;
-	long t0;
+	long t0, end_ms;
 
 	(void)state;
 	assert_int_equal(pipe2(barrier, O_CLOEXEC), 0);
+	end_ms = hpu_test_now_ms() + RECURSE_MS;
 	for (i = 0; i < RECURSE_N; i++) {
 		pids[i] = hpu_test_fork_child();
 		assert_true(pids[i] >= 0);
 		if (!pids[i]) {
-			char c, path[PATH_MAX + 64];
-			int fd, afd, ret;
-			void *p;
-
 			close(barrier[1]);
-			fd = open_node("hpu_control0");
-			snprintf(path, sizeof(path),
-				 "%s/class/hpu0/serial_number",
-				 hpu_test_shared.mount);
-			afd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0 || afd < 0)
-				_exit(2);
-			p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE, afd, 0);
-			if (p == MAP_FAILED)
-				_exit(3);
-			if (read(barrier[0], &c, 1) < 0)
-				_exit(4);
-			ret = info_at(fd, p);
-			_exit(!ret || ret == -EFAULT ? 0 : 5);
+			recursion_child(barrier[0], end_ms);
 		}
 	}
 	close(barrier[0]);
 	/* all at once */
 	close(barrier[1]);
-	hpu_test_sleep_ms(100);
+	hpu_test_sleep_ms(300);
 	t0 = hpu_test_now_ms();
 	honest_info_answers("INFO of another client during the attack");
 	print_message("another client answered after %ld ms\n",
@@ -359,19 +381,28 @@ static void uffd_info_child(int report)
 	_exit(0);
 }
 
-/* Read the child's report (bounded), or fail */
-static int child_report(int rfd, pid_t pid, const char *what)
+/* The child's report, waiting at most ANSWER_MS; -ETIMEDOUT without */
+static int child_report_wait(int rfd, pid_t pid, const char *what, int *v)
 {
 	struct timeval tv = { .tv_sec = ANSWER_MS / 1000 };
-	int status, v = -1;
 	fd_set set;
 
 	FD_ZERO(&set);
 	FD_SET(rfd, &set);
-	if (select(rfd + 1, &set, NULL, NULL, &tv) != 1 ||
-	    read(rfd, &v, sizeof(v)) != sizeof(v)) {
-		print_error("%s: no report within %d ms\n", what, ANSWER_MS);
-		hpu_test_print_proc(pid);
+	if (select(rfd + 1, &set, NULL, NULL, &tv) == 1 &&
+	    read(rfd, v, sizeof(*v)) == sizeof(*v))
+		return 0;
+	print_error("%s: no report within %d ms\n", what, ANSWER_MS);
+	hpu_test_print_proc(pid);
+	return -ETIMEDOUT;
+}
+
+/* Read the child's report (bounded), or kill the child and fail */
+static int child_report(int rfd, pid_t pid, const char *what)
+{
+	int status, v = -1;
+
+	if (child_report_wait(rfd, pid, what, &v)) {
 		hpu_test_kill_child(pid, &status);
 		fail_msg("%s: the daemon did not answer", what);
 	}
@@ -396,8 +427,7 @@ static void test_uffd_info(void **state)
 		uffd_info_child(rep[1]);
 	}
 	close(rep[1]);
-	assert_int_equal(child_report(rep[0], pid, "INFO into userfaultfd"),
-			 0);
+	assert_int_equal(child_report(rep[0], pid, "INFO into userfaultfd"), 0);
 	close(rep[0]);
 	stuck_counts(&now, &ever);
 	print_message("stuck now %lu, abandoned %lu\n", now, ever - ever0);
@@ -545,8 +575,7 @@ static void test_shm_lease(void **state)
 			v = -1000 - errno;
 		} else {
 			v = map_shm(fd, file, 4096, NULL);
-			if (v == -EINVAL &&
-			    fcntl(file, F_GETLEASE) != F_WRLCK)
+			if (v == -EINVAL && fcntl(file, F_GETLEASE) != F_WRLCK)
 				v = 1;
 			if (v == -EINVAL && lease_breaks)
 				v = 2;
@@ -677,8 +706,8 @@ static void test_shm_fd_swap(void **state)
 		ok++;
 		hpu_cb_builder_reset(cb);
 		assert_int_equal(hpu_cb_memset(cb, va, 4096, 0x5a, 1), 0);
-		assert_int_equal(
-			hpu_cb_builder_submit(cb, 0, 0, 0, &seq, NULL), 0);
+		assert_int_equal(hpu_cb_builder_submit(cb, 0, 0, 0, &seq, NULL),
+				 0);
 		assert_int_equal(hpu_cs_wait(dev, seq, WAIT_US, &status), 0);
 		assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
 		assert_int_equal(unmap(fd, va), 0);
@@ -736,12 +765,11 @@ static void test_pidfd_per_process(void **state)
 	assert_true(fd >= 0);
 	before = daemon_fds();
 	for (i = 0; i < CBS_N; i++)
-		assert_int_equal(cb_create_at(fd, bufs[i], sizeof(bufs[i]),
-					      NULL),
-				 0);
+		assert_int_equal(
+			cb_create_at(fd, bufs[i], sizeof(bufs[i]), NULL), 0);
 	after = daemon_fds();
-	print_message("daemon descriptors: %d before, %d with %d CBs\n",
-		      before, after, CBS_N);
+	print_message("daemon descriptors: %d before, %d with %d CBs\n", before,
+		      after, CBS_N);
 	assert_true(after - before <= 2);
 
 	/* 15 more processes are fine, the 17th is one too many */
@@ -764,7 +792,7 @@ static void test_pidfd_per_process(void **state)
 static void test_sigterm_stuck(void **state)
 {
 	struct hpu_test_daemon d;
-	int rep[2], status, v;
+	int rep[2], status, v = 0, ret, stopped;
 	pid_t pid;
 	long t0;
 
@@ -791,18 +819,19 @@ static void test_sigterm_stuck(void **state)
 		_exit(0);
 	}
 	close(rep[1]);
-	v = child_report(rep[0], pid, "INFO into userfaultfd");
+	ret = child_report_wait(rep[0], pid, "INFO into userfaultfd", &v);
 	close(rep[0]);
-	assert_int_equal(v, -EFAULT);
 	t0 = hpu_test_now_ms();
 	/* 10 s bound; the daemon's own is HPU_FUSED_STOP_BOUND_MS */
-	v = hpu_test_daemon_stop(&d);
+	stopped = hpu_test_daemon_stop(&d);
 	print_message("stopped after %ld ms with a stuck worker\n",
 		      hpu_test_now_ms() - t0);
 	hpu_test_kill_child(pid, &status);
-	assert_int_equal(v, 0);
 	/* the shared daemon is the one of the next tests */
 	setenv("HPU_DEV_DIR", hpu_test_shared.mount, 1);
+	assert_int_equal(ret, 0);
+	assert_int_equal(v, -EFAULT);
+	assert_int_equal(stopped, 0);
 }
 
 int main(void)

@@ -317,7 +317,8 @@ static void test_self_recursion(void **state)
 
 		if (hpu_test_wait_child(pids[i], left > 0 ? (int)left : 1,
 					&status)) {
-			hpu_test_kill_child(pids[i], &status);
+			/* stuck in a wedged daemon: it dies with the daemon */
+			kill(pids[i], SIGKILL);
 			bad++;
 		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 			bad++;

@@ -241,6 +241,17 @@ static int show_drv_scaleout_addr(struct hpu_driver *drv, char **text,
 	return text_printf(text, len, "%s\n", drv->scaleout_addr);
 }
 
+/* "NOW EVER": client memory accesses abandoned, still stuck and ever */
+static int show_drv_uaccess_stuck(struct hpu_driver *drv, char **text,
+				  size_t *len)
+{
+	uint64_t now, ever, refused;
+
+	hpu_uaccess_guard_stats(&now, &ever, &refused);
+	return text_printf(text, len, "%llu %llu\n", (unsigned long long)now,
+			   (unsigned long long)ever);
+}
+
 const struct hpu_attr_drv hpu_drv_attrs[] = {
 	{ .name = "version", .show = show_drv_version },
 	{ .name = "fw_if", .show = show_drv_fw_if },
@@ -248,6 +259,7 @@ const struct hpu_attr_drv hpu_drv_attrs[] = {
 	{ .name = "pid", .show = show_drv_pid },
 	{ .name = "num_devices", .show = show_drv_num_devices },
 	{ .name = "scaleout_addr", .show = show_drv_scaleout_addr },
+	{ .name = "uaccess_stuck", .show = show_drv_uaccess_stuck },
 };
 
 const unsigned int hpu_num_drv_attrs = ARRAY_SIZE(hpu_drv_attrs);

@@ -23,7 +23,7 @@ static int cb_create(struct hpu_ctx *ctx, pid_t tid, const struct hpu_cb_in *in,
 		     struct hpu_cb_out *out)
 {
 	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_fw_host_range r;
+	struct hpu_client *c;
 	struct hpu_cb *cb;
 	uint64_t va = 0;
 	int ret;
@@ -37,7 +37,7 @@ static int cb_create(struct hpu_ctx *ctx, pid_t tid, const struct hpu_cb_in *in,
 		return ret;
 	cb = calloc(1, sizeof(*cb));
 	ret = cb ? hpu_ctx_map_user(ctx, tid, in->host_ptr, in->cb_size, 0,
-				    false, &r, &va) :
+				    false, &c, &va) :
 		   -ENOMEM;
 	if (ret) {
 		free(cb);
@@ -45,10 +45,9 @@ static int cb_create(struct hpu_ctx *ctx, pid_t tid, const struct hpu_cb_in *in,
 		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, in->cb_size);
 		return ret;
 	}
-	cb->host_ptr = r.addr;
+	cb->host_ptr = in->host_ptr;
 	cb->size = in->cb_size;
-	cb->owner = r.pid;
-	cb->pidfd = r.pidfd;
+	cb->owner = c;
 	cb->va = va;
 	hpu_handle_add(m, &m->cbs, &cb->node);
 	out->cb_handle = cb->node.handle;
@@ -81,7 +80,7 @@ static int cb_destroy(struct hpu_ctx *ctx, const struct hpu_cb_in *in)
 		return ret == -ENOENT ? -EINVAL : ret;
 	hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_CBS, 1);
 	hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, cb->size);
-	close(cb->pidfd);
+	hpu_client_put(ctx, cb->owner);
 	free(cb);
 	return 0;
 }
@@ -129,6 +128,15 @@ int hpu_ioctl_cb(const struct hpu_ioctl_call *call, void *data)
 	if (!ctx->mem || !hpu_device_has_cs(ctx->dev))
 		return -EOPNOTSUPP;
 
+	/* the user buffer is faulted in before any lock is held */
+	if (in.op == HPU_CB_OP_CREATE && in.host_ptr && !in.cb_handle &&
+	    in.cb_size >= 8 && in.cb_size <= HPU_MAX_CB_SIZE &&
+	    !(in.cb_size % 8)) {
+		ret = hpu_user_probe(call->pid, in.host_ptr, in.cb_size);
+		if (ret)
+			return ret;
+	}
+
 	memset(&out, 0, sizeof(out));
 	pthread_rwlock_rdlock(&ctx->dev->reset_lock);
 	pthread_rwlock_rdlock(&ctx->as_lock);
@@ -160,7 +168,7 @@ int hpu_ioctl_cb(const struct hpu_ioctl_call *call, void *data)
  * its pidfd says it is alive, before and after: a reused pid is never
  * read. When the requester is the creator's main thread, the pid is the
  * live requester itself and the pidfd checks are skipped (the common,
- * latency-critical case).
+ * latency-critical case). The read is bounded by the uaccess guard.
  *
  * Return: 0; -EINVAL unknown handle or bad size; -EFAULT the owner's
  * memory cannot be read; -ENOMEM.
@@ -169,10 +177,10 @@ int hpu_cb_get(struct hpu_ctx *ctx, uint64_t handle, uint32_t size,
 	       pid_t requester, struct hpu_cb_ref *ref)
 {
 	struct hpu_mem_state *m = ctx->mem;
+	struct hpu_client *owner;
 	struct hpu_cb *cb;
 	uint64_t addr;
-	pid_t owner;
-	int pidfd, ret;
+	int ret;
 
 	memset(ref, 0, sizeof(*ref));
 	if (size < 8 || size % 8)
@@ -194,16 +202,16 @@ int hpu_cb_get(struct hpu_ctx *ctx, uint64_t handle, uint32_t size,
 	ref->size = size;
 	addr = cb->host_ptr;
 	owner = cb->owner;
-	pidfd = cb->pidfd;
 	pthread_mutex_unlock(&m->lock);
 
-	if (owner == requester) {
-		ret = hpu_copy_from_user(owner, ref->bytes, addr, size);
+	if (owner->tgid == requester) {
+		ret = hpu_copy_from_user(requester, ref->bytes, addr, size);
 	} else {
-		ret = hpu_pidfd_alive(pidfd) ? 0 : -EFAULT;
+		ret = hpu_client_alive(owner) ? 0 : -EFAULT;
 		if (!ret)
-			ret = hpu_copy_from_user(owner, ref->bytes, addr, size);
-		if (!ret && !hpu_pidfd_alive(pidfd))
+			ret = hpu_copy_from_user(owner->tgid, ref->bytes, addr,
+						 size);
+		if (!ret && !hpu_client_alive(owner))
 			ret = -EFAULT;
 	}
 	if (ret)

@@ -216,15 +216,56 @@ static void ctx_teardown(struct hpu_ctx *ctx)
 	hpu_ctx_limits_release(ctx);
 }
 
+/* hpu_ctx.calls: release() came */
+#define HPU_CTX_RELEASED 0x80000000U
+
+static void ctx_release_now(struct hpu_ctx *ctx);
+
+/**
+ * hpu_ctx_call_begin() - an ioctl on the context's file starts
+ * @ctx: context (its file is open: the kernel holds it for the call)
+ */
+void hpu_ctx_call_begin(struct hpu_ctx *ctx)
+{
+	__atomic_add_fetch(&ctx->calls, 1, __ATOMIC_ACQ_REL);
+}
+
+/**
+ * hpu_ctx_call_end() - the ioctl of hpu_ctx_call_begin() is done with
+ * the context; the last one after release() tears the context down
+ * @ctx: context
+ */
+void hpu_ctx_call_end(struct hpu_ctx *ctx)
+{
+	if (__atomic_sub_fetch(&ctx->calls, 1, __ATOMIC_ACQ_REL) ==
+	    HPU_CTX_RELEASED)
+		ctx_release_now(ctx);
+}
+
 /**
  * hpu_ctx_release() - tear down the context of a closed file
  * @ctx: context; the file's reference is dropped
  *
  * Runs when the last reference to the file goes away, also when its
  * process was killed: from here on the context is not a holder and owns
- * nothing on the device.
+ * nothing on the device. The kernel sends RELEASE only after every call
+ * on the file returned, but the uaccess watchdog answers a call whose
+ * worker is stuck in client memory: such a worker still uses the
+ * context, so the teardown waits for it (hpu_ctx_call_end()), as a kernel
+ * file outlives a stuck ioctl.
  */
 void hpu_ctx_release(struct hpu_ctx *ctx)
+{
+	if (__atomic_fetch_or(&ctx->calls, HPU_CTX_RELEASED, __ATOMIC_ACQ_REL) &
+	    ~HPU_CTX_RELEASED) {
+		hpu_info("hpu%u: pid %d: release waits for a stuck call",
+			 ctx->dev->index, (int)ctx->pid);
+		return;
+	}
+	ctx_release_now(ctx);
+}
+
+static void ctx_release_now(struct hpu_ctx *ctx)
 {
 	struct hpu_device *dev = ctx->dev;
 	uint64_t lived_ms = (hpu_now_ns() - ctx->open_ns) / 1000000ULL;
@@ -550,6 +591,7 @@ void hpu_device_release_all(struct hpu_device *dev)
 		pthread_mutex_unlock(&dev->ctx_lock);
 		if (!ctx)
 			break;
-		hpu_ctx_release(ctx);
+		/* no worker is left to hold a call: the loop joined them */
+		ctx_release_now(ctx);
 	}
 }

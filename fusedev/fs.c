@@ -743,6 +743,27 @@ static void req_reply(void *token, int err, const void *out, size_t size)
 		fuse_reply_ioctl(token, 0, out, size);
 }
 
+/*
+ * The uaccess watchdog's answer to a request whose worker is stuck in
+ * client memory (uaccess_guard.c): the worker sends none after it.
+ */
+static void req_abandon(void *token)
+{
+	fuse_reply_err(token, EFAULT);
+}
+
+/**
+ * hpu_fs_guard_start() - start the bound on client memory accesses of
+ * the ioctls served here
+ * @timeout_ms: --uaccess-timeout-ms
+ *
+ * Return: 0 or -errno.
+ */
+int hpu_fs_guard_start(uint32_t timeout_ms)
+{
+	return hpu_uaccess_guard_start(timeout_ms, req_abandon);
+}
+
 static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 		     void *arg, struct fuse_file_info *fi, unsigned int flags,
 		     const void *in_buf, size_t in_bufsz, size_t out_bufsz)
@@ -755,6 +776,7 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 	};
 	struct hpu_ioctl_call call;
 	size_t out_size = out_bufsz;
+	bool answered;
 	int ret;
 
 	/* a hot-removed device's files get -ENODEV from the dispatcher */
@@ -770,7 +792,17 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 	call.defer = &defer;
 	call.arg = (uint64_t)(uintptr_t)arg;
 	defer.token = req;
+	hpu_ctx_call_begin(call.ctx);
+	hpu_uaccess_begin_request(req, call.pid, fuse_req_ctx(req)->uid);
 	ret = hpu_ioctl_dispatch(&call, cmd, in_buf, in_bufsz, out, &out_size);
+	/* answered by the watchdog: @req is gone, the call failed */
+	answered = hpu_uaccess_end_request();
+	hpu_ctx_call_end(call.ctx);
+	if (answered) {
+		if (ret == HPU_IOCTL_DEFERRED)
+			hpu_err("an abandoned request was deferred");
+		return;
+	}
 	if (ret == HPU_IOCTL_DEFERRED)
 		return; /* answered later through defer */
 	if (ret)

@@ -38,6 +38,28 @@
 #define HPU_FUSED_MAX_THREADS 80
 
 /*
+ * Client memory accesses (uaccess_guard.c, docs/fusedev.md "Client
+ * memory"): one that takes longer than --uaccess-timeout-ms is abandoned
+ * (its request answered EFAULT, its worker left stuck). Stuck workers are
+ * capped per client thread, process and user, and in total; the user and
+ * total caps count accesses in flight too. The FUSE loop may start
+ * HPU_FUSED_MAX_THREADS_ALL workers, so that stuck ones never take the
+ * pool from other clients.
+ */
+#define HPU_UACCESS_DEF_TIMEOUT_MS   2000
+#define HPU_UACCESS_MIN_TIMEOUT_MS   50
+#define HPU_UACCESS_MAX_TIMEOUT_MS   60000
+#define HPU_UACCESS_MAX_STUCK_THREAD 1
+#define HPU_UACCESS_MAX_STUCK_PROC   8
+#define HPU_UACCESS_MAX_STUCK_UID    128
+#define HPU_UACCESS_MAX_STUCK	     512
+#define HPU_FUSED_MAX_THREADS_ALL \
+	(HPU_FUSED_MAX_THREADS + HPU_UACCESS_MAX_STUCK)
+
+/* SIGINT/SIGTERM: the daemon is gone within this, stuck workers or not */
+#define HPU_FUSED_STOP_BOUND_MS 4000
+
+/*
  * Default modes of the device nodes (hpu-fused --mode, --control-mode).
  * A compute node gives everything to whoever opens it, so it is never
  * open to others; a control node answers INFO only (like the attribute
@@ -141,6 +163,10 @@ struct hpu_cs_stats {
  * @comm: command name of that process
  * @open_ns: CLOCK_MONOTONIC at open
  * @refcount: references; the file holds one, the device list none
+ * @calls: ioctls being served on the file, plus HPU_CTX_RELEASED once
+ *	release() came (atomic): a release that finds calls in progress (a
+ *	worker stuck in client memory whose request the watchdog answered)
+ *	leaves the teardown to the last of them
  * @dram_bytes: HBM allocated by the context (atomic; memory.c)
  * @cs_submitted: CSs accepted from the context (atomic)
  * @cs_completed: CSs of the context that completed (atomic)
@@ -176,6 +202,7 @@ struct hpu_ctx {
 	char comm[17];
 	uint64_t open_ns;
 	unsigned int refcount;
+	uint32_t calls;
 	uint64_t dram_bytes;
 	uint64_t cs_submitted;
 	uint64_t cs_completed;
@@ -394,6 +421,8 @@ uint32_t hpu_fw_if_minor_in_use(const struct hpu_fw_model *model);
 int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid, uid_t uid,
 		 gid_t gid, struct hpu_ctx **out);
 void hpu_ctx_release(struct hpu_ctx *ctx);
+void hpu_ctx_call_begin(struct hpu_ctx *ctx);
+void hpu_ctx_call_end(struct hpu_ctx *ctx);
 void hpu_device_release_all(struct hpu_device *dev);
 void hpu_ctx_get(struct hpu_ctx *ctx);
 void hpu_ctx_put(struct hpu_ctx *ctx);
@@ -463,6 +492,18 @@ int hpu_copy_to_user(pid_t pid, uint64_t uaddr, const void *src, size_t len);
 int hpu_pidfd_open(pid_t tgid);
 bool hpu_pidfd_alive(int pidfd);
 int hpu_user_range_mapped(pid_t tgid, uint64_t uaddr, uint64_t len);
+int hpu_user_probe(pid_t tid, uint64_t uaddr, uint64_t len);
+void hpu_uaccess_set_mount_dev(dev_t dev);
+
+/* The bound on client memory accesses (uaccess_guard.c) */
+int hpu_uaccess_guard_start(uint32_t timeout_ms, void (*abandon)(void *token));
+void hpu_uaccess_guard_stop(void);
+void hpu_uaccess_begin_request(void *token, pid_t tid, uid_t uid);
+bool hpu_uaccess_end_request(void);
+bool hpu_uaccess_request_dead(void);
+int hpu_uaccess_enter(void);
+int hpu_uaccess_exit(void);
+void hpu_uaccess_guard_stats(uint64_t *now, uint64_t *ever, uint64_t *refused);
 
 /* ------------------------------------------------------------------ */
 /* Packet validation (packets.c)                                       */
@@ -765,8 +806,10 @@ void hpu_event_readers_fini(struct hpu_driver *drv);
 
 extern const struct fuse_lowlevel_ops hpu_fs_ops;
 void hpu_fs_release_all(void);
+int hpu_fs_guard_start(uint32_t timeout_ms);
 
 int hpu_mount_prepare(const char *dir);
+int hpu_mount_dev(const char *dir, dev_t *dev);
 int hpu_devlinks_create(const char *link_dir, const char *dir,
 			unsigned int ndev, bool forced);
 void hpu_devlinks_hotplug(char action, unsigned int index);

@@ -20,6 +20,25 @@ struct hpu_handle_node {
 /* The object of @type whose member "node" is @n (not NULL) */
 #define hpu_handle_entry(n, type) ((type *)((char *)(n)-offsetof(type, node)))
 
+/* Processes whose host memory one context may map (-EMFILE beyond) */
+#define HPU_CTX_MAX_CLIENTS 16
+
+/**
+ * struct hpu_client - a process whose memory a context maps (clients.c)
+ * @tgid: its thread group id
+ * @pidfd: pidfd of it, shared by every mapping of the process in the
+ *	context (the model's host ranges get it)
+ * @refs: mappings and CBs using it, and calls in progress (protected by
+ *	the context's hpu_mem_state.lock)
+ * @next: next client of the context (hpu_mem_state.lock)
+ */
+struct hpu_client {
+	pid_t tgid;
+	int pidfd;
+	unsigned int refs;
+	struct hpu_client *next;
+};
+
 /**
  * struct hpu_alloc - one device memory allocation of a context
  * @node: handle and link on the context's allocation list
@@ -40,7 +59,7 @@ struct hpu_alloc {
  * struct hpu_map - one mapping made with MEMORY MAP
  * @va: device VA the model returned
  * @alloc: the allocation mapped, or NULL for host memory
- * @pidfd: host memory: pidfd of the process that owns it, else -1
+ * @client: host memory (USERPTR): the process that owns it, else NULL
  * @shm: MAP_SHM: the daemon's shared mapping of the client's file (munmap
  *	after the model's unmap), else NULL
  * @shm_size: bytes at @shm
@@ -50,7 +69,7 @@ struct hpu_alloc {
 struct hpu_map {
 	uint64_t va;
 	struct hpu_alloc *alloc;
-	int pidfd;
+	struct hpu_client *client;
 	void *shm;
 	uint64_t shm_size;
 	uint64_t host_size;
@@ -63,8 +82,8 @@ struct hpu_map {
  * @node: handle and link on the context's CB list
  * @host_ptr: address in the creating process
  * @size: bytes
- * @owner: TGID of the creating process (its bytes are read at submission)
- * @pidfd: pidfd of @owner: a reused pid is never read
+ * @owner: the creating process (its bytes are read at submission through
+ *	its pidfd: a reused pid is never read)
  * @va: device VA of the mapping
  * @usage: CSs in flight that use it (atomic)
  */
@@ -72,8 +91,7 @@ struct hpu_cb {
 	struct hpu_handle_node node;
 	uint64_t host_ptr;
 	uint32_t size;
-	pid_t owner;
-	int pidfd;
+	struct hpu_client *owner;
 	uint64_t va;
 	uint32_t usage;
 };
@@ -86,6 +104,8 @@ struct hpu_cb {
  * @allocs: allocations
  * @maps: mappings made with MAP
  * @cbs: command buffers
+ * @clients: processes whose memory is mapped (clients.c)
+ * @nclients: entries of @clients
  */
 struct hpu_mem_state {
 	pthread_mutex_t lock;
@@ -93,6 +113,8 @@ struct hpu_mem_state {
 	struct hpu_handle_node *allocs;
 	struct hpu_map *maps;
 	struct hpu_handle_node *cbs;
+	struct hpu_client *clients;
+	unsigned int nclients;
 };
 
 /*
@@ -132,13 +154,18 @@ static inline void hpu_handle_add(struct hpu_mem_state *m,
 
 /*
  * Map [@addr, @addr + @size) of the process of thread @tid into @ctx's
- * address space (memory.c): the range must be mapped in the process; the
- * mapping records the process through a pidfd, returned in @r->pidfd and
- * owned by the caller from then on (closed here on failure).
- * Return: 0 with *@va set, or -errno.
+ * address space (memory.c): the caller checked the range with
+ * hpu_user_probe() before taking its locks. The mapping names the process
+ * by its client record (one pidfd per process and context), returned in
+ * *@client with a reference the caller owns from then on.
+ * Return: 0 with *@va set, or -errno (-EMFILE: too many processes).
  */
 int hpu_ctx_map_user(struct hpu_ctx *ctx, pid_t tid, uint64_t addr,
 		     uint64_t size, uint64_t hint, bool fixed,
-		     struct hpu_fw_host_range *r, uint64_t *va);
+		     struct hpu_client **client, uint64_t *va);
+
+int hpu_client_get(struct hpu_ctx *ctx, pid_t tid, struct hpu_client **out);
+void hpu_client_put(struct hpu_ctx *ctx, struct hpu_client *c);
+bool hpu_client_alive(const struct hpu_client *c);
 
 #endif /* HPU_MEM_H */

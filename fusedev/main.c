@@ -8,10 +8,12 @@
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hpu_devdir.h"
@@ -29,6 +31,7 @@
  * @link_dir: --dev-link-dir: where the hpuN links go (default /dev)
  * @log_level: --log-level
  * @cs_timeout_ms: --cs-timeout-ms
+ * @uaccess_timeout_ms: --uaccess-timeout-ms
  * @scaleout_addr: --scaleout-addr (HOST:PORT), or NULL
  * @group: --group resolved to a gid, or -1 for the daemon's own group
  * @node_mode: --mode
@@ -43,6 +46,7 @@ struct options {
 	const char *link_dir;
 	int log_level;
 	uint32_t cs_timeout_ms;
+	uint32_t uaccess_timeout_ms;
 	const char *scaleout_addr;
 	long group;
 	unsigned int node_mode;
@@ -61,6 +65,7 @@ enum {
 	OPT_MODE,
 	OPT_CONTROL_MODE,
 	OPT_LIMIT,
+	OPT_UACCESS_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -73,6 +78,7 @@ static const struct option long_opts[] = {
 	{ "dev-link-dir", required_argument, NULL, OPT_DEV_LINK_DIR },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "cs-timeout-ms", required_argument, NULL, OPT_CS_TIMEOUT },
+	{ "uaccess-timeout-ms", required_argument, NULL, OPT_UACCESS_TIMEOUT },
 	{ "scaleout-addr", required_argument, NULL, OPT_SCALEOUT_ADDR },
 	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "mode", required_argument, NULL, OPT_MODE },
@@ -114,6 +120,9 @@ static void usage(FILE *f)
 		"      --dev-link-dir DIR  make the hpuN links in DIR, not /dev\n"
 		"      --log-level LEVEL   err, warn, info or debug (default warn)\n"
 		"      --cs-timeout-ms MS  default CS timeout, 1..3600000 (default %d)\n"
+		"      --uaccess-timeout-ms MS\n"
+		"                          answer EFAULT when client memory does not\n"
+		"                          answer in MS, %d..%d (default %d)\n"
 		"      --scaleout-addr HOST:PORT\n"
 		"                          accept scale-out NIC connections from other\n"
 		"                          servers there (port 0: any free port)\n"
@@ -128,8 +137,9 @@ static void usage(FILE *f)
 		"  -h, --help              this text\n"
 		"      --version           print the version\n",
 		HPU_FUSED_MAX_DEVICES, HPU_FUSED_DEF_DEVICES,
-		HPU_FUSED_DEF_CS_TIMEOUT_MS, HPU_FUSED_DEF_NODE_MODE,
-		HPU_FUSED_DEF_CONTROL_MODE);
+		HPU_FUSED_DEF_CS_TIMEOUT_MS, HPU_UACCESS_MIN_TIMEOUT_MS,
+		HPU_UACCESS_MAX_TIMEOUT_MS, HPU_UACCESS_DEF_TIMEOUT_MS,
+		HPU_FUSED_DEF_NODE_MODE, HPU_FUSED_DEF_CONTROL_MODE);
 	usage_limits(f);
 }
 
@@ -146,14 +156,14 @@ static int parse_ndev(const char *s, unsigned int *out)
 	return 0;
 }
 
-static int parse_timeout(const char *s, uint32_t *out)
+static int parse_timeout(const char *s, long min, long max, uint32_t *out)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > HPU_CS_TIMEOUT_MAX_MS)
+	if (errno || end == s || *end || v < min || v > max)
 		return -EINVAL;
 	*out = (uint32_t)v;
 	return 0;
@@ -269,6 +279,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->link_dir = "/dev";
 	o->log_level = HPU_LOG_WARN;
 	o->cs_timeout_ms = HPU_FUSED_DEF_CS_TIMEOUT_MS;
+	o->uaccess_timeout_ms = HPU_UACCESS_DEF_TIMEOUT_MS;
 	o->group = -1;
 	o->node_mode = HPU_FUSED_DEF_NODE_MODE;
 	o->control_mode = HPU_FUSED_DEF_CONTROL_MODE;
@@ -319,10 +330,22 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->log_level = lvl;
 			break;
 		case OPT_CS_TIMEOUT:
-			if (parse_timeout(optarg, &o->cs_timeout_ms)) {
+			if (parse_timeout(optarg, 1, HPU_CS_TIMEOUT_MAX_MS,
+					  &o->cs_timeout_ms)) {
 				fprintf(stderr,
 					"hpu-fused: --cs-timeout-ms must be 1..3600000, not '%s'\n",
 					optarg);
+				return -1;
+			}
+			break;
+		case OPT_UACCESS_TIMEOUT:
+			if (parse_timeout(optarg, HPU_UACCESS_MIN_TIMEOUT_MS,
+					  HPU_UACCESS_MAX_TIMEOUT_MS,
+					  &o->uaccess_timeout_ms)) {
+				fprintf(stderr,
+					"hpu-fused: --uaccess-timeout-ms must be %d..%d, not '%s'\n",
+					HPU_UACCESS_MIN_TIMEOUT_MS,
+					HPU_UACCESS_MAX_TIMEOUT_MS, optarg);
 				return -1;
 			}
 			break;
@@ -434,12 +457,117 @@ static int serve(struct fuse_session *se)
 	cfg = fuse_loop_cfg_create();
 	if (!cfg)
 		return -ENOMEM;
-	fuse_loop_cfg_set_max_threads(cfg, HPU_FUSED_MAX_THREADS);
+	/* room for every worker the uaccess caps let get stuck */
+	fuse_loop_cfg_set_max_threads(cfg, HPU_FUSED_MAX_THREADS_ALL);
 	fuse_loop_cfg_set_idle_threads(cfg, 4);
 	ret = fuse_session_loop_mt(se, cfg);
 	fuse_loop_cfg_destroy(cfg);
 	/* a positive value is the signal that ended the loop */
 	return ret < 0 ? ret : 0;
+}
+
+/**
+ * struct stop_guard - the bound on a stop (SIGINT/SIGTERM)
+ * @se: the session
+ * @o: the command line
+ * @links: /dev links were made
+ * @lock: protects @done and the forced exit
+ * @cond: signalled when @done is set
+ * @done: the loop returned: every worker was joined
+ * @thread: the guard's thread
+ *
+ * The loop's end joins every worker, and a worker stuck in client memory
+ * (a fault nobody resolves) never returns: after HPU_FUSED_STOP_BOUND_MS
+ * the guard removes the links, unmounts (which aborts the connection) and
+ * exits the process.
+ */
+struct stop_guard {
+	struct fuse_session *se;
+	const struct options *o;
+	bool links;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+	pthread_t thread;
+};
+
+static void deadline_in(struct timespec *ts, unsigned int ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static void *stop_guard_main(void *arg)
+{
+	struct stop_guard *g = arg;
+	struct timespec ts;
+	uint64_t now, ever, refused;
+
+	pthread_mutex_lock(&g->lock);
+	/* the signal handler only sets the session's exit flag: poll it */
+	while (!g->done && !fuse_session_exited(g->se)) {
+		deadline_in(&ts, 100);
+		pthread_cond_timedwait(&g->cond, &g->lock, &ts);
+	}
+	deadline_in(&ts, HPU_FUSED_STOP_BOUND_MS);
+	while (!g->done)
+		if (pthread_cond_timedwait(&g->cond, &g->lock, &ts) ==
+		    ETIMEDOUT)
+			break;
+	if (g->done) {
+		pthread_mutex_unlock(&g->lock);
+		return NULL;
+	}
+	/* the lock stays held: the main thread does nothing more */
+	hpu_uaccess_guard_stats(&now, &ever, &refused);
+	hpu_err("stop: workers still busy after %d ms (%llu stuck in client memory): exiting without them",
+		HPU_FUSED_STOP_BOUND_MS, (unsigned long long)now);
+	if (g->links)
+		hpu_devlinks_remove(g->o->link_dir, g->o->mount,
+				    HPU_FUSED_MAX_DEVICES);
+	fuse_session_unmount(g->se);
+	hpu_info("stopped");
+	_exit(EXIT_SUCCESS);
+}
+
+static int stop_guard_start(struct stop_guard *g, struct fuse_session *se,
+			    const struct options *o, bool links)
+{
+	pthread_condattr_t ca;
+	int ret;
+
+	g->se = se;
+	g->o = o;
+	g->links = links;
+	g->done = false;
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&g->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	ret = -pthread_create(&g->thread, NULL, stop_guard_main, g);
+	if (ret) {
+		pthread_cond_destroy(&g->cond);
+		pthread_mutex_destroy(&g->lock);
+	}
+	return ret;
+}
+
+/* The loop returned: the stop needs no bound any more */
+static void stop_guard_end(struct stop_guard *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->done = true;
+	pthread_cond_signal(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(g->thread, NULL);
+	pthread_cond_destroy(&g->cond);
+	pthread_mutex_destroy(&g->lock);
 }
 
 /*
@@ -511,10 +639,12 @@ int main(int argc, char **argv)
 {
 	const struct hpu_fw_profile *prof;
 	struct fuse_session *se;
+	struct stop_guard guard;
 	struct hpu_driver drv;
 	struct options o;
 	int ret, notify = -1, status = EXIT_FAILURE;
 	bool links;
+	dev_t mdev;
 
 	memset(&o, 0, sizeof(o));
 	ret = parse_args(argc, argv, &o);
@@ -587,6 +717,14 @@ int main(int argc, char **argv)
 		hpu_err("%s: cannot mount", o.mount);
 		goto err_remove_handlers;
 	}
+	if (!hpu_mount_dev(o.mount, &mdev))
+		hpu_uaccess_set_mount_dev(mdev);
+	ret = hpu_fs_guard_start(o.uaccess_timeout_ms);
+	if (ret) {
+		hpu_err("cannot start the uaccess watchdog: %s",
+			strerror(-ret));
+		goto err_unmount;
+	}
 	/* from here on the log of a daemon goes to syslog */
 	if (!o.foreground) {
 		hpu_log_setup(o.log_level, true);
@@ -596,20 +734,28 @@ int main(int argc, char **argv)
 		hpu_devlinks_create(o.link_dir, o.mount, o.ndev,
 				    o.dev_links == 1);
 	hpu_info("%s: %u %s device(s), up to %d worker threads", o.mount,
-		 o.ndev, o.type, HPU_FUSED_MAX_THREADS);
+		 o.ndev, o.type, HPU_FUSED_MAX_THREADS_ALL);
 	hpu_info("nodes: owner %u, group %u, hpuN %04o, hpu_controlN %04o",
 		 (unsigned int)drv.uid, (unsigned int)drv.gid, drv.node_mode,
 		 drv.control_mode);
 
-	ret = serve(se);
+	ret = stop_guard_start(&guard, se, &o, links);
+	if (ret) {
+		hpu_err("cannot start the stop guard: %s", strerror(-ret));
+	} else {
+		ret = serve(se);
+		stop_guard_end(&guard);
+	}
 	if (ret)
 		hpu_err("session loop failed: %s", strerror(-ret));
 	else
 		status = EXIT_SUCCESS;
+	hpu_uaccess_guard_stop();
 
 	/* hot-added devices may have links in any slot */
 	if (links)
 		hpu_devlinks_remove(o.link_dir, o.mount, HPU_FUSED_MAX_DEVICES);
+err_unmount:
 	fuse_session_unmount(se);
 err_remove_handlers:
 	fuse_remove_signal_handlers(se);

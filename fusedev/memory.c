@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
@@ -57,12 +58,14 @@ int hpu_ctx_mem_init(struct hpu_ctx *ctx)
 
 /**
  * hpu_ctx_mem_fini() - free every allocation, mapping record and CB of a
- * context whose address space is already destroyed; close their pidfds
+ * context whose address space is already destroyed; drop their clients
+ * (closing the pidfds)
  * @ctx: context
  */
 void hpu_ctx_mem_fini(struct hpu_ctx *ctx)
 {
 	struct hpu_mem_state *m = ctx->mem;
+	struct hpu_client *c;
 	struct hpu_alloc *a;
 	struct hpu_map *mp;
 	struct hpu_cb *cb;
@@ -72,8 +75,7 @@ void hpu_ctx_mem_fini(struct hpu_ctx *ctx)
 		return;
 	while ((mp = m->maps)) {
 		m->maps = mp->next;
-		if (mp->pidfd >= 0)
-			close(mp->pidfd);
+		hpu_client_put(ctx, mp->client);
 		if (mp->shm)
 			munmap(mp->shm, mp->shm_size);
 		free(mp);
@@ -81,8 +83,7 @@ void hpu_ctx_mem_fini(struct hpu_ctx *ctx)
 	while (m->cbs) {
 		cb = hpu_handle_entry(m->cbs, struct hpu_cb);
 		m->cbs = cb->node.next;
-		if (cb->pidfd >= 0)
-			close(cb->pidfd);
+		hpu_client_put(ctx, cb->owner);
 		free(cb);
 	}
 	while (m->allocs) {
@@ -98,6 +99,12 @@ void hpu_ctx_mem_fini(struct hpu_ctx *ctx)
 			__atomic_sub_fetch(&ctx->dram_bytes, a->size,
 					   __ATOMIC_RELAXED);
 		free(a);
+	}
+	/* every user of a client is gone: nothing should be left */
+	while ((c = m->clients)) {
+		m->clients = c->next;
+		close(c->pidfd);
+		free(c);
 	}
 	pthread_mutex_destroy(&m->lock);
 	free(m);
@@ -224,7 +231,6 @@ static int map_device(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
 		goto out_unlock;
 	mp->va = va;
 	mp->alloc = a;
-	mp->pidfd = -1;
 	mp->next = m->maps;
 	m->maps = mp;
 	a->map_count++;
@@ -240,33 +246,33 @@ out_unlock:
 
 int hpu_ctx_map_user(struct hpu_ctx *ctx, pid_t tid, uint64_t addr,
 		     uint64_t size, uint64_t hint, bool fixed,
-		     struct hpu_fw_host_range *r, uint64_t *va)
+		     struct hpu_client **client, uint64_t *va)
 {
+	struct hpu_fw_host_range r;
+	struct hpu_client *c;
 	int ret;
 
-	r->pid = hpu_tid_to_tgid(tid);
-	r->addr = addr;
-	r->size = size;
-	ret = hpu_user_range_mapped(r->pid, r->addr, r->size);
+	ret = hpu_client_get(ctx, tid, &c);
 	if (ret)
 		return ret;
-	r->pidfd = hpu_pidfd_open(r->pid);
-	if (r->pidfd < 0) /* the daemon out of descriptors is no -EFAULT */
-		return r->pidfd == -EMFILE || r->pidfd == -ENFILE ? r->pidfd :
-								    -EFAULT;
-	ret = CTX_OPS(ctx)->map_host(ctx->as, r, hint, fixed, va);
+	r.pid = c->tgid;
+	r.pidfd = c->pidfd;
+	r.addr = addr;
+	r.size = size;
+	ret = CTX_OPS(ctx)->map_host(ctx->as, &r, hint, fixed, va);
 	if (ret) {
-		close(r->pidfd);
-		r->pidfd = -1;
+		hpu_client_put(ctx, c);
+		return ret;
 	}
-	return ret;
+	*client = c;
+	return 0;
 }
 
 static int map_host(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 		    struct hpu_mem_out *out)
 {
 	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_fw_host_range r;
+	struct hpu_client *c;
 	struct hpu_map *mp;
 	uint64_t va = 0;
 	int ret;
@@ -281,7 +287,7 @@ static int map_host(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 	mp = calloc(1, sizeof(*mp));
 	ret = mp ? hpu_ctx_map_user(ctx, tid, in->host_virt_addr, in->size,
 				    in->device_virt_addr,
-				    in->flags & HPU_MEM_FIXED, &r, &va) :
+				    in->flags & HPU_MEM_FIXED, &c, &va) :
 		   -ENOMEM;
 	if (ret) {
 		free(mp);
@@ -290,7 +296,7 @@ static int map_host(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 		return ret;
 	}
 	mp->va = va;
-	mp->pidfd = r.pidfd;
+	mp->client = c;
 	mp->host_size = in->size;
 	pthread_mutex_lock(&m->lock);
 	mp->next = m->maps;
@@ -301,61 +307,48 @@ static int map_host(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 }
 
 /*
- * Access mode the client opened @fd with (/proc/PID/fdinfo): the daemon
- * may run as root, so reopening through /proc must not grant more than
- * the client's own descriptor does.
+ * Take the client's descriptor @fd itself (pidfd_getfd: no open, so no
+ * lease break or other open-time wait, and no window in which the caller
+ * can swap the descriptor after the check) and map @size bytes at @off
+ * shared into the daemon. What is checked is what is held: a regular
+ * shared-memory file (tmpfs, memfd, hugetlbfs), opened read-write by the
+ * client (a root daemon must not grant more than the caller has), not
+ * sealed against writing, sealed against shrinking (a client truncating
+ * it under a running DMA would kill the daemon with SIGBUS), at least
+ * @off + @size bytes long.
  */
-static int client_fd_rdwr(pid_t tgid, int fd)
+static int shm_take_client_fd(struct hpu_ctx *ctx, pid_t tid, int fd,
+			      uint64_t off, uint64_t size, void **ptr)
 {
-	char path[64], line[128];
-	unsigned long flags;
-	int ret = -EBADF;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)tgid, fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -EBADF;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "flags: %lo", &flags) == 1) {
-			ret = (flags & O_ACCMODE) == O_RDWR ? 0 : -EACCES;
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
-/*
- * Open the client's file descriptor @fd through /proc and map @size bytes
- * at @off shared into the daemon. The file must be shared memory (tmpfs,
- * memfd, hugetlbfs) sealed against shrinking: a client truncating it under
- * a running DMA would otherwise kill the daemon with SIGBUS.
- */
-static int shm_open_client(pid_t tgid, int fd, uint64_t off, uint64_t size,
-			   void **ptr)
-{
-	char path[64];
+	struct hpu_client *c;
 	struct statfs sfs;
 	struct stat st;
-	int file, seals, ret;
+	int file, fl, seals, ret;
 	void *p;
 
-	ret = client_fd_rdwr(tgid, fd);
+	ret = hpu_client_get(ctx, tid, &c);
 	if (ret)
 		return ret;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tgid, fd);
-	file = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	file = (int)syscall(SYS_pidfd_getfd, c->pidfd, fd, 0);
 	if (file < 0)
-		return errno == ENOENT ? -EBADF : -errno;
+		ret = errno == EBADF ? -EBADF : -EFAULT;
+	hpu_client_put(ctx, c);
+	if (file < 0)
+		return ret;
 	ret = -EINVAL;
 	if (fstat(file, &st) || !S_ISREG(st.st_mode) || fstatfs(file, &sfs) ||
 	    (sfs.f_type != TMPFS_MAGIC && sfs.f_type != HUGETLBFS_MAGIC))
 		goto out_close;
-	if ((uint64_t)st.st_size < off || (uint64_t)st.st_size - off < size)
-		goto out_close;
+	fl = fcntl(file, F_GETFL);
 	seals = fcntl(file, F_GET_SEALS);
+	if (fl < 0 || (fl & O_ACCMODE) != O_RDWR ||
+	    (seals > 0 && (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)))) {
+		ret = -EACCES;
+		goto out_close;
+	}
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		goto out_close;
+	if ((uint64_t)st.st_size < off || (uint64_t)st.st_size - off < size)
 		goto out_close;
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, file,
 		 (off_t)off);
@@ -395,8 +388,8 @@ static int map_shm(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	ret = shm_open_client(hpu_tid_to_tgid(tid), (int)in->handle,
-			      in->page_size, in->size, &p);
+	ret = shm_take_client_fd(ctx, tid, (int)in->handle, in->page_size,
+				 in->size, &p);
 	if (ret)
 		goto err_free;
 	pthread_mutex_lock(&m->lock);
@@ -405,7 +398,6 @@ static int map_shm(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 				       in->flags & HPU_MEM_FIXED, &va);
 	if (!ret) {
 		mp->va = va;
-		mp->pidfd = -1;
 		mp->shm = p;
 		mp->shm_size = in->size;
 		mp->next = m->maps;
@@ -456,9 +448,8 @@ static int mem_unmap(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
 		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES,
 				 mp->host_size);
 	}
-	/* the driver owns the pidfd it handed to map_host */
-	if (mp->pidfd >= 0)
-		close(mp->pidfd);
+	/* the pidfd handed to map_host was the client's */
+	hpu_client_put(ctx, mp->client);
 	/* the model no longer reaches it */
 	if (mp->shm)
 		munmap(mp->shm, mp->shm_size);
@@ -525,6 +516,15 @@ int hpu_ioctl_memory(const struct hpu_ioctl_call *call, void *data)
 		return -EINVAL;
 	if (!ctx->mem || !hpu_device_has_cs(ctx->dev))
 		return -EOPNOTSUPP;
+
+	/* a user range is faulted in before any lock is held */
+	if (in.op == HPU_MEM_OP_MAP && (in.flags & HPU_MEM_USERPTR) &&
+	    in.size && !in.handle && !in.page_size &&
+	    !check_hint(&in, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END)) {
+		ret = hpu_user_probe(call->pid, in.host_virt_addr, in.size);
+		if (ret)
+			return ret;
+	}
 
 	memset(&out, 0, sizeof(out));
 	pthread_rwlock_rdlock(&ctx->dev->reset_lock);

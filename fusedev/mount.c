@@ -12,6 +12,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,6 +58,37 @@ static void mount_fstype(const char *dir, char *fstype, size_t len)
 		snprintf(fstype, len, "%s", fs); /* the last one wins */
 	}
 	fclose(f);
+}
+
+/**
+ * hpu_mount_dev() - device number of the mount at @dir in this namespace
+ * (/proc/self/mountinfo: no request to the mount itself)
+ * @dir: absolute, canonical mount point
+ * @dev: receives it (of the last mount there)
+ *
+ * Return: 0, or -ENOENT when nothing is mounted at @dir.
+ */
+int hpu_mount_dev(const char *dir, dev_t *dev)
+{
+	char line[4096], mnt[PATH_MAX];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	unsigned int maj, min;
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %*s %u:%u %*s %4095s", &maj, &min, mnt) !=
+		    3)
+			continue;
+		unescape(mnt);
+		if (strcmp(mnt, dir))
+			continue;
+		*dev = makedev(maj, min);
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
 }
 
 static int run_fusermount_unmount(const char *dir)

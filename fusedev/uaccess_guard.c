@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uaccess_guard.c - a bound on every access of the daemon to client
+ * memory (docs/fusedev.md, "Client memory").
+ *
+ * process_vm_readv/writev fault the client's pages in. A page can be a
+ * file page of this very mount (the fault is a FUSE READ that needs a
+ * worker) or memory registered with userfaultfd that nobody resolves; a
+ * thread stuck in such a fault cannot be interrupted. So each FUSE worker
+ * registers its access in a slot of its own, and a watchdog thread
+ * abandons an access older than the timeout: it answers the request with
+ * EFAULT itself, the client goes on, and the worker, if it ever wakes,
+ * sees that its request is answered: its access reports -EFAULT (the
+ * handler undoes what it did, so nothing of the request takes effect) and
+ * fs.c sends no second answer. A stuck worker is one thread less for
+ * everyone else, so stuck (abandoned) accesses are capped per client
+ * thread, process and user and in total, and the FUSE loop's thread limit
+ * leaves room for them all (HPU_FUSED_MAX_THREADS_ALL): beyond a cap a
+ * client's new accesses are refused with -EFAULT at once.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "hpu_fused.h"
+
+/* Slots: one per FUSE worker that made a guarded request */
+#define GUARD_SLOTS 1024
+
+_Static_assert(HPU_FUSED_MAX_THREADS_ALL < GUARD_SLOTS,
+	       "every worker the FUSE loop may start finds a slot");
+
+/* Accesses in flight above which the caps are checked on each entry */
+#define GUARD_SCAN_AT 32
+
+/* slot word: sequence << 2 | state */
+enum guard_state {
+	GUARD_IDLE = 0,
+	GUARD_ACTIVE = 1,
+	GUARD_ABANDONED = 2,
+};
+
+#define WORD(seq, st) (((seq) << 2) | (uint64_t)(st))
+#define WORD_STATE(w) ((unsigned int)((w)&3))
+#define WORD_SEQ(w)   ((w) >> 2)
+
+/**
+ * struct guard_slot - the access a worker thread is making
+ * @word: sequence and state of the current access (atomic; the worker
+ *	moves IDLE -> ACTIVE -> IDLE, the watchdog ACTIVE -> ABANDONED, the
+ *	woken worker ABANDONED -> IDLE)
+ * @start_ns: CLOCK_MONOTONIC when the access began (atomic)
+ * @token: the request being served (atomic; given to the abandon callback)
+ * @tid: client thread of the request (atomic)
+ * @tgid: its process, looked up when needed (atomic; 0: not yet)
+ * @uid: client user of the request (atomic)
+ * @in_request: the thread serves a guarded request (the thread's own)
+ * @dead: the request was answered by the watchdog (the thread's own)
+ * @claimed: the slot belongs to a thread (slots_lock)
+ */
+struct guard_slot {
+	uint64_t word;
+	uint64_t start_ns;
+	void *token;
+	int32_t tid;
+	int32_t tgid;
+	uint32_t uid;
+	bool in_request;
+	bool dead;
+	bool claimed;
+};
+
+/*
+ * slots_lock protects the claimed flags and nslots; state changes of a
+ * slot are atomics (above).
+ */
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct guard_slot slots[GUARD_SLOTS];
+static unsigned int nslots; /* slots ever claimed: scan bound (atomic) */
+static pthread_key_t slot_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static __thread struct guard_slot *my_slot;
+
+/* counters (atomics) */
+static uint32_t busy;	   /* accesses active or abandoned */
+static uint32_t stuck_now; /* abandoned, the thread still inside */
+static uint64_t stuck_ever;
+static uint64_t refused_ever;
+
+/* guard_lock protects the watchdog's life (running, stopping) */
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t guard_cond = PTHREAD_COND_INITIALIZER;
+static bool running;
+static bool stopping;
+static pthread_t watchdog;
+static uint64_t timeout_ns = HPU_UACCESS_DEF_TIMEOUT_MS * 1000000ULL;
+static void (*abandon_fn)(void *token);
+
+static uint64_t now_coarse(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void slot_release(void *arg)
+{
+	struct guard_slot *s = arg;
+
+	pthread_mutex_lock(&slots_lock);
+	s->claimed = false;
+	pthread_mutex_unlock(&slots_lock);
+}
+
+static void make_key(void)
+{
+	if (pthread_key_create(&slot_key, slot_release))
+		hpu_err("uaccess guard: no thread key: accesses go unguarded");
+}
+
+/* The calling thread's slot, claimed on its first request */
+static struct guard_slot *slot_get(void)
+{
+	struct guard_slot *s = NULL;
+	unsigned int i;
+
+	if (my_slot)
+		return my_slot;
+	pthread_once(&key_once, make_key);
+	pthread_mutex_lock(&slots_lock);
+	for (i = 0; i < GUARD_SLOTS; i++) {
+		if (!slots[i].claimed) {
+			s = &slots[i];
+			s->claimed = true;
+			if (i >= nslots)
+				__atomic_store_n(&nslots, i + 1,
+						 __ATOMIC_RELEASE);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&slots_lock);
+	if (s) {
+		s->in_request = false;
+		s->dead = false;
+		pthread_setspecific(slot_key, s);
+	}
+	my_slot = s;
+	return s;
+}
+
+/**
+ * hpu_uaccess_begin_request() - the calling worker starts serving a
+ * request whose client memory accesses are guarded
+ * @token: the request, handed to the abandon callback if the watchdog
+ *	answers it
+ * @tid: client thread that made the request
+ * @uid: its user
+ */
+void hpu_uaccess_begin_request(void *token, pid_t tid, uid_t uid)
+{
+	struct guard_slot *s = slot_get();
+
+	if (!s)
+		return;
+	__atomic_store_n(&s->token, token, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->tid, (int32_t)tid, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->tgid, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->uid, (uint32_t)uid, __ATOMIC_RELAXED);
+	s->dead = false;
+	s->in_request = true;
+}
+
+/**
+ * hpu_uaccess_end_request() - the calling worker is done with its request
+ *
+ * Return: true when the watchdog already answered the request (the caller
+ * must not answer it, nor use the request any more).
+ */
+bool hpu_uaccess_end_request(void)
+{
+	struct guard_slot *s = my_slot;
+	bool dead;
+
+	if (!s || !s->in_request)
+		return false;
+	dead = s->dead;
+	s->in_request = false;
+	s->dead = false;
+	return dead;
+}
+
+/**
+ * hpu_uaccess_request_dead() - whether the watchdog answered the request
+ * the calling thread serves (it must not act on it any more)
+ */
+bool hpu_uaccess_request_dead(void)
+{
+	return my_slot && my_slot->in_request && my_slot->dead;
+}
+
+static int32_t slot_tgid(struct guard_slot *s)
+{
+	int32_t tgid = __atomic_load_n(&s->tgid, __ATOMIC_RELAXED);
+
+	if (!tgid) {
+		tgid = hpu_tid_to_tgid(
+			__atomic_load_n(&s->tid, __ATOMIC_RELAXED));
+		__atomic_store_n(&s->tgid, tgid, __ATOMIC_RELAXED);
+	}
+	return tgid;
+}
+
+/*
+ * Whether the client of @me may start one more access: its thread and
+ * process have fewer stuck accesses than their caps, its user fewer
+ * accesses in flight or stuck than its cap.
+ */
+static bool caps_allow(struct guard_slot *me)
+{
+	unsigned int i, n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
+	unsigned int by_tid = 0, by_tgid = 0, by_uid = 0;
+	int32_t tid = me->tid, tgid = 0;
+	uint32_t uid = me->uid;
+	unsigned int st;
+	uint64_t w;
+
+	for (i = 0; i < n; i++) {
+		struct guard_slot *s = &slots[i];
+
+		if (s == me)
+			continue;
+		w = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
+		st = WORD_STATE(w);
+		if (st == GUARD_IDLE)
+			continue;
+		if (__atomic_load_n(&s->uid, __ATOMIC_RELAXED) == uid)
+			by_uid++;
+		if (st != GUARD_ABANDONED)
+			continue;
+		if (__atomic_load_n(&s->tid, __ATOMIC_RELAXED) == tid)
+			by_tid++;
+		if (!tgid)
+			tgid = slot_tgid(me);
+		if (__atomic_load_n(&s->tgid, __ATOMIC_RELAXED) == tgid)
+			by_tgid++;
+	}
+	return by_tid < HPU_UACCESS_MAX_STUCK_THREAD &&
+	       by_tgid < HPU_UACCESS_MAX_STUCK_PROC &&
+	       by_uid < HPU_UACCESS_MAX_STUCK_UID;
+}
+
+/**
+ * hpu_uaccess_enter() - the calling thread is about to touch client memory
+ *
+ * Return: 1 when the access is guarded (call hpu_uaccess_exit() after
+ * it), 0 when the thread serves no guarded request (a direct call, e.g.
+ * from a unit test), or -EFAULT when the access must not be made: the
+ * request was already answered, or the client is over a cap.
+ */
+int hpu_uaccess_enter(void)
+{
+	struct guard_slot *s = my_slot;
+	uint32_t n;
+	uint64_t w;
+
+	if (!s || !s->in_request)
+		return 0;
+	if (s->dead)
+		return -EFAULT;
+	n = __atomic_add_fetch(&busy, 1, __ATOMIC_ACQ_REL);
+	if (n > HPU_UACCESS_MAX_STUCK ||
+	    ((n > GUARD_SCAN_AT ||
+	      __atomic_load_n(&stuck_now, __ATOMIC_ACQUIRE)) &&
+	     !caps_allow(s))) {
+		__atomic_sub_fetch(&busy, 1, __ATOMIC_ACQ_REL);
+		__atomic_add_fetch(&refused_ever, 1, __ATOMIC_RELAXED);
+		hpu_log_ratelimited(
+			HPU_LOG_WARN,
+			"pid %d (uid %u): client memory access refused: too many stuck accesses",
+			(int)s->tid, (unsigned int)s->uid);
+		return -EFAULT;
+	}
+	w = __atomic_load_n(&s->word, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->start_ns, now_coarse(), __ATOMIC_RELAXED);
+	__atomic_store_n(&s->word, WORD(WORD_SEQ(w) + 1, GUARD_ACTIVE),
+			 __ATOMIC_RELEASE);
+	return 1;
+}
+
+/**
+ * hpu_uaccess_exit() - the access of hpu_uaccess_enter() (which returned
+ * 1) is over
+ *
+ * Return: 0, or -EFAULT when the watchdog abandoned it meanwhile: the
+ * request is answered, whatever the access did counts as a fault.
+ */
+int hpu_uaccess_exit(void)
+{
+	struct guard_slot *s = my_slot;
+	uint64_t w = __atomic_load_n(&s->word, __ATOMIC_RELAXED);
+	uint64_t idle = WORD(WORD_SEQ(w), GUARD_IDLE);
+
+	if (WORD_STATE(w) == GUARD_ACTIVE &&
+	    __atomic_compare_exchange_n(&s->word, &w, idle, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		__atomic_sub_fetch(&busy, 1, __ATOMIC_ACQ_REL);
+		return 0;
+	}
+	/* abandoned: the thread is back, the request is answered */
+	s->dead = true;
+	__atomic_store_n(&s->word, idle, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&stuck_now, 1, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&busy, 1, __ATOMIC_ACQ_REL);
+	hpu_log_ratelimited(
+		HPU_LOG_INFO,
+		"pid %d: an abandoned client memory access returned",
+		(int)s->tid);
+	return -EFAULT;
+}
+
+static void watchdog_scan(void)
+{
+	unsigned int i, n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
+	uint64_t now = now_coarse(), w, start;
+	void *token;
+
+	for (i = 0; i < n; i++) {
+		struct guard_slot *s = &slots[i];
+
+		w = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
+		if (WORD_STATE(w) != GUARD_ACTIVE)
+			continue;
+		start = __atomic_load_n(&s->start_ns, __ATOMIC_RELAXED);
+		token = __atomic_load_n(&s->token, __ATOMIC_RELAXED);
+		if (now < start || now - start < timeout_ns)
+			continue;
+		/* fails when the access ended (or a new one began) */
+		if (!__atomic_compare_exchange_n(
+			    &s->word, &w, WORD(WORD_SEQ(w), GUARD_ABANDONED),
+			    false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			continue;
+		__atomic_add_fetch(&stuck_now, 1, __ATOMIC_ACQ_REL);
+		__atomic_add_fetch(&stuck_ever, 1, __ATOMIC_RELAXED);
+		slot_tgid(s);
+		hpu_log_ratelimited(
+			HPU_LOG_WARN,
+			"pid %d (uid %u): client memory access stuck for %llu ms: request answered EFAULT, worker abandoned",
+			(int)__atomic_load_n(&s->tid, __ATOMIC_RELAXED),
+			(unsigned int)__atomic_load_n(&s->uid,
+						      __ATOMIC_RELAXED),
+			(unsigned long long)((now - start) / 1000000ULL));
+		if (abandon_fn)
+			abandon_fn(token);
+	}
+}
+
+static void *watchdog_main(void *arg)
+{
+	/* abandoned within 1.25 x the timeout */
+	uint64_t period = timeout_ns / 4;
+	struct timespec ts;
+
+	(void)arg;
+	pthread_mutex_lock(&guard_lock);
+	while (!stopping) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += (time_t)(period / 1000000000ULL);
+		ts.tv_nsec += (long)(period % 1000000000ULL);
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&guard_cond, &guard_lock, &ts);
+		if (stopping)
+			break;
+		pthread_mutex_unlock(&guard_lock);
+		watchdog_scan();
+		pthread_mutex_lock(&guard_lock);
+	}
+	pthread_mutex_unlock(&guard_lock);
+	return NULL;
+}
+
+/**
+ * hpu_uaccess_guard_start() - start the watchdog
+ * @timeout_ms: age at which an access is abandoned
+ *	(HPU_UACCESS_MIN_TIMEOUT_MS..HPU_UACCESS_MAX_TIMEOUT_MS)
+ * @abandon: answers a request with EFAULT (called on the watchdog thread
+ *	with the token of hpu_uaccess_begin_request())
+ *
+ * Return: 0 or -errno.
+ */
+int hpu_uaccess_guard_start(uint32_t timeout_ms, void (*abandon)(void *token))
+{
+	pthread_condattr_t ca;
+	int ret;
+
+	if (timeout_ms < HPU_UACCESS_MIN_TIMEOUT_MS ||
+	    timeout_ms > HPU_UACCESS_MAX_TIMEOUT_MS || !abandon)
+		return -EINVAL;
+	pthread_mutex_lock(&guard_lock);
+	if (running) {
+		pthread_mutex_unlock(&guard_lock);
+		return -EBUSY;
+	}
+	timeout_ns = (uint64_t)timeout_ms * 1000000ULL;
+	abandon_fn = abandon;
+	stopping = false;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_destroy(&guard_cond);
+	pthread_cond_init(&guard_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	ret = -pthread_create(&watchdog, NULL, watchdog_main, NULL);
+	running = !ret;
+	pthread_mutex_unlock(&guard_lock);
+	return ret;
+}
+
+/**
+ * hpu_uaccess_guard_stop() - stop the watchdog (before the FUSE session
+ * goes away: it answers requests)
+ */
+void hpu_uaccess_guard_stop(void)
+{
+	pthread_mutex_lock(&guard_lock);
+	if (!running) {
+		pthread_mutex_unlock(&guard_lock);
+		return;
+	}
+	stopping = true;
+	pthread_cond_signal(&guard_cond);
+	pthread_mutex_unlock(&guard_lock);
+	pthread_join(watchdog, NULL);
+	pthread_mutex_lock(&guard_lock);
+	running = false;
+	abandon_fn = NULL;
+	pthread_mutex_unlock(&guard_lock);
+}
+
+/**
+ * hpu_uaccess_guard_stats() - the watchdog's counters
+ * @now: accesses abandoned whose thread is still stuck
+ * @ever: accesses abandoned since the start
+ * @refused: accesses refused at once because of a cap
+ */
+void hpu_uaccess_guard_stats(uint64_t *now, uint64_t *ever, uint64_t *refused)
+{
+	*now = __atomic_load_n(&stuck_now, __ATOMIC_ACQUIRE);
+	*ever = __atomic_load_n(&stuck_ever, __ATOMIC_RELAXED);
+	*refused = __atomic_load_n(&refused_ever, __ATOMIC_RELAXED);
+}

@@ -53,17 +53,17 @@
 #define UNDER_ASAN 0
 #endif
 
-#define NHONEST	 16
-#define NHOSTILE 16
+#define NHONEST		16
+#define NHOSTILE	16
 /* The round: how long the clients run */
-#define ROUND_MS 20000
+#define ROUND_MS	15000
 /* Honest latency bound: BOUND_FACTOR x the warm-up's slowest operation,
  * within [MIN_BOUND_MS, MAX_BOUND_MS] */
-#define BOUND_FACTOR 40
-#define MIN_BOUND_MS 10000
-#define MAX_BOUND_MS 15000
+#define BOUND_FACTOR	40
+#define MIN_BOUND_MS	10000
+#define MAX_BOUND_MS	15000
 /* One hostile client is SIGKILLed this often */
-#define KILL_EVERY_MS 1500
+#define KILL_EVERY_MS	1500
 /* After the round: hostiles' own exit, reaping after SIGKILL, the daemon
  * settling, its answer, its stop */
 #define HOSTILE_EXIT_MS 3000
@@ -78,10 +78,10 @@
  * come and go. RSS: heap the allocator keeps; ASan's quarantine keeps
  * freed memory (256 MiB by default).
  */
-#define MAPS_SLACK    64
-#define RSS_SLACK_KIB ((64L + (UNDER_ASAN ? 256 : 0)) * 1024)
+#define MAPS_SLACK	64
+#define RSS_SLACK_KIB	((64L + (UNDER_ASAN ? 256 : 0)) * 1024)
 
-#define KiB 1024UL
+#define KiB	 1024UL
 /* Honest client memory: DMA source and destination, GEMM operands */
 #define DMA_MAX	 (64 * KiB - 64)
 #define SRC_OFF	 0
@@ -96,7 +96,12 @@
 #define C_OFF	 (B_OFF + GK * GN * 4)
 #define G_SIZE	 (C_OFF + GM * GN * 4)
 
-enum { OP_INFO, OP_DMA, OP_GEMM, NOPS };
+enum {
+	OP_INFO,
+	OP_DMA,
+	OP_GEMM,
+	NOPS
+};
 static const char *const op_names[NOPS] = { "INFO", "DMA", "GEMM" };
 
 /*
@@ -132,7 +137,7 @@ struct honest {
 	struct hpu_device *dev;
 	struct hpu_info_hw_ip_info ip;
 	struct hpu_cb_builder *cb;
-	uint8_t *host;
+	uint8_t *host, *plain;
 	uint64_t host_va, hbm_h, hbm_va;
 	unsigned int iter;
 };
@@ -222,25 +227,43 @@ static uint32_t dma_queue(struct honest *c)
 	return (uint32_t)(c->slot + c->iter) % c->ip.num_dma;
 }
 
+/*
+ * Host to device to host. Every other time through ordinary memory mapped
+ * for the operation (MAP|USERPTR, then UNMAP), else pinned memory.
+ */
 static int op_dma(struct honest *c)
 {
+	bool plain = (c->iter / NOPS) % 2;
 	size_t size = 1 + hpu_test_rng_below(&c->rng, DMA_MAX);
 	size_t off = hpu_test_rng_below(&c->rng, 64);
+	uint8_t *mem = plain ? c->plain : c->host;
 	uint32_t q = dma_queue(c);
+	uint64_t va = c->host_va;
+	int ret;
 
-	fill(c, c->host + SRC_OFF + off, size);
-	memset(c->host + DST_OFF, 0, 64 * KiB);
-	if (hpu_cb_lin_dma(c->cb, c->hbm_va + off, c->host_va + SRC_OFF + off,
-			   size) ||
+	if (plain) {
+		ret = hpu_mem_map_host(c->dev, mem, 128 * KiB, 0, 0, &va);
+		if (ret)
+			return fail_op(c, "host map of ordinary memory: %s",
+				       strerror(-ret));
+	}
+	fill(c, mem + SRC_OFF + off, size);
+	memset(mem + DST_OFF, 0, 64 * KiB);
+	if (hpu_cb_lin_dma(c->cb, c->hbm_va + off, va + SRC_OFF + off, size) ||
 	    run_cb(c, q, "DMA host to device"))
 		return fail_op(c, "DMA host to device");
-	if (hpu_cb_lin_dma(c->cb, c->host_va + DST_OFF + off, c->hbm_va + off,
-			   size) ||
+	if (hpu_cb_lin_dma(c->cb, va + DST_OFF + off, c->hbm_va + off, size) ||
 	    run_cb(c, (q + 1) % c->ip.num_dma, "DMA device to host"))
 		return fail_op(c, "DMA device to host");
-	if (memcmp(c->host + DST_OFF + off, c->host + SRC_OFF + off, size))
-		return fail_op(c, "DMA round trip of %zu bytes: data differs",
-			       size);
+	if (memcmp(mem + DST_OFF + off, mem + SRC_OFF + off, size))
+		return fail_op(c, "DMA round trip of %zu bytes%s: data differs",
+			       size, plain ? " (ordinary memory)" : "");
+	if (plain) {
+		ret = hpu_mem_unmap(c->dev, va);
+		if (ret)
+			return fail_op(c, "unmap of ordinary memory: %s",
+				       strerror(-ret));
+	}
 	return 0;
 }
 
@@ -249,9 +272,10 @@ static int op_gemm(struct honest *c)
 	float *a = (float *)(c->host + GEMM_OFF + A_OFF);
 	float *b = (float *)(c->host + GEMM_OFF + B_OFF);
 	float *out = (float *)(c->host + GEMM_OFF + C_OFF);
+	struct hpu_cb_builder *keep = c->cb;
 	struct hpu_pkt_mme_gemm g;
 	uint32_t q = dma_queue(c);
-	int i, j, k;
+	int i, j, k, ret;
 
 	for (i = 0; i < GM * GK; i++)
 		a[i] = (float)(int)hpu_test_rng_below(&c->rng, 2001) / 1000 - 1;
@@ -275,10 +299,18 @@ static int op_gemm(struct honest *c)
 	if (hpu_cb_lin_dma(c->cb, c->hbm_va, c->host_va + GEMM_OFF, C_OFF) ||
 	    run_cb(c, q, "GEMM operands to device"))
 		return fail_op(c, "GEMM operands to device");
+	/* the GEMM in a CB of its own, made for it */
+	ret = hpu_cb_builder_create(c->dev, 4096, &c->cb);
+	if (ret) {
+		c->cb = keep;
+		return fail_op(c, "GEMM: CB create: %s", strerror(-ret));
+	}
 	if (hpu_cb_mme_gemm(c->cb, &g) ||
 	    run_cb(c, c->ip.num_dma + (uint32_t)c->slot % c->ip.num_mme,
 		   "GEMM"))
 		return fail_op(c, "GEMM");
+	hpu_cb_builder_destroy(c->cb);
+	c->cb = keep;
 	if (hpu_cb_lin_dma(c->cb, c->host_va + GEMM_OFF + C_OFF,
 			   c->hbm_va + C_OFF, GM * GN * 4) ||
 	    run_cb(c, q, "GEMM result to host"))
@@ -300,8 +332,7 @@ static int op_gemm(struct honest *c)
 	return 0;
 }
 
-static int (*const ops[NOPS])(struct honest *c) = { op_info, op_dma,
-						     op_gemm };
+static int (*const ops[NOPS])(struct honest *c) = { op_info, op_dma, op_gemm };
 
 static int honest_open(struct honest *c)
 {
@@ -321,6 +352,9 @@ static int honest_open(struct honest *c)
 	ret = hpu_host_alloc(c->dev, SPAN, (void **)&c->host, &c->host_va);
 	if (ret)
 		return fail_op(c, "pinned host memory: %s", strerror(-ret));
+	c->plain = aligned_alloc(4096, 128 * KiB);
+	if (!c->plain)
+		return fail_op(c, "out of memory");
 	ret = hpu_mem_alloc(c->dev, SPAN, 0, 0, &c->hbm_h);
 	if (!ret)
 		ret = hpu_mem_map(c->dev, c->hbm_h, 0, 0, &c->hbm_va);
@@ -393,9 +427,10 @@ static void failure(const char *fmt, ...)
 		      sizeof(failures) - failures_len - 1, fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		failures_len += (size_t)n < sizeof(failures) - failures_len - 1 ?
-					(size_t)n :
-					sizeof(failures) - failures_len - 2;
+		failures_len +=
+			(size_t)n < sizeof(failures) - failures_len - 1 ?
+				(size_t)n :
+				sizeof(failures) - failures_len - 2;
 	failures[failures_len++] = '\n';
 	failures[failures_len] = '\0';
 }
@@ -405,9 +440,9 @@ static const struct {
 	const char *name;
 	const char *value;
 } limits[] = {
-	{ "cbs", "256" },	  { "host_maps", "256" }, { "mappings", "512" },
-	{ "shm_maps", "256" },	  { "handles", "1024" },  { "fds", "64" },
-	{ "descriptors", "64" }, { "pidfds", "64" },	   { "events", "1024" },
+	{ "cbs", "256" },	 { "host_maps", "256" }, { "mappings", "512" },
+	{ "shm_maps", "256" },	 { "handles", "1024" },	 { "fds", "64" },
+	{ "descriptors", "64" }, { "pidfds", "64" },	 { "events", "1024" },
 };
 
 static bool has_word(const char *text, const char *word)
@@ -503,9 +538,33 @@ static void print_log_tail(const struct hpu_test_daemon *d, int lines)
 	for (p = buf + n; p > buf; p--)
 		if (p[-1] == '\n' && ++seen > lines)
 			break;
-	fprintf(stderr, "--- last lines of the hpu-fused log ---\n%s"
-			"--- end of log ---\n",
+	fprintf(stderr,
+		"--- last lines of the hpu-fused log ---\n%s"
+		"--- end of log ---\n",
 		p);
+}
+
+/* A sanitizer's report in the daemon's log is a failure too */
+static void check_log(const struct hpu_test_daemon *d)
+{
+	static const char *const marks[] = { "runtime error:",
+					     "ERROR: AddressSanitizer",
+					     "ERROR: LeakSanitizer" };
+	char line[512];
+	size_t i;
+	FILE *f = fopen(d->log, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+			if (strstr(line, marks[i])) {
+				line[strcspn(line, "\n")] = '\0';
+				failure("daemon log: %s", line);
+				fclose(f);
+				return;
+			}
+	fclose(f);
 }
 
 /* ------------------------------------------------------------ children */
@@ -542,9 +601,10 @@ static pid_t spawn_hostile(int slot, int gen)
 			dup2(fd, STDIN_FILENO);
 			close(fd);
 		}
-		hpu_hostile_main(&hostile_opts,
-				 hpu_test_mix_seed(base_seed,
-						   (uint64_t)slot * 1000 + gen));
+		hpu_hostile_main(
+			&hostile_opts,
+			hpu_test_mix_seed(base_seed,
+					  (uint64_t)slot * 1000 + gen));
 	}
 	return pid;
 }
@@ -654,7 +714,8 @@ static long warm_up(void)
 		if (r->max_ms[i] > worst)
 			worst = r->max_ms[i];
 	print_message("warm-up: slowest INFO %ld ms, DMA %ld ms, GEMM %ld ms\n",
-		      r->max_ms[OP_INFO], r->max_ms[OP_DMA], r->max_ms[OP_GEMM]);
+		      r->max_ms[OP_INFO], r->max_ms[OP_DMA],
+		      r->max_ms[OP_GEMM]);
 	return worst;
 }
 
@@ -899,8 +960,7 @@ static void test_stress(void **state)
 
 	/* SIGTERM must stop it within STOP_MS, whatever happened */
 	if (waitpid(d.pid, &status, WNOHANG) == d.pid) {
-		failure("the daemon died during the test (status %#x)",
-			status);
+		failure("the daemon died during the test (status %#x)", status);
 		d.pid = 0;
 	} else {
 		kill(d.pid, SIGTERM);
@@ -917,6 +977,7 @@ static void test_stress(void **state)
 		}
 		d.pid = 0;
 	}
+	check_log(&d);
 	if (nfailures)
 		print_log_tail(&d, 30);
 	/* unmounts if the daemon could not, removes the directory */
@@ -931,9 +992,15 @@ static void test_stress(void **state)
 	print_summary(bound_ms, kills, respawns);
 	print_message("%d ms in all\n", (int)(hpu_test_now_ms() - t0));
 	munmap(sh, sizeof(*sh));
-	if (nfailures)
-		fail_msg("%d failure(s) (seed %llu):\n%s", nfailures,
-			 (unsigned long long)base_seed, failures);
+	if (nfailures) {
+		/* line by line: print_message() cuts long messages */
+		print_message("%d failure(s) (seed %llu):\n", nfailures,
+			      (unsigned long long)base_seed);
+		fputs(failures, stdout);
+		fflush(stdout);
+		fail_msg("%d failure(s), the first: %.*s", nfailures,
+			 (int)strcspn(failures, "\n"), failures);
+	}
 }
 
 int main(void)

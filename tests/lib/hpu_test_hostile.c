@@ -133,8 +133,8 @@ void *hpu_test_uffd_pages(unsigned int npages, int *uffdp)
 	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (uffd < 0)
 		return NULL;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
 	if (p == MAP_FAILED) {
 		err = errno;
 		close(uffd);
@@ -145,7 +145,8 @@ void *hpu_test_uffd_pages(unsigned int npages, int *uffdp)
 	reg.range.start = (uintptr_t)p;
 	reg.range.len = len;
 	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	if (ioctl(uffd, UFFDIO_API, &api) || ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+	if (ioctl(uffd, UFFDIO_API, &api) ||
+	    ioctl(uffd, UFFDIO_REGISTER, &reg)) {
 		err = errno;
 		munmap(p, len);
 		close(uffd);
@@ -214,11 +215,11 @@ static const char *const names[HPU_HOSTILE_NUM] = {
 
 /* Relative frequencies */
 static const unsigned int weights[HPU_HOSTILE_NUM] = {
-	[HPU_HOSTILE_UFFD] = 2,		 [HPU_HOSTILE_RECURSION] = 2,
-	[HPU_HOSTILE_CB_FLOOD] = 2,	 [HPU_HOSTILE_HOSTMAP_FLOOD] = 2,
-	[HPU_HOSTILE_SHM_FLOOD] = 2,	 [HPU_HOSTILE_QUEUE_HOG] = 2,
+	[HPU_HOSTILE_UFFD] = 2,	       [HPU_HOSTILE_RECURSION] = 2,
+	[HPU_HOSTILE_CB_FLOOD] = 2,    [HPU_HOSTILE_HOSTMAP_FLOOD] = 2,
+	[HPU_HOSTILE_SHM_FLOOD] = 2,   [HPU_HOSTILE_QUEUE_HOG] = 2,
 	[HPU_HOSTILE_WAIT_CHUNKS] = 2, [HPU_HOSTILE_READONLY] = 2,
-	[HPU_HOSTILE_GARBAGE] = 3,	 [HPU_HOSTILE_DIE] = 1,
+	[HPU_HOSTILE_GARBAGE] = 3,     [HPU_HOSTILE_DIE] = 1,
 };
 
 const char *hpu_hostile_name(int attack)
@@ -237,7 +238,8 @@ int hpu_hostile_parse_mask(const char *list, uint32_t *mask)
 		end = strchr(p, ',');
 		len = end ? (size_t)(end - p) : strlen(p);
 		for (a = 0; a < HPU_HOSTILE_NUM; a++)
-			if (strlen(names[a]) == len && !strncmp(names[a], p, len))
+			if (strlen(names[a]) == len &&
+			    !strncmp(names[a], p, len))
 				break;
 		if (a == HPU_HOSTILE_NUM)
 			return -EINVAL;
@@ -268,8 +270,7 @@ static void count(struct hostile *h, int attack, int err)
 	if (!st || !err)
 		return;
 	__atomic_fetch_add(&st->refused[attack], 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&st->last_err[attack], (int64_t)err,
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(&st->last_err[attack], (int64_t)err, __ATOMIC_RELAXED);
 }
 
 static void count_stuck(struct hostile *h, int attack, unsigned int n)
@@ -279,13 +280,24 @@ static void count_stuck(struct hostile *h, int attack, unsigned int n)
 				   __ATOMIC_RELAXED);
 }
 
-/* Sleep a random time up to @max_ms, waking early when told to stop */
-static void hold(struct hostile *h, unsigned int max_ms)
+/*
+ * Sleep a random time between @min_ms and @max_ms, waking early when told
+ * to stop
+ */
+static void hold_between(struct hostile *h, unsigned int min_ms,
+			 unsigned int max_ms)
 {
-	long end = hpu_test_now_ms() + hpu_test_rng_below(&h->rng, max_ms + 1);
+	long end = hpu_test_now_ms() + min_ms +
+		   hpu_test_rng_below(&h->rng, max_ms - min_ms + 1);
 
 	while (!stopped(h) && hpu_test_now_ms() < end)
 		poll(NULL, 0, 20);
+}
+
+/* Sleep a random time up to @max_ms, waking early when told to stop */
+static void hold(struct hostile *h, unsigned int max_ms)
+{
+	hold_between(h, 0, max_ms);
 }
 
 static int xioctl(struct hostile *h, unsigned long cmd, void *arg)
@@ -424,8 +436,9 @@ static int attack_uffd(struct hostile *h)
 	return KEEP;
 }
 
-static const char *const attrs[] = { "temperature_mc", "power_mw", "status",
-				     "utilization",    "clients",  "serial_number",
+static const char *const attrs[] = { "temperature_mc", "power_mw",
+				     "status",	       "utilization",
+				     "clients",	       "serial_number",
 				     "memory_used",    "fw_version" };
 
 #define RECURSERS 16
@@ -531,7 +544,7 @@ static int map_small_shm(struct hostile *h, uint64_t *va)
 
 static int attack_shm_flood(struct hostile *h)
 {
-	unsigned int n = 512 + hpu_test_rng_below(&h->rng, 4000), i, made = 0;
+	unsigned int n = 2048 + hpu_test_rng_below(&h->rng, 14000), i, made = 0;
 	uint64_t *vas = calloc(n, sizeof(*vas));
 	int ret = 0;
 
@@ -583,15 +596,22 @@ static int attack_queue_hog(struct hostile *h)
 	for (i = 0; i < nq && !ret; i++)
 		ret = submit_long_timeout(b, (first + i) % h->ip.num_dma, &seq);
 	count(h, HPU_HOSTILE_QUEUE_HOG, ret);
-	hold(h, h->o->max_hold_ms);
+	/* a hog holds long */
+	hold_between(h, h->o->max_hold_ms / 2, h->o->max_hold_ms);
 	/* the CB is in use until the release aborts the CSs */
 	return REOPEN;
 }
 
+/*
+ * A WAIT submission of 64, 65 or 512 chunks on a DMA queue, waiting for a
+ * CS that already ended or for one (a FENCE nobody signals, on another
+ * queue) that times out in 300 ms; then work behind it on its queue
+ */
 static int attack_wait_chunks(struct hostile *h)
 {
 	static const unsigned int sizes[] = { 64, 65, 512 };
 	unsigned int n = sizes[hpu_test_rng_below(&h->rng, 3)], i;
+	bool done = hpu_test_rng_below(&h->rng, 2);
 	uint32_t queue = dma_queue(h), status;
 	struct hpu_cb_builder *b;
 	struct hpu_cs_chunk *c;
@@ -601,16 +621,20 @@ static int attack_wait_chunks(struct hostile *h)
 
 	if (hpu_cb_builder_create(h->dev, PAGE, &b))
 		return KEEP;
-	ret = hpu_cb_nop(b);
+	if (done)
+		ret = hpu_cb_nop(b);
+	else
+		ret = hpu_cb_fence(b, hpu_test_rng_below(&h->rng, HPU_NUM_SOBS),
+				   1, 1);
 	if (!ret)
-		ret = hpu_cb_builder_submit(b, queue, 0, 0, &seqs[0], NULL);
-	if (!ret)
+		ret = hpu_cb_builder_submit(b, (queue + 1) % h->ip.num_dma, 0,
+					    done ? 0 : 300, &seqs[0], NULL);
+	if (!ret && done)
 		ret = hpu_cs_wait(h->dev, seqs[0], 5000000, &status);
 	c = calloc(n, sizeof(*c));
 	if (ret || !c) {
 		free(c);
-		hpu_cb_builder_destroy(b);
-		return KEEP;
+		return REOPEN;
 	}
 	for (i = 0; i < n; i++) {
 		c[i].cb_handle = (uintptr_t)seqs;
@@ -623,14 +647,11 @@ static int attack_wait_chunks(struct hostile *h)
 	a.in.cs_flags = HPU_CS_FLAGS_WAIT;
 	ret = xioctl(h, HPU_IOCTL_CS, &a);
 	count(h, HPU_HOSTILE_WAIT_CHUNKS, ret);
-	if (!ret) {
-		/* and work behind it on the same queue */
-		seq = a.out.seq;
-		(void)seq;
-		hpu_cb_builder_submit(b, queue, 0, 0, &seqs[0], NULL);
-	}
+	hpu_cb_builder_reset(b);
+	if (!hpu_cb_nop(b))
+		hpu_cb_builder_submit(b, queue, 0, 0, &seq, NULL);
 	free(c);
-	hold(h, h->o->max_hold_ms);
+	hold_between(h, h->o->max_hold_ms / 2, h->o->max_hold_ms);
 	return REOPEN;
 }
 
@@ -713,7 +734,7 @@ static int attack_readonly(struct hostile *h)
 /* ---------------------------------------------------------------- garbage */
 
 static const unsigned long hpu_cmds[] = {
-	HPU_IOCTL_INFO,	  HPU_IOCTL_CB,	    HPU_IOCTL_CS,  HPU_IOCTL_WAIT_CS,
+	HPU_IOCTL_INFO,	  HPU_IOCTL_CB,	   HPU_IOCTL_CS,  HPU_IOCTL_WAIT_CS,
 	HPU_IOCTL_MEMORY, HPU_IOCTL_DEBUG, HPU_IOCTL_NIC,
 };
 
@@ -737,9 +758,8 @@ static void sanitize(unsigned long cmd, void *arg)
 	} else if (cmd == HPU_IOCTL_NIC) {
 		union hpu_nic_args *n = arg;
 
-		n->in.remote_ipv4 = n->in.remote_ipv4 & 1 ?
-					    htonl(INADDR_LOOPBACK) :
-					    0;
+		n->in.remote_ipv4 =
+			n->in.remote_ipv4 & 1 ? htonl(INADDR_LOOPBACK) : 0;
 	} else if (cmd == HPU_IOCTL_WAIT_CS) {
 		union hpu_wait_cs_args *w = arg;
 
@@ -754,13 +774,25 @@ static bool vfs_type(unsigned int type)
 	       type == 0x94 || type == 0x15;
 }
 
+/* A command of the driver's type with any number, direction and size */
+static unsigned long drm_cmd(struct hostile *h)
+{
+	unsigned int nr = hpu_test_rng_below(&h->rng, 10), size;
+
+	if (nr < 7 && hpu_test_rng_below(&h->rng, 2))
+		size = _IOC_SIZE(hpu_cmds[nr]);
+	else
+		size = hpu_test_rng_below(&h->rng, 1024);
+	return _IOC(hpu_test_rng_below(&h->rng, 4), DRM_IOCTL_BASE,
+		    DRM_COMMAND_BASE + nr, size);
+}
+
 static int attack_garbage(struct hostile *h)
 {
 	unsigned int n = 100 + hpu_test_rng_below(&h->rng, 300), i, w;
 	uint32_t *words = (uint32_t *)(h->buf + 512 * 1024);
 	unsigned long cmd;
 	void *arg;
-	int ret = 0;
 
 	for (i = 0; i < n && !stopped(h); i++) {
 		unsigned int kind = hpu_test_rng_below(&h->rng, 10);
@@ -773,26 +805,13 @@ static int attack_garbage(struct hostile *h)
 		if (kind < 4) {
 			cmd = (uint32_t)hpu_test_rng_next(&h->rng);
 		} else if (kind < 7) {
-			unsigned int nr = DRM_COMMAND_BASE +
-					  hpu_test_rng_below(&h->rng, 10);
-			unsigned int size = hpu_test_rng_below(&h->rng, 2) &&
-							    nr - DRM_COMMAND_BASE <
-								    7 ?
-						    _IOC_SIZE(hpu_cmds[nr -
-								       DRM_COMMAND_BASE]) :
-						    hpu_test_rng_below(&h->rng,
-								       1024);
-
-			cmd = _IOC(hpu_test_rng_below(&h->rng, 4),
-				   DRM_IOCTL_BASE, nr, size);
+			cmd = drm_cmd(h);
 		} else {
 			cmd = hpu_cmds[hpu_test_rng_below(&h->rng, 7)];
-			/* pointers: zero, ours, random */
+			/* the first field often points into our memory */
 			if (hpu_test_rng_below(&h->rng, 2)) {
-				uint64_t p = (uintptr_t)(h->buf +
-							 hpu_test_rng_below(
-								 &h->rng, 256) *
-								 1024);
+				uint32_t k = hpu_test_rng_below(&h->rng, 256);
+				uint64_t p = (uintptr_t)(h->buf + k * 1024);
 
 				memcpy(words, &p, sizeof(p));
 			}
@@ -812,9 +831,8 @@ static int attack_garbage(struct hostile *h)
 			sanitize(cmd, words);
 			break;
 		}
-		ret = xioctl(h, cmd, arg);
+		xioctl(h, cmd, arg);
 	}
-	(void)ret;
 	return REOPEN;
 }
 

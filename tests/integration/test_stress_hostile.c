@@ -906,7 +906,7 @@ static void test_stress(void **state)
 	hostile_opts.mount = d.mount;
 	hostile_opts.dev = 0;
 	hostile_opts.uffd = !uffd_why;
-	hostile_opts.max_hold_ms = ROUND_MS * 3 / 4;
+	hostile_opts.max_hold_ms = ROUND_MS;
 	hostile_opts.stop = &sh->stop;
 	hostile_opts.stats = &sh->stats;
 

@@ -603,41 +603,47 @@ static int attack_queue_hog(struct hostile *h)
 }
 
 /*
- * A WAIT submission of 64, 65 or 512 chunks on a DMA queue, waiting for a
- * CS that already ended or for one (a FENCE nobody signals, on another
- * queue) that times out in 300 ms; then work behind it on its queue
+ * A WAIT submission of 64, 65 or 512 chunks on a DMA queue. The chunks
+ * wait for a CS that already ended, or for one that is still running (a
+ * FENCE nobody signals, on another queue, that times out in 300 ms), or
+ * all but the last for the running one and the last for the ended one.
+ * Then work behind it on its queue.
  */
 static int attack_wait_chunks(struct hostile *h)
 {
 	static const unsigned int sizes[] = { 64, 65, 512 };
 	unsigned int n = sizes[hpu_test_rng_below(&h->rng, 3)], i;
-	bool done = hpu_test_rng_below(&h->rng, 2);
+	unsigned int mode = hpu_test_rng_below(&h->rng, 3);
 	uint32_t queue = dma_queue(h), status;
+	uint64_t ended[1], running[1], seq;
 	struct hpu_cb_builder *b;
 	struct hpu_cs_chunk *c;
-	uint64_t seqs[1], seq;
 	union hpu_cs_args a;
 	int ret;
 
 	if (hpu_cb_builder_create(h->dev, PAGE, &b))
 		return KEEP;
-	if (done)
-		ret = hpu_cb_nop(b);
-	else
+	ret = hpu_cb_nop(b);
+	if (!ret)
+		ret = hpu_cb_builder_submit(b, queue, 0, 0, &ended[0], NULL);
+	if (!ret)
+		ret = hpu_cs_wait(h->dev, ended[0], 5000000, &status);
+	hpu_cb_builder_reset(b);
+	if (!ret)
 		ret = hpu_cb_fence(b, hpu_test_rng_below(&h->rng, HPU_NUM_SOBS),
 				   1, 1);
 	if (!ret)
 		ret = hpu_cb_builder_submit(b, (queue + 1) % h->ip.num_dma, 0,
-					    done ? 0 : 300, &seqs[0], NULL);
-	if (!ret && done)
-		ret = hpu_cs_wait(h->dev, seqs[0], 5000000, &status);
+					    300, &running[0], NULL);
 	c = calloc(n, sizeof(*c));
 	if (ret || !c) {
 		free(c);
 		return REOPEN;
 	}
 	for (i = 0; i < n; i++) {
-		c[i].cb_handle = (uintptr_t)seqs;
+		bool on_ended = mode == 0 || (mode == 2 && i == n - 1);
+
+		c[i].cb_handle = (uintptr_t)(on_ended ? ended : running);
 		c[i].queue_index = queue;
 		c[i].cb_size = 1;
 	}

@@ -109,8 +109,8 @@ void *hpu_test_attr_map(const char *mount, int dev, const char *attr);
  * @HPU_HOSTILE_QUEUE_HOG: a FENCE nobody signals on DMA queues, with the
  *	largest CS timeout, held for a while
  * @HPU_HOSTILE_WAIT_CHUNKS: a WAIT submission of 64, 65 or 512 chunks on
- *	a DMA queue, on a CS that ended or on one that times out soon, held
- *	for a while
+ *	a DMA queue, on a CS that ended, on one still running, or both (the
+ *	last chunk on the ended one), held for a while
  * @HPU_HOSTILE_READONLY: ioctl arguments and outputs in read-only memory
  *	(MEMORY ALLOC, CB CREATE, CS, INFO GET_EVENTS and HW_IP_INFO)
  * @HPU_HOSTILE_GARBAGE: random command numbers, sizes and fields (never a

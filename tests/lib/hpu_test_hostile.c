@@ -95,8 +95,8 @@ int hpu_test_usage_of(pid_t pid, struct hpu_test_usage *u)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &u->rss_kib) == 1)
-			break;
+		if (sscanf(line, "VmRSS: %ld", &u->rss_kib) != 1)
+			sscanf(line, "Threads: %ld", &u->threads);
 	fclose(f);
 	return 0;
 }

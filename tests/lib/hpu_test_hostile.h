@@ -37,11 +37,13 @@ uint64_t hpu_test_mix_seed(uint64_t a, uint64_t b);
  * @fds: entries of /proc/PID/fd
  * @maps: lines of /proc/PID/maps
  * @rss_kib: VmRSS of /proc/PID/status, KiB
+ * @threads: Threads of /proc/PID/status
  */
 struct hpu_test_usage {
 	long fds;
 	long maps;
 	long rss_kib;
+	long threads;
 };
 
 /**

@@ -133,11 +133,14 @@ $(DIRS):
 
 # ---------------------------------------------------------------- objects
 # Rewritten only when the compiler or its flags change (a version bump, a
-# sanitizer, -O level), so that every object follows them.
+# sanitizer, -O level), so that every object follows them. The install
+# paths are left out: only the object that compiles them in follows
+# PATHS_STAMP (below), so `make install PREFIX=...` rebuilds one file.
+STAMP_FLAGS = $(CC) $(filter-out -DHT_DATA_INSTALL_DIR=%,$(ALL_CFLAGS)) \
+	$(LDFLAGS)
 FLAGS_STAMP := $(O)/obj/cflags.stamp
 $(FLAGS_STAMP): FORCE | $(DIRS)
-	$(Q)echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS)' | cmp -s - $@ || \
-		echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS)' > $@
+	$(Q)echo '$(STAMP_FLAGS)' | cmp -s - $@ || echo '$(STAMP_FLAGS)' > $@
 
 # libhpudrv objects are position independent and hide what is not exported.
 $(O)/obj/libhpudrv/%.o: libhpudrv/%.c $(FLAGS_STAMP) | $(DIRS)
@@ -198,6 +201,8 @@ PATHS_STAMP := $(O)/lib/pkgconfig/paths.stamp
 $(PATHS_STAMP): FORCE | $(DIRS)
 	$(Q)echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)' | cmp -s - $@ || \
 		echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)' > $@
+# the data directory of the training library is compiled in here
+$(O)/obj/trainer/lib/data_digits.o: $(PATHS_STAMP)
 
 $(LIBHPUCCL_PC): trainer/ccl/libhpuccl.pc.in $(PATHS_STAMP) | $(DIRS)
 	$(call msg,GEN,$@)

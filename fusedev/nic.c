@@ -90,10 +90,14 @@ static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
 	const struct hpu_fw_ops *o = ctx->dev->model->ops;
 	uint32_t handle = 0;
 	unsigned int lim = nic_op_limit(in->op);
+	/* what makes an object: a region, a connection or an acceptance */
+	bool charged = in->op == HPU_NIC_OP_REG_MR ||
+		       in->op == HPU_NIC_OP_CONNECT ||
+		       in->op == HPU_NIC_OP_ACCEPT;
 	uint64_t v = 0;
 	int ret;
 
-	if (in->op == HPU_NIC_OP_REG_MR || in->op == HPU_NIC_OP_CONNECT) {
+	if (charged) {
 		ret = hpu_ctx_charge(ctx, lim, 1);
 		if (ret)
 			return ret;
@@ -129,9 +133,8 @@ static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
 		ret = o->nic_disconnect(ctx->as, in->handle);
 		break;
 	}
-	/* a failed REG_MR/CONNECT, a successful DEREG_MR/DISCONNECT */
-	if ((in->op == HPU_NIC_OP_REG_MR || in->op == HPU_NIC_OP_CONNECT) ==
-	    (ret != 0))
+	/* a failed REG_MR/CONNECT/ACCEPT, a successful DEREG_MR/DISCONNECT */
+	if (charged == (ret != 0))
 		hpu_ctx_uncharge(ctx, lim, 1);
 	return ret;
 }

@@ -651,6 +651,18 @@ static void report_failure(const struct hpuccl_comm *c, const char *phase,
 		hpuccl_strerror(err), why);
 }
 
+/* "connecting to the rendezvous store at IP:PORT" of @w into @buf */
+static const char *store_step(char *buf, size_t len, const struct id_wire *w)
+{
+	struct in_addr a = { .s_addr = w->ipv4 };
+	char ip[INET_ADDRSTRLEN] = "?";
+
+	inet_ntop(AF_INET, &a, ip, sizeof(ip));
+	snprintf(buf, len, "connecting to the rendezvous store at %s:%u", ip,
+		 (unsigned int)w->port);
+	return buf;
+}
+
 /* Publish this rank's entry, read everybody's. */
 static int exchange(struct hpuccl_comm *c, const struct hpu_info_nic *nic,
 		    struct init_step *at)
@@ -831,6 +843,7 @@ hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
 			     const struct hpuccl_config *cfg)
 {
 	struct init_step at = { "opening the device", -1 };
+	char store_at[80];
 	struct hpuccl_comm *c;
 	int ret, arrived = -1;
 	struct id_wire w;
@@ -875,7 +888,7 @@ hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
 			goto err_teardown;
 		c->own_dev = true;
 	}
-	at.what = "connecting to the rendezvous store";
+	at.what = store_step(store_at, sizeof(store_at), &w);
 	ret = ccl_store_connect(w.ipv4, w.port, c->ns, (int)c->timeout_ms,
 				&c->store);
 	if (ret)

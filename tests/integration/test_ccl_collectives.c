@@ -890,7 +890,12 @@ static int group_setup(void **state)
 	/* without a daemon every test skips; nothing to measure */
 	if (hpu_test_have_fuse() || hpu_test_ccl_unavailable())
 		return 0;
-	return measure_pace();
+	if (measure_pace()) {
+		/* a failed group setup gets no teardown */
+		hpu_test_group_stop(state);
+		return -1;
+	}
+	return 0;
 }
 
 int main(void)

@@ -8,6 +8,8 @@
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make lint         clang-format check against .clang-format
 #   make SANITIZE=address,undefined test
+#   make soak-ccl     the 8-rank collective suites 20 times in a row under
+#                     ASan+UBSan beside two busy loops (SOAK_RUNS=N)
 #   make V=1          show the commands
 
 VERSION_MAJOR := 1
@@ -116,7 +118,8 @@ LIBS := $(LIBHPUSIM) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV
 	$(if $(CCL_SRCS),$(LIBHPUCCL_SO) $(LIBHPUCCL_A) $(LIBHPUCCL_PC)) \
 	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN))
 
-.PHONY: FORCE all deps fuzz fuzz-run test unit-test run install uninstall lint format \
+.PHONY: FORCE all deps fuzz fuzz-run test unit-test soak-ccl run install uninstall \
+	lint format \
 	check-headers clean bench-ioctl bench-cs bench-dma bench-gemm bench-tpc \
 	bench-ccl bench-train mpi-ref
 
@@ -369,6 +372,18 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all check-headers $(TEST_BINS)
 	$(Q)O=$(O) HPU_TEST_MAKE_VARS="SANITIZE='$(SANITIZE)' OPTFLAGS='$(OPTFLAGS)'" \
 		tests/run-tests $(TEST_BINS)
+
+# The rendezvous and the collectives on a slow, loaded machine: the 8-rank
+# suites of test_ccl_collectives SOAK_RUNS times in a row in an ASan+UBSan
+# build (SOAK_O) with two busy loops beside them, stopping at the first
+# failure (tools/soak-ccl). Takes long: not part of test.
+SOAK_RUNS ?= 20
+SOAK_O ?= build-asan
+soak-ccl: deps
+	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined \
+		OPTFLAGS="-O1 -g" O=$(SOAK_O) all \
+		$(SOAK_O)/tests/integration/test_ccl_collectives
+	$(Q)O=$(SOAK_O) SOAK_RUNS=$(SOAK_RUNS) tools/soak-ccl
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all

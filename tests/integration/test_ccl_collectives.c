@@ -32,6 +32,32 @@
 
 #define NDEV 8
 
+/*
+ * Pace: group_setup() measures a reference job (REF_ALLREDUCES allreduces
+ * of REF_COUNT floats on a 1-rank communicator, init and destroy included)
+ * and compares it with what it takes on a quiet development machine
+ * (REF_NOMINAL_MS, plain build). Every timeout of the test - the
+ * communicators' rendezvous and CS timeout (COMM_TIMEOUT_MS) and each
+ * suite's limit - is multiplied by that slowdown (never below 1, at most
+ * MAX_SLOWDOWN), so a slow machine (a sanitizer build, busy loops beside
+ * it, other jobs) gets proportionally more time, and the limits still
+ * end the binary before the runner's bound (HPU_TEST_BOUND_S).
+ */
+#define REF_ALLREDUCES	 20
+#define REF_COUNT	 65536
+#define REF_NOMINAL_MS	 60
+#define COMM_TIMEOUT_MS	 20000
+#define MAX_SLOWDOWN	 30
+#define MAX_COMM_TIMEOUT 600000
+/* the runner's bound when it does not say (tests/run-tests: 2 x 300 s) */
+#define DEFAULT_BOUND_S	 600
+/* kept back from the runner's bound for the last suite's report */
+#define BOUND_MARGIN_S	 30
+
+static double slowdown = 1.0;
+static uint32_t comm_timeout_ms = COMM_TIMEOUT_MS;
+static long binary_start_ms;
+
 /**
  * struct rank_pos - where a rank process is, kept in memory shared with
  * the test process, which prints it for a rank that does not finish
@@ -584,8 +610,8 @@ static int rank_main(int rank, const struct suite *su)
 						     .step = "init" };
 		ret = hpuccl_comm_init_rank_config(
 			&x.comm, su->nranks, &su->id[k], rank,
-			&(struct hpuccl_config){ .dev = x.dev,
-						 .timeout_ms = 20000 });
+			&(struct hpuccl_config){
+				.dev = x.dev, .timeout_ms = comm_timeout_ms });
 		if (ret) {
 			fprintf(stderr, "rank %d: init %d\n", rank, ret);
 			return 4;
@@ -687,6 +713,27 @@ static void add_config(struct suite *su, const char *algo, const char *zc,
 }
 
 /*
+ * @limit_s times the slowdown, within what is left of the runner's bound
+ * (minus a margin for the report of a suite that does not end)
+ */
+static int scaled_limit(int limit_s)
+{
+	const char *e = getenv("HPU_TEST_BOUND_S");
+	long bound_s = e && atol(e) > 0 ? atol(e) : DEFAULT_BOUND_S;
+	long left_s = bound_s - BOUND_MARGIN_S -
+		      (hpu_test_now_ms() - binary_start_ms) / 1000;
+	long want_s = (long)(limit_s * slowdown + 0.5);
+
+	if (want_s > left_s)
+		want_s = left_s > limit_s ? left_s : limit_s;
+	print_message("suite limit %ld s (%d s x slowdown %.1f, %ld s of "
+		      "the runner's bound left), communicator timeout %u ms\n",
+		      want_s, limit_s, slowdown, left_s + BOUND_MARGIN_S,
+		      comm_timeout_ms);
+	return (int)want_s;
+}
+
+/*
  * Every collective x dtype x op x in/out of place x sizes with the
  * library's own choices (inbox path: the sizes stay below the default
  * zero-copy size), then the zero-copy path (the multi-chunk size above
@@ -709,7 +756,8 @@ static void check_suite(int nranks, uint64_t big, int limit_s)
 	}
 	for (k = 0; k < su.nconfigs; k++)
 		assert_int_equal(hpuccl_get_unique_id(&su.id[k]), 0);
-	assert_int_equal(run_ranks(nranks, suite_rank, &su, limit_s), 0);
+	assert_int_equal(
+		run_ranks(nranks, suite_rank, &su, scaled_limit(limit_s)), 0);
 }
 
 static void test_ranks1(void **state)
@@ -736,12 +784,97 @@ static void test_ranks8(void **state)
 	check_suite(8, 150001, 240);
 }
 
+/* The reference job of the pace, in a rank process; 0 when it worked */
+static int ref_rank(int rank, const void *arg)
+{
+	struct hpuccl_unique_id id;
+	struct hpuccl_comm *comm;
+	struct hpu_stream *s;
+	struct hpu_device *dev;
+	uint64_t h, va;
+	int i, ret;
+
+	(void)arg;
+	ret = hpu_open(rank, &dev);
+	if (ret)
+		return 2;
+	ret = hpu_stream_create(dev, HPU_STREAM_QUEUE_AUTO, &s);
+	if (!ret)
+		ret = hpu_mem_alloc(dev, REF_COUNT * 4, 0, 0, &h);
+	if (!ret)
+		ret = hpu_mem_map(dev, h, 0, 0, &va);
+	if (!ret)
+		ret = hpuccl_get_unique_id(&id);
+	if (!ret)
+		ret = hpuccl_comm_init_rank_config(
+			&comm, 1, &id, 0,
+			&(struct hpuccl_config){
+				.dev = dev, .timeout_ms = MAX_COMM_TIMEOUT });
+	for (i = 0; !ret && i < REF_ALLREDUCES; i++) {
+		ret = hpuccl_allreduce(va, va, REF_COUNT, HPUCCL_FLOAT32,
+				       HPUCCL_SUM, comm, s);
+		if (!ret)
+			ret = hpu_stream_synchronize(s);
+		if (ret || i == REF_ALLREDUCES - 1) {
+			int err = hpuccl_comm_destroy(comm);
+
+			ret = ret ? ret : err;
+		}
+	}
+	hpu_close(dev);
+	return ret ? 3 : 0;
+}
+
 /*
- * The limits of the four suites (60 + 60 + 90 + 240 s) stay below the
- * runner's bound for this binary (600 s, tests/run-tests), so a stuck
- * suite is reported by its test, with the ranks' positions, not by the
- * runner's kill. On the development machine they take 0.1, 0.8, 1.5 and
- * 7.5 s (about 3 times that with three busy loops beside them).
+ * Measure the reference job (twice, the slower counts: a timeout too long
+ * costs nothing while the test passes) and scale the timeouts by it.
+ */
+static int measure_pace(void)
+{
+	long worst = 0;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		long t0 = hpu_test_now_ms(), ms;
+		pid_t pid = hpu_test_fork_child();
+		int status;
+
+		if (pid < 0)
+			return -1;
+		if (pid == 0)
+			_exit(ref_rank(0, NULL));
+		if (hpu_test_wait_ranks(&pid, 1, MAX_COMM_TIMEOUT, &status,
+					NULL) ||
+		    status) {
+			fprintf(stderr, "pace: the reference job failed (%d)\n",
+				status);
+			return -1;
+		}
+		ms = hpu_test_now_ms() - t0;
+		if (ms > worst)
+			worst = ms;
+	}
+	slowdown = (double)worst / REF_NOMINAL_MS;
+	if (slowdown < 1)
+		slowdown = 1;
+	if (slowdown > MAX_SLOWDOWN)
+		slowdown = MAX_SLOWDOWN;
+	comm_timeout_ms = (uint32_t)(COMM_TIMEOUT_MS * slowdown);
+	if (comm_timeout_ms > MAX_COMM_TIMEOUT)
+		comm_timeout_ms = MAX_COMM_TIMEOUT;
+	printf("pace: reference job %ld ms (%d ms on a quiet machine): "
+	       "timeouts x %.1f, communicator timeout %u ms\n",
+	       worst, REF_NOMINAL_MS, slowdown, comm_timeout_ms);
+	return 0;
+}
+
+/*
+ * The limits of the four suites (60 + 60 + 90 + 240 s, times the
+ * slowdown) stay below the runner's bound for this binary (600 s,
+ * tests/run-tests; HPU_TEST_BOUND_S), so a stuck suite is reported by its
+ * test, with the ranks' positions, not by the runner's kill. On the
+ * development machine they take 0.1, 0.8, 1.5 and 7.5 s (about 3 times
+ * that with three busy loops beside them).
  */
 static int group_setup(void **state)
 {
@@ -752,11 +885,22 @@ static int group_setup(void **state)
 	if (positions == MAP_FAILED)
 		return -1;
 	setenv("HPUCCL_SLOT_BYTES", "65536", 1);
-	return hpu_test_group_start(NDEV, "gaudi2");
+	if (hpu_test_group_start(NDEV, "gaudi2"))
+		return -1;
+	/* without a daemon every test skips; nothing to measure */
+	if (hpu_test_have_fuse() || hpu_test_ccl_unavailable())
+		return 0;
+	if (measure_pace()) {
+		/* a failed group setup gets no teardown */
+		hpu_test_group_stop(state);
+		return -1;
+	}
+	return 0;
 }
 
 int main(void)
 {
+	const char *only = getenv("HPU_TEST_CCL_ONLY");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_ranks1, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_ranks2, hpu_test_need_daemon),
@@ -764,5 +908,9 @@ int main(void)
 		cmocka_unit_test_setup(test_ranks8, hpu_test_need_daemon),
 	};
 
+	binary_start_ms = hpu_test_now_ms();
+	/* e.g. "test_ranks8": make soak-ccl runs the 8-rank suite alone */
+	if (only && *only)
+		cmocka_set_test_filter(only);
 	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
 }

@@ -5,7 +5,8 @@
  * under a running allreduce. Either way the other ranks' collectives must
  * fail with an error within the communicator's timeout (never hang), and
  * after a dead rank the daemon keeps serving: the survivors form a new
- * communicator and reduce correctly.
+ * communicator and reduce correctly. An init that fails says on stderr
+ * which rank, at which step, waiting for whom, and why.
  *
  * Ranks are forked processes that tell the test what they saw through a
  * pipe; rank 0 hosts the store (MASTER_ADDR/MASTER_PORT on loopback), so
@@ -347,6 +348,130 @@ static void test_link_down(void **state)
 	hpu_close(dev);
 }
 
+/* ------------------------------------------------ init failures */
+
+/**
+ * struct init_job - a rank of test_init_failure_says_where
+ * @rank: its rank of 3
+ * @port: the store's port (rank 0 hosts it)
+ * @timeout_ms: its communicator timeout
+ * @log: file its stderr goes to
+ * @store_up: rank 0 writes a byte here once its store listens, rank 1
+ *	reads it before it joins
+ */
+struct init_job {
+	int rank;
+	int port;
+	uint32_t timeout_ms;
+	char log[64];
+	int store_up[2];
+};
+
+static int init_rank(void *arg)
+{
+	const struct init_job *j = arg;
+	struct hpu_test_rank tr;
+	struct hpuccl_unique_id id;
+	char p[16], b = 0;
+	int fd, ret;
+
+	fd = open(j->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+		return 90;
+	close(fd);
+	if (hpu_test_rank_open(&tr, j->rank))
+		return 91;
+	snprintf(p, sizeof(p), "%d", j->port);
+	setenv("MASTER_ADDR", "127.0.0.1", 1);
+	setenv("MASTER_PORT", p, 1);
+	if (j->rank == 1 && read(j->store_up[0], &b, 1) != 1)
+		return 92;
+	ret = hpuccl_unique_id_from_env(&id, j->rank);
+	if (ret)
+		return 93;
+	if (j->rank == 0 && write(j->store_up[1], &b, 1) != 1)
+		return 94;
+	ret = hpu_test_rank_join(&tr, 3, j->rank, &id, j->timeout_ms);
+	hpu_test_rank_close(&tr, 1);
+	return ret < 0 ? -ret : 95;
+}
+
+/* The first line of @path that has @needle, NULL when none; malloc'ed */
+static char *log_line(const char *path, const char *needle)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+	char *found = NULL;
+
+	if (!f)
+		return NULL;
+	while (!found && fgets(line, sizeof(line), f))
+		if (strstr(line, needle))
+			found = strdup(line);
+	fclose(f);
+	return found;
+}
+
+/*
+ * A communicator of 3 whose rank 2 never comes: rank 1 (short timeout)
+ * gives up at the exchange, and its message (stderr) names itself, the
+ * step, the rank it waited for and the timeout; rank 0 (long timeout) fails at once
+ * after that with -ECONNRESET, and its message says rank 1 went away.
+ */
+static void test_init_failure_says_where(void **state)
+{
+	struct init_job jobs[2];
+	char *l0 = NULL, *l1 = NULL;
+	int status[2], pipefd[2], i;
+	pid_t pids[2];
+	long t0;
+
+	(void)state;
+	HPU_TEST_SKIP_IF(skip_reason);
+	assert_int_equal(pipe(pipefd), 0);
+	for (i = 0; i < 2; i++) {
+		jobs[i] = (struct init_job){
+			.rank = i,
+			.port = i ? jobs[0].port : hpu_test_free_port(),
+			.timeout_ms = i ? 2000 : 60000,
+			.store_up = { pipefd[0], pipefd[1] },
+		};
+		snprintf(jobs[i].log, sizeof(jobs[i].log),
+			 "/tmp/hpu-test-ccl-init-%d-%d.log", (int)getpid(), i);
+	}
+	assert_true(jobs[0].port > 0);
+	t0 = hpu_test_now_ms();
+	for (i = 0; i < 2; i++) {
+		pids[i] = hpu_test_fork_rank(init_rank, &jobs[i]);
+		assert_true(pids[i] > 0);
+	}
+	assert_int_equal(hpu_test_wait_ranks(pids, 2, EXIT_MS, status, NULL),
+			 0);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	print_message("ranks ended after %ld ms: %d %d\n",
+		      hpu_test_now_ms() - t0, status[0], status[1]);
+	l0 = log_line(jobs[0].log, "hpuccl: rank 0/3");
+	l1 = log_line(jobs[1].log, "hpuccl: rank 1/3");
+	print_message("rank 0 said: %srank 1 said: %s", l0 ? l0 : "-\n",
+		      l1 ? l1 : "-\n");
+	unlink(jobs[0].log);
+	unlink(jobs[1].log);
+	assert_int_equal(status[1], ETIMEDOUT);
+	assert_non_null(l1);
+	assert_non_null(strstr(l1, "init failed at the exchange"));
+	/* rank 2, or on a slow machine rank 0 not yet published */
+	assert_non_null(strstr(l1, "(waiting for rank "));
+	assert_non_null(strstr(l1, "timeout of 2000 ms"));
+	/* rank 0 did not wait out its own 60 s: rank 1's leaving ended it */
+	assert_int_equal(status[0], ECONNRESET);
+	assert_non_null(l0);
+	assert_non_null(strstr(l0, "waiting for rank 2"));
+	assert_non_null(strstr(l0, "rank 1 went away"));
+	free(l0);
+	free(l1);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -365,6 +490,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_killed_rank),
 		cmocka_unit_test(test_link_down),
+		cmocka_unit_test(test_init_failure_says_where),
 	};
 
 	return cmocka_run_group_tests_name("ccl_faults", tests, group_setup,

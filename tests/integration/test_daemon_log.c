@@ -97,15 +97,19 @@ static void test_bad_ioctl_flood_is_bounded(void **state)
 	assert_true(fd >= 0);
 
 	start = hpu_test_now_ms();
-	for (n = 0; n < BAD_CALLS; n++) {
+	/* n counts the calls made, also when the time bound ends the loop */
+	for (n = 0; n < BAD_CALLS;) {
 		assert_int_equal(ioctl(fd, BAD_IOCTL, &arg), -1);
 		assert_int_equal(errno, ENOTTY);
+		n++;
 		if (!(n & 1023) && hpu_test_now_ms() - start > HAMMER_MAX_MS)
 			break;
 	}
 	elapsed = hpu_test_now_ms() - start;
 	printf("%ld rejected ioctls in %ld ms\n", n, elapsed);
-	assert_true(n >= 10000);
+	/* a flood even on a loaded machine: far more than RL_BURST per
+	 * window (it was 16384 in 12 s beside a sanitizer soak) */
+	assert_true(n >= 2048);
 
 	/* one more once the window is over: it brings the summary */
 	hpu_test_sleep_ms(RL_WINDOW_S * 1000 + 1200);

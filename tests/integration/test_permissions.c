@@ -5,7 +5,9 @@
  * group (EACCES from libhpudrv, hpu-smi naming the node, the group and the
  * fix), a user in it, the defaults (compute 0660, control 0664) and the
  * modes the daemon refuses. Users are switched in forked children
- * (setgroups/setgid/setuid): the tests need root.
+ * (setgroups/setgid/setuid): the tests need root. The user runs a copy of
+ * hpu-smi staged under /tmp (tests/lib/hpu_test_stage.h), so the tests
+ * work wherever the checkout is, a private directory included.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_stage.h"
 #include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
@@ -32,12 +35,17 @@
 #define USER_GID     65534
 /* Exit status of a child that could not exec the tool as that user */
 #define EXIT_NO_EXEC 126
+/* Exit status of a program the dynamic loader could not start */
+#define EXIT_NO_LOAD 127
 
 static gid_t node_gid;
 static char node_gid_str[16];
 /* the daemon of the running group is up; else why its tests skip */
 static bool daemon_up;
 static const char *skip_reason;
+/* hpu-smi where the user can run it; else why its tests skip */
+static struct hpu_test_stage stage;
+static const char *stage_skip;
 
 /* Become USER_UID, in @group as a supplementary group when not -1 */
 static int drop_to_user(long group)
@@ -81,12 +89,12 @@ static int open_as_user(long group, bool control)
 	return WEXITSTATUS(status);
 }
 
-/* Run hpu-smi @arg as the user; stdout+stderr into @out */
-static int smi_as_user(long group, const char *arg, char **out)
+/* Run @prog @arg as the user; stdout+stderr into @out; its exit status */
+static int run_as_user(long group, const char *prog, const char *arg,
+		       char **out)
 {
-	char *const argv[] = { (char *)hpu_test_bin("hpu-smi"), (char *)arg,
-			       NULL };
-	int pipefd[2], status;
+	char *const argv[] = { (char *)prog, (char *)arg, NULL };
+	int pipefd[2], status, err;
 	size_t len = 0;
 	char *buf;
 	ssize_t n;
@@ -105,6 +113,8 @@ static int smi_as_user(long group, const char *arg, char **out)
 		if (drop_to_user(group))
 			_exit(100);
 		execv(argv[0], argv);
+		err = errno;
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(err));
 		_exit(EXIT_NO_EXEC);
 	}
 	close(pipefd[1]);
@@ -113,16 +123,24 @@ static int smi_as_user(long group, const char *arg, char **out)
 	close(pipefd[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
+	assert_int_not_equal(WEXITSTATUS(status), 100);
 	*out = buf;
-	if (WEXITSTATUS(status) == EXIT_NO_EXEC) {
-		print_message("skipped: uid %d cannot run %s (build directory "
-			      "not reachable by others)\n",
-			      USER_UID, argv[0]);
-		free(buf);
-		*out = NULL;
-		skip();
-	}
 	return WEXITSTATUS(status);
+}
+
+/* Run the staged hpu-smi @arg as the user; stdout+stderr into @out */
+static int smi_as_user(long group, const char *arg, char **out)
+{
+	const char *prog = hpu_test_stage_bin(&stage, "hpu-smi");
+	int status;
+
+	HPU_TEST_SKIP_IF(stage_skip);
+	status = run_as_user(group, prog, arg, out);
+	/* the stage was probed: the user must be able to run it */
+	if (status == EXIT_NO_EXEC || status == EXIT_NO_LOAD)
+		fail_msg("uid %d could not run %s %s (exit %d): %s", USER_UID,
+			 prog, arg, status, *out);
+	return status;
 }
 
 static void node_path(char *buf, size_t len, const char *name)
@@ -157,8 +175,15 @@ static int start_daemon(int ndev, const char *const *extra)
 				  hpu_test_have_fuse();
 	if (skip_reason)
 		return 0;
-	if (hpu_test_daemon_start(&hpu_test_shared, ndev, "gaudi2", extra))
+	if (hpu_test_stage_create(&stage,
+				  (const char *const[]){ "hpu-smi", NULL }))
 		return -1;
+	stage_skip =
+		hpu_test_stage_usable(&stage, "hpu-smi", USER_UID, USER_GID);
+	if (hpu_test_daemon_start(&hpu_test_shared, ndev, "gaudi2", extra)) {
+		hpu_test_stage_remove(&stage);
+		return -1;
+	}
 	daemon_up = true;
 	return 0;
 }
@@ -168,6 +193,7 @@ static int stop_daemon(void **state)
 	if (!daemon_up)
 		return 0;
 	daemon_up = false;
+	hpu_test_stage_remove(&stage);
 	return hpu_test_daemon_stop(&hpu_test_shared) ? -1 : 0;
 }
 
@@ -180,17 +206,12 @@ static int group_setup_strict(void **state)
 	return start_daemon(2, extra);
 }
 
-static int need_root_daemon(void **state)
-{
-	HPU_TEST_SKIP_IF(skip_reason);
-	return 0;
-}
-
 static void test_strict_nodes_belong_to_group(void **state)
 {
 	char path[PATH_MAX];
 	struct stat st;
 
+	HPU_TEST_SKIP_IF(skip_reason);
 	assert_node("hpu0", 0660, node_gid);
 	assert_node("hpu_control1", 0660, node_gid);
 	/* attributes stay readable by all, never writable */
@@ -201,6 +222,7 @@ static void test_strict_nodes_belong_to_group(void **state)
 
 static void test_outsider_gets_eacces(void **state)
 {
+	HPU_TEST_SKIP_IF(skip_reason);
 	assert_int_equal(open_as_user(-1, false), EACCES);
 	assert_int_equal(open_as_user(-1, true), EACCES);
 	/* the library's own text says what to do */
@@ -214,6 +236,7 @@ static void test_outsider_hpu_smi_message(void **state)
 	const char *gname = gr ? gr->gr_name : node_gid_str;
 	int status;
 
+	HPU_TEST_SKIP_IF(skip_reason);
 	status = smi_as_user(-1, "-L", &out);
 	/* -L lists from the attribute tree: it works for everyone */
 	assert_int_equal(status, 0);
@@ -235,6 +258,7 @@ static void test_member_gets_in(void **state)
 {
 	char *out = NULL;
 
+	HPU_TEST_SKIP_IF(skip_reason);
 	assert_int_equal(open_as_user((long)node_gid, false), 0);
 	assert_int_equal(open_as_user((long)node_gid, true), 0);
 	assert_int_equal(smi_as_user((long)node_gid, "-q", &out), 0);
@@ -253,12 +277,73 @@ static void test_default_modes(void **state)
 {
 	char *out = NULL;
 
+	HPU_TEST_SKIP_IF(skip_reason);
 	assert_node("hpu0", 0660, getegid());
 	assert_node("hpu_control0", 0664, getegid());
 	/* monitoring works for everyone, computing does not */
 	assert_int_equal(open_as_user(-1, true), 0);
 	assert_int_equal(open_as_user(-1, false), EACCES);
 	assert_int_equal(smi_as_user(-1, "-q", &out), 0);
+	free(out);
+}
+
+/* ------------------------------------------------ a private checkout */
+
+/*
+ * A build tree in a private directory (mode 0700, as `mktemp -d` or a home
+ * directory gives): the user cannot run its programs (exec or the loader
+ * fails, exit 126/127), but can run what hpu_test_stage_create() copied
+ * from it. The private tree is itself a stage made private, with the
+ * layout of $O (bin/, lib/).
+ */
+static void test_private_build_dir(void **state)
+{
+	const char *const progs[] = { "hpu-smi", NULL };
+	struct hpu_test_stage priv = { "" }, reach = { "" };
+	char saved_o[PATH_MAX], made[sizeof(reach.dir)], *out = NULL;
+	const char *why, *o = getenv("O");
+	struct stat st;
+	int status;
+
+	if (geteuid()) {
+		print_message("skipped: not root: cannot switch users\n");
+		skip();
+	}
+	snprintf(saved_o, sizeof(saved_o), "%s", o && *o ? o : "build");
+	assert_int_equal(hpu_test_stage_create(&priv, progs), 0);
+	assert_int_equal(chmod(priv.dir, 0700), 0);
+	status = run_as_user(-1, hpu_test_stage_bin(&priv, "hpu-smi"),
+			     "--version", &out);
+	free(out);
+	if (status != EXIT_NO_EXEC && status != EXIT_NO_LOAD) {
+		hpu_test_stage_remove(&priv);
+		fail_msg("uid %d ran a program of a private directory: exit %d",
+			 USER_UID, status);
+	}
+
+	setenv("O", priv.dir, 1);
+	status = hpu_test_stage_create(&reach, progs);
+	setenv("O", saved_o, 1);
+	hpu_test_stage_remove(&priv);
+	assert_int_equal(status, 0);
+	assert_int_equal(stat(reach.dir, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	snprintf(made, sizeof(made), "%s", reach.dir);
+	why = hpu_test_stage_usable(&reach, "hpu-smi", USER_UID, USER_GID);
+	if (why) {
+		hpu_test_stage_remove(&reach);
+		print_message("skipped: %s\n", why);
+		skip();
+	}
+	status = run_as_user(-1, hpu_test_stage_bin(&reach, "hpu-smi"),
+			     "--version", &out);
+	hpu_test_stage_remove(&reach);
+	/* and nothing is left behind */
+	assert_int_equal(stat(made, &st), -1);
+	assert_int_equal(errno, ENOENT);
+	if (status != 0 || !strstr(out, "hpu-smi "))
+		fail_msg("staged hpu-smi --version as uid %d: exit %d: %s",
+			 USER_UID, status, out);
 	free(out);
 }
 
@@ -298,19 +383,19 @@ static void test_refused_modes(void **state)
 int main(void)
 {
 	const struct CMUnitTest strict[] = {
-		cmocka_unit_test_setup(test_strict_nodes_belong_to_group,
-				       need_root_daemon),
-		cmocka_unit_test_setup(test_outsider_gets_eacces,
-				       need_root_daemon),
-		cmocka_unit_test_setup(test_outsider_hpu_smi_message,
-				       need_root_daemon),
-		cmocka_unit_test_setup(test_member_gets_in, need_root_daemon),
+		/* the tests skip themselves: cmocka counts a skip in a
+		 * setup function as an error */
+		cmocka_unit_test(test_strict_nodes_belong_to_group),
+		cmocka_unit_test(test_outsider_gets_eacces),
+		cmocka_unit_test(test_outsider_hpu_smi_message),
+		cmocka_unit_test(test_member_gets_in),
 	};
 	const struct CMUnitTest defaults[] = {
-		cmocka_unit_test_setup(test_default_modes, need_root_daemon),
+		cmocka_unit_test(test_default_modes),
 	};
 	const struct CMUnitTest options[] = {
 		cmocka_unit_test(test_refused_modes),
+		cmocka_unit_test(test_private_build_dir),
 	};
 	struct group *gr = getgrnam("hpu");
 	int fails;

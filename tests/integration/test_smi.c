@@ -435,6 +435,75 @@ static void test_usage_errors(void **state)
 	}
 }
 
+/*
+ * Every list flag (-i, -Q, -f) goes through the one list parser: an empty
+ * list, an empty item (leading, trailing or doubled comma) or a blank one
+ * is a usage error that names the flag, before any device is looked at
+ * (so also where there are none), and prints nothing on stdout.
+ */
+static void test_malformed_lists(void **state)
+{
+	static const struct {
+		const char *arg[4];
+		const char *flag; /* as the message names it */
+	} bad[] = {
+		{ { "-i", "", "-L" }, "-i ''" },
+		{ { "-i", ",", "-L" }, "-i ','" },
+		{ { "-i", "0,,1", "-L" }, "-i '0,,1'" },
+		{ { "-i", "0,", "-L" }, "-i '0,'" },
+		{ { "-i", ",0", "-L" }, "-i ',0'" },
+		{ { "--id", " ", "-L" }, "-i ' '" },
+		{ { "-Q", "index," }, "-Q 'index,'" },
+		{ { "-Q", ",index" }, "-Q ',index'" },
+		{ { "-Q", "index,,name" }, "-Q 'index,,name'" },
+		{ { "--query-hpu", "," }, "-Q ','" },
+		{ { "-Q", "index", "-f", "" }, "-f ''" },
+		{ { "-Q", "index", "-f", "csv," }, "-f 'csv,'" },
+		{ { "-Q", "index", "-f", "csv,,noheader" },
+		  "-f 'csv,,noheader'" },
+	};
+	const char *const dirs[] = { hpu_test_shared.mount,
+				     "/nonexistent/hpu" };
+	const char *const *arg;
+	char *argv[10], *out;
+	size_t i, d;
+	int st, k;
+
+	(void)state;
+	for (d = 0; d < 2; d++) {
+		setenv("HPU_DEV_DIR", dirs[d], 1);
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			arg = bad[i].arg;
+			out = smi(&st, arg[0], arg[1], arg[2], arg[3], NULL);
+			if (st != 2)
+				fail_msg("hpu-smi %s '%s' %s: exit %d, want 2",
+					 arg[0], arg[1], arg[2] ? arg[2] : "",
+					 st);
+			assert_string_equal(out, "");
+			free(out);
+
+			/* stderr says which flag and why (sh joins it) */
+			k = 0;
+			argv[k++] = "/bin/sh";
+			argv[k++] = "-c";
+			argv[k++] = "exec \"$0\" \"$@\" 2>&1";
+			argv[k++] = (char *)hpu_test_bin("hpu-smi");
+			while (k < 8 && arg[k - 4])
+				argv[k] = (char *)arg[k - 4], k++;
+			argv[k] = NULL;
+			assert_int_equal(hpu_test_run(argv, &out, &st), 0);
+			assert_non_null(out);
+			assert_int_equal(st, 2);
+			if (!strstr(out, bad[i].flag) || !strstr(out, "empty"))
+				fail_msg("hpu-smi %s '%s': '%s' says neither "
+					 "%s nor why",
+					 arg[0], arg[1], out, bad[i].flag);
+			free(out);
+		}
+	}
+	setenv("HPU_DEV_DIR", hpu_test_shared.mount, 1);
+}
+
 static void test_no_devices(void **state)
 {
 	char *out;
@@ -460,6 +529,8 @@ int main(void)
 		cmocka_unit_test_setup(test_loop_count, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_processes, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_usage_errors, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_malformed_lists,
+				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_no_devices, hpu_test_need_daemon),
 	};
 

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -270,6 +271,141 @@ static void test_connect_refused(void **state)
 	assert_int_equal(ccl_store_connect(lo, p2, "a/b", 300, &st), -EINVAL);
 }
 
+/*
+ * A store whose backlog is full (it does not accept: the thread is not
+ * scheduled, or too many ranks came at once) does not hold a connecting
+ * rank past its timeout: every attempt is bounded by what is left of it.
+ */
+static void test_connect_backlog_full(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int lfd, fill[8], i, ret;
+	struct ccl_store *st;
+	struct timespec t0;
+	long ms;
+
+	(void)state;
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(lfd >= 0);
+	sa.sin_addr.s_addr = lo;
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(lfd, 0), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+	/* fill the accept queue; nobody ever accepts */
+	for (i = 0; i < 8; i++) {
+		fill[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		assert_true(fill[i] >= 0);
+		if (connect(fill[i], (struct sockaddr *)&sa, sizeof(sa)))
+			assert_int_equal(errno, EINPROGRESS);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = ccl_store_connect(lo, ntohs(sa.sin_port), "full", 500, &st);
+	ms = ms_since(&t0);
+	for (i = 0; i < 8; i++)
+		close(fill[i]);
+	close(lfd);
+	if (!ret)
+		ccl_store_close(st, 0);
+	assert_int_equal(ret, -ETIMEDOUT);
+	/* the kernel alone retries a SYN for minutes */
+	assert_in_range(ms, 400, 10000);
+}
+
+/*
+ * A client that sends requests and never reads the answers is dropped
+ * once its socket stays full (bounded), and the store goes on serving
+ * the others; no answer is cut in half on a connection kept open.
+ */
+static void test_client_not_reading(void **state)
+{
+	static const uint32_t hdr[8] = { 0x54534348, 3, 0, 1, 0, 0, 0, 0 };
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), small = 4096, dropped = 0;
+	struct ccl_store *ok = client("nsR");
+	uint8_t reqs[256 * 33];
+	long long sent = 0;
+	struct timespec t0;
+	char buf[8];
+	size_t len, i;
+
+	(void)state;
+	/* SETs of key "k", back to back */
+	for (i = 0; i < sizeof(reqs); i += 33) {
+		memcpy(reqs + i, hdr, sizeof(hdr));
+		reqs[i + 32] = 'k';
+	}
+	/* small buffers (before the connect, which sizes the window) */
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	sa.sin_addr.s_addr = lo;
+	sa.sin_port = htons(port);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* requests until the answers have nowhere to go and the server
+	 * gives up on us: bounded by 30 s (the server waits 2 s) */
+	while (!dropped && ms_since(&t0) < 30000) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		size_t off = (size_t)(sent % 33);
+		ssize_t n;
+
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		n = send(fd, reqs + off, sizeof(reqs) - 33,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+			dropped = 1;
+		else if (n > 0)
+			sent += n;
+	}
+	close(fd);
+	print_message("%lld requests sent, %s after %ld ms\n", sent / 33,
+		      dropped ? "dropped" : "still connected", ms_since(&t0));
+	if (!dropped)
+		fail_msg("a client not reading its answers was not dropped "
+			 "within 30 s");
+	assert_int_equal(ccl_store_set(ok, "served", "y", 1), 0);
+	assert_int_equal(
+		ccl_store_get(ok, "served", buf, sizeof(buf), &len, 2000), 0);
+	ccl_store_close(ok, 1);
+}
+
+/* Who left and how many came: what an init failure tells the user */
+static void test_left_rank_and_arrived(void **state)
+{
+	struct ccl_store *a = client("nsW"), *b = client("nsW"),
+			 *c = client("nsW");
+	int arrived = -7;
+	char buf[8];
+	size_t len;
+
+	(void)state;
+	assert_int_equal(ccl_store_hello(a, 0), 0);
+	assert_int_equal(ccl_store_hello(b, 1), 0);
+	assert_int_equal(ccl_store_hello(c, 2), 0);
+	assert_int_equal(ccl_store_left_rank(a), -1);
+	/* 2 of 3 reach the barrier: a times out, and knows how many came */
+	assert_int_equal(ccl_store_barrier(b, "b1", 3, 100, NULL), -ETIMEDOUT);
+	assert_int_equal(ccl_store_barrier(a, "b1", 3, 200, &arrived),
+			 -ETIMEDOUT);
+	assert_int_equal(arrived, 2);
+	/* the third completes it */
+	assert_int_equal(ccl_store_barrier(c, "b1", 3, 200, &arrived), 0);
+	assert_int_equal(arrived, 3);
+	/* rank 2 goes away: a waiting GET says so, and which rank */
+	ccl_store_close(c, 0);
+	assert_int_equal(ccl_store_get(a, "never", buf, sizeof(buf), &len,
+				       5000),
+			 -ECONNRESET);
+	assert_int_equal(ccl_store_left_rank(a), 2);
+	/* a client not waiting hears it as a notification */
+	assert_int_equal(ccl_store_check(b), -ECONNRESET);
+	assert_int_equal(ccl_store_left_rank(b), 2);
+	ccl_store_close(a, 1);
+	ccl_store_close(b, 1);
+}
+
 static void test_parse(void **state)
 {
 	uint32_t ip;
@@ -320,6 +456,9 @@ int main(void)
 		cmocka_unit_test(test_clean_leave),
 		cmocka_unit_test(test_bad_messages),
 		cmocka_unit_test(test_connect_refused),
+		cmocka_unit_test(test_connect_backlog_full),
+		cmocka_unit_test(test_client_not_reading),
+		cmocka_unit_test(test_left_rank_and_arrived),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_unique_ids),
 	};

@@ -29,18 +29,20 @@ enum smi_mode {
 /**
  * struct smi_opts - the command line
  * @mode: what to print
- * @ids: -i value, or NULL for every device
- * @fields: -Q value
- * @format: -f value
+ * @ids: -i items, or none (n == 0) for every device
+ * @fields: -Q items
+ * @format: -f items
+ * @has_format: -f was given
  * @loop_s: -l value in seconds, 0 for a single sample
  * @count: -c value, 0 for unbounded
  * @hot_arg: --hot-add TYPE (NULL: the daemon's) or --hot-remove N
  */
 struct smi_opts {
 	enum smi_mode mode;
-	const char *ids;
-	const char *fields;
-	const char *format;
+	struct smi_list ids;
+	struct smi_list fields;
+	struct smi_list format;
+	bool has_format;
 	long loop_s;
 	long count;
 	const char *hot_arg;
@@ -140,15 +142,18 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 				return -EINVAL;
 			break;
 		case 'i':
-			o->ids = optarg;
+			if (smi_list_parse("-i", optarg, &o->ids))
+				return -EINVAL;
 			break;
 		case 'Q':
-			if (set_mode(o, MODE_QUERY, "-Q"))
+			if (set_mode(o, MODE_QUERY, "-Q") ||
+			    smi_list_parse("-Q", optarg, &o->fields))
 				return -EINVAL;
-			o->fields = optarg;
 			break;
 		case 'f':
-			o->format = optarg;
+			if (smi_list_parse("-f", optarg, &o->format))
+				return -EINVAL;
+			o->has_format = true;
 			break;
 		case 'q':
 			if (set_mode(o, MODE_REPORT, "-q"))
@@ -198,12 +203,12 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (o->format && o->mode != MODE_QUERY)
+	if (o->has_format && o->mode != MODE_QUERY)
 		return usage_error("%s needs --query-hpu", "--format");
 	if (o->count && !o->loop_s)
 		return usage_error("%s needs --loop", "--count");
 	if ((o->mode == MODE_HOT_ADD || o->mode == MODE_HOT_REMOVE) &&
-	    (o->ids || o->loop_s || o->format))
+	    (o->ids.n || o->loop_s || o->has_format))
 		return usage_error("%s takes no -i, -l, -c or -f",
 				   o->mode == MODE_HOT_ADD ? "--hot-add" :
 							     "--hot-remove");
@@ -247,27 +252,26 @@ static void unknown_id(const char *tok, bool numeric,
 
 /* Keeps the devices named by -i, in the order of @all; -EINVAL if one
  * is unknown. */
-static int select_ids(const char *ids, struct hpu_device_info *all, int n,
-		      int *nsel)
+static int select_ids(const struct smi_list *ids, struct hpu_device_info *all,
+		      int n, int *nsel)
 {
-	char buf[1024], *tok, *save;
 	bool keep[n ? n : 1];
-	int i, k = 0;
+	int i, t, k = 0;
 
-	if (strlen(ids) >= sizeof(buf))
-		return usage_error("%s", "-i list too long");
 	memset(keep, 0, sizeof(keep));
-	strcpy(buf, ids);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	for (t = 0; t < ids->n; t++) {
+		const char *tok = ids->item[t], *p;
 		bool found = false, numeric = true;
-		const char *p;
+		long index = -1;
 
 		for (p = tok; *p; p++)
 			if (!isdigit((unsigned char)*p))
 				numeric = false;
+		/* one too large for a long names no device either */
+		if (numeric && parse_long(tok, 0, &index))
+			index = -1;
 		for (i = 0; i < n; i++) {
-			if ((numeric && all[i].index == atoi(tok)) ||
+			if ((numeric && all[i].index == index) ||
 			    (!numeric && bus_id_match(all[i].bus_id, tok))) {
 				keep[i] = found = true;
 			}
@@ -356,7 +360,8 @@ int main(int argc, char **argv)
 		return smi_hot_add(o.hot_arg);
 	if (o.mode == MODE_HOT_REMOVE)
 		return smi_hot_remove(o.hot_arg);
-	if (o.mode == MODE_QUERY && smi_query_parse(o.fields, o.format, &q))
+	if (o.mode == MODE_QUERY &&
+	    smi_query_parse(&o.fields, o.has_format ? &o.format : NULL, &q))
 		return SMI_EXIT_USAGE;
 
 	ret = hpu_device_list(&all, &n);
@@ -372,7 +377,7 @@ int main(int argc, char **argv)
 		goto out_free_list;
 	}
 	nsel = n;
-	if (o.ids && select_ids(o.ids, all, n, &nsel)) {
+	if (o.ids.n && select_ids(&o.ids, all, n, &nsel)) {
 		ret = SMI_EXIT_USAGE;
 		goto out_free_list;
 	}

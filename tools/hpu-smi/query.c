@@ -80,7 +80,7 @@ static const struct field fields[] = {
 };
 
 #define NFIELDS	  (sizeof(fields) / sizeof(fields[0]))
-#define MAX_QUERY 64
+#define MAX_QUERY SMI_LIST_MAX
 
 /**
  * struct smi_query - a parsed --query-hpu/--format pair
@@ -126,27 +126,24 @@ static const struct field *field_find(const char *name)
 	return NULL;
 }
 
-static int parse_format(const char *format, struct smi_query *q)
+/* @format: the -f items, NULL for the default csv */
+static int parse_format(const struct smi_list *format, struct smi_query *q)
 {
-	char buf[128], *tok, *save;
-	bool csv = false;
+	bool csv = !format;
+	int i;
 
 	q->header = true;
 	q->units = true;
-	if (!format)
-		format = "csv";
-	if (strlen(format) >= sizeof(buf))
-		goto err_bad;
-	strcpy(buf, format);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "csv"))
+	for (i = 0; format && i < format->n; i++) {
+		const char *opt = format->item[i];
+
+		if (!strcmp(opt, "csv"))
 			csv = true;
-		else if (!strcmp(tok, "json"))
+		else if (!strcmp(opt, "json"))
 			q->json = true;
-		else if (!strcmp(tok, "noheader"))
+		else if (!strcmp(opt, "noheader"))
 			q->header = false;
-		else if (!strcmp(tok, "nounits"))
+		else if (!strcmp(opt, "nounits"))
 			q->units = false;
 		else
 			goto err_bad;
@@ -163,16 +160,16 @@ static int parse_format(const char *format, struct smi_query *q)
 err_bad:
 	fprintf(stderr,
 		"hpu-smi: invalid format '%s' (use csv[,noheader][,nounits] or json)\n",
-		format);
+		format->item[i < format->n ? i : 0]);
 	return -EINVAL;
 }
 
-int smi_query_parse(const char *list, const char *format, struct smi_query **qp)
+int smi_query_parse(const struct smi_list *list, const struct smi_list *format,
+		    struct smi_query **qp)
 {
-	char buf[1024], *tok, *save;
 	const struct field *fld;
 	struct smi_query *q;
-	int ret;
+	int i, ret;
 
 	q = calloc(1, sizeof(*q));
 	if (!q)
@@ -181,35 +178,18 @@ int smi_query_parse(const char *list, const char *format, struct smi_query **qp)
 	if (ret)
 		goto err_free;
 	ret = -EINVAL;
-	if (strlen(list) >= sizeof(buf)) {
-		fprintf(stderr, "hpu-smi: field list too long\n");
-		goto err_free;
-	}
-	strcpy(buf, list);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		while (*tok == ' ')
-			tok++;
-		fld = field_find(tok);
+	for (i = 0; i < list->n; i++) {
+		fld = field_find(list->item[i]);
 		if (!fld) {
 			fprintf(stderr,
 				"hpu-smi: unknown field '%s' (see hpu-smi --help-query)\n",
-				tok);
-			goto err_free;
-		}
-		if (q->n == MAX_QUERY) {
-			fprintf(stderr, "hpu-smi: more than %d fields\n",
-				MAX_QUERY);
+				list->item[i]);
 			goto err_free;
 		}
 		q->field[q->n] = fld;
-		snprintf(q->label[q->n], sizeof(q->label[0]), "%s", tok);
+		snprintf(q->label[q->n], sizeof(q->label[0]), "%s",
+			 list->item[i]);
 		q->n++;
-	}
-	if (!q->n) {
-		fprintf(stderr,
-			"hpu-smi: --query-hpu needs at least one field\n");
-		goto err_free;
 	}
 	*qp = q;
 	return 0;

@@ -75,6 +75,36 @@ struct smi_sample {
 	char timestamp[48];
 };
 
+/* Most items, and characters, of one comma-separated option value */
+#define SMI_LIST_MAX 64
+#define SMI_LIST_LEN 1024
+
+/**
+ * struct smi_list - the items of a comma-separated option value
+ * @item: the items in order, blanks around them cut, none empty
+ * @n: entries of @item, at least 1
+ * @buf: storage of the items
+ */
+struct smi_list {
+	const char *item[SMI_LIST_MAX];
+	int n;
+	char buf[SMI_LIST_LEN];
+};
+
+/**
+ * smi_list_parse() - split the value of a list flag at its commas
+ * @flag: the flag, for the message ("-i")
+ * @value: its value
+ * @l: receives the items
+ *
+ * An empty value, an empty (or blank) item - a leading, trailing or
+ * doubled comma - too many items or a too long value are usage errors,
+ * said on stderr.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int smi_list_parse(const char *flag, const char *value, struct smi_list *l);
+
 /* collect.c; without @query only enumeration data and versions */
 int smi_sample(const struct hpu_device_info *sel, int nsel, bool query,
 	       struct smi_sample *s);
@@ -89,8 +119,8 @@ void smi_print_report(FILE *f, const struct smi_sample *s);
 
 /* query.c */
 struct smi_query;
-int smi_query_parse(const char *fields, const char *format,
-		    struct smi_query **qp);
+int smi_query_parse(const struct smi_list *fields,
+		    const struct smi_list *format, struct smi_query **qp);
 void smi_query_print(FILE *f, const struct smi_query *q,
 		     const struct smi_sample *s, bool first);
 void smi_query_free(struct smi_query *q);

@@ -84,7 +84,13 @@ int ccl_store_server_poll(struct ccl_store_server *srv, int timeout_ms);
  * @timeout_ms: how long to keep retrying a refused connection
  * @out: receives the client
  *
- * Return: 0; -ECONNREFUSED (nobody listened before the timeout); -EINVAL;
+ * Each attempt is bounded by what is left of @timeout_ms (a store whose
+ * backlog is full does not hold the caller past it); refused or reset
+ * attempts are retried after a pause that doubles from 10 to 500 ms,
+ * with jitter so that many ranks spread out.
+ *
+ * Return: 0; -ECONNREFUSED (nobody listened before the timeout);
+ * -ETIMEDOUT (the store did not take the connection in time); -EINVAL;
  * -errno.
  */
 int ccl_store_connect(uint32_t ipv4, uint16_t port, const char *ns,
@@ -156,16 +162,26 @@ int ccl_store_add(struct ccl_store *st, const char *key, int64_t delta,
 int ccl_store_check(struct ccl_store *st);
 
 /**
+ * ccl_store_left_rank() - which rank the store announced as gone
+ * @st: client
+ *
+ * Return: the rank of the last NOTIFY, -1 when none came.
+ */
+int ccl_store_left_rank(const struct ccl_store *st);
+
+/**
  * ccl_store_barrier() - wait until @nranks clients reached barrier @name
  * @st: client
  * @name: barrier name (unique per use)
  * @nranks: participants
  * @timeout_ms: longest wait
+ * @arrived: receives how many clients had reached it (after a timeout:
+ *	when it gave up), -1 when unknown; may be NULL
  *
  * Return: 0; -ETIMEDOUT; -ECONNRESET; -errno.
  */
 int ccl_store_barrier(struct ccl_store *st, const char *name, int nranks,
-		      int timeout_ms);
+		      int timeout_ms, int *arrived);
 
 /**
  * ccl_parse_ipv4_port() - parse "HOST:PORT" (HOST a dotted quad or a

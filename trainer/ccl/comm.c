@@ -642,8 +642,64 @@ static int accept_peers(struct hpuccl_comm *c, const uint64_t *tokens)
 	return ret;
 }
 
+/**
+ * struct init_step - where a communicator's init is, for the message of
+ * a failure
+ * @what: the step ("connect to the store", "exchange" ...)
+ * @peer: the rank the step waited for, -1 when none
+ */
+struct init_step {
+	const char *what;
+	int peer;
+};
+
+/*
+ * Say on stderr why rank @c->rank could not init or destroy @c (the
+ * caller only gets an errno): the step, the rank it waited for, the rank
+ * the store saw leave, how many ranks reached the barrier.
+ */
+static void report_failure(const struct hpuccl_comm *c, const char *phase,
+			   const struct init_step *at, int arrived, int err)
+{
+	char peer[48] = "", bar[48] = "", why[96] = "";
+	int gone = c->store ? ccl_store_left_rank(c->store) : -1;
+
+	if (at->peer >= 0)
+		snprintf(peer, sizeof(peer), " (waiting for rank %d)",
+			 at->peer);
+	if (arrived >= 0)
+		snprintf(bar, sizeof(bar), " (%d of %d ranks arrived)", arrived,
+			 c->nranks);
+	if (err == -ETIMEDOUT)
+		snprintf(why, sizeof(why), " after the timeout of %u ms",
+			 c->timeout_ms);
+	else if (err == -ECONNRESET && gone >= 0)
+		snprintf(why, sizeof(why),
+			 ": rank %d went away without destroying its "
+			 "communicator",
+			 gone);
+	fprintf(stderr,
+		"hpuccl: rank %d/%d, communicator %s: %s failed at %s%s%s: "
+		"%s%s\n",
+		c->rank, c->nranks, c->ns, phase, at->what, peer, bar,
+		hpuccl_strerror(err), why);
+}
+
+/* "connecting to the rendezvous store at IP:PORT" of @w into @buf */
+static const char *store_step(char *buf, size_t len, const struct id_wire *w)
+{
+	struct in_addr a = { .s_addr = w->ipv4 };
+	char ip[INET_ADDRSTRLEN] = "?";
+
+	inet_ntop(AF_INET, &a, ip, sizeof(ip));
+	snprintf(buf, len, "connecting to the rendezvous store at %s:%u", ip,
+		 (unsigned int)w->port);
+	return buf;
+}
+
 /* Publish this rank's entry, read everybody's. */
-static int exchange(struct hpuccl_comm *c, const struct hpu_info_nic *nic)
+static int exchange(struct hpuccl_comm *c, const struct hpu_info_nic *nic,
+		    struct init_step *at)
 {
 	struct rank_info me = {
 		.server_id = nic->server_id,
@@ -669,6 +725,7 @@ static int exchange(struct hpuccl_comm *c, const struct hpu_info_nic *nic)
 		struct rank_info ri;
 		size_t len = 0;
 
+		at->peer = p;
 		snprintf(key, sizeof(key), "rank/%d", p);
 		ret = ccl_store_get(c->store, key, &ri, sizeof(ri), &len,
 				    (int)c->timeout_ms);
@@ -687,6 +744,7 @@ static int exchange(struct hpuccl_comm *c, const struct hpu_info_nic *nic)
 						 .key = ri.key,
 						 .sob_base = ri.sob_base };
 	}
+	at->peer = -1;
 	return 0;
 }
 
@@ -771,13 +829,14 @@ static void teardown(struct hpuccl_comm *c, bool clean)
 	free(c);
 }
 
-static int init_device_side(struct hpuccl_comm *c)
+static int init_device_side(struct hpuccl_comm *c, struct init_step *at)
 {
 	struct hpu_info_hw_ip_info hw;
 	struct hpu_info_nic nic;
 	unsigned int rr;
 	int ret;
 
+	at->what = "the device's INFO";
 	ret = hpu_info_hw_ip(c->dev, &hw);
 	if (!ret)
 		ret = hpu_info_nic(c->dev, &nic);
@@ -789,6 +848,7 @@ static int init_device_side(struct hpuccl_comm *c)
 	rr = tpc_rr++;
 	pthread_mutex_unlock(&g_lock);
 	c->tpc_q = hw.num_dma + hw.num_mme + rr % hw.num_tpc;
+	at->what = "the device's SOBs and inbox";
 	ret = hpu_cb_builder_create(c->dev, CCL_CB_BYTES, &c->tpc_cb);
 	if (ret)
 		return ret;
@@ -801,16 +861,23 @@ static int init_device_side(struct hpuccl_comm *c)
 	ret = reset_sobs(c);
 	if (!ret && c->nranks > 1)
 		ret = setup_inbox(c);
-	if (!ret)
-		ret = exchange(c, &nic);
-	if (!ret)
-		ret = setup_topology(c);
+	if (ret)
+		return ret;
+	at->what = "the exchange of the ranks' addresses";
+	ret = exchange(c, &nic, at);
+	if (ret)
+		return ret;
+	at->what = "the topology";
+	ret = setup_topology(c);
+	at->what = "the NIC connections to the peers";
 	if (!ret && c->nranks > 1) {
 		uint64_t *tokens = calloc((size_t)c->nranks, sizeof(*tokens));
 
 		ret = tokens ? setup_queues(c, &nic, &hw, tokens) : -ENOMEM;
-		if (!ret)
+		if (!ret) {
+			at->what = "the acceptance of the peers' connections";
 			ret = accept_peers(c, tokens);
+		}
 		free(tokens);
 	}
 	return ret;
@@ -821,9 +888,11 @@ hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
 			     const struct hpuccl_unique_id *id, int rank,
 			     const struct hpuccl_config *cfg)
 {
+	struct init_step at = { "opening the device", -1 };
+	char store_at[80];
 	struct hpuccl_comm *c;
+	int ret, arrived = -1;
 	struct id_wire w;
-	int ret;
 
 	if (!comm || !id || nranks < 1 || rank < 0 || rank >= nranks ||
 	    nranks > HPU_NUM_SOBS / 3 || (cfg && cfg->flags))
@@ -865,21 +934,26 @@ hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
 			goto err_teardown;
 		c->own_dev = true;
 	}
+	at.what = store_step(store_at, sizeof(store_at), &w);
 	ret = ccl_store_connect(w.ipv4, w.port, c->ns, (int)c->timeout_ms,
 				&c->store);
 	if (ret)
 		goto err_teardown;
+	at.what = "announcing the rank to the store";
 	ret = ccl_store_hello(c->store, rank);
 	if (!ret)
-		ret = init_device_side(c);
-	if (!ret)
+		ret = init_device_side(c, &at);
+	if (!ret) {
+		at.what = "the init barrier";
 		ret = ccl_store_barrier(c->store, "init", nranks,
-					(int)c->timeout_ms);
+					(int)c->timeout_ms, &arrived);
+	}
 	if (ret)
 		goto err_teardown;
 	*comm = c;
 	return 0;
 err_teardown:
+	report_failure(c, "init", &at, arrived, ret);
 	teardown(c, false);
 	return ret;
 }
@@ -902,9 +976,15 @@ HPUCCL_EXPORT int hpuccl_comm_destroy(struct hpuccl_comm *comm)
 		ccl_set_error(comm, ret);
 	ret = full_check(comm);
 	/* nobody writes into our inbox once every rank got here */
-	if (!ret && comm->nranks > 1)
+	if (!ret && comm->nranks > 1) {
+		struct init_step at = { "the destroy barrier", -1 };
+		int arrived = -1;
+
 		ret = ccl_store_barrier(comm->store, "destroy", comm->nranks,
-					(int)comm->timeout_ms);
+					(int)comm->timeout_ms, &arrived);
+		if (ret)
+			report_failure(comm, "destroy", &at, arrived, ret);
+	}
 	teardown(comm, ret == 0);
 	return ret;
 }

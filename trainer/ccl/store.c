@@ -46,11 +46,23 @@ struct store_hdr {
 	int64_t arg; /* HELLO: rank; GET: timeout ms; ADD: delta */
 };
 
-#define NS_MAX	    64
+#define NS_MAX		       64
 /* Longest GET wait a request may ask for (the client API takes an int) */
-#define GET_MAX_MS  INT32_MAX
-#define NBUCKETS    256
-#define MAX_CLIENTS 1024
+#define GET_MAX_MS	       INT32_MAX
+#define NBUCKETS	       256
+#define MAX_CLIENTS	       1024
+/*
+ * Connections the kernel queues for the server thread until it accepts
+ * them: every rank of the biggest job may connect at once while the
+ * thread is busy (or not scheduled on a loaded machine); the kernel caps
+ * it at net.core.somaxconn.
+ */
+#define LISTEN_BACKLOG	       MAX_CLIENTS
+/* Longest the server waits for one client to take an answer */
+#define SEND_TIMEOUT_MS	       2000
+/* Connect retries: the first pause, doubled up to the last */
+#define CONNECT_BACKOFF_MIN_MS 10
+#define CONNECT_BACKOFF_MAX_MS 500
 
 static uint64_t now_ms(void)
 {
@@ -79,12 +91,14 @@ struct srv_entry {
  * @in_len: bytes at @in
  * @wkey: key of the GET this client waits on, NULL if none
  * @deadline: when that GET times out (now_ms())
+ * @dead: an answer could not be sent: dropped at the end of the poll step
  */
 struct srv_client {
 	int fd;
 	char ns[NS_MAX];
 	int rank;
 	bool bye;
+	bool dead;
 	uint8_t *in;
 	size_t in_len;
 	char *wkey;
@@ -194,9 +208,14 @@ static void del(struct ccl_store_server *srv, const char *key)
 	}
 }
 
-/* Send all of a buffer; the client sockets have a send timeout. */
+/*
+ * Send all of a buffer. The server's sockets are non-blocking: when one is
+ * full, wait for room, at most SEND_TIMEOUT_MS in all (a client that does
+ * not read its answers is dropped, never waited for without a bound).
+ */
 static int send_all(int fd, const void *buf, size_t len)
 {
+	uint64_t deadline = now_ms() + SEND_TIMEOUT_MS;
 	const uint8_t *p = buf;
 
 	while (len) {
@@ -204,6 +223,16 @@ static int send_all(int fd, const void *buf, size_t len)
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+			uint64_t now = now_ms();
+
+			if (now >= deadline ||
+			    (poll(&pfd, 1, (int)(deadline - now)) < 0 &&
+			     errno != EINTR))
+				return -ETIMEDOUT;
+			continue;
+		}
 		if (n <= 0)
 			return n < 0 ? -errno : -EPIPE;
 		p += n;
@@ -212,6 +241,10 @@ static int send_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Answer @c. An answer that could not be sent whole leaves the stream out
+ * of step: the client is marked dead and dropped after this poll step.
+ */
 static int respond(struct srv_client *c, uint16_t op, int status,
 		   const void *val, uint32_t vlen, int64_t arg)
 {
@@ -222,10 +255,15 @@ static int respond(struct srv_client *c, uint16_t op, int status,
 		.vlen = vlen,
 		.arg = arg,
 	};
-	int ret = send_all(c->fd, &h, sizeof(h));
+	int ret;
 
+	if (c->dead)
+		return -EPIPE;
+	ret = send_all(c->fd, &h, sizeof(h));
 	if (!ret && vlen)
 		ret = send_all(c->fd, val, vlen);
+	if (ret)
+		c->dead = true;
 	return ret;
 }
 
@@ -240,12 +278,19 @@ static void key_ns(const char *key, char *ns)
 	ns[n] = '\0';
 }
 
-static bool ns_left(struct ccl_store_server *srv, const char *ns)
+/* The rank of @ns that left without BYE (the last one), -1 when none */
+static int ns_left(struct ccl_store_server *srv, const char *ns)
 {
+	struct srv_entry *e;
 	char k[NS_MAX + 8];
+	int rank;
 
 	snprintf(k, sizeof(k), "%s/\001left", ns);
-	return lookup(srv, k) != NULL;
+	e = lookup(srv, k);
+	if (!e || e->vlen != sizeof(rank))
+		return -1;
+	memcpy(&rank, e->val, sizeof(rank));
+	return rank;
 }
 
 /* Answer the waiting GETs that can be answered now. */
@@ -257,15 +302,18 @@ static void serve_waiters(struct ccl_store_server *srv, uint64_t now)
 		struct srv_client *c = srv->clients[i];
 		struct srv_entry *e;
 		char ns[NS_MAX];
+		int left;
 
 		if (!c->wkey)
 			continue;
 		e = lookup(srv, c->wkey);
 		key_ns(c->wkey, ns);
+		left = e ? -1 : ns_left(srv, ns);
 		if (e)
 			respond(c, OP_RESP, 0, e->val, e->vlen, 0);
-		else if (ns_left(srv, ns))
-			respond(c, OP_RESP, -ECONNRESET, NULL, 0, 0);
+		else if (left >= 0)
+			/* the answer's arg says which rank left */
+			respond(c, OP_RESP, -ECONNRESET, NULL, 0, left);
 		else if (now >= c->deadline)
 			respond(c, OP_RESP, -ETIMEDOUT, NULL, 0, 0);
 		else
@@ -467,12 +515,22 @@ int ccl_store_server_adopt(struct ccl_store_server *srv, int fd)
 	return 0;
 }
 
-static void accept_client(struct ccl_store_server *srv)
+/*
+ * Take every connection the kernel queued (the socket is non-blocking);
+ * one beyond MAX_CLIENTS is closed at once (its client sees the store go).
+ */
+static void accept_clients(struct ccl_store_server *srv)
 {
-	int fd = accept(srv->lfd, NULL, NULL);
+	for (;;) {
+		int fd = accept4(srv->lfd, NULL, NULL, SOCK_CLOEXEC);
 
-	if (fd >= 0 && ccl_store_server_adopt(srv, fd))
-		close(fd);
+		if (fd < 0 && errno == EINTR)
+			continue;
+		if (fd < 0)
+			return;
+		if (ccl_store_server_adopt(srv, fd))
+			close(fd);
+	}
 }
 
 static int next_timeout(struct ccl_store_server *srv, uint64_t now)
@@ -510,8 +568,11 @@ int ccl_store_server_poll(struct ccl_store_server *srv, int timeout_ms)
 		if (pfd[i + 2].revents)
 			read_client(srv, i);
 	if (pfd[0].revents)
-		accept_client(srv);
+		accept_clients(srv);
 	serve_waiters(srv, now_ms());
+	for (i = srv->nclients - 1; i >= 0; i--)
+		if (srv->clients[i]->dead)
+			drop_client(srv, i);
 	return 0;
 }
 
@@ -590,7 +651,8 @@ int ccl_store_server_start(uint32_t ipv4, uint16_t port,
 	sa.sin_addr.s_addr = ipv4;
 	sa.sin_port = htons(port);
 	if (bind(srv->lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    listen(srv->lfd, 128) ||
+	    listen(srv->lfd, LISTEN_BACKLOG) ||
+	    fcntl(srv->lfd, F_SETFL, O_NONBLOCK) ||
 	    getsockname(srv->lfd, (struct sockaddr *)&sa, &sl)) {
 		ret = -errno;
 		goto err_free;
@@ -649,12 +711,86 @@ void ccl_store_server_stop(struct ccl_store_server *srv, int linger_ms)
  * @fd: socket
  * @ns: namespace prefixed to every key
  * @left: -ECONNRESET once a rank left or the store went away
+ * @left_rank: the rank the store said left, -1 when none did (or the
+ *	store itself went away)
  */
 struct ccl_store {
 	int fd;
 	char ns[NS_MAX];
 	int left;
+	int left_rank;
 };
+
+/* Errors after which a connect is worth another try */
+static bool connect_retryable(int err)
+{
+	switch (err) {
+	case ECONNREFUSED: /* the store is not listening yet */
+	case ECONNRESET:
+	case ECONNABORTED:
+	case ETIMEDOUT: /* SYN not answered in time: a full backlog */
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case EAGAIN:
+	case EINTR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * One connection attempt bounded by @deadline: a non-blocking connect,
+ * then a wait for its outcome. Return: the connected socket or -errno.
+ */
+static int connect_once(const struct sockaddr_in *sa, uint64_t deadline)
+{
+	int fd, err = 0, ret;
+	socklen_t len = sizeof(err);
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa))) {
+		if (errno != EINPROGRESS) {
+			ret = -errno;
+			goto err_close;
+		}
+		for (;;) {
+			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+			uint64_t now = now_ms();
+
+			if (now >= deadline) {
+				ret = -ETIMEDOUT;
+				goto err_close;
+			}
+			ret = poll(&pfd, 1, (int)(deadline - now));
+			if (ret > 0)
+				break;
+			if (ret < 0 && errno != EINTR) {
+				ret = -errno;
+				goto err_close;
+			}
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)) {
+			ret = -errno;
+			goto err_close;
+		}
+		if (err) {
+			ret = -err;
+			goto err_close;
+		}
+	}
+	/* the client waits with poll(); its calls block */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		ret = -errno;
+		goto err_close;
+	}
+	return fd;
+err_close:
+	close(fd);
+	return ret;
+}
 
 int ccl_store_connect(uint32_t ipv4, uint16_t port, const char *ns,
 		      int timeout_ms, struct ccl_store **out)
@@ -662,6 +798,7 @@ int ccl_store_connect(uint32_t ipv4, uint16_t port, const char *ns,
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	uint64_t deadline =
 		now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	unsigned int pause_ms = CONNECT_BACKOFF_MIN_MS;
 	struct ccl_store *st;
 	int one = 1, ret;
 
@@ -671,25 +808,33 @@ int ccl_store_connect(uint32_t ipv4, uint16_t port, const char *ns,
 	if (!st)
 		return -ENOMEM;
 	strcpy(st->ns, ns);
+	st->left_rank = -1;
 	sa.sin_addr.s_addr = ipv4;
 	sa.sin_port = htons(port);
 	for (;;) {
-		st->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (st->fd < 0) {
-			ret = -errno;
-			goto err_free;
-		}
-		if (!connect(st->fd, (struct sockaddr *)&sa, sizeof(sa)))
+		uint64_t now;
+
+		/* the last attempt gets at least a moment */
+		ret = connect_once(&sa, deadline > now_ms() + 100 ?
+						deadline :
+						now_ms() + 100);
+		if (ret >= 0)
 			break;
-		ret = -errno;
-		close(st->fd);
-		if ((ret != -ECONNREFUSED && ret != -ETIMEDOUT &&
-		     ret != -EHOSTUNREACH && ret != -ENETUNREACH &&
-		     ret != -EAGAIN) ||
-		    now_ms() >= deadline)
+		now = now_ms();
+		if (!connect_retryable(-ret) || now >= deadline)
 			goto err_free;
-		usleep(20000);
+		/* back off, with jitter so that many ranks spread out */
+		pause_ms +=
+			((unsigned int)getpid() * 7919U + (unsigned int)now) %
+			(pause_ms / 2 + 1);
+		if (now + pause_ms > deadline)
+			pause_ms = (unsigned int)(deadline - now);
+		usleep(pause_ms * 1000U);
+		pause_ms *= 2;
+		if (pause_ms > CONNECT_BACKOFF_MAX_MS)
+			pause_ms = CONNECT_BACKOFF_MAX_MS;
 	}
+	st->fd = ret;
 	setsockopt(st->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	*out = st;
 	return 0;
@@ -749,6 +894,8 @@ static int read_resp(struct ccl_store *st, void *buf, size_t cap, size_t *len,
 		}
 		if (h.op == OP_NOTIFY) {
 			st->left = -ECONNRESET;
+			if (h.arg >= 0 && h.arg <= INT32_MAX)
+				st->left_rank = (int)h.arg;
 			continue;
 		}
 		if (h.vlen > cap) {
@@ -774,8 +921,11 @@ static int read_resp(struct ccl_store *st, void *buf, size_t cap, size_t *len,
 			*len = h.vlen;
 		if (arg)
 			*arg = h.arg;
-		if (h.status == -ECONNRESET)
+		if (h.status == -ECONNRESET) {
 			st->left = -ECONNRESET;
+			if (h.arg >= 0 && h.arg <= INT32_MAX)
+				st->left_rank = (int)h.arg;
+		}
 		return h.status;
 	}
 }
@@ -865,6 +1015,11 @@ int ccl_store_add(struct ccl_store *st, const char *key, int64_t delta,
 	return ret;
 }
 
+int ccl_store_left_rank(const struct ccl_store *st)
+{
+	return st->left_rank;
+}
+
 int ccl_store_check(struct ccl_store *st)
 {
 	struct pollfd pfd = { .fd = st->fd, .events = POLLIN };
@@ -880,11 +1035,11 @@ int ccl_store_check(struct ccl_store *st)
 }
 
 int ccl_store_barrier(struct ccl_store *st, const char *name, int nranks,
-		      int timeout_ms)
+		      int timeout_ms, int *arrived)
 {
 	char key[CCL_STORE_MAX_KEY];
 	char done[CCL_STORE_MAX_KEY];
-	int64_t v;
+	int64_t v = -1;
 	size_t len;
 	int ret;
 
@@ -894,8 +1049,15 @@ int ccl_store_barrier(struct ccl_store *st, const char *name, int nranks,
 	if (ret)
 		return ret;
 	if (v == nranks)
-		return ccl_store_set(st, done, "", 0);
-	return ccl_store_get(st, done, NULL, 0, &len, timeout_ms);
+		ret = ccl_store_set(st, done, "", 0);
+	else
+		ret = ccl_store_get(st, done, NULL, 0, &len, timeout_ms);
+	/* how many came: read the counter again (adding nothing) */
+	if (ret == -ETIMEDOUT && ccl_store_add(st, key, 0, &v))
+		v = -1;
+	if (arrived)
+		*arrived = v >= 0 && v <= INT32_MAX ? (int)v : -1;
+	return ret;
 }
 
 void ccl_store_close(struct ccl_store *st, int clean)

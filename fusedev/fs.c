@@ -450,14 +450,44 @@ static void free_attr(struct fuse_file_info *fi)
 	free_snap((struct attr_snap *)(uintptr_t)fi->fh);
 }
 
+/* Open driver/hotplug files, for the ones whose RELEASE never comes */
+static pthread_mutex_t hotplug_files_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hpu_hotplug_file *hotplug_files;
+
+static void hotplug_file_link(struct hpu_hotplug_file *hf)
+{
+	pthread_mutex_lock(&hotplug_files_lock);
+	hf->next = hotplug_files;
+	if (hotplug_files)
+		hotplug_files->prev = hf;
+	hotplug_files = hf;
+	pthread_mutex_unlock(&hotplug_files_lock);
+}
+
+static void free_hotplug_file(struct hpu_hotplug_file *hf)
+{
+	pthread_mutex_lock(&hotplug_files_lock);
+	if (hf->prev)
+		hf->prev->next = hf->next;
+	else
+		hotplug_files = hf->next;
+	if (hf->next)
+		hf->next->prev = hf->prev;
+	pthread_mutex_unlock(&hotplug_files_lock);
+	pthread_mutex_destroy(&hf->lock);
+	free(hf);
+}
+
 /**
- * hpu_fs_release_all() - free the attribute snapshots of files whose
- * RELEASE never came (closed just before the unmount)
+ * hpu_fs_release_all() - free the attribute snapshots and driver/hotplug
+ * files whose RELEASE never came (closed just before the unmount)
  */
 void hpu_fs_release_all(void)
 {
 	while (snap_list)
 		free_snap(snap_list);
+	while (hotplug_files)
+		free_hotplug_file(hotplug_files);
 }
 
 /* driver/hotplug (the daemon's user only) and driver/events */
@@ -486,6 +516,7 @@ static int open_special(struct hpu_driver *drv, const struct node *n,
 	if (!hf)
 		return -ENOMEM;
 	pthread_mutex_init(&hf->lock, NULL);
+	hotplug_file_link(hf);
 	fi->fh = (uintptr_t)hf;
 	return 0;
 }
@@ -503,8 +534,7 @@ static void release_file(struct hpu_driver *drv, unsigned int kind,
 		break;
 	case KIND_HOTPLUG:
 		hf = (struct hpu_hotplug_file *)(uintptr_t)fi->fh;
-		pthread_mutex_destroy(&hf->lock);
-		free(hf);
+		free_hotplug_file(hf);
 		break;
 	case KIND_EVENTS:
 		hpu_event_reader_close(

@@ -782,11 +782,15 @@ extern const unsigned int hpu_num_drv_attrs;
  * @lock: protects @msg and @msg_len
  * @msg: answer to the last command written, returned by read()
  * @msg_len: bytes of @msg
+ * @prev: previous open driver/hotplug (fs.c's list, for the unmount)
+ * @next: next open driver/hotplug
  */
 struct hpu_hotplug_file {
 	pthread_mutex_t lock;
 	char msg[HPU_HOTPLUG_MSG_MAX];
 	size_t msg_len;
+	struct hpu_hotplug_file *prev;
+	struct hpu_hotplug_file *next;
 };
 
 int hpu_hotplug_command(struct hpu_driver *drv, const char *cmd, size_t len,

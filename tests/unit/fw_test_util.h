@@ -172,7 +172,8 @@ static inline enum hpu_fw_cs_result result_of(struct fix *f, void *cookie,
 /* ------------------------------------------------------ CB building */
 
 struct cb {
-	uint8_t buf[4096];
+	/* packets hold 64-bit members: aligned wherever a struct cb lies */
+	uint8_t buf[4096] __attribute__((aligned(8)));
 	uint32_t len;
 };
 

@@ -35,8 +35,9 @@ static struct hpu_client *find_locked(struct hpu_mem_state *m, pid_t tgid)
  * process died is never matched again (its pid may be someone else's).
  *
  * Return: 0; -EMFILE when the context already has HPU_CTX_MAX_CLIENTS
- * processes; -EFAULT when the process cannot be named (gone, or in
- * another pid namespace); -ENOMEM.
+ * processes; -EMFILE/-ENFILE when the daemon is out of descriptors;
+ * -EFAULT when the process cannot be named (gone, or in another pid
+ * namespace); -ENOMEM.
  */
 int hpu_client_get(struct hpu_ctx *ctx, pid_t tid, struct hpu_client **out)
 {

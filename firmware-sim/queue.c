@@ -366,6 +366,15 @@ void hpusim_engine_run(struct hpusim_engine_queue *eq,
 			goto handoff;
 		case TURN_USED: /* the next address space's turn */
 			queue_make_ready(q);
+			/*
+			 * Alone on its engine, the fast path keeps going with
+			 * a new slice: nobody waits for the turn, and its
+			 * submitter ends it (a slow or loaded machine used
+			 * to send it to the pool when a slice ran out).
+			 */
+			if (inline_cs && eq->ready.next == &q->ready_node &&
+			    q->ready_node.next == &eq->ready)
+				break;
 			if (inline_cs || !hpusim_list_empty(&hpusim_sched.run))
 				goto handoff;
 			break;

@@ -744,7 +744,8 @@ static void check_suite(int nranks, uint64_t big, int limit_s)
 {
 	static const char *const algos[] = { "direct", "ring", "hier" };
 	struct suite su = { .nranks = nranks, .big = big };
-	int k;
+	struct hpu_test_ccl_ids ids;
+	int k, ret;
 
 	add_config(&su, NULL, NULL, ALL_COLLS, 1, 0);
 	if (nranks > 1)
@@ -754,10 +755,11 @@ static void check_suite(int nranks, uint64_t big, int limit_s)
 		add_config(&su, algos[k], NULL, ALGO_COLLS, 0, 0);
 		add_config(&su, algos[k], ZC_BYTES_STR, ALGO_COLLS, 0, 0);
 	}
-	for (k = 0; k < su.nconfigs; k++)
-		assert_int_equal(hpuccl_get_unique_id(&su.id[k]), 0);
-	assert_int_equal(
-		run_ranks(nranks, suite_rank, &su, scaled_limit(limit_s)), 0);
+	/* the ids' servers in a child: this process forks the ranks */
+	assert_int_equal(hpu_test_ccl_ids_start(&ids, su.id, su.nconfigs), 0);
+	ret = run_ranks(nranks, suite_rank, &su, scaled_limit(limit_s));
+	hpu_test_ccl_ids_stop(&ids);
+	assert_int_equal(ret, 0);
 }
 
 static void test_ranks1(void **state)

@@ -3,6 +3,7 @@
  * hpu_test_ccl.c - ranks, devices and buffers for the libhpuccl tests.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,99 @@ const char *hpu_test_ccl_unavailable(void)
 		return "libhpuccl answers ENOSYS (collectives not implemented "
 		       "in this tree)";
 	return NULL;
+}
+
+/* How long the server child may take to exit once told to */
+#define IDS_STOP_MS 10000
+
+/* The server child: make the ids, send them, live until the pipe closes */
+static int ids_child(int ids_fd, int stop_fd, struct hpuccl_unique_id *ids,
+		     int n)
+{
+	char c;
+	int i, ret;
+
+	for (i = 0; i < n; i++) {
+		ret = hpuccl_get_unique_id(&ids[i]);
+		if (ret) {
+			fprintf(stderr, "hpuccl_get_unique_id: %s\n",
+				strerror(-ret));
+			return 2;
+		}
+	}
+	if (write(ids_fd, ids, n * sizeof(*ids)) != (ssize_t)(n * sizeof(*ids)))
+		return 3;
+	close(ids_fd);
+	while (read(stop_fd, &c, 1) != 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+int hpu_test_ccl_ids_start(struct hpu_test_ccl_ids *s,
+			   struct hpuccl_unique_id *ids, int n)
+{
+	size_t want = n * sizeof(*ids), got = 0;
+	int ids_pipe[2], stop_pipe[2], ret;
+	ssize_t r;
+
+	s->pid = -1;
+	s->stop_fd = -1;
+	if (n <= 0 || pipe2(ids_pipe, O_CLOEXEC))
+		return n <= 0 ? -EINVAL : -errno;
+	if (pipe2(stop_pipe, O_CLOEXEC)) {
+		ret = -errno;
+		goto err_ids;
+	}
+	s->pid = hpu_test_fork_child();
+	if (s->pid < 0) {
+		ret = s->pid;
+		goto err_stop;
+	}
+	if (s->pid == 0) {
+		close(ids_pipe[0]);
+		close(stop_pipe[1]);
+		_exit(ids_child(ids_pipe[1], stop_pipe[0], ids, n));
+	}
+	close(ids_pipe[1]);
+	close(stop_pipe[0]);
+	s->stop_fd = stop_pipe[1];
+	/* the child dies with its parent, and EOF ends this read */
+	while (got < want) {
+		r = read(ids_pipe[0], (char *)ids + got, want - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(ids_pipe[0]);
+	if (got < want) {
+		fprintf(stderr, "hpu_test_ccl_ids_start: the server child "
+				"sent no ids\n");
+		hpu_test_ccl_ids_stop(s);
+		return -EIO;
+	}
+	return 0;
+
+err_stop:
+	close(stop_pipe[0]);
+	close(stop_pipe[1]);
+err_ids:
+	close(ids_pipe[0]);
+	close(ids_pipe[1]);
+	return ret;
+}
+
+void hpu_test_ccl_ids_stop(struct hpu_test_ccl_ids *s)
+{
+	int status;
+
+	if (s->stop_fd >= 0)
+		close(s->stop_fd);
+	s->stop_fd = -1;
+	if (s->pid > 0 && hpu_test_wait_child(s->pid, IDS_STOP_MS, &status))
+		hpu_test_kill_child(s->pid, &status);
+	s->pid = -1;
 }
 
 int hpu_test_rank_open(struct hpu_test_rank *r, int index)

@@ -36,6 +36,39 @@ struct hpu_test_rank {
 const char *hpu_test_ccl_unavailable(void);
 
 /**
+ * struct hpu_test_ccl_ids - unique ids whose rendezvous servers run in a
+ * child process of their own
+ * @pid: the child
+ * @stop_fd: the write end of the pipe that keeps the child alive
+ *
+ * hpuccl_get_unique_id() starts the rendezvous server in the calling
+ * process, as a thread; a test that forks ranks afterwards would fork a
+ * process with threads (see hpu_test_fork_child()). The child holds the
+ * servers instead, and the test process stays single-threaded.
+ */
+struct hpu_test_ccl_ids {
+	pid_t pid;
+	int stop_fd;
+};
+
+/**
+ * hpu_test_ccl_ids_start() - make @n unique ids in a server child
+ * @s: filled; stop it with hpu_test_ccl_ids_stop()
+ * @ids: the ids
+ * @n: how many
+ *
+ * Return: 0 or -errno (printed).
+ */
+int hpu_test_ccl_ids_start(struct hpu_test_ccl_ids *s,
+			   struct hpuccl_unique_id *ids, int n);
+
+/**
+ * hpu_test_ccl_ids_stop() - end the server child of hpu_test_ccl_ids_start()
+ * @s: started ids (stopping twice is harmless)
+ */
+void hpu_test_ccl_ids_stop(struct hpu_test_ccl_ids *s);
+
+/**
  * hpu_test_rank_open() - open device @index and a stream on it
  * @r: rank to fill (zeroed first)
  * @index: hpuN

@@ -35,9 +35,12 @@ int hpu_test_free_port(void);
  * process dies
  *
  * stdout and stderr are flushed first, so the child repeats nothing. A
- * child whose parent is already gone exits with status 127.
+ * child whose parent is already gone exits with status 127. Only a
+ * process with a single thread may fork: a child inherits the locks that
+ * other threads hold at the fork, and may wait for one of them forever.
  *
- * Return: 0 in the child, its pid in the parent, -errno.
+ * Return: 0 in the child, its pid in the parent, -errno (-EDEADLK when
+ * the process has other threads).
  */
 pid_t hpu_test_fork_child(void);
 

@@ -53,6 +53,7 @@ BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-DHPU_VERSION_MAJOR=$(VERSION_MAJOR) -DHPU_VERSION_MINOR=$(VERSION_MINOR) \
 	-DHPU_VERSION_PATCH=$(VERSION_PATCH) \
 	-Iuapi -Icommon -Ifirmware-sim -Ilibhpudrv/include/hpu -Ifusedev \
+	-Ilibhputpc/include \
 	-Itrainer/ccl/include/hpu -Itrainer/lib \
 	-DHT_DATA_INSTALL_DIR='"$(HPU_DATADIR)"' \
 	$(call pkg_cflags,$(PKGS))
@@ -70,6 +71,8 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 # ---------------------------------------------------------------- sources
 COMMON_SRCS := $(sort $(wildcard common/*.c))
 SIM_SRCS := $(sort $(wildcard firmware-sim/*.c))
+# The TPC kernel library (static): the simulated TPC and the cpu backend
+TPC_SRCS := $(sort $(wildcard libhputpc/*.c))
 # Packet rules the engines share with the driver (also in libhpufusedev)
 SIM_COMMON_SRCS := $(sort $(wildcard common/hpu_*_check.c))
 FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
@@ -92,6 +95,7 @@ obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,$(COMMON_SRCS))
 DRV_OBJS = $(call obj,$(DRV_SRCS)) $(COMMON_PIC_OBJS)
 LIBHPUSIM := $(O)/lib/libhpusim.a
+LIBHPUTPC := $(O)/lib/libhputpc.a
 LIBFUSEDEV := $(O)/lib/libhpufusedev.a
 DRV_SONAME := libhpudrv.so.$(VERSION_MAJOR)
 LIBHPUDRV_SO := $(O)/lib/libhpudrv.so.$(VERSION)
@@ -114,7 +118,7 @@ TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 
 TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH)) \
 	$(if $(CCL_TOOL_SRCS),$(HPU_CCL_TESTS)) $(if $(TRAIN_TOOL_SRCS),$(HPU_TRAIN))
-LIBS := $(LIBHPUSIM) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC)) \
+LIBS := $(LIBHPUSIM) $(LIBHPUTPC) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC)) \
 	$(if $(CCL_SRCS),$(LIBHPUCCL_SO) $(LIBHPUCCL_A) $(LIBHPUCCL_PC)) \
 	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN))
 
@@ -128,7 +132,7 @@ all: $(LIBS) $(TOOLS)
 # Order-only build directories
 DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests/unit \
 	$(O)/tests/integration $(O)/headers \
-	$(O)/pic/common $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
+	$(O)/pic/common $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) $(TPC_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
 	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(TRAIN_SRCS) \
 	$(TRAIN_TOOL_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
 $(DIRS):
@@ -167,6 +171,11 @@ $(O)/obj/%.o: %.c $(FLAGS_STAMP) | $(DIRS)
 
 # ---------------------------------------------------------------- libraries
 $(LIBHPUSIM): $(call obj,$(SIM_SRCS) $(SIM_COMMON_SRCS)) | $(DIRS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# with the operand rules its host entry checks against
+$(LIBHPUTPC): $(call obj,$(TPC_SRCS) common/hpu_tpc_check.c) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
@@ -224,7 +233,8 @@ DRV_LINK = -L$(O)/lib -lhpudrv -Wl,-rpath,'$$ORIGIN/../lib'
 # What the tools share outside libhpudrv's API (the EACCES explanation)
 TOOL_COMMON_OBJS = $(call obj,common/hpu_access.c)
 
-$(HPU_FUSED): $(call obj,fusedev/main.c) $(LIBFUSEDEV) $(LIBHPUSIM) | $(DIRS)
+$(HPU_FUSED): $(call obj,fusedev/main.c) $(LIBFUSEDEV) $(LIBHPUSIM) $(LIBHPUTPC) \
+		| $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(call pkg_libs,fuse3) $(BLAS_LIBS) \
 		$(LDLIBS_BASE)
@@ -245,15 +255,16 @@ $(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) $(LIBHPUCCL_S
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) \
 		-L$(O)/lib -lhpuccl $(DRV_LINK) $(LDLIBS_BASE)
 
-$(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS)) | $(DIRS)
+# with the one rule file of common/ the cpu backend calls
+$(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS) common/hpu_mme_check.c) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(HPU_TRAIN): $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) $(LIBHPUSIM) \
+$(HPU_TRAIN): $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) $(LIBHPUTPC) \
 		$(LIBHPUCCL_SO) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) \
-		$(LIBHPUSIM) -L$(O)/lib -lhpuccl $(DRV_LINK) $(TRAIN_LIBS) $(LDLIBS_BASE)
+		$(LIBHPUTPC) -L$(O)/lib -lhpuccl $(DRV_LINK) $(TRAIN_LIBS) $(LDLIBS_BASE)
 
 # Built only on request (bench-ccl): it needs Open MPI's mpicc.
 $(HPU_MPI_REF): $(MPI_REF_SRC) | $(DIRS)
@@ -263,17 +274,17 @@ $(HPU_MPI_REF): $(MPI_REF_SRC) | $(DIRS)
 mpi-ref: $(HPU_MPI_REF)
 
 # ---------------------------------------------------------------- tests
-# Every test binary links the test helpers, the driver core, the simulator
-# and the static libhpudrv (so internal functions can be unit tested).
+# Every test binary links the test helpers, the driver core, the simulator,
+# the TPC kernel library and the static libhpudrv (so internal functions can be unit tested).
 TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) \
-	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN) $(LIBHPUSIM)) $(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
+	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(LIBHPUTPC) $(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
 	$(call pkg_libs,fuse3 libudev cmocka) $(if $(TRAIN_SRCS),-lz) $(BLAS_LIBS) \
 	$(LDLIBS_BASE)
 
 # Test objects are reached only through the pattern rule below: keep them.
 .SECONDARY: $(call obj,$(TEST_SRCS) $(TESTLIB_SRCS))
 $(O)/tests/%: $(O)/obj/tests/%.o $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) \
-		$(LIBHPUSIM) $(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) \
+		$(LIBHPUSIM) $(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(LIBHPUTPC) \
 		$(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_LINK)
@@ -316,14 +327,14 @@ $(O)/fuzz/fuzz_packets: tests/fuzz/fuzz_packets.c $(wildcard fusedev/packets*.c)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $^ -o $@
 
 $(O)/fuzz/fuzz_ioctl: tests/fuzz/fuzz_ioctl.c $(FUSEDEV_SRCS) $(SIM_SRCS) \
-		$(COMMON_SRCS) | $(O)/fuzz
+		$(TPC_SRCS) $(COMMON_SRCS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $^ -o $@ $(call pkg_libs,fuse3) $(BLAS_LIBS) \
 		$(LDLIBS_BASE)
 
 $(O)/fuzz/fuzz_scaleout: tests/fuzz/fuzz_scaleout.c tests/fuzz/fuzz_seed.h \
 		tests/lib/hpu_test_wire.h \
-		firmware-sim/nic.h $(SIM_SRCS) \
+		firmware-sim/nic.h $(SIM_SRCS) $(TPC_SRCS) \
 		$(SIM_COMMON_SRCS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(BLAS_LIBS) \
@@ -341,10 +352,10 @@ $(O)/fuzz/fuzz_csv: tests/fuzz/fuzz_csv.c tests/fuzz/fuzz_seed.h \
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ -lz $(LDLIBS_BASE)
 
 # The checkpoint loader needs a trainer: the whole training library and
-# what it links (libhpuccl, libhpudrv, libhpusim for the cpu backend).
+# what it links (libhpuccl, libhpudrv, libhputpc for the cpu backend).
 $(O)/fuzz/fuzz_ckpt: tests/fuzz/fuzz_ckpt.c tests/fuzz/fuzz_seed.h \
 		trainer/lib/trainer_internal.h $(TRAIN_SRCS) $(CCL_SRCS) \
-		$(DRV_SRCS) $(SIM_SRCS) $(COMMON_SRCS) | $(O)/fuzz
+		$(DRV_SRCS) $(TPC_SRCS) $(COMMON_SRCS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ \
 		$(call pkg_libs,libudev) $(TRAIN_LIBS) $(LDLIBS_BASE)
@@ -475,6 +486,7 @@ uninstall:
 
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] fusedev/*.[ch] \
+	libhputpc/*.[ch] libhputpc/include/*.h \
 	common/*.[ch] libhpudrv/*.[ch] libhpudrv/include/hpu/*.h tools/*/*.[ch] \
 	trainer/ccl/*.[ch] trainer/ccl/include/hpu/*.h trainer/lib/*.[ch] \
 	trainer/hpu-train/*.[ch] \

@@ -52,9 +52,7 @@ BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -DHPU_VERSION='"$(VERSION)"' \
 	-DHPU_VERSION_MAJOR=$(VERSION_MAJOR) -DHPU_VERSION_MINOR=$(VERSION_MINOR) \
 	-DHPU_VERSION_PATCH=$(VERSION_PATCH) \
-	-Iuapi -Icommon -Ifirmware-sim -Ilibhpudrv/include/hpu -Ifusedev \
-	-Ilibhputpc/include \
-	-Itrainer/ccl/include/hpu -Itrainer/lib \
+	-Iuapi -Icommon \
 	-DHT_DATA_INSTALL_DIR='"$(HPU_DATADIR)"' \
 	$(call pkg_cflags,$(PKGS))
 LDLIBS_BASE := -lpthread -lm
@@ -66,7 +64,33 @@ BASE_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+# Include paths per component (docs/architecture.md, "Layers"): uapi/ and
+# common/ for everyone (BASE_CFLAGS); beyond them, the public headers of
+# the layers a component is built on, chosen by the folder of the file
+# being compiled (a folder not named here gets uapi/ and common/ only; a
+# file's own folder is always searched for "..."). check-layers proves it.
+INC_DRV := -Ilibhpudrv/include/hpu
+INC_CCL := -Itrainer/ccl/include/hpu
+INC_TPC := -Ilibhputpc/include
+INC_libhputpc := $(INC_TPC)
+INC_firmware-sim := $(INC_TPC)
+INC_fusedev := -Ifirmware-sim
+INC_libhpudrv := $(INC_DRV)
+INC_trainer/ccl := $(INC_CCL) $(INC_DRV)
+INC_trainer/lib := $(INC_CCL) $(INC_DRV) $(INC_TPC)
+INC_trainer/hpu-train := -Itrainer/lib $(INC_DRV)
+INC_tools/hpu-smi := $(INC_DRV)
+INC_tools/hpu-bench := $(INC_DRV)
+INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV)
+# The tests (and fuzz targets) are white-box: every layer's folder
+INC_TESTS := -Ifirmware-sim -Ifusedev $(INC_TPC) $(INC_DRV) $(INC_CCL) \
+	-Itrainer/lib
+INC_tests/lib := $(INC_TESTS)
+INC_tests/unit := $(INC_TESTS)
+INC_tests/integration := $(INC_TESTS)
+incs = $(INC_$(patsubst %/,%,$(dir $(1))))
+
+ALL_CFLAGS = $(BASE_CFLAGS) $(call incs,$<) $(CFLAGS) $(EXTRA_CFLAGS)
 
 # ---------------------------------------------------------------- sources
 COMMON_SRCS := $(sort $(wildcard common/*.c))
@@ -124,7 +148,7 @@ LIBS := $(LIBHPUSIM) $(LIBHPUTPC) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A
 
 .PHONY: FORCE all deps fuzz fuzz-run test unit-test soak-ccl run install uninstall \
 	lint format \
-	check-headers clean bench-ioctl bench-cs bench-dma bench-gemm bench-tpc \
+	check-headers check-layers clean bench-ioctl bench-cs bench-dma bench-gemm bench-tpc \
 	bench-ccl bench-train mpi-ref
 
 all: $(LIBS) $(TOOLS)
@@ -306,13 +330,47 @@ $(O)/headers/%.ok: uapi/%.h | $(DIRS)
 	$(Q)touch $@
 check-headers: $(HEADER_CHECKS)
 
+# Layering: each case compiles '#include "header"' as a file of the named
+# folder would be compiled (its include paths, its folder searched first).
+# LAYER_OK must compile; LAYER_DENIED must fail for want of the header:
+# another layer's private header, or a layer the folder is not built on.
+LAYER_OK := common:hpu_tpc_check.h libhputpc:tpc_lib.h libhputpc:hputpc.h \
+	firmware-sim:hpusim.h firmware-sim:hputpc.h fusedev:hpu_fw_if.h \
+	fusedev:hpu_fused.h libhpudrv:hpudrv_internal.h libhpudrv:hpudrv.h \
+	trainer/ccl:ccl_internal.h trainer/ccl:hpuccl.h \
+	trainer/lib:trainer_internal.h trainer/lib:hputpc.h \
+	trainer/lib:hpuccl.h trainer/hpu-train:ht_trainer.h \
+	tools/hpu-smi:hpudrv.h tools/hpu-ccl-tests:hpuccl.h \
+	tests/unit:hpusim.h
+LAYER_DENIED := trainer/lib:hpusim.h trainer/lib:hpu_fw_if.h \
+	trainer/lib:tpc_lib.h trainer/lib:hpudrv_internal.h \
+	trainer/lib:ccl_internal.h trainer/hpu-train:hpusim.h \
+	trainer/hpu-train:hputpc.h libhputpc:hpusim.h libhputpc:hpudrv.h \
+	firmware-sim:tpc_lib.h firmware-sim:hpu_fused.h firmware-sim:hpudrv.h \
+	fusedev:hputpc.h fusedev:hpudrv.h \
+	libhpudrv:hpu_fw_if.h libhpudrv:hpu_fused.h libhpudrv:hputpc.h \
+	trainer/ccl:hpusim.h tools/hpu-smi:hpudrv_internal.h \
+	tools/hpu-bench:hpusim.h tools/hpu-ccl-tests:ccl_internal.h \
+	common:hpudrv.h common:hpu_fw_if.h
+layer_dir = $(word 1,$(subst :, ,$(1)))
+layer_cc = printf '\043include "%s"\n' $(word 2,$(subst :, ,$(1))) | \
+	LC_ALL=C $(CC) $(BASE_CFLAGS) $(call incs,$(call layer_dir,$(1))/x.c) \
+	-iquote $(call layer_dir,$(1)) -x c -fsyntax-only -
+check-layers:
+	$(call msg,LAYERS,"$(words $(LAYER_OK) $(LAYER_DENIED)) cases")
+	$(Q)$(foreach c,$(LAYER_OK),$(call layer_cc,$(c)) || \
+		{ echo "check-layers: $(c) must compile"; exit 1; };)
+	$(Q)$(foreach c,$(LAYER_DENIED),$(call layer_cc,$(c)) 2>&1 | \
+		grep -qE 'No such file|file not found' || \
+		{ echo "check-layers: $(c) must not be found"; exit 1; };)
+
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets of the parsers of untrusted input (packet validator,
 # ioctl decoder, scale-out receiver, rendezvous store, CSV loader,
 # checkpoint loader), built with clang and AddressSanitizer/UBSan.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
-FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) -g -O1 \
+FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) $(INC_TESTS) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
 	$(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv \
@@ -380,7 +438,8 @@ deps:
 	$(Q)tools/install-deps
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all check-headers $(TEST_BINS)
+	$(Q)$(MAKE) --no-print-directory all check-headers check-layers \
+		$(TEST_BINS)
 	$(Q)O=$(O) HPU_TEST_MAKE_VARS="SANITIZE='$(SANITIZE)' OPTFLAGS='$(OPTFLAGS)'" \
 		tests/run-tests $(TEST_BINS)
 

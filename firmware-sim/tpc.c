@@ -162,9 +162,11 @@ static int run(struct hpu_fw_as *as, const struct hpu_pkt_tpc_kernel *k,
  *	model never indexes out of an operand)
  * @fault: filled on -EFAULT
  *
- * Return: 0, -EFAULT (an operand is not mapped: nothing was written), or
+ * Return: 0, -EFAULT (an operand is not mapped: nothing was written),
  * -EIO (not a TPC queue, malformed packet, pageable host operand, data
- * the kernel refuses such as an embedding id out of range).
+ * the kernel refuses such as an embedding id out of range), or -ENOSYS (a
+ * kernel the rules know but libhputpc has no body for). Every error but
+ * -EFAULT is an engine error of the job.
  */
 int hpusim_tpc_exec(struct hpu_fw_as *as, uint32_t engine, const void *pkt,
 		    struct hpu_fw_fault *fault)

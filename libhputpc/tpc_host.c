@@ -34,5 +34,5 @@ int hputpc_exec_host(uint32_t kernel_id, const struct hpu_tpc_tensor *tensors,
 	c.nt = n;
 	for (i = 0; i < n; i++)
 		bind_host(&k.tensors[i], &c.t[i]);
-	return tpc_dispatch(&c) ? -EIO : 0;
+	return tpc_dispatch(&c);
 }

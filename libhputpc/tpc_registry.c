@@ -14,6 +14,12 @@
 
 #include "tpc_lib.h"
 
+/*
+ * Indexed by the same id as the operand rules' table (rules[] in
+ * common/hpu_tpc_check.c): an id has a rule exactly when it has a body
+ * here. tests/unit/test_tpc_registry.c checks that the two agree; a rule
+ * without a body is -ENOSYS at run time, never a call through NULL.
+ */
 static const tpc_exec_fn kernels[HPU_TPC_KERNEL_COUNT] = {
 	[HPU_TPC_KERNEL_FILL] = tpc_fill,
 	[HPU_TPC_KERNEL_COPY] = tpc_copy,
@@ -56,8 +62,15 @@ static const tpc_exec_fn kernels[HPU_TPC_KERNEL_COUNT] = {
 	[HPU_TPC_KERNEL_ACCUMULATE] = tpc_accumulate,
 };
 
+bool hputpc_has_kernel(uint32_t id)
+{
+	return id < HPU_TPC_KERNEL_COUNT && kernels[id];
+}
+
 int tpc_dispatch(struct tpc_ctx *c)
 {
+	if (!hputpc_has_kernel(c->id))
+		return -ENOSYS;
 	return kernels[c->id](c);
 }
 

@@ -85,9 +85,22 @@ void tpc_bind_shape(const struct hpu_tpc_tensor *d, struct tpc_t *t);
  *	operand's @p placed
  *
  * Return: 0; -EIO for data the kernel refuses (an embedding id or a label
- * out of range; nothing was written).
+ * out of range; nothing was written); -ENOSYS for an id without a body
+ * (nothing was written).
  */
 int tpc_dispatch(struct tpc_ctx *c);
+
+/**
+ * hputpc_has_kernel() - whether the library has a body for a kernel id
+ * @id: any value
+ *
+ * True exactly for the ids common/hpu_tpc_check.c has operand rules for
+ * (hpu_tpc_kernel_name() is not NULL); tests/unit/test_tpc_registry.c
+ * checks that the two tables agree.
+ *
+ * Return: true when tpc_dispatch() can run @id.
+ */
+bool hputpc_has_kernel(uint32_t id);
 
 /**
  * hputpc_exec_host() - run one TPC kernel on host memory
@@ -107,7 +120,8 @@ int tpc_dispatch(struct tpc_ctx *c);
  *
  * Return: 0; -EINVAL for operands or parameters the rules reject (nothing
  * was written); -EIO for data the kernel refuses at run time (an
- * embedding id out of range: nothing was written).
+ * embedding id out of range: nothing was written); -ENOSYS for a kernel
+ * the rules know but the library has no body for (nothing was written).
  */
 int hputpc_exec_host(uint32_t kernel_id, const struct hpu_tpc_tensor *tensors,
 		     unsigned int n, const uint32_t *params,

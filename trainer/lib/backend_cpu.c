@@ -162,6 +162,9 @@ static int cpu_kernel(struct ht_backend *be, uint32_t id,
 			be->err, sizeof(be->err),
 			"TPC kernel %u refused its data (an id or label out of range)",
 			id);
+	else if (ret == -ENOSYS)
+		ht_seterr(be->err, sizeof(be->err),
+			  "TPC kernel %u has no body in libhputpc", id);
 	return ret;
 }
 

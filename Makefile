@@ -142,13 +142,15 @@ TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 
 TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH)) \
 	$(if $(CCL_TOOL_SRCS),$(HPU_CCL_TESTS)) $(if $(TRAIN_TOOL_SRCS),$(HPU_TRAIN))
-LIBS := $(LIBHPUSIM) $(LIBHPUTPC) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC)) \
+LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
+	$(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC)) \
 	$(if $(CCL_SRCS),$(LIBHPUCCL_SO) $(LIBHPUCCL_A) $(LIBHPUCCL_PC)) \
 	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN))
 
 .PHONY: FORCE all deps fuzz fuzz-run test unit-test soak-ccl run install uninstall \
 	lint format \
-	check-headers check-layers clean bench-ioctl bench-cs bench-dma bench-gemm bench-tpc \
+	check-headers check-layers clean bench-ioctl bench-cs bench-dma bench-gemm \
+	bench-tpc \
 	bench-ccl bench-train mpi-ref
 
 all: $(LIBS) $(TOOLS)
@@ -299,9 +301,11 @@ mpi-ref: $(HPU_MPI_REF)
 
 # ---------------------------------------------------------------- tests
 # Every test binary links the test helpers, the driver core, the simulator,
-# the TPC kernel library and the static libhpudrv (so internal functions can be unit tested).
+# the TPC kernel library and the static libhpudrv (so internal functions
+# can be unit tested).
 TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) \
-	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(LIBHPUTPC) $(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
+	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(LIBHPUTPC) \
+	$(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
 	$(call pkg_libs,fuse3 libudev cmocka) $(if $(TRAIN_SRCS),-lz) $(BLAS_LIBS) \
 	$(LDLIBS_BASE)
 

@@ -52,8 +52,7 @@ BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -DHPU_VERSION='"$(VERSION)"' \
 	-DHPU_VERSION_MAJOR=$(VERSION_MAJOR) -DHPU_VERSION_MINOR=$(VERSION_MINOR) \
 	-DHPU_VERSION_PATCH=$(VERSION_PATCH) \
-	-Iuapi -Icommon -Ifirmware-sim -Ilibhpudrv/include/hpu -Ifusedev \
-	-Itrainer/ccl/include/hpu -Itrainer/lib \
+	-Iuapi -Icommon \
 	-DHT_DATA_INSTALL_DIR='"$(HPU_DATADIR)"' \
 	$(call pkg_cflags,$(PKGS))
 LDLIBS_BASE := -lpthread -lm
@@ -65,11 +64,39 @@ BASE_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+# Include paths per component (docs/architecture.md, "Layers"): uapi/ and
+# common/ for everyone (BASE_CFLAGS); beyond them, the public headers of
+# the layers a component is built on, chosen by the folder of the file
+# being compiled (a folder not named here gets uapi/ and common/ only; a
+# file's own folder is always searched for "..."). check-layers proves it.
+INC_DRV := -Ilibhpudrv/include/hpu
+INC_CCL := -Itrainer/ccl/include/hpu
+INC_TPC := -Ilibhputpc/include
+INC_libhputpc := $(INC_TPC)
+INC_firmware-sim := $(INC_TPC)
+INC_fusedev := -Ifirmware-sim
+INC_libhpudrv := $(INC_DRV)
+INC_trainer/ccl := $(INC_CCL) $(INC_DRV)
+INC_trainer/lib := $(INC_CCL) $(INC_DRV) $(INC_TPC)
+INC_trainer/hpu-train := -Itrainer/lib $(INC_DRV)
+INC_tools/hpu-smi := $(INC_DRV)
+INC_tools/hpu-bench := $(INC_DRV)
+INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV)
+# The tests (and fuzz targets) are white-box: every layer's folder
+INC_TESTS := -Ifirmware-sim -Ifusedev $(INC_TPC) $(INC_DRV) $(INC_CCL) \
+	-Itrainer/lib
+INC_tests/lib := $(INC_TESTS)
+INC_tests/unit := $(INC_TESTS)
+INC_tests/integration := $(INC_TESTS)
+incs = $(INC_$(patsubst %/,%,$(dir $(1))))
+
+ALL_CFLAGS = $(BASE_CFLAGS) $(call incs,$<) $(CFLAGS) $(EXTRA_CFLAGS)
 
 # ---------------------------------------------------------------- sources
 COMMON_SRCS := $(sort $(wildcard common/*.c))
 SIM_SRCS := $(sort $(wildcard firmware-sim/*.c))
+# The TPC kernel library (static): the simulated TPC and the cpu backend
+TPC_SRCS := $(sort $(wildcard libhputpc/*.c))
 # Packet rules the engines share with the driver (also in libhpufusedev)
 SIM_COMMON_SRCS := $(sort $(wildcard common/hpu_*_check.c))
 FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
@@ -92,6 +119,7 @@ obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,$(COMMON_SRCS))
 DRV_OBJS = $(call obj,$(DRV_SRCS)) $(COMMON_PIC_OBJS)
 LIBHPUSIM := $(O)/lib/libhpusim.a
+LIBHPUTPC := $(O)/lib/libhputpc.a
 LIBFUSEDEV := $(O)/lib/libhpufusedev.a
 DRV_SONAME := libhpudrv.so.$(VERSION_MAJOR)
 LIBHPUDRV_SO := $(O)/lib/libhpudrv.so.$(VERSION)
@@ -114,13 +142,15 @@ TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 
 TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH)) \
 	$(if $(CCL_TOOL_SRCS),$(HPU_CCL_TESTS)) $(if $(TRAIN_TOOL_SRCS),$(HPU_TRAIN))
-LIBS := $(LIBHPUSIM) $(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC)) \
+LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
+	$(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC)) \
 	$(if $(CCL_SRCS),$(LIBHPUCCL_SO) $(LIBHPUCCL_A) $(LIBHPUCCL_PC)) \
 	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN))
 
 .PHONY: FORCE all deps fuzz fuzz-run test unit-test soak-ccl run install uninstall \
 	lint format \
-	check-headers clean bench-ioctl bench-cs bench-dma bench-gemm bench-tpc \
+	check-headers check-layers clean bench-ioctl bench-cs bench-dma bench-gemm \
+	bench-tpc \
 	bench-ccl bench-train mpi-ref
 
 all: $(LIBS) $(TOOLS)
@@ -128,7 +158,7 @@ all: $(LIBS) $(TOOLS)
 # Order-only build directories
 DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests/unit \
 	$(O)/tests/integration $(O)/headers \
-	$(O)/pic/common $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
+	$(O)/pic/common $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) $(TPC_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
 	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(TRAIN_SRCS) \
 	$(TRAIN_TOOL_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
 $(DIRS):
@@ -167,6 +197,11 @@ $(O)/obj/%.o: %.c $(FLAGS_STAMP) | $(DIRS)
 
 # ---------------------------------------------------------------- libraries
 $(LIBHPUSIM): $(call obj,$(SIM_SRCS) $(SIM_COMMON_SRCS)) | $(DIRS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# with the operand rules its host entry checks against
+$(LIBHPUTPC): $(call obj,$(TPC_SRCS) common/hpu_tpc_check.c) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
@@ -224,7 +259,8 @@ DRV_LINK = -L$(O)/lib -lhpudrv -Wl,-rpath,'$$ORIGIN/../lib'
 # What the tools share outside libhpudrv's API (the EACCES explanation)
 TOOL_COMMON_OBJS = $(call obj,common/hpu_access.c)
 
-$(HPU_FUSED): $(call obj,fusedev/main.c) $(LIBFUSEDEV) $(LIBHPUSIM) | $(DIRS)
+$(HPU_FUSED): $(call obj,fusedev/main.c) $(LIBFUSEDEV) $(LIBHPUSIM) $(LIBHPUTPC) \
+		| $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(call pkg_libs,fuse3) $(BLAS_LIBS) \
 		$(LDLIBS_BASE)
@@ -245,15 +281,16 @@ $(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) $(LIBHPUCCL_S
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) \
 		-L$(O)/lib -lhpuccl $(DRV_LINK) $(LDLIBS_BASE)
 
-$(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS)) | $(DIRS)
+# with the one rule file of common/ the cpu backend calls
+$(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS) common/hpu_mme_check.c) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(HPU_TRAIN): $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) $(LIBHPUSIM) \
+$(HPU_TRAIN): $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) $(LIBHPUTPC) \
 		$(LIBHPUCCL_SO) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) \
-		$(LIBHPUSIM) -L$(O)/lib -lhpuccl $(DRV_LINK) $(TRAIN_LIBS) $(LDLIBS_BASE)
+		$(LIBHPUTPC) -L$(O)/lib -lhpuccl $(DRV_LINK) $(TRAIN_LIBS) $(LDLIBS_BASE)
 
 # Built only on request (bench-ccl): it needs Open MPI's mpicc.
 $(HPU_MPI_REF): $(MPI_REF_SRC) | $(DIRS)
@@ -263,17 +300,19 @@ $(HPU_MPI_REF): $(MPI_REF_SRC) | $(DIRS)
 mpi-ref: $(HPU_MPI_REF)
 
 # ---------------------------------------------------------------- tests
-# Every test binary links the test helpers, the driver core, the simulator
-# and the static libhpudrv (so internal functions can be unit tested).
+# Every test binary links the test helpers, the driver core, the simulator,
+# the TPC kernel library and the static libhpudrv (so internal functions
+# can be unit tested).
 TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) \
-	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN) $(LIBHPUSIM)) $(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
+	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(LIBHPUTPC) \
+	$(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
 	$(call pkg_libs,fuse3 libudev cmocka) $(if $(TRAIN_SRCS),-lz) $(BLAS_LIBS) \
 	$(LDLIBS_BASE)
 
 # Test objects are reached only through the pattern rule below: keep them.
 .SECONDARY: $(call obj,$(TEST_SRCS) $(TESTLIB_SRCS))
 $(O)/tests/%: $(O)/obj/tests/%.o $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) \
-		$(LIBHPUSIM) $(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) \
+		$(LIBHPUSIM) $(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(LIBHPUTPC) \
 		$(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_LINK)
@@ -295,13 +334,47 @@ $(O)/headers/%.ok: uapi/%.h | $(DIRS)
 	$(Q)touch $@
 check-headers: $(HEADER_CHECKS)
 
+# Layering: each case compiles '#include "header"' as a file of the named
+# folder would be compiled (its include paths, its folder searched first).
+# LAYER_OK must compile; LAYER_DENIED must fail for want of the header:
+# another layer's private header, or a layer the folder is not built on.
+LAYER_OK := common:hpu_tpc_check.h libhputpc:tpc_lib.h libhputpc:hputpc.h \
+	firmware-sim:hpusim.h firmware-sim:hputpc.h fusedev:hpu_fw_if.h \
+	fusedev:hpu_fused.h libhpudrv:hpudrv_internal.h libhpudrv:hpudrv.h \
+	trainer/ccl:ccl_internal.h trainer/ccl:hpuccl.h \
+	trainer/lib:trainer_internal.h trainer/lib:hputpc.h \
+	trainer/lib:hpuccl.h trainer/hpu-train:ht_trainer.h \
+	tools/hpu-smi:hpudrv.h tools/hpu-ccl-tests:hpuccl.h \
+	tests/unit:hpusim.h
+LAYER_DENIED := trainer/lib:hpusim.h trainer/lib:hpu_fw_if.h \
+	trainer/lib:tpc_lib.h trainer/lib:hpudrv_internal.h \
+	trainer/lib:ccl_internal.h trainer/hpu-train:hpusim.h \
+	trainer/hpu-train:hputpc.h libhputpc:hpusim.h libhputpc:hpudrv.h \
+	firmware-sim:tpc_lib.h firmware-sim:hpu_fused.h firmware-sim:hpudrv.h \
+	fusedev:hputpc.h fusedev:hpudrv.h \
+	libhpudrv:hpu_fw_if.h libhpudrv:hpu_fused.h libhpudrv:hputpc.h \
+	trainer/ccl:hpusim.h tools/hpu-smi:hpudrv_internal.h \
+	tools/hpu-bench:hpusim.h tools/hpu-ccl-tests:ccl_internal.h \
+	common:hpudrv.h common:hpu_fw_if.h
+layer_dir = $(word 1,$(subst :, ,$(1)))
+layer_cc = printf '\043include "%s"\n' $(word 2,$(subst :, ,$(1))) | \
+	LC_ALL=C $(CC) $(BASE_CFLAGS) $(call incs,$(call layer_dir,$(1))/x.c) \
+	-iquote $(call layer_dir,$(1)) -x c -fsyntax-only -
+check-layers:
+	$(call msg,LAYERS,"$(words $(LAYER_OK) $(LAYER_DENIED)) cases")
+	$(Q)$(foreach c,$(LAYER_OK),$(call layer_cc,$(c)) || \
+		{ echo "check-layers: $(c) must compile"; exit 1; };)
+	$(Q)$(foreach c,$(LAYER_DENIED),$(call layer_cc,$(c)) 2>&1 | \
+		grep -qE 'No such file|file not found' || \
+		{ echo "check-layers: $(c) must not be found"; exit 1; };)
+
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets of the parsers of untrusted input (packet validator,
 # ioctl decoder, scale-out receiver, rendezvous store, CSV loader,
 # checkpoint loader), built with clang and AddressSanitizer/UBSan.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
-FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) -g -O1 \
+FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) $(INC_TESTS) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
 	$(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv \
@@ -316,14 +389,14 @@ $(O)/fuzz/fuzz_packets: tests/fuzz/fuzz_packets.c $(wildcard fusedev/packets*.c)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $^ -o $@
 
 $(O)/fuzz/fuzz_ioctl: tests/fuzz/fuzz_ioctl.c $(FUSEDEV_SRCS) $(SIM_SRCS) \
-		$(COMMON_SRCS) | $(O)/fuzz
+		$(TPC_SRCS) $(COMMON_SRCS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $^ -o $@ $(call pkg_libs,fuse3) $(BLAS_LIBS) \
 		$(LDLIBS_BASE)
 
 $(O)/fuzz/fuzz_scaleout: tests/fuzz/fuzz_scaleout.c tests/fuzz/fuzz_seed.h \
 		tests/lib/hpu_test_wire.h \
-		firmware-sim/nic.h $(SIM_SRCS) \
+		firmware-sim/nic.h $(SIM_SRCS) $(TPC_SRCS) \
 		$(SIM_COMMON_SRCS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(BLAS_LIBS) \
@@ -341,10 +414,10 @@ $(O)/fuzz/fuzz_csv: tests/fuzz/fuzz_csv.c tests/fuzz/fuzz_seed.h \
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ -lz $(LDLIBS_BASE)
 
 # The checkpoint loader needs a trainer: the whole training library and
-# what it links (libhpuccl, libhpudrv, libhpusim for the cpu backend).
+# what it links (libhpuccl, libhpudrv, libhputpc for the cpu backend).
 $(O)/fuzz/fuzz_ckpt: tests/fuzz/fuzz_ckpt.c tests/fuzz/fuzz_seed.h \
 		trainer/lib/trainer_internal.h $(TRAIN_SRCS) $(CCL_SRCS) \
-		$(DRV_SRCS) $(SIM_SRCS) $(COMMON_SRCS) | $(O)/fuzz
+		$(DRV_SRCS) $(TPC_SRCS) $(COMMON_SRCS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ \
 		$(call pkg_libs,libudev) $(TRAIN_LIBS) $(LDLIBS_BASE)
@@ -369,7 +442,8 @@ deps:
 	$(Q)tools/install-deps
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all check-headers $(TEST_BINS)
+	$(Q)$(MAKE) --no-print-directory all check-headers check-layers \
+		$(TEST_BINS)
 	$(Q)O=$(O) HPU_TEST_MAKE_VARS="SANITIZE='$(SANITIZE)' OPTFLAGS='$(OPTFLAGS)'" \
 		tests/run-tests $(TEST_BINS)
 
@@ -475,6 +549,7 @@ uninstall:
 
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] fusedev/*.[ch] \
+	libhputpc/*.[ch] libhputpc/include/*.h \
 	common/*.[ch] libhpudrv/*.[ch] libhpudrv/include/hpu/*.h tools/*/*.[ch] \
 	trainer/ccl/*.[ch] trainer/ccl/include/hpu/*.h trainer/lib/*.[ch] \
 	trainer/hpu-train/*.[ch] \

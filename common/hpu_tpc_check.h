@@ -2,8 +2,9 @@
 /*
  * hpu_tpc_check.h - operand rules of the TPC kernel library, shared by the
  * driver's packet validator (fusedev/packets_tpc.c), the library's emitter
- * (libhpudrv/cb_tpc.c) and the engine (firmware-sim/tpc.c): one
- * implementation of docs/tpc-kernels.md.
+ * (libhpudrv/cb_tpc.c), the engine (firmware-sim/tpc.c) and the kernel
+ * library's host entry (libhputpc/tpc_host.c): one implementation of
+ * docs/tpc-kernels.md.
  */
 #ifndef HPU_TPC_CHECK_H
 #define HPU_TPC_CHECK_H

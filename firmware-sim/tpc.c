@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tpc.c - the TPC engines: TPC_KERNEL packets dispatched to the kernel
- * library (registry below; kernels in tpc_*.c; rules in
+ * tpc.c - the TPC engines: TPC_KERNEL packets dispatched to the TPC kernel
+ * library (libhputpc/: registry and kernels; rules in
  * common/hpu_tpc_check.c; docs/tpc-kernels.md).
  *
  * Every operand's whole extent is translated before a kernel runs, so a
@@ -17,113 +17,31 @@
  *
  * Reductions run on the queue's thread, in a fixed order; elementwise
  * kernels of >= TPC_PAR_MIN elements are cut into independent slices that
- * idle pool workers help with. Results are bit-identical whatever the
- * machine's thread count.
+ * idle pool workers help with (engine_pool below). Results are
+ * bit-identical whatever the machine's thread count.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "hpu_tpc_check.h"
 #include "hpusim.h"
-#include "tpc_lib.h"
+#include "hputpc.h"
 
-static const tpc_exec_fn kernels[HPU_TPC_KERNEL_COUNT] = {
-	[HPU_TPC_KERNEL_FILL] = tpc_fill,
-	[HPU_TPC_KERNEL_COPY] = tpc_copy,
-	[HPU_TPC_KERNEL_CAST] = tpc_cast,
-	[HPU_TPC_KERNEL_ADD] = tpc_map,
-	[HPU_TPC_KERNEL_SUB] = tpc_map,
-	[HPU_TPC_KERNEL_MUL] = tpc_map,
-	[HPU_TPC_KERNEL_DIV] = tpc_map,
-	[HPU_TPC_KERNEL_SCALE] = tpc_map,
-	[HPU_TPC_KERNEL_AXPY] = tpc_map,
-	[HPU_TPC_KERNEL_RELU] = tpc_map,
-	[HPU_TPC_KERNEL_RELU_BWD] = tpc_map,
-	[HPU_TPC_KERNEL_GELU] = tpc_map,
-	[HPU_TPC_KERNEL_GELU_BWD] = tpc_map,
-	[HPU_TPC_KERNEL_TANH] = tpc_map,
-	[HPU_TPC_KERNEL_TANH_BWD] = tpc_map,
-	[HPU_TPC_KERNEL_SIGMOID] = tpc_map,
-	[HPU_TPC_KERNEL_SIGMOID_BWD] = tpc_map,
-	[HPU_TPC_KERNEL_EXP] = tpc_map,
-	[HPU_TPC_KERNEL_LOG] = tpc_map,
-	[HPU_TPC_KERNEL_BIAS_ADD] = tpc_map,
-	[HPU_TPC_KERNEL_BIAS_GRAD] = tpc_bias_grad,
-	[HPU_TPC_KERNEL_REDUCE_SUM] = tpc_reduce,
-	[HPU_TPC_KERNEL_REDUCE_MEAN] = tpc_reduce,
-	[HPU_TPC_KERNEL_REDUCE_MAX] = tpc_reduce,
-	[HPU_TPC_KERNEL_SOFTMAX] = tpc_softmax,
-	[HPU_TPC_KERNEL_LOG_SOFTMAX] = tpc_softmax,
-	[HPU_TPC_KERNEL_XENT_FWD] = tpc_xent_fwd,
-	[HPU_TPC_KERNEL_XENT_BWD] = tpc_xent_bwd,
-	[HPU_TPC_KERNEL_LAYERNORM_FWD] = tpc_ln_fwd,
-	[HPU_TPC_KERNEL_LAYERNORM_BWD] = tpc_ln_bwd,
-	[HPU_TPC_KERNEL_EMBED_GATHER] = tpc_gather,
-	[HPU_TPC_KERNEL_EMBED_SCATTER_ADD] = tpc_scatter_add,
-	[HPU_TPC_KERNEL_TRANSPOSE] = tpc_transpose,
-	[HPU_TPC_KERNEL_DROPOUT] = tpc_dropout,
-	[HPU_TPC_KERNEL_ARGMAX] = tpc_argmax,
-	[HPU_TPC_KERNEL_ACCURACY] = tpc_accuracy,
-	[HPU_TPC_KERNEL_SGD_STEP] = tpc_sgd,
-	[HPU_TPC_KERNEL_ADAMW_STEP] = tpc_adamw,
-	[HPU_TPC_KERNEL_ACCUMULATE] = tpc_accumulate,
-};
-
-/**
- * tpc_dispatch() - run the registry's body of @c->id on bound operands
- * @c: a checked invocation (hpu_tpc_check() passed for its packet)
- *
- * Shared by the engine and the host entry (tpc_host.c).
- *
- * Return: the kernel's result (0 or -EIO).
- */
-int tpc_dispatch(struct tpc_ctx *c)
+/* The slices of one kernel, run by the worker pool (struct tpc_pool.run) */
+static void pool_run(void (*fn)(void *arg, unsigned int slice), void *arg,
+		     unsigned int nslices)
 {
-	return kernels[c->id](c);
-}
+	struct hpusim_par par = { .fn = fn, .arg = arg, .nslices = nslices };
 
-void tpc_bind_shape(const struct hpu_tpc_tensor *d, struct tpc_t *t)
-{
-	uint32_t k;
-
-	t->dtype = d->dtype;
-	t->ndims = d->ndims;
-	for (k = 0; k < HPU_TPC_MAX_DIMS; k++) {
-		t->sizes[k] = k < d->ndims ? d->sizes[k] : 1;
-		t->strides[k] = k < d->ndims ? d->strides[k] : 0;
-	}
-	t->n = hpu_tpc_nelems(d);
-	t->p = NULL;
-}
-
-uint64_t tpc_row_off(const struct tpc_t *t, uint64_t r)
-{
-	uint64_t off = 0;
-	uint32_t d;
-
-	for (d = 1; d < t->ndims && r; d++) {
-		off += (r % t->sizes[d]) * t->strides[d];
-		r /= t->sizes[d];
-	}
-	return off;
-}
-
-void tpc_par_run(void (*fn)(void *arg, unsigned int slice), void *arg,
-		 unsigned int *nslices, uint64_t nelems)
-{
-	struct hpusim_par par = { .fn = fn, .arg = arg, .nslices = 1 };
-	unsigned int w = hpusim_par_width();
-
-	if (nelems >= TPC_PAR_MIN && w > 1) {
-		if (w > 8)
-			w = 8;
-		if (w > nelems / (TPC_PAR_MIN / 2))
-			w = (unsigned int)(nelems / (TPC_PAR_MIN / 2));
-		par.nslices = w;
-	}
-	*nslices = par.nslices;
 	/* map_lock stays held for reading: the slices take no model lock */
 	hpusim_par_run(&par);
 }
+
+static const struct tpc_pool engine_pool = {
+	.width = hpusim_par_width,
+	.run = pool_run,
+};
 
 /* A staged operand: @buf holds a copy of [@va, @va + @len) */
 struct tpc_stage {
@@ -206,7 +124,8 @@ static int run(struct hpu_fw_as *as, const struct hpu_pkt_tpc_kernel *k,
 	struct tpc_stage st[HPU_TPC_MAX_TENSORS] = { 0 };
 	struct tpc_ctx c = { .params = k->params,
 			     .id = k->kernel_id,
-			     .nt = k->num_tensors };
+			     .nt = k->num_tensors,
+			     .pool = &engine_pool };
 	uint64_t fva;
 	unsigned int i;
 	int ret = 0;
@@ -224,7 +143,7 @@ static int run(struct hpu_fw_as *as, const struct hpu_pkt_tpc_kernel *k,
 	for (i = 0; i < k->num_tensors && !ret; i++)
 		ret = bind(as, &k->tensors[i], &c.t[i], st, i);
 	if (!ret)
-		ret = kernels[k->kernel_id](&c);
+		ret = tpc_dispatch(&c);
 	for (i = 0; i < k->num_tensors; i++) {
 		if (!st[i].buf)
 			continue;
@@ -243,9 +162,11 @@ static int run(struct hpu_fw_as *as, const struct hpu_pkt_tpc_kernel *k,
  *	model never indexes out of an operand)
  * @fault: filled on -EFAULT
  *
- * Return: 0, -EFAULT (an operand is not mapped: nothing was written), or
+ * Return: 0, -EFAULT (an operand is not mapped: nothing was written),
  * -EIO (not a TPC queue, malformed packet, pageable host operand, data
- * the kernel refuses such as an embedding id out of range).
+ * the kernel refuses such as an embedding id out of range), or -ENOSYS (a
+ * kernel the rules know but libhputpc has no body for). Every error but
+ * -EFAULT is an engine error of the job.
  */
 int hpusim_tpc_exec(struct hpu_fw_as *as, uint32_t engine, const void *pkt,
 		    struct hpu_fw_fault *fault)

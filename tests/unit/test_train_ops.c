@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "hpu_bf16.h"
-#include "hpusim_tpc_host.h"
+#include "hputpc.h"
 #include "ht_backend.h"
 #include "ht_graph.h"
 #include "ht_module.h"
@@ -224,20 +224,18 @@ static void test_tpc_host_entry(void **state)
 	d[1].strides[1] = 0;
 	d[2] = d[0];
 	d[2].addr = (uintptr_t)o;
-	assert_int_equal(
-		hpusim_tpc_exec_host(HPU_TPC_KERNEL_ADD, d, 3, NULL, 0), 0);
+	assert_int_equal(hputpc_exec_host(HPU_TPC_KERNEL_ADD, d, 3, NULL, 0),
+			 0);
 	assert_true(o[0] == 11 && o[1] == 22 && o[2] == 13 && o[3] == 24);
 
 	/* the engine's rules: a wrong count, a reserved field, unknown id */
-	assert_int_equal(hpusim_tpc_exec_host(HPU_TPC_KERNEL_ADD, d, 2, NULL,
-					      0),
+	assert_int_equal(hputpc_exec_host(HPU_TPC_KERNEL_ADD, d, 2, NULL, 0),
 			 -EINVAL);
 	d[2].reserved = 1;
-	assert_int_equal(hpusim_tpc_exec_host(HPU_TPC_KERNEL_ADD, d, 3, NULL,
-					      0),
+	assert_int_equal(hputpc_exec_host(HPU_TPC_KERNEL_ADD, d, 3, NULL, 0),
 			 -EINVAL);
 	d[2].reserved = 0;
-	assert_int_equal(hpusim_tpc_exec_host(0, d, 3, NULL, 0), -EINVAL);
+	assert_int_equal(hputpc_exec_host(0, d, 3, NULL, 0), -EINVAL);
 
 	/* data the kernel refuses: an id out of range, nothing written */
 	memset(d, 0, sizeof(d));
@@ -257,13 +255,13 @@ static void test_tpc_host_entry(void **state)
 	d[2].addr = (uintptr_t)rows;
 	d[2].sizes[1] = 2;
 	memset(rows, 0, sizeof(rows));
-	assert_int_equal(hpusim_tpc_exec_host(HPU_TPC_KERNEL_EMBED_GATHER, d, 3,
-					      NULL, 0),
+	assert_int_equal(hputpc_exec_host(HPU_TPC_KERNEL_EMBED_GATHER, d, 3,
+					  NULL, 0),
 			 -EIO);
 	assert_true(rows[0] == 0 && rows[3] == 0);
 	ids[1] = 0;
-	assert_int_equal(hpusim_tpc_exec_host(HPU_TPC_KERNEL_EMBED_GATHER, d, 3,
-					      NULL, 0),
+	assert_int_equal(hputpc_exec_host(HPU_TPC_KERNEL_EMBED_GATHER, d, 3,
+					  NULL, 0),
 			 0);
 	assert_true(rows[0] == 5 && rows[1] == 6 && rows[2] == 1 &&
 		    rows[3] == 2);

@@ -15,7 +15,7 @@
 
 #include "hpu_bf16.h"
 #include "hpu_mme_check.h"
-#include "hpusim_tpc_host.h"
+#include "hputpc.h"
 #include "ht_backend.h"
 #include "ht_error.h"
 
@@ -155,13 +155,16 @@ static int cpu_kernel(struct ht_backend *be, uint32_t id,
 		      const struct hpu_tpc_tensor *t, unsigned int nt,
 		      const uint32_t *params, unsigned int np, uint32_t dyn)
 {
-	int ret = hpusim_tpc_exec_host(id, t, nt, params, np);
+	int ret = hputpc_exec_host(id, t, nt, params, np);
 
 	if (ret == -EIO)
 		ht_seterr(
 			be->err, sizeof(be->err),
 			"TPC kernel %u refused its data (an id or label out of range)",
 			id);
+	else if (ret == -ENOSYS)
+		ht_seterr(be->err, sizeof(be->err),
+			  "TPC kernel %u has no body in libhputpc", id);
 	return ret;
 }
 

@@ -172,7 +172,7 @@ int tpc_cast(struct tpc_ctx *c)
 		return 0;
 	j.per_row = (o->sizes[0] + CAST_UNIT - 1) / CAST_UNIT;
 	j.nunits = o->n / o->sizes[0] * j.per_row;
-	tpc_par_run(cast_slice, &j, &j.nslices, o->n);
+	tpc_par_run(c, cast_slice, &j, &j.nslices, o->n);
 	return 0;
 }
 
@@ -374,7 +374,7 @@ static void map_unit(const struct map_job *j, uint64_t u)
 			store1(o, orow, i, j->s[j->nin][0], ob[i]);
 }
 
-/* Slice @k of the units (struct hpusim_par.fn) */
+/* Slice @k of the units (struct tpc_pool.run) */
 static void map_slice(void *arg, unsigned int k)
 {
 	const struct map_job *j = arg;
@@ -408,7 +408,7 @@ int tpc_map(struct tpc_ctx *c)
 		j.s[j.nin][k] = o->strides[k];
 	j.per_row = (o->sizes[0] + CHUNK - 1) / CHUNK;
 	j.nunits = o->n / o->sizes[0] * j.per_row;
-	tpc_par_run(map_slice, &j, &j.nslices, o->n);
+	tpc_par_run(c, map_slice, &j, &j.nslices, o->n);
 	return 0;
 }
 

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * tpc_host.c - the TPC kernel library's host entry (hpusim_tpc_host.h):
+ * tpc_host.c - the TPC kernel library's host entry (hputpc_exec_host()):
  * the engine's operand check and kernel bodies on pointers of the calling
  * process, for the training library's cpu backend.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "hpusim_tpc_host.h"
 #include "tpc_lib.h"
 
 /* An operand as the kernels see it; @d passed hpu_tpc_check() */
@@ -18,9 +17,9 @@ static void bind_host(const struct hpu_tpc_tensor *d, struct tpc_t *t)
 		t->p = (uint8_t *)(uintptr_t)d->addr;
 }
 
-int hpusim_tpc_exec_host(uint32_t kernel_id,
-			 const struct hpu_tpc_tensor *tensors, unsigned int n,
-			 const uint32_t *params, unsigned int nparams)
+int hputpc_exec_host(uint32_t kernel_id, const struct hpu_tpc_tensor *tensors,
+		     unsigned int n, const uint32_t *params,
+		     unsigned int nparams)
 {
 	struct hpu_pkt_tpc_kernel k;
 	struct tpc_ctx c;
@@ -35,5 +34,5 @@ int hpusim_tpc_exec_host(uint32_t kernel_id,
 	c.nt = n;
 	for (i = 0; i < n; i++)
 		bind_host(&k.tensors[i], &c.t[i]);
-	return tpc_dispatch(&c) ? -EIO : 0;
+	return tpc_dispatch(&c);
 }

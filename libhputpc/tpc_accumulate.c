@@ -343,7 +343,7 @@ static void seg(const struct acc_job *j, uint8_t *const *p, const uint64_t *s,
 	}
 }
 
-/* Slice @k of the blocks of a dense accumulate (struct hpusim_par.fn) */
+/* Slice @k of the blocks of a dense accumulate (struct tpc_pool.run) */
 static void dense_slice(void *arg, unsigned int k)
 {
 	static const uint64_t ones[HPU_TPC_MAX_TENSORS] = { 1, 1, 1, 1,
@@ -426,6 +426,6 @@ int tpc_accumulate(struct tpc_ctx *c)
 	}
 	j.n = c->t[0].n;
 	j.nblk = (j.n + BLK - 1) / BLK;
-	tpc_par_run(dense_slice, &j, &j.nslices, j.n);
+	tpc_par_run(c, dense_slice, &j, &j.nslices, j.n);
 	return 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpc_lib.h - internals of the TPC kernel library: operands as the
- * kernels see them (daemon pointers), the registry entry, and the helpers
- * the kernel files share.
+ * tpc_lib.h - internals of the TPC kernel library (libhputpc/): the
+ * registry entry, and the helpers the kernel files share. Operands and
+ * invocations (struct tpc_t, struct tpc_ctx) are in include/hputpc.h.
  */
 #ifndef TPC_LIB_H
 #define TPC_LIB_H
@@ -13,38 +13,7 @@
 #include <string.h>
 
 #include "hpu_tpc_check.h"
-
-/**
- * struct tpc_t - one operand, translated
- * @p: daemon pointer of element (0, ...)
- * @dtype: HPU_DTYPE_*
- * @ndims: rank
- * @sizes: sizes; 1 past @ndims
- * @strides: strides in elements; 0 past @ndims
- * @n: elements
- */
-struct tpc_t {
-	uint8_t *p;
-	uint32_t dtype;
-	uint32_t ndims;
-	uint64_t sizes[HPU_TPC_MAX_DIMS];
-	uint64_t strides[HPU_TPC_MAX_DIMS];
-	uint64_t n;
-};
-
-/**
- * struct tpc_ctx - a kernel invocation
- * @t: operands in the kernel's order
- * @params: the packet's parameters
- * @id: kernel id
- * @nt: operands (the packet's num_tensors)
- */
-struct tpc_ctx {
-	struct tpc_t t[HPU_TPC_MAX_TENSORS];
-	const uint32_t *params;
-	uint32_t id;
-	unsigned int nt;
-};
+#include "hputpc.h"
 
 /* Kernel body: 0, or -EIO for data the kernel refuses (bad ids/labels) */
 typedef int (*tpc_exec_fn)(struct tpc_ctx *c);
@@ -91,25 +60,17 @@ static inline int32_t *tpc_i32(const struct tpc_t *t, uint64_t i)
 	return (int32_t *)(void *)t->p + i;
 }
 
-/* Run the registry entry of @c->id (tpc.c; the engine and tpc_host.c) */
-int tpc_dispatch(struct tpc_ctx *c);
-
-/*
- * @t's type, shape and element count from the descriptor @d (which passed
- * hpu_tpc_check()); @t->p is left NULL for the caller to place
- */
-void tpc_bind_shape(const struct hpu_tpc_tensor *d, struct tpc_t *t);
-
 /* Element offset of the @r-th row (dimension 0 excluded) of @t */
 uint64_t tpc_row_off(const struct tpc_t *t, uint64_t r);
 
 /*
  * Run @fn over *@nslices slices of @arg (set here from @nelems: one slice
- * below TPC_PAR_MIN elements, else one per thread that could help); the
- * slices must be independent of each other
+ * below TPC_PAR_MIN elements or without @c->pool, else one per thread that
+ * could help); the slices must be independent of each other
  */
 #define TPC_PAR_MIN (1ULL << 18)
-void tpc_par_run(void (*fn)(void *arg, unsigned int slice), void *arg,
+void tpc_par_run(const struct tpc_ctx *c,
+		 void (*fn)(void *arg, unsigned int slice), void *arg,
 		 unsigned int *nslices, uint64_t nelems);
 
 /* tpc_elementwise.c */

@@ -54,19 +54,6 @@
 static const char *const daemon_args[] = { "--uaccess-timeout-ms", UACCESS_MS,
 					   NULL };
 
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int open_node(const char *name)
-{
-	char path[PATH_MAX + 32];
-
-	snprintf(path, sizeof(path), "%s/%s", hpu_test_shared.mount, name);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
-
 /* INFO HW_IP_INFO answered at @out */
 static int info_at(int fd, void *out)
 {
@@ -76,7 +63,7 @@ static int info_at(int fd, void *out)
 		.op = HPU_INFO_HW_IP_INFO,
 	};
 
-	return xioctl(fd, HPU_IOCTL_INFO, &a);
+	return hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a);
 }
 
 static int cb_create_at(int fd, void *p, uint32_t size, uint64_t *handle)
@@ -84,7 +71,7 @@ static int cb_create_at(int fd, void *p, uint32_t size, uint64_t *handle)
 	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
 					.host_ptr = (uintptr_t)p,
 					.cb_size = size } };
-	int ret = xioctl(fd, HPU_IOCTL_CB, &a);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_CB, &a);
 
 	if (!ret && handle)
 		*handle = a.out.cb_handle;
@@ -98,7 +85,7 @@ static int map_userptr_at(int fd, void *p, uint64_t size)
 					 .host_virt_addr = (uintptr_t)p,
 					 .size = size } };
 
-	return xioctl(fd, HPU_IOCTL_MEMORY, &m);
+	return hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m);
 }
 
 static int map_shm(int fd, int file, uint64_t size, uint64_t *va)
@@ -106,7 +93,7 @@ static int map_shm(int fd, int file, uint64_t size, uint64_t *va)
 	union hpu_mem_args m = { .in = { .op = HPU_MEM_OP_MAP_SHM,
 					 .handle = (uint64_t)file,
 					 .size = size } };
-	int ret = xioctl(fd, HPU_IOCTL_MEMORY, &m);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m);
 
 	if (!ret && va)
 		*va = m.out.device_virt_addr;
@@ -118,7 +105,7 @@ static int unmap(int fd, uint64_t va)
 	union hpu_mem_args m = { .in = { .op = HPU_MEM_OP_UNMAP,
 					 .device_virt_addr = va } };
 
-	return xioctl(fd, HPU_IOCTL_MEMORY, &m);
+	return hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m);
 }
 
 /* driver/uaccess_stuck: "NOW EVER" */
@@ -269,7 +256,7 @@ static void recursion_child(int barrier, long end_ms)
 	int fd, afd, ret, i;
 	void *p;
 
-	fd = open_node("hpu_control0");
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu_control", 0);
 	snprintf(path, sizeof(path), "%s/class/hpu0/serial_number",
 		 hpu_test_shared.mount);
 	if (fd < 0)
@@ -395,7 +382,7 @@ static void uffd_info_child(int report)
 	int fd, ufd, i, bad = 0;
 	void *p;
 
-	fd = open_node("hpu_control0");
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu_control", 0);
 	p = uffd_region(16 * 4096, &ufd);
 	if (fd < 0 || !p)
 		_exit(100);
@@ -488,7 +475,7 @@ static void uffd_create_child(int report)
 	static uint64_t cb[512], buf[512];
 	void *p;
 
-	fd = open_node("hpu0");
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", 0);
 	p = uffd_region(4 * 4096, &ufd);
 	if (fd < 0 || !p)
 		_exit(100);
@@ -540,7 +527,7 @@ static void test_uffd_cb_create_map(void **state)
 	stuck_counts(&now, &ever);
 	assert_int_equal(ever - ever0, 2);
 	/* another context of the same device */
-	fd = open_node("hpu0");
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", 0);
 	assert_true(fd >= 0);
 	assert_int_equal(cb_create_at(fd, cb, sizeof(cb), NULL), 0);
 	assert_int_equal(map_userptr_at(fd, buf, sizeof(buf)), 0);
@@ -599,7 +586,8 @@ static void test_shm_lease(void **state)
 	pid = hpu_test_fork_child();
 	assert_true(pid >= 0);
 	if (!pid) {
-		int fd = open_node("hpu0"), file;
+		int fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", 0),
+		    file;
 
 		close(rep[0]);
 		sigaction(SIGIO, &sa, NULL);
@@ -635,10 +623,10 @@ static void test_shm_lease(void **state)
 static void test_shm_modes_and_seals(void **state)
 {
 	int fd, rw, ro, sealed, fsealed, unsealed;
-	uint64_t va;
+	uint64_t va = 0;
 
 	(void)state;
-	fd = open_node("hpu0");
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", 0);
 	assert_true(fd >= 0);
 	rw = sealed_memfd(8192, 0);
 	assert_true(rw >= 0);
@@ -796,7 +784,7 @@ static void test_pidfd_per_process(void **state)
 	pid_t pid;
 
 	(void)state;
-	fd = open_node("hpu0");
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", 0);
 	assert_true(fd >= 0);
 	before = daemon_fds();
 	for (i = 0; i < CBS_N; i++)
@@ -839,13 +827,11 @@ static void test_sigterm_stuck(void **state)
 	pid = hpu_test_fork_child();
 	assert_true(pid >= 0);
 	if (!pid) {
-		char path[PATH_MAX + 32];
 		struct call c = { 0 };
 		int ufd;
 
 		close(rep[0]);
-		snprintf(path, sizeof(path), "%s/hpu_control0", d.mount);
-		c.fd = open(path, O_RDWR | O_CLOEXEC);
+		c.fd = hpu_test_open_node(d.mount, "hpu_control", 0);
 		c.ptr = uffd_region(4096, &ufd);
 		v = c.fd >= 0 && c.ptr ? call_on_thread(&c) : 100;
 		if (write(rep[1], &v, sizeof(v)) != sizeof(v))

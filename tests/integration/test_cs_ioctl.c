@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpu_accel.h"
 #include "hpu_fw_if.h"
 #include "hpu_packets.h"
@@ -29,22 +30,6 @@
 #define WAIT_US	 20000000ULL
 #define NWAITERS 200
 #define DEV_VA	 0x100000000000ULL
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int open_dev(int i)
-{
-	char path[PATH_MAX + 16];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/hpu%d", hpu_test_shared.mount, i);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	assert_true(fd >= 0);
-	return fd;
-}
 
 static unsigned long attr_ul(int dev, const char *name)
 {
@@ -64,7 +49,7 @@ static unsigned long attr_ul(int dev, const char *name)
 
 static int mem(int fd, union hpu_mem_args *m)
 {
-	return xioctl(fd, HPU_IOCTL_MEMORY, m);
+	return hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, m);
 }
 
 static uint64_t alloc_map(int fd, uint64_t size, uint64_t *handle)
@@ -97,7 +82,7 @@ static int cb_create(int fd, void *p, uint32_t size, uint64_t *handle)
 	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
 					.host_ptr = (uintptr_t)p,
 					.cb_size = size } };
-	int ret = xioctl(fd, HPU_IOCTL_CB, &a);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_CB, &a);
 
 	if (!ret)
 		*handle = a.out.cb_handle;
@@ -111,7 +96,7 @@ static int cs(int fd, struct hpu_cs_chunk *c, uint32_t n, uint32_t flags,
 					.num_chunks_execute = n,
 					.cs_flags = flags,
 					.timeout_ms = timeout_ms } };
-	int ret = xioctl(fd, HPU_IOCTL_CS, &a);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_CS, &a);
 
 	if (!ret && seq)
 		*seq = a.out.seq;
@@ -137,7 +122,7 @@ static int wait_cs(int fd, uint64_t seq, uint64_t timeout_us, uint32_t *status)
 {
 	union hpu_wait_cs_args w = { .in = { .seq = seq,
 					     .timeout_us = timeout_us } };
-	int ret = xioctl(fd, HPU_IOCTL_WAIT_CS, &w);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_WAIT_CS, &w);
 
 	if (!ret)
 		*status = w.out.status;
@@ -204,7 +189,7 @@ static void test_memory_rejects(void **state)
 	static uint8_t host[8192];
 	union hpu_mem_args m;
 	uint64_t h, h2, va;
-	int fd = open_dev(0), fd2 = open_dev(0);
+	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0);
 
 	memset(&m, 0, sizeof(m));
 	m.in.op = 9;
@@ -276,7 +261,7 @@ static void test_cb_rejects(void **state)
 	static uint64_t buf[16];
 	union hpu_cb_args a;
 	uint64_t h = 0;
-	int fd = open_dev(0), fd2 = open_dev(0);
+	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0);
 
 	assert_int_equal(cb_create(fd, buf, 4, &h), -EINVAL);
 	assert_int_equal(cb_create(fd, buf, 12, &h), -EINVAL);
@@ -287,28 +272,28 @@ static void test_cb_rejects(void **state)
 	a.in.host_ptr = (uintptr_t)buf;
 	a.in.cb_size = sizeof(buf);
 	a.in.flags = 1;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), -EINVAL);
 	a.in.flags = 0;
 	a.in.pad = 1;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), -EINVAL);
 
 	assert_int_equal(cb_create(fd, buf, sizeof(buf), &h), 0);
 	memset(&a, 0, sizeof(a));
 	a.in.op = HPU_CB_OP_INFO;
 	a.in.cb_handle = h;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), 0);
 	assert_int_equal(a.out.cb_size, sizeof(buf));
 	assert_int_equal(a.out.usage_cnt, 0);
 	a.in.op = HPU_CB_OP_INFO;
 	a.in.cb_handle = h;
 	a.in.cb_size = 0;
-	assert_int_equal(xioctl(fd2, HPU_IOCTL_CB, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd2, HPU_IOCTL_CB, &a), -EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.in.op = HPU_CB_OP_DESTROY;
 	a.in.cb_handle = h;
-	assert_int_equal(xioctl(fd2, HPU_IOCTL_CB, &a), -EINVAL);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &a), 0);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd2, HPU_IOCTL_CB, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), -EINVAL);
 	close(fd);
 	close(fd2);
 }
@@ -327,7 +312,7 @@ static void test_cs_rejects(void **state)
 	union hpu_cs_args a;
 	uint32_t status;
 	uint64_t h = 0, va, seq = 0;
-	int fd = open_dev(0), fd2 = open_dev(0);
+	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0);
 
 	memset(target, 0x5a, sizeof(target));
 	va = map_host(fd, target, sizeof(target));
@@ -340,10 +325,10 @@ static void test_cs_rejects(void **state)
 	memset(&c, 0, sizeof(c));
 	c.cb_handle = h;
 	c.cb_size = sizeof(ms) + sizeof(bad);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &info), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &info), 0);
 	assert_int_equal(cs(fd, &c, 1, 0, 0, &seq), -EINVAL);
 	info.return_pointer = (uintptr_t)&ctr1;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &info), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &info), 0);
 	assert_int_equal(ctr1.ctx_parsing_drop_cnt,
 			 ctr0.ctx_parsing_drop_cnt + 1);
 	assert_int_equal(ctr1.ctx_submitted, ctr0.ctx_submitted);
@@ -373,7 +358,7 @@ static void test_cs_rejects(void **state)
 	a.in.chunks_execute = (uintptr_t)&c;
 	a.in.num_chunks_execute = 1;
 	a.in.reserved = 1;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CS, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CS, &a), -EINVAL);
 	/* nothing of the rejected CSs ran */
 	assert_int_equal(target[0], 0x5a);
 	assert_int_equal(target[sizeof(target) - 1], 0x5a);
@@ -397,7 +382,7 @@ static void test_dma_round_trip(void **state)
 	} pk;
 	uint64_t h = 0, dva, sva, tva, seq = 0;
 	unsigned int i;
-	int fd = open_dev(0);
+	int fd = hpu_test_open_dev(0);
 
 	for (i = 0; i < sizeof(src); i++)
 		src[i] = (uint8_t)(i * 7 + 3);
@@ -423,7 +408,7 @@ static void test_signal_wait_order(void **state)
 	struct hpu_cs_chunk wt = { .queue_index = 0, .cb_size = 1 };
 	uint64_t s1 = 0, s_sig = 0, s_wait = 0, s_ms = 0, s_inc = 0;
 	uint32_t status;
-	int fd = open_dev(0);
+	int fd = hpu_test_open_dev(0);
 
 	memset(buf, 0x11, sizeof(buf));
 	ms = pkt_memset(map_host(fd, buf, sizeof(buf)), sizeof(buf), 0x77);
@@ -476,7 +461,7 @@ static void test_many_waiters(void **state)
 				      .op = HPU_INFO_DEVICE_STATUS };
 	uint64_t seq, s_inc;
 	unsigned int i;
-	int fd = open_dev(1);
+	int fd = hpu_test_open_dev(1);
 
 	assert_int_equal(run_cb(fd, &f, sizeof(f), 3, 0, &seq), 0);
 	for (i = 0; i < NWAITERS; i++) {
@@ -488,7 +473,7 @@ static void test_many_waiters(void **state)
 	}
 	hpu_test_sleep_ms(500);
 	/* more waiters than worker threads: other requests still served */
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &info), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &info), 0);
 	assert_int_equal(run_cb(fd, &inc, sizeof(inc), 4, 0, &s_inc), 0);
 	for (i = 0; i < NWAITERS; i++) {
 		pthread_join(th[i], NULL);
@@ -506,7 +491,7 @@ static void test_cs_timeout(void **state)
 	struct hpu_event ev;
 	unsigned long resets = attr_ul(2, "soft_reset_cnt");
 	uint64_t seq, s2;
-	int fd = open_dev(2), other = open_dev(2);
+	int fd = hpu_test_open_dev(2), other = hpu_test_open_dev(2);
 
 	assert_int_equal(run_cb(fd, &f, sizeof(f), 0, 100, &seq), 0);
 	assert_int_equal(wait_status(fd, seq), HPU_WAIT_CS_STATUS_TIMEDOUT);
@@ -530,7 +515,7 @@ static void test_page_fault(void **state)
 	struct hpu_pkt_lin_dma d;
 	struct hpu_event ev;
 	uint64_t seq, bad = DEV_VA + (1ULL << 40);
-	int fd = open_dev(3);
+	int fd = hpu_test_open_dev(3);
 
 	memset(dst, 0xab, sizeof(dst));
 	d = pkt_dma(bad, map_host(fd, dst, sizeof(dst)), sizeof(dst));
@@ -552,7 +537,7 @@ static void test_poll_pri(void **state)
 	struct pollfd p;
 	uint32_t status;
 	uint64_t seq;
-	int fd = open_dev(0);
+	int fd = hpu_test_open_dev(0);
 
 	assert_int_equal(run_cb(fd, &n, sizeof(n), 0, 0, &seq), 0);
 	assert_int_equal(wait_status(fd, seq), HPU_WAIT_CS_STATUS_COMPLETED);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpu_accel.h"
 #include "hpu_packets.h"
 
@@ -31,22 +32,6 @@
 /* Internal SOBs of a context: WAIT chunks that may wait at once */
 #define WAIT_CHUNKS_IN_FLIGHT 512
 
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int open_dev(int i)
-{
-	char path[PATH_MAX + 16];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/hpu%d", hpu_test_shared.mount, i);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	assert_true(fd >= 0);
-	return fd;
-}
-
 static int cs(int fd, struct hpu_cs_chunk *c, uint32_t n, uint32_t flags,
 	      uint32_t timeout_ms, uint64_t *seq, uint32_t *out_flags)
 {
@@ -54,7 +39,7 @@ static int cs(int fd, struct hpu_cs_chunk *c, uint32_t n, uint32_t flags,
 					.num_chunks_execute = n,
 					.cs_flags = flags,
 					.timeout_ms = timeout_ms } };
-	int ret = xioctl(fd, HPU_IOCTL_CS, &a);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_CS, &a);
 
 	if (!ret && seq)
 		*seq = a.out.seq;
@@ -76,7 +61,7 @@ static int run_cb(int fd, const void *pkts, uint32_t len, uint32_t queue,
 
 	memcpy(b, pkts, len);
 	a.in.host_ptr = (uintptr_t)b;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), 0);
 	c.cb_handle = a.out.cb_handle;
 	return cs(fd, &c, 1, 0, timeout_ms, seq, NULL);
 }
@@ -85,7 +70,7 @@ static int wait_cs(int fd, uint64_t seq, uint64_t timeout_us, uint32_t *status)
 {
 	union hpu_wait_cs_args w = { .in = { .seq = seq,
 					     .timeout_us = timeout_us } };
-	int ret = xioctl(fd, HPU_IOCTL_WAIT_CS, &w);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_WAIT_CS, &w);
 
 	if (!ret)
 		*status = w.out.status;
@@ -155,7 +140,7 @@ static void test_fence_hog_vs_nop(void **state)
 	struct hpu_pkt_msg_long inc = pkt_inc(20);
 	uint64_t s_hog, s_nop, s_wait, s_inc;
 	uint32_t status, fl = 0;
-	int a = open_dev(0), b = open_dev(0);
+	int a = hpu_test_open_dev(0), b = hpu_test_open_dev(0);
 
 	assert_int_equal(
 		run_cb(a, &f, sizeof(f), 0, HPU_CS_TIMEOUT_MAX_MS, &s_hog), 0);
@@ -180,7 +165,7 @@ static void test_wait_chunk_limits(void **state)
 {
 	uint64_t done[2], s_wait, s_next, s_prev;
 	uint32_t fl = 0;
-	int fd = open_dev(1);
+	int fd = hpu_test_open_dev(1);
 
 	assert_int_equal(run_cb(fd, &nop, sizeof(nop), 0, 0, &done[0]), 0);
 	assert_int_equal(run_cb(fd, &nop, sizeof(nop), 1, 0, &done[1]), 0);
@@ -224,7 +209,7 @@ static void test_wait_chunks_in_flight(void **state)
 	uint64_t s_hog, s_wait[NWAIT], s_inc, deps[2];
 	uint32_t status, fl = 0;
 	unsigned int i;
-	int fd = open_dev(2);
+	int fd = hpu_test_open_dev(2);
 
 	assert_int_equal(run_cb(fd, &f, sizeof(f), 0, 0, &s_hog), 0);
 	assert_int_equal(run_cb(fd, &nop, sizeof(nop), 1, 0, &deps[0]), 0);
@@ -260,7 +245,7 @@ static void test_wait_chunks_in_flight(void **state)
 static void test_timeout_above_max(void **state)
 {
 	uint64_t s1, s2;
-	int fd = open_dev(3);
+	int fd = hpu_test_open_dev(3);
 
 	assert_int_equal(run_cb(fd, &nop, sizeof(nop), 0, HPU_CS_TIMEOUT_MAX_MS,
 				&s1),

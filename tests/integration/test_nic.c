@@ -363,7 +363,7 @@ static void test_info_nic_wiring(void **state)
 
 static int raw_nic(struct hpu_device *dev, union hpu_nic_args *a)
 {
-	return ioctl(hpu_device_fd(dev), HPU_IOCTL_NIC, a) ? -errno : 0;
+	return hpu_test_ioctl(hpu_device_fd(dev), HPU_IOCTL_NIC, a);
 }
 
 static void test_nic_rejections(void **state)

@@ -302,7 +302,7 @@ static void hold(struct hostile *h, unsigned int max_ms)
 
 static int xioctl(struct hostile *h, unsigned long cmd, void *arg)
 {
-	return ioctl(hpu_device_fd(h->dev), cmd, arg) ? -errno : 0;
+	return hpu_test_ioctl(hpu_device_fd(h->dev), cmd, arg);
 }
 
 static uint32_t dma_queue(struct hostile *h)
@@ -338,7 +338,7 @@ static int info_into(int fd, void *ptr)
 	a.return_pointer = (uintptr_t)ptr;
 	a.return_size = sizeof(struct hpu_info_hw_ip_info);
 	a.op = HPU_INFO_HW_IP_INFO;
-	return ioctl(fd, HPU_IOCTL_INFO, &a) ? -errno : 0;
+	return hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a);
 }
 
 static void *uffd_thread(void *arg)

@@ -468,23 +468,37 @@ static int run_reporter(void (*child)(int report, void *arg), void *arg,
 	return v;
 }
 
+/*
+ * Once no worker is stuck: run_reporter(@child), whose report must be 0.
+ * The workers stuck now in *@now, the accesses abandoned meanwhile in
+ * *@abandoned; the child, in *@pid, keeps its memory until killed.
+ */
+static void run_stuck_child(void (*child)(int report, void *arg),
+			    const char *what, pid_t *pid, unsigned long *now,
+			    unsigned long *abandoned)
+{
+	unsigned long now0, ever0, ever;
+
+	wait_unstuck();
+	stuck_counts(&now0, &ever0);
+	assert_int_equal(run_reporter(child, NULL, what, pid), 0);
+	stuck_counts(now, &ever);
+	*abandoned = ever - ever0;
+}
+
 static void test_uffd_info(void **state)
 {
-	unsigned long now0, ever0, now, ever;
+	unsigned long now, abandoned;
 	int status;
 	pid_t pid;
 
 	(void)state;
 	HPU_TEST_SKIP_IF(uffd_unavailable());
-	wait_unstuck();
-	stuck_counts(&now0, &ever0);
-	assert_int_equal(run_reporter(uffd_info_child, NULL,
-				      "INFO into userfaultfd", &pid),
-			 0);
-	stuck_counts(&now, &ever);
-	print_message("stuck now %lu, abandoned %lu\n", now, ever - ever0);
+	run_stuck_child(uffd_info_child, "INFO into userfaultfd", &pid, &now,
+			&abandoned);
+	print_message("stuck now %lu, abandoned %lu\n", now, abandoned);
 	/* one per thread, eight per process: the other calls were refused */
-	assert_int_equal(ever - ever0, 8);
+	assert_int_equal(abandoned, 8);
 	assert_int_equal(now, 8);
 	honest_info_answers("INFO of another client beside 8 stuck workers");
 	/* the memory goes with the process: the workers come back */
@@ -535,19 +549,15 @@ static void uffd_create_child(int report, void *arg)
 static void test_uffd_cb_create_map(void **state)
 {
 	static uint64_t cb[512], buf[512];
-	unsigned long now0, ever0, now, ever;
+	unsigned long now, abandoned;
 	int status, fd;
 	pid_t pid;
 
 	(void)state;
 	HPU_TEST_SKIP_IF(uffd_unavailable());
-	wait_unstuck();
-	stuck_counts(&now0, &ever0);
-	assert_int_equal(run_reporter(uffd_create_child, NULL,
-				      "CB CREATE/MAP of userfaultfd", &pid),
-			 0);
-	stuck_counts(&now, &ever);
-	assert_int_equal(ever - ever0, 2);
+	run_stuck_child(uffd_create_child, "CB CREATE/MAP of userfaultfd", &pid,
+			&now, &abandoned);
+	assert_int_equal(abandoned, 2);
 	/* another context of the same device */
 	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", 0);
 	assert_true(fd >= 0);

@@ -107,7 +107,7 @@ enum exec_result hpusim_job_exec(struct hpusim_job *job,
 
 	while (job->pc + sizeof(struct hpu_pkt_hdr) <= job->cb_size) {
 		const struct hpu_pkt_hdr *h = (const void *)(job->cb + job->pc);
-		uint64_t max;
+		uint64_t max, total = 0;
 
 		if (__atomic_load_n(&cs->stopping, __ATOMIC_ACQUIRE))
 			return EXEC_STOPPED;
@@ -151,12 +151,7 @@ enum exec_result hpusim_job_exec(struct hpusim_job *job,
 					    &cs->stopping, fault);
 			if (n == -ECANCELED)
 				return EXEC_STOPPED;
-			if (n < 0) {
-				fault->engine = q->engine;
-				return EXEC_FAULT;
-			}
-			if (job_advance(job, budget, (uint64_t)n, p->size))
-				continue;
+			total = p->size;
 			break;
 		}
 		case HPU_PACKET_MEMSET: {
@@ -173,12 +168,7 @@ enum exec_result hpusim_job_exec(struct hpusim_job *job,
 			n = hpusim_dma_memset(as, p->dst_addr, p->size,
 					      p->value, w, job->progress, max,
 					      fault);
-			if (n < 0) {
-				fault->engine = q->engine;
-				return EXEC_FAULT;
-			}
-			if (job_advance(job, budget, (uint64_t)n, p->size))
-				continue;
+			total = p->size;
 			break;
 		}
 		case HPU_PACKET_MSG_LONG: {
@@ -250,6 +240,20 @@ enum exec_result hpusim_job_exec(struct hpusim_job *job,
 		}
 		default:
 			return exec_fault(fault, q, 0, false, EXEC_ENGINE_ERR);
+		}
+		/*
+		 * LIN_DMA and MEMSET move their total bytes a chunk at a
+		 * time: n is what this chunk moved, or a page fault whose
+		 * address the DMA filled in; the packet runs again while it
+		 * has bytes left
+		 */
+		if (total) {
+			if (n < 0) {
+				fault->engine = q->engine;
+				return EXEC_FAULT;
+			}
+			if (job_advance(job, budget, (uint64_t)n, total))
+				continue;
 		}
 		job->pc += h->size;
 		job->progress = 0;

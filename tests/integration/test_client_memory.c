@@ -54,19 +54,6 @@
 static const char *const daemon_args[] = { "--uaccess-timeout-ms", UACCESS_MS,
 					   NULL };
 
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int open_node(const char *name)
-{
-	char path[PATH_MAX + 32];
-
-	snprintf(path, sizeof(path), "%s/%s", hpu_test_shared.mount, name);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
-
 /* INFO HW_IP_INFO answered at @out */
 static int info_at(int fd, void *out)
 {
@@ -76,7 +63,7 @@ static int info_at(int fd, void *out)
 		.op = HPU_INFO_HW_IP_INFO,
 	};
 
-	return xioctl(fd, HPU_IOCTL_INFO, &a);
+	return hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a);
 }
 
 static int cb_create_at(int fd, void *p, uint32_t size, uint64_t *handle)
@@ -84,7 +71,7 @@ static int cb_create_at(int fd, void *p, uint32_t size, uint64_t *handle)
 	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
 					.host_ptr = (uintptr_t)p,
 					.cb_size = size } };
-	int ret = xioctl(fd, HPU_IOCTL_CB, &a);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_CB, &a);
 
 	if (!ret && handle)
 		*handle = a.out.cb_handle;
@@ -98,7 +85,7 @@ static int map_userptr_at(int fd, void *p, uint64_t size)
 					 .host_virt_addr = (uintptr_t)p,
 					 .size = size } };
 
-	return xioctl(fd, HPU_IOCTL_MEMORY, &m);
+	return hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m);
 }
 
 static int map_shm(int fd, int file, uint64_t size, uint64_t *va)
@@ -106,7 +93,7 @@ static int map_shm(int fd, int file, uint64_t size, uint64_t *va)
 	union hpu_mem_args m = { .in = { .op = HPU_MEM_OP_MAP_SHM,
 					 .handle = (uint64_t)file,
 					 .size = size } };
-	int ret = xioctl(fd, HPU_IOCTL_MEMORY, &m);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m);
 
 	if (!ret && va)
 		*va = m.out.device_virt_addr;
@@ -118,7 +105,7 @@ static int unmap(int fd, uint64_t va)
 	union hpu_mem_args m = { .in = { .op = HPU_MEM_OP_UNMAP,
 					 .device_virt_addr = va } };
 
-	return xioctl(fd, HPU_IOCTL_MEMORY, &m);
+	return hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m);
 }
 
 /* driver/uaccess_stuck: "NOW EVER" */
@@ -269,7 +256,7 @@ static void recursion_child(int barrier, long end_ms)
 	int fd, afd, ret, i;
 	void *p;
 
-	fd = open_node("hpu_control0");
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu_control", 0);
 	snprintf(path, sizeof(path), "%s/class/hpu0/serial_number",
 		 hpu_test_shared.mount);
 	if (fd < 0)
@@ -389,13 +376,13 @@ static int call_on_thread(struct call *c)
  * more get stuck (8 per process), the rest are refused. Reports a bit per
  * call that was not EFAULT, then keeps the memory until killed.
  */
-static void uffd_info_child(int report)
+static void uffd_info_child(int report, void *arg)
 {
 	struct call c = { 0 };
 	int fd, ufd, i, bad = 0;
 	void *p;
 
-	fd = open_node("hpu_control0");
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu_control", 0);
 	p = uffd_region(16 * 4096, &ufd);
 	if (fd < 0 || !p)
 		_exit(100);
@@ -444,30 +431,74 @@ static int child_report(int rfd, pid_t pid, const char *what)
 	return v;
 }
 
-static void test_uffd_info(void **state)
+/*
+ * Fork a child that runs @child(its report pipe's write end, @arg), which
+ * writes one int there and never returns; the read end in *@rfd
+ */
+static pid_t fork_reporter(void (*child)(int report, void *arg), void *arg,
+			   int *rfd)
 {
-	unsigned long now0, ever0, now, ever;
-	int rep[2], status;
+	int rep[2];
 	pid_t pid;
 
-	(void)state;
-	HPU_TEST_SKIP_IF(uffd_unavailable());
-	wait_unstuck();
-	stuck_counts(&now0, &ever0);
 	assert_int_equal(pipe2(rep, O_CLOEXEC), 0);
 	pid = hpu_test_fork_child();
 	assert_true(pid >= 0);
 	if (!pid) {
 		close(rep[0]);
-		uffd_info_child(rep[1]);
+		child(rep[1], arg);
 	}
 	close(rep[1]);
-	assert_int_equal(child_report(rep[0], pid, "INFO into userfaultfd"), 0);
-	close(rep[0]);
-	stuck_counts(&now, &ever);
-	print_message("stuck now %lu, abandoned %lu\n", now, ever - ever0);
+	*rfd = rep[0];
+	return pid;
+}
+
+/*
+ * fork_reporter() and child_report(): the child's report (the test
+ * fails without one); the child, in *@pid, is left running
+ */
+static int run_reporter(void (*child)(int report, void *arg), void *arg,
+			const char *what, pid_t *pid)
+{
+	int rfd, v;
+
+	*pid = fork_reporter(child, arg, &rfd);
+	v = child_report(rfd, *pid, what);
+	close(rfd);
+	return v;
+}
+
+/*
+ * Once no worker is stuck: run_reporter(@child), whose report must be 0.
+ * The workers stuck now in *@now, the accesses abandoned meanwhile in
+ * *@abandoned; the child, in *@pid, keeps its memory until killed.
+ */
+static void run_stuck_child(void (*child)(int report, void *arg),
+			    const char *what, pid_t *pid, unsigned long *now,
+			    unsigned long *abandoned)
+{
+	unsigned long now0, ever0, ever;
+
+	wait_unstuck();
+	stuck_counts(&now0, &ever0);
+	assert_int_equal(run_reporter(child, NULL, what, pid), 0);
+	stuck_counts(now, &ever);
+	*abandoned = ever - ever0;
+}
+
+static void test_uffd_info(void **state)
+{
+	unsigned long now, abandoned;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	HPU_TEST_SKIP_IF(uffd_unavailable());
+	run_stuck_child(uffd_info_child, "INFO into userfaultfd", &pid, &now,
+			&abandoned);
+	print_message("stuck now %lu, abandoned %lu\n", now, abandoned);
 	/* one per thread, eight per process: the other calls were refused */
-	assert_int_equal(ever - ever0, 8);
+	assert_int_equal(abandoned, 8);
 	assert_int_equal(now, 8);
 	honest_info_answers("INFO of another client beside 8 stuck workers");
 	/* the memory goes with the process: the workers come back */
@@ -481,14 +512,14 @@ static void test_uffd_info(void **state)
  * timeout, and no lock is left held: the same context still creates a CB
  * and maps ordinary memory, and so does another context.
  */
-static void uffd_create_child(int report)
+static void uffd_create_child(int report, void *arg)
 {
 	struct call c = { 0 };
 	int fd, ufd, bad = 0;
 	static uint64_t cb[512], buf[512];
 	void *p;
 
-	fd = open_node("hpu0");
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", 0);
 	p = uffd_region(4 * 4096, &ufd);
 	if (fd < 0 || !p)
 		_exit(100);
@@ -518,29 +549,17 @@ static void uffd_create_child(int report)
 static void test_uffd_cb_create_map(void **state)
 {
 	static uint64_t cb[512], buf[512];
-	unsigned long now0, ever0, now, ever;
-	int rep[2], status, fd;
+	unsigned long now, abandoned;
+	int status, fd;
 	pid_t pid;
 
 	(void)state;
 	HPU_TEST_SKIP_IF(uffd_unavailable());
-	wait_unstuck();
-	stuck_counts(&now0, &ever0);
-	assert_int_equal(pipe2(rep, O_CLOEXEC), 0);
-	pid = hpu_test_fork_child();
-	assert_true(pid >= 0);
-	if (!pid) {
-		close(rep[0]);
-		uffd_create_child(rep[1]);
-	}
-	close(rep[1]);
-	assert_int_equal(
-		child_report(rep[0], pid, "CB CREATE/MAP of userfaultfd"), 0);
-	close(rep[0]);
-	stuck_counts(&now, &ever);
-	assert_int_equal(ever - ever0, 2);
+	run_stuck_child(uffd_create_child, "CB CREATE/MAP of userfaultfd", &pid,
+			&now, &abandoned);
+	assert_int_equal(abandoned, 2);
 	/* another context of the same device */
-	fd = open_node("hpu0");
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", 0);
 	assert_true(fd >= 0);
 	assert_int_equal(cb_create_at(fd, cb, sizeof(cb), NULL), 0);
 	assert_int_equal(map_userptr_at(fd, buf, sizeof(buf)), 0);
@@ -585,43 +604,44 @@ static void on_lease_break(int sig)
  * lease-break-time, 45 s by default) nor breaks it. The file, not being
  * sealed, is then refused with EINVAL.
  */
-static void test_shm_lease(void **state)
+/*
+ * Child: creates the file @arg (a path), takes a write lease on it and
+ * MAP_SHMs it; reports MAP_SHM's answer (1: the lease is gone, 2: it was
+ * broken, -1000 - errno: no lease to take), then exits
+ */
+static void lease_child(int report, void *arg)
 {
 	struct sigaction sa = { .sa_handler = on_lease_break };
-	int rep[2], status, v;
+	int fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", 0), file, v;
+
+	sigaction(SIGIO, &sa, NULL);
+	file = open(arg, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || file < 0 || ftruncate(file, 4096))
+		_exit(100);
+	if (fcntl(file, F_SETLEASE, F_WRLCK)) {
+		v = -1000 - errno;
+	} else {
+		v = map_shm(fd, file, 4096, NULL);
+		if (v == -EINVAL && fcntl(file, F_GETLEASE) != F_WRLCK)
+			v = 1;
+		if (v == -EINVAL && lease_breaks)
+			v = 2;
+	}
+	if (write(report, &v, sizeof(v)) != sizeof(v))
+		_exit(101);
+	_exit(0);
+}
+
+static void test_shm_lease(void **state)
+{
+	int status, v;
 	char path[64];
 	pid_t pid;
 
 	(void)state;
 	snprintf(path, sizeof(path), "/dev/shm/hpu-test-lease-%d",
 		 (int)getpid());
-	assert_int_equal(pipe2(rep, O_CLOEXEC), 0);
-	pid = hpu_test_fork_child();
-	assert_true(pid >= 0);
-	if (!pid) {
-		int fd = open_node("hpu0"), file;
-
-		close(rep[0]);
-		sigaction(SIGIO, &sa, NULL);
-		file = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd < 0 || file < 0 || ftruncate(file, 4096))
-			_exit(100);
-		if (fcntl(file, F_SETLEASE, F_WRLCK)) {
-			v = -1000 - errno;
-		} else {
-			v = map_shm(fd, file, 4096, NULL);
-			if (v == -EINVAL && fcntl(file, F_GETLEASE) != F_WRLCK)
-				v = 1;
-			if (v == -EINVAL && lease_breaks)
-				v = 2;
-		}
-		if (write(rep[1], &v, sizeof(v)) != sizeof(v))
-			_exit(101);
-		_exit(0);
-	}
-	close(rep[1]);
-	v = child_report(rep[0], pid, "MAP_SHM of a leased file");
-	close(rep[0]);
+	v = run_reporter(lease_child, path, "MAP_SHM of a leased file", &pid);
 	unlink(path);
 	assert_int_equal(hpu_test_wait_child(pid, ANSWER_MS, &status), 0);
 	if (v <= -1000) {
@@ -635,10 +655,10 @@ static void test_shm_lease(void **state)
 static void test_shm_modes_and_seals(void **state)
 {
 	int fd, rw, ro, sealed, fsealed, unsealed;
-	uint64_t va;
+	uint64_t va = 0;
 
 	(void)state;
-	fd = open_node("hpu0");
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", 0);
 	assert_true(fd >= 0);
 	rw = sealed_memfd(8192, 0);
 	assert_true(rw >= 0);
@@ -796,7 +816,7 @@ static void test_pidfd_per_process(void **state)
 	pid_t pid;
 
 	(void)state;
-	fd = open_node("hpu0");
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", 0);
 	assert_true(fd >= 0);
 	before = daemon_fds();
 	for (i = 0; i < CBS_N; i++)
@@ -824,10 +844,29 @@ static void test_pidfd_per_process(void **state)
  * SIGTERM while workers are stuck in client memory: the daemon is gone,
  * and its mount too, within the stop bound.
  */
+/*
+ * Child: an INFO of hpu_control0 of the daemon mounted at @arg into
+ * userfaultfd memory nobody resolves; reports its answer, then keeps the
+ * memory until killed
+ */
+static void stuck_info_child(int report, void *arg)
+{
+	struct call c = { 0 };
+	int ufd, v;
+
+	c.fd = hpu_test_open_node(arg, "hpu_control", 0);
+	c.ptr = uffd_region(4096, &ufd);
+	v = c.fd >= 0 && c.ptr ? call_on_thread(&c) : 100;
+	if (write(report, &v, sizeof(v)) != sizeof(v))
+		_exit(101);
+	pause();
+	_exit(0);
+}
+
 static void test_sigterm_stuck(void **state)
 {
 	struct hpu_test_daemon d;
-	int rep[2], status, v = 0, ret, stopped;
+	int rfd, status, v = 0, ret, stopped;
 	pid_t pid;
 	long t0;
 
@@ -835,27 +874,9 @@ static void test_sigterm_stuck(void **state)
 	HPU_TEST_SKIP_IF(uffd_unavailable());
 	assert_int_equal(hpu_test_daemon_start(&d, 1, "gaudi2", daemon_args),
 			 0);
-	assert_int_equal(pipe2(rep, O_CLOEXEC), 0);
-	pid = hpu_test_fork_child();
-	assert_true(pid >= 0);
-	if (!pid) {
-		char path[PATH_MAX + 32];
-		struct call c = { 0 };
-		int ufd;
-
-		close(rep[0]);
-		snprintf(path, sizeof(path), "%s/hpu_control0", d.mount);
-		c.fd = open(path, O_RDWR | O_CLOEXEC);
-		c.ptr = uffd_region(4096, &ufd);
-		v = c.fd >= 0 && c.ptr ? call_on_thread(&c) : 100;
-		if (write(rep[1], &v, sizeof(v)) != sizeof(v))
-			_exit(101);
-		pause();
-		_exit(0);
-	}
-	close(rep[1]);
-	ret = child_report_wait(rep[0], pid, "INFO into userfaultfd", &v);
-	close(rep[0]);
+	pid = fork_reporter(stuck_info_child, d.mount, &rfd);
+	ret = child_report_wait(rfd, pid, "INFO into userfaultfd", &v);
+	close(rfd);
 	t0 = hpu_test_now_ms();
 	/* 10 s bound; the daemon's own is HPU_FUSED_STOP_BOUND_MS */
 	stopped = hpu_test_daemon_stop(&d);

@@ -21,7 +21,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "../lib/hpu_test_cs.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpu_accel.h"
 #include "hpu_fw_if.h"
 #include "hpu_packets.h"
@@ -29,22 +31,6 @@
 #define WAIT_US	 20000000ULL
 #define NWAITERS 200
 #define DEV_VA	 0x100000000000ULL
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int open_dev(int i)
-{
-	char path[PATH_MAX + 16];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/hpu%d", hpu_test_shared.mount, i);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	assert_true(fd >= 0);
-	return fd;
-}
 
 static unsigned long attr_ul(int dev, const char *name)
 {
@@ -64,7 +50,7 @@ static unsigned long attr_ul(int dev, const char *name)
 
 static int mem(int fd, union hpu_mem_args *m)
 {
-	return xioctl(fd, HPU_IOCTL_MEMORY, m);
+	return hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, m);
 }
 
 static uint64_t alloc_map(int fd, uint64_t size, uint64_t *handle)
@@ -97,59 +83,11 @@ static int cb_create(int fd, void *p, uint32_t size, uint64_t *handle)
 	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
 					.host_ptr = (uintptr_t)p,
 					.cb_size = size } };
-	int ret = xioctl(fd, HPU_IOCTL_CB, &a);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_CB, &a);
 
 	if (!ret)
 		*handle = a.out.cb_handle;
 	return ret;
-}
-
-static int cs(int fd, struct hpu_cs_chunk *c, uint32_t n, uint32_t flags,
-	      uint32_t timeout_ms, uint64_t *seq)
-{
-	union hpu_cs_args a = { .in = { .chunks_execute = (uintptr_t)c,
-					.num_chunks_execute = n,
-					.cs_flags = flags,
-					.timeout_ms = timeout_ms } };
-	int ret = xioctl(fd, HPU_IOCTL_CS, &a);
-
-	if (!ret && seq)
-		*seq = a.out.seq;
-	return ret;
-}
-
-/* Run @len bytes of a fresh CB holding @pkts on @queue */
-static int run_cb(int fd, const void *pkts, uint32_t len, uint32_t queue,
-		  uint32_t timeout_ms, uint64_t *seq)
-{
-	static __thread uint64_t buf[64][32];
-	static __thread unsigned int next;
-	struct hpu_cs_chunk c = { .queue_index = queue, .cb_size = len };
-	uint64_t *b = buf[next++ % 64], h = 0;
-
-	memcpy(b, pkts, len);
-	assert_int_equal(cb_create(fd, b, sizeof(buf[0]), &h), 0);
-	c.cb_handle = h;
-	return cs(fd, &c, 1, 0, timeout_ms, seq);
-}
-
-static int wait_cs(int fd, uint64_t seq, uint64_t timeout_us, uint32_t *status)
-{
-	union hpu_wait_cs_args w = { .in = { .seq = seq,
-					     .timeout_us = timeout_us } };
-	int ret = xioctl(fd, HPU_IOCTL_WAIT_CS, &w);
-
-	if (!ret)
-		*status = w.out.status;
-	return ret;
-}
-
-static uint32_t wait_status(int fd, uint64_t seq)
-{
-	uint32_t status = ~0U;
-
-	assert_int_equal(wait_cs(fd, seq, WAIT_US, &status), 0);
-	return status;
 }
 
 static struct hpu_pkt_nop pkt_nop(void)
@@ -169,26 +107,6 @@ static struct hpu_pkt_lin_dma pkt_dma(uint64_t src, uint64_t dst, uint64_t n)
 	return p;
 }
 
-static struct hpu_pkt_fence pkt_fence(uint32_t sob)
-{
-	struct hpu_pkt_fence p = { .hdr = { .opcode = HPU_PACKET_FENCE,
-					    .size = sizeof(p) },
-				   .sob_id = sob,
-				   .target = 1,
-				   .dec = 1 };
-	return p;
-}
-
-static struct hpu_pkt_msg_long pkt_inc(uint32_t sob)
-{
-	struct hpu_pkt_msg_long p = { .hdr = { .opcode = HPU_PACKET_MSG_LONG,
-					       .size = sizeof(p) },
-				      .sob_id = sob,
-				      .op = HPU_MSG_OP_ADD,
-				      .value = 1 };
-	return p;
-}
-
 static struct hpu_pkt_memset pkt_memset(uint64_t dst, uint64_t n, uint8_t v)
 {
 	struct hpu_pkt_memset p = { .hdr = { .opcode = HPU_PACKET_MEMSET,
@@ -204,7 +122,7 @@ static void test_memory_rejects(void **state)
 	static uint8_t host[8192];
 	union hpu_mem_args m;
 	uint64_t h, h2, va;
-	int fd = open_dev(0), fd2 = open_dev(0);
+	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0);
 
 	memset(&m, 0, sizeof(m));
 	m.in.op = 9;
@@ -276,7 +194,7 @@ static void test_cb_rejects(void **state)
 	static uint64_t buf[16];
 	union hpu_cb_args a;
 	uint64_t h = 0;
-	int fd = open_dev(0), fd2 = open_dev(0);
+	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0);
 
 	assert_int_equal(cb_create(fd, buf, 4, &h), -EINVAL);
 	assert_int_equal(cb_create(fd, buf, 12, &h), -EINVAL);
@@ -287,28 +205,28 @@ static void test_cb_rejects(void **state)
 	a.in.host_ptr = (uintptr_t)buf;
 	a.in.cb_size = sizeof(buf);
 	a.in.flags = 1;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), -EINVAL);
 	a.in.flags = 0;
 	a.in.pad = 1;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), -EINVAL);
 
 	assert_int_equal(cb_create(fd, buf, sizeof(buf), &h), 0);
 	memset(&a, 0, sizeof(a));
 	a.in.op = HPU_CB_OP_INFO;
 	a.in.cb_handle = h;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), 0);
 	assert_int_equal(a.out.cb_size, sizeof(buf));
 	assert_int_equal(a.out.usage_cnt, 0);
 	a.in.op = HPU_CB_OP_INFO;
 	a.in.cb_handle = h;
 	a.in.cb_size = 0;
-	assert_int_equal(xioctl(fd2, HPU_IOCTL_CB, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd2, HPU_IOCTL_CB, &a), -EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.in.op = HPU_CB_OP_DESTROY;
 	a.in.cb_handle = h;
-	assert_int_equal(xioctl(fd2, HPU_IOCTL_CB, &a), -EINVAL);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &a), 0);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd2, HPU_IOCTL_CB, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), -EINVAL);
 	close(fd);
 	close(fd2);
 }
@@ -327,12 +245,13 @@ static void test_cs_rejects(void **state)
 	union hpu_cs_args a;
 	uint32_t status;
 	uint64_t h = 0, va, seq = 0;
-	int fd = open_dev(0), fd2 = open_dev(0);
+	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0);
 
 	memset(target, 0x5a, sizeof(target));
 	va = map_host(fd, target, sizeof(target));
 	ms = pkt_memset(va, sizeof(target), 0);
-	bad = pkt_fence(HPU_NUM_SOBS); /* the driver's SOBs: forbidden */
+	bad = hpu_test_pkt_fence(
+		HPU_NUM_SOBS); /* the driver's SOBs: forbidden */
 	memcpy(cbuf, &ms, sizeof(ms));
 	memcpy((uint8_t *)cbuf + sizeof(ms), &bad, sizeof(bad));
 	assert_int_equal(cb_create(fd, cbuf, sizeof(cbuf), &h), 0);
@@ -340,51 +259,63 @@ static void test_cs_rejects(void **state)
 	memset(&c, 0, sizeof(c));
 	c.cb_handle = h;
 	c.cb_size = sizeof(ms) + sizeof(bad);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &info), 0);
-	assert_int_equal(cs(fd, &c, 1, 0, 0, &seq), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &info), 0);
+	assert_int_equal(hpu_test_cs_submit(fd, &c, 1, 0, 0, &seq, NULL),
+			 -EINVAL);
 	info.return_pointer = (uintptr_t)&ctr1;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &info), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &info), 0);
 	assert_int_equal(ctr1.ctx_parsing_drop_cnt,
 			 ctr0.ctx_parsing_drop_cnt + 1);
 	assert_int_equal(ctr1.ctx_submitted, ctr0.ctx_submitted);
 
 	c.cb_size = sizeof(ms);
 	c.queue_index = 100000;
-	assert_int_equal(cs(fd, &c, 1, 0, 0, &seq), -EINVAL);
+	assert_int_equal(hpu_test_cs_submit(fd, &c, 1, 0, 0, &seq, NULL),
+			 -EINVAL);
 	c.queue_index = 0;
 	c.cb_handle = h + 1000;
-	assert_int_equal(cs(fd, &c, 1, 0, 0, &seq), -EINVAL);
+	assert_int_equal(hpu_test_cs_submit(fd, &c, 1, 0, 0, &seq, NULL),
+			 -EINVAL);
 	c.cb_handle = h;
-	assert_int_equal(cs(fd2, &c, 1, 0, 0, &seq), -EINVAL); /* other ctx */
+	assert_int_equal(hpu_test_cs_submit(fd2, &c, 1, 0, 0, &seq, NULL),
+			 -EINVAL); /* other ctx */
 	c.cb_size = sizeof(cbuf) + 8;
-	assert_int_equal(cs(fd, &c, 1, 0, 0, &seq), -EINVAL);
+	assert_int_equal(hpu_test_cs_submit(fd, &c, 1, 0, 0, &seq, NULL),
+			 -EINVAL);
 	c.cb_size = 12;
-	assert_int_equal(cs(fd, &c, 1, 0, 0, &seq), -EINVAL);
+	assert_int_equal(hpu_test_cs_submit(fd, &c, 1, 0, 0, &seq, NULL),
+			 -EINVAL);
 	c.cb_size = sizeof(ms);
 	c.pad = 1;
-	assert_int_equal(cs(fd, &c, 1, 0, 0, &seq), -EINVAL);
+	assert_int_equal(hpu_test_cs_submit(fd, &c, 1, 0, 0, &seq, NULL),
+			 -EINVAL);
 	c.pad = 0;
-	assert_int_equal(cs(fd, (void *)8, 1, 0, 0, &seq), -EFAULT);
-	assert_int_equal(cs(fd, &c, 0, 0, 0, &seq), -EINVAL);
-	assert_int_equal(cs(fd, &c, 1, HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT,
-			    0, &seq),
+	assert_int_equal(hpu_test_cs_submit(fd, (void *)8, 1, 0, 0, &seq, NULL),
+			 -EFAULT);
+	assert_int_equal(hpu_test_cs_submit(fd, &c, 0, 0, 0, &seq, NULL),
+			 -EINVAL);
+	assert_int_equal(hpu_test_cs_submit(fd, &c, 1,
+					    HPU_CS_FLAGS_SIGNAL |
+						    HPU_CS_FLAGS_WAIT,
+					    0, &seq, NULL),
 			 -EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.in.chunks_execute = (uintptr_t)&c;
 	a.in.num_chunks_execute = 1;
 	a.in.reserved = 1;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CS, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CS, &a), -EINVAL);
 	/* nothing of the rejected CSs ran */
 	assert_int_equal(target[0], 0x5a);
 	assert_int_equal(target[sizeof(target) - 1], 0x5a);
 
 	/* the good prefix runs; the sequence numbers count from 1 */
-	assert_int_equal(cs(fd, &c, 1, 0, 0, &seq), 0);
+	assert_int_equal(hpu_test_cs_submit(fd, &c, 1, 0, 0, &seq, NULL), 0);
 	assert_int_equal(seq, 1);
-	assert_int_equal(wait_status(fd, seq), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_wait_status(fd, seq),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(target[0], 0);
-	assert_int_equal(wait_cs(fd, 2, 0, &status), -EINVAL);
-	assert_int_equal(wait_cs(fd2, 1, 0, &status), -EINVAL);
+	assert_int_equal(hpu_test_cs_wait(fd, 2, 0, &status), -EINVAL);
+	assert_int_equal(hpu_test_cs_wait(fd2, 1, 0, &status), -EINVAL);
 	close(fd);
 	close(fd2);
 }
@@ -397,7 +328,7 @@ static void test_dma_round_trip(void **state)
 	} pk;
 	uint64_t h = 0, dva, sva, tva, seq = 0;
 	unsigned int i;
-	int fd = open_dev(0);
+	int fd = hpu_test_open_dev(0);
 
 	for (i = 0; i < sizeof(src); i++)
 		src[i] = (uint8_t)(i * 7 + 3);
@@ -407,8 +338,10 @@ static void test_dma_round_trip(void **state)
 	tva = map_host(fd, dst, sizeof(dst));
 	pk.h2d = pkt_dma(sva, dva, sizeof(src));
 	pk.d2h = pkt_dma(dva, tva, sizeof(src));
-	assert_int_equal(run_cb(fd, &pk, sizeof(pk), 0, 0, &seq), 0);
-	assert_int_equal(wait_status(fd, seq), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &pk, sizeof(pk), 0, 0, &seq),
+			 0);
+	assert_int_equal(hpu_test_cs_wait_status(fd, seq),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_memory_equal(src, dst, sizeof(src));
 	close(fd);
 }
@@ -416,34 +349,44 @@ static void test_dma_round_trip(void **state)
 static void test_signal_wait_order(void **state)
 {
 	static uint8_t buf[64];
-	struct hpu_pkt_fence f = pkt_fence(9);
-	struct hpu_pkt_msg_long inc = pkt_inc(9);
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(9);
+	struct hpu_pkt_msg_long inc = hpu_test_pkt_inc(9);
 	struct hpu_pkt_memset ms;
 	struct hpu_cs_chunk sig = { .queue_index = 1 };
 	struct hpu_cs_chunk wt = { .queue_index = 0, .cb_size = 1 };
 	uint64_t s1 = 0, s_sig = 0, s_wait = 0, s_ms = 0, s_inc = 0;
 	uint32_t status;
-	int fd = open_dev(0);
+	int fd = hpu_test_open_dev(0);
 
 	memset(buf, 0x11, sizeof(buf));
 	ms = pkt_memset(map_host(fd, buf, sizeof(buf)), sizeof(buf), 0x77);
 	/* queue 1 blocks on SOB 9; SIGNAL on queue 1 ends after it */
-	assert_int_equal(run_cb(fd, &f, sizeof(f), 1, 0, &s1), 0);
-	assert_int_equal(cs(fd, &sig, 1, HPU_CS_FLAGS_SIGNAL, 0, &s_sig), 0);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &f, sizeof(f), 1, 0, &s1), 0);
+	assert_int_equal(hpu_test_cs_submit(fd, &sig, 1, HPU_CS_FLAGS_SIGNAL, 0,
+					    &s_sig, NULL),
+			 0);
 	/* queue 0 waits for the SIGNAL, then runs the MEMSET */
 	wt.cb_handle = (uintptr_t)&s_sig;
-	assert_int_equal(cs(fd, &wt, 1, HPU_CS_FLAGS_WAIT, 0, &s_wait), 0);
-	assert_int_equal(run_cb(fd, &ms, sizeof(ms), 0, 0, &s_ms), 0);
-	assert_int_equal(wait_cs(fd, s_ms, 200000, &status), 0);
+	assert_int_equal(hpu_test_cs_submit(fd, &wt, 1, HPU_CS_FLAGS_WAIT, 0,
+					    &s_wait, NULL),
+			 0);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &ms, sizeof(ms), 0, 0, &s_ms),
+			 0);
+	assert_int_equal(hpu_test_cs_wait(fd, s_ms, 200000, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
 	assert_int_equal(buf[0], 0x11);
 	/* release queue 1 from a third queue */
-	assert_int_equal(run_cb(fd, &inc, sizeof(inc), 2, 0, &s_inc), 0);
-	assert_int_equal(wait_status(fd, s_ms), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(
+		hpu_test_cs_run_cb(fd, &inc, sizeof(inc), 2, 0, &s_inc), 0);
+	assert_int_equal(hpu_test_cs_wait_status(fd, s_ms),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(buf[0], 0x77);
-	assert_int_equal(wait_status(fd, s1), HPU_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(wait_status(fd, s_sig), HPU_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(wait_status(fd, s_wait), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_wait_status(fd, s1),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_wait_status(fd, s_sig),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_wait_status(fd, s_wait),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 	close(fd);
 }
 
@@ -459,7 +402,7 @@ static void *waiter_main(void *p)
 	struct waiter_arg *w = p;
 
 	do {
-		w->ret = wait_cs(w->fd, w->seq, WAIT_US, &w->status);
+		w->ret = hpu_test_cs_wait(w->fd, w->seq, WAIT_US, &w->status);
 	} while (w->ret == -EINTR);
 	return NULL;
 }
@@ -468,17 +411,17 @@ static void test_many_waiters(void **state)
 {
 	static struct waiter_arg args[NWAITERS];
 	static pthread_t th[NWAITERS];
-	struct hpu_pkt_fence f = pkt_fence(11);
-	struct hpu_pkt_msg_long inc = pkt_inc(11);
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(11);
+	struct hpu_pkt_msg_long inc = hpu_test_pkt_inc(11);
 	struct hpu_info_device_status ds;
 	struct hpu_info_args info = { .return_pointer = (uintptr_t)&ds,
 				      .return_size = sizeof(ds),
 				      .op = HPU_INFO_DEVICE_STATUS };
 	uint64_t seq, s_inc;
 	unsigned int i;
-	int fd = open_dev(1);
+	int fd = hpu_test_open_dev(1);
 
-	assert_int_equal(run_cb(fd, &f, sizeof(f), 3, 0, &seq), 0);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &f, sizeof(f), 3, 0, &seq), 0);
 	for (i = 0; i < NWAITERS; i++) {
 		args[i].fd = fd;
 		args[i].seq = seq;
@@ -488,8 +431,9 @@ static void test_many_waiters(void **state)
 	}
 	hpu_test_sleep_ms(500);
 	/* more waiters than worker threads: other requests still served */
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &info), 0);
-	assert_int_equal(run_cb(fd, &inc, sizeof(inc), 4, 0, &s_inc), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &info), 0);
+	assert_int_equal(
+		hpu_test_cs_run_cb(fd, &inc, sizeof(inc), 4, 0, &s_inc), 0);
 	for (i = 0; i < NWAITERS; i++) {
 		pthread_join(th[i], NULL);
 		assert_int_equal(args[i].ret, 0);
@@ -501,15 +445,17 @@ static void test_many_waiters(void **state)
 static void test_cs_timeout(void **state)
 {
 	static uint8_t buf[64];
-	struct hpu_pkt_fence f = pkt_fence(13);
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(13);
 	struct hpu_pkt_memset ms;
 	struct hpu_event ev;
 	unsigned long resets = attr_ul(2, "soft_reset_cnt");
 	uint64_t seq, s2;
-	int fd = open_dev(2), other = open_dev(2);
+	int fd = hpu_test_open_dev(2), other = hpu_test_open_dev(2);
 
-	assert_int_equal(run_cb(fd, &f, sizeof(f), 0, 100, &seq), 0);
-	assert_int_equal(wait_status(fd, seq), HPU_WAIT_CS_STATUS_TIMEDOUT);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &f, sizeof(f), 0, 100, &seq),
+			 0);
+	assert_int_equal(hpu_test_cs_wait_status(fd, seq),
+			 HPU_WAIT_CS_STATUS_TIMEDOUT);
 	assert_true(attr_ul(2, "soft_reset_cnt") >= resets + 1);
 	assert_int_equal(read(fd, &ev, sizeof(ev)), sizeof(ev));
 	assert_int_equal(ev.type, HPU_EVENT_CS_TIMEOUT);
@@ -517,8 +463,10 @@ static void test_cs_timeout(void **state)
 	/* the device goes on: another context uses the same queue */
 	memset(buf, 1, sizeof(buf));
 	ms = pkt_memset(map_host(other, buf, sizeof(buf)), sizeof(buf), 9);
-	assert_int_equal(run_cb(other, &ms, sizeof(ms), 0, 0, &s2), 0);
-	assert_int_equal(wait_status(other, s2), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_run_cb(other, &ms, sizeof(ms), 0, 0, &s2),
+			 0);
+	assert_int_equal(hpu_test_cs_wait_status(other, s2),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(buf[63], 9);
 	close(fd);
 	close(other);
@@ -530,12 +478,13 @@ static void test_page_fault(void **state)
 	struct hpu_pkt_lin_dma d;
 	struct hpu_event ev;
 	uint64_t seq, bad = DEV_VA + (1ULL << 40);
-	int fd = open_dev(3);
+	int fd = hpu_test_open_dev(3);
 
 	memset(dst, 0xab, sizeof(dst));
 	d = pkt_dma(bad, map_host(fd, dst, sizeof(dst)), sizeof(dst));
-	assert_int_equal(run_cb(fd, &d, sizeof(d), 0, 0, &seq), 0);
-	assert_int_equal(wait_status(fd, seq), HPU_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &d, sizeof(d), 0, 0, &seq), 0);
+	assert_int_equal(hpu_test_cs_wait_status(fd, seq),
+			 HPU_WAIT_CS_STATUS_ABORTED);
 	assert_int_equal(read(fd, &ev, sizeof(ev)), sizeof(ev));
 	assert_int_equal(ev.type, HPU_EVENT_PAGE_FAULT);
 	assert_int_equal(ev.seq, seq);
@@ -552,18 +501,19 @@ static void test_poll_pri(void **state)
 	struct pollfd p;
 	uint32_t status;
 	uint64_t seq;
-	int fd = open_dev(0);
+	int fd = hpu_test_open_dev(0);
 
-	assert_int_equal(run_cb(fd, &n, sizeof(n), 0, 0, &seq), 0);
-	assert_int_equal(wait_status(fd, seq), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &n, sizeof(n), 0, 0, &seq), 0);
+	assert_int_equal(hpu_test_cs_wait_status(fd, seq),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 	/* the WAIT_CS cleared POLLPRI */
 	p.fd = fd;
 	p.events = POLLPRI;
 	assert_int_equal(poll(&p, 1, 0), 0);
-	assert_int_equal(run_cb(fd, &n, sizeof(n), 0, 0, &seq), 0);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &n, sizeof(n), 0, 0, &seq), 0);
 	assert_int_equal(poll(&p, 1, 20000), 1);
 	assert_true(p.revents & POLLPRI);
-	assert_int_equal(wait_cs(fd, seq, 0, &status), 0);
+	assert_int_equal(hpu_test_cs_wait(fd, seq, 0, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
 	close(fd);
 }

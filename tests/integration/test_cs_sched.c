@@ -22,107 +22,18 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "../lib/hpu_test_cs.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpu_accel.h"
 #include "hpu_packets.h"
-
-#define WAIT_US 20000000ULL
 
 /* Internal SOBs of a context: WAIT chunks that may wait at once */
 #define WAIT_CHUNKS_IN_FLIGHT 512
 
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int open_dev(int i)
-{
-	char path[PATH_MAX + 16];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/hpu%d", hpu_test_shared.mount, i);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	assert_true(fd >= 0);
-	return fd;
-}
-
-static int cs(int fd, struct hpu_cs_chunk *c, uint32_t n, uint32_t flags,
-	      uint32_t timeout_ms, uint64_t *seq, uint32_t *out_flags)
-{
-	union hpu_cs_args a = { .in = { .chunks_execute = (uintptr_t)c,
-					.num_chunks_execute = n,
-					.cs_flags = flags,
-					.timeout_ms = timeout_ms } };
-	int ret = xioctl(fd, HPU_IOCTL_CS, &a);
-
-	if (!ret && seq)
-		*seq = a.out.seq;
-	if (!ret && out_flags)
-		*out_flags = a.out.flags;
-	return ret;
-}
-
-/* Run a fresh CB holding @pkts (@len bytes) on @queue */
-static int run_cb(int fd, const void *pkts, uint32_t len, uint32_t queue,
-		  uint32_t timeout_ms, uint64_t *seq)
-{
-	static __thread uint64_t buf[64][32];
-	static __thread unsigned int next;
-	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
-					.cb_size = sizeof(buf[0]) } };
-	struct hpu_cs_chunk c = { .queue_index = queue, .cb_size = len };
-	uint64_t *b = buf[next++ % 64];
-
-	memcpy(b, pkts, len);
-	a.in.host_ptr = (uintptr_t)b;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &a), 0);
-	c.cb_handle = a.out.cb_handle;
-	return cs(fd, &c, 1, 0, timeout_ms, seq, NULL);
-}
-
-static int wait_cs(int fd, uint64_t seq, uint64_t timeout_us, uint32_t *status)
-{
-	union hpu_wait_cs_args w = { .in = { .seq = seq,
-					     .timeout_us = timeout_us } };
-	int ret = xioctl(fd, HPU_IOCTL_WAIT_CS, &w);
-
-	if (!ret)
-		*status = w.out.status;
-	return ret;
-}
-
-static uint32_t wait_status(int fd, uint64_t seq)
-{
-	uint32_t status = ~0U;
-
-	assert_int_equal(wait_cs(fd, seq, WAIT_US, &status), 0);
-	return status;
-}
-
 static const struct hpu_pkt_nop nop = {
 	.hdr = { .opcode = HPU_PACKET_NOP, .size = sizeof(nop) },
 };
-
-static struct hpu_pkt_fence pkt_fence(uint32_t sob)
-{
-	struct hpu_pkt_fence p = { .hdr = { .opcode = HPU_PACKET_FENCE,
-					    .size = sizeof(p) },
-				   .sob_id = sob,
-				   .target = 1,
-				   .dec = 1 };
-	return p;
-}
-
-static struct hpu_pkt_msg_long pkt_inc(uint32_t sob)
-{
-	struct hpu_pkt_msg_long p = { .hdr = { .opcode = HPU_PACKET_MSG_LONG,
-					       .size = sizeof(p) },
-				      .sob_id = sob,
-				      .op = HPU_MSG_OP_ADD,
-				      .value = 1 };
-	return p;
-}
 
 /* A WAIT CS of @n chunks on @queue, each waiting for @seqs[0..@per-1] */
 static int wait_submit(int fd, unsigned int n, uint32_t queue,
@@ -139,7 +50,8 @@ static int wait_submit(int fd, unsigned int n, uint32_t queue,
 		c[i].cb_handle = (uintptr_t)seqs;
 		c[i].cb_size = per;
 	}
-	ret = cs(fd, c, n, HPU_CS_FLAGS_WAIT, 0, seq, out_flags);
+	ret = hpu_test_cs_submit(fd, c, n, HPU_CS_FLAGS_WAIT, 0, seq,
+				 out_flags);
 	free(c);
 	return ret;
 }
@@ -151,23 +63,29 @@ static int wait_submit(int fd, unsigned int n, uint32_t queue,
  */
 static void test_fence_hog_vs_nop(void **state)
 {
-	struct hpu_pkt_fence f = pkt_fence(20);
-	struct hpu_pkt_msg_long inc = pkt_inc(20);
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(20);
+	struct hpu_pkt_msg_long inc = hpu_test_pkt_inc(20);
 	uint64_t s_hog, s_nop, s_wait, s_inc;
 	uint32_t status, fl = 0;
-	int a = open_dev(0), b = open_dev(0);
+	int a = hpu_test_open_dev(0), b = hpu_test_open_dev(0);
 
-	assert_int_equal(
-		run_cb(a, &f, sizeof(f), 0, HPU_CS_TIMEOUT_MAX_MS, &s_hog), 0);
-	assert_int_equal(run_cb(b, &nop, sizeof(nop), 0, 0, &s_nop), 0);
-	assert_int_equal(wait_status(b, s_nop), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_run_cb(a, &f, sizeof(f), 0,
+					    HPU_CS_TIMEOUT_MAX_MS, &s_hog),
+			 0);
+	assert_int_equal(hpu_test_cs_run_cb(b, &nop, sizeof(nop), 0, 0, &s_nop),
+			 0);
+	assert_int_equal(hpu_test_cs_wait_status(b, s_nop),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(wait_submit(b, 1, 0, &s_nop, 1, &s_wait, &fl), 0);
-	assert_int_equal(wait_status(b, s_wait), HPU_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(wait_cs(a, s_hog, 0, &status), 0);
+	assert_int_equal(hpu_test_cs_wait_status(b, s_wait),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_wait(a, s_hog, 0, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
 
-	assert_int_equal(run_cb(a, &inc, sizeof(inc), 1, 0, &s_inc), 0);
-	assert_int_equal(wait_status(a, s_hog), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_run_cb(a, &inc, sizeof(inc), 1, 0, &s_inc),
+			 0);
+	assert_int_equal(hpu_test_cs_wait_status(a, s_hog),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 	close(a);
 	close(b);
 }
@@ -180,20 +98,23 @@ static void test_wait_chunk_limits(void **state)
 {
 	uint64_t done[2], s_wait, s_next, s_prev;
 	uint32_t fl = 0;
-	int fd = open_dev(1);
+	int fd = hpu_test_open_dev(1);
 
-	assert_int_equal(run_cb(fd, &nop, sizeof(nop), 0, 0, &done[0]), 0);
-	assert_int_equal(run_cb(fd, &nop, sizeof(nop), 1, 0, &done[1]), 0);
-	assert_int_equal(wait_status(fd, done[0]),
+	assert_int_equal(
+		hpu_test_cs_run_cb(fd, &nop, sizeof(nop), 0, 0, &done[0]), 0);
+	assert_int_equal(
+		hpu_test_cs_run_cb(fd, &nop, sizeof(nop), 1, 0, &done[1]), 0);
+	assert_int_equal(hpu_test_cs_wait_status(fd, done[0]),
 			 HPU_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(wait_status(fd, done[1]),
+	assert_int_equal(hpu_test_cs_wait_status(fd, done[1]),
 			 HPU_WAIT_CS_STATUS_COMPLETED);
 
 	assert_int_equal(wait_submit(fd, HPU_WAIT_MAX_CHUNKS, 2, done, 2,
 				     &s_wait, &fl),
 			 0);
 	assert_true(fl & HPU_CS_OUT_FLAG_COMPLETED);
-	assert_int_equal(wait_status(fd, s_wait), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_wait_status(fd, s_wait),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 
 	s_prev = s_wait;
 	assert_int_equal(wait_submit(fd, HPU_WAIT_MAX_CHUNKS + 1, 2, done, 2,
@@ -203,9 +124,11 @@ static void test_wait_chunk_limits(void **state)
 				     NULL),
 			 -EINVAL);
 	/* nothing was submitted: the next number follows the last one */
-	assert_int_equal(run_cb(fd, &nop, sizeof(nop), 0, 0, &s_next), 0);
+	assert_int_equal(
+		hpu_test_cs_run_cb(fd, &nop, sizeof(nop), 0, 0, &s_next), 0);
 	assert_int_equal(s_next, s_prev + 1);
-	assert_int_equal(wait_status(fd, s_next), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_wait_status(fd, s_next),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 	close(fd);
 }
 
@@ -219,15 +142,17 @@ static void test_wait_chunks_in_flight(void **state)
 	enum {
 		NWAIT = WAIT_CHUNKS_IN_FLIGHT / HPU_WAIT_MAX_CHUNKS
 	};
-	struct hpu_pkt_fence f = pkt_fence(21);
-	struct hpu_pkt_msg_long inc = pkt_inc(21);
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(21);
+	struct hpu_pkt_msg_long inc = hpu_test_pkt_inc(21);
 	uint64_t s_hog, s_wait[NWAIT], s_inc, deps[2];
 	uint32_t status, fl = 0;
 	unsigned int i;
-	int fd = open_dev(2);
+	int fd = hpu_test_open_dev(2);
 
-	assert_int_equal(run_cb(fd, &f, sizeof(f), 0, 0, &s_hog), 0);
-	assert_int_equal(run_cb(fd, &nop, sizeof(nop), 1, 0, &deps[0]), 0);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &f, sizeof(f), 0, 0, &s_hog),
+			 0);
+	assert_int_equal(
+		hpu_test_cs_run_cb(fd, &nop, sizeof(nop), 1, 0, &deps[0]), 0);
 	deps[1] = s_hog;
 	for (i = 0; i < NWAIT; i++) {
 		assert_int_equal(wait_submit(fd, HPU_WAIT_MAX_CHUNKS, 2, deps,
@@ -239,19 +164,21 @@ static void test_wait_chunks_in_flight(void **state)
 	/* a WAIT on ended CSs only needs no internal SOB */
 	assert_int_equal(wait_submit(fd, 1, 3, deps, 1, NULL, &fl), 0);
 	assert_true(fl & HPU_CS_OUT_FLAG_COMPLETED);
-	assert_int_equal(wait_cs(fd, s_wait[0], 0, &status), 0);
+	assert_int_equal(hpu_test_cs_wait(fd, s_wait[0], 0, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
 
-	assert_int_equal(run_cb(fd, &inc, sizeof(inc), 1, 0, &s_inc), 0);
-	assert_int_equal(wait_status(fd, s_hog), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(
+		hpu_test_cs_run_cb(fd, &inc, sizeof(inc), 1, 0, &s_inc), 0);
+	assert_int_equal(hpu_test_cs_wait_status(fd, s_hog),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 	for (i = 0; i < NWAIT; i++)
-		assert_int_equal(wait_status(fd, s_wait[i]),
+		assert_int_equal(hpu_test_cs_wait_status(fd, s_wait[i]),
 				 HPU_WAIT_CS_STATUS_COMPLETED);
 	/* the SOBs are free again */
 	assert_int_equal(wait_submit(fd, HPU_WAIT_MAX_CHUNKS, 2, deps, 2,
 				     &s_wait[0], &fl),
 			 0);
-	assert_int_equal(wait_status(fd, s_wait[0]),
+	assert_int_equal(hpu_test_cs_wait_status(fd, s_wait[0]),
 			 HPU_WAIT_CS_STATUS_COMPLETED);
 	close(fd);
 }
@@ -260,19 +187,22 @@ static void test_wait_chunks_in_flight(void **state)
 static void test_timeout_above_max(void **state)
 {
 	uint64_t s1, s2;
-	int fd = open_dev(3);
+	int fd = hpu_test_open_dev(3);
 
-	assert_int_equal(run_cb(fd, &nop, sizeof(nop), 0, HPU_CS_TIMEOUT_MAX_MS,
-				&s1),
+	assert_int_equal(hpu_test_cs_run_cb(fd, &nop, sizeof(nop), 0,
+					    HPU_CS_TIMEOUT_MAX_MS, &s1),
 			 0);
-	assert_int_equal(run_cb(fd, &nop, sizeof(nop), 0,
-				HPU_CS_TIMEOUT_MAX_MS + 1, NULL),
+	assert_int_equal(hpu_test_cs_run_cb(fd, &nop, sizeof(nop), 0,
+					    HPU_CS_TIMEOUT_MAX_MS + 1, NULL),
 			 -EINVAL);
-	assert_int_equal(run_cb(fd, &nop, sizeof(nop), 0, 0xffffffffU, NULL),
+	assert_int_equal(hpu_test_cs_run_cb(fd, &nop, sizeof(nop), 0,
+					    0xffffffffU, NULL),
 			 -EINVAL);
-	assert_int_equal(run_cb(fd, &nop, sizeof(nop), 0, 0, &s2), 0);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &nop, sizeof(nop), 0, 0, &s2),
+			 0);
 	assert_int_equal(s2, s1 + 1);
-	assert_int_equal(wait_status(fd, s2), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_wait_status(fd, s2),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 	close(fd);
 }
 

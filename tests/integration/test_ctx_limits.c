@@ -41,27 +41,6 @@ static const char *const small_limits[] = {
 	"--limit", "waiters=2",	     NULL,
 };
 
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int open_node(const char *mount, int i)
-{
-	char path[PATH_MAX + 16];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/hpu%d", mount, i);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	assert_true(fd >= 0);
-	return fd;
-}
-
-static int open_dev(int i)
-{
-	return open_node(hpu_test_shared.mount, i);
-}
-
 static void limits(int fd, struct hpu_info_ctx_limits *l)
 {
 	struct hpu_info_args a = { .return_pointer = (uintptr_t)l,
@@ -69,7 +48,7 @@ static void limits(int fd, struct hpu_info_ctx_limits *l)
 				   .op = HPU_INFO_CTX_LIMITS };
 
 	memset(l, 0, sizeof(*l));
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
 	assert_int_equal(a.full_size, sizeof(*l));
 	assert_int_equal(l->num_limits, HPU_CTX_LIMIT_NUM);
 }
@@ -103,7 +82,7 @@ static int alloc(int fd, uint64_t size, uint64_t *h)
 {
 	union hpu_mem_args m = { .in = { .op = HPU_MEM_OP_ALLOC,
 					 .size = size } };
-	int ret = xioctl(fd, HPU_IOCTL_MEMORY, &m);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m);
 
 	*h = ret ? 0 : m.out.handle;
 	return ret;
@@ -113,13 +92,13 @@ static int mem_free(int fd, uint64_t h)
 {
 	union hpu_mem_args m = { .in = { .op = HPU_MEM_OP_FREE, .handle = h } };
 
-	return xioctl(fd, HPU_IOCTL_MEMORY, &m);
+	return hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m);
 }
 
 static int map_dev(int fd, uint64_t h, uint64_t *va)
 {
 	union hpu_mem_args m = { .in = { .op = HPU_MEM_OP_MAP, .handle = h } };
-	int ret = xioctl(fd, HPU_IOCTL_MEMORY, &m);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m);
 
 	*va = ret ? 0 : m.out.device_virt_addr;
 	return ret;
@@ -131,7 +110,7 @@ static int map_host(int fd, void *p, uint64_t size, uint64_t *va)
 					 .flags = HPU_MEM_USERPTR,
 					 .host_virt_addr = (uintptr_t)p,
 					 .size = size } };
-	int ret = xioctl(fd, HPU_IOCTL_MEMORY, &m);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m);
 
 	*va = ret ? 0 : m.out.device_virt_addr;
 	return ret;
@@ -143,7 +122,7 @@ static int map_shm(int fd, int mfd, uint64_t off, uint64_t size, uint64_t *va)
 					 .handle = (uint64_t)mfd,
 					 .page_size = off,
 					 .size = size } };
-	int ret = xioctl(fd, HPU_IOCTL_MEMORY, &m);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m);
 
 	*va = ret ? 0 : m.out.device_virt_addr;
 	return ret;
@@ -154,7 +133,7 @@ static int unmap(int fd, uint64_t va)
 	union hpu_mem_args m = { .in = { .op = HPU_MEM_OP_UNMAP,
 					 .device_virt_addr = va } };
 
-	return xioctl(fd, HPU_IOCTL_MEMORY, &m);
+	return hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m);
 }
 
 static int cb_create(int fd, void *p, uint32_t size, uint64_t *h)
@@ -162,7 +141,7 @@ static int cb_create(int fd, void *p, uint32_t size, uint64_t *h)
 	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
 					.host_ptr = (uintptr_t)p,
 					.cb_size = size } };
-	int ret = xioctl(fd, HPU_IOCTL_CB, &a);
+	int ret = hpu_test_ioctl(fd, HPU_IOCTL_CB, &a);
 
 	*h = ret ? 0 : a.out.cb_handle;
 	return ret;
@@ -173,7 +152,7 @@ static int cb_destroy(int fd, uint64_t h)
 	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_DESTROY,
 					.cb_handle = h } };
 
-	return xioctl(fd, HPU_IOCTL_CB, &a);
+	return hpu_test_ioctl(fd, HPU_IOCTL_CB, &a);
 }
 
 static int sealed_memfd(size_t size)
@@ -197,10 +176,10 @@ static void test_info_reports_limits(void **state)
 				   .op = HPU_INFO_DRIVER_VERSION };
 	char path[PATH_MAX + 32];
 	unsigned int i;
-	int fd = open_dev(0), cfd;
+	int fd = hpu_test_open_dev(0), cfd;
 
 	(void)state;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
 	assert_true(v.capabilities & HPU_CAP_CTX_LIMITS);
 	limits(fd, &l);
 	assert_int_equal(l.limits[HPU_CTX_LIMIT_CBS].limit, 8);
@@ -239,7 +218,7 @@ static void test_cbs_limit(void **state)
 {
 	static uint64_t buf[16];
 	uint64_t h[9], other;
-	int fd = open_dev(0), fd2 = open_dev(0), i;
+	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0), i;
 
 	(void)state;
 	for (i = 0; i < 8; i++)
@@ -261,7 +240,7 @@ static void test_cbs_limit(void **state)
 static void test_allocs_and_maps_limit(void **state)
 {
 	uint64_t h[9], va[5], other;
-	int fd = open_dev(0), fd2 = open_dev(0), i;
+	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0), i;
 
 	(void)state;
 	for (i = 0; i < 8; i++)
@@ -291,7 +270,7 @@ static void test_host_maps_and_pinned_limit(void **state)
 	size_t big_len = 128 * 1024;
 	uint64_t va[5], big_va;
 	void *big;
-	int fd = open_dev(0), fd2 = open_dev(0), i;
+	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0), i;
 
 	(void)state;
 	for (i = 0; i < 4; i++)
@@ -317,7 +296,8 @@ static void test_host_maps_and_pinned_limit(void **state)
 
 static void test_shm_maps_limit(void **state)
 {
-	int fd = open_dev(0), fd2 = open_dev(0), mfd = sealed_memfd(16384), i;
+	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0),
+	    mfd = sealed_memfd(16384), i;
 	uint64_t va[4];
 
 	(void)state;
@@ -354,7 +334,7 @@ static int submit_fence(int fd, uint64_t *cb, uint32_t timeout_ms,
 	memcpy(cb, &f, sizeof(f));
 	assert_int_equal(cb_create(fd, cb, 64, &h), 0);
 	c.cb_handle = h;
-	ret = xioctl(fd, HPU_IOCTL_CS, &a);
+	ret = hpu_test_ioctl(fd, HPU_IOCTL_CS, &a);
 	*seq = ret ? 0 : a.out.seq;
 	return ret;
 }
@@ -364,7 +344,7 @@ static int wait_cs(int fd, uint64_t seq, uint64_t timeout_us)
 	union hpu_wait_cs_args w = { .in = { .seq = seq,
 					     .timeout_us = timeout_us } };
 
-	return xioctl(fd, HPU_IOCTL_WAIT_CS, &w);
+	return hpu_test_ioctl(fd, HPU_IOCTL_WAIT_CS, &w);
 }
 
 struct waiter {
@@ -387,7 +367,7 @@ static void test_cs_and_waiters_limit(void **state)
 	struct waiter w[2];
 	pthread_t t[2];
 	uint64_t seq[3];
-	int fd = open_dev(1), fd2 = open_dev(1), i, tries;
+	int fd = hpu_test_open_dev(1), fd2 = hpu_test_open_dev(1), i, tries;
 
 	(void)state;
 	/* two CSs stay in flight until their (short) timeout */
@@ -444,7 +424,7 @@ static void page_fault(int fd, uint64_t *cb, uint64_t dst_va)
 	memcpy(cb, &d, sizeof(d));
 	assert_int_equal(cb_create(fd, cb, 64, &h), 0);
 	c.cb_handle = h;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CS, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CS, &a), 0);
 	assert_int_equal(wait_cs(fd, a.out.seq, WAIT_US), 0);
 	assert_int_equal(cb_destroy(fd, h), 0);
 }
@@ -456,7 +436,7 @@ static void test_events_limit(void **state)
 	struct hpu_event ev[8];
 	uint64_t va;
 	ssize_t n;
-	int fd = open_dev(0), i;
+	int fd = hpu_test_open_dev(0), i;
 
 	(void)state;
 	assert_int_equal(map_host(fd, dst, sizeof(dst), &va), 0);
@@ -481,10 +461,10 @@ static void test_nic_limits(void **state)
 	struct hpu_info_nic ni;
 	uint64_t h, va;
 	unsigned int p, i;
-	int fd = open_dev(0), ret;
+	int fd = hpu_test_open_dev(0), ret;
 
 	(void)state;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
 	if (!(v.capabilities & HPU_CAP_NIC)) {
 		close(fd);
 		HPU_TEST_SKIP_IF("the model has no NICs");
@@ -497,7 +477,7 @@ static void test_nic_limits(void **state)
 		n.in.flags = HPU_NIC_MR_REMOTE_WRITE;
 		n.in.addr = va + i * 4096;
 		n.in.size = 4096;
-		ret = xioctl(fd, HPU_IOCTL_NIC, &n);
+		ret = hpu_test_ioctl(fd, HPU_IOCTL_NIC, &n);
 		assert_int_equal(ret, i < 2 ? 0 : -ENOSPC);
 	}
 	assert_int_equal(used(fd, HPU_CTX_LIMIT_NIC_MRS), 2);
@@ -505,7 +485,7 @@ static void test_nic_limits(void **state)
 	a.return_pointer = (uintptr_t)&ni;
 	a.return_size = sizeof(ni);
 	a.op = HPU_INFO_NIC;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
 	for (p = 0; p < ni.num_ports && ni.port_peer[p] != 1; p++)
 		;
 	assert_true(p < ni.num_ports);
@@ -514,7 +494,7 @@ static void test_nic_limits(void **state)
 		n.in.op = HPU_NIC_OP_CONNECT;
 		n.in.port = p;
 		n.in.remote_device = 1;
-		ret = xioctl(fd, HPU_IOCTL_NIC, &n);
+		ret = hpu_test_ioctl(fd, HPU_IOCTL_NIC, &n);
 		assert_int_equal(ret, i < 1 ? 0 : -ENOSPC);
 	}
 	assert_int_equal(used(fd, HPU_CTX_LIMIT_NIC_CONNS), 1);
@@ -533,7 +513,8 @@ static void test_default_limits_keep_daemon(void **state)
 
 	(void)state;
 	assert_int_equal(hpu_test_daemon_start(&d, 1, "gaudi2", NULL), 0);
-	fd = open_node(d.mount, 0);
+	fd = hpu_test_open_node(d.mount, "hpu", 0);
+	assert_true(fd >= 0);
 	limits(fd, &l);
 	cbs_limit = l.limits[HPU_CTX_LIMIT_CBS].limit;
 	shm_limit = l.limits[HPU_CTX_LIMIT_SHM_MAPS].limit;
@@ -562,7 +543,8 @@ static void test_default_limits_keep_daemon(void **state)
 	assert_int_equal(n, shm_limit);
 
 	/* another context still gets its CB and its mapping */
-	fd2 = open_node(d.mount, 0);
+	fd2 = hpu_test_open_node(d.mount, "hpu", 0);
+	assert_true(fd2 >= 0);
 	assert_int_equal(cb_create(fd2, buf, 64, &h), 0);
 	assert_int_equal(map_shm(fd2, mfd, 0, 4096, &va), 0);
 	close(fd2);

@@ -30,6 +30,7 @@
 #include "hpu_accel.h"
 #include "hpu_fused.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 
 #define WAIT_MS 10000
 
@@ -55,15 +56,6 @@ static bool is_symlink(const char *path)
 	struct stat st;
 
 	return !lstat(path, &st) && S_ISLNK(st.st_mode);
-}
-
-static int open_node(const struct hpu_test_daemon *d, const char *name,
-		     unsigned int i)
-{
-	char path[PATH_MAX + 32];
-
-	snprintf(path, sizeof(path), "%s/%s%u", d->mount, name, i);
-	return open(path, O_RDWR | O_CLOEXEC);
 }
 
 /* Read an attribute; returns a static buffer without the final newline */
@@ -320,9 +312,9 @@ static void check_daemon(const struct hpu_test_daemon *d, const char *type)
 	assert_string_equal(attr(d, "driver/pid"), s);
 
 	for (i = 0; i < (unsigned int)d->ndev; i++) {
-		cfd = open_node(d, "hpu", i);
+		cfd = hpu_test_open_node(d->mount, "hpu", i);
 		assert_true(cfd >= 0);
-		kfd = open_node(d, "hpu_control", i);
+		kfd = hpu_test_open_node(d->mount, "hpu_control", i);
 		assert_true(kfd >= 0);
 		check_info(d, cfd, i, p, true);
 		check_info(d, kfd, i, p, true);
@@ -457,7 +449,7 @@ static int group_setup(void **state)
 
 static int shared_fd(const char *name)
 {
-	int fd = open_node(&shared, name, 0);
+	int fd = hpu_test_open_node(shared.mount, name, 0);
 
 	assert_true(fd >= 0);
 	return fd;
@@ -473,11 +465,6 @@ static struct hpu_info_args good_args(void *buf, uint32_t size)
 	return a;
 }
 
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
 static void test_reject_unknown_nr(void **state)
 {
 	struct hpu_info_device_status st;
@@ -486,16 +473,17 @@ static void test_reject_unknown_nr(void **state)
 
 	NEED_FUSE();
 	fd = shared_fd("hpu");
-	assert_int_equal(xioctl(fd,
-				DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_END,
-					 struct hpu_info_args),
-				&a),
-			 -ENOTTY);
 	assert_int_equal(
-		xioctl(fd,
-		       DRM_IOWR(DRM_COMMAND_BASE + 0x3f, struct hpu_info_args),
-		       &a),
+		hpu_test_ioctl(fd,
+			       DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_END,
+					struct hpu_info_args),
+			       &a),
 		-ENOTTY);
+	assert_int_equal(hpu_test_ioctl(fd,
+					DRM_IOWR(DRM_COMMAND_BASE + 0x3f,
+						 struct hpu_info_args),
+					&a),
+			 -ENOTTY);
 	close(fd);
 }
 
@@ -507,13 +495,16 @@ static void test_reject_wrong_type(void **state)
 
 	NEED_FUSE();
 	fd = shared_fd("hpu");
-	assert_int_equal(
-		xioctl(fd, _IOWR('H', DRM_COMMAND_BASE, struct hpu_info_args),
-		       &a),
-		-ENOTTY);
+	assert_int_equal(hpu_test_ioctl(fd,
+					_IOWR('H', DRM_COMMAND_BASE,
+					      struct hpu_info_args),
+					&a),
+			 -ENOTTY);
 	/* right type and number, wrong direction */
 	assert_int_equal(
-		xioctl(fd, DRM_IOW(DRM_COMMAND_BASE, struct hpu_info_args), &a),
+		hpu_test_ioctl(fd,
+			       DRM_IOW(DRM_COMMAND_BASE, struct hpu_info_args),
+			       &a),
 		-ENOTTY);
 	close(fd);
 }
@@ -525,8 +516,9 @@ static void test_reject_bad_size(void **state)
 
 	NEED_FUSE();
 	fd = shared_fd("hpu");
-	assert_int_equal(xioctl(fd, DRM_IOWR(DRM_COMMAND_BASE, uint64_t[2]),
-				small),
+	assert_int_equal(hpu_test_ioctl(fd,
+					DRM_IOWR(DRM_COMMAND_BASE, uint64_t[2]),
+					small),
 			 -EINVAL);
 	close(fd);
 }
@@ -540,25 +532,25 @@ static void test_reject_pad_flags_op(void **state)
 	NEED_FUSE();
 	fd = shared_fd("hpu");
 	a = good_args(&st, sizeof(st));
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
 	a = good_args(&st, sizeof(st));
 	a.pad = 1;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
 	a = good_args(&st, sizeof(st));
 	a.flags = 0x80;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
 	a = good_args(&st, sizeof(st));
 	a.op = 99;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
 	a = good_args(&st, sizeof(st));
 	a.period_ms = 100; /* only for DEVICE_UTILIZATION */
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
 	a = good_args(&st, sizeof(st));
 	a.op = HPU_INFO_DEVICE_UTILIZATION;
 	a.period_ms = 5000;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
 	a = good_args(&st, 0);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
 	close(fd);
 }
 
@@ -572,14 +564,14 @@ static void test_reject_bad_pointer(void **state)
 	NEED_FUSE();
 	fd = shared_fd("hpu");
 	a = good_args((void *)(uintptr_t)0x10, 8);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EFAULT);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), -EFAULT);
 	none = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(none != MAP_FAILED);
 	a = good_args(none, 8);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EFAULT);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), -EFAULT);
 	munmap(none, page);
 	a = good_args(NULL, 8);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), -EINVAL);
 	close(fd);
 }
 
@@ -592,7 +584,7 @@ static void test_reject_closed_fd(void **state)
 	NEED_FUSE();
 	fd = shared_fd("hpu");
 	close(fd);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EBADF);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), -EBADF);
 }
 
 static void test_control_node_info_only(void **state)
@@ -613,23 +605,23 @@ static void test_control_node_info_only(void **state)
 	dbg.op = HPU_DEBUG_OP_CLEAR_FAULTS;
 	memset(&mem, 0, sizeof(mem));
 	mem.in.size = 4096;
-	assert_int_equal(xioctl(kfd, HPU_IOCTL_CS, &cs), -EPERM);
-	assert_int_equal(xioctl(kfd, HPU_IOCTL_DEBUG, &dbg), -EPERM);
-	assert_int_equal(xioctl(kfd, HPU_IOCTL_MEMORY, &mem), -EPERM);
+	assert_int_equal(hpu_test_ioctl(kfd, HPU_IOCTL_CS, &cs), -EPERM);
+	assert_int_equal(hpu_test_ioctl(kfd, HPU_IOCTL_DEBUG, &dbg), -EPERM);
+	assert_int_equal(hpu_test_ioctl(kfd, HPU_IOCTL_MEMORY, &mem), -EPERM);
 	/* the same commands on a compute node get past the node check */
-	assert_int_equal(xioctl(cfd, HPU_IOCTL_CS, &cs), -EFAULT);
-	assert_int_equal(xioctl(cfd, HPU_IOCTL_DEBUG, &dbg),
+	assert_int_equal(hpu_test_ioctl(cfd, HPU_IOCTL_CS, &cs), -EFAULT);
+	assert_int_equal(hpu_test_ioctl(cfd, HPU_IOCTL_DEBUG, &dbg),
 			 hpu_model_has_nic(&hpusim_model) ? 0 : -EOPNOTSUPP);
-	assert_int_equal(xioctl(cfd, HPU_IOCTL_MEMORY, &mem), 0);
+	assert_int_equal(hpu_test_ioctl(cfd, HPU_IOCTL_MEMORY, &mem), 0);
 	handle = mem.out.handle;
 	/* the answer overlaps the input: FREE needs the rest 0 */
 	memset(&mem, 0, sizeof(mem));
 	mem.in.op = HPU_MEM_OP_FREE;
 	mem.in.handle = handle;
-	assert_int_equal(xioctl(cfd, HPU_IOCTL_MEMORY, &mem), 0);
+	assert_int_equal(hpu_test_ioctl(cfd, HPU_IOCTL_MEMORY, &mem), 0);
 	/* unknown flags go through the shared checker */
 	cs.in.cs_flags = 1U << 31;
-	assert_int_equal(xioctl(cfd, HPU_IOCTL_CS, &cs), -EINVAL);
+	assert_int_equal(hpu_test_ioctl(cfd, HPU_IOCTL_CS, &cs), -EINVAL);
 	close(kfd);
 	close(cfd);
 }
@@ -647,7 +639,7 @@ static void test_info_snprintf(void **state)
 	memset(buf, 0x5a, sizeof(buf));
 	a = good_args(buf, 12);
 	a.op = HPU_INFO_HW_IP_INFO;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
 	assert_int_equal(a.full_size, sizeof(*ip));
 	for (i = 12; i < sizeof(buf); i++)
 		assert_int_equal(buf[i], 0x5a);
@@ -657,7 +649,7 @@ static void test_info_snprintf(void **state)
 
 	a = good_args(buf, sizeof(buf));
 	a.op = HPU_INFO_HW_IP_INFO;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
 	assert_int_equal(a.full_size, sizeof(*ip));
 	for (i = sizeof(*ip); i < sizeof(buf); i++)
 		assert_int_equal(buf[i], 0x5a);

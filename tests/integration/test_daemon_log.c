@@ -86,15 +86,10 @@ static void count_log(struct log_count *c)
 
 static void test_bad_ioctl_flood_is_bounded(void **state)
 {
-	char path[PATH_MAX + 8];
 	struct log_count c;
 	uint64_t arg = 0;
 	long start, elapsed, n, windows;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/hpu0", hpu_test_shared.mount);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	assert_true(fd >= 0);
+	int fd = hpu_test_open_dev(0);
 
 	start = hpu_test_now_ms();
 	/* n counts the calls made, also when the time bound ends the loop */

@@ -27,27 +27,12 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpu_accel.h"
 #include "hpu_packets.h"
 
 #define WAIT_US 20000000ULL
 #define SHM_LEN 8192
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int open_dev(int i)
-{
-	char path[PATH_MAX + 16];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/hpu%d", hpu_test_shared.mount, i);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	assert_true(fd >= 0);
-	return fd;
-}
 
 static int info(int fd, uint32_t op, void *out, uint32_t size)
 {
@@ -55,7 +40,7 @@ static int info(int fd, uint32_t op, void *out, uint32_t size)
 				   .return_size = size,
 				   .op = op };
 
-	return xioctl(fd, HPU_IOCTL_INFO, &a);
+	return hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a);
 }
 
 static uint64_t caps(int fd)
@@ -99,12 +84,12 @@ static void take_snap(int fd, struct snap *s)
 		assert_int_equal(info(fd, HPU_INFO_CTX_LIMITS, &s->lim,
 				      sizeof(s->lim)),
 				 0);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_MEMORY, &m), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m), 0);
 	s->next_handle = m.out.handle;
 	memset(&m, 0, sizeof(m));
 	m.in.op = HPU_MEM_OP_FREE;
 	m.in.handle = s->next_handle;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_MEMORY, &m), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m), 0);
 }
 
 /* Nothing was created, freed, mapped or submitted between @a and now */
@@ -285,34 +270,34 @@ static void make_objs(int fd, unsigned int peer)
 
 	memset(&O, 0, sizeof(O));
 	O.fd = fd;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_MEMORY, &m), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m), 0);
 	O.alloc = m.out.handle;
 	memset(&m, 0, sizeof(m));
 	m.in.op = HPU_MEM_OP_MAP;
 	m.in.handle = O.alloc;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_MEMORY, &m), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m), 0);
 	O.alloc_va = m.out.device_virt_addr;
 	memset(&m, 0, sizeof(m));
 	m.in.op = HPU_MEM_OP_MAP;
 	m.in.flags = HPU_MEM_USERPTR;
 	m.in.host_virt_addr = (uintptr_t)O.host;
 	m.in.size = sizeof(O.host);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_MEMORY, &m), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m), 0);
 	O.host_va = m.out.device_virt_addr;
 
 	memcpy(O.cb_buf, &nop, sizeof(nop));
 	c.in.host_ptr = (uintptr_t)O.cb_buf;
 	c.in.cb_size = sizeof(O.cb_buf);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &c), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &c), 0);
 	O.cb = c.out.cb_handle;
 	O.chunk.cb_handle = O.cb;
 	O.chunk.cb_size = sizeof(nop);
 	s.in.chunks_execute = (uintptr_t)&O.chunk;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CS, &s), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CS, &s), 0);
 	O.seq = s.out.seq;
 	O.seqs[0] = O.seq;
 	w.in.seq = O.seq;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_WAIT_CS, &w), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_WAIT_CS, &w), 0);
 	assert_int_equal(w.out.status, HPU_WAIT_CS_STATUS_COMPLETED);
 
 	O.shm_fd = memfd_create("fields", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -328,7 +313,7 @@ static void make_objs(int fd, unsigned int peer)
 	n.in.flags = HPU_NIC_MR_REMOTE_WRITE;
 	n.in.addr = O.alloc_va;
 	n.in.size = 4096;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_NIC, &n), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_NIC, &n), 0);
 	O.mr_key = n.out.handle;
 	assert_int_equal(info(fd, HPU_INFO_NIC, &ni, sizeof(ni)), 0);
 	for (p = 0; p < ni.num_ports && ni.port_peer[p] != peer; p++)
@@ -340,7 +325,7 @@ static void make_objs(int fd, unsigned int peer)
 	n.in.port = p;
 	n.in.remote_device = peer;
 	O.peer = peer;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_NIC, &n), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_NIC, &n), 0);
 	O.conn = n.out.handle;
 }
 
@@ -356,25 +341,25 @@ static void free_objs(void)
 		memset(&n, 0, sizeof(n));
 		n.in.op = HPU_NIC_OP_DISCONNECT;
 		n.in.handle = O.conn;
-		assert_int_equal(xioctl(O.fd, HPU_IOCTL_NIC, &n), 0);
+		assert_int_equal(hpu_test_ioctl(O.fd, HPU_IOCTL_NIC, &n), 0);
 		memset(&n, 0, sizeof(n));
 		n.in.op = HPU_NIC_OP_DEREG_MR;
 		n.in.handle = O.mr_key;
-		assert_int_equal(xioctl(O.fd, HPU_IOCTL_NIC, &n), 0);
+		assert_int_equal(hpu_test_ioctl(O.fd, HPU_IOCTL_NIC, &n), 0);
 	}
-	assert_int_equal(xioctl(O.fd, HPU_IOCTL_CB, &c), 0);
+	assert_int_equal(hpu_test_ioctl(O.fd, HPU_IOCTL_CB, &c), 0);
 	memset(&m, 0, sizeof(m));
 	m.in.op = HPU_MEM_OP_UNMAP;
 	m.in.device_virt_addr = O.host_va;
-	assert_int_equal(xioctl(O.fd, HPU_IOCTL_MEMORY, &m), 0);
+	assert_int_equal(hpu_test_ioctl(O.fd, HPU_IOCTL_MEMORY, &m), 0);
 	memset(&m, 0, sizeof(m)); /* the answer overwrote the input */
 	m.in.op = HPU_MEM_OP_UNMAP;
 	m.in.device_virt_addr = O.alloc_va;
-	assert_int_equal(xioctl(O.fd, HPU_IOCTL_MEMORY, &m), 0);
+	assert_int_equal(hpu_test_ioctl(O.fd, HPU_IOCTL_MEMORY, &m), 0);
 	memset(&m, 0, sizeof(m));
 	m.in.op = HPU_MEM_OP_FREE;
 	m.in.handle = O.alloc;
-	assert_int_equal(xioctl(O.fd, HPU_IOCTL_MEMORY, &m), 0);
+	assert_int_equal(hpu_test_ioctl(O.fd, HPU_IOCTL_MEMORY, &m), 0);
 	close(O.shm_fd);
 }
 
@@ -741,7 +726,7 @@ static void test_unused_members(void **state)
 	struct snap before;
 	size_t i, j, k;
 	char what[128];
-	int fd = open_dev(0), ret;
+	int fd = hpu_test_open_dev(0), ret;
 
 	(void)state;
 	make_objs(fd, 1);
@@ -765,7 +750,7 @@ static void test_unused_members(void **state)
 					 c->name, mb->name,
 					 k ? "high byte set" : "1");
 				take_snap(fd, &before);
-				ret = xioctl(fd, c->cmd, arg);
+				ret = hpu_test_ioctl(fd, c->cmd, arg);
 				if (ret != -EINVAL)
 					fail_msg("%s: %d (%s), not -EINVAL",
 						 what, ret, strerror(-ret));
@@ -812,7 +797,7 @@ static void test_unused_chunk_members(void **state)
 	struct snap before;
 	size_t i, j;
 	char what[96];
-	int fd = open_dev(0), ret;
+	int fd = hpu_test_open_dev(0), ret;
 
 	(void)state;
 	make_objs(fd, 1);
@@ -834,7 +819,7 @@ static void test_unused_chunk_members(void **state)
 			snprintf(what, sizeof(what), "%s with %s set",
 				 kinds[i].name, mb->name);
 			take_snap(fd, &before);
-			ret = xioctl(fd, HPU_IOCTL_CS, &a);
+			ret = hpu_test_ioctl(fd, HPU_IOCTL_CS, &a);
 			if (ret != -EINVAL)
 				fail_msg("%s: %d, not -EINVAL", what, ret);
 			assert_unchanged(fd, &before, what);
@@ -889,7 +874,7 @@ static void test_readonly_arg(void **state)
 	struct snap before;
 	size_t i;
 	void *ro;
-	int fd = open_dev(0), ret;
+	int fd = hpu_test_open_dev(0), ret;
 
 	(void)state;
 	make_objs(fd, 1);
@@ -900,7 +885,7 @@ static void test_readonly_arg(void **state)
 		ops[i].build(arg);
 		ro = ro_copy(arg, sizeof(arg));
 		take_snap(fd, &before);
-		ret = xioctl(fd, ops[i].cmd, ro);
+		ret = hpu_test_ioctl(fd, ops[i].cmd, ro);
 		if (ret != -EFAULT)
 			fail_msg(
 				"%s with a read-only argument: %d, not -EFAULT",
@@ -932,11 +917,11 @@ static void raise_page_fault(int fd)
 	union hpu_wait_cs_args w = { .in = { .timeout_us = WAIT_US } };
 
 	memcpy(cb, &d, sizeof(d));
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CB, &c), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &c), 0);
 	ch.cb_handle = c.out.cb_handle;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_CS, &s), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CS, &s), 0);
 	w.in.seq = s.out.seq;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_WAIT_CS, &w), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_WAIT_CS, &w), 0);
 	assert_int_equal(w.out.status, HPU_WAIT_CS_STATUS_ABORTED);
 }
 
@@ -946,7 +931,7 @@ static void test_get_events_readonly(void **state)
 	struct hpu_info_args a = { .op = HPU_INFO_GET_EVENTS };
 	struct hpu_info_events ev;
 	void *ro_ans, *ro_arg;
-	int fd = open_dev(1);
+	int fd = hpu_test_open_dev(1);
 
 	(void)state;
 	make_objs(fd, 0);
@@ -957,26 +942,26 @@ static void test_get_events_readonly(void **state)
 	ro_ans = ro_copy(&ev, sizeof(ev));
 	a.return_pointer = (uintptr_t)ro_ans;
 	a.return_size = sizeof(ev);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), -EFAULT);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), -EFAULT);
 	ro_free(ro_ans);
 
 	/* the argument read-only, the answer writable */
 	a.return_pointer = (uintptr_t)&ev;
 	ro_arg = ro_copy(&a, sizeof(a));
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, ro_arg), -EFAULT);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, ro_arg), -EFAULT);
 	ro_free(ro_arg);
 
 	/* a 4-byte answer does not carry the mask: nothing is cleared */
 	a.return_size = 4;
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
 
 	/* the bit is still pending, and is cleared by a delivered read */
 	memset(&ev, 0, sizeof(ev));
 	a.return_size = sizeof(ev);
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
 	assert_true(ev.events_mask & (1ULL << HPU_EVENT_PAGE_FAULT));
 	memset(&ev, 0, sizeof(ev));
-	assert_int_equal(xioctl(fd, HPU_IOCTL_INFO, &a), 0);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
 	assert_false(ev.events_mask & (1ULL << HPU_EVENT_PAGE_FAULT));
 	close(O.shm_fd);
 	close(fd);

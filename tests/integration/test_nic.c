@@ -16,7 +16,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,16 +23,14 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_nic.h"
 #include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
-#define NDEV	 8
-#define SPAN	 (64 * 1024)
-#define WAIT_US	 20000000ULL
+#define NDEV   8
+#define SPAN   (64 * 1024)
 /* sync object the receiver's FENCE waits on */
-#define RX_SOB	 5
-/* how long an expected event may take, ms */
-#define EVENT_MS 5000
+#define RX_SOB 5
 
 static int group_setup(void **state)
 {
@@ -82,108 +79,13 @@ static int setup(void **state)
 
 /* ------------------------------------------------------------ helpers */
 
-/**
- * struct side - one device of a transfer
- * @dev: compute handle
- * @ip: HW_IP_INFO
- * @nic: INFO NIC
- * @cb: CB builder
- * @host: pinned host memory, SPAN bytes
- * @host_va: its device VA
- * @hbm_h: HBM allocation, SPAN bytes
- * @hbm_va: its device VA
- */
-struct side {
-	struct hpu_device *dev;
-	struct hpu_info_hw_ip_info ip;
-	struct hpu_info_nic nic;
-	struct hpu_cb_builder *cb;
-	uint8_t *host;
-	uint64_t host_va;
-	uint64_t hbm_h, hbm_va;
-};
-
-static void side_open(struct side *s, int index)
-{
-	memset(s, 0, sizeof(*s));
-	assert_int_equal(hpu_open(index, &s->dev), 0);
-	assert_int_equal(hpu_info_hw_ip(s->dev, &s->ip), 0);
-	assert_int_equal(hpu_info_nic(s->dev, &s->nic), 0);
-	assert_int_equal(hpu_cb_builder_create(s->dev, 4096, &s->cb), 0);
-	assert_int_equal(hpu_host_alloc(s->dev, SPAN, (void **)&s->host,
-					&s->host_va),
-			 0);
-	assert_int_equal(hpu_mem_alloc(s->dev, SPAN, 0, 0, &s->hbm_h), 0);
-	assert_int_equal(hpu_mem_map(s->dev, s->hbm_h, 0, 0, &s->hbm_va), 0);
-}
-
-static void side_close(struct side *s)
-{
-	if (!s->dev)
-		return;
-	hpu_cb_builder_destroy(s->cb);
-	assert_int_equal(hpu_mem_unmap(s->dev, s->hbm_va), 0);
-	assert_int_equal(hpu_mem_free(s->dev, s->hbm_h), 0);
-	assert_int_equal(hpu_host_free(s->dev, s->host), 0);
-	hpu_close(s->dev);
-	s->dev = NULL;
-}
-
-static uint32_t nic_queue(const struct side *s, uint32_t port)
-{
-	return s->ip.num_dma + s->ip.num_mme + s->ip.num_tpc + port;
-}
-
-/* Submit the builder's packets on @queue; the builder is reset */
-static uint64_t submit(struct side *s, uint32_t queue)
-{
-	uint64_t seq;
-
-	assert_int_equal(hpu_cb_builder_submit(s->cb, queue, 0, 0, &seq, NULL),
-			 0);
-	hpu_cb_builder_reset(s->cb);
-	return seq;
-}
-
-static uint32_t wait_seq(struct side *s, uint64_t seq)
-{
-	uint32_t status = ~0U;
-
-	assert_int_equal(hpu_cs_wait(s->dev, seq, WAIT_US, &status), 0);
-	return status;
-}
-
-/* Drop every event queued on @dev */
+/* Drop every event queued on @dev, and the pending GET_EVENTS bits */
 static void drain_events(struct hpu_device *dev)
 {
-	struct hpu_event ev[16];
 	struct hpu_info_events ie;
-	int i;
 
-	for (i = 0; i < 100 && hpu_event_read(dev, ev, 16) > 0; i++)
-		;
+	hpu_test_nic_drain_events(dev);
 	hpu_info_get_events(dev, &ie);
-}
-
-/* Wait (bounded) for an event of @type on @dev; 0 when it came */
-static int wait_event(struct hpu_device *dev, uint32_t type,
-		      struct hpu_event *out)
-{
-	struct hpu_event ev[16];
-	int i, n, k;
-
-	for (i = 0; i < EVENT_MS / 10; i++) {
-		n = hpu_event_read(dev, ev, 16);
-		for (k = 0; k < n; k++) {
-			if (ev[k].type == type) {
-				*out = ev[k];
-				return 0;
-			}
-		}
-		if (n <= 0)
-			hpu_device_poll(dev, POLLIN, 10);
-	}
-	return -ETIMEDOUT;
 }
 
 static void fill(uint8_t *p, size_t n, uint32_t seed)
@@ -200,10 +102,11 @@ static void fill(uint8_t *p, size_t n, uint32_t seed)
  * Open A (hpu0) and B (hpu1), @n bytes of pattern @seed in A's host
  * buffer, no events left over from earlier tests
  */
-static void pair_open(struct side *a, struct side *b, size_t n, uint32_t seed)
+static void pair_open(struct hpu_test_nic_side *a, struct hpu_test_nic_side *b,
+		      size_t n, uint32_t seed)
 {
-	side_open(a, 0);
-	side_open(b, 1);
+	hpu_test_nic_side_open(a, 0, SPAN, true);
+	hpu_test_nic_side_open(b, 1, SPAN, true);
 	fill(a->host, n, seed);
 	drain_events(a->dev);
 	drain_events(b->dev);
@@ -213,21 +116,14 @@ static void pair_open(struct side *a, struct side *b, size_t n, uint32_t seed)
  * Connect A to hpu1 over A's scale-up port to it, B (on hpu1) accepting
  * the connection; returns the port
  */
-static int connect_scaleup(struct side *a, struct side *b, uint32_t *conn)
+static int connect_scaleup(struct hpu_test_nic_side *a,
+			   struct hpu_test_nic_side *b, uint32_t *conn)
 {
-	struct hpu_nic_peer peer;
-	int port = hpu_nic_scaleup_port(&a->nic, 1);
 	uint64_t token = 0;
-	uint32_t id;
+	uint32_t id, port = hpu_test_nic_connect(a, 1, conn, &token);
 
-	assert_true(port >= 0);
-	memset(&peer, 0, sizeof(peer));
-	peer.port = (uint32_t)port;
-	peer.device = 1;
-	assert_int_equal(hpu_nic_connect_token(a->dev, &peer, conn, &token), 0);
-	assert_true(token != 0);
 	assert_int_equal(hpu_nic_accept(b->dev, token, &id), 0);
-	return port;
+	return (int)port;
 }
 
 /* ------------------------------------------------------ stream_submit */
@@ -363,19 +259,19 @@ static void test_info_nic_wiring(void **state)
 
 static int raw_nic(struct hpu_device *dev, union hpu_nic_args *a)
 {
-	return ioctl(hpu_device_fd(dev), HPU_IOCTL_NIC, a) ? -errno : 0;
+	return hpu_test_ioctl(hpu_device_fd(dev), HPU_IOCTL_NIC, a);
 }
 
 static void test_nic_rejections(void **state)
 {
 	struct hpu_nic_peer peer;
 	union hpu_nic_args a;
-	struct side s;
+	struct hpu_test_nic_side s;
 	uint32_t key, conn;
 	int p1;
 
 	(void)state;
-	side_open(&s, 0);
+	hpu_test_nic_side_open(&s, 0, SPAN, true);
 
 	/* raw: op, flags, pad, reserved */
 	memset(&a, 0, sizeof(a));
@@ -472,28 +368,15 @@ static void test_nic_rejections(void **state)
 						0),
 			 -EOPNOTSUPP);
 	assert_int_equal(hpu_debug_clear_faults(s.dev), 0);
-	side_close(&s);
+	hpu_test_nic_side_close(&s);
 }
 
 /* ------------------------------------------------------ data movement */
 
-/*
- * A writes @n bytes of its pinned memory into B's region (@key) through
- * @conn on port @port with a signal of RX_SOB; returns A's CS status.
- */
-static uint32_t write_to(struct side *a, uint32_t port, uint32_t conn,
-			 uint64_t key, size_t n)
-{
-	assert_int_equal(hpu_cb_nic_write_key(a->cb, conn, a->host_va, key, 0,
-					      n, RX_SOB, 1),
-			 0);
-	return wait_seq(a, submit(a, nic_queue(a, port)));
-}
-
 static void test_write_signal_fence(void **state)
 {
 	const size_t n = 32 * 1024;
-	struct side a, b;
+	struct hpu_test_nic_side a, b;
 	uint32_t mr, conn, status;
 	uint64_t rx, key;
 	int port;
@@ -508,30 +391,32 @@ static void test_write_signal_fence(void **state)
 	/* B: wait for the signal, then copy what landed to its host memory */
 	assert_int_equal(hpu_cb_fence(b.cb, RX_SOB, 1, 1), 0);
 	assert_int_equal(hpu_cb_lin_dma(b.cb, b.host_va, b.hbm_va, n), 0);
-	rx = submit(&b, 0);
+	rx = hpu_test_nic_submit(&b, 0);
 	/* nothing signals it yet */
 	hpu_test_sleep_ms(20);
 	status = 0;
 	assert_int_equal(hpu_cs_wait(b.dev, rx, 0, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
 
-	assert_int_equal(write_to(&a, (uint32_t)port, conn, key, n),
+	assert_int_equal(hpu_test_nic_write_key(&a, (uint32_t)port, conn, key,
+						n, RX_SOB),
 			 HPU_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(wait_seq(&b, rx), HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_nic_wait(&b, rx),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_memory_equal(b.host, a.host, n);
 	assert_int_equal(b.host[n], 0);
 
 	assert_int_equal(hpu_nic_disconnect(a.dev, conn), 0);
 	assert_int_equal(hpu_nic_dereg_mr(b.dev, mr), 0);
-	side_close(&a);
-	side_close(&b);
+	hpu_test_nic_side_close(&a);
+	hpu_test_nic_side_close(&b);
 }
 
 static void test_revoked_key(void **state)
 {
 	const size_t n = 4096;
 	struct hpu_event ev;
-	struct side a, b;
+	struct hpu_test_nic_side a, b;
 	uint32_t mr, conn;
 	uint64_t key;
 	int port;
@@ -545,12 +430,17 @@ static void test_revoked_key(void **state)
 	assert_int_equal(hpu_nic_dereg_mr(b.dev, mr), 0);
 	port = connect_scaleup(&a, &b, &conn);
 
-	assert_int_equal(write_to(&a, (uint32_t)port, conn, key, n),
+	assert_int_equal(hpu_test_nic_write_key(&a, (uint32_t)port, conn, key,
+						n, RX_SOB),
 			 HPU_WAIT_CS_STATUS_ABORTED);
-	assert_int_equal(wait_event(a.dev, HPU_EVENT_NIC_ACCESS_ERR, &ev), 0);
+	assert_int_equal(hpu_test_nic_wait_event(
+				 a.dev, HPU_EVENT_NIC_ACCESS_ERR, NULL, &ev),
+			 0);
 	assert_int_equal(ev.data, key);
 	assert_int_equal(ev.addr, 0);
-	assert_int_equal(wait_event(b.dev, HPU_EVENT_NIC_ACCESS_ERR, &ev), 0);
+	assert_int_equal(hpu_test_nic_wait_event(
+				 b.dev, HPU_EVENT_NIC_ACCESS_ERR, NULL, &ev),
+			 0);
 	assert_int_equal(ev.data, key);
 	/* not a byte landed */
 	assert_int_equal(b.host[0], 0xee);
@@ -562,8 +452,8 @@ static void test_revoked_key(void **state)
 			;
 		assert_int_equal(i, SPAN);
 	}
-	side_close(&a);
-	side_close(&b);
+	hpu_test_nic_side_close(&a);
+	hpu_test_nic_side_close(&b);
 }
 
 static void test_link_down(void **state)
@@ -571,7 +461,7 @@ static void test_link_down(void **state)
 	const size_t n = 4096;
 	struct hpu_info_nic info;
 	struct hpu_event ev;
-	struct side a, b;
+	struct hpu_test_nic_side a, b;
 	uint32_t mr, conn;
 	uint64_t key;
 	int port;
@@ -585,27 +475,33 @@ static void test_link_down(void **state)
 	assert_int_equal(hpu_debug_inject_fault(a.dev, HPU_FAULT_LINK_DOWN,
 						(uint32_t)port, 0),
 			 0);
-	assert_int_equal(wait_event(a.dev, HPU_EVENT_LINK_DOWN, &ev), 0);
+	assert_int_equal(hpu_test_nic_wait_event(a.dev, HPU_EVENT_LINK_DOWN,
+						 NULL, &ev),
+			 0);
 	assert_int_equal(ev.addr, (uint64_t)port);
-	assert_int_equal(wait_event(b.dev, HPU_EVENT_LINK_DOWN, &ev), 0);
+	assert_int_equal(hpu_test_nic_wait_event(b.dev, HPU_EVENT_LINK_DOWN,
+						 NULL, &ev),
+			 0);
 	/* the far end: A's slot at B (0) times 3, plus port % 3 */
 	assert_int_equal(ev.addr, (uint64_t)(port % 3));
 	assert_int_equal(hpu_info_nic(a.dev, &info), 0);
 	assert_false(info.ports_up_mask & (1ULL << port));
 
 	memset(b.host, 0, n);
-	assert_int_equal(write_to(&a, (uint32_t)port, conn, key, n),
+	assert_int_equal(hpu_test_nic_write_key(&a, (uint32_t)port, conn, key,
+						n, RX_SOB),
 			 HPU_WAIT_CS_STATUS_ABORTED);
 	assert_int_equal(b.host[0], 0);
 
 	assert_int_equal(hpu_debug_clear_faults(a.dev), 0);
 	assert_int_equal(hpu_info_nic(a.dev, &info), 0);
 	assert_true(info.ports_up_mask & (1ULL << port));
-	assert_int_equal(write_to(&a, (uint32_t)port, conn, key, n),
+	assert_int_equal(hpu_test_nic_write_key(&a, (uint32_t)port, conn, key,
+						n, RX_SOB),
 			 HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_memory_equal(b.host, a.host, n);
-	side_close(&a);
-	side_close(&b);
+	hpu_test_nic_side_close(&a);
+	hpu_test_nic_side_close(&b);
 }
 
 /* -------------------------------------------------------- scale-out */
@@ -626,7 +522,7 @@ static void test_scaleout(void **state)
 	struct hpu_test_daemon d1, d2;
 	struct hpu_nic_peer peer;
 	struct hpu_info_nic ni2;
-	struct side a, b;
+	struct hpu_test_nic_side a, b;
 	char addr[64], want[64];
 	uint32_t mr, conn, id;
 	uint64_t key, token;
@@ -638,7 +534,7 @@ static void test_scaleout(void **state)
 
 	/* server 2: device 0 exposes pinned memory */
 	setenv("HPU_DEV_DIR", d2.mount, 1);
-	side_open(&b, 0);
+	hpu_test_nic_side_open(&b, 0, SPAN, true);
 	assert_int_equal(
 		hpu_driver_read_attr("scaleout_addr", addr, sizeof(addr)), 0);
 	ni2 = b.nic;
@@ -658,7 +554,7 @@ static void test_scaleout(void **state)
 
 	/* server 1: device 1 writes through a scale-out port */
 	setenv("HPU_DEV_DIR", d1.mount, 1);
-	side_open(&a, 1);
+	hpu_test_nic_side_open(&a, 1, SPAN, true);
 	assert_true(a.nic.server_id != ni2.server_id);
 	fill(a.host, n, 13);
 	memset(&peer, 0, sizeof(peer));
@@ -676,23 +572,22 @@ static void test_scaleout(void **state)
 	assert_int_equal(hpu_cb_nic_write_key(a.cb, conn, a.host_va, key, 4096,
 					      n, 0, 0),
 			 0);
-	assert_int_equal(wait_seq(&a, submit(&a, nic_queue(&a, 22))),
-			 HPU_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(hpu_test_nic_run(&a, 22), HPU_WAIT_CS_STATUS_ABORTED);
 	assert_int_equal(b.host[4096], 0);
 	/* B accepts it (the token travels out of band) */
 	assert_int_equal(hpu_nic_accept(b.dev, token, &id), 0);
 	assert_int_equal(hpu_cb_nic_write_key(a.cb, conn, a.host_va, key, 4096,
 					      n, 0, 0),
 			 0);
-	assert_int_equal(wait_seq(&a, submit(&a, nic_queue(&a, 22))),
+	assert_int_equal(hpu_test_nic_run(&a, 22),
 			 HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_memory_equal(b.host + 4096, a.host, n);
 	assert_int_equal(b.host[4095], 0);
 	assert_int_equal(b.host[4096 + n], 0);
 
-	side_close(&a);
+	hpu_test_nic_side_close(&a);
 	setenv("HPU_DEV_DIR", d2.mount, 1);
-	side_close(&b);
+	hpu_test_nic_side_close(&b);
 	assert_int_equal(hpu_test_daemon_stop(&d1), 0);
 	assert_int_equal(hpu_test_daemon_stop(&d2), 0);
 	setenv("HPU_DEV_DIR", hpu_test_shared.mount, 1);

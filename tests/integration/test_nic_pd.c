@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,15 +31,13 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_nic.h"
 #include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
 #define SPAN	 (64 * 1024)
-#define WAIT_US	 20000000ULL
 /* sync object the writes signal */
 #define RX_SOB	 7
-/* how long an expected event may take, ms */
-#define EVENT_MS 5000
 /* the unprivileged user of the children ("nobody" on Debian) */
 #define USER_UID 65534
 #define USER_GID 65534
@@ -60,97 +57,19 @@ static int setup(void **state)
 	return hpu_test_need_daemon(state);
 }
 
-/**
- * struct side - one process's view of one device
- * @dev: compute handle
- * @ip: HW_IP_INFO
- * @nic: INFO NIC
- * @cb: CB builder
- * @host: pinned host memory, SPAN bytes
- * @host_va: its device VA
- */
-struct side {
-	struct hpu_device *dev;
-	struct hpu_info_hw_ip_info ip;
-	struct hpu_info_nic nic;
-	struct hpu_cb_builder *cb;
-	uint8_t *host;
-	uint64_t host_va;
-};
-
-static void side_open(struct side *s, int index, uint8_t fill)
+/* Open device @index as @s: SPAN bytes of @fill in its host memory */
+static void side_open(struct hpu_test_nic_side *s, int index, uint8_t fill)
 {
-	struct hpu_event ev[16];
-	int i;
-
-	memset(s, 0, sizeof(*s));
-	assert_int_equal(hpu_open(index, &s->dev), 0);
-	assert_int_equal(hpu_info_hw_ip(s->dev, &s->ip), 0);
-	assert_int_equal(hpu_info_nic(s->dev, &s->nic), 0);
-	assert_int_equal(hpu_cb_builder_create(s->dev, 4096, &s->cb), 0);
-	assert_int_equal(hpu_host_alloc(s->dev, SPAN, (void **)&s->host,
-					&s->host_va),
-			 0);
+	hpu_test_nic_side_open(s, index, SPAN, false);
 	memset(s->host, fill, SPAN);
-	for (i = 0; i < 100 && hpu_event_read(s->dev, ev, 16) > 0; i++)
-		;
-}
-
-static void side_close(struct side *s)
-{
-	hpu_cb_builder_destroy(s->cb);
-	assert_int_equal(hpu_host_free(s->dev, s->host), 0);
-	hpu_close(s->dev);
-}
-
-/* Connect @s's scale-up port to device 1; the port, the connection, token */
-static uint32_t connect1(struct side *s, uint32_t *conn, uint64_t *token)
-{
-	struct hpu_nic_peer peer;
-	int port = hpu_nic_scaleup_port(&s->nic, 1);
-
-	assert_true(port >= 0);
-	memset(&peer, 0, sizeof(peer));
-	peer.port = (uint32_t)port;
-	peer.device = 1;
-	assert_int_equal(hpu_nic_connect_token(s->dev, &peer, conn, token), 0);
-	assert_true(*conn != 0 && *token != 0);
-	return (uint32_t)port;
-}
-
-/* @s writes @n bytes of its host memory into region @key; CS status */
-static uint32_t write_key(struct side *s, uint32_t port, uint32_t conn,
-			  uint64_t key, size_t n)
-{
-	uint32_t q = s->ip.num_dma + s->ip.num_mme + s->ip.num_tpc + port;
-	uint32_t status = ~0U;
-	uint64_t seq;
-
-	assert_int_equal(hpu_cb_nic_write_key(s->cb, conn, s->host_va, key, 0,
-					      n, RX_SOB, 1),
-			 0);
-	assert_int_equal(hpu_cb_builder_submit(s->cb, q, 0, 0, &seq, NULL), 0);
-	hpu_cb_builder_reset(s->cb);
-	assert_int_equal(hpu_cs_wait(s->dev, seq, WAIT_US, &status), 0);
-	return status;
+	hpu_test_nic_drain_events(s->dev);
 }
 
 /* Wait (bounded) for a NIC_ACCESS_ERR naming @key on @dev; 0 when it came */
 static int wait_access_err(struct hpu_device *dev, uint64_t key)
 {
-	struct hpu_event ev[16];
-	int i, n, k;
-
-	for (i = 0; i < EVENT_MS / 10; i++) {
-		n = hpu_event_read(dev, ev, 16);
-		for (k = 0; k < n; k++)
-			if (ev[k].type == HPU_EVENT_NIC_ACCESS_ERR &&
-			    ev[k].data == key)
-				return 0;
-		if (n <= 0)
-			hpu_device_poll(dev, POLLIN, 10);
-	}
-	return -ETIMEDOUT;
+	return hpu_test_nic_wait_event(dev, HPU_EVENT_NIC_ACCESS_ERR, &key,
+				       NULL);
 }
 
 static bool all_bytes(const uint8_t *p, size_t n, uint8_t v)
@@ -170,7 +89,7 @@ static bool all_bytes(const uint8_t *p, size_t n, uint8_t v)
  */
 static void test_unaccepted_write_refused(void **state)
 {
-	struct side b, e;
+	struct hpu_test_nic_side b, e;
 	uint64_t key, token, guess;
 	uint32_t mr, conn, port;
 	int i;
@@ -182,10 +101,11 @@ static void test_unaccepted_write_refused(void **state)
 			 0);
 	/* 64 bits: not a small counter value */
 	assert_true(key >> 32 != 0 || key > 0xffffff);
-	port = connect1(&e, &conn, &token);
+	port = hpu_test_nic_connect(&e, 1, &conn, &token);
 
 	/* the owner's very key, over a connection the owner did not accept */
-	assert_int_equal(write_key(&e, port, conn, key, 4096),
+	assert_int_equal(hpu_test_nic_write_key(&e, port, conn, key, 4096,
+						RX_SOB),
 			 HPU_WAIT_CS_STATUS_ABORTED);
 	assert_int_equal(wait_access_err(e.dev, key), 0);
 	assert_int_equal(wait_access_err(b.dev, key), 0);
@@ -197,7 +117,8 @@ static void test_unaccepted_write_refused(void **state)
 		else
 			assert_int_equal(getrandom(&guess, sizeof(guess), 0),
 					 sizeof(guess));
-		assert_int_equal(write_key(&e, port, conn, guess, 64),
+		assert_int_equal(hpu_test_nic_write_key(&e, port, conn, guess,
+							64, RX_SOB),
 				 HPU_WAIT_CS_STATUS_ABORTED);
 		assert_int_equal(wait_access_err(e.dev, guess), 0);
 		/* nobody owns it, nobody accepted: the device's contexts */
@@ -207,14 +128,14 @@ static void test_unaccepted_write_refused(void **state)
 
 	assert_int_equal(hpu_nic_dereg_mr(b.dev, mr), 0);
 	assert_int_equal(hpu_nic_disconnect(e.dev, conn), 0);
-	side_close(&e);
-	side_close(&b);
+	hpu_test_nic_side_close(&e);
+	hpu_test_nic_side_close(&b);
 }
 
 /* The same writer, once the owner accepted its connection, writes */
 static void test_accepted_write_lands(void **state)
 {
-	struct side b, a;
+	struct hpu_test_nic_side b, a;
 	uint64_t key, token;
 	uint32_t mr, conn, port, id;
 
@@ -223,7 +144,7 @@ static void test_accepted_write_lands(void **state)
 	side_open(&a, 0, 0x3c);
 	assert_int_equal(hpu_nic_register(b.dev, b.host_va, SPAN, &mr, &key),
 			 0);
-	port = connect1(&a, &conn, &token);
+	port = hpu_test_nic_connect(&a, 1, &conn, &token);
 	assert_int_equal(hpu_nic_accept(b.dev, token, &id), 0);
 	assert_true(id != 0);
 	/* twice from the same context, and from another one: refused */
@@ -236,7 +157,8 @@ static void test_accepted_write_lands(void **state)
 		assert_int_equal(hpu_nic_accept(other, token, &id2), -EBUSY);
 		hpu_close(other);
 	}
-	assert_int_equal(write_key(&a, port, conn, key, 8192),
+	assert_int_equal(hpu_test_nic_write_key(&a, port, conn, key, 8192,
+						RX_SOB),
 			 HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_memory_equal(b.host, a.host, 8192);
 	assert_int_equal(b.host[8192], 0);
@@ -244,15 +166,16 @@ static void test_accepted_write_lands(void **state)
 	/* the owner withdraws the acceptance: the next write is refused */
 	assert_int_equal(hpu_nic_disconnect(b.dev, id), 0);
 	memset(a.host, 0x77, 16);
-	assert_int_equal(write_key(&a, port, conn, key, 16),
+	assert_int_equal(hpu_test_nic_write_key(&a, port, conn, key, 16,
+						RX_SOB),
 			 HPU_WAIT_CS_STATUS_ABORTED);
 	assert_int_equal(wait_access_err(a.dev, key), 0);
 	assert_int_equal(wait_access_err(b.dev, key), 0);
 	assert_int_equal(b.host[0], 0x3c);
 
 	assert_int_equal(hpu_nic_dereg_mr(b.dev, mr), 0);
-	side_close(&a);
-	side_close(&b);
+	hpu_test_nic_side_close(&a);
+	hpu_test_nic_side_close(&b);
 }
 
 /* A key is never handed out again, even after its region was revoked */
@@ -262,7 +185,7 @@ static void test_keys_never_reused(void **state)
 		N = 512
 	};
 	uint64_t *keys = calloc(N, sizeof(*keys));
-	struct side b;
+	struct hpu_test_nic_side b;
 	uint32_t mr;
 	int i, j;
 
@@ -283,7 +206,7 @@ static void test_keys_never_reused(void **state)
 	/* not a counter */
 	for (i = 1; i < N; i++)
 		assert_true(keys[i] != keys[i - 1] + 1);
-	side_close(&b);
+	hpu_test_nic_side_close(&b);
 	free(keys);
 }
 

@@ -290,6 +290,16 @@ pid_t hpu_test_hold_open(const char *path)
 	return pid;
 }
 
+int hpu_test_open_node(const char *mount, const char *name, int index)
+{
+	char path[PATH_MAX + 32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s%d", mount, name, index);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 struct hpu_test_daemon hpu_test_shared;
 static const char *shared_skip_reason;
 static bool shared_up;
@@ -352,4 +362,12 @@ int hpu_test_require_cs(void)
 	}
 	hpu_close(ctl);
 	return ret;
+}
+
+int hpu_test_open_dev(int index)
+{
+	int fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", index);
+
+	assert_true(fd >= 0);
+	return fd;
 }

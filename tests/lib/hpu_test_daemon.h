@@ -105,6 +105,27 @@ int hpu_test_run(char *const argv[], char **out, int *status);
  */
 pid_t hpu_test_hold_open(const char *path);
 
+/**
+ * hpu_test_open_node() - open node @name<@index> of a daemon's mount
+ * @mount: the daemon's mount point (struct hpu_test_daemon.mount)
+ * @name: "hpu" (compute) or "hpu_control"
+ * @index: device index
+ *
+ * Opened O_RDWR | O_CLOEXEC; nothing is asserted (children may call it).
+ *
+ * Return: the fd, or -errno.
+ */
+int hpu_test_open_node(const char *mount, const char *name, int index);
+
+/**
+ * hpu_test_open_dev() - open compute node hpu<@index> of hpu_test_shared
+ * in a cmocka test, which fails when it cannot be opened
+ * @index: device index
+ *
+ * Return: the fd (a new context).
+ */
+int hpu_test_open_dev(int index);
+
 /** hpu_test_sleep_ms() - sleep @ms milliseconds */
 void hpu_test_sleep_ms(int ms);
 

@@ -302,7 +302,7 @@ static void hold(struct hostile *h, unsigned int max_ms)
 
 static int xioctl(struct hostile *h, unsigned long cmd, void *arg)
 {
-	return ioctl(hpu_device_fd(h->dev), cmd, arg) ? -errno : 0;
+	return hpu_test_ioctl(hpu_device_fd(h->dev), cmd, arg);
 }
 
 static uint32_t dma_queue(struct hostile *h)
@@ -338,7 +338,7 @@ static int info_into(int fd, void *ptr)
 	a.return_pointer = (uintptr_t)ptr;
 	a.return_size = sizeof(struct hpu_info_hw_ip_info);
 	a.op = HPU_INFO_HW_IP_INFO;
-	return ioctl(fd, HPU_IOCTL_INFO, &a) ? -errno : 0;
+	return hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a);
 }
 
 static void *uffd_thread(void *arg)
@@ -467,62 +467,105 @@ static int attack_recursion(struct hostile *h)
 
 /* ---------------------------------------------------------------- floods */
 
-static int attack_cb_flood(struct hostile *h)
+/**
+ * struct flood - what a flood attack makes until the driver refuses
+ * @attack: the attack (its counters)
+ * @base: it makes @base + a random count below @spread objects
+ * @spread: see @base
+ * @make: make the @i-th one; its handle or VA in *@id: 0 or -errno
+ * @release: release the one @id
+ */
+struct flood {
+	int attack;
+	unsigned int base, spread;
+	int (*make)(struct hostile *h, unsigned int i, uint64_t *id);
+	void (*release)(struct hostile *h, uint64_t id);
+};
+
+/*
+ * Make objects until @f's count, a refusal (counted) or a stop; hold
+ * them a while, then release them one by one or (at random) leave them
+ * to the context's release
+ */
+static int flood(struct hostile *h, const struct flood *f)
 {
-	unsigned int n = 256 + hpu_test_rng_below(&h->rng, 3000), i, made = 0;
-	uint64_t *hs = calloc(n, sizeof(*hs));
+	unsigned int n = f->base + hpu_test_rng_below(&h->rng, f->spread), i,
+		     made = 0;
+	uint64_t *ids = calloc(n, sizeof(*ids));
 	int ret = 0;
 
-	if (!hs)
+	if (!ids)
 		return KEEP;
 	for (i = 0; i < n && !stopped(h) && !ret; i++) {
-		ret = hpu_cb_create(h->dev, h->buf + (i % 256) * PAGE, PAGE,
-				    &hs[i], NULL);
+		ret = f->make(h, i, &ids[i]);
 		made += !ret;
 	}
-	count(h, HPU_HOSTILE_CB_FLOOD, ret);
+	count(h, f->attack, ret);
 	hold(h, h->o->max_hold_ms / 4);
 	if (hpu_test_rng_below(&h->rng, 2)) {
-		free(hs);
+		free(ids);
 		return REOPEN; /* the release destroys them */
 	}
 	for (i = 0; i < made; i++)
-		hpu_cb_destroy(h->dev, hs[i]);
-	free(hs);
+		f->release(h, ids[i]);
+	free(ids);
 	return KEEP;
+}
+
+static int make_cb(struct hostile *h, unsigned int i, uint64_t *handle)
+{
+	return hpu_cb_create(h->dev, h->buf + (i % 256) * PAGE, PAGE, handle,
+			     NULL);
+}
+
+static void destroy_cb(struct hostile *h, uint64_t handle)
+{
+	hpu_cb_destroy(h->dev, handle);
+}
+
+static int attack_cb_flood(struct hostile *h)
+{
+	static const struct flood f = { .attack = HPU_HOSTILE_CB_FLOOD,
+					.base = 256,
+					.spread = 3000,
+					.make = make_cb,
+					.release = destroy_cb };
+
+	return flood(h, &f);
+}
+
+static int map_host_page(struct hostile *h, unsigned int i, uint64_t *va)
+{
+	return hpu_mem_map_host(h->dev, h->buf + (i % 256) * PAGE, PAGE, 0, 0,
+				va);
+}
+
+static void unmap(struct hostile *h, uint64_t va)
+{
+	hpu_mem_unmap(h->dev, va);
 }
 
 static int attack_hostmap_flood(struct hostile *h)
 {
-	unsigned int n = 256 + hpu_test_rng_below(&h->rng, 3000), i, made = 0;
-	uint64_t *vas = calloc(n, sizeof(*vas));
-	int ret = 0;
+	static const struct flood f = { .attack = HPU_HOSTILE_HOSTMAP_FLOOD,
+					.base = 256,
+					.spread = 3000,
+					.make = map_host_page,
+					.release = unmap };
 
-	if (!vas)
-		return KEEP;
-	for (i = 0; i < n && !stopped(h) && !ret; i++) {
-		ret = hpu_mem_map_host(h->dev, h->buf + (i % 256) * PAGE, PAGE,
-				       0, 0, &vas[i]);
-		made += !ret;
-	}
-	count(h, HPU_HOSTILE_HOSTMAP_FLOOD, ret);
-	hold(h, h->o->max_hold_ms / 4);
-	if (hpu_test_rng_below(&h->rng, 2)) {
-		free(vas);
-		return REOPEN;
-	}
-	for (i = 0; i < made; i++)
-		hpu_mem_unmap(h->dev, vas[i]);
-	free(vas);
-	return KEEP;
+	return flood(h, &f);
 }
 
-/* MAP_SHM of a fresh sealed memfd of one page: its device VA or -errno */
-static int map_small_shm(struct hostile *h, uint64_t *va)
+/*
+ * MAP_SHM of a fresh sealed memfd of one page (@i: a flood's count, not
+ * used): its device VA in *@va; 0 or -errno
+ */
+static int map_small_shm(struct hostile *h, unsigned int i, uint64_t *va)
 {
 	union hpu_mem_args a;
 	int fd, ret;
 
+	(void)i;
 	fd = memfd_create("hpu-hostile", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
@@ -544,26 +587,13 @@ static int map_small_shm(struct hostile *h, uint64_t *va)
 
 static int attack_shm_flood(struct hostile *h)
 {
-	unsigned int n = 2048 + hpu_test_rng_below(&h->rng, 14000), i, made = 0;
-	uint64_t *vas = calloc(n, sizeof(*vas));
-	int ret = 0;
+	static const struct flood f = { .attack = HPU_HOSTILE_SHM_FLOOD,
+					.base = 2048,
+					.spread = 14000,
+					.make = map_small_shm,
+					.release = unmap };
 
-	if (!vas)
-		return KEEP;
-	for (i = 0; i < n && !stopped(h) && !ret; i++) {
-		ret = map_small_shm(h, &vas[i]);
-		made += !ret;
-	}
-	count(h, HPU_HOSTILE_SHM_FLOOD, ret);
-	hold(h, h->o->max_hold_ms / 4);
-	if (hpu_test_rng_below(&h->rng, 2)) {
-		free(vas);
-		return REOPEN;
-	}
-	for (i = 0; i < made; i++)
-		hpu_mem_unmap(h->dev, vas[i]);
-	free(vas);
-	return KEEP;
+	return flood(h, &f);
 }
 
 /* ------------------------------------------------------ queues held */
@@ -877,7 +907,7 @@ static int attack_die(struct hostile *h)
 			submit_long_timeout(b, dma_queue(h), &seq);
 	}
 	for (i = 0; i < 8; i++)
-		map_small_shm(h, &shm);
+		map_small_shm(h, i, &shm);
 	if (!pthread_create(&t, NULL, waiter_thread, h))
 		poll(NULL, 0, (int)hpu_test_rng_below(&h->rng, 50));
 	kill(getpid(), SIGKILL);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * hpu_test_util.c - clock, free port, tied children and bounded waits for
- * them, monitor waits, CSV columns and stuck processes for the tests.
+ * them, monitor waits, CSV columns, stuck processes and raw ioctls for
+ * the tests.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -242,4 +244,9 @@ void hpu_test_print_proc(pid_t pid)
 		shown++;
 	}
 	closedir(d);
+}
+
+int hpu_test_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
 }

@@ -3,7 +3,8 @@
  * hpu_test_util.h - small helpers every kind of test uses: a monotonic
  * clock in ms, a free loopback TCP port, a child process tied to the test,
  * bounded waits for a child and for a device monitor's event, the leading columns of a
- * CSV file, where a stuck process is, a skip with its reason.
+ * CSV file, where a stuck process is, an ioctl answering -errno, a skip
+ * with its reason.
  */
 #ifndef HPU_TEST_UTIL_H
 #define HPU_TEST_UTIL_H
@@ -99,6 +100,18 @@ char *hpu_test_csv_columns(const char *path, int ncols);
  * @pid: the process
  */
 void hpu_test_print_proc(pid_t pid);
+
+/**
+ * hpu_test_ioctl() - ioctl() answering the kernel's way
+ * @fd: open node
+ * @cmd: request
+ * @arg: its argument
+ *
+ * For raw ioctl tests: hpu's commands answer 0 when they succeed.
+ *
+ * Return: 0, or -errno of the failed call.
+ */
+int hpu_test_ioctl(int fd, unsigned long cmd, void *arg);
 
 /*
  * HPU_TEST_SKIP_IF() - in a cmocka test: when @reason (a string) is not

@@ -53,7 +53,7 @@ BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-DHPU_VERSION_MAJOR=$(VERSION_MAJOR) -DHPU_VERSION_MINOR=$(VERSION_MINOR) \
 	-DHPU_VERSION_PATCH=$(VERSION_PATCH) \
 	-Iuapi -Icommon -Ifirmware-sim -Ilibhpudrv/include/hpu -Ifusedev \
-	-Itrainer/ccl/include/hpu -Itrainer/lib \
+	-Ilibhpuccl/include/hpu -Itrainer/lib \
 	-DHT_DATA_INSTALL_DIR='"$(HPU_DATADIR)"' \
 	$(call pkg_cflags,$(PKGS))
 LDLIBS_BASE := -lpthread -lm
@@ -76,7 +76,7 @@ FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
 DRV_SRCS := $(sort $(wildcard libhpudrv/*.c))
 SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
 BENCH_SRCS := $(sort $(wildcard tools/hpu-bench/*.c))
-CCL_SRCS := $(sort $(wildcard trainer/ccl/*.c))
+CCL_SRCS := $(sort $(wildcard libhpuccl/*.c))
 CCL_TOOL_SRCS := $(sort $(wildcard tools/hpu-ccl-tests/*.c))
 # The training library (static, linked into hpu-train and the tests)
 TRAIN_SRCS := $(sort $(wildcard trainer/lib/*.c))
@@ -152,7 +152,7 @@ $(O)/obj/libhpudrv/%.o: libhpudrv/%.c $(FLAGS_STAMP) | $(DIRS)
 		-MMD -MP -c $< -o $@
 
 # libhpuccl objects likewise
-$(O)/obj/trainer/ccl/%.o: trainer/ccl/%.c $(FLAGS_STAMP) | $(DIRS)
+$(O)/obj/libhpuccl/%.o: libhpuccl/%.c $(FLAGS_STAMP) | $(DIRS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DHPUCCL_BUILD \
 		-MMD -MP -c $< -o $@
@@ -186,10 +186,10 @@ $(LIBHPUDRV_A): $(DRV_OBJS) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(LIBHPUCCL_SO): $(CCL_OBJS) trainer/ccl/libhpuccl.map $(LIBHPUDRV_SO) | $(DIRS)
+$(LIBHPUCCL_SO): $(CCL_OBJS) libhpuccl/libhpuccl.map $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(CCL_SONAME) \
-		-Wl,--version-script=trainer/ccl/libhpuccl.map -Wl,--no-undefined \
+		-Wl,--version-script=libhpuccl/libhpuccl.map -Wl,--no-undefined \
 		-o $@ $(CCL_OBJS) -L$(O)/lib -lhpudrv $(LDLIBS_BASE)
 	$(Q)ln -sf libhpuccl.so.$(VERSION) $(O)/lib/$(CCL_SONAME)
 	$(Q)ln -sf $(CCL_SONAME) $(O)/lib/libhpuccl.so
@@ -207,7 +207,7 @@ $(PATHS_STAMP): FORCE | $(DIRS)
 # the data directory of the training library is compiled in here
 $(O)/obj/trainer/lib/data_digits.o: $(PATHS_STAMP)
 
-$(LIBHPUCCL_PC): trainer/ccl/libhpuccl.pc.in $(PATHS_STAMP) | $(DIRS)
+$(LIBHPUCCL_PC): libhpuccl/libhpuccl.pc.in $(PATHS_STAMP) | $(DIRS)
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
@@ -330,7 +330,7 @@ $(O)/fuzz/fuzz_scaleout: tests/fuzz/fuzz_scaleout.c tests/fuzz/fuzz_seed.h \
 		$(LDLIBS_BASE)
 
 $(O)/fuzz/fuzz_store: tests/fuzz/fuzz_store.c tests/fuzz/fuzz_seed.h \
-		trainer/ccl/ccl_store.h trainer/ccl/store.c | $(O)/fuzz
+		libhpuccl/ccl_store.h libhpuccl/store.c | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)
 
@@ -421,7 +421,7 @@ SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 
 INST_HDRS := $(sort $(wildcard uapi/*.h libhpudrv/include/hpu/*.h \
-	trainer/ccl/include/hpu/*.h))
+	libhpuccl/include/hpu/*.h))
 INST_MAN1 := $(sort $(wildcard docs/man/*.1))
 INST_MAN8 := $(sort $(wildcard docs/man/*.8))
 INST_DATA := trainer/data/digits.csv.gz trainer/data/README.md
@@ -476,7 +476,7 @@ uninstall:
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] fusedev/*.[ch] \
 	common/*.[ch] libhpudrv/*.[ch] libhpudrv/include/hpu/*.h tools/*/*.[ch] \
-	trainer/ccl/*.[ch] trainer/ccl/include/hpu/*.h trainer/lib/*.[ch] \
+	libhpuccl/*.[ch] libhpuccl/include/hpu/*.h trainer/lib/*.[ch] \
 	trainer/hpu-train/*.[ch] \
 	tests/*/*.[ch]))
 lint:

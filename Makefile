@@ -330,7 +330,8 @@ $(O)/fuzz/fuzz_scaleout: tests/fuzz/fuzz_scaleout.c tests/fuzz/fuzz_seed.h \
 		$(LDLIBS_BASE)
 
 $(O)/fuzz/fuzz_store: tests/fuzz/fuzz_store.c tests/fuzz/fuzz_seed.h \
-		libhpuccl/ccl_store.h libhpuccl/store.c | $(O)/fuzz
+		libhpuccl/ccl_store.h libhpuccl/store_wire.h \
+		libhpuccl/store_server.c libhpuccl/store_net.c | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)
 

@@ -392,6 +392,33 @@ int ccl_id_parse(const struct hpuccl_unique_id *id, struct ccl_id *w);
 struct ccl_store_server *ccl_server_ref(uint32_t ipv4, uint16_t port);
 void ccl_server_unref(struct ccl_store_server *srv, int linger_ms);
 
+/*
+ * hpuccl_comm_init_rank_config() of HPUCCL_1.1 (the default version)
+ * under its own name, which compat.c's older version calls
+ */
+HPUCCL_EXPORT int
+hpuccl_comm_init_rank_config_v1_1(struct hpuccl_comm **comm, int nranks,
+				  const struct hpuccl_unique_id *id, int rank,
+				  const struct hpuccl_config *cfg);
+
+/**
+ * struct hpuccl_config_v1_0 - the config of HPUCCL_1.0, without a size
+ * @dev: as in struct hpuccl_config
+ * @timeout_ms: as in struct hpuccl_config
+ * @flags: as in struct hpuccl_config
+ */
+struct hpuccl_config_v1_0 {
+	struct hpu_device *dev;
+	uint32_t timeout_ms;
+	uint32_t flags;
+};
+
+/* hpuccl_comm_init_rank_config() of programs linked before HPUCCL_1.1 */
+HPUCCL_EXPORT int
+hpuccl_comm_init_rank_config_v1_0(struct hpuccl_comm **comm, int nranks,
+				  const struct hpuccl_unique_id *id, int rank,
+				  const struct hpuccl_config_v1_0 *old);
+
 /* What a deferred call of a group is (group.c) */
 enum ccl_call_kind {
 	K_ALLREDUCE,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ccl_internal.h"
+#include "hpu_abi.h"
 #include "ccl_store.h"
 
 /* What every rank publishes in the store at init */
@@ -185,14 +186,15 @@ HPUCCL_EXPORT int hpuccl_comm_get_async_error(struct hpuccl_comm *comm)
 
 /* ------------------------------------------------------------- setup */
 
-static uint32_t env_timeout(const struct hpuccl_config *cfg)
+/* The config's timeout, else HPUCCL_TIMEOUT_MS, else the default */
+static uint32_t env_timeout(uint32_t cfg_ms)
 {
 	const char *e = getenv("HPUCCL_TIMEOUT_MS");
 	unsigned long v;
 	char *end;
 
-	if (cfg && cfg->timeout_ms)
-		return cfg->timeout_ms;
+	if (cfg_ms)
+		return cfg_ms;
 	if (e && *e) {
 		v = strtoul(e, &end, 10);
 		if (!*end && v > 0 && v <= 3600000)
@@ -655,11 +657,15 @@ static int init_device_side(struct hpuccl_comm *c, struct init_step *at)
 	return ret;
 }
 
-HPUCCL_EXPORT int
-hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
-			     const struct hpuccl_unique_id *id, int rank,
-			     const struct hpuccl_config *cfg)
+/* hpuccl_comm_init_rank_config() since HPUCCL_1.1: a config with a size */
+HPU_SYMVER_DEFAULT(hpuccl_comm_init_rank_config_v1_1,
+		   hpuccl_comm_init_rank_config, "HPUCCL_1.1");
+
+int hpuccl_comm_init_rank_config_v1_1(struct hpuccl_comm **comm, int nranks,
+				      const struct hpuccl_unique_id *id,
+				      int rank, const struct hpuccl_config *cfg)
 {
+	struct hpu_device *cfg_dev;
 	struct init_step at = { "opening the device", -1 };
 	char store_at[80];
 	struct hpuccl_comm *c;
@@ -667,8 +673,14 @@ hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
 	struct ccl_id w;
 
 	if (!comm || !id || nranks < 1 || rank < 0 || rank >= nranks ||
-	    nranks > HPU_NUM_SOBS / 3 || (cfg && cfg->flags))
+	    nranks > HPU_NUM_SOBS / 3)
 		return -EINVAL;
+	ret = hpu_opts_check(cfg, hpu_offsetofend(struct hpuccl_config, flags));
+	if (ret)
+		return ret;
+	if (HPU_OPTS_GET(cfg, flags, 0))
+		return -EINVAL;
+	cfg_dev = HPU_OPTS_GET(cfg, dev, NULL);
 	ret = ccl_id_parse(id, &w);
 	if (ret)
 		return ret;
@@ -677,7 +689,7 @@ hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
 		return -ENOMEM;
 	c->nranks = nranks;
 	c->rank = rank;
-	c->timeout_ms = env_timeout(cfg);
+	c->timeout_ms = env_timeout(HPU_OPTS_GET(cfg, timeout_ms, 0));
 	c->slot_bytes = env_slot_bytes();
 	c->zc_bytes = env_zcopy_bytes();
 	c->algo = ccl_algo_parse(getenv("HPUCCL_ALGO"));
@@ -698,8 +710,8 @@ hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
 		return -ENOMEM;
 	}
 	c->server = ccl_server_ref(w.ipv4, w.port);
-	if (cfg && cfg->dev) {
-		c->dev = cfg->dev;
+	if (cfg_dev) {
+		c->dev = cfg_dev;
 	} else {
 		ret = open_device(&c->dev);
 		if (ret)
@@ -734,7 +746,7 @@ HPUCCL_EXPORT int hpuccl_comm_init_rank(struct hpuccl_comm **comm, int nranks,
 					const struct hpuccl_unique_id *id,
 					int rank)
 {
-	return hpuccl_comm_init_rank_config(comm, nranks, id, rank, NULL);
+	return hpuccl_comm_init_rank_config_v1_1(comm, nranks, id, rank, NULL);
 }
 
 HPUCCL_EXPORT int hpuccl_comm_destroy(struct hpuccl_comm *comm)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_hpudrv_symbols.c - libhpudrv.so exports exactly the symbols of its
- * version script, and carries the soname.
+ * test_hpudrv_symbols.c - libhpudrv.so and libhpuccl.so export exactly the
+ * symbols of their version scripts, each at the version of the node that
+ * lists it (the newest one as the default, older ones only as compat
+ * versions that still resolve), and carry their sonames.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,13 +11,30 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define MAP_FILE "libhpudrv/libhpudrv.map"
 #define MAX_SYMS 1024
+
+/**
+ * struct lib - a shared library under test
+ * @name: file name of its development link in $O/lib
+ * @map: its version script, from the top of the source tree
+ * @soname: the soname it must carry
+ */
+struct lib {
+	const char *name;
+	const char *map;
+	const char *soname;
+};
+
+static const struct lib libs[] = {
+	{ "libhpudrv.so", "libhpudrv/libhpudrv.map", "libhpudrv.so.1" },
+	{ "libhpuccl.so", "libhpuccl/libhpuccl.map", "libhpuccl.so.1" },
+};
 
 struct symset {
 	char *name[MAX_SYMS];
@@ -31,14 +50,35 @@ struct symver {
 static struct symver map_versions[MAX_SYMS];
 static int n_map_versions;
 
-static const char *lib_path(void)
+static const char *lib_path(const struct lib *l)
 {
 	static char path[4096];
 	const char *o = getenv("O");
 
-	snprintf(path, sizeof(path), "%s/lib/libhpudrv.so",
-		 o && *o ? o : "build");
+	snprintf(path, sizeof(path), "%s/lib/%s", o && *o ? o : "build",
+		 l->name);
 	return path;
+}
+
+/*
+ * dlopen() @l. libhpuccl.so needs libhpudrv.so.1: the loader finds it
+ * among the loaded objects by soname, so libhpudrv goes first (and stays).
+ */
+static void *lib_open(const struct lib *l)
+{
+	static void *drv;
+	void *h;
+
+	if (!drv) {
+		drv = dlopen(lib_path(&libs[0]), RTLD_NOW | RTLD_GLOBAL);
+		if (!drv)
+			fail_msg("dlopen %s: %s", lib_path(&libs[0]),
+				 dlerror());
+	}
+	h = dlopen(lib_path(l), RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		fail_msg("dlopen %s: %s", lib_path(l), dlerror());
+	return h;
 }
 
 static void symset_add(struct symset *s, const char *name)
@@ -64,14 +104,14 @@ static int cmp_str(const void *a, const void *b)
  * Names listed under every "global:" of the version script (every stanza
  * "NODE { global: ...; } PARENT;"), remembering each one's node.
  */
-static void read_map(struct symset *s)
+static void read_map(const struct lib *l, struct symset *s)
 {
 	char line[512], name[256], node[64] = "";
 	int in_global = 0;
-	FILE *f = fopen(MAP_FILE, "r");
+	FILE *f = fopen(l->map, "r");
 
 	if (!f)
-		fail_msg("cannot open %s (run from the source tree)", MAP_FILE);
+		fail_msg("cannot open %s (run from the source tree)", l->map);
 	n_map_versions = 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (strchr(line, '{') &&
@@ -99,13 +139,13 @@ static void read_map(struct symset *s)
 }
 
 /* Defined dynamic symbols except version nodes (type A). */
-static void read_exports(struct symset *s)
+static void read_exports(const struct lib *l, struct symset *s)
 {
 	char cmd[4300], line[512], type[8], name[256];
 	FILE *p;
 
 	snprintf(cmd, sizeof(cmd), "nm -D --defined-only '%s' 2>/dev/null",
-		 lib_path());
+		 lib_path(l));
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while (fgets(line, sizeof(line), p)) {
@@ -124,16 +164,15 @@ static void read_exports(struct symset *s)
 	qsort(s->name, (size_t)s->n, sizeof(s->name[0]), cmp_str);
 }
 
-static void test_exports_match_map(void **state)
+static void check_exports_match_map(const struct lib *l)
 {
 	struct symset map = { 0 }, exp = { 0 };
 	int i, j, diff = 0;
 
-	(void)state;
-	if (access(lib_path(), R_OK))
-		fail_msg("%s is not built", lib_path());
-	read_map(&map);
-	read_exports(&exp);
+	if (access(lib_path(l), R_OK))
+		fail_msg("%s is not built", lib_path(l));
+	read_map(l, &map);
+	read_exports(l, &exp);
 	assert_true(map.n > 0);
 	for (i = 0, j = 0; i < map.n || j < exp.n;) {
 		int c = i == map.n ? 1 :
@@ -159,69 +198,158 @@ static void test_exports_match_map(void **state)
 	symset_free(&exp);
 }
 
-static const char *map_node_of(const char *name)
+static void test_exports_match_map(void **state)
 {
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		check_exports_match_map(&libs[i]);
+}
+
+/*
+ * The newest node (the map lists nodes oldest first) listing @name, and
+ * whether @node lists it at all
+ */
+static const char *map_newest_node_of(const char *name)
+{
+	const char *node = NULL;
 	int i;
 
 	for (i = 0; i < n_map_versions; i++)
 		if (!strcmp(map_versions[i].name, name))
-			return map_versions[i].node;
-	return NULL;
+			node = map_versions[i].node;
+	return node;
 }
 
-/* Every export carries the version node of the stanza that lists it. */
-static void test_every_export_versioned(void **state)
+static int map_lists(const char *name, const char *node)
+{
+	int i;
+
+	for (i = 0; i < n_map_versions; i++)
+		if (!strcmp(map_versions[i].name, name) &&
+		    !strcmp(map_versions[i].node, node))
+			return 1;
+	return 0;
+}
+
+/*
+ * Every export carries a version: the default one (name@@NODE) is the
+ * newest node listing the name, a compat one (name@NODE) an older node
+ * listing it, and dlvsym() finds it there.
+ */
+static void check_every_export_versioned(const struct lib *l)
 {
 	struct symset map = { 0 };
 	char cmd[4300], line[512], type[8], name[256];
 	const char *node;
-	int n = 0;
+	void *h;
+	int n = 0, compat;
 	FILE *p;
 
-	(void)state;
-	read_map(&map);
+	read_map(l, &map);
+	h = lib_open(l);
 	snprintf(cmd, sizeof(cmd), "nm -D --defined-only '%s' 2>/dev/null",
-		 lib_path());
+		 lib_path(l));
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while (fgets(line, sizeof(line), p)) {
-		char *at;
+		char *at, *ver;
 
 		if (strstr(line, " A "))
 			continue;
 		if (sscanf(line, "%*s %7s %255s", type, name) != 2)
 			continue;
-		at = strstr(name, "@@");
+		at = strchr(name, '@');
 		if (!at)
 			fail_msg("unversioned export: %s", line);
+		compat = at[1] != '@';
+		ver = at + (compat ? 1 : 2);
 		*at = '\0';
-		node = map_node_of(name);
-		if (!node || strcmp(node, at + 2))
-			fail_msg("%s is version %s, the map says %s", name,
-				 at + 2, node ? node : "nothing");
+		node = map_newest_node_of(name);
+		if (!node || (!compat && strcmp(node, ver)))
+			fail_msg("%s is version %s, the map says %s", name, ver,
+				 node ? node : "nothing");
+		if (compat && (!strcmp(node, ver) || !map_lists(name, ver)))
+			fail_msg("%s@%s: a compat version must be an older "
+				 "node listing it (newest: %s)",
+				 name, ver, node);
+		if (!dlvsym(h, name, ver))
+			fail_msg("dlvsym(%s, %s) finds nothing", name, ver);
 		n++;
 	}
 	pclose(p);
+	dlclose(h);
 	symset_free(&map);
 	assert_true(n > 0);
 }
 
+static void test_every_export_versioned(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		check_every_export_versioned(&libs[i]);
+}
+
+/*
+ * Options structs changed ABI (a size field): the old entry points stay
+ * reachable at their old versions, and differ from the current ones.
+ */
+static void test_compat_versions(void **state)
+{
+	static const struct {
+		const struct lib *lib;
+		const char *name;
+		const char *old;
+		const char *cur;
+	} cases[] = {
+		{ &libs[0], "hpu_allocator_create", "HPUDRV_1.1",
+		  "HPUDRV_1.6" },
+		{ &libs[1], "hpuccl_comm_init_rank_config", "HPUCCL_1.0",
+		  "HPUCCL_1.1" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		void *h = lib_open(cases[i].lib);
+		void *old, *cur;
+
+		old = dlvsym(h, cases[i].name, cases[i].old);
+		cur = dlvsym(h, cases[i].name, cases[i].cur);
+		assert_non_null(old);
+		assert_non_null(cur);
+		assert_ptr_not_equal(old, cur);
+		/* what a program linked now gets */
+		assert_ptr_equal(dlsym(h, cases[i].name), cur);
+		dlclose(h);
+	}
+}
+
 static void test_soname(void **state)
 {
-	char cmd[4300], line[512];
-	int found = 0;
+	char cmd[4300], line[512], want[80];
+	size_t i;
+	int found;
 	FILE *p;
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "readelf -d '%s' 2>/dev/null", lib_path());
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (fgets(line, sizeof(line), p))
-		if (strstr(line, "(SONAME)") &&
-		    strstr(line, "[libhpudrv.so.1]"))
-			found = 1;
-	pclose(p);
-	assert_true(found);
+	for (i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "readelf -d '%s' 2>/dev/null",
+			 lib_path(&libs[i]));
+		snprintf(want, sizeof(want), "[%s]", libs[i].soname);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		found = 0;
+		while (fgets(line, sizeof(line), p))
+			if (strstr(line, "(SONAME)") && strstr(line, want))
+				found = 1;
+		pclose(p);
+		if (!found)
+			fail_msg("%s: no SONAME %s", lib_path(&libs[i]), want);
+	}
 }
 
 int main(void)
@@ -229,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exports_match_map),
 		cmocka_unit_test(test_every_export_versioned),
+		cmocka_unit_test(test_compat_versions),
 		cmocka_unit_test(test_soname),
 	};
 

@@ -16,6 +16,13 @@ VERSION_MAJOR := 1
 VERSION_MINOR := 1
 VERSION_PATCH := 0
 VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+# A library's version is its version script's newest node (HPUDRV_1.6 is
+# 1.6.0): file name, soname major, .pc and hpu_library_version() /
+# hpuccl_version() follow the map, so an ABI change moves them all.
+map_version = $(shell sed -n 's/^[A-Z]*_\([0-9][0-9.]*\) *{.*/\1/p' $(1) | \
+	sort -V | tail -n 1).0
+DRV_VERSION := $(call map_version,libhpudrv/libhpudrv.map)
+CCL_VERSION := $(call map_version,libhpuccl/libhpuccl.map)
 
 O ?= build
 PREFIX ?= /usr/local
@@ -56,6 +63,8 @@ BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Ilibhpuccl/include/hpu -Itrainer/lib \
 	-DHT_DATA_INSTALL_DIR='"$(HPU_DATADIR)"' \
 	$(call pkg_cflags,$(PKGS))
+BASE_CFLAGS += -DHPUDRV_LIB_VERSION='"$(DRV_VERSION)"' \
+	-DHPUCCL_LIB_VERSION='"$(CCL_VERSION)"'
 LDLIBS_BASE := -lpthread -lm
 # The MME engine (libhpusim) and hpu-bench's reference GEMM
 BLAS_LIBS = $(call pkg_libs,openblas)
@@ -93,15 +102,15 @@ COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,$(COMMON_SRCS))
 DRV_OBJS = $(call obj,$(DRV_SRCS)) $(COMMON_PIC_OBJS)
 LIBHPUSIM := $(O)/lib/libhpusim.a
 LIBFUSEDEV := $(O)/lib/libhpufusedev.a
-DRV_SONAME := libhpudrv.so.$(VERSION_MAJOR)
-LIBHPUDRV_SO := $(O)/lib/libhpudrv.so.$(VERSION)
+DRV_SONAME := libhpudrv.so.$(firstword $(subst ., ,$(DRV_VERSION)))
+LIBHPUDRV_SO := $(O)/lib/libhpudrv.so.$(DRV_VERSION)
 LIBHPUDRV_A := $(O)/lib/libhpudrv.a
 LIBHPUDRV_PC := $(O)/lib/pkgconfig/libhpudrv.pc
 HPU_FUSED := $(O)/bin/hpu-fused
 HPU_SMI := $(O)/bin/hpu-smi
 HPU_BENCH := $(O)/bin/hpu-bench
-CCL_SONAME := libhpuccl.so.$(VERSION_MAJOR)
-LIBHPUCCL_SO := $(O)/lib/libhpuccl.so.$(VERSION)
+CCL_SONAME := libhpuccl.so.$(firstword $(subst ., ,$(CCL_VERSION)))
+LIBHPUCCL_SO := $(O)/lib/libhpuccl.so.$(CCL_VERSION)
 LIBHPUCCL_A := $(O)/lib/libhpuccl.a
 LIBHPUCCL_PC := $(O)/lib/pkgconfig/libhpuccl.pc
 CCL_OBJS = $(call obj,$(CCL_SRCS))
@@ -179,7 +188,7 @@ $(LIBHPUDRV_SO): $(DRV_OBJS) libhpudrv/libhpudrv.map | $(DIRS)
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(DRV_SONAME) \
 		-Wl,--version-script=libhpudrv/libhpudrv.map -Wl,--no-undefined \
 		-o $@ $(DRV_OBJS) $(call pkg_libs,libudev) $(LDLIBS_BASE)
-	$(Q)ln -sf libhpudrv.so.$(VERSION) $(O)/lib/$(DRV_SONAME)
+	$(Q)ln -sf libhpudrv.so.$(DRV_VERSION) $(O)/lib/$(DRV_SONAME)
 	$(Q)ln -sf $(DRV_SONAME) $(O)/lib/libhpudrv.so
 
 $(LIBHPUDRV_A): $(DRV_OBJS) | $(DIRS)
@@ -191,7 +200,7 @@ $(LIBHPUCCL_SO): $(CCL_OBJS) libhpuccl/libhpuccl.map $(LIBHPUDRV_SO) | $(DIRS)
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(CCL_SONAME) \
 		-Wl,--version-script=libhpuccl/libhpuccl.map -Wl,--no-undefined \
 		-o $@ $(CCL_OBJS) -L$(O)/lib -lhpudrv $(LDLIBS_BASE)
-	$(Q)ln -sf libhpuccl.so.$(VERSION) $(O)/lib/$(CCL_SONAME)
+	$(Q)ln -sf libhpuccl.so.$(CCL_VERSION) $(O)/lib/$(CCL_SONAME)
 	$(Q)ln -sf $(CCL_SONAME) $(O)/lib/libhpuccl.so
 
 $(LIBHPUCCL_A): $(CCL_OBJS) | $(DIRS)
@@ -201,22 +210,22 @@ $(LIBHPUCCL_A): $(CCL_OBJS) | $(DIRS)
 # Rewritten only when the install paths change, so the .pc files follow
 # PREFIX (defined before the first rule that depends on it).
 PATHS_STAMP := $(O)/lib/pkgconfig/paths.stamp
+PATHS_LINE = $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(DRV_VERSION) $(CCL_VERSION)
 $(PATHS_STAMP): FORCE | $(DIRS)
-	$(Q)echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)' | cmp -s - $@ || \
-		echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)' > $@
+	$(Q)echo '$(PATHS_LINE)' | cmp -s - $@ || echo '$(PATHS_LINE)' > $@
 # the data directory of the training library is compiled in here
 $(O)/obj/trainer/lib/data_digits.o: $(PATHS_STAMP)
 
 $(LIBHPUCCL_PC): libhpuccl/libhpuccl.pc.in $(PATHS_STAMP) | $(DIRS)
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(CCL_VERSION)|g' \
 		$< > $@
 
 $(LIBHPUDRV_PC): libhpudrv/libhpudrv.pc.in $(PATHS_STAMP) | $(DIRS)
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(DRV_VERSION)|g' \
 		$< > $@
 
 # ---------------------------------------------------------------- programs
@@ -428,9 +437,9 @@ INST_MAN8 := $(sort $(wildcard docs/man/*.8))
 INST_DATA := trainer/data/digits.csv.gz trainer/data/README.md
 INST_BINS := $(filter-out $(HPU_FUSED),$(TOOLS))
 # Every file and link, relative to $(DESTDIR)
-INST_FILES = $(LIBDIR)/libhpudrv.so.$(VERSION) $(LIBDIR)/$(DRV_SONAME) \
+INST_FILES = $(LIBDIR)/libhpudrv.so.$(DRV_VERSION) $(LIBDIR)/$(DRV_SONAME) \
 	$(LIBDIR)/libhpudrv.so $(LIBDIR)/pkgconfig/libhpudrv.pc \
-	$(LIBDIR)/libhpuccl.so.$(VERSION) $(LIBDIR)/$(CCL_SONAME) \
+	$(LIBDIR)/libhpuccl.so.$(CCL_VERSION) $(LIBDIR)/$(CCL_SONAME) \
 	$(LIBDIR)/libhpuccl.so $(LIBDIR)/pkgconfig/libhpuccl.pc \
 	$(addprefix $(INCLUDEDIR)/hpu/,$(notdir $(INST_HDRS))) \
 	$(SBINDIR)/hpu-fused $(addprefix $(BINDIR)/,$(notdir $(INST_BINS))) \
@@ -449,9 +458,9 @@ install: all
 		$(MANDIR)/man8 $(HPU_DATADIR) $(UDEVRULESDIR) \
 		$(SYSTEMDUNITDIR) $(SYSUSERSDIR))
 	$(Q)install -m 0755 $(LIBHPUDRV_SO) $(LIBHPUCCL_SO) $(DESTDIR)$(LIBDIR)/
-	$(Q)ln -sf libhpudrv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(DRV_SONAME)
+	$(Q)ln -sf libhpudrv.so.$(DRV_VERSION) $(DESTDIR)$(LIBDIR)/$(DRV_SONAME)
 	$(Q)ln -sf $(DRV_SONAME) $(DESTDIR)$(LIBDIR)/libhpudrv.so
-	$(Q)ln -sf libhpuccl.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(CCL_SONAME)
+	$(Q)ln -sf libhpuccl.so.$(CCL_VERSION) $(DESTDIR)$(LIBDIR)/$(CCL_SONAME)
 	$(Q)ln -sf $(CCL_SONAME) $(DESTDIR)$(LIBDIR)/libhpuccl.so
 	$(Q)install -m 0644 $(LIBHPUDRV_PC) $(LIBHPUCCL_PC) \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/

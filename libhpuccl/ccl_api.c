@@ -9,9 +9,14 @@
 
 #include "coll.h"
 
+/* The Makefile derives it from libhpuccl.map's newest node */
+#ifndef HPUCCL_LIB_VERSION
+#error "HPUCCL_LIB_VERSION is set by the Makefile (libhpuccl.map)"
+#endif
+
 HPUCCL_EXPORT const char *hpuccl_version(void)
 {
-	return HPU_VERSION;
+	return HPUCCL_LIB_VERSION;
 }
 
 HPUCCL_EXPORT const char *hpuccl_strerror(int err)

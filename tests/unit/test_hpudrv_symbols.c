@@ -3,7 +3,9 @@
  * test_hpudrv_symbols.c - libhpudrv.so and libhpuccl.so export exactly the
  * symbols of their version scripts, each at the version of the node that
  * lists it (the newest one as the default, older ones only as compat
- * versions that still resolve), and carry their sonames.
+ * versions that still resolve), and carry their sonames; each library's
+ * version (file name, soname link, .pc, its version function) is its
+ * map's newest node.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hpuccl.h"
+#include "hpudrv.h"
+
 #define MAX_SYMS 1024
 
 /**
@@ -24,16 +29,22 @@
  * @name: file name of its development link in $O/lib
  * @map: its version script, from the top of the source tree
  * @soname: the soname it must carry
+ * @version_fn: its function returning its version
+ * @pc: its pkg-config file in $O/lib/pkgconfig
  */
 struct lib {
 	const char *name;
 	const char *map;
 	const char *soname;
+	const char *version_fn;
+	const char *pc;
 };
 
 static const struct lib libs[] = {
-	{ "libhpudrv.so", "libhpudrv/libhpudrv.map", "libhpudrv.so.1" },
-	{ "libhpuccl.so", "libhpuccl/libhpuccl.map", "libhpuccl.so.1" },
+	{ "libhpudrv.so", "libhpudrv/libhpudrv.map", "libhpudrv.so.1",
+	  "hpu_library_version", "libhpudrv.pc" },
+	{ "libhpuccl.so", "libhpuccl/libhpuccl.map", "libhpuccl.so.1",
+	  "hpuccl_version", "libhpuccl.pc" },
 };
 
 struct symset {
@@ -352,6 +363,94 @@ static void test_soname(void **state)
 	}
 }
 
+/* "X.Y.0" of the newest "NAME_X.Y {" node of @l's map */
+static void map_version(const struct lib *l, char *buf, size_t len)
+{
+	char line[512], node[64];
+	unsigned int x, y, bx = 0, by = 0;
+	int found = 0;
+	FILE *f = fopen(l->map, "r");
+
+	if (!f)
+		fail_msg("cannot open %s (run from the source tree)", l->map);
+	while (fgets(line, sizeof(line), f)) {
+		char *us;
+
+		if (!strchr(line, '{') ||
+		    sscanf(line, " %63[A-Za-z0-9_.]", node) != 1)
+			continue;
+		us = strrchr(node, '_');
+		if (!us || sscanf(us + 1, "%u.%u", &x, &y) != 2)
+			fail_msg("%s: node %s is not NAME_X.Y", l->map, node);
+		if (!found || x > bx || (x == bx && y > by)) {
+			bx = x;
+			by = y;
+		}
+		found = 1;
+	}
+	fclose(f);
+	assert_true(found);
+	snprintf(buf, len, "%u.%u.0", bx, by);
+}
+
+static void check_version_follows_map(const struct lib *l)
+{
+	char want[32], path[4096], link[256], file[64], *pc;
+	const char *(*version)(void);
+	const char *o = getenv("O");
+	ssize_t n;
+	void *h;
+	FILE *f;
+
+	map_version(l, want, sizeof(want));
+	/* what the shared library says */
+	h = lib_open(l);
+	version = (const char *(*)(void))dlsym(h, l->version_fn);
+	assert_non_null(version);
+	if (strcmp(version(), want))
+		fail_msg("%s() of %s is %s, its map says %s", l->version_fn,
+			 lib_path(l), version(), want);
+	dlclose(h);
+	/* the file, and the soname's link to it */
+	snprintf(file, sizeof(file), "%s.%s", l->name, want);
+	snprintf(path, sizeof(path), "%s/lib/%s", o && *o ? o : "build", file);
+	if (access(path, R_OK))
+		fail_msg("%s is missing", path);
+	snprintf(path, sizeof(path), "%s/lib/%s", o && *o ? o : "build",
+		 l->soname);
+	n = readlink(path, link, sizeof(link) - 1);
+	assert_true(n > 0);
+	link[n] = '\0';
+	if (strcmp(link, file))
+		fail_msg("%s points at %s, not %s", path, link, file);
+	/* the pkg-config file */
+	snprintf(path, sizeof(path), "%s/lib/pkgconfig/%s",
+		 o && *o ? o : "build", l->pc);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	pc = calloc(1, 4096);
+	assert_non_null(pc);
+	assert_true(fread(pc, 1, 4095, f) > 0);
+	fclose(f);
+	snprintf(path, sizeof(path), "\nVersion: %s\n", want);
+	if (!strstr(pc, path))
+		fail_msg("%s has no line \"Version: %s\"", l->pc, want);
+	free(pc);
+}
+
+static void test_version_follows_map(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		check_version_follows_map(&libs[i]);
+	/* the static library (what this binary links) says the same */
+	assert_string_equal(hpu_library_version(), HPUDRV_LIB_VERSION);
+	assert_string_equal(hpuccl_version(), HPUCCL_LIB_VERSION);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_every_export_versioned),
 		cmocka_unit_test(test_compat_versions),
 		cmocka_unit_test(test_soname),
+		cmocka_unit_test(test_version_follows_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

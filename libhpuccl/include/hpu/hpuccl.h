@@ -111,7 +111,15 @@ struct hpuccl_config {
 	uint32_t flags;
 };
 
-/** hpuccl_version() - library version string, e.g. "1.1.0" */
+/**
+ * hpuccl_version() - version of this library
+ *
+ * It follows the symbol versions: HPUCCL_1.1 as the newest node of the
+ * version script is "1.1.0" (also the file name libhpuccl.so.1.1.0 and the
+ * pkg-config version).
+ *
+ * Return: a static "MAJOR.MINOR.PATCH" string.
+ */
 HPUCCL_EXPORT const char *hpuccl_version(void);
 
 /**

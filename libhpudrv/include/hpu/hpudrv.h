@@ -105,6 +105,10 @@ struct hpu_device;
 /**
  * hpu_library_version() - version of this library
  *
+ * It follows the symbol versions: HPUDRV_1.6 as the newest node of the
+ * version script is "1.6.0" (also the file name libhpudrv.so.1.6.0 and the
+ * pkg-config version), so "MAJOR.MINOR" says which symbols exist.
+ *
  * Return: a static "MAJOR.MINOR.PATCH" string.
  */
 HPUDRV_EXPORT const char *hpu_library_version(void);

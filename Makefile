@@ -16,6 +16,13 @@ VERSION_MAJOR := 1
 VERSION_MINOR := 1
 VERSION_PATCH := 0
 VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+# A library's version is its version script's newest node (HPUDRV_1.6 is
+# 1.6.0): file name, soname major, .pc and hpu_library_version() /
+# hpuccl_version() follow the map, so an ABI change moves them all.
+map_version = $(shell sed -n 's/^[A-Z]*_\([0-9][0-9.]*\) *{.*/\1/p' $(1) | \
+	sort -V | tail -n 1).0
+DRV_VERSION := $(call map_version,libhpudrv/libhpudrv.map)
+CCL_VERSION := $(call map_version,libhpuccl/libhpuccl.map)
 
 O ?= build
 PREFIX ?= /usr/local
@@ -55,6 +62,8 @@ BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Iuapi -Icommon \
 	-DHT_DATA_INSTALL_DIR='"$(HPU_DATADIR)"' \
 	$(call pkg_cflags,$(PKGS))
+BASE_CFLAGS += -DHPUDRV_LIB_VERSION='"$(DRV_VERSION)"' \
+	-DHPUCCL_LIB_VERSION='"$(CCL_VERSION)"'
 LDLIBS_BASE := -lpthread -lm
 # The MME engine (libhpusim) and hpu-bench's reference GEMM
 BLAS_LIBS = $(call pkg_libs,openblas)
@@ -70,13 +79,13 @@ endif
 # being compiled (a folder not named here gets uapi/ and common/ only; a
 # file's own folder is always searched for "..."). check-layers proves it.
 INC_DRV := -Ilibhpudrv/include/hpu
-INC_CCL := -Itrainer/ccl/include/hpu
+INC_CCL := -Ilibhpuccl/include/hpu
 INC_TPC := -Ilibhputpc/include
 INC_libhputpc := $(INC_TPC)
 INC_firmware-sim := $(INC_TPC)
 INC_fusedev := -Ifirmware-sim
 INC_libhpudrv := $(INC_DRV)
-INC_trainer/ccl := $(INC_CCL) $(INC_DRV)
+INC_libhpuccl := $(INC_CCL) $(INC_DRV)
 INC_trainer/lib := $(INC_CCL) $(INC_DRV) $(INC_TPC)
 INC_trainer/hpu-train := -Itrainer/lib $(INC_DRV)
 INC_tools/hpu-smi := $(INC_DRV)
@@ -103,7 +112,7 @@ FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
 DRV_SRCS := $(sort $(wildcard libhpudrv/*.c))
 SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
 BENCH_SRCS := $(sort $(wildcard tools/hpu-bench/*.c))
-CCL_SRCS := $(sort $(wildcard trainer/ccl/*.c))
+CCL_SRCS := $(sort $(wildcard libhpuccl/*.c))
 CCL_TOOL_SRCS := $(sort $(wildcard tools/hpu-ccl-tests/*.c))
 # The training library (static, linked into hpu-train and the tests)
 TRAIN_SRCS := $(sort $(wildcard trainer/lib/*.c))
@@ -121,15 +130,15 @@ DRV_OBJS = $(call obj,$(DRV_SRCS)) $(COMMON_PIC_OBJS)
 LIBHPUSIM := $(O)/lib/libhpusim.a
 LIBHPUTPC := $(O)/lib/libhputpc.a
 LIBFUSEDEV := $(O)/lib/libhpufusedev.a
-DRV_SONAME := libhpudrv.so.$(VERSION_MAJOR)
-LIBHPUDRV_SO := $(O)/lib/libhpudrv.so.$(VERSION)
+DRV_SONAME := libhpudrv.so.$(firstword $(subst ., ,$(DRV_VERSION)))
+LIBHPUDRV_SO := $(O)/lib/libhpudrv.so.$(DRV_VERSION)
 LIBHPUDRV_A := $(O)/lib/libhpudrv.a
 LIBHPUDRV_PC := $(O)/lib/pkgconfig/libhpudrv.pc
 HPU_FUSED := $(O)/bin/hpu-fused
 HPU_SMI := $(O)/bin/hpu-smi
 HPU_BENCH := $(O)/bin/hpu-bench
-CCL_SONAME := libhpuccl.so.$(VERSION_MAJOR)
-LIBHPUCCL_SO := $(O)/lib/libhpuccl.so.$(VERSION)
+CCL_SONAME := libhpuccl.so.$(firstword $(subst ., ,$(CCL_VERSION)))
+LIBHPUCCL_SO := $(O)/lib/libhpuccl.so.$(CCL_VERSION)
 LIBHPUCCL_A := $(O)/lib/libhpuccl.a
 LIBHPUCCL_PC := $(O)/lib/pkgconfig/libhpuccl.pc
 CCL_OBJS = $(call obj,$(CCL_SRCS))
@@ -182,7 +191,7 @@ $(O)/obj/libhpudrv/%.o: libhpudrv/%.c $(FLAGS_STAMP) | $(DIRS)
 		-MMD -MP -c $< -o $@
 
 # libhpuccl objects likewise
-$(O)/obj/trainer/ccl/%.o: trainer/ccl/%.c $(FLAGS_STAMP) | $(DIRS)
+$(O)/obj/libhpuccl/%.o: libhpuccl/%.c $(FLAGS_STAMP) | $(DIRS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DHPUCCL_BUILD \
 		-MMD -MP -c $< -o $@
@@ -214,19 +223,19 @@ $(LIBHPUDRV_SO): $(DRV_OBJS) libhpudrv/libhpudrv.map | $(DIRS)
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(DRV_SONAME) \
 		-Wl,--version-script=libhpudrv/libhpudrv.map -Wl,--no-undefined \
 		-o $@ $(DRV_OBJS) $(call pkg_libs,libudev) $(LDLIBS_BASE)
-	$(Q)ln -sf libhpudrv.so.$(VERSION) $(O)/lib/$(DRV_SONAME)
+	$(Q)ln -sf libhpudrv.so.$(DRV_VERSION) $(O)/lib/$(DRV_SONAME)
 	$(Q)ln -sf $(DRV_SONAME) $(O)/lib/libhpudrv.so
 
 $(LIBHPUDRV_A): $(DRV_OBJS) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(LIBHPUCCL_SO): $(CCL_OBJS) trainer/ccl/libhpuccl.map $(LIBHPUDRV_SO) | $(DIRS)
+$(LIBHPUCCL_SO): $(CCL_OBJS) libhpuccl/libhpuccl.map $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(CCL_SONAME) \
-		-Wl,--version-script=trainer/ccl/libhpuccl.map -Wl,--no-undefined \
+		-Wl,--version-script=libhpuccl/libhpuccl.map -Wl,--no-undefined \
 		-o $@ $(CCL_OBJS) -L$(O)/lib -lhpudrv $(LDLIBS_BASE)
-	$(Q)ln -sf libhpuccl.so.$(VERSION) $(O)/lib/$(CCL_SONAME)
+	$(Q)ln -sf libhpuccl.so.$(CCL_VERSION) $(O)/lib/$(CCL_SONAME)
 	$(Q)ln -sf $(CCL_SONAME) $(O)/lib/libhpuccl.so
 
 $(LIBHPUCCL_A): $(CCL_OBJS) | $(DIRS)
@@ -236,22 +245,22 @@ $(LIBHPUCCL_A): $(CCL_OBJS) | $(DIRS)
 # Rewritten only when the install paths change, so the .pc files follow
 # PREFIX (defined before the first rule that depends on it).
 PATHS_STAMP := $(O)/lib/pkgconfig/paths.stamp
+PATHS_LINE = $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(DRV_VERSION) $(CCL_VERSION)
 $(PATHS_STAMP): FORCE | $(DIRS)
-	$(Q)echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)' | cmp -s - $@ || \
-		echo '$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)' > $@
+	$(Q)echo '$(PATHS_LINE)' | cmp -s - $@ || echo '$(PATHS_LINE)' > $@
 # the data directory of the training library is compiled in here
 $(O)/obj/trainer/lib/data_digits.o: $(PATHS_STAMP)
 
-$(LIBHPUCCL_PC): trainer/ccl/libhpuccl.pc.in $(PATHS_STAMP) | $(DIRS)
+$(LIBHPUCCL_PC): libhpuccl/libhpuccl.pc.in $(PATHS_STAMP) | $(DIRS)
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(CCL_VERSION)|g' \
 		$< > $@
 
 $(LIBHPUDRV_PC): libhpudrv/libhpudrv.pc.in $(PATHS_STAMP) | $(DIRS)
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(DRV_VERSION)|g' \
 		$< > $@
 
 # ---------------------------------------------------------------- programs
@@ -341,7 +350,7 @@ check-headers: $(HEADER_CHECKS)
 LAYER_OK := common:hpu_tpc_check.h libhputpc:tpc_lib.h libhputpc:hputpc.h \
 	firmware-sim:hpusim.h firmware-sim:hputpc.h fusedev:hpu_fw_if.h \
 	fusedev:hpu_fused.h libhpudrv:hpudrv_internal.h libhpudrv:hpudrv.h \
-	trainer/ccl:ccl_internal.h trainer/ccl:hpuccl.h \
+	libhpuccl:ccl_internal.h libhpuccl:hpuccl.h \
 	trainer/lib:trainer_internal.h trainer/lib:hputpc.h \
 	trainer/lib:hpuccl.h trainer/hpu-train:ht_trainer.h \
 	tools/hpu-smi:hpudrv.h tools/hpu-ccl-tests:hpuccl.h \
@@ -353,7 +362,7 @@ LAYER_DENIED := trainer/lib:hpusim.h trainer/lib:hpu_fw_if.h \
 	firmware-sim:tpc_lib.h firmware-sim:hpu_fused.h firmware-sim:hpudrv.h \
 	fusedev:hputpc.h fusedev:hpudrv.h \
 	libhpudrv:hpu_fw_if.h libhpudrv:hpu_fused.h libhpudrv:hputpc.h \
-	trainer/ccl:hpusim.h tools/hpu-smi:hpudrv_internal.h \
+	libhpuccl:hpusim.h tools/hpu-smi:hpudrv_internal.h \
 	tools/hpu-bench:hpusim.h tools/hpu-ccl-tests:ccl_internal.h \
 	common:hpudrv.h common:hpu_fw_if.h
 layer_dir = $(word 1,$(subst :, ,$(1)))
@@ -403,7 +412,8 @@ $(O)/fuzz/fuzz_scaleout: tests/fuzz/fuzz_scaleout.c tests/fuzz/fuzz_seed.h \
 		$(LDLIBS_BASE)
 
 $(O)/fuzz/fuzz_store: tests/fuzz/fuzz_store.c tests/fuzz/fuzz_seed.h \
-		trainer/ccl/ccl_store.h trainer/ccl/store.c | $(O)/fuzz
+		libhpuccl/ccl_store.h libhpuccl/store_wire.h \
+		libhpuccl/store_server.c libhpuccl/store_net.c | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)
 
@@ -495,15 +505,15 @@ SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 
 INST_HDRS := $(sort $(wildcard uapi/*.h libhpudrv/include/hpu/*.h \
-	trainer/ccl/include/hpu/*.h))
+	libhpuccl/include/hpu/*.h))
 INST_MAN1 := $(sort $(wildcard docs/man/*.1))
 INST_MAN8 := $(sort $(wildcard docs/man/*.8))
 INST_DATA := trainer/data/digits.csv.gz trainer/data/README.md
 INST_BINS := $(filter-out $(HPU_FUSED),$(TOOLS))
 # Every file and link, relative to $(DESTDIR)
-INST_FILES = $(LIBDIR)/libhpudrv.so.$(VERSION) $(LIBDIR)/$(DRV_SONAME) \
+INST_FILES = $(LIBDIR)/libhpudrv.so.$(DRV_VERSION) $(LIBDIR)/$(DRV_SONAME) \
 	$(LIBDIR)/libhpudrv.so $(LIBDIR)/pkgconfig/libhpudrv.pc \
-	$(LIBDIR)/libhpuccl.so.$(VERSION) $(LIBDIR)/$(CCL_SONAME) \
+	$(LIBDIR)/libhpuccl.so.$(CCL_VERSION) $(LIBDIR)/$(CCL_SONAME) \
 	$(LIBDIR)/libhpuccl.so $(LIBDIR)/pkgconfig/libhpuccl.pc \
 	$(addprefix $(INCLUDEDIR)/hpu/,$(notdir $(INST_HDRS))) \
 	$(SBINDIR)/hpu-fused $(addprefix $(BINDIR)/,$(notdir $(INST_BINS))) \
@@ -522,9 +532,9 @@ install: all
 		$(MANDIR)/man8 $(HPU_DATADIR) $(UDEVRULESDIR) \
 		$(SYSTEMDUNITDIR) $(SYSUSERSDIR))
 	$(Q)install -m 0755 $(LIBHPUDRV_SO) $(LIBHPUCCL_SO) $(DESTDIR)$(LIBDIR)/
-	$(Q)ln -sf libhpudrv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(DRV_SONAME)
+	$(Q)ln -sf libhpudrv.so.$(DRV_VERSION) $(DESTDIR)$(LIBDIR)/$(DRV_SONAME)
 	$(Q)ln -sf $(DRV_SONAME) $(DESTDIR)$(LIBDIR)/libhpudrv.so
-	$(Q)ln -sf libhpuccl.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(CCL_SONAME)
+	$(Q)ln -sf libhpuccl.so.$(CCL_VERSION) $(DESTDIR)$(LIBDIR)/$(CCL_SONAME)
 	$(Q)ln -sf $(CCL_SONAME) $(DESTDIR)$(LIBDIR)/libhpuccl.so
 	$(Q)install -m 0644 $(LIBHPUDRV_PC) $(LIBHPUCCL_PC) \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/
@@ -551,7 +561,7 @@ uninstall:
 FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] fusedev/*.[ch] \
 	libhputpc/*.[ch] libhputpc/include/*.h \
 	common/*.[ch] libhpudrv/*.[ch] libhpudrv/include/hpu/*.h tools/*/*.[ch] \
-	trainer/ccl/*.[ch] trainer/ccl/include/hpu/*.h trainer/lib/*.[ch] \
+	libhpuccl/*.[ch] libhpuccl/include/hpu/*.h trainer/lib/*.[ch] \
 	trainer/hpu-train/*.[ch] \
 	tests/*/*.[ch]))
 lint:

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpu_abi.h"
 #include "hpudrv_internal.h"
 
 #define MIN_CLASS_SHIFT 9  /* 512 B */
@@ -283,8 +284,15 @@ int hpudrv_allocator_create_ops(const struct hpudrv_alloc_ops *ops, void *ctx,
 				struct hpu_allocator **ap)
 {
 	struct hpu_allocator *a;
+	int ret;
 
-	if (!ops || !ap || (opts && opts->flags))
+	if (!ops || !ap)
+		return -EINVAL;
+	ret = hpu_opts_check(opts,
+			     hpu_offsetofend(struct hpu_allocator_opts, flags));
+	if (ret)
+		return ret;
+	if (HPU_OPTS_GET(opts, flags, 0))
 		return -EINVAL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
@@ -292,7 +300,7 @@ int hpudrv_allocator_create_ops(const struct hpudrv_alloc_ops *ops, void *ctx,
 	a->ops = ops;
 	a->ctx = ctx;
 	a->small_page = small_page_size;
-	a->max_cached = opts ? opts->max_cached_bytes : 0;
+	a->max_cached = HPU_OPTS_GET(opts, max_cached_bytes, 0);
 	pthread_mutex_init(&a->lock, NULL);
 	*ap = a;
 	return 0;
@@ -328,9 +336,13 @@ static const struct hpudrv_alloc_ops device_alloc_ops = {
 	.free = dev_free,
 };
 
-int hpu_allocator_create(struct hpu_device *dev,
-			 const struct hpu_allocator_opts *opts,
-			 struct hpu_allocator **ap)
+/* hpu_allocator_create() since HPUDRV_1.6: options with a size */
+HPU_SYMVER_DEFAULT(hpu_allocator_create_v1_6, hpu_allocator_create,
+		   "HPUDRV_1.6");
+
+int hpu_allocator_create_v1_6(struct hpu_device *dev,
+			      const struct hpu_allocator_opts *opts,
+			      struct hpu_allocator **ap)
 {
 	struct hpu_info_hw_ip_info hw;
 	uint64_t small = 0;

@@ -114,6 +114,32 @@ struct hpudrv_alloc_ops {
 	int (*free)(void *ctx, uint64_t handle);
 };
 
+/*
+ * hpu_allocator_create() of HPUDRV_1.6 (the default version) under its
+ * own name, which compat.c's older version calls
+ */
+HPUDRV_EXPORT int
+hpu_allocator_create_v1_6(struct hpu_device *dev,
+			  const struct hpu_allocator_opts *opts,
+			  struct hpu_allocator **ap);
+
+/**
+ * struct hpu_allocator_opts_v1_1 - the options of HPUDRV_1.1 .. 1.5,
+ * without a size field
+ * @max_cached_bytes: as in struct hpu_allocator_opts
+ * @flags: as in struct hpu_allocator_opts
+ */
+struct hpu_allocator_opts_v1_1 {
+	uint64_t max_cached_bytes;
+	uint32_t flags;
+};
+
+/* hpu_allocator_create() of programs linked before HPUDRV_1.6 */
+HPUDRV_EXPORT int
+hpu_allocator_create_v1_1(struct hpu_device *dev,
+			  const struct hpu_allocator_opts_v1_1 *old,
+			  struct hpu_allocator **ap);
+
 int hpudrv_allocator_create_ops(const struct hpudrv_alloc_ops *ops, void *ctx,
 				uint64_t small_page_size,
 				const struct hpu_allocator_opts *opts,

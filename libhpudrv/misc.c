@@ -8,9 +8,14 @@
 #include "hpu_names.h"
 #include "hpudrv_internal.h"
 
+/* The Makefile derives it from libhpudrv.map's newest node */
+#ifndef HPUDRV_LIB_VERSION
+#error "HPUDRV_LIB_VERSION is set by the Makefile (libhpudrv.map)"
+#endif
+
 const char *hpu_library_version(void)
 {
-	return HPU_VERSION;
+	return HPUDRV_LIB_VERSION;
 }
 
 const char *hpu_device_status_str(unsigned int status)

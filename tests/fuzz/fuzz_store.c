@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_store.c - libFuzzer target of libhpuccl's rendezvous store server
- * (trainer/ccl/store.c, docs/collectives.md "Bootstrap").
+ * (libhpuccl/store_server.c, docs/collectives.md "Bootstrap").
  *
  * Each input is a conversation of three clients with a fresh store: a
  * list of records, each "u8 what, u16 len (little-endian), len bytes".
@@ -21,7 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../trainer/ccl/ccl_store.h"
+#include "../../libhpuccl/ccl_store.h"
 
 #include "fuzz_seed.h"
 

@@ -611,7 +611,9 @@ static int rank_main(int rank, const struct suite *su)
 		ret = hpuccl_comm_init_rank_config(
 			&x.comm, su->nranks, &su->id[k], rank,
 			&(struct hpuccl_config){
-				.dev = x.dev, .timeout_ms = comm_timeout_ms });
+				.sz = sizeof(struct hpuccl_config),
+				.dev = x.dev,
+				.timeout_ms = comm_timeout_ms });
 		if (ret) {
 			fprintf(stderr, "rank %d: init %d\n", rank, ret);
 			return 4;
@@ -811,7 +813,9 @@ static int ref_rank(int rank, const void *arg)
 		ret = hpuccl_comm_init_rank_config(
 			&comm, 1, &id, 0,
 			&(struct hpuccl_config){
-				.dev = dev, .timeout_ms = MAX_COMM_TIMEOUT });
+				.sz = sizeof(struct hpuccl_config),
+				.dev = dev,
+				.timeout_ms = MAX_COMM_TIMEOUT });
 	for (i = 0; !ret && i < REF_ALLREDUCES; i++) {
 		ret = hpuccl_allreduce(va, va, REF_COUNT, HPUCCL_FLOAT32,
 				       HPUCCL_SUM, comm, s);

@@ -234,11 +234,13 @@ static void test_libraries(void **state)
 	char *out = NULL;
 	unsigned int i;
 
-	assert_file(PREFIX "/lib/libhpudrv.so." HPU_VERSION, 0755);
-	assert_link(PREFIX "/lib/libhpudrv.so.1", "libhpudrv.so." HPU_VERSION);
+	assert_file(PREFIX "/lib/libhpudrv.so." HPUDRV_LIB_VERSION, 0755);
+	assert_link(PREFIX "/lib/libhpudrv.so.1",
+		    "libhpudrv.so." HPUDRV_LIB_VERSION);
 	assert_link(PREFIX "/lib/libhpudrv.so", "libhpudrv.so.1");
-	assert_file(PREFIX "/lib/libhpuccl.so." HPU_VERSION, 0755);
-	assert_link(PREFIX "/lib/libhpuccl.so.1", "libhpuccl.so." HPU_VERSION);
+	assert_file(PREFIX "/lib/libhpuccl.so." HPUCCL_LIB_VERSION, 0755);
+	assert_link(PREFIX "/lib/libhpuccl.so.1",
+		    "libhpuccl.so." HPUCCL_LIB_VERSION);
 	assert_link(PREFIX "/lib/libhpuccl.so", "libhpuccl.so.1");
 	for (i = 0; i < sizeof(hdrs) / sizeof(hdrs[0]); i++) {
 		snprintf(rel, sizeof(rel), PREFIX "/include/hpu/%s", hdrs[i]);
@@ -247,7 +249,7 @@ static void test_libraries(void **state)
 	if (have_prog("readelf")) {
 		snprintf(cmd, sizeof(cmd),
 			 "readelf -d '%s" PREFIX
-			 "/lib/libhpudrv.so." HPU_VERSION "'",
+			 "/lib/libhpudrv.so." HPUDRV_LIB_VERSION "'",
 			 in.dest);
 		assert_int_equal(sh(cmd, &out), 0);
 		assert_contains(out, "Library soname: [libhpudrv.so.1]",
@@ -259,6 +261,8 @@ static void test_libraries(void **state)
 static void test_pkgconfig_files(void **state)
 {
 	const char *names[] = { "libhpudrv", "libhpuccl" };
+	const char *versions[] = { HPUDRV_LIB_VERSION, HPUCCL_LIB_VERSION };
+	char want[64];
 	char rel[128];
 	unsigned int i;
 	char *pc;
@@ -271,7 +275,8 @@ static void test_pkgconfig_files(void **state)
 		assert_contains(pc, "prefix=" PREFIX "\n", rel);
 		assert_contains(pc, "libdir=" PREFIX "/lib\n", rel);
 		assert_contains(pc, "includedir=" PREFIX "/include\n", rel);
-		assert_contains(pc, "Version: " HPU_VERSION "\n", rel);
+		snprintf(want, sizeof(want), "Version: %s\n", versions[i]);
+		assert_contains(pc, want, rel);
 		free(pc);
 	}
 }
@@ -414,7 +419,7 @@ static void test_external_program_hpudrv(void **state)
 	snprintf(want, sizeof(want), "-I%s" PREFIX "/include", in.dest);
 	assert_contains(out, want, "pkg-config's flags");
 	assert_contains(out, "-lhpudrv", "pkg-config's flags");
-	assert_contains(out, "libhpudrv " HPU_VERSION "\n",
+	assert_contains(out, "libhpudrv " HPUDRV_LIB_VERSION "\n",
 			"the program's output");
 	assert_contains(out, "devices: 0\n", "the program's output");
 	free(out);
@@ -437,8 +442,8 @@ static void test_external_program_hpuccl(void **state)
 	assert_contains(out, "-lhpuccl", "pkg-config's flags");
 	assert_contains(out, "-lhpudrv", "pkg-config's flags");
 	assert_contains(out,
-			"libhpuccl " HPU_VERSION " on libhpudrv " HPU_VERSION
-			"\n",
+			"libhpuccl " HPUCCL_LIB_VERSION
+			" on libhpudrv " HPUDRV_LIB_VERSION "\n",
 			"the program's output");
 	assert_contains(out, "devices: 0\n", "the program's output");
 	free(out);

@@ -157,7 +157,9 @@ int hpu_test_rank_open(struct hpu_test_rank *r, int index)
 int hpu_test_rank_join(struct hpu_test_rank *r, int nranks, int rank,
 		       const struct hpuccl_unique_id *id, uint32_t timeout_ms)
 {
-	struct hpuccl_config cfg = { .dev = r->dev, .timeout_ms = timeout_ms };
+	struct hpuccl_config cfg = { .sz = sizeof(cfg),
+				     .dev = r->dev,
+				     .timeout_ms = timeout_ms };
 	int ret;
 
 	ret = hpuccl_comm_init_rank_config(&r->comm, nranks, id, rank, &cfg);

@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "../../trainer/ccl/ccl_store.h"
+#include "../../libhpuccl/ccl_store.h"
 #include "hpuccl.h"
 
 static struct ccl_store_server *srv;

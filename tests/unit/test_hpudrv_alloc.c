@@ -2,7 +2,7 @@
 /*
  * test_hpudrv_alloc.c - the caching allocator over a fake device backend:
  * size classes, reuse, statistics, cache limit, empty_cache, -ENOMEM
- * handling (empty the cache, retry once).
+ * handling (empty the cache, retry once), the options' size rule.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "hpu_abi.h"
 #include "hpudrv.h"
 #include "../../libhpudrv/hpudrv_internal.h"
 
@@ -108,7 +109,8 @@ static const struct hpudrv_alloc_ops fake_ops = {
 static struct hpu_allocator *make(struct fake_dev *d, uint64_t capacity,
 				  uint64_t max_cached)
 {
-	struct hpu_allocator_opts opts = { .max_cached_bytes = max_cached };
+	struct hpu_allocator_opts opts = { .sz = sizeof(opts),
+					   .max_cached_bytes = max_cached };
 	struct hpu_allocator *a = NULL;
 
 	memset(d, 0, sizeof(*d));
@@ -120,7 +122,7 @@ static struct hpu_allocator *make(struct fake_dev *d, uint64_t capacity,
 
 static void test_args(void **state)
 {
-	struct hpu_allocator_opts bad = { .flags = 1 };
+	struct hpu_allocator_opts bad = { .sz = sizeof(bad), .flags = 1 };
 	struct hpu_allocator *a;
 	struct fake_dev d;
 	uint64_t va;
@@ -135,6 +137,51 @@ static void test_args(void **state)
 	assert_int_equal(hpu_alloc(NULL, 8, &va), -EINVAL);
 	assert_int_equal(hpu_free(a, 0x1234), -EINVAL);
 	hpu_allocator_destroy(a);
+}
+
+/* The size rule of the options (common/hpu_abi.h) over the fake device */
+static void test_opts_size_rule(void **state)
+{
+	struct {
+		struct hpu_allocator_opts cur;
+		uint64_t newer;
+	} next;
+	struct hpu_allocator_opts o = { .sz = sizeof(o), .flags = 1 };
+	struct hpu_allocator *a = NULL;
+	struct fake_dev d;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	/* flags inside sz are read, outside they are not */
+	assert_int_equal(hpudrv_allocator_create_ops(&fake_ops, &d, 0, &o, &a),
+			 -EINVAL);
+	assert_null(a);
+	o.sz = hpu_offsetofend(struct hpu_allocator_opts, max_cached_bytes);
+	assert_int_equal(hpudrv_allocator_create_ops(&fake_ops, &d, 0, &o, &a),
+			 0);
+	hpu_allocator_destroy(a);
+	a = NULL;
+	o.sz = sizeof(size_t) - 1;
+	assert_int_equal(hpudrv_allocator_create_ops(&fake_ops, &d, 0, &o, &a),
+			 -EINVAL);
+	memset(&next, 0, sizeof(next));
+	next.cur.sz = sizeof(next);
+	assert_int_equal(hpudrv_allocator_create_ops(&fake_ops, &d, 0,
+						     &next.cur, &a),
+			 0);
+	hpu_allocator_destroy(a);
+	a = NULL;
+	next.newer = 1ULL << 63;
+	assert_int_equal(hpudrv_allocator_create_ops(&fake_ops, &d, 0,
+						     &next.cur, &a),
+			 -E2BIG);
+	next.newer = 0;
+	next.cur.sz = HPU_OPTS_SZ_MAX + 1;
+	assert_int_equal(hpudrv_allocator_create_ops(&fake_ops, &d, 0,
+						     &next.cur, &a),
+			 -E2BIG);
+	assert_null(a);
+	assert_int_equal(d.allocs, 0);
 }
 
 static void test_size_classes(void **state)
@@ -288,6 +335,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_opts_size_rule),
 		cmocka_unit_test(test_size_classes),
 		cmocka_unit_test(test_reuse_and_stats),
 		cmocka_unit_test(test_large_exact_reuse),

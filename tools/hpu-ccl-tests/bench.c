@@ -116,7 +116,8 @@ static void dev_buffer_free(struct rank_ctx *x, uint64_t h, uint64_t va)
 
 static int setup(struct rank_ctx *x)
 {
-	struct hpuccl_config cfg = { .timeout_ms = x->o->timeout_ms };
+	struct hpuccl_config cfg = { .sz = sizeof(cfg),
+				     .timeout_ms = x->o->timeout_ms };
 	uint64_t min = (uint64_t)hpuccl_dtype_size(x->o->dtype) * x->r->nranks;
 	char what[64];
 	int ret;

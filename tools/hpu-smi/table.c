@@ -46,7 +46,7 @@ static void print_header(FILE *f, const struct smi_sample *s)
 
 	rule(f, '-', '+', false);
 	snprintf(line, sizeof(line), "HPU-SMI %-23s Driver Version: %s",
-		 hpu_library_version(), s->driver_version);
+		 HPU_VERSION, s->driver_version);
 	full_row(f, line);
 	rule(f, '-', '|', true);
 	row(f, " HPU  Name                    ", " Bus-Id              ",
@@ -282,7 +282,7 @@ void smi_print_report(FILE *f, const struct smi_sample *s)
 	fprintf(f, "\n==============HPU-SMI LOG==============\n\n");
 	KV(0, "Timestamp", "%s", s->timestamp);
 	KV(0, "Driver Version", "%s", s->driver_version);
-	KV(0, "HPU-SMI Version", "%s", hpu_library_version());
+	KV(0, "HPU-SMI Version", "%s", HPU_VERSION);
 	KV(0, "Attached HPUs", "%d", s->ndev);
 	for (i = 0; i < s->ndev; i++)
 		report_dev(f, &s->devs[i]);

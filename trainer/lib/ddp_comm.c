@@ -34,7 +34,8 @@ static int comm_id(struct ht_trainer *t, struct hpuccl_unique_id *id)
 
 int ddp_create(struct ht_trainer *t)
 {
-	struct hpuccl_config cfg = { .dev = t->dev,
+	struct hpuccl_config cfg = { .sz = sizeof(cfg),
+				     .dev = t->dev,
 				     .timeout_ms = t->o.ccl_timeout_ms };
 	struct hpu_info_hw_ip_info hw;
 	struct hpuccl_unique_id id;

@@ -105,6 +105,10 @@ struct hpu_device;
 /**
  * hpu_library_version() - version of this library
  *
+ * It follows the symbol versions: HPUDRV_1.6 as the newest node of the
+ * version script is "1.6.0" (also the file name libhpudrv.so.1.6.0 and the
+ * pkg-config version), so "MAJOR.MINOR" says which symbols exist.
+ *
  * Return: a static "MAJOR.MINOR.PATCH" string.
  */
 HPUDRV_EXPORT const char *hpu_library_version(void);
@@ -1134,13 +1138,22 @@ struct hpu_allocator;
 
 /**
  * struct hpu_allocator_opts - hpu_allocator_create() options
+ * @sz: sizeof(struct hpu_allocator_opts), set by the caller
  * @max_cached_bytes: cached (free) bytes kept at most before freed blocks
  *	go back to the device; 0 for no limit
  * @flags: must be 0
+ *
+ * Initialise it whole, e.g. ``struct hpu_allocator_opts o = { .sz =
+ * sizeof(o), .max_cached_bytes = 1 << 30 };``. A smaller @sz (a program
+ * built against an older header) leaves the fields it does not cover at
+ * their defaults; a larger one (a newer header) is refused unless every
+ * byte this library does not know is zero. Since HPUDRV_1.6; before, the
+ * struct had no @sz (programs built then still get that ABI).
  */
 struct hpu_allocator_opts {
+	size_t sz;
 	uint64_t max_cached_bytes;
-	uint32_t flags;
+	uint64_t flags;
 };
 
 /**
@@ -1182,7 +1195,10 @@ struct hpu_allocator_stats {
  * rounded up to a multiple of 2 MiB and reused for the same rounded size.
  * Thread-safe.
  *
- * Return: 0, -EINVAL or -ENOMEM.
+ * Return: 0; -EINVAL (@dev or @ap NULL, @opts->sz smaller than the size
+ * field, flags not 0); -E2BIG (@opts is larger than this library knows
+ * and its unknown tail is not zero, or @opts->sz is above a page);
+ * -ENOMEM.
  */
 HPUDRV_EXPORT int hpu_allocator_create(struct hpu_device *dev,
 				       const struct hpu_allocator_opts *opts,

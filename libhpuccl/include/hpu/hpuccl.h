@@ -89,20 +89,37 @@ enum hpuccl_redop {
 
 /**
  * struct hpuccl_config - options of hpuccl_comm_init_rank_config()
+ * @sz: sizeof(struct hpuccl_config), set by the caller
  * @dev: compute handle of the rank's device; NULL: the library opens the
  *	device of index HPUCCL_DEVICE, else LOCAL_RANK (modulo the visible
  *	devices), else 0, and closes it at destroy
  * @timeout_ms: rendezvous and collective timeout; 0: HPUCCL_TIMEOUT_MS
  *	from the environment, else HPUCCL_DEFAULT_TIMEOUT_MS
  * @flags: 0
+ *
+ * Initialise it whole, e.g. ``struct hpuccl_config c = { .sz = sizeof(c),
+ * .dev = dev };``. A smaller @sz (a program built against an older
+ * header) leaves the fields it does not cover at their defaults; a larger
+ * one (a newer header) is refused unless every byte this library does not
+ * know is zero. Since HPUCCL_1.1; before, the struct had no @sz (programs
+ * built then still get that ABI).
  */
 struct hpuccl_config {
+	size_t sz;
 	struct hpu_device *dev;
 	uint32_t timeout_ms;
 	uint32_t flags;
 };
 
-/** hpuccl_version() - library version string, e.g. "1.1.0" */
+/**
+ * hpuccl_version() - version of this library
+ *
+ * It follows the symbol versions: HPUCCL_1.1 as the newest node of the
+ * version script is "1.1.0" (also the file name libhpuccl.so.1.1.0 and the
+ * pkg-config version).
+ *
+ * Return: a static "MAJOR.MINOR.PATCH" string.
+ */
 HPUCCL_EXPORT const char *hpuccl_version(void);
 
 /**
@@ -167,7 +184,10 @@ HPUCCL_EXPORT int hpuccl_comm_init_rank(struct hpuccl_comm **comm, int nranks,
  * @rank: this rank
  * @cfg: options, or NULL for the defaults
  *
- * Return: as hpuccl_comm_init_rank().
+ * Return: as hpuccl_comm_init_rank(); also -EINVAL for @cfg->sz smaller
+ * than the size field or flags not 0, -E2BIG for a @cfg larger than this
+ * library knows whose unknown tail is not zero (or @cfg->sz above a
+ * page). A bad @cfg is refused before anything is done.
  */
 HPUCCL_EXPORT int
 hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,

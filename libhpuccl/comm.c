@@ -1,31 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * comm.c - unique ids, communicator setup (device, inbox, sync objects,
- * topology, NIC connections), teardown and asynchronous errors
+ * comm.c - communicator setup (device, inbox, sync objects, topology,
+ * NIC connections), teardown and asynchronous errors; the ids and the
+ * store servers they name are unique_id.c's
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "ccl_internal.h"
+#include "hpu_abi.h"
 #include "ccl_store.h"
-
-#define ID_MAGIC "HPUCCL1"
-
-/* What a unique id holds (within its 128 bytes) */
-struct id_wire {
-	char magic[8];
-	uint32_t ipv4;
-	uint16_t port;
-	uint16_t pad;
-	uint64_t nonce;
-};
 
 /* What every rank publishes in the store at init */
 struct rank_info {
@@ -45,27 +33,6 @@ struct rank_info {
 /* ------------------------------------------------- process-wide state */
 
 /**
- * struct server_ref - a store server this process hosts
- * @srv: the server
- * @ipv4: address it listens on
- * @port: its port
- * @refs: communicators of this process using it
- * @used: a communicator used it (it stops when @refs drops to 0)
- * @pid: process whose thread serves it (a forked child inherits the
- *	list but not the thread)
- * @next: list link
- */
-struct server_ref {
-	struct ccl_store_server *srv;
-	pid_t pid;
-	uint32_t ipv4;
-	uint16_t port;
-	int refs;
-	bool used;
-	struct server_ref *next;
-};
-
-/**
  * struct sob_map - SOBs the communicators of this process took on one
  * device handle
  * @dev: device handle
@@ -78,11 +45,9 @@ struct sob_map {
 	struct sob_map *next;
 };
 
-/* Protects servers, sob_maps, env_calls, tpc_rr */
+/* Protects sob_maps, tpc_rr */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct server_ref *servers;
 static struct sob_map *sob_maps;
-static unsigned int env_calls;
 static unsigned int tpc_rr;
 
 static int sob_alloc(struct hpu_device *dev, uint32_t count, uint32_t *base)
@@ -144,183 +109,6 @@ static void sob_free(struct hpu_device *dev, uint32_t base, uint32_t count)
 		}
 	}
 	pthread_mutex_unlock(&g_lock);
-}
-
-/* Start (or reuse) a server on @ipv4:@port; returns its bound port. */
-static int server_get(uint32_t ipv4, uint16_t port, uint16_t *bound)
-{
-	struct server_ref *s;
-	int ret = 0;
-
-	pthread_mutex_lock(&g_lock);
-	for (s = servers; s; s = s->next)
-		if (s->pid == getpid() && s->ipv4 == ipv4 &&
-		    (port == 0 || s->port == port))
-			break;
-	if (!s) {
-		s = calloc(1, sizeof(*s));
-		if (!s) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		ret = ccl_store_server_start(ipv4, port, &s->srv);
-		if (ret) {
-			free(s);
-			goto out;
-		}
-		s->ipv4 = ipv4;
-		s->pid = getpid();
-		s->port = ccl_store_server_port(s->srv);
-		s->next = servers;
-		servers = s;
-	}
-	*bound = s->port;
-out:
-	pthread_mutex_unlock(&g_lock);
-	return ret;
-}
-
-/* A communicator of this process starts or stops using a local server. */
-static struct ccl_store_server *server_ref(uint32_t ipv4, uint16_t port)
-{
-	struct server_ref *s;
-
-	pthread_mutex_lock(&g_lock);
-	for (s = servers; s; s = s->next)
-		if (s->pid == getpid() && s->ipv4 == ipv4 && s->port == port)
-			break;
-	if (s) {
-		s->refs++;
-		s->used = true;
-	}
-	pthread_mutex_unlock(&g_lock);
-	return s ? s->srv : NULL;
-}
-
-static void server_unref(struct ccl_store_server *srv, int linger_ms)
-{
-	struct server_ref **ps, *s = NULL;
-
-	pthread_mutex_lock(&g_lock);
-	for (ps = &servers; *ps; ps = &(*ps)->next)
-		if ((*ps)->srv == srv) {
-			s = *ps;
-			if (--s->refs == 0 && s->used)
-				*ps = s->next;
-			else
-				s = NULL;
-			break;
-		}
-	pthread_mutex_unlock(&g_lock);
-	if (s) {
-		ccl_store_server_stop(s->srv, linger_ms);
-		free(s);
-	}
-}
-
-/* ------------------------------------------------------- unique ids */
-
-static uint64_t random_nonce(void)
-{
-	uint64_t v = 0;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	struct timespec ts;
-
-	if (fd >= 0) {
-		if (read(fd, &v, sizeof(v)) != sizeof(v))
-			v = 0;
-		close(fd);
-	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	v ^= (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
-	return v ? v : 1;
-}
-
-static void make_id(struct hpuccl_unique_id *id, uint32_t ipv4, uint16_t port,
-		    uint64_t nonce)
-{
-	struct id_wire w = { .ipv4 = ipv4, .port = port, .nonce = nonce };
-
-	memcpy(w.magic, ID_MAGIC, sizeof(ID_MAGIC));
-	memset(id, 0, sizeof(*id));
-	memcpy(id->internal, &w, sizeof(w));
-}
-
-/* Where the store listens: HCCL_COMM_ID, MASTER_ADDR:MASTER_PORT, else
- * 127.0.0.1:0 when @may_default. */
-static int env_addr(uint32_t *ipv4, uint16_t *port, bool may_default)
-{
-	const char *id = getenv("HCCL_COMM_ID");
-	const char *ma = getenv("MASTER_ADDR");
-	const char *mp = getenv("MASTER_PORT");
-	char buf[320];
-
-	if (id && *id)
-		return ccl_parse_ipv4_port(id, ipv4, port);
-	if (ma && *ma && mp && *mp) {
-		snprintf(buf, sizeof(buf), "%s:%s", ma, mp);
-		return ccl_parse_ipv4_port(buf, ipv4, port);
-	}
-	if (!may_default)
-		return -EINVAL;
-	*ipv4 = htonl(INADDR_LOOPBACK);
-	*port = 0;
-	return 0;
-}
-
-HPUCCL_EXPORT int hpuccl_get_unique_id(struct hpuccl_unique_id *id)
-{
-	uint32_t ipv4;
-	uint16_t port, bound;
-	int ret;
-
-	if (!id)
-		return -EINVAL;
-	ret = env_addr(&ipv4, &port, true);
-	if (ret)
-		return ret;
-	ret = server_get(ipv4, port, &bound);
-	if (ret)
-		return ret;
-	make_id(id, ipv4, bound, random_nonce());
-	return 0;
-}
-
-HPUCCL_EXPORT int hpuccl_unique_id_from_env(struct hpuccl_unique_id *id,
-					    int rank)
-{
-	uint32_t ipv4;
-	uint16_t port, bound;
-	unsigned int call;
-	int ret;
-
-	if (!id || rank < 0)
-		return -EINVAL;
-	ret = env_addr(&ipv4, &port, false);
-	if (ret)
-		return ret;
-	if (!port)
-		return -EINVAL;
-	if (rank == 0) {
-		ret = server_get(ipv4, port, &bound);
-		if (ret)
-			return ret;
-	}
-	/* the k-th call of every rank names the same communicator */
-	pthread_mutex_lock(&g_lock);
-	call = env_calls++;
-	pthread_mutex_unlock(&g_lock);
-	make_id(id, ipv4, port, 0xe4e0000000000000ULL | call);
-	return 0;
-}
-
-static int parse_id(const struct hpuccl_unique_id *id, struct id_wire *w)
-{
-	memcpy(w, id->internal, sizeof(*w));
-	if (memcmp(w->magic, ID_MAGIC, sizeof(ID_MAGIC)) || !w->port ||
-	    !w->nonce)
-		return -EINVAL;
-	return 0;
 }
 
 /* ------------------------------------------------------------ errors */
@@ -398,14 +186,15 @@ HPUCCL_EXPORT int hpuccl_comm_get_async_error(struct hpuccl_comm *comm)
 
 /* ------------------------------------------------------------- setup */
 
-static uint32_t env_timeout(const struct hpuccl_config *cfg)
+/* The config's timeout, else HPUCCL_TIMEOUT_MS, else the default */
+static uint32_t env_timeout(uint32_t cfg_ms)
 {
 	const char *e = getenv("HPUCCL_TIMEOUT_MS");
 	unsigned long v;
 	char *end;
 
-	if (cfg && cfg->timeout_ms)
-		return cfg->timeout_ms;
+	if (cfg_ms)
+		return cfg_ms;
 	if (e && *e) {
 		v = strtoul(e, &end, 10);
 		if (!*end && v > 0 && v <= 3600000)
@@ -472,21 +261,6 @@ static uint64_t env_zcopy_bytes(void)
 			return v ? v : UINT64_MAX; /* 0: never */
 	}
 	return CCL_DEFAULT_ZCOPY_BYTES;
-}
-
-static int env_algo(void)
-{
-	const char *e = getenv("HPUCCL_ALGO");
-
-	if (!e || !*e || !strcmp(e, "auto"))
-		return CCL_ALGO_AUTO;
-	if (!strcmp(e, "direct"))
-		return CCL_ALGO_DIRECT;
-	if (!strcmp(e, "ring"))
-		return CCL_ALGO_RING;
-	if (!strcmp(e, "hier"))
-		return CCL_ALGO_HIER;
-	return -1;
 }
 
 /* Servers of the ranks, in order of first appearance, and each rank's
@@ -686,7 +460,7 @@ static void report_failure(const struct hpuccl_comm *c, const char *phase,
 }
 
 /* "connecting to the rendezvous store at IP:PORT" of @w into @buf */
-static const char *store_step(char *buf, size_t len, const struct id_wire *w)
+static const char *store_step(char *buf, size_t len, const struct ccl_id *w)
 {
 	struct in_addr a = { .s_addr = w->ipv4 };
 	char ip[INET_ADDRSTRLEN] = "?";
@@ -817,7 +591,7 @@ static void teardown(struct hpuccl_comm *c, bool clean)
 		sob_free(c->dev, c->sob_base, c->sob_count);
 	ccl_store_close(c->store, clean);
 	if (c->server)
-		server_unref(c->server, clean ? (int)c->timeout_ms : 1000);
+		ccl_server_unref(c->server, clean ? (int)c->timeout_ms : 1000);
 	if (c->own_dev)
 		hpu_close(c->dev);
 	free(c->queues);
@@ -883,21 +657,31 @@ static int init_device_side(struct hpuccl_comm *c, struct init_step *at)
 	return ret;
 }
 
-HPUCCL_EXPORT int
-hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
-			     const struct hpuccl_unique_id *id, int rank,
-			     const struct hpuccl_config *cfg)
+/* hpuccl_comm_init_rank_config() since HPUCCL_1.1: a config with a size */
+HPU_SYMVER_DEFAULT(hpuccl_comm_init_rank_config_v1_1,
+		   hpuccl_comm_init_rank_config, "HPUCCL_1.1");
+
+int hpuccl_comm_init_rank_config_v1_1(struct hpuccl_comm **comm, int nranks,
+				      const struct hpuccl_unique_id *id,
+				      int rank, const struct hpuccl_config *cfg)
 {
+	struct hpu_device *cfg_dev;
 	struct init_step at = { "opening the device", -1 };
 	char store_at[80];
 	struct hpuccl_comm *c;
 	int ret, arrived = -1;
-	struct id_wire w;
+	struct ccl_id w;
 
 	if (!comm || !id || nranks < 1 || rank < 0 || rank >= nranks ||
-	    nranks > HPU_NUM_SOBS / 3 || (cfg && cfg->flags))
+	    nranks > HPU_NUM_SOBS / 3)
 		return -EINVAL;
-	ret = parse_id(id, &w);
+	ret = hpu_opts_check(cfg, hpu_offsetofend(struct hpuccl_config, flags));
+	if (ret)
+		return ret;
+	if (HPU_OPTS_GET(cfg, flags, 0))
+		return -EINVAL;
+	cfg_dev = HPU_OPTS_GET(cfg, dev, NULL);
+	ret = ccl_id_parse(id, &w);
 	if (ret)
 		return ret;
 	c = calloc(1, sizeof(*c));
@@ -905,10 +689,10 @@ hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
 		return -ENOMEM;
 	c->nranks = nranks;
 	c->rank = rank;
-	c->timeout_ms = env_timeout(cfg);
+	c->timeout_ms = env_timeout(HPU_OPTS_GET(cfg, timeout_ms, 0));
 	c->slot_bytes = env_slot_bytes();
 	c->zc_bytes = env_zcopy_bytes();
-	c->algo = env_algo();
+	c->algo = ccl_algo_parse(getenv("HPUCCL_ALGO"));
 	c->debug = getenv("HPUCCL_DEBUG") && *getenv("HPUCCL_DEBUG");
 	if (c->algo < 0) {
 		free(c);
@@ -925,9 +709,9 @@ hpuccl_comm_init_rank_config(struct hpuccl_comm **comm, int nranks,
 		free(c);
 		return -ENOMEM;
 	}
-	c->server = server_ref(w.ipv4, w.port);
-	if (cfg && cfg->dev) {
-		c->dev = cfg->dev;
+	c->server = ccl_server_ref(w.ipv4, w.port);
+	if (cfg_dev) {
+		c->dev = cfg_dev;
 	} else {
 		ret = open_device(&c->dev);
 		if (ret)
@@ -962,7 +746,7 @@ HPUCCL_EXPORT int hpuccl_comm_init_rank(struct hpuccl_comm **comm, int nranks,
 					const struct hpuccl_unique_id *id,
 					int rank)
 {
-	return hpuccl_comm_init_rank_config(comm, nranks, id, rank, NULL);
+	return hpuccl_comm_init_rank_config_v1_1(comm, nranks, id, rank, NULL);
 }
 
 HPUCCL_EXPORT int hpuccl_comm_destroy(struct hpuccl_comm *comm)

@@ -36,18 +36,30 @@ struct ccl_store_server;
 #define CCL_SMALL_BYTES		(256ULL << 10)
 
 /**
- * enum ccl_algo - schedules a collective can run (HPUCCL_ALGO forces one)
+ * enum ccl_algo - schedules a collective can run (HPUCCL_ALGO forces one;
+ * names in the table of algo.c)
  * @CCL_ALGO_AUTO: chosen by topology and size
  * @CCL_ALGO_DIRECT: every rank exchanges with every other rank
  * @CCL_ALGO_RING: around the ring of ranks 0..n-1
  * @CCL_ALGO_HIER: direct inside each server, ring between servers
+ * @CCL_NUM_ALGOS: entries
  */
 enum ccl_algo {
 	CCL_ALGO_AUTO,
 	CCL_ALGO_DIRECT,
 	CCL_ALGO_RING,
 	CCL_ALGO_HIER,
+	CCL_NUM_ALGOS
 };
+
+/* Name of @algo (algo.c), "?" for none */
+const char *ccl_algo_name(int algo);
+
+/*
+ * The algorithm HPUCCL_ALGO's value @s names: NULL or "" is
+ * CCL_ALGO_AUTO. Return: enum ccl_algo, or -EINVAL for an unknown name.
+ */
+int ccl_algo_parse(const char *s);
 
 /**
  * struct ccl_reg - a cached registration of a user buffer
@@ -349,6 +361,63 @@ int ccl_zc_exchange(struct hpuccl_comm *c, uint64_t va, uint64_t len);
 
 /* Release every cached registration (teardown) */
 void ccl_zc_release(struct hpuccl_comm *c);
+
+/**
+ * struct ccl_id - what a unique id holds (within its
+ * HPUCCL_UNIQUE_ID_BYTES), unique_id.c
+ * @magic: "HPUCCL1"
+ * @ipv4: the store's address (network order)
+ * @port: its TCP port
+ * @pad: 0
+ * @nonce: names the communicator in the store
+ */
+struct ccl_id {
+	char magic[8];
+	uint32_t ipv4;
+	uint16_t port;
+	uint16_t pad;
+	uint64_t nonce;
+};
+
+/* Decode @id into @w. Return: 0, or -EINVAL for bytes no id has */
+int ccl_id_parse(const struct hpuccl_unique_id *id, struct ccl_id *w);
+
+/*
+ * A communicator of this process starts using the store server the
+ * process hosts at @ipv4:@port: NULL when it hosts none there (another
+ * process does). ccl_server_unref() stops using it; the last
+ * communicator's unref stops the server, waiting up to @linger_ms for
+ * its clients to go.
+ */
+struct ccl_store_server *ccl_server_ref(uint32_t ipv4, uint16_t port);
+void ccl_server_unref(struct ccl_store_server *srv, int linger_ms);
+
+/*
+ * hpuccl_comm_init_rank_config() of HPUCCL_1.1 (the default version)
+ * under its own name, which compat.c's older version calls
+ */
+HPUCCL_EXPORT int
+hpuccl_comm_init_rank_config_v1_1(struct hpuccl_comm **comm, int nranks,
+				  const struct hpuccl_unique_id *id, int rank,
+				  const struct hpuccl_config *cfg);
+
+/**
+ * struct hpuccl_config_v1_0 - the config of HPUCCL_1.0, without a size
+ * @dev: as in struct hpuccl_config
+ * @timeout_ms: as in struct hpuccl_config
+ * @flags: as in struct hpuccl_config
+ */
+struct hpuccl_config_v1_0 {
+	struct hpu_device *dev;
+	uint32_t timeout_ms;
+	uint32_t flags;
+};
+
+/* hpuccl_comm_init_rank_config() of programs linked before HPUCCL_1.1 */
+HPUCCL_EXPORT int
+hpuccl_comm_init_rank_config_v1_0(struct hpuccl_comm **comm, int nranks,
+				  const struct hpuccl_unique_id *id, int rank,
+				  const struct hpuccl_config_v1_0 *old);
 
 /* What a deferred call of a group is (group.c) */
 enum ccl_call_kind {

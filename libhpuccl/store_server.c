@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * store.c - the rendezvous store: a TCP key/value server on a thread and
- * its client (ccl_store.h, wire format in docs/collectives.md)
+ * store_server.c - the rendezvous store's server: a TCP key/value table
+ * served by one thread of the process that made the id, or polled by its
+ * caller (ccl_store.h, wire format in docs/collectives.md "Bootstrap")
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -16,64 +15,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ccl_store.h"
+#include "store_wire.h"
 
-#define STORE_MAGIC 0x54534348U /* "HCST" */
-
-enum store_op {
-	OP_HELLO = 1,
-	OP_BYE = 2,
-	OP_SET = 3,
-	OP_GET = 4,
-	OP_ADD = 5,
-	OP_DEL = 6,
-	OP_RESP = 0x80,
-	OP_NOTIFY = 0x81,
-};
-
-/* Every message starts with this header, little-endian fields */
-struct store_hdr {
-	uint32_t magic;
-	uint16_t op;
-	uint16_t pad;
-	int32_t status; /* responses: 0 or -errno; requests: 0 */
-	uint32_t klen;	/* requests: key bytes (no NUL) */
-	uint32_t vlen;	/* value bytes */
-	uint32_t pad2;
-	int64_t arg; /* HELLO: rank; GET: timeout ms; ADD: delta */
-};
-
-#define NS_MAX		       64
 /* Longest GET wait a request may ask for (the client API takes an int) */
-#define GET_MAX_MS	       INT32_MAX
-#define NBUCKETS	       256
-#define MAX_CLIENTS	       1024
+#define GET_MAX_MS     INT32_MAX
+#define NBUCKETS       256
+#define MAX_CLIENTS    1024
 /*
  * Connections the kernel queues for the server thread until it accepts
  * them: every rank of the biggest job may connect at once while the
  * thread is busy (or not scheduled on a loaded machine); the kernel caps
  * it at net.core.somaxconn.
  */
-#define LISTEN_BACKLOG	       MAX_CLIENTS
-/* Longest the server waits for one client to take an answer */
-#define SEND_TIMEOUT_MS	       2000
-/* Connect retries: the first pause, doubled up to the last */
-#define CONNECT_BACKOFF_MIN_MS 10
-#define CONNECT_BACKOFF_MAX_MS 500
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* ------------------------------------------------------------ server */
-
+#define LISTEN_BACKLOG MAX_CLIENTS
 struct srv_entry {
 	char *key;
 	void *val;
@@ -90,7 +47,7 @@ struct srv_entry {
  * @in: bytes received and not yet parsed
  * @in_len: bytes at @in
  * @wkey: key of the GET this client waits on, NULL if none
- * @deadline: when that GET times out (now_ms())
+ * @deadline: when that GET times out (ccl_store_now_ms())
  * @dead: an answer could not be sent: dropped at the end of the poll step
  */
 struct srv_client {
@@ -209,39 +166,6 @@ static void del(struct ccl_store_server *srv, const char *key)
 }
 
 /*
- * Send all of a buffer. The server's sockets are non-blocking: when one is
- * full, wait for room, at most SEND_TIMEOUT_MS in all (a client that does
- * not read its answers is dropped, never waited for without a bound).
- */
-static int send_all(int fd, const void *buf, size_t len)
-{
-	uint64_t deadline = now_ms() + SEND_TIMEOUT_MS;
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-			uint64_t now = now_ms();
-
-			if (now >= deadline ||
-			    (poll(&pfd, 1, (int)(deadline - now)) < 0 &&
-			     errno != EINTR))
-				return -ETIMEDOUT;
-			continue;
-		}
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/*
  * Answer @c. An answer that could not be sent whole leaves the stream out
  * of step: the client is marked dead and dropped after this poll step.
  */
@@ -259,9 +183,9 @@ static int respond(struct srv_client *c, uint16_t op, int status,
 
 	if (c->dead)
 		return -EPIPE;
-	ret = send_all(c->fd, &h, sizeof(h));
+	ret = ccl_store_send_all(c->fd, &h, sizeof(h));
 	if (!ret && vlen)
-		ret = send_all(c->fd, val, vlen);
+		ret = ccl_store_send_all(c->fd, val, vlen);
 	if (ret)
 		c->dead = true;
 	return ret;
@@ -394,7 +318,7 @@ static int handle_request(struct ccl_store_server *srv, struct srv_client *c,
 	case OP_SET:
 		ret = put(srv, key, val, h->vlen);
 		if (!ret)
-			serve_waiters(srv, now_ms());
+			serve_waiters(srv, ccl_store_now_ms());
 		break;
 	case OP_GET:
 		if (h->arg < 0 || h->arg > GET_MAX_MS || c->wkey)
@@ -402,13 +326,13 @@ static int handle_request(struct ccl_store_server *srv, struct srv_client *c,
 		c->wkey = strdup(key);
 		if (!c->wkey)
 			return respond(c, OP_RESP, -ENOMEM, NULL, 0, 0);
-		c->deadline = now_ms() + (uint64_t)h->arg;
-		serve_waiters(srv, now_ms());
+		c->deadline = ccl_store_now_ms() + (uint64_t)h->arg;
+		serve_waiters(srv, ccl_store_now_ms());
 		return 0;
 	case OP_ADD:
 		ret = handle_add(srv, key, h->arg, &res);
 		if (!ret)
-			serve_waiters(srv, now_ms());
+			serve_waiters(srv, ccl_store_now_ms());
 		break;
 	case OP_DEL:
 		del(srv, key);
@@ -569,7 +493,7 @@ int ccl_store_server_poll(struct ccl_store_server *srv, int timeout_ms)
 			read_client(srv, i);
 	if (pfd[0].revents)
 		accept_clients(srv);
-	serve_waiters(srv, now_ms());
+	serve_waiters(srv, ccl_store_now_ms());
 	for (i = srv->nclients - 1; i >= 0; i--)
 		if (srv->clients[i]->dead)
 			drop_client(srv, i);
@@ -581,7 +505,7 @@ static void *server_thread(void *arg)
 	struct ccl_store_server *srv = arg;
 
 	for (;;) {
-		uint64_t now = now_ms();
+		uint64_t now = ccl_store_now_ms();
 		bool stop;
 
 		pthread_mutex_lock(&srv->lock);
@@ -683,7 +607,7 @@ void ccl_store_server_stop(struct ccl_store_server *srv, int linger_ms)
 	pthread_mutex_lock(&srv->lock);
 	srv->stopping = true;
 	srv->linger_until =
-		now_ms() + (uint64_t)(linger_ms > 0 ? linger_ms : 0);
+		ccl_store_now_ms() + (uint64_t)(linger_ms > 0 ? linger_ms : 0);
 	pthread_mutex_unlock(&srv->lock);
 	if (write(srv->wake[1], "x", 1) < 0)
 		(void)0;
@@ -702,418 +626,4 @@ void ccl_store_server_stop(struct ccl_store_server *srv, int linger_ms)
 		}
 	}
 	server_free(srv);
-}
-
-/* ------------------------------------------------------------ client */
-
-/**
- * struct ccl_store - a client connection
- * @fd: socket
- * @ns: namespace prefixed to every key
- * @left: -ECONNRESET once a rank left or the store went away
- * @left_rank: the rank the store said left, -1 when none did (or the
- *	store itself went away)
- */
-struct ccl_store {
-	int fd;
-	char ns[NS_MAX];
-	int left;
-	int left_rank;
-};
-
-/* Errors after which a connect is worth another try */
-static bool connect_retryable(int err)
-{
-	switch (err) {
-	case ECONNREFUSED: /* the store is not listening yet */
-	case ECONNRESET:
-	case ECONNABORTED:
-	case ETIMEDOUT: /* SYN not answered in time: a full backlog */
-	case EHOSTUNREACH:
-	case ENETUNREACH:
-	case EAGAIN:
-	case EINTR:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
- * One connection attempt bounded by @deadline: a non-blocking connect,
- * then a wait for its outcome. Return: the connected socket or -errno.
- */
-static int connect_once(const struct sockaddr_in *sa, uint64_t deadline)
-{
-	int fd, err = 0, ret;
-	socklen_t len = sizeof(err);
-
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa))) {
-		if (errno != EINPROGRESS) {
-			ret = -errno;
-			goto err_close;
-		}
-		for (;;) {
-			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-			uint64_t now = now_ms();
-
-			if (now >= deadline) {
-				ret = -ETIMEDOUT;
-				goto err_close;
-			}
-			ret = poll(&pfd, 1, (int)(deadline - now));
-			if (ret > 0)
-				break;
-			if (ret < 0 && errno != EINTR) {
-				ret = -errno;
-				goto err_close;
-			}
-		}
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)) {
-			ret = -errno;
-			goto err_close;
-		}
-		if (err) {
-			ret = -err;
-			goto err_close;
-		}
-	}
-	/* the client waits with poll(); its calls block */
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
-		ret = -errno;
-		goto err_close;
-	}
-	return fd;
-err_close:
-	close(fd);
-	return ret;
-}
-
-int ccl_store_connect(uint32_t ipv4, uint16_t port, const char *ns,
-		      int timeout_ms, struct ccl_store **out)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	uint64_t deadline =
-		now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
-	unsigned int pause_ms = CONNECT_BACKOFF_MIN_MS;
-	struct ccl_store *st;
-	int one = 1, ret;
-
-	if (!ns || strlen(ns) >= NS_MAX || strchr(ns, '/') || !port)
-		return -EINVAL;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	strcpy(st->ns, ns);
-	st->left_rank = -1;
-	sa.sin_addr.s_addr = ipv4;
-	sa.sin_port = htons(port);
-	for (;;) {
-		uint64_t now;
-
-		/* the last attempt gets at least a moment */
-		ret = connect_once(&sa, deadline > now_ms() + 100 ?
-						deadline :
-						now_ms() + 100);
-		if (ret >= 0)
-			break;
-		now = now_ms();
-		if (!connect_retryable(-ret) || now >= deadline)
-			goto err_free;
-		/* back off, with jitter so that many ranks spread out */
-		pause_ms +=
-			((unsigned int)getpid() * 7919U + (unsigned int)now) %
-			(pause_ms / 2 + 1);
-		if (now + pause_ms > deadline)
-			pause_ms = (unsigned int)(deadline - now);
-		usleep(pause_ms * 1000U);
-		pause_ms *= 2;
-		if (pause_ms > CONNECT_BACKOFF_MAX_MS)
-			pause_ms = CONNECT_BACKOFF_MAX_MS;
-	}
-	st->fd = ret;
-	setsockopt(st->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	*out = st;
-	return 0;
-err_free:
-	free(st);
-	return ret;
-}
-
-static int recv_all(int fd, void *buf, size_t len, uint64_t deadline)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		uint64_t now = now_ms();
-		ssize_t n;
-		int r;
-
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		r = poll(&pfd, 1, (int)(deadline - now));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (!r)
-			return -ETIMEDOUT;
-		n = recv(fd, p, len, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -ECONNRESET;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Read one response (skipping notifications); its value goes to @buf. */
-static int read_resp(struct ccl_store *st, void *buf, size_t cap, size_t *len,
-		     int64_t *arg, uint64_t deadline)
-{
-	for (;;) {
-		struct store_hdr h;
-		int ret = recv_all(st->fd, &h, sizeof(h), deadline);
-
-		if (ret) {
-			if (ret == -ECONNRESET)
-				st->left = -ECONNRESET;
-			return ret;
-		}
-		if (h.magic != STORE_MAGIC || h.vlen > CCL_STORE_MAX_VAL ||
-		    (h.op != OP_RESP && h.op != OP_NOTIFY) ||
-		    (h.op == OP_NOTIFY && h.vlen)) {
-			st->left = -ECONNRESET;
-			return -EPROTO;
-		}
-		if (h.op == OP_NOTIFY) {
-			st->left = -ECONNRESET;
-			if (h.arg >= 0 && h.arg <= INT32_MAX)
-				st->left_rank = (int)h.arg;
-			continue;
-		}
-		if (h.vlen > cap) {
-			/* drain the value so the stream stays in step */
-			uint8_t tmp[256];
-			uint32_t left = h.vlen;
-
-			while (left && !ret) {
-				uint32_t n = left < sizeof(tmp) ? left :
-								  sizeof(tmp);
-
-				ret = recv_all(st->fd, tmp, n, deadline);
-				left -= n;
-			}
-			return ret ? ret : -EMSGSIZE;
-		}
-		if (h.vlen) {
-			ret = recv_all(st->fd, buf, h.vlen, deadline);
-			if (ret)
-				return ret;
-		}
-		if (len)
-			*len = h.vlen;
-		if (arg)
-			*arg = h.arg;
-		if (h.status == -ECONNRESET) {
-			st->left = -ECONNRESET;
-			if (h.arg >= 0 && h.arg <= INT32_MAX)
-				st->left_rank = (int)h.arg;
-		}
-		return h.status;
-	}
-}
-
-static int request(struct ccl_store *st, uint16_t op, const char *key,
-		   bool prefix, const void *val, size_t vlen, int64_t arg)
-{
-	char full[CCL_STORE_MAX_KEY + 1];
-	struct store_hdr h = { .magic = STORE_MAGIC, .op = op, .arg = arg };
-	size_t klen;
-	int n, ret;
-
-	if (prefix)
-		n = snprintf(full, sizeof(full), "%s/%s", st->ns, key);
-	else
-		n = snprintf(full, sizeof(full), "%s", key);
-	if (n <= 0 || n > CCL_STORE_MAX_KEY || vlen > CCL_STORE_MAX_VAL)
-		return -EINVAL;
-	klen = (size_t)n;
-	h.klen = (uint32_t)klen;
-	h.vlen = (uint32_t)vlen;
-	ret = send_all(st->fd, &h, sizeof(h));
-	if (!ret)
-		ret = send_all(st->fd, full, klen);
-	if (!ret && vlen)
-		ret = send_all(st->fd, val, vlen);
-	if (ret)
-		st->left = -ECONNRESET;
-	return ret ? -ECONNRESET : 0;
-}
-
-/* Bound of a store round trip other than GET */
-#define RPC_TIMEOUT_MS 30000
-
-int ccl_store_hello(struct ccl_store *st, int rank)
-{
-	int ret = request(st, OP_HELLO, st->ns, false, NULL, 0, rank);
-
-	return ret ? ret :
-		     read_resp(st, NULL, 0, NULL, NULL,
-			       now_ms() + RPC_TIMEOUT_MS);
-}
-
-int ccl_store_set(struct ccl_store *st, const char *key, const void *val,
-		  size_t len)
-{
-	int ret = request(st, OP_SET, key, true, val, len, 0);
-
-	return ret ? ret :
-		     read_resp(st, NULL, 0, NULL, NULL,
-			       now_ms() + RPC_TIMEOUT_MS);
-}
-
-int ccl_store_get(struct ccl_store *st, const char *key, void *buf, size_t cap,
-		  size_t *len, int timeout_ms)
-{
-	int ret;
-
-	if (timeout_ms < 0)
-		timeout_ms = 0;
-	ret = request(st, OP_GET, key, true, NULL, 0, timeout_ms);
-	return ret ? ret :
-		     read_resp(st, buf, cap, len, NULL,
-			       now_ms() + (uint64_t)timeout_ms + 5000);
-}
-
-int ccl_store_del(struct ccl_store *st, const char *key)
-{
-	int ret = request(st, OP_DEL, key, true, NULL, 0, 0);
-
-	return ret ? ret :
-		     read_resp(st, NULL, 0, NULL, NULL,
-			       now_ms() + RPC_TIMEOUT_MS);
-}
-
-int ccl_store_add(struct ccl_store *st, const char *key, int64_t delta,
-		  int64_t *result)
-{
-	int64_t v = 0;
-	int ret = request(st, OP_ADD, key, true, NULL, 0, delta);
-
-	if (!ret)
-		ret = read_resp(st, NULL, 0, NULL, &v,
-				now_ms() + RPC_TIMEOUT_MS);
-	if (!ret && result)
-		*result = v;
-	return ret;
-}
-
-int ccl_store_left_rank(const struct ccl_store *st)
-{
-	return st->left_rank;
-}
-
-int ccl_store_check(struct ccl_store *st)
-{
-	struct pollfd pfd = { .fd = st->fd, .events = POLLIN };
-
-	while (!st->left && poll(&pfd, 1, 0) > 0) {
-		int ret = read_resp(st, NULL, 0, NULL, NULL, now_ms() + 1000);
-
-		/* a response nobody waits for is a protocol error */
-		if (ret != -ECONNRESET && !st->left)
-			st->left = -ECONNRESET;
-	}
-	return st->left;
-}
-
-int ccl_store_barrier(struct ccl_store *st, const char *name, int nranks,
-		      int timeout_ms, int *arrived)
-{
-	char key[CCL_STORE_MAX_KEY];
-	char done[CCL_STORE_MAX_KEY];
-	int64_t v = -1;
-	size_t len;
-	int ret;
-
-	snprintf(key, sizeof(key), "bar/%s", name);
-	snprintf(done, sizeof(done), "bar/%s/done", name);
-	ret = ccl_store_add(st, key, 1, &v);
-	if (ret)
-		return ret;
-	if (v == nranks)
-		ret = ccl_store_set(st, done, "", 0);
-	else
-		ret = ccl_store_get(st, done, NULL, 0, &len, timeout_ms);
-	/* how many came: read the counter again (adding nothing) */
-	if (ret == -ETIMEDOUT && ccl_store_add(st, key, 0, &v))
-		v = -1;
-	if (arrived)
-		*arrived = v >= 0 && v <= INT32_MAX ? (int)v : -1;
-	return ret;
-}
-
-void ccl_store_close(struct ccl_store *st, int clean)
-{
-	if (!st)
-		return;
-	if (clean && !request(st, OP_BYE, st->ns, false, NULL, 0, 0))
-		read_resp(st, NULL, 0, NULL, NULL, now_ms() + 1000);
-	close(st->fd);
-	free(st);
-}
-
-/* ----------------------------------------------------------- parsing */
-
-int ccl_parse_host(const char *host, uint32_t *ipv4)
-{
-	struct addrinfo hints = { .ai_family = AF_INET,
-				  .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res;
-	struct in_addr a;
-
-	if (!host || !*host)
-		return -EINVAL;
-	if (inet_pton(AF_INET, host, &a) == 1) {
-		*ipv4 = a.s_addr;
-		return 0;
-	}
-	if (getaddrinfo(host, NULL, &hints, &res) || !res)
-		return -EINVAL;
-	*ipv4 = ((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr;
-	freeaddrinfo(res);
-	return 0;
-}
-
-int ccl_parse_ipv4_port(const char *s, uint32_t *ipv4, uint16_t *port)
-{
-	char host[256];
-	const char *colon;
-	char *end;
-	unsigned long p;
-	size_t n;
-
-	if (!s)
-		return -EINVAL;
-	colon = strrchr(s, ':');
-	if (!colon || colon == s)
-		return -EINVAL;
-	n = (size_t)(colon - s);
-	if (n >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, s, n);
-	host[n] = '\0';
-	errno = 0;
-	p = strtoul(colon + 1, &end, 10);
-	if (errno || end == colon + 1 || *end || p > 65535)
-		return -EINVAL;
-	*port = (uint16_t)p;
-	return ccl_parse_host(host, ipv4);
 }

@@ -420,7 +420,7 @@ struct hpusim_engine_queue {
  * @wait_dec: subtracted when the wait ends
  * @nic_wait: sequence number of the scale-out write whose answer the
  *	head job waits for, 0 when none (sched lock)
- * @nic_status: that answer once it came (sched lock; nic_scaleout.c)
+ * @nic_status: that answer once it came (sched lock; nic_so_send.c)
  *
  * Jobs of one address space on one engine run in submission order; a
  * parked queue holds only its own address space's later jobs there.
@@ -977,7 +977,7 @@ int hpusim_cs_abort(struct hpu_fw_as *as, void *cookie);
  */
 int hpusim_as_abort_all(struct hpu_fw_as *as);
 
-/* nic.c, nic_fabric.c, nic_scaleout.c: the NIC engines (docs/nic.md) */
+/* nic.c, nic_fabric.c, nic_so_*.c: the NIC engines (docs/nic.md) */
 
 /* hpu_fw_nic_event.port of an access error that came from scale-out */
 #define HPUSIM_NIC_PORT_NET 0xffffffffU

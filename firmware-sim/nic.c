@@ -14,7 +14,7 @@
  * the token of the connection (hpusim_nic_target()): every address space
  * is a protection domain.
  *
- * A scale-out write goes to nic_scaleout.c, which parks the job until the
+ * A scale-out write goes to nic_so_send.c, which parks the job until the
  * remote server answers.
  */
 #include <errno.h>

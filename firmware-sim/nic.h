@@ -2,7 +2,7 @@
 /*
  * nic.h - what the NIC files of libhpusim share (nic.c: registrations,
  * connections, NIC_WRITE; nic_fabric.c: the server, its wiring and link
- * state; nic_scaleout.c: the TCP transport between servers).
+ * state; nic_so_*.c: the TCP transport between servers).
  *
  * Lifetime: a device found through its fabric is held with
  * hpusim_fabric_dev_get() (the fabric's @users count), so it cannot leave
@@ -218,7 +218,7 @@ int hpusim_nic_copy_out(struct hpu_fw_as *as, uint64_t va, uint8_t *dst,
 int hpusim_nic_signal(struct hpu_fw_as *as, uint32_t sob_id,
 		      uint32_t sob_value);
 
-/* nic_scaleout.c */
+/* nic_so_*.c (their shared internals: nic_so.h) */
 int hpusim_so_create(struct hpu_fw_fabric *fab, const char *addr);
 void hpusim_so_destroy(struct hpu_fw_fabric *fab);
 void hpusim_so_addr(struct hpu_fw_fabric *fab, uint32_t *ipv4, uint16_t *port);

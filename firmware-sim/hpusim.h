@@ -285,7 +285,7 @@ struct hpusim_seg {
  * @completing: submissions of it whose cs_done runs now (sched lock)
  * @queues: its queue on every engine, made at its first job there (a
  *	table of @dev->profile->num_queues entries, or NULL; sched lock)
- * @nic: its registrations and connections (nic.c)
+ * @nic: its registrations and connections (nic_mr.c, nic_conn.c)
  * @hostmem: its share of the host access pool (hostmem.c)
  */
 struct hpu_fw_as {
@@ -471,7 +471,7 @@ struct hpusim_queue {
  * @as_lock: protects @as_list; held while a reset aborts submissions
  * @as_list: every address space (struct hpu_fw_as.node)
  * @eqs: one engine queue per engine, @profile->num_queues of them
- * @nic: NIC ports, registrations and the fabric it belongs to (nic.c)
+ * @nic: NIC ports, registrations and the fabric it belongs to (nic*.c)
  */
 struct hpu_fw_device {
 	const struct hpu_fw_profile *profile;
@@ -977,7 +977,7 @@ int hpusim_cs_abort(struct hpu_fw_as *as, void *cookie);
  */
 int hpusim_as_abort_all(struct hpu_fw_as *as);
 
-/* nic.c, nic_fabric.c, nic_so_*.c: the NIC engines (docs/nic.md) */
+/* nic*.c: the NIC engines (docs/nic.md; their shared internals: nic.h) */
 
 /* hpu_fw_nic_event.port of an access error that came from scale-out */
 #define HPUSIM_NIC_PORT_NET 0xffffffffU

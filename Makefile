@@ -158,8 +158,8 @@ LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 
 .PHONY: FORCE all deps fuzz fuzz-run test unit-test soak-ccl run install uninstall \
 	lint format \
-	check-headers check-layers clean bench-ioctl bench-cs bench-dma bench-gemm \
-	bench-tpc \
+	check-headers check-layers check-names clean bench-ioctl bench-cs \
+	bench-dma bench-gemm bench-tpc \
 	bench-ccl bench-train mpi-ref
 
 all: $(LIBS) $(TOOLS)
@@ -377,6 +377,13 @@ check-layers:
 		grep -qE 'No such file|file not found' || \
 		{ echo "check-layers: $(c) must not be found"; exit 1; };)
 
+# Names: every global a folder's objects define carries the folder's
+# prefix, and no global is defined by two folders (tools/check-names,
+# docs/architecture.md "Names").
+check-names: all
+	$(call msg,NAMES,$(O)/obj)
+	$(Q)O=$(O) tools/check-names
+
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets of the parsers of untrusted input (packet validator,
 # ioctl decoder, scale-out receiver, rendezvous store, CSV loader,
@@ -453,7 +460,7 @@ deps:
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all check-headers check-layers \
-		$(TEST_BINS)
+		check-names $(TEST_BINS)
 	$(Q)O=$(O) HPU_TEST_MAKE_VARS="SANITIZE='$(SANITIZE)' OPTFLAGS='$(OPTFLAGS)'" \
 		tests/run-tests $(TEST_BINS)
 

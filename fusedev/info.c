@@ -9,26 +9,55 @@
 
 #include "hpu_fused.h"
 
-/* Largest INFO answer */
+/*
+ * Every INFO op once: its number, its name (the answer is struct
+ * hpu_info_NAME, built by info_NAME() below), the answer's size as
+ * docs/abi.md ("INFO ops") documents it, whether it takes period_ms, and
+ * what reading it does (NULL: nothing). The answer union, the op table and
+ * the compile-time checks are all made from this list.
+ */
+#define INFO_OPS(X)                                                       \
+	X(HPU_INFO_HW_IP_INFO, hw_ip_info, 192, false, NULL)              \
+	X(HPU_INFO_DRAM_USAGE, dram_usage, 32, false, NULL)               \
+	X(HPU_INFO_HW_IDLE, hw_idle, 40, false, NULL)                     \
+	X(HPU_INFO_DEVICE_STATUS, device_status, 8, false, NULL)          \
+	X(HPU_INFO_DEVICE_UTILIZATION, device_utilization, 8, true, NULL) \
+	X(HPU_INFO_CLK_RATE, clk_rate, 8, false, NULL)                    \
+	X(HPU_INFO_RESET_COUNT, reset_count, 8, false, NULL)              \
+	X(HPU_INFO_TIME_SYNC, time_sync, 16, false, NULL)                 \
+	X(HPU_INFO_CS_COUNTERS, cs_counters, 128, false, NULL)            \
+	X(HPU_INFO_POWER, power, 24, false, NULL)                         \
+	X(HPU_INFO_OPEN_STATS, open_stats, 32, false, NULL)               \
+	X(HPU_INFO_GET_EVENTS, events, 16, false, info_events_delivered)  \
+	X(HPU_INFO_PCI_INFO, pci, 40, false, NULL)                        \
+	X(HPU_INFO_DRIVER_VERSION, driver_version, 64, false, NULL)       \
+	X(HPU_INFO_THERMAL, thermal, 16, false, NULL)                     \
+	X(HPU_INFO_NIC, nic, 128, false, NULL)                            \
+	X(HPU_INFO_CTX_LIMITS, ctx_limits, 264, false, NULL)
+
+/* Room for the largest INFO answer */
 union info_answer {
-	struct hpu_info_hw_ip_info hw_ip;
-	struct hpu_info_dram_usage dram;
-	struct hpu_info_hw_idle idle;
-	struct hpu_info_device_status status;
-	struct hpu_info_device_utilization util;
-	struct hpu_info_clk_rate clk;
-	struct hpu_info_reset_count reset;
-	struct hpu_info_time_sync time;
-	struct hpu_info_cs_counters cs;
-	struct hpu_info_power power;
-	struct hpu_info_thermal thermal;
-	struct hpu_info_open_stats open;
-	struct hpu_info_events events;
-	struct hpu_info_pci pci;
-	struct hpu_info_driver_version version;
-	struct hpu_info_nic nic;
-	struct hpu_info_ctx_limits limits;
+#define INFO_MEMBER(nr, name, size, period, delivered) \
+	struct hpu_info_##name name;
+	INFO_OPS(INFO_MEMBER)
+#undef INFO_MEMBER
 };
+
+/*
+ * Per op: the answer has its documented size (a uapi change that moves it
+ * fails here, not at a client), fits the union it is built in, and keeps
+ * the ABI's rule that every size is a multiple of 8.
+ */
+#define INFO_CHECK(nr, name, size, period, delivered)                         \
+	_Static_assert(sizeof(struct hpu_info_##name) == (size),              \
+		       "struct hpu_info_" #name ": not its documented size"); \
+	_Static_assert(sizeof(struct hpu_info_##name) <=                      \
+			       sizeof(union info_answer),                     \
+		       "struct hpu_info_" #name ": larger than the union");   \
+	_Static_assert(sizeof(struct hpu_info_##name) % 8 == 0,               \
+		       "struct hpu_info_" #name ": size not a multiple of 8");
+INFO_OPS(INFO_CHECK)
+#undef INFO_CHECK
 
 /**
  * hfd_driver_capabilities() - HPU_CAP_* bits of what is implemented
@@ -47,7 +76,7 @@ uint64_t hfd_driver_capabilities(const struct hfd_device *dev)
 	return caps | HPU_CAP_CTX_LIMITS;
 }
 
-static int info_hw_ip(struct hfd_ctx *ctx, uint32_t period, void *out)
+static int info_hw_ip_info(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	memcpy(out, &ctx->dev->ip, sizeof(ctx->dev->ip));
 	return 0;
@@ -82,7 +111,7 @@ static int info_hw_idle(struct hfd_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
-static int info_status(struct hfd_ctx *ctx, uint32_t period, void *out)
+static int info_device_status(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_device_status *d = out;
 
@@ -92,7 +121,8 @@ static int info_status(struct hfd_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
-static int info_utilization(struct hfd_ctx *ctx, uint32_t period, void *out)
+static int info_device_utilization(struct hfd_ctx *ctx, uint32_t period,
+				   void *out)
 {
 	struct hpu_info_device_utilization *d = out;
 	struct hfd_device *dev = ctx->dev;
@@ -279,36 +309,14 @@ struct info_op {
 	bool uses_period;
 };
 
-#define OP(nr, fn, type) [nr] = { .build = fn, .size = sizeof(type) }
+#define INFO_OP(nr, name, sz, period, deliver)                   \
+	[nr] = { .build = info_##name,                           \
+		 .delivered = deliver,                           \
+		 .size = sizeof(((union info_answer *)0)->name), \
+		 .uses_period = period },
 
-static const struct info_op info_ops[] = {
-	OP(HPU_INFO_HW_IP_INFO, info_hw_ip, struct hpu_info_hw_ip_info),
-	OP(HPU_INFO_DRAM_USAGE, info_dram_usage, struct hpu_info_dram_usage),
-	OP(HPU_INFO_HW_IDLE, info_hw_idle, struct hpu_info_hw_idle),
-	OP(HPU_INFO_DEVICE_STATUS, info_status, struct hpu_info_device_status),
-	[HPU_INFO_DEVICE_UTILIZATION] = {
-		.build = info_utilization,
-		.size = sizeof(struct hpu_info_device_utilization),
-		.uses_period = true,
-	},
-	OP(HPU_INFO_CLK_RATE, info_clk_rate, struct hpu_info_clk_rate),
-	OP(HPU_INFO_RESET_COUNT, info_reset_count, struct hpu_info_reset_count),
-	OP(HPU_INFO_TIME_SYNC, info_time_sync, struct hpu_info_time_sync),
-	OP(HPU_INFO_CS_COUNTERS, info_cs_counters, struct hpu_info_cs_counters),
-	OP(HPU_INFO_POWER, info_power, struct hpu_info_power),
-	OP(HPU_INFO_OPEN_STATS, info_open_stats, struct hpu_info_open_stats),
-	[HPU_INFO_GET_EVENTS] = {
-		.build = info_events,
-		.delivered = info_events_delivered,
-		.size = sizeof(struct hpu_info_events),
-	},
-	OP(HPU_INFO_PCI_INFO, info_pci, struct hpu_info_pci),
-	OP(HPU_INFO_DRIVER_VERSION, info_driver_version,
-	   struct hpu_info_driver_version),
-	OP(HPU_INFO_THERMAL, info_thermal, struct hpu_info_thermal),
-	OP(HPU_INFO_NIC, info_nic, struct hpu_info_nic),
-	OP(HPU_INFO_CTX_LIMITS, info_ctx_limits, struct hpu_info_ctx_limits),
-};
+static const struct info_op info_ops[] = { INFO_OPS(INFO_OP) };
+#undef INFO_OP
 
 /**
  * hfd_ioctl_info() - HPU_IOCTL_INFO handler
@@ -336,7 +344,8 @@ int hfd_ioctl_info(const struct hfd_ioctl_call *call, void *data)
 	    !info_ops[args->op].build)
 		return -EINVAL;
 	op = &info_ops[args->op];
-	if (op->uses_period ? args->period_ms < 100 || args->period_ms > 1000 :
+	if (op->uses_period ? args->period_ms < HPU_INFO_PERIOD_MS_MIN ||
+				      args->period_ms > HPU_INFO_PERIOD_MS_MAX :
 			      args->period_ms != 0)
 		return -EINVAL;
 	if (!args->return_pointer || !args->return_size)

@@ -252,7 +252,7 @@ static void test_info_rejects(void **state)
 		.return_pointer = (uintptr_t)&u,
 		.return_size = sizeof(u),
 		.op = HPU_INFO_DEVICE_UTILIZATION,
-		.period_ms = 100,
+		.period_ms = HPU_INFO_PERIOD_MS_MIN,
 	};
 
 	a = good;
@@ -274,11 +274,14 @@ static void test_info_rejects(void **state)
 	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
 			 -EINVAL);
 	a = good;
-	a.period_ms = 99;
+	a.period_ms = HPU_INFO_PERIOD_MS_MAX;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
+	a = good;
+	a.period_ms = HPU_INFO_PERIOD_MS_MIN - 1;
 	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
 			 -EINVAL);
 	a = good;
-	a.period_ms = 1001;
+	a.period_ms = HPU_INFO_PERIOD_MS_MAX + 1;
 	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
 			 -EINVAL);
 	a = good;

@@ -106,8 +106,9 @@ COMMON_SRCS := $(sort $(wildcard common/*.c))
 SIM_SRCS := $(sort $(wildcard firmware-sim/*.c))
 # The TPC kernel library (static): the simulated TPC and the cpu backend
 TPC_SRCS := $(sort $(wildcard libhputpc/*.c))
-# Packet rules the engines share with the driver (also in libhpufusedev)
-SIM_COMMON_SRCS := $(sort $(wildcard common/hpu_*_check.c))
+# Packet rules the engines share with the driver, and HPU_WARN_ON() (also
+# in libhpufusedev)
+SIM_COMMON_SRCS := $(sort $(wildcard common/hpu_*_check.c) common/hpu_warn.c)
 FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
 DRV_SRCS := $(sort $(wildcard libhpudrv/*.c))
 SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
@@ -125,7 +126,9 @@ TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/integration/test_*.c))
 
 obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 
-COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,$(COMMON_SRCS))
+# libhpudrv has no use for HPU_WARN_ON() (the daemon's and the model's)
+COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,\
+	$(filter-out common/hpu_warn.c,$(COMMON_SRCS)))
 DRV_OBJS = $(call obj,$(DRV_SRCS)) $(COMMON_PIC_OBJS)
 LIBHPUSIM := $(O)/lib/libhpusim.a
 LIBHPUTPC := $(O)/lib/libhputpc.a

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "hpu_fw_if.h"
+#include "hpu_warn.h"
 
 /* Largest engine count of any profile: the HW_IDLE busy mask is 256 bits */
 #define HPUSIM_MAX_ENGINES 256

@@ -73,6 +73,8 @@ void hpusim_as_set_cookie(struct hpu_fw_as *as, void *cookie)
 /* A new id of @na for slot value @slotval; nic lock held */
 static uint32_t new_id(struct hpusim_nic_as *na, uint32_t slotval)
 {
+	HPU_ASSERT_HELD(&na->lock);
+
 	na->next_id++;
 	if (na->next_id >= 1U << (32 - NIC_ID_SLOT_BITS))
 		na->next_id = 1;
@@ -347,6 +349,8 @@ static void mr_revoke(struct hpusim_nic *n, struct hpusim_mr *mr)
 {
 	uint32_t i = mr_lower(n, mr->key);
 
+	HPU_ASSERT_HELD(&n->mr_lock);
+
 	if (i < n->nmrs && n->mrs[i] == mr) {
 		memmove(&n->mrs[i], &n->mrs[i + 1],
 			(n->nmrs - i - 1) * sizeof(*n->mrs));
@@ -361,6 +365,8 @@ static void mr_revoke(struct hpusim_nic *n, struct hpusim_mr *mr)
 static void acc_revoke(struct hpusim_nic *n, struct hpusim_acc *acc)
 {
 	uint32_t i = acc_lower(n, acc->token);
+
+	HPU_ASSERT_HELD(&n->mr_lock);
 
 	if (i < n->naccs && n->accs[i] == acc) {
 		memmove(&n->accs[i], &n->accs[i + 1],

@@ -18,6 +18,8 @@ static struct hfd_client *find_locked(struct hfd_mem_state *m, pid_t tgid)
 {
 	struct hfd_client *c;
 
+	HPU_ASSERT_HELD(&m->lock);
+
 	for (c = m->clients; c; c = c->next)
 		if (c->tgid == tgid && hfd_pidfd_alive(c->pidfd))
 			return c;

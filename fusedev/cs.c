@@ -108,6 +108,7 @@ int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
 	const struct hfd_cs_hist *h;
 	struct hfd_cs *cs;
 
+	HPU_ASSERT_HELD(&st->lock);
 	*ts = 0;
 	*ts_valid = false;
 	if (!seq || seq >= st->next_seq)
@@ -132,6 +133,8 @@ int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
 static bool in_flight_locked(struct hfd_cs_state *st, uint64_t seq)
 {
 	struct hfd_cs *cs;
+
+	HPU_ASSERT_HELD(&st->lock);
 
 	for (cs = st->hash[seq % CS_HASH_SIZE]; cs; cs = cs->hnext)
 		if (cs->seq == seq)
@@ -231,6 +234,8 @@ static struct hfd_wait_dep *deps_ended_locked(struct hfd_cs_state *st,
 {
 	struct hfd_wait_dep **pp = &st->deps, *d, *ready = NULL;
 	unsigned int i;
+
+	HPU_ASSERT_HELD(&st->lock);
 
 	while ((d = *pp)) {
 		if (d->owner_seq == seq) {
@@ -532,6 +537,7 @@ static int wait_prepare_locked(struct hfd_cs_state *st, struct cs_build *b,
 {
 	struct hfd_wait_dep *d;
 	unsigned int i, j, s = 0;
+	HPU_ASSERT_HELD(&st->lock);
 	uint32_t status;
 	uint64_t ts;
 	bool tsv;
@@ -581,6 +587,8 @@ static void release_wait_sobs_locked(struct hfd_cs_state *st, uint64_t seq)
 {
 	unsigned int i;
 
+	HPU_ASSERT_HELD(&st->lock);
+
 	for (i = 0; i < CS_NUM_INT_SOBS; i++)
 		if (st->sob_owner[i] == seq)
 			st->sob_owner[i] = 0;
@@ -617,6 +625,9 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
 {
 	struct hfd_cs_state *st = ctx->cs;
 	struct hfd_wait_dep *deps = NULL, *d;
+	HPU_ASSERT_HELD(&st->submit_lock);
+	HPU_ASSERT_RWLOCK_HELD(&ctx->dev->reset_lock);
+	HPU_ASSERT_RWLOCK_HELD(&ctx->as_lock);
 	uint64_t seq;
 	unsigned int i;
 	int ret;

@@ -507,6 +507,8 @@ static void wake_pollers_locked(struct hfd_device *dev)
 {
 	struct hfd_ctx *ctx;
 
+	HPU_ASSERT_HELD(&dev->ctx_lock);
+
 	for (ctx = dev->ctx_list; ctx; ctx = ctx->next)
 		hfd_ctx_wake_poller(ctx);
 }

@@ -245,6 +245,7 @@ int hfd_event_reader_open(struct hfd_driver *drv, struct hfd_event_reader **out)
 static void reader_unlink_locked(struct hfd_driver *drv,
 				 struct hfd_event_reader *r)
 {
+	HPU_ASSERT_HELD(&drv->ev_lock);
 	if (r->prev)
 		r->prev->next = r->next;
 	else

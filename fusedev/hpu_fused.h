@@ -24,6 +24,7 @@
 
 #include "hpu_accel.h"
 #include "hpu_fw_if.h"
+#include "hpu_warn.h"
 
 /* Limits of the daemon */
 #define HFD_MAX_DEVICES 64

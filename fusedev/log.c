@@ -51,6 +51,12 @@ int hfd_log_parse_level(const char *name)
 	return -EINVAL;
 }
 
+/* HPU_WARN_ON() reports (common/hpu_warn.h) go to the log as errors */
+static void warn_to_log(const char *msg)
+{
+	hfd_log(HFD_LOG_ERR, "%s", msg);
+}
+
 /**
  * hfd_log_setup() - choose the level and the sink of the log
  * @level: most verbose HFD_LOG_* level printed
@@ -62,6 +68,7 @@ void hfd_log_setup(int level, bool use_syslog)
 	log_syslog = use_syslog;
 	if (use_syslog)
 		openlog("hpu-fused", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	hpu_warn_set_sink(warn_to_log);
 }
 
 /**

@@ -66,6 +66,8 @@ static bool eval_locked(struct hfd_cs_state *st, const uint64_t *seqs,
 	uint64_t ts;
 	bool tsv;
 
+	HPU_ASSERT_HELD(&st->lock);
+
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < n; i++) {
 		if (hfd_cs_lookup_locked(st, seqs[i], &status, &ts, &tsv))
@@ -94,6 +96,8 @@ static bool eval_locked(struct hfd_cs_state *st, const uint64_t *seqs,
 static void unlink_locked(struct hfd_waiter *w)
 {
 	struct hfd_cs_state *st = w->ctx->cs;
+
+	HPU_ASSERT_HELD(&wait_lock);
 
 	if (w->prev)
 		w->prev->next = w->next;

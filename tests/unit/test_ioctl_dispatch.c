@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "hpu_cs.h"
 #include "hpu_fused.h"
 
 /**
@@ -925,6 +926,38 @@ static void test_daemon_shm_maps_bound(void **state)
 	hfd_limit_daemon_shm_maps(cap);
 }
 
+static void swallow(const char *msg)
+{
+}
+
+/*
+ * The daemon's lock assertions hold in every test above (no WARN fired),
+ * and they are wired: hfd_cs_lookup_locked() (the CS state's lock held)
+ * WARNs when called without it, and only then.
+ */
+static void test_lock_asserts(void **state)
+{
+	struct fixture *f = *state;
+	struct hfd_cs_state *st = f->compute->cs;
+	unsigned long hits = hpu_warn_count();
+	uint32_t status;
+	uint64_t ts;
+	bool tsv;
+
+	assert_int_equal(hits, 0);
+	assert_non_null(st);
+	pthread_mutex_lock(&st->lock);
+	hfd_cs_lookup_locked(st, 1, &status, &ts, &tsv);
+	pthread_mutex_unlock(&st->lock);
+	assert_int_equal(hpu_warn_count(), hits);
+#ifndef NDEBUG
+	hpu_warn_set_sink(swallow);
+	hfd_cs_lookup_locked(st, 1, &status, &ts, &tsv);
+	hpu_warn_set_sink(NULL);
+	assert_int_equal(hpu_warn_count(), hits + 1);
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -952,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_nic_events),
 		cmocka_unit_test(test_event_queue),
 		cmocka_unit_test(test_open_stats_and_clients),
+		cmocka_unit_test(test_lock_asserts),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

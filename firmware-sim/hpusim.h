@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "hpu_fw_if.h"
+#include "hpu_warn.h"
 #include "hpusim_engines.h"
 #include "hpusim_list.h"
 #include "hpusim_mem.h"

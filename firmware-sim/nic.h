@@ -222,6 +222,8 @@ _Static_assert(HPU_NIC_MAX_MRS < 1U << NIC_ID_SLOT_BITS,
 /* A new id of @na for slot value @slotval; nic lock held */
 static inline uint32_t new_id(struct hpusim_nic_as *na, uint32_t slotval)
 {
+	HPU_ASSERT_HELD(&na->lock);
+
 	na->next_id++;
 	if (na->next_id >= 1U << (32 - NIC_ID_SLOT_BITS))
 		na->next_id = 1;

@@ -311,6 +311,8 @@ static void mr_revoke(struct hpusim_nic *n, struct hpusim_mr *mr)
 {
 	uint32_t i = mr_lower(n, mr->key);
 
+	HPU_ASSERT_HELD(&n->mr_lock);
+
 	if (i < n->nmrs && n->mrs[i] == mr) {
 		memmove(&n->mrs[i], &n->mrs[i + 1],
 			(n->nmrs - i - 1) * sizeof(*n->mrs));
@@ -325,6 +327,8 @@ static void mr_revoke(struct hpusim_nic *n, struct hpusim_mr *mr)
 static void acc_revoke(struct hpusim_nic *n, struct hpusim_acc *acc)
 {
 	uint32_t i = acc_lower(n, acc->token);
+
+	HPU_ASSERT_HELD(&n->mr_lock);
 
 	if (i < n->naccs && n->accs[i] == acc) {
 		memmove(&n->accs[i], &n->accs[i + 1],

@@ -75,7 +75,8 @@ int hpu_info_device_status(struct hpu_device *dev,
 int hpu_info_utilization(struct hpu_device *dev, unsigned int period_ms,
 			 struct hpu_info_device_utilization *out)
 {
-	if (!dev || !out || period_ms < 100 || period_ms > 1000)
+	if (!dev || !out || period_ms < HPU_INFO_PERIOD_MS_MIN ||
+	    period_ms > HPU_INFO_PERIOD_MS_MAX)
 		return -EINVAL;
 	return hpudrv_info(dev->fd, HPU_INFO_DEVICE_UTILIZATION, period_ms, out,
 			   sizeof(*out));

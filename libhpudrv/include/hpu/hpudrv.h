@@ -381,7 +381,8 @@ HPUDRV_EXPORT int hpu_info_device_status(struct hpu_device *dev,
 /**
  * hpu_info_utilization() - HPU_INFO_DEVICE_UTILIZATION
  * @dev: handle
- * @period_ms: averaging window, 100..1000 ms
+ * @period_ms: averaging window, HPU_INFO_PERIOD_MS_MIN..HPU_INFO_PERIOD_MS_MAX
+ *	(100..1000) ms
  * @out: answer
  *
  * Return: 0, -EINVAL for a period out of range, or -errno.

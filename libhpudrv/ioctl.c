@@ -3,6 +3,7 @@
  * ioctl.c - the one ioctl wrapper and the typed INFO queries.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -42,6 +43,26 @@ int hpudrv_info(int fd, unsigned int op, unsigned int period_ms, void *out,
 	args.op = op;
 	args.period_ms = period_ms;
 	return hpudrv_ioctl(fd, HPU_IOCTL_INFO, &args);
+}
+
+int hpu_info(struct hpu_device *dev, unsigned int op, unsigned int period_ms,
+	     void *out, size_t size, size_t *full_size)
+{
+	struct hpu_info_args args;
+	int ret;
+
+	if (!dev || !out || !size || size > UINT32_MAX)
+		return -EINVAL;
+	memset(out, 0, size);
+	memset(&args, 0, sizeof(args));
+	args.return_pointer = (__u64)(uintptr_t)out;
+	args.return_size = (__u32)size;
+	args.op = op;
+	args.period_ms = period_ms;
+	ret = hpudrv_ioctl(dev->fd, HPU_IOCTL_INFO, &args);
+	if (!ret && full_size)
+		*full_size = args.full_size;
+	return ret;
 }
 
 static int info(struct hpu_device *dev, unsigned int op, void *out, size_t size)

@@ -315,9 +315,9 @@ static void test_info_any_op(void **state)
 	assert_int_equal(hpu_info(NULL, HPU_INFO_HW_IP_INFO, 0, &any,
 				  sizeof(any), NULL),
 			 -EINVAL);
-	assert_int_equal(
-		hpu_info(dev, HPU_INFO_HW_IP_INFO, 0, NULL, sizeof(any), NULL),
-		-EINVAL);
+	assert_int_equal(hpu_info(dev, HPU_INFO_HW_IP_INFO, 0, NULL,
+				  sizeof(any), NULL),
+			 -EINVAL);
 	assert_int_equal(hpu_info(dev, HPU_INFO_HW_IP_INFO, 0, &any, 0, NULL),
 			 -EINVAL);
 	assert_int_equal(hpu_info(dev, 0xffff, 0, &any, sizeof(any), NULL),

@@ -31,10 +31,12 @@ int hpudrv_ioctl(int fd, unsigned long request, void *arg)
 	return -errno;
 }
 
-int hpudrv_info(int fd, unsigned int op, unsigned int period_ms, void *out,
-		size_t size)
+/* INFO @op into @out; @full_size (may be NULL) gets the answer's size */
+static int info_full(int fd, unsigned int op, unsigned int period_ms,
+		     void *out, size_t size, size_t *full_size)
 {
 	struct hpu_info_args args;
+	int ret;
 
 	memset(out, 0, size);
 	memset(&args, 0, sizeof(args));
@@ -42,27 +44,24 @@ int hpudrv_info(int fd, unsigned int op, unsigned int period_ms, void *out,
 	args.return_size = (__u32)size;
 	args.op = op;
 	args.period_ms = period_ms;
-	return hpudrv_ioctl(fd, HPU_IOCTL_INFO, &args);
+	ret = hpudrv_ioctl(fd, HPU_IOCTL_INFO, &args);
+	if (!ret && full_size)
+		*full_size = args.full_size;
+	return ret;
+}
+
+int hpudrv_info(int fd, unsigned int op, unsigned int period_ms, void *out,
+		size_t size)
+{
+	return info_full(fd, op, period_ms, out, size, NULL);
 }
 
 int hpu_info(struct hpu_device *dev, unsigned int op, unsigned int period_ms,
 	     void *out, size_t size, size_t *full_size)
 {
-	struct hpu_info_args args;
-	int ret;
-
 	if (!dev || !out || !size || size > UINT32_MAX)
 		return -EINVAL;
-	memset(out, 0, size);
-	memset(&args, 0, sizeof(args));
-	args.return_pointer = (__u64)(uintptr_t)out;
-	args.return_size = (__u32)size;
-	args.op = op;
-	args.period_ms = period_ms;
-	ret = hpudrv_ioctl(dev->fd, HPU_IOCTL_INFO, &args);
-	if (!ret && full_size)
-		*full_size = args.full_size;
-	return ret;
+	return info_full(dev->fd, op, period_ms, out, size, full_size);
 }
 
 static int info(struct hpu_device *dev, unsigned int op, void *out, size_t size)

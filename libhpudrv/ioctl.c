@@ -32,8 +32,8 @@ int hpudrv_ioctl(int fd, unsigned long request, void *arg)
 }
 
 /* INFO @op into @out; @full_size (may be NULL) gets the answer's size */
-static int info_full(int fd, unsigned int op, unsigned int period_ms,
-		     void *out, size_t size, size_t *full_size)
+static int info_full(int fd, unsigned int op, unsigned int period_ms, void *out,
+		     size_t size, size_t *full_size)
 {
 	struct hpu_info_args args;
 	int ret;

@@ -312,7 +312,7 @@ mpi-ref: $(HPU_MPI_REF)
 # Every test binary links the test helpers, the driver core, the simulator,
 # the TPC kernel library and the static libhpudrv (so internal functions
 # can be unit tested).
-TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) \
+TEST_LINK = $(LIBHPUTEST) $(LIBFUSEDEV) $(LIBHPUSIM) \
 	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(LIBHPUTPC) \
 	$(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
 	$(call pkg_libs,fuse3 libudev cmocka) $(if $(TRAIN_SRCS),-lz) $(BLAS_LIBS) \
@@ -320,7 +320,14 @@ TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) \
 
 # Test objects are reached only through the pattern rule below: keep them.
 .SECONDARY: $(call obj,$(TEST_SRCS) $(TESTLIB_SRCS))
-$(O)/tests/%: $(O)/obj/tests/%.o $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) \
+# The helpers as an archive: a test links only the ones it uses (the libhpusim
+# fixture would otherwise bring OpenBLAS and its threads into every test)
+LIBHPUTEST := $(O)/lib/libhputest.a
+$(LIBHPUTEST): $(call obj,$(TESTLIB_SRCS)) | $(DIRS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(O)/tests/%: $(O)/obj/tests/%.o $(LIBHPUTEST) $(LIBFUSEDEV) \
 		$(LIBHPUSIM) $(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(LIBHPUTPC) \
 		$(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) | $(DIRS)
 	$(call msg,LD,$@)

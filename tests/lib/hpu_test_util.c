@@ -264,12 +264,3 @@ void hpu_test_fill_random(void *p, size_t n, uint64_t seed)
 		b[i] = (uint8_t)x;
 	}
 }
-
-void *hpu_test_xmalloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p)
-		abort();
-	return p;
-}

@@ -113,8 +113,9 @@ COMMON_SRCS := $(sort $(wildcard common/*.c))
 SIM_SRCS := $(sort $(wildcard firmware-sim/*.c))
 # The TPC kernel library (static): the simulated TPC and the cpu backend
 TPC_SRCS := $(sort $(wildcard libhputpc/*.c))
-# Packet rules the engines share with the driver (also in libhpufusedev)
-SIM_COMMON_SRCS := $(sort $(wildcard common/hpu_*_check.c))
+# Packet rules the engines share with the driver, and HPU_WARN_ON() (also
+# in libhpufusedev)
+SIM_COMMON_SRCS := $(sort $(wildcard common/hpu_*_check.c) common/hpu_warn.c)
 FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
 DRV_SRCS := $(sort $(wildcard libhpudrv/*.c))
 SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
@@ -134,7 +135,9 @@ TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/integration/test_*.c))
 
 obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 
-COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,$(COMMON_SRCS))
+# libhpudrv has no use for HPU_WARN_ON() (the daemon's and the model's)
+COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,\
+	$(filter-out common/hpu_warn.c,$(COMMON_SRCS)))
 DRV_OBJS = $(call obj,$(DRV_SRCS)) $(COMMON_PIC_OBJS)
 LIBHPUSIM := $(O)/lib/libhpusim.a
 LIBHPUTPC := $(O)/lib/libhputpc.a
@@ -168,8 +171,8 @@ LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 
 .PHONY: FORCE all deps fuzz fuzz-run test unit-test soak-ccl run install uninstall \
 	lint format \
-	check-headers check-layers examples clean bench-ioctl bench-cs bench-dma bench-gemm \
-	bench-tpc \
+	check-headers check-layers check-names examples clean bench-ioctl \
+	bench-cs bench-dma bench-gemm bench-tpc \
 	bench-ccl bench-train mpi-ref
 
 all: $(LIBS) $(TOOLS) $(EXAMPLES)
@@ -409,6 +412,13 @@ check-layers:
 		grep -qE 'No such file|file not found' || \
 		{ echo "check-layers: $(c) must not be found"; exit 1; };)
 
+# Names: every global a folder's objects define carries the folder's
+# prefix, and no global is defined by two folders (tools/check-names,
+# docs/architecture.md "Names").
+check-names: all
+	$(call msg,NAMES,$(O)/obj)
+	$(Q)O=$(O) tools/check-names
+
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets of the parsers of untrusted input (packet validator,
 # ioctl decoder, scale-out receiver, rendezvous store, CSV loader,
@@ -485,7 +495,7 @@ deps:
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all check-headers check-layers \
-		$(TEST_BINS)
+		check-names $(TEST_BINS)
 	$(Q)O=$(O) HPU_TEST_MAKE_VARS="SANITIZE='$(SANITIZE)' OPTFLAGS='$(OPTFLAGS)'" \
 		tests/run-tests $(TEST_BINS)
 

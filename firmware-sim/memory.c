@@ -556,6 +556,8 @@ static int export_locked(struct hpu_fw_mem *mem, uint64_t id)
 	uint32_t i;
 	int fd, ret;
 
+	HPU_ASSERT_HELD(&mem->dev->mem_lock);
+
 	snprintf(path, sizeof(path), "%s/%llu", mem->dev->export_dir,
 		 (unsigned long long)id);
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nic.h - what the NIC files of libhpusim share (nic.c: registrations,
- * connections, NIC_WRITE; nic_fabric.c: the server, its wiring and link
- * state; nic_scaleout.c: the TCP transport between servers).
+ * nic.h - what the NIC files of libhpusim share (nic_mr.c: registrations
+ * and acceptances; nic_conn.c: connections; nic.c: NIC_WRITE;
+ * nic_fabric.c: the server, its wiring and link state; nic_so_*.c: the
+ * TCP transport between servers).
  *
  * Lifetime: a device found through its fabric is held with
  * hpusim_fabric_dev_get() (the fabric's @users count), so it cannot leave
@@ -202,7 +203,54 @@ int hpusim_keygen_init(struct hpusim_keygen *kg);
 void hpusim_keygen_seed(struct hpusim_keygen *kg, uint64_t seed);
 int hpusim_keygen_next(struct hpusim_keygen *kg, uint64_t *out);
 
-/* nic.c */
+/*
+ * Ids of an address space (region handles, connection and acceptance
+ * ids; nic_mr.c, nic_conn.c, nic.c): a sequence number above a slot
+ * value. Slot values: a region's slot + 1; a connection's slot + 1; an
+ * acceptance's HPU_NIC_MAX_CONNS + slot + 1, so DISCONNECT tells the two
+ * apart.
+ */
+#define NIC_ID_SLOT_BITS 10
+#define NIC_ID_SLOT_MASK ((1U << NIC_ID_SLOT_BITS) - 1)
+#define NIC_ACC_BASE	 HPU_NIC_MAX_CONNS
+
+_Static_assert(HPU_NIC_MAX_CONNS + HPU_NIC_MAX_ACCEPTS < 1U << NIC_ID_SLOT_BITS,
+	       "slot values fit their bits");
+_Static_assert(HPU_NIC_MAX_MRS < 1U << NIC_ID_SLOT_BITS,
+	       "slot values fit their bits");
+
+/* A new id of @na for slot value @slotval; nic lock held */
+static inline uint32_t new_id(struct hpusim_nic_as *na, uint32_t slotval)
+{
+	HPU_ASSERT_HELD(&na->lock);
+
+	na->next_id++;
+	if (na->next_id >= 1U << (32 - NIC_ID_SLOT_BITS))
+		na->next_id = 1;
+	return na->next_id << NIC_ID_SLOT_BITS | slotval;
+}
+
+/* Slot of @id in a table of @nslots starting at slot value @base, or -1 */
+static inline int id_slot(uint32_t id, uint32_t base, uint32_t nslots)
+{
+	uint32_t v = id & NIC_ID_SLOT_MASK;
+
+	if (!id || v <= base || v - base - 1 >= nslots)
+		return -1;
+	return (int)(v - base - 1);
+}
+
+/* Slot of connection @id, or -1; nic lock held */
+static inline int conn_slot(const struct hpusim_nic_as *na, uint32_t id)
+{
+	int slot = id_slot(id, 0, HPU_NIC_MAX_CONNS);
+
+	if (slot < 0 || na->conns[slot].id != id)
+		return -1;
+	return slot;
+}
+
+/* nic_mr.c */
 int hpusim_nic_target(struct hpu_fw_device *dev, uint64_t token, uint64_t key,
 		      struct hpusim_mr **mr, struct hpusim_acc **acc);
 void hpusim_nic_denied(struct hpu_fw_device *dev, uint32_t port,
@@ -211,6 +259,11 @@ void hpusim_nic_denied(struct hpu_fw_device *dev, uint32_t port,
 void hpusim_mr_put(struct hpu_fw_device *dev, struct hpusim_mr *mr);
 void hpusim_nic_seed_keys(struct hpu_fw_device *dev, uint64_t seed);
 void *hpusim_nic_cookie(struct hpu_fw_as *as);
+int hpusim_nic_reachable(struct hpu_fw_as *as, uint64_t va, uint64_t len,
+			 uint64_t *fault_va);
+int hpusim_nic_unaccept(struct hpu_fw_as *as, uint32_t id);
+
+/* nic.c */
 int hpusim_nic_copy_in(struct hpu_fw_as *as, uint64_t va, const uint8_t *src,
 		       uint64_t len);
 int hpusim_nic_copy_out(struct hpu_fw_as *as, uint64_t va, uint8_t *dst,
@@ -218,7 +271,7 @@ int hpusim_nic_copy_out(struct hpu_fw_as *as, uint64_t va, uint8_t *dst,
 int hpusim_nic_signal(struct hpu_fw_as *as, uint32_t sob_id,
 		      uint32_t sob_value);
 
-/* nic_scaleout.c */
+/* nic_so_*.c (their shared internals: nic_so.h) */
 int hpusim_so_create(struct hpu_fw_fabric *fab, const char *addr);
 void hpusim_so_destroy(struct hpu_fw_fabric *fab);
 void hpusim_so_addr(struct hpu_fw_fabric *fab, uint32_t *ipv4, uint16_t *port);

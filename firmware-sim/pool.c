@@ -54,6 +54,8 @@ static void par_help(void)
 						     struct hpusim_par, node);
 	unsigned int i = __atomic_fetch_add(&par->next, 1, __ATOMIC_RELAXED);
 
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
 	/* listed means alive: its runner unlists it before it returns */
 	if (i + 1 >= par->nslices)
 		hpusim_list_del(&par->node);

@@ -92,6 +92,8 @@ void hpusim_queue_wake(struct hpusim_queue *q)
 {
 	struct hpusim_engine_queue *eq = q->eq;
 
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
 	if (q->state != HPUSIM_Q_PARKED) {
 		q->woken = true;
 		return;
@@ -124,6 +126,8 @@ struct hpusim_engine_queue *hpusim_runner_take(struct hpusim_runner *rn)
 	struct hpusim_engine_queue *eq = NULL;
 	unsigned int i;
 
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
 	for (i = 0; i < rn->npend; i++) {
 		struct hpusim_engine_queue *p = rn->pend[i];
 
@@ -152,6 +156,8 @@ struct hpusim_queue *hpusim_queue_get(struct hpu_fw_as *as, uint32_t index)
 {
 	struct hpu_fw_device *dev = as->dev;
 	struct hpusim_queue *q;
+
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
 	if (!as->queues) {
 		as->queues =
@@ -192,6 +198,8 @@ bool hpusim_queue_add_job(struct hpusim_job *job, bool fast)
 	struct hpusim_queue *q = job->q;
 	struct hpusim_engine_queue *eq = q->eq;
 
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
 	job->state = HPUSIM_JOB_QUEUED;
 	hpusim_list_add_tail(&job->node, &q->jobs);
 	if (q->state != HPUSIM_Q_IDLE)
@@ -214,6 +222,8 @@ bool hpusim_queue_add_job(struct hpusim_job *job, bool fast)
  */
 void hpusim_queue_job_dropped(struct hpusim_queue *q)
 {
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
 	if (q->state != HPUSIM_Q_READY || !hpusim_list_empty(&q->jobs))
 		return;
 	hpusim_list_del(&q->ready_node);
@@ -227,6 +237,8 @@ void hpusim_queue_job_dropped(struct hpusim_queue *q)
  */
 void hpusim_queue_after_drop(struct hpusim_queue *q)
 {
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
 	if (hpusim_list_empty(&q->jobs)) {
 		queue_go_idle(q);
 		return;
@@ -249,6 +261,8 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 	struct hpusim_job *job;
 	enum exec_result r;
 	bool first = true;
+
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
 	while ((job = queue_head(q))) {
 		struct hpusim_cs *cs = job->cs;
@@ -337,6 +351,8 @@ void hpusim_engine_run(struct hpusim_engine_queue *eq,
 		       struct hpusim_runner *rn)
 {
 	struct hpusim_slice sl;
+
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
 	eq->state = HPUSIM_EQ_RUNNING;
 	while (!hpusim_list_empty(&eq->ready)) {

@@ -21,6 +21,8 @@ static void cs_mark_reset(struct hpusim_cs *cs, uint32_t engine)
 /* Unlink a job that ended or is dropped; sched lock held */
 static void job_unlink(struct hpusim_job *job)
 {
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
 	hpusim_list_del(&job->node);
 	job->state = HPUSIM_JOB_DONE;
 	job->cs->jobs_left--;
@@ -37,6 +39,8 @@ static void cs_finish(struct hpusim_cs *cs)
 	bool failed = cs->result == HPU_FW_CS_PAGE_FAULT ||
 		      cs->result == HPU_FW_CS_ENGINE_ERR;
 	uint32_t e;
+
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
 	hpusim_list_del(&cs->node);
 	/* as_destroy waits for this: no callback outlives its address space */
@@ -70,6 +74,8 @@ void hpusim_job_end(struct hpusim_job *job)
 {
 	struct hpusim_cs *cs = job->cs;
 
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
 	job_unlink(job);
 	if (cs->jobs_left)
 		return;
@@ -88,6 +94,8 @@ void hpusim_job_end(struct hpusim_job *job)
 static void cs_stop(struct hpusim_cs *cs)
 {
 	unsigned int i;
+
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
 	__atomic_store_n(&cs->stopping, true, __ATOMIC_RELEASE);
 	for (i = 0; i < cs->njobs; i++) {
@@ -127,6 +135,8 @@ static void cs_stop(struct hpusim_cs *cs)
 void hpusim_cs_fail(struct hpusim_cs *cs, enum exec_result r,
 		    const struct hpu_fw_fault *fault)
 {
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
 	if (cs->result != HPU_FW_CS_OK)
 		return;
 	cs->result = r == EXEC_FAULT ? HPU_FW_CS_PAGE_FAULT :
@@ -263,6 +273,8 @@ int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 /* Start aborting @cs: its jobs stop or are dropped; sched lock held */
 static void cs_abort_begin(struct hpusim_cs *cs)
 {
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
 	cs->aborting = true;
 	if (cs->result == HPU_FW_CS_OK)
 		cs->result = HPU_FW_CS_ABORTED;
@@ -277,6 +289,8 @@ static int cs_abort_end(struct hpusim_cs *cs)
 {
 	unsigned int i;
 	int n = 0;
+
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
 	while (cs->jobs_left)
 		pthread_cond_wait(&hpusim_sched.idle, &hpusim_sched.lock);

@@ -14,6 +14,7 @@
 #include <errno.h>
 
 #include "hpusim.h"
+#include "queue.h"
 
 static void sob_apply(struct hpu_fw_as *as, uint32_t id, uint32_t op,
 		      uint32_t value)
@@ -31,6 +32,9 @@ static void sob_apply(struct hpu_fw_as *as, uint32_t id, uint32_t op,
 static void wake_waiters(struct hpu_fw_as *as, uint32_t id)
 {
 	struct hpusim_list *pos, *next;
+
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+	HPU_ASSERT_HELD(&as->sync_lock);
 
 	for (pos = as->waiters.next; pos != &as->waiters; pos = next) {
 		struct hpusim_queue *q = hpusim_container_of(
@@ -142,6 +146,8 @@ bool hpusim_fence_try(struct hpu_fw_as *as, struct hpusim_queue *q,
 
 void hpusim_fence_cancel(struct hpu_fw_as *as, struct hpusim_queue *q)
 {
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
 	pthread_mutex_lock(&as->sync_lock);
 	if (q->waiting) {
 		hpusim_list_del(&q->wait_node);

@@ -16,7 +16,7 @@
  * accumulate kernels.
  *
  * Reductions run on the queue's thread, in a fixed order; elementwise
- * kernels of >= TPC_PAR_MIN elements are cut into independent slices that
+ * kernels of >= HPUTPC_PAR_MIN elements are cut into independent slices that
  * idle pool workers help with (engine_pool below). Results are
  * bit-identical whatever the machine's thread count.
  */
@@ -28,7 +28,7 @@
 #include "hpusim.h"
 #include "hputpc.h"
 
-/* The slices of one kernel, run by the worker pool (struct tpc_pool.run) */
+/* The slices of one kernel, run by the worker pool (struct hputpc_pool.run) */
 static void pool_run(void (*fn)(void *arg, unsigned int slice), void *arg,
 		     unsigned int nslices)
 {
@@ -38,7 +38,7 @@ static void pool_run(void (*fn)(void *arg, unsigned int slice), void *arg,
 	hpusim_par_run(&par);
 }
 
-static const struct tpc_pool engine_pool = {
+static const struct hputpc_pool engine_pool = {
 	.width = hpusim_par_width,
 	.run = pool_run,
 };
@@ -91,13 +91,13 @@ static uint8_t *staged_twin(const struct tpc_stage *st,
  * contiguous piece (@st[0..@i) are the operands bound before it)
  */
 static int bind(struct hpu_fw_as *as, const struct hpu_tpc_tensor *d,
-		struct tpc_t *t, struct tpc_stage *st, unsigned int i)
+		struct hputpc_operand *t, struct tpc_stage *st, unsigned int i)
 {
 	struct tpc_stage *s = &st[i];
 	uint64_t len = hpu_tpc_extent(d);
 	struct hpusim_seg seg;
 
-	tpc_bind_shape(d, t);
+	hputpc_bind_shape(d, t);
 	if (!len)
 		return 0;
 	if (hpusim_mmu_seg(as, d->addr, len, false, &seg) || !seg.ptr)
@@ -122,10 +122,10 @@ static int run(struct hpu_fw_as *as, const struct hpu_pkt_tpc_kernel *k,
 	       struct hpu_fw_fault *fault)
 {
 	struct tpc_stage st[HPU_TPC_MAX_TENSORS] = { 0 };
-	struct tpc_ctx c = { .params = k->params,
-			     .id = k->kernel_id,
-			     .nt = k->num_tensors,
-			     .pool = &engine_pool };
+	struct hputpc_ctx c = { .params = k->params,
+				.id = k->kernel_id,
+				.nt = k->num_tensors,
+				.pool = &engine_pool };
 	uint64_t fva;
 	unsigned int i;
 	int ret = 0;
@@ -143,7 +143,7 @@ static int run(struct hpu_fw_as *as, const struct hpu_pkt_tpc_kernel *k,
 	for (i = 0; i < k->num_tensors && !ret; i++)
 		ret = bind(as, &k->tensors[i], &c.t[i], st, i);
 	if (!ret)
-		ret = tpc_dispatch(&c);
+		ret = hputpc_dispatch(&c);
 	for (i = 0; i < k->num_tensors; i++) {
 		if (!st[i].buf)
 			continue;

@@ -34,7 +34,7 @@ static int text_printf(char **text, size_t *len, const char *fmt, ...)
 	return 0;
 }
 
-static struct hpu_fw_telemetry dev_telemetry(struct hpu_device *dev)
+static struct hpu_fw_telemetry dev_telemetry(struct hfd_device *dev)
 {
 	struct hpu_fw_telemetry t = { 0 };
 
@@ -42,7 +42,7 @@ static struct hpu_fw_telemetry dev_telemetry(struct hpu_device *dev)
 	return t;
 }
 
-static int show_device_type(struct hpu_device *dev, char **text, size_t *len)
+static int show_device_type(struct hfd_device *dev, char **text, size_t *len)
 {
 	static const char *const names[] = {
 		[HPU_DEVICE_GAUDI] = "GAUDI",
@@ -56,27 +56,27 @@ static int show_device_type(struct hpu_device *dev, char **text, size_t *len)
 							       "UNKNOWN");
 }
 
-static int show_card_name(struct hpu_device *dev, char **text, size_t *len)
+static int show_card_name(struct hfd_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%s\n", (const char *)dev->ip.card_name);
 }
 
-static int show_pci_addr(struct hpu_device *dev, char **text, size_t *len)
+static int show_pci_addr(struct hfd_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%s\n", dev->bus_id);
 }
 
-static int show_module_id(struct hpu_device *dev, char **text, size_t *len)
+static int show_module_id(struct hfd_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%u\n", dev->ip.module_id);
 }
 
-static int show_serial(struct hpu_device *dev, char **text, size_t *len)
+static int show_serial(struct hfd_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%s\n", dev->serial);
 }
 
-static int show_status(struct hpu_device *dev, char **text, size_t *len)
+static int show_status(struct hfd_device *dev, char **text, size_t *len)
 {
 	uint32_t s;
 
@@ -86,7 +86,7 @@ static int show_status(struct hpu_device *dev, char **text, size_t *len)
 	return text_printf(text, len, "%s\n", hpu_status_name(s));
 }
 
-static int show_hard_reset_cnt(struct hpu_device *dev, char **text, size_t *len)
+static int show_hard_reset_cnt(struct hfd_device *dev, char **text, size_t *len)
 {
 	uint32_t v;
 
@@ -96,7 +96,7 @@ static int show_hard_reset_cnt(struct hpu_device *dev, char **text, size_t *len)
 	return text_printf(text, len, "%u\n", v);
 }
 
-static int show_soft_reset_cnt(struct hpu_device *dev, char **text, size_t *len)
+static int show_soft_reset_cnt(struct hfd_device *dev, char **text, size_t *len)
 {
 	uint32_t v;
 
@@ -106,44 +106,44 @@ static int show_soft_reset_cnt(struct hpu_device *dev, char **text, size_t *len)
 	return text_printf(text, len, "%u\n", v);
 }
 
-static int show_max_power(struct hpu_device *dev, char **text, size_t *len)
+static int show_max_power(struct hfd_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%u\n", dev->ip.max_power_mw);
 }
 
-static int show_power_mw(struct hpu_device *dev, char **text, size_t *len)
+static int show_power_mw(struct hfd_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%llu\n",
 			   (unsigned long long)dev_telemetry(dev).power_mw);
 }
 
-static int show_temperature(struct hpu_device *dev, char **text, size_t *len)
+static int show_temperature(struct hfd_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%d\n", dev_telemetry(dev).temp_asic_mc);
 }
 
-static int show_clk_max(struct hpu_device *dev, char **text, size_t *len)
+static int show_clk_max(struct hfd_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%u\n", dev->ip.clk_max_mhz);
 }
 
-static int show_clk_cur(struct hpu_device *dev, char **text, size_t *len)
+static int show_clk_cur(struct hfd_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%u\n", dev_telemetry(dev).clk_cur_mhz);
 }
 
-static int show_memory_total(struct hpu_device *dev, char **text, size_t *len)
+static int show_memory_total(struct hfd_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%llu\n",
 			   (unsigned long long)dev->ip.dram_size);
 }
 
-static int show_memory_used(struct hpu_device *dev, char **text, size_t *len)
+static int show_memory_used(struct hfd_device *dev, char **text, size_t *len)
 {
 	uint64_t used = 0, total;
-	struct hpu_ctx *ctx;
+	struct hfd_ctx *ctx;
 
-	if (hpu_device_has_cs(dev)) {
+	if (hfd_device_has_cs(dev)) {
 		dev->model->ops->mem_usage(dev->fw, &used, &total);
 		return text_printf(text, len, "%llu\n",
 				   (unsigned long long)used);
@@ -155,7 +155,7 @@ static int show_memory_used(struct hpu_device *dev, char **text, size_t *len)
 	return text_printf(text, len, "%llu\n", (unsigned long long)used);
 }
 
-static int show_export_dir(struct hpu_device *dev, char **text, size_t *len)
+static int show_export_dir(struct hfd_device *dev, char **text, size_t *len)
 {
 	char dir[512] = "";
 
@@ -166,7 +166,7 @@ static int show_export_dir(struct hpu_device *dev, char **text, size_t *len)
 	return text_printf(text, len, "%s\n", dir);
 }
 
-static int show_utilization(struct hpu_device *dev, char **text, size_t *len)
+static int show_utilization(struct hfd_device *dev, char **text, size_t *len)
 {
 	uint32_t pct = 0;
 	int ret;
@@ -177,13 +177,13 @@ static int show_utilization(struct hpu_device *dev, char **text, size_t *len)
 	return text_printf(text, len, "%u\n", pct);
 }
 
-static int show_fw_version(struct hpu_device *dev, char **text, size_t *len)
+static int show_fw_version(struct hfd_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%s %s\n", dev->model->name,
 			   dev->model->version);
 }
 
-const struct hpu_attr_dev hpu_dev_attrs[] = {
+const struct hfd_attr_dev hfd_dev_attrs[] = {
 	{ .name = "device_type", .show = show_device_type },
 	{ .name = "card_name", .show = show_card_name },
 	{ .name = "pci_addr", .show = show_pci_addr },
@@ -201,58 +201,58 @@ const struct hpu_attr_dev hpu_dev_attrs[] = {
 	{ .name = "memory_used", .show = show_memory_used },
 	{ .name = "utilization", .show = show_utilization },
 	{ .name = "fw_version", .show = show_fw_version },
-	{ .name = "clients", .show = hpu_device_clients_text },
+	{ .name = "clients", .show = hfd_device_clients_text },
 	{ .name = "export_dir", .show = show_export_dir },
 };
 
-const unsigned int hpu_num_dev_attrs = ARRAY_SIZE(hpu_dev_attrs);
+const unsigned int hfd_num_dev_attrs = ARRAY_SIZE(hfd_dev_attrs);
 
-static int show_drv_version(struct hpu_driver *drv, char **text, size_t *len)
+static int show_drv_version(struct hfd_driver *drv, char **text, size_t *len)
 {
 	return text_printf(text, len, "%s\n", HPU_VERSION);
 }
 
-static int show_drv_fw_if(struct hpu_driver *drv, char **text, size_t *len)
+static int show_drv_fw_if(struct hfd_driver *drv, char **text, size_t *len)
 {
 	return text_printf(text, len, "%u.%u\n", drv->model->if_major,
-			   hpu_fw_if_minor_in_use(drv->model));
+			   hfd_fw_if_minor_in_use(drv->model));
 }
 
-static int show_drv_model(struct hpu_driver *drv, char **text, size_t *len)
+static int show_drv_model(struct hfd_driver *drv, char **text, size_t *len)
 {
 	return text_printf(text, len, "%s\n", drv->model->name);
 }
 
-static int show_drv_pid(struct hpu_driver *drv, char **text, size_t *len)
+static int show_drv_pid(struct hfd_driver *drv, char **text, size_t *len)
 {
 	return text_printf(text, len, "%d\n", (int)getpid());
 }
 
-static int show_drv_num_devices(struct hpu_driver *drv, char **text,
+static int show_drv_num_devices(struct hfd_driver *drv, char **text,
 				size_t *len)
 {
 	return text_printf(text, len, "%u\n", drv->ndev);
 }
 
 /* "IP:PORT" of the scale-out endpoint, an empty line without one */
-static int show_drv_scaleout_addr(struct hpu_driver *drv, char **text,
+static int show_drv_scaleout_addr(struct hfd_driver *drv, char **text,
 				  size_t *len)
 {
 	return text_printf(text, len, "%s\n", drv->scaleout_addr);
 }
 
 /* "NOW EVER": client memory accesses abandoned, still stuck and ever */
-static int show_drv_uaccess_stuck(struct hpu_driver *drv, char **text,
+static int show_drv_uaccess_stuck(struct hfd_driver *drv, char **text,
 				  size_t *len)
 {
 	uint64_t now, ever, refused;
 
-	hpu_uaccess_guard_stats(&now, &ever, &refused);
+	hfd_uaccess_guard_stats(&now, &ever, &refused);
 	return text_printf(text, len, "%llu %llu\n", (unsigned long long)now,
 			   (unsigned long long)ever);
 }
 
-const struct hpu_attr_drv hpu_drv_attrs[] = {
+const struct hfd_attr_drv hfd_drv_attrs[] = {
 	{ .name = "version", .show = show_drv_version },
 	{ .name = "fw_if", .show = show_drv_fw_if },
 	{ .name = "model", .show = show_drv_model },
@@ -262,4 +262,4 @@ const struct hpu_attr_drv hpu_drv_attrs[] = {
 	{ .name = "uaccess_stuck", .show = show_drv_uaccess_stuck },
 };
 
-const unsigned int hpu_num_drv_attrs = ARRAY_SIZE(hpu_drv_attrs);
+const unsigned int hfd_num_drv_attrs = ARRAY_SIZE(hfd_drv_attrs);

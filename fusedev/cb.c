@@ -11,56 +11,56 @@
 
 #include "hpu_mem.h"
 
-static struct hpu_cb *find_cb(struct hpu_mem_state *m, uint64_t handle,
-			      struct hpu_handle_node ***link)
+static struct hfd_cb *find_cb(struct hfd_mem_state *m, uint64_t handle,
+			      struct hfd_handle_node ***link)
 {
-	struct hpu_handle_node *n = hpu_handle_find(&m->cbs, handle, link);
+	struct hfd_handle_node *n = hfd_handle_find(&m->cbs, handle, link);
 
-	return n ? hpu_handle_entry(n, struct hpu_cb) : NULL;
+	return n ? hfd_handle_entry(n, struct hfd_cb) : NULL;
 }
 
-static int cb_create(struct hpu_ctx *ctx, pid_t tid, const struct hpu_cb_in *in,
+static int cb_create(struct hfd_ctx *ctx, pid_t tid, const struct hpu_cb_in *in,
 		     struct hpu_cb_out *out)
 {
-	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_client *c;
-	struct hpu_cb *cb;
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_client *c;
+	struct hfd_cb *cb;
 	uint64_t va = 0;
 	int ret;
 
 	if (!in->host_ptr || in->cb_handle || in->cb_size < 8 ||
 	    in->cb_size > HPU_MAX_CB_SIZE || in->cb_size % 8)
 		return -EINVAL;
-	ret = hpu_ctx_charge2(ctx, HPU_CTX_LIMIT_CBS, 1,
+	ret = hfd_ctx_charge2(ctx, HPU_CTX_LIMIT_CBS, 1,
 			      HPU_CTX_LIMIT_PINNED_BYTES, in->cb_size);
 	if (ret)
 		return ret;
 	cb = calloc(1, sizeof(*cb));
-	ret = cb ? hpu_ctx_map_user(ctx, tid, in->host_ptr, in->cb_size, 0,
+	ret = cb ? hfd_ctx_map_user(ctx, tid, in->host_ptr, in->cb_size, 0,
 				    false, &c, &va) :
 		   -ENOMEM;
 	if (ret) {
 		free(cb);
-		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_CBS, 1);
-		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, in->cb_size);
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_CBS, 1);
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, in->cb_size);
 		return ret;
 	}
 	cb->host_ptr = in->host_ptr;
 	cb->size = in->cb_size;
 	cb->owner = c;
 	cb->va = va;
-	hpu_handle_add(m, &m->cbs, &cb->node);
+	hfd_handle_add(m, &m->cbs, &cb->node);
 	out->cb_handle = cb->node.handle;
 	out->device_va = va;
 	out->cb_size = cb->size;
 	return 0;
 }
 
-static int cb_destroy(struct hpu_ctx *ctx, const struct hpu_cb_in *in)
+static int cb_destroy(struct hfd_ctx *ctx, const struct hpu_cb_in *in)
 {
-	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_handle_node **link;
-	struct hpu_cb *cb;
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_handle_node **link;
+	struct hfd_cb *cb;
 	int pidfd = -1, ret = 0;
 
 	if (in->host_ptr || in->cb_size)
@@ -78,18 +78,18 @@ static int cb_destroy(struct hpu_ctx *ctx, const struct hpu_cb_in *in)
 	pthread_mutex_unlock(&m->lock);
 	if (ret)
 		return ret == -ENOENT ? -EINVAL : ret;
-	hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_CBS, 1);
-	hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, cb->size);
-	hpu_client_put(ctx, cb->owner);
+	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_CBS, 1);
+	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, cb->size);
+	hfd_client_put(ctx, cb->owner);
 	free(cb);
 	return 0;
 }
 
-static int cb_info(struct hpu_ctx *ctx, const struct hpu_cb_in *in,
+static int cb_info(struct hfd_ctx *ctx, const struct hpu_cb_in *in,
 		   struct hpu_cb_out *out)
 {
-	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_cb *cb;
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_cb *cb;
 
 	if (in->host_ptr || in->cb_size)
 		return -EINVAL;
@@ -106,33 +106,33 @@ static int cb_info(struct hpu_ctx *ctx, const struct hpu_cb_in *in,
 }
 
 /**
- * hpu_ioctl_cb() - HPU_IOCTL_CB handler
+ * hfd_ioctl_cb() - HPU_IOCTL_CB handler
  * @call: context and requesting thread
  * @data: union hpu_cb_args, updated in place
  *
  * Return: 0 or -errno (docs/command-submission.md, "CB").
  */
-int hpu_ioctl_cb(const struct hpu_ioctl_call *call, void *data)
+int hfd_ioctl_cb(const struct hfd_ioctl_call *call, void *data)
 {
 	union hpu_cb_args *args = data;
-	struct hpu_ctx *ctx = call->ctx;
+	struct hfd_ctx *ctx = call->ctx;
 	struct hpu_cb_in in = args->in;
 	struct hpu_cb_out out;
 	int ret;
 
-	if (hpu_check_flags(in.flags, 0) ||
-	    hpu_check_zero(&in.pad, sizeof(in.pad)))
+	if (hfd_check_flags(in.flags, 0) ||
+	    hfd_check_zero(&in.pad, sizeof(in.pad)))
 		return -EINVAL;
 	if (in.op > HPU_CB_OP_INFO)
 		return -EINVAL;
-	if (!ctx->mem || !hpu_device_has_cs(ctx->dev))
+	if (!ctx->mem || !hfd_device_has_cs(ctx->dev))
 		return -EOPNOTSUPP;
 
 	/* the user buffer is faulted in before any lock is held */
 	if (in.op == HPU_CB_OP_CREATE && in.host_ptr && !in.cb_handle &&
 	    in.cb_size >= 8 && in.cb_size <= HPU_MAX_CB_SIZE &&
 	    !(in.cb_size % 8)) {
-		ret = hpu_user_probe(call->pid, in.host_ptr, in.cb_size);
+		ret = hfd_user_probe(call->pid, in.host_ptr, in.cb_size);
 		if (ret)
 			return ret;
 	}
@@ -156,13 +156,13 @@ int hpu_ioctl_cb(const struct hpu_ioctl_call *call, void *data)
 }
 
 /**
- * hpu_cb_get() - copy what a chunk runs out of its CB's owner and pin the
+ * hfd_cb_get() - copy what a chunk runs out of its CB's owner and pin the
  * CB against DESTROY
  * @ctx: context
  * @handle: CB handle
  * @size: bytes the chunk runs: 8..the CB's size, a multiple of 8
  * @requester: thread making the request (fuse_req_ctx()->pid)
- * @ref: receives the copy and the usage counter (release: hpu_cb_put())
+ * @ref: receives the copy and the usage counter (release: hfd_cb_put())
  *
  * The bytes are read from the creating process (process_vm_readv) while
  * its pidfd says it is alive, before and after: a reused pid is never
@@ -173,12 +173,12 @@ int hpu_ioctl_cb(const struct hpu_ioctl_call *call, void *data)
  * Return: 0; -EINVAL unknown handle or bad size; -EFAULT the owner's
  * memory cannot be read; -ENOMEM.
  */
-int hpu_cb_get(struct hpu_ctx *ctx, uint64_t handle, uint32_t size,
-	       pid_t requester, struct hpu_cb_ref *ref)
+int hfd_cb_get(struct hfd_ctx *ctx, uint64_t handle, uint32_t size,
+	       pid_t requester, struct hfd_cb_ref *ref)
 {
-	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_client *owner;
-	struct hpu_cb *cb;
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_client *owner;
+	struct hfd_cb *cb;
 	uint64_t addr;
 	int ret;
 
@@ -205,25 +205,25 @@ int hpu_cb_get(struct hpu_ctx *ctx, uint64_t handle, uint32_t size,
 	pthread_mutex_unlock(&m->lock);
 
 	if (owner->tgid == requester) {
-		ret = hpu_copy_from_user(requester, ref->bytes, addr, size);
+		ret = hfd_copy_from_user(requester, ref->bytes, addr, size);
 	} else {
-		ret = hpu_client_alive(owner) ? 0 : -EFAULT;
+		ret = hfd_client_alive(owner) ? 0 : -EFAULT;
 		if (!ret)
-			ret = hpu_copy_from_user(owner->tgid, ref->bytes, addr,
+			ret = hfd_copy_from_user(owner->tgid, ref->bytes, addr,
 						 size);
-		if (!ret && !hpu_client_alive(owner))
+		if (!ret && !hfd_client_alive(owner))
 			ret = -EFAULT;
 	}
 	if (ret)
-		hpu_cb_put(ref);
+		hfd_cb_put(ref);
 	return ret;
 }
 
 /**
- * hpu_cb_put() - drop the copy and the pin of hpu_cb_get()
+ * hfd_cb_put() - drop the copy and the pin of hfd_cb_get()
  * @ref: reference (may be empty)
  */
-void hpu_cb_put(struct hpu_cb_ref *ref)
+void hfd_cb_put(struct hfd_cb_ref *ref)
 {
 	if (ref->usage)
 		__atomic_sub_fetch(ref->usage, 1, __ATOMIC_ACQ_REL);

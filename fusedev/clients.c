@@ -3,7 +3,7 @@
  * clients.c - the processes whose memory a context maps (MAP|USERPTR, CB
  * CREATE, MAP_SHM): one pidfd per process and context, shared by every
  * mapping of that process and counted, so that a context holds at most
- * HPU_CTX_MAX_CLIENTS descriptors for host memory however many objects it
+ * HFD_CTX_MAX_CLIENTS descriptors for host memory however many objects it
  * makes, and every host access names the process by its pidfd (a reused
  * pid is never the target).
  */
@@ -14,36 +14,38 @@
 #include "hpu_mem.h"
 
 /* Under m->lock: the live client of process @tgid */
-static struct hpu_client *find_locked(struct hpu_mem_state *m, pid_t tgid)
+static struct hfd_client *find_locked(struct hfd_mem_state *m, pid_t tgid)
 {
-	struct hpu_client *c;
+	struct hfd_client *c;
+
+	HPU_ASSERT_HELD(&m->lock);
 
 	for (c = m->clients; c; c = c->next)
-		if (c->tgid == tgid && hpu_pidfd_alive(c->pidfd))
+		if (c->tgid == tgid && hfd_pidfd_alive(c->pidfd))
 			return c;
 	return NULL;
 }
 
 /**
- * hpu_client_get() - the client record of the process of thread @tid in
+ * hfd_client_get() - the client record of the process of thread @tid in
  * @ctx, with a reference
  * @ctx: compute context
  * @tid: requesting thread (alive: it waits for its request)
- * @out: receives the client (release: hpu_client_put())
+ * @out: receives the client (release: hfd_client_put())
  *
  * A process that already has a live record shares it; a record whose
  * process died is never matched again (its pid may be someone else's).
  *
- * Return: 0; -EMFILE when the context already has HPU_CTX_MAX_CLIENTS
+ * Return: 0; -EMFILE when the context already has HFD_CTX_MAX_CLIENTS
  * processes; -EMFILE/-ENFILE when the daemon is out of descriptors;
  * -EFAULT when the process cannot be named (gone, or in another pid
  * namespace); -ENOMEM.
  */
-int hpu_client_get(struct hpu_ctx *ctx, pid_t tid, struct hpu_client **out)
+int hfd_client_get(struct hfd_ctx *ctx, pid_t tid, struct hfd_client **out)
 {
-	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_client *c, *n;
-	pid_t tgid = hpu_tid_to_tgid(tid);
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_client *c, *n;
+	pid_t tgid = hfd_tid_to_tgid(tid);
 	int pidfd;
 
 	pthread_mutex_lock(&m->lock);
@@ -59,7 +61,7 @@ int hpu_client_get(struct hpu_ctx *ctx, pid_t tid, struct hpu_client **out)
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return -ENOMEM;
-	pidfd = hpu_pidfd_open(tgid);
+	pidfd = hfd_pidfd_open(tgid);
 	if (pidfd < 0) {
 		free(n);
 		/* the daemon out of memory or descriptors is no -EFAULT */
@@ -77,7 +79,7 @@ int hpu_client_get(struct hpu_ctx *ctx, pid_t tid, struct hpu_client **out)
 	c = find_locked(m, tgid);
 	if (c) {
 		c->refs++;
-	} else if (m->nclients >= HPU_CTX_MAX_CLIENTS) {
+	} else if (m->nclients >= HFD_CTX_MAX_CLIENTS) {
 		pthread_mutex_unlock(&m->lock);
 		close(pidfd);
 		free(n);
@@ -99,15 +101,15 @@ int hpu_client_get(struct hpu_ctx *ctx, pid_t tid, struct hpu_client **out)
 }
 
 /**
- * hpu_client_put() - drop a reference of hpu_client_get(); the last one
+ * hfd_client_put() - drop a reference of hfd_client_get(); the last one
  * closes the pidfd
  * @ctx: context
  * @c: client, or NULL
  */
-void hpu_client_put(struct hpu_ctx *ctx, struct hpu_client *c)
+void hfd_client_put(struct hfd_ctx *ctx, struct hfd_client *c)
 {
-	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_client **pp;
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_client **pp;
 
 	if (!c)
 		return;
@@ -129,10 +131,10 @@ void hpu_client_put(struct hpu_ctx *ctx, struct hpu_client *c)
 }
 
 /**
- * hpu_client_alive() - whether the process of @c still runs
+ * hfd_client_alive() - whether the process of @c still runs
  * @c: client
  */
-bool hpu_client_alive(const struct hpu_client *c)
+bool hfd_client_alive(const struct hfd_client *c)
 {
-	return hpu_pidfd_alive(c->pidfd);
+	return hfd_pidfd_alive(c->pidfd);
 }

@@ -13,13 +13,13 @@
 #include "hpu_fused.h"
 
 /**
- * hpu_tid_to_tgid() - the process (thread group) of a thread
+ * hfd_tid_to_tgid() - the process (thread group) of a thread
  * @tid: thread id as FUSE reports it
  *
  * Return: the TGID, or @tid when /proc does not tell (the thread is
  * gone, or it lives in another pid namespace).
  */
-pid_t hpu_tid_to_tgid(pid_t tid)
+pid_t hfd_tid_to_tgid(pid_t tid)
 {
 	char path[64], line[128];
 	pid_t tgid = tid;
@@ -66,15 +66,15 @@ static void read_comm(pid_t pid, char *buf, size_t len)
 }
 
 /* Address space, handle tables and submission state of a compute node */
-static int ctx_open_compute(struct hpu_ctx *ctx, struct hpu_device *dev)
+static int ctx_open_compute(struct hfd_ctx *ctx, struct hfd_device *dev)
 {
 	int ret;
 
 	ctx->dev = dev;
-	ret = hpu_ctx_mem_init(ctx);
+	ret = hfd_ctx_mem_init(ctx);
 	if (ret)
 		return ret;
-	ret = hpu_ctx_cs_init(ctx);
+	ret = hfd_ctx_cs_init(ctx);
 	if (ret)
 		goto err_mem_fini;
 	ret = dev->model->ops->as_create(dev->fw, &ctx->as);
@@ -86,19 +86,19 @@ static int ctx_open_compute(struct hpu_ctx *ctx, struct hpu_device *dev)
 	 * last reference goes), and the model calls back no more once
 	 * as_destroy returned, so the cookie never dangles.
 	 */
-	if (hpu_model_has_nic(dev->model))
+	if (hfd_model_has_nic(dev->model))
 		dev->model->ops->as_set_cookie(ctx->as, ctx);
 	return 0;
 
 err_cs_free:
-	hpu_ctx_cs_free(ctx);
+	hfd_ctx_cs_free(ctx);
 err_mem_fini:
-	hpu_ctx_mem_fini(ctx);
+	hfd_ctx_mem_fini(ctx);
 	return ret;
 }
 
 /**
- * hpu_ctx_open() - create the context of a newly opened node
+ * hfd_ctx_open() - create the context of a newly opened node
  * @dev: device
  * @control: control node (INFO only, not a holder)
  * @tid: thread that opened the node
@@ -108,16 +108,16 @@ err_mem_fini:
  *
  * Return: 0 or -errno.
  */
-int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid, uid_t uid,
-		 gid_t gid, struct hpu_ctx **out)
+int hfd_ctx_open(struct hfd_device *dev, bool control, pid_t tid, uid_t uid,
+		 gid_t gid, struct hfd_ctx **out)
 {
-	struct hpu_ctx *ctx;
+	struct hfd_ctx *ctx;
 	int ret;
 
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
-	ctx->ev_cap = (unsigned int)hpu_limit(HPU_CTX_LIMIT_EVENTS);
+	ctx->ev_cap = (unsigned int)hfd_limit(HPU_CTX_LIMIT_EVENTS);
 	ctx->events = calloc(ctx->ev_cap, sizeof(*ctx->events));
 	if (!ctx->events) {
 		free(ctx);
@@ -130,7 +130,7 @@ int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid, uid_t uid,
 		return -ret;
 	}
 	pthread_rwlock_init(&ctx->as_lock, NULL);
-	if (!control && hpu_device_has_cs(dev)) {
+	if (!control && hfd_device_has_cs(dev)) {
 		ret = ctx_open_compute(ctx, dev);
 		if (ret) {
 			pthread_rwlock_destroy(&ctx->as_lock);
@@ -142,11 +142,11 @@ int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid, uid_t uid,
 	}
 	ctx->dev = dev;
 	ctx->control = control;
-	ctx->pid = hpu_tid_to_tgid(tid);
+	ctx->pid = hfd_tid_to_tgid(tid);
 	ctx->uid = uid;
 	ctx->gid = gid;
 	read_comm(ctx->pid, ctx->comm, sizeof(ctx->comm));
-	ctx->open_ns = hpu_now_ns();
+	ctx->open_ns = hfd_now_ns();
 	ctx->refcount = 1;
 
 	pthread_mutex_lock(&dev->ctx_lock);
@@ -162,32 +162,32 @@ int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid, uid_t uid,
 	}
 	pthread_mutex_unlock(&dev->ctx_lock);
 
-	hpu_dbg("hpu%u: %s context opened by pid %d (%s)", dev->index,
+	hfd_dbg("hpu%u: %s context opened by pid %d (%s)", dev->index,
 		control ? "control" : "compute", (int)ctx->pid, ctx->comm);
 	*out = ctx;
 	return 0;
 }
 
 /**
- * hpu_ctx_get() - take a reference on a context found through its device
+ * hfd_ctx_get() - take a reference on a context found through its device
  * @ctx: context (the caller holds the device's ctx_lock or a reference)
  */
-void hpu_ctx_get(struct hpu_ctx *ctx)
+void hfd_ctx_get(struct hfd_ctx *ctx)
 {
 	__atomic_add_fetch(&ctx->refcount, 1, __ATOMIC_RELAXED);
 }
 
 /**
- * hpu_ctx_put() - drop a reference; the last one frees the context
+ * hfd_ctx_put() - drop a reference; the last one frees the context
  * @ctx: context
  */
-void hpu_ctx_put(struct hpu_ctx *ctx)
+void hfd_ctx_put(struct hfd_ctx *ctx)
 {
 	if (__atomic_sub_fetch(&ctx->refcount, 1, __ATOMIC_ACQ_REL))
 		return;
 	if (ctx->ph)
 		fuse_pollhandle_destroy(ctx->ph);
-	hpu_ctx_cs_free(ctx);
+	hfd_ctx_cs_free(ctx);
 	pthread_rwlock_destroy(&ctx->as_lock);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx->events);
@@ -199,9 +199,9 @@ void hpu_ctx_put(struct hpu_ctx *ctx)
  * cs_done, pending waits are answered), destroy the address space (no job
  * of it runs afterwards), free its memory, CBs and pidfds.
  */
-static void ctx_teardown(struct hpu_ctx *ctx)
+static void ctx_teardown(struct hfd_ctx *ctx)
 {
-	struct hpu_device *dev = ctx->dev;
+	struct hfd_device *dev = ctx->dev;
 
 	if (ctx->as) {
 		pthread_rwlock_rdlock(&dev->reset_lock);
@@ -211,39 +211,39 @@ static void ctx_teardown(struct hpu_ctx *ctx)
 		pthread_rwlock_unlock(&ctx->as_lock);
 		pthread_rwlock_unlock(&dev->reset_lock);
 	}
-	hpu_ctx_cs_fini(ctx);
-	hpu_ctx_mem_fini(ctx);
-	hpu_ctx_limits_release(ctx);
+	hfd_ctx_cs_fini(ctx);
+	hfd_ctx_mem_fini(ctx);
+	hfd_ctx_limits_release(ctx);
 }
 
-/* hpu_ctx.calls: release() came */
-#define HPU_CTX_RELEASED 0x80000000U
+/* hfd_ctx.calls: release() came */
+#define HFD_CTX_RELEASED 0x80000000U
 
-static void ctx_release_now(struct hpu_ctx *ctx);
+static void ctx_release_now(struct hfd_ctx *ctx);
 
 /**
- * hpu_ctx_call_begin() - an ioctl on the context's file starts
+ * hfd_ctx_call_begin() - an ioctl on the context's file starts
  * @ctx: context (its file is open: the kernel holds it for the call)
  */
-void hpu_ctx_call_begin(struct hpu_ctx *ctx)
+void hfd_ctx_call_begin(struct hfd_ctx *ctx)
 {
 	__atomic_add_fetch(&ctx->calls, 1, __ATOMIC_ACQ_REL);
 }
 
 /**
- * hpu_ctx_call_end() - the ioctl of hpu_ctx_call_begin() is done with
+ * hfd_ctx_call_end() - the ioctl of hfd_ctx_call_begin() is done with
  * the context; the last one after release() tears the context down
  * @ctx: context
  */
-void hpu_ctx_call_end(struct hpu_ctx *ctx)
+void hfd_ctx_call_end(struct hfd_ctx *ctx)
 {
 	if (__atomic_sub_fetch(&ctx->calls, 1, __ATOMIC_ACQ_REL) ==
-	    HPU_CTX_RELEASED)
+	    HFD_CTX_RELEASED)
 		ctx_release_now(ctx);
 }
 
 /**
- * hpu_ctx_release() - tear down the context of a closed file
+ * hfd_ctx_release() - tear down the context of a closed file
  * @ctx: context; the file's reference is dropped
  *
  * Runs when the last reference to the file goes away, also when its
@@ -251,24 +251,24 @@ void hpu_ctx_call_end(struct hpu_ctx *ctx)
  * nothing on the device. The kernel sends RELEASE only after every call
  * on the file returned, but the uaccess watchdog answers a call whose
  * worker is stuck in client memory: such a worker still uses the
- * context, so the teardown waits for it (hpu_ctx_call_end()), as a kernel
+ * context, so the teardown waits for it (hfd_ctx_call_end()), as a kernel
  * file outlives a stuck ioctl.
  */
-void hpu_ctx_release(struct hpu_ctx *ctx)
+void hfd_ctx_release(struct hfd_ctx *ctx)
 {
-	if (__atomic_fetch_or(&ctx->calls, HPU_CTX_RELEASED, __ATOMIC_ACQ_REL) &
-	    ~HPU_CTX_RELEASED) {
-		hpu_info("hpu%u: pid %d: release waits for a stuck call",
+	if (__atomic_fetch_or(&ctx->calls, HFD_CTX_RELEASED, __ATOMIC_ACQ_REL) &
+	    ~HFD_CTX_RELEASED) {
+		hfd_info("hpu%u: pid %d: release waits for a stuck call",
 			 ctx->dev->index, (int)ctx->pid);
 		return;
 	}
 	ctx_release_now(ctx);
 }
 
-static void ctx_release_now(struct hpu_ctx *ctx)
+static void ctx_release_now(struct hfd_ctx *ctx)
 {
-	struct hpu_device *dev = ctx->dev;
-	uint64_t lived_ms = (hpu_now_ns() - ctx->open_ns) / 1000000ULL;
+	struct hfd_device *dev = ctx->dev;
+	uint64_t lived_ms = (hfd_now_ns() - ctx->open_ns) / 1000000ULL;
 	bool last;
 
 	pthread_mutex_lock(&dev->ctx_lock);
@@ -295,18 +295,18 @@ static void ctx_release_now(struct hpu_ctx *ctx)
 	}
 	/* the last file of a hot-removed device frees it */
 	last = __atomic_load_n(&dev->state, __ATOMIC_ACQUIRE) ==
-		       HPU_SLOT_REMOVED &&
+		       HFD_SLOT_REMOVED &&
 	       !dev->num_compute && !dev->num_control && !dev->dying;
 	if (last)
 		dev->dying = true;
 	pthread_mutex_unlock(&dev->ctx_lock);
 
-	hpu_dbg("hpu%u: %s context of pid %d released after %llu ms",
+	hfd_dbg("hpu%u: %s context of pid %d released after %llu ms",
 		dev->index, ctx->control ? "control" : "compute", (int)ctx->pid,
 		(unsigned long long)lived_ms);
-	hpu_ctx_put(ctx);
+	hfd_ctx_put(ctx);
 	if (last)
-		hpu_device_unplugged(dev);
+		hfd_device_unplugged(dev);
 }
 
 /* Notify @ph (taken out of a context under its lock) and drop it */
@@ -319,11 +319,11 @@ static void poll_notify(struct fuse_pollhandle *ph)
 }
 
 /**
- * hpu_ctx_wake_poller() - wake the poller of a context's file, if one
+ * hfd_ctx_wake_poller() - wake the poller of a context's file, if one
  * waits; it polls again and sees the file's state
  * @ctx: context
  */
-void hpu_ctx_wake_poller(struct hpu_ctx *ctx)
+void hfd_ctx_wake_poller(struct hfd_ctx *ctx)
 {
 	struct fuse_pollhandle *ph;
 
@@ -335,7 +335,7 @@ void hpu_ctx_wake_poller(struct hpu_ctx *ctx)
 }
 
 /**
- * hpu_ctx_queue_event() - queue an event for read() and flag it for
+ * hfd_ctx_queue_event() - queue an event for read() and flag it for
  * GET_EVENTS; wakes a poller
  * @ctx: context
  * @type: HPU_EVENT_*
@@ -349,7 +349,7 @@ void hpu_ctx_wake_poller(struct hpu_ctx *ctx)
  *
  * Return: 0, or -EINVAL for an unknown @type.
  */
-int hpu_ctx_queue_event(struct hpu_ctx *ctx, uint32_t type, uint32_t engine,
+int hfd_ctx_queue_event(struct hfd_ctx *ctx, uint32_t type, uint32_t engine,
 			uint64_t seq, uint64_t addr, uint64_t data)
 {
 	struct fuse_pollhandle *ph;
@@ -365,7 +365,7 @@ int hpu_ctx_queue_event(struct hpu_ctx *ctx, uint32_t type, uint32_t engine,
 	}
 	ev = &ctx->events[(ctx->ev_head + ctx->ev_count) % ctx->ev_cap];
 	memset(ev, 0, sizeof(*ev));
-	ev->timestamp_ns = hpu_now_ns();
+	ev->timestamp_ns = hfd_now_ns();
 	ev->seq = seq;
 	ev->addr = addr;
 	ev->data = data;
@@ -381,14 +381,14 @@ int hpu_ctx_queue_event(struct hpu_ctx *ctx, uint32_t type, uint32_t engine,
 }
 
 /**
- * hpu_ctx_read_events() - dequeue up to @max events, oldest first
+ * hfd_ctx_read_events() - dequeue up to @max events, oldest first
  * @ctx: context
  * @out: destination
  * @max: room at @out, in records
  *
  * Return: records dequeued (0 when none is queued).
  */
-int hpu_ctx_read_events(struct hpu_ctx *ctx, struct hpu_event *out,
+int hfd_ctx_read_events(struct hfd_ctx *ctx, struct hpu_event *out,
 			unsigned int max)
 {
 	unsigned int n = 0;
@@ -404,14 +404,14 @@ int hpu_ctx_read_events(struct hpu_ctx *ctx, struct hpu_event *out,
 }
 
 /**
- * hpu_ctx_poll() - readiness of a context's file
+ * hfd_ctx_poll() - readiness of a context's file
  * @ctx: context
  * @ph: poll handle to notify later, or NULL; the context takes it over
  *
  * Return: POLLIN | POLLRDNORM when events are queued, POLLPRI when a CS
  * of the file ended since its last WAIT_CS, else 0.
  */
-unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph)
+unsigned int hfd_ctx_poll(struct hfd_ctx *ctx, struct fuse_pollhandle *ph)
 {
 	struct fuse_pollhandle *old = NULL;
 	unsigned int revents = 0;
@@ -432,10 +432,10 @@ unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph)
 }
 
 /**
- * hpu_ctx_note_cs_ended() - a CS of the file ended: POLLPRI, wake a poller
+ * hfd_ctx_note_cs_ended() - a CS of the file ended: POLLPRI, wake a poller
  * @ctx: context
  */
-void hpu_ctx_note_cs_ended(struct hpu_ctx *ctx)
+void hfd_ctx_note_cs_ended(struct hfd_ctx *ctx)
 {
 	struct fuse_pollhandle *ph;
 
@@ -448,11 +448,11 @@ void hpu_ctx_note_cs_ended(struct hpu_ctx *ctx)
 }
 
 /**
- * hpu_ctx_clear_cs_ended() - a WAIT_CS came: POLLPRI is off until the
+ * hfd_ctx_clear_cs_ended() - a WAIT_CS came: POLLPRI is off until the
  * next CS ends
  * @ctx: context
  */
-void hpu_ctx_clear_cs_ended(struct hpu_ctx *ctx)
+void hfd_ctx_clear_cs_ended(struct hfd_ctx *ctx)
 {
 	pthread_mutex_lock(&ctx->lock);
 	ctx->cs_ended = false;
@@ -460,12 +460,12 @@ void hpu_ctx_clear_cs_ended(struct hpu_ctx *ctx)
 }
 
 /**
- * hpu_ctx_peek_events() - the GET_EVENTS answer, without clearing it
+ * hfd_ctx_peek_events() - the GET_EVENTS answer, without clearing it
  * @ctx: context
- * @mask: receives the event bits since the last hpu_ctx_clear_events()
+ * @mask: receives the event bits since the last hfd_ctx_clear_events()
  * @pending: receives the number of events queued for read()
  */
-void hpu_ctx_peek_events(struct hpu_ctx *ctx, uint64_t *mask, uint64_t *pending)
+void hfd_ctx_peek_events(struct hfd_ctx *ctx, uint64_t *mask, uint64_t *pending)
 {
 	pthread_mutex_lock(&ctx->lock);
 	*mask = ctx->events_mask;
@@ -474,12 +474,12 @@ void hpu_ctx_peek_events(struct hpu_ctx *ctx, uint64_t *mask, uint64_t *pending)
 }
 
 /**
- * hpu_ctx_take_events() - read and clear the GET_EVENTS mask at once
+ * hfd_ctx_take_events() - read and clear the GET_EVENTS mask at once
  * @ctx: context
  * @mask: receives the event bits since the last call
  * @pending: receives the number of events queued for read()
  */
-void hpu_ctx_take_events(struct hpu_ctx *ctx, uint64_t *mask, uint64_t *pending)
+void hfd_ctx_take_events(struct hfd_ctx *ctx, uint64_t *mask, uint64_t *pending)
 {
 	pthread_mutex_lock(&ctx->lock);
 	*mask = ctx->events_mask;
@@ -489,12 +489,12 @@ void hpu_ctx_take_events(struct hpu_ctx *ctx, uint64_t *mask, uint64_t *pending)
 }
 
 /**
- * hpu_ctx_clear_events() - the caller received these GET_EVENTS bits:
+ * hfd_ctx_clear_events() - the caller received these GET_EVENTS bits:
  * clear them (bits raised since the peek stay)
  * @ctx: context
  * @mask: bits delivered
  */
-void hpu_ctx_clear_events(struct hpu_ctx *ctx, uint64_t mask)
+void hfd_ctx_clear_events(struct hfd_ctx *ctx, uint64_t mask)
 {
 	pthread_mutex_lock(&ctx->lock);
 	ctx->events_mask &= ~mask;
@@ -502,7 +502,7 @@ void hpu_ctx_clear_events(struct hpu_ctx *ctx, uint64_t mask)
 }
 
 /**
- * hpu_device_clients_text() - the clients attribute: one
+ * hfd_device_clients_text() - the clients attribute: one
  * "PID DRAM_BYTES COMM" line per compute context
  * @dev: device
  * @text: receives a malloc'ed buffer
@@ -510,10 +510,10 @@ void hpu_ctx_clear_events(struct hpu_ctx *ctx, uint64_t mask)
  *
  * Return: 0 or -ENOMEM.
  */
-int hpu_device_clients_text(struct hpu_device *dev, char **text, size_t *len)
+int hfd_device_clients_text(struct hfd_device *dev, char **text, size_t *len)
 {
 	size_t cap = 64, used = 0;
-	struct hpu_ctx *ctx;
+	struct hfd_ctx *ctx;
 	char *buf, *nb;
 	int ret = 0;
 
@@ -555,11 +555,11 @@ int hpu_device_clients_text(struct hpu_device *dev, char **text, size_t *len)
 }
 
 /**
- * hpu_device_open_stats() - the OPEN_STATS answer of a device
+ * hfd_device_open_stats() - the OPEN_STATS answer of a device
  * @dev: device
  * @out: answer
  */
-void hpu_device_open_stats(struct hpu_device *dev,
+void hfd_device_open_stats(struct hfd_device *dev,
 			   struct hpu_info_open_stats *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -574,16 +574,16 @@ void hpu_device_open_stats(struct hpu_device *dev,
 }
 
 /**
- * hpu_device_release_all() - tear down every context still open
+ * hfd_device_release_all() - tear down every context still open
  * @dev: device
  *
  * At shutdown the kernel may not have delivered the RELEASE of files
  * closed just before the unmount; their contexts go here. No request may
  * be running.
  */
-void hpu_device_release_all(struct hpu_device *dev)
+void hfd_device_release_all(struct hfd_device *dev)
 {
-	struct hpu_ctx *ctx;
+	struct hfd_ctx *ctx;
 
 	for (;;) {
 		pthread_mutex_lock(&dev->ctx_lock);

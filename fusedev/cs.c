@@ -14,14 +14,14 @@
 #include "hpu_packets.h"
 
 /**
- * hpu_ctx_cs_init() - empty submission state for a compute context
+ * hfd_ctx_cs_init() - empty submission state for a compute context
  * @ctx: context
  *
  * Return: 0 or -errno.
  */
-int hpu_ctx_cs_init(struct hpu_ctx *ctx)
+int hfd_ctx_cs_init(struct hfd_ctx *ctx)
 {
-	struct hpu_cs_state *st;
+	struct hfd_cs_state *st;
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
@@ -35,15 +35,15 @@ int hpu_ctx_cs_init(struct hpu_ctx *ctx)
 }
 
 /**
- * hpu_ctx_cs_fini() - after the address space is destroyed (every CS got
+ * hfd_ctx_cs_fini() - after the address space is destroyed (every CS got
  * its cs_done): wait until every ending is handled, answer the waits
  * left, free the state
  * @ctx: context
  */
-void hpu_ctx_cs_fini(struct hpu_ctx *ctx)
+void hfd_ctx_cs_fini(struct hfd_ctx *ctx)
 {
-	struct hpu_cs_state *st = ctx->cs;
-	struct hpu_wait_dep *d;
+	struct hfd_cs_state *st = ctx->cs;
+	struct hfd_wait_dep *d;
 	struct timespec ts;
 
 	if (!st)
@@ -53,13 +53,13 @@ void hpu_ctx_cs_fini(struct hpu_ctx *ctx)
 	pthread_mutex_lock(&st->lock);
 	while (st->in_flight) {
 		if (pthread_cond_timedwait(&st->idle, &st->lock, &ts)) {
-			hpu_err("hpu%u: pid %d: %u CSs never ended; leaking them",
+			hfd_err("hpu%u: pid %d: %u CSs never ended; leaking them",
 				ctx->dev->index, (int)ctx->pid, st->in_flight);
 			break;
 		}
 	}
 	pthread_mutex_unlock(&st->lock);
-	hpu_wait_ctx_fini(ctx);
+	hfd_wait_ctx_fini(ctx);
 	/* work items still queued see ctx->as NULL and do nothing */
 	pthread_mutex_lock(&st->submit_lock);
 	pthread_mutex_lock(&st->lock);
@@ -72,12 +72,12 @@ void hpu_ctx_cs_fini(struct hpu_ctx *ctx)
 }
 
 /**
- * hpu_ctx_cs_free() - free the state once nothing can reach it
+ * hfd_ctx_cs_free() - free the state once nothing can reach it
  * @ctx: context (last reference)
  */
-void hpu_ctx_cs_free(struct hpu_ctx *ctx)
+void hfd_ctx_cs_free(struct hfd_ctx *ctx)
 {
-	struct hpu_cs_state *st = ctx->cs;
+	struct hfd_cs_state *st = ctx->cs;
 
 	if (!st)
 		return;
@@ -90,7 +90,7 @@ void hpu_ctx_cs_free(struct hpu_ctx *ctx)
 }
 
 /**
- * hpu_cs_lookup_locked() - status of a sequence number of the context
+ * hfd_cs_lookup_locked() - status of a sequence number of the context
  * @st: state (lock held)
  * @seq: sequence number
  * @status: receives HPU_WAIT_CS_STATUS_* (BUSY while in flight)
@@ -102,12 +102,13 @@ void hpu_ctx_cs_free(struct hpu_ctx *ctx)
  *
  * Return: 0, or -EINVAL for a number never issued in the context.
  */
-int hpu_cs_lookup_locked(struct hpu_cs_state *st, uint64_t seq,
+int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
 			 uint32_t *status, uint64_t *ts, bool *ts_valid)
 {
-	const struct hpu_cs_hist *h;
-	struct hpu_cs *cs;
+	const struct hfd_cs_hist *h;
+	struct hfd_cs *cs;
 
+	HPU_ASSERT_HELD(&st->lock);
 	*ts = 0;
 	*ts_valid = false;
 	if (!seq || seq >= st->next_seq)
@@ -129,9 +130,11 @@ int hpu_cs_lookup_locked(struct hpu_cs_state *st, uint64_t seq,
 	return 0;
 }
 
-static bool in_flight_locked(struct hpu_cs_state *st, uint64_t seq)
+static bool in_flight_locked(struct hfd_cs_state *st, uint64_t seq)
 {
-	struct hpu_cs *cs;
+	struct hfd_cs *cs;
+
+	HPU_ASSERT_HELD(&st->lock);
 
 	for (cs = st->hash[seq % CS_HASH_SIZE]; cs; cs = cs->hnext)
 		if (cs->seq == seq)
@@ -139,15 +142,15 @@ static bool in_flight_locked(struct hpu_cs_state *st, uint64_t seq)
 	return false;
 }
 
-static void cs_put(struct hpu_cs *cs)
+static void cs_put(struct hfd_cs *cs)
 {
-	struct hpu_ctx *ctx = cs->ctx;
+	struct hfd_ctx *ctx = cs->ctx;
 
 	if (__atomic_sub_fetch(&cs->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	free(cs->usage);
 	free(cs);
-	hpu_ctx_put(ctx);
+	hfd_ctx_put(ctx);
 }
 
 static void count(uint64_t *dev_ctr, uint64_t *ctx_ctr)
@@ -162,17 +165,17 @@ static void count(uint64_t *dev_ctr, uint64_t *ctx_ctr)
  * callback, and only while the SOB still belongs to that submission.
  */
 struct sob_work {
-	struct hpu_timer timer;
-	struct hpu_ctx *ctx;
+	struct hfd_timer timer;
+	struct hfd_ctx *ctx;
 	uint64_t owner_seq;
 	uint32_t sob;
 };
 
-static void sob_work_fn(struct hpu_timer *t)
+static void sob_work_fn(struct hfd_timer *t)
 {
 	struct sob_work *w = container_of(t, struct sob_work, timer);
-	struct hpu_ctx *ctx = w->ctx;
-	struct hpu_cs_state *st = ctx->cs;
+	struct hfd_ctx *ctx = w->ctx;
+	struct hfd_cs_state *st = ctx->cs;
 
 	pthread_mutex_lock(&st->submit_lock);
 	if (!pthread_rwlock_tryrdlock(&ctx->as_lock)) {
@@ -183,29 +186,29 @@ static void sob_work_fn(struct hpu_timer *t)
 		pthread_rwlock_unlock(&ctx->as_lock);
 	}
 	pthread_mutex_unlock(&st->submit_lock);
-	hpu_ctx_put(ctx);
+	hfd_ctx_put(ctx);
 	free(w);
 }
 
-static void queue_sob_work(struct hpu_ctx *ctx, uint64_t owner_seq,
+static void queue_sob_work(struct hfd_ctx *ctx, uint64_t owner_seq,
 			   uint32_t sob)
 {
 	struct sob_work *w = calloc(1, sizeof(*w));
 
 	if (!w) {
-		hpu_err("hpu%u: out of memory: WAIT submission %llu stalls",
+		hfd_err("hpu%u: out of memory: WAIT submission %llu stalls",
 			ctx->dev->index, (unsigned long long)owner_seq);
 		return;
 	}
-	hpu_ctx_get(ctx);
+	hfd_ctx_get(ctx);
 	w->ctx = ctx;
 	w->owner_seq = owner_seq;
 	w->sob = sob;
 	w->timer.fn = sob_work_fn;
-	hpu_timer_arm(&w->timer, 0);
+	hfd_timer_arm(&w->timer, 0);
 }
 
-static uint32_t final_status(const struct hpu_cs *cs)
+static uint32_t final_status(const struct hfd_cs *cs)
 {
 	if (cs->timed_out)
 		return HPU_WAIT_CS_STATUS_TIMEDOUT;
@@ -213,24 +216,26 @@ static uint32_t final_status(const struct hpu_cs *cs)
 					    HPU_WAIT_CS_STATUS_ABORTED;
 }
 
-static void raise_fault_event(struct hpu_cs *cs)
+static void raise_fault_event(struct hfd_cs *cs)
 {
 	if (cs->result == HPU_FW_CS_PAGE_FAULT && cs->has_fault)
-		hpu_ctx_queue_event(cs->ctx, HPU_EVENT_PAGE_FAULT,
+		hfd_ctx_queue_event(cs->ctx, HPU_EVENT_PAGE_FAULT,
 				    cs->fault.engine, cs->seq, cs->fault.addr,
 				    cs->fault.is_write ? 1 : 0);
 	else if (cs->result == HPU_FW_CS_ENGINE_ERR)
-		hpu_ctx_queue_event(cs->ctx, HPU_EVENT_ENGINE_ERR,
+		hfd_ctx_queue_event(cs->ctx, HPU_EVENT_ENGINE_ERR,
 				    cs->has_fault ? cs->fault.engine : ~0U,
 				    cs->seq, 0, 0);
 }
 
 /* Drop the seq from every dependency; collect those now satisfied */
-static struct hpu_wait_dep *deps_ended_locked(struct hpu_cs_state *st,
+static struct hfd_wait_dep *deps_ended_locked(struct hfd_cs_state *st,
 					      uint64_t seq)
 {
-	struct hpu_wait_dep **pp = &st->deps, *d, *ready = NULL;
+	struct hfd_wait_dep **pp = &st->deps, *d, *ready = NULL;
 	unsigned int i;
+
+	HPU_ASSERT_HELD(&st->lock);
 
 	while ((d = *pp)) {
 		if (d->owner_seq == seq) {
@@ -256,21 +261,21 @@ static struct hpu_wait_dep *deps_ended_locked(struct hpu_cs_state *st,
 	return ready;
 }
 
-static void cs_finalize(struct hpu_cs *cs)
+static void cs_finalize(struct hfd_cs *cs)
 {
-	struct hpu_ctx *ctx = cs->ctx;
-	struct hpu_device *dev = ctx->dev;
-	struct hpu_cs_state *st = ctx->cs;
-	struct hpu_wait_dep *ready, *d;
-	struct hpu_cs **pp;
-	struct hpu_cs_hist *h;
+	struct hfd_ctx *ctx = cs->ctx;
+	struct hfd_device *dev = ctx->dev;
+	struct hfd_cs_state *st = ctx->cs;
+	struct hfd_wait_dep *ready, *d;
+	struct hfd_cs **pp;
+	struct hfd_cs_hist *h;
 	uint32_t status;
 	unsigned int i;
 
 	pthread_mutex_lock(&st->lock);
 	cs->finalizing = true;
 	pthread_mutex_unlock(&st->lock);
-	hpu_timer_cancel_sync(&cs->timer);
+	hfd_timer_cancel_sync(&cs->timer);
 
 	status = final_status(cs);
 	raise_fault_event(cs);
@@ -306,10 +311,10 @@ static void cs_finalize(struct hpu_cs *cs)
 		queue_sob_work(ctx, d->owner_seq, d->sob);
 		free(d);
 	}
-	hpu_ctx_note_cs_ended(ctx);
-	hpu_wait_cs_ended(ctx);
+	hfd_ctx_note_cs_ended(ctx);
+	hfd_wait_cs_ended(ctx);
 
-	/* last: hpu_ctx_cs_fini() may free the context's state after this */
+	/* last: hfd_ctx_cs_fini() may free the context's state after this */
 	pthread_mutex_lock(&st->lock);
 	if (!--st->in_flight)
 		pthread_cond_broadcast(&st->idle);
@@ -318,18 +323,18 @@ static void cs_finalize(struct hpu_cs *cs)
 }
 
 /**
- * hpu_cs_done_cb() - the model's cs_done callback
+ * hfd_cs_done_cb() - the model's cs_done callback
  * @arg: the device
- * @cookie: the struct hpu_cs given to cs_submit
+ * @cookie: the struct hfd_cs given to cs_submit
  * @result: how it ended
  * @fault: details of a PAGE_FAULT or ENGINE_ERR, else NULL
  * @done_ns: completion time (device clock)
  */
-void hpu_cs_done_cb(void *arg, void *cookie, enum hpu_fw_cs_result result,
+void hfd_cs_done_cb(void *arg, void *cookie, enum hpu_fw_cs_result result,
 		    const struct hpu_fw_fault *fault, uint64_t done_ns)
 {
-	struct hpu_cs *cs = cookie;
-	struct hpu_cs_state *st = cs->ctx->cs;
+	struct hfd_cs *cs = cookie;
+	struct hfd_cs_state *st = cs->ctx->cs;
 	bool defer;
 
 	pthread_mutex_lock(&st->lock);
@@ -349,26 +354,26 @@ void hpu_cs_done_cb(void *arg, void *cookie, enum hpu_fw_cs_result result,
 }
 
 /**
- * hpu_engine_reset_cb() - the model's engine_reset callback
+ * hfd_engine_reset_cb() - the model's engine_reset callback
  * @arg: the device
  * @engine: engine reset
  *
  * Soft resets are counted where the driver asks for them (a CS timeout
  * counts what cs_abort reports), so this only logs.
  */
-void hpu_engine_reset_cb(void *arg, uint32_t engine)
+void hfd_engine_reset_cb(void *arg, uint32_t engine)
 {
-	struct hpu_device *dev = arg;
+	struct hfd_device *dev = arg;
 
-	hpu_dbg("hpu%u: engine %u reset", dev->index, engine);
+	hfd_dbg("hpu%u: engine %u reset", dev->index, engine);
 }
 
-static void cs_timeout_fn(struct hpu_timer *t)
+static void cs_timeout_fn(struct hfd_timer *t)
 {
-	struct hpu_cs *cs = container_of(t, struct hpu_cs, timer);
-	struct hpu_ctx *ctx = cs->ctx;
-	struct hpu_device *dev = ctx->dev;
-	struct hpu_cs_state *st = ctx->cs;
+	struct hfd_cs *cs = container_of(t, struct hfd_cs, timer);
+	struct hfd_ctx *ctx = cs->ctx;
+	struct hfd_device *dev = ctx->dev;
+	struct hfd_cs_state *st = ctx->cs;
 	bool pending;
 	int n;
 
@@ -385,11 +390,11 @@ static void cs_timeout_fn(struct hpu_timer *t)
 	cs->timed_out = true;
 	pthread_mutex_unlock(&st->lock);
 
-	hpu_log_ratelimited(HPU_LOG_WARN, "hpu%u: pid %d: CS %llu timed out",
+	hfd_log_ratelimited(HFD_LOG_WARN, "hpu%u: pid %d: CS %llu timed out",
 			    dev->index, (int)ctx->pid,
 			    (unsigned long long)cs->seq);
 	count(&dev->cs_stats.timedout, &ctx->cs_stats.timedout);
-	hpu_ctx_queue_event(ctx, HPU_EVENT_CS_TIMEOUT, ~0U, cs->seq, 0, 0);
+	hfd_ctx_queue_event(ctx, HPU_EVENT_CS_TIMEOUT, ~0U, cs->seq, 0, 0);
 	n = CTX_OPS(ctx)->cs_abort(ctx->as, cs);
 	if (n > 0) {
 		pthread_mutex_lock(&dev->ctx_lock);
@@ -421,7 +426,7 @@ struct cs_build {
 	unsigned int n;
 	struct hpu_fw_job *jobs;
 	unsigned int njobs;
-	struct hpu_cb_ref *refs;
+	struct hfd_cb_ref *refs;
 	struct hpu_pkt_fence *fences;
 	uint64_t (*wait_seqs)[HPU_WAIT_MULTI_CS_MAX];
 };
@@ -432,7 +437,7 @@ static void build_free(struct cs_build *b)
 
 	if (b->refs)
 		for (i = 0; i < b->n; i++)
-			hpu_cb_put(&b->refs[i]);
+			hfd_cb_put(&b->refs[i]);
 	free(b->chunks);
 	free(b->jobs);
 	free(b->refs);
@@ -444,7 +449,7 @@ static const struct hpu_pkt_nop signal_nop = {
 	.hdr = { .opcode = HPU_PACKET_NOP, .size = sizeof(struct hpu_pkt_nop) },
 };
 
-static int check_chunk(const struct hpu_device *dev,
+static int check_chunk(const struct hfd_device *dev,
 		       const struct hpu_cs_chunk *c, uint32_t cs_flags)
 {
 	if (c->flags || c->pad || c->reserved ||
@@ -461,11 +466,11 @@ static int check_chunk(const struct hpu_device *dev,
 }
 
 /* Copy, pin and validate what every chunk runs; nothing is submitted */
-static int build_jobs(const struct hpu_ioctl_call *call, uint32_t cs_flags,
+static int build_jobs(const struct hfd_ioctl_call *call, uint32_t cs_flags,
 		      struct cs_build *b)
 {
-	struct hpu_ctx *ctx = call->ctx;
-	struct hpu_device *dev = ctx->dev;
+	struct hfd_ctx *ctx = call->ctx;
+	struct hfd_device *dev = ctx->dev;
 	struct hpu_cs_chunk *c;
 	unsigned int i;
 	int ret;
@@ -493,7 +498,7 @@ static int build_jobs(const struct hpu_ioctl_call *call, uint32_t cs_flags,
 			continue;
 		}
 		if (cs_flags & HPU_CS_FLAGS_WAIT) {
-			ret = hpu_copy_from_user(call->pid, b->wait_seqs[i],
+			ret = hfd_copy_from_user(call->pid, b->wait_seqs[i],
 						 c->cb_handle,
 						 c->cb_size * sizeof(uint64_t));
 			if (ret)
@@ -502,13 +507,13 @@ static int build_jobs(const struct hpu_ioctl_call *call, uint32_t cs_flags,
 			b->jobs[i].cb_size = sizeof(b->fences[i]);
 			continue;
 		}
-		ret = hpu_cb_get(ctx, c->cb_handle, c->cb_size, call->pid,
+		ret = hfd_cb_get(ctx, c->cb_handle, c->cb_size, call->pid,
 				 &b->refs[i]);
 		if (ret)
 			return ret;
-		ret = hpu_packets_validate(
+		ret = hfd_packets_validate(
 			b->refs[i].bytes, b->refs[i].size,
-			hpu_queue_kind(dev->profile, c->queue_index), NULL);
+			hfd_queue_kind(dev->profile, c->queue_index), NULL);
 		if (ret) {
 			count(&dev->cs_stats.parsing, &ctx->cs_stats.parsing);
 			return ret;
@@ -527,18 +532,19 @@ static int build_jobs(const struct hpu_ioctl_call *call, uint32_t cs_flags,
  * st->lock held. Return: 0, -EINVAL (a number never issued), -EAGAIN (the
  * context has CS_NUM_INT_SOBS chunks waiting already) or -ENOMEM.
  */
-static int wait_prepare_locked(struct hpu_cs_state *st, struct cs_build *b,
-			       uint64_t seq, struct hpu_wait_dep **deps)
+static int wait_prepare_locked(struct hfd_cs_state *st, struct cs_build *b,
+			       uint64_t seq, struct hfd_wait_dep **deps)
 {
-	struct hpu_wait_dep *d;
+	struct hfd_wait_dep *d;
 	unsigned int i, j, s = 0;
+	HPU_ASSERT_HELD(&st->lock);
 	uint32_t status;
 	uint64_t ts;
 	bool tsv;
 
 	for (i = 0; i < b->n; i++)
 		for (j = 0; j < b->chunks[i].cb_size; j++)
-			if (hpu_cs_lookup_locked(st, b->wait_seqs[i][j],
+			if (hfd_cs_lookup_locked(st, b->wait_seqs[i][j],
 						 &status, &ts, &tsv))
 				return -EINVAL;
 	b->njobs = 0;
@@ -577,19 +583,21 @@ static int wait_prepare_locked(struct hpu_cs_state *st, struct cs_build *b,
 	return 0;
 }
 
-static void release_wait_sobs_locked(struct hpu_cs_state *st, uint64_t seq)
+static void release_wait_sobs_locked(struct hfd_cs_state *st, uint64_t seq)
 {
 	unsigned int i;
+
+	HPU_ASSERT_HELD(&st->lock);
 
 	for (i = 0; i < CS_NUM_INT_SOBS; i++)
 		if (st->sob_owner[i] == seq)
 			st->sob_owner[i] = 0;
 }
 
-static struct hpu_cs *cs_alloc(struct hpu_ctx *ctx, uint32_t flags,
+static struct hfd_cs *cs_alloc(struct hfd_ctx *ctx, uint32_t flags,
 			       unsigned int nusage)
 {
-	struct hpu_cs *cs = calloc(1, sizeof(*cs));
+	struct hfd_cs *cs = calloc(1, sizeof(*cs));
 
 	if (!cs)
 		return NULL;
@@ -600,7 +608,7 @@ static struct hpu_cs *cs_alloc(struct hpu_ctx *ctx, uint32_t flags,
 			return NULL;
 		}
 	}
-	hpu_ctx_get(ctx);
+	hfd_ctx_get(ctx);
 	cs->ctx = ctx;
 	cs->flags = flags;
 	cs->refs = 2;
@@ -612,17 +620,20 @@ static struct hpu_cs *cs_alloc(struct hpu_ctx *ctx, uint32_t flags,
  * Hand the built jobs to the model under a new sequence number.
  * submit_lock, reset_lock and as_lock are held.
  */
-static int submit_locked(struct hpu_ctx *ctx, uint32_t cs_flags,
-			 struct cs_build *b, struct hpu_cs *cs)
+static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
+			 struct cs_build *b, struct hfd_cs *cs)
 {
-	struct hpu_cs_state *st = ctx->cs;
-	struct hpu_wait_dep *deps = NULL, *d;
+	struct hfd_cs_state *st = ctx->cs;
+	struct hfd_wait_dep *deps = NULL, *d;
+	HPU_ASSERT_HELD(&st->submit_lock);
+	HPU_ASSERT_RWLOCK_HELD(&ctx->dev->reset_lock);
+	HPU_ASSERT_RWLOCK_HELD(&ctx->as_lock);
 	uint64_t seq;
 	unsigned int i;
 	int ret;
 
 	pthread_mutex_lock(&st->lock);
-	if (st->in_flight >= hpu_limit(HPU_CTX_LIMIT_CS_IN_FLIGHT)) {
+	if (st->in_flight >= hfd_limit(HPU_CTX_LIMIT_CS_IN_FLIGHT)) {
 		pthread_mutex_unlock(&st->lock);
 		count(&ctx->dev->cs_stats.max_in_flight,
 		      &ctx->cs_stats.max_in_flight);
@@ -670,43 +681,43 @@ static int submit_locked(struct hpu_ctx *ctx, uint32_t cs_flags,
 	count(&ctx->dev->cs_submitted, &ctx->cs_submitted);
 	if (!b->njobs) {
 		/* a WAIT on numbers that all ended: complete at once */
-		hpu_cs_done_cb(ctx->dev, cs, HPU_FW_CS_OK, NULL,
+		hfd_cs_done_cb(ctx->dev, cs, HPU_FW_CS_OK, NULL,
 			       CTX_OPS(ctx)->device_time_ns(ctx->dev->fw));
 		return 0;
 	}
 	ret = CTX_OPS(ctx)->cs_submit(ctx->as, b->jobs, b->njobs, cs);
 	if (ret) {
 		/* the number is used up: it ends ABORTED */
-		hpu_cs_done_cb(ctx->dev, cs, HPU_FW_CS_ABORTED, NULL,
-			       hpu_now_ns());
+		hfd_cs_done_cb(ctx->dev, cs, HPU_FW_CS_ABORTED, NULL,
+			       hfd_now_ns());
 	}
 	return ret;
 }
 
 /**
- * hpu_ioctl_cs() - HPU_IOCTL_CS handler
+ * hfd_ioctl_cs() - HPU_IOCTL_CS handler
  * @call: context and requesting thread
  * @data: union hpu_cs_args, updated in place
  *
  * Return: 0 or -errno (docs/command-submission.md, "CS").
  */
-int hpu_ioctl_cs(const struct hpu_ioctl_call *call, void *data)
+int hfd_ioctl_cs(const struct hfd_ioctl_call *call, void *data)
 {
 	union hpu_cs_args *args = data;
-	struct hpu_ctx *ctx = call->ctx;
-	struct hpu_device *dev = ctx->dev;
+	struct hfd_ctx *ctx = call->ctx;
+	struct hfd_device *dev = ctx->dev;
 	struct hpu_cs_in in = args->in;
 	struct cs_build b = { 0 };
-	struct hpu_cs_state *st;
-	struct hpu_cs *cs = NULL;
+	struct hfd_cs_state *st;
+	struct hfd_cs *cs = NULL;
 	uint32_t timeout_ms;
 	bool completed;
 	unsigned int i;
 	int ret;
 
-	if (hpu_check_flags(in.cs_flags, HPU_CS_FLAGS_MASK) ||
-	    hpu_check_zero(&in.pad, sizeof(in.pad)) ||
-	    hpu_check_zero(&in.reserved, sizeof(in.reserved)))
+	if (hfd_check_flags(in.cs_flags, HPU_CS_FLAGS_MASK) ||
+	    hfd_check_zero(&in.pad, sizeof(in.pad)) ||
+	    hfd_check_zero(&in.reserved, sizeof(in.reserved)))
 		return -EINVAL;
 	if ((in.cs_flags & HPU_CS_FLAGS_SIGNAL) &&
 	    (in.cs_flags & HPU_CS_FLAGS_WAIT))
@@ -720,14 +731,14 @@ int hpu_ioctl_cs(const struct hpu_ioctl_call *call, void *data)
 	if (in.timeout_ms > HPU_CS_TIMEOUT_MAX_MS)
 		return -EINVAL;
 	st = ctx->cs;
-	if (!st || !hpu_device_has_cs(dev))
+	if (!st || !hfd_device_has_cs(dev))
 		return -EOPNOTSUPP;
 
 	b.n = in.num_chunks_execute;
 	b.chunks = calloc(b.n, sizeof(*b.chunks));
 	if (!b.chunks)
 		return -ENOMEM;
-	ret = hpu_copy_from_user(call->pid, b.chunks, in.chunks_execute,
+	ret = hfd_copy_from_user(call->pid, b.chunks, in.chunks_execute,
 				 b.n * sizeof(*b.chunks));
 	for (i = 0; !ret && i < b.n; i++)
 		ret = check_chunk(dev, &b.chunks[i], in.cs_flags);
@@ -755,7 +766,7 @@ int hpu_ioctl_cs(const struct hpu_ioctl_call *call, void *data)
 		/* never submitted: neither callback nor timer knows it */
 		free(cs->usage);
 		free(cs);
-		hpu_ctx_put(ctx);
+		hfd_ctx_put(ctx);
 		goto out_free;
 	}
 
@@ -772,8 +783,8 @@ int hpu_ioctl_cs(const struct hpu_ioctl_call *call, void *data)
 	pthread_mutex_lock(&st->lock);
 	completed = cs->done;
 	if (!cs->done && !cs->finalizing && timeout_ms)
-		hpu_timer_arm(&cs->timer,
-			      hpu_now_ns() + (uint64_t)timeout_ms * 1000000ULL);
+		hfd_timer_arm(&cs->timer,
+			      hfd_now_ns() + (uint64_t)timeout_ms * 1000000ULL);
 	pthread_mutex_unlock(&st->lock);
 	if (!ret) {
 		memset(&args->out, 0, sizeof(args->out));

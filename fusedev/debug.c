@@ -22,13 +22,13 @@ static bool buffers_zero(const struct hpu_debug_args *a)
 }
 
 /* Whether the request may arm or disarm faults of @dev */
-static bool may_inject(const struct hpu_ioctl_call *call,
-		       const struct hpu_device *dev)
+static bool may_inject(const struct hfd_ioctl_call *call,
+		       const struct hfd_device *dev)
 {
 	return call->uid == 0 || call->uid == dev->owner;
 }
 
-static int inject_link_down(struct hpu_device *dev, uint32_t port)
+static int inject_link_down(struct hfd_device *dev, uint32_t port)
 {
 	int ret;
 
@@ -43,7 +43,7 @@ static int inject_link_down(struct hpu_device *dev, uint32_t port)
 	return ret;
 }
 
-static int clear_faults(struct hpu_device *dev)
+static int clear_faults(struct hfd_device *dev)
 {
 	uint64_t left;
 	uint32_t port;
@@ -67,7 +67,7 @@ static int clear_faults(struct hpu_device *dev)
 }
 
 /**
- * hpu_ioctl_debug() - HPU_IOCTL_DEBUG handler (compute nodes only)
+ * hfd_ioctl_debug() - HPU_IOCTL_DEBUG handler (compute nodes only)
  * @call: context and requesting thread
  * @data: struct hpu_debug_args
  *
@@ -81,13 +81,13 @@ static int clear_faults(struct hpu_device *dev)
  * root nor the device's owner); -EOPNOTSUPP (other fault kinds,
  * ENGINE_STATUS, a model without NICs); the model's -errno.
  */
-int hpu_ioctl_debug(const struct hpu_ioctl_call *call, void *data)
+int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data)
 {
 	const struct hpu_debug_args *args = data;
-	struct hpu_device *dev = call->ctx->dev;
+	struct hfd_device *dev = call->ctx->dev;
 
-	if (hpu_check_flags(args->flags, 0) ||
-	    hpu_check_zero(&args->reserved, sizeof(args->reserved)))
+	if (hfd_check_flags(args->flags, 0) ||
+	    hfd_check_zero(&args->reserved, sizeof(args->reserved)))
 		return -EINVAL;
 	switch (args->op) {
 	case HPU_DEBUG_OP_INJECT_FAULT:
@@ -99,7 +99,7 @@ int hpu_ioctl_debug(const struct hpu_ioctl_call *call, void *data)
 		    args->engine >= dev->profile->num_nic_ports ||
 		    args->engine >= 64)
 			return -EINVAL;
-		if (!hpu_device_has_nic(dev))
+		if (!hfd_device_has_nic(dev))
 			return -EOPNOTSUPP;
 		if (!may_inject(call, dev))
 			return -EPERM;
@@ -108,7 +108,7 @@ int hpu_ioctl_debug(const struct hpu_ioctl_call *call, void *data)
 		if (args->fault || args->engine || args->param ||
 		    !buffers_zero(args))
 			return -EINVAL;
-		if (!hpu_device_has_nic(dev))
+		if (!hfd_device_has_nic(dev))
 			return -EOPNOTSUPP;
 		if (!may_inject(call, dev))
 			return -EPERM;

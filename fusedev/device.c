@@ -14,15 +14,15 @@
 #include "hpu_fused.h"
 
 /* OAM modules in one server: device i is module i % 8 (ABI: 0..7) */
-#define HPU_MODULES_PER_SERVER 8
+#define HFD_MODULES_PER_SERVER 8
 
 /* First PCI bus of a simulated server; device i sits on bus FIRST + i */
-#define HPU_PCI_FIRST_BUS 0x19
+#define HFD_PCI_FIRST_BUS 0x19
 
 /**
- * hpu_now_ns() - CLOCK_MONOTONIC in ns
+ * hfd_now_ns() - CLOCK_MONOTONIC in ns
  */
-uint64_t hpu_now_ns(void)
+uint64_t hfd_now_ns(void)
 {
 	struct timespec ts;
 
@@ -31,10 +31,10 @@ uint64_t hpu_now_ns(void)
 }
 
 /**
- * hpu_fw_if_minor_in_use() - firmware interface minor both sides speak
+ * hfd_fw_if_minor_in_use() - firmware interface minor both sides speak
  * @model: device model
  */
-uint32_t hpu_fw_if_minor_in_use(const struct hpu_fw_model *model)
+uint32_t hfd_fw_if_minor_in_use(const struct hpu_fw_model *model)
 {
 	uint32_t mine = HPU_FW_IF_MINOR;
 
@@ -42,36 +42,36 @@ uint32_t hpu_fw_if_minor_in_use(const struct hpu_fw_model *model)
 }
 
 /**
- * hpu_device_has_cs() - whether the model implements firmware interface
+ * hfd_device_has_cs() - whether the model implements firmware interface
  * 1.1 (memory, address spaces, submission): MEMORY, CB, CS and WAIT_CS
  * work only then
  * @dev: device
  */
-bool hpu_device_has_cs(const struct hpu_device *dev)
+bool hfd_device_has_cs(const struct hfd_device *dev)
 {
 	const struct hpu_fw_ops *o = dev->model->ops;
 
-	return hpu_fw_if_minor_in_use(dev->model) >= 1 && o->mem_alloc &&
+	return hfd_fw_if_minor_in_use(dev->model) >= 1 && o->mem_alloc &&
 	       o->mem_free && o->mem_size && o->mem_usage && o->mem_export &&
 	       o->as_create && o->as_destroy && o->map_mem && o->map_host &&
 	       o->unmap && o->cs_submit && o->cs_abort && o->sob_write;
 }
 
 /* NIC ports of every device that link to other servers (docs/nic.md) */
-#define HPU_SCALEOUT_PORTS 3
+#define HFD_SCALEOUT_PORTS 3
 
 /**
- * hpu_model_has_nic() - whether the model implements firmware interface
+ * hfd_model_has_nic() - whether the model implements firmware interface
  * 1.3 (fabric, registration, connections, links of 1.2 with the
  * protection domains of 1.3) on top of 1.1: the NIC and DEBUG families
  * work only then
  * @model: device model
  */
-bool hpu_model_has_nic(const struct hpu_fw_model *model)
+bool hfd_model_has_nic(const struct hpu_fw_model *model)
 {
 	const struct hpu_fw_ops *o = model->ops;
 
-	return hpu_fw_if_minor_in_use(model) >= 3 && o->fabric_create &&
+	return hfd_fw_if_minor_in_use(model) >= 3 && o->fabric_create &&
 	       o->fabric_destroy && o->fabric_addr && o->nic_info &&
 	       o->as_set_cookie && o->nic_reg_mr && o->nic_dereg_mr &&
 	       o->nic_connect && o->nic_disconnect && o->nic_set_link &&
@@ -79,40 +79,40 @@ bool hpu_model_has_nic(const struct hpu_fw_model *model)
 }
 
 /**
- * hpu_device_has_nic() - whether the NIC and DEBUG families work on @dev
+ * hfd_device_has_nic() - whether the NIC and DEBUG families work on @dev
  * @dev: device (its model implements 1.1 and 1.2)
  */
-bool hpu_device_has_nic(const struct hpu_device *dev)
+bool hfd_device_has_nic(const struct hfd_device *dev)
 {
-	return hpu_device_has_cs(dev) && hpu_model_has_nic(dev->model) &&
+	return hfd_device_has_cs(dev) && hfd_model_has_nic(dev->model) &&
 	       dev->fw;
 }
 
 /**
- * hpu_profile_max_server_devices() - most devices one server of @p can
+ * hfd_profile_max_server_devices() - most devices one server of @p can
  * wire all-to-all: one more than its scale-up ports (docs/nic.md)
  * @p: chip profile
  */
-unsigned int hpu_profile_max_server_devices(const struct hpu_fw_profile *p)
+unsigned int hfd_profile_max_server_devices(const struct hpu_fw_profile *p)
 {
-	if (p->num_nic_ports <= HPU_SCALEOUT_PORTS)
+	if (p->num_nic_ports <= HFD_SCALEOUT_PORTS)
 		return 1;
-	return p->num_nic_ports - HPU_SCALEOUT_PORTS + 1;
+	return p->num_nic_ports - HFD_SCALEOUT_PORTS + 1;
 }
 
 /**
- * hpu_driver_check_model() - refuse a model built for another interface
+ * hfd_driver_check_model() - refuse a model built for another interface
  * @model: device model
  *
  * Return: 0, or -EPROTO when the model's interface major differs from the
  * driver's or its minor is older than what the driver calls.
  */
-int hpu_driver_check_model(const struct hpu_fw_model *model)
+int hfd_driver_check_model(const struct hpu_fw_model *model)
 {
 	if (!model || !model->ops || !model->profiles)
 		return -EINVAL;
 	if (model->if_major != HPU_FW_IF_MAJOR) {
-		hpu_err("device model %s implements firmware interface %u.%u, driver needs %u.x",
+		hfd_err("device model %s implements firmware interface %u.%u, driver needs %u.x",
 			model->name, model->if_major, model->if_minor,
 			HPU_FW_IF_MAJOR);
 		return -EPROTO;
@@ -121,7 +121,7 @@ int hpu_driver_check_model(const struct hpu_fw_model *model)
 	    !model->ops->hw_ip_info || !model->ops->utilization ||
 	    !model->ops->hw_idle || !model->ops->telemetry ||
 	    !model->ops->device_time_ns) {
-		hpu_err("device model %s lacks mandatory operations",
+		hfd_err("device model %s lacks mandatory operations",
 			model->name);
 		return -EPROTO;
 	}
@@ -129,7 +129,7 @@ int hpu_driver_check_model(const struct hpu_fw_model *model)
 }
 
 /**
- * hpu_device_pci_bus_id() - synthesized PCI location of device @index
+ * hfd_device_pci_bus_id() - synthesized PCI location of device @index
  * @index: device index
  * @bus: receives the bus number
  * @buf: receives "0000:BB:00.0"
@@ -138,10 +138,10 @@ int hpu_driver_check_model(const struct hpu_fw_model *model)
  * Every device of a daemon sits alone on its own bus, function 0 of
  * slot 0, in domain 0, buses counting up from 0x19.
  */
-void hpu_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
+void hfd_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
 			   size_t len)
 {
-	*bus = (uint8_t)(HPU_PCI_FIRST_BUS + index);
+	*bus = (uint8_t)(HFD_PCI_FIRST_BUS + index);
 	snprintf(buf, len, "%04x:%02x:%02x.%x", 0, *bus, 0, 0);
 }
 
@@ -161,7 +161,7 @@ static unsigned int server_id_of(const char *where)
  * Creates the device of slot @index with chip @profile; it joins @fab
  * (wired for @server_devices) when not NULL. The slot must be free.
  */
-static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
+static int device_init(struct hfd_driver *drv, struct hfd_device *dev,
 		       unsigned int index, const struct hpu_fw_profile *profile,
 		       struct hpu_fw_fabric *fab, unsigned int server_devices)
 {
@@ -173,13 +173,13 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	dev->generation = generation;
 	dev->index = index;
 	dev->server_devices = server_devices;
-	dev->module_id = index % HPU_MODULES_PER_SERVER;
+	dev->module_id = index % HFD_MODULES_PER_SERVER;
 	dev->owner = drv->uid;
 	dev->model = drv->model;
 	dev->profile = profile;
 	dev->pci_domain = 0;
 	dev->status = HPU_DEVICE_STATUS_OPERATIONAL;
-	hpu_device_pci_bus_id(index, &dev->pci_bus, dev->bus_id,
+	hfd_device_pci_bus_id(index, &dev->pci_bus, dev->bus_id,
 			      sizeof(dev->bus_id));
 	snprintf(dev->serial, sizeof(dev->serial), "HPUS%u-%04u-%02u",
 		 profile->device_type, drv->server_id, index);
@@ -197,16 +197,16 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 	cfg.pci_domain = dev->pci_domain;
 	cfg.pci_bus = dev->pci_bus;
 	cfg.serial = dev->serial;
-	cfg.cb.cs_done = hpu_cs_done_cb;
-	cfg.cb.engine_reset = hpu_engine_reset_cb;
+	cfg.cb.cs_done = hfd_cs_done_cb;
+	cfg.cb.engine_reset = hfd_engine_reset_cb;
 	cfg.cb.arg = dev;
 	if (fab) {
-		cfg.cb.nic_event = hpu_nic_event_cb;
+		cfg.cb.nic_event = hfd_nic_event_cb;
 		cfg.fabric = fab;
 	}
 	ret = drv->model->ops->create(&cfg, &dev->fw);
 	if (ret) {
-		hpu_err("hpu%u: device model refused to create the device: %s",
+		hfd_err("hpu%u: device model refused to create the device: %s",
 			index, strerror(-ret));
 		goto err_destroy_lock;
 	}
@@ -224,7 +224,7 @@ static int device_init(struct hpu_driver *drv, struct hpu_device *dev,
 			 "%s %s", drv->model->name, drv->model->version);
 	dev->ip.card_name[sizeof(dev->ip.card_name) - 1] = 0;
 	dev->ip.fw_version[sizeof(dev->ip.fw_version) - 1] = 0;
-	__atomic_store_n(&dev->state, HPU_SLOT_PRESENT, __ATOMIC_RELEASE);
+	__atomic_store_n(&dev->state, HFD_SLOT_PRESENT, __ATOMIC_RELEASE);
 	return 0;
 
 err_destroy_lock:
@@ -235,59 +235,59 @@ err_destroy_lock:
 }
 
 /* Destroys the model's device and frees the slot; no context is left. */
-static void device_destroy(struct hpu_device *dev)
+static void device_destroy(struct hfd_device *dev)
 {
 	dev->model->ops->destroy(dev->fw);
 	dev->fw = NULL;
 	pthread_mutex_destroy(&dev->fault_lock);
 	pthread_rwlock_destroy(&dev->reset_lock);
 	pthread_mutex_destroy(&dev->ctx_lock);
-	__atomic_store_n(&dev->state, HPU_SLOT_FREE, __ATOMIC_RELEASE);
+	__atomic_store_n(&dev->state, HFD_SLOT_FREE, __ATOMIC_RELEASE);
 }
 
-static void device_fini(struct hpu_driver *drv, struct hpu_device *dev)
+static void device_fini(struct hfd_driver *drv, struct hfd_device *dev)
 {
 	/* the releases below must not start a teardown of their own */
 	pthread_mutex_lock(&dev->ctx_lock);
 	dev->dying = true;
 	pthread_mutex_unlock(&dev->ctx_lock);
-	hpu_device_release_all(dev);
+	hfd_device_release_all(dev);
 	device_destroy(dev);
 }
 
 /**
- * hpu_device_present() - whether @dev is in the device directory
+ * hfd_device_present() - whether @dev is in the device directory
  * @dev: a slot of the driver
  */
-bool hpu_device_present(const struct hpu_device *dev)
+bool hfd_device_present(const struct hfd_device *dev)
 {
 	return __atomic_load_n(&dev->state, __ATOMIC_ACQUIRE) ==
-	       HPU_SLOT_PRESENT;
+	       HFD_SLOT_PRESENT;
 }
 
 /**
- * hpu_device_unplugged() - the last file of a hot-removed device was
+ * hfd_device_unplugged() - the last file of a hot-removed device was
  * released: free the model's device (its HBM) and the slot
  * @dev: device whose teardown the caller claimed (@dev->dying)
  */
-void hpu_device_unplugged(struct hpu_device *dev)
+void hfd_device_unplugged(struct hfd_device *dev)
 {
-	hpu_info("hpu%u: last file closed, device freed", dev->index);
+	hfd_info("hpu%u: last file closed, device freed", dev->index);
 	device_destroy(dev);
 }
 
 /**
- * hpu_driver_set_cs_timeout() - default per-CS timeout of every device
+ * hfd_driver_set_cs_timeout() - default per-CS timeout of every device
  * @drv: driver
  * @ms: milliseconds (> 0)
  */
-void hpu_driver_set_cs_timeout(struct hpu_driver *drv, uint32_t ms)
+void hfd_driver_set_cs_timeout(struct hfd_driver *drv, uint32_t ms)
 {
 	unsigned int i;
 
 	drv->cs_timeout_ms = ms;
-	for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++)
-		if (hpu_device_present(&drv->devs[i]))
+	for (i = 0; i < HFD_MAX_DEVICES; i++)
+		if (hfd_device_present(&drv->devs[i]))
 			drv->devs[i].cs_timeout_ms = ms;
 }
 
@@ -296,7 +296,7 @@ void hpu_driver_set_cs_timeout(struct hpu_driver *drv, uint32_t ms)
  * @ndev devices and, with @scaleout_addr, a scale-out endpoint whose
  * bound address is published as driver/scaleout_addr.
  */
-static int fabric_init(struct hpu_driver *drv, unsigned int ndev,
+static int fabric_init(struct hfd_driver *drv, unsigned int ndev,
 		       const char *scaleout_addr)
 {
 	const struct hpu_fw_ops *o = drv->model->ops;
@@ -307,18 +307,18 @@ static int fabric_init(struct hpu_driver *drv, unsigned int ndev,
 	uint16_t port = 0;
 	int ret;
 
-	if (!hpu_model_has_nic(drv->model)) {
+	if (!hfd_model_has_nic(drv->model)) {
 		if (!scaleout_addr)
 			return 0;
-		hpu_err("device model %s has no NICs: --scaleout-addr cannot be served",
+		hfd_err("device model %s has no NICs: --scaleout-addr cannot be served",
 			drv->model->name);
 		drv->fabric_err = true;
 		return -EOPNOTSUPP;
 	}
-	if (ndev > hpu_profile_max_server_devices(drv->profile)) {
-		hpu_err("%u %s devices cannot be wired all-to-all (at most %u)",
+	if (ndev > hfd_profile_max_server_devices(drv->profile)) {
+		hfd_err("%u %s devices cannot be wired all-to-all (at most %u)",
 			ndev, drv->profile->name,
-			hpu_profile_max_server_devices(drv->profile));
+			hfd_profile_max_server_devices(drv->profile));
 		return -EINVAL;
 	}
 	memset(&fc, 0, sizeof(fc));
@@ -329,10 +329,10 @@ static int fabric_init(struct hpu_driver *drv, unsigned int ndev,
 		drv->fabric = NULL;
 		drv->fabric_err = true;
 		if (scaleout_addr)
-			hpu_err("--scaleout-addr %s: %s", scaleout_addr,
+			hfd_err("--scaleout-addr %s: %s", scaleout_addr,
 				strerror(-ret));
 		else
-			hpu_err("cannot create the server's fabric: %s",
+			hfd_err("cannot create the server's fabric: %s",
 				strerror(-ret));
 		return ret;
 	}
@@ -347,7 +347,7 @@ static int fabric_init(struct hpu_driver *drv, unsigned int ndev,
 	return 0;
 }
 
-static void fabric_fini(struct hpu_driver *drv)
+static void fabric_fini(struct hfd_driver *drv)
 {
 	if (!drv->fabric)
 		return;
@@ -357,37 +357,37 @@ static void fabric_fini(struct hpu_driver *drv)
 }
 
 /**
- * hpu_driver_init() - create the daemon's devices, a server without
+ * hfd_driver_init() - create the daemon's devices, a server without
  * scale-out
  * @drv: driver state to fill in
- * @model: device model (checked with hpu_driver_check_model())
+ * @model: device model (checked with hfd_driver_check_model())
  * @type: profile name ("gaudi", "gaudi2", "gaudi3")
- * @ndev: number of devices, 1..HPU_FUSED_MAX_DEVICES
+ * @ndev: number of devices, 1..HFD_MAX_DEVICES
  * @where: mount directory (names the simulated server), may be NULL
  *
  * Return: 0 or -errno (-ENOENT: no such profile).
  */
-int hpu_driver_init(struct hpu_driver *drv, const struct hpu_fw_model *model,
+int hfd_driver_init(struct hfd_driver *drv, const struct hpu_fw_model *model,
 		    const char *type, unsigned int ndev, const char *where)
 {
-	return hpu_driver_init_server(drv, model, type, ndev, where, NULL);
+	return hfd_driver_init_server(drv, model, type, ndev, where, NULL);
 }
 
 /**
- * hpu_driver_init_server() - create the daemon's server: its fabric (with
+ * hfd_driver_init_server() - create the daemon's server: its fabric (with
  * a model of firmware interface 1.2) and its devices
  * @drv: driver state to fill in
- * @model: device model (checked with hpu_driver_check_model())
+ * @model: device model (checked with hfd_driver_check_model())
  * @type: profile name ("gaudi", "gaudi2", "gaudi3")
- * @ndev: number of devices, 1..HPU_FUSED_MAX_DEVICES (and no more than
- *	hpu_profile_max_server_devices() with a NIC model)
+ * @ndev: number of devices, 1..HFD_MAX_DEVICES (and no more than
+ *	hfd_profile_max_server_devices() with a NIC model)
  * @where: mount directory (names the simulated server), may be NULL
  * @scaleout_addr: "HOST:PORT" to accept scale-out connections on, or NULL
  *
  * Return: 0 or -errno (-ENOENT: no such profile; with @drv->fabric_err
  * set, the model refused the fabric, e.g. a bad @scaleout_addr).
  */
-int hpu_driver_init_server(struct hpu_driver *drv,
+int hfd_driver_init_server(struct hfd_driver *drv,
 			   const struct hpu_fw_model *model, const char *type,
 			   unsigned int ndev, const char *where,
 			   const char *scaleout_addr)
@@ -396,9 +396,9 @@ int hpu_driver_init_server(struct hpu_driver *drv,
 	int ret;
 
 	memset(drv, 0, sizeof(*drv));
-	if (ndev < 1 || ndev > HPU_FUSED_MAX_DEVICES)
+	if (ndev < 1 || ndev > HFD_MAX_DEVICES)
 		return -EINVAL;
-	ret = hpu_driver_check_model(model);
+	ret = hfd_driver_check_model(model);
 	if (ret)
 		return ret;
 	drv->model = model;
@@ -409,12 +409,12 @@ int hpu_driver_init_server(struct hpu_driver *drv,
 	drv->server_id = server_id_of(where);
 	drv->uid = getuid();
 	drv->gid = getgid();
-	drv->node_mode = HPU_FUSED_DEF_NODE_MODE;
-	drv->control_mode = HPU_FUSED_DEF_CONTROL_MODE;
-	drv->start_ns = hpu_now_ns();
-	drv->cs_timeout_ms = HPU_FUSED_DEF_CS_TIMEOUT_MS;
+	drv->node_mode = HFD_DEF_NODE_MODE;
+	drv->control_mode = HFD_DEF_CONTROL_MODE;
+	drv->start_ns = hfd_now_ns();
+	drv->cs_timeout_ms = HFD_DEF_CS_TIMEOUT_MS;
 	/* every slot up front: a hot-add never moves a device */
-	drv->devs = calloc(HPU_FUSED_MAX_DEVICES, sizeof(*drv->devs));
+	drv->devs = calloc(HFD_MAX_DEVICES, sizeof(*drv->devs));
 	if (!drv->devs)
 		return -ENOMEM;
 	pthread_rwlock_init(&drv->hotplug_lock, NULL);
@@ -423,7 +423,7 @@ int hpu_driver_init_server(struct hpu_driver *drv,
 	if (ret)
 		goto err_free_devs;
 	drv->fabric_devices = drv->fabric ? ndev : 0;
-	ret = hpu_timer_start();
+	ret = hfd_timer_start();
 	if (ret)
 		goto err_fini_fabric;
 
@@ -438,7 +438,7 @@ int hpu_driver_init_server(struct hpu_driver *drv,
 err_fini_devices:
 	while (i--)
 		device_fini(drv, &drv->devs[i]);
-	hpu_timer_stop();
+	hfd_timer_stop();
 err_fini_fabric:
 	fabric_fini(drv);
 err_free_devs:
@@ -450,7 +450,7 @@ err_free_devs:
 }
 
 /**
- * hpu_driver_hot_add() - create a device in the lowest free slot
+ * hfd_driver_hot_add() - create a device in the lowest free slot
  * @drv: driver
  * @type: chip profile name, or NULL for the daemon's --type
  * @index: receives the new device's index
@@ -463,7 +463,7 @@ err_free_devs:
  * taken (hot-removed devices with open files keep theirs); -errno of the
  * model.
  */
-int hpu_driver_hot_add(struct hpu_driver *drv, const char *type,
+int hfd_driver_hot_add(struct hfd_driver *drv, const char *type,
 		       unsigned int *index)
 {
 	const struct hpu_fw_profile *profile = drv->profile;
@@ -477,11 +477,11 @@ int hpu_driver_hot_add(struct hpu_driver *drv, const char *type,
 			return -ENOENT;
 	}
 	pthread_rwlock_wrlock(&drv->hotplug_lock);
-	for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++)
+	for (i = 0; i < HFD_MAX_DEVICES; i++)
 		if (__atomic_load_n(&drv->devs[i].state, __ATOMIC_ACQUIRE) ==
-		    HPU_SLOT_FREE)
+		    HFD_SLOT_FREE)
 			break;
-	if (i == HPU_FUSED_MAX_DEVICES) {
+	if (i == HFD_MAX_DEVICES) {
 		ret = -ENOSPC;
 		goto out_unlock;
 	}
@@ -495,24 +495,26 @@ int hpu_driver_hot_add(struct hpu_driver *drv, const char *type,
 		goto out_unlock;
 	drv->ndev++;
 	*index = i;
-	hpu_hotplug_log(drv, "add", i);
-	hpu_info("hpu%u: hot-added (%s)", i, profile->name);
+	hfd_hotplug_log(drv, "add", i);
+	hfd_info("hpu%u: hot-added (%s)", i, profile->name);
 out_unlock:
 	pthread_rwlock_unlock(&drv->hotplug_lock);
 	return ret;
 }
 
 /* Wakes every poller of @dev's files: they will see POLLERR (-ENODEV). */
-static void wake_pollers_locked(struct hpu_device *dev)
+static void wake_pollers_locked(struct hfd_device *dev)
 {
-	struct hpu_ctx *ctx;
+	struct hfd_ctx *ctx;
+
+	HPU_ASSERT_HELD(&dev->ctx_lock);
 
 	for (ctx = dev->ctx_list; ctx; ctx = ctx->next)
-		hpu_ctx_wake_poller(ctx);
+		hfd_ctx_wake_poller(ctx);
 }
 
 /**
- * hpu_driver_hot_remove() - take a device out of the directory
+ * hfd_driver_hot_remove() - take a device out of the directory
  * @drv: driver
  * @index: device index
  *
@@ -522,22 +524,22 @@ static void wake_pollers_locked(struct hpu_device *dev)
  *
  * Return: 0, or -ENODEV when no device has @index.
  */
-int hpu_driver_hot_remove(struct hpu_driver *drv, unsigned int index)
+int hfd_driver_hot_remove(struct hfd_driver *drv, unsigned int index)
 {
-	struct hpu_device *dev;
+	struct hfd_device *dev;
 	bool idle;
 
-	if (index >= HPU_FUSED_MAX_DEVICES)
+	if (index >= HFD_MAX_DEVICES)
 		return -ENODEV;
 	dev = &drv->devs[index];
 	pthread_rwlock_wrlock(&drv->hotplug_lock);
-	if (!hpu_device_present(dev)) {
+	if (!hfd_device_present(dev)) {
 		pthread_rwlock_unlock(&drv->hotplug_lock);
 		return -ENODEV;
 	}
 	pthread_mutex_lock(&dev->ctx_lock);
 	dev->status = HPU_DEVICE_STATUS_REMOVED;
-	__atomic_store_n(&dev->state, HPU_SLOT_REMOVED, __ATOMIC_RELEASE);
+	__atomic_store_n(&dev->state, HFD_SLOT_REMOVED, __ATOMIC_RELEASE);
 	/* a context leaves ctx_list before its teardown: count, not list */
 	idle = !dev->num_compute && !dev->num_control;
 	if (idle)
@@ -546,8 +548,8 @@ int hpu_driver_hot_remove(struct hpu_driver *drv, unsigned int index)
 		wake_pollers_locked(dev);
 	pthread_mutex_unlock(&dev->ctx_lock);
 	drv->ndev--;
-	hpu_hotplug_log(drv, "remove", index);
-	hpu_info("hpu%u: hot-removed%s", index,
+	hfd_hotplug_log(drv, "remove", index);
+	hfd_info("hpu%u: hot-removed%s", index,
 		 idle ? "" : ", freed when its last file is closed");
 	if (idle)
 		device_destroy(dev);
@@ -556,23 +558,23 @@ int hpu_driver_hot_remove(struct hpu_driver *drv, unsigned int index)
 }
 
 /**
- * hpu_driver_fini() - destroy every device and the contexts still open
+ * hfd_driver_fini() - destroy every device and the contexts still open
  * @drv: driver state (no request may be running)
  */
-void hpu_driver_fini(struct hpu_driver *drv)
+void hfd_driver_fini(struct hfd_driver *drv)
 {
 	unsigned int i;
 
 	if (!drv->devs)
 		return;
-	for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++)
+	for (i = 0; i < HFD_MAX_DEVICES; i++)
 		if (__atomic_load_n(&drv->devs[i].state, __ATOMIC_ACQUIRE) !=
-		    HPU_SLOT_FREE)
+		    HFD_SLOT_FREE)
 			device_fini(drv, &drv->devs[i]);
-	hpu_timer_stop();
+	hfd_timer_stop();
 	/* the model wants every device of the fabric gone first */
 	fabric_fini(drv);
-	hpu_event_readers_fini(drv);
+	hfd_event_readers_fini(drv);
 	pthread_mutex_destroy(&drv->ev_lock);
 	pthread_rwlock_destroy(&drv->hotplug_lock);
 	free(drv->devs);

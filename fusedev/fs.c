@@ -74,19 +74,18 @@ static time_t mount_time;
 static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct attr_snap *snap_list;
 
-static struct hpu_driver *req_drv(fuse_req_t req)
+static struct hfd_driver *req_drv(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
 }
 
 /* Whether slot @index holds a device in the directory */
-static bool slot_present(const struct hpu_driver *drv, unsigned long index)
+static bool slot_present(const struct hfd_driver *drv, unsigned long index)
 {
-	return index < HPU_FUSED_MAX_DEVICES &&
-	       hpu_device_present(&drv->devs[index]);
+	return index < HFD_MAX_DEVICES && hfd_device_present(&drv->devs[index]);
 }
 
-static int decode(const struct hpu_driver *drv, fuse_ino_t ino, struct node *n)
+static int decode(const struct hfd_driver *drv, fuse_ino_t ino, struct node *n)
 {
 	if (ino == FUSE_ROOT_ID) {
 		n->kind = KIND_ROOT;
@@ -103,7 +102,7 @@ static int decode(const struct hpu_driver *drv, fuse_ino_t ino, struct node *n)
 		return slot_present(drv, n->dev) && !n->attr ? 0 : -ENOENT;
 	case KIND_DEV_ATTR:
 		return slot_present(drv, n->dev) &&
-				       n->attr < hpu_num_dev_attrs ?
+				       n->attr < hfd_num_dev_attrs ?
 			       0 :
 			       -ENOENT;
 	case KIND_CLASS_DIR:
@@ -112,7 +111,7 @@ static int decode(const struct hpu_driver *drv, fuse_ino_t ino, struct node *n)
 	case KIND_EVENTS:
 		return !n->dev && !n->attr ? 0 : -ENOENT;
 	case KIND_DRV_ATTR:
-		return !n->dev && n->attr < hpu_num_drv_attrs ? 0 : -ENOENT;
+		return !n->dev && n->attr < hfd_num_drv_attrs ? 0 : -ENOENT;
 	default:
 		return -ENOENT;
 	}
@@ -135,7 +134,7 @@ static bool is_node(unsigned int kind)
 	return kind == KIND_COMPUTE || kind == KIND_CONTROL;
 }
 
-static void fill_stat(const struct hpu_driver *drv, fuse_ino_t ino,
+static void fill_stat(const struct hfd_driver *drv, fuse_ino_t ino,
 		      const struct node *n, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -168,7 +167,7 @@ static void fill_stat(const struct hpu_driver *drv, fuse_ino_t ino,
 }
 
 /* "hpuN" with N the index of a present device, no sign, no leading zero */
-static int parse_index(const struct hpu_driver *drv, const char *s,
+static int parse_index(const struct hfd_driver *drv, const char *s,
 		       const char *prefix)
 {
 	size_t plen = strlen(prefix);
@@ -186,7 +185,7 @@ static int parse_index(const struct hpu_driver *drv, const char *s,
 	return (int)v;
 }
 
-static int lookup_child(const struct hpu_driver *drv, const struct node *p,
+static int lookup_child(const struct hfd_driver *drv, const struct node *p,
 			const char *name, fuse_ino_t *ino)
 {
 	unsigned int i;
@@ -212,8 +211,8 @@ static int lookup_child(const struct hpu_driver *drv, const struct node *p,
 		*ino = INO(KIND_DEV_DIR, idx, 0);
 		return 0;
 	case KIND_DEV_DIR:
-		for (i = 0; i < hpu_num_dev_attrs; i++) {
-			if (!strcmp(name, hpu_dev_attrs[i].name)) {
+		for (i = 0; i < hfd_num_dev_attrs; i++) {
+			if (!strcmp(name, hfd_dev_attrs[i].name)) {
 				*ino = INO(KIND_DEV_ATTR, p->dev, i);
 				return 0;
 			}
@@ -228,8 +227,8 @@ static int lookup_child(const struct hpu_driver *drv, const struct node *p,
 			*ino = INO(KIND_EVENTS, 0, 0);
 			return 0;
 		}
-		for (i = 0; i < hpu_num_drv_attrs; i++) {
-			if (!strcmp(name, hpu_drv_attrs[i].name)) {
+		for (i = 0; i < hfd_num_drv_attrs; i++) {
+			if (!strcmp(name, hfd_drv_attrs[i].name)) {
 				*ino = INO(KIND_DRV_ATTR, 0, i);
 				return 0;
 			}
@@ -242,15 +241,15 @@ static int lookup_child(const struct hpu_driver *drv, const struct node *p,
 
 static void fs_init(void *userdata, struct fuse_conn_info *conn)
 {
-	struct hpu_driver *drv = userdata;
+	struct hfd_driver *drv = userdata;
 
 	mount_time = time(NULL);
-	hpu_info("serving %u %s device(s)", drv->ndev, drv->profile->name);
+	hfd_info("serving %u %s device(s)", drv->ndev, drv->profile->name);
 }
 
 static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	struct hpu_driver *drv = req_drv(req);
+	struct hfd_driver *drv = req_drv(req);
 	struct fuse_entry_param e;
 	struct node p, n;
 	int ret;
@@ -277,7 +276,7 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	struct hpu_driver *drv = req_drv(req);
+	struct hfd_driver *drv = req_drv(req);
 	struct stat st;
 	struct node n;
 
@@ -323,7 +322,7 @@ static void dirbuf_add(struct dirbuf *b, const char *name, fuse_ino_t ino)
 			  (off_t)b->size);
 }
 
-static void list_dir(const struct hpu_driver *drv, fuse_ino_t ino,
+static void list_dir(const struct hfd_driver *drv, fuse_ino_t ino,
 		     const struct node *n, struct dirbuf *b)
 {
 	char name[32];
@@ -335,13 +334,13 @@ static void list_dir(const struct hpu_driver *drv, fuse_ino_t ino,
 					     FUSE_ROOT_ID);
 	switch (n->kind) {
 	case KIND_ROOT:
-		for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++) {
+		for (i = 0; i < HFD_MAX_DEVICES; i++) {
 			if (!slot_present(drv, i))
 				continue;
 			snprintf(name, sizeof(name), "hpu%u", i);
 			dirbuf_add(b, name, INO(KIND_COMPUTE, i, 0));
 		}
-		for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++) {
+		for (i = 0; i < HFD_MAX_DEVICES; i++) {
 			if (!slot_present(drv, i))
 				continue;
 			snprintf(name, sizeof(name), "hpu_control%u", i);
@@ -351,7 +350,7 @@ static void list_dir(const struct hpu_driver *drv, fuse_ino_t ino,
 		dirbuf_add(b, "driver", INO(KIND_DRV_DIR, 0, 0));
 		break;
 	case KIND_CLASS_DIR:
-		for (i = 0; i < HPU_FUSED_MAX_DEVICES; i++) {
+		for (i = 0; i < HFD_MAX_DEVICES; i++) {
 			if (!slot_present(drv, i))
 				continue;
 			snprintf(name, sizeof(name), "hpu%u", i);
@@ -359,13 +358,13 @@ static void list_dir(const struct hpu_driver *drv, fuse_ino_t ino,
 		}
 		break;
 	case KIND_DEV_DIR:
-		for (i = 0; i < hpu_num_dev_attrs; i++)
-			dirbuf_add(b, hpu_dev_attrs[i].name,
+		for (i = 0; i < hfd_num_dev_attrs; i++)
+			dirbuf_add(b, hfd_dev_attrs[i].name,
 				   INO(KIND_DEV_ATTR, n->dev, i));
 		break;
 	case KIND_DRV_DIR:
-		for (i = 0; i < hpu_num_drv_attrs; i++)
-			dirbuf_add(b, hpu_drv_attrs[i].name,
+		for (i = 0; i < hfd_num_drv_attrs; i++)
+			dirbuf_add(b, hfd_drv_attrs[i].name,
 				   INO(KIND_DRV_ATTR, 0, i));
 		dirbuf_add(b, "hotplug", INO(KIND_HOTPLUG, 0, 0));
 		dirbuf_add(b, "events", INO(KIND_EVENTS, 0, 0));
@@ -376,7 +375,7 @@ static void list_dir(const struct hpu_driver *drv, fuse_ino_t ino,
 static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi)
 {
-	struct hpu_driver *drv = req_drv(req);
+	struct hfd_driver *drv = req_drv(req);
 	struct dirbuf b = { .req = req };
 	struct node n;
 
@@ -401,7 +400,7 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	free(b.buf);
 }
 
-static int open_attr(struct hpu_driver *drv, const struct node *n,
+static int open_attr(struct hfd_driver *drv, const struct node *n,
 		     struct fuse_file_info *fi)
 {
 	struct attr_snap *snap;
@@ -413,10 +412,10 @@ static int open_attr(struct hpu_driver *drv, const struct node *n,
 	if (!snap)
 		return -ENOMEM;
 	if (n->kind == KIND_DEV_ATTR)
-		ret = hpu_dev_attrs[n->attr].show(&drv->devs[n->dev],
+		ret = hfd_dev_attrs[n->attr].show(&drv->devs[n->dev],
 						  &snap->text, &snap->len);
 	else
-		ret = hpu_drv_attrs[n->attr].show(drv, &snap->text, &snap->len);
+		ret = hfd_drv_attrs[n->attr].show(drv, &snap->text, &snap->len);
 	if (ret) {
 		free(snap);
 		return ret;
@@ -452,9 +451,9 @@ static void free_attr(struct fuse_file_info *fi)
 
 /* Open driver/hotplug files, for the ones whose RELEASE never comes */
 static pthread_mutex_t hotplug_files_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct hpu_hotplug_file *hotplug_files;
+static struct hfd_hotplug_file *hotplug_files;
 
-static void hotplug_file_link(struct hpu_hotplug_file *hf)
+static void hotplug_file_link(struct hfd_hotplug_file *hf)
 {
 	pthread_mutex_lock(&hotplug_files_lock);
 	hf->next = hotplug_files;
@@ -464,7 +463,7 @@ static void hotplug_file_link(struct hpu_hotplug_file *hf)
 	pthread_mutex_unlock(&hotplug_files_lock);
 }
 
-static void free_hotplug_file(struct hpu_hotplug_file *hf)
+static void free_hotplug_file(struct hfd_hotplug_file *hf)
 {
 	pthread_mutex_lock(&hotplug_files_lock);
 	if (hf->prev)
@@ -479,10 +478,10 @@ static void free_hotplug_file(struct hpu_hotplug_file *hf)
 }
 
 /**
- * hpu_fs_release_all() - free the attribute snapshots and driver/hotplug
+ * hfd_fs_release_all() - free the attribute snapshots and driver/hotplug
  * files whose RELEASE never came (closed just before the unmount)
  */
-void hpu_fs_release_all(void)
+void hfd_fs_release_all(void)
 {
 	while (snap_list)
 		free_snap(snap_list);
@@ -491,19 +490,19 @@ void hpu_fs_release_all(void)
 }
 
 /* driver/hotplug (the daemon's user only) and driver/events */
-static int open_special(struct hpu_driver *drv, const struct node *n,
+static int open_special(struct hfd_driver *drv, const struct node *n,
 			fuse_req_t req, struct fuse_file_info *fi)
 {
 	uid_t uid = fuse_req_ctx(req)->uid;
-	struct hpu_hotplug_file *hf;
-	struct hpu_event_reader *r;
+	struct hfd_hotplug_file *hf;
+	struct hfd_event_reader *r;
 	int ret;
 
 	fi->nonseekable = 1;
 	if (n->kind == KIND_EVENTS) {
 		if ((fi->flags & O_ACCMODE) != O_RDONLY)
 			return -EACCES;
-		ret = hpu_event_reader_open(drv, &r);
+		ret = hfd_event_reader_open(drv, &r);
 		if (ret)
 			return ret;
 		fi->fh = (uintptr_t)r;
@@ -522,23 +521,23 @@ static int open_special(struct hpu_driver *drv, const struct node *n,
 }
 
 /* Releases what open gave file @fi of an inode of @kind */
-static void release_file(struct hpu_driver *drv, unsigned int kind,
+static void release_file(struct hfd_driver *drv, unsigned int kind,
 			 struct fuse_file_info *fi)
 {
-	struct hpu_hotplug_file *hf;
+	struct hfd_hotplug_file *hf;
 
 	switch (kind) {
 	case KIND_COMPUTE:
 	case KIND_CONTROL:
-		hpu_ctx_release((struct hpu_ctx *)(uintptr_t)fi->fh);
+		hfd_ctx_release((struct hfd_ctx *)(uintptr_t)fi->fh);
 		break;
 	case KIND_HOTPLUG:
-		hf = (struct hpu_hotplug_file *)(uintptr_t)fi->fh;
+		hf = (struct hfd_hotplug_file *)(uintptr_t)fi->fh;
 		free_hotplug_file(hf);
 		break;
 	case KIND_EVENTS:
-		hpu_event_reader_close(
-			drv, (struct hpu_event_reader *)(uintptr_t)fi->fh);
+		hfd_event_reader_close(
+			drv, (struct hfd_event_reader *)(uintptr_t)fi->fh);
 		break;
 	default:
 		free_attr(fi);
@@ -548,8 +547,8 @@ static void release_file(struct hpu_driver *drv, unsigned int kind,
 
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct hpu_driver *drv = req_drv(req);
-	struct hpu_ctx *ctx;
+	struct hfd_driver *drv = req_drv(req);
+	struct hfd_ctx *ctx;
 	struct node n;
 	int ret;
 
@@ -562,7 +561,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fi->direct_io = 1;
 		fi->keep_cache = 0;
 		if (is_node(n.kind)) {
-			ret = hpu_ctx_open(&drv->devs[n.dev],
+			ret = hfd_ctx_open(&drv->devs[n.dev],
 					   n.kind == KIND_CONTROL,
 					   fuse_req_ctx(req)->pid,
 					   fuse_req_ctx(req)->uid,
@@ -599,10 +598,10 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino,
 }
 
 /* read() of driver/hotplug: the answer to the last command written */
-static void read_hotplug(fuse_req_t req, struct hpu_hotplug_file *hf,
+static void read_hotplug(fuse_req_t req, struct hfd_hotplug_file *hf,
 			 size_t size)
 {
-	char msg[HPU_HOTPLUG_MSG_MAX];
+	char msg[HFD_HOTPLUG_MSG_MAX];
 	size_t n;
 
 	pthread_mutex_lock(&hf->lock);
@@ -613,13 +612,13 @@ static void read_hotplug(fuse_req_t req, struct hpu_hotplug_file *hf,
 	fuse_reply_buf(req, msg, n);
 }
 
-static void read_changes(fuse_req_t req, struct hpu_driver *drv,
-			 struct hpu_event_reader *r, size_t size)
+static void read_changes(fuse_req_t req, struct hfd_driver *drv,
+			 struct hfd_event_reader *r, size_t size)
 {
 	char buf[4096];
 	int n;
 
-	n = hpu_event_reader_read(drv, r, buf,
+	n = hfd_event_reader_read(drv, r, buf,
 				  size < sizeof(buf) ? size : sizeof(buf));
 	if (n < 0)
 		fuse_reply_err(req, -n);
@@ -628,7 +627,7 @@ static void read_changes(fuse_req_t req, struct hpu_driver *drv,
 }
 
 /* After a hot-plug: drop what the kernel cached of device @index */
-static void invalidate_device(struct hpu_driver *drv, unsigned int index)
+static void invalidate_device(struct hfd_driver *drv, unsigned int index)
 {
 	char name[32];
 
@@ -647,9 +646,9 @@ static void invalidate_device(struct hpu_driver *drv, unsigned int index)
 static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		     size_t size, off_t off, struct fuse_file_info *fi)
 {
-	struct hpu_driver *drv = req_drv(req);
-	struct hpu_hotplug_file *hf;
-	char msg[HPU_HOTPLUG_MSG_MAX];
+	struct hfd_driver *drv = req_drv(req);
+	struct hfd_hotplug_file *hf;
+	char msg[HFD_HOTPLUG_MSG_MAX];
 	unsigned int index = 0;
 	char action = 0;
 	int ret;
@@ -658,11 +657,11 @@ static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		fuse_reply_err(req, EBADF);
 		return;
 	}
-	hf = (struct hpu_hotplug_file *)(uintptr_t)fi->fh;
-	ret = hpu_hotplug_command(drv, buf, size, msg, sizeof(msg), &action,
+	hf = (struct hfd_hotplug_file *)(uintptr_t)fi->fh;
+	ret = hfd_hotplug_command(drv, buf, size, msg, sizeof(msg), &action,
 				  &index);
 	if (ret)
-		hpu_log_ratelimited(HPU_LOG_WARN, "driver/hotplug: %.*s",
+		hfd_log_ratelimited(HFD_LOG_WARN, "driver/hotplug: %.*s",
 				    (int)strcspn(msg, "\n"), msg);
 	pthread_mutex_lock(&hf->lock);
 	hf->msg_len = strlen(msg);
@@ -677,9 +676,9 @@ static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	invalidate_device(drv, index);
 }
 
-static void read_events(fuse_req_t req, struct hpu_ctx *ctx, size_t size)
+static void read_events(fuse_req_t req, struct hfd_ctx *ctx, size_t size)
 {
-	struct hpu_event evs[HPU_CTX_MAX_EVENTS];
+	struct hpu_event evs[HFD_CTX_MAX_EVENTS];
 	size_t max = size / sizeof(evs[0]);
 	int n;
 
@@ -687,9 +686,9 @@ static void read_events(fuse_req_t req, struct hpu_ctx *ctx, size_t size)
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	if (max > HPU_CTX_MAX_EVENTS)
-		max = HPU_CTX_MAX_EVENTS;
-	n = hpu_ctx_read_events(ctx, evs, (unsigned int)max);
+	if (max > HFD_CTX_MAX_EVENTS)
+		max = HFD_CTX_MAX_EVENTS;
+	n = hfd_ctx_read_events(ctx, evs, (unsigned int)max);
 	if (!n)
 		fuse_reply_err(req, EAGAIN);
 	else
@@ -699,10 +698,10 @@ static void read_events(fuse_req_t req, struct hpu_ctx *ctx, size_t size)
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	struct hpu_driver *drv = req_drv(req);
+	struct hfd_driver *drv = req_drv(req);
 	unsigned int kind = ino_kind(ino);
 	struct attr_snap *snap;
-	struct hpu_ctx *ctx;
+	struct hfd_ctx *ctx;
 	char *copy;
 
 	if (!fi->fh || is_dir(kind)) {
@@ -710,21 +709,21 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	if (is_node(kind)) {
-		ctx = (struct hpu_ctx *)(uintptr_t)fi->fh;
-		if (!hpu_device_present(ctx->dev))
+		ctx = (struct hfd_ctx *)(uintptr_t)fi->fh;
+		if (!hfd_device_present(ctx->dev))
 			fuse_reply_err(req, ENODEV);
 		else
 			read_events(req, ctx, size);
 		return;
 	}
 	if (kind == KIND_HOTPLUG) {
-		read_hotplug(req, (struct hpu_hotplug_file *)(uintptr_t)fi->fh,
+		read_hotplug(req, (struct hfd_hotplug_file *)(uintptr_t)fi->fh,
 			     size);
 		return;
 	}
 	if (kind == KIND_EVENTS) {
 		read_changes(req, drv,
-			     (struct hpu_event_reader *)(uintptr_t)fi->fh,
+			     (struct hfd_event_reader *)(uintptr_t)fi->fh,
 			     size);
 		return;
 	}
@@ -757,7 +756,7 @@ static bool req_interrupted(void *token)
 
 static void req_interrupt_fn(fuse_req_t req, void *data)
 {
-	hpu_wait_interrupt((uint64_t)(uintptr_t)data);
+	hfd_wait_interrupt((uint64_t)(uintptr_t)data);
 }
 
 static void req_on_interrupt(void *token, uint64_t id)
@@ -783,28 +782,28 @@ static void req_abandon(void *token)
 }
 
 /**
- * hpu_fs_guard_start() - start the bound on client memory accesses of
+ * hfd_fs_guard_start() - start the bound on client memory accesses of
  * the ioctls served here
  * @timeout_ms: --uaccess-timeout-ms
  *
  * Return: 0 or -errno.
  */
-int hpu_fs_guard_start(uint32_t timeout_ms)
+int hfd_fs_guard_start(uint32_t timeout_ms)
 {
-	return hpu_uaccess_guard_start(timeout_ms, req_abandon);
+	return hfd_uaccess_guard_start(timeout_ms, req_abandon);
 }
 
 static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 		     void *arg, struct fuse_file_info *fi, unsigned int flags,
 		     const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
-	uint64_t out[HPU_IOCTL_MAX_SIZE / sizeof(uint64_t)];
-	struct hpu_ioctl_defer defer = {
+	uint64_t out[HFD_IOCTL_MAX_SIZE / sizeof(uint64_t)];
+	struct hfd_ioctl_defer defer = {
 		.interrupted = req_interrupted,
 		.on_interrupt = req_on_interrupt,
 		.reply = req_reply,
 	};
-	struct hpu_ioctl_call call;
+	struct hfd_ioctl_call call;
 	size_t out_size = out_bufsz;
 	bool answered;
 	int ret;
@@ -816,24 +815,24 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 	}
 	if (out_size > sizeof(out))
 		out_size = sizeof(out);
-	call.ctx = (struct hpu_ctx *)(uintptr_t)fi->fh;
+	call.ctx = (struct hfd_ctx *)(uintptr_t)fi->fh;
 	call.pid = fuse_req_ctx(req)->pid;
 	call.uid = fuse_req_ctx(req)->uid;
 	call.defer = &defer;
 	call.arg = (uint64_t)(uintptr_t)arg;
 	defer.token = req;
-	hpu_ctx_call_begin(call.ctx);
-	hpu_uaccess_begin_request(req, call.pid, fuse_req_ctx(req)->uid);
-	ret = hpu_ioctl_dispatch(&call, cmd, in_buf, in_bufsz, out, &out_size);
+	hfd_ctx_call_begin(call.ctx);
+	hfd_uaccess_begin_request(req, call.pid, fuse_req_ctx(req)->uid);
+	ret = hfd_ioctl_dispatch(&call, cmd, in_buf, in_bufsz, out, &out_size);
 	/* answered by the watchdog: @req is gone, the call failed */
-	answered = hpu_uaccess_end_request();
-	hpu_ctx_call_end(call.ctx);
+	answered = hfd_uaccess_end_request();
+	hfd_ctx_call_end(call.ctx);
 	if (answered) {
-		if (ret == HPU_IOCTL_DEFERRED)
-			hpu_err("an abandoned request was deferred");
+		if (ret == HFD_IOCTL_DEFERRED)
+			hfd_err("an abandoned request was deferred");
 		return;
 	}
-	if (ret == HPU_IOCTL_DEFERRED)
+	if (ret == HFD_IOCTL_DEFERRED)
 		return; /* answered later through defer */
 	if (ret)
 		fuse_reply_err(req, -ret);
@@ -844,14 +843,14 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 static void fs_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		    struct fuse_pollhandle *ph)
 {
-	struct hpu_driver *drv = req_drv(req);
+	struct hfd_driver *drv = req_drv(req);
 	unsigned int kind = ino_kind(ino);
-	struct hpu_event_reader *r;
-	struct hpu_ctx *ctx;
+	struct hfd_event_reader *r;
+	struct hfd_ctx *ctx;
 
 	if (fi->fh && kind == KIND_EVENTS) {
-		r = (struct hpu_event_reader *)(uintptr_t)fi->fh;
-		fuse_reply_poll(req, hpu_event_reader_poll(drv, r, ph));
+		r = (struct hfd_event_reader *)(uintptr_t)fi->fh;
+		fuse_reply_poll(req, hfd_event_reader_poll(drv, r, ph));
 		return;
 	}
 	if (!fi->fh || !is_node(kind)) {
@@ -860,18 +859,18 @@ static void fs_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		fuse_reply_poll(req, POLLIN | POLLRDNORM);
 		return;
 	}
-	ctx = (struct hpu_ctx *)(uintptr_t)fi->fh;
-	if (!hpu_device_present(ctx->dev)) {
+	ctx = (struct hfd_ctx *)(uintptr_t)fi->fh;
+	if (!hfd_device_present(ctx->dev)) {
 		/* the kernel turns an error into POLLERR */
 		if (ph)
 			fuse_pollhandle_destroy(ph);
 		fuse_reply_err(req, ENODEV);
 		return;
 	}
-	fuse_reply_poll(req, hpu_ctx_poll(ctx, ph));
+	fuse_reply_poll(req, hfd_ctx_poll(ctx, ph));
 }
 
-const struct fuse_lowlevel_ops hpu_fs_ops = {
+const struct fuse_lowlevel_ops hfd_fs_ops = {
 	.init = fs_init,
 	.lookup = fs_lookup,
 	.getattr = fs_getattr,

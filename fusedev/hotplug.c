@@ -19,17 +19,17 @@
 static pthread_mutex_t cmd_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /**
- * struct hpu_event_reader - an open driver/events
+ * struct hfd_event_reader - an open driver/events
  * @cursor: sequence number of the last change this file returned
  * @ph: poll handle to notify at the next change, or NULL
  * @next: next open reader (protected by the driver's ev_lock)
  * @prev: previous open reader (protected by the driver's ev_lock)
  */
-struct hpu_event_reader {
+struct hfd_event_reader {
 	uint64_t cursor;
 	struct fuse_pollhandle *ph;
-	struct hpu_event_reader *next;
-	struct hpu_event_reader *prev;
+	struct hfd_event_reader *next;
+	struct hfd_event_reader *prev;
 };
 
 static bool is_blank(char c)
@@ -67,26 +67,26 @@ static int parse_index(const char *s)
 		if (*p < '0' || *p > '9')
 			return -1;
 		v = v * 10 + (unsigned long)(*p - '0');
-		if (v >= HPU_FUSED_MAX_DEVICES)
+		if (v >= HFD_MAX_DEVICES)
 			return -1;
 	}
 	return (int)v;
 }
 
-/* One command; hpu_hotplug_command() below says what it does */
-static int run_command(struct hpu_driver *drv, const char *cmd, size_t len,
+/* One command; hfd_hotplug_command() below says what it does */
+static int run_command(struct hfd_driver *drv, const char *cmd, size_t len,
 		       char *msg, size_t msg_len, char *action,
 		       unsigned int *index)
 {
-	char buf[HPU_HOTPLUG_CMD_MAX + 1];
+	char buf[HFD_HOTPLUG_CMD_MAX + 1];
 	char *words[3];
 	int n, idx, ret;
 
 	if (len && cmd[len - 1] == '\n')
 		len--;
-	if (len > HPU_HOTPLUG_CMD_MAX) {
+	if (len > HFD_HOTPLUG_CMD_MAX) {
 		snprintf(msg, msg_len, "error: command longer than %d bytes\n",
-			 HPU_HOTPLUG_CMD_MAX);
+			 HFD_HOTPLUG_CMD_MAX);
 		return -EINVAL;
 	}
 	if (memchr(cmd, '\0', len) || memchr(cmd, '\n', len)) {
@@ -107,7 +107,7 @@ static int run_command(struct hpu_driver *drv, const char *cmd, size_t len,
 		return -EINVAL;
 	}
 	if (!strcmp(words[0], "add")) {
-		ret = hpu_driver_hot_add(drv, n == 2 ? words[1] : NULL, index);
+		ret = hfd_driver_hot_add(drv, n == 2 ? words[1] : NULL, index);
 		if (ret == -ENOENT) {
 			snprintf(
 				msg, msg_len,
@@ -118,7 +118,7 @@ static int run_command(struct hpu_driver *drv, const char *cmd, size_t len,
 		if (ret == -ENOSPC) {
 			snprintf(msg, msg_len,
 				 "error: all %d device slots are in use\n",
-				 HPU_FUSED_MAX_DEVICES);
+				 HFD_MAX_DEVICES);
 			return ret;
 		}
 		if (ret) {
@@ -136,10 +136,10 @@ static int run_command(struct hpu_driver *drv, const char *cmd, size_t len,
 		if (idx < 0) {
 			snprintf(msg, msg_len,
 				 "error: 'remove' needs a device index 0..%d\n",
-				 HPU_FUSED_MAX_DEVICES - 1);
+				 HFD_MAX_DEVICES - 1);
 			return -EINVAL;
 		}
-		ret = hpu_driver_hot_remove(drv, (unsigned int)idx);
+		ret = hfd_driver_hot_remove(drv, (unsigned int)idx);
 		if (ret) {
 			snprintf(msg, msg_len, "error: no device hpu%d\n", idx);
 			return ret;
@@ -156,7 +156,7 @@ static int run_command(struct hpu_driver *drv, const char *cmd, size_t len,
 }
 
 /**
- * hpu_hotplug_command() - run one command written to driver/hotplug
+ * hfd_hotplug_command() - run one command written to driver/hotplug
  * @drv: driver
  * @cmd: the bytes written (not NUL-terminated)
  * @len: bytes at @cmd
@@ -168,14 +168,14 @@ static int run_command(struct hpu_driver *drv, const char *cmd, size_t len,
  * Commands (one line, an optional final newline, blanks between words):
  * "add" (a device of the daemon's --type), "add TYPE" (gaudi, gaudi2,
  * gaudi3), "remove N". Commands run one at a time, each with the update
- * of its device's hpuN link (hpu_devlinks_hotplug()).
+ * of its device's hpuN link (hfd_devlinks_hotplug()).
  *
  * Return: 0; -EINVAL for a malformed command (too long, NUL bytes, more
  * than one line, unknown verb, missing or extra words, an index that is
  * not 0..63 written plainly) or an unknown TYPE; -ENODEV when no device
  * has index N; -ENOSPC when every slot is taken; -errno of the model.
  */
-int hpu_hotplug_command(struct hpu_driver *drv, const char *cmd, size_t len,
+int hfd_hotplug_command(struct hfd_driver *drv, const char *cmd, size_t len,
 			char *msg, size_t msg_len, char *action,
 			unsigned int *index)
 {
@@ -184,27 +184,27 @@ int hpu_hotplug_command(struct hpu_driver *drv, const char *cmd, size_t len,
 	pthread_mutex_lock(&cmd_lock);
 	ret = run_command(drv, cmd, len, msg, msg_len, action, index);
 	if (!ret)
-		hpu_devlinks_hotplug(*action, *index);
+		hfd_devlinks_hotplug(*action, *index);
 	pthread_mutex_unlock(&cmd_lock);
 	return ret;
 }
 
 /**
- * hpu_hotplug_log() - record a device change and wake the readers of
+ * hfd_hotplug_log() - record a device change and wake the readers of
  * driver/events
  * @drv: driver
  * @action: "add", "remove" or "change" (a string literal)
  * @index: device index
  */
-void hpu_hotplug_log(struct hpu_driver *drv, const char *action,
+void hfd_hotplug_log(struct hfd_driver *drv, const char *action,
 		     unsigned int index)
 {
-	struct hpu_hotplug_rec *rec;
-	struct hpu_event_reader *r;
+	struct hfd_hotplug_rec *rec;
+	struct hfd_event_reader *r;
 
 	pthread_mutex_lock(&drv->ev_lock);
 	drv->ev_seq++;
-	rec = &drv->ev_log[drv->ev_seq % HPU_HOTPLUG_LOG_LEN];
+	rec = &drv->ev_log[drv->ev_seq % HFD_HOTPLUG_LOG_LEN];
 	rec->seq = drv->ev_seq;
 	rec->action = action;
 	rec->index = index;
@@ -219,15 +219,15 @@ void hpu_hotplug_log(struct hpu_driver *drv, const char *action,
 }
 
 /**
- * hpu_event_reader_open() - a reader of the changes from now on
+ * hfd_event_reader_open() - a reader of the changes from now on
  * @drv: driver
  * @out: receives the reader
  *
  * Return: 0 or -ENOMEM.
  */
-int hpu_event_reader_open(struct hpu_driver *drv, struct hpu_event_reader **out)
+int hfd_event_reader_open(struct hfd_driver *drv, struct hfd_event_reader **out)
 {
-	struct hpu_event_reader *r = calloc(1, sizeof(*r));
+	struct hfd_event_reader *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return -ENOMEM;
@@ -242,9 +242,10 @@ int hpu_event_reader_open(struct hpu_driver *drv, struct hpu_event_reader **out)
 	return 0;
 }
 
-static void reader_unlink_locked(struct hpu_driver *drv,
-				 struct hpu_event_reader *r)
+static void reader_unlink_locked(struct hfd_driver *drv,
+				 struct hfd_event_reader *r)
 {
+	HPU_ASSERT_HELD(&drv->ev_lock);
 	if (r->prev)
 		r->prev->next = r->next;
 	else
@@ -256,11 +257,11 @@ static void reader_unlink_locked(struct hpu_driver *drv,
 }
 
 /**
- * hpu_event_reader_close() - release an open driver/events
+ * hfd_event_reader_close() - release an open driver/events
  * @drv: driver
  * @r: reader
  */
-void hpu_event_reader_close(struct hpu_driver *drv, struct hpu_event_reader *r)
+void hfd_event_reader_close(struct hfd_driver *drv, struct hfd_event_reader *r)
 {
 	pthread_mutex_lock(&drv->ev_lock);
 	reader_unlink_locked(drv, r);
@@ -269,7 +270,7 @@ void hpu_event_reader_close(struct hpu_driver *drv, struct hpu_event_reader *r)
 }
 
 /**
- * hpu_event_reader_read() - the changes the reader has not seen, as lines
+ * hfd_event_reader_read() - the changes the reader has not seen, as lines
  * "SEQ ACTION INDEX\n"; "SEQ overflow COUNT\n" first when COUNT changes
  * were dropped from the log before the reader got them
  * @drv: driver
@@ -280,10 +281,10 @@ void hpu_event_reader_close(struct hpu_driver *drv, struct hpu_event_reader *r)
  * Return: bytes written, -EAGAIN when there is nothing new, -EINVAL when
  * @size cannot hold one line.
  */
-int hpu_event_reader_read(struct hpu_driver *drv, struct hpu_event_reader *r,
+int hfd_event_reader_read(struct hfd_driver *drv, struct hfd_event_reader *r,
 			  char *buf, size_t size)
 {
-	const struct hpu_hotplug_rec *rec;
+	const struct hfd_hotplug_rec *rec;
 	size_t used = 0;
 	char line[64];
 	uint64_t oldest;
@@ -294,8 +295,8 @@ int hpu_event_reader_read(struct hpu_driver *drv, struct hpu_event_reader *r,
 		ret = -EAGAIN;
 		goto out_unlock;
 	}
-	oldest = drv->ev_seq > HPU_HOTPLUG_LOG_LEN ?
-			 drv->ev_seq - HPU_HOTPLUG_LOG_LEN + 1 :
+	oldest = drv->ev_seq > HFD_HOTPLUG_LOG_LEN ?
+			 drv->ev_seq - HFD_HOTPLUG_LOG_LEN + 1 :
 			 1;
 	if (r->cursor + 1 < oldest) {
 		n = snprintf(line, sizeof(line), "%llu overflow %llu\n",
@@ -310,7 +311,7 @@ int hpu_event_reader_read(struct hpu_driver *drv, struct hpu_event_reader *r,
 		r->cursor = oldest - 1;
 	}
 	while (r->cursor < drv->ev_seq) {
-		rec = &drv->ev_log[(r->cursor + 1) % HPU_HOTPLUG_LOG_LEN];
+		rec = &drv->ev_log[(r->cursor + 1) % HFD_HOTPLUG_LOG_LEN];
 		n = snprintf(line, sizeof(line), "%llu %s %u\n",
 			     (unsigned long long)rec->seq, rec->action,
 			     rec->index);
@@ -327,15 +328,15 @@ out_unlock:
 }
 
 /**
- * hpu_event_reader_poll() - readiness of an open driver/events
+ * hfd_event_reader_poll() - readiness of an open driver/events
  * @drv: driver
  * @r: reader
  * @ph: poll handle to notify at the next change, or NULL; taken over
  *
  * Return: POLLIN | POLLRDNORM when changes are unread, else 0.
  */
-unsigned int hpu_event_reader_poll(struct hpu_driver *drv,
-				   struct hpu_event_reader *r,
+unsigned int hfd_event_reader_poll(struct hfd_driver *drv,
+				   struct hfd_event_reader *r,
 				   struct fuse_pollhandle *ph)
 {
 	struct fuse_pollhandle *old = NULL;
@@ -355,12 +356,12 @@ unsigned int hpu_event_reader_poll(struct hpu_driver *drv,
 }
 
 /**
- * hpu_event_readers_fini() - free the readers whose RELEASE never came
+ * hfd_event_readers_fini() - free the readers whose RELEASE never came
  * @drv: driver (no request may be running)
  */
-void hpu_event_readers_fini(struct hpu_driver *drv)
+void hfd_event_readers_fini(struct hfd_driver *drv)
 {
-	struct hpu_event_reader *r;
+	struct hfd_event_reader *r;
 
 	while ((r = drv->ev_readers)) {
 		reader_unlink_locked(drv, r);

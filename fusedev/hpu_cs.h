@@ -17,10 +17,10 @@
 /* Driver-internal sync objects of a context (WAIT submissions) */
 #define CS_NUM_INT_SOBS (HPU_FW_NUM_SOBS - HPU_NUM_SOBS)
 
-struct hpu_waiter;
+struct hfd_waiter;
 
 /**
- * struct hpu_cs - one submission in flight
+ * struct hfd_cs - one submission in flight
  * @seq: its sequence number
  * @ctx: its context (a reference is held)
  * @flags: HPU_CS_FLAGS_* of the submission
@@ -41,12 +41,12 @@ struct hpu_waiter;
  * @usage: pinned CBs' usage counters, dropped when it ends
  * @hnext: next CS in its hash bucket
  */
-struct hpu_cs {
+struct hfd_cs {
 	uint64_t seq;
-	struct hpu_ctx *ctx;
+	struct hfd_ctx *ctx;
 	uint32_t flags;
 	unsigned int refs;
-	struct hpu_timer timer;
+	struct hfd_timer timer;
 	bool done;
 	bool finalizing;
 	bool abort_in_progress;
@@ -58,11 +58,11 @@ struct hpu_cs {
 	uint64_t done_ns;
 	unsigned int nusage;
 	uint32_t **usage;
-	struct hpu_cs *hnext;
+	struct hfd_cs *hnext;
 };
 
 /**
- * struct hpu_wait_dep - a WAIT chunk whose sequence numbers have not all
+ * struct hfd_wait_dep - a WAIT chunk whose sequence numbers have not all
  * ended yet
  * @owner_seq: the WAIT submission the chunk belongs to
  * @sob: driver-internal SOB its FENCE job waits on
@@ -70,22 +70,22 @@ struct hpu_cs {
  * @seqs: them
  * @next: next dependency of the context
  */
-struct hpu_wait_dep {
+struct hfd_wait_dep {
 	uint64_t owner_seq;
 	uint32_t sob;
 	unsigned int n;
 	uint64_t seqs[HPU_WAIT_MULTI_CS_MAX];
-	struct hpu_wait_dep *next;
+	struct hfd_wait_dep *next;
 };
 
 /**
- * struct hpu_cs_hist - what is remembered of an ended CS
+ * struct hfd_cs_hist - what is remembered of an ended CS
  * @seq: its sequence number (0: slot empty)
  * @ts: completion time
  * @status: HPU_WAIT_CS_STATUS_*
  * @ts_valid: it asked for a timestamp
  */
-struct hpu_cs_hist {
+struct hfd_cs_hist {
 	uint64_t seq;
 	uint64_t ts;
 	uint32_t status;
@@ -93,7 +93,7 @@ struct hpu_cs_hist {
 };
 
 /**
- * struct hpu_cs_state - submissions of a context
+ * struct hfd_cs_state - submissions of a context
  * @submit_lock: serializes submissions (sequence order is queue order)
  *	and every use of the internal SOBs (allocation, SET, ADD)
  * @lock: protects every member below except @waiters
@@ -106,20 +106,20 @@ struct hpu_cs_hist {
  * @deps: WAIT chunks still waiting
  * @waiters: blocked WAIT_CS requests (protected by wait.c's wait_lock)
  */
-struct hpu_cs_state {
+struct hfd_cs_state {
 	pthread_mutex_t submit_lock;
 	pthread_mutex_t lock;
 	pthread_cond_t idle;
 	uint64_t next_seq;
 	unsigned int in_flight;
-	struct hpu_cs *hash[CS_HASH_SIZE];
-	struct hpu_cs_hist *hist;
+	struct hfd_cs *hash[CS_HASH_SIZE];
+	struct hfd_cs_hist *hist;
 	uint64_t sob_owner[CS_NUM_INT_SOBS];
-	struct hpu_wait_dep *deps;
-	struct hpu_waiter *waiters;
+	struct hfd_wait_dep *deps;
+	struct hfd_waiter *waiters;
 };
 
-int hpu_cs_lookup_locked(struct hpu_cs_state *st, uint64_t seq,
+int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
 			 uint32_t *status, uint64_t *ts, bool *ts_valid);
 
 #endif /* HPU_CS_H */

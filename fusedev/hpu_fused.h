@@ -24,10 +24,11 @@
 
 #include "hpu_accel.h"
 #include "hpu_fw_if.h"
+#include "hpu_warn.h"
 
 /* Limits of the daemon */
-#define HPU_FUSED_MAX_DEVICES 64
-#define HPU_FUSED_DEF_DEVICES 8
+#define HFD_MAX_DEVICES 64
+#define HFD_DEF_DEVICES 8
 
 /*
  * Worker threads of the FUSE loop. No request blocks a worker: a WAIT_CS
@@ -35,7 +36,7 @@
  * completion or from the timer thread (wait.c), so any number of waiters
  * costs no thread.
  */
-#define HPU_FUSED_MAX_THREADS 80
+#define HFD_MAX_THREADS 80
 
 /*
  * Client memory accesses (uaccess_guard.c, docs/fusedev.md "Client
@@ -43,21 +44,20 @@
  * (its request answered EFAULT, its worker left stuck). Stuck workers are
  * capped per client thread, process and user, and in total; the user and
  * total caps count accesses in flight too. The FUSE loop may start
- * HPU_FUSED_MAX_THREADS_ALL workers, so that stuck ones never take the
+ * HFD_MAX_THREADS_ALL workers, so that stuck ones never take the
  * pool from other clients.
  */
-#define HPU_UACCESS_DEF_TIMEOUT_MS   2000
-#define HPU_UACCESS_MIN_TIMEOUT_MS   50
-#define HPU_UACCESS_MAX_TIMEOUT_MS   60000
-#define HPU_UACCESS_MAX_STUCK_THREAD 1
-#define HPU_UACCESS_MAX_STUCK_PROC   8
-#define HPU_UACCESS_MAX_STUCK_UID    128
-#define HPU_UACCESS_MAX_STUCK	     512
-#define HPU_FUSED_MAX_THREADS_ALL \
-	(HPU_FUSED_MAX_THREADS + HPU_UACCESS_MAX_STUCK)
+#define HFD_UACCESS_DEF_TIMEOUT_MS   2000
+#define HFD_UACCESS_MIN_TIMEOUT_MS   50
+#define HFD_UACCESS_MAX_TIMEOUT_MS   60000
+#define HFD_UACCESS_MAX_STUCK_THREAD 1
+#define HFD_UACCESS_MAX_STUCK_PROC   8
+#define HFD_UACCESS_MAX_STUCK_UID    128
+#define HFD_UACCESS_MAX_STUCK	     512
+#define HFD_MAX_THREADS_ALL	     (HFD_MAX_THREADS + HFD_UACCESS_MAX_STUCK)
 
 /* SIGINT/SIGTERM: the daemon is gone within this, stuck workers or not */
-#define HPU_FUSED_STOP_BOUND_MS 4000
+#define HFD_STOP_BOUND_MS 4000
 
 /*
  * Default modes of the device nodes (hpu-fused --mode, --control-mode).
@@ -65,78 +65,78 @@
  * open to others; a control node answers INFO only (like the attribute
  * tree, which is world-readable), so monitoring works for every user.
  */
-#define HPU_FUSED_DEF_NODE_MODE	   0660
-#define HPU_FUSED_DEF_CONTROL_MODE 0664
+#define HFD_DEF_NODE_MODE    0660
+#define HFD_DEF_CONTROL_MODE 0664
 
 /* Default per-CS timeout (hpu-fused --cs-timeout-ms): habanalabs' default
  * lockup timeout (its timeout_locked module parameter) is 30 s too */
-#define HPU_FUSED_DEF_CS_TIMEOUT_MS 30000
+#define HFD_DEF_CS_TIMEOUT_MS 30000
 
 /* Default of the cs_in_flight limit: CSs of one context in flight at
  * once (-EAGAIN beyond; limits.c, hpu-fused --limit) */
-#define HPU_CTX_MAX_CS_IN_FLIGHT 1024
+#define HFD_CTX_MAX_CS_IN_FLIGHT 1024
 
 /* Default of the events limit: events kept per context before the oldest
  * are dropped; also the most one read() returns */
-#define HPU_CTX_MAX_EVENTS 64
+#define HFD_CTX_MAX_EVENTS 64
 
 /* ------------------------------------------------------------------ */
 /* Logging (log.c)                                                     */
 /* ------------------------------------------------------------------ */
 
-enum hpu_log_level {
-	HPU_LOG_ERR = 0,
-	HPU_LOG_WARN = 1,
-	HPU_LOG_INFO = 2,
-	HPU_LOG_DEBUG = 3,
+enum hfd_log_level {
+	HFD_LOG_ERR = 0,
+	HFD_LOG_WARN = 1,
+	HFD_LOG_INFO = 2,
+	HFD_LOG_DEBUG = 3,
 };
 
 /**
- * struct hpu_ratelimit - state of one rate-limited log call site
+ * struct hfd_ratelimit - state of one rate-limited log call site
  * @window_start: start of the current window, CLOCK_MONOTONIC seconds
  * @printed: messages printed in the window
  * @suppressed: messages dropped in the window
  */
-struct hpu_ratelimit {
+struct hfd_ratelimit {
 	int64_t window_start;
 	unsigned int printed;
 	unsigned int suppressed;
 };
 
-int hpu_log_parse_level(const char *name);
-void hpu_log_setup(int level, bool use_syslog);
-bool hpu_log_enabled(int level);
-void hpu_log(int level, const char *fmt, ...)
+int hfd_log_parse_level(const char *name);
+void hfd_log_setup(int level, bool use_syslog);
+bool hfd_log_enabled(int level);
+void hfd_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void hpu_log_rl(struct hpu_ratelimit *rl, int level, const char *fmt, ...)
+void hfd_log_rl(struct hfd_ratelimit *rl, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-#define hpu_err(...)  hpu_log(HPU_LOG_ERR, __VA_ARGS__)
-#define hpu_warn(...) hpu_log(HPU_LOG_WARN, __VA_ARGS__)
-#define hpu_info(...) hpu_log(HPU_LOG_INFO, __VA_ARGS__)
-#define hpu_dbg(...)  hpu_log(HPU_LOG_DEBUG, __VA_ARGS__)
+#define hfd_err(...)  hfd_log(HFD_LOG_ERR, __VA_ARGS__)
+#define hfd_warn(...) hfd_log(HFD_LOG_WARN, __VA_ARGS__)
+#define hfd_info(...) hfd_log(HFD_LOG_INFO, __VA_ARGS__)
+#define hfd_dbg(...)  hfd_log(HFD_LOG_DEBUG, __VA_ARGS__)
 
 /*
  * Messages caused by client input go through here: at most a burst per
  * call site and window, then a count of what was suppressed.
  */
-#define hpu_log_ratelimited(level, ...)                         \
+#define hfd_log_ratelimited(level, ...)                         \
 	do {                                                    \
-		static struct hpu_ratelimit _rl;                \
-		if (hpu_log_enabled(level))                     \
-			hpu_log_rl(&_rl, (level), __VA_ARGS__); \
+		static struct hfd_ratelimit _rl;                \
+		if (hfd_log_enabled(level))                     \
+			hfd_log_rl(&_rl, (level), __VA_ARGS__); \
 	} while (0)
 
 /* ------------------------------------------------------------------ */
 /* Devices and contexts (device.c, context.c)                          */
 /* ------------------------------------------------------------------ */
 
-struct hpu_device;
-struct hpu_mem_state;
-struct hpu_cs_state;
+struct hfd_device;
+struct hfd_mem_state;
+struct hfd_cs_state;
 
 /**
- * struct hpu_cs_stats - CS_COUNTERS drop and timeout counts (atomics)
+ * struct hfd_cs_stats - CS_COUNTERS drop and timeout counts (atomics)
  * @out_of_mem: rejected for lack of memory
  * @parsing: rejected by packet validation
  * @queue_full: rejected because a queue was full
@@ -144,7 +144,7 @@ struct hpu_cs_state;
  * @max_in_flight: rejected for too many CSs in flight
  * @timedout: timed out and aborted
  */
-struct hpu_cs_stats {
+struct hfd_cs_stats {
 	uint64_t out_of_mem;
 	uint64_t parsing;
 	uint64_t queue_full;
@@ -154,7 +154,7 @@ struct hpu_cs_stats {
 };
 
 /**
- * struct hpu_ctx - per-file private data of an open device node
+ * struct hfd_ctx - per-file private data of an open device node
  * @dev: device the file belongs to
  * @control: true for a control context (INFO only, never a holder)
  * @pid: TGID of the process that opened the file
@@ -163,7 +163,7 @@ struct hpu_cs_stats {
  * @comm: command name of that process
  * @open_ns: CLOCK_MONOTONIC at open
  * @refcount: references; the file holds one, the device list none
- * @calls: ioctls being served on the file, plus HPU_CTX_RELEASED once
+ * @calls: ioctls being served on the file, plus HFD_CTX_RELEASED once
  *	release() came (atomic): a release that finds calls in progress (a
  *	worker stuck in client memory whose request the watchdog answered)
  *	leaves the teardown to the last of them
@@ -193,8 +193,8 @@ struct hpu_cs_stats {
  * @next: next context of @dev (protected by the device's ctx_lock)
  * @prev: previous context of @dev (protected by the device's ctx_lock)
  */
-struct hpu_ctx {
-	struct hpu_device *dev;
+struct hfd_ctx {
+	struct hfd_device *dev;
 	bool control;
 	pid_t pid;
 	uid_t uid;
@@ -206,12 +206,12 @@ struct hpu_ctx {
 	uint64_t dram_bytes;
 	uint64_t cs_submitted;
 	uint64_t cs_completed;
-	struct hpu_cs_stats cs_stats;
+	struct hfd_cs_stats cs_stats;
 
 	pthread_rwlock_t as_lock;
 	struct hpu_fw_as *as;
-	struct hpu_mem_state *mem;
-	struct hpu_cs_state *cs;
+	struct hfd_mem_state *mem;
+	struct hfd_cs_state *cs;
 	uint64_t lim_used[HPU_CTX_LIMIT_NUM];
 
 	pthread_mutex_t lock;
@@ -224,12 +224,12 @@ struct hpu_ctx {
 	bool cs_ended;
 	struct fuse_pollhandle *ph;
 
-	struct hpu_ctx *next;
-	struct hpu_ctx *prev;
+	struct hfd_ctx *next;
+	struct hfd_ctx *prev;
 };
 
 /**
- * struct hpu_device - one simulated device as the driver sees it
+ * struct hfd_device - one simulated device as the driver sees it
  * @index: device index in the daemon (hpuN)
  * @server_devices: devices of the daemon (the server @index belongs to)
  * @module_id: OAM module id (@index modulo 8, the modules of a server)
@@ -264,13 +264,13 @@ struct hpu_ctx {
  * @fault_lock: protects @links_injected
  * @links_injected: bit per NIC port this device's DEBUG INJECT_FAULT
  *	(HPU_FAULT_LINK_DOWN) took down, brought back up by CLEAR_FAULTS
- * @state: enum hpu_slot_state (atomic; changed with the driver's
+ * @state: enum hfd_slot_state (atomic; changed with the driver's
  *	hotplug_lock held for writing, except REMOVED -> FREE by the last
  *	release)
  * @generation: bumped at every hot-add of the slot (FUSE inode generation)
  * @dying: the device's teardown has been claimed (protected by @ctx_lock)
  */
-struct hpu_device {
+struct hfd_device {
 	unsigned int index;
 	unsigned int server_devices;
 	unsigned int module_id;
@@ -284,7 +284,7 @@ struct hpu_device {
 	char serial[32];
 
 	pthread_mutex_t ctx_lock;
-	struct hpu_ctx *ctx_list;
+	struct hfd_ctx *ctx_list;
 	uint32_t status;
 	uint64_t open_counter;
 	uint64_t last_open_period_ms;
@@ -296,7 +296,7 @@ struct hpu_device {
 
 	uint64_t cs_submitted;
 	uint64_t cs_completed;
-	struct hpu_cs_stats cs_stats;
+	struct hfd_cs_stats cs_stats;
 	uint32_t cs_timeout_ms;
 
 	pthread_rwlock_t reset_lock;
@@ -311,44 +311,44 @@ struct hpu_device {
 };
 
 /**
- * enum hpu_slot_state - life of a device slot (docs/hotplug.md)
- * @HPU_SLOT_FREE: no device; a hot-add may take the slot
- * @HPU_SLOT_PRESENT: a device in the directory
- * @HPU_SLOT_REMOVED: hot-removed: gone from the directory, its open files
+ * enum hfd_slot_state - life of a device slot (docs/hotplug.md)
+ * @HFD_SLOT_FREE: no device; a hot-add may take the slot
+ * @HFD_SLOT_PRESENT: a device in the directory
+ * @HFD_SLOT_REMOVED: hot-removed: gone from the directory, its open files
  *	get -ENODEV; the model's device lives until the last one is released
  */
-enum hpu_slot_state {
-	HPU_SLOT_FREE = 0,
-	HPU_SLOT_PRESENT = 1,
-	HPU_SLOT_REMOVED = 2,
+enum hfd_slot_state {
+	HFD_SLOT_FREE = 0,
+	HFD_SLOT_PRESENT = 1,
+	HFD_SLOT_REMOVED = 2,
 };
 
 /* Events of driver/events kept for readers that fall behind */
-#define HPU_HOTPLUG_LOG_LEN 256
+#define HFD_HOTPLUG_LOG_LEN 256
 
 /**
- * struct hpu_hotplug_rec - one device change in the driver/events log
+ * struct hfd_hotplug_rec - one device change in the driver/events log
  * @seq: sequence number (1, 2, ...)
  * @action: "add", "remove" or "change"
  * @index: device index
  */
-struct hpu_hotplug_rec {
+struct hfd_hotplug_rec {
 	uint64_t seq;
 	const char *action;
 	unsigned int index;
 };
 
-struct hpu_event_reader;
+struct hfd_event_reader;
 
 /* Longest "IP:PORT" of a scale-out endpoint, with its NUL */
-#define HPU_SCALEOUT_ADDR_LEN 24
+#define HFD_SCALEOUT_ADDR_LEN 24
 
 /**
- * struct hpu_driver - the daemon-wide state
+ * struct hfd_driver - the daemon-wide state
  * @model: device model
  * @profile: chip profile of every device
  * @ndev: devices present (hot-add and hot-remove change it)
- * @devs: HPU_FUSED_MAX_DEVICES slots, device i in slot i
+ * @devs: HFD_MAX_DEVICES slots, device i in slot i
  * @server_id: number of this simulated server (serial numbers)
  * @uid: owner of the device nodes
  * @gid: group of the device nodes
@@ -357,7 +357,7 @@ struct hpu_event_reader;
  * @start_ns: CLOCK_MONOTONIC at start
  * @fabric: the model's server that links the devices (firmware interface
  *	1.2), or NULL when the model has no NICs
- * @fabric_err: hpu_driver_init_server() failed because the fabric (the
+ * @fabric_err: hfd_driver_init_server() failed because the fabric (the
  *	scale-out address) was refused
  * @scaleout_addr: "IP:PORT" really bound for scale-out, or "" without
  * @fabric_devices: devices the fabric is wired for (the initial ones)
@@ -367,15 +367,15 @@ struct hpu_event_reader;
  *	and hot-remove, for reading by whatever turns an index into a device
  *	and uses it (open of a node or an attribute)
  * @ev_lock: protects @ev_log, @ev_seq and @ev_readers
- * @ev_log: ring of the last HPU_HOTPLUG_LOG_LEN device changes
+ * @ev_log: ring of the last HFD_HOTPLUG_LOG_LEN device changes
  * @ev_seq: sequence number of the newest change (0: none yet)
  * @ev_readers: open driver/events files
  */
-struct hpu_driver {
+struct hfd_driver {
 	const struct hpu_fw_model *model;
 	const struct hpu_fw_profile *profile;
 	unsigned int ndev;
-	struct hpu_device *devs;
+	struct hfd_device *devs;
 	unsigned int server_id;
 	uid_t uid;
 	gid_t gid;
@@ -384,65 +384,65 @@ struct hpu_driver {
 	uint64_t start_ns;
 	struct hpu_fw_fabric *fabric;
 	bool fabric_err;
-	char scaleout_addr[HPU_SCALEOUT_ADDR_LEN];
+	char scaleout_addr[HFD_SCALEOUT_ADDR_LEN];
 	unsigned int fabric_devices;
 	uint32_t cs_timeout_ms;
 	struct fuse_session *se;
 	pthread_rwlock_t hotplug_lock;
 	pthread_mutex_t ev_lock;
-	struct hpu_hotplug_rec ev_log[HPU_HOTPLUG_LOG_LEN];
+	struct hfd_hotplug_rec ev_log[HFD_HOTPLUG_LOG_LEN];
 	uint64_t ev_seq;
-	struct hpu_event_reader *ev_readers;
+	struct hfd_event_reader *ev_readers;
 };
 
-int hpu_driver_check_model(const struct hpu_fw_model *model);
-int hpu_driver_init(struct hpu_driver *drv, const struct hpu_fw_model *model,
+int hfd_driver_check_model(const struct hpu_fw_model *model);
+int hfd_driver_init(struct hfd_driver *drv, const struct hpu_fw_model *model,
 		    const char *type, unsigned int ndev, const char *where);
-int hpu_driver_init_server(struct hpu_driver *drv,
+int hfd_driver_init_server(struct hfd_driver *drv,
 			   const struct hpu_fw_model *model, const char *type,
 			   unsigned int ndev, const char *where,
 			   const char *scaleout_addr);
-unsigned int hpu_profile_max_server_devices(const struct hpu_fw_profile *p);
-bool hpu_model_has_nic(const struct hpu_fw_model *model);
-bool hpu_device_has_nic(const struct hpu_device *dev);
-void hpu_driver_set_cs_timeout(struct hpu_driver *drv, uint32_t ms);
-bool hpu_device_has_cs(const struct hpu_device *dev);
-void hpu_driver_fini(struct hpu_driver *drv);
-bool hpu_device_present(const struct hpu_device *dev);
-int hpu_driver_hot_add(struct hpu_driver *drv, const char *type,
+unsigned int hfd_profile_max_server_devices(const struct hpu_fw_profile *p);
+bool hfd_model_has_nic(const struct hpu_fw_model *model);
+bool hfd_device_has_nic(const struct hfd_device *dev);
+void hfd_driver_set_cs_timeout(struct hfd_driver *drv, uint32_t ms);
+bool hfd_device_has_cs(const struct hfd_device *dev);
+void hfd_driver_fini(struct hfd_driver *drv);
+bool hfd_device_present(const struct hfd_device *dev);
+int hfd_driver_hot_add(struct hfd_driver *drv, const char *type,
 		       unsigned int *index);
-int hpu_driver_hot_remove(struct hpu_driver *drv, unsigned int index);
-void hpu_device_unplugged(struct hpu_device *dev);
-void hpu_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
+int hfd_driver_hot_remove(struct hfd_driver *drv, unsigned int index);
+void hfd_device_unplugged(struct hfd_device *dev);
+void hfd_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
 			   size_t len);
-uint64_t hpu_now_ns(void);
-uint32_t hpu_fw_if_minor_in_use(const struct hpu_fw_model *model);
+uint64_t hfd_now_ns(void);
+uint32_t hfd_fw_if_minor_in_use(const struct hpu_fw_model *model);
 
-int hpu_ctx_open(struct hpu_device *dev, bool control, pid_t tid, uid_t uid,
-		 gid_t gid, struct hpu_ctx **out);
-void hpu_ctx_release(struct hpu_ctx *ctx);
-void hpu_ctx_call_begin(struct hpu_ctx *ctx);
-void hpu_ctx_call_end(struct hpu_ctx *ctx);
-void hpu_device_release_all(struct hpu_device *dev);
-void hpu_ctx_get(struct hpu_ctx *ctx);
-void hpu_ctx_put(struct hpu_ctx *ctx);
-pid_t hpu_tid_to_tgid(pid_t tid);
+int hfd_ctx_open(struct hfd_device *dev, bool control, pid_t tid, uid_t uid,
+		 gid_t gid, struct hfd_ctx **out);
+void hfd_ctx_release(struct hfd_ctx *ctx);
+void hfd_ctx_call_begin(struct hfd_ctx *ctx);
+void hfd_ctx_call_end(struct hfd_ctx *ctx);
+void hfd_device_release_all(struct hfd_device *dev);
+void hfd_ctx_get(struct hfd_ctx *ctx);
+void hfd_ctx_put(struct hfd_ctx *ctx);
+pid_t hfd_tid_to_tgid(pid_t tid);
 
-int hpu_ctx_queue_event(struct hpu_ctx *ctx, uint32_t type, uint32_t engine,
+int hfd_ctx_queue_event(struct hfd_ctx *ctx, uint32_t type, uint32_t engine,
 			uint64_t seq, uint64_t addr, uint64_t data);
-int hpu_ctx_read_events(struct hpu_ctx *ctx, struct hpu_event *out,
+int hfd_ctx_read_events(struct hfd_ctx *ctx, struct hpu_event *out,
 			unsigned int max);
-unsigned int hpu_ctx_poll(struct hpu_ctx *ctx, struct fuse_pollhandle *ph);
-void hpu_ctx_note_cs_ended(struct hpu_ctx *ctx);
-void hpu_ctx_wake_poller(struct hpu_ctx *ctx);
-void hpu_ctx_clear_cs_ended(struct hpu_ctx *ctx);
-void hpu_ctx_peek_events(struct hpu_ctx *ctx, uint64_t *mask,
+unsigned int hfd_ctx_poll(struct hfd_ctx *ctx, struct fuse_pollhandle *ph);
+void hfd_ctx_note_cs_ended(struct hfd_ctx *ctx);
+void hfd_ctx_wake_poller(struct hfd_ctx *ctx);
+void hfd_ctx_clear_cs_ended(struct hfd_ctx *ctx);
+void hfd_ctx_peek_events(struct hfd_ctx *ctx, uint64_t *mask,
 			 uint64_t *pending);
-void hpu_ctx_clear_events(struct hpu_ctx *ctx, uint64_t mask);
-void hpu_ctx_take_events(struct hpu_ctx *ctx, uint64_t *mask,
+void hfd_ctx_clear_events(struct hfd_ctx *ctx, uint64_t mask);
+void hfd_ctx_take_events(struct hfd_ctx *ctx, uint64_t *mask,
 			 uint64_t *pending);
-int hpu_device_clients_text(struct hpu_device *dev, char **text, size_t *len);
-void hpu_device_open_stats(struct hpu_device *dev,
+int hfd_device_clients_text(struct hfd_device *dev, char **text, size_t *len);
+void hfd_device_open_stats(struct hfd_device *dev,
 			   struct hpu_info_open_stats *out);
 
 /* ------------------------------------------------------------------ */
@@ -450,7 +450,7 @@ void hpu_device_open_stats(struct hpu_device *dev,
 /* ------------------------------------------------------------------ */
 
 /**
- * struct hpu_limit_desc - one per-context limit
+ * struct hfd_limit_desc - one per-context limit
  * @name: NAME of hpu-fused --limit NAME=N
  * @def: default
  * @min: smallest value --limit accepts
@@ -459,7 +459,7 @@ void hpu_device_open_stats(struct hpu_device *dev,
  *	oldest is dropped)
  * @what: what is counted (help text)
  */
-struct hpu_limit_desc {
+struct hfd_limit_desc {
 	const char *name;
 	uint64_t def;
 	uint64_t min;
@@ -468,112 +468,112 @@ struct hpu_limit_desc {
 	const char *what;
 };
 
-extern const struct hpu_limit_desc hpu_limit_descs[HPU_CTX_LIMIT_NUM];
+extern const struct hfd_limit_desc hfd_limit_descs[HPU_CTX_LIMIT_NUM];
 
-uint64_t hpu_limit(unsigned int id);
-int hpu_limit_find(const char *name, size_t len);
-int hpu_limit_parse(const char *arg);
-void hpu_limits_reset(void);
-int hpu_ctx_charge(struct hpu_ctx *ctx, unsigned int id, uint64_t n);
-int hpu_ctx_charge2(struct hpu_ctx *ctx, unsigned int id1, uint64_t n1,
+uint64_t hfd_limit(unsigned int id);
+int hfd_limit_find(const char *name, size_t len);
+int hfd_limit_parse(const char *arg);
+void hfd_limits_reset(void);
+int hfd_ctx_charge(struct hfd_ctx *ctx, unsigned int id, uint64_t n);
+int hfd_ctx_charge2(struct hfd_ctx *ctx, unsigned int id1, uint64_t n1,
 		    unsigned int id2, uint64_t n2);
-void hpu_ctx_uncharge(struct hpu_ctx *ctx, unsigned int id, uint64_t n);
-void hpu_ctx_limits_release(struct hpu_ctx *ctx);
-uint64_t hpu_limit_daemon_shm_maps(uint64_t cap);
-uint64_t hpu_limit_daemon_shm_used(void);
-void hpu_ctx_limits_info(struct hpu_ctx *ctx, struct hpu_info_ctx_limits *out);
+void hfd_ctx_uncharge(struct hfd_ctx *ctx, unsigned int id, uint64_t n);
+void hfd_ctx_limits_release(struct hfd_ctx *ctx);
+uint64_t hfd_limit_daemon_shm_maps(uint64_t cap);
+uint64_t hfd_limit_daemon_shm_used(void);
+void hfd_ctx_limits_info(struct hfd_ctx *ctx, struct hpu_info_ctx_limits *out);
 
 /* ------------------------------------------------------------------ */
 /* User memory (uaccess.c)                                             */
 /* ------------------------------------------------------------------ */
 
-int hpu_copy_from_user(pid_t pid, void *dst, uint64_t uaddr, size_t len);
-int hpu_copy_to_user(pid_t pid, uint64_t uaddr, const void *src, size_t len);
-int hpu_pidfd_open(pid_t tgid);
-bool hpu_pidfd_alive(int pidfd);
-int hpu_user_range_mapped(pid_t tgid, uint64_t uaddr, uint64_t len);
-int hpu_user_probe(pid_t tid, uint64_t uaddr, uint64_t len);
-void hpu_uaccess_set_mount_dev(dev_t dev);
+int hfd_copy_from_user(pid_t pid, void *dst, uint64_t uaddr, size_t len);
+int hfd_copy_to_user(pid_t pid, uint64_t uaddr, const void *src, size_t len);
+int hfd_pidfd_open(pid_t tgid);
+bool hfd_pidfd_alive(int pidfd);
+int hfd_user_range_mapped(pid_t tgid, uint64_t uaddr, uint64_t len);
+int hfd_user_probe(pid_t tid, uint64_t uaddr, uint64_t len);
+void hfd_uaccess_set_mount_dev(dev_t dev);
 
 /* The bound on client memory accesses (uaccess_guard.c) */
-int hpu_uaccess_guard_start(uint32_t timeout_ms, void (*abandon)(void *token));
-void hpu_uaccess_guard_stop(void);
-void hpu_uaccess_begin_request(void *token, pid_t tid, uid_t uid);
-bool hpu_uaccess_end_request(void);
-bool hpu_uaccess_request_dead(void);
-int hpu_uaccess_enter(void);
-int hpu_uaccess_exit(void);
-void hpu_uaccess_guard_stats(uint64_t *now, uint64_t *ever, uint64_t *refused);
+int hfd_uaccess_guard_start(uint32_t timeout_ms, void (*abandon)(void *token));
+void hfd_uaccess_guard_stop(void);
+void hfd_uaccess_begin_request(void *token, pid_t tid, uid_t uid);
+bool hfd_uaccess_end_request(void);
+bool hfd_uaccess_request_dead(void);
+int hfd_uaccess_enter(void);
+int hfd_uaccess_exit(void);
+void hfd_uaccess_guard_stats(uint64_t *now, uint64_t *ever, uint64_t *refused);
 
 /* ------------------------------------------------------------------ */
 /* Packet validation (packets.c)                                       */
 /* ------------------------------------------------------------------ */
 
 /**
- * enum hpu_queue_kind - the engine a hardware queue feeds
- * @HPU_QUEUE_NONE: no such queue
- * @HPU_QUEUE_DMA: a DMA engine (LIN_DMA, MEMSET allowed)
- * @HPU_QUEUE_MME: an MME
- * @HPU_QUEUE_TPC: a TPC
- * @HPU_QUEUE_NIC: a NIC port
+ * enum hfd_queue_kind - the engine a hardware queue feeds
+ * @HFD_QUEUE_NONE: no such queue
+ * @HFD_QUEUE_DMA: a DMA engine (LIN_DMA, MEMSET allowed)
+ * @HFD_QUEUE_MME: an MME
+ * @HFD_QUEUE_TPC: a TPC
+ * @HFD_QUEUE_NIC: a NIC port
  */
-enum hpu_queue_kind {
-	HPU_QUEUE_NONE = 0,
-	HPU_QUEUE_DMA,
-	HPU_QUEUE_MME,
-	HPU_QUEUE_TPC,
-	HPU_QUEUE_NIC,
+enum hfd_queue_kind {
+	HFD_QUEUE_NONE = 0,
+	HFD_QUEUE_DMA,
+	HFD_QUEUE_MME,
+	HFD_QUEUE_TPC,
+	HFD_QUEUE_NIC,
 };
 
-enum hpu_queue_kind hpu_queue_kind(const struct hpu_fw_profile *profile,
+enum hfd_queue_kind hfd_queue_kind(const struct hpu_fw_profile *profile,
 				   uint32_t queue);
-int hpu_packets_validate(const void *cb, size_t size, enum hpu_queue_kind kind,
+int hfd_packets_validate(const void *cb, size_t size, enum hfd_queue_kind kind,
 			 size_t *bad_off);
 /* Engine packet checks (packets_mme.c, packets_tpc.c); @p: the packet */
-int hpu_check_mme_gemm(const uint8_t *p);
-int hpu_check_tpc_kernel(const uint8_t *p);
-int hpu_check_nic_write(const uint8_t *p);
+int hfd_check_mme_gemm(const uint8_t *p);
+int hfd_check_tpc_kernel(const uint8_t *p);
+int hfd_check_nic_write(const uint8_t *p);
 
 /* ------------------------------------------------------------------ */
 /* Timer thread (timer.c)                                              */
 /* ------------------------------------------------------------------ */
 
-struct hpu_timer;
-typedef void (*hpu_timer_fn)(struct hpu_timer *t);
+struct hfd_timer;
+typedef void (*hfd_timer_fn)(struct hfd_timer *t);
 
 /**
- * struct hpu_timer - a deadline served by the driver's timer thread
+ * struct hfd_timer - a deadline served by the driver's timer thread
  * @deadline_ns: CLOCK_MONOTONIC when @fn runs (0: as soon as possible)
  * @fn: runs on the timer thread, with no driver lock held
  * @armed: queued (protected by the timer lock)
  * @next: next queued timer (protected by the timer lock)
  * @prev: previous queued timer (protected by the timer lock)
  */
-struct hpu_timer {
+struct hfd_timer {
 	uint64_t deadline_ns;
-	hpu_timer_fn fn;
+	hfd_timer_fn fn;
 	bool armed;
-	struct hpu_timer *next;
-	struct hpu_timer *prev;
+	struct hfd_timer *next;
+	struct hfd_timer *prev;
 };
 
-int hpu_timer_start(void);
-void hpu_timer_stop(void);
-void hpu_timer_arm(struct hpu_timer *t, uint64_t deadline_ns);
-void hpu_timer_cancel_sync(struct hpu_timer *t);
+int hfd_timer_start(void);
+void hfd_timer_stop(void);
+void hfd_timer_arm(struct hfd_timer *t, uint64_t deadline_ns);
+void hfd_timer_cancel_sync(struct hfd_timer *t);
 
 /* ------------------------------------------------------------------ */
 /* Memory, CBs, submissions, waits (memory.c, cb.c, cs.c, wait.c)      */
 /* ------------------------------------------------------------------ */
 
 /**
- * struct hpu_ioctl_defer - how a handler answers a request later
+ * struct hfd_ioctl_defer - how a handler answers a request later
  * @interrupted: whether the caller already gave up (signal)
- * @on_interrupt: have hpu_wait_interrupt(@id) called when it does
+ * @on_interrupt: have hfd_wait_interrupt(@id) called when it does
  * @reply: answer the request (@err 0: @out of @size bytes; else -errno)
  * @token: the request (fuse_req_t), first argument of the three
  */
-struct hpu_ioctl_defer {
+struct hfd_ioctl_defer {
 	bool (*interrupted)(void *token);
 	void (*on_interrupt)(void *token, uint64_t id);
 	void (*reply)(void *token, int err, const void *out, size_t size);
@@ -581,48 +581,48 @@ struct hpu_ioctl_defer {
 };
 
 /* A handler's return value: the request will be answered through its defer */
-#define HPU_IOCTL_DEFERRED 1
+#define HFD_IOCTL_DEFERRED 1
 
-int hpu_ctx_mem_init(struct hpu_ctx *ctx);
-void hpu_ctx_mem_fini(struct hpu_ctx *ctx);
-int hpu_ctx_cs_init(struct hpu_ctx *ctx);
-void hpu_ctx_cs_fini(struct hpu_ctx *ctx);
-void hpu_ctx_cs_free(struct hpu_ctx *ctx);
+int hfd_ctx_mem_init(struct hfd_ctx *ctx);
+void hfd_ctx_mem_fini(struct hfd_ctx *ctx);
+int hfd_ctx_cs_init(struct hfd_ctx *ctx);
+void hfd_ctx_cs_fini(struct hfd_ctx *ctx);
+void hfd_ctx_cs_free(struct hfd_ctx *ctx);
 
 /**
- * struct hpu_cb_ref - what a submission needs of a CB
+ * struct hfd_cb_ref - what a submission needs of a CB
  * @bytes: private copy of the first @size bytes of the CB
  * @size: bytes copied
  * @usage: the CB's in-flight usage counter (atomic), already raised
  */
-struct hpu_cb_ref {
+struct hfd_cb_ref {
 	void *bytes;
 	uint32_t size;
 	uint32_t *usage;
 };
 
-int hpu_cb_get(struct hpu_ctx *ctx, uint64_t handle, uint32_t size,
-	       pid_t requester, struct hpu_cb_ref *ref);
-void hpu_cb_put(struct hpu_cb_ref *ref);
+int hfd_cb_get(struct hfd_ctx *ctx, uint64_t handle, uint32_t size,
+	       pid_t requester, struct hfd_cb_ref *ref);
+void hfd_cb_put(struct hfd_cb_ref *ref);
 
-void hpu_cs_done_cb(void *arg, void *cookie, enum hpu_fw_cs_result result,
+void hfd_cs_done_cb(void *arg, void *cookie, enum hpu_fw_cs_result result,
 		    const struct hpu_fw_fault *fault, uint64_t done_ns);
-void hpu_engine_reset_cb(void *arg, uint32_t engine);
-int hpu_cs_seq_status(struct hpu_ctx *ctx, uint64_t seq, uint32_t *status,
+void hfd_engine_reset_cb(void *arg, uint32_t engine);
+int hfd_cs_seq_status(struct hfd_ctx *ctx, uint64_t seq, uint32_t *status,
 		      uint64_t *ts, bool *ts_valid);
-void hpu_wait_cs_ended(struct hpu_ctx *ctx);
-void hpu_wait_ctx_fini(struct hpu_ctx *ctx);
-void hpu_wait_interrupt(uint64_t id);
+void hfd_wait_cs_ended(struct hfd_ctx *ctx);
+void hfd_wait_ctx_fini(struct hfd_ctx *ctx);
+void hfd_wait_interrupt(uint64_t id);
 
 /* ------------------------------------------------------------------ */
 /* ioctl dispatch (ioctl.c, info.c)                                    */
 /* ------------------------------------------------------------------ */
 
-/* hpu_ioctl_desc.flags */
-#define HPU_IOCTL_CONTROL_OK (1U << 0) /* allowed on control nodes */
+/* hfd_ioctl_desc.flags */
+#define HFD_IOCTL_CONTROL_OK (1U << 0) /* allowed on control nodes */
 
 /**
- * struct hpu_ioctl_call - one ioctl request as the handlers see it
+ * struct hfd_ioctl_call - one ioctl request as the handlers see it
  * @ctx: context of the file
  * @pid: thread that made the request (user memory belongs to it)
  * @uid: user of that request (fuse_req_ctx()->uid), not the opener's:
@@ -632,41 +632,41 @@ void hpu_wait_interrupt(uint64_t id);
  * @arg: user address of the argument struct (the kernel copies the
  *	answer there), or 0 when unknown (in-process callers)
  */
-struct hpu_ioctl_call {
-	struct hpu_ctx *ctx;
+struct hfd_ioctl_call {
+	struct hfd_ctx *ctx;
 	pid_t pid;
 	uid_t uid;
-	const struct hpu_ioctl_defer *defer;
+	const struct hfd_ioctl_defer *defer;
 	uint64_t arg;
 };
 
 /**
- * struct hpu_arg_member - one member of an ioctl's input struct
+ * struct hfd_arg_member - one member of an ioctl's input struct
  * @name: member name (logs)
  * @off: byte offset
  * @size: bytes
  */
-struct hpu_arg_member {
+struct hfd_arg_member {
 	const char *name;
 	uint16_t off;
 	uint16_t size;
 };
 
 /**
- * struct hpu_arg_variant - what one op of a command uses
+ * struct hfd_arg_variant - what one op of a command uses
  * @name: command and op (logs)
  * @used: bit i set: member i may be non-zero (besides the command's
  *	@always members); every other member must be 0
  * @effects: the op changes state: the argument must be writable first
  */
-struct hpu_arg_variant {
+struct hfd_arg_variant {
 	const char *name;
 	uint32_t used;
 	bool effects;
 };
 
 /**
- * struct hpu_arg_rules - per-op member use of one command (ioctl_args.c)
+ * struct hfd_arg_rules - per-op member use of one command (ioctl_args.c)
  * @members: every member of the input struct, pad and reserved included
  * @nmembers: entries of @members (at most 32)
  * @always: members every op uses (the op selector)
@@ -675,95 +675,95 @@ struct hpu_arg_variant {
  * @variants: per op (or op and flag) what is used
  * @nvariants: entries of @variants
  */
-struct hpu_arg_rules {
-	const struct hpu_arg_member *members;
+struct hfd_arg_rules {
+	const struct hfd_arg_member *members;
 	unsigned int nmembers;
 	uint32_t always;
 	int (*variant)(const void *arg);
-	const struct hpu_arg_variant *variants;
+	const struct hfd_arg_variant *variants;
 	unsigned int nvariants;
 };
 
-extern const struct hpu_arg_rules hpu_info_arg_rules;
-extern const struct hpu_arg_rules hpu_cb_arg_rules;
-extern const struct hpu_arg_rules hpu_cs_arg_rules;
-extern const struct hpu_arg_rules hpu_wait_cs_arg_rules;
-extern const struct hpu_arg_rules hpu_mem_arg_rules;
-extern const struct hpu_arg_rules hpu_nic_arg_rules;
-extern const struct hpu_arg_rules hpu_debug_arg_rules;
+extern const struct hfd_arg_rules hfd_info_arg_rules;
+extern const struct hfd_arg_rules hfd_cb_arg_rules;
+extern const struct hfd_arg_rules hfd_cs_arg_rules;
+extern const struct hfd_arg_rules hfd_wait_cs_arg_rules;
+extern const struct hfd_arg_rules hfd_mem_arg_rules;
+extern const struct hfd_arg_rules hfd_nic_arg_rules;
+extern const struct hfd_arg_rules hfd_debug_arg_rules;
 
-int hpu_args_check(const struct hpu_arg_rules *rules, const void *arg,
+int hfd_args_check(const struct hfd_arg_rules *rules, const void *arg,
 		   bool *effects);
 
-typedef int (*hpu_ioctl_func_t)(const struct hpu_ioctl_call *call, void *data);
+typedef int (*hfd_ioctl_func_t)(const struct hfd_ioctl_call *call, void *data);
 
 /**
- * struct hpu_ioctl_desc - one entry of the dispatch table
+ * struct hfd_ioctl_desc - one entry of the dispatch table
  * @cmd: full command number; its size and direction are the driver's
  * @func: handler; @data is the argument struct, updated in place
- * @flags: HPU_IOCTL_*
+ * @flags: HFD_IOCTL_*
  * @name: for logs
  * @args: which input members each op uses, and which ops have effects
  */
-struct hpu_ioctl_desc {
+struct hfd_ioctl_desc {
 	unsigned int cmd;
-	hpu_ioctl_func_t func;
+	hfd_ioctl_func_t func;
 	unsigned int flags;
 	const char *name;
-	const struct hpu_arg_rules *args;
+	const struct hfd_arg_rules *args;
 };
 
 /* Largest argument struct of any command */
-#define HPU_IOCTL_MAX_SIZE 128
+#define HFD_IOCTL_MAX_SIZE 128
 
-const struct hpu_ioctl_desc *hpu_ioctl_lookup(unsigned int cmd, int *err);
-int hpu_ioctl_dispatch(const struct hpu_ioctl_call *call, unsigned int cmd,
+const struct hfd_ioctl_desc *hfd_ioctl_lookup(unsigned int cmd, int *err);
+int hfd_ioctl_dispatch(const struct hfd_ioctl_call *call, unsigned int cmd,
 		       const void *in, size_t in_size, void *out,
 		       size_t *out_size);
-int hpu_check_flags(uint64_t flags, uint64_t mask);
-int hpu_check_zero(const void *ptr, size_t len);
+int hfd_check_flags(uint64_t flags, uint64_t mask);
+int hfd_check_zero(const void *ptr, size_t len);
 
-int hpu_ioctl_info(const struct hpu_ioctl_call *call, void *data);
-int hpu_ioctl_memory(const struct hpu_ioctl_call *call, void *data);
-int hpu_ioctl_cb(const struct hpu_ioctl_call *call, void *data);
-int hpu_ioctl_cs(const struct hpu_ioctl_call *call, void *data);
-int hpu_ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data);
-int hpu_ioctl_nic(const struct hpu_ioctl_call *call, void *data);
-int hpu_ioctl_debug(const struct hpu_ioctl_call *call, void *data);
-void hpu_nic_event_cb(void *arg, void *as_cookie,
+int hfd_ioctl_info(const struct hfd_ioctl_call *call, void *data);
+int hfd_ioctl_memory(const struct hfd_ioctl_call *call, void *data);
+int hfd_ioctl_cb(const struct hfd_ioctl_call *call, void *data);
+int hfd_ioctl_cs(const struct hfd_ioctl_call *call, void *data);
+int hfd_ioctl_wait_cs(const struct hfd_ioctl_call *call, void *data);
+int hfd_ioctl_nic(const struct hfd_ioctl_call *call, void *data);
+int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data);
+void hfd_nic_event_cb(void *arg, void *as_cookie,
 		      const struct hpu_fw_nic_event *ev);
-int hpu_nic_info(struct hpu_device *dev, struct hpu_info_nic *out);
-uint64_t hpu_driver_capabilities(const struct hpu_device *dev);
+int hfd_nic_info(struct hfd_device *dev, struct hpu_info_nic *out);
+uint64_t hfd_driver_capabilities(const struct hfd_device *dev);
 
 /* ------------------------------------------------------------------ */
 /* Attributes (attr.c)                                                 */
 /* ------------------------------------------------------------------ */
 
 /**
- * struct hpu_attr_dev - one per-device text attribute (class/hpuN/NAME)
+ * struct hfd_attr_dev - one per-device text attribute (class/hpuN/NAME)
  * @name: file name
  * @show: writes the text (one line ending in '\n', or several for
  *	lists) to a malloc'ed buffer; 0 or -errno
  */
-struct hpu_attr_dev {
+struct hfd_attr_dev {
 	const char *name;
-	int (*show)(struct hpu_device *dev, char **text, size_t *len);
+	int (*show)(struct hfd_device *dev, char **text, size_t *len);
 };
 
 /**
- * struct hpu_attr_drv - one daemon-wide text attribute (driver/NAME)
+ * struct hfd_attr_drv - one daemon-wide text attribute (driver/NAME)
  * @name: file name
- * @show: as for struct hpu_attr_dev
+ * @show: as for struct hfd_attr_dev
  */
-struct hpu_attr_drv {
+struct hfd_attr_drv {
 	const char *name;
-	int (*show)(struct hpu_driver *drv, char **text, size_t *len);
+	int (*show)(struct hfd_driver *drv, char **text, size_t *len);
 };
 
-extern const struct hpu_attr_dev hpu_dev_attrs[];
-extern const unsigned int hpu_num_dev_attrs;
-extern const struct hpu_attr_drv hpu_drv_attrs[];
-extern const unsigned int hpu_num_drv_attrs;
+extern const struct hfd_attr_dev hfd_dev_attrs[];
+extern const unsigned int hfd_num_dev_attrs;
+extern const struct hfd_attr_drv hfd_drv_attrs[];
+extern const unsigned int hfd_num_drv_attrs;
 
 /* ------------------------------------------------------------------ */
 /* FUSE front end (fs.c) and mount handling (mount.c)                  */
@@ -774,50 +774,50 @@ extern const unsigned int hpu_num_drv_attrs;
 /* ------------------------------------------------------------------ */
 
 /* Longest command written to driver/hotplug, and longest answer */
-#define HPU_HOTPLUG_CMD_MAX 64
-#define HPU_HOTPLUG_MSG_MAX 160
+#define HFD_HOTPLUG_CMD_MAX 64
+#define HFD_HOTPLUG_MSG_MAX 160
 
 /**
- * struct hpu_hotplug_file - an open driver/hotplug
+ * struct hfd_hotplug_file - an open driver/hotplug
  * @lock: protects @msg and @msg_len
  * @msg: answer to the last command written, returned by read()
  * @msg_len: bytes of @msg
  * @prev: previous open driver/hotplug (fs.c's list, for the unmount)
  * @next: next open driver/hotplug
  */
-struct hpu_hotplug_file {
+struct hfd_hotplug_file {
 	pthread_mutex_t lock;
-	char msg[HPU_HOTPLUG_MSG_MAX];
+	char msg[HFD_HOTPLUG_MSG_MAX];
 	size_t msg_len;
-	struct hpu_hotplug_file *prev;
-	struct hpu_hotplug_file *next;
+	struct hfd_hotplug_file *prev;
+	struct hfd_hotplug_file *next;
 };
 
-int hpu_hotplug_command(struct hpu_driver *drv, const char *cmd, size_t len,
+int hfd_hotplug_command(struct hfd_driver *drv, const char *cmd, size_t len,
 			char *msg, size_t msg_len, char *action,
 			unsigned int *index);
-void hpu_hotplug_log(struct hpu_driver *drv, const char *action,
+void hfd_hotplug_log(struct hfd_driver *drv, const char *action,
 		     unsigned int index);
-int hpu_event_reader_open(struct hpu_driver *drv,
-			  struct hpu_event_reader **out);
-void hpu_event_reader_close(struct hpu_driver *drv, struct hpu_event_reader *r);
-int hpu_event_reader_read(struct hpu_driver *drv, struct hpu_event_reader *r,
+int hfd_event_reader_open(struct hfd_driver *drv,
+			  struct hfd_event_reader **out);
+void hfd_event_reader_close(struct hfd_driver *drv, struct hfd_event_reader *r);
+int hfd_event_reader_read(struct hfd_driver *drv, struct hfd_event_reader *r,
 			  char *buf, size_t size);
-unsigned int hpu_event_reader_poll(struct hpu_driver *drv,
-				   struct hpu_event_reader *r,
+unsigned int hfd_event_reader_poll(struct hfd_driver *drv,
+				   struct hfd_event_reader *r,
 				   struct fuse_pollhandle *ph);
-void hpu_event_readers_fini(struct hpu_driver *drv);
+void hfd_event_readers_fini(struct hfd_driver *drv);
 
-extern const struct fuse_lowlevel_ops hpu_fs_ops;
-void hpu_fs_release_all(void);
-int hpu_fs_guard_start(uint32_t timeout_ms);
+extern const struct fuse_lowlevel_ops hfd_fs_ops;
+void hfd_fs_release_all(void);
+int hfd_fs_guard_start(uint32_t timeout_ms);
 
-int hpu_mount_prepare(const char *dir);
-int hpu_mount_dev(const char *dir, dev_t *dev);
-int hpu_devlinks_create(const char *link_dir, const char *dir,
+int hfd_mount_prepare(const char *dir);
+int hfd_mount_dev(const char *dir, dev_t *dev);
+int hfd_devlinks_create(const char *link_dir, const char *dir,
 			unsigned int ndev, bool forced);
-void hpu_devlinks_hotplug(char action, unsigned int index);
-void hpu_devlinks_remove(const char *link_dir, const char *dir,
+void hfd_devlinks_hotplug(char action, unsigned int index);
+void hfd_devlinks_remove(const char *link_dir, const char *dir,
 			 unsigned int ndev);
 
 #endif /* HPU_FUSED_H */

@@ -8,47 +8,47 @@
 #include "hpu_fused.h"
 
 /**
- * struct hpu_handle_node - an object on one of a context's handle lists
+ * struct hfd_handle_node - an object on one of a context's handle lists
  * @handle: the context's handle of it (never reused)
  * @next: next object on the same list
  */
-struct hpu_handle_node {
+struct hfd_handle_node {
 	uint64_t handle;
-	struct hpu_handle_node *next;
+	struct hfd_handle_node *next;
 };
 
 /* The object of @type whose member "node" is @n (not NULL) */
-#define hpu_handle_entry(n, type) ((type *)((char *)(n)-offsetof(type, node)))
+#define hfd_handle_entry(n, type) ((type *)((char *)(n)-offsetof(type, node)))
 
 /* Processes whose host memory one context may map (-EMFILE beyond) */
-#define HPU_CTX_MAX_CLIENTS 16
+#define HFD_CTX_MAX_CLIENTS 16
 
 /**
- * struct hpu_client - a process whose memory a context maps (clients.c)
+ * struct hfd_client - a process whose memory a context maps (clients.c)
  * @tgid: its thread group id
  * @pidfd: pidfd of it, shared by every mapping of the process in the
  *	context (the model's host ranges get it)
  * @refs: mappings and CBs using it, and calls in progress (protected by
- *	the context's hpu_mem_state.lock)
- * @next: next client of the context (hpu_mem_state.lock)
+ *	the context's hfd_mem_state.lock)
+ * @next: next client of the context (hfd_mem_state.lock)
  */
-struct hpu_client {
+struct hfd_client {
 	pid_t tgid;
 	int pidfd;
 	unsigned int refs;
-	struct hpu_client *next;
+	struct hfd_client *next;
 };
 
 /**
- * struct hpu_alloc - one device memory allocation of a context
+ * struct hfd_alloc - one device memory allocation of a context
  * @node: handle and link on the context's allocation list
  * @mem: the model's allocation
  * @size: bytes really reserved (rounded to the page size)
  * @sram: from SRAM (not counted as HBM)
  * @map_count: device mappings of it (FREE is -EBUSY while > 0)
  */
-struct hpu_alloc {
-	struct hpu_handle_node node;
+struct hfd_alloc {
+	struct hfd_handle_node node;
 	struct hpu_fw_mem *mem;
 	uint64_t size;
 	bool sram;
@@ -56,7 +56,7 @@ struct hpu_alloc {
 };
 
 /**
- * struct hpu_map - one mapping made with MEMORY MAP
+ * struct hfd_map - one mapping made with MEMORY MAP
  * @va: device VA the model returned
  * @alloc: the allocation mapped, or NULL for host memory
  * @client: host memory (USERPTR): the process that owns it, else NULL
@@ -66,18 +66,18 @@ struct hpu_alloc {
  * @host_size: USERPTR: bytes of host memory (charged to pinned_bytes)
  * @next: next mapping of the context
  */
-struct hpu_map {
+struct hfd_map {
 	uint64_t va;
-	struct hpu_alloc *alloc;
-	struct hpu_client *client;
+	struct hfd_alloc *alloc;
+	struct hfd_client *client;
 	void *shm;
 	uint64_t shm_size;
 	uint64_t host_size;
-	struct hpu_map *next;
+	struct hfd_map *next;
 };
 
 /**
- * struct hpu_cb - a command buffer: user memory of its creator, mapped to
+ * struct hfd_cb - a command buffer: user memory of its creator, mapped to
  * the device
  * @node: handle and link on the context's CB list
  * @host_ptr: address in the creating process
@@ -87,19 +87,19 @@ struct hpu_map {
  * @va: device VA of the mapping
  * @usage: CSs in flight that use it (atomic)
  */
-struct hpu_cb {
-	struct hpu_handle_node node;
+struct hfd_cb {
+	struct hfd_handle_node node;
 	uint64_t host_ptr;
 	uint32_t size;
-	struct hpu_client *owner;
+	struct hfd_client *owner;
 	uint64_t va;
 	uint32_t usage;
 };
 
 /**
- * struct hpu_mem_state - handle tables of a context
+ * struct hfd_mem_state - handle tables of a context
  * @lock: protects every member and every object on the lists (except
- *	struct hpu_cb.usage, an atomic)
+ *	struct hfd_cb.usage, an atomic)
  * @next_handle: next handle to give out (shared by allocations and CBs)
  * @allocs: allocations
  * @maps: mappings made with MAP
@@ -107,13 +107,13 @@ struct hpu_cb {
  * @clients: processes whose memory is mapped (clients.c)
  * @nclients: entries of @clients
  */
-struct hpu_mem_state {
+struct hfd_mem_state {
 	pthread_mutex_t lock;
 	uint64_t next_handle;
-	struct hpu_handle_node *allocs;
-	struct hpu_map *maps;
-	struct hpu_handle_node *cbs;
-	struct hpu_client *clients;
+	struct hfd_handle_node *allocs;
+	struct hfd_map *maps;
+	struct hfd_handle_node *cbs;
+	struct hfd_client *clients;
 	unsigned int nclients;
 };
 
@@ -121,11 +121,11 @@ struct hpu_mem_state {
  * The object of @handle on the list at @head, or NULL; with @link, *@link
  * is set to the pointer that links it (to unlink it). Under the lock.
  */
-static inline struct hpu_handle_node *
-hpu_handle_find(struct hpu_handle_node **head, uint64_t handle,
-		struct hpu_handle_node ***link)
+static inline struct hfd_handle_node *
+hfd_handle_find(struct hfd_handle_node **head, uint64_t handle,
+		struct hfd_handle_node ***link)
 {
-	struct hpu_handle_node **pp;
+	struct hfd_handle_node **pp;
 
 	for (pp = head; *pp; pp = &(*pp)->next) {
 		if ((*pp)->handle == handle) {
@@ -138,9 +138,9 @@ hpu_handle_find(struct hpu_handle_node **head, uint64_t handle,
 }
 
 /* Give @n the next handle of @m and put it on the list at @head */
-static inline void hpu_handle_add(struct hpu_mem_state *m,
-				  struct hpu_handle_node **head,
-				  struct hpu_handle_node *n)
+static inline void hfd_handle_add(struct hfd_mem_state *m,
+				  struct hfd_handle_node **head,
+				  struct hfd_handle_node *n)
 {
 	pthread_mutex_lock(&m->lock);
 	n->handle = m->next_handle++;
@@ -155,17 +155,17 @@ static inline void hpu_handle_add(struct hpu_mem_state *m,
 /*
  * Map [@addr, @addr + @size) of the process of thread @tid into @ctx's
  * address space (memory.c): the caller checked the range with
- * hpu_user_probe() before taking its locks. The mapping names the process
+ * hfd_user_probe() before taking its locks. The mapping names the process
  * by its client record (one pidfd per process and context), returned in
  * *@client with a reference the caller owns from then on.
  * Return: 0 with *@va set, or -errno (-EMFILE: too many processes).
  */
-int hpu_ctx_map_user(struct hpu_ctx *ctx, pid_t tid, uint64_t addr,
+int hfd_ctx_map_user(struct hfd_ctx *ctx, pid_t tid, uint64_t addr,
 		     uint64_t size, uint64_t hint, bool fixed,
-		     struct hpu_client **client, uint64_t *va);
+		     struct hfd_client **client, uint64_t *va);
 
-int hpu_client_get(struct hpu_ctx *ctx, pid_t tid, struct hpu_client **out);
-void hpu_client_put(struct hpu_ctx *ctx, struct hpu_client *c);
-bool hpu_client_alive(const struct hpu_client *c);
+int hfd_client_get(struct hfd_ctx *ctx, pid_t tid, struct hfd_client **out);
+void hfd_client_put(struct hfd_ctx *ctx, struct hfd_client *c);
+bool hfd_client_alive(const struct hfd_client *c);
 
 #endif /* HPU_MEM_H */

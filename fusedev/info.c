@@ -9,58 +9,87 @@
 
 #include "hpu_fused.h"
 
-/* Largest INFO answer */
+/*
+ * Every INFO op once: its number, its name (the answer is struct
+ * hpu_info_NAME, built by info_NAME() below), the answer's size as
+ * docs/abi.md ("INFO ops") documents it, whether it takes period_ms, and
+ * what reading it does (NULL: nothing). The answer union, the op table and
+ * the compile-time checks are all made from this list.
+ */
+#define INFO_OPS(X)                                                       \
+	X(HPU_INFO_HW_IP_INFO, hw_ip_info, 192, false, NULL)              \
+	X(HPU_INFO_DRAM_USAGE, dram_usage, 32, false, NULL)               \
+	X(HPU_INFO_HW_IDLE, hw_idle, 40, false, NULL)                     \
+	X(HPU_INFO_DEVICE_STATUS, device_status, 8, false, NULL)          \
+	X(HPU_INFO_DEVICE_UTILIZATION, device_utilization, 8, true, NULL) \
+	X(HPU_INFO_CLK_RATE, clk_rate, 8, false, NULL)                    \
+	X(HPU_INFO_RESET_COUNT, reset_count, 8, false, NULL)              \
+	X(HPU_INFO_TIME_SYNC, time_sync, 16, false, NULL)                 \
+	X(HPU_INFO_CS_COUNTERS, cs_counters, 128, false, NULL)            \
+	X(HPU_INFO_POWER, power, 24, false, NULL)                         \
+	X(HPU_INFO_OPEN_STATS, open_stats, 32, false, NULL)               \
+	X(HPU_INFO_GET_EVENTS, events, 16, false, info_events_delivered)  \
+	X(HPU_INFO_PCI_INFO, pci, 40, false, NULL)                        \
+	X(HPU_INFO_DRIVER_VERSION, driver_version, 64, false, NULL)       \
+	X(HPU_INFO_THERMAL, thermal, 16, false, NULL)                     \
+	X(HPU_INFO_NIC, nic, 128, false, NULL)                            \
+	X(HPU_INFO_CTX_LIMITS, ctx_limits, 264, false, NULL)
+
+/* Room for the largest INFO answer */
 union info_answer {
-	struct hpu_info_hw_ip_info hw_ip;
-	struct hpu_info_dram_usage dram;
-	struct hpu_info_hw_idle idle;
-	struct hpu_info_device_status status;
-	struct hpu_info_device_utilization util;
-	struct hpu_info_clk_rate clk;
-	struct hpu_info_reset_count reset;
-	struct hpu_info_time_sync time;
-	struct hpu_info_cs_counters cs;
-	struct hpu_info_power power;
-	struct hpu_info_thermal thermal;
-	struct hpu_info_open_stats open;
-	struct hpu_info_events events;
-	struct hpu_info_pci pci;
-	struct hpu_info_driver_version version;
-	struct hpu_info_nic nic;
-	struct hpu_info_ctx_limits limits;
+#define INFO_MEMBER(nr, name, size, period, delivered) \
+	struct hpu_info_##name name;
+	INFO_OPS(INFO_MEMBER)
+#undef INFO_MEMBER
 };
 
+/*
+ * Per op: the answer has its documented size (a uapi change that moves it
+ * fails here, not at a client), fits the union it is built in, and keeps
+ * the ABI's rule that every size is a multiple of 8.
+ */
+#define INFO_CHECK(nr, name, size, period, delivered)                         \
+	_Static_assert(sizeof(struct hpu_info_##name) == (size),              \
+		       "struct hpu_info_" #name ": not its documented size"); \
+	_Static_assert(sizeof(struct hpu_info_##name) <=                      \
+			       sizeof(union info_answer),                     \
+		       "struct hpu_info_" #name ": larger than the union");   \
+	_Static_assert(sizeof(struct hpu_info_##name) % 8 == 0,               \
+		       "struct hpu_info_" #name ": size not a multiple of 8");
+INFO_OPS(INFO_CHECK)
+#undef INFO_CHECK
+
 /**
- * hpu_driver_capabilities() - HPU_CAP_* bits of what is implemented
+ * hfd_driver_capabilities() - HPU_CAP_* bits of what is implemented
  * @dev: device (MEMORY, CB, CS and events need a firmware interface 1.1
  *	model, NIC, NIC_PD and DEBUG a 1.3 one)
  */
-uint64_t hpu_driver_capabilities(const struct hpu_device *dev)
+uint64_t hfd_driver_capabilities(const struct hfd_device *dev)
 {
 	uint64_t caps = HPU_CAP_INFO;
 
-	if (hpu_device_has_cs(dev))
+	if (hfd_device_has_cs(dev))
 		caps |= HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
 			HPU_CAP_EVENTS;
-	if (hpu_device_has_nic(dev))
+	if (hfd_device_has_nic(dev))
 		caps |= HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG;
 	return caps | HPU_CAP_CTX_LIMITS;
 }
 
-static int info_hw_ip(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_hw_ip_info(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	memcpy(out, &ctx->dev->ip, sizeof(ctx->dev->ip));
 	return 0;
 }
 
-static int info_dram_usage(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_dram_usage(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_dram_usage *d = out;
 
-	struct hpu_device *dev = ctx->dev;
+	struct hfd_device *dev = ctx->dev;
 	uint64_t used = 0, total = dev->ip.dram_size;
 
-	if (hpu_device_has_cs(dev))
+	if (hfd_device_has_cs(dev))
 		dev->model->ops->mem_usage(dev->fw, &used, &total);
 	d->dram_total_mem = total;
 	d->dram_used_mem = used;
@@ -69,10 +98,10 @@ static int info_dram_usage(struct hpu_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
-static int info_hw_idle(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_hw_idle(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_hw_idle *d = out;
-	struct hpu_device *dev = ctx->dev;
+	struct hfd_device *dev = ctx->dev;
 	uint64_t busy[4] = { 0 };
 	unsigned int i;
 
@@ -82,7 +111,7 @@ static int info_hw_idle(struct hpu_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
-static int info_status(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_device_status(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_device_status *d = out;
 
@@ -92,18 +121,19 @@ static int info_status(struct hpu_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
-static int info_utilization(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_device_utilization(struct hfd_ctx *ctx, uint32_t period,
+				   void *out)
 {
 	struct hpu_info_device_utilization *d = out;
-	struct hpu_device *dev = ctx->dev;
+	struct hfd_device *dev = ctx->dev;
 
 	return dev->model->ops->utilization(dev->fw, period, &d->utilization);
 }
 
-static int info_clk_rate(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_clk_rate(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_clk_rate *d = out;
-	struct hpu_device *dev = ctx->dev;
+	struct hfd_device *dev = ctx->dev;
 	struct hpu_fw_telemetry t = { 0 };
 
 	dev->model->ops->telemetry(dev->fw, &t);
@@ -112,7 +142,7 @@ static int info_clk_rate(struct hpu_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
-static int info_reset_count(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_reset_count(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_reset_count *d = out;
 
@@ -123,17 +153,17 @@ static int info_reset_count(struct hpu_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
-static int info_time_sync(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_time_sync(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_time_sync *d = out;
-	struct hpu_device *dev = ctx->dev;
+	struct hfd_device *dev = ctx->dev;
 
 	d->device_time = dev->model->ops->device_time_ns(dev->fw);
-	d->host_time = hpu_now_ns();
+	d->host_time = hfd_now_ns();
 	return 0;
 }
 
-static int info_cs_counters(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_cs_counters(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_cs_counters *d = out;
 
@@ -163,10 +193,10 @@ static int info_cs_counters(struct hpu_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
-static int info_power(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_power(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_power *d = out;
-	struct hpu_device *dev = ctx->dev;
+	struct hfd_device *dev = ctx->dev;
 	struct hpu_fw_telemetry t = { 0 };
 
 	dev->model->ops->telemetry(dev->fw, &t);
@@ -176,10 +206,10 @@ static int info_power(struct hpu_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
-static int info_thermal(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_thermal(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_thermal *d = out;
-	struct hpu_device *dev = ctx->dev;
+	struct hfd_device *dev = ctx->dev;
 	struct hpu_fw_telemetry t = { 0 };
 
 	dev->model->ops->telemetry(dev->fw, &t);
@@ -190,37 +220,37 @@ static int info_thermal(struct hpu_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
-static int info_open_stats(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_open_stats(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
-	hpu_device_open_stats(ctx->dev, out);
+	hfd_device_open_stats(ctx->dev, out);
 	return 0;
 }
 
-static int info_events(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_events(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_events *d = out;
 	uint64_t mask, pending;
 
-	hpu_ctx_peek_events(ctx, &mask, &pending);
+	hfd_ctx_peek_events(ctx, &mask, &pending);
 	d->events_mask = mask;
 	d->pending = pending;
 	return 0;
 }
 
 /* Reading clears only the bits the caller really received */
-static void info_events_delivered(struct hpu_ctx *ctx, const void *ans,
+static void info_events_delivered(struct hfd_ctx *ctx, const void *ans,
 				  uint32_t copied)
 {
 	const struct hpu_info_events *d = ans;
 
 	if (copied >= sizeof(d->events_mask))
-		hpu_ctx_clear_events(ctx, d->events_mask);
+		hfd_ctx_clear_events(ctx, d->events_mask);
 }
 
-static int info_pci(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_pci(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_pci *d = out;
-	struct hpu_device *dev = ctx->dev;
+	struct hfd_device *dev = ctx->dev;
 
 	d->domain = dev->pci_domain;
 	d->bus = dev->pci_bus;
@@ -237,29 +267,29 @@ static int info_pci(struct hpu_ctx *ctx, uint32_t period, void *out)
 	return 0;
 }
 
-static int info_driver_version(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_driver_version(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
 	struct hpu_info_driver_version *d = out;
 	const struct hpu_fw_model *model = ctx->dev->model;
 
-	d->capabilities = hpu_driver_capabilities(ctx->dev);
+	d->capabilities = hfd_driver_capabilities(ctx->dev);
 	d->major = HPU_VERSION_MAJOR;
 	d->minor = HPU_VERSION_MINOR;
 	d->patch = HPU_VERSION_PATCH;
 	d->fw_if_major = model->if_major;
-	d->fw_if_minor = hpu_fw_if_minor_in_use(model);
+	d->fw_if_minor = hfd_fw_if_minor_in_use(model);
 	strncpy((char *)d->version, HPU_VERSION, sizeof(d->version) - 1);
 	return 0;
 }
 
-static int info_nic(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_nic(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
-	return hpu_nic_info(ctx->dev, out);
+	return hfd_nic_info(ctx->dev, out);
 }
 
-static int info_ctx_limits(struct hpu_ctx *ctx, uint32_t period, void *out)
+static int info_ctx_limits(struct hfd_ctx *ctx, uint32_t period, void *out)
 {
-	hpu_ctx_limits_info(ctx, out);
+	hfd_ctx_limits_info(ctx, out);
 	return 0;
 }
 
@@ -272,46 +302,24 @@ static int info_ctx_limits(struct hpu_ctx *ctx, uint32_t period, void *out)
  * @uses_period: the op takes period_ms (else it must be 0)
  */
 struct info_op {
-	int (*build)(struct hpu_ctx *ctx, uint32_t period, void *out);
-	void (*delivered)(struct hpu_ctx *ctx, const void *ans,
+	int (*build)(struct hfd_ctx *ctx, uint32_t period, void *out);
+	void (*delivered)(struct hfd_ctx *ctx, const void *ans,
 			  uint32_t copied);
 	uint32_t size;
 	bool uses_period;
 };
 
-#define OP(nr, fn, type) [nr] = { .build = fn, .size = sizeof(type) }
+#define INFO_OP(nr, name, sz, period, deliver)                   \
+	[nr] = { .build = info_##name,                           \
+		 .delivered = deliver,                           \
+		 .size = sizeof(((union info_answer *)0)->name), \
+		 .uses_period = period },
 
-static const struct info_op info_ops[] = {
-	OP(HPU_INFO_HW_IP_INFO, info_hw_ip, struct hpu_info_hw_ip_info),
-	OP(HPU_INFO_DRAM_USAGE, info_dram_usage, struct hpu_info_dram_usage),
-	OP(HPU_INFO_HW_IDLE, info_hw_idle, struct hpu_info_hw_idle),
-	OP(HPU_INFO_DEVICE_STATUS, info_status, struct hpu_info_device_status),
-	[HPU_INFO_DEVICE_UTILIZATION] = {
-		.build = info_utilization,
-		.size = sizeof(struct hpu_info_device_utilization),
-		.uses_period = true,
-	},
-	OP(HPU_INFO_CLK_RATE, info_clk_rate, struct hpu_info_clk_rate),
-	OP(HPU_INFO_RESET_COUNT, info_reset_count, struct hpu_info_reset_count),
-	OP(HPU_INFO_TIME_SYNC, info_time_sync, struct hpu_info_time_sync),
-	OP(HPU_INFO_CS_COUNTERS, info_cs_counters, struct hpu_info_cs_counters),
-	OP(HPU_INFO_POWER, info_power, struct hpu_info_power),
-	OP(HPU_INFO_OPEN_STATS, info_open_stats, struct hpu_info_open_stats),
-	[HPU_INFO_GET_EVENTS] = {
-		.build = info_events,
-		.delivered = info_events_delivered,
-		.size = sizeof(struct hpu_info_events),
-	},
-	OP(HPU_INFO_PCI_INFO, info_pci, struct hpu_info_pci),
-	OP(HPU_INFO_DRIVER_VERSION, info_driver_version,
-	   struct hpu_info_driver_version),
-	OP(HPU_INFO_THERMAL, info_thermal, struct hpu_info_thermal),
-	OP(HPU_INFO_NIC, info_nic, struct hpu_info_nic),
-	OP(HPU_INFO_CTX_LIMITS, info_ctx_limits, struct hpu_info_ctx_limits),
-};
+static const struct info_op info_ops[] = { INFO_OPS(INFO_OP) };
+#undef INFO_OP
 
 /**
- * hpu_ioctl_info() - HPU_IOCTL_INFO handler
+ * hfd_ioctl_info() - HPU_IOCTL_INFO handler
  * @call: context and requesting thread
  * @data: struct hpu_info_args, updated in place (full_size)
  *
@@ -321,7 +329,7 @@ static const struct info_op info_ops[] = {
  * written to return_pointer; -EOPNOTSUPP for NIC when the model has no
  * NICs.
  */
-int hpu_ioctl_info(const struct hpu_ioctl_call *call, void *data)
+int hfd_ioctl_info(const struct hfd_ioctl_call *call, void *data)
 {
 	struct hpu_info_args *args = data;
 	const struct info_op *op;
@@ -329,14 +337,15 @@ int hpu_ioctl_info(const struct hpu_ioctl_call *call, void *data)
 	uint32_t copied;
 	int ret;
 
-	if (hpu_check_flags(args->flags, 0) ||
-	    hpu_check_zero(&args->pad, sizeof(args->pad)))
+	if (hfd_check_flags(args->flags, 0) ||
+	    hfd_check_zero(&args->pad, sizeof(args->pad)))
 		return -EINVAL;
 	if (args->op >= sizeof(info_ops) / sizeof(info_ops[0]) ||
 	    !info_ops[args->op].build)
 		return -EINVAL;
 	op = &info_ops[args->op];
-	if (op->uses_period ? args->period_ms < 100 || args->period_ms > 1000 :
+	if (op->uses_period ? args->period_ms < HPU_INFO_PERIOD_MS_MIN ||
+				      args->period_ms > HPU_INFO_PERIOD_MS_MAX :
 			      args->period_ms != 0)
 		return -EINVAL;
 	if (!args->return_pointer || !args->return_size)
@@ -347,7 +356,7 @@ int hpu_ioctl_info(const struct hpu_ioctl_call *call, void *data)
 	if (ret)
 		return ret;
 	copied = args->return_size < op->size ? args->return_size : op->size;
-	ret = hpu_copy_to_user(call->pid, args->return_pointer, &ans, copied);
+	ret = hfd_copy_to_user(call->pid, args->return_pointer, &ans, copied);
 	if (ret)
 		return ret;
 	if (op->delivered)

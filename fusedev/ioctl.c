@@ -7,10 +7,10 @@
  *     or a direction other than the table's: -ENOTTY;
  *  2. _IOC_SIZE differs from the table's: -EINVAL (the table's size is
  *     trusted, never the caller's);
- *  3. a command without HPU_IOCTL_CONTROL_OK on a control node: -EPERM;
+ *  3. a command without HFD_IOCTL_CONTROL_OK on a control node: -EPERM;
  *  4. an unknown op of the command's member table, or a non-zero input
  *     member (pad and reserved included) the op does not use: -EINVAL
- *     (hpu_args_check(), ioctl_args.c);
+ *     (hfd_args_check(), ioctl_args.c);
  *  5. an op with effects whose argument struct cannot be written back
  *     in the caller: -EFAULT before anything happens, so that the
  *     kernel's copy of the answer cannot fail after the effect;
@@ -26,25 +26,25 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /**
- * hpu_check_flags() - reject flag bits the driver does not know
+ * hfd_check_flags() - reject flag bits the driver does not know
  * @flags: flags given by the caller
  * @mask: every bit the driver accepts there
  *
  * Return: 0 or -EINVAL.
  */
-int hpu_check_flags(uint64_t flags, uint64_t mask)
+int hfd_check_flags(uint64_t flags, uint64_t mask)
 {
 	return (flags & ~mask) ? -EINVAL : 0;
 }
 
 /**
- * hpu_check_zero() - reject non-zero pad or reserved bytes
+ * hfd_check_zero() - reject non-zero pad or reserved bytes
  * @ptr: first byte
  * @len: bytes
  *
  * Return: 0 or -EINVAL.
  */
-int hpu_check_zero(const void *ptr, size_t len)
+int hfd_check_zero(const void *ptr, size_t len)
 {
 	const uint8_t *p = ptr;
 	size_t i;
@@ -55,72 +55,72 @@ int hpu_check_zero(const void *ptr, size_t len)
 	return 0;
 }
 
-static const struct hpu_ioctl_desc hpu_ioctls[] = {
+static const struct hfd_ioctl_desc hfd_ioctls[] = {
 	[HPU_COMMAND_INFO] = {
 		.cmd = HPU_IOCTL_INFO,
-		.func = hpu_ioctl_info,
-		.flags = HPU_IOCTL_CONTROL_OK,
+		.func = hfd_ioctl_info,
+		.flags = HFD_IOCTL_CONTROL_OK,
 		.name = "INFO",
-		.args = &hpu_info_arg_rules,
+		.args = &hfd_info_arg_rules,
 	},
 	[HPU_COMMAND_CB] = {
 		.cmd = HPU_IOCTL_CB,
-		.func = hpu_ioctl_cb,
+		.func = hfd_ioctl_cb,
 		.name = "CB",
-		.args = &hpu_cb_arg_rules,
+		.args = &hfd_cb_arg_rules,
 	},
 	[HPU_COMMAND_CS] = {
 		.cmd = HPU_IOCTL_CS,
-		.func = hpu_ioctl_cs,
+		.func = hfd_ioctl_cs,
 		.name = "CS",
-		.args = &hpu_cs_arg_rules,
+		.args = &hfd_cs_arg_rules,
 	},
 	[HPU_COMMAND_WAIT_CS] = {
 		.cmd = HPU_IOCTL_WAIT_CS,
-		.func = hpu_ioctl_wait_cs,
+		.func = hfd_ioctl_wait_cs,
 		.name = "WAIT_CS",
-		.args = &hpu_wait_cs_arg_rules,
+		.args = &hfd_wait_cs_arg_rules,
 	},
 	[HPU_COMMAND_MEMORY] = {
 		.cmd = HPU_IOCTL_MEMORY,
-		.func = hpu_ioctl_memory,
+		.func = hfd_ioctl_memory,
 		.name = "MEMORY",
-		.args = &hpu_mem_arg_rules,
+		.args = &hfd_mem_arg_rules,
 	},
 	[HPU_COMMAND_DEBUG] = {
 		.cmd = HPU_IOCTL_DEBUG,
-		.func = hpu_ioctl_debug,
+		.func = hfd_ioctl_debug,
 		.name = "DEBUG",
-		.args = &hpu_debug_arg_rules,
+		.args = &hfd_debug_arg_rules,
 	},
 	[HPU_COMMAND_NIC] = {
 		.cmd = HPU_IOCTL_NIC,
-		.func = hpu_ioctl_nic,
+		.func = hfd_ioctl_nic,
 		.name = "NIC",
-		.args = &hpu_nic_arg_rules,
+		.args = &hfd_nic_arg_rules,
 	},
 };
 
-_Static_assert(ARRAY_SIZE(hpu_ioctls) == HPU_COMMAND_END,
+_Static_assert(ARRAY_SIZE(hfd_ioctls) == HPU_COMMAND_END,
 	       "every command number has an entry");
 
 /**
- * hpu_ioctl_lookup() - the table entry of a command number
+ * hfd_ioctl_lookup() - the table entry of a command number
  * @cmd: command number given by the caller
  * @err: receives -ENOTTY or -EINVAL when there is no usable entry
  *
  * Return: the entry, or NULL (see @err).
  */
-const struct hpu_ioctl_desc *hpu_ioctl_lookup(unsigned int cmd, int *err)
+const struct hfd_ioctl_desc *hfd_ioctl_lookup(unsigned int cmd, int *err)
 {
-	const struct hpu_ioctl_desc *desc;
+	const struct hfd_ioctl_desc *desc;
 	unsigned int nr = _IOC_NR(cmd);
 
 	*err = -ENOTTY;
 	if (_IOC_TYPE(cmd) != DRM_IOCTL_BASE || nr < DRM_COMMAND_BASE ||
-	    nr >= DRM_COMMAND_BASE + ARRAY_SIZE(hpu_ioctls))
+	    nr >= DRM_COMMAND_BASE + ARRAY_SIZE(hfd_ioctls))
 		return NULL;
-	desc = &hpu_ioctls[nr - DRM_COMMAND_BASE];
+	desc = &hfd_ioctls[nr - DRM_COMMAND_BASE];
 	if (!desc->func || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
 		return NULL;
 	if (_IOC_SIZE(cmd) != _IOC_SIZE(desc->cmd)) {
@@ -132,7 +132,7 @@ const struct hpu_ioctl_desc *hpu_ioctl_lookup(unsigned int cmd, int *err)
 }
 
 /**
- * hpu_ioctl_dispatch() - run one ioctl through the table
+ * hfd_ioctl_dispatch() - run one ioctl through the table
  * @call: context and requesting thread
  * @cmd: command number
  * @in: argument bytes the kernel copied in (_IOC_SIZE(cmd) of them)
@@ -140,22 +140,22 @@ const struct hpu_ioctl_desc *hpu_ioctl_lookup(unsigned int cmd, int *err)
  * @out: receives the argument struct after the handler
  * @out_size: in: room at @out; out: bytes to copy back to the caller
  *
- * Return: 0 or -errno; @out is only meaningful on 0. HPU_IOCTL_DEFERRED:
+ * Return: 0 or -errno; @out is only meaningful on 0. HFD_IOCTL_DEFERRED:
  * the handler answers later through @call->defer.
  */
-int hpu_ioctl_dispatch(const struct hpu_ioctl_call *call, unsigned int cmd,
+int hfd_ioctl_dispatch(const struct hfd_ioctl_call *call, unsigned int cmd,
 		       const void *in, size_t in_size, void *out,
 		       size_t *out_size)
 {
-	uint64_t data[HPU_IOCTL_MAX_SIZE / sizeof(uint64_t)];
-	const struct hpu_ioctl_desc *desc;
+	uint64_t data[HFD_IOCTL_MAX_SIZE / sizeof(uint64_t)];
+	const struct hfd_ioctl_desc *desc;
 	bool effects = false;
 	size_t size;
 	int ret;
 
-	desc = hpu_ioctl_lookup(cmd, &ret);
+	desc = hfd_ioctl_lookup(cmd, &ret);
 	if (!desc) {
-		hpu_log_ratelimited(HPU_LOG_DEBUG,
+		hfd_log_ratelimited(HFD_LOG_DEBUG,
 				    "pid %d: ioctl 0x%08x rejected: %s",
 				    (int)call->pid, cmd, strerror(-ret));
 		return ret;
@@ -164,21 +164,21 @@ int hpu_ioctl_dispatch(const struct hpu_ioctl_call *call, unsigned int cmd,
 	if (size > sizeof(data) || in_size < size || *out_size < size)
 		return -EINVAL;
 	/* a hot-removed device answers nothing any more */
-	if (!hpu_device_present(call->ctx->dev))
+	if (!hfd_device_present(call->ctx->dev))
 		return -ENODEV;
-	if (call->ctx->control && !(desc->flags & HPU_IOCTL_CONTROL_OK))
+	if (call->ctx->control && !(desc->flags & HFD_IOCTL_CONTROL_OK))
 		return -EPERM;
 
 	memcpy(data, in, size);
-	ret = desc->args ? hpu_args_check(desc->args, data, &effects) : 0;
+	ret = desc->args ? hfd_args_check(desc->args, data, &effects) : 0;
 	if (!ret && effects && call->arg)
-		ret = hpu_copy_to_user(call->pid, call->arg, data, size);
+		ret = hfd_copy_to_user(call->pid, call->arg, data, size);
 	if (!ret)
 		ret = desc->func(call, data);
-	if (ret == HPU_IOCTL_DEFERRED)
+	if (ret == HFD_IOCTL_DEFERRED)
 		return ret;
 	if (ret) {
-		hpu_log_ratelimited(HPU_LOG_DEBUG, "pid %d: %s failed: %s",
+		hfd_log_ratelimited(HFD_LOG_DEBUG, "pid %d: %s failed: %s",
 				    (int)call->pid, desc->name, strerror(-ret));
 		return ret;
 	}

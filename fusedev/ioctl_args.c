@@ -41,7 +41,7 @@ enum {
 	INFO_PAD
 };
 
-static const struct hpu_arg_member info_members[] = {
+static const struct hfd_arg_member info_members[] = {
 	[INFO_RETURN_POINTER] = M(struct hpu_info_args, return_pointer),
 	[INFO_RETURN_SIZE] = M(struct hpu_info_args, return_size),
 	[INFO_OP] = M(struct hpu_info_args, op),
@@ -57,7 +57,7 @@ enum {
 	INFO_V_EVENTS
 };
 
-static const struct hpu_arg_variant info_variants[] = {
+static const struct hfd_arg_variant info_variants[] = {
 	[INFO_V_PLAIN] = { .name = "INFO" },
 	[INFO_V_PERIOD] = { .name = "INFO DEVICE_UTILIZATION",
 			    .used = BIT(INFO_PERIOD_MS) },
@@ -77,7 +77,7 @@ static int info_variant(const void *arg)
 	return INFO_V_PLAIN;
 }
 
-const struct hpu_arg_rules hpu_info_arg_rules = {
+const struct hfd_arg_rules hfd_info_arg_rules = {
 	.members = info_members,
 	.nmembers = ARRAY_SIZE(info_members),
 	.always = BIT(INFO_RETURN_POINTER) | BIT(INFO_RETURN_SIZE) |
@@ -98,7 +98,7 @@ enum {
 	CB_PAD
 };
 
-static const struct hpu_arg_member cb_members[] = {
+static const struct hfd_arg_member cb_members[] = {
 	[CB_HOST_PTR] = M(struct hpu_cb_in, host_ptr),
 	[CB_HANDLE] = M(struct hpu_cb_in, cb_handle),
 	[CB_SIZE] = M(struct hpu_cb_in, cb_size),
@@ -107,7 +107,7 @@ static const struct hpu_arg_member cb_members[] = {
 	[CB_PAD] = M(struct hpu_cb_in, pad),
 };
 
-static const struct hpu_arg_variant cb_variants[] = {
+static const struct hfd_arg_variant cb_variants[] = {
 	[HPU_CB_OP_CREATE] = { .name = "CB CREATE",
 			       .used = BIT(CB_HOST_PTR) | BIT(CB_SIZE),
 			       .effects = true },
@@ -124,7 +124,7 @@ static int cb_variant(const void *arg)
 	return in->op < ARRAY_SIZE(cb_variants) ? (int)in->op : -EINVAL;
 }
 
-const struct hpu_arg_rules hpu_cb_arg_rules = {
+const struct hfd_arg_rules hfd_cb_arg_rules = {
 	.members = cb_members,
 	.nmembers = ARRAY_SIZE(cb_members),
 	.always = BIT(CB_OP),
@@ -144,7 +144,7 @@ enum {
 	CS_RESERVED
 };
 
-static const struct hpu_arg_member cs_members[] = {
+static const struct hfd_arg_member cs_members[] = {
 	[CS_CHUNKS] = M(struct hpu_cs_in, chunks_execute),
 	[CS_NUM_CHUNKS] = M(struct hpu_cs_in, num_chunks_execute),
 	[CS_TIMEOUT] = M(struct hpu_cs_in, timeout_ms),
@@ -153,14 +153,14 @@ static const struct hpu_arg_member cs_members[] = {
 	[CS_RESERVED] = M(struct hpu_cs_in, reserved),
 };
 
-static const struct hpu_arg_variant cs_variants[] = {
+static const struct hfd_arg_variant cs_variants[] = {
 	{ .name = "CS",
 	  .used = BIT(CS_CHUNKS) | BIT(CS_NUM_CHUNKS) | BIT(CS_TIMEOUT) |
 		  BIT(CS_FLAGS),
 	  .effects = true },
 };
 
-const struct hpu_arg_rules hpu_cs_arg_rules = {
+const struct hfd_arg_rules hfd_cs_arg_rules = {
 	.members = cs_members,
 	.nmembers = ARRAY_SIZE(cs_members),
 	.variants = cs_variants,
@@ -177,7 +177,7 @@ enum {
 	WAIT_RESERVED
 };
 
-static const struct hpu_arg_member wait_members[] = {
+static const struct hfd_arg_member wait_members[] = {
 	[WAIT_SEQ] = M(struct hpu_wait_cs_in, seq),
 	[WAIT_TIMEOUT] = M(struct hpu_wait_cs_in, timeout_us),
 	[WAIT_FLAGS] = M(struct hpu_wait_cs_in, flags),
@@ -186,7 +186,7 @@ static const struct hpu_arg_member wait_members[] = {
 };
 
 /* a wait clears the file's POLLPRI: an effect */
-static const struct hpu_arg_variant wait_variants[] = {
+static const struct hfd_arg_variant wait_variants[] = {
 	{ .name = "WAIT_CS", .effects = true },
 	{ .name = "WAIT_CS MULTI_CS",
 	  .used = BIT(WAIT_ARR_LEN),
@@ -200,7 +200,7 @@ static int wait_variant(const void *arg)
 	return (in->flags & HPU_WAIT_CS_FLAGS_MULTI_CS) ? 1 : 0;
 }
 
-const struct hpu_arg_rules hpu_wait_cs_arg_rules = {
+const struct hfd_arg_rules hfd_wait_cs_arg_rules = {
 	.members = wait_members,
 	.nmembers = ARRAY_SIZE(wait_members),
 	.always = BIT(WAIT_SEQ) | BIT(WAIT_TIMEOUT) | BIT(WAIT_FLAGS),
@@ -222,7 +222,7 @@ enum {
 	MEM_RESERVED
 };
 
-static const struct hpu_arg_member mem_members[] = {
+static const struct hfd_arg_member mem_members[] = {
 	[MEM_SIZE] = M(struct hpu_mem_in, size),
 	[MEM_PAGE_SIZE] = M(struct hpu_mem_in, page_size),
 	[MEM_HANDLE] = M(struct hpu_mem_in, handle),
@@ -236,7 +236,7 @@ static const struct hpu_arg_member mem_members[] = {
 /* MAP of host memory (HPU_MEM_USERPTR) is a variant of its own */
 #define MEM_V_MAP_USERPTR (HPU_MEM_OP_MAP_SHM + 1)
 
-static const struct hpu_arg_variant mem_variants[] = {
+static const struct hfd_arg_variant mem_variants[] = {
 	[HPU_MEM_OP_ALLOC] = { .name = "MEMORY ALLOC",
 			       .used = BIT(MEM_SIZE) | BIT(MEM_PAGE_SIZE) |
 				       BIT(MEM_FLAGS),
@@ -276,7 +276,7 @@ static int mem_variant(const void *arg)
 	return (int)in->op;
 }
 
-const struct hpu_arg_rules hpu_mem_arg_rules = {
+const struct hfd_arg_rules hfd_mem_arg_rules = {
 	.members = mem_members,
 	.nmembers = ARRAY_SIZE(mem_members),
 	.always = BIT(MEM_OP),
@@ -302,7 +302,7 @@ enum {
 	NIC_TOKEN
 };
 
-static const struct hpu_arg_member nic_members[] = {
+static const struct hfd_arg_member nic_members[] = {
 	[NIC_ADDR] = M(struct hpu_nic_in, addr),
 	[NIC_SIZE] = M(struct hpu_nic_in, size),
 	[NIC_OP] = M(struct hpu_nic_in, op),
@@ -317,7 +317,7 @@ static const struct hpu_arg_member nic_members[] = {
 	[NIC_TOKEN] = M(struct hpu_nic_in, token),
 };
 
-static const struct hpu_arg_variant nic_variants[] = {
+static const struct hfd_arg_variant nic_variants[] = {
 	[HPU_NIC_OP_REG_MR] = { .name = "NIC REG_MR",
 				.used = BIT(NIC_ADDR) | BIT(NIC_SIZE) |
 					BIT(NIC_FLAGS),
@@ -345,7 +345,7 @@ static int nic_variant(const void *arg)
 	return in->op < ARRAY_SIZE(nic_variants) ? (int)in->op : -EINVAL;
 }
 
-const struct hpu_arg_rules hpu_nic_arg_rules = {
+const struct hfd_arg_rules hfd_nic_arg_rules = {
 	.members = nic_members,
 	.nmembers = ARRAY_SIZE(nic_members),
 	.always = BIT(NIC_OP),
@@ -369,7 +369,7 @@ enum {
 	DBG_RESERVED
 };
 
-static const struct hpu_arg_member debug_members[] = {
+static const struct hfd_arg_member debug_members[] = {
 	[DBG_INPUT_PTR] = M(struct hpu_debug_args, input_ptr),
 	[DBG_OUTPUT_PTR] = M(struct hpu_debug_args, output_ptr),
 	[DBG_INPUT_SIZE] = M(struct hpu_debug_args, input_size),
@@ -382,7 +382,7 @@ static const struct hpu_arg_member debug_members[] = {
 	[DBG_RESERVED] = M(struct hpu_debug_args, reserved),
 };
 
-static const struct hpu_arg_variant debug_variants[] = {
+static const struct hfd_arg_variant debug_variants[] = {
 	[HPU_DEBUG_OP_INJECT_FAULT] = { .name = "DEBUG INJECT_FAULT",
 					.used = BIT(DBG_FAULT) |
 						BIT(DBG_ENGINE) |
@@ -402,7 +402,7 @@ static int debug_variant(const void *arg)
 	return a->op < ARRAY_SIZE(debug_variants) ? (int)a->op : -EINVAL;
 }
 
-const struct hpu_arg_rules hpu_debug_arg_rules = {
+const struct hfd_arg_rules hfd_debug_arg_rules = {
 	.members = debug_members,
 	.nmembers = ARRAY_SIZE(debug_members),
 	.always = BIT(DBG_OP),
@@ -413,13 +413,13 @@ const struct hpu_arg_rules hpu_debug_arg_rules = {
 
 /* ------------------------------------------------------------- checker */
 
-static bool member_zero(const struct hpu_arg_member *m, const void *arg)
+static bool member_zero(const struct hfd_arg_member *m, const void *arg)
 {
-	return !hpu_check_zero((const uint8_t *)arg + m->off, m->size);
+	return !hfd_check_zero((const uint8_t *)arg + m->off, m->size);
 }
 
 /**
- * hpu_args_check() - reject input members the op of @arg does not use
+ * hfd_args_check() - reject input members the op of @arg does not use
  * @rules: the command's table
  * @arg: the argument struct as copied in
  * @effects: receives whether the op has effects (may be NULL)
@@ -427,10 +427,10 @@ static bool member_zero(const struct hpu_arg_member *m, const void *arg)
  * Return: 0; -EINVAL for an op the table does not know or a non-zero
  * member the op does not use (pad and reserved members are never used).
  */
-int hpu_args_check(const struct hpu_arg_rules *rules, const void *arg,
+int hfd_args_check(const struct hfd_arg_rules *rules, const void *arg,
 		   bool *effects)
 {
-	const struct hpu_arg_variant *v;
+	const struct hfd_arg_variant *v;
 	unsigned int i;
 	uint32_t used;
 	int idx;

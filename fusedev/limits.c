@@ -24,7 +24,7 @@
 /* Largest value --limit accepts for the count limits */
 #define COUNT_MAX (1ULL << 24)
 
-const struct hpu_limit_desc hpu_limit_descs[HPU_CTX_LIMIT_NUM] = {
+const struct hfd_limit_desc hfd_limit_descs[HPU_CTX_LIMIT_NUM] = {
 	[HPU_CTX_LIMIT_CBS] = { "cbs", 4096, 1, COUNT_MAX, -EMFILE,
 				"command buffers" },
 	[HPU_CTX_LIMIT_ALLOCS] = { "allocs", 65536, 1, COUNT_MAX, -EMFILE,
@@ -55,7 +55,7 @@ const struct hpu_limit_desc hpu_limit_descs[HPU_CTX_LIMIT_NUM] = {
 				    "blocked WAIT_CS calls" },
 };
 
-/* The values in force: set before the daemon serves (hpu_limit_parse) */
+/* The values in force: set before the daemon serves (hfd_limit_parse) */
 static uint64_t limits[HPU_CTX_LIMIT_NUM];
 static bool limits_set[HPU_CTX_LIMIT_NUM];
 
@@ -84,12 +84,12 @@ static void daemon_shm_cap_init(void)
 }
 
 /**
- * hpu_limit_daemon_shm_maps() - the daemon-wide bound of MAP_SHM mappings
+ * hfd_limit_daemon_shm_maps() - the daemon-wide bound of MAP_SHM mappings
  * @cap: a new bound (tests), or 0 to keep it
  *
  * Return: the bound in force.
  */
-uint64_t hpu_limit_daemon_shm_maps(uint64_t cap)
+uint64_t hfd_limit_daemon_shm_maps(uint64_t cap)
 {
 	pthread_once(&daemon_shm_once, daemon_shm_cap_init);
 	if (cap)
@@ -100,12 +100,12 @@ uint64_t hpu_limit_daemon_shm_maps(uint64_t cap)
 /* Take @n daemon-wide MAP_SHM mappings: 0 or -ENOMEM */
 static int daemon_shm_charge(uint64_t n)
 {
-	uint64_t cap = hpu_limit_daemon_shm_maps(0), cur;
+	uint64_t cap = hfd_limit_daemon_shm_maps(0), cur;
 
 	cur = __atomic_load_n(&daemon_shm_used, __ATOMIC_RELAXED);
 	do {
 		if (cur > cap || n > cap - cur) {
-			hpu_log_ratelimited(HPU_LOG_WARN,
+			hfd_log_ratelimited(HFD_LOG_WARN,
 					    "the daemon holds %" PRIu64
 					    " shared-memory mappings: no more",
 					    cur);
@@ -118,36 +118,36 @@ static int daemon_shm_charge(uint64_t n)
 }
 
 /**
- * hpu_limit() - the value in force of a per-context limit
+ * hfd_limit() - the value in force of a per-context limit
  * @id: HPU_CTX_LIMIT_*
  */
-uint64_t hpu_limit(unsigned int id)
+uint64_t hfd_limit(unsigned int id)
 {
 	if (id >= HPU_CTX_LIMIT_NUM)
 		return 0;
-	return limits_set[id] ? limits[id] : hpu_limit_descs[id].def;
+	return limits_set[id] ? limits[id] : hfd_limit_descs[id].def;
 }
 
 /**
- * hpu_limit_find() - the id of a limit name
- * @name: name as in hpu_limit_descs
+ * hfd_limit_find() - the id of a limit name
+ * @name: name as in hfd_limit_descs
  * @len: bytes of @name
  *
  * Return: HPU_CTX_LIMIT_*, or -ENOENT.
  */
-int hpu_limit_find(const char *name, size_t len)
+int hfd_limit_find(const char *name, size_t len)
 {
 	unsigned int i;
 
 	for (i = 0; i < HPU_CTX_LIMIT_NUM; i++)
-		if (strlen(hpu_limit_descs[i].name) == len &&
-		    !strncmp(hpu_limit_descs[i].name, name, len))
+		if (strlen(hfd_limit_descs[i].name) == len &&
+		    !strncmp(hfd_limit_descs[i].name, name, len))
 			return (int)i;
 	return -ENOENT;
 }
 
 /**
- * hpu_limit_parse() - apply one --limit NAME=N
+ * hfd_limit_parse() - apply one --limit NAME=N
  * @arg: "NAME=N", N decimal within the limit's range
  *
  * Call before the daemon serves requests.
@@ -155,9 +155,9 @@ int hpu_limit_find(const char *name, size_t len)
  * Return: 0; -ENOENT unknown name; -EINVAL no '=' or a bad number;
  * -ERANGE a number outside the limit's range.
  */
-int hpu_limit_parse(const char *arg)
+int hfd_limit_parse(const char *arg)
 {
-	const struct hpu_limit_desc *d;
+	const struct hfd_limit_desc *d;
 	const char *eq = strchr(arg, '=');
 	unsigned long long v;
 	char *end;
@@ -165,10 +165,10 @@ int hpu_limit_parse(const char *arg)
 
 	if (!eq || eq == arg)
 		return -EINVAL;
-	id = hpu_limit_find(arg, (size_t)(eq - arg));
+	id = hfd_limit_find(arg, (size_t)(eq - arg));
 	if (id < 0)
 		return id;
-	d = &hpu_limit_descs[id];
+	d = &hfd_limit_descs[id];
 	if (eq[1] < '0' || eq[1] > '9')
 		return -EINVAL;
 	errno = 0;
@@ -185,24 +185,24 @@ int hpu_limit_parse(const char *arg)
 }
 
 /**
- * hpu_limits_reset() - every limit back to its default (tests)
+ * hfd_limits_reset() - every limit back to its default (tests)
  */
-void hpu_limits_reset(void)
+void hfd_limits_reset(void)
 {
 	memset(limits_set, 0, sizeof(limits_set));
 }
 
 /**
- * hpu_ctx_charge() - take @n of resource @id for @ctx within its limit
+ * hfd_ctx_charge() - take @n of resource @id for @ctx within its limit
  * @ctx: context
  * @id: HPU_CTX_LIMIT_* counted in @ctx->lim_used
  * @n: amount
  *
  * Return: 0, or the limit's -errno (nothing charged).
  */
-int hpu_ctx_charge(struct hpu_ctx *ctx, unsigned int id, uint64_t n)
+int hfd_ctx_charge(struct hfd_ctx *ctx, unsigned int id, uint64_t n)
 {
-	uint64_t lim = hpu_limit(id), cur;
+	uint64_t lim = hfd_limit(id), cur;
 	int ret;
 
 	if (id == HPU_CTX_LIMIT_SHM_MAPS) {
@@ -213,15 +213,15 @@ int hpu_ctx_charge(struct hpu_ctx *ctx, unsigned int id, uint64_t n)
 	cur = __atomic_load_n(&ctx->lim_used[id], __ATOMIC_RELAXED);
 	do {
 		if (cur > lim || n > lim - cur) {
-			hpu_log_ratelimited(HPU_LOG_INFO,
+			hfd_log_ratelimited(HFD_LOG_INFO,
 					    "hpu%u: pid %d: limit %s (%" PRIu64
 					    ") reached",
 					    ctx->dev->index, (int)ctx->pid,
-					    hpu_limit_descs[id].name, lim);
+					    hfd_limit_descs[id].name, lim);
 			if (id == HPU_CTX_LIMIT_SHM_MAPS)
 				__atomic_sub_fetch(&daemon_shm_used, n,
 						   __ATOMIC_RELAXED);
-			return hpu_limit_descs[id].err;
+			return hfd_limit_descs[id].err;
 		}
 	} while (!__atomic_compare_exchange_n(&ctx->lim_used[id], &cur, cur + n,
 					      false, __ATOMIC_RELAXED,
@@ -230,7 +230,7 @@ int hpu_ctx_charge(struct hpu_ctx *ctx, unsigned int id, uint64_t n)
 }
 
 /**
- * hpu_ctx_charge2() - hpu_ctx_charge() of two resources, both or none
+ * hfd_ctx_charge2() - hfd_ctx_charge() of two resources, both or none
  * @ctx: context
  * @id1: first resource
  * @n1: its amount
@@ -239,26 +239,26 @@ int hpu_ctx_charge(struct hpu_ctx *ctx, unsigned int id, uint64_t n)
  *
  * Return: 0, or the -errno of the first limit that would be passed.
  */
-int hpu_ctx_charge2(struct hpu_ctx *ctx, unsigned int id1, uint64_t n1,
+int hfd_ctx_charge2(struct hfd_ctx *ctx, unsigned int id1, uint64_t n1,
 		    unsigned int id2, uint64_t n2)
 {
-	int ret = hpu_ctx_charge(ctx, id1, n1);
+	int ret = hfd_ctx_charge(ctx, id1, n1);
 
 	if (ret)
 		return ret;
-	ret = hpu_ctx_charge(ctx, id2, n2);
+	ret = hfd_ctx_charge(ctx, id2, n2);
 	if (ret)
-		hpu_ctx_uncharge(ctx, id1, n1);
+		hfd_ctx_uncharge(ctx, id1, n1);
 	return ret;
 }
 
 /**
- * hpu_ctx_uncharge() - give back what hpu_ctx_charge() took
+ * hfd_ctx_uncharge() - give back what hfd_ctx_charge() took
  * @ctx: context
  * @id: resource
  * @n: amount
  */
-void hpu_ctx_uncharge(struct hpu_ctx *ctx, unsigned int id, uint64_t n)
+void hfd_ctx_uncharge(struct hfd_ctx *ctx, unsigned int id, uint64_t n)
 {
 	__atomic_sub_fetch(&ctx->lim_used[id], n, __ATOMIC_RELAXED);
 	if (id == HPU_CTX_LIMIT_SHM_MAPS)
@@ -266,11 +266,11 @@ void hpu_ctx_uncharge(struct hpu_ctx *ctx, unsigned int id, uint64_t n)
 }
 
 /**
- * hpu_ctx_limits_release() - a context's teardown freed what it held
+ * hfd_ctx_limits_release() - a context's teardown freed what it held
  * without uncharging object by object: give its daemon-wide share back
- * @ctx: context, after hpu_ctx_mem_fini()
+ * @ctx: context, after hfd_ctx_mem_fini()
  */
-void hpu_ctx_limits_release(struct hpu_ctx *ctx)
+void hfd_ctx_limits_release(struct hfd_ctx *ctx)
 {
 	uint64_t n = __atomic_exchange_n(&ctx->lim_used[HPU_CTX_LIMIT_SHM_MAPS],
 					 0, __ATOMIC_RELAXED);
@@ -279,26 +279,26 @@ void hpu_ctx_limits_release(struct hpu_ctx *ctx)
 }
 
 /**
- * hpu_limit_daemon_shm_used() - MAP_SHM mappings of every context now
+ * hfd_limit_daemon_shm_used() - MAP_SHM mappings of every context now
  */
-uint64_t hpu_limit_daemon_shm_used(void)
+uint64_t hfd_limit_daemon_shm_used(void)
 {
 	return __atomic_load_n(&daemon_shm_used, __ATOMIC_RELAXED);
 }
 
 /**
- * hpu_ctx_limits_info() - the HPU_INFO_CTX_LIMITS answer of a context
+ * hfd_ctx_limits_info() - the HPU_INFO_CTX_LIMITS answer of a context
  * @ctx: calling context (a control context holds nothing)
  * @out: answer (zeroed by the caller)
  */
-void hpu_ctx_limits_info(struct hpu_ctx *ctx, struct hpu_info_ctx_limits *out)
+void hfd_ctx_limits_info(struct hfd_ctx *ctx, struct hpu_info_ctx_limits *out)
 {
-	struct hpu_cs_state *st = ctx->cs;
+	struct hfd_cs_state *st = ctx->cs;
 	unsigned int i;
 
 	out->num_limits = HPU_CTX_LIMIT_NUM;
 	for (i = 0; i < HPU_CTX_LIMIT_NUM; i++) {
-		out->limits[i].limit = hpu_limit(i);
+		out->limits[i].limit = hfd_limit(i);
 		out->limits[i].used =
 			__atomic_load_n(&ctx->lim_used[i], __ATOMIC_RELAXED);
 	}

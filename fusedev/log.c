@@ -16,32 +16,32 @@
 #define RL_WINDOW_S 5
 #define RL_BURST    10
 
-static int log_level = HPU_LOG_WARN;
+static int log_level = HFD_LOG_WARN;
 static bool log_syslog;
 /* serialises rate-limit state updates of every call site */
 static pthread_mutex_t rl_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const level_names[] = {
-	[HPU_LOG_ERR] = "err",
-	[HPU_LOG_WARN] = "warn",
-	[HPU_LOG_INFO] = "info",
-	[HPU_LOG_DEBUG] = "debug",
+	[HFD_LOG_ERR] = "err",
+	[HFD_LOG_WARN] = "warn",
+	[HFD_LOG_INFO] = "info",
+	[HFD_LOG_DEBUG] = "debug",
 };
 
 static const int level_prio[] = {
-	[HPU_LOG_ERR] = LOG_ERR,
-	[HPU_LOG_WARN] = LOG_WARNING,
-	[HPU_LOG_INFO] = LOG_INFO,
-	[HPU_LOG_DEBUG] = LOG_DEBUG,
+	[HFD_LOG_ERR] = LOG_ERR,
+	[HFD_LOG_WARN] = LOG_WARNING,
+	[HFD_LOG_INFO] = LOG_INFO,
+	[HFD_LOG_DEBUG] = LOG_DEBUG,
 };
 
 /**
- * hpu_log_parse_level() - level number of a level name
+ * hfd_log_parse_level() - level number of a level name
  * @name: "err", "warn", "info" or "debug"
  *
- * Return: the HPU_LOG_* level, or -EINVAL.
+ * Return: the HFD_LOG_* level, or -EINVAL.
  */
-int hpu_log_parse_level(const char *name)
+int hfd_log_parse_level(const char *name)
 {
 	unsigned int i;
 
@@ -51,24 +51,31 @@ int hpu_log_parse_level(const char *name)
 	return -EINVAL;
 }
 
+/* HPU_WARN_ON() reports (common/hpu_warn.h) go to the log as errors */
+static void warn_to_log(const char *msg)
+{
+	hfd_log(HFD_LOG_ERR, "%s", msg);
+}
+
 /**
- * hpu_log_setup() - choose the level and the sink of the log
- * @level: most verbose HPU_LOG_* level printed
+ * hfd_log_setup() - choose the level and the sink of the log
+ * @level: most verbose HFD_LOG_* level printed
  * @use_syslog: log to syslog (daemon mode) instead of stderr
  */
-void hpu_log_setup(int level, bool use_syslog)
+void hfd_log_setup(int level, bool use_syslog)
 {
 	log_level = level;
 	log_syslog = use_syslog;
 	if (use_syslog)
 		openlog("hpu-fused", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	hpu_warn_set_sink(warn_to_log);
 }
 
 /**
- * hpu_log_enabled() - whether messages of @level are printed
- * @level: HPU_LOG_* level
+ * hfd_log_enabled() - whether messages of @level are printed
+ * @level: HFD_LOG_* level
  */
-bool hpu_log_enabled(int level)
+bool hfd_log_enabled(int level)
 {
 	return level <= log_level;
 }
@@ -85,15 +92,15 @@ static void log_va(int level, const char *fmt, va_list ap)
 }
 
 /**
- * hpu_log() - print one message if @level is enabled
- * @level: HPU_LOG_* level
+ * hfd_log() - print one message if @level is enabled
+ * @level: HFD_LOG_* level
  * @fmt: printf format, no trailing newline
  */
-void hpu_log(int level, const char *fmt, ...)
+void hfd_log(int level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!hpu_log_enabled(level))
+	if (!hfd_log_enabled(level))
 		return;
 	va_start(ap, fmt);
 	log_va(level, fmt, ap);
@@ -101,13 +108,13 @@ void hpu_log(int level, const char *fmt, ...)
 }
 
 /**
- * hpu_log_rl() - print one message unless its call site is over its
- * budget; use through hpu_log_ratelimited()
+ * hfd_log_rl() - print one message unless its call site is over its
+ * budget; use through hfd_log_ratelimited()
  * @rl: state of the call site
- * @level: HPU_LOG_* level
+ * @level: HFD_LOG_* level
  * @fmt: printf format
  */
-void hpu_log_rl(struct hpu_ratelimit *rl, int level, const char *fmt, ...)
+void hfd_log_rl(struct hfd_ratelimit *rl, int level, const char *fmt, ...)
 {
 	struct timespec ts;
 	unsigned int suppressed = 0;
@@ -130,7 +137,7 @@ void hpu_log_rl(struct hpu_ratelimit *rl, int level, const char *fmt, ...)
 	pthread_mutex_unlock(&rl_lock);
 
 	if (suppressed)
-		hpu_log(level, "%u similar messages suppressed", suppressed);
+		hfd_log(level, "%u similar messages suppressed", suppressed);
 	if (!print)
 		return;
 	va_start(ap, fmt);

@@ -92,12 +92,12 @@ static const struct option long_opts[] = {
 /* The --limit names, their defaults and ranges */
 static void usage_limits(FILE *f)
 {
-	const struct hpu_limit_desc *d;
+	const struct hfd_limit_desc *d;
 	unsigned int i;
 
 	fprintf(f, "\nPer-context limits (--limit NAME=N):\n");
 	for (i = 0; i < HPU_CTX_LIMIT_NUM; i++) {
-		d = &hpu_limit_descs[i];
+		d = &hfd_limit_descs[i];
 		fprintf(f, "  %-13s %-33s default %llu (%llu..%llu)\n", d->name,
 			d->what, (unsigned long long)d->def,
 			(unsigned long long)d->min, (unsigned long long)d->max);
@@ -136,10 +136,10 @@ static void usage(FILE *f)
 		"      --limit NAME=N      per-context limit (repeatable; see below)\n"
 		"  -h, --help              this text\n"
 		"      --version           print the version\n",
-		HPU_FUSED_MAX_DEVICES, HPU_FUSED_DEF_DEVICES,
-		HPU_FUSED_DEF_CS_TIMEOUT_MS, HPU_UACCESS_MIN_TIMEOUT_MS,
-		HPU_UACCESS_MAX_TIMEOUT_MS, HPU_UACCESS_DEF_TIMEOUT_MS,
-		HPU_FUSED_DEF_NODE_MODE, HPU_FUSED_DEF_CONTROL_MODE);
+		HFD_MAX_DEVICES, HFD_DEF_DEVICES, HFD_DEF_CS_TIMEOUT_MS,
+		HFD_UACCESS_MIN_TIMEOUT_MS, HFD_UACCESS_MAX_TIMEOUT_MS,
+		HFD_UACCESS_DEF_TIMEOUT_MS, HFD_DEF_NODE_MODE,
+		HFD_DEF_CONTROL_MODE);
 	usage_limits(f);
 }
 
@@ -150,7 +150,7 @@ static int parse_ndev(const char *s, unsigned int *out)
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > HPU_FUSED_MAX_DEVICES)
+	if (errno || end == s || *end || v < 1 || v > HFD_MAX_DEVICES)
 		return -EINVAL;
 	*out = (unsigned int)v;
 	return 0;
@@ -228,21 +228,21 @@ static int check_hostport(const char *s)
 /* --limit NAME=N; says what is wrong */
 static int parse_limit(const char *s)
 {
-	const struct hpu_limit_desc *d;
+	const struct hfd_limit_desc *d;
 	const char *eq = strchr(s, '=');
 	int ret, id;
 
-	ret = hpu_limit_parse(s);
+	ret = hfd_limit_parse(s);
 	if (!ret)
 		return 0;
-	id = eq ? hpu_limit_find(s, (size_t)(eq - s)) : -ENOENT;
+	id = eq ? hfd_limit_find(s, (size_t)(eq - s)) : -ENOENT;
 	if (id < 0) {
 		fprintf(stderr,
 			"hpu-fused: --limit must be NAME=N with a NAME of --help, not '%s'\n",
 			s);
 		return -1;
 	}
-	d = &hpu_limit_descs[id];
+	d = &hfd_limit_descs[id];
 	fprintf(stderr,
 		"hpu-fused: --limit %s must be a number %llu..%llu, not '%s'\n",
 		d->name, (unsigned long long)d->min, (unsigned long long)d->max,
@@ -263,7 +263,7 @@ static void raise_nofile(void)
 		return;
 	rl.rlim_cur = rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
-		hpu_warn("cannot raise the descriptor limit: %s",
+		hfd_warn("cannot raise the descriptor limit: %s",
 			 strerror(errno));
 }
 
@@ -273,16 +273,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 	const char *mount = NULL;
 	int c, lvl;
 
-	o->ndev = HPU_FUSED_DEF_DEVICES;
+	o->ndev = HFD_DEF_DEVICES;
 	o->type = "gaudi2";
 	o->dev_links = -1;
 	o->link_dir = "/dev";
-	o->log_level = HPU_LOG_WARN;
-	o->cs_timeout_ms = HPU_FUSED_DEF_CS_TIMEOUT_MS;
-	o->uaccess_timeout_ms = HPU_UACCESS_DEF_TIMEOUT_MS;
+	o->log_level = HFD_LOG_WARN;
+	o->cs_timeout_ms = HFD_DEF_CS_TIMEOUT_MS;
+	o->uaccess_timeout_ms = HFD_UACCESS_DEF_TIMEOUT_MS;
 	o->group = -1;
-	o->node_mode = HPU_FUSED_DEF_NODE_MODE;
-	o->control_mode = HPU_FUSED_DEF_CONTROL_MODE;
+	o->node_mode = HFD_DEF_NODE_MODE;
+	o->control_mode = HFD_DEF_CONTROL_MODE;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:t:m:fh", long_opts, NULL)) !=
 	       -1) {
@@ -291,7 +291,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (parse_ndev(optarg, &o->ndev)) {
 				fprintf(stderr,
 					"hpu-fused: --devices must be 1..%d, not '%s'\n",
-					HPU_FUSED_MAX_DEVICES, optarg);
+					HFD_MAX_DEVICES, optarg);
 				return -1;
 			}
 			break;
@@ -320,7 +320,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->link_dir = optarg;
 			break;
 		case OPT_LOG_LEVEL:
-			lvl = hpu_log_parse_level(optarg);
+			lvl = hfd_log_parse_level(optarg);
 			if (lvl < 0) {
 				fprintf(stderr,
 					"hpu-fused: --log-level must be err, warn, info or debug, not '%s'\n",
@@ -339,13 +339,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 			}
 			break;
 		case OPT_UACCESS_TIMEOUT:
-			if (parse_timeout(optarg, HPU_UACCESS_MIN_TIMEOUT_MS,
-					  HPU_UACCESS_MAX_TIMEOUT_MS,
+			if (parse_timeout(optarg, HFD_UACCESS_MIN_TIMEOUT_MS,
+					  HFD_UACCESS_MAX_TIMEOUT_MS,
 					  &o->uaccess_timeout_ms)) {
 				fprintf(stderr,
 					"hpu-fused: --uaccess-timeout-ms must be %d..%d, not '%s'\n",
-					HPU_UACCESS_MIN_TIMEOUT_MS,
-					HPU_UACCESS_MAX_TIMEOUT_MS, optarg);
+					HFD_UACCESS_MIN_TIMEOUT_MS,
+					HFD_UACCESS_MAX_TIMEOUT_MS, optarg);
 				return -1;
 			}
 			break;
@@ -434,7 +434,7 @@ static int absolute_mount(struct options *o)
 	return 0;
 }
 
-static struct fuse_session *new_session(struct hpu_driver *drv)
+static struct fuse_session *new_session(struct hfd_driver *drv)
 {
 	char opts[256];
 	char *argv[] = { "hpu-fused", "-o", opts, NULL };
@@ -444,7 +444,7 @@ static struct fuse_session *new_session(struct hpu_driver *drv)
 	snprintf(opts, sizeof(opts),
 		 "fsname=hpu-fused,subtype=hpu,default_permissions%s",
 		 geteuid() == 0 ? ",allow_other" : "");
-	se = fuse_session_new(&args, &hpu_fs_ops, sizeof(hpu_fs_ops), drv);
+	se = fuse_session_new(&args, &hfd_fs_ops, sizeof(hfd_fs_ops), drv);
 	fuse_opt_free_args(&args);
 	return se;
 }
@@ -458,7 +458,7 @@ static int serve(struct fuse_session *se)
 	if (!cfg)
 		return -ENOMEM;
 	/* room for every worker the uaccess caps let get stuck */
-	fuse_loop_cfg_set_max_threads(cfg, HPU_FUSED_MAX_THREADS_ALL);
+	fuse_loop_cfg_set_max_threads(cfg, HFD_MAX_THREADS_ALL);
 	fuse_loop_cfg_set_idle_threads(cfg, 4);
 	ret = fuse_session_loop_mt(se, cfg);
 	fuse_loop_cfg_destroy(cfg);
@@ -477,7 +477,7 @@ static int serve(struct fuse_session *se)
  * @thread: the guard's thread
  *
  * The loop's end joins every worker, and a worker stuck in client memory
- * (a fault nobody resolves) never returns: after HPU_FUSED_STOP_BOUND_MS
+ * (a fault nobody resolves) never returns: after HFD_STOP_BOUND_MS
  * the guard removes the links, unmounts (which aborts the connection) and
  * exits the process.
  */
@@ -514,7 +514,7 @@ static void *stop_guard_main(void *arg)
 		deadline_in(&ts, 100);
 		pthread_cond_timedwait(&g->cond, &g->lock, &ts);
 	}
-	deadline_in(&ts, HPU_FUSED_STOP_BOUND_MS);
+	deadline_in(&ts, HFD_STOP_BOUND_MS);
 	while (!g->done)
 		if (pthread_cond_timedwait(&g->cond, &g->lock, &ts) ==
 		    ETIMEDOUT)
@@ -524,14 +524,14 @@ static void *stop_guard_main(void *arg)
 		return NULL;
 	}
 	/* the lock stays held: the main thread does nothing more */
-	hpu_uaccess_guard_stats(&now, &ever, &refused);
-	hpu_err("stop: workers still busy after %d ms (%llu stuck in client memory): exiting without them",
-		HPU_FUSED_STOP_BOUND_MS, (unsigned long long)now);
+	hfd_uaccess_guard_stats(&now, &ever, &refused);
+	hfd_err("stop: workers still busy after %d ms (%llu stuck in client memory): exiting without them",
+		HFD_STOP_BOUND_MS, (unsigned long long)now);
 	if (g->links)
-		hpu_devlinks_remove(g->o->link_dir, g->o->mount,
-				    HPU_FUSED_MAX_DEVICES);
+		hfd_devlinks_remove(g->o->link_dir, g->o->mount,
+				    HFD_MAX_DEVICES);
 	fuse_session_unmount(g->se);
-	hpu_info("stopped");
+	hfd_info("stopped");
 	_exit(EXIT_SUCCESS);
 }
 
@@ -603,7 +603,7 @@ static int daemon_fork(int *notify)
 	}
 	close(pfd[0]);
 	if (setsid() < 0)
-		hpu_warn("setsid: %s", strerror(errno));
+		hfd_warn("setsid: %s", strerror(errno));
 	*notify = pfd[1];
 	return 0;
 }
@@ -618,7 +618,7 @@ static void daemon_notify(int *notify, int status)
 		return;
 	if (!status) {
 		if (chdir("/"))
-			hpu_warn("chdir /: %s", strerror(errno));
+			hfd_warn("chdir /: %s", strerror(errno));
 		fd = open("/dev/null", O_RDWR);
 		if (fd >= 0) {
 			dup2(fd, STDIN_FILENO);
@@ -629,7 +629,7 @@ static void daemon_notify(int *notify, int status)
 		}
 	}
 	if (write(*notify, &st, 1) != 1)
-		hpu_warn("cannot notify the starting process: %s",
+		hfd_warn("cannot notify the starting process: %s",
 			 strerror(errno));
 	close(*notify);
 	*notify = -1;
@@ -640,7 +640,7 @@ int main(int argc, char **argv)
 	const struct hpu_fw_profile *prof;
 	struct fuse_session *se;
 	struct stop_guard guard;
-	struct hpu_driver drv;
+	struct hfd_driver drv;
 	struct options o;
 	int ret, notify = -1, status = EXIT_FAILURE;
 	bool links;
@@ -650,10 +650,10 @@ int main(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? EXIT_SUCCESS : EXIT_USAGE;
-	hpu_log_setup(o.log_level, false);
+	hfd_log_setup(o.log_level, false);
 	raise_nofile();
 
-	if (hpu_driver_check_model(&hpusim_model))
+	if (hfd_driver_check_model(&hpusim_model))
 		return EXIT_FAILURE;
 	prof = hpu_fw_find_profile(&hpusim_model, o.type);
 	if (!prof) {
@@ -662,109 +662,109 @@ int main(int argc, char **argv)
 			o.type);
 		return EXIT_USAGE;
 	}
-	if (o.ndev > hpu_profile_max_server_devices(prof)) {
+	if (o.ndev > hfd_profile_max_server_devices(prof)) {
 		fprintf(stderr,
 			"hpu-fused: --devices %u: a %s server wires at most %u devices all-to-all (docs/nic.md)\n",
-			o.ndev, o.type, hpu_profile_max_server_devices(prof));
+			o.ndev, o.type, hfd_profile_max_server_devices(prof));
 		return EXIT_USAGE;
 	}
 	links = o.dev_links == 1 || (o.dev_links < 0 && geteuid() == 0 &&
 				     hpu_devdir_is_default(o.mount));
 
-	ret = hpu_mount_prepare(o.mount);
+	ret = hfd_mount_prepare(o.mount);
 	if (!ret)
 		ret = absolute_mount(&o);
 	if (ret) {
 		if (ret != -EBUSY)
-			hpu_err("%s: %s", o.mount, strerror(-ret));
+			hfd_err("%s: %s", o.mount, strerror(-ret));
 		return EXIT_FAILURE;
 	}
 	if (!o.foreground) {
 		ret = daemon_fork(&notify);
 		if (ret) {
-			hpu_err("cannot daemonize: %s", strerror(-ret));
+			hfd_err("cannot daemonize: %s", strerror(-ret));
 			return EXIT_FAILURE;
 		}
 	}
 
-	ret = hpu_driver_init_server(&drv, &hpusim_model, o.type, o.ndev,
+	ret = hfd_driver_init_server(&drv, &hpusim_model, o.type, o.ndev,
 				     o.mount, o.scaleout_addr);
 	if (ret) {
-		hpu_err("cannot create the devices: %s", strerror(-ret));
+		hfd_err("cannot create the devices: %s", strerror(-ret));
 		/* a scale-out address the model refused is a bad option */
 		status = drv.fabric_err && o.scaleout_addr ? EXIT_USAGE :
 							     EXIT_FAILURE;
 		goto out_notify;
 	}
 	if (drv.scaleout_addr[0])
-		hpu_info("scale-out endpoint %s", drv.scaleout_addr);
-	hpu_driver_set_cs_timeout(&drv, o.cs_timeout_ms);
+		hfd_info("scale-out endpoint %s", drv.scaleout_addr);
+	hfd_driver_set_cs_timeout(&drv, o.cs_timeout_ms);
 	drv.node_mode = o.node_mode;
 	drv.control_mode = o.control_mode;
 	if (o.group >= 0)
 		drv.gid = (gid_t)o.group;
 	se = new_session(&drv);
 	if (!se) {
-		hpu_err("cannot create the FUSE session");
+		hfd_err("cannot create the FUSE session");
 		goto err_fini_driver;
 	}
 	drv.se = se;
 	if (fuse_set_signal_handlers(se)) {
-		hpu_err("cannot install signal handlers");
+		hfd_err("cannot install signal handlers");
 		goto err_destroy_session;
 	}
 	if (fuse_session_mount(se, o.mount)) {
-		hpu_err("%s: cannot mount", o.mount);
+		hfd_err("%s: cannot mount", o.mount);
 		goto err_remove_handlers;
 	}
-	if (!hpu_mount_dev(o.mount, &mdev))
-		hpu_uaccess_set_mount_dev(mdev);
-	ret = hpu_fs_guard_start(o.uaccess_timeout_ms);
+	if (!hfd_mount_dev(o.mount, &mdev))
+		hfd_uaccess_set_mount_dev(mdev);
+	ret = hfd_fs_guard_start(o.uaccess_timeout_ms);
 	if (ret) {
-		hpu_err("cannot start the uaccess watchdog: %s",
+		hfd_err("cannot start the uaccess watchdog: %s",
 			strerror(-ret));
 		goto err_unmount;
 	}
 	/* from here on the log of a daemon goes to syslog */
 	if (!o.foreground) {
-		hpu_log_setup(o.log_level, true);
+		hfd_log_setup(o.log_level, true);
 		daemon_notify(&notify, 0);
 	}
 	if (links)
-		hpu_devlinks_create(o.link_dir, o.mount, o.ndev,
+		hfd_devlinks_create(o.link_dir, o.mount, o.ndev,
 				    o.dev_links == 1);
-	hpu_info("%s: %u %s device(s), up to %d worker threads", o.mount,
-		 o.ndev, o.type, HPU_FUSED_MAX_THREADS_ALL);
-	hpu_info("nodes: owner %u, group %u, hpuN %04o, hpu_controlN %04o",
+	hfd_info("%s: %u %s device(s), up to %d worker threads", o.mount,
+		 o.ndev, o.type, HFD_MAX_THREADS_ALL);
+	hfd_info("nodes: owner %u, group %u, hpuN %04o, hpu_controlN %04o",
 		 (unsigned int)drv.uid, (unsigned int)drv.gid, drv.node_mode,
 		 drv.control_mode);
 
 	ret = stop_guard_start(&guard, se, &o, links);
 	if (ret) {
-		hpu_err("cannot start the stop guard: %s", strerror(-ret));
+		hfd_err("cannot start the stop guard: %s", strerror(-ret));
 	} else {
 		ret = serve(se);
 		stop_guard_end(&guard);
 	}
 	if (ret)
-		hpu_err("session loop failed: %s", strerror(-ret));
+		hfd_err("session loop failed: %s", strerror(-ret));
 	else
 		status = EXIT_SUCCESS;
-	hpu_uaccess_guard_stop();
+	hfd_uaccess_guard_stop();
 
 	/* hot-added devices may have links in any slot */
 	if (links)
-		hpu_devlinks_remove(o.link_dir, o.mount, HPU_FUSED_MAX_DEVICES);
+		hfd_devlinks_remove(o.link_dir, o.mount, HFD_MAX_DEVICES);
 err_unmount:
 	fuse_session_unmount(se);
 err_remove_handlers:
 	fuse_remove_signal_handlers(se);
 err_destroy_session:
 	fuse_session_destroy(se);
-	hpu_fs_release_all();
+	hfd_fs_release_all();
 err_fini_driver:
-	hpu_driver_fini(&drv);
-	hpu_info("stopped");
+	hfd_driver_fini(&drv);
+	hfd_info("stopped");
 out_notify:
 	daemon_notify(&notify, status);
 	return status;

@@ -33,14 +33,14 @@ static const uint32_t mem_op_flags[] = {
 #define SHM_PAGE 4096ULL
 
 /**
- * hpu_ctx_mem_init() - empty handle tables for a compute context
+ * hfd_ctx_mem_init() - empty handle tables for a compute context
  * @ctx: context
  *
  * Return: 0 or -errno.
  */
-int hpu_ctx_mem_init(struct hpu_ctx *ctx)
+int hfd_ctx_mem_init(struct hfd_ctx *ctx)
 {
-	struct hpu_mem_state *m;
+	struct hfd_mem_state *m;
 	int ret;
 
 	m = calloc(1, sizeof(*m));
@@ -57,41 +57,41 @@ int hpu_ctx_mem_init(struct hpu_ctx *ctx)
 }
 
 /**
- * hpu_ctx_mem_fini() - free every allocation, mapping record and CB of a
+ * hfd_ctx_mem_fini() - free every allocation, mapping record and CB of a
  * context whose address space is already destroyed; drop their clients
  * (closing the pidfds)
  * @ctx: context
  */
-void hpu_ctx_mem_fini(struct hpu_ctx *ctx)
+void hfd_ctx_mem_fini(struct hfd_ctx *ctx)
 {
-	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_client *c;
-	struct hpu_alloc *a;
-	struct hpu_map *mp;
-	struct hpu_cb *cb;
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_client *c;
+	struct hfd_alloc *a;
+	struct hfd_map *mp;
+	struct hfd_cb *cb;
 	int ret;
 
 	if (!m)
 		return;
 	while ((mp = m->maps)) {
 		m->maps = mp->next;
-		hpu_client_put(ctx, mp->client);
+		hfd_client_put(ctx, mp->client);
 		if (mp->shm)
 			munmap(mp->shm, mp->shm_size);
 		free(mp);
 	}
 	while (m->cbs) {
-		cb = hpu_handle_entry(m->cbs, struct hpu_cb);
+		cb = hfd_handle_entry(m->cbs, struct hfd_cb);
 		m->cbs = cb->node.next;
-		hpu_client_put(ctx, cb->owner);
+		hfd_client_put(ctx, cb->owner);
 		free(cb);
 	}
 	while (m->allocs) {
-		a = hpu_handle_entry(m->allocs, struct hpu_alloc);
+		a = hfd_handle_entry(m->allocs, struct hfd_alloc);
 		m->allocs = a->node.next;
 		ret = CTX_OPS(ctx)->mem_free(a->mem);
 		if (ret)
-			hpu_err("hpu%u: pid %d: allocation %llu not freed: %s",
+			hfd_err("hpu%u: pid %d: allocation %llu not freed: %s",
 				ctx->dev->index, (int)ctx->pid,
 				(unsigned long long)a->node.handle,
 				strerror(-ret));
@@ -111,15 +111,15 @@ void hpu_ctx_mem_fini(struct hpu_ctx *ctx)
 	ctx->mem = NULL;
 }
 
-static struct hpu_alloc *find_alloc(struct hpu_mem_state *m, uint64_t handle,
-				    struct hpu_handle_node ***link)
+static struct hfd_alloc *find_alloc(struct hfd_mem_state *m, uint64_t handle,
+				    struct hfd_handle_node ***link)
 {
-	struct hpu_handle_node *n = hpu_handle_find(&m->allocs, handle, link);
+	struct hfd_handle_node *n = hfd_handle_find(&m->allocs, handle, link);
 
-	return n ? hpu_handle_entry(n, struct hpu_alloc) : NULL;
+	return n ? hfd_handle_entry(n, struct hfd_alloc) : NULL;
 }
 
-static bool page_size_ok(const struct hpu_device *dev, uint64_t page_size)
+static bool page_size_ok(const struct hfd_device *dev, uint64_t page_size)
 {
 	if (!page_size)
 		return true;
@@ -128,17 +128,17 @@ static bool page_size_ok(const struct hpu_device *dev, uint64_t page_size)
 	return (dev->ip.page_size_mask & page_size) != 0;
 }
 
-static int mem_alloc(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
+static int mem_alloc(struct hfd_ctx *ctx, const struct hpu_mem_in *in,
 		     struct hpu_mem_out *out)
 {
-	struct hpu_mem_state *m = ctx->mem;
+	struct hfd_mem_state *m = ctx->mem;
 	bool sram = in->flags & HPU_MEM_SRAM;
-	struct hpu_alloc *a;
+	struct hfd_alloc *a;
 	int ret;
 
 	if (!in->size || !page_size_ok(ctx->dev, in->page_size))
 		return -EINVAL;
-	ret = hpu_ctx_charge(ctx, HPU_CTX_LIMIT_ALLOCS, 1);
+	ret = hfd_ctx_charge(ctx, HPU_CTX_LIMIT_ALLOCS, 1);
 	if (ret)
 		return ret;
 	a = calloc(1, sizeof(*a));
@@ -148,12 +148,12 @@ static int mem_alloc(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
 		  -ENOMEM;
 	if (ret) {
 		free(a);
-		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_ALLOCS, 1);
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_ALLOCS, 1);
 		return ret;
 	}
 	a->size = CTX_OPS(ctx)->mem_size(a->mem);
 	a->sram = sram;
-	hpu_handle_add(m, &m->allocs, &a->node);
+	hfd_handle_add(m, &m->allocs, &a->node);
 	if (!sram)
 		__atomic_add_fetch(&ctx->dram_bytes, a->size, __ATOMIC_RELAXED);
 	out->handle = a->node.handle;
@@ -161,11 +161,11 @@ static int mem_alloc(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
 	return 0;
 }
 
-static int mem_free(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
+static int mem_free(struct hfd_ctx *ctx, const struct hpu_mem_in *in)
 {
-	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_handle_node **link;
-	struct hpu_alloc *a;
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_handle_node **link;
+	struct hfd_alloc *a;
 	int ret;
 
 	pthread_mutex_lock(&m->lock);
@@ -184,7 +184,7 @@ static int mem_free(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
 		return ret;
 	if (!a->sram)
 		__atomic_sub_fetch(&ctx->dram_bytes, a->size, __ATOMIC_RELAXED);
-	hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_ALLOCS, 1);
+	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_ALLOCS, 1);
 	free(a);
 	return 0;
 }
@@ -199,24 +199,24 @@ static int check_hint(const struct hpu_mem_in *in, uint64_t lo, uint64_t hi)
 	return hint >= lo && hint < hi ? 0 : -EINVAL;
 }
 
-static int map_device(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
+static int map_device(struct hfd_ctx *ctx, const struct hpu_mem_in *in,
 		      struct hpu_mem_out *out)
 {
-	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_alloc *a;
-	struct hpu_map *mp;
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_alloc *a;
+	struct hfd_map *mp;
 	uint64_t va = 0;
 	int ret;
 
 	ret = check_hint(in, HPU_FW_VA_DEVICE_BASE, HPU_FW_VA_DEVICE_END);
 	if (ret || in->host_virt_addr)
 		return -EINVAL;
-	ret = hpu_ctx_charge(ctx, HPU_CTX_LIMIT_DEVICE_MAPS, 1);
+	ret = hfd_ctx_charge(ctx, HPU_CTX_LIMIT_DEVICE_MAPS, 1);
 	if (ret)
 		return ret;
 	mp = calloc(1, sizeof(*mp));
 	if (!mp) {
-		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_DEVICE_MAPS, 1);
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_DEVICE_MAPS, 1);
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&m->lock);
@@ -240,19 +240,19 @@ out_unlock:
 	pthread_mutex_unlock(&m->lock);
 	free(mp);
 	if (ret)
-		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_DEVICE_MAPS, 1);
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_DEVICE_MAPS, 1);
 	return ret;
 }
 
-int hpu_ctx_map_user(struct hpu_ctx *ctx, pid_t tid, uint64_t addr,
+int hfd_ctx_map_user(struct hfd_ctx *ctx, pid_t tid, uint64_t addr,
 		     uint64_t size, uint64_t hint, bool fixed,
-		     struct hpu_client **client, uint64_t *va)
+		     struct hfd_client **client, uint64_t *va)
 {
 	struct hpu_fw_host_range r;
-	struct hpu_client *c;
+	struct hfd_client *c;
 	int ret;
 
-	ret = hpu_client_get(ctx, tid, &c);
+	ret = hfd_client_get(ctx, tid, &c);
 	if (ret)
 		return ret;
 	r.pid = c->tgid;
@@ -261,38 +261,38 @@ int hpu_ctx_map_user(struct hpu_ctx *ctx, pid_t tid, uint64_t addr,
 	r.size = size;
 	ret = CTX_OPS(ctx)->map_host(ctx->as, &r, hint, fixed, va);
 	if (ret) {
-		hpu_client_put(ctx, c);
+		hfd_client_put(ctx, c);
 		return ret;
 	}
 	*client = c;
 	return 0;
 }
 
-static int map_host(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
+static int map_host(struct hfd_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 		    struct hpu_mem_out *out)
 {
-	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_client *c;
-	struct hpu_map *mp;
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_client *c;
+	struct hfd_map *mp;
 	uint64_t va = 0;
 	int ret;
 
 	ret = check_hint(in, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END);
 	if (ret || !in->size || in->handle || in->page_size)
 		return -EINVAL;
-	ret = hpu_ctx_charge2(ctx, HPU_CTX_LIMIT_HOST_MAPS, 1,
+	ret = hfd_ctx_charge2(ctx, HPU_CTX_LIMIT_HOST_MAPS, 1,
 			      HPU_CTX_LIMIT_PINNED_BYTES, in->size);
 	if (ret)
 		return ret;
 	mp = calloc(1, sizeof(*mp));
-	ret = mp ? hpu_ctx_map_user(ctx, tid, in->host_virt_addr, in->size,
+	ret = mp ? hfd_ctx_map_user(ctx, tid, in->host_virt_addr, in->size,
 				    in->device_virt_addr,
 				    in->flags & HPU_MEM_FIXED, &c, &va) :
 		   -ENOMEM;
 	if (ret) {
 		free(mp);
-		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_HOST_MAPS, 1);
-		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, in->size);
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_HOST_MAPS, 1);
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, in->size);
 		return ret;
 	}
 	mp->va = va;
@@ -317,22 +317,22 @@ static int map_host(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
  * it under a running DMA would kill the daemon with SIGBUS), at least
  * @off + @size bytes long.
  */
-static int shm_take_client_fd(struct hpu_ctx *ctx, pid_t tid, int fd,
+static int shm_take_client_fd(struct hfd_ctx *ctx, pid_t tid, int fd,
 			      uint64_t off, uint64_t size, void **ptr)
 {
-	struct hpu_client *c;
+	struct hfd_client *c;
 	struct statfs sfs;
 	struct stat st;
 	int file, fl, seals, ret;
 	void *p;
 
-	ret = hpu_client_get(ctx, tid, &c);
+	ret = hfd_client_get(ctx, tid, &c);
 	if (ret)
 		return ret;
 	file = (int)syscall(SYS_pidfd_getfd, c->pidfd, fd, 0);
 	if (file < 0)
 		ret = errno == EBADF ? -EBADF : -EFAULT;
-	hpu_client_put(ctx, c);
+	hfd_client_put(ctx, c);
 	if (file < 0)
 		return ret;
 	ret = -EINVAL;
@@ -363,11 +363,11 @@ out_close:
 	return ret;
 }
 
-static int map_shm(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
+static int map_shm(struct hfd_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 		   struct hpu_mem_out *out)
 {
-	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_map *mp;
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_map *mp;
 	uint64_t va = 0;
 	void *p = NULL;
 	int ret;
@@ -379,7 +379,7 @@ static int map_shm(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 	    (in->size | in->page_size) & (SHM_PAGE - 1) ||
 	    in->size > SIZE_MAX || in->page_size > (uint64_t)INT64_MAX)
 		return -EINVAL;
-	ret = hpu_ctx_charge2(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1,
+	ret = hfd_ctx_charge2(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1,
 			      HPU_CTX_LIMIT_PINNED_BYTES, in->size);
 	if (ret)
 		return ret;
@@ -410,15 +410,15 @@ static int map_shm(struct hpu_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 	munmap(p, in->size);
 err_free:
 	free(mp);
-	hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1);
-	hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, in->size);
+	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1);
+	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, in->size);
 	return ret;
 }
 
-static int mem_unmap(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
+static int mem_unmap(struct hfd_ctx *ctx, const struct hpu_mem_in *in)
 {
-	struct hpu_mem_state *m = ctx->mem;
-	struct hpu_map *mp, **pp;
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_map *mp, **pp;
 	int pidfd = -1, ret = -EINVAL;
 
 	pthread_mutex_lock(&m->lock);
@@ -439,17 +439,17 @@ static int mem_unmap(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
 	if (ret)
 		return ret;
 	if (mp->alloc) {
-		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_DEVICE_MAPS, 1);
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_DEVICE_MAPS, 1);
 	} else if (mp->shm) {
-		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1);
-		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, mp->shm_size);
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1);
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, mp->shm_size);
 	} else {
-		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_HOST_MAPS, 1);
-		hpu_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES,
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_HOST_MAPS, 1);
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES,
 				 mp->host_size);
 	}
 	/* the pidfd handed to map_host was the client's */
-	hpu_client_put(ctx, mp->client);
+	hfd_client_put(ctx, mp->client);
 	/* the model no longer reaches it */
 	if (mp->shm)
 		munmap(mp->shm, mp->shm_size);
@@ -457,12 +457,12 @@ static int mem_unmap(struct hpu_ctx *ctx, const struct hpu_mem_in *in)
 	return 0;
 }
 
-static int mem_export(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
+static int mem_export(struct hfd_ctx *ctx, const struct hpu_mem_in *in,
 		      struct hpu_mem_out *out)
 {
-	struct hpu_mem_state *m = ctx->mem;
+	struct hfd_mem_state *m = ctx->mem;
 	const char *base;
-	struct hpu_alloc *a;
+	struct hfd_alloc *a;
 	char path[512], *end;
 	uint64_t id = 0;
 	int ret;
@@ -496,32 +496,32 @@ static int mem_export(struct hpu_ctx *ctx, const struct hpu_mem_in *in,
 }
 
 /**
- * hpu_ioctl_memory() - HPU_IOCTL_MEMORY handler
+ * hfd_ioctl_memory() - HPU_IOCTL_MEMORY handler
  * @call: context and requesting thread
  * @data: union hpu_mem_args, updated in place
  *
  * Return: 0 or -errno (docs/command-submission.md, "MEMORY").
  */
-int hpu_ioctl_memory(const struct hpu_ioctl_call *call, void *data)
+int hfd_ioctl_memory(const struct hfd_ioctl_call *call, void *data)
 {
 	union hpu_mem_args *args = data;
-	struct hpu_ctx *ctx = call->ctx;
+	struct hfd_ctx *ctx = call->ctx;
 	struct hpu_mem_in in = args->in;
 	struct hpu_mem_out out;
 	int ret;
 
 	if (in.op >= ARRAY_SIZE(mem_op_flags) ||
-	    hpu_check_zero(&in.reserved, sizeof(in.reserved)) ||
-	    hpu_check_flags(in.flags, mem_op_flags[in.op]))
+	    hfd_check_zero(&in.reserved, sizeof(in.reserved)) ||
+	    hfd_check_flags(in.flags, mem_op_flags[in.op]))
 		return -EINVAL;
-	if (!ctx->mem || !hpu_device_has_cs(ctx->dev))
+	if (!ctx->mem || !hfd_device_has_cs(ctx->dev))
 		return -EOPNOTSUPP;
 
 	/* a user range is faulted in before any lock is held */
 	if (in.op == HPU_MEM_OP_MAP && (in.flags & HPU_MEM_USERPTR) &&
 	    in.size && !in.handle && !in.page_size &&
 	    !check_hint(&in, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END)) {
-		ret = hpu_user_probe(call->pid, in.host_virt_addr, in.size);
+		ret = hfd_user_probe(call->pid, in.host_virt_addr, in.size);
 		if (ret)
 			return ret;
 	}

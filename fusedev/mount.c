@@ -61,14 +61,14 @@ static void mount_fstype(const char *dir, char *fstype, size_t len)
 }
 
 /**
- * hpu_mount_dev() - device number of the mount at @dir in this namespace
+ * hfd_mount_dev() - device number of the mount at @dir in this namespace
  * (/proc/self/mountinfo: no request to the mount itself)
  * @dir: absolute, canonical mount point
  * @dev: receives it (of the last mount there)
  *
  * Return: 0, or -ENOENT when nothing is mounted at @dir.
  */
-int hpu_mount_dev(const char *dir, dev_t *dev)
+int hfd_mount_dev(const char *dir, dev_t *dev)
 {
 	char line[4096], mnt[PATH_MAX];
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -113,7 +113,7 @@ static int clean_stale(const char *dir)
 {
 	int ret = 0;
 
-	hpu_warn("%s: stale mount of a dead daemon, cleaning it up", dir);
+	hfd_warn("%s: stale mount of a dead daemon, cleaning it up", dir);
 	if (geteuid() == 0) {
 		if (umount2(dir, MNT_DETACH))
 			ret = -errno;
@@ -121,7 +121,7 @@ static int clean_stale(const char *dir)
 		ret = run_fusermount_unmount(dir);
 	}
 	if (ret)
-		hpu_err("%s: cannot remove the stale mount: %s", dir,
+		hfd_err("%s: cannot remove the stale mount: %s", dir,
 			strerror(-ret));
 	return ret;
 }
@@ -158,9 +158,9 @@ static void report_live(const char *dir, const char *fstype)
 		fclose(f);
 	}
 	if (pid[0])
-		hpu_err("%s is already served by hpu-fused (pid %s)", dir, pid);
+		hfd_err("%s is already served by hpu-fused (pid %s)", dir, pid);
 	else
-		hpu_err("%s is already a mount point (%s)", dir, fstype);
+		hfd_err("%s is already a mount point (%s)", dir, fstype);
 }
 
 /*
@@ -176,7 +176,7 @@ static bool fuse_mount_is_dead(const char *dir)
 }
 
 /**
- * hpu_mount_prepare() - make @dir ready to be mounted on
+ * hfd_mount_prepare() - make @dir ready to be mounted on
  * @dir: absolute path of the mount point
  *
  * Creates @dir when missing, removes the stale mount of a crashed daemon
@@ -185,7 +185,7 @@ static bool fuse_mount_is_dead(const char *dir)
  *
  * Return: 0; -EBUSY when a live file system is mounted there; -errno.
  */
-int hpu_mount_prepare(const char *dir)
+int hfd_mount_prepare(const char *dir)
 {
 	char fstype[64];
 	struct stat st;
@@ -237,7 +237,7 @@ static bool points_into(const char *link, const char *dir)
 }
 
 /*
- * Where hot-plug makes and removes links: set by hpu_devlinks_create()
+ * Where hot-plug makes and removes links: set by hfd_devlinks_create()
  * before the session serves, read-only afterwards. The links themselves
  * are changed under links_lock, so a hot-add and a hot-remove of the same
  * slot never interleave their readlink/unlink/symlink.
@@ -260,13 +260,13 @@ static bool make_link(const char *link_dir, const char *dir, unsigned int index)
 	if (!lstat(link, &st)) {
 		if (!S_ISLNK(st.st_mode) ||
 		    (!points_into(link, dir) && !stat(link, &st))) {
-			hpu_warn("%s exists and is not ours; left alone", link);
+			hfd_warn("%s exists and is not ours; left alone", link);
 			return false;
 		}
 		unlink(link);
 	}
 	if (symlink(target, link)) {
-		hpu_warn("%s: %s", link, strerror(errno));
+		hfd_warn("%s: %s", link, strerror(errno));
 		return false;
 	}
 	return true;
@@ -282,7 +282,7 @@ static bool drop_link(const char *link_dir, const char *dir, unsigned int index)
 }
 
 /**
- * hpu_devlinks_create() - make LINK_DIR/hpuN -> DIR/hpuN links
+ * hfd_devlinks_create() - make LINK_DIR/hpuN -> DIR/hpuN links
  * @link_dir: where the links go (/dev unless --dev-link-dir)
  * @dir: mount point
  * @ndev: devices
@@ -290,18 +290,18 @@ static bool drop_link(const char *link_dir, const char *dir, unsigned int index)
  *
  * Never replaces anything but a symlink that is dangling or already
  * points into @dir. When @link_dir is writable, hot-plug keeps the links
- * up to date from then on (hpu_devlinks_hotplug()).
+ * up to date from then on (hfd_devlinks_hotplug()).
  *
  * Return: number of links made.
  */
-int hpu_devlinks_create(const char *link_dir, const char *dir,
+int hfd_devlinks_create(const char *link_dir, const char *dir,
 			unsigned int ndev, bool forced)
 {
 	unsigned int i;
 	int made = 0;
 
 	if (access(link_dir, W_OK)) {
-		hpu_log(forced ? HPU_LOG_WARN : HPU_LOG_INFO,
+		hfd_log(forced ? HFD_LOG_WARN : HFD_LOG_INFO,
 			"not permitted to make %s/hpuN links", link_dir);
 		return 0;
 	}
@@ -312,12 +312,12 @@ int hpu_devlinks_create(const char *link_dir, const char *dir,
 	for (i = 0; i < ndev; i++)
 		made += make_link(link_dir, dir, i);
 	pthread_mutex_unlock(&links_lock);
-	hpu_info("made %d %s/hpuN link(s)", made, link_dir);
+	hfd_info("made %d %s/hpuN link(s)", made, link_dir);
 	return made;
 }
 
 /**
- * hpu_devlinks_hotplug() - follow a hot-plug in the links
+ * hfd_devlinks_hotplug() - follow a hot-plug in the links
  * @action: 'a' (device @index added) or 'r' (removed)
  * @index: device index
  *
@@ -325,27 +325,27 @@ int hpu_devlinks_create(const char *link_dir, const char *dir,
  * removed one loses it if it still points into the mount. Nothing when
  * the daemon makes no links.
  */
-void hpu_devlinks_hotplug(char action, unsigned int index)
+void hfd_devlinks_hotplug(char action, unsigned int index)
 {
 	pthread_mutex_lock(&links_lock);
 	if (!links.on)
 		goto out_unlock;
 	if (action == 'a' && make_link(links.link_dir, links.dir, index))
-		hpu_info("made %s/hpu%u", links.link_dir, index);
+		hfd_info("made %s/hpu%u", links.link_dir, index);
 	else if (action == 'r' && drop_link(links.link_dir, links.dir, index))
-		hpu_info("removed %s/hpu%u", links.link_dir, index);
+		hfd_info("removed %s/hpu%u", links.link_dir, index);
 out_unlock:
 	pthread_mutex_unlock(&links_lock);
 }
 
 /**
- * hpu_devlinks_remove() - remove the LINK_DIR/hpuN links that point into @dir
+ * hfd_devlinks_remove() - remove the LINK_DIR/hpuN links that point into @dir
  * @link_dir: where the links are
  * @dir: mount point
- * @ndev: slots to look at (HPU_FUSED_MAX_DEVICES: hot-added devices may
+ * @ndev: slots to look at (HFD_MAX_DEVICES: hot-added devices may
  *        have links in any slot)
  */
-void hpu_devlinks_remove(const char *link_dir, const char *dir,
+void hfd_devlinks_remove(const char *link_dir, const char *dir,
 			 unsigned int ndev)
 {
 	unsigned int i;

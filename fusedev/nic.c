@@ -16,7 +16,7 @@
 
 #include "hpu_fused.h"
 
-#define CHECK_ZERO(member) hpu_check_zero(&(member), sizeof(member))
+#define CHECK_ZERO(member) hfd_check_zero(&(member), sizeof(member))
 
 /* Members every op but CONNECT must leave 0 */
 static bool connect_fields_zero(const struct hpu_nic_in *in)
@@ -29,7 +29,7 @@ static bool connect_fields_zero(const struct hpu_nic_in *in)
  * Everything checkable without the model, per op: flags, pad, reserved,
  * the members the op does not use, ranges.
  */
-static int nic_check(const struct hpu_device *dev, const struct hpu_nic_in *in)
+static int nic_check(const struct hfd_device *dev, const struct hpu_nic_in *in)
 {
 	if (CHECK_ZERO(in->pad0) || CHECK_ZERO(in->pad1))
 		return -EINVAL;
@@ -38,7 +38,7 @@ static int nic_check(const struct hpu_device *dev, const struct hpu_nic_in *in)
 		return -EINVAL;
 	switch (in->op) {
 	case HPU_NIC_OP_REG_MR:
-		if (hpu_check_flags(in->flags, HPU_NIC_MR_FLAGS_MASK) ||
+		if (hfd_check_flags(in->flags, HPU_NIC_MR_FLAGS_MASK) ||
 		    !(in->flags & HPU_NIC_MR_REMOTE_WRITE))
 			return -EINVAL;
 		if (!in->size || in->addr + in->size < in->addr)
@@ -84,7 +84,7 @@ static unsigned int nic_op_limit(uint32_t op)
 		       HPU_CTX_LIMIT_NIC_CONNS;
 }
 
-static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
+static int nic_call(struct hfd_ctx *ctx, const struct hpu_nic_in *in,
 		    struct hpu_nic_out *out)
 {
 	const struct hpu_fw_ops *o = ctx->dev->model->ops;
@@ -98,7 +98,7 @@ static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
 	int ret;
 
 	if (charged) {
-		ret = hpu_ctx_charge(ctx, lim, 1);
+		ret = hfd_ctx_charge(ctx, lim, 1);
 		if (ret)
 			return ret;
 	}
@@ -135,12 +135,12 @@ static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
 	}
 	/* a failed REG_MR/CONNECT/ACCEPT, a successful DEREG_MR/DISCONNECT */
 	if (charged == (ret != 0))
-		hpu_ctx_uncharge(ctx, lim, 1);
+		hfd_ctx_uncharge(ctx, lim, 1);
 	return ret;
 }
 
 /**
- * hpu_ioctl_nic() - HPU_IOCTL_NIC handler
+ * hfd_ioctl_nic() - HPU_IOCTL_NIC handler
  * @call: context and requesting thread
  * @data: union hpu_nic_args, updated in place
  *
@@ -152,11 +152,11 @@ static int nic_call(struct hpu_ctx *ctx, const struct hpu_nic_in *in,
  * accepted); -EOPNOTSUPP when the model has no NICs; the model's -errno
  * (docs/nic.md).
  */
-int hpu_ioctl_nic(const struct hpu_ioctl_call *call, void *data)
+int hfd_ioctl_nic(const struct hfd_ioctl_call *call, void *data)
 {
 	union hpu_nic_args *args = data;
-	struct hpu_ctx *ctx = call->ctx;
-	struct hpu_device *dev = ctx->dev;
+	struct hfd_ctx *ctx = call->ctx;
+	struct hfd_device *dev = ctx->dev;
 	struct hpu_nic_in in = args->in;
 	struct hpu_nic_out out;
 	int ret;
@@ -164,7 +164,7 @@ int hpu_ioctl_nic(const struct hpu_ioctl_call *call, void *data)
 	ret = nic_check(dev, &in);
 	if (ret)
 		return ret;
-	if (!hpu_device_has_nic(dev))
+	if (!hfd_device_has_nic(dev))
 		return -EOPNOTSUPP;
 
 	memset(&out, 0, sizeof(out));
@@ -180,17 +180,17 @@ int hpu_ioctl_nic(const struct hpu_ioctl_call *call, void *data)
 }
 
 /**
- * hpu_nic_info() - the INFO NIC answer of a device
+ * hfd_nic_info() - the INFO NIC answer of a device
  * @dev: device
  * @out: answer (zeroed by the caller)
  *
  * Return: 0, or -EOPNOTSUPP when the model has no NICs.
  */
-int hpu_nic_info(struct hpu_device *dev, struct hpu_info_nic *out)
+int hfd_nic_info(struct hfd_device *dev, struct hpu_info_nic *out)
 {
 	unsigned int i;
 
-	if (!hpu_model_has_nic(dev->model) || !dev->fw)
+	if (!hfd_model_has_nic(dev->model) || !dev->fw)
 		return -EOPNOTSUPP;
 	dev->model->ops->nic_info(dev->fw, out);
 	/* what the ABI promises, whatever the model left there */
@@ -203,14 +203,14 @@ int hpu_nic_info(struct hpu_device *dev, struct hpu_info_nic *out)
 	return 0;
 }
 
-static void queue_nic_event(struct hpu_ctx *ctx,
+static void queue_nic_event(struct hfd_ctx *ctx,
 			    const struct hpu_fw_nic_event *ev)
 {
 	if (ev->type == HPU_EVENT_NIC_ACCESS_ERR)
-		hpu_ctx_queue_event(ctx, ev->type, ev->port, 0, ev->offset,
+		hfd_ctx_queue_event(ctx, ev->type, ev->port, 0, ev->offset,
 				    ev->key);
 	else
-		hpu_ctx_queue_event(ctx, ev->type, ev->port, 0, ev->port, 0);
+		hfd_ctx_queue_event(ctx, ev->type, ev->port, 0, ev->port, 0);
 }
 
 /*
@@ -218,10 +218,10 @@ static void queue_nic_event(struct hpu_ctx *ctx,
  * device's ctx_lock, the events queued without it (queueing wakes a
  * poller through FUSE).
  */
-static void nic_event_all(struct hpu_device *dev,
+static void nic_event_all(struct hfd_device *dev,
 			  const struct hpu_fw_nic_event *ev)
 {
-	struct hpu_ctx **list = NULL, **nl, *ctx;
+	struct hfd_ctx **list = NULL, **nl, *ctx;
 	size_t n = 0, cap = 0, i;
 
 	pthread_mutex_lock(&dev->ctx_lock);
@@ -233,38 +233,38 @@ static void nic_event_all(struct hpu_device *dev,
 				break;
 			list = nl;
 		}
-		hpu_ctx_get(ctx);
+		hfd_ctx_get(ctx);
 		list[n++] = ctx;
 	}
 	pthread_mutex_unlock(&dev->ctx_lock);
 	if (ctx)
-		hpu_warn(
+		hfd_warn(
 			"hpu%u: out of memory: NIC event %u not given to every context",
 			dev->index, ev->type);
 	for (i = 0; i < n; i++) {
 		queue_nic_event(list[i], ev);
-		hpu_ctx_put(list[i]);
+		hfd_ctx_put(list[i]);
 	}
 	free(list);
 }
 
 /**
- * hpu_nic_event_cb() - the model's nic_event callback
+ * hfd_nic_event_cb() - the model's nic_event callback
  * @arg: the device
  * @as_cookie: the context whose address space the event concerns
  *	(as_set_cookie), or NULL for every context of the device
  * @ev: HPU_EVENT_LINK_DOWN (addr and engine = port) or
  *	HPU_EVENT_NIC_ACCESS_ERR (addr = offset, data = key, engine = port)
  */
-void hpu_nic_event_cb(void *arg, void *as_cookie,
+void hfd_nic_event_cb(void *arg, void *as_cookie,
 		      const struct hpu_fw_nic_event *ev)
 {
-	struct hpu_device *dev = arg;
+	struct hfd_device *dev = arg;
 
 	if (!ev || (ev->type != HPU_EVENT_LINK_DOWN &&
 		    ev->type != HPU_EVENT_NIC_ACCESS_ERR))
 		return;
-	hpu_dbg("hpu%u: NIC event %u port %u key %#llx offset %llu", dev->index,
+	hfd_dbg("hpu%u: NIC event %u port %u key %#llx offset %llu", dev->index,
 		ev->type, ev->port, (unsigned long long)ev->key,
 		(unsigned long long)ev->offset);
 	if (as_cookie)

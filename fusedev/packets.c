@@ -14,34 +14,34 @@
  * struct pkt_rule - what one opcode allows
  * @size: exact packet size in bytes (0: opcode unknown)
  * @flags: flag bits of its own, beside HPU_PKT_F_COMMON_MASK
- * @kind: the only queue kind it runs on (HPU_QUEUE_NONE: every queue)
+ * @kind: the only queue kind it runs on (HFD_QUEUE_NONE: every queue)
  */
 struct pkt_rule {
 	uint16_t size;
 	uint16_t flags;
-	enum hpu_queue_kind kind;
+	enum hfd_queue_kind kind;
 };
 
 static const struct pkt_rule pkt_rules[] = {
 	[HPU_PACKET_NOP] = { .size = sizeof(struct hpu_pkt_nop) },
 	[HPU_PACKET_STOP] = { .size = sizeof(struct hpu_pkt_stop) },
 	[HPU_PACKET_LIN_DMA] = { .size = sizeof(struct hpu_pkt_lin_dma),
-				 .kind = HPU_QUEUE_DMA },
+				 .kind = HFD_QUEUE_DMA },
 	[HPU_PACKET_MEMSET] = { .size = sizeof(struct hpu_pkt_memset),
 				.flags = HPU_MEMSET_F_ELEM_MASK,
-				.kind = HPU_QUEUE_DMA },
+				.kind = HFD_QUEUE_DMA },
 	[HPU_PACKET_MSG_LONG] = { .size = sizeof(struct hpu_pkt_msg_long) },
 	[HPU_PACKET_FENCE] = { .size = sizeof(struct hpu_pkt_fence) },
 	[HPU_PACKET_ARM_MONITOR] = { .size = sizeof(
 					     struct hpu_pkt_arm_monitor) },
 	[HPU_PACKET_MME_GEMM] = { .size = sizeof(struct hpu_pkt_mme_gemm),
 				  .flags = HPU_MME_F_MASK,
-				  .kind = HPU_QUEUE_MME },
+				  .kind = HFD_QUEUE_MME },
 	[HPU_PACKET_TPC_KERNEL] = { .size = sizeof(struct hpu_pkt_tpc_kernel),
-				    .kind = HPU_QUEUE_TPC },
+				    .kind = HFD_QUEUE_TPC },
 	[HPU_PACKET_NIC_WRITE] = { .size = sizeof(struct hpu_pkt_nic_write),
 				   .flags = HPU_NIC_F_MASK,
-				   .kind = HPU_QUEUE_NIC },
+				   .kind = HFD_QUEUE_NIC },
 };
 
 #define NUM_RULES (sizeof(pkt_rules) / sizeof(pkt_rules[0]))
@@ -110,7 +110,7 @@ static int check_arm_monitor(const uint8_t *p)
 }
 
 /**
- * hpu_check_nic_write() - check a NIC_WRITE packet's fields
+ * hfd_check_nic_write() - check a NIC_WRITE packet's fields
  * @p: the packet (its header was checked already)
  *
  * With HPU_NIC_F_SIGNAL the sync object is a user one and the value
@@ -120,7 +120,7 @@ static int check_arm_monitor(const uint8_t *p)
  *
  * Return: 0 or -EINVAL.
  */
-int hpu_check_nic_write(const uint8_t *p)
+int hfd_check_nic_write(const uint8_t *p)
 {
 	struct hpu_pkt_nic_write pkt;
 
@@ -153,46 +153,46 @@ static int check_packet(uint16_t opcode, const uint8_t *p)
 	case HPU_PACKET_ARM_MONITOR:
 		return check_arm_monitor(p);
 	case HPU_PACKET_MME_GEMM:
-		return hpu_check_mme_gemm(p);
+		return hfd_check_mme_gemm(p);
 	case HPU_PACKET_TPC_KERNEL:
-		return hpu_check_tpc_kernel(p);
+		return hfd_check_tpc_kernel(p);
 	case HPU_PACKET_NIC_WRITE:
-		return hpu_check_nic_write(p);
+		return hfd_check_nic_write(p);
 	default:
 		return 0;
 	}
 }
 
 /**
- * hpu_queue_kind() - which engine a hardware queue feeds
+ * hfd_queue_kind() - which engine a hardware queue feeds
  * @profile: chip profile
  * @queue: queue index
  *
  * Queues are numbered like the engines: DMA, then MME, TPC, NIC.
  *
- * Return: enum hpu_queue_kind, or HPU_QUEUE_NONE when out of range.
+ * Return: enum hfd_queue_kind, or HFD_QUEUE_NONE when out of range.
  */
-enum hpu_queue_kind hpu_queue_kind(const struct hpu_fw_profile *profile,
+enum hfd_queue_kind hfd_queue_kind(const struct hpu_fw_profile *profile,
 				   uint32_t queue)
 {
 	if (queue >= profile->num_queues)
-		return HPU_QUEUE_NONE;
+		return HFD_QUEUE_NONE;
 	if (queue < profile->num_dma)
-		return HPU_QUEUE_DMA;
+		return HFD_QUEUE_DMA;
 	queue -= profile->num_dma;
 	if (queue < profile->num_mme)
-		return HPU_QUEUE_MME;
+		return HFD_QUEUE_MME;
 	queue -= profile->num_mme;
 	if (queue < profile->num_tpc)
-		return HPU_QUEUE_TPC;
-	return HPU_QUEUE_NIC;
+		return HFD_QUEUE_TPC;
+	return HFD_QUEUE_NIC;
 }
 
 /**
- * hpu_packets_validate() - check every packet of a command buffer
+ * hfd_packets_validate() - check every packet of a command buffer
  * @cb: the bytes (a private copy; the caller runs exactly these)
  * @size: bytes at @cb
- * @kind: enum hpu_queue_kind of the queue that will run them
+ * @kind: enum hfd_queue_kind of the queue that will run them
  * @bad_off: receives the offset of the first bad packet (may be NULL)
  *
  * Packets after a STOP are validated too.
@@ -202,7 +202,7 @@ enum hpu_queue_kind hpu_queue_kind(const struct hpu_fw_profile *profile,
  * non-zero reserved fields, ids or values out of range, a packet not
  * allowed on @kind, a packet running past @size).
  */
-int hpu_packets_validate(const void *cb, size_t size, enum hpu_queue_kind kind,
+int hfd_packets_validate(const void *cb, size_t size, enum hfd_queue_kind kind,
 			 size_t *bad_off)
 {
 	const uint8_t *base = cb;
@@ -211,7 +211,7 @@ int hpu_packets_validate(const void *cb, size_t size, enum hpu_queue_kind kind,
 	size_t off = 0;
 	int ret = 0;
 
-	if (!size || size % 8 || kind == HPU_QUEUE_NONE)
+	if (!size || size % 8 || kind == HFD_QUEUE_NONE)
 		ret = -EINVAL;
 	while (!ret && off < size) {
 		if (size - off < sizeof(hdr)) {
@@ -223,7 +223,7 @@ int hpu_packets_validate(const void *cb, size_t size, enum hpu_queue_kind kind,
 		if (!rule || !rule->size || hdr.size != rule->size ||
 		    hdr.size > size - off || hdr.reserved ||
 		    (hdr.flags & ~(HPU_PKT_F_COMMON_MASK | rule->flags)) ||
-		    (rule->kind != HPU_QUEUE_NONE && kind != rule->kind)) {
+		    (rule->kind != HFD_QUEUE_NONE && kind != rule->kind)) {
 			ret = -EINVAL;
 			break;
 		}

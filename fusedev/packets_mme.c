@@ -9,14 +9,14 @@
 #include "hpu_mme_check.h"
 
 /**
- * hpu_check_mme_gemm() - check the fields of an MME_GEMM packet
+ * hfd_check_mme_gemm() - check the fields of an MME_GEMM packet
  * @p: the packet (its header was checked already)
  *
  * The rules are common/hpu_mme_check.c's, shared with libhpudrv.
  *
  * Return: 0 or -EINVAL.
  */
-int hpu_check_mme_gemm(const uint8_t *p)
+int hfd_check_mme_gemm(const uint8_t *p)
 {
 	struct hpu_pkt_mme_gemm g;
 

@@ -10,13 +10,13 @@
 #include "hpu_tpc_check.h"
 
 /**
- * hpu_check_tpc_kernel() - check a TPC_KERNEL packet's kernel, tensors and
+ * hfd_check_tpc_kernel() - check a TPC_KERNEL packet's kernel, tensors and
  * parameters
  * @p: the packet (its header was checked already)
  *
  * Return: 0 or -EINVAL (common/hpu_tpc_check.c has the rules).
  */
-int hpu_check_tpc_kernel(const uint8_t *p)
+int hfd_check_tpc_kernel(const uint8_t *p)
 {
 	struct hpu_pkt_tpc_kernel pkt;
 

@@ -3,7 +3,7 @@
  * timer.c - the driver's one timer thread: WAIT_CS deadlines, CS
  * timeouts, and work that must not run inside a device model callback
  * (deadline 0). A timer embedded in an object is cancelled with
- * hpu_timer_cancel_sync() before the object is freed, like del_timer_sync.
+ * hfd_timer_cancel_sync() before the object is freed, like del_timer_sync.
  */
 #include <errno.h>
 #include <time.h>
@@ -17,14 +17,14 @@
 static pthread_mutex_t timer_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t timer_cond;      /* queue changed or stopping */
 static pthread_cond_t timer_done_cond; /* a callback returned */
-static struct hpu_timer *timer_head;
-static struct hpu_timer *running;
+static struct hfd_timer *timer_head;
+static struct hfd_timer *running;
 static bool stopping;
 static bool started;
 static unsigned int users;
 static pthread_t timer_thread;
 
-static void unlink_timer(struct hpu_timer *t)
+static void unlink_timer(struct hfd_timer *t)
 {
 	if (t->prev)
 		t->prev->next = t->next;
@@ -38,13 +38,13 @@ static void unlink_timer(struct hpu_timer *t)
 
 static void *timer_main(void *arg)
 {
-	struct hpu_timer *t, *due;
+	struct hfd_timer *t, *due;
 	struct timespec ts;
 	uint64_t now, first;
 
 	pthread_mutex_lock(&timer_lock);
 	while (!stopping) {
-		now = hpu_now_ns();
+		now = hfd_now_ns();
 		due = NULL;
 		first = UINT64_MAX;
 		for (t = timer_head; t; t = t->next) {
@@ -78,11 +78,11 @@ static void *timer_main(void *arg)
 }
 
 /**
- * hpu_timer_start() - start the timer thread (counted: one stop per start)
+ * hfd_timer_start() - start the timer thread (counted: one stop per start)
  *
  * Return: 0 or -errno.
  */
-int hpu_timer_start(void)
+int hfd_timer_start(void)
 {
 	pthread_condattr_t attr;
 	int ret = 0;
@@ -108,10 +108,10 @@ out:
 }
 
 /**
- * hpu_timer_stop() - stop the thread after the last user; queued timers
+ * hfd_timer_stop() - stop the thread after the last user; queued timers
  * are dropped (their owners were torn down before)
  */
-void hpu_timer_stop(void)
+void hfd_timer_stop(void)
 {
 	pthread_mutex_lock(&timer_lock);
 	if (!users || --users) {
@@ -130,11 +130,11 @@ void hpu_timer_stop(void)
 }
 
 /**
- * hpu_timer_arm() - (re)queue a timer
+ * hfd_timer_arm() - (re)queue a timer
  * @t: timer with @fn set
  * @deadline_ns: CLOCK_MONOTONIC deadline; 0 runs it as soon as possible
  */
-void hpu_timer_arm(struct hpu_timer *t, uint64_t deadline_ns)
+void hfd_timer_arm(struct hfd_timer *t, uint64_t deadline_ns)
 {
 	pthread_mutex_lock(&timer_lock);
 	if (t->armed)
@@ -151,14 +151,14 @@ void hpu_timer_arm(struct hpu_timer *t, uint64_t deadline_ns)
 }
 
 /**
- * hpu_timer_cancel_sync() - dequeue a timer and wait until its callback,
+ * hfd_timer_cancel_sync() - dequeue a timer and wait until its callback,
  * if running, has returned
  * @t: timer
  *
  * From the timer thread itself (a callback cancelling its own timer) it
  * does not wait.
  */
-void hpu_timer_cancel_sync(struct hpu_timer *t)
+void hfd_timer_cancel_sync(struct hfd_timer *t)
 {
 	pthread_mutex_lock(&timer_lock);
 	if (t->armed)

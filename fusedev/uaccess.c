@@ -36,7 +36,7 @@ static int vm_copy(pid_t pid, void *local_ptr, uint64_t uaddr, size_t len,
 	int guarded, ret;
 	ssize_t n;
 
-	guarded = hpu_uaccess_enter();
+	guarded = hfd_uaccess_enter();
 	if (guarded < 0)
 		return guarded;
 	if (write)
@@ -44,13 +44,13 @@ static int vm_copy(pid_t pid, void *local_ptr, uint64_t uaddr, size_t len,
 	else
 		n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	ret = n < 0 || (size_t)n != len ? -EFAULT : 0;
-	if (guarded && hpu_uaccess_exit())
+	if (guarded && hfd_uaccess_exit())
 		ret = -EFAULT;
 	return ret;
 }
 
 /**
- * hpu_copy_from_user() - read @len bytes at @uaddr of thread @pid
+ * hfd_copy_from_user() - read @len bytes at @uaddr of thread @pid
  * @pid: the requesting thread (fuse_req_ctx(req)->pid), not the opener
  * @dst: destination in the daemon
  * @uaddr: user address
@@ -63,7 +63,7 @@ static int vm_copy(pid_t pid, void *local_ptr, uint64_t uaddr, size_t len,
  * Return: 0, or -EFAULT when any byte could not be read (or the access
  * was refused or abandoned).
  */
-int hpu_copy_from_user(pid_t pid, void *dst, uint64_t uaddr, size_t len)
+int hfd_copy_from_user(pid_t pid, void *dst, uint64_t uaddr, size_t len)
 {
 	if (!len)
 		return 0;
@@ -73,19 +73,19 @@ int hpu_copy_from_user(pid_t pid, void *dst, uint64_t uaddr, size_t len)
 }
 
 /**
- * hpu_copy_to_user() - write @len bytes to @uaddr of thread @pid
+ * hfd_copy_to_user() - write @len bytes to @uaddr of thread @pid
  * @pid: the requesting thread (fuse_req_ctx(req)->pid), not the opener
  * @uaddr: user address
  * @src: source in the daemon
  * @len: bytes; 0 succeeds without touching anything
  *
  * A partial write is possible when the range crosses into an unmapped
- * page; it is still reported as a fault. Guarded as hpu_copy_from_user().
+ * page; it is still reported as a fault. Guarded as hfd_copy_from_user().
  *
  * Return: 0, or -EFAULT when any byte could not be written (or the
  * access was refused or abandoned).
  */
-int hpu_copy_to_user(pid_t pid, uint64_t uaddr, const void *src, size_t len)
+int hfd_copy_to_user(pid_t pid, uint64_t uaddr, const void *src, size_t len)
 {
 	if (!len)
 		return 0;
@@ -95,12 +95,12 @@ int hpu_copy_to_user(pid_t pid, uint64_t uaddr, const void *src, size_t len)
 }
 
 /**
- * hpu_pidfd_open() - a pidfd of a client process
+ * hfd_pidfd_open() - a pidfd of a client process
  * @tgid: thread group id
  *
  * Return: the fd (close-on-exec), or -errno (-ESRCH: gone).
  */
-int hpu_pidfd_open(pid_t tgid)
+int hfd_pidfd_open(pid_t tgid)
 {
 	long fd;
 
@@ -111,32 +111,32 @@ int hpu_pidfd_open(pid_t tgid)
 }
 
 /**
- * hpu_pidfd_alive() - whether the process of a pidfd still runs
+ * hfd_pidfd_alive() - whether the process of a pidfd still runs
  * @pidfd: pidfd
  */
-bool hpu_pidfd_alive(int pidfd)
+bool hfd_pidfd_alive(int pidfd)
 {
 	return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
 }
 
-/* Device of the daemon's own mount (hpu_uaccess_set_mount_dev), or 0 */
+/* Device of the daemon's own mount (hfd_uaccess_set_mount_dev), or 0 */
 static dev_t own_dev;
 
 /**
- * hpu_uaccess_set_mount_dev() - tell the user range checks which device
+ * hfd_uaccess_set_mount_dev() - tell the user range checks which device
  * numbers the daemon's own mount has
  * @dev: st_dev of the mount (0: unknown)
  *
  * Client memory mapped from a file of this mount would have the daemon
  * serve its own page faults (a FUSE READ per fault): it is refused.
  */
-void hpu_uaccess_set_mount_dev(dev_t dev)
+void hfd_uaccess_set_mount_dev(dev_t dev)
 {
 	own_dev = dev;
 }
 
 /**
- * hpu_user_range_mapped() - whether every byte of a user range is in a
+ * hfd_user_range_mapped() - whether every byte of a user range is in a
  * mapping of the process that is not a file of the daemon's own mount
  * @tgid: process
  * @uaddr: first byte
@@ -147,7 +147,7 @@ void hpu_uaccess_set_mount_dev(dev_t dev)
  * Return: 0, or -EFAULT when some byte is not mapped, or mapped from the
  * daemon's own mount (or the process is gone).
  */
-int hpu_user_range_mapped(pid_t tgid, uint64_t uaddr, uint64_t len)
+int hfd_user_range_mapped(pid_t tgid, uint64_t uaddr, uint64_t len)
 {
 	unsigned long long lo, hi;
 	unsigned int maj, min;
@@ -182,27 +182,27 @@ int hpu_user_range_mapped(pid_t tgid, uint64_t uaddr, uint64_t len)
 }
 
 /**
- * hpu_user_probe() - check a user range before a lock is taken around
+ * hfd_user_probe() - check a user range before a lock is taken around
  * an access to it
  * @tid: requesting thread
  * @uaddr: first byte
  * @len: bytes (> 0)
  *
  * The range must be mapped, and not from the daemon's own mount
- * (hpu_user_range_mapped()); its first byte is then read under the
+ * (hfd_user_range_mapped()); its first byte is then read under the
  * uaccess guard, which faults its page in: a fault that never ends
  * (userfaultfd) is abandoned here, where no lock is held, rather than
  * under the device's or context's locks by the access that follows.
  *
  * Return: 0 or -EFAULT.
  */
-int hpu_user_probe(pid_t tid, uint64_t uaddr, uint64_t len)
+int hfd_user_probe(pid_t tid, uint64_t uaddr, uint64_t len)
 {
 	uint8_t byte;
 	int ret;
 
-	ret = hpu_user_range_mapped(hpu_tid_to_tgid(tid), uaddr, len);
+	ret = hfd_user_range_mapped(hfd_tid_to_tgid(tid), uaddr, len);
 	if (ret)
 		return ret;
-	return hpu_copy_from_user(tid, &byte, uaddr, 1);
+	return hfd_copy_from_user(tid, &byte, uaddr, 1);
 }

@@ -15,7 +15,7 @@
  * fs.c sends no second answer. A stuck worker is one thread less for
  * everyone else, so stuck (abandoned) accesses are capped per client
  * thread, process and user and in total, and the FUSE loop's thread limit
- * leaves room for them all (HPU_FUSED_MAX_THREADS_ALL): beyond a cap a
+ * leaves room for them all (HFD_MAX_THREADS_ALL): beyond a cap a
  * client's new accesses are refused with -EFAULT at once.
  */
 #include <errno.h>
@@ -26,7 +26,7 @@
 /* Slots: one per FUSE worker that made a guarded request */
 #define GUARD_SLOTS 1024
 
-_Static_assert(HPU_FUSED_MAX_THREADS_ALL < GUARD_SLOTS,
+_Static_assert(HFD_MAX_THREADS_ALL < GUARD_SLOTS,
 	       "every worker the FUSE loop may start finds a slot");
 
 /* Accesses in flight above which the caps are checked on each entry */
@@ -92,7 +92,7 @@ static pthread_cond_t guard_cond = PTHREAD_COND_INITIALIZER;
 static bool running;
 static bool stopping;
 static pthread_t watchdog;
-static uint64_t timeout_ns = HPU_UACCESS_DEF_TIMEOUT_MS * 1000000ULL;
+static uint64_t timeout_ns = HFD_UACCESS_DEF_TIMEOUT_MS * 1000000ULL;
 static void (*abandon_fn)(void *token);
 
 static uint64_t now_coarse(void)
@@ -115,7 +115,7 @@ static void slot_release(void *arg)
 static void make_key(void)
 {
 	if (pthread_key_create(&slot_key, slot_release))
-		hpu_err("uaccess guard: no thread key: accesses go unguarded");
+		hfd_err("uaccess guard: no thread key: accesses go unguarded");
 }
 
 /* The calling thread's slot, claimed on its first request */
@@ -149,14 +149,14 @@ static struct guard_slot *slot_get(void)
 }
 
 /**
- * hpu_uaccess_begin_request() - the calling worker starts serving a
+ * hfd_uaccess_begin_request() - the calling worker starts serving a
  * request whose client memory accesses are guarded
  * @token: the request, handed to the abandon callback if the watchdog
  *	answers it
  * @tid: client thread that made the request
  * @uid: its user
  */
-void hpu_uaccess_begin_request(void *token, pid_t tid, uid_t uid)
+void hfd_uaccess_begin_request(void *token, pid_t tid, uid_t uid)
 {
 	struct guard_slot *s = slot_get();
 
@@ -171,12 +171,12 @@ void hpu_uaccess_begin_request(void *token, pid_t tid, uid_t uid)
 }
 
 /**
- * hpu_uaccess_end_request() - the calling worker is done with its request
+ * hfd_uaccess_end_request() - the calling worker is done with its request
  *
  * Return: true when the watchdog already answered the request (the caller
  * must not answer it, nor use the request any more).
  */
-bool hpu_uaccess_end_request(void)
+bool hfd_uaccess_end_request(void)
 {
 	struct guard_slot *s = my_slot;
 	bool dead;
@@ -190,10 +190,10 @@ bool hpu_uaccess_end_request(void)
 }
 
 /**
- * hpu_uaccess_request_dead() - whether the watchdog answered the request
+ * hfd_uaccess_request_dead() - whether the watchdog answered the request
  * the calling thread serves (it must not act on it any more)
  */
-bool hpu_uaccess_request_dead(void)
+bool hfd_uaccess_request_dead(void)
 {
 	return my_slot && my_slot->in_request && my_slot->dead;
 }
@@ -203,7 +203,7 @@ static int32_t slot_tgid(struct guard_slot *s)
 	int32_t tgid = __atomic_load_n(&s->tgid, __ATOMIC_RELAXED);
 
 	if (!tgid) {
-		tgid = hpu_tid_to_tgid(
+		tgid = hfd_tid_to_tgid(
 			__atomic_load_n(&s->tid, __ATOMIC_RELAXED));
 		__atomic_store_n(&s->tgid, tgid, __ATOMIC_RELAXED);
 	}
@@ -244,20 +244,20 @@ static bool caps_allow(struct guard_slot *me)
 		if (__atomic_load_n(&s->tgid, __ATOMIC_RELAXED) == tgid)
 			by_tgid++;
 	}
-	return by_tid < HPU_UACCESS_MAX_STUCK_THREAD &&
-	       by_tgid < HPU_UACCESS_MAX_STUCK_PROC &&
-	       by_uid < HPU_UACCESS_MAX_STUCK_UID;
+	return by_tid < HFD_UACCESS_MAX_STUCK_THREAD &&
+	       by_tgid < HFD_UACCESS_MAX_STUCK_PROC &&
+	       by_uid < HFD_UACCESS_MAX_STUCK_UID;
 }
 
 /**
- * hpu_uaccess_enter() - the calling thread is about to touch client memory
+ * hfd_uaccess_enter() - the calling thread is about to touch client memory
  *
- * Return: 1 when the access is guarded (call hpu_uaccess_exit() after
+ * Return: 1 when the access is guarded (call hfd_uaccess_exit() after
  * it), 0 when the thread serves no guarded request (a direct call, e.g.
  * from a unit test), or -EFAULT when the access must not be made: the
  * request was already answered, or the client is over a cap.
  */
-int hpu_uaccess_enter(void)
+int hfd_uaccess_enter(void)
 {
 	struct guard_slot *s = my_slot;
 	uint32_t n;
@@ -268,14 +268,14 @@ int hpu_uaccess_enter(void)
 	if (s->dead)
 		return -EFAULT;
 	n = __atomic_add_fetch(&busy, 1, __ATOMIC_ACQ_REL);
-	if (n > HPU_UACCESS_MAX_STUCK ||
+	if (n > HFD_UACCESS_MAX_STUCK ||
 	    ((n > GUARD_SCAN_AT ||
 	      __atomic_load_n(&stuck_now, __ATOMIC_ACQUIRE)) &&
 	     !caps_allow(s))) {
 		__atomic_sub_fetch(&busy, 1, __ATOMIC_ACQ_REL);
 		__atomic_add_fetch(&refused_ever, 1, __ATOMIC_RELAXED);
-		hpu_log_ratelimited(
-			HPU_LOG_WARN,
+		hfd_log_ratelimited(
+			HFD_LOG_WARN,
 			"pid %d (uid %u): client memory access refused: too many stuck accesses",
 			(int)s->tid, (unsigned int)s->uid);
 		return -EFAULT;
@@ -288,13 +288,13 @@ int hpu_uaccess_enter(void)
 }
 
 /**
- * hpu_uaccess_exit() - the access of hpu_uaccess_enter() (which returned
+ * hfd_uaccess_exit() - the access of hfd_uaccess_enter() (which returned
  * 1) is over
  *
  * Return: 0, or -EFAULT when the watchdog abandoned it meanwhile: the
  * request is answered, whatever the access did counts as a fault.
  */
-int hpu_uaccess_exit(void)
+int hfd_uaccess_exit(void)
 {
 	struct guard_slot *s = my_slot;
 	uint64_t w = __atomic_load_n(&s->word, __ATOMIC_RELAXED);
@@ -311,8 +311,8 @@ int hpu_uaccess_exit(void)
 	__atomic_store_n(&s->word, idle, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&stuck_now, 1, __ATOMIC_ACQ_REL);
 	__atomic_sub_fetch(&busy, 1, __ATOMIC_ACQ_REL);
-	hpu_log_ratelimited(
-		HPU_LOG_INFO,
+	hfd_log_ratelimited(
+		HFD_LOG_INFO,
 		"pid %d: an abandoned client memory access returned",
 		(int)s->tid);
 	return -EFAULT;
@@ -342,8 +342,8 @@ static void watchdog_scan(void)
 		__atomic_add_fetch(&stuck_now, 1, __ATOMIC_ACQ_REL);
 		__atomic_add_fetch(&stuck_ever, 1, __ATOMIC_RELAXED);
 		slot_tgid(s);
-		hpu_log_ratelimited(
-			HPU_LOG_WARN,
+		hfd_log_ratelimited(
+			HFD_LOG_WARN,
 			"pid %d (uid %u): client memory access stuck for %llu ms: request answered EFAULT, worker abandoned",
 			(int)__atomic_load_n(&s->tid, __ATOMIC_RELAXED),
 			(unsigned int)__atomic_load_n(&s->uid,
@@ -382,21 +382,21 @@ static void *watchdog_main(void *arg)
 }
 
 /**
- * hpu_uaccess_guard_start() - start the watchdog
+ * hfd_uaccess_guard_start() - start the watchdog
  * @timeout_ms: age at which an access is abandoned
- *	(HPU_UACCESS_MIN_TIMEOUT_MS..HPU_UACCESS_MAX_TIMEOUT_MS)
+ *	(HFD_UACCESS_MIN_TIMEOUT_MS..HFD_UACCESS_MAX_TIMEOUT_MS)
  * @abandon: answers a request with EFAULT (called on the watchdog thread
- *	with the token of hpu_uaccess_begin_request())
+ *	with the token of hfd_uaccess_begin_request())
  *
  * Return: 0 or -errno.
  */
-int hpu_uaccess_guard_start(uint32_t timeout_ms, void (*abandon)(void *token))
+int hfd_uaccess_guard_start(uint32_t timeout_ms, void (*abandon)(void *token))
 {
 	pthread_condattr_t ca;
 	int ret;
 
-	if (timeout_ms < HPU_UACCESS_MIN_TIMEOUT_MS ||
-	    timeout_ms > HPU_UACCESS_MAX_TIMEOUT_MS || !abandon)
+	if (timeout_ms < HFD_UACCESS_MIN_TIMEOUT_MS ||
+	    timeout_ms > HFD_UACCESS_MAX_TIMEOUT_MS || !abandon)
 		return -EINVAL;
 	pthread_mutex_lock(&guard_lock);
 	if (running) {
@@ -418,10 +418,10 @@ int hpu_uaccess_guard_start(uint32_t timeout_ms, void (*abandon)(void *token))
 }
 
 /**
- * hpu_uaccess_guard_stop() - stop the watchdog (before the FUSE session
+ * hfd_uaccess_guard_stop() - stop the watchdog (before the FUSE session
  * goes away: it answers requests)
  */
-void hpu_uaccess_guard_stop(void)
+void hfd_uaccess_guard_stop(void)
 {
 	pthread_mutex_lock(&guard_lock);
 	if (!running) {
@@ -439,12 +439,12 @@ void hpu_uaccess_guard_stop(void)
 }
 
 /**
- * hpu_uaccess_guard_stats() - the watchdog's counters
+ * hfd_uaccess_guard_stats() - the watchdog's counters
  * @now: accesses abandoned whose thread is still stuck
  * @ever: accesses abandoned since the start
  * @refused: accesses refused at once because of a cap
  */
-void hpu_uaccess_guard_stats(uint64_t *now, uint64_t *ever, uint64_t *refused)
+void hfd_uaccess_guard_stats(uint64_t *now, uint64_t *ever, uint64_t *refused)
 {
 	*now = __atomic_load_n(&stuck_now, __ATOMIC_ACQUIRE);
 	*ever = __atomic_load_n(&stuck_ever, __ATOMIC_RELAXED);

@@ -13,7 +13,7 @@
 #include "hpu_cs.h"
 
 /**
- * struct hpu_waiter - a WAIT_CS request not answered yet
+ * struct hfd_waiter - a WAIT_CS request not answered yet
  * @id: unique number (the interrupt callback finds the waiter by it)
  * @ctx: context (a reference is held)
  * @n: sequence numbers awaited
@@ -28,36 +28,36 @@
  * @cnext: next waiter of the context
  * @cprev: previous waiter of the context
  */
-struct hpu_waiter {
+struct hfd_waiter {
 	uint64_t id;
-	struct hpu_ctx *ctx;
+	struct hfd_ctx *ctx;
 	unsigned int n;
 	uint64_t seqs[HPU_WAIT_MULTI_CS_MAX];
 	bool any;
 	bool multi;
-	struct hpu_timer timer;
-	struct hpu_ioctl_defer defer;
+	struct hfd_timer timer;
+	struct hfd_ioctl_defer defer;
 	bool linked;
-	struct hpu_waiter *next;
-	struct hpu_waiter *prev;
-	struct hpu_waiter *cnext;
-	struct hpu_waiter *cprev;
+	struct hfd_waiter *next;
+	struct hfd_waiter *prev;
+	struct hfd_waiter *cnext;
+	struct hfd_waiter *cprev;
 };
 
 /*
  * wait_lock protects the daemon's waiter list, every context's waiter
- * list (hpu_cs_state.waiters) and every waiter's links and @linked. It
- * is taken before a context's hpu_cs_state.lock, never after.
+ * list (hfd_cs_state.waiters) and every waiter's links and @linked. It
+ * is taken before a context's hfd_cs_state.lock, never after.
  */
 static pthread_mutex_t wait_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct hpu_waiter *all_waiters;
+static struct hfd_waiter *all_waiters;
 static uint64_t next_waiter_id = 1;
 
 /*
  * Evaluate a wait against the context's CSs (st->lock held).
  * Return: true when the wait is over; @out is its answer (BUSY if not).
  */
-static bool eval_locked(struct hpu_cs_state *st, const uint64_t *seqs,
+static bool eval_locked(struct hfd_cs_state *st, const uint64_t *seqs,
 			unsigned int n, bool multi, bool any,
 			struct hpu_wait_cs_out *out)
 {
@@ -66,9 +66,11 @@ static bool eval_locked(struct hpu_cs_state *st, const uint64_t *seqs,
 	uint64_t ts;
 	bool tsv;
 
+	HPU_ASSERT_HELD(&st->lock);
+
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < n; i++) {
-		if (hpu_cs_lookup_locked(st, seqs[i], &status, &ts, &tsv))
+		if (hfd_cs_lookup_locked(st, seqs[i], &status, &ts, &tsv))
 			status = HPU_WAIT_CS_STATUS_ABORTED;
 		if (status == HPU_WAIT_CS_STATUS_BUSY)
 			continue;
@@ -91,9 +93,11 @@ static bool eval_locked(struct hpu_cs_state *st, const uint64_t *seqs,
 	return false;
 }
 
-static void unlink_locked(struct hpu_waiter *w)
+static void unlink_locked(struct hfd_waiter *w)
 {
-	struct hpu_cs_state *st = w->ctx->cs;
+	struct hfd_cs_state *st = w->ctx->cs;
+
+	HPU_ASSERT_HELD(&wait_lock);
 
 	if (w->prev)
 		w->prev->next = w->next;
@@ -112,27 +116,27 @@ static void unlink_locked(struct hpu_waiter *w)
 }
 
 /* The waiter is unlinked and owned by the caller: answer, free */
-static void answer(struct hpu_waiter *w, int err,
+static void answer(struct hfd_waiter *w, int err,
 		   const struct hpu_wait_cs_out *out, bool from_timer)
 {
 	union hpu_wait_cs_args args;
 
 	if (!from_timer)
-		hpu_timer_cancel_sync(&w->timer);
+		hfd_timer_cancel_sync(&w->timer);
 	memset(&args, 0, sizeof(args));
 	if (out)
 		args.out = *out;
 	/* given back before the caller learns the wait is over */
-	hpu_ctx_uncharge(w->ctx, HPU_CTX_LIMIT_WAITERS, 1);
+	hfd_ctx_uncharge(w->ctx, HPU_CTX_LIMIT_WAITERS, 1);
 	w->defer.reply(w->defer.token, err, &args, sizeof(args));
-	hpu_ctx_put(w->ctx);
+	hfd_ctx_put(w->ctx);
 	free(w);
 }
 
-static void waiter_timeout_fn(struct hpu_timer *t)
+static void waiter_timeout_fn(struct hfd_timer *t)
 {
-	struct hpu_waiter *w = container_of(t, struct hpu_waiter, timer);
-	struct hpu_cs_state *st = w->ctx->cs;
+	struct hfd_waiter *w = container_of(t, struct hfd_waiter, timer);
+	struct hfd_cs_state *st = w->ctx->cs;
 	struct hpu_wait_cs_out out;
 
 	pthread_mutex_lock(&wait_lock);
@@ -150,13 +154,13 @@ static void waiter_timeout_fn(struct hpu_timer *t)
 }
 
 /**
- * hpu_wait_cs_ended() - a CS of @ctx ended: answer the waits now over
+ * hfd_wait_cs_ended() - a CS of @ctx ended: answer the waits now over
  * @ctx: context
  */
-void hpu_wait_cs_ended(struct hpu_ctx *ctx)
+void hfd_wait_cs_ended(struct hfd_ctx *ctx)
 {
-	struct hpu_cs_state *st = ctx->cs;
-	struct hpu_waiter *w, *nw, *done = NULL;
+	struct hfd_cs_state *st = ctx->cs;
+	struct hfd_waiter *w, *nw, *done = NULL;
 	struct hpu_wait_cs_out out;
 
 	pthread_mutex_lock(&wait_lock);
@@ -187,13 +191,13 @@ void hpu_wait_cs_ended(struct hpu_ctx *ctx)
 }
 
 /**
- * hpu_wait_interrupt() - the caller of waiter @id was interrupted: answer
+ * hfd_wait_interrupt() - the caller of waiter @id was interrupted: answer
  * EINTR (libhpudrv restarts the wait)
- * @id: waiter id given to hpu_ioctl_defer.on_interrupt
+ * @id: waiter id given to hfd_ioctl_defer.on_interrupt
  */
-void hpu_wait_interrupt(uint64_t id)
+void hfd_wait_interrupt(uint64_t id)
 {
-	struct hpu_waiter *w;
+	struct hfd_waiter *w;
 
 	pthread_mutex_lock(&wait_lock);
 	for (w = all_waiters; w; w = w->next)
@@ -207,15 +211,15 @@ void hpu_wait_interrupt(uint64_t id)
 }
 
 /**
- * hpu_wait_ctx_fini() - answer every wait of a context being torn down
+ * hfd_wait_ctx_fini() - answer every wait of a context being torn down
  * (ABORTED for what did not end)
  * @ctx: context
  */
-void hpu_wait_ctx_fini(struct hpu_ctx *ctx)
+void hfd_wait_ctx_fini(struct hfd_ctx *ctx)
 {
-	struct hpu_cs_state *st = ctx->cs;
+	struct hfd_cs_state *st = ctx->cs;
 	struct hpu_wait_cs_out out;
-	struct hpu_waiter *w;
+	struct hfd_waiter *w;
 
 	for (;;) {
 		pthread_mutex_lock(&wait_lock);
@@ -233,8 +237,8 @@ void hpu_wait_ctx_fini(struct hpu_ctx *ctx)
 	}
 }
 
-static int load_seqs(const struct hpu_ioctl_call *call,
-		     const struct hpu_wait_cs_in *in, struct hpu_waiter *w)
+static int load_seqs(const struct hfd_ioctl_call *call,
+		     const struct hpu_wait_cs_in *in, struct hfd_waiter *w)
 {
 	unsigned int i;
 	int ret;
@@ -247,7 +251,7 @@ static int load_seqs(const struct hpu_ioctl_call *call,
 		return 0;
 	}
 	w->n = in->seq_arr_len;
-	ret = hpu_copy_from_user(call->pid, w->seqs, in->seq,
+	ret = hfd_copy_from_user(call->pid, w->seqs, in->seq,
 				 w->n * sizeof(w->seqs[0]));
 	if (ret)
 		return ret;
@@ -258,29 +262,29 @@ static int load_seqs(const struct hpu_ioctl_call *call,
 }
 
 /**
- * hpu_ioctl_wait_cs() - HPU_IOCTL_WAIT_CS handler
+ * hfd_ioctl_wait_cs() - HPU_IOCTL_WAIT_CS handler
  * @call: context, requesting thread, and how to answer later
  * @data: union hpu_wait_cs_args, updated in place
  *
- * Return: 0 with the answer in @data; HPU_IOCTL_DEFERRED when the answer
+ * Return: 0 with the answer in @data; HFD_IOCTL_DEFERRED when the answer
  * will go through @call->defer; -EINVAL (bad arguments, a number never
  * issued), -EFAULT (bad array pointer), -EINTR (caller interrupted).
  */
-int hpu_ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data)
+int hfd_ioctl_wait_cs(const struct hfd_ioctl_call *call, void *data)
 {
 	union hpu_wait_cs_args *args = data;
 	struct hpu_wait_cs_in in = args->in;
-	struct hpu_ctx *ctx = call->ctx;
+	struct hfd_ctx *ctx = call->ctx;
 	struct hpu_wait_cs_out out;
-	struct hpu_cs_state *st;
-	struct hpu_waiter *w;
+	struct hfd_cs_state *st;
+	struct hfd_waiter *w;
 	uint64_t deadline;
 	unsigned int i;
 	bool over;
 	int ret;
 
-	if (hpu_check_flags(in.flags, HPU_WAIT_CS_FLAGS_MASK) ||
-	    hpu_check_zero(&in.reserved, sizeof(in.reserved)))
+	if (hfd_check_flags(in.flags, HPU_WAIT_CS_FLAGS_MASK) ||
+	    hfd_check_zero(&in.reserved, sizeof(in.reserved)))
 		return -EINVAL;
 	if (in.flags & HPU_WAIT_CS_FLAGS_MULTI_CS) {
 		if (!in.seq || in.seq_arr_len < 1 ||
@@ -291,7 +295,7 @@ int hpu_ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data)
 		return -EINVAL;
 	}
 	st = ctx->cs;
-	if (!st || !hpu_device_has_cs(ctx->dev))
+	if (!st || !hfd_device_has_cs(ctx->dev))
 		return -EOPNOTSUPP;
 
 	w = calloc(1, sizeof(*w));
@@ -300,7 +304,7 @@ int hpu_ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data)
 	ret = load_seqs(call, &in, w);
 	if (ret)
 		goto err_free;
-	hpu_ctx_clear_cs_ended(ctx);
+	hfd_ctx_clear_cs_ended(ctx);
 
 	pthread_mutex_lock(&wait_lock);
 	w->id = next_waiter_id++;
@@ -316,7 +320,7 @@ int hpu_ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data)
 		uint64_t ts;
 		bool tsv;
 
-		if (hpu_cs_lookup_locked(st, w->seqs[i], &status, &ts, &tsv))
+		if (hfd_cs_lookup_locked(st, w->seqs[i], &status, &ts, &tsv))
 			ret = -EINVAL;
 	}
 	over = !ret && eval_locked(st, w->seqs, w->n, w->multi, w->any, &out);
@@ -331,12 +335,12 @@ int hpu_ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data)
 		goto err_free;
 	}
 	/* a blocked wait holds memory and a timer: bounded per context */
-	ret = hpu_ctx_charge(ctx, HPU_CTX_LIMIT_WAITERS, 1);
+	ret = hfd_ctx_charge(ctx, HPU_CTX_LIMIT_WAITERS, 1);
 	if (ret) {
 		pthread_mutex_unlock(&wait_lock);
 		goto err_free;
 	}
-	hpu_ctx_get(ctx);
+	hfd_ctx_get(ctx);
 	w->ctx = ctx;
 	w->defer = *call->defer;
 	w->timer.fn = waiter_timeout_fn;
@@ -349,12 +353,12 @@ int hpu_ioctl_wait_cs(const struct hpu_ioctl_call *call, void *data)
 	if (st->waiters)
 		st->waiters->cprev = w;
 	st->waiters = w;
-	deadline = in.timeout_us > (UINT64_MAX - hpu_now_ns()) / 1000 ?
+	deadline = in.timeout_us > (UINT64_MAX - hfd_now_ns()) / 1000 ?
 			   UINT64_MAX - 1 :
-			   hpu_now_ns() + in.timeout_us * 1000;
-	hpu_timer_arm(&w->timer, deadline);
+			   hfd_now_ns() + in.timeout_us * 1000;
+	hfd_timer_arm(&w->timer, deadline);
 	pthread_mutex_unlock(&wait_lock);
-	return HPU_IOCTL_DEFERRED;
+	return HFD_IOCTL_DEFERRED;
 
 out_answer:
 	if (!ret) {

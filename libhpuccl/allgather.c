@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * allgather.c - the allgather family: allgather (direct or ring) and the
- * plan, chunking and zero-copy sends broadcast shares (struct ag_plan)
+ * plan, chunking and zero-copy sends broadcast shares (struct ccl_ag_plan)
  */
 #include <errno.h>
 #include <string.h>
@@ -25,12 +25,13 @@ static int ag_choose(struct hpuccl_comm *c, uint64_t bytes)
  * Algorithm, zero copy and chunks of the allgather or broadcast in @x
  * (x->a filled in); @bytes: what lands in each rank's receive buffer
  */
-int ag_plan_make(struct hpuccl_comm *c, struct ag_plan *x, uint64_t bytes)
+int ccl_ag_plan_make(struct hpuccl_comm *c, struct ccl_ag_plan *x,
+		     uint64_t bytes)
 {
 	int ret;
 
 	x->algo = ag_choose(c, bytes);
-	ret = coll_maybe_zc(c, x->a.recv, bytes, &x->zc);
+	ret = ccl_coll_maybe_zc(c, x->a.recv, bytes, &x->zc);
 	if (ret)
 		return ret;
 	x->se = x->a.se;
@@ -44,9 +45,9 @@ int ag_plan_make(struct hpuccl_comm *c, struct ag_plan *x, uint64_t bytes)
 
 /* Send chunk bytes to @p: into its inbox, or straight to @roff of its
  * recvbuf */
-void ag_send_to(struct hpuccl_comm *c, const struct ag_plan *x,
-		struct ccl_round *r, int p, uint64_t src, uint64_t len,
-		uint64_t roff)
+void ccl_ag_send_to(struct hpuccl_comm *c, const struct ccl_ag_plan *x,
+		    struct ccl_round *r, int p, uint64_t src, uint64_t len,
+		    uint64_t roff)
 {
 	if (x->zc)
 		ccl_add_send_direct(r, p, src, len, c->zc_key[p],
@@ -56,8 +57,8 @@ void ag_send_to(struct hpuccl_comm *c, const struct ag_plan *x,
 }
 
 /* Receive @count elements from @p for @out (copied out of the inbox) */
-void ag_recv_from(const struct ag_plan *x, struct ccl_round *r, int p,
-		  uint64_t out, uint64_t count)
+void ccl_ag_recv_from(const struct ccl_ag_plan *x, struct ccl_round *r, int p,
+		      uint64_t out, uint64_t count)
 {
 	int m;
 
@@ -66,7 +67,7 @@ void ag_recv_from(const struct ag_plan *x, struct ccl_round *r, int p,
 		return;
 	}
 	m = ccl_add_recv(r, p, count * x->a.esz);
-	coll_copy_op(r, &x->a, out, m, 0, count);
+	ccl_coll_copy_op(r, &x->a, out, m, 0, count);
 }
 
 /*
@@ -80,14 +81,14 @@ void ag_recv_from(const struct ag_plan *x, struct ccl_round *r, int p,
 static int gen_allgather(struct hpuccl_comm *c, void *arg, uint64_t j,
 			 struct ccl_round *r)
 {
-	struct ag_plan *x = arg;
+	struct ccl_ag_plan *x = arg;
 	const struct coll *a = &x->a;
 	int n = c->nranks, me = c->rank, p, bs, br;
 	uint64_t t, s, k, ls, lr;
 
 	if (j == 0) {
-		coll_copy_op(r, a, a->recv + x->boff[me] * a->esz, -1, a->send,
-			     a->count);
+		ccl_coll_copy_op(r, a, a->recv + x->boff[me] * a->esz, -1,
+				 a->send, a->count);
 		for (p = 0; x->zc && p < n; p++) {
 			bool writer = x->algo == CCL_ALGO_DIRECT ?
 					      p != me :
@@ -112,13 +113,13 @@ static int gen_allgather(struct hpuccl_comm *c, void *arg, uint64_t j,
 		for (p = 0; p < n; p++) {
 			if (p == me)
 				continue;
-			ag_send_to(c, x, r, p, a->send + t * x->se * a->esz,
-				   ls * a->esz,
-				   (x->boff[me] + t * x->se) * a->esz);
-			ag_recv_from(x, r, p,
-				     a->recv +
-					     (x->boff[p] + t * x->se) * a->esz,
-				     ls);
+			ccl_ag_send_to(c, x, r, p, a->send + t * x->se * a->esz,
+				       ls * a->esz,
+				       (x->boff[me] + t * x->se) * a->esz);
+			ccl_ag_recv_from(x, r, p,
+					 a->recv + (x->boff[p] + t * x->se) *
+							   a->esz,
+					 ls);
 		}
 		return 0;
 	}
@@ -127,12 +128,12 @@ static int gen_allgather(struct hpuccl_comm *c, void *arg, uint64_t j,
 	bs = (me - (int)s + n) % n;
 	br = (me - (int)s - 1 + 2 * n) % n;
 	ls = lr = coll_chunk_len(a->count, x->se, k);
-	ag_send_to(c, x, r, (me + 1) % n,
-		   (s ? a->recv + x->boff[bs] * a->esz : a->send) +
-			   k * x->se * a->esz,
-		   ls * a->esz, (x->boff[bs] + k * x->se) * a->esz);
-	ag_recv_from(x, r, (me + n - 1) % n,
-		     a->recv + (x->boff[br] + k * x->se) * a->esz, lr);
+	ccl_ag_send_to(c, x, r, (me + 1) % n,
+		       (s ? a->recv + x->boff[bs] * a->esz : a->send) +
+			       k * x->se * a->esz,
+		       ls * a->esz, (x->boff[bs] + k * x->se) * a->esz);
+	ccl_ag_recv_from(x, r, (me + n - 1) % n,
+			 a->recv + (x->boff[br] + k * x->se) * a->esz, lr);
 	return 0;
 }
 
@@ -140,30 +141,30 @@ int ccl_allgather_run(uint64_t sendbuf, uint64_t recvbuf, size_t sendcount,
 		      enum hpuccl_dtype dtype, struct hpuccl_comm *comm,
 		      struct hpu_stream *stream)
 {
-	struct ag_plan x;
+	struct ccl_ag_plan x;
 	uint64_t rounds;
 	int ret;
 
 	memset(&x, 0, sizeof(x));
-	ret = coll_check_common(comm, stream, dtype, &x.a);
+	ret = ccl_coll_check_common(comm, stream, dtype, &x.a);
 	if (!ret)
-		ret = coll_check_buf(sendbuf, sendcount, x.a.esz);
+		ret = ccl_coll_check_buf(sendbuf, sendcount, x.a.esz);
 	if (!ret)
-		ret = coll_check_buf(
+		ret = ccl_coll_check_buf(
 			recvbuf, sendcount * (uint64_t)comm->nranks, x.a.esz);
 	if (ret)
 		return ret;
 	ret = ccl_check_error(comm);
 	if (ret || !sendcount)
 		return ret;
-	coll_set(&x.a, sendbuf, recvbuf, sendcount, 0);
-	coll_blocks_fixed(comm, sendcount, x.boff);
-	ret = ag_plan_make(comm, &x,
-			   sendcount * x.a.esz * (uint64_t)comm->nranks);
+	ccl_coll_set(&x.a, sendbuf, recvbuf, sendcount, 0);
+	ccl_coll_blocks_fixed(comm, sendcount, x.boff);
+	ret = ccl_ag_plan_make(comm, &x,
+			       sendcount * x.a.esz * (uint64_t)comm->nranks);
 	if (ret)
 		return ret;
 	rounds = x.algo == CCL_ALGO_DIRECT ? x.K :
 					     (uint64_t)(comm->nranks - 1) * x.K;
-	coll_note_algo(comm, "allgather", x.algo, sendcount, x.zc);
+	ccl_coll_note_algo(comm, "allgather", x.algo, sendcount, x.zc);
 	return ccl_run(comm, stream, x.base + rounds, gen_allgather, &x);
 }

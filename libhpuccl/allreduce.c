@@ -80,7 +80,7 @@ static void ar_phase_a(struct ar_plan *x, struct ccl_round *r, uint64_t ch)
 	}
 	if (!mylen)
 		return;
-	op = coll_acc_op(r, a, x->m == 1 ? x->L : 1, out, mylen);
+	op = ccl_coll_acc_op(r, a, x->m == 1 ? x->L : 1, out, mylen);
 	ccl_op_in(r, op, -1, a->send + off);
 	for (l = 0; l < x->L; l++)
 		if (l != x->li)
@@ -123,8 +123,8 @@ static void ar_phase_b(struct hpuccl_comm *c, struct ar_plan *x,
 		msg = ccl_add_recv(r, prev, lr * a->esz);
 		if (!lr)
 			return;
-		op = coll_acc_op(r, a, s == (uint64_t)m - 2 ? c->nranks : 1,
-				 a->recv + offr, lr);
+		op = ccl_coll_acc_op(r, a, s == (uint64_t)m - 2 ? c->nranks : 1,
+				     a->recv + offr, lr);
 		ccl_op_in(r, op, -1, base + offr);
 		ccl_op_in(r, op, msg, 0);
 		return;
@@ -137,7 +137,7 @@ static void ar_phase_b(struct hpuccl_comm *c, struct ar_plan *x,
 	}
 	ccl_add_send(r, next, a->recv + offs, ls * a->esz);
 	msg = ccl_add_recv(r, prev, lr * a->esz);
-	coll_copy_op(r, a, a->recv + offr, msg, 0, lr);
+	ccl_coll_copy_op(r, a, a->recv + offr, msg, 0, lr);
 }
 
 /* Phase C round @ch: own share to the group peers, theirs placed */
@@ -163,8 +163,9 @@ static void ar_phase_c(struct hpuccl_comm *c, struct ar_plan *x,
 		ccl_add_send(r, q, a->recv + off, mylen * a->esz);
 		msg = ccl_add_recv(
 			r, q, coll_chunk_len(x->shlen[l], se, ch) * a->esz);
-		coll_copy_op(r, a, a->recv + (x->shoff[l] + ch * se) * a->esz,
-			     msg, 0, coll_chunk_len(x->shlen[l], se, ch));
+		ccl_coll_copy_op(r, a,
+				 a->recv + (x->shoff[l] + ch * se) * a->esz,
+				 msg, 0, coll_chunk_len(x->shlen[l], se, ch));
 	}
 }
 
@@ -314,26 +315,26 @@ int ccl_allreduce_run(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 	int ret, algo;
 
 	memset(&x, 0, sizeof(x));
-	ret = coll_check_common(comm, stream, dtype, &x.a);
+	ret = ccl_coll_check_common(comm, stream, dtype, &x.a);
 	if (!ret)
-		ret = coll_check_op(op);
+		ret = ccl_coll_check_op(op);
 	if (!ret)
-		ret = coll_check_buf(sendbuf, count, x.a.esz);
+		ret = ccl_coll_check_buf(sendbuf, count, x.a.esz);
 	if (!ret)
-		ret = coll_check_buf(recvbuf, count, x.a.esz);
+		ret = ccl_coll_check_buf(recvbuf, count, x.a.esz);
 	if (ret)
 		return ret;
 	ret = ccl_check_error(comm);
 	if (ret || !count)
 		return ret;
-	coll_set(&x.a, sendbuf, recvbuf, count, op);
+	ccl_coll_set(&x.a, sendbuf, recvbuf, count, op);
 	bytes = count * x.a.esz;
 	algo = ar_choose(comm, bytes);
-	ret = coll_maybe_zc(comm, recvbuf, bytes, &x.zc);
+	ret = ccl_coll_maybe_zc(comm, recvbuf, bytes, &x.zc);
 	if (ret)
 		return ret;
 	ar_plan_make(comm, &x, algo);
-	coll_note_algo(comm, "allreduce", x.algo, count, x.zc);
+	ccl_coll_note_algo(comm, "allreduce", x.algo, count, x.zc);
 	return ccl_run(comm, stream, x.na + x.nb + x.nc, gen_ar, &x);
 }
 
@@ -346,21 +347,21 @@ int ccl_reduce_scatter_run(uint64_t sendbuf, uint64_t recvbuf, size_t recvcount,
 	int ret;
 
 	memset(&x, 0, sizeof(x));
-	ret = coll_check_common(comm, stream, dtype, &x.a);
+	ret = ccl_coll_check_common(comm, stream, dtype, &x.a);
 	if (!ret)
-		ret = coll_check_op(op);
+		ret = ccl_coll_check_op(op);
 	if (!ret)
-		ret = coll_check_buf(
+		ret = ccl_coll_check_buf(
 			sendbuf, recvcount * (uint64_t)comm->nranks, x.a.esz);
 	if (!ret)
-		ret = coll_check_buf(recvbuf, recvcount, x.a.esz);
+		ret = ccl_coll_check_buf(recvbuf, recvcount, x.a.esz);
 	if (ret)
 		return ret;
 	ret = ccl_check_error(comm);
 	if (ret || !recvcount)
 		return ret;
-	coll_set(&x.a, sendbuf, recvbuf, recvcount * (uint64_t)comm->nranks,
-		 op);
+	ccl_coll_set(&x.a, sendbuf, recvbuf, recvcount * (uint64_t)comm->nranks,
+		     op);
 	ar_plan_make(comm, &x, CCL_ALGO_DIRECT);
 	x.a_out = recvbuf;
 	return ccl_run(comm, stream, x.na, gen_ar, &x);

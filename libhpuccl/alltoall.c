@@ -22,8 +22,8 @@ static int gen_alltoall(struct hpuccl_comm *c, void *arg, uint64_t j,
 	uint64_t l = coll_chunk_len(a->count, a->se, j);
 
 	if (j == 0)
-		coll_copy_op(r, a, a->recv + x->boff[me] * a->esz, -1,
-			     a->send + x->boff[me] * a->esz, a->count);
+		ccl_coll_copy_op(r, a, a->recv + x->boff[me] * a->esz, -1,
+				 a->send + x->boff[me] * a->esz, a->count);
 	for (p = 0; p < c->nranks; p++) {
 		uint64_t off = (x->boff[p] + j * a->se) * a->esz;
 		int m;
@@ -32,7 +32,7 @@ static int gen_alltoall(struct hpuccl_comm *c, void *arg, uint64_t j,
 			continue;
 		ccl_add_send(r, p, a->send + off, l * a->esz);
 		m = ccl_add_recv(r, p, l * a->esz);
-		coll_copy_op(r, a, a->recv + off, m, 0, l);
+		ccl_coll_copy_op(r, a, a->recv + off, m, 0, l);
 	}
 	return 0;
 }
@@ -45,13 +45,13 @@ int ccl_alltoall_run(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 	uint64_t total;
 	int ret;
 
-	ret = coll_check_common(comm, stream, dtype, &x.a);
+	ret = ccl_coll_check_common(comm, stream, dtype, &x.a);
 	if (ret)
 		return ret;
 	total = count * (uint64_t)comm->nranks;
-	ret = coll_check_buf(sendbuf, total, x.a.esz);
+	ret = ccl_coll_check_buf(sendbuf, total, x.a.esz);
 	if (!ret)
-		ret = coll_check_buf(recvbuf, total, x.a.esz);
+		ret = ccl_coll_check_buf(recvbuf, total, x.a.esz);
 	if (!ret && count && sendbuf < recvbuf + total * x.a.esz &&
 	    recvbuf < sendbuf + total * x.a.esz)
 		ret = -EINVAL;
@@ -60,8 +60,8 @@ int ccl_alltoall_run(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 	ret = ccl_check_error(comm);
 	if (ret || !count)
 		return ret;
-	coll_set(&x.a, sendbuf, recvbuf, count, 0);
-	coll_blocks_fixed(comm, count, x.boff);
+	ccl_coll_set(&x.a, sendbuf, recvbuf, count, 0);
+	ccl_coll_blocks_fixed(comm, count, x.boff);
 	return ccl_run(comm, stream, coll_div_up(count, x.a.se), gen_alltoall,
 		       &x);
 }

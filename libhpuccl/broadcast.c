@@ -19,7 +19,7 @@
 static int gen_broadcast(struct hpuccl_comm *c, void *arg, uint64_t j,
 			 struct ccl_round *r)
 {
-	struct ag_plan *x = arg;
+	struct ccl_ag_plan *x = arg;
 	const struct coll *a = &x->a;
 	int n = c->nranks, me = c->rank, root = a->root, p;
 	int d = (me - root + n) % n;
@@ -27,7 +27,7 @@ static int gen_broadcast(struct hpuccl_comm *c, void *arg, uint64_t j,
 
 	if (j == 0) {
 		if (me == root)
-			coll_copy_op(r, a, a->recv, -1, a->send, a->count);
+			ccl_coll_copy_op(r, a, a->recv, -1, a->send, a->count);
 		if (x->zc && x->algo == CCL_ALGO_DIRECT && me != root) {
 			ccl_add_send(r, root, 0, 0);
 		} else if (x->zc && x->algo == CCL_ALGO_DIRECT) {
@@ -48,31 +48,31 @@ static int gen_broadcast(struct hpuccl_comm *c, void *arg, uint64_t j,
 	if (x->algo == CCL_ALGO_DIRECT) {
 		l = coll_chunk_len(a->count, x->se, t);
 		if (me != root) {
-			ag_recv_from(x, r, root, a->recv + t * x->se * a->esz,
-				     l);
+			ccl_ag_recv_from(x, r, root,
+					 a->recv + t * x->se * a->esz, l);
 			return 0;
 		}
 		for (p = 0; p < n; p++)
 			if (p != me)
-				ag_send_to(c, x, r, p,
-					   a->send + t * x->se * a->esz,
-					   l * a->esz, t * x->se * a->esz);
+				ccl_ag_send_to(c, x, r, p,
+					       a->send + t * x->se * a->esz,
+					       l * a->esz, t * x->se * a->esz);
 		return 0;
 	}
 	/* chain: receive chunk t - 2(d-1), send chunk t - 2d */
 	if (d && t >= 2 * (uint64_t)(d - 1) &&
 	    t - 2 * (uint64_t)(d - 1) < x->K) {
 		k = t - 2 * (uint64_t)(d - 1);
-		ag_recv_from(x, r, (me + n - 1) % n,
-			     a->recv + k * x->se * a->esz,
-			     coll_chunk_len(a->count, x->se, k));
+		ccl_ag_recv_from(x, r, (me + n - 1) % n,
+				 a->recv + k * x->se * a->esz,
+				 coll_chunk_len(a->count, x->se, k));
 	}
 	if (d < n - 1 && t >= 2 * (uint64_t)d && t - 2 * (uint64_t)d < x->K) {
 		k = t - 2 * (uint64_t)d;
-		ag_send_to(c, x, r, (me + 1) % n,
-			   (d ? a->recv : a->send) + k * x->se * a->esz,
-			   coll_chunk_len(a->count, x->se, k) * a->esz,
-			   k * x->se * a->esz);
+		ccl_ag_send_to(c, x, r, (me + 1) % n,
+			       (d ? a->recv : a->send) + k * x->se * a->esz,
+			       coll_chunk_len(a->count, x->se, k) * a->esz,
+			       k * x->se * a->esz);
 	}
 	return 0;
 }
@@ -80,19 +80,19 @@ static int gen_broadcast(struct hpuccl_comm *c, void *arg, uint64_t j,
 static int run_broadcast(struct hpuccl_comm *c, struct hpu_stream *stream,
 			 const struct coll *a)
 {
-	struct ag_plan x;
+	struct ccl_ag_plan x;
 	uint64_t rounds;
 	int ret;
 
 	memset(&x, 0, sizeof(x));
 	x.a = *a;
-	ret = ag_plan_make(c, &x, a->count * a->esz);
+	ret = ccl_ag_plan_make(c, &x, a->count * a->esz);
 	if (ret)
 		return ret;
 	rounds = x.algo == CCL_ALGO_DIRECT ?
 			 x.K :
 			 2 * (uint64_t)(c->nranks - 2) + x.K;
-	coll_note_algo(c, "broadcast", x.algo, a->count, x.zc);
+	ccl_coll_note_algo(c, "broadcast", x.algo, a->count, x.zc);
 	return ccl_run(c, stream, x.base + rounds, gen_broadcast, &x);
 }
 
@@ -116,7 +116,7 @@ static int gen_reduce(struct hpuccl_comm *c, void *arg, uint64_t j,
 	if (!l)
 		return 0;
 	/* own data first: in place, the output may only alias input 0 */
-	op = coll_acc_op(r, a, c->nranks, a->recv + off, l);
+	op = ccl_coll_acc_op(r, a, c->nranks, a->recv + off, l);
 	ccl_op_in(r, op, -1, a->send + off);
 	for (p = 0; p < c->nranks; p++)
 		if (p != c->rank)
@@ -132,24 +132,24 @@ int ccl_rooted_run(int kind, uint64_t sendbuf, uint64_t recvbuf, size_t count,
 	bool is_root;
 	int ret;
 
-	ret = coll_check_common(comm, stream, dtype, &a);
+	ret = ccl_coll_check_common(comm, stream, dtype, &a);
 	if (!ret && kind == K_REDUCE)
-		ret = coll_check_op(op);
+		ret = ccl_coll_check_op(op);
 	if (!ret && (root < 0 || root >= comm->nranks))
 		ret = -EINVAL;
 	if (ret)
 		return ret;
 	is_root = root == comm->rank;
 	if (kind == K_REDUCE || is_root)
-		ret = coll_check_buf(sendbuf, count, a.esz);
+		ret = ccl_coll_check_buf(sendbuf, count, a.esz);
 	if (!ret && (kind == K_BROADCAST || is_root))
-		ret = coll_check_buf(recvbuf, count, a.esz);
+		ret = ccl_coll_check_buf(recvbuf, count, a.esz);
 	if (ret)
 		return ret;
 	ret = ccl_check_error(comm);
 	if (ret || !count)
 		return ret;
-	coll_set(&a, sendbuf, recvbuf, count, op);
+	ccl_coll_set(&a, sendbuf, recvbuf, count, op);
 	a.root = root;
 	if (kind == K_BROADCAST)
 		return run_broadcast(comm, stream, &a);

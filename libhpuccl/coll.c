@@ -10,8 +10,8 @@
 
 #include "coll.h"
 
-int coll_check_common(struct hpuccl_comm *comm, struct hpu_stream *stream,
-		      enum hpuccl_dtype dtype, struct coll *a)
+int ccl_coll_check_common(struct hpuccl_comm *comm, struct hpu_stream *stream,
+			  enum hpuccl_dtype dtype, struct coll *a)
 {
 	if (!comm || !stream || hpu_stream_device(stream) != comm->dev ||
 	    (unsigned int)dtype >= HPUCCL_NUM_DTYPES)
@@ -23,12 +23,12 @@ int coll_check_common(struct hpuccl_comm *comm, struct hpu_stream *stream,
 	return 0;
 }
 
-int coll_check_op(enum hpuccl_redop op)
+int ccl_coll_check_op(enum hpuccl_redop op)
 {
 	return (unsigned int)op < HPUCCL_NUM_REDOPS ? 0 : -EINVAL;
 }
 
-int coll_check_buf(uint64_t va, uint64_t count, uint64_t esz)
+int ccl_coll_check_buf(uint64_t va, uint64_t count, uint64_t esz)
 {
 	if (!count)
 		return 0;
@@ -37,8 +37,8 @@ int coll_check_buf(uint64_t va, uint64_t count, uint64_t esz)
 	return 0;
 }
 
-void coll_set(struct coll *a, uint64_t send, uint64_t recv, uint64_t count,
-	      enum hpuccl_redop op)
+void ccl_coll_set(struct coll *a, uint64_t send, uint64_t recv, uint64_t count,
+		  enum hpuccl_redop op)
 {
 	a->send = send;
 	a->recv = recv;
@@ -46,7 +46,8 @@ void coll_set(struct coll *a, uint64_t send, uint64_t recv, uint64_t count,
 	a->op = op;
 }
 
-void coll_blocks_fixed(struct hpuccl_comm *c, uint64_t count, uint64_t *boff)
+void ccl_coll_blocks_fixed(struct hpuccl_comm *c, uint64_t count,
+			   uint64_t *boff)
 {
 	int p;
 
@@ -54,8 +55,8 @@ void coll_blocks_fixed(struct hpuccl_comm *c, uint64_t count, uint64_t *boff)
 		boff[p] = (uint64_t)p * count;
 }
 
-struct ccl_op *coll_acc_op(struct ccl_round *r, const struct coll *a,
-			   int nranks, uint64_t out, uint64_t count)
+struct ccl_op *ccl_coll_acc_op(struct ccl_round *r, const struct coll *a,
+			       int nranks, uint64_t out, uint64_t count)
 {
 	struct ccl_op *op = ccl_add_op(r, CCL_OP_ACC, out, count, a->dtype);
 
@@ -64,8 +65,8 @@ struct ccl_op *coll_acc_op(struct ccl_round *r, const struct coll *a,
 	return op;
 }
 
-void coll_copy_op(struct ccl_round *r, const struct coll *a, uint64_t out,
-		  int msg, uint64_t va, uint64_t count)
+void ccl_coll_copy_op(struct ccl_round *r, const struct coll *a, uint64_t out,
+		      int msg, uint64_t va, uint64_t count)
 {
 	struct ccl_op *op;
 
@@ -75,8 +76,8 @@ void coll_copy_op(struct ccl_round *r, const struct coll *a, uint64_t out,
 	ccl_op_in(r, op, msg, va);
 }
 
-int coll_maybe_zc(struct hpuccl_comm *c, uint64_t recv, uint64_t bytes,
-		  bool *zc)
+int ccl_coll_maybe_zc(struct hpuccl_comm *c, uint64_t recv, uint64_t bytes,
+		      bool *zc)
 {
 	int ret;
 
@@ -90,8 +91,8 @@ int coll_maybe_zc(struct hpuccl_comm *c, uint64_t recv, uint64_t bytes,
 	return 0;
 }
 
-void coll_note_algo(struct hpuccl_comm *c, const char *coll, int algo,
-		    uint64_t count, bool zc)
+void ccl_coll_note_algo(struct hpuccl_comm *c, const char *coll, int algo,
+			uint64_t count, bool zc)
 {
 	c->last_algo = algo;
 	if (c->debug)

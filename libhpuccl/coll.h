@@ -76,40 +76,41 @@ static inline int coll_mod(int a, int m)
  * Checks every collective makes: communicator, stream of its device,
  * dtype; fills @a's element size and chunk. Return: 0 or -EINVAL.
  */
-int coll_check_common(struct hpuccl_comm *comm, struct hpu_stream *stream,
-		      enum hpuccl_dtype dtype, struct coll *a);
+int ccl_coll_check_common(struct hpuccl_comm *comm, struct hpu_stream *stream,
+			  enum hpuccl_dtype dtype, struct coll *a);
 /* Return: 0 for a known reduction, else -EINVAL */
-int coll_check_op(enum hpuccl_redop op);
+int ccl_coll_check_op(enum hpuccl_redop op);
 /* A buffer of @count elements of @esz bytes at @va. Return: 0, -EINVAL */
-int coll_check_buf(uint64_t va, uint64_t count, uint64_t esz);
+int ccl_coll_check_buf(uint64_t va, uint64_t count, uint64_t esz);
 /* The buffers and count of a call that passed its checks */
-void coll_set(struct coll *a, uint64_t send, uint64_t recv, uint64_t count,
-	      enum hpuccl_redop op);
+void ccl_coll_set(struct coll *a, uint64_t send, uint64_t recv, uint64_t count,
+		  enum hpuccl_redop op);
 /* Element offset of each rank's block of @count elements */
-void coll_blocks_fixed(struct hpuccl_comm *c, uint64_t count, uint64_t *boff);
+void ccl_coll_blocks_fixed(struct hpuccl_comm *c, uint64_t count,
+			   uint64_t *boff);
 
 /* An ACC op reducing into @out; AVG divides by @nranks (when > 1) */
-struct ccl_op *coll_acc_op(struct ccl_round *r, const struct coll *a,
-			   int nranks, uint64_t out, uint64_t count);
+struct ccl_op *ccl_coll_acc_op(struct ccl_round *r, const struct coll *a,
+			       int nranks, uint64_t out, uint64_t count);
 /* A COPY op of @count elements from message @msg or @va (msg < 0) to
  * @out; nothing for none or for a copy onto itself */
-void coll_copy_op(struct ccl_round *r, const struct coll *a, uint64_t out,
-		  int msg, uint64_t va, uint64_t count);
+void ccl_coll_copy_op(struct ccl_round *r, const struct coll *a, uint64_t out,
+		      int msg, uint64_t va, uint64_t count);
 
 /*
  * Zero copy for a call of @bytes into @recv: the exchange (every rank
  * decides alike: sizes and threshold are the same everywhere). *@zc says
  * whether the peers write into @recv. Return: 0 or -errno.
  */
-int coll_maybe_zc(struct hpuccl_comm *c, uint64_t recv, uint64_t bytes,
-		  bool *zc);
+int ccl_coll_maybe_zc(struct hpuccl_comm *c, uint64_t recv, uint64_t bytes,
+		      bool *zc);
 
 /* Remember (and with HPUCCL_DEBUG print) the schedule a call runs */
-void coll_note_algo(struct hpuccl_comm *c, const char *coll, int algo,
-		    uint64_t count, bool zc);
+void ccl_coll_note_algo(struct hpuccl_comm *c, const char *coll, int algo,
+			uint64_t count, bool zc);
 
 /**
- * struct ag_plan - an allgather or broadcast schedule (allgather.c)
+ * struct ccl_ag_plan - an allgather or broadcast schedule (allgather.c)
  * @a: arguments
  * @algo: CCL_ALGO_DIRECT or CCL_ALGO_RING (broadcast: a pipelined chain)
  * @zc: data goes straight into the peers' recvbuf
@@ -119,7 +120,7 @@ void coll_note_algo(struct hpuccl_comm *c, const char *coll, int algo,
  * @se: elements per chunk
  * @boff: allgather: element offset of each rank's block
  */
-struct ag_plan {
+struct ccl_ag_plan {
 	struct coll a;
 	int algo;
 	bool zc;
@@ -134,15 +135,16 @@ struct ag_plan {
  * (x->a filled in); @bytes: what lands in each rank's receive buffer.
  * Return: 0 or -errno of the zero-copy exchange.
  */
-int ag_plan_make(struct hpuccl_comm *c, struct ag_plan *x, uint64_t bytes);
+int ccl_ag_plan_make(struct hpuccl_comm *c, struct ccl_ag_plan *x,
+		     uint64_t bytes);
 /* Send chunk bytes to @p: into its inbox, or straight to @roff of its
  * recvbuf */
-void ag_send_to(struct hpuccl_comm *c, const struct ag_plan *x,
-		struct ccl_round *r, int p, uint64_t src, uint64_t len,
-		uint64_t roff);
+void ccl_ag_send_to(struct hpuccl_comm *c, const struct ccl_ag_plan *x,
+		    struct ccl_round *r, int p, uint64_t src, uint64_t len,
+		    uint64_t roff);
 /* Receive @count elements from @p for @out (copied out of the inbox) */
-void ag_recv_from(const struct ag_plan *x, struct ccl_round *r, int p,
-		  uint64_t out, uint64_t count);
+void ccl_ag_recv_from(const struct ccl_ag_plan *x, struct ccl_round *r, int p,
+		      uint64_t out, uint64_t count);
 
 /* The families' entry points, called after the group check (ccl_api.c) */
 int ccl_allreduce_run(uint64_t sendbuf, uint64_t recvbuf, size_t count,

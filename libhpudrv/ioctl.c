@@ -3,6 +3,7 @@
  * ioctl.c - the one ioctl wrapper and the typed INFO queries.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -44,6 +45,26 @@ int hpudrv_info(int fd, unsigned int op, unsigned int period_ms, void *out,
 	return hpudrv_ioctl(fd, HPU_IOCTL_INFO, &args);
 }
 
+int hpu_info(struct hpu_device *dev, unsigned int op, unsigned int period_ms,
+	     void *out, size_t size, size_t *full_size)
+{
+	struct hpu_info_args args;
+	int ret;
+
+	if (!dev || !out || !size || size > UINT32_MAX)
+		return -EINVAL;
+	memset(out, 0, size);
+	memset(&args, 0, sizeof(args));
+	args.return_pointer = (__u64)(uintptr_t)out;
+	args.return_size = (__u32)size;
+	args.op = op;
+	args.period_ms = period_ms;
+	ret = hpudrv_ioctl(dev->fd, HPU_IOCTL_INFO, &args);
+	if (!ret && full_size)
+		*full_size = args.full_size;
+	return ret;
+}
+
 static int info(struct hpu_device *dev, unsigned int op, void *out, size_t size)
 {
 	if (!dev || !out)
@@ -75,7 +96,8 @@ int hpu_info_device_status(struct hpu_device *dev,
 int hpu_info_utilization(struct hpu_device *dev, unsigned int period_ms,
 			 struct hpu_info_device_utilization *out)
 {
-	if (!dev || !out || period_ms < 100 || period_ms > 1000)
+	if (!dev || !out || period_ms < HPU_INFO_PERIOD_MS_MIN ||
+	    period_ms > HPU_INFO_PERIOD_MS_MAX)
 		return -EINVAL;
 	return hpudrv_info(dev->fd, HPU_INFO_DEVICE_UTILIZATION, period_ms, out,
 			   sizeof(*out));

@@ -48,7 +48,7 @@
  * @nslices: slices the blocks are cut into
  */
 struct acc_job {
-	const struct tpc_ctx *c;
+	const struct hputpc_ctx *c;
 	unsigned int nin;
 	uint32_t op;
 	uint32_t dtype;
@@ -210,10 +210,10 @@ ACC_INLINE const float *f_view(uint32_t dtype, const uint8_t *p, uint64_t s,
 			buf[i] = f[i * s];
 	} else if (s == 1) {
 		for (i = 0; i < n; i++)
-			buf[i] = tpc_bf2f(h[i]);
+			buf[i] = hputpc_bf2f(h[i]);
 	} else {
 		for (i = 0; i < n; i++)
-			buf[i] = tpc_bf2f(h[i * s]);
+			buf[i] = hputpc_bf2f(h[i * s]);
 	}
 	return buf;
 }
@@ -249,10 +249,10 @@ ACC_INLINE void f_store(const struct acc_job *j, float *acc, uint8_t *p,
 			o[i * s] = acc[i];
 	else if (s == 1)
 		for (i = 0; i < n; i++)
-			h[i] = tpc_f2bf(acc[i]);
+			h[i] = hputpc_f2bf(acc[i]);
 	else
 		for (i = 0; i < n; i++)
-			h[i * s] = tpc_f2bf(acc[i]);
+			h[i * s] = hputpc_f2bf(acc[i]);
 }
 
 /* One block of a fp32/bf16 accumulate: operand k at @p[k], stride @s[k] */
@@ -343,7 +343,7 @@ static void seg(const struct acc_job *j, uint8_t *const *p, const uint64_t *s,
 	}
 }
 
-/* Slice @k of the blocks of a dense accumulate (struct tpc_pool.run) */
+/* Slice @k of the blocks of a dense accumulate (struct hputpc_pool.run) */
 static void dense_slice(void *arg, unsigned int k)
 {
 	static const uint64_t ones[HPU_TPC_MAX_TENSORS] = { 1, 1, 1, 1,
@@ -366,7 +366,7 @@ static void dense_slice(void *arg, unsigned int k)
 }
 
 /* Elements of @t laid out one after another (size-1 dimensions aside) */
-static bool dense(const struct tpc_t *t)
+static bool dense(const struct hputpc_operand *t)
 {
 	uint64_t want = 1;
 	uint32_t d;
@@ -382,7 +382,7 @@ static bool dense(const struct tpc_t *t)
 /* Any layout: rows in order on this thread, blocks along each row */
 static void strided(const struct acc_job *j)
 {
-	const struct tpc_t *t = j->c->t;
+	const struct hputpc_operand *t = j->c->t;
 	size_t es = hpu_tpc_dtype_size(j->dtype);
 	uint64_t len = t[0].sizes[0], rows = t[0].n / len, r, i0;
 	uint64_t off[HPU_TPC_MAX_TENSORS], s[HPU_TPC_MAX_TENSORS];
@@ -393,7 +393,7 @@ static void strided(const struct acc_job *j)
 		s[i] = t[i].strides[0];
 	for (r = 0; r < rows; r++) {
 		for (i = 0; i <= j->nin; i++)
-			off[i] = tpc_row_off(&t[i], r);
+			off[i] = hputpc_row_off(&t[i], r);
 		for (i0 = 0; i0 < len; i0 += BLK) {
 			for (i = 0; i <= j->nin; i++)
 				p[i] = t[i].p + (off[i] + i0 * s[i]) * es;
@@ -403,7 +403,7 @@ static void strided(const struct acc_job *j)
 	}
 }
 
-int tpc_accumulate(struct tpc_ctx *c)
+int hputpc_accumulate(struct hputpc_ctx *c)
 {
 	struct acc_job j = { .c = c };
 	uint32_t dv = c->params[1];
@@ -426,6 +426,6 @@ int tpc_accumulate(struct tpc_ctx *c)
 	}
 	j.n = c->t[0].n;
 	j.nblk = (j.n + BLK - 1) / BLK;
-	tpc_par_run(c, dense_slice, &j, &j.nslices, j.n);
+	hputpc_par_run(c, dense_slice, &j, &j.nslices, j.n);
 	return 0;
 }

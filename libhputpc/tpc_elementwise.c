@@ -16,39 +16,40 @@
 #define CHUNK 512
 
 /* The value of element @i along a row (stride @s) as fp32 */
-static float load1(const struct tpc_t *t, const uint8_t *row, uint64_t i,
-		   uint64_t s)
+static float load1(const struct hputpc_operand *t, const uint8_t *row,
+		   uint64_t i, uint64_t s)
 {
 	if (t->dtype == HPU_DTYPE_BF16)
-		return tpc_bf2f(((const uint16_t *)(const void *)row)[i * s]);
+		return hputpc_bf2f(
+			((const uint16_t *)(const void *)row)[i * s]);
 	if (t->dtype == HPU_DTYPE_INT32)
 		return (float)((const int32_t *)(const void *)row)[i * s];
 	return ((const float *)(const void *)row)[i * s];
 }
 
-static void store1(const struct tpc_t *t, uint8_t *row, uint64_t i, uint64_t s,
-		   float v)
+static void store1(const struct hputpc_operand *t, uint8_t *row, uint64_t i,
+		   uint64_t s, float v)
 {
 	if (t->dtype == HPU_DTYPE_BF16)
-		((uint16_t *)(void *)row)[i * s] = tpc_f2bf(v);
+		((uint16_t *)(void *)row)[i * s] = hputpc_f2bf(v);
 	else
 		((float *)(void *)row)[i * s] = v;
 }
 
-static size_t esize(const struct tpc_t *t)
+static size_t esize(const struct hputpc_operand *t)
 {
 	return hpu_tpc_dtype_size(t->dtype);
 }
 
-int tpc_fill(struct tpc_ctx *c)
+int hputpc_fill(struct hputpc_ctx *c)
 {
-	const struct tpc_t *o = &c->t[0];
+	const struct hputpc_operand *o = &c->t[0];
 	uint64_t r, i, rows = o->n ? o->n / o->sizes[0] : 0;
 	uint32_t v = c->params[0];
-	uint16_t h = tpc_f2bf(tpc_pf(c, 0));
+	uint16_t h = hputpc_f2bf(hputpc_pf(c, 0));
 
 	for (r = 0; r < rows; r++) {
-		uint64_t off = tpc_row_off(o, r);
+		uint64_t off = hputpc_row_off(o, r);
 
 		for (i = 0; i < o->sizes[0]; i++) {
 			uint64_t e = off + i * o->strides[0];
@@ -62,15 +63,15 @@ int tpc_fill(struct tpc_ctx *c)
 	return 0;
 }
 
-int tpc_copy(struct tpc_ctx *c)
+int hputpc_copy(struct hputpc_ctx *c)
 {
-	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
+	const struct hputpc_operand *in = &c->t[0], *o = &c->t[1];
 	uint64_t r, i, rows = o->n ? o->n / o->sizes[0] : 0;
 	size_t es = esize(o);
 
 	for (r = 0; r < rows; r++) {
-		const uint8_t *s = in->p + tpc_row_off(in, r) * es;
-		uint8_t *d = o->p + tpc_row_off(o, r) * es;
+		const uint8_t *s = in->p + hputpc_row_off(in, r) * es;
+		uint8_t *d = o->p + hputpc_row_off(o, r) * es;
 
 		if (in->strides[0] == 1 && o->strides[0] == 1) {
 			memmove(d, s, o->sizes[0] * es);
@@ -99,12 +100,12 @@ static int32_t f2i(float f)
 #define CAST_UNIT 16384
 
 /* Convert elements [@i0, @i1) of row @r */
-static void cast_range(const struct tpc_ctx *c, uint64_t r, uint64_t i0,
+static void cast_range(const struct hputpc_ctx *c, uint64_t r, uint64_t i0,
 		       uint64_t i1)
 {
-	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
-	const uint8_t *s = in->p + tpc_row_off(in, r) * esize(in);
-	uint8_t *d = o->p + tpc_row_off(o, r) * esize(o);
+	const struct hputpc_operand *in = &c->t[0], *o = &c->t[1];
+	const uint8_t *s = in->p + hputpc_row_off(in, r) * esize(in);
+	uint8_t *d = o->p + hputpc_row_off(o, r) * esize(o);
 	uint64_t i;
 
 	if (in->dtype == HPU_DTYPE_FP32 && o->dtype == HPU_DTYPE_BF16 &&
@@ -113,7 +114,7 @@ static void cast_range(const struct tpc_ctx *c, uint64_t r, uint64_t i0,
 		uint16_t *h = (uint16_t *)(void *)d;
 
 		for (i = i0; i < i1; i++)
-			h[i] = tpc_f2bf(f[i]);
+			h[i] = hputpc_f2bf(f[i]);
 		return;
 	}
 	for (i = i0; i < i1; i++) {
@@ -142,7 +143,7 @@ static void cast_range(const struct tpc_ctx *c, uint64_t r, uint64_t i0,
  * @nslices: slices the units are cut into
  */
 struct cast_job {
-	const struct tpc_ctx *c;
+	const struct hputpc_ctx *c;
 	uint64_t per_row;
 	uint64_t nunits;
 	unsigned int nslices;
@@ -163,16 +164,16 @@ static void cast_slice(void *arg, unsigned int k)
 	}
 }
 
-int tpc_cast(struct tpc_ctx *c)
+int hputpc_cast(struct hputpc_ctx *c)
 {
-	const struct tpc_t *o = &c->t[1];
+	const struct hputpc_operand *o = &c->t[1];
 	struct cast_job j = { .c = c };
 
 	if (!o->n)
 		return 0;
 	j.per_row = (o->sizes[0] + CAST_UNIT - 1) / CAST_UNIT;
 	j.nunits = o->n / o->sizes[0] * j.per_row;
-	tpc_par_run(c, cast_slice, &j, &j.nslices, o->n);
+	hputpc_par_run(c, cast_slice, &j, &j.nslices, o->n);
 	return 0;
 }
 
@@ -291,7 +292,7 @@ static void op_chunk(uint32_t id, float *o, const float *a, const float *b,
 }
 
 /* Strides of @in seen from the output's index space (0 = broadcast) */
-static void bcast_strides(const struct tpc_t *in, uint64_t *s)
+static void bcast_strides(const struct hputpc_operand *in, uint64_t *s)
 {
 	uint32_t d;
 
@@ -300,7 +301,8 @@ static void bcast_strides(const struct tpc_t *in, uint64_t *s)
 }
 
 /* Element offset of row @r of the output's shape with strides @s */
-static uint64_t off_of(const struct tpc_t *o, const uint64_t *s, uint64_t r)
+static uint64_t off_of(const struct hputpc_operand *o, const uint64_t *s,
+		       uint64_t r)
 {
 	uint64_t off = 0;
 	uint32_t d;
@@ -313,7 +315,7 @@ static uint64_t off_of(const struct tpc_t *o, const uint64_t *s, uint64_t r)
 }
 
 /* A pointer to @n fp32 values of @t along a row, loaded into @buf if needed */
-static const float *chunk_in(const struct tpc_t *t, const uint64_t *s,
+static const float *chunk_in(const struct hputpc_operand *t, const uint64_t *s,
 			     uint64_t off, uint64_t i0, unsigned int n,
 			     float *buf)
 {
@@ -338,7 +340,7 @@ static const float *chunk_in(const struct tpc_t *t, const uint64_t *s,
  * @nslices: slices the units are cut into
  */
 struct map_job {
-	const struct tpc_ctx *c;
+	const struct hputpc_ctx *c;
 	unsigned int nin;
 	uint64_t s[3][HPU_TPC_MAX_DIMS];
 	uint64_t per_row;
@@ -348,8 +350,8 @@ struct map_job {
 
 static void map_unit(const struct map_job *j, uint64_t u)
 {
-	const struct tpc_ctx *c = j->c;
-	const struct tpc_t *o = &c->t[j->nin];
+	const struct hputpc_ctx *c = j->c;
+	const struct hputpc_operand *o = &c->t[j->nin];
 	uint64_t r = u / j->per_row, i0 = (u % j->per_row) * CHUNK, off[3];
 	unsigned int n = o->sizes[0] - i0 < CHUNK ?
 				 (unsigned int)(o->sizes[0] - i0) :
@@ -368,13 +370,13 @@ static void map_unit(const struct map_job *j, uint64_t u)
 	orow = o->p + (off[j->nin] + i0 * j->s[j->nin][0]) * esize(o);
 	direct = o->dtype == HPU_DTYPE_FP32 && j->s[j->nin][0] == 1;
 	ob = direct ? (float *)(void *)orow : buf[2];
-	op_chunk(c->id, ob, a, b, n, tpc_pf(c, 0));
+	op_chunk(c->id, ob, a, b, n, hputpc_pf(c, 0));
 	if (!direct)
 		for (i = 0; i < n; i++)
 			store1(o, orow, i, j->s[j->nin][0], ob[i]);
 }
 
-/* Slice @k of the units (struct tpc_pool.run) */
+/* Slice @k of the units (struct hputpc_pool.run) */
 static void map_slice(void *arg, unsigned int k)
 {
 	const struct map_job *j = arg;
@@ -385,10 +387,10 @@ static void map_slice(void *arg, unsigned int k)
 		map_unit(j, u);
 }
 
-int tpc_map(struct tpc_ctx *c)
+int hputpc_map(struct hputpc_ctx *c)
 {
 	struct map_job j = { .c = c };
-	const struct tpc_t *o;
+	const struct hputpc_operand *o;
 	unsigned int k;
 
 	j.nin = c->id == HPU_TPC_KERNEL_SCALE || c->id == HPU_TPC_KERNEL_RELU ||
@@ -408,13 +410,13 @@ int tpc_map(struct tpc_ctx *c)
 		j.s[j.nin][k] = o->strides[k];
 	j.per_row = (o->sizes[0] + CHUNK - 1) / CHUNK;
 	j.nunits = o->n / o->sizes[0] * j.per_row;
-	tpc_par_run(c, map_slice, &j, &j.nslices, o->n);
+	hputpc_par_run(c, map_slice, &j, &j.nslices, o->n);
 	return 0;
 }
 
-int tpc_transpose(struct tpc_ctx *c)
+int hputpc_transpose(struct hputpc_ctx *c)
 {
-	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
+	const struct hputpc_operand *in = &c->t[0], *o = &c->t[1];
 	uint64_t r, cc, rb, cb, R = in->sizes[1], C = in->sizes[0];
 	size_t es = esize(o);
 
@@ -442,17 +444,17 @@ static uint64_t mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-int tpc_dropout(struct tpc_ctx *c)
+int hputpc_dropout(struct hputpc_ctx *c)
 {
-	const struct tpc_t *x = &c->t[0], *y = &c->t[1], *m = &c->t[2];
+	const struct hputpc_operand *x = &c->t[0], *y = &c->t[1], *m = &c->t[2];
 	uint64_t seed = c->params[1] | (uint64_t)c->params[2] << 32;
 	uint64_t r, i, rows = y->n ? y->n / y->sizes[0] : 0;
-	float p = tpc_pf(c, 0), scale = 1.0f / (1.0f - p);
+	float p = hputpc_pf(c, 0), scale = 1.0f / (1.0f - p);
 
 	for (r = 0; r < rows; r++) {
-		const uint8_t *xr = x->p + tpc_row_off(x, r) * esize(x);
-		uint8_t *yr = y->p + tpc_row_off(y, r) * esize(y);
-		float *mr = tpc_f32(m, tpc_row_off(m, r));
+		const uint8_t *xr = x->p + hputpc_row_off(x, r) * esize(x);
+		uint8_t *yr = y->p + hputpc_row_off(y, r) * esize(y);
+		float *mr = hputpc_f32(m, hputpc_row_off(m, r));
 
 		for (i = 0; i < y->sizes[0]; i++) {
 			uint64_t idx = r * y->sizes[0] + i;

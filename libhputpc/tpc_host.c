@@ -10,9 +10,9 @@
 #include "tpc_lib.h"
 
 /* An operand as the kernels see it; @d passed hpu_tpc_check() */
-static void bind_host(const struct hpu_tpc_tensor *d, struct tpc_t *t)
+static void bind_host(const struct hpu_tpc_tensor *d, struct hputpc_operand *t)
 {
-	tpc_bind_shape(d, t);
+	hputpc_bind_shape(d, t);
 	if (hpu_tpc_extent(d))
 		t->p = (uint8_t *)(uintptr_t)d->addr;
 }
@@ -22,7 +22,7 @@ int hputpc_exec_host(uint32_t kernel_id, const struct hpu_tpc_tensor *tensors,
 		     unsigned int nparams)
 {
 	struct hpu_pkt_tpc_kernel k;
-	struct tpc_ctx c;
+	struct hputpc_ctx c;
 	unsigned int i;
 
 	if (hpu_tpc_pkt_build(&k, kernel_id, tensors, n, params, nparams))
@@ -34,5 +34,5 @@ int hputpc_exec_host(uint32_t kernel_id, const struct hpu_tpc_tensor *tensors,
 	c.nt = n;
 	for (i = 0; i < n; i++)
 		bind_host(&k.tensors[i], &c.t[i]);
-	return tpc_dispatch(&c);
+	return hputpc_dispatch(&c);
 }

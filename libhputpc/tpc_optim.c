@@ -52,19 +52,19 @@ static void sgd_contig(float *w, const float *g, float *v, uint64_t n, float lr,
 	}
 }
 
-int tpc_sgd(struct tpc_ctx *c)
+int hputpc_sgd(struct hputpc_ctx *c)
 {
-	const struct tpc_t *p = &c->t[0], *g = &c->t[1], *b = &c->t[2];
-	float lr = tpc_pf(c, 0), mu = tpc_pf(c, 1), wd = tpc_pf(c, 2);
+	const struct hputpc_operand *p = &c->t[0], *g = &c->t[1], *b = &c->t[2];
+	float lr = hputpc_pf(c, 0), mu = hputpc_pf(c, 1), wd = hputpc_pf(c, 2);
 	bool nesterov = c->params[3] & 1;
 	uint64_t r, i, rows = p->n ? p->n / p->sizes[0] : 0;
 	bool contig = p->strides[0] == 1 && g->strides[0] == 1 &&
 		      b->strides[0] == 1;
 
 	for (r = 0; r < rows; r++) {
-		float *pr = tpc_f32(p, tpc_row_off(p, r));
-		const float *gr = tpc_f32(g, tpc_row_off(g, r));
-		float *br = tpc_f32(b, tpc_row_off(b, r));
+		float *pr = hputpc_f32(p, hputpc_row_off(p, r));
+		const float *gr = hputpc_f32(g, hputpc_row_off(g, r));
+		float *br = hputpc_f32(b, hputpc_row_off(b, r));
 
 		if (contig) {
 			sgd_contig(pr, gr, br, p->sizes[0], lr, mu, wd,
@@ -84,22 +84,22 @@ int tpc_sgd(struct tpc_ctx *c)
 	return 0;
 }
 
-int tpc_adamw(struct tpc_ctx *c)
+int hputpc_adamw(struct hputpc_ctx *c)
 {
-	const struct tpc_t *p = &c->t[0], *g = &c->t[1];
-	const struct tpc_t *m = &c->t[2], *v = &c->t[3];
-	float lr = tpc_pf(c, 0), b1 = tpc_pf(c, 1), b2 = tpc_pf(c, 2);
-	float eps = tpc_pf(c, 3), wd = tpc_pf(c, 4);
+	const struct hputpc_operand *p = &c->t[0], *g = &c->t[1];
+	const struct hputpc_operand *m = &c->t[2], *v = &c->t[3];
+	float lr = hputpc_pf(c, 0), b1 = hputpc_pf(c, 1), b2 = hputpc_pf(c, 2);
+	float eps = hputpc_pf(c, 3), wd = hputpc_pf(c, 4);
 	double step = (double)c->params[5];
 	float c1 = (float)(1.0 - pow(b1, step));
 	float c2 = (float)(1.0 - pow(b2, step));
 	uint64_t r, i, rows = p->n ? p->n / p->sizes[0] : 0;
 
 	for (r = 0; r < rows; r++) {
-		float *pr = tpc_f32(p, tpc_row_off(p, r));
-		const float *gr = tpc_f32(g, tpc_row_off(g, r));
-		float *mr = tpc_f32(m, tpc_row_off(m, r));
-		float *vr = tpc_f32(v, tpc_row_off(v, r));
+		float *pr = hputpc_f32(p, hputpc_row_off(p, r));
+		const float *gr = hputpc_f32(g, hputpc_row_off(g, r));
+		float *mr = hputpc_f32(m, hputpc_row_off(m, r));
+		float *vr = hputpc_f32(v, hputpc_row_off(v, r));
 
 		for (i = 0; i < p->sizes[0]; i++) {
 			float *w = &pr[i * p->strides[0]];

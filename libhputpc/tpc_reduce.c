@@ -16,7 +16,7 @@
 #define BIAS_GRAD_BLOCK 256
 
 /* Element offset of linear element @j (dimension 0 fastest) of @t */
-static uint64_t lin_off(const struct tpc_t *t, uint64_t j)
+static uint64_t lin_off(const struct hputpc_operand *t, uint64_t j)
 {
 	uint64_t off = 0;
 	uint32_t d;
@@ -28,9 +28,9 @@ static uint64_t lin_off(const struct tpc_t *t, uint64_t j)
 	return off;
 }
 
-int tpc_bias_grad(struct tpc_ctx *c)
+int hputpc_bias_grad(struct hputpc_ctx *c)
 {
-	const struct tpc_t *dy = &c->t[0], *db = &c->t[1];
+	const struct hputpc_operand *dy = &c->t[0], *db = &c->t[1];
 	uint64_t C = dy->sizes[0], rows = 1, r, k, k0, n;
 	float acc[BIAS_GRAD_BLOCK];
 	uint32_t d;
@@ -47,21 +47,22 @@ int tpc_bias_grad(struct tpc_ctx *c)
 		for (k = 0; k < n; k++)
 			acc[k] = 0.0f;
 		for (r = 0; r < rows; r++) {
-			const float *row = tpc_f32(
-				dy, tpc_row_off(dy, r) + k0 * dy->strides[0]);
+			const float *row =
+				hputpc_f32(dy, hputpc_row_off(dy, r) +
+						       k0 * dy->strides[0]);
 
 			for (k = 0; k < n; k++)
 				acc[k] += row[k * dy->strides[0]];
 		}
 		for (k = 0; k < n; k++)
-			*tpc_f32(db, (k0 + k) * db->strides[0]) = acc[k];
+			*hputpc_f32(db, (k0 + k) * db->strides[0]) = acc[k];
 	}
 	return 0;
 }
 
-int tpc_reduce(struct tpc_ctx *c)
+int hputpc_reduce(struct hputpc_ctx *c)
 {
-	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
+	const struct hputpc_operand *in = &c->t[0], *o = &c->t[1];
 	uint32_t axis = c->params[0];
 	uint64_t len = in->sizes[axis], j, k;
 
@@ -77,7 +78,7 @@ int tpc_reduce(struct tpc_ctx *c)
 			rem /= o->sizes[d];
 		}
 		for (k = 0; k < len; k++) {
-			float v = *tpc_f32(in, base + k * in->strides[axis]);
+			float v = *hputpc_f32(in, base + k * in->strides[axis]);
 
 			if (c->id != HPU_TPC_KERNEL_REDUCE_MAX)
 				acc += v;
@@ -86,7 +87,7 @@ int tpc_reduce(struct tpc_ctx *c)
 		}
 		if (c->id == HPU_TPC_KERNEL_REDUCE_MEAN)
 			acc /= (float)len;
-		*tpc_f32(o, oo) = acc;
+		*hputpc_f32(o, oo) = acc;
 	}
 	return 0;
 }
@@ -107,15 +108,15 @@ static void row_stats(const float *x, uint64_t s, uint64_t n, float *max,
 	*sum = z;
 }
 
-int tpc_softmax(struct tpc_ctx *c)
+int hputpc_softmax(struct hputpc_ctx *c)
 {
-	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
+	const struct hputpc_operand *in = &c->t[0], *o = &c->t[1];
 	uint64_t r, i, n = in->sizes[0], rows = in->n ? in->n / n : 0;
 	bool lg = c->id == HPU_TPC_KERNEL_LOG_SOFTMAX;
 
 	for (r = 0; r < rows; r++) {
-		const float *x = tpc_f32(in, tpc_row_off(in, r));
-		float *y = tpc_f32(o, tpc_row_off(o, r));
+		const float *x = hputpc_f32(in, hputpc_row_off(in, r));
+		float *y = hputpc_f32(o, hputpc_row_off(o, r));
 		float m, z, lz;
 
 		row_stats(x, in->strides[0], n, &m, &z);
@@ -129,15 +130,15 @@ int tpc_softmax(struct tpc_ctx *c)
 	return 0;
 }
 
-int tpc_xent_fwd(struct tpc_ctx *c)
+int hputpc_xent_fwd(struct hputpc_ctx *c)
 {
-	const struct tpc_t *lg = &c->t[0], *lb = &c->t[1];
+	const struct hputpc_operand *lg = &c->t[0], *lb = &c->t[1];
 	uint64_t C = lg->sizes[0], N = lg->sizes[1], r;
 	double acc = 0.0;
 
 	for (r = 0; r < N; r++) {
-		const float *x = tpc_f32(lg, r * lg->strides[1]);
-		int32_t y = *tpc_i32(lb, r * lb->strides[0]);
+		const float *x = hputpc_f32(lg, r * lg->strides[1]);
+		int32_t y = *hputpc_i32(lb, r * lb->strides[0]);
 		float m, z;
 
 		if (y < 0 || (uint64_t)y >= C) {
@@ -147,20 +148,21 @@ int tpc_xent_fwd(struct tpc_ctx *c)
 		row_stats(x, lg->strides[0], C, &m, &z);
 		acc += (double)(logf(z) + m - x[(uint64_t)y * lg->strides[0]]);
 	}
-	*tpc_f32(&c->t[2], 0) = N ? (float)(acc / (double)N) : 0.0f;
+	*hputpc_f32(&c->t[2], 0) = N ? (float)(acc / (double)N) : 0.0f;
 	return 0;
 }
 
-int tpc_xent_bwd(struct tpc_ctx *c)
+int hputpc_xent_bwd(struct hputpc_ctx *c)
 {
-	const struct tpc_t *lg = &c->t[0], *lb = &c->t[1], *g = &c->t[2];
+	const struct hputpc_operand *lg = &c->t[0], *lb = &c->t[1],
+				    *g = &c->t[2];
 	uint64_t C = lg->sizes[0], N = lg->sizes[1], r, i;
 	float inv = 1.0f / (float)N;
 
 	for (r = 0; r < N; r++) {
-		const float *x = tpc_f32(lg, r * lg->strides[1]);
-		float *dx = tpc_f32(g, r * g->strides[1]);
-		int32_t y = *tpc_i32(lb, r * lb->strides[0]);
+		const float *x = hputpc_f32(lg, r * lg->strides[1]);
+		float *dx = hputpc_f32(g, r * g->strides[1]);
+		int32_t y = *hputpc_i32(lb, r * lb->strides[0]);
 		float m, z;
 
 		row_stats(x, lg->strides[0], C, &m, &z);
@@ -192,28 +194,28 @@ static int32_t row_argmax(const float *x, uint64_t s, uint64_t n)
 	return best;
 }
 
-int tpc_argmax(struct tpc_ctx *c)
+int hputpc_argmax(struct hputpc_ctx *c)
 {
-	const struct tpc_t *in = &c->t[0], *o = &c->t[1];
+	const struct hputpc_operand *in = &c->t[0], *o = &c->t[1];
 	uint64_t r;
 
 	for (r = 0; r < o->n; r++)
-		*tpc_i32(o, lin_off(o, r)) =
-			row_argmax(tpc_f32(in, tpc_row_off(in, r)),
+		*hputpc_i32(o, lin_off(o, r)) =
+			row_argmax(hputpc_f32(in, hputpc_row_off(in, r)),
 				   in->strides[0], in->sizes[0]);
 	return 0;
 }
 
-int tpc_accuracy(struct tpc_ctx *c)
+int hputpc_accuracy(struct hputpc_ctx *c)
 {
-	const struct tpc_t *lg = &c->t[0], *lb = &c->t[1];
+	const struct hputpc_operand *lg = &c->t[0], *lb = &c->t[1];
 	uint64_t N = lg->sizes[1], r;
 	int32_t count = 0;
 
 	for (r = 0; r < N; r++)
-		count += row_argmax(tpc_f32(lg, r * lg->strides[1]),
+		count += row_argmax(hputpc_f32(lg, r * lg->strides[1]),
 				    lg->strides[0], lg->sizes[0]) ==
-			 *tpc_i32(lb, r * lb->strides[0]);
-	*tpc_i32(&c->t[2], 0) = count;
+			 *hputpc_i32(lb, r * lb->strides[0]);
+	*hputpc_i32(&c->t[2], 0) = count;
 	return 0;
 }

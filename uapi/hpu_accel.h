@@ -100,6 +100,13 @@ enum hpu_server_type {
 #define HPU_CAP_NIC_PD	   (1ULL << 9)
 #define HPU_CAP_CTX_LIMITS (1ULL << 10) /* HPU_INFO_CTX_LIMITS (ABI 1.1) */
 
+/*
+ * Averaging window of HPU_INFO_DEVICE_UTILIZATION (hpu_info_args.period_ms),
+ * in ms; every other op takes 0
+ */
+#define HPU_INFO_PERIOD_MS_MIN 100
+#define HPU_INFO_PERIOD_MS_MAX 1000
+
 /**
  * struct hpu_info_args - argument of HPU_IOCTL_INFO
  * @return_pointer: user address of the answer buffer
@@ -107,7 +114,8 @@ enum hpu_server_type {
  *	min(return_size, size of the answer) bytes
  * @op: HPU_INFO_* op
  * @flags: must be 0
- * @period_ms: DEVICE_UTILIZATION: averaging window, 100..1000 ms;
+ * @period_ms: DEVICE_UTILIZATION: averaging window,
+ *	HPU_INFO_PERIOD_MS_MIN..HPU_INFO_PERIOD_MS_MAX (100..1000) ms;
  *	must be 0 for every other op
  * @full_size: out: size of the complete answer of @op
  * @pad: must be 0

@@ -4,8 +4,8 @@
  * the kernel bodies behind HPU_TPC_KERNEL_* and the two ways in.
  *
  * The simulated TPC engines (firmware-sim/tpc.c) translate a packet's
- * operands to pointers, bind them into a struct tpc_ctx and call
- * tpc_dispatch(), lending their worker pool through struct tpc_pool. The
+ * operands to pointers, bind them into a struct hputpc_ctx and call
+ * hputpc_dispatch(), lending their worker pool through struct hputpc_pool. The
  * training library's cpu backend calls hputpc_exec_host() on pointers of
  * its own process. Both run the same bodies on operands that passed the
  * same rules (common/hpu_tpc_check.c), so they compute the same bits.
@@ -23,7 +23,7 @@
 #include "hpu_tpc_kernels.h"
 
 /**
- * struct tpc_t - one operand, translated
+ * struct hputpc_operand - one operand, translated
  * @p: pointer to element (0, ...) in the caller's memory
  * @dtype: HPU_DTYPE_*
  * @ndims: rank
@@ -31,7 +31,7 @@
  * @strides: strides in elements; 0 past @ndims
  * @n: elements
  */
-struct tpc_t {
+struct hputpc_operand {
 	uint8_t *p;
 	uint32_t dtype;
 	uint32_t ndims;
@@ -41,46 +41,47 @@ struct tpc_t {
 };
 
 /**
- * struct tpc_pool - threads a caller lends to one kernel
+ * struct hputpc_pool - threads a caller lends to one kernel
  * @width: threads that could work on one kernel now, the calling one
  *	included (a hint, >= 1)
  * @run: run slices 0..@nslices-1 of @fn(@arg, slice), the calling thread
  *	among the workers, and return when every slice is done
  *
- * Elementwise kernels of >= TPC_PAR_MIN elements cut their work into
+ * Elementwise kernels of >= HPUTPC_PAR_MIN elements cut their work into
  * independent slices; the result does not depend on how many there are.
  */
-struct tpc_pool {
+struct hputpc_pool {
 	unsigned int (*width)(void);
 	void (*run)(void (*fn)(void *arg, unsigned int slice), void *arg,
 		    unsigned int nslices);
 };
 
 /**
- * struct tpc_ctx - a kernel invocation
+ * struct hputpc_ctx - a kernel invocation
  * @t: operands in the kernel's order
  * @params: the packet's parameters
  * @id: kernel id
  * @nt: operands (the packet's num_tensors)
  * @pool: threads that may help, or NULL for the calling thread alone
  */
-struct tpc_ctx {
-	struct tpc_t t[HPU_TPC_MAX_TENSORS];
+struct hputpc_ctx {
+	struct hputpc_operand t[HPU_TPC_MAX_TENSORS];
 	const uint32_t *params;
 	uint32_t id;
 	unsigned int nt;
-	const struct tpc_pool *pool;
+	const struct hputpc_pool *pool;
 };
 
 /**
- * tpc_bind_shape() - an operand's type, shape and element count
+ * hputpc_bind_shape() - an operand's type, shape and element count
  * @d: its descriptor, which passed hpu_tpc_check()
  * @t: filled; @t->p is left NULL for the caller to place
  */
-void tpc_bind_shape(const struct hpu_tpc_tensor *d, struct tpc_t *t);
+void hputpc_bind_shape(const struct hpu_tpc_tensor *d,
+		       struct hputpc_operand *t);
 
 /**
- * tpc_dispatch() - run the kernel body of @c->id on bound operands
+ * hputpc_dispatch() - run the kernel body of @c->id on bound operands
  * @c: a checked invocation (hpu_tpc_check() passed for its packet), every
  *	operand's @p placed
  *
@@ -88,7 +89,7 @@ void tpc_bind_shape(const struct hpu_tpc_tensor *d, struct tpc_t *t);
  * out of range; nothing was written); -ENOSYS for an id without a body
  * (nothing was written).
  */
-int tpc_dispatch(struct tpc_ctx *c);
+int hputpc_dispatch(struct hputpc_ctx *c);
 
 /**
  * hputpc_has_kernel() - whether the library has a body for a kernel id
@@ -98,7 +99,7 @@ int tpc_dispatch(struct tpc_ctx *c);
  * (hpu_tpc_kernel_name() is not NULL); tests/unit/test_tpc_registry.c
  * checks that the two tables agree.
  *
- * Return: true when tpc_dispatch() can run @id.
+ * Return: true when hputpc_dispatch() can run @id.
  */
 bool hputpc_has_kernel(uint32_t id);
 

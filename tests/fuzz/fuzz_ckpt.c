@@ -10,7 +10,7 @@
  * file. Bit 0 picks the trainer; bit 1 writes the payload's true CRC
  * into the header and bit 2 its true size, so the fuzzer also gets past
  * the checksum to the sections behind it. The file is handed to
- * ckpt_parse(), what ckpt_load() runs on the bytes it read.
+ * ht_ckpt_parse(), what ht_ckpt_load() runs on the bytes it read.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -76,7 +76,7 @@ static struct ht_trainer *make_trainer(int optim, const char *dir,
 	fclose(f);
 	unlink(path);
 	/* the trainer takes its own checkpoint back */
-	if (ckpt_parse(t, path, buf + 1, (size_t)n)) {
+	if (ht_ckpt_parse(t, path, buf + 1, (size_t)n)) {
 		fprintf(stderr, "fuzz_ckpt: own checkpoint refused: %s\n",
 			t->err);
 		abort();
@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		       crc32(crc32(0L, Z_NULL, 0), file + HDR_BYTES,
 			     (uInt)(len - HDR_BYTES)),
 		       4);
-	ret = ckpt_parse(t, "fuzz.htck", file, len);
+	ret = ht_ckpt_parse(t, "fuzz.htck", file, len);
 	if (ret > 0 || (ret && !t->err[0]))
 		abort();
 	t->err[0] = '\0';

@@ -24,7 +24,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-static struct hpu_driver drv;
+static struct hfd_driver drv;
 static pid_t user_pid;
 
 static const unsigned int commands[] = {
@@ -46,7 +46,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 			pause();
 	}
 	if (user_pid < 0 ||
-	    hpu_driver_init(&drv, &hpusim_model, "gaudi2", 1, "/fuzz"))
+	    hfd_driver_init(&drv, &hpusim_model, "gaudi2", 1, "/fuzz"))
 		abort();
 	return 0;
 }
@@ -71,15 +71,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* as large as any _IOC_SIZE: the kernel copies that many bytes */
 	static uint8_t arg[1 << 14], out[1 << 14];
-	struct hpu_ioctl_call call = { .pid = user_pid };
+	struct hfd_ioctl_call call = { .pid = user_pid };
 	const uint8_t *p = data;
 	size_t left = size, n, out_size;
 	unsigned int cmd, calls = 0;
-	struct hpu_ctx *ctx;
+	struct hfd_ctx *ctx;
 
 	if (size < 1)
 		return 0;
-	if (hpu_ctx_open(&drv.devs[0], data[0] & 1, user_pid, getuid(),
+	if (hfd_ctx_open(&drv.devs[0], data[0] & 1, user_pid, getuid(),
 			 getgid(), &ctx))
 		return 0;
 	p++;
@@ -93,11 +93,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p += n < left ? n : left;
 		left -= n < left ? n : left;
 		out_size = _IOC_SIZE(cmd);
-		hpu_ioctl_dispatch(&call, cmd, arg, _IOC_SIZE(cmd), out,
+		hfd_ioctl_dispatch(&call, cmd, arg, _IOC_SIZE(cmd), out,
 				   &out_size);
 		if (out_size > _IOC_SIZE(cmd))
 			abort();
 	}
-	hpu_ctx_release(ctx);
+	hfd_ctx_release(ctx);
 	return 0;
 }

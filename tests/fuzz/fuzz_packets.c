@@ -39,20 +39,20 @@ static void check_accepted(const uint8_t *cb, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	enum hpu_queue_kind kind;
+	enum hfd_queue_kind kind;
 	size_t bad_off = 0;
 	uint8_t *cb;
 
 	if (size < 1)
 		return 0;
-	kind = (enum hpu_queue_kind)(data[0] % (HPU_QUEUE_NIC + 1));
+	kind = (enum hfd_queue_kind)(data[0] % (HFD_QUEUE_NIC + 1));
 	size--;
 	/* an exact-size heap copy, so any over-read is caught */
 	cb = malloc(size ? size : 1);
 	if (!cb)
 		return 0;
 	memcpy(cb, data + 1, size);
-	if (!hpu_packets_validate(cb, size, kind, &bad_off))
+	if (!hfd_packets_validate(cb, size, kind, &bad_off))
 		check_accepted(cb, size);
 	else if (size && bad_off > size)
 		abort();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_scaleout.c - libFuzzer target of the scale-out receiver
- * (firmware-sim/nic_scaleout.c, docs/nic.md "Scale-out wire format").
+ * (firmware-sim/nic_so_recv.c, docs/nic.md "Scale-out wire format").
  *
  * Each input is the byte stream a remote server sends on one connection:
  * it is written into one end of a socket pair, that end is shut for

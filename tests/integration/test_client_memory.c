@@ -878,7 +878,7 @@ static void test_sigterm_stuck(void **state)
 	ret = child_report_wait(rfd, pid, "INFO into userfaultfd", &v);
 	close(rfd);
 	t0 = hpu_test_now_ms();
-	/* 10 s bound; the daemon's own is HPU_FUSED_STOP_BOUND_MS */
+	/* 10 s bound; the daemon's own is HFD_STOP_BOUND_MS */
 	stopped = hpu_test_daemon_stop(&d);
 	print_message("stopped after %ld ms with a stuck worker\n",
 		      hpu_test_now_ms() - t0);

@@ -262,7 +262,7 @@ static void check_info(const struct hpu_test_daemon *d, int fd, unsigned int i,
 		ver.capabilities,
 		HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
 			HPU_CAP_EVENTS | HPU_CAP_CTX_LIMITS |
-			(hpu_model_has_nic(&hpusim_model) ?
+			(hfd_model_has_nic(&hpusim_model) ?
 				 HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG :
 				 0));
 	assert_int_equal(ver.pad, 0);
@@ -611,7 +611,7 @@ static void test_control_node_info_only(void **state)
 	/* the same commands on a compute node get past the node check */
 	assert_int_equal(hpu_test_ioctl(cfd, HPU_IOCTL_CS, &cs), -EFAULT);
 	assert_int_equal(hpu_test_ioctl(cfd, HPU_IOCTL_DEBUG, &dbg),
-			 hpu_model_has_nic(&hpusim_model) ? 0 : -EOPNOTSUPP);
+			 hfd_model_has_nic(&hpusim_model) ? 0 : -EOPNOTSUPP);
 	assert_int_equal(hpu_test_ioctl(cfd, HPU_IOCTL_MEMORY, &mem), 0);
 	handle = mem.out.handle;
 	/* the answer overlaps the input: FREE needs the rest 0 */

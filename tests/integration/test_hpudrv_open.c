@@ -271,6 +271,60 @@ static void test_processes(void **state)
 	assert_int_equal(found, 0);
 }
 
+/* hpu_info(): any op, the same answer as its wrapper, short buffers */
+static void test_info_any_op(void **state)
+{
+	struct hpu_info_hw_ip_info hw, any;
+	struct hpu_info_device_utilization util;
+	struct hpu_device *dev;
+	size_t full = 0;
+	uint32_t head;
+
+	(void)state;
+	assert_int_equal(hpu_open_control(0, &dev), 0);
+	assert_int_equal(hpu_info_hw_ip(dev, &hw), 0);
+	memset(&any, 0xa5, sizeof(any));
+	assert_int_equal(hpu_info(dev, HPU_INFO_HW_IP_INFO, 0, &any,
+				  sizeof(any), &full),
+			 0);
+	assert_int_equal(full, sizeof(any));
+	assert_memory_equal(&any, &hw, sizeof(hw));
+
+	/* a short buffer gets the head of the answer and its full size */
+	full = 0;
+	assert_int_equal(hpu_info(dev, HPU_INFO_HW_IP_INFO, 0, &head,
+				  sizeof(head), &full),
+			 0);
+	assert_int_equal(full, sizeof(hw));
+	assert_memory_equal(&head, &hw, sizeof(head));
+
+	/* the period: only where the op takes one, within its bounds */
+	assert_int_equal(hpu_info(dev, HPU_INFO_DEVICE_UTILIZATION,
+				  HPU_INFO_PERIOD_MS_MIN, &util, sizeof(util),
+				  NULL),
+			 0);
+	assert_int_equal(hpu_info(dev, HPU_INFO_DEVICE_UTILIZATION,
+				  HPU_INFO_PERIOD_MS_MAX + 1, &util,
+				  sizeof(util), NULL),
+			 -EINVAL);
+	assert_int_equal(hpu_info(dev, HPU_INFO_HW_IP_INFO, 100, &any,
+				  sizeof(any), NULL),
+			 -EINVAL);
+
+	/* what the library refuses, and an op the driver does not know */
+	assert_int_equal(hpu_info(NULL, HPU_INFO_HW_IP_INFO, 0, &any,
+				  sizeof(any), NULL),
+			 -EINVAL);
+	assert_int_equal(hpu_info(dev, HPU_INFO_HW_IP_INFO, 0, NULL,
+				  sizeof(any), NULL),
+			 -EINVAL);
+	assert_int_equal(hpu_info(dev, HPU_INFO_HW_IP_INFO, 0, &any, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(hpu_info(dev, 0xffff, 0, &any, sizeof(any), NULL),
+			 -EINVAL);
+	hpu_close(dev);
+}
+
 static void test_attributes(void **state)
 {
 	char buf[64];
@@ -300,6 +354,7 @@ int main(void)
 		cmocka_unit_test_setup(test_info_compute, need_daemon),
 		cmocka_unit_test_setup(test_info_control, need_daemon),
 		cmocka_unit_test_setup(test_processes, need_daemon),
+		cmocka_unit_test_setup(test_info_any_op, need_daemon),
 		cmocka_unit_test_setup(test_attributes, need_daemon),
 	};
 

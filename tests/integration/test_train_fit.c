@@ -9,7 +9,7 @@
  * killed with SIGKILL mid-epoch and resumed from its last checkpoint ends
  * with the same weight bytes as an uninterrupted one; corrupt, truncated
  * and mismatching checkpoints are refused with a clear message, a good
- * one is read at any address (ckpt_parse, the fuzz target's entry); the CSV
+ * one is read at any address (ht_ckpt_parse, the fuzz target's entry); the CSV
  * log, plain progress lines and device statistics.
  */
 #include <setjmp.h>
@@ -452,7 +452,7 @@ static void test_bad_checkpoints(void **state)
 	assert_int_equal(fread(buf, 1, st.st_size, f), st.st_size);
 	fclose(f);
 
-	/* the parser reads a checkpoint at any address (ckpt_parse) */
+	/* the parser reads a checkpoint at any address (ht_ckpt_parse) */
 	{
 		unsigned char *odd = malloc(st.st_size + 1);
 
@@ -460,7 +460,8 @@ static void test_bad_checkpoints(void **state)
 		memcpy(odd + 1, buf, st.st_size);
 		assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)),
 				 0);
-		assert_int_equal(ckpt_parse(t, good, odd + 1, st.st_size), 0);
+		assert_int_equal(ht_ckpt_parse(t, good, odd + 1, st.st_size),
+				 0);
 		assert_int_equal(t->resumed_step, r.steps);
 		ht_trainer_destroy(t);
 		free(odd);

@@ -64,10 +64,20 @@ static int thread_count(void)
 	return n;
 }
 
+/*
+ * OpenBLAS stops its thread pool itself before every fork (and starts it
+ * again when next used): stopped first, its threads are not counted.
+ */
+extern int blas_thread_shutdown_(void) __attribute__((weak));
+
 pid_t hpu_test_fork_child(void)
 {
 	pid_t parent = getpid(), pid;
-	int threads = thread_count();
+	int threads;
+
+	if (blas_thread_shutdown_)
+		blas_thread_shutdown_();
+	threads = thread_count();
 
 	/*
 	 * The child of a process with other threads inherits their locks

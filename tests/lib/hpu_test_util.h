@@ -40,11 +40,13 @@ int hpu_test_free_port(void);
  *
  * stdout and stderr are flushed first, so the child repeats nothing. A
  * child whose parent is already gone exits with status 127. Only a
- * process with a single thread may fork: a child inherits the locks that
- * other threads hold at the fork, and may wait for one of them forever.
+ * process without threads of its own may fork: a child inherits the locks
+ * that other threads hold at the fork, and may wait for one of them
+ * forever. OpenBLAS's pool, which stops itself around a fork anyway, is
+ * stopped first and not counted.
  *
  * Return: 0 in the child, its pid in the parent, -errno (-EDEADLK when
- * the process has other threads).
+ * the process started threads).
  */
 pid_t hpu_test_fork_child(void);
 

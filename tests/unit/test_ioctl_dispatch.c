@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "hpu_cs.h"
 #include "hpu_fused.h"
 
 /**
@@ -25,9 +26,9 @@
  * context opened by this process
  */
 struct fixture {
-	struct hpu_driver drv;
-	struct hpu_ctx *compute;
-	struct hpu_ctx *control;
+	struct hfd_driver drv;
+	struct hfd_ctx *compute;
+	struct hfd_ctx *control;
 };
 
 static int setup(void **state)
@@ -35,12 +36,12 @@ static int setup(void **state)
 	static struct fixture f;
 
 	memset(&f, 0, sizeof(f));
-	if (hpu_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
+	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
 		return -1;
-	if (hpu_ctx_open(&f.drv.devs[0], false, getpid(), getuid(), getgid(),
+	if (hfd_ctx_open(&f.drv.devs[0], false, getpid(), getuid(), getgid(),
 			 &f.compute))
 		return -1;
-	if (hpu_ctx_open(&f.drv.devs[0], true, getpid(), getuid(), getgid(),
+	if (hfd_ctx_open(&f.drv.devs[0], true, getpid(), getuid(), getgid(),
 			 &f.control))
 		return -1;
 	*state = &f;
@@ -51,24 +52,24 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	hpu_ctx_release(f->compute);
-	hpu_ctx_release(f->control);
-	hpu_driver_fini(&f->drv);
+	hfd_ctx_release(f->compute);
+	hfd_ctx_release(f->control);
+	hfd_driver_fini(&f->drv);
 	return 0;
 }
 
 /* One ioctl as user @uid */
-static int run_uid(struct hpu_ctx *ctx, unsigned int cmd, void *arg,
+static int run_uid(struct hfd_ctx *ctx, unsigned int cmd, void *arg,
 		   size_t size, uid_t uid)
 {
-	struct hpu_ioctl_call call = { .ctx = ctx,
+	struct hfd_ioctl_call call = { .ctx = ctx,
 				       .pid = getpid(),
 				       .uid = uid };
-	uint8_t out[HPU_IOCTL_MAX_SIZE];
+	uint8_t out[HFD_IOCTL_MAX_SIZE];
 	size_t out_size = sizeof(out);
 	int ret;
 
-	ret = hpu_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
+	ret = hfd_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
 	if (!ret) {
 		assert_int_equal(out_size, size);
 		memcpy(arg, out, size);
@@ -76,7 +77,7 @@ static int run_uid(struct hpu_ctx *ctx, unsigned int cmd, void *arg,
 	return ret;
 }
 
-static int run(struct hpu_ctx *ctx, unsigned int cmd, void *arg, size_t size)
+static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 {
 	return run_uid(ctx, cmd, arg, size, 0);
 }
@@ -95,17 +96,17 @@ static void test_lookup_valid(void **state)
 		{ HPU_IOCTL_DEBUG, "DEBUG" },
 		{ HPU_IOCTL_NIC, "NIC" },
 	};
-	const struct hpu_ioctl_desc *d;
+	const struct hfd_ioctl_desc *d;
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		d = hpu_ioctl_lookup(cmds[i].cmd, &err);
+		d = hfd_ioctl_lookup(cmds[i].cmd, &err);
 		assert_non_null(d);
 		assert_int_equal(err, 0);
 		assert_string_equal(d->name, cmds[i].name);
-		assert_true(_IOC_SIZE(d->cmd) <= HPU_IOCTL_MAX_SIZE);
-		assert_int_equal(!!(d->flags & HPU_IOCTL_CONTROL_OK),
+		assert_true(_IOC_SIZE(d->cmd) <= HFD_IOCTL_MAX_SIZE);
+		assert_int_equal(!!(d->flags & HFD_IOCTL_CONTROL_OK),
 				 cmds[i].cmd == HPU_IOCTL_INFO);
 	}
 }
@@ -114,7 +115,7 @@ static void test_lookup_wrong_type(void **state)
 {
 	int err;
 
-	assert_null(hpu_ioctl_lookup(
+	assert_null(hfd_ioctl_lookup(
 		_IOWR('x', DRM_COMMAND_BASE, struct hpu_info_args), &err));
 	assert_int_equal(err, -ENOTTY);
 }
@@ -124,15 +125,15 @@ static void test_lookup_nr_out_of_range(void **state)
 	int err;
 
 	assert_null(
-		hpu_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_END,
+		hfd_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_END,
 					  struct hpu_info_args),
 				 &err));
 	assert_int_equal(err, -ENOTTY);
-	assert_null(hpu_ioctl_lookup(
+	assert_null(hfd_ioctl_lookup(
 		DRM_IOWR(DRM_COMMAND_BASE - 1, struct hpu_info_args), &err));
 	assert_int_equal(err, -ENOTTY);
 	assert_null(
-		hpu_ioctl_lookup(DRM_IOWR(0xff, struct hpu_info_args), &err));
+		hfd_ioctl_lookup(DRM_IOWR(0xff, struct hpu_info_args), &err));
 	assert_int_equal(err, -ENOTTY);
 }
 
@@ -141,11 +142,11 @@ static void test_lookup_wrong_direction(void **state)
 	int err;
 
 	assert_null(
-		hpu_ioctl_lookup(DRM_IOW(DRM_COMMAND_BASE + HPU_COMMAND_INFO,
+		hfd_ioctl_lookup(DRM_IOW(DRM_COMMAND_BASE + HPU_COMMAND_INFO,
 					 struct hpu_info_args),
 				 &err));
 	assert_int_equal(err, -ENOTTY);
-	assert_null(hpu_ioctl_lookup(DRM_IOR(DRM_COMMAND_BASE + HPU_COMMAND_CS,
+	assert_null(hfd_ioctl_lookup(DRM_IOR(DRM_COMMAND_BASE + HPU_COMMAND_CS,
 					     union hpu_cs_args),
 				     &err));
 	assert_int_equal(err, -ENOTTY);
@@ -155,11 +156,11 @@ static void test_lookup_wrong_size(void **state)
 {
 	int err;
 
-	assert_null(hpu_ioctl_lookup(
+	assert_null(hfd_ioctl_lookup(
 		DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_INFO, uint64_t), &err));
 	assert_int_equal(err, -EINVAL);
 	assert_null(
-		hpu_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_MEMORY,
+		hfd_ioctl_lookup(DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_MEMORY,
 					  struct hpu_info_args),
 				 &err));
 	assert_int_equal(err, -EINVAL);
@@ -167,21 +168,21 @@ static void test_lookup_wrong_size(void **state)
 
 static void test_check_flags(void **state)
 {
-	assert_int_equal(hpu_check_flags(0, 0), 0);
-	assert_int_equal(hpu_check_flags(0x3, 0x3), 0);
-	assert_int_equal(hpu_check_flags(0x4, 0x3), -EINVAL);
-	assert_int_equal(hpu_check_flags(1ULL << 63, ~0ULL >> 1), -EINVAL);
+	assert_int_equal(hfd_check_flags(0, 0), 0);
+	assert_int_equal(hfd_check_flags(0x3, 0x3), 0);
+	assert_int_equal(hfd_check_flags(0x4, 0x3), -EINVAL);
+	assert_int_equal(hfd_check_flags(1ULL << 63, ~0ULL >> 1), -EINVAL);
 }
 
 static void test_check_zero(void **state)
 {
 	uint8_t buf[13] = { 0 };
 
-	assert_int_equal(hpu_check_zero(buf, sizeof(buf)), 0);
-	assert_int_equal(hpu_check_zero(buf, 0), 0);
+	assert_int_equal(hfd_check_zero(buf, sizeof(buf)), 0);
+	assert_int_equal(hfd_check_zero(buf, 0), 0);
 	buf[12] = 1;
-	assert_int_equal(hpu_check_zero(buf, sizeof(buf)), -EINVAL);
-	assert_int_equal(hpu_check_zero(buf, 12), 0);
+	assert_int_equal(hfd_check_zero(buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(hfd_check_zero(buf, 12), 0);
 }
 
 static void test_dispatch_short_input(void **state)
@@ -211,7 +212,7 @@ static void test_control_only_info(void **state)
 		v.capabilities,
 		HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
 			HPU_CAP_EVENTS | HPU_CAP_CTX_LIMITS |
-			(hpu_model_has_nic(&hpusim_model) ?
+			(hfd_model_has_nic(&hpusim_model) ?
 				 HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG :
 				 0));
 	assert_int_equal(run(f->control, HPU_IOCTL_CS, &cs, sizeof(cs)),
@@ -252,7 +253,7 @@ static void test_info_rejects(void **state)
 		.return_pointer = (uintptr_t)&u,
 		.return_size = sizeof(u),
 		.op = HPU_INFO_DEVICE_UTILIZATION,
-		.period_ms = 100,
+		.period_ms = HPU_INFO_PERIOD_MS_MIN,
 	};
 
 	a = good;
@@ -274,11 +275,14 @@ static void test_info_rejects(void **state)
 	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
 			 -EINVAL);
 	a = good;
-	a.period_ms = 99;
+	a.period_ms = HPU_INFO_PERIOD_MS_MAX;
+	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
+	a = good;
+	a.period_ms = HPU_INFO_PERIOD_MS_MIN - 1;
 	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
 			 -EINVAL);
 	a = good;
-	a.period_ms = 1001;
+	a.period_ms = HPU_INFO_PERIOD_MS_MAX + 1;
 	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a)),
 			 -EINVAL);
 	a = good;
@@ -459,7 +463,7 @@ static void test_nic_validation(void **state)
 {
 	struct fixture *f = *state;
 	const struct hpu_fw_profile *p = f->drv.devs[0].profile;
-	int unsupported = hpu_model_has_nic(&hpusim_model) ? 0 : -EOPNOTSUPP;
+	int unsupported = hfd_model_has_nic(&hpusim_model) ? 0 : -EOPNOTSUPP;
 	struct hpu_nic_in reg = { .op = HPU_NIC_OP_REG_MR,
 				  .flags = HPU_NIC_MR_REMOTE_WRITE,
 				  .addr = 0x100000000000ULL,
@@ -601,7 +605,7 @@ static void test_debug_link_validation(void **state)
 {
 	struct fixture *f = *state;
 	const struct hpu_fw_profile *p = f->drv.devs[0].profile;
-	int unsupported = hpu_model_has_nic(&hpusim_model) ? 0 : -EOPNOTSUPP;
+	int unsupported = hfd_model_has_nic(&hpusim_model) ? 0 : -EOPNOTSUPP;
 	struct hpu_debug_args d;
 
 	memset(&d, 0, sizeof(d));
@@ -665,14 +669,14 @@ static void test_debug_permission(void **state)
 {
 	struct fixture *f = *state;
 	const struct hpu_fw_profile *p = f->drv.devs[0].profile;
-	struct hpu_device *dev = &f->drv.devs[0];
+	struct hfd_device *dev = &f->drv.devs[0];
 	struct hpu_debug_args inj = { .op = HPU_DEBUG_OP_INJECT_FAULT,
 				      .fault = HPU_FAULT_LINK_DOWN },
 			      clr = { .op = HPU_DEBUG_OP_CLEAR_FAULTS };
 	struct hpu_debug_args d;
 	uid_t owner = dev->owner;
 
-	if (!hpu_model_has_nic(&hpusim_model))
+	if (!hfd_model_has_nic(&hpusim_model))
 		skip();
 	inj.engine = p->num_nic_ports - 1;
 	dev->owner = 1234;
@@ -719,22 +723,22 @@ static void test_nic_events(void **state)
 	uint64_t mask, pending;
 
 	/* drain what earlier tests left */
-	while (hpu_ctx_read_events(f->compute, out, 4) > 0)
+	while (hfd_ctx_read_events(f->compute, out, 4) > 0)
 		;
-	while (hpu_ctx_read_events(f->control, out, 4) > 0)
+	while (hfd_ctx_read_events(f->control, out, 4) > 0)
 		;
-	hpu_ctx_take_events(f->compute, &mask, &pending);
-	hpu_ctx_take_events(f->control, &mask, &pending);
+	hfd_ctx_take_events(f->compute, &mask, &pending);
+	hfd_ctx_take_events(f->control, &mask, &pending);
 
-	hpu_nic_event_cb(&f->drv.devs[0], f->compute, &ev);
-	assert_int_equal(hpu_ctx_read_events(f->control, out, 4), 0);
-	assert_int_equal(hpu_ctx_read_events(f->compute, out, 4), 1);
+	hfd_nic_event_cb(&f->drv.devs[0], f->compute, &ev);
+	assert_int_equal(hfd_ctx_read_events(f->control, out, 4), 0);
+	assert_int_equal(hfd_ctx_read_events(f->compute, out, 4), 1);
 	assert_int_equal(out[0].type, HPU_EVENT_NIC_ACCESS_ERR);
 	assert_int_equal(out[0].addr, 4096);
 	assert_int_equal(out[0].data, 77);
 	assert_int_equal(out[0].engine, 4);
 	assert_int_equal(out[0].seq, 0);
-	hpu_ctx_take_events(f->compute, &mask, &pending);
+	hfd_ctx_take_events(f->compute, &mask, &pending);
 	assert_int_equal(mask, 1ULL << HPU_EVENT_NIC_ACCESS_ERR);
 
 	ev.type = HPU_EVENT_LINK_DOWN;
@@ -742,58 +746,58 @@ static void test_nic_events(void **state)
 	ev.key = 0;
 	ev.offset = 0;
 	ev.size = 0;
-	hpu_nic_event_cb(&f->drv.devs[0], NULL, &ev);
-	assert_int_equal(hpu_ctx_read_events(f->compute, out, 4), 1);
+	hfd_nic_event_cb(&f->drv.devs[0], NULL, &ev);
+	assert_int_equal(hfd_ctx_read_events(f->compute, out, 4), 1);
 	assert_int_equal(out[0].type, HPU_EVENT_LINK_DOWN);
 	assert_int_equal(out[0].addr, 9);
 	assert_int_equal(out[0].engine, 9);
-	assert_int_equal(hpu_ctx_read_events(f->control, out, 4), 1);
+	assert_int_equal(hfd_ctx_read_events(f->control, out, 4), 1);
 	assert_int_equal(out[0].type, HPU_EVENT_LINK_DOWN);
-	hpu_ctx_take_events(f->control, &mask, &pending);
+	hfd_ctx_take_events(f->control, &mask, &pending);
 	assert_int_equal(mask, 1ULL << HPU_EVENT_LINK_DOWN);
 
 	/* any other type is not an event of the NICs: dropped */
 	ev.type = HPU_EVENT_PAGE_FAULT;
-	hpu_nic_event_cb(&f->drv.devs[0], NULL, &ev);
-	assert_int_equal(hpu_ctx_read_events(f->compute, out, 4), 0);
+	hfd_nic_event_cb(&f->drv.devs[0], NULL, &ev);
+	assert_int_equal(hfd_ctx_read_events(f->compute, out, 4), 0);
 }
 
 static void test_event_queue(void **state)
 {
 	struct fixture *f = *state;
-	struct hpu_event ev[HPU_CTX_MAX_EVENTS];
+	struct hpu_event ev[HFD_CTX_MAX_EVENTS];
 	uint64_t mask, pending;
 	unsigned int i;
 
-	assert_int_equal(hpu_ctx_queue_event(f->compute, HPU_EVENT_MAX, 0, 0, 0,
+	assert_int_equal(hfd_ctx_queue_event(f->compute, HPU_EVENT_MAX, 0, 0, 0,
 					     0),
 			 -EINVAL);
-	assert_int_equal(hpu_ctx_read_events(f->compute, ev, 4), 0);
-	for (i = 0; i < HPU_CTX_MAX_EVENTS + 2; i++)
-		assert_int_equal(hpu_ctx_queue_event(f->compute,
+	assert_int_equal(hfd_ctx_read_events(f->compute, ev, 4), 0);
+	for (i = 0; i < HFD_CTX_MAX_EVENTS + 2; i++)
+		assert_int_equal(hfd_ctx_queue_event(f->compute,
 						     HPU_EVENT_CS_TIMEOUT, ~0U,
 						     i + 1, 0, 0),
 				 0);
-	assert_int_equal(hpu_ctx_queue_event(f->compute, HPU_EVENT_LINK_DOWN,
+	assert_int_equal(hfd_ctx_queue_event(f->compute, HPU_EVENT_LINK_DOWN,
 					     ~0U, 0, 3, 0),
 			 0);
-	hpu_ctx_take_events(f->compute, &mask, &pending);
+	hfd_ctx_take_events(f->compute, &mask, &pending);
 	assert_int_equal(mask, (1ULL << HPU_EVENT_CS_TIMEOUT) |
 				       (1ULL << HPU_EVENT_LINK_DOWN));
-	assert_int_equal(pending, HPU_CTX_MAX_EVENTS);
-	hpu_ctx_take_events(f->compute, &mask, &pending);
+	assert_int_equal(pending, HFD_CTX_MAX_EVENTS);
+	hfd_ctx_take_events(f->compute, &mask, &pending);
 	assert_int_equal(mask, 0);
 
 	/* the three oldest were dropped; the rest come out in order */
-	assert_int_equal(hpu_ctx_read_events(f->compute, ev, 2), 2);
+	assert_int_equal(hfd_ctx_read_events(f->compute, ev, 2), 2);
 	assert_int_equal(ev[0].seq, 4);
 	assert_int_equal(ev[1].seq, 5);
-	assert_int_equal(hpu_ctx_read_events(f->compute, ev,
-					     HPU_CTX_MAX_EVENTS),
-			 HPU_CTX_MAX_EVENTS - 2);
-	assert_int_equal(ev[HPU_CTX_MAX_EVENTS - 3].type, HPU_EVENT_LINK_DOWN);
-	assert_int_equal(ev[HPU_CTX_MAX_EVENTS - 3].addr, 3);
-	assert_int_equal(hpu_ctx_read_events(f->compute, ev, 4), 0);
+	assert_int_equal(hfd_ctx_read_events(f->compute, ev,
+					     HFD_CTX_MAX_EVENTS),
+			 HFD_CTX_MAX_EVENTS - 2);
+	assert_int_equal(ev[HFD_CTX_MAX_EVENTS - 3].type, HPU_EVENT_LINK_DOWN);
+	assert_int_equal(ev[HFD_CTX_MAX_EVENTS - 3].addr, 3);
+	assert_int_equal(hfd_ctx_read_events(f->compute, ev, 4), 0);
 }
 
 static void test_open_stats_and_clients(void **state)
@@ -803,11 +807,11 @@ static void test_open_stats_and_clients(void **state)
 	char *text, expect[64];
 	size_t len;
 
-	hpu_device_open_stats(&f->drv.devs[0], &st);
+	hfd_device_open_stats(&f->drv.devs[0], &st);
 	assert_int_equal(st.num_compute_ctx, 1);
 	assert_int_equal(st.num_control_ctx, 1);
 	assert_int_equal(st.is_compute_ctx_active, 1);
-	assert_int_equal(hpu_device_clients_text(&f->drv.devs[0], &text, &len),
+	assert_int_equal(hfd_device_clients_text(&f->drv.devs[0], &text, &len),
 			 0);
 	snprintf(expect, sizeof(expect), "%d 0 ", (int)getpid());
 	assert_int_equal(strncmp(text, expect, strlen(expect)), 0);
@@ -824,24 +828,24 @@ static void test_open_stats_and_clients(void **state)
 static void test_arg_rules_cover_structs(void **state)
 {
 	unsigned int cmd, i, end;
-	const struct hpu_ioctl_desc *d;
-	const struct hpu_arg_rules *r;
+	const struct hfd_ioctl_desc *d;
+	const struct hfd_arg_rules *r;
 	int err;
 
 	(void)state;
 	{
 		static const struct {
-			const struct hpu_arg_rules *rules;
+			const struct hfd_arg_rules *rules;
 			size_t size;
 		} all[] = {
-			{ &hpu_info_arg_rules, sizeof(struct hpu_info_args) },
-			{ &hpu_cb_arg_rules, sizeof(struct hpu_cb_in) },
-			{ &hpu_cs_arg_rules, sizeof(struct hpu_cs_in) },
-			{ &hpu_wait_cs_arg_rules,
+			{ &hfd_info_arg_rules, sizeof(struct hpu_info_args) },
+			{ &hfd_cb_arg_rules, sizeof(struct hpu_cb_in) },
+			{ &hfd_cs_arg_rules, sizeof(struct hpu_cs_in) },
+			{ &hfd_wait_cs_arg_rules,
 			  sizeof(struct hpu_wait_cs_in) },
-			{ &hpu_mem_arg_rules, sizeof(struct hpu_mem_in) },
-			{ &hpu_nic_arg_rules, sizeof(struct hpu_nic_in) },
-			{ &hpu_debug_arg_rules, sizeof(struct hpu_debug_args) },
+			{ &hfd_mem_arg_rules, sizeof(struct hpu_mem_in) },
+			{ &hfd_nic_arg_rules, sizeof(struct hpu_nic_in) },
+			{ &hfd_debug_arg_rules, sizeof(struct hpu_debug_args) },
 		};
 
 		for (cmd = 0; cmd < sizeof(all) / sizeof(all[0]); cmd++) {
@@ -857,34 +861,34 @@ static void test_arg_rules_cover_structs(void **state)
 		}
 	}
 	/* the dispatch table points at them */
-	d = hpu_ioctl_lookup(HPU_IOCTL_MEMORY, &err);
+	d = hfd_ioctl_lookup(HPU_IOCTL_MEMORY, &err);
 	assert_non_null(d);
-	assert_ptr_equal(d->args, &hpu_mem_arg_rules);
+	assert_ptr_equal(d->args, &hfd_mem_arg_rules);
 }
 
 /* --limit NAME=N parsing and the values in force */
 static void test_limit_parse(void **state)
 {
 	(void)state;
-	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_CBS),
-			 hpu_limit_descs[HPU_CTX_LIMIT_CBS].def);
-	assert_int_equal(hpu_limit_parse("cbs=12"), 0);
-	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_CBS), 12);
-	assert_int_equal(hpu_limit_parse("cbs=0"), -ERANGE);
-	assert_int_equal(hpu_limit_parse("cbs="), -EINVAL);
-	assert_int_equal(hpu_limit_parse("cbs=+3"), -EINVAL);
-	assert_int_equal(hpu_limit_parse("cbs=3k"), -EINVAL);
-	assert_int_equal(hpu_limit_parse("cbsx=3"), -ENOENT);
-	assert_int_equal(hpu_limit_parse("cb=3"), -ENOENT);
-	assert_int_equal(hpu_limit_parse("cbs"), -EINVAL);
-	assert_int_equal(hpu_limit_parse("nic_mrs=257"), -ERANGE);
-	assert_int_equal(hpu_limit_parse("pinned_bytes=99999999999999999999"),
+	assert_int_equal(hfd_limit(HPU_CTX_LIMIT_CBS),
+			 hfd_limit_descs[HPU_CTX_LIMIT_CBS].def);
+	assert_int_equal(hfd_limit_parse("cbs=12"), 0);
+	assert_int_equal(hfd_limit(HPU_CTX_LIMIT_CBS), 12);
+	assert_int_equal(hfd_limit_parse("cbs=0"), -ERANGE);
+	assert_int_equal(hfd_limit_parse("cbs="), -EINVAL);
+	assert_int_equal(hfd_limit_parse("cbs=+3"), -EINVAL);
+	assert_int_equal(hfd_limit_parse("cbs=3k"), -EINVAL);
+	assert_int_equal(hfd_limit_parse("cbsx=3"), -ENOENT);
+	assert_int_equal(hfd_limit_parse("cb=3"), -ENOENT);
+	assert_int_equal(hfd_limit_parse("cbs"), -EINVAL);
+	assert_int_equal(hfd_limit_parse("nic_mrs=257"), -ERANGE);
+	assert_int_equal(hfd_limit_parse("pinned_bytes=99999999999999999999"),
 			 -ERANGE);
-	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_CBS), 12);
-	hpu_limits_reset();
-	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_CBS),
-			 hpu_limit_descs[HPU_CTX_LIMIT_CBS].def);
-	assert_int_equal(hpu_limit(HPU_CTX_LIMIT_NUM), 0);
+	assert_int_equal(hfd_limit(HPU_CTX_LIMIT_CBS), 12);
+	hfd_limits_reset();
+	assert_int_equal(hfd_limit(HPU_CTX_LIMIT_CBS),
+			 hfd_limit_descs[HPU_CTX_LIMIT_CBS].def);
+	assert_int_equal(hfd_limit(HPU_CTX_LIMIT_NUM), 0);
 }
 
 /*
@@ -894,32 +898,64 @@ static void test_limit_parse(void **state)
 static void test_daemon_shm_maps_bound(void **state)
 {
 	struct fixture *f = *state;
-	uint64_t cap = hpu_limit_daemon_shm_maps(0);
-	uint64_t base = hpu_limit_daemon_shm_used();
+	uint64_t cap = hfd_limit_daemon_shm_maps(0);
+	uint64_t base = hfd_limit_daemon_shm_used();
 
 	assert_true(cap >= 1024);
-	hpu_limit_daemon_shm_maps(base + 2);
-	assert_int_equal(hpu_ctx_charge(f->compute, HPU_CTX_LIMIT_SHM_MAPS, 1),
+	hfd_limit_daemon_shm_maps(base + 2);
+	assert_int_equal(hfd_ctx_charge(f->compute, HPU_CTX_LIMIT_SHM_MAPS, 1),
 			 0);
-	assert_int_equal(hpu_ctx_charge(f->control, HPU_CTX_LIMIT_SHM_MAPS, 1),
+	assert_int_equal(hfd_ctx_charge(f->control, HPU_CTX_LIMIT_SHM_MAPS, 1),
 			 0);
 	/* the daemon's bound, whichever context asks */
-	assert_int_equal(hpu_ctx_charge(f->compute, HPU_CTX_LIMIT_SHM_MAPS, 1),
+	assert_int_equal(hfd_ctx_charge(f->compute, HPU_CTX_LIMIT_SHM_MAPS, 1),
 			 -ENOMEM);
-	assert_int_equal(hpu_limit_daemon_shm_used(), base + 2);
-	hpu_ctx_uncharge(f->control, HPU_CTX_LIMIT_SHM_MAPS, 1);
-	assert_int_equal(hpu_limit_daemon_shm_used(), base + 1);
+	assert_int_equal(hfd_limit_daemon_shm_used(), base + 2);
+	hfd_ctx_uncharge(f->control, HPU_CTX_LIMIT_SHM_MAPS, 1);
+	assert_int_equal(hfd_limit_daemon_shm_used(), base + 1);
 	/* a context's own limit refused: the daemon's share is given back */
-	assert_int_equal(hpu_limit_parse("shm_maps=1"), 0);
-	assert_int_equal(hpu_ctx_charge(f->compute, HPU_CTX_LIMIT_SHM_MAPS, 1),
+	assert_int_equal(hfd_limit_parse("shm_maps=1"), 0);
+	assert_int_equal(hfd_ctx_charge(f->compute, HPU_CTX_LIMIT_SHM_MAPS, 1),
 			 -EMFILE);
-	assert_int_equal(hpu_limit_daemon_shm_used(), base + 1);
-	hpu_limits_reset();
+	assert_int_equal(hfd_limit_daemon_shm_used(), base + 1);
+	hfd_limits_reset();
 	/* what a torn-down context held goes back */
-	hpu_ctx_limits_release(f->compute);
-	assert_int_equal(hpu_limit_daemon_shm_used(), base);
+	hfd_ctx_limits_release(f->compute);
+	assert_int_equal(hfd_limit_daemon_shm_used(), base);
 	assert_int_equal(f->compute->lim_used[HPU_CTX_LIMIT_SHM_MAPS], 0);
-	hpu_limit_daemon_shm_maps(cap);
+	hfd_limit_daemon_shm_maps(cap);
+}
+
+static void swallow(const char *msg)
+{
+}
+
+/*
+ * The daemon's lock assertions hold in every test above (no WARN fired),
+ * and they are wired: hfd_cs_lookup_locked() (the CS state's lock held)
+ * WARNs when called without it, and only then.
+ */
+static void test_lock_asserts(void **state)
+{
+	struct fixture *f = *state;
+	struct hfd_cs_state *st = f->compute->cs;
+	unsigned long hits = hpu_warn_count();
+	uint32_t status;
+	uint64_t ts;
+	bool tsv;
+
+	assert_int_equal(hits, 0);
+	assert_non_null(st);
+	pthread_mutex_lock(&st->lock);
+	hfd_cs_lookup_locked(st, 1, &status, &ts, &tsv);
+	pthread_mutex_unlock(&st->lock);
+	assert_int_equal(hpu_warn_count(), hits);
+#ifndef NDEBUG
+	hpu_warn_set_sink(swallow);
+	hfd_cs_lookup_locked(st, 1, &status, &ts, &tsv);
+	hpu_warn_set_sink(NULL);
+	assert_int_equal(hpu_warn_count(), hits + 1);
+#endif
 }
 
 int main(void)
@@ -949,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_nic_events),
 		cmocka_unit_test(test_event_queue),
 		cmocka_unit_test(test_open_stats_and_clients),
+		cmocka_unit_test(test_lock_asserts),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

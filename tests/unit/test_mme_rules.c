@@ -43,7 +43,7 @@ static struct hpu_pkt_mme_gemm good(void)
 /* What the driver says about @g alone on an MME queue */
 static int drv(const struct hpu_pkt_mme_gemm *g)
 {
-	return hpu_packets_validate(g, sizeof(*g), HPU_QUEUE_MME, NULL);
+	return hfd_packets_validate(g, sizeof(*g), HFD_QUEUE_MME, NULL);
 }
 
 static void expect_bad(const struct hpu_pkt_mme_gemm *g)
@@ -72,10 +72,10 @@ static void test_good(void **state)
 	assert_int_equal(drv(&g), 0);
 	/* not on other queues */
 	g = good();
-	assert_int_equal(hpu_packets_validate(&g, sizeof(g), HPU_QUEUE_DMA,
+	assert_int_equal(hfd_packets_validate(&g, sizeof(g), HFD_QUEUE_DMA,
 					      NULL),
 			 -EINVAL);
-	assert_int_equal(hpu_packets_validate(&g, sizeof(g), HPU_QUEUE_TPC,
+	assert_int_equal(hfd_packets_validate(&g, sizeof(g), HFD_QUEUE_TPC,
 					      NULL),
 			 -EINVAL);
 }

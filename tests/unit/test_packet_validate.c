@@ -71,9 +71,9 @@ static const struct hpu_pkt_nic_write nicw = {
 	.sob_value = HPU_SOB_MAX_VALUE,
 };
 
-static int check(const void *p, size_t len, enum hpu_queue_kind kind)
+static int check(const void *p, size_t len, enum hfd_queue_kind kind)
 {
-	return hpu_packets_validate(p, len, kind, NULL);
+	return hfd_packets_validate(p, len, kind, NULL);
 }
 
 #define CHECK_ONE(pkt, kind) check(&(pkt), sizeof(pkt), (kind))
@@ -97,16 +97,16 @@ static void test_valid_stream(void **state)
 	PUT(stop);
 	PUT(nop); /* after STOP: still validated, still valid */
 #undef PUT
-	assert_int_equal(hpu_packets_validate(buf, off, HPU_QUEUE_DMA, &bad),
+	assert_int_equal(hfd_packets_validate(buf, off, HFD_QUEUE_DMA, &bad),
 			 0);
 	assert_int_equal(bad, off);
 }
 
 static void test_empty_and_unaligned(void **state)
 {
-	assert_int_equal(check(&nop, 0, HPU_QUEUE_DMA), -EINVAL);
-	assert_int_equal(check(&dma, 12, HPU_QUEUE_DMA), -EINVAL);
-	assert_int_equal(CHECK_ONE(nop, HPU_QUEUE_NONE), -EINVAL);
+	assert_int_equal(check(&nop, 0, HFD_QUEUE_DMA), -EINVAL);
+	assert_int_equal(check(&dma, 12, HFD_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(nop, HFD_QUEUE_NONE), -EINVAL);
 }
 
 static void test_unknown_and_engine_opcodes(void **state)
@@ -124,7 +124,7 @@ static void test_unknown_and_engine_opcodes(void **state)
 
 	for (i = 0; i < sizeof(bad_ops) / sizeof(bad_ops[0]); i++) {
 		p.hdr.opcode = bad_ops[i];
-		assert_int_equal(CHECK_ONE(p, HPU_QUEUE_DMA), -EINVAL);
+		assert_int_equal(CHECK_ONE(p, HFD_QUEUE_DMA), -EINVAL);
 	}
 }
 
@@ -135,16 +135,16 @@ static void test_size_exact(void **state)
 	size_t bad;
 
 	d.hdr.size = 24;
-	assert_int_equal(CHECK_ONE(d, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(d, HFD_QUEUE_DMA), -EINVAL);
 	d.hdr.size = 40;
 	memcpy(buf, &d, sizeof(d));
-	assert_int_equal(check(buf, 40, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(check(buf, 40, HFD_QUEUE_DMA), -EINVAL);
 	d.hdr.size = 0;
-	assert_int_equal(CHECK_ONE(d, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(d, HFD_QUEUE_DMA), -EINVAL);
 	/* a packet running past the end of the CB */
 	memcpy(buf, &nop, sizeof(nop));
 	memcpy(buf + 8, &dma, sizeof(dma));
-	assert_int_equal(hpu_packets_validate(buf, 16, HPU_QUEUE_DMA, &bad),
+	assert_int_equal(hfd_packets_validate(buf, 16, HFD_QUEUE_DMA, &bad),
 			 -EINVAL);
 	assert_int_equal(bad, 8);
 }
@@ -155,23 +155,23 @@ static void test_flags_and_reserved(void **state)
 	struct hpu_pkt_lin_dma d = dma;
 
 	p.hdr.flags = HPU_PKT_F_ENG_BARRIER | HPU_PKT_F_MSG_BARRIER;
-	assert_int_equal(CHECK_ONE(p, HPU_QUEUE_TPC), 0);
+	assert_int_equal(CHECK_ONE(p, HFD_QUEUE_TPC), 0);
 	p.hdr.flags = 1U << 2;
-	assert_int_equal(CHECK_ONE(p, HPU_QUEUE_TPC), -EINVAL);
+	assert_int_equal(CHECK_ONE(p, HFD_QUEUE_TPC), -EINVAL);
 	p.hdr.flags = HPU_MEMSET_F_ELEM_8; /* MEMSET's own bits */
-	assert_int_equal(CHECK_ONE(p, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(p, HFD_QUEUE_DMA), -EINVAL);
 	p = nop;
 	p.hdr.reserved = 1;
-	assert_int_equal(CHECK_ONE(p, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(p, HFD_QUEUE_DMA), -EINVAL);
 	d.hdr.flags = HPU_MEMSET_F_ELEM_2;
-	assert_int_equal(CHECK_ONE(d, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(d, HFD_QUEUE_DMA), -EINVAL);
 }
 
 static void test_dma_queues_only(void **state)
 {
-	static const enum hpu_queue_kind others[] = { HPU_QUEUE_MME,
-						      HPU_QUEUE_TPC,
-						      HPU_QUEUE_NIC };
+	static const enum hfd_queue_kind others[] = { HFD_QUEUE_MME,
+						      HFD_QUEUE_TPC,
+						      HFD_QUEUE_NIC };
 	unsigned int i;
 
 	for (i = 0; i < 3; i++) {
@@ -190,9 +190,9 @@ static void test_lin_dma_wrap(void **state)
 	struct hpu_pkt_lin_dma d = dma;
 
 	d.size = 0;
-	assert_int_equal(CHECK_ONE(d, HPU_QUEUE_DMA), 0);
+	assert_int_equal(CHECK_ONE(d, HFD_QUEUE_DMA), 0);
 	d.size = ~0ULL;
-	assert_int_equal(CHECK_ONE(d, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(d, HFD_QUEUE_DMA), -EINVAL);
 }
 
 static void test_memset_width(void **state)
@@ -210,14 +210,14 @@ static void test_memset_width(void **state)
 		m.hdr.flags = widths[i];
 		m.dst_addr = 0x100000000000ULL + 8;
 		m.size = 8 * w;
-		assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), 0);
+		assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), 0);
 		if (w == 1)
 			continue;
 		m.dst_addr += 1; /* misaligned */
-		assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+		assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 		m.dst_addr -= 1;
 		m.size += 1; /* not a multiple */
-		assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+		assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 	}
 }
 
@@ -227,19 +227,19 @@ static void test_msg_long(void **state)
 
 	m = msg;
 	m.sob_id = HPU_NUM_SOBS; /* the driver's own SOBs are off limits */
-	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 	m = msg;
 	m.op = 2;
-	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 	m = msg;
 	m.op = HPU_MSG_OP_SET;
 	m.value = 0;
-	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), 0);
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), 0);
 	m.value = HPU_SOB_MAX_VALUE + 1;
-	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 	m = msg;
 	m.reserved = 1;
-	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 }
 
 static void test_fence(void **state)
@@ -248,23 +248,23 @@ static void test_fence(void **state)
 
 	f = fence;
 	f.sob_id = HPU_NUM_SOBS;
-	assert_int_equal(CHECK_ONE(f, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(f, HFD_QUEUE_DMA), -EINVAL);
 	f = fence;
 	f.target = 0;
 	f.dec = 0;
-	assert_int_equal(CHECK_ONE(f, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(f, HFD_QUEUE_DMA), -EINVAL);
 	f = fence;
 	f.target = HPU_SOB_MAX_VALUE + 1;
-	assert_int_equal(CHECK_ONE(f, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(f, HFD_QUEUE_DMA), -EINVAL);
 	f = fence;
 	f.dec = f.target + 1;
-	assert_int_equal(CHECK_ONE(f, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(f, HFD_QUEUE_DMA), -EINVAL);
 	f = fence;
 	f.dec = 0;
-	assert_int_equal(CHECK_ONE(f, HPU_QUEUE_DMA), 0);
+	assert_int_equal(CHECK_ONE(f, HFD_QUEUE_DMA), 0);
 	f = fence;
 	f.reserved = 5;
-	assert_int_equal(CHECK_ONE(f, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(f, HFD_QUEUE_DMA), -EINVAL);
 }
 
 static void test_arm_monitor(void **state)
@@ -273,22 +273,22 @@ static void test_arm_monitor(void **state)
 
 	m = mon;
 	m.mon_id = HPU_NUM_MONITORS;
-	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 	m = mon;
 	m.sob_id = HPU_NUM_SOBS;
-	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 	m = mon;
 	m.target = 0;
-	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 	m = mon;
 	m.target = HPU_SOB_MAX_VALUE + 1;
-	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 	m = mon;
 	m.payload_addr += 2;
-	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 	m = mon;
 	m.reserved = 1;
-	assert_int_equal(CHECK_ONE(m, HPU_QUEUE_DMA), -EINVAL);
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 }
 
 static void test_bad_after_stop(void **state)
@@ -300,7 +300,7 @@ static void test_bad_after_stop(void **state)
 	m.sob_id = HPU_NUM_SOBS + 1;
 	memcpy(buf, &stop, sizeof(stop));
 	memcpy(buf + sizeof(stop), &m, sizeof(m));
-	assert_int_equal(hpu_packets_validate(buf, sizeof(buf), HPU_QUEUE_DMA,
+	assert_int_equal(hfd_packets_validate(buf, sizeof(buf), HFD_QUEUE_DMA,
 					      &bad),
 			 -EINVAL);
 	assert_int_equal(bad, sizeof(stop));
@@ -310,30 +310,30 @@ static void test_nic_write_valid(void **state)
 {
 	struct hpu_pkt_nic_write w = nicw;
 
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), 0);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), 0);
 	/* signal only */
 	w.size = 0;
 	w.sob_value = 1;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), 0);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), 0);
 	/* data only, with a barrier */
 	w = nicw;
 	w.hdr.flags = HPU_PKT_F_ENG_BARRIER;
 	w.sob_id = 0;
 	w.sob_value = 0;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), 0);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), 0);
 	/* ranges that end exactly at the top of the address space */
 	w = nicw;
 	w.src_addr = ~0ULL - w.size;
 	w.remote_offset = ~0ULL - w.size;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), 0);
-	assert_int_equal(hpu_check_nic_write((const uint8_t *)&nicw), 0);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), 0);
+	assert_int_equal(hfd_check_nic_write((const uint8_t *)&nicw), 0);
 }
 
 static void test_nic_write_header(void **state)
 {
-	static const enum hpu_queue_kind others[] = { HPU_QUEUE_DMA,
-						      HPU_QUEUE_MME,
-						      HPU_QUEUE_TPC };
+	static const enum hfd_queue_kind others[] = { HFD_QUEUE_DMA,
+						      HFD_QUEUE_MME,
+						      HFD_QUEUE_TPC };
 	struct hpu_pkt_nic_write w = nicw;
 	uint8_t buf[64] = { 0 };
 	unsigned int i;
@@ -341,27 +341,27 @@ static void test_nic_write_header(void **state)
 	for (i = 0; i < 3; i++)
 		assert_int_equal(CHECK_ONE(nicw, others[i]), -EINVAL);
 	w.hdr.size = 40;
-	assert_int_equal(check(&w, 40, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(check(&w, 40, HFD_QUEUE_NIC), -EINVAL);
 	/* the 48 bytes of ABI 1.0 (32-bit keys) */
 	w.hdr.size = 48;
-	assert_int_equal(check(&w, 48, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(check(&w, 48, HFD_QUEUE_NIC), -EINVAL);
 	w.hdr.size = 64;
 	memcpy(buf, &w, sizeof(w));
-	assert_int_equal(check(buf, 64, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(check(buf, 64, HFD_QUEUE_NIC), -EINVAL);
 	/* where the 32-bit key was: pad, 0 */
 	w = nicw;
 	w.pad = 1;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	w = nicw;
 	w.hdr.flags |= 1U << 9; /* not a NIC_WRITE flag */
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	w.hdr.flags = HPU_NIC_F_SIGNAL | HPU_MEMSET_F_ELEM_8;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	w = nicw;
 	w.hdr.reserved = 1;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	/* a NIC_WRITE running past the end of the CB */
-	assert_int_equal(check(&nicw, 40, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(check(&nicw, 40, HFD_QUEUE_NIC), -EINVAL);
 }
 
 static void test_nic_write_fields(void **state)
@@ -373,39 +373,39 @@ static void test_nic_write_fields(void **state)
 	w.hdr.flags = 0;
 	w.sob_id = 0;
 	w.sob_value = 0;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	/* with SIGNAL: the sob and value ranges */
 	w = nicw;
 	w.sob_id = HPU_NUM_SOBS;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	w = nicw;
 	w.sob_value = 0;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	w.sob_value = HPU_SOB_MAX_VALUE + 1;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	/* without SIGNAL: both must be 0 */
 	w = nicw;
 	w.hdr.flags = 0;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	w.sob_value = 0;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	w.sob_id = 0;
 	w.sob_value = 1;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	/* wrapping ranges */
 	w = nicw;
 	w.src_addr = ~0ULL - w.size + 1;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	w = nicw;
 	w.remote_offset = ~0ULL - w.size + 1;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	/* connection and key are never 0 */
 	w = nicw;
 	w.conn = 0;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 	w = nicw;
 	w.rkey = 0;
-	assert_int_equal(CHECK_ONE(w, HPU_QUEUE_NIC), -EINVAL);
+	assert_int_equal(CHECK_ONE(w, HFD_QUEUE_NIC), -EINVAL);
 }
 
 static void test_nic_write_in_stream(void **state)
@@ -418,10 +418,10 @@ static void test_nic_write_in_stream(void **state)
 	memcpy(buf + sizeof(fence), &nicw, sizeof(nicw));
 	w.rkey = 0;
 	memcpy(buf + sizeof(fence) + sizeof(w), &w, sizeof(w));
-	assert_int_equal(hpu_packets_validate(buf, sizeof(buf) - sizeof(w),
-					      HPU_QUEUE_NIC, &bad),
+	assert_int_equal(hfd_packets_validate(buf, sizeof(buf) - sizeof(w),
+					      HFD_QUEUE_NIC, &bad),
 			 0);
-	assert_int_equal(hpu_packets_validate(buf, sizeof(buf), HPU_QUEUE_NIC,
+	assert_int_equal(hfd_packets_validate(buf, sizeof(buf), HFD_QUEUE_NIC,
 					      &bad),
 			 -EINVAL);
 	assert_int_equal(bad, sizeof(fence) + sizeof(w));
@@ -434,19 +434,19 @@ static void test_queue_kinds(void **state)
 	uint32_t q = 0;
 
 	assert_non_null(p);
-	assert_int_equal(hpu_queue_kind(p, 0), HPU_QUEUE_DMA);
-	assert_int_equal(hpu_queue_kind(p, p->num_dma - 1), HPU_QUEUE_DMA);
+	assert_int_equal(hfd_queue_kind(p, 0), HFD_QUEUE_DMA);
+	assert_int_equal(hfd_queue_kind(p, p->num_dma - 1), HFD_QUEUE_DMA);
 	q = p->num_dma;
 	if (p->num_mme)
-		assert_int_equal(hpu_queue_kind(p, q), HPU_QUEUE_MME);
-	assert_int_equal(hpu_queue_kind(p, p->num_queues), HPU_QUEUE_NONE);
+		assert_int_equal(hfd_queue_kind(p, q), HFD_QUEUE_MME);
+	assert_int_equal(hfd_queue_kind(p, p->num_queues), HFD_QUEUE_NONE);
 	/* the NIC ports' queues are the last ones */
-	assert_int_equal(hpu_queue_kind(p, p->num_queues - 1), HPU_QUEUE_NIC);
-	assert_int_equal(hpu_queue_kind(p, p->num_queues - p->num_nic_ports),
-			 HPU_QUEUE_NIC);
-	assert_int_equal(hpu_queue_kind(p,
+	assert_int_equal(hfd_queue_kind(p, p->num_queues - 1), HFD_QUEUE_NIC);
+	assert_int_equal(hfd_queue_kind(p, p->num_queues - p->num_nic_ports),
+			 HFD_QUEUE_NIC);
+	assert_int_equal(hfd_queue_kind(p,
 					p->num_queues - p->num_nic_ports - 1),
-			 HPU_QUEUE_TPC);
+			 HFD_QUEUE_TPC);
 }
 
 int main(void)

@@ -522,7 +522,7 @@ static void good_acc(struct hpu_pkt_tpc_kernel *k)
 
 static int validate(const struct hpu_pkt_tpc_kernel *k)
 {
-	return hpu_packets_validate(k, sizeof(*k), HPU_QUEUE_TPC, NULL);
+	return hfd_packets_validate(k, sizeof(*k), HFD_QUEUE_TPC, NULL);
 }
 
 static void test_rules(void **state)

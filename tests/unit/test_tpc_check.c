@@ -22,7 +22,7 @@ static void good_add(struct hpu_pkt_tpc_kernel *k)
 
 static int validate(const struct hpu_pkt_tpc_kernel *k)
 {
-	return hpu_packets_validate(k, sizeof(*k), HPU_QUEUE_TPC, NULL);
+	return hfd_packets_validate(k, sizeof(*k), HFD_QUEUE_TPC, NULL);
 }
 
 static void test_rules(void **state)
@@ -32,7 +32,7 @@ static void test_rules(void **state)
 	good_add(&k);
 	assert_int_equal(validate(&k), 0);
 	/* not on a DMA queue */
-	assert_int_equal(hpu_packets_validate(&k, sizeof(k), HPU_QUEUE_DMA,
+	assert_int_equal(hfd_packets_validate(&k, sizeof(k), HFD_QUEUE_DMA,
 					      NULL),
 			 -EINVAL);
 #define BAD(stmt)                                             \

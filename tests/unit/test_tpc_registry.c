@@ -46,7 +46,7 @@ static void test_no_body(void **state)
 	static const uint32_t ids[] = { 0, HPU_TPC_KERNEL_COUNT,
 					HPU_TPC_KERNEL_COUNT + 1, UINT32_MAX };
 	float out = 7.0f;
-	struct tpc_ctx c;
+	struct hputpc_ctx c;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
@@ -56,7 +56,7 @@ static void test_no_body(void **state)
 		c.t[0].p = (uint8_t *)&out;
 		c.t[0].dtype = HPU_DTYPE_FP32;
 		c.t[0].n = 1;
-		assert_int_equal(tpc_dispatch(&c), -ENOSYS);
+		assert_int_equal(hputpc_dispatch(&c), -ENOSYS);
 	}
 	assert_true(out == 7.0f);
 }

@@ -45,7 +45,7 @@ static int setup(void **state)
 	(void)state;
 	abandoned_calls = 0;
 	abandoned_token = NULL;
-	return hpu_uaccess_guard_start(TIMEOUT_MS, on_abandon) ? -1 : 0;
+	return hfd_uaccess_guard_start(TIMEOUT_MS, on_abandon) ? -1 : 0;
 }
 
 /* A timeout no quick access reaches on a loaded machine */
@@ -54,13 +54,13 @@ static int setup_long(void **state)
 	(void)state;
 	abandoned_calls = 0;
 	abandoned_token = NULL;
-	return hpu_uaccess_guard_start(60000, on_abandon) ? -1 : 0;
+	return hfd_uaccess_guard_start(60000, on_abandon) ? -1 : 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	hpu_uaccess_guard_stop();
+	hfd_uaccess_guard_stop();
 	return 0;
 }
 
@@ -80,13 +80,13 @@ static void test_options_checked(void **state)
 {
 	(void)state;
 	/* running already, and out of range */
-	assert_int_equal(hpu_uaccess_guard_start(TIMEOUT_MS, on_abandon),
+	assert_int_equal(hfd_uaccess_guard_start(TIMEOUT_MS, on_abandon),
 			 -EBUSY);
-	hpu_uaccess_guard_stop();
-	assert_int_equal(hpu_uaccess_guard_start(49, on_abandon), -EINVAL);
-	assert_int_equal(hpu_uaccess_guard_start(60001, on_abandon), -EINVAL);
-	assert_int_equal(hpu_uaccess_guard_start(TIMEOUT_MS, NULL), -EINVAL);
-	assert_int_equal(hpu_uaccess_guard_start(TIMEOUT_MS, on_abandon), 0);
+	hfd_uaccess_guard_stop();
+	assert_int_equal(hfd_uaccess_guard_start(49, on_abandon), -EINVAL);
+	assert_int_equal(hfd_uaccess_guard_start(60001, on_abandon), -EINVAL);
+	assert_int_equal(hfd_uaccess_guard_start(TIMEOUT_MS, NULL), -EINVAL);
+	assert_int_equal(hfd_uaccess_guard_start(TIMEOUT_MS, on_abandon), 0);
 }
 
 /* Outside a request nothing is guarded; inside, a quick access is fine */
@@ -96,18 +96,18 @@ static void test_quick_access(void **state)
 	int token;
 
 	(void)state;
-	assert_int_equal(hpu_uaccess_enter(), 0);
-	assert_false(hpu_uaccess_end_request());
-	hpu_uaccess_begin_request(&token, gettid(), getuid());
-	assert_int_equal(hpu_copy_from_user(getpid(), &dst, (uintptr_t)&src,
+	assert_int_equal(hfd_uaccess_enter(), 0);
+	assert_false(hfd_uaccess_end_request());
+	hfd_uaccess_begin_request(&token, gettid(), getuid());
+	assert_int_equal(hfd_copy_from_user(getpid(), &dst, (uintptr_t)&src,
 					    sizeof(src)),
 			 0);
 	assert_true(dst == src);
-	assert_int_equal(hpu_copy_from_user(getpid(), &dst, 8, sizeof(src)),
+	assert_int_equal(hfd_copy_from_user(getpid(), &dst, 8, sizeof(src)),
 			 -EFAULT);
-	assert_false(hpu_uaccess_request_dead());
-	assert_false(hpu_uaccess_end_request());
-	hpu_uaccess_guard_stats(&now, &ever, &refused);
+	assert_false(hfd_uaccess_request_dead());
+	assert_false(hfd_uaccess_end_request());
+	hfd_uaccess_guard_stats(&now, &ever, &refused);
 	assert_true(now == 0 && ever == 0);
 	assert_int_equal(abandoned_calls, 0);
 }
@@ -125,42 +125,42 @@ static void test_abandoned_access(void **state)
 	int token, other;
 
 	(void)state;
-	hpu_uaccess_begin_request(&token, client, getuid());
-	assert_int_equal(hpu_uaccess_enter(), 1);
+	hfd_uaccess_begin_request(&token, client, getuid());
+	assert_int_equal(hfd_uaccess_enter(), 1);
 	/* "stuck" in the client's memory */
 	wait_abandoned(1);
 	assert_ptr_equal(abandoned_token, &token);
-	hpu_uaccess_guard_stats(&now, &ever, &refused);
+	hfd_uaccess_guard_stats(&now, &ever, &refused);
 	assert_true(now == 1 && ever == 1);
 
 	/* the thread comes back: a fault, whatever the access did */
-	assert_int_equal(hpu_uaccess_exit(), -EFAULT);
-	assert_true(hpu_uaccess_request_dead());
-	assert_int_equal(hpu_uaccess_enter(), -EFAULT);
-	assert_int_equal(hpu_copy_from_user(getpid(), &dst, (uintptr_t)&v,
+	assert_int_equal(hfd_uaccess_exit(), -EFAULT);
+	assert_true(hfd_uaccess_request_dead());
+	assert_int_equal(hfd_uaccess_enter(), -EFAULT);
+	assert_int_equal(hfd_copy_from_user(getpid(), &dst, (uintptr_t)&v,
 					    sizeof(v)),
 			 -EFAULT);
-	assert_true(hpu_uaccess_end_request());
-	hpu_uaccess_guard_stats(&now, &ever, &refused);
+	assert_true(hfd_uaccess_end_request());
+	hfd_uaccess_guard_stats(&now, &ever, &refused);
 	assert_true(now == 0 && ever == 1);
 	/* answered once only */
 	usleep(4 * TIMEOUT_MS * 1000);
 	assert_int_equal(abandoned_calls, 1);
 
 	/* a new request of the thread works again */
-	hpu_uaccess_guard_stop();
-	assert_int_equal(hpu_uaccess_guard_start(60000, on_abandon), 0);
-	hpu_uaccess_begin_request(&other, client, getuid());
-	assert_int_equal(hpu_copy_from_user(getpid(), &dst, (uintptr_t)&v,
+	hfd_uaccess_guard_stop();
+	assert_int_equal(hfd_uaccess_guard_start(60000, on_abandon), 0);
+	hfd_uaccess_begin_request(&other, client, getuid());
+	assert_int_equal(hfd_copy_from_user(getpid(), &dst, (uintptr_t)&v,
 					    sizeof(v)),
 			 0);
-	assert_false(hpu_uaccess_end_request());
+	assert_false(hfd_uaccess_end_request());
 }
 
 /**
  * struct second - a second worker serving the same client thread
  * @client: the client thread
- * @ret: hpu_uaccess_enter() there
+ * @ret: hfd_uaccess_enter() there
  */
 struct second {
 	pid_t client;
@@ -172,11 +172,11 @@ static void *second_worker(void *arg)
 	struct second *s = arg;
 	int token;
 
-	hpu_uaccess_begin_request(&token, s->client, getuid());
-	s->ret = hpu_uaccess_enter();
+	hfd_uaccess_begin_request(&token, s->client, getuid());
+	s->ret = hfd_uaccess_enter();
 	if (s->ret == 1)
-		hpu_uaccess_exit();
-	hpu_uaccess_end_request();
+		hfd_uaccess_exit();
+	hfd_uaccess_end_request();
 	return NULL;
 }
 
@@ -189,20 +189,20 @@ static void test_thread_cap(void **state)
 	int token;
 
 	(void)state;
-	hpu_uaccess_guard_stats(&now, &ever, &refused0);
-	hpu_uaccess_begin_request(&token, s.client, getuid());
-	assert_int_equal(hpu_uaccess_enter(), 1);
+	hfd_uaccess_guard_stats(&now, &ever, &refused0);
+	hfd_uaccess_begin_request(&token, s.client, getuid());
+	assert_int_equal(hfd_uaccess_enter(), 1);
 	wait_abandoned(1);
 	assert_int_equal(pthread_create(&t, NULL, second_worker, &s), 0);
 	pthread_join(t, NULL);
 	assert_int_equal(s.ret, -EFAULT);
-	hpu_uaccess_guard_stats(&now, &ever, &refused);
+	hfd_uaccess_guard_stats(&now, &ever, &refused);
 	assert_true(refused == refused0 + 1);
-	assert_int_equal(hpu_uaccess_exit(), -EFAULT);
-	assert_true(hpu_uaccess_end_request());
+	assert_int_equal(hfd_uaccess_exit(), -EFAULT);
+	assert_true(hfd_uaccess_end_request());
 	/* nothing stuck any more: the client thread is served again */
-	hpu_uaccess_guard_stop();
-	assert_int_equal(hpu_uaccess_guard_start(60000, on_abandon), 0);
+	hfd_uaccess_guard_stop();
+	assert_int_equal(hfd_uaccess_guard_start(60000, on_abandon), 0);
 	s.ret = 0;
 	assert_int_equal(pthread_create(&t, NULL, second_worker, &s), 0);
 	pthread_join(t, NULL);

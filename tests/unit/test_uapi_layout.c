@@ -44,6 +44,9 @@ static void test_info_args(void **state)
 	OFF(struct hpu_info_args, period_ms, 20);
 	OFF(struct hpu_info_args, full_size, 24);
 	OFF(struct hpu_info_args, pad, 28);
+	/* the documented bounds of period_ms are ABI too */
+	assert_int_equal(HPU_INFO_PERIOD_MS_MIN, 100);
+	assert_int_equal(HPU_INFO_PERIOD_MS_MAX, 1000);
 }
 
 static void test_info_hw_ip_info(void **state)

@@ -60,7 +60,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-int hb_grow(void **arr, unsigned int *cap, unsigned int need, size_t esz)
+int ht_hb_grow(void **arr, unsigned int *cap, unsigned int need, size_t esz)
 {
 	unsigned int n;
 	void *p;
@@ -81,7 +81,7 @@ int hb_grow(void **arr, unsigned int *cap, unsigned int need, size_t esz)
 /* Segment @i exists with empty CBs of every queue */
 static int seg_get(struct ht_backend *be, unsigned int i)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	struct seg *s;
 	unsigned int q;
 	int ret;
@@ -113,7 +113,7 @@ static int seg_get(struct ht_backend *be, unsigned int i)
 /* Submit the CBs of @s (those with packets) as one CS */
 static int seg_submit(struct ht_backend *be, struct seg *s)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	struct hpu_cs_chunk chunks[NQ];
 	unsigned int q, n = 0;
 	uint64_t seq;
@@ -132,11 +132,11 @@ static int seg_submit(struct ht_backend *be, struct seg *s)
 	}
 	if (!n)
 		return 0;
-	ret = hb_grow((void **)&hb->inflight, &hb->inflight_cap,
-		      hb->ninflight + 1, sizeof(*hb->inflight));
+	ret = ht_hb_grow((void **)&hb->inflight, &hb->inflight_cap,
+			 hb->ninflight + 1, sizeof(*hb->inflight));
 	if (ret)
 		return ret;
-	hb_prefetch_submitted(hb);
+	ht_hb_prefetch_submitted(hb);
 	if (hb->stream)
 		ret = hpu_stream_submit(hb->stream, chunks, n, CS_TIMEOUT_MS,
 					&seq);
@@ -156,12 +156,12 @@ static int seg_submit(struct ht_backend *be, struct seg *s)
 }
 
 /* The open step is being captured (its segments are the graph's) */
-static bool capturing(const struct hpu_be *hb)
+static bool capturing(const struct ht_hpu_be *hb)
 {
 	return hb->ss != &hb->live;
 }
 
-static void seg_reset(struct hpu_be *hb, unsigned int i)
+static void seg_reset(struct ht_hpu_be *hb, unsigned int i)
 {
 	unsigned int q;
 
@@ -170,7 +170,7 @@ static void seg_reset(struct hpu_be *hb, unsigned int i)
 			hpu_cb_builder_reset(hb->ss->v[i].cb[q]);
 }
 
-static bool seg_empty(struct hpu_be *hb, unsigned int i)
+static bool seg_empty(struct ht_hpu_be *hb, unsigned int i)
 {
 	unsigned int q;
 
@@ -186,7 +186,7 @@ static bool seg_empty(struct hpu_be *hb, unsigned int i)
  */
 static int cur_submit(struct ht_backend *be)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	int ret;
 
 	if (seg_empty(hb, hb->cur))
@@ -207,9 +207,9 @@ static int cur_submit(struct ht_backend *be)
  * Wait for CS @seq (its completion time into @ts when not NULL): 0, or
  * -ETIMEDOUT when it is still busy, -EIO when it did not complete
  */
-int hb_cs_wait(struct ht_backend *be, uint64_t seq, uint64_t *ts)
+int ht_hb_cs_wait(struct ht_backend *be, uint64_t seq, uint64_t *ts)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	uint32_t status = 0;
 	int ret;
 
@@ -224,12 +224,12 @@ int hb_cs_wait(struct ht_backend *be, uint64_t seq, uint64_t *ts)
 /* Wait for every submitted CS, then do the fetches */
 static int wait_all(struct ht_backend *be)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	unsigned int i;
 	int ret = 0;
 
 	for (i = 0; i < hb->ninflight; i++) {
-		int r = hb_cs_wait(be, hb->inflight[i], NULL);
+		int r = ht_hb_cs_wait(be, hb->inflight[i], NULL);
 
 		if (r && !ret) {
 			ret = r;
@@ -254,7 +254,7 @@ static int wait_all(struct ht_backend *be)
 /* Submit the captured segments that end at the replay's position */
 static int replay_advance(struct ht_backend *be)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	struct graph *G = &hb->gr[hb->gi];
 	int ret;
 
@@ -271,10 +271,10 @@ static int replay_advance(struct ht_backend *be)
  * Graph bookkeeping of one op: record it (capture) or compare it with the
  * captured one (replay). Return 1 when the op must not be emitted.
  */
-int hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
-		uint32_t dyn, const uint32_t *params)
+int ht_hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
+		   uint32_t dyn, const uint32_t *params)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	struct graph *G = &hb->gr[hb->gi];
 	struct gop *g;
 	unsigned int i;
@@ -283,8 +283,8 @@ int hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
 	if (!hb->graph_step)
 		return 0;
 	if (G->state == G_CAPTURE) {
-		ret = hb_grow((void **)&G->gops, &G->gops_cap, G->ngops + 1,
-			      sizeof(*G->gops));
+		ret = ht_hb_grow((void **)&G->gops, &G->gops_cap, G->ngops + 1,
+				 sizeof(*G->gops));
 		if (ret)
 			return ret;
 		g = &G->gops[G->ngops++];
@@ -326,10 +326,10 @@ int hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
 
 static int hb_sync(struct ht_backend *be)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	int ret, r;
 
-	ret = hb_graph_op(be, SYNC_HASH, "a synchronization", 0, NULL);
+	ret = ht_hb_graph_op(be, SYNC_HASH, "a synchronization", 0, NULL);
 	if (ret < 0)
 		return ret;
 	if (!ret)
@@ -345,7 +345,7 @@ static int hb_sync(struct ht_backend *be)
 /* Submit without waiting; a replay has submitted the segment ending here */
 static int hb_flush(struct ht_backend *be)
 {
-	int ret = hb_graph_op(be, FLUSH_HASH, "a flush", 0, NULL);
+	int ret = ht_hb_graph_op(be, FLUSH_HASH, "a flush", 0, NULL);
 
 	if (ret)
 		return ret < 0 ? ret : 0;
@@ -354,7 +354,7 @@ static int hb_flush(struct ht_backend *be)
 
 static int hb_set_stream(struct ht_backend *be, struct hpu_stream *s)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 
 	if (s && hpu_stream_device(s) != hb->dev)
 		return -EINVAL;
@@ -384,9 +384,9 @@ static struct hpu_device *hb_device(struct ht_backend *be)
  * handoff from the token's queue: the op emitted next runs after every
  * op before it.
  */
-int hb_prepare(struct ht_backend *be, unsigned int q, size_t bytes)
+int ht_hb_prepare(struct ht_backend *be, unsigned int q, size_t bytes)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	struct seg *s = &hb->ss->v[hb->cur];
 	int ret, t = hb->token;
 	bool fits;
@@ -413,7 +413,7 @@ int hb_prepare(struct ht_backend *be, unsigned int q, size_t bytes)
 }
 
 /* After an op was appended: eager mode runs it now */
-int hb_emitted(struct ht_backend *be)
+int ht_hb_emitted(struct ht_backend *be)
 {
 	return be->mode == HT_EXEC_EAGER ? hb_sync(be) : 0;
 }
@@ -421,24 +421,24 @@ int hb_emitted(struct ht_backend *be)
 static int emit_dma(struct ht_backend *be, uint64_t dst, uint64_t src,
 		    uint64_t n)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	uint64_t h[3] = { dst, src, n };
 	int ret;
 
-	ret = hb_graph_op(be, fnv(0xcbf29ce484222325ULL, h, sizeof(h)), "DMA",
-			  0, NULL);
+	ret = ht_hb_graph_op(be, fnv(0xcbf29ce484222325ULL, h, sizeof(h)),
+			     "DMA", 0, NULL);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	ret = hb_prepare(be, Q_DMA, sizeof(struct hpu_pkt_lin_dma));
+	ret = ht_hb_prepare(be, Q_DMA, sizeof(struct hpu_pkt_lin_dma));
 	if (!ret)
 		ret = hpu_cb_lin_dma(hb->ss->v[hb->cur].cb[Q_DMA], dst, src, n);
-	return ret ? ret : hb_emitted(be);
+	return ret ? ret : ht_hb_emitted(be);
 }
 
 /* Room in staging for @n bytes (at most its size), waiting when full */
 static int stage_take(struct ht_backend *be, size_t n, size_t *off, size_t *got)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	int ret;
 
 	if (hb->stage_used >= hb->stage_cap ||
@@ -458,7 +458,7 @@ static int stage_take(struct ht_backend *be, size_t n, size_t *off, size_t *got)
 static int hb_upload(struct ht_backend *be, uint64_t dst, const void *src,
 		     size_t n)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	size_t off, got;
 	int ret;
 
@@ -479,7 +479,7 @@ static int hb_upload(struct ht_backend *be, uint64_t dst, const void *src,
 
 static int hb_fetch(struct ht_backend *be, void *dst, uint64_t src, size_t n)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	size_t off, got;
 	struct fetch *f;
 	int ret;
@@ -488,8 +488,8 @@ static int hb_fetch(struct ht_backend *be, void *dst, uint64_t src, size_t n)
 		ret = stage_take(be, n, &off, &got);
 		if (ret)
 			return ret;
-		ret = hb_grow((void **)&hb->fetches, &hb->fetch_cap,
-			      hb->nfetch + 1, sizeof(*hb->fetches));
+		ret = ht_hb_grow((void **)&hb->fetches, &hb->fetch_cap,
+				 hb->nfetch + 1, sizeof(*hb->fetches));
 		if (ret)
 			return ret;
 		f = &hb->fetches[hb->nfetch++];
@@ -513,24 +513,24 @@ static int hb_copy(struct ht_backend *be, uint64_t dst, uint64_t src, size_t n)
 
 static int hb_gemm(struct ht_backend *be, const struct hpu_pkt_mme_gemm *g)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	int ret;
 
-	ret = hb_graph_op(be, fnv(0xcbf29ce484222325ULL, g, sizeof(*g)), "GEMM",
-			  0, NULL);
+	ret = ht_hb_graph_op(be, fnv(0xcbf29ce484222325ULL, g, sizeof(*g)),
+			     "GEMM", 0, NULL);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	ret = hb_prepare(be, Q_MME, sizeof(*g));
+	ret = ht_hb_prepare(be, Q_MME, sizeof(*g));
 	if (!ret)
 		ret = hpu_cb_mme_gemm(hb->ss->v[hb->cur].cb[Q_MME], g);
-	return ret ? ret : hb_emitted(be);
+	return ret ? ret : ht_hb_emitted(be);
 }
 
 static int hb_kernel(struct ht_backend *be, uint32_t id,
 		     const struct hpu_tpc_tensor *t, unsigned int nt,
 		     const uint32_t *params, unsigned int np, uint32_t dyn)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	uint32_t p[HPU_TPC_MAX_PARAMS] = { 0 };
 	struct hpu_cb_builder *cb;
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -547,10 +547,10 @@ static int hb_kernel(struct ht_backend *be, uint32_t id,
 		h = fnv(h, t, nt * sizeof(*t));
 		h = fnv(h, p, sizeof(p));
 	}
-	ret = hb_graph_op(be, h, "TPC kernel", dyn, params);
+	ret = ht_hb_graph_op(be, h, "TPC kernel", dyn, params);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	ret = hb_prepare(be, Q_TPC, sizeof(struct hpu_pkt_tpc_kernel));
+	ret = ht_hb_prepare(be, Q_TPC, sizeof(struct hpu_pkt_tpc_kernel));
 	if (ret)
 		return ret;
 	cb = hb->ss->v[hb->cur].cb[Q_TPC];
@@ -564,12 +564,12 @@ static int hb_kernel(struct ht_backend *be, uint32_t id,
 		G->gops[G->ngops - 1].seg = hb->cur;
 		G->gops[G->ngops - 1].off = (uint32_t)off;
 	}
-	return hb_emitted(be);
+	return ht_hb_emitted(be);
 }
 
 static int hb_step_begin(struct ht_backend *be, bool graph, unsigned int gid)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	struct graph *G;
 	unsigned int i;
 	int ret;
@@ -611,7 +611,7 @@ static int hb_step_begin(struct ht_backend *be, bool graph, unsigned int gid)
 
 static int hb_step_end(struct ht_backend *be)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	struct graph *G = &hb->gr[hb->gi];
 	int ret;
 
@@ -660,11 +660,11 @@ static void segset_release(struct segset *ss)
 	free(ss->v);
 }
 
-static void hb_be_release(struct hpu_be *hb)
+static void hb_be_release(struct ht_hpu_be *hb)
 {
 	unsigned int g;
 
-	hb_prefetch_release(hb);
+	ht_hb_prefetch_release(hb);
 	segset_release(&hb->live);
 	for (g = 0; g < HT_MAX_GRAPHS; g++) {
 		segset_release(&hb->gr[g].ss);
@@ -682,7 +682,7 @@ static void hb_be_release(struct hpu_be *hb)
 
 static int hb_init(struct ht_backend *be, const struct ht_backend_opts *o)
 {
-	struct hpu_be *hb = calloc(1, sizeof(*hb));
+	struct ht_hpu_be *hb = calloc(1, sizeof(*hb));
 	unsigned int q;
 	void *p;
 	int ret;
@@ -737,7 +737,7 @@ static int hb_init(struct ht_backend *be, const struct ht_backend_opts *o)
 	hb->stage = p;
 	ret = seg_get(be, 0);
 	if (!ret)
-		ret = hb_prefetch_init(be);
+		ret = ht_hb_prefetch_init(be);
 	if (ret)
 		goto err_free;
 	return 0;
@@ -752,7 +752,7 @@ static void hb_fini(struct ht_backend *be)
 {
 	if (!be->priv)
 		return;
-	hb_prefetch_cancel(be); /* no upload may read freed memory */
+	ht_hb_prefetch_cancel(be); /* no upload may read freed memory */
 	hb_be_release(HB(be));
 	be->priv = NULL;
 }
@@ -775,7 +775,7 @@ const struct ht_backend_ops ht_backend_hpu_ops = {
 	.set_stream = hb_set_stream,
 	.mem_stats = hb_mem_stats,
 	.device = hb_device,
-	.prefetch = hb_prefetch,
-	.prefetch_wait = hb_prefetch_wait,
-	.prefetch_cancel = hb_prefetch_cancel,
+	.prefetch = ht_hb_prefetch,
+	.prefetch_wait = ht_hb_prefetch_wait,
+	.prefetch_cancel = ht_hb_prefetch_cancel,
 };

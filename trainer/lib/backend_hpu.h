@@ -109,7 +109,7 @@ struct pf_area {
 };
 
 /**
- * struct hpu_be - state of the hpu backend
+ * struct ht_hpu_be - state of the hpu backend
  * @dev: device handle
  * @own_dev: opened here (closed at fini)
  * @alloc: caching allocator of the arenas' chunks
@@ -146,7 +146,7 @@ struct pf_area {
  * @pf_clock_off: device clock - host CLOCK_MONOTONIC, rounded up
  * @pf_clock_set: @pf_clock_off was measured
  */
-struct hpu_be {
+struct ht_hpu_be {
 	struct hpu_device *dev;
 	bool own_dev;
 	struct hpu_allocator *alloc;
@@ -184,25 +184,26 @@ struct hpu_be {
 	bool pf_clock_set;
 };
 
-static inline struct hpu_be *HB(struct ht_backend *be)
+static inline struct ht_hpu_be *HB(struct ht_backend *be)
 {
 	return be->priv;
 }
 
 /* backend_hpu.c */
-int hb_grow(void **arr, unsigned int *cap, unsigned int need, size_t esz);
-int hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
-		uint32_t dyn, const uint32_t *params);
-int hb_prepare(struct ht_backend *be, unsigned int q, size_t bytes);
-int hb_emitted(struct ht_backend *be);
-int hb_cs_wait(struct ht_backend *be, uint64_t seq, uint64_t *ts);
+int ht_hb_grow(void **arr, unsigned int *cap, unsigned int need, size_t esz);
+int ht_hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
+		   uint32_t dyn, const uint32_t *params);
+int ht_hb_prepare(struct ht_backend *be, unsigned int q, size_t bytes);
+int ht_hb_emitted(struct ht_backend *be);
+int ht_hb_cs_wait(struct ht_backend *be, uint64_t seq, uint64_t *ts);
 
 /* backend_hpu_prefetch.c */
-int hb_prefetch_init(struct ht_backend *be);
-void hb_prefetch_release(struct hpu_be *hb);
-int hb_prefetch(struct ht_backend *be, const struct ht_xfer *x, unsigned int n);
-int hb_prefetch_wait(struct ht_backend *be);
-int hb_prefetch_cancel(struct ht_backend *be);
-void hb_prefetch_submitted(struct hpu_be *hb);
+int ht_hb_prefetch_init(struct ht_backend *be);
+void ht_hb_prefetch_release(struct ht_hpu_be *hb);
+int ht_hb_prefetch(struct ht_backend *be, const struct ht_xfer *x,
+		   unsigned int n);
+int ht_hb_prefetch_wait(struct ht_backend *be);
+int ht_hb_prefetch_cancel(struct ht_backend *be);
+void ht_hb_prefetch_submitted(struct ht_hpu_be *hb);
 
 #endif /* HT_BACKEND_HPU_H */

@@ -50,9 +50,9 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-int hb_prefetch_init(struct ht_backend *be)
+int ht_hb_prefetch_init(struct ht_backend *be)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	int ret;
 
 	hb->pf_sob = hb->sob[NQ - 1] + 1;
@@ -68,7 +68,7 @@ int hb_prefetch_init(struct ht_backend *be)
 	return ret;
 }
 
-void hb_prefetch_release(struct hpu_be *hb)
+void ht_hb_prefetch_release(struct ht_hpu_be *hb)
 {
 	unsigned int i;
 
@@ -88,7 +88,7 @@ static int reap(struct ht_backend *be, struct pf_area *a)
 
 	if (!a->seq)
 		return 0;
-	ret = hb_cs_wait(be, a->seq, &ts);
+	ret = ht_hb_cs_wait(be, a->seq, &ts);
 	a->seq = 0;
 	if (ret) {
 		ht_seterr(be->err, sizeof(be->err),
@@ -105,7 +105,7 @@ static int reap(struct ht_backend *be, struct pf_area *a)
 }
 
 /* A program submission begins: uploads in flight overlap it */
-void hb_prefetch_submitted(struct hpu_be *hb)
+void ht_hb_prefetch_submitted(struct ht_hpu_be *hb)
 {
 	uint64_t t = 0;
 	unsigned int i;
@@ -126,7 +126,7 @@ void hb_prefetch_submitted(struct hpu_be *hb)
  */
 static int clock_offset(struct ht_backend *be)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	uint64_t t0, seq, ts = 0;
 	uint32_t status = 0;
 	int64_t off = INT64_MAX;
@@ -164,7 +164,7 @@ static int clock_offset(struct ht_backend *be)
 /* Room for @need bytes in area @a (its upload was reaped) */
 static int area_room(struct ht_backend *be, struct pf_area *a, size_t need)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	void *p;
 	int ret;
 
@@ -187,9 +187,10 @@ static int area_room(struct ht_backend *be, struct pf_area *a, size_t need)
 	return 0;
 }
 
-int hb_prefetch(struct ht_backend *be, const struct ht_xfer *x, unsigned int n)
+int ht_hb_prefetch(struct ht_backend *be, const struct ht_xfer *x,
+		   unsigned int n)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	struct pf_area *a = &hb->pf[hb->pf_next];
 	size_t need = 0, off = 0;
 	unsigned int i;
@@ -242,9 +243,9 @@ int hb_prefetch(struct ht_backend *be, const struct ht_xfer *x, unsigned int n)
 	return 0;
 }
 
-int hb_prefetch_wait(struct ht_backend *be)
+int ht_hb_prefetch_wait(struct ht_backend *be)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	int ret;
 
 	if (!hb->pf_cb)
@@ -254,22 +255,22 @@ int hb_prefetch_wait(struct ht_backend *be)
 			  "hpu: a prefetch wait without a prefetch");
 		return -EINVAL;
 	}
-	ret = hb_graph_op(be, PF_HASH, "a prefetch wait", 0, NULL);
+	ret = ht_hb_graph_op(be, PF_HASH, "a prefetch wait", 0, NULL);
 	if (ret < 0)
 		return ret;
 	hb->pf_issued--;
 	if (ret)
 		return 0; /* the captured program holds the fence */
-	ret = hb_prepare(be, Q_DMA, sizeof(struct hpu_pkt_fence));
+	ret = ht_hb_prepare(be, Q_DMA, sizeof(struct hpu_pkt_fence));
 	if (!ret)
 		ret = hpu_cb_fence(hb->ss->v[hb->cur].cb[Q_DMA], hb->pf_sob, 1,
 				   1);
-	return ret ? ret : hb_emitted(be);
+	return ret ? ret : ht_hb_emitted(be);
 }
 
-int hb_prefetch_cancel(struct ht_backend *be)
+int ht_hb_prefetch_cancel(struct ht_backend *be)
 {
-	struct hpu_be *hb = HB(be);
+	struct ht_hpu_be *hb = HB(be);
 	unsigned int i;
 	uint64_t seq;
 	int done = 0, ret = 0, r;
@@ -290,7 +291,7 @@ int hb_prefetch_cancel(struct ht_backend *be)
 		ret = hpu_cb_builder_submit(hb->pf_cb, hb->pf_queue, 0,
 					    CS_TIMEOUT_MS, &seq, &done);
 	if (!ret && !done)
-		ret = hb_cs_wait(be, seq, NULL);
+		ret = ht_hb_cs_wait(be, seq, NULL);
 	if (!ret)
 		be->stats.submissions++;
 	hb->pf_issued = 0;

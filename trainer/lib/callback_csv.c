@@ -32,7 +32,7 @@ static unsigned int rows_at_ckpt(const struct ht_trainer *t)
 	uint64_t every = t->o.log_every_n_steps;
 	unsigned int n = !every || t->step % every == 0;
 
-	return t->batch >= trainer_epoch_steps(t) ? n : UINT32_MAX;
+	return t->batch >= ht_trainer_epoch_steps(t) ? n : UINT32_MAX;
 }
 
 /*
@@ -84,7 +84,7 @@ static int csv_cut(struct ht_trainer *t, const char *path)
 	if (fclose(mem) && !ret)
 		ret = -ENOMEM;
 	if (!ret && !first) { /* an empty file is started afresh */
-		ret = trainer_write_atomic(path, out, outlen, NULL, 0);
+		ret = ht_trainer_write_atomic(path, out, outlen, NULL, 0);
 		if (!ret)
 			ret = 1;
 	}
@@ -92,7 +92,7 @@ static int csv_cut(struct ht_trainer *t, const char *path)
 	return ret;
 }
 
-int cb_csv_open(struct ht_trainer *t)
+int ht_callback_csv_open(struct ht_trainer *t)
 {
 	char path[4096];
 	bool append = false;
@@ -101,18 +101,19 @@ int cb_csv_open(struct ht_trainer *t)
 	if (!t->o.log_dir || t->rank != 0)
 		return 0;
 	if (mkdir(t->o.log_dir, 0755) && errno != EEXIST)
-		return trainer_seterr(t, -errno, "cannot create log dir %s: %s",
-				      t->o.log_dir, strerror(errno));
+		return ht_trainer_seterr(t, -errno,
+					 "cannot create log dir %s: %s",
+					 t->o.log_dir, strerror(errno));
 	snprintf(path, sizeof(path), "%s/metrics.csv", t->o.log_dir);
 	if (t->o.resume_path) {
 		ret = csv_cut(t, path);
 		if (ret == -EINVAL)
-			return trainer_seterr(
+			return ht_trainer_seterr(
 				t, ret,
 				"%s is not a metrics log of this trainer (its first line is not the header); move it away to resume",
 				path);
 		if (ret < 0)
-			return trainer_seterr(
+			return ht_trainer_seterr(
 				t, ret,
 				"cannot cut %s back to the checkpoint's step %llu: %s",
 				path, (unsigned long long)t->step,
@@ -121,8 +122,8 @@ int cb_csv_open(struct ht_trainer *t)
 	}
 	t->cb.csv = fopen(path, append ? "a" : "w");
 	if (!t->cb.csv)
-		return trainer_seterr(t, -errno, "cannot open %s: %s", path,
-				      strerror(errno));
+		return ht_trainer_seterr(t, -errno, "cannot open %s: %s", path,
+					 strerror(errno));
 	if (!append)
 		fputs(CSV_HEADER, t->cb.csv);
 	fflush(t->cb.csv);
@@ -137,8 +138,8 @@ static void put_float(FILE *f, double v)
 		fprintf(f, ",%.6g", v);
 }
 
-void cb_csv_row(struct ht_trainer *t, const struct ht_step_info *i,
-		bool with_val)
+void ht_callback_csv_row(struct ht_trainer *t, const struct ht_step_info *i,
+			 bool with_val)
 {
 	FILE *f = t->cb.csv;
 
@@ -160,7 +161,7 @@ void cb_csv_row(struct ht_trainer *t, const struct ht_step_info *i,
 	fflush(f);
 }
 
-void cb_csv_close(struct ht_trainer *t)
+void ht_callback_csv_close(struct ht_trainer *t)
 {
 	if (t->cb.csv)
 		fclose(t->cb.csv);

@@ -15,7 +15,7 @@
 
 #define BAR_WIDTH 24
 
-int cb_init(struct ht_trainer *t)
+int ht_callback_init(struct ht_trainer *t)
 {
 	int p = t->o.progress;
 
@@ -23,12 +23,12 @@ int cb_init(struct ht_trainer *t)
 		      (t->rank != 0 && !t->o.all_ranks_print);
 	t->cb.bar = p == HT_TRAIN_PROGRESS_BAR ||
 		    (p == HT_TRAIN_PROGRESS_AUTO && isatty(fileno(t->out)));
-	return cb_csv_open(t);
+	return ht_callback_csv_open(t);
 }
 
-void cb_fini(struct ht_trainer *t)
+void ht_callback_fini(struct ht_trainer *t)
 {
-	cb_csv_close(t);
+	ht_callback_csv_close(t);
 }
 
 static void prefix(struct ht_trainer *t)
@@ -37,7 +37,7 @@ static void prefix(struct ht_trainer *t)
 		fprintf(t->out, "[rank %u] ", t->rank);
 }
 
-void cb_epoch_start(struct ht_trainer *t, uint64_t batches)
+void ht_callback_epoch_start(struct ht_trainer *t, uint64_t batches)
 {
 	(void)batches;
 	t->cb.bar_len = 0;
@@ -68,12 +68,12 @@ static void draw_bar(struct ht_trainer *t, const struct ht_step_info *i)
 	fflush(t->out);
 }
 
-void cb_step(struct ht_trainer *t, struct ht_step_info *info)
+void ht_callback_step(struct ht_trainer *t, struct ht_step_info *info)
 {
 	uint64_t every = t->o.log_every_n_steps;
 
 	if (!every || info->step % every == 0)
-		cb_csv_row(t, info, false);
+		ht_callback_csv_row(t, info, false);
 	if (t->cb.quiet)
 		return;
 	if (t->cb.bar) {
@@ -92,9 +92,10 @@ void cb_step(struct ht_trainer *t, struct ht_step_info *info)
 	}
 }
 
-void cb_epoch_end(struct ht_trainer *t, const struct ht_step_info *last)
+void ht_callback_epoch_end(struct ht_trainer *t,
+			   const struct ht_step_info *last)
 {
-	cb_csv_row(t, last, true);
+	ht_callback_csv_row(t, last, true);
 	if (t->cb.quiet)
 		return;
 	if (t->cb.bar && t->cb.bar_len)

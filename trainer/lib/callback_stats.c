@@ -10,7 +10,7 @@
 
 #define UTIL_PERIOD_MS 100
 
-void cb_device_stats(struct ht_trainer *t, struct ht_step_info *info)
+void ht_callback_device_stats(struct ht_trainer *t, struct ht_step_info *info)
 {
 	struct hpu_info_device_utilization u;
 	struct hpu_info_dram_usage d;

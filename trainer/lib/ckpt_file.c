@@ -251,8 +251,8 @@ static void fsync_dir(const char *path)
 	}
 }
 
-int trainer_write_atomic(const char *path, const void *a, size_t na,
-			 const void *b, size_t nb)
+int ht_trainer_write_atomic(const char *path, const void *a, size_t na,
+			    const void *b, size_t nb)
 {
 	char tmp[PATH_MAX];
 	int fd, ret;
@@ -280,7 +280,7 @@ int trainer_write_atomic(const char *path, const void *a, size_t na,
 	return 0;
 }
 
-int ckpt_save(struct ht_trainer *t, const char *path)
+int ht_ckpt_save(struct ht_trainer *t, const char *path)
 {
 	struct ckpt_header h = { .version = CKPT_VERSION,
 				 .header_bytes = sizeof(h) };
@@ -290,21 +290,22 @@ int ckpt_save(struct ht_trainer *t, const char *path)
 	ret = build_payload(t, &b);
 	if (ret) {
 		free(b.p);
-		return trainer_seterr(t, ret, "checkpoint %s: %s", path,
-				      t->be->err[0] ? t->be->err :
-						      strerror(-ret));
+		return ht_trainer_seterr(t, ret, "checkpoint %s: %s", path,
+					 t->be->err[0] ? t->be->err :
+							 strerror(-ret));
 	}
 	memcpy(h.magic, CKPT_MAGIC, sizeof(h.magic));
 	h.payload_bytes = b.len;
 	h.crc = crc_of(b.p, b.len);
-	ret = trainer_write_atomic(path, &h, sizeof(h), b.p, b.len);
+	ret = ht_trainer_write_atomic(path, &h, sizeof(h), b.p, b.len);
 	free(b.p);
 	if (ret == -ENAMETOOLONG)
-		return trainer_seterr(t, ret, "checkpoint path too long: %s",
-				      path);
+		return ht_trainer_seterr(t, ret, "checkpoint path too long: %s",
+					 path);
 	if (ret)
-		return trainer_seterr(t, ret, "cannot write checkpoint %s: %s",
-				      path, strerror(-ret));
+		return ht_trainer_seterr(t, ret,
+					 "cannot write checkpoint %s: %s", path,
+					 strerror(-ret));
 	return 0;
 }
 
@@ -349,7 +350,7 @@ out:
 
 /*
  * The header and the checksum; @b's cursor ends at the payload. The
- * header is copied out: @b may be any buffer (ckpt_parse()).
+ * header is copied out: @b may be any buffer (ht_ckpt_parse()).
  */
 static int check_header(struct ht_trainer *t, const char *path, struct buf *b)
 {
@@ -360,22 +361,22 @@ static int check_header(struct ht_trainer *t, const char *path, struct buf *b)
 	if (raw)
 		memcpy(&hdr, raw, sizeof(hdr));
 	if (!raw || memcmp(h->magic, CKPT_MAGIC, sizeof(h->magic)))
-		return trainer_seterr(
+		return ht_trainer_seterr(
 			t, -EINVAL, "%s is not a checkpoint (bad magic)", path);
 	if (h->version != CKPT_VERSION || h->header_bytes != sizeof(*h))
-		return trainer_seterr(
+		return ht_trainer_seterr(
 			t, -EINVAL,
 			"checkpoint %s has version %u, this build reads version %u",
 			path, h->version, CKPT_VERSION);
 	if (h->payload_bytes != b->len - sizeof(*h))
-		return trainer_seterr(
+		return ht_trainer_seterr(
 			t, -EINVAL,
 			"checkpoint %s is truncated or has trailing bytes (%zu payload bytes, header says %llu)",
 			path, b->len - sizeof(*h),
 			(unsigned long long)h->payload_bytes);
 	crc = crc_of(b->p + b->pos, b->len - b->pos);
 	if (crc != h->crc)
-		return trainer_seterr(
+		return ht_trainer_seterr(
 			t, -EINVAL,
 			"checkpoint %s is corrupt (checksum %08x, expected %08x)",
 			path, crc, h->crc);
@@ -398,20 +399,20 @@ static int check_meta(struct ht_trainer *t, const char *path, struct buf *b)
 		uint64_t want = get_u64(&mine), got = get_u64(b);
 
 		if (b->short_read) {
-			ret = trainer_seterr(t, -EINVAL,
-					     "checkpoint %s ends early", path);
+			ret = ht_trainer_seterr(
+				t, -EINVAL, "checkpoint %s ends early", path);
 			break;
 		}
 		if (want == got)
 			continue;
 		if (i < sizeof(meta_name) / sizeof(meta_name[0]))
-			ret = trainer_seterr(
+			ret = ht_trainer_seterr(
 				t, -EINVAL,
 				"checkpoint %s does not match this run: %s %llu in the file, %llu now",
 				path, meta_name[i], (unsigned long long)got,
 				(unsigned long long)want);
 		else
-			ret = trainer_seterr(
+			ret = ht_trainer_seterr(
 				t, -EINVAL,
 				"checkpoint %s does not match this run: the model's parameters or optimizers differ",
 				path);
@@ -447,18 +448,18 @@ static int restore(struct ht_trainer *t, const char *path, struct buf *b)
 		else
 			ret = 0;
 		if (ret)
-			return trainer_seterr(t, ret, "checkpoint %s: %s", path,
-					      t->be->err);
+			return ht_trainer_seterr(t, ret, "checkpoint %s: %s",
+						 path, t->be->err);
 	}
 	if (b->short_read || b->pos != b->len || lepoch != epoch ||
 	    lstep != batch)
-		return trainer_seterr(t, -EINVAL,
-				      "checkpoint %s: inconsistent contents",
-				      path);
+		return ht_trainer_seterr(t, -EINVAL,
+					 "checkpoint %s: inconsistent contents",
+					 path);
 	ret = ht_backend_sync(t->be);
 	if (ret)
-		return trainer_seterr(t, ret, "checkpoint %s: %s", path,
-				      t->be->err);
+		return ht_trainer_seterr(t, ret, "checkpoint %s: %s", path,
+					 t->be->err);
 	ht_loader_get_state(t->loader, &ls);
 	ls.epoch = epoch;
 	ls.step = batch;
@@ -476,7 +477,7 @@ static int restore(struct ht_trainer *t, const char *path, struct buf *b)
 }
 
 /**
- * ckpt_parse() - check a checkpoint's bytes against the run and restore it
+ * ht_ckpt_parse() - check a checkpoint's bytes against the run and restore it
  * @t: trainer
  * @path: the file's name, for the messages
  * @data: the whole file (only read)
@@ -486,8 +487,8 @@ static int restore(struct ht_trainer *t, const char *path, struct buf *b)
  * state. Return: 0, -EINVAL with the first mismatch in @t's error, or
  * the backend's error.
  */
-int ckpt_parse(struct ht_trainer *t, const char *path, const void *data,
-	       size_t len)
+int ht_ckpt_parse(struct ht_trainer *t, const char *path, const void *data,
+		  size_t len)
 {
 	struct buf b = { .p = (uint8_t *)data, .len = len };
 	int ret;
@@ -500,18 +501,18 @@ int ckpt_parse(struct ht_trainer *t, const char *path, const void *data,
 	return ret;
 }
 
-int ckpt_load(struct ht_trainer *t, const char *path)
+int ht_ckpt_load(struct ht_trainer *t, const char *path)
 {
 	struct buf b = { 0 };
 	int ret;
 
 	ret = read_file(path, &b);
 	if (ret)
-		trainer_seterr(t, ret, "cannot read checkpoint %s: %s", path,
-			       ret == -EINVAL ? "not a regular file" :
-						strerror(-ret));
+		ht_trainer_seterr(t, ret, "cannot read checkpoint %s: %s", path,
+				  ret == -EINVAL ? "not a regular file" :
+						   strerror(-ret));
 	else
-		ret = ckpt_parse(t, path, b.p, b.len);
+		ret = ht_ckpt_parse(t, path, b.p, b.len);
 	free(b.p);
 	return ret;
 }

@@ -9,7 +9,7 @@
 #include "trainer_internal.h"
 
 /**
- * struct ddp_bucket - a flat run of gradients all-reduced together
+ * struct ht_ddp_bucket - a flat run of gradients all-reduced together
  * @addr: device VA of its first gradient
  * @count: fp32 elements all-reduced (the gradients, their alignment
  *	padding and, in bucket 0, the loss slot)
@@ -17,7 +17,7 @@
  * @ready: of them, those whose gradient is final in this step
  * @launched: its allreduce was submitted in this step
  */
-struct ddp_bucket {
+struct ht_ddp_bucket {
 	uint64_t addr;
 	uint64_t count;
 	unsigned int nparams;
@@ -39,7 +39,7 @@ struct ddp_bucket {
  * @param_bucket: bucket of each parameter of the module
  * @armed: the current micro-step is the last of an optimizer step
  * @loss_slot: fp32 after bucket 0's gradients: this rank's loss share
- * @scratch: 4 fp32 of device memory for ddp_allreduce_host()
+ * @scratch: 4 fp32 of device memory for ht_ddp_allreduce_host()
  */
 struct ht_ddp {
 	struct ht_backend *be;
@@ -48,7 +48,7 @@ struct ht_ddp {
 	struct hpu_stream *comm_stream;
 	struct hpu_stream_event *ev_compute;
 	struct hpu_stream_event *ev_comm;
-	struct ddp_bucket *buckets;
+	struct ht_ddp_bucket *buckets;
 	unsigned int nbuckets;
 	unsigned int next;
 	unsigned int param_bucket[HT_MODULE_MAX_PARAMS];

@@ -30,7 +30,7 @@
 /* fp32 elements each gradient is aligned to within its bucket */
 #define GRAD_ALIGN 64
 
-static int bucket_fill(struct ht_backend *be, const struct ddp_bucket *b,
+static int bucket_fill(struct ht_backend *be, const struct ht_ddp_bucket *b,
 		       float v)
 {
 	struct ht_tensor tmp = {
@@ -45,7 +45,7 @@ static int bucket_fill(struct ht_backend *be, const struct ddp_bucket *b,
 	return ht_tensor_fill(&tmp, v);
 }
 
-static int launch(struct ht_trainer *t, struct ddp_bucket *b)
+static int launch(struct ht_trainer *t, struct ht_ddp_bucket *b)
 {
 	struct ht_ddp *d = t->ddp;
 	const char *what = "submitting the program";
@@ -67,11 +67,11 @@ static int launch(struct ht_trainer *t, struct ddp_bucket *b)
 	if (ret) {
 		int a = hpuccl_comm_get_async_error(d->comm);
 
-		return trainer_seterr(t, a ? a : ret, "DDP rank %u: %s: %s",
-				      t->rank, what,
-				      t->be->err[0] ?
-					      t->be->err :
-					      hpuccl_strerror(a ? a : ret));
+		return ht_trainer_seterr(t, a ? a : ret, "DDP rank %u: %s: %s",
+					 t->rank, what,
+					 t->be->err[0] ?
+						 t->be->err :
+						 hpuccl_strerror(a ? a : ret));
 	}
 	b->launched = true;
 	return 0;
@@ -135,7 +135,7 @@ static uint64_t align_up(uint64_t v)
 	return (v + GRAD_ALIGN - 1) / GRAD_ALIGN * GRAD_ALIGN;
 }
 
-int ddp_buckets_init(struct ht_trainer *t)
+int ht_ddp_buckets_init(struct ht_trainer *t)
 {
 	struct ht_ddp *d = t->ddp;
 	struct ht_module *m = t->m;
@@ -167,20 +167,20 @@ int ddp_buckets_init(struct ht_trainer *t)
 	d->buckets[0].count += 1;
 	for (i = 0; i < d->nbuckets; i++) {
 		if (d->buckets[i].count > UINT32_MAX)
-			return trainer_seterr(t, -E2BIG,
-					      "a gradient bucket is too large");
+			return ht_trainer_seterr(
+				t, -E2BIG, "a gradient bucket is too large");
 		ret = ht_arena_alloc(t->be, &t->be->persist,
 				     d->buckets[i].count * sizeof(float),
 				     &d->buckets[i].addr);
 		if (!ret)
 			ret = bucket_fill(t->be, &d->buckets[i], 0.0f);
 		if (ret)
-			return trainer_seterr(
+			return ht_trainer_seterr(
 				t, ret, "cannot allocate the gradient buckets");
 	}
 	for (i = 0; i < m->nparams; i++) {
 		struct ht_tensor *p = m->params[i];
-		struct ddp_bucket *b = &d->buckets[d->param_bucket[i]];
+		struct ht_ddp_bucket *b = &d->buckets[d->param_bucket[i]];
 
 		ht_tensor_free(p->grad);
 		p->grad = NULL;
@@ -200,7 +200,7 @@ int ddp_buckets_init(struct ht_trainer *t)
 	d->loss_slot->numel = 1;
 	d->loss_slot->name = "loss slot";
 	ret = ht_backend_sync(t->be);
-	return ret ? trainer_seterr(t, ret, "%s", t->be->err) : 0;
+	return ret ? ht_trainer_seterr(t, ret, "%s", t->be->err) : 0;
 }
 
 static void arm(struct ht_ddp *d)
@@ -215,8 +215,8 @@ static void arm(struct ht_ddp *d)
 	d->armed = true;
 }
 
-int ddp_step_prepare(struct ht_trainer *t, struct ht_tensor *loss,
-		     float prev_sum)
+int ht_ddp_step_prepare(struct ht_trainer *t, struct ht_tensor *loss,
+			float prev_sum)
 {
 	struct ht_ddp *d = t->ddp;
 	struct hpu_tpc_tensor td[3];
@@ -238,7 +238,8 @@ int ddp_step_prepare(struct ht_trainer *t, struct ht_tensor *loss,
 	return ht_backend_kernel(t->be, HPU_TPC_KERNEL_ADD, td, 3, NULL, 0);
 }
 
-int ddp_empty_micro(struct ht_trainer *t, bool first, bool last, float prev_sum)
+int ht_ddp_empty_micro(struct ht_trainer *t, bool first, bool last,
+		       float prev_sum)
 {
 	struct ht_ddp *d = t->ddp;
 	unsigned int i;
@@ -259,7 +260,7 @@ int ddp_empty_micro(struct ht_trainer *t, bool first, bool last, float prev_sum)
 	return ht_tensor_upload(d->loss_slot, &prev_sum);
 }
 
-int ddp_step_finish(struct ht_trainer *t)
+int ht_ddp_step_finish(struct ht_trainer *t)
 {
 	struct ht_ddp *d = t->ddp;
 	int ret = 0;
@@ -276,19 +277,19 @@ int ddp_step_finish(struct ht_trainer *t)
 	if (!ret)
 		ret = hpu_stream_wait_event(d->compute, d->ev_comm);
 	if (ret)
-		return trainer_seterr(
+		return ht_trainer_seterr(
 			t, ret,
 			"DDP rank %u: ordering the optimizer after the allreduces failed: %s",
 			t->rank, hpu_strerror(ret));
 	return 0;
 }
 
-int ddp_fetch_loss(struct ht_trainer *t, float *loss)
+int ht_ddp_fetch_loss(struct ht_trainer *t, float *loss)
 {
 	return ht_tensor_fetch(t->ddp->loss_slot, loss);
 }
 
-int ddp_step_done(struct ht_trainer *t)
+int ht_ddp_step_done(struct ht_trainer *t)
 {
 	struct ht_ddp *d = t->ddp;
 	int ret, a;
@@ -299,7 +300,7 @@ int ddp_step_done(struct ht_trainer *t)
 	if (!ret)
 		return 0;
 	a = hpuccl_comm_get_async_error(d->comm);
-	return trainer_seterr(
+	return ht_trainer_seterr(
 		t, a ? a : ret,
 		"DDP rank %u: a collective of step %llu failed: %s", t->rank,
 		(unsigned long long)t->step + 1, hpuccl_strerror(a ? a : ret));

@@ -32,7 +32,7 @@ static int comm_id(struct ht_trainer *t, struct hpuccl_unique_id *id)
 	return hpuccl_unique_id_from_env(id, (int)t->rank);
 }
 
-int ddp_create(struct ht_trainer *t)
+int ht_ddp_create(struct ht_trainer *t)
 {
 	struct hpuccl_config cfg = { .sz = sizeof(cfg),
 				     .dev = t->dev,
@@ -50,7 +50,7 @@ int ddp_create(struct ht_trainer *t)
 	d->be = t->be;
 	ret = comm_id(t, &id);
 	if (ret)
-		return trainer_seterr(
+		return ht_trainer_seterr(
 			t, ret,
 			"DDP rank %u: no rendezvous at %s:%u (MASTER_ADDR/MASTER_PORT): %s",
 			t->rank, t->o.cluster.master_addr,
@@ -59,7 +59,7 @@ int ddp_create(struct ht_trainer *t)
 	ret = hpuccl_comm_init_rank_config(&d->comm, (int)t->world, &id,
 					   (int)t->rank, &cfg);
 	if (ret)
-		return trainer_seterr(
+		return ht_trainer_seterr(
 			t, ret,
 			"DDP rank %u of %u: joining the communicator at %s:%u failed: %s",
 			t->rank, t->world, t->o.cluster.master_addr,
@@ -86,12 +86,12 @@ int ddp_create(struct ht_trainer *t)
 	if (!ret)
 		ret = ht_tensor_new(t->be, HT_F32, 1, &four, true, &d->scratch);
 	if (ret)
-		return trainer_seterr(t, ret, "DDP setup failed: %s",
-				      hpu_strerror(ret));
+		return ht_trainer_seterr(t, ret, "DDP setup failed: %s",
+					 hpu_strerror(ret));
 	return 0;
 }
 
-void ddp_destroy(struct ht_ddp *d)
+void ht_ddp_destroy(struct ht_ddp *d)
 {
 	if (!d)
 		return;
@@ -114,11 +114,11 @@ static int comm_err(struct ht_trainer *t, int ret, const char *what)
 {
 	int a = hpuccl_comm_get_async_error(t->ddp->comm);
 
-	return trainer_seterr(t, a ? a : ret, "DDP rank %u: %s failed: %s",
-			      t->rank, what, hpuccl_strerror(a ? a : ret));
+	return ht_trainer_seterr(t, a ? a : ret, "DDP rank %u: %s failed: %s",
+				 t->rank, what, hpuccl_strerror(a ? a : ret));
 }
 
-int ddp_broadcast_params(struct ht_trainer *t)
+int ht_ddp_broadcast_params(struct ht_trainer *t)
 {
 	struct ht_ddp *d = t->ddp;
 	struct ht_module *m = t->m;
@@ -127,7 +127,7 @@ int ddp_broadcast_params(struct ht_trainer *t)
 
 	ret = ht_backend_sync(t->be);
 	if (ret)
-		return trainer_seterr(t, ret, "%s", t->be->err);
+		return ht_trainer_seterr(t, ret, "%s", t->be->err);
 	for (i = 0; i < m->nparams; i++) {
 		ret = hpuccl_broadcast(m->params[i]->addr, m->params[i]->addr,
 				       m->params[i]->numel, HPUCCL_FLOAT32, 0,
@@ -139,7 +139,7 @@ int ddp_broadcast_params(struct ht_trainer *t)
 	return ret ? comm_err(t, ret, "broadcast of the parameters") : 0;
 }
 
-int ddp_allreduce_host(struct ht_trainer *t, float *v, unsigned int n)
+int ht_ddp_allreduce_host(struct ht_trainer *t, float *v, unsigned int n)
 {
 	struct ht_ddp *d = t->ddp;
 	int ret;
@@ -150,7 +150,7 @@ int ddp_allreduce_host(struct ht_trainer *t, float *v, unsigned int n)
 	if (!ret)
 		ret = ht_backend_sync(t->be);
 	if (ret)
-		return trainer_seterr(t, ret, "%s", t->be->err);
+		return ht_trainer_seterr(t, ret, "%s", t->be->err);
 	ret = hpuccl_allreduce(d->scratch->addr, d->scratch->addr, n,
 			       HPUCCL_FLOAT32, HPUCCL_SUM, d->comm,
 			       d->comm_stream);
@@ -161,7 +161,7 @@ int ddp_allreduce_host(struct ht_trainer *t, float *v, unsigned int n)
 	ret = t->be->ops->fetch(t->be, v, d->scratch->addr, n * sizeof(*v));
 	if (!ret)
 		ret = ht_backend_sync(t->be);
-	return ret ? trainer_seterr(t, ret, "%s", t->be->err) : 0;
+	return ret ? ht_trainer_seterr(t, ret, "%s", t->be->err) : 0;
 }
 
 /*
@@ -172,7 +172,7 @@ int ddp_allreduce_host(struct ht_trainer *t, float *v, unsigned int n)
  * every rank exactly when all digests are equal (each sum < 2^24, exact
  * in fp32); a second sum tells every rank whether any saw a difference.
  */
-int ddp_check_resume(struct ht_trainer *t)
+int ht_ddp_check_resume(struct ht_trainer *t)
 {
 	uint32_t d = t->resumed_crc ^
 		     (uint32_t)(t->resumed_step * 0x9e3779b97f4a7c15ULL >> 32);
@@ -182,17 +182,17 @@ int ddp_check_resume(struct ht_trainer *t)
 
 	for (i = 0; i < 4; i++)
 		v[i] = mine[i] = (float)((d >> (8 * i)) & 0xff);
-	ret = ddp_allreduce_host(t, v, 4);
+	ret = ht_ddp_allreduce_host(t, v, 4);
 	if (ret)
 		return ret;
 	for (i = 0; i < 4; i++)
 		if (v[i] != mine[i] * (float)t->world)
 			bad = 1.0f;
-	ret = ddp_allreduce_host(t, &bad, 1);
+	ret = ht_ddp_allreduce_host(t, &bad, 1);
 	if (ret)
 		return ret;
 	if (bad != 0.0f)
-		return trainer_seterr(
+		return ht_trainer_seterr(
 			t, -EINVAL,
 			"DDP rank %u: the ranks resumed from different checkpoints (this rank: step %llu, payload CRC %08x); every rank must read the same file",
 			t->rank, (unsigned long long)t->resumed_step,

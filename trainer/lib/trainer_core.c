@@ -34,7 +34,7 @@ _Static_assert((int)HT_TRAIN_OPTIM_SGD == (int)HT_OPTIM_SGD &&
 		       (int)HT_TRAIN_OPTIM_ADAMW == (int)HT_OPTIM_ADAMW,
 	       "trainer and module optimizers differ");
 
-double trainer_now(void)
+double ht_trainer_now(void)
 {
 	struct timespec ts;
 
@@ -42,7 +42,7 @@ double trainer_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int trainer_seterr(struct ht_trainer *t, int ret, const char *fmt, ...)
+int ht_trainer_seterr(struct ht_trainer *t, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -310,28 +310,28 @@ int ht_trainer_create(const struct ht_trainer_opts *o, struct ht_trainer **tp,
 	if (!ret)
 		ret = loader_setup(t, err, errlen);
 	if (!ret) {
-		ret = trainer_pf_setup(t);
+		ret = ht_trainer_pf_setup(t);
 		if (ret)
 			ht_seterr(err, errlen, "%s", t->err);
 	}
 	if (!ret && t->world > 1) {
-		ret = ddp_create(t);
+		ret = ht_ddp_create(t);
 		if (!ret)
-			ret = ddp_buckets_init(t);
+			ret = ht_ddp_buckets_init(t);
 		if (!ret)
-			ret = ddp_broadcast_params(t);
+			ret = ht_ddp_broadcast_params(t);
 		if (ret)
 			ht_seterr(err, errlen, "%s", t->err);
 	}
 	if (!ret && o->resume_path) {
-		ret = ckpt_load(t, o->resume_path);
+		ret = ht_ckpt_load(t, o->resume_path);
 		if (!ret && t->ddp)
-			ret = ddp_check_resume(t);
+			ret = ht_ddp_check_resume(t);
 		if (ret)
 			ht_seterr(err, errlen, "%s", t->err);
 	}
 	if (!ret) {
-		ret = cb_init(t);
+		ret = ht_callback_init(t);
 		if (ret)
 			ht_seterr(err, errlen, "%s", t->err);
 	}
@@ -347,12 +347,12 @@ void ht_trainer_destroy(struct ht_trainer *t)
 {
 	if (!t)
 		return;
-	cb_fini(t);
-	trainer_pf_release(t);
+	ht_callback_fini(t);
+	ht_trainer_pf_release(t);
 	ht_loader_destroy(t->loader);
 	if (t->be)
 		ht_backend_sync(t->be);
-	ddp_destroy(t->ddp);
+	ht_ddp_destroy(t->ddp);
 	ht_module_destroy(t->m);
 	ht_backend_destroy(t->be);
 	if (t->dev)
@@ -376,8 +376,8 @@ int ht_trainer_read_params(struct ht_trainer *t, float *dst)
 	int ret = ht_module_read_params(t->m, dst);
 
 	if (ret)
-		trainer_seterr(t, ret, "reading the parameters failed: %s",
-			       t->be->err);
+		ht_trainer_seterr(t, ret, "reading the parameters failed: %s",
+				  t->be->err);
 	return ret;
 }
 
@@ -388,5 +388,5 @@ const char *ht_trainer_error(const struct ht_trainer *t)
 
 int ht_trainer_save_checkpoint(struct ht_trainer *t, const char *path)
 {
-	return ckpt_save(t, path);
+	return ht_ckpt_save(t, path);
 }

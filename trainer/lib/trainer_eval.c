@@ -14,8 +14,8 @@
 /* Per-rank batch of evaluation: at least 128 samples per step */
 #define EVAL_MIN_BATCH 128
 
-int trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
-		     uint64_t limit, float *loss, float *acc, uint64_t *n)
+int ht_trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
+			uint64_t limit, float *loss, float *acc, uint64_t *n)
 {
 	struct ht_loader_opts lo = {
 		.batch_size = t->o.batch_size > EVAL_MIN_BATCH ?
@@ -49,14 +49,15 @@ int trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
 			break;
 		steps++;
 		if (b->n) {
-			ret = trainer_input(t, b, &x);
+			ret = ht_trainer_input(t, b, &x);
 			if (!ret)
 				ret = ht_module_eval_step(t->m, x, b->y, b->n,
 							  &bl, &c);
 			if (ret) {
 				ht_loader_release(l, b);
-				trainer_seterr(t, ret, "evaluation failed: %s",
-					       t->be->err);
+				ht_trainer_seterr(t, ret,
+						  "evaluation failed: %s",
+						  t->be->err);
 				break;
 			}
 			lsum += (double)bl * b->n;
@@ -72,7 +73,7 @@ int trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
 	v[1] = (float)correct;
 	v[2] = (float)count;
 	if (t->ddp) {
-		ret = ddp_allreduce_host(t, v, 3);
+		ret = ht_ddp_allreduce_host(t, v, 3);
 		if (ret)
 			return ret;
 	}
@@ -88,9 +89,9 @@ int ht_trainer_validate(struct ht_trainer *t, struct ht_trainer_result *res)
 	int ret;
 
 	if (!t->ds_val.n)
-		return trainer_seterr(t, -ENODATA, "no validation split");
-	ret = trainer_evaluate(t, &t->ds_val, t->o.limit_val_batches,
-			       &t->val_loss, &t->val_acc, &n);
+		return ht_trainer_seterr(t, -ENODATA, "no validation split");
+	ret = ht_trainer_evaluate(t, &t->ds_val, t->o.limit_val_batches,
+				  &t->val_loss, &t->val_acc, &n);
 	if (!ret && res) {
 		res->val_loss = t->val_loss;
 		res->val_acc = t->val_acc;
@@ -105,9 +106,9 @@ int ht_trainer_test(struct ht_trainer *t, struct ht_trainer_result *res)
 	int ret;
 
 	if (!t->ds_test.n)
-		return trainer_seterr(t, -ENODATA,
-				      "no test split (test fraction 0)");
-	ret = trainer_evaluate(t, &t->ds_test, 0, &loss, &acc, &n);
+		return ht_trainer_seterr(t, -ENODATA,
+					 "no test split (test fraction 0)");
+	ret = ht_trainer_evaluate(t, &t->ds_test, 0, &loss, &acc, &n);
 	if (ret)
 		return ret;
 	if (res) {

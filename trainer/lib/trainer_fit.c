@@ -30,7 +30,7 @@ static int push_loss(struct ht_trainer *t, float loss)
 }
 
 /* Loader steps of an epoch (limit_train_batches applied) */
-uint64_t trainer_epoch_steps(const struct ht_trainer *t)
+uint64_t ht_trainer_epoch_steps(const struct ht_trainer *t)
 {
 	uint64_t s = ht_loader_steps_per_epoch(t->loader);
 
@@ -69,9 +69,9 @@ static int take(struct ht_trainer *t, struct ht_batch **b, unsigned int k,
 	t->ahead = NULL;
 	while (j--)
 		ht_loader_release(t->loader, b[j]);
-	return trainer_seterr(t, ret == -ENODATA ? -EIO : ret,
-			      "the data loader ended early: %s",
-			      strerror(-ret));
+	return ht_trainer_seterr(t, ret == -ENODATA ? -EIO : ret,
+				 "the data loader ended early: %s",
+				 strerror(-ret));
 }
 
 /*
@@ -96,14 +96,14 @@ static int one_step(struct ht_trainer *t, uint64_t S, bool more,
 		return ret;
 	for (j = 0; j < k; j++)
 		samples += b[j]->global_n;
-	t0 = trainer_now();
-	ret = trainer_opt_step(t, b, k, t->ahead, &loss);
+	t0 = ht_trainer_now();
+	ret = ht_trainer_opt_step(t, b, k, t->ahead, &loss);
 	for (j = 0; j < k; j++)
 		ht_loader_release(t->loader, b[j]);
 	if (ret)
 		return ret;
 	memset(info, 0, sizeof(*info));
-	info->step_time_s = trainer_now() - t0;
+	info->step_time_s = ht_trainer_now() - t0;
 	t->batch += k;
 	t->step++;
 	info->epoch = t->epoch;
@@ -133,12 +133,12 @@ static int checkpoint_due(struct ht_trainer *t, bool at_end)
 	if (!at_end) {
 		snprintf(path, sizeof(path), "%s/ckpt-step-%llu.htck",
 			 t->o.ckpt_dir, (unsigned long long)t->step);
-		ret = ckpt_save(t, path);
+		ret = ht_ckpt_save(t, path);
 		if (ret)
 			return ret;
 	}
 	snprintf(path, sizeof(path), "%s/last.htck", t->o.ckpt_dir);
-	return ckpt_save(t, path);
+	return ht_ckpt_save(t, path);
 }
 
 /* The epoch is over: validate, move the loader to the next one */
@@ -152,11 +152,11 @@ static int epoch_end(struct ht_trainer *t, struct ht_step_info *last)
 		if (ret)
 			return ret;
 	}
-	cb_epoch_end(t, last);
+	ht_callback_epoch_end(t, last);
 	t->epoch++;
 	t->batch = 0;
 	ret = ht_loader_seek(t->loader, t->epoch, 0);
-	return ret ? trainer_seterr(t, ret, "loader seek failed") : 0;
+	return ret ? ht_trainer_seterr(t, ret, "loader seek failed") : 0;
 }
 
 static bool steps_left(const struct ht_trainer *t)
@@ -176,7 +176,7 @@ static bool epochs_left(const struct ht_trainer *t)
  */
 static void info_at_end(struct ht_trainer *t, struct ht_step_info *info)
 {
-	uint64_t S = trainer_epoch_steps(t);
+	uint64_t S = ht_trainer_epoch_steps(t);
 
 	if (!S || t->batch < S)
 		return;
@@ -201,7 +201,7 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 {
 	struct ht_step_info info = { .utilization = -1 };
 	uint64_t first_step = t->step, timed = 0;
-	double t_fit = trainer_now(), t_steps = 0.0, samples = 0.0;
+	double t_fit = ht_trainer_now(), t_steps = 0.0, samples = 0.0;
 	bool stop = false, ckpt_after_epoch = false;
 	int ret = 0, r;
 
@@ -209,10 +209,10 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 	t->nlosses = 0;
 	info_at_end(t, &info);
 	while (!ret && !stop && epochs_left(t)) {
-		uint64_t S = trainer_epoch_steps(t);
+		uint64_t S = ht_trainer_epoch_steps(t);
 
 		if (t->batch == 0)
-			cb_epoch_start(t, S);
+			ht_callback_epoch_start(t, S);
 		while (!ret && !stop && t->batch < S && steps_left(t)) {
 			bool more = !t->o.max_steps ||
 				    t->step + 1 < t->o.max_steps;
@@ -226,7 +226,7 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 				samples += (double)info.samples;
 				timed++;
 			}
-			cb_device_stats(t, &info);
+			ht_callback_device_stats(t, &info);
 			/*
 			 * a step that ends the epoch is checkpointed after
 			 * the epoch end (validation, its log row): a resumed
@@ -238,12 +238,12 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 			else
 				ckpt_after_epoch = !ret;
 			if (!ret)
-				cb_step(t, &info);
+				ht_callback_step(t, &info);
 			if (!ret && t->o.on_step) {
 				int r = t->o.on_step(&info, t->o.on_step_arg);
 
 				if (r < 0)
-					ret = trainer_seterr(
+					ret = ht_trainer_seterr(
 						t, r,
 						"stopped by the step callback: %s",
 						strerror(-r));
@@ -264,7 +264,7 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 	if (!ret)
 		ret = checkpoint_due(t, true);
 	/* a batch prefetched for a step that did not run is sent again */
-	r = trainer_pf_cancel(t);
+	r = ht_trainer_pf_cancel(t);
 	if (!ret)
 		ret = r;
 	if (res) {
@@ -278,7 +278,7 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 		res->val_acc = t->val_acc;
 		res->test_loss = NAN;
 		res->test_acc = NAN;
-		res->fit_time_s = trainer_now() - t_fit;
+		res->fit_time_s = ht_trainer_now() - t_fit;
 		res->step_time_s = timed ? t_steps / (double)timed :
 					   info.step_time_s;
 		res->samples_per_s = t_steps > 0 ? samples / t_steps : 0.0;
@@ -296,7 +296,7 @@ int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 
 	t->err[0] = 0;
 	for (i = 0; !ret && i < n; i++) {
-		uint64_t S = trainer_epoch_steps(t);
+		uint64_t S = ht_trainer_epoch_steps(t);
 
 		if (t->batch >= S) {
 			t->epoch++;
@@ -311,7 +311,7 @@ int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 			samples += (double)info.samples;
 		}
 	}
-	r = trainer_pf_cancel(t);
+	r = ht_trainer_pf_cancel(t);
 	if (!ret)
 		ret = r;
 	if (ret)

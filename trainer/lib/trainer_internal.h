@@ -119,67 +119,70 @@ struct ht_trainer {
  * trainer_step.c: one optimizer step over @k micro-batches; @next: the
  * batch of the step after it (prefetched while this one runs), or NULL
  */
-int trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
-		     unsigned int k, const struct ht_batch *next, float *loss);
+int ht_trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
+			unsigned int k, const struct ht_batch *next,
+			float *loss);
 /* trainer_fit.c: loader steps of an epoch, limit_train_batches applied */
-uint64_t trainer_epoch_steps(const struct ht_trainer *t);
+uint64_t ht_trainer_epoch_steps(const struct ht_trainer *t);
 /* trainer_prefetch.c */
-int trainer_pf_setup(struct ht_trainer *t);
-void trainer_pf_release(struct ht_trainer *t);
-int trainer_pf_issue(struct ht_trainer *t, const struct ht_batch *b);
-int trainer_pf_take(struct ht_trainer *t, const struct ht_batch *b, int *slot);
-int trainer_pf_inputs(struct ht_trainer *t, const struct ht_batch *b,
-		      unsigned int slot, struct ht_tensor **xt,
-		      struct ht_tensor **yt);
-int trainer_pf_cancel(struct ht_trainer *t);
+int ht_trainer_pf_setup(struct ht_trainer *t);
+void ht_trainer_pf_release(struct ht_trainer *t);
+int ht_trainer_pf_issue(struct ht_trainer *t, const struct ht_batch *b);
+int ht_trainer_pf_take(struct ht_trainer *t, const struct ht_batch *b,
+		       int *slot);
+int ht_trainer_pf_inputs(struct ht_trainer *t, const struct ht_batch *b,
+			 unsigned int slot, struct ht_tensor **xt,
+			 struct ht_tensor **yt);
+int ht_trainer_pf_cancel(struct ht_trainer *t);
 /* the batch as the module's input (features or token ids) */
-int trainer_input(struct ht_trainer *t, const struct ht_batch *b,
-		  const void **x);
+int ht_trainer_input(struct ht_trainer *t, const struct ht_batch *b,
+		     const void **x);
 
 /* trainer_eval.c: loss sum, correct count and samples of a split */
-int trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
-		     uint64_t limit, float *loss, float *acc, uint64_t *n);
+int ht_trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
+			uint64_t limit, float *loss, float *acc, uint64_t *n);
 
 /* ddp_comm.c */
-int ddp_create(struct ht_trainer *t);
-void ddp_destroy(struct ht_ddp *d);
-int ddp_broadcast_params(struct ht_trainer *t);
-int ddp_allreduce_host(struct ht_trainer *t, float *v, unsigned int n);
-int ddp_check_resume(struct ht_trainer *t);
+int ht_ddp_create(struct ht_trainer *t);
+void ht_ddp_destroy(struct ht_ddp *d);
+int ht_ddp_broadcast_params(struct ht_trainer *t);
+int ht_ddp_allreduce_host(struct ht_trainer *t, float *v, unsigned int n);
+int ht_ddp_check_resume(struct ht_trainer *t);
 /* ddp_bucket.c */
-int ddp_buckets_init(struct ht_trainer *t);
-int ddp_step_prepare(struct ht_trainer *t, struct ht_tensor *loss,
-		     float prev_sum);
-int ddp_empty_micro(struct ht_trainer *t, bool first, bool last,
-		    float prev_sum);
-int ddp_step_finish(struct ht_trainer *t);
-int ddp_fetch_loss(struct ht_trainer *t, float *loss);
-int ddp_step_done(struct ht_trainer *t);
+int ht_ddp_buckets_init(struct ht_trainer *t);
+int ht_ddp_step_prepare(struct ht_trainer *t, struct ht_tensor *loss,
+			float prev_sum);
+int ht_ddp_empty_micro(struct ht_trainer *t, bool first, bool last,
+		       float prev_sum);
+int ht_ddp_step_finish(struct ht_trainer *t);
+int ht_ddp_fetch_loss(struct ht_trainer *t, float *loss);
+int ht_ddp_step_done(struct ht_trainer *t);
 
 /* ckpt_file.c */
-int ckpt_save(struct ht_trainer *t, const char *path);
-int ckpt_load(struct ht_trainer *t, const char *path);
-int ckpt_parse(struct ht_trainer *t, const char *path, const void *data,
-	       size_t len);
+int ht_ckpt_save(struct ht_trainer *t, const char *path);
+int ht_ckpt_load(struct ht_trainer *t, const char *path);
+int ht_ckpt_parse(struct ht_trainer *t, const char *path, const void *data,
+		  size_t len);
 /* @a then @b to @path: temporary file, fsync, rename, fsync of the dir */
-int trainer_write_atomic(const char *path, const void *a, size_t na,
-			 const void *b, size_t nb);
+int ht_trainer_write_atomic(const char *path, const void *a, size_t na,
+			    const void *b, size_t nb);
 
 /* callback_*.c */
-int cb_init(struct ht_trainer *t);
-void cb_fini(struct ht_trainer *t);
-void cb_epoch_start(struct ht_trainer *t, uint64_t batches);
-void cb_step(struct ht_trainer *t, struct ht_step_info *info);
-void cb_epoch_end(struct ht_trainer *t, const struct ht_step_info *last);
-void cb_device_stats(struct ht_trainer *t, struct ht_step_info *info);
-int cb_csv_open(struct ht_trainer *t);
-void cb_csv_row(struct ht_trainer *t, const struct ht_step_info *info,
-		bool with_val);
-void cb_csv_close(struct ht_trainer *t);
+int ht_callback_init(struct ht_trainer *t);
+void ht_callback_fini(struct ht_trainer *t);
+void ht_callback_epoch_start(struct ht_trainer *t, uint64_t batches);
+void ht_callback_step(struct ht_trainer *t, struct ht_step_info *info);
+void ht_callback_epoch_end(struct ht_trainer *t,
+			   const struct ht_step_info *last);
+void ht_callback_device_stats(struct ht_trainer *t, struct ht_step_info *info);
+int ht_callback_csv_open(struct ht_trainer *t);
+void ht_callback_csv_row(struct ht_trainer *t, const struct ht_step_info *info,
+			 bool with_val);
+void ht_callback_csv_close(struct ht_trainer *t);
 
 /* trainer_util */
-double trainer_now(void);
-int trainer_seterr(struct ht_trainer *t, int ret, const char *fmt, ...)
+double ht_trainer_now(void);
+int ht_trainer_seterr(struct ht_trainer *t, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #endif /* HT_TRAINER_INTERNAL_H */

@@ -21,7 +21,7 @@
 
 #include "trainer_internal.h"
 
-int trainer_pf_setup(struct ht_trainer *t)
+int ht_trainer_pf_setup(struct ht_trainer *t)
 {
 	struct ht_module *m = t->m;
 	uint32_t xs[2] = { t->o.batch_size, m->in_features };
@@ -44,14 +44,14 @@ int trainer_pf_setup(struct ht_trainer *t)
 					    &t->pf_y[i]);
 	}
 	if (ret)
-		return trainer_seterr(
+		return ht_trainer_seterr(
 			t, ret, "cannot allocate the prefetch buffers: %s",
 			t->be->err[0] ? t->be->err : strerror(-ret));
 	t->pf_on = true;
 	return 0;
 }
 
-void trainer_pf_release(struct ht_trainer *t)
+void ht_trainer_pf_release(struct ht_trainer *t)
 {
 	unsigned int i;
 
@@ -73,7 +73,7 @@ static bool pf_full(const struct ht_trainer *t, const struct ht_batch *b)
 }
 
 /* Start copying @b to the next buffer (a full batch, room in the queue) */
-int trainer_pf_issue(struct ht_trainer *t, const struct ht_batch *b)
+int ht_trainer_pf_issue(struct ht_trainer *t, const struct ht_batch *b)
 {
 	unsigned int s = t->pf_slot;
 	struct ht_xfer x[2];
@@ -82,7 +82,7 @@ int trainer_pf_issue(struct ht_trainer *t, const struct ht_batch *b)
 
 	if (!t->pf_on || !pf_full(t, b) || t->pf_n == HT_PREFETCH_DEPTH)
 		return 0;
-	ret = trainer_input(t, b, &in);
+	ret = ht_trainer_input(t, b, &in);
 	if (ret)
 		return ret;
 	x[0].dst = t->pf_x[s]->addr;
@@ -104,7 +104,8 @@ int trainer_pf_issue(struct ht_trainer *t, const struct ht_batch *b)
  * Before @b's step: @slot receives the buffer holding it (prefetched now
  * when it was not ahead), or -1 when its step uploads it itself
  */
-int trainer_pf_take(struct ht_trainer *t, const struct ht_batch *b, int *slot)
+int ht_trainer_pf_take(struct ht_trainer *t, const struct ht_batch *b,
+		       int *slot)
 {
 	unsigned int i;
 	int ret;
@@ -114,9 +115,9 @@ int trainer_pf_take(struct ht_trainer *t, const struct ht_batch *b, int *slot)
 		return 0;
 	if (!t->pf_n || t->pf_q[0] != b) {
 		/* the waits take the prefetches in order: start afresh */
-		ret = trainer_pf_cancel(t);
+		ret = ht_trainer_pf_cancel(t);
 		if (!ret)
-			ret = trainer_pf_issue(t, b);
+			ret = ht_trainer_pf_issue(t, b);
 		if (ret)
 			return ret;
 	}
@@ -130,9 +131,9 @@ int trainer_pf_take(struct ht_trainer *t, const struct ht_batch *b, int *slot)
 }
 
 /* The step's inputs in buffer @slot, after its prefetch ended */
-int trainer_pf_inputs(struct ht_trainer *t, const struct ht_batch *b,
-		      unsigned int slot, struct ht_tensor **xt,
-		      struct ht_tensor **yt)
+int ht_trainer_pf_inputs(struct ht_trainer *t, const struct ht_batch *b,
+			 unsigned int slot, struct ht_tensor **xt,
+			 struct ht_tensor **yt)
 {
 	uint32_t xs[2] = { b->n, t->m->in_features };
 	int ret;
@@ -146,7 +147,7 @@ int trainer_pf_inputs(struct ht_trainer *t, const struct ht_batch *b,
 }
 
 /* Forget the prefetches no step used (the batches stay held) */
-int trainer_pf_cancel(struct ht_trainer *t)
+int ht_trainer_pf_cancel(struct ht_trainer *t)
 {
 	int ret;
 
@@ -155,6 +156,6 @@ int trainer_pf_cancel(struct ht_trainer *t)
 	t->pf_n = 0;
 	ret = ht_backend_prefetch_cancel(t->be);
 	if (ret)
-		return trainer_seterr(t, ret, "prefetch: %s", t->be->err);
+		return ht_trainer_seterr(t, ret, "prefetch: %s", t->be->err);
 	return 0;
 }

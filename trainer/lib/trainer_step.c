@@ -25,8 +25,8 @@
 #include "ht_ops.h"
 #include "trainer_internal.h"
 
-int trainer_input(struct ht_trainer *t, const struct ht_batch *b,
-		  const void **x)
+int ht_trainer_input(struct ht_trainer *t, const struct ht_batch *b,
+		     const void **x)
 {
 	uint32_t vocab = t->o.mixer.vocab;
 	size_t n = (size_t)b->n * t->features, i;
@@ -98,7 +98,7 @@ static int upload_batch(struct ht_trainer *t, const struct ht_batch *b,
 	const void *x;
 	int ret;
 
-	ret = trainer_input(t, b, &x);
+	ret = ht_trainer_input(t, b, &x);
 	if (!ret)
 		ret = ht_tensor_new(m->be, m->in_dtype, 2, xs, false, xt);
 	if (!ret)
@@ -124,7 +124,7 @@ static int micro_body(struct ht_trainer *t, const struct ht_batch *b, int slot,
 	int ret;
 
 	if (slot >= 0)
-		ret = trainer_pf_inputs(t, b, (unsigned int)slot, &xt, &yt);
+		ret = ht_trainer_pf_inputs(t, b, (unsigned int)slot, &xt, &yt);
 	else
 		ret = upload_batch(t, b, &xt, &yt);
 	if (ret)
@@ -142,7 +142,7 @@ static int micro_body(struct ht_trainer *t, const struct ht_batch *b, int slot,
 	if (!ret && scale != 1.0f)
 		ret = loss_scale(lt, scale, &lt);
 	if (!ret && last && t->ddp)
-		ret = ddp_step_prepare(t, lt, prev);
+		ret = ht_ddp_step_prepare(t, lt, prev);
 	if (!ret)
 		ret = ht_backward(lt);
 	if (!ret)
@@ -159,7 +159,7 @@ static int micro_step(struct ht_trainer *t, const struct ht_batch *b,
 	int ret, r, slot;
 
 	*loss = 0.0f;
-	ret = trainer_pf_take(t, b, &slot);
+	ret = ht_trainer_pf_take(t, b, &slot);
 	if (ret)
 		return ret;
 	/* one captured step per input buffer: their addresses differ */
@@ -168,27 +168,28 @@ static int micro_step(struct ht_trainer *t, const struct ht_batch *b,
 		return ret;
 	/* the device is idle: the buffer @b does not use is free */
 	if (next)
-		ret = trainer_pf_issue(t, next);
+		ret = ht_trainer_pf_issue(t, next);
 	if (!ret && b->n)
 		ret = micro_body(t, b, slot, scale, first, last, prev, loss);
 	else if (!ret && t->ddp)
-		ret = ddp_empty_micro(t, first, last, prev);
+		ret = ht_ddp_empty_micro(t, first, last, prev);
 	if (!ret && last && t->ddp)
-		ret = ddp_step_finish(t);
+		ret = ht_ddp_step_finish(t);
 	for (i = 0; !ret && last && i < m->noptims; i++)
 		ret = ht_optim_step(m->optims[i]);
 	if (!ret && last && t->ddp)
-		ret = ddp_fetch_loss(t, loss);
+		ret = ht_ddp_fetch_loss(t, loss);
 	r = ht_step_end(t->be);
 	if (!ret)
 		ret = r;
 	if (!ret && last && t->ddp)
-		ret = ddp_step_done(t);
+		ret = ht_ddp_step_done(t);
 	return ret;
 }
 
-int trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
-		     unsigned int k, const struct ht_batch *next, float *loss)
+int ht_trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
+			unsigned int k, const struct ht_batch *next,
+			float *loss)
 {
 	uint32_t K = t->o.accumulate_grad_batches;
 	uint64_t total = 0;
@@ -204,7 +205,7 @@ int trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
 			full = false;
 	}
 	if (!total)
-		return trainer_seterr(t, -EINVAL, "an empty optimizer step");
+		return ht_trainer_seterr(t, -EINVAL, "an empty optimizer step");
 	for (j = 0; j < k; j++) {
 		bool last = j + 1 == k;
 		float scale = (float)((double)b[j]->n / (double)total);
@@ -213,14 +214,15 @@ int trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
 				 last, full && last, sum, &l);
 		if (ret) {
 			if (t->be->err[0])
-				trainer_seterr(t, ret, "training step %llu: %s",
-					       (unsigned long long)t->step + 1,
-					       t->be->err);
+				ht_trainer_seterr(
+					t, ret, "training step %llu: %s",
+					(unsigned long long)t->step + 1,
+					t->be->err);
 			else if (!t->err[0])
-				trainer_seterr(t, ret,
-					       "training step %llu failed: %s",
-					       (unsigned long long)t->step + 1,
-					       strerror(-ret));
+				ht_trainer_seterr(
+					t, ret, "training step %llu failed: %s",
+					(unsigned long long)t->step + 1,
+					strerror(-ret));
 			return ret;
 		}
 		/* DDP: the last micro-step returns the global sum */

@@ -138,7 +138,10 @@ HPUCCL_EXPORT const char *hpuccl_strerror(int err);
  * MASTER_ADDR:MASTER_PORT if both are set, else on a free port of
  * 127.0.0.1; it is served by a thread of the calling process until every
  * communicator made from it in this process was destroyed. Called by one
- * process (usually rank 0), which hands @id to the others.
+ * process (usually rank 0), which hands @id to the others. A launcher that
+ * forks its ranks must fork them before this call, or exec in the child:
+ * a child forked while the store's thread runs inherits that thread's
+ * locks (the allocator's among them) as they were, and may wait forever.
  *
  * Return: 0; -EINVAL (malformed variables); -EADDRINUSE; -errno.
  */

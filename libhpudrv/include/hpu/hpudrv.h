@@ -381,7 +381,8 @@ HPUDRV_EXPORT int hpu_info_device_status(struct hpu_device *dev,
 /**
  * hpu_info_utilization() - HPU_INFO_DEVICE_UTILIZATION
  * @dev: handle
- * @period_ms: averaging window, 100..1000 ms
+ * @period_ms: averaging window, HPU_INFO_PERIOD_MS_MIN..HPU_INFO_PERIOD_MS_MAX
+ *	(100..1000) ms
  * @out: answer
  *
  * Return: 0, -EINVAL for a period out of range, or -errno.
@@ -1599,6 +1600,29 @@ HPUDRV_EXPORT int hpu_info_ctx_limits(struct hpu_device *dev,
  * Return: a static string, or NULL for an id this library does not know.
  */
 HPUDRV_EXPORT const char *hpu_ctx_limit_name(unsigned int id);
+
+/* ------------------------------------------------ any INFO op (HPUDRV_1.7) */
+
+/**
+ * hpu_info() - ask the driver any INFO op, named wrapper or not
+ * @dev: compute or control handle
+ * @op: HPU_INFO_* (uapi/hpu_accel.h)
+ * @period_ms: HPU_INFO_DEVICE_UTILIZATION's window
+ *	(HPU_INFO_PERIOD_MS_MIN..HPU_INFO_PERIOD_MS_MAX); 0 for every other op
+ * @out: receives the answer (zeroed first)
+ * @size: bytes of @out; the driver copies min(@size, the answer's size)
+ * @full_size: if not NULL, receives the size of the complete answer
+ *
+ * The hpu_info_*() wrappers call the same ioctl with their struct; this
+ * entry lets a program use an op its library has no wrapper for yet,
+ * and learn an answer's size (a short @size still succeeds).
+ *
+ * Return: 0; -EINVAL (NULL @dev or @out, @size 0 or over 4 GiB, an op the
+ * driver does not know, a bad @period_ms); -errno.
+ */
+HPUDRV_EXPORT int hpu_info(struct hpu_device *dev, unsigned int op,
+			   unsigned int period_ms, void *out, size_t size,
+			   size_t *full_size);
 
 #ifdef __cplusplus
 }

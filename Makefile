@@ -91,6 +91,11 @@ INC_trainer/hpu-train := -Itrainer/lib $(INC_DRV)
 INC_tools/hpu-smi := $(INC_DRV)
 INC_tools/hpu-bench := $(INC_DRV)
 INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV)
+# examples/ build as a user of the installed tree does: <hpu/hpudrv.h>,
+# <hpu/hpuccl.h> and the uapi headers beside them; not common/ (hpuccl.h
+# finds "hpudrv.h" beside it once installed: -iquote stands in for that)
+INC_examples := -Ilibhpudrv/include -Ilibhpuccl/include \
+	-iquote libhpudrv/include/hpu
 # The tests (and fuzz targets) are white-box: every layer's folder
 INC_TESTS := -Ifirmware-sim -Ifusedev $(INC_TPC) $(INC_DRV) $(INC_CCL) \
 	-Itrainer/lib
@@ -98,8 +103,10 @@ INC_tests/lib := $(INC_TESTS)
 INC_tests/unit := $(INC_TESTS)
 INC_tests/integration := $(INC_TESTS)
 incs = $(INC_$(patsubst %/,%,$(dir $(1))))
+# BASE_CFLAGS for the file $(1): without common/ for what stands outside
+base_cflags = $(if $(filter examples/%,$(1)),$(filter-out -Icommon,$(BASE_CFLAGS)),$(BASE_CFLAGS))
 
-ALL_CFLAGS = $(BASE_CFLAGS) $(call incs,$<) $(CFLAGS) $(EXTRA_CFLAGS)
+ALL_CFLAGS = $(call base_cflags,$<) $(call incs,$<) $(CFLAGS) $(EXTRA_CFLAGS)
 
 # ---------------------------------------------------------------- sources
 COMMON_SRCS := $(sort $(wildcard common/*.c))
@@ -121,6 +128,8 @@ TRAIN_TOOL_SRCS := $(sort $(wildcard trainer/hpu-train/*.c))
 # Open MPI reference of hpu-ccl-tests, built with mpicc when it exists
 MPI_REF_SRC := tools/mpi-ref/mpi_allreduce_ref.c
 MPICC ?= mpicc
+# Small programs against the public headers and libraries (examples/README.md)
+EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/integration/test_*.c))
 
@@ -151,6 +160,7 @@ HPU_TRAIN := $(O)/bin/hpu-train
 TRAIN_LIBS = -lz $(BLAS_LIBS)
 HPU_MPI_REF := $(O)/bin/hpu-mpi-allreduce-ref
 TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
+EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
 
 TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH)) \
 	$(if $(CCL_TOOL_SRCS),$(HPU_CCL_TESTS)) $(if $(TRAIN_TOOL_SRCS),$(HPU_TRAIN))
@@ -161,18 +171,18 @@ LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 
 .PHONY: FORCE all deps fuzz fuzz-run test unit-test soak-ccl run install uninstall \
 	lint format \
-	check-headers check-layers check-names clean bench-ioctl bench-cs \
-	bench-dma bench-gemm bench-tpc \
+	check-headers check-layers check-names examples clean bench-ioctl \
+	bench-cs bench-dma bench-gemm bench-tpc \
 	bench-ccl bench-train mpi-ref
 
-all: $(LIBS) $(TOOLS)
+all: $(LIBS) $(TOOLS) $(EXAMPLES)
 
 # Order-only build directories
-DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests/unit \
+DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/examples $(O)/tests/unit \
 	$(O)/tests/integration $(O)/headers \
 	$(O)/pic/common $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) $(TPC_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
 	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(TRAIN_SRCS) \
-	$(TRAIN_TOOL_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
+	$(TRAIN_TOOL_SRCS) $(EXAMPLE_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
 $(DIRS):
 	$(Q)mkdir -p $@
 
@@ -311,19 +321,35 @@ $(HPU_MPI_REF): $(MPI_REF_SRC) | $(DIRS)
 
 mpi-ref: $(HPU_MPI_REF)
 
+# Each example links only the libraries it uses (as with pkg-config)
+EXAMPLE_LIBS_gemm := -lm
+EXAMPLE_LIBS_allreduce := -lhpuccl
+$(O)/examples/%: $(O)/obj/examples/%.o $(LIBHPUDRV_SO) $(LIBHPUCCL_SO) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(EXAMPLE_LIBS_$*) $(DRV_LINK)
+
+examples: $(EXAMPLES)
+
 # ---------------------------------------------------------------- tests
 # Every test binary links the test helpers, the driver core, the simulator,
 # the TPC kernel library and the static libhpudrv (so internal functions
 # can be unit tested).
-TEST_LINK = $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) $(LIBHPUSIM) \
+TEST_LINK = $(LIBHPUTEST) $(LIBFUSEDEV) $(LIBHPUSIM) \
 	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(LIBHPUTPC) \
 	$(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
 	$(call pkg_libs,fuse3 libudev cmocka) $(if $(TRAIN_SRCS),-lz) $(BLAS_LIBS) \
 	$(LDLIBS_BASE)
 
 # Test objects are reached only through the pattern rule below: keep them.
-.SECONDARY: $(call obj,$(TEST_SRCS) $(TESTLIB_SRCS))
-$(O)/tests/%: $(O)/obj/tests/%.o $(call obj,$(TESTLIB_SRCS)) $(LIBFUSEDEV) \
+.SECONDARY: $(call obj,$(TEST_SRCS) $(TESTLIB_SRCS) $(EXAMPLE_SRCS))
+# The helpers as an archive: a test links only the ones it uses (the libhpusim
+# fixture would otherwise bring OpenBLAS and its threads into every test)
+LIBHPUTEST := $(O)/lib/libhputest.a
+$(LIBHPUTEST): $(call obj,$(TESTLIB_SRCS)) | $(DIRS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(O)/tests/%: $(O)/obj/tests/%.o $(LIBHPUTEST) $(LIBFUSEDEV) \
 		$(LIBHPUSIM) $(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(LIBHPUTPC) \
 		$(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) | $(DIRS)
 	$(call msg,LD,$@)
@@ -357,7 +383,8 @@ LAYER_OK := common:hpu_tpc_check.h libhputpc:tpc_lib.h libhputpc:hputpc.h \
 	trainer/lib:trainer_internal.h trainer/lib:hputpc.h \
 	trainer/lib:hpuccl.h trainer/hpu-train:ht_trainer.h \
 	tools/hpu-smi:hpudrv.h tools/hpu-ccl-tests:hpuccl.h \
-	tests/unit:hpusim.h
+	tests/unit:hpusim.h examples:hpu/hpudrv.h examples:hpu/hpuccl.h \
+	examples:hpu_accel.h examples:hpu_packets.h
 LAYER_DENIED := trainer/lib:hpusim.h trainer/lib:hpu_fw_if.h \
 	trainer/lib:tpc_lib.h trainer/lib:hpudrv_internal.h \
 	trainer/lib:ccl_internal.h trainer/hpu-train:hpusim.h \
@@ -367,10 +394,15 @@ LAYER_DENIED := trainer/lib:hpusim.h trainer/lib:hpu_fw_if.h \
 	libhpudrv:hpu_fw_if.h libhpudrv:hpu_fused.h libhpudrv:hputpc.h \
 	libhpuccl:hpusim.h tools/hpu-smi:hpudrv_internal.h \
 	tools/hpu-bench:hpusim.h tools/hpu-ccl-tests:ccl_internal.h \
-	common:hpudrv.h common:hpu_fw_if.h
+	common:hpudrv.h common:hpu_fw_if.h \
+	examples:hpusim.h examples:hpu_fw_if.h examples:hpu_fused.h \
+	examples:hpudrv_internal.h examples:ccl_internal.h examples:hputpc.h \
+	examples:tpc_lib.h examples:ht_trainer.h examples:hpu_bf16.h \
+	examples:hpu_tpc_check.h examples:hpuccl.h
 layer_dir = $(word 1,$(subst :, ,$(1)))
 layer_cc = printf '\043include "%s"\n' $(word 2,$(subst :, ,$(1))) | \
-	LC_ALL=C $(CC) $(BASE_CFLAGS) $(call incs,$(call layer_dir,$(1))/x.c) \
+	LC_ALL=C $(CC) $(call base_cflags,$(call layer_dir,$(1))/x.c) \
+	$(call incs,$(call layer_dir,$(1))/x.c) \
 	-iquote $(call layer_dir,$(1)) -x c -fsyntax-only -
 check-layers:
 	$(call msg,LAYERS,"$(words $(LAYER_OK) $(LAYER_DENIED)) cases")
@@ -572,7 +604,7 @@ FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] fusedev/*.[ch] \
 	libhputpc/*.[ch] libhputpc/include/*.h \
 	common/*.[ch] libhpudrv/*.[ch] libhpudrv/include/hpu/*.h tools/*/*.[ch] \
 	libhpuccl/*.[ch] libhpuccl/include/hpu/*.h trainer/lib/*.[ch] \
-	trainer/hpu-train/*.[ch] \
+	trainer/hpu-train/*.[ch] examples/*.c \
 	tests/*/*.[ch]))
 lint:
 	$(call msg,LINT,$(words $(FORMAT_SRCS)) files)

@@ -209,7 +209,8 @@ struct hpu_info_dram_usage {
  * @is_idle: 1 when no engine is busy
  * @pad: 0
  * @busy_engines_mask: bit per busy engine, engines numbered as in
- *	docs/engines.md (DMA, then MME, then TPC, then NIC)
+ *	docs/command-submission.md, "Queues" (DMA, then MME, then TPC,
+ *	then NIC)
  */
 struct hpu_info_hw_idle {
 	__u32 is_idle;
@@ -591,7 +592,8 @@ union hpu_cb_args {
  * struct hpu_cs_chunk - one job of a CS
  * @cb_handle: command buffer to run (HPU_CS_FLAGS_WAIT: user address
  *	of a __u64 array of sequence numbers to wait for)
- * @queue_index: hardware queue that runs it (docs/engines.md)
+ * @queue_index: hardware queue that runs it (docs/command-submission.md,
+ *	"Queues")
  * @cb_size: bytes of the CB to run (HPU_CS_FLAGS_WAIT: number of
  *	sequence numbers in the array)
  * @flags: must be 0

@@ -25,11 +25,11 @@
 
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_proc.h"
 #include "../lib/hpu_test_util.h"
 
 #define NDEV	    3
 #define RUN_MS	    30000
-#define OUT_MAX	    (256 * 1024)
 #define KILL_TO_MS  2000 /* --timeout of the killed-rank run */
 #define KILL_END_MS (3 * KILL_TO_MS + 5000 + 3000)
 
@@ -49,114 +49,68 @@ static const char *const launcher_vars[] = {
 	NULL,
 };
 
-/**
- * struct tool - one running hpu-ccl-tests (or mpirun of it)
- * @pid: the process
- * @fd: read end of its stdout and stderr
- * @out: what it printed so far (NUL-terminated)
- * @len: bytes in @out
- * @status: exit status, 128 + signal, -1 while running
- */
-struct tool {
-	pid_t pid;
-	int fd;
-	char out[OUT_MAX];
-	size_t len;
-	int status;
-};
+/* the child's environment: launcher variables dropped, @arg's added */
+static int tool_env(void *arg)
+{
+	const char *const *env = arg;
+	char *eq, kv[256];
+	int i;
+
+	for (i = 0; launcher_vars[i]; i++)
+		unsetenv(launcher_vars[i]);
+	for (i = 0; env && env[i]; i++) {
+		snprintf(kv, sizeof(kv), "%s", env[i]);
+		eq = strchr(kv, '=');
+		if (!eq)
+			return 126;
+		*eq = '\0';
+		setenv(kv, eq + 1, 1);
+	}
+	return 0;
+}
 
 /*
  * Start @argv (argv[0] NULL: hpu-ccl-tests) with "NAME=VALUE" strings of
- * @env added to the environment.
+ * @env added to the environment, stdout and stderr captured together;
+ * what @t held from an earlier run is freed (the tests' runs are static).
  */
-static void tool_start(struct tool *t, const char *const *argv,
+static void tool_start(struct hpu_test_proc *t, const char *const *argv,
 		       const char *const *env)
 {
+	const struct hpu_test_proc_opts o = {
+		.stderr_mode = HPU_TEST_STDERR_MERGE,
+		.child_setup = tool_env,
+		.arg = (void *)env,
+	};
 	const char *av[64];
-	int p[2], i, n = 0;
-	char *eq, kv[256];
+	int i, n = 0;
 
-	memset(t, 0, sizeof(*t));
-	t->status = -1;
+	hpu_test_proc_free(t);
 	av[n++] = argv[0] ? argv[0] : hpu_test_bin("hpu-ccl-tests");
 	for (i = 1; argv[i] && n < 63; i++)
 		av[n++] = argv[i];
 	av[n] = NULL;
-	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
-	fflush(stdout);
-	fflush(stderr);
-	t->pid = fork();
-	assert_true(t->pid >= 0);
-	if (!t->pid) {
-		for (i = 0; launcher_vars[i]; i++)
-			unsetenv(launcher_vars[i]);
-		for (i = 0; env && env[i]; i++) {
-			snprintf(kv, sizeof(kv), "%s", env[i]);
-			eq = strchr(kv, '=');
-			if (!eq)
-				_exit(126);
-			*eq = '\0';
-			setenv(kv, eq + 1, 1);
-		}
-		dup2(p[1], STDOUT_FILENO);
-		dup2(p[1], STDERR_FILENO);
-		execv(av[0], (char *const *)av);
-		_exit(127);
-	}
-	close(p[1]);
-	t->fd = p[0];
+	assert_int_equal(hpu_test_proc_start(t, (char *const *)av, &o), 0);
 }
 
 /* read what is there (waiting at most @ms); false at EOF */
-static bool tool_read(struct tool *t, int ms)
+static bool tool_read(struct hpu_test_proc *t, int ms)
 {
-	struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
-	ssize_t n;
-
-	if (t->fd < 0)
-		return false;
-	if (poll(&pfd, 1, ms) <= 0)
-		return true;
-	n = read(t->fd, t->out + t->len, sizeof(t->out) - 1 - t->len);
-	if (n <= 0) {
-		close(t->fd);
-		t->fd = -1;
-		return false;
-	}
-	t->len += n;
-	t->out[t->len] = '\0';
-	return true;
+	return hpu_test_proc_read(t, ms);
 }
 
 /* read to EOF and reap, killing the tool after @ms */
-static void tool_finish(struct tool *t, int ms)
+static void tool_finish(struct hpu_test_proc *t, int ms)
 {
-	long end = hpu_test_now_ms() + ms;
-	int st = 0;
-
-	while (hpu_test_now_ms() < end && tool_read(t, 50))
-		;
-	if (t->fd >= 0) {
+	hpu_test_proc_finish(t, ms);
+	if (t->killed)
 		print_message("still running after %d ms: killed\n", ms);
-		kill(t->pid, SIGKILL);
-		/* what outlived the kill and still holds the pipe gets 1 s */
-		end = hpu_test_now_ms() + 1000;
-		while (hpu_test_now_ms() < end && tool_read(t, 50))
-			;
-		if (t->fd >= 0) {
-			close(t->fd);
-			t->fd = -1;
-		}
-	}
-	if (hpu_test_wait_child(t->pid, 10000, &st) &&
-	    hpu_test_kill_child(t->pid, &st))
-		st = SIGKILL; /* unreaped: report it as killed */
-	t->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	if (t->status) /* print_message() would truncate it */
 		printf("exit %d; output:\n%s\n", t->status, t->out);
 }
 
-static void run(struct tool *t, const char *const *argv, const char *const *env)
+static void run(struct hpu_test_proc *t, const char *const *argv,
+		const char *const *env)
 {
 	tool_start(t, argv, env);
 	tool_finish(t, RUN_MS);
@@ -194,7 +148,7 @@ static void test_g2_allreduce(void **state)
 {
 	const char *argv[] = { NULL, "-g", "2", "-b", "4K", "-e", "256K", "-f",
 			       "4",  "-n", "3", "-w", "1",  "-c", "1",	  NULL };
-	static struct tool t;
+	static struct hpu_test_proc t;
 
 	(void)state;
 	HPU_TEST_SKIP_IF(skip_reason);
@@ -214,7 +168,7 @@ static void all_ops(const char *dtype, const char *redop)
 			       "-d", dtype, "--redop", redop, "-b",
 			       "1K", "-e",  "64K",     "-f",  "8",
 			       "-n", "2",   "-w",      "1",   NULL };
-	static struct tool t;
+	static struct hpu_test_proc t;
 
 	run(&t, argv, NULL);
 	assert_int_equal(t.status, 0);
@@ -252,7 +206,7 @@ static void test_g3_last_root(void **state)
 			       "2",  "-b", "1K", "-e", "64K", "-f",
 			       "8",  "-n", "2",	 "-w", "1",   NULL };
 	static const char *const ops[] = { "broadcast", "reduce" };
-	static struct tool t;
+	static struct hpu_test_proc t;
 	int i;
 
 	(void)state;
@@ -295,7 +249,7 @@ static void test_bad_flags(void **state)
 		{ { NULL, "-g", "1", "-o", "sendrecv", NULL },
 		  "needs at least 2 ranks" },
 	};
-	static struct tool t;
+	static struct hpu_test_proc t;
 	size_t i;
 
 	(void)state;
@@ -321,7 +275,7 @@ static void test_world_size_env(void **state)
 			       "64K", "-f", "4",     "-n", "2",	 NULL };
 	char port[32], size[] = "WORLD_SIZE=3", rank[3][24], local[3][24];
 	const char *env[3][6];
-	static struct tool t[3];
+	static struct hpu_test_proc t[3];
 	int i;
 
 	(void)state;
@@ -389,7 +343,7 @@ static void test_mpirun(void **state)
 			       "-n",
 			       "2",
 			       NULL };
-	static struct tool t;
+	static struct hpu_test_proc t;
 
 	(void)state;
 	HPU_TEST_SKIP_IF(skip_reason);
@@ -432,7 +386,7 @@ static void test_rank_killed(void **state)
 	const char *argv[] = { NULL, "-g",	  "2",	    "-b", "8M", "-e",
 			       "8M", "-n",	  "100000", "-w", "0",	"-c",
 			       "0",  "--timeout", to,	    NULL };
-	static struct tool t;
+	static struct hpu_test_proc t;
 	pid_t kids[4];
 	long t0, end;
 	int n;

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
 #define MiB	(1024ULL * 1024)
@@ -35,19 +36,6 @@ struct fixture {
 };
 
 static struct fixture fx;
-
-static void fill_random(uint8_t *p, size_t n, uint64_t seed)
-{
-	uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		p[i] = (uint8_t)x;
-	}
-}
 
 static int group_setup(void **state)
 {
@@ -135,7 +123,7 @@ static void dma_sync(uint64_t dst, uint64_t src, uint64_t size)
 
 static void roundtrip(uint64_t size, uint64_t hoff, uint64_t doff)
 {
-	fill_random(fx.src + hoff, size, size + hoff);
+	hpu_test_fill_random(fx.src + hoff, size, size + hoff);
 	memset(fx.dst, 0,
 	       size + 2 * SLACK > BIG + SLACK ? BIG + SLACK : size + 2 * SLACK);
 	/* host -> A -> B -> host, each at its own offset */
@@ -207,7 +195,7 @@ static void test_cross_queue_sob(void **state)
 	uint64_t s1, s2;
 
 	(void)state;
-	fill_random(fx.src, size, 77);
+	hpu_test_fill_random(fx.src, size, 77);
 	memset(fx.dst, 0, size);
 	assert_int_equal(hpu_cb_fence(fx.cb[1], 7, 1, 1), 0);
 	assert_int_equal(hpu_cb_lin_dma(fx.cb[1], fx.dst_va, fx.dev_b, size),
@@ -230,7 +218,7 @@ static void test_signal_wait(void **state)
 	uint64_t s_dma, s_sig, s_wait, s_out;
 
 	(void)state;
-	fill_random(fx.src, size, 99);
+	hpu_test_fill_random(fx.src, size, 99);
 	memset(fx.dst, 0, size);
 	assert_int_equal(hpu_cb_lin_dma(fx.cb[0], fx.dev_a, fx.src_va, size),
 			 0);
@@ -317,7 +305,7 @@ static void test_export(void **state)
 	(void)state;
 	assert_int_equal(hpu_mem_alloc(fx.dev, 1 * MiB, 0, 0, &h), 0);
 	assert_int_equal(hpu_mem_map(fx.dev, h, 0, 0, &va), 0);
-	fill_random(fx.src, MiB, 5);
+	hpu_test_fill_random(fx.src, MiB, 5);
 	dma_sync(va, fx.src_va, MiB);
 	assert_int_equal(hpu_mem_export(fx.dev, h, &id), 0);
 	assert_int_equal(hpu_mem_export_mmap(fx.dev, id, (void **)&p, &size),

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
 #define KiB	(1024ULL)
@@ -39,19 +40,6 @@ struct fixture {
 };
 
 static struct fixture fx;
-
-static void fill_random(uint8_t *p, size_t n, uint64_t seed)
-{
-	uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		p[i] = (uint8_t)x;
-	}
-}
 
 static int group_setup(void **state)
 {
@@ -114,7 +102,7 @@ static void test_roundtrip_sizes(void **state)
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		uint64_t n = sizes[i];
 
-		fill_random(fx.src + 3, n, n);
+		hpu_test_fill_random(fx.src + 3, n, n);
 		memset(fx.dst, 0, n + 2);
 		assert_int_equal(dma_sync(fx.dev_va, fx.src_va + 3, n),
 				 HPU_WAIT_CS_STATUS_COMPLETED);

@@ -26,17 +26,19 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_proc.h"
 #include "../lib/hpu_test_stage.h"
 #include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
 /* The unprivileged user of the children ("nobody" on Debian) */
-#define USER_UID     65534
-#define USER_GID     65534
-/* Exit status of a child that could not exec the tool as that user */
-#define EXIT_NO_EXEC 126
-/* Exit status of a program the dynamic loader could not start */
-#define EXIT_NO_LOAD 127
+#define USER_UID    65534
+#define USER_GID    65534
+/*
+ * Exit status of a child that could not exec the tool as that user
+ * (hpu_test_proc), or of a program the dynamic loader could not start
+ */
+#define EXIT_NO_RUN 127
 
 static gid_t node_gid;
 static char node_gid_str[16];
@@ -89,43 +91,32 @@ static int open_as_user(long group, bool control)
 	return WEXITSTATUS(status);
 }
 
-/* Run @prog @arg as the user; stdout+stderr into @out; its exit status */
+static int drop_to_user_in_child(void *arg)
+{
+	return drop_to_user(*(const long *)arg) ? 100 : 0;
+}
+
+/*
+ * Run @prog @arg as the user; stdout+stderr into @out; its exit status
+ * (127 when it could not be executed)
+ */
 static int run_as_user(long group, const char *prog, const char *arg,
 		       char **out)
 {
 	char *const argv[] = { (char *)prog, (char *)arg, NULL };
-	int pipefd[2], status, err;
-	size_t len = 0;
-	char *buf;
-	ssize_t n;
-	pid_t pid;
+	const struct hpu_test_proc_opts o = {
+		.stderr_mode = HPU_TEST_STDERR_MERGE,
+		.child_setup = drop_to_user_in_child,
+		.arg = &group,
+	};
+	struct hpu_test_proc p;
 
-	buf = calloc(1, 8192);
-	assert_non_null(buf);
-	assert_int_equal(pipe(pipefd), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(pipefd[1], STDOUT_FILENO);
-		dup2(pipefd[1], STDERR_FILENO);
-		close(pipefd[0]);
-		alarm(30);
-		if (drop_to_user(group))
-			_exit(100);
-		execv(argv[0], argv);
-		err = errno;
-		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(err));
-		_exit(EXIT_NO_EXEC);
-	}
-	close(pipefd[1]);
-	while (len < 8191 && (n = read(pipefd[0], buf + len, 8191 - len)) > 0)
-		len += (size_t)n;
-	close(pipefd[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_not_equal(WEXITSTATUS(status), 100);
-	*out = buf;
-	return WEXITSTATUS(status);
+	assert_int_equal(hpu_test_proc_run(&p, argv, &o, 30000), 0);
+	assert_false(p.killed);
+	assert_int_not_equal(p.status, 100);
+	*out = p.out;
+	free(p.err);
+	return p.status;
 }
 
 /* Run the staged hpu-smi @arg as the user; stdout+stderr into @out */
@@ -137,7 +128,7 @@ static int smi_as_user(long group, const char *arg, char **out)
 	HPU_TEST_SKIP_IF(stage_skip);
 	status = run_as_user(group, prog, arg, out);
 	/* the stage was probed: the user must be able to run it */
-	if (status == EXIT_NO_EXEC || status == EXIT_NO_LOAD)
+	if (status == EXIT_NO_RUN)
 		fail_msg("uid %d could not run %s %s (exit %d): %s", USER_UID,
 			 prog, arg, status, *out);
 	return status;
@@ -315,7 +306,7 @@ static void test_private_build_dir(void **state)
 	status = run_as_user(-1, hpu_test_stage_bin(&priv, "hpu-smi"),
 			     "--version", &out);
 	free(out);
-	if (status != EXIT_NO_EXEC && status != EXIT_NO_LOAD) {
+	if (status != EXIT_NO_RUN) {
 		hpu_test_stage_remove(&priv);
 		fail_msg("uid %d ran a program of a private directory: exit %d",
 			 USER_UID, status);

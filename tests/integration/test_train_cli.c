@@ -31,6 +31,7 @@
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_netns.h"
+#include "../lib/hpu_test_proc.h"
 #include "../lib/hpu_test_util.h"
 
 #define RUN_TIMEOUT_MS 40000
@@ -126,96 +127,23 @@ static char **make_argv(const char *const *args)
 	return argv;
 }
 
-static void append(char **buf, size_t *len, const char *p, size_t n)
-{
-	char *nb = realloc(*buf, *len + n + 1);
-
-	assert_non_null(nb);
-	memcpy(nb + *len, p, n);
-	*len += n;
-	nb[*len] = '\0';
-	*buf = nb;
-}
-
 /* run hpu-train @args with @env added; both outputs captured, bounded */
 static void run(const char *const *args, const char *const *env, int timeout_ms,
 		struct run *r)
 {
 	char **argv = make_argv(args), **envp = make_env(env);
-	int po[2], pe[2], st = 0, open_fds = 2;
-	size_t lo = 0, le = 0;
-	long start = hpu_test_now_ms();
-	bool killed = false;
-	pid_t pid;
+	const struct hpu_test_proc_opts o = {
+		.envp = envp,
+		.stderr_mode = HPU_TEST_STDERR_CAPTURE,
+	};
+	struct hpu_test_proc p;
 
 	memset(r, 0, sizeof(*r));
-	r->out = calloc(1, 1);
-	r->err = calloc(1, 1);
-	assert_int_equal(pipe2(po, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(pe, O_CLOEXEC), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(po[1], STDOUT_FILENO);
-		dup2(pe[1], STDERR_FILENO);
-		execve(argv[0], argv, envp);
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	while (open_fds) {
-		struct pollfd p[2] = { { po[0], POLLIN, 0 },
-				       { pe[0], POLLIN, 0 } };
-		long left = timeout_ms - (hpu_test_now_ms() - start);
-		char buf[4096];
-		ssize_t n;
-		int i;
-
-		if (left <= 0 && !killed) {
-			kill(pid, SIGKILL);
-			killed = true;
-		}
-		/* what outlived the kill and still holds a pipe gets 1 s */
-		if (left < -1000)
-			break;
-		if (poll(p, 2, (int)(left > 0 ? left : 1000)) < 0)
-			break;
-		for (i = 0; i < 2; i++) {
-			if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
-				continue;
-			n = read(p[i].fd, buf, sizeof(buf));
-			if (n <= 0) {
-				close(i ? pe[0] : po[0]);
-				if (i)
-					pe[0] = -1;
-				else
-					po[0] = -1;
-				open_fds--;
-				continue;
-			}
-			if (i)
-				append(&r->err, &le, buf, (size_t)n);
-			else
-				append(&r->out, &lo, buf, (size_t)n);
-		}
-		if (po[0] < 0 && pe[0] < 0)
-			break;
-	}
-	if (po[0] >= 0)
-		close(po[0]);
-	if (pe[0] >= 0)
-		close(pe[0]);
-	if (killed || hpu_test_wait_child(pid, KILL_BOUND_MS, &st)) {
-		hpu_test_kill_child(pid, &st);
-		killed = true;
-	}
-	r->ms = hpu_test_now_ms() - start;
-	if (killed)
-		r->status = -1;
-	else if (WIFSIGNALED(st))
-		r->status = 128 + WTERMSIG(st);
-	else
-		r->status = WEXITSTATUS(st);
+	assert_int_equal(hpu_test_proc_run(&p, argv, &o, timeout_ms), 0);
+	r->out = p.out;
+	r->err = p.err;
+	r->ms = p.ms;
+	r->status = p.killed ? -1 : p.status;
 	free(argv);
 	free(envp);
 }

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "hpu_test_daemon.h"
+#include "hpu_test_proc.h"
 #include "hpu_test_util.h"
 #include "hpudrv.h"
 
@@ -206,53 +207,17 @@ int hpu_test_daemon_stop(struct hpu_test_daemon *d)
 
 int hpu_test_run(char *const argv[], char **out, int *status)
 {
-	int pipefd[2], st, ret = 0;
-	size_t len = 0, cap = 4096;
-	char *buf = NULL;
-	ssize_t n;
-	pid_t pid;
+	struct hpu_test_proc p;
+	int ret = hpu_test_proc_run(&p, argv, NULL, RUN_TIMEOUT_MS);
 
-	if (pipe2(pipefd, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		ret = -errno;
-		close(pipefd[0]);
-		close(pipefd[1]);
+	if (ret)
 		return ret;
+	*status = p.status;
+	if (out) {
+		*out = p.out;
+		p.out = NULL;
 	}
-	if (pid == 0) {
-		dup2(pipefd[1], STDOUT_FILENO);
-		alarm(RUN_TIMEOUT_MS / 1000);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	buf = malloc(cap);
-	while (buf && (n = read(pipefd[0], buf + len, cap - len - 1)) > 0) {
-		len += n;
-		if (cap - len < 2) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	close(pipefd[0]);
-	waitpid(pid, &st, 0);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	if (!buf)
-		return -ENOMEM;
-	buf[len] = '\0';
-	if (out)
-		*out = buf;
-	else
-		free(buf);
+	hpu_test_proc_free(&p);
 	return 0;
 }
 

@@ -85,7 +85,8 @@ int hpu_test_daemon_stop(struct hpu_test_daemon *d);
 bool hpu_test_is_mounted(const char *dir);
 
 /**
- * hpu_test_run() - run a command, capture its stdout
+ * hpu_test_run() - run a command, capture its stdout (stderr inherited);
+ * the short form of hpu_test_proc_run() (hpu_test_proc.h)
  * @argv: NULL-terminated argument vector, argv[0] a path
  * @out: receives a malloc'ed NUL-terminated copy of stdout (may be NULL)
  * @status: receives the exit status (or 128 + signal)

@@ -17,6 +17,7 @@
 
 #include "hpu_test_daemon.h"
 #include "hpu_test_netns.h"
+#include "hpu_test_proc.h"
 #include "hpu_test_util.h"
 
 #define IP_TIMEOUT_MS 10000
@@ -42,12 +43,14 @@ static const char *ip_path(void)
  */
 static int ip(bool quiet, const char *fmt, ...)
 {
-	char cmd[512], out[1024], *argv[32], *save, *w;
+	const struct hpu_test_proc_opts o = {
+		.stderr_mode = HPU_TEST_STDERR_MERGE,
+	};
+	char cmd[512], *argv[32], *save, *w;
 	const char *path = ip_path();
-	int argc = 0, pipefd[2], status;
-	ssize_t len = 0, r;
+	struct hpu_test_proc p;
+	int argc = 0, ret;
 	va_list ap;
-	pid_t pid;
 
 	if (!path)
 		return -ENOENT;
@@ -60,39 +63,18 @@ static int ip(bool quiet, const char *fmt, ...)
 		argv[argc++] = w;
 	argv[argc] = NULL;
 
-	if (pipe2(pipefd, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return -errno;
-	}
-	if (!pid) {
-		dup2(pipefd[1], STDOUT_FILENO);
-		dup2(pipefd[1], STDERR_FILENO);
-		alarm(IP_TIMEOUT_MS / 1000);
-		execv(path, argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	while (len < (ssize_t)sizeof(out) - 1 &&
-	       (r = read(pipefd[0], out + len, sizeof(out) - 1 - len)) > 0)
-		len += r;
-	out[len] = '\0';
-	close(pipefd[0]);
-	if (hpu_test_wait_child(pid, IP_TIMEOUT_MS, &status) &&
-	    hpu_test_kill_child(pid, &status))
-		status = -1;
-	if (WIFEXITED(status) && !WEXITSTATUS(status))
-		return 0;
-	if (!quiet) {
+	ret = hpu_test_proc_run(&p, argv, &o, IP_TIMEOUT_MS);
+	if (ret)
+		return ret;
+	ret = p.status ? -EIO : 0;
+	if (ret && !quiet) {
 		fprintf(stderr, "hpu_test_netns: '%s", path);
 		for (argc = 1; argv[argc]; argc++)
 			fprintf(stderr, " %s", argv[argc]);
-		fprintf(stderr, "' failed: %s\n", out);
+		fprintf(stderr, "' failed: %s\n", p.out);
 	}
-	return -EIO;
+	hpu_test_proc_free(&p);
+	return ret;
 }
 
 const char *hpu_test_netns_unavailable(void)

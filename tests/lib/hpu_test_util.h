@@ -4,11 +4,14 @@
  * clock in ms, a free loopback TCP port, a child process tied to the test,
  * bounded waits for a child and for a device monitor's event, the leading columns of a
  * CSV file, where a stuck process is, an ioctl answering -errno, a skip
- * with its reason.
+ * with its reason, reproducible random bytes, malloc() that cannot fail.
  */
 #ifndef HPU_TEST_UTIL_H
 #define HPU_TEST_UTIL_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 struct hpu_monitor;
@@ -114,6 +117,32 @@ void hpu_test_print_proc(pid_t pid);
  * Return: 0, or -errno of the failed call.
  */
 int hpu_test_ioctl(int fd, unsigned long cmd, void *arg);
+
+/**
+ * hpu_test_fill_random() - fill @p with @n pseudo-random bytes (xorshift)
+ * @p: buffer
+ * @n: bytes
+ * @seed: any value; the same seed gives the same bytes
+ */
+void hpu_test_fill_random(void *p, size_t n, uint64_t seed);
+
+/**
+ * hpu_test_xmalloc() - malloc() that aborts the test process when it fails
+ * @n: bytes
+ *
+ * Inline, so that the compiler sees the allocation's size and that the
+ * pointer is never NULL (GCC's -Warray-bounds under the sanitizers).
+ *
+ * Return: the memory, never NULL.
+ */
+static inline void *hpu_test_xmalloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		abort(); /* tells the compiler too: never NULL below */
+	return p;
+}
 
 /*
  * HPU_TEST_SKIP_IF() - in a cmocka test: when @reason (a string) is not

@@ -7,7 +7,7 @@
  * large copy (the lowest is reported, as a serial copy would), and the
  * HBM backing on 2 MiB transparent huge pages staying sparse.
  */
-#include "fw_test_util.h"
+#include "../lib/hpu_test_fw.h"
 
 /* ------------------------------------------------------ parallel runner */
 
@@ -97,48 +97,56 @@ static void test_par_every_slice_once(void **state)
 /* host -> scattered SRAM -> scattered SRAM -> host, more extents than iovecs */
 static void test_dma_scattered(void **state)
 {
-	struct fix *f = *state;
+	struct hpu_test_fw *f = *state;
 	uint32_t n = f->dev->profile->sram_size / (4 * KiB), i;
 	struct hpu_fw_mem **m = calloc(n, sizeof(*m));
 	uint64_t len = 8 * MiB, sva, tva, hs, hd;
-	uint8_t *src = xmalloc(len + 64), *dst = xmalloc(len + 64);
+	uint8_t *src = hpu_test_xmalloc(len + 64),
+		*dst = hpu_test_xmalloc(len + 64);
 	struct hpu_fw_mem *s, *t;
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 
 	assert_non_null(m);
 	for (i = 0; i < n; i++)
-		assert_int_equal(ops->mem_alloc(f->dev, 4 * KiB, 0, false, true,
-						&m[i]),
+		assert_int_equal(hpusim_model.ops->mem_alloc(f->dev, 4 * KiB, 0,
+							     false, true,
+							     &m[i]),
 				 0);
 	for (i = 0; i < n; i += 2)
-		assert_int_equal(ops->mem_free(m[i]), 0);
+		assert_int_equal(hpusim_model.ops->mem_free(m[i]), 0);
 	/* only 4 KiB holes are free: one extent per page */
-	assert_int_equal(ops->mem_alloc(f->dev, len, 0, false, true, &s), 0);
-	assert_int_equal(ops->mem_alloc(f->dev, len, 0, false, true, &t), 0);
+	assert_int_equal(hpusim_model.ops->mem_alloc(f->dev, len, 0, false,
+						     true, &s),
+			 0);
+	assert_int_equal(hpusim_model.ops->mem_alloc(f->dev, len, 0, false,
+						     true, &t),
+			 0);
 	assert_true(s->nr_ext > HPUSIM_DMA_IOV);
 	assert_true(t->nr_ext > HPUSIM_DMA_IOV);
-	assert_int_equal(ops->map_mem(f->as, s, 0, false, &sva), 0);
-	assert_int_equal(ops->map_mem(f->as, t, 0, false, &tva), 0);
+	assert_int_equal(hpusim_model.ops->map_mem(f->as, s, 0, false, &sva),
+			 0);
+	assert_int_equal(hpusim_model.ops->map_mem(f->as, t, 0, false, &tva),
+			 0);
 
-	fill_random(src, len + 64, 7);
+	hpu_test_fill_random(src, len + 64, 7);
 	memset(dst, 0, len + 64);
-	hs = map_host(f, src, len + 64);
-	hd = map_host(f, dst, len + 64);
+	hs = hpu_test_fw_map_host(f, src, len + 64);
+	hd = hpu_test_fw_map_host(f, dst, len + 64);
 	/* odd offsets: pieces never line up with the pages */
-	cb_dma(&cb, sva + 5, hs + 3, len - 5);
-	cb_dma(&cb, tva + 1, sva + 5, len - 9);
-	cb_dma(&cb, hd + 7, tva + 1, len - 9);
-	assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	hpu_test_cb_dma(&cb, sva + 5, hs + 3, len - 5);
+	hpu_test_cb_dma(&cb, tva + 1, sva + 5, len - 9);
+	hpu_test_cb_dma(&cb, hd + 7, tva + 1, len - 9);
+	assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
 	assert_memory_equal(dst + 7, src + 3, len - 9);
 	assert_int_equal(dst[6], 0);
 	assert_int_equal(dst[7 + len - 9], 0);
 
-	unmap_host(f, hs);
-	unmap_host(f, hd);
-	unmap_dev(f, sva, s);
-	unmap_dev(f, tva, t);
+	hpu_test_fw_unmap_host(f, hs);
+	hpu_test_fw_unmap_host(f, hd);
+	hpu_test_fw_unmap_dev(f, sva, s);
+	hpu_test_fw_unmap_dev(f, tva, t);
 	for (i = 1; i < n; i += 2)
-		assert_int_equal(ops->mem_free(m[i]), 0);
+		assert_int_equal(hpusim_model.ops->mem_free(m[i]), 0);
 	free(m);
 	free(src);
 	free(dst);
@@ -153,32 +161,33 @@ static void test_dma_scattered(void **state)
  */
 static void test_dma_overlap_large(void **state)
 {
-	struct fix *f = *state;
+	struct hpu_test_fw *f = *state;
 	uint64_t n = 24 * MiB, gap[] = { 40, 3 * MiB + 1 }, a, ha;
-	uint8_t *buf = xmalloc(n + 4 * MiB), *ref = xmalloc(n + 4 * MiB);
+	uint8_t *buf = hpu_test_xmalloc(n + 4 * MiB),
+		*ref = hpu_test_xmalloc(n + 4 * MiB);
 	struct hpu_fw_mem *m;
-	struct cb cb;
+	struct hpu_test_cb cb;
 	unsigned int i;
 
-	fill_random(buf, n + 4 * MiB, 9);
-	a = map_dev(f, n + 4 * MiB, &m);
-	ha = map_host(f, buf, n + 4 * MiB);
+	hpu_test_fill_random(buf, n + 4 * MiB, 9);
+	a = hpu_test_fw_map_dev(f, n + 4 * MiB, &m);
+	ha = hpu_test_fw_map_host(f, buf, n + 4 * MiB);
 	memcpy(ref, buf, n + 4 * MiB);
 	for (i = 0; i < 2; i++) {
 		memmove(ref, ref + gap[i], n);	       /* down */
 		memmove(ref + gap[i] + 7, ref + 7, n); /* up */
 	}
 	cb.len = 0;
-	cb_dma(&cb, a, ha, n + 4 * MiB);
+	hpu_test_cb_dma(&cb, a, ha, n + 4 * MiB);
 	for (i = 0; i < 2; i++) {
-		cb_dma(&cb, a, a + gap[i], n);
-		cb_dma(&cb, a + gap[i] + 7, a + 7, n);
+		hpu_test_cb_dma(&cb, a, a + gap[i], n);
+		hpu_test_cb_dma(&cb, a + gap[i] + 7, a + 7, n);
 	}
-	cb_dma(&cb, ha, a, n + 4 * MiB);
-	assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	hpu_test_cb_dma(&cb, ha, a, n + 4 * MiB);
+	assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
 	assert_memory_equal(buf, ref, n + 4 * MiB);
-	unmap_host(f, ha);
-	unmap_dev(f, a, m);
+	hpu_test_fw_unmap_host(f, ha);
+	hpu_test_fw_unmap_dev(f, a, m);
 	free(buf);
 	free(ref);
 }
@@ -193,12 +202,12 @@ static void test_dma_overlap_large(void **state)
  */
 static void test_dma_fault_lowest_slice(void **state)
 {
-	struct fix *f = *state;
+	struct hpu_test_fw *f = *state;
 	uint64_t len = 32 * MiB, hva, dva;
 	static const uint64_t holes[] = { 11 * MiB, 30 * MiB, 5 * MiB };
 	struct hpu_fw_fault fault;
 	struct hpu_fw_mem *m;
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 	uint8_t *buf;
 	unsigned int i;
 
@@ -206,31 +215,33 @@ static void test_dma_fault_lowest_slice(void **state)
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(buf != MAP_FAILED);
 	memset(buf, 0x33, len);
-	hva = map_host(f, buf, len);
-	dva = map_dev(f, len, &m);
+	hva = hpu_test_fw_map_host(f, buf, len);
+	dva = hpu_test_fw_map_dev(f, len, &m);
 	for (i = 0; i < sizeof(holes) / sizeof(holes[0]); i++)
 		assert_int_equal(munmap(buf + holes[i], 4096), 0);
 
-	cb_dma(&cb, dva, hva, len);
-	assert_int_equal(run1(f, f->dma0, &cb, &fault), HPU_FW_CS_PAGE_FAULT);
+	hpu_test_cb_dma(&cb, dva, hva, len);
+	assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, &fault),
+			 HPU_FW_CS_PAGE_FAULT);
 	assert_int_equal(fault.addr, hva + 5 * MiB);
 	assert_false(fault.is_write);
 	assert_int_equal(fault.engine, f->dma0);
 
 	cb.len = 0;
-	cb_dma(&cb, hva, dva, len);
-	assert_int_equal(run1(f, f->dma1, &cb, &fault), HPU_FW_CS_PAGE_FAULT);
+	hpu_test_cb_dma(&cb, hva, dva, len);
+	assert_int_equal(hpu_test_fw_run1(f, f->dma1, &cb, &fault),
+			 HPU_FW_CS_PAGE_FAULT);
 	assert_int_equal(fault.addr, hva + 5 * MiB);
 	assert_true(fault.is_write);
 	assert_int_equal(fault.engine, f->dma1);
 
 	/* the queue goes on: a copy that avoids the holes works */
 	cb.len = 0;
-	cb_dma(&cb, dva, hva, 4 * MiB);
-	assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	hpu_test_cb_dma(&cb, dva, hva, 4 * MiB);
+	assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
 
-	unmap_host(f, hva);
-	unmap_dev(f, dva, m);
+	hpu_test_fw_unmap_host(f, hva);
+	hpu_test_fw_unmap_dev(f, dva, m);
 	munmap(buf, len);
 }
 
@@ -243,52 +254,57 @@ static void test_dma_fault_lowest_slice(void **state)
  */
 static void test_dma_shared(void **state)
 {
-	struct fix *f = *state;
+	struct hpu_test_fw *f = *state;
 	uint64_t len = 8 * MiB, sva, dva, bad;
-	uint8_t *shm, *ref = xmalloc(len);
+	uint8_t *shm, *ref = hpu_test_xmalloc(len);
 	struct hpu_fw_fault fault;
 	struct hpu_fw_mem *m;
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 	int pidfd = 7;
 
 	shm = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	assert_true(shm != MAP_FAILED);
-	assert_int_equal(ops->map_shared(f->as, shm + 1, len - 4096, 0, false,
-					 &bad),
+	assert_int_equal(hpusim_model.ops->map_shared(
+				 f->as, shm + 1, len - 4096, 0, false, &bad),
 			 -EINVAL);
-	assert_int_equal(ops->map_shared(f->as, shm, len - 1, 0, false, &bad),
+	assert_int_equal(hpusim_model.ops->map_shared(f->as, shm, len - 1, 0,
+						      false, &bad),
 			 -EINVAL);
-	assert_int_equal(ops->map_shared(f->as, shm, len, 0, false, &sva), 0);
+	assert_int_equal(hpusim_model.ops->map_shared(f->as, shm, len, 0, false,
+						      &sva),
+			 0);
 	assert_true(sva >= HPU_FW_VA_HOST_BASE && sva < HPU_FW_VA_HOST_END);
-	dva = map_dev(f, len, &m);
+	dva = hpu_test_fw_map_dev(f, len, &m);
 
 	/* written after mapping: the device sees these bytes */
-	fill_random(shm, len, 11);
+	hpu_test_fill_random(shm, len, 11);
 	memcpy(ref, shm, len);
-	cb_dma(&cb, dva, sva, len);
-	cb_memset(&cb, sva, len, 0, 1);
-	cb_dma(&cb, sva + 3, dva, len - 3);
-	cb_memset(&cb, sva, 2, 0xa5, 1);
-	assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	hpu_test_cb_dma(&cb, dva, sva, len);
+	hpu_test_cb_memset(&cb, sva, len, 0, 1);
+	hpu_test_cb_dma(&cb, sva + 3, dva, len - 3);
+	hpu_test_cb_memset(&cb, sva, 2, 0xa5, 1);
+	assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
 	assert_int_equal(shm[0], 0xa5);
 	assert_int_equal(shm[1], 0xa5);
 	assert_int_equal(shm[2], 0);
 	assert_memory_equal(shm + 3, ref, len - 3);
 
 	cb.len = 0;
-	cb_dma(&cb, dva, sva + len - 4, 8);
-	assert_int_equal(run1(f, f->dma1, &cb, &fault), HPU_FW_CS_PAGE_FAULT);
+	hpu_test_cb_dma(&cb, dva, sva + len - 4, 8);
+	assert_int_equal(hpu_test_fw_run1(f, f->dma1, &cb, &fault),
+			 HPU_FW_CS_PAGE_FAULT);
 	assert_int_equal(fault.addr, sva + len);
 	assert_false(fault.is_write);
 
-	assert_int_equal(ops->unmap(f->as, sva, &pidfd), 0);
+	assert_int_equal(hpusim_model.ops->unmap(f->as, sva, &pidfd), 0);
 	assert_int_equal(pidfd, -1);
 	cb.len = 0;
-	cb_dma(&cb, dva, sva, 8);
-	assert_int_equal(run1(f, f->dma0, &cb, &fault), HPU_FW_CS_PAGE_FAULT);
+	hpu_test_cb_dma(&cb, dva, sva, 8);
+	assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, &fault),
+			 HPU_FW_CS_PAGE_FAULT);
 	assert_int_equal(fault.addr, sva);
-	unmap_dev(f, dva, m);
+	hpu_test_fw_unmap_dev(f, dva, m);
 	munmap(shm, len);
 	free(ref);
 }
@@ -312,7 +328,7 @@ static uint64_t rss_bytes(void)
  */
 static void test_hbm_huge_pages_sparse(void **state)
 {
-	struct fix *f = *state;
+	struct hpu_test_fw *f = *state;
 	struct hpu_fw_config cfg = {
 		.profile = hpu_fw_find_profile(&hpusim_model, "gaudi2"),
 	};
@@ -329,20 +345,23 @@ static void test_hbm_huge_pages_sparse(void **state)
 	before = rss_bytes();
 	for (i = 0; i < 4; i++) {
 		cfg.module_id = i + 1;
-		assert_int_equal(ops->create(&cfg, &dev[i]), 0);
+		assert_int_equal(hpusim_model.ops->create(&cfg, &dev[i]), 0);
 	}
 	assert_true(rss_bytes() < before + 4 * MiB);
-	assert_int_equal(
-		ops->mem_alloc(dev[0], 1ULL << 30, 0, false, false, &m), 0);
+	assert_int_equal(hpusim_model.ops->mem_alloc(dev[0], 1ULL << 30, 0,
+						     false, false, &m),
+			 0);
 	p = hpusim_mem_ptr(m, 300 * MiB + 5, &fwd, &back);
 	p[0] = 1;
 	assert_true(rss_bytes() < before + 4 * MiB + 2 * MiB);
-	assert_int_equal(ops->mem_free(m), 0);
+	assert_int_equal(hpusim_model.ops->mem_free(m), 0);
 	for (i = 0; i < 4; i++)
-		ops->destroy(dev[i]);
+		hpusim_model.ops->destroy(dev[i]);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn)                                                  \
+	cmocka_unit_test_setup_teardown(fn, hpu_test_fw_setup, \
+					hpu_test_fw_teardown)
 
 int main(void)
 {

@@ -10,14 +10,14 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "fw_test_util.h"
+#include "../lib/hpu_test_fw.h"
 #include "../lib/hpu_test_wire.h"
 
 #define MAX_EVENTS 256
 
 /* A device with its own context, completions and NIC events */
 struct ndev {
-	struct fix f; /* first: the callbacks' arg is the record too */
+	struct hpu_test_fw f; /* first: the callbacks' arg is the record too */
 	pthread_mutex_t lock;
 	unsigned int nev;
 	struct hpu_fw_nic_event ev[MAX_EVENTS];
@@ -49,23 +49,22 @@ static int ndev_create(struct ndev *d, struct hpu_fw_fabric *fab,
 		.profile = p,
 		.index = index,
 		.fabric = fab,
-		.cb = { .cs_done = on_done,
-			.engine_reset = on_reset,
+		.cb = { .cs_done = hpu_test_fw_on_done,
+			.engine_reset = hpu_test_fw_on_reset,
 			.nic_event = on_nic,
 			.arg = d },
 	};
 	int ret;
 
 	memset(d, 0, sizeof(*d));
-	ops = hpusim_model.ops;
 	pthread_mutex_init(&d->f.rec.lock, NULL);
 	pthread_cond_init(&d->f.rec.cond, NULL);
 	pthread_mutex_init(&d->lock, NULL);
-	ret = ops->create(&cfg, &d->f.dev);
+	ret = hpusim_model.ops->create(&cfg, &d->f.dev);
 	if (ret)
 		return ret;
-	assert_int_equal(ops->as_create(d->f.dev, &d->f.as), 0);
-	ops->as_set_cookie(d->f.as, d);
+	assert_int_equal(hpusim_model.ops->as_create(d->f.dev, &d->f.as), 0);
+	hpusim_model.ops->as_set_cookie(d->f.as, d);
 	d->f.dma0 = 0;
 	d->f.dma1 = 1;
 	return 0;
@@ -74,9 +73,9 @@ static int ndev_create(struct ndev *d, struct hpu_fw_fabric *fab,
 static void ndev_destroy(struct ndev *d)
 {
 	if (d->f.as)
-		ops->as_destroy(d->f.as);
+		hpusim_model.ops->as_destroy(d->f.as);
 	if (d->f.dev)
-		ops->destroy(d->f.dev);
+		hpusim_model.ops->destroy(d->f.dev);
 	d->f.as = NULL;
 	d->f.dev = NULL;
 }
@@ -122,22 +121,25 @@ static uint8_t *shm_map(struct ndev *d, uint64_t size, uint64_t *va)
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 	assert_true(p != MAP_FAILED);
-	assert_int_equal(ops->map_shared(d->f.as, p, size, 0, false, va), 0);
+	assert_int_equal(hpusim_model.ops->map_shared(d->f.as, p, size, 0,
+						      false, va),
+			 0);
 	return p;
 }
 
 static void shm_unmap(struct ndev *d, uint8_t *p, uint64_t size, uint64_t va)
 {
-	assert_int_equal(ops->unmap(d->f.as, va, NULL), 0);
+	assert_int_equal(hpusim_model.ops->unmap(d->f.as, va, NULL), 0);
 	munmap(p, size);
 }
 
-static void cb_nic(struct cb *cb, uint64_t src, uint64_t off, uint64_t size,
-		   uint32_t conn, uint64_t key, uint32_t sob, uint32_t val)
+static void cb_nic(struct hpu_test_cb *cb, uint64_t src, uint64_t off,
+		   uint64_t size, uint32_t conn, uint64_t key, uint32_t sob,
+		   uint32_t val)
 {
-	struct hpu_pkt_nic_write *p = cb_put(cb, HPU_PACKET_NIC_WRITE,
-					     sizeof(*p),
-					     val ? HPU_NIC_F_SIGNAL : 0);
+	struct hpu_pkt_nic_write *p =
+		hpu_test_cb_put(cb, HPU_PACKET_NIC_WRITE, sizeof(*p),
+				val ? HPU_NIC_F_SIGNAL : 0);
 
 	p->src_addr = src;
 	p->remote_offset = off;
@@ -154,7 +156,7 @@ static uint32_t port_to(struct ndev *d, uint32_t peer)
 	struct hpu_info_nic info;
 	uint32_t p;
 
-	ops->nic_info(d->f.dev, &info);
+	hpusim_model.ops->nic_info(d->f.dev, &info);
 	for (p = 0; p < info.num_ports; p++)
 		if (info.port_peer[p] == peer)
 			return p;
@@ -181,7 +183,7 @@ static int reg_mr(struct hpu_fw_as *as, uint64_t va, uint64_t size,
 		  uint32_t flags, uint64_t *key)
 {
 	uint32_t h = 0;
-	int ret = ops->nic_reg_mr(as, va, size, flags, &h, key);
+	int ret = hpusim_model.ops->nic_reg_mr(as, va, size, flags, &h, key);
 
 	if (!ret) {
 		assert_true(h != 0 && *key != 0);
@@ -201,15 +203,17 @@ static int dereg_mr(struct hpu_fw_as *as, uint64_t key)
 
 	for (i = 0; i < nregs; i++)
 		if (regs[i].as == as && regs[i].key == key)
-			return ops->nic_dereg_mr(as, regs[i].handle);
-	return ops->nic_dereg_mr(as, (uint32_t)key);
+			return hpusim_model.ops->nic_dereg_mr(as,
+							      regs[i].handle);
+	return hpusim_model.ops->nic_dereg_mr(as, (uint32_t)key);
 }
 
 static int nconnect(struct hpu_fw_as *as, uint32_t port, uint32_t ipv4,
 		    uint16_t tcp_port, uint32_t dev, uint32_t *conn)
 {
 	uint64_t token = 0;
-	int ret = ops->nic_connect(as, port, ipv4, tcp_port, dev, conn, &token);
+	int ret = hpusim_model.ops->nic_connect(as, port, ipv4, tcp_port, dev,
+						conn, &token);
 
 	if (!ret) {
 		assert_true(token != 0);
@@ -223,7 +227,7 @@ static void accept_last(struct hpu_fw_as *as)
 {
 	uint32_t id;
 
-	assert_int_equal(ops->nic_accept(as, last_token, &id), 0);
+	assert_int_equal(hpusim_model.ops->nic_accept(as, last_token, &id), 0);
 	assert_true(id != 0);
 }
 
@@ -238,11 +242,11 @@ static void check_wiring(uint32_t ndevs)
 	uint32_t i, p, k = 21 / (ndevs - 1);
 
 	assert_non_null(d);
-	assert_int_equal(ops->fabric_create(&fc, &fab), 0);
+	assert_int_equal(hpusim_model.ops->fabric_create(&fc, &fab), 0);
 	for (i = 0; i < ndevs; i++)
 		assert_int_equal(ndev_create(&d[i], fab, i, gaudi2()), 0);
 	for (i = 0; i < ndevs; i++) {
-		ops->nic_info(d[i].f.dev, &info[i]);
+		hpusim_model.ops->nic_info(d[i].f.dev, &info[i]);
 		assert_int_equal(info[i].num_ports, 24);
 		assert_int_equal(info[i].device_index, i);
 		assert_int_equal(info[i].num_server_devices, ndevs);
@@ -275,21 +279,19 @@ static void check_wiring(uint32_t ndevs)
 	}
 	for (i = 0; i < ndevs; i++)
 		ndev_destroy(&d[i]);
-	ops->fabric_destroy(fab);
+	hpusim_model.ops->fabric_destroy(fab);
 	free(d);
 }
 
 static void test_wiring_gaudi2_8(void **state)
 {
 	(void)state;
-	ops = hpusim_model.ops;
 	check_wiring(8); /* 3 ports per peer */
 }
 
 static void test_wiring_gaudi2_2(void **state)
 {
 	(void)state;
-	ops = hpusim_model.ops;
 	check_wiring(2); /* all 21 scale-up ports to the one peer */
 }
 
@@ -300,16 +302,15 @@ static void test_fabric_rules(void **state)
 	struct ndev a, b;
 
 	(void)state;
-	ops = hpusim_model.ops;
 	fc.num_devices = 0;
-	assert_int_equal(ops->fabric_create(&fc, &fab), -EINVAL);
+	assert_int_equal(hpusim_model.ops->fabric_create(&fc, &fab), -EINVAL);
 	fc.num_devices = 65;
-	assert_int_equal(ops->fabric_create(&fc, &fab), -EINVAL);
+	assert_int_equal(hpusim_model.ops->fabric_create(&fc, &fab), -EINVAL);
 	fc.num_devices = 3;
 	fc.scaleout_addr = "no-port";
-	assert_int_equal(ops->fabric_create(&fc, &fab), -EINVAL);
+	assert_int_equal(hpusim_model.ops->fabric_create(&fc, &fab), -EINVAL);
 	fc.scaleout_addr = NULL;
-	assert_int_equal(ops->fabric_create(&fc, &fab), 0);
+	assert_int_equal(hpusim_model.ops->fabric_create(&fc, &fab), 0);
 	assert_int_equal(ndev_create(&a, fab, 1, gaudi2()), 0);
 	/* index taken, index outside the wiring */
 	assert_int_equal(ndev_create(&b, fab, 1, gaudi2()), -EINVAL);
@@ -318,16 +319,16 @@ static void test_fabric_rules(void **state)
 	/* the index is free again once its device is gone */
 	assert_int_equal(ndev_create(&a, fab, 1, gaudi2()), 0);
 	ndev_destroy(&a);
-	ops->fabric_destroy(fab);
+	hpusim_model.ops->fabric_destroy(fab);
 
 	/* Gaudi: 7 scale-up ports wire at most 8 devices */
 	fc.num_devices = 9;
-	assert_int_equal(ops->fabric_create(&fc, &fab), 0);
+	assert_int_equal(hpusim_model.ops->fabric_create(&fc, &fab), 0);
 	assert_int_equal(
 		ndev_create(&a, fab, 0,
 			    hpu_fw_find_profile(&hpusim_model, "gaudi")),
 		-EINVAL);
-	ops->fabric_destroy(fab);
+	hpusim_model.ops->fabric_destroy(fab);
 }
 
 /* ------------------------------------------------------ registration */
@@ -346,9 +347,9 @@ static void test_reg_errors(void **state)
 	memset(host, 1, 8192);
 	assert_int_equal(ndev_create(&a, NULL, 0, gaudi2()), 0);
 	assert_int_equal(ndev_create(&b, NULL, 1, gaudi2()), 0);
-	va = map_dev(&a.f, 2 * MiB, &m);
+	va = hpu_test_fw_map_dev(&a.f, 2 * MiB, &m);
 	sp = shm_map(&a, 64 * KiB, &sva);
-	hva = map_host(&a.f, host, 8192);
+	hva = hpu_test_fw_map_host(&a.f, host, 8192);
 
 	assert_int_equal(reg_mr(a.f.as, va, 4096, 0, &k1), -EINVAL);
 	assert_int_equal(reg_mr(a.f.as, va, 4096, 3, &k1), -EINVAL);
@@ -398,7 +399,7 @@ static void test_reg_errors(void **state)
 	assert_int_equal(reg_mr(a.f.as, va, 4096, HPU_NIC_MR_REMOTE_WRITE, &k3),
 			 0);
 
-	unmap_host(&a.f, hva);
+	hpu_test_fw_unmap_host(&a.f, hva);
 	shm_unmap(&a, sp, 64 * KiB, sva);
 	ndev_destroy(&a); /* revokes what is left */
 	ndev_destroy(&b);
@@ -430,8 +431,7 @@ static int pair_setup(void **state)
 
 	if (!pr)
 		return -1;
-	ops = hpusim_model.ops;
-	if (ops->fabric_create(&fc, &pr->fab))
+	if (hpusim_model.ops->fabric_create(&fc, &pr->fab))
 		return -1;
 	for (i = 0; i < 2; i++)
 		if (ndev_create(&pr->d[i], pr->fab, i, gaudi2()))
@@ -440,13 +440,13 @@ static int pair_setup(void **state)
 	pr->far_port = 5; /* k = 21: port p of 0 lands on port p of 1 */
 	pr->src = shm_map(&pr->d[0], PAIR_BYTES, &pr->src_va);
 	pr->dst = shm_map(&pr->d[1], PAIR_BYTES, &pr->dst_va);
-	fill_random(pr->src, PAIR_BYTES, 7);
+	hpu_test_fill_random(pr->src, PAIR_BYTES, 7);
 	if (reg_mr(pr->d[1].f.as, pr->dst_va, PAIR_BYTES,
 		   HPU_NIC_MR_REMOTE_WRITE, &pr->key) ||
 	    nconnect(pr->d[0].f.as, pr->port, 0, 0, 1, &pr->conn))
 		return -1;
 	pr->token = last_token;
-	if (ops->nic_accept(pr->d[1].f.as, pr->token, &pr->accept))
+	if (hpusim_model.ops->nic_accept(pr->d[1].f.as, pr->token, &pr->accept))
 		return -1;
 	*state = pr;
 	return 0;
@@ -460,7 +460,7 @@ static int pair_teardown(void **state)
 	ndev_destroy(&pr->d[1]);
 	munmap(pr->src, PAIR_BYTES);
 	munmap(pr->dst, PAIR_BYTES);
-	ops->fabric_destroy(pr->fab);
+	hpusim_model.ops->fabric_destroy(pr->fab);
 	free(pr);
 	return 0;
 }
@@ -471,10 +471,11 @@ static enum hpu_fw_cs_result pair_write(struct pair *pr, uint64_t off,
 					uint64_t key, uint32_t sob,
 					uint32_t val)
 {
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 
 	cb_nic(&cb, pr->src_va + src_off, off, size, pr->conn, key, sob, val);
-	return run1(&pr->d[0].f, nic_queue(&pr->d[0], pr->port), &cb, NULL);
+	return hpu_test_fw_run1(&pr->d[0].f, nic_queue(&pr->d[0], pr->port),
+				&cb, NULL);
 }
 
 static void test_connect_errors(void **state)
@@ -498,16 +499,18 @@ static void test_connect_errors(void **state)
 	/* no scale-out endpoint in this server */
 	assert_int_equal(nconnect(as, 22, htonl(0x7f000001), 4000, 1, &c),
 			 -EHOSTUNREACH);
-	assert_int_equal(ops->nic_disconnect(as, 12345), -ENOENT);
-	assert_int_equal(ops->nic_disconnect(as, 0), -ENOENT);
+	assert_int_equal(hpusim_model.ops->nic_disconnect(as, 12345), -ENOENT);
+	assert_int_equal(hpusim_model.ops->nic_disconnect(as, 0), -ENOENT);
 
 	/* port down */
-	assert_int_equal(ops->nic_set_link(pr->d[0].f.dev, 4, false), 0);
+	assert_int_equal(
+		hpusim_model.ops->nic_set_link(pr->d[0].f.dev, 4, false), 0);
 	assert_int_equal(nconnect(as, 4, 0, 0, 1, &c), -ENETDOWN);
-	assert_int_equal(ops->nic_set_link(pr->d[0].f.dev, 4, true), 0);
+	assert_int_equal(
+		hpusim_model.ops->nic_set_link(pr->d[0].f.dev, 4, true), 0);
 	assert_int_equal(nconnect(as, 4, 0, 0, 1, &c), 0);
-	assert_int_equal(ops->nic_disconnect(as, c), 0);
-	assert_int_equal(ops->nic_disconnect(as, c), -ENOENT);
+	assert_int_equal(hpusim_model.ops->nic_disconnect(as, c), 0);
+	assert_int_equal(hpusim_model.ops->nic_disconnect(as, c), -ENOENT);
 
 	/* the limit: the fixture holds one already */
 	for (i = 1; i < HPU_NIC_MAX_CONNS; i++) {
@@ -516,15 +519,16 @@ static void test_connect_errors(void **state)
 	}
 	assert_int_equal(nconnect(as, 0, 0, 0, 1, &c), -ENOSPC);
 	for (i = 1; i < HPU_NIC_MAX_CONNS; i++)
-		assert_int_equal(ops->nic_disconnect(as, ids[i]), 0);
+		assert_int_equal(hpusim_model.ops->nic_disconnect(as, ids[i]),
+				 0);
 
 	/* a device of the server that does not exist (yet) */
-	assert_int_equal(ops->fabric_create(&fc, &fab3), 0);
+	assert_int_equal(hpusim_model.ops->fabric_create(&fc, &fab3), 0);
 	assert_int_equal(ndev_create(&x, fab3, 0, gaudi2()), 0);
 	assert_int_equal(nconnect(x.f.as, port_to(&x, 2), 0, 0, 2, &c),
 			 -ENODEV);
 	ndev_destroy(&x);
-	ops->fabric_destroy(fab3);
+	hpusim_model.ops->fabric_destroy(fab3);
 }
 
 /* Write + signal; a FENCE on the receiver sees the data */
@@ -535,17 +539,17 @@ static void test_scaleup_write_signal(void **state)
 	struct hpu_info_nic i0, i1;
 	uint8_t *copy;
 	uint64_t copy_va;
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 	uint32_t v;
-	unsigned int n1 = ndone(&rx->f);
+	unsigned int n1 = hpu_test_fw_ndone(&rx->f);
 
 	copy = shm_map(rx, PAIR_BYTES, &copy_va);
 	/* the receiver waits for SOB 9, then copies the region */
-	cb_fence(&cb, 9, 2, 2);
-	cb_dma(&cb, copy_va, pr->dst_va, PAIR_BYTES);
-	submit1(&rx->f, rx->f.dma0, &cb, (void *)0x77);
+	hpu_test_cb_fence(&cb, 9, 2, 2);
+	hpu_test_cb_dma(&cb, copy_va, pr->dst_va, PAIR_BYTES);
+	hpu_test_fw_submit1(&rx->f, rx->f.dma0, &cb, (void *)0x77);
 	usleep(10000);
-	assert_int_equal(ndone(&rx->f), n1); /* parked */
+	assert_int_equal(hpu_test_fw_ndone(&rx->f), n1); /* parked */
 
 	/* two writes: a small one and a large one (parallel slices) */
 	assert_int_equal(pair_write(pr, 3, 1, 1000, pr->key, 9, 1),
@@ -553,11 +557,12 @@ static void test_scaleup_write_signal(void **state)
 	assert_int_equal(pair_write(pr, 4096, 4096, PAIR_BYTES - 4096, pr->key,
 				    9, 1),
 			 HPU_FW_CS_OK);
-	wait_done(&rx->f, n1 + 1);
-	assert_int_equal(result_of(&rx->f, (void *)0x77, NULL), HPU_FW_CS_OK);
+	hpu_test_fw_wait_done(&rx->f, n1 + 1);
+	assert_int_equal(hpu_test_fw_result_of(&rx->f, (void *)0x77, NULL),
+			 HPU_FW_CS_OK);
 	assert_memory_equal(copy + 3, pr->src + 1, 1000);
 	assert_memory_equal(copy + 4096, pr->src + 4096, PAIR_BYTES - 4096);
-	assert_int_equal(ops->sob_read(rx->f.as, 9, &v), 0);
+	assert_int_equal(hpusim_model.ops->sob_read(rx->f.as, 9, &v), 0);
 	assert_int_equal(v, 0);
 
 	/* signal only, and a saturating add */
@@ -565,11 +570,11 @@ static void test_scaleup_write_signal(void **state)
 				    HPU_SOB_MAX_VALUE),
 			 HPU_FW_CS_OK);
 	assert_int_equal(pair_write(pr, 0, 0, 0, pr->key, 10, 5), HPU_FW_CS_OK);
-	assert_int_equal(ops->sob_read(rx->f.as, 10, &v), 0);
+	assert_int_equal(hpusim_model.ops->sob_read(rx->f.as, 10, &v), 0);
 	assert_int_equal(v, HPU_SOB_MAX_VALUE);
 
-	ops->nic_info(pr->d[0].f.dev, &i0);
-	ops->nic_info(rx->f.dev, &i1);
+	hpusim_model.ops->nic_info(pr->d[0].f.dev, &i0);
+	hpusim_model.ops->nic_info(rx->f.dev, &i1);
 	assert_int_equal(i0.tx_bytes, PAIR_BYTES - 4096 + 1000);
 	assert_int_equal(i1.rx_bytes, PAIR_BYTES - 4096 + 1000);
 	assert_int_equal(i0.rx_bytes, 0);
@@ -583,29 +588,32 @@ static void test_scaleup_hbm(void **state)
 	struct ndev *tx = &pr->d[0], *rx = &pr->d[1];
 	struct hpu_fw_mem *ms, *md;
 	uint64_t s, d, n = 5 * MiB + 123;
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 	uint64_t key;
 
-	s = map_dev(&tx->f, 6 * MiB, &ms);
-	d = map_dev(&rx->f, 6 * MiB, &md);
-	cb_dma(&cb, s, pr->src_va, 6 * MiB);
-	assert_int_equal(run1(&tx->f, tx->f.dma0, &cb, NULL), HPU_FW_CS_OK);
+	s = hpu_test_fw_map_dev(&tx->f, 6 * MiB, &ms);
+	d = hpu_test_fw_map_dev(&rx->f, 6 * MiB, &md);
+	hpu_test_cb_dma(&cb, s, pr->src_va, 6 * MiB);
+	assert_int_equal(hpu_test_fw_run1(&tx->f, tx->f.dma0, &cb, NULL),
+			 HPU_FW_CS_OK);
 	assert_int_equal(
 		reg_mr(rx->f.as, d, 6 * MiB, HPU_NIC_MR_REMOTE_WRITE, &key), 0);
 	cb.len = 0;
 	cb_nic(&cb, s + 7, 11, n, pr->conn, key, 0, 0);
-	assert_int_equal(run1(&tx->f, nic_queue(tx, pr->port), &cb, NULL),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, nic_queue(tx, pr->port), &cb,
+					  NULL),
 			 HPU_FW_CS_OK);
 	memset(pr->dst, 0, PAIR_BYTES);
 	cb.len = 0;
-	cb_dma(&cb, pr->dst_va, d, 6 * MiB);
-	assert_int_equal(run1(&rx->f, rx->f.dma0, &cb, NULL), HPU_FW_CS_OK);
+	hpu_test_cb_dma(&cb, pr->dst_va, d, 6 * MiB);
+	assert_int_equal(hpu_test_fw_run1(&rx->f, rx->f.dma0, &cb, NULL),
+			 HPU_FW_CS_OK);
 	assert_memory_equal(pr->dst + 11, pr->src + 7, n);
 	assert_int_equal(pr->dst[10], 0);
 	assert_int_equal(pr->dst[11 + n], 0);
 	assert_int_equal(dereg_mr(rx->f.as, key), 0);
-	unmap_dev(&rx->f, d, md);
-	unmap_dev(&tx->f, s, ms);
+	hpu_test_fw_unmap_dev(&rx->f, d, md);
+	hpu_test_fw_unmap_dev(&tx->f, s, ms);
 }
 
 /* Wrong queue, unknown connection, faulting and pageable sources */
@@ -614,7 +622,7 @@ static void test_scaleup_engine_errors(void **state)
 	struct pair *pr = *state;
 	struct ndev *tx = &pr->d[0];
 	struct hpu_fw_fault fault;
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 	uint8_t *host = aligned_alloc(4096, 4096);
 	uint64_t hva;
 
@@ -622,31 +630,35 @@ static void test_scaleup_engine_errors(void **state)
 	memset(pr->dst, 0xee, 4096);
 	cb_nic(&cb, pr->src_va, 0, 16, pr->conn, pr->key, 0, 0);
 	/* the connection is on another port */
-	assert_int_equal(run1(&tx->f, nic_queue(tx, pr->port + 1), &cb, &fault),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, nic_queue(tx, pr->port + 1),
+					  &cb, &fault),
 			 HPU_FW_CS_ENGINE_ERR);
 	assert_int_equal(fault.engine, nic_queue(tx, pr->port + 1));
 	/* not a NIC queue */
-	assert_int_equal(run1(&tx->f, tx->f.dma0, &cb, NULL),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, tx->f.dma0, &cb, NULL),
 			 HPU_FW_CS_ENGINE_ERR);
 	cb.len = 0;
 	cb_nic(&cb, pr->src_va, 0, 16, pr->conn + 1, pr->key, 0, 0);
-	assert_int_equal(run1(&tx->f, nic_queue(tx, pr->port), &cb, NULL),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, nic_queue(tx, pr->port), &cb,
+					  NULL),
 			 HPU_FW_CS_ENGINE_ERR);
 	/* unmapped source: a page fault */
 	cb.len = 0;
 	cb_nic(&cb, pr->src_va + PAIR_BYTES - 8, 0, 16, pr->conn, pr->key, 0,
 	       0);
-	assert_int_equal(run1(&tx->f, nic_queue(tx, pr->port), &cb, &fault),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, nic_queue(tx, pr->port), &cb,
+					  &fault),
 			 HPU_FW_CS_PAGE_FAULT);
 	assert_int_equal(fault.addr, pr->src_va + PAIR_BYTES);
 	assert_false(fault.is_write);
 	/* pageable host source: engine error */
-	hva = map_host(&tx->f, host, 4096);
+	hva = hpu_test_fw_map_host(&tx->f, host, 4096);
 	cb.len = 0;
 	cb_nic(&cb, hva, 0, 16, pr->conn, pr->key, 0, 0);
-	assert_int_equal(run1(&tx->f, nic_queue(tx, pr->port), &cb, NULL),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, nic_queue(tx, pr->port), &cb,
+					  NULL),
 			 HPU_FW_CS_ENGINE_ERR);
-	unmap_host(&tx->f, hva);
+	hpu_test_fw_unmap_host(&tx->f, hva);
 	free(host);
 	assert_int_equal(pr->dst[0], 0xee);
 }
@@ -671,7 +683,7 @@ static void test_scaleup_access_errors(void **state)
 			 1);
 	assert_int_equal(pair_write(pr, ~0ULL - 2, 0, 16, pr->key, 3, 1),
 			 HPU_FW_CS_ENGINE_ERR);
-	assert_int_equal(ops->sob_read(rx->f.as, 3, &v), 0);
+	assert_int_equal(hpusim_model.ops->sob_read(rx->f.as, 3, &v), 0);
 	assert_int_equal(v, 0);
 
 	/* a revoked key: the context that accepted the connection hears */
@@ -694,7 +706,7 @@ static void test_scaleup_access_errors(void **state)
 	assert_int_equal(tx->ev[e0].size, 64);
 	pthread_mutex_unlock(&tx->lock);
 	assert_memory_equal(pr->dst, before, sizeof(before));
-	assert_int_equal(ops->sob_read(rx->f.as, 3, &v), 0);
+	assert_int_equal(hpusim_model.ops->sob_read(rx->f.as, 3, &v), 0);
 	assert_int_equal(v, 0);
 	/* the good key still works */
 	assert_int_equal(pair_write(pr, 0, 0, 64, pr->key, 3, 1), HPU_FW_CS_OK);
@@ -719,13 +731,13 @@ struct intruder {
 
 static void intruder_start(struct pair *pr, struct intruder *x)
 {
-	struct fix *f0 = &pr->d[0].f;
+	struct hpu_test_fw *f0 = &pr->d[0].f;
 	struct hpu_fw_as *own = f0->as;
 
-	assert_int_equal(ops->as_create(pr->d[0].f.dev, &x->e), 0);
-	assert_int_equal(ops->as_create(pr->d[1].f.dev, &x->c), 0);
-	ops->as_set_cookie(x->e, COOKIE_E);
-	ops->as_set_cookie(x->c, COOKIE_C);
+	assert_int_equal(hpusim_model.ops->as_create(pr->d[0].f.dev, &x->e), 0);
+	assert_int_equal(hpusim_model.ops->as_create(pr->d[1].f.dev, &x->c), 0);
+	hpusim_model.ops->as_set_cookie(x->e, COOKIE_E);
+	hpusim_model.ops->as_set_cookie(x->c, COOKIE_C);
 	f0->as = x->e;
 	x->src = shm_map(&pr->d[0], 4096, &x->src_va);
 	f0->as = own;
@@ -734,8 +746,8 @@ static void intruder_start(struct pair *pr, struct intruder *x)
 
 static void intruder_stop(struct pair *pr, struct intruder *x)
 {
-	ops->as_destroy(x->e);
-	ops->as_destroy(x->c);
+	hpusim_model.ops->as_destroy(x->e);
+	hpusim_model.ops->as_destroy(x->c);
 	munmap(x->src, 4096);
 }
 
@@ -744,14 +756,14 @@ static enum hpu_fw_cs_result intruder_write(struct pair *pr, struct intruder *x,
 					    uint32_t conn, uint64_t key,
 					    uint64_t n)
 {
-	struct fix *f0 = &pr->d[0].f;
+	struct hpu_test_fw *f0 = &pr->d[0].f;
 	struct hpu_fw_as *own = f0->as;
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 	enum hpu_fw_cs_result r;
 
 	cb_nic(&cb, x->src_va, 0, n, conn, key, 3, 1);
 	f0->as = x->e;
-	r = run1(f0, nic_queue(&pr->d[0], pr->port), &cb, NULL);
+	r = hpu_test_fw_run1(f0, nic_queue(&pr->d[0], pr->port), &cb, NULL);
 	f0->as = own;
 	return r;
 }
@@ -788,7 +800,7 @@ static void test_pd_unaccepted_write(void **state)
 			 1);
 
 	/* accepted by another context of the owner's device: still refused */
-	assert_int_equal(ops->nic_accept(x.c, last_token, &id), 0);
+	assert_int_equal(hpusim_model.ops->nic_accept(x.c, last_token, &id), 0);
 	e0 = nev(tx);
 	e1 = nev(rx);
 	assert_int_equal(intruder_write(pr, &x, conn, pr->key, 4096),
@@ -813,7 +825,7 @@ static void test_pd_unaccepted_write(void **state)
 				 HPU_FW_CS_ENGINE_ERR);
 	}
 	assert_memory_equal(pr->dst, before, sizeof(before));
-	assert_int_equal(ops->sob_read(rx->f.as, 3, &v), 0);
+	assert_int_equal(hpusim_model.ops->sob_read(rx->f.as, 3, &v), 0);
 	assert_int_equal(v, 0);
 
 	/* the owner's own accepted connection still writes */
@@ -831,12 +843,15 @@ static void test_pd_accepted_write(void **state)
 
 	intruder_start(pr, &x);
 	assert_int_equal(nconnect(x.e, pr->port, 0, 0, 1, &conn), 0);
-	assert_int_equal(ops->nic_accept(pr->d[1].f.as, last_token, &id), 0);
+	assert_int_equal(hpusim_model.ops->nic_accept(pr->d[1].f.as, last_token,
+						      &id),
+			 0);
 	assert_int_equal(intruder_write(pr, &x, conn, pr->key, 4096),
 			 HPU_FW_CS_OK);
 	assert_memory_equal(pr->dst, x.src, 4096);
 	/* the owner withdraws: later writes are refused */
-	assert_int_equal(ops->nic_disconnect(pr->d[1].f.as, id), 0);
+	assert_int_equal(hpusim_model.ops->nic_disconnect(pr->d[1].f.as, id),
+			 0);
 	memset(x.src, 0x77, 4096);
 	assert_int_equal(intruder_write(pr, &x, conn, pr->key, 4096),
 			 HPU_FW_CS_ENGINE_ERR);
@@ -853,25 +868,31 @@ static void test_pd_accept_errors(void **state)
 	unsigned int i;
 
 	intruder_start(pr, &x);
-	assert_int_equal(ops->nic_accept(b, 0, &id), -EINVAL);
+	assert_int_equal(hpusim_model.ops->nic_accept(b, 0, &id), -EINVAL);
 	/* the fixture's own acceptance */
-	assert_int_equal(ops->nic_accept(b, pr->token, &id), -EEXIST);
-	assert_int_equal(ops->nic_accept(x.c, pr->token, &id), -EBUSY);
+	assert_int_equal(hpusim_model.ops->nic_accept(b, pr->token, &id),
+			 -EEXIST);
+	assert_int_equal(hpusim_model.ops->nic_accept(x.c, pr->token, &id),
+			 -EBUSY);
 	/* an acceptance id is not a connection id and vice versa */
-	assert_int_equal(ops->nic_disconnect(b, pr->conn), -ENOENT);
-	assert_int_equal(ops->nic_disconnect(pr->d[0].f.as, pr->accept),
+	assert_int_equal(hpusim_model.ops->nic_disconnect(b, pr->conn),
+			 -ENOENT);
+	assert_int_equal(hpusim_model.ops->nic_disconnect(pr->d[0].f.as,
+							  pr->accept),
 			 -ENOENT);
 	/* the limit: the fixture holds one already */
 	for (i = 1; i < HPU_NIC_MAX_ACCEPTS; i++) {
-		assert_int_equal(ops->nic_accept(b, 1000 + i, &ids[i]), 0);
+		assert_int_equal(
+			hpusim_model.ops->nic_accept(b, 1000 + i, &ids[i]), 0);
 		assert_true(ids[i] != 0 && ids[i] != pr->accept);
 	}
-	assert_int_equal(ops->nic_accept(b, 999, &id), -ENOSPC);
+	assert_int_equal(hpusim_model.ops->nic_accept(b, 999, &id), -ENOSPC);
 	/* another context has its own budget */
-	assert_int_equal(ops->nic_accept(x.c, 999, &id), 0);
+	assert_int_equal(hpusim_model.ops->nic_accept(x.c, 999, &id), 0);
 	for (i = 1; i < HPU_NIC_MAX_ACCEPTS; i++)
-		assert_int_equal(ops->nic_disconnect(b, ids[i]), 0);
-	assert_int_equal(ops->nic_disconnect(b, ids[1]), -ENOENT);
+		assert_int_equal(hpusim_model.ops->nic_disconnect(b, ids[i]),
+				 0);
+	assert_int_equal(hpusim_model.ops->nic_disconnect(b, ids[1]), -ENOENT);
 	intruder_stop(pr, &x);
 }
 
@@ -887,15 +908,15 @@ static void test_pd_keys_never_reused(void **state)
 
 	assert_non_null(keys);
 	for (i = 0; i < n; i++) {
-		assert_int_equal(ops->nic_reg_mr(b, pr->dst_va, 64,
-						 HPU_NIC_MR_REMOTE_WRITE, &h,
-						 &keys[i]),
+		assert_int_equal(hpusim_model.ops->nic_reg_mr(
+					 b, pr->dst_va, 64,
+					 HPU_NIC_MR_REMOTE_WRITE, &h, &keys[i]),
 				 0);
 		assert_true(keys[i] != 0 && keys[i] != pr->key);
 		hi |= keys[i] >> 32;
-		assert_int_equal(ops->nic_dereg_mr(b, h), 0);
+		assert_int_equal(hpusim_model.ops->nic_dereg_mr(b, h), 0);
 		/* the handle is gone too, and not the next one's */
-		assert_int_equal(ops->nic_dereg_mr(b, h), -ENOENT);
+		assert_int_equal(hpusim_model.ops->nic_dereg_mr(b, h), -ENOENT);
 		if (i) {
 			/* not a counter: consecutive keys are far apart */
 			assert_true(keys[i] - keys[i - 1] > 0xffff &&
@@ -910,13 +931,13 @@ static void test_pd_keys_never_reused(void **state)
 	assert_int_equal(pair_write(pr, 0, 0, 64, keys[7], 0, 0),
 			 HPU_FW_CS_ENGINE_ERR);
 	/* two devices' keys are not the same sequence */
-	assert_int_equal(ops->nic_reg_mr(pr->d[0].f.as, pr->src_va, 64,
-					 HPU_NIC_MR_REMOTE_WRITE, &h2,
-					 &keys[0]),
+	assert_int_equal(hpusim_model.ops->nic_reg_mr(
+				 pr->d[0].f.as, pr->src_va, 64,
+				 HPU_NIC_MR_REMOTE_WRITE, &h2, &keys[0]),
 			 0);
 	for (i = 1; i < 64; i++)
 		assert_true(keys[0] != keys[i]);
-	assert_int_equal(ops->nic_dereg_mr(pr->d[0].f.as, h2), 0);
+	assert_int_equal(hpusim_model.ops->nic_dereg_mr(pr->d[0].f.as, h2), 0);
 	free(keys);
 }
 
@@ -927,15 +948,18 @@ static void test_link_down_up(void **state)
 	unsigned int e0 = nev(tx), e1 = nev(rx);
 	struct hpu_info_nic i0, i1;
 
-	assert_int_equal(ops->nic_set_link(tx->f.dev, 24, false), -EINVAL);
+	assert_int_equal(hpusim_model.ops->nic_set_link(tx->f.dev, 24, false),
+			 -EINVAL);
 	/* taken down at the far end: both ends go down */
-	assert_int_equal(ops->nic_set_link(rx->f.dev, pr->far_port, false), 0);
+	assert_int_equal(hpusim_model.ops->nic_set_link(rx->f.dev, pr->far_port,
+							false),
+			 0);
 	assert_int_equal(count_ev(tx, e0, HPU_EVENT_LINK_DOWN, NULL, pr->port),
 			 1);
 	assert_int_equal(
 		count_ev(rx, e1, HPU_EVENT_LINK_DOWN, NULL, pr->far_port), 1);
-	ops->nic_info(tx->f.dev, &i0);
-	ops->nic_info(rx->f.dev, &i1);
+	hpusim_model.ops->nic_info(tx->f.dev, &i0);
+	hpusim_model.ops->nic_info(rx->f.dev, &i1);
 	assert_false(i0.ports_up_mask >> pr->port & 1);
 	assert_false(i1.ports_up_mask >> pr->far_port & 1);
 	assert_true(i0.ports_up_mask >> (pr->port + 1) & 1);
@@ -948,8 +972,9 @@ static void test_link_down_up(void **state)
 			 1);
 	assert_int_equal(pr->dst[0], 0);
 
-	assert_int_equal(ops->nic_set_link(tx->f.dev, pr->port, true), 0);
-	ops->nic_info(rx->f.dev, &i1);
+	assert_int_equal(
+		hpusim_model.ops->nic_set_link(tx->f.dev, pr->port, true), 0);
+	hpusim_model.ops->nic_info(rx->f.dev, &i1);
 	assert_true(i1.ports_up_mask >> pr->far_port & 1);
 	assert_int_equal(pair_write(pr, 0, 0, 64, pr->key, 0, 0), HPU_FW_CS_OK);
 	assert_memory_equal(pr->dst, pr->src, 64);
@@ -960,25 +985,25 @@ static void test_as_destroy_while_writing(void **state)
 {
 	struct pair *pr = *state;
 	struct ndev *tx = &pr->d[0], *rx = &pr->d[1];
-	unsigned int i, j, ok = 0, n0 = ndone(&tx->f);
+	unsigned int i, j, ok = 0, n0 = hpu_test_fw_ndone(&tx->f);
 	const unsigned int ncs = 32;
 
 	for (i = 0; i < ncs; i++) {
-		struct cb cb = { .len = 0 };
+		struct hpu_test_cb cb = { .len = 0 };
 
 		for (j = 0; j < 8; j++)
 			cb_nic(&cb, pr->src_va + j * MiB, j * MiB, MiB,
 			       pr->conn, pr->key, 1, 1);
-		submit1(&tx->f, nic_queue(tx, pr->port), &cb,
-			(void *)(uintptr_t)(0x5000 + i));
+		hpu_test_fw_submit1(&tx->f, nic_queue(tx, pr->port), &cb,
+				    (void *)(uintptr_t)(0x5000 + i));
 	}
 	/* destroy while the stream is under way */
-	wait_done(&tx->f, n0 + 1);
-	ops->as_destroy(rx->f.as);
+	hpu_test_fw_wait_done(&tx->f, n0 + 1);
+	hpusim_model.ops->as_destroy(rx->f.as);
 	rx->f.as = NULL;
-	wait_done(&tx->f, n0 + ncs);
+	hpu_test_fw_wait_done(&tx->f, n0 + ncs);
 	for (i = 0; i < ncs; i++) {
-		enum hpu_fw_cs_result r = result_of(
+		enum hpu_fw_cs_result r = hpu_test_fw_result_of(
 			&tx->f, (void *)(uintptr_t)(0x5000 + i), NULL);
 
 		assert_true(r == HPU_FW_CS_OK || r == HPU_FW_CS_ENGINE_ERR);
@@ -989,7 +1014,7 @@ static void test_as_destroy_while_writing(void **state)
 			 HPU_FW_CS_ENGINE_ERR);
 	assert_true(ok >= 1);
 	/* the device goes too: its peer sees the far end down */
-	ops->destroy(rx->f.dev);
+	hpusim_model.ops->destroy(rx->f.dev);
 	rx->f.dev = NULL;
 	assert_int_equal(pair_write(pr, 0, 0, 64, pr->key, 0, 0),
 			 HPU_FW_CS_ENGINE_ERR);
@@ -1013,11 +1038,11 @@ static int servers_setup(void **state)
 
 	if (!s)
 		return -1;
-	ops = hpusim_model.ops;
 	for (i = 0; i < 2; i++) {
-		if (ops->fabric_create(&fc, &s->fab[i]))
+		if (hpusim_model.ops->fabric_create(&fc, &s->fab[i]))
 			return -1;
-		ops->fabric_addr(s->fab[i], &s->ipv4[i], &s->port[i]);
+		hpusim_model.ops->fabric_addr(s->fab[i], &s->ipv4[i],
+					      &s->port[i]);
 		if (ndev_create(&s->d[i], s->fab[i], 0, gaudi2()))
 			return -1;
 	}
@@ -1033,7 +1058,7 @@ static int servers_teardown(void **state)
 	for (i = 0; i < 2; i++)
 		ndev_destroy(&s->d[i]);
 	for (i = 0; i < 2; i++)
-		ops->fabric_destroy(s->fab[i]);
+		hpusim_model.ops->fabric_destroy(s->fab[i]);
 	free(s);
 	return 0;
 }
@@ -1049,18 +1074,18 @@ static void test_scaleout_write(void **state)
 	uint64_t key, key2;
 	uint32_t conn, conn2, v;
 	struct hpu_info_nic i0, i1;
-	struct cb cb = { .len = 0 };
-	unsigned int n1 = ndone(&rx->f), e0, e1;
+	struct hpu_test_cb cb = { .len = 0 };
+	unsigned int n1 = hpu_test_fw_ndone(&rx->f), e0, e1;
 
 	assert_int_equal(s->ipv4[0], htonl(0x7f000001));
 	assert_true(s->port[0] != 0 && s->port[1] != 0 &&
 		    s->port[0] != s->port[1]);
-	ops->nic_info(tx->f.dev, &i0);
-	ops->nic_info(rx->f.dev, &i1);
+	hpusim_model.ops->nic_info(tx->f.dev, &i0);
+	hpusim_model.ops->nic_info(rx->f.dev, &i1);
 	assert_int_equal(i0.scaleout_port, s->port[0]);
 	assert_true(i0.server_id != i1.server_id);
 
-	fill_random(src, 4 * MiB, 3);
+	hpu_test_fill_random(src, 4 * MiB, 3);
 	assert_int_equal(reg_mr(rx->f.as, dva, 4 * MiB, HPU_NIC_MR_REMOTE_WRITE,
 				&key),
 			 0);
@@ -1072,19 +1097,20 @@ static void test_scaleout_write(void **state)
 		nconnect(tx->f.as, 23, s->ipv4[1], s->port[1], 0, &conn2), 0);
 	accept_last(rx->f.as);
 
-	cb_fence(&cb, 4, 1, 1);
-	submit1(&rx->f, rx->f.dma0, &cb, (void *)0x99);
+	hpu_test_cb_fence(&cb, 4, 1, 1);
+	hpu_test_fw_submit1(&rx->f, rx->f.dma0, &cb, (void *)0x99);
 	cb.len = 0;
 	cb_nic(&cb, sva + 5, 9, n, conn, key, 4, 1);
-	assert_int_equal(run1(&tx->f, nic_queue(tx, 22), &cb, NULL),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, nic_queue(tx, 22), &cb, NULL),
 			 HPU_FW_CS_OK);
-	wait_done(&rx->f, n1 + 1);
-	assert_int_equal(result_of(&rx->f, (void *)0x99, NULL), HPU_FW_CS_OK);
+	hpu_test_fw_wait_done(&rx->f, n1 + 1);
+	assert_int_equal(hpu_test_fw_result_of(&rx->f, (void *)0x99, NULL),
+			 HPU_FW_CS_OK);
 	assert_memory_equal(dst + 9, src + 5, n);
 	assert_int_equal(dst[8], 0);
 	assert_int_equal(dst[9 + n], 0);
-	ops->nic_info(tx->f.dev, &i0);
-	ops->nic_info(rx->f.dev, &i1);
+	hpusim_model.ops->nic_info(tx->f.dev, &i0);
+	hpusim_model.ops->nic_info(rx->f.dev, &i1);
 	assert_int_equal(i0.tx_bytes, n);
 	assert_int_equal(i1.rx_bytes, n);
 
@@ -1093,10 +1119,10 @@ static void test_scaleout_write(void **state)
 	cb_nic(&cb, sva, 0, 4096, conn2, key, 0, 0);
 	cb_nic(&cb, sva + 4096, 0, 4096, conn2, key, 0, 0);
 	cb_nic(&cb, sva, 100, 0, conn2, key, 4, 2);
-	assert_int_equal(run1(&tx->f, nic_queue(tx, 23), &cb, NULL),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, nic_queue(tx, 23), &cb, NULL),
 			 HPU_FW_CS_OK);
 	assert_memory_equal(dst, src + 4096, 4096);
-	assert_int_equal(ops->sob_read(rx->f.as, 4, &v), 0);
+	assert_int_equal(hpusim_model.ops->sob_read(rx->f.as, 4, &v), 0);
 	assert_int_equal(v, 2);
 
 	/* access errors travel back; the owner hears with port ~0 */
@@ -1107,7 +1133,7 @@ static void test_scaleout_write(void **state)
 	memset(dst, 0x5a, 128);
 	cb.len = 0;
 	cb_nic(&cb, sva, 32, 64, conn, key2, 4, 1);
-	assert_int_equal(run1(&tx->f, nic_queue(tx, 22), &cb, NULL),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, nic_queue(tx, 22), &cb, NULL),
 			 HPU_FW_CS_ENGINE_ERR);
 	assert_int_equal(count_ev(tx, e0, HPU_EVENT_NIC_ACCESS_ERR, tx, 22), 1);
 	assert_int_equal(count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, rx,
@@ -1116,33 +1142,35 @@ static void test_scaleout_write(void **state)
 	assert_int_equal(dereg_mr(rx->f.as, key2), 0);
 	cb.len = 0;
 	cb_nic(&cb, sva, 0, 64, conn, key2, 4, 1);
-	assert_int_equal(run1(&tx->f, nic_queue(tx, 22), &cb, NULL),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, nic_queue(tx, 22), &cb, NULL),
 			 HPU_FW_CS_ENGINE_ERR);
 	/* a revoked key: the context that accepted the connection hears */
 	assert_int_equal(count_ev(rx, e1, HPU_EVENT_NIC_ACCESS_ERR, rx,
 				  HPUSIM_NIC_PORT_NET),
 			 2);
 	assert_int_equal(dst[0], 0x5a);
-	assert_int_equal(ops->sob_read(rx->f.as, 4, &v), 0);
+	assert_int_equal(hpusim_model.ops->sob_read(rx->f.as, 4, &v), 0);
 	assert_int_equal(v, 2);
 
 	/* the connection still works after errors */
 	cb.len = 0;
 	cb_nic(&cb, sva, 0, 128, conn, key, 0, 0);
-	assert_int_equal(run1(&tx->f, nic_queue(tx, 22), &cb, NULL),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, nic_queue(tx, 22), &cb, NULL),
 			 HPU_FW_CS_OK);
 	assert_memory_equal(dst, src, 128);
 
 	/* the scale-out port of the sender down */
-	assert_int_equal(ops->nic_set_link(tx->f.dev, 22, false), 0);
+	assert_int_equal(hpusim_model.ops->nic_set_link(tx->f.dev, 22, false),
+			 0);
 	e0 = nev(tx);
-	assert_int_equal(run1(&tx->f, nic_queue(tx, 22), &cb, NULL),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, nic_queue(tx, 22), &cb, NULL),
 			 HPU_FW_CS_ENGINE_ERR);
 	assert_int_equal(count_ev(tx, e0, HPU_EVENT_LINK_DOWN, tx, 22), 1);
-	assert_int_equal(ops->nic_set_link(tx->f.dev, 22, true), 0);
+	assert_int_equal(hpusim_model.ops->nic_set_link(tx->f.dev, 22, true),
+			 0);
 
-	assert_int_equal(ops->nic_disconnect(tx->f.as, conn), 0);
-	assert_int_equal(ops->nic_disconnect(tx->f.as, conn2), 0);
+	assert_int_equal(hpusim_model.ops->nic_disconnect(tx->f.as, conn), 0);
+	assert_int_equal(hpusim_model.ops->nic_disconnect(tx->f.as, conn2), 0);
 	assert_int_equal(dereg_mr(rx->f.as, key), 0);
 	shm_unmap(tx, src, 4 * MiB, sva);
 	shm_unmap(rx, dst, 4 * MiB, dva);
@@ -1186,10 +1214,10 @@ static void test_scaleout_remote_gone(void **state)
 	uint64_t sva, dva;
 	uint8_t *src = shm_map(tx, 2 * MiB, &sva);
 	uint8_t *dst = shm_map(rx, 2 * MiB, &dva);
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 	uint64_t key;
 	uint32_t conn;
-	unsigned int i, e0, ncs = 16, n0 = ndone(&tx->f);
+	unsigned int i, e0, ncs = 16, n0 = hpu_test_fw_ndone(&tx->f);
 
 	assert_int_equal(reg_mr(rx->f.as, dva, 2 * MiB, HPU_NIC_MR_REMOTE_WRITE,
 				&key),
@@ -1200,28 +1228,28 @@ static void test_scaleout_remote_gone(void **state)
 	for (i = 0; i < 4; i++)
 		cb_nic(&cb, sva, 0, 2 * MiB, conn, key, 1, 1);
 	for (i = 0; i < ncs; i++)
-		submit1(&tx->f, nic_queue(tx, 21), &cb,
-			(void *)(uintptr_t)(0x7000 + i));
+		hpu_test_fw_submit1(&tx->f, nic_queue(tx, 21), &cb,
+				    (void *)(uintptr_t)(0x7000 + i));
 	/* the owner's context goes while writes arrive */
-	ops->as_destroy(rx->f.as);
+	hpusim_model.ops->as_destroy(rx->f.as);
 	rx->f.as = NULL;
-	wait_done(&tx->f, n0 + ncs);
+	hpu_test_fw_wait_done(&tx->f, n0 + ncs);
 	for (i = 0; i < ncs; i++) {
-		enum hpu_fw_cs_result r = result_of(
+		enum hpu_fw_cs_result r = hpu_test_fw_result_of(
 			&tx->f, (void *)(uintptr_t)(0x7000 + i), NULL);
 
 		assert_true(r == HPU_FW_CS_OK || r == HPU_FW_CS_ENGINE_ERR);
 	}
-	ops->destroy(rx->f.dev);
+	hpusim_model.ops->destroy(rx->f.dev);
 	rx->f.dev = NULL;
 	munmap(dst, 2 * MiB);
 	e0 = nev(tx);
 	cb.len = 0;
 	cb_nic(&cb, sva, 0, 64, conn, key, 0, 0);
-	assert_int_equal(run1(&tx->f, nic_queue(tx, 21), &cb, NULL),
+	assert_int_equal(hpu_test_fw_run1(&tx->f, nic_queue(tx, 21), &cb, NULL),
 			 HPU_FW_CS_ENGINE_ERR);
 	assert_int_equal(count_ev(tx, e0, HPU_EVENT_LINK_DOWN, tx, 21), 1);
-	assert_int_equal(ops->nic_disconnect(tx->f.as, conn), 0);
+	assert_int_equal(hpusim_model.ops->nic_disconnect(tx->f.as, conn), 0);
 	shm_unmap(tx, src, 2 * MiB, sva);
 }
 
@@ -1290,7 +1318,8 @@ static void test_scaleout_bad_messages(void **state)
 	dst = shm_map(rx, 4096, &dva);
 	assert_int_equal(
 		reg_mr(rx->f.as, dva, 4096, HPU_NIC_MR_REMOTE_WRITE, &key), 0);
-	assert_int_equal(ops->nic_accept(rx->f.as, token, &acc), 0);
+	assert_int_equal(hpusim_model.ops->nic_accept(rx->f.as, token, &acc),
+			 0);
 	good.rkey = key;
 	memset(payload, 0xab, sizeof(payload));
 	for (i = 0; i < 9; i++)
@@ -1315,7 +1344,7 @@ static void test_scaleout_bad_messages(void **state)
 		close(fd);
 	}
 	assert_int_equal(dst[0], 0);
-	assert_int_equal(ops->sob_read(rx->f.as, 2, &v), 0);
+	assert_int_equal(hpusim_model.ops->sob_read(rx->f.as, 2, &v), 0);
 	assert_int_equal(v, 0);
 
 	/*
@@ -1337,18 +1366,19 @@ static void test_scaleout_bad_messages(void **state)
 				  HPUSIM_NIC_PORT_NET),
 			 1);
 	assert_int_equal(dst[0], 0);
-	assert_int_equal(ops->sob_read(rx->f.as, 2, &v), 0);
+	assert_int_equal(hpusim_model.ops->sob_read(rx->f.as, 2, &v), 0);
 	assert_int_equal(v, 0);
 
 	/* the same message, well formed and accepted, is applied */
 	good.rkey = key;
 	assert_int_equal(raw_write(s, &good, payload), 0);
 	assert_memory_equal(dst, payload, sizeof(payload));
-	assert_int_equal(ops->sob_read(rx->f.as, 2, &v), 0);
+	assert_int_equal(hpusim_model.ops->sob_read(rx->f.as, 2, &v), 0);
 	assert_int_equal(v, 1);
 	/* an acceptance dropped: refused again */
-	assert_int_equal(ops->nic_disconnect(rx->f.as, acc), 0);
-	assert_int_equal(ops->nic_disconnect(rx->f.as, acc), -ENOENT);
+	assert_int_equal(hpusim_model.ops->nic_disconnect(rx->f.as, acc), 0);
+	assert_int_equal(hpusim_model.ops->nic_disconnect(rx->f.as, acc),
+			 -ENOENT);
 	good.seq = 2;
 	assert_int_equal(raw_write(s, &good, payload), 2);
 	assert_int_equal(dereg_mr(rx->f.as, key), 0);

@@ -8,10 +8,10 @@
  * address space (or a reset) with parked and queued jobs purges its
  * queues while the others go on.
  */
-#include "fw_test_util.h"
+#include "../lib/hpu_test_fw.h"
 
 /* Completion order of @cookie, or -1 when it has not come within @limit_s */
-static int wait_cookie(struct fix *f, void *cookie, int limit_s)
+static int wait_cookie(struct hpu_test_fw *f, void *cookie, int limit_s)
 {
 	struct timespec ts;
 	unsigned int i = 0;
@@ -21,7 +21,7 @@ static int wait_cookie(struct fix *f, void *cookie, int limit_s)
 	ts.tv_sec += limit_s;
 	pthread_mutex_lock(&f->rec.lock);
 	for (;;) {
-		for (; i < f->rec.ndone && i < MAX_DONE; i++) {
+		for (; i < f->rec.ndone && i < HPU_TEST_FW_MAX_DONE; i++) {
 			if (f->rec.cookie[i] == cookie) {
 				found = (int)i;
 				break;
@@ -35,23 +35,25 @@ static int wait_cookie(struct fix *f, void *cookie, int limit_s)
 	return found;
 }
 
-static void submit_as(struct hpu_fw_as *as, uint32_t queue, const struct cb *cb,
-		      void *cookie)
+static void submit_as(struct hpu_fw_as *as, uint32_t queue,
+		      const struct hpu_test_cb *cb, void *cookie)
 {
 	struct hpu_fw_job job = { .queue = queue,
 				  .cb = cb->buf,
 				  .cb_size = cb->len };
 
-	assert_int_equal(ops->cs_submit(as, &job, 1, cookie), 0);
+	assert_int_equal(hpusim_model.ops->cs_submit(as, &job, 1, cookie), 0);
 }
 
-static uint64_t map_dev_as(struct fix *f, struct hpu_fw_as *as, uint64_t size,
-			   struct hpu_fw_mem **m)
+static uint64_t map_dev_as(struct hpu_test_fw *f, struct hpu_fw_as *as,
+			   uint64_t size, struct hpu_fw_mem **m)
 {
 	uint64_t va = 0;
 
-	assert_int_equal(ops->mem_alloc(f->dev, size, 0, false, false, m), 0);
-	assert_int_equal(ops->map_mem(as, *m, 0, false, &va), 0);
+	assert_int_equal(hpusim_model.ops->mem_alloc(f->dev, size, 0, false,
+						     false, m),
+			 0);
+	assert_int_equal(hpusim_model.ops->map_mem(as, *m, 0, false, &va), 0);
 	return va;
 }
 
@@ -69,36 +71,38 @@ static uint64_t map_dev_as(struct fix *f, struct hpu_fw_as *as, uint64_t size,
  */
 static void test_fence_hog_does_not_block_others(void **state)
 {
-	struct fix *f = *state;
-	struct cb fence = { .len = 0 }, nop = { .len = 0 };
+	struct hpu_test_fw *f = *state;
+	struct hpu_test_cb fence = { .len = 0 }, nop = { .len = 0 };
 	struct hpu_fw_as *b = NULL;
 	uint64_t busy[4];
 	int ia1, ia2, ib;
 
-	assert_int_equal(ops->as_create(f->dev, &b), 0);
-	cb_fence(&fence, 3, 1, 1);
-	cb_put(&nop, HPU_PACKET_NOP, sizeof(struct hpu_pkt_nop), 0);
-	submit1(f, f->dma0, &fence, A1);
-	submit1(f, f->dma0, &nop, A2);
+	assert_int_equal(hpusim_model.ops->as_create(f->dev, &b), 0);
+	hpu_test_cb_fence(&fence, 3, 1, 1);
+	hpu_test_cb_put(&nop, HPU_PACKET_NOP, sizeof(struct hpu_pkt_nop), 0);
+	hpu_test_fw_submit1(f, f->dma0, &fence, A1);
+	hpu_test_fw_submit1(f, f->dma0, &nop, A2);
 	submit_as(b, f->dma0, &nop, B1);
 	ib = wait_cookie(f, B1, 10);
 	assert_true(ib >= 0);
-	assert_int_equal(result_of(f, B1, NULL), HPU_FW_CS_OK);
-	assert_int_equal(ndone(f), 1); /* A's NOP is behind A's FENCE */
+	assert_int_equal(hpu_test_fw_result_of(f, B1, NULL), HPU_FW_CS_OK);
+	assert_int_equal(hpu_test_fw_ndone(f),
+			 1); /* A's NOP is behind A's FENCE */
 
 	/* more of B's work on the same engine, while A still waits */
 	submit_as(b, f->dma0, &nop, C1);
 	assert_true(wait_cookie(f, C1, 10) >= 0);
-	assert_int_equal(ndone(f), 2);
+	assert_int_equal(hpu_test_fw_ndone(f), 2);
 
-	assert_int_equal(ops->sob_write(f->as, 3, HPU_MSG_OP_ADD, 1), 0);
-	ia1 = wait_cookie(f, A1, WAIT_LIMIT_S);
-	ia2 = wait_cookie(f, A2, WAIT_LIMIT_S);
+	assert_int_equal(
+		hpusim_model.ops->sob_write(f->as, 3, HPU_MSG_OP_ADD, 1), 0);
+	ia1 = wait_cookie(f, A1, HPU_TEST_FW_WAIT_S);
+	ia2 = wait_cookie(f, A2, HPU_TEST_FW_WAIT_S);
 	assert_true(ia1 >= 0 && ia2 > ia1);
-	assert_int_equal(result_of(f, A1, NULL), HPU_FW_CS_OK);
-	assert_int_equal(result_of(f, A2, NULL), HPU_FW_CS_OK);
-	assert_int_equal(ops->hw_idle(f->dev, busy), 1);
-	ops->as_destroy(b);
+	assert_int_equal(hpu_test_fw_result_of(f, A1, NULL), HPU_FW_CS_OK);
+	assert_int_equal(hpu_test_fw_result_of(f, A2, NULL), HPU_FW_CS_OK);
+	assert_int_equal(hpusim_model.ops->hw_idle(f->dev, busy), 1);
+	hpusim_model.ops->as_destroy(b);
 }
 
 /*
@@ -111,27 +115,28 @@ static void test_long_jobs_interleave(void **state)
 	enum {
 		NA = 16
 	};
-	struct fix *f = *state;
+	struct hpu_test_fw *f = *state;
 	struct hpu_fw_mem *ma, *mb;
 	struct hpu_fw_as *b = NULL;
-	struct cb big = { .len = 0 }, small = { .len = 0 };
+	struct hpu_test_cb big = { .len = 0 }, small = { .len = 0 };
 	uint64_t va, vb;
 	int ib, prev = -1, last;
 	unsigned int i;
 
-	assert_int_equal(ops->as_create(f->dev, &b), 0);
-	va = map_dev(f, 32 * MiB, &ma);
+	assert_int_equal(hpusim_model.ops->as_create(f->dev, &b), 0);
+	va = hpu_test_fw_map_dev(f, 32 * MiB, &ma);
 	vb = map_dev_as(f, b, 64 * KiB, &mb);
-	cb_memset(&big, va, 32 * MiB, 0x5a, 1);
-	cb_memset(&small, vb, 4 * KiB, 0x11, 1);
+	hpu_test_cb_memset(&big, va, 32 * MiB, 0x5a, 1);
+	hpu_test_cb_memset(&small, vb, 4 * KiB, 0x11, 1);
 	for (i = 0; i < NA; i++)
-		submit1(f, f->dma0, &big, (void *)(uintptr_t)(0x100 + i));
+		hpu_test_fw_submit1(f, f->dma0, &big,
+				    (void *)(uintptr_t)(0x100 + i));
 	submit_as(b, f->dma0, &small, B1);
-	ib = wait_cookie(f, B1, WAIT_LIMIT_S);
+	ib = wait_cookie(f, B1, HPU_TEST_FW_WAIT_S);
 	assert_true(ib >= 0);
 	for (i = 0; i < NA; i++) {
 		int k = wait_cookie(f, (void *)(uintptr_t)(0x100 + i),
-				    WAIT_LIMIT_S);
+				    HPU_TEST_FW_WAIT_S);
 
 		assert_true(k > prev);
 		prev = k;
@@ -139,11 +144,11 @@ static void test_long_jobs_interleave(void **state)
 	last = prev;
 	print_message("B's small job ended %d-th of %d\n", ib + 1, NA + 1);
 	assert_true(ib < last);
-	assert_int_equal(result_of(f, B1, NULL), HPU_FW_CS_OK);
-	assert_int_equal(ops->unmap(b, vb, NULL), 0);
-	assert_int_equal(ops->mem_free(mb), 0);
-	ops->as_destroy(b);
-	unmap_dev(f, va, ma);
+	assert_int_equal(hpu_test_fw_result_of(f, B1, NULL), HPU_FW_CS_OK);
+	assert_int_equal(hpusim_model.ops->unmap(b, vb, NULL), 0);
+	assert_int_equal(hpusim_model.ops->mem_free(mb), 0);
+	hpusim_model.ops->as_destroy(b);
+	hpu_test_fw_unmap_dev(f, va, ma);
 }
 
 /*
@@ -154,53 +159,59 @@ static void test_long_jobs_interleave(void **state)
  */
 static void test_purge_destroyed_context(void **state)
 {
-	struct fix *f = *state;
-	struct cb fence = { .len = 0 }, nop = { .len = 0 };
+	struct hpu_test_fw *f = *state;
+	struct hpu_test_cb fence = { .len = 0 }, nop = { .len = 0 };
 	struct hpu_fw_as *a = NULL, *c = NULL;
 	uint64_t busy[4];
 
-	assert_int_equal(ops->as_create(f->dev, &a), 0);
-	cb_fence(&fence, 9, 1, 1);
-	cb_put(&nop, HPU_PACKET_NOP, sizeof(struct hpu_pkt_nop), 0);
+	assert_int_equal(hpusim_model.ops->as_create(f->dev, &a), 0);
+	hpu_test_cb_fence(&fence, 9, 1, 1);
+	hpu_test_cb_put(&nop, HPU_PACKET_NOP, sizeof(struct hpu_pkt_nop), 0);
 	submit_as(a, f->dma0, &fence, A1);
 	submit_as(a, f->dma0, &nop, A2);
 	submit_as(a, f->mme0, &fence, A3);
 	/* the fixture's address space (B here) waits on queue 0 too */
-	submit1(f, f->dma0, &fence, B1);
-	ops->as_destroy(a);
+	hpu_test_fw_submit1(f, f->dma0, &fence, B1);
+	hpusim_model.ops->as_destroy(a);
 	assert_true(wait_cookie(f, A1, 1) >= 0);
 	assert_true(wait_cookie(f, A2, 1) >= 0);
 	assert_true(wait_cookie(f, A3, 1) >= 0);
-	assert_int_equal(result_of(f, A1, NULL), HPU_FW_CS_ABORTED);
-	assert_int_equal(result_of(f, A2, NULL), HPU_FW_CS_ABORTED);
-	assert_int_equal(result_of(f, A3, NULL), HPU_FW_CS_ABORTED);
-	assert_int_equal(ndone(f), 3); /* B still waits */
+	assert_int_equal(hpu_test_fw_result_of(f, A1, NULL), HPU_FW_CS_ABORTED);
+	assert_int_equal(hpu_test_fw_result_of(f, A2, NULL), HPU_FW_CS_ABORTED);
+	assert_int_equal(hpu_test_fw_result_of(f, A3, NULL), HPU_FW_CS_ABORTED);
+	assert_int_equal(hpu_test_fw_ndone(f), 3); /* B still waits */
 
-	assert_int_equal(ops->as_create(f->dev, &c), 0);
+	assert_int_equal(hpusim_model.ops->as_create(f->dev, &c), 0);
 	submit_as(c, f->dma0, &nop, C1);
 	assert_true(wait_cookie(f, C1, 10) >= 0);
-	assert_int_equal(result_of(f, C1, NULL), HPU_FW_CS_OK);
-	assert_int_equal(ops->sob_write(f->as, 9, HPU_MSG_OP_ADD, 1), 0);
-	assert_true(wait_cookie(f, B1, WAIT_LIMIT_S) >= 0);
-	assert_int_equal(result_of(f, B1, NULL), HPU_FW_CS_OK);
+	assert_int_equal(hpu_test_fw_result_of(f, C1, NULL), HPU_FW_CS_OK);
+	assert_int_equal(
+		hpusim_model.ops->sob_write(f->as, 9, HPU_MSG_OP_ADD, 1), 0);
+	assert_true(wait_cookie(f, B1, HPU_TEST_FW_WAIT_S) >= 0);
+	assert_int_equal(hpu_test_fw_result_of(f, B1, NULL), HPU_FW_CS_OK);
 
 	/* a reset aborts C's parked FENCE; C submits again afterwards */
 	submit_as(c, f->dma0, &fence, (void *)0xc2);
 	submit_as(c, f->dma0, &nop, (void *)0xc3);
-	assert_int_equal(ops->reset(f->dev, false), 0);
+	assert_int_equal(hpusim_model.ops->reset(f->dev, false), 0);
 	assert_true(wait_cookie(f, (void *)0xc3, 1) >= 0);
-	assert_int_equal(result_of(f, (void *)0xc2, NULL), HPU_FW_CS_ABORTED);
-	assert_int_equal(result_of(f, (void *)0xc3, NULL), HPU_FW_CS_ABORTED);
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xc2, NULL),
+			 HPU_FW_CS_ABORTED);
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xc3, NULL),
+			 HPU_FW_CS_ABORTED);
 	submit_as(c, f->dma0, &nop, (void *)0xc4);
 	assert_true(wait_cookie(f, (void *)0xc4, 10) >= 0);
-	assert_int_equal(result_of(f, (void *)0xc4, NULL), HPU_FW_CS_OK);
-	ops->as_destroy(c);
-	assert_int_equal(ops->hw_idle(f->dev, busy), 1);
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xc4, NULL),
+			 HPU_FW_CS_OK);
+	hpusim_model.ops->as_destroy(c);
+	assert_int_equal(hpusim_model.ops->hw_idle(f->dev, busy), 1);
 }
 
 int main(void)
 {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn)                                                  \
+	cmocka_unit_test_setup_teardown(fn, hpu_test_fw_setup, \
+					hpu_test_fw_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_fence_hog_does_not_block_others),
 		T(test_long_jobs_interleave),

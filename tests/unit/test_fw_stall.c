@@ -18,7 +18,7 @@
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 
-#include "fw_test_util.h"
+#include "../lib/hpu_test_fw.h"
 #include "../lib/hpu_test_util.h"
 
 /*
@@ -37,7 +37,7 @@ struct ctx {
 };
 
 struct stall {
-	struct fix *f;
+	struct hpu_test_fw *f;
 	int uffd;
 	uint8_t *region; /* page 0 present, the others missing */
 	pid_t child;
@@ -143,7 +143,7 @@ static int stall_setup(void **state)
 	s->child_pipe = -1;
 	s->region = MAP_FAILED;
 	setenv("HPUSIM_HOST_TIMEOUT_MS", LONG_MS, 1);
-	if (setup((void **)&s->f))
+	if (hpu_test_fw_setup((void **)&s->f))
 		return -1;
 	*state = s;
 	return 0;
@@ -159,7 +159,7 @@ static int stall_teardown(void **state)
 		waitpid(s->child, NULL, 0);
 	}
 	wait_unstuck();
-	teardown((void **)&s->f);
+	hpu_test_fw_teardown((void **)&s->f);
 	if (s->region != MAP_FAILED)
 		munmap(s->region, UFFD_REGION);
 	free(s);
@@ -167,15 +167,18 @@ static int stall_teardown(void **state)
 }
 
 /* A context whose host accesses are bounded by @bound_ms */
-static void ctx_open(struct fix *f, struct ctx *c, uint64_t size,
+static void ctx_open(struct hpu_test_fw *f, struct ctx *c, uint64_t size,
 		     const char *bound_ms)
 {
 	setenv("HPUSIM_HOST_TIMEOUT_MS", bound_ms, 1);
-	assert_int_equal(ops->as_create(f->dev, &c->as), 0);
+	assert_int_equal(hpusim_model.ops->as_create(f->dev, &c->as), 0);
 	setenv("HPUSIM_HOST_TIMEOUT_MS", LONG_MS, 1);
-	assert_int_equal(ops->mem_alloc(f->dev, size, 0, false, false, &c->mem),
+	assert_int_equal(hpusim_model.ops->mem_alloc(f->dev, size, 0, false,
+						     false, &c->mem),
 			 0);
-	assert_int_equal(ops->map_mem(c->as, c->mem, 0, false, &c->dev_va), 0);
+	assert_int_equal(hpusim_model.ops->map_mem(c->as, c->mem, 0, false,
+						   &c->dev_va),
+			 0);
 }
 
 static uint64_t ctx_map_host(struct ctx *c, pid_t pid, int pidfd, void *p,
@@ -186,7 +189,8 @@ static uint64_t ctx_map_host(struct ctx *c, pid_t pid, int pidfd, void *p,
 	};
 	uint64_t va = 0;
 
-	assert_int_equal(ops->map_host(c->as, &r, 0, false, &va), 0);
+	assert_int_equal(hpusim_model.ops->map_host(c->as, &r, 0, false, &va),
+			 0);
 	return va;
 }
 
@@ -201,7 +205,7 @@ static uint8_t *dev_ptr(struct ctx *c)
 struct submit_arg {
 	struct hpu_fw_as *as;
 	uint32_t queue;
-	struct cb cb;
+	struct hpu_test_cb cb;
 	void *cookie;
 	int ret;
 };
@@ -213,7 +217,7 @@ static void *submit_thread(void *p)
 				  .cb = a->cb.buf,
 				  .cb_size = a->cb.len };
 
-	a->ret = ops->cs_submit(a->as, &job, 1, a->cookie);
+	a->ret = hpusim_model.ops->cs_submit(a->as, &job, 1, a->cookie);
 	return NULL;
 }
 
@@ -229,7 +233,7 @@ static void *destroy_thread(void *p)
 {
 	struct destroy_arg *a = p;
 
-	ops->as_destroy(a->as);
+	hpusim_model.ops->as_destroy(a->as);
 	pthread_mutex_lock(&a->lock);
 	a->done = true;
 	pthread_cond_broadcast(&a->cond);
@@ -264,7 +268,7 @@ static bool destroy_bounded(struct stall *s, struct hpu_fw_as *as)
 }
 
 /* Wait for @cookie's completion (bounded); false when it never came */
-static bool wait_cookie(struct fix *f, void *cookie)
+static bool wait_cookie(struct hpu_test_fw *f, void *cookie)
 {
 	struct timespec ts;
 	unsigned int i;
@@ -274,7 +278,7 @@ static bool wait_cookie(struct fix *f, void *cookie)
 	ts.tv_sec += LIMIT_MS / 1000;
 	pthread_mutex_lock(&f->rec.lock);
 	for (;;) {
-		for (i = 0; i < f->rec.ndone && i < MAX_DONE; i++)
+		for (i = 0; i < f->rec.ndone && i < HPU_TEST_FW_MAX_DONE; i++)
 			seen |= f->rec.cookie[i] == cookie;
 		if (seen || pthread_cond_timedwait(&f->rec.cond, &f->rec.lock,
 						   &ts) == ETIMEDOUT)
@@ -295,15 +299,15 @@ static bool wait_cookie(struct fix *f, void *cookie)
 static void test_stall_bounded(void **state)
 {
 	struct stall *s = *state;
-	struct fix *f = s->f;
+	struct hpu_test_fw *f = s->f;
 	struct ctx a = { 0 }, b = { 0 };
 	struct submit_arg sa = { .queue = f->dma0, .cookie = (void *)0xa1 };
 	struct hpusim_hostmem_stats st0, st;
 	struct hpu_fw_fault fault = { 0 };
 	uint64_t a_host, b_host, fault_addr;
-	uint8_t *b_buf = xmalloc(64 * KiB);
-	int a_pidfd = pidfd_self(), b_pidfd = pidfd_self();
-	struct cb cb = { 0 };
+	uint8_t *b_buf = hpu_test_xmalloc(64 * KiB);
+	int a_pidfd = hpu_test_pidfd_self(), b_pidfd = hpu_test_pidfd_self();
+	struct hpu_test_cb cb = { 0 };
 	pthread_t t;
 	unsigned int i;
 
@@ -311,55 +315,57 @@ static void test_stall_bounded(void **state)
 	ctx_open(f, &a, 2 * MiB, BOUND_MS);
 	ctx_open(f, &b, 2 * MiB, LONG_MS);
 	a_host = ctx_map_host(&a, getpid(), a_pidfd, s->region, UFFD_REGION);
-	fill_random(b_buf, 64 * KiB, 7);
+	hpu_test_fill_random(b_buf, 64 * KiB, 7);
 	b_host = ctx_map_host(&b, getpid(), b_pidfd, b_buf, 64 * KiB);
 
 	/* A: H2D from a missing page; it runs inline in the submitter */
 	sa.as = a.as;
-	cb_dma(&sa.cb, a.dev_va, a_host + 4096, 4096);
+	hpu_test_cb_dma(&sa.cb, a.dev_va, a_host + 4096, 4096);
 	assert_int_equal(pthread_create(&t, NULL, submit_thread, &sa), 0);
 	fault_addr = uffd_wait_fault(s);
 	assert_int_equal(fault_addr, (uintptr_t)s->region + 4096);
 
 	/* B on the same engine, behind A */
-	cb_dma(&cb, b.dev_va, b_host, 64 * KiB);
+	hpu_test_cb_dma(&cb, b.dev_va, b_host, 64 * KiB);
 	{
 		struct hpu_fw_job job = { .queue = f->dma0,
 					  .cb = cb.buf,
 					  .cb_size = cb.len };
 
-		assert_int_equal(ops->cs_submit(b.as, &job, 1, (void *)0xb1),
+		assert_int_equal(hpusim_model.ops->cs_submit(b.as, &job, 1,
+							     (void *)0xb1),
 				 0);
 	}
 	assert_true(wait_cookie(f, (void *)0xa1));
 	pthread_join(t, NULL);
 	assert_int_equal(sa.ret, 0);
-	assert_int_equal(result_of(f, (void *)0xa1, &fault),
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xa1, &fault),
 			 HPU_FW_CS_PAGE_FAULT);
 	assert_int_equal(fault.addr, a_host + 4096);
 	assert_int_equal(fault.engine, f->dma0);
 	assert_false(fault.is_write);
 	assert_true(wait_cookie(f, (void *)0xb1));
-	assert_int_equal(result_of(f, (void *)0xb1, NULL), HPU_FW_CS_OK);
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xb1, NULL),
+			 HPU_FW_CS_OK);
 	assert_memory_equal(dev_ptr(&b), b_buf, 64 * KiB);
 	assert_int_equal(hpusim_hostmem_as_stuck(a.as), 1);
 
 	/* a second stuck access reaches A's cap, a third is refused */
 	memset(&sa.cb, 0, sizeof(sa.cb));
-	cb_dma(&sa.cb, a.dev_va, a_host + 2 * 4096, 4096);
+	hpu_test_cb_dma(&sa.cb, a.dev_va, a_host + 2 * 4096, 4096);
 	sa.cookie = (void *)0xa2;
 	submit_thread(&sa);
 	assert_true(wait_cookie(f, (void *)0xa2));
-	assert_int_equal(result_of(f, (void *)0xa2, NULL),
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xa2, NULL),
 			 HPU_FW_CS_PAGE_FAULT);
 	assert_int_equal(hpusim_hostmem_as_stuck(a.as), HPUSIM_HOST_STUCK_AS);
 	hpusim_hostmem_stats(&st0);
 	memset(&sa.cb, 0, sizeof(sa.cb));
-	cb_dma(&sa.cb, a_host, a.dev_va, 4096); /* D2H into page 0 */
+	hpu_test_cb_dma(&sa.cb, a_host, a.dev_va, 4096); /* D2H into page 0 */
 	sa.cookie = (void *)0xa3;
 	submit_thread(&sa);
 	assert_true(wait_cookie(f, (void *)0xa3));
-	assert_int_equal(result_of(f, (void *)0xa3, &fault),
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xa3, &fault),
 			 HPU_FW_CS_PAGE_FAULT);
 	assert_true(fault.is_write);
 	hpusim_hostmem_stats(&st);
@@ -371,28 +377,30 @@ static void test_stall_bounded(void **state)
 	/* B still works */
 	cb.len = 0;
 	memset(dev_ptr(&b), 0, 64 * KiB);
-	cb_dma(&cb, b.dev_va, b_host, 64 * KiB);
+	hpu_test_cb_dma(&cb, b.dev_va, b_host, 64 * KiB);
 	{
 		struct hpu_fw_job job = { .queue = f->dma0,
 					  .cb = cb.buf,
 					  .cb_size = cb.len };
 
-		assert_int_equal(ops->cs_submit(b.as, &job, 1, (void *)0xb2),
+		assert_int_equal(hpusim_model.ops->cs_submit(b.as, &job, 1,
+							     (void *)0xb2),
 				 0);
 	}
 	assert_true(wait_cookie(f, (void *)0xb2));
-	assert_int_equal(result_of(f, (void *)0xb2, NULL), HPU_FW_CS_OK);
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xb2, NULL),
+			 HPU_FW_CS_OK);
 	assert_memory_equal(dev_ptr(&b), b_buf, 64 * KiB);
 
 	/* A goes while its accesses are stuck; its memory outlives them */
 	assert_true(destroy_bounded(s, a.as));
-	assert_int_equal(ops->mem_free(a.mem), 0);
+	assert_int_equal(hpusim_model.ops->mem_free(a.mem), 0);
 	stall_release(s);
 	wait_unstuck();
 
-	assert_int_equal(ops->unmap(b.as, b.dev_va, NULL), 0);
-	assert_int_equal(ops->mem_free(b.mem), 0);
-	ops->as_destroy(b.as);
+	assert_int_equal(hpusim_model.ops->unmap(b.as, b.dev_va, NULL), 0);
+	assert_int_equal(hpusim_model.ops->mem_free(b.mem), 0);
+	hpusim_model.ops->as_destroy(b.as);
 	close(a_pidfd);
 	close(b_pidfd);
 	free(b_buf);
@@ -405,10 +413,10 @@ static void test_stall_bounded(void **state)
 static void test_stall_destroy(void **state)
 {
 	struct stall *s = *state;
-	struct fix *f = s->f;
+	struct hpu_test_fw *f = s->f;
 	struct ctx a = { 0 };
 	struct submit_arg sa = { .queue = f->dma0, .cookie = (void *)0xc1 };
-	int pidfd = pidfd_self();
+	int pidfd = hpu_test_pidfd_self();
 	uint64_t a_host;
 	pthread_t t;
 
@@ -416,15 +424,16 @@ static void test_stall_destroy(void **state)
 	ctx_open(f, &a, 2 * MiB, LONG_MS);
 	a_host = ctx_map_host(&a, getpid(), pidfd, s->region, UFFD_REGION);
 	sa.as = a.as;
-	cb_dma(&sa.cb, a.dev_va, a_host + 4096, 64 * KiB - 4096);
+	hpu_test_cb_dma(&sa.cb, a.dev_va, a_host + 4096, 64 * KiB - 4096);
 	assert_int_equal(pthread_create(&t, NULL, submit_thread, &sa), 0);
 	assert_int_not_equal(uffd_wait_fault(s), 0);
 
 	assert_true(destroy_bounded(s, a.as));
 	pthread_join(t, NULL);
 	assert_true(wait_cookie(f, (void *)0xc1));
-	assert_int_not_equal(result_of(f, (void *)0xc1, NULL), HPU_FW_CS_OK);
-	assert_int_equal(ops->mem_free(a.mem), 0);
+	assert_int_not_equal(hpu_test_fw_result_of(f, (void *)0xc1, NULL),
+			     HPU_FW_CS_OK);
+	assert_int_equal(hpusim_model.ops->mem_free(a.mem), 0);
 	close(pidfd);
 	stall_release(s);
 	wait_unstuck();
@@ -438,9 +447,9 @@ static void test_stall_destroy(void **state)
 static void test_stall_device_destroy(void **state)
 {
 	struct stall *s = *state;
-	struct fix *f = s->f;
+	struct hpu_test_fw *f = s->f;
 	struct submit_arg sa = { .queue = f->dma0, .cookie = (void *)0xf1 };
-	int pidfd = pidfd_self();
+	int pidfd = hpu_test_pidfd_self();
 	struct ctx a = { 0 };
 	uint64_t a_host;
 
@@ -448,18 +457,18 @@ static void test_stall_device_destroy(void **state)
 	ctx_open(f, &a, 2 * MiB, BOUND_MS);
 	a_host = ctx_map_host(&a, getpid(), pidfd, s->region, UFFD_REGION);
 	sa.as = a.as;
-	cb_dma(&sa.cb, a.dev_va, a_host + 4096, 4096);
+	hpu_test_cb_dma(&sa.cb, a.dev_va, a_host + 4096, 4096);
 	submit_thread(&sa);
 	assert_true(wait_cookie(f, (void *)0xf1));
-	assert_int_equal(result_of(f, (void *)0xf1, NULL),
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xf1, NULL),
 			 HPU_FW_CS_PAGE_FAULT);
 	assert_int_equal(hpusim_hostmem_as_stuck(a.as), 1);
 
 	assert_true(destroy_bounded(s, a.as));
-	assert_int_equal(ops->mem_free(a.mem), 0);
-	ops->as_destroy(f->as);
+	assert_int_equal(hpusim_model.ops->mem_free(a.mem), 0);
+	hpusim_model.ops->as_destroy(f->as);
 	f->as = NULL;
-	ops->destroy(f->dev);
+	hpusim_model.ops->destroy(f->dev);
 	f->dev = NULL;
 	close(pidfd);
 	stall_release(s);
@@ -505,89 +514,94 @@ static void child_end(struct stall *s)
 static void test_owner_gone(void **state)
 {
 	struct stall *s = *state;
-	struct fix *f = s->f;
-	uint8_t *buf = xmalloc(64 * KiB), *copy = xmalloc(64 * KiB);
+	struct hpu_test_fw *f = s->f;
+	uint8_t *buf = hpu_test_xmalloc(64 * KiB),
+		*copy = hpu_test_xmalloc(64 * KiB);
 	struct ctx a = { 0 };
 	struct hpu_fw_fault fault = { 0 };
-	struct cb cb = { 0 };
+	struct hpu_test_cb cb = { 0 };
 	uint64_t host;
 	int pidfd;
 
 	ctx_open(f, &a, 2 * MiB, LONG_MS);
-	fill_random(buf, 64 * KiB, 3);
+	hpu_test_fill_random(buf, 64 * KiB, 3);
 	memcpy(copy, buf, 64 * KiB);
-	fill_random(dev_ptr(&a), 64 * KiB, 4);
+	hpu_test_fill_random(dev_ptr(&a), 64 * KiB, 4);
 	pidfd = child_start(s);
 	host = ctx_map_host(&a, getpid(), pidfd, buf, 64 * KiB);
 	child_end(s);
 
-	cb_dma(&cb, host, a.dev_va, 64 * KiB); /* D2H */
+	hpu_test_cb_dma(&cb, host, a.dev_va, 64 * KiB); /* D2H */
 	{
 		struct hpu_fw_job job = { .queue = f->dma0,
 					  .cb = cb.buf,
 					  .cb_size = cb.len };
 
-		assert_int_equal(ops->cs_submit(a.as, &job, 1, (void *)0xd1),
+		assert_int_equal(hpusim_model.ops->cs_submit(a.as, &job, 1,
+							     (void *)0xd1),
 				 0);
 	}
 	assert_true(wait_cookie(f, (void *)0xd1));
-	assert_int_equal(result_of(f, (void *)0xd1, &fault),
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xd1, &fault),
 			 HPU_FW_CS_PAGE_FAULT);
 	assert_true(fault.is_write);
 	assert_memory_equal(buf, copy, 64 * KiB);
 
 	cb.len = 0;
-	cb_memset(&cb, host, 4096, 0x77, 1);
+	hpu_test_cb_memset(&cb, host, 4096, 0x77, 1);
 	{
 		struct hpu_fw_job job = { .queue = f->dma0,
 					  .cb = cb.buf,
 					  .cb_size = cb.len };
 
-		assert_int_equal(ops->cs_submit(a.as, &job, 1, (void *)0xd2),
+		assert_int_equal(hpusim_model.ops->cs_submit(a.as, &job, 1,
+							     (void *)0xd2),
 				 0);
 	}
 	assert_true(wait_cookie(f, (void *)0xd2));
-	assert_int_equal(result_of(f, (void *)0xd2, NULL),
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xd2, NULL),
 			 HPU_FW_CS_PAGE_FAULT);
 	assert_memory_equal(buf, copy, 64 * KiB);
 
 	/* a monitor firing at once writes its payload to the mapping */
 	cb.len = 0;
-	cb_monitor(&cb, 0, 5, 0, 0xdeadbeef, host);
+	hpu_test_cb_monitor(&cb, 0, 5, 0, 0xdeadbeef, host);
 	{
 		struct hpu_fw_job job = { .queue = f->dma0,
 					  .cb = cb.buf,
 					  .cb_size = cb.len };
 
-		assert_int_equal(ops->cs_submit(a.as, &job, 1, (void *)0xd3),
+		assert_int_equal(hpusim_model.ops->cs_submit(a.as, &job, 1,
+							     (void *)0xd3),
 				 0);
 	}
 	assert_true(wait_cookie(f, (void *)0xd3));
-	assert_int_equal(result_of(f, (void *)0xd3, NULL),
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xd3, NULL),
 			 HPU_FW_CS_PAGE_FAULT);
 	assert_memory_equal(buf, copy, 64 * KiB);
 
 	/* H2D: device memory keeps what it had */
 	memset(dev_ptr(&a), 0, 64 * KiB);
 	cb.len = 0;
-	cb_dma(&cb, a.dev_va, host, 64 * KiB);
+	hpu_test_cb_dma(&cb, a.dev_va, host, 64 * KiB);
 	{
 		struct hpu_fw_job job = { .queue = f->dma0,
 					  .cb = cb.buf,
 					  .cb_size = cb.len };
 
-		assert_int_equal(ops->cs_submit(a.as, &job, 1, (void *)0xd4),
+		assert_int_equal(hpusim_model.ops->cs_submit(a.as, &job, 1,
+							     (void *)0xd4),
 				 0);
 	}
 	assert_true(wait_cookie(f, (void *)0xd4));
-	assert_int_equal(result_of(f, (void *)0xd4, NULL),
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xd4, NULL),
 			 HPU_FW_CS_PAGE_FAULT);
 	assert_true(dev_ptr(&a)[0] == 0 &&
 		    !memcmp(dev_ptr(&a), dev_ptr(&a) + 1, 64 * KiB - 1));
 
-	ops->as_destroy(a.as); /* leaves the pidfd to us */
+	hpusim_model.ops->as_destroy(a.as); /* leaves the pidfd to us */
 	close(pidfd);
-	assert_int_equal(ops->mem_free(a.mem), 0);
+	assert_int_equal(hpusim_model.ops->mem_free(a.mem), 0);
 	free(buf);
 	free(copy);
 }
@@ -599,7 +613,7 @@ static void test_owner_gone(void **state)
 static void test_owner_gone_mid_read(void **state)
 {
 	struct stall *s = *state;
-	struct fix *f = s->f;
+	struct hpu_test_fw *f = s->f;
 	struct submit_arg sa = { .queue = f->dma0, .cookie = (void *)0xe1 };
 	struct uffdio_copy uc = { 0 };
 	struct ctx a = { 0 };
@@ -614,7 +628,7 @@ static void test_owner_gone_mid_read(void **state)
 	host = ctx_map_host(&a, getpid(), pidfd, s->region, UFFD_REGION);
 
 	sa.as = a.as;
-	cb_dma(&sa.cb, a.dev_va, host + 4096, 4096);
+	hpu_test_cb_dma(&sa.cb, a.dev_va, host + 4096, 4096);
 	assert_int_equal(pthread_create(&t, NULL, submit_thread, &sa), 0);
 	addr = uffd_wait_fault(s);
 	assert_int_equal(addr, (uintptr_t)s->region + 4096);
@@ -633,14 +647,14 @@ static void test_owner_gone_mid_read(void **state)
 
 	pthread_join(t, NULL);
 	assert_true(wait_cookie(f, (void *)0xe1));
-	assert_int_equal(result_of(f, (void *)0xe1, NULL),
+	assert_int_equal(hpu_test_fw_result_of(f, (void *)0xe1, NULL),
 			 HPU_FW_CS_PAGE_FAULT);
 	d = dev_ptr(&a);
 	assert_true(d[0] == 0 && !memcmp(d, d + 1, 4095));
 
-	ops->as_destroy(a.as);
+	hpusim_model.ops->as_destroy(a.as);
 	close(pidfd);
-	assert_int_equal(ops->mem_free(a.mem), 0);
+	assert_int_equal(hpusim_model.ops->mem_free(a.mem), 0);
 }
 
 int main(void)

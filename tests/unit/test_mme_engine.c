@@ -12,7 +12,7 @@
  */
 #include <math.h>
 
-#include "fw_test_util.h"
+#include "../lib/hpu_test_fw.h"
 #include "hpu_bf16.h"
 #include "hpu_mme_check.h"
 #include "hpudrv.h"
@@ -25,20 +25,21 @@ struct sbuf {
 	uint64_t va;
 };
 
-static void sbuf_map(struct fix *f, struct sbuf *b, uint64_t bytes)
+static void sbuf_map(struct hpu_test_fw *f, struct sbuf *b, uint64_t bytes)
 {
 	b->size = (bytes + 4095) & ~4095ULL;
 	b->p = aligned_alloc(4096, b->size);
 	assert_non_null(b->p);
 	memset(b->p, 0, b->size);
 	b->va = 0;
-	assert_int_equal(
-		ops->map_shared(f->as, b->p, b->size, 0, false, &b->va), 0);
+	assert_int_equal(hpusim_model.ops->map_shared(f->as, b->p, b->size, 0,
+						      false, &b->va),
+			 0);
 }
 
-static void sbuf_unmap(struct fix *f, struct sbuf *b)
+static void sbuf_unmap(struct hpu_test_fw *f, struct sbuf *b)
 {
-	assert_int_equal(ops->unmap(f->as, b->va, NULL), 0);
+	assert_int_equal(hpusim_model.ops->unmap(f->as, b->va, NULL), 0);
 	free(b->p);
 }
 
@@ -238,7 +239,7 @@ static struct hpu_pkt_mme_gemm make_gemm(const struct gcase *gc)
 }
 
 /* Run @gc on shared buffers; @poison: special values to plant */
-static void run_case(struct fix *f, const struct gcase *gc, int poison)
+static void run_case(struct hpu_test_fw *f, const struct gcase *gc, int poison)
 {
 	struct hpu_pkt_mme_gemm g = make_gemm(gc);
 	struct hpu_mme_operand oa, ob, oc;
@@ -246,7 +247,7 @@ static void run_case(struct fix *f, const struct gcase *gc, int poison)
 	uint64_t eb = op_elems(&g, HPU_MME_OP_B, &ob);
 	uint64_t ec = op_elems(&g, HPU_MME_OP_C, &oc);
 	struct sbuf a, b, c;
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 	uint8_t *c0;
 
 	sbuf_map(f, &a, ea * oa.esize);
@@ -263,17 +264,17 @@ static void run_case(struct fix *f, const struct gcase *gc, int poison)
 		put(a.p, g.dtype_ab,
 		    g.hdr.flags & HPU_MME_F_TRANS_A ? 1 : g.lda, INFINITY);
 	}
-	c0 = xmalloc(ec * oc.esize);
+	c0 = hpu_test_xmalloc(ec * oc.esize);
 	memcpy(c0, c.p, ec * oc.esize);
 	g.a_addr = a.va;
 	g.b_addr = b.va;
 	g.c_addr = c.va;
 	assert_int_equal(hpu_mme_gemm_check(&g), 0);
-	memcpy((uint8_t *)cb_put(&cb, HPU_PACKET_MME_GEMM, sizeof(g),
-				 g.hdr.flags) +
+	memcpy((uint8_t *)hpu_test_cb_put(&cb, HPU_PACKET_MME_GEMM, sizeof(g),
+					  g.hdr.flags) +
 		       sizeof(g.hdr),
 	       (uint8_t *)&g + sizeof(g.hdr), sizeof(g) - sizeof(g.hdr));
-	assert_int_equal(run1(f, f->mme0, &cb, NULL), HPU_FW_CS_OK);
+	assert_int_equal(hpu_test_fw_run1(f, f->mme0, &cb, NULL), HPU_FW_CS_OK);
 	check_c(&g, a.p, b.p, c0, c.p);
 	if (poison == 1)
 		for (uint32_t r = 0; r < g.m; r++)
@@ -370,7 +371,7 @@ static void test_special_values(void **state)
 /* Operands in device memory split over two physical extents are staged */
 static void test_hbm_scattered(void **state)
 {
-	struct fix *f = *state;
+	struct hpu_test_fw *f = *state;
 	const struct gcase gc = { 64, 64, 64,  0,   0,	  0,   0,
 				  1,  0,  F32, F32, 1.0f, 1.0f };
 	struct hpu_pkt_mme_gemm g = make_gemm(&gc);
@@ -378,8 +379,9 @@ static void test_hbm_scattered(void **state)
 	uint64_t page = 64 * KiB;
 	uint64_t bytes = 64 * 64 * 4, hva, dva, off;
 	struct hpu_fw_mem *big;
-	uint8_t *host = xmalloc(3 * bytes), *c0 = xmalloc(bytes);
-	struct cb cb = { .len = 0 };
+	uint8_t *host = hpu_test_xmalloc(3 * bytes),
+		*c0 = hpu_test_xmalloc(bytes);
+	struct hpu_test_cb cb = { .len = 0 };
 	unsigned int i, n = 0;
 
 	assert_non_null(pieces);
@@ -387,43 +389,49 @@ static void test_hbm_scattered(void **state)
 	/* fill SRAM, free every other piece: a two-piece allocation is
 	 * then split over two extents that are not adjacent */
 	while (n < MAX_PIECES &&
-	       !ops->mem_alloc(f->dev, page, 0, false, true, &pieces[n]))
+	       !hpusim_model.ops->mem_alloc(f->dev, page, 0, false, true,
+					    &pieces[n]))
 		n++;
 	assert_true(n > 4 && n < MAX_PIECES);
 	for (i = 0; i < n; i += 2)
-		assert_int_equal(ops->mem_free(pieces[i]), 0);
-	assert_int_equal(ops->mem_alloc(f->dev, 2 * page, 0, false, true, &big),
+		assert_int_equal(hpusim_model.ops->mem_free(pieces[i]), 0);
+	assert_int_equal(hpusim_model.ops->mem_alloc(f->dev, 2 * page, 0, false,
+						     true, &big),
 			 0);
 	assert_true(big->nr_ext >= 2);
-	assert_int_equal(ops->map_mem(f->as, big, 0, false, &dva), 0);
-	hva = map_host(f, host, 3 * bytes);
+	assert_int_equal(hpusim_model.ops->map_mem(f->as, big, 0, false, &dva),
+			 0);
+	hva = hpu_test_fw_map_host(f, host, 3 * bytes);
 	/* C, then B, across the boundary of the two extents */
 	for (i = 0; i < 2; i++) {
 		off = page - bytes / 2 - (2 - i) * bytes;
 		fill_operand(host, F32, 3 * bytes / 4);
 		memcpy(c0, host + 2 * bytes, bytes);
 		cb.len = 0;
-		cb_dma(&cb, dva + off, hva, 3 * bytes);
-		assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+		hpu_test_cb_dma(&cb, dva + off, hva, 3 * bytes);
+		assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, NULL),
+				 HPU_FW_CS_OK);
 		g.a_addr = dva + off;
 		g.b_addr = dva + off + bytes;
 		g.c_addr = dva + off + 2 * bytes;
 		cb.len = 0;
-		memcpy((uint8_t *)cb_put(&cb, HPU_PACKET_MME_GEMM, sizeof(g),
-					 0) +
+		memcpy((uint8_t *)hpu_test_cb_put(&cb, HPU_PACKET_MME_GEMM,
+						  sizeof(g), 0) +
 			       sizeof(g.hdr),
 		       (uint8_t *)&g + sizeof(g.hdr),
 		       sizeof(g) - sizeof(g.hdr));
-		assert_int_equal(run1(f, f->mme0, &cb, NULL), HPU_FW_CS_OK);
+		assert_int_equal(hpu_test_fw_run1(f, f->mme0, &cb, NULL),
+				 HPU_FW_CS_OK);
 		cb.len = 0;
-		cb_dma(&cb, hva + 2 * bytes, g.c_addr, bytes);
-		assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+		hpu_test_cb_dma(&cb, hva + 2 * bytes, g.c_addr, bytes);
+		assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, NULL),
+				 HPU_FW_CS_OK);
 		check_c(&g, host, host + bytes, c0, host + 2 * bytes);
 	}
-	unmap_host(f, hva);
-	unmap_dev(f, dva, big);
+	hpu_test_fw_unmap_host(f, hva);
+	hpu_test_fw_unmap_dev(f, dva, big);
 	for (i = 1; i < n; i += 2)
-		assert_int_equal(ops->mem_free(pieces[i]), 0);
+		assert_int_equal(hpusim_model.ops->mem_free(pieces[i]), 0);
 	free(pieces);
 	free(host);
 	free(c0);
@@ -432,13 +440,13 @@ static void test_hbm_scattered(void **state)
 /* Faults and engine errors: C untouched */
 static void test_faults(void **state)
 {
-	struct fix *f = *state;
+	struct hpu_test_fw *f = *state;
 	const struct gcase gc = { 8, 8, 8,   0,	  0,	0,   0,
 				  2, 0, F32, F32, 1.0f, 0.0f };
 	struct hpu_pkt_mme_gemm g = make_gemm(&gc);
 	struct sbuf a, b, c;
 	struct hpu_fw_fault fault;
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 	uint8_t *pageable = aligned_alloc(4096, 8192);
 	uint64_t hva;
 
@@ -453,10 +461,12 @@ static void test_faults(void **state)
 
 	/* A unmapped */
 	g.a_addr = HPU_FW_VA_DEVICE_BASE - 4096;
-	memcpy((uint8_t *)cb_put(&cb, HPU_PACKET_MME_GEMM, sizeof(g), 0) +
+	memcpy((uint8_t *)hpu_test_cb_put(&cb, HPU_PACKET_MME_GEMM, sizeof(g),
+					  0) +
 		       sizeof(g.hdr),
 	       (uint8_t *)&g + sizeof(g.hdr), sizeof(g) - sizeof(g.hdr));
-	assert_int_equal(run1(f, f->mme0, &cb, &fault), HPU_FW_CS_PAGE_FAULT);
+	assert_int_equal(hpu_test_fw_run1(f, f->mme0, &cb, &fault),
+			 HPU_FW_CS_PAGE_FAULT);
 	assert_int_equal(fault.addr, g.a_addr);
 	assert_false(fault.is_write);
 	assert_int_equal(fault.engine, f->mme0);
@@ -465,44 +475,52 @@ static void test_faults(void **state)
 	g.a_addr = a.va;
 	g.c_addr = c.va + c.size - 8 * 8 * 4 - 4;
 	cb.len = 0;
-	memcpy((uint8_t *)cb_put(&cb, HPU_PACKET_MME_GEMM, sizeof(g), 0) +
+	memcpy((uint8_t *)hpu_test_cb_put(&cb, HPU_PACKET_MME_GEMM, sizeof(g),
+					  0) +
 		       sizeof(g.hdr),
 	       (uint8_t *)&g + sizeof(g.hdr), sizeof(g) - sizeof(g.hdr));
-	assert_int_equal(run1(f, f->mme0, &cb, &fault), HPU_FW_CS_PAGE_FAULT);
+	assert_int_equal(hpu_test_fw_run1(f, f->mme0, &cb, &fault),
+			 HPU_FW_CS_PAGE_FAULT);
 	assert_int_equal(fault.addr, g.c_addr + g.stride_c * 4);
 	assert_true(fault.is_write);
 
 	/* B in pageable host memory: engine error */
-	hva = map_host(f, pageable, 8192);
+	hva = hpu_test_fw_map_host(f, pageable, 8192);
 	g.c_addr = c.va;
 	g.b_addr = hva;
 	cb.len = 0;
-	memcpy((uint8_t *)cb_put(&cb, HPU_PACKET_MME_GEMM, sizeof(g), 0) +
+	memcpy((uint8_t *)hpu_test_cb_put(&cb, HPU_PACKET_MME_GEMM, sizeof(g),
+					  0) +
 		       sizeof(g.hdr),
 	       (uint8_t *)&g + sizeof(g.hdr), sizeof(g) - sizeof(g.hdr));
-	assert_int_equal(run1(f, f->mme0, &cb, &fault), HPU_FW_CS_ENGINE_ERR);
+	assert_int_equal(hpu_test_fw_run1(f, f->mme0, &cb, &fault),
+			 HPU_FW_CS_ENGINE_ERR);
 
 	/* a GEMM on a DMA or TPC queue, or a malformed one */
 	g.b_addr = b.va;
 	cb.len = 0;
-	memcpy((uint8_t *)cb_put(&cb, HPU_PACKET_MME_GEMM, sizeof(g), 0) +
+	memcpy((uint8_t *)hpu_test_cb_put(&cb, HPU_PACKET_MME_GEMM, sizeof(g),
+					  0) +
 		       sizeof(g.hdr),
 	       (uint8_t *)&g + sizeof(g.hdr), sizeof(g) - sizeof(g.hdr));
-	assert_int_equal(run1(f, f->dma0, &cb, &fault), HPU_FW_CS_ENGINE_ERR);
-	assert_int_equal(run1(f, f->mme0 + f->dev->profile->num_mme, &cb,
-			      &fault),
+	assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, &fault),
+			 HPU_FW_CS_ENGINE_ERR);
+	assert_int_equal(hpu_test_fw_run1(f, f->mme0 + f->dev->profile->num_mme,
+					  &cb, &fault),
 			 HPU_FW_CS_ENGINE_ERR);
 	((struct hpu_pkt_mme_gemm *)cb.buf)->ldc = 1;
-	assert_int_equal(run1(f, f->mme0, &cb, &fault), HPU_FW_CS_ENGINE_ERR);
+	assert_int_equal(hpu_test_fw_run1(f, f->mme0, &cb, &fault),
+			 HPU_FW_CS_ENGINE_ERR);
 	for (uint64_t i = 0; i < c.size; i++)
 		assert_int_equal(c.p[i], 0x5a);
 
 	/* and the good one runs */
 	((struct hpu_pkt_mme_gemm *)cb.buf)->ldc = 8;
-	assert_int_equal(run1(f, f->mme0, &cb, &fault), HPU_FW_CS_OK);
+	assert_int_equal(hpu_test_fw_run1(f, f->mme0, &cb, &fault),
+			 HPU_FW_CS_OK);
 	assert_int_not_equal(c.p[0], 0x5a);
 
-	unmap_host(f, hva);
+	hpu_test_fw_unmap_host(f, hva);
 	free(pageable);
 	sbuf_unmap(f, &a);
 	sbuf_unmap(f, &b);
@@ -552,14 +570,20 @@ static void test_emitter(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_fp32, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bf16, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_batched, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_special_values, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_hbm_scattered, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fp32, hpu_test_fw_setup,
+						hpu_test_fw_teardown),
+		cmocka_unit_test_setup_teardown(test_bf16, hpu_test_fw_setup,
+						hpu_test_fw_teardown),
+		cmocka_unit_test_setup_teardown(test_batched, hpu_test_fw_setup,
+						hpu_test_fw_teardown),
+		cmocka_unit_test_setup_teardown(test_special_values,
+						hpu_test_fw_setup,
+						hpu_test_fw_teardown),
+		cmocka_unit_test_setup_teardown(test_hbm_scattered,
+						hpu_test_fw_setup,
+						hpu_test_fw_teardown),
+		cmocka_unit_test_setup_teardown(test_faults, hpu_test_fw_setup,
+						hpu_test_fw_teardown),
 		cmocka_unit_test(test_emitter),
 	};
 

@@ -333,7 +333,7 @@ static void test_in_place(void **state)
 static void test_in_place_staged(void **state)
 {
 	struct tfix *t = *state;
-	struct fix *f = t->f;
+	struct hpu_test_fw *f = t->f;
 	struct hpu_fw_mem **pieces = calloc(MAX_PIECES, sizeof(*pieces));
 	const uint64_t page = 64 * KiB, len = 2 * page, n = len / 4;
 	uint32_t sz = (uint32_t)n, p[2] = { HPU_TPC_ACC_MAX, 0 };
@@ -341,40 +341,44 @@ static void test_in_place_staged(void **state)
 	struct hpu_fw_mem *big;
 	uint64_t i, dva, sva, bva;
 	unsigned int np = 0;
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 	float *src, *b, *dst;
 
 	assert_non_null(pieces);
 	/* fill SRAM, free every other piece: 2 pages are then 2 extents */
 	while (np < MAX_PIECES &&
-	       !ops->mem_alloc(f->dev, page, 0, false, true, &pieces[np]))
+	       !hpusim_model.ops->mem_alloc(f->dev, page, 0, false, true,
+					    &pieces[np]))
 		np++;
 	assert_true(np > 4 && np < MAX_PIECES);
 	for (i = 0; i < np; i += 2)
-		assert_int_equal(ops->mem_free(pieces[i]), 0);
-	assert_int_equal(ops->mem_alloc(f->dev, len, 0, false, true, &big), 0);
+		assert_int_equal(hpusim_model.ops->mem_free(pieces[i]), 0);
+	assert_int_equal(hpusim_model.ops->mem_alloc(f->dev, len, 0, false,
+						     true, &big),
+			 0);
 	assert_true(big->nr_ext >= 2);
-	assert_int_equal(ops->map_mem(f->as, big, 0, false, &dva), 0);
+	assert_int_equal(hpusim_model.ops->map_mem(f->as, big, 0, false, &dva),
+			 0);
 	treset(t);
 	src = talloc(t, len, &sva);
 	frand_fill(src, n, 5, -1, 1);
 	b = talloc(t, len, &bva);
 	frand_fill(b, n, 6, -1, 1);
-	cb_dma(&cb, dva, sva, len);
-	assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	hpu_test_cb_dma(&cb, dva, sva, len);
+	assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
 	d[0] = tens(dva, HPU_DTYPE_FP32, 1, &sz);
 	d[1] = d[0];
 	d[2] = tens(bva, HPU_DTYPE_FP32, 1, &sz);
 	krun(t, HPU_TPC_KERNEL_ACCUMULATE, d, 3, p, 2);
 	dst = talloc(t, len, &sva);
 	cb.len = 0;
-	cb_dma(&cb, sva, dva, len);
-	assert_int_equal(run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	hpu_test_cb_dma(&cb, sva, dva, len);
+	assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, NULL), HPU_FW_CS_OK);
 	for (i = 0; i < n; i++)
 		assert_true(dst[i] == (src[i] > b[i] ? src[i] : b[i]));
-	unmap_dev(f, dva, big);
+	hpu_test_fw_unmap_dev(f, dva, big);
 	for (i = 1; i < np; i += 2)
-		assert_int_equal(ops->mem_free(pieces[i]), 0);
+		assert_int_equal(hpusim_model.ops->mem_free(pieces[i]), 0);
 	free(pieces);
 }
 

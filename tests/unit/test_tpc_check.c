@@ -106,7 +106,7 @@ static void test_engine_refusals(void **state)
 	struct hpu_fw_fault fault;
 	float *a, *o, *host;
 	uint64_t hva;
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 	struct hpu_pkt_tpc_kernel *k;
 
 	treset(t);
@@ -125,14 +125,14 @@ static void test_engine_refusals(void **state)
 	for (i = 0; i < n; i++)
 		assert_true(o[i] == 7.0f);
 	/* an operand in pageable host memory: engine error */
-	host = (float *)(void *)xmalloc(4096);
-	hva = map_host(t->f, host, 4096);
+	host = (float *)(void *)hpu_test_xmalloc(4096);
+	hva = hpu_test_fw_map_host(t->f, host, 4096);
 	d[1] = d[0];
 	d[1].addr = hva;
 	assert_int_equal(krun_q(t, t->tpc0, HPU_TPC_KERNEL_ADD, d, 3, NULL, 0,
 				&fault),
 			 HPU_FW_CS_ENGINE_ERR);
-	unmap_host(t->f, hva);
+	hpu_test_fw_unmap_host(t->f, hva);
 	free(host);
 	/* a TPC packet on a DMA or MME queue: engine error */
 	d[1] = d[0];
@@ -143,10 +143,10 @@ static void test_engine_refusals(void **state)
 				0, &fault),
 			 HPU_FW_CS_ENGINE_ERR);
 	/* a malformed packet that skipped the driver: engine error */
-	k = cb_put(&cb, HPU_PACKET_TPC_KERNEL, sizeof(*k), 0);
+	k = hpu_test_cb_put(&cb, HPU_PACKET_TPC_KERNEL, sizeof(*k), 0);
 	tpc_pkt(k, HPU_TPC_KERNEL_ADD, d, 3, NULL, 0);
 	k->tensors[0].sizes[0] = 1000; /* does not match the output */
-	assert_int_equal(run1(t->f, t->tpc0, &cb, &fault),
+	assert_int_equal(hpu_test_fw_run1(t->f, t->tpc0, &cb, &fault),
 			 HPU_FW_CS_ENGINE_ERR);
 	for (i = 0; i < n; i++)
 		assert_true(o[i] == 7.0f);
@@ -162,25 +162,27 @@ static void test_hbm_operands(void **state)
 	struct hpu_tpc_tensor d[2];
 	float *src, *dst;
 	uint64_t sva;
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 
 	treset(t);
 	src = talloc(t, len, &sva);
 	frand_fill(src, n, 77, -1, 1);
-	dva = map_dev(t->f, len, &m);
-	cb_dma(&cb, dva, sva, len);
-	assert_int_equal(run1(t->f, t->f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	dva = hpu_test_fw_map_dev(t->f, len, &m);
+	hpu_test_cb_dma(&cb, dva, sva, len);
+	assert_int_equal(hpu_test_fw_run1(t->f, t->f->dma0, &cb, NULL),
+			 HPU_FW_CS_OK);
 	/* in place in HBM: x *= 2 */
 	d[0] = tens(dva, HPU_DTYPE_FP32, 1, &sz);
 	d[1] = d[0];
 	krun(t, HPU_TPC_KERNEL_SCALE, d, 2, &p, 1);
 	dst = talloc(t, len, &sva);
 	cb.len = 0;
-	cb_dma(&cb, sva, dva, len);
-	assert_int_equal(run1(t->f, t->f->dma0, &cb, NULL), HPU_FW_CS_OK);
+	hpu_test_cb_dma(&cb, sva, dva, len);
+	assert_int_equal(hpu_test_fw_run1(t->f, t->f->dma0, &cb, NULL),
+			 HPU_FW_CS_OK);
 	for (i = 0; i < n; i++)
 		assert_true(dst[i] == 2.0f * src[i]);
-	unmap_dev(t->f, dva, m);
+	hpu_test_fw_unmap_dev(t->f, dva, m);
 }
 
 int main(void)

@@ -369,7 +369,7 @@ static void test_dropout(void **state)
 	/* 75000 expected; 6 sigma is ~820 */
 	assert_true(kept > 74000 && kept < 76000);
 	/* same seed: the same mask; another seed: another mask */
-	m2 = (float *)(void *)xmalloc(n * 4ULL);
+	m2 = (float *)(void *)hpu_test_xmalloc(n * 4ULL);
 	memcpy(m2, m, n * 4ULL);
 	krun(t, HPU_TPC_KERNEL_DROPOUT, d, 3, p, 3);
 	assert_memory_equal(m, m2, n * 4ULL);
@@ -420,7 +420,7 @@ static void test_large_parallel(void **state)
 		assert_true(o[i] == a[i] + b[i % 613]);
 	d[1] = d[2];
 	krun(t, HPU_TPC_KERNEL_GELU, d, 2, NULL, 0);
-	o2 = (float *)(void *)xmalloc(613000 * 4);
+	o2 = (float *)(void *)hpu_test_xmalloc(613000 * 4);
 	memcpy(o2, o, 613000 * 4);
 	krun(t, HPU_TPC_KERNEL_GELU, d, 2, NULL, 0);
 	assert_memory_equal(o, o2, 613000 * 4);

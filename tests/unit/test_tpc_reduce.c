@@ -122,7 +122,7 @@ static void test_softmax_xent(void **state)
 	x[5] = 80.0f; /* large logits: stable */
 	d[1] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&o);
 	krun(t, HPU_TPC_KERNEL_SOFTMAX, d, 2, NULL, 0);
-	o2 = (float *)(void *)xmalloc(66 * 4);
+	o2 = (float *)(void *)hpu_test_xmalloc(66 * 4);
 	memcpy(o2, o, 66 * 4);
 	krun(t, HPU_TPC_KERNEL_SOFTMAX, d, 2, NULL, 0);
 	assert_memory_equal(o, o2, 66 * 4); /* deterministic */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_tpc_util.h - fixture of the TPC kernel tests: the libhpusim fixture
- * (fw_test_util.h) plus an arena of pinned host memory mapped into the
+ * (tests/lib/hpu_test_fw.h) plus an arena of pinned host memory mapped into the
  * address space (the TPC reaches it like HBM), tensor descriptors, a
  * kernel runner on TPC queue 0 and tolerance helpers.
  */
@@ -10,14 +10,14 @@
 
 #include <math.h>
 
-#include "fw_test_util.h"
+#include "../lib/hpu_test_fw.h"
 #include "hpu_tpc_check.h"
 #include "hpu_tpc_kernels.h"
 
 #define ARENA_SIZE (16 * MiB)
 
 struct tfix {
-	struct fix *f;
+	struct hpu_test_fw *f;
 	uint8_t *arena;
 	uint64_t va;
 	uint64_t used;
@@ -29,13 +29,14 @@ static inline int tsetup(void **state)
 	struct tfix *t = calloc(1, sizeof(*t));
 	void *fs;
 
-	if (!t || setup(&fs))
+	if (!t || hpu_test_fw_setup(&fs))
 		return -1;
 	t->f = fs;
 	t->arena = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (t->arena == MAP_FAILED ||
-	    ops->map_shared(t->f->as, t->arena, ARENA_SIZE, 0, false, &t->va))
+	    hpusim_model.ops->map_shared(t->f->as, t->arena, ARENA_SIZE, 0,
+					 false, &t->va))
 		return -1;
 	t->tpc0 = t->f->mme0 +
 		  hpu_fw_find_profile(&hpusim_model, "gaudi2")->num_mme;
@@ -46,15 +47,15 @@ static inline int tsetup(void **state)
 static inline int tteardown(void **state)
 {
 	struct tfix *t = *state;
-	struct fix *f = t->f;
+	struct hpu_test_fw *f = t->f;
 
 	if (f->as) {
-		ops->as_destroy(f->as);
+		hpusim_model.ops->as_destroy(f->as);
 		f->as = NULL;
 	}
 	munmap(t->arena, ARENA_SIZE);
 	free(t);
-	return teardown((void **)&f);
+	return hpu_test_fw_teardown((void **)&f);
 }
 
 /* @bytes of the arena (64-byte aligned), its VA in *va */
@@ -125,13 +126,13 @@ krun_q(struct tfix *t, uint32_t queue, uint32_t id,
        const struct hpu_tpc_tensor *tv, unsigned int nt, const uint32_t *pv,
        unsigned int np, struct hpu_fw_fault *fault)
 {
-	struct cb cb = { .len = 0 };
+	struct hpu_test_cb cb = { .len = 0 };
 	struct hpu_pkt_tpc_kernel *k =
-		cb_put(&cb, HPU_PACKET_TPC_KERNEL, sizeof(*k), 0);
+		hpu_test_cb_put(&cb, HPU_PACKET_TPC_KERNEL, sizeof(*k), 0);
 
 	tpc_pkt(k, id, tv, nt, pv, np);
 	assert_int_equal(hpu_tpc_check(k), 0);
-	return run1(t->f, queue, &cb, fault);
+	return hpu_test_fw_run1(t->f, queue, &cb, fault);
 }
 
 static inline void krun(struct tfix *t, uint32_t id,

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_examples.c - the programs of examples/ against a temporary daemon
+ * of 2 Gaudi2 devices, run as a user runs them (HPU_DEV_DIR names the
+ * mount): each must exit 0 and print what it checked; one asked for a
+ * device that does not exist must exit 1 saying so.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_proc.h"
+
+#define NDEV   2
+#define RUN_MS 60000
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (hpu_test_group_start(NDEV, "gaudi2"))
+		return -1;
+	return hpu_test_require_cs();
+}
+
+/* run examples/@name with @arg (or none); stdout and stderr together */
+static void run(struct hpu_test_proc *p, const char *name, const char *arg)
+{
+	const struct hpu_test_proc_opts o = {
+		.stderr_mode = HPU_TEST_STDERR_MERGE,
+	};
+	const char *dir = getenv("O");
+	char path[PATH_MAX];
+	char *argv[] = { path, (char *)arg, NULL };
+
+	snprintf(path, sizeof(path), "%s/examples/%s",
+		 dir && *dir ? dir : "build", name);
+	assert_int_equal(hpu_test_proc_run(p, argv, &o, RUN_MS), 0);
+	print_message("%s: exit %d after %ld ms\n", name, p->status, p->ms);
+	printf("%s", p->out);
+}
+
+static void test_hello_device(void **state)
+{
+	struct hpu_test_proc p;
+
+	(void)state;
+	run(&p, "hello_device", NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "libhpudrv "));
+	assert_non_null(strstr(p.out, "hpu0: HL-225, 10 DMA, 2 MME"));
+	assert_non_null(strstr(p.out, "round trip: 1048576 bytes to device "
+				      "memory and back, equal"));
+	hpu_test_proc_free(&p);
+}
+
+static void test_hello_device_absent(void **state)
+{
+	struct hpu_test_proc p;
+
+	(void)state;
+	run(&p, "hello_device", "7");
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.out, "hpu7: "));
+	assert_null(strstr(p.out, "round trip"));
+	hpu_test_proc_free(&p);
+}
+
+static void test_gemm(void **state)
+{
+	struct hpu_test_proc p;
+
+	(void)state;
+	run(&p, "gemm", "1"); /* the second device */
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "gemm: 64x32 times 32x48 on the MME "
+				      "(queue 10), largest relative error"));
+	assert_null(strstr(p.out, "differs"));
+	hpu_test_proc_free(&p);
+}
+
+static void test_allreduce(void **state)
+{
+	struct hpu_test_proc p;
+
+	(void)state;
+	run(&p, "allreduce", "4099"); /* not a multiple of any chunk */
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "rank 0: allreduce of 4099 floats, "
+				      "0 wrong"));
+	assert_non_null(strstr(p.out, "rank 1: allreduce of 4099 floats, "
+				      "0 wrong"));
+	assert_non_null(strstr(p.out, "allreduce: 2 ranks agree"));
+	hpu_test_proc_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_hello_device, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_hello_device_absent,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_gemm, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_allreduce, hpu_test_need_daemon),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+}

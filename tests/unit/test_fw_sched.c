@@ -75,7 +75,7 @@ static void test_fence_hog_does_not_block_others(void **state)
 	struct hpu_test_cb fence = { .len = 0 }, nop = { .len = 0 };
 	struct hpu_fw_as *b = NULL;
 	uint64_t busy[4];
-	int ia1, ia2, ib;
+	int ia1, ia2, ib, i;
 
 	assert_int_equal(hpusim_model.ops->as_create(f->dev, &b), 0);
 	hpu_test_cb_fence(&fence, 3, 1, 1);
@@ -101,6 +101,13 @@ static void test_fence_hog_does_not_block_others(void **state)
 	assert_true(ia1 >= 0 && ia2 > ia1);
 	assert_int_equal(hpu_test_fw_result_of(f, A1, NULL), HPU_FW_CS_OK);
 	assert_int_equal(hpu_test_fw_result_of(f, A2, NULL), HPU_FW_CS_OK);
+	/*
+	 * The engine's thread marks it idle after the completion callback
+	 * that woke this thread: wait for that, bounded (10 s)
+	 */
+	for (i = 0; i < 1000 && hpusim_model.ops->hw_idle(f->dev, busy) != 1;
+	     i++)
+		usleep(10000);
 	assert_int_equal(hpusim_model.ops->hw_idle(f->dev, busy), 1);
 	hpusim_model.ops->as_destroy(b);
 }

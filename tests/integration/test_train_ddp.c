@@ -29,6 +29,7 @@
 
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
 #include "ht_trainer.h"
 
 #define NDEV	  4
@@ -80,10 +81,21 @@ struct run {
 
 static int next_port;
 
+/*
+ * A port of 127.0.0.1 free right now for the next run's rendezvous (a
+ * port derived from the pid could be any client's ephemeral port)
+ */
+static int fresh_port(void)
+{
+	int port = hpu_test_free_port();
+
+	assert_true(port > 0);
+	return port;
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
-	next_port = 31000 + (int)(getpid() % 8000) * 4;
 	if (hpu_test_group_start(NDEV, "gaudi2"))
 		return -1;
 	return hpu_test_require_cs();
@@ -163,7 +175,7 @@ static struct run *run_ddp(int world, uint32_t batch, uint32_t accum, int mode,
 	r = mmap(NULL, world * sizeof(*r), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	assert_true(r != MAP_FAILED);
-	next_port += 3;
+	next_port = fresh_port();
 	for (i = 0; i < world; i++) {
 		memset(&r[i], 0, sizeof(r[i]));
 		r[i].world = world;
@@ -311,7 +323,7 @@ static void test_ddp_resume_mismatch(void **state)
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	assert_true(r != MAP_FAILED);
 	for (pass = 0; pass < 2; pass++) {
-		next_port += 3;
+		next_port = fresh_port();
 		for (i = 0; i < 2; i++) {
 			memset(&r[i], 0, sizeof(r[i]));
 			r[i].world = 2;
@@ -368,7 +380,7 @@ static void test_ddp_missing_rank(void **state)
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	assert_true(r != MAP_FAILED);
 	memset(r, 0, sizeof(*r));
-	next_port += 3;
+	next_port = fresh_port();
 	r->world = 2;
 	r->batch = 16;
 	r->accum = 1;

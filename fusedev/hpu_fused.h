@@ -766,7 +766,7 @@ extern const struct hfd_attr_drv hfd_drv_attrs[];
 extern const unsigned int hfd_num_drv_attrs;
 
 /* ------------------------------------------------------------------ */
-/* FUSE front end (fs.c) and mount handling (mount.c)                  */
+/* FUSE front end (fs.c, fs_files.c) and mount handling (mount.c)     */
 /* ------------------------------------------------------------------ */
 
 /* ------------------------------------------------------------------ */
@@ -782,7 +782,8 @@ extern const unsigned int hfd_num_drv_attrs;
  * @lock: protects @msg and @msg_len
  * @msg: answer to the last command written, returned by read()
  * @msg_len: bytes of @msg
- * @prev: previous open driver/hotplug (fs.c's list, for the unmount)
+ * @prev: previous open driver/hotplug (fs_files.c's list, for the
+ *	unmount)
  * @next: next open driver/hotplug
  */
 struct hfd_hotplug_file {

@@ -12,7 +12,7 @@
  * EFAULT itself, the client goes on, and the worker, if it ever wakes,
  * sees that its request is answered: its access reports -EFAULT (the
  * handler undoes what it did, so nothing of the request takes effect) and
- * fs.c sends no second answer. A stuck worker is one thread less for
+ * fs_files.c sends no second answer. A stuck worker is one thread less for
  * everyone else, so stuck (abandoned) accesses are capped per client
  * thread, process and user and in total, and the FUSE loop's thread limit
  * leaves room for them all (HFD_MAX_THREADS_ALL): beyond a cap a

@@ -431,23 +431,27 @@ FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
 	$(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv \
 	$(O)/fuzz/fuzz_ckpt
 
+# Every header a target's sources may include: a changed header rebuilds
+FUZZ_HDRS := $(wildcard uapi/*.h common/*.h fusedev/*.h firmware-sim/*.h \
+	libhputpc/*.h libhputpc/include/*.h tests/fuzz/*.h)
+
 $(O)/fuzz:
 	$(Q)mkdir -p $@
 
 $(O)/fuzz/fuzz_packets: tests/fuzz/fuzz_packets.c $(wildcard fusedev/packets*.c) \
-		$(SIM_COMMON_SRCS) | $(O)/fuzz
+		$(SIM_COMMON_SRCS) $(FUZZ_HDRS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $^ -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@
 
 $(O)/fuzz/fuzz_ioctl: tests/fuzz/fuzz_ioctl.c $(FUSEDEV_SRCS) $(SIM_SRCS) \
-		$(TPC_SRCS) $(COMMON_SRCS) | $(O)/fuzz
+		$(TPC_SRCS) $(COMMON_SRCS) $(FUZZ_HDRS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $^ -o $@ $(call pkg_libs,fuse3) $(BLAS_LIBS) \
-		$(LDLIBS_BASE)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ \
+		$(call pkg_libs,fuse3) $(BLAS_LIBS) $(LDLIBS_BASE)
 
 $(O)/fuzz/fuzz_scaleout: tests/fuzz/fuzz_scaleout.c tests/fuzz/fuzz_seed.h \
-		tests/lib/hpu_test_wire.h \
-		firmware-sim/nic.h $(SIM_SRCS) $(TPC_SRCS) \
+		tests/lib/hpu_test_wire.h $(FUZZ_HDRS) \
+		$(SIM_SRCS) $(TPC_SRCS) \
 		$(SIM_COMMON_SRCS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(BLAS_LIBS) \

@@ -120,7 +120,30 @@ int ccl_set_error(struct hpuccl_comm *c, int err)
 	return c->err ? c->err : err;
 }
 
-/* Device events: a link down or a bad remote access */
+/*
+ * Whether @key is one of @c's: its inbox, a peer's inbox, a registered
+ * buffer, a peer's buffer of the current zero-copy exchange. Keys are
+ * never reused, so a refused write of an earlier communicator on this
+ * device (a dead rank's writes can land after the survivors formed a new
+ * one) names none of them. Key 0 (not given) counts as @c's.
+ */
+static bool comm_key(const struct hpuccl_comm *c, uint64_t key)
+{
+	int i;
+
+	if (!key || key == c->inbox_key)
+		return true;
+	for (i = 0; c->peers && i < c->nranks; i++)
+		if (c->peers[i].key == key ||
+		    (c->zc_key && c->zc_key[i] == key))
+			return true;
+	for (i = 0; i < c->nregs; i++)
+		if (c->regs[i].key == key)
+			return true;
+	return false;
+}
+
+/* Device events: a link down, or a bad remote access of @c's memory */
 static int device_events(struct hpuccl_comm *c)
 {
 	struct hpu_event ev[16];
@@ -130,7 +153,8 @@ static int device_events(struct hpuccl_comm *c)
 		for (i = 0; i < n; i++) {
 			if (ev[i].type == HPU_EVENT_LINK_DOWN)
 				ret = -ENETDOWN;
-			else if (ev[i].type == HPU_EVENT_NIC_ACCESS_ERR && !ret)
+			else if (ev[i].type == HPU_EVENT_NIC_ACCESS_ERR &&
+				 !ret && comm_key(c, ev[i].data))
 				ret = -EIO;
 		}
 		if (n < 16)

@@ -30,6 +30,7 @@
 
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_nic.h"
 #include "../lib/hpu_test_util.h"
 #include "hpuccl.h"
 #include "hpudrv.h"
@@ -215,7 +216,8 @@ struct ranks {
 	struct job jobs[NDEV];
 };
 
-static void start_ranks(struct ranks *rs, int n, int port, int port2)
+static void start_ranks(struct ranks *rs, int n, int port, int port2,
+			int (*fn)(void *arg))
 {
 	int up[2], down[2], i, k;
 
@@ -234,7 +236,7 @@ static void start_ranks(struct ranks *rs, int n, int port, int port2)
 			.to_test = up[1],
 			.from_test = down[0],
 		};
-		rs->pid[i] = hpu_test_fork_rank(rank_main, &rs->jobs[i]);
+		rs->pid[i] = hpu_test_fork_rank(fn, &rs->jobs[i]);
 		assert_true(rs->pid[i] > 0);
 		close(up[1]);
 		close(down[0]);
@@ -296,7 +298,7 @@ static void test_killed_rank(void **state)
 	(void)state;
 	HPU_TEST_SKIP_IF(skip_reason);
 	assert_true(port > 0 && port2 > 0 && port != port2);
-	start_ranks(&rs, NDEV, port, port2);
+	start_ranks(&rs, NDEV, port, port2, rank_main);
 
 	hpu_test_sleep_ms(20); /* inside an allreduce, most likely */
 	t0 = hpu_test_now_ms();
@@ -324,7 +326,7 @@ static void test_link_down(void **state)
 	(void)state;
 	HPU_TEST_SKIP_IF(skip_reason);
 	assert_true(port > 0);
-	start_ranks(&rs, 2, port, 0);
+	start_ranks(&rs, 2, port, 0, rank_main);
 
 	/* every link between hpu0 and hpu1 goes down */
 	assert_int_equal(hpu_open(0, &dev), 0);
@@ -472,6 +474,85 @@ static void test_init_failure_says_where(void **state)
 	free(l1);
 }
 
+/*
+ * A rank that reduces, says READY, waits for the test's AGAIN and reduces
+ * once more; 0 when both worked and its communicator has no error
+ */
+static int stray_rank(void *arg)
+{
+	const struct job *j = arg;
+	struct hpu_test_rank tr;
+	struct msg m;
+	uint64_t buf;
+	int ret, i;
+
+	if (hpu_test_rank_open(&tr, j->device))
+		return 2;
+	ret = join(&tr, j->port, j->nranks, j->rank);
+	if (!ret)
+		ret = hpu_test_rank_buf(&tr, SURVIVOR_COUNT * 4, &buf);
+	for (i = 0; !ret && i < 2; i++) {
+		if (i == 1) {
+			send_msg(j->to_test, MSG_READY, 0);
+			if (recv_msg(j->from_test, EXIT_MS, &m) ||
+			    m.tag != MSG_AGAIN) {
+				ret = -EPIPE;
+				break;
+			}
+		}
+		ret = hpuccl_allreduce(buf, buf, SURVIVOR_COUNT, HPUCCL_INT32,
+				       HPUCCL_SUM, tr.comm, tr.stream);
+		if (!ret)
+			ret = hpu_stream_synchronize(tr.stream);
+		if (!ret)
+			ret = hpuccl_comm_get_async_error(tr.comm);
+	}
+	if (ret)
+		fprintf(stderr, "rank %d: %s\n", j->rank, hpuccl_strerror(ret));
+	hpu_test_rank_close(&tr, ret != 0);
+	return ret ? 1 : 0;
+}
+
+/*
+ * A refused write that names no region raises NIC_ACCESS_ERR in every
+ * context of the receiving device, communicators' included: it must not
+ * fail a communicator whose keys it does not name (a dead rank's late
+ * writes used to fail the survivors' new communicator with -EIO).
+ */
+static void test_stray_access_error(void **state)
+{
+	struct msg again = { .tag = MSG_AGAIN };
+	int port = hpu_test_free_port(), status[NDEV], i;
+	struct hpu_test_nic_side s;
+	uint32_t conn, nic_port;
+	uint64_t token;
+	struct ranks rs;
+
+	(void)state;
+	HPU_TEST_SKIP_IF(skip_reason);
+	assert_true(port > 0);
+	start_ranks(&rs, 2, port, 0, stray_rank);
+
+	/* an outsider on hpu2 writes to hpu0 with a key nobody has */
+	hpu_test_nic_side_open(&s, 2, 4096, false);
+	nic_port = hpu_test_nic_connect(&s, 0, &conn, &token);
+	assert_int_not_equal(hpu_test_nic_write_key(&s, nic_port, conn,
+						    0x5eed5eed5eed5eedULL, 64,
+						    0),
+			     HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_nic_wait_event(
+				 s.dev, HPU_EVENT_NIC_ACCESS_ERR, NULL, NULL),
+			 0);
+	hpu_test_nic_side_close(&s);
+
+	for (i = 0; i < 2; i++)
+		assert_int_equal(write(rs.to[i], &again, sizeof(again)),
+				 sizeof(again));
+	finish_ranks(&rs, status);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(status[i], 0);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -491,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_killed_rank),
 		cmocka_unit_test(test_link_down),
 		cmocka_unit_test(test_init_failure_says_where),
+		cmocka_unit_test(test_stray_access_error),
 	};
 
 	return cmocka_run_group_tests_name("ccl_faults", tests, group_setup,

@@ -24,11 +24,17 @@ static inline uint16_t hpu_f32_to_bf16(float f)
 {
 	uint32_t u;
 
+	uint32_t r;
+
 	memcpy(&u, &f, sizeof(u));
-	if ((u & 0x7fffffffU) > 0x7f800000U) /* NaN: keep sign, force quiet */
-		return (uint16_t)((u >> 16) | 0x0040U);
-	u += 0x7fffU + ((u >> 16) & 1U);
-	return (uint16_t)(u >> 16);
+	r = (u + 0x7fffU + ((u >> 16) & 1U)) >> 16; /* round to nearest even */
+	/*
+	 * NaN keeps its sign and is made quiet. A select, not a branch: the
+	 * TPC kernels' conversion loops vectorize.
+	 */
+	return (uint16_t)((u & 0x7fffffffU) > 0x7f800000U ?
+				  (u >> 16) | 0x0040U :
+				  r);
 }
 
 #endif /* HPU_BF16_H */

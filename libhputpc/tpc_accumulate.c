@@ -210,10 +210,10 @@ ACC_INLINE const float *f_view(uint32_t dtype, const uint8_t *p, uint64_t s,
 			buf[i] = f[i * s];
 	} else if (s == 1) {
 		for (i = 0; i < n; i++)
-			buf[i] = hputpc_bf2f(h[i]);
+			buf[i] = hpu_bf16_to_f32(h[i]);
 	} else {
 		for (i = 0; i < n; i++)
-			buf[i] = hputpc_bf2f(h[i * s]);
+			buf[i] = hpu_bf16_to_f32(h[i * s]);
 	}
 	return buf;
 }
@@ -249,10 +249,10 @@ ACC_INLINE void f_store(const struct acc_job *j, float *acc, uint8_t *p,
 			o[i * s] = acc[i];
 	else if (s == 1)
 		for (i = 0; i < n; i++)
-			h[i] = hputpc_f2bf(acc[i]);
+			h[i] = hpu_f32_to_bf16(acc[i]);
 	else
 		for (i = 0; i < n; i++)
-			h[i * s] = hputpc_f2bf(acc[i]);
+			h[i * s] = hpu_f32_to_bf16(acc[i]);
 }
 
 /* One block of a fp32/bf16 accumulate: operand k at @p[k], stride @s[k] */

@@ -20,7 +20,7 @@ static float load1(const struct hputpc_operand *t, const uint8_t *row,
 		   uint64_t i, uint64_t s)
 {
 	if (t->dtype == HPU_DTYPE_BF16)
-		return hputpc_bf2f(
+		return hpu_bf16_to_f32(
 			((const uint16_t *)(const void *)row)[i * s]);
 	if (t->dtype == HPU_DTYPE_INT32)
 		return (float)((const int32_t *)(const void *)row)[i * s];
@@ -31,7 +31,7 @@ static void store1(const struct hputpc_operand *t, uint8_t *row, uint64_t i,
 		   uint64_t s, float v)
 {
 	if (t->dtype == HPU_DTYPE_BF16)
-		((uint16_t *)(void *)row)[i * s] = hputpc_f2bf(v);
+		((uint16_t *)(void *)row)[i * s] = hpu_f32_to_bf16(v);
 	else
 		((float *)(void *)row)[i * s] = v;
 }
@@ -46,7 +46,7 @@ int hputpc_fill(struct hputpc_ctx *c)
 	const struct hputpc_operand *o = &c->t[0];
 	uint64_t r, i, rows = o->n ? o->n / o->sizes[0] : 0;
 	uint32_t v = c->params[0];
-	uint16_t h = hputpc_f2bf(hputpc_pf(c, 0));
+	uint16_t h = hpu_f32_to_bf16(hputpc_pf(c, 0));
 
 	for (r = 0; r < rows; r++) {
 		uint64_t off = hputpc_row_off(o, r);
@@ -114,7 +114,7 @@ static void cast_range(const struct hputpc_ctx *c, uint64_t r, uint64_t i0,
 		uint16_t *h = (uint16_t *)(void *)d;
 
 		for (i = i0; i < i1; i++)
-			h[i] = hputpc_f2bf(f[i]);
+			h[i] = hpu_f32_to_bf16(f[i]);
 		return;
 	}
 	for (i = i0; i < i1; i++) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hpu_tpc_check.h"
+#include "hpu_bf16.h"
 #include "hputpc.h"
 
 /* Kernel body: 0, or -EIO for data the kernel refuses (bad ids/labels) */
@@ -24,29 +25,6 @@ static inline float hputpc_pf(const struct hputpc_ctx *c, unsigned int i)
 
 	memcpy(&f, &c->params[i], sizeof(f));
 	return f;
-}
-
-static inline float hputpc_bf2f(uint16_t h)
-{
-	uint32_t u = (uint32_t)h << 16;
-	float f;
-
-	memcpy(&f, &u, sizeof(f));
-	return f;
-}
-
-/* binary32 -> bfloat16, round to nearest even; NaN stays a (quiet) NaN */
-static inline uint16_t hputpc_f2bf(float f)
-{
-	uint32_t u;
-
-	uint32_t r;
-
-	memcpy(&u, &f, sizeof(u));
-	r = (u + 0x7fffU + ((u >> 16) & 1)) >> 16;
-	/* a select, not a branch: the conversion loops vectorize */
-	return (uint16_t)((u & 0x7fffffffU) > 0x7f800000U ? (u >> 16) | 0x40 :
-							    r);
 }
 
 /* fp32 element @i (elements, not bytes) of a fp32 operand */

@@ -449,20 +449,14 @@ static const struct hpu_pkt_nop signal_nop = {
 	.hdr = { .opcode = HPU_PACKET_NOP, .size = sizeof(struct hpu_pkt_nop) },
 };
 
+/* The shared chunk check, and the ioctl's own rule: WAIT numbers are
+ * behind a user pointer */
 static int check_chunk(const struct hfd_device *dev,
 		       const struct hpu_cs_chunk *c, uint32_t cs_flags)
 {
-	if (c->flags || c->pad || c->reserved ||
-	    c->queue_index >= dev->profile->num_queues)
+	if ((cs_flags & HPU_CS_FLAGS_WAIT) && !c->cb_handle)
 		return -EINVAL;
-	if (cs_flags & HPU_CS_FLAGS_SIGNAL)
-		return c->cb_handle || c->cb_size ? -EINVAL : 0;
-	if (cs_flags & HPU_CS_FLAGS_WAIT)
-		return !c->cb_handle || !c->cb_size ||
-				       c->cb_size > HPU_WAIT_MULTI_CS_MAX ?
-			       -EINVAL :
-			       0;
-	return c->cb_size < 8 || c->cb_size % 8 ? -EINVAL : 0;
+	return hfd_cs_check_chunk(dev->profile->num_queues, c, cs_flags);
 }
 
 /* Copy, pin and validate what every chunk runs; nothing is submitted */
@@ -715,20 +709,11 @@ int hfd_ioctl_cs(const struct hfd_ioctl_call *call, void *data)
 	unsigned int i;
 	int ret;
 
-	if (hfd_check_flags(in.cs_flags, HPU_CS_FLAGS_MASK) ||
-	    hfd_check_zero(&in.pad, sizeof(in.pad)) ||
-	    hfd_check_zero(&in.reserved, sizeof(in.reserved)))
-		return -EINVAL;
-	if ((in.cs_flags & HPU_CS_FLAGS_SIGNAL) &&
-	    (in.cs_flags & HPU_CS_FLAGS_WAIT))
-		return -EINVAL;
-	if (in.num_chunks_execute < 1 ||
-	    in.num_chunks_execute > HPU_MAX_JOBS_PER_CS || !in.chunks_execute)
-		return -EINVAL;
-	if ((in.cs_flags & HPU_CS_FLAGS_WAIT) &&
-	    in.num_chunks_execute > HPU_WAIT_MAX_CHUNKS)
-		return -EINVAL;
-	if (in.timeout_ms > HPU_CS_TIMEOUT_MAX_MS)
+	if (hfd_check_zero(&in.pad, sizeof(in.pad)) ||
+	    hfd_check_zero(&in.reserved, sizeof(in.reserved)) ||
+	    !in.chunks_execute ||
+	    hfd_cs_check_args(in.cs_flags, in.num_chunks_execute,
+			      in.timeout_ms))
 		return -EINVAL;
 	st = ctx->cs;
 	if (!st || !hfd_device_has_cs(dev))

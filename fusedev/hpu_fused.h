@@ -8,6 +8,7 @@
  *	hpu_fused_uaccess.h  client memory access and its bound
  *	hpu_fused_submit.h   packets, the timer, memory, CBs, CSs, waits
  *	hpu_fused_ioctl.h    ioctl dispatch and argument rules
+ *	hpu_fused_ring.h     user-mode rings: the consumer core, RING
  *	hpu_fused_fs.h       attributes, hot-plug, the FUSE front end, mounts
  *
  * docs/fusedev.md describes the design decisions.
@@ -91,6 +92,7 @@
 #include "hpu_fused_uaccess.h"
 #include "hpu_fused_submit.h"
 #include "hpu_fused_ioctl.h"
+#include "hpu_fused_ring.h"
 #include "hpu_fused_fs.h"
 
 #endif /* HPU_FUSED_H */

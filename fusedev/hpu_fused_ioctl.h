@@ -106,6 +106,7 @@ extern const struct hfd_arg_rules hfd_wait_cs_arg_rules;
 extern const struct hfd_arg_rules hfd_mem_arg_rules;
 extern const struct hfd_arg_rules hfd_nic_arg_rules;
 extern const struct hfd_arg_rules hfd_debug_arg_rules;
+extern const struct hfd_arg_rules hfd_ring_arg_rules;
 
 int hfd_args_check(const struct hfd_arg_rules *rules, const void *arg,
 		   bool *effects);
@@ -145,6 +146,7 @@ int hfd_ioctl_cs(const struct hfd_ioctl_call *call, void *data);
 int hfd_ioctl_wait_cs(const struct hfd_ioctl_call *call, void *data);
 int hfd_ioctl_nic(const struct hfd_ioctl_call *call, void *data);
 int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data);
+int hfd_ioctl_ring(const struct hfd_ioctl_call *call, void *data);
 void hfd_nic_event_cb(void *arg, void *as_cookie,
 		      const struct hpu_fw_nic_event *ev);
 int hfd_nic_info(struct hfd_device *dev, struct hpu_info_nic *out);

@@ -75,6 +75,11 @@ void hfd_timer_cancel_sync(struct hfd_timer *t);
 
 int hfd_ctx_mem_init(struct hfd_ctx *ctx);
 void hfd_ctx_mem_fini(struct hfd_ctx *ctx);
+/* The checks both submission paths share (cs_check.c) */
+int hfd_cs_check_args(uint32_t cs_flags, uint32_t num_chunks,
+		      uint32_t timeout_ms);
+int hfd_cs_check_chunk(uint32_t num_queues, const struct hpu_cs_chunk *c,
+		       uint32_t cs_flags);
 int hfd_ctx_cs_init(struct hfd_ctx *ctx);
 void hfd_ctx_cs_fini(struct hfd_ctx *ctx);
 void hfd_ctx_cs_free(struct hfd_ctx *ctx);

@@ -99,6 +99,12 @@ static const struct hfd_ioctl_desc hfd_ioctls[] = {
 		.name = "NIC",
 		.args = &hfd_nic_arg_rules,
 	},
+	[HPU_COMMAND_RING] = {
+		.cmd = HPU_IOCTL_RING,
+		.func = hfd_ioctl_ring,
+		.name = "RING",
+		.args = &hfd_ring_arg_rules,
+	},
 };
 
 _Static_assert(ARRAY_SIZE(hfd_ioctls) == HPU_COMMAND_END,

@@ -411,6 +411,57 @@ const struct hfd_arg_rules hfd_debug_arg_rules = {
 	.nvariants = ARRAY_SIZE(debug_variants),
 };
 
+/* ---------------------------------------------------------------- RING */
+
+enum {
+	RING_OFFSET,
+	RING_SIZE,
+	RING_FD,
+	RING_OP,
+	RING_SQ_SLOTS,
+	RING_CQ_ENTRIES,
+	RING_FLAGS,
+	RING_PAD
+};
+
+static const struct hfd_arg_member ring_members[] = {
+	[RING_OFFSET] = M(struct hpu_ring_in, offset),
+	[RING_SIZE] = M(struct hpu_ring_in, size),
+	[RING_FD] = M(struct hpu_ring_in, fd),
+	[RING_OP] = M(struct hpu_ring_in, op),
+	[RING_SQ_SLOTS] = M(struct hpu_ring_in, sq_slots),
+	[RING_CQ_ENTRIES] = M(struct hpu_ring_in, cq_entries),
+	[RING_FLAGS] = M(struct hpu_ring_in, flags),
+	[RING_PAD] = M(struct hpu_ring_in, pad),
+};
+
+static const struct hfd_arg_variant ring_variants[] = {
+	[HPU_RING_OP_REGISTER] = { .name = "RING REGISTER",
+				   .used = BIT(RING_OFFSET) | BIT(RING_SIZE) |
+					   BIT(RING_FD) | BIT(RING_SQ_SLOTS) |
+					   BIT(RING_CQ_ENTRIES) |
+					   BIT(RING_FLAGS),
+				   .effects = true },
+	[HPU_RING_OP_UNREGISTER] = { .name = "RING UNREGISTER",
+				     .effects = true },
+};
+
+static int ring_variant(const void *arg)
+{
+	const struct hpu_ring_in *in = arg;
+
+	return in->op < ARRAY_SIZE(ring_variants) ? (int)in->op : -EINVAL;
+}
+
+const struct hfd_arg_rules hfd_ring_arg_rules = {
+	.members = ring_members,
+	.nmembers = ARRAY_SIZE(ring_members),
+	.always = BIT(RING_OP),
+	.variant = ring_variant,
+	.variants = ring_variants,
+	.nvariants = ARRAY_SIZE(ring_variants),
+};
+
 /* ------------------------------------------------------------- checker */
 
 static bool member_zero(const struct hfd_arg_member *m, const void *arg)

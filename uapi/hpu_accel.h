@@ -99,6 +99,8 @@ enum hpu_server_type {
 /* NIC protection domains (ABI 1.1): 64-bit keys, HPU_NIC_OP_ACCEPT */
 #define HPU_CAP_NIC_PD	   (1ULL << 9)
 #define HPU_CAP_CTX_LIMITS (1ULL << 10) /* HPU_INFO_CTX_LIMITS (ABI 1.1) */
+/* HPU_IOCTL_RING: user-mode rings (uapi/hpu_ring.h, docs/rings.md) */
+#define HPU_CAP_RING	   (1ULL << 11)
 
 /*
  * Averaging window of HPU_INFO_DEVICE_UTILIZATION (hpu_info_args.period_ms),
@@ -460,7 +462,8 @@ struct hpu_info_ctx_limits {
 #define HPU_EVENT_ECC_ERR	     5 /* HBM ECC error */
 #define HPU_EVENT_DEVICE_UNAVAILABLE 6 /* removed or malfunctioning */
 #define HPU_EVENT_NIC_ACCESS_ERR     7 /* remote write to a bad region */
-#define HPU_EVENT_MAX		     8
+#define HPU_EVENT_RING_ERR	     8 /* the context's ring broke (hpu_ring.h) */
+#define HPU_EVENT_MAX		     9
 
 /**
  * struct hpu_info_events - HPU_INFO_GET_EVENTS answer
@@ -988,7 +991,8 @@ struct hpu_event {
 #define HPU_COMMAND_MEMORY  0x04
 #define HPU_COMMAND_DEBUG   0x05
 #define HPU_COMMAND_NIC	    0x06
-#define HPU_COMMAND_END	    0x07
+#define HPU_COMMAND_RING    0x07 /* HPU_IOCTL_RING: uapi/hpu_ring.h */
+#define HPU_COMMAND_END	    0x08
 
 #define HPU_IOCTL_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_INFO, struct hpu_info_args)

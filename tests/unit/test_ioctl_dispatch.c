@@ -846,6 +846,7 @@ static void test_arg_rules_cover_structs(void **state)
 			{ &hfd_mem_arg_rules, sizeof(struct hpu_mem_in) },
 			{ &hfd_nic_arg_rules, sizeof(struct hpu_nic_in) },
 			{ &hfd_debug_arg_rules, sizeof(struct hpu_debug_args) },
+			{ &hfd_ring_arg_rules, sizeof(struct hpu_ring_in) },
 		};
 
 		for (cmd = 0; cmd < sizeof(all) / sizeof(all[0]); cmd++) {

@@ -18,6 +18,7 @@
 
 #include "hpu_accel.h"
 #include "hpu_packets.h"
+#include "hpu_ring.h"
 
 #define SIZE(type, expect)                                \
 	do {                                              \
@@ -434,6 +435,7 @@ static void test_ctx_limits(void **state)
 	MSIZE(struct hpu_info_ctx_limits, limits, 16 * 16);
 	assert_int_equal(HPU_INFO_CTX_LIMITS, 68);
 	assert_int_equal(HPU_CAP_CTX_LIMITS, 1ULL << 10);
+	assert_int_equal(HPU_CAP_RING, 1ULL << 11);
 	assert_int_equal(HPU_CTX_LIMIT_CBS, 0);
 	assert_int_equal(HPU_CTX_LIMIT_ALLOCS, 1);
 	assert_int_equal(HPU_CTX_LIMIT_DEVICE_MAPS, 2);
@@ -460,12 +462,14 @@ static void test_ioctl_numbers(void **state)
 		{ "MEMORY", HPU_IOCTL_MEMORY, 0x44, 56 },
 		{ "DEBUG", HPU_IOCTL_DEBUG, 0x45, 56 },
 		{ "NIC", HPU_IOCTL_NIC, 0x46, 56 },
+		{ "RING", HPU_IOCTL_RING, 0x47, 40 },
 	};
 	size_t i, j;
 
 	assert_int_equal(DRM_COMMAND_BASE, 0x40);
 	assert_int_equal(HPU_COMMAND_NIC, 0x06);
-	assert_int_equal(HPU_COMMAND_END, 0x07);
+	assert_int_equal(HPU_COMMAND_RING, 0x07);
+	assert_int_equal(HPU_COMMAND_END, 0x08);
 	assert_int_equal(HPU_COMMAND_END, sizeof(cmds) / sizeof(cmds[0]));
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		const struct ioctl_expect *c = &cmds[i];
@@ -520,7 +524,8 @@ static void test_abi_constants(void **state)
 	assert_int_equal(HPU_DEVICE_STATUS_IN_DEVICE_CREATION, 4);
 	assert_int_equal(HPU_DEVICE_STATUS_REMOVED, 6);
 
-	assert_int_equal(HPU_EVENT_MAX, 8);
+	assert_int_equal(HPU_EVENT_RING_ERR, 8);
+	assert_int_equal(HPU_EVENT_MAX, 9);
 	assert_int_equal(HPU_FAULT_MAX, 5);
 	assert_int_equal(HPU_MAX_JOBS_PER_CS, 512);
 	assert_int_equal(HPU_MAX_CB_SIZE, 0x200000 - 32);

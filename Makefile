@@ -421,14 +421,14 @@ check-names: all
 
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets of the parsers of untrusted input (packet validator,
-# ioctl decoder, scale-out receiver, rendezvous store, CSV loader,
-# checkpoint loader), built with clang and AddressSanitizer/UBSan.
+# ioctl decoder, ring consumer, scale-out receiver, rendezvous store, CSV
+# loader, checkpoint loader), built with clang and AddressSanitizer/UBSan.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) $(INC_TESTS) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
-	$(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv \
+	$(O)/fuzz/fuzz_ring $(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv \
 	$(O)/fuzz/fuzz_ckpt
 
 # Every header a target's sources may include: a changed header rebuilds
@@ -448,6 +448,12 @@ $(O)/fuzz/fuzz_ioctl: tests/fuzz/fuzz_ioctl.c $(FUSEDEV_SRCS) $(SIM_SRCS) \
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ \
 		$(call pkg_libs,fuse3) $(BLAS_LIBS) $(LDLIBS_BASE)
+
+# The ring consumer and the CS checks it shares with the ioctl path (pure)
+$(O)/fuzz/fuzz_ring: tests/fuzz/fuzz_ring.c tests/fuzz/fuzz_seed.h \
+		fusedev/ring_consume.c fusedev/cs_check.c $(FUZZ_HDRS) | $(O)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)
 
 $(O)/fuzz/fuzz_scaleout: tests/fuzz/fuzz_scaleout.c tests/fuzz/fuzz_seed.h \
 		tests/lib/hpu_test_wire.h $(FUZZ_HDRS) \

@@ -459,11 +459,14 @@ static int check_chunk(const struct hfd_device *dev,
 	return hfd_cs_check_chunk(dev->profile->num_queues, c, cs_flags);
 }
 
-/* Copy, pin and validate what every chunk runs; nothing is submitted */
-static int build_jobs(const struct hfd_ioctl_call *call, uint32_t cs_flags,
-		      struct cs_build *b)
+/*
+ * Copy, pin and validate what every chunk runs; nothing is submitted.
+ * WAIT numbers come from @seqs (chunk after chunk) or, when it is NULL,
+ * from the user pointer in each chunk's cb_handle.
+ */
+static int build_jobs(struct hfd_ctx *ctx, pid_t requester, uint32_t cs_flags,
+		      const uint64_t *seqs, struct cs_build *b)
 {
-	struct hfd_ctx *ctx = call->ctx;
 	struct hfd_device *dev = ctx->dev;
 	struct hpu_cs_chunk *c;
 	unsigned int i;
@@ -492,16 +495,23 @@ static int build_jobs(const struct hfd_ioctl_call *call, uint32_t cs_flags,
 			continue;
 		}
 		if (cs_flags & HPU_CS_FLAGS_WAIT) {
-			ret = hfd_copy_from_user(call->pid, b->wait_seqs[i],
-						 c->cb_handle,
-						 c->cb_size * sizeof(uint64_t));
-			if (ret)
-				return ret;
+			if (seqs) {
+				memcpy(b->wait_seqs[i], seqs,
+				       c->cb_size * sizeof(uint64_t));
+				seqs += c->cb_size;
+			} else {
+				ret = hfd_copy_from_user(
+					requester, b->wait_seqs[i],
+					c->cb_handle,
+					c->cb_size * sizeof(uint64_t));
+				if (ret)
+					return ret;
+			}
 			b->jobs[i].cb = &b->fences[i];
 			b->jobs[i].cb_size = sizeof(b->fences[i]);
 			continue;
 		}
-		ret = hfd_cb_get(ctx, c->cb_handle, c->cb_size, call->pid,
+		ret = hfd_cb_get(ctx, c->cb_handle, c->cb_size, requester,
 				 &b->refs[i]);
 		if (ret)
 			return ret;
@@ -689,48 +699,44 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
 }
 
 /**
- * hfd_ioctl_cs() - HPU_IOCTL_CS handler
- * @call: context and requesting thread
- * @data: union hpu_cs_args, updated in place
+ * hfd_cs_submit() - submit a CS described in daemon memory
+ * @ctx: context
+ * @requester: thread the submission is made for: whose memory WAIT
+ *	pointers (@d->wait_seqs NULL) are read in, and whose CB copies need
+ *	no liveness check when it created the CB (hfd_cb_get())
+ * @d: the description; its values and every chunk must have passed
+ *	hfd_cs_check_args() and hfd_cs_check_chunk() (the caller's copy:
+ *	nothing here reads it twice from memory a client can change)
+ * @seq: receives the sequence number
+ * @completed: receives whether the CS ended before this returned
  *
- * Return: 0 or -errno (docs/command-submission.md, "CS").
+ * The path both HPU_IOCTL_CS and the ring consumer take: CBs copied out
+ * of their creators and validated, jobs built, a sequence number
+ * assigned, the jobs handed to the model, the timeout armed.
+ *
+ * Return: 0, or -errno with nothing submitted (-EINVAL unknown CB
+ * handle, bad packets or awaited number; -EFAULT; -ENOMEM; -EAGAIN the
+ * cs_in_flight limit or no free internal SOB; -ENODEV torn down), or
+ * -errno with @seq set: the number was used up and the CS ended
+ * ABORTED (the model refused the jobs).
  */
-int hfd_ioctl_cs(const struct hfd_ioctl_call *call, void *data)
+int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
+		  const struct hfd_cs_desc *d, uint64_t *seq, bool *completed)
 {
-	union hpu_cs_args *args = data;
-	struct hfd_ctx *ctx = call->ctx;
 	struct hfd_device *dev = ctx->dev;
-	struct hpu_cs_in in = args->in;
+	struct hfd_cs_state *st = ctx->cs;
 	struct cs_build b = { 0 };
-	struct hfd_cs_state *st;
 	struct hfd_cs *cs = NULL;
 	uint32_t timeout_ms;
-	bool completed;
-	unsigned int i;
 	int ret;
 
-	if (hfd_check_zero(&in.pad, sizeof(in.pad)) ||
-	    hfd_check_zero(&in.reserved, sizeof(in.reserved)) ||
-	    !in.chunks_execute ||
-	    hfd_cs_check_args(in.cs_flags, in.num_chunks_execute,
-			      in.timeout_ms))
-		return -EINVAL;
-	st = ctx->cs;
-	if (!st || !hfd_device_has_cs(dev))
-		return -EOPNOTSUPP;
-
-	b.n = in.num_chunks_execute;
-	b.chunks = calloc(b.n, sizeof(*b.chunks));
-	if (!b.chunks)
-		return -ENOMEM;
-	ret = hfd_copy_from_user(call->pid, b.chunks, in.chunks_execute,
-				 b.n * sizeof(*b.chunks));
-	for (i = 0; !ret && i < b.n; i++)
-		ret = check_chunk(dev, &b.chunks[i], in.cs_flags);
-	if (!ret)
-		ret = build_jobs(call, in.cs_flags, &b);
+	*seq = 0;
+	*completed = false;
+	b.n = d->n;
+	b.chunks = d->chunks;
+	ret = build_jobs(ctx, requester, d->cs_flags, d->wait_seqs, &b);
 	if (!ret) {
-		cs = cs_alloc(ctx, in.cs_flags, b.refs ? b.n : 0);
+		cs = cs_alloc(ctx, d->cs_flags, b.refs ? b.n : 0);
 		if (!cs)
 			ret = -ENOMEM;
 	}
@@ -741,7 +747,7 @@ int hfd_ioctl_cs(const struct hfd_ioctl_call *call, void *data)
 	pthread_rwlock_rdlock(&dev->reset_lock);
 	pthread_rwlock_rdlock(&ctx->as_lock);
 	if (ctx->as)
-		ret = submit_locked(ctx, in.cs_flags, &b, cs);
+		ret = submit_locked(ctx, d->cs_flags, &b, cs);
 	else
 		ret = -ENODEV;
 	pthread_rwlock_unlock(&ctx->as_lock);
@@ -761,24 +767,70 @@ int hfd_ioctl_cs(const struct hfd_ioctl_call *call, void *data)
 	 * they are aborted): without an explicit timeout it gets no timer,
 	 * so a deep queue of healthy work never times it out.
 	 */
-	timeout_ms = in.timeout_ms ? in.timeout_ms : dev->cs_timeout_ms;
-	if (!in.timeout_ms &&
-	    (in.cs_flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT)))
+	timeout_ms = d->timeout_ms ? d->timeout_ms : dev->cs_timeout_ms;
+	if (!d->timeout_ms &&
+	    (d->cs_flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT)))
 		timeout_ms = 0;
 	pthread_mutex_lock(&st->lock);
-	completed = cs->done;
+	*completed = cs->done;
 	if (!cs->done && !cs->finalizing && timeout_ms)
 		hfd_timer_arm(&cs->timer,
 			      hfd_now_ns() + (uint64_t)timeout_ms * 1000000ULL);
 	pthread_mutex_unlock(&st->lock);
+	*seq = cs->seq;
+	cs_put(cs);
+out_free:
+	b.chunks = NULL; /* the caller's */
+	build_free(&b);
+	return ret;
+}
+
+/**
+ * hfd_ioctl_cs() - HPU_IOCTL_CS handler
+ * @call: context and requesting thread
+ * @data: union hpu_cs_args, updated in place
+ *
+ * Return: 0 or -errno (docs/command-submission.md, "CS").
+ */
+int hfd_ioctl_cs(const struct hfd_ioctl_call *call, void *data)
+{
+	union hpu_cs_args *args = data;
+	struct hfd_ctx *ctx = call->ctx;
+	struct hfd_device *dev = ctx->dev;
+	struct hpu_cs_in in = args->in;
+	struct hfd_cs_desc d = { 0 };
+	bool completed;
+	unsigned int i;
+	uint64_t seq;
+	int ret;
+
+	if (hfd_check_zero(&in.pad, sizeof(in.pad)) ||
+	    hfd_check_zero(&in.reserved, sizeof(in.reserved)) ||
+	    !in.chunks_execute ||
+	    hfd_cs_check_args(in.cs_flags, in.num_chunks_execute,
+			      in.timeout_ms))
+		return -EINVAL;
+	if (!ctx->cs || !hfd_device_has_cs(dev))
+		return -EOPNOTSUPP;
+
+	d.n = in.num_chunks_execute;
+	d.cs_flags = in.cs_flags;
+	d.timeout_ms = in.timeout_ms;
+	d.chunks = calloc(d.n, sizeof(*d.chunks));
+	if (!d.chunks)
+		return -ENOMEM;
+	ret = hfd_copy_from_user(call->pid, d.chunks, in.chunks_execute,
+				 d.n * sizeof(*d.chunks));
+	for (i = 0; !ret && i < d.n; i++)
+		ret = check_chunk(dev, &d.chunks[i], in.cs_flags);
+	if (!ret)
+		ret = hfd_cs_submit(ctx, call->pid, &d, &seq, &completed);
 	if (!ret) {
 		memset(&args->out, 0, sizeof(args->out));
-		args->out.seq = cs->seq;
+		args->out.seq = seq;
 		args->out.status = HPU_CS_STATUS_SUCCESS;
 		args->out.flags = completed ? HPU_CS_OUT_FLAG_COMPLETED : 0;
 	}
-	cs_put(cs);
-out_free:
-	build_free(&b);
+	free(d.chunks);
 	return ret;
 }

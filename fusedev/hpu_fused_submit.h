@@ -100,6 +100,26 @@ int hfd_cb_get(struct hfd_ctx *ctx, uint64_t handle, uint32_t size,
 	       pid_t requester, struct hfd_cb_ref *ref);
 void hfd_cb_put(struct hfd_cb_ref *ref);
 
+/**
+ * struct hfd_cs_desc - a CS described in daemon memory (hfd_cs_submit())
+ * @chunks: @n chunks (the caller's; checked by the caller)
+ * @n: chunks
+ * @cs_flags: HPU_CS_FLAGS_*
+ * @timeout_ms: as hpu_cs_in.timeout_ms
+ * @wait_seqs: HPU_CS_FLAGS_WAIT: the chunks' sequence numbers, chunk
+ *	after chunk (the ring), or NULL: each chunk's cb_handle is a user
+ *	pointer to them (the ioctl)
+ */
+struct hfd_cs_desc {
+	struct hpu_cs_chunk *chunks;
+	uint32_t n;
+	uint32_t cs_flags;
+	uint32_t timeout_ms;
+	const uint64_t *wait_seqs;
+};
+
+int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
+		  const struct hfd_cs_desc *d, uint64_t *seq, bool *completed);
 void hfd_cs_done_cb(void *arg, void *cookie, enum hpu_fw_cs_result result,
 		    const struct hpu_fw_fault *fault, uint64_t done_ns);
 void hfd_engine_reset_cb(void *arg, uint32_t engine);

@@ -203,6 +203,8 @@ static void ctx_teardown(struct hfd_ctx *ctx)
 {
 	struct hfd_device *dev = ctx->dev;
 
+	/* no entry is taken from the rings once the CSs are aborted */
+	hfd_ring_unregister_ctx(ctx);
 	if (ctx->as) {
 		pthread_rwlock_rdlock(&dev->reset_lock);
 		pthread_rwlock_wrlock(&ctx->as_lock);

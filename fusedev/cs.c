@@ -261,6 +261,28 @@ static struct hfd_wait_dep *deps_ended_locked(struct hfd_cs_state *st,
 	return ready;
 }
 
+/**
+ * hfd_cs_low_water_locked() - the highest number at or below which every
+ * CS of the context has ended: one below the oldest in flight (ring and
+ * ioctl alike); O(CSs in flight)
+ * @st: the context's CS state (lock held)
+ *
+ * Return: the number (0 when none ended yet).
+ */
+uint64_t hfd_cs_low_water_locked(struct hfd_cs_state *st)
+{
+	uint64_t low = st->next_seq;
+	const struct hfd_cs *cs;
+	unsigned int i;
+
+	HPU_ASSERT_HELD(&st->lock);
+	for (i = 0; i < CS_HASH_SIZE; i++)
+		for (cs = st->hash[i]; cs; cs = cs->hnext)
+			if (cs->seq < low)
+				low = cs->seq;
+	return low - 1;
+}
+
 static void cs_finalize(struct hfd_cs *cs)
 {
 	struct hfd_ctx *ctx = cs->ctx;
@@ -269,6 +291,7 @@ static void cs_finalize(struct hfd_cs *cs)
 	struct hfd_wait_dep *ready, *d;
 	struct hfd_cs **pp;
 	struct hfd_cs_hist *h;
+	bool ring_broke = false;
 	uint32_t status;
 	unsigned int i;
 
@@ -304,7 +327,12 @@ static void cs_finalize(struct hfd_cs *cs)
 	for (i = 0; i < CS_NUM_INT_SOBS; i++)
 		if (st->sob_owner[i] == cs->seq)
 			st->sob_owner[i] = 0;
+	if (st->ring)
+		ring_broke = hfd_ring_cs_ended_locked(
+			ctx, cs, status, hfd_cs_low_water_locked(st));
 	pthread_mutex_unlock(&st->lock);
+	if (ring_broke)
+		hfd_ring_raise_error(ctx);
 
 	while ((d = ready)) {
 		ready = d->next;
@@ -472,6 +500,8 @@ static int build_jobs(struct hfd_ctx *ctx, pid_t requester, uint32_t cs_flags,
 	unsigned int i;
 	int ret;
 
+	if (!b->n)
+		return 0; /* a refused ring entry: no jobs */
 	b->jobs = calloc(b->n, sizeof(*b->jobs));
 	if (!b->jobs)
 		return -ENOMEM;
@@ -682,6 +712,12 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
 			b->refs[i].usage = NULL;
 		}
 	}
+	if (cs->ring_res) {
+		/* a refused ring entry: its number ends ABORTED at once */
+		hfd_cs_done_cb(ctx->dev, cs, HPU_FW_CS_ABORTED, NULL,
+			       CTX_OPS(ctx)->device_time_ns(ctx->dev->fw));
+		return 0;
+	}
 	count(&ctx->dev->cs_submitted, &ctx->cs_submitted);
 	if (!b->njobs) {
 		/* a WAIT on numbers that all ended: complete at once */
@@ -732,22 +768,27 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 
 	*seq = 0;
 	*completed = false;
-	b.n = d->n;
+	b.n = d->refuse ? 0 : d->n;
 	b.chunks = d->chunks;
-	ret = build_jobs(ctx, requester, d->cs_flags, d->wait_seqs, &b);
+	ret = build_jobs(ctx, requester, d->refuse ? 0 : d->cs_flags,
+			 d->wait_seqs, &b);
 	if (!ret) {
-		cs = cs_alloc(ctx, d->cs_flags, b.refs ? b.n : 0);
+		cs = cs_alloc(ctx, d->refuse ? 0 : d->cs_flags,
+			      b.refs ? b.n : 0);
 		if (!cs)
 			ret = -ENOMEM;
 	}
 	if (ret)
 		goto out_free;
+	cs->ring = d->ring;
+	cs->user_data = d->user_data;
+	cs->ring_res = d->refuse;
 
 	pthread_mutex_lock(&st->submit_lock);
 	pthread_rwlock_rdlock(&dev->reset_lock);
 	pthread_rwlock_rdlock(&ctx->as_lock);
 	if (ctx->as)
-		ret = submit_locked(ctx, d->cs_flags, &b, cs);
+		ret = submit_locked(ctx, d->refuse ? 0 : d->cs_flags, &b, cs);
 	else
 		ret = -ENODEV;
 	pthread_rwlock_unlock(&ctx->as_lock);
@@ -768,8 +809,9 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 	 * so a deep queue of healthy work never times it out.
 	 */
 	timeout_ms = d->timeout_ms ? d->timeout_ms : dev->cs_timeout_ms;
-	if (!d->timeout_ms &&
-	    (d->cs_flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT)))
+	if (d->refuse ||
+	    (!d->timeout_ms &&
+	     (d->cs_flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT))))
 		timeout_ms = 0;
 	pthread_mutex_lock(&st->lock);
 	*completed = cs->done;
@@ -824,7 +866,8 @@ int hfd_ioctl_cs(const struct hfd_ioctl_call *call, void *data)
 	for (i = 0; !ret && i < d.n; i++)
 		ret = check_chunk(dev, &d.chunks[i], in.cs_flags);
 	if (!ret)
-		ret = hfd_cs_submit(ctx, call->pid, &d, &seq, &completed);
+		ret = hfd_ring_submit_ordered(ctx, call->pid, &d, &seq,
+					      &completed);
 	if (!ret) {
 		memset(&args->out, 0, sizeof(args->out));
 		args->out.seq = seq;

@@ -39,6 +39,10 @@ struct hfd_waiter;
  * @done_ns: completion time (device clock)
  * @nusage: entries in @usage
  * @usage: pinned CBs' usage counters, dropped when it ends
+ * @ring: it came from the context's ring: its ending writes a record
+ * @user_data: @ring: the entry's user_data
+ * @ring_res: @ring: 0, or the -errno that refused the entry (it then
+ *	ends ABORTED at once, without jobs)
  * @hnext: next CS in its hash bucket
  */
 struct hfd_cs {
@@ -58,6 +62,9 @@ struct hfd_cs {
 	uint64_t done_ns;
 	unsigned int nusage;
 	uint32_t **usage;
+	bool ring;
+	uint64_t user_data;
+	int32_t ring_res;
 	struct hfd_cs *hnext;
 };
 
@@ -104,6 +111,9 @@ struct hfd_cs_hist {
  * @hist: ring of CS_HISTORY ended CSs (allocated on first use)
  * @sob_owner: per internal SOB, the WAIT submission using it (0: free)
  * @deps: WAIT chunks still waiting
+ * @ring: the context's registered rings (ring.c), or NULL; endings post
+ *	their records under @lock
+ * @ring_busy: a REGISTER or UNREGISTER is in progress
  * @waiters: blocked WAIT_CS requests (protected by wait.c's wait_lock)
  */
 struct hfd_cs_state {
@@ -116,10 +126,18 @@ struct hfd_cs_state {
 	struct hfd_cs_hist *hist;
 	uint64_t sob_owner[CS_NUM_INT_SOBS];
 	struct hfd_wait_dep *deps;
+	struct hfd_ring *ring;
+	bool ring_busy;
 	struct hfd_waiter *waiters;
 };
 
 int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
 			 uint32_t *status, uint64_t *ts, bool *ts_valid);
+
+uint64_t hfd_cs_low_water_locked(struct hfd_cs_state *st);
+
+/* ring.c: a CS of a context with rings ended (st->lock held) */
+bool hfd_ring_cs_ended_locked(struct hfd_ctx *ctx, const struct hfd_cs *cs,
+			      uint32_t status, uint64_t low_water);
 
 #endif /* HPU_CS_H */

@@ -11,8 +11,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "hpu_ring.h"
+
+struct hfd_ctx;
 
 /**
  * struct hfd_ring_sq - the driver's view of a submission ring
@@ -70,6 +73,12 @@ struct hfd_ring_cq {
 };
 
 int hfd_ring_check_register(const struct hpu_ring_in *in);
+struct hfd_cs_desc;
+int hfd_ring_submit_ordered(struct hfd_ctx *ctx, pid_t requester,
+			    const struct hfd_cs_desc *d, uint64_t *seq,
+			    bool *completed);
+void hfd_ring_unregister_ctx(struct hfd_ctx *ctx);
+void hfd_ring_raise_error(struct hfd_ctx *ctx);
 int hfd_ring_cq_room(uint32_t nentries, uint32_t tail, uint32_t head);
 int hfd_ring_cq_post(const struct hfd_ring_cq *cq, uint32_t *tail,
 		     uint32_t head, const struct hpu_ring_cqe *rec);

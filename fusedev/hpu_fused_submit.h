@@ -74,6 +74,8 @@ void hfd_timer_cancel_sync(struct hfd_timer *t);
 /* ------------------------------------------------------------------ */
 
 int hfd_ctx_mem_init(struct hfd_ctx *ctx);
+int hfd_shm_take_client_fd(struct hfd_ctx *ctx, pid_t tid, int fd, uint64_t off,
+			   uint64_t size, void **ptr);
 void hfd_ctx_mem_fini(struct hfd_ctx *ctx);
 /* The checks both submission paths share (cs_check.c) */
 int hfd_cs_check_args(uint32_t cs_flags, uint32_t num_chunks,
@@ -109,6 +111,12 @@ void hfd_cb_put(struct hfd_cb_ref *ref);
  * @wait_seqs: HPU_CS_FLAGS_WAIT: the chunks' sequence numbers, chunk
  *	after chunk (the ring), or NULL: each chunk's cb_handle is a user
  *	pointer to them (the ioctl)
+ * @ring: it is an entry of the context's ring: its ending writes a
+ *	completion record
+ * @user_data: @ring: the entry's user_data
+ * @refuse: 0, or the -errno that refused a ring entry: the submission
+ *	only takes a sequence number, which ends ABORTED at once (nothing
+ *	else of the description is used)
  */
 struct hfd_cs_desc {
 	struct hpu_cs_chunk *chunks;
@@ -116,6 +124,9 @@ struct hfd_cs_desc {
 	uint32_t cs_flags;
 	uint32_t timeout_ms;
 	const uint64_t *wait_seqs;
+	bool ring;
+	uint64_t user_data;
+	int32_t refuse;
 };
 
 int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,

@@ -61,7 +61,7 @@ INFO_OPS(INFO_CHECK)
 
 /**
  * hfd_driver_capabilities() - HPU_CAP_* bits of what is implemented
- * @dev: device (MEMORY, CB, CS and events need a firmware interface 1.1
+ * @dev: device (MEMORY, CB, CS, events and rings need a firmware interface 1.1
  *	model, NIC, NIC_PD and DEBUG a 1.3 one)
  */
 uint64_t hfd_driver_capabilities(const struct hfd_device *dev)
@@ -70,7 +70,7 @@ uint64_t hfd_driver_capabilities(const struct hfd_device *dev)
 
 	if (hfd_device_has_cs(dev))
 		caps |= HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
-			HPU_CAP_EVENTS;
+			HPU_CAP_EVENTS | HPU_CAP_RING;
 	if (hfd_device_has_nic(dev))
 		caps |= HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG;
 	return caps | HPU_CAP_CTX_LIMITS;

@@ -315,10 +315,15 @@ static int map_host(struct hfd_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
  * client (a root daemon must not grant more than the caller has), not
  * sealed against writing, sealed against shrinking (a client truncating
  * it under a running DMA would kill the daemon with SIGBUS), at least
- * @off + @size bytes long.
+ * @off + @size bytes long. Also the handover of a context's rings
+ * (ring.c).
+ *
+ * Return: 0 with the mapping in @ptr; -EBADF, -EACCES, -EINVAL (see
+ * docs/command-submission.md, "MAP_SHM"), -EFAULT, -EMFILE, -errno of
+ * mmap.
  */
-static int shm_take_client_fd(struct hfd_ctx *ctx, pid_t tid, int fd,
-			      uint64_t off, uint64_t size, void **ptr)
+int hfd_shm_take_client_fd(struct hfd_ctx *ctx, pid_t tid, int fd, uint64_t off,
+			   uint64_t size, void **ptr)
 {
 	struct hfd_client *c;
 	struct statfs sfs;
@@ -388,8 +393,8 @@ static int map_shm(struct hfd_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	ret = shm_take_client_fd(ctx, tid, (int)in->handle, in->page_size,
-				 in->size, &p);
+	ret = hfd_shm_take_client_fd(ctx, tid, (int)in->handle, in->page_size,
+				     in->size, &p);
 	if (ret)
 		goto err_free;
 	pthread_mutex_lock(&m->lock);

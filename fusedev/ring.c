@@ -1,17 +1,83 @@
 // SPDX-License-Identifier: MIT
 /*
- * ring.c - HPU_IOCTL_RING: registration of a context's user-mode rings
- * (docs/rings.md, "Registration").
+ * ring.c - HPU_IOCTL_RING and the user-mode rings of a context
+ * (docs/rings.md): registration of the shared region, the consumer
+ * thread that feeds SQ entries into the CS submission path (cs.c's
+ * hfd_cs_submit(), the ioctl's own), completion records and the
+ * completed-sequence word, the doorbell and completion futexes, the
+ * ordering of ioctl submissions after the ring's, and teardown.
  *
- * The arguments are checked as the ABI says; registration itself (the
- * mapping, the consumer thread, the completions) is not implemented
- * yet: a well-formed call answers -EOPNOTSUPP and DRIVER_VERSION does
- * not report HPU_CAP_RING.
+ * Locks: a ring's consume_lock serializes taking entries (the consumer
+ * thread, and an ioctl CS that drains the ring first); it is taken
+ * before the context's submit_lock. What completions touch (CQ tail,
+ * reserved records, completed_seq, broken) is under the CS state's lock,
+ * so an ending posts its record and moves completed_seq together, and
+ * UNREGISTER, which clears st->ring under that lock, never races one.
  */
 #include <errno.h>
-#include <stdint.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
-#include "hpu_fused.h"
+#include "hpu_cs.h"
+
+/* Rings of the whole daemon: one consumer thread each */
+#define HFD_MAX_RINGS 256
+/* The consumer polls this long for new entries before it sleeps */
+#define RING_SPIN_NS  50000ULL
+/* Longest sleep of the consumer: a stop, freed CQ room are seen by then */
+#define RING_SLEEP_NS 100000000LL
+
+static unsigned int nrings; /* registered rings of the daemon (atomic) */
+
+/**
+ * struct hfd_ring - a context's registered rings
+ * @ctx: the context (it outlives the ring: release unregisters first)
+ * @map: the driver's mapping of the region
+ * @size: bytes of @map
+ * @hdr: the shared header (first page of @map)
+ * @sq: the SQ (driver's size)
+ * @cq: the CQ (driver's size)
+ * @refs: the registration's reference and one per drainer (atomic)
+ * @stop: the consumer is to end (atomic)
+ * @consume_lock: serializes taking entries: protects @head, @scratch
+ * @head: SQ consumer index
+ * @scratch: where an entry is copied
+ * @cq_tail: CQ producer index (CS state lock)
+ * @cq_pending: records reserved for entries taken and not ended (CS
+ *	state lock)
+ * @completed: last completed_seq written (CS state lock)
+ * @broken: the ring broke: nothing more is consumed (CS state lock;
+ *	read atomically)
+ * @error_raised: HPU_EVENT_RING_ERR was queued (CS state lock)
+ * @bp: the consumer waits for CQ room or CSs to end (CS state lock)
+ * @thread: the consumer thread
+ */
+struct hfd_ring {
+	struct hfd_ctx *ctx;
+	void *map;
+	size_t size;
+	struct hpu_ring_hdr *hdr;
+	struct hfd_ring_sq sq;
+	struct hfd_ring_cq cq;
+	unsigned int refs;
+	bool stop;
+	pthread_mutex_t consume_lock;
+	uint32_t head;
+	struct hfd_ring_scratch scratch;
+	uint32_t cq_tail;
+	uint32_t cq_pending;
+	uint64_t completed;
+	bool broken;
+	bool error_raised;
+	bool bp;
+	pthread_t thread;
+};
 
 static bool ring_entries_ok(uint32_t n)
 {
@@ -41,28 +107,511 @@ int hfd_ring_check_register(const struct hpu_ring_in *in)
 	return 0;
 }
 
+static long futex(uint32_t *word, int op, uint32_t val,
+		  const struct timespec *ts)
+{
+	return syscall(SYS_futex, word, op, val, ts, NULL, 0);
+}
+
+/* Wake the consumer: change the doorbell word, then wake its sleeper */
+static void kick(struct hfd_ring *r)
+{
+	__atomic_add_fetch(&r->hdr->sq_doorbell, 1, __ATOMIC_SEQ_CST);
+	futex(&r->hdr->sq_doorbell, FUTEX_WAKE, 1, NULL);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* st->lock held: the ring breaks (once) */
+static void break_locked(struct hfd_ring *r)
+{
+	HPU_ASSERT_HELD(&r->ctx->cs->lock);
+	if (r->broken)
+		return;
+	__atomic_store_n(&r->broken, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->hdr->error, (uint32_t)EIO, __ATOMIC_RELEASE);
+}
+
+/**
+ * hfd_ring_raise_error() - queue HPU_EVENT_RING_ERR once for a broken ring
+ * @ctx: context (no driver lock held)
+ */
+void hfd_ring_raise_error(struct hfd_ctx *ctx)
+{
+	struct hfd_cs_state *st = ctx->cs;
+	struct hfd_ring *r;
+	bool raise = false;
+	uint32_t head = 0;
+
+	pthread_mutex_lock(&st->lock);
+	r = st->ring;
+	if (r && r->broken && !r->error_raised) {
+		r->error_raised = true;
+		raise = true;
+		head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (!raise)
+		return;
+	hfd_log_ratelimited(HFD_LOG_DEBUG, "hpu%u: pid %d: ring broken at %u",
+			    ctx->dev->index, (int)ctx->pid, head);
+	hfd_ctx_queue_event(ctx, HPU_EVENT_RING_ERR, ~0U, 0, head, EIO);
+}
+
+/**
+ * hfd_ring_cs_ended_locked() - a CS of a context with rings ended: post
+ * its record (ring CSs) and move completed_seq
+ * @ctx: context (its CS state's lock held)
+ * @cs: the CS
+ * @status: its HPU_WAIT_CS_STATUS_*
+ * @low_water: every CS of the context numbered up to this has ended
+ *
+ * Return: the ring broke here (the client's CQ head was out of range):
+ * the caller raises the event once its lock is dropped.
+ */
+bool hfd_ring_cs_ended_locked(struct hfd_ctx *ctx, const struct hfd_cs *cs,
+			      uint32_t status, uint64_t low_water)
+{
+	struct hfd_ring *r = ctx->cs->ring;
+	struct hpu_ring_hdr *h = r->hdr;
+	struct hpu_ring_cqe rec;
+	bool broke = false;
+	uint32_t head;
+	int ret;
+
+	HPU_ASSERT_HELD(&ctx->cs->lock);
+	if (cs->ring) {
+		if (r->cq_pending)
+			r->cq_pending--;
+		memset(&rec, 0, sizeof(rec));
+		rec.user_data = cs->user_data;
+		rec.seq = cs->seq;
+		rec.timestamp_ns = cs->done_ns;
+		rec.res = cs->ring_res;
+		rec.status = (uint16_t)status;
+		rec.flags = HPU_RING_CQE_F_TIMESTAMP;
+		head = __atomic_load_n(&h->cq_head, __ATOMIC_ACQUIRE);
+		ret = hfd_ring_cq_post(&r->cq, &r->cq_tail, head, &rec);
+		if (ret) {
+			/* reserved, so only a lying client gets here */
+			break_locked(r);
+			broke = true;
+		}
+		__atomic_store_n(&h->cq_tail, r->cq_tail, __ATOMIC_RELEASE);
+	}
+	if (low_water > r->completed) {
+		r->completed = low_water;
+		__atomic_store_n(&h->completed_seq, low_water,
+				 __ATOMIC_RELEASE);
+		__atomic_store_n(&h->cq_futex, (uint32_t)low_water,
+				 __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&h->cq_waiters, __ATOMIC_SEQ_CST))
+			futex(&h->cq_futex, FUTEX_WAKE, INT_MAX, NULL);
+	}
+	if (r->bp) {
+		r->bp = false;
+		kick(r);
+	}
+	return broke;
+}
+
+/* An entry refused for its contents counts as a CS_COUNTERS parsing drop */
+static void count_parsing_drop(struct hfd_ctx *ctx)
+{
+	__atomic_add_fetch(&ctx->dev->cs_stats.parsing, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&ctx->cs_stats.parsing, 1, __ATOMIC_RELAXED);
+}
+
+/* Take a sequence number for a refused entry: it ends ABORTED with @res */
+static int refuse(struct hfd_ring *r, uint64_t user_data, int res)
+{
+	struct hfd_cs_desc d = { .ring = true,
+				 .user_data = user_data,
+				 .refuse = res };
+	uint64_t seq;
+	bool done;
+	int ret;
+
+	ret = hfd_cs_submit(r->ctx, 0, &d, &seq, &done);
+	return seq ? 0 : ret;
+}
+
+static void unreserve(struct hfd_ring *r)
+{
+	struct hfd_cs_state *st = r->ctx->cs;
+
+	pthread_mutex_lock(&st->lock);
+	if (r->cq_pending)
+		r->cq_pending--;
+	pthread_mutex_unlock(&st->lock);
+}
+
+static void advance(struct hfd_ring *r, uint32_t used)
+{
+	__atomic_store_n(&r->head, r->head + used, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->hdr->sq_head, r->head, __ATOMIC_RELEASE);
+}
+
+/*
+ * Take at most one entry (consume_lock held). Return: 1 one was taken;
+ * 0 the ring is empty (or stopping); -EAGAIN back-pressure (no CQ room,
+ * the cs_in_flight limit, no internal SOB): the entry stays; -EIO the
+ * ring is broken (or the context torn down).
+ */
+static int take_one(struct hfd_ring *r)
+{
+	struct hfd_ctx *ctx = r->ctx;
+	struct hfd_cs_state *st = ctx->cs;
+	struct hfd_cs_desc d = { .ring = true };
+	struct hfd_ring_entry e;
+	uint32_t tail, used;
+	bool completed;
+	uint64_t seq;
+	int room, ret;
+
+	HPU_ASSERT_HELD(&r->consume_lock);
+	if (__atomic_load_n(&r->broken, __ATOMIC_ACQUIRE))
+		return -EIO;
+	if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
+		return 0;
+	tail = __atomic_load_n(&r->hdr->sq_tail, __ATOMIC_ACQUIRE);
+	if (tail == r->head)
+		return 0;
+
+	/* a record for the entry's ending is reserved before it is taken */
+	pthread_mutex_lock(&st->lock);
+	room = hfd_ring_cq_room(r->cq.nentries, r->cq_tail,
+				__atomic_load_n(&r->hdr->cq_head,
+						__ATOMIC_ACQUIRE));
+	if (room < 0) {
+		break_locked(r);
+		pthread_mutex_unlock(&st->lock);
+		hfd_ring_raise_error(ctx);
+		return -EIO;
+	}
+	if ((uint32_t)room <= r->cq_pending) {
+		r->bp = true;
+		pthread_mutex_unlock(&st->lock);
+		return -EAGAIN;
+	}
+	r->cq_pending++;
+	pthread_mutex_unlock(&st->lock);
+
+	ret = hfd_ring_consume(&r->sq, r->head, tail,
+			       ctx->dev->profile->num_queues, &r->scratch, &e,
+			       &used);
+	if (ret == -EIO) {
+		/* the entry at head gets an -EIO record, then nothing more */
+		if (refuse(r, e.has_sqe ? e.sqe.user_data : 0, -EIO))
+			unreserve(r);
+		pthread_mutex_lock(&st->lock);
+		break_locked(r);
+		pthread_mutex_unlock(&st->lock);
+		hfd_ring_raise_error(ctx);
+		return -EIO;
+	}
+	if (ret == -EINVAL) {
+		count_parsing_drop(ctx);
+		ret = refuse(r, e.sqe.user_data, -EINVAL);
+		goto refused;
+	}
+	if (ret) {
+		unreserve(r);
+		return 0;
+	}
+	d.chunks = e.chunks;
+	d.n = e.sqe.num_chunks;
+	d.cs_flags = e.sqe.cs_flags;
+	d.timeout_ms = e.sqe.timeout_ms;
+	d.wait_seqs = e.wait_seqs;
+	d.user_data = e.sqe.user_data;
+	ret = hfd_cs_submit(ctx, 0, &d, &seq, &completed);
+	if (!ret || seq) {
+		advance(r, used);
+		return 1;
+	}
+	if (ret == -EAGAIN || ret == -ENODEV) {
+		unreserve(r);
+		if (ret == -EAGAIN) {
+			pthread_mutex_lock(&st->lock);
+			r->bp = true;
+			pthread_mutex_unlock(&st->lock);
+		}
+		return ret == -EAGAIN ? -EAGAIN : -EIO;
+	}
+	/* CB copies and packet checks count as the ioctl's do (cs.c) */
+	ret = refuse(r, e.sqe.user_data, ret);
+refused:
+	if (ret) {
+		/* no number for it now (cs_in_flight): the entry stays */
+		unreserve(r);
+		return ret == -EAGAIN ? -EAGAIN : -EIO;
+	}
+	advance(r, used);
+	return 1;
+}
+
+/* Poll briefly for a new entry: true when one came */
+static bool spin(struct hfd_ring *r)
+{
+	uint64_t end = now_ns() + RING_SPIN_NS;
+	unsigned int i;
+
+	do {
+		for (i = 0; i < 64; i++) {
+			if (__atomic_load_n(&r->hdr->sq_tail,
+					    __ATOMIC_ACQUIRE) !=
+				    __atomic_load_n(&r->head,
+						    __ATOMIC_RELAXED) ||
+			    __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
+				return true;
+			cpu_relax();
+		}
+	} while (now_ns() < end);
+	return false;
+}
+
+static void *consumer(void *arg)
+{
+	struct hfd_ring *r = arg;
+	struct hpu_ring_hdr *h = r->hdr;
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = RING_SLEEP_NS };
+	uint32_t d;
+	int ret;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		d = __atomic_load_n(&h->sq_doorbell, __ATOMIC_SEQ_CST);
+		pthread_mutex_lock(&r->consume_lock);
+		ret = take_one(r);
+		pthread_mutex_unlock(&r->consume_lock);
+		if (ret == 1 || (!ret && spin(r)))
+			continue;
+		/* sleep; the producer rings when it sees the flag */
+		__atomic_store_n(&h->sq_need_wakeup, HPU_RING_NEED_WAKEUP,
+				 __ATOMIC_SEQ_CST);
+		if (ret || __atomic_load_n(&h->sq_tail, __ATOMIC_SEQ_CST) ==
+				   __atomic_load_n(&r->head, __ATOMIC_RELAXED))
+			futex(&h->sq_doorbell, FUTEX_WAIT, d, &ts);
+		__atomic_store_n(&h->sq_need_wakeup, 0, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void ring_put(struct hfd_ring *r)
+{
+	struct hfd_ctx *ctx = r->ctx;
+
+	if (__atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	munmap(r->map, r->size);
+	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1);
+	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, r->size);
+	__atomic_sub_fetch(&nrings, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_destroy(&r->consume_lock);
+	free(r);
+}
+
+/**
+ * hfd_ring_submit_ordered() - submit an ioctl CS after every ring entry
+ * published before it
+ * @ctx: context
+ * @requester: the ioctl's thread
+ * @d: the CS (as hfd_cs_submit())
+ * @seq: receives its sequence number
+ * @completed: receives whether it ended before this returned
+ *
+ * Return: as hfd_cs_submit(); -EAGAIN also when the ring's entries
+ * cannot all be taken now (back-pressure): the CS would overtake them.
+ */
+int hfd_ring_submit_ordered(struct hfd_ctx *ctx, pid_t requester,
+			    const struct hfd_cs_desc *d, uint64_t *seq,
+			    bool *completed)
+{
+	struct hfd_cs_state *st = ctx->cs;
+	struct hfd_ring *r;
+	int ret;
+
+	pthread_mutex_lock(&st->lock);
+	r = st->ring;
+	if (r)
+		__atomic_add_fetch(&r->refs, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_unlock(&st->lock);
+	if (!r)
+		return hfd_cs_submit(ctx, requester, d, seq, completed);
+
+	pthread_mutex_lock(&r->consume_lock);
+	while ((ret = take_one(r)) == 1)
+		;
+	if (ret == -EAGAIN) {
+		*seq = 0;
+		*completed = false;
+	} else {
+		ret = hfd_cs_submit(ctx, requester, d, seq, completed);
+	}
+	pthread_mutex_unlock(&r->consume_lock);
+	ring_put(r);
+	return ret;
+}
+
+static int ring_register(const struct hfd_ioctl_call *call,
+			 union hpu_ring_args *args)
+{
+	struct hpu_ring_in in = args->in;
+	struct hfd_ctx *ctx = call->ctx;
+	struct hfd_cs_state *st = ctx->cs;
+	struct hfd_ring *r;
+	uint64_t next;
+	void *p = NULL;
+	int ret;
+
+	ret = hfd_ring_check_register(&in);
+	if (ret)
+		return ret;
+	if (!st || !hfd_device_has_cs(ctx->dev))
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&st->lock);
+	ret = st->ring || st->ring_busy ? -EBUSY : 0;
+	if (!ret)
+		st->ring_busy = true;
+	pthread_mutex_unlock(&st->lock);
+	if (ret)
+		return ret;
+	if (__atomic_add_fetch(&nrings, 1, __ATOMIC_ACQ_REL) > HFD_MAX_RINGS) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+	ret = hfd_ctx_charge2(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1,
+			      HPU_CTX_LIMIT_PINNED_BYTES, in.size);
+	if (ret)
+		goto err_count;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		ret = -ENOMEM;
+		goto err_charge;
+	}
+	ret = hfd_shm_take_client_fd(ctx, call->pid, (int)in.fd, in.offset,
+				     in.size, &p);
+	if (ret)
+		goto err_free;
+	/* the driver's words start from a clean header, the client's too */
+	memset(p, 0, HPU_RING_HDR_SIZE);
+	r->ctx = ctx;
+	r->map = p;
+	r->size = in.size;
+	r->hdr = p;
+	r->sq.slots = (uint8_t *)p + HPU_RING_SQ_OFFSET;
+	r->sq.nslots = in.sq_slots;
+	r->cq.recs = (struct hpu_ring_cqe *)((uint8_t *)p +
+					     HPU_RING_CQ_OFFSET(in.sq_slots));
+	r->cq.nentries = in.cq_entries;
+	r->refs = 1;
+	pthread_mutex_init(&r->consume_lock, NULL);
+
+	pthread_mutex_lock(&st->lock);
+	next = st->next_seq;
+	r->completed = hfd_cs_low_water_locked(st);
+	r->hdr->completed_seq = r->completed;
+	r->hdr->cq_futex = (uint32_t)r->completed;
+	st->ring = r;
+	pthread_mutex_unlock(&st->lock);
+	ret = -pthread_create(&r->thread, NULL, consumer, r);
+	pthread_mutex_lock(&st->lock);
+	if (ret)
+		st->ring = NULL;
+	st->ring_busy = false;
+	pthread_mutex_unlock(&st->lock);
+	if (ret) {
+		/* an ioctl may hold a reference meanwhile: the last put frees */
+		ring_put(r);
+		return ret;
+	}
+	memset(&args->out, 0, sizeof(args->out));
+	args->out.size = in.size;
+	args->out.sq_offset = HPU_RING_SQ_OFFSET;
+	args->out.cq_offset = HPU_RING_CQ_OFFSET(in.sq_slots);
+	args->out.next_seq = next;
+	return 0;
+
+err_free:
+	free(r);
+err_charge:
+	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1);
+	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, in.size);
+err_count:
+	__atomic_sub_fetch(&nrings, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_lock(&st->lock);
+	st->ring_busy = false;
+	pthread_mutex_unlock(&st->lock);
+	return ret;
+}
+
+/* Stop the consumer, detach the ring from the context, drop it */
+static int ring_unregister(struct hfd_ctx *ctx)
+{
+	struct hfd_cs_state *st = ctx->cs;
+	struct hfd_ring *r;
+
+	if (!st)
+		return -EINVAL;
+	pthread_mutex_lock(&st->lock);
+	r = st->ring_busy ? NULL : st->ring;
+	if (r)
+		st->ring_busy = true;
+	pthread_mutex_unlock(&st->lock);
+	if (!r)
+		return -EINVAL;
+	__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
+	kick(r);
+	pthread_join(r->thread, NULL);
+	pthread_mutex_lock(&st->lock);
+	st->ring = NULL;
+	st->ring_busy = false;
+	pthread_mutex_unlock(&st->lock);
+	ring_put(r);
+	return 0;
+}
+
+/**
+ * hfd_ring_unregister_ctx() - release(): drop the context's rings, if any,
+ * before its CSs are aborted (their endings then write no record)
+ * @ctx: context being torn down
+ */
+void hfd_ring_unregister_ctx(struct hfd_ctx *ctx)
+{
+	ring_unregister(ctx);
+}
+
 /**
  * hfd_ioctl_ring() - HPU_IOCTL_RING handler
  * @call: context and requesting thread
  * @data: union hpu_ring_args, updated in place
  *
- * Return: -EINVAL for bad arguments, else -EOPNOTSUPP (not implemented
- * yet; docs/rings.md, "State").
+ * Return: 0 or -errno (docs/rings.md, "Registration").
  */
 int hfd_ioctl_ring(const struct hfd_ioctl_call *call, void *data)
 {
 	union hpu_ring_args *args = data;
-	struct hpu_ring_in in = args->in;
-	int ret;
 
-	switch (in.op) {
+	switch (args->in.op) {
 	case HPU_RING_OP_REGISTER:
-		ret = hfd_ring_check_register(&in);
-		if (ret)
-			return ret;
-		return -EOPNOTSUPP;
+		return ring_register(call, args);
 	case HPU_RING_OP_UNREGISTER:
-		return -EOPNOTSUPP;
+		return ring_unregister(call->ctx);
 	default:
 		return -EINVAL;
 	}

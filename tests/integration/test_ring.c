@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_ring.c - user-mode rings through the real hpu-fused (docs/rings.md):
+ * REGISTER and its rejections, NOP CSs written straight into the SQ and
+ * their completion records and completed_seq, the doorbell, ring and
+ * ioctl submissions mixed in order, refused entries, a WAIT entry, a
+ * corrupted ring (EIO, the event, the ioctl path and other contexts
+ * unaffected), UNREGISTER and close with work in flight.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/hpu_test_cs.h"
+#include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
+#include "hpu_accel.h"
+#include "hpu_packets.h"
+#include "hpu_ring.h"
+
+#define WAIT_NS (20ULL * 1000000000ULL) /* bound of every wait */
+
+/**
+ * struct ring - the client's side of a registered ring pair
+ * @map: the region
+ * @size: its bytes
+ * @hdr: the header
+ * @sq: SQ slots
+ * @cq: CQ records
+ * @nsq: SQ slots
+ * @ncq: CQ records
+ * @next_seq: the number the next submission gets
+ */
+struct ring {
+	void *map;
+	size_t size;
+	struct hpu_ring_hdr *hdr;
+	uint8_t *sq;
+	struct hpu_ring_cqe *cq;
+	uint32_t nsq;
+	uint32_t ncq;
+	uint64_t next_seq;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int ring_ioctl(int fd, union hpu_ring_args *a)
+{
+	return hpu_test_ioctl(fd, HPU_IOCTL_RING, a);
+}
+
+/* A sealed memfd of @size bytes (@seal: F_SEAL_SHRINK or 0) */
+static int make_memfd(size_t size, bool seal)
+{
+	int m = memfd_create("test_ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	assert_true(m >= 0);
+	assert_int_equal(ftruncate(m, (off_t)size), 0);
+	if (seal)
+		assert_int_equal(fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	return m;
+}
+
+static int ring_register(int fd, struct ring *r, uint32_t nsq, uint32_t ncq)
+{
+	union hpu_ring_args a;
+	int m, ret;
+
+	memset(r, 0, sizeof(*r));
+	r->size = HPU_RING_SIZE(nsq, ncq);
+	m = make_memfd(r->size, true);
+	r->map = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, m, 0);
+	assert_true(r->map != MAP_FAILED);
+	memset(&a, 0, sizeof(a));
+	a.in.op = HPU_RING_OP_REGISTER;
+	a.in.fd = (uint32_t)m;
+	a.in.size = r->size;
+	a.in.sq_slots = nsq;
+	a.in.cq_entries = ncq;
+	ret = ring_ioctl(fd, &a);
+	close(m);
+	if (ret) {
+		munmap(r->map, r->size);
+		r->map = NULL;
+		return ret;
+	}
+	assert_int_equal(a.out.size, r->size);
+	assert_int_equal(a.out.sq_offset, HPU_RING_SQ_OFFSET);
+	assert_int_equal(a.out.cq_offset, HPU_RING_CQ_OFFSET(nsq));
+	r->hdr = r->map;
+	r->sq = (uint8_t *)r->map + a.out.sq_offset;
+	r->cq = (struct hpu_ring_cqe *)((uint8_t *)r->map + a.out.cq_offset);
+	r->nsq = nsq;
+	r->ncq = ncq;
+	r->next_seq = a.out.next_seq;
+	return 0;
+}
+
+static int ring_unregister(int fd)
+{
+	union hpu_ring_args a = { .in = { .op = HPU_RING_OP_UNREGISTER } };
+
+	return ring_ioctl(fd, &a);
+}
+
+static void ring_unmap(struct ring *r)
+{
+	if (r->map)
+		munmap(r->map, r->size);
+	r->map = NULL;
+}
+
+/* Write one slot at @idx */
+static void put_slot(struct ring *r, uint32_t idx, const void *slot)
+{
+	memcpy(r->sq + (size_t)(idx & (r->nsq - 1)) * HPU_RING_SLOT_SIZE, slot,
+	       HPU_RING_SLOT_SIZE);
+}
+
+/* Publish up to @tail and ring the doorbell if the driver sleeps */
+static void publish(struct ring *r, uint32_t tail)
+{
+	__atomic_store_n(&r->hdr->sq_tail, tail, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&r->hdr->sq_need_wakeup, __ATOMIC_SEQ_CST)) {
+		__atomic_add_fetch(&r->hdr->sq_doorbell, 1, __ATOMIC_SEQ_CST);
+		syscall(SYS_futex, &r->hdr->sq_doorbell, FUTEX_WAKE, 1, NULL,
+			NULL, 0);
+	}
+}
+
+/* Append a CS of @n chunks (no WAIT numbers) without publishing it */
+static uint64_t append(struct ring *r, uint64_t ud, uint32_t cs_flags,
+		       const struct hpu_cs_chunk *c, uint32_t n)
+{
+	struct hpu_ring_sqe h = { .user_data = ud,
+				  .num_slots = 1 + n,
+				  .num_chunks = n,
+				  .cs_flags = cs_flags };
+	uint32_t t = r->hdr->sq_tail, i;
+
+	put_slot(r, t++, &h);
+	for (i = 0; i < n; i++)
+		put_slot(r, t++, &c[i]);
+	__atomic_store_n(&r->hdr->sq_tail, t, __ATOMIC_RELEASE);
+	return r->next_seq++;
+}
+
+/* Wait (spin, then futex) until completed_seq reaches @seq */
+static void wait_seq(struct ring *r, uint64_t seq)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 50000000 };
+	uint64_t end = now_ns() + WAIT_NS, c;
+
+	for (;;) {
+		c = __atomic_load_n(&r->hdr->completed_seq, __ATOMIC_ACQUIRE);
+		if (c >= seq)
+			return;
+		assert_true(now_ns() < end);
+		__atomic_add_fetch(&r->hdr->cq_waiters, 1, __ATOMIC_SEQ_CST);
+		c = __atomic_load_n(&r->hdr->completed_seq, __ATOMIC_SEQ_CST);
+		if (c < seq)
+			syscall(SYS_futex, &r->hdr->cq_futex, FUTEX_WAIT,
+				(uint32_t)c, &ts, NULL, 0);
+		__atomic_sub_fetch(&r->hdr->cq_waiters, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* Take the next completion record (there must be one) */
+static struct hpu_ring_cqe pop(struct ring *r)
+{
+	uint32_t head = r->hdr->cq_head;
+	struct hpu_ring_cqe rec;
+	uint64_t end = now_ns() + WAIT_NS;
+
+	while (__atomic_load_n(&r->hdr->cq_tail, __ATOMIC_ACQUIRE) == head) {
+		assert_true(now_ns() < end);
+		hpu_test_sleep_ms(1);
+	}
+	rec = r->cq[head & (r->ncq - 1)];
+	__atomic_store_n(&r->hdr->cq_head, head + 1, __ATOMIC_RELEASE);
+	return rec;
+}
+
+static bool cq_empty(struct ring *r)
+{
+	return __atomic_load_n(&r->hdr->cq_tail, __ATOMIC_ACQUIRE) ==
+	       r->hdr->cq_head;
+}
+
+/* A CB holding one NOP, in memory that lives as long as the test */
+static uint64_t nop_cb(int fd)
+{
+	static uint64_t buf[8][4];
+	static unsigned int next;
+	struct hpu_pkt_nop *p = (struct hpu_pkt_nop *)buf[next++ % 8];
+	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
+					.cb_size = sizeof(*p) } };
+
+	memset(p, 0, sizeof(*p));
+	p->hdr.opcode = HPU_PACKET_NOP;
+	p->hdr.size = sizeof(*p);
+	a.in.host_ptr = (uintptr_t)p;
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), 0);
+	return a.out.cb_handle;
+}
+
+static struct hpu_cs_chunk nop_chunk(uint64_t cb, uint32_t queue)
+{
+	struct hpu_cs_chunk c = { .cb_handle = cb,
+				  .queue_index = queue,
+				  .cb_size = sizeof(struct hpu_pkt_nop) };
+	return c;
+}
+
+static uint64_t capabilities(int fd)
+{
+	struct hpu_info_driver_version v;
+	struct hpu_info_args a = { .return_pointer = (uintptr_t)&v,
+				   .return_size = sizeof(v),
+				   .op = HPU_INFO_DRIVER_VERSION };
+
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
+	return v.capabilities;
+}
+
+/* ------------------------------------------------------------ tests */
+
+static void test_register_rejects(void **state)
+{
+	int fd = hpu_test_open_dev(0), m;
+	union hpu_ring_args a;
+	struct ring r;
+	char path[] = "/tmp/test_ring_XXXXXX";
+	size_t size = HPU_RING_SIZE(16, 16);
+
+	assert_true(capabilities(fd) & HPU_CAP_RING);
+	/* not a descriptor of the caller */
+	memset(&a, 0, sizeof(a));
+	a.in.op = HPU_RING_OP_REGISTER;
+	a.in.fd = 1000;
+	a.in.size = size;
+	a.in.sq_slots = 16;
+	a.in.cq_entries = 16;
+	assert_int_equal(ring_ioctl(fd, &a), -EBADF);
+	/* not sealed against shrinking */
+	m = make_memfd(size, false);
+	a.in.fd = (uint32_t)m;
+	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	close(m);
+	/* too short for the size */
+	m = make_memfd(size - 4096, true);
+	a.in.fd = (uint32_t)m;
+	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	close(m);
+	/* a regular file on disk, not shared memory */
+	m = mkstemp(path);
+	assert_true(m >= 0);
+	unlink(path);
+	assert_int_equal(ftruncate(m, (off_t)size), 0);
+	a.in.fd = (uint32_t)m;
+	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	close(m);
+	/* sizes: not a power of two, wrong size, misaligned offset */
+	m = make_memfd(2 * size, true);
+	a.in.fd = (uint32_t)m;
+	a.in.sq_slots = 24;
+	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	a.in.sq_slots = 16;
+	a.in.size = size + 4096;
+	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	a.in.size = size;
+	a.in.offset = 512;
+	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	a.in.offset = 4096; /* a region further into the file is fine */
+	assert_int_equal(ring_ioctl(fd, &a), 0);
+	close(m);
+	/* one ring pair per context */
+	assert_int_equal(ring_register(fd, &r, 16, 16), -EBUSY);
+	assert_int_equal(ring_unregister(fd), 0);
+	assert_int_equal(ring_unregister(fd), -EINVAL);
+	/* unused members */
+	memset(&a, 0, sizeof(a));
+	a.in.op = HPU_RING_OP_UNREGISTER;
+	a.in.sq_slots = 16;
+	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	a.in.sq_slots = 0;
+	a.in.op = 2;
+	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	close(fd);
+}
+
+static void test_nop_entries(void **state)
+{
+	int fd = hpu_test_open_dev(0);
+	struct hpu_cs_chunk c;
+	struct hpu_ring_cqe rec;
+	uint64_t first, last = 0, end;
+	struct ring r;
+	uint32_t status;
+	unsigned int i;
+
+	assert_int_equal(ring_register(fd, &r, 256, 256), 0);
+	assert_int_equal(r.next_seq, 1);
+	assert_int_equal(r.hdr->completed_seq, 0);
+	c = nop_chunk(nop_cb(fd), 0);
+	first = r.next_seq;
+	/* 100 CSs of 2 slots, published one by one (doorbell when asleep) */
+	for (i = 0; i < 100; i++) {
+		last = append(&r, 1000 + i, 0, &c, 1);
+		publish(&r, r.hdr->sq_tail);
+	}
+	wait_seq(&r, last);
+	for (i = 0; i < 100; i++) {
+		rec = pop(&r);
+		assert_int_equal(rec.user_data, 1000 + i);
+		assert_int_equal(rec.seq, first + i);
+		assert_int_equal(rec.res, 0);
+		assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_COMPLETED);
+		assert_true(rec.flags & HPU_RING_CQE_F_TIMESTAMP);
+	}
+	assert_true(cq_empty(&r));
+	/* the head moves after the submission, which may end before */
+	end = now_ns() + WAIT_NS;
+	while (__atomic_load_n(&r.hdr->sq_head, __ATOMIC_ACQUIRE) !=
+	       r.hdr->sq_tail) {
+		assert_true(now_ns() < end);
+		hpu_test_sleep_ms(1);
+	}
+	assert_int_equal(r.hdr->error, 0);
+	/* WAIT_CS knows ring sequence numbers */
+	assert_int_equal(hpu_test_cs_wait(fd, first + 50, 0, &status), 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
+	close(fd);
+	ring_unmap(&r);
+}
+
+static void test_mixed_order(void **state)
+{
+	int fd = hpu_test_open_dev(0);
+	struct hpu_cs_chunk c;
+	struct hpu_ring_cqe rec;
+	uint64_t seq, s;
+	struct ring r;
+	unsigned int i;
+
+	assert_int_equal(ring_register(fd, &r, 64, 64), 0);
+	c = nop_chunk(nop_cb(fd), 1);
+	/* entries published without a doorbell, then an ioctl CS: the
+	 * ioctl takes them first, so it gets the number after theirs */
+	for (i = 0; i < 5; i++)
+		append(&r, i, 0, &c, 1);
+	assert_int_equal(hpu_test_cs_submit(fd, &c, 1, 0, 0, &seq, NULL), 0);
+	assert_int_equal(seq, r.next_seq);
+	r.next_seq++;
+	s = append(&r, 5, 0, &c, 1);
+	publish(&r, r.hdr->sq_tail);
+	wait_seq(&r, s);
+	for (i = 0; i < 6; i++) {
+		rec = pop(&r);
+		assert_int_equal(rec.user_data, i);
+		assert_int_equal(rec.seq, i < 5 ? i + 1 : 7);
+	}
+	assert_true(cq_empty(&r));
+	close(fd);
+	ring_unmap(&r);
+}
+
+static void test_refused_and_wait(void **state)
+{
+	int fd = hpu_test_open_dev(0), other = hpu_test_open_dev(0);
+	struct hpu_cs_chunk c, bad;
+	struct hpu_ring_cqe rec;
+	uint64_t s_bad, s_good, s_wait;
+	struct ring r;
+	struct {
+		struct hpu_ring_sqe h;
+		struct hpu_cs_chunk c;
+		uint64_t seqs[4];
+	} w;
+	uint32_t t, status;
+
+	assert_int_equal(ring_register(fd, &r, 64, 64), 0);
+	c = nop_chunk(nop_cb(fd), 0);
+	/* a CB handle of another context is unknown here */
+	bad = nop_chunk(nop_cb(other), 0);
+	bad.cb_handle += 1000;
+	s_bad = append(&r, 1, 0, &bad, 1);
+	s_good = append(&r, 2, 0, &c, 1);
+	/* a WAIT entry on both: its numbers are in the entry */
+	memset(&w, 0, sizeof(w));
+	w.h.user_data = 3;
+	w.h.num_slots = 3;
+	w.h.num_chunks = 1;
+	w.h.cs_flags = HPU_CS_FLAGS_WAIT;
+	w.c.queue_index = 2;
+	w.c.cb_size = 2;
+	w.seqs[0] = s_bad;
+	w.seqs[1] = s_good;
+	t = r.hdr->sq_tail;
+	put_slot(&r, t, &w.h);
+	put_slot(&r, t + 1, &w.c);
+	put_slot(&r, t + 2, w.seqs);
+	s_wait = r.next_seq++;
+	publish(&r, t + 3);
+	wait_seq(&r, s_wait);
+	rec = pop(&r);
+	assert_int_equal(rec.user_data, 1);
+	assert_int_equal(rec.seq, s_bad);
+	assert_int_equal(rec.res, -EINVAL);
+	assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_ABORTED);
+	rec = pop(&r);
+	assert_int_equal(rec.seq, s_good);
+	assert_int_equal(rec.res, 0);
+	rec = pop(&r);
+	assert_int_equal(rec.user_data, 3);
+	assert_int_equal(rec.seq, s_wait);
+	assert_int_equal(rec.res, 0);
+	assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(r.hdr->error, 0);
+	/* the refused number is ended ABORTED for WAIT_CS too */
+	assert_int_equal(hpu_test_cs_wait(fd, s_bad, 0, &status), 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_ABORTED);
+	close(other);
+	close(fd);
+	ring_unmap(&r);
+}
+
+static void test_corrupted_ring(void **state)
+{
+	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0);
+	struct ring r, r2;
+	struct hpu_cs_chunk c, c2;
+	struct hpu_ring_cqe rec;
+	struct hpu_event ev[8];
+	uint64_t end, seq, s2;
+	ssize_t n;
+	bool seen = false;
+	int i;
+
+	assert_int_equal(ring_register(fd, &r, 16, 16), 0);
+	assert_int_equal(ring_register(fd2, &r2, 16, 16), 0);
+	c = nop_chunk(nop_cb(fd), 0);
+	c2 = nop_chunk(nop_cb(fd2), 0);
+	/* a tail more than a ring ahead: the ring breaks */
+	publish(&r, r.hdr->sq_tail + 100);
+	end = now_ns() + WAIT_NS;
+	while (!__atomic_load_n(&r.hdr->error, __ATOMIC_ACQUIRE)) {
+		assert_true(now_ns() < end);
+		hpu_test_sleep_ms(1);
+	}
+	assert_int_equal(r.hdr->error, EIO);
+	/* the entry at head got an -EIO record with a number */
+	rec = pop(&r);
+	assert_int_equal(rec.res, -EIO);
+	assert_int_equal(rec.seq, r.next_seq);
+	/* the context heard of it */
+	end = now_ns() + WAIT_NS;
+	while (!seen) {
+		assert_true(now_ns() < end);
+		n = read(fd, ev, sizeof(ev));
+		for (i = 0; n > 0 && i < (int)(n / sizeof(ev[0])); i++)
+			if (ev[i].type == HPU_EVENT_RING_ERR) {
+				assert_int_equal(ev[i].data, EIO);
+				seen = true;
+			}
+		if (!seen)
+			hpu_test_sleep_ms(5);
+	}
+	/* the ioctl path of the same context still works */
+	assert_int_equal(hpu_test_cs_submit(fd, &c, 1, 0, 0, &seq, NULL), 0);
+	assert_int_equal(hpu_test_cs_wait_status(fd, seq),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
+	/* another context's ring is untouched */
+	s2 = append(&r2, 7, 0, &c2, 1);
+	publish(&r2, r2.hdr->sq_tail);
+	wait_seq(&r2, s2);
+	rec = pop(&r2);
+	assert_int_equal(rec.res, 0);
+	assert_int_equal(r2.hdr->error, 0);
+	/* after UNREGISTER the context may register a new ring */
+	assert_int_equal(ring_unregister(fd), 0);
+	ring_unmap(&r);
+	assert_int_equal(ring_register(fd, &r, 16, 16), 0);
+	r.next_seq = seq + 1;
+	s2 = append(&r, 8, 0, &c, 1);
+	publish(&r, r.hdr->sq_tail);
+	wait_seq(&r, s2);
+	assert_int_equal(pop(&r).res, 0);
+	close(fd2);
+	close(fd);
+	ring_unmap(&r);
+	ring_unmap(&r2);
+}
+
+static void test_close_in_flight(void **state)
+{
+	struct hpu_cs_chunk c;
+	struct ring r;
+	unsigned int k, i;
+	int fd;
+
+	for (k = 0; k < 20; k++) {
+		fd = hpu_test_open_dev(0);
+		assert_int_equal(ring_register(fd, &r, 64, 64), 0);
+		c = nop_chunk(nop_cb(fd), k % 2);
+		for (i = 0; i < 30; i++)
+			append(&r, i, 0, &c, 1);
+		publish(&r, r.hdr->sq_tail);
+		if (k % 2)
+			assert_int_equal(ring_unregister(fd), 0);
+		close(fd);
+		ring_unmap(&r);
+	}
+	/* the daemon serves on */
+	fd = hpu_test_open_dev(0);
+	assert_int_equal(ring_register(fd, &r, 16, 16), 0);
+	c = nop_chunk(nop_cb(fd), 0);
+	wait_seq(&r, 0);
+	append(&r, 1, 0, &c, 1);
+	publish(&r, r.hdr->sq_tail);
+	wait_seq(&r, 1);
+	close(fd);
+	ring_unmap(&r);
+}
+
+static int group_setup(void **state)
+{
+	int ret = hpu_test_group_start(1, "gaudi2");
+
+	return ret ? ret : hpu_test_require_cs();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_register_rejects,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_nop_entries, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_mixed_order, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_refused_and_wait,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_corrupted_ring,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_close_in_flight,
+				       hpu_test_need_daemon),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+}

@@ -22,7 +22,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -165,6 +168,19 @@ static uint64_t append(struct ring *r, uint64_t ud, uint32_t cs_flags,
 		put_slot(r, t++, &c[i]);
 	__atomic_store_n(&r->hdr->sq_tail, t, __ATOMIC_RELEASE);
 	return r->next_seq++;
+}
+
+/* Wait until the SQ has room for @slots more slots */
+static void wait_room(struct ring *r, uint32_t slots)
+{
+	uint64_t end = now_ns() + WAIT_NS;
+
+	while (r->hdr->sq_tail -
+		       __atomic_load_n(&r->hdr->sq_head, __ATOMIC_ACQUIRE) >
+	       r->nsq - slots) {
+		assert_true(now_ns() < end);
+		hpu_test_sleep_ms(1);
+	}
 }
 
 /* Wait (spin, then futex) until completed_seq reaches @seq */
@@ -545,6 +561,147 @@ static void test_close_in_flight(void **state)
 	ring_unmap(&r);
 }
 
+/* Mappings of the daemon whose name contains "test_ring" (our memfds) */
+static int daemon_ring_maps(void)
+{
+	char path[64], line[512];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)hpu_test_shared.pid);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "memfd:test_ring"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static void wait_ring_maps(int want)
+{
+	uint64_t end = now_ns() + WAIT_NS;
+
+	/* RELEASE is asynchronous: the teardown follows close() a bit later */
+	while (daemon_ring_maps() != want) {
+		assert_true(now_ns() < end);
+		hpu_test_sleep_ms(5);
+	}
+}
+
+/* A child registers a ring, keeps entries coming, and is SIGKILLed */
+static void test_sigkill_in_flight(void **state)
+{
+	int k, status, p[2];
+	pid_t pid;
+	char c;
+
+	for (k = 0; k < 20; k++) {
+		assert_int_equal(pipe(p), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (!pid) {
+			struct hpu_cs_chunk ch;
+			struct ring r;
+			int fd = hpu_test_open_dev(0), i;
+
+			close(p[0]);
+			if (fd < 0 || ring_register(fd, &r, 64, 64))
+				_exit(1);
+			ch = nop_chunk(nop_cb(fd), k % 2);
+			if (write(p[1], "x", 1) != 1)
+				_exit(1);
+			for (i = 0;; i++) {
+				/* keep the SQ full, never read the CQ */
+				if (r.hdr->sq_tail - r.hdr->sq_head < 60) {
+					append(&r, (uint64_t)i, 0, &ch, 1);
+					publish(&r, r.hdr->sq_tail);
+				}
+				if (r.hdr->cq_tail - r.hdr->cq_head >= 32)
+					r.hdr->cq_head = r.hdr->cq_tail;
+			}
+		}
+		close(p[1]);
+		assert_int_equal(read(p[0], &c, 1), 1);
+		close(p[0]);
+		/* the daemon maps the child's ring (the check below can see) */
+		assert_true(daemon_ring_maps() >= 1);
+		hpu_test_sleep_ms(k % 5);
+		kill(pid, SIGKILL);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status));
+	}
+	/* every ring of the killed clients (and of the tests before, all
+	 * closed) is gone from the daemon */
+	wait_ring_maps(0);
+}
+
+struct scribbler {
+	struct ring *r;
+	bool stop;
+};
+
+/* A hostile client rewrites its own ring while the driver reads it */
+static void *scribble(void *arg)
+{
+	struct scribbler *s = arg;
+	uint32_t x = 12345, *w = (uint32_t *)s->r->map;
+	size_t words = s->r->size / 4, i;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		for (i = 0; i < 4096; i++) {
+			x = x * 1103515245U + 12345U;
+			w[(x >> 4) % words] = x & 0x10000 ? x : x & 0x3ff;
+		}
+		/* the doorbell too, now and then */
+		publish(s->r, x & 0x7f);
+	}
+	return NULL;
+}
+
+static void test_hostile_writer(void **state)
+{
+	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0);
+	struct scribbler s = { 0 };
+	struct hpu_cs_chunk c2;
+	struct ring r, r2;
+	pthread_t t;
+	uint64_t seq = 0;
+	unsigned int i;
+
+	assert_int_equal(ring_register(fd, &r, 16, 16), 0);
+	assert_int_equal(ring_register(fd2, &r2, 64, 64), 0);
+	c2 = nop_chunk(nop_cb(fd2), 0);
+	s.r = &r;
+	assert_int_equal(pthread_create(&t, NULL, scribble, &s), 0);
+	/* the other context's ring works throughout */
+	for (i = 0; i < 200; i++) {
+		wait_room(&r2, 2);
+		seq = append(&r2, i, 0, &c2, 1);
+		publish(&r2, r2.hdr->sq_tail);
+		if (i % 50 == 49) {
+			wait_seq(&r2, seq);
+			while (!cq_empty(&r2))
+				assert_int_equal(pop(&r2).res, 0);
+		}
+	}
+	wait_seq(&r2, seq);
+	__atomic_store_n(&s.stop, true, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(r2.hdr->error, 0);
+	/* the scribbled context's own ioctl path works too */
+	assert_int_equal(hpu_test_cs_submit(fd, &c2, 1, 0, 0, &seq, NULL),
+			 -EINVAL); /* c2's CB is fd2's */
+	c2 = nop_chunk(nop_cb(fd), 0);
+	assert_int_equal(hpu_test_cs_submit(fd, &c2, 1, 0, 0, &seq, NULL), 0);
+	assert_int_equal(hpu_test_cs_wait_status(fd, seq),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
+	close(fd2);
+	close(fd);
+	ring_unmap(&r);
+	ring_unmap(&r2);
+}
+
 static int group_setup(void **state)
 {
 	int ret = hpu_test_group_start(1, "gaudi2");
@@ -564,6 +721,10 @@ int main(void)
 		cmocka_unit_test_setup(test_corrupted_ring,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_close_in_flight,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_sigkill_in_flight,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_hostile_writer,
 				       hpu_test_need_daemon),
 	};
 

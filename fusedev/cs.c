@@ -781,6 +781,7 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 	if (ret)
 		goto out_free;
 	cs->ring = d->ring;
+	cs->ring_gen = d->ring_gen;
 	cs->user_data = d->user_data;
 	cs->ring_res = d->refuse;
 

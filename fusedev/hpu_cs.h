@@ -40,6 +40,8 @@ struct hfd_waiter;
  * @nusage: entries in @usage
  * @usage: pinned CBs' usage counters, dropped when it ends
  * @ring: it came from the context's ring: its ending writes a record
+ *	(into that ring only: @ring_gen)
+ * @ring_gen: @ring: the registration it came from
  * @user_data: @ring: the entry's user_data
  * @ring_res: @ring: 0, or the -errno that refused the entry (it then
  *	ends ABORTED at once, without jobs)
@@ -63,6 +65,7 @@ struct hfd_cs {
 	unsigned int nusage;
 	uint32_t **usage;
 	bool ring;
+	uint32_t ring_gen;
 	uint64_t user_data;
 	int32_t ring_res;
 	struct hfd_cs *hnext;
@@ -114,6 +117,7 @@ struct hfd_cs_hist {
  * @ring: the context's registered rings (ring.c), or NULL; endings post
  *	their records under @lock
  * @ring_busy: a REGISTER or UNREGISTER is in progress
+ * @ring_gens: registrations so far (generation of the next one)
  * @waiters: blocked WAIT_CS requests (protected by wait.c's wait_lock)
  */
 struct hfd_cs_state {
@@ -128,6 +132,7 @@ struct hfd_cs_state {
 	struct hfd_wait_dep *deps;
 	struct hfd_ring *ring;
 	bool ring_busy;
+	uint32_t ring_gens;
 	struct hfd_waiter *waiters;
 };
 

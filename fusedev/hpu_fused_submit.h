@@ -113,6 +113,7 @@ void hfd_cb_put(struct hfd_cb_ref *ref);
  *	pointer to them (the ioctl)
  * @ring: it is an entry of the context's ring: its ending writes a
  *	completion record
+ * @ring_gen: @ring: the registration the entry came from
  * @user_data: @ring: the entry's user_data
  * @refuse: 0, or the -errno that refused a ring entry: the submission
  *	only takes a sequence number, which ends ABORTED at once (nothing
@@ -125,6 +126,7 @@ struct hfd_cs_desc {
 	uint32_t timeout_ms;
 	const uint64_t *wait_seqs;
 	bool ring;
+	uint32_t ring_gen;
 	uint64_t user_data;
 	int32_t refuse;
 };

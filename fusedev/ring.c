@@ -27,11 +27,13 @@
 #include "hpu_cs.h"
 
 /* Rings of the whole daemon: one consumer thread each */
-#define HFD_MAX_RINGS 256
+#define HFD_MAX_RINGS	  256
 /* The consumer polls this long for new entries before it sleeps */
-#define RING_SPIN_NS  50000ULL
+#define RING_SPIN_NS	  50000ULL
 /* Longest sleep of the consumer: a stop, freed CQ room are seen by then */
-#define RING_SLEEP_NS 100000000LL
+#define RING_SLEEP_NS	  100000000LL
+/* Longest wait of an ioctl CS for the ring's consumer (then -EAGAIN) */
+#define RING_DRAIN_WAIT_S 1
 
 static unsigned int nrings; /* registered rings of the daemon (atomic) */
 
@@ -43,6 +45,8 @@ static unsigned int nrings; /* registered rings of the daemon (atomic) */
  * @hdr: the shared header (first page of @map)
  * @sq: the SQ (driver's size)
  * @cq: the CQ (driver's size)
+ * @gen: generation of the registration: records go to the ring their
+ *	entries came from, never to a later one
  * @refs: the registration's reference and one per drainer (atomic)
  * @stop: the consumer is to end (atomic)
  * @consume_lock: serializes taking entries: protects @head, @scratch
@@ -65,6 +69,7 @@ struct hfd_ring {
 	struct hpu_ring_hdr *hdr;
 	struct hfd_ring_sq sq;
 	struct hfd_ring_cq cq;
+	uint32_t gen;
 	unsigned int refs;
 	bool stop;
 	pthread_mutex_t consume_lock;
@@ -195,7 +200,7 @@ bool hfd_ring_cs_ended_locked(struct hfd_ctx *ctx, const struct hfd_cs *cs,
 	int ret;
 
 	HPU_ASSERT_HELD(&ctx->cs->lock);
-	if (cs->ring) {
+	if (cs->ring && cs->ring_gen == r->gen) {
 		if (r->cq_pending)
 			r->cq_pending--;
 		memset(&rec, 0, sizeof(rec));
@@ -241,6 +246,7 @@ static void count_parsing_drop(struct hfd_ctx *ctx)
 static int refuse(struct hfd_ring *r, uint64_t user_data, int res)
 {
 	struct hfd_cs_desc d = { .ring = true,
+				 .ring_gen = r->gen,
 				 .user_data = user_data,
 				 .refuse = res };
 	uint64_t seq;
@@ -277,7 +283,7 @@ static int take_one(struct hfd_ring *r)
 {
 	struct hfd_ctx *ctx = r->ctx;
 	struct hfd_cs_state *st = ctx->cs;
-	struct hfd_cs_desc d = { .ring = true };
+	struct hfd_cs_desc d = { .ring = true, .ring_gen = r->gen };
 	struct hfd_ring_entry e;
 	uint32_t tail, used;
 	bool completed;
@@ -436,13 +442,15 @@ static void ring_put(struct hfd_ring *r)
  * @completed: receives whether it ended before this returned
  *
  * Return: as hfd_cs_submit(); -EAGAIN also when the ring's entries
- * cannot all be taken now (back-pressure): the CS would overtake them.
+ * cannot all be taken now (back-pressure: the CS would overtake them),
+ * or the consumer did not let go of the ring within RING_DRAIN_WAIT_S.
  */
 int hfd_ring_submit_ordered(struct hfd_ctx *ctx, pid_t requester,
 			    const struct hfd_cs_desc *d, uint64_t *seq,
 			    bool *completed)
 {
 	struct hfd_cs_state *st = ctx->cs;
+	struct timespec deadline;
 	struct hfd_ring *r;
 	int ret;
 
@@ -454,7 +462,20 @@ int hfd_ring_submit_ordered(struct hfd_ctx *ctx, pid_t requester,
 	if (!r)
 		return hfd_cs_submit(ctx, requester, d, seq, completed);
 
-	pthread_mutex_lock(&r->consume_lock);
+	/*
+	 * The consumer holds the lock while it copies an entry's CBs, which
+	 * is not bounded yet on its thread (docs/rings.md, "State"): a
+	 * worker waits for it a bounded time only.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += RING_DRAIN_WAIT_S;
+	if (pthread_mutex_clocklock(&r->consume_lock, CLOCK_MONOTONIC,
+				    &deadline)) {
+		ring_put(r);
+		*seq = 0;
+		*completed = false;
+		return -EAGAIN;
+	}
 	while ((ret = take_one(r)) == 1)
 		;
 	if (ret == -EAGAIN) {
@@ -525,6 +546,7 @@ static int ring_register(const struct hfd_ioctl_call *call,
 	pthread_mutex_lock(&st->lock);
 	next = st->next_seq;
 	r->completed = hfd_cs_low_water_locked(st);
+	r->gen = ++st->ring_gens;
 	r->hdr->completed_seq = r->completed;
 	r->hdr->cq_futex = (uint32_t)r->completed;
 	st->ring = r;

@@ -561,6 +561,59 @@ static void test_close_in_flight(void **state)
 	ring_unmap(&r);
 }
 
+/*
+ * A ring CS still running when its ring is unregistered ends after a new
+ * ring was registered: its record goes nowhere, never into the new ring
+ */
+static void test_records_stay_with_their_ring(void **state)
+{
+	static uint64_t buf[4] __attribute__((aligned(8)));
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(5);
+	struct hpu_pkt_msg_long inc = hpu_test_pkt_inc(5);
+	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
+					.cb_size = sizeof(f) } };
+	int fd = hpu_test_open_dev(0);
+	struct hpu_cs_chunk c;
+	uint64_t s_old, seq;
+	struct ring r, r2;
+	uint32_t status;
+
+	memcpy(buf, &f, sizeof(f));
+	a.in.host_ptr = (uintptr_t)buf;
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), 0);
+	c.cb_handle = a.out.cb_handle;
+	c.queue_index = 0;
+	c.cb_size = sizeof(f);
+	c.flags = 0;
+	c.pad = 0;
+	c.reserved = 0;
+	assert_int_equal(ring_register(fd, &r, 16, 16), 0);
+	/* waits for SOB 5, which nobody raises yet */
+	s_old = append(&r, 99, 0, &c, 1);
+	publish(&r, r.hdr->sq_tail);
+	/* taken (the head moved), and still running */
+	wait_room(&r, r.nsq);
+	assert_int_equal(hpu_test_cs_wait(fd, s_old, 100000, &status), 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(ring_unregister(fd), 0);
+	assert_int_equal(ring_register(fd, &r2, 16, 16), 0);
+	assert_int_equal(r2.next_seq, s_old + 1);
+	assert_int_equal(r2.hdr->completed_seq, s_old - 1);
+	/* release it on another queue */
+	assert_int_equal(hpu_test_cs_run_cb(fd, &inc, sizeof(inc), 1, 0, &seq),
+			 0);
+	assert_int_equal(seq, s_old + 1);
+	assert_int_equal(hpu_test_cs_wait_status(fd, s_old),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
+	r2.next_seq = seq + 1;
+	wait_seq(&r2, seq);
+	assert_true(cq_empty(&r2));
+	assert_int_equal(r2.hdr->error, 0);
+	close(fd);
+	ring_unmap(&r);
+	ring_unmap(&r2);
+}
+
 /* Mappings of the daemon whose name contains "test_ring" (our memfds) */
 static int daemon_ring_maps(void)
 {
@@ -721,6 +774,8 @@ int main(void)
 		cmocka_unit_test_setup(test_corrupted_ring,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_close_in_flight,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_records_stay_with_their_ring,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_sigkill_in_flight,
 				       hpu_test_need_daemon),

@@ -562,6 +562,50 @@ static void test_close_in_flight(void **state)
 }
 
 /*
+ * A full CQ is back-pressure: the consumer stops taking entries (none is
+ * lost, refused or overwritten) until the client reads records and rings
+ */
+static void test_cq_backpressure(void **state)
+{
+	int fd = hpu_test_open_dev(0);
+	struct hpu_cs_chunk c;
+	struct hpu_ring_cqe rec;
+	uint64_t first, last = 0, end;
+	struct ring r;
+	unsigned int i, got = 0;
+
+	assert_int_equal(ring_register(fd, &r, 128, 16), 0);
+	c = nop_chunk(nop_cb(fd), 0);
+	first = r.next_seq;
+	for (i = 0; i < 40; i++)
+		last = append(&r, i, 0, &c, 1);
+	publish(&r, r.hdr->sq_tail);
+	/* 16 records, then the consumer waits with 24 entries in the SQ */
+	wait_seq(&r, first + 15);
+	end = now_ns() + 200000000ULL;
+	while (now_ns() < end)
+		hpu_test_sleep_ms(10);
+	assert_int_equal(r.hdr->cq_tail - r.hdr->cq_head, 16);
+	assert_int_equal(r.hdr->completed_seq, first + 15);
+	assert_int_equal(r.hdr->sq_tail - r.hdr->sq_head, 24 * 2);
+	assert_int_equal(r.hdr->error, 0);
+	/* read them all, ringing when the driver sleeps */
+	while (got < 40) {
+		rec = pop(&r);
+		assert_int_equal(rec.user_data, got);
+		assert_int_equal(rec.seq, first + got);
+		assert_int_equal(rec.res, 0);
+		got++;
+		publish(&r, r.hdr->sq_tail);
+	}
+	wait_seq(&r, last);
+	assert_true(cq_empty(&r));
+	assert_int_equal(r.hdr->error, 0);
+	close(fd);
+	ring_unmap(&r);
+}
+
+/*
  * A ring CS still running when its ring is unregistered ends after a new
  * ring was registered: its record goes nowhere, never into the new ring
  */
@@ -774,6 +818,8 @@ int main(void)
 		cmocka_unit_test_setup(test_corrupted_ring,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_close_in_flight,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_cq_backpressure,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_records_stay_with_their_ring,
 				       hpu_test_need_daemon),

@@ -380,6 +380,17 @@ $(O)/headers/%.ok: uapi/%.h | $(DIRS)
 	$(Q)printf '#include "%s"\n' $(notdir $<) | $(CC) -std=c90 -Wall -Werror \
 		-Iuapi $(call pkg_cflags,libdrm) -x c -fsyntax-only -
 	$(Q)touch $@
+# Every public header of libhpudrv (hpudrv.h and the per-area hpudrv_*.h it
+# includes) must compile on its own, as a program sees it once installed.
+DRV_PUB_HDRS := $(sort $(wildcard libhpudrv/include/hpu/*.h))
+HEADER_CHECKS += $(patsubst libhpudrv/include/hpu/%.h,$(O)/headers/%.ok,\
+	$(DRV_PUB_HDRS))
+$(O)/headers/%.ok: libhpudrv/include/hpu/%.h | $(DIRS)
+	$(call msg,HDRCHK,$<)
+	$(Q)printf '#include "%s"\n' $(notdir $<) | $(CC) -std=c99 -Wall -Wextra \
+		-Wstrict-prototypes -Werror -Iuapi -Ilibhpudrv/include/hpu \
+		$(call pkg_cflags,libdrm) -x c -fsyntax-only -
+	$(Q)touch $@
 check-headers: $(HEADER_CHECKS)
 
 # Layering: each case compiles '#include "header"' as a file of the named

@@ -80,11 +80,13 @@ endif
 # file's own folder is always searched for "..."). check-layers proves it.
 INC_DRV := -Ilibhpudrv/include/hpu
 INC_CCL := -Ilibhpuccl/include/hpu
+# libhputpc is a leaf (uapi/ and common/ only): its public headers are
+# the kernels' API (hputpc.h) and the operand rules (hputpc_check.h)
 INC_TPC := -Ilibhputpc/include
 INC_libhputpc := $(INC_TPC)
 INC_firmware-sim := $(INC_TPC)
-INC_fusedev := -Ifirmware-sim
-INC_libhpudrv := $(INC_DRV)
+INC_fusedev := -Ifirmware-sim $(INC_TPC)
+INC_libhpudrv := $(INC_DRV) $(INC_TPC)
 INC_libhpuccl := $(INC_CCL) $(INC_DRV)
 INC_trainer/lib := $(INC_CCL) $(INC_DRV) $(INC_TPC)
 INC_trainer/hpu-train := -Itrainer/lib $(INC_DRV)
@@ -97,8 +99,8 @@ INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV)
 INC_examples := -Ilibhpudrv/include -Ilibhpuccl/include \
 	-iquote libhpudrv/include/hpu
 # The tests (and fuzz targets) are white-box: every layer's folder
-INC_TESTS := -Ifirmware-sim -Ifusedev $(INC_TPC) $(INC_DRV) $(INC_CCL) \
-	-Itrainer/lib
+INC_TESTS := -Ifirmware-sim -Ifusedev -Ilibhputpc $(INC_TPC) $(INC_DRV) \
+	$(INC_CCL) -Itrainer/lib
 INC_tests/lib := $(INC_TESTS)
 INC_tests/unit := $(INC_TESTS)
 INC_tests/integration := $(INC_TESTS)
@@ -111,10 +113,12 @@ ALL_CFLAGS = $(call base_cflags,$<) $(call incs,$<) $(CFLAGS) $(EXTRA_CFLAGS)
 # ---------------------------------------------------------------- sources
 COMMON_SRCS := $(sort $(wildcard common/*.c))
 SIM_SRCS := $(sort $(wildcard firmware-sim/*.c))
-# The TPC kernel library (static): the simulated TPC and the cpu backend
+# The TPC kernel library (static): kernel descriptors (operand rule and
+# body) and the rules' generic part, for the simulated TPC, the daemon's
+# packet validator, the cpu backend; its PIC objects are in libhpudrv too
 TPC_SRCS := $(sort $(wildcard libhputpc/*.c))
-# Packet rules the engines share with the driver, and HPU_WARN_ON() (also
-# in libhpufusedev)
+# Packet rules the engines share with the driver (the MME's; the TPC's are
+# libhputpc's), and HPU_WARN_ON() (also in libhpufusedev)
 SIM_COMMON_SRCS := $(sort $(wildcard common/hpu_*_check.c) common/hpu_warn.c)
 FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
 DRV_SRCS := $(sort $(wildcard libhpudrv/*.c))
@@ -138,7 +142,10 @@ obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 # libhpudrv has no use for HPU_WARN_ON() (the daemon's and the model's)
 COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,\
 	$(filter-out common/hpu_warn.c,$(COMMON_SRCS)))
-DRV_OBJS = $(call obj,$(DRV_SRCS)) $(COMMON_PIC_OBJS)
+# libhpudrv's emitter applies the TPC operand rules: libhputpc inside it,
+# hidden like the rest (the exports are libhpudrv.map's)
+TPC_PIC_OBJS := $(patsubst libhputpc/%.c,$(O)/pic/libhputpc/%.o,$(TPC_SRCS))
+DRV_OBJS = $(call obj,$(DRV_SRCS)) $(COMMON_PIC_OBJS) $(TPC_PIC_OBJS)
 LIBHPUSIM := $(O)/lib/libhpusim.a
 LIBHPUTPC := $(O)/lib/libhputpc.a
 LIBFUSEDEV := $(O)/lib/libhpufusedev.a
@@ -180,7 +187,7 @@ all: $(LIBS) $(TOOLS) $(EXAMPLES)
 # Order-only build directories
 DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/examples $(O)/tests/unit \
 	$(O)/tests/integration $(O)/headers \
-	$(O)/pic/common $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) $(TPC_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
+	$(O)/pic/common $(O)/pic/libhputpc $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) $(TPC_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
 	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(TRAIN_SRCS) \
 	$(TRAIN_TOOL_SRCS) $(EXAMPLE_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
 $(DIRS):
@@ -213,6 +220,10 @@ $(O)/pic/common/%.o: common/%.c $(FLAGS_STAMP) | $(DIRS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
 
+$(O)/pic/libhputpc/%.o: libhputpc/%.c $(FLAGS_STAMP) | $(DIRS)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+
 $(O)/obj/%.o: %.c $(FLAGS_STAMP) | $(DIRS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
@@ -222,8 +233,7 @@ $(LIBHPUSIM): $(call obj,$(SIM_SRCS) $(SIM_COMMON_SRCS)) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-# with the operand rules its host entry checks against
-$(LIBHPUTPC): $(call obj,$(TPC_SRCS) common/hpu_tpc_check.c) | $(DIRS)
+$(LIBHPUTPC): $(call obj,$(TPC_SRCS)) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
@@ -370,35 +380,52 @@ $(O)/headers/%.ok: uapi/%.h | $(DIRS)
 	$(Q)printf '#include "%s"\n' $(notdir $<) | $(CC) -std=c90 -Wall -Werror \
 		-Iuapi $(call pkg_cflags,libdrm) -x c -fsyntax-only -
 	$(Q)touch $@
+# Every public header of libhpudrv (hpudrv.h and the per-area hpudrv_*.h it
+# includes) must compile on its own, as a program sees it once installed.
+DRV_PUB_HDRS := $(sort $(wildcard libhpudrv/include/hpu/*.h))
+HEADER_CHECKS += $(patsubst libhpudrv/include/hpu/%.h,$(O)/headers/%.ok,\
+	$(DRV_PUB_HDRS))
+$(O)/headers/%.ok: libhpudrv/include/hpu/%.h | $(DIRS)
+	$(call msg,HDRCHK,$<)
+	$(Q)printf '#include "%s"\n' $(notdir $<) | $(CC) -std=c99 -Wall -Wextra \
+		-Wstrict-prototypes -Werror -Iuapi -Ilibhpudrv/include/hpu \
+		$(call pkg_cflags,libdrm) -x c -fsyntax-only -
+	$(Q)touch $@
 check-headers: $(HEADER_CHECKS)
 
 # Layering: each case compiles '#include "header"' as a file of the named
 # folder would be compiled (its include paths, its folder searched first).
 # LAYER_OK must compile; LAYER_DENIED must fail for want of the header:
 # another layer's private header, or a layer the folder is not built on.
-LAYER_OK := common:hpu_tpc_check.h libhputpc:tpc_lib.h libhputpc:hputpc.h \
-	firmware-sim:hpusim.h firmware-sim:hputpc.h fusedev:hpu_fw_if.h \
-	fusedev:hpu_fused.h libhpudrv:hpudrv_internal.h libhpudrv:hpudrv.h \
+LAYER_OK := libhputpc:tpc_lib.h libhputpc:hputpc.h libhputpc:hputpc_check.h \
+	libhputpc:hpu_bf16.h firmware-sim:hpusim.h firmware-sim:hputpc.h \
+	firmware-sim:hputpc_check.h fusedev:hpu_fw_if.h \
+	fusedev:hpu_fused.h fusedev:hputpc_check.h libhpudrv:hputpc_check.h \
+	libhpudrv:hpudrv_internal.h libhpudrv:hpudrv.h \
 	libhpuccl:ccl_internal.h libhpuccl:hpuccl.h \
 	trainer/lib:trainer_internal.h trainer/lib:hputpc.h \
-	trainer/lib:hpuccl.h trainer/hpu-train:ht_trainer.h \
+	trainer/lib:hpuccl.h trainer/lib:hputpc_check.h \
+	trainer/hpu-train:ht_trainer.h \
 	tools/hpu-smi:hpudrv.h tools/hpu-ccl-tests:hpuccl.h \
-	tests/unit:hpusim.h examples:hpu/hpudrv.h examples:hpu/hpuccl.h \
+	tests/unit:hpusim.h tests/unit:tpc_lib.h examples:hpu/hpudrv.h examples:hpu/hpuccl.h \
 	examples:hpu_accel.h examples:hpu_packets.h
 LAYER_DENIED := trainer/lib:hpusim.h trainer/lib:hpu_fw_if.h \
 	trainer/lib:tpc_lib.h trainer/lib:hpudrv_internal.h \
 	trainer/lib:ccl_internal.h trainer/hpu-train:hpusim.h \
-	trainer/hpu-train:hputpc.h libhputpc:hpusim.h libhputpc:hpudrv.h \
+	trainer/hpu-train:hputpc.h libhputpc:hpusim.h libhputpc:hpu_fw_if.h \
+	libhputpc:hpu_fused.h libhputpc:hpudrv.h libhputpc:hpudrv_internal.h \
+	libhputpc:hpuccl.h libhputpc:ht_trainer.h \
 	firmware-sim:tpc_lib.h firmware-sim:hpu_fused.h firmware-sim:hpudrv.h \
-	fusedev:hputpc.h fusedev:hpudrv.h \
-	libhpudrv:hpu_fw_if.h libhpudrv:hpu_fused.h libhpudrv:hputpc.h \
+	fusedev:tpc_lib.h fusedev:hpudrv.h \
+	libhpudrv:hpu_fw_if.h libhpudrv:hpu_fused.h libhpudrv:tpc_lib.h \
 	libhpuccl:hpusim.h tools/hpu-smi:hpudrv_internal.h \
 	tools/hpu-bench:hpusim.h tools/hpu-ccl-tests:ccl_internal.h \
-	common:hpudrv.h common:hpu_fw_if.h \
+	common:hpudrv.h common:hpu_fw_if.h common:hputpc.h \
+	common:hputpc_check.h common:tpc_lib.h \
 	examples:hpusim.h examples:hpu_fw_if.h examples:hpu_fused.h \
 	examples:hpudrv_internal.h examples:ccl_internal.h examples:hputpc.h \
 	examples:tpc_lib.h examples:ht_trainer.h examples:hpu_bf16.h \
-	examples:hpu_tpc_check.h examples:hpuccl.h
+	examples:hputpc_check.h examples:hpuccl.h
 layer_dir = $(word 1,$(subst :, ,$(1)))
 layer_cc = printf '\043include "%s"\n' $(word 2,$(subst :, ,$(1))) | \
 	LC_ALL=C $(CC) $(call base_cflags,$(call layer_dir,$(1))/x.c) \
@@ -439,9 +466,9 @@ $(O)/fuzz:
 	$(Q)mkdir -p $@
 
 $(O)/fuzz/fuzz_packets: tests/fuzz/fuzz_packets.c $(wildcard fusedev/packets*.c) \
-		$(SIM_COMMON_SRCS) $(FUZZ_HDRS) | $(O)/fuzz
+		$(SIM_COMMON_SRCS) $(TPC_SRCS) $(FUZZ_HDRS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)
 
 $(O)/fuzz/fuzz_ioctl: tests/fuzz/fuzz_ioctl.c $(FUSEDEV_SRCS) $(SIM_SRCS) \
 		$(TPC_SRCS) $(COMMON_SRCS) $(FUZZ_HDRS) | $(O)/fuzz

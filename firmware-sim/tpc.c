@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * tpc.c - the TPC engines: TPC_KERNEL packets dispatched to the TPC kernel
- * library (libhputpc/: registry and kernels; rules in
- * common/hpu_tpc_check.c; docs/tpc-kernels.md).
+ * library (libhputpc/: registry, kernels and their operand rules;
+ * docs/tpc-kernels.md).
  *
  * Every operand's whole extent is translated before a kernel runs, so a
  * fault is reported before any byte is written. An operand must lie in
@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hpu_tpc_check.h"
 #include "hpusim.h"
 #include "hputpc.h"
 
@@ -94,7 +93,7 @@ static int bind(struct hpu_fw_as *as, const struct hpu_tpc_tensor *d,
 		struct hputpc_operand *t, struct tpc_stage *st, unsigned int i)
 {
 	struct tpc_stage *s = &st[i];
-	uint64_t len = hpu_tpc_extent(d);
+	uint64_t len = hputpc_extent(d);
 	struct hpusim_seg seg;
 
 	hputpc_bind_shape(d, t);
@@ -132,7 +131,7 @@ static int run(struct hpu_fw_as *as, const struct hpu_pkt_tpc_kernel *k,
 
 	for (i = 0; i < k->num_tensors; i++) {
 		const struct hpu_tpc_tensor *d = &k->tensors[i];
-		uint64_t len = hpu_tpc_extent(d);
+		uint64_t len = hputpc_extent(d);
 
 		if (len && hpusim_mmu_check(as, d->addr, len, &fva)) {
 			fault->addr = fva;
@@ -179,7 +178,7 @@ int hpusim_tpc_exec(struct hpu_fw_as *as, uint32_t engine, const void *pkt,
 	if (engine < base || engine - base >= dev->profile->num_tpc)
 		return -EIO;
 	memcpy(&k, pkt, sizeof(k));
-	if (k.hdr.size != sizeof(k) || hpu_tpc_check(&k))
+	if (k.hdr.size != sizeof(k) || hputpc_check(&k))
 		return -EIO;
 	pthread_rwlock_rdlock(&as->map_lock);
 	ret = run(as, &k, fault);

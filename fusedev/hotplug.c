@@ -363,8 +363,11 @@ void hfd_event_readers_fini(struct hfd_driver *drv)
 {
 	struct hfd_event_reader *r;
 
+	/* nothing else runs, but the unlink's lock rule holds here too */
+	pthread_mutex_lock(&drv->ev_lock);
 	while ((r = drv->ev_readers)) {
 		reader_unlink_locked(drv, r);
 		free(r);
 	}
+	pthread_mutex_unlock(&drv->ev_lock);
 }

@@ -7,19 +7,19 @@
 #include <string.h>
 
 #include "hpu_fused.h"
-#include "hpu_tpc_check.h"
+#include "hputpc_check.h"
 
 /**
  * hfd_check_tpc_kernel() - check a TPC_KERNEL packet's kernel, tensors and
  * parameters
  * @p: the packet (its header was checked already)
  *
- * Return: 0 or -EINVAL (common/hpu_tpc_check.c has the rules).
+ * Return: 0 or -EINVAL (libhputpc has the rules, hputpc_check.h).
  */
 int hfd_check_tpc_kernel(const uint8_t *p)
 {
 	struct hpu_pkt_tpc_kernel pkt;
 
 	memcpy(&pkt, p, sizeof(pkt)); /* the CB copy may be unaligned */
-	return hpu_tpc_check(&pkt);
+	return hputpc_check(&pkt);
 }

@@ -1,46 +1,40 @@
 // SPDX-License-Identifier: MIT
 /*
- * allgather.c - the allgather family: allgather (direct or ring) and the
- * plan, chunking and zero-copy sends broadcast shares (struct ccl_ag_plan)
+ * allgather.c - the allgather family: allgather (direct or ring) and its
+ * table of algorithms (ccl_allgather_family), and the plan, chunking and
+ * zero-copy sends broadcast shares (struct ccl_ag_plan)
  */
 #include <errno.h>
 #include <string.h>
 
 #include "coll.h"
 
-/* Allgather or broadcast's algorithm: ring/chain across servers */
-static int ag_choose(struct hpuccl_comm *c, uint64_t bytes)
-{
-	if (c->nranks <= 2)
-		return CCL_ALGO_DIRECT;
-	if (c->algo != CCL_ALGO_AUTO)
-		return c->algo == CCL_ALGO_DIRECT ? CCL_ALGO_DIRECT :
-						    CCL_ALGO_RING;
-	if (c->nservers == 1 || bytes <= CCL_SMALL_BYTES)
-		return CCL_ALGO_DIRECT;
-	return CCL_ALGO_RING;
-}
+/* The allgather's algorithms: rows of ag_algos[] */
+enum ag_algo {
+	AG_DIRECT,
+	AG_RING,
+};
 
-/*
- * Algorithm, zero copy and chunks of the allgather or broadcast in @x
- * (x->a filled in); @bytes: what lands in each rank's receive buffer
- */
-int ccl_ag_plan_make(struct hpuccl_comm *c, struct ccl_ag_plan *x,
-		     uint64_t bytes)
+int ccl_ag_plan_make(struct hpuccl_comm *c, const struct ccl_family *f,
+		     struct ccl_ag_plan *x, uint64_t bytes, uint64_t *rounds)
 {
 	int ret;
 
-	x->algo = ag_choose(c, bytes);
+	x->algo = ccl_algo_pick(c, f, bytes);
 	ret = ccl_coll_maybe_zc(c, x->a.recv, bytes, &x->zc);
 	if (ret)
 		return ret;
-	x->se = x->a.se;
-	if (x->zc && x->algo == CCL_ALGO_DIRECT &&
-	    CCL_DIRECT_CHUNK_BYTES / x->a.esz > x->se)
-		x->se = CCL_DIRECT_CHUNK_BYTES / x->a.esz;
 	x->base = x->zc ? 1 : 0;
-	x->K = coll_div_up(x->a.count, x->se);
+	*rounds = x->base + f->algos[x->algo].plan(c, x);
 	return 0;
+}
+
+void ccl_ag_plan_chunks(struct ccl_ag_plan *x, bool big)
+{
+	x->se = x->a.se;
+	if (x->zc && big && CCL_DIRECT_CHUNK_BYTES / x->a.esz > x->se)
+		x->se = CCL_DIRECT_CHUNK_BYTES / x->a.esz;
+	x->K = coll_div_up(x->a.count, x->se);
 }
 
 /* Send chunk bytes to @p: into its inbox, or straight to @roff of its
@@ -90,12 +84,11 @@ static int gen_allgather(struct hpuccl_comm *c, void *arg, uint64_t j,
 		ccl_coll_copy_op(r, a, a->recv + x->boff[me] * a->esz, -1,
 				 a->send, a->count);
 		for (p = 0; x->zc && p < n; p++) {
-			bool writer = x->algo == CCL_ALGO_DIRECT ?
+			bool writer = x->algo == AG_DIRECT ?
 					      p != me :
 					      p == (me + n - 1) % n;
-			bool writes = x->algo == CCL_ALGO_DIRECT ?
-					      p != me :
-					      p == (me + 1) % n;
+			bool writes = x->algo == AG_DIRECT ? p != me :
+							     p == (me + 1) % n;
 
 			if (writer)
 				ccl_add_send(r, p, 0, 0);
@@ -107,8 +100,8 @@ static int gen_allgather(struct hpuccl_comm *c, void *arg, uint64_t j,
 		return 0;
 	t = j - x->base;
 	r->ready_dep = (t == 0 && x->base) ||
-		       (t && x->K < 2 && x->algo == CCL_ALGO_RING);
-	if (x->algo == CCL_ALGO_DIRECT) {
+		       (t && x->K < 2 && x->algo == AG_RING);
+	if (x->algo == AG_DIRECT) {
 		ls = coll_chunk_len(a->count, x->se, t);
 		for (p = 0; p < n; p++) {
 			if (p == me)
@@ -137,10 +130,55 @@ static int gen_allgather(struct hpuccl_comm *c, void *arg, uint64_t j,
 	return 0;
 }
 
+/* The allgather's automatic choice: the ring across servers for more
+ * than CCL_SMALL_BYTES */
+static int ag_choose(const struct hpuccl_comm *c, uint64_t bytes)
+{
+	if (c->nranks <= 2 || c->nservers == 1 || bytes <= CCL_SMALL_BYTES)
+		return AG_DIRECT;
+	return AG_RING;
+}
+
+static uint64_t ag_plan_direct(struct hpuccl_comm *c, void *arg)
+{
+	struct ccl_ag_plan *x = arg;
+
+	(void)c;
+	ccl_ag_plan_chunks(x, true);
+	return x->K;
+}
+
+static uint64_t ag_plan_ring(struct hpuccl_comm *c, void *arg)
+{
+	struct ccl_ag_plan *x = arg;
+
+	ccl_ag_plan_chunks(x, false);
+	return (uint64_t)(c->nranks - 1) * x->K;
+}
+
+static const struct ccl_algo ag_algos[] = {
+	[AG_DIRECT] = { .name = "direct",
+			.plan = ag_plan_direct,
+			.gen = gen_allgather },
+	[AG_RING] = { .name = "ring",
+		      .plan = ag_plan_ring,
+		      .gen = gen_allgather },
+};
+
+/* A forced name the allgather does not have (hier) runs the ring */
+const struct ccl_family ccl_allgather_family = {
+	.coll = "allgather",
+	.algos = ag_algos,
+	.nalgos = sizeof(ag_algos) / sizeof(ag_algos[0]),
+	.other = AG_RING,
+	.choose = ag_choose,
+};
+
 int ccl_allgather_run(uint64_t sendbuf, uint64_t recvbuf, size_t sendcount,
 		      enum hpuccl_dtype dtype, struct hpuccl_comm *comm,
 		      struct hpu_stream *stream)
 {
+	const struct ccl_family *f = &ccl_allgather_family;
 	struct ccl_ag_plan x;
 	uint64_t rounds;
 	int ret;
@@ -159,12 +197,11 @@ int ccl_allgather_run(uint64_t sendbuf, uint64_t recvbuf, size_t sendcount,
 		return ret;
 	ccl_coll_set(&x.a, sendbuf, recvbuf, sendcount, 0);
 	ccl_coll_blocks_fixed(comm, sendcount, x.boff);
-	ret = ccl_ag_plan_make(comm, &x,
-			       sendcount * x.a.esz * (uint64_t)comm->nranks);
+	ret = ccl_ag_plan_make(comm, f, &x,
+			       sendcount * x.a.esz * (uint64_t)comm->nranks,
+			       &rounds);
 	if (ret)
 		return ret;
-	rounds = x.algo == CCL_ALGO_DIRECT ? x.K :
-					     (uint64_t)(comm->nranks - 1) * x.K;
-	ccl_coll_note_algo(comm, "allgather", x.algo, sendcount, x.zc);
-	return ccl_run(comm, stream, x.base + rounds, gen_allgather, &x);
+	ccl_coll_note_algo(comm, f, x.algo, sendcount, x.zc);
+	return ccl_run(comm, stream, rounds, f->algos[x.algo].gen, &x);
 }

@@ -2,12 +2,20 @@
 /*
  * allreduce.c - the allreduce family: allreduce (direct, ring and hierarchical
  * schedules of one three-phase plan) and reduce_scatter (phase A of the
- * direct plan); docs/collectives.md "Algorithms"
+ * direct plan), and their tables of algorithms (ccl_allreduce_family,
+ * ccl_reduce_scatter_family); docs/collectives.md "Algorithms"
  */
 #include <errno.h>
 #include <string.h>
 
 #include "coll.h"
+
+/* The allreduce's algorithms: rows of ar_algos[] */
+enum ar_algo {
+	AR_DIRECT,
+	AR_RING,
+	AR_HIER,
+};
 
 /**
  * struct ar_plan - an allreduce in three phases (docs/collectives.md):
@@ -17,7 +25,7 @@
  * Direct is L = n, m = 1; ring is L = 1, m = n; hier has the servers as
  * groups. A reduce_scatter is phase A of the direct plan.
  * @a: arguments
- * @algo: enum ccl_algo it implements
+ * @algo: enum ar_algo it implements
  * @L: ranks per group
  * @m: groups (ranks per ring)
  * @li: this rank's index in its group
@@ -250,44 +258,20 @@ static bool hier_groups(struct hpuccl_comm *c, struct ar_plan *x)
 	return true;
 }
 
-/* Which allreduce schedule a call runs (docs/collectives.md) */
-static int ar_choose(struct hpuccl_comm *c, uint64_t bytes)
+/* The allreduce's automatic choice (docs/collectives.md "Selection") */
+static int ar_choose(const struct hpuccl_comm *c, uint64_t bytes)
 {
-	if (c->nranks <= 2)
-		return CCL_ALGO_DIRECT;
-	if (c->algo != CCL_ALGO_AUTO)
-		return c->algo;
-	if (c->nservers == 1 || bytes <= CCL_SMALL_BYTES)
-		return CCL_ALGO_DIRECT;
-	return c->nlocal ? CCL_ALGO_HIER : CCL_ALGO_RING;
+	if (c->nranks <= 2 || c->nservers == 1 || bytes <= CCL_SMALL_BYTES)
+		return AR_DIRECT;
+	return c->nlocal ? AR_HIER : AR_RING;
 }
 
-static void ar_plan_make(struct hpuccl_comm *c, struct ar_plan *x, int algo)
+/* Shares, segments, chunks and rounds of the groups and rings in @x */
+static void ar_plan_sizes(struct ar_plan *x)
 {
-	int n = c->nranks, p;
 	uint64_t maxsh, maxseg;
+	int p;
 
-	if (algo == CCL_ALGO_HIER && !hier_groups(c, x))
-		algo = CCL_ALGO_RING;
-	if (algo == CCL_ALGO_RING) {
-		x->L = 1;
-		x->m = n;
-		x->li = 0;
-		x->ri = c->rank;
-		x->grp[0] = c->rank;
-		for (p = 0; p < n; p++)
-			x->ring[p] = p;
-	} else if (algo != CCL_ALGO_HIER) {
-		algo = CCL_ALGO_DIRECT;
-		x->L = n;
-		x->m = 1;
-		x->li = c->rank;
-		x->ri = 0;
-		x->ring[0] = c->rank;
-		for (p = 0; p < n; p++)
-			x->grp[p] = p;
-	}
-	x->algo = algo;
 	for (p = 0; p < x->L; p++)
 		coll_share(x->a.count, x->L, p, &x->shoff[p], &x->shlen[p]);
 	for (p = 0; p < x->m; p++)
@@ -306,12 +290,77 @@ static void ar_plan_make(struct hpuccl_comm *c, struct ar_plan *x, int algo)
 	x->a_out = x->a.recv + x->shoff[x->li] * x->a.esz;
 }
 
+/* Direct: one group of all n ranks (phases A and C) */
+static uint64_t ar_plan_direct(struct hpuccl_comm *c, void *arg)
+{
+	struct ar_plan *x = arg;
+	int p;
+
+	x->algo = AR_DIRECT;
+	x->L = c->nranks;
+	x->m = 1;
+	x->li = c->rank;
+	x->ri = 0;
+	x->ring[0] = c->rank;
+	for (p = 0; p < c->nranks; p++)
+		x->grp[p] = p;
+	ar_plan_sizes(x);
+	return x->na + x->nb + x->nc;
+}
+
+/* Ring: one ring of ranks 0..n-1 (phase B alone) */
+static uint64_t ar_plan_ring(struct hpuccl_comm *c, void *arg)
+{
+	struct ar_plan *x = arg;
+	int p;
+
+	x->algo = AR_RING;
+	x->L = 1;
+	x->m = c->nranks;
+	x->li = 0;
+	x->ri = c->rank;
+	x->grp[0] = c->rank;
+	for (p = 0; p < c->nranks; p++)
+		x->ring[p] = p;
+	ar_plan_sizes(x);
+	return x->na + x->nb + x->nc;
+}
+
+/* Hier: the servers as groups; the ring when they are uneven */
+static uint64_t ar_plan_hier(struct hpuccl_comm *c, void *arg)
+{
+	struct ar_plan *x = arg;
+
+	if (!hier_groups(c, x))
+		return ar_plan_ring(c, x);
+	x->algo = AR_HIER;
+	ar_plan_sizes(x);
+	return x->na + x->nb + x->nc;
+}
+
+static const struct ccl_algo ar_algos[] = {
+	[AR_DIRECT] = { .name = "direct",
+			.plan = ar_plan_direct,
+			.gen = gen_ar },
+	[AR_RING] = { .name = "ring", .plan = ar_plan_ring, .gen = gen_ar },
+	[AR_HIER] = { .name = "hier", .plan = ar_plan_hier, .gen = gen_ar },
+};
+
+const struct ccl_family ccl_allreduce_family = {
+	.coll = "allreduce",
+	.algos = ar_algos,
+	.nalgos = sizeof(ar_algos) / sizeof(ar_algos[0]),
+	.other = -1,
+	.choose = ar_choose,
+};
+
 int ccl_allreduce_run(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 		      enum hpuccl_dtype dtype, enum hpuccl_redop op,
 		      struct hpuccl_comm *comm, struct hpu_stream *stream)
 {
+	const struct ccl_family *f = &ccl_allreduce_family;
 	struct ar_plan x;
-	uint64_t bytes;
+	uint64_t bytes, rounds;
 	int ret, algo;
 
 	memset(&x, 0, sizeof(x));
@@ -329,22 +378,54 @@ int ccl_allreduce_run(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 		return ret;
 	ccl_coll_set(&x.a, sendbuf, recvbuf, count, op);
 	bytes = count * x.a.esz;
-	algo = ar_choose(comm, bytes);
+	algo = ccl_algo_pick(comm, f, bytes);
 	ret = ccl_coll_maybe_zc(comm, recvbuf, bytes, &x.zc);
 	if (ret)
 		return ret;
-	ar_plan_make(comm, &x, algo);
-	ccl_coll_note_algo(comm, "allreduce", x.algo, count, x.zc);
-	return ccl_run(comm, stream, x.na + x.nb + x.nc, gen_ar, &x);
+	rounds = f->algos[algo].plan(comm, &x);
+	ccl_coll_note_algo(comm, f, x.algo, count, x.zc);
+	return ccl_run(comm, stream, rounds, f->algos[x.algo].gen, &x);
 }
 
-/* Phase A of a direct allreduce, each rank's share going to its recvbuf */
+/* The reduce_scatter's one algorithm: phase A of a direct allreduce,
+ * each rank's share going to its recvbuf */
+static uint64_t rs_plan_direct(struct hpuccl_comm *c, void *arg)
+{
+	struct ar_plan *x = arg;
+
+	ar_plan_direct(c, x);
+	x->algo = 0; /* its row in rs_algos[] */
+	x->a_out = x->a.recv;
+	return x->na;
+}
+
+static int rs_choose(const struct hpuccl_comm *c, uint64_t bytes)
+{
+	(void)c;
+	(void)bytes;
+	return 0;
+}
+
+static const struct ccl_algo rs_algos[] = {
+	{ .name = "direct", .plan = rs_plan_direct, .gen = gen_ar },
+};
+
+const struct ccl_family ccl_reduce_scatter_family = {
+	.coll = "reduce_scatter",
+	.algos = rs_algos,
+	.nalgos = sizeof(rs_algos) / sizeof(rs_algos[0]),
+	.other = -1,
+	.choose = rs_choose,
+};
+
 int ccl_reduce_scatter_run(uint64_t sendbuf, uint64_t recvbuf, size_t recvcount,
 			   enum hpuccl_dtype dtype, enum hpuccl_redop op,
 			   struct hpuccl_comm *comm, struct hpu_stream *stream)
 {
+	const struct ccl_family *f = &ccl_reduce_scatter_family;
 	struct ar_plan x;
-	int ret;
+	uint64_t rounds;
+	int ret, algo;
 
 	memset(&x, 0, sizeof(x));
 	ret = ccl_coll_check_common(comm, stream, dtype, &x.a);
@@ -362,7 +443,7 @@ int ccl_reduce_scatter_run(uint64_t sendbuf, uint64_t recvbuf, size_t recvcount,
 		return ret;
 	ccl_coll_set(&x.a, sendbuf, recvbuf, recvcount * (uint64_t)comm->nranks,
 		     op);
-	ar_plan_make(comm, &x, CCL_ALGO_DIRECT);
-	x.a_out = recvbuf;
-	return ccl_run(comm, stream, x.na, gen_ar, &x);
+	algo = ccl_algo_pick(comm, f, recvcount * x.a.esz);
+	rounds = f->algos[algo].plan(comm, &x);
+	return ccl_run(comm, stream, rounds, f->algos[x.algo].gen, &x);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * alltoall.c - alltoall: every rank's block for every peer, chunk by chunk
+ * alltoall.c - alltoall: every rank's block for every peer, chunk by chunk;
+ * its table of algorithms (ccl_alltoall_family)
  */
 #include <errno.h>
 #include <string.h>
@@ -37,13 +38,42 @@ static int gen_alltoall(struct hpuccl_comm *c, void *arg, uint64_t j,
 	return 0;
 }
 
+/* The alltoall's one algorithm: direct, a chunk of every block a round */
+static uint64_t a2a_plan_direct(struct hpuccl_comm *c, void *arg)
+{
+	struct a2a_arg *x = arg;
+
+	ccl_coll_blocks_fixed(c, x->a.count, x->boff);
+	return coll_div_up(x->a.count, x->a.se);
+}
+
+static int a2a_choose(const struct hpuccl_comm *c, uint64_t bytes)
+{
+	(void)c;
+	(void)bytes;
+	return 0;
+}
+
+static const struct ccl_algo a2a_algos[] = {
+	{ .name = "direct", .plan = a2a_plan_direct, .gen = gen_alltoall },
+};
+
+const struct ccl_family ccl_alltoall_family = {
+	.coll = "alltoall",
+	.algos = a2a_algos,
+	.nalgos = sizeof(a2a_algos) / sizeof(a2a_algos[0]),
+	.other = -1,
+	.choose = a2a_choose,
+};
+
 int ccl_alltoall_run(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 		     enum hpuccl_dtype dtype, struct hpuccl_comm *comm,
 		     struct hpu_stream *stream)
 {
+	const struct ccl_family *f = &ccl_alltoall_family;
 	struct a2a_arg x;
-	uint64_t total;
-	int ret;
+	uint64_t total, rounds;
+	int ret, algo;
 
 	ret = ccl_coll_check_common(comm, stream, dtype, &x.a);
 	if (ret)
@@ -61,7 +91,7 @@ int ccl_alltoall_run(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 	if (ret || !count)
 		return ret;
 	ccl_coll_set(&x.a, sendbuf, recvbuf, count, 0);
-	ccl_coll_blocks_fixed(comm, count, x.boff);
-	return ccl_run(comm, stream, coll_div_up(count, x.a.se), gen_alltoall,
-		       &x);
+	algo = ccl_algo_pick(comm, f, total * x.a.esz);
+	rounds = f->algos[algo].plan(comm, &x);
+	return ccl_run(comm, stream, rounds, f->algos[algo].gen, &x);
 }

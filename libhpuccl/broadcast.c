@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * broadcast.c - the rooted collectives: broadcast (direct or a pipelined chain,
- * on the allgather plan) and reduce (direct to the root)
+ * on the allgather plan) and reduce (direct to the root), and their tables
+ * of algorithms (ccl_broadcast_family, ccl_reduce_family)
  */
 #include <errno.h>
 #include <string.h>
 
 #include "coll.h"
+
+/* The broadcast's algorithms: rows of bc_algos[] */
+enum bc_algo {
+	BC_DIRECT,
+	BC_CHAIN,
+};
 
 /*
  * Direct: the root sends every chunk to every peer. Chain: position d =
@@ -28,9 +35,9 @@ static int gen_broadcast(struct hpuccl_comm *c, void *arg, uint64_t j,
 	if (j == 0) {
 		if (me == root)
 			ccl_coll_copy_op(r, a, a->recv, -1, a->send, a->count);
-		if (x->zc && x->algo == CCL_ALGO_DIRECT && me != root) {
+		if (x->zc && x->algo == BC_DIRECT && me != root) {
 			ccl_add_send(r, root, 0, 0);
-		} else if (x->zc && x->algo == CCL_ALGO_DIRECT) {
+		} else if (x->zc && x->algo == BC_DIRECT) {
 			for (p = 0; p < n; p++)
 				if (p != root)
 					ccl_add_recv(r, p, 0);
@@ -45,7 +52,7 @@ static int gen_broadcast(struct hpuccl_comm *c, void *arg, uint64_t j,
 		return 0;
 	t = j - x->base;
 	r->ready_dep = t == 0 && x->base;
-	if (x->algo == CCL_ALGO_DIRECT) {
+	if (x->algo == BC_DIRECT) {
 		l = coll_chunk_len(a->count, x->se, t);
 		if (me != root) {
 			ccl_ag_recv_from(x, r, root,
@@ -77,23 +84,66 @@ static int gen_broadcast(struct hpuccl_comm *c, void *arg, uint64_t j,
 	return 0;
 }
 
+/* The broadcast's automatic choice: the chain across servers for more
+ * than CCL_SMALL_BYTES */
+static int bc_choose(const struct hpuccl_comm *c, uint64_t bytes)
+{
+	if (c->nranks <= 2 || c->nservers == 1 || bytes <= CCL_SMALL_BYTES)
+		return BC_DIRECT;
+	return BC_CHAIN;
+}
+
+static uint64_t bc_plan_direct(struct hpuccl_comm *c, void *arg)
+{
+	struct ccl_ag_plan *x = arg;
+
+	(void)c;
+	ccl_ag_plan_chunks(x, true);
+	return x->K;
+}
+
+static uint64_t bc_plan_chain(struct hpuccl_comm *c, void *arg)
+{
+	struct ccl_ag_plan *x = arg;
+
+	ccl_ag_plan_chunks(x, false);
+	return 2 * (uint64_t)(c->nranks - 2) + x->K;
+}
+
+/* The chain is named "ring": HPUCCL_ALGO=ring forces it */
+static const struct ccl_algo bc_algos[] = {
+	[BC_DIRECT] = { .name = "direct",
+			.plan = bc_plan_direct,
+			.gen = gen_broadcast },
+	[BC_CHAIN] = { .name = "ring",
+		       .plan = bc_plan_chain,
+		       .gen = gen_broadcast },
+};
+
+/* A forced name the broadcast does not have (hier) runs the chain */
+const struct ccl_family ccl_broadcast_family = {
+	.coll = "broadcast",
+	.algos = bc_algos,
+	.nalgos = sizeof(bc_algos) / sizeof(bc_algos[0]),
+	.other = BC_CHAIN,
+	.choose = bc_choose,
+};
+
 static int run_broadcast(struct hpuccl_comm *c, struct hpu_stream *stream,
 			 const struct coll *a)
 {
+	const struct ccl_family *f = &ccl_broadcast_family;
 	struct ccl_ag_plan x;
 	uint64_t rounds;
 	int ret;
 
 	memset(&x, 0, sizeof(x));
 	x.a = *a;
-	ret = ccl_ag_plan_make(c, &x, a->count * a->esz);
+	ret = ccl_ag_plan_make(c, f, &x, a->count * a->esz, &rounds);
 	if (ret)
 		return ret;
-	rounds = x.algo == CCL_ALGO_DIRECT ?
-			 x.K :
-			 2 * (uint64_t)(c->nranks - 2) + x.K;
-	ccl_coll_note_algo(c, "broadcast", x.algo, a->count, x.zc);
-	return ccl_run(c, stream, x.base + rounds, gen_broadcast, &x);
+	ccl_coll_note_algo(c, f, x.algo, a->count, x.zc);
+	return ccl_run(c, stream, rounds, f->algos[x.algo].gen, &x);
 }
 
 static int gen_reduce(struct hpuccl_comm *c, void *arg, uint64_t j,
@@ -122,6 +172,44 @@ static int gen_reduce(struct hpuccl_comm *c, void *arg, uint64_t j,
 		if (p != c->rank)
 			ccl_op_in(r, op, msg[p], 0);
 	return 0;
+}
+
+/* The reduce's one algorithm: every rank's chunks to the root */
+static uint64_t reduce_plan_direct(struct hpuccl_comm *c, void *arg)
+{
+	struct coll *a = arg;
+
+	(void)c;
+	return coll_div_up(a->count, a->se);
+}
+
+static int reduce_choose(const struct hpuccl_comm *c, uint64_t bytes)
+{
+	(void)c;
+	(void)bytes;
+	return 0;
+}
+
+static const struct ccl_algo reduce_algos[] = {
+	{ .name = "direct", .plan = reduce_plan_direct, .gen = gen_reduce },
+};
+
+const struct ccl_family ccl_reduce_family = {
+	.coll = "reduce",
+	.algos = reduce_algos,
+	.nalgos = sizeof(reduce_algos) / sizeof(reduce_algos[0]),
+	.other = -1,
+	.choose = reduce_choose,
+};
+
+static int run_reduce(struct hpuccl_comm *c, struct hpu_stream *stream,
+		      struct coll *a)
+{
+	const struct ccl_family *f = &ccl_reduce_family;
+	int algo = ccl_algo_pick(c, f, a->count * a->esz);
+	uint64_t rounds = f->algos[algo].plan(c, a);
+
+	return ccl_run(c, stream, rounds, f->algos[algo].gen, a);
 }
 
 int ccl_rooted_run(int kind, uint64_t sendbuf, uint64_t recvbuf, size_t count,
@@ -153,5 +241,5 @@ int ccl_rooted_run(int kind, uint64_t sendbuf, uint64_t recvbuf, size_t count,
 	a.root = root;
 	if (kind == K_BROADCAST)
 		return run_broadcast(comm, stream, &a);
-	return ccl_run(comm, stream, coll_div_up(count, a.se), gen_reduce, &a);
+	return run_reduce(comm, stream, &a);
 }

@@ -35,31 +35,16 @@ struct ccl_store_server;
 /* Up to this size a multi-server allreduce runs the direct schedule */
 #define CCL_SMALL_BYTES		(256ULL << 10)
 
-/**
- * enum ccl_algo - schedules a collective can run (HPUCCL_ALGO forces one;
- * names in the table of algo.c)
- * @CCL_ALGO_AUTO: chosen by topology and size
- * @CCL_ALGO_DIRECT: every rank exchanges with every other rank
- * @CCL_ALGO_RING: around the ring of ranks 0..n-1
- * @CCL_ALGO_HIER: direct inside each server, ring between servers
- * @CCL_NUM_ALGOS: entries
- */
-enum ccl_algo {
-	CCL_ALGO_AUTO,
-	CCL_ALGO_DIRECT,
-	CCL_ALGO_RING,
-	CCL_ALGO_HIER,
-	CCL_NUM_ALGOS
-};
-
-/* Name of @algo (algo.c), "?" for none */
-const char *ccl_algo_name(int algo);
-
 /*
- * The algorithm HPUCCL_ALGO's value @s names: NULL or "" is
- * CCL_ALGO_AUTO. Return: enum ccl_algo, or -EINVAL for an unknown name.
+ * HPUCCL_ALGO's value @s as a number all ranks agree on: 0 for NULL, ""
+ * or "auto", else the position of the name among the distinct names of
+ * the families' tables (algo.c). Return: that number, or -EINVAL for a
+ * name no family has.
  */
 int ccl_algo_parse(const char *s);
+
+/* The name ccl_algo_parse() numbered @algo, "?" for none */
+const char *ccl_algo_name(int algo);
 
 /**
  * struct ccl_reg - a cached registration of a user buffer
@@ -152,9 +137,10 @@ struct ccl_queue {
  * @nzc: zero-copy exchanges so far (names their store keys)
  * @zc_key: per rank, the key of its buffer in the current exchange
  * @zc_off: per rank, the buffer's offset in that region
- * @algo: forced algorithm (enum ccl_algo), CCL_ALGO_AUTO if none
+ * @algo: HPUCCL_ALGO, the forced algorithm as ccl_algo_parse() numbers
+ *	its name; 0 (auto) if none. Each family maps the name through its
+ *	own table (algo.c: ccl_algo_pick()).
  * @debug: HPUCCL_DEBUG: print each collective's algorithm on stderr
- * @last_algo: algorithm of the last collective (enum ccl_algo)
  * @nservers: servers the ranks are on
  * @server_of: per rank, its server's index (0..@nservers-1, in order of
  *	first appearance by rank)
@@ -195,7 +181,6 @@ struct hpuccl_comm {
 	uint64_t *zc_off;
 	int algo;
 	bool debug;
-	int last_algo;
 	int nservers;
 	int *server_of;
 	int *local_of;

@@ -91,12 +91,11 @@ int ccl_coll_maybe_zc(struct hpuccl_comm *c, uint64_t recv, uint64_t bytes,
 	return 0;
 }
 
-void ccl_coll_note_algo(struct hpuccl_comm *c, const char *coll, int algo,
-			uint64_t count, bool zc)
+void ccl_coll_note_algo(struct hpuccl_comm *c, const struct ccl_family *f,
+			int algo, uint64_t count, bool zc)
 {
-	c->last_algo = algo;
 	if (c->debug)
 		fprintf(stderr, "hpuccl: rank %d/%d %s count %llu algo %s%s\n",
-			c->rank, c->nranks, coll, (unsigned long long)count,
-			ccl_algo_name(algo), zc ? " zcopy" : "");
+			c->rank, c->nranks, f->coll, (unsigned long long)count,
+			f->algos[algo].name, zc ? " zcopy" : "");
 }

@@ -2,11 +2,12 @@
 /*
  * coll.h - what the schedules of the collective families share (coll.c):
  * a call's arguments and their checks, chunking arithmetic, the
- * processing ops of a round, zero copy and the algorithm note. One file
- * per family implements its schedules: allreduce.c (allreduce,
- * reduce_scatter), allgather.c, broadcast.c (broadcast, reduce),
- * alltoall.c; group.c the point-to-point calls (docs/collectives.md
- * "Algorithms").
+ * processing ops of a round, zero copy, the algorithm note, and the
+ * tables of algorithms (struct ccl_family). One file per family
+ * implements its schedules and holds their table: allreduce.c
+ * (allreduce, reduce_scatter), allgather.c, broadcast.c (broadcast,
+ * reduce), alltoall.c; group.c the point-to-point calls
+ * (docs/collectives.md "Algorithms"). algo.c lists the tables.
  */
 #ifndef HPU_CCL_COLL_H
 #define HPU_CCL_COLL_H
@@ -105,14 +106,87 @@ void ccl_coll_copy_op(struct ccl_round *r, const struct coll *a, uint64_t out,
 int ccl_coll_maybe_zc(struct hpuccl_comm *c, uint64_t recv, uint64_t bytes,
 		      bool *zc);
 
-/* Remember (and with HPUCCL_DEBUG print) the schedule a call runs */
-void ccl_coll_note_algo(struct hpuccl_comm *c, const char *coll, int algo,
-			uint64_t count, bool zc);
+/**
+ * struct ccl_algo - one algorithm of a collective: a row of its family's
+ * table
+ * @name: as HPUCCL_ALGO spells it and HPUCCL_DEBUG prints it; families
+ *	may share a name ("direct"), it then forces each family's own
+ * @plan: lays a call out in the family's plan (@x: struct ar_plan for
+ *	allreduce, struct ccl_ag_plan for allgather and broadcast, ...,
+ *	with the arguments filled in); may run another algorithm of the
+ *	table when the topology does not allow this one, by setting the
+ *	plan's algorithm. Return: the rounds of the schedule.
+ * @gen: the generator of its rounds (ccl_run())
+ */
+struct ccl_algo {
+	const char *name;
+	uint64_t (*plan)(struct hpuccl_comm *c, void *x);
+	ccl_gen_fn gen;
+};
+
+/**
+ * struct ccl_family - the algorithms one collective runs, in the file of
+ * its family (listed in algo.c)
+ * @coll: the collective as HPUCCL_DEBUG names it ("allreduce")
+ * @algos: its algorithms; an algorithm of the family is its index here
+ * @nalgos: entries of @algos
+ * @other: what a forced name that is not in @algos runs: an index into
+ *	@algos, or -1 for the automatic choice
+ * @choose: the automatic choice for a call of @bytes (what lands in each
+ *	rank's receive buffer): an index into @algos
+ */
+struct ccl_family {
+	const char *coll;
+	const struct ccl_algo *algos;
+	int nalgos;
+	int other;
+	int (*choose)(const struct hpuccl_comm *c, uint64_t bytes);
+};
+
+/* The families' tables (in their files; algo.c lists them) */
+extern const struct ccl_family ccl_allreduce_family;
+extern const struct ccl_family ccl_reduce_scatter_family;
+extern const struct ccl_family ccl_allgather_family;
+extern const struct ccl_family ccl_broadcast_family;
+extern const struct ccl_family ccl_reduce_family;
+extern const struct ccl_family ccl_alltoall_family;
+
+/**
+ * ccl_algo_pick() - the algorithm of @f a call of @bytes runs
+ * @c: communicator
+ * @f: family
+ * @bytes: what lands in each rank's receive buffer
+ *
+ * With 3 ranks or more, the forced one (HPUCCL_ALGO) when @f has that
+ * name, else @f's @other when it has one; otherwise (no forced name, 1 or
+ * 2 ranks, or no @other) @f's automatic choice.
+ *
+ * Return: an index into @f's algorithms.
+ */
+int ccl_algo_pick(const struct hpuccl_comm *c, const struct ccl_family *f,
+		  uint64_t bytes);
+
+/* The families' tables, *@n of them (algo.c's list) */
+const struct ccl_family *const *ccl_algo_families(int *n);
+
+/*
+ * Check @n tables: a name and at least one algorithm each, families'
+ * names unique; each algorithm a name (not "auto", unique in its
+ * family), a plan and a generator; @other -1 or an index; a choice.
+ * Return: 0, or -EINVAL naming the first fault on stderr.
+ */
+int ccl_algo_check(const struct ccl_family *const *fams, int n);
+
+/* Remember (and with HPUCCL_DEBUG print) algorithm @algo of @f a call
+ * runs */
+void ccl_coll_note_algo(struct hpuccl_comm *c, const struct ccl_family *f,
+			int algo, uint64_t count, bool zc);
 
 /**
  * struct ccl_ag_plan - an allgather or broadcast schedule (allgather.c)
  * @a: arguments
- * @algo: CCL_ALGO_DIRECT or CCL_ALGO_RING (broadcast: a pipelined chain)
+ * @algo: index into the family's table (ccl_allgather_family or
+ *	ccl_broadcast_family)
  * @zc: data goes straight into the peers' recvbuf
  * @base: rounds before the data rounds (1 with zero copy: the round of
  *	the empty "ready" messages to the ranks that write into this one)
@@ -131,12 +205,16 @@ struct ccl_ag_plan {
 };
 
 /*
- * Algorithm, zero copy and chunks of the allgather or broadcast in @x
- * (x->a filled in); @bytes: what lands in each rank's receive buffer.
- * Return: 0 or -errno of the zero-copy exchange.
+ * Algorithm of @f, zero copy and the plan of the allgather or broadcast
+ * in @x (x->a filled in); @bytes: what lands in each rank's receive
+ * buffer; *@rounds: rounds of the schedule. Return: 0 or -errno of the
+ * zero-copy exchange.
  */
-int ccl_ag_plan_make(struct hpuccl_comm *c, struct ccl_ag_plan *x,
-		     uint64_t bytes);
+int ccl_ag_plan_make(struct hpuccl_comm *c, const struct ccl_family *f,
+		     struct ccl_ag_plan *x, uint64_t bytes, uint64_t *rounds);
+/* Chunks of @x: one slot, or with zero copy and @big (a direct schedule)
+ * CCL_DIRECT_CHUNK_BYTES */
+void ccl_ag_plan_chunks(struct ccl_ag_plan *x, bool big);
 /* Send chunk bytes to @p: into its inbox, or straight to @roff of its
  * recvbuf */
 void ccl_ag_send_to(struct hpuccl_comm *c, const struct ccl_ag_plan *x,

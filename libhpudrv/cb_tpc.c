@@ -4,8 +4,8 @@
  */
 #include <errno.h>
 
-#include "hpu_tpc_check.h"
 #include "hpudrv_internal.h"
+#include "hputpc_check.h"
 
 int hpu_cb_tpc_kernel(struct hpu_cb_builder *b, uint32_t kernel_id,
 		      const struct hpu_tpc_tensor *tensors,
@@ -17,8 +17,8 @@ int hpu_cb_tpc_kernel(struct hpu_cb_builder *b, uint32_t kernel_id,
 
 	if (!b)
 		return -EINVAL;
-	ret = hpu_tpc_pkt_build(&pkt, kernel_id, tensors, num_tensors, params,
-				num_params);
+	ret = hputpc_pkt_build(&pkt, kernel_id, tensors, num_tensors, params,
+			       num_params);
 	if (ret)
 		return ret;
 	return hpudrv_cb_append(b, &pkt, sizeof(pkt));

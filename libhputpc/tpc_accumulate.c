@@ -14,8 +14,19 @@
  *
  * The output may be in0 itself (the rules reject any other overlap, so
  * the inputs past in0 are never written while they are read).
+ *
+ * Each kernel's operand rule (check_*(), called by hputpc_check() once
+ * the generic rules of tpc_check.c passed) sits above its body; the
+ * family's descriptors (struct hputpc_kernel) are at the end, in
+ * hputpc_family_accumulate.
  */
+#include <errno.h>
+
 #include "tpc_lib.h"
+
+/* In an operand rule: operand @i and parameter @i of the packet k */
+#define T(i) (&k->tensors[i])
+#define P(i) (k->params[i])
 
 /* Elements per block: two fp32 blocks of scratch fit in L1 */
 #define BLK 2048
@@ -349,7 +360,7 @@ static void dense_slice(void *arg, unsigned int k)
 	static const uint64_t ones[HPU_TPC_MAX_TENSORS] = { 1, 1, 1, 1,
 							    1, 1, 1, 1 };
 	const struct acc_job *j = arg;
-	size_t es = hpu_tpc_dtype_size(j->dtype);
+	size_t es = hputpc_dtype_size(j->dtype);
 	uint64_t b = j->nblk * k / j->nslices;
 	uint64_t end = j->nblk * (k + 1) / j->nslices;
 	uint8_t *p[HPU_TPC_MAX_TENSORS];
@@ -383,7 +394,7 @@ static bool dense(const struct hputpc_operand *t)
 static void strided(const struct acc_job *j)
 {
 	const struct hputpc_operand *t = j->c->t;
-	size_t es = hpu_tpc_dtype_size(j->dtype);
+	size_t es = hputpc_dtype_size(j->dtype);
 	uint64_t len = t[0].sizes[0], rows = t[0].n / len, r, i0;
 	uint64_t off[HPU_TPC_MAX_TENSORS], s[HPU_TPC_MAX_TENSORS];
 	uint8_t *p[HPU_TPC_MAX_TENSORS];
@@ -403,7 +414,36 @@ static void strided(const struct acc_job *j)
 	}
 }
 
-int hputpc_accumulate(struct hputpc_ctx *c)
+/* out, in0 .. in(K-1): one dtype and shape; out is in0 or apart from all */
+static int check_accumulate(const struct hpu_pkt_tpc_kernel *k)
+{
+	const struct hpu_tpc_tensor *o = T(0);
+	uint64_t oend = o->addr + hputpc_extent(o);
+	unsigned int i;
+
+	if (P(0) > HPU_TPC_ACC_MAX)
+		return -EINVAL;
+	if (o->dtype != HPU_DTYPE_FP32 && o->dtype != HPU_DTYPE_BF16 &&
+	    o->dtype != HPU_DTYPE_INT32)
+		return -EINVAL;
+	/* p1, the divisor, has a meaning for every value: 0, 1 none */
+	for (i = 1; i < k->num_tensors; i++) {
+		const struct hpu_tpc_tensor *in = T(i);
+		uint64_t iend = in->addr + hputpc_extent(in);
+
+		if (in->dtype != o->dtype || !hputpc_same_shape(o, in))
+			return -EINVAL;
+		if (i == 1 && in->addr == o->addr &&
+		    !memcmp(in->strides, o->strides, sizeof(o->strides)))
+			continue; /* in place */
+		if (oend > o->addr && iend > in->addr && o->addr < iend &&
+		    in->addr < oend)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int hputpc_accumulate(struct hputpc_ctx *c)
 {
 	struct acc_job j = { .c = c };
 	uint32_t dv = c->params[1];
@@ -429,3 +469,21 @@ int hputpc_accumulate(struct hputpc_ctx *c)
 	hputpc_par_run(c, dense_slice, &j, &j.nslices, j.n);
 	return 0;
 }
+
+/* The kernels of this family: rules and bodies above */
+static const struct hputpc_kernel kernels[] = {
+	/* 2..8 operands: out and K = 1..7 inputs */
+	{ .id = HPU_TPC_KERNEL_ACCUMULATE,
+	  .name = "accumulate",
+	  .ntensors = HPU_TPC_MAX_TENSORS,
+	  .min_tensors = 2,
+	  .nparams = 2,
+	  .check = check_accumulate,
+	  .exec = hputpc_accumulate },
+};
+
+const struct hputpc_family hputpc_family_accumulate = {
+	.name = "accumulate",
+	.kernels = kernels,
+	.count = HPUTPC_ARRAY_SIZE(kernels),
+};

@@ -7,11 +7,20 @@
  * fp32 and bf16 operands are computed in fp32; a bf16 result is rounded
  * to nearest even. Rows (dimension 0) are processed in chunks, a chunk of
  * a strided or bf16 operand going through a small fp32 buffer.
+ *
+ * Each kernel's operand rule (check_*(), called by hputpc_check() once
+ * the generic rules of tpc_check.c passed) sits above its body; the
+ * family's descriptors (struct hputpc_kernel) are at the end, in
+ * hputpc_family_elementwise.
  */
 #include <errno.h>
 #include <math.h>
 
 #include "tpc_lib.h"
+
+/* In an operand rule: operand @i and parameter @i of the packet k */
+#define T(i) (&k->tensors[i])
+#define P(i) (k->params[i])
 
 #define CHUNK 512
 
@@ -38,10 +47,15 @@ static void store1(const struct hputpc_operand *t, uint8_t *row, uint64_t i,
 
 static size_t esize(const struct hputpc_operand *t)
 {
-	return hpu_tpc_dtype_size(t->dtype);
+	return hputpc_dtype_size(t->dtype);
 }
 
-int hputpc_fill(struct hputpc_ctx *c)
+static int check_fill(const struct hpu_pkt_tpc_kernel *k)
+{
+	return 0;
+}
+
+static int hputpc_fill(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *o = &c->t[0];
 	uint64_t r, i, rows = o->n ? o->n / o->sizes[0] : 0;
@@ -63,7 +77,14 @@ int hputpc_fill(struct hputpc_ctx *c)
 	return 0;
 }
 
-int hputpc_copy(struct hputpc_ctx *c)
+static int check_copy(const struct hpu_pkt_tpc_kernel *k)
+{
+	return T(0)->dtype == T(1)->dtype && hputpc_same_shape(T(0), T(1)) ?
+		       0 :
+		       -EINVAL;
+}
+
+static int hputpc_copy(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *in = &c->t[0], *o = &c->t[1];
 	uint64_t r, i, rows = o->n ? o->n / o->sizes[0] : 0;
@@ -164,7 +185,19 @@ static void cast_slice(void *arg, unsigned int k)
 	}
 }
 
-int hputpc_cast(struct hputpc_ctx *c)
+static int check_cast(const struct hpu_pkt_tpc_kernel *k)
+{
+	uint32_t a = T(0)->dtype, b = T(1)->dtype;
+
+	if (!hputpc_same_shape(T(0), T(1)))
+		return -EINVAL;
+	if ((a == HPU_DTYPE_FP32 && b != HPU_DTYPE_FP32) ||
+	    (b == HPU_DTYPE_FP32 && a != HPU_DTYPE_FP32) || a == b)
+		return 0;
+	return -EINVAL;
+}
+
+static int hputpc_cast(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *o = &c->t[1];
 	struct cast_job j = { .c = c };
@@ -387,7 +420,58 @@ static void map_slice(void *arg, unsigned int k)
 		map_unit(j, u);
 }
 
-int hputpc_map(struct hputpc_ctx *c)
+/* numpy-style: @in has at most @out's rank, each size equal or 1 */
+static int bcast_ok(const struct hpu_tpc_tensor *in,
+		    const struct hpu_tpc_tensor *out)
+{
+	uint32_t d;
+
+	if (in->ndims > out->ndims)
+		return 0;
+	for (d = 0; d < in->ndims; d++)
+		if (in->sizes[d] != out->sizes[d] && in->sizes[d] != 1)
+			return 0;
+	return 1;
+}
+
+/* Unary elementwise: in broadcast to out, both fp32 or bf16 */
+static int check_unary(const struct hpu_pkt_tpc_kernel *k)
+{
+	return hputpc_is_float(T(0)->dtype) && hputpc_is_float(T(1)->dtype) &&
+			       bcast_ok(T(0), T(1)) ?
+		       0 :
+		       -EINVAL;
+}
+
+/* Binary elementwise: two inputs broadcast to the third */
+static int check_binary(const struct hpu_pkt_tpc_kernel *k)
+{
+	return hputpc_is_float(T(0)->dtype) && hputpc_is_float(T(1)->dtype) &&
+			       hputpc_is_float(T(2)->dtype) &&
+			       bcast_ok(T(0), T(2)) && bcast_ok(T(1), T(2)) ?
+		       0 :
+		       -EINVAL;
+}
+
+static int check_scale(const struct hpu_pkt_tpc_kernel *k)
+{
+	return hputpc_finite_bits(P(0)) ? check_unary(k) : -EINVAL;
+}
+
+static int check_axpy(const struct hpu_pkt_tpc_kernel *k)
+{
+	return hputpc_finite_bits(P(0)) ? check_binary(k) : -EINVAL;
+}
+
+static int check_bias_add(const struct hpu_pkt_tpc_kernel *k)
+{
+	if (T(0)->ndims < 1 || T(1)->ndims != 1 ||
+	    T(1)->sizes[0] != T(0)->sizes[0] || !hputpc_same_shape(T(0), T(2)))
+		return -EINVAL;
+	return check_binary(k);
+}
+
+static int hputpc_map(struct hputpc_ctx *c)
 {
 	struct map_job j = { .c = c };
 	const struct hputpc_operand *o;
@@ -414,7 +498,17 @@ int hputpc_map(struct hputpc_ctx *c)
 	return 0;
 }
 
-int hputpc_transpose(struct hputpc_ctx *c)
+static int check_transpose(const struct hpu_pkt_tpc_kernel *k)
+{
+	return T(0)->dtype == T(1)->dtype && T(0)->ndims == 2 &&
+			       T(1)->ndims == 2 &&
+			       T(0)->sizes[0] == T(1)->sizes[1] &&
+			       T(0)->sizes[1] == T(1)->sizes[0] ?
+		       0 :
+		       -EINVAL;
+}
+
+static int hputpc_transpose(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *in = &c->t[0], *o = &c->t[1];
 	uint64_t r, cc, rb, cb, R = in->sizes[1], C = in->sizes[0];
@@ -444,7 +538,19 @@ static uint64_t mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-int hputpc_dropout(struct hputpc_ctx *c)
+/* x, y, mask; p, seed_lo, seed_hi */
+static int check_dropout(const struct hpu_pkt_tpc_kernel *k)
+{
+	float p = hputpc_bits_f(P(0));
+
+	if (!hputpc_finite_bits(P(0)) || !(p >= 0 && p < 1) ||
+	    T(2)->dtype != HPU_DTYPE_FP32 || !hputpc_same_shape(T(0), T(1)) ||
+	    !hputpc_same_shape(T(0), T(2)))
+		return -EINVAL;
+	return check_unary(k);
+}
+
+static int hputpc_dropout(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *x = &c->t[0], *y = &c->t[1], *m = &c->t[2];
 	uint64_t seed = c->params[1] | (uint64_t)c->params[2] << 32;
@@ -470,3 +576,37 @@ int hputpc_dropout(struct hputpc_ctx *c)
 	}
 	return 0;
 }
+
+/* The kernels of this family: rules and bodies above */
+static const struct hputpc_kernel kernels[] = {
+	HPUTPC_KERNEL(FILL, "fill", 1, 1, check_fill, hputpc_fill),
+	HPUTPC_KERNEL(COPY, "copy", 2, 0, check_copy, hputpc_copy),
+	HPUTPC_KERNEL(CAST, "cast", 2, 0, check_cast, hputpc_cast),
+	HPUTPC_KERNEL(ADD, "add", 3, 0, check_binary, hputpc_map),
+	HPUTPC_KERNEL(SUB, "sub", 3, 0, check_binary, hputpc_map),
+	HPUTPC_KERNEL(MUL, "mul", 3, 0, check_binary, hputpc_map),
+	HPUTPC_KERNEL(DIV, "div", 3, 0, check_binary, hputpc_map),
+	HPUTPC_KERNEL(SCALE, "scale", 2, 1, check_scale, hputpc_map),
+	HPUTPC_KERNEL(AXPY, "axpy", 3, 1, check_axpy, hputpc_map),
+	HPUTPC_KERNEL(RELU, "relu", 2, 0, check_unary, hputpc_map),
+	HPUTPC_KERNEL(RELU_BWD, "relu_bwd", 3, 0, check_binary, hputpc_map),
+	HPUTPC_KERNEL(GELU, "gelu", 2, 0, check_unary, hputpc_map),
+	HPUTPC_KERNEL(GELU_BWD, "gelu_bwd", 3, 0, check_binary, hputpc_map),
+	HPUTPC_KERNEL(TANH, "tanh", 2, 0, check_unary, hputpc_map),
+	HPUTPC_KERNEL(TANH_BWD, "tanh_bwd", 3, 0, check_binary, hputpc_map),
+	HPUTPC_KERNEL(SIGMOID, "sigmoid", 2, 0, check_unary, hputpc_map),
+	HPUTPC_KERNEL(SIGMOID_BWD, "sigmoid_bwd", 3, 0, check_binary,
+		      hputpc_map),
+	HPUTPC_KERNEL(EXP, "exp", 2, 0, check_unary, hputpc_map),
+	HPUTPC_KERNEL(LOG, "log", 2, 0, check_unary, hputpc_map),
+	HPUTPC_KERNEL(BIAS_ADD, "bias_add", 3, 0, check_bias_add, hputpc_map),
+	HPUTPC_KERNEL(TRANSPOSE, "transpose", 2, 0, check_transpose,
+		      hputpc_transpose),
+	HPUTPC_KERNEL(DROPOUT, "dropout", 3, 3, check_dropout, hputpc_dropout),
+};
+
+const struct hputpc_family hputpc_family_elementwise = {
+	.name = "elementwise",
+	.kernels = kernels,
+	.count = HPUTPC_ARRAY_SIZE(kernels),
+};

@@ -9,11 +9,11 @@
 
 #include "tpc_lib.h"
 
-/* An operand as the kernels see it; @d passed hpu_tpc_check() */
+/* An operand as the kernels see it; @d passed hputpc_check() */
 static void bind_host(const struct hpu_tpc_tensor *d, struct hputpc_operand *t)
 {
 	hputpc_bind_shape(d, t);
-	if (hpu_tpc_extent(d))
+	if (hputpc_extent(d))
 		t->p = (uint8_t *)(uintptr_t)d->addr;
 }
 
@@ -25,7 +25,7 @@ int hputpc_exec_host(uint32_t kernel_id, const struct hpu_tpc_tensor *tensors,
 	struct hputpc_ctx c;
 	unsigned int i;
 
-	if (hpu_tpc_pkt_build(&k, kernel_id, tensors, n, params, nparams))
+	if (hputpc_pkt_build(&k, kernel_id, tensors, n, params, nparams))
 		return -EINVAL;
 
 	memset(&c, 0, sizeof(c));

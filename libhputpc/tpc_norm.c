@@ -2,18 +2,65 @@
 /*
  * tpc_norm.c - TPC kernels of layer normalization and embeddings (fp32).
  * Sums run sequentially in index order: bit-identical run after run.
+ *
+ * Each kernel's operand rule (check_*(), called by hputpc_check() once
+ * the generic rules of tpc_check.c passed) sits above its body; the
+ * family's descriptors (struct hputpc_kernel) are at the end, in
+ * hputpc_family_norm.
  */
 #include <errno.h>
 #include <math.h>
 
 #include "tpc_lib.h"
 
+/* In an operand rule: operand @i and parameter @i of the packet k */
+#define T(i) (&k->tensors[i])
+#define P(i) (k->params[i])
+
 static uint64_t rows_of(const struct hputpc_operand *t)
 {
 	return t->n ? t->n / t->sizes[0] : 0;
 }
 
-int hputpc_ln_fwd(struct hputpc_ctx *c)
+/* Rows of a tensor: the product of its sizes past dimension 0 */
+static uint64_t desc_rows(const struct hpu_tpc_tensor *t)
+{
+	uint64_t n = 1;
+	uint32_t d;
+
+	for (d = 1; d < t->ndims; d++)
+		n *= t->sizes[d];
+	return n;
+}
+
+/* A [D] vector matching x's innermost size */
+static int vec_ok(const struct hpu_tpc_tensor *v,
+		  const struct hpu_tpc_tensor *x)
+{
+	return v->ndims == 1 && v->sizes[0] == x->sizes[0];
+}
+
+/* A [rows] vector: one value per row of x */
+static int rowvec_ok(const struct hpu_tpc_tensor *v,
+		     const struct hpu_tpc_tensor *x)
+{
+	return v->ndims == 1 && v->sizes[0] == desc_rows(x);
+}
+
+/* x, gamma, beta, y, mean, rstd; eps */
+static int check_ln_fwd(const struct hpu_pkt_tpc_kernel *k)
+{
+	float eps = hputpc_bits_f(P(0));
+
+	if (!hputpc_all_fp32(k, 6) || T(0)->ndims < 1 || !vec_ok(T(1), T(0)) ||
+	    !vec_ok(T(2), T(0)) || !hputpc_same_shape(T(0), T(3)) ||
+	    !rowvec_ok(T(4), T(0)) || !rowvec_ok(T(5), T(0)) ||
+	    !hputpc_finite_bits(P(0)) || !(eps > 0))
+		return -EINVAL;
+	return 0;
+}
+
+static int hputpc_ln_fwd(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *x = &c->t[0], *g = &c->t[1], *b = &c->t[2];
 	const struct hputpc_operand *y = &c->t[3], *mu = &c->t[4],
@@ -49,7 +96,18 @@ int hputpc_ln_fwd(struct hputpc_ctx *c)
 	return 0;
 }
 
-int hputpc_ln_bwd(struct hputpc_ctx *c)
+/* x, gamma, mean, rstd, dy, dx, dgamma, dbeta */
+static int check_ln_bwd(const struct hpu_pkt_tpc_kernel *k)
+{
+	if (!hputpc_all_fp32(k, 8) || T(0)->ndims < 1 || !vec_ok(T(1), T(0)) ||
+	    !rowvec_ok(T(2), T(0)) || !rowvec_ok(T(3), T(0)) ||
+	    !hputpc_same_shape(T(0), T(4)) || !hputpc_same_shape(T(0), T(5)) ||
+	    !vec_ok(T(6), T(0)) || !vec_ok(T(7), T(0)))
+		return -EINVAL;
+	return 0;
+}
+
+static int hputpc_ln_bwd(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *x = &c->t[0], *g = &c->t[1],
 				    *mu = &c->t[2];
@@ -110,7 +168,24 @@ static int ids_ok(const struct hputpc_operand *ids, uint64_t v)
 	return 1;
 }
 
-int hputpc_gather(struct hputpc_ctx *c)
+/* rows [N][D] of @rows indexed by ids [N] in a table [V][D] */
+static int embed_ok(const struct hpu_tpc_tensor *table,
+		    const struct hpu_tpc_tensor *ids,
+		    const struct hpu_tpc_tensor *rows)
+{
+	return table->dtype == HPU_DTYPE_FP32 && table->ndims == 2 &&
+	       ids->dtype == HPU_DTYPE_INT32 && ids->ndims == 1 &&
+	       rows->dtype == HPU_DTYPE_FP32 && rows->ndims == 2 &&
+	       rows->sizes[0] == table->sizes[0] &&
+	       rows->sizes[1] == ids->sizes[0];
+}
+
+static int check_gather(const struct hpu_pkt_tpc_kernel *k)
+{
+	return embed_ok(T(0), T(1), T(2)) ? 0 : -EINVAL;
+}
+
+static int hputpc_gather(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *tb = &c->t[0], *ids = &c->t[1],
 				    *o = &c->t[2];
@@ -129,7 +204,12 @@ int hputpc_gather(struct hputpc_ctx *c)
 	return 0;
 }
 
-int hputpc_scatter_add(struct hputpc_ctx *c)
+static int check_scatter(const struct hpu_pkt_tpc_kernel *k)
+{
+	return embed_ok(T(2), T(1), T(0)) ? 0 : -EINVAL;
+}
+
+static int hputpc_scatter_add(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *g = &c->t[0], *ids = &c->t[1],
 				    *tb = &c->t[2];
@@ -148,3 +228,21 @@ int hputpc_scatter_add(struct hputpc_ctx *c)
 	}
 	return 0;
 }
+
+/* The kernels of this family: rules and bodies above */
+static const struct hputpc_kernel kernels[] = {
+	HPUTPC_KERNEL(LAYERNORM_FWD, "layernorm_fwd", 6, 1, check_ln_fwd,
+		      hputpc_ln_fwd),
+	HPUTPC_KERNEL(LAYERNORM_BWD, "layernorm_bwd", 8, 0, check_ln_bwd,
+		      hputpc_ln_bwd),
+	HPUTPC_KERNEL(EMBED_GATHER, "embed_gather", 3, 0, check_gather,
+		      hputpc_gather),
+	HPUTPC_KERNEL(EMBED_SCATTER_ADD, "embed_scatter_add", 3, 0,
+		      check_scatter, hputpc_scatter_add),
+};
+
+const struct hputpc_family hputpc_family_norm = {
+	.name = "norm",
+	.kernels = kernels,
+	.count = HPUTPC_ARRAY_SIZE(kernels),
+};

@@ -2,10 +2,20 @@
 /*
  * tpc_optim.c - fused optimizer steps (fp32, in place): SGD with momentum,
  * weight decay and Nesterov, and AdamW with bias correction.
+ *
+ * Each kernel's operand rule (check_*(), called by hputpc_check() once
+ * the generic rules of tpc_check.c passed) sits above its body; the
+ * family's descriptors (struct hputpc_kernel) are at the end, in
+ * hputpc_family_optim.
  */
+#include <errno.h>
 #include <math.h>
 
 #include "tpc_lib.h"
+
+/* In an operand rule: operand @i and parameter @i of the packet k */
+#define T(i) (&k->tensors[i])
+#define P(i) (k->params[i])
 
 /* Elements of a block of sgd_contig() (see tpc_elementwise.c's VB) */
 #define SGD_VB 16
@@ -52,7 +62,26 @@ static void sgd_contig(float *w, const float *g, float *v, uint64_t n, float lr,
 	}
 }
 
-int hputpc_sgd(struct hputpc_ctx *c)
+static int same_shapes(const struct hpu_pkt_tpc_kernel *k, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 1; i < n; i++)
+		if (!hputpc_same_shape(T(0), T(i)))
+			return 0;
+	return hputpc_all_fp32(k, n);
+}
+
+/* param, grad, momentum; lr, momentum, weight decay, flags */
+static int check_sgd(const struct hpu_pkt_tpc_kernel *k)
+{
+	if (!same_shapes(k, 3) || !hputpc_finite_bits(P(0)) ||
+	    !hputpc_finite_bits(P(1)) || !hputpc_finite_bits(P(2)) || P(3) > 1)
+		return -EINVAL;
+	return 0;
+}
+
+static int hputpc_sgd(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *p = &c->t[0], *g = &c->t[1], *b = &c->t[2];
 	float lr = hputpc_pf(c, 0), mu = hputpc_pf(c, 1), wd = hputpc_pf(c, 2);
@@ -84,7 +113,24 @@ int hputpc_sgd(struct hputpc_ctx *c)
 	return 0;
 }
 
-int hputpc_adamw(struct hputpc_ctx *c)
+/* param, grad, m, v; lr, beta1, beta2, eps, weight decay, step */
+static int check_adamw(const struct hpu_pkt_tpc_kernel *k)
+{
+	float b1 = hputpc_bits_f(P(1)), b2 = hputpc_bits_f(P(2)),
+	      eps = hputpc_bits_f(P(3));
+	unsigned int i;
+
+	if (!same_shapes(k, 4) || P(5) < 1)
+		return -EINVAL;
+	for (i = 0; i < 5; i++)
+		if (!hputpc_finite_bits(P(i)))
+			return -EINVAL;
+	if (!(b1 >= 0 && b1 < 1) || !(b2 >= 0 && b2 < 1) || !(eps > 0))
+		return -EINVAL;
+	return 0;
+}
+
+static int hputpc_adamw(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *p = &c->t[0], *g = &c->t[1];
 	const struct hputpc_operand *m = &c->t[2], *v = &c->t[3];
@@ -115,3 +161,16 @@ int hputpc_adamw(struct hputpc_ctx *c)
 	}
 	return 0;
 }
+
+/* The kernels of this family: rules and bodies above */
+static const struct hputpc_kernel kernels[] = {
+	HPUTPC_KERNEL(SGD_STEP, "sgd_step", 3, 4, check_sgd, hputpc_sgd),
+	HPUTPC_KERNEL(ADAMW_STEP, "adamw_step", 4, 6, check_adamw,
+		      hputpc_adamw),
+};
+
+const struct hputpc_family hputpc_family_optim = {
+	.name = "optim",
+	.kernels = kernels,
+	.count = HPUTPC_ARRAY_SIZE(kernels),
+};

@@ -6,11 +6,20 @@
  * fp32 only. Every sum runs sequentially in index order, in fp32 (the
  * batch mean of the cross-entropy in double), so results are bit-identical
  * run after run.
+ *
+ * Each kernel's operand rule (check_*(), called by hputpc_check() once
+ * the generic rules of tpc_check.c passed) sits above its body; the
+ * family's descriptors (struct hputpc_kernel) are at the end, in
+ * hputpc_family_reduce.
  */
 #include <errno.h>
 #include <math.h>
 
 #include "tpc_lib.h"
+
+/* In an operand rule: operand @i and parameter @i of the packet k */
+#define T(i) (&k->tensors[i])
+#define P(i) (k->params[i])
 
 /* Columns bias_grad sums at a time */
 #define BIAS_GRAD_BLOCK 256
@@ -28,7 +37,16 @@ static uint64_t lin_off(const struct hputpc_operand *t, uint64_t j)
 	return off;
 }
 
-int hputpc_bias_grad(struct hputpc_ctx *c)
+static int check_bias_grad(const struct hpu_pkt_tpc_kernel *k)
+{
+	if (T(0)->ndims < 1 || T(1)->ndims != 1 ||
+	    T(1)->sizes[0] != T(0)->sizes[0] || T(0)->dtype != HPU_DTYPE_FP32 ||
+	    T(1)->dtype != HPU_DTYPE_FP32)
+		return -EINVAL;
+	return 0;
+}
+
+static int hputpc_bias_grad(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *dy = &c->t[0], *db = &c->t[1];
 	uint64_t C = dy->sizes[0], rows = 1, r, k, k0, n;
@@ -60,7 +78,20 @@ int hputpc_bias_grad(struct hputpc_ctx *c)
 	return 0;
 }
 
-int hputpc_reduce(struct hputpc_ctx *c)
+static int check_reduce(const struct hpu_pkt_tpc_kernel *k)
+{
+	uint32_t d, axis = P(0);
+
+	if (T(0)->dtype != HPU_DTYPE_FP32 || T(1)->dtype != HPU_DTYPE_FP32 ||
+	    axis >= T(0)->ndims || T(1)->ndims != T(0)->ndims)
+		return -EINVAL;
+	for (d = 0; d < T(0)->ndims; d++)
+		if (T(1)->sizes[d] != (d == axis ? 1 : T(0)->sizes[d]))
+			return -EINVAL;
+	return 0;
+}
+
+static int hputpc_reduce(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *in = &c->t[0], *o = &c->t[1];
 	uint32_t axis = c->params[0];
@@ -108,7 +139,16 @@ static void row_stats(const float *x, uint64_t s, uint64_t n, float *max,
 	*sum = z;
 }
 
-int hputpc_softmax(struct hputpc_ctx *c)
+static int check_softmax(const struct hpu_pkt_tpc_kernel *k)
+{
+	return T(0)->dtype == HPU_DTYPE_FP32 && T(1)->dtype == HPU_DTYPE_FP32 &&
+			       T(0)->ndims >= 1 &&
+			       hputpc_same_shape(T(0), T(1)) ?
+		       0 :
+		       -EINVAL;
+}
+
+static int hputpc_softmax(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *in = &c->t[0], *o = &c->t[1];
 	uint64_t r, i, n = in->sizes[0], rows = in->n ? in->n / n : 0;
@@ -130,7 +170,24 @@ int hputpc_softmax(struct hputpc_ctx *c)
 	return 0;
 }
 
-int hputpc_xent_fwd(struct hputpc_ctx *c)
+/* logits [N][C] fp32, labels [N] int32 */
+static int logits_labels_ok(const struct hpu_tpc_tensor *lg,
+			    const struct hpu_tpc_tensor *lb)
+{
+	return lg->dtype == HPU_DTYPE_FP32 && lg->ndims == 2 &&
+	       lb->dtype == HPU_DTYPE_INT32 && lb->ndims == 1 &&
+	       lb->sizes[0] == lg->sizes[1];
+}
+
+static int check_xent_fwd(const struct hpu_pkt_tpc_kernel *k)
+{
+	return logits_labels_ok(T(0), T(1)) && T(2)->ndims == 0 &&
+			       T(2)->dtype == HPU_DTYPE_FP32 ?
+		       0 :
+		       -EINVAL;
+}
+
+static int hputpc_xent_fwd(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *lg = &c->t[0], *lb = &c->t[1];
 	uint64_t C = lg->sizes[0], N = lg->sizes[1], r;
@@ -152,7 +209,15 @@ int hputpc_xent_fwd(struct hputpc_ctx *c)
 	return 0;
 }
 
-int hputpc_xent_bwd(struct hputpc_ctx *c)
+static int check_xent_bwd(const struct hpu_pkt_tpc_kernel *k)
+{
+	return logits_labels_ok(T(0), T(1)) && hputpc_same_shape(T(0), T(2)) &&
+			       T(2)->dtype == HPU_DTYPE_FP32 ?
+		       0 :
+		       -EINVAL;
+}
+
+static int hputpc_xent_bwd(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *lg = &c->t[0], *lb = &c->t[1],
 				    *g = &c->t[2];
@@ -194,7 +259,20 @@ static int32_t row_argmax(const float *x, uint64_t s, uint64_t n)
 	return best;
 }
 
-int hputpc_argmax(struct hputpc_ctx *c)
+static int check_argmax(const struct hpu_pkt_tpc_kernel *k)
+{
+	uint32_t d;
+
+	if (T(0)->dtype != HPU_DTYPE_FP32 || T(0)->ndims < 1 ||
+	    T(1)->dtype != HPU_DTYPE_INT32 || T(1)->ndims != T(0)->ndims - 1)
+		return -EINVAL;
+	for (d = 1; d < T(0)->ndims; d++)
+		if (T(1)->sizes[d - 1] != T(0)->sizes[d])
+			return -EINVAL;
+	return 0;
+}
+
+static int hputpc_argmax(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *in = &c->t[0], *o = &c->t[1];
 	uint64_t r;
@@ -206,7 +284,15 @@ int hputpc_argmax(struct hputpc_ctx *c)
 	return 0;
 }
 
-int hputpc_accuracy(struct hputpc_ctx *c)
+static int check_accuracy(const struct hpu_pkt_tpc_kernel *k)
+{
+	return logits_labels_ok(T(0), T(1)) && T(2)->ndims == 0 &&
+			       T(2)->dtype == HPU_DTYPE_INT32 ?
+		       0 :
+		       -EINVAL;
+}
+
+static int hputpc_accuracy(struct hputpc_ctx *c)
 {
 	const struct hputpc_operand *lg = &c->t[0], *lb = &c->t[1];
 	uint64_t N = lg->sizes[1], r;
@@ -219,3 +305,31 @@ int hputpc_accuracy(struct hputpc_ctx *c)
 	*hputpc_i32(&c->t[2], 0) = count;
 	return 0;
 }
+
+/* The kernels of this family: rules and bodies above */
+static const struct hputpc_kernel kernels[] = {
+	HPUTPC_KERNEL(BIAS_GRAD, "bias_grad", 2, 0, check_bias_grad,
+		      hputpc_bias_grad),
+	HPUTPC_KERNEL(REDUCE_SUM, "reduce_sum", 2, 1, check_reduce,
+		      hputpc_reduce),
+	HPUTPC_KERNEL(REDUCE_MEAN, "reduce_mean", 2, 1, check_reduce,
+		      hputpc_reduce),
+	HPUTPC_KERNEL(REDUCE_MAX, "reduce_max", 2, 1, check_reduce,
+		      hputpc_reduce),
+	HPUTPC_KERNEL(SOFTMAX, "softmax", 2, 0, check_softmax, hputpc_softmax),
+	HPUTPC_KERNEL(LOG_SOFTMAX, "log_softmax", 2, 0, check_softmax,
+		      hputpc_softmax),
+	HPUTPC_KERNEL(XENT_FWD, "xent_fwd", 3, 0, check_xent_fwd,
+		      hputpc_xent_fwd),
+	HPUTPC_KERNEL(XENT_BWD, "xent_bwd", 3, 0, check_xent_bwd,
+		      hputpc_xent_bwd),
+	HPUTPC_KERNEL(ARGMAX, "argmax", 2, 0, check_argmax, hputpc_argmax),
+	HPUTPC_KERNEL(ACCURACY, "accuracy", 3, 0, check_accuracy,
+		      hputpc_accuracy),
+};
+
+const struct hputpc_family hputpc_family_reduce = {
+	.name = "reduce",
+	.kernels = kernels,
+	.count = HPUTPC_ARRAY_SIZE(kernels),
+};

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * tpc_registry.c - the TPC kernel library's registry: the body of every
- * HPU_TPC_KERNEL_* id (the kernels are in tpc_*.c beside it, their
- * operand rules in common/hpu_tpc_check.c, docs/tpc-kernels.md), and the
+ * tpc_registry.c - the TPC kernel library's registry: every kernel family
+ * (tpc_<family>.c, each a table of struct hputpc_kernel: id, name,
+ * counts, operand rule and body side by side), indexed by kernel id once,
+ * on first use; the dispatch through it (docs/tpc-kernels.md); and the
  * helpers that bind operands and slice work.
  *
  * Reductions run on the calling thread, in a fixed order; elementwise
@@ -11,67 +12,146 @@
  * bit-identical whatever the thread count.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 
 #include "tpc_lib.h"
 
-/*
- * Indexed by the same id as the operand rules' table (rules[] in
- * common/hpu_tpc_check.c): an id has a rule exactly when it has a body
- * here. tests/unit/test_tpc_registry.c checks that the two agree; a rule
- * without a body is -ENOSYS at run time, never a call through NULL.
- */
-static const hputpc_exec_fn kernels[HPU_TPC_KERNEL_COUNT] = {
-	[HPU_TPC_KERNEL_FILL] = hputpc_fill,
-	[HPU_TPC_KERNEL_COPY] = hputpc_copy,
-	[HPU_TPC_KERNEL_CAST] = hputpc_cast,
-	[HPU_TPC_KERNEL_ADD] = hputpc_map,
-	[HPU_TPC_KERNEL_SUB] = hputpc_map,
-	[HPU_TPC_KERNEL_MUL] = hputpc_map,
-	[HPU_TPC_KERNEL_DIV] = hputpc_map,
-	[HPU_TPC_KERNEL_SCALE] = hputpc_map,
-	[HPU_TPC_KERNEL_AXPY] = hputpc_map,
-	[HPU_TPC_KERNEL_RELU] = hputpc_map,
-	[HPU_TPC_KERNEL_RELU_BWD] = hputpc_map,
-	[HPU_TPC_KERNEL_GELU] = hputpc_map,
-	[HPU_TPC_KERNEL_GELU_BWD] = hputpc_map,
-	[HPU_TPC_KERNEL_TANH] = hputpc_map,
-	[HPU_TPC_KERNEL_TANH_BWD] = hputpc_map,
-	[HPU_TPC_KERNEL_SIGMOID] = hputpc_map,
-	[HPU_TPC_KERNEL_SIGMOID_BWD] = hputpc_map,
-	[HPU_TPC_KERNEL_EXP] = hputpc_map,
-	[HPU_TPC_KERNEL_LOG] = hputpc_map,
-	[HPU_TPC_KERNEL_BIAS_ADD] = hputpc_map,
-	[HPU_TPC_KERNEL_BIAS_GRAD] = hputpc_bias_grad,
-	[HPU_TPC_KERNEL_REDUCE_SUM] = hputpc_reduce,
-	[HPU_TPC_KERNEL_REDUCE_MEAN] = hputpc_reduce,
-	[HPU_TPC_KERNEL_REDUCE_MAX] = hputpc_reduce,
-	[HPU_TPC_KERNEL_SOFTMAX] = hputpc_softmax,
-	[HPU_TPC_KERNEL_LOG_SOFTMAX] = hputpc_softmax,
-	[HPU_TPC_KERNEL_XENT_FWD] = hputpc_xent_fwd,
-	[HPU_TPC_KERNEL_XENT_BWD] = hputpc_xent_bwd,
-	[HPU_TPC_KERNEL_LAYERNORM_FWD] = hputpc_ln_fwd,
-	[HPU_TPC_KERNEL_LAYERNORM_BWD] = hputpc_ln_bwd,
-	[HPU_TPC_KERNEL_EMBED_GATHER] = hputpc_gather,
-	[HPU_TPC_KERNEL_EMBED_SCATTER_ADD] = hputpc_scatter_add,
-	[HPU_TPC_KERNEL_TRANSPOSE] = hputpc_transpose,
-	[HPU_TPC_KERNEL_DROPOUT] = hputpc_dropout,
-	[HPU_TPC_KERNEL_ARGMAX] = hputpc_argmax,
-	[HPU_TPC_KERNEL_ACCURACY] = hputpc_accuracy,
-	[HPU_TPC_KERNEL_SGD_STEP] = hputpc_sgd,
-	[HPU_TPC_KERNEL_ADAMW_STEP] = hputpc_adamw,
-	[HPU_TPC_KERNEL_ACCUMULATE] = hputpc_accumulate,
+/* Every family of the library: a new family adds its line here */
+const struct hputpc_family *const hputpc_families[] = {
+	&hputpc_family_elementwise, &hputpc_family_reduce,
+	&hputpc_family_norm,	    &hputpc_family_optim,
+	&hputpc_family_accumulate,
 };
+
+const unsigned int hputpc_nfamilies = HPUTPC_ARRAY_SIZE(hputpc_families);
+
+/* Fault @fmt in @err (when wanted); -EINVAL */
+__attribute__((format(printf, 3, 4))) static int
+registry_fault(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* One descriptor on its own */
+static int kernel_ok(const struct hputpc_family *f,
+		     const struct hputpc_kernel *r, char *err, size_t errlen)
+{
+	if (!r->id || r->id >= HPU_TPC_KERNEL_COUNT)
+		return registry_fault(err, errlen,
+				      "%s: kernel id %u out of 1..%u", f->name,
+				      r->id,
+				      (unsigned int)HPU_TPC_KERNEL_COUNT - 1);
+	if (!r->name)
+		return registry_fault(err, errlen, "%s: kernel id %u: no name",
+				      f->name, r->id);
+	if (!r->ntensors || r->ntensors > HPU_TPC_MAX_TENSORS ||
+	    r->min_tensors > r->ntensors || r->nparams > HPU_TPC_MAX_PARAMS)
+		return registry_fault(
+			err, errlen,
+			"%s: %s: operands %u (fewest %u), params %u out of range",
+			f->name, r->name, r->ntensors, r->min_tensors,
+			r->nparams);
+	if (!r->check || !r->exec)
+		return registry_fault(err, errlen, "%s: %s: no %s", f->name,
+				      r->name, r->check ? "body" : "rule");
+	return 0;
+}
+
+int hputpc_registry_index(const struct hputpc_family *const *fams,
+			  unsigned int nfams,
+			  const struct hputpc_kernel **by_id, char *err,
+			  size_t errlen)
+{
+	unsigned int fi, i;
+	uint32_t id;
+	int ret = 0;
+
+	memset(by_id, 0, HPU_TPC_KERNEL_COUNT * sizeof(*by_id));
+	for (fi = 0; fi < nfams; fi++) {
+		const struct hputpc_family *f = fams[fi];
+
+		for (i = 0; i < f->count; i++) {
+			const struct hputpc_kernel *r = &f->kernels[i];
+			int bad = kernel_ok(f, r, ret ? NULL : err, errlen);
+
+			ret = ret ? ret : bad;
+			if (!r->id || r->id >= HPU_TPC_KERNEL_COUNT)
+				continue;
+			if (by_id[r->id]) {
+				if (!ret)
+					ret = registry_fault(
+						err, errlen,
+						"%s: kernel id %u (%s) already described (%s)",
+						f->name, r->id,
+						r->name ? r->name : "?",
+						by_id[r->id]->name ?
+							by_id[r->id]->name :
+							"?");
+				continue;
+			}
+			by_id[r->id] = r;
+		}
+	}
+	/* names unique over the ids indexed */
+	for (id = 1; id < HPU_TPC_KERNEL_COUNT && !ret; id++) {
+		uint32_t j;
+
+		if (!by_id[id] || !by_id[id]->name)
+			continue;
+		for (j = id + 1; j < HPU_TPC_KERNEL_COUNT; j++)
+			if (by_id[j] && by_id[j]->name &&
+			    !strcmp(by_id[id]->name, by_id[j]->name)) {
+				ret = registry_fault(
+					err, errlen,
+					"kernel ids %u and %u both named %s",
+					id, j, by_id[id]->name);
+				break;
+			}
+	}
+	return ret;
+}
+
+/* The library's own index, built once (tests check the tables are sound) */
+static const struct hputpc_kernel *by_id[HPU_TPC_KERNEL_COUNT];
+static pthread_once_t by_id_once = PTHREAD_ONCE_INIT;
+
+static void by_id_build(void)
+{
+	hputpc_registry_index(hputpc_families, hputpc_nfamilies, by_id, NULL,
+			      0);
+}
+
+const struct hputpc_kernel *hputpc_kernel_find(uint32_t id)
+{
+	if (id >= HPU_TPC_KERNEL_COUNT)
+		return NULL;
+	pthread_once(&by_id_once, by_id_build);
+	return by_id[id];
+}
 
 bool hputpc_has_kernel(uint32_t id)
 {
-	return id < HPU_TPC_KERNEL_COUNT && kernels[id];
+	const struct hputpc_kernel *r = hputpc_kernel_find(id);
+
+	return r && r->exec;
 }
 
 int hputpc_dispatch(struct hputpc_ctx *c)
 {
-	if (!hputpc_has_kernel(c->id))
+	const struct hputpc_kernel *r = hputpc_kernel_find(c->id);
+
+	if (!r || !r->exec)
 		return -ENOSYS;
-	return kernels[c->id](c);
+	return r->exec(c);
 }
 
 void hputpc_bind_shape(const struct hpu_tpc_tensor *d, struct hputpc_operand *t)
@@ -84,7 +164,7 @@ void hputpc_bind_shape(const struct hpu_tpc_tensor *d, struct hputpc_operand *t)
 		t->sizes[k] = k < d->ndims ? d->sizes[k] : 1;
 		t->strides[k] = k < d->ndims ? d->strides[k] : 0;
 	}
-	t->n = hpu_tpc_nelems(d);
+	t->n = hputpc_nelems(d);
 	t->p = NULL;
 }
 

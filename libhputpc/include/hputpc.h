@@ -8,10 +8,11 @@
  * hputpc_dispatch(), lending their worker pool through struct hputpc_pool. The
  * training library's cpu backend calls hputpc_exec_host() on pointers of
  * its own process. Both run the same bodies on operands that passed the
- * same rules (common/hpu_tpc_check.c), so they compute the same bits.
+ * same rules (hputpc_check.h), so they compute the same bits.
  *
- * The library depends on uapi/ and common/ only: it links into libhpusim
- * and into the training library without either knowing of the other.
+ * The library depends on uapi/ and common/ only: a leaf that the device
+ * model, the daemon, libhpudrv (whose emitter applies the rules) and the
+ * training library link without knowing of each other.
  */
 #ifndef HPUTPC_H
 #define HPUTPC_H
@@ -21,6 +22,7 @@
 
 #include "hpu_packets.h"
 #include "hpu_tpc_kernels.h"
+#include "hputpc_check.h"
 
 /**
  * struct hputpc_operand - one operand, translated
@@ -74,7 +76,7 @@ struct hputpc_ctx {
 
 /**
  * hputpc_bind_shape() - an operand's type, shape and element count
- * @d: its descriptor, which passed hpu_tpc_check()
+ * @d: its descriptor, which passed hputpc_check()
  * @t: filled; @t->p is left NULL for the caller to place
  */
 void hputpc_bind_shape(const struct hpu_tpc_tensor *d,
@@ -82,7 +84,7 @@ void hputpc_bind_shape(const struct hpu_tpc_tensor *d,
 
 /**
  * hputpc_dispatch() - run the kernel body of @c->id on bound operands
- * @c: a checked invocation (hpu_tpc_check() passed for its packet), every
+ * @c: a checked invocation (hputpc_check() passed for its packet), every
  *	operand's @p placed
  *
  * Return: 0; -EIO for data the kernel refuses (an embedding id or a label
@@ -95,9 +97,10 @@ int hputpc_dispatch(struct hputpc_ctx *c);
  * hputpc_has_kernel() - whether the library has a body for a kernel id
  * @id: any value
  *
- * True exactly for the ids common/hpu_tpc_check.c has operand rules for
- * (hpu_tpc_kernel_name() is not NULL); tests/unit/test_tpc_registry.c
- * checks that the two tables agree.
+ * True exactly for the ids with a kernel descriptor (operand rule and
+ * body side by side in a libhputpc/tpc_<family>.c; hputpc_kernel_name()
+ * is not NULL); tests/unit/test_tpc_registry.c checks that every id
+ * 1..HPU_TPC_KERNEL_COUNT-1 has exactly one.
  *
  * Return: true when hputpc_dispatch() can run @id.
  */
@@ -113,7 +116,7 @@ bool hputpc_has_kernel(uint32_t id);
  *	@nparams is 0
  * @nparams: 0..HPU_TPC_MAX_PARAMS; the others are zero
  *
- * The operands pass the engine's rules (common/hpu_tpc_check.c) and the
+ * The operands pass the engine's rules (hputpc_check()) and the
  * kernel body is the engine's, so the results are bit-identical to a
  * TPC_KERNEL packet on the device. Runs in the calling thread; elementwise
  * kernels are not sliced (no worker pool in a client process), which
@@ -122,7 +125,8 @@ bool hputpc_has_kernel(uint32_t id);
  * Return: 0; -EINVAL for operands or parameters the rules reject (nothing
  * was written); -EIO for data the kernel refuses at run time (an
  * embedding id out of range: nothing was written); -ENOSYS for a kernel
- * the rules know but the library has no body for (nothing was written).
+ * descriptor without a body, which tests/unit/test_tpc_registry.c
+ * forbids (nothing was written).
  */
 int hputpc_exec_host(uint32_t kernel_id, const struct hpu_tpc_tensor *tensors,
 		     unsigned int n, const uint32_t *params,

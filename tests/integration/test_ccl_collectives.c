@@ -429,7 +429,13 @@ struct config {
 /* bytes from which the zero-copy configurations go zero copy */
 #define ZC_BYTES     65536
 #define ZC_BYTES_STR "65536"
-#define MAX_CONFIGS  8
+
+/* Each forced on 3 ranks and more: every name of the libhpuccl families'
+ * tables (a new algorithm adds its name here) */
+static const char *const algos[] = { "direct", "ring", "hier" };
+#define NALGOS	    (sizeof(algos) / sizeof(algos[0]))
+/* the library's choices (inbox, zero copy), then each algorithm twice */
+#define MAX_CONFIGS (2 + 2 * NALGOS)
 
 struct suite {
 	int nranks;
@@ -707,6 +713,7 @@ static int suite_rank(int rank, const void *arg)
 static void add_config(struct suite *su, const char *algo, const char *zc,
 		       unsigned int colls, int full, int regcache)
 {
+	assert_true((size_t)su->nconfigs < MAX_CONFIGS);
 	su->cfg[su->nconfigs++] = (struct config){ .algo = algo,
 						   .zcopy = zc,
 						   .colls = colls,
@@ -744,16 +751,16 @@ static int scaled_limit(int limit_s)
  */
 static void check_suite(int nranks, uint64_t big, int limit_s)
 {
-	static const char *const algos[] = { "direct", "ring", "hier" };
 	struct suite su = { .nranks = nranks, .big = big };
 	struct hpu_test_ccl_ids ids;
-	int k, ret;
+	unsigned int k;
+	int ret;
 
 	add_config(&su, NULL, NULL, ALL_COLLS, 1, 0);
 	if (nranks > 1)
 		add_config(&su, NULL, ZC_BYTES_STR,
 			   (1U << C_AR) | (1U << C_AG) | (1U << C_BC), 1, 1);
-	for (k = 0; nranks > 2 && k < 3; k++) {
+	for (k = 0; nranks > 2 && k < NALGOS; k++) {
 		add_config(&su, algos[k], NULL, ALGO_COLLS, 0, 0);
 		add_config(&su, algos[k], ZC_BYTES_STR, ALGO_COLLS, 0, 0);
 	}

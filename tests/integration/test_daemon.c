@@ -855,6 +855,33 @@ static void test_dev_links(void **state)
 	assert_int_equal(rmdir(linkdir), 0);
 }
 
+/*
+ * The harness fails a test whose daemon logged an HPU_WARN_ON() report,
+ * even when the daemon exits cleanly (tests/lib/hpu_test_daemon.c): a
+ * line of that shape in the log turns a clean stop into -EPROTO.
+ */
+static void test_stop_fails_on_warning(void **state)
+{
+	static const char line[] =
+		"hpu-fused: WARN_ON(x) at fusedev/cs.c:1 planted()\n";
+	struct hpu_test_daemon d;
+	int fd;
+
+	(void)state;
+	assert_int_equal(hpu_test_daemon_start(&d, 1, "gaudi2", NULL), 0);
+	fd = open(d.log, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, line, sizeof(line) - 1),
+			 (ssize_t)(sizeof(line) - 1));
+	close(fd);
+	assert_int_equal(hpu_test_daemon_stop(&d), -EPROTO);
+	assert_false(hpu_test_is_mounted(d.mount));
+
+	/* and a daemon that warned about nothing stops with 0 */
+	assert_int_equal(hpu_test_daemon_start(&d, 1, "gaudi2", NULL), 0);
+	assert_int_equal(hpu_test_daemon_stop(&d), 0);
+}
+
 static void test_bad_command_line(void **state)
 {
 	static const char *const bad[][4] = {
@@ -914,6 +941,7 @@ int main(void)
 					  stale_teardown),
 		cmocka_unit_test(test_dev_links),
 		cmocka_unit_test(test_bad_command_line),
+		cmocka_unit_test(test_stop_fails_on_warning),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);

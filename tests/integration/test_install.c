@@ -227,8 +227,10 @@ static void assert_contains(const char *text, const char *what,
 static void test_libraries(void **state)
 {
 	static const char *const hdrs[] = {
-		"hpudrv.h",	 "hpuccl.h",	      "hpu_accel.h",
-		"hpu_packets.h", "hpu_tpc_kernels.h",
+		"hpudrv.h",	"hpudrv_device.h", "hpudrv_info.h",
+		"hpudrv_mem.h", "hpudrv_cs.h",	   "hpudrv_stream.h",
+		"hpudrv_nic.h", "hpuccl.h",	   "hpu_accel.h",
+		"hpu_info.h",	"hpu_packets.h",   "hpu_tpc_kernels.h",
 	};
 	char rel[PATH_MAX], cmd[PATH_MAX + 64];
 	char *out = NULL;

@@ -3,7 +3,8 @@
  * test_stress_hostile.c - issue 14's stress test: one hpu-fused, 16
  * hostile clients running the attacks of tests/lib/hpu_test_hostile.c in
  * a loop (killed and respawned now and then) and 16 honest clients
- * running INFO, DMA round trips and GEMMs, all checked, for one round.
+ * (tests/lib/hpu_test_honest.c) running INFO, DMA round trips and GEMMs,
+ * all checked, for one round.
  *
  * Passes when every honest client ends with all results right and every
  * operation within a generous bound (measured by a warm-up, at least
@@ -38,7 +39,11 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_honest.h"
 #include "../lib/hpu_test_hostile.h"
+#include "../lib/hpu_test_rng.h"
+#include "../lib/hpu_test_trap.h"
+#include "../lib/hpu_test_usage.h"
 #include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
@@ -83,329 +88,14 @@
 #define MAPS_SLACK	(UNDER_ASAN ? 192 : 64)
 #define RSS_SLACK_KIB	((64L + (UNDER_ASAN ? 256 : 0)) * 1024)
 
-#define KiB	 1024UL
-/* Honest client memory: DMA source and destination, GEMM operands */
-#define DMA_MAX	 (64 * KiB - 64)
-#define SRC_OFF	 0
-#define DST_OFF	 (64 * KiB)
-#define GEMM_OFF (128 * KiB)
-#define SPAN	 (256 * KiB)
-#define GM	 32
-#define GN	 24
-#define GK	 40
-#define A_OFF	 0
-#define B_OFF	 (GM * GK * 4)
-#define C_OFF	 (B_OFF + GK * GN * 4)
-#define G_SIZE	 (C_OFF + GM * GN * 4)
-
-enum {
-	OP_INFO,
-	OP_DMA,
-	OP_GEMM,
-	NOPS
-};
-static const char *const op_names[NOPS] = { "INFO", "DMA", "GEMM" };
-
-/*
- * struct honest_report - what an honest client did (shared memory)
- * @ops: operations completed and checked, per kind
- * @max_ms: slowest of each kind
- * @failed: set with @err at the first failure
- * @err: what went wrong
- */
-struct honest_report {
-	uint64_t ops[NOPS];
-	long max_ms[NOPS];
-	int failed;
-	char err[240];
-};
-
 /* Everything the children share with the test */
 struct shared {
 	int stop;
-	struct honest_report honest[NHONEST + 1]; /* + the warm-up */
+	struct hpu_test_honest_report honest[NHONEST + 1]; /* + the warm-up */
 	struct hpu_hostile_stats stats;
 };
 
 static struct shared *sh;
-
-/* ---------------------------------------------------------------- honest */
-
-struct honest {
-	int slot;
-	long bound_ms;
-	struct honest_report *r;
-	struct hpu_test_rng rng;
-	struct hpu_device *dev;
-	struct hpu_info_hw_ip_info ip;
-	struct hpu_cb_builder *cb;
-	uint8_t *host, *plain;
-	uint64_t host_va, hbm_h, hbm_va;
-	unsigned int iter;
-};
-
-static int fail_op(struct honest *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int fail_op(struct honest *c, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (c->r->failed)
-		return -1;
-	n = snprintf(c->r->err, sizeof(c->r->err), "honest %d: ", c->slot);
-	va_start(ap, fmt);
-	vsnprintf(c->r->err + n, sizeof(c->r->err) - n, fmt, ap);
-	va_end(ap);
-	__atomic_store_n(&c->r->failed, 1, __ATOMIC_RELEASE);
-	return -1;
-}
-
-static bool stop_asked(void)
-{
-	return __atomic_load_n(&sh->stop, __ATOMIC_RELAXED) != 0;
-}
-
-/* Submit the builder's packets on @queue and wait (at most the bound) */
-static int run_cb(struct honest *c, uint32_t queue, const char *what)
-{
-	uint32_t status = 0;
-	uint64_t seq;
-	int ret;
-
-	ret = hpu_cb_builder_submit(c->cb, queue, 0, 0, &seq, NULL);
-	hpu_cb_builder_reset(c->cb);
-	if (ret)
-		return fail_op(c, "%s: submit on queue %u: %s", what, queue,
-			       strerror(-ret));
-	ret = hpu_cs_wait(c->dev, seq, (uint64_t)c->bound_ms * 1000, &status);
-	if (ret)
-		return fail_op(c, "%s: wait for CS %llu: %s", what,
-			       (unsigned long long)seq, strerror(-ret));
-	if (status == HPU_WAIT_CS_STATUS_BUSY)
-		return fail_op(c, "%s: CS on queue %u not done after %ld ms",
-			       what, queue, c->bound_ms);
-	if (status != HPU_WAIT_CS_STATUS_COMPLETED)
-		return fail_op(c, "%s: CS on queue %u ended with status %u",
-			       what, queue, status);
-	return 0;
-}
-
-static void fill(struct honest *c, uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (uint8_t)hpu_test_rng_next(&c->rng);
-}
-
-static int op_info(struct honest *c)
-{
-	struct hpu_info_device_status ds;
-	struct hpu_info_dram_usage du;
-	struct hpu_info_hw_ip_info ip;
-	int ret;
-
-	ret = hpu_info_hw_ip(c->dev, &ip);
-	if (ret)
-		return fail_op(c, "INFO HW_IP: %s", strerror(-ret));
-	if (memcmp(&ip, &c->ip, sizeof(ip)))
-		return fail_op(c, "INFO HW_IP: answer changed");
-	ret = hpu_info_device_status(c->dev, &ds);
-	if (ret || ds.status != HPU_DEVICE_STATUS_OPERATIONAL)
-		return fail_op(c, "INFO DEVICE_STATUS: %s, status %u",
-			       strerror(-ret), ds.status);
-	ret = hpu_info_dram_usage(c->dev, &du);
-	if (ret || du.ctx_dram_mem < SPAN)
-		return fail_op(c, "INFO DRAM_USAGE: %s, ctx_dram_mem %llu",
-			       strerror(-ret),
-			       (unsigned long long)du.ctx_dram_mem);
-	return 0;
-}
-
-static uint32_t dma_queue(struct honest *c)
-{
-	return (uint32_t)(c->slot + c->iter) % c->ip.num_dma;
-}
-
-/*
- * Host to device to host. Every other time through ordinary memory mapped
- * for the operation (MAP|USERPTR, then UNMAP), else pinned memory.
- */
-static int op_dma(struct honest *c)
-{
-	bool plain = (c->iter / NOPS) % 2;
-	size_t size = 1 + hpu_test_rng_below(&c->rng, DMA_MAX);
-	size_t off = hpu_test_rng_below(&c->rng, 64);
-	uint8_t *mem = plain ? c->plain : c->host;
-	uint32_t q = dma_queue(c);
-	uint64_t va = c->host_va;
-	int ret;
-
-	if (plain) {
-		ret = hpu_mem_map_host(c->dev, mem, 128 * KiB, 0, 0, &va);
-		if (ret)
-			return fail_op(c, "host map of ordinary memory: %s",
-				       strerror(-ret));
-	}
-	fill(c, mem + SRC_OFF + off, size);
-	memset(mem + DST_OFF, 0, 64 * KiB);
-	if (hpu_cb_lin_dma(c->cb, c->hbm_va + off, va + SRC_OFF + off, size) ||
-	    run_cb(c, q, "DMA host to device"))
-		return fail_op(c, "DMA host to device");
-	if (hpu_cb_lin_dma(c->cb, va + DST_OFF + off, c->hbm_va + off, size) ||
-	    run_cb(c, (q + 1) % c->ip.num_dma, "DMA device to host"))
-		return fail_op(c, "DMA device to host");
-	if (memcmp(mem + DST_OFF + off, mem + SRC_OFF + off, size))
-		return fail_op(c, "DMA round trip of %zu bytes%s: data differs",
-			       size, plain ? " (ordinary memory)" : "");
-	if (plain) {
-		ret = hpu_mem_unmap(c->dev, va);
-		if (ret)
-			return fail_op(c, "unmap of ordinary memory: %s",
-				       strerror(-ret));
-	}
-	return 0;
-}
-
-static int op_gemm(struct honest *c)
-{
-	float *a = (float *)(c->host + GEMM_OFF + A_OFF);
-	float *b = (float *)(c->host + GEMM_OFF + B_OFF);
-	float *out = (float *)(c->host + GEMM_OFF + C_OFF);
-	struct hpu_cb_builder *keep = c->cb;
-	struct hpu_pkt_mme_gemm g;
-	uint32_t q = dma_queue(c);
-	int i, j, k, ret;
-
-	for (i = 0; i < GM * GK; i++)
-		a[i] = (float)(int)hpu_test_rng_below(&c->rng, 2001) / 1000 - 1;
-	for (i = 0; i < GK * GN; i++)
-		b[i] = (float)(int)hpu_test_rng_below(&c->rng, 2001) / 1000 - 1;
-	memset(out, 0xff, GM * GN * 4);
-	memset(&g, 0, sizeof(g));
-	g.a_addr = c->hbm_va + A_OFF;
-	g.b_addr = c->hbm_va + B_OFF;
-	g.c_addr = c->hbm_va + C_OFF;
-	g.m = GM;
-	g.n = GN;
-	g.k = GK;
-	g.lda = GK;
-	g.ldb = GN;
-	g.ldc = GN;
-	g.batch = 1;
-	g.dtype_ab = HPU_DTYPE_FP32;
-	g.dtype_c = HPU_DTYPE_FP32;
-	g.alpha = 0x3f800000; /* 1.0 */
-	if (hpu_cb_lin_dma(c->cb, c->hbm_va, c->host_va + GEMM_OFF, C_OFF) ||
-	    run_cb(c, q, "GEMM operands to device"))
-		return fail_op(c, "GEMM operands to device");
-	/* the GEMM in a CB of its own, made for it */
-	ret = hpu_cb_builder_create(c->dev, 4096, &c->cb);
-	if (ret) {
-		c->cb = keep;
-		return fail_op(c, "GEMM: CB create: %s", strerror(-ret));
-	}
-	if (hpu_cb_mme_gemm(c->cb, &g) ||
-	    run_cb(c, c->ip.num_dma + (uint32_t)c->slot % c->ip.num_mme,
-		   "GEMM"))
-		return fail_op(c, "GEMM");
-	hpu_cb_builder_destroy(c->cb);
-	c->cb = keep;
-	if (hpu_cb_lin_dma(c->cb, c->host_va + GEMM_OFF + C_OFF,
-			   c->hbm_va + C_OFF, GM * GN * 4) ||
-	    run_cb(c, q, "GEMM result to host"))
-		return fail_op(c, "GEMM result to host");
-	for (i = 0; i < GM; i++)
-		for (j = 0; j < GN; j++) {
-			double s = 0, sa = 0, got = out[i * GN + j];
-
-			for (k = 0; k < GK; k++) {
-				s += (double)a[i * GK + k] * b[k * GN + j];
-				sa += fabs((double)a[i * GK + k] *
-					   b[k * GN + j]);
-			}
-			if (!(fabs(got - s) <= 1e-5 * (GK + 1) * sa + 1e-30))
-				return fail_op(c,
-					       "GEMM C[%d][%d] = %g, want %g",
-					       i, j, got, s);
-		}
-	return 0;
-}
-
-static int (*const ops[NOPS])(struct honest *c) = { op_info, op_dma, op_gemm };
-
-static int honest_open(struct honest *c)
-{
-	int ret;
-
-	ret = hpu_open(0, &c->dev);
-	if (ret)
-		return fail_op(c, "open: %s", strerror(-ret));
-	ret = hpu_info_hw_ip(c->dev, &c->ip);
-	if (!ret && (!c->ip.num_dma || !c->ip.num_mme))
-		ret = -ENODEV;
-	if (ret)
-		return fail_op(c, "HW_IP: %s", strerror(-ret));
-	ret = hpu_cb_builder_create(c->dev, 4096, &c->cb);
-	if (ret)
-		return fail_op(c, "CB builder: %s", strerror(-ret));
-	ret = hpu_host_alloc(c->dev, SPAN, (void **)&c->host, &c->host_va);
-	if (ret)
-		return fail_op(c, "pinned host memory: %s", strerror(-ret));
-	c->plain = aligned_alloc(4096, 128 * KiB);
-	if (!c->plain)
-		return fail_op(c, "out of memory");
-	ret = hpu_mem_alloc(c->dev, SPAN, 0, 0, &c->hbm_h);
-	if (!ret)
-		ret = hpu_mem_map(c->dev, c->hbm_h, 0, 0, &c->hbm_va);
-	if (ret)
-		return fail_op(c, "device memory: %s", strerror(-ret));
-	return 0;
-}
-
-/*
- * An honest client: operations in turn until told to stop (or @max_ops
- * done), each checked and timed against the bound. Exits.
- */
-static void honest_main(int slot, long bound_ms, unsigned int max_ops,
-			uint64_t seed)
-{
-	struct honest c = { .slot = slot, .bound_ms = bound_ms };
-	long t0, dt;
-	int op;
-
-	c.r = &sh->honest[slot];
-	hpu_test_rng_seed(&c.rng, seed);
-	t0 = hpu_test_now_ms();
-	if (honest_open(&c))
-		_exit(1);
-	dt = hpu_test_now_ms() - t0;
-	if (dt > bound_ms) {
-		fail_op(&c, "set-up took %ld ms, bound %ld ms", dt, bound_ms);
-		_exit(1);
-	}
-	for (c.iter = 0; c.iter < max_ops && (max_ops != ~0U || !stop_asked());
-	     c.iter++) {
-		op = (int)(c.iter % NOPS);
-		t0 = hpu_test_now_ms();
-		if (ops[op](&c))
-			_exit(1);
-		dt = hpu_test_now_ms() - t0;
-		if (dt > c.r->max_ms[op])
-			c.r->max_ms[op] = dt;
-		if (dt > bound_ms) {
-			fail_op(&c, "%s took %ld ms, bound %ld ms",
-				op_names[op], dt, bound_ms);
-			_exit(1);
-		}
-		c.r->ops[op]++;
-	}
-	/* the release frees the rest */
-	hpu_close(c.dev);
-	_exit(0);
-}
 
 /* ------------------------------------------------------------ the daemon */
 
@@ -591,8 +281,9 @@ static pid_t spawn_honest(int slot, long bound_ms, unsigned int max_ops)
 	pid_t pid = hpu_test_fork_child();
 
 	if (pid == 0)
-		honest_main(slot, bound_ms, max_ops,
-			    hpu_test_mix_seed(base_seed, 100000 + slot));
+		hpu_test_honest_main(
+			&sh->honest[slot], &sh->stop, slot, bound_ms, max_ops,
+			hpu_test_mix_seed(base_seed, 100000 + slot));
 	return pid;
 }
 
@@ -697,12 +388,12 @@ static bool daemon_answers(void)
 
 static long warm_up(void)
 {
-	struct honest_report *r = &sh->honest[NHONEST];
+	struct hpu_test_honest_report *r = &sh->honest[NHONEST];
 	long worst = 0;
 	pid_t pid;
 	int status, i;
 
-	pid = spawn_honest(NHONEST, MAX_BOUND_MS, 3 * NOPS);
+	pid = spawn_honest(NHONEST, MAX_BOUND_MS, 3 * HPU_TEST_HONEST_NOPS);
 	if (pid < 0)
 		return -1;
 	if (hpu_test_wait_child(pid, 3 * MAX_BOUND_MS, &status)) {
@@ -716,12 +407,13 @@ static long warm_up(void)
 			r->failed ? r->err : "exit status");
 		return -1;
 	}
-	for (i = 0; i < NOPS; i++)
+	for (i = 0; i < HPU_TEST_HONEST_NOPS; i++)
 		if (r->max_ms[i] > worst)
 			worst = r->max_ms[i];
 	print_message("warm-up: slowest INFO %ld ms, DMA %ld ms, GEMM %ld ms\n",
-		      r->max_ms[OP_INFO], r->max_ms[OP_DMA],
-		      r->max_ms[OP_GEMM]);
+		      r->max_ms[HPU_TEST_HONEST_INFO],
+		      r->max_ms[HPU_TEST_HONEST_DMA],
+		      r->max_ms[HPU_TEST_HONEST_GEMM]);
 	return worst;
 }
 
@@ -902,7 +594,7 @@ static void round_end(long bound_ms)
 	} while (left && hpu_test_now_ms() < end);
 
 	for (i = 0; i < NHONEST; i++) {
-		struct honest_report *r = &sh->honest[i];
+		struct hpu_test_honest_report *r = &sh->honest[i];
 		struct kid *k = &honest_kids[i];
 
 		if (r->failed)
@@ -914,8 +606,9 @@ static void round_end(long bound_ms)
 		else if (!WIFEXITED(k->status) || WEXITSTATUS(k->status))
 			failure("honest %d ended with status %#x", i,
 				k->status);
-		else if (!r->ops[OP_INFO] || !r->ops[OP_DMA] ||
-			 !r->ops[OP_GEMM])
+		else if (!r->ops[HPU_TEST_HONEST_INFO] ||
+			 !r->ops[HPU_TEST_HONEST_DMA] ||
+			 !r->ops[HPU_TEST_HONEST_GEMM])
 			failure("honest %d did not complete one operation of "
 				"each kind",
 				i);
@@ -924,22 +617,23 @@ static void round_end(long bound_ms)
 
 static void print_summary(long bound_ms, int kills, int respawns)
 {
-	uint64_t total[NOPS] = { 0 };
-	long worst[NOPS] = { 0 };
+	uint64_t total[HPU_TEST_HONEST_NOPS] = { 0 };
+	long worst[HPU_TEST_HONEST_NOPS] = { 0 };
 	int i, j;
 
 	for (i = 0; i < NHONEST; i++)
-		for (j = 0; j < NOPS; j++) {
+		for (j = 0; j < HPU_TEST_HONEST_NOPS; j++) {
 			total[j] += sh->honest[i].ops[j];
 			if (sh->honest[i].max_ms[j] > worst[j])
 				worst[j] = sh->honest[i].max_ms[j];
 		}
 	print_message("honest: %llu INFO, %llu DMA, %llu GEMM checked; "
 		      "slowest %ld/%ld/%ld ms (bound %ld ms)\n",
-		      (unsigned long long)total[OP_INFO],
-		      (unsigned long long)total[OP_DMA],
-		      (unsigned long long)total[OP_GEMM], worst[OP_INFO],
-		      worst[OP_DMA], worst[OP_GEMM], bound_ms);
+		      (unsigned long long)total[HPU_TEST_HONEST_INFO],
+		      (unsigned long long)total[HPU_TEST_HONEST_DMA],
+		      (unsigned long long)total[HPU_TEST_HONEST_GEMM],
+		      worst[HPU_TEST_HONEST_INFO], worst[HPU_TEST_HONEST_DMA],
+		      worst[HPU_TEST_HONEST_GEMM], bound_ms);
 	print_message("hostile: %d killed by the test, %d respawned\n", kills,
 		      respawns);
 	for (i = 0; i < HPU_HOSTILE_NUM; i++)

@@ -85,6 +85,25 @@ static void print_log(const struct hpu_test_daemon *d)
 	fclose(f);
 }
 
+/*
+ * Whether the daemon reported a broken invariant: an HPU_WARN_ON() line
+ * in its log (fusedev/log.c logs them as errors). A test whose daemon
+ * warned fails at its stop, though every assertion of its own passed.
+ */
+static bool log_has_warning(const struct hpu_test_daemon *d)
+{
+	char line[1024];
+	bool found = false;
+	FILE *f = fopen(d->log, "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "WARN_ON(") != NULL;
+	fclose(f);
+	return found;
+}
+
 static int wait_ready(struct hpu_test_daemon *d)
 {
 	char node[PATH_MAX + 16];
@@ -196,6 +215,10 @@ int hpu_test_daemon_stop(struct hpu_test_daemon *d)
 		hpu_test_run(argv, NULL, &status);
 		if (!ret)
 			ret = -EBUSY;
+	}
+	if (!ret && log_has_warning(d)) {
+		fprintf(stderr, "hpu-fused reported a WARN_ON\n");
+		ret = -EPROTO;
 	}
 	if (ret)
 		print_log(d);

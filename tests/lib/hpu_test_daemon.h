@@ -73,8 +73,9 @@ int hpu_test_daemon_spawn(struct hpu_test_daemon *d, const char *dir, int ndev,
  * is gone, remove the directory
  * @d: daemon
  *
- * Return: 0 when the daemon exited with status 0 and left no mount,
- * -errno otherwise.
+ * Return: 0 when the daemon exited with status 0, left no mount and
+ * logged no HPU_WARN_ON() report; -errno otherwise (-EPROTO for a
+ * warning), after printing the daemon's log.
  */
 int hpu_test_daemon_stop(struct hpu_test_daemon *d);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * hpu_test_hostile.c - a hostile local client of hpu-fused (the attacks of
- * issue 14), seeded random numbers, and what a process holds.
+ * issue 14). Its random choices come from hpu_test_rng.c, the memory
+ * traps it puts arguments in from hpu_test_trap.c.
  *
  * Every attack is bounded in count and time and checks the shared stop
  * flag: on a daemon that handles it, a hostile client stops within a
@@ -26,156 +27,12 @@
 #include <unistd.h>
 
 #include "hpu_test_hostile.h"
+#include "hpu_test_rng.h"
+#include "hpu_test_trap.h"
 #include "hpu_test_util.h"
 #include "hpudrv.h"
 
 #define PAGE 4096UL
-
-/* ---------------------------------------------------------------- random */
-
-void hpu_test_rng_seed(struct hpu_test_rng *r, uint64_t seed)
-{
-	r->s = hpu_test_mix_seed(seed, 0x68707521ULL) | 1;
-}
-
-uint64_t hpu_test_rng_next(struct hpu_test_rng *r)
-{
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	return r->s * 0x2545F4914F6CDD1DULL;
-}
-
-uint32_t hpu_test_rng_below(struct hpu_test_rng *r, uint32_t n)
-{
-	return n ? (uint32_t)(hpu_test_rng_next(r) % n) : 0;
-}
-
-uint64_t hpu_test_mix_seed(uint64_t a, uint64_t b)
-{
-	/* splitmix64 of a combination */
-	uint64_t z = a + 0x9E3779B97F4A7C15ULL * (b + 1);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
-
-/* ----------------------------------------------------- what a process holds */
-
-int hpu_test_usage_of(pid_t pid, struct hpu_test_usage *u)
-{
-	char path[64], line[256];
-	struct dirent *e;
-	DIR *d;
-	FILE *f;
-	int c;
-
-	memset(u, 0, sizeof(*u));
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			u->fds++;
-	closedir(d);
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while ((c = getc(f)) != EOF)
-		if (c == '\n')
-			u->maps++;
-	fclose(f);
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &u->rss_kib) != 1)
-			sscanf(line, "Threads: %ld", &u->threads);
-	fclose(f);
-	return 0;
-}
-
-/* ------------------------------------------------ client memory traps */
-
-const char *hpu_test_uffd_unavailable(void)
-{
-	static char why[160];
-	void *p;
-	int uffd;
-
-	p = hpu_test_uffd_pages(1, &uffd);
-	if (p) {
-		close(uffd);
-		munmap(p, PAGE);
-		return NULL;
-	}
-	snprintf(why, sizeof(why),
-		 "userfaultfd for kernel-mode faults: %s (needs root or "
-		 "vm.unprivileged_userfaultfd=1)",
-		 strerror(errno));
-	return why;
-}
-
-void *hpu_test_uffd_pages(unsigned int npages, int *uffdp)
-{
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg;
-	size_t len = npages * PAGE;
-	int uffd, err;
-	void *p;
-
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0)
-		return NULL;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
-	if (p == MAP_FAILED) {
-		err = errno;
-		close(uffd);
-		errno = err;
-		return NULL;
-	}
-	memset(&reg, 0, sizeof(reg));
-	reg.range.start = (uintptr_t)p;
-	reg.range.len = len;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	if (ioctl(uffd, UFFDIO_API, &api) ||
-	    ioctl(uffd, UFFDIO_REGISTER, &reg)) {
-		err = errno;
-		munmap(p, len);
-		close(uffd);
-		errno = err;
-		return NULL;
-	}
-	*uffdp = uffd;
-	return p;
-}
-
-void *hpu_test_attr_map(const char *mount, int dev, const char *attr)
-{
-	char path[4096 + 64];
-	int fd, err;
-	void *p;
-
-	snprintf(path, sizeof(path), "%s/class/hpu%d/%s", mount, dev, attr);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	err = errno;
-	close(fd);
-	if (p == MAP_FAILED) {
-		errno = err;
-		return NULL;
-	}
-	return p;
-}
 
 /* ---------------------------------------------------------- the client */
 

@@ -3,9 +3,9 @@
  * hpu_test_hostile.h - what a hostile local client does to hpu-fused
  * (issue 14: client memory the daemon cannot touch without blocking,
  * resource floods, queue hogs, malformed and garbage ioctls, abrupt
- * deaths), a seeded random generator, and what a process holds
- * (/proc/PID: descriptors, mappings, RSS) for tests that check the
- * daemon gives everything back.
+ * deaths). The generic pieces are headers of their own:
+ * hpu_test_rng.h (seeded random numbers), hpu_test_usage.h (what a
+ * process holds), hpu_test_trap.h (client memory traps).
  */
 #ifndef HPU_TEST_HOSTILE_H
 #define HPU_TEST_HOSTILE_H
@@ -13,89 +13,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-/* ---------------------------------------------------------------- random */
-
-/** struct hpu_test_rng - xorshift64* state (never 0) */
-struct hpu_test_rng {
-	uint64_t s;
-};
-
-/** hpu_test_rng_seed() - seed @r; any @seed (0 included) is fine */
-void hpu_test_rng_seed(struct hpu_test_rng *r, uint64_t seed);
-/** hpu_test_rng_next() - next 64 random bits */
-uint64_t hpu_test_rng_next(struct hpu_test_rng *r);
-/** hpu_test_rng_below() - uniform in 0..@n-1 (0 when @n is 0) */
-uint32_t hpu_test_rng_below(struct hpu_test_rng *r, uint32_t n);
-/** hpu_test_mix_seed() - a well-mixed seed derived from @a and @b */
-uint64_t hpu_test_mix_seed(uint64_t a, uint64_t b);
-
-/* ----------------------------------------------------- what a process holds */
-
-/**
- * struct hpu_test_usage - resources a process holds
- * @fds: entries of /proc/PID/fd
- * @maps: lines of /proc/PID/maps
- * @rss_kib: VmRSS of /proc/PID/status, KiB
- * @threads: Threads of /proc/PID/status
- */
-struct hpu_test_usage {
-	long fds;
-	long maps;
-	long rss_kib;
-	long threads;
-};
-
-/**
- * hpu_test_usage_of() - read what process @pid holds
- * @pid: the process (readable /proc/PID: ours, or we are root)
- * @u: receives the figures
- *
- * Only /proc is read: safe whatever state the process is in.
- *
- * Return: 0 or -errno.
- */
-int hpu_test_usage_of(pid_t pid, struct hpu_test_usage *u);
-
-/* ------------------------------------------------ client memory traps */
-
-/**
- * hpu_test_uffd_unavailable() - whether hpu_test_uffd_pages() can work
- *
- * A trap for the daemon needs userfaultfd without UFFD_USER_MODE_ONLY
- * (faults from another process's process_vm_writev are kernel-mode
- * faults), which needs root (CAP_SYS_PTRACE) or
- * vm.unprivileged_userfaultfd=1.
- *
- * Return: NULL when it works, else a reason to print.
- */
-const char *hpu_test_uffd_unavailable(void);
-
-/**
- * hpu_test_uffd_pages() - @npages of anonymous memory registered with a
- * userfaultfd nobody reads: a fault there never resolves while @uffd is
- * open (closing it lets pending faults complete with zero pages)
- * @npages: pages
- * @uffd: receives the userfaultfd
- *
- * Return: the memory, or NULL with errno set.
- */
-void *hpu_test_uffd_pages(unsigned int npages, int *uffd);
-
-/**
- * hpu_test_attr_map() - a writable MAP_PRIVATE mapping of one page of an
- * attribute file of the daemon's own mount: the first write to it makes
- * the kernel read the page from the file, i.e. send a FUSE READ to the
- * very daemon that writes (self-recursion)
- * @mount: the daemon's mount (HPU_DEV_DIR)
- * @dev: device index N of class/hpuN
- * @attr: attribute file name, e.g. "temperature_mc"
- *
- * The file is closed again; munmap(2) the page when done.
- *
- * Return: the page, or NULL with errno set.
- */
-void *hpu_test_attr_map(const char *mount, int dev, const char *attr);
 
 /* ---------------------------------------------------------- the attacks */
 

@@ -7,7 +7,7 @@
  * division, int32 truncation), NaN and Inf, int32 wrap-around, in-place
  * use (also across the parallel slices and for a staged device operand),
  * strided and 2-D operands; and every refusal of its operand rule, in
- * hpu_tpc_check() and in the driver's packet validator.
+ * hputpc_check() and in the driver's packet validator.
  */
 #include "test_tpc_util.h"
 #include "hpu_fused.h"
@@ -284,7 +284,7 @@ static void test_in_place(void **state)
 	for (di = 0; di < 3; di++) {
 		uint32_t dt = dtypes[di];
 
-		es = hpu_tpc_dtype_size(dt);
+		es = hputpc_dtype_size(dt);
 		treset(t);
 		for (j = 0; j < 3; j++) {
 			d[j + 1] = tnew(t, dt, 1, &n, &v[j]);
@@ -401,7 +401,7 @@ static void test_strided(void **state)
 	for (di = 0; di < 3; di++) {
 		uint32_t dt = dtypes[di];
 
-		es = hpu_tpc_dtype_size(dt);
+		es = hputpc_dtype_size(dt);
 		for (op = HPU_TPC_ACC_SUM; op <= HPU_TPC_ACC_MAX; op++) {
 			treset(t);
 			for (e = 0; e < 4; e++) {
@@ -531,21 +531,21 @@ static void test_rules(void **state)
 	struct hpu_pkt_tpc_kernel k;
 	unsigned int i, dt;
 
-#define OK(stmt)                                        \
-	do {                                            \
-		good_acc(&k);                           \
-		stmt;                                   \
-		assert_int_equal(hpu_tpc_check(&k), 0); \
-		assert_int_equal(validate(&k), 0);      \
+#define OK(stmt)                                       \
+	do {                                           \
+		good_acc(&k);                          \
+		stmt;                                  \
+		assert_int_equal(hputpc_check(&k), 0); \
+		assert_int_equal(validate(&k), 0);     \
 	} while (0)
-#define BAD(stmt)                                             \
-	do {                                                  \
-		good_acc(&k);                                 \
-		stmt;                                         \
-		assert_int_equal(hpu_tpc_check(&k), -EINVAL); \
-		assert_int_equal(validate(&k), -EINVAL);      \
+#define BAD(stmt)                                            \
+	do {                                                 \
+		good_acc(&k);                                \
+		stmt;                                        \
+		assert_int_equal(hputpc_check(&k), -EINVAL); \
+		assert_int_equal(validate(&k), -EINVAL);     \
 	} while (0)
-	assert_string_equal(hpu_tpc_kernel_name(HPU_TPC_KERNEL_ACCUMULATE),
+	assert_string_equal(hputpc_kernel_name(HPU_TPC_KERNEL_ACCUMULATE),
 			    "accumulate");
 	OK((void)0);
 	/* K = 1..7 */
@@ -557,12 +557,12 @@ static void test_rules(void **state)
 			if (j < i)
 				k.tensors[j].addr = 0x100000 * (j + 1);
 		}
-		assert_int_equal(hpu_tpc_check(&k), 0);
+		assert_int_equal(hputpc_check(&k), 0);
 		assert_int_equal(validate(&k), 0);
 		/* one operand fewer, the rest zero: K = 0 when i = 2 */
 		k.tensors[i - 1] = zero;
 		k.num_tensors = i - 1;
-		assert_int_equal(hpu_tpc_check(&k), i > 2 ? 0 : -EINVAL);
+		assert_int_equal(hputpc_check(&k), i > 2 ? 0 : -EINVAL);
 	}
 	/* each dtype; every op; any divisor */
 	for (dt = 0; dt < 3; dt++)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_tpc_check.c - the TPC operand rules (common/hpu_tpc_check.c) as the
+ * test_tpc_check.c - the TPC operand rules (libhputpc: hputpc_check()) as the
  * driver's packet validator applies them, and the engine's own refusals:
  * malformed descriptors, unmapped operands (page fault, nothing written),
  * pageable host operands and non-TPC queues (engine error).
@@ -35,12 +35,12 @@ static void test_rules(void **state)
 	assert_int_equal(hfd_packets_validate(&k, sizeof(k), HFD_QUEUE_DMA,
 					      NULL),
 			 -EINVAL);
-#define BAD(stmt)                                             \
-	do {                                                  \
-		good_add(&k);                                 \
-		stmt;                                         \
-		assert_int_equal(hpu_tpc_check(&k), -EINVAL); \
-		assert_int_equal(validate(&k), -EINVAL);      \
+#define BAD(stmt)                                            \
+	do {                                                 \
+		good_add(&k);                                \
+		stmt;                                        \
+		assert_int_equal(hputpc_check(&k), -EINVAL); \
+		assert_int_equal(validate(&k), -EINVAL);     \
 	} while (0)
 	BAD(k.kernel_id = 0);
 	BAD(k.kernel_id = HPU_TPC_KERNEL_COUNT);
@@ -72,18 +72,18 @@ static void test_rules(void **state)
 		d[0] = tens(0x1000, HPU_DTYPE_FP32, 2, sz);
 		d[1] = tens(0x2000, HPU_DTYPE_FP32, 2, osz);
 		tpc_pkt(&k, HPU_TPC_KERNEL_REDUCE_SUM, d, 2, &ax, 1);
-		assert_int_equal(hpu_tpc_check(&k), -EINVAL);
+		assert_int_equal(hputpc_check(&k), -EINVAL);
 		ax = 0;
 		tpc_pkt(&k, HPU_TPC_KERNEL_REDUCE_SUM, d, 2, &ax, 1);
-		assert_int_equal(hpu_tpc_check(&k), 0);
+		assert_int_equal(hputpc_check(&k), 0);
 		d[1] = tens(0x2000, HPU_DTYPE_FP32, 2, sz);
 		d[2] = tens(0x3000, HPU_DTYPE_FP32, 2, sz);
 		ax = fbits(1.0f);
 		tpc_pkt(&k, HPU_TPC_KERNEL_DROPOUT, d, 3, &ax, 1);
-		assert_int_equal(hpu_tpc_check(&k), -EINVAL);
+		assert_int_equal(hputpc_check(&k), -EINVAL);
 		ax = fbits(NAN);
 		tpc_pkt(&k, HPU_TPC_KERNEL_DROPOUT, d, 3, &ax, 1);
-		assert_int_equal(hpu_tpc_check(&k), -EINVAL);
+		assert_int_equal(hputpc_check(&k), -EINVAL);
 	}
 #undef BAD
 	/* zero-size tensors pass */
@@ -94,8 +94,8 @@ static void test_rules(void **state)
 	assert_int_equal(validate(&k), 0);
 	/* every kernel has a name */
 	for (uint32_t id = 1; id < HPU_TPC_KERNEL_COUNT; id++)
-		assert_non_null(hpu_tpc_kernel_name(id));
-	assert_null(hpu_tpc_kernel_name(0));
+		assert_non_null(hputpc_kernel_name(id));
+	assert_null(hputpc_kernel_name(0));
 }
 
 static void test_engine_refusals(void **state)

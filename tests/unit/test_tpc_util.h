@@ -11,8 +11,8 @@
 #include <math.h>
 
 #include "../lib/hpu_test_fw.h"
-#include "hpu_tpc_check.h"
 #include "hpu_tpc_kernels.h"
+#include "hputpc_check.h"
 
 #define ARENA_SIZE (16 * MiB)
 
@@ -100,7 +100,7 @@ static inline struct hpu_tpc_tensor tnew(struct tfix *t, uint32_t dtype,
 	struct hpu_tpc_tensor d = tens(0, dtype, ndims, sizes);
 	uint64_t va;
 
-	*data = talloc(t, hpu_tpc_nelems(&d) * hpu_tpc_dtype_size(dtype) + 4,
+	*data = talloc(t, hputpc_nelems(&d) * hputpc_dtype_size(dtype) + 4,
 		       &va);
 	d.addr = va;
 	return d;
@@ -131,7 +131,7 @@ krun_q(struct tfix *t, uint32_t queue, uint32_t id,
 		hpu_test_cb_put(&cb, HPU_PACKET_TPC_KERNEL, sizeof(*k), 0);
 
 	tpc_pkt(k, id, tv, nt, pv, np);
-	assert_int_equal(hpu_tpc_check(k), 0);
+	assert_int_equal(hputpc_check(k), 0);
 	return hpu_test_fw_run1(t->f, queue, &cb, fault);
 }
 

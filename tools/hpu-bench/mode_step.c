@@ -10,6 +10,11 @@
  * each), as the graph CS with NOPs for ops (the stack's own cost), and
  * the same computation on the host in this process (cblas_sgemm and plain
  * loops) as the reference.
+ *
+ * This file sets the run up, builds the CBs (the multi-queue program
+ * with its SOB handoffs, and one CB per op), submits, checks the first
+ * step against the host and times every path in alternating slices; the
+ * ops come from step_ops.c, the host reference from step_host.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,18 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cblas.h>
-
 #include "bench.h"
-#include "hpu_tpc_kernels.h"
-#include "hpudrv.h"
-
-enum {
-	Q_DMA,
-	Q_MME,
-	Q_TPC,
-	NQ
-};
+#include "step.h"
 
 enum {
 	P_EAGER,
@@ -47,10 +42,6 @@ static const char *const path_name[NPATH] = {
 	"graph, ops as NOPs",
 };
 
-#define BATCH	     64
-#define MAX_LAYER    3
-#define MAX_OPS	     40
-#define ARENA_ALIGN  256
 #define SOB_BASE     200 /* user SOBs of the handoffs: 200..202 */
 #define CB_BYTES     (64U << 10)
 #define OP_CB_BYTES  4096U
@@ -59,7 +50,6 @@ static const char *const path_name[NPATH] = {
 #define MAX_ITER     1000000L
 #define WARMUP	     100
 #define SLICES	     4
-#define LR	     0.05f
 
 /* layer widths: 3 layers, or 2 when the middle one is left out */
 static const uint32_t dims3[] = { 64, 128, 128, 10 };
@@ -70,243 +60,6 @@ static unsigned int nlayer = 3;
 static int only = -1;
 static const char *const path_opt[] = { "eager", "lazy", "graph", "host",
 					"nop" };
-
-enum op_kind {
-	OP_DMA,
-	OP_GEMM,
-	OP_TPC,
-};
-
-/**
- * struct op - one op of the step
- * @q: Q_DMA, Q_MME or Q_TPC
- * @kind: what it runs
- * @dst: OP_DMA: destination VA (up to two copies)
- * @src: OP_DMA: source VA
- * @size: OP_DMA: bytes (0: unused)
- * @g: OP_GEMM: the packet
- * @kid: OP_TPC: kernel id
- * @t: OP_TPC: operands
- * @nt: OP_TPC: operands used
- * @p: OP_TPC: parameters
- * @np: OP_TPC: parameters used
- * @cb: eager: a CB of its own, built once
- */
-struct op {
-	int q;
-	enum op_kind kind;
-	uint64_t dst[2], src[2], size[2];
-	struct hpu_pkt_mme_gemm g;
-	uint32_t kid;
-	struct hpu_tpc_tensor t[4];
-	unsigned int nt;
-	uint32_t p[2];
-	unsigned int np;
-	struct hpu_cb_builder *cb;
-};
-
-/* Byte offsets of the tensors in the arena (device and host alike) */
-struct layout {
-	uint64_t x, labels, loss;
-	uint64_t w[MAX_LAYER], b[MAX_LAYER], z[MAX_LAYER], a[MAX_LAYER];
-	uint64_t dw[MAX_LAYER], db[MAX_LAYER], dz[MAX_LAYER], da[MAX_LAYER];
-	uint64_t size;
-};
-
-struct step_run {
-	struct hpu_device *dev;
-	uint32_t queue[NQ];
-	struct hpu_cb_builder *cb[NQ];
-	struct hpu_cb_builder *nop_cb[NQ]; /* the program with NOP ops */
-	struct op ops[MAX_OPS];
-	unsigned int nops;
-	struct layout l;
-	uint64_t h, va;	 /* the arena in HBM */
-	void *pin;	 /* pinned: input staging, then the loss */
-	uint64_t pin_va; /* device VA of @pin */
-	uint8_t *host;	 /* the host reference's arena */
-	uint8_t *input;	 /* the batch: x then labels */
-	size_t in_bytes;
-};
-
-static uint64_t carve(uint64_t *off, uint64_t bytes)
-{
-	uint64_t at = *off;
-
-	*off += (bytes + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
-	return at;
-}
-
-static void lay_out(struct layout *l)
-{
-	uint64_t off = 0;
-	unsigned int i;
-
-	l->x = carve(&off, BATCH * dims[0] * 4);
-	l->labels = carve(&off, BATCH * 4);
-	l->loss = carve(&off, 4);
-	for (i = 0; i < nlayer; i++) {
-		uint64_t wsz = (uint64_t)dims[i] * dims[i + 1] * 4;
-		uint64_t asz = (uint64_t)BATCH * dims[i + 1] * 4;
-
-		l->w[i] = carve(&off, wsz);
-		l->dw[i] = carve(&off, wsz);
-		l->b[i] = carve(&off, dims[i + 1] * 4);
-		l->db[i] = carve(&off, dims[i + 1] * 4);
-		l->z[i] = carve(&off, asz);
-		l->a[i] = carve(&off, asz);
-		l->dz[i] = carve(&off, asz);
-		l->da[i] = carve(&off, asz);
-	}
-	l->size = off;
-}
-
-static struct hpu_tpc_tensor mat(uint64_t va, uint32_t rows, uint32_t cols)
-{
-	struct hpu_tpc_tensor d;
-
-	memset(&d, 0, sizeof(d));
-	d.addr = va;
-	d.dtype = HPU_DTYPE_FP32;
-	d.ndims = rows ? 2 : 1;
-	d.sizes[0] = cols;
-	d.strides[0] = 1;
-	if (rows) {
-		d.sizes[1] = rows;
-		d.strides[1] = cols;
-	}
-	return d;
-}
-
-static struct op *op_new(struct step_run *r, int q, enum op_kind kind)
-{
-	struct op *o = &r->ops[r->nops++];
-
-	memset(o, 0, sizeof(*o));
-	o->q = q;
-	o->kind = kind;
-	return o;
-}
-
-/* C[m][n] = op(A) op(B), fp32, row-major, as stored */
-static void op_gemm(struct step_run *r, uint64_t c, uint64_t a, uint64_t b,
-		    uint32_t m, uint32_t n, uint32_t k, bool ta, bool tb)
-{
-	struct op *o = op_new(r, Q_MME, OP_GEMM);
-
-	o->g.hdr.flags = (ta ? HPU_MME_F_TRANS_A : 0) |
-			 (tb ? HPU_MME_F_TRANS_B : 0);
-	o->g.a_addr = r->va + a;
-	o->g.b_addr = r->va + b;
-	o->g.c_addr = r->va + c;
-	o->g.m = m;
-	o->g.n = n;
-	o->g.k = k;
-	o->g.lda = ta ? m : k;
-	o->g.ldb = tb ? k : n;
-	o->g.ldc = n;
-	o->g.batch = 1;
-	o->g.dtype_ab = HPU_DTYPE_FP32;
-	o->g.dtype_c = HPU_DTYPE_FP32;
-	o->g.alpha = 0x3f800000; /* 1.0 */
-}
-
-static struct op *op_tpc(struct step_run *r, uint32_t kid, unsigned int nt)
-{
-	struct op *o = op_new(r, Q_TPC, OP_TPC);
-
-	o->kid = kid;
-	o->nt = nt;
-	return o;
-}
-
-static uint32_t f32_bits(float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, sizeof(u));
-	return u;
-}
-
-/* The ops of one step, in order (device VAs: arena offsets + r->va) */
-static void build_ops(struct step_run *r)
-{
-	const struct layout *l = &r->l;
-	uint64_t va = r->va, in;
-	struct op *o;
-	int i;
-
-	r->nops = 0;
-	o = op_new(r, Q_DMA, OP_DMA);
-	o->dst[0] = va + l->x;
-	o->src[0] = r->pin_va;
-	o->size[0] = BATCH * dims[0] * 4;
-	o->dst[1] = va + l->labels;
-	o->src[1] = r->pin_va + o->size[0];
-	o->size[1] = BATCH * 4;
-	for (i = 0; i < (int)nlayer; i++) {
-		in = i ? l->a[i - 1] : l->x;
-		op_gemm(r, l->z[i], in, l->w[i], BATCH, dims[i + 1], dims[i],
-			false, false);
-		o = op_tpc(r, HPU_TPC_KERNEL_BIAS_ADD, 3);
-		o->t[0] = mat(va + l->z[i], BATCH, dims[i + 1]);
-		o->t[1] = mat(va + l->b[i], 0, dims[i + 1]);
-		o->t[2] = o->t[0];
-		if (i == (int)nlayer - 1)
-			break;
-		o = op_tpc(r, HPU_TPC_KERNEL_RELU, 2);
-		o->t[0] = mat(va + l->z[i], BATCH, dims[i + 1]);
-		o->t[1] = mat(va + l->a[i], BATCH, dims[i + 1]);
-	}
-	o = op_tpc(r, HPU_TPC_KERNEL_XENT_FWD, 3);
-	o->t[0] = mat(va + l->z[nlayer - 1], BATCH, dims[nlayer]);
-	o->t[1] = mat(va + l->labels, 0, BATCH);
-	o->t[1].dtype = HPU_DTYPE_INT32;
-	o->t[2] = mat(va + l->loss, 0, 1);
-	o->t[2].ndims = 0;
-	o->t[2].sizes[0] = 0;
-	o->t[2].strides[0] = 0;
-	o = op_tpc(r, HPU_TPC_KERNEL_XENT_BWD, 3);
-	o->t[0] = r->ops[r->nops - 2].t[0];
-	o->t[1] = r->ops[r->nops - 2].t[1];
-	o->t[2] = mat(va + l->dz[nlayer - 1], BATCH, dims[nlayer]);
-	for (i = (int)nlayer - 1; i >= 0; i--) {
-		in = i ? l->a[i - 1] : l->x;
-		/* dW[in][out] = in^T dz */
-		op_gemm(r, l->dw[i], in, l->dz[i], dims[i], dims[i + 1], BATCH,
-			true, false);
-		o = op_tpc(r, HPU_TPC_KERNEL_BIAS_GRAD, 2);
-		o->t[0] = mat(va + l->dz[i], BATCH, dims[i + 1]);
-		o->t[1] = mat(va + l->db[i], 0, dims[i + 1]);
-		if (!i)
-			break;
-		/* da[batch][in] = dz W^T */
-		op_gemm(r, l->da[i - 1], l->dz[i], l->w[i], BATCH, dims[i],
-			dims[i + 1], false, true);
-		o = op_tpc(r, HPU_TPC_KERNEL_RELU_BWD, 3);
-		o->t[0] = mat(va + l->z[i - 1], BATCH, dims[i]);
-		o->t[1] = mat(va + l->da[i - 1], BATCH, dims[i]);
-		o->t[2] = mat(va + l->dz[i - 1], BATCH, dims[i]);
-	}
-	for (i = 0; i < (int)nlayer; i++) {
-		o = op_tpc(r, HPU_TPC_KERNEL_AXPY, 3);
-		o->t[0] = mat(va + l->dw[i], dims[i], dims[i + 1]);
-		o->t[1] = mat(va + l->w[i], dims[i], dims[i + 1]);
-		o->t[2] = o->t[1];
-		o->p[0] = f32_bits(-LR);
-		o->np = 1;
-		o = op_tpc(r, HPU_TPC_KERNEL_AXPY, 3);
-		o->t[0] = mat(va + l->db[i], 0, dims[i + 1]);
-		o->t[1] = mat(va + l->b[i], 0, dims[i + 1]);
-		o->t[2] = o->t[1];
-		o->p[0] = f32_bits(-LR);
-		o->np = 1;
-	}
-	o = op_new(r, Q_DMA, OP_DMA);
-	o->dst[0] = r->pin_va + r->in_bytes;
-	o->src[0] = va + l->loss;
-	o->size[0] = 4;
-}
 
 static int op_append(struct hpu_cb_builder *b, const struct op *o)
 {
@@ -402,111 +155,6 @@ static int submit_op(struct step_run *r, const struct op *o)
 	return wait_seq(r, seq);
 }
 
-/* ------------------------------------------------------ host reference */
-
-static float *hf(struct step_run *r, uint64_t va)
-{
-	return (float *)(r->host + (va - r->va));
-}
-
-static void host_tpc(struct step_run *r, const struct op *o)
-{
-	const struct hpu_tpc_tensor *t = o->t;
-	uint32_t cols = t[0].sizes[0];
-	uint32_t rows = t[0].ndims > 1 ? t[0].sizes[1] : 1;
-	uint32_t i, j, n = rows * cols;
-	float *a = hf(r, t[0].addr), *b = NULL, *c = NULL, alpha;
-	const int32_t *lab;
-	double sum = 0;
-
-	if (o->nt > 1)
-		b = hf(r, t[1].addr);
-	if (o->nt > 2)
-		c = hf(r, t[2].addr);
-	switch (o->kid) {
-	case HPU_TPC_KERNEL_BIAS_ADD:
-		for (i = 0; i < rows; i++)
-			for (j = 0; j < cols; j++)
-				c[i * cols + j] = a[i * cols + j] + b[j];
-		break;
-	case HPU_TPC_KERNEL_RELU:
-		for (i = 0; i < n; i++)
-			b[i] = a[i] > 0 ? a[i] : 0;
-		break;
-	case HPU_TPC_KERNEL_RELU_BWD:
-		for (i = 0; i < n; i++)
-			c[i] = a[i] > 0 ? b[i] : 0;
-		break;
-	case HPU_TPC_KERNEL_BIAS_GRAD:
-		for (j = 0; j < cols; j++)
-			b[j] = 0;
-		for (i = 0; i < rows; i++)
-			for (j = 0; j < cols; j++)
-				b[j] += a[i * cols + j];
-		break;
-	case HPU_TPC_KERNEL_AXPY:
-		memcpy(&alpha, &o->p[0], sizeof(alpha));
-		for (i = 0; i < n; i++)
-			c[i] = alpha * a[i] + b[i];
-		break;
-	case HPU_TPC_KERNEL_XENT_FWD:
-	case HPU_TPC_KERNEL_XENT_BWD:
-		lab = (const int32_t *)b;
-		for (i = 0; i < rows; i++) {
-			const float *x = a + i * cols;
-			float mx = x[0], s = 0;
-
-			for (j = 1; j < cols; j++)
-				mx = x[j] > mx ? x[j] : mx;
-			for (j = 0; j < cols; j++)
-				s += expf(x[j] - mx);
-			if (o->kid == HPU_TPC_KERNEL_XENT_FWD) {
-				sum += mx + logf(s) - x[lab[i]];
-				continue;
-			}
-			for (j = 0; j < cols; j++)
-				c[i * cols + j] =
-					(expf(x[j] - mx) / s -
-					 (j == (uint32_t)lab[i] ? 1.0f : 0)) /
-					(float)rows;
-		}
-		if (o->kid == HPU_TPC_KERNEL_XENT_FWD)
-			*c = (float)(sum / rows);
-		break;
-	}
-}
-
-static void host_op(struct step_run *r, const struct op *o, void *loss_out)
-{
-	const struct hpu_pkt_mme_gemm *g = &o->g;
-	int i;
-
-	switch (o->kind) {
-	case OP_DMA:
-		if (o->dst[0] == r->pin_va + r->in_bytes) {
-			memcpy(loss_out, hf(r, o->src[0]), o->size[0]);
-			break;
-		}
-		for (i = 0; i < 2; i++)
-			memcpy(hf(r, o->dst[i]),
-			       r->input + (o->src[i] - r->pin_va), o->size[i]);
-		break;
-	case OP_GEMM:
-		cblas_sgemm(CblasRowMajor,
-			    g->hdr.flags & HPU_MME_F_TRANS_A ? CblasTrans :
-							       CblasNoTrans,
-			    g->hdr.flags & HPU_MME_F_TRANS_B ? CblasTrans :
-							       CblasNoTrans,
-			    (int)g->m, (int)g->n, (int)g->k, 1.0f,
-			    hf(r, g->a_addr), (int)g->lda, hf(r, g->b_addr),
-			    (int)g->ldb, 0.0f, hf(r, g->c_addr), (int)g->ldc);
-		break;
-	case OP_TPC:
-		host_tpc(r, o);
-		break;
-	}
-}
-
 /* ------------------------------------------------------ setup, timing */
 
 static void init_arena(struct step_run *r)
@@ -518,7 +166,7 @@ static void init_arena(struct step_run *r)
 	for (i = 0; i < nlayer; i++) {
 		float scale = 1.0f / sqrtf((float)dims[i]);
 
-		f = hf(r, r->va + r->l.w[i]);
+		f = bench_step_hf(r, r->va + r->l.w[i]);
 		for (j = 0; j < dims[i] * dims[i + 1]; j++) {
 			s = s * 1103515245U + 12345U;
 			f[j] = ((float)((s >> 8) & 0xffff) / 32768.0f - 1.0f) *
@@ -543,7 +191,9 @@ static int setup(struct step_run *r)
 	uint64_t seq;
 	int ret;
 
-	lay_out(&r->l);
+	r->dims = dims;
+	r->nlayer = nlayer;
+	bench_step_lay_out(r);
 	r->in_bytes = BATCH * dims[0] * 4 + BATCH * 4;
 	ret = hpu_info_hw_ip(r->dev, &ip);
 	if (ret)
@@ -589,7 +239,7 @@ static int setup(struct step_run *r)
 		return ret;
 	memcpy(r->pin, r->input, r->in_bytes);
 
-	build_ops(r);
+	bench_step_build_ops(r);
 	for (i = 0; i < r->nops && !ret; i++) {
 		ret = hpu_cb_builder_create(r->dev, OP_CB_BYTES, &r->ops[i].cb);
 		if (!ret)
@@ -627,7 +277,7 @@ static int step(struct step_run *r, int path)
 		return submit_program(r, r->nop_cb);
 	default:
 		for (i = 0; i < r->nops; i++)
-			host_op(r, &r->ops[i], &loss);
+			bench_step_host_op(r, &r->ops[i], &loss);
 		__asm__ volatile("" : : "r"(&loss) : "memory");
 		return 0;
 	}
@@ -645,7 +295,7 @@ static int check(struct step_run *r)
 		return ret;
 	memcpy(&dloss, (uint8_t *)r->pin + r->in_bytes, sizeof(dloss));
 	for (i = 0; i < r->nops; i++)
-		host_op(r, &r->ops[i], &hloss);
+		bench_step_host_op(r, &r->ops[i], &hloss);
 	if (!isfinite(dloss) || fabsf(dloss - hloss) > 1e-4f * fabsf(hloss)) {
 		fprintf(stderr,
 			"hpu-bench: step loss %.7g on the device, %.7g on "

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hpu_tpc_check.h"
 #include "ht_backend.h"
 #include "ht_error.h"
 #include "ht_graph.h"
+#include "hputpc_check.h"
 
 #define ARENA_ALIGN	    256
 #define ARENA_DEFAULT_CHUNK (64ULL << 20)
@@ -246,7 +246,7 @@ int ht_backend_kernel_dyn(struct ht_backend *be, uint32_t id,
 	be->stats.ops++;
 	ret = be->ops->kernel(be, id, t, nt, params, np, dyn);
 	if (ret == -EINVAL && !be->err[0]) {
-		const char *name = hpu_tpc_kernel_name(id);
+		const char *name = hputpc_kernel_name(id);
 
 		ht_seterr(be->err, sizeof(be->err),
 			  "TPC kernel %s: operands rejected",

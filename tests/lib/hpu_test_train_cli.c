@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hpu_test_train_cli.c - running hpu-train in the hpu-train tests
+ * (hpu_test_train_cli.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../lib/hpu_test_ccl.h"
+#include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_netns.h"
+#include "../lib/hpu_test_proc.h"
+#include "../lib/hpu_test_util.h"
+#include "hpu_test_train_cli.h"
+
+#define LOSS_ABS_TOL 2e-4
+#define LOSS_REL_TOL 2e-3
+
+extern char **environ;
+
+/* variables of a cluster environment: never inherited by a run */
+static const char *const cluster_vars[] = {
+	"RANK",	      "LOCAL_RANK", "WORLD_SIZE",  "LOCAL_WORLD_SIZE",
+	"GROUP_RANK", "NODE_RANK",  "MASTER_ADDR", "MASTER_PORT",
+	"SLURM_",     "OMPI_",	    "HPU_TRAIN_",  "HPU_VISIBLE_DEVICES",
+	NULL,
+};
+
+static bool is_cluster_var(const char *entry)
+{
+	const char *const *v;
+
+	for (v = cluster_vars; *v; v++) {
+		size_t l = strlen(*v);
+
+		if (!strncmp(entry, *v, l) &&
+		    ((*v)[l - 1] == '_' || entry[l] == '='))
+			return true;
+	}
+	return false;
+}
+
+/* whether @entry sets a variable that one of @add sets too */
+static bool overridden(const char *entry, const char *const *add)
+{
+	size_t l = strcspn(entry, "=");
+
+	for (; add && *add; add++)
+		if (!strncmp(entry, *add, l + 1))
+			return true;
+	return false;
+}
+
+/* the test's environment without cluster variables, plus @add */
+char **hpu_test_train_env(const char *const *add)
+{
+	size_t n = 0, k = 0, i;
+	char **env;
+
+	while (environ[n])
+		n++;
+	for (i = 0; add && add[i]; i++)
+		;
+	env = calloc(n + i + 1, sizeof(*env));
+	assert_non_null(env);
+	for (i = 0; i < n; i++)
+		if (!is_cluster_var(environ[i]) && !overridden(environ[i], add))
+			env[k++] = environ[i];
+	for (i = 0; add && add[i]; i++)
+		env[k++] = (char *)add[i];
+	return env;
+}
+
+/* hpu-train's argv: the program then @args */
+char **hpu_test_train_argv(const char *const *args)
+{
+	size_t n = 0, i;
+	char **argv;
+
+	while (args[n])
+		n++;
+	argv = calloc(n + 2, sizeof(*argv));
+	assert_non_null(argv);
+	argv[0] = (char *)hpu_test_bin("hpu-train");
+	for (i = 0; i < n; i++)
+		argv[i + 1] = (char *)args[i];
+	return argv;
+}
+
+/* run hpu-train @args with @env added; both outputs captured, bounded */
+void hpu_test_train_run(const char *const *args, const char *const *env,
+			int timeout_ms, struct hpu_test_train_run *r)
+{
+	char **argv = hpu_test_train_argv(args),
+	     **envp = hpu_test_train_env(env);
+	const struct hpu_test_proc_opts o = {
+		.envp = envp,
+		.stderr_mode = HPU_TEST_STDERR_CAPTURE,
+	};
+	struct hpu_test_proc p;
+
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(hpu_test_proc_run(&p, argv, &o, timeout_ms), 0);
+	r->out = p.out;
+	r->err = p.err;
+	r->ms = p.ms;
+	r->status = p.killed ? -1 : p.status;
+	free(argv);
+	free(envp);
+}
+
+void hpu_test_train_run_free(struct hpu_test_train_run *r)
+{
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof(*r));
+}
+
+void hpu_test_train_dump(const char *what, const struct hpu_test_train_run *r)
+{
+	print_message("%s: status %d after %ld ms\n--- stdout\n%s--- stderr\n"
+		      "%s---\n",
+		      what, r->status, r->ms, r->out, r->err);
+}
+
+/* the value of "key=value" in --print-env output (static buffer) */
+const char *hpu_test_train_kv(const char *out, const char *key)
+{
+	static char val[256];
+	size_t kl = strlen(key);
+	const char *p = out;
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			size_t n = strcspn(p + kl + 1, "\n");
+
+			if (n >= sizeof(val))
+				n = sizeof(val) - 1;
+			memcpy(val, p + kl + 1, n);
+			val[n] = '\0';
+			return val;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return "(missing)";
+}
+
+/* a number after @label in @out, NAN when absent */
+double hpu_test_train_number(const char *out, const char *label)
+{
+	const char *p = strstr(out, label);
+
+	return p ? strtod(p + strlen(label), NULL) : NAN;
+}
+
+/*
+ * Case @i: hpu-train @args with @env must exit 2 with @msg on stderr and
+ * nothing on stdout (the run is dumped when not); @r keeps the run
+ */
+void hpu_test_train_refused(const char *const *args, const char *const *env,
+			    const char *msg, size_t i,
+			    struct hpu_test_train_run *r)
+{
+	hpu_test_train_run(args, env, HPU_TEST_TRAIN_RUN_MS, r);
+	if (r->status != 2 || !strstr(r->err, msg) || r->out[0]) {
+		print_message("case %zu (%s ...): want status 2 and '%s'\n", i,
+			      args[0], msg);
+		hpu_test_train_dump("hpu-train", r);
+	}
+	assert_int_equal(r->status, 2);
+	assert_non_null(strstr(r->err, msg));
+	assert_string_equal(r->out, "");
+}
+
+/* final loss and test accuracy of a short run */
+void hpu_test_train_short(const char *devices, const char *batch,
+			  const char *const *env, double *loss, double *acc,
+			  struct hpu_test_train_run *r)
+{
+	const char *args[] = { "--accelerator",
+			       "hpu",
+			       "--devices",
+			       devices,
+			       "--batch-size",
+			       batch,
+			       "--max-steps",
+			       "40",
+			       "--seed",
+			       "7",
+			       "--progress-bar",
+			       "plain",
+			       NULL };
+
+	hpu_test_train_run(args, env, HPU_TEST_TRAIN_RUN_MS, r);
+	if (r->status)
+		hpu_test_train_dump(devices, r);
+	assert_int_equal(r->status, 0);
+	*loss = hpu_test_train_number(r->out, "final loss ");
+	*acc = hpu_test_train_number(r->out, "test accuracy ");
+	assert_false(isnan(*loss));
+	assert_false(isnan(*acc));
+}
+
+void hpu_test_train_assert_close(double a, double b, const char *what)
+{
+	print_message("%s: %.6f vs %.6f\n", what, a, b);
+	assert_true(fabs(a - b) <= LOSS_ABS_TOL + LOSS_REL_TOL * fabs(b));
+}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hpu_fused.h"
 
@@ -233,6 +234,29 @@ void hfd_ctx_call_begin(struct hfd_ctx *ctx)
 }
 
 /**
+ * hfd_ctx_call_try_begin() - work of the daemon's own on the context
+ * (a ring's consumer taking an entry) starts, unless release() came
+ * @ctx: context (the caller holds a reference)
+ *
+ * Such work counts as a call: a release() that finds it in progress
+ * leaves the teardown to its hfd_ctx_call_end().
+ *
+ * Return: true when it may start (end it with hfd_ctx_call_end()).
+ */
+bool hfd_ctx_call_try_begin(struct hfd_ctx *ctx)
+{
+	uint32_t c = __atomic_load_n(&ctx->calls, __ATOMIC_ACQUIRE);
+
+	do {
+		if (c & HFD_CTX_RELEASED)
+			return false;
+	} while (!__atomic_compare_exchange_n(&ctx->calls, &c, c + 1, true,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	return true;
+}
+
+/**
  * hfd_ctx_call_end() - the ioctl of hfd_ctx_call_begin() is done with
  * the context; the last one after release() tears the context down
  * @ctx: context
@@ -258,6 +282,8 @@ void hfd_ctx_call_end(struct hfd_ctx *ctx)
  */
 void hfd_ctx_release(struct hfd_ctx *ctx)
 {
+	/* a ring's take in progress ends first, unless it is stuck */
+	hfd_ring_stop_ctx(ctx);
 	if (__atomic_fetch_or(&ctx->calls, HFD_CTX_RELEASED, __ATOMIC_ACQ_REL) &
 	    ~HFD_CTX_RELEASED) {
 		hfd_info("hpu%u: pid %d: release waits for a stuck call",
@@ -581,11 +607,17 @@ void hfd_device_open_stats(struct hfd_device *dev,
  *
  * At shutdown the kernel may not have delivered the RELEASE of files
  * closed just before the unmount; their contexts go here. No request may
- * be running.
+ * be running, but a ring's consumer may be taking an entry (a call,
+ * hfd_ctx_call_try_begin()): its end tears the context down, which is
+ * waited for, at most HFD_STOP_BOUND_MS per context (a consumer stuck in
+ * client memory nobody resolves): then the process exits without it, as
+ * the stop guard does for stuck workers (main.c).
  */
 void hfd_device_release_all(struct hfd_device *dev)
 {
-	struct hfd_ctx *ctx;
+	struct hfd_ctx *ctx, *c;
+	uint64_t end;
+	uint32_t old;
 
 	for (;;) {
 		pthread_mutex_lock(&dev->ctx_lock);
@@ -593,7 +625,28 @@ void hfd_device_release_all(struct hfd_device *dev)
 		pthread_mutex_unlock(&dev->ctx_lock);
 		if (!ctx)
 			break;
-		/* no worker is left to hold a call: the loop joined them */
-		ctx_release_now(ctx);
+		old = __atomic_fetch_or(&ctx->calls, HFD_CTX_RELEASED,
+					__ATOMIC_ACQ_REL);
+		if (!old) {
+			ctx_release_now(ctx);
+			continue;
+		}
+		/* a call (or a teardown under way) unlinks it */
+		end = hfd_now_ns() + HFD_STOP_BOUND_MS * 1000000ULL;
+		for (;;) {
+			pthread_mutex_lock(&dev->ctx_lock);
+			for (c = dev->ctx_list; c && c != ctx; c = c->next)
+				;
+			pthread_mutex_unlock(&dev->ctx_lock);
+			if (!c)
+				break;
+			if (hfd_now_ns() > end) {
+				hfd_err("hpu%u: pid %d: a ring's consumer is still stuck in client memory after %d ms: exiting without it",
+					dev->index, (int)ctx->pid,
+					HFD_STOP_BOUND_MS);
+				_exit(EXIT_SUCCESS);
+			}
+			usleep(1000);
+		}
 	}
 }

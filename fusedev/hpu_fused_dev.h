@@ -319,6 +319,7 @@ int hfd_ctx_open(struct hfd_device *dev, bool control, pid_t tid, uid_t uid,
 		 gid_t gid, struct hfd_ctx **out);
 void hfd_ctx_release(struct hfd_ctx *ctx);
 void hfd_ctx_call_begin(struct hfd_ctx *ctx);
+bool hfd_ctx_call_try_begin(struct hfd_ctx *ctx);
 void hfd_ctx_call_end(struct hfd_ctx *ctx);
 void hfd_device_release_all(struct hfd_device *dev);
 void hfd_ctx_get(struct hfd_ctx *ctx);

@@ -77,6 +77,7 @@ struct hfd_cs_desc;
 int hfd_ring_submit_ordered(struct hfd_ctx *ctx, pid_t requester,
 			    const struct hfd_cs_desc *d, uint64_t *seq,
 			    bool *completed);
+void hfd_ring_stop_ctx(struct hfd_ctx *ctx);
 void hfd_ring_unregister_ctx(struct hfd_ctx *ctx);
 void hfd_ring_raise_error(struct hfd_ctx *ctx);
 int hfd_ring_cq_room(uint32_t nentries, uint32_t tail, uint32_t head);

@@ -30,6 +30,8 @@ void hfd_uaccess_set_mount_dev(dev_t dev);
 int hfd_uaccess_guard_start(uint32_t timeout_ms, void (*abandon)(void *token));
 void hfd_uaccess_guard_stop(void);
 void hfd_uaccess_begin_request(void *token, pid_t tid, uid_t uid);
+void hfd_uaccess_begin_task(pid_t tid, pid_t tgid, uid_t uid);
+void hfd_uaccess_set_hook(void (*hook)(void *arg), void *arg);
 bool hfd_uaccess_end_request(void);
 bool hfd_uaccess_request_dead(void);
 int hfd_uaccess_enter(void);

@@ -13,6 +13,17 @@
  * reserved records, completed_seq, broken) is under the CS state's lock,
  * so an ending posts its record and moves completed_seq together, and
  * UNREGISTER, which clears st->ring under that lock, never races one.
+ *
+ * Client memory: taking an entry copies its CBs out of the client
+ * (process_vm_readv), under the uaccess guard like an ioctl's copies.
+ * The consumer thread takes each entry as a call on the context
+ * (hfd_ctx_call_try_begin()), so a release() that comes meanwhile leaves
+ * the teardown to the end of the take. A copy the watchdog abandons
+ * breaks the ring at once (ring_abandoned(), on the watchdog's thread):
+ * an ioctl CS then no longer waits for the ring, and UNREGISTER and
+ * release() let the stuck thread go (detach) instead of joining it. The
+ * ring holds a reference on its context, and its last reference (the
+ * stuck thread's, when it comes back) unmaps it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,20 +37,22 @@
 
 #include "hpu_cs.h"
 
-/* Rings of the whole daemon: one consumer thread each */
-#define HFD_MAX_RINGS	  256
+/* Rings of the whole daemon: one consumer thread each (stuck ones too) */
+#define HFD_MAX_RINGS	   256
 /* The consumer polls this long for new entries before it sleeps */
-#define RING_SPIN_NS	  50000ULL
+#define RING_SPIN_NS	   50000ULL
 /* Longest sleep of the consumer: a stop, freed CQ room are seen by then */
-#define RING_SLEEP_NS	  100000000LL
+#define RING_SLEEP_NS	   100000000LL
 /* Longest wait of an ioctl CS for the ring's consumer (then -EAGAIN) */
-#define RING_DRAIN_WAIT_S 1
+#define RING_DRAIN_WAIT_NS 1000000000ULL
+/* Waits for the consume lock look at the ring's state this often */
+#define RING_LOCK_SLICE_NS 10000000ULL
 
 static unsigned int nrings; /* registered rings of the daemon (atomic) */
 
 /**
  * struct hfd_ring - a context's registered rings
- * @ctx: the context (it outlives the ring: release unregisters first)
+ * @ctx: the context (the ring holds a reference on it)
  * @map: the driver's mapping of the region
  * @size: bytes of @map
  * @hdr: the shared header (first page of @map)
@@ -47,8 +60,11 @@ static unsigned int nrings; /* registered rings of the daemon (atomic) */
  * @cq: the CQ (driver's size)
  * @gen: generation of the registration: records go to the ring their
  *	entries came from, never to a later one
- * @refs: the registration's reference and one per drainer (atomic)
+ * @refs: the registration's reference, the consumer thread's and one
+ *	per drainer (atomic)
  * @stop: the consumer is to end (atomic)
+ * @stuck: a copy of a take was abandoned by the uaccess watchdog: its
+ *	thread may never come back (atomic)
  * @consume_lock: serializes taking entries: protects @head, @scratch
  * @head: SQ consumer index
  * @scratch: where an entry is copied
@@ -72,6 +88,7 @@ struct hfd_ring {
 	uint32_t gen;
 	unsigned int refs;
 	bool stop;
+	bool stuck;
 	pthread_mutex_t consume_lock;
 	uint32_t head;
 	struct hfd_ring_scratch scratch;
@@ -178,6 +195,60 @@ void hfd_ring_raise_error(struct hfd_ctx *ctx)
 	hfd_ctx_queue_event(ctx, HPU_EVENT_RING_ERR, ~0U, 0, head, EIO);
 }
 
+/*
+ * The uaccess watchdog abandoned a CB copy of a take of @arg (a ring):
+ * the ring breaks, the entry being taken gets neither number nor record,
+ * and nobody waits for the stuck thread any more. Runs on the watchdog's
+ * thread while the stuck thread holds its reference and consume_lock,
+ * never st->lock.
+ */
+static void ring_abandoned(void *arg)
+{
+	struct hfd_ring *r = arg;
+	struct hfd_cs_state *st = r->ctx->cs;
+
+	hfd_log_ratelimited(
+		HFD_LOG_WARN,
+		"hpu%u: pid %d: a CB copy of a ring entry is stuck in client memory: ring broken",
+		r->ctx->dev->index, (int)r->ctx->pid);
+	__atomic_store_n(&r->stuck, true, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&st->lock);
+	break_locked(r);
+	pthread_mutex_unlock(&st->lock);
+	hfd_ring_raise_error(r->ctx);
+	/* the consumer's sleep, a waiter for the lock: they see it now */
+	kick(r);
+}
+
+/*
+ * Take consume_lock, waiting at most @wait_ns; give up earlier when the
+ * ring is broken (@give_up_broken) or a take is stuck (always). Return:
+ * 0 held; -EIO broken or stuck; -EAGAIN timed out.
+ */
+static int lock_consume(struct hfd_ring *r, uint64_t wait_ns,
+			bool give_up_broken)
+{
+	uint64_t end = now_ns() + wait_ns, t;
+	struct timespec ts;
+
+	for (;;) {
+		if (__atomic_load_n(&r->stuck, __ATOMIC_ACQUIRE) ||
+		    (give_up_broken &&
+		     __atomic_load_n(&r->broken, __ATOMIC_ACQUIRE)))
+			return -EIO;
+		t = now_ns();
+		if (t >= end)
+			return -EAGAIN;
+		t += RING_LOCK_SLICE_NS < end - t ? RING_LOCK_SLICE_NS :
+						    end - t;
+		ts.tv_sec = (time_t)(t / 1000000000ULL);
+		ts.tv_nsec = (long)(t % 1000000000ULL);
+		if (!pthread_mutex_clocklock(&r->consume_lock, CLOCK_MONOTONIC,
+					     &ts))
+			return 0;
+	}
+}
+
 /**
  * hfd_ring_cs_ended_locked() - a CS of a context with rings ended: post
  * its record (ring CSs) and move completed_seq
@@ -273,13 +344,8 @@ static void advance(struct hfd_ring *r, uint32_t used)
 	__atomic_store_n(&r->hdr->sq_head, r->head, __ATOMIC_RELEASE);
 }
 
-/*
- * Take at most one entry (consume_lock held). Return: 1 one was taken;
- * 0 the ring is empty (or stopping); -EAGAIN back-pressure (no CQ room,
- * the cs_in_flight limit, no internal SOB): the entry stays; -EIO the
- * ring is broken (or the context torn down).
- */
-static int take_one(struct hfd_ring *r)
+/* take_one() without the hook */
+static int take_one_hooked(struct hfd_ring *r)
 {
 	struct hfd_ctx *ctx = r->ctx;
 	struct hfd_cs_state *st = ctx->cs;
@@ -347,6 +413,11 @@ static int take_one(struct hfd_ring *r)
 	d.wait_seqs = e.wait_seqs;
 	d.user_data = e.sqe.user_data;
 	ret = hfd_cs_submit(ctx, 0, &d, &seq, &completed);
+	if (__atomic_load_n(&r->stuck, __ATOMIC_ACQUIRE) && !seq) {
+		/* abandoned: the ring broke there (ring_abandoned()) */
+		unreserve(r);
+		return -EIO;
+	}
 	if (!ret || seq) {
 		advance(r, used);
 		return 1;
@@ -372,6 +443,23 @@ refused:
 	return 1;
 }
 
+/*
+ * Take at most one entry (consume_lock held). Return: 1 one was taken;
+ * 0 the ring is empty (or stopping); -EAGAIN back-pressure (no CQ room,
+ * the cs_in_flight limit, no internal SOB): the entry stays; -EIO the
+ * ring is broken (or the context torn down). A CB copy the uaccess
+ * watchdog abandons breaks the ring, whatever thread takes.
+ */
+static int take_one(struct hfd_ring *r)
+{
+	int ret;
+
+	hfd_uaccess_set_hook(ring_abandoned, r);
+	ret = take_one_hooked(r);
+	hfd_uaccess_set_hook(NULL, NULL);
+	return ret;
+}
+
 /* Poll briefly for a new entry: true when one came */
 static bool spin(struct hfd_ring *r)
 {
@@ -392,19 +480,45 @@ static bool spin(struct hfd_ring *r)
 	return false;
 }
 
+static void ring_put(struct hfd_ring *r);
+
+/*
+ * One take on the consumer thread, as a call on the context: a release()
+ * meanwhile is left to its end (which may then tear the context down
+ * here). Return: as take_one(); -ESHUTDOWN release() came.
+ */
+static int consumer_take(struct hfd_ring *r, pid_t self)
+{
+	struct hfd_ctx *ctx = r->ctx;
+	int ret;
+
+	if (!hfd_ctx_call_try_begin(ctx))
+		return -ESHUTDOWN;
+	hfd_uaccess_begin_task(self, ctx->pid, ctx->uid);
+	ret = lock_consume(r, RING_SLEEP_NS, true);
+	if (!ret) {
+		ret = take_one(r);
+		pthread_mutex_unlock(&r->consume_lock);
+	}
+	hfd_uaccess_end_request();
+	hfd_ctx_call_end(ctx);
+	return ret;
+}
+
 static void *consumer(void *arg)
 {
 	struct hfd_ring *r = arg;
 	struct hpu_ring_hdr *h = r->hdr;
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = RING_SLEEP_NS };
+	pid_t self = (pid_t)syscall(SYS_gettid);
 	uint32_t d;
 	int ret;
 
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
 		d = __atomic_load_n(&h->sq_doorbell, __ATOMIC_SEQ_CST);
-		pthread_mutex_lock(&r->consume_lock);
-		ret = take_one(r);
-		pthread_mutex_unlock(&r->consume_lock);
+		ret = consumer_take(r, self);
+		if (ret == -ESHUTDOWN)
+			break;
 		if (ret == 1 || (!ret && spin(r)))
 			continue;
 		/* sleep; the producer rings when it sees the flag */
@@ -415,9 +529,14 @@ static void *consumer(void *arg)
 			futex(&h->sq_doorbell, FUTEX_WAIT, d, &ts);
 		__atomic_store_n(&h->sq_need_wakeup, 0, __ATOMIC_RELAXED);
 	}
+	ring_put(r);
 	return NULL;
 }
 
+/*
+ * Drop a reference; the last one unmaps the region and lets the context
+ * go (the context's accounting was given back at unregister time)
+ */
 static void ring_put(struct hfd_ring *r)
 {
 	struct hfd_ctx *ctx = r->ctx;
@@ -425,11 +544,10 @@ static void ring_put(struct hfd_ring *r)
 	if (__atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	munmap(r->map, r->size);
-	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1);
-	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, r->size);
 	__atomic_sub_fetch(&nrings, 1, __ATOMIC_ACQ_REL);
 	pthread_mutex_destroy(&r->consume_lock);
 	free(r);
+	hfd_ctx_put(ctx);
 }
 
 /**
@@ -450,7 +568,6 @@ int hfd_ring_submit_ordered(struct hfd_ctx *ctx, pid_t requester,
 			    bool *completed)
 {
 	struct hfd_cs_state *st = ctx->cs;
-	struct timespec deadline;
 	struct hfd_ring *r;
 	int ret;
 
@@ -463,15 +580,16 @@ int hfd_ring_submit_ordered(struct hfd_ctx *ctx, pid_t requester,
 		return hfd_cs_submit(ctx, requester, d, seq, completed);
 
 	/*
-	 * The consumer holds the lock while it copies an entry's CBs, which
-	 * is not bounded yet on its thread (docs/rings.md, "State"): a
-	 * worker waits for it a bounded time only.
+	 * The consumer holds the lock while it copies an entry's CBs (at
+	 * most the uaccess timeout, then the ring breaks): a worker waits
+	 * for it a bounded time only. A broken ring takes nothing more, so
+	 * nothing is to be drained: the CS goes on by itself.
 	 */
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += RING_DRAIN_WAIT_S;
-	if (pthread_mutex_clocklock(&r->consume_lock, CLOCK_MONOTONIC,
-				    &deadline)) {
+	ret = lock_consume(r, RING_DRAIN_WAIT_NS, true);
+	if (ret) {
 		ring_put(r);
+		if (ret == -EIO)
+			return hfd_cs_submit(ctx, requester, d, seq, completed);
 		*seq = 0;
 		*completed = false;
 		return -EAGAIN;
@@ -540,8 +658,10 @@ static int ring_register(const struct hfd_ioctl_call *call,
 	r->cq.recs = (struct hpu_ring_cqe *)((uint8_t *)p +
 					     HPU_RING_CQ_OFFSET(in.sq_slots));
 	r->cq.nentries = in.cq_entries;
-	r->refs = 1;
+	/* the registration's and the consumer thread's */
+	r->refs = 2;
 	pthread_mutex_init(&r->consume_lock, NULL);
+	hfd_ctx_get(ctx);
 
 	pthread_mutex_lock(&st->lock);
 	next = st->next_seq;
@@ -559,6 +679,9 @@ static int ring_register(const struct hfd_ioctl_call *call,
 	pthread_mutex_unlock(&st->lock);
 	if (ret) {
 		/* an ioctl may hold a reference meanwhile: the last put frees */
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1);
+		hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, in.size);
+		ring_put(r); /* the thread's */
 		ring_put(r);
 		return ret;
 	}
@@ -582,11 +705,20 @@ err_count:
 	return ret;
 }
 
-/* Stop the consumer, detach the ring from the context, drop it */
+/*
+ * Stop the consumer at an entry boundary, detach the ring from the
+ * context, give back the context's accounting, drop the registration's
+ * reference. Waits for a take in progress unless it is stuck in client
+ * memory (the watchdog abandoned its copy: the ring broke); the consumer
+ * is joined, or left to end by itself when it is stuck or when this runs
+ * on it (the teardown that the end of its take started).
+ */
 static int ring_unregister(struct hfd_ctx *ctx)
 {
 	struct hfd_cs_state *st = ctx->cs;
 	struct hfd_ring *r;
+	bool join;
+	int ret;
 
 	if (!st)
 		return -EINVAL;
@@ -599,13 +731,54 @@ static int ring_unregister(struct hfd_ctx *ctx)
 		return -EINVAL;
 	__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
 	kick(r);
-	pthread_join(r->thread, NULL);
+	/* no take starts after this (stop), a live one ends within the
+	 * uaccess timeout or is abandoned */
+	while ((ret = lock_consume(r, RING_SLEEP_NS, false)) == -EAGAIN)
+		;
+	if (!ret)
+		pthread_mutex_unlock(&r->consume_lock);
+	join = !__atomic_load_n(&r->stuck, __ATOMIC_ACQUIRE);
+	if (pthread_equal(pthread_self(), r->thread))
+		join = false;
+	if (join)
+		pthread_join(r->thread, NULL);
+	else
+		pthread_detach(r->thread);
 	pthread_mutex_lock(&st->lock);
 	st->ring = NULL;
 	st->ring_busy = false;
 	pthread_mutex_unlock(&st->lock);
+	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_SHM_MAPS, 1);
+	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, r->size);
 	ring_put(r);
 	return 0;
+}
+
+/**
+ * hfd_ring_stop_ctx() - release(): the consumer takes no more entries and
+ * the take in progress, if any, ends first (unless it is stuck in client
+ * memory: the release is then left to its end, hfd_ctx_release())
+ * @ctx: context being released
+ */
+void hfd_ring_stop_ctx(struct hfd_ctx *ctx)
+{
+	struct hfd_cs_state *st = ctx->cs;
+	struct hfd_ring *r;
+
+	if (!st)
+		return;
+	pthread_mutex_lock(&st->lock);
+	r = st->ring;
+	if (r)
+		__atomic_add_fetch(&r->refs, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_unlock(&st->lock);
+	if (!r)
+		return;
+	__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
+	kick(r);
+	if (!lock_consume(r, RING_DRAIN_WAIT_NS, false))
+		pthread_mutex_unlock(&r->consume_lock);
+	ring_put(r);
 }
 
 /**

@@ -17,8 +17,19 @@
  * thread, process and user and in total, and the FUSE loop's thread limit
  * leaves room for them all (HFD_MAX_THREADS_ALL): beyond a cap a
  * client's new accesses are refused with -EFAULT at once.
+ *
+ * Threads of the daemon that touch client memory on a client's behalf
+ * outside any request (a ring's consumer, ring.c) are guarded the same
+ * way (hfd_uaccess_begin_task()): there is no request to answer, and a
+ * hook (hfd_uaccess_set_hook()) tells their owner that the access was
+ * abandoned. The watchdog runs the hooks while the stuck thread cannot
+ * leave its access: hfd_uaccess_exit() of an abandoned access waits
+ * until the watchdog is done with the slot, so what the hook's argument
+ * points to stays valid as long as the thread keeps it during the
+ * access.
  */
 #include <errno.h>
+#include <sched.h>
 #include <time.h>
 
 #include "hpu_fused.h"
@@ -49,7 +60,13 @@ enum guard_state {
  *	moves IDLE -> ACTIVE -> IDLE, the watchdog ACTIVE -> ABANDONED, the
  *	woken worker ABANDONED -> IDLE)
  * @start_ns: CLOCK_MONOTONIC when the access began (atomic)
- * @token: the request being served (atomic; given to the abandon callback)
+ * @token: the request being served (atomic; given to the abandon
+ *	callback; NULL: a task, no request to answer)
+ * @hook: called by the watchdog when it abandons an access (the thread's
+ *	own; read by the watchdog after it abandoned the access)
+ * @hook_arg: argument of @hook
+ * @handled: sequence of the last abandoned access whose handling by the
+ *	watchdog is over (atomic)
  * @tid: client thread of the request (atomic)
  * @tgid: its process, looked up when needed (atomic; 0: not yet)
  * @uid: client user of the request (atomic)
@@ -61,6 +78,9 @@ struct guard_slot {
 	uint64_t word;
 	uint64_t start_ns;
 	void *token;
+	void (*hook)(void *arg);
+	void *hook_arg;
+	uint64_t handled;
 	int32_t tid;
 	int32_t tgid;
 	uint32_t uid;
@@ -168,6 +188,52 @@ void hfd_uaccess_begin_request(void *token, pid_t tid, uid_t uid)
 	__atomic_store_n(&s->uid, (uint32_t)uid, __ATOMIC_RELAXED);
 	s->dead = false;
 	s->in_request = true;
+}
+
+/**
+ * hfd_uaccess_begin_task() - the calling thread of the daemon starts
+ * work on behalf of a client whose client memory accesses are guarded,
+ * outside any request (end: hfd_uaccess_end_request())
+ * @tid: a thread id counted against the per-thread cap (the calling
+ *	thread's own: each task thread has its own cap)
+ * @tgid: the client process the work is for (its cap)
+ * @uid: its user (its cap)
+ *
+ * An abandoned access of a task answers nothing; the thread's hook
+ * (hfd_uaccess_set_hook()) is its owner's news.
+ */
+void hfd_uaccess_begin_task(pid_t tid, pid_t tgid, uid_t uid)
+{
+	struct guard_slot *s = slot_get();
+
+	if (!s)
+		return;
+	__atomic_store_n(&s->token, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->tid, (int32_t)tid, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->tgid, (int32_t)tgid, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->uid, (uint32_t)uid, __ATOMIC_RELAXED);
+	s->dead = false;
+	s->in_request = true;
+}
+
+/**
+ * hfd_uaccess_set_hook() - have the watchdog call @hook(@arg) when it
+ * abandons an access of the calling thread, until the next call
+ * @hook: the hook, or NULL for none
+ * @arg: its argument: must stay valid until the hook is changed (an
+ *	abandoned access does not return before the hook ran)
+ *
+ * The hook runs on the watchdog thread, after the request's own answer:
+ * it must not wait for anything the stuck thread may hold.
+ */
+void hfd_uaccess_set_hook(void (*hook)(void *arg), void *arg)
+{
+	struct guard_slot *s = slot_get();
+
+	if (!s)
+		return;
+	__atomic_store_n(&s->hook_arg, arg, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->hook, hook, __ATOMIC_RELEASE);
 }
 
 /**
@@ -306,7 +372,9 @@ int hfd_uaccess_exit(void)
 		__atomic_sub_fetch(&busy, 1, __ATOMIC_ACQ_REL);
 		return 0;
 	}
-	/* abandoned: the thread is back, the request is answered */
+	/* abandoned: the thread is back; the watchdog may still be at it */
+	while (__atomic_load_n(&s->handled, __ATOMIC_ACQUIRE) != WORD_SEQ(w))
+		sched_yield();
 	s->dead = true;
 	__atomic_store_n(&s->word, idle, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&stuck_now, 1, __ATOMIC_ACQ_REL);
@@ -322,6 +390,7 @@ static void watchdog_scan(void)
 {
 	unsigned int i, n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
 	uint64_t now = now_coarse(), w, start;
+	void (*hook)(void *arg);
 	void *token;
 
 	for (i = 0; i < n; i++) {
@@ -349,8 +418,13 @@ static void watchdog_scan(void)
 			(unsigned int)__atomic_load_n(&s->uid,
 						      __ATOMIC_RELAXED),
 			(unsigned long long)((now - start) / 1000000ULL));
-		if (abandon_fn)
+		if (abandon_fn && token)
 			abandon_fn(token);
+		hook = __atomic_load_n(&s->hook, __ATOMIC_ACQUIRE);
+		if (hook)
+			hook(__atomic_load_n(&s->hook_arg, __ATOMIC_RELAXED));
+		/* the thread may leave its access now */
+		__atomic_store_n(&s->handled, WORD_SEQ(w), __ATOMIC_RELEASE);
 	}
 }
 

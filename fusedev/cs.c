@@ -346,6 +346,12 @@ static void cs_finalize(struct hfd_cs *cs)
 	pthread_mutex_lock(&st->lock);
 	if (!--st->in_flight)
 		pthread_cond_broadcast(&st->idle);
+	if (st->in_flight_full) {
+		/* room under the limit: a ring's refused entry retries now */
+		st->in_flight_full = false;
+		if (st->ring)
+			hfd_ring_kick_locked(st);
+	}
 	pthread_mutex_unlock(&st->lock);
 	cs_put(cs);
 }
@@ -668,6 +674,7 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
 
 	pthread_mutex_lock(&st->lock);
 	if (st->in_flight >= hfd_limit(HPU_CTX_LIMIT_CS_IN_FLIGHT)) {
+		st->in_flight_full = true;
 		pthread_mutex_unlock(&st->lock);
 		count(&ctx->dev->cs_stats.max_in_flight,
 		      &ctx->cs_stats.max_in_flight);

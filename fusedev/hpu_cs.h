@@ -110,6 +110,8 @@ struct hfd_cs_hist {
  * @idle: signalled when @in_flight drops to 0
  * @next_seq: next sequence number (starts at 1)
  * @in_flight: CSs submitted and not ended
+ * @in_flight_full: a submission was refused for the cs_in_flight limit
+ *	since the last ending: the next ending wakes the ring's consumer
  * @hash: in-flight CSs by seq
  * @hist: ring of CS_HISTORY ended CSs (allocated on first use)
  * @sob_owner: per internal SOB, the WAIT submission using it (0: free)
@@ -126,6 +128,7 @@ struct hfd_cs_state {
 	pthread_cond_t idle;
 	uint64_t next_seq;
 	unsigned int in_flight;
+	bool in_flight_full;
 	struct hfd_cs *hash[CS_HASH_SIZE];
 	struct hfd_cs_hist *hist;
 	uint64_t sob_owner[CS_NUM_INT_SOBS];

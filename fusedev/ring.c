@@ -306,6 +306,20 @@ bool hfd_ring_cs_ended_locked(struct hfd_ctx *ctx, const struct hfd_cs *cs,
 	return broke;
 }
 
+/**
+ * hfd_ring_kick_locked() - a CS of the context ended and made room under
+ * the cs_in_flight limit: the consumer retries the entry it left waiting
+ * @st: CS state of a context with a ring (its lock held)
+ */
+void hfd_ring_kick_locked(struct hfd_cs_state *st)
+{
+	struct hfd_ring *r = st->ring;
+
+	HPU_ASSERT_HELD(&st->lock);
+	r->bp = false;
+	kick(r);
+}
+
 /* An entry refused for its contents counts as a CS_COUNTERS parsing drop */
 static void count_parsing_drop(struct hfd_ctx *ctx)
 {
@@ -359,6 +373,17 @@ static int take_one_hooked(struct hfd_ring *r)
 	HPU_ASSERT_HELD(&r->consume_lock);
 	if (__atomic_load_n(&r->broken, __ATOMIC_ACQUIRE))
 		return -EIO;
+	if (!hfd_device_present(ctx->dev)) {
+		/* hot-removed: no more work, as for the ioctls (-ENODEV) */
+		pthread_mutex_lock(&st->lock);
+		if (!r->broken) {
+			__atomic_store_n(&r->broken, true, __ATOMIC_RELEASE);
+			__atomic_store_n(&r->hdr->error, (uint32_t)ENODEV,
+					 __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&st->lock);
+		return -EIO;
+	}
 	if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
 		return 0;
 	tail = __atomic_load_n(&r->hdr->sq_tail, __ATOMIC_ACQUIRE);
@@ -437,6 +462,11 @@ refused:
 	if (ret) {
 		/* no number for it now (cs_in_flight): the entry stays */
 		unreserve(r);
+		if (ret == -EAGAIN) {
+			pthread_mutex_lock(&st->lock);
+			r->bp = true;
+			pthread_mutex_unlock(&st->lock);
+		}
 		return ret == -EAGAIN ? -EAGAIN : -EIO;
 	}
 	advance(r, used);

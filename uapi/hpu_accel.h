@@ -47,7 +47,7 @@
 /* NIC protection domains (ABI 1.1): 64-bit keys, HPU_NIC_OP_ACCEPT */
 #define HPU_CAP_NIC_PD	   (1ULL << 9)
 #define HPU_CAP_CTX_LIMITS (1ULL << 10) /* HPU_INFO_CTX_LIMITS (ABI 1.1) */
-/* HPU_IOCTL_RING: user-mode rings (uapi/hpu_ring.h, docs/rings.md) */
+/* HPU_IOCTL_RING: user-mode rings (ABI 1.2; uapi/hpu_ring.h, docs/rings.md) */
 #define HPU_CAP_RING	   (1ULL << 11)
 
 /* ------------------------------------------------------------------ */

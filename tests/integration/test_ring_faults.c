@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_ring_faults.c - ring CSs that do not simply complete, through the
+ * real hpu-fused (docs/rings.md): a timeout (a TIMEDOUT record, the
+ * event, the ring goes on), an engine fault (an ABORTED record), an
+ * entry refused while the cs_in_flight limit is reached (retried as soon
+ * as a CS ends, not after the consumer's sleep), and a hot-removed
+ * device (the ring takes nothing more, the daemon serves on).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/hpu_test_cs.h"
+#include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_ring.h"
+#include "../lib/hpu_test_util.h"
+#include "hpu_accel.h"
+#include "hpu_packets.h"
+#include "hpudrv.h"
+
+/* A CB of @len bytes of packets in memory that lives as long as the test */
+static uint64_t make_cb(int fd, const void *pkts, uint32_t len)
+{
+	static uint64_t bufs[8][32];
+	static unsigned int next;
+	uint64_t *buf = bufs[next++ % 8];
+	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
+					.cb_size = len } };
+
+	assert_true(len <= sizeof(bufs[0]));
+	memcpy(buf, pkts, len);
+	a.in.host_ptr = (uintptr_t)buf;
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), 0);
+	return a.out.cb_handle;
+}
+
+/* The context's event mask since the last GET_EVENTS */
+static uint64_t events(int fd)
+{
+	struct hpu_info_events ev = { 0 };
+	struct hpu_info_args a = { .return_pointer = (uintptr_t)&ev,
+				   .return_size = sizeof(ev),
+				   .op = HPU_INFO_GET_EVENTS };
+
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
+	return ev.events_mask;
+}
+
+/* A FENCE on @sob that nobody raises times out: TIMEDOUT, then more work */
+static void test_timeout_record(void **state)
+{
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(5);
+	int fd = hpu_test_open_dev(0);
+	struct hpu_test_ring r;
+	struct hpu_ring_cqe rec;
+	struct hpu_cs_chunk c;
+	uint64_t s1, s2;
+	int i;
+
+	(void)state;
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	events(fd);
+	c = hpu_test_ring_chunk(make_cb(fd, &f, sizeof(f)), 0, sizeof(f));
+	s1 = hpu_test_ring_append_timeout(&r, 41, 200, &c, 1);
+	c = hpu_test_ring_chunk(hpu_test_ring_nop_cb(fd), 0,
+				sizeof(struct hpu_pkt_nop));
+	s2 = hpu_test_ring_append(&r, 42, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	hpu_test_ring_wait_seq(&r, s2);
+	/* records come in the order the CSs end */
+	for (i = 0; i < 2; i++) {
+		rec = hpu_test_ring_pop(&r);
+		assert_int_equal(rec.res, 0);
+		if (rec.user_data == 41) {
+			assert_int_equal(rec.seq, s1);
+			assert_int_equal(rec.status,
+					 HPU_WAIT_CS_STATUS_TIMEDOUT);
+		} else {
+			assert_int_equal(rec.user_data, 42);
+			assert_int_equal(rec.seq, s2);
+			assert_int_equal(rec.status,
+					 HPU_WAIT_CS_STATUS_COMPLETED);
+		}
+	}
+	assert_true(hpu_test_ring_cq_empty(&r));
+	assert_true(events(fd) & (1ULL << HPU_EVENT_CS_TIMEOUT));
+	assert_int_equal(hpu_test_cs_wait_status(fd, s1),
+			 HPU_WAIT_CS_STATUS_TIMEDOUT);
+	assert_int_equal(r.hdr->error, 0);
+	close(fd);
+	hpu_test_ring_unmap(&r);
+}
+
+/* A DMA from an address the context never mapped: ABORTED, PAGE_FAULT */
+static void test_abort_record(void **state)
+{
+	struct hpu_pkt_lin_dma dma = {
+		.hdr = { .opcode = HPU_PACKET_LIN_DMA, .size = sizeof(dma) },
+		.src_addr = 0x7f0000000000ULL,
+		.dst_addr = 0x7f0000100000ULL,
+		.size = 4096,
+	};
+	int fd = hpu_test_open_dev(0);
+	struct hpu_test_ring r;
+	struct hpu_ring_cqe rec;
+	struct hpu_cs_chunk c;
+	uint64_t s;
+
+	(void)state;
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	events(fd);
+	c = hpu_test_ring_chunk(make_cb(fd, &dma, sizeof(dma)), 0, sizeof(dma));
+	s = hpu_test_ring_append(&r, 7, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	hpu_test_ring_wait_seq(&r, s);
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, s);
+	assert_int_equal(rec.res, 0);
+	assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_ABORTED);
+	assert_true(events(fd) & (1ULL << HPU_EVENT_PAGE_FAULT));
+	assert_int_equal(r.hdr->error, 0);
+	close(fd);
+	hpu_test_ring_unmap(&r);
+}
+
+/*
+ * With cs_in_flight 1, an entry refused for its contents (an unknown CB
+ * handle) behind a running CS waits for a number. When that CS ends the
+ * driver rings the consumer's doorbell (so it retries at once): before,
+ * nothing woke it and it retried after its sleep.
+ */
+static void test_in_flight_retry(void **state)
+{
+	static const char *const args[] = { "--limit", "cs_in_flight=1", NULL };
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(6);
+	struct hpu_test_daemon d;
+	struct hpu_test_ring r;
+	struct hpu_ring_cqe rec;
+	struct hpu_cs_chunk c;
+	uint64_t s1, s2, end;
+	uint32_t d0;
+	int fd, ret;
+
+	(void)state;
+	assert_int_equal(hpu_test_daemon_start(&d, 1, "gaudi2", args), 0);
+	fd = hpu_test_open_node(d.mount, "hpu", 0);
+	/* the shared daemon is the one of the next tests */
+	setenv("HPU_DEV_DIR", hpu_test_shared.mount, 1);
+	assert_true(fd >= 0);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	c = hpu_test_ring_chunk(make_cb(fd, &f, sizeof(f)), 0, sizeof(f));
+	s1 = hpu_test_ring_append_timeout(&r, 1, 3000, &c, 1);
+	c = hpu_test_ring_chunk(0xdead0000ULL, 1, sizeof(struct hpu_pkt_nop));
+	s2 = hpu_test_ring_append(&r, 2, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	/* the fence is taken, the refused entry waits, the consumer sleeps */
+	end = hpu_test_ring_now_ns() + HPU_TEST_RING_WAIT_NS;
+	while (!(r.hdr->sq_head == 2 && r.hdr->sq_need_wakeup))
+		assert_true(hpu_test_ring_now_ns() < end);
+	d0 = __atomic_load_n(&r.hdr->sq_doorbell, __ATOMIC_ACQUIRE);
+	assert_int_equal(r.hdr->cq_tail, 0);
+	/* the fence times out; then the refused entry gets its number */
+	hpu_test_ring_wait_seq(&r, s2);
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, s1);
+	assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_TIMEDOUT);
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, s2);
+	assert_int_equal(rec.res, -EINVAL);
+	assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_ABORTED);
+	/* the driver rang: the ending woke the consumer */
+	assert_int_not_equal(
+		__atomic_load_n(&r.hdr->sq_doorbell, __ATOMIC_ACQUIRE), d0);
+	close(fd);
+	hpu_test_ring_unmap(&r);
+	ret = hpu_test_daemon_stop(&d);
+	assert_int_equal(ret, 0);
+}
+
+/* Mappings of the daemon whose name contains "test_ring" (our memfds) */
+static int daemon_ring_maps(void)
+{
+	char path[64], line[512];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)hpu_test_shared.pid);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "memfd:test_ring"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* A hot-removed device's ring takes nothing more; the daemon serves on */
+static void test_hot_remove(void **state)
+{
+	struct hpu_test_ring r;
+	struct hpu_cs_chunk c;
+	uint64_t s, end;
+	int index, fd;
+
+	(void)state;
+	assert_int_equal(hpu_hot_add(NULL, &index), 0);
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu", index);
+	assert_true(fd >= 0);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	c = hpu_test_ring_chunk(hpu_test_ring_nop_cb(fd), 0,
+				sizeof(struct hpu_pkt_nop));
+	s = hpu_test_ring_append(&r, 1, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	hpu_test_ring_wait_seq(&r, s);
+	assert_int_equal(hpu_hot_remove(index), 0);
+	hpu_test_ring_append(&r, 2, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	end = hpu_test_ring_now_ns() + HPU_TEST_RING_WAIT_NS;
+	while (__atomic_load_n(&r.hdr->error, __ATOMIC_ACQUIRE) != ENODEV)
+		assert_true(hpu_test_ring_now_ns() < end);
+	assert_int_equal(r.hdr->sq_head, 2);
+	assert_int_equal(hpu_test_cs_submit(fd, &c, 1, 0, 0, &s, NULL),
+			 -ENODEV);
+	close(fd);
+	hpu_test_ring_unmap(&r);
+	/* the last close frees the device and the ring's mapping */
+	end = hpu_test_ring_now_ns() + HPU_TEST_RING_WAIT_NS;
+	while (daemon_ring_maps())
+		assert_true(hpu_test_ring_now_ns() < end);
+	fd = hpu_test_open_dev(0);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	c = hpu_test_ring_chunk(hpu_test_ring_nop_cb(fd), 0,
+				sizeof(struct hpu_pkt_nop));
+	s = hpu_test_ring_append(&r, 3, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	hpu_test_ring_wait_seq(&r, s);
+	close(fd);
+	hpu_test_ring_unmap(&r);
+}
+
+static int group_setup(void **state)
+{
+	int ret = hpu_test_group_start(1, "gaudi2");
+
+	(void)state;
+	return ret ? ret : hpu_test_require_cs();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_timeout_record,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_abort_record, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_in_flight_retry,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_hot_remove, hpu_test_need_daemon),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+}

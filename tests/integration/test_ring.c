@@ -5,7 +5,8 @@
  * their completion records and completed_seq, the doorbell, ring and
  * ioctl submissions mixed in order, refused entries, a WAIT entry, a
  * corrupted ring (EIO, the event, the ioctl path and other contexts
- * unaffected), UNREGISTER and close with work in flight.
+ * unaffected), UNREGISTER and close with work in flight. SIGKILLs with
+ * ring work in flight are test_ring_kill's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -658,81 +659,6 @@ static void test_records_stay_with_their_ring(void **state)
 	ring_unmap(&r2);
 }
 
-/* Mappings of the daemon whose name contains "test_ring" (our memfds) */
-static int daemon_ring_maps(void)
-{
-	char path[64], line[512];
-	int n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)hpu_test_shared.pid);
-	f = fopen(path, "re");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "memfd:test_ring"))
-			n++;
-	fclose(f);
-	return n;
-}
-
-static void wait_ring_maps(int want)
-{
-	uint64_t end = now_ns() + WAIT_NS;
-
-	/* RELEASE is asynchronous: the teardown follows close() a bit later */
-	while (daemon_ring_maps() != want) {
-		assert_true(now_ns() < end);
-		hpu_test_sleep_ms(5);
-	}
-}
-
-/* A child registers a ring, keeps entries coming, and is SIGKILLed */
-static void test_sigkill_in_flight(void **state)
-{
-	int k, status, p[2];
-	pid_t pid;
-	char c;
-
-	for (k = 0; k < 20; k++) {
-		assert_int_equal(pipe(p), 0);
-		pid = fork();
-		assert_true(pid >= 0);
-		if (!pid) {
-			struct hpu_cs_chunk ch;
-			struct ring r;
-			int fd = hpu_test_open_dev(0), i;
-
-			close(p[0]);
-			if (fd < 0 || ring_register(fd, &r, 64, 64))
-				_exit(1);
-			ch = nop_chunk(nop_cb(fd), k % 2);
-			if (write(p[1], "x", 1) != 1)
-				_exit(1);
-			for (i = 0;; i++) {
-				/* keep the SQ full, never read the CQ */
-				if (r.hdr->sq_tail - r.hdr->sq_head < 60) {
-					append(&r, (uint64_t)i, 0, &ch, 1);
-					publish(&r, r.hdr->sq_tail);
-				}
-				if (r.hdr->cq_tail - r.hdr->cq_head >= 32)
-					r.hdr->cq_head = r.hdr->cq_tail;
-			}
-		}
-		close(p[1]);
-		assert_int_equal(read(p[0], &c, 1), 1);
-		close(p[0]);
-		/* the daemon maps the child's ring (the check below can see) */
-		assert_true(daemon_ring_maps() >= 1);
-		hpu_test_sleep_ms(k % 5);
-		kill(pid, SIGKILL);
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFSIGNALED(status));
-	}
-	/* every ring of the killed clients (and of the tests before, all
-	 * closed) is gone from the daemon */
-	wait_ring_maps(0);
-}
-
 struct scribbler {
 	struct ring *r;
 	bool stop;
@@ -822,8 +748,6 @@ int main(void)
 		cmocka_unit_test_setup(test_cq_backpressure,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_records_stay_with_their_ring,
-				       hpu_test_need_daemon),
-		cmocka_unit_test_setup(test_sigkill_in_flight,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_hostile_writer,
 				       hpu_test_need_daemon),

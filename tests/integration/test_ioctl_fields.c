@@ -30,9 +30,12 @@
 #include "../lib/hpu_test_util.h"
 #include "hpu_accel.h"
 #include "hpu_packets.h"
+#include "hpu_ring.h"
 
-#define WAIT_US 20000000ULL
-#define SHM_LEN 8192
+#define WAIT_US	 20000000ULL
+#define SHM_LEN	 8192
+/* the rings here: 16 slots, 16 records */
+#define RING_LEN HPU_RING_SIZE(16, 16)
 
 static int info(int fd, uint32_t op, void *out, uint32_t size)
 {
@@ -213,6 +216,18 @@ static const struct member debug_m[] = {
 	{ NULL, 0, 0 },
 };
 
+static const struct member ring_m[] = {
+	MB(struct hpu_ring_in, offset),
+	MB(struct hpu_ring_in, size),
+	MB(struct hpu_ring_in, fd),
+	MB(struct hpu_ring_in, op),
+	MB(struct hpu_ring_in, sq_slots),
+	MB(struct hpu_ring_in, cq_entries),
+	MB(struct hpu_ring_in, flags),
+	MB(struct hpu_ring_in, pad),
+	{ NULL, 0, 0 },
+};
+
 /* ------------------------------------------- valid calls of every op */
 
 /**
@@ -228,6 +243,8 @@ static const struct member debug_m[] = {
  * @host: host memory to map
  * @host_va: device VA of a USERPTR mapping of @host
  * @shm_fd: sealed memfd for MAP_SHM
+ * @ring_fd: sealed memfd for RING REGISTER; a ring of another one is
+ *	registered (so REGISTER is -EBUSY, UNREGISTER would succeed)
  * @nic: the model has NICs (HPU_CAP_NIC)
  * @mr_key: a NIC registration of @alloc_va
  * @conn: a NIC connection to device @peer
@@ -246,6 +263,7 @@ struct objs {
 	uint8_t host[4096];
 	uint64_t host_va;
 	int shm_fd;
+	int ring_fd;
 	bool nic;
 	uint32_t mr_key;
 	uint32_t conn;
@@ -255,8 +273,20 @@ struct objs {
 
 static struct objs O;
 
+/* A memfd of @len bytes sealed against shrinking */
+static int sealed_memfd(size_t len)
+{
+	int m = memfd_create("fields", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	assert_true(m >= 0);
+	assert_int_equal(ftruncate(m, (off_t)len), 0);
+	assert_int_equal(fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	return m;
+}
+
 static void make_objs(int fd, unsigned int peer)
 {
+	union hpu_ring_args r = { 0 };
 	struct hpu_pkt_nop nop = { .hdr = { .opcode = HPU_PACKET_NOP,
 					    .size = sizeof(nop) } };
 	union hpu_mem_args m = { .in = { .op = HPU_MEM_OP_ALLOC,
@@ -305,6 +335,15 @@ static void make_objs(int fd, unsigned int peer)
 	assert_int_equal(ftruncate(O.shm_fd, SHM_LEN), 0);
 	assert_int_equal(fcntl(O.shm_fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
 
+	O.ring_fd = sealed_memfd(RING_LEN);
+	r.in.op = HPU_RING_OP_REGISTER;
+	r.in.fd = (uint32_t)sealed_memfd(RING_LEN);
+	r.in.size = RING_LEN;
+	r.in.sq_slots = 16;
+	r.in.cq_entries = 16;
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_RING, &r), 0);
+	close((int)r.in.fd);
+
 	O.nic = caps(fd) & HPU_CAP_NIC;
 	if (!O.nic)
 		return;
@@ -332,6 +371,7 @@ static void make_objs(int fd, unsigned int peer)
 /* Everything make_objs() made still exists: remove it, each must work */
 static void free_objs(void)
 {
+	union hpu_ring_args r;
 	union hpu_mem_args m;
 	union hpu_cb_args c = { .in = { .op = HPU_CB_OP_DESTROY,
 					.cb_handle = O.cb } };
@@ -360,6 +400,10 @@ static void free_objs(void)
 	m.in.op = HPU_MEM_OP_FREE;
 	m.in.handle = O.alloc;
 	assert_int_equal(hpu_test_ioctl(O.fd, HPU_IOCTL_MEMORY, &m), 0);
+	memset(&r, 0, sizeof(r));
+	r.in.op = HPU_RING_OP_UNREGISTER;
+	assert_int_equal(hpu_test_ioctl(O.fd, HPU_IOCTL_RING, &r), 0);
+	close(O.ring_fd);
 	close(O.shm_fd);
 }
 
@@ -523,6 +567,24 @@ static void b_map_shm(void *p)
 	in->size = SHM_LEN;
 }
 
+static void b_ring_register(void *p)
+{
+	struct hpu_ring_in *in = p;
+
+	in->op = HPU_RING_OP_REGISTER;
+	in->fd = (uint32_t)O.ring_fd;
+	in->size = RING_LEN;
+	in->sq_slots = 16;
+	in->cq_entries = 16;
+}
+
+static void b_ring_unregister(void *p)
+{
+	struct hpu_ring_in *in = p;
+
+	in->op = HPU_RING_OP_UNREGISTER;
+}
+
 static void b_reg_mr(void *p)
 {
 	struct hpu_nic_in *in = p;
@@ -663,6 +725,13 @@ static const struct op_case cases[] = {
 	  mem_m,
 	  b_map_shm,
 	  { "host_virt_addr", "reserved" } },
+	{ "RING REGISTER", HPU_IOCTL_RING, ring_m, b_ring_register, { "pad" } },
+	{ "RING UNREGISTER",
+	  HPU_IOCTL_RING,
+	  ring_m,
+	  b_ring_unregister,
+	  { "offset", "size", "fd", "sq_slots", "cq_entries", "flags",
+	    "pad" } },
 	{ "NIC REG_MR",
 	  HPU_IOCTL_NIC,
 	  nic_m,
@@ -865,6 +934,8 @@ static void test_readonly_arg(void **state)
 		{ "CB CREATE", HPU_IOCTL_CB, b_cb_create },
 		{ "CB DESTROY", HPU_IOCTL_CB, b_cb_destroy },
 		{ "CS", HPU_IOCTL_CS, b_cs },
+		{ "RING REGISTER", HPU_IOCTL_RING, b_ring_register },
+		{ "RING UNREGISTER", HPU_IOCTL_RING, b_ring_unregister },
 		{ "NIC REG_MR", HPU_IOCTL_NIC, b_reg_mr },
 		{ "NIC DEREG_MR", HPU_IOCTL_NIC, b_dereg_mr },
 		{ "NIC CONNECT", HPU_IOCTL_NIC, b_connect },
@@ -963,6 +1034,7 @@ static void test_get_events_readonly(void **state)
 	memset(&ev, 0, sizeof(ev));
 	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_INFO, &a), 0);
 	assert_false(ev.events_mask & (1ULL << HPU_EVENT_PAGE_FAULT));
+	close(O.ring_fd);
 	close(O.shm_fd);
 	close(fd);
 }

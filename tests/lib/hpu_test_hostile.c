@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hpu_ring.h"
 #include "hpu_test_hostile.h"
 #include "hpu_test_rng.h"
 #include "hpu_test_trap.h"
@@ -626,10 +627,15 @@ static int attack_readonly(struct hostile *h)
 
 /* ---------------------------------------------------------------- garbage */
 
+/* every command of the driver, indexed by its number */
 static const unsigned long hpu_cmds[] = {
 	HPU_IOCTL_INFO,	  HPU_IOCTL_CB,	   HPU_IOCTL_CS,  HPU_IOCTL_WAIT_CS,
-	HPU_IOCTL_MEMORY, HPU_IOCTL_DEBUG, HPU_IOCTL_NIC,
+	HPU_IOCTL_MEMORY, HPU_IOCTL_DEBUG, HPU_IOCTL_NIC, HPU_IOCTL_RING,
 };
+
+#define NCMDS (sizeof(hpu_cmds) / sizeof(hpu_cmds[0]))
+
+_Static_assert(NCMDS == HPU_COMMAND_END, "every command of the driver");
 
 /*
  * Keep garbage from doing what only a privileged or distant user may, or
@@ -670,9 +676,9 @@ static bool vfs_type(unsigned int type)
 /* A command of the driver's type with any number, direction and size */
 static unsigned long drm_cmd(struct hostile *h)
 {
-	unsigned int nr = hpu_test_rng_below(&h->rng, 10), size;
+	unsigned int nr = hpu_test_rng_below(&h->rng, NCMDS + 3), size;
 
-	if (nr < 7 && hpu_test_rng_below(&h->rng, 2))
+	if (nr < NCMDS && hpu_test_rng_below(&h->rng, 2))
 		size = _IOC_SIZE(hpu_cmds[nr]);
 	else
 		size = hpu_test_rng_below(&h->rng, 1024);
@@ -700,7 +706,7 @@ static int attack_garbage(struct hostile *h)
 		} else if (kind < 7) {
 			cmd = drm_cmd(h);
 		} else {
-			cmd = hpu_cmds[hpu_test_rng_below(&h->rng, 7)];
+			cmd = hpu_cmds[hpu_test_rng_below(&h->rng, NCMDS)];
 			/* the first field often points into our memory */
 			if (hpu_test_rng_below(&h->rng, 2)) {
 				uint32_t k = hpu_test_rng_below(&h->rng, 256);

@@ -264,23 +264,23 @@ static struct hfd_wait_dep *deps_ended_locked(struct hfd_cs_state *st,
 /**
  * hfd_cs_low_water_locked() - the highest number at or below which every
  * CS of the context has ended: one below the oldest in flight (ring and
- * ioctl alike); O(CSs in flight)
+ * ioctl alike)
  * @st: the context's CS state (lock held)
+ *
+ * A number below next_seq that is not in flight has ended (a number is
+ * given out and hashed under the lock), so the mark moves up over ended
+ * numbers and stops at the first in flight: each number is passed once,
+ * O(1) per ending amortized.
  *
  * Return: the number (0 when none ended yet).
  */
 uint64_t hfd_cs_low_water_locked(struct hfd_cs_state *st)
 {
-	uint64_t low = st->next_seq;
-	const struct hfd_cs *cs;
-	unsigned int i;
-
 	HPU_ASSERT_HELD(&st->lock);
-	for (i = 0; i < CS_HASH_SIZE; i++)
-		for (cs = st->hash[i]; cs; cs = cs->hnext)
-			if (cs->seq < low)
-				low = cs->seq;
-	return low - 1;
+	while (st->low_water + 1 < st->next_seq &&
+	       !in_flight_locked(st, st->low_water + 1))
+		st->low_water++;
+	return st->low_water;
 }
 
 static void cs_finalize(struct hfd_cs *cs)
@@ -327,9 +327,11 @@ static void cs_finalize(struct hfd_cs *cs)
 	for (i = 0; i < CS_NUM_INT_SOBS; i++)
 		if (st->sob_owner[i] == cs->seq)
 			st->sob_owner[i] = 0;
+	/* moved at every ending, so that it never has far to go */
+	hfd_cs_low_water_locked(st);
 	if (st->ring)
-		ring_broke = hfd_ring_cs_ended_locked(
-			ctx, cs, status, hfd_cs_low_water_locked(st));
+		ring_broke = hfd_ring_cs_ended_locked(ctx, cs, status,
+						      st->low_water);
 	pthread_mutex_unlock(&st->lock);
 	if (ring_broke)
 		hfd_ring_raise_error(ctx);

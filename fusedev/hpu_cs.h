@@ -110,6 +110,8 @@ struct hfd_cs_hist {
  * @idle: signalled when @in_flight drops to 0
  * @next_seq: next sequence number (starts at 1)
  * @in_flight: CSs submitted and not ended
+ * @low_water: every CS numbered up to this has ended (moved by
+ *	hfd_cs_low_water_locked())
  * @in_flight_full: a submission was refused for the cs_in_flight limit
  *	since the last ending: the next ending wakes the ring's consumer
  * @hash: in-flight CSs by seq
@@ -128,6 +130,7 @@ struct hfd_cs_state {
 	pthread_cond_t idle;
 	uint64_t next_seq;
 	unsigned int in_flight;
+	uint64_t low_water;
 	bool in_flight_full;
 	struct hfd_cs *hash[CS_HASH_SIZE];
 	struct hfd_cs_hist *hist;

@@ -4,7 +4,8 @@
  * real hpu-fused (docs/rings.md): a timeout (a TIMEDOUT record, the
  * event, the ring goes on), an engine fault (an ABORTED record), an
  * entry refused while the cs_in_flight limit is reached (retried as soon
- * as a CS ends, not after the consumer's sleep), and a hot-removed
+ * as a CS ends, not after the consumer's sleep), completed_seq with CSs
+ * ending out of order, and a hot-removed
  * device (the ring takes nothing more, the daemon serves on).
  */
 #include <setjmp.h>
@@ -187,6 +188,45 @@ static void test_in_flight_retry(void **state)
 	assert_int_equal(ret, 0);
 }
 
+/*
+ * completed_seq is the low-water mark: a CS that ends before an older one
+ * does not move it; the older one's ending moves it past both
+ */
+static void test_low_water(void **state)
+{
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(7);
+	struct hpu_pkt_msg_long inc = hpu_test_pkt_inc(7);
+	int fd = hpu_test_open_dev(0);
+	struct hpu_test_ring r;
+	struct hpu_ring_cqe rec;
+	struct hpu_cs_chunk c;
+	uint64_t s1, s2, s3;
+
+	(void)state;
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	c = hpu_test_ring_chunk(make_cb(fd, &f, sizeof(f)), 0, sizeof(f));
+	s1 = hpu_test_ring_append(&r, 1, 0, &c, 1);
+	c = hpu_test_ring_chunk(hpu_test_ring_nop_cb(fd), 1,
+				sizeof(struct hpu_pkt_nop));
+	s2 = hpu_test_ring_append(&r, 2, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, s2);
+	assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(r.hdr->completed_seq, s1 - 1);
+	/* an ioctl CS on another queue releases the fence */
+	assert_int_equal(hpu_test_cs_run_cb(fd, &inc, sizeof(inc), 1, 0, &s3),
+			 0);
+	assert_int_equal(s3, s2 + 1);
+	hpu_test_ring_wait_seq(&r, s3);
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, s1);
+	assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_true(hpu_test_ring_cq_empty(&r));
+	close(fd);
+	hpu_test_ring_unmap(&r);
+}
+
 /* Mappings of the daemon whose name contains "test_ring" (our memfds) */
 static int daemon_ring_maps(void)
 {
@@ -262,6 +302,7 @@ int main(void)
 		cmocka_unit_test_setup(test_timeout_record,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_abort_record, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_low_water, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_in_flight_retry,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_hot_remove, hpu_test_need_daemon),

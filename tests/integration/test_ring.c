@@ -32,223 +32,16 @@
 
 #include "../lib/hpu_test_cs.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_ring.h"
 #include "../lib/hpu_test_util.h"
 #include "hpu_accel.h"
 #include "hpu_packets.h"
 #include "hpu_ring.h"
 
-#define WAIT_NS (20ULL * 1000000000ULL) /* bound of every wait */
-
-/**
- * struct ring - the client's side of a registered ring pair
- * @map: the region
- * @size: its bytes
- * @hdr: the header
- * @sq: SQ slots
- * @cq: CQ records
- * @nsq: SQ slots
- * @ncq: CQ records
- * @next_seq: the number the next submission gets
- */
-struct ring {
-	void *map;
-	size_t size;
-	struct hpu_ring_hdr *hdr;
-	uint8_t *sq;
-	struct hpu_ring_cqe *cq;
-	uint32_t nsq;
-	uint32_t ncq;
-	uint64_t next_seq;
-};
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static int ring_ioctl(int fd, union hpu_ring_args *a)
-{
-	return hpu_test_ioctl(fd, HPU_IOCTL_RING, a);
-}
-
-/* A sealed memfd of @size bytes (@seal: F_SEAL_SHRINK or 0) */
-static int make_memfd(size_t size, bool seal)
-{
-	int m = memfd_create("test_ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-
-	assert_true(m >= 0);
-	assert_int_equal(ftruncate(m, (off_t)size), 0);
-	if (seal)
-		assert_int_equal(fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK), 0);
-	return m;
-}
-
-static int ring_register(int fd, struct ring *r, uint32_t nsq, uint32_t ncq)
-{
-	union hpu_ring_args a;
-	int m, ret;
-
-	memset(r, 0, sizeof(*r));
-	r->size = HPU_RING_SIZE(nsq, ncq);
-	m = make_memfd(r->size, true);
-	r->map = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, m, 0);
-	assert_true(r->map != MAP_FAILED);
-	memset(&a, 0, sizeof(a));
-	a.in.op = HPU_RING_OP_REGISTER;
-	a.in.fd = (uint32_t)m;
-	a.in.size = r->size;
-	a.in.sq_slots = nsq;
-	a.in.cq_entries = ncq;
-	ret = ring_ioctl(fd, &a);
-	close(m);
-	if (ret) {
-		munmap(r->map, r->size);
-		r->map = NULL;
-		return ret;
-	}
-	assert_int_equal(a.out.size, r->size);
-	assert_int_equal(a.out.sq_offset, HPU_RING_SQ_OFFSET);
-	assert_int_equal(a.out.cq_offset, HPU_RING_CQ_OFFSET(nsq));
-	r->hdr = r->map;
-	r->sq = (uint8_t *)r->map + a.out.sq_offset;
-	r->cq = (struct hpu_ring_cqe *)((uint8_t *)r->map + a.out.cq_offset);
-	r->nsq = nsq;
-	r->ncq = ncq;
-	r->next_seq = a.out.next_seq;
-	return 0;
-}
-
-static int ring_unregister(int fd)
-{
-	union hpu_ring_args a = { .in = { .op = HPU_RING_OP_UNREGISTER } };
-
-	return ring_ioctl(fd, &a);
-}
-
-static void ring_unmap(struct ring *r)
-{
-	if (r->map)
-		munmap(r->map, r->size);
-	r->map = NULL;
-}
-
-/* Write one slot at @idx */
-static void put_slot(struct ring *r, uint32_t idx, const void *slot)
-{
-	memcpy(r->sq + (size_t)(idx & (r->nsq - 1)) * HPU_RING_SLOT_SIZE, slot,
-	       HPU_RING_SLOT_SIZE);
-}
-
-/* Publish up to @tail and ring the doorbell if the driver sleeps */
-static void publish(struct ring *r, uint32_t tail)
-{
-	__atomic_store_n(&r->hdr->sq_tail, tail, __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&r->hdr->sq_need_wakeup, __ATOMIC_SEQ_CST)) {
-		__atomic_add_fetch(&r->hdr->sq_doorbell, 1, __ATOMIC_SEQ_CST);
-		syscall(SYS_futex, &r->hdr->sq_doorbell, FUTEX_WAKE, 1, NULL,
-			NULL, 0);
-	}
-}
-
-/* Append a CS of @n chunks (no WAIT numbers) without publishing it */
-static uint64_t append(struct ring *r, uint64_t ud, uint32_t cs_flags,
-		       const struct hpu_cs_chunk *c, uint32_t n)
-{
-	struct hpu_ring_sqe h = { .user_data = ud,
-				  .num_slots = 1 + n,
-				  .num_chunks = n,
-				  .cs_flags = cs_flags };
-	uint32_t t = r->hdr->sq_tail, i;
-
-	put_slot(r, t++, &h);
-	for (i = 0; i < n; i++)
-		put_slot(r, t++, &c[i]);
-	__atomic_store_n(&r->hdr->sq_tail, t, __ATOMIC_RELEASE);
-	return r->next_seq++;
-}
-
-/* Wait until the SQ has room for @slots more slots */
-static void wait_room(struct ring *r, uint32_t slots)
-{
-	uint64_t end = now_ns() + WAIT_NS;
-
-	while (r->hdr->sq_tail -
-		       __atomic_load_n(&r->hdr->sq_head, __ATOMIC_ACQUIRE) >
-	       r->nsq - slots) {
-		assert_true(now_ns() < end);
-		hpu_test_sleep_ms(1);
-	}
-}
-
-/* Wait (spin, then futex) until completed_seq reaches @seq */
-static void wait_seq(struct ring *r, uint64_t seq)
-{
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = 50000000 };
-	uint64_t end = now_ns() + WAIT_NS, c;
-
-	for (;;) {
-		c = __atomic_load_n(&r->hdr->completed_seq, __ATOMIC_ACQUIRE);
-		if (c >= seq)
-			return;
-		assert_true(now_ns() < end);
-		__atomic_add_fetch(&r->hdr->cq_waiters, 1, __ATOMIC_SEQ_CST);
-		c = __atomic_load_n(&r->hdr->completed_seq, __ATOMIC_SEQ_CST);
-		if (c < seq)
-			syscall(SYS_futex, &r->hdr->cq_futex, FUTEX_WAIT,
-				(uint32_t)c, &ts, NULL, 0);
-		__atomic_sub_fetch(&r->hdr->cq_waiters, 1, __ATOMIC_SEQ_CST);
-	}
-}
-
-/* Take the next completion record (there must be one) */
-static struct hpu_ring_cqe pop(struct ring *r)
-{
-	uint32_t head = r->hdr->cq_head;
-	struct hpu_ring_cqe rec;
-	uint64_t end = now_ns() + WAIT_NS;
-
-	while (__atomic_load_n(&r->hdr->cq_tail, __ATOMIC_ACQUIRE) == head) {
-		assert_true(now_ns() < end);
-		hpu_test_sleep_ms(1);
-	}
-	rec = r->cq[head & (r->ncq - 1)];
-	__atomic_store_n(&r->hdr->cq_head, head + 1, __ATOMIC_RELEASE);
-	return rec;
-}
-
-static bool cq_empty(struct ring *r)
-{
-	return __atomic_load_n(&r->hdr->cq_tail, __ATOMIC_ACQUIRE) ==
-	       r->hdr->cq_head;
-}
-
-/* A CB holding one NOP, in memory that lives as long as the test */
-static uint64_t nop_cb(int fd)
-{
-	static uint64_t buf[8][4];
-	static unsigned int next;
-	struct hpu_pkt_nop *p = (struct hpu_pkt_nop *)buf[next++ % 8];
-	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
-					.cb_size = sizeof(*p) } };
-
-	memset(p, 0, sizeof(*p));
-	p->hdr.opcode = HPU_PACKET_NOP;
-	p->hdr.size = sizeof(*p);
-	a.in.host_ptr = (uintptr_t)p;
-	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_CB, &a), 0);
-	return a.out.cb_handle;
-}
-
+/* A chunk running a one-NOP CB */
 static struct hpu_cs_chunk nop_chunk(uint64_t cb, uint32_t queue)
 {
-	struct hpu_cs_chunk c = { .cb_handle = cb,
-				  .queue_index = queue,
-				  .cb_size = sizeof(struct hpu_pkt_nop) };
-	return c;
+	return hpu_test_ring_chunk(cb, queue, sizeof(struct hpu_pkt_nop));
 }
 
 static uint64_t capabilities(int fd)
@@ -268,7 +61,7 @@ static void test_register_rejects(void **state)
 {
 	int fd = hpu_test_open_dev(0), m;
 	union hpu_ring_args a;
-	struct ring r;
+	struct hpu_test_ring r;
 	char path[] = "/tmp/test_ring_XXXXXX";
 	size_t size = HPU_RING_SIZE(16, 16);
 
@@ -280,16 +73,16 @@ static void test_register_rejects(void **state)
 	a.in.size = size;
 	a.in.sq_slots = 16;
 	a.in.cq_entries = 16;
-	assert_int_equal(ring_ioctl(fd, &a), -EBADF);
+	assert_int_equal(hpu_test_ring_ioctl(fd, &a), -EBADF);
 	/* not sealed against shrinking */
-	m = make_memfd(size, false);
+	m = hpu_test_ring_memfd(size, false);
 	a.in.fd = (uint32_t)m;
-	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	assert_int_equal(hpu_test_ring_ioctl(fd, &a), -EINVAL);
 	close(m);
 	/* too short for the size */
-	m = make_memfd(size - 4096, true);
+	m = hpu_test_ring_memfd(size - 4096, true);
 	a.in.fd = (uint32_t)m;
-	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	assert_int_equal(hpu_test_ring_ioctl(fd, &a), -EINVAL);
 	close(m);
 	/* a regular file on disk, not shared memory */
 	m = mkstemp(path);
@@ -297,34 +90,34 @@ static void test_register_rejects(void **state)
 	unlink(path);
 	assert_int_equal(ftruncate(m, (off_t)size), 0);
 	a.in.fd = (uint32_t)m;
-	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	assert_int_equal(hpu_test_ring_ioctl(fd, &a), -EINVAL);
 	close(m);
 	/* sizes: not a power of two, wrong size, misaligned offset */
-	m = make_memfd(2 * size, true);
+	m = hpu_test_ring_memfd(2 * size, true);
 	a.in.fd = (uint32_t)m;
 	a.in.sq_slots = 24;
-	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	assert_int_equal(hpu_test_ring_ioctl(fd, &a), -EINVAL);
 	a.in.sq_slots = 16;
 	a.in.size = size + 4096;
-	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	assert_int_equal(hpu_test_ring_ioctl(fd, &a), -EINVAL);
 	a.in.size = size;
 	a.in.offset = 512;
-	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	assert_int_equal(hpu_test_ring_ioctl(fd, &a), -EINVAL);
 	a.in.offset = 4096; /* a region further into the file is fine */
-	assert_int_equal(ring_ioctl(fd, &a), 0);
+	assert_int_equal(hpu_test_ring_ioctl(fd, &a), 0);
 	close(m);
 	/* one ring pair per context */
-	assert_int_equal(ring_register(fd, &r, 16, 16), -EBUSY);
-	assert_int_equal(ring_unregister(fd), 0);
-	assert_int_equal(ring_unregister(fd), -EINVAL);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), -EBUSY);
+	assert_int_equal(hpu_test_ring_unregister(fd), 0);
+	assert_int_equal(hpu_test_ring_unregister(fd), -EINVAL);
 	/* unused members */
 	memset(&a, 0, sizeof(a));
 	a.in.op = HPU_RING_OP_UNREGISTER;
 	a.in.sq_slots = 16;
-	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	assert_int_equal(hpu_test_ring_ioctl(fd, &a), -EINVAL);
 	a.in.sq_slots = 0;
 	a.in.op = 2;
-	assert_int_equal(ring_ioctl(fd, &a), -EINVAL);
+	assert_int_equal(hpu_test_ring_ioctl(fd, &a), -EINVAL);
 	close(fd);
 }
 
@@ -334,35 +127,35 @@ static void test_nop_entries(void **state)
 	struct hpu_cs_chunk c;
 	struct hpu_ring_cqe rec;
 	uint64_t first, last = 0, end;
-	struct ring r;
+	struct hpu_test_ring r;
 	uint32_t status;
 	unsigned int i;
 
-	assert_int_equal(ring_register(fd, &r, 256, 256), 0);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 256, 256), 0);
 	assert_int_equal(r.next_seq, 1);
 	assert_int_equal(r.hdr->completed_seq, 0);
-	c = nop_chunk(nop_cb(fd), 0);
+	c = nop_chunk(hpu_test_ring_nop_cb(fd), 0);
 	first = r.next_seq;
 	/* 100 CSs of 2 slots, published one by one (doorbell when asleep) */
 	for (i = 0; i < 100; i++) {
-		last = append(&r, 1000 + i, 0, &c, 1);
-		publish(&r, r.hdr->sq_tail);
+		last = hpu_test_ring_append(&r, 1000 + i, 0, &c, 1);
+		hpu_test_ring_publish(&r, r.hdr->sq_tail);
 	}
-	wait_seq(&r, last);
+	hpu_test_ring_wait_seq(&r, last);
 	for (i = 0; i < 100; i++) {
-		rec = pop(&r);
+		rec = hpu_test_ring_pop(&r);
 		assert_int_equal(rec.user_data, 1000 + i);
 		assert_int_equal(rec.seq, first + i);
 		assert_int_equal(rec.res, 0);
 		assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_COMPLETED);
 		assert_true(rec.flags & HPU_RING_CQE_F_TIMESTAMP);
 	}
-	assert_true(cq_empty(&r));
+	assert_true(hpu_test_ring_cq_empty(&r));
 	/* the head moves after the submission, which may end before */
-	end = now_ns() + WAIT_NS;
+	end = hpu_test_ring_now_ns() + HPU_TEST_RING_WAIT_NS;
 	while (__atomic_load_n(&r.hdr->sq_head, __ATOMIC_ACQUIRE) !=
 	       r.hdr->sq_tail) {
-		assert_true(now_ns() < end);
+		assert_true(hpu_test_ring_now_ns() < end);
 		hpu_test_sleep_ms(1);
 	}
 	assert_int_equal(r.hdr->error, 0);
@@ -370,7 +163,7 @@ static void test_nop_entries(void **state)
 	assert_int_equal(hpu_test_cs_wait(fd, first + 50, 0, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
 	close(fd);
-	ring_unmap(&r);
+	hpu_test_ring_unmap(&r);
 }
 
 static void test_mixed_order(void **state)
@@ -379,29 +172,29 @@ static void test_mixed_order(void **state)
 	struct hpu_cs_chunk c;
 	struct hpu_ring_cqe rec;
 	uint64_t seq, s;
-	struct ring r;
+	struct hpu_test_ring r;
 	unsigned int i;
 
-	assert_int_equal(ring_register(fd, &r, 64, 64), 0);
-	c = nop_chunk(nop_cb(fd), 1);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 64, 64), 0);
+	c = nop_chunk(hpu_test_ring_nop_cb(fd), 1);
 	/* entries published without a doorbell, then an ioctl CS: the
 	 * ioctl takes them first, so it gets the number after theirs */
 	for (i = 0; i < 5; i++)
-		append(&r, i, 0, &c, 1);
+		hpu_test_ring_append(&r, i, 0, &c, 1);
 	assert_int_equal(hpu_test_cs_submit(fd, &c, 1, 0, 0, &seq, NULL), 0);
 	assert_int_equal(seq, r.next_seq);
 	r.next_seq++;
-	s = append(&r, 5, 0, &c, 1);
-	publish(&r, r.hdr->sq_tail);
-	wait_seq(&r, s);
+	s = hpu_test_ring_append(&r, 5, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	hpu_test_ring_wait_seq(&r, s);
 	for (i = 0; i < 6; i++) {
-		rec = pop(&r);
+		rec = hpu_test_ring_pop(&r);
 		assert_int_equal(rec.user_data, i);
 		assert_int_equal(rec.seq, i < 5 ? i + 1 : 7);
 	}
-	assert_true(cq_empty(&r));
+	assert_true(hpu_test_ring_cq_empty(&r));
 	close(fd);
-	ring_unmap(&r);
+	hpu_test_ring_unmap(&r);
 }
 
 static void test_refused_and_wait(void **state)
@@ -410,7 +203,7 @@ static void test_refused_and_wait(void **state)
 	struct hpu_cs_chunk c, bad;
 	struct hpu_ring_cqe rec;
 	uint64_t s_bad, s_good, s_wait;
-	struct ring r;
+	struct hpu_test_ring r;
 	struct {
 		struct hpu_ring_sqe h;
 		struct hpu_cs_chunk c;
@@ -418,13 +211,13 @@ static void test_refused_and_wait(void **state)
 	} w;
 	uint32_t t, status;
 
-	assert_int_equal(ring_register(fd, &r, 64, 64), 0);
-	c = nop_chunk(nop_cb(fd), 0);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 64, 64), 0);
+	c = nop_chunk(hpu_test_ring_nop_cb(fd), 0);
 	/* a CB handle of another context is unknown here */
-	bad = nop_chunk(nop_cb(other), 0);
+	bad = nop_chunk(hpu_test_ring_nop_cb(other), 0);
 	bad.cb_handle += 1000;
-	s_bad = append(&r, 1, 0, &bad, 1);
-	s_good = append(&r, 2, 0, &c, 1);
+	s_bad = hpu_test_ring_append(&r, 1, 0, &bad, 1);
+	s_good = hpu_test_ring_append(&r, 2, 0, &c, 1);
 	/* a WAIT entry on both: its numbers are in the entry */
 	memset(&w, 0, sizeof(w));
 	w.h.user_data = 3;
@@ -436,21 +229,21 @@ static void test_refused_and_wait(void **state)
 	w.seqs[0] = s_bad;
 	w.seqs[1] = s_good;
 	t = r.hdr->sq_tail;
-	put_slot(&r, t, &w.h);
-	put_slot(&r, t + 1, &w.c);
-	put_slot(&r, t + 2, w.seqs);
+	hpu_test_ring_put_slot(&r, t, &w.h);
+	hpu_test_ring_put_slot(&r, t + 1, &w.c);
+	hpu_test_ring_put_slot(&r, t + 2, w.seqs);
 	s_wait = r.next_seq++;
-	publish(&r, t + 3);
-	wait_seq(&r, s_wait);
-	rec = pop(&r);
+	hpu_test_ring_publish(&r, t + 3);
+	hpu_test_ring_wait_seq(&r, s_wait);
+	rec = hpu_test_ring_pop(&r);
 	assert_int_equal(rec.user_data, 1);
 	assert_int_equal(rec.seq, s_bad);
 	assert_int_equal(rec.res, -EINVAL);
 	assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_ABORTED);
-	rec = pop(&r);
+	rec = hpu_test_ring_pop(&r);
 	assert_int_equal(rec.seq, s_good);
 	assert_int_equal(rec.res, 0);
-	rec = pop(&r);
+	rec = hpu_test_ring_pop(&r);
 	assert_int_equal(rec.user_data, 3);
 	assert_int_equal(rec.seq, s_wait);
 	assert_int_equal(rec.res, 0);
@@ -461,13 +254,13 @@ static void test_refused_and_wait(void **state)
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_ABORTED);
 	close(other);
 	close(fd);
-	ring_unmap(&r);
+	hpu_test_ring_unmap(&r);
 }
 
 static void test_corrupted_ring(void **state)
 {
 	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0);
-	struct ring r, r2;
+	struct hpu_test_ring r, r2;
 	struct hpu_cs_chunk c, c2;
 	struct hpu_ring_cqe rec;
 	struct hpu_event ev[8];
@@ -476,26 +269,26 @@ static void test_corrupted_ring(void **state)
 	bool seen = false;
 	int i;
 
-	assert_int_equal(ring_register(fd, &r, 16, 16), 0);
-	assert_int_equal(ring_register(fd2, &r2, 16, 16), 0);
-	c = nop_chunk(nop_cb(fd), 0);
-	c2 = nop_chunk(nop_cb(fd2), 0);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	assert_int_equal(hpu_test_ring_register(fd2, &r2, 16, 16), 0);
+	c = nop_chunk(hpu_test_ring_nop_cb(fd), 0);
+	c2 = nop_chunk(hpu_test_ring_nop_cb(fd2), 0);
 	/* a tail more than a ring ahead: the ring breaks */
-	publish(&r, r.hdr->sq_tail + 100);
-	end = now_ns() + WAIT_NS;
+	hpu_test_ring_publish(&r, r.hdr->sq_tail + 100);
+	end = hpu_test_ring_now_ns() + HPU_TEST_RING_WAIT_NS;
 	while (!__atomic_load_n(&r.hdr->error, __ATOMIC_ACQUIRE)) {
-		assert_true(now_ns() < end);
+		assert_true(hpu_test_ring_now_ns() < end);
 		hpu_test_sleep_ms(1);
 	}
 	assert_int_equal(r.hdr->error, EIO);
 	/* the entry at head got an -EIO record with a number */
-	rec = pop(&r);
+	rec = hpu_test_ring_pop(&r);
 	assert_int_equal(rec.res, -EIO);
 	assert_int_equal(rec.seq, r.next_seq);
 	/* the context heard of it */
-	end = now_ns() + WAIT_NS;
+	end = hpu_test_ring_now_ns() + HPU_TEST_RING_WAIT_NS;
 	while (!seen) {
-		assert_true(now_ns() < end);
+		assert_true(hpu_test_ring_now_ns() < end);
 		n = read(fd, ev, sizeof(ev));
 		for (i = 0; n > 0 && i < (int)(n / sizeof(ev[0])); i++)
 			if (ev[i].type == HPU_EVENT_RING_ERR) {
@@ -510,56 +303,56 @@ static void test_corrupted_ring(void **state)
 	assert_int_equal(hpu_test_cs_wait_status(fd, seq),
 			 HPU_WAIT_CS_STATUS_COMPLETED);
 	/* another context's ring is untouched */
-	s2 = append(&r2, 7, 0, &c2, 1);
-	publish(&r2, r2.hdr->sq_tail);
-	wait_seq(&r2, s2);
-	rec = pop(&r2);
+	s2 = hpu_test_ring_append(&r2, 7, 0, &c2, 1);
+	hpu_test_ring_publish(&r2, r2.hdr->sq_tail);
+	hpu_test_ring_wait_seq(&r2, s2);
+	rec = hpu_test_ring_pop(&r2);
 	assert_int_equal(rec.res, 0);
 	assert_int_equal(r2.hdr->error, 0);
 	/* after UNREGISTER the context may register a new ring */
-	assert_int_equal(ring_unregister(fd), 0);
-	ring_unmap(&r);
-	assert_int_equal(ring_register(fd, &r, 16, 16), 0);
+	assert_int_equal(hpu_test_ring_unregister(fd), 0);
+	hpu_test_ring_unmap(&r);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
 	r.next_seq = seq + 1;
-	s2 = append(&r, 8, 0, &c, 1);
-	publish(&r, r.hdr->sq_tail);
-	wait_seq(&r, s2);
-	assert_int_equal(pop(&r).res, 0);
+	s2 = hpu_test_ring_append(&r, 8, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	hpu_test_ring_wait_seq(&r, s2);
+	assert_int_equal(hpu_test_ring_pop(&r).res, 0);
 	close(fd2);
 	close(fd);
-	ring_unmap(&r);
-	ring_unmap(&r2);
+	hpu_test_ring_unmap(&r);
+	hpu_test_ring_unmap(&r2);
 }
 
 static void test_close_in_flight(void **state)
 {
 	struct hpu_cs_chunk c;
-	struct ring r;
+	struct hpu_test_ring r;
 	unsigned int k, i;
 	int fd;
 
 	for (k = 0; k < 20; k++) {
 		fd = hpu_test_open_dev(0);
-		assert_int_equal(ring_register(fd, &r, 64, 64), 0);
-		c = nop_chunk(nop_cb(fd), k % 2);
+		assert_int_equal(hpu_test_ring_register(fd, &r, 64, 64), 0);
+		c = nop_chunk(hpu_test_ring_nop_cb(fd), k % 2);
 		for (i = 0; i < 30; i++)
-			append(&r, i, 0, &c, 1);
-		publish(&r, r.hdr->sq_tail);
+			hpu_test_ring_append(&r, i, 0, &c, 1);
+		hpu_test_ring_publish(&r, r.hdr->sq_tail);
 		if (k % 2)
-			assert_int_equal(ring_unregister(fd), 0);
+			assert_int_equal(hpu_test_ring_unregister(fd), 0);
 		close(fd);
-		ring_unmap(&r);
+		hpu_test_ring_unmap(&r);
 	}
 	/* the daemon serves on */
 	fd = hpu_test_open_dev(0);
-	assert_int_equal(ring_register(fd, &r, 16, 16), 0);
-	c = nop_chunk(nop_cb(fd), 0);
-	wait_seq(&r, 0);
-	append(&r, 1, 0, &c, 1);
-	publish(&r, r.hdr->sq_tail);
-	wait_seq(&r, 1);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	c = nop_chunk(hpu_test_ring_nop_cb(fd), 0);
+	hpu_test_ring_wait_seq(&r, 0);
+	hpu_test_ring_append(&r, 1, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	hpu_test_ring_wait_seq(&r, 1);
 	close(fd);
-	ring_unmap(&r);
+	hpu_test_ring_unmap(&r);
 }
 
 /*
@@ -572,19 +365,19 @@ static void test_cq_backpressure(void **state)
 	struct hpu_cs_chunk c;
 	struct hpu_ring_cqe rec;
 	uint64_t first, last = 0, end;
-	struct ring r;
+	struct hpu_test_ring r;
 	unsigned int i, got = 0;
 
-	assert_int_equal(ring_register(fd, &r, 128, 16), 0);
-	c = nop_chunk(nop_cb(fd), 0);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 128, 16), 0);
+	c = nop_chunk(hpu_test_ring_nop_cb(fd), 0);
 	first = r.next_seq;
 	for (i = 0; i < 40; i++)
-		last = append(&r, i, 0, &c, 1);
-	publish(&r, r.hdr->sq_tail);
+		last = hpu_test_ring_append(&r, i, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
 	/* 16 records, then the consumer waits with 24 entries in the SQ */
-	wait_seq(&r, first + 15);
-	end = now_ns() + 200000000ULL;
-	while (now_ns() < end)
+	hpu_test_ring_wait_seq(&r, first + 15);
+	end = hpu_test_ring_now_ns() + 200000000ULL;
+	while (hpu_test_ring_now_ns() < end)
 		hpu_test_sleep_ms(10);
 	assert_int_equal(r.hdr->cq_tail - r.hdr->cq_head, 16);
 	assert_int_equal(r.hdr->completed_seq, first + 15);
@@ -592,18 +385,18 @@ static void test_cq_backpressure(void **state)
 	assert_int_equal(r.hdr->error, 0);
 	/* read them all, ringing when the driver sleeps */
 	while (got < 40) {
-		rec = pop(&r);
+		rec = hpu_test_ring_pop(&r);
 		assert_int_equal(rec.user_data, got);
 		assert_int_equal(rec.seq, first + got);
 		assert_int_equal(rec.res, 0);
 		got++;
-		publish(&r, r.hdr->sq_tail);
+		hpu_test_ring_publish(&r, r.hdr->sq_tail);
 	}
-	wait_seq(&r, last);
-	assert_true(cq_empty(&r));
+	hpu_test_ring_wait_seq(&r, last);
+	assert_true(hpu_test_ring_cq_empty(&r));
 	assert_int_equal(r.hdr->error, 0);
 	close(fd);
-	ring_unmap(&r);
+	hpu_test_ring_unmap(&r);
 }
 
 /*
@@ -620,7 +413,7 @@ static void test_records_stay_with_their_ring(void **state)
 	int fd = hpu_test_open_dev(0);
 	struct hpu_cs_chunk c;
 	uint64_t s_old, seq;
-	struct ring r, r2;
+	struct hpu_test_ring r, r2;
 	uint32_t status;
 
 	memcpy(buf, &f, sizeof(f));
@@ -632,16 +425,16 @@ static void test_records_stay_with_their_ring(void **state)
 	c.flags = 0;
 	c.pad = 0;
 	c.reserved = 0;
-	assert_int_equal(ring_register(fd, &r, 16, 16), 0);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
 	/* waits for SOB 5, which nobody raises yet */
-	s_old = append(&r, 99, 0, &c, 1);
-	publish(&r, r.hdr->sq_tail);
+	s_old = hpu_test_ring_append(&r, 99, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
 	/* taken (the head moved), and still running */
-	wait_room(&r, r.nsq);
+	hpu_test_ring_wait_room(&r, r.nsq);
 	assert_int_equal(hpu_test_cs_wait(fd, s_old, 100000, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
-	assert_int_equal(ring_unregister(fd), 0);
-	assert_int_equal(ring_register(fd, &r2, 16, 16), 0);
+	assert_int_equal(hpu_test_ring_unregister(fd), 0);
+	assert_int_equal(hpu_test_ring_register(fd, &r2, 16, 16), 0);
 	assert_int_equal(r2.next_seq, s_old + 1);
 	assert_int_equal(r2.hdr->completed_seq, s_old - 1);
 	/* release it on another queue */
@@ -651,16 +444,16 @@ static void test_records_stay_with_their_ring(void **state)
 	assert_int_equal(hpu_test_cs_wait_status(fd, s_old),
 			 HPU_WAIT_CS_STATUS_COMPLETED);
 	r2.next_seq = seq + 1;
-	wait_seq(&r2, seq);
-	assert_true(cq_empty(&r2));
+	hpu_test_ring_wait_seq(&r2, seq);
+	assert_true(hpu_test_ring_cq_empty(&r2));
 	assert_int_equal(r2.hdr->error, 0);
 	close(fd);
-	ring_unmap(&r);
-	ring_unmap(&r2);
+	hpu_test_ring_unmap(&r);
+	hpu_test_ring_unmap(&r2);
 }
 
 struct scribbler {
-	struct ring *r;
+	struct hpu_test_ring *r;
 	bool stop;
 };
 
@@ -677,7 +470,7 @@ static void *scribble(void *arg)
 			w[(x >> 4) % words] = x & 0x10000 ? x : x & 0x3ff;
 		}
 		/* the doorbell too, now and then */
-		publish(s->r, x & 0x7f);
+		hpu_test_ring_publish(s->r, x & 0x7f);
 	}
 	return NULL;
 }
@@ -687,42 +480,42 @@ static void test_hostile_writer(void **state)
 	int fd = hpu_test_open_dev(0), fd2 = hpu_test_open_dev(0);
 	struct scribbler s = { 0 };
 	struct hpu_cs_chunk c2;
-	struct ring r, r2;
+	struct hpu_test_ring r, r2;
 	pthread_t t;
 	uint64_t seq = 0;
 	unsigned int i;
 
-	assert_int_equal(ring_register(fd, &r, 16, 16), 0);
-	assert_int_equal(ring_register(fd2, &r2, 64, 64), 0);
-	c2 = nop_chunk(nop_cb(fd2), 0);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	assert_int_equal(hpu_test_ring_register(fd2, &r2, 64, 64), 0);
+	c2 = nop_chunk(hpu_test_ring_nop_cb(fd2), 0);
 	s.r = &r;
 	assert_int_equal(pthread_create(&t, NULL, scribble, &s), 0);
 	/* the other context's ring works throughout */
 	for (i = 0; i < 200; i++) {
-		wait_room(&r2, 2);
-		seq = append(&r2, i, 0, &c2, 1);
-		publish(&r2, r2.hdr->sq_tail);
+		hpu_test_ring_wait_room(&r2, 2);
+		seq = hpu_test_ring_append(&r2, i, 0, &c2, 1);
+		hpu_test_ring_publish(&r2, r2.hdr->sq_tail);
 		if (i % 50 == 49) {
-			wait_seq(&r2, seq);
-			while (!cq_empty(&r2))
-				assert_int_equal(pop(&r2).res, 0);
+			hpu_test_ring_wait_seq(&r2, seq);
+			while (!hpu_test_ring_cq_empty(&r2))
+				assert_int_equal(hpu_test_ring_pop(&r2).res, 0);
 		}
 	}
-	wait_seq(&r2, seq);
+	hpu_test_ring_wait_seq(&r2, seq);
 	__atomic_store_n(&s.stop, true, __ATOMIC_RELEASE);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_int_equal(r2.hdr->error, 0);
 	/* the scribbled context's own ioctl path works too */
 	assert_int_equal(hpu_test_cs_submit(fd, &c2, 1, 0, 0, &seq, NULL),
 			 -EINVAL); /* c2's CB is fd2's */
-	c2 = nop_chunk(nop_cb(fd), 0);
+	c2 = nop_chunk(hpu_test_ring_nop_cb(fd), 0);
 	assert_int_equal(hpu_test_cs_submit(fd, &c2, 1, 0, 0, &seq, NULL), 0);
 	assert_int_equal(hpu_test_cs_wait_status(fd, seq),
 			 HPU_WAIT_CS_STATUS_COMPLETED);
 	close(fd2);
 	close(fd);
-	ring_unmap(&r);
-	ring_unmap(&r2);
+	hpu_test_ring_unmap(&r);
+	hpu_test_ring_unmap(&r2);
 }
 
 static int group_setup(void **state)

@@ -5,7 +5,8 @@
  * device memory, a CB and a ring whose SQ it keeps full, killed at
  * random moments. Afterwards no ring is mapped in the daemon, the device
  * memory in use is 0, and the daemon's descriptors and RSS are where
- * they were.
+ * they were (RSS not under AddressSanitizer, whose quarantine keeps freed
+ * memory: LeakSanitizer checks the daemon at its stop there).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -190,7 +191,13 @@ static void test_kill_100(void **state)
 	print_message("daemon: fds %d -> %d, RSS %ld -> %ld kB\n", fds0, fds,
 		      rss0, rss);
 	assert_true(fds <= fds0);
+#ifdef __SANITIZE_ADDRESS__
+	/* freed memory stays in ASan's quarantine (up to 256 MiB): RSS grows
+	 * by design; LeakSanitizer checks the daemon at its stop instead */
+	print_message("RSS not compared under AddressSanitizer\n");
+#else
 	assert_true(rss <= rss0 + RSS_SLACK_KB);
+#endif
 }
 
 static int group_setup(void **state)

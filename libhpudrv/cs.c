@@ -75,6 +75,12 @@ int hpu_cs_submit(struct hpu_device *dev, const struct hpu_cs_chunk *chunks,
 
 	if (!dev || !chunks || !seq || !n || n > HPU_MAX_JOBS_PER_CS)
 		return -EINVAL;
+	ret = hpudrv_ring_submit(dev, chunks, n, flags, timeout_ms, seq);
+	if (ret != -ENOTCONN) {
+		if (!ret && completed)
+			*completed = 0;
+		return ret;
+	}
 	memset(&args, 0, sizeof(args));
 	args.in.chunks_execute = (uint64_t)(uintptr_t)chunks;
 	args.in.num_chunks_execute = n;
@@ -167,6 +173,9 @@ int hpu_cs_wait_timestamp(struct hpu_device *dev, uint64_t seq,
 
 	if (!dev || !status)
 		return -EINVAL;
+	ret = hpudrv_ring_wait(dev, seq, timeout_us, status, timestamp_ns);
+	if (ret != -ENOTCONN)
+		return ret;
 	ret = wait_ioctl(dev, seq, 0, 0, timeout_us, &out);
 	if (ret)
 		return ret;

@@ -76,6 +76,7 @@ int hpudrv_open_node(const struct hpu_device_info *info, bool control,
 		ret = errno == ENOENT ? -ENODEV : -errno;
 		goto err_free_dev;
 	}
+	hpudrv_ring_open(dev);
 	*devp = dev;
 	return 0;
 
@@ -161,6 +162,7 @@ void hpu_close(struct hpu_device *dev)
 {
 	if (!dev)
 		return;
+	hpudrv_ring_close(dev);
 	hpudrv_host_free_all(dev);
 	close(dev->fd);
 	pthread_mutex_destroy(&dev->host_lock);

@@ -19,6 +19,7 @@
  * @next_queue: round-robin cursor of HPU_STREAM_QUEUE_AUTO (atomic)
  * @host_lock: protects @hosts
  * @hosts: pinned host memory from hpu_host_alloc()
+ * @ring: the registered ring pair (ring.c), NULL: the ioctl path only
  */
 struct hpu_device {
 	int fd;
@@ -27,6 +28,7 @@ struct hpu_device {
 	unsigned int next_queue;
 	pthread_mutex_t host_lock;
 	struct hpudrv_host *hosts;
+	struct hpudrv_ring *ring;
 };
 
 /* Largest attribute file read into memory (clients of a busy device) */
@@ -91,6 +93,18 @@ void hpudrv_host_free_all(struct hpu_device *dev);
 
 /* cs.c */
 int hpudrv_wait_status_err(uint32_t status);
+
+/*
+ * ring.c: the user-mode rings. Submit and wait answer -ENOTCONN when the
+ * ring cannot serve the call; the caller then uses the ioctl path.
+ */
+void hpudrv_ring_open(struct hpu_device *dev);
+void hpudrv_ring_close(struct hpu_device *dev);
+int hpudrv_ring_submit(struct hpu_device *dev,
+		       const struct hpu_cs_chunk *chunks, unsigned int n,
+		       uint32_t flags, uint32_t timeout_ms, uint64_t *seq);
+int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
+		     uint32_t *status, uint64_t *ts);
 
 /* cb_builder.c */
 int hpudrv_cb_builder_new(struct hpu_device *dev, size_t size,

@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ring.c - the producer side of the user-mode rings (docs/rings.md):
+ * REGISTER at open, CS submission into the SQ, waits on completed_seq and
+ * the CQ records, fallback to the ioctl path (docs/libhpudrv.md, "Rings").
+ *
+ * Every entry point answers -ENOTCONN when the ring cannot serve the call
+ * (none, broken, a forked child, a number the ring does not know); the
+ * caller then takes the ioctl path, which is always correct.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hpu_ring.h"
+#include "hpudrv_internal.h"
+
+/* SQ slots: every entry fits (HPU_RING_MAX_ENTRY_SLOTS 577) */
+#define RING_SQ_SLOTS	1024
+/* CQ records */
+#define RING_CQ_ENTRIES 256
+/*
+ * Records kept for waiters: failures, timestamps, and endings above the
+ * low-water mark (out of order, not yet covered by completed_seq)
+ */
+#define RING_RECENT	512
+/* Spin on completed_seq before the futex wait */
+#define RING_SPIN_NS	20000ULL
+/*
+ * Longest futex sleep. The driver wakes cq_futex only when completed_seq
+ * moves, so a CS ending out of order (after a later one's record, before
+ * an earlier CS ended) is seen by its record within this; a ring that
+ * broke meanwhile too.
+ */
+#define RING_SLICE_NS	1000000ULL
+/* Bound of the wait for SQ room before -EAGAIN (as the ioctl's retries) */
+#define RING_ROOM_NS	1000000000ULL
+/* Pause between looks for SQ room */
+#define RING_ROOM_SLEEP_NS 50000L
+/* Pause between looks for the consumer's take of an entry */
+#define RING_TAKE_SLEEP_NS 20000L
+/* user_data bit: the CS asked for a timestamp */
+#define RING_UD_TIMESTAMP (1ULL << 63)
+
+/**
+ * struct ring_recent - a CQ record worth keeping: a failure or a timestamp
+ * @seq: the CS's number
+ * @ts: its completion time (0 when the CS did not ask for one)
+ * @status: HPU_WAIT_CS_STATUS_*
+ * @res: the record's res: 0, or the -errno that refused the entry
+ */
+struct ring_recent {
+	uint64_t seq;
+	uint64_t ts;
+	uint32_t status;
+	int32_t res;
+};
+
+/**
+ * struct hpudrv_ring - a registered ring pair of an open device
+ * @lock: the producer lock; also guards the CQ drain and @recent
+ * @fork_gen: fork generation at REGISTER; a child never uses the ring
+ * @dead: set once (atomic): broken or unregistered, the ioctl path serves
+ * @map: the region (MADV_DONTFORK)
+ * @size: its bytes
+ * @hdr: header of @map
+ * @sq: SQ slots
+ * @cq: CQ records
+ * @first_seq: REGISTER's next_seq: the ring knows numbers from here
+ * @next_seq: the number the next entry gets
+ * @evicted: highest number dropped from @recent (0: none)
+ * @recent: records kept for waiters (RING_RECENT), a FIFO
+ * @nrecent: entries used in @recent
+ * @recent_next: slot of @recent written next
+ */
+struct hpudrv_ring {
+	pthread_mutex_t lock;
+	unsigned int fork_gen;
+	bool dead;
+	void *map;
+	size_t size;
+	struct hpu_ring_hdr *hdr;
+	uint8_t *sq;
+	struct hpu_ring_cqe *cq;
+	uint64_t first_seq;
+	uint64_t next_seq;
+	uint64_t evicted;
+	struct ring_recent recent[RING_RECENT];
+	unsigned int nrecent;
+	unsigned int recent_next;
+};
+
+static unsigned int fork_gen;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_child(void)
+{
+	__atomic_add_fetch(&fork_gen, 1, __ATOMIC_RELAXED);
+}
+
+static void fork_init(void)
+{
+	pthread_atfork(NULL, NULL, fork_child);
+}
+
+static void ring_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!getenv("HPUDRV_DEBUG"))
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "libhpudrv: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static long futex(uint32_t *word, int op, uint32_t val, uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
+			       .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	/* shared futexes: the page is the driver's too */
+	return syscall(SYS_futex, word, op, val, op == FUTEX_WAIT ? &ts : NULL,
+		       NULL, 0);
+}
+
+static bool ring_enabled(void)
+{
+	const char *env = getenv("HPU_RING");
+
+	return !env || strcmp(env, "0") != 0;
+}
+
+static int ring_ioctl(struct hpu_device *dev, union hpu_ring_args *a)
+{
+	return hpudrv_ioctl(dev->fd, HPU_IOCTL_RING, a);
+}
+
+static int ring_memfd(size_t size)
+{
+	int m = memfd_create("hpudrv_ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (m < 0)
+		return -errno;
+	if (ftruncate(m, (off_t)size) ||
+	    fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		int ret = -errno;
+
+		close(m);
+		return ret;
+	}
+	return m;
+}
+
+/* Map and REGISTER a ring pair of @r->size bytes */
+static int ring_register(struct hpu_device *dev, struct hpudrv_ring *r)
+{
+	union hpu_ring_args a;
+	int m, ret;
+
+	m = ring_memfd(r->size);
+	if (m < 0)
+		return m;
+	r->map = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, m, 0);
+	if (r->map == MAP_FAILED) {
+		ret = -errno;
+		goto err_close;
+	}
+	/* a forked child has no business with the parent's ring */
+	madvise(r->map, r->size, MADV_DONTFORK);
+	memset(&a, 0, sizeof(a));
+	a.in.op = HPU_RING_OP_REGISTER;
+	a.in.fd = (uint32_t)m;
+	a.in.size = r->size;
+	a.in.sq_slots = RING_SQ_SLOTS;
+	a.in.cq_entries = RING_CQ_ENTRIES;
+	ret = ring_ioctl(dev, &a);
+	if (ret)
+		goto err_unmap;
+	if (a.out.size != r->size || a.out.sq_offset != HPU_RING_SQ_OFFSET ||
+	    a.out.cq_offset != HPU_RING_CQ_OFFSET(RING_SQ_SLOTS)) {
+		ret = -EPROTO;
+		goto err_unregister;
+	}
+	close(m);
+	r->hdr = r->map;
+	r->sq = (uint8_t *)r->map + a.out.sq_offset;
+	r->cq = (struct hpu_ring_cqe *)((uint8_t *)r->map + a.out.cq_offset);
+	r->first_seq = a.out.next_seq;
+	r->next_seq = a.out.next_seq;
+	return 0;
+
+err_unregister:
+	memset(&a, 0, sizeof(a));
+	a.in.op = HPU_RING_OP_UNREGISTER;
+	ring_ioctl(dev, &a);
+err_unmap:
+	munmap(r->map, r->size);
+err_close:
+	close(m);
+	return ret;
+}
+
+void hpudrv_ring_open(struct hpu_device *dev)
+{
+	struct hpu_info_driver_version v;
+	struct hpudrv_ring *r;
+	int ret;
+
+	if (dev->control || !ring_enabled())
+		return;
+	if (hpudrv_info(dev->fd, HPU_INFO_DRIVER_VERSION, 0, &v, sizeof(v)) ||
+	    !(v.capabilities & HPU_CAP_RING))
+		return;
+	pthread_once(&fork_once, fork_init);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return;
+	r->size = HPU_RING_SIZE(RING_SQ_SLOTS, RING_CQ_ENTRIES);
+	r->fork_gen = __atomic_load_n(&fork_gen, __ATOMIC_RELAXED);
+	ret = ring_register(dev, r);
+	if (ret) {
+		ring_debug("ring REGISTER failed (%d), using the ioctl path",
+			   ret);
+		free(r);
+		return;
+	}
+	pthread_mutex_init(&r->lock, NULL);
+	dev->ring = r;
+}
+
+void hpudrv_ring_close(struct hpu_device *dev)
+{
+	struct hpudrv_ring *r = dev->ring;
+	union hpu_ring_args a;
+
+	if (!r)
+		return;
+	dev->ring = NULL;
+	/* a child: the mapping was not inherited, the ring is the parent's */
+	if (r->fork_gen != __atomic_load_n(&fork_gen, __ATOMIC_RELAXED))
+		return;
+	if (!__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE)) {
+		memset(&a, 0, sizeof(a));
+		a.in.op = HPU_RING_OP_UNREGISTER;
+		ring_ioctl(dev, &a);
+	}
+	munmap(r->map, r->size);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+/* The ring of @dev when this process may use it, else NULL */
+static struct hpudrv_ring *ring_get(struct hpu_device *dev)
+{
+	struct hpudrv_ring *r = dev->ring;
+
+	if (!r || __atomic_load_n(&r->dead, __ATOMIC_ACQUIRE) ||
+	    r->fork_gen != __atomic_load_n(&fork_gen, __ATOMIC_RELAXED))
+		return NULL;
+	return r;
+}
+
+/*
+ * Give the ring up for the ioctl path: UNREGISTER (in-flight CSs still
+ * end and WAIT_CS answers them) and wake every waiter so that it asks
+ * WAIT_CS. The mapping stays until close: waiters may still read it.
+ */
+static void ring_kill_locked(struct hpu_device *dev, struct hpudrv_ring *r,
+			     const char *why)
+{
+	union hpu_ring_args a;
+
+	if (r->dead)
+		return;
+	ring_debug("ring given up (%s), using the ioctl path", why);
+	memset(&a, 0, sizeof(a));
+	a.in.op = HPU_RING_OP_UNREGISTER;
+	ring_ioctl(dev, &a);
+	__atomic_store_n(&r->dead, true, __ATOMIC_RELEASE);
+	futex(&r->hdr->cq_futex, FUTEX_WAKE, INT_MAX, 0);
+}
+
+static void recent_add(struct hpudrv_ring *r, const struct hpu_ring_cqe *c)
+{
+	struct ring_recent *e = &r->recent[r->recent_next];
+
+	if (r->nrecent == RING_RECENT) {
+		if (e->seq > r->evicted)
+			r->evicted = e->seq;
+	} else {
+		r->nrecent++;
+	}
+	e->seq = c->seq;
+	e->status = c->status;
+	e->res = c->res;
+	e->ts = (c->user_data & RING_UD_TIMESTAMP) &&
+			(c->flags & HPU_RING_CQE_F_TIMESTAMP) ?
+			c->timestamp_ns :
+			0;
+	r->recent_next = (r->recent_next + 1) % RING_RECENT;
+}
+
+/*
+ * Take every CQ record: failures and timestamps go to @recent, a record
+ * whose number is not the one predicted kills the ring (someone else
+ * submitted on the context: the numbers are no longer known).
+ */
+static void ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r)
+{
+	uint32_t head = r->hdr->cq_head, tail;
+	const struct hpu_ring_cqe *c;
+	uint64_t low;
+
+	/* read before the records: an ending it covers has its record */
+	low = __atomic_load_n(&r->hdr->completed_seq, __ATOMIC_ACQUIRE);
+	tail = __atomic_load_n(&r->hdr->cq_tail, __ATOMIC_ACQUIRE);
+	if (tail - head > RING_CQ_ENTRIES) {
+		ring_kill_locked(dev, r, "CQ tail out of range");
+		return;
+	}
+	for (; head != tail; head++) {
+		c = &r->cq[head & (RING_CQ_ENTRIES - 1)];
+		if ((c->user_data & ~RING_UD_TIMESTAMP) != c->seq) {
+			ring_kill_locked(dev, r, "sequence numbers diverged");
+			break;
+		}
+		if (c->res || c->status != HPU_WAIT_CS_STATUS_COMPLETED ||
+		    (c->user_data & RING_UD_TIMESTAMP) || c->seq > low)
+			recent_add(r, c);
+	}
+	__atomic_store_n(&r->hdr->cq_head, head, __ATOMIC_RELEASE);
+}
+
+static const struct ring_recent *recent_find(const struct hpudrv_ring *r,
+					     uint64_t seq)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nrecent; i++)
+		if (r->recent[i].seq == seq)
+			return &r->recent[i];
+	return NULL;
+}
+
+/* Ring the doorbell when the consumer sleeps (docs/rings.md, "Doorbell") */
+static void ring_kick(struct hpudrv_ring *r)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&r->hdr->sq_need_wakeup, __ATOMIC_SEQ_CST)) {
+		__atomic_add_fetch(&r->hdr->sq_doorbell, 1, __ATOMIC_SEQ_CST);
+		futex(&r->hdr->sq_doorbell, FUTEX_WAKE, 1, 0);
+	}
+}
+
+/*
+ * Wait (bounded) until the SQ has room for @slots; records are drained
+ * meanwhile, since a full CQ stops the consumer. 0, -EAGAIN, or
+ * -ENOTCONN when the ring broke.
+ */
+static int ring_room_locked(struct hpu_device *dev, struct hpudrv_ring *r,
+			    uint32_t slots)
+{
+	struct timespec pause = { 0, RING_ROOM_SLEEP_NS };
+	uint64_t end = 0;
+	uint32_t tail = r->hdr->sq_tail, head;
+
+	for (;;) {
+		if (__atomic_load_n(&r->hdr->error, __ATOMIC_ACQUIRE)) {
+			ring_kill_locked(dev, r, "the driver broke the ring");
+			return -ENOTCONN;
+		}
+		head = __atomic_load_n(&r->hdr->sq_head, __ATOMIC_ACQUIRE);
+		if (tail - head > RING_SQ_SLOTS) {
+			ring_kill_locked(dev, r, "SQ head out of range");
+			return -ENOTCONN;
+		}
+		if (tail - head <= RING_SQ_SLOTS - slots)
+			return 0;
+		ring_drain_locked(dev, r);
+		if (r->dead)
+			return -ENOTCONN;
+		ring_kick(r);
+		if (!end)
+			end = now_ns() + RING_ROOM_NS;
+		else if (now_ns() > end)
+			return -EAGAIN;
+		nanosleep(&pause, NULL);
+	}
+}
+
+/*
+ * Wait until the consumer took the entry ending at @tail: it copied the
+ * CBs (the caller may reuse them, as after HPU_IOCTL_CS) and numbered it.
+ * 0; -EIO when the ring broke before the entry was taken (it never runs,
+ * no number is used); -ENODEV when the device went away.
+ */
+static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
+			     uint32_t tail)
+{
+	struct timespec pause = { 0, RING_TAKE_SLEEP_NS };
+	uint64_t spin_end = now_ns() + RING_SPIN_NS;
+	uint32_t head, err;
+
+	for (;;) {
+		head = __atomic_load_n(&r->hdr->sq_head, __ATOMIC_ACQUIRE);
+		if ((int32_t)(head - tail) >= 0)
+			return 0;
+		err = __atomic_load_n(&r->hdr->error, __ATOMIC_ACQUIRE);
+		if (err) {
+			/* the head may have moved before the error was set */
+			head = __atomic_load_n(&r->hdr->sq_head,
+					       __ATOMIC_ACQUIRE);
+			ring_kill_locked(dev, r, "the driver broke the ring");
+			if ((int32_t)(head - tail) >= 0)
+				return 0;
+			return err == ENODEV ? -ENODEV : -EIO;
+		}
+		if (now_ns() < spin_end)
+			continue;
+		ring_kick(r);
+		nanosleep(&pause, NULL);
+	}
+}
+
+static void put_slot(struct hpudrv_ring *r, uint32_t idx, const void *slot)
+{
+	memcpy(r->sq + (size_t)(idx & (RING_SQ_SLOTS - 1)) * HPU_RING_SLOT_SIZE,
+	       slot, HPU_RING_SLOT_SIZE);
+}
+
+/*
+ * Slots of an entry, or 0 when the ioctl would refuse its shape at once
+ * (-EINVAL); a NULL WAIT number array is -EFAULT there, and here.
+ */
+static uint32_t entry_slots(const struct hpu_cs_chunk *chunks, unsigned int n,
+			    uint32_t flags)
+{
+	uint32_t nums = 0;
+	unsigned int i;
+
+	if (!(flags & HPU_CS_FLAGS_WAIT))
+		return 1 + n;
+	if (n > HPU_WAIT_MAX_CHUNKS)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!chunks[i].cb_size ||
+		    chunks[i].cb_size > HPU_WAIT_MULTI_CS_MAX)
+			return 0;
+		nums += chunks[i].cb_size;
+	}
+	return 1 + n +
+	       (nums + HPU_RING_SEQS_PER_SLOT - 1) / HPU_RING_SEQS_PER_SLOT;
+}
+
+/* Write a WAIT entry's numbers after its chunks, from @idx */
+static void put_wait_numbers(struct hpudrv_ring *r, uint32_t idx,
+			     const struct hpu_cs_chunk *chunks, unsigned int n)
+{
+	uint64_t slot[HPU_RING_SEQS_PER_SLOT];
+	const uint64_t *seqs;
+	unsigned int i, j, k = 0;
+
+	memset(slot, 0, sizeof(slot));
+	for (i = 0; i < n; i++) {
+		seqs = (const uint64_t *)(uintptr_t)chunks[i].cb_handle;
+		for (j = 0; j < chunks[i].cb_size; j++) {
+			slot[k++] = seqs[j];
+			if (k == HPU_RING_SEQS_PER_SLOT) {
+				put_slot(r, idx++, slot);
+				memset(slot, 0, sizeof(slot));
+				k = 0;
+			}
+		}
+	}
+	if (k)
+		put_slot(r, idx, slot);
+}
+
+int hpudrv_ring_submit(struct hpu_device *dev,
+		       const struct hpu_cs_chunk *chunks, unsigned int n,
+		       uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
+{
+	struct hpudrv_ring *r = ring_get(dev);
+	const struct ring_recent *e;
+	struct hpu_ring_sqe h;
+	struct hpu_cs_chunk c;
+	uint32_t slots, tail;
+	unsigned int i;
+	int ret;
+
+	if (!r)
+		return -ENOTCONN;
+	/* what the ioctl refuses before numbering, refused here too */
+	if ((flags & ~HPU_CS_FLAGS_MASK) || timeout_ms > HPU_CS_TIMEOUT_MAX_MS)
+		return -EINVAL;
+	slots = entry_slots(chunks, n, flags);
+	if (!slots)
+		return -EINVAL;
+	if (flags & HPU_CS_FLAGS_WAIT) {
+		for (i = 0; i < n; i++)
+			if (!chunks[i].cb_handle)
+				return -EFAULT;
+	}
+	pthread_mutex_lock(&r->lock);
+	if (r->dead) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	ret = ring_room_locked(dev, r, slots);
+	if (ret)
+		goto out;
+	memset(&h, 0, sizeof(h));
+	h.user_data = r->next_seq;
+	if (flags & HPU_CS_FLAGS_TIMESTAMP)
+		h.user_data |= RING_UD_TIMESTAMP;
+	h.num_slots = slots;
+	h.num_chunks = n;
+	h.cs_flags = flags;
+	h.timeout_ms = timeout_ms;
+	tail = r->hdr->sq_tail;
+	put_slot(r, tail, &h);
+	for (i = 0; i < n; i++) {
+		c = chunks[i];
+		if (flags & HPU_CS_FLAGS_WAIT)
+			c.cb_handle = 0;
+		put_slot(r, tail + 1 + i, &c);
+	}
+	if (flags & HPU_CS_FLAGS_WAIT)
+		put_wait_numbers(r, tail + 1 + n, chunks, n);
+	__atomic_store_n(&r->hdr->sq_tail, tail + slots, __ATOMIC_RELEASE);
+	ring_kick(r);
+	ret = ring_taken_locked(dev, r, tail + slots);
+	if (ret)
+		goto out;
+	*seq = r->next_seq;
+	__atomic_store_n(&r->next_seq, *seq + 1, __ATOMIC_RELEASE);
+	/*
+	 * An entry refused for its contents ends at once: answer its -errno
+	 * as HPU_IOCTL_CS would (its number is used all the same)
+	 */
+	ring_drain_locked(dev, r);
+	e = recent_find(r, *seq);
+	if (e && e->res)
+		ret = e->res;
+out:
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+/*
+ * Status of @seq: 1 and @status/@ts when it ended (its record, drained
+ * into @recent, or for a ring CS covered by completed_seq and newer than
+ * every evicted record, COMPLETED), 0 when not known to have ended,
+ * -ENOTCONN when only WAIT_CS can tell. Called with @r->lock held.
+ */
+static int ring_status_locked(struct hpu_device *dev, struct hpudrv_ring *r,
+			      uint64_t seq, uint64_t low, uint32_t *status,
+			      uint64_t *ts)
+{
+	const struct ring_recent *e;
+
+	if (!r->dead)
+		ring_drain_locked(dev, r);
+	if (r->dead)
+		return -ENOTCONN;
+	e = recent_find(r, seq);
+	if (e) {
+		*status = e->status;
+		if (ts)
+			*ts = e->ts;
+		return 1;
+	}
+	if (low < seq)
+		return 0;
+	if (seq <= r->evicted)
+		return -ENOTCONN;
+	*status = HPU_WAIT_CS_STATUS_COMPLETED;
+	if (ts)
+		*ts = 0;
+	return 1;
+}
+
+int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
+		     uint32_t *status, uint64_t *ts)
+{
+	struct hpudrv_ring *r = ring_get(dev);
+	uint64_t start, end, spin_end, c, left, t;
+	int ret;
+
+	if (!r)
+		return -ENOTCONN;
+	/* numbers the ring did not hand out: WAIT_CS knows (or refuses) */
+	if (seq < r->first_seq ||
+	    seq >= __atomic_load_n(&r->next_seq, __ATOMIC_ACQUIRE))
+		return -ENOTCONN;
+	start = now_ns();
+	end = timeout_us > (UINT64_MAX - start) / 1000 ?
+		      UINT64_MAX :
+		      start + timeout_us * 1000;
+	spin_end = start + RING_SPIN_NS < end ? start + RING_SPIN_NS : end;
+	for (;;) {
+		c = __atomic_load_n(&r->hdr->completed_seq, __ATOMIC_ACQUIRE);
+		/* covered, or a record may say it ended out of order */
+		if (c >= seq || __atomic_load_n(&r->hdr->cq_tail,
+						__ATOMIC_ACQUIRE) !=
+					r->hdr->cq_head) {
+			pthread_mutex_lock(&r->lock);
+			ret = ring_status_locked(dev, r, seq, c, status, ts);
+			pthread_mutex_unlock(&r->lock);
+			if (ret)
+				return ret < 0 ? ret : 0;
+		}
+		if (__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE))
+			return -ENOTCONN;
+		if (__atomic_load_n(&r->hdr->error, __ATOMIC_ACQUIRE)) {
+			pthread_mutex_lock(&r->lock);
+			ring_kill_locked(dev, r, "the driver broke the ring");
+			pthread_mutex_unlock(&r->lock);
+			return -ENOTCONN;
+		}
+		t = now_ns();
+		if (t >= end)
+			break;
+		if (t < spin_end)
+			continue;
+		left = end - t < RING_SLICE_NS ? end - t : RING_SLICE_NS;
+		__atomic_add_fetch(&r->hdr->cq_waiters, 1, __ATOMIC_SEQ_CST);
+		c = __atomic_load_n(&r->hdr->completed_seq, __ATOMIC_SEQ_CST);
+		if (c < seq)
+			futex(&r->hdr->cq_futex, FUTEX_WAIT, (uint32_t)c, left);
+		__atomic_sub_fetch(&r->hdr->cq_waiters, 1, __ATOMIC_SEQ_CST);
+	}
+	*status = HPU_WAIT_CS_STATUS_BUSY;
+	if (ts)
+		*ts = 0;
+	return 0;
+}

@@ -25,31 +25,31 @@
 #include "hpudrv_internal.h"
 
 /* SQ slots: every entry fits (HPU_RING_MAX_ENTRY_SLOTS 577) */
-#define RING_SQ_SLOTS	1024
+#define RING_SQ_SLOTS	   1024
 /* CQ records */
-#define RING_CQ_ENTRIES 256
+#define RING_CQ_ENTRIES	   256
 /*
  * Records kept for waiters: failures, timestamps, and endings above the
  * low-water mark (out of order, not yet covered by completed_seq)
  */
-#define RING_RECENT	512
+#define RING_RECENT	   512
 /* Spin on completed_seq before the futex wait */
-#define RING_SPIN_NS	20000ULL
+#define RING_SPIN_NS	   20000ULL
 /*
  * Longest futex sleep. The driver wakes cq_futex only when completed_seq
  * moves, so a CS ending out of order (after a later one's record, before
  * an earlier CS ended) is seen by its record within this; a ring that
  * broke meanwhile too.
  */
-#define RING_SLICE_NS	1000000ULL
+#define RING_SLICE_NS	   1000000ULL
 /* Bound of the wait for SQ room before -EAGAIN (as the ioctl's retries) */
-#define RING_ROOM_NS	1000000000ULL
+#define RING_ROOM_NS	   1000000000ULL
 /* Pause between looks for SQ room */
 #define RING_ROOM_SLEEP_NS 50000L
 /* Pause between looks for the consumer's take of an entry */
 #define RING_TAKE_SLEEP_NS 20000L
 /* user_data bit: the CS asked for a timestamp */
-#define RING_UD_TIMESTAMP (1ULL << 63)
+#define RING_UD_TIMESTAMP  (1ULL << 63)
 
 /**
  * struct ring_recent - a CQ record worth keeping: a failure or a timestamp
@@ -292,10 +292,10 @@ static void ring_kill_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 
 	if (r->dead)
 		return;
-	ring_debug("ring given up (%s), using the ioctl path", why);
 	memset(&a, 0, sizeof(a));
 	a.in.op = HPU_RING_OP_UNREGISTER;
-	ring_ioctl(dev, &a);
+	ring_debug("ring given up (%s), using the ioctl path (UNREGISTER: %d)",
+		   why, ring_ioctl(dev, &a));
 	__atomic_store_n(&r->dead, true, __ATOMIC_RELEASE);
 	futex(&r->hdr->cq_futex, FUTEX_WAKE, INT_MAX, 0);
 }
@@ -314,7 +314,7 @@ static void recent_add(struct hpudrv_ring *r, const struct hpu_ring_cqe *c)
 	e->status = c->status;
 	e->res = c->res;
 	e->ts = (c->user_data & RING_UD_TIMESTAMP) &&
-			(c->flags & HPU_RING_CQE_F_TIMESTAMP) ?
+				(c->flags & HPU_RING_CQE_F_TIMESTAMP) ?
 			c->timestamp_ns :
 			0;
 	r->recent_next = (r->recent_next + 1) % RING_RECENT;
@@ -605,6 +605,7 @@ int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
 {
 	struct hpudrv_ring *r = ring_get(dev);
 	uint64_t start, end, spin_end, c, left, t;
+	bool first;
 	int ret;
 
 	if (!r)
@@ -618,12 +619,15 @@ int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
 		      UINT64_MAX :
 		      start + timeout_us * 1000;
 	spin_end = start + RING_SPIN_NS < end ? start + RING_SPIN_NS : end;
-	for (;;) {
+	for (first = true;; first = false) {
 		c = __atomic_load_n(&r->hdr->completed_seq, __ATOMIC_ACQUIRE);
-		/* covered, or a record may say it ended out of order */
-		if (c >= seq || __atomic_load_n(&r->hdr->cq_tail,
-						__ATOMIC_ACQUIRE) !=
-					r->hdr->cq_head) {
+		/*
+		 * covered, or a record (drained before, or new in the CQ) may
+		 * say it ended out of order
+		 */
+		if (first || c >= seq ||
+		    __atomic_load_n(&r->hdr->cq_tail, __ATOMIC_ACQUIRE) !=
+			    r->hdr->cq_head) {
 			pthread_mutex_lock(&r->lock);
 			ret = ring_status_locked(dev, r, seq, c, status, ts);
 			pthread_mutex_unlock(&r->lock);

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_hpudrv_ring.c - libhpudrv's producer of the user-mode rings
+ * (docs/rings.md, "libhpudrv's producer") against the real hpu-fused:
+ * the same scenarios with the ring (default) and with HPU_RING=0 (the
+ * ioctl path), failing CSs' statuses through the ring, out-of-order
+ * endings, timed waits, a forked child, a broken ring, and the fallback
+ * when REGISTER fails.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/futex.h>
+#include <unistd.h>
+
+#include "../lib/hpu_test_daemon.h"
+#include "hpu_ring.h"
+#include "hpudrv.h"
+
+#define MiB	   (1024ULL * 1024)
+#define WAIT_US	   20000000ULL
+/* Bound of the loops that wait for the daemon (1 ms steps) */
+#define WAIT_STEPS 20000
+
+static const uint64_t unmapped = 0x1000000000000ULL + 0xfff000000ULL;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (hpu_test_group_start(1, "gaudi"))
+		return -1;
+	return hpu_test_require_cs();
+}
+
+/* REGISTER fails: the region (44 KiB) is above pinned_bytes */
+static int small_group_setup(void **state)
+{
+	static const char *const extra[] = { "--limit", "pinned_bytes=4096",
+					     NULL };
+
+	(void)state;
+	if (hpu_test_group_start_args(1, "gaudi", extra))
+		return -1;
+	return hpu_test_require_cs();
+}
+
+/* 1 when the context of @dev has a ring registered (its one shm map) */
+static int ring_in_use(struct hpu_device *dev)
+{
+	struct hpu_info_ctx_limits l;
+
+	assert_int_equal(hpu_info_ctx_limits(dev, &l), 0);
+	return (int)l.limits[HPU_CTX_LIMIT_SHM_MAPS].used;
+}
+
+static struct hpu_device *open_mode(bool ring)
+{
+	struct hpu_device *dev;
+
+	if (ring)
+		unsetenv("HPU_RING");
+	else
+		setenv("HPU_RING", "0", 1);
+	assert_int_equal(hpu_open(0, &dev), 0);
+	unsetenv("HPU_RING");
+	assert_int_equal(ring_in_use(dev), ring);
+	return dev;
+}
+
+static void expect_status(struct hpu_device *dev, uint64_t seq, uint32_t want)
+{
+	uint32_t status;
+
+	assert_int_equal(hpu_cs_wait(dev, seq, WAIT_US, &status), 0);
+	assert_int_equal(status, want);
+}
+
+static uint64_t submit(struct hpu_cb_builder *b, uint32_t queue,
+		       uint32_t timeout_ms)
+{
+	uint64_t seq;
+
+	assert_int_equal(
+		hpu_cb_builder_submit(b, queue, 0, timeout_ms, &seq, NULL), 0);
+	hpu_cb_builder_reset(b);
+	return seq;
+}
+
+static uint64_t submit_nop(struct hpu_cb_builder *b, uint32_t queue)
+{
+	assert_int_equal(hpu_cb_nop(b), 0);
+	return submit(b, queue, 0);
+}
+
+/* Many CSs: consecutive numbers, all completed; the CB reused at once */
+static void run_basic(struct hpu_device *dev)
+{
+	struct hpu_cb_builder *cb;
+	uint64_t first, seq, prev;
+	uint32_t status;
+	int i;
+
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	first = prev = submit_nop(cb, 0);
+	for (i = 0; i < 300; i++) {
+		seq = submit_nop(cb, (uint32_t)i % 4);
+		assert_int_equal(seq, prev + 1);
+		prev = seq;
+	}
+	expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	expect_status(dev, first, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_cs_wait(dev, first + 150, 0, &status), 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
+	/* a number never handed out is the driver's -EINVAL */
+	assert_int_equal(hpu_cs_wait(dev, seq + 1000, 0, &status), -EINVAL);
+	hpu_cb_builder_destroy(cb);
+}
+
+/*
+ * Failures: a CS timeout (TIMEDOUT), a page fault (ABORTED), a bad
+ * packet (-EINVAL at submission), timed waits on a blocked CS (BUSY)
+ */
+static void run_failures(struct hpu_device *dev)
+{
+	struct hpu_cb_builder *cb;
+	uint64_t buf[4] = { 0 }, handle, seq, host_va;
+	struct hpu_cs_chunk chunk;
+	uint8_t *host;
+	uint32_t status;
+
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	assert_int_equal(hpu_cb_fence(cb, 99, 1, 1), 0);
+	seq = submit(cb, 1, 300);
+	assert_int_equal(hpu_cs_wait(dev, seq, 0, &status), 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_cs_wait(dev, seq, 30000, &status), 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
+	expect_status(dev, seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
+	/* asked again: the same answer */
+	expect_status(dev, seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
+
+	host = malloc(8192);
+	assert_non_null(host);
+	assert_int_equal(hpu_mem_map_host(dev, host, 8192, 0, 0, &host_va), 0);
+	assert_int_equal(hpu_cb_lin_dma(cb, host_va, unmapped, 4096), 0);
+	expect_status(dev, submit(cb, 0, 0), HPU_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(hpu_mem_unmap(dev, host_va), 0);
+	free(host);
+
+	/* an unknown opcode: refused at submission on both paths */
+	buf[0] = 0x7f | (8ULL << 16);
+	assert_int_equal(hpu_cb_create(dev, buf, sizeof(buf), &handle, NULL),
+			 0);
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.cb_handle = handle;
+	chunk.cb_size = 8;
+	assert_int_equal(hpu_cs_submit(dev, &chunk, 1, 0, 0, &seq, NULL),
+			 -EINVAL);
+	assert_int_equal(hpu_cs_submit(dev, &chunk, 1, 0x100, 0, &seq, NULL),
+			 -EINVAL);
+	assert_int_equal(hpu_cb_destroy(dev, handle), 0);
+
+	/* and the context goes on */
+	expect_status(dev, submit_nop(cb, 0), HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_cb_builder_destroy(cb);
+}
+
+/*
+ * A CS blocked on a fence, a WAIT submission behind it, a NOP on another
+ * queue that ends first (out of order), then the release
+ */
+static void run_out_of_order(struct hpu_device *dev)
+{
+	uint64_t blocked, waiting, nop, rel;
+	struct hpu_cb_builder *cb;
+	uint32_t status;
+
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	assert_int_equal(hpu_cb_fence(cb, 97, 1, 1), 0);
+	blocked = submit(cb, 1, 20000);
+	assert_int_equal(
+		hpu_cs_submit_wait(dev, 2, &blocked, 1, &waiting, NULL), 0);
+	assert_int_equal(waiting, blocked + 1);
+	nop = submit_nop(cb, 3);
+	expect_status(dev, nop, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_cs_wait(dev, blocked, 0, &status), 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_cs_wait(dev, waiting, 20000, &status), 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
+
+	assert_int_equal(hpu_cb_msg_long(cb, 97, HPU_MSG_OP_ADD, 1), 0);
+	rel = submit(cb, 0, 0);
+	expect_status(dev, waiting, HPU_WAIT_CS_STATUS_COMPLETED);
+	expect_status(dev, blocked, HPU_WAIT_CS_STATUS_COMPLETED);
+	expect_status(dev, rel, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_cb_builder_destroy(cb);
+}
+
+/* A stream's copies and events (timestamps come through the CQ) */
+static void run_stream(struct hpu_device *dev)
+{
+	struct hpu_stream_event *e0, *e1;
+	uint8_t in[8192], out[8192];
+	struct hpu_stream *s;
+	uint64_t h, va;
+	float ms;
+	size_t i;
+
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i * 7 + 3);
+	memset(out, 0, sizeof(out));
+	assert_int_equal(hpu_mem_alloc(dev, 2 * MiB, 0, 0, &h), 0);
+	assert_int_equal(hpu_mem_map(dev, h, 0, 0, &va), 0);
+	assert_int_equal(hpu_stream_create(dev, 0, &s), 0);
+	assert_int_equal(hpu_event_create(dev, &e0), 0);
+	assert_int_equal(hpu_event_create(dev, &e1), 0);
+	assert_int_equal(hpu_event_record(e0, s), 0);
+	assert_int_equal(hpu_stream_memcpy_h2d(s, va, in, sizeof(in)), 0);
+	assert_int_equal(hpu_stream_memcpy_d2h(s, out, va, sizeof(out)), 0);
+	assert_int_equal(hpu_event_record(e1, s), 0);
+	assert_int_equal(hpu_event_synchronize(e1), 0);
+	assert_memory_equal(in, out, sizeof(in));
+	assert_int_equal(hpu_event_elapsed_time(e0, e1, &ms), 0);
+	assert_true(ms >= 0);
+	assert_int_equal(hpu_stream_synchronize(s), 0);
+
+	/* a failing copy: synchronize says -EIO */
+	assert_int_equal(hpu_stream_memcpy_d2h(s, out, unmapped, 4096), 0);
+	assert_int_equal(hpu_stream_synchronize(s), -EIO);
+	assert_int_equal(hpu_stream_synchronize(s), 0);
+	hpu_event_destroy(e0);
+	hpu_event_destroy(e1);
+	hpu_stream_destroy(s);
+	assert_int_equal(hpu_mem_unmap(dev, va), 0);
+	assert_int_equal(hpu_mem_free(dev, h), 0);
+}
+
+#define BOTH_WAYS(name)                                    \
+	static void test_##name##_ring(void **state)       \
+	{                                                  \
+		struct hpu_device *dev = open_mode(true);  \
+		(void)state;                               \
+		run_##name(dev);                           \
+		assert_int_equal(ring_in_use(dev), 1);     \
+		hpu_close(dev);                            \
+	}                                                  \
+	static void test_##name##_ioctl(void **state)      \
+	{                                                  \
+		struct hpu_device *dev = open_mode(false); \
+		(void)state;                               \
+		run_##name(dev);                           \
+		hpu_close(dev);                            \
+	}
+
+BOTH_WAYS(basic)
+BOTH_WAYS(failures)
+BOTH_WAYS(out_of_order)
+BOTH_WAYS(stream)
+
+static int count_ring_maps(void)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "memfd:hpudrv_ring"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* The start of this process's (one) ring mapping */
+static struct hpu_ring_hdr *find_ring(void)
+{
+	unsigned long start = 0;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "memfd:hpudrv_ring"))
+			start = strtoul(line, NULL, 16);
+	fclose(f);
+	assert_true(start != 0);
+	return (struct hpu_ring_hdr *)start;
+}
+
+/*
+ * A forked child neither has nor uses the parent's ring: the inherited
+ * handle works through the ioctl path, closing it leaves the parent's
+ * ring registered, and a device the child opens has a ring of its own.
+ */
+static void test_fork_child(void **state)
+{
+	struct hpu_device *dev = open_mode(true);
+	struct hpu_cb_builder *cb;
+	uint64_t seq;
+	int st;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	seq = submit_nop(cb, 0);
+	expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(count_ring_maps(), 1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct hpu_device *own;
+		uint32_t status;
+		int bad = 0;
+
+		bad |= count_ring_maps() != 0;
+		bad |= hpu_cs_wait(dev, seq, WAIT_US, &status) != 0 ||
+		       status != HPU_WAIT_CS_STATUS_COMPLETED;
+		hpu_close(dev);
+		bad |= hpu_open(0, &own) != 0;
+		if (!bad) {
+			bad |= ring_in_use(own) != 1;
+			bad |= count_ring_maps() != 1;
+			run_basic(own);
+			hpu_close(own);
+		}
+		_exit(bad ? 1 : 0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(ring_in_use(dev), 1);
+	expect_status(dev, submit_nop(cb, 1), HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_cb_builder_destroy(cb);
+	hpu_close(dev);
+	assert_int_equal(count_ring_maps(), 0);
+}
+
+/*
+ * The driver breaks the ring (an overrun written into its sq_tail): the
+ * library gives it up (UNREGISTER) and goes on with the ioctl path;
+ * numbers handed out before still answer.
+ */
+static void test_broken_ring(void **state)
+{
+	struct hpu_device *dev = open_mode(true);
+	struct hpu_cb_builder *cb;
+	struct hpu_ring_hdr *hdr;
+	struct hpu_event ev[8];
+	uint64_t before, after;
+	int i, n, found = 0;
+
+	(void)state;
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	before = submit_nop(cb, 0);
+	expect_status(dev, before, HPU_WAIT_CS_STATUS_COMPLETED);
+	hdr = find_ring();
+	__atomic_store_n(&hdr->sq_tail, hdr->sq_tail + 5000, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&hdr->sq_doorbell, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &hdr->sq_doorbell, FUTEX_WAKE, 1, NULL, NULL, 0);
+	for (i = 0;
+	     i < WAIT_STEPS && !__atomic_load_n(&hdr->error, __ATOMIC_ACQUIRE);
+	     i++)
+		hpu_test_sleep_ms(1);
+	assert_int_equal(hdr->error, EIO);
+
+	after = submit_nop(cb, 0);
+	assert_true(after > before);
+	assert_int_equal(ring_in_use(dev), 0);
+	expect_status(dev, after, HPU_WAIT_CS_STATUS_COMPLETED);
+	expect_status(dev, before, HPU_WAIT_CS_STATUS_COMPLETED);
+	run_basic(dev);
+	n = hpu_event_read(dev, ev, 8);
+	for (i = 0; i < n; i++)
+		found |= ev[i].type == HPU_EVENT_RING_ERR;
+	assert_true(found);
+	hpu_cb_builder_destroy(cb);
+	hpu_close(dev);
+	assert_int_equal(count_ring_maps(), 0);
+}
+
+/* REGISTER refused (pinned_bytes): the ioctl path, silently */
+static void test_register_fails(void **state)
+{
+	struct hpu_device *dev;
+
+	(void)state;
+	unsetenv("HPU_RING");
+	assert_int_equal(hpu_open(0, &dev), 0);
+	assert_int_equal(ring_in_use(dev), 0);
+	assert_int_equal(count_ring_maps(), 0);
+	run_basic(dev);
+	run_out_of_order(dev);
+	hpu_close(dev);
+}
+
+#define T(f) cmocka_unit_test_setup(f, hpu_test_need_daemon)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_basic_ring),	   T(test_basic_ioctl),
+		T(test_failures_ring),	   T(test_failures_ioctl),
+		T(test_out_of_order_ring), T(test_out_of_order_ioctl),
+		T(test_stream_ring),	   T(test_stream_ioctl),
+		T(test_fork_child),	   T(test_broken_ring),
+	};
+	const struct CMUnitTest small[] = {
+		T(test_register_fails),
+	};
+	int failed;
+
+	failed =
+		cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+	failed += cmocka_run_group_tests(small, small_group_setup,
+					 hpu_test_group_stop);
+	return failed;
+}

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * mode_cs.c - hpu-bench cs: round trip of a one-NOP command submission
- * until its completion is known, beside a bare FUSE ioctl round trip.
+ * until its completion is known, beside a bare FUSE ioctl round trip;
+ * through the user-mode rings (docs/rings.md) and through the ioctls
+ * (HPU_RING=0) when the driver has rings.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -59,6 +63,52 @@ static int time_cs(void *arg, uint64_t *ns, size_t n)
 	return 0;
 }
 
+/* The device uses the rings: the driver has them and HPU_RING is not 0 */
+static bool uses_ring(struct hpu_device *dev)
+{
+	struct hpu_info_driver_version v;
+	const char *env = getenv("HPU_RING");
+
+	if (env && !strcmp(env, "0"))
+		return false;
+	return !hpu_info_driver_version(dev, &v) &&
+	       (v.capabilities & HPU_CAP_RING);
+}
+
+/* One path: @r->dev's, timed beside the reference; its p50 ratio */
+static int run_path(struct cs_run *r, const char *path, long iter,
+		    double *ratio)
+{
+	struct bench_stats cs, bs;
+	struct bench_latency l = {
+		.what = "NOP CS",
+		.time_fn = time_cs,
+		.arg = r,
+		.request = HPU_IOCTL_CS,
+		.warmup = WARMUP,
+	};
+	int ret;
+
+	r->waits = 0;
+	ret = hpu_cb_builder_create(r->dev, 8, &r->cb);
+	if (!ret)
+		ret = hpu_cb_nop(r->cb);
+	if (ret) {
+		fprintf(stderr, "hpu-bench: cannot build the NOP CB: %s\n",
+			hpu_strerror(ret));
+		return ret;
+	}
+	ret = bench_latency_run(&l, (size_t)iter, &cs, &bs);
+	if (!ret) {
+		printf("  %s (%zu waited for)\n", path, r->waits);
+		*ratio = bench_latency_print("NOP CS submit->complete", &cs,
+					     &bs, "ratio cs / bare");
+	}
+	hpu_cb_builder_destroy(r->cb);
+	r->cb = NULL;
+	return ret;
+}
+
 static int usage(FILE *f, int status)
 {
 	fprintf(f,
@@ -71,44 +121,41 @@ static int usage(FILE *f, int status)
 
 int bench_cs(int argc, char **argv)
 {
-	struct bench_stats cs, bs;
 	struct cs_run r = { 0 };
-	struct bench_latency l = {
-		.what = "NOP CS",
-		.time_fn = time_cs,
-		.arg = &r,
-		.request = HPU_IOCTL_CS,
-		.warmup = WARMUP,
-	};
 	long iter = DEFAULT_ITER, index = -1;
-	double ratio;
-	int c, ret, status = 1;
+	double ratio = 0, ioctl_ratio = 0;
+	bool ring;
+	int c, status = 1;
 
 	c = bench_start(argc, argv, 'n', 1, MAX_ITER, &iter, usage, &r.dev,
 			&index);
 	if (c != BENCH_RUN)
 		return c;
-	ret = hpu_cb_builder_create(r.dev, 8, &r.cb);
-	if (!ret)
-		ret = hpu_cb_nop(r.cb);
-	if (ret) {
-		fprintf(stderr, "hpu-bench: cannot build the NOP CB: %s\n",
-			hpu_strerror(ret));
-		goto out_close;
-	}
-	if (bench_latency_run(&l, (size_t)iter, &cs, &bs))
-		goto out_close;
+	ring = uses_ring(r.dev);
 	printf("hpu-bench cs: %ld round trips per path, one-NOP CS on queue 0 "
-	       "of hpu%ld (%zu needed a WAIT_CS)\n",
-	       iter, index, r.waits);
-	ratio = bench_latency_print("NOP CS submit->complete", &cs, &bs,
-				    "ratio cs / bare");
+	       "of hpu%ld\n",
+	       iter, index);
+	if (run_path(&r, ring ? "user-mode rings" : "ioctls", iter, &ratio))
+		goto out_close;
+	if (ring) {
+		/* the same through the ioctls, on a context of its own */
+		hpu_close(r.dev);
+		r.dev = NULL;
+		setenv("HPU_RING", "0", 1);
+		c = bench_open_device(index, &r.dev, &index);
+		unsetenv("HPU_RING");
+		if (c)
+			goto out_close;
+		if (run_path(&r, "ioctls (HPU_RING=0)", iter, &ioctl_ratio))
+			goto out_close;
+		printf("  rings / ioctls (p50 ratios to the reference): %.2f\n",
+		       ioctl_ratio > 0 ? ratio / ioctl_ratio : 0.0);
+	}
 	printf("  target (DESIGN.md): p50 ratio <= %.1f: %s\n", TARGET_RATIO,
 	       ratio <= TARGET_RATIO ? "met" : "NOT met");
 	status = 0;
 
 out_close:
-	hpu_cb_builder_destroy(r.cb);
 	hpu_close(r.dev);
 	return status;
 }

@@ -26,8 +26,8 @@
 
 /* SQ slots: every entry fits (HPU_RING_MAX_ENTRY_SLOTS 577) */
 #define RING_SQ_SLOTS	   1024
-/* CQ records */
-#define RING_CQ_ENTRIES	   256
+/* CQ records: also the bound of ring CSs in flight */
+#define RING_CQ_ENTRIES	   1024
 /*
  * Records kept for waiters: failures, timestamps, and endings above the
  * low-water mark (out of order, not yet covered by completed_seq)
@@ -75,6 +75,11 @@ struct ring_recent {
  * @hdr: header of @map
  * @sq: SQ slots
  * @cq: CQ records
+ * @max_in_flight: ring CSs in flight at most: below the CQ's size and the
+ *	context's cs_in_flight limit, so the consumer can always take an
+ *	entry the producer published (it never waits for a CS to end)
+ * @taken: entries the consumer took
+ * @ended: records drained
  * @first_seq: REGISTER's next_seq: the ring knows numbers from here
  * @next_seq: the number the next entry gets
  * @evicted: highest number dropped from @recent (0: none)
@@ -91,6 +96,9 @@ struct hpudrv_ring {
 	struct hpu_ring_hdr *hdr;
 	uint8_t *sq;
 	struct hpu_ring_cqe *cq;
+	uint32_t max_in_flight;
+	uint64_t taken;
+	uint64_t ended;
 	uint64_t first_seq;
 	uint64_t next_seq;
 	uint64_t evicted;
@@ -220,6 +228,19 @@ err_close:
 	return ret;
 }
 
+/* The context's cs_in_flight limit, or the daemon's default */
+static uint32_t ctx_in_flight(struct hpu_device *dev)
+{
+	struct hpu_info_ctx_limits l;
+	uint64_t lim = 1024;
+
+	if (!hpudrv_info(dev->fd, HPU_INFO_CTX_LIMITS, 0, &l, sizeof(l)) &&
+	    l.num_limits > HPU_CTX_LIMIT_CS_IN_FLIGHT &&
+	    l.limits[HPU_CTX_LIMIT_CS_IN_FLIGHT].limit)
+		lim = l.limits[HPU_CTX_LIMIT_CS_IN_FLIGHT].limit;
+	return lim < RING_CQ_ENTRIES - 1 ? (uint32_t)lim : RING_CQ_ENTRIES - 1;
+}
+
 void hpudrv_ring_open(struct hpu_device *dev)
 {
 	struct hpu_info_driver_version v;
@@ -236,6 +257,7 @@ void hpudrv_ring_open(struct hpu_device *dev)
 	if (!r)
 		return;
 	r->size = HPU_RING_SIZE(RING_SQ_SLOTS, RING_CQ_ENTRIES);
+	r->max_in_flight = ctx_in_flight(dev);
 	r->fork_gen = __atomic_load_n(&fork_gen, __ATOMIC_RELAXED);
 	ret = ring_register(dev, r);
 	if (ret) {
@@ -344,6 +366,7 @@ static void ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r)
 			ring_kill_locked(dev, r, "sequence numbers diverged");
 			break;
 		}
+		r->ended++;
 		if (c->res || c->status != HPU_WAIT_CS_STATUS_COMPLETED ||
 		    (c->user_data & RING_UD_TIMESTAMP) || c->seq > low)
 			recent_add(r, c);
@@ -394,7 +417,8 @@ static int ring_room_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 			ring_kill_locked(dev, r, "SQ head out of range");
 			return -ENOTCONN;
 		}
-		if (tail - head <= RING_SQ_SLOTS - slots)
+		if (tail - head <= RING_SQ_SLOTS - slots &&
+		    r->taken - r->ended < r->max_in_flight)
 			return 0;
 		ring_drain_locked(dev, r);
 		if (r->dead)
@@ -423,8 +447,10 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 
 	for (;;) {
 		head = __atomic_load_n(&r->hdr->sq_head, __ATOMIC_ACQUIRE);
-		if ((int32_t)(head - tail) >= 0)
+		if ((int32_t)(head - tail) >= 0) {
+			r->taken++;
 			return 0;
+		}
 		err = __atomic_load_n(&r->hdr->error, __ATOMIC_ACQUIRE);
 		if (err) {
 			/* the head may have moved before the error was set */
@@ -435,8 +461,16 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 				return 0;
 			return err == ENODEV ? -ENODEV : -EIO;
 		}
+		if (r->dead) {
+			/* given up meanwhile (diverged numbers) */
+			head = __atomic_load_n(&r->hdr->sq_head,
+					       __ATOMIC_ACQUIRE);
+			return (int32_t)(head - tail) >= 0 ? 0 : -EIO;
+		}
 		if (now_ns() < spin_end)
 			continue;
+		/* a full CQ (records not taken yet) stops the consumer */
+		ring_drain_locked(dev, r);
 		ring_kick(r);
 		nanosleep(&pause, NULL);
 	}
@@ -627,7 +661,8 @@ int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
 		 */
 		if (first || c >= seq ||
 		    __atomic_load_n(&r->hdr->cq_tail, __ATOMIC_ACQUIRE) !=
-			    r->hdr->cq_head) {
+			    __atomic_load_n(&r->hdr->cq_head,
+					    __ATOMIC_RELAXED)) {
 			pthread_mutex_lock(&r->lock);
 			ret = ring_status_locked(dev, r, seq, c, status, ts);
 			pthread_mutex_unlock(&r->lock);

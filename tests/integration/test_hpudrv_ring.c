@@ -53,6 +53,18 @@ static int small_group_setup(void **state)
 	return hpu_test_require_cs();
 }
 
+/* A cs_in_flight limit of 32: back-pressure within a test's time */
+static int limited_group_setup(void **state)
+{
+	static const char *const extra[] = { "--limit", "cs_in_flight=32",
+					     NULL };
+
+	(void)state;
+	if (hpu_test_group_start_args(1, "gaudi", extra))
+		return -1;
+	return hpu_test_require_cs();
+}
+
 /* 1 when the context of @dev has a ring registered (its one shm map) */
 static int ring_in_use(struct hpu_device *dev)
 {
@@ -402,6 +414,40 @@ static void test_register_fails(void **state)
 	hpu_close(dev);
 }
 
+/*
+ * Back-pressure: CSs behind a blocked one fill cs_in_flight, the next
+ * submission says -EAGAIN (after the library's bounded wait) and nothing
+ * hangs; once the blocked CS times out everything ends and submissions
+ * work again
+ */
+static void run_in_flight(struct hpu_device *dev)
+{
+	struct hpu_cb_builder *cb;
+	uint64_t blocked, seq, last = 0;
+	int i, ret = 0;
+
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	assert_int_equal(hpu_cb_fence(cb, 95, 1, 1), 0);
+	blocked = submit(cb, 1, 1500);
+	for (i = 0; i < 64; i++) {
+		assert_int_equal(hpu_cb_nop(cb), 0);
+		ret = hpu_cb_builder_submit(cb, 1, 0, 0, &seq, NULL);
+		hpu_cb_builder_reset(cb);
+		if (ret)
+			break;
+		last = seq;
+	}
+	assert_int_equal(ret, -EAGAIN);
+	assert_true(i >= 16);
+	assert_true(last > blocked);
+	expect_status(dev, blocked, HPU_WAIT_CS_STATUS_TIMEDOUT);
+	expect_status(dev, last, HPU_WAIT_CS_STATUS_COMPLETED);
+	expect_status(dev, submit_nop(cb, 1), HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_cb_builder_destroy(cb);
+}
+
+BOTH_WAYS(in_flight)
+
 #define T(f) cmocka_unit_test_setup(f, hpu_test_need_daemon)
 
 int main(void)
@@ -416,11 +462,17 @@ int main(void)
 	const struct CMUnitTest small[] = {
 		T(test_register_fails),
 	};
+	const struct CMUnitTest limited[] = {
+		T(test_in_flight_ring),
+		T(test_in_flight_ioctl),
+	};
 	int failed;
 
 	failed =
 		cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
 	failed += cmocka_run_group_tests(small, small_group_setup,
+					 hpu_test_group_stop);
+	failed += cmocka_run_group_tests(limited, limited_group_setup,
 					 hpu_test_group_stop);
 	return failed;
 }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,6 +47,8 @@
 #define RING_ROOM_NS	   1000000000ULL
 /* Pause between looks for SQ room */
 #define RING_ROOM_SLEEP_NS 50000L
+/* After the spin, yield this long before sleeping between looks */
+#define RING_YIELD_NS	   2000000ULL
 /* Pause between looks for the consumer's take of an entry */
 #define RING_TAKE_SLEEP_NS 20000L
 /* user_data bit: the CS asked for a timestamp */
@@ -472,7 +475,11 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 		/* a full CQ (records not taken yet) stops the consumer */
 		ring_drain_locked(dev, r);
 		ring_kick(r);
-		nanosleep(&pause, NULL);
+		/* yield to the consumer first: a sleep costs the timer slack */
+		if (now_ns() < spin_end + RING_YIELD_NS)
+			sched_yield();
+		else
+			nanosleep(&pause, NULL);
 	}
 }
 

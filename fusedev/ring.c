@@ -45,8 +45,8 @@
 #define RING_SLEEP_NS	   100000000LL
 /* Longest wait of an ioctl CS for the ring's consumer (then -EAGAIN) */
 #define RING_DRAIN_WAIT_NS 1000000000ULL
-/* Waits for the consume lock look at the ring's state this often */
-#define RING_LOCK_SLICE_NS 10000000ULL
+/* A wait for the consume lock tries it again this often */
+#define RING_LOCK_POLL_NS  20000L
 
 static unsigned int nrings; /* registered rings of the daemon (atomic) */
 
@@ -222,30 +222,27 @@ static void ring_abandoned(void *arg)
 
 /*
  * Take consume_lock, waiting at most @wait_ns; give up earlier when the
- * ring is broken (@give_up_broken) or a take is stuck (always). Return:
- * 0 held; -EIO broken or stuck; -EAGAIN timed out.
+ * ring is broken (@give_up_broken) or a take is stuck (always). The
+ * holder keeps it for one entry (microseconds) unless its copy is slow:
+ * the waiter polls (RING_LOCK_POLL_NS) and watches the ring's state
+ * meanwhile. Return: 0 held; -EIO broken or stuck; -EAGAIN timed out.
  */
 static int lock_consume(struct hfd_ring *r, uint64_t wait_ns,
 			bool give_up_broken)
 {
-	uint64_t end = now_ns() + wait_ns, t;
-	struct timespec ts;
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = RING_LOCK_POLL_NS };
+	uint64_t end = now_ns() + wait_ns;
 
 	for (;;) {
+		if (!pthread_mutex_trylock(&r->consume_lock))
+			return 0;
 		if (__atomic_load_n(&r->stuck, __ATOMIC_ACQUIRE) ||
 		    (give_up_broken &&
 		     __atomic_load_n(&r->broken, __ATOMIC_ACQUIRE)))
 			return -EIO;
-		t = now_ns();
-		if (t >= end)
+		if (now_ns() >= end)
 			return -EAGAIN;
-		t += RING_LOCK_SLICE_NS < end - t ? RING_LOCK_SLICE_NS :
-						    end - t;
-		ts.tv_sec = (time_t)(t / 1000000000ULL);
-		ts.tv_nsec = (long)(t % 1000000000ULL);
-		if (!pthread_mutex_clocklock(&r->consume_lock, CLOCK_MONOTONIC,
-					     &ts))
-			return 0;
+		nanosleep(&ts, NULL);
 	}
 }
 

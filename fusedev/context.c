@@ -282,12 +282,16 @@ void hfd_ctx_call_end(struct hfd_ctx *ctx)
  */
 void hfd_ctx_release(struct hfd_ctx *ctx)
 {
+	/* the call in progress may free the context as soon as it ends */
+	unsigned int index = ctx->dev->index;
+	int pid = (int)ctx->pid;
+
 	/* a ring's take in progress ends first, unless it is stuck */
 	hfd_ring_stop_ctx(ctx);
 	if (__atomic_fetch_or(&ctx->calls, HFD_CTX_RELEASED, __ATOMIC_ACQ_REL) &
 	    ~HFD_CTX_RELEASED) {
-		hfd_info("hpu%u: pid %d: release waits for a stuck call",
-			 ctx->dev->index, (int)ctx->pid);
+		hfd_info("hpu%u: pid %d: release waits for a stuck call", index,
+			 pid);
 		return;
 	}
 	ctx_release_now(ctx);

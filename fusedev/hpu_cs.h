@@ -147,7 +147,38 @@ int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
 
 uint64_t hfd_cs_low_water_locked(struct hfd_cs_state *st);
 
-/* ring.c: a CS of a context with rings ended (st->lock held) */
+/* What submission (cs.c) uses of the end of a CS (cs_done.c) */
+
+/**
+ * hfd_cs_in_flight_locked() - whether @seq is a CS of @st not yet ended
+ * @st: submission state (its lock held)
+ * @seq: sequence number
+ */
+bool hfd_cs_in_flight_locked(struct hfd_cs_state *st, uint64_t seq);
+
+/**
+ * hfd_cs_put() - drop a reference on @cs; the last frees it and lets
+ * its context go
+ * @cs: the CS
+ */
+void hfd_cs_put(struct hfd_cs *cs);
+
+/**
+ * hfd_cs_count() - count one event in the device's and the context's
+ * counter (HPU_INFO_CS_COUNTERS)
+ * @dev_ctr: the device's counter
+ * @ctx_ctr: the context's counter
+ */
+void hfd_cs_count(uint64_t *dev_ctr, uint64_t *ctx_ctr);
+
+/**
+ * hfd_cs_timeout_fn() - a CS's timer fired: it times out (its engines
+ * are reset) unless it ended meanwhile
+ * @t: the CS's timer
+ */
+void hfd_cs_timeout_fn(struct hfd_timer *t);
+
+/* ring_consumer.c: a CS of a context with rings ended (st->lock held) */
 bool hfd_ring_cs_ended_locked(struct hfd_ctx *ctx, const struct hfd_cs *cs,
 			      uint32_t status, uint64_t low_water);
 

@@ -34,6 +34,7 @@
 #include <linux/userfaultfd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_usage.h"
 #include "../lib/hpu_test_util.h"
 #include "hpu_accel.h"
 #include "hpudrv.h"
@@ -790,19 +791,10 @@ static void test_shm_fd_swap(void **state)
 /* Descriptors the daemon holds */
 static int daemon_fds(void)
 {
-	char path[64];
-	struct dirent *e;
-	int n = 0;
-	DIR *d;
+	long n = hpu_test_fds_of(hpu_test_shared.pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)hpu_test_shared.pid);
-	d = opendir(path);
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
+	assert_true(n >= 0);
+	return (int)n;
 }
 
 /*

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_usage.h"
 #include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
@@ -205,17 +206,10 @@ static void test_bad_arguments(void **state)
 /* Lines of the daemon's maps that are memfds named "hpu-host" */
 static int daemon_host_maps(void)
 {
-	char path[64], line[512];
-	int n = 0;
-	FILE *f;
+	long n = hpu_test_maps_matching(hpu_test_shared.pid, "/memfd:hpu-host");
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)hpu_test_shared.pid);
-	f = fopen(path, "re");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, "/memfd:hpu-host") != NULL;
-	fclose(f);
-	return n;
+	assert_true(n >= 0);
+	return (int)n;
 }
 
 static void test_release_frees_daemon_mapping(void **state)

@@ -23,6 +23,7 @@
 
 #include "../lib/hpu_test_cs.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_usage.h"
 #include "../lib/hpu_test_ring.h"
 #include "../lib/hpu_test_util.h"
 #include "hpu_accel.h"
@@ -230,18 +231,10 @@ static void test_low_water(void **state)
 /* Mappings of the daemon whose name contains "test_ring" (our memfds) */
 static int daemon_ring_maps(void)
 {
-	char path[64], line[512];
-	int n = 0;
-	FILE *f;
+	long n = hpu_test_maps_matching(hpu_test_shared.pid, "memfd:test_ring");
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)hpu_test_shared.pid);
-	f = fopen(path, "re");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "memfd:test_ring"))
-			n++;
-	fclose(f);
-	return n;
+	assert_true(n >= 0);
+	return (int)n;
 }
 
 /* A hot-removed device's ring takes nothing more; the daemon serves on */

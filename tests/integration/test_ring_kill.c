@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_usage.h"
 #include "../lib/hpu_test_ring.h"
 #include "../lib/hpu_test_util.h"
 #include "hpu_accel.h"
@@ -38,35 +39,18 @@
 /* Mappings of the daemon whose name contains "test_ring" (our memfds) */
 static int daemon_ring_maps(void)
 {
-	char path[64], line[512];
-	int n = 0;
-	FILE *f;
+	long n = hpu_test_maps_matching(hpu_test_shared.pid, "memfd:test_ring");
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)hpu_test_shared.pid);
-	f = fopen(path, "re");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "memfd:test_ring"))
-			n++;
-	fclose(f);
-	return n;
+	assert_true(n >= 0);
+	return (int)n;
 }
 
 static int daemon_fds(void)
 {
-	char path[64];
-	struct dirent *e;
-	int n = 0;
-	DIR *d;
+	long n = hpu_test_fds_of(hpu_test_shared.pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)hpu_test_shared.pid);
-	d = opendir(path);
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
+	assert_true(n >= 0);
+	return (int)n;
 }
 
 static long daemon_rss_kb(void)

@@ -47,3 +47,37 @@ int hpu_test_usage_of(pid_t pid, struct hpu_test_usage *u)
 	fclose(f);
 	return 0;
 }
+
+long hpu_test_maps_matching(pid_t pid, const char *needle)
+{
+	char path[64], line[512];
+	long n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+long hpu_test_fds_of(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	long n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}

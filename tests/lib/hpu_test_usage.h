@@ -34,4 +34,21 @@ struct hpu_test_usage {
  */
 int hpu_test_usage_of(pid_t pid, struct hpu_test_usage *u);
 
+/**
+ * hpu_test_maps_matching() - lines of /proc/PID/maps containing @needle
+ * @pid: the process
+ * @needle: e.g. "memfd:hpu-host", a memfd's name
+ *
+ * Return: the count, or -errno when the maps cannot be read.
+ */
+long hpu_test_maps_matching(pid_t pid, const char *needle);
+
+/**
+ * hpu_test_fds_of() - descriptors process @pid holds
+ * @pid: the process
+ *
+ * Return: the count, or -errno.
+ */
+long hpu_test_fds_of(pid_t pid);
+
 #endif /* HPU_TEST_USAGE_H */

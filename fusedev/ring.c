@@ -147,6 +147,7 @@ static int ring_register(const struct hfd_ioctl_call *call,
 	r->gen = ++st->ring_gens;
 	r->hdr->completed_seq = r->completed;
 	r->hdr->cq_futex = (uint32_t)r->completed;
+	r->hdr->flags = HPU_RING_HDR_F_SQ_SEQ | HPU_RING_HDR_F_CQ_EVENT;
 	st->ring = r;
 	pthread_mutex_unlock(&st->lock);
 	ret = -pthread_create(&r->thread, NULL, hfd_ring_consumer, r);

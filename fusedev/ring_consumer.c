@@ -51,6 +51,19 @@ static uint64_t now_ns(void)
 }
 
 /* st->lock held: the ring breaks (once) */
+/*
+ * Move cq_event and wake its sleepers: after a record, a completed_seq
+ * move or a break (CS state's lock held, so the increments are ordered)
+ */
+static void cq_event_locked(struct hfd_ring *r)
+{
+	struct hpu_ring_hdr *h = r->hdr;
+
+	__atomic_add_fetch(&h->cq_event, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&h->cq_waiters, __ATOMIC_SEQ_CST))
+		futex(&h->cq_event, FUTEX_WAKE, INT_MAX, NULL);
+}
+
 static void break_locked(struct hfd_ring *r)
 {
 	HPU_ASSERT_HELD(&r->ctx->cs->lock);
@@ -58,6 +71,7 @@ static void break_locked(struct hfd_ring *r)
 		return;
 	__atomic_store_n(&r->broken, true, __ATOMIC_RELEASE);
 	__atomic_store_n(&r->hdr->error, (uint32_t)EIO, __ATOMIC_RELEASE);
+	cq_event_locked(r);
 }
 
 /**
@@ -154,6 +168,7 @@ bool hfd_ring_cs_ended_locked(struct hfd_ctx *ctx, const struct hfd_cs *cs,
 	struct hfd_ring *r = ctx->cs->ring;
 	struct hpu_ring_hdr *h = r->hdr;
 	struct hpu_ring_cqe rec;
+	bool posted = false;
 	bool broke = false;
 	uint32_t head;
 	int ret;
@@ -177,6 +192,7 @@ bool hfd_ring_cs_ended_locked(struct hfd_ctx *ctx, const struct hfd_cs *cs,
 			broke = true;
 		}
 		__atomic_store_n(&h->cq_tail, r->cq_tail, __ATOMIC_RELEASE);
+		posted = true;
 	}
 	if (low_water > r->completed) {
 		r->completed = low_water;
@@ -186,7 +202,10 @@ bool hfd_ring_cs_ended_locked(struct hfd_ctx *ctx, const struct hfd_cs *cs,
 				 __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&h->cq_waiters, __ATOMIC_SEQ_CST))
 			futex(&h->cq_futex, FUTEX_WAKE, INT_MAX, NULL);
+		posted = true;
 	}
+	if (posted)
+		cq_event_locked(r);
 	if (r->bp) {
 		r->bp = false;
 		hfd_ring_kick(r);
@@ -215,19 +234,22 @@ static void count_parsing_drop(struct hfd_ctx *ctx)
 	__atomic_add_fetch(&ctx->cs_stats.parsing, 1, __ATOMIC_RELAXED);
 }
 
-/* Take a sequence number for a refused entry: it ends ABORTED with @res */
-static int refuse(struct hfd_ring *r, uint64_t user_data, int res)
+/*
+ * Take a sequence number (into @seq) for a refused entry: it ends ABORTED
+ * with @res
+ */
+static int refuse(struct hfd_ring *r, uint64_t user_data, int res,
+		  uint64_t *seq)
 {
 	struct hfd_cs_desc d = { .ring = true,
 				 .ring_gen = r->gen,
 				 .user_data = user_data,
 				 .refuse = res };
-	uint64_t seq;
 	bool done;
 	int ret;
 
-	ret = hfd_cs_submit(r->ctx, 0, &d, &seq, &done);
-	return seq ? 0 : ret;
+	ret = hfd_cs_submit(r->ctx, 0, &d, seq, &done);
+	return *seq ? 0 : ret;
 }
 
 static void unreserve(struct hfd_ring *r)
@@ -240,8 +262,10 @@ static void unreserve(struct hfd_ring *r)
 	pthread_mutex_unlock(&st->lock);
 }
 
-static void advance(struct hfd_ring *r, uint32_t used)
+/* The entry numbered @seq was taken: @used slots are free again */
+static void advance(struct hfd_ring *r, uint32_t used, uint64_t seq)
 {
+	__atomic_store_n(&r->hdr->sq_seq, seq, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->head, r->head + used, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->hdr->sq_head, r->head, __ATOMIC_RELEASE);
 }
@@ -268,6 +292,7 @@ static int take_one_hooked(struct hfd_ring *r)
 			__atomic_store_n(&r->broken, true, __ATOMIC_RELEASE);
 			__atomic_store_n(&r->hdr->error, (uint32_t)ENODEV,
 					 __ATOMIC_RELEASE);
+			cq_event_locked(r);
 		}
 		pthread_mutex_unlock(&st->lock);
 		return -EIO;
@@ -302,7 +327,7 @@ static int take_one_hooked(struct hfd_ring *r)
 			       &used);
 	if (ret == -EIO) {
 		/* the entry at head gets an -EIO record, then nothing more */
-		if (refuse(r, e.has_sqe ? e.sqe.user_data : 0, -EIO))
+		if (refuse(r, e.has_sqe ? e.sqe.user_data : 0, -EIO, &seq))
 			unreserve(r);
 		pthread_mutex_lock(&st->lock);
 		break_locked(r);
@@ -312,7 +337,7 @@ static int take_one_hooked(struct hfd_ring *r)
 	}
 	if (ret == -EINVAL) {
 		count_parsing_drop(ctx);
-		ret = refuse(r, e.sqe.user_data, -EINVAL);
+		ret = refuse(r, e.sqe.user_data, -EINVAL, &seq);
 		goto refused;
 	}
 	if (ret) {
@@ -332,7 +357,7 @@ static int take_one_hooked(struct hfd_ring *r)
 		return -EIO;
 	}
 	if (!ret || seq) {
-		advance(r, used);
+		advance(r, used, seq);
 		return 1;
 	}
 	if (ret == -EAGAIN || ret == -ENODEV) {
@@ -345,7 +370,7 @@ static int take_one_hooked(struct hfd_ring *r)
 		return ret == -EAGAIN ? -EAGAIN : -EIO;
 	}
 	/* CB copies and packet checks count as the ioctl's do (cs.c) */
-	ret = refuse(r, e.sqe.user_data, ret);
+	ret = refuse(r, e.sqe.user_data, ret, &seq);
 refused:
 	if (ret) {
 		/* no number for it now (cs_in_flight): the entry stays */
@@ -357,7 +382,7 @@ refused:
 		}
 		return ret == -EAGAIN ? -EAGAIN : -EIO;
 	}
-	advance(r, used);
+	advance(r, used, seq);
 	return 1;
 }
 

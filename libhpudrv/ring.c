@@ -37,10 +37,10 @@
 /* Spin on completed_seq before the futex wait */
 #define RING_SPIN_NS	   20000ULL
 /*
- * Longest futex sleep. The driver wakes cq_futex only when completed_seq
- * moves, so a CS ending out of order (after a later one's record, before
- * an earlier CS ended) is seen by its record within this; a ring that
- * broke meanwhile too.
+ * Longest futex sleep. A 1.2 driver wakes cq_futex only when
+ * completed_seq moves, so a CS ending out of order (after a later one's
+ * record, before an earlier CS ended) is seen by its record within this;
+ * a ring that broke meanwhile too. A 1.3 driver wakes cq_event for each.
  */
 #define RING_SLICE_NS	   1000000ULL
 /* Bound of the wait for SQ room before -EAGAIN (as the ioctl's retries) */
@@ -83,6 +83,7 @@ struct ring_recent {
  *	entry the producer published (it never waits for a CS to end)
  * @taken: entries the consumer took
  * @ended: records drained
+ * @hdr_flags: HPU_RING_HDR_F_* the driver keeps (read once at REGISTER)
  * @first_seq: REGISTER's next_seq: the ring knows numbers from here
  * @next_seq: the number the next entry gets
  * @evicted: highest number dropped from @recent (0: none)
@@ -102,6 +103,7 @@ struct hpudrv_ring {
 	uint32_t max_in_flight;
 	uint64_t taken;
 	uint64_t ended;
+	uint32_t hdr_flags;
 	uint64_t first_seq;
 	uint64_t next_seq;
 	uint64_t evicted;
@@ -216,6 +218,8 @@ static int ring_register(struct hpu_device *dev, struct hpudrv_ring *r)
 	r->hdr = r->map;
 	r->sq = (uint8_t *)r->map + a.out.sq_offset;
 	r->cq = (struct hpu_ring_cqe *)((uint8_t *)r->map + a.out.cq_offset);
+	r->hdr_flags = __atomic_load_n(&r->hdr->flags, __ATOMIC_RELAXED) &
+		       (HPU_RING_HDR_F_SQ_SEQ | HPU_RING_HDR_F_CQ_EVENT);
 	r->first_seq = a.out.next_seq;
 	r->next_seq = a.out.next_seq;
 	return 0;
@@ -323,6 +327,7 @@ static void ring_kill_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 		   why, ring_ioctl(dev, &a));
 	__atomic_store_n(&r->dead, true, __ATOMIC_RELEASE);
 	futex(&r->hdr->cq_futex, FUTEX_WAKE, INT_MAX, 0);
+	futex(&r->hdr->cq_event, FUTEX_WAKE, INT_MAX, 0);
 }
 
 static void recent_add(struct hpudrv_ring *r, const struct hpu_ring_cqe *c)
@@ -594,6 +599,18 @@ int hpudrv_ring_submit(struct hpu_device *dev,
 	if (ret)
 		goto out;
 	*seq = r->next_seq;
+	if ((r->hdr_flags & HPU_RING_HDR_F_SQ_SEQ) &&
+	    __atomic_load_n(&r->hdr->sq_seq, __ATOMIC_RELAXED) != *seq) {
+		/*
+		 * Someone else took a number on the context (a raw CS ioctl,
+		 * a forked child on an inherited handle): this entry's is the
+		 * driver's; the ring can no longer tell its numbers apart
+		 */
+		*seq = __atomic_load_n(&r->hdr->sq_seq, __ATOMIC_RELAXED);
+		ring_kill_locked(dev, r, "sequence numbers diverged");
+		ret = 0;
+		goto out;
+	}
 	__atomic_store_n(&r->next_seq, *seq + 1, __ATOMIC_RELEASE);
 	/*
 	 * An entry refused for its contents ends at once: answer its -errno
@@ -646,6 +663,8 @@ int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
 {
 	struct hpudrv_ring *r = ring_get(dev);
 	uint64_t start, end, spin_end, c, left, t;
+	bool events = r && (r->hdr_flags & HPU_RING_HDR_F_CQ_EVENT);
+	uint32_t ev = 0;
 	bool first;
 	int ret;
 
@@ -661,6 +680,10 @@ int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
 		      start + timeout_us * 1000;
 	spin_end = start + RING_SPIN_NS < end ? start + RING_SPIN_NS : end;
 	for (first = true;; first = false) {
+		/* read first: whatever happens after the looks below moves it */
+		if (events)
+			ev = __atomic_load_n(&r->hdr->cq_event,
+					     __ATOMIC_SEQ_CST);
 		c = __atomic_load_n(&r->hdr->completed_seq, __ATOMIC_ACQUIRE);
 		/*
 		 * covered, or a record (drained before, or new in the CQ) may
@@ -691,9 +714,16 @@ int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
 			continue;
 		left = end - t < RING_SLICE_NS ? end - t : RING_SLICE_NS;
 		__atomic_add_fetch(&r->hdr->cq_waiters, 1, __ATOMIC_SEQ_CST);
-		c = __atomic_load_n(&r->hdr->completed_seq, __ATOMIC_SEQ_CST);
-		if (c < seq)
-			futex(&r->hdr->cq_futex, FUTEX_WAIT, (uint32_t)c, left);
+		if (events) {
+			/* any record, completed_seq move or break wakes it */
+			futex(&r->hdr->cq_event, FUTEX_WAIT, ev, left);
+		} else {
+			c = __atomic_load_n(&r->hdr->completed_seq,
+					    __ATOMIC_SEQ_CST);
+			if (c < seq)
+				futex(&r->hdr->cq_futex, FUTEX_WAIT,
+				      (uint32_t)c, left);
+		}
 		__atomic_sub_fetch(&r->hdr->cq_waiters, 1, __ATOMIC_SEQ_CST);
 	}
 	*status = HPU_WAIT_CS_STATUS_BUSY;

@@ -64,6 +64,15 @@
 /* hpu_ring_hdr.sq_need_wakeup: the consumer sleeps, ring the doorbell */
 #define HPU_RING_NEED_WAKEUP 1U
 
+/*
+ * hpu_ring_hdr.flags: header words the driver keeps (set at REGISTER,
+ * never changed; ABI 1.3). A client seeing 0 has a 1.2 driver.
+ */
+/* @sq_seq holds the number of the last entry taken */
+#define HPU_RING_HDR_F_SQ_SEQ	1U
+/* @cq_event moves with every record, every completed_seq move, a break */
+#define HPU_RING_HDR_F_CQ_EVENT 2U
+
 /**
  * struct hpu_ring_hdr - the shared header, first page of the region
  * @sq_tail: client: SQ producer index, one past the last slot of the
@@ -74,8 +83,12 @@
  * @sq_head: driver: SQ consumer index; slots before it may be reused
  * @sq_need_wakeup: driver: HPU_RING_NEED_WAKEUP while the consumer
  *	sleeps or is about to (docs/rings.md, "Doorbell")
- * @flags: driver: 0
+ * @flags: driver: HPU_RING_HDR_F_* (0 from a 1.2 driver)
  * @pad1: 0
+ * @sq_seq: driver (HPU_RING_HDR_F_SQ_SEQ): the sequence number of the
+ *	last entry taken, stored before @sq_head moves past it (0: none
+ *	yet); an entry refused for its contents has one too
+ * @pad1b: 0
  * @completed_seq: driver: every CS of the context numbered at or below
  *	it has ended (ring and ioctl submissions); it only grows
  * @cq_tail: driver: CQ producer index (store-release after the record)
@@ -83,6 +96,10 @@
  *	waiters sleep on
  * @error: driver: 0, or a positive errno once the ring is broken
  *	(EIO): nothing more is consumed
+ * @cq_event: driver (HPU_RING_HDR_F_CQ_EVENT): a futex word incremented
+ *	after every record posted, every move of @completed_seq and the
+ *	ring breaking; waiters for any of those (an out-of-order ending
+ *	too) sleep on it and are woken when @cq_waiters is not 0
  * @pad2: 0
  * @cq_head: client: CQ consumer index; records before it may be reused
  * @cq_waiters: client: threads sleeping (or about to) on @cq_futex;
@@ -103,13 +120,16 @@ struct hpu_ring_hdr {
 	__u32 sq_head;
 	__u32 sq_need_wakeup;
 	__u32 flags;
-	__u32 pad1[13];
+	__u32 pad1;
+	__u64 sq_seq;
+	__u32 pad1b[10];
 	/* line 2: the driver's CQ words */
 	__u64 completed_seq;
 	__u32 cq_tail;
 	__u32 cq_futex;
 	__u32 error;
-	__u32 pad2[11];
+	__u32 cq_event;
+	__u32 pad2[10];
 	/* line 3: the client's CQ words */
 	__u32 cq_head;
 	__u32 cq_waiters;

@@ -23,7 +23,9 @@
 #include <linux/futex.h>
 #include <unistd.h>
 
+#include "../lib/hpu_test_cs.h"
 #include "../lib/hpu_test_daemon.h"
+#include "hpu_packets.h"
 #include "hpu_ring.h"
 #include "hpudrv.h"
 
@@ -408,6 +410,38 @@ static void test_fork_child(void **state)
 }
 
 /*
+ * A CS ioctl issued on the context behind the library's back takes a
+ * number the ring predicted: the driver's sq_seq (ABI 1.3) shows it when
+ * the next entry is taken, so that entry's number is right at once; the
+ * ring is given up and the ioctl path goes on with consecutive numbers.
+ */
+static void test_numbers_checked_at_take(void **state)
+{
+	struct hpu_device *dev = open_mode(true);
+	struct hpu_pkt_nop nop = { .hdr = { .opcode = HPU_PACKET_NOP,
+					    .size = sizeof(nop) } };
+	struct hpu_cb_builder *cb;
+	uint64_t a, raw, b;
+
+	(void)state;
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	a = submit_nop(cb, 0);
+	expect_status(dev, a, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_test_cs_run_cb(hpu_device_fd(dev), &nop,
+					    sizeof(nop), 2, 0, &raw),
+			 0);
+	assert_int_equal(raw, a + 1);
+	b = submit_nop(cb, 1);
+	assert_int_equal(b, raw + 1);
+	expect_status(dev, b, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(ring_in_use(dev), 0);
+	assert_int_equal(submit_nop(cb, 3), b + 1);
+	expect_status(dev, b + 1, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_cb_builder_destroy(cb);
+	hpu_close(dev);
+}
+
+/*
  * The driver breaks the ring (an overrun written into its sq_tail): the
  * library gives it up (UNREGISTER) and goes on with the ioctl path;
  * numbers handed out before still answer.
@@ -504,12 +538,19 @@ BOTH_WAYS(in_flight)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_basic_ring),	   T(test_basic_ioctl),
-		T(test_failures_ring),	   T(test_failures_ioctl),
-		T(test_out_of_order_ring), T(test_out_of_order_ioctl),
-		T(test_stream_ring),	   T(test_stream_ioctl),
-		T(test_threads_ring),	   T(test_threads_ioctl),
-		T(test_fork_child),	   T(test_broken_ring),
+		T(test_basic_ring),
+		T(test_basic_ioctl),
+		T(test_failures_ring),
+		T(test_failures_ioctl),
+		T(test_out_of_order_ring),
+		T(test_out_of_order_ioctl),
+		T(test_numbers_checked_at_take),
+		T(test_stream_ring),
+		T(test_stream_ioctl),
+		T(test_threads_ring),
+		T(test_threads_ioctl),
+		T(test_fork_child),
+		T(test_broken_ring),
 	};
 	const struct CMUnitTest small[] = {
 		T(test_register_fails),

@@ -16,9 +16,13 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../lib/hpu_test_cs.h"
@@ -28,6 +32,7 @@
 #include "../lib/hpu_test_util.h"
 #include "hpu_accel.h"
 #include "hpu_packets.h"
+#include "hpu_ring.h"
 #include "hpudrv.h"
 
 /* A CB of @len bytes of packets in memory that lives as long as the test */
@@ -228,6 +233,96 @@ static void test_low_water(void **state)
 	hpu_test_ring_unmap(&r);
 }
 
+/* A thread asleep on cq_event, as a 1.3 waiter sleeps (docs/rings.md) */
+struct cq_sleeper {
+	struct hpu_ring_hdr *hdr;
+	uint32_t ev;
+	long ret;
+	int err;
+};
+
+static void *cq_sleep(void *arg)
+{
+	struct cq_sleeper *w = arg;
+	struct timespec ts = { .tv_sec = 60 };
+
+	__atomic_add_fetch(&w->hdr->cq_waiters, 1, __ATOMIC_SEQ_CST);
+	w->ret = syscall(SYS_futex, &w->hdr->cq_event, FUTEX_WAIT, w->ev, &ts,
+			 NULL, 0);
+	w->err = errno;
+	__atomic_sub_fetch(&w->hdr->cq_waiters, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * ABI 1.3's header words: sq_seq names the last entry taken (a refused
+ * one too), and cq_event moves, and wakes its sleepers, on a record that
+ * does not move completed_seq (an out-of-order ending), where cq_futex
+ * stays
+ */
+static void test_header_words(void **state)
+{
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(8);
+	struct hpu_pkt_msg_long inc = hpu_test_pkt_inc(8);
+	int fd = hpu_test_open_dev(0);
+	struct cq_sleeper w = { 0 };
+	struct hpu_test_ring r;
+	struct hpu_ring_cqe rec;
+	struct hpu_cs_chunk c, bad;
+	uint32_t futex_word;
+	uint64_t s0, s1, s2, s3;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	assert_int_equal(r.hdr->flags,
+			 HPU_RING_HDR_F_SQ_SEQ | HPU_RING_HDR_F_CQ_EVENT);
+	assert_int_equal(r.hdr->sq_seq, 0);
+
+	/* an entry refused for its CB handle takes a number all the same */
+	bad = hpu_test_ring_chunk(hpu_test_ring_nop_cb(fd) + 1000, 0,
+				  sizeof(struct hpu_pkt_nop));
+	s0 = hpu_test_ring_append(&r, 9, 0, &bad, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, s0);
+	assert_int_equal(rec.res, -EINVAL);
+	assert_int_equal(__atomic_load_n(&r.hdr->sq_seq, __ATOMIC_ACQUIRE), s0);
+
+	/* a fenced CS, then a NOP on another queue that ends first */
+	c = hpu_test_ring_chunk(make_cb(fd, &f, sizeof(f)), 0, sizeof(f));
+	s1 = hpu_test_ring_append(&r, 1, 0, &c, 1);
+	c = hpu_test_ring_chunk(hpu_test_ring_nop_cb(fd), 1,
+				sizeof(struct hpu_pkt_nop));
+	w.hdr = r.hdr;
+	w.ev = __atomic_load_n(&r.hdr->cq_event, __ATOMIC_SEQ_CST);
+	futex_word = __atomic_load_n(&r.hdr->cq_futex, __ATOMIC_SEQ_CST);
+	assert_int_equal(pthread_create(&t, NULL, cq_sleep, &w), 0);
+	s2 = hpu_test_ring_append(&r, 2, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, s2);
+	assert_int_equal(r.hdr->completed_seq, s1 - 1);
+	assert_int_equal(r.hdr->cq_futex, futex_word);
+	/* woken by the record (or it moved before the sleep began) */
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(w.ret == 0 || w.err == EAGAIN);
+	assert_int_not_equal(
+		__atomic_load_n(&r.hdr->cq_event, __ATOMIC_SEQ_CST), w.ev);
+	assert_int_equal(__atomic_load_n(&r.hdr->sq_seq, __ATOMIC_ACQUIRE), s2);
+
+	/* the ioctl CS releasing the fence is no ring entry: sq_seq stays */
+	assert_int_equal(hpu_test_cs_run_cb(fd, &inc, sizeof(inc), 1, 0, &s3),
+			 0);
+	assert_int_equal(s3, s2 + 1);
+	hpu_test_ring_wait_seq(&r, s3);
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, s1);
+	assert_int_equal(r.hdr->sq_seq, s2);
+	close(fd);
+	hpu_test_ring_unmap(&r);
+}
+
 /* Mappings of the daemon whose name contains "test_ring" (our memfds) */
 static int daemon_ring_maps(void)
 {
@@ -296,6 +391,7 @@ int main(void)
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_abort_record, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_low_water, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_header_words, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_in_flight_retry,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_hot_remove, hpu_test_need_daemon),

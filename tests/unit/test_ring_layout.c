@@ -39,17 +39,22 @@ static void test_hdr(void **state)
 	OFF(struct hpu_ring_hdr, sq_need_wakeup, 68);
 	OFF(struct hpu_ring_hdr, flags, 72);
 	OFF(struct hpu_ring_hdr, pad1, 76);
+	OFF(struct hpu_ring_hdr, sq_seq, 80);
+	OFF(struct hpu_ring_hdr, pad1b, 88);
 	/* line 2: the driver's CQ words */
 	OFF(struct hpu_ring_hdr, completed_seq, 128);
 	OFF(struct hpu_ring_hdr, cq_tail, 136);
 	OFF(struct hpu_ring_hdr, cq_futex, 140);
 	OFF(struct hpu_ring_hdr, error, 144);
-	OFF(struct hpu_ring_hdr, pad2, 148);
+	OFF(struct hpu_ring_hdr, cq_event, 148);
+	OFF(struct hpu_ring_hdr, pad2, 152);
 	/* line 3: the client's CQ words */
 	OFF(struct hpu_ring_hdr, cq_head, 192);
 	OFF(struct hpu_ring_hdr, cq_waiters, 196);
 	OFF(struct hpu_ring_hdr, pad3, 200);
 	assert_int_equal(HPU_RING_NEED_WAKEUP, 1);
+	assert_int_equal(HPU_RING_HDR_F_SQ_SEQ, 1);
+	assert_int_equal(HPU_RING_HDR_F_CQ_EVENT, 2);
 }
 
 static void test_sqe_cqe(void **state)

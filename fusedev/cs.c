@@ -255,7 +255,7 @@ static int build_jobs(struct hfd_ctx *ctx, pid_t requester, uint32_t cs_flags,
  * not all ended an internal SOB and a FENCE job on it, and register what
  * it waits for. A chunk whose numbers all ended needs no job: b->njobs
  * counts the jobs left (0: the submission is complete at once).
- * st->lock held. Return: 0, -EINVAL (a number never issued), -EAGAIN (the
+ * st->lock held. Return: 0, -EINVAL (a number never issued), -ENOSPC (the
  * context has CS_NUM_INT_SOBS chunks waiting already) or -ENOMEM.
  */
 static int wait_prepare_locked(struct hfd_cs_state *st, struct cs_build *b,
@@ -289,7 +289,7 @@ static int wait_prepare_locked(struct hfd_cs_state *st, struct cs_build *b,
 			s++;
 		if (s == CS_NUM_INT_SOBS) {
 			free(d);
-			return -EAGAIN;
+			return -ENOSPC;
 		}
 		d->owner_seq = seq;
 		d->sob = HPU_NUM_SOBS + s;
@@ -445,7 +445,8 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
  *
  * Return: 0, or -errno with nothing submitted (-EINVAL unknown CB
  * handle, bad packets or awaited number; -EFAULT; -ENOMEM; -EAGAIN the
- * cs_in_flight limit or no free internal SOB; -ENODEV torn down), or
+ * cs_in_flight limit; -ENOSPC no free internal SOB, which the ioctl
+ * answers -EAGAIN and the ring refuses at once; -ENODEV torn down), or
  * -errno with @seq set: the number was used up and the CS ended
  * ABORTED (the model refused the jobs).
  */
@@ -562,6 +563,8 @@ int hfd_ioctl_cs(const struct hfd_ioctl_call *call, void *data)
 	if (!ret)
 		ret = hfd_ring_submit_ordered(ctx, call->pid, &d, &seq,
 					      &completed);
+	if (ret == -ENOSPC)
+		ret = -EAGAIN; /* no internal SOB: try again later */
 	if (!ret) {
 		memset(&args->out, 0, sizeof(args->out));
 		args->out.seq = seq;

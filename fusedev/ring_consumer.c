@@ -360,6 +360,15 @@ static int take_one_hooked(struct hfd_ring *r)
 		advance(r, used, seq);
 		return 1;
 	}
+	if (ret == -ENOSPC) {
+		/*
+		 * No internal SOB for a WAIT chunk: only an ending frees one,
+		 * and the producer waits for the take. Refused at once with
+		 * the ioctl's answer (-EAGAIN), its number used.
+		 */
+		ret = refuse(r, e.sqe.user_data, -EAGAIN, &seq);
+		goto refused;
+	}
 	if (ret == -EAGAIN || ret == -ENODEV) {
 		unreserve(r);
 		if (ret == -EAGAIN) {

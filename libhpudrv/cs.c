@@ -199,10 +199,18 @@ int hpu_cs_wait_multi(struct hpu_device *dev, const uint64_t *seqs,
 {
 	struct hpu_wait_cs_out out;
 	uint32_t flags = HPU_WAIT_CS_FLAGS_MULTI_CS;
+	uint32_t ended;
 	int ret;
 
 	if (!dev || !seqs || !status || !n || n > HPU_WAIT_MULTI_CS_MAX)
 		return -EINVAL;
+	ret = hpudrv_ring_wait_multi(dev, seqs, n, any, timeout_us, status,
+				     &ended);
+	if (ret != -ENOTCONN) {
+		if (!ret && map)
+			*map = ended;
+		return ret;
+	}
 	if (any)
 		flags |= HPU_WAIT_CS_FLAGS_ANY;
 	ret = wait_ioctl(dev, (uint64_t)(uintptr_t)seqs, flags, n, timeout_us,

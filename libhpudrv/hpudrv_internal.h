@@ -105,6 +105,9 @@ int hpudrv_ring_submit(struct hpu_device *dev,
 		       uint32_t flags, uint32_t timeout_ms, uint64_t *seq);
 int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
 		     uint32_t *status, uint64_t *ts);
+int hpudrv_ring_wait_multi(struct hpu_device *dev, const uint64_t *seqs,
+			   unsigned int n, bool any, uint64_t timeout_us,
+			   uint32_t *status, uint32_t *map);
 
 /* cb_builder.c */
 int hpudrv_cb_builder_new(struct hpu_device *dev, size_t size,

@@ -25,92 +25,7 @@
 #include "hpu_ring.h"
 #include "hpudrv_internal.h"
 
-/* SQ slots: every entry fits (HPU_RING_MAX_ENTRY_SLOTS 577) */
-#define RING_SQ_SLOTS	   1024
-/* CQ records: also the bound of ring CSs in flight */
-#define RING_CQ_ENTRIES	   1024
-/*
- * Records kept for waiters: failures, timestamps, and endings above the
- * low-water mark (out of order, not yet covered by completed_seq)
- */
-#define RING_RECENT	   512
-/* Spin on completed_seq before the futex wait */
-#define RING_SPIN_NS	   20000ULL
-/*
- * Longest futex sleep. A 1.2 driver wakes cq_futex only when
- * completed_seq moves, so a CS ending out of order (after a later one's
- * record, before an earlier CS ended) is seen by its record within this;
- * a ring that broke meanwhile too. A 1.3 driver wakes cq_event for each.
- */
-#define RING_SLICE_NS	   1000000ULL
-/* Bound of the wait for SQ room before -EAGAIN (as the ioctl's retries) */
-#define RING_ROOM_NS	   1000000000ULL
-/* Pause between looks for SQ room */
-#define RING_ROOM_SLEEP_NS 50000L
-/* After the spin, yield this long before sleeping between looks */
-#define RING_YIELD_NS	   2000000ULL
-/* Pause between looks for the consumer's take of an entry */
-#define RING_TAKE_SLEEP_NS 20000L
-/* user_data bit: the CS asked for a timestamp */
-#define RING_UD_TIMESTAMP  (1ULL << 63)
-
-/**
- * struct ring_recent - a CQ record worth keeping: a failure or a timestamp
- * @seq: the CS's number
- * @ts: its completion time (0 when the CS did not ask for one)
- * @status: HPU_WAIT_CS_STATUS_*
- * @res: the record's res: 0, or the -errno that refused the entry
- */
-struct ring_recent {
-	uint64_t seq;
-	uint64_t ts;
-	uint32_t status;
-	int32_t res;
-};
-
-/**
- * struct hpudrv_ring - a registered ring pair of an open device
- * @lock: the producer lock; also guards the CQ drain and @recent
- * @fork_gen: fork generation at REGISTER; a child never uses the ring
- * @dead: set once (atomic): broken or unregistered, the ioctl path serves
- * @map: the region (MADV_DONTFORK)
- * @size: its bytes
- * @hdr: header of @map
- * @sq: SQ slots
- * @cq: CQ records
- * @max_in_flight: ring CSs in flight at most: below the CQ's size and the
- *	context's cs_in_flight limit, so the consumer can always take an
- *	entry the producer published (it never waits for a CS to end)
- * @taken: entries the consumer took
- * @ended: records drained
- * @hdr_flags: HPU_RING_HDR_F_* the driver keeps (read once at REGISTER)
- * @first_seq: REGISTER's next_seq: the ring knows numbers from here
- * @next_seq: the number the next entry gets
- * @evicted: highest number dropped from @recent (0: none)
- * @recent: records kept for waiters (RING_RECENT), a FIFO
- * @nrecent: entries used in @recent
- * @recent_next: slot of @recent written next
- */
-struct hpudrv_ring {
-	pthread_mutex_t lock;
-	unsigned int fork_gen;
-	bool dead;
-	void *map;
-	size_t size;
-	struct hpu_ring_hdr *hdr;
-	uint8_t *sq;
-	struct hpu_ring_cqe *cq;
-	uint32_t max_in_flight;
-	uint64_t taken;
-	uint64_t ended;
-	uint32_t hdr_flags;
-	uint64_t first_seq;
-	uint64_t next_seq;
-	uint64_t evicted;
-	struct ring_recent recent[RING_RECENT];
-	unsigned int nrecent;
-	unsigned int recent_next;
-};
+#include "ring_internal.h"
 
 static unsigned int fork_gen;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
@@ -138,7 +53,7 @@ static void ring_debug(const char *fmt, ...)
 	va_end(ap);
 }
 
-static uint64_t now_ns(void)
+uint64_t hpudrv_ring_now_ns(void)
 {
 	struct timespec ts;
 
@@ -146,7 +61,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static long futex(uint32_t *word, int op, uint32_t val, uint64_t ns)
+long hpudrv_ring_futex(uint32_t *word, int op, uint32_t val, uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
 			       .tv_nsec = (long)(ns % 1000000000ULL) };
@@ -299,7 +214,7 @@ void hpudrv_ring_close(struct hpu_device *dev)
 }
 
 /* The ring of @dev when this process may use it, else NULL */
-static struct hpudrv_ring *ring_get(struct hpu_device *dev)
+struct hpudrv_ring *hpudrv_ring_get(struct hpu_device *dev)
 {
 	struct hpudrv_ring *r = dev->ring;
 
@@ -314,7 +229,7 @@ static struct hpudrv_ring *ring_get(struct hpu_device *dev)
  * end and WAIT_CS answers them) and wake every waiter so that it asks
  * WAIT_CS. The mapping stays until close: waiters may still read it.
  */
-static void ring_kill_locked(struct hpu_device *dev, struct hpudrv_ring *r,
+void hpudrv_ring_kill_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 			     const char *why)
 {
 	union hpu_ring_args a;
@@ -326,8 +241,8 @@ static void ring_kill_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 	ring_debug("ring given up (%s), using the ioctl path (UNREGISTER: %d)",
 		   why, ring_ioctl(dev, &a));
 	__atomic_store_n(&r->dead, true, __ATOMIC_RELEASE);
-	futex(&r->hdr->cq_futex, FUTEX_WAKE, INT_MAX, 0);
-	futex(&r->hdr->cq_event, FUTEX_WAKE, INT_MAX, 0);
+	hpudrv_ring_futex(&r->hdr->cq_futex, FUTEX_WAKE, INT_MAX, 0);
+	hpudrv_ring_futex(&r->hdr->cq_event, FUTEX_WAKE, INT_MAX, 0);
 }
 
 static void recent_add(struct hpudrv_ring *r, const struct hpu_ring_cqe *c)
@@ -355,7 +270,7 @@ static void recent_add(struct hpudrv_ring *r, const struct hpu_ring_cqe *c)
  * whose number is not the one predicted kills the ring (someone else
  * submitted on the context: the numbers are no longer known).
  */
-static void ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r)
+void hpudrv_ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r)
 {
 	uint32_t head = r->hdr->cq_head, tail;
 	const struct hpu_ring_cqe *c;
@@ -365,13 +280,13 @@ static void ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r)
 	low = __atomic_load_n(&r->hdr->completed_seq, __ATOMIC_ACQUIRE);
 	tail = __atomic_load_n(&r->hdr->cq_tail, __ATOMIC_ACQUIRE);
 	if (tail - head > RING_CQ_ENTRIES) {
-		ring_kill_locked(dev, r, "CQ tail out of range");
+		hpudrv_ring_kill_locked(dev, r, "CQ tail out of range");
 		return;
 	}
 	for (; head != tail; head++) {
 		c = &r->cq[head & (RING_CQ_ENTRIES - 1)];
 		if ((c->user_data & ~RING_UD_TIMESTAMP) != c->seq) {
-			ring_kill_locked(dev, r, "sequence numbers diverged");
+			hpudrv_ring_kill_locked(dev, r, "sequence numbers diverged");
 			break;
 		}
 		r->ended++;
@@ -382,7 +297,7 @@ static void ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r)
 	__atomic_store_n(&r->hdr->cq_head, head, __ATOMIC_RELEASE);
 }
 
-static const struct ring_recent *recent_find(const struct hpudrv_ring *r,
+const struct ring_recent *hpudrv_ring_recent_find(const struct hpudrv_ring *r,
 					     uint64_t seq)
 {
 	unsigned int i;
@@ -399,7 +314,7 @@ static void ring_kick(struct hpudrv_ring *r)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->hdr->sq_need_wakeup, __ATOMIC_SEQ_CST)) {
 		__atomic_add_fetch(&r->hdr->sq_doorbell, 1, __ATOMIC_SEQ_CST);
-		futex(&r->hdr->sq_doorbell, FUTEX_WAKE, 1, 0);
+		hpudrv_ring_futex(&r->hdr->sq_doorbell, FUTEX_WAKE, 1, 0);
 	}
 }
 
@@ -417,24 +332,24 @@ static int ring_room_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 
 	for (;;) {
 		if (__atomic_load_n(&r->hdr->error, __ATOMIC_ACQUIRE)) {
-			ring_kill_locked(dev, r, "the driver broke the ring");
+			hpudrv_ring_kill_locked(dev, r, "the driver broke the ring");
 			return -ENOTCONN;
 		}
 		head = __atomic_load_n(&r->hdr->sq_head, __ATOMIC_ACQUIRE);
 		if (tail - head > RING_SQ_SLOTS) {
-			ring_kill_locked(dev, r, "SQ head out of range");
+			hpudrv_ring_kill_locked(dev, r, "SQ head out of range");
 			return -ENOTCONN;
 		}
 		if (tail - head <= RING_SQ_SLOTS - slots &&
 		    r->taken - r->ended < r->max_in_flight)
 			return 0;
-		ring_drain_locked(dev, r);
+		hpudrv_ring_drain_locked(dev, r);
 		if (r->dead)
 			return -ENOTCONN;
 		ring_kick(r);
 		if (!end)
-			end = now_ns() + RING_ROOM_NS;
-		else if (now_ns() > end)
+			end = hpudrv_ring_now_ns() + RING_ROOM_NS;
+		else if (hpudrv_ring_now_ns() > end)
 			return -EAGAIN;
 		nanosleep(&pause, NULL);
 	}
@@ -450,7 +365,7 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 			     uint32_t tail)
 {
 	struct timespec pause = { 0, RING_TAKE_SLEEP_NS };
-	uint64_t spin_end = now_ns() + RING_SPIN_NS;
+	uint64_t spin_end = hpudrv_ring_now_ns() + RING_SPIN_NS;
 	uint32_t head, err;
 
 	for (;;) {
@@ -464,7 +379,7 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 			/* the head may have moved before the error was set */
 			head = __atomic_load_n(&r->hdr->sq_head,
 					       __ATOMIC_ACQUIRE);
-			ring_kill_locked(dev, r, "the driver broke the ring");
+			hpudrv_ring_kill_locked(dev, r, "the driver broke the ring");
 			if ((int32_t)(head - tail) >= 0)
 				return 0;
 			return err == ENODEV ? -ENODEV : -EIO;
@@ -475,13 +390,13 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 					       __ATOMIC_ACQUIRE);
 			return (int32_t)(head - tail) >= 0 ? 0 : -EIO;
 		}
-		if (now_ns() < spin_end)
+		if (hpudrv_ring_now_ns() < spin_end)
 			continue;
 		/* a full CQ (records not taken yet) stops the consumer */
-		ring_drain_locked(dev, r);
+		hpudrv_ring_drain_locked(dev, r);
 		ring_kick(r);
 		/* yield to the consumer first: a sleep costs the timer slack */
-		if (now_ns() < spin_end + RING_YIELD_NS)
+		if (hpudrv_ring_now_ns() < spin_end + RING_YIELD_NS)
 			sched_yield();
 		else
 			nanosleep(&pause, NULL);
@@ -546,7 +461,7 @@ int hpudrv_ring_submit(struct hpu_device *dev,
 		       const struct hpu_cs_chunk *chunks, unsigned int n,
 		       uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
 {
-	struct hpudrv_ring *r = ring_get(dev);
+	struct hpudrv_ring *r = hpudrv_ring_get(dev);
 	const struct ring_recent *e;
 	struct hpu_ring_sqe h;
 	struct hpu_cs_chunk c;
@@ -607,7 +522,7 @@ int hpudrv_ring_submit(struct hpu_device *dev,
 		 * driver's; the ring can no longer tell its numbers apart
 		 */
 		*seq = __atomic_load_n(&r->hdr->sq_seq, __ATOMIC_RELAXED);
-		ring_kill_locked(dev, r, "sequence numbers diverged");
+		hpudrv_ring_kill_locked(dev, r, "sequence numbers diverged");
 		ret = 0;
 		goto out;
 	}
@@ -616,118 +531,11 @@ int hpudrv_ring_submit(struct hpu_device *dev,
 	 * An entry refused for its contents ends at once: answer its -errno
 	 * as HPU_IOCTL_CS would (its number is used all the same)
 	 */
-	ring_drain_locked(dev, r);
-	e = recent_find(r, *seq);
+	hpudrv_ring_drain_locked(dev, r);
+	e = hpudrv_ring_recent_find(r, *seq);
 	if (e && e->res)
 		ret = e->res;
 out:
 	pthread_mutex_unlock(&r->lock);
 	return ret;
-}
-
-/*
- * Status of @seq: 1 and @status/@ts when it ended (its record, drained
- * into @recent, or for a ring CS covered by completed_seq and newer than
- * every evicted record, COMPLETED), 0 when not known to have ended,
- * -ENOTCONN when only WAIT_CS can tell. Called with @r->lock held.
- */
-static int ring_status_locked(struct hpu_device *dev, struct hpudrv_ring *r,
-			      uint64_t seq, uint64_t low, uint32_t *status,
-			      uint64_t *ts)
-{
-	const struct ring_recent *e;
-
-	if (!r->dead)
-		ring_drain_locked(dev, r);
-	if (r->dead)
-		return -ENOTCONN;
-	e = recent_find(r, seq);
-	if (e) {
-		*status = e->status;
-		if (ts)
-			*ts = e->ts;
-		return 1;
-	}
-	if (low < seq)
-		return 0;
-	if (seq <= r->evicted)
-		return -ENOTCONN;
-	*status = HPU_WAIT_CS_STATUS_COMPLETED;
-	if (ts)
-		*ts = 0;
-	return 1;
-}
-
-int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
-		     uint32_t *status, uint64_t *ts)
-{
-	struct hpudrv_ring *r = ring_get(dev);
-	uint64_t start, end, spin_end, c, left, t;
-	bool events = r && (r->hdr_flags & HPU_RING_HDR_F_CQ_EVENT);
-	uint32_t ev = 0;
-	bool first;
-	int ret;
-
-	if (!r)
-		return -ENOTCONN;
-	/* numbers the ring did not hand out: WAIT_CS knows (or refuses) */
-	if (seq < r->first_seq ||
-	    seq >= __atomic_load_n(&r->next_seq, __ATOMIC_ACQUIRE))
-		return -ENOTCONN;
-	start = now_ns();
-	end = timeout_us > (UINT64_MAX - start) / 1000 ?
-		      UINT64_MAX :
-		      start + timeout_us * 1000;
-	spin_end = start + RING_SPIN_NS < end ? start + RING_SPIN_NS : end;
-	for (first = true;; first = false) {
-		/* read first: whatever happens after the looks below moves it */
-		if (events)
-			ev = __atomic_load_n(&r->hdr->cq_event,
-					     __ATOMIC_SEQ_CST);
-		c = __atomic_load_n(&r->hdr->completed_seq, __ATOMIC_ACQUIRE);
-		/*
-		 * covered, or a record (drained before, or new in the CQ) may
-		 * say it ended out of order
-		 */
-		if (first || c >= seq ||
-		    __atomic_load_n(&r->hdr->cq_tail, __ATOMIC_ACQUIRE) !=
-			    __atomic_load_n(&r->hdr->cq_head,
-					    __ATOMIC_RELAXED)) {
-			pthread_mutex_lock(&r->lock);
-			ret = ring_status_locked(dev, r, seq, c, status, ts);
-			pthread_mutex_unlock(&r->lock);
-			if (ret)
-				return ret < 0 ? ret : 0;
-		}
-		if (__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE))
-			return -ENOTCONN;
-		if (__atomic_load_n(&r->hdr->error, __ATOMIC_ACQUIRE)) {
-			pthread_mutex_lock(&r->lock);
-			ring_kill_locked(dev, r, "the driver broke the ring");
-			pthread_mutex_unlock(&r->lock);
-			return -ENOTCONN;
-		}
-		t = now_ns();
-		if (t >= end)
-			break;
-		if (t < spin_end)
-			continue;
-		left = end - t < RING_SLICE_NS ? end - t : RING_SLICE_NS;
-		__atomic_add_fetch(&r->hdr->cq_waiters, 1, __ATOMIC_SEQ_CST);
-		if (events) {
-			/* any record, completed_seq move or break wakes it */
-			futex(&r->hdr->cq_event, FUTEX_WAIT, ev, left);
-		} else {
-			c = __atomic_load_n(&r->hdr->completed_seq,
-					    __ATOMIC_SEQ_CST);
-			if (c < seq)
-				futex(&r->hdr->cq_futex, FUTEX_WAIT,
-				      (uint32_t)c, left);
-		}
-		__atomic_sub_fetch(&r->hdr->cq_waiters, 1, __ATOMIC_SEQ_CST);
-	}
-	*status = HPU_WAIT_CS_STATUS_BUSY;
-	if (ts)
-		*ts = 0;
-	return 0;
 }

@@ -220,6 +220,126 @@ static void run_out_of_order(struct hpu_device *dev)
 	hpu_cb_builder_destroy(cb);
 }
 
+/*
+ * hpu_cs_wait_multi() as WAIT_CS answers it: all and any, the map of
+ * those that ended, the first failed status in array order, BUSY with
+ * a partial map when the condition is not met, numbers out of order
+ */
+static void run_wait_multi(struct hpu_device *dev)
+{
+	uint64_t seqs[HPU_WAIT_MULTI_CS_MAX], blocked, host_va, bad, rel;
+	struct hpu_cb_builder *cb;
+	uint32_t status, map;
+	unsigned int i;
+	uint8_t *host;
+
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	for (i = 0; i < HPU_WAIT_MULTI_CS_MAX; i++)
+		seqs[HPU_WAIT_MULTI_CS_MAX - 1 - i] = submit_nop(cb, i % 4);
+	assert_int_equal(hpu_cs_wait_multi(dev, seqs, HPU_WAIT_MULTI_CS_MAX, 0,
+					   WAIT_US, &status, &map),
+			 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(map, UINT32_MAX);
+
+	/* one held by a fence, one failing (a DMA from an unmapped VA) */
+	assert_int_equal(hpu_cb_fence(cb, 96, 1, 1), 0);
+	blocked = submit(cb, 1, 0);
+	host = malloc(8192);
+	assert_non_null(host);
+	assert_int_equal(hpu_mem_map_host(dev, host, 8192, 0, 0, &host_va), 0);
+	assert_int_equal(hpu_cb_lin_dma(cb, host_va, unmapped, 4096), 0);
+	bad = submit(cb, 0, 0);
+	expect_status(dev, bad, HPU_WAIT_CS_STATUS_ABORTED);
+	seqs[0] = blocked;
+	seqs[1] = seqs[5];
+	seqs[2] = bad;
+	/* all: not met in time, the map says which ended */
+	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 3, 0, 20000, &status,
+					   &map),
+			 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(map, 6);
+	/* any: met; the failed one is the first failed */
+	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 3, 1, WAIT_US, &status,
+					   &map),
+			 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(map, 6);
+	/* map may be NULL; a poll (0 us) answers at once */
+	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 1, 1, 0, &status, NULL),
+			 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
+
+	/* release the fence: all of them ended, the failure still first */
+	assert_int_equal(hpu_cb_msg_long(cb, 96, HPU_MSG_OP_ADD, 1), 0);
+	rel = submit(cb, 0, 0);
+	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 3, 0, WAIT_US, &status,
+					   &map),
+			 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(map, 7);
+	seqs[2] = rel;
+	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 3, 0, WAIT_US, &status,
+					   &map),
+			 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(map, 7);
+	/* bad arguments */
+	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 0, 0, 0, &status, &map),
+			 -EINVAL);
+	assert_int_equal(hpu_cs_wait_multi(dev, seqs, HPU_WAIT_MULTI_CS_MAX + 1,
+					   0, 0, &status, &map),
+			 -EINVAL);
+	assert_int_equal(hpu_mem_unmap(dev, host_va), 0);
+	free(host);
+	hpu_cb_builder_destroy(cb);
+}
+
+/*
+ * The context's internal SOBs (512) all held by WAIT chunks waiting: one
+ * more WAIT is -EAGAIN at once on both paths (the ring refuses the entry
+ * rather than hold the producer until a CS ends), and all of them end
+ * when the fence is released
+ */
+static void run_no_internal_sob(struct hpu_device *dev)
+{
+	static uint64_t waits[512];
+	struct hpu_cb_builder *cb;
+	uint64_t blocked, seq, rel;
+	uint32_t status;
+	unsigned int i;
+
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	assert_int_equal(hpu_cb_fence(cb, 95, 1, 1), 0);
+	blocked = submit(cb, 1, 0);
+	for (i = 0; i < 512; i++)
+		assert_int_equal(hpu_cs_submit_wait(dev, 2 + i % 2, &blocked, 1,
+						    &waits[i], NULL),
+				 0);
+	assert_int_equal(hpu_cs_submit_wait(dev, 2, &blocked, 1, &seq, NULL),
+			 -EAGAIN);
+	/* a number still waiting needs a SOB too; one that ended does not */
+	assert_int_equal(hpu_cs_submit_wait(dev, 3, &waits[0], 1, &seq, NULL),
+			 -EAGAIN);
+	rel = submit_nop(cb, 0);
+	expect_status(dev, rel, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_cs_submit_wait(dev, 3, &rel, 1, &seq, NULL), 0);
+	expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_cs_wait(dev, waits[511], 0, &status), 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
+
+	assert_int_equal(hpu_cb_msg_long(cb, 95, HPU_MSG_OP_ADD, 1), 0);
+	rel = submit(cb, 0, 0);
+	expect_status(dev, rel, HPU_WAIT_CS_STATUS_COMPLETED);
+	for (i = 0; i < 512; i++)
+		expect_status(dev, waits[i], HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(hpu_cs_submit_wait(dev, 2, &blocked, 1, &seq, NULL),
+			 0);
+	expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_cb_builder_destroy(cb);
+}
+
 /* A stream's copies and events (timestamps come through the CQ) */
 static void run_stream(struct hpu_device *dev)
 {
@@ -279,6 +399,8 @@ static void run_stream(struct hpu_device *dev)
 BOTH_WAYS(basic)
 BOTH_WAYS(failures)
 BOTH_WAYS(out_of_order)
+BOTH_WAYS(wait_multi)
+BOTH_WAYS(no_internal_sob)
 BOTH_WAYS(stream)
 
 #define THREADS	   4
@@ -544,6 +666,10 @@ int main(void)
 		T(test_failures_ioctl),
 		T(test_out_of_order_ring),
 		T(test_out_of_order_ioctl),
+		T(test_wait_multi_ring),
+		T(test_wait_multi_ioctl),
+		T(test_no_internal_sob_ring),
+		T(test_no_internal_sob_ioctl),
 		T(test_numbers_checked_at_take),
 		T(test_stream_ring),
 		T(test_stream_ioctl),

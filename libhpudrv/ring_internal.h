@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring_internal.h - what the producer (ring.c) and the waits (ring_wait.c)
+ * of libhpudrv's user-mode rings share (docs/rings.md, "libhpudrv's
+ * producer")
+ */
+#ifndef HPUDRV_RING_INTERNAL_H
+#define HPUDRV_RING_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hpu_ring.h"
+#include "hpudrv_internal.h"
+
+/* SQ slots: every entry fits (HPU_RING_MAX_ENTRY_SLOTS 577) */
+#define RING_SQ_SLOTS	   1024
+/* CQ records: also the bound of ring CSs in flight */
+#define RING_CQ_ENTRIES	   1024
+/*
+ * Records kept for waiters: failures, timestamps, and endings above the
+ * low-water mark (out of order, not yet covered by completed_seq)
+ */
+#define RING_RECENT	   512
+/* Spin on completed_seq before the futex wait */
+#define RING_SPIN_NS	   20000ULL
+/*
+ * Longest futex sleep. A 1.2 driver wakes cq_futex only when
+ * completed_seq moves, so a CS ending out of order (after a later one's
+ * record, before an earlier CS ended) is seen by its record within this;
+ * a ring that broke meanwhile too. A 1.3 driver wakes cq_event for each.
+ */
+#define RING_SLICE_NS	   1000000ULL
+/* Bound of the wait for SQ room before -EAGAIN (as the ioctl's retries) */
+#define RING_ROOM_NS	   1000000000ULL
+/* Pause between looks for SQ room */
+#define RING_ROOM_SLEEP_NS 50000L
+/* After the spin, yield this long before sleeping between looks */
+#define RING_YIELD_NS	   2000000ULL
+/* Pause between looks for the consumer's take of an entry */
+#define RING_TAKE_SLEEP_NS 20000L
+/* user_data bit: the CS asked for a timestamp */
+#define RING_UD_TIMESTAMP  (1ULL << 63)
+
+/**
+ * struct ring_recent - a CQ record worth keeping: a failure or a timestamp
+ * @seq: the CS's number
+ * @ts: its completion time (0 when the CS did not ask for one)
+ * @status: HPU_WAIT_CS_STATUS_*
+ * @res: the record's res: 0, or the -errno that refused the entry
+ */
+struct ring_recent {
+	uint64_t seq;
+	uint64_t ts;
+	uint32_t status;
+	int32_t res;
+};
+
+/**
+ * struct hpudrv_ring - a registered ring pair of an open device
+ * @lock: the producer lock; also guards the CQ drain and @recent
+ * @fork_gen: fork generation at REGISTER; a child never uses the ring
+ * @dead: set once (atomic): broken or unregistered, the ioctl path serves
+ * @map: the region (MADV_DONTFORK)
+ * @size: its bytes
+ * @hdr: header of @map
+ * @sq: SQ slots
+ * @cq: CQ records
+ * @max_in_flight: ring CSs in flight at most: below the CQ's size and the
+ *	context's cs_in_flight limit, so the consumer can always take an
+ *	entry the producer published (it never waits for a CS to end)
+ * @taken: entries the consumer took
+ * @ended: records drained
+ * @hdr_flags: HPU_RING_HDR_F_* the driver keeps (read once at REGISTER)
+ * @first_seq: REGISTER's next_seq: the ring knows numbers from here
+ * @next_seq: the number the next entry gets
+ * @evicted: highest number dropped from @recent (0: none)
+ * @recent: records kept for waiters (RING_RECENT), a FIFO
+ * @nrecent: entries used in @recent
+ * @recent_next: slot of @recent written next
+ */
+struct hpudrv_ring {
+	pthread_mutex_t lock;
+	unsigned int fork_gen;
+	bool dead;
+	void *map;
+	size_t size;
+	struct hpu_ring_hdr *hdr;
+	uint8_t *sq;
+	struct hpu_ring_cqe *cq;
+	uint32_t max_in_flight;
+	uint64_t taken;
+	uint64_t ended;
+	uint32_t hdr_flags;
+	uint64_t first_seq;
+	uint64_t next_seq;
+	uint64_t evicted;
+	struct ring_recent recent[RING_RECENT];
+	unsigned int nrecent;
+	unsigned int recent_next;
+};
+
+uint64_t hpudrv_ring_now_ns(void);
+long hpudrv_ring_futex(uint32_t *word, int op, uint32_t val, uint64_t ns);
+struct hpudrv_ring *hpudrv_ring_get(struct hpu_device *dev);
+void hpudrv_ring_kill_locked(struct hpu_device *dev, struct hpudrv_ring *r,
+			     const char *why);
+void hpudrv_ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r);
+const struct ring_recent *hpudrv_ring_recent_find(const struct hpudrv_ring *r,
+						  uint64_t seq);
+
+#endif /* HPUDRV_RING_INTERNAL_H */

@@ -286,7 +286,8 @@ void hpudrv_ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r)
 	for (; head != tail; head++) {
 		c = &r->cq[head & (RING_CQ_ENTRIES - 1)];
 		if ((c->user_data & ~RING_UD_TIMESTAMP) != c->seq) {
-			hpudrv_ring_kill_locked(dev, r, "sequence numbers diverged");
+			hpudrv_ring_kill_locked(dev, r,
+						"sequence numbers diverged");
 			break;
 		}
 		r->ended++;
@@ -298,7 +299,7 @@ void hpudrv_ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r)
 }
 
 const struct ring_recent *hpudrv_ring_recent_find(const struct hpudrv_ring *r,
-					     uint64_t seq)
+						  uint64_t seq)
 {
 	unsigned int i;
 
@@ -332,7 +333,8 @@ static int ring_room_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 
 	for (;;) {
 		if (__atomic_load_n(&r->hdr->error, __ATOMIC_ACQUIRE)) {
-			hpudrv_ring_kill_locked(dev, r, "the driver broke the ring");
+			hpudrv_ring_kill_locked(dev, r,
+						"the driver broke the ring");
 			return -ENOTCONN;
 		}
 		head = __atomic_load_n(&r->hdr->sq_head, __ATOMIC_ACQUIRE);
@@ -379,7 +381,8 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 			/* the head may have moved before the error was set */
 			head = __atomic_load_n(&r->hdr->sq_head,
 					       __ATOMIC_ACQUIRE);
-			hpudrv_ring_kill_locked(dev, r, "the driver broke the ring");
+			hpudrv_ring_kill_locked(dev, r,
+						"the driver broke the ring");
 			if ((int32_t)(head - tail) >= 0)
 				return 0;
 			return err == ENODEV ? -ENODEV : -EIO;

@@ -95,8 +95,8 @@ static int wait_look(struct hpu_device *dev, struct hpudrv_ring *r,
 	for (i = 0; i < w->n && !ret; i++) {
 		if (w->ended & (1U << i))
 			continue;
-		ret = ring_status_locked(dev, r, w->seqs[i], low,
-					 &w->status[i], &w->ts[i]);
+		ret = ring_status_locked(dev, r, w->seqs[i], low, &w->status[i],
+					 &w->ts[i]);
 		if (ret > 0) {
 			w->ended |= 1U << i;
 			ret = 0;
@@ -124,8 +124,8 @@ static void wait_sleep(struct hpudrv_ring *r, uint32_t ev, uint64_t seq,
 	} else {
 		c = __atomic_load_n(&h->completed_seq, __ATOMIC_SEQ_CST);
 		if (c < seq)
-			hpudrv_ring_futex(&h->cq_futex, FUTEX_WAIT,
-					  (uint32_t)c, ns);
+			hpudrv_ring_futex(&h->cq_futex, FUTEX_WAIT, (uint32_t)c,
+					  ns);
 	}
 	__atomic_sub_fetch(&h->cq_waiters, 1, __ATOMIC_SEQ_CST);
 }

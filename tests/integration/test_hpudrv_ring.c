@@ -255,15 +255,13 @@ static void run_wait_multi(struct hpu_device *dev)
 	seqs[1] = seqs[5];
 	seqs[2] = bad;
 	/* all: not met in time, the map says which ended */
-	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 3, 0, 20000, &status,
-					   &map),
-			 0);
+	assert_int_equal(
+		hpu_cs_wait_multi(dev, seqs, 3, 0, 20000, &status, &map), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
 	assert_int_equal(map, 6);
 	/* any: met; the failed one is the first failed */
-	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 3, 1, WAIT_US, &status,
-					   &map),
-			 0);
+	assert_int_equal(
+		hpu_cs_wait_multi(dev, seqs, 3, 1, WAIT_US, &status, &map), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_ABORTED);
 	assert_int_equal(map, 6);
 	/* map may be NULL; a poll (0 us) answers at once */
@@ -274,15 +272,13 @@ static void run_wait_multi(struct hpu_device *dev)
 	/* release the fence: all of them ended, the failure still first */
 	assert_int_equal(hpu_cb_msg_long(cb, 96, HPU_MSG_OP_ADD, 1), 0);
 	rel = submit(cb, 0, 0);
-	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 3, 0, WAIT_US, &status,
-					   &map),
-			 0);
+	assert_int_equal(
+		hpu_cs_wait_multi(dev, seqs, 3, 0, WAIT_US, &status, &map), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_ABORTED);
 	assert_int_equal(map, 7);
 	seqs[2] = rel;
-	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 3, 0, WAIT_US, &status,
-					   &map),
-			 0);
+	assert_int_equal(
+		hpu_cs_wait_multi(dev, seqs, 3, 0, WAIT_US, &status, &map), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(map, 7);
 	/* bad arguments */

@@ -24,6 +24,8 @@
 
 /* DESIGN.md: NOP CS submit->complete round trip <= 2 x bare FUSE ioctl */
 #define TARGET_RATIO 2.0
+/* issue 11: through the user-mode rings, <= 0.33 x */
+#define RING_TARGET_RATIO 0.33
 
 struct cs_run {
 	struct hpu_device *dev;
@@ -150,6 +152,10 @@ int bench_cs(int argc, char **argv)
 			goto out_close;
 		printf("  rings / ioctls (p50 ratios to the reference): %.2f\n",
 		       ioctl_ratio > 0 ? ratio / ioctl_ratio : 0.0);
+		printf("  target (issue 11): rings p50 ratio <= %.2f: %.2f, "
+		       "%s\n",
+		       RING_TARGET_RATIO, ratio,
+		       ratio <= RING_TARGET_RATIO ? "met" : "NOT met");
 	}
 	printf("  target (DESIGN.md): p50 ratio <= %.1f: %s\n", TARGET_RATIO,
 	       ratio <= TARGET_RATIO ? "met" : "NOT met");

@@ -179,7 +179,7 @@ LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 .PHONY: FORCE all deps fuzz fuzz-run test unit-test soak-ccl run install uninstall \
 	lint format \
 	check-headers check-layers check-names examples clean bench-ioctl \
-	bench-cs bench-dma bench-gemm bench-tpc \
+	bench-cs bench-dma bench-gemm bench-tpc bench-rings \
 	bench-ccl bench-train mpi-ref
 
 all: $(LIBS) $(TOOLS) $(EXAMPLES)
@@ -569,6 +569,9 @@ bench-tpc: all
 
 bench-ccl: all mpi-ref
 	$(Q)O=$(O) tools/run-bench ccl
+
+bench-rings: all mpi-ref
+	$(Q)O=$(O) tools/run-bench rings
 
 bench-train: all
 	$(Q)O=$(O) tools/run-bench train

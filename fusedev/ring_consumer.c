@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -428,6 +429,8 @@ static bool spin(struct hfd_ring *r)
 				return true;
 			cpu_relax();
 		}
+		/* the producer may share this CPU: let it run */
+		sched_yield();
 	} while (now_ns() < end);
 	return false;
 }

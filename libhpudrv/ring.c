@@ -393,8 +393,11 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 					       __ATOMIC_ACQUIRE);
 			return (int32_t)(head - tail) >= 0 ? 0 : -EIO;
 		}
-		if (hpudrv_ring_now_ns() < spin_end)
+		if (hpudrv_ring_now_ns() < spin_end) {
+			/* the consumer may share this CPU: let it run */
+			sched_yield();
 			continue;
+		}
 		/* a full CQ (records not taken yet) stops the consumer */
 		hpudrv_ring_drain_locked(dev, r);
 		ring_kick(r);

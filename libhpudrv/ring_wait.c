@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdint.h>
 
 #include "ring_internal.h"
@@ -183,8 +184,14 @@ static int wait_run(struct hpu_device *dev, struct hpudrv_ring *r,
 		t = hpudrv_ring_now_ns();
 		if (t >= end)
 			return 0;
-		if (t < spin_end)
+		if (t < spin_end) {
+			/*
+			 * the thread that ends the CS may share this CPU (on
+			 * two cores it often does): let it run
+			 */
+			sched_yield();
 			continue;
+		}
 		left = end - t < RING_SLICE_NS ? end - t : RING_SLICE_NS;
 		wait_sleep(r, ev, wait_lowest(w), left);
 	}

@@ -23,7 +23,7 @@
 #define WAIT_US	     5000000ULL
 
 /* DESIGN.md: NOP CS submit->complete round trip <= 2 x bare FUSE ioctl */
-#define TARGET_RATIO 2.0
+#define TARGET_RATIO	  2.0
 /* issue 11: through the user-mode rings, <= 0.33 x */
 #define RING_TARGET_RATIO 0.33
 

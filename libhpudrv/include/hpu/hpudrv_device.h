@@ -123,6 +123,22 @@ HPUDRV_EXPORT const char *hpu_library_version(void);
 HPUDRV_EXPORT const char *hpu_strerror(int err);
 
 /**
+ * hpu_last_error() - what the calling thread's last failed enumeration or
+ * open call has to say beyond hpu_strerror() (HPUDRV_1.8)
+ *
+ * Every enumeration and open call clears it on entry. A failure sets it
+ * when it knows more than its errno: -EINVAL from a malformed selection
+ * variable (names the variable, its value and what is wrong), -EBUSY from
+ * opening a device another process holds in exclusive mode (names the
+ * device and the holder's pid and command). Print it in preference to
+ * hpu_strerror(): `hpu_last_error() ?: hpu_strerror(err)`.
+ *
+ * Return: a thread-local string valid until the thread's next libhpudrv
+ * call, or NULL when the last call left nothing to add.
+ */
+HPUDRV_EXPORT const char *hpu_last_error(void);
+
+/**
  * hpu_device_status_str() - name of an HPU_DEVICE_STATUS_* value
  * @status: status from hpu_info_device_status()
  *

@@ -311,7 +311,8 @@ int hfd_driver_init(struct hfd_driver *drv, const struct hpu_fw_model *model,
 int hfd_driver_init_server(struct hfd_driver *drv,
 			   const struct hpu_fw_model *model, const char *type,
 			   unsigned int ndev, const char *where,
-			   const char *scaleout_addr, const uint8_t *module_map);
+			   const char *scaleout_addr,
+			   const uint8_t *module_map);
 void hfd_default_module_map(unsigned int ndev,
 			    uint8_t map[HFD_MODULES_PER_SERVER]);
 unsigned int hfd_profile_max_server_devices(const struct hpu_fw_profile *p);

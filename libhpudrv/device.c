@@ -80,12 +80,13 @@ static void explain_busy(const struct hpu_device_info *info)
 	}
 	hpu_process_list_free(procs);
 	if (n)
-		hpudrv_set_error("%s (index %d, module %d) is already acquired by pid %s; the device is exclusive (one compute open at a time)",
-				 info->node_name, info->index, info->module_id,
-				 holders);
+		hpudrv_set_error(
+			"%s (index %d, module %d) is already acquired by pid %s; the device is exclusive (one compute open at a time)",
+			info->node_name, info->index, info->module_id, holders);
 	else
-		hpudrv_set_error("%s (index %d, module %d) is already acquired by another process (it may be closing); the device is exclusive (one compute open at a time)",
-				 info->node_name, info->index, info->module_id);
+		hpudrv_set_error(
+			"%s (index %d, module %d) is already acquired by another process (it may be closing); the device is exclusive (one compute open at a time)",
+			info->node_name, info->index, info->module_id);
 }
 
 int hpudrv_open_node(const struct hpu_device_info *info, bool control,

@@ -77,7 +77,7 @@ int hpudrv_parse_clients(const char *text, size_t len,
 #define HPUDRV_VISIBLE_MODULES 2 /* HABANA_VISIBLE_MODULES: module ids */
 #define HPUDRV_VISIBLE_NVARS   3
 /* Longest hpu_last_error() text */
-#define HPUDRV_DETAIL_LEN 256
+#define HPUDRV_DETAIL_LEN      256
 int hpudrv_visible_check(void);
 int hpudrv_visible_var(int var, long num);
 int hpudrv_visible_in(const struct hpudrv_scan *s, int index);

@@ -87,10 +87,11 @@ static const char *skip_blanks(const char *p)
 static int bad_value(const struct visible_var *v, const char *env,
 		     const char *why)
 {
-	hpudrv_set_error("%s=\"%.*s%s\" is malformed: %s (expected a comma-separated list of %s%s)",
-			 v->name, VISIBLE_QUOTE, env,
-			 strlen(env) > VISIBLE_QUOTE ? "..." : "", why, v->what,
-			 v->all ? ", \"all\", or nothing" : " or nothing");
+	hpudrv_set_error(
+		"%s=\"%.*s%s\" is malformed: %s (expected a comma-separated list of %s%s)",
+		v->name, VISIBLE_QUOTE, env,
+		strlen(env) > VISIBLE_QUOTE ? "..." : "", why, v->what,
+		v->all ? ", \"all\", or nothing" : " or nothing");
 	return -EINVAL;
 }
 
@@ -127,10 +128,11 @@ static int var_selects(const struct visible_var *v, const char *env, long num)
 		}
 		p = skip_blanks(p);
 		if (!digits || (*p && *p != ','))
-			return bad_value(v, env,
-					 *start == '-' ? "negative number" :
-					 !digits       ? "empty or non-decimal entry" :
-							 "junk after a number");
+			return bad_value(
+				v, env,
+				*start == '-' ? "negative number" :
+				!digits	      ? "empty or non-decimal entry" :
+						"junk after a number");
 		if (v->unique) {
 			int i;
 

@@ -24,6 +24,7 @@
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_proc.h"
 #include "../lib/hpu_test_train_cli.h"
+#include "hpuccl.h"
 #include "hpudrv.h"
 
 #define NDEV 8
@@ -495,10 +496,69 @@ static void test_exclusive_sigkill(void **state)
 		hpu_test_train_run_free(&r);
 	}
 
+	/* libhpuccl opening the LOCAL_RANK-th visible device: EBUSY */
+	{
+		struct hpuccl_unique_id id;
+		struct hpuccl_comm *comm = NULL;
+
+		setenv("HPU_VISIBLE_DEVICES", "1", 1);
+		assert_int_equal(hpuccl_get_unique_id(&id), 0);
+		assert_int_equal(hpuccl_comm_init_rank(&comm, 1, &id, 0),
+				 -EBUSY);
+		assert_null(comm);
+		unsetenv("HPU_VISIBLE_DEVICES");
+	}
+
+	/* hpu-ccl-tests, one rank per visible device, names the holder */
+	{
+		char *argv[] = { (char *)hpu_test_bin("hpu-ccl-tests"),
+				 "-b",
+				 "4K",
+				 "-e",
+				 "4K",
+				 "-n",
+				 "1",
+				 "-w",
+				 "0",
+				 "--timeout",
+				 "2000",
+				 NULL };
+		struct hpu_test_proc_opts o = {
+			.stderr_mode = HPU_TEST_STDERR_CAPTURE
+		};
+		struct hpu_test_proc p;
+
+		assert_int_equal(hpu_test_proc_run(&p, argv, &o, 60000), 0);
+		if (!p.status || !strstr(p.err, want))
+			print_message("hpu-ccl-tests: %d\n%s%s\n", p.status,
+				      p.out, p.err);
+		assert_int_not_equal(p.status, 0);
+		assert_non_null(strstr(p.err, want));
+		hpu_test_proc_free(&p);
+	}
+
 	assert_int_equal(kill(holder, SIGKILL), 0);
 	assert_int_equal(waitpid(holder, &st, 0), holder);
 	assert_int_equal(open_when_free(1, &dev), 0);
 	hpu_close(dev);
+}
+
+/* data parallel on an exclusive server: each rank acquires its device */
+static void test_exclusive_ddp(void **state)
+{
+	struct hpu_test_train_run r;
+	struct hpu_device *dev;
+	double loss, acc;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(open_when_free(i, &dev), 0);
+		hpu_close(dev);
+	}
+	hpu_test_train_short("2", "16", NULL, &loss, &acc, &r);
+	assert_non_null(strstr(r.out, "final loss"));
+	hpu_test_train_run_free(&r);
 }
 
 /* a bad --module-map is a usage error */
@@ -563,6 +623,8 @@ int main(void)
 						clean_env),
 		cmocka_unit_test_setup_teardown(test_exclusive_sigkill,
 						excl_need, clean_env),
+		cmocka_unit_test_setup_teardown(test_exclusive_ddp, excl_need,
+						clean_env),
 		cmocka_unit_test(test_module_map_usage),
 	};
 	int failed;

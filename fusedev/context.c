@@ -98,19 +98,9 @@ err_mem_fini:
 	return ret;
 }
 
-/**
- * hfd_ctx_open() - create the context of a newly opened node
- * @dev: device
- * @control: control node (INFO only, not a holder)
- * @tid: thread that opened the node
- * @uid: user of the opener (owner of what the context exports)
- * @gid: group of the opener
- * @out: receives the context, holding one reference
- *
- * Return: 0 or -errno.
- */
-int hfd_ctx_open(struct hfd_device *dev, bool control, pid_t tid, uid_t uid,
-		 gid_t gid, struct hfd_ctx **out)
+/* A context of @dev, not yet on its list, holding one reference */
+static int ctx_create(struct hfd_device *dev, bool control, pid_t tid,
+		      uid_t uid, gid_t gid, struct hfd_ctx **out)
 {
 	struct hfd_ctx *ctx;
 	int ret;
@@ -149,8 +139,66 @@ int hfd_ctx_open(struct hfd_device *dev, bool control, pid_t tid, uid_t uid,
 	read_comm(ctx->pid, ctx->comm, sizeof(ctx->comm));
 	ctx->open_ns = hfd_now_ns();
 	ctx->refcount = 1;
+	*out = ctx;
+	return 0;
+}
+
+/*
+ * Exclusive mode: claim @dev for a compute context being set up; -EBUSY
+ * while another compute context is open, set up or torn down.
+ */
+static int ctx_acquire(struct hfd_device *dev, pid_t tid)
+{
+	bool busy;
 
 	pthread_mutex_lock(&dev->ctx_lock);
+	busy = dev->num_compute || dev->acquiring;
+	if (!busy)
+		dev->acquiring = true;
+	pthread_mutex_unlock(&dev->ctx_lock);
+	if (!busy)
+		return 0;
+	hfd_dbg("hpu%u: exclusive: compute open by pid %d refused, the device is held",
+		dev->index, (int)hfd_tid_to_tgid(tid));
+	return -EBUSY;
+}
+
+/**
+ * hfd_ctx_open() - create the context of a newly opened node
+ * @dev: device
+ * @control: control node (INFO only, not a holder)
+ * @tid: thread that opened the node
+ * @uid: user of the opener (owner of what the context exports)
+ * @gid: group of the opener
+ * @out: receives the context, holding one reference
+ *
+ * An exclusive device (--exclusive) takes one compute context at a time:
+ * while another is open, being set up or torn down, a compute open gets
+ * -EBUSY, as the habanalabs driver answers a second open of a device.
+ *
+ * Return: 0 or -errno.
+ */
+int hfd_ctx_open(struct hfd_device *dev, bool control, pid_t tid, uid_t uid,
+		 gid_t gid, struct hfd_ctx **out)
+{
+	bool exclusive = !control && dev->exclusive;
+	struct hfd_ctx *ctx;
+	int ret;
+
+	if (exclusive) {
+		ret = ctx_acquire(dev, tid);
+		if (ret)
+			return ret;
+	}
+	ret = ctx_create(dev, control, tid, uid, gid, &ctx);
+
+	pthread_mutex_lock(&dev->ctx_lock);
+	if (exclusive)
+		dev->acquiring = false;
+	if (ret) {
+		pthread_mutex_unlock(&dev->ctx_lock);
+		return ret;
+	}
 	ctx->next = dev->ctx_list;
 	if (dev->ctx_list)
 		dev->ctx_list->prev = ctx;

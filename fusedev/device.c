@@ -13,9 +13,6 @@
 
 #include "hpu_fused.h"
 
-/* OAM modules in one server: device i is module i % 8 (ABI: 0..7) */
-#define HFD_MODULES_PER_SERVER 8
-
 /* First PCI bus of a simulated server; device i sits on bus FIRST + i */
 #define HFD_PCI_FIRST_BUS 0x19
 
@@ -173,7 +170,7 @@ static int device_init(struct hfd_driver *drv, struct hfd_device *dev,
 	dev->generation = generation;
 	dev->index = index;
 	dev->server_devices = server_devices;
-	dev->module_id = index % HFD_MODULES_PER_SERVER;
+	dev->module_id = drv->module_map[index % HFD_MODULES_PER_SERVER];
 	dev->owner = drv->uid;
 	dev->model = drv->model;
 	dev->profile = profile;
@@ -184,6 +181,7 @@ static int device_init(struct hfd_driver *drv, struct hfd_device *dev,
 	snprintf(dev->serial, sizeof(dev->serial), "HPUS%u-%04u-%02u",
 		 profile->device_type, drv->server_id, index);
 	dev->cs_timeout_ms = drv->cs_timeout_ms;
+	dev->exclusive = drv->exclusive;
 	ret = pthread_mutex_init(&dev->ctx_lock, NULL);
 	if (ret)
 		return -ret;
@@ -291,6 +289,23 @@ void hfd_driver_set_cs_timeout(struct hfd_driver *drv, uint32_t ms)
 			drv->devs[i].cs_timeout_ms = ms;
 }
 
+/**
+ * hfd_driver_set_exclusive() - exclusive mode of every device (--exclusive)
+ * @drv: driver
+ * @exclusive: one compute context per device at a time
+ *
+ * Called before the daemon serves: a context already open is not asked.
+ */
+void hfd_driver_set_exclusive(struct hfd_driver *drv, bool exclusive)
+{
+	unsigned int i;
+
+	drv->exclusive = exclusive;
+	for (i = 0; i < HFD_MAX_DEVICES; i++)
+		if (hfd_device_present(&drv->devs[i]))
+			drv->devs[i].exclusive = exclusive;
+}
+
 /*
  * The server of the devices (firmware interface 1.2): scale-up wiring for
  * @ndev devices and, with @scaleout_addr, a scale-out endpoint whose
@@ -370,7 +385,28 @@ static void fabric_fini(struct hfd_driver *drv)
 int hfd_driver_init(struct hfd_driver *drv, const struct hpu_fw_model *model,
 		    const char *type, unsigned int ndev, const char *where)
 {
-	return hfd_driver_init_server(drv, model, type, ndev, where, NULL);
+	return hfd_driver_init_server(drv, model, type, ndev, where, NULL,
+				      NULL);
+}
+
+/**
+ * hfd_default_module_map() - the module ids of a server of @ndev devices
+ * @ndev: devices at start
+ * @map: receives the module id of device i % 8 at i % 8
+ *
+ * An 8-device server is wired as the real 8-OAM boards are: device
+ * index i holds module 0, 4, 1, 5, 2, 6, 3, 7; any other size counts
+ * modules as indices (device i is module i % 8).
+ */
+void hfd_default_module_map(unsigned int ndev,
+			    uint8_t map[HFD_MODULES_PER_SERVER])
+{
+	static const uint8_t oam8[HFD_MODULES_PER_SERVER] = { 0, 4, 1, 5,
+							      2, 6, 3, 7 };
+	unsigned int i;
+
+	for (i = 0; i < HFD_MODULES_PER_SERVER; i++)
+		map[i] = ndev == HFD_MODULES_PER_SERVER ? oam8[i] : (uint8_t)i;
 }
 
 /**
@@ -383,6 +419,8 @@ int hfd_driver_init(struct hfd_driver *drv, const struct hpu_fw_model *model,
  *	hfd_profile_max_server_devices() with a NIC model)
  * @where: mount directory (names the simulated server), may be NULL
  * @scaleout_addr: "HOST:PORT" to accept scale-out connections on, or NULL
+ * @module_map: module id of device i at i % 8 (a permutation of 0..7), or
+ *	NULL for hfd_default_module_map()
  *
  * Return: 0 or -errno (-ENOENT: no such profile; with @drv->fabric_err
  * set, the model refused the fabric, e.g. a bad @scaleout_addr).
@@ -390,7 +428,7 @@ int hfd_driver_init(struct hfd_driver *drv, const struct hpu_fw_model *model,
 int hfd_driver_init_server(struct hfd_driver *drv,
 			   const struct hpu_fw_model *model, const char *type,
 			   unsigned int ndev, const char *where,
-			   const char *scaleout_addr)
+			   const char *scaleout_addr, const uint8_t *module_map)
 {
 	unsigned int i;
 	int ret;
@@ -413,6 +451,10 @@ int hfd_driver_init_server(struct hfd_driver *drv,
 	drv->control_mode = HFD_DEF_CONTROL_MODE;
 	drv->start_ns = hfd_now_ns();
 	drv->cs_timeout_ms = HFD_DEF_CS_TIMEOUT_MS;
+	if (module_map)
+		memcpy(drv->module_map, module_map, sizeof(drv->module_map));
+	else
+		hfd_default_module_map(ndev, drv->module_map);
 	/* every slot up front: a hot-add never moves a device */
 	drv->devs = calloc(HFD_MAX_DEVICES, sizeof(*drv->devs));
 	if (!drv->devs)

@@ -129,7 +129,7 @@ struct hfd_ctx {
  * struct hfd_device - one simulated device as the driver sees it
  * @index: device index in the daemon (hpuN)
  * @server_devices: devices of the daemon (the server @index belongs to)
- * @module_id: OAM module id (@index modulo 8, the modules of a server)
+ * @module_id: OAM module id (the driver's module map at @index % 8)
  * @model: device model
  * @profile: chip profile
  * @fw: the model's device
@@ -140,7 +140,7 @@ struct hfd_ctx {
  * @serial: serial number
  * @ctx_lock: protects @ctx_list, @status, @open_counter,
  *	@last_open_period_ms, @num_compute, @num_control, @in_release,
- *	the reset counters and every context's @next/@prev
+ *	@acquiring, the reset counters and every context's @next/@prev
  * @ctx_list: open contexts (compute and control)
  * @status: HPU_DEVICE_STATUS_*
  * @open_counter: compute opens since creation
@@ -148,6 +148,8 @@ struct hfd_ctx {
  * @num_compute: compute contexts open
  * @num_control: control contexts open
  * @in_release: compute contexts being torn down
+ * @exclusive: one compute context at a time (--exclusive)
+ * @acquiring: an exclusive compute open is setting its context up
  * @hard_reset_cnt: hard resets
  * @soft_reset_cnt: soft resets
  * @cs_submitted: CSs accepted (atomic)
@@ -188,6 +190,8 @@ struct hfd_device {
 	uint32_t num_compute;
 	uint32_t num_control;
 	uint32_t in_release;
+	bool exclusive;
+	bool acquiring;
 	uint32_t hard_reset_cnt;
 	uint32_t soft_reset_cnt;
 
@@ -240,6 +244,9 @@ struct hfd_event_reader;
 /* Longest "IP:PORT" of a scale-out endpoint, with its NUL */
 #define HFD_SCALEOUT_ADDR_LEN 24
 
+/* OAM modules in one server (the ABI's module id is 0..7) */
+#define HFD_MODULES_PER_SERVER 8
+
 /**
  * struct hfd_driver - the daemon-wide state
  * @model: device model
@@ -259,6 +266,10 @@ struct hfd_event_reader;
  * @scaleout_addr: "IP:PORT" really bound for scale-out, or "" without
  * @fabric_devices: devices the fabric is wired for (the initial ones)
  * @cs_timeout_ms: default per-CS timeout of new devices
+ * @module_map: OAM module id of device i is @module_map[i % 8]
+ *	(--module-map; default hfd_default_module_map())
+ * @exclusive: --exclusive: one compute context per device at a time, a
+ *	second compute open gets EBUSY
  * @se: FUSE session, for entry invalidations after a hot-plug (may be NULL)
  * @hotplug_lock: the set of present devices: held for writing by hot-add
  *	and hot-remove, for reading by whatever turns an index into a device
@@ -284,6 +295,8 @@ struct hfd_driver {
 	char scaleout_addr[HFD_SCALEOUT_ADDR_LEN];
 	unsigned int fabric_devices;
 	uint32_t cs_timeout_ms;
+	uint8_t module_map[HFD_MODULES_PER_SERVER];
+	bool exclusive;
 	struct fuse_session *se;
 	pthread_rwlock_t hotplug_lock;
 	pthread_mutex_t ev_lock;
@@ -298,11 +311,15 @@ int hfd_driver_init(struct hfd_driver *drv, const struct hpu_fw_model *model,
 int hfd_driver_init_server(struct hfd_driver *drv,
 			   const struct hpu_fw_model *model, const char *type,
 			   unsigned int ndev, const char *where,
-			   const char *scaleout_addr);
+			   const char *scaleout_addr,
+			   const uint8_t *module_map);
+void hfd_default_module_map(unsigned int ndev,
+			    uint8_t map[HFD_MODULES_PER_SERVER]);
 unsigned int hfd_profile_max_server_devices(const struct hpu_fw_profile *p);
 bool hfd_model_has_nic(const struct hpu_fw_model *model);
 bool hfd_device_has_nic(const struct hfd_device *dev);
 void hfd_driver_set_cs_timeout(struct hfd_driver *drv, uint32_t ms);
+void hfd_driver_set_exclusive(struct hfd_driver *drv, bool exclusive);
 bool hfd_device_has_cs(const struct hfd_device *dev);
 void hfd_driver_fini(struct hfd_driver *drv);
 bool hfd_device_present(const struct hfd_device *dev);

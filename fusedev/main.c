@@ -36,6 +36,9 @@
  * @group: --group resolved to a gid, or -1 for the daemon's own group
  * @node_mode: --mode
  * @control_mode: --control-mode
+ * @module_map: --module-map (valid when @have_module_map)
+ * @have_module_map: --module-map was given
+ * @exclusive: --exclusive
  */
 struct options {
 	unsigned int ndev;
@@ -51,6 +54,9 @@ struct options {
 	long group;
 	unsigned int node_mode;
 	unsigned int control_mode;
+	uint8_t module_map[HFD_MODULES_PER_SERVER];
+	bool have_module_map;
+	bool exclusive;
 };
 
 enum {
@@ -66,6 +72,8 @@ enum {
 	OPT_CONTROL_MODE,
 	OPT_LIMIT,
 	OPT_UACCESS_TIMEOUT,
+	OPT_MODULE_MAP,
+	OPT_EXCLUSIVE,
 };
 
 static const struct option long_opts[] = {
@@ -84,6 +92,8 @@ static const struct option long_opts[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "control-mode", required_argument, NULL, OPT_CONTROL_MODE },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "module-map", required_argument, NULL, OPT_MODULE_MAP },
+	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -134,6 +144,12 @@ static void usage(FILE *f)
 		"                          mode of the control nodes hpu_controlN,\n"
 		"                          others may only read (default %04o)\n"
 		"      --limit NAME=N      per-context limit (repeatable; see below)\n"
+		"      --module-map MAP    OAM module id of device i at i %% 8: 'oam'\n"
+		"                          (0,4,1,5,2,6,3,7), 'identity' (0..7) or 8\n"
+		"                          distinct ids 0..7 (default: oam with 8\n"
+		"                          devices, identity otherwise)\n"
+		"      --exclusive         one compute open per device at a time;\n"
+		"                          another gets EBUSY (the real driver's rule)\n"
 		"  -h, --help              this text\n"
 		"      --version           print the version\n",
 		HFD_MAX_DEVICES, HFD_DEF_DEVICES, HFD_DEF_CS_TIMEOUT_MS,
@@ -185,6 +201,39 @@ static int parse_mode(const char *s, unsigned int allowed, unsigned int *out)
 		return -EINVAL;
 	*out = (unsigned int)v;
 	return 0;
+}
+
+/*
+ * --module-map: "oam", "identity", or a permutation of 0..7 written as 8
+ * comma-separated ids.
+ */
+static int parse_module_map(const char *s, uint8_t map[HFD_MODULES_PER_SERVER])
+{
+	unsigned int seen = 0, i;
+	const char *p = s;
+	char *end;
+	long v;
+
+	if (!strcmp(s, "oam") || !strcmp(s, "identity")) {
+		hfd_default_module_map(s[0] == 'o' ? HFD_MODULES_PER_SERVER : 1,
+				       map);
+		return 0;
+	}
+	for (i = 0; i < HFD_MODULES_PER_SERVER; i++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || v < 0 || v >= HFD_MODULES_PER_SERVER ||
+		    (seen & (1u << v)))
+			return -EINVAL;
+		seen |= 1u << v;
+		map[i] = (uint8_t)v;
+		if (i + 1 < HFD_MODULES_PER_SERVER && *end != ',')
+			return -EINVAL;
+		p = end + 1;
+	}
+	return *end ? -EINVAL : 0;
 }
 
 /* A group name, or a decimal gid */
@@ -385,6 +434,18 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_LIMIT:
 			if (parse_limit(optarg))
 				return -1;
+			break;
+		case OPT_MODULE_MAP:
+			if (parse_module_map(optarg, o->module_map)) {
+				fprintf(stderr,
+					"hpu-fused: --module-map must be oam, identity or 8 distinct module ids 0..7 separated by commas, not '%s'\n",
+					optarg);
+				return -1;
+			}
+			o->have_module_map = true;
+			break;
+		case OPT_EXCLUSIVE:
+			o->exclusive = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -688,7 +749,8 @@ int main(int argc, char **argv)
 	}
 
 	ret = hfd_driver_init_server(&drv, &hpusim_model, o.type, o.ndev,
-				     o.mount, o.scaleout_addr);
+				     o.mount, o.scaleout_addr,
+				     o.have_module_map ? o.module_map : NULL);
 	if (ret) {
 		hfd_err("cannot create the devices: %s", strerror(-ret));
 		/* a scale-out address the model refused is a bad option */
@@ -701,6 +763,7 @@ int main(int argc, char **argv)
 	hfd_driver_set_cs_timeout(&drv, o.cs_timeout_ms);
 	drv.node_mode = o.node_mode;
 	drv.control_mode = o.control_mode;
+	hfd_driver_set_exclusive(&drv, o.exclusive);
 	if (o.group >= 0)
 		drv.gid = (gid_t)o.group;
 	se = new_session(&drv);

@@ -222,7 +222,7 @@ int hpuccl_comm_init_rank_config_v1_1(struct hpuccl_comm **comm, int nranks,
 {
 	struct hpu_device *cfg_dev;
 	struct init_step at = { "opening the device", -1 };
-	char store_at[80];
+	char store_at[80], open_at[HPU_PATH_LEN];
 	struct hpuccl_comm *c;
 	int ret, arrived = -1;
 	struct ccl_id w;
@@ -269,8 +269,16 @@ int hpuccl_comm_init_rank_config_v1_1(struct hpuccl_comm **comm, int nranks,
 		c->dev = cfg_dev;
 	} else {
 		ret = ccl_env_open_device(&c->dev);
-		if (ret)
+		if (ret) {
+			/* why: a bad selection variable, the holder of a busy device */
+			if (hpu_last_error()) {
+				snprintf(open_at, sizeof(open_at),
+					 "opening the device (%s)",
+					 hpu_last_error());
+				at.what = open_at;
+			}
 			goto err_teardown;
+		}
 		c->own_dev = true;
 	}
 	at.what = store_step(store_at, sizeof(store_at), &w);

@@ -49,6 +49,46 @@ static void allow_daemon(const struct hpu_device_info *info)
 	free(data);
 }
 
+/*
+ * A compute open refused with EBUSY: the daemon runs in exclusive mode
+ * and another context holds the device. Name the holder(s) from the
+ * clients attribute for hpu_last_error().
+ */
+static void explain_busy(const struct hpu_device_info *info)
+{
+	char path[HPU_PATH_LEN + 64], holders[160] = "";
+	struct hpu_process *procs = NULL;
+	size_t off = 0;
+	char *text;
+	size_t len;
+	int n = 0, i;
+
+	snprintf(path, sizeof(path), "%s/clients", info->attr_dir);
+	if (!hpudrv_read_file(path, &text, &len)) {
+		if (hpudrv_parse_clients(text, len, &procs, &n))
+			n = 0;
+		free(text);
+	}
+	for (i = 0; i < n && off < sizeof(holders); i++) {
+		int w = snprintf(holders + off, sizeof(holders) - off,
+				 "%s%d (%s)", i ? ", " : "", procs[i].pid,
+				 procs[i].comm);
+
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	hpu_process_list_free(procs);
+	if (n)
+		hpudrv_set_error(
+			"%s (index %d, module %d) is already acquired by pid %s; the device is exclusive (one compute open at a time)",
+			info->node_name, info->index, info->module_id, holders);
+	else
+		hpudrv_set_error(
+			"%s (index %d, module %d) is already acquired by another process (it may be closing); the device is exclusive (one compute open at a time)",
+			info->node_name, info->index, info->module_id);
+}
+
 int hpudrv_open_node(const struct hpu_device_info *info, bool control,
 		     struct hpu_device **devp)
 {
@@ -74,6 +114,8 @@ int hpudrv_open_node(const struct hpu_device_info *info, bool control,
 		dev->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (dev->fd < 0) {
 		ret = errno == ENOENT ? -ENODEV : -errno;
+		if (ret == -EBUSY && !control)
+			explain_busy(info);
 		goto err_free_dev;
 	}
 	hpudrv_ring_open(dev);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * enum.c - the one device list of both kinds (kernel accel devices from
- * enum_udev.c, the simulator's device directory), the HPU_VISIBLE_DEVICES
- * filter, attributes and holders of a device.
+ * enum_udev.c, the simulator's device directory), filtered by the
+ * selection variables of visible.c, attributes and holders of a device.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -20,51 +20,6 @@
 int hpudrv_devdir(char *buf, size_t len)
 {
 	return hpu_devdir_default(buf, len);
-}
-
-/*
- * The one place HPU_VISIBLE_DEVICES is applied: unset means every device,
- * an empty value means none, otherwise a comma-separated list of device
- * indices (kernel devices first, then simulated ones: hpudrv_scan()).
- * Indices are never renumbered. Returns 1 when @index is visible, 0 when
- * not, -EINVAL when the variable is malformed.
- */
-int hpudrv_visible(int index)
-{
-	const char *env = getenv("HPU_VISIBLE_DEVICES");
-	const char *p;
-	int found = 0;
-
-	if (!env)
-		return 1;
-	p = env;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (!*p)
-		return 0;
-	for (;;) {
-		unsigned long v = 0;
-		int digits = 0;
-
-		while (*p == ' ' || *p == '\t')
-			p++;
-		while (isdigit((unsigned char)*p)) {
-			v = v * 10 + (unsigned long)(*p - '0');
-			if (v > INT_MAX)
-				return -EINVAL;
-			digits++;
-			p++;
-		}
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!digits || (*p && *p != ','))
-			return -EINVAL;
-		if ((int)v == index)
-			found = 1;
-		if (!*p)
-			return found;
-		p++;
-	}
 }
 
 /**
@@ -317,20 +272,25 @@ err_free:
 }
 
 /**
- * hpudrv_scan() - every device of both kinds, before HPU_VISIBLE_DEVICES
+ * hpudrv_scan() - every device of both kinds, before the selection
+ * variables (visible.c)
  * @s: receives the scan; release it with hpudrv_scan_free()
  *
  * Indices: kernel devices 0..nk-1 in accel minor order, then simulated
  * hpuN as nk + N.
  *
- * Return: 0 or -errno (-EINVAL: malformed HPU_VISIBLE_DEVICES).
+ * Every enumeration and open call starts here, so this is where the
+ * thread's hpu_last_error() is cleared.
+ *
+ * Return: 0 or -errno (-EINVAL: a malformed selection variable).
  */
 int hpudrv_scan(struct hpudrv_scan *s)
 {
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	ret = hpudrv_visible(0);
+	hpudrv_clear_error();
+	ret = hpudrv_visible_check();
 	if (ret < 0)
 		return ret;
 	ret = hpudrv_devdir(s->dir, sizeof(s->dir));
@@ -409,7 +369,7 @@ int hpu_device_list(struct hpu_device_info **list, int *count)
 	}
 	for (i = 0; i < s.nk + s.nsim; i++) {
 		idx = scan_index(&s, i);
-		if (hpudrv_visible(idx) != 1)
+		if (hpudrv_visible_in(&s, idx) != 1)
 			continue;
 		ret = hpudrv_scan_info(&s, idx, true, &l[n]);
 		if (ret) {
@@ -443,7 +403,7 @@ int hpu_device_count(void)
 	if (ret)
 		return ret;
 	for (i = 0; i < s.nk + s.nsim; i++)
-		if (hpudrv_visible(scan_index(&s, i)) == 1)
+		if (hpudrv_visible_in(&s, scan_index(&s, i)) == 1)
 			n++;
 	hpudrv_scan_free(&s);
 	return n;
@@ -455,8 +415,8 @@ int hpu_device_count(void)
  * @full: read the attributes too
  * @info: receives the description
  *
- * Return: 0; -EINVAL for a negative index or a malformed
- * HPU_VISIBLE_DEVICES; -ENODEV when it is hidden or absent.
+ * Return: 0; -EINVAL for a negative index or a malformed selection
+ * variable; -ENODEV when it is hidden or absent.
  */
 int hpudrv_lookup(int index, bool full, struct hpu_device_info *info)
 {
@@ -465,15 +425,14 @@ int hpudrv_lookup(int index, bool full, struct hpu_device_info *info)
 
 	if (index < 0)
 		return -EINVAL;
-	ret = hpudrv_visible(index);
-	if (ret < 0)
-		return ret;
-	if (!ret)
-		return -ENODEV;
 	ret = hpudrv_scan(&s);
 	if (ret)
 		return ret;
-	ret = hpudrv_scan_info(&s, index, full, info);
+	ret = hpudrv_visible_in(&s, index);
+	if (ret == 1)
+		ret = hpudrv_scan_info(&s, index, full, info);
+	else if (!ret)
+		ret = -ENODEV;
 	hpudrv_scan_free(&s);
 	return ret;
 }

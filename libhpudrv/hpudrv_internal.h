@@ -52,7 +52,6 @@ struct hpudrv_scan {
 
 /* enum.c */
 int hpudrv_devdir(char *buf, size_t len);
-int hpudrv_visible(int index);
 int hpudrv_scan(struct hpudrv_scan *s);
 void hpudrv_scan_free(struct hpudrv_scan *s);
 int hpudrv_scan_info(const struct hpudrv_scan *s, int index, bool full,
@@ -73,6 +72,20 @@ int hpudrv_find(const struct hpu_device_info *want, int mode,
 int hpudrv_read_file(const char *path, char **data, size_t *len);
 int hpudrv_parse_clients(const char *text, size_t len,
 			 struct hpu_process **list, int *count);
+
+/* visible.c: the selection variables (docs/libhpudrv.md) */
+#define HPUDRV_VISIBLE_HPU     0 /* HPU_VISIBLE_DEVICES: indices */
+#define HPUDRV_VISIBLE_HABANA  1 /* HABANA_VISIBLE_DEVICES: indices */
+#define HPUDRV_VISIBLE_MODULES 2 /* HABANA_VISIBLE_MODULES: module ids */
+#define HPUDRV_VISIBLE_NVARS   3
+/* Longest hpu_last_error() text */
+#define HPUDRV_DETAIL_LEN      256
+int hpudrv_visible_check(void);
+int hpudrv_visible_var(int var, long num);
+int hpudrv_visible_in(const struct hpudrv_scan *s, int index);
+void hpudrv_clear_error(void);
+void hpudrv_set_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 /* hpudrv_find() modes */
 #define HPUDRV_FIND_INDEX     0

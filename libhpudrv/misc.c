@@ -29,7 +29,10 @@ static const struct {
 	const char *msg;
 } driver_errors[] = {
 	{ ENOTTY, "command not supported by the driver" },
-	{ ENODEV, "no such HPU device (or not in HPU_VISIBLE_DEVICES)" },
+	{ ENODEV, "no such HPU device (or hidden by HPU_VISIBLE_DEVICES, "
+		  "HABANA_VISIBLE_DEVICES or HABANA_VISIBLE_MODULES)" },
+	{ EBUSY,
+	  "device already acquired by another process (exclusive mode)" },
 	{ EPERM, "operation not allowed on a control node" },
 	{ EFAULT, "driver could not access the caller's memory" },
 	{ EIO, "malformed answer from the device directory" },

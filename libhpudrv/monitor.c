@@ -160,7 +160,7 @@ static int handle_uevent(struct hpu_monitor *mon, struct udev_device *d)
 	if (i == s.nk) /* not a habanalabs accelN, or gone again */
 		goto out_free_scan;
 	reindex_known(mon, &s);
-	if (hpudrv_visible(i) != 1)
+	if (hpudrv_visible_in(&s, i) != 1)
 		goto out_free_scan;
 	info = s.kdevs[i];
 	/* an "add" of a device already reported says nothing new */
@@ -254,7 +254,7 @@ static int sim_added(struct hpu_monitor *mon, int num)
 	if (ret)
 		return ret;
 	index = s.nk + num;
-	if (hpudrv_visible(index) != 1)
+	if (hpudrv_visible_in(&s, index) != 1)
 		goto out_free_scan;
 	ret = hpudrv_scan_info(&s, index, true, &info);
 	if (ret == -ENODEV)
@@ -382,7 +382,8 @@ int hpu_monitor_create(struct hpu_monitor **monp)
 
 	if (!monp)
 		return -EINVAL;
-	ret = hpudrv_visible(0);
+	hpudrv_clear_error();
+	ret = hpudrv_visible_check();
 	if (ret < 0)
 		return ret;
 	mon = calloc(1, sizeof(*mon));

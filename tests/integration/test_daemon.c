@@ -126,6 +126,17 @@ static const char *type_name(uint32_t t)
 					"?";
 }
 
+/*
+ * The module id of device @i: an 8-device server is wired as the real
+ * boards (0,4,1,5,2,6,3,7), any other counts modules as indices
+ */
+static unsigned int module_of(const struct hpu_test_daemon *d, unsigned int i)
+{
+	static const unsigned int oam8[8] = { 0, 4, 1, 5, 2, 6, 3, 7 };
+
+	return d->ndev == 8 ? oam8[i % 8] : i % 8;
+}
+
 /* Every INFO op on @fd of device @i, checked against profile @p */
 static void check_info(const struct hpu_test_daemon *d, int fd, unsigned int i,
 		       const struct hpu_fw_profile *p, bool compute)
@@ -163,7 +174,7 @@ static void check_info(const struct hpu_test_daemon *d, int fd, unsigned int i,
 	assert_int_equal(ip.device_id, p->pci_device_id);
 	assert_int_equal(ip.device_type, p->device_type);
 	assert_int_equal(ip.revision_id, p->revision_id);
-	assert_int_equal(ip.module_id, i % 8);
+	assert_int_equal(ip.module_id, module_of(d, i));
 	assert_int_equal(ip.server_type, p->server_type);
 	assert_int_equal(ip.num_tpc, p->num_tpc);
 	assert_int_equal(ip.num_mme, p->num_mme);

@@ -298,6 +298,8 @@ int hpu_test_group_start_args(int ndev, const char *type,
 	int ret;
 
 	unsetenv("HPU_VISIBLE_DEVICES");
+	unsetenv("HABANA_VISIBLE_DEVICES");
+	unsetenv("HABANA_VISIBLE_MODULES");
 	shared_skip_reason = hpu_test_have_fuse();
 	if (shared_skip_reason)
 		return 0;

@@ -35,9 +35,19 @@ extern char **environ;
 
 /* variables of a cluster environment: never inherited by a run */
 static const char *const cluster_vars[] = {
-	"RANK",	      "LOCAL_RANK", "WORLD_SIZE",  "LOCAL_WORLD_SIZE",
-	"GROUP_RANK", "NODE_RANK",  "MASTER_ADDR", "MASTER_PORT",
-	"SLURM_",     "OMPI_",	    "HPU_TRAIN_",  "HPU_VISIBLE_DEVICES",
+	"RANK",
+	"LOCAL_RANK",
+	"WORLD_SIZE",
+	"LOCAL_WORLD_SIZE",
+	"GROUP_RANK",
+	"NODE_RANK",
+	"MASTER_ADDR",
+	"MASTER_PORT",
+	"SLURM_",
+	"OMPI_",
+	"HPU_TRAIN_",
+	"HPU_VISIBLE_DEVICES",
+	"HABANA_VISIBLE_",
 	NULL,
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_hpudrv_enum.c - libhpudrv enumeration, HPU_VISIBLE_DEVICES,
+ * test_hpudrv_enum.c - libhpudrv enumeration, the selection variables,
  * attributes and holders against a fake device directory of plain files.
  */
 #include <setjmp.h>
@@ -105,6 +105,8 @@ static int reset_env(void **state)
 	(void)state;
 	setenv("HPU_DEV_DIR", root, 1);
 	unsetenv("HPU_VISIBLE_DEVICES");
+	unsetenv("HABANA_VISIBLE_DEVICES");
+	unsetenv("HABANA_VISIBLE_MODULES");
 	return 0;
 }
 
@@ -169,11 +171,46 @@ static void test_visible_malformed(void **state)
 		setenv("HPU_VISIBLE_DEVICES", bad[i], 1);
 		assert_int_equal(hpu_device_count(), -EINVAL);
 		assert_int_equal(hpu_device_list(&l, &n), -EINVAL);
-		assert_int_equal(hpudrv_visible(0), -EINVAL);
+		assert_int_equal(hpudrv_visible_var(HPUDRV_VISIBLE_HPU, 0),
+				 -EINVAL);
+		assert_non_null(
+			strstr(hpu_last_error(), "HPU_VISIBLE_DEVICES="));
 	}
 	setenv("HPU_VISIBLE_DEVICES", " 1 ", 1);
-	assert_int_equal(hpudrv_visible(1), 1);
-	assert_int_equal(hpudrv_visible(0), 0);
+	assert_int_equal(hpudrv_visible_var(HPUDRV_VISIBLE_HPU, 1), 1);
+	assert_int_equal(hpudrv_visible_var(HPUDRV_VISIBLE_HPU, 0), 0);
+}
+
+/* HABANA_VISIBLE_MODULES reads the module_id attribute of each device */
+static void test_visible_modules(void **state)
+{
+	struct hpu_device_info *l;
+	struct hpu_device *dev;
+	int n;
+
+	(void)state;
+	setenv("HABANA_VISIBLE_MODULES", "5,2", 1);
+	assert_int_equal(hpu_device_list(&l, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(l[0].index, 0);
+	assert_int_equal(l[1].index, 3);
+	hpu_device_list_free(l);
+	assert_int_equal(hpu_open_by_module_id(3, &dev), -ENODEV);
+	/* a device whose module id cannot be read is not selected */
+	setenv("HABANA_VISIBLE_MODULES", "3", 1);
+	assert_int_equal(hpu_device_count(), 1);
+	put("class/hpu1/module_id", "bogus\n");
+	assert_int_equal(hpu_device_count(), 0);
+	put("class/hpu1/module_id", "3\n");
+	/* HABANA_VISIBLE_DEVICES takes "all"; HPU_VISIBLE_DEVICES does not */
+	unsetenv("HABANA_VISIBLE_MODULES");
+	setenv("HABANA_VISIBLE_DEVICES", "all", 1);
+	assert_int_equal(hpu_device_count(), 3);
+	setenv("HABANA_VISIBLE_DEVICES", "3,0", 1);
+	assert_int_equal(hpu_device_count(), 2);
+	setenv("HPU_VISIBLE_DEVICES", "all", 1);
+	assert_int_equal(hpu_device_count(), -EINVAL);
+	unsetenv("HABANA_VISIBLE_DEVICES");
 }
 
 static void test_missing_and_empty_dir(void **state)
@@ -399,6 +436,7 @@ int main(void)
 		cmocka_unit_test_setup(test_list_all, reset_env),
 		cmocka_unit_test_setup(test_visible_filter, reset_env),
 		cmocka_unit_test_setup(test_visible_malformed, reset_env),
+		cmocka_unit_test_setup(test_visible_modules, reset_env),
 		cmocka_unit_test_setup(test_missing_and_empty_dir, reset_env),
 		cmocka_unit_test_setup(test_read_attr, reset_env),
 		cmocka_unit_test_setup(test_read_attr_bad_args, reset_env),

@@ -90,7 +90,8 @@ int bench_open_device(long index, struct hpu_device **devp, long *indexp)
 			fprintf(stderr,
 				"hpu-bench: no HPU device found (%s); "
 				"start hpu-fused or set HPU_DEV_DIR\n",
-				ret ? hpu_strerror(ret) : "none listed");
+				ret ? hpu_last_error() ?: hpu_strerror(ret) :
+				      "none listed");
 			return ret ? ret : -ENODEV;
 		}
 		index = list[0].index;
@@ -99,7 +100,7 @@ int bench_open_device(long index, struct hpu_device **devp, long *indexp)
 	ret = hpu_open((int)index, devp);
 	if (ret)
 		fprintf(stderr, "hpu-bench: cannot open hpu%ld: %s\n", index,
-			hpu_strerror(ret));
+			hpu_last_error() ?: hpu_strerror(ret));
 	*indexp = index;
 	return ret;
 }

@@ -119,14 +119,20 @@ static int setup(struct rank_ctx *x)
 	struct hpuccl_config cfg = { .sz = sizeof(cfg),
 				     .timeout_ms = x->o->timeout_ms };
 	uint64_t min = (uint64_t)hpuccl_dtype_size(x->o->dtype) * x->r->nranks;
-	char what[64];
+	char what[320];
 	int ret;
 
 	ret = hpu_open(x->r->device, &x->dev);
 	if (ret == -EACCES)
 		return access_fail(x);
 	if (ret) {
-		snprintf(what, sizeof(what), "cannot open hpu%d", x->r->device);
+		/* the detail names a busy device's holder (exclusive mode) */
+		if (hpu_last_error())
+			snprintf(what, sizeof(what), "cannot open hpu%d (%s)",
+				 x->r->device, hpu_last_error());
+		else
+			snprintf(what, sizeof(what), "cannot open hpu%d",
+				 x->r->device);
 		return fail(x, what, ret);
 	}
 	ret = hpu_stream_create(x->dev, HPU_STREAM_QUEUE_AUTO, &x->stream);

@@ -173,7 +173,8 @@ static int list_devices(int **idx, int *count)
 		fprintf(stderr,
 			CCLT_PROG ": no HPU device found (%s); start hpu-fused "
 				  "or set HPU_DEV_DIR\n",
-			ret ? hpu_strerror(ret) : "none listed");
+			ret ? hpu_last_error() ?: hpu_strerror(ret) :
+			      "none listed");
 		return ret ? ret : -ENODEV;
 	}
 	*idx = calloc(n, sizeof(**idx));

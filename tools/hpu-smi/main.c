@@ -367,7 +367,7 @@ int main(int argc, char **argv)
 	ret = hpu_device_list(&all, &n);
 	if (ret) {
 		fprintf(stderr, "hpu-smi: cannot enumerate devices: %s\n",
-			hpu_strerror(ret));
+			hpu_last_error() ?: hpu_strerror(ret));
 		ret = SMI_EXIT_ERROR;
 		goto out_free_query;
 	}

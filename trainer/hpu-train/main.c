@@ -26,7 +26,7 @@ static int find_hpus(uint32_t *count, uint32_t map[HT_MAX_DEVICES])
 	ret = hpu_device_list(&list, &n);
 	if (ret) {
 		fprintf(stderr, HTC_PROG ": cannot list the HPUs: %s\n",
-			hpu_strerror(ret));
+			hpu_last_error() ?: hpu_strerror(ret));
 		return HTC_EXIT_USAGE;
 	}
 	if (n > (int)HT_MAX_DEVICES)

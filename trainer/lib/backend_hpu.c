@@ -698,7 +698,8 @@ static int hb_init(struct ht_backend *be, const struct ht_backend_opts *o)
 		if (ret) {
 			ht_seterr(be->err, sizeof(be->err),
 				  "hpu: cannot open device %d: %s",
-				  o->device_index, hpu_strerror(ret));
+				  o->device_index,
+				  hpu_last_error() ?: hpu_strerror(ret));
 			goto err_free;
 		}
 		hb->own_dev = true;

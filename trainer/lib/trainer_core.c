@@ -201,7 +201,8 @@ static int backend_setup(struct ht_trainer *t, char *err, size_t errlen)
 		ret = hpu_open(o->device_index, &t->dev);
 		if (ret) {
 			ht_seterr(err, errlen, "cannot open hpu%u: %s",
-				  o->device_index, hpu_strerror(ret));
+				  o->device_index,
+				  hpu_last_error() ?: hpu_strerror(ret));
 			return ret;
 		}
 		bo.dev = t->dev;

@@ -54,7 +54,8 @@ enum hpu_device_kind {
  * struct hpu_device_info - one enumerated device
  * @index: index in the one list of both kinds: kernel devices first,
  *	0..K-1 in accel minor order, then simulated hpuN as K + N;
- *	never renumbered by HPU_VISIBLE_DEVICES (docs/libhpudrv.md)
+ *	never renumbered by the selection variables (HPU_VISIBLE_DEVICES,
+ *	HABANA_VISIBLE_DEVICES, HABANA_VISIBLE_MODULES: docs/libhpudrv.md)
  * @kind: enum hpu_device_kind
  * @module_id: OAM module id, -1 when unknown
  * @device_id: PCI device id, 0 when unknown
@@ -103,8 +104,8 @@ struct hpu_device;
 /**
  * hpu_library_version() - version of this library
  *
- * It follows the symbol versions: HPUDRV_1.6 as the newest node of the
- * version script is "1.6.0" (also the file name libhpudrv.so.1.6.0 and the
+ * It follows the symbol versions: HPUDRV_1.8 as the newest node of the
+ * version script is "1.8.0" (also the file name libhpudrv.so.1.6.0 and the
  * pkg-config version), so "MAJOR.MINOR" says which symbols exist.
  *
  * Return: a static "MAJOR.MINOR.PATCH" string.
@@ -121,6 +122,22 @@ HPUDRV_EXPORT const char *hpu_library_version(void);
  * Return: a static string, never NULL.
  */
 HPUDRV_EXPORT const char *hpu_strerror(int err);
+
+/**
+ * hpu_last_error() - what the calling thread's last failed enumeration or
+ * open call has to say beyond hpu_strerror() (HPUDRV_1.8)
+ *
+ * Every enumeration and open call clears it on entry. A failure sets it
+ * when it knows more than its errno: -EINVAL from a malformed selection
+ * variable (names the variable, its value and what is wrong), -EBUSY from
+ * opening a device another process holds in exclusive mode (names the
+ * device and the holder's pid and command). Print it in preference to
+ * hpu_strerror(): `hpu_last_error() ?: hpu_strerror(err)`.
+ *
+ * Return: a thread-local string valid until the thread's next libhpudrv
+ * call, or NULL when the last call left nothing to add.
+ */
+HPUDRV_EXPORT const char *hpu_last_error(void);
 
 /**
  * hpu_device_status_str() - name of an HPU_DEVICE_STATUS_* value
@@ -141,11 +158,12 @@ HPUDRV_EXPORT const char *hpu_device_status_str(unsigned int status);
  * @count: receives the number of entries
  *
  * Scans the device directory (HPU_DEV_DIR or its default, see
- * docs/device-directory.md) and keeps the devices HPU_VISIBLE_DEVICES
- * allows. A missing directory means no devices.
+ * docs/device-directory.md) and keeps the devices every set selection
+ * variable selects (HPU_VISIBLE_DEVICES, HABANA_VISIBLE_DEVICES,
+ * HABANA_VISIBLE_MODULES). A missing directory means no devices.
  *
- * Return: 0; -EINVAL for NULL arguments or a malformed
- * HPU_VISIBLE_DEVICES; -ENOMEM; another -errno when the directory exists
+ * Return: 0; -EINVAL for NULL arguments or a malformed selection variable
+ * (hpu_last_error() says which); -ENOMEM; another -errno when the directory exists
  * but cannot be read.
  */
 HPUDRV_EXPORT int hpu_device_list(struct hpu_device_info **list, int *count);
@@ -230,8 +248,11 @@ HPUDRV_EXPORT void hpu_process_list_free(struct hpu_process *list);
  * A compute context may use every ioctl family and is listed as a holder
  * of the device.
  *
- * Return: 0; -EINVAL for bad arguments; -ENODEV when the device is not
- * visible or absent; -errno of open(2) otherwise.
+ * Return: 0; -EINVAL for bad arguments or a malformed selection
+ * variable; -ENODEV when the device is not visible or absent; -EBUSY when
+ * the daemon is exclusive (hpu-fused --exclusive) and another context
+ * holds the device (hpu_last_error() names the holder); -errno of open(2)
+ * otherwise.
  */
 HPUDRV_EXPORT int hpu_open(int index, struct hpu_device **devp);
 
@@ -396,7 +417,7 @@ struct hpu_monitor;
  * Changes from creation on are reported; take hpu_device_list() after
  * creating the monitor to have no gap.
  *
- * Return: 0; -EINVAL for NULL or a malformed HPU_VISIBLE_DEVICES;
+ * Return: 0; -EINVAL for NULL or a malformed selection variable;
  * -ENOMEM; -errno when a source exists but cannot be watched.
  */
 HPUDRV_EXPORT int hpu_monitor_create(struct hpu_monitor **monp);
@@ -414,7 +435,7 @@ HPUDRV_EXPORT int hpu_monitor_fd(const struct hpu_monitor *mon);
  * @mon: monitor
  * @ev: receives the change
  *
- * Changes of devices HPU_VISIBLE_DEVICES hides are skipped. When the
+ * Changes of devices the selection variables hide are skipped. When the
  * daemon of the simulated devices goes away, each of its devices is
  * reported removed and simulated devices are no longer watched.
  *
@@ -454,7 +475,7 @@ HPUDRV_EXPORT int hpu_hot_add(const char *type, int *index);
  *
  * Return: 0; -ENODEV when no simulated device has @index or no daemon
  * runs; -EOPNOTSUPP for a kernel device; -EACCES for another user;
- * -EINVAL for a malformed HPU_VISIBLE_DEVICES.
+ * -EINVAL for a malformed selection variable.
  */
 HPUDRV_EXPORT int hpu_hot_remove(int index);
 

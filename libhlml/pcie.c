@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pcie.c - the PCIe link (HPU_INFO_PCI_INFO): generation, width,
+ * replays, throughput.
+ */
+#include "hlml_internal.h"
+
+/* HPU_INFO_PCI_INFO of @device; the table is held on success */
+static hlml_return_t pci_info(hlml_device_t device, const void *out, struct hpu_info_pci *p,
+			      struct hlml_dev **d)
+{
+	hlml_return_t r;
+
+	r = hlml_dev_get(device, d);
+	if (r)
+		return r;
+	r = out ? hlml_need_ctl(*d) : HLML_ERROR_INVALID_ARGUMENT;
+	if (!r)
+		r = hlml_from_errno(hpu_info_pci((*d)->ctl, p));
+	if (r)
+		hlml_dev_put(*d);
+	return r;
+}
+
+HLML_EXPORT hlml_return_t hlml_device_get_curr_pcie_link_generation(hlml_device_t device,
+								    unsigned int *curr_link_gen)
+{
+	static const unsigned int rate[] = { 2500, 5000, 8000, 16000, 32000, 64000 };
+	struct hpu_info_pci p;
+	struct hlml_dev *d;
+	hlml_return_t r;
+	unsigned int g;
+
+	r = pci_info(device, curr_link_gen, &p, &d);
+	if (r)
+		return r;
+	for (g = 0; g < sizeof(rate) / sizeof(rate[0]) - 1 && p.link_speed_mts > rate[g]; g++)
+		;
+	*curr_link_gen = p.link_speed_mts ? g + 1 : 0;
+	hlml_dev_put(d);
+	return HLML_SUCCESS;
+}
+
+HLML_EXPORT hlml_return_t hlml_device_get_curr_pcie_link_width(hlml_device_t device,
+							       unsigned int *curr_link_width)
+{
+	struct hpu_info_pci p;
+	struct hlml_dev *d;
+	hlml_return_t r;
+
+	r = pci_info(device, curr_link_width, &p, &d);
+	if (r)
+		return r;
+	*curr_link_width = p.link_width;
+	hlml_dev_put(d);
+	return HLML_SUCCESS;
+}
+
+HLML_EXPORT hlml_return_t hlml_device_get_pcie_replay_counter(hlml_device_t device,
+							      unsigned int *value)
+{
+	struct hpu_info_pci p;
+	struct hlml_dev *d;
+	hlml_return_t r;
+
+	r = pci_info(device, value, &p, &d);
+	if (r)
+		return r;
+	*value = 0; /* a simulated link never replays */
+	hlml_dev_put(d);
+	return HLML_SUCCESS;
+}
+
+HLML_EXPORT hlml_return_t hlml_device_get_pcie_throughput(hlml_device_t device,
+							  hlml_pcie_util_counter_t counter,
+							  unsigned int *value)
+{
+	struct hlml_dev *d;
+	hlml_return_t r;
+
+	r = hlml_dev_get(device, &d);
+	if (r)
+		return r;
+	if (!value || (unsigned int)counter >= HLML_PCIE_UTIL_COUNT)
+		r = HLML_ERROR_INVALID_ARGUMENT;
+	else
+		r = HLML_ERROR_NOT_SUPPORTED;
+	hlml_dev_put(d);
+	return r;
+}

@@ -29,11 +29,14 @@ $(O)/obj/libhlml/%.o: libhlml/%.c $(FLAGS_STAMP) | $(DIRS)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DHLML_BUILD \
 		-DHLML_LIB_VERSION='"$(HLML_VERSION)"' -MMD -MP -c $< -o $@
 
-$(LIBHLML_SO): $(HLML_OBJS) libhlml/libhlml.map $(LIBHPUDRV_SO) | $(DIRS)
+# libhpudrv beside it is found also when a program dlopen()s libhlml by
+# path (ctypes, /usr/lib/habanalabs/libhlml.so) without ld.so.conf
+$(LIBHLML_SO): $(HLML_OBJS) libhlml/libhlml.map libhlml/libhlml.mk $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(HLML_SONAME) \
 		-Wl,--version-script=libhlml/libhlml.map -Wl,--no-undefined \
-		-o $@ $(HLML_OBJS) -L$(O)/lib -lhpudrv $(LDLIBS_BASE)
+		-Wl,-rpath,'$$ORIGIN' -o $@ $(HLML_OBJS) -L$(O)/lib -lhpudrv \
+		$(LDLIBS_BASE)
 	$(Q)ln -sf libhlml.so.$(HLML_VERSION) $(O)/lib/$(HLML_SONAME)
 	$(Q)ln -sf $(HLML_SONAME) $(O)/lib/libhlml.so
 

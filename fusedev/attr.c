@@ -102,14 +102,18 @@ static int show_mac_addresses(struct hfd_device *dev, char **text, size_t *len)
 	return 0;
 }
 
-/* "CORRECTED UNCORRECTABLE": injected HBM ECC errors (ecc.c) */
+/*
+ * "CORRECTED UNCORRECTABLE": HBM ECC errors, the model's own and those
+ * injected through DEBUG (ecc.c)
+ */
 static int show_ecc_errors(struct hfd_device *dev, char **text, size_t *len)
 {
+	struct hpu_fw_telemetry t = dev_telemetry(dev);
 	uint64_t c, u;
 
 	pthread_mutex_lock(&dev->fault_lock);
-	c = dev->ecc_corrected;
-	u = dev->ecc_uncorrected;
+	c = t.ecc_corrected + dev->ecc_corrected;
+	u = t.ecc_uncorrected + dev->ecc_uncorrected;
 	pthread_mutex_unlock(&dev->fault_lock);
 	return text_printf(text, len, "%llu %llu\n", (unsigned long long)c,
 			   (unsigned long long)u);

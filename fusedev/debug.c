@@ -45,8 +45,8 @@ static int inject_link_down(struct hfd_device *dev, uint32_t port)
 }
 
 /* HPU_FAULT_ECC_ERR: param 0 corrected, 1 uncorrectable; engine 0 */
-static int inject_ecc(const struct hfd_ioctl_call *call,
-		      struct hfd_device *dev, const struct hpu_debug_args *a)
+static int inject_ecc(const struct hfd_ioctl_call *call, struct hfd_device *dev,
+		      const struct hpu_debug_args *a)
 {
 	if (a->param > 1 || a->engine || !buffers_zero(a))
 		return -EINVAL;

@@ -30,10 +30,12 @@ static void ecc_event_all(struct hfd_device *dev, uint64_t data)
 	}
 	pthread_mutex_unlock(&dev->ctx_lock);
 	if (ctx)
-		hfd_warn("hpu%u: out of memory: ECC event not given to every context",
-			 dev->index);
+		hfd_warn(
+			"hpu%u: out of memory: ECC event not given to every context",
+			dev->index);
 	for (i = 0; i < n; i++) {
-		hfd_ctx_queue_event(list[i], HPU_EVENT_ECC_ERR, ~0u, 0, 0, data);
+		hfd_ctx_queue_event(list[i], HPU_EVENT_ECC_ERR, ~0u, 0, 0,
+				    data);
 		hfd_ctx_put(list[i]);
 	}
 	free(list);

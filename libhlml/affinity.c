@@ -14,7 +14,8 @@
 #define BITS_PER_WORD (8 * sizeof(unsigned long))
 
 /* Sets bits @lo..@hi of @set (@words words); false when one does not fit */
-static bool set_range(unsigned long *set, unsigned int words, unsigned int lo, unsigned int hi)
+static bool set_range(unsigned long *set, unsigned int words, unsigned int lo,
+		      unsigned int hi)
 {
 	unsigned int b;
 
@@ -27,7 +28,8 @@ static bool set_range(unsigned long *set, unsigned int words, unsigned int lo, u
 }
 
 /* A kernel cpu/node list ("0-3,8") from @path into @set */
-static hlml_return_t read_list(const char *path, unsigned long *set, unsigned int words)
+static hlml_return_t read_list(const char *path, unsigned long *set,
+			       unsigned int words)
 {
 	unsigned int lo, hi;
 	char buf[4096], *p;
@@ -37,7 +39,9 @@ static hlml_return_t read_list(const char *path, unsigned long *set, unsigned in
 	memset(set, 0, words * sizeof(*set));
 	f = fopen(path, "re");
 	if (!f)
-		return set_range(set, words, 0, 0) ? HLML_SUCCESS : HLML_ERROR_INSUFFICIENT_SIZE;
+		return set_range(set, words, 0, 0) ?
+			       HLML_SUCCESS :
+			       HLML_ERROR_INSUFFICIENT_SIZE;
 	p = fgets(buf, sizeof(buf), f);
 	fclose(f);
 	while (p && *p && *p != '\n') {
@@ -57,8 +61,9 @@ static hlml_return_t read_list(const char *path, unsigned long *set, unsigned in
 	return HLML_SUCCESS;
 }
 
-static hlml_return_t affinity(hlml_device_t device, unsigned int words, unsigned long *set,
-			      hlml_affinity_scope_t scope, const char *path)
+static hlml_return_t affinity(hlml_device_t device, unsigned int words,
+			      unsigned long *set, hlml_affinity_scope_t scope,
+			      const char *path)
 {
 	struct hlml_dev *d;
 	hlml_return_t r;
@@ -74,28 +79,27 @@ static hlml_return_t affinity(hlml_device_t device, unsigned int words, unsigned
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_cpu_affinity_within_scope(hlml_device_t device,
-								    unsigned int cpu_set_size,
-								    unsigned long *cpu_set,
-								    hlml_affinity_scope_t scope)
+HLML_EXPORT hlml_return_t hlml_device_get_cpu_affinity_within_scope(
+	hlml_device_t device, unsigned int cpu_set_size, unsigned long *cpu_set,
+	hlml_affinity_scope_t scope)
 {
-	return affinity(device, cpu_set_size, cpu_set, scope, "/sys/devices/system/cpu/online");
+	return affinity(device, cpu_set_size, cpu_set, scope,
+			"/sys/devices/system/cpu/online");
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_cpu_affinity(hlml_device_t device,
-						       unsigned int cpu_set_size,
-						       unsigned long *cpu_set)
+HLML_EXPORT hlml_return_t hlml_device_get_cpu_affinity(
+	hlml_device_t device, unsigned int cpu_set_size, unsigned long *cpu_set)
 {
 	return affinity(device, cpu_set_size, cpu_set, HLML_AFFINITY_SCOPE_NODE,
 			"/sys/devices/system/cpu/online");
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_memory_affinity(hlml_device_t device,
-							  unsigned int node_set_size,
-							  unsigned long *node_set,
-							  hlml_affinity_scope_t scope)
+HLML_EXPORT hlml_return_t hlml_device_get_memory_affinity(
+	hlml_device_t device, unsigned int node_set_size,
+	unsigned long *node_set, hlml_affinity_scope_t scope)
 {
-	return affinity(device, node_set_size, node_set, scope, "/sys/devices/system/node/online");
+	return affinity(device, node_set_size, node_set, scope,
+			"/sys/devices/system/node/online");
 }
 
 /* Binds the calling thread to every online CPU (the device's set) */
@@ -106,7 +110,8 @@ static hlml_return_t bind_all(hlml_device_t device)
 	hlml_return_t r;
 	unsigned int b;
 
-	r = affinity(device, CPU_SETSIZE / BITS_PER_WORD, set, HLML_AFFINITY_SCOPE_NODE,
+	r = affinity(device, CPU_SETSIZE / BITS_PER_WORD, set,
+		     HLML_AFFINITY_SCOPE_NODE,
 		     "/sys/devices/system/cpu/online");
 	if (r)
 		return r;
@@ -114,7 +119,8 @@ static hlml_return_t bind_all(hlml_device_t device)
 	for (b = 0; b < CPU_SETSIZE; b++)
 		if (set[b / BITS_PER_WORD] >> (b % BITS_PER_WORD) & 1)
 			CPU_SET(b, &cpus);
-	return sched_setaffinity(0, sizeof(cpus), &cpus) ? HLML_ERROR_UNKNOWN : HLML_SUCCESS;
+	return sched_setaffinity(0, sizeof(cpus), &cpus) ? HLML_ERROR_UNKNOWN :
+							   HLML_SUCCESS;
 }
 
 HLML_EXPORT hlml_return_t hlml_device_set_cpu_affinity(hlml_device_t device)

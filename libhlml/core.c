@@ -266,7 +266,8 @@ hlml_return_t hlml_dev_get(hlml_device_t handle, struct hlml_dev **devp)
 	r = hlml_lock_inited();
 	if (r)
 		return r;
-	if (!p || p < handle_space || p >= handle_space + sizeof(handle_space)) {
+	if (!p || p < handle_space ||
+	    p >= handle_space + sizeof(handle_space)) {
 		hlml_unlock_inited();
 		return HLML_ERROR_INVALID_ARGUMENT;
 	}
@@ -329,8 +330,7 @@ static bool parse_bus_id(const char *s, char *out, size_t len)
 	unsigned int dom = 0, bus, dev, fn;
 	int n = 0;
 
-	if (sscanf(s, "%x:%x:%x.%x%n", &dom, &bus, &dev, &fn, &n) == 4 &&
-	    !s[n])
+	if (sscanf(s, "%x:%x:%x.%x%n", &dom, &bus, &dev, &fn, &n) == 4 && !s[n])
 		goto ok;
 	n = 0;
 	dom = 0;
@@ -344,8 +344,8 @@ ok:
 	return true;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_handle_by_pci_bus_id(const char *pci_addr,
-							       hlml_device_t *device)
+HLML_EXPORT hlml_return_t hlml_device_get_handle_by_pci_bus_id(
+	const char *pci_addr, hlml_device_t *device)
 {
 	char want[32], have[32];
 	hlml_return_t r;
@@ -374,7 +374,8 @@ out:
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_handle_by_UUID(const char *uuid, hlml_device_t *device)
+HLML_EXPORT hlml_return_t hlml_device_get_handle_by_UUID(const char *uuid,
+							 hlml_device_t *device)
 {
 	hlml_return_t r;
 	unsigned int i;

@@ -17,7 +17,8 @@
  * Return: HLML_SUCCESS; NOT_SUPPORTED for a device without the attribute;
  * the translated -errno.
  */
-hlml_return_t hlml_ecc_counts(const struct hlml_dev *d, unsigned long long *corrected,
+hlml_return_t hlml_ecc_counts(const struct hlml_dev *d,
+			      unsigned long long *corrected,
 			      unsigned long long *uncorrected)
 {
 	char buf[64];
@@ -25,7 +26,8 @@ hlml_return_t hlml_ecc_counts(const struct hlml_dev *d, unsigned long long *corr
 
 	if (!d->ctl)
 		return HLML_ERROR_NOT_SUPPORTED;
-	ret = hpu_device_read_attr(d->info.index, "ecc_errors", buf, sizeof(buf));
+	ret = hpu_device_read_attr(d->info.index, "ecc_errors", buf,
+				   sizeof(buf));
 	if (ret)
 		return hlml_from_errno(ret);
 	if (sscanf(buf, "%llu %llu", corrected, uncorrected) != 2)
@@ -55,9 +57,11 @@ HLML_EXPORT hlml_return_t hlml_device_get_ecc_mode(hlml_device_t device,
 }
 
 /* Counter of @error_type at @location (SRAM: none are modelled) */
-static hlml_return_t ecc_counter(hlml_device_t device, hlml_memory_error_type_t error_type,
+static hlml_return_t ecc_counter(hlml_device_t device,
+				 hlml_memory_error_type_t error_type,
 				 hlml_ecc_counter_type_t counter_type,
-				 hlml_memory_location_type_t location, unsigned long long *counts)
+				 hlml_memory_location_type_t location,
+				 unsigned long long *counts)
 {
 	unsigned long long c, u;
 	struct hlml_dev *d;
@@ -66,7 +70,8 @@ static hlml_return_t ecc_counter(hlml_device_t device, hlml_memory_error_type_t 
 	r = hlml_dev_get(device, &d);
 	if (r)
 		return r;
-	if (!counts || (unsigned int)error_type >= HLML_MEMORY_ERROR_TYPE_COUNT ||
+	if (!counts ||
+	    (unsigned int)error_type >= HLML_MEMORY_ERROR_TYPE_COUNT ||
 	    (unsigned int)counter_type >= HLML_ECC_COUNTER_TYPE_COUNT ||
 	    (unsigned int)location >= HLML_MEMORY_LOCATION_COUNT) {
 		r = HLML_ERROR_INVALID_ARGUMENT;
@@ -78,32 +83,33 @@ static hlml_return_t ecc_counter(hlml_device_t device, hlml_memory_error_type_t 
 	if (location == HLML_MEMORY_LOCATION_SRAM)
 		*counts = 0;
 	else
-		*counts = error_type == HLML_MEMORY_ERROR_TYPE_CORRECTED ? c : u;
+		*counts = error_type == HLML_MEMORY_ERROR_TYPE_CORRECTED ? c :
+									   u;
 out:
 	hlml_dev_put(d);
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_total_ecc_errors(hlml_device_t device,
-							   hlml_memory_error_type_t error_type,
-							   hlml_ecc_counter_type_t counter_type,
-							   unsigned long long *ecc_counts)
+HLML_EXPORT hlml_return_t hlml_device_get_total_ecc_errors(
+	hlml_device_t device, hlml_memory_error_type_t error_type,
+	hlml_ecc_counter_type_t counter_type, unsigned long long *ecc_counts)
 {
-	return ecc_counter(device, error_type, counter_type, HLML_MEMORY_LOCATION_DRAM, ecc_counts);
+	return ecc_counter(device, error_type, counter_type,
+			   HLML_MEMORY_LOCATION_DRAM, ecc_counts);
 }
 
 HLML_EXPORT hlml_return_t hlml_device_get_memory_error_counter(
 	hlml_device_t device, hlml_memory_error_type_t error_type,
-	hlml_ecc_counter_type_t counter_type, hlml_memory_location_type_t location,
-	unsigned long long *ecc_counts)
+	hlml_ecc_counter_type_t counter_type,
+	hlml_memory_location_type_t location, unsigned long long *ecc_counts)
 {
-	return ecc_counter(device, error_type, counter_type, location, ecc_counts);
+	return ecc_counter(device, error_type, counter_type, location,
+			   ecc_counts);
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_replaced_rows(hlml_device_t device,
-							hlml_row_replacement_cause_t cause,
-							unsigned int *row_count,
-							hlml_row_address_t *addresses)
+HLML_EXPORT hlml_return_t hlml_device_get_replaced_rows(
+	hlml_device_t device, hlml_row_replacement_cause_t cause,
+	unsigned int *row_count, hlml_row_address_t *addresses)
 {
 	struct hlml_dev *d;
 	hlml_return_t r;
@@ -111,7 +117,8 @@ HLML_EXPORT hlml_return_t hlml_device_get_replaced_rows(hlml_device_t device,
 	r = hlml_dev_get(device, &d);
 	if (r)
 		return r;
-	if (!row_count || (unsigned int)cause >= HLML_ROW_REPLACEMENT_CAUSE_COUNT)
+	if (!row_count ||
+	    (unsigned int)cause >= HLML_ROW_REPLACEMENT_CAUSE_COUNT)
 		r = HLML_ERROR_INVALID_ARGUMENT;
 	else if (!(r = hlml_need_ctl(d)))
 		*row_count = 0; /* the model replaces no rows */
@@ -119,8 +126,8 @@ HLML_EXPORT hlml_return_t hlml_device_get_replaced_rows(hlml_device_t device,
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_replaced_rows_pending_status(hlml_device_t device,
-								       hlml_enable_state_t *is_pending)
+HLML_EXPORT hlml_return_t hlml_device_get_replaced_rows_pending_status(
+	hlml_device_t device, hlml_enable_state_t *is_pending)
 {
 	struct hlml_dev *d;
 	hlml_return_t r;

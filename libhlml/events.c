@@ -30,9 +30,9 @@
 #define HLML_SET_MAX_DEVS  HLML_MAX_DEVICES
 #define HLML_EVENT_POLL_MS 5
 
-#define HLML_EVENTS_KNOWN                                                               \
-	(HLML_EVENT_ECC_DERR | HLML_EVENT_CRITICAL_ERR | HLML_EVENT_CLOCK_RATE |        \
-	 HLML_EVENT_DRAM_ERR | HLML_EVENT_ECC_SERR)
+#define HLML_EVENTS_KNOWN                                \
+	(HLML_EVENT_ECC_DERR | HLML_EVENT_CRITICAL_ERR | \
+	 HLML_EVENT_CLOCK_RATE | HLML_EVENT_DRAM_ERR | HLML_EVENT_ECC_SERR)
 
 /**
  * struct hlml_watch - one device registered in a set
@@ -138,7 +138,9 @@ HLML_EXPORT hlml_return_t hlml_event_set_create(hlml_event_set_t *set)
 		s->serial = next_serial++;
 		s->generation = hlml_generation_locked();
 		s->nwatch = 0;
-		*set = &set_space[(size_t)(s->serial % HLML_SET_SERIALS) * HLML_MAX_SETS + i];
+		*set = &set_space[(size_t)(s->serial % HLML_SET_SERIALS) *
+					  HLML_MAX_SETS +
+				  i];
 		pthread_mutex_unlock(&s->lock);
 	}
 	pthread_mutex_unlock(&sets_lock);
@@ -188,7 +190,8 @@ static void look(struct hlml_watch *w, const struct hlml_dev *d, bool first)
 		u = w->ecc_u;
 	}
 	if (!first) {
-		if ((st.status != w->status && st.status != HPU_DEVICE_STATUS_OPERATIONAL) ||
+		if ((st.status != w->status &&
+		     st.status != HPU_DEVICE_STATUS_OPERATIONAL) ||
 		    rc.hard_reset_cnt != w->hard_resets)
 			seen |= HLML_EVENT_CRITICAL_ERR;
 		if (clk.cur_clk_rate_mhz != w->clk)
@@ -206,9 +209,9 @@ static void look(struct hlml_watch *w, const struct hlml_dev *d, bool first)
 	w->pending |= seen & w->mask;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_register_events(hlml_device_t device,
-						      unsigned long long event_types,
-						      hlml_event_set_t set)
+HLML_EXPORT hlml_return_t hlml_device_register_events(
+	hlml_device_t device, unsigned long long event_types,
+	hlml_event_set_t set)
 {
 	struct hlml_watch *w = NULL;
 	struct hlml_set *s;
@@ -291,7 +294,8 @@ static hlml_return_t wait_round(hlml_event_set_t set, hlml_event_data_t *data)
 			continue;
 		bit = w->pending & -w->pending;
 		w->pending &= ~bit;
-		data->device = hlml_dev_handle_locked(hlml_dev_at_locked(w->pos));
+		data->device =
+			hlml_dev_handle_locked(hlml_dev_at_locked(w->pos));
 		data->event_type = bit;
 		r = HLML_SUCCESS;
 		break;
@@ -302,7 +306,8 @@ out:
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_event_set_wait(hlml_event_set_t set, hlml_event_data_t *data,
+HLML_EXPORT hlml_return_t hlml_event_set_wait(hlml_event_set_t set,
+					      hlml_event_data_t *data,
 					      unsigned int timeoutms)
 {
 	uint64_t end = now_ms() + timeoutms, t;

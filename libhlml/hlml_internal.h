@@ -53,7 +53,8 @@ hlml_return_t hlml_put_str(char *buf, unsigned int len, const char *val);
 hlml_return_t hlml_need_ctl(const struct hlml_dev *dev);
 
 /* ecc.c */
-hlml_return_t hlml_ecc_counts(const struct hlml_dev *d, unsigned long long *corrected,
+hlml_return_t hlml_ecc_counts(const struct hlml_dev *d,
+			      unsigned long long *corrected,
 			      unsigned long long *uncorrected);
 
 #endif /* HLML_INTERNAL_H */

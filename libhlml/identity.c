@@ -33,7 +33,8 @@ static hlml_return_t dev_str(hlml_device_t device, char *buf, unsigned int len,
 		r = HLML_ERROR_INVALID_ARGUMENT;
 	} else {
 		val = pick(d);
-		r = val && val[0] ? hlml_put_str(buf, len, val) : HLML_ERROR_NOT_SUPPORTED;
+		r = val && val[0] ? hlml_put_str(buf, len, val) :
+				    HLML_ERROR_NOT_SUPPORTED;
 	}
 	hlml_dev_put(d);
 	return r;
@@ -85,49 +86,57 @@ HLML_EXPORT hlml_return_t hlml_device_get_uuid(hlml_device_t device, char *uuid,
 	return dev_str(device, uuid, length, pick_uuid);
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_serial(hlml_device_t device, char *serial,
+HLML_EXPORT hlml_return_t hlml_device_get_serial(hlml_device_t device,
+						 char *serial,
 						 unsigned int length)
 {
 	return dev_str(device, serial, length, pick_serial);
 }
 
-HLML_EXPORT hlml_return_t hlml_get_serial_number(hlml_device_t device, char *serial_number,
+HLML_EXPORT hlml_return_t hlml_get_serial_number(hlml_device_t device,
+						 char *serial_number,
 						 unsigned int length)
 {
 	return dev_str(device, serial_number, length, pick_serial);
 }
 
-HLML_EXPORT hlml_return_t hlml_get_model_number(hlml_device_t device, char *model_number,
+HLML_EXPORT hlml_return_t hlml_get_model_number(hlml_device_t device,
+						char *model_number,
 						unsigned int length)
 {
 	return dev_str(device, model_number, length, pick_model);
 }
 
 HLML_EXPORT hlml_return_t hlml_get_firmware_fit_version(hlml_device_t device,
-							char *firmware_fit, unsigned int length)
+							char *firmware_fit,
+							unsigned int length)
 {
 	return dev_str(device, firmware_fit, length, pick_fw);
 }
 
 HLML_EXPORT hlml_return_t hlml_get_firmware_spi_version(hlml_device_t device,
-							char *firmware_spi, unsigned int length)
+							char *firmware_spi,
+							unsigned int length)
 {
 	return dev_str(device, firmware_spi, length, pick_none);
 }
 
-HLML_EXPORT hlml_return_t hlml_get_fw_boot_version(hlml_device_t device, char *fw_boot_version,
+HLML_EXPORT hlml_return_t hlml_get_fw_boot_version(hlml_device_t device,
+						   char *fw_boot_version,
 						   unsigned int length)
 {
 	return dev_str(device, fw_boot_version, length, pick_none);
 }
 
-HLML_EXPORT hlml_return_t hlml_get_fw_os_version(hlml_device_t device, char *fw_os_version,
+HLML_EXPORT hlml_return_t hlml_get_fw_os_version(hlml_device_t device,
+						 char *fw_os_version,
 						 unsigned int length)
 {
 	return dev_str(device, fw_os_version, length, pick_none);
 }
 
-HLML_EXPORT hlml_return_t hlml_get_cpld_version(hlml_device_t device, char *cpld_version,
+HLML_EXPORT hlml_return_t hlml_get_cpld_version(hlml_device_t device,
+						char *cpld_version,
 						unsigned int length)
 {
 	return dev_str(device, cpld_version, length, pick_none);
@@ -136,7 +145,8 @@ HLML_EXPORT hlml_return_t hlml_get_cpld_version(hlml_device_t device, char *cpld
 /* PCIe generation of a per-lane rate in MT/s (0 when unknown) */
 static unsigned int pcie_gen(unsigned int mts)
 {
-	static const unsigned int rate[] = { 2500, 5000, 8000, 16000, 32000, 64000 };
+	static const unsigned int rate[] = { 2500,  5000,  8000,
+					     16000, 32000, 64000 };
 	unsigned int g;
 
 	for (g = 0; g < sizeof(rate) / sizeof(rate[0]); g++)
@@ -145,7 +155,8 @@ static unsigned int pcie_gen(unsigned int mts)
 	return 6;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_pci_info(hlml_device_t device, hlml_pci_info_t *pci)
+HLML_EXPORT hlml_return_t hlml_device_get_pci_info(hlml_device_t device,
+						   hlml_pci_info_t *pci)
 {
 	unsigned int dom = 0, bus = 0, slot = 0, fn = 0;
 	struct hpu_info_pci p;
@@ -167,16 +178,19 @@ HLML_EXPORT hlml_return_t hlml_device_get_pci_info(hlml_device_t device, hlml_pc
 		pci->bus = p.bus;
 		pci->device = p.device;
 		pci->domain = p.domain;
-		pci->pci_device_id = (unsigned int)p.device_id << 16 | p.vendor_id;
-		snprintf(pci->bus_id, sizeof(pci->bus_id), "%.*s", (int)sizeof(pci->bus_id) - 1,
-			 (const char *)p.bus_id);
-		snprintf(pci->caps.link_speed, sizeof(pci->caps.link_speed), "0x%x",
-			 pcie_gen(p.link_speed_mts));
-		snprintf(pci->caps.link_width, sizeof(pci->caps.link_width), "%u", p.link_width);
+		pci->pci_device_id = (unsigned int)p.device_id << 16 |
+				     p.vendor_id;
+		snprintf(pci->bus_id, sizeof(pci->bus_id), "%.*s",
+			 (int)sizeof(pci->bus_id) - 1, (const char *)p.bus_id);
+		snprintf(pci->caps.link_speed, sizeof(pci->caps.link_speed),
+			 "0x%x", pcie_gen(p.link_speed_mts));
+		snprintf(pci->caps.link_width, sizeof(pci->caps.link_width),
+			 "%u", p.link_width);
 		goto out;
 	}
 	/* a kernel device: what enumeration saw */
-	if (sscanf(d->info.bus_id, "%x:%x:%x.%x", &dom, &bus, &slot, &fn) != 4) {
+	if (sscanf(d->info.bus_id, "%x:%x:%x.%x", &dom, &bus, &slot, &fn) !=
+	    4) {
 		r = HLML_ERROR_NOT_SUPPORTED;
 		goto out;
 	}
@@ -184,8 +198,8 @@ HLML_EXPORT hlml_return_t hlml_device_get_pci_info(hlml_device_t device, hlml_pc
 	pci->device = slot;
 	pci->domain = dom;
 	pci->pci_device_id = d->info.device_id << 16 | HLML_PCI_VENDOR_HABANA;
-	snprintf(pci->bus_id, sizeof(pci->bus_id), "%.*s", (int)sizeof(pci->bus_id) - 1,
-		 d->info.bus_id);
+	snprintf(pci->bus_id, sizeof(pci->bus_id), "%.*s",
+		 (int)sizeof(pci->bus_id) - 1, d->info.bus_id);
 out:
 	hlml_dev_put(d);
 	return r;
@@ -193,7 +207,8 @@ out:
 
 /* Answers an unsigned value of @device chosen by @pick */
 static hlml_return_t dev_uint(hlml_device_t device, unsigned int *out,
-			      hlml_return_t (*pick)(const struct hlml_dev *d, unsigned int *v))
+			      hlml_return_t (*pick)(const struct hlml_dev *d,
+						    unsigned int *v))
 {
 	struct hlml_dev *d;
 	hlml_return_t r;
@@ -230,23 +245,26 @@ static hlml_return_t pick_module(const struct hlml_dev *d, unsigned int *v)
 	return HLML_SUCCESS;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_minor_number(hlml_device_t device,
-						       unsigned int *minor_number)
+HLML_EXPORT hlml_return_t
+hlml_device_get_minor_number(hlml_device_t device, unsigned int *minor_number)
 {
 	return dev_uint(device, minor_number, pick_minor);
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_module_id(hlml_device_t device, unsigned int *module_id)
+HLML_EXPORT hlml_return_t hlml_device_get_module_id(hlml_device_t device,
+						    unsigned int *module_id)
 {
 	return dev_uint(device, module_id, pick_module);
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_board_id(hlml_device_t device, unsigned int *board_id)
+HLML_EXPORT hlml_return_t hlml_device_get_board_id(hlml_device_t device,
+						   unsigned int *board_id)
 {
 	return dev_uint(device, board_id, pick_module);
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_hl_revision(hlml_device_t device, int *hl_revision)
+HLML_EXPORT hlml_return_t hlml_device_get_hl_revision(hlml_device_t device,
+						      int *hl_revision)
 {
 	struct hlml_dev *d;
 	hlml_return_t r;
@@ -262,7 +280,8 @@ HLML_EXPORT hlml_return_t hlml_device_get_hl_revision(hlml_device_t device, int 
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_pcb_info(hlml_device_t device, hlml_pcb_info_t *pcb)
+HLML_EXPORT hlml_return_t hlml_device_get_pcb_info(hlml_device_t device,
+						   hlml_pcb_info_t *pcb)
 {
 	struct hlml_dev *d;
 	hlml_return_t r;
@@ -275,12 +294,14 @@ HLML_EXPORT hlml_return_t hlml_device_get_pcb_info(hlml_device_t device, hlml_pc
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_get_hlml_version(char *version, unsigned int length)
+HLML_EXPORT hlml_return_t hlml_get_hlml_version(char *version,
+						unsigned int length)
 {
 	return hlml_put_str(version, length, HLML_LIB_VERSION);
 }
 
-HLML_EXPORT hlml_return_t hlml_get_driver_version(char *driver_version, unsigned int length)
+HLML_EXPORT hlml_return_t hlml_get_driver_version(char *driver_version,
+						  unsigned int length)
 {
 	char v[64];
 	hlml_return_t r;

@@ -25,7 +25,8 @@ static const struct hlml_fault faults[HLML_ERR_INJECT_COUNT] = {
 	[HLML_ERR_INJECT_THERMAL_EVENT] = { -1, 0 },
 };
 
-HLML_EXPORT hlml_return_t hlml_device_err_inject(hlml_device_t device, hlml_err_inject_t err_type)
+HLML_EXPORT hlml_return_t hlml_device_err_inject(hlml_device_t device,
+						 hlml_err_inject_t err_type)
 {
 	const struct hlml_fault *f;
 	struct hpu_device *dev;
@@ -48,7 +49,8 @@ HLML_EXPORT hlml_return_t hlml_device_err_inject(hlml_device_t device, hlml_err_
 	r = hlml_from_errno(hpu_open(d->info.index, &dev));
 	if (r)
 		goto out;
-	r = hlml_from_errno(hpu_debug_inject_fault(dev, (uint32_t)f->fault, 0, f->param));
+	r = hlml_from_errno(
+		hpu_debug_inject_fault(dev, (uint32_t)f->fault, 0, f->param));
 	hpu_close(dev);
 out:
 	hlml_dev_put(d);

@@ -13,11 +13,10 @@
 /* Room for the mac_addresses attribute of a device with 64 ports */
 #define HLML_MAC_ATTR_LEN 2048
 
-HLML_EXPORT hlml_return_t hlml_device_get_mac_info(hlml_device_t device,
-						   hlml_mac_info_t *mac_info,
-						   unsigned int mac_info_size,
-						   unsigned int start_mac_id,
-						   unsigned int *actual_mac_count)
+HLML_EXPORT hlml_return_t
+hlml_device_get_mac_info(hlml_device_t device, hlml_mac_info_t *mac_info,
+			 unsigned int mac_info_size, unsigned int start_mac_id,
+			 unsigned int *actual_mac_count)
 {
 	unsigned int port, m[ETHER_ADDR_LEN], n = 0, i;
 	struct hlml_dev *d;
@@ -39,14 +38,14 @@ HLML_EXPORT hlml_return_t hlml_device_get_mac_info(hlml_device_t device,
 		r = HLML_ERROR_MEMORY;
 		goto out;
 	}
-	r = hlml_from_errno(hpu_device_read_attr(d->info.index, "mac_addresses", buf,
-						 HLML_MAC_ATTR_LEN));
+	r = hlml_from_errno(hpu_device_read_attr(d->info.index, "mac_addresses",
+						 buf, HLML_MAC_ATTR_LEN));
 	if (r)
 		goto out;
 	for (line = strtok_r(buf, "\n", &save); line && n < mac_info_size;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%u %x:%x:%x:%x:%x:%x", &port, &m[0], &m[1], &m[2], &m[3], &m[4],
-			   &m[5]) != 7) {
+		if (sscanf(line, "%u %x:%x:%x:%x:%x:%x", &port, &m[0], &m[1],
+			   &m[2], &m[3], &m[4], &m[5]) != 7) {
 			r = HLML_ERROR_UNKNOWN;
 			goto out;
 		}
@@ -65,8 +64,8 @@ out:
 }
 
 /* HPU_INFO_NIC of @device; the table is held on success */
-static hlml_return_t nic_info(hlml_device_t device, bool args_ok, struct hpu_info_nic *nic,
-			      struct hlml_dev **d)
+static hlml_return_t nic_info(hlml_device_t device, bool args_ok,
+			      struct hpu_info_nic *nic, struct hlml_dev **d)
 {
 	hlml_return_t r;
 
@@ -81,7 +80,8 @@ static hlml_return_t nic_info(hlml_device_t device, bool args_ok, struct hpu_inf
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_get_mac_addr_info(hlml_device_t device, uint64_t *mask,
+HLML_EXPORT hlml_return_t hlml_get_mac_addr_info(hlml_device_t device,
+						 uint64_t *mask,
 						 uint64_t *ext_mask)
 {
 	struct hpu_info_nic nic;
@@ -99,7 +99,8 @@ HLML_EXPORT hlml_return_t hlml_get_mac_addr_info(hlml_device_t device, uint64_t 
 	return HLML_SUCCESS;
 }
 
-HLML_EXPORT hlml_return_t hlml_nic_get_link(hlml_device_t device, uint32_t port, bool *up)
+HLML_EXPORT hlml_return_t hlml_nic_get_link(hlml_device_t device, uint32_t port,
+					    bool *up)
 {
 	struct hpu_info_nic nic;
 	struct hlml_dev *d;
@@ -116,8 +117,8 @@ HLML_EXPORT hlml_return_t hlml_nic_get_link(hlml_device_t device, uint32_t port,
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_nic_get_statistics(hlml_device_t device,
-						  hlml_nic_stats_info_t *stats_info)
+HLML_EXPORT hlml_return_t
+hlml_nic_get_statistics(hlml_device_t device, hlml_nic_stats_info_t *stats_info)
 {
 	struct hlml_dev *d;
 	hlml_return_t r;

@@ -6,8 +6,8 @@
 #include "hlml_internal.h"
 
 /* HPU_INFO_PCI_INFO of @device; the table is held on success */
-static hlml_return_t pci_info(hlml_device_t device, const void *out, struct hpu_info_pci *p,
-			      struct hlml_dev **d)
+static hlml_return_t pci_info(hlml_device_t device, const void *out,
+			      struct hpu_info_pci *p, struct hlml_dev **d)
 {
 	hlml_return_t r;
 
@@ -22,10 +22,11 @@ static hlml_return_t pci_info(hlml_device_t device, const void *out, struct hpu_
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_curr_pcie_link_generation(hlml_device_t device,
-								    unsigned int *curr_link_gen)
+HLML_EXPORT hlml_return_t hlml_device_get_curr_pcie_link_generation(
+	hlml_device_t device, unsigned int *curr_link_gen)
 {
-	static const unsigned int rate[] = { 2500, 5000, 8000, 16000, 32000, 64000 };
+	static const unsigned int rate[] = { 2500,  5000,  8000,
+					     16000, 32000, 64000 };
 	struct hpu_info_pci p;
 	struct hlml_dev *d;
 	hlml_return_t r;
@@ -34,15 +35,17 @@ HLML_EXPORT hlml_return_t hlml_device_get_curr_pcie_link_generation(hlml_device_
 	r = pci_info(device, curr_link_gen, &p, &d);
 	if (r)
 		return r;
-	for (g = 0; g < sizeof(rate) / sizeof(rate[0]) - 1 && p.link_speed_mts > rate[g]; g++)
+	for (g = 0; g < sizeof(rate) / sizeof(rate[0]) - 1 &&
+		    p.link_speed_mts > rate[g];
+	     g++)
 		;
 	*curr_link_gen = p.link_speed_mts ? g + 1 : 0;
 	hlml_dev_put(d);
 	return HLML_SUCCESS;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_curr_pcie_link_width(hlml_device_t device,
-							       unsigned int *curr_link_width)
+HLML_EXPORT hlml_return_t hlml_device_get_curr_pcie_link_width(
+	hlml_device_t device, unsigned int *curr_link_width)
 {
 	struct hpu_info_pci p;
 	struct hlml_dev *d;
@@ -56,8 +59,8 @@ HLML_EXPORT hlml_return_t hlml_device_get_curr_pcie_link_width(hlml_device_t dev
 	return HLML_SUCCESS;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_pcie_replay_counter(hlml_device_t device,
-							      unsigned int *value)
+HLML_EXPORT hlml_return_t
+hlml_device_get_pcie_replay_counter(hlml_device_t device, unsigned int *value)
 {
 	struct hpu_info_pci p;
 	struct hlml_dev *d;
@@ -71,9 +74,9 @@ HLML_EXPORT hlml_return_t hlml_device_get_pcie_replay_counter(hlml_device_t devi
 	return HLML_SUCCESS;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_pcie_throughput(hlml_device_t device,
-							  hlml_pcie_util_counter_t counter,
-							  unsigned int *value)
+HLML_EXPORT hlml_return_t hlml_device_get_pcie_throughput(
+	hlml_device_t device, hlml_pcie_util_counter_t counter,
+	unsigned int *value)
 {
 	struct hlml_dev *d;
 	hlml_return_t r;

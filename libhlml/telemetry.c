@@ -12,7 +12,8 @@
 #define HLML_UTIL_PERIOD_MS 1000
 
 /* One check for the functions below: handle, out pointer, INFO possible */
-static hlml_return_t begin(hlml_device_t device, const void *out, struct hlml_dev **d)
+static hlml_return_t begin(hlml_device_t device, const void *out,
+			   struct hlml_dev **d)
 {
 	hlml_return_t r;
 
@@ -25,8 +26,8 @@ static hlml_return_t begin(hlml_device_t device, const void *out, struct hlml_de
 	return r;
 }
 
-static hlml_return_t clock_query(hlml_device_t device, hlml_clock_type_t type, unsigned int *clock,
-			   bool max)
+static hlml_return_t clock_query(hlml_device_t device, hlml_clock_type_t type,
+				 unsigned int *clock, bool max)
 {
 	struct hpu_info_clk_rate c;
 	struct hlml_dev *d;
@@ -47,21 +48,21 @@ static hlml_return_t clock_query(hlml_device_t device, hlml_clock_type_t type, u
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_clock_info(hlml_device_t device, hlml_clock_type_t type,
+HLML_EXPORT hlml_return_t hlml_device_get_clock_info(hlml_device_t device,
+						     hlml_clock_type_t type,
 						     unsigned int *clock_mhz)
 {
 	return clock_query(device, type, clock_mhz, false);
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_max_clock_info(hlml_device_t device,
-							 hlml_clock_type_t type,
-							 unsigned int *clock_mhz)
+HLML_EXPORT hlml_return_t hlml_device_get_max_clock_info(
+	hlml_device_t device, hlml_clock_type_t type, unsigned int *clock_mhz)
 {
 	return clock_query(device, type, clock_mhz, true);
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_utilization_rates(hlml_device_t device,
-							    hlml_utilization_t *utilization)
+HLML_EXPORT hlml_return_t hlml_device_get_utilization_rates(
+	hlml_device_t device, hlml_utilization_t *utilization)
 {
 	struct hpu_info_device_utilization u;
 	struct hlml_dev *d;
@@ -70,14 +71,16 @@ HLML_EXPORT hlml_return_t hlml_device_get_utilization_rates(hlml_device_t device
 	r = begin(device, utilization, &d);
 	if (r)
 		return r;
-	r = hlml_from_errno(hpu_info_utilization(d->ctl, HLML_UTIL_PERIOD_MS, &u));
+	r = hlml_from_errno(
+		hpu_info_utilization(d->ctl, HLML_UTIL_PERIOD_MS, &u));
 	if (!r)
 		utilization->aip = u.utilization;
 	hlml_dev_put(d);
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_memory_info(hlml_device_t device, hlml_memory_t *memory)
+HLML_EXPORT hlml_return_t hlml_device_get_memory_info(hlml_device_t device,
+						      hlml_memory_t *memory)
 {
 	struct hpu_info_dram_usage m;
 	struct hlml_dev *d;
@@ -102,9 +105,9 @@ static unsigned int celsius(int32_t mc)
 	return mc > 0 ? (unsigned int)mc / 1000 : 0;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_temperature(hlml_device_t device,
-						      hlml_temperature_sensors_t sensor_type,
-						      unsigned int *temp)
+HLML_EXPORT hlml_return_t hlml_device_get_temperature(
+	hlml_device_t device, hlml_temperature_sensors_t sensor_type,
+	unsigned int *temp)
 {
 	struct hpu_info_thermal t;
 	struct hlml_dev *d;
@@ -121,16 +124,17 @@ HLML_EXPORT hlml_return_t hlml_device_get_temperature(hlml_device_t device,
 		r = hlml_from_errno(hpu_info_thermal(d->ctl, &t));
 		/* the model's second sensor is the HBM's, on the board */
 		if (!r)
-			*temp = celsius(sensor_type == HLML_TEMPERATURE_ON_AIP ? t.temp_asic_mc :
-										 t.temp_hbm_mc);
+			*temp = celsius(sensor_type == HLML_TEMPERATURE_ON_AIP ?
+						t.temp_asic_mc :
+						t.temp_hbm_mc);
 	}
 	hlml_dev_put(d);
 	return r;
 }
 
-HLML_EXPORT hlml_return_t
-hlml_device_get_temperature_threshold(hlml_device_t device,
-				      hlml_temperature_thresholds_t threshold_type, unsigned int *temp)
+HLML_EXPORT hlml_return_t hlml_device_get_temperature_threshold(
+	hlml_device_t device, hlml_temperature_thresholds_t threshold_type,
+	unsigned int *temp)
 {
 	struct hpu_info_thermal t;
 	struct hlml_dev *d;
@@ -146,16 +150,18 @@ hlml_device_get_temperature_threshold(hlml_device_t device,
 	} else {
 		r = hlml_from_errno(hpu_info_thermal(d->ctl, &t));
 		if (!r)
-			*temp = celsius(threshold_type == HLML_TEMPERATURE_THRESHOLD_SHUTDOWN ?
-						t.temp_shutdown_mc :
-						t.temp_slowdown_mc);
+			*temp = celsius(
+				threshold_type ==
+						HLML_TEMPERATURE_THRESHOLD_SHUTDOWN ?
+					t.temp_shutdown_mc :
+					t.temp_slowdown_mc);
 	}
 	hlml_dev_put(d);
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_persistence_mode(hlml_device_t device,
-							   hlml_enable_state_t *mode)
+HLML_EXPORT hlml_return_t hlml_device_get_persistence_mode(
+	hlml_device_t device, hlml_enable_state_t *mode)
 {
 	struct hlml_dev *d;
 	hlml_return_t r;
@@ -168,8 +174,8 @@ HLML_EXPORT hlml_return_t hlml_device_get_persistence_mode(hlml_device_t device,
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_performance_state(hlml_device_t device,
-							    hlml_p_states_t *p_state)
+HLML_EXPORT hlml_return_t hlml_device_get_performance_state(
+	hlml_device_t device, hlml_p_states_t *p_state)
 {
 	struct hpu_info_device_status s;
 	struct hlml_dev *d;
@@ -180,14 +186,16 @@ HLML_EXPORT hlml_return_t hlml_device_get_performance_state(hlml_device_t device
 		return r;
 	r = hlml_from_errno(hpu_info_device_status(d->ctl, &s));
 	if (!r)
-		*p_state = s.status == HPU_DEVICE_STATUS_OPERATIONAL ? HLML_PSTATE_0 :
-								       HLML_PSTATE_UNKNOWN;
+		*p_state = s.status == HPU_DEVICE_STATUS_OPERATIONAL ?
+				   HLML_PSTATE_0 :
+				   HLML_PSTATE_UNKNOWN;
 	hlml_dev_put(d);
 	return r;
 }
 
 /* HPU_INFO_POWER of @device into @p */
-static hlml_return_t power_query(hlml_device_t device, const void *out, struct hpu_info_power *p)
+static hlml_return_t power_query(hlml_device_t device, const void *out,
+				 struct hpu_info_power *p)
 {
 	struct hlml_dev *d;
 	hlml_return_t r;
@@ -200,7 +208,8 @@ static hlml_return_t power_query(hlml_device_t device, const void *out, struct h
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_power_usage(hlml_device_t device, unsigned int *pw)
+HLML_EXPORT hlml_return_t hlml_device_get_power_usage(hlml_device_t device,
+						      unsigned int *pw)
 {
 	struct hpu_info_power p;
 	hlml_return_t r = power_query(device, pw, &p);
@@ -210,8 +219,8 @@ HLML_EXPORT hlml_return_t hlml_device_get_power_usage(hlml_device_t device, unsi
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_power_management_default_limit(hlml_device_t device,
-									 unsigned int *default_limit)
+HLML_EXPORT hlml_return_t hlml_device_get_power_management_default_limit(
+	hlml_device_t device, unsigned int *default_limit)
 {
 	struct hpu_info_power p;
 	hlml_return_t r = power_query(device, default_limit, &p);
@@ -221,8 +230,8 @@ HLML_EXPORT hlml_return_t hlml_device_get_power_management_default_limit(hlml_de
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_total_energy_consumption(hlml_device_t device,
-								   unsigned long long *energy)
+HLML_EXPORT hlml_return_t hlml_device_get_total_energy_consumption(
+	hlml_device_t device, unsigned long long *energy)
 {
 	struct hpu_info_power p;
 	hlml_return_t r = power_query(device, energy, &p);
@@ -232,9 +241,8 @@ HLML_EXPORT hlml_return_t hlml_device_get_total_energy_consumption(hlml_device_t
 	return r;
 }
 
-HLML_EXPORT hlml_return_t
-hlml_device_get_current_clocks_throttle_reasons(hlml_device_t device,
-						unsigned long long *clocks_throttle_reasons)
+HLML_EXPORT hlml_return_t hlml_device_get_current_clocks_throttle_reasons(
+	hlml_device_t device, unsigned long long *clocks_throttle_reasons)
 {
 	struct hpu_info_clk_rate c;
 	struct hpu_info_thermal t;
@@ -253,7 +261,8 @@ hlml_device_get_current_clocks_throttle_reasons(hlml_device_t device,
 		r = hlml_from_errno(hpu_info_power(d->ctl, &p));
 	if (!r) {
 		/* the model lowers the clock above the slowdown temperature */
-		if (c.cur_clk_rate_mhz < c.max_clk_rate_mhz && t.temp_asic_mc > t.temp_slowdown_mc)
+		if (c.cur_clk_rate_mhz < c.max_clk_rate_mhz &&
+		    t.temp_asic_mc > t.temp_slowdown_mc)
 			why |= HLML_CLOCKS_THROTTLE_REASON_THERMAL;
 		if (p.power_cap_mw && p.power_mw >= p.power_cap_mw)
 			why |= HLML_CLOCKS_THROTTLE_REASON_POWER;
@@ -263,9 +272,9 @@ hlml_device_get_current_clocks_throttle_reasons(hlml_device_t device,
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_violation_status(hlml_device_t device,
-							   hlml_perf_policy_type_t perf_policy_type,
-							   hlml_violation_time_t *viol_time)
+HLML_EXPORT hlml_return_t hlml_device_get_violation_status(
+	hlml_device_t device, hlml_perf_policy_type_t perf_policy_type,
+	hlml_violation_time_t *viol_time)
 {
 	struct hlml_dev *d;
 	hlml_return_t r;
@@ -273,7 +282,8 @@ HLML_EXPORT hlml_return_t hlml_device_get_violation_status(hlml_device_t device,
 	r = hlml_dev_get(device, &d);
 	if (r)
 		return r;
-	if (!viol_time || (unsigned int)perf_policy_type >= HLML_PERF_POLICY_COUNT)
+	if (!viol_time ||
+	    (unsigned int)perf_policy_type >= HLML_PERF_POLICY_COUNT)
 		r = HLML_ERROR_INVALID_ARGUMENT;
 	else
 		r = HLML_ERROR_NOT_SUPPORTED;

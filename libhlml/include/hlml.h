@@ -39,9 +39,9 @@ extern "C" {
 /* ------------------------------------------------------------ constants */
 
 /** PCI_DOMAIN_LEN - characters of the domain part of a PCI address */
-#define PCI_DOMAIN_LEN 5
+#define PCI_DOMAIN_LEN	  5
 /** PCI_ADDR_LEN - room for "DDDD:BB:DD.F" and its NUL in hlml_pci_info */
-#define PCI_ADDR_LEN ((PCI_DOMAIN_LEN) + 10)
+#define PCI_ADDR_LEN	  ((PCI_DOMAIN_LEN) + 10)
 /** PCI_LINK_INFO_LEN - room for a link speed or width string */
 #define PCI_LINK_INFO_LEN 10
 /** HL_FIELD_MAX_SIZE - room for a short string field (PCB versions) */
@@ -212,7 +212,10 @@ typedef enum hlml_enable_state {
 } hlml_enable_state_t;
 
 /** enum hlml_p_states - performance states */
-typedef enum hlml_p_states { HLML_PSTATE_0 = 0, HLML_PSTATE_UNKNOWN = 32 } hlml_p_states_t;
+typedef enum hlml_p_states {
+	HLML_PSTATE_0 = 0,
+	HLML_PSTATE_UNKNOWN = 32
+} hlml_p_states_t;
 
 /**
  * enum hlml_memory_error_type - ECC error kinds
@@ -428,7 +431,8 @@ hlml_return_t hlml_device_get_count(unsigned int *device_count);
  *
  * Return: HLML_SUCCESS; HLML_ERROR_NOT_FOUND; a common error.
  */
-hlml_return_t hlml_device_get_handle_by_pci_bus_id(const char *pci_addr, hlml_device_t *device);
+hlml_return_t hlml_device_get_handle_by_pci_bus_id(const char *pci_addr,
+						   hlml_device_t *device);
 
 /**
  * hlml_device_get_handle_by_index() - handle of the @index-th device
@@ -437,7 +441,8 @@ hlml_return_t hlml_device_get_handle_by_pci_bus_id(const char *pci_addr, hlml_de
  *
  * Return: HLML_SUCCESS; HLML_ERROR_NOT_FOUND past the count; a common error.
  */
-hlml_return_t hlml_device_get_handle_by_index(unsigned int index, hlml_device_t *device);
+hlml_return_t hlml_device_get_handle_by_index(unsigned int index,
+					      hlml_device_t *device);
 
 /**
  * hlml_device_get_handle_by_UUID() - handle of the device with a UUID
@@ -446,7 +451,8 @@ hlml_return_t hlml_device_get_handle_by_index(unsigned int index, hlml_device_t 
  *
  * Return: HLML_SUCCESS; HLML_ERROR_NOT_FOUND; a common error.
  */
-hlml_return_t hlml_device_get_handle_by_UUID(const char *uuid, hlml_device_t *device);
+hlml_return_t hlml_device_get_handle_by_UUID(const char *uuid,
+					     hlml_device_t *device);
 
 /* --------------------------------------------------- identity and PCI */
 
@@ -458,7 +464,8 @@ hlml_return_t hlml_device_get_handle_by_UUID(const char *uuid, hlml_device_t *de
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_name(hlml_device_t device, char *name, unsigned int length);
+hlml_return_t hlml_device_get_name(hlml_device_t device, char *name,
+				   unsigned int length);
 
 /**
  * hlml_device_get_pci_info() - PCI location and link
@@ -467,7 +474,8 @@ hlml_return_t hlml_device_get_name(hlml_device_t device, char *name, unsigned in
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_pci_info(hlml_device_t device, hlml_pci_info_t *pci);
+hlml_return_t hlml_device_get_pci_info(hlml_device_t device,
+				       hlml_pci_info_t *pci);
 
 /**
  * hlml_device_get_uuid() - the device's UUID (stable, at most 31 characters)
@@ -477,7 +485,8 @@ hlml_return_t hlml_device_get_pci_info(hlml_device_t device, hlml_pci_info_t *pc
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_uuid(hlml_device_t device, char *uuid, unsigned int length);
+hlml_return_t hlml_device_get_uuid(hlml_device_t device, char *uuid,
+				   unsigned int length);
 
 /**
  * hlml_device_get_minor_number() - minor number of the device's node
@@ -486,7 +495,8 @@ hlml_return_t hlml_device_get_uuid(hlml_device_t device, char *uuid, unsigned in
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_minor_number(hlml_device_t device, unsigned int *minor_number);
+hlml_return_t hlml_device_get_minor_number(hlml_device_t device,
+					   unsigned int *minor_number);
 
 /**
  * hlml_device_get_hl_revision() - ASIC revision
@@ -495,7 +505,8 @@ hlml_return_t hlml_device_get_minor_number(hlml_device_t device, unsigned int *m
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_hl_revision(hlml_device_t device, int *hl_revision);
+hlml_return_t hlml_device_get_hl_revision(hlml_device_t device,
+					  int *hl_revision);
 
 /**
  * hlml_device_get_pcb_info() - PCB versions
@@ -504,7 +515,8 @@ hlml_return_t hlml_device_get_hl_revision(hlml_device_t device, int *hl_revision
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_pcb_info(hlml_device_t device, hlml_pcb_info_t *pcb);
+hlml_return_t hlml_device_get_pcb_info(hlml_device_t device,
+				       hlml_pcb_info_t *pcb);
 
 /**
  * hlml_device_get_serial() - the board's serial number (stable)
@@ -514,7 +526,8 @@ hlml_return_t hlml_device_get_pcb_info(hlml_device_t device, hlml_pcb_info_t *pc
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_serial(hlml_device_t device, char *serial, unsigned int length);
+hlml_return_t hlml_device_get_serial(hlml_device_t device, char *serial,
+				     unsigned int length);
 
 /**
  * hlml_device_get_module_id() - OAM module id in the server
@@ -523,7 +536,8 @@ hlml_return_t hlml_device_get_serial(hlml_device_t device, char *serial, unsigne
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_module_id(hlml_device_t device, unsigned int *module_id);
+hlml_return_t hlml_device_get_module_id(hlml_device_t device,
+					unsigned int *module_id);
 
 /**
  * hlml_device_get_board_id() - board id in the server
@@ -532,7 +546,8 @@ hlml_return_t hlml_device_get_module_id(hlml_device_t device, unsigned int *modu
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_board_id(hlml_device_t device, unsigned int *board_id);
+hlml_return_t hlml_device_get_board_id(hlml_device_t device,
+				       unsigned int *board_id);
 
 /* ------------------------------------------------------------ telemetry */
 
@@ -544,7 +559,8 @@ hlml_return_t hlml_device_get_board_id(hlml_device_t device, unsigned int *board
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_clock_info(hlml_device_t device, hlml_clock_type_t type,
+hlml_return_t hlml_device_get_clock_info(hlml_device_t device,
+					 hlml_clock_type_t type,
 					 unsigned int *clock);
 
 /**
@@ -555,7 +571,8 @@ hlml_return_t hlml_device_get_clock_info(hlml_device_t device, hlml_clock_type_t
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_max_clock_info(hlml_device_t device, hlml_clock_type_t type,
+hlml_return_t hlml_device_get_max_clock_info(hlml_device_t device,
+					     hlml_clock_type_t type,
 					     unsigned int *clock);
 
 /**
@@ -565,8 +582,9 @@ hlml_return_t hlml_device_get_max_clock_info(hlml_device_t device, hlml_clock_ty
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_utilization_rates(hlml_device_t device,
-						hlml_utilization_t *utilization);
+hlml_return_t
+hlml_device_get_utilization_rates(hlml_device_t device,
+				  hlml_utilization_t *utilization);
 
 /**
  * hlml_device_get_memory_info() - device memory, bytes
@@ -575,7 +593,8 @@ hlml_return_t hlml_device_get_utilization_rates(hlml_device_t device,
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_memory_info(hlml_device_t device, hlml_memory_t *memory);
+hlml_return_t hlml_device_get_memory_info(hlml_device_t device,
+					  hlml_memory_t *memory);
 
 /**
  * hlml_device_get_temperature() - a sensor's temperature, degrees Celsius
@@ -586,9 +605,10 @@ hlml_return_t hlml_device_get_memory_info(hlml_device_t device, hlml_memory_t *m
  * Return: HLML_SUCCESS; HLML_ERROR_NOT_SUPPORTED for
  * HLML_TEMPERATURE_OTHER; a common error.
  */
-hlml_return_t hlml_device_get_temperature(hlml_device_t device,
-					  hlml_temperature_sensors_t sensor_type,
-					  unsigned int *temp);
+hlml_return_t
+hlml_device_get_temperature(hlml_device_t device,
+			    hlml_temperature_sensors_t sensor_type,
+			    unsigned int *temp);
 
 /**
  * hlml_device_get_temperature_threshold() - a temperature limit, Celsius
@@ -598,9 +618,9 @@ hlml_return_t hlml_device_get_temperature(hlml_device_t device,
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_temperature_threshold(hlml_device_t device,
-						    hlml_temperature_thresholds_t threshold_type,
-						    unsigned int *temp);
+hlml_return_t hlml_device_get_temperature_threshold(
+	hlml_device_t device, hlml_temperature_thresholds_t threshold_type,
+	unsigned int *temp);
 
 /**
  * hlml_device_get_persistence_mode() - persistence mode
@@ -609,7 +629,8 @@ hlml_return_t hlml_device_get_temperature_threshold(hlml_device_t device,
  *
  * Return: HLML_ERROR_NOT_SUPPORTED (as Habana's), or a common error.
  */
-hlml_return_t hlml_device_get_persistence_mode(hlml_device_t device, hlml_enable_state_t *mode);
+hlml_return_t hlml_device_get_persistence_mode(hlml_device_t device,
+					       hlml_enable_state_t *mode);
 
 /**
  * hlml_device_get_performance_state() - performance state
@@ -618,7 +639,8 @@ hlml_return_t hlml_device_get_persistence_mode(hlml_device_t device, hlml_enable
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_performance_state(hlml_device_t device, hlml_p_states_t *p_state);
+hlml_return_t hlml_device_get_performance_state(hlml_device_t device,
+						hlml_p_states_t *p_state);
 
 /**
  * hlml_device_get_power_usage() - board power, mW
@@ -627,7 +649,8 @@ hlml_return_t hlml_device_get_performance_state(hlml_device_t device, hlml_p_sta
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_power_usage(hlml_device_t device, unsigned int *power);
+hlml_return_t hlml_device_get_power_usage(hlml_device_t device,
+					  unsigned int *power);
 
 /**
  * hlml_device_get_power_management_default_limit() - board power cap, mW
@@ -636,8 +659,9 @@ hlml_return_t hlml_device_get_power_usage(hlml_device_t device, unsigned int *po
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_power_management_default_limit(hlml_device_t device,
-							     unsigned int *default_limit);
+hlml_return_t
+hlml_device_get_power_management_default_limit(hlml_device_t device,
+					       unsigned int *default_limit);
 
 /**
  * hlml_device_get_total_energy_consumption() - energy since creation, mJ
@@ -646,8 +670,9 @@ hlml_return_t hlml_device_get_power_management_default_limit(hlml_device_t devic
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_total_energy_consumption(hlml_device_t device,
-						       unsigned long long *energy);
+hlml_return_t
+hlml_device_get_total_energy_consumption(hlml_device_t device,
+					 unsigned long long *energy);
 
 /**
  * hlml_device_get_current_clocks_throttle_reasons() - why the clock is low
@@ -656,8 +681,8 @@ hlml_return_t hlml_device_get_total_energy_consumption(hlml_device_t device,
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_current_clocks_throttle_reasons(hlml_device_t device,
-							      unsigned long long *clocks_throttle_reasons);
+hlml_return_t hlml_device_get_current_clocks_throttle_reasons(
+	hlml_device_t device, unsigned long long *clocks_throttle_reasons);
 
 /**
  * hlml_device_get_violation_status() - time the clock was held back
@@ -667,9 +692,10 @@ hlml_return_t hlml_device_get_current_clocks_throttle_reasons(hlml_device_t devi
  *
  * Return: HLML_ERROR_NOT_SUPPORTED (no such accounting), or a common error.
  */
-hlml_return_t hlml_device_get_violation_status(hlml_device_t device,
-					       hlml_perf_policy_type_t perf_policy_type,
-					       hlml_violation_time_t *viol_time);
+hlml_return_t
+hlml_device_get_violation_status(hlml_device_t device,
+				 hlml_perf_policy_type_t perf_policy_type,
+				 hlml_violation_time_t *viol_time);
 
 /* ------------------------------------------------------------- ECC, rows */
 
@@ -681,7 +707,8 @@ hlml_return_t hlml_device_get_violation_status(hlml_device_t device,
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_ecc_mode(hlml_device_t device, hlml_enable_state_t *current,
+hlml_return_t hlml_device_get_ecc_mode(hlml_device_t device,
+				       hlml_enable_state_t *current,
 				       hlml_enable_state_t *pending);
 
 /**
@@ -693,10 +720,9 @@ hlml_return_t hlml_device_get_ecc_mode(hlml_device_t device, hlml_enable_state_t
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_total_ecc_errors(hlml_device_t device,
-					       hlml_memory_error_type_t error_type,
-					       hlml_ecc_counter_type_t counter_type,
-					       unsigned long long *ecc_counts);
+hlml_return_t hlml_device_get_total_ecc_errors(
+	hlml_device_t device, hlml_memory_error_type_t error_type,
+	hlml_ecc_counter_type_t counter_type, unsigned long long *ecc_counts);
 
 /**
  * hlml_device_get_memory_error_counter() - ECC errors of a kind and place
@@ -708,11 +734,10 @@ hlml_return_t hlml_device_get_total_ecc_errors(hlml_device_t device,
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_memory_error_counter(hlml_device_t device,
-						   hlml_memory_error_type_t error_type,
-						   hlml_ecc_counter_type_t counter_type,
-						   hlml_memory_location_type_t location,
-						   unsigned long long *ecc_counts);
+hlml_return_t hlml_device_get_memory_error_counter(
+	hlml_device_t device, hlml_memory_error_type_t error_type,
+	hlml_ecc_counter_type_t counter_type,
+	hlml_memory_location_type_t location, unsigned long long *ecc_counts);
 
 /**
  * hlml_device_get_replaced_rows() - HBM rows replaced for a cause
@@ -727,7 +752,8 @@ hlml_return_t hlml_device_get_memory_error_counter(hlml_device_t device,
  */
 hlml_return_t hlml_device_get_replaced_rows(hlml_device_t device,
 					    hlml_row_replacement_cause_t cause,
-					    unsigned int *row_count, hlml_row_address_t *addresses);
+					    unsigned int *row_count,
+					    hlml_row_address_t *addresses);
 
 /**
  * hlml_device_get_replaced_rows_pending_status() - rows waiting for a reset
@@ -736,8 +762,9 @@ hlml_return_t hlml_device_get_replaced_rows(hlml_device_t device,
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_replaced_rows_pending_status(hlml_device_t device,
-							   hlml_enable_state_t *is_pending);
+hlml_return_t
+hlml_device_get_replaced_rows_pending_status(hlml_device_t device,
+					     hlml_enable_state_t *is_pending);
 
 /* ------------------------------------------------------------ events */
 
@@ -753,7 +780,8 @@ hlml_return_t hlml_device_get_replaced_rows_pending_status(hlml_device_t device,
  * Return: HLML_SUCCESS; HLML_ERROR_INVALID_ARGUMENT for unknown bits; a
  * common error.
  */
-hlml_return_t hlml_device_register_events(hlml_device_t device, unsigned long long event_types,
+hlml_return_t hlml_device_register_events(hlml_device_t device,
+					  unsigned long long event_types,
 					  hlml_event_set_t set);
 
 /**
@@ -793,7 +821,8 @@ hlml_return_t hlml_event_set_wait(hlml_event_set_t set, hlml_event_data_t *data,
  * Return: HLML_SUCCESS; HLML_ERROR_NOT_SUPPORTED for a fault the device
  * model cannot raise; a common error.
  */
-hlml_return_t hlml_device_err_inject(hlml_device_t device, hlml_err_inject_t err_type);
+hlml_return_t hlml_device_err_inject(hlml_device_t device,
+				     hlml_err_inject_t err_type);
 
 /* ----------------------------------------------------------- NIC, MAC */
 
@@ -807,8 +836,10 @@ hlml_return_t hlml_device_err_inject(hlml_device_t device, hlml_err_inject_t err
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_mac_info(hlml_device_t device, hlml_mac_info_t *mac_info,
-				       unsigned int mac_info_size, unsigned int start_mac_id,
+hlml_return_t hlml_device_get_mac_info(hlml_device_t device,
+				       hlml_mac_info_t *mac_info,
+				       unsigned int mac_info_size,
+				       unsigned int start_mac_id,
 				       unsigned int *actual_mac_count);
 
 /**
@@ -819,7 +850,8 @@ hlml_return_t hlml_device_get_mac_info(hlml_device_t device, hlml_mac_info_t *ma
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_get_mac_addr_info(hlml_device_t device, uint64_t *mask, uint64_t *ext_mask);
+hlml_return_t hlml_get_mac_addr_info(hlml_device_t device, uint64_t *mask,
+				     uint64_t *ext_mask);
 
 /**
  * hlml_nic_get_link() - whether a NIC port's link is up
@@ -840,7 +872,8 @@ hlml_return_t hlml_nic_get_link(hlml_device_t device, uint32_t port, bool *up);
  * Return: HLML_ERROR_NOT_SUPPORTED (no per-port counters), or a common
  * error.
  */
-hlml_return_t hlml_nic_get_statistics(hlml_device_t device, hlml_nic_stats_info_t *stats_info);
+hlml_return_t hlml_nic_get_statistics(hlml_device_t device,
+				      hlml_nic_stats_info_t *stats_info);
 
 /* ----------------------------------------------------------- PCIe */
 
@@ -853,7 +886,8 @@ hlml_return_t hlml_nic_get_statistics(hlml_device_t device, hlml_nic_stats_info_
  * Return: HLML_ERROR_NOT_SUPPORTED (no PCIe accounting), or a common error.
  */
 hlml_return_t hlml_device_get_pcie_throughput(hlml_device_t device,
-					      hlml_pcie_util_counter_t counter, unsigned int *value);
+					      hlml_pcie_util_counter_t counter,
+					      unsigned int *value);
 
 /**
  * hlml_device_get_pcie_replay_counter() - PCIe replays
@@ -862,7 +896,8 @@ hlml_return_t hlml_device_get_pcie_throughput(hlml_device_t device,
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_pcie_replay_counter(hlml_device_t device, unsigned int *value);
+hlml_return_t hlml_device_get_pcie_replay_counter(hlml_device_t device,
+						  unsigned int *value);
 
 /**
  * hlml_device_get_curr_pcie_link_generation() - PCIe generation
@@ -871,8 +906,9 @@ hlml_return_t hlml_device_get_pcie_replay_counter(hlml_device_t device, unsigned
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_curr_pcie_link_generation(hlml_device_t device,
-							unsigned int *curr_link_gen);
+hlml_return_t
+hlml_device_get_curr_pcie_link_generation(hlml_device_t device,
+					  unsigned int *curr_link_gen);
 
 /**
  * hlml_device_get_curr_pcie_link_width() - PCIe lanes
@@ -881,8 +917,9 @@ hlml_return_t hlml_device_get_curr_pcie_link_generation(hlml_device_t device,
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_curr_pcie_link_width(hlml_device_t device,
-						   unsigned int *curr_link_width);
+hlml_return_t
+hlml_device_get_curr_pcie_link_width(hlml_device_t device,
+				     unsigned int *curr_link_width);
 
 /* ----------------------------------------------------------- affinity */
 
@@ -902,7 +939,8 @@ hlml_return_t hlml_device_clear_cpu_affinity(hlml_device_t device);
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_cpu_affinity(hlml_device_t device, unsigned int cpu_set_size,
+hlml_return_t hlml_device_get_cpu_affinity(hlml_device_t device,
+					   unsigned int cpu_set_size,
 					   unsigned long *cpu_set);
 
 /**
@@ -914,10 +952,9 @@ hlml_return_t hlml_device_get_cpu_affinity(hlml_device_t device, unsigned int cp
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_cpu_affinity_within_scope(hlml_device_t device,
-							unsigned int cpu_set_size,
-							unsigned long *cpu_set,
-							hlml_affinity_scope_t scope);
+hlml_return_t hlml_device_get_cpu_affinity_within_scope(
+	hlml_device_t device, unsigned int cpu_set_size, unsigned long *cpu_set,
+	hlml_affinity_scope_t scope);
 
 /**
  * hlml_device_get_memory_affinity() - NUMA nodes close to the device
@@ -928,8 +965,10 @@ hlml_return_t hlml_device_get_cpu_affinity_within_scope(hlml_device_t device,
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_device_get_memory_affinity(hlml_device_t device, unsigned int node_set_size,
-					      unsigned long *node_set, hlml_affinity_scope_t scope);
+hlml_return_t hlml_device_get_memory_affinity(hlml_device_t device,
+					      unsigned int node_set_size,
+					      unsigned long *node_set,
+					      hlml_affinity_scope_t scope);
 
 /**
  * hlml_device_set_cpu_affinity() - bind the calling thread to the device's CPUs
@@ -959,7 +998,8 @@ hlml_return_t hlml_get_hlml_version(char *version, unsigned int length);
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_get_driver_version(char *driver_version, unsigned int length);
+hlml_return_t hlml_get_driver_version(char *driver_version,
+				      unsigned int length);
 
 /**
  * hlml_get_model_number() - the device's chip, e.g. "GAUDI2"
@@ -969,7 +1009,8 @@ hlml_return_t hlml_get_driver_version(char *driver_version, unsigned int length)
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_get_model_number(hlml_device_t device, char *model_number, unsigned int length);
+hlml_return_t hlml_get_model_number(hlml_device_t device, char *model_number,
+				    unsigned int length);
 
 /**
  * hlml_get_serial_number() - same as hlml_device_get_serial()
@@ -990,7 +1031,8 @@ hlml_return_t hlml_get_serial_number(hlml_device_t device, char *serial_number,
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_get_firmware_fit_version(hlml_device_t device, char *firmware_fit,
+hlml_return_t hlml_get_firmware_fit_version(hlml_device_t device,
+					    char *firmware_fit,
 					    unsigned int length);
 
 /**
@@ -1001,7 +1043,8 @@ hlml_return_t hlml_get_firmware_fit_version(hlml_device_t device, char *firmware
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_get_firmware_spi_version(hlml_device_t device, char *firmware_spi,
+hlml_return_t hlml_get_firmware_spi_version(hlml_device_t device,
+					    char *firmware_spi,
 					    unsigned int length);
 
 /**
@@ -1012,7 +1055,8 @@ hlml_return_t hlml_get_firmware_spi_version(hlml_device_t device, char *firmware
  *
  * Return: HLML_SUCCESS or a common error.
  */
-hlml_return_t hlml_get_fw_boot_version(hlml_device_t device, char *fw_boot_version,
+hlml_return_t hlml_get_fw_boot_version(hlml_device_t device,
+				       char *fw_boot_version,
 				       unsigned int length);
 
 /**
@@ -1035,7 +1079,8 @@ hlml_return_t hlml_get_fw_os_version(hlml_device_t device, char *fw_os_version,
  * Return: HLML_ERROR_NOT_SUPPORTED (a simulated board has no CPLD), or a
  * common error.
  */
-hlml_return_t hlml_get_cpld_version(hlml_device_t device, char *cpld_version, unsigned int length);
+hlml_return_t hlml_get_cpld_version(hlml_device_t device, char *cpld_version,
+				    unsigned int length);
 
 #ifdef __cplusplus
 }

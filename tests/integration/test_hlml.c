@@ -25,7 +25,7 @@
 #include "hlml.h"
 #include "hpudrv.h"
 
-#define NDEV 2
+#define NDEV	      2
 /* Generous bound for an event to arrive on a loaded machine */
 #define EVENT_WAIT_MS 10000
 
@@ -83,121 +83,160 @@ static void test_list_and_metrics(void **state)
 		assert_int_equal(hpu_info_pci(ctl, &pci_ref), 0);
 		hpu_close(ctl);
 
-		assert_int_equal(hlml_device_get_handle_by_index(i, &h), HLML_SUCCESS);
-		assert_int_equal(hlml_device_get_name(h, s, sizeof(s)), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_handle_by_index(i, &h),
+				 HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_name(h, s, sizeof(s)),
+				 HLML_SUCCESS);
 		assert_string_equal(s, infos[i].card_name);
 		printf("# %u: %s", i, s);
 
-		assert_int_equal(hlml_device_get_pci_info(h, &pci), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_pci_info(h, &pci),
+				 HLML_SUCCESS);
 		assert_string_equal(pci.bus_id, infos[i].bus_id);
 		assert_int_equal(pci.bus, pci_ref.bus);
 		assert_int_equal(pci.domain, pci_ref.domain);
 		assert_int_equal(pci.pci_device_id,
-				 (unsigned int)pci_ref.device_id << 16 | pci_ref.vendor_id);
+				 (unsigned int)pci_ref.device_id << 16 |
+					 pci_ref.vendor_id);
 		assert_int_equal(atoi(pci.caps.link_width), pci_ref.link_width);
 		printf(" %s", pci.bus_id);
 
-		assert_int_equal(hlml_device_get_uuid(h, s, sizeof(s)), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_uuid(h, s, sizeof(s)),
+				 HLML_SUCCESS);
 		attr((int)i, "uuid", ref, sizeof(ref));
 		assert_string_equal(s, ref);
 		/* fits the HL_FIELD_MAX_SIZE buffers of the Python bindings */
 		assert_true(strlen(s) < HL_FIELD_MAX_SIZE);
 		printf(" %s", s);
-		assert_int_equal(hlml_device_get_handle_by_UUID(s, &h2), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_handle_by_UUID(s, &h2),
+				 HLML_SUCCESS);
 		assert_ptr_equal(h2, h);
 		for (n = 0; s[n]; n++)
-			s[n] = (char)(s[n] >= 'A' && s[n] <= 'Z' ? s[n] + 32 : s[n]);
-		assert_int_equal(hlml_device_get_handle_by_UUID(s, &h2), HLML_SUCCESS);
+			s[n] = (char)(s[n] >= 'A' && s[n] <= 'Z' ? s[n] + 32 :
+								   s[n]);
+		assert_int_equal(hlml_device_get_handle_by_UUID(s, &h2),
+				 HLML_SUCCESS);
 		assert_ptr_equal(h2, h);
-		assert_int_equal(hlml_device_get_handle_by_pci_bus_id(infos[i].bus_id, &h2),
+		assert_int_equal(hlml_device_get_handle_by_pci_bus_id(
+					 infos[i].bus_id, &h2),
 				 HLML_SUCCESS);
 		assert_ptr_equal(h2, h);
 		/* the short form, without the domain */
-		assert_int_equal(hlml_device_get_handle_by_pci_bus_id(infos[i].bus_id + 5, &h2),
+		assert_int_equal(hlml_device_get_handle_by_pci_bus_id(
+					 infos[i].bus_id + 5, &h2),
 				 HLML_SUCCESS);
 		assert_ptr_equal(h2, h);
 
-		assert_int_equal(hlml_device_get_serial(h, s, sizeof(s)), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_serial(h, s, sizeof(s)),
+				 HLML_SUCCESS);
 		assert_string_equal(s, infos[i].serial);
-		assert_int_equal(hlml_get_serial_number(h, s, sizeof(s)), HLML_SUCCESS);
+		assert_int_equal(hlml_get_serial_number(h, s, sizeof(s)),
+				 HLML_SUCCESS);
 		assert_string_equal(s, infos[i].serial);
-		assert_int_equal(hlml_get_model_number(h, s, sizeof(s)), HLML_SUCCESS);
+		assert_int_equal(hlml_get_model_number(h, s, sizeof(s)),
+				 HLML_SUCCESS);
 		assert_string_equal(s, infos[i].device_type);
-		assert_int_equal(hlml_get_firmware_fit_version(h, s, sizeof(s)), HLML_SUCCESS);
+		assert_int_equal(hlml_get_firmware_fit_version(h, s, sizeof(s)),
+				 HLML_SUCCESS);
 		assert_string_equal(s, (const char *)hw.fw_version);
 
-		assert_int_equal(hlml_device_get_memory_info(h, &mem), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_memory_info(h, &mem),
+				 HLML_SUCCESS);
 		assert_int_equal(mem.total, dram.dram_total_mem);
 		assert_int_equal(mem.total, hw.dram_size);
 		assert_int_equal(mem.used + mem.free, mem.total);
 		printf(" mem %llu/%llu", mem.used, mem.total);
 
-		assert_int_equal(hlml_device_get_utilization_rates(h, &util), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_utilization_rates(h, &util),
+				 HLML_SUCCESS);
 		assert_in_range(util.aip, 0, 100);
 
-		assert_int_equal(hlml_device_get_max_clock_info(h, HLML_CLOCK_SOC, &maxclk),
+		assert_int_equal(hlml_device_get_max_clock_info(
+					 h, HLML_CLOCK_SOC, &maxclk),
 				 HLML_SUCCESS);
 		assert_int_equal(maxclk, hw.clk_max_mhz);
-		assert_int_equal(hlml_device_get_clock_info(h, HLML_CLOCK_TPC, &clk), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_clock_info(h, HLML_CLOCK_TPC,
+							    &clk),
+				 HLML_SUCCESS);
 		assert_in_range(clk, 1, maxclk);
 		printf(" clk %u/%u MHz", clk, maxclk);
 
-		assert_int_equal(hlml_device_get_power_usage(h, &v), HLML_SUCCESS);
-		assert_true(v > 0);
-		assert_int_equal(hlml_device_get_power_management_default_limit(h, &v2),
+		assert_int_equal(hlml_device_get_power_usage(h, &v),
 				 HLML_SUCCESS);
+		assert_true(v > 0);
+		assert_int_equal(
+			hlml_device_get_power_management_default_limit(h, &v2),
+			HLML_SUCCESS);
 		assert_int_equal(v2, hw.max_power_mw);
 		printf(" power %u/%u mW", v, v2);
-		assert_int_equal(hlml_device_get_total_energy_consumption(h, &ull), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_total_energy_consumption(h,
+									  &ull),
+				 HLML_SUCCESS);
 
-		assert_int_equal(hlml_device_get_temperature(h, HLML_TEMPERATURE_ON_AIP, &v),
+		assert_int_equal(hlml_device_get_temperature(
+					 h, HLML_TEMPERATURE_ON_AIP, &v),
 				 HLML_SUCCESS);
 		assert_in_range(v, 1, 150);
-		assert_int_equal(hlml_device_get_temperature(h, HLML_TEMPERATURE_ON_BOARD, &v),
+		assert_int_equal(hlml_device_get_temperature(
+					 h, HLML_TEMPERATURE_ON_BOARD, &v),
 				 HLML_SUCCESS);
 		assert_int_equal(hlml_device_get_temperature_threshold(
-					 h, HLML_TEMPERATURE_THRESHOLD_SHUTDOWN, &v),
+					 h, HLML_TEMPERATURE_THRESHOLD_SHUTDOWN,
+					 &v),
 				 HLML_SUCCESS);
 		assert_int_equal(hlml_device_get_temperature_threshold(
-					 h, HLML_TEMPERATURE_THRESHOLD_SLOWDOWN, &v2),
+					 h, HLML_TEMPERATURE_THRESHOLD_SLOWDOWN,
+					 &v2),
 				 HLML_SUCCESS);
 		assert_true(v > v2);
 		printf(" temp limits %u/%u C\n", v2, v);
-		assert_int_equal(hlml_device_get_current_clocks_throttle_reasons(h, &ull),
-				 HLML_SUCCESS);
+		assert_int_equal(
+			hlml_device_get_current_clocks_throttle_reasons(h,
+									&ull),
+			HLML_SUCCESS);
 
-		assert_int_equal(hlml_device_get_module_id(h, &v), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_module_id(h, &v),
+				 HLML_SUCCESS);
 		assert_int_equal(v, infos[i].module_id);
-		assert_int_equal(hlml_device_get_minor_number(h, &v), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_minor_number(h, &v),
+				 HLML_SUCCESS);
 		assert_int_equal(v, i);
-		assert_int_equal(hlml_device_get_hl_revision(h, &rev), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_hl_revision(h, &rev),
+				 HLML_SUCCESS);
 		assert_int_equal(rev, hw.revision_id);
 
-		assert_int_equal(hlml_device_get_ecc_mode(h, &cur, &pend), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_ecc_mode(h, &cur, &pend),
+				 HLML_SUCCESS);
 		assert_int_equal(cur, HLML_FEATURE_ENABLED);
 		attr((int)i, "ecc_errors", ref, sizeof(ref));
 		assert_int_equal(sscanf(ref, "%llu %llu", &c_ref, &u_ref), 2);
-		assert_int_equal(hlml_device_get_total_ecc_errors(h,
-								  HLML_MEMORY_ERROR_TYPE_UNCORRECTED,
-								  HLML_VOLATILE_ECC, &ull),
+		assert_int_equal(hlml_device_get_total_ecc_errors(
+					 h, HLML_MEMORY_ERROR_TYPE_UNCORRECTED,
+					 HLML_VOLATILE_ECC, &ull),
 				 HLML_SUCCESS);
 		assert_int_equal(ull, u_ref);
 		assert_int_equal(hlml_device_get_memory_error_counter(
-					 h, HLML_MEMORY_ERROR_TYPE_CORRECTED, HLML_AGGREGATE_ECC,
+					 h, HLML_MEMORY_ERROR_TYPE_CORRECTED,
+					 HLML_AGGREGATE_ECC,
 					 HLML_MEMORY_LOCATION_DRAM, &ull),
 				 HLML_SUCCESS);
 		assert_int_equal(ull, c_ref);
-		assert_int_equal(hlml_device_get_replaced_rows(
-					 h, HLML_ROW_REPLACEMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &v, NULL),
-				 HLML_SUCCESS);
+		assert_int_equal(
+			hlml_device_get_replaced_rows(
+				h,
+				HLML_ROW_REPLACEMENT_CAUSE_DOUBLE_BIT_ECC_ERROR,
+				&v, NULL),
+			HLML_SUCCESS);
 		assert_int_equal(v, 0);
-		assert_int_equal(hlml_device_get_replaced_rows_pending_status(h, &cur),
-				 HLML_SUCCESS);
+		assert_int_equal(
+			hlml_device_get_replaced_rows_pending_status(h, &cur),
+			HLML_SUCCESS);
 		assert_int_equal(cur, HLML_FEATURE_DISABLED);
 
 		/* one MAC per NIC port, locally administered, ids in order */
-		assert_int_equal(hlml_device_get_mac_info(h, macs, HLML_DEVICE_MAC_MAX_ADDRESSES, 0,
-							  &n),
+		assert_int_equal(hlml_device_get_mac_info(
+					 h, macs, HLML_DEVICE_MAC_MAX_ADDRESSES,
+					 0, &n),
 				 HLML_SUCCESS);
 		assert_int_equal(n, hw.num_nic_ports);
 		assert_true(n > 1);
@@ -207,20 +246,27 @@ static void test_list_and_metrics(void **state)
 			assert_int_equal(macs[v].addr[5], v);
 		}
 		memcpy(first_mac[i], macs[0].addr, ETHER_ADDR_LEN);
-		assert_int_equal(hlml_device_get_mac_info(h, macs, 2, 3, &n), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_mac_info(h, macs, 2, 3, &n),
+				 HLML_SUCCESS);
 		assert_int_equal(n, 2);
 		assert_int_equal(macs[0].id, 3);
-		assert_int_equal(hlml_get_mac_addr_info(h, mask, ext), HLML_SUCCESS);
-		assert_int_equal(__builtin_popcountll(mask[0]), hw.num_nic_ports);
+		assert_int_equal(hlml_get_mac_addr_info(h, mask, ext),
+				 HLML_SUCCESS);
+		assert_int_equal(__builtin_popcountll(mask[0]),
+				 hw.num_nic_ports);
 		assert_int_equal(ext[0] & ~mask[0], 0);
 		assert_int_equal(hlml_nic_get_link(h, 0, &up), HLML_SUCCESS);
 		assert_true(up);
 
-		assert_int_equal(hlml_device_get_curr_pcie_link_width(h, &v), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_curr_pcie_link_width(h, &v),
+				 HLML_SUCCESS);
 		assert_int_equal(v, pci_ref.link_width);
-		assert_int_equal(hlml_device_get_curr_pcie_link_generation(h, &v), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_curr_pcie_link_generation(h,
+									   &v),
+				 HLML_SUCCESS);
 		assert_in_range(v, 1, 6);
-		assert_int_equal(hlml_device_get_pcie_replay_counter(h, &v), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_pcie_replay_counter(h, &v),
+				 HLML_SUCCESS);
 		assert_int_equal(v, 0);
 	}
 	assert_memory_not_equal(first_mac[0], first_mac[1], ETHER_ADDR_LEN);
@@ -246,17 +292,25 @@ static void test_not_supported(void **state)
 	(void)state;
 	assert_int_equal(hlml_init_with_flags(6), HLML_SUCCESS);
 	assert_int_equal(hlml_device_get_handle_by_index(0, &h), HLML_SUCCESS);
-	assert_int_equal(hlml_device_get_persistence_mode(h, &mode), HLML_ERROR_NOT_SUPPORTED);
-	assert_int_equal(hlml_device_get_violation_status(h, HLML_PERF_POLICY_POWER, &vt),
+	assert_int_equal(hlml_device_get_persistence_mode(h, &mode),
 			 HLML_ERROR_NOT_SUPPORTED);
-	assert_int_equal(hlml_nic_get_statistics(h, &st), HLML_ERROR_NOT_SUPPORTED);
-	assert_int_equal(hlml_device_get_pcb_info(h, &pcb), HLML_ERROR_NOT_SUPPORTED);
-	assert_int_equal(hlml_device_get_pcie_throughput(h, HLML_PCIE_UTIL_TX_BYTES, &v),
+	assert_int_equal(hlml_device_get_violation_status(
+				 h, HLML_PERF_POLICY_POWER, &vt),
 			 HLML_ERROR_NOT_SUPPORTED);
-	assert_int_equal(hlml_device_get_temperature(h, HLML_TEMPERATURE_OTHER, &v),
+	assert_int_equal(hlml_nic_get_statistics(h, &st),
 			 HLML_ERROR_NOT_SUPPORTED);
-	assert_int_equal(hlml_get_cpld_version(h, s, sizeof(s)), HLML_ERROR_NOT_SUPPORTED);
-	assert_int_equal(hlml_device_err_inject(h, HLML_ERR_INJECT_THERMAL_EVENT),
+	assert_int_equal(hlml_device_get_pcb_info(h, &pcb),
+			 HLML_ERROR_NOT_SUPPORTED);
+	assert_int_equal(
+		hlml_device_get_pcie_throughput(h, HLML_PCIE_UTIL_TX_BYTES, &v),
+		HLML_ERROR_NOT_SUPPORTED);
+	assert_int_equal(hlml_device_get_temperature(h, HLML_TEMPERATURE_OTHER,
+						     &v),
+			 HLML_ERROR_NOT_SUPPORTED);
+	assert_int_equal(hlml_get_cpld_version(h, s, sizeof(s)),
+			 HLML_ERROR_NOT_SUPPORTED);
+	assert_int_equal(hlml_device_err_inject(h,
+						HLML_ERR_INJECT_THERMAL_EVENT),
 			 HLML_ERROR_NOT_SUPPORTED);
 	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
 }
@@ -275,90 +329,125 @@ static void test_bad_arguments(void **state)
 
 	(void)state;
 	/* before any init */
-	assert_int_equal(hlml_device_get_count(&count), HLML_ERROR_UNINITIALIZED);
+	assert_int_equal(hlml_device_get_count(&count),
+			 HLML_ERROR_UNINITIALIZED);
 	assert_int_equal(hlml_shutdown(), HLML_ERROR_UNINITIALIZED);
-	assert_int_equal(hlml_device_get_handle_by_index(0, &h), HLML_ERROR_UNINITIALIZED);
+	assert_int_equal(hlml_device_get_handle_by_index(0, &h),
+			 HLML_ERROR_UNINITIALIZED);
 	assert_int_equal(hlml_event_set_create(&set), HLML_ERROR_UNINITIALIZED);
 	assert_int_equal(hlml_get_hlml_version(s, sizeof(s)), HLML_SUCCESS);
-	assert_int_equal(hlml_get_hlml_version(s, 2), HLML_ERROR_INSUFFICIENT_SIZE);
-	assert_int_equal(hlml_get_hlml_version(NULL, 2), HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_get_hlml_version(s, 2),
+			 HLML_ERROR_INSUFFICIENT_SIZE);
+	assert_int_equal(hlml_get_hlml_version(NULL, 2),
+			 HLML_ERROR_INVALID_ARGUMENT);
 
 	assert_int_equal(hlml_init(), HLML_SUCCESS);
-	assert_int_equal(hlml_device_get_count(NULL), HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_handle_by_index(0, NULL), HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_handle_by_index(NDEV, &h), HLML_ERROR_NOT_FOUND);
-	assert_int_equal(hlml_device_get_handle_by_UUID(NULL, &h), HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_handle_by_UUID("HPU-nope", &h), HLML_ERROR_NOT_FOUND);
-	assert_int_equal(hlml_device_get_handle_by_pci_bus_id("zz:0", &h), HLML_ERROR_NOT_FOUND);
-	assert_int_equal(hlml_device_get_handle_by_pci_bus_id("0000:ff:00.0", &h),
+	assert_int_equal(hlml_device_get_count(NULL),
+			 HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_device_get_handle_by_index(0, NULL),
+			 HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_device_get_handle_by_index(NDEV, &h),
+			 HLML_ERROR_NOT_FOUND);
+	assert_int_equal(hlml_device_get_handle_by_UUID(NULL, &h),
+			 HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_device_get_handle_by_UUID("HPU-nope", &h),
+			 HLML_ERROR_NOT_FOUND);
+	assert_int_equal(hlml_device_get_handle_by_pci_bus_id("zz:0", &h),
+			 HLML_ERROR_NOT_FOUND);
+	assert_int_equal(hlml_device_get_handle_by_pci_bus_id("0000:ff:00.0",
+							      &h),
 			 HLML_ERROR_NOT_FOUND);
 	assert_int_equal(hlml_device_get_handle_by_pci_bus_id(NULL, &h),
 			 HLML_ERROR_INVALID_ARGUMENT);
 	assert_int_equal(hlml_device_get_handle_by_index(0, &h), HLML_SUCCESS);
 
 	/* not a handle: NULL, an address of ours, one byte off */
-	assert_int_equal(hlml_device_get_memory_info(NULL, &mem), HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_memory_info(&local, &mem), HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_device_get_memory_info(NULL, &mem),
+			 HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_device_get_memory_info(&local, &mem),
+			 HLML_ERROR_INVALID_ARGUMENT);
 	assert_int_equal(hlml_device_get_memory_info((char *)h + NDEV, &mem),
 			 HLML_ERROR_INVALID_ARGUMENT);
 
 	/* NULL out pointers */
-	assert_int_equal(hlml_device_get_memory_info(h, NULL), HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_name(h, NULL, 64), HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_pci_info(h, NULL), HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_power_usage(h, NULL), HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_device_get_memory_info(h, NULL),
+			 HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_device_get_name(h, NULL, 64),
+			 HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_device_get_pci_info(h, NULL),
+			 HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_device_get_power_usage(h, NULL),
+			 HLML_ERROR_INVALID_ARGUMENT);
 	assert_int_equal(hlml_device_get_clock_info(h, HLML_CLOCK_SOC, NULL),
 			 HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_ecc_mode(h, NULL, NULL), HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_device_get_ecc_mode(h, NULL, NULL),
+			 HLML_ERROR_INVALID_ARGUMENT);
 	assert_int_equal(hlml_device_get_mac_info(h, NULL, 4, 0, &v),
 			 HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_nic_get_link(h, 0, NULL), HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_event_set_create(NULL), HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_nic_get_link(h, 0, NULL),
+			 HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_event_set_create(NULL),
+			 HLML_ERROR_INVALID_ARGUMENT);
 
 	/* short buffers */
-	assert_int_equal(hlml_device_get_name(h, s, 2), HLML_ERROR_INSUFFICIENT_SIZE);
-	assert_int_equal(hlml_device_get_uuid(h, s, 8), HLML_ERROR_INSUFFICIENT_SIZE);
-	assert_int_equal(hlml_device_get_serial(h, s, 0), HLML_ERROR_INSUFFICIENT_SIZE);
-	assert_int_equal(hlml_get_driver_version(s, 1), HLML_ERROR_INSUFFICIENT_SIZE);
+	assert_int_equal(hlml_device_get_name(h, s, 2),
+			 HLML_ERROR_INSUFFICIENT_SIZE);
+	assert_int_equal(hlml_device_get_uuid(h, s, 8),
+			 HLML_ERROR_INSUFFICIENT_SIZE);
+	assert_int_equal(hlml_device_get_serial(h, s, 0),
+			 HLML_ERROR_INSUFFICIENT_SIZE);
+	assert_int_equal(hlml_get_driver_version(s, 1),
+			 HLML_ERROR_INSUFFICIENT_SIZE);
 
 	/* enum values out of range */
-	assert_int_equal(hlml_device_get_clock_info(h, (hlml_clock_type_t)HLML_CLOCK_COUNT, &v),
+	assert_int_equal(hlml_device_get_clock_info(
+				 h, (hlml_clock_type_t)HLML_CLOCK_COUNT, &v),
 			 HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_max_clock_info(h, (hlml_clock_type_t)-1, &v),
-			 HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_temperature(h, (hlml_temperature_sensors_t)7, &v),
+	assert_int_equal(
+		hlml_device_get_max_clock_info(h, (hlml_clock_type_t)-1, &v),
+		HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_device_get_temperature(
+				 h, (hlml_temperature_sensors_t)7, &v),
 			 HLML_ERROR_INVALID_ARGUMENT);
 	assert_int_equal(hlml_device_get_temperature_threshold(
-				 h, (hlml_temperature_thresholds_t)HLML_TEMPERATURE_THRESHOLD_COUNT,
+				 h,
+				 (hlml_temperature_thresholds_t)
+					 HLML_TEMPERATURE_THRESHOLD_COUNT,
 				 &v),
 			 HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_total_ecc_errors(h, (hlml_memory_error_type_t)5,
-							  HLML_VOLATILE_ECC, &ull),
-			 HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_memory_error_counter(h, HLML_MEMORY_ERROR_TYPE_CORRECTED,
-							      HLML_VOLATILE_ECC,
-							      (hlml_memory_location_type_t)2,
-							      &ull),
+	assert_int_equal(
+		hlml_device_get_total_ecc_errors(h, (hlml_memory_error_type_t)5,
+						 HLML_VOLATILE_ECC, &ull),
+		HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_device_get_memory_error_counter(
+				 h, HLML_MEMORY_ERROR_TYPE_CORRECTED,
+				 HLML_VOLATILE_ECC,
+				 (hlml_memory_location_type_t)2, &ull),
 			 HLML_ERROR_INVALID_ARGUMENT);
 	assert_int_equal(hlml_device_err_inject(h, HLML_ERR_INJECT_COUNT),
 			 HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_get_replaced_rows(h, HLML_ROW_REPLACEMENT_CAUSE_COUNT, &v,
-						       NULL),
+	assert_int_equal(hlml_device_get_replaced_rows(
+				 h, HLML_ROW_REPLACEMENT_CAUSE_COUNT, &v, NULL),
 			 HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_nic_get_link(h, 64, (bool *)&local), HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_nic_get_link(h, 64, (bool *)&local),
+			 HLML_ERROR_INVALID_ARGUMENT);
 
 	/* event sets */
 	assert_int_equal(hlml_event_set_create(&set), HLML_SUCCESS);
 	assert_int_equal(hlml_device_register_events(h, 1ULL << 20, set),
 			 HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_device_register_events(h, HLML_EVENT_CRITICAL_ERR, &local),
+	assert_int_equal(hlml_device_register_events(h, HLML_EVENT_CRITICAL_ERR,
+						     &local),
 			 HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_event_set_wait(set, NULL, 0), HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_event_set_wait(set, NULL, 0),
+			 HLML_ERROR_INVALID_ARGUMENT);
 	assert_int_equal(hlml_event_set_wait(set, &ev, 0), HLML_ERROR_TIMEOUT);
 	assert_int_equal(hlml_event_set_free(set), HLML_SUCCESS);
 	assert_int_equal(hlml_event_set_free(set), HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_event_set_wait(set, &ev, 0), HLML_ERROR_INVALID_ARGUMENT);
-	assert_int_equal(hlml_event_set_free(NULL), HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_event_set_wait(set, &ev, 0),
+			 HLML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(hlml_event_set_free(NULL),
+			 HLML_ERROR_INVALID_ARGUMENT);
 
 	/* nested inits: the handle lives until the last shutdown */
 	assert_int_equal(hlml_init(), HLML_SUCCESS);
@@ -369,18 +458,24 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
 
 	/* after the last shutdown: stale, also after a new init */
-	assert_int_equal(hlml_device_get_memory_info(stale, &mem), HLML_ERROR_UNINITIALIZED);
-	assert_int_equal(hlml_event_set_wait(set, &ev, 0), HLML_ERROR_UNINITIALIZED);
+	assert_int_equal(hlml_device_get_memory_info(stale, &mem),
+			 HLML_ERROR_UNINITIALIZED);
+	assert_int_equal(hlml_event_set_wait(set, &ev, 0),
+			 HLML_ERROR_UNINITIALIZED);
 	assert_int_equal(hlml_init(), HLML_SUCCESS);
-	assert_int_equal(hlml_device_get_memory_info(stale, &mem), HLML_ERROR_UNINITIALIZED);
-	assert_int_equal(hlml_device_get_name(stale, s, sizeof(s)), HLML_ERROR_UNINITIALIZED);
-	assert_int_equal(hlml_device_register_events(stale, HLML_EVENT_CRITICAL_ERR, set),
+	assert_int_equal(hlml_device_get_memory_info(stale, &mem),
+			 HLML_ERROR_UNINITIALIZED);
+	assert_int_equal(hlml_device_get_name(stale, s, sizeof(s)),
+			 HLML_ERROR_UNINITIALIZED);
+	assert_int_equal(hlml_device_register_events(
+				 stale, HLML_EVENT_CRITICAL_ERR, set),
 			 HLML_ERROR_UNINITIALIZED);
 	assert_int_equal(hlml_device_get_handle_by_index(0, &h2), HLML_SUCCESS);
 	assert_ptr_not_equal(h2, stale);
 	/* a set of the earlier cycle can still be freed, once */
-	assert_int_equal(hlml_device_register_events(h2, HLML_EVENT_CRITICAL_ERR, set),
-			 HLML_ERROR_UNINITIALIZED);
+	assert_int_equal(
+		hlml_device_register_events(h2, HLML_EVENT_CRITICAL_ERR, set),
+		HLML_ERROR_UNINITIALIZED);
 	assert_int_equal(hlml_event_set_free(set), HLML_SUCCESS);
 	assert_int_equal(hlml_event_set_free(set), HLML_ERROR_INVALID_ARGUMENT);
 	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
@@ -388,14 +483,16 @@ static void test_bad_arguments(void **state)
 }
 
 /* Waits for @bit on @set within EVENT_WAIT_MS; other events are skipped */
-static void expect_event(hlml_event_set_t set, hlml_device_t dev, unsigned long long bit)
+static void expect_event(hlml_event_set_t set, hlml_device_t dev,
+			 unsigned long long bit)
 {
 	hlml_event_data_t ev;
 	int i;
 
 	for (i = 0; i < 16; i++) {
 		memset(&ev, 0, sizeof(ev));
-		assert_int_equal(hlml_event_set_wait(set, &ev, EVENT_WAIT_MS), HLML_SUCCESS);
+		assert_int_equal(hlml_event_set_wait(set, &ev, EVENT_WAIT_MS),
+				 HLML_SUCCESS);
 		assert_ptr_equal(ev.device, dev);
 		assert_int_equal(__builtin_popcountll(ev.event_type), 1);
 		if (ev.event_type == bit)
@@ -415,29 +512,36 @@ static void test_injected_error_event(void **state)
 	(void)state;
 	assert_int_equal(hlml_init(), HLML_SUCCESS);
 	assert_int_equal(hlml_device_get_handle_by_index(1, &h), HLML_SUCCESS);
-	assert_int_equal(hlml_device_get_handle_by_index(0, &other), HLML_SUCCESS);
-	assert_int_equal(hlml_event_set_create(&set), HLML_SUCCESS);
-	assert_int_equal(hlml_device_register_events(h,
-						     HLML_EVENT_CRITICAL_ERR | HLML_EVENT_ECC_DERR |
-							     HLML_EVENT_ECC_SERR,
-						     set),
+	assert_int_equal(hlml_device_get_handle_by_index(0, &other),
 			 HLML_SUCCESS);
-	assert_int_equal(hlml_device_register_events(other, HLML_EVENT_CRITICAL_ERR, set),
+	assert_int_equal(hlml_event_set_create(&set), HLML_SUCCESS);
+	assert_int_equal(hlml_device_register_events(
+				 h,
+				 HLML_EVENT_CRITICAL_ERR | HLML_EVENT_ECC_DERR |
+					 HLML_EVENT_ECC_SERR,
+				 set),
+			 HLML_SUCCESS);
+	assert_int_equal(hlml_device_register_events(
+				 other, HLML_EVENT_CRITICAL_ERR, set),
 			 HLML_SUCCESS);
 	assert_int_equal(hlml_event_set_wait(set, &ev, 50), HLML_ERROR_TIMEOUT);
-	assert_int_equal(hlml_device_get_total_ecc_errors(h, HLML_MEMORY_ERROR_TYPE_UNCORRECTED,
-							  HLML_AGGREGATE_ECC, &before),
+	assert_int_equal(hlml_device_get_total_ecc_errors(
+				 h, HLML_MEMORY_ERROR_TYPE_UNCORRECTED,
+				 HLML_AGGREGATE_ECC, &before),
 			 HLML_SUCCESS);
 
-	assert_int_equal(hlml_device_err_inject(h, HLML_ERR_INJECT_FATAL_EVENT), HLML_SUCCESS);
+	assert_int_equal(hlml_device_err_inject(h, HLML_ERR_INJECT_FATAL_EVENT),
+			 HLML_SUCCESS);
 	expect_event(set, h, HLML_EVENT_CRITICAL_ERR);
-	assert_int_equal(hlml_device_get_total_ecc_errors(h, HLML_MEMORY_ERROR_TYPE_UNCORRECTED,
-							  HLML_AGGREGATE_ECC, &after),
+	assert_int_equal(hlml_device_get_total_ecc_errors(
+				 h, HLML_MEMORY_ERROR_TYPE_UNCORRECTED,
+				 HLML_AGGREGATE_ECC, &after),
 			 HLML_SUCCESS);
 	assert_int_equal(after, before + 1);
 
-	assert_int_equal(hlml_device_err_inject(h, HLML_ERR_INJECT_NON_FATAL_EVENT),
-			 HLML_SUCCESS);
+	assert_int_equal(
+		hlml_device_err_inject(h, HLML_ERR_INJECT_NON_FATAL_EVENT),
+		HLML_SUCCESS);
 	expect_event(set, h, HLML_EVENT_ECC_SERR);
 	/* nothing for the device nobody injected into */
 	while (hlml_event_set_wait(set, &ev, 50) == HLML_SUCCESS)
@@ -447,7 +551,8 @@ static void test_injected_error_event(void **state)
 }
 
 /* Reads class/hpu@index/@name of the daemon mounted at @dir */
-static void dir_attr(const char *dir, int index, const char *name, char *buf, size_t len)
+static void dir_attr(const char *dir, int index, const char *name, char *buf,
+		     size_t len)
 {
 	char path[4096];
 	FILE *f;
@@ -463,8 +568,8 @@ static void dir_attr(const char *dir, int index, const char *name, char *buf, si
 /* Starts a daemon on @dir (made if missing) with the same arguments */
 static void start_on(struct hpu_test_daemon *d, const char *dir)
 {
-	const char *const argv[] = { "--foreground", "--devices", "2", "--type", "gaudi2",
-				     "--mount",	     dir,	  NULL };
+	const char *const argv[] = { "--foreground", "--devices", "2", "--type",
+				     "gaudi2",	     "--mount",	  dir, NULL };
 
 	memset(d, 0, sizeof(*d));
 	if (mkdir(dir, 0700) && errno != EEXIST)
@@ -475,7 +580,8 @@ static void start_on(struct hpu_test_daemon *d, const char *dir)
 /* Same arguments, same identities; other device or mount, other ones */
 static void test_stable_identities(void **state)
 {
-	char dir[] = "/tmp/hpu-test-hlml-XXXXXX", dir2[] = "/tmp/hpu-test-hlml-XXXXXX";
+	char dir[] = "/tmp/hpu-test-hlml-XXXXXX",
+	     dir2[] = "/tmp/hpu-test-hlml-XXXXXX";
 	char uuid[2][64], mac[2][64], serial[64], s[64];
 	struct hpu_test_daemon d;
 	int i;
@@ -515,11 +621,16 @@ static void test_stable_identities(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_bad_arguments, hpu_test_need_daemon),
-		cmocka_unit_test_setup(test_list_and_metrics, hpu_test_need_daemon),
-		cmocka_unit_test_setup(test_not_supported, hpu_test_need_daemon),
-		cmocka_unit_test_setup(test_injected_error_event, hpu_test_need_daemon),
-		cmocka_unit_test_setup(test_stable_identities, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_bad_arguments,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_list_and_metrics,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_not_supported,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_injected_error_event,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_stable_identities,
+				       hpu_test_need_daemon),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);

@@ -82,7 +82,8 @@ static void sanitizer_env(void)
 
 static void test_ctypes(void **state)
 {
-	char lib[PATH_MAX], want[1024], uuid[64], *out = NULL, *line, *save = NULL;
+	char lib[PATH_MAX], want[1024], uuid[64], *out = NULL, *line,
+						  *save = NULL;
 	const char *o = getenv("O") ? getenv("O") : "build";
 	struct hpu_info_dram_usage dram;
 	struct hpu_device_info info;
@@ -106,18 +107,21 @@ static void test_ctypes(void **state)
 	assert_int_equal(status, 0);
 	assert_non_null(strstr(out, "\nOK\n"));
 
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, "DEV ", 4))
 			continue;
 		i = atoi(line + 4);
 		assert_in_range(i, 0, NDEV - 1);
 		assert_int_equal(hpu_device_get_info(i, &info), 0);
-		assert_int_equal(hpu_device_read_attr(i, "uuid", uuid, sizeof(uuid)), 0);
+		assert_int_equal(
+			hpu_device_read_attr(i, "uuid", uuid, sizeof(uuid)), 0);
 		assert_int_equal(hpu_open_control(i, &ctl), 0);
 		assert_int_equal(hpu_info_dram_usage(ctl, &dram), 0);
 		hpu_close(ctl);
-		snprintf(want, sizeof(want), "DEV %d %s %s %s %s %llu", i, info.bus_id, uuid,
-			 info.serial, info.card_name, (unsigned long long)dram.dram_total_mem);
+		snprintf(want, sizeof(want), "DEV %d %s %s %s %s %llu", i,
+			 info.bus_id, uuid, info.serial, info.card_name,
+			 (unsigned long long)dram.dram_total_mem);
 		assert_string_equal(line, want);
 		seen++;
 	}

@@ -72,11 +72,14 @@ static unsigned int one_round(unsigned int seed)
 	if (hlml_device_get_uuid(h, uuid, sizeof(uuid)) != HLML_SUCCESS ||
 	    strcmp(uuid, want_uuid[i]))
 		wrong++;
-	if (hlml_device_get_memory_info(h, &mem) != HLML_SUCCESS || mem.total != want_total[i])
+	if (hlml_device_get_memory_info(h, &mem) != HLML_SUCCESS ||
+	    mem.total != want_total[i])
 		wrong++;
-	if (hlml_device_get_pci_info(h, &pci) != HLML_SUCCESS || strcmp(pci.bus_id, want_bus[i]))
+	if (hlml_device_get_pci_info(h, &pci) != HLML_SUCCESS ||
+	    strcmp(pci.bus_id, want_bus[i]))
 		wrong++;
-	if (seed % 7 == 0 && hlml_device_get_handle_by_UUID(want_uuid[i], &h) != HLML_SUCCESS)
+	if (seed % 7 == 0 &&
+	    hlml_device_get_handle_by_UUID(want_uuid[i], &h) != HLML_SUCCESS)
 		wrong++;
 out:
 	if (hlml_shutdown() != HLML_SUCCESS)
@@ -112,27 +115,34 @@ static void test_threads(void **state)
 	assert_int_equal(hlml_device_get_count(&count), HLML_SUCCESS);
 	assert_int_equal(count, NDEV);
 	for (i = 0; i < NDEV; i++) {
-		assert_int_equal(hlml_device_get_handle_by_index(i, &h), HLML_SUCCESS);
-		assert_int_equal(hlml_device_get_uuid(h, want_uuid[i], sizeof(want_uuid[i])),
+		assert_int_equal(hlml_device_get_handle_by_index(i, &h),
 				 HLML_SUCCESS);
-		assert_int_equal(hlml_device_get_memory_info(h, &mem), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_uuid(h, want_uuid[i],
+						      sizeof(want_uuid[i])),
+				 HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_memory_info(h, &mem),
+				 HLML_SUCCESS);
 		want_total[i] = mem.total;
-		assert_int_equal(hlml_device_get_pci_info(h, &pci), HLML_SUCCESS);
+		assert_int_equal(hlml_device_get_pci_info(h, &pci),
+				 HLML_SUCCESS);
 		memcpy(want_bus[i], pci.bus_id, sizeof(want_bus[i]));
 	}
 	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
 
 	deadline_s = now_s() + seconds;
 	for (i = 0; i < NTHREADS; i++)
-		assert_int_equal(pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i), 0);
+		assert_int_equal(pthread_create(&th[i], NULL, worker,
+						(void *)(uintptr_t)i),
+				 0);
 	for (i = 0; i < NTHREADS; i++)
 		pthread_join(th[i], NULL);
-	printf("# %u threads, %u rounds in %.1f s, %u wrong answers\n", NTHREADS,
-	       atomic_load(&rounds), seconds, atomic_load(&bad));
+	printf("# %u threads, %u rounds in %.1f s, %u wrong answers\n",
+	       NTHREADS, atomic_load(&rounds), seconds, atomic_load(&bad));
 	assert_int_equal(atomic_load(&bad), 0);
 	assert_true(atomic_load(&rounds) >= NTHREADS);
 	/* every init was matched: the library is closed again */
-	assert_int_equal(hlml_device_get_count(&count), HLML_ERROR_UNINITIALIZED);
+	assert_int_equal(hlml_device_get_count(&count),
+			 HLML_ERROR_UNINITIALIZED);
 }
 
 int main(void)

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -550,6 +551,53 @@ static void test_injected_error_event(void **state)
 	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
 }
 
+/*
+ * The daemon's side of FATAL/NON_FATAL_EVENT: DEBUG HPU_FAULT_ECC_ERR
+ * checks its arguments, counts the error and queues HPU_EVENT_ECC_ERR to
+ * the device's compute contexts (data: 1 uncorrectable, 0 corrected)
+ */
+static void test_debug_ecc_fault(void **state)
+{
+	unsigned long long c0, u0, c1, u1;
+	struct hpu_event ev[8];
+	struct hpu_device *dev;
+	char buf[64];
+	int n, i, got = 0, tries;
+
+	(void)state;
+	attr(0, "ecc_errors", buf, sizeof(buf));
+	assert_int_equal(sscanf(buf, "%llu %llu", &c0, &u0), 2);
+	assert_int_equal(hpu_open(0, &dev), 0);
+	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR, 0, 2),
+			 -EINVAL);
+	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR, 1, 0),
+			 -EINVAL);
+	attr(0, "ecc_errors", buf, sizeof(buf));
+	assert_int_equal(sscanf(buf, "%llu %llu", &c1, &u1), 2);
+	assert_int_equal(c1, c0);
+	assert_int_equal(u1, u0);
+
+	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR, 0, 1),
+			 0);
+	for (tries = 0; tries < 1000 && !got; tries++) {
+		n = hpu_event_read(dev, ev, 8);
+		assert_true(n >= 0);
+		for (i = 0; i < n; i++)
+			if (ev[i].type == HPU_EVENT_ECC_ERR) {
+				assert_int_equal(ev[i].data, 1);
+				got = 1;
+			}
+		if (!got)
+			hpu_device_poll(dev, POLLIN, 10);
+	}
+	assert_true(got);
+	hpu_close(dev);
+	attr(0, "ecc_errors", buf, sizeof(buf));
+	assert_int_equal(sscanf(buf, "%llu %llu", &c1, &u1), 2);
+	assert_int_equal(c1, c0);
+	assert_int_equal(u1, u0 + 1);
+}
+
 /* Reads class/hpu@index/@name of the daemon mounted at @dir */
 static void dir_attr(const char *dir, int index, const char *name, char *buf,
 		     size_t len)
@@ -628,6 +676,8 @@ int main(void)
 		cmocka_unit_test_setup(test_not_supported,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_injected_error_event,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_debug_ecc_fault,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_stable_identities,
 				       hpu_test_need_daemon),

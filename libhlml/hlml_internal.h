@@ -52,6 +52,9 @@ hlml_return_t hlml_from_errno(int err);
 hlml_return_t hlml_put_str(char *buf, unsigned int len, const char *val);
 hlml_return_t hlml_need_ctl(const struct hlml_dev *dev);
 
+/* pcie.c */
+unsigned int hlml_pcie_gen(unsigned int mts);
+
 /* ecc.c */
 hlml_return_t hlml_ecc_counts(const struct hlml_dev *d,
 			      unsigned long long *corrected,

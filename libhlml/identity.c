@@ -142,19 +142,6 @@ HLML_EXPORT hlml_return_t hlml_get_cpld_version(hlml_device_t device,
 	return dev_str(device, cpld_version, length, pick_none);
 }
 
-/* PCIe generation of a per-lane rate in MT/s (0 when unknown) */
-static unsigned int pcie_gen(unsigned int mts)
-{
-	static const unsigned int rate[] = { 2500,  5000,  8000,
-					     16000, 32000, 64000 };
-	unsigned int g;
-
-	for (g = 0; g < sizeof(rate) / sizeof(rate[0]); g++)
-		if (mts <= rate[g])
-			return mts ? g + 1 : 0;
-	return 6;
-}
-
 HLML_EXPORT hlml_return_t hlml_device_get_pci_info(hlml_device_t device,
 						   hlml_pci_info_t *pci)
 {
@@ -183,7 +170,7 @@ HLML_EXPORT hlml_return_t hlml_device_get_pci_info(hlml_device_t device,
 		snprintf(pci->bus_id, sizeof(pci->bus_id), "%.*s",
 			 (int)sizeof(pci->bus_id) - 1, (const char *)p.bus_id);
 		snprintf(pci->caps.link_speed, sizeof(pci->caps.link_speed),
-			 "0x%x", pcie_gen(p.link_speed_mts));
+			 "0x%x", hlml_pcie_gen(p.link_speed_mts));
 		snprintf(pci->caps.link_width, sizeof(pci->caps.link_width),
 			 "%u", p.link_width);
 		goto out;

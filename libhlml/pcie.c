@@ -22,24 +22,37 @@ static hlml_return_t pci_info(hlml_device_t device, const void *out,
 	return r;
 }
 
-HLML_EXPORT hlml_return_t hlml_device_get_curr_pcie_link_generation(
-	hlml_device_t device, unsigned int *curr_link_gen)
+/**
+ * hlml_pcie_gen() - PCIe generation of a per-lane rate
+ * @mts: MT/s per lane (HPU_INFO_PCI_INFO.link_speed_mts)
+ *
+ * Return: 1..6, or 0 for an unknown (0) rate.
+ */
+unsigned int hlml_pcie_gen(unsigned int mts)
 {
 	static const unsigned int rate[] = { 2500,  5000,  8000,
 					     16000, 32000, 64000 };
+	unsigned int g;
+
+	if (!mts)
+		return 0;
+	for (g = 0; g < sizeof(rate) / sizeof(rate[0]) - 1 && mts > rate[g];
+	     g++)
+		;
+	return g + 1;
+}
+
+HLML_EXPORT hlml_return_t hlml_device_get_curr_pcie_link_generation(
+	hlml_device_t device, unsigned int *curr_link_gen)
+{
 	struct hpu_info_pci p;
 	struct hlml_dev *d;
 	hlml_return_t r;
-	unsigned int g;
 
 	r = pci_info(device, curr_link_gen, &p, &d);
 	if (r)
 		return r;
-	for (g = 0; g < sizeof(rate) / sizeof(rate[0]) - 1 &&
-		    p.link_speed_mts > rate[g];
-	     g++)
-		;
-	*curr_link_gen = p.link_speed_mts ? g + 1 : 0;
+	*curr_link_gen = hlml_pcie_gen(p.link_speed_mts);
 	hlml_dev_put(d);
 	return HLML_SUCCESS;
 }

@@ -29,13 +29,16 @@ $(O)/obj/libhlml/%.o: libhlml/%.c $(FLAGS_STAMP) | $(DIRS)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DHLML_BUILD \
 		-DHLML_LIB_VERSION='"$(HLML_VERSION)"' -MMD -MP -c $< -o $@
 
-# libhpudrv beside it is found also when a program dlopen()s libhlml by
-# path (ctypes, /usr/lib/habanalabs/libhlml.so) without ld.so.conf
-$(LIBHLML_SO): $(HLML_OBJS) libhlml/libhlml.map libhlml/libhlml.mk $(LIBHPUDRV_SO) | $(DIRS)
+# libhpudrv is found where it is installed (LIBDIR) and beside libhlml
+# (the build tree) also when a program dlopen()s libhlml by path, e.g.
+# through the link /usr/lib/habanalabs/libhlml.so ($ORIGIN is the link's
+# directory then), without ld.so.conf knowing LIBDIR
+$(LIBHLML_SO): $(HLML_OBJS) libhlml/libhlml.map libhlml/libhlml.mk $(LIBHPUDRV_SO) \
+		$(HLML_PATHS_STAMP) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(HLML_SONAME) \
 		-Wl,--version-script=libhlml/libhlml.map -Wl,--no-undefined \
-		-Wl,-rpath,'$$ORIGIN' -o $@ $(HLML_OBJS) -L$(O)/lib -lhpudrv \
+		-Wl,-rpath,'$$ORIGIN:$(LIBDIR)' -o $@ $(HLML_OBJS) -L$(O)/lib -lhpudrv \
 		$(LDLIBS_BASE)
 	$(Q)ln -sf libhlml.so.$(HLML_VERSION) $(O)/lib/$(HLML_SONAME)
 	$(Q)ln -sf $(HLML_SONAME) $(O)/lib/libhlml.so

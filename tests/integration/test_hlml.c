@@ -598,6 +598,56 @@ static void test_debug_ecc_fault(void **state)
 	assert_int_equal(u1, u0 + 1);
 }
 
+/*
+ * A device that goes away (hot-removed) answers HLML_ERROR_AIP_IS_LOST,
+ * never a crash, raises one critical event, and leaves the other device
+ * working
+ */
+static void test_lost_device(void **state)
+{
+	char *shared = strdup(getenv("HPU_DEV_DIR"));
+	struct hpu_test_daemon d;
+	hlml_event_data_t ev;
+	hlml_event_set_t set;
+	hlml_device_t h0, h1;
+	hlml_memory_t mem;
+	unsigned int v;
+	char s[64];
+
+	(void)state;
+	assert_non_null(shared);
+	assert_int_equal(hpu_test_daemon_start(&d, 2, "gaudi2", NULL), 0);
+	assert_int_equal(hlml_init(), HLML_SUCCESS);
+	assert_int_equal(hlml_device_get_handle_by_index(0, &h0), HLML_SUCCESS);
+	assert_int_equal(hlml_device_get_handle_by_index(1, &h1), HLML_SUCCESS);
+	assert_int_equal(hlml_event_set_create(&set), HLML_SUCCESS);
+	assert_int_equal(
+		hlml_device_register_events(h1, HLML_EVENT_CRITICAL_ERR, set),
+		HLML_SUCCESS);
+
+	assert_int_equal(hpu_hot_remove(1), 0);
+	assert_int_equal(hlml_device_get_memory_info(h1, &mem),
+			 HLML_ERROR_AIP_IS_LOST);
+	assert_int_equal(hlml_device_get_power_usage(h1, &v),
+			 HLML_ERROR_AIP_IS_LOST);
+	/* what enumeration saw stays known */
+	assert_int_equal(hlml_device_get_serial(h1, s, sizeof(s)),
+			 HLML_SUCCESS);
+	assert_int_equal(hlml_event_set_wait(set, &ev, EVENT_WAIT_MS),
+			 HLML_SUCCESS);
+	assert_ptr_equal(ev.device, h1);
+	assert_int_equal(ev.event_type, HLML_EVENT_CRITICAL_ERR);
+	/* once */
+	assert_int_equal(hlml_event_set_wait(set, &ev, 50), HLML_ERROR_TIMEOUT);
+	assert_int_equal(hlml_device_get_memory_info(h0, &mem), HLML_SUCCESS);
+
+	assert_int_equal(hlml_event_set_free(set), HLML_SUCCESS);
+	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
+	assert_int_equal(hpu_test_daemon_stop(&d), 0);
+	setenv("HPU_DEV_DIR", shared, 1);
+	free(shared);
+}
+
 /* Reads class/hpu@index/@name of the daemon mounted at @dir */
 static void dir_attr(const char *dir, int index, const char *name, char *buf,
 		     size_t len)
@@ -679,6 +729,7 @@ int main(void)
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_debug_ecc_fault,
 				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_lost_device, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_stable_identities,
 				       hpu_test_need_daemon),
 	};

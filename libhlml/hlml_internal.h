@@ -52,8 +52,16 @@ hlml_return_t hlml_from_errno(int err);
 hlml_return_t hlml_put_str(char *buf, unsigned int len, const char *val);
 hlml_return_t hlml_need_ctl(const struct hlml_dev *dev);
 
+/* kernel.c */
+hlml_return_t hlml_kernel_str(const struct hlml_dev *d, const char *name,
+			      char *buf, size_t len);
+hlml_return_t hlml_kernel_uint(const struct hlml_dev *d, const char *name,
+			       unsigned long long *v);
+
 /* pcie.c */
 unsigned int hlml_pcie_gen(unsigned int mts);
+hlml_return_t hlml_kernel_link(const struct hlml_dev *d,
+			       struct hpu_info_pci *p);
 
 /* ecc.c */
 hlml_return_t hlml_ecc_counts(const struct hlml_dev *d,

@@ -18,12 +18,17 @@
 /* Vendor id of Habana Labs, for kernel devices (no INFO to ask) */
 #define HLML_PCI_VENDOR_HABANA 0x1da3
 
-/* Answers a string of @device chosen by @pick (NULL: NOT_SUPPORTED) */
+/*
+ * Answers a string of @device chosen by @pick; for a kernel device whose
+ * @pick has nothing, the sysfs attribute @kattr (NULL: none)
+ */
 static hlml_return_t dev_str(hlml_device_t device, char *buf, unsigned int len,
-			     const char *(*pick)(const struct hlml_dev *d))
+			     const char *(*pick)(const struct hlml_dev *d),
+			     const char *kattr)
 {
 	struct hlml_dev *d;
 	const char *val;
+	char kval[256];
 	hlml_return_t r;
 
 	r = hlml_dev_get(device, &d);
@@ -31,11 +36,19 @@ static hlml_return_t dev_str(hlml_device_t device, char *buf, unsigned int len,
 		return r;
 	if (!buf) {
 		r = HLML_ERROR_INVALID_ARGUMENT;
-	} else {
-		val = pick(d);
-		r = val && val[0] ? hlml_put_str(buf, len, val) :
-				    HLML_ERROR_NOT_SUPPORTED;
+		goto out;
 	}
+	val = pick(d);
+	if (val && val[0]) {
+		r = hlml_put_str(buf, len, val);
+	} else if (kattr && d->info.kind == HPU_DEVICE_KIND_KERNEL) {
+		r = hlml_kernel_str(d, kattr, kval, sizeof(kval));
+		if (!r)
+			r = hlml_put_str(buf, len, kval);
+	} else {
+		r = HLML_ERROR_NOT_SUPPORTED;
+	}
+out:
 	hlml_dev_put(d);
 	return r;
 }
@@ -77,69 +90,71 @@ static const char *pick_none(const struct hlml_dev *d)
 HLML_EXPORT hlml_return_t hlml_device_get_name(hlml_device_t device, char *name,
 					       unsigned int length)
 {
-	return dev_str(device, name, length, pick_name);
+	return dev_str(device, name, length, pick_name, NULL);
 }
 
 HLML_EXPORT hlml_return_t hlml_device_get_uuid(hlml_device_t device, char *uuid,
 					       unsigned int length)
 {
-	return dev_str(device, uuid, length, pick_uuid);
+	return dev_str(device, uuid, length, pick_uuid, NULL);
 }
 
 HLML_EXPORT hlml_return_t hlml_device_get_serial(hlml_device_t device,
 						 char *serial,
 						 unsigned int length)
 {
-	return dev_str(device, serial, length, pick_serial);
+	return dev_str(device, serial, length, pick_serial, NULL);
 }
 
 HLML_EXPORT hlml_return_t hlml_get_serial_number(hlml_device_t device,
 						 char *serial_number,
 						 unsigned int length)
 {
-	return dev_str(device, serial_number, length, pick_serial);
+	return dev_str(device, serial_number, length, pick_serial, NULL);
 }
 
 HLML_EXPORT hlml_return_t hlml_get_model_number(hlml_device_t device,
 						char *model_number,
 						unsigned int length)
 {
-	return dev_str(device, model_number, length, pick_model);
+	return dev_str(device, model_number, length, pick_model, NULL);
 }
 
 HLML_EXPORT hlml_return_t hlml_get_firmware_fit_version(hlml_device_t device,
 							char *firmware_fit,
 							unsigned int length)
 {
-	return dev_str(device, firmware_fit, length, pick_fw);
+	return dev_str(device, firmware_fit, length, pick_fw, "armcp_ver");
 }
 
 HLML_EXPORT hlml_return_t hlml_get_firmware_spi_version(hlml_device_t device,
 							char *firmware_spi,
 							unsigned int length)
 {
-	return dev_str(device, firmware_spi, length, pick_none);
+	return dev_str(device, firmware_spi, length, pick_none,
+		       "preboot_btl_ver");
 }
 
 HLML_EXPORT hlml_return_t hlml_get_fw_boot_version(hlml_device_t device,
 						   char *fw_boot_version,
 						   unsigned int length)
 {
-	return dev_str(device, fw_boot_version, length, pick_none);
+	return dev_str(device, fw_boot_version, length, pick_none, "uboot_ver");
 }
 
 HLML_EXPORT hlml_return_t hlml_get_fw_os_version(hlml_device_t device,
 						 char *fw_os_version,
 						 unsigned int length)
 {
-	return dev_str(device, fw_os_version, length, pick_none);
+	return dev_str(device, fw_os_version, length, pick_none,
+		       "armcp_kernel_ver");
 }
 
 HLML_EXPORT hlml_return_t hlml_get_cpld_version(hlml_device_t device,
 						char *cpld_version,
 						unsigned int length)
 {
-	return dev_str(device, cpld_version, length, pick_none);
+	return dev_str(device, cpld_version, length, pick_none, "cpld_ver");
 }
 
 HLML_EXPORT hlml_return_t hlml_device_get_pci_info(hlml_device_t device,
@@ -187,6 +202,13 @@ HLML_EXPORT hlml_return_t hlml_device_get_pci_info(hlml_device_t device,
 	pci->pci_device_id = d->info.device_id << 16 | HLML_PCI_VENDOR_HABANA;
 	snprintf(pci->bus_id, sizeof(pci->bus_id), "%.*s",
 		 (int)sizeof(pci->bus_id) - 1, d->info.bus_id);
+	memset(&p, 0, sizeof(p));
+	if (!hlml_kernel_link(d, &p)) {
+		snprintf(pci->caps.link_speed, sizeof(pci->caps.link_speed),
+			 "0x%x", hlml_pcie_gen(p.link_speed_mts));
+		snprintf(pci->caps.link_width, sizeof(pci->caps.link_width),
+			 "%u", p.link_width);
+	}
 out:
 	hlml_dev_put(d);
 	return r;
@@ -253,6 +275,7 @@ HLML_EXPORT hlml_return_t hlml_device_get_board_id(hlml_device_t device,
 HLML_EXPORT hlml_return_t hlml_device_get_hl_revision(hlml_device_t device,
 						      int *hl_revision)
 {
+	unsigned long long v;
 	struct hlml_dev *d;
 	hlml_return_t r;
 
@@ -261,7 +284,9 @@ HLML_EXPORT hlml_return_t hlml_device_get_hl_revision(hlml_device_t device,
 		return r;
 	if (!hl_revision)
 		r = HLML_ERROR_INVALID_ARGUMENT;
-	else if (!(r = hlml_need_ctl(d)))
+	else if (!d->ctl && !(r = hlml_kernel_uint(d, "revision", &v)))
+		*hl_revision = (int)v; /* the PCI revision id */
+	else if (d->ctl)
 		*hl_revision = (int)d->hw.revision_id;
 	hlml_dev_put(d);
 	return r;

@@ -68,6 +68,12 @@ $(HLML_TEST_BINS): $(LIBHLML_SO)
 $(HLML_TEST_BINS): TEST_LINK = $(LIBHPUTEST) -L$(O)/lib -lhlml -lhpudrv \
 	-Wl,-rpath,'$$ORIGIN/../../lib' $(call pkg_libs,cmocka) $(LDLIBS_BASE)
 
+# The kernel-device test runs on a umockdev test bed (a skip without it)
+HLML_UDEV_TEST := tests/integration/test_hlml_udev
+$(O)/obj/$(HLML_UDEV_TEST).o: ALL_CFLAGS += \
+	$(patsubst -I%,-isystem %,$(call pkg_cflags,umockdev-1.0))
+$(O)/$(HLML_UDEV_TEST): TEST_LINK += $(call pkg_libs,umockdev-1.0) -ldl
+
 FORMAT_SRCS += $(wildcard libhlml/*.[ch] libhlml/include/*.h)
 
 install: install-hlml

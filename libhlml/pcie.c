@@ -1,11 +1,38 @@
 // SPDX-License-Identifier: MIT
 /*
- * pcie.c - the PCIe link (HPU_INFO_PCI_INFO): generation, width,
- * replays, throughput.
+ * pcie.c - the PCIe link (HPU_INFO_PCI_INFO; for a kernel device the
+ * PCI core's sysfs attributes): generation, width, replays, throughput.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "hlml_internal.h"
 
-/* HPU_INFO_PCI_INFO of @device; the table is held on success */
+/**
+ * hlml_kernel_link() - the PCIe link of a kernel device, from the PCI
+ * core's current_link_speed ("16.0 GT/s PCIe") and current_link_width
+ * @d: kernel device (table held)
+ * @p: receives link_speed_mts and link_width (the rest is left alone)
+ *
+ * Return: HLML_SUCCESS, or as hlml_kernel_str().
+ */
+hlml_return_t hlml_kernel_link(const struct hlml_dev *d, struct hpu_info_pci *p)
+{
+	unsigned long long width;
+	char speed[64];
+	hlml_return_t r;
+
+	r = hlml_kernel_str(d, "current_link_speed", speed, sizeof(speed));
+	if (!r)
+		r = hlml_kernel_uint(d, "current_link_width", &width);
+	if (r)
+		return r;
+	p->link_speed_mts = (unsigned int)(strtod(speed, NULL) * 1000.0 + 0.5);
+	p->link_width = (unsigned int)width;
+	return HLML_SUCCESS;
+}
+
+/* The PCIe link of @device; the table is held on success */
 static hlml_return_t pci_info(hlml_device_t device, const void *out,
 			      struct hpu_info_pci *p, struct hlml_dev **d)
 {
@@ -14,9 +41,13 @@ static hlml_return_t pci_info(hlml_device_t device, const void *out,
 	r = hlml_dev_get(device, d);
 	if (r)
 		return r;
-	r = out ? hlml_need_ctl(*d) : HLML_ERROR_INVALID_ARGUMENT;
-	if (!r)
+	memset(p, 0, sizeof(*p));
+	if (!out)
+		r = HLML_ERROR_INVALID_ARGUMENT;
+	else if ((*d)->ctl)
 		r = hlml_from_errno(hpu_info_pci((*d)->ctl, p));
+	else
+		r = hlml_kernel_link(*d, p);
 	if (r)
 		hlml_dev_put(*d);
 	return r;
@@ -82,9 +113,13 @@ hlml_device_get_pcie_replay_counter(hlml_device_t device, unsigned int *value)
 	r = pci_info(device, value, &p, &d);
 	if (r)
 		return r;
-	*value = 0; /* a simulated link never replays */
+	/* a simulated link never replays; a kernel device's count is not in sysfs */
+	if (d->ctl)
+		*value = 0;
+	else
+		r = HLML_ERROR_NOT_SUPPORTED;
 	hlml_dev_put(d);
-	return HLML_SUCCESS;
+	return r;
 }
 
 HLML_EXPORT hlml_return_t hlml_device_get_pcie_throughput(

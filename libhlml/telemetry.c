@@ -26,19 +26,41 @@ static hlml_return_t begin(hlml_device_t device, const void *out,
 	return r;
 }
 
+/* As begin(), also for a kernel device (answered from sysfs) */
+static hlml_return_t begin_any(hlml_device_t device, const void *out,
+			       struct hlml_dev **d)
+{
+	hlml_return_t r;
+
+	r = hlml_dev_get(device, d);
+	if (r)
+		return r;
+	if (!out) {
+		hlml_dev_put(*d);
+		return HLML_ERROR_INVALID_ARGUMENT;
+	}
+	return HLML_SUCCESS;
+}
+
 static hlml_return_t clock_query(hlml_device_t device, hlml_clock_type_t type,
 				 unsigned int *clock, bool max)
 {
 	struct hpu_info_clk_rate c;
+	unsigned long long v;
 	struct hlml_dev *d;
 	hlml_return_t r;
 
-	r = begin(device, clock, &d);
+	r = begin_any(device, clock, &d);
 	if (r)
 		return r;
 	/* one core clock drives every domain of a simulated device */
 	if ((unsigned int)type >= HLML_CLOCK_COUNT) {
 		r = HLML_ERROR_INVALID_ARGUMENT;
+	} else if (!d->ctl) {
+		r = hlml_kernel_uint(
+			d, max ? "clk_max_freq_mhz" : "clk_cur_freq_mhz", &v);
+		if (!r)
+			*clock = (unsigned int)v;
 	} else {
 		r = hlml_from_errno(hpu_info_clk_rate(d->ctl, &c));
 		if (!r)
@@ -179,16 +201,22 @@ HLML_EXPORT hlml_return_t hlml_device_get_performance_state(
 {
 	struct hpu_info_device_status s;
 	struct hlml_dev *d;
+	char st[64];
 	hlml_return_t r;
+	bool ok = false;
 
-	r = begin(device, p_state, &d);
+	r = begin_any(device, p_state, &d);
 	if (r)
 		return r;
-	r = hlml_from_errno(hpu_info_device_status(d->ctl, &s));
+	if (d->ctl) {
+		r = hlml_from_errno(hpu_info_device_status(d->ctl, &s));
+		ok = !r && s.status == HPU_DEVICE_STATUS_OPERATIONAL;
+	} else {
+		r = hlml_kernel_str(d, "status", st, sizeof(st));
+		ok = !r && !strcmp(st, "operational");
+	}
 	if (!r)
-		*p_state = s.status == HPU_DEVICE_STATUS_OPERATIONAL ?
-				   HLML_PSTATE_0 :
-				   HLML_PSTATE_UNKNOWN;
+		*p_state = ok ? HLML_PSTATE_0 : HLML_PSTATE_UNKNOWN;
 	hlml_dev_put(d);
 	return r;
 }
@@ -223,10 +251,24 @@ HLML_EXPORT hlml_return_t hlml_device_get_power_management_default_limit(
 	hlml_device_t device, unsigned int *default_limit)
 {
 	struct hpu_info_power p;
-	hlml_return_t r = power_query(device, default_limit, &p);
+	unsigned long long v;
+	struct hlml_dev *d;
+	hlml_return_t r;
 
-	if (!r)
-		*default_limit = (unsigned int)p.power_cap_mw;
+	r = begin_any(device, default_limit, &d);
+	if (r)
+		return r;
+	if (d->ctl) {
+		r = hlml_from_errno(hpu_info_power(d->ctl, &p));
+		if (!r)
+			*default_limit = (unsigned int)p.power_cap_mw;
+	} else {
+		/* habanalabs' max_power is in mW too */
+		r = hlml_kernel_uint(d, "max_power", &v);
+		if (!r)
+			*default_limit = (unsigned int)v;
+	}
+	hlml_dev_put(d);
 	return r;
 }
 

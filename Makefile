@@ -658,4 +658,6 @@ clean:
 
 FORCE:
 
+include libhlml/libhlml.mk
+
 -include $(shell find $(O)/obj $(O)/pic -name '*.d' 2>/dev/null)

@@ -76,6 +76,49 @@ static int show_serial(struct hfd_device *dev, char **text, size_t *len)
 	return text_printf(text, len, "%s\n", dev->serial);
 }
 
+static int show_uuid(struct hfd_device *dev, char **text, size_t *len)
+{
+	return text_printf(text, len, "%s\n", dev->uuid);
+}
+
+/* One line per NIC port: "PORT XX:XX:XX:XX:XX:XX" (identity.c) */
+static int show_mac_addresses(struct hfd_device *dev, char **text, size_t *len)
+{
+	const uint8_t *m = dev->mac_prefix;
+	unsigned int p, n = dev->ip.num_nic_ports;
+	char *buf;
+	size_t off = 0;
+
+	buf = malloc((size_t)n * 24 + 1);
+	if (!buf)
+		return -ENOMEM;
+	buf[0] = '\0';
+	for (p = 0; p < n; p++)
+		off += (size_t)sprintf(buf + off,
+				       "%u %02X:%02X:%02X:%02X:%02X:%02X\n", p,
+				       m[0], m[1], m[2], m[3], m[4], p & 0xff);
+	*text = buf;
+	*len = off;
+	return 0;
+}
+
+/*
+ * "CORRECTED UNCORRECTABLE": HBM ECC errors, the model's own and those
+ * injected through DEBUG (ecc.c)
+ */
+static int show_ecc_errors(struct hfd_device *dev, char **text, size_t *len)
+{
+	struct hpu_fw_telemetry t = dev_telemetry(dev);
+	uint64_t c, u;
+
+	pthread_mutex_lock(&dev->fault_lock);
+	c = t.ecc_corrected + dev->ecc_corrected;
+	u = t.ecc_uncorrected + dev->ecc_uncorrected;
+	pthread_mutex_unlock(&dev->fault_lock);
+	return text_printf(text, len, "%llu %llu\n", (unsigned long long)c,
+			   (unsigned long long)u);
+}
+
 static int show_status(struct hfd_device *dev, char **text, size_t *len)
 {
 	uint32_t s;
@@ -189,6 +232,9 @@ const struct hfd_attr_dev hfd_dev_attrs[] = {
 	{ .name = "pci_addr", .show = show_pci_addr },
 	{ .name = "module_id", .show = show_module_id },
 	{ .name = "serial_number", .show = show_serial },
+	{ .name = "uuid", .show = show_uuid },
+	{ .name = "mac_addresses", .show = show_mac_addresses },
+	{ .name = "ecc_errors", .show = show_ecc_errors },
 	{ .name = "status", .show = show_status },
 	{ .name = "hard_reset_cnt", .show = show_hard_reset_cnt },
 	{ .name = "soft_reset_cnt", .show = show_soft_reset_cnt },

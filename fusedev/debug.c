@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * debug.c - HPU_IOCTL_DEBUG: fault injection. Implemented: NIC link
- * faults (HPU_FAULT_LINK_DOWN) and clearing them; every other fault kind
+ * faults (HPU_FAULT_LINK_DOWN) and clearing them, HBM ECC errors
+ * (HPU_FAULT_ECC_ERR, ecc.c); every other fault kind
  * and ENGINE_STATUS are validated, then answered -EOPNOTSUPP
  * (docs/nic.md, "Link faults").
  *
@@ -43,6 +44,17 @@ static int inject_link_down(struct hfd_device *dev, uint32_t port)
 	return ret;
 }
 
+/* HPU_FAULT_ECC_ERR: param 0 corrected, 1 uncorrectable; engine 0 */
+static int inject_ecc(const struct hfd_ioctl_call *call, struct hfd_device *dev,
+		      const struct hpu_debug_args *a)
+{
+	if (a->param > 1 || a->engine || !buffers_zero(a))
+		return -EINVAL;
+	if (!may_inject(call, dev))
+		return -EPERM;
+	return hfd_device_inject_ecc(dev, a->param == 1);
+}
+
 static int clear_faults(struct hfd_device *dev)
 {
 	uint64_t left;
@@ -77,7 +89,7 @@ static int clear_faults(struct hfd_device *dev)
  *
  * Return: 0; -EINVAL (flags, reserved, unknown op or fault, a member the
  * op does not use, LINK_DOWN with a non-zero param or a port out of
- * range); -EPERM (INJECT_FAULT or CLEAR_FAULTS by a user who is neither
+ * range, ECC_ERR with a param over 1 or a non-zero engine); -EPERM (INJECT_FAULT or CLEAR_FAULTS by a user who is neither
  * root nor the device's owner); -EOPNOTSUPP (other fault kinds,
  * ENGINE_STATUS, a model without NICs); the model's -errno.
  */
@@ -93,6 +105,8 @@ int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data)
 	case HPU_DEBUG_OP_INJECT_FAULT:
 		if (args->fault >= HPU_FAULT_MAX)
 			return -EINVAL;
+		if (args->fault == HPU_FAULT_ECC_ERR)
+			return inject_ecc(call, dev, args);
 		if (args->fault != HPU_FAULT_LINK_DOWN)
 			return -EOPNOTSUPP;
 		if (args->param || !buffers_zero(args) ||

@@ -142,18 +142,6 @@ void hfd_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
 	snprintf(buf, len, "%04x:%02x:%02x.%x", 0, *bus, 0, 0);
 }
 
-/* FNV-1a of the mount directory: the "server number" in serial numbers */
-static unsigned int server_id_of(const char *where)
-{
-	uint32_t h = 2166136261u;
-
-	while (where && *where) {
-		h ^= (uint8_t)*where++;
-		h *= 16777619u;
-	}
-	return h % 9999 + 1;
-}
-
 /*
  * Creates the device of slot @index with chip @profile; it joins @fab
  * (wired for @server_devices) when not NULL. The slot must be free.
@@ -178,8 +166,7 @@ static int device_init(struct hfd_driver *drv, struct hfd_device *dev,
 	dev->status = HPU_DEVICE_STATUS_OPERATIONAL;
 	hfd_device_pci_bus_id(index, &dev->pci_bus, dev->bus_id,
 			      sizeof(dev->bus_id));
-	snprintf(dev->serial, sizeof(dev->serial), "HPUS%u-%04u-%02u",
-		 profile->device_type, drv->server_id, index);
+	hfd_identity_device(dev, drv->server_id, drv->server_hash);
 	dev->cs_timeout_ms = drv->cs_timeout_ms;
 	dev->exclusive = drv->exclusive;
 	ret = pthread_mutex_init(&dev->ctx_lock, NULL);
@@ -444,7 +431,7 @@ int hfd_driver_init_server(struct hfd_driver *drv,
 	if (!drv->profile)
 		return -ENOENT;
 	drv->ndev = ndev;
-	drv->server_id = server_id_of(where);
+	drv->server_id = hfd_identity_server(where, &drv->server_hash);
 	drv->uid = getuid();
 	drv->gid = getgid();
 	drv->node_mode = HFD_DEF_NODE_MODE;

@@ -137,7 +137,10 @@ struct hfd_ctx {
  * @pci_domain: PCI domain
  * @pci_bus: PCI bus (distinct per device)
  * @bus_id: "DDDD:BB:00.0"
- * @serial: serial number
+ * @serial: serial number (identity.c)
+ * @uuid: UUID (identity.c)
+ * @mac_prefix: first five bytes of the NIC ports' MAC addresses; the
+ *	sixth is the port (identity.c)
  * @ctx_lock: protects @ctx_list, @status, @open_counter,
  *	@last_open_period_ms, @num_compute, @num_control, @in_release,
  *	@acquiring, the reset counters and every context's @next/@prev
@@ -160,9 +163,11 @@ struct hfd_ctx {
  *	the model hold it for reading, a device reset for writing
  * @owner: uid of the device's nodes (the daemon's user): besides root,
  *	the one user who may inject faults (DEBUG)
- * @fault_lock: protects @links_injected
+ * @fault_lock: protects @links_injected, @ecc_corrected, @ecc_uncorrected
  * @links_injected: bit per NIC port this device's DEBUG INJECT_FAULT
  *	(HPU_FAULT_LINK_DOWN) took down, brought back up by CLEAR_FAULTS
+ * @ecc_corrected: corrected HBM ECC errors (HPU_FAULT_ECC_ERR, param 0)
+ * @ecc_uncorrected: uncorrectable HBM ECC errors (param 1)
  * @state: enum hfd_slot_state (atomic; changed with the driver's
  *	hotplug_lock held for writing, except REMOVED -> FREE by the last
  *	release)
@@ -181,6 +186,8 @@ struct hfd_device {
 	uint8_t pci_bus;
 	char bus_id[16];
 	char serial[32];
+	char uuid[32];
+	uint8_t mac_prefix[5];
 
 	pthread_mutex_t ctx_lock;
 	struct hfd_ctx *ctx_list;
@@ -205,6 +212,8 @@ struct hfd_device {
 	uid_t owner;
 	pthread_mutex_t fault_lock;
 	uint64_t links_injected;
+	uint64_t ecc_corrected;
+	uint64_t ecc_uncorrected;
 
 	uint32_t state;
 	uint32_t generation;
@@ -254,6 +263,7 @@ struct hfd_event_reader;
  * @ndev: devices present (hot-add and hot-remove change it)
  * @devs: HFD_MAX_DEVICES slots, device i in slot i
  * @server_id: number of this simulated server (serial numbers)
+ * @server_hash: hash of the machine and the mount directory (UUIDs, MACs)
  * @uid: owner of the device nodes
  * @gid: group of the device nodes
  * @node_mode: permission bits of the compute nodes hpuN
@@ -285,6 +295,7 @@ struct hfd_driver {
 	unsigned int ndev;
 	struct hfd_device *devs;
 	unsigned int server_id;
+	uint64_t server_hash;
 	uid_t uid;
 	gid_t gid;
 	unsigned int node_mode;
@@ -327,6 +338,10 @@ int hfd_driver_hot_add(struct hfd_driver *drv, const char *type,
 		       unsigned int *index);
 int hfd_driver_hot_remove(struct hfd_driver *drv, unsigned int index);
 void hfd_device_unplugged(struct hfd_device *dev);
+unsigned int hfd_identity_server(const char *where, uint64_t *hash);
+void hfd_identity_device(struct hfd_device *dev, unsigned int server_id,
+			 uint64_t server_hash);
+int hfd_device_inject_ecc(struct hfd_device *dev, bool uncorrectable);
 void hfd_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
 			   size_t len);
 uint64_t hfd_now_ns(void);

@@ -394,7 +394,8 @@ static void test_layout(void **state)
 		"power_mw",	    "temperature_mc", "clk_max_freq_mhz",
 		"clk_cur_freq_mhz", "memory_total",   "memory_used",
 		"utilization",	    "fw_version",     "clients",
-		"export_dir",
+		"export_dir",	    "uuid",	      "mac_addresses",
+		"ecc_errors",
 	};
 	struct hpu_test_daemon *d = &cur;
 	char path[3 * PATH_MAX];

@@ -451,6 +451,77 @@ static void test_external_program_hpuccl(void **state)
 	free(out);
 }
 
+/*
+ * libhlml: library, links, hlml.h at the top of the include directory (as
+ * HLML programs include it), hlml.pc; a program built with
+ * `pkg-config --cflags --libs hlml` only runs and finds no driver
+ */
+static void test_external_program_hlml(void **state)
+{
+	static const char src[] =
+		"#include <stdio.h>\n"
+		"#include <hlml.h>\n"
+		"int main(void)\n"
+		"{\n"
+		"	char v[32];\n"
+		"	unsigned int n;\n"
+		"\n"
+		"	if (hlml_get_hlml_version(v, sizeof(v)) != HLML_SUCCESS)\n"
+		"		return 1;\n"
+		"	printf(\"libhlml %s\\n\", v);\n"
+		"	printf(\"init: %d\\n\", (int)hlml_init());\n"
+		"	printf(\"count: %d\\n\", (int)hlml_device_get_count(&n));\n"
+		"	return 0;\n"
+		"}\n";
+	char *out = build_and_run("hlml_version", src, "hlml");
+	char want[128], *pc, *v;
+
+	assert_file(PREFIX "/include/hlml.h", 0644);
+	assert_link(PREFIX "/lib/libhlml.so", "libhlml.so.1");
+	assert_contains(out, "-lhlml", "pkg-config's flags");
+	/* no devices: the driver is not there, nothing is initialised */
+	assert_contains(out, "init: 9\n", "the program's output");
+	assert_contains(out, "count: 1\n", "the program's output");
+	v = strstr(out, "libhlml ");
+	assert_non_null(v);
+	v += strlen("libhlml ");
+	v[strcspn(v, "\n")] = '\0';
+	snprintf(want, sizeof(want), "libhlml.so.%s", v);
+	assert_link(PREFIX "/lib/libhlml.so.1", want);
+	snprintf(want, sizeof(want), PREFIX "/lib/libhlml.so.%s", v);
+	assert_file(want, 0755);
+	pc = slurp(PREFIX "/lib/pkgconfig/hlml.pc");
+	snprintf(want, sizeof(want), "Version: %s\n", v);
+	assert_contains(pc, want, "hlml.pc");
+	assert_contains(pc, "includedir=" PREFIX "/include\n", "hlml.pc");
+	free(pc);
+	free(out);
+}
+
+/*
+ * Only COMPAT_HABANA=1 adds /usr/lib/habanalabs/libhlml.so, a link to the
+ * installed library (absolute: it resolves once DESTDIR is the root)
+ */
+static void test_compat_habana(void **state)
+{
+	char path[PATH_MAX], got[PATH_MAX], target[2 * PATH_MAX];
+	char *out = NULL;
+	ssize_t n;
+
+	dpath(path, sizeof(path), "/usr/lib/habanalabs/libhlml.so");
+	assert_int_equal(access(path, F_OK), -1);
+	if (make_target("install-hlml COMPAT_HABANA=1", &out))
+		fail_msg("make install-hlml COMPAT_HABANA=1:\n%s", out);
+	free(out);
+	n = readlink(path, got, sizeof(got) - 1);
+	if (n < 0)
+		fail_msg("%s: not a symlink (%s)", path, strerror(errno));
+	got[n] = '\0';
+	assert_string_equal(got, PREFIX "/lib/libhlml.so.1");
+	snprintf(target, sizeof(target), "%s%s", in.dest, got);
+	assert_int_equal(access(target, R_OK), 0);
+}
+
 /* Every man page formats without a warning and renders with man -l */
 static void test_man_pages(void **state)
 {
@@ -657,6 +728,9 @@ int main(void)
 				       need_install),
 		cmocka_unit_test_setup(test_external_program_hpuccl,
 				       need_install),
+		cmocka_unit_test_setup(test_external_program_hlml,
+				       need_install),
+		cmocka_unit_test_setup(test_compat_habana, need_install),
 		cmocka_unit_test_setup(test_man_pages, need_install),
 		cmocka_unit_test_setup(test_udev_rules, need_install),
 		cmocka_unit_test_setup(test_systemd_unit, need_install),

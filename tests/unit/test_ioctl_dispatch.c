@@ -445,6 +445,16 @@ static void test_memory_debug_validation(void **state)
 	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)),
 			 -EINVAL);
 	d.reserved = 0;
+	d.param = 2; /* 0 corrected, 1 uncorrectable */
+	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)),
+			 -EINVAL);
+	d.param = 0;
+	d.engine = 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)),
+			 -EINVAL);
+	d.engine = 0;
+	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)), 0);
+	d.fault = HPU_FAULT_ENGINE_HANG;
 	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)),
 			 -EOPNOTSUPP);
 }

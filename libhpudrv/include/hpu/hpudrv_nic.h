@@ -193,9 +193,11 @@ HPUDRV_EXPORT int hpu_cb_nic_write_key(struct hpu_cb_builder *b, uint32_t conn,
 /**
  * hpu_debug_inject_fault() - arm a fault (HPU_IOCTL_DEBUG INJECT_FAULT)
  * @dev: compute handle
- * @fault: HPU_FAULT_* (this driver implements HPU_FAULT_LINK_DOWN)
+ * @fault: HPU_FAULT_* (hpu-fused implements HPU_FAULT_LINK_DOWN and
+ *	HPU_FAULT_ECC_ERR)
  * @engine: engine id, or the NIC port for HPU_FAULT_LINK_DOWN
- * @param: fault-specific parameter (0 for LINK_DOWN)
+ * @param: fault-specific parameter (0 for LINK_DOWN; ECC_ERR: 0 corrected,
+ *	1 uncorrectable)
  *
  * Return: 0; -EINVAL; -EOPNOTSUPP for a fault kind the driver does not
  * implement; -errno.

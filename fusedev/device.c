@@ -184,6 +184,7 @@ static int device_init(struct hfd_driver *drv, struct hfd_device *dev,
 	snprintf(dev->serial, sizeof(dev->serial), "HPUS%u-%04u-%02u",
 		 profile->device_type, drv->server_id, index);
 	dev->cs_timeout_ms = drv->cs_timeout_ms;
+	dev->reset_on_lockup = drv->reset_on_lockup;
 	ret = pthread_mutex_init(&dev->ctx_lock, NULL);
 	if (ret)
 		return -ret;

@@ -134,8 +134,8 @@ int hfd_device_reset(struct hfd_device *dev, uint32_t kind,
 	list = collect(dev, hard, &n);
 	if (!list)
 		return n;
-	hfd_warn("hpu%u: %s reset (%s): %d open contexts",
-		dev->index, kind_name(kind), why, n);
+	hfd_warn("hpu%u: %s reset (%s): %d open contexts", dev->index,
+		 kind_name(kind), why, n);
 	/* told before anything ends: a woken waiter already sees it */
 	for (i = 0; i < n; i++) {
 		if (hard && !list[i]->control)
@@ -160,7 +160,8 @@ int hfd_device_reset(struct hfd_device *dev, uint32_t kind,
 		if (wait)
 			busy = wait_reaped(list, n, self);
 		if (busy)
-			hfd_warn("hpu%u: %d contexts still in calls after the reset: their memory goes when the calls end",
+			hfd_warn(
+				"hpu%u: %d contexts still in calls after the reset: their memory goes when the calls end",
 				dev->index, busy);
 	}
 
@@ -193,8 +194,9 @@ struct lockup_work {
 
 static void lockup_work_fn(struct hfd_timer *t)
 {
-	struct lockup_work *w = (struct lockup_work *)((char *)t -
-			offsetof(struct lockup_work, timer));
+	struct lockup_work *w =
+		(struct lockup_work *)((char *)t -
+				       offsetof(struct lockup_work, timer));
 	struct hfd_ctx *ctx = w->ctx;
 
 	/*

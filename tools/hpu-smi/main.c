@@ -219,7 +219,8 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 	if (o->count && !o->loop_s)
 		return usage_error("%s needs --loop", "--count");
 	if (o->mode == MODE_RESET && (!o->ids.n || o->loop_s || o->has_format))
-		return usage_error("%s needs -i and takes no -l, -c or -f", "-r");
+		return usage_error("%s needs -i and takes no -l, -c or -f",
+				   "-r");
 	if ((o->mode == MODE_HOT_ADD || o->mode == MODE_HOT_REMOVE) &&
 	    (o->ids.n || o->loop_s || o->has_format))
 		return usage_error("%s takes no -i, -l, -c or -f",

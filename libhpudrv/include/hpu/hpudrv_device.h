@@ -366,7 +366,7 @@ HPUDRV_EXPORT int hpu_device_poll(struct hpu_device *dev, short events,
  * Every open handle of the device gets an HPU_EVENT_DEVICE_RESET event
  * (data = @kind) and every CS in flight ends ABORTED; a wait blocked on
  * one returns -EIO after a hard reset. After a hard reset a compute
- * handle is dead: every call on it but INFO queries, hpu_event_read()
+ * handle is dead: every driver call on it but INFO queries, hpu_event_read()
  * and hpu_device_poll() returns -EIO, and its memory, CBs and streams
  * are gone; hpu_close() it and hpu_open() the device again. A compute
  * reset leaves handles usable. Returns when the device is operational

@@ -555,9 +555,13 @@ static void test_library_and_smi(void **state)
 {
 	const char *argv[] = { hpu_test_bin("hpu-smi"), "-r", "-i", "0", NULL };
 	const char *bad[] = { hpu_test_bin("hpu-smi"), "-r", NULL };
+	const char *bogus[] = { hpu_test_bin("hpu-smi"), "--reset=bogus", "-i",
+				"0", NULL };
+	const char *comp[] = { hpu_test_bin("hpu-smi"), "-rcompute", "-i", "0",
+			       NULL };
 	struct hpu_info_reset_count rc;
 	struct hpu_device *ctl, *dev;
-	uint32_t before;
+	uint32_t before, soft;
 	char *out = NULL;
 	int st;
 
@@ -584,6 +588,19 @@ static void test_library_and_smi(void **state)
 	assert_int_equal(hpu_test_run((char *const *)bad, &out, &st), 0);
 	assert_int_equal(st, 2);
 	free(out);
+	out = NULL;
+	assert_int_equal(hpu_test_run((char *const *)bogus, &out, &st), 0);
+	assert_int_equal(st, 2);
+	free(out);
+	soft = rc.soft_reset_cnt;
+	out = NULL;
+	assert_int_equal(hpu_test_run((char *const *)comp, &out, &st), 0);
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(out, "compute reset done"));
+	free(out);
+	assert_int_equal(hpu_info_reset_count(ctl, &rc), 0);
+	assert_int_equal(rc.soft_reset_cnt, soft + 1);
+	assert_int_equal(rc.hard_reset_cnt, before + 2);
 	hpu_close(ctl);
 }
 

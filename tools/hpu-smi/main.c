@@ -140,7 +140,7 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":Li:Q:f:ql:c:Vhr", longopts,
+	while ((c = getopt_long(argc, argv, ":Li:Q:f:ql:c:Vhr::", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'L':

@@ -359,8 +359,12 @@ void hfd_device_open_stats(struct hfd_device *dev,
 /* Device reset (reset.c)                                              */
 /* ------------------------------------------------------------------ */
 
-/* Longest wait of a reset for contexts busy in calls (then it goes on) */
-#define HFD_RESET_WAIT_MS 5000
+/*
+ * A reset waits for contexts busy in calls at most the uaccess timeout
+ * (after which a call is stuck in client memory) plus this (a CS that
+ * drains a ring waits up to 1 s for its consumer), then goes on
+ */
+#define HFD_RESET_WAIT_MARGIN_MS 1000
 
 int hfd_device_reset(struct hfd_device *dev, uint32_t kind,
 		     struct hfd_ctx *self, bool wait, const char *why);

@@ -81,13 +81,15 @@ static uint64_t now_ms(void)
 }
 
 /*
- * Wait (at most HFD_RESET_WAIT_MS) until every killed context but @self
- * gave back what it held. Return: contexts still busy.
+ * Wait until every killed context but @self gave back what it held, at
+ * most until every call not stuck in client memory has ended. Return:
+ * contexts still busy.
  */
 static int wait_reaped(struct hfd_ctx **list, int n, struct hfd_ctx *self)
 {
 	struct timespec ts = { 0, 1000000L };
-	uint64_t end = now_ms() + HFD_RESET_WAIT_MS;
+	uint64_t end =
+		now_ms() + hfd_uaccess_timeout_ms() + HFD_RESET_WAIT_MARGIN_MS;
 	int i, busy;
 
 	for (;;) {
@@ -110,9 +112,10 @@ static int wait_reaped(struct hfd_ctx **list, int n, struct hfd_ctx *self)
  * @kind: HPU_RESET_HARD or HPU_RESET_COMPUTE
  * @self: a context the caller holds a call on (its teardown happens at
  *	that call's end: not waited for), or NULL
- * @wait: a hard reset waits (at most HFD_RESET_WAIT_MS) until the killed
- *	contexts gave everything back; a context busy longer (a worker
- *	stuck in client memory) gives it back when its call ends
+ * @wait: a hard reset waits until the killed contexts gave everything
+ *	back, at most the uaccess timeout plus HFD_RESET_WAIT_MARGIN_MS; a
+ *	context busy longer (a worker stuck in client memory) gives it
+ *	back when its call ends
  * @why: for the log
  *
  * Return: 0; -EINVAL an unknown @kind; -EBUSY a reset of the device is

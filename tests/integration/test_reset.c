@@ -9,7 +9,9 @@
  * user-mode ring (ABORTED record, error EIO, the daemon's mapping gone);
  * reset during submissions from several threads; a compute reset (work
  * aborted, contexts kept); an unprivileged reset refused; a CS timeout
- * escalating with --reset-on-lockup; the daemon's descriptors flat.
+ * escalating with --reset-on-lockup; a context whose call is stuck in
+ * client memory (freed when the call comes back); the daemon's
+ * descriptors flat.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,16 +23,22 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../lib/hpu_test_cs.h"
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_ring.h"
+#include "../lib/hpu_test_trap.h"
 #include "../lib/hpu_test_usage.h"
 #include "../lib/hpu_test_util.h"
 #include "hpu_accel.h"
@@ -650,6 +658,136 @@ static void test_reset_on_lockup(void **state)
 	}
 	close(fd);
 	assert_int_equal(hpu_test_daemon_stop(&d), 0);
+	setenv("HPU_DEV_DIR", hpu_test_shared.mount, 1);
+}
+
+/*
+ * A CB of one NOP in a page registered with a userfaultfd: filled (CB
+ * CREATE probes it), then dropped, so the daemon's next read of it waits
+ * for a handler that never comes. Return: the userfaultfd, or -1.
+ */
+static int trapped_cb(int fd, uint64_t *handle)
+{
+	static uint64_t src[4096 / 8] __attribute__((aligned(4096)));
+	struct hpu_pkt_nop *nop = (struct hpu_pkt_nop *)src;
+	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
+					.cb_size = sizeof(*nop) } };
+	struct uffdio_copy cp;
+	int uffd;
+	void *p;
+
+	p = hpu_test_uffd_pages(1, &uffd);
+	if (!p)
+		return -1;
+	nop->hdr.opcode = HPU_PACKET_NOP;
+	nop->hdr.size = sizeof(*nop);
+	memset(&cp, 0, sizeof(cp));
+	cp.dst = (uintptr_t)p;
+	cp.src = (uintptr_t)src;
+	cp.len = 4096;
+	if (ioctl(uffd, UFFDIO_COPY, &cp))
+		return -1;
+	a.in.host_ptr = (uintptr_t)p;
+	if (hpu_test_ioctl(fd, HPU_IOCTL_CB, &a) ||
+	    madvise(p, 4096, MADV_DONTNEED))
+		return -1;
+	*handle = a.out.cb_handle;
+	return uffd;
+}
+
+/*
+ * The stuck client: 1 MiB of HBM, then a CS whose CB copy never ends
+ * (the watchdog answers it EFAULT, the daemon's worker stays stuck with
+ * a call on the context). Reports 0 (or 1: setup failed), then waits to
+ * be killed, which resolves the fault.
+ */
+static void stuck_child(const char *mount, int report)
+{
+	struct hpu_cs_chunk ch = { .cb_size = sizeof(struct hpu_pkt_nop) };
+	union hpu_mem_args m = { .in = { .op = HPU_MEM_OP_ALLOC,
+					 .size = 1 << 20 } };
+	uint64_t seq, cb = 0;
+	int fd, bad = 1;
+
+	fd = hpu_test_open_node(mount, "hpu", 0);
+	if (fd >= 0 && !hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m) &&
+	    trapped_cb(fd, &cb) >= 0) {
+		ch.cb_handle = cb;
+		if (hpu_test_cs_submit(fd, &ch, 1, 0, 0, &seq, NULL) == -EFAULT)
+			bad = 0;
+	}
+	if (write(report, &bad, sizeof(bad)) != sizeof(bad))
+		_exit(2);
+	pause();
+	_exit(0);
+}
+
+/*
+ * A context with a call stuck in client memory: the reset still ends
+ * (after the uaccess timeout and a margin), the device serves new contexts, and the
+ * stuck context's HBM goes once the call comes back (its process killed)
+ */
+static void test_reset_with_stuck_call(void **state)
+{
+	static const char *const extra[] = { "--uaccess-timeout-ms", "300",
+					     NULL };
+	struct hpu_test_daemon d;
+	struct pollfd pfd;
+	int p[2], c, fd, bad = -1, status;
+	const char *why;
+	uint64_t seq;
+	pid_t pid;
+
+	(void)state;
+	why = hpu_test_uffd_unavailable();
+	if (why) {
+		print_message("skipped: %s\n", why);
+		skip();
+	}
+	assert_int_equal(hpu_test_daemon_start(&d, 1, "gaudi2", extra), 0);
+	c = hpu_test_open_node(d.mount, "hpu_control", 0);
+	assert_true(c >= 0);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid = hpu_test_fork_child();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(p[0]);
+		stuck_child(d.mount, p[1]);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, CHILD_MS) != 1 ||
+	    read(p[0], &bad, sizeof(bad)) != sizeof(bad) || bad) {
+		hpu_test_kill_child(pid, &status);
+		fail_msg("the stuck child did not get stuck (%d)", bad);
+	}
+	close(p[0]);
+	assert_true(dram_used(c) >= (1 << 20));
+
+	assert_int_equal(debug_reset(c, HPU_RESET_HARD), 0);
+	assert_int_equal(reset_count(c).hard_reset_cnt, 1);
+	/* its HBM is held by the call, the device serves others */
+	assert_true(dram_used(c) >= (1 << 20));
+	fd = hpu_test_open_node(d.mount, "hpu", 0);
+	assert_true(fd >= 0);
+	{
+		struct hpu_pkt_nop nop = { .hdr = { .opcode = HPU_PACKET_NOP,
+						    .size = sizeof(nop) } };
+
+		assert_int_equal(hpu_test_cs_run_cb(fd, &nop, sizeof(nop), 0, 0,
+						    &seq),
+				 0);
+		assert_int_equal(hpu_test_cs_wait_status(fd, seq),
+				 HPU_WAIT_CS_STATUS_COMPLETED);
+	}
+	close(fd);
+	/* the fault resolves with its process: the call ends, HBM goes */
+	assert_int_equal(hpu_test_kill_child(pid, &status), 0);
+	assert_int_equal(wait_dram(c, 0), 0);
+	close(c);
+	assert_int_equal(hpu_test_daemon_stop(&d), 0);
+	setenv("HPU_DEV_DIR", hpu_test_shared.mount, 1);
 }
 
 static int group_setup(void **state)
@@ -677,6 +815,8 @@ int main(void)
 		cmocka_unit_test_setup(test_library_and_smi,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_reset_on_lockup,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_reset_with_stuck_call,
 				       hpu_test_need_daemon),
 	};
 

@@ -724,8 +724,9 @@ static void stuck_child(const char *mount, int report)
 
 /*
  * A context with a call stuck in client memory: the reset still ends
- * (after the uaccess timeout and a margin), the device serves new contexts, and the
- * stuck context's HBM goes once the call comes back (its process killed)
+ * (after the uaccess timeout and a margin), the device serves new
+ * contexts, and the stuck context's HBM goes once the call comes back
+ * (its process killed)
  */
 static void test_reset_with_stuck_call(void **state)
 {

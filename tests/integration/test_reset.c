@@ -487,6 +487,27 @@ static void test_reset_during_submission(void **state)
 	assert_true(wait_fds(fds0) <= fds0);
 }
 
+/* From a compute node: its own context is reset with the others */
+static void test_reset_from_compute_node(void **state)
+{
+	union hpu_mem_args m = { .in = { .op = HPU_MEM_OP_ALLOC,
+					 .size = 4096 } };
+	int fd, c;
+
+	(void)state;
+	c = hpu_test_open_node(hpu_test_shared.mount, "hpu_control", 0);
+	assert_true(c >= 0);
+	fd = hpu_test_open_dev(0);
+	alloc(fd, 1 << 20);
+	assert_int_equal(debug_reset(fd, HPU_RESET_HARD), 0);
+	assert_int_equal(reset_event(fd), HPU_RESET_HARD);
+	assert_int_equal(hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m), -EIO);
+	assert_int_equal(debug_reset(fd, HPU_RESET_HARD), -EIO);
+	assert_int_equal(wait_dram(c, 0), 0);
+	close(fd);
+	close(c);
+}
+
 /* A compute reset aborts the work, keeps the contexts and their memory */
 static void test_compute_reset(void **state)
 {
@@ -808,6 +829,8 @@ int main(void)
 		cmocka_unit_test_setup(test_hard_reset_ring,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_reset_during_submission,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_reset_from_compute_node,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_compute_reset,
 				       hpu_test_need_daemon),

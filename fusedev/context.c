@@ -66,6 +66,8 @@ static void read_comm(pid_t pid, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
+static void ctx_teardown(struct hfd_ctx *ctx);
+
 /* Address space, handle tables and submission state of a compute node */
 static int ctx_open_compute(struct hfd_ctx *ctx, struct hfd_device *dev)
 {
@@ -199,6 +201,13 @@ int hfd_ctx_open(struct hfd_device *dev, bool control, pid_t tid, uid_t uid,
 		pthread_mutex_unlock(&dev->ctx_lock);
 		return ret;
 	}
+	if (!control && dev->status == HPU_DEVICE_STATUS_IN_RESET) {
+		/* as the habanalabs driver: try again once it is over */
+		pthread_mutex_unlock(&dev->ctx_lock);
+		ctx_teardown(ctx);
+		hfd_ctx_put(ctx);
+		return -EAGAIN;
+	}
 	ctx->next = dev->ctx_list;
 	if (dev->ctx_list)
 		dev->ctx_list->prev = ctx;
@@ -265,10 +274,17 @@ static void ctx_teardown(struct hfd_ctx *ctx)
 	hfd_ctx_cs_fini(ctx);
 	hfd_ctx_mem_fini(ctx);
 	hfd_ctx_limits_release(ctx);
+	__atomic_store_n(&ctx->torn_down, true, __ATOMIC_RELEASE);
 }
 
 /* hfd_ctx.calls: release() came */
 #define HFD_CTX_RELEASED 0x80000000U
+/* hfd_ctx.calls: a hard reset killed the context */
+#define HFD_CTX_DEAD	 0x40000000U
+/* hfd_ctx.calls: the teardown the reset asked for was claimed */
+#define HFD_CTX_REAPED	 0x20000000U
+/* hfd_ctx.calls: the calls in progress */
+#define HFD_CTX_CALLS	 0x1fffffffU
 
 static void ctx_release_now(struct hfd_ctx *ctx);
 
@@ -283,7 +299,8 @@ void hfd_ctx_call_begin(struct hfd_ctx *ctx)
 
 /**
  * hfd_ctx_call_try_begin() - work of the daemon's own on the context
- * (a ring's consumer taking an entry) starts, unless release() came
+ * (a ring's consumer taking an entry) starts, unless release() came or
+ * a hard reset killed the context
  * @ctx: context (the caller holds a reference)
  *
  * Such work counts as a call: a release() that finds it in progress
@@ -296,7 +313,7 @@ bool hfd_ctx_call_try_begin(struct hfd_ctx *ctx)
 	uint32_t c = __atomic_load_n(&ctx->calls, __ATOMIC_ACQUIRE);
 
 	do {
-		if (c & HFD_CTX_RELEASED)
+		if (c & (HFD_CTX_RELEASED | HFD_CTX_DEAD))
 			return false;
 	} while (!__atomic_compare_exchange_n(&ctx->calls, &c, c + 1, true,
 					      __ATOMIC_ACQ_REL,
@@ -311,9 +328,74 @@ bool hfd_ctx_call_try_begin(struct hfd_ctx *ctx)
  */
 void hfd_ctx_call_end(struct hfd_ctx *ctx)
 {
-	if (__atomic_sub_fetch(&ctx->calls, 1, __ATOMIC_ACQ_REL) ==
-	    HFD_CTX_RELEASED)
+	uint32_t c = __atomic_load_n(&ctx->calls, __ATOMIC_ACQUIRE);
+
+	for (;;) {
+		/* the last call on a killed context reaps it, still a call */
+		if ((c & HFD_CTX_CALLS) == 1 && (c & HFD_CTX_DEAD) &&
+		    !(c & (HFD_CTX_REAPED | HFD_CTX_RELEASED))) {
+			if (__atomic_compare_exchange_n(
+				    &ctx->calls, &c, c | HFD_CTX_REAPED, false,
+				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				ctx_teardown(ctx);
+				hfd_dbg("hpu%u: pid %d: context reaped after a reset",
+					ctx->dev->index, (int)ctx->pid);
+				c = __atomic_load_n(&ctx->calls,
+						    __ATOMIC_ACQUIRE);
+			}
+			continue;
+		}
+		if (__atomic_compare_exchange_n(&ctx->calls, &c, c - 1, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			break;
+	}
+	if (((c - 1) & HFD_CTX_RELEASED) && !((c - 1) & HFD_CTX_CALLS))
 		ctx_release_now(ctx);
+}
+
+/**
+ * hfd_ctx_is_dead() - whether a hard reset killed the context: it
+ * answers INFO only (read() and poll() still serve its events)
+ * @ctx: context
+ */
+bool hfd_ctx_is_dead(struct hfd_ctx *ctx)
+{
+	return __atomic_load_n(&ctx->calls, __ATOMIC_ACQUIRE) & HFD_CTX_DEAD;
+}
+
+/**
+ * hfd_ctx_kill() - a hard reset: the context starts no call of the
+ * model's any more (ioctls other than INFO get -EIO, a ring's consumer
+ * takes nothing more); what it holds goes at hfd_ctx_reap()
+ * @ctx: compute context (the caller holds a reference)
+ */
+void hfd_ctx_kill(struct hfd_ctx *ctx)
+{
+	__atomic_fetch_or(&ctx->calls, HFD_CTX_DEAD, __ATOMIC_ACQ_REL);
+}
+
+/**
+ * hfd_ctx_reap() - tear down what a killed context holds on the device
+ * (its ring, address space, CSs and waits, memory, CBs, pidfds) now, or
+ * at the end of the last call in progress on it, which may still use
+ * those (a worker stuck in client memory: when it comes back)
+ * @ctx: context killed with hfd_ctx_kill() (the caller holds a reference)
+ *
+ * The teardown runs as a call, so a release() meanwhile waits for it;
+ * after release() came, the release tears everything down itself.
+ */
+void hfd_ctx_reap(struct hfd_ctx *ctx)
+{
+	uint32_t c = __atomic_load_n(&ctx->calls, __ATOMIC_ACQUIRE);
+
+	do {
+		if (c & HFD_CTX_RELEASED)
+			return;
+	} while (!__atomic_compare_exchange_n(&ctx->calls, &c, c + 1, true,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	hfd_ctx_call_end(ctx);
 }
 
 /**
@@ -337,7 +419,7 @@ void hfd_ctx_release(struct hfd_ctx *ctx)
 	/* a ring's take in progress ends first, unless it is stuck */
 	hfd_ring_stop_ctx(ctx);
 	if (__atomic_fetch_or(&ctx->calls, HFD_CTX_RELEASED, __ATOMIC_ACQ_REL) &
-	    ~HFD_CTX_RELEASED) {
+	    HFD_CTX_CALLS) {
 		hfd_info("hpu%u: pid %d: release waits for a stuck call", index,
 			 pid);
 		return;
@@ -679,7 +761,7 @@ void hfd_device_release_all(struct hfd_device *dev)
 			break;
 		old = __atomic_fetch_or(&ctx->calls, HFD_CTX_RELEASED,
 					__ATOMIC_ACQ_REL);
-		if (!old) {
+		if (!(old & (HFD_CTX_CALLS | HFD_CTX_RELEASED))) {
 			ctx_release_now(ctx);
 			continue;
 		}

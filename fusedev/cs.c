@@ -446,7 +446,8 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
  * Return: 0, or -errno with nothing submitted (-EINVAL unknown CB
  * handle, bad packets or awaited number; -EFAULT; -ENOMEM; -EAGAIN the
  * cs_in_flight limit; -ENOSPC no free internal SOB, which the ioctl
- * answers -EAGAIN and the ring refuses at once; -ENODEV torn down), or
+ * answers -EAGAIN and the ring refuses at once; -ENODEV torn down; -EIO
+ * killed by a hard reset), or
  * -errno with @seq set: the number was used up and the CS ended
  * ABORTED (the model refused the jobs).
  */
@@ -482,7 +483,10 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 	pthread_mutex_lock(&st->submit_lock);
 	pthread_rwlock_rdlock(&dev->reset_lock);
 	pthread_rwlock_rdlock(&ctx->as_lock);
-	if (ctx->as)
+	/* killed by a hard reset: nothing more reaches the device */
+	if (hfd_ctx_is_dead(ctx))
+		ret = -EIO;
+	else if (ctx->as)
 		ret = submit_locked(ctx, d->refuse ? 0 : d->cs_flags, &b, cs);
 	else
 		ret = -ENODEV;

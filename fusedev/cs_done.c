@@ -316,6 +316,8 @@ void hfd_cs_timeout_fn(struct hfd_timer *t)
 			    (unsigned long long)cs->seq);
 	hfd_cs_count(&dev->cs_stats.timedout, &ctx->cs_stats.timedout);
 	hfd_ctx_queue_event(ctx, HPU_EVENT_CS_TIMEOUT, ~0U, cs->seq, 0, 0);
+	/* --reset-on-lockup: a hard reset follows (reset.c) */
+	hfd_device_reset_on_lockup(ctx);
 	n = CTX_OPS(ctx)->cs_abort(ctx->as, cs);
 	if (n > 0) {
 		pthread_mutex_lock(&dev->ctx_lock);

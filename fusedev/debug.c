@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * debug.c - HPU_IOCTL_DEBUG: fault injection. Implemented: NIC link
- * faults (HPU_FAULT_LINK_DOWN) and clearing them, HBM ECC errors
- * (HPU_FAULT_ECC_ERR, ecc.c); every other fault kind
- * and ENGINE_STATUS are validated, then answered -EOPNOTSUPP
- * (docs/nic.md, "Link faults").
+ * debug.c - HPU_IOCTL_DEBUG: fault injection and device reset.
+ * Implemented: NIC link faults (HPU_FAULT_LINK_DOWN) and clearing them
+ * (docs/nic.md, "Link faults"), HBM ECC errors (HPU_FAULT_ECC_ERR,
+ * ecc.c), RESET (reset.c; also on control nodes, as an admin's tool
+ * watches a device there); every other fault kind and ENGINE_STATUS are
+ * validated, then answered -EOPNOTSUPP.
  *
- * Injecting and clearing faults changes the device for every user of it,
- * so only root and the device's owner may (the uid of the request, not
- * the opener's: a descriptor passed to another user does not pass the
- * right along).
+ * Injecting and clearing faults and resetting change the device for
+ * every user of it, so only root and the device's owner may (the uid of
+ * the request, not the opener's: a descriptor passed to another user
+ * does not pass the right along).
  */
 #include <errno.h>
 
@@ -55,7 +56,14 @@ static int inject_ecc(const struct hfd_ioctl_call *call, struct hfd_device *dev,
 	return hfd_device_inject_ecc(dev, a->param == 1);
 }
 
-static int clear_faults(struct hfd_device *dev)
+/**
+ * hfd_device_clear_faults() - bring back up every NIC port this device's
+ * injections took down (CLEAR_FAULTS, a hard reset)
+ * @dev: device with a NIC model
+ *
+ * Return: 0 or the model's first -errno.
+ */
+int hfd_device_clear_faults(struct hfd_device *dev)
 {
 	uint64_t left;
 	uint32_t port;
@@ -85,13 +93,16 @@ static int clear_faults(struct hfd_device *dev)
  *
  * INJECT_FAULT with HPU_FAULT_LINK_DOWN takes NIC port @engine down (both
  * ends of a scale-up link); CLEAR_FAULTS brings back up every link this
- * device's injections took down.
+ * device's injections took down; RESET resets the device (@param
+ * HPU_RESET_HARD or HPU_RESET_COMPUTE; the only op of a control node).
  *
  * Return: 0; -EINVAL (flags, reserved, unknown op or fault, a member the
  * op does not use, LINK_DOWN with a non-zero param or a port out of
- * range, ECC_ERR with a param over 1 or a non-zero engine); -EPERM (INJECT_FAULT or CLEAR_FAULTS by a user who is neither
- * root nor the device's owner); -EOPNOTSUPP (other fault kinds,
- * ENGINE_STATUS, a model without NICs); the model's -errno.
+ * range, ECC_ERR with a param over 1 or a non-zero engine, RESET of an
+ * unknown kind); -EPERM (INJECT_FAULT, CLEAR_FAULTS or RESET by a user
+ * who is neither root nor the device's owner); -EOPNOTSUPP (other fault
+ * kinds, ENGINE_STATUS, a model without NICs, RESET without
+ * submissions); -EBUSY (a reset is under way); the model's -errno.
  */
 int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data)
 {
@@ -126,9 +137,20 @@ int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data)
 			return -EOPNOTSUPP;
 		if (!may_inject(call, dev))
 			return -EPERM;
-		return clear_faults(dev);
+		return hfd_device_clear_faults(dev);
 	case HPU_DEBUG_OP_ENGINE_STATUS:
 		return -EOPNOTSUPP;
+	case HPU_DEBUG_OP_RESET:
+		if (args->fault || args->engine || !buffers_zero(args) ||
+		    (args->param != HPU_RESET_HARD &&
+		     args->param != HPU_RESET_COMPUTE))
+			return -EINVAL;
+		if (!hfd_device_has_cs(dev))
+			return -EOPNOTSUPP;
+		if (!may_inject(call, dev))
+			return -EPERM;
+		return hfd_device_reset(dev, (uint32_t)args->param, call->ctx,
+					true, "requested");
 	default:
 		return -EINVAL;
 	}

@@ -169,6 +169,7 @@ static int device_init(struct hfd_driver *drv, struct hfd_device *dev,
 	hfd_identity_device(dev, drv->server_id, drv->server_hash);
 	dev->cs_timeout_ms = drv->cs_timeout_ms;
 	dev->exclusive = drv->exclusive;
+	dev->reset_on_lockup = drv->reset_on_lockup;
 	ret = pthread_mutex_init(&dev->ctx_lock, NULL);
 	if (ret)
 		return -ret;

@@ -63,7 +63,11 @@ struct hfd_cs_stats {
  * @calls: ioctls being served on the file, plus HFD_CTX_RELEASED once
  *	release() came (atomic): a release that finds calls in progress (a
  *	worker stuck in client memory whose request the watchdog answered)
- *	leaves the teardown to the last of them
+ *	leaves the teardown to the last of them; a hard reset sets
+ *	HFD_CTX_DEAD, and the last call to end after it tears down what
+ *	the context holds (context.c)
+ * @torn_down: what the context held on the device is gone (atomic; a
+ *	hard reset waits for it)
  * @dram_bytes: HBM allocated by the context (atomic; memory.c)
  * @cs_submitted: CSs accepted from the context (atomic)
  * @cs_completed: CSs of the context that completed (atomic)
@@ -100,6 +104,7 @@ struct hfd_ctx {
 	uint64_t open_ns;
 	unsigned int refcount;
 	uint32_t calls;
+	bool torn_down;
 	uint64_t dram_bytes;
 	uint64_t cs_submitted;
 	uint64_t cs_completed;
@@ -159,6 +164,7 @@ struct hfd_ctx {
  * @cs_completed: CSs completed (atomic)
  * @cs_stats: drop and timeout counters of the device
  * @cs_timeout_ms: default per-CS timeout
+ * @reset_on_lockup: a CS timeout escalates to a hard reset (reset.c)
  * @reset_lock: device reset vs. submission: CS, MEMORY and CB calls into
  *	the model hold it for reading, a device reset for writing
  * @owner: uid of the device's nodes (the daemon's user): besides root,
@@ -206,6 +212,7 @@ struct hfd_device {
 	uint64_t cs_completed;
 	struct hfd_cs_stats cs_stats;
 	uint32_t cs_timeout_ms;
+	bool reset_on_lockup;
 
 	pthread_rwlock_t reset_lock;
 
@@ -280,6 +287,7 @@ struct hfd_event_reader;
  *	(--module-map; default hfd_default_module_map())
  * @exclusive: --exclusive: one compute context per device at a time, a
  *	second compute open gets EBUSY
+ * @reset_on_lockup: --reset-on-lockup, for new devices
  * @se: FUSE session, for entry invalidations after a hot-plug (may be NULL)
  * @hotplug_lock: the set of present devices: held for writing by hot-add
  *	and hot-remove, for reading by whatever turns an index into a device
@@ -308,6 +316,7 @@ struct hfd_driver {
 	uint32_t cs_timeout_ms;
 	uint8_t module_map[HFD_MODULES_PER_SERVER];
 	bool exclusive;
+	bool reset_on_lockup;
 	struct fuse_session *se;
 	pthread_rwlock_t hotplug_lock;
 	pthread_mutex_t ev_lock;
@@ -356,6 +365,9 @@ void hfd_ctx_call_end(struct hfd_ctx *ctx);
 void hfd_device_release_all(struct hfd_device *dev);
 void hfd_ctx_get(struct hfd_ctx *ctx);
 void hfd_ctx_put(struct hfd_ctx *ctx);
+bool hfd_ctx_is_dead(struct hfd_ctx *ctx);
+void hfd_ctx_kill(struct hfd_ctx *ctx);
+void hfd_ctx_reap(struct hfd_ctx *ctx);
 pid_t hfd_tid_to_tgid(pid_t tid);
 
 int hfd_ctx_queue_event(struct hfd_ctx *ctx, uint32_t type, uint32_t engine,
@@ -374,6 +386,23 @@ void hfd_ctx_take_events(struct hfd_ctx *ctx, uint64_t *mask,
 int hfd_device_clients_text(struct hfd_device *dev, char **text, size_t *len);
 void hfd_device_open_stats(struct hfd_device *dev,
 			   struct hpu_info_open_stats *out);
+
+/* ------------------------------------------------------------------ */
+/* Device reset (reset.c)                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A reset waits for contexts busy in calls at most the uaccess timeout
+ * (after which a call is stuck in client memory) plus this (a CS that
+ * drains a ring waits up to 1 s for its consumer), then goes on
+ */
+#define HFD_RESET_WAIT_MARGIN_MS 1000
+
+int hfd_device_reset(struct hfd_device *dev, uint32_t kind,
+		     struct hfd_ctx *self, bool wait, const char *why);
+void hfd_device_reset_on_lockup(struct hfd_ctx *ctx);
+void hfd_driver_set_reset_on_lockup(struct hfd_driver *drv, bool on);
+int hfd_device_clear_faults(struct hfd_device *dev);
 
 /* ------------------------------------------------------------------ */
 /* Per-context limits (limits.c)                                       */

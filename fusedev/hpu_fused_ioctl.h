@@ -120,6 +120,8 @@ typedef int (*hfd_ioctl_func_t)(const struct hfd_ioctl_call *call, void *data);
  * @flags: HFD_IOCTL_*
  * @name: for logs
  * @args: which input members each op uses, and which ops have effects
+ * @control_ops: without HFD_IOCTL_CONTROL_OK, the ops (bit per op number
+ *	of @args) a control node may still use (DEBUG RESET)
  */
 struct hfd_ioctl_desc {
 	unsigned int cmd;
@@ -127,6 +129,7 @@ struct hfd_ioctl_desc {
 	unsigned int flags;
 	const char *name;
 	const struct hfd_arg_rules *args;
+	uint64_t control_ops;
 };
 
 /* Largest argument struct of any command */

@@ -80,6 +80,7 @@ int hfd_ring_submit_ordered(struct hfd_ctx *ctx, pid_t requester,
 void hfd_ring_stop_ctx(struct hfd_ctx *ctx);
 void hfd_ring_unregister_ctx(struct hfd_ctx *ctx);
 void hfd_ring_raise_error(struct hfd_ctx *ctx);
+void hfd_ring_reset_ctx(struct hfd_ctx *ctx);
 struct hfd_cs_state;
 void hfd_ring_kick_locked(struct hfd_cs_state *st);
 int hfd_ring_cq_room(uint32_t nentries, uint32_t tail, uint32_t head);

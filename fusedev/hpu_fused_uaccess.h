@@ -29,6 +29,7 @@ void hfd_uaccess_set_mount_dev(dev_t dev);
 /* The bound on client memory accesses (uaccess_guard.c) */
 int hfd_uaccess_guard_start(uint32_t timeout_ms, void (*abandon)(void *token));
 void hfd_uaccess_guard_stop(void);
+uint64_t hfd_uaccess_timeout_ms(void);
 void hfd_uaccess_begin_request(void *token, pid_t tid, uid_t uid);
 void hfd_uaccess_begin_task(pid_t tid, pid_t tgid, uid_t uid);
 void hfd_uaccess_set_hook(void (*hook)(void *arg), void *arg);

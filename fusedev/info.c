@@ -70,7 +70,7 @@ uint64_t hfd_driver_capabilities(const struct hfd_device *dev)
 
 	if (hfd_device_has_cs(dev))
 		caps |= HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
-			HPU_CAP_EVENTS | HPU_CAP_RING;
+			HPU_CAP_EVENTS | HPU_CAP_RING | HPU_CAP_RESET;
 	if (hfd_device_has_nic(dev))
 		caps |= HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG;
 	return caps | HPU_CAP_CTX_LIMITS;

@@ -7,7 +7,9 @@
  *     or a direction other than the table's: -ENOTTY;
  *  2. _IOC_SIZE differs from the table's: -EINVAL (the table's size is
  *     trusted, never the caller's);
- *  3. a command without HFD_IOCTL_CONTROL_OK on a control node: -EPERM;
+ *  3. a command without HFD_IOCTL_CONTROL_OK on a control node: -EPERM,
+ *     unless the entry's control_ops names the op (DEBUG RESET); after a
+ *     hard reset, anything but INFO on the reset context: -EIO;
  *  4. an unknown op of the command's member table, or a non-zero input
  *     member (pad and reserved included) the op does not use: -EINVAL
  *     (hfd_args_check(), ioctl_args.c);
@@ -92,6 +94,7 @@ static const struct hfd_ioctl_desc hfd_ioctls[] = {
 		.func = hfd_ioctl_debug,
 		.name = "DEBUG",
 		.args = &hfd_debug_arg_rules,
+		.control_ops = 1ULL << HPU_DEBUG_OP_RESET,
 	},
 	[HPU_COMMAND_NIC] = {
 		.cmd = HPU_IOCTL_NIC,
@@ -137,6 +140,19 @@ const struct hfd_ioctl_desc *hfd_ioctl_lookup(unsigned int cmd, int *err)
 	return desc;
 }
 
+/* Whether a control node may run the command of @desc with @data */
+static bool control_allowed(const struct hfd_ioctl_desc *desc, const void *data)
+{
+	int op;
+
+	if (desc->flags & HFD_IOCTL_CONTROL_OK)
+		return true;
+	if (!desc->control_ops || !desc->args)
+		return false;
+	op = desc->args->variant(data);
+	return op >= 0 && op < 64 && (desc->control_ops >> op) & 1;
+}
+
 /**
  * hfd_ioctl_dispatch() - run one ioctl through the table
  * @call: context and requesting thread
@@ -172,10 +188,21 @@ int hfd_ioctl_dispatch(const struct hfd_ioctl_call *call, unsigned int cmd,
 	/* a hot-removed device answers nothing any more */
 	if (!hfd_device_present(call->ctx->dev))
 		return -ENODEV;
-	if (call->ctx->control && !(desc->flags & HFD_IOCTL_CONTROL_OK))
-		return -EPERM;
-
 	memcpy(data, in, size);
+	if (call->ctx->control && !control_allowed(desc, data))
+		return -EPERM;
+	/* a context a hard reset killed answers INFO only: close, reopen */
+	if (hfd_ctx_is_dead(call->ctx) && desc->func != hfd_ioctl_info) {
+		if (desc->func == hfd_ioctl_cs) {
+			/* CS_COUNTERS: rejected because of a reset */
+			__atomic_add_fetch(&call->ctx->dev->cs_stats.in_reset,
+					   1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&call->ctx->cs_stats.in_reset, 1,
+					   __ATOMIC_RELAXED);
+		}
+		return -EIO;
+	}
+
 	ret = desc->args ? hfd_args_check(desc->args, data, &effects) : 0;
 	if (!ret && effects && call->arg)
 		ret = hfd_copy_to_user(call->pid, call->arg, data, size);

@@ -393,6 +393,9 @@ static const struct hfd_arg_variant debug_variants[] = {
 	[HPU_DEBUG_OP_ENGINE_STATUS] = { .name = "DEBUG ENGINE_STATUS",
 					 .used = BIT(DBG_OUTPUT_PTR) |
 						 BIT(DBG_OUTPUT_SIZE) },
+	[HPU_DEBUG_OP_RESET] = { .name = "DEBUG RESET",
+				 .used = BIT(DBG_PARAM),
+				 .effects = true },
 };
 
 static int debug_variant(const void *arg)

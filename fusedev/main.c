@@ -31,6 +31,7 @@
  * @link_dir: --dev-link-dir: where the hpuN links go (default /dev)
  * @log_level: --log-level
  * @cs_timeout_ms: --cs-timeout-ms
+ * @reset_on_lockup: --reset-on-lockup
  * @uaccess_timeout_ms: --uaccess-timeout-ms
  * @scaleout_addr: --scaleout-addr (HOST:PORT), or NULL
  * @group: --group resolved to a gid, or -1 for the daemon's own group
@@ -49,6 +50,7 @@ struct options {
 	const char *link_dir;
 	int log_level;
 	uint32_t cs_timeout_ms;
+	bool reset_on_lockup;
 	uint32_t uaccess_timeout_ms;
 	const char *scaleout_addr;
 	long group;
@@ -74,6 +76,7 @@ enum {
 	OPT_UACCESS_TIMEOUT,
 	OPT_MODULE_MAP,
 	OPT_EXCLUSIVE,
+	OPT_RESET_ON_LOCKUP,
 };
 
 static const struct option long_opts[] = {
@@ -87,6 +90,7 @@ static const struct option long_opts[] = {
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "cs-timeout-ms", required_argument, NULL, OPT_CS_TIMEOUT },
 	{ "uaccess-timeout-ms", required_argument, NULL, OPT_UACCESS_TIMEOUT },
+	{ "reset-on-lockup", no_argument, NULL, OPT_RESET_ON_LOCKUP },
 	{ "scaleout-addr", required_argument, NULL, OPT_SCALEOUT_ADDR },
 	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "mode", required_argument, NULL, OPT_MODE },
@@ -130,6 +134,7 @@ static void usage(FILE *f)
 		"      --dev-link-dir DIR  make the hpuN links in DIR, not /dev\n"
 		"      --log-level LEVEL   err, warn, info or debug (default warn)\n"
 		"      --cs-timeout-ms MS  default CS timeout, 1..3600000 (default %d)\n"
+		"      --reset-on-lockup   a CS timeout hard-resets its device\n"
 		"      --uaccess-timeout-ms MS\n"
 		"                          answer EFAULT when client memory does not\n"
 		"                          answer in MS, %d..%d (default %d)\n"
@@ -377,6 +382,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			o->log_level = lvl;
+			break;
+		case OPT_RESET_ON_LOCKUP:
+			o->reset_on_lockup = true;
 			break;
 		case OPT_CS_TIMEOUT:
 			if (parse_timeout(optarg, 1, HPU_CS_TIMEOUT_MAX_MS,
@@ -761,6 +769,7 @@ int main(int argc, char **argv)
 	if (drv.scaleout_addr[0])
 		hfd_info("scale-out endpoint %s", drv.scaleout_addr);
 	hfd_driver_set_cs_timeout(&drv, o.cs_timeout_ms);
+	hfd_driver_set_reset_on_lockup(&drv, o.reset_on_lockup);
 	drv.node_mode = o.node_mode;
 	drv.control_mode = o.control_mode;
 	hfd_driver_set_exclusive(&drv, o.exclusive);

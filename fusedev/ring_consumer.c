@@ -101,6 +101,30 @@ void hfd_ring_raise_error(struct hfd_ctx *ctx)
 	hfd_ctx_queue_event(ctx, HPU_EVENT_RING_ERR, ~0U, 0, head, EIO);
 }
 
+/**
+ * hfd_ring_reset_ctx() - a hard reset killed the context: its ring takes
+ * nothing more (error = EIO; the reset's HPU_EVENT_DEVICE_RESET is the
+ * news, so no RING_ERR), and its consumer is woken to see that; CSs in
+ * flight still end and post their records
+ * @ctx: context killed with hfd_ctx_kill()
+ */
+void hfd_ring_reset_ctx(struct hfd_ctx *ctx)
+{
+	struct hfd_cs_state *st = ctx->cs;
+	struct hfd_ring *r;
+
+	if (!st)
+		return;
+	pthread_mutex_lock(&st->lock);
+	r = st->ring;
+	if (r) {
+		r->error_raised = true;
+		break_locked(r);
+		hfd_ring_kick(r);
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
 /*
  * The uaccess watchdog abandoned a CB copy of a take of @arg (a ring):
  * the ring breaks, the entry being taken gets neither number nor record,

@@ -495,6 +495,15 @@ int hfd_uaccess_guard_start(uint32_t timeout_ms, void (*abandon)(void *token))
  * hfd_uaccess_guard_stop() - stop the watchdog (before the FUSE session
  * goes away: it answers requests)
  */
+/**
+ * hfd_uaccess_timeout_ms() - --uaccess-timeout-ms: a call still in
+ * progress after this long is stuck in client memory
+ */
+uint64_t hfd_uaccess_timeout_ms(void)
+{
+	return timeout_ns / 1000000ULL;
+}
+
 void hfd_uaccess_guard_stop(void)
 {
 	pthread_mutex_lock(&guard_lock);

@@ -126,6 +126,10 @@ static void answer(struct hfd_waiter *w, int err,
 	memset(&args, 0, sizeof(args));
 	if (out)
 		args.out = *out;
+	/* a hard reset aborted what it waits for: -EIO, as habanalabs */
+	if (!err && out && out->status != HPU_WAIT_CS_STATUS_COMPLETED &&
+	    hfd_ctx_is_dead(w->ctx))
+		err = -EIO;
 	/* given back before the caller learns the wait is over */
 	hfd_ctx_uncharge(w->ctx, HPU_CTX_LIMIT_WAITERS, 1);
 	w->defer.reply(w->defer.token, err, &args, sizeof(args));

@@ -234,3 +234,15 @@ int hpu_device_describe(const struct hpu_device *dev,
 	*info = dev->info;
 	return 0;
 }
+
+int hpu_device_reset(struct hpu_device *dev, unsigned int kind)
+{
+	struct hpu_debug_args args;
+
+	if (!dev || (kind != HPU_RESET_HARD && kind != HPU_RESET_COMPUTE))
+		return -EINVAL;
+	memset(&args, 0, sizeof(args));
+	args.op = HPU_DEBUG_OP_RESET;
+	args.param = kind;
+	return hpudrv_ioctl(dev->fd, HPU_IOCTL_DEBUG, &args);
+}

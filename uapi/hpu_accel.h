@@ -49,6 +49,8 @@
 #define HPU_CAP_CTX_LIMITS (1ULL << 10) /* HPU_INFO_CTX_LIMITS (ABI 1.1) */
 /* HPU_IOCTL_RING: user-mode rings (ABI 1.2; uapi/hpu_ring.h, docs/rings.md) */
 #define HPU_CAP_RING	   (1ULL << 11)
+/* HPU_DEBUG_OP_RESET: device reset on request (ABI 1.3; docs/abi.md) */
+#define HPU_CAP_RESET	   (1ULL << 12)
 
 /* ------------------------------------------------------------------ */
 /* Identity                                                            */
@@ -477,6 +479,20 @@ union hpu_nic_args {
 #define HPU_DEBUG_OP_INJECT_FAULT  0 /* arm a fault (root or owner) */
 #define HPU_DEBUG_OP_CLEAR_FAULTS  1 /* disarm every fault (root or owner) */
 #define HPU_DEBUG_OP_ENGINE_STATUS 2 /* text dump of engine states */
+#define HPU_DEBUG_OP_RESET	   3 /* reset the device (root or owner) */
+
+/*
+ * hpu_debug_args.param of HPU_DEBUG_OP_RESET, also the data of the
+ * HPU_EVENT_DEVICE_RESET it raises in every context of the device:
+ *  HARD: every in-flight CS of every context ends ABORTED (blocked waits
+ *	return -EIO), every compute context loses its memory, CBs, rings
+ *	and NIC state and answers -EIO from then on (INFO, read and poll
+ *	excepted): close it and open the device again;
+ *  COMPUTE: every in-flight CS ends ABORTED; contexts and what they
+ *	hold stay usable.
+ */
+#define HPU_RESET_HARD	  1
+#define HPU_RESET_COMPUTE 2
 
 /* hpu_debug_args.fault */
 #define HPU_FAULT_ENGINE_HANG 0 /* engine stops completing work */
@@ -496,7 +512,7 @@ union hpu_nic_args {
  * @flags: must be 0
  * @fault: INJECT_FAULT: HPU_FAULT_*
  * @engine: INJECT_FAULT: engine id or NIC port the fault applies to
- * @param: INJECT_FAULT: fault-specific parameter
+ * @param: INJECT_FAULT: fault-specific parameter; RESET: HPU_RESET_*
  * @reserved: must be 0
  */
 struct hpu_debug_args {

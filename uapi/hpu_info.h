@@ -390,7 +390,7 @@ struct hpu_info_ctx_limits {
 
 /* Event bits of hpu_info_events.events_mask and hpu_event.type numbers */
 #define HPU_EVENT_CS_TIMEOUT	     0 /* a CS of the context timed out */
-#define HPU_EVENT_DEVICE_RESET	     1 /* the device was reset */
+#define HPU_EVENT_DEVICE_RESET	     1 /* the device was reset (data: HPU_RESET_*) */
 #define HPU_EVENT_PAGE_FAULT	     2 /* MMU fault in the context */
 #define HPU_EVENT_ENGINE_ERR	     3 /* an engine reported an error */
 #define HPU_EVENT_LINK_DOWN	     4 /* a NIC port went down */

@@ -645,6 +645,14 @@ static void b_status(void *p)
 	a->output_size = sizeof(info_buf);
 }
 
+static void b_reset(void *p)
+{
+	struct hpu_debug_args *a = p;
+
+	a->op = HPU_DEBUG_OP_RESET;
+	a->param = HPU_RESET_COMPUTE;
+}
+
 static const struct op_case cases[] = {
 	{ "INFO",
 	  HPU_IOCTL_INFO,
@@ -773,6 +781,12 @@ static const struct op_case cases[] = {
 	  b_status,
 	  { "input_ptr", "input_size", "flags", "fault", "engine", "param",
 	    "reserved" } },
+	{ "DEBUG RESET",
+	  HPU_IOCTL_DEBUG,
+	  debug_m,
+	  b_reset,
+	  { "input_ptr", "output_ptr", "input_size", "output_size", "flags",
+	    "fault", "engine", "reserved" } },
 };
 
 static const struct member *find_member(const struct member *ms,

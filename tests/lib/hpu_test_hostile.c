@@ -639,7 +639,7 @@ _Static_assert(NCMDS == HPU_COMMAND_END, "every command of the driver");
 
 /*
  * Keep garbage from doing what only a privileged or distant user may, or
- * from holding the client itself: no fault injection, no large
+ * from holding the client itself: no fault injection or reset, no large
  * allocation, no connection beyond loopback, no long wait.
  */
 static void sanitize(unsigned long cmd, void *arg)
@@ -647,7 +647,8 @@ static void sanitize(unsigned long cmd, void *arg)
 	if (cmd == HPU_IOCTL_DEBUG) {
 		struct hpu_debug_args *d = arg;
 
-		if (d->op == HPU_DEBUG_OP_INJECT_FAULT)
+		if (d->op == HPU_DEBUG_OP_INJECT_FAULT ||
+		    d->op == HPU_DEBUG_OP_RESET)
 			d->op = 0xdead;
 	} else if (cmd == HPU_IOCTL_MEMORY) {
 		union hpu_mem_args *m = arg;

@@ -436,6 +436,10 @@ static void test_ctx_limits(void **state)
 	assert_int_equal(HPU_INFO_CTX_LIMITS, 68);
 	assert_int_equal(HPU_CAP_CTX_LIMITS, 1ULL << 10);
 	assert_int_equal(HPU_CAP_RING, 1ULL << 11);
+	assert_int_equal(HPU_CAP_RESET, 1ULL << 12);
+	assert_int_equal(HPU_DEBUG_OP_RESET, 3);
+	assert_int_equal(HPU_RESET_HARD, 1);
+	assert_int_equal(HPU_RESET_COMPUTE, 2);
 	assert_int_equal(HPU_CTX_LIMIT_CBS, 0);
 	assert_int_equal(HPU_CTX_LIMIT_ALLOCS, 1);
 	assert_int_equal(HPU_CTX_LIMIT_DEVICE_MAPS, 2);

@@ -23,7 +23,8 @@ enum smi_mode {
 	MODE_QUERY,
 	MODE_REPORT,
 	MODE_HOT_ADD,
-	MODE_HOT_REMOVE
+	MODE_HOT_REMOVE,
+	MODE_RESET
 };
 
 /**
@@ -36,6 +37,7 @@ enum smi_mode {
  * @loop_s: -l value in seconds, 0 for a single sample
  * @count: -c value, 0 for unbounded
  * @hot_arg: --hot-add TYPE (NULL: the daemon's) or --hot-remove N
+ * @reset_arg: -r KIND (NULL: hard)
  */
 struct smi_opts {
 	enum smi_mode mode;
@@ -46,6 +48,7 @@ struct smi_opts {
 	long loop_s;
 	long count;
 	const char *hot_arg;
+	const char *reset_arg;
 };
 
 static volatile sig_atomic_t stop;
@@ -75,6 +78,8 @@ static void usage(FILE *f)
 		"      --hot-add [TYPE]      add a simulated device (gaudi, gaudi2,\n"
 		"                            gaudi3; default: the daemon's type)\n"
 		"      --hot-remove INDEX    remove a simulated device\n"
+		"  -r, --reset[=KIND]        reset the devices of -i (hard, the\n"
+		"                            default, or compute)\n"
 		"  -V, --version             print versions and exit\n"
 		"  -h, --help                print this help and exit\n"
 		"\n"
@@ -128,13 +133,14 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "hot-add", optional_argument, NULL, 'A' },
 		{ "hot-remove", required_argument, NULL, 'R' },
+		{ "reset", optional_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":Li:Q:f:ql:c:Vh", longopts,
+	while ((c = getopt_long(argc, argv, ":Li:Q:f:ql:c:Vhr::", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'L':
@@ -183,6 +189,11 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 				return -EINVAL;
 			o->hot_arg = optarg;
 			break;
+		case 'r':
+			if (set_mode(o, MODE_RESET, "-r"))
+				return -EINVAL;
+			o->reset_arg = optarg;
+			break;
 		case 'H':
 			smi_query_help(stdout);
 			return 1;
@@ -207,6 +218,9 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 		return usage_error("%s needs --query-hpu", "--format");
 	if (o->count && !o->loop_s)
 		return usage_error("%s needs --loop", "--count");
+	if (o->mode == MODE_RESET && (!o->ids.n || o->loop_s || o->has_format))
+		return usage_error("%s needs -i and takes no -l, -c or -f",
+				   "-r");
 	if ((o->mode == MODE_HOT_ADD || o->mode == MODE_HOT_REMOVE) &&
 	    (o->ids.n || o->loop_s || o->has_format))
 		return usage_error("%s takes no -i, -l, -c or -f",
@@ -314,6 +328,7 @@ static int print_once(const struct smi_opts *o, const struct smi_query *q,
 		break;
 	case MODE_HOT_ADD:
 	case MODE_HOT_REMOVE:
+	case MODE_RESET:
 		break; /* handled before sampling */
 	}
 	for (i = 0; i < s.ndev; i++) {
@@ -360,6 +375,8 @@ int main(int argc, char **argv)
 		return smi_hot_add(o.hot_arg);
 	if (o.mode == MODE_HOT_REMOVE)
 		return smi_hot_remove(o.hot_arg);
+	if (o.mode == MODE_RESET && smi_reset_kind(o.reset_arg) < 0)
+		return SMI_EXIT_USAGE;
 	if (o.mode == MODE_QUERY &&
 	    smi_query_parse(&o.fields, o.has_format ? &o.format : NULL, &q))
 		return SMI_EXIT_USAGE;
@@ -379,6 +396,10 @@ int main(int argc, char **argv)
 	nsel = n;
 	if (o.ids.n && select_ids(&o.ids, all, n, &nsel)) {
 		ret = SMI_EXIT_USAGE;
+		goto out_free_list;
+	}
+	if (o.mode == MODE_RESET) {
+		ret = smi_reset(all, nsel, smi_reset_kind(o.reset_arg));
 		goto out_free_list;
 	}
 

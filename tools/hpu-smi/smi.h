@@ -130,4 +130,8 @@ void smi_query_help(FILE *f);
 int smi_hot_add(const char *type);
 int smi_hot_remove(const char *arg);
 
+/* reset.c: -r */
+int smi_reset_kind(const char *arg);
+int smi_reset(const struct hpu_device_info *sel, int nsel, unsigned int kind);
+
 #endif /* HPU_SMI_H */

@@ -375,6 +375,31 @@ HPUDRV_EXPORT int hpu_event_read(struct hpu_device *dev,
 HPUDRV_EXPORT int hpu_device_poll(struct hpu_device *dev, short events,
 				  int timeout_ms);
 
+/* ------------------------------------------------------ reset (HPUDRV_1.8) */
+
+/**
+ * hpu_device_reset() - reset the device behind a handle (HPU_IOCTL_DEBUG
+ * RESET; docs/libhpudrv.md, "Device reset")
+ * @dev: handle, compute or control (a control handle is the usual one:
+ *	it survives the reset)
+ * @kind: HPU_RESET_HARD or HPU_RESET_COMPUTE
+ *
+ * Every open handle of the device gets an HPU_EVENT_DEVICE_RESET event
+ * (data = @kind) and every CS in flight ends ABORTED; a wait blocked on
+ * one returns -EIO after a hard reset. After a hard reset a compute
+ * handle is dead: every driver call on it but INFO queries, hpu_event_read()
+ * and hpu_device_poll() returns -EIO, and its memory, CBs and streams
+ * are gone; hpu_close() it and hpu_open() the device again. A compute
+ * reset leaves handles usable. Returns when the device is operational
+ * again.
+ *
+ * Return: 0; -EINVAL bad arguments; -EPERM the caller is neither root
+ * nor the daemon's user; -EBUSY a reset is under way; -EOPNOTSUPP the
+ * driver has no HPU_CAP_RESET; -EIO @dev is a compute handle a hard
+ * reset already killed; -errno.
+ */
+HPUDRV_EXPORT int hpu_device_reset(struct hpu_device *dev, unsigned int kind);
+
 /* --------------------------------------------------- hot-plug (HPUDRV_1.4) */
 
 /**

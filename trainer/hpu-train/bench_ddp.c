@@ -185,15 +185,16 @@ static void table(const struct ddp_path *paths, unsigned int n,
 		const struct htc_bench_row *s = &paths[i].one;
 		bool dok = !d->ret && d->nrounds, sok = !s->ret && s->nrounds;
 
+		/* "failed", or "-" for rounds that never ran */
 		printf("%-16s", d->path);
 		if (dok)
 			printf(" %12.3f", 1000.0 * d->step_s);
 		else
-			printf(" %12s", "failed");
+			printf(" %12s", d->ret ? "failed" : "-");
 		if (sok)
 			printf(" %12.3f", 1000.0 * s->step_s);
 		else
-			printf(" %12s", "failed");
+			printf(" %12s", s->ret ? "failed" : "-");
 		if (dok && sok && s->step_s > 0)
 			printf(" %9.2fx", d->step_s / s->step_s);
 		else

@@ -4,8 +4,9 @@
  * daemon with two simulated Gaudi2 devices: the data parallel benchmark's
  * table (a row per mode asked for, the DDP and one-device step times and
  * their ratio, positive and consistent, the spread columns with rounds,
- * the target line of each row, printed by rank 0 only), and the
- * combinations it refuses with a clear error. Not timed: the figures
+ * the target line of each row, printed by rank 0 only), a reference
+ * round that outlasts the collective timeout, and the combinations it
+ * refuses with a clear error. Not timed: the figures
  * themselves are only checked for shape.
  */
 #include <math.h>
@@ -175,6 +176,36 @@ static void test_table_one_round(void **state)
 	hpu_test_train_run_free(&r);
 }
 
+/*
+ * A reference round longer than the collective timeout (100000 steps of
+ * at least 0.1 ms against 3 s, which still leaves the rendezvous time on
+ * a loaded machine): rank 1 gives up waiting with a message that says
+ * so, and the run fails within bounds (the launcher stops rank 0 after
+ * the grace period)
+ */
+static void test_reference_outlasts_timeout(void **state)
+{
+	const char *args[] = { "--devices",   "2",
+			       "--benchmark", "--exec-mode",
+			       "lazy",	      "--benchmark-steps",
+			       "100000",      "--ccl-timeout",
+			       "3",	      "--grace-period",
+			       "1",	      NULL };
+	struct hpu_test_train_run r;
+
+	(void)state;
+	hpu_test_train_run(args, NULL, BENCH_RUN_MS, &r);
+	if (r.status != 1 || !strstr(r.err, "waiting for rank 0's one-device "
+					    "round"))
+		hpu_test_train_dump("ddp benchmark, 3 s timeout", &r);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "[rank 1] hpu-train: benchmark "
+				      "hpu/lazy: waiting for rank 0's "
+				      "one-device round"));
+	assert_non_null(strstr(r.err, "--ccl-timeout"));
+	hpu_test_train_run_free(&r);
+}
+
 /* What the data parallel benchmark refuses, before any rank starts */
 static void test_refused(void **state)
 {
@@ -213,6 +244,8 @@ int main(void)
 		cmocka_unit_test_setup(test_refused, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_table_rounds, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_table_one_round,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_reference_outlasts_timeout,
 				       hpu_test_need_daemon),
 	};
 

@@ -129,10 +129,17 @@ static int ddp_round(struct ddp_path *p)
 	int ret;
 
 	ret = ht_trainer_barrier(p->tr);
-	if (!ret) {
-		memset(&r, 0, sizeof(r));
-		ret = ht_trainer_benchmark(p->tr, &r);
+	if (ret) {
+		fprintf(stderr,
+			HTC_PROG ": benchmark %s: waiting for rank 0's "
+				 "one-device round: %s (it must end within "
+				 "--ccl-timeout)\n",
+			p->ddp.path, ht_trainer_error(p->tr));
+		p->ddp.ret = ret;
+		return ret;
 	}
+	memset(&r, 0, sizeof(r));
+	ret = ht_trainer_benchmark(p->tr, &r);
 	if (ret) {
 		fprintf(stderr, HTC_PROG ": benchmark %s data parallel: %s\n",
 			p->ddp.path, ht_trainer_error(p->tr));

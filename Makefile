@@ -180,7 +180,7 @@ LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 	lint format \
 	check-headers check-layers check-names examples clean bench-ioctl \
 	bench-cs bench-dma bench-gemm bench-tpc bench-rings \
-	bench-ccl bench-train mpi-ref
+	bench-ccl bench-train bench-train-ddp mpi-ref
 
 all: $(LIBS) $(TOOLS) $(EXAMPLES)
 
@@ -575,6 +575,9 @@ bench-rings: all mpi-ref
 
 bench-train: all
 	$(Q)O=$(O) tools/run-bench train
+
+bench-train-ddp: all
+	$(Q)O=$(O) tools/run-bench train-ddp
 
 # ---------------------------------------------------------------- install
 # What `make install` puts under $(DESTDIR) and `make uninstall` removes

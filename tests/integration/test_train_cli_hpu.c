@@ -51,9 +51,9 @@ static void test_device_errors(void **state)
 		    "single_hpu" },
 		  {},
 		  "single" },
-		{ { "--devices", "2", "--benchmark" },
+		{ { "--devices", "2", "--benchmark", "--benchmark-prefetch" },
 		  {},
-		  "--benchmark measures one device" },
+		  "--benchmark-prefetch compares the paths of one device" },
 	};
 	size_t i;
 

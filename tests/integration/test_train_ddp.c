@@ -6,8 +6,9 @@
  * device with batch N*b (2 and 4 ranks, through the epoch end where some
  * ranks get fewer or no samples), every rank ends with the same weight
  * bytes, graph mode with several gradient buckets per step, gradient
- * accumulation, eager mode, and validation/test metrics summed over
- * ranks.
+ * accumulation, eager mode, validation/test metrics summed over ranks,
+ * and the data parallel benchmark (a barrier, then the same step time,
+ * the ranks' mean, on every rank).
  *
  * Tolerance: one device and N ranks add the same fp32 terms in another
  * order (per-rank sums, then the allreduce), so losses agree within
@@ -56,6 +57,10 @@
  * @ckpt_dir: checkpoints every @ckpt_every steps there ("": none)
  * @ckpt_every: checkpoint cadence
  * @resume: checkpoint to resume from ("": none)
+ * @bench: ht_trainer_barrier() and ht_trainer_benchmark() (1 warm-up,
+ *	@steps timed) instead of fit and test
+ * @bench_step_s: the benchmark's step time
+ * @bench_sps: its samples per second
  * @err: the failure's message
  */
 struct run {
@@ -76,6 +81,9 @@ struct run {
 	char ckpt_dir[64];
 	uint64_t ckpt_every;
 	char resume[128];
+	bool bench;
+	double bench_step_s;
+	double bench_sps;
 	char err[512];
 };
 
@@ -132,9 +140,22 @@ static int do_run(struct run *r)
 	}
 	if (r->resume[0])
 		o.resume_path = r->resume;
+	if (r->bench) {
+		o.bench_warmup = 1;
+		o.bench_steps = (uint32_t)r->steps;
+	}
 	ret = ht_trainer_create(&o, &t, r->err, sizeof(r->err));
 	if (ret)
 		return ret;
+	if (r->bench) {
+		memset(&res, 0, sizeof(res));
+		ret = ht_trainer_barrier(t);
+		if (!ret)
+			ret = ht_trainer_benchmark(t, &res);
+		r->bench_step_s = res.step_time_s;
+		r->bench_sps = res.samples_per_s;
+		goto out;
+	}
 	ret = ht_trainer_fit(t, &res);
 	if (!ret && res.nlosses <= MAX_STEPS && ht_trainer_numel(t) <= MAX_W) {
 		r->nlosses = res.nlosses;
@@ -148,6 +169,7 @@ static int do_run(struct run *r)
 		r->test_acc = res.test_acc;
 		r->test_n = res.test_samples;
 	}
+out:
 	if (ret)
 		snprintf(r->err, sizeof(r->err), "%s", ht_trainer_error(t));
 	ht_trainer_destroy(t);
@@ -164,9 +186,13 @@ static int rank_main(void *arg)
 	return ret ? 1 : 0;
 }
 
-/* @world ranks in shared memory, forked, reaped within RANK_MS */
-static struct run *run_ddp(int world, uint32_t batch, uint32_t accum, int mode,
-			   uint64_t bucket, uint64_t steps)
+/*
+ * @world ranks in shared memory, forked, reaped within RANK_MS; @bench:
+ * the benchmark instead of fit and test
+ */
+static struct run *run_ranks(int world, uint32_t batch, uint32_t accum,
+			     int mode, uint64_t bucket, uint64_t steps,
+			     bool bench)
 {
 	struct run *r;
 	pid_t pids[NDEV];
@@ -186,6 +212,7 @@ static struct run *run_ddp(int world, uint32_t batch, uint32_t accum, int mode,
 		r[i].bucket = bucket;
 		r[i].steps = steps;
 		r[i].port = next_port;
+		r[i].bench = bench;
 	}
 	for (i = 0; i < world; i++) {
 		pids[i] = hpu_test_fork_rank(rank_main, &r[i]);
@@ -198,6 +225,12 @@ static struct run *run_ddp(int world, uint32_t batch, uint32_t accum, int mode,
 			fail_msg("rank %d exited with %d: %s", i, status[i],
 				 r[i].err);
 	return r;
+}
+
+static struct run *run_ddp(int world, uint32_t batch, uint32_t accum, int mode,
+			   uint64_t bucket, uint64_t steps)
+{
+	return run_ranks(world, batch, accum, mode, bucket, steps, false);
 }
 
 static struct run *run_single(uint32_t batch, int mode, uint64_t steps)
@@ -307,6 +340,31 @@ static void test_ddp_eager(void **state)
 }
 
 /*
+ * The data parallel benchmark: both ranks meet (a barrier, and the one
+ * after the warm-up) and report the same step time, the mean over the
+ * ranks, with samples per second of the global batch (2 x 16)
+ */
+static void test_ddp_benchmark(void **state)
+{
+	struct run *r;
+	int i;
+
+	(void)state;
+	r = run_ranks(2, 16, 1, HT_TRAIN_EXEC_LAZY, 0, 6, true);
+	printf("# benchmark: %.3f ms per step, %.0f samples/s\n",
+	       1000.0 * r[0].bench_step_s, r[0].bench_sps);
+	for (i = 0; i < 2; i++) {
+		assert_true(r[i].bench_step_s > 0);
+		assert_true(r[i].bench_step_s == r[0].bench_step_s);
+		assert_true(r[i].bench_sps == r[0].bench_sps);
+		/* samples/s x step time = the global batch */
+		assert_true(fabs(r[i].bench_sps * r[i].bench_step_s - 32.0) <
+			    1e-6);
+	}
+	munmap(r, 2 * sizeof(*r));
+}
+
+/*
  * Ranks resuming from different checkpoints of one run (each passes the
  * file checks) are refused on every rank before any step
  */
@@ -408,6 +466,8 @@ int main(void)
 		cmocka_unit_test_setup(test_ddp_accumulation,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_ddp_eager, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_ddp_benchmark,
+				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_ddp_resume_mismatch,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_ddp_missing_rank,

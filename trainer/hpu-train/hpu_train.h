@@ -130,15 +130,81 @@ int htc_worker(struct htc_opts *o, const struct ht_devices *dev,
 
 /**
  * htc_benchmark() - --benchmark: the chosen path (one row per execution
- * mode asked for) beside --accelerator cpu on the same model
+ * mode asked for) beside --accelerator cpu on the same model; with
+ * several ranks, htc_bench_ddp()
  * @o: options
  * @dev: devices
- * @cl: cluster (one rank)
+ * @cl: cluster
  *
  * Return: the exit status.
  */
 int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
 		  const struct ht_cluster *cl);
+
+/**
+ * struct htc_bench_row - one row of a benchmark table: a path, its result
+ * of each round and the round it reports (the median by step time)
+ * @path: e.g. "hpu/lazy", "hpu/lazy/pf-on", "cpu"
+ * @accel: enum ht_train_accel
+ * @mode: enum ht_train_exec
+ * @pf: device prefetch on (hpu)
+ * @nrounds: rounds measured
+ * @round_s: step time of each round
+ * @round_sps: samples per second of each round
+ * @step_s: the median round's step time (htc_bench_median())
+ * @samples_per_s: the median round's samples per second
+ * @spread: (slowest - fastest round) / the median round
+ * @prefetches: batches prefetched, over the rounds
+ * @overlapped: of those, the copies that overlapped a step
+ * @ret: 0, or the error that ended the path's rounds
+ */
+struct htc_bench_row {
+	char path[24];
+	int accel;
+	int mode;
+	bool pf;
+	unsigned int nrounds;
+	double round_s[HTC_BENCH_MAX_ROUNDS];
+	double round_sps[HTC_BENCH_MAX_ROUNDS];
+	double step_s;
+	double samples_per_s;
+	double spread;
+	uint64_t prefetches;
+	uint64_t overlapped;
+	int ret;
+};
+
+/**
+ * htc_bench_opts() - the trainer options of a benchmark path: the command
+ * line's with @accel and @mode, one rank, no progress, logs, checkpoints,
+ * validation or test
+ * @o: options
+ * @accel: enum ht_train_accel
+ * @mode: enum ht_train_exec
+ * @pf: device prefetch 0 or 1, -1 as configured
+ * @t: receives the options
+ */
+void htc_bench_opts(const struct htc_opts *o, int accel, int mode, int pf,
+		    struct ht_trainer_opts *t);
+
+/**
+ * htc_bench_median() - a row's median round (the lower one of an even
+ * count) and spread, unless it failed
+ * @row: the row
+ */
+void htc_bench_median(struct htc_bench_row *row);
+
+/**
+ * htc_bench_ddp() - --benchmark with several ranks on one node: every
+ * rank runs the same data parallel rounds of each mode; rank 0 also
+ * measures the one-device step alone before each and prints the table
+ * (docs/hpu-train.md "Benchmark")
+ * @o: options (place()d: strategy, device, cluster)
+ * @cl: cluster
+ *
+ * Return: the exit status.
+ */
+int htc_bench_ddp(struct htc_opts *o, const struct ht_cluster *cl);
 
 /**
  * htc_exec_name() - "eager", "lazy" or "graph"

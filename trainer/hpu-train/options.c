@@ -172,7 +172,9 @@ static void usage(FILE *f)
 		"bytes in the summary\n"
 		"Benchmark:\n"
 		"  --benchmark                  steady-state step time beside "
-		"--accelerator cpu\n"
+		"--accelerator cpu;\n"
+		"                               with --devices N>1: the "
+		"N-rank DDP step beside one device\n"
 		"  --benchmark-steps N, --warmup-steps N, --benchmark-modes "
 		"eager,lazy,graph\n"
 		"  --benchmark-prefetch         each hpu mode with device "
@@ -678,11 +680,19 @@ int htc_check(const struct htc_opts *o, const struct ht_devices *dev,
 			cl->world_size, dev->count, dev->num_nodes);
 		return HTC_EXIT_USAGE;
 	}
-	if (o->benchmark && cl->world_size > 1) {
+	/* the data parallel benchmark: ranks of one node (bench_ddp.c) */
+	if (o->benchmark && cl->num_nodes > 1) {
 		fprintf(stderr,
-			HTC_PROG ": --benchmark measures one device: use "
-				 "--devices 1 --num-nodes 1 (the world here "
-				 "is %u processes)\n",
+			HTC_PROG ": --benchmark runs on one node: use "
+				 "--num-nodes 1 (--devices N benchmarks data "
+				 "parallel over N devices of this node)\n");
+		return HTC_EXIT_USAGE;
+	}
+	if (o->benchmark && o->bench_prefetch && cl->world_size > 1) {
+		fprintf(stderr,
+			HTC_PROG ": --benchmark-prefetch compares the paths "
+				 "of one device: use --devices 1 (the world "
+				 "here is %u processes)\n",
 			cl->world_size);
 		return HTC_EXIT_USAGE;
 	}

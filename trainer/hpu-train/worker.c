@@ -305,31 +305,31 @@ int htc_worker(struct htc_opts *o, const struct ht_devices *dev,
 	return HTC_EXIT_OK;
 }
 
-/*
- * one row of the benchmark table: a path, with its result of each round
- * and the round it reports (the median by step time)
- */
-struct bench_row {
-	char path[24];
-	int accel;
-	int mode;
-	bool pf;
-	unsigned int nrounds;
-	double round_s[HTC_BENCH_MAX_ROUNDS];
-	double round_sps[HTC_BENCH_MAX_ROUNDS];
-	double step_s;
-	double samples_per_s;
-	double spread; /* (slowest - fastest round) / the median round */
-	uint64_t prefetches;
-	uint64_t overlapped;
-	int ret;
-};
+void htc_bench_opts(const struct htc_opts *o, int accel, int mode, int pf,
+		    struct ht_trainer_opts *t)
+{
+	*t = o->t;
+	t->accel = accel;
+	t->exec_mode = mode;
+	t->strategy = HT_TRAIN_SINGLE;
+	t->progress = HT_TRAIN_PROGRESS_OFF;
+	t->log_dir = NULL;
+	t->ckpt_dir = NULL;
+	t->resume_path = NULL;
+	t->device_stats = false;
+	t->on_step = NULL;
+	/* no validation or test in a benchmark: every sample trains */
+	t->val_frac = 0;
+	t->test_frac = 0;
+	if (pf >= 0)
+		t->device_prefetch = pf;
+}
 
 /* A round of a path, unless an earlier round of it failed */
 static void bench_round(struct htc_opts *o, int accel, int mode, int pf,
-			struct bench_row *row)
+			struct htc_bench_row *row)
 {
-	struct ht_trainer_opts t = o->t;
+	struct ht_trainer_opts t;
 	struct ht_trainer_result r;
 	struct ht_trainer *tr = NULL;
 	char err[512] = "";
@@ -337,20 +337,7 @@ static void bench_round(struct htc_opts *o, int accel, int mode, int pf,
 
 	if (row->ret)
 		return;
-	t.accel = accel;
-	t.exec_mode = mode;
-	t.strategy = HT_TRAIN_SINGLE;
-	t.progress = HT_TRAIN_PROGRESS_OFF;
-	t.log_dir = NULL;
-	t.ckpt_dir = NULL;
-	t.resume_path = NULL;
-	t.device_stats = false;
-	t.on_step = NULL;
-	/* no validation or test in a benchmark: every sample trains */
-	t.val_frac = 0;
-	t.test_frac = 0;
-	if (pf >= 0)
-		t.device_prefetch = pf;
+	htc_bench_opts(o, accel, mode, pf, &t);
 	row->accel = accel;
 	row->mode = mode;
 	row->pf = accel == HT_TRAIN_ACCEL_HPU && t.device_prefetch;
@@ -383,8 +370,7 @@ static void bench_round(struct htc_opts *o, int accel, int mode, int pf,
 	row->ret = ret;
 }
 
-/* The row's median round (the lower one of an even count) and spread */
-static void bench_median(struct bench_row *row)
+void htc_bench_median(struct htc_bench_row *row)
 {
 	unsigned int i, j, below, med = 0;
 	double lo, hi;
@@ -408,9 +394,9 @@ static void bench_median(struct bench_row *row)
 }
 
 /* the row of the same mode with prefetch off (for a prefetch-on row) */
-static const struct bench_row *pf_off_row(const struct bench_row *rows,
-					  unsigned int n,
-					  const struct bench_row *b)
+static const struct htc_bench_row *pf_off_row(const struct htc_bench_row *rows,
+					      unsigned int n,
+					      const struct htc_bench_row *b)
 {
 	unsigned int i;
 
@@ -422,10 +408,10 @@ static const struct bench_row *pf_off_row(const struct bench_row *rows,
 	return NULL;
 }
 
-static void bench_table(const struct bench_row *rows, unsigned int n,
+static void bench_table(const struct htc_bench_row *rows, unsigned int n,
 			bool pf_cols, bool spread_col)
 {
-	const struct bench_row *cpu = &rows[n - 1], *eager = NULL, *off;
+	const struct htc_bench_row *cpu = &rows[n - 1], *eager = NULL, *off;
 	unsigned int i;
 
 	/* the eager row to compare with: prefetch as configured (on) */
@@ -442,7 +428,7 @@ static void bench_table(const struct bench_row *rows, unsigned int n,
 		printf(" %8s", "spread");
 	printf("\n");
 	for (i = 0; i < n; i++) {
-		const struct bench_row *b = &rows[i];
+		const struct htc_bench_row *b = &rows[i];
 
 		if (b->ret) {
 			printf("%-16s %12s %12s %10s %10s\n", b->path, "failed",
@@ -491,7 +477,7 @@ static void bench_table(const struct bench_row *rows, unsigned int n,
 int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
 		  const struct ht_cluster *cl)
 {
-	struct bench_row rows[7];
+	struct htc_bench_row rows[7];
 	uint32_t modes = o->bench_modes, in, classes;
 	uint32_t rounds = o->bench_rounds ? o->bench_rounds : 1, k;
 	unsigned int n = 0, m, i;
@@ -499,6 +485,8 @@ int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
 	int failed = 0;
 
 	place(o, dev, cl);
+	if (cl->world_size > 1)
+		return htc_bench_ddp(o, cl);
 	memset(rows, 0, sizeof(rows));
 	if (!modes)
 		modes = 1U << o->t.exec_mode;
@@ -534,7 +522,7 @@ int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
 			    &rows[n++]);
 	}
 	for (i = 0; i < n; i++) {
-		bench_median(&rows[i]);
+		htc_bench_median(&rows[i]);
 		failed |= rows[i].ret;
 	}
 	bench_table(rows, n, o->bench_prefetch, rounds > 1);

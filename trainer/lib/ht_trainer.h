@@ -487,9 +487,27 @@ int ht_trainer_test(struct ht_trainer *t, struct ht_trainer_result *res);
  * @t: trainer
  * @res: its step_time_s and samples_per_s are set
  *
+ * With several ranks (data parallel) every rank must call it with the
+ * same step counts: the ranks meet at a barrier after the warm-up, so
+ * that their timed steps start together, and @res->step_time_s is the
+ * mean over the ranks of their mean step time (equal on every rank);
+ * @res->samples_per_s counts the global batch.
+ *
  * Return: 0 or -errno.
  */
 int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res);
+
+/**
+ * ht_trainer_barrier() - wait until every rank of a data parallel run
+ * called it (a one-value allreduce through the run's communicator)
+ * @t: trainer
+ *
+ * The wait sleeps in the device's completion wait and is bounded by the
+ * collective timeout (ccl_timeout_ms). Returns at once for one rank.
+ *
+ * Return: 0 or -errno (the error text in ht_trainer_error()).
+ */
+int ht_trainer_barrier(struct ht_trainer *t);
 
 /**
  * ht_trainer_save_checkpoint() - write a checkpoint now (atomically:

@@ -287,6 +287,30 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 	return ret;
 }
 
+int ht_trainer_barrier(struct ht_trainer *t)
+{
+	float one = 1.0f;
+
+	t->err[0] = 0;
+	if (!t->ddp)
+		return 0;
+	return ht_ddp_allreduce_host(t, &one, 1);
+}
+
+/* the mean over the ranks of @tsum (the same on every rank) */
+static int ranks_mean(struct ht_trainer *t, double *tsum)
+{
+	float v = (float)*tsum;
+	int ret;
+
+	if (!t->ddp)
+		return 0;
+	ret = ht_ddp_allreduce_host(t, &v, 1);
+	if (!ret)
+		*tsum = (double)v / (double)t->world;
+	return ret;
+}
+
 int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 {
 	uint32_t n = t->o.bench_warmup + t->o.bench_steps, i;
@@ -298,6 +322,12 @@ int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 	for (i = 0; !ret && i < n; i++) {
 		uint64_t S = ht_trainer_epoch_steps(t);
 
+		/* the ranks' timed windows start together */
+		if (i == t->o.bench_warmup) {
+			ret = ht_trainer_barrier(t);
+			if (ret)
+				break;
+		}
 		if (t->batch >= S) {
 			t->epoch++;
 			t->batch = 0;
@@ -314,6 +344,8 @@ int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 	r = ht_trainer_pf_cancel(t);
 	if (!ret)
 		ret = r;
+	if (!ret)
+		ret = ranks_mean(t, &tsum);
 	if (ret)
 		return ret;
 	if (res) {

@@ -440,7 +440,8 @@ static int take_one(struct hfd_ring *r)
 /* Poll briefly for a new entry: true when one came */
 static bool spin(struct hfd_ring *r)
 {
-	uint64_t end = now_ns() + RING_SPIN_NS;
+	uint64_t pure_end = now_ns() + RING_PURE_SPIN_NS;
+	uint64_t end = pure_end - RING_PURE_SPIN_NS + RING_SPIN_NS;
 	unsigned int i;
 
 	do {
@@ -453,8 +454,9 @@ static bool spin(struct hfd_ring *r)
 				return true;
 			cpu_relax();
 		}
-		/* the producer may share this CPU: let it run */
-		sched_yield();
+		/* past the first looks: the producer may share the CPU */
+		if (now_ns() >= pure_end)
+			sched_yield();
 	} while (now_ns() < end);
 	return false;
 }

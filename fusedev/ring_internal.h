@@ -16,7 +16,12 @@
 
 /* Rings of the whole daemon: one consumer thread each (stuck ones too) */
 #define HFD_MAX_RINGS	   256
-/* The consumer polls this long for new entries before it sleeps */
+/*
+ * The consumer polls this long for new entries before it sleeps: the
+ * first RING_PURE_SPIN_NS only looking, then yielding between looks (the
+ * producer may share its CPU)
+ */
+#define RING_PURE_SPIN_NS  8000ULL
 #define RING_SPIN_NS	   50000ULL
 /* Longest sleep of the consumer: a stop, freed CQ room are seen by then */
 #define RING_SLEEP_NS	   100000000LL

@@ -367,7 +367,8 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 			     uint32_t tail)
 {
 	struct timespec pause = { 0, RING_TAKE_SLEEP_NS };
-	uint64_t spin_end = hpudrv_ring_now_ns() + RING_SPIN_NS;
+	uint64_t start = hpudrv_ring_now_ns(), t;
+	uint64_t spin_end = start + RING_SPIN_NS;
 	uint32_t head, err;
 
 	for (;;) {
@@ -393,9 +394,11 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 					       __ATOMIC_ACQUIRE);
 			return (int32_t)(head - tail) >= 0 ? 0 : -EIO;
 		}
-		if (hpudrv_ring_now_ns() < spin_end) {
-			/* the consumer may share this CPU: let it run */
-			sched_yield();
+		t = hpudrv_ring_now_ns();
+		if (t < spin_end) {
+			/* past the first looks: the consumer may share the CPU */
+			if (t - start >= RING_PURE_SPIN_NS)
+				sched_yield();
 			continue;
 		}
 		/* a full CQ (records not taken yet) stops the consumer */

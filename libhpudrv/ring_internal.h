@@ -24,6 +24,12 @@
  */
 #define RING_RECENT	   512
 /* Spin on completed_seq before the futex wait */
+/*
+ * The first part of every spin only looks (the peer runs on another CPU
+ * and answers within a few us); after it the spinner yields between
+ * looks, for the peer may share its CPU (docs/rings.md, "Spinning")
+ */
+#define RING_PURE_SPIN_NS  8000ULL
 #define RING_SPIN_NS	   20000ULL
 /*
  * Longest futex sleep. A 1.2 driver wakes cq_futex only when

@@ -186,10 +186,11 @@ static int wait_run(struct hpu_device *dev, struct hpudrv_ring *r,
 			return 0;
 		if (t < spin_end) {
 			/*
-			 * the thread that ends the CS may share this CPU (on
-			 * two cores it often does): let it run
+			 * past the first looks: the thread that ends the CS
+			 * may share this CPU (on two cores it often does)
 			 */
-			sched_yield();
+			if (t - start >= RING_PURE_SPIN_NS)
+				sched_yield();
 			continue;
 		}
 		left = end - t < RING_SLICE_NS ? end - t : RING_SLICE_NS;

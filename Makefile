@@ -373,6 +373,11 @@ $(O)/obj/$(UMOCKDEV_TEST).o: ALL_CFLAGS += \
 	$(patsubst -I%,-isystem %,$(call pkg_cflags,umockdev-1.0))
 $(O)/$(UMOCKDEV_TEST): TEST_LINK += $(call pkg_libs,umockdev-1.0) -ldl
 
+# hpu-bench's rule for ending a row (pure, tools/hpu-bench/stable.c)
+BENCH_STABLE_OBJ = $(call obj,tools/hpu-bench/stable.c)
+$(O)/tests/unit/test_bench_stable: $(BENCH_STABLE_OBJ)
+$(O)/tests/unit/test_bench_stable: TEST_LINK += $(BENCH_STABLE_OBJ)
+
 # Every uapi header must compile on its own as C90.
 UAPI_HDRS := $(sort $(wildcard uapi/*.h))
 HEADER_CHECKS := $(patsubst uapi/%.h,$(O)/headers/%.ok,$(UAPI_HDRS))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hpu_tsan.h - what ThreadSanitizer builds (make tsan, docs/hacking.md
+ * hpu_tsan.h - what ThreadSanitizer builds (make tsan, docs/building.md
  * "ThreadSanitizer") need to be told, and nothing in other builds.
  *
  * HPU_TSAN is 1 in a build with -fsanitize=thread (gcc or clang), else 0.

@@ -8,6 +8,7 @@
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make lint         clang-format check against .clang-format
 #   make SANITIZE=address,undefined test
+#   make tsan         the thread-heavy tests under ThreadSanitizer (build-tsan)
 #   make soak-ccl     the 8-rank collective suites 20 times in a row under
 #                     ASan+UBSan beside two busy loops (SOAK_RUNS=N)
 #   make V=1          show the commands
@@ -176,8 +177,8 @@ LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 	$(if $(CCL_SRCS),$(LIBHPUCCL_SO) $(LIBHPUCCL_A) $(LIBHPUCCL_PC)) \
 	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN))
 
-.PHONY: FORCE all deps fuzz fuzz-run test unit-test soak-ccl run install uninstall \
-	lint format \
+.PHONY: FORCE all deps fuzz fuzz-run test unit-test soak-ccl tsan run install \
+	uninstall lint format \
 	check-headers check-layers check-names examples clean bench-ioctl \
 	bench-cs bench-dma bench-gemm bench-tpc bench-rings \
 	bench-ccl bench-train bench-train-ddp mpi-ref
@@ -372,6 +373,11 @@ $(O)/obj/$(UMOCKDEV_TEST).o: ALL_CFLAGS += \
 	$(patsubst -I%,-isystem %,$(call pkg_cflags,umockdev-1.0))
 $(O)/$(UMOCKDEV_TEST): TEST_LINK += $(call pkg_libs,umockdev-1.0) -ldl
 
+# hpu-bench's rule for ending a row (pure, tools/hpu-bench/stable.c)
+BENCH_STABLE_OBJ = $(call obj,tools/hpu-bench/stable.c)
+$(O)/tests/unit/test_bench_stable: $(BENCH_STABLE_OBJ)
+$(O)/tests/unit/test_bench_stable: TEST_LINK += $(BENCH_STABLE_OBJ)
+
 # Every uapi header must compile on its own as C90.
 UAPI_HDRS := $(sort $(wildcard uapi/*.h))
 HEADER_CHECKS := $(patsubst uapi/%.h,$(O)/headers/%.ok,$(UAPI_HDRS))
@@ -547,6 +553,33 @@ soak-ccl: deps
 		OPTFLAGS="-O1 -g" O=$(SOAK_O) all \
 		$(SOAK_O)/tests/integration/test_ccl_collectives
 	$(Q)O=$(SOAK_O) SOAK_RUNS=$(SOAK_RUNS) tools/soak-ccl
+
+# ThreadSanitizer (docs/building.md, "ThreadSanitizer"): the model's and
+# the driver's thread-heavy unit tests and the integration tests that
+# drive the daemon's threads (rings, CS, streams and events, collectives),
+# with hpu-fused built with TSan too, in a build directory of its own.
+# Chosen to take about 5 minutes on CI's 2 cores (test_dma's 256 MiB
+# copies alone would take more).
+TSAN_O ?= build-tsan
+TSAN_TESTS := unit/test_fork_guard unit/test_warn unit/test_fw_dma \
+	unit/test_fw_faults unit/test_fw_memory unit/test_fw_nic \
+	unit/test_fw_nic_pd unit/test_fw_nic_scaleout unit/test_fw_profiles \
+	unit/test_fw_queues unit/test_fw_sched unit/test_fw_stall \
+	unit/test_mme_engine unit/test_ring_consume unit/test_uaccess_guard \
+	unit/test_ioctl_dispatch unit/test_hpudrv_alloc unit/test_hpudrv_cb \
+	unit/test_hpudrv_enum integration/test_ring \
+	integration/test_ring_faults integration/test_ring_hostile \
+	integration/test_ring_kill integration/test_cs_ioctl \
+	integration/test_cs_faults integration/test_cs_sched \
+	integration/test_streams integration/test_hpudrv_open \
+	integration/test_hpudrv_ring integration/test_ccl_collectives
+TSAN_BINS = $(addprefix $(TSAN_O)/tests/,$(TSAN_TESTS))
+tsan: deps
+	$(Q)$(MAKE) --no-print-directory SANITIZE=thread OPTFLAGS="-O1 -g" \
+		O=$(TSAN_O) $(TSAN_O)/bin/hpu-fused $(TSAN_O)/bin/hpu-smi \
+		$(TSAN_BINS)
+	$(Q)O=$(TSAN_O) TSAN_OPTIONS="$${TSAN_OPTIONS:-halt_on_error=0 second_deadlock_stack=1}" \
+		tests/run-tests $(TSAN_BINS)
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all

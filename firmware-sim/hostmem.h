@@ -45,6 +45,7 @@ enum hm_state {
  * @has: its address space's share (a reference once abandoned; before,
  *	the waiting caller keeps the address space alive)
  * @pin: abandoned: the allocation @iov lies in (pinned), or NULL
+ * @device: @iov lies in device memory (zero-copy), not in @bounce
  * @bounce: HM_BOUNCE bytes, allocated on first use
  * @done: signalled when @state becomes HM_DONE
  */
@@ -61,6 +62,7 @@ struct hm_req {
 	int64_t result;
 	struct hpusim_hostmem_as *has;
 	struct hpu_fw_mem *pin;
+	bool device;
 	uint8_t *bounce;
 	pthread_cond_t done;
 };

@@ -282,27 +282,45 @@ static void test_trapped_cb(void **state)
 	other_ring_works(16);
 }
 
+/* test_stop_while_stuck's own daemon and hostile child */
+static struct hpu_test_daemon own;
+static pid_t own_child;
+
 /* A daemon stops while a ring's copy is still stuck */
 static void test_stop_while_stuck(void **state)
 {
-	struct hpu_test_daemon d;
-	int bad = -1, status, stopped;
-	pid_t pid;
+	int bad = -1, stopped;
 
 	(void)state;
 	HPU_TEST_SKIP_IF(hpu_test_uffd_unavailable());
-	assert_int_equal(hpu_test_daemon_start(&d, 1, "gaudi2", daemon_args),
+	assert_int_equal(hpu_test_daemon_start(&own, 1, "gaudi2", daemon_args),
 			 0);
-	mount = d.mount;
-	pid = run_hostile(false, &bad);
+	mount = own.mount;
+	own_child = run_hostile(false, &bad);
 	other_ring_works(16);
-	stopped = hpu_test_daemon_stop(&d);
-	hpu_test_kill_child(pid, &status);
-	/* the shared daemon is the one of the next tests */
-	setenv("HPU_DEV_DIR", hpu_test_shared.mount, 1);
-	mount = hpu_test_shared.mount;
+	stopped = hpu_test_daemon_stop(&own);
 	assert_int_equal(bad, 0);
 	assert_int_equal(stopped, 0);
+}
+
+/*
+ * Whatever test_stop_while_stuck got to: its child killed, its daemon
+ * stopped (a failed assertion leaves them), the shared daemon the one of
+ * the next tests again
+ */
+static int stop_while_stuck_done(void **state)
+{
+	int status;
+
+	(void)state;
+	if (own_child > 0)
+		hpu_test_kill_child(own_child, &status);
+	own_child = 0;
+	if (own.pid > 0)
+		hpu_test_daemon_stop(&own);
+	setenv("HPU_DEV_DIR", hpu_test_shared.mount, 1);
+	mount = hpu_test_shared.mount;
+	return 0;
 }
 
 static int group_setup(void **state)
@@ -317,8 +335,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_trapped_cb, hpu_test_need_daemon),
-		cmocka_unit_test_setup(test_stop_while_stuck,
-				       hpu_test_need_daemon),
+		cmocka_unit_test_setup_teardown(test_stop_while_stuck,
+						hpu_test_need_daemon,
+						stop_while_stuck_done),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "hpu_test_util.h"
+#include "hpu_tsan.h"
 #include "hpudrv.h"
 
 long hpu_test_now_ms(void)
@@ -47,8 +48,54 @@ int hpu_test_free_port(void)
 	return port;
 }
 
+#if HPU_TSAN
+/* Every signal from 1 to 31 but SIGKILL and SIGSTOP (bits from 0) */
+#define ALL_STD_SIGNALS 0x7ffbfeffULL
+
+/*
+ * Whether thread @tid of this process is ThreadSanitizer's background
+ * thread: the runtime starts it with the first pthread_create() and
+ * never ends it; it holds none of the program's locks, the runtime
+ * quiesces it around fork() and the child does not have it. It is the
+ * one thread that blocks every signal (the runtime starts it so; no
+ * thread of the project blocks signals).
+ */
+static bool is_tsan_thread(const char *tid)
+{
+	char path[300], line[128];
+	unsigned long long blk = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "SigBlk: %llx", &blk) == 1;
+	fclose(f);
+	return found && (blk & ALL_STD_SIGNALS) == ALL_STD_SIGNALS;
+}
+
+/* Under ThreadSanitizer: the threads but the runtime's own, or -errno */
+static int program_threads(void)
+{
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	d = opendir("/proc/self/task");
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && !is_tsan_thread(e->d_name))
+			n++;
+	closedir(d);
+	return n;
+}
+#else
 /* Threads of this process (/proc/self/status), or -errno */
-static int thread_count(void)
+static int program_threads(void)
 {
 	char line[128];
 	int n = -ENOENT;
@@ -63,6 +110,7 @@ static int thread_count(void)
 	fclose(f);
 	return n;
 }
+#endif
 
 /*
  * OpenBLAS stops its thread pool itself before every fork (and starts it
@@ -77,7 +125,7 @@ pid_t hpu_test_fork_child(void)
 
 	if (blas_thread_shutdown_)
 		blas_thread_shutdown_();
-	threads = thread_count();
+	threads = program_threads();
 
 	/*
 	 * The child of a process with other threads inherits their locks

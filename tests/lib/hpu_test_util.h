@@ -43,7 +43,9 @@ int hpu_test_free_port(void);
  * process without threads of its own may fork: a child inherits the locks
  * that other threads hold at the fork, and may wait for one of them
  * forever. OpenBLAS's pool, which stops itself around a fork anyway, is
- * stopped first and not counted.
+ * stopped first and not counted; nor is ThreadSanitizer's background
+ * thread in a TSan build (the runtime quiesces it around the fork; it is
+ * told apart by blocking every signal, which no thread of ours does).
  *
  * Return: 0 in the child, its pid in the parent, -errno (-EDEADLK when
  * the process started threads).

@@ -75,17 +75,34 @@ static void test_warn_on_is_the_condition(void **state)
 	assert_int_equal(reports, 2);
 }
 
+/* @m held by another thread while the test looks */
+struct holder {
+	pthread_mutex_t *m;
+	pthread_barrier_t locked;
+	pthread_barrier_t looked;
+};
+
+/*
+ * Holds the mutex until the test has looked, then unlocks it: a mutex
+ * left locked by a thread that ended cannot be destroyed, and
+ * ThreadSanitizer would take the next lock at its address (the stack of
+ * the next test) for it, still held.
+ */
 static void *hold_then_wait(void *arg)
 {
-	pthread_mutex_t *m = arg;
+	struct holder *h = arg;
 
-	pthread_mutex_lock(m);
+	pthread_mutex_lock(h->m);
+	pthread_barrier_wait(&h->locked);
+	pthread_barrier_wait(&h->looked);
+	pthread_mutex_unlock(h->m);
 	return NULL;
 }
 
 static void test_mutex_held(void **state)
 {
 	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	struct holder h = { .m = &m };
 	pthread_t t;
 
 	assert_false(hpu_mutex_held(&m));
@@ -96,12 +113,20 @@ static void test_mutex_held(void **state)
 
 #ifdef __GLIBC__
 	/* held by another thread is not held by this one */
-	assert_int_equal(pthread_create(&t, NULL, hold_then_wait, &m), 0);
-	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(pthread_barrier_init(&h.locked, NULL, 2), 0);
+	assert_int_equal(pthread_barrier_init(&h.looked, NULL, 2), 0);
+	assert_int_equal(pthread_create(&t, NULL, hold_then_wait, &h), 0);
+	pthread_barrier_wait(&h.locked);
 	assert_false(hpu_mutex_held(&m));
+	pthread_barrier_wait(&h.looked);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	pthread_barrier_destroy(&h.locked);
+	pthread_barrier_destroy(&h.looked);
 #else
 	(void)t;
+	(void)h;
 #endif
+	pthread_mutex_destroy(&m);
 }
 
 static void test_rwlock_held(void **state)
@@ -119,6 +144,7 @@ static void test_rwlock_held(void **state)
 	assert_true(hpu_rwlock_write_held(&l));
 	pthread_rwlock_unlock(&l);
 	assert_false(hpu_rwlock_held(&l));
+	pthread_rwlock_destroy(&l);
 }
 
 /* A forked child is another thread: it holds nothing the parent held */

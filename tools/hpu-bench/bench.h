@@ -5,6 +5,7 @@
 #ifndef HPU_BENCH_H
 #define HPU_BENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -96,6 +97,54 @@ int bench_dma(int argc, char **argv);
 
 /* mode_gemm.c */
 int bench_gemm(int argc, char **argv);
+
+/* stable.c: when the figures of a row measured in windows have settled */
+#define BENCH_SERIES_MAX 64
+
+/**
+ * struct bench_series - the figures of one column's windows, in order
+ * @v: one figure per window (GFLOP/s), the first @n used
+ * @n: windows so far (at most BENCH_SERIES_MAX; more are dropped)
+ */
+struct bench_series {
+	double v[BENCH_SERIES_MAX];
+	unsigned int n;
+};
+
+/**
+ * struct bench_rule - when a row stops
+ * @tol: relative agreement of a column's last two windows (0.1: 10%)
+ * @min_ns: a row runs at least this long
+ * @max_ns: after this long it stops settled or not (once every column
+ *	has two windows)
+ */
+struct bench_rule {
+	double tol;
+	uint64_t min_ns;
+	uint64_t max_ns;
+};
+
+/* bench_row_verdict(): what to do after a round of windows */
+enum bench_verdict {
+	BENCH_MORE,	/* measure another round */
+	BENCH_STABLE,	/* every column's last two windows agree */
+	BENCH_UNSTABLE, /* out of time (or room) before they did */
+};
+
+void bench_series_add(struct bench_series *s, double v);
+/* the last two windows are positive and within @tol of the larger */
+bool bench_series_settled(const struct bench_series *s, double tol);
+/* median of the windows (0 without any) */
+double bench_series_median(const struct bench_series *s);
+/* (largest - smallest) / median of the windows (0 without any) */
+double bench_series_spread(const struct bench_series *s);
+/*
+ * After a round: @ncols columns (@cols), the row running for
+ * @elapsed_ns under @rule.
+ */
+enum bench_verdict bench_row_verdict(const struct bench_series *cols,
+				     unsigned int ncols, uint64_t elapsed_ns,
+				     const struct bench_rule *rule);
 
 /* mode_tpc.c */
 int bench_tpc(int argc, char **argv);

@@ -3,13 +3,15 @@
  * mode_gemm.c - hpu-bench gemm: GFLOP/s of square GEMMs through the MME
  * (one MME_GEMM CS per product, submitted and waited, operands in HBM)
  * beside cblas_sgemm called directly in this process on host buffers of
- * the same size, with OpenBLAS's default thread count on both sides.
+ * the same size, with OpenBLAS's default thread count on both sides,
+ * each row repeated until its figures settle (see WINDOW_NS).
  * fp32 and bf16 (A, B and C bf16) through the device; the direct column
  * is fp32 (Debian's OpenBLAS has no bf16 GEMM).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +25,20 @@
 #define MIN_N	    256
 #define DEFAULT_MAX 4096
 #define MAX_MAX	    8192
-#define FLOP_PER_PT 2e10 /* flops per size and column (about 0.2-1 s) */
-#define MAX_REPS    100
-#define MIN_REPS    2
 #define WAIT_US	    600000000ULL
+
+/*
+ * A row measures device fp32 and direct in rounds of one window each,
+ * adjacent, so that load from other processes falls on both alike; a
+ * window runs products for at least WINDOW_NS (at least one). The row
+ * ends when the last two rounds' fp32, direct and fp32 / direct each
+ * agree within ROW_TOL and it ran ROW_MIN_NS, or at ROW_MAX_NS
+ * unsettled (stable.c); it shows the medians of the rounds.
+ */
+#define WINDOW_NS  250000000ULL
+#define ROW_MIN_NS 5000000000ULL
+#define ROW_MAX_NS 15000000000ULL
+#define ROW_TOL	   0.10
 
 /* DESIGN.md: MME GEMM fp32 1024^3 through a CS >= 0.9 x OpenBLAS direct */
 #define TARGET_RATIO 0.9
@@ -65,13 +77,6 @@ static const struct {
 	{ 256, 4096, 4096, "mlp fc2 fwd" }, { 256, 1024, 4096, "mlp fc3 fwd" },
 	{ 1024, 4096, 256, "mlp fc1 dW" },  { 4096, 4096, 256, "mlp fc2 dW" },
 };
-
-static uint64_t reps_for(uint64_t m, uint64_t n, uint64_t k)
-{
-	double r = FLOP_PER_PT / (2.0 * (double)m * n * k);
-
-	return r > MAX_REPS ? MAX_REPS : r < MIN_REPS ? MIN_REPS : (uint64_t)r;
-}
 
 static int setup(struct gemm_run *r)
 {
@@ -148,14 +153,12 @@ static void cleanup(struct gemm_run *r)
 	hpu_close(r->dev);
 }
 
-/* GFLOP/s of @reps GEMMs m x n x k through the device (after a warm-up) */
-static int device_gflops(struct gemm_run *r, uint32_t m, uint32_t n, uint32_t k,
-			 uint16_t dtype, uint64_t reps, double *out)
+/* The CB of one m x n x k product of @dtype, operands in HBM */
+static int gemm_cb(struct gemm_run *r, uint32_t m, uint32_t n, uint32_t k,
+		   uint16_t dtype)
 {
-	uint64_t mat = r->max * r->max * 4, seq, t0, i;
+	uint64_t mat = r->max * r->max * 4;
 	struct hpu_pkt_mme_gemm g;
-	uint32_t status;
-	int ret;
 
 	memset(&g, 0, sizeof(g));
 	g.a_addr = r->va + (dtype == HPU_DTYPE_BF16 ? 3 * mat : 0);
@@ -172,67 +175,152 @@ static int device_gflops(struct gemm_run *r, uint32_t m, uint32_t n, uint32_t k,
 	g.dtype_c = dtype;
 	g.alpha = 0x3f800000; /* 1.0 */
 	hpu_cb_builder_reset(r->cb);
-	ret = hpu_cb_mme_gemm(r->cb, &g);
-	if (ret)
-		return ret;
-	t0 = 0;
-	for (i = 0; i <= reps; i++) {
-		if (i == 1)
-			t0 = bench_now_ns();
-		ret = hpu_cb_builder_submit(r->cb, r->mme0, 0, 0, &seq, NULL);
-		if (!ret)
-			ret = hpu_cs_wait(r->dev, seq, WAIT_US, &status);
-		if (ret)
-			return ret;
-		if (status != HPU_WAIT_CS_STATUS_COMPLETED)
-			return -EIO;
-	}
-	*out = 2.0 * m * n * (double)k * reps / (double)(bench_now_ns() - t0);
-	return 0;
+	return hpu_cb_mme_gemm(r->cb, &g);
 }
 
-static double direct_gflops(struct gemm_run *r, uint32_t m, uint32_t n,
-			    uint32_t k, uint64_t reps)
+/* One product through the device: submitted and waited for */
+static int device_once(struct gemm_run *r)
 {
-	uint64_t t0 = 0, i;
-
-	for (i = 0; i <= reps; i++) {
-		if (i == 1)
-			t0 = bench_now_ns();
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m,
-			    (int)n, (int)k, 1.0f, r->a, (int)k, r->b, (int)n,
-			    0.0f, r->c, (int)n);
-	}
-	return 2.0 * m * n * (double)k * reps / (double)(bench_now_ns() - t0);
-}
-
-/* One line of the table: device fp32 and bf16 beside direct OpenBLAS */
-static int row(struct gemm_run *r, uint32_t m, uint32_t n, uint32_t k,
-	       const char *label, double *ratio)
-{
-	uint64_t reps = reps_for(m, n, k);
-	double dev32, dev16, direct;
+	uint32_t status;
+	uint64_t seq;
 	int ret;
 
-	ret = device_gflops(r, m, n, k, HPU_DTYPE_FP32, reps, &dev32);
+	ret = hpu_cb_builder_submit(r->cb, r->mme0, 0, 0, &seq, NULL);
 	if (!ret)
-		ret = device_gflops(r, m, n, k, HPU_DTYPE_BF16, reps, &dev16);
-	if (ret) {
-		fprintf(stderr, "hpu-bench: GEMM %s failed: %s\n", label,
-			hpu_strerror(ret));
+		ret = hpu_cs_wait(r->dev, seq, WAIT_US, &status);
+	if (!ret && status != HPU_WAIT_CS_STATUS_COMPLETED)
+		ret = -EIO;
+	return ret;
+}
+
+/*
+ * One window through the device: products for at least WINDOW_NS (one
+ * untimed first when @warm_up), GFLOP/s into @out
+ */
+static int device_window(struct gemm_run *r, uint32_t m, uint32_t n, uint32_t k,
+			 uint16_t dtype, bool warm_up, double *out)
+{
+	uint64_t t0, t, i = 0;
+	int ret;
+
+	ret = gemm_cb(r, m, n, k, dtype);
+	if (!ret && warm_up)
+		ret = device_once(r);
+	if (ret)
 		return ret;
-	}
-	direct = direct_gflops(r, m, n, k, reps);
-	printf("%30s %6" PRIu64 " %10.1f %10.1f %10.1f %7.2fx\n", label, reps,
-	       dev32, dev16, direct, dev32 / direct);
-	*ratio = dev32 / direct;
+	t0 = bench_now_ns();
+	do {
+		ret = device_once(r);
+		if (ret)
+			return ret;
+		i++;
+		t = bench_now_ns();
+	} while (t - t0 < WINDOW_NS);
+	*out = 2.0 * m * n * (double)k * i / (double)(t - t0);
 	return 0;
+}
+
+static void direct_once(struct gemm_run *r, uint32_t m, uint32_t n, uint32_t k)
+{
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n,
+		    (int)k, 1.0f, r->a, (int)k, r->b, (int)n, 0.0f, r->c,
+		    (int)n);
+}
+
+/* The same window with cblas_sgemm in this process: GFLOP/s */
+static double direct_window(struct gemm_run *r, uint32_t m, uint32_t n,
+			    uint32_t k, bool warm_up)
+{
+	uint64_t t0, t, i = 0;
+
+	if (warm_up)
+		direct_once(r, m, n, k);
+	t0 = bench_now_ns();
+	do {
+		direct_once(r, m, n, k);
+		i++;
+		t = bench_now_ns();
+	} while (t - t0 < WINDOW_NS);
+	return 2.0 * m * n * (double)k * i / (double)(t - t0);
+}
+
+/* The series of a row, all three deciding when it ends */
+enum {
+	COL_FP32,
+	COL_DIRECT,
+	COL_RATIO, /* fp32 / direct of the same round */
+	NCOLS
+};
+
+/* bf16 windows of a row, after its rounds: shown, no target's figure */
+#define BF16_WINDOWS 2
+
+/*
+ * One line of the table: device fp32 beside direct OpenBLAS, each the
+ * median of its windows, and the median of the rounds' fp32 / direct
+ * ratios (a round's two windows are adjacent in time, so load from
+ * other processes falls on both alike), measured in rounds until fp32,
+ * direct and their ratio have settled (stable.c); then device bf16, the
+ * median of BF16_WINDOWS windows. @ratio and @spread get the ratio and
+ * its spread.
+ */
+static int row(struct gemm_run *r, uint32_t m, uint32_t n, uint32_t k,
+	       const char *label, double *ratio, double *spread)
+{
+	static const struct bench_rule rule = {
+		.tol = ROW_TOL,
+		.min_ns = ROW_MIN_NS,
+		.max_ns = ROW_MAX_NS,
+	};
+	struct bench_series cols[NCOLS], bf16;
+	enum bench_verdict verdict;
+	double fp32, direct, v;
+	uint64_t start;
+	int ret = 0, i;
+
+	memset(cols, 0, sizeof(cols));
+	memset(&bf16, 0, sizeof(bf16));
+	start = bench_now_ns();
+	do {
+		bool first = !cols[COL_FP32].n;
+
+		ret = device_window(r, m, n, k, HPU_DTYPE_FP32, first, &fp32);
+		if (ret)
+			goto fail;
+		direct = direct_window(r, m, n, k, first);
+		bench_series_add(&cols[COL_FP32], fp32);
+		bench_series_add(&cols[COL_DIRECT], direct);
+		bench_series_add(&cols[COL_RATIO], fp32 / direct);
+		verdict = bench_row_verdict(cols, NCOLS, bench_now_ns() - start,
+					    &rule);
+	} while (verdict == BENCH_MORE);
+	for (i = 0; i < BF16_WINDOWS; i++) {
+		ret = device_window(r, m, n, k, HPU_DTYPE_BF16, !i, &v);
+		if (ret)
+			goto fail;
+		bench_series_add(&bf16, v);
+	}
+	*ratio = bench_series_median(&cols[COL_RATIO]);
+	*spread = bench_series_spread(&cols[COL_RATIO]);
+	printf("%30s %4u %9.1f %9.1f %9.1f %6.2fx  %5.0f %5.0f %5.0f%s\n",
+	       label, cols[COL_FP32].n, bench_series_median(&cols[COL_FP32]),
+	       bench_series_median(&bf16),
+	       bench_series_median(&cols[COL_DIRECT]), *ratio,
+	       100.0 * bench_series_spread(&cols[COL_FP32]),
+	       100.0 * bench_series_spread(&cols[COL_DIRECT]), 100.0 * *spread,
+	       verdict == BENCH_STABLE ? "" : "  unsettled");
+	return 0;
+
+fail:
+	fprintf(stderr, "hpu-bench: GEMM %s failed: %s\n", label,
+		hpu_strerror(ret));
+	return ret;
 }
 
 int bench_gemm(int argc, char **argv)
 {
 	struct gemm_run r = { .max = DEFAULT_MAX };
-	double at_target = -1.0;
+	double at_target = -1.0, target_spread = 0.0;
 	unsigned int i;
 	long index = -1, v = 0;
 	uint64_t n;
@@ -255,23 +343,33 @@ int bench_gemm(int argc, char **argv)
 	       r.mme0, index);
 	printf("  direct: cblas_sgemm in this process, %d OpenBLAS threads\n",
 	       openblas_get_num_threads());
-	printf("%30s %6s %10s %10s %10s %8s\n", "m x n x k", "reps", "mme fp32",
-	       "mme bf16", "direct", "ratio");
+	printf("  a row: rounds of one %llu ms window each of fp32 and direct "
+	       "until the last two rounds' fp32, direct and fp32 / direct "
+	       "agree within %.0f%% (at least %.1f s, at most %.0f s, else "
+	       "\"unsettled\"), then %d bf16 windows; figures: medians; "
+	       "sp%%: spread over the rounds, (max - min) / median\n",
+	       WINDOW_NS / 1000000ULL, 100.0 * ROW_TOL, ROW_MIN_NS / 1e9,
+	       ROW_MAX_NS / 1e9, BF16_WINDOWS);
+	printf("%30s %4s %9s %9s %9s %7s  %5s %5s %5s\n", "m x n x k", "rnds",
+	       "mme fp32", "mme bf16", "direct", "ratio", "sp%fp", "sp%di",
+	       "sp%ra");
 	for (n = MIN_N; n <= r.max; n *= 2) {
 		char label[32];
-		double ratio;
+		double ratio, spread;
 
 		snprintf(label, sizeof(label), "%" PRIu64 "^3", n);
 		if (row(&r, (uint32_t)n, (uint32_t)n, (uint32_t)n, label,
-			&ratio))
+			&ratio, &spread))
 			goto out;
-		if (n == TARGET_N)
+		if (n == TARGET_N) {
 			at_target = ratio;
+			target_spread = spread;
+		}
 	}
 	printf("training shapes (trainer models, issue 6):\n");
 	for (i = 0; i < sizeof(train_shapes) / sizeof(train_shapes[0]); i++) {
 		char label[40];
-		double ratio;
+		double ratio, spread;
 
 		if ((uint64_t)train_shapes[i].m * train_shapes[i].k >
 			    r.max * r.max ||
@@ -284,12 +382,13 @@ int bench_gemm(int argc, char **argv)
 			 train_shapes[i].what, train_shapes[i].m,
 			 train_shapes[i].n, train_shapes[i].k);
 		if (row(&r, train_shapes[i].m, train_shapes[i].n,
-			train_shapes[i].k, label, &ratio))
+			train_shapes[i].k, label, &ratio, &spread))
 			goto out;
 	}
 	if (at_target >= 0)
-		printf("target: fp32 %d^3 >= %.1fx direct OpenBLAS: %.2fx %s\n",
-		       TARGET_N, TARGET_RATIO, at_target,
+		printf("target: fp32 %d^3 >= %.1fx direct OpenBLAS: %.2fx "
+		       "(spread %.0f%%) %s\n",
+		       TARGET_N, TARGET_RATIO, at_target, 100.0 * target_spread,
 		       at_target >= TARGET_RATIO ? "MET" : "NOT MET");
 	status = 0;
 out:

@@ -236,6 +236,61 @@ void hfd_ctx_get(struct hfd_ctx *ctx)
 }
 
 /**
+ * hfd_device_contexts() - every context of a device, each with a
+ * reference taken under its ctx_lock, for work done without the lock
+ * (queueing an event wakes a poller through FUSE)
+ * @dev: device
+ * @list: receives the array (NULL when there is no context)
+ * @n: receives its length
+ *
+ * Return: 0, or -ENOMEM with nothing taken.
+ */
+int hfd_device_contexts(struct hfd_device *dev, struct hfd_ctx ***list,
+			size_t *n)
+{
+	struct hfd_ctx **l, *ctx;
+	size_t cap, i = 0;
+
+	*list = NULL;
+	*n = 0;
+	pthread_mutex_lock(&dev->ctx_lock);
+	/* a context leaves the list before it stops being counted */
+	cap = dev->num_compute + dev->num_control;
+	if (!cap) {
+		pthread_mutex_unlock(&dev->ctx_lock);
+		return 0;
+	}
+	l = calloc(cap, sizeof(*l));
+	if (!l) {
+		pthread_mutex_unlock(&dev->ctx_lock);
+		return -ENOMEM;
+	}
+	for (ctx = dev->ctx_list; ctx && i < cap; ctx = ctx->next) {
+		hfd_ctx_get(ctx);
+		l[i++] = ctx;
+	}
+	pthread_mutex_unlock(&dev->ctx_lock);
+	*list = l;
+	*n = i;
+	return 0;
+}
+
+/**
+ * hfd_contexts_put() - drop the references of hfd_device_contexts() and
+ * free its array
+ * @list: the array (may be NULL)
+ * @n: its length
+ */
+void hfd_contexts_put(struct hfd_ctx **list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		hfd_ctx_put(list[i]);
+	free(list);
+}
+
+/**
  * hfd_ctx_put() - drop a reference; the last one frees the context
  * @ctx: context
  */

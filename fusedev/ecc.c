@@ -10,35 +10,22 @@
 
 #include "hpu_fused.h"
 
-/* Queues @ev to every context of @dev (a snapshot, without ctx_lock) */
+/* Queue HPU_EVENT_ECC_ERR (@data) to every context of @dev */
 static void ecc_event_all(struct hfd_device *dev, uint64_t data)
 {
-	struct hfd_ctx **list = NULL, **nl, *ctx;
-	size_t n = 0, cap = 0, i;
+	struct hfd_ctx **list;
+	size_t n, i;
 
-	pthread_mutex_lock(&dev->ctx_lock);
-	for (ctx = dev->ctx_list; ctx; ctx = ctx->next) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nl = realloc(list, cap * sizeof(*list));
-			if (!nl)
-				break;
-			list = nl;
-		}
-		hfd_ctx_get(ctx);
-		list[n++] = ctx;
-	}
-	pthread_mutex_unlock(&dev->ctx_lock);
-	if (ctx)
+	if (hfd_device_contexts(dev, &list, &n)) {
 		hfd_warn(
-			"hpu%u: out of memory: ECC event not given to every context",
+			"hpu%u: out of memory: ECC event not given to the contexts",
 			dev->index);
-	for (i = 0; i < n; i++) {
+		return;
+	}
+	for (i = 0; i < n; i++)
 		hfd_ctx_queue_event(list[i], HPU_EVENT_ECC_ERR, ~0u, 0, 0,
 				    data);
-		hfd_ctx_put(list[i]);
-	}
-	free(list);
+	hfd_contexts_put(list, n);
 }
 
 /**

@@ -365,6 +365,9 @@ void hfd_ctx_call_end(struct hfd_ctx *ctx);
 void hfd_device_release_all(struct hfd_device *dev);
 void hfd_ctx_get(struct hfd_ctx *ctx);
 void hfd_ctx_put(struct hfd_ctx *ctx);
+int hfd_device_contexts(struct hfd_device *dev, struct hfd_ctx ***list,
+			size_t *n);
+void hfd_contexts_put(struct hfd_ctx **list, size_t n);
 bool hfd_ctx_is_dead(struct hfd_ctx *ctx);
 void hfd_ctx_kill(struct hfd_ctx *ctx);
 void hfd_ctx_reap(struct hfd_ctx *ctx);

@@ -213,39 +213,22 @@ static void queue_nic_event(struct hfd_ctx *ctx,
 		hfd_ctx_queue_event(ctx, ev->type, ev->port, 0, ev->port, 0);
 }
 
-/*
- * An event for every context of @dev: references are taken under the
- * device's ctx_lock, the events queued without it (queueing wakes a
- * poller through FUSE).
- */
+/* An event for every context of @dev (hfd_device_contexts()) */
 static void nic_event_all(struct hfd_device *dev,
 			  const struct hpu_fw_nic_event *ev)
 {
-	struct hfd_ctx **list = NULL, **nl, *ctx;
-	size_t n = 0, cap = 0, i;
+	struct hfd_ctx **list;
+	size_t n, i;
 
-	pthread_mutex_lock(&dev->ctx_lock);
-	for (ctx = dev->ctx_list; ctx; ctx = ctx->next) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nl = realloc(list, cap * sizeof(*list));
-			if (!nl)
-				break;
-			list = nl;
-		}
-		hfd_ctx_get(ctx);
-		list[n++] = ctx;
-	}
-	pthread_mutex_unlock(&dev->ctx_lock);
-	if (ctx)
+	if (hfd_device_contexts(dev, &list, &n)) {
 		hfd_warn(
-			"hpu%u: out of memory: NIC event %u not given to every context",
+			"hpu%u: out of memory: NIC event %u not given to the contexts",
 			dev->index, ev->type);
-	for (i = 0; i < n; i++) {
-		queue_nic_event(list[i], ev);
-		hfd_ctx_put(list[i]);
+		return;
 	}
-	free(list);
+	for (i = 0; i < n; i++)
+		queue_nic_event(list[i], ev);
+	hfd_contexts_put(list, n);
 }
 
 /**

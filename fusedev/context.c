@@ -184,7 +184,7 @@ int hfd_ctx_open(struct hfd_device *dev, bool control, pid_t tid, uid_t uid,
 		 gid_t gid, struct hfd_ctx **out)
 {
 	bool exclusive = !control && dev->exclusive;
-	struct hfd_ctx *ctx;
+	struct hfd_ctx *ctx = NULL;
 	int ret;
 
 	if (exclusive) {

@@ -295,7 +295,7 @@ void hpudrv_ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r)
 		    (c->user_data & RING_UD_TIMESTAMP) || c->seq > low)
 			recent_add(r, c);
 	}
-	__atomic_store_n(&r->hdr->cq_head, head, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->hdr->cq_head, head, __ATOMIC_SEQ_CST);
 }
 
 const struct ring_recent *hpudrv_ring_recent_find(const struct hpudrv_ring *r,
@@ -309,10 +309,15 @@ const struct ring_recent *hpudrv_ring_recent_find(const struct hpudrv_ring *r,
 	return NULL;
 }
 
-/* Ring the doorbell when the consumer sleeps (docs/rings.md, "Doorbell") */
+/*
+ * Ring the doorbell when the consumer sleeps (docs/rings.md, "Doorbell").
+ * The caller's last store the consumer looks at (sq_tail, cq_head) was
+ * seq_cst: with the seq_cst load of sq_need_wakeup it pairs with the
+ * consumer's seq_cst store of the flag and load of sq_tail, so one of the
+ * two sees the other (no fence: ThreadSanitizer does not model fences).
+ */
 static void ring_kick(struct hpudrv_ring *r)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->hdr->sq_need_wakeup, __ATOMIC_SEQ_CST)) {
 		__atomic_add_fetch(&r->hdr->sq_doorbell, 1, __ATOMIC_SEQ_CST);
 		hpudrv_ring_futex(&r->hdr->sq_doorbell, FUTEX_WAKE, 1, 0);
@@ -517,7 +522,7 @@ int hpudrv_ring_submit(struct hpu_device *dev,
 	}
 	if (flags & HPU_CS_FLAGS_WAIT)
 		put_wait_numbers(r, tail + 1 + n, chunks, n);
-	__atomic_store_n(&r->hdr->sq_tail, tail + slots, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->hdr->sq_tail, tail + slots, __ATOMIC_SEQ_CST);
 	ring_kick(r);
 	ret = ring_taken_locked(dev, r, tail + slots);
 	if (ret)

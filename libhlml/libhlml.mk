@@ -23,6 +23,9 @@ HABANA_LIBDIR ?= /usr/lib/habanalabs
 
 all: $(LIBHLML_SO) $(LIBHLML_PC)
 
+# hpu-smi reads hl-smi's query fields through libhlml
+$(HPU_SMI): $(LIBHLML_SO)
+
 $(O)/obj/libhlml/%.o: libhlml/%.c $(FLAGS_STAMP) | $(DIRS)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)

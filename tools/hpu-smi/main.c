@@ -69,9 +69,10 @@ static void usage(FILE *f)
 		"\n"
 		"  -L, --list-hpus           one line per device\n"
 		"  -i, --id=ID[,ID...]       only these devices (index or bus id)\n"
-		"  -Q, --query-hpu=FIELDS    print FIELDS (comma-separated) per device\n"
+		"  -Q, --query-aip=FIELDS    print FIELDS (comma-separated) per device\n"
+		"      --query-hpu=FIELDS    the same\n"
 		"  -f, --format=FORMAT       csv[,noheader][,nounits] (default) or json\n"
-		"      --help-query          list the fields of --query-hpu\n"
+		"      --help-query          list the fields of --query-aip\n"
 		"  -q, --query               detailed report of every device\n"
 		"  -l, --loop=SECONDS        repeat every SECONDS until interrupted\n"
 		"  -c, --count=COUNT         with -l: stop after COUNT samples\n"
@@ -123,6 +124,7 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 	static const struct option longopts[] = {
 		{ "list-hpus", no_argument, NULL, 'L' },
 		{ "id", required_argument, NULL, 'i' },
+		{ "query-aip", required_argument, NULL, 'Q' },
 		{ "query-hpu", required_argument, NULL, 'Q' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help-query", no_argument, NULL, 'H' },
@@ -215,7 +217,7 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->has_format && o->mode != MODE_QUERY)
-		return usage_error("%s needs --query-hpu", "--format");
+		return usage_error("%s needs --query-aip", "--format");
 	if (o->count && !o->loop_s)
 		return usage_error("%s needs --loop", "--count");
 	if (o->mode == MODE_RESET && (!o->ids.n || o->loop_s || o->has_format))
@@ -420,5 +422,6 @@ out_free_list:
 	hpu_device_list_free(all);
 out_free_query:
 	smi_query_free(q);
+	smi_hl_close();
 	return ret;
 }

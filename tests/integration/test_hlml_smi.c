@@ -11,9 +11,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_proc.h"
@@ -41,8 +43,8 @@ static int group_setup(void **state)
 }
 
 /*
- * Runs hpu-smi (or the program @prog of the build tree) with up to 8
- * arguments; stdout and stderr apart in @p.
+ * Runs the program @prog of the build tree ("hpu-smi"), or @prog itself
+ * when it is a path, with up to 8 arguments; stdout and stderr apart in @p.
  */
 static void run(struct hpu_test_proc *p, const char *prog, ...)
 {
@@ -52,7 +54,7 @@ static void run(struct hpu_test_proc *p, const char *prog, ...)
 	va_list ap;
 	int argc = 0;
 
-	argv[argc++] = (char *)hpu_test_bin(prog);
+	argv[argc++] = (char *)(strchr(prog, '/') ? prog : hpu_test_bin(prog));
 	va_start(ap, prog);
 	while (argc < 9 && (argv[argc] = va_arg(ap, char *)))
 		argc++;
@@ -405,6 +407,46 @@ static void test_errors(void **state)
 	}
 }
 
+/* Invoked as hl-smi (the compat install's link) it calls itself hl-smi */
+static void test_as_hl_smi(void **state)
+{
+	char dir[] = "/tmp/hlsmi-XXXXXX", bin[PATH_MAX], link[PATH_MAX + 16];
+	struct hpu_test_proc p;
+
+	(void)state;
+	assert_non_null(realpath(hpu_test_bin("hpu-smi"), bin));
+	assert_non_null(mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/hl-smi", dir);
+	assert_int_equal(symlink(bin, link), 0);
+
+	run(&p, link, "-v", NULL);
+	assert_int_equal(p.status, 0);
+	assert_int_equal(strncmp(p.out, "hl-smi ", 7), 0);
+	hpu_test_proc_free(&p);
+
+	run(&p, link, "--query-aip=index,nosuch", "--format=csv", NULL);
+	assert_int_equal(p.status, 2);
+	assert_string_equal(p.err, "hl-smi: unknown field 'nosuch' (see hl-smi "
+				   "--help-query)\n");
+	hpu_test_proc_free(&p);
+
+	/* the same values as under its own name */
+	run(&p, link, "--query-aip=index,bus_id,uuid", "--format=csv,noheader",
+	    NULL);
+	assert_int_equal(p.status, 0);
+	assert_int_equal(strncmp(p.out, "0, ", 3), 0);
+	assert_non_null(strstr(p.out, infos[1].bus_id));
+	hpu_test_proc_free(&p);
+
+	/* under its own name hpu-smi does not take hl-smi's name */
+	run(&p, "hpu-smi", "-v", NULL);
+	assert_int_equal(strncmp(p.out, "hpu-smi ", 8), 0);
+	hpu_test_proc_free(&p);
+
+	unlink(link);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +455,7 @@ int main(void)
 		cmocka_unit_test_setup(test_header_units, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_aliases, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_errors, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_as_hl_smi, hpu_test_need_daemon),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);

@@ -51,6 +51,9 @@ struct smi_opts {
 	const char *reset_arg;
 };
 
+const char *smi_prog = "hpu-smi";
+bool smi_as_hl;
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -62,13 +65,14 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: hpu-smi [OPTIONS]\n"
+		"Usage: %s [OPTIONS]\n"
 		"\n"
 		"Show the state of the HPU devices (default: a table of every device\n"
 		"and the processes holding them).\n"
 		"\n"
-		"  -L, --list-hpus           one line per device\n"
-		"  -i, --id=ID[,ID...]       only these devices (index or bus id)\n"
+		"  -L, --list-hpus           one line per device (also --list-aips)\n"
+		"  -i, --id=ID[,ID...]       only these devices (index or bus id;\n"
+		"                            also --device)\n"
 		"  -Q, --query-aip=FIELDS    print FIELDS (comma-separated) per device\n"
 		"      --query-hpu=FIELDS    the same\n"
 		"  -f, --format=FORMAT       csv[,noheader][,nounits] (default) or json\n"
@@ -81,11 +85,12 @@ static void usage(FILE *f)
 		"      --hot-remove INDEX    remove a simulated device\n"
 		"  -r, --reset[=KIND]        reset the devices of -i (hard, the\n"
 		"                            default, or compute)\n"
-		"  -V, --version             print versions and exit\n"
+		"  -V, -v, --version         print versions and exit\n"
 		"  -h, --help                print this help and exit\n"
 		"\n"
 		"Exit status: 0 ok, 1 error, 2 bad usage, 3 a device could not be\n"
-		"queried, 6 no devices were found.\n");
+		"queried, 6 no devices were found.\n",
+		smi_prog);
 }
 
 static int parse_long(const char *s, long min, long *out)
@@ -103,9 +108,9 @@ static int parse_long(const char *s, long min, long *out)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "hpu-smi: ");
+	fprintf(stderr, "%s: ", smi_prog);
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'hpu-smi --help' for more information.\n");
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", smi_prog);
 	return -EINVAL;
 }
 
@@ -123,7 +128,9 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "list-hpus", no_argument, NULL, 'L' },
+		{ "list-aips", no_argument, NULL, 'L' },
 		{ "id", required_argument, NULL, 'i' },
+		{ "device", required_argument, NULL, 'i' },
 		{ "query-aip", required_argument, NULL, 'Q' },
 		{ "query-hpu", required_argument, NULL, 'Q' },
 		{ "format", required_argument, NULL, 'f' },
@@ -142,7 +149,7 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":Li:Q:f:ql:c:Vhr::", longopts,
+	while ((c = getopt_long(argc, argv, ":Li:Q:f:ql:c:Vvhr::", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'L':
@@ -200,7 +207,8 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 			smi_query_help(stdout);
 			return 1;
 		case 'V':
-			printf("hpu-smi %s (libhpudrv %s)\n", HPU_VERSION,
+		case 'v':
+			printf("%s %s (libhpudrv %s)\n", smi_prog, HPU_VERSION,
 			       hpu_library_version());
 			return 1;
 		case 'h':
@@ -254,16 +262,17 @@ static void unknown_id(const char *tok, bool numeric,
 	int i;
 
 	if (!numeric) {
-		fprintf(stderr, "hpu-smi: no device with bus id '%s'\n", tok);
+		fprintf(stderr, "%s: no device with bus id '%s'\n", smi_prog,
+			tok);
 		return;
 	}
 	for (i = 0; i < n && used < sizeof(present) - 16; i++)
 		used += (size_t)snprintf(present + used, sizeof(present) - used,
 					 "%s%d", i ? ", " : "", all[i].index);
 	fprintf(stderr,
-		"hpu-smi: no device with index %s (removed, or never there); "
+		"%s: no device with index %s (removed, or never there); "
 		"present: %s\n",
-		tok, n ? present : "none");
+		smi_prog, tok, n ? present : "none");
 }
 
 /* Keeps the devices named by -i, in the order of @all; -EINVAL if one
@@ -312,7 +321,7 @@ static int print_once(const struct smi_opts *o, const struct smi_query *q,
 	int i, ret = SMI_EXIT_OK;
 
 	if (smi_sample(sel, nsel, o->mode != MODE_LIST, &s)) {
-		fprintf(stderr, "hpu-smi: out of memory\n");
+		fprintf(stderr, "%s: out of memory\n", smi_prog);
 		return SMI_EXIT_ERROR;
 	}
 	switch (o->mode) {
@@ -335,13 +344,13 @@ static int print_once(const struct smi_opts *o, const struct smi_query *q,
 	}
 	for (i = 0; i < s.ndev; i++) {
 		if (s.devs[i].err == -EACCES) {
-			fprintf(stderr, "hpu-smi: hpu%d: %s\n",
+			fprintf(stderr, "%s: hpu%d: %s\n", smi_prog,
 				s.devs[i].info.index,
 				hpu_access_hint(s.devs[i].info.control_path,
 						msg, sizeof(msg)));
 			ret = SMI_EXIT_QUERY;
 		} else if (s.devs[i].err) {
-			fprintf(stderr, "hpu-smi: hpu%d: %s\n",
+			fprintf(stderr, "%s: hpu%d: %s\n", smi_prog,
 				s.devs[i].info.index,
 				hpu_strerror(s.devs[i].err));
 			ret = SMI_EXIT_QUERY;
@@ -367,9 +376,16 @@ int main(int argc, char **argv)
 	struct smi_query *q = NULL;
 	struct sigaction sa;
 	struct smi_opts o;
+	const char *base;
 	int n, nsel, ret;
 	long iter;
 
+	base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+	base = base ? base + 1 : argc > 0 ? argv[0] : "";
+	if (!strcmp(base, "hl-smi")) {
+		smi_prog = "hl-smi";
+		smi_as_hl = true;
+	}
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? SMI_EXIT_OK : SMI_EXIT_USAGE;
@@ -385,7 +401,7 @@ int main(int argc, char **argv)
 
 	ret = hpu_device_list(&all, &n);
 	if (ret) {
-		fprintf(stderr, "hpu-smi: cannot enumerate devices: %s\n",
+		fprintf(stderr, "%s: cannot enumerate devices: %s\n", smi_prog,
 			hpu_last_error() ?: hpu_strerror(ret));
 		ret = SMI_EXIT_ERROR;
 		goto out_free_query;

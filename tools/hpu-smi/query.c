@@ -181,8 +181,8 @@ static int parse_format(const struct smi_list *format, struct smi_query *q)
 			goto err_bad;
 	}
 	if (q->json && (csv || !q->header || !q->units)) {
-		fprintf(stderr,
-			"hpu-smi: format json takes no other options\n");
+		fprintf(stderr, "%s: format json takes no other options\n",
+			smi_prog);
 		return -EINVAL;
 	}
 	if (!q->json && !csv)
@@ -191,8 +191,8 @@ static int parse_format(const struct smi_list *format, struct smi_query *q)
 
 err_bad:
 	fprintf(stderr,
-		"hpu-smi: invalid format '%s' (use csv[,noheader][,nounits] or json)\n",
-		format->item[i < format->n ? i : 0]);
+		"%s: invalid format '%s' (use csv[,noheader][,nounits] or json)\n",
+		smi_prog, format->item[i < format->n ? i : 0]);
 	return -EINVAL;
 }
 
@@ -214,8 +214,8 @@ int smi_query_parse(const struct smi_list *list, const struct smi_list *format,
 		fld = field_find(list->item[i]);
 		if (!fld) {
 			fprintf(stderr,
-				"hpu-smi: unknown field '%s' (see hpu-smi --help-query)\n",
-				list->item[i]);
+				"%s: unknown field '%s' (see %s --help-query)\n",
+				smi_prog, list->item[i], smi_prog);
 			goto err_free;
 		}
 		q->field[q->n] = fld;

@@ -17,6 +17,13 @@
 #define SMI_EXIT_QUERY	    3 /* a device could not be queried */
 #define SMI_EXIT_NO_DEVICES 6 /* "No devices were found" */
 
+/*
+ * The name hpu-smi runs under: "hl-smi" when invoked as hl-smi (the compat
+ * install's link), else "hpu-smi"; messages start with it
+ */
+extern const char *smi_prog;
+extern bool smi_as_hl;
+
 /* Averaging window of the utilization hpu-smi reports */
 #define SMI_UTIL_PERIOD_MS 1000
 

@@ -3,7 +3,8 @@
  * test_hlml_smi.c - hpu-smi as hl-smi against the real hpu-fused:
  * --query-aip with hl-smi's field names, every field's csv value against
  * what libhlml answers, the csv header and units, noheader/nounits, the
- * -Q/--query-hpu aliases, and unknown fields and formats refused.
+ * -Q/--query-hpu aliases, unknown fields and formats refused; -q -d
+ * sections in hl-smi's layout; the program invoked as hl-smi.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -215,6 +216,17 @@ static void hl_expect(hlml_device_t h, const struct hlfield *f, char *buf,
 	}
 }
 
+static int count_str(const char *s, const char *needle)
+{
+	int n = 0;
+
+	while ((s = strstr(s, needle))) {
+		n++;
+		s += strlen(needle);
+	}
+	return n;
+}
+
 /* The @k-th ", "-separated value of @line (one line, no newline) */
 static void nth_value(const char *line, unsigned int k, char *buf, size_t len)
 {
@@ -407,6 +419,165 @@ static void test_errors(void **state)
 	}
 }
 
+/* A "key : value" line of -q in hl-smi's layout, ':' at column 42 */
+static void assert_kv(const char *out, const char *key, const char *value)
+{
+	char want[256];
+
+	snprintf(want, sizeof(want), "\n%-42s: %s\n", key, value);
+	if (!strstr(out, want))
+		print_message("no line '%s' in:\n%s", want + 1, out);
+	assert_non_null(strstr(out, want));
+}
+
+static void assert_has(const char *out, const char *s)
+{
+	if (!strstr(out, s))
+		print_message("no '%s' in:\n%s", s, out);
+	assert_non_null(strstr(out, s));
+}
+
+/* -q -d: hl-smi's sections, values as libhlml gives them */
+static void test_sections(void **state)
+{
+	static const char *const keys[] = {
+		/* PRODUCT */
+		"    Model Number",
+		"    Minor Number",
+		"    HL Revision",
+		"    PCB Version",
+		"    PCB Assembly Version",
+		/* POWER */
+		"        Power Draw",
+		"        Power Limit",
+		"        Energy Consumed",
+		/* CLOCK */
+		"        SOC",
+		"        IC",
+		"        MME",
+		"        TPC",
+		"        Power Cap",
+		"        Thermal",
+		/* TEMPERATURE */
+		"        AIP Current Temp",
+		"        Board Current Temp",
+		"        AIP Shutdown Temp",
+		"        AIP Slowdown Temp",
+		/* MEMORY */
+		"        Total",
+		"        Used",
+		"        Free",
+		"        Current",
+		"        Pending",
+		"        Volatile Corrected",
+		"        Aggregate Uncorrected",
+		/* NET */
+		"        Ports",
+		"        Ports Up",
+		"        Port 0",
+		"            MAC Address",
+		"            External",
+		/* ROW_REPLACEMENT */
+		"        Single Bit ECC Rows",
+		"        Double Bit ECC Rows",
+	};
+	static const char *const headings[] = {
+		"\n    Power Readings\n", "\n    Clocks\n",
+		"\n    Max Clocks\n",	  "\n    Clocks Throttle Reasons\n",
+		"\n    Temperature\n",	  "\n    Memory Usage\n",
+		"\n    ECC Mode\n",	  "\n    ECC Errors\n",
+		"\n    NIC Ports\n",	  "\n    Row Replacement\n",
+	};
+	char s[128], want[160];
+	struct hpu_test_proc p;
+	hlml_memory_t mem;
+	hlml_device_t h;
+	unsigned int u, up = 0, port, nports = 0;
+	uint64_t mask[PORTS_ARR_SIZE], ext[PORTS_ARR_SIZE];
+	bool link;
+	size_t k;
+
+	(void)state;
+	run(&p, "hpu-smi", "-q", "-d",
+	    "PRODUCT,POWER,CLOCK,TEMPERATURE,MEMORY,NET,ROW_REPLACEMENT", "-i",
+	    "1", NULL);
+	assert_int_equal(p.status, 0);
+	assert_has(p.out, "HL-SMI LOG");
+	snprintf(want, sizeof(want), "\n[1] AIP %s\n", infos[1].bus_id);
+	assert_has(p.out, want);
+	assert_kv(p.out, "Attached AIPs", "1");
+	for (k = 0; k < sizeof(headings) / sizeof(headings[0]); k++)
+		assert_has(p.out, headings[k]);
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		snprintf(want, sizeof(want), "\n%-42s: ", keys[k]);
+		assert_has(p.out, want);
+	}
+	/* the values libhlml gives */
+	assert_int_equal(hlml_init(), HLML_SUCCESS);
+	assert_int_equal(
+		hlml_device_get_handle_by_pci_bus_id(infos[1].bus_id, &h), 0);
+	assert_int_equal(hlml_device_get_name(h, s, sizeof(s)), 0);
+	assert_kv(p.out, "    Product Name", s);
+	assert_int_equal(hlml_device_get_uuid(h, s, sizeof(s)), 0);
+	assert_kv(p.out, "    AIP UUID", s);
+	assert_int_equal(hlml_device_get_serial(h, s, sizeof(s)), 0);
+	assert_kv(p.out, "    Serial Number", s);
+	assert_int_equal(hlml_device_get_module_id(h, &u), 0);
+	snprintf(s, sizeof(s), "%u", u);
+	assert_kv(p.out, "    Module ID", s);
+	assert_int_equal(hlml_device_get_memory_info(h, &mem), 0);
+	snprintf(s, sizeof(s), "%llu MiB", mem.total / MIB);
+	assert_kv(p.out, "        Total", s);
+	assert_int_equal(hlml_device_get_max_clock_info(h, HLML_CLOCK_SOC, &u),
+			 0);
+	snprintf(s, sizeof(s), "%u MHz", u);
+	assert_kv(p.out, "        SOC", s);
+	assert_int_equal(hlml_device_get_power_management_default_limit(h, &u),
+			 0);
+	snprintf(s, sizeof(s), "%.2f W", u / 1000.0);
+	assert_kv(p.out, "        Power Limit", s);
+	assert_int_equal(hlml_get_mac_addr_info(h, mask, ext), 0);
+	for (port = 0; port < 64 * PORTS_ARR_SIZE; port++) {
+		if (!(mask[port / 64] >> (port % 64) & 1))
+			continue;
+		nports++;
+		assert_int_equal(hlml_nic_get_link(h, port, &link), 0);
+		up += link;
+	}
+	snprintf(s, sizeof(s), "%u", nports);
+	assert_kv(p.out, "        Ports", s);
+	snprintf(s, sizeof(s), "%u", up);
+	assert_kv(p.out, "        Ports Up", s);
+	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
+	hpu_test_proc_free(&p);
+
+	/* one section: only its heading */
+	run(&p, "hpu-smi", "-q", "-d", "POWER", NULL);
+	assert_int_equal(p.status, 0);
+	assert_has(p.out, "\n    Power Readings\n");
+	assert_null(strstr(p.out, "Clocks"));
+	assert_null(strstr(p.out, "Product Name"));
+	assert_int_equal(count_str(p.out, "Power Readings"), NDEV);
+	hpu_test_proc_free(&p);
+
+	/* hpu-smi's own -q is unchanged without -d */
+	run(&p, "hpu-smi", "-q", NULL);
+	assert_int_equal(p.status, 0);
+	assert_null(strstr(p.out, "HL-SMI LOG"));
+	hpu_test_proc_free(&p);
+
+	/* unknown section, -d without -q: usage errors */
+	run(&p, "hpu-smi", "-q", "-d", "FAN", NULL);
+	assert_int_equal(p.status, 2);
+	assert_string_equal(p.out, "");
+	assert_has(p.err, "unknown section 'FAN'");
+	hpu_test_proc_free(&p);
+	run(&p, "hpu-smi", "-d", "POWER", NULL);
+	assert_int_equal(p.status, 2);
+	assert_string_equal(p.out, "");
+	hpu_test_proc_free(&p);
+}
+
 /* Invoked as hl-smi (the compat install's link) it calls itself hl-smi */
 static void test_as_hl_smi(void **state)
 {
@@ -428,6 +599,15 @@ static void test_as_hl_smi(void **state)
 	assert_int_equal(p.status, 2);
 	assert_string_equal(p.err, "hl-smi: unknown field 'nosuch' (see hl-smi "
 				   "--help-query)\n");
+	hpu_test_proc_free(&p);
+
+	/* -q is hl-smi's: every section */
+	run(&p, link, "-q", NULL);
+	assert_int_equal(p.status, 0);
+	assert_has(p.out, "HL-SMI LOG");
+	assert_has(p.out, "\n    Row Replacement\n");
+	assert_has(p.out, "\n    NIC Ports\n");
+	assert_has(p.out, "    Product Name");
 	hpu_test_proc_free(&p);
 
 	/* the same values as under its own name */
@@ -455,6 +635,7 @@ int main(void)
 		cmocka_unit_test_setup(test_header_units, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_aliases, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_errors, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_sections, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_as_hl_smi, hpu_test_need_daemon),
 	};
 

@@ -224,26 +224,33 @@ numeric:
 	}
 }
 
+int smi_hl_device(const struct smi_dev *d, void **handle)
+{
+	hlml_device_t h;
+
+	if (hl_open() ||
+	    hlml_device_get_handle_by_pci_bus_id(d->info.bus_id, &h))
+		return -ENODEV;
+	*handle = h;
+	return 0;
+}
+
 void smi_hl_value(enum smi_hl_id id, const struct smi_dev *d, struct smi_val *v)
 {
 	hlml_device_t h;
 	hlml_return_t r;
 
 	memset(v, 0, sizeof(*v));
-	if (hl_open()) {
+	if (smi_hl_device(d, &h)) {
 		v->type = SMI_V_ERR;
 		return;
 	}
-	r = hlml_device_get_handle_by_pci_bus_id(d->info.bus_id, &h);
-	if (!r) {
-		if (id >= SMI_HL_CLK_CUR_SOC && id <= SMI_HL_CLK_MAX_TPC)
-			r = clock_value(h, id, v);
-		else if (id >= SMI_HL_ECC_CORR_VOL &&
-			 id <= SMI_HL_ECC_DRAM_CORR_AGG)
-			r = ecc_value(h, id, v);
-		else
-			r = other_value(h, id, v);
-	}
+	if (id >= SMI_HL_CLK_CUR_SOC && id <= SMI_HL_CLK_MAX_TPC)
+		r = clock_value(h, id, v);
+	else if (id >= SMI_HL_ECC_CORR_VOL && id <= SMI_HL_ECC_DRAM_CORR_AGG)
+		r = ecc_value(h, id, v);
+	else
+		r = other_value(h, id, v);
 	if (r)
 		put_err(v, r);
 }

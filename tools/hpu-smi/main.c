@@ -34,6 +34,7 @@ enum smi_mode {
  * @fields: -Q items
  * @format: -f items
  * @has_format: -f was given
+ * @display: -d items (sections of -q in hl-smi's layout), n == 0: none
  * @loop_s: -l value in seconds, 0 for a single sample
  * @count: -c value, 0 for unbounded
  * @hot_arg: --hot-add TYPE (NULL: the daemon's) or --hot-remove N
@@ -45,6 +46,7 @@ struct smi_opts {
 	struct smi_list fields;
 	struct smi_list format;
 	bool has_format;
+	struct smi_list display;
 	long loop_s;
 	long count;
 	const char *hot_arg;
@@ -78,6 +80,11 @@ static void usage(FILE *f)
 		"  -f, --format=FORMAT       csv[,noheader][,nounits] (default) or json\n"
 		"      --help-query          list the fields of --query-aip\n"
 		"  -q, --query               detailed report of every device\n"
+		"  -d, --display=SECTION[,SECTION...]\n"
+		"                            with -q: hl-smi's sections PRODUCT,\n"
+		"                            POWER, CLOCK, TEMPERATURE, MEMORY, NET,\n"
+		"                            ROW_REPLACEMENT (as hl-smi: -q alone\n"
+		"                            prints them all)\n"
 		"  -l, --loop=SECONDS        repeat every SECONDS until interrupted\n"
 		"  -c, --count=COUNT         with -l: stop after COUNT samples\n"
 		"      --hot-add [TYPE]      add a simulated device (gaudi, gaudi2,\n"
@@ -136,6 +143,7 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 		{ "format", required_argument, NULL, 'f' },
 		{ "help-query", no_argument, NULL, 'H' },
 		{ "query", no_argument, NULL, 'q' },
+		{ "display", required_argument, NULL, 'd' },
 		{ "loop", required_argument, NULL, 'l' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "version", no_argument, NULL, 'V' },
@@ -149,7 +157,7 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":Li:Q:f:ql:c:Vvhr::", longopts,
+	while ((c = getopt_long(argc, argv, ":Li:Q:f:qd:l:c:Vvhr::", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'L':
@@ -172,6 +180,10 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 			break;
 		case 'q':
 			if (set_mode(o, MODE_REPORT, "-q"))
+				return -EINVAL;
+			break;
+		case 'd':
+			if (smi_list_parse("-d", optarg, &o->display))
 				return -EINVAL;
 			break;
 		case 'l':
@@ -226,6 +238,8 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->has_format && o->mode != MODE_QUERY)
 		return usage_error("%s needs --query-aip", "--format");
+	if (o->display.n && o->mode != MODE_REPORT)
+		return usage_error("%s needs --query", "--display");
 	if (o->count && !o->loop_s)
 		return usage_error("%s needs --loop", "--count");
 	if (o->mode == MODE_RESET && (!o->ids.n || o->loop_s || o->has_format))
@@ -314,7 +328,8 @@ static int select_ids(const struct smi_list *ids, struct hpu_device_info *all,
 }
 
 static int print_once(const struct smi_opts *o, const struct smi_query *q,
-		      const struct hpu_device_info *sel, int nsel, bool first)
+		      unsigned int sections, const struct hpu_device_info *sel,
+		      int nsel, bool first)
 {
 	struct smi_sample s;
 	char msg[512];
@@ -335,7 +350,10 @@ static int print_once(const struct smi_opts *o, const struct smi_query *q,
 		smi_query_print(stdout, q, &s, first);
 		break;
 	case MODE_REPORT:
-		smi_print_report(stdout, &s);
+		if (sections)
+			smi_print_hl_sections(stdout, &s, sections);
+		else
+			smi_print_report(stdout, &s);
 		break;
 	case MODE_HOT_ADD:
 	case MODE_HOT_REMOVE:
@@ -376,6 +394,7 @@ int main(int argc, char **argv)
 	struct smi_query *q = NULL;
 	struct sigaction sa;
 	struct smi_opts o;
+	unsigned int sections = 0;
 	const char *base;
 	int n, nsel, ret;
 	long iter;
@@ -395,6 +414,11 @@ int main(int argc, char **argv)
 		return smi_hot_remove(o.hot_arg);
 	if (o.mode == MODE_RESET && smi_reset_kind(o.reset_arg) < 0)
 		return SMI_EXIT_USAGE;
+	/* hl-smi's -q is its sections; hpu-smi's own report needs no -d */
+	if (o.display.n && smi_hl_sections_parse(&o.display, &sections))
+		return SMI_EXIT_USAGE;
+	if (!o.display.n && smi_as_hl)
+		sections = SMI_HL_SECTIONS_ALL;
 	if (o.mode == MODE_QUERY &&
 	    smi_query_parse(&o.fields, o.has_format ? &o.format : NULL, &q))
 		return SMI_EXIT_USAGE;
@@ -426,7 +450,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	for (iter = 0; !stop; iter++) {
-		ret = print_once(&o, q, all, nsel, iter == 0);
+		ret = print_once(&o, q, sections, all, nsel, iter == 0);
 		if (!o.loop_s || (o.count && iter + 1 >= o.count) || stop)
 			break;
 		if (o.mode == MODE_TABLE || o.mode == MODE_REPORT)

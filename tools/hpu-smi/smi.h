@@ -204,6 +204,22 @@ void smi_hl_value(enum smi_hl_id id, const struct smi_dev *d,
 		  struct smi_val *v);
 void smi_hl_close(void);
 
+/**
+ * smi_hl_device() - libhlml's handle (an hlml_device_t) of a device
+ * @d: the device, found by its bus id
+ * @handle: receives the handle
+ *
+ * Return: 0, or -ENODEV when libhlml cannot be initialised or does not
+ * know the device.
+ */
+int smi_hl_device(const struct smi_dev *d, void **handle);
+
+/* hlsections.c: -q [-d SECTION[,SECTION...]] in hl-smi's layout */
+#define SMI_HL_SECTIONS_ALL 0x7fu
+int smi_hl_sections_parse(const struct smi_list *l, unsigned int *mask);
+void smi_print_hl_sections(FILE *f, const struct smi_sample *s,
+			   unsigned int mask);
+
 /* hotplug.c: run the request, return the exit code */
 int smi_hot_add(const char *type);
 int smi_hot_remove(const char *arg);

@@ -253,9 +253,10 @@ static void field_value(const struct field *fl, const struct smi_dev *d,
 {
 	if (fl->id == F_HLML) {
 		smi_hl_value(fl->hl, d, v);
-		/* a driver without the version attribute: the daemon's */
+		/* a driver without the version attribute: the daemon's
+		 * INFO answer, or a kernel device's sysfs driver_version */
 		if (fl->hl == SMI_HL_DRIVER_VERSION && v->type == SMI_V_NA &&
-		    !d->kernel)
+		    strcmp(s->driver_version, "N/A"))
 			set_str(v, s->driver_version);
 		return;
 	}

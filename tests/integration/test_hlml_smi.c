@@ -263,7 +263,7 @@ static void test_fields_vs_hlml(void **state)
 	}
 	assert_int_equal(hlml_init(), HLML_SUCCESS);
 	for (dev = 0; dev < NDEV; dev++) {
-		char idx[8];
+		char idx[16];
 
 		snprintf(idx, sizeof(idx), "%d", dev);
 		assert_int_equal(hlml_device_get_handle_by_pci_bus_id(

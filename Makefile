@@ -91,7 +91,7 @@ INC_libhpudrv := $(INC_DRV) $(INC_TPC)
 INC_libhpuccl := $(INC_CCL) $(INC_DRV)
 INC_trainer/lib := $(INC_CCL) $(INC_DRV) $(INC_TPC)
 INC_trainer/hpu-train := -Itrainer/lib $(INC_DRV)
-INC_tools/hpu-smi := $(INC_DRV)
+INC_tools/hpu-smi := $(INC_DRV) -Ilibhlml/include
 INC_tools/hpu-bench := $(INC_DRV)
 INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV)
 # examples/ build as a user of the installed tree does: <hpu/hpudrv.h>,
@@ -298,10 +298,12 @@ $(HPU_FUSED): $(call obj,fusedev/main.c) $(LIBFUSEDEV) $(LIBHPUSIM) $(LIBHPUTPC)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(call pkg_libs,fuse3) $(BLAS_LIBS) \
 		$(LDLIBS_BASE)
 
+# hpu-smi reads hl-smi's fields through libhlml, as hl-smi does
+# (libhlml/libhlml.mk makes it depend on $(LIBHLML_SO))
 $(HPU_SMI): $(call obj,$(SMI_SRCS)) $(TOOL_COMMON_OBJS) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(SMI_SRCS)) $(TOOL_COMMON_OBJS) \
-		$(DRV_LINK) $(LDLIBS_BASE)
+		-L$(O)/lib -lhlml $(DRV_LINK) $(LDLIBS_BASE)
 
 $(HPU_BENCH): $(call obj,$(BENCH_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
@@ -412,7 +414,7 @@ LAYER_OK := libhputpc:tpc_lib.h libhputpc:hputpc.h libhputpc:hputpc_check.h \
 	trainer/lib:trainer_internal.h trainer/lib:hputpc.h \
 	trainer/lib:hpuccl.h trainer/lib:hputpc_check.h \
 	trainer/hpu-train:ht_trainer.h \
-	tools/hpu-smi:hpudrv.h tools/hpu-ccl-tests:hpuccl.h \
+	tools/hpu-smi:hpudrv.h tools/hpu-smi:hlml.h tools/hpu-ccl-tests:hpuccl.h \
 	tests/unit:hpusim.h tests/unit:tpc_lib.h examples:hpu/hpudrv.h examples:hpu/hpuccl.h \
 	examples:hpu_accel.h examples:hpu_packets.h
 LAYER_DENIED := trainer/lib:hpusim.h trainer/lib:hpu_fw_if.h \

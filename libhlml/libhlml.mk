@@ -6,6 +6,8 @@
 #   libhlml.so.$(HLML_VERSION) (soname libhlml.so.1), hlml.pc, hlml.h
 #   make install COMPAT_HABANA=1   also /usr/lib/habanalabs/libhlml.so
 #                                  (a link, where HLML users look for it)
+#                                  and /usr/bin/hl-smi (a link to hpu-smi,
+#                                  which then behaves as hl-smi)
 
 HLML_VERSION := $(call map_version,libhlml/libhlml.map)
 HLML_SONAME := libhlml.so.$(firstword $(subst ., ,$(HLML_VERSION)))
@@ -20,8 +22,12 @@ INC_tests/integration += -Ilibhlml/include
 INC_tests/unit += -Ilibhlml/include
 COMPAT_HABANA ?=
 HABANA_LIBDIR ?= /usr/lib/habanalabs
+HABANA_BINDIR ?= /usr/bin
 
 all: $(LIBHLML_SO) $(LIBHLML_PC)
+
+# hpu-smi reads hl-smi's query fields through libhlml
+$(HPU_SMI): $(LIBHLML_SO)
 
 $(O)/obj/libhlml/%.o: libhlml/%.c $(FLAGS_STAMP) | $(DIRS)
 	$(call msg,CC,$<)
@@ -90,6 +96,8 @@ install-hlml: $(LIBHLML_SO) $(LIBHLML_PC)
 ifeq ($(COMPAT_HABANA),1)
 	$(Q)install -d $(DESTDIR)$(HABANA_LIBDIR)
 	$(Q)ln -sf $(LIBDIR)/$(HLML_SONAME) $(DESTDIR)$(HABANA_LIBDIR)/libhlml.so
+	$(Q)install -d $(DESTDIR)$(HABANA_BINDIR)
+	$(Q)ln -sf $(BINDIR)/hpu-smi $(DESTDIR)$(HABANA_BINDIR)/hl-smi
 endif
 
 uninstall-hlml:
@@ -99,3 +107,6 @@ uninstall-hlml:
 	$(Q)if [ -L $(DESTDIR)$(HABANA_LIBDIR)/libhlml.so ]; then \
 		rm -f $(DESTDIR)$(HABANA_LIBDIR)/libhlml.so; \
 		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HABANA_LIBDIR); fi
+	$(Q)if [ -L $(DESTDIR)$(HABANA_BINDIR)/hl-smi ] && \
+	    [ "$$(readlink $(DESTDIR)$(HABANA_BINDIR)/hl-smi)" = $(BINDIR)/hpu-smi ]; then \
+		rm -f $(DESTDIR)$(HABANA_BINDIR)/hl-smi; fi

@@ -500,7 +500,8 @@ static void test_external_program_hlml(void **state)
 
 /*
  * Only COMPAT_HABANA=1 adds /usr/lib/habanalabs/libhlml.so, a link to the
- * installed library (absolute: it resolves once DESTDIR is the root)
+ * installed library, and /usr/bin/hl-smi, a link to hpu-smi (absolute:
+ * they resolve once DESTDIR is the root)
  */
 static void test_compat_habana(void **state)
 {
@@ -520,6 +521,15 @@ static void test_compat_habana(void **state)
 	assert_string_equal(got, PREFIX "/lib/libhlml.so.1");
 	snprintf(target, sizeof(target), "%s%s", in.dest, got);
 	assert_int_equal(access(target, R_OK), 0);
+
+	dpath(path, sizeof(path), "/usr/bin/hl-smi");
+	n = readlink(path, got, sizeof(got) - 1);
+	if (n < 0)
+		fail_msg("%s: not a symlink (%s)", path, strerror(errno));
+	got[n] = '\0';
+	assert_string_equal(got, PREFIX "/bin/hpu-smi");
+	snprintf(target, sizeof(target), "%s%s", in.dest, got);
+	assert_int_equal(access(target, X_OK), 0);
 }
 
 /* Every man page formats without a warning and renders with man -l */

@@ -21,7 +21,7 @@ static int hotplug_error(const char *what, int err)
 		why = "the daemon has no free device slot";
 	else if (err == -EOPNOTSUPP)
 		why = "a kernel device cannot be removed by hpu-smi";
-	fprintf(stderr, "hpu-smi: %s: %s\n", what, why);
+	fprintf(stderr, "%s: %s: %s\n", smi_prog, what, why);
 	return err == -EINVAL || err == -ENODEV ? SMI_EXIT_USAGE :
 						  SMI_EXIT_ERROR;
 }
@@ -37,13 +37,14 @@ int smi_hot_add(const char *type)
 			 type ? type : "");
 		if (ret == -EINVAL) {
 			fprintf(stderr,
-				"hpu-smi: --hot-add: unknown device type '%s' (gaudi, gaudi2 or gaudi3)\n",
-				type ? type : "");
+				"%s: --hot-add: unknown device type '%s' (gaudi, gaudi2 or gaudi3)\n",
+				smi_prog, type ? type : "");
 			return SMI_EXIT_USAGE;
 		}
 		if (ret == -ENODEV) {
 			fprintf(stderr,
-				"hpu-smi: --hot-add: no hpu-fused serves the device directory\n");
+				"%s: --hot-add: no hpu-fused serves the device directory\n",
+				smi_prog);
 			return SMI_EXIT_ERROR;
 		}
 		return hotplug_error(what, ret);
@@ -64,17 +65,16 @@ int smi_hot_remove(const char *arg)
 	if (errno || end == arg || *end || v < 0 || v > 0xffff ||
 	    arg[0] < '0' || arg[0] > '9') {
 		fprintf(stderr,
-			"hpu-smi: --hot-remove needs a device index, not '%s'\n",
-			arg);
+			"%s: --hot-remove needs a device index, not '%s'\n",
+			smi_prog, arg);
 		return SMI_EXIT_USAGE;
 	}
 	ret = hpu_hot_remove((int)v);
 	if (ret) {
 		snprintf(what, sizeof(what), "--hot-remove %ld", v);
 		if (ret == -ENODEV) {
-			fprintf(stderr,
-				"hpu-smi: %s: no device with index %ld\n", what,
-				v);
+			fprintf(stderr, "%s: %s: no device with index %ld\n",
+				smi_prog, what, v);
 			return SMI_EXIT_USAGE;
 		}
 		return hotplug_error(what, ret);

@@ -29,8 +29,8 @@ static char *trim(char *s)
 
 static int list_error(const char *flag, const char *value, const char *why)
 {
-	fprintf(stderr, "hpu-smi: %s '%s': %s\n", flag, value, why);
-	fprintf(stderr, "Try 'hpu-smi --help' for more information.\n");
+	fprintf(stderr, "%s: %s '%s': %s\n", smi_prog, flag, value, why);
+	fprintf(stderr, "Try '%s --help' for more information.\n", smi_prog);
 	return -EINVAL;
 }
 
@@ -41,9 +41,9 @@ int smi_list_parse(const char *flag, const char *value, struct smi_list *l)
 	memset(l, 0, sizeof(*l));
 	if (strlen(value) >= sizeof(l->buf)) {
 		fprintf(stderr,
-			"hpu-smi: %s: list longer than %zu characters\n"
-			"Try 'hpu-smi --help' for more information.\n",
-			flag, sizeof(l->buf) - 1);
+			"%s: %s: list longer than %zu characters\n"
+			"Try '%s --help' for more information.\n",
+			smi_prog, flag, sizeof(l->buf) - 1, smi_prog);
 		return -EINVAL;
 	}
 	strcpy(l->buf, value);

@@ -34,6 +34,7 @@ enum smi_mode {
  * @fields: -Q items
  * @format: -f items
  * @has_format: -f was given
+ * @display: -d items (sections of -q in hl-smi's layout), n == 0: none
  * @loop_s: -l value in seconds, 0 for a single sample
  * @count: -c value, 0 for unbounded
  * @hot_arg: --hot-add TYPE (NULL: the daemon's) or --hot-remove N
@@ -45,11 +46,15 @@ struct smi_opts {
 	struct smi_list fields;
 	struct smi_list format;
 	bool has_format;
+	struct smi_list display;
 	long loop_s;
 	long count;
 	const char *hot_arg;
 	const char *reset_arg;
 };
+
+const char *smi_prog = "hpu-smi";
+bool smi_as_hl;
 
 static volatile sig_atomic_t stop;
 
@@ -62,17 +67,24 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: hpu-smi [OPTIONS]\n"
+		"Usage: %s [OPTIONS]\n"
 		"\n"
 		"Show the state of the HPU devices (default: a table of every device\n"
 		"and the processes holding them).\n"
 		"\n"
-		"  -L, --list-hpus           one line per device\n"
-		"  -i, --id=ID[,ID...]       only these devices (index or bus id)\n"
-		"  -Q, --query-hpu=FIELDS    print FIELDS (comma-separated) per device\n"
+		"  -L, --list-hpus           one line per device (also --list-aips)\n"
+		"  -i, --id=ID[,ID...]       only these devices (index or bus id;\n"
+		"                            also --device)\n"
+		"  -Q, --query-aip=FIELDS    print FIELDS (comma-separated) per device\n"
+		"      --query-hpu=FIELDS    the same\n"
 		"  -f, --format=FORMAT       csv[,noheader][,nounits] (default) or json\n"
-		"      --help-query          list the fields of --query-hpu\n"
+		"      --help-query          list the fields of --query-aip\n"
 		"  -q, --query               detailed report of every device\n"
+		"  -d, --display=SECTION[,SECTION...]\n"
+		"                            with -q: hl-smi's sections PRODUCT,\n"
+		"                            POWER, CLOCK, TEMPERATURE, MEMORY, NET,\n"
+		"                            ROW_REPLACEMENT (as hl-smi: -q alone\n"
+		"                            prints them all)\n"
 		"  -l, --loop=SECONDS        repeat every SECONDS until interrupted\n"
 		"  -c, --count=COUNT         with -l: stop after COUNT samples\n"
 		"      --hot-add [TYPE]      add a simulated device (gaudi, gaudi2,\n"
@@ -80,11 +92,12 @@ static void usage(FILE *f)
 		"      --hot-remove INDEX    remove a simulated device\n"
 		"  -r, --reset[=KIND]        reset the devices of -i (hard, the\n"
 		"                            default, or compute)\n"
-		"  -V, --version             print versions and exit\n"
+		"  -V, -v, --version         print versions and exit\n"
 		"  -h, --help                print this help and exit\n"
 		"\n"
 		"Exit status: 0 ok, 1 error, 2 bad usage, 3 a device could not be\n"
-		"queried, 6 no devices were found.\n");
+		"queried, 6 no devices were found.\n",
+		smi_prog);
 }
 
 static int parse_long(const char *s, long min, long *out)
@@ -102,9 +115,9 @@ static int parse_long(const char *s, long min, long *out)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "hpu-smi: ");
+	fprintf(stderr, "%s: ", smi_prog);
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'hpu-smi --help' for more information.\n");
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", smi_prog);
 	return -EINVAL;
 }
 
@@ -122,11 +135,15 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "list-hpus", no_argument, NULL, 'L' },
+		{ "list-aips", no_argument, NULL, 'L' },
 		{ "id", required_argument, NULL, 'i' },
+		{ "device", required_argument, NULL, 'i' },
+		{ "query-aip", required_argument, NULL, 'Q' },
 		{ "query-hpu", required_argument, NULL, 'Q' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help-query", no_argument, NULL, 'H' },
 		{ "query", no_argument, NULL, 'q' },
+		{ "display", required_argument, NULL, 'd' },
 		{ "loop", required_argument, NULL, 'l' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "version", no_argument, NULL, 'V' },
@@ -140,7 +157,7 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":Li:Q:f:ql:c:Vhr::", longopts,
+	while ((c = getopt_long(argc, argv, ":Li:Q:f:qd:l:c:Vvhr::", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'L':
@@ -163,6 +180,10 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 			break;
 		case 'q':
 			if (set_mode(o, MODE_REPORT, "-q"))
+				return -EINVAL;
+			break;
+		case 'd':
+			if (smi_list_parse("-d", optarg, &o->display))
 				return -EINVAL;
 			break;
 		case 'l':
@@ -198,7 +219,8 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 			smi_query_help(stdout);
 			return 1;
 		case 'V':
-			printf("hpu-smi %s (libhpudrv %s)\n", HPU_VERSION,
+		case 'v':
+			printf("%s %s (libhpudrv %s)\n", smi_prog, HPU_VERSION,
 			       hpu_library_version());
 			return 1;
 		case 'h':
@@ -215,7 +237,9 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->has_format && o->mode != MODE_QUERY)
-		return usage_error("%s needs --query-hpu", "--format");
+		return usage_error("%s needs --query-aip", "--format");
+	if (o->display.n && o->mode != MODE_REPORT)
+		return usage_error("%s needs --query", "--display");
 	if (o->count && !o->loop_s)
 		return usage_error("%s needs --loop", "--count");
 	if (o->mode == MODE_RESET && (!o->ids.n || o->loop_s || o->has_format))
@@ -252,16 +276,17 @@ static void unknown_id(const char *tok, bool numeric,
 	int i;
 
 	if (!numeric) {
-		fprintf(stderr, "hpu-smi: no device with bus id '%s'\n", tok);
+		fprintf(stderr, "%s: no device with bus id '%s'\n", smi_prog,
+			tok);
 		return;
 	}
 	for (i = 0; i < n && used < sizeof(present) - 16; i++)
 		used += (size_t)snprintf(present + used, sizeof(present) - used,
 					 "%s%d", i ? ", " : "", all[i].index);
 	fprintf(stderr,
-		"hpu-smi: no device with index %s (removed, or never there); "
+		"%s: no device with index %s (removed, or never there); "
 		"present: %s\n",
-		tok, n ? present : "none");
+		smi_prog, tok, n ? present : "none");
 }
 
 /* Keeps the devices named by -i, in the order of @all; -EINVAL if one
@@ -303,14 +328,15 @@ static int select_ids(const struct smi_list *ids, struct hpu_device_info *all,
 }
 
 static int print_once(const struct smi_opts *o, const struct smi_query *q,
-		      const struct hpu_device_info *sel, int nsel, bool first)
+		      unsigned int sections, const struct hpu_device_info *sel,
+		      int nsel, bool first)
 {
 	struct smi_sample s;
 	char msg[512];
 	int i, ret = SMI_EXIT_OK;
 
 	if (smi_sample(sel, nsel, o->mode != MODE_LIST, &s)) {
-		fprintf(stderr, "hpu-smi: out of memory\n");
+		fprintf(stderr, "%s: out of memory\n", smi_prog);
 		return SMI_EXIT_ERROR;
 	}
 	switch (o->mode) {
@@ -324,7 +350,10 @@ static int print_once(const struct smi_opts *o, const struct smi_query *q,
 		smi_query_print(stdout, q, &s, first);
 		break;
 	case MODE_REPORT:
-		smi_print_report(stdout, &s);
+		if (sections)
+			smi_print_hl_sections(stdout, &s, sections);
+		else
+			smi_print_report(stdout, &s);
 		break;
 	case MODE_HOT_ADD:
 	case MODE_HOT_REMOVE:
@@ -333,13 +362,13 @@ static int print_once(const struct smi_opts *o, const struct smi_query *q,
 	}
 	for (i = 0; i < s.ndev; i++) {
 		if (s.devs[i].err == -EACCES) {
-			fprintf(stderr, "hpu-smi: hpu%d: %s\n",
+			fprintf(stderr, "%s: hpu%d: %s\n", smi_prog,
 				s.devs[i].info.index,
 				hpu_access_hint(s.devs[i].info.control_path,
 						msg, sizeof(msg)));
 			ret = SMI_EXIT_QUERY;
 		} else if (s.devs[i].err) {
-			fprintf(stderr, "hpu-smi: hpu%d: %s\n",
+			fprintf(stderr, "%s: hpu%d: %s\n", smi_prog,
 				s.devs[i].info.index,
 				hpu_strerror(s.devs[i].err));
 			ret = SMI_EXIT_QUERY;
@@ -365,9 +394,17 @@ int main(int argc, char **argv)
 	struct smi_query *q = NULL;
 	struct sigaction sa;
 	struct smi_opts o;
+	unsigned int sections = 0;
+	const char *base;
 	int n, nsel, ret;
 	long iter;
 
+	base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+	base = base ? base + 1 : argc > 0 ? argv[0] : "";
+	if (!strcmp(base, "hl-smi")) {
+		smi_prog = "hl-smi";
+		smi_as_hl = true;
+	}
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? SMI_EXIT_OK : SMI_EXIT_USAGE;
@@ -377,13 +414,18 @@ int main(int argc, char **argv)
 		return smi_hot_remove(o.hot_arg);
 	if (o.mode == MODE_RESET && smi_reset_kind(o.reset_arg) < 0)
 		return SMI_EXIT_USAGE;
+	/* hl-smi's -q is its sections; hpu-smi's own report needs no -d */
+	if (o.display.n && smi_hl_sections_parse(&o.display, &sections))
+		return SMI_EXIT_USAGE;
+	if (!o.display.n && smi_as_hl)
+		sections = SMI_HL_SECTIONS_ALL;
 	if (o.mode == MODE_QUERY &&
 	    smi_query_parse(&o.fields, o.has_format ? &o.format : NULL, &q))
 		return SMI_EXIT_USAGE;
 
 	ret = hpu_device_list(&all, &n);
 	if (ret) {
-		fprintf(stderr, "hpu-smi: cannot enumerate devices: %s\n",
+		fprintf(stderr, "%s: cannot enumerate devices: %s\n", smi_prog,
 			hpu_last_error() ?: hpu_strerror(ret));
 		ret = SMI_EXIT_ERROR;
 		goto out_free_query;
@@ -408,7 +450,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	for (iter = 0; !stop; iter++) {
-		ret = print_once(&o, q, all, nsel, iter == 0);
+		ret = print_once(&o, q, sections, all, nsel, iter == 0);
 		if (!o.loop_s || (o.count && iter + 1 >= o.count) || stop)
 			break;
 		if (o.mode == MODE_TABLE || o.mode == MODE_REPORT)
@@ -420,5 +462,6 @@ out_free_list:
 	hpu_device_list_free(all);
 out_free_query:
 	smi_query_free(q);
+	smi_hl_close();
 	return ret;
 }

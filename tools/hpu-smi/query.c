@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * query.c - hpu-smi --query-hpu=FIELDS with --format=csv[,noheader]
- * [,nounits] or json.
+ * query.c - hpu-smi --query-aip=FIELDS (--query-hpu, -Q) with
+ * --format=csv[,noheader][,nounits] or json; hl-smi's fields read
+ * through libhlml (hlquery.c), hpu-smi's own through libhpudrv.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,29 +11,16 @@
 
 #include "smi.h"
 
-#define MIB ((uint64_t)1 << 20)
-
 enum field_id {
 	F_INDEX,
-	F_NAME,
-	F_BUS_ID,
-	F_MODULE_ID,
-	F_SERIAL,
 	F_DEVICE_TYPE,
-	F_DRIVER_VERSION,
-	F_TEMPERATURE,
-	F_POWER_DRAW,
-	F_POWER_MAX,
-	F_MEMORY_TOTAL,
-	F_MEMORY_USED,
-	F_MEMORY_FREE,
-	F_UTILIZATION,
 	F_STATUS,
 	F_RESET_HARD,
 	F_RESET_SOFT,
 	F_CLOCKS_CURRENT,
 	F_CLOCKS_MAX,
 	F_TIMESTAMP,
+	F_HLML, /* value through libhlml: struct field's @hl */
 };
 
 /**
@@ -42,6 +30,8 @@ enum field_id {
  * @unit: unit of the value, or NULL
  * @id: enum field_id
  * @help: one-line description for --help-query
+ * @hl: hl-smi's fields: where libhlml has the value (the field is
+ *	then read through libhlml, as hl-smi reads it; @id is F_HLML)
  */
 struct field {
 	const char *name;
@@ -49,34 +39,91 @@ struct field {
 	const char *unit;
 	enum field_id id;
 	const char *help;
+	enum smi_hl_id hl;
 };
 
+#define HL(name, unit, hl, help)                   \
+	{                                          \
+		name, NULL, unit, F_HLML, help, hl \
+	}
+
 static const struct field fields[] = {
-	{ "index", NULL, NULL, F_INDEX, "N of the node hpuN" },
-	{ "name", NULL, NULL, F_NAME, "marketing name, e.g. HL-225" },
-	{ "bus_id", "pci.bus_id", NULL, F_BUS_ID, "PCI bus id DDDD:BB:DD.F" },
-	{ "module_id", NULL, NULL, F_MODULE_ID, "OAM module id in the server" },
-	{ "serial", NULL, NULL, F_SERIAL, "serial number" },
-	{ "device_type", NULL, NULL, F_DEVICE_TYPE, "GAUDI, GAUDI2 or GAUDI3" },
-	{ "driver_version", NULL, NULL, F_DRIVER_VERSION, "driver version" },
-	{ "temperature.aip", "temperature.hpu", "C", F_TEMPERATURE,
-	  "ASIC temperature, degrees Celsius" },
-	{ "power.draw", NULL, "W", F_POWER_DRAW, "board power now, watts" },
-	{ "power.max", "power.limit", "W", F_POWER_MAX, "power cap, watts" },
-	{ "memory.total", NULL, "MiB", F_MEMORY_TOTAL, "HBM size, MiB" },
-	{ "memory.used", NULL, "MiB", F_MEMORY_USED,
-	  "HBM allocated by all contexts, MiB" },
-	{ "memory.free", NULL, "MiB", F_MEMORY_FREE, "HBM free, MiB" },
-	{ "utilization.aip", "utilization.hpu", "%", F_UTILIZATION,
-	  "percent of the last second any engine was busy" },
+	{ "index", NULL, NULL, F_INDEX, "N of the node hpuN", SMI_HL_NONE },
+	{ "name", NULL, NULL, F_HLML, "marketing name, e.g. HL-225",
+	  SMI_HL_NAME },
+	{ "bus_id", "pci.bus_id", NULL, F_HLML, "PCI bus id DDDD:BB:DD.F",
+	  SMI_HL_BUS_ID },
+	HL("uuid", NULL, SMI_HL_UUID, "the device's stable UUID"),
+	{ "module_id", NULL, NULL, F_HLML, "OAM module id in the server",
+	  SMI_HL_MODULE_ID },
+	HL("serial", NULL, SMI_HL_SERIAL, "serial number"),
+	{ "device_type", NULL, NULL, F_DEVICE_TYPE, "GAUDI, GAUDI2 or GAUDI3",
+	  SMI_HL_NONE },
+	HL("driver_version", NULL, SMI_HL_DRIVER_VERSION, "driver version"),
+	{ "temperature.aip", "temperature.hpu", "C", F_HLML,
+	  "ASIC temperature, degrees Celsius", SMI_HL_TEMP_AIP },
+	HL("power.draw", "W", SMI_HL_POWER_DRAW, "board power now, watts"),
+	{ "power.max", "power.limit", "W", F_HLML, "power cap, watts",
+	  SMI_HL_POWER_MAX },
+	HL("memory.total", "MiB", SMI_HL_MEM_TOTAL, "HBM size, MiB"),
+	HL("memory.used", "MiB", SMI_HL_MEM_USED,
+	   "HBM allocated by all contexts, MiB"),
+	HL("memory.free", "MiB", SMI_HL_MEM_FREE, "HBM free, MiB"),
+	{ "utilization.aip", "utilization.hpu", "%", F_HLML,
+	  "percent of the last second any engine was busy", SMI_HL_UTIL_AIP },
 	{ "status", NULL, NULL, F_STATUS,
-	  "operational, in reset, malfunction, needs reset, removed" },
-	{ "reset.hard", NULL, NULL, F_RESET_HARD, "hard resets" },
-	{ "reset.soft", NULL, NULL, F_RESET_SOFT, "soft resets" },
-	{ "clocks.current", NULL, "MHz", F_CLOCKS_CURRENT, "core clock, MHz" },
-	{ "clocks.max", NULL, "MHz", F_CLOCKS_MAX, "maximum core clock, MHz" },
+	  "operational, in reset, malfunction, needs reset, removed",
+	  SMI_HL_NONE },
+	{ "reset.hard", NULL, NULL, F_RESET_HARD, "hard resets", SMI_HL_NONE },
+	{ "reset.soft", NULL, NULL, F_RESET_SOFT, "soft resets", SMI_HL_NONE },
+	{ "clocks.current", NULL, "MHz", F_CLOCKS_CURRENT, "core clock, MHz",
+	  SMI_HL_NONE },
+	{ "clocks.max", NULL, "MHz", F_CLOCKS_MAX, "maximum core clock, MHz",
+	  SMI_HL_NONE },
+	HL("clocks.current.soc", "MHz", SMI_HL_CLK_CUR_SOC, "SoC clock, MHz"),
+	HL("clocks.current.ic", "MHz", SMI_HL_CLK_CUR_IC,
+	   "interconnect clock, MHz"),
+	HL("clocks.current.mme", "MHz", SMI_HL_CLK_CUR_MME,
+	   "matrix engines' clock, MHz"),
+	HL("clocks.current.tpc", "MHz", SMI_HL_CLK_CUR_TPC,
+	   "tensor cores' clock, MHz"),
+	HL("clocks.max.soc", "MHz", SMI_HL_CLK_MAX_SOC,
+	   "maximum SoC clock, MHz"),
+	HL("clocks.max.ic", "MHz", SMI_HL_CLK_MAX_IC,
+	   "maximum interconnect clock, MHz"),
+	HL("clocks.max.mme", "MHz", SMI_HL_CLK_MAX_MME,
+	   "maximum matrix engines' clock, MHz"),
+	HL("clocks.max.tpc", "MHz", SMI_HL_CLK_MAX_TPC,
+	   "maximum tensor cores' clock, MHz"),
+	HL("ecc.errors.corrected.volatile.total", NULL, SMI_HL_ECC_CORR_VOL,
+	   "corrected ECC errors since the last reset"),
+	HL("ecc.errors.corrected.aggregate.total", NULL, SMI_HL_ECC_CORR_AGG,
+	   "corrected ECC errors over the device's life"),
+	HL("ecc.errors.uncorrected.volatile.total", NULL, SMI_HL_ECC_UNCORR_VOL,
+	   "uncorrected ECC errors since the last reset"),
+	HL("ecc.errors.uncorrected.aggregate.total", NULL,
+	   SMI_HL_ECC_UNCORR_AGG,
+	   "uncorrected ECC errors over the device's life"),
+	HL("ecc.errors.dram.volatile.total", NULL, SMI_HL_ECC_DRAM_VOL,
+	   "uncorrected HBM ECC errors since the last reset"),
+	HL("ecc.errors.dram.aggregate.total", NULL, SMI_HL_ECC_DRAM_AGG,
+	   "uncorrected HBM ECC errors over the device's life"),
+	HL("ecc.errors.dram-corrected.volatile.total", NULL,
+	   SMI_HL_ECC_DRAM_CORR_VOL,
+	   "corrected HBM ECC errors since the last reset"),
+	HL("ecc.errors.dram-corrected.aggregate.total", NULL,
+	   SMI_HL_ECC_DRAM_CORR_AGG,
+	   "corrected HBM ECC errors over the device's life"),
+	HL("ecc.mode.current", NULL, SMI_HL_ECC_MODE_CUR,
+	   "ECC mode in force: Enabled or Disabled"),
+	HL("ecc.mode.pending", NULL, SMI_HL_ECC_MODE_PEND,
+	   "ECC mode after the next reset"),
+	HL("stats.violation.power", NULL, SMI_HL_VIOL_POWER,
+	   "time the power cap held the clock back (N/A: not accounted)"),
+	HL("stats.violation.thermal", NULL, SMI_HL_VIOL_THERMAL,
+	   "time the temperature held the clock back (N/A: not accounted)"),
 	{ "timestamp", NULL, NULL, F_TIMESTAMP,
-	  "time of the sample, YYYY/MM/DD HH:MM:SS.mmm" },
+	  "time of the sample, YYYY/MM/DD HH:MM:SS.mmm", SMI_HL_NONE },
 };
 
 #define NFIELDS	  (sizeof(fields) / sizeof(fields[0]))
@@ -93,26 +140,11 @@ static const struct field fields[] = {
  */
 struct smi_query {
 	const struct field *field[MAX_QUERY];
-	char label[MAX_QUERY][32];
+	char label[MAX_QUERY][48];
 	int n;
 	bool json;
 	bool header;
 	bool units;
-};
-
-enum val_type {
-	V_INT,
-	V_REAL,
-	V_STR,
-	V_ERR,
-	V_NA /* the device kind has no such value (kernel devices) */
-};
-
-struct val {
-	enum val_type type;
-	long long i;
-	double r;
-	char s[64];
 };
 
 static const struct field *field_find(const char *name)
@@ -149,8 +181,8 @@ static int parse_format(const struct smi_list *format, struct smi_query *q)
 			goto err_bad;
 	}
 	if (q->json && (csv || !q->header || !q->units)) {
-		fprintf(stderr,
-			"hpu-smi: format json takes no other options\n");
+		fprintf(stderr, "%s: format json takes no other options\n",
+			smi_prog);
 		return -EINVAL;
 	}
 	if (!q->json && !csv)
@@ -159,8 +191,8 @@ static int parse_format(const struct smi_list *format, struct smi_query *q)
 
 err_bad:
 	fprintf(stderr,
-		"hpu-smi: invalid format '%s' (use csv[,noheader][,nounits] or json)\n",
-		format->item[i < format->n ? i : 0]);
+		"%s: invalid format '%s' (use csv[,noheader][,nounits] or json)\n",
+		smi_prog, format->item[i < format->n ? i : 0]);
 	return -EINVAL;
 }
 
@@ -182,8 +214,8 @@ int smi_query_parse(const struct smi_list *list, const struct smi_list *format,
 		fld = field_find(list->item[i]);
 		if (!fld) {
 			fprintf(stderr,
-				"hpu-smi: unknown field '%s' (see hpu-smi --help-query)\n",
-				list->item[i]);
+				"%s: unknown field '%s' (see %s --help-query)\n",
+				smi_prog, list->item[i], smi_prog);
 			goto err_free;
 		}
 		q->field[q->n] = fld;
@@ -204,50 +236,37 @@ void smi_query_free(struct smi_query *q)
 	free(q);
 }
 
-static void set_str(struct val *v, const char *s)
+static void set_str(struct smi_val *v, const char *s)
 {
-	v->type = V_STR;
+	v->type = SMI_V_STR;
 	snprintf(v->s, sizeof(v->s), "%s", s);
 }
 
-static void set_int(struct val *v, long long i)
+static void set_int(struct smi_val *v, long long i)
 {
-	v->type = V_INT;
+	v->type = SMI_V_INT;
 	v->i = i;
 }
 
 static void field_value(const struct field *fl, const struct smi_dev *d,
-			const struct smi_sample *s, struct val *v)
+			const struct smi_sample *s, struct smi_val *v)
 {
+	if (fl->id == F_HLML) {
+		smi_hl_value(fl->hl, d, v);
+		/* a driver without the version attribute: the daemon's
+		 * INFO answer, or a kernel device's sysfs driver_version */
+		if (fl->hl == SMI_HL_DRIVER_VERSION && v->type == SMI_V_NA &&
+		    strcmp(s->driver_version, "N/A"))
+			set_str(v, s->driver_version);
+		return;
+	}
 	memset(v, 0, sizeof(*v));
 	switch (fl->id) {
 	case F_INDEX:
 		set_int(v, d->info.index);
 		return;
-	case F_NAME:
-		set_str(v, smi_name(d));
-		return;
-	case F_BUS_ID:
-		set_str(v, d->info.bus_id);
-		return;
-	case F_MODULE_ID:
-		if (d->info.module_id < 0)
-			v->type = V_NA;
-		else
-			set_int(v, d->info.module_id);
-		return;
-	case F_SERIAL:
-		set_str(v, d->info.serial);
-		return;
 	case F_DEVICE_TYPE:
 		set_str(v, d->info.device_type);
-		return;
-	case F_DRIVER_VERSION:
-		if (d->kernel && !d->sys_driver[0])
-			v->type = V_NA;
-		else
-			set_str(v,
-				d->kernel ? d->sys_driver : s->driver_version);
 		return;
 	case F_TIMESTAMP:
 		set_str(v, s->timestamp);
@@ -260,37 +279,14 @@ static void field_value(const struct field *fl, const struct smi_dev *d,
 		if (fl->id == F_STATUS && d->sys_status[0])
 			set_str(v, d->sys_status);
 		else
-			v->type = V_NA;
+			v->type = SMI_V_NA;
 		return;
 	}
 	if (d->err) {
-		v->type = V_ERR;
+		v->type = SMI_V_ERR;
 		return;
 	}
 	switch (fl->id) {
-	case F_TEMPERATURE:
-		set_int(v, d->thermal.temp_asic_mc / 1000);
-		return;
-	case F_POWER_DRAW:
-		v->type = V_REAL;
-		v->r = (double)d->power.power_mw / 1000.0;
-		return;
-	case F_POWER_MAX:
-		v->type = V_REAL;
-		v->r = (double)d->power.power_cap_mw / 1000.0;
-		return;
-	case F_MEMORY_TOTAL:
-		set_int(v, (long long)(d->dram.dram_total_mem / MIB));
-		return;
-	case F_MEMORY_USED:
-		set_int(v, (long long)(d->dram.dram_used_mem / MIB));
-		return;
-	case F_MEMORY_FREE:
-		set_int(v, (long long)(d->dram.dram_free_mem / MIB));
-		return;
-	case F_UTILIZATION:
-		set_int(v, d->util.utilization);
-		return;
 	case F_STATUS:
 		set_str(v, smi_status(d));
 		return;
@@ -307,14 +303,14 @@ static void field_value(const struct field *fl, const struct smi_dev *d,
 		set_int(v, d->clk.max_clk_rate_mhz);
 		return;
 	default:
-		v->type = V_ERR;
+		v->type = SMI_V_ERR;
 	}
 }
 
 static void print_csv(FILE *f, const struct smi_query *q,
 		      const struct smi_sample *s, bool first)
 {
-	struct val v;
+	struct smi_val v;
 	int i, k;
 
 	if (first && q->header) {
@@ -332,17 +328,18 @@ static void print_csv(FILE *f, const struct smi_query *q,
 			field_value(q->field[k], &s->devs[i], s, &v);
 			if (k)
 				fputs(", ", f);
-			if (v.type == V_STR)
+			if (v.type == SMI_V_STR)
 				fputs(v.s, f);
-			else if (v.type == V_ERR)
+			else if (v.type == SMI_V_ERR)
 				fputs("[ERR!]", f);
-			else if (v.type == V_NA)
+			else if (v.type == SMI_V_NA)
 				fputs("[N/A]", f);
-			else if (v.type == V_INT)
+			else if (v.type == SMI_V_INT)
 				fprintf(f, "%lld", v.i);
 			else
 				fprintf(f, "%.2f", v.r);
-			if (unit && (v.type == V_INT || v.type == V_REAL))
+			if (unit &&
+			    (v.type == SMI_V_INT || v.type == SMI_V_REAL))
 				fprintf(f, " %s", unit);
 		}
 		fputc('\n', f);
@@ -368,7 +365,7 @@ static void json_string(FILE *f, const char *s)
 static void print_json(FILE *f, const struct smi_query *q,
 		       const struct smi_sample *s)
 {
-	struct val v;
+	struct smi_val v;
 	int i, k;
 
 	fprintf(f, "{\n  \"hpus\": [");
@@ -379,11 +376,11 @@ static void print_json(FILE *f, const struct smi_query *q,
 			fprintf(f, "%s\n      ", k ? "," : "");
 			json_string(f, q->label[k]);
 			fputs(": ", f);
-			if (v.type == V_STR)
+			if (v.type == SMI_V_STR)
 				json_string(f, v.s);
-			else if (v.type == V_ERR || v.type == V_NA)
+			else if (v.type == SMI_V_ERR || v.type == SMI_V_NA)
 				fputs("null", f);
-			else if (v.type == V_INT)
+			else if (v.type == SMI_V_INT)
 				fprintf(f, "%lld", v.i);
 			else
 				fprintf(f, "%.2f", v.r);
@@ -406,7 +403,7 @@ void smi_query_help(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "Fields of --query-hpu (units as printed with csv; json "
+	fprintf(f, "Fields of --query-aip (units as printed with csv; json "
 		   "values are bare numbers in the same units):\n\n");
 	for (i = 0; i < NFIELDS; i++) {
 		char name[64];
@@ -414,6 +411,6 @@ void smi_query_help(FILE *f)
 		snprintf(name, sizeof(name), "%s%s%s", fields[i].name,
 			 fields[i].alias ? " | " : "",
 			 fields[i].alias ? fields[i].alias : "");
-		fprintf(f, "  %-36s %s\n", name, fields[i].help);
+		fprintf(f, "  %-44s %s\n", name, fields[i].help);
 	}
 }

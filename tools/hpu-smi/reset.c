@@ -22,9 +22,9 @@ int smi_reset_kind(const char *arg)
 	if (!strcmp(arg, "compute"))
 		return HPU_RESET_COMPUTE;
 	fprintf(stderr,
-		"hpu-smi: -r: unknown reset kind '%s' (hard or compute)\n"
-		"Try 'hpu-smi --help' for more information.\n",
-		arg);
+		"%s: -r: unknown reset kind '%s' (hard or compute)\n"
+		"Try '%s --help' for more information.\n",
+		smi_prog, arg, smi_prog);
 	return -EINVAL;
 }
 
@@ -64,8 +64,8 @@ int smi_reset(const struct hpu_device_info *sel, int nsel, unsigned int kind)
 			hpu_close(dev);
 		}
 		if (ret) {
-			fprintf(stderr, "hpu-smi: HPU %d (%s): %s reset: %s\n",
-				sel[i].index, sel[i].bus_id, what,
+			fprintf(stderr, "%s: HPU %d (%s): %s reset: %s\n",
+				smi_prog, sel[i].index, sel[i].bus_id, what,
 				reset_error(ret));
 			code = SMI_EXIT_ERROR;
 			continue;

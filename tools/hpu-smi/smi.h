@@ -17,6 +17,13 @@
 #define SMI_EXIT_QUERY	    3 /* a device could not be queried */
 #define SMI_EXIT_NO_DEVICES 6 /* "No devices were found" */
 
+/*
+ * The name hpu-smi runs under: "hl-smi" when invoked as hl-smi (the compat
+ * install's link), else "hpu-smi"; messages start with it
+ */
+extern const char *smi_prog;
+extern bool smi_as_hl;
+
 /* Averaging window of the utilization hpu-smi reports */
 #define SMI_UTIL_PERIOD_MS 1000
 
@@ -125,6 +132,93 @@ void smi_query_print(FILE *f, const struct smi_query *q,
 		     const struct smi_sample *s, bool first);
 void smi_query_free(struct smi_query *q);
 void smi_query_help(FILE *f);
+
+/* query.c, hlquery.c: one value of a --query-aip field */
+enum smi_val_type {
+	SMI_V_INT,
+	SMI_V_REAL,
+	SMI_V_STR,
+	SMI_V_ERR,
+	SMI_V_NA /* the device (kind) has no such value */
+};
+
+struct smi_val {
+	enum smi_val_type type;
+	long long i;
+	double r;
+	char s[64];
+};
+
+/**
+ * enum smi_hl_id - the query fields whose values come from libhlml, as
+ * hl-smi's do (SMI_HL_NONE: from libhpudrv, hpu-smi's own fields)
+ */
+enum smi_hl_id {
+	SMI_HL_NONE,
+	SMI_HL_NAME,
+	SMI_HL_BUS_ID,
+	SMI_HL_UUID,
+	SMI_HL_SERIAL,
+	SMI_HL_MODULE_ID,
+	SMI_HL_DRIVER_VERSION,
+	SMI_HL_TEMP_AIP,
+	SMI_HL_UTIL_AIP,
+	SMI_HL_MEM_TOTAL,
+	SMI_HL_MEM_USED,
+	SMI_HL_MEM_FREE,
+	SMI_HL_POWER_DRAW,
+	SMI_HL_POWER_MAX,
+	SMI_HL_ECC_MODE_CUR,
+	SMI_HL_ECC_MODE_PEND,
+	SMI_HL_VIOL_POWER,
+	SMI_HL_VIOL_THERMAL,
+	/* in the order of enum hlml_clock_type */
+	SMI_HL_CLK_CUR_SOC,
+	SMI_HL_CLK_CUR_IC,
+	SMI_HL_CLK_CUR_MME,
+	SMI_HL_CLK_CUR_TPC,
+	SMI_HL_CLK_MAX_SOC,
+	SMI_HL_CLK_MAX_IC,
+	SMI_HL_CLK_MAX_MME,
+	SMI_HL_CLK_MAX_TPC,
+	SMI_HL_ECC_CORR_VOL,
+	SMI_HL_ECC_CORR_AGG,
+	SMI_HL_ECC_UNCORR_VOL,
+	SMI_HL_ECC_UNCORR_AGG,
+	SMI_HL_ECC_DRAM_VOL,
+	SMI_HL_ECC_DRAM_AGG,
+	SMI_HL_ECC_DRAM_CORR_VOL,
+	SMI_HL_ECC_DRAM_CORR_AGG,
+};
+
+/**
+ * smi_hl_value() - a device's value of an hl-smi field, through libhlml
+ * @id: the field
+ * @d: the device (found in libhlml by its bus id)
+ * @v: receives the value; SMI_V_NA where libhlml answers
+ *	HLML_ERROR_NOT_SUPPORTED, SMI_V_ERR for its other errors
+ *
+ * The first call initialises libhlml; smi_hl_close() shuts it down.
+ */
+void smi_hl_value(enum smi_hl_id id, const struct smi_dev *d,
+		  struct smi_val *v);
+void smi_hl_close(void);
+
+/**
+ * smi_hl_device() - libhlml's handle (an hlml_device_t) of a device
+ * @d: the device, found by its bus id
+ * @handle: receives the handle
+ *
+ * Return: 0, or -ENODEV when libhlml cannot be initialised or does not
+ * know the device.
+ */
+int smi_hl_device(const struct smi_dev *d, void **handle);
+
+/* hlsections.c: -q [-d SECTION[,SECTION...]] in hl-smi's layout */
+#define SMI_HL_SECTIONS_ALL 0x7fu
+int smi_hl_sections_parse(const struct smi_list *l, unsigned int *mask);
+void smi_print_hl_sections(FILE *f, const struct smi_sample *s,
+			   unsigned int mask);
 
 /* hotplug.c: run the request, return the exit code */
 int smi_hot_add(const char *type);

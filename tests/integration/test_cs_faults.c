@@ -22,13 +22,13 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_drv_cs.h"
 #include "hpudrv.h"
 
-#define MiB	(1024ULL * 1024)
-#define GiB	(1024 * MiB)
-#define WAIT_US 20000000ULL
+#define MiB  (1024ULL * 1024)
+#define GiB  (1024 * MiB)
 /* Device 0: general; 1: filled up; 2: the killed client */
-#define NDEV	3
+#define NDEV 3
 
 static int group_setup(void **state)
 {
@@ -36,25 +36,6 @@ static int group_setup(void **state)
 	if (hpu_test_group_start(NDEV, "gaudi"))
 		return -1;
 	return hpu_test_require_cs();
-}
-
-static void expect_status(struct hpu_device *dev, uint64_t seq, uint32_t want)
-{
-	uint32_t status;
-
-	assert_int_equal(hpu_cs_wait(dev, seq, WAIT_US, &status), 0);
-	assert_int_equal(status, want);
-}
-
-static uint64_t submit(struct hpu_cb_builder *b, uint32_t queue,
-		       uint32_t timeout_ms)
-{
-	uint64_t seq;
-
-	assert_int_equal(
-		hpu_cb_builder_submit(b, queue, 0, timeout_ms, &seq, NULL), 0);
-	hpu_cb_builder_reset(b);
-	return seq;
 }
 
 static void test_alloc_until_full(void **state)
@@ -114,7 +95,8 @@ static void test_contexts_isolated(void **state)
 	assert_int_equal(hpu_mem_map_host(b, host, 4096, 0, 0, &host_va), 0);
 	assert_int_equal(hpu_cb_builder_create(b, 4096, &cb), 0);
 	assert_int_equal(hpu_cb_lin_dma(cb, host_va, va, 4096), 0);
-	expect_status(b, submit(cb, 0, 0), HPU_WAIT_CS_STATUS_ABORTED);
+	hpu_test_drv_expect_status(b, hpu_test_drv_submit(cb, 0, 0),
+				   HPU_WAIT_CS_STATUS_ABORTED);
 	n = hpu_event_read(b, ev, 4);
 	assert_true(n >= 1);
 	assert_int_equal(ev[0].type, HPU_EVENT_PAGE_FAULT);
@@ -155,7 +137,8 @@ static void test_page_fault(void **state)
 	assert_int_equal(hpu_mem_map(dev, h, 0, 0, &va), 0);
 	/* read from an unmapped VA into the host buffer */
 	assert_int_equal(hpu_cb_lin_dma(cb, host_va, unmapped, 4096), 0);
-	expect_status(dev, submit(cb, 0, 0), HPU_WAIT_CS_STATUS_ABORTED);
+	hpu_test_drv_expect_status(dev, hpu_test_drv_submit(cb, 0, 0),
+				   HPU_WAIT_CS_STATUS_ABORTED);
 	for (i = 0; i < 8192; i++)
 		if (host[i] != 0x3c)
 			fail_msg("host byte %d written by a faulting CS", i);
@@ -168,7 +151,8 @@ static void test_page_fault(void **state)
 	/* the device still works for this context */
 	assert_int_equal(hpu_cb_memset(cb, va, 4096, 0x11, 1), 0);
 	assert_int_equal(hpu_cb_lin_dma(cb, host_va, va, 4096), 0);
-	expect_status(dev, submit(cb, 0, 0), HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, hpu_test_drv_submit(cb, 0, 0),
+				   HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(host[0], 0x11);
 	assert_int_equal(host[4096], 0x3c);
 	hpu_cb_builder_destroy(cb);
@@ -191,7 +175,8 @@ static void check_dma_works(struct hpu_device *dev)
 	assert_int_equal(hpu_mem_map(dev, h, 0, 0, &va), 0);
 	assert_int_equal(hpu_cb_memset(cb, va, 4096, 0xcafef00d, 4), 0);
 	assert_int_equal(hpu_cb_lin_dma(cb, host_va, va, 4096), 0);
-	expect_status(dev, submit(cb, 1, 0), HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, hpu_test_drv_submit(cb, 1, 0),
+				   HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(host[0], 0xcafef00d);
 	assert_int_equal(host[1023], 0xcafef00d);
 	assert_int_equal(hpu_mem_unmap(dev, host_va), 0);
@@ -216,8 +201,8 @@ static void test_cs_timeout(void **state)
 	assert_int_equal(hpu_info_reset_count(dev, &before), 0);
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
 	assert_int_equal(hpu_cb_fence(cb, 99, 1, 1), 0);
-	seq = submit(cb, 1, 200);
-	expect_status(dev, seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
+	seq = hpu_test_drv_submit(cb, 1, 200);
+	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
 	assert_int_equal(hpu_info_reset_count(dev, &after), 0);
 	assert_true(after.soft_reset_cnt > before.soft_reset_cnt);
 	assert_int_equal(hpu_info_cs_counters(dev, &cnt), 0);
@@ -283,24 +268,24 @@ static void test_wait_not_timed_out(void **state)
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
 
 	assert_int_equal(hpu_cb_fence(cb, 97, 1, 1), 0);
-	long_seq = submit(cb, 1, 20000);
+	long_seq = hpu_test_drv_submit(cb, 1, 20000);
 	assert_int_equal(
 		hpu_cs_submit_wait(dev, 2, &long_seq, 1, &wait_seq, NULL), 0);
 	assert_int_equal(hpu_cb_fence(cb, 96, 1, 1), 0);
-	plain_seq = submit(cb, 3, 0);
+	plain_seq = hpu_test_drv_submit(cb, 3, 0);
 
 	/* the plain CS gets the daemon's 300 ms; the WAIT keeps waiting */
-	expect_status(dev, plain_seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
+	hpu_test_drv_expect_status(dev, plain_seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
 	hpu_test_sleep_ms(600);
 	assert_int_equal(hpu_cs_wait(dev, wait_seq, 0, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
 
 	/* releasing the long CS ends both */
 	assert_int_equal(hpu_cb_msg_long(cb, 97, HPU_MSG_OP_ADD, 1), 0);
-	rel_seq = submit(cb, 4, 0);
-	expect_status(dev, rel_seq, HPU_WAIT_CS_STATUS_COMPLETED);
-	expect_status(dev, long_seq, HPU_WAIT_CS_STATUS_COMPLETED);
-	expect_status(dev, wait_seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	rel_seq = hpu_test_drv_submit(cb, 4, 0);
+	hpu_test_drv_expect_status(dev, rel_seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, long_seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, wait_seq, HPU_WAIT_CS_STATUS_COMPLETED);
 
 	hpu_cb_builder_destroy(cb);
 	hpu_close(dev);

@@ -25,12 +25,12 @@
 
 #include "../lib/hpu_test_cs.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_drv_cs.h"
 #include "hpu_packets.h"
 #include "hpu_ring.h"
 #include "hpudrv.h"
 
 #define MiB	   (1024ULL * 1024)
-#define WAIT_US	   20000000ULL
 /* Bound of the loops that wait for the daemon (1 ms steps) */
 #define WAIT_STEPS 20000
 
@@ -91,29 +91,10 @@ static struct hpu_device *open_mode(bool ring)
 	return dev;
 }
 
-static void expect_status(struct hpu_device *dev, uint64_t seq, uint32_t want)
-{
-	uint32_t status;
-
-	assert_int_equal(hpu_cs_wait(dev, seq, WAIT_US, &status), 0);
-	assert_int_equal(status, want);
-}
-
-static uint64_t submit(struct hpu_cb_builder *b, uint32_t queue,
-		       uint32_t timeout_ms)
-{
-	uint64_t seq;
-
-	assert_int_equal(
-		hpu_cb_builder_submit(b, queue, 0, timeout_ms, &seq, NULL), 0);
-	hpu_cb_builder_reset(b);
-	return seq;
-}
-
 static uint64_t submit_nop(struct hpu_cb_builder *b, uint32_t queue)
 {
 	assert_int_equal(hpu_cb_nop(b), 0);
-	return submit(b, queue, 0);
+	return hpu_test_drv_submit(b, queue, 0);
 }
 
 /* Many CSs: consecutive numbers, all completed; the CB reused at once */
@@ -131,8 +112,8 @@ static void run_basic(struct hpu_device *dev)
 		assert_int_equal(seq, prev + 1);
 		prev = seq;
 	}
-	expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
-	expect_status(dev, first, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, first, HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(hpu_cs_wait(dev, first + 150, 0, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
 	/* a number never handed out is the driver's -EINVAL */
@@ -154,20 +135,21 @@ static void run_failures(struct hpu_device *dev)
 
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
 	assert_int_equal(hpu_cb_fence(cb, 99, 1, 1), 0);
-	seq = submit(cb, 1, 300);
+	seq = hpu_test_drv_submit(cb, 1, 300);
 	assert_int_equal(hpu_cs_wait(dev, seq, 0, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
 	assert_int_equal(hpu_cs_wait(dev, seq, 30000, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
-	expect_status(dev, seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
+	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
 	/* asked again: the same answer */
-	expect_status(dev, seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
+	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
 
 	host = malloc(8192);
 	assert_non_null(host);
 	assert_int_equal(hpu_mem_map_host(dev, host, 8192, 0, 0, &host_va), 0);
 	assert_int_equal(hpu_cb_lin_dma(cb, host_va, unmapped, 4096), 0);
-	expect_status(dev, submit(cb, 0, 0), HPU_WAIT_CS_STATUS_ABORTED);
+	hpu_test_drv_expect_status(dev, hpu_test_drv_submit(cb, 0, 0),
+				   HPU_WAIT_CS_STATUS_ABORTED);
 	assert_int_equal(hpu_mem_unmap(dev, host_va), 0);
 	free(host);
 
@@ -185,7 +167,8 @@ static void run_failures(struct hpu_device *dev)
 	assert_int_equal(hpu_cb_destroy(dev, handle), 0);
 
 	/* and the context goes on */
-	expect_status(dev, submit_nop(cb, 0), HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, submit_nop(cb, 0),
+				   HPU_WAIT_CS_STATUS_COMPLETED);
 	hpu_cb_builder_destroy(cb);
 }
 
@@ -201,22 +184,22 @@ static void run_out_of_order(struct hpu_device *dev)
 
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
 	assert_int_equal(hpu_cb_fence(cb, 97, 1, 1), 0);
-	blocked = submit(cb, 1, 20000);
+	blocked = hpu_test_drv_submit(cb, 1, 20000);
 	assert_int_equal(
 		hpu_cs_submit_wait(dev, 2, &blocked, 1, &waiting, NULL), 0);
 	assert_int_equal(waiting, blocked + 1);
 	nop = submit_nop(cb, 3);
-	expect_status(dev, nop, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, nop, HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(hpu_cs_wait(dev, blocked, 0, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
 	assert_int_equal(hpu_cs_wait(dev, waiting, 20000, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
 
 	assert_int_equal(hpu_cb_msg_long(cb, 97, HPU_MSG_OP_ADD, 1), 0);
-	rel = submit(cb, 0, 0);
-	expect_status(dev, waiting, HPU_WAIT_CS_STATUS_COMPLETED);
-	expect_status(dev, blocked, HPU_WAIT_CS_STATUS_COMPLETED);
-	expect_status(dev, rel, HPU_WAIT_CS_STATUS_COMPLETED);
+	rel = hpu_test_drv_submit(cb, 0, 0);
+	hpu_test_drv_expect_status(dev, waiting, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, blocked, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, rel, HPU_WAIT_CS_STATUS_COMPLETED);
 	hpu_cb_builder_destroy(cb);
 }
 
@@ -237,20 +220,20 @@ static void run_wait_multi(struct hpu_device *dev)
 	for (i = 0; i < HPU_WAIT_MULTI_CS_MAX; i++)
 		seqs[HPU_WAIT_MULTI_CS_MAX - 1 - i] = submit_nop(cb, i % 4);
 	assert_int_equal(hpu_cs_wait_multi(dev, seqs, HPU_WAIT_MULTI_CS_MAX, 0,
-					   WAIT_US, &status, &map),
+					   HPU_TEST_DRV_WAIT_US, &status, &map),
 			 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(map, UINT32_MAX);
 
 	/* one held by a fence, one failing (a DMA from an unmapped VA) */
 	assert_int_equal(hpu_cb_fence(cb, 96, 1, 1), 0);
-	blocked = submit(cb, 1, 0);
+	blocked = hpu_test_drv_submit(cb, 1, 0);
 	host = malloc(8192);
 	assert_non_null(host);
 	assert_int_equal(hpu_mem_map_host(dev, host, 8192, 0, 0, &host_va), 0);
 	assert_int_equal(hpu_cb_lin_dma(cb, host_va, unmapped, 4096), 0);
-	bad = submit(cb, 0, 0);
-	expect_status(dev, bad, HPU_WAIT_CS_STATUS_ABORTED);
+	bad = hpu_test_drv_submit(cb, 0, 0);
+	hpu_test_drv_expect_status(dev, bad, HPU_WAIT_CS_STATUS_ABORTED);
 	seqs[0] = blocked;
 	seqs[1] = seqs[5];
 	seqs[2] = bad;
@@ -260,8 +243,9 @@ static void run_wait_multi(struct hpu_device *dev)
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
 	assert_int_equal(map, 6);
 	/* any: met; the failed one is the first failed */
-	assert_int_equal(
-		hpu_cs_wait_multi(dev, seqs, 3, 1, WAIT_US, &status, &map), 0);
+	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 3, 1,
+					   HPU_TEST_DRV_WAIT_US, &status, &map),
+			 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_ABORTED);
 	assert_int_equal(map, 6);
 	/* map may be NULL; a poll (0 us) answers at once */
@@ -271,14 +255,16 @@ static void run_wait_multi(struct hpu_device *dev)
 
 	/* release the fence: all of them ended, the failure still first */
 	assert_int_equal(hpu_cb_msg_long(cb, 96, HPU_MSG_OP_ADD, 1), 0);
-	rel = submit(cb, 0, 0);
-	assert_int_equal(
-		hpu_cs_wait_multi(dev, seqs, 3, 0, WAIT_US, &status, &map), 0);
+	rel = hpu_test_drv_submit(cb, 0, 0);
+	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 3, 0,
+					   HPU_TEST_DRV_WAIT_US, &status, &map),
+			 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_ABORTED);
 	assert_int_equal(map, 7);
 	seqs[2] = rel;
-	assert_int_equal(
-		hpu_cs_wait_multi(dev, seqs, 3, 0, WAIT_US, &status, &map), 0);
+	assert_int_equal(hpu_cs_wait_multi(dev, seqs, 3, 0,
+					   HPU_TEST_DRV_WAIT_US, &status, &map),
+			 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(map, 7);
 	/* bad arguments */
@@ -308,7 +294,7 @@ static void run_no_internal_sob(struct hpu_device *dev)
 
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
 	assert_int_equal(hpu_cb_fence(cb, 95, 1, 1), 0);
-	blocked = submit(cb, 1, 0);
+	blocked = hpu_test_drv_submit(cb, 1, 0);
 	for (i = 0; i < 512; i++)
 		assert_int_equal(hpu_cs_submit_wait(dev, 2 + i % 2, &blocked, 1,
 						    &waits[i], NULL),
@@ -319,20 +305,21 @@ static void run_no_internal_sob(struct hpu_device *dev)
 	assert_int_equal(hpu_cs_submit_wait(dev, 3, &waits[0], 1, &seq, NULL),
 			 -EAGAIN);
 	rel = submit_nop(cb, 0);
-	expect_status(dev, rel, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, rel, HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(hpu_cs_submit_wait(dev, 3, &rel, 1, &seq, NULL), 0);
-	expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(hpu_cs_wait(dev, waits[511], 0, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
 
 	assert_int_equal(hpu_cb_msg_long(cb, 95, HPU_MSG_OP_ADD, 1), 0);
-	rel = submit(cb, 0, 0);
-	expect_status(dev, rel, HPU_WAIT_CS_STATUS_COMPLETED);
+	rel = hpu_test_drv_submit(cb, 0, 0);
+	hpu_test_drv_expect_status(dev, rel, HPU_WAIT_CS_STATUS_COMPLETED);
 	for (i = 0; i < 512; i++)
-		expect_status(dev, waits[i], HPU_WAIT_CS_STATUS_COMPLETED);
+		hpu_test_drv_expect_status(dev, waits[i],
+					   HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(hpu_cs_submit_wait(dev, 2, &blocked, 1, &seq, NULL),
 			 0);
-	expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
 	hpu_cb_builder_destroy(cb);
 }
 
@@ -420,7 +407,8 @@ static void *submitter(void *arg)
 		hpu_cb_builder_reset(cb);
 		bad |= seq <= prev;
 		prev = seq;
-		bad |= hpu_cs_wait(dev, seq, WAIT_US, &status) != 0 ||
+		bad |= hpu_cs_wait(dev, seq, HPU_TEST_DRV_WAIT_US, &status) !=
+			       0 ||
 		       status != HPU_WAIT_CS_STATUS_COMPLETED;
 	}
 	hpu_cb_builder_destroy(cb);
@@ -495,7 +483,7 @@ static void test_fork_child(void **state)
 	(void)state;
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
 	seq = submit_nop(cb, 0);
-	expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(count_ring_maps(), 1);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -505,7 +493,8 @@ static void test_fork_child(void **state)
 		int bad = 0;
 
 		bad |= count_ring_maps() != 0;
-		bad |= hpu_cs_wait(dev, seq, WAIT_US, &status) != 0 ||
+		bad |= hpu_cs_wait(dev, seq, HPU_TEST_DRV_WAIT_US, &status) !=
+			       0 ||
 		       status != HPU_WAIT_CS_STATUS_COMPLETED;
 		hpu_close(dev);
 		bad |= hpu_open(0, &own) != 0;
@@ -521,7 +510,8 @@ static void test_fork_child(void **state)
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	assert_int_equal(ring_in_use(dev), 1);
-	expect_status(dev, submit_nop(cb, 1), HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, submit_nop(cb, 1),
+				   HPU_WAIT_CS_STATUS_COMPLETED);
 	hpu_cb_builder_destroy(cb);
 	hpu_close(dev);
 	assert_int_equal(count_ring_maps(), 0);
@@ -544,17 +534,17 @@ static void test_numbers_checked_at_take(void **state)
 	(void)state;
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
 	a = submit_nop(cb, 0);
-	expect_status(dev, a, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, a, HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(hpu_test_cs_run_cb(hpu_device_fd(dev), &nop,
 					    sizeof(nop), 2, 0, &raw),
 			 0);
 	assert_int_equal(raw, a + 1);
 	b = submit_nop(cb, 1);
 	assert_int_equal(b, raw + 1);
-	expect_status(dev, b, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, b, HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(ring_in_use(dev), 0);
 	assert_int_equal(submit_nop(cb, 3), b + 1);
-	expect_status(dev, b + 1, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, b + 1, HPU_WAIT_CS_STATUS_COMPLETED);
 	hpu_cb_builder_destroy(cb);
 	hpu_close(dev);
 }
@@ -576,7 +566,7 @@ static void test_broken_ring(void **state)
 	(void)state;
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
 	before = submit_nop(cb, 0);
-	expect_status(dev, before, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, before, HPU_WAIT_CS_STATUS_COMPLETED);
 	hdr = find_ring();
 	__atomic_store_n(&hdr->sq_tail, hdr->sq_tail + 5000, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&hdr->sq_doorbell, 1, __ATOMIC_SEQ_CST);
@@ -590,8 +580,8 @@ static void test_broken_ring(void **state)
 	after = submit_nop(cb, 0);
 	assert_true(after > before);
 	assert_int_equal(ring_in_use(dev), 0);
-	expect_status(dev, after, HPU_WAIT_CS_STATUS_COMPLETED);
-	expect_status(dev, before, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, after, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, before, HPU_WAIT_CS_STATUS_COMPLETED);
 	run_basic(dev);
 	n = hpu_event_read(dev, ev, 8);
 	for (i = 0; i < n; i++)
@@ -631,7 +621,7 @@ static void run_in_flight(struct hpu_device *dev)
 
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
 	assert_int_equal(hpu_cb_fence(cb, 95, 1, 1), 0);
-	blocked = submit(cb, 1, 1500);
+	blocked = hpu_test_drv_submit(cb, 1, 1500);
 	for (i = 0; i < 64; i++) {
 		assert_int_equal(hpu_cb_nop(cb), 0);
 		ret = hpu_cb_builder_submit(cb, 1, 0, 0, &seq, NULL);
@@ -643,9 +633,10 @@ static void run_in_flight(struct hpu_device *dev)
 	assert_int_equal(ret, -EAGAIN);
 	assert_true(i >= 16);
 	assert_true(last > blocked);
-	expect_status(dev, blocked, HPU_WAIT_CS_STATUS_TIMEDOUT);
-	expect_status(dev, last, HPU_WAIT_CS_STATUS_COMPLETED);
-	expect_status(dev, submit_nop(cb, 1), HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, blocked, HPU_WAIT_CS_STATUS_TIMEDOUT);
+	hpu_test_drv_expect_status(dev, last, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_test_drv_expect_status(dev, submit_nop(cb, 1),
+				   HPU_WAIT_CS_STATUS_COMPLETED);
 	hpu_cb_builder_destroy(cb);
 }
 

@@ -24,7 +24,9 @@ enum smi_mode {
 	MODE_REPORT,
 	MODE_HOT_ADD,
 	MODE_HOT_REMOVE,
-	MODE_RESET
+	MODE_RESET,
+	MODE_NIC,
+	MODE_FW_VERSIONS
 };
 
 /**
@@ -39,6 +41,7 @@ enum smi_mode {
  * @count: -c value, 0 for unbounded
  * @hot_arg: --hot-add TYPE (NULL: the daemon's) or --hot-remove N
  * @reset_arg: -r KIND (NULL: hard)
+ * @nic_view: -n VIEW
  */
 struct smi_opts {
 	enum smi_mode mode;
@@ -51,6 +54,7 @@ struct smi_opts {
 	long count;
 	const char *hot_arg;
 	const char *reset_arg;
+	enum smi_nic_view nic_view;
 };
 
 const char *smi_prog = "hpu-smi";
@@ -68,6 +72,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s [OPTIONS]\n"
+		"       %s topo [-m] [-c] [-N]\n"
 		"\n"
 		"Show the state of the HPU devices (default: a table of every device\n"
 		"and the processes holding them).\n"
@@ -92,12 +97,18 @@ static void usage(FILE *f)
 		"      --hot-remove INDEX    remove a simulated device\n"
 		"  -r, --reset[=KIND]        reset the devices of -i (hard, the\n"
 		"                            default, or compute)\n"
+		"  -n, --nic=VIEW            NIC ports: link (UP/DOWN per port),\n"
+		"                            ports (MAC address, internal or\n"
+		"                            external, peer) or stats (counters)\n"
+		"      --fw-versions         firmware and driver versions\n"
+		"  topo [-m] [-c] [-N]       the devices' connectivity matrix,\n"
+		"                            -c/-N: with CPU/NUMA affinity\n"
 		"  -V, -v, --version         print versions and exit\n"
 		"  -h, --help                print this help and exit\n"
 		"\n"
 		"Exit status: 0 ok, 1 error, 2 bad usage, 3 a device could not be\n"
 		"queried, 6 no devices were found.\n",
-		smi_prog);
+		smi_prog, smi_prog);
 }
 
 static int parse_long(const char *s, long min, long *out)
@@ -151,13 +162,15 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 		{ "hot-add", optional_argument, NULL, 'A' },
 		{ "hot-remove", required_argument, NULL, 'R' },
 		{ "reset", optional_argument, NULL, 'r' },
+		{ "nic", required_argument, NULL, 'n' },
+		{ "fw-versions", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":Li:Q:f:qd:l:c:Vvhr::", longopts,
+	while ((c = getopt_long(argc, argv, ":Li:Q:f:qd:l:c:n:Vvhr::", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'L':
@@ -214,6 +227,15 @@ static int parse_args(int argc, char **argv, struct smi_opts *o)
 			if (set_mode(o, MODE_RESET, "-r"))
 				return -EINVAL;
 			o->reset_arg = optarg;
+			break;
+		case 'n':
+			if (set_mode(o, MODE_NIC, "-n") ||
+			    smi_nic_view_parse(optarg, &o->nic_view))
+				return -EINVAL;
+			break;
+		case 'F':
+			if (set_mode(o, MODE_FW_VERSIONS, "--fw-versions"))
+				return -EINVAL;
 			break;
 		case 'H':
 			smi_query_help(stdout);
@@ -341,7 +363,17 @@ static int print_once(const struct smi_opts *o, const struct smi_query *q,
 	}
 	switch (o->mode) {
 	case MODE_TABLE:
-		smi_print_table(stdout, &s);
+		/* hl-smi's layout under its name, hpu-smi's own else */
+		if (smi_as_hl)
+			ret = smi_print_hl_table(stdout, &s);
+		else
+			smi_print_table(stdout, &s);
+		break;
+	case MODE_NIC:
+		ret = smi_print_nic(stdout, &s, o->nic_view);
+		break;
+	case MODE_FW_VERSIONS:
+		ret = smi_print_fw_versions(stdout, &s);
 		break;
 	case MODE_LIST:
 		smi_print_list(stdout, &s);
@@ -405,6 +437,12 @@ int main(int argc, char **argv)
 		smi_prog = "hl-smi";
 		smi_as_hl = true;
 	}
+	/* "topo" is a command of its own, with its own flags */
+	if (argc > 1 && !strcmp(argv[1], "topo")) {
+		ret = smi_topo_main(argc - 1, argv + 1);
+		smi_hl_close();
+		return ret;
+	}
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? SMI_EXIT_OK : SMI_EXIT_USAGE;
@@ -453,7 +491,7 @@ int main(int argc, char **argv)
 		ret = print_once(&o, q, sections, all, nsel, iter == 0);
 		if (!o.loop_s || (o.count && iter + 1 >= o.count) || stop)
 			break;
-		if (o.mode == MODE_TABLE || o.mode == MODE_REPORT)
+		if (o.mode != MODE_QUERY && o.mode != MODE_LIST)
 			putchar('\n');
 		sleep_interruptible(o.loop_s);
 	}

@@ -220,6 +220,43 @@ int smi_hl_sections_parse(const struct smi_list *l, unsigned int *mask);
 void smi_print_hl_sections(FILE *f, const struct smi_sample *s,
 			   unsigned int mask);
 
+/* hlnic.c: -n link|ports|stats, hl-smi's NIC port views */
+enum smi_nic_view {
+	SMI_NIC_LINK,
+	SMI_NIC_PORTS,
+	SMI_NIC_STATS,
+};
+
+/**
+ * smi_nic_view_parse() - the view named by -n
+ * @arg: "link", "ports" or "stats"
+ * @v: receives it
+ *
+ * Return: 0, or -EINVAL (said on stderr) for another name.
+ */
+int smi_nic_view_parse(const char *arg, enum smi_nic_view *v);
+
+/*
+ * The printers of hl-smi's other outputs return SMI_EXIT_OK, or
+ * SMI_EXIT_QUERY when a device could not be read (its error on stderr).
+ */
+int smi_print_nic(FILE *f, const struct smi_sample *s, enum smi_nic_view v);
+
+/* hlfw.c: --fw-versions */
+int smi_print_fw_versions(FILE *f, const struct smi_sample *s);
+
+/* hltable.c: the default table when invoked as hl-smi */
+int smi_print_hl_table(FILE *f, const struct smi_sample *s);
+
+/**
+ * smi_topo_main() - "topo [-m] [-c] [-N]": the connectivity matrix
+ * @argc: arguments from "topo" on
+ * @argv: their values, argv[0] "topo"
+ *
+ * Return: the exit code (SMI_EXIT_*).
+ */
+int smi_topo_main(int argc, char **argv);
+
 /* hotplug.c: run the request, return the exit code */
 int smi_hot_add(const char *type);
 int smi_hot_remove(const char *arg);

@@ -131,7 +131,7 @@ static int print_aip(FILE *f, const struct smi_dev *d)
 	return SMI_EXIT_OK;
 }
 
-#define PROC_ROW "  %3s %10s   %-4s   %-36.36s %12s"
+#define PROC_ROW "  %3s %10s   %-4s   %-36.36s %13s"
 
 /* Every compute context: AIP, PID, type C, command, device memory */
 static void print_processes(FILE *f, const struct smi_sample *s)

@@ -60,7 +60,11 @@ static const char *val(char *buf, size_t len, hlml_return_t r, const char *fmt,
 static void print_header(FILE *f, const struct smi_sample *s)
 {
 	char line[128], ver[64];
+	void *h;
 
+	/* libhlml initialised (by the first handle) for the version */
+	if (s->ndev)
+		smi_hl_device(&s->devs[0], &h);
 	if (hlml_get_driver_version(ver, sizeof(ver)))
 		snprintf(ver, sizeof(ver), "%s", s->driver_version);
 	rule(f, '-', '+', false);

@@ -51,11 +51,18 @@
 #define HPU_TPC_KERNEL_SGD_STEP		 37 /* momentum, weight decay */
 #define HPU_TPC_KERNEL_ADAMW_STEP	 38
 #define HPU_TPC_KERNEL_ACCUMULATE	 39 /* out = op(in0..inK-1) / div */
-#define HPU_TPC_KERNEL_COUNT		 40 /* ids are 1..COUNT-1 */
+#define HPU_TPC_KERNEL_SOFTMAX_CAUSAL	 40 /* scaled, causal mask implied */
+#define HPU_TPC_KERNEL_SOFTMAX_CAUSAL_BWD 41
+#define HPU_TPC_KERNEL_SUMSQ		 42 /* out (+)= sum of squares */
+#define HPU_TPC_KERNEL_CLIP_GRAD_NORM	 43 /* g *= min(1, max/norm) */
+#define HPU_TPC_KERNEL_COUNT		 44 /* ids are 1..COUNT-1 */
 
 /* HPU_TPC_KERNEL_ACCUMULATE params[0]: the reduction */
 #define HPU_TPC_ACC_SUM 0
 #define HPU_TPC_ACC_MIN 1
 #define HPU_TPC_ACC_MAX 2
+
+/* HPU_TPC_KERNEL_SUMSQ params[0]: add to the output instead of setting it */
+#define HPU_TPC_SUMSQ_ACCUMULATE 0x1
 
 #endif /* HPU_UAPI_TPC_KERNELS_H */

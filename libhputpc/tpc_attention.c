@@ -91,8 +91,8 @@ static uint64_t visible(const struct causal_job *j, uint64_t r)
 }
 
 /* Rows [*r0, *r1) of slice @s */
-static void slice_rows(const struct causal_job *j, unsigned int s,
-		       uint64_t *r0, uint64_t *r1)
+static void slice_rows(const struct causal_job *j, unsigned int s, uint64_t *r0,
+		       uint64_t *r1)
 {
 	*r0 = j->rows * s / j->nslices;
 	*r1 = j->rows * (s + 1) / j->nslices;
@@ -145,7 +145,8 @@ static void causal_bwd_rows(void *arg, unsigned int s)
 		for (i = 0; i < nv; i++)
 			dot += y[i * sy] * dy[i * sdy];
 		for (i = 0; i < nv; i++)
-			dx[i * sdx] = j->scale * (y[i * sy] * (dy[i * sdy] - dot));
+			dx[i * sdx] =
+				j->scale * (y[i * sy] * (dy[i * sdy] - dot));
 		for (; i < j->tk; i++)
 			dx[i * sdx] = 0.0f;
 	}
@@ -165,8 +166,9 @@ static int hputpc_causal(struct hputpc_ctx *c)
 	j.offset = c->params[1];
 	/* slices of whole rows, sized by elements (some may be empty) */
 	hputpc_par_run(c,
-		       c->id == HPU_TPC_KERNEL_SOFTMAX_CAUSAL ? causal_fwd_rows :
-							       causal_bwd_rows,
+		       c->id == HPU_TPC_KERNEL_SOFTMAX_CAUSAL ?
+			       causal_fwd_rows :
+			       causal_bwd_rows,
 		       &j, &j.nslices, x->n);
 	return 0;
 }

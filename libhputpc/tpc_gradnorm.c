@@ -30,7 +30,8 @@
 static bool extents_meet(const struct hpu_tpc_tensor *a,
 			 const struct hpu_tpc_tensor *b)
 {
-	uint64_t ae = a->addr + hputpc_extent(a), be = b->addr + hputpc_extent(b);
+	uint64_t ae = a->addr + hputpc_extent(a),
+		 be = b->addr + hputpc_extent(b);
 
 	return ae > a->addr && be > b->addr && a->addr < be && b->addr < ae;
 }

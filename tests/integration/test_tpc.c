@@ -303,8 +303,7 @@ static void test_softmax_causal_hbm(void **state)
 		dy[i] = rnd(&s);
 	}
 	/* x and dy to HBM */
-	assert_int_equal(hpu_cb_lin_dma(fx.cb, fx.hbm_va, fx.host_va, 8192),
-			 0);
+	assert_int_equal(hpu_cb_lin_dma(fx.cb, fx.hbm_va, fx.host_va, 8192), 0);
 	run(0);
 	d[0] = tens(fx.hbm_va, 3, sz);
 	d[1] = tens(fx.hbm_va + 8192, 3, sz);
@@ -326,9 +325,8 @@ static void test_softmax_causal_hbm(void **state)
 	run(0);
 	h[0] = at_host(tens(0, 3, sz), x);
 	h[1] = at_host(tens(0, 3, sz), hy);
-	assert_int_equal(hputpc_exec_host(HPU_TPC_KERNEL_SOFTMAX_CAUSAL, h, 2,
-					  p, 2),
-			 0);
+	assert_int_equal(
+		hputpc_exec_host(HPU_TPC_KERNEL_SOFTMAX_CAUSAL, h, 2, p, 2), 0);
 	assert_memory_equal(y, hy, sizeof(hy));
 	h[0] = h[1];
 	h[1] = at_host(tens(0, 3, sz), dy);

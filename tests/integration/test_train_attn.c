@@ -209,23 +209,22 @@ static void train(struct ht_backend *be, struct vals *o)
 	ap.b_out = w[3];
 	assert_int_equal(ht_optim_new(be, HT_OPTIM_ADAMW, &opt), 0);
 	/* decay on the matrices, none on the biases */
-	assert_int_equal(ht_optim_add_group(opt, (struct ht_tensor *[]){
-							 w[0], w[2] },
-					    2, &hp),
-			 0);
+	assert_int_equal(
+		ht_optim_add_group(opt, (struct ht_tensor *[]){ w[0], w[2] }, 2,
+				   &hp),
+		0);
 	hp.weight_decay = 0.0f;
-	assert_int_equal(ht_optim_add_group(opt, (struct ht_tensor *[]){
-							 w[1], w[3] },
-					    2, &hp),
-			 0);
+	assert_int_equal(
+		ht_optim_add_group(opt, (struct ht_tensor *[]){ w[1], w[3] }, 2,
+				   &hp),
+		0);
 	for (s = 0; s < STEPS; s++) {
 		assert_int_equal(ht_step_begin(be, true), 0);
 		ht_optim_zero_grad(opt);
 		if (ht_causal_self_attention(x, &ap, &y) ||
 		    ht_reshape(y, 2, ls, &l) ||
 		    ht_cross_entropy(l, lab, &loss) || ht_backward(loss) ||
-		    ht_clip_grad_norm(w, 4, 0.05f, &nrm) ||
-		    ht_optim_step(opt))
+		    ht_clip_grad_norm(w, 4, 0.05f, &nrm) || ht_optim_step(opt))
 			fail_msg("step %u: %s", s, be->err);
 		fetch(o, loss);
 		fetch(o, nrm);
@@ -273,8 +272,8 @@ static void test_train_modes(void **state)
 	for (i = 0; i < cpu.n; i++) {
 		if (!(fabs(eager.v[i] - cpu.v[i]) <=
 		      ABS_TOL + REL_TOL * fabs(cpu.v[i])))
-			fail_msg("value %u: hpu %.9g, cpu %.9g", i,
-				 eager.v[i], cpu.v[i]);
+			fail_msg("value %u: hpu %.9g, cpu %.9g", i, eager.v[i],
+				 cpu.v[i]);
 		same += !memcmp(&eager.v[i], &cpu.v[i], sizeof(float));
 	}
 	/* the loss goes down and the clipping clipped (norm > 0.05) */

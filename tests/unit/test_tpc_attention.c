@@ -124,14 +124,13 @@ static void run_shape(struct tfix *t, const struct shape *s, float scale,
 static void test_causal_shapes(void **state)
 {
 	static const struct shape shapes[] = {
-		{ 13, 13, 3, 0 }, /* training: square, odd */
-		{ 1, 1, 1, 0 },	  /* one key */
-		{ 17, 1, 2, 0 },  /* decode: first token */
-		{ 17, 1, 2, 5 },
-		{ 17, 1, 2, 16 }, /* last slot of the cache */
-		{ 9, 3, 2, 4 },	  /* a few queries at an offset */
-		{ 9, 3, 2, 6 },	  /* ending at the last key */
-		{ 33, 7, 5, 0 },  /* more keys than queries, offset 0 */
+		{ 13, 13, 3, 0 },		    /* training: square, odd */
+		{ 1, 1, 1, 0 },			    /* one key */
+		{ 17, 1, 2, 0 },		    /* decode: first token */
+		{ 17, 1, 2, 5 },  { 17, 1, 2, 16 }, /* last slot of the cache */
+		{ 9, 3, 2, 4 },	 /* a few queries at an offset */
+		{ 9, 3, 2, 6 },	 /* ending at the last key */
+		{ 33, 7, 5, 0 }, /* more keys than queries, offset 0 */
 	};
 	unsigned int i;
 
@@ -274,9 +273,8 @@ static void test_causal_slices_bits(void **state)
 		h[i] = d[i];
 		h[i].addr = i ? (uintptr_t)hy : (uintptr_t)x;
 	}
-	assert_int_equal(hputpc_exec_host(HPU_TPC_KERNEL_SOFTMAX_CAUSAL, h, 2,
-					  p, 2),
-			 0);
+	assert_int_equal(
+		hputpc_exec_host(HPU_TPC_KERNEL_SOFTMAX_CAUSAL, h, 2, p, 2), 0);
 	assert_memory_equal(y, hy, bytes);
 
 	d[0] = d[1];
@@ -351,8 +349,7 @@ static void test_causal_rules(void **state)
 		BAD(k.tensors[0].ndims = 1; k.tensors[0].sizes[1] = 0;
 		    k.tensors[0].sizes[2] = 0; k.tensors[0].strides[1] = 0;
 		    k.tensors[0].strides[2] = 0; k.tensors[1] = k.tensors[0];
-		    k.tensors[1].addr = 0x2000; k.params[1] = 0;
-		    if (bwd) {
+		    k.tensors[1].addr = 0x2000; k.params[1] = 0; if (bwd) {
 			    k.tensors[2] = k.tensors[0];
 			    k.tensors[2].addr = 0x3000;
 		    });
@@ -367,9 +364,9 @@ static void test_causal_rules(void **state)
 	assert_int_equal(validate(&k), 0);
 	assert_string_equal(hputpc_kernel_name(HPU_TPC_KERNEL_SOFTMAX_CAUSAL),
 			    "softmax_causal");
-	assert_string_equal(hputpc_kernel_name(
-				    HPU_TPC_KERNEL_SOFTMAX_CAUSAL_BWD),
-			    "softmax_causal_bwd");
+	assert_string_equal(
+		hputpc_kernel_name(HPU_TPC_KERNEL_SOFTMAX_CAUSAL_BWD),
+		"softmax_causal_bwd");
 }
 
 int main(void)

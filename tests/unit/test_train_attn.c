@@ -220,16 +220,16 @@ static void test_bmm(void **state)
 					double s = 0;
 
 					for (k = 0; k < K; k++)
-						s += (double)at(host(in[0]) +
-									b * M * K,
-								sa[2], ta, i,
-								k) *
+						s += (double)at(
+							     host(in[0]) +
+								     b * M * K,
+							     sa[2], ta, i, k) *
 						     at(host(in[1]) + b * K * N,
 							sb[2], tb, k, j);
-					assert_close(host(y)[(b * M + i) * N +
-							     j],
-						     s, 1e-5, 1e-4, "bmm",
-						     (b * M + i) * N + j);
+					assert_close(
+						host(y)[(b * M + i) * N + j], s,
+						1e-5, 1e-4, "bmm",
+						(b * M + i) * N + j);
 				}
 		assert_int_equal(ht_step_end(be), 0);
 		fd_check(op_bmm, in, 2);
@@ -301,10 +301,11 @@ static void test_causal_softmax(void **state)
 				z += exp(0.7 * xr[i] - m);
 			for (i = 0; i < sz[2]; i++)
 				assert_close(host(y)[r * sz[2] + i],
-					     i < vis ? exp(0.7 * xr[i] - m) / z :
-						       0.0,
-					     i < vis ? 1e-6 : 0, 1e-5, "softmax",
-					     r * sz[2] + i);
+					     i < vis ?
+						     exp(0.7 * xr[i] - m) / z :
+						     0.0,
+					     i < vis ? 1e-6 : 0, 1e-5,
+					     "softmax", r * sz[2] + i);
 		}
 		assert_int_equal(ht_step_end(be), 0);
 		fd_check(op_causal, &x, 1);
@@ -366,18 +367,19 @@ static void test_split_merge(void **state)
 		for (h = 0; h < 2; h++)
 			for (t = 0; t < 5; t++)
 				for (d = 0; d < 2; d++)
-					assert_true(host(q)[((b * 2 + h) * 5 +
-							     t) * 2 +
-							    d] ==
-						    host(in[0])[(b * 5 + t) * 12 +
-								4 + h * 2 + d]);
+					assert_true(
+						host(q)[((b * 2 + h) * 5 + t) *
+								2 +
+							d] ==
+						host(in[0])[(b * 5 + t) * 12 +
+							    4 + h * 2 + d]);
 	assert_int_equal(ht_merge_heads(q, &m), 0);
 	for (b = 0; b < 2; b++)
 		for (t = 0; t < 5; t++)
 			for (d = 0; d < 4; d++)
-				assert_true(host(m)[(b * 5 + t) * 4 + d] ==
-					    host(in[0])[(b * 5 + t) * 12 + 4 +
-							d]);
+				assert_true(
+					host(m)[(b * 5 + t) * 4 + d] ==
+					host(in[0])[(b * 5 + t) * 12 + 4 + d]);
 	assert_int_equal(ht_split_heads(in[0], 5, 2, 4, &q), -EINVAL);
 	assert_non_null(strstr(be->err, "split heads"));
 	assert_int_equal(ht_merge_heads(in[0], &m), -EINVAL);
@@ -514,9 +516,8 @@ static void test_clip_grad_norm(void **state)
 	for (i = 0; i < NCLIP; i++) {
 		n = 3 + 4 * i;
 		p[i] = prand(1, &n, 600 + i, -1, 1);
-		assert_int_equal(ht_tensor_new(be, HT_F32, 1, &n, true,
-					       &p[i]->grad),
-				 0);
+		assert_int_equal(
+			ht_tensor_new(be, HT_F32, 1, &n, true, &p[i]->grad), 0);
 		for (j = 0; j < n; j++)
 			host(p[i]->grad)[j] = keep[i][j] = (float)(j % 5) - 2;
 		p[i]->grad_set = i != 4; /* p[4] had no gradient this step */

@@ -90,8 +90,8 @@ static int bmm_bwd(struct ht_backend *be, struct ht_node *n)
 	struct ht_tensor *a = n->saved[0], *b = n->saved[1];
 	struct ht_tensor *dy = n->out->grad, *dya = dy, *g;
 	bool ta = n->u[0] & HT_BMM_TRANS_A, tb = n->u[0] & HT_BMM_TRANS_B;
-	uint32_t M = rows_of(dy), N = cols_of(dy), K = ta ? rows_of(a) :
-							 cols_of(a);
+	uint32_t M = rows_of(dy), N = cols_of(dy),
+		 K = ta ? rows_of(a) : cols_of(a);
 	uint32_t batch = (uint32_t)(dy->numel / ((uint64_t)M * N));
 	struct bmm_shape s;
 	float beta;
@@ -205,8 +205,9 @@ int ht_bmm(struct ht_tensor *a, struct ht_tensor *b, uint32_t flags,
 	return 0;
 
 err_shape:
-	ht_seterr(be->err, sizeof(be->err),
-		  "bmm: a [..][M][K] and b [..][K][N] (op() applied) must be float with the same leading sizes");
+	ht_seterr(
+		be->err, sizeof(be->err),
+		"bmm: a [..][M][K] and b [..][K][N] (op() applied) must be float with the same leading sizes");
 	return -EINVAL;
 }
 
@@ -365,8 +366,7 @@ int ht_split_heads(struct ht_tensor *x, uint32_t col0, uint32_t heads,
 	B = x->sizes[0];
 	T = x->sizes[1];
 	ret = ht_tensor_new(be, HT_F32, 4,
-			    (uint32_t[]){ B, heads, T, head_dim }, false,
-			    &out);
+			    (uint32_t[]){ B, heads, T, head_dim }, false, &out);
 	if (ret)
 		return ret;
 	heads_descs(B, T, heads, head_dim, x->sizes[2], col0, x->addr,

@@ -15,6 +15,10 @@
  * rows may be spread over the caller's workers and the bits do not
  * change.
  *
+ * kv_cache_write stores a step's keys or values into the cache rows of
+ * its positions, the position a parameter: a decode step captured as a
+ * graph writes to the next row at every replay without a new address.
+ *
  * Each kernel's operand rule (check_*(), called by hputpc_check() once
  * the generic rules of tpc_check.c passed) sits above its body; the
  * family's descriptors (struct hputpc_kernel) are at the end, in
@@ -173,12 +177,62 @@ static int hputpc_causal(struct hputpc_ctx *c)
 	return 0;
 }
 
+/* src [..][Tq][D], cache [..][Tk][D]; p0 pos with pos + Tq <= Tk */
+static int check_kv_write(const struct hpu_pkt_tpc_kernel *k)
+{
+	const struct hpu_tpc_tensor *src = T(0), *cache = T(1);
+	uint64_t se = src->addr + hputpc_extent(src);
+	uint64_t ce = cache->addr + hputpc_extent(cache);
+	uint32_t d;
+
+	if (!hputpc_is_float(src->dtype) || src->dtype != cache->dtype ||
+	    src->ndims < 2 || src->ndims != cache->ndims)
+		return -EINVAL;
+	for (d = 0; d < src->ndims; d++)
+		if (d != 1 && src->sizes[d] != cache->sizes[d])
+			return -EINVAL;
+	if ((uint64_t)P(0) + src->sizes[1] > cache->sizes[1])
+		return -EINVAL;
+	/* the source is read while the cache is written: apart */
+	if (se > src->addr && ce > cache->addr && src->addr < ce &&
+	    cache->addr < se)
+		return -EINVAL;
+	return 0;
+}
+
+static int hputpc_kv_write(struct hputpc_ctx *c)
+{
+	const struct hputpc_operand *src = &c->t[0], *cache = &c->t[1];
+	uint64_t es = hputpc_dtype_size(src->dtype), pos = c->params[0];
+	uint64_t rows = src->n ? src->n / src->sizes[0] : 0, r, i, q, crow;
+
+	for (r = 0; r < rows; r++) {
+		const uint8_t *s = src->p + hputpc_row_off(src, r) * es;
+		uint8_t *dst;
+
+		/* the same row of the cache, @pos rows further along dim 1 */
+		q = r % src->sizes[1];
+		crow = (r / src->sizes[1]) * cache->sizes[1] + q + pos;
+		dst = cache->p + hputpc_row_off(cache, crow) * es;
+		if (src->strides[0] == 1 && cache->strides[0] == 1) {
+			memcpy(dst, s, src->sizes[0] * es);
+			continue;
+		}
+		for (i = 0; i < src->sizes[0]; i++)
+			memcpy(dst + i * cache->strides[0] * es,
+			       s + i * src->strides[0] * es, es);
+	}
+	return 0;
+}
+
 /* The kernels of this family: rules and bodies above */
 static const struct hputpc_kernel kernels[] = {
 	HPUTPC_KERNEL(SOFTMAX_CAUSAL, "softmax_causal", 2, 2, check_causal_fwd,
 		      hputpc_causal),
 	HPUTPC_KERNEL(SOFTMAX_CAUSAL_BWD, "softmax_causal_bwd", 3, 2,
 		      check_causal_bwd, hputpc_causal),
+	HPUTPC_KERNEL(KV_CACHE_WRITE, "kv_cache_write", 2, 1, check_kv_write,
+		      hputpc_kv_write),
 };
 
 const struct hputpc_family hputpc_family_attention = {

@@ -14,7 +14,12 @@
  * - a decode-step softmax captured once as a graph and replayed with its
  *   query position changing every step (a dynamic parameter patched into
  *   the captured CB) masks the right keys at every position, as the cpu
- *   backend does, and a position past the cache is refused.
+ *   backend does, and a position past the cache is refused;
+ * - the HPU-graphs decode recipe: a step that writes the token's key into
+ *   a zeroed cache at its position (kv_cache_write), scores it against
+ *   the cache (MME), applies the causal softmax at that position and
+ *   reads the cache back as values is captured once and replayed for
+ *   every slot, matching the cpu backend.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -334,12 +339,81 @@ static void test_decode_graph_offset(void **state)
 	close_be(be);
 }
 
+/* One decode step at @pos: k into the cache, q k^T, softmax, p v */
+static void decode_kv(struct ht_backend *be, struct ht_tensor *cache,
+		      struct ht_tensor *q, struct ht_tensor *knew, uint32_t pos,
+		      float *out)
+{
+	struct ht_tensor *s, *p, *o;
+
+	assert_int_equal(ht_step_begin(be, true), 0);
+	be->grad_enabled = false;
+	if (ht_kv_cache_write(cache, knew, pos) ||
+	    ht_bmm(q, cache, HT_BMM_TRANS_B, &s) ||
+	    ht_causal_softmax(s, 0.5f, pos, &p) || ht_bmm(p, cache, 0, &o))
+		fail_msg("position %u: %s", pos, be->err);
+	assert_int_equal(ht_tensor_fetch(o, out), 0);
+	be->grad_enabled = true;
+	assert_int_equal(ht_step_end(be), 0);
+}
+
+/* Outputs of every slot's decode step on @be */
+static uint64_t decode_all(struct ht_backend *be, float out[SLOTS][2 * 4])
+{
+	uint32_t cs[3] = { 2, SLOTS, 4 }, ks[3] = { 2, 1, 4 }, pos;
+	struct ht_tensor *cache, *q, *knew;
+	float kv[8];
+	uint64_t replays;
+
+	assert_int_equal(ht_tensor_new(be, HT_F32, 3, cs, true, &cache), 0);
+	assert_int_equal(ht_tensor_fill(cache, 0.0f), 0);
+	q = param(be, 3, ks, 40, -1, 1, false);
+	knew = param(be, 3, ks, 41, -1, 1, false);
+	for (pos = 0; pos < SLOTS; pos++) {
+		frand(kv, 8, 50 + pos, -1, 1); /* this token's key */
+		assert_int_equal(ht_tensor_upload(knew, kv), 0);
+		decode_kv(be, cache, q, knew, pos, out[pos]);
+	}
+	replays = be->stats.replays;
+	ht_tensor_free(cache);
+	ht_tensor_free(q);
+	ht_tensor_free(knew);
+	return replays;
+}
+
+static void test_decode_kv_graph(void **state)
+{
+	float cpu[SLOTS][8], hpu[SLOTS][8], kv0[8];
+	struct ht_backend *be;
+	unsigned int pos, i;
+
+	(void)state;
+	be = open_be(HT_ACCEL_CPU, HT_EXEC_LAZY);
+	decode_all(be, cpu);
+	close_be(be);
+	be = open_be(HT_ACCEL_HPU, HT_EXEC_GRAPH);
+	assert_int_equal(decode_all(be, hpu), SLOTS - 1);
+	close_be(be);
+	for (pos = 0; pos < SLOTS; pos++)
+		for (i = 0; i < 8; i++)
+			if (!(fabs(hpu[pos][i] - cpu[pos][i]) <=
+			      ABS_TOL + REL_TOL * fabs(cpu[pos][i])))
+				fail_msg("slot %u value %u: hpu %.9g, cpu %.9g",
+					 pos, i, hpu[pos][i], cpu[pos][i]);
+	/* the first step sees one key: its output is that key, exactly */
+	frand(kv0, 8, 50, -1, 1);
+	assert_memory_equal(hpu[0], kv0, sizeof(kv0));
+	assert_memory_equal(cpu[0], kv0, sizeof(kv0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_tpc_ops_bits, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_train_modes, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_decode_graph_offset,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_decode_kv_graph,
 				       hpu_test_need_daemon),
 	};
 

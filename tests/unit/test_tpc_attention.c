@@ -7,7 +7,9 @@
  * masked scores never read (NaN there changes nothing), NaN and Inf in
  * the visible part, the device's row slices bit-identical to the host
  * entry on one thread; every refusal of the operand rule in
- * hputpc_check() and in the driver's packet validator.
+ * hputpc_check() and in the driver's packet validator. kv_cache_write:
+ * rows stored at a position (fp32, bf16, strided source), the other
+ * slots untouched, and its refusals.
  *
  * Tolerance: 1e-5 absolute + 1e-5 relative (as softmax); masked outputs
  * exactly +0.
@@ -369,6 +371,104 @@ static void test_causal_rules(void **state)
 		"softmax_causal_bwd");
 }
 
+/*
+ * [2][3][5] rows stored at slots 4..6 of a [2][8][5] cache, fp32 and
+ * bf16, then a strided source; every other slot keeps its sentinel
+ */
+static void test_kv_write(void **state)
+{
+	struct tfix *t = *state;
+	uint32_t ss[3] = { 5, 3, 2 }, cs[3] = { 5, 8, 2 }, pos = 4, dt, b, r, e;
+	struct hpu_tpc_tensor d[2];
+	uint8_t *src, *cache;
+
+	for (dt = 0; dt < 2; dt++) {
+		uint32_t dtype = dt ? HPU_DTYPE_BF16 : HPU_DTYPE_FP32;
+		size_t es = dt ? 2 : 4;
+
+		treset(t);
+		d[0] = tnew(t, dtype, 3, ss, (void **)&src);
+		d[1] = tnew(t, dtype, 3, cs, (void **)&cache);
+		for (e = 0; e < 30 * es; e++)
+			src[e] = (uint8_t)(e * 7 + 1);
+		memset(cache, 0xa5, 80 * es);
+		krun(t, HPU_TPC_KERNEL_KV_CACHE_WRITE, d, 2, &pos, 1);
+		for (b = 0; b < 2; b++)
+			for (r = 0; r < 8; r++) {
+				uint8_t *row = cache + (b * 8 + r) * 5 * es;
+
+				if (r >= 4 && r < 7) {
+					assert_memory_equal(
+						row,
+						src + (b * 3 + r - 4) * 5 * es,
+						5 * es);
+					continue;
+				}
+				for (e = 0; e < 5 * es; e++)
+					assert_int_equal(row[e], 0xa5);
+			}
+	}
+	/* a source read with strides: key d of row q at q + 3 d */
+	{
+		uint32_t s2[3] = { 5, 3, 1 }, c2[3] = { 5, 8, 1 }, q;
+		float *fs, *fc;
+
+		treset(t);
+		d[0] = tnew(t, HPU_DTYPE_FP32, 3, s2, (void **)&fs);
+		d[0].strides[0] = 3;
+		d[0].strides[1] = 1;
+		d[1] = tnew(t, HPU_DTYPE_FP32, 3, c2, (void **)&fc);
+		frand_fill(fs, 15, 90, -1, 1);
+		memset(fc, 0, 40 * sizeof(float));
+		pos = 5;
+		krun(t, HPU_TPC_KERNEL_KV_CACHE_WRITE, d, 2, &pos, 1);
+		for (q = 0; q < 3; q++)
+			for (e = 0; e < 5; e++)
+				assert_true(fc[(5 + q) * 5 + e] ==
+					    fs[q + 3 * e]);
+	}
+}
+
+/* A valid write of [2][1][4] at slot 6 of [2][7][4] */
+static void good_kv(struct hpu_pkt_tpc_kernel *k)
+{
+	uint32_t ss[3] = { 4, 1, 2 }, cs[3] = { 4, 7, 2 }, pos = 6;
+	struct hpu_tpc_tensor d[2];
+
+	d[0] = tens(0x1000, HPU_DTYPE_FP32, 3, ss);
+	d[1] = tens(0x2000, HPU_DTYPE_FP32, 3, cs);
+	tpc_pkt(k, HPU_TPC_KERNEL_KV_CACHE_WRITE, d, 2, &pos, 1);
+}
+
+static void test_kv_write_rules(void **state)
+{
+	struct hpu_pkt_tpc_kernel k;
+
+	(void)state;
+	good_kv(&k);
+	assert_int_equal(validate(&k), 0);
+#define BAD(stmt)                                            \
+	do {                                                 \
+		good_kv(&k);                                 \
+		stmt;                                        \
+		assert_int_equal(hputpc_check(&k), -EINVAL); \
+		assert_int_equal(validate(&k), -EINVAL);     \
+	} while (0)
+	BAD(k.params[0] = 7); /* past the last slot */
+	BAD(k.params[0] = 0xffffffff);
+	BAD(k.params[1] = 1);
+	BAD(k.tensors[1].dtype = HPU_DTYPE_BF16);
+	BAD(k.tensors[0].dtype = HPU_DTYPE_INT32;
+	    k.tensors[1].dtype = HPU_DTYPE_INT32);
+	BAD(k.tensors[1].sizes[0] = 5);	     /* D differs */
+	BAD(k.tensors[1].sizes[2] = 3);	     /* batch differs */
+	BAD(k.tensors[1].addr = 0x1000 - 8); /* overlaps the source */
+	BAD(k.num_tensors = 1);
+#undef BAD
+	assert_string_equal(hputpc_kernel_name(HPU_TPC_KERNEL_KV_CACHE_WRITE),
+			    "kv_cache_write");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +478,8 @@ int main(void)
 		cmocka_unit_test(test_causal_strided_inplace),
 		cmocka_unit_test(test_causal_slices_bits),
 		cmocka_unit_test(test_causal_rules),
+		cmocka_unit_test(test_kv_write),
+		cmocka_unit_test(test_kv_write_rules),
 	};
 
 	return cmocka_run_group_tests(tests, tsetup, tteardown);

@@ -7,7 +7,7 @@
  * backward against central finite differences (inputs used more than
  * once, so the accumulating paths run too); ht_clip_grad_norm against a
  * reference of the same sums; AdamW groups with and without weight
- * decay; bad shapes refused with a message.
+ * decay; ht_kv_cache_write; bad shapes refused with a message.
  *
  * Finite differences: h = 1e-2 on an fp32 loss (the mean cross-entropy of
  * the op's output seen as rows of its innermost size), tolerance 2e-3
@@ -609,6 +609,39 @@ static void test_adamw_decay_groups(void **state)
 	ht_optim_free(o);
 }
 
+/* rows at a slot of the cache; slots past the end and shapes refused */
+static void test_kv_cache_write(void **state)
+{
+	uint32_t cs[3] = { 2, 6, 3 }, ss[3] = { 2, 2, 3 }, bs[3] = { 3, 2, 3 };
+	struct ht_tensor *cache, *src = prand(3, ss, 800, -1, 1), *bad;
+	unsigned int b, r, d;
+
+	(void)state;
+	src->requires_grad = false;
+	bad = prand(3, bs, 801, -1, 1);
+	assert_int_equal(ht_tensor_new(be, HT_F32, 3, cs, true, &cache), 0);
+	memset(host(cache), 0, 36 * sizeof(float));
+	assert_int_equal(ht_step_begin(be, false), 0);
+	assert_int_equal(ht_kv_cache_write(cache, src, 3), 0);
+	for (b = 0; b < 2; b++)
+		for (r = 0; r < 6; r++)
+			for (d = 0; d < 3; d++)
+				assert_true(
+					host(cache)[(b * 6 + r) * 3 + d] ==
+					(r == 3 || r == 4 ?
+						 host(src)[(b * 2 + r - 3) * 3 +
+							   d] :
+						 0.0f));
+	assert_int_equal(ht_kv_cache_write(cache, src, 5), -EINVAL);
+	assert_non_null(strstr(be->err, "past the cache"));
+	assert_int_equal(ht_kv_cache_write(cache, bad, 0), -EINVAL);
+	assert_non_null(strstr(be->err, "kv cache write"));
+	assert_int_equal(ht_step_end(be), 0);
+	ht_tensor_free(cache);
+	ht_tensor_free(src);
+	ht_tensor_free(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -620,6 +653,7 @@ int main(void)
 		T(test_attention),
 		T(test_clip_grad_norm),
 		T(test_adamw_decay_groups),
+		T(test_kv_cache_write),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -218,6 +218,22 @@ int ht_split_heads(struct ht_tensor *x, uint32_t col0, uint32_t heads,
 int ht_merge_heads(struct ht_tensor *x, struct ht_tensor **y);
 
 /**
+ * ht_kv_cache_write() - store a step's keys or values in a cache
+ * @cache: [..][slots][D] (fp32 or bf16), persistent, zeroed before use
+ *	(P.V reads every slot)
+ * @src: [..][T][D], @cache's dtype and other sizes
+ * @pos: slot of src's first row; @pos + T <= slots
+ *
+ * cache[.., pos + t, :] = src[.., t, :] (TPC kv_cache_write). @pos is a
+ * dynamic parameter: a decode step captured as a graph writes the next
+ * slot at every replay. No gradient (inference).
+ *
+ * Return: 0 or -EINVAL (be->err says why).
+ */
+int ht_kv_cache_write(struct ht_tensor *cache, struct ht_tensor *src,
+		      uint32_t pos);
+
+/**
  * struct ht_attn_params - the weights of a causal self-attention block
  * @heads: H; C (x's innermost size) must be a multiple of it
  * @w_qkv: [3C][C], the q, k and v projections stacked

@@ -438,6 +438,41 @@ int ht_merge_heads(struct ht_tensor *x, struct ht_tensor **y)
 	return 0;
 }
 
+/* ------------------------------------------------- key/value cache */
+
+int ht_kv_cache_write(struct ht_tensor *cache, struct ht_tensor *src,
+		      uint32_t pos)
+{
+	struct ht_backend *be = cache->be;
+	struct hpu_tpc_tensor d[2];
+	unsigned int i;
+
+	if (cache->ndim < 2 || cache->ndim != src->ndim ||
+	    cache->dtype != src->dtype || src->dtype == HT_I32)
+		goto err_shape;
+	for (i = 0; i < src->ndim; i++)
+		if (i != src->ndim - 2 && src->sizes[i] != cache->sizes[i])
+			goto err_shape;
+	if ((uint64_t)pos + rows_of(src) > rows_of(cache)) {
+		ht_seterr(
+			be->err, sizeof(be->err),
+			"kv cache write: positions %u..%u past the cache's %u slots",
+			pos, pos + rows_of(src) - 1, rows_of(cache));
+		return -EINVAL;
+	}
+	ht_tensor_desc(src, &d[0]);
+	ht_tensor_desc(cache, &d[1]);
+	/* the position moves with every decode step of a replayed graph */
+	return ht_backend_kernel_dyn(be, HPU_TPC_KERNEL_KV_CACHE_WRITE, d, 2,
+				     &pos, 1, 1U << 0);
+
+err_shape:
+	ht_seterr(
+		be->err, sizeof(be->err),
+		"kv cache write: src [..][T][D] and cache [..][slots][D] must be float of one dtype with the same other sizes");
+	return -EINVAL;
+}
+
 /* ------------------------------------------------- the attention block */
 
 int ht_causal_self_attention(struct ht_tensor *x,

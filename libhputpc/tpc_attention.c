@@ -121,10 +121,16 @@ static void causal_fwd_rows(void *arg, unsigned int s)
 			if (v > m || isnan(v))
 				m = isnan(m) ? m : v;
 		}
+		/* e^(s x - m) kept in y (x[i] is not read again: in place
+		 * works), then divided: one expf per element */
+		for (i = 0; i < nv; i++) {
+			float e = expf(j->scale * x[i * sx] - m);
+
+			y[i * sy] = e;
+			z += e;
+		}
 		for (i = 0; i < nv; i++)
-			z += expf(j->scale * x[i * sx] - m);
-		for (i = 0; i < nv; i++)
-			y[i * sy] = expf(j->scale * x[i * sx] - m) / z;
+			y[i * sy] /= z;
 		for (; i < j->tk; i++)
 			y[i * sy] = 0.0f;
 	}

@@ -260,6 +260,8 @@ static void test_bmm_shared_and_bad(void **state)
 	assert_int_equal(ht_bmm(a, a, 0, &y), -EINVAL);
 	assert_int_equal(ht_bmm(a, a, 0x4, &y), -EINVAL);
 	assert_int_equal(ht_step_end(be), 0);
+	ht_tensor_free(a);
+	ht_tensor_free(b);
 }
 
 /* ------------------------------------------------------- causal softmax */
@@ -326,6 +328,7 @@ static void test_causal_softmax_bad(void **state)
 	assert_int_equal(ht_causal_softmax(x, NAN, 0, &y), -EINVAL);
 	assert_int_equal(ht_causal_softmax(x, 1.0f, 1, &y), 0);
 	assert_int_equal(ht_step_end(be), 0);
+	ht_tensor_free(x);
 }
 
 /* ------------------------------------------------------ split and merge */
@@ -385,6 +388,7 @@ static void test_split_merge(void **state)
 	assert_int_equal(ht_merge_heads(in[0], &m), -EINVAL);
 	assert_int_equal(ht_step_end(be), 0);
 	fd_check(op_split, in, 1);
+	ht_tensor_free(in[0]);
 }
 
 /* --------------------------------------------------- the attention block */
@@ -496,6 +500,8 @@ static void test_attention(void **state)
 	assert_int_equal(op_attn(in, &y), -EINVAL);
 	in[1]->sizes[0] = 3 * C;
 	assert_int_equal(ht_step_end(be), 0);
+	for (i = 0; i < 5; i++)
+		ht_tensor_free(in[i]);
 }
 
 /* ------------------------------------------------------------ clipping */
@@ -607,6 +613,8 @@ static void test_adamw_decay_groups(void **state)
 		assert_memory_equal(&host(bias)[i], &b0[i], sizeof(float));
 	}
 	ht_optim_free(o);
+	ht_tensor_free(w);
+	ht_tensor_free(bias);
 }
 
 /* rows at a slot of the cache; slots past the end and shapes refused */

@@ -87,6 +87,8 @@ extern const struct hputpc_family hputpc_family_reduce;
 extern const struct hputpc_family hputpc_family_norm;
 extern const struct hputpc_family hputpc_family_optim;
 extern const struct hputpc_family hputpc_family_accumulate;
+extern const struct hputpc_family hputpc_family_attention;
+extern const struct hputpc_family hputpc_family_gradnorm;
 
 /* Every family of the library, and how many (tpc_registry.c) */
 extern const struct hputpc_family *const hputpc_families[];

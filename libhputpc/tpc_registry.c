@@ -22,7 +22,8 @@
 const struct hputpc_family *const hputpc_families[] = {
 	&hputpc_family_elementwise, &hputpc_family_reduce,
 	&hputpc_family_norm,	    &hputpc_family_optim,
-	&hputpc_family_accumulate,
+	&hputpc_family_accumulate,  &hputpc_family_attention,
+	&hputpc_family_gradnorm,
 };
 
 const unsigned int hputpc_nfamilies = HPUTPC_ARRAY_SIZE(hputpc_families);

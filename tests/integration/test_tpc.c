@@ -4,7 +4,12 @@
  * an add with broadcasting and an AdamW step on pinned host memory, a
  * softmax on HBM; an in-place accumulate (the collectives' reduction); a
  * malformed descriptor rejected by the emitter and, as a raw packet, by
- * the driver; an operand outside the mappings faults.
+ * the driver; an operand outside the mappings faults. The attention and
+ * clipping kernels (softmax_causal and its backward at a decode offset on
+ * HBM, sumsq and clip_grad_norm on pinned memory) give the bits of the
+ * library's host entry (the cpu backend's path), and a causal softmax
+ * whose offset passes the keys is refused by the emitter and, patched
+ * into a built packet (as a graph replay patches it), by the driver.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +26,7 @@
 #include "hpu_tpc_kernels.h"
 #include "../lib/hpu_test_engine.h"
 #include "hpudrv.h"
+#include "hputpc.h"
 
 /* queue index of the first TPC */
 #define TPC0 (fx.ip.num_dma + fx.ip.num_mme)
@@ -272,6 +278,166 @@ static void test_page_fault(void **state)
 	assert_int_equal(run_status(TPC0), HPU_WAIT_CS_STATUS_ABORTED);
 }
 
+/* @d moved to host memory at @p (the host entry's operands) */
+static struct hpu_tpc_tensor at_host(struct hpu_tpc_tensor d, const void *p)
+{
+	d.addr = (uintptr_t)p;
+	return d;
+}
+
+/*
+ * softmax_causal and its backward on HBM, [2][3][9] scores of queries at
+ * positions 4..6 (a decode step of 3 tokens over a 9-slot cache): the
+ * device's bits are the host entry's; masked outputs are 0
+ */
+static void test_softmax_causal_hbm(void **state)
+{
+	uint32_t sz[3] = { 9, 3, 2 }, p[2] = { fbits(0.35f), 4 }, s = 17, i;
+	float *x = (float *)fx.host, *dy = x + 1024, *y = x + 2048,
+	      *dx = x + 3072, hy[54], hdx[54];
+	struct hpu_tpc_tensor d[3], h[3];
+
+	(void)state;
+	for (i = 0; i < 54; i++) {
+		x[i] = 6 * rnd(&s);
+		dy[i] = rnd(&s);
+	}
+	/* x and dy to HBM */
+	assert_int_equal(hpu_cb_lin_dma(fx.cb, fx.hbm_va, fx.host_va, 8192), 0);
+	run(0);
+	d[0] = tens(fx.hbm_va, 3, sz);
+	d[1] = tens(fx.hbm_va + 8192, 3, sz);
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_SOFTMAX_CAUSAL,
+					   d, 2, p, 2),
+			 0);
+	run(TPC0);
+	d[0] = d[1];
+	d[1] = tens(fx.hbm_va + 4096, 3, sz);
+	d[2] = tens(fx.hbm_va + 12288, 3, sz);
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb,
+					   HPU_TPC_KERNEL_SOFTMAX_CAUSAL_BWD, d,
+					   3, p, 2),
+			 0);
+	run(TPC0);
+	assert_int_equal(hpu_cb_lin_dma(fx.cb, fx.host_va + 8192,
+					fx.hbm_va + 8192, 8192),
+			 0);
+	run(0);
+	h[0] = at_host(tens(0, 3, sz), x);
+	h[1] = at_host(tens(0, 3, sz), hy);
+	assert_int_equal(
+		hputpc_exec_host(HPU_TPC_KERNEL_SOFTMAX_CAUSAL, h, 2, p, 2), 0);
+	assert_memory_equal(y, hy, sizeof(hy));
+	h[0] = h[1];
+	h[1] = at_host(tens(0, 3, sz), dy);
+	h[2] = at_host(tens(0, 3, sz), hdx);
+	assert_int_equal(hputpc_exec_host(HPU_TPC_KERNEL_SOFTMAX_CAUSAL_BWD, h,
+					  3, p, 2),
+			 0);
+	assert_memory_equal(dx, hdx, sizeof(hdx));
+	for (i = 0; i < 54; i++) {
+		uint32_t key = i % 9, q = (i / 9) % 3;
+		bool masked = key > 4 + q;
+
+		assert_true(!masked || (y[i] == 0.0f && dx[i] == 0.0f));
+		assert_true(masked || y[i] > 0.0f);
+	}
+}
+
+/*
+ * The norm of 9 gradients (two sumsq kernels, the second accumulating)
+ * and their clipping (two clip_grad_norm kernels): the bits of the host
+ * entry on a copy
+ */
+static void test_clip_grad_norm(void **state)
+{
+	uint32_t n = 100, s = 23, i, acc = HPU_TPC_SUMSQ_ACCUMULATE, set = 0;
+	uint32_t mx = fbits(1.5f);
+	float *g = (float *)fx.host, *sq = g + 9 * 128, *norm = sq + 1;
+	float hg[9 * 128], hsq, hnorm;
+	struct hpu_tpc_tensor d[8], h[8];
+
+	(void)state;
+	for (i = 0; i < 9 * 128; i++)
+		hg[i] = g[i] = rnd(&s);
+	d[0] = tens(fx.host_va + 9 * 512, 0, NULL);
+	h[0] = at_host(d[0], &hsq);
+	for (i = 0; i < 7; i++) {
+		d[1 + i] = tens(fx.host_va + i * 512, 1, &n);
+		h[1 + i] = at_host(d[1 + i], hg + i * 128);
+	}
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_SUMSQ, d, 8,
+					   &set, 1),
+			 0);
+	assert_int_equal(hputpc_exec_host(HPU_TPC_KERNEL_SUMSQ, h, 8, &set, 1),
+			 0);
+	for (i = 0; i < 2; i++) {
+		d[1 + i] = tens(fx.host_va + (7 + i) * 512, 1, &n);
+		h[1 + i] = at_host(d[1 + i], hg + (7 + i) * 128);
+	}
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_SUMSQ, d, 3,
+					   &acc, 1),
+			 0);
+	assert_int_equal(hputpc_exec_host(HPU_TPC_KERNEL_SUMSQ, h, 3, &acc, 1),
+			 0);
+	/* clip: sumsq, norm, 6 then 3 gradients */
+	d[1] = tens(fx.host_va + 9 * 512 + 4, 0, NULL);
+	h[1] = at_host(d[1], &hnorm);
+	for (i = 0; i < 9; i++) {
+		d[2 + i % 6] = tens(fx.host_va + i * 512, 1, &n);
+		h[2 + i % 6] = at_host(d[2 + i % 6], hg + i * 128);
+		if (i == 5 || i == 8) {
+			assert_int_equal(
+				hpu_cb_tpc_kernel(fx.cb,
+						  HPU_TPC_KERNEL_CLIP_GRAD_NORM,
+						  d, 3 + i % 6, &mx, 1),
+				0);
+			assert_int_equal(
+				hputpc_exec_host(HPU_TPC_KERNEL_CLIP_GRAD_NORM,
+						 h, 3 + i % 6, &mx, 1),
+				0);
+		}
+	}
+	run(TPC0); /* all four kernels in one CB */
+	assert_memory_equal(sq, &hsq, sizeof(hsq));
+	assert_memory_equal(norm, &hnorm, sizeof(hnorm));
+	assert_true(hnorm > 1.5f); /* it did clip */
+	for (i = 0; i < 9; i++)
+		assert_memory_equal(g + i * 128, hg + i * 128, n * 4);
+}
+
+/* offset + Tq > Tk: the emitter refuses it, the driver a patched packet */
+static void test_softmax_causal_rejected(void **state)
+{
+	uint32_t sz[3] = { 9, 3, 2 }, p[2] = { fbits(1.0f), 7 };
+	struct hpu_tpc_tensor d[2];
+	struct hpu_pkt_tpc_kernel *k;
+	uint64_t seq;
+
+	(void)state;
+	d[0] = tens(fx.host_va, 3, sz);
+	d[1] = tens(fx.host_va + 4096, 3, sz);
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_SOFTMAX_CAUSAL,
+					   d, 2, p, 2),
+			 -EINVAL);
+	p[0] = fbits(NAN);
+	p[1] = 6;
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_SOFTMAX_CAUSAL,
+					   d, 2, p, 2),
+			 -EINVAL);
+	assert_int_equal(hpu_cb_builder_used(fx.cb), 0);
+	p[0] = fbits(1.0f);
+	assert_int_equal(hpu_cb_tpc_kernel(fx.cb, HPU_TPC_KERNEL_SOFTMAX_CAUSAL,
+					   d, 2, p, 2),
+			 0);
+	k = (struct hpu_pkt_tpc_kernel *)hpu_cb_builder_data(fx.cb);
+	k->params[1] = 7;
+	assert_int_equal(hpu_cb_builder_submit(fx.cb, TPC0, 0, 0, &seq, NULL),
+			 -EINVAL);
+	k->params[1] = 6;
+	run(TPC0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +451,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rejected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_fault, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_softmax_causal_hbm, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_clip_grad_norm, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_softmax_causal_rejected,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, hpu_test_engine_group_setup,

@@ -150,4 +150,119 @@ int ht_reshape(struct ht_tensor *x, unsigned int ndim, const uint32_t *sizes,
 int ht_kernel_t(uint32_t id, struct ht_tensor *const *t, unsigned int nt,
 		const uint32_t *params, unsigned int np);
 
+/* ht_bmm() flags: the operand is stored transposed */
+#define HT_BMM_TRANS_A 0x1
+#define HT_BMM_TRANS_B 0x2
+
+/**
+ * ht_bmm() - batched matrix product on the MME: y[i] = op(a[i]) op(b[i])
+ * @a: [..][M][K] fp32 or bf16 ([..][K][M] with HT_BMM_TRANS_A)
+ * @b: [..][K][N] ([..][N][K] with HT_BMM_TRANS_B), the leading sizes of @a
+ * @flags: HT_BMM_TRANS_A, HT_BMM_TRANS_B
+ * @y: receives [..][M][N] fp32
+ *
+ * One MME_GEMM with batch = the product of the leading sizes and the
+ * packed matrices' batch strides. Under bf16-mixed precision (or a bf16
+ * operand) both operands are cast to bf16 first, as ht_linear() does.
+ * Backward: one batched GEMM per input (dA = dY op(B)^T, dB = op(A)^T dY,
+ * read in the layouts the operands are stored in).
+ *
+ * Return: 0 or -errno (-EINVAL: shapes, be->err says so).
+ */
+int ht_bmm(struct ht_tensor *a, struct ht_tensor *b, uint32_t flags,
+	   struct ht_tensor **y);
+
+/**
+ * ht_causal_softmax() - scaled softmax of attention scores under the
+ * causal mask (TPC softmax_causal; no mask tensor)
+ * @x: scores [..][Tq][Tk] fp32; row q is the query at position
+ *	@offset + q, which sees keys 0..@offset + q
+ * @scale: factor of the scores (finite, > 0; 1/sqrt(head dim))
+ * @offset: position of the first query; @offset + Tq <= Tk (0 in
+ *	training; the token's position in a decode step over a key/value
+ *	cache of Tk slots)
+ * @y: receives x's shape; masked entries are 0
+ *
+ * @offset is a dynamic parameter: a replayed graph takes its current
+ * value. Backward: softmax_causal_bwd (dx = scale * y * (dy - sum y*dy)).
+ *
+ * Return: 0 or -errno.
+ */
+int ht_causal_softmax(struct ht_tensor *x, float scale, uint32_t offset,
+		      struct ht_tensor **y);
+
+/**
+ * ht_split_heads() - columns of [B][T][C] as heads [B][H][T][D]
+ * @x: [B][T][C] fp32
+ * @col0: first column taken (0, C or 2C of a fused q/k/v projection)
+ * @heads: H, >= 1
+ * @head_dim: D, >= 1; @col0 + H * D <= C
+ * @y: receives [B][H][T][D] (a [B*H][T][D] batch for ht_bmm())
+ *
+ * A TPC copy through permuted strides. Backward: the inverse copy into
+ * the columns of x's gradient (zeros elsewhere on the first
+ * contribution, an in-place add on later ones).
+ *
+ * Return: 0 or -errno.
+ */
+int ht_split_heads(struct ht_tensor *x, uint32_t col0, uint32_t heads,
+		   uint32_t head_dim, struct ht_tensor **y);
+
+/**
+ * ht_merge_heads() - heads [B][H][T][D] back to [B][T][H*D]
+ * @x: [B][H][T][D] fp32
+ * @y: receives [B][T][H*D]
+ *
+ * Return: 0 or -errno.
+ */
+int ht_merge_heads(struct ht_tensor *x, struct ht_tensor **y);
+
+/**
+ * ht_kv_cache_write() - store a step's keys or values in a cache
+ * @cache: [..][slots][D] (fp32 or bf16), persistent, zeroed before use
+ *	(P.V reads every slot)
+ * @src: [..][T][D], @cache's dtype and other sizes
+ * @pos: slot of src's first row; @pos + T <= slots
+ *
+ * cache[.., pos + t, :] = src[.., t, :] (TPC kv_cache_write). @pos is a
+ * dynamic parameter: a decode step captured as a graph writes the next
+ * slot at every replay. No gradient (inference).
+ *
+ * Return: 0 or -EINVAL (be->err says why).
+ */
+int ht_kv_cache_write(struct ht_tensor *cache, struct ht_tensor *src,
+		      uint32_t pos);
+
+/**
+ * struct ht_attn_params - the weights of a causal self-attention block
+ * @heads: H; C (x's innermost size) must be a multiple of it
+ * @w_qkv: [3C][C], the q, k and v projections stacked
+ * @b_qkv: [3C] or NULL
+ * @w_out: [C][C], the output projection
+ * @b_out: [C] or NULL
+ */
+struct ht_attn_params {
+	uint32_t heads;
+	struct ht_tensor *w_qkv;
+	struct ht_tensor *b_qkv;
+	struct ht_tensor *w_out;
+	struct ht_tensor *b_out;
+};
+
+/**
+ * ht_causal_self_attention() - multi-head causal self-attention
+ * @x: [B][T][C] fp32
+ * @p: weights
+ * @y: receives [B][T][C]
+ *
+ * qkv = x W_qkv^T + b; q, k, v = its three column blocks split into heads;
+ * y = merge(softmax_causal(q k^T / sqrt(D)) v) W_out^T + b_out. Every
+ * piece is an op of its own with its backward rule.
+ *
+ * Return: 0 or -errno.
+ */
+int ht_causal_self_attention(struct ht_tensor *x,
+			     const struct ht_attn_params *p,
+			     struct ht_tensor **y);
+
 #endif /* HT_OPS_H */

@@ -120,6 +120,28 @@ unsigned int ht_optim_nstate(const struct ht_optim *o);
  */
 struct ht_tensor *ht_optim_state(const struct ht_optim *o, unsigned int i);
 
+/**
+ * ht_clip_grad_norm() - scale gradients so that their global L2 norm is at
+ * most @max_norm (PyTorch's clip_grad_norm_), on the device
+ * @params: parameters; those without a gradient in this step are skipped
+ * @n: entries, >= 1
+ * @max_norm: finite, > 0
+ * @norm: receives a step scalar (fp32) holding the norm before clipping,
+ *	to fetch or read like a loss
+ *
+ * One TPC sumsq kernel per 7 gradients (the sum of squares in double,
+ * gradient after gradient, rounded to fp32 once per kernel), then one
+ * clip_grad_norm kernel per 6 gradients: g *= min(1, max_norm / (norm +
+ * 1e-6)). A non-finite norm is not an error: an infinite norm zeroes the
+ * finite gradients and a NaN norm makes them NaN, as in PyTorch. Call it
+ * after the backward pass (under DDP, once the gradients are all-reduced)
+ * and before ht_optim_step().
+ *
+ * Return: 0, -EINVAL (be->err says why) or -errno.
+ */
+int ht_clip_grad_norm(struct ht_tensor *const *params, unsigned int n,
+		      float max_norm, struct ht_tensor **norm);
+
 /** ht_optim_free() - release an optimizer (@o may be NULL) */
 void ht_optim_free(struct ht_optim *o);
 

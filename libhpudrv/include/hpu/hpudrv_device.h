@@ -400,6 +400,42 @@ HPUDRV_EXPORT int hpu_device_poll(struct hpu_device *dev, short events,
  */
 HPUDRV_EXPORT int hpu_device_reset(struct hpu_device *dev, unsigned int kind);
 
+/* -------------------------------------- device-wide events (HPUDRV_1.9) */
+
+/**
+ * hpu_ctrl_event_read() - read the device's events from a control handle
+ * (docs/libhpudrv.md, "Device events")
+ * @dev: control handle (hpu_open_control*()); a compute handle reads its
+ *	own context's events the same way
+ * @events: room for @max records
+ * @max: >= 1
+ * @timeout_ms: how long to wait for the first record: 0 not at all, -1
+ *	for ever, else milliseconds
+ *
+ * A control handle receives every device-wide event (ECC errors,
+ * faults and CS timeouts of any context, resets, status and clock
+ * changes, hot-removal), as struct hpu_event records, oldest first. The
+ * driver keeps a bounded queue per handle: when it was full the oldest
+ * records were dropped, and the next read returns an
+ * HPU_EVENT_EVENTS_LOST record first (data: how many). Use
+ * hpu_device_fd() with poll(2) (POLLIN) to wait for several devices.
+ *
+ * Return: records read (0: none within @timeout_ms); -EOPNOTSUPP the
+ * driver has no HPU_CAP_CTRL_EVENTS; -ENODEV the device was removed and
+ * nothing is queued any more; -EINVAL bad arguments; -errno.
+ */
+HPUDRV_EXPORT int hpu_ctrl_event_read(struct hpu_device *dev,
+				      struct hpu_event *events,
+				      unsigned int max, int timeout_ms);
+
+/**
+ * hpu_event_type_name() - name of an HPU_EVENT_* type
+ * @type: HPU_EVENT_*
+ *
+ * Return: a static string, e.g. "ecc_err", or "unknown".
+ */
+HPUDRV_EXPORT const char *hpu_event_type_name(unsigned int type);
+
 /* --------------------------------------------------- hot-plug (HPUDRV_1.4) */
 
 /**

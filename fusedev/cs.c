@@ -330,8 +330,7 @@ static void release_wait_sobs_locked(struct hfd_cs_state *st, uint64_t seq)
  * it or a reset does. st->lock held; the SOB is freed when the CS ends
  * (cs_done.c). No free internal SOB: the injection stays armed.
  */
-static void hang_locked(struct hfd_ctx *ctx, struct cs_build *b,
-			uint64_t seq)
+static void hang_locked(struct hfd_ctx *ctx, struct cs_build *b, uint64_t seq)
 {
 	struct hfd_cs_state *st = ctx->cs;
 	unsigned int s;
@@ -436,8 +435,8 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
 
 	/* the SOBs start at 0 before their FENCE jobs are queued */
 	if (b->hang.hdr.size)
-		CTX_OPS(ctx)->sob_write(ctx->as, b->hang.sob_id,
-					HPU_MSG_OP_SET, 0);
+		CTX_OPS(ctx)->sob_write(ctx->as, b->hang.sob_id, HPU_MSG_OP_SET,
+					0);
 	if (cs_flags & HPU_CS_FLAGS_WAIT)
 		for (i = 0; i < b->n; i++)
 			if (b->fences[i].hdr.size)
@@ -525,11 +524,10 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 	}
 	b.n = refuse ? 0 : d->n;
 	b.chunks = d->chunks;
-	ret = build_jobs(ctx, requester, refuse ? 0 : d->cs_flags,
-			 d->wait_seqs, &b);
+	ret = build_jobs(ctx, requester, refuse ? 0 : d->cs_flags, d->wait_seqs,
+			 &b);
 	if (!ret) {
-		cs = cs_alloc(ctx, refuse ? 0 : d->cs_flags,
-			      b.refs ? b.n : 0);
+		cs = cs_alloc(ctx, refuse ? 0 : d->cs_flags, b.refs ? b.n : 0);
 		if (!cs)
 			ret = -ENOMEM;
 	}
@@ -568,9 +566,8 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 	 * so a deep queue of healthy work never times it out.
 	 */
 	timeout_ms = d->timeout_ms ? d->timeout_ms : dev->cs_timeout_ms;
-	if (refuse ||
-	    (!d->timeout_ms &&
-	     (d->cs_flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT))))
+	if (refuse || (!d->timeout_ms && (d->cs_flags & (HPU_CS_FLAGS_SIGNAL |
+							 HPU_CS_FLAGS_WAIT))))
 		timeout_ms = 0;
 	pthread_mutex_lock(&st->lock);
 	*completed = cs->done;

@@ -64,8 +64,7 @@ static int inject_ecc(const struct hfd_ioctl_call *call, struct hfd_device *dev,
  * lost: HLML's LOSS_OF_HEARTBEAT); engine and param 0
  */
 static int inject_device(const struct hfd_ioctl_call *call,
-			 struct hfd_device *dev,
-			 const struct hpu_debug_args *a)
+			 struct hfd_device *dev, const struct hpu_debug_args *a)
 {
 	if (a->param || a->engine || !buffers_zero(a))
 		return -EINVAL;

@@ -44,8 +44,9 @@ void hfd_device_raise(struct hfd_device *dev, unsigned int to, uint32_t type,
 	size_t n, i;
 
 	if (hfd_device_contexts(dev, &list, &n)) {
-		hfd_warn("hpu%u: out of memory: event %u not given to the contexts",
-			 dev->index, type);
+		hfd_warn(
+			"hpu%u: out of memory: event %u not given to the contexts",
+			dev->index, type);
 		return;
 	}
 	for (i = 0; i < n; i++)
@@ -120,8 +121,9 @@ void hfd_device_fatal(struct hfd_device *dev, uint32_t status,
 		if (ctx)
 			hfd_device_reset_later(ctx, why);
 		else
-			hfd_warn("hpu%u: no context to reset the device from: it waits for a reset",
-				 dev->index);
+			hfd_warn(
+				"hpu%u: no context to reset the device from: it waits for a reset",
+				dev->index);
 	}
 }
 
@@ -237,7 +239,8 @@ void hfd_dev_events_start(struct hfd_driver *drv)
 	clk_drv = drv;
 	clk_stopping = false;
 	clk_timer.fn = clk_timer_fn;
-	hfd_timer_arm(&clk_timer, hfd_now_ns() + HFD_CLK_SAMPLE_MS * 1000000ULL);
+	hfd_timer_arm(&clk_timer,
+		      hfd_now_ns() + HFD_CLK_SAMPLE_MS * 1000000ULL);
 	pthread_mutex_unlock(&clk_lock);
 }
 

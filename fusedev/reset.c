@@ -43,7 +43,7 @@ static const char *kind_name(uint32_t kind)
  * with *@n the -errno (-EBUSY a reset is under way, -ENODEV removed).
  */
 static struct hfd_ctx **collect(struct hfd_device *dev, bool hard, int *n,
-			       uint32_t *old)
+				uint32_t *old)
 {
 	struct hfd_ctx **list, *ctx;
 	unsigned int cap, i = 0;
@@ -276,9 +276,10 @@ void hfd_device_reset_later(struct hfd_ctx *ctx, const char *why)
 
 	w = calloc(1, sizeof(*w));
 	if (!w || !hfd_ctx_call_try_begin(ctx)) {
-		hfd_warn("hpu%u: %s: no automatic reset (%s): the device waits for a reset",
-			 ctx->dev->index, why,
-			 w ? "the context is closing" : "out of memory");
+		hfd_warn(
+			"hpu%u: %s: no automatic reset (%s): the device waits for a reset",
+			ctx->dev->index, why,
+			w ? "the context is closing" : "out of memory");
 		free(w);
 		return;
 	}

@@ -33,14 +33,14 @@
 
 #include "hlml_internal.h"
 
-#define HLML_MAX_SETS	   64
-#define HLML_SET_SERIALS   1024
-#define HLML_SET_MAX_DEVS  HLML_MAX_DEVICES
-#define HLML_EVENT_POLL_MS 5
+#define HLML_MAX_SETS	     64
+#define HLML_SET_SERIALS     1024
+#define HLML_SET_MAX_DEVS    HLML_MAX_DEVICES
+#define HLML_EVENT_POLL_MS   5
 /* a wait on the driver's events wakes at least this often all the same */
 #define HLML_EVENT_SAFETY_MS 500
 /* records read from a control handle at once */
-#define HLML_EVENT_BATCH 32
+#define HLML_EVENT_BATCH     32
 
 #define HLML_EVENTS_KNOWN                                \
 	(HLML_EVENT_ECC_DERR | HLML_EVENT_CRITICAL_ERR | \
@@ -276,8 +276,8 @@ static unsigned long long record_bits(struct hlml_watch *w,
 }
 
 /* Gives @ev (@n records; @gone: the device answers no more) to @w */
-static void watch_take(struct hlml_watch *w, const struct hpu_event *ev,
-		       int n, bool gone)
+static void watch_take(struct hlml_watch *w, const struct hpu_event *ev, int n,
+		       bool gone)
 {
 	unsigned long long seen = 0;
 	int i;

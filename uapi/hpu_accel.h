@@ -51,6 +51,7 @@
 #define HPU_CAP_RING	   (1ULL << 11)
 /* HPU_DEBUG_OP_RESET: device reset on request (ABI 1.3; docs/abi.md) */
 #define HPU_CAP_RESET	   (1ULL << 12)
+
 /*
  * Device-wide events on control nodes (ABI 1.4): read()/poll() of
  * hpu_controlN return the device's events (HPU_EVENT_*, with
@@ -505,7 +506,7 @@ union hpu_nic_args {
 #define HPU_FAULT_PAGE_FAULT  1 /* next access of @engine faults */
 #define HPU_FAULT_ECC_ERR     2 /* HBM ECC error (correctable: param 0) */
 #define HPU_FAULT_LINK_DOWN   3 /* NIC port @engine goes down */
-#define HPU_FAULT_DEVICE_ERR  4 /* heartbeat lost: MALFUNCTION until a hard reset */
+#define HPU_FAULT_DEVICE_ERR  4 /* heartbeat lost: needs a hard reset */
 #define HPU_FAULT_MAX	      5
 
 /**

@@ -131,8 +131,9 @@ static void start(int ndev, const char *const *extra)
 		print_message("skipped: %s\n", why);
 		skip();
 	}
-	assert_int_equal(
-		hpu_test_daemon_start(&daemon_of_test, ndev, "gaudi", extra), 0);
+	assert_int_equal(hpu_test_daemon_start(&daemon_of_test, ndev, "gaudi",
+					       extra),
+			 0);
 	daemon_running = true;
 }
 
@@ -218,9 +219,8 @@ static void test_each_kind(void **state)
 	assert_int_equal(status(r.dev), HPU_DEVICE_STATUS_OPERATIONAL);
 
 	/* an endless command: its timeout fires and is seen */
-	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ENGINE_HANG, 0,
-						0),
-			 0);
+	assert_int_equal(
+		hpu_debug_inject_fault(dev, HPU_FAULT_ENGINE_HANG, 0, 0), 0);
 	assert_int_equal(nop_cs(dev, 300, &seq), 0);
 	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_TIMEDOUT);
 	ev = expect(&r, HPU_EVENT_CS_TIMEOUT);
@@ -255,9 +255,8 @@ static void test_each_kind(void **state)
 
 	/* the clock: busy work moves it from idle to the maximum */
 	assert_int_equal(hpu_open(0, &dev), 0);
-	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ENGINE_HANG, 0,
-						0),
-			 0);
+	assert_int_equal(
+		hpu_debug_inject_fault(dev, HPU_FAULT_ENGINE_HANG, 0, 0), 0);
 	assert_int_equal(nop_cs(dev, 500, &seq), 0);
 	ev = expect(&r, HPU_EVENT_CLOCK_CHANGE);
 	assert_true(ev.data > 0 && ev.addr > 0 && ev.data != ev.addr);
@@ -293,8 +292,9 @@ static void test_overflow_bounded(void **state)
 	assert_int_equal(hpu_open_control(0, &ctl), 0);
 	assert_int_equal(hpu_open(0, &dev), 0);
 	for (i = 0; i < 100; i++) {
-		assert_int_equal(
-			hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR, 0, 0), 0);
+		assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR,
+							0, 0),
+				 0);
 		assert_true(pending(ctl) <= 8);
 	}
 	assert_int_equal(pending(ctl), 8);
@@ -319,8 +319,9 @@ static void test_overflow_bounded(void **state)
 		assert_int_not_equal(ev[i].type, HPU_EVENT_EVENTS_LOST);
 	/* a buffer for one record gets the LOST record alone */
 	for (i = 0; i < 20; i++)
-		assert_int_equal(
-			hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR, 0, 0), 0);
+		assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR,
+							0, 0),
+				 0);
 	assert_int_equal(hpu_ctrl_event_read(ctl, ev, 1, 0), 1);
 	assert_int_equal(ev[0].type, HPU_EVENT_EVENTS_LOST);
 	assert_int_equal(hpu_ctrl_event_read(ctl, ev, 1, 0), 1);
@@ -358,13 +359,15 @@ static void test_silent_control(void **state)
 	for (i = 0; i < 8; i++)
 		assert_int_equal(hpu_open_control(0, &ctl[i]), 0);
 	for (i = 0; i < 500; i++)
-		assert_int_equal(
-			hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR, 0, 0), 0);
+		assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR,
+							0, 0),
+				 0);
 	for (i = 0; i < 8; i++)
 		assert_true(pending(ctl[i]) <= 64);
 	flooded = run_nops(dev, 100);
-	print_message("100 NOP CSs: %llu ms alone, %llu ms with 8 full control queues\n",
-		      (unsigned long long)alone, (unsigned long long)flooded);
+	print_message(
+		"100 NOP CSs: %llu ms alone, %llu ms with 8 full control queues\n",
+		(unsigned long long)alone, (unsigned long long)flooded);
 	/* generous: a loaded machine varies by far more than any queue cost */
 	assert_true(flooded < 20 * alone + 5000);
 	for (i = 0; i < 8; i++)
@@ -490,9 +493,8 @@ static void test_endless_command_reset(void **state)
 	start(1, NULL);
 	assert_int_equal(hpu_open_control(0, &ctl), 0);
 	assert_int_equal(hpu_open(0, &dev), 0);
-	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ENGINE_HANG, 0,
-						0),
-			 0);
+	assert_int_equal(
+		hpu_debug_inject_fault(dev, HPU_FAULT_ENGINE_HANG, 0, 0), 0);
 	assert_int_equal(nop_cs(dev, 0, &seq), 0);
 	assert_int_equal(hpu_cs_wait(dev, seq, 200000, &st), 0);
 	assert_int_equal(st, HPU_WAIT_CS_STATUS_BUSY);
@@ -528,9 +530,8 @@ static void test_heartbeat_lost(void **state)
 	start(1, NULL);
 	assert_int_equal(hpu_open_control(0, &r.dev), 0);
 	assert_int_equal(hpu_open(0, &dev), 0);
-	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_DEVICE_ERR, 0,
-						0),
-			 0);
+	assert_int_equal(
+		hpu_debug_inject_fault(dev, HPU_FAULT_DEVICE_ERR, 0, 0), 0);
 	assert_int_equal(expect(&r, HPU_EVENT_DEVICE_UNAVAILABLE).data,
 			 HPU_DEVICE_STATUS_MALFUNCTION);
 	expect_status(&r, HPU_DEVICE_STATUS_OPERATIONAL,

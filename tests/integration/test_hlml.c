@@ -696,8 +696,8 @@ static void expect_only(hlml_event_set_t set, hlml_device_t dev,
 static void test_events_from_queue(void **state)
 {
 	char *shared = strdup(getenv("HPU_DEV_DIR"));
-	const unsigned long long mask =
-		HLML_EVENT_CRITICAL_ERR | HLML_EVENT_ECC_SERR;
+	const unsigned long long mask = HLML_EVENT_CRITICAL_ERR |
+					HLML_EVENT_ECC_SERR;
 	struct hpu_info_device_status st;
 	struct hpu_test_daemon d;
 	struct hpu_device *ctl;

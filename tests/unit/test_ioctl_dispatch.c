@@ -208,15 +208,14 @@ static void test_control_only_info(void **state)
 	struct hpu_debug_args dbg = { .op = HPU_DEBUG_OP_CLEAR_FAULTS };
 
 	assert_int_equal(run(f->control, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
-	assert_int_equal(v.capabilities,
-			 HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB |
-				 HPU_CAP_CS | HPU_CAP_EVENTS | HPU_CAP_RING |
-				 HPU_CAP_CTX_LIMITS | HPU_CAP_RESET |
-				 HPU_CAP_CTRL_EVENTS |
-				 (hfd_model_has_nic(&hpusim_model) ?
-					  HPU_CAP_NIC | HPU_CAP_NIC_PD |
-						  HPU_CAP_DEBUG :
-					  0));
+	assert_int_equal(
+		v.capabilities,
+		HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
+			HPU_CAP_EVENTS | HPU_CAP_RING | HPU_CAP_CTX_LIMITS |
+			HPU_CAP_RESET | HPU_CAP_CTRL_EVENTS |
+			(hfd_model_has_nic(&hpusim_model) ?
+				 HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG :
+				 0));
 	assert_int_equal(run(f->control, HPU_IOCTL_CS, &cs, sizeof(cs)),
 			 -EPERM);
 	assert_int_equal(run(f->control, HPU_IOCTL_DEBUG, &dbg, sizeof(dbg)),

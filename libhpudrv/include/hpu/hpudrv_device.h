@@ -104,8 +104,8 @@ struct hpu_device;
 /**
  * hpu_library_version() - version of this library
  *
- * It follows the symbol versions: HPUDRV_1.8 as the newest node of the
- * version script is "1.8.0" (also the file name libhpudrv.so.1.6.0 and the
+ * It follows the symbol versions: HPUDRV_1.9 as the newest node of the
+ * version script is "1.9.0" (also the file name libhpudrv.so.1.9.0 and the
  * pkg-config version), so "MAJOR.MINOR" says which symbols exist.
  *
  * Return: a static "MAJOR.MINOR.PATCH" string.

@@ -3,6 +3,8 @@
  * ecc.c - injected HBM ECC errors (DEBUG INJECT_FAULT, HPU_FAULT_ECC_ERR):
  * the device counts them (class/hpuN/ecc_errors) and every context of
  * the device gets HPU_EVENT_ECC_ERR (data 0: corrected, 1: uncorrectable).
+ * An uncorrectable error is fatal: the device needs a hard reset
+ * (dev_events.c).
  * The model's memory is not touched: a simulated HBM has no bits to flip.
  */
 #include <errno.h>

@@ -579,6 +579,7 @@ int hfd_ctx_queue_event(struct hfd_ctx *ctx, uint32_t type, uint32_t engine,
 		ctx->ev_head = (ctx->ev_head + 1) % ctx->ev_cap;
 		ctx->ev_count--;
 		ctx->ev_dropped++;
+		ctx->ev_lost++;
 	}
 	ev = &ctx->events[(ctx->ev_head + ctx->ev_count) % ctx->ev_cap];
 	memset(ev, 0, sizeof(*ev));
@@ -603,6 +604,9 @@ int hfd_ctx_queue_event(struct hfd_ctx *ctx, uint32_t type, uint32_t engine,
  * @out: destination
  * @max: room at @out, in records
  *
+ * A control context whose queue dropped records since its last read
+ * gets an HPU_EVENT_EVENTS_LOST record first (data: how many).
+ *
  * Return: records dequeued (0 when none is queued).
  */
 int hfd_ctx_read_events(struct hfd_ctx *ctx, struct hpu_event *out,
@@ -611,6 +615,15 @@ int hfd_ctx_read_events(struct hfd_ctx *ctx, struct hpu_event *out,
 	unsigned int n = 0;
 
 	pthread_mutex_lock(&ctx->lock);
+	if (ctx->control && ctx->ev_lost && max) {
+		memset(&out[0], 0, sizeof(out[0]));
+		out[0].timestamp_ns = hfd_now_ns();
+		out[0].type = HPU_EVENT_EVENTS_LOST;
+		out[0].engine = ~0U;
+		out[0].data = ctx->ev_lost;
+		ctx->ev_lost = 0;
+		n++;
+	}
 	while (n < max && ctx->ev_count) {
 		out[n++] = ctx->events[ctx->ev_head];
 		ctx->ev_head = (ctx->ev_head + 1) % ctx->ev_cap;
@@ -634,7 +647,7 @@ unsigned int hfd_ctx_poll(struct hfd_ctx *ctx, struct fuse_pollhandle *ph)
 	unsigned int revents = 0;
 
 	pthread_mutex_lock(&ctx->lock);
-	if (ctx->ev_count)
+	if (ctx->ev_count || (ctx->control && ctx->ev_lost))
 		revents = POLLIN | POLLRDNORM;
 	if (ctx->cs_ended)
 		revents |= POLLPRI;
@@ -688,6 +701,20 @@ void hfd_ctx_peek_events(struct hfd_ctx *ctx, uint64_t *mask, uint64_t *pending)
 	*mask = ctx->events_mask;
 	*pending = ctx->ev_count;
 	pthread_mutex_unlock(&ctx->lock);
+}
+
+/**
+ * hfd_ctx_has_events() - whether read() has records for the context
+ * @ctx: context
+ */
+bool hfd_ctx_has_events(struct hfd_ctx *ctx)
+{
+	bool any;
+
+	pthread_mutex_lock(&ctx->lock);
+	any = ctx->ev_count || (ctx->control && ctx->ev_lost);
+	pthread_mutex_unlock(&ctx->lock);
+	return any;
 }
 
 /**

@@ -139,6 +139,7 @@ int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
  * @refs: CB copies and pins (normal submissions)
  * @fences: synthesized FENCE packets (WAIT submissions)
  * @wait_seqs: per chunk, the sequence numbers it waits on (WAIT)
+ * @hang: the FENCE that never passes, of an injected ENDLESS_COMMAND
  */
 struct cs_build {
 	struct hpu_cs_chunk *chunks;
@@ -148,6 +149,7 @@ struct cs_build {
 	struct hfd_cb_ref *refs;
 	struct hpu_pkt_fence *fences;
 	uint64_t (*wait_seqs)[HPU_WAIT_MULTI_CS_MAX];
+	struct hpu_pkt_fence hang;
 };
 
 static void build_free(struct cs_build *b)
@@ -193,7 +195,8 @@ static int build_jobs(struct hfd_ctx *ctx, pid_t requester, uint32_t cs_flags,
 
 	if (!b->n)
 		return 0; /* a refused ring entry: no jobs */
-	b->jobs = calloc(b->n, sizeof(*b->jobs));
+	/* room for a hang's FENCE in front (hang_locked()) */
+	b->jobs = calloc(b->n + 1, sizeof(*b->jobs));
 	if (!b->jobs)
 		return -ENOMEM;
 	b->njobs = b->n;
@@ -320,6 +323,42 @@ static void release_wait_sobs_locked(struct hfd_cs_state *st, uint64_t seq)
 			st->sob_owner[i] = 0;
 }
 
+/*
+ * DEBUG INJECT_FAULT HPU_FAULT_ENGINE_HANG armed the device: this normal
+ * CS gets, in front of its first job and on its queue, a FENCE on an
+ * internal SOB nothing signals, so it ends only when its timeout aborts
+ * it or a reset does. st->lock held; the SOB is freed when the CS ends
+ * (cs_done.c). No free internal SOB: the injection stays armed.
+ */
+static void hang_locked(struct hfd_ctx *ctx, struct cs_build *b, uint64_t seq)
+{
+	struct hfd_cs_state *st = ctx->cs;
+	unsigned int s;
+
+	HPU_ASSERT_HELD(&st->lock);
+	if (!b->njobs || b->njobs >= HPU_MAX_JOBS_PER_CS ||
+	    !__atomic_load_n(&ctx->dev->hang_armed, __ATOMIC_ACQUIRE))
+		return;
+	for (s = 0; s < CS_NUM_INT_SOBS && st->sob_owner[s]; s++)
+		;
+	if (s == CS_NUM_INT_SOBS ||
+	    !__atomic_exchange_n(&ctx->dev->hang_armed, false,
+				 __ATOMIC_ACQ_REL))
+		return;
+	st->sob_owner[s] = seq;
+	b->hang.hdr.opcode = HPU_PACKET_FENCE;
+	b->hang.hdr.size = sizeof(b->hang);
+	b->hang.sob_id = HPU_NUM_SOBS + s;
+	b->hang.target = 1;
+	b->hang.dec = 1;
+	memmove(&b->jobs[1], &b->jobs[0], b->njobs * sizeof(b->jobs[0]));
+	b->jobs[0].cb = &b->hang;
+	b->jobs[0].cb_size = sizeof(b->hang);
+	b->njobs++;
+	hfd_warn("hpu%u: pid %d: CS %llu hangs (injected ENDLESS_COMMAND)",
+		 ctx->dev->index, (int)ctx->pid, (unsigned long long)seq);
+}
+
 static struct hfd_cs *cs_alloc(struct hfd_ctx *ctx, uint32_t flags,
 			       unsigned int nusage)
 {
@@ -379,6 +418,9 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
 			return ret;
 		}
 	}
+	if (!(cs_flags & (HPU_CS_FLAGS_WAIT | HPU_CS_FLAGS_SIGNAL)) &&
+	    !cs->ring_res)
+		hang_locked(ctx, b, seq);
 	cs->seq = seq;
 	st->next_seq++;
 	st->in_flight++;
@@ -392,6 +434,9 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
 	pthread_mutex_unlock(&st->lock);
 
 	/* the SOBs start at 0 before their FENCE jobs are queued */
+	if (b->hang.hdr.size)
+		CTX_OPS(ctx)->sob_write(ctx->as, b->hang.sob_id, HPU_MSG_OP_SET,
+					0);
 	if (cs_flags & HPU_CS_FLAGS_WAIT)
 		for (i = 0; i < b->n; i++)
 			if (b->fences[i].hdr.size)
@@ -447,7 +492,8 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
  * handle, bad packets or awaited number; -EFAULT; -ENOMEM; -EAGAIN the
  * cs_in_flight limit; -ENOSPC no free internal SOB, which the ioctl
  * answers -EAGAIN and the ring refuses at once; -ENODEV torn down; -EIO
- * killed by a hard reset), or
+ * killed by a hard reset; -EBUSY the device needs a hard reset, an
+ * ioctl CS: a ring entry ends ABORTED instead), or
  * -errno with @seq set: the number was used up and the CS ended
  * ABORTED (the model refused the jobs).
  */
@@ -458,18 +504,30 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 	struct hfd_cs_state *st = ctx->cs;
 	struct cs_build b = { 0 };
 	struct hfd_cs *cs = NULL;
+	int32_t refuse = d->refuse;
 	uint32_t timeout_ms;
 	int ret;
 
 	*seq = 0;
 	*completed = false;
-	b.n = d->refuse ? 0 : d->n;
+	/*
+	 * A device that needs a hard reset takes no new work, as the
+	 * habanalabs driver refuses a CS while the device is not
+	 * operational: the ioctl gets -EBUSY, a ring entry ends ABORTED
+	 */
+	if (hfd_device_failed(dev)) {
+		hfd_cs_count(&dev->cs_stats.in_reset, &ctx->cs_stats.in_reset);
+		if (!d->ring)
+			return -EBUSY;
+		if (!refuse)
+			refuse = -EBUSY;
+	}
+	b.n = refuse ? 0 : d->n;
 	b.chunks = d->chunks;
-	ret = build_jobs(ctx, requester, d->refuse ? 0 : d->cs_flags,
-			 d->wait_seqs, &b);
+	ret = build_jobs(ctx, requester, refuse ? 0 : d->cs_flags, d->wait_seqs,
+			 &b);
 	if (!ret) {
-		cs = cs_alloc(ctx, d->refuse ? 0 : d->cs_flags,
-			      b.refs ? b.n : 0);
+		cs = cs_alloc(ctx, refuse ? 0 : d->cs_flags, b.refs ? b.n : 0);
 		if (!cs)
 			ret = -ENOMEM;
 	}
@@ -478,7 +536,7 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 	cs->ring = d->ring;
 	cs->ring_gen = d->ring_gen;
 	cs->user_data = d->user_data;
-	cs->ring_res = d->refuse;
+	cs->ring_res = refuse;
 
 	pthread_mutex_lock(&st->submit_lock);
 	pthread_rwlock_rdlock(&dev->reset_lock);
@@ -487,7 +545,7 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 	if (hfd_ctx_is_dead(ctx))
 		ret = -EIO;
 	else if (ctx->as)
-		ret = submit_locked(ctx, d->refuse ? 0 : d->cs_flags, &b, cs);
+		ret = submit_locked(ctx, refuse ? 0 : d->cs_flags, &b, cs);
 	else
 		ret = -ENODEV;
 	pthread_rwlock_unlock(&ctx->as_lock);
@@ -508,9 +566,8 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 	 * so a deep queue of healthy work never times it out.
 	 */
 	timeout_ms = d->timeout_ms ? d->timeout_ms : dev->cs_timeout_ms;
-	if (d->refuse ||
-	    (!d->timeout_ms &&
-	     (d->cs_flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT))))
+	if (refuse || (!d->timeout_ms && (d->cs_flags & (HPU_CS_FLAGS_SIGNAL |
+							 HPU_CS_FLAGS_WAIT))))
 		timeout_ms = 0;
 	pthread_mutex_lock(&st->lock);
 	*completed = cs->done;

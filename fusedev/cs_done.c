@@ -101,16 +101,33 @@ static uint32_t final_status(const struct hfd_cs *cs)
 					    HPU_WAIT_CS_STATUS_ABORTED;
 }
 
+/*
+ * The context of the CS gets the fault, the device's control contexts a
+ * copy (a monitor sees every fault of the device); with
+ * --fatal-page-faults a page fault leaves the device NEEDS_RESET.
+ */
 static void raise_fault_event(struct hfd_cs *cs)
 {
-	if (cs->result == HPU_FW_CS_PAGE_FAULT && cs->has_fault)
+	struct hfd_device *dev = cs->ctx->dev;
+	uint32_t engine;
+
+	if (cs->result == HPU_FW_CS_PAGE_FAULT && cs->has_fault) {
 		hfd_ctx_queue_event(cs->ctx, HPU_EVENT_PAGE_FAULT,
 				    cs->fault.engine, cs->seq, cs->fault.addr,
 				    cs->fault.is_write ? 1 : 0);
-	else if (cs->result == HPU_FW_CS_ENGINE_ERR)
-		hfd_ctx_queue_event(cs->ctx, HPU_EVENT_ENGINE_ERR,
-				    cs->has_fault ? cs->fault.engine : ~0U,
+		hfd_device_raise(dev, HFD_EV_CONTROL, HPU_EVENT_PAGE_FAULT,
+				 cs->fault.engine, cs->seq, cs->fault.addr,
+				 cs->fault.is_write ? 1 : 0);
+		if (__atomic_load_n(&dev->fatal_page_faults, __ATOMIC_RELAXED))
+			hfd_device_fatal(dev, HPU_DEVICE_STATUS_NEEDS_RESET,
+					 cs->ctx, "MMU page fault");
+	} else if (cs->result == HPU_FW_CS_ENGINE_ERR) {
+		engine = cs->has_fault ? cs->fault.engine : ~0U;
+		hfd_ctx_queue_event(cs->ctx, HPU_EVENT_ENGINE_ERR, engine,
 				    cs->seq, 0, 0);
+		hfd_device_raise(dev, HFD_EV_CONTROL, HPU_EVENT_ENGINE_ERR,
+				 engine, cs->seq, 0, 0);
+	}
 }
 
 /* Drop the seq from every dependency; collect those now satisfied */
@@ -316,6 +333,8 @@ void hfd_cs_timeout_fn(struct hfd_timer *t)
 			    (unsigned long long)cs->seq);
 	hfd_cs_count(&dev->cs_stats.timedout, &ctx->cs_stats.timedout);
 	hfd_ctx_queue_event(ctx, HPU_EVENT_CS_TIMEOUT, ~0U, cs->seq, 0, 0);
+	hfd_device_raise(dev, HFD_EV_CONTROL, HPU_EVENT_CS_TIMEOUT, ~0U,
+			 cs->seq, 0, 0);
 	/* --reset-on-lockup: a hard reset follows (reset.c) */
 	hfd_device_reset_on_lockup(ctx);
 	n = CTX_OPS(ctx)->cs_abort(ctx->as, cs);

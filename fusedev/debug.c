@@ -3,9 +3,11 @@
  * debug.c - HPU_IOCTL_DEBUG: fault injection and device reset.
  * Implemented: NIC link faults (HPU_FAULT_LINK_DOWN) and clearing them
  * (docs/nic.md, "Link faults"), HBM ECC errors (HPU_FAULT_ECC_ERR,
- * ecc.c), RESET (reset.c; also on control nodes, as an admin's tool
- * watches a device there); every other fault kind and ENGINE_STATUS are
- * validated, then answered -EOPNOTSUPP.
+ * ecc.c), an engine hang (HPU_FAULT_ENGINE_HANG: the next CS never
+ * ends, cs.c), a lost heartbeat (HPU_FAULT_DEVICE_ERR, dev_events.c),
+ * RESET (reset.c; also on control nodes, as an admin's tool watches a
+ * device there); PAGE_FAULT and ENGINE_STATUS are validated, then
+ * answered -EOPNOTSUPP.
  *
  * Injecting and clearing faults and resetting change the device for
  * every user of it, so only root and the device's owner may (the uid of
@@ -53,7 +55,29 @@ static int inject_ecc(const struct hfd_ioctl_call *call, struct hfd_device *dev,
 		return -EINVAL;
 	if (!may_inject(call, dev))
 		return -EPERM;
-	return hfd_device_inject_ecc(dev, a->param == 1);
+	return hfd_device_inject_ecc(dev, call->ctx, a->param == 1);
+}
+
+/*
+ * HPU_FAULT_ENGINE_HANG (the next normal CS of the device never ends:
+ * HLML's ENDLESS_COMMAND) and HPU_FAULT_DEVICE_ERR (the heartbeat is
+ * lost: HLML's LOSS_OF_HEARTBEAT); engine and param 0
+ */
+static int inject_device(const struct hfd_ioctl_call *call,
+			 struct hfd_device *dev, const struct hpu_debug_args *a)
+{
+	if (a->param || a->engine || !buffers_zero(a))
+		return -EINVAL;
+	if (!hfd_device_has_cs(dev))
+		return -EOPNOTSUPP;
+	if (!may_inject(call, dev))
+		return -EPERM;
+	if (a->fault == HPU_FAULT_DEVICE_ERR)
+		return hfd_device_lose_heartbeat(dev, call->ctx);
+	__atomic_store_n(&dev->hang_armed, true, __ATOMIC_RELEASE);
+	hfd_info("hpu%u: injected engine hang: the next CS never ends",
+		 dev->index);
+	return 0;
 }
 
 /**
@@ -118,6 +142,9 @@ int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data)
 			return -EINVAL;
 		if (args->fault == HPU_FAULT_ECC_ERR)
 			return inject_ecc(call, dev, args);
+		if (args->fault == HPU_FAULT_ENGINE_HANG ||
+		    args->fault == HPU_FAULT_DEVICE_ERR)
+			return inject_device(call, dev, args);
 		if (args->fault != HPU_FAULT_LINK_DOWN)
 			return -EOPNOTSUPP;
 		if (args->param || !buffers_zero(args) ||
@@ -137,6 +164,7 @@ int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data)
 			return -EOPNOTSUPP;
 		if (!may_inject(call, dev))
 			return -EPERM;
+		__atomic_store_n(&dev->hang_armed, false, __ATOMIC_RELEASE);
 		return hfd_device_clear_faults(dev);
 	case HPU_DEBUG_OP_ENGINE_STATUS:
 		return -EOPNOTSUPP;

@@ -170,6 +170,8 @@ static int device_init(struct hfd_driver *drv, struct hfd_device *dev,
 	dev->cs_timeout_ms = drv->cs_timeout_ms;
 	dev->exclusive = drv->exclusive;
 	dev->reset_on_lockup = drv->reset_on_lockup;
+	dev->reset_on_fatal = drv->reset_on_fatal;
+	dev->fatal_page_faults = drv->fatal_page_faults;
 	ret = pthread_mutex_init(&dev->ctx_lock, NULL);
 	if (ret)
 		return -ret;
@@ -463,6 +465,7 @@ int hfd_driver_init_server(struct hfd_driver *drv,
 		if (ret)
 			goto err_fini_devices;
 	}
+	hfd_dev_events_start(drv);
 	return 0;
 
 err_fini_devices:
@@ -557,6 +560,8 @@ static void wake_pollers_locked(struct hfd_device *dev)
 int hfd_driver_hot_remove(struct hfd_driver *drv, unsigned int index)
 {
 	struct hfd_device *dev;
+	struct hfd_ctx *ctx;
+	uint32_t old;
 	bool idle;
 
 	if (index >= HFD_MAX_DEVICES)
@@ -568,7 +573,18 @@ int hfd_driver_hot_remove(struct hfd_driver *drv, unsigned int index)
 		return -ENODEV;
 	}
 	pthread_mutex_lock(&dev->ctx_lock);
-	dev->status = HPU_DEVICE_STATUS_REMOVED;
+	old = dev->status;
+	__atomic_store_n(&dev->status, HPU_DEVICE_STATUS_REMOVED,
+			 __ATOMIC_RELEASE);
+	/* the control contexts read these before their files say ENODEV */
+	for (ctx = dev->ctx_list; ctx; ctx = ctx->next) {
+		if (!ctx->control)
+			continue;
+		hfd_ctx_queue_event(ctx, HPU_EVENT_STATUS_CHANGE, ~0U, 0, old,
+				    HPU_DEVICE_STATUS_REMOVED);
+		hfd_ctx_queue_event(ctx, HPU_EVENT_DEVICE_UNAVAILABLE, ~0U, 0,
+				    0, HPU_DEVICE_STATUS_REMOVED);
+	}
 	__atomic_store_n(&dev->state, HFD_SLOT_REMOVED, __ATOMIC_RELEASE);
 	/* a context leaves ctx_list before its teardown: count, not list */
 	idle = !dev->num_compute && !dev->num_control;
@@ -597,6 +613,7 @@ void hfd_driver_fini(struct hfd_driver *drv)
 
 	if (!drv->devs)
 		return;
+	hfd_dev_events_stop(drv);
 	for (i = 0; i < HFD_MAX_DEVICES; i++)
 		if (__atomic_load_n(&drv->devs[i].state, __ATOMIC_ACQUIRE) !=
 		    HFD_SLOT_FREE)

@@ -3,6 +3,8 @@
  * ecc.c - injected HBM ECC errors (DEBUG INJECT_FAULT, HPU_FAULT_ECC_ERR):
  * the device counts them (class/hpuN/ecc_errors) and every context of
  * the device gets HPU_EVENT_ECC_ERR (data 0: corrected, 1: uncorrectable).
+ * An uncorrectable error is fatal: the device needs a hard reset
+ * (dev_events.c).
  * The model's memory is not touched: a simulated HBM has no bits to flip.
  */
 #include <errno.h>
@@ -31,11 +33,16 @@ static void ecc_event_all(struct hfd_device *dev, uint64_t data)
 /**
  * hfd_device_inject_ecc() - raise one HBM ECC error on @dev
  * @dev: device
+ * @ctx: the injecting context (a call is in progress on it)
  * @uncorrectable: a double-bit (uncorrectable) error, else a corrected one
+ *
+ * An uncorrectable error is fatal: the device is NEEDS_RESET until a
+ * hard reset (dev_events.c).
  *
  * Return: 0.
  */
-int hfd_device_inject_ecc(struct hfd_device *dev, bool uncorrectable)
+int hfd_device_inject_ecc(struct hfd_device *dev, struct hfd_ctx *ctx,
+			  bool uncorrectable)
 {
 	pthread_mutex_lock(&dev->fault_lock);
 	if (uncorrectable)
@@ -46,5 +53,8 @@ int hfd_device_inject_ecc(struct hfd_device *dev, bool uncorrectable)
 	hfd_info("hpu%u: injected %s ECC error", dev->index,
 		 uncorrectable ? "uncorrectable" : "corrected");
 	ecc_event_all(dev, uncorrectable);
+	if (uncorrectable)
+		hfd_device_fatal(dev, HPU_DEVICE_STATUS_NEEDS_RESET, ctx,
+				 "uncorrectable ECC error");
 	return 0;
 }

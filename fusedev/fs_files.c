@@ -325,7 +325,9 @@ void hfd_fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	if (is_node(kind)) {
 		ctx = (struct hfd_ctx *)(uintptr_t)fi->fh;
-		if (!hfd_device_present(ctx->dev))
+		/* a control context reads what the removal queued first */
+		if (!hfd_device_present(ctx->dev) &&
+		    !(ctx->control && hfd_ctx_has_events(ctx)))
 			fuse_reply_err(req, ENODEV);
 		else
 			read_events(req, ctx, size);
@@ -475,7 +477,8 @@ void hfd_fs_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		return;
 	}
 	ctx = (struct hfd_ctx *)(uintptr_t)fi->fh;
-	if (!hfd_device_present(ctx->dev)) {
+	if (!hfd_device_present(ctx->dev) &&
+	    !(ctx->control && hfd_ctx_has_events(ctx))) {
 		/* the kernel turns an error into POLLERR */
 		if (ph)
 			fuse_pollhandle_destroy(ph);

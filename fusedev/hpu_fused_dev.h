@@ -81,13 +81,15 @@ struct hfd_cs_stats {
  * @cs: submissions, history and waiters (cs.c, wait.c)
  * @lim_used: per HPU_CTX_LIMIT_*, what the context holds (atomics;
  *	limits.c; CS_IN_FLIGHT and EVENTS are counted elsewhere)
- * @lock: protects @events, @ev_head, @ev_count, @ev_dropped,
+ * @lock: protects @events, @ev_head, @ev_count, @ev_dropped, @ev_lost,
  *	@events_mask, @cs_ended and @ph
  * @events: ring of @ev_cap queued events for read()
  * @ev_cap: size of the ring (the events limit at open)
  * @ev_head: index of the oldest queued event
  * @ev_count: queued events
  * @ev_dropped: events dropped because the ring was full
+ * @ev_lost: of those, dropped since the last EVENTS_LOST record a read()
+ *	of a control context returned
  * @events_mask: bit per event type since the last GET_EVENTS
  * @cs_ended: a CS of this file ended since its last WAIT_CS (POLLPRI)
  * @ph: poll handle to notify when an event is queued or a CS ends
@@ -122,6 +124,7 @@ struct hfd_ctx {
 	unsigned int ev_head;
 	unsigned int ev_count;
 	uint64_t ev_dropped;
+	uint64_t ev_lost;
 	uint64_t events_mask;
 	bool cs_ended;
 	struct fuse_pollhandle *ph;
@@ -165,6 +168,12 @@ struct hfd_ctx {
  * @cs_stats: drop and timeout counters of the device
  * @cs_timeout_ms: default per-CS timeout
  * @reset_on_lockup: a CS timeout escalates to a hard reset (reset.c)
+ * @reset_on_fatal: a fatal error hard-resets the device (dev_events.c)
+ * @fatal_page_faults: an MMU page fault is a fatal error (dev_events.c)
+ * @clk_seen: core clock at the last sample, 0 none (dev_events.c; the
+ *	timer thread's)
+ * @hang_armed: DEBUG INJECT_FAULT HPU_FAULT_ENGINE_HANG: the next normal
+ *	CS of the device never ends (atomic; cs.c)
  * @reset_lock: device reset vs. submission: CS, MEMORY and CB calls into
  *	the model hold it for reading, a device reset for writing
  * @owner: uid of the device's nodes (the daemon's user): besides root,
@@ -213,6 +222,10 @@ struct hfd_device {
 	struct hfd_cs_stats cs_stats;
 	uint32_t cs_timeout_ms;
 	bool reset_on_lockup;
+	bool reset_on_fatal;
+	bool fatal_page_faults;
+	uint32_t clk_seen;
+	bool hang_armed;
 
 	pthread_rwlock_t reset_lock;
 
@@ -288,6 +301,8 @@ struct hfd_event_reader;
  * @exclusive: --exclusive: one compute context per device at a time, a
  *	second compute open gets EBUSY
  * @reset_on_lockup: --reset-on-lockup, for new devices
+ * @reset_on_fatal: --reset-on-fatal, for new devices
+ * @fatal_page_faults: --fatal-page-faults, for new devices
  * @se: FUSE session, for entry invalidations after a hot-plug (may be NULL)
  * @hotplug_lock: the set of present devices: held for writing by hot-add
  *	and hot-remove, for reading by whatever turns an index into a device
@@ -317,6 +332,8 @@ struct hfd_driver {
 	uint8_t module_map[HFD_MODULES_PER_SERVER];
 	bool exclusive;
 	bool reset_on_lockup;
+	bool reset_on_fatal;
+	bool fatal_page_faults;
 	struct fuse_session *se;
 	pthread_rwlock_t hotplug_lock;
 	pthread_mutex_t ev_lock;
@@ -350,7 +367,8 @@ void hfd_device_unplugged(struct hfd_device *dev);
 unsigned int hfd_identity_server(const char *where, uint64_t *hash);
 void hfd_identity_device(struct hfd_device *dev, unsigned int server_id,
 			 uint64_t server_hash);
-int hfd_device_inject_ecc(struct hfd_device *dev, bool uncorrectable);
+int hfd_device_inject_ecc(struct hfd_device *dev, struct hfd_ctx *ctx,
+			  bool uncorrectable);
 void hfd_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
 			   size_t len);
 uint64_t hfd_now_ns(void);
@@ -384,6 +402,7 @@ void hfd_ctx_clear_cs_ended(struct hfd_ctx *ctx);
 void hfd_ctx_peek_events(struct hfd_ctx *ctx, uint64_t *mask,
 			 uint64_t *pending);
 void hfd_ctx_clear_events(struct hfd_ctx *ctx, uint64_t mask);
+bool hfd_ctx_has_events(struct hfd_ctx *ctx);
 void hfd_ctx_take_events(struct hfd_ctx *ctx, uint64_t *mask,
 			 uint64_t *pending);
 int hfd_device_clients_text(struct hfd_device *dev, char **text, size_t *len);
@@ -404,8 +423,34 @@ void hfd_device_open_stats(struct hfd_device *dev,
 int hfd_device_reset(struct hfd_device *dev, uint32_t kind,
 		     struct hfd_ctx *self, bool wait, const char *why);
 void hfd_device_reset_on_lockup(struct hfd_ctx *ctx);
+void hfd_device_reset_later(struct hfd_ctx *ctx, const char *why);
 void hfd_driver_set_reset_on_lockup(struct hfd_driver *drv, bool on);
 int hfd_device_clear_faults(struct hfd_device *dev);
+
+/* ------------------------------------------------------------------ */
+/* Device-wide events, escalation, the clock sampler (dev_events.c)    */
+/* ------------------------------------------------------------------ */
+
+/* hfd_device_raise() targets */
+#define HFD_EV_CONTROL 0 /* the control contexts */
+#define HFD_EV_ALL     1 /* every context */
+
+/* Period of the core clock's sampling while a control context is open */
+#define HFD_CLK_SAMPLE_MS 50
+
+void hfd_device_raise(struct hfd_device *dev, unsigned int to, uint32_t type,
+		      uint32_t engine, uint64_t seq, uint64_t addr,
+		      uint64_t data);
+void hfd_device_status_changed(struct hfd_device *dev, uint32_t old,
+			       uint32_t now);
+bool hfd_device_failed(struct hfd_device *dev);
+void hfd_device_fatal(struct hfd_device *dev, uint32_t status,
+		      struct hfd_ctx *ctx, const char *why);
+int hfd_device_lose_heartbeat(struct hfd_device *dev, struct hfd_ctx *ctx);
+void hfd_driver_set_fatal_policy(struct hfd_driver *drv, bool reset,
+				 bool page_faults);
+void hfd_dev_events_start(struct hfd_driver *drv);
+void hfd_dev_events_stop(struct hfd_driver *drv);
 
 /* ------------------------------------------------------------------ */
 /* Per-context limits (limits.c)                                       */

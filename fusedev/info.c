@@ -73,7 +73,8 @@ uint64_t hfd_driver_capabilities(const struct hfd_device *dev)
 			HPU_CAP_EVENTS | HPU_CAP_RING | HPU_CAP_RESET;
 	if (hfd_device_has_nic(dev))
 		caps |= HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG;
-	return caps | HPU_CAP_CTX_LIMITS;
+	/* control nodes' device-wide events need nothing of the model */
+	return caps | HPU_CAP_CTX_LIMITS | HPU_CAP_CTRL_EVENTS;
 }
 
 static int info_hw_ip_info(struct hfd_ctx *ctx, uint32_t period, void *out)

@@ -32,6 +32,8 @@
  * @log_level: --log-level
  * @cs_timeout_ms: --cs-timeout-ms
  * @reset_on_lockup: --reset-on-lockup
+ * @reset_on_fatal: --reset-on-fatal
+ * @fatal_page_faults: --fatal-page-faults
  * @uaccess_timeout_ms: --uaccess-timeout-ms
  * @scaleout_addr: --scaleout-addr (HOST:PORT), or NULL
  * @group: --group resolved to a gid, or -1 for the daemon's own group
@@ -51,6 +53,8 @@ struct options {
 	int log_level;
 	uint32_t cs_timeout_ms;
 	bool reset_on_lockup;
+	bool reset_on_fatal;
+	bool fatal_page_faults;
 	uint32_t uaccess_timeout_ms;
 	const char *scaleout_addr;
 	long group;
@@ -77,6 +81,8 @@ enum {
 	OPT_MODULE_MAP,
 	OPT_EXCLUSIVE,
 	OPT_RESET_ON_LOCKUP,
+	OPT_RESET_ON_FATAL,
+	OPT_FATAL_PAGE_FAULTS,
 };
 
 static const struct option long_opts[] = {
@@ -91,6 +97,8 @@ static const struct option long_opts[] = {
 	{ "cs-timeout-ms", required_argument, NULL, OPT_CS_TIMEOUT },
 	{ "uaccess-timeout-ms", required_argument, NULL, OPT_UACCESS_TIMEOUT },
 	{ "reset-on-lockup", no_argument, NULL, OPT_RESET_ON_LOCKUP },
+	{ "reset-on-fatal", no_argument, NULL, OPT_RESET_ON_FATAL },
+	{ "fatal-page-faults", no_argument, NULL, OPT_FATAL_PAGE_FAULTS },
 	{ "scaleout-addr", required_argument, NULL, OPT_SCALEOUT_ADDR },
 	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "mode", required_argument, NULL, OPT_MODE },
@@ -135,6 +143,9 @@ static void usage(FILE *f)
 		"      --log-level LEVEL   err, warn, info or debug (default warn)\n"
 		"      --cs-timeout-ms MS  default CS timeout, 1..3600000 (default %d)\n"
 		"      --reset-on-lockup   a CS timeout hard-resets its device\n"
+		"      --reset-on-fatal    a fatal error (uncorrectable ECC, lost\n"
+		"                          heartbeat) hard-resets its device at once\n"
+		"      --fatal-page-faults an MMU page fault is a fatal error too\n"
 		"      --uaccess-timeout-ms MS\n"
 		"                          answer EFAULT when client memory does not\n"
 		"                          answer in MS, %d..%d (default %d)\n"
@@ -385,6 +396,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case OPT_RESET_ON_LOCKUP:
 			o->reset_on_lockup = true;
+			break;
+		case OPT_RESET_ON_FATAL:
+			o->reset_on_fatal = true;
+			break;
+		case OPT_FATAL_PAGE_FAULTS:
+			o->fatal_page_faults = true;
 			break;
 		case OPT_CS_TIMEOUT:
 			if (parse_timeout(optarg, 1, HPU_CS_TIMEOUT_MAX_MS,
@@ -770,6 +787,8 @@ int main(int argc, char **argv)
 		hfd_info("scale-out endpoint %s", drv.scaleout_addr);
 	hfd_driver_set_cs_timeout(&drv, o.cs_timeout_ms);
 	hfd_driver_set_reset_on_lockup(&drv, o.reset_on_lockup);
+	hfd_driver_set_fatal_policy(&drv, o.reset_on_fatal,
+				    o.fatal_page_faults);
 	drv.node_mode = o.node_mode;
 	drv.control_mode = o.control_mode;
 	hfd_driver_set_exclusive(&drv, o.exclusive);

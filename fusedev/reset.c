@@ -42,7 +42,8 @@ static const char *kind_name(uint32_t kind)
  * killed for a hard reset). Return: the array (*@n entries), or NULL
  * with *@n the -errno (-EBUSY a reset is under way, -ENODEV removed).
  */
-static struct hfd_ctx **collect(struct hfd_device *dev, bool hard, int *n)
+static struct hfd_ctx **collect(struct hfd_device *dev, bool hard, int *n,
+				uint32_t *old)
 {
 	struct hfd_ctx **list, *ctx;
 	unsigned int cap, i = 0;
@@ -62,7 +63,9 @@ static struct hfd_ctx **collect(struct hfd_device *dev, bool hard, int *n)
 		*n = -ENOMEM;
 		return NULL;
 	}
-	dev->status = HPU_DEVICE_STATUS_IN_RESET;
+	*old = dev->status;
+	__atomic_store_n(&dev->status, HPU_DEVICE_STATUS_IN_RESET,
+			 __ATOMIC_RELEASE);
 	/* a context leaves the list before it stops being counted */
 	for (ctx = dev->ctx_list; ctx && i < cap; ctx = ctx->next) {
 		hfd_ctx_get(ctx);
@@ -127,6 +130,7 @@ int hfd_device_reset(struct hfd_device *dev, uint32_t kind,
 		     struct hfd_ctx *self, bool wait, const char *why)
 {
 	bool hard = kind == HPU_RESET_HARD;
+	uint32_t before, after;
 	struct hfd_ctx **list;
 	int i, n, ret, busy = 0;
 
@@ -134,9 +138,10 @@ int hfd_device_reset(struct hfd_device *dev, uint32_t kind,
 		return -EINVAL;
 	if (!hfd_device_has_cs(dev))
 		return -EOPNOTSUPP;
-	list = collect(dev, hard, &n);
+	list = collect(dev, hard, &n, &before);
 	if (!list)
 		return n;
+	hfd_device_status_changed(dev, before, HPU_DEVICE_STATUS_IN_RESET);
 	hfd_warn("hpu%u: %s reset (%s): %d open contexts", dev->index,
 		 kind_name(kind), why, n);
 	/* told before anything ends: a woken waiter already sees it */
@@ -148,6 +153,8 @@ int hfd_device_reset(struct hfd_device *dev, uint32_t kind,
 	}
 	if (hard && hfd_device_has_nic(dev))
 		hfd_device_clear_faults(dev);
+	if (hard)
+		__atomic_store_n(&dev->hang_armed, false, __ATOMIC_RELEASE);
 
 	pthread_rwlock_wrlock(&dev->reset_lock);
 	ret = dev->model->ops->reset(dev->fw, hard);
@@ -173,9 +180,17 @@ int hfd_device_reset(struct hfd_device *dev, uint32_t kind,
 		dev->hard_reset_cnt++;
 	else
 		dev->soft_reset_cnt++;
+	/* only a hard reset repairs a device that failed */
+	after = hard || (before != HPU_DEVICE_STATUS_NEEDS_RESET &&
+			 before != HPU_DEVICE_STATUS_MALFUNCTION) ?
+			HPU_DEVICE_STATUS_OPERATIONAL :
+			before;
 	if (dev->status == HPU_DEVICE_STATUS_IN_RESET)
-		dev->status = HPU_DEVICE_STATUS_OPERATIONAL;
+		__atomic_store_n(&dev->status, after, __ATOMIC_RELEASE);
+	else
+		after = dev->status;
 	pthread_mutex_unlock(&dev->ctx_lock);
+	hfd_device_status_changed(dev, HPU_DEVICE_STATUS_IN_RESET, after);
 	hfd_info("hpu%u: %s reset done", dev->index, kind_name(kind));
 
 	for (i = 0; i < n; i++)
@@ -185,14 +200,22 @@ int hfd_device_reset(struct hfd_device *dev, uint32_t kind,
 }
 
 /**
- * struct lockup_work - a hard reset a CS timeout asked for
+ * struct lockup_work - a hard reset a CS timeout or a fatal error asked
+ * for
  * @timer: runs it on the timer thread (never inside the timeout itself,
  *	which holds the context's as_lock)
- * @ctx: the context of the CS (a reference is held)
+ * @ctx: the context of the CS or of the call that saw the error (a
+ *	reference is held)
+ * @pinned: a call on @ctx was begun when the work was queued (a fatal
+ *	error): the device lives until the work ends it, even when the
+ *	file is closed meanwhile
+ * @why: for the log
  */
 struct lockup_work {
 	struct hfd_timer timer;
 	struct hfd_ctx *ctx;
+	bool pinned;
+	const char *why;
 };
 
 static void lockup_work_fn(struct hfd_timer *t)
@@ -207,9 +230,8 @@ static void lockup_work_fn(struct hfd_timer *t)
 	 * context closed meanwhile, or killed by another reset, needs none.
 	 * Not waited for: the timer thread serves every deadline.
 	 */
-	if (hfd_ctx_call_try_begin(ctx)) {
-		hfd_device_reset(ctx->dev, HPU_RESET_HARD, ctx, false,
-				 "CS timeout, --reset-on-lockup");
+	if (w->pinned || hfd_ctx_call_try_begin(ctx)) {
+		hfd_device_reset(ctx->dev, HPU_RESET_HARD, ctx, false, w->why);
 		hfd_ctx_call_end(ctx);
 	}
 	hfd_ctx_put(ctx);
@@ -235,6 +257,36 @@ void hfd_device_reset_on_lockup(struct hfd_ctx *ctx)
 	}
 	hfd_ctx_get(ctx);
 	w->ctx = ctx;
+	w->why = "CS timeout, --reset-on-lockup";
+	w->timer.fn = lockup_work_fn;
+	hfd_timer_arm(&w->timer, 0);
+}
+
+/**
+ * hfd_device_reset_later() - a fatal error with --reset-on-fatal:
+ * hard-reset the device of @ctx soon, on the timer thread
+ * @ctx: a context with a call in progress (any lock may be held); the
+ *	work begins a call of its own on it at once, so the device is not
+ *	destroyed before the reset ran, even when the file is closed
+ * @why: for the log (a string constant)
+ */
+void hfd_device_reset_later(struct hfd_ctx *ctx, const char *why)
+{
+	struct lockup_work *w;
+
+	w = calloc(1, sizeof(*w));
+	if (!w || !hfd_ctx_call_try_begin(ctx)) {
+		hfd_warn(
+			"hpu%u: %s: no automatic reset (%s): the device waits for a reset",
+			ctx->dev->index, why,
+			w ? "the context is closing" : "out of memory");
+		free(w);
+		return;
+	}
+	hfd_ctx_get(ctx);
+	w->ctx = ctx;
+	w->pinned = true;
+	w->why = why;
 	w->timer.fn = lockup_work_fn;
 	hfd_timer_arm(&w->timer, 0);
 }

@@ -3,32 +3,44 @@
  * events.c - event sets: hlml_event_set_create/free/wait and
  * hlml_device_register_events().
  *
- * A control context (what a monitor holds) receives no driver event
- * records: those go to compute contexts. So a set watches the state each
- * event changes, through the control node, and turns every change into
- * the HLML event: an uncorrectable ECC error (the ecc_errors attribute
- * grows) is HLML_EVENT_ECC_DERR and HLML_EVENT_CRITICAL_ERR, a corrected
- * one HLML_EVENT_ECC_SERR; a device that leaves the operational status,
- * is hard reset or is lost is HLML_EVENT_CRITICAL_ERR; a new core clock
- * is HLML_EVENT_CLOCK_RATE. hlml_event_set_wait() looks every
- * HLML_EVENT_POLL_MS; changes between two waits are kept (one event per
- * kind and device until it is taken).
+ * With a driver that has HPU_CAP_CTRL_EVENTS, the control handle of each
+ * device reads the device's events (libhpudrv hpu_ctrl_event_read()):
+ * hlml_event_set_wait() sleeps in poll(2) on the control handles of the
+ * devices it watches and turns each record into its HLML event. An
+ * uncorrectable ECC error is HLML_EVENT_ECC_DERR and
+ * HLML_EVENT_CRITICAL_ERR, a corrected one HLML_EVENT_ECC_SERR; a device
+ * that needs a reset, malfunctions, is hard reset or is lost is
+ * HLML_EVENT_CRITICAL_ERR; a new core clock is HLML_EVENT_CLOCK_RATE.
+ * Records are read once per device and given to every set watching it.
+ * When the driver's queue overflowed (EVENTS_LOST) the set compares the
+ * device's state as below, so nothing is missed.
+ *
+ * Without the capability (an older daemon) a set watches the state each
+ * event changes through the control node, every HLML_EVENT_POLL_MS while
+ * hlml_event_set_wait() runs, and turns every change into the event.
+ * Either way, events between two waits are kept (one event per kind and
+ * device until it is taken).
  *
  * Sets live in a static table, their handles are addresses in a static
  * array that is never read (as device handles, core.c): a freed or stale
  * set is refused, never dereferenced.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
 
 #include "hlml_internal.h"
 
-#define HLML_MAX_SETS	   64
-#define HLML_SET_SERIALS   1024
-#define HLML_SET_MAX_DEVS  HLML_MAX_DEVICES
-#define HLML_EVENT_POLL_MS 5
+#define HLML_MAX_SETS	     64
+#define HLML_SET_SERIALS     1024
+#define HLML_SET_MAX_DEVS    HLML_MAX_DEVICES
+#define HLML_EVENT_POLL_MS   5
+/* a wait on the driver's events wakes at least this often all the same */
+#define HLML_EVENT_SAFETY_MS 500
+/* records read from a control handle at once */
+#define HLML_EVENT_BATCH     32
 
 #define HLML_EVENTS_KNOWN                                \
 	(HLML_EVENT_ECC_DERR | HLML_EVENT_CRITICAL_ERR | \
@@ -45,6 +57,9 @@
  * @ecc_c: corrected ECC errors at the last look
  * @ecc_u: uncorrectable ECC errors at the last look
  * @lost: the device stopped answering (reported once)
+ * @queue: the device's events come from the driver's queue
+ *	(HPU_CAP_CTRL_EVENTS), not from comparing its state
+ * @resync: records were lost: compare the state at the next round
  */
 struct hlml_watch {
 	unsigned int pos;
@@ -56,6 +71,8 @@ struct hlml_watch {
 	unsigned long long ecc_c;
 	unsigned long long ecc_u;
 	bool lost;
+	bool queue;
+	bool resync;
 };
 
 /**
@@ -209,6 +226,114 @@ static void look(struct hlml_watch *w, const struct hlml_dev *d, bool first)
 	w->pending |= seen & w->mask;
 }
 
+/* Whether the driver behind @d queues device events for control handles */
+static bool has_queue(const struct hlml_dev *d)
+{
+	struct hpu_info_driver_version v;
+
+	return d->ctl && !hpu_info_driver_version(d->ctl, &v) &&
+	       (v.capabilities & HPU_CAP_CTRL_EVENTS);
+}
+
+/* The HLML events of one record; updates the state @w compares */
+static unsigned long long record_bits(struct hlml_watch *w,
+				      const struct hpu_event *ev)
+{
+	switch (ev->type) {
+	case HPU_EVENT_ECC_ERR:
+		if (ev->data) {
+			w->ecc_u++;
+			return HLML_EVENT_ECC_DERR | HLML_EVENT_CRITICAL_ERR;
+		}
+		w->ecc_c++;
+		return HLML_EVENT_ECC_SERR;
+	case HPU_EVENT_DEVICE_RESET:
+		if (ev->data != HPU_RESET_HARD)
+			return 0;
+		w->hard_resets++;
+		return HLML_EVENT_CRITICAL_ERR;
+	case HPU_EVENT_STATUS_CHANGE:
+		w->status = (uint32_t)ev->data;
+		if (ev->data == HPU_DEVICE_STATUS_REMOVED)
+			w->lost = true;
+		return ev->data == HPU_DEVICE_STATUS_OPERATIONAL ||
+				       ev->data == HPU_DEVICE_STATUS_IN_RESET ?
+			       0 :
+			       HLML_EVENT_CRITICAL_ERR;
+	case HPU_EVENT_DEVICE_UNAVAILABLE:
+		if (ev->data == HPU_DEVICE_STATUS_REMOVED)
+			w->lost = true;
+		return HLML_EVENT_CRITICAL_ERR;
+	case HPU_EVENT_CLOCK_CHANGE:
+		w->clk = (uint32_t)ev->data;
+		return HLML_EVENT_CLOCK_RATE;
+	case HPU_EVENT_EVENTS_LOST:
+		w->resync = true;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Gives @ev (@n records; @gone: the device answers no more) to @w */
+static void watch_take(struct hlml_watch *w, const struct hpu_event *ev, int n,
+		       bool gone)
+{
+	unsigned long long seen = 0;
+	int i;
+
+	for (i = 0; i < n && !w->lost; i++)
+		seen |= record_bits(w, &ev[i]);
+	if (!w->lost && gone) {
+		/* a device that no longer answers is the most critical error */
+		w->lost = true;
+		seen |= HLML_EVENT_CRITICAL_ERR;
+	}
+	w->pending |= seen & w->mask;
+}
+
+/* Gives the records to every set of this init cycle watching @pos */
+static void dispatch(unsigned int pos, const struct hpu_event *ev, int n,
+		     bool gone, uint64_t generation)
+{
+	struct hlml_set *s;
+	unsigned int i, j;
+
+	for (i = 0; i < HLML_MAX_SETS; i++) {
+		s = &sets[i];
+		pthread_mutex_lock(&s->lock);
+		if (s->used && s->generation == generation)
+			for (j = 0; j < s->nwatch; j++)
+				if (s->watch[j].pos == pos && s->watch[j].queue)
+					watch_take(&s->watch[j], ev, n, gone);
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+/* serializes reading the control handles, so each record is given once */
+static pthread_mutex_t feed_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Reads what the driver queued for @d and gives it to every set watching
+ * it. Table held; no set lock held.
+ */
+static void feed(const struct hlml_dev *d)
+{
+	struct hpu_event ev[HLML_EVENT_BATCH];
+	uint64_t gen = hlml_generation_locked();
+	int n;
+
+	pthread_mutex_lock(&feed_lock);
+	do {
+		n = hpu_ctrl_event_read(d->ctl, ev, HLML_EVENT_BATCH, 0);
+		if (n > 0)
+			dispatch(d->pos, ev, n, false, gen);
+	} while (n == HLML_EVENT_BATCH);
+	if (n < 0)
+		dispatch(d->pos, NULL, 0, true, gen);
+	pthread_mutex_unlock(&feed_lock);
+}
+
 HLML_EXPORT hlml_return_t hlml_device_register_events(
 	hlml_device_t device, unsigned long long event_types,
 	hlml_event_set_t set)
@@ -218,6 +343,7 @@ HLML_EXPORT hlml_return_t hlml_device_register_events(
 	struct hlml_dev *d;
 	hlml_return_t r;
 	unsigned int i;
+	bool queue;
 
 	r = hlml_dev_get(device, &d);
 	if (r)
@@ -226,6 +352,10 @@ HLML_EXPORT hlml_return_t hlml_device_register_events(
 		r = HLML_ERROR_INVALID_ARGUMENT;
 		goto out;
 	}
+	/* what is queued now happened before: other sets get it, not this */
+	queue = has_queue(d);
+	if (queue)
+		feed(d);
 	s = set_lock(set);
 	if (!s) {
 		r = HLML_ERROR_INVALID_ARGUMENT;
@@ -242,6 +372,7 @@ HLML_EXPORT hlml_return_t hlml_device_register_events(
 		w = &s->watch[s->nwatch++];
 		memset(w, 0, sizeof(*w));
 		w->pos = d->pos;
+		w->queue = queue;
 		look(w, d, true);
 	}
 	w->mask |= event_types;
@@ -260,18 +391,34 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/*
- * One round: looks at every watched device and takes one pending event.
- * Return: HLML_SUCCESS with @data filled, HLML_ERROR_NO_DATA when nothing
- * is pending, or the error that ends the wait.
+/**
+ * struct wait_fds - what a wait sleeps on
+ * @fds: control handles of the watched devices with a driver queue
+ * @n: entries of @fds
+ * @compare: some watched device is watched by comparing its state
  */
-static hlml_return_t wait_round(hlml_event_set_t set, hlml_event_data_t *data)
+struct wait_fds {
+	struct pollfd fds[HLML_SET_MAX_DEVS];
+	unsigned int n;
+	bool compare;
+};
+
+/*
+ * One round: reads the queues of the watched devices, looks at those
+ * watched by comparison, takes one pending event, and notes what to
+ * sleep on. Return: HLML_SUCCESS with @data filled, HLML_ERROR_NO_DATA
+ * when nothing is pending, or the error that ends the wait.
+ */
+static hlml_return_t wait_round(hlml_event_set_t set, hlml_event_data_t *data,
+				struct wait_fds *wf)
 {
+	unsigned int pos[HLML_SET_MAX_DEVS];
 	unsigned long long bit;
+	unsigned int i, n = 0;
 	struct hlml_watch *w;
+	struct hlml_dev *d;
 	struct hlml_set *s;
 	hlml_return_t r;
-	unsigned int i;
 
 	r = hlml_lock_inited();
 	if (r)
@@ -281,13 +428,42 @@ static hlml_return_t wait_round(hlml_event_set_t set, hlml_event_data_t *data)
 		hlml_unlock_inited();
 		return HLML_ERROR_INVALID_ARGUMENT;
 	}
-	r = HLML_ERROR_NO_DATA;
 	if (s->generation != hlml_generation_locked()) {
 		r = HLML_ERROR_UNINITIALIZED;
 		goto out;
 	}
 	for (i = 0; i < s->nwatch; i++)
-		look(&s->watch[i], hlml_dev_at_locked(s->watch[i].pos), false);
+		if (s->watch[i].queue && !s->watch[i].lost)
+			pos[n++] = s->watch[i].pos;
+	pthread_mutex_unlock(&s->lock);
+
+	/* the set may be freed meanwhile: set_lock() again says so */
+	for (i = 0; i < n; i++)
+		feed(hlml_dev_at_locked(pos[i]));
+	s = set_lock(set);
+	if (!s) {
+		hlml_unlock_inited();
+		return HLML_ERROR_INVALID_ARGUMENT;
+	}
+	r = HLML_ERROR_NO_DATA;
+	wf->n = 0;
+	wf->compare = false;
+	for (i = 0; i < s->nwatch; i++) {
+		w = &s->watch[i];
+		d = hlml_dev_at_locked(w->pos);
+		if (!w->queue || w->resync) {
+			look(w, d, false);
+			w->resync = false;
+		}
+		if (!w->queue)
+			wf->compare = true;
+		else if (!w->lost) {
+			wf->fds[wf->n].fd = hpu_device_fd(d->ctl);
+			wf->fds[wf->n].events = POLLIN;
+			wf->fds[wf->n].revents = 0;
+			wf->n++;
+		}
+	}
 	for (i = 0; i < s->nwatch; i++) {
 		w = &s->watch[i];
 		if (!w->pending)
@@ -306,25 +482,45 @@ out:
 	return r;
 }
 
+/*
+ * Sleeps until a watched queue has records, at most @ms (and
+ * HLML_EVENT_POLL_MS when a device is watched by comparison)
+ */
+static void wait_sleep(struct wait_fds *wf, uint64_t ms)
+{
+	struct timespec nap;
+
+	if (wf->compare && ms > HLML_EVENT_POLL_MS)
+		ms = HLML_EVENT_POLL_MS;
+	if (ms > HLML_EVENT_SAFETY_MS)
+		ms = HLML_EVENT_SAFETY_MS;
+	if (wf->n) {
+		/* a handle closed by a shutdown meanwhile wakes it: the round says so */
+		poll(wf->fds, wf->n, (int)ms);
+		return;
+	}
+	nap.tv_sec = 0;
+	nap.tv_nsec = (long)ms * 1000000L;
+	nanosleep(&nap, NULL);
+}
+
 HLML_EXPORT hlml_return_t hlml_event_set_wait(hlml_event_set_t set,
 					      hlml_event_data_t *data,
 					      unsigned int timeoutms)
 {
 	uint64_t end = now_ms() + timeoutms, t;
-	struct timespec nap = { 0, HLML_EVENT_POLL_MS * 1000000L };
+	struct wait_fds wf;
 	hlml_return_t r;
 
 	if (!data)
 		return HLML_ERROR_INVALID_ARGUMENT;
 	for (;;) {
-		r = wait_round(set, data);
+		r = wait_round(set, data, &wf);
 		if (r != HLML_ERROR_NO_DATA)
 			return r;
 		t = now_ms();
 		if (t >= end)
 			return HLML_ERROR_TIMEOUT;
-		if (end - t < HLML_EVENT_POLL_MS)
-			nap.tv_nsec = (long)(end - t) * 1000000L;
-		nanosleep(&nap, NULL);
+		wait_sleep(&wf, end - t);
 	}
 }

@@ -20,6 +20,8 @@
  * @host_lock: protects @hosts
  * @hosts: pinned host memory from hpu_host_alloc()
  * @ring: the registered ring pair (ring.c), NULL: the ioctl path only
+ * @ctrl_events: HPU_CAP_CTRL_EVENTS: 0 not asked yet, 1 yes, -1 no
+ *	(atomic; ctrl_events.c)
  */
 struct hpu_device {
 	int fd;
@@ -29,6 +31,7 @@ struct hpu_device {
 	pthread_mutex_t host_lock;
 	struct hpudrv_host *hosts;
 	struct hpudrv_ring *ring;
+	int ctrl_events;
 };
 
 /* Largest attribute file read into memory (clients of a busy device) */

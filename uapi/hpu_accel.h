@@ -52,6 +52,13 @@
 /* HPU_DEBUG_OP_RESET: device reset on request (ABI 1.3; docs/abi.md) */
 #define HPU_CAP_RESET	   (1ULL << 12)
 
+/*
+ * Device-wide events on control nodes (ABI 1.4): read()/poll() of
+ * hpu_controlN return the device's events (HPU_EVENT_*, with
+ * HPU_EVENT_STATUS_CHANGE, CLOCK_CHANGE and EVENTS_LOST), docs/abi.md
+ */
+#define HPU_CAP_CTRL_EVENTS (1ULL << 13)
+
 /* ------------------------------------------------------------------ */
 /* Identity                                                            */
 /* ------------------------------------------------------------------ */
@@ -495,11 +502,11 @@ union hpu_nic_args {
 #define HPU_RESET_COMPUTE 2
 
 /* hpu_debug_args.fault */
-#define HPU_FAULT_ENGINE_HANG 0 /* engine stops completing work */
+#define HPU_FAULT_ENGINE_HANG 0 /* the next CS of the device never ends */
 #define HPU_FAULT_PAGE_FAULT  1 /* next access of @engine faults */
 #define HPU_FAULT_ECC_ERR     2 /* HBM ECC error (correctable: param 0) */
 #define HPU_FAULT_LINK_DOWN   3 /* NIC port @engine goes down */
-#define HPU_FAULT_DEVICE_ERR  4 /* device needs a hard reset */
+#define HPU_FAULT_DEVICE_ERR  4 /* heartbeat lost: needs a hard reset */
 #define HPU_FAULT_MAX	      5
 
 /**

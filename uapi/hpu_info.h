@@ -398,7 +398,19 @@ struct hpu_info_ctx_limits {
 #define HPU_EVENT_DEVICE_UNAVAILABLE 6 /* removed or malfunctioning */
 #define HPU_EVENT_NIC_ACCESS_ERR     7 /* remote write to a bad region */
 #define HPU_EVENT_RING_ERR	     8 /* the context's ring broke (hpu_ring.h) */
-#define HPU_EVENT_MAX		     9
+/*
+ * Control nodes only (HPU_CAP_CTRL_EVENTS, ABI 1.4):
+ *  STATUS_CHANGE: the device's status changed (data: the new
+ *	HPU_DEVICE_STATUS_*, addr: the old one);
+ *  CLOCK_CHANGE: the core clock changed (data: MHz now, addr: before);
+ *  EVENTS_LOST: the queue was full and older records were dropped
+ *	(data: how many since the last EVENTS_LOST); always the first
+ *	record a read() returns after a drop.
+ */
+#define HPU_EVENT_STATUS_CHANGE	     9
+#define HPU_EVENT_CLOCK_CHANGE	     10
+#define HPU_EVENT_EVENTS_LOST	     11
+#define HPU_EVENT_MAX		     12
 
 /**
  * struct hpu_info_events - HPU_INFO_GET_EVENTS answer

@@ -99,5 +99,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	hfd_ctx_release(ctx);
+	/* a fatal injection must not leave the next inputs a failed device */
+	if (hfd_device_failed(&drv.devs[0]))
+		hfd_device_reset(&drv.devs[0], HPU_RESET_HARD, NULL, true,
+				 "fuzz input done");
+	__atomic_store_n(&drv.devs[0].hang_armed, false, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -269,14 +269,14 @@ static void check_info(const struct hpu_test_daemon *d, int fd, unsigned int i,
 	assert_int_equal(ver.fw_if_major, HPU_FW_IF_MAJOR);
 	assert_int_equal(ver.fw_if_minor, HPU_FW_IF_MINOR);
 	/* NIC, NIC_PD and DEBUG come with a model of firmware interface 1.3 */
-	assert_int_equal(ver.capabilities,
-			 HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB |
-				 HPU_CAP_CS | HPU_CAP_EVENTS | HPU_CAP_RING |
-				 HPU_CAP_CTX_LIMITS | HPU_CAP_RESET |
-				 (hfd_model_has_nic(&hpusim_model) ?
-					  HPU_CAP_NIC | HPU_CAP_NIC_PD |
-						  HPU_CAP_DEBUG :
-					  0));
+	assert_int_equal(
+		ver.capabilities,
+		HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
+			HPU_CAP_EVENTS | HPU_CAP_RING | HPU_CAP_CTX_LIMITS |
+			HPU_CAP_RESET | HPU_CAP_CTRL_EVENTS |
+			(hfd_model_has_nic(&hpusim_model) ?
+				 HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG :
+				 0));
 	assert_int_equal(ver.pad, 0);
 	assert_string_equal((char *)ver.version, HPU_VERSION);
 

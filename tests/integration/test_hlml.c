@@ -648,6 +648,127 @@ static void test_lost_device(void **state)
 	free(shared);
 }
 
+/* Voluntary context switches of the calling thread so far */
+static long thread_switches(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f;
+
+	f = fopen("/proc/thread-self/status", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
+			break;
+	fclose(f);
+	assert_true(v >= 0);
+	return v;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The next event of @set must be @bit of @dev */
+static void expect_only(hlml_event_set_t set, hlml_device_t dev,
+			unsigned long long bit)
+{
+	hlml_event_data_t ev;
+
+	memset(&ev, 0, sizeof(ev));
+	assert_int_equal(hlml_event_set_wait(set, &ev, EVENT_WAIT_MS),
+			 HLML_SUCCESS);
+	assert_ptr_equal(ev.device, dev);
+	assert_int_equal(ev.event_type, bit);
+}
+
+/*
+ * With a daemon that queues device events for control nodes, a wait
+ * sleeps on them instead of looking every 5 ms (few wake-ups while
+ * idle), an event reaches every set watching the device, a compute
+ * reset is no critical error and a hard reset is, and the injections
+ * ENDLESS_COMMAND and LOSS_OF_HEARTBEAT work (a hard reset recovers)
+ */
+static void test_events_from_queue(void **state)
+{
+	char *shared = strdup(getenv("HPU_DEV_DIR"));
+	const unsigned long long mask = HLML_EVENT_CRITICAL_ERR |
+					HLML_EVENT_ECC_SERR;
+	struct hpu_info_device_status st;
+	struct hpu_test_daemon d;
+	struct hpu_device *ctl;
+	hlml_event_data_t ev;
+	hlml_event_set_t a, b;
+	hlml_device_t h;
+	long sw0, sw;
+	uint64_t t0;
+
+	(void)state;
+	assert_non_null(shared);
+	assert_int_equal(hpu_test_daemon_start(&d, 1, "gaudi2", NULL), 0);
+	assert_int_equal(hpu_open_control(0, &ctl), 0);
+	assert_int_equal(hlml_init(), HLML_SUCCESS);
+	assert_int_equal(hlml_device_get_handle_by_index(0, &h), HLML_SUCCESS);
+	assert_int_equal(hlml_event_set_create(&a), HLML_SUCCESS);
+	assert_int_equal(hlml_event_set_create(&b), HLML_SUCCESS);
+	assert_int_equal(hlml_device_register_events(h, mask, a), HLML_SUCCESS);
+	assert_int_equal(hlml_device_register_events(h, mask, b), HLML_SUCCESS);
+
+	/* idle: a 5 ms look would switch ~200 times in a second */
+	sw0 = thread_switches();
+	assert_int_equal(hlml_event_set_wait(a, &ev, 1000), HLML_ERROR_TIMEOUT);
+	sw = thread_switches() - sw0;
+	print_message("an idle 1 s wait switched %ld times\n", sw);
+	assert_true(sw < 60);
+
+	/* both sets get it; loosely timed: it comes from the queue */
+	assert_int_equal(
+		hlml_device_err_inject(h, HLML_ERR_INJECT_NON_FATAL_EVENT),
+		HLML_SUCCESS);
+	t0 = now_ms();
+	expect_only(a, h, HLML_EVENT_ECC_SERR);
+	print_message("event after %llu ms\n",
+		      (unsigned long long)(now_ms() - t0));
+	expect_only(b, h, HLML_EVENT_ECC_SERR);
+
+	/* a compute reset is no critical error, a hard one is */
+	assert_int_equal(hpu_device_reset(ctl, HPU_RESET_COMPUTE), 0);
+	assert_int_equal(hlml_event_set_wait(a, &ev, 200), HLML_ERROR_TIMEOUT);
+	assert_int_equal(hpu_device_reset(ctl, HPU_RESET_HARD), 0);
+	expect_only(a, h, HLML_EVENT_CRITICAL_ERR);
+	expect_only(b, h, HLML_EVENT_CRITICAL_ERR);
+
+	/* ENDLESS_COMMAND: armed (the next CS never ends), no event yet */
+	assert_int_equal(
+		hlml_device_err_inject(h, HLML_ERR_INJECT_ENDLESS_COMMAND),
+		HLML_SUCCESS);
+	assert_int_equal(hlml_event_set_wait(a, &ev, 100), HLML_ERROR_TIMEOUT);
+
+	/* LOSS_OF_HEARTBEAT: critical, the device malfunctions until reset */
+	assert_int_equal(
+		hlml_device_err_inject(h, HLML_ERR_INJECT_LOSS_OF_HEARTBEAT),
+		HLML_SUCCESS);
+	expect_only(a, h, HLML_EVENT_CRITICAL_ERR);
+	assert_int_equal(hpu_info_device_status(ctl, &st), 0);
+	assert_int_equal(st.status, HPU_DEVICE_STATUS_MALFUNCTION);
+	assert_int_equal(hpu_device_reset(ctl, HPU_RESET_HARD), 0);
+	assert_int_equal(hpu_info_device_status(ctl, &st), 0);
+	assert_int_equal(st.status, HPU_DEVICE_STATUS_OPERATIONAL);
+	expect_only(a, h, HLML_EVENT_CRITICAL_ERR);
+
+	assert_int_equal(hlml_event_set_free(a), HLML_SUCCESS);
+	assert_int_equal(hlml_event_set_free(b), HLML_SUCCESS);
+	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
+	hpu_close(ctl);
+	assert_int_equal(hpu_test_daemon_stop(&d), 0);
+	setenv("HPU_DEV_DIR", shared, 1);
+	free(shared);
+}
+
 /* Reads class/hpu@index/@name of the daemon mounted at @dir */
 static void dir_attr(const char *dir, int index, const char *name, char *buf,
 		     size_t len)
@@ -730,6 +851,8 @@ int main(void)
 		cmocka_unit_test_setup(test_debug_ecc_fault,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_lost_device, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_events_from_queue,
+				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_stable_identities,
 				       hpu_test_need_daemon),
 	};

@@ -364,7 +364,7 @@ static void test_nic_rejections(void **state)
 	assert_int_equal(hpu_debug_inject_fault(s.dev, HPU_FAULT_LINK_DOWN, 0,
 						1),
 			 -EINVAL);
-	assert_int_equal(hpu_debug_inject_fault(s.dev, HPU_FAULT_ENGINE_HANG, 0,
+	assert_int_equal(hpu_debug_inject_fault(s.dev, HPU_FAULT_PAGE_FAULT, 0,
 						0),
 			 -EOPNOTSUPP);
 	assert_int_equal(hpu_debug_clear_faults(s.dev), 0);

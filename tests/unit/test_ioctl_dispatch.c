@@ -208,14 +208,14 @@ static void test_control_only_info(void **state)
 	struct hpu_debug_args dbg = { .op = HPU_DEBUG_OP_CLEAR_FAULTS };
 
 	assert_int_equal(run(f->control, HPU_IOCTL_INFO, &a, sizeof(a)), 0);
-	assert_int_equal(v.capabilities,
-			 HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB |
-				 HPU_CAP_CS | HPU_CAP_EVENTS | HPU_CAP_RING |
-				 HPU_CAP_CTX_LIMITS | HPU_CAP_RESET |
-				 (hfd_model_has_nic(&hpusim_model) ?
-					  HPU_CAP_NIC | HPU_CAP_NIC_PD |
-						  HPU_CAP_DEBUG :
-					  0));
+	assert_int_equal(
+		v.capabilities,
+		HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
+			HPU_CAP_EVENTS | HPU_CAP_RING | HPU_CAP_CTX_LIMITS |
+			HPU_CAP_RESET | HPU_CAP_CTRL_EVENTS |
+			(hfd_model_has_nic(&hpusim_model) ?
+				 HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG :
+				 0));
 	assert_int_equal(run(f->control, HPU_IOCTL_CS, &cs, sizeof(cs)),
 			 -EPERM);
 	assert_int_equal(run(f->control, HPU_IOCTL_DEBUG, &dbg, sizeof(dbg)),
@@ -464,9 +464,21 @@ static void test_memory_debug_validation(void **state)
 			 -EINVAL);
 	d.engine = 0;
 	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)), 0);
-	d.fault = HPU_FAULT_ENGINE_HANG;
+	d.fault = HPU_FAULT_PAGE_FAULT;
 	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)),
 			 -EOPNOTSUPP);
+	/* ENGINE_HANG and DEVICE_ERR take neither engine nor param */
+	d.fault = HPU_FAULT_ENGINE_HANG;
+	d.engine = 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)),
+			 -EINVAL);
+	d.engine = 0;
+	d.fault = HPU_FAULT_DEVICE_ERR;
+	d.param = 1;
+	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)),
+			 -EINVAL);
+	/* a corrected error is not fatal */
+	assert_int_equal(f->drv.devs[0].status, HPU_DEVICE_STATUS_OPERATIONAL);
 }
 
 static int nic(struct fixture *f, struct hpu_nic_in *in)
@@ -646,10 +658,8 @@ static void test_debug_link_validation(void **state)
 	d.flags = 1;
 	assert_int_equal(dbg(f, &d), -EINVAL);
 	d.flags = 0;
-	/* other fault kinds are not implemented */
-	d.fault = HPU_FAULT_ENGINE_HANG;
-	assert_int_equal(dbg(f, &d), -EOPNOTSUPP);
-	d.fault = HPU_FAULT_DEVICE_ERR;
+	/* page faults are not injected */
+	d.fault = HPU_FAULT_PAGE_FAULT;
 	assert_int_equal(dbg(f, &d), -EOPNOTSUPP);
 
 	memset(&d, 0, sizeof(d));

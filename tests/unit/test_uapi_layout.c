@@ -437,6 +437,7 @@ static void test_ctx_limits(void **state)
 	assert_int_equal(HPU_CAP_CTX_LIMITS, 1ULL << 10);
 	assert_int_equal(HPU_CAP_RING, 1ULL << 11);
 	assert_int_equal(HPU_CAP_RESET, 1ULL << 12);
+	assert_int_equal(HPU_CAP_CTRL_EVENTS, 1ULL << 13);
 	assert_int_equal(HPU_DEBUG_OP_RESET, 3);
 	assert_int_equal(HPU_RESET_HARD, 1);
 	assert_int_equal(HPU_RESET_COMPUTE, 2);
@@ -529,7 +530,10 @@ static void test_abi_constants(void **state)
 	assert_int_equal(HPU_DEVICE_STATUS_REMOVED, 6);
 
 	assert_int_equal(HPU_EVENT_RING_ERR, 8);
-	assert_int_equal(HPU_EVENT_MAX, 9);
+	assert_int_equal(HPU_EVENT_STATUS_CHANGE, 9);
+	assert_int_equal(HPU_EVENT_CLOCK_CHANGE, 10);
+	assert_int_equal(HPU_EVENT_EVENTS_LOST, 11);
+	assert_int_equal(HPU_EVENT_MAX, 12);
 	assert_int_equal(HPU_FAULT_MAX, 5);
 	assert_int_equal(HPU_MAX_JOBS_PER_CS, 512);
 	assert_int_equal(HPU_MAX_CB_SIZE, 0x200000 - 32);

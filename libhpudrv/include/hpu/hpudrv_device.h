@@ -104,8 +104,8 @@ struct hpu_device;
 /**
  * hpu_library_version() - version of this library
  *
- * It follows the symbol versions: HPUDRV_1.8 as the newest node of the
- * version script is "1.8.0" (also the file name libhpudrv.so.1.6.0 and the
+ * It follows the symbol versions: HPUDRV_1.9 as the newest node of the
+ * version script is "1.9.0" (also the file name libhpudrv.so.1.9.0 and the
  * pkg-config version), so "MAJOR.MINOR" says which symbols exist.
  *
  * Return: a static "MAJOR.MINOR.PATCH" string.
@@ -399,6 +399,42 @@ HPUDRV_EXPORT int hpu_device_poll(struct hpu_device *dev, short events,
  * reset already killed; -errno.
  */
 HPUDRV_EXPORT int hpu_device_reset(struct hpu_device *dev, unsigned int kind);
+
+/* -------------------------------------- device-wide events (HPUDRV_1.9) */
+
+/**
+ * hpu_ctrl_event_read() - read the device's events from a control handle
+ * (docs/libhpudrv.md, "Device events")
+ * @dev: control handle (hpu_open_control*()); a compute handle reads its
+ *	own context's events the same way
+ * @events: room for @max records
+ * @max: >= 1
+ * @timeout_ms: how long to wait for the first record: 0 not at all, -1
+ *	for ever, else milliseconds
+ *
+ * A control handle receives every device-wide event (ECC errors,
+ * faults and CS timeouts of any context, resets, status and clock
+ * changes, hot-removal), as struct hpu_event records, oldest first. The
+ * driver keeps a bounded queue per handle: when it was full the oldest
+ * records were dropped, and the next read returns an
+ * HPU_EVENT_EVENTS_LOST record first (data: how many). Use
+ * hpu_device_fd() with poll(2) (POLLIN) to wait for several devices.
+ *
+ * Return: records read (0: none within @timeout_ms); -EOPNOTSUPP the
+ * driver has no HPU_CAP_CTRL_EVENTS; -ENODEV the device was removed and
+ * nothing is queued any more; -EINVAL bad arguments; -errno.
+ */
+HPUDRV_EXPORT int hpu_ctrl_event_read(struct hpu_device *dev,
+				      struct hpu_event *events,
+				      unsigned int max, int timeout_ms);
+
+/**
+ * hpu_event_type_name() - name of an HPU_EVENT_* type
+ * @type: HPU_EVENT_*
+ *
+ * Return: a static string, e.g. "ecc_err", or "unknown".
+ */
+HPUDRV_EXPORT const char *hpu_event_type_name(unsigned int type);
 
 /* --------------------------------------------------- hot-plug (HPUDRV_1.4) */
 

@@ -159,7 +159,7 @@ static void train_start(struct hpu_test_proc *p, const char *const *args)
 
 	while (environ[n])
 		n++;
-	envp = calloc(n + 2, sizeof(*envp));
+	envp = calloc(n + 3, sizeof(*envp));
 	assert_non_null(envp);
 	for (i = 0; i < n; i++) /* no cluster variables: one process */
 		if (strncmp(environ[i], "RANK=", 5) &&
@@ -170,6 +170,7 @@ static void train_start(struct hpu_test_proc *p, const char *const *args)
 		    strncmp(environ[i], "HPU_TRAIN_", 10))
 			envp[k++] = environ[i];
 	envp[k++] = "HPU_VISIBLE_DEVICES=1";
+	envp[k++] = "HPU_RING=0";
 	o.envp = envp;
 	argv[0] = (char *)hpu_test_bin("hpu-train");
 	for (i = 0; args[i] && i < 22; i++)

@@ -21,8 +21,12 @@
  * submissions (5 before 6); one that only counts the error leaves the
  * device operational and the run going, and then the reset (6) is what
  * ends it, with the same message. The test reads hpu1's status after the
- * fault and walks the matching order, saying which one it took. Every
- * wait is bounded; nothing is timed.
+ * fault and walks the matching order, saying which one it took.
+ *
+ * And: a hard reset ends every process that submits through its
+ * user-mode ring (RING_ROUNDS times; the walk's run hung once in 6 to 20
+ * before the driver broke the ring of a context torn down early).
+ * Every wait is bounded; nothing is timed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,17 +34,21 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_proc.h"
 #include "../lib/hpu_test_util.h"
 #include "hlml.h"
+#include "hpudrv.h"
 
 #define NDEV	       2
 /* the device the walk breaks; the other one must see nothing */
@@ -51,6 +59,10 @@
 #define TOOL_MS	       30000
 /* bound of the wait for the run to start training, and to end */
 #define TRAIN_MS       120000
+/* hard resets of a device a process submits to through its ring */
+#define RING_ROUNDS    40
+/* bound of the wait for such a process to see the reset */
+#define RING_END_MS    20000
 
 /**
  * struct walk - what the teardown cleans up, whatever failed
@@ -72,6 +84,7 @@ static int group_setup(void **state)
 	unsetenv("HPU_VISIBLE_DEVICES");
 	unsetenv("HABANA_VISIBLE_DEVICES");
 	unsetenv("HABANA_VISIBLE_MODULES");
+	unsetenv("HPU_RING");
 	if (hpu_test_group_start(NDEV, "gaudi2"))
 		return -1;
 	if (!realpath(hpu_test_bin("hpu-smi"), bin))
@@ -159,7 +172,7 @@ static void train_start(struct hpu_test_proc *p, const char *const *args)
 
 	while (environ[n])
 		n++;
-	envp = calloc(n + 3, sizeof(*envp));
+	envp = calloc(n + 2, sizeof(*envp));
 	assert_non_null(envp);
 	for (i = 0; i < n; i++) /* no cluster variables: one process */
 		if (strncmp(environ[i], "RANK=", 5) &&
@@ -170,7 +183,6 @@ static void train_start(struct hpu_test_proc *p, const char *const *args)
 		    strncmp(environ[i], "HPU_TRAIN_", 10))
 			envp[k++] = environ[i];
 	envp[k++] = "HPU_VISIBLE_DEVICES=1";
-	envp[k++] = "HPU_RING=0";
 	o.envp = envp;
 	argv[0] = (char *)hpu_test_bin("hpu-train");
 	for (i = 0; args[i] && i < 22; i++)
@@ -349,10 +361,89 @@ static void test_failure_walk(void **state)
 	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
 }
 
+/*
+ * The child of test_reset_ends_ring_submitter(): NOP CSs on hpu1 through
+ * libhpudrv (its user-mode ring) until one fails, a byte on @ready after
+ * the first; exit 0 when the failure is the reset's -EIO
+ */
+static void ring_submitter(int ready)
+{
+	struct hpu_cb_builder *b;
+	struct hpu_device *dev;
+	bool told = false;
+	uint64_t seq;
+	int ret;
+
+	if (hpu_open(DEV, &dev) || hpu_cb_builder_create(dev, 4096, &b))
+		_exit(10);
+	for (;;) {
+		if (hpu_cb_nop(b))
+			_exit(11);
+		ret = hpu_cb_builder_submit(b, 0, 0, 0, &seq, NULL);
+		hpu_cb_builder_reset(b);
+		if (ret == -EAGAIN)
+			continue;
+		if (ret)
+			_exit(ret == -EIO ? 0 : 12);
+		if (!told && write(ready, "r", 1) == 1)
+			told = true;
+	}
+}
+
+/*
+ * A hard reset ends a process that submits through its user-mode ring
+ * (it took 1 run in 6 to 20 of the walk: the consumer's last call on the
+ * killed context tore the ring down before the reset broke it, and the
+ * process waited for a take that never came). Every round: such a
+ * process on hpu1, `hpu_device_reset()` on the control node, the process
+ * ends with -EIO within a bound.
+ */
+static void test_reset_ends_ring_submitter(void **state)
+{
+	struct hpu_device *ctl;
+	int round, fd[2], st;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	assert_int_equal(hpu_open_control(DEV, &ctl), 0);
+	for (round = 0; round < RING_ROUNDS; round++) {
+		struct pollfd p;
+
+		assert_int_equal(pipe(fd), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (!pid) {
+			close(fd[0]);
+			ring_submitter(fd[1]);
+		}
+		close(fd[1]);
+		p = (struct pollfd){ .fd = fd[0], .events = POLLIN };
+		if (poll(&p, 1, RING_END_MS) != 1 || read(fd[0], &c, 1) != 1) {
+			hpu_test_kill_child(pid, &st);
+			fail_msg("round %d: the submitter did not start (%d)",
+				 round, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		}
+		close(fd[0]);
+		assert_int_equal(hpu_device_reset(ctl, HPU_RESET_HARD), 0);
+		if (hpu_test_wait_child(pid, RING_END_MS, &st)) {
+			hpu_test_kill_child(pid, &st);
+			fail_msg("round %d: the submitter still runs %d ms "
+				 "after the hard reset",
+				 round, RING_END_MS);
+		}
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 0);
+	}
+	hpu_close(ctl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_failure_walk, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_reset_ends_ring_submitter,
+				       hpu_test_need_daemon),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

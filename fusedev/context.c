@@ -316,6 +316,14 @@ static void ctx_teardown(struct hfd_ctx *ctx)
 {
 	struct hfd_device *dev = ctx->dev;
 
+	/*
+	 * Killed by a hard reset: its ring breaks (error EIO) before it goes,
+	 * also when this teardown (the end of the consumer's take, a call)
+	 * came before the reset could break it, or the producer waits for a
+	 * take that never comes
+	 */
+	if (hfd_ctx_is_dead(ctx))
+		hfd_ring_reset_ctx(ctx);
 	/* no entry is taken from the rings once the CSs are aborted */
 	hfd_ring_unregister_ctx(ctx);
 	if (ctx->as) {

@@ -67,9 +67,11 @@ $(O)/headers/hlml.ok: libhlml/include/hlml.h | $(DIRS)
 	$(Q)touch $@
 check-headers: $(O)/headers/hlml.ok
 
-# Tests of libhlml link it (and libhpudrv) as a program does: shared
+# Tests of libhlml link it (and libhpudrv) as a program does: shared;
+# so does the failure-path walk, a monitor of HLML events among the tools
 HLML_TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,\
-	$(wildcard tests/integration/test_hlml*.c))
+	$(wildcard tests/integration/test_hlml*.c \
+		tests/integration/test_failure_walk.c))
 $(HLML_TEST_BINS): $(LIBHLML_SO)
 $(HLML_TEST_BINS): TEST_LINK = $(LIBHPUTEST) -L$(O)/lib -lhlml -lhpudrv \
 	-Wl,-rpath,'$$ORIGIN/../../lib' $(call pkg_libs,cmocka) $(LDLIBS_BASE)

@@ -35,7 +35,13 @@ static const struct {
 	  "device already acquired by another process (exclusive mode)" },
 	{ EPERM, "operation not allowed on a control node" },
 	{ EFAULT, "driver could not access the caller's memory" },
-	{ EIO, "malformed answer from the device directory" },
+	/*
+	 * the driver's: a hard reset killed the context (docs/abi.md);
+	 * libhpudrv's own: a device directory file it cannot parse
+	 */
+	{ EIO, "I/O error: the device was reset or failed (close it and "
+	       "open it again), or the device directory gave a malformed "
+	       "answer" },
 	{ ENOTCONN, "device daemon is gone (stale mount)" },
 	{ EACCES,
 	  "permission denied: you are not in the group of the device node "

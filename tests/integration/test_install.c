@@ -2,8 +2,10 @@
 /*
  * test_install.c - `make install DESTDIR=<tmp> PREFIX=/usr` of the built
  * tree (O), what it contains, programs built against it with pkg-config
- * only, the udev rules (udevadm test on a fake sysfs), the systemd unit
- * (systemd-analyze verify), the man pages (groff) and `make uninstall`.
+ * only, the compat layout of `make install COMPAT_HABANA=1` (libhlml
+ * where Habana's tools load it, hl-smi), the udev rules (udevadm test on
+ * a fake sysfs), the systemd unit (systemd-analyze verify), the man pages
+ * (groff) and `make uninstall`.
  *
  * The group setup installs once; the tests then look at the tree in table
  * order, and the last one uninstalls. docs/install.md lists the tree.
@@ -281,6 +283,16 @@ static void test_pkgconfig_files(void **state)
 		assert_contains(pc, want, rel);
 		free(pc);
 	}
+	/* hlml.pc: its version is checked with the program (below) */
+	assert_file(PREFIX "/lib/pkgconfig/hlml.pc", 0644);
+	pc = slurp(PREFIX "/lib/pkgconfig/hlml.pc");
+	assert_contains(pc, "prefix=" PREFIX "\n", "hlml.pc");
+	assert_contains(pc, "libdir=" PREFIX "/lib\n", "hlml.pc");
+	assert_contains(pc, "includedir=" PREFIX "/include\n", "hlml.pc");
+	assert_contains(pc, "Libs: -L${libdir} -lhlml\n", "hlml.pc");
+	assert_contains(pc, "Cflags: -I${includedir}\n", "hlml.pc");
+	assert_contains(pc, "Requires.private: libhpudrv\n", "hlml.pc");
+	free(pc);
 }
 
 /* Programs, man pages, data, udev rules, systemd unit, sysusers */
@@ -498,38 +510,73 @@ static void test_external_program_hlml(void **state)
 	free(out);
 }
 
+/* @rel is a symbolic link to @target, which resolves inside DESTDIR */
+static void assert_abs_link(const char *rel, const char *target, int mode)
+{
+	char path[PATH_MAX], got[PATH_MAX], inside[2 * PATH_MAX];
+	ssize_t n;
+
+	dpath(path, sizeof(path), rel);
+	n = readlink(path, got, sizeof(got) - 1);
+	if (n < 0)
+		fail_msg("%s: not a symlink (%s)", rel, strerror(errno));
+	got[n] = '\0';
+	assert_string_equal(got, target);
+	snprintf(inside, sizeof(inside), "%s%s", in.dest, got);
+	assert_int_equal(access(inside, mode), 0);
+}
+
 /*
  * Only COMPAT_HABANA=1 adds /usr/lib/habanalabs/libhlml.so, a link to the
  * installed library, and /usr/bin/hl-smi, a link to hpu-smi (absolute:
- * they resolve once DESTDIR is the root)
+ * they resolve once DESTDIR is the root). The library behind the link
+ * finds libhpudrv in LIBDIR ($ORIGIN is the link's directory), and
+ * hpu-smi run as hl-smi calls itself so.
  */
 static void test_compat_habana(void **state)
 {
-	char path[PATH_MAX], got[PATH_MAX], target[2 * PATH_MAX];
+	char path[PATH_MAX], link[PATH_MAX], cmd[3 * PATH_MAX];
 	char *out = NULL;
-	ssize_t n;
 
 	dpath(path, sizeof(path), "/usr/lib/habanalabs/libhlml.so");
 	assert_int_equal(access(path, F_OK), -1);
-	if (make_target("install-hlml COMPAT_HABANA=1", &out))
-		fail_msg("make install-hlml COMPAT_HABANA=1:\n%s", out);
-	free(out);
-	n = readlink(path, got, sizeof(got) - 1);
-	if (n < 0)
-		fail_msg("%s: not a symlink (%s)", path, strerror(errno));
-	got[n] = '\0';
-	assert_string_equal(got, PREFIX "/lib/libhlml.so.1");
-	snprintf(target, sizeof(target), "%s%s", in.dest, got);
-	assert_int_equal(access(target, R_OK), 0);
-
 	dpath(path, sizeof(path), "/usr/bin/hl-smi");
-	n = readlink(path, got, sizeof(got) - 1);
-	if (n < 0)
-		fail_msg("%s: not a symlink (%s)", path, strerror(errno));
-	got[n] = '\0';
-	assert_string_equal(got, PREFIX "/bin/hpu-smi");
-	snprintf(target, sizeof(target), "%s%s", in.dest, got);
-	assert_int_equal(access(target, X_OK), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	if (make_target("install COMPAT_HABANA=1", &out))
+		fail_msg("make install COMPAT_HABANA=1:\n%s", out);
+	free(out);
+	out = NULL;
+	assert_abs_link("/usr/lib/habanalabs/libhlml.so",
+			PREFIX "/lib/libhlml.so.1", R_OK);
+	assert_abs_link("/usr/bin/hl-smi", PREFIX "/bin/hpu-smi", X_OK);
+	/* nothing else in the compat directory */
+	snprintf(cmd, sizeof(cmd), "ls -A '%s/usr/lib/habanalabs'", in.dest);
+	assert_int_equal(sh(cmd, &out), 0);
+	assert_string_equal(out, "libhlml.so\n");
+	free(out);
+	out = NULL;
+	if (have_prog("readelf")) {
+		/* what the link names, inside DESTDIR */
+		snprintf(cmd, sizeof(cmd),
+			 "readelf -d '%s" PREFIX "/lib/libhlml.so.1'", in.dest);
+		assert_int_equal(sh(cmd, &out), 0);
+		assert_contains(out, "Library soname: [libhlml.so.1]",
+				"libhlml's dynamic section");
+		assert_contains(out,
+				"Library runpath: [$ORIGIN:" PREFIX "/lib]",
+				"libhlml's dynamic section");
+		free(out);
+		out = NULL;
+	}
+	/* the installed hpu-smi under hl-smi's name */
+	snprintf(link, sizeof(link), "%s/hl-smi", in.work);
+	dpath(path, sizeof(path), PREFIX "/bin/hpu-smi");
+	assert_int_equal(symlink(path, link), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' -v", link);
+	assert_int_equal(sh(cmd, &out), 0);
+	assert_int_equal(strncmp(out, "hl-smi ", 7), 0);
+	free(out);
+	assert_int_equal(unlink(link), 0);
 }
 
 /* Every man page formats without a warning and renders with man -l */

@@ -426,6 +426,8 @@ static void test_strings(void **state)
 	assert_string_equal(hpu_device_status_str(5), "unknown");
 	assert_string_equal(hpu_device_status_str(1000), "unknown");
 	assert_non_null(strstr(hpu_strerror(-ENOTTY), "not supported"));
+	/* the driver's meaning: a context a hard reset killed */
+	assert_non_null(strstr(hpu_strerror(-EIO), "device was reset"));
 	assert_string_equal(hpu_strerror(-ENOMEM), strerror(ENOMEM));
 	assert_string_equal(hpu_strerror(ENOMEM), strerror(ENOMEM));
 }

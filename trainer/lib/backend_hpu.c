@@ -102,8 +102,8 @@ static int seg_get(struct ht_backend *be, unsigned int i)
 		ret = hpu_cb_builder_create(hb->dev, cb_bytes[q], &s->cb[q]);
 		if (ret) {
 			ht_seterr(be->err, sizeof(be->err),
-				  "hpu: cannot create a %s command buffer: %s",
-				  qname[q], hpu_strerror(ret));
+				  "%s: cannot create a %s command buffer: %s",
+				  HB(be)->name, qname[q], hpu_strerror(ret));
 			return ret;
 		}
 	}
@@ -145,7 +145,7 @@ static int seg_submit(struct ht_backend *be, struct seg *s)
 				    &done);
 	if (ret) {
 		ht_seterr(be->err, sizeof(be->err),
-			  "hpu: command submission failed: %s",
+			  "%s: command submission failed: %s", HB(be)->name,
 			  hpu_strerror(ret));
 		return ret;
 	}
@@ -234,7 +234,8 @@ static int wait_all(struct ht_backend *be)
 		if (r && !ret) {
 			ret = r;
 			ht_seterr(be->err, sizeof(be->err),
-				  "hpu: a submission of the program %s",
+				  "%s: a submission of the program %s",
+				  HB(be)->name,
 				  r == -EIO ?
 					  "was aborted (see hpu-fused's log)" :
 				  r == -ETIMEDOUT ? "did not complete in time" :
@@ -680,6 +681,19 @@ static void hb_be_release(struct ht_hpu_be *hb)
 	free(hb);
 }
 
+/* How the errors name the device: node and bus id, "hpu1 (0000:1a:00.0)" */
+static void set_name(struct ht_hpu_be *hb)
+{
+	struct hpu_device_info info;
+
+	if (hpu_device_describe(hb->dev, &info))
+		snprintf(hb->name, sizeof(hb->name), "hpu%d",
+			 hpu_device_index(hb->dev));
+	else
+		snprintf(hb->name, sizeof(hb->name), "%s (%s)", info.node_name,
+			 info.bus_id);
+}
+
 static int hb_init(struct ht_backend *be, const struct ht_backend_opts *o)
 {
 	struct ht_hpu_be *hb = calloc(1, sizeof(*hb));
@@ -697,19 +711,21 @@ static int hb_init(struct ht_backend *be, const struct ht_backend_opts *o)
 		ret = hpu_open(o->device_index, &hb->dev);
 		if (ret) {
 			ht_seterr(be->err, sizeof(be->err),
-				  "hpu: cannot open device %d: %s",
+				  "hpu%d: cannot open the device: %s",
 				  o->device_index,
 				  hpu_last_error() ?: hpu_strerror(ret));
 			goto err_free;
 		}
 		hb->own_dev = true;
 	}
+	set_name(hb);
 	ret = hpu_info_hw_ip(hb->dev, &hb->ip);
 	if (!ret && (!hb->ip.num_dma || !hb->ip.num_mme || !hb->ip.num_tpc))
 		ret = -ENODEV;
 	if (ret) {
 		ht_seterr(be->err, sizeof(be->err),
-			  "hpu: the device has no DMA, MME or TPC queue");
+			  "%s: the device has no DMA, MME or TPC queue",
+			  HB(be)->name);
 		goto err_free;
 	}
 	hb->queue[Q_DMA] = 0;
@@ -721,7 +737,8 @@ static int hb_init(struct ht_backend *be, const struct ht_backend_opts *o)
 	if (hb->sob[NQ - 1] + 1 >= HPU_NUM_SOBS) {
 		ret = -EINVAL;
 		ht_seterr(be->err, sizeof(be->err),
-			  "hpu: sync objects %u.. out of range", hb->sob[0]);
+			  "%s: sync objects %u.. out of range", hb->name,
+			  hb->sob[0]);
 		goto err_free;
 	}
 	ret = hpu_allocator_create(hb->dev, NULL, &hb->alloc);
@@ -731,8 +748,8 @@ static int hb_init(struct ht_backend *be, const struct ht_backend_opts *o)
 	ret = hpu_host_alloc(hb->dev, hb->stage_cap, &p, &hb->stage_va);
 	if (ret) {
 		ht_seterr(be->err, sizeof(be->err),
-			  "hpu: cannot allocate %zu bytes of pinned memory: %s",
-			  hb->stage_cap, hpu_strerror(ret));
+			  "%s: cannot allocate %zu bytes of pinned memory: %s",
+			  HB(be)->name, hb->stage_cap, hpu_strerror(ret));
 		goto err_free;
 	}
 	hb->stage = p;

@@ -111,6 +111,7 @@ struct pf_area {
 /**
  * struct ht_hpu_be - state of the hpu backend
  * @dev: device handle
+ * @name: how errors name the device: node and bus id, "hpu1 (0000:1a:00.0)"
  * @own_dev: opened here (closed at fini)
  * @alloc: caching allocator of the arenas' chunks
  * @ip: HW_IP_INFO
@@ -148,6 +149,7 @@ struct pf_area {
  */
 struct ht_hpu_be {
 	struct hpu_device *dev;
+	char name[HPU_NAME_LEN + HPU_BUS_ID_LEN + 4];
 	bool own_dev;
 	struct hpu_allocator *alloc;
 	struct hpu_info_hw_ip_info ip;

@@ -63,8 +63,8 @@ int ht_hb_prefetch_init(struct ht_backend *be)
 	ret = hpu_cb_builder_create(hb->dev, 4096, &hb->pf_cb);
 	if (ret)
 		ht_seterr(be->err, sizeof(be->err),
-			  "hpu: cannot create the prefetch command buffer: %s",
-			  hpu_strerror(ret));
+			  "%s: cannot create the prefetch command buffer: %s",
+			  HB(be)->name, hpu_strerror(ret));
 	return ret;
 }
 
@@ -92,7 +92,7 @@ static int reap(struct ht_backend *be, struct pf_area *a)
 	a->seq = 0;
 	if (ret) {
 		ht_seterr(be->err, sizeof(be->err),
-			  "hpu: a prefetch to the device %s",
+			  "%s: a prefetch to the device %s", HB(be)->name,
 			  ret == -EIO ? "was aborted (see hpu-fused's log)" :
 					"did not complete");
 		return ret;
@@ -152,8 +152,8 @@ static int clock_offset(struct ht_backend *be)
 	}
 	if (ret) {
 		ht_seterr(be->err, sizeof(be->err),
-			  "hpu: the prefetch queue does not answer: %s",
-			  hpu_strerror(ret));
+			  "%s: the prefetch queue does not answer: %s",
+			  HB(be)->name, hpu_strerror(ret));
 		return ret;
 	}
 	hb->pf_clock_off = off;
@@ -178,8 +178,8 @@ static int area_room(struct ht_backend *be, struct pf_area *a, size_t need)
 	if (ret) {
 		ht_seterr(
 			be->err, sizeof(be->err),
-			"hpu: cannot allocate %zu bytes of pinned memory for the prefetch: %s",
-			need, hpu_strerror(ret));
+			"%s: cannot allocate %zu bytes of pinned memory for the prefetch: %s",
+			HB(be)->name, need, hpu_strerror(ret));
 		return ret;
 	}
 	a->host = p;
@@ -228,8 +228,8 @@ int ht_hb_prefetch(struct ht_backend *be, const struct ht_xfer *x,
 					    CS_TIMEOUT_MS, &seq, &done);
 	if (ret) {
 		ht_seterr(be->err, sizeof(be->err),
-			  "hpu: the prefetch to the device failed: %s",
-			  hpu_strerror(ret));
+			  "%s: the prefetch to the device failed: %s",
+			  HB(be)->name, hpu_strerror(ret));
 		return ret;
 	}
 	be->stats.submissions++;
@@ -252,7 +252,8 @@ int ht_hb_prefetch_wait(struct ht_backend *be)
 		return 0;
 	if (!hb->pf_issued) {
 		ht_seterr(be->err, sizeof(be->err),
-			  "hpu: a prefetch wait without a prefetch");
+			  "%s: a prefetch wait without a prefetch",
+			  HB(be)->name);
 		return -EINVAL;
 	}
 	ret = ht_hb_graph_op(be, PF_HASH, "a prefetch wait", 0, NULL);

@@ -14,7 +14,7 @@
 #   make V=1          show the commands
 
 VERSION_MAJOR := 1
-VERSION_MINOR := 3
+VERSION_MINOR := 4
 VERSION_PATCH := 0
 VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
 # A library's version is its version script's newest node (HPUDRV_1.6 is

@@ -162,6 +162,10 @@ int hfd_ioctl_cb(const struct hfd_ioctl_call *call, void *data)
  * @handle: CB handle
  * @size: bytes the chunk runs: 8..the CB's size, a multiple of 8
  * @requester: thread making the request (fuse_req_ctx()->pid)
+ * @copy: NULL, or @size bytes in daemon memory that the chunk runs
+ *	instead of the CB's own (a ring entry's CB arena bytes, copied at
+ *	its take): borrowed by @ref, valid until the submission is handed
+ *	to the model
  * @ref: receives the copy and the usage counter (release: hfd_cb_put())
  *
  * The bytes are read from the creating process (process_vm_readv) while
@@ -169,12 +173,14 @@ int hfd_ioctl_cb(const struct hfd_ioctl_call *call, void *data)
  * read. When the requester is the creator's main thread, the pid is the
  * live requester itself and the pidfd checks are skipped (the common,
  * latency-critical case). The read is bounded by the uaccess guard.
+ * With @copy nothing is read from any process: the CB is only looked up
+ * (its size checked) and pinned, as for every chunk.
  *
  * Return: 0; -EINVAL unknown handle or bad size; -EFAULT the owner's
  * memory cannot be read; -ENOMEM.
  */
 int hfd_cb_get(struct hfd_ctx *ctx, uint64_t handle, uint32_t size,
-	       pid_t requester, struct hfd_cb_ref *ref)
+	       pid_t requester, const void *copy, struct hfd_cb_ref *ref)
 {
 	struct hfd_mem_state *m = ctx->mem;
 	struct hfd_client *owner;
@@ -185,15 +191,21 @@ int hfd_cb_get(struct hfd_ctx *ctx, uint64_t handle, uint32_t size,
 	memset(ref, 0, sizeof(*ref));
 	if (size < 8 || size % 8)
 		return -EINVAL;
-	ref->bytes = malloc(size);
-	if (!ref->bytes)
-		return -ENOMEM;
+	if (copy) {
+		ref->bytes = (void *)(uintptr_t)copy;
+		ref->borrowed = true;
+	} else {
+		ref->bytes = malloc(size);
+		if (!ref->bytes)
+			return -ENOMEM;
+	}
 	pthread_mutex_lock(&m->lock);
 	cb = find_cb(m, handle, NULL);
 	if (!cb || size > cb->size) {
 		pthread_mutex_unlock(&m->lock);
-		free(ref->bytes);
-		ref->bytes = NULL;
+		if (!ref->borrowed)
+			free(ref->bytes);
+		memset(ref, 0, sizeof(*ref));
 		return -EINVAL;
 	}
 	/* pinned from here: DESTROY is -EBUSY, so cb stays valid */
@@ -203,6 +215,8 @@ int hfd_cb_get(struct hfd_ctx *ctx, uint64_t handle, uint32_t size,
 	addr = cb->host_ptr;
 	owner = cb->owner;
 	pthread_mutex_unlock(&m->lock);
+	if (copy)
+		return 0;
 
 	if (owner->tgid == requester) {
 		ret = hfd_copy_from_user(requester, ref->bytes, addr, size);
@@ -227,6 +241,7 @@ void hfd_cb_put(struct hfd_cb_ref *ref)
 {
 	if (ref->usage)
 		__atomic_sub_fetch(ref->usage, 1, __ATOMIC_ACQ_REL);
-	free(ref->bytes);
+	if (!ref->borrowed)
+		free(ref->bytes);
 	memset(ref, 0, sizeof(*ref));
 }

@@ -183,10 +183,13 @@ static int check_chunk(const struct hfd_device *dev,
 /*
  * Copy, pin and validate what every chunk runs; nothing is submitted.
  * WAIT numbers come from @seqs (chunk after chunk) or, when it is NULL,
- * from the user pointer in each chunk's cb_handle.
+ * from the user pointer in each chunk's cb_handle. A normal chunk's
+ * bytes come from @cb_bytes (chunk after chunk, in daemon memory) or,
+ * when it is NULL, out of its CB's creator.
  */
 static int build_jobs(struct hfd_ctx *ctx, pid_t requester, uint32_t cs_flags,
-		      const uint64_t *seqs, struct cs_build *b)
+		      const uint64_t *seqs, const uint8_t *cb_bytes,
+		      struct cs_build *b)
 {
 	struct hfd_device *dev = ctx->dev;
 	struct hpu_cs_chunk *c;
@@ -236,9 +239,11 @@ static int build_jobs(struct hfd_ctx *ctx, pid_t requester, uint32_t cs_flags,
 			continue;
 		}
 		ret = hfd_cb_get(ctx, c->cb_handle, c->cb_size, requester,
-				 &b->refs[i]);
+				 cb_bytes, &b->refs[i]);
 		if (ret)
 			return ret;
+		if (cb_bytes)
+			cb_bytes += c->cb_size;
 		ret = hfd_packets_validate(
 			b->refs[i].bytes, b->refs[i].size,
 			hfd_queue_kind(dev->profile, c->queue_index), NULL);
@@ -485,7 +490,8 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
  * @completed: receives whether the CS ended before this returned
  *
  * The path both HPU_IOCTL_CS and the ring consumer take: CBs copied out
- * of their creators and validated, jobs built, a sequence number
+ * of their creators (or taken from @d->cb_bytes: a ring entry's CB arena
+ * bytes) and validated, jobs built, a sequence number
  * assigned, the jobs handed to the model, the timeout armed.
  *
  * Return: 0, or -errno with nothing submitted (-EINVAL unknown CB
@@ -525,7 +531,7 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 	b.n = refuse ? 0 : d->n;
 	b.chunks = d->chunks;
 	ret = build_jobs(ctx, requester, refuse ? 0 : d->cs_flags, d->wait_seqs,
-			 &b);
+			 d->cb_bytes, &b);
 	if (!ret) {
 		cs = cs_alloc(ctx, refuse ? 0 : d->cs_flags, b.refs ? b.n : 0);
 		if (!cs)

@@ -226,9 +226,11 @@ static void cs_finalize(struct hfd_cs *cs)
 		h->ts_valid = !!(cs->flags & HPU_CS_FLAGS_TIMESTAMP);
 	}
 	ready = deps_ended_locked(st, cs->seq);
-	for (i = 0; i < CS_NUM_INT_SOBS; i++)
-		if (st->sob_owner[i] == cs->seq)
-			st->sob_owner[i] = 0;
+	/* only a WAIT submission owns internal SOBs (wait_prepare_locked()) */
+	if (cs->flags & HPU_CS_FLAGS_WAIT)
+		for (i = 0; i < CS_NUM_INT_SOBS; i++)
+			if (st->sob_owner[i] == cs->seq)
+				st->sob_owner[i] = 0;
 	/* moved at every ending, so that it never has far to go */
 	hfd_cs_low_water_locked(st);
 	if (st->ring)

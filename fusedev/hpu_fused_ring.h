@@ -24,18 +24,27 @@ struct hfd_ctx;
  * @nslots: slots of the ring, a power of two: the driver's own value
  *	(from REGISTER), never read from the shared memory; the mapping
  *	holds at least @nslots * HPU_RING_SLOT_SIZE bytes at @slots
+ * @arena: the CB arena, in the shared mapping (only copied from), or
+ *	NULL: the ring has none
+ * @arena_size: bytes of @arena (the driver's own value, from REGISTER);
+ *	0 without an arena
  */
 struct hfd_ring_sq {
 	const void *slots;
 	uint32_t nslots;
+	const void *arena;
+	uint32_t arena_size;
 };
 
 /**
  * struct hfd_ring_scratch - daemon memory one entry is copied into
  * @q: HPU_RING_MAX_ENTRY_SLOTS slots, 8-byte aligned
+ * @cb: the CB bytes an entry references in the CB arena (at most
+ *	HPU_RING_CB_ARENA_MAX_ENTRY), 8-byte aligned
  */
 struct hfd_ring_scratch {
 	uint64_t q[HPU_RING_MAX_ENTRY_SLOTS * HPU_RING_SLOT_SIZE / 8];
+	uint64_t cb[HPU_RING_CB_ARENA_MAX_ENTRY / 8];
 };
 
 /**
@@ -48,6 +57,13 @@ struct hfd_ring_scratch {
  *	after chunk (chunk i has chunks[i].cb_size of them), in the
  *	scratch buffer; else NULL
  * @num_wait_seqs: entries of @wait_seqs
+ * @cb_bytes: HPU_RING_SQE_F_CB_ARENA: what the chunks run, chunk after
+ *	chunk, copied out of the CB arena into the scratch buffer; else
+ *	NULL (each CB is copied out of its creator)
+ * @cb_len: bytes at @cb_bytes (the sum of the chunks' cb_size)
+ * @arena_err: the entry was refused for its CB arena reference (out of
+ *	the arena, wrapping, misaligned, too large, on a CS that runs no
+ *	CB, on a ring without an arena, an offset without the flag)
  * @has_sqe: @sqe was read (false when the ring broke before it)
  */
 struct hfd_ring_entry {
@@ -55,6 +71,9 @@ struct hfd_ring_entry {
 	struct hpu_cs_chunk *chunks;
 	const uint64_t *wait_seqs;
 	uint32_t num_wait_seqs;
+	const uint8_t *cb_bytes;
+	uint32_t cb_len;
+	bool arena_err;
 	bool has_sqe;
 };
 
@@ -73,6 +92,7 @@ struct hfd_ring_cq {
 };
 
 int hfd_ring_check_register(const struct hpu_ring_in *in);
+uint32_t hfd_ring_arena_size(const struct hpu_ring_in *in);
 struct hfd_cs_desc;
 int hfd_ring_submit_ordered(struct hfd_ctx *ctx, pid_t requester,
 			    const struct hfd_cs_desc *d, uint64_t *seq,

@@ -88,18 +88,21 @@ void hfd_ctx_cs_free(struct hfd_ctx *ctx);
 
 /**
  * struct hfd_cb_ref - what a submission needs of a CB
- * @bytes: private copy of the first @size bytes of the CB
+ * @bytes: private copy of the first @size bytes of the CB, or (with
+ *	@borrowed) the caller's daemon-memory copy of what the chunk runs
  * @size: bytes copied
  * @usage: the CB's in-flight usage counter (atomic), already raised
+ * @borrowed: @bytes is the caller's, not freed by hfd_cb_put()
  */
 struct hfd_cb_ref {
 	void *bytes;
 	uint32_t size;
 	uint32_t *usage;
+	bool borrowed;
 };
 
 int hfd_cb_get(struct hfd_ctx *ctx, uint64_t handle, uint32_t size,
-	       pid_t requester, struct hfd_cb_ref *ref);
+	       pid_t requester, const void *copy, struct hfd_cb_ref *ref);
 void hfd_cb_put(struct hfd_cb_ref *ref);
 
 /**
@@ -118,6 +121,10 @@ void hfd_cb_put(struct hfd_cb_ref *ref);
  * @refuse: 0, or the -errno that refused a ring entry: the submission
  *	only takes a sequence number, which ends ABORTED at once (nothing
  *	else of the description is used)
+ * @cb_bytes: a normal CS: what the chunks run, chunk after chunk (each
+ *	chunk's cb_size bytes), already in daemon memory (a ring entry's
+ *	CB arena bytes, copied at its take); NULL: each chunk's bytes are
+ *	copied out of its CB's creator
  */
 struct hfd_cs_desc {
 	struct hpu_cs_chunk *chunks;
@@ -129,6 +136,7 @@ struct hfd_cs_desc {
 	uint32_t ring_gen;
 	uint64_t user_data;
 	int32_t refuse;
+	const uint8_t *cb_bytes;
 };
 
 int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,

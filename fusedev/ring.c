@@ -16,7 +16,9 @@
  * UNREGISTER, which clears st->ring under that lock, never races one.
  *
  * Client memory: taking an entry copies its CBs out of the client
- * (process_vm_readv), under the uaccess guard like an ioctl's copies.
+ * (process_vm_readv), under the uaccess guard like an ioctl's copies,
+ * unless the entry carries them in the ring's CB arena (shared pages,
+ * copied like the SQ's slots).
  * The consumer thread takes each entry as a call on the context
  * (hfd_ctx_call_try_begin()), so a release() that comes meanwhile leaves
  * the teardown to the end of the take. A copy the watchdog abandons
@@ -47,23 +49,49 @@ static bool ring_entries_ok(uint32_t n)
 }
 
 /**
+ * hfd_ring_arena_size() - bytes of the CB arena a valid REGISTER asks for
+ * @in: the input, checked by hfd_ring_check_register()
+ *
+ * Return: 0 without HPU_RING_FLAGS_CB_ARENA, else what @in->size has
+ * beyond HPU_RING_SIZE().
+ */
+uint32_t hfd_ring_arena_size(const struct hpu_ring_in *in)
+{
+	if (!(in->flags & HPU_RING_FLAGS_CB_ARENA))
+		return 0;
+	return (uint32_t)(in->size -
+			  HPU_RING_SIZE(in->sq_slots, in->cq_entries));
+}
+
+/**
  * hfd_ring_check_register() - check the values of a REGISTER call
  * @in: the input (unused members already checked to be 0)
  *
  * Return: 0, or -EINVAL for unknown flags, a ring size that is not a
  * power of two within HPU_RING_MIN_ENTRIES..HPU_RING_MAX_ENTRIES, an
  * offset that is not a multiple of HPU_RING_ALIGN, a size other than
- * HPU_RING_SIZE(sq_slots, cq_entries), or a descriptor number above
- * INT32_MAX.
+ * HPU_RING_SIZE(sq_slots, cq_entries) (with HPU_RING_FLAGS_CB_ARENA:
+ * other than that plus a power of two within HPU_RING_CB_ARENA_MIN..
+ * HPU_RING_CB_ARENA_MAX), or a descriptor number above INT32_MAX.
  */
 int hfd_ring_check_register(const struct hpu_ring_in *in)
 {
+	uint64_t base, arena;
+
 	if (hfd_check_flags(in->flags, HPU_RING_FLAGS_MASK) ||
 	    !ring_entries_ok(in->sq_slots) || !ring_entries_ok(in->cq_entries))
 		return -EINVAL;
 	if (in->offset % HPU_RING_ALIGN || in->offset > (uint64_t)INT64_MAX ||
-	    in->size != HPU_RING_SIZE(in->sq_slots, in->cq_entries) ||
 	    in->fd > INT32_MAX)
+		return -EINVAL;
+	base = HPU_RING_SIZE(in->sq_slots, in->cq_entries);
+	if (!(in->flags & HPU_RING_FLAGS_CB_ARENA))
+		return in->size == base ? 0 : -EINVAL;
+	if (in->size < base)
+		return -EINVAL;
+	arena = in->size - base;
+	if (arena < HPU_RING_CB_ARENA_MIN || arena > HPU_RING_CB_ARENA_MAX ||
+	    (arena & (arena - 1)))
 		return -EINVAL;
 	return 0;
 }
@@ -92,6 +120,7 @@ static int ring_register(const struct hfd_ioctl_call *call,
 	struct hfd_ctx *ctx = call->ctx;
 	struct hfd_cs_state *st = ctx->cs;
 	struct hfd_ring *r;
+	uint32_t arena;
 	uint64_t next;
 	void *p = NULL;
 	int ret;
@@ -136,6 +165,13 @@ static int ring_register(const struct hfd_ioctl_call *call,
 	r->cq.recs = (struct hpu_ring_cqe *)((uint8_t *)p +
 					     HPU_RING_CQ_OFFSET(in.sq_slots));
 	r->cq.nentries = in.cq_entries;
+	arena = hfd_ring_arena_size(&in);
+	if (arena) {
+		r->sq.arena =
+			(uint8_t *)p +
+			HPU_RING_CB_ARENA_OFFSET(in.sq_slots, in.cq_entries);
+		r->sq.arena_size = arena;
+	}
 	/* the registration's and the consumer thread's */
 	r->refs = 2;
 	pthread_mutex_init(&r->consume_lock, NULL);
@@ -148,6 +184,12 @@ static int ring_register(const struct hfd_ioctl_call *call,
 	r->hdr->completed_seq = r->completed;
 	r->hdr->cq_futex = (uint32_t)r->completed;
 	r->hdr->flags = HPU_RING_HDR_F_SQ_SEQ | HPU_RING_HDR_F_CQ_EVENT;
+	if (arena) {
+		r->hdr->flags |= HPU_RING_HDR_F_CB_ARENA;
+		r->hdr->cb_arena_offset = (uint32_t)HPU_RING_CB_ARENA_OFFSET(
+			in.sq_slots, in.cq_entries);
+		r->hdr->cb_arena_size = arena;
+	}
 	st->ring = r;
 	pthread_mutex_unlock(&st->lock);
 	ret = -pthread_create(&r->thread, NULL, hfd_ring_consumer, r);

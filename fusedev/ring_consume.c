@@ -76,6 +76,38 @@ static int check_body(struct hfd_ring_entry *e, uint32_t n, uint32_t num_queues)
 	return 0;
 }
 
+/*
+ * HPU_RING_SQE_F_CB_ARENA: check the copied entry's reference into the
+ * CB arena and copy the bytes it names into @scratch (docs/rings.md,
+ * "CB arena"). Everything is decided from the copy and the driver's
+ * own arena size: one contiguous piece, in 64-bit arithmetic, so no
+ * offset or length wraps around the arena or a __u32.
+ */
+static int take_cb_bytes(const struct hfd_ring_sq *sq,
+			 struct hfd_ring_scratch *scratch,
+			 struct hfd_ring_entry *e)
+{
+	const struct hpu_ring_sqe *h = &e->sqe;
+	uint64_t off = h->cb_offset, len = 0;
+	uint32_t i;
+
+	if (!(h->flags & HPU_RING_SQE_F_CB_ARENA))
+		return h->cb_offset ? -EINVAL : 0;
+	if (!sq->arena || !sq->arena_size ||
+	    (h->cs_flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT)) ||
+	    off % 8)
+		return -EINVAL;
+	for (i = 0; i < h->num_chunks; i++)
+		len += e->chunks[i].cb_size;
+	if (!len || len > HPU_RING_CB_ARENA_MAX_ENTRY ||
+	    off + len > sq->arena_size)
+		return -EINVAL;
+	memcpy(scratch->cb, (const uint8_t *)sq->arena + off, (size_t)len);
+	e->cb_bytes = (const uint8_t *)scratch->cb;
+	e->cb_len = (uint32_t)len;
+	return 0;
+}
+
 /**
  * hfd_ring_consume() - take the entry at @head of a submission ring
  * @sq: the ring (the driver's size, the shared slots)
@@ -89,11 +121,14 @@ static int check_body(struct hfd_ring_entry *e, uint32_t n, uint32_t num_queues)
  *
  * The entry's contents are checked with the ioctl path's own checks
  * (hfd_cs_check_args(), hfd_cs_check_chunk()); what needs the context
- * (CB handles, packets, awaited numbers) is the submission path's.
+ * (CB handles, packets, awaited numbers) is the submission path's. An
+ * entry with HPU_RING_SQE_F_CB_ARENA has the bytes it references copied
+ * out of @sq's CB arena into @scratch (@e->cb_bytes) once its reference
+ * is checked against the driver's own arena size.
  *
  * Return: 0: @e is a well-formed CS; -ENODATA: the ring is empty;
- * -EINVAL: the entry is wrong (@e->sqe holds its header, @used its
- * size: the ring goes on after it); -EIO: the ring is broken (@tail
+ * -EINVAL: the entry is wrong, its CB arena reference included (@e->sqe
+ * holds its header, @used its size: the ring goes on after it); -EIO: the ring is broken (@tail
  * more than a ring ahead of @head, or the entry's num_slots is 0, above
  * HPU_RING_MAX_ENTRY_SLOTS, the ring or what was published; also a
  * ring size the driver should never have accepted): @used is 0.
@@ -104,6 +139,7 @@ int hfd_ring_consume(const struct hfd_ring_sq *sq, uint32_t head, uint32_t tail,
 {
 	uint32_t avail = tail - head, n;
 	struct hpu_ring_sqe *h = &e->sqe;
+	int ret;
 
 	memset(e, 0, sizeof(*e));
 	*used = 0;
@@ -121,16 +157,23 @@ int hfd_ring_consume(const struct hfd_ring_sq *sq, uint32_t head, uint32_t tail,
 		return -EIO;
 	/* framed: whatever follows, the ring goes on after these n slots */
 	*used = n;
-	if ((h->flags & ~HPU_RING_SQE_FLAGS_MASK) || h->pad ||
+	if ((h->flags & ~HPU_RING_SQE_FLAGS_MASK) ||
 	    hfd_cs_check_args(h->cs_flags, h->num_chunks, h->timeout_ms) ||
 	    h->num_chunks > n - 1)
 		return -EINVAL;
 	copy_slots(sq, head + 1, n - 1, &scratch->q[SLOT / 8]);
 	e->chunks = (struct hpu_cs_chunk *)&scratch->q[SLOT / 8];
-	if (check_body(e, n, num_queues)) {
+	ret = check_body(e, n, num_queues);
+	if (!ret && take_cb_bytes(sq, scratch, e)) {
+		e->arena_err = true;
+		ret = -EINVAL;
+	}
+	if (ret) {
 		e->chunks = NULL;
 		e->wait_seqs = NULL;
 		e->num_wait_seqs = 0;
+		e->cb_bytes = NULL;
+		e->cb_len = 0;
 		return -EINVAL;
 	}
 	return 0;

@@ -363,6 +363,10 @@ static int take_one_hooked(struct hfd_ring *r)
 	if (ret == -EINVAL) {
 		count_parsing_drop(ctx);
 		ret = refuse(r, e.sqe.user_data, -EINVAL, &seq);
+		/* arena bytes the client's producer would never name */
+		if (!ret && e.arena_err)
+			hfd_ctx_queue_event(ctx, HPU_EVENT_RING_ERR, ~0U, seq,
+					    r->head, EINVAL);
 		goto refused;
 	}
 	if (ret) {
@@ -374,6 +378,7 @@ static int take_one_hooked(struct hfd_ring *r)
 	d.cs_flags = e.sqe.cs_flags;
 	d.timeout_ms = e.sqe.timeout_ms;
 	d.wait_seqs = e.wait_seqs;
+	d.cb_bytes = e.cb_bytes;
 	d.user_data = e.sqe.user_data;
 	ret = hfd_cs_submit(ctx, 0, &d, &seq, &completed);
 	if (__atomic_load_n(&r->stuck, __ATOMIC_ACQUIRE) && !seq) {

@@ -21,6 +21,15 @@ static struct hfd_timer *timer_head;
 static struct hfd_timer *running;
 static bool stopping;
 static bool started;
+/*
+ * The thread sleeps on timer_cond (@sleeping) until @sleep_until
+ * (UINT64_MAX: no timer queued). Before it sleeps it has looked at the
+ * whole queue under timer_lock, so only a timer due earlier than that
+ * needs to wake it: arming the usual CS timeout (seconds after the ones
+ * already queued) costs no wakeup, no context switch per CS.
+ */
+static bool sleeping;
+static uint64_t sleep_until;
 static unsigned int users;
 static pthread_t timer_thread;
 
@@ -65,6 +74,8 @@ static void *timer_main(void *arg)
 			pthread_cond_broadcast(&timer_done_cond);
 			continue;
 		}
+		sleeping = true;
+		sleep_until = first;
 		if (first == UINT64_MAX) {
 			pthread_cond_wait(&timer_cond, &timer_lock);
 		} else {
@@ -72,6 +83,7 @@ static void *timer_main(void *arg)
 			ts.tv_nsec = (long)(first % 1000000000ULL);
 			pthread_cond_timedwait(&timer_cond, &timer_lock, &ts);
 		}
+		sleeping = false;
 	}
 	pthread_mutex_unlock(&timer_lock);
 	return NULL;
@@ -146,7 +158,9 @@ void hfd_timer_arm(struct hfd_timer *t, uint64_t deadline_ns)
 		timer_head->prev = t;
 	timer_head = t;
 	t->armed = true;
-	pthread_cond_signal(&timer_cond);
+	/* awake, it looks at the queue before it sleeps again */
+	if (sleeping && deadline_ns < sleep_until)
+		pthread_cond_signal(&timer_cond);
 	pthread_mutex_unlock(&timer_lock);
 }
 

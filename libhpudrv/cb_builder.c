@@ -54,6 +54,8 @@ int hpudrv_cb_builder_new(struct hpu_device *dev, size_t size,
 				    NULL);
 		if (ret)
 			goto err_free_buf;
+		/* the library owns the buffer: the ring may copy it */
+		hpudrv_ring_cb_add(dev, b->handle, b->buf, (uint32_t)size);
 	}
 	*bp = b;
 	return 0;
@@ -77,8 +79,10 @@ void hpu_cb_builder_destroy(struct hpu_cb_builder *b)
 {
 	if (!b)
 		return;
-	if (b->dev && b->handle)
+	if (b->dev && b->handle) {
+		hpudrv_ring_cb_del(b->dev, b->handle);
 		hpu_cb_destroy(b->dev, b->handle);
+	}
 	free(b->buf);
 	free(b);
 }

@@ -124,6 +124,10 @@ int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
 int hpudrv_ring_wait_multi(struct hpu_device *dev, const uint64_t *seqs,
 			   unsigned int n, bool any, uint64_t timeout_us,
 			   uint32_t *status, uint32_t *map);
+/* ring_arena.c: builder CBs whose bytes may go through the CB arena */
+void hpudrv_ring_cb_add(struct hpu_device *dev, uint64_t handle,
+			const void *ptr, uint32_t size);
+void hpudrv_ring_cb_del(struct hpu_device *dev, uint64_t handle);
 
 /* cb_builder.c */
 int hpudrv_cb_builder_new(struct hpu_device *dev, size_t size,

@@ -99,8 +99,12 @@ static int ring_memfd(size_t size)
 	return m;
 }
 
-/* Map and REGISTER a ring pair of @r->size bytes */
-static int ring_register(struct hpu_device *dev, struct hpudrv_ring *r)
+/*
+ * Map and REGISTER a ring pair of @r->size bytes, @arena of them the CB
+ * arena after the CQ (0: none)
+ */
+static int ring_register(struct hpu_device *dev, struct hpudrv_ring *r,
+			 uint32_t arena)
 {
 	union hpu_ring_args a;
 	int m, ret;
@@ -121,6 +125,7 @@ static int ring_register(struct hpu_device *dev, struct hpudrv_ring *r)
 	a.in.size = r->size;
 	a.in.sq_slots = RING_SQ_SLOTS;
 	a.in.cq_entries = RING_CQ_ENTRIES;
+	a.in.flags = arena ? HPU_RING_FLAGS_CB_ARENA : 0;
 	ret = ring_ioctl(dev, &a);
 	if (ret)
 		goto err_unmap;
@@ -134,7 +139,16 @@ static int ring_register(struct hpu_device *dev, struct hpudrv_ring *r)
 	r->sq = (uint8_t *)r->map + a.out.sq_offset;
 	r->cq = (struct hpu_ring_cqe *)((uint8_t *)r->map + a.out.cq_offset);
 	r->hdr_flags = __atomic_load_n(&r->hdr->flags, __ATOMIC_RELAXED) &
-		       (HPU_RING_HDR_F_SQ_SEQ | HPU_RING_HDR_F_CQ_EVENT);
+		       (HPU_RING_HDR_F_SQ_SEQ | HPU_RING_HDR_F_CQ_EVENT |
+			HPU_RING_HDR_F_CB_ARENA);
+	/* the arena where it was asked for, else none (the CBs go around) */
+	if (arena && (r->hdr_flags & HPU_RING_HDR_F_CB_ARENA) &&
+	    r->hdr->cb_arena_offset ==
+		    HPU_RING_CB_ARENA_OFFSET(RING_SQ_SLOTS, RING_CQ_ENTRIES) &&
+	    r->hdr->cb_arena_size == arena) {
+		r->arena = (uint8_t *)r->map + r->hdr->cb_arena_offset;
+		r->arena_size = arena;
+	}
 	r->first_seq = a.out.next_seq;
 	r->next_seq = a.out.next_seq;
 	return 0;
@@ -167,6 +181,7 @@ void hpudrv_ring_open(struct hpu_device *dev)
 {
 	struct hpu_info_driver_version v;
 	struct hpudrv_ring *r;
+	uint32_t arena;
 	int ret;
 
 	if (dev->control || !ring_enabled())
@@ -178,10 +193,24 @@ void hpudrv_ring_open(struct hpu_device *dev)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return;
-	r->size = HPU_RING_SIZE(RING_SQ_SLOTS, RING_CQ_ENTRIES);
 	r->max_in_flight = ctx_in_flight(dev);
 	r->fork_gen = __atomic_load_n(&fork_gen, __ATOMIC_RELAXED);
-	ret = ring_register(dev, r);
+	arena = hpudrv_ring_arena_size();
+	ret = -EINVAL;
+	if (arena) {
+		r->size = HPU_RING_SIZE_CB_ARENA(RING_SQ_SLOTS, RING_CQ_ENTRIES,
+						 arena);
+		ret = ring_register(dev, r, arena);
+		if (ret)
+			ring_debug(
+				"ring REGISTER with a %u-byte CB arena failed (%d), trying without",
+				arena, ret);
+	}
+	if (ret) {
+		/* an older driver (1.3), or the pinned_bytes limit */
+		r->size = HPU_RING_SIZE(RING_SQ_SLOTS, RING_CQ_ENTRIES);
+		ret = ring_register(dev, r, 0);
+	}
 	if (ret) {
 		ring_debug("ring REGISTER failed (%d), using the ioctl path",
 			   ret);
@@ -189,6 +218,7 @@ void hpudrv_ring_open(struct hpu_device *dev)
 		return;
 	}
 	pthread_mutex_init(&r->lock, NULL);
+	pthread_mutex_init(&r->cb_lock, NULL);
 	dev->ring = r;
 }
 
@@ -209,6 +239,7 @@ void hpudrv_ring_close(struct hpu_device *dev)
 		ring_ioctl(dev, &a);
 	}
 	munmap(r->map, r->size);
+	hpudrv_ring_arena_fini(r);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
 }
@@ -513,6 +544,10 @@ int hpudrv_ring_submit(struct hpu_device *dev,
 	h.cs_flags = flags;
 	h.timeout_ms = timeout_ms;
 	tail = r->hdr->sq_tail;
+	/* small CBs travel in the arena: no copy out of the process */
+	if (!(flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT)) &&
+	    !hpudrv_ring_arena_put(r, tail + slots, chunks, n, &h.cb_offset))
+		h.flags = HPU_RING_SQE_F_CB_ARENA;
 	put_slot(r, tail, &h);
 	for (i = 0; i < n; i++) {
 		c = chunks[i];

@@ -48,6 +48,41 @@
 #define RING_TAKE_SLEEP_NS 20000L
 /* user_data bit: the CS asked for a timestamp */
 #define RING_UD_TIMESTAMP  (1ULL << 63)
+/*
+ * The CB arena (docs/rings.md, "CB arena"): its default size, the most
+ * CB bytes of one entry copied into it (larger entries go around it: the
+ * driver reads their CBs out of the process), the arena references not
+ * yet known taken, and the buckets of the builder CBs it may copy
+ */
+#define RING_ARENA_DEFAULT (64U << 10)
+#define RING_ARENA_SMALL   (16U << 10)
+#define RING_ARENA_PENDING 8
+#define RING_CB_BUCKETS	   64
+
+/**
+ * struct ring_cb - a command buffer whose bytes the producer may copy
+ * into the CB arena: a builder's, whose buffer the library owns
+ * @handle: its CB handle
+ * @ptr: its buffer
+ * @size: bytes of @ptr (the CB's size)
+ * @next: next in its bucket
+ */
+struct ring_cb {
+	uint64_t handle;
+	const void *ptr;
+	uint32_t size;
+	struct ring_cb *next;
+};
+
+/**
+ * struct ring_arena_ref - arena bytes of an entry not yet known taken
+ * @sq_end: the SQ index one past the entry: taken once sq_head reaches it
+ * @end: the arena's byte counter after the entry's bytes
+ */
+struct ring_arena_ref {
+	uint32_t sq_end;
+	uint64_t end;
+};
 
 /**
  * struct ring_recent - a CQ record worth keeping: a failure or a timestamp
@@ -85,6 +120,18 @@ struct ring_recent {
  * @recent: records kept for waiters (RING_RECENT), a FIFO
  * @nrecent: entries used in @recent
  * @recent_next: slot of @recent written next
+ * @arena: the CB arena in @map (HPU_RING_HDR_F_CB_ARENA), NULL: none
+ * @arena_size: its bytes, a power of two
+ * @arena_head: bytes of the arena given back (free-running): every byte
+ *	before it was in an entry the consumer took
+ * @arena_tail: bytes of the arena handed out (free-running)
+ * @pending: arena references not known taken, oldest first (FIFO)
+ * @npending: entries of @pending
+ * @arena_entries: entries whose CBs went through the arena (tests)
+ * @arena_around: normal CSs that went around it: too large, no room, a
+ *	CB not a builder's (tests)
+ * @cb_lock: guards @cbs (taken under @lock, never the other way)
+ * @cbs: builder CBs by handle, RING_CB_BUCKETS buckets
  */
 struct hpudrv_ring {
 	pthread_mutex_t lock;
@@ -105,6 +152,16 @@ struct hpudrv_ring {
 	struct ring_recent recent[RING_RECENT];
 	unsigned int nrecent;
 	unsigned int recent_next;
+	uint8_t *arena;
+	uint32_t arena_size;
+	uint64_t arena_head;
+	uint64_t arena_tail;
+	struct ring_arena_ref pending[RING_ARENA_PENDING];
+	unsigned int npending;
+	uint64_t arena_entries;
+	uint64_t arena_around;
+	pthread_mutex_t cb_lock;
+	struct ring_cb *cbs[RING_CB_BUCKETS];
 };
 
 uint64_t hpudrv_ring_now_ns(void);
@@ -115,5 +172,11 @@ void hpudrv_ring_kill_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 void hpudrv_ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r);
 const struct ring_recent *hpudrv_ring_recent_find(const struct hpudrv_ring *r,
 						  uint64_t seq);
+/* ring_arena.c */
+uint32_t hpudrv_ring_arena_size(void);
+void hpudrv_ring_arena_fini(struct hpudrv_ring *r);
+int hpudrv_ring_arena_put(struct hpudrv_ring *r, uint32_t sq_end,
+			  const struct hpu_cs_chunk *chunks, unsigned int n,
+			  uint32_t *offset);
 
 #endif /* HPUDRV_RING_INTERNAL_H */

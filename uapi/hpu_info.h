@@ -397,7 +397,7 @@ struct hpu_info_ctx_limits {
 #define HPU_EVENT_ECC_ERR	     5 /* HBM ECC error */
 #define HPU_EVENT_DEVICE_UNAVAILABLE 6 /* removed or malfunctioning */
 #define HPU_EVENT_NIC_ACCESS_ERR     7 /* remote write to a bad region */
-#define HPU_EVENT_RING_ERR	     8 /* the context's ring broke (hpu_ring.h) */
+#define HPU_EVENT_RING_ERR	     8 /* ring broke; bad CB arena ref */
 /*
  * Control nodes only (HPU_CAP_CTRL_EVENTS, ABI 1.4):
  *  STATUS_CHANGE: the device's status changed (data: the new

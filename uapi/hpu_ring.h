@@ -9,6 +9,9 @@
  *   offset 0                          struct hpu_ring_hdr (one page)
  *   HPU_RING_SQ_OFFSET                sq_slots slots of 32 bytes (the SQ)
  *   HPU_RING_CQ_OFFSET(sq_slots)      cq_entries struct hpu_ring_cqe
+ *   HPU_RING_CB_ARENA_OFFSET(s, c)    optional (ABI 1.4): the CB arena,
+ *                                     bytes of command buffers an entry
+ *                                     runs (HPU_RING_FLAGS_CB_ARENA)
  *
  * Indices are free-running __u32 counters; slot i is at i & (n - 1).
  * An SQ entry is a struct hpu_ring_sqe slot, its struct hpu_cs_chunk
@@ -61,17 +64,41 @@
 	(HPU_RING_CQ_OFFSET(sq_slots) +     \
 	 HPU_RING_ALIGN_UP((__u64)(cq_entries)*HPU_RING_SLOT_SIZE))
 
+/*
+ * The CB arena (ABI 1.4, docs/rings.md "CB arena"): an optional part
+ * after the CQ where the client puts the bytes of the command buffers
+ * an entry runs, so the driver copies them from the shared mapping
+ * instead of out of the client's process. Its size is a power of two
+ * within these bounds; one entry references at most
+ * HPU_RING_CB_ARENA_MAX_ENTRY bytes of it.
+ */
+#define HPU_RING_CB_ARENA_MIN	    4096
+#define HPU_RING_CB_ARENA_MAX	    (1U << 20)
+#define HPU_RING_CB_ARENA_MAX_ENTRY (64U << 10)
+/* Offset of the CB arena from the start of the region */
+#define HPU_RING_CB_ARENA_OFFSET(sq_slots, cq_entries) \
+	HPU_RING_SIZE(sq_slots, cq_entries)
+/* Bytes of a region with a CB arena of @arena bytes */
+#define HPU_RING_SIZE_CB_ARENA(sq_slots, cq_entries, arena) \
+	(HPU_RING_SIZE(sq_slots, cq_entries) + (__u64)(arena))
+
 /* hpu_ring_hdr.sq_need_wakeup: the consumer sleeps, ring the doorbell */
 #define HPU_RING_NEED_WAKEUP 1U
 
 /*
  * hpu_ring_hdr.flags: header words the driver keeps (set at REGISTER,
- * never changed; ABI 1.3). A client seeing 0 has a 1.2 driver.
+ * never changed; ABI 1.3, HPU_RING_HDR_F_CB_ARENA 1.4). A client seeing
+ * 0 has a 1.2 driver.
  */
 /* @sq_seq holds the number of the last entry taken */
 #define HPU_RING_HDR_F_SQ_SEQ	1U
 /* @cq_event moves with every record, every completed_seq move, a break */
 #define HPU_RING_HDR_F_CQ_EVENT 2U
+/*
+ * The region has a CB arena (ABI 1.4): @cb_arena_offset, @cb_arena_size
+ * say where; entries may carry HPU_RING_SQE_F_CB_ARENA
+ */
+#define HPU_RING_HDR_F_CB_ARENA 4U
 
 /**
  * struct hpu_ring_hdr - the shared header, first page of the region
@@ -88,6 +115,12 @@
  * @sq_seq: driver (HPU_RING_HDR_F_SQ_SEQ): the sequence number of the
  *	last entry taken, stored before @sq_head moves past it (0: none
  *	yet); an entry refused for its contents has one too
+ * @cb_arena_offset: driver (HPU_RING_HDR_F_CB_ARENA): offset of the CB
+ *	arena from the start of the region, HPU_RING_CB_ARENA_OFFSET();
+ *	0 without an arena. Set at REGISTER, never changed
+ * @cb_arena_size: driver (HPU_RING_HDR_F_CB_ARENA): bytes of the CB
+ *	arena, a power of two within HPU_RING_CB_ARENA_MIN..
+ *	HPU_RING_CB_ARENA_MAX; 0 without an arena. Set at REGISTER
  * @pad1b: 0
  * @completed_seq: driver: every CS of the context numbered at or below
  *	it has ended (ring and ioctl submissions); it only grows
@@ -108,8 +141,9 @@
  *
  * Four cache lines of 64 bytes, one per writer and direction. The
  * driver reads only @sq_tail, @cq_head and @cq_waiters, each once per
- * use, and keeps its own copy of @sq_head and @cq_tail; what the client
- * writes elsewhere in the header is ignored.
+ * use, and keeps its own copy of @sq_head, @cq_tail and of the arena's
+ * place and size; what the client writes elsewhere in the header is
+ * ignored.
  */
 struct hpu_ring_hdr {
 	/* line 0: the client's SQ words */
@@ -122,7 +156,9 @@ struct hpu_ring_hdr {
 	__u32 flags;
 	__u32 pad1;
 	__u64 sq_seq;
-	__u32 pad1b[10];
+	__u32 cb_arena_offset;
+	__u32 cb_arena_size;
+	__u32 pad1b[8];
 	/* line 2: the driver's CQ words */
 	__u64 completed_seq;
 	__u32 cq_tail;
@@ -136,8 +172,12 @@ struct hpu_ring_hdr {
 	__u32 pad3[14];
 };
 
-/* hpu_ring_sqe.flags: none defined yet */
-#define HPU_RING_SQE_FLAGS_MASK 0U
+/*
+ * hpu_ring_sqe.flags: the chunks' CB bytes are in the CB arena (ABI 1.4;
+ * only on a ring whose header has HPU_RING_HDR_F_CB_ARENA)
+ */
+#define HPU_RING_SQE_F_CB_ARENA (1U << 0)
+#define HPU_RING_SQE_FLAGS_MASK HPU_RING_SQE_F_CB_ARENA
 
 /**
  * struct hpu_ring_sqe - the first slot of an SQ entry: one CS
@@ -152,13 +192,31 @@ struct hpu_ring_hdr {
  *	(HPU_CS_FLAGS_WAIT: 1..HPU_WAIT_MAX_CHUNKS)
  * @cs_flags: HPU_CS_FLAGS_*, as hpu_cs_in.cs_flags
  * @timeout_ms: as hpu_cs_in.timeout_ms
- * @flags: HPU_RING_SQE_FLAGS_* (none yet: 0)
- * @pad: must be 0
+ * @flags: HPU_RING_SQE_F_* (HPU_RING_SQE_FLAGS_MASK)
+ * @cb_offset: with HPU_RING_SQE_F_CB_ARENA: offset in the CB arena of
+ *	the bytes the chunks run, a multiple of 8; else 0 (it was @pad,
+ *	always 0, before ABI 1.4)
  *
  * The chunks follow the ioctl's rules (docs/command-submission.md,
  * "CS"), except that a WAIT chunk's cb_handle must be 0: its cb_size
  * sequence numbers are in the entry, after the chunks, in chunk order.
- * An entry whose contents break a rule completes with res -EINVAL.
+ *
+ * With HPU_RING_SQE_F_CB_ARENA (a normal CS only, not SIGNAL or WAIT)
+ * the bytes every chunk runs are taken from the CB arena instead of
+ * from its CB's memory: chunk after chunk, each chunk's cb_size bytes,
+ * from @cb_offset on, in one piece that does not wrap: @cb_offset +
+ * the sum of the cb_size values at most the arena's size and the sum
+ * at most HPU_RING_CB_ARENA_MAX_ENTRY. Each chunk's cb_handle is still
+ * a CB of the context at least cb_size bytes long (pinned against
+ * DESTROY while the CS runs, as for every CS). The driver copies the
+ * bytes when it takes the entry (sq_head moves past it); the client
+ * may reuse them from then on.
+ *
+ * An entry whose contents break a rule completes with res -EINVAL. A
+ * CB arena reference that breaks one (out of the arena, wrapping,
+ * misaligned, too large, on SIGNAL or WAIT, on a ring without an arena,
+ * @cb_offset without the flag) also queues HPU_EVENT_RING_ERR with data
+ * EINVAL and the entry's sequence number; the ring goes on.
  */
 struct hpu_ring_sqe {
 	__u64 user_data;
@@ -167,7 +225,7 @@ struct hpu_ring_sqe {
 	__u32 cs_flags;
 	__u32 timeout_ms;
 	__u32 flags;
-	__u32 pad;
+	__u32 cb_offset;
 };
 
 /* hpu_ring_cqe.flags */
@@ -203,15 +261,22 @@ struct hpu_ring_cqe {
 #define HPU_RING_OP_REGISTER   0 /* map a region of a memfd as the rings */
 #define HPU_RING_OP_UNREGISTER 1 /* stop the consumer, drop the mapping */
 
-/* hpu_ring_in.flags: none defined yet */
-#define HPU_RING_FLAGS_MASK 0U
+/*
+ * hpu_ring_in.flags: the region has a CB arena after the CQ (ABI 1.4):
+ * its size is what @size has beyond HPU_RING_SIZE()
+ */
+#define HPU_RING_FLAGS_CB_ARENA (1U << 0)
+#define HPU_RING_FLAGS_MASK	HPU_RING_FLAGS_CB_ARENA
 
 /**
  * struct hpu_ring_in - RING input
  * @offset: REGISTER: offset of the region in the file, a multiple of
  *	HPU_RING_ALIGN; UNREGISTER: 0
  * @size: REGISTER: bytes of the region, HPU_RING_SIZE(@sq_slots,
- *	@cq_entries) exactly; UNREGISTER: 0
+ *	@cq_entries) exactly, or with HPU_RING_FLAGS_CB_ARENA
+ *	HPU_RING_SIZE_CB_ARENA(@sq_slots, @cq_entries, arena) for an arena
+ *	size that is a power of two within HPU_RING_CB_ARENA_MIN..
+ *	HPU_RING_CB_ARENA_MAX; UNREGISTER: 0
  * @fd: REGISTER: a file descriptor of the calling process, open
  *	read-write on a memfd (or tmpfs/hugetlbfs file) sealed with
  *	F_SEAL_SHRINK and not against writing, at least @offset + @size
@@ -222,7 +287,7 @@ struct hpu_ring_cqe {
  *	HPU_RING_MIN_ENTRIES..HPU_RING_MAX_ENTRIES; UNREGISTER: 0
  * @cq_entries: REGISTER: records of the CQ, a power of two in the same
  *	bounds; UNREGISTER: 0
- * @flags: HPU_RING_FLAGS_* (none yet: 0)
+ * @flags: REGISTER: HPU_RING_FLAGS_*; UNREGISTER: 0
  * @pad: must be 0
  */
 struct hpu_ring_in {

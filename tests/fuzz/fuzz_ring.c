@@ -3,15 +3,17 @@
  * fuzz_ring.c - libFuzzer target of the ring consumer core
  * (fusedev/ring_consume.c, docs/rings.md "Validation").
  *
- * Input: an 8-byte preamble (ring size exponent, queue count, the
+ * Input: a 16-byte preamble (ring size exponent, queue count, the
  * consumer's head, how far the producer's tail is ahead of it, the
- * client's CQ head offset), then the SQ's contents. The slots live in a
- * heap buffer of exactly the ring's size, so a read outside the ring is
- * an AddressSanitizer report. The consumer takes entries until the ring
- * is empty or broken; every answer must be a documented one, every
- * accepted entry must satisfy the rules independently re-checked here,
- * and the head never passes the tail. Then completion records are
- * posted into a CQ whose client head comes from the input.
+ * client's CQ head offset, the CB arena's size: none or 4 KiB..1 MiB),
+ * then the SQ's contents, then the arena's. The slots and the arena
+ * live in heap buffers of exactly their sizes, so a read outside either
+ * is an AddressSanitizer report. The consumer takes entries until the
+ * ring is empty or broken; every answer must be a documented one, every
+ * accepted entry must satisfy the rules independently re-checked here
+ * (an arena reference within the arena, its bytes copied into the
+ * scratch buffer), and the head never passes the tail. Then completion
+ * records are posted into a CQ whose client head comes from the input.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -24,7 +26,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-#define PRE 12
+#define PRE 16
 
 struct pre {
 	uint8_t order;	/* ring of 16 << (order % 7) slots */
@@ -32,12 +34,41 @@ struct pre {
 	uint16_t ahead; /* tail - head: mostly within a ring, sometimes not */
 	uint32_t head;
 	uint32_t cq_head_off;
+	uint8_t arena; /* 0: none, else 4096 << ((arena - 1) % 9) bytes */
 };
+
+/* An accepted entry's CB arena reference, re-checked */
+static void check_arena(const struct hfd_ring_entry *e,
+			const struct hfd_ring_sq *sq,
+			const struct hfd_ring_scratch *s)
+{
+	uint64_t len = 0;
+	uint32_t i;
+
+	if (!(e->sqe.flags & HPU_RING_SQE_F_CB_ARENA)) {
+		if (e->sqe.cb_offset || e->cb_bytes || e->cb_len)
+			abort();
+		return;
+	}
+	if (!sq->arena || !sq->arena_size ||
+	    (e->sqe.cs_flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT)) ||
+	    e->sqe.cb_offset % 8)
+		abort();
+	for (i = 0; i < e->sqe.num_chunks; i++)
+		len += e->chunks[i].cb_size;
+	if (!len || len != e->cb_len || len > HPU_RING_CB_ARENA_MAX_ENTRY ||
+	    (uint64_t)e->sqe.cb_offset + len > sq->arena_size)
+		abort();
+	if (e->cb_bytes != (const uint8_t *)s->cb ||
+	    memcmp(e->cb_bytes, (const uint8_t *)sq->arena + e->sqe.cb_offset,
+		   len))
+		abort();
+}
 
 static void check_entry(const struct hfd_ring_entry *e, uint32_t used,
 			uint32_t nq, const struct hfd_ring_scratch *s)
 {
-	const uint8_t *lo = (const uint8_t *)s->q, *hi = lo + sizeof(*s);
+	const uint8_t *lo = (const uint8_t *)s->q, *hi = lo + sizeof(s->q);
 	uint64_t nseqs = 0;
 	uint32_t i;
 
@@ -47,7 +78,7 @@ static void check_entry(const struct hfd_ring_entry *e, uint32_t used,
 	    (const uint8_t *)(e->chunks + e->sqe.num_chunks) > hi)
 		abort();
 	if (!e->sqe.num_chunks || e->sqe.num_chunks > HPU_MAX_JOBS_PER_CS ||
-	    e->sqe.flags || e->sqe.pad ||
+	    (e->sqe.flags & ~HPU_RING_SQE_FLAGS_MASK) ||
 	    (e->sqe.cs_flags & ~HPU_CS_FLAGS_MASK) ||
 	    e->sqe.timeout_ms > HPU_CS_TIMEOUT_MAX_MS)
 		abort();
@@ -119,9 +150,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hfd_ring_entry e;
 	struct hfd_ring_sq sq;
 	uint32_t nslots, nq, head, tail, used, taken = 0;
+	uint8_t *mem, *arena = NULL;
+	size_t bytes, arena_bytes = 0;
 	struct pre p;
-	uint8_t *mem;
-	size_t bytes;
 	int ret;
 
 	if (size < PRE)
@@ -131,6 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(&p.ahead, data + 2, 2);
 	memcpy(&p.head, data + 4, 4);
 	memcpy(&p.cq_head_off, data + 8, 4);
+	p.arena = data[12];
 	data += PRE;
 	size -= PRE;
 
@@ -143,6 +175,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(mem, data, size < bytes ? size : bytes);
 	sq.slots = mem;
 	sq.nslots = nslots;
+	sq.arena = NULL;
+	sq.arena_size = 0;
+	if (p.arena) {
+		arena_bytes = (size_t)HPU_RING_CB_ARENA_MIN
+			      << ((p.arena - 1) % 9);
+		arena = calloc(1, arena_bytes);
+		if (!arena) {
+			free(mem);
+			return 0;
+		}
+		if (size > bytes)
+			memcpy(arena, data + bytes,
+			       size - bytes < arena_bytes ? size - bytes :
+							    arena_bytes);
+		sq.arena = arena;
+		sq.arena_size = (uint32_t)arena_bytes;
+	}
 	head = p.head;
 	/* mostly a tail within a ring of the head; the top bit: anything */
 	tail = p.ahead & 0x8000 ? head + (p.ahead & 0x7fff) * 0x10001U :
@@ -151,11 +200,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (;;) {
 		ret = hfd_ring_consume(&sq, head, tail, nq, &scratch, &e,
 				       &used);
-		if (ret == 0)
-			check_entry(&e, used, nq, &scratch);
-		else if (ret == -EINVAL)
-			if (!e.has_sqe || !used || e.chunks || e.wait_seqs)
+		if (ret == 0) {
+			if (e.arena_err)
 				abort();
+			check_entry(&e, used, nq, &scratch);
+			check_arena(&e, &sq, &scratch);
+		} else if (ret == -EINVAL) {
+			if (!e.has_sqe || !used || e.chunks || e.wait_seqs ||
+			    e.cb_bytes || e.cb_len)
+				abort();
+			/* only an entry that names the arena is its error */
+			if (e.arena_err &&
+			    !(e.sqe.flags & HPU_RING_SQE_F_CB_ARENA) &&
+			    !e.sqe.cb_offset)
+				abort();
+		}
 		if (ret == -ENODATA || ret == -EIO) {
 			if (used)
 				abort();
@@ -173,9 +232,48 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	free(mem);
+	free(arena);
 	post_completions(nslots, p.cq_head_off % (2 * nslots + 2),
 			 p.order >> 3);
 	return 0;
+}
+
+/*
+ * Seed: two CSs with their CB bytes in a 4 KiB arena (the second one at
+ * its very end), then one reaching past it
+ */
+static void arena_seed(const char *dir)
+{
+	static uint8_t buf[PRE + 16 * HPU_RING_SLOT_SIZE + 4096];
+	struct hpu_ring_sqe h = { .user_data = 1,
+				  .num_slots = 2,
+				  .num_chunks = 1,
+				  .flags = HPU_RING_SQE_F_CB_ARENA };
+	struct hpu_cs_chunk c = { .cb_handle = 1, .cb_size = 64 };
+	uint16_t ahead = 6;
+	uint32_t slot = 0;
+	unsigned int i;
+
+	memset(buf, 0, sizeof(buf));
+	buf[1] = 7;
+	memcpy(buf + 2, &ahead, 2);
+	buf[12] = 1; /* a 4 KiB arena */
+	for (i = 0; i < 4096; i++)
+		buf[PRE + 16 * HPU_RING_SLOT_SIZE + i] = (uint8_t)i;
+#define PUT(x)                                                  \
+	memcpy(buf + PRE + (slot++) * HPU_RING_SLOT_SIZE, &(x), \
+	       HPU_RING_SLOT_SIZE)
+	h.cb_offset = 128;
+	PUT(h);
+	PUT(c);
+	h.cb_offset = 4096 - 64;
+	PUT(h);
+	PUT(c);
+	h.cb_offset = 4096 - 56;
+	PUT(h);
+	PUT(c);
+#undef PUT
+	fuzz_seed_add(dir, "cs-arena", buf, sizeof(buf));
 }
 
 /* Seeds: a CS, a SIGNAL, a WAIT, wrapping at the end of a 16-slot ring */
@@ -216,6 +314,7 @@ static void seeds(const char *dir)
 	PUT(seqs);
 #undef PUT
 	fuzz_seed_add(dir, "cs-signal-wait", buf, sizeof(buf));
+	arena_seed(dir);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

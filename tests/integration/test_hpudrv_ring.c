@@ -4,8 +4,10 @@
  * (docs/rings.md, "libhpudrv's producer") against the real hpu-fused:
  * the same scenarios with the ring (default) and with HPU_RING=0 (the
  * ioctl path), failing CSs' statuses through the ring, out-of-order
- * endings, timed waits, a forked child, a broken ring, and the fallback
- * when REGISTER fails.
+ * endings, timed waits, a forked child, a broken ring, the fallback
+ * when REGISTER fails, and the CB arena (ABI 1.4): small builder CBs
+ * through it, large ones and those that find no room around it, both
+ * mixed with an ioctl CS on the same queue, and HPU_RING_CB_ARENA.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +31,7 @@
 #include "hpu_packets.h"
 #include "hpu_ring.h"
 #include "hpudrv.h"
+#include "../../libhpudrv/ring_internal.h"
 
 #define MiB	   (1024ULL * 1024)
 /* Bound of the loops that wait for the daemon (1 ms steps) */
@@ -642,6 +645,290 @@ static void run_in_flight(struct hpu_device *dev)
 
 BOTH_WAYS(in_flight)
 
+/* ------------------------------------------------------- CB arena */
+
+/* Entries through the arena and around it so far (the producer's counts) */
+static uint64_t arena_in(struct hpu_device *dev)
+{
+	return dev->ring->arena_entries;
+}
+
+static uint64_t arena_around(struct hpu_device *dev)
+{
+	return dev->ring->arena_around;
+}
+
+static struct hpu_device *open_arena(const char *env)
+{
+	struct hpu_device *dev;
+
+	unsetenv("HPU_RING");
+	if (env)
+		setenv("HPU_RING_CB_ARENA", env, 1);
+	else
+		unsetenv("HPU_RING_CB_ARENA");
+	assert_int_equal(hpu_open(0, &dev), 0);
+	unsetenv("HPU_RING_CB_ARENA");
+	assert_int_equal(ring_in_use(dev), 1);
+	assert_non_null(dev->ring);
+	return dev;
+}
+
+/*
+ * A builder CB of @pad NOP bytes, then a MEMSET of @value into the 8
+ * bytes at @va (submitted by the caller)
+ */
+static void fill(struct hpu_cb_builder *b, size_t pad, uint64_t va,
+		 uint64_t value)
+{
+	size_t i;
+
+	hpu_cb_builder_reset(b);
+	for (i = 0; i < pad; i += sizeof(struct hpu_pkt_nop))
+		assert_int_equal(hpu_cb_nop(b), 0);
+	assert_int_equal(hpu_cb_memset(b, va, 8, value, 8), 0);
+}
+
+/* Host memory the device writes, mapped into the context */
+struct target {
+	volatile uint64_t *host;
+	uint64_t va;
+};
+
+static struct target target_map(struct hpu_device *dev)
+{
+	struct target t;
+
+	t.host = calloc(1, 4096);
+	assert_non_null(t.host);
+	assert_int_equal(
+		hpu_mem_map_host(dev, (void *)t.host, 4096, 0, 0, &t.va), 0);
+	return t;
+}
+
+static void target_unmap(struct hpu_device *dev, struct target *t)
+{
+	assert_int_equal(hpu_mem_unmap(dev, t->va), 0);
+	free((void *)t->host);
+}
+
+/*
+ * The default arena (64 KiB): a small CB goes through it, one above
+ * 16 KiB around it (the driver reads it out of the process), a CS of
+ * several small chunks through it, a SIGNAL and a WAIT never; every CS
+ * does what its packets say, in order
+ */
+static void test_arena_small_large(void **state)
+{
+	struct hpu_device *dev = open_arena(NULL);
+	struct hpu_cb_builder *small, *big, *more;
+	struct hpu_cs_chunk c[2];
+	struct target t = target_map(dev);
+	uint64_t in, around, seq, seqs[2];
+	uint32_t q = 0;
+
+	(void)state;
+	assert_non_null(dev->ring->arena);
+	assert_int_equal(dev->ring->arena_size, 65536);
+	assert_int_equal(dev->ring->hdr->flags & HPU_RING_HDR_F_CB_ARENA,
+			 HPU_RING_HDR_F_CB_ARENA);
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &small), 0);
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &more), 0);
+	assert_int_equal(hpu_cb_builder_create(dev, 32768, &big), 0);
+
+	in = arena_in(dev);
+	around = arena_around(dev);
+	fill(small, 64, t.va, 0x1111);
+	hpu_test_drv_expect_status(dev, hpu_test_drv_submit(small, q, 0),
+				   HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(*t.host, 0x1111);
+	assert_int_equal(arena_in(dev), in + 1);
+
+	fill(big, 20000, t.va, 0x2222);
+	hpu_test_drv_expect_status(dev, hpu_test_drv_submit(big, q, 0),
+				   HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(*t.host, 0x2222);
+	assert_int_equal(arena_in(dev), in + 1);
+	assert_int_equal(arena_around(dev), around + 1);
+
+	/* two chunks, one piece of the arena: the second one's MEMSET last */
+	fill(small, 8, t.va, 0x3333);
+	fill(more, 16, t.va, 0x4444);
+	memset(c, 0, sizeof(c));
+	c[0].cb_handle = hpu_cb_builder_handle(small);
+	c[0].cb_size = (uint32_t)hpu_cb_builder_used(small);
+	c[1].cb_handle = hpu_cb_builder_handle(more);
+	c[1].cb_size = (uint32_t)hpu_cb_builder_used(more);
+	assert_int_equal(hpu_cs_submit(dev, c, 2, 0, 0, &seq, NULL), 0);
+	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(*t.host, 0x4444);
+	assert_int_equal(arena_in(dev), in + 2);
+
+	/* SIGNAL and WAIT run no CB: never the arena's */
+	assert_int_equal(hpu_cs_submit_signal(dev, &q, 1, &seqs[0], NULL), 0);
+	assert_int_equal(hpu_cs_submit_wait(dev, 1, seqs, 1, &seqs[1], NULL),
+			 0);
+	hpu_test_drv_expect_status(dev, seqs[1], HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(arena_in(dev), in + 2);
+	assert_int_equal(arena_around(dev), around + 1);
+
+	/* a bad packet in an arena CS: -EINVAL at submission, as ever */
+	hpu_cb_builder_reset(small);
+	assert_int_equal(hpu_cb_memset(small, t.va, 8, 1, 8), 0);
+	((uint8_t *)hpu_cb_builder_data(small))[0] = 0x7f;
+	assert_int_equal(hpu_cb_builder_submit(small, q, 0, 0, &seq, NULL),
+			 -EINVAL);
+	assert_int_equal(arena_in(dev), in + 3);
+	hpu_cb_builder_destroy(small);
+	hpu_cb_builder_destroy(more);
+	hpu_cb_builder_destroy(big);
+	target_unmap(dev, &t);
+	hpu_close(dev);
+}
+
+/*
+ * A 4 KiB arena: 3 KiB CSs go through it again and again (each wraps to
+ * 0, the previous one's space given back once taken), a 6 KiB CS of two
+ * chunks finds no room and goes around; the CB a CS ran is not changed
+ * by refilling the builder after the submission returned
+ */
+static void test_arena_full(void **state)
+{
+	struct hpu_device *dev = open_arena("4096");
+	struct hpu_cb_builder *a, *b;
+	struct target t = target_map(dev);
+	struct hpu_cs_chunk c[2];
+	uint64_t in, around, seq;
+	int i;
+
+	(void)state;
+	assert_int_equal(dev->ring->arena_size, 4096);
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &a), 0);
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &b), 0);
+	in = arena_in(dev);
+	around = arena_around(dev);
+	for (i = 0; i < 8; i++) {
+		fill(a, 3000, t.va, 0x100 + (uint64_t)i);
+		assert_int_equal(hpu_cb_builder_submit(a, 0, 0, 0, &seq, NULL),
+				 0);
+		/* the driver took its copy: refilling changes nothing */
+		fill(a, 8, t.va, 0xdead);
+		hpu_test_drv_expect_status(dev, seq,
+					   HPU_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(*t.host, 0x100 + (uint64_t)i);
+	}
+	assert_int_equal(arena_in(dev), in + 8);
+	assert_int_equal(arena_around(dev), around);
+
+	fill(a, 3000, t.va, 0x5555);
+	fill(b, 3000, t.va, 0x6666);
+	memset(c, 0, sizeof(c));
+	c[0].cb_handle = hpu_cb_builder_handle(a);
+	c[0].cb_size = (uint32_t)hpu_cb_builder_used(a);
+	c[1].cb_handle = hpu_cb_builder_handle(b);
+	c[1].cb_size = (uint32_t)hpu_cb_builder_used(b);
+	c[1].queue_index = 0;
+	assert_int_equal(hpu_cs_submit(dev, c, 2, 0, 0, &seq, NULL), 0);
+	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(*t.host, 0x6666);
+	assert_int_equal(arena_in(dev), in + 8);
+	assert_int_equal(arena_around(dev), around + 1);
+	hpu_cb_builder_destroy(a);
+	hpu_cb_builder_destroy(b);
+	target_unmap(dev, &t);
+	hpu_close(dev);
+}
+
+/*
+ * Ordering across the paths on one queue: an arena CS, a CS around the
+ * arena, a CS of a CB made with hpu_cb_create() (never copied by the
+ * library), then an HPU_IOCTL_CS on the descriptor behind the library's
+ * back (the driver takes the ring's entries first), then an arena CS
+ * again (the ring is given up there, the ioctl path goes on): numbers
+ * consecutive, the writes land in that order
+ */
+static void test_arena_mixed(void **state)
+{
+	struct hpu_device *dev = open_arena(NULL);
+	struct hpu_cb_builder *small, *big, *raw;
+	struct target t = target_map(dev);
+	uint64_t s[5], own[4] = { 0 }, handle, around;
+	struct hpu_cs_chunk c;
+	int i;
+
+	(void)state;
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &small), 0);
+	assert_int_equal(hpu_cb_builder_create(dev, 32768, &big), 0);
+	assert_int_equal(hpudrv_cb_builder_new(NULL, 64, &raw), 0);
+	around = arena_around(dev);
+
+	fill(small, 0, t.va + 8, 1);
+	s[0] = hpu_test_drv_submit(small, 0, 0);
+	fill(big, 20000, t.va + 8, 2);
+	s[1] = hpu_test_drv_submit(big, 0, 0);
+	assert_int_equal(arena_around(dev), around + 1);
+	/* the program's own memory: around the arena */
+	fill(small, 0, t.va + 8, 3);
+	memcpy(own, hpu_cb_builder_data(small), hpu_cb_builder_used(small));
+	assert_int_equal(hpu_cb_create(dev, own, sizeof(own), &handle, NULL),
+			 0);
+	memset(&c, 0, sizeof(c));
+	c.cb_handle = handle;
+	c.cb_size = (uint32_t)hpu_cb_builder_used(small);
+	assert_int_equal(hpu_cs_submit(dev, &c, 1, 0, 0, &s[2], NULL), 0);
+	assert_int_equal(arena_around(dev), around + 2);
+	/* behind the library's back, on the same queue */
+	fill(raw, 0, t.va + 8, 4);
+	assert_int_equal(hpu_test_cs_run_cb(hpu_device_fd(dev),
+					    hpu_cb_builder_data(raw),
+					    (uint32_t)hpu_cb_builder_used(raw),
+					    0, 0, &s[3]),
+			 0);
+	fill(small, 0, t.va + 8, 5);
+	s[4] = hpu_test_drv_submit(small, 0, 0);
+	for (i = 1; i < 5; i++)
+		assert_int_equal(s[i], s[0] + (uint64_t)i);
+	for (i = 0; i < 5; i++)
+		hpu_test_drv_expect_status(dev, s[i],
+					   HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(t.host[1], 5);
+	/* the ring was given up at the diverged number */
+	assert_int_equal(ring_in_use(dev), 0);
+	fill(small, 0, t.va + 8, 6);
+	hpu_test_drv_expect_status(dev, hpu_test_drv_submit(small, 0, 0),
+				   HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(t.host[1], 6);
+	assert_int_equal(hpu_cb_destroy(dev, handle), 0);
+	hpu_cb_builder_destroy(small);
+	hpu_cb_builder_destroy(big);
+	hpu_cb_builder_destroy(raw);
+	target_unmap(dev, &t);
+	hpu_close(dev);
+}
+
+/* HPU_RING_CB_ARENA=0: a ring without an arena, every CB around it */
+static void test_arena_off(void **state)
+{
+	struct hpu_device *dev = open_arena("0");
+	struct hpu_cb_builder *cb;
+	struct target t = target_map(dev);
+
+	(void)state;
+	assert_null(dev->ring->arena);
+	assert_int_equal(dev->ring->hdr->flags & HPU_RING_HDR_F_CB_ARENA, 0);
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	fill(cb, 0, t.va, 77);
+	hpu_test_drv_expect_status(dev, hpu_test_drv_submit(cb, 0, 0),
+				   HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(*t.host, 77);
+	assert_int_equal(arena_in(dev), 0);
+	assert_int_equal(arena_around(dev), 0);
+	run_basic(dev);
+	hpu_cb_builder_destroy(cb);
+	target_unmap(dev, &t);
+	hpu_close(dev);
+}
+
 #define T(f) cmocka_unit_test_setup(f, hpu_test_need_daemon)
 
 int main(void)
@@ -664,6 +951,10 @@ int main(void)
 		T(test_threads_ioctl),
 		T(test_fork_child),
 		T(test_broken_ring),
+		T(test_arena_small_large),
+		T(test_arena_full),
+		T(test_arena_mixed),
+		T(test_arena_off),
 	};
 	const struct CMUnitTest small[] = {
 		T(test_register_fails),

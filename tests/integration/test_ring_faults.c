@@ -5,8 +5,11 @@
  * event, the ring goes on), an engine fault (an ABORTED record), an
  * entry refused while the cs_in_flight limit is reached (retried as soon
  * as a CS ends, not after the consumer's sleep), completed_seq with CSs
- * ending out of order, and a hot-removed
- * device (the ring takes nothing more, the daemon serves on).
+ * ending out of order, a hot-removed
+ * device (the ring takes nothing more, the daemon serves on), and the CB
+ * arena (ABI 1.4): its registration and header words, its bytes being
+ * what runs, and references out of it refused with -EINVAL and a
+ * RING_ERR event while the ring goes on.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -323,6 +326,229 @@ static void test_header_words(void **state)
 	hpu_test_ring_unmap(&r);
 }
 
+/*
+ * ABI 1.4's CB arena: REGISTER's checks, and the header words that
+ * announce it (a ring without one keeps them 0)
+ */
+static void test_arena_register(void **state)
+{
+	int fd = hpu_test_open_dev(0);
+	struct hpu_test_ring r;
+	union hpu_ring_args a;
+	int m;
+
+	(void)state;
+	/* sizes that are not a power of two 4 KiB..1 MiB, flag without one */
+	assert_int_equal(hpu_test_ring_register_arena(fd, &r, 16, 16, 6144),
+			 -EINVAL);
+	assert_int_equal(hpu_test_ring_register_arena(
+				 fd, &r, 16, 16, 2 * HPU_RING_CB_ARENA_MAX),
+			 -EINVAL);
+	m = hpu_test_ring_memfd(HPU_RING_SIZE(16, 16), true);
+	memset(&a, 0, sizeof(a));
+	a.in.op = HPU_RING_OP_REGISTER;
+	a.in.fd = (uint32_t)m;
+	a.in.size = HPU_RING_SIZE(16, 16);
+	a.in.sq_slots = 16;
+	a.in.cq_entries = 16;
+	a.in.flags = HPU_RING_FLAGS_CB_ARENA;
+	assert_int_equal(hpu_test_ring_ioctl(fd, &a), -EINVAL);
+	close(m);
+
+	assert_int_equal(hpu_test_ring_register_arena(fd, &r, 16, 16, 8192), 0);
+	assert_int_equal(r.hdr->flags, HPU_RING_HDR_F_SQ_SEQ |
+					       HPU_RING_HDR_F_CQ_EVENT |
+					       HPU_RING_HDR_F_CB_ARENA);
+	assert_int_equal(r.hdr->cb_arena_offset,
+			 HPU_RING_CB_ARENA_OFFSET(16, 16));
+	assert_int_equal(r.hdr->cb_arena_size, 8192);
+	assert_int_equal(hpu_test_ring_unregister(fd), 0);
+	hpu_test_ring_unmap(&r);
+
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	assert_int_equal(r.hdr->flags & HPU_RING_HDR_F_CB_ARENA, 0);
+	assert_int_equal(r.hdr->cb_arena_offset, 0);
+	assert_int_equal(r.hdr->cb_arena_size, 0);
+	close(fd);
+	hpu_test_ring_unmap(&r);
+}
+
+/* The RING_ERR events queued since the last read, their seq in @seqs */
+static unsigned int ring_err_events(int fd, uint64_t *seqs, unsigned int max)
+{
+	struct hpu_event ev[16];
+	unsigned int n = 0;
+	ssize_t got;
+	int i;
+
+	got = read(fd, ev, sizeof(ev));
+	if (got < 0 && errno == EAGAIN)
+		return 0; /* none queued */
+	assert_true(got >= 0);
+	for (i = 0; i < (int)(got / (ssize_t)sizeof(ev[0])); i++) {
+		if (ev[i].type != HPU_EVENT_RING_ERR)
+			continue;
+		assert_int_equal(ev[i].data, EINVAL);
+		if (n < max)
+			seqs[n] = ev[i].seq;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * What runs is the arena's bytes, validated after the copy: a CB whose
+ * own memory holds a FENCE nobody raises completes at once with NOPs in
+ * the arena; a CB of a NOP with a bad packet in the arena is refused
+ * for its packets (-EINVAL, no RING_ERR: the reference itself is good)
+ */
+static void test_arena_runs_its_bytes(void **state)
+{
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(9);
+	struct hpu_pkt_nop nops[3];
+	int fd = hpu_test_open_dev(0);
+	uint64_t bad_pkt = 0xffff, s1, s2;
+	struct hpu_test_ring r;
+	struct hpu_ring_cqe rec;
+	struct hpu_cs_chunk c;
+	uint64_t seqs[4];
+	unsigned int i;
+
+	(void)state;
+	assert_true(sizeof(nops) == sizeof(f));
+	assert_int_equal(hpu_test_ring_register_arena(fd, &r, 16, 16, 4096), 0);
+	events(fd);
+	for (i = 0; i < 3; i++) {
+		memset(&nops[i], 0, sizeof(nops[i]));
+		nops[i].hdr.opcode = HPU_PACKET_NOP;
+		nops[i].hdr.size = sizeof(nops[i]);
+	}
+	memcpy(r.arena + 1024, nops, sizeof(nops));
+	c = hpu_test_ring_chunk(make_cb(fd, &f, sizeof(f)), 0, sizeof(f));
+	s1 = hpu_test_ring_append_arena(&r, 1, 0, HPU_RING_SQE_F_CB_ARENA, 1024,
+					&c, 1);
+	memcpy(r.arena + 2048, &bad_pkt, sizeof(bad_pkt));
+	c = hpu_test_ring_chunk(hpu_test_ring_nop_cb(fd), 1,
+				sizeof(struct hpu_pkt_nop));
+	s2 = hpu_test_ring_append_arena(&r, 2, 0, HPU_RING_SQE_F_CB_ARENA, 2048,
+					&c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	hpu_test_ring_wait_seq(&r, s2);
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, s1);
+	assert_int_equal(rec.res, 0);
+	assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_COMPLETED);
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, s2);
+	assert_int_equal(rec.res, -EINVAL);
+	assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(r.hdr->error, 0);
+	assert_int_equal(ring_err_events(fd, seqs, 4), 0);
+	assert_false(events(fd) & (1ULL << HPU_EVENT_RING_ERR));
+	close(fd);
+	hpu_test_ring_unmap(&r);
+}
+
+/*
+ * References the producer never writes: each entry ends -EINVAL with a
+ * number and a RING_ERR event (data EINVAL, its number), the ring goes
+ * on (error 0) and the next good arena entry completes
+ */
+static void test_arena_bad_refs(void **state)
+{
+	static const struct {
+		uint32_t flags, off, n, size, cs_flags;
+	} bad[] = {
+		{ HPU_RING_SQE_F_CB_ARENA, 4096 - 8, 1, 16,
+		  0 },					    /* past the end */
+		{ HPU_RING_SQE_F_CB_ARENA, 4096, 1, 8, 0 }, /* at the end */
+		{ HPU_RING_SQE_F_CB_ARENA, 0xfffffff8U, 1, 16, 0 }, /* wraps */
+		{ HPU_RING_SQE_F_CB_ARENA, 4, 1, 8, 0 },    /* misaligned */
+		{ HPU_RING_SQE_F_CB_ARENA, 0, 2, 4096, 0 }, /* more than all */
+		{ HPU_RING_SQE_F_CB_ARENA, 0, 1, 0, HPU_CS_FLAGS_SIGNAL },
+		{ 0, 64, 1, 8, 0 }, /* an offset without the flag */
+	};
+	struct hpu_pkt_nop nop = { .hdr = { .opcode = HPU_PACKET_NOP,
+					    .size = sizeof(nop) } };
+	const unsigned int nbad = sizeof(bad) / sizeof(bad[0]);
+	int fd = hpu_test_open_dev(0);
+	uint64_t s[8], seqs[8], good, nop_cb = hpu_test_ring_nop_cb(fd);
+	struct hpu_test_ring r;
+	struct hpu_ring_cqe rec;
+	struct hpu_cs_chunk c[2];
+	unsigned int i, j;
+
+	(void)state;
+	assert_int_equal(hpu_test_ring_register_arena(fd, &r, 64, 64, 4096), 0);
+	events(fd);
+	for (i = 0; i < nbad; i++) {
+		for (j = 0; j < bad[i].n; j++)
+			c[j] = bad[i].cs_flags ?
+				       hpu_test_ring_chunk(0, j, 0) :
+				       hpu_test_ring_chunk(nop_cb, 0,
+							   bad[i].size);
+		s[i] = hpu_test_ring_append_arena(&r, 100 + i, bad[i].cs_flags,
+						  bad[i].flags, bad[i].off, c,
+						  bad[i].n);
+	}
+	memcpy(r.arena + 4096 - sizeof(nop), &nop, sizeof(nop));
+	c[0] = hpu_test_ring_chunk(nop_cb, 0, sizeof(nop));
+	good = hpu_test_ring_append_arena(&r, 7, 0, HPU_RING_SQE_F_CB_ARENA,
+					  4096 - sizeof(nop), c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	hpu_test_ring_wait_seq(&r, good);
+	for (i = 0; i < nbad; i++) {
+		rec = hpu_test_ring_pop(&r);
+		assert_int_equal(rec.user_data, 100 + i);
+		assert_int_equal(rec.seq, s[i]);
+		assert_int_equal(rec.res, -EINVAL);
+		assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_ABORTED);
+	}
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, good);
+	assert_int_equal(rec.res, 0);
+	assert_int_equal(rec.status, HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(r.hdr->error, 0);
+	assert_true(events(fd) & (1ULL << HPU_EVENT_RING_ERR));
+	assert_int_equal(ring_err_events(fd, seqs, 8), nbad);
+	for (i = 0; i < nbad; i++)
+		assert_int_equal(seqs[i], s[i]);
+	close(fd);
+	hpu_test_ring_unmap(&r);
+}
+
+/* A ring without an arena refuses an arena entry the same way */
+static void test_arena_none(void **state)
+{
+	int fd = hpu_test_open_dev(0);
+	struct hpu_test_ring r;
+	struct hpu_ring_cqe rec;
+	struct hpu_cs_chunk c;
+	uint64_t s, good, seqs[2];
+
+	(void)state;
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	events(fd);
+	c = hpu_test_ring_chunk(hpu_test_ring_nop_cb(fd), 0,
+				sizeof(struct hpu_pkt_nop));
+	s = hpu_test_ring_append_arena(&r, 1, 0, HPU_RING_SQE_F_CB_ARENA, 0, &c,
+				       1);
+	good = hpu_test_ring_append(&r, 2, 0, &c, 1);
+	hpu_test_ring_publish(&r, r.hdr->sq_tail);
+	hpu_test_ring_wait_seq(&r, good);
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, s);
+	assert_int_equal(rec.res, -EINVAL);
+	rec = hpu_test_ring_pop(&r);
+	assert_int_equal(rec.seq, good);
+	assert_int_equal(rec.res, 0);
+	assert_int_equal(r.hdr->error, 0);
+	assert_int_equal(ring_err_events(fd, seqs, 2), 1);
+	assert_int_equal(seqs[0], s);
+	close(fd);
+	hpu_test_ring_unmap(&r);
+}
+
 /* Mappings of the daemon whose name contains "test_ring" (our memfds) */
 static int daemon_ring_maps(void)
 {
@@ -394,6 +620,13 @@ int main(void)
 		cmocka_unit_test_setup(test_header_words, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_in_flight_retry,
 				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_arena_register,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_arena_runs_its_bytes,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_arena_bad_refs,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_arena_none, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_hot_remove, hpu_test_need_daemon),
 	};
 

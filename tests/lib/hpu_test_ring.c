@@ -47,14 +47,15 @@ int hpu_test_ring_memfd(size_t size, bool seal)
 	return m;
 }
 
-int hpu_test_ring_register(int fd, struct hpu_test_ring *r, uint32_t nsq,
-			   uint32_t ncq)
+/* REGISTER a ring pair, with a CB arena of @arena bytes when not 0 */
+int hpu_test_ring_register_arena(int fd, struct hpu_test_ring *r, uint32_t nsq,
+				 uint32_t ncq, uint32_t arena)
 {
 	union hpu_ring_args a;
 	int m, ret;
 
 	memset(r, 0, sizeof(*r));
-	r->size = HPU_RING_SIZE(nsq, ncq);
+	r->size = HPU_RING_SIZE_CB_ARENA(nsq, ncq, arena);
 	m = hpu_test_ring_memfd(r->size, true);
 	r->map = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, m, 0);
 	assert_true(r->map != MAP_FAILED);
@@ -64,6 +65,7 @@ int hpu_test_ring_register(int fd, struct hpu_test_ring *r, uint32_t nsq,
 	a.in.size = r->size;
 	a.in.sq_slots = nsq;
 	a.in.cq_entries = ncq;
+	a.in.flags = arena ? HPU_RING_FLAGS_CB_ARENA : 0;
 	ret = hpu_test_ring_ioctl(fd, &a);
 	close(m);
 	if (ret) {
@@ -80,7 +82,18 @@ int hpu_test_ring_register(int fd, struct hpu_test_ring *r, uint32_t nsq,
 	r->nsq = nsq;
 	r->ncq = ncq;
 	r->next_seq = a.out.next_seq;
+	if (arena) {
+		r->arena =
+			(uint8_t *)r->map + HPU_RING_CB_ARENA_OFFSET(nsq, ncq);
+		r->arena_size = arena;
+	}
 	return 0;
+}
+
+int hpu_test_ring_register(int fd, struct hpu_test_ring *r, uint32_t nsq,
+			   uint32_t ncq)
+{
+	return hpu_test_ring_register_arena(fd, r, nsq, ncq, 0);
 }
 
 int hpu_test_ring_unregister(int fd)
@@ -129,6 +142,31 @@ static uint64_t append(struct hpu_test_ring *r, uint64_t ud, uint32_t cs_flags,
 				  .num_chunks = n,
 				  .cs_flags = cs_flags,
 				  .timeout_ms = timeout_ms };
+	uint32_t t = r->hdr->sq_tail, i;
+
+	hpu_test_ring_put_slot(r, t++, &h);
+	for (i = 0; i < n; i++)
+		hpu_test_ring_put_slot(r, t++, &c[i]);
+	__atomic_store_n(&r->hdr->sq_tail, t, __ATOMIC_RELEASE);
+	return r->next_seq++;
+}
+
+/*
+ * Append a CS of @n chunks whose header has @cs_flags, @sqe_flags and @cb_offset
+ * (HPU_RING_SQE_F_CB_ARENA: the CB bytes are in the arena there; the
+ * caller wrote them), without publishing it
+ */
+uint64_t hpu_test_ring_append_arena(struct hpu_test_ring *r, uint64_t ud,
+				    uint32_t cs_flags, uint32_t sqe_flags,
+				    uint32_t cb_offset,
+				    const struct hpu_cs_chunk *c, uint32_t n)
+{
+	struct hpu_ring_sqe h = { .user_data = ud,
+				  .num_slots = 1 + n,
+				  .num_chunks = n,
+				  .cs_flags = cs_flags,
+				  .flags = sqe_flags,
+				  .cb_offset = cb_offset };
 	uint32_t t = r->hdr->sq_tail, i;
 
 	hpu_test_ring_put_slot(r, t++, &h);

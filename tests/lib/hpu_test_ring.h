@@ -28,6 +28,8 @@
  * @nsq: SQ slots
  * @ncq: CQ records
  * @next_seq: the number the next submission gets
+ * @arena: the CB arena (hpu_test_ring_register_arena()), or NULL
+ * @arena_size: its bytes
  */
 struct hpu_test_ring {
 	void *map;
@@ -38,6 +40,8 @@ struct hpu_test_ring {
 	uint32_t nsq;
 	uint32_t ncq;
 	uint64_t next_seq;
+	uint8_t *arena;
+	uint32_t arena_size;
 };
 
 uint64_t hpu_test_ring_now_ns(void);
@@ -45,6 +49,8 @@ int hpu_test_ring_ioctl(int fd, union hpu_ring_args *a);
 int hpu_test_ring_memfd(size_t size, bool seal);
 int hpu_test_ring_register(int fd, struct hpu_test_ring *r, uint32_t nsq,
 			   uint32_t ncq);
+int hpu_test_ring_register_arena(int fd, struct hpu_test_ring *r, uint32_t nsq,
+				 uint32_t ncq, uint32_t arena);
 int hpu_test_ring_unregister(int fd);
 void hpu_test_ring_unmap(struct hpu_test_ring *r);
 void hpu_test_ring_put_slot(struct hpu_test_ring *r, uint32_t idx,
@@ -56,6 +62,10 @@ uint64_t hpu_test_ring_append(struct hpu_test_ring *r, uint64_t ud,
 uint64_t hpu_test_ring_append_timeout(struct hpu_test_ring *r, uint64_t ud,
 				      uint32_t timeout_ms,
 				      const struct hpu_cs_chunk *c, uint32_t n);
+uint64_t hpu_test_ring_append_arena(struct hpu_test_ring *r, uint64_t ud,
+				    uint32_t cs_flags, uint32_t sqe_flags,
+				    uint32_t cb_offset,
+				    const struct hpu_cs_chunk *c, uint32_t n);
 void hpu_test_ring_wait_room(struct hpu_test_ring *r, uint32_t slots);
 void hpu_test_ring_wait_seq(struct hpu_test_ring *r, uint64_t seq);
 struct hpu_ring_cqe hpu_test_ring_pop(struct hpu_test_ring *r);

@@ -5,7 +5,9 @@
  * wrap-around of slots and of the indices, overrun, indices out of
  * range, framing errors that break the ring, content errors that refuse
  * one entry and let the ring go on, zero and huge counts, copies that
- * the client can no longer change, and the completion ring's room.
+ * the client can no longer change, CB arena references (good ones, and
+ * out of range, wrapping, misaligned, too large: refused), and the
+ * completion ring's room.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -380,10 +382,15 @@ static void test_refused_header(void **state)
 
 	(void)state;
 	h = sqe(1, 3, 2, 0);
-	h.flags = 1;
+	h.flags = 2;
 	check_refused(&h, c, 2, NULL, 0);
+	/* an arena reference on a ring without one (check_refused's) */
+	h = sqe(1, 3, 2, 0);
+	h.flags = HPU_RING_SQE_F_CB_ARENA;
+	check_refused(&h, c, 2, NULL, 0);
+	/* an arena offset without the flag */
 	h = sqe(2, 3, 2, 0);
-	h.pad = 1;
+	h.cb_offset = 8;
 	check_refused(&h, c, 2, NULL, 0);
 	/* zero chunks */
 	h = sqe(3, 3, 0, 0);
@@ -583,6 +590,169 @@ static void test_copy_is_private(void **state)
 	ring_free(r);
 }
 
+/* ------------------------------------------------------- CB arena */
+
+#define ARENA 4096
+
+/* An SQ with a CB arena of exactly ARENA heap bytes (ASan sees past it) */
+static struct ring *arena_ring_new(uint8_t **arena)
+{
+	struct ring *r = ring_new(128, 0);
+	uint32_t i;
+
+	*arena = malloc(ARENA);
+	assert_non_null(*arena);
+	for (i = 0; i < ARENA; i++)
+		(*arena)[i] = (uint8_t)(i * 7 + 1);
+	r->sq.arena = *arena;
+	r->sq.arena_size = ARENA;
+	return r;
+}
+
+/* A CS of @n chunks (sizes @sizes) with its bytes at arena @off */
+static void put_arena_cs(struct ring *r, uint64_t ud, uint32_t off,
+			 const uint32_t *sizes, uint32_t n, uint32_t cs_flags)
+{
+	struct hpu_ring_sqe h = sqe(ud, 1 + n, n, cs_flags);
+	struct hpu_cs_chunk c;
+	uint32_t i;
+
+	h.flags = HPU_RING_SQE_F_CB_ARENA;
+	h.cb_offset = off;
+	put_slot(r, &h);
+	for (i = 0; i < n; i++) {
+		c = cs_flags & HPU_CS_FLAGS_SIGNAL ?
+			    chunk(0, i % NQ, 0) :
+			    chunk(i + 1, i % NQ, sizes[i]);
+		put_slot(r, &c);
+	}
+}
+
+static void test_arena_cs(void **state)
+{
+	static const uint32_t sizes[2] = { 24, 40 };
+	struct hfd_ring_entry e;
+	uint32_t used, head = 0;
+	uint8_t *arena;
+	struct ring *r = arena_ring_new(&arena);
+
+	(void)state;
+	put_arena_cs(r, 5, 64, sizes, 2, 0);
+	/* the last bytes of the arena, exactly */
+	put_arena_cs(r, 6, ARENA - 64, sizes, 2, 0);
+	assert_int_equal(take(r, head, &e, &used), 0);
+	assert_int_equal(e.sqe.user_data, 5);
+	assert_int_equal(e.cb_len, 64);
+	assert_non_null(e.cb_bytes);
+	/* a copy in daemon memory, never the arena itself */
+	assert_true(e.cb_bytes == (const uint8_t *)r->scratch.cb);
+	assert_memory_equal(e.cb_bytes, arena + 64, 64);
+	/* the client rewrites the arena after the take: the copy stays */
+	memset(arena + 64, 0xee, 64);
+	assert_int_not_equal(e.cb_bytes[0], 0xee);
+	head += used;
+	assert_int_equal(take(r, head, &e, &used), 0);
+	assert_int_equal(e.sqe.user_data, 6);
+	assert_int_equal(e.cb_len, 64);
+	assert_memory_equal(e.cb_bytes, arena + ARENA - 64, 64);
+	/* an entry without the flag copies nothing from the arena */
+	head += used;
+	put_cs(r, 7, 1);
+	assert_int_equal(take(r, head, &e, &used), 0);
+	assert_null(e.cb_bytes);
+	assert_int_equal(e.cb_len, 0);
+	ring_free(r);
+	free(arena);
+}
+
+/* One bad reference: -EINVAL, nothing copied, the next entry is taken */
+static void check_arena_refused(uint32_t arena_size, uint32_t off,
+				const uint32_t *sizes, uint32_t n,
+				uint32_t cs_flags)
+{
+	static const uint32_t good[1] = { 8 };
+	struct hfd_ring_entry e;
+	uint32_t used, head = 0;
+	uint8_t *arena;
+	struct ring *r = arena_ring_new(&arena);
+
+	r->sq.arena_size = arena_size;
+	if (!arena_size)
+		r->sq.arena = NULL;
+	put_arena_cs(r, 0xbad, off, sizes, n, cs_flags);
+	put_arena_cs(r, 0x600d, 0, good, 1, 0);
+	assert_int_equal(take(r, head, &e, &used), -EINVAL);
+	assert_true(e.arena_err);
+	assert_int_equal(e.sqe.user_data, 0xbad);
+	assert_int_equal(used, 1 + n);
+	assert_null(e.chunks);
+	assert_null(e.cb_bytes);
+	assert_int_equal(e.cb_len, 0);
+	head += used;
+	r->sq.arena = arena;
+	r->sq.arena_size = ARENA;
+	assert_int_equal(take(r, head, &e, &used), 0);
+	assert_false(e.arena_err);
+	assert_int_equal(e.sqe.user_data, 0x600d);
+	ring_free(r);
+	free(arena);
+}
+
+static void test_arena_refused(void **state)
+{
+	static const uint32_t s64[2] = { 32, 32 }, s8[1] = { 8 };
+	static const uint32_t big[2] = { 0x80000000U, 0x80000000U };
+	uint32_t many[64], i;
+
+	(void)state;
+	/* past the end by 8 bytes; starting past the end */
+	check_arena_refused(ARENA, ARENA - 56, s64, 2, 0);
+	check_arena_refused(ARENA, ARENA, s8, 1, 0);
+	/* offsets that wrap a __u32 or the arena */
+	check_arena_refused(ARENA, 0xfffffff8U, s64, 2, 0);
+	check_arena_refused(ARENA, 0xffffffffU - 63, s64, 2, 0);
+	/* chunk sizes whose __u32 sum wraps to 0 (each is a multiple of 8) */
+	check_arena_refused(ARENA, 0, big, 2, 0);
+	/* not a multiple of 8 */
+	check_arena_refused(ARENA, 4, s8, 1, 0);
+	/* a ring without an arena */
+	check_arena_refused(0, 0, s8, 1, 0);
+	/* SIGNAL and WAIT run no CB bytes */
+	check_arena_refused(ARENA, 0, s8, 1, HPU_CS_FLAGS_SIGNAL);
+	/* more than HPU_RING_CB_ARENA_MAX_ENTRY in one entry */
+	for (i = 0; i < 64; i++)
+		many[i] = 1032; /* 66048 bytes in all */
+	check_arena_refused(HPU_RING_CB_ARENA_MAX, 0, many, 64, 0);
+}
+
+/* The largest reference: HPU_RING_CB_ARENA_MAX_ENTRY bytes, all copied */
+static void test_arena_largest(void **state)
+{
+	struct ring *r = ring_new(128, 0);
+	uint8_t *arena = malloc(HPU_RING_CB_ARENA_MAX);
+	struct hfd_ring_entry e;
+	uint32_t sizes[64], used, i;
+
+	(void)state;
+	assert_non_null(arena);
+	for (i = 0; i < HPU_RING_CB_ARENA_MAX; i++)
+		arena[i] = (uint8_t)(i >> 3);
+	r->sq.arena = arena;
+	r->sq.arena_size = HPU_RING_CB_ARENA_MAX;
+	for (i = 0; i < 64; i++)
+		sizes[i] = HPU_RING_CB_ARENA_MAX_ENTRY / 64;
+	put_arena_cs(r, 1, HPU_RING_CB_ARENA_MAX - HPU_RING_CB_ARENA_MAX_ENTRY,
+		     sizes, 64, 0);
+	assert_int_equal(take(r, 0, &e, &used), 0);
+	assert_int_equal(e.cb_len, HPU_RING_CB_ARENA_MAX_ENTRY);
+	assert_memory_equal(e.cb_bytes,
+			    arena + HPU_RING_CB_ARENA_MAX -
+				    HPU_RING_CB_ARENA_MAX_ENTRY,
+			    HPU_RING_CB_ARENA_MAX_ENTRY);
+	ring_free(r);
+	free(arena);
+}
+
 /* ---------------------------------------------------- completions */
 
 static void test_cq(void **state)
@@ -653,8 +823,31 @@ static void test_register_checks(void **state)
 	b.offset = 100;
 	assert_int_equal(hfd_ring_check_register(&b), -EINVAL);
 	b = in;
-	b.flags = 1;
+	b.flags = 2;
 	assert_int_equal(hfd_ring_check_register(&b), -EINVAL);
+	/* the CB arena: a power of two 4 KiB..1 MiB beyond HPU_RING_SIZE() */
+	b = in;
+	b.flags = HPU_RING_FLAGS_CB_ARENA;
+	assert_int_equal(hfd_ring_check_register(&b), -EINVAL);
+	b.size = HPU_RING_SIZE_CB_ARENA(256, 512, 4096);
+	assert_int_equal(hfd_ring_check_register(&b), 0);
+	assert_int_equal(hfd_ring_arena_size(&b), 4096);
+	b.size = HPU_RING_SIZE_CB_ARENA(256, 512, HPU_RING_CB_ARENA_MAX);
+	assert_int_equal(hfd_ring_check_register(&b), 0);
+	assert_int_equal(hfd_ring_arena_size(&b), HPU_RING_CB_ARENA_MAX);
+	b.size = HPU_RING_SIZE_CB_ARENA(256, 512, 2 * HPU_RING_CB_ARENA_MAX);
+	assert_int_equal(hfd_ring_check_register(&b), -EINVAL);
+	b.size = HPU_RING_SIZE_CB_ARENA(256, 512, 2048);
+	assert_int_equal(hfd_ring_check_register(&b), -EINVAL);
+	b.size = HPU_RING_SIZE_CB_ARENA(256, 512, 3 * 4096);
+	assert_int_equal(hfd_ring_check_register(&b), -EINVAL);
+	b.size = HPU_RING_SIZE(256, 512) - 4096;
+	assert_int_equal(hfd_ring_check_register(&b), -EINVAL);
+	/* without the flag an arena's size is wrong */
+	b.flags = 0;
+	b.size = HPU_RING_SIZE_CB_ARENA(256, 512, 4096);
+	assert_int_equal(hfd_ring_check_register(&b), -EINVAL);
+	assert_int_equal(hfd_ring_arena_size(&in), 0);
 	b = in;
 	b.fd = 0x80000000U;
 	assert_int_equal(hfd_ring_check_register(&b), -EINVAL);
@@ -680,6 +873,9 @@ int main(void)
 		cmocka_unit_test(test_largest_entries),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_copy_is_private),
+		cmocka_unit_test(test_arena_cs),
+		cmocka_unit_test(test_arena_refused),
+		cmocka_unit_test(test_arena_largest),
 		cmocka_unit_test(test_cq),
 		cmocka_unit_test(test_register_checks),
 	};

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_ring_layout.c - the ABI of uapi/hpu_ring.h does not move: sizes
- * and offsets written out by hand from docs/rings.md, the layout macros,
- * the bounds, and the command number.
+ * and offsets written out by hand from docs/rings.md, the layout macros
+ * (the CB arena's of 1.4 too), the bounds, and the command number.
  */
 #include <setjmp.h>
 #include <stdalign.h>
@@ -40,7 +40,9 @@ static void test_hdr(void **state)
 	OFF(struct hpu_ring_hdr, flags, 72);
 	OFF(struct hpu_ring_hdr, pad1, 76);
 	OFF(struct hpu_ring_hdr, sq_seq, 80);
-	OFF(struct hpu_ring_hdr, pad1b, 88);
+	OFF(struct hpu_ring_hdr, cb_arena_offset, 88);
+	OFF(struct hpu_ring_hdr, cb_arena_size, 92);
+	OFF(struct hpu_ring_hdr, pad1b, 96);
 	/* line 2: the driver's CQ words */
 	OFF(struct hpu_ring_hdr, completed_seq, 128);
 	OFF(struct hpu_ring_hdr, cq_tail, 136);
@@ -55,6 +57,7 @@ static void test_hdr(void **state)
 	assert_int_equal(HPU_RING_NEED_WAKEUP, 1);
 	assert_int_equal(HPU_RING_HDR_F_SQ_SEQ, 1);
 	assert_int_equal(HPU_RING_HDR_F_CQ_EVENT, 2);
+	assert_int_equal(HPU_RING_HDR_F_CB_ARENA, 4);
 }
 
 static void test_sqe_cqe(void **state)
@@ -67,7 +70,7 @@ static void test_sqe_cqe(void **state)
 	OFF(struct hpu_ring_sqe, cs_flags, 16);
 	OFF(struct hpu_ring_sqe, timeout_ms, 20);
 	OFF(struct hpu_ring_sqe, flags, 24);
-	OFF(struct hpu_ring_sqe, pad, 28);
+	OFF(struct hpu_ring_sqe, cb_offset, 28);
 
 	SIZE(struct hpu_ring_cqe, 32);
 	OFF(struct hpu_ring_cqe, user_data, 0);
@@ -82,7 +85,8 @@ static void test_sqe_cqe(void **state)
 	assert_int_equal(HPU_RING_SLOT_SIZE, 32);
 	assert_int_equal(sizeof(struct hpu_cs_chunk), HPU_RING_SLOT_SIZE);
 	assert_int_equal(HPU_RING_SEQS_PER_SLOT, 4);
-	assert_int_equal(HPU_RING_SQE_FLAGS_MASK, 0);
+	assert_int_equal(HPU_RING_SQE_F_CB_ARENA, 1);
+	assert_int_equal(HPU_RING_SQE_FLAGS_MASK, 1);
 }
 
 static void test_args(void **state)
@@ -108,7 +112,8 @@ static void test_args(void **state)
 	SIZE(union hpu_ring_args, 40);
 	assert_int_equal(HPU_RING_OP_REGISTER, 0);
 	assert_int_equal(HPU_RING_OP_UNREGISTER, 1);
-	assert_int_equal(HPU_RING_FLAGS_MASK, 0);
+	assert_int_equal(HPU_RING_FLAGS_CB_ARENA, 1);
+	assert_int_equal(HPU_RING_FLAGS_MASK, 1);
 
 	assert_int_equal(HPU_COMMAND_RING, 0x07);
 	assert_int_equal(_IOC_NR(HPU_IOCTL_RING), 0x47);
@@ -135,6 +140,22 @@ static void test_layout_macros(void **state)
 	/* 64-bit arithmetic: no overflow for any __u32 */
 	assert_true(HPU_RING_SIZE(0xffffffffU, 0xffffffffU) >
 		    2 * 32 * 0xffffffffULL);
+
+	/* the CB arena (1.4): after the CQ, on a page of its own */
+	assert_int_equal(HPU_RING_CB_ARENA_OFFSET(16, 16), 3 * 4096);
+	assert_int_equal(HPU_RING_CB_ARENA_OFFSET(1024, 1024),
+			 4096 + 32768 + 32768);
+	assert_int_equal(HPU_RING_SIZE_CB_ARENA(1024, 1024, 65536),
+			 4096 + 32768 + 32768 + 65536);
+	assert_int_equal(HPU_RING_SIZE_CB_ARENA(16, 16, 0),
+			 HPU_RING_SIZE(16, 16));
+	assert_int_equal(HPU_RING_CB_ARENA_OFFSET(256, 16) % HPU_RING_ALIGN, 0);
+	assert_int_equal(HPU_RING_CB_ARENA_MIN, 4096);
+	assert_int_equal(HPU_RING_CB_ARENA_MAX, 1U << 20);
+	assert_int_equal(HPU_RING_CB_ARENA_MAX_ENTRY, 65536);
+	assert_true(HPU_RING_CB_ARENA_MAX_ENTRY <= HPU_RING_CB_ARENA_MAX);
+	/* the largest region's arena offset fits cb_arena_offset (__u32) */
+	assert_true(HPU_RING_CB_ARENA_OFFSET(65536, 65536) < (1ULL << 32));
 
 	assert_int_equal(HPU_RING_MIN_ENTRIES, 16);
 	assert_int_equal(HPU_RING_MAX_ENTRIES, 65536);

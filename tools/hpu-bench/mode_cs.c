@@ -3,7 +3,9 @@
  * mode_cs.c - hpu-bench cs: round trip of a one-NOP command submission
  * until its completion is known, beside a bare FUSE ioctl round trip;
  * through the user-mode rings (docs/rings.md) and through the ioctls
- * (HPU_RING=0) when the driver has rings.
+ * (HPU_RING=0) when the driver has rings, and through the rings without
+ * their CB arena (HPU_RING_CB_ARENA=0: the driver reads the CB out of
+ * the process) when the first run had one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +79,34 @@ static bool uses_ring(struct hpu_device *dev)
 	       (v.capabilities & HPU_CAP_RING);
 }
 
+/* The CB arena is not turned off in the environment */
+static bool arena_wanted(void)
+{
+	const char *env = getenv("HPU_RING_CB_ARENA");
+
+	return !env || strcmp(env, "0") != 0;
+}
+
+/* Close @r->dev and open the device again with @var=@val at open */
+static int reopen_with(struct cs_run *r, long *index, const char *var,
+		       const char *val)
+{
+	const char *old = getenv(var);
+	char *saved = old ? strdup(old) : NULL;
+	int ret;
+
+	hpu_close(r->dev);
+	r->dev = NULL;
+	setenv(var, val, 1);
+	ret = bench_open_device(*index, &r->dev, index);
+	if (saved)
+		setenv(var, saved, 1);
+	else
+		unsetenv(var);
+	free(saved);
+	return ret;
+}
+
 /* One path: @r->dev's, timed beside the reference; its p50 ratio */
 static int run_path(struct cs_run *r, const char *path, long iter,
 		    double *ratio)
@@ -125,8 +155,8 @@ int bench_cs(int argc, char **argv)
 {
 	struct cs_run r = { 0 };
 	long iter = DEFAULT_ITER, index = -1;
-	double ratio = 0, ioctl_ratio = 0;
-	bool ring;
+	double ratio = 0, ioctl_ratio = 0, plain_ratio = 0;
+	bool ring, arena;
 	int c, status = 1;
 
 	c = bench_start(argc, argv, 'n', 1, MAX_ITER, &iter, usage, &r.dev,
@@ -134,19 +164,32 @@ int bench_cs(int argc, char **argv)
 	if (c != BENCH_RUN)
 		return c;
 	ring = uses_ring(r.dev);
+	arena = ring && arena_wanted();
 	printf("hpu-bench cs: %ld round trips per path, one-NOP CS on queue 0 "
 	       "of hpu%ld\n",
 	       iter, index);
-	if (run_path(&r, ring ? "user-mode rings" : "ioctls", iter, &ratio))
+	if (run_path(&r,
+		     arena ? "user-mode rings, CB arena" :
+		     ring  ? "user-mode rings (HPU_RING_CB_ARENA=0)" :
+			     "ioctls",
+		     iter, &ratio))
 		goto out_close;
+	if (arena) {
+		/* the same without the arena, on a context of its own */
+		if (reopen_with(&r, &index, "HPU_RING_CB_ARENA", "0"))
+			goto out_close;
+		if (run_path(&r,
+			     "user-mode rings, no CB arena "
+			     "(HPU_RING_CB_ARENA=0)",
+			     iter, &plain_ratio))
+			goto out_close;
+		printf("  arena / no arena (p50 ratios to the reference): "
+		       "%.2f\n",
+		       plain_ratio > 0 ? ratio / plain_ratio : 0.0);
+	}
 	if (ring) {
 		/* the same through the ioctls, on a context of its own */
-		hpu_close(r.dev);
-		r.dev = NULL;
-		setenv("HPU_RING", "0", 1);
-		c = bench_open_device(index, &r.dev, &index);
-		unsetenv("HPU_RING");
-		if (c)
+		if (reopen_with(&r, &index, "HPU_RING", "0"))
 			goto out_close;
 		if (run_path(&r, "ioctls (HPU_RING=0)", iter, &ioctl_ratio))
 			goto out_close;

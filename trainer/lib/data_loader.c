@@ -240,17 +240,33 @@ static int check_opts(uint32_t n, const struct ht_loader_opts *o, char *err,
 }
 
 /*
- * The two sample buffers of a slot: x and y of a data set loader, ids and
- * targets of a text loader (x_bytes and y_bytes their sizes)
+ * The two sample buffers of a slot, of x_bytes and y_bytes: x and y of a
+ * data set loader, ids and targets of a text loader
  */
-static void **buf0(const struct ht_loader *l, struct ht_batch *b)
+static int alloc_bufs(struct ht_loader *l, struct ht_batch *b)
 {
-	return l->tw.text ? (void **)&b->ids : (void **)&b->x;
+	void *p0 = l->o.alloc(l->x_bytes, l->o.alloc_arg);
+	void *p1 = l->o.alloc(l->y_bytes, l->o.alloc_arg);
+
+	if (l->tw.text) {
+		b->ids = p0;
+		b->targets = p1;
+	} else {
+		b->x = p0;
+		b->y = p1;
+	}
+	return p0 && p1 ? 0 : -ENOMEM;
 }
 
-static void **buf1(const struct ht_loader *l, struct ht_batch *b)
+static void free_bufs(struct ht_loader *l, struct ht_batch *b)
 {
-	return l->tw.text ? (void **)&b->targets : (void **)&b->y;
+	void *p0 = l->tw.text ? (void *)b->ids : (void *)b->x;
+	void *p1 = l->tw.text ? (void *)b->targets : (void *)b->y;
+
+	if (p0)
+		l->o.free(p0, l->x_bytes, l->o.alloc_arg);
+	if (p1)
+		l->o.free(p1, l->y_bytes, l->o.alloc_arg);
 }
 
 static void free_slots(struct ht_loader *l)
@@ -262,10 +278,7 @@ static void free_slots(struct ht_loader *l)
 	for (i = 0; i < l->nslots; i++) {
 		struct ht_batch *b = &l->slots[i].b;
 
-		if (*buf0(l, b))
-			l->o.free(*buf0(l, b), l->x_bytes, l->o.alloc_arg);
-		if (*buf1(l, b))
-			l->o.free(*buf1(l, b), l->y_bytes, l->o.alloc_arg);
+		free_bufs(l, b);
 		free(b->idx);
 	}
 	free(l->slots);
@@ -274,6 +287,7 @@ static void free_slots(struct ht_loader *l)
 static int alloc_slots(struct ht_loader *l)
 {
 	uint32_t i;
+	int ret;
 
 	l->slots = calloc(l->nslots, sizeof(*l->slots));
 	if (!l->slots)
@@ -281,10 +295,9 @@ static int alloc_slots(struct ht_loader *l)
 	for (i = 0; i < l->nslots; i++) {
 		struct ht_batch *b = &l->slots[i].b;
 
-		*buf0(l, b) = l->o.alloc(l->x_bytes, l->o.alloc_arg);
-		*buf1(l, b) = l->o.alloc(l->y_bytes, l->o.alloc_arg);
+		ret = alloc_bufs(l, b);
 		b->idx = malloc(l->o.batch_size * sizeof(uint32_t));
-		if (!*buf0(l, b) || !*buf1(l, b) || !b->idx)
+		if (ret || !b->idx)
 			return -ENOMEM;
 	}
 	return 0;

@@ -262,7 +262,7 @@ static void test_walk_cs_timeout(void **state)
 				 m.h[DEV], HLML_ERR_INJECT_ENDLESS_COMMAND),
 			 HLML_SUCCESS);
 	monitor_critical(&m, HANG_BOUND_MS);
-	hpu_walk_train_ends_naming(m.name, NULL);
+	hpu_walk_train_ends_naming(m.name, "timed out");
 
 	smi_own_q(&p);
 	assert_true(hpu_walk_q_value(p.out, "Timed Out") > timed_out);

@@ -31,8 +31,10 @@ static const struct {
 	{ ENOTTY, "command not supported by the driver" },
 	{ ENODEV, "no such HPU device (or hidden by HPU_VISIBLE_DEVICES, "
 		  "HABANA_VISIBLE_DEVICES or HABANA_VISIBLE_MODULES)" },
-	{ EBUSY,
-	  "device already acquired by another process (exclusive mode)" },
+	/* a CS of a device in reset or failed (docs/abi.md), or an open */
+	{ EBUSY, "device busy: in reset or failed and waiting for a hard "
+		 "reset (hl-smi -r), or already acquired by another process "
+		 "(exclusive mode)" },
 	{ EPERM, "operation not allowed on a control node" },
 	{ EFAULT, "driver could not access the caller's memory" },
 	/*

@@ -2,26 +2,32 @@
 /*
  * test_failure_walk.c - the failure path as an operator meets it, end to
  * end on the real hpu-fused with two simulated Gaudi2 devices and only
- * public behaviour (issue 17, "The failure path reaches operators"):
+ * public behaviour (issue 17, "The failure path reaches operators"): for
+ * every fault kind, one case that injects it while hpu-train trains and
+ * walks it through
  *
- *   1. hpu-train trains on hpu1;
- *   2. a monitor injects a fatal error into hpu1 with
- *      hlml_device_err_inject(HLML_ERR_INJECT_FATAL_EVENT);
- *   3. its HLML event set, registered for critical errors of both
- *      devices, gets HLML_EVENT_CRITICAL_ERR for hpu1 (and none for hpu0);
- *   4. `hl-smi -q` shows hpu1's uncorrectable error;
- *   5. the training run ends non-zero with a message naming hpu1 by node
- *      and bus id;
- *   6. `hl-smi -r -i 1` resets hpu1 and it is operational again (hl-smi's
- *      status, HLML's performance state);
- *   7. a new training run acquires hpu1 and finishes.
+ *   the HLML event a monitor gets (its set registered for critical
+ *   errors of both devices) -> what `hl-smi -q` / `-n link` shows -> the
+ *   training run ends non-zero with a message naming the device -> the
+ *   device is reset (or its link brought back) -> a new run acquires it
+ *   and finishes.
  *
- * Whether the fault alone ends the run depends on the daemon: one that
- * escalates an uncorrectable error to "needs reset" fails the run's
- * submissions (5 before 6); one that only counts the error leaves the
- * device operational and the run going, and then the reset (6) is what
- * ends it, with the same message. The test reads hpu1's status after the
- * fault and walks the matching order, saying which one it took.
+ * The cases (docs/hlml.md, "Fault injection", "Tests"):
+ *   ECC error    HLML FATAL_EVENT: CRITICAL_ERR, -q "needs reset" and
+ *                the uncorrected count, the run fails, hl-smi -r;
+ *   lost device  HLML LOSS_OF_HEARTBEAT: CRITICAL_ERR, -q "malfunction",
+ *                the run fails, hl-smi -r;
+ *   CS timeout   HLML ENDLESS_COMMAND on a daemon with --reset-on-lockup:
+ *                the run's CS never ends, its timeout (hpu-train's own,
+ *                120 s) and the hard reset after it are the CRITICAL_ERR
+ *                and end the run; hpu-smi -q counts the timed-out CS;
+ *   port down    DEBUG LINK_DOWN of hpu0's ports to hpu1 under a 2-device
+ *                data-parallel run: -n link and -q show them DOWN (HLML
+ *                has no event for a link), the run fails with the link,
+ *                CLEAR_FAULTS brings them back, a new 2-device run.
+ * A page fault and a thermal event are not walked: DEBUG PAGE_FAULT is
+ * not implemented by the daemon (EOPNOTSUPP) and HLML's THERMAL_EVENT
+ * maps onto no fault of the device model (NOT_SUPPORTED).
  *
  * And: a hard reset ends every process that submits through its
  * user-mode ring (RING_ROUNDS times; the walk's run hung once in 6 to 20
@@ -35,9 +41,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <limits.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,318 +51,293 @@
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_proc.h"
 #include "../lib/hpu_test_util.h"
+#include "../lib/hpu_test_walk.h"
 #include "hlml.h"
 #include "hpudrv.h"
 
 #define NDEV	       2
-/* the device the walk breaks; the other one must see nothing */
+/* the device the walk breaks (the port-down case: hpu0's links to it) */
 #define DEV	       1
-/* bound of the wait for the critical event */
+/* bound of the wait for an HLML event */
 #define EVENT_BOUND_MS 30000
-/* bound of a tool run (hl-smi) */
-#define TOOL_MS	       30000
-/* bound of the wait for the run to start training, and to end */
-#define TRAIN_MS       120000
+/*
+ * bound of the wait for the CS-timeout case's event: hpu-train submits
+ * with a timeout of its own, 120 s (trainer/lib/backend_hpu.h), which
+ * the daemon's --cs-timeout-ms does not shorten; a hung CS of it ends
+ * only then
+ */
+#define HANG_BOUND_MS  180000
 /* hard resets of a device a process submits to through its ring */
 #define RING_ROUNDS    40
 /* bound of the wait for such a process to see the reset */
 #define RING_END_MS    20000
 
-/**
- * struct walk - what the teardown cleans up, whatever failed
- * @train: the long training run (pid 0 when none runs)
- * @dir: directory of the hl-smi link
- * @hlsmi: the link: hpu-smi invoked as hl-smi, as the compat install has it
- */
-static struct walk {
-	struct hpu_test_proc train;
-	char dir[64];
-	char hlsmi[128];
-} w;
-
 static int group_setup(void **state)
 {
-	char bin[PATH_MAX];
+	static const char *const args[] = { "--reset-on-lockup", NULL };
 
 	(void)state;
 	unsetenv("HPU_VISIBLE_DEVICES");
 	unsetenv("HABANA_VISIBLE_DEVICES");
 	unsetenv("HABANA_VISIBLE_MODULES");
 	unsetenv("HPU_RING");
-	if (hpu_test_group_start(NDEV, "gaudi2"))
+	if (hpu_test_group_start_args(NDEV, "gaudi2", args))
 		return -1;
-	if (!realpath(hpu_test_bin("hpu-smi"), bin))
-		return -1;
-	strcpy(w.dir, "/tmp/test_failure_walk-XXXXXX");
-	if (!mkdtemp(w.dir))
-		return -1;
-	snprintf(w.hlsmi, sizeof(w.hlsmi), "%s/hl-smi", w.dir);
-	return symlink(bin, w.hlsmi) ? -1 : 0;
+	return hpu_walk_setup();
 }
 
 static int group_teardown(void **state)
 {
-	if (w.train.pid > 0) {
-		kill(w.train.pid, SIGKILL);
-		hpu_test_proc_finish(&w.train, 1000);
-		hpu_test_proc_free(&w.train);
-	}
-	if (w.hlsmi[0])
-		unlink(w.hlsmi);
-	if (w.dir[0])
-		rmdir(w.dir);
+	hpu_walk_teardown();
 	return hpu_test_group_stop(state);
 }
 
-/* hl-smi with up to 8 arguments; stdout and stderr apart in @p */
-static void hlsmi(struct hpu_test_proc *p, ...)
+/**
+ * struct monitor - an HLML monitor of both devices' critical errors
+ * @h: the devices' handles
+ * @set: the event set
+ * @name: "hpuN (BUS_ID)" of device DEV, as a run's error names it
+ * @bus_id: DEV's bus id
+ */
+struct monitor {
+	hlml_device_t h[NDEV];
+	hlml_event_set_t set;
+	char name[64];
+	char bus_id[32];
+};
+
+static void monitor_start(struct monitor *m)
+{
+	hlml_pci_info_t pci;
+	unsigned int i;
+
+	assert_int_equal(hlml_init(), HLML_SUCCESS);
+	for (i = 0; i < NDEV; i++)
+		assert_int_equal(hlml_device_get_handle_by_index(i, &m->h[i]),
+				 HLML_SUCCESS);
+	assert_int_equal(hlml_device_get_pci_info(m->h[DEV], &pci),
+			 HLML_SUCCESS);
+	snprintf(m->bus_id, sizeof(m->bus_id), "%s", pci.bus_id);
+	snprintf(m->name, sizeof(m->name), "hpu%d (%s)", DEV, pci.bus_id);
+	assert_int_equal(hlml_event_set_create(&m->set), HLML_SUCCESS);
+	for (i = 0; i < NDEV; i++)
+		assert_int_equal(hlml_device_register_events(
+					 m->h[i], HLML_EVENT_CRITICAL_ERR,
+					 m->set),
+				 HLML_SUCCESS);
+}
+
+/* Every event left is of device DEV (none when @none); then stop */
+static void monitor_stop(struct monitor *m, bool none)
+{
+	hlml_event_data_t ev;
+
+	while (hlml_event_set_wait(m->set, &ev, 0) == HLML_SUCCESS) {
+		assert_false(none);
+		assert_ptr_equal(ev.device, m->h[DEV]);
+	}
+	assert_int_equal(hlml_event_set_free(m->set), HLML_SUCCESS);
+	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
+}
+
+/* The monitor gets CRITICAL_ERR of device DEV within @bound_ms */
+static void monitor_critical(struct monitor *m, int bound_ms)
+{
+	long end = hpu_test_now_ms() + bound_ms;
+	hlml_event_data_t ev;
+	hlml_return_t r;
+
+	do {
+		memset(&ev, 0, sizeof(ev));
+		r = hlml_event_set_wait(m->set, &ev, 500);
+		if (r == HLML_SUCCESS) {
+			assert_ptr_equal(ev.device, m->h[DEV]);
+			assert_int_equal(ev.event_type,
+					 HLML_EVENT_CRITICAL_ERR);
+			return;
+		}
+		assert_int_equal(r, HLML_ERROR_TIMEOUT);
+	} while (hpu_test_now_ms() < end);
+	fail_msg("no HLML event within %d ms", bound_ms);
+}
+
+/* Device DEV is operational: hl-smi's status, HLML's performance state */
+static void expect_operational(const struct monitor *m)
+{
+	hlml_p_states_t ps;
+	char status[64];
+
+	hpu_walk_status(DEV, status, sizeof(status));
+	assert_string_equal(status, "operational");
+	assert_int_equal(hlml_device_get_performance_state(m->h[DEV], &ps),
+			 HLML_SUCCESS);
+	assert_int_equal(ps, HLML_PSTATE_0);
+}
+
+/*
+ * A fault that leaves device DEV in @status until a hard reset, injected
+ * with HLML @fault while hpu-train trains on it: CRITICAL_ERR, `hl-smi
+ * -q` shows @status (and @key >= 1 when not NULL), the run fails naming
+ * the device, `hl-smi -r` brings it back, a new run finishes.
+ */
+static void walk_fatal(hlml_err_inject_t fault, const char *status,
+		       const char *key)
+{
+	struct hpu_test_proc p;
+	struct monitor m;
+	char s[64];
+
+	monitor_start(&m);
+	hpu_walk_train_until_running("1", 1);
+	expect_operational(&m);
+
+	assert_int_equal(hlml_device_err_inject(m.h[DEV], fault), HLML_SUCCESS);
+	monitor_critical(&m, EVENT_BOUND_MS);
+
+	hpu_walk_q(&p, DEV, m.bus_id);
+	hpu_walk_q_str(p.out, "Status", s, sizeof(s));
+	assert_string_equal(s, status);
+	if (key)
+		assert_true(hpu_walk_q_value(p.out, key) >= 1);
+	hpu_test_proc_free(&p);
+
+	hpu_walk_train_ends_naming(m.name, "reset");
+	hpu_walk_status(DEV, s, sizeof(s));
+	assert_string_equal(s, status);
+
+	hpu_walk_reset(DEV);
+	expect_operational(&m);
+	hpu_walk_train_finishes("1", 1);
+	monitor_stop(&m, false);
+}
+
+/* ECC error: uncorrectable, the device needs a reset */
+static void test_walk_ecc(void **state)
+{
+	(void)state;
+	walk_fatal(HLML_ERR_INJECT_FATAL_EVENT, "needs reset",
+		   "Volatile Uncorrected");
+}
+
+/* Lost device: its heartbeat is lost, it malfunctions until a reset */
+static void test_walk_lost_device(void **state)
+{
+	(void)state;
+	walk_fatal(HLML_ERR_INJECT_LOSS_OF_HEARTBEAT, "malfunction", NULL);
+}
+
+/* hpu-smi's own -q (hl-smi's has no CS counters) of device DEV */
+static void smi_own_q(struct hpu_test_proc *p)
 {
 	struct hpu_test_proc_opts o = { .stderr_mode =
 						HPU_TEST_STDERR_CAPTURE };
-	char *argv[10];
-	va_list ap;
-	int argc = 0;
+	char *argv[] = { (char *)hpu_test_bin("hpu-smi"), "-q", "-i", "1",
+			 NULL };
 
-	argv[argc++] = w.hlsmi;
-	va_start(ap, p);
-	while (argc < 9 && (argv[argc] = va_arg(ap, char *)))
-		argc++;
-	va_end(ap);
-	argv[argc] = NULL;
-	assert_int_equal(hpu_test_proc_run(p, argv, &o, TOOL_MS), 0);
+	assert_int_equal(hpu_test_proc_run(p, argv, &o, HPU_WALK_TOOL_MS), 0);
+	if (p->status)
+		fail_msg("hpu-smi -q exited %d: %s", p->status, p->err);
 }
 
-/* hl-smi's status of device DEV ("operational", "needs reset", ...) */
-static void dev_status(char *buf, size_t len)
+/*
+ * CS timeout: the run's next CS never ends; the daemon's timeout aborts
+ * it and (--reset-on-lockup) hard-resets the device: that reset is the
+ * CRITICAL_ERR and ends the run; the device is operational again
+ */
+static void test_walk_cs_timeout(void **state)
 {
 	struct hpu_test_proc p;
-	const char *v;
+	struct monitor m;
+	long timed_out, hard;
 
-	hlsmi(&p, "-i", "1", "--query-aip=index,status",
-	      "--format=csv,noheader", NULL);
+	(void)state;
+	monitor_start(&m);
+	smi_own_q(&p);
+	timed_out = hpu_walk_q_value(p.out, "Timed Out");
+	hard = hpu_walk_q_value(p.out, "Hard");
+	hpu_test_proc_free(&p);
+	hpu_walk_train_until_running("1", 1);
+
+	assert_int_equal(hlml_device_err_inject(
+				 m.h[DEV], HLML_ERR_INJECT_ENDLESS_COMMAND),
+			 HLML_SUCCESS);
+	monitor_critical(&m, HANG_BOUND_MS);
+	hpu_walk_train_ends_naming(m.name, "timed out");
+
+	smi_own_q(&p);
+	assert_true(hpu_walk_q_value(p.out, "Timed Out") > timed_out);
+	assert_true(hpu_walk_q_value(p.out, "Hard") > hard);
+	hpu_test_proc_free(&p);
+	expect_operational(&m);
+	hpu_walk_train_finishes("1", 1);
+	monitor_stop(&m, false);
+}
+
+/* `hl-smi -n link -i 0` says @state for hpu0's port @port */
+static void expect_link(uint32_t port, const char *state)
+{
+	struct hpu_test_proc p;
+	char line[64];
+
+	hpu_walk_hlsmi(&p, "-n", "link", "-i", "0", NULL);
 	if (p.status)
-		fail_msg("hl-smi -Q status exited %d: %s", p.status, p.err);
-	/* "1, operational\n" */
-	v = strstr(p.out, ", ");
-	assert_non_null(v);
-	v += 2;
-	snprintf(buf, len, "%.*s", (int)strcspn(v, "\n"), v);
+		fail_msg("hl-smi -n link exited %d: %s", p.status, p.err);
+	snprintf(line, sizeof(line), "port %u:\t%s\n", port, state);
+	if (!strstr(p.out, line))
+		fail_msg("hl-smi -n link has no '%s':\n%s", line, p.out);
 	hpu_test_proc_free(&p);
 }
 
 /*
- * The value of key @key in the device block of `hl-smi -q` output,
- * e.g. "Volatile Uncorrected" (hl-smi's "key : value" lines)
+ * Port down: a 2-device data-parallel run; every port of hpu0 wired to
+ * hpu1 goes down. No HLML event (HLML has no bit for a link; the
+ * device stays operational): hl-smi -n link, -q's NET section and
+ * hlml_nic_get_link() show it; the run fails with the link; CLEAR_FAULTS
+ * brings the ports back and a new 2-device run finishes.
  */
-static long q_value(const char *out, const char *key)
+static void test_walk_port_down(void **state)
 {
-	const char *l = strstr(out, key);
-
-	if (!l)
-		fail_msg("hl-smi -q has no '%s':\n%s", key, out);
-	l = strchr(l, ':');
-	assert_non_null(l);
-	return strtol(l + 1, NULL, 10);
-}
-
-/* hpu-train on device DEV: its environment with only hpu1 visible */
-static void train_start(struct hpu_test_proc *p, const char *const *args)
-{
-	extern char **environ;
-	struct hpu_test_proc_opts o = { .stderr_mode =
-						HPU_TEST_STDERR_CAPTURE };
-	char *argv[24], **envp;
-	size_t n = 0, i, k = 0;
-
-	while (environ[n])
-		n++;
-	envp = calloc(n + 2, sizeof(*envp));
-	assert_non_null(envp);
-	for (i = 0; i < n; i++) /* no cluster variables: one process */
-		if (strncmp(environ[i], "RANK=", 5) &&
-		    strncmp(environ[i], "WORLD_SIZE=", 11) &&
-		    strncmp(environ[i], "LOCAL_RANK=", 11) &&
-		    strncmp(environ[i], "SLURM_", 6) &&
-		    strncmp(environ[i], "OMPI_", 5) &&
-		    strncmp(environ[i], "HPU_TRAIN_", 10))
-			envp[k++] = environ[i];
-	envp[k++] = "HPU_VISIBLE_DEVICES=1";
-	o.envp = envp;
-	argv[0] = (char *)hpu_test_bin("hpu-train");
-	for (i = 0; args[i] && i < 22; i++)
-		argv[i + 1] = (char *)args[i];
-	argv[i + 1] = NULL;
-	assert_int_equal(hpu_test_proc_start(p, argv, &o), 0);
-	free(envp);
-}
-
-/* Print a training run that did not do what the walk expects */
-static void train_dump(const char *what, const struct hpu_test_proc *p)
-{
-	fprintf(stderr,
-		"--- %s: status %d%s after %ld ms\n--- stdout:\n%s\n"
-		"--- stderr:\n%s\n---\n",
-		what, p->status, p->killed ? " (killed)" : "", p->ms, p->out,
-		p->err);
-}
-
-/* The walk's long run has trained an epoch on hpu1 and still runs */
-static void train_until_running(void)
-{
-	static const char *const args[] = {
-		"--devices",	  "1",		 "--max-epochs",
-		"1000000",	  "--max-steps", "1000000000",
-		"--progress-bar", "plain",	 "--log-every-n-steps",
-		"100000",	  NULL,
-	};
-	long end = hpu_test_now_ms() + TRAIN_MS;
-
-	train_start(&w.train, args);
-	while (!strstr(w.train.out, "epoch 0:")) {
-		if (!hpu_test_proc_read(&w.train, 200) ||
-		    hpu_test_now_ms() > end) {
-			hpu_test_proc_finish(&w.train, 1000);
-			train_dump("the run did not start training", &w.train);
-			fail();
-		}
-	}
-}
-
-/* The long run ends on its own: non-zero, with hpu1 named on stderr */
-static void train_ends_naming(const char *name)
-{
-	int st = hpu_test_proc_finish(&w.train, TRAIN_MS);
-
-	w.train.pid = 0;
-	if (st == 0 || w.train.killed || !strstr(w.train.err, name) ||
-	    !strstr(w.train.err, "hpu-train: "))
-		train_dump("the run did not fail naming the device", &w.train);
-	assert_false(w.train.killed);
-	assert_int_equal(st, 1);
-	assert_non_null(strstr(w.train.err, "hpu-train: "));
-	assert_non_null(strstr(w.train.err, name));
-	print_message("the run ended: %s", w.train.err);
-	hpu_test_proc_free(&w.train);
-}
-
-/* `hl-smi -r -i 1`: a hard reset of hpu1, done */
-static void reset_dev(void)
-{
+	struct hpu_info_nic nic;
 	struct hpu_test_proc p;
-
-	hlsmi(&p, "-r", "-i", "1", NULL);
-	if (p.status || !strstr(p.out, "hard reset done"))
-		fail_msg("hl-smi -r -i 1 exited %d:\n%s%s", p.status, p.out,
-			 p.err);
-	hpu_test_proc_free(&p);
-}
-
-/* The next event of @set within the bound; fails when none comes */
-static void next_event(hlml_event_set_t set, hlml_event_data_t *ev)
-{
-	long end = hpu_test_now_ms() + EVENT_BOUND_MS;
-	hlml_return_t r;
-
-	do {
-		memset(ev, 0, sizeof(*ev));
-		r = hlml_event_set_wait(set, ev, 500);
-		if (r == HLML_SUCCESS)
-			return;
-		assert_int_equal(r, HLML_ERROR_TIMEOUT);
-	} while (hpu_test_now_ms() < end);
-	fail_msg("no HLML event within %d ms", EVENT_BOUND_MS);
-}
-
-static void test_failure_walk(void **state)
-{
-	static const char *const again[] = {
-		"--devices", "1", "--max-steps", "40", "--seed", "7", NULL
-	};
-	hlml_device_t h[NDEV];
-	hlml_pci_info_t pci;
-	hlml_event_set_t set;
-	hlml_event_data_t ev;
-	hlml_p_states_t ps;
-	struct hpu_test_proc p, rerun;
-	char name[64], status[64];
-	unsigned int i;
+	struct hpu_device *dev;
+	struct monitor m;
+	uint32_t port, first = UINT32_MAX;
+	bool up = true;
+	char key[32], s[16];
 
 	(void)state;
-	/* a monitor watches both devices for critical errors */
-	assert_int_equal(hlml_init(), HLML_SUCCESS);
-	for (i = 0; i < NDEV; i++)
-		assert_int_equal(hlml_device_get_handle_by_index(i, &h[i]),
-				 HLML_SUCCESS);
-	assert_int_equal(hlml_device_get_pci_info(h[DEV], &pci), HLML_SUCCESS);
-	snprintf(name, sizeof(name), "hpu%d (%s)", DEV, pci.bus_id);
-	assert_int_equal(hlml_event_set_create(&set), HLML_SUCCESS);
-	for (i = 0; i < NDEV; i++)
-		assert_int_equal(hlml_device_register_events(
-					 h[i], HLML_EVENT_CRITICAL_ERR, set),
-				 HLML_SUCCESS);
+	monitor_start(&m);
+	hpu_walk_train_until_running("0,1", 2);
 
-	/* 1. training on hpu1, which is operational */
-	train_until_running();
-	assert_int_equal(hlml_device_get_performance_state(h[DEV], &ps),
-			 HLML_SUCCESS);
-	assert_int_equal(ps, HLML_PSTATE_0);
+	assert_int_equal(hpu_open(0, &dev), 0);
+	assert_int_equal(hpu_info_nic(dev, &nic), 0);
+	for (port = 0; port < nic.num_ports && port < 64; port++) {
+		if (nic.port_peer[port] != DEV)
+			continue;
+		assert_int_equal(hpu_debug_inject_fault(
+					 dev, HPU_FAULT_LINK_DOWN, port, 0),
+				 0);
+		if (first == UINT32_MAX)
+			first = port;
+	}
+	assert_true(first != UINT32_MAX);
 
-	/* 2. the fault, through the public API */
-	assert_int_equal(hlml_device_err_inject(h[DEV],
-						HLML_ERR_INJECT_FATAL_EVENT),
-			 HLML_SUCCESS);
-
-	/* 3. the monitor hears of it, for hpu1 */
-	next_event(set, &ev);
-	assert_ptr_equal(ev.device, h[DEV]);
-	assert_int_equal(ev.event_type, HLML_EVENT_CRITICAL_ERR);
-
-	/* 4. hl-smi -q shows the error on hpu1 */
-	hlsmi(&p, "-q", "-i", "1", NULL);
-	if (p.status)
-		fail_msg("hl-smi -q exited %d: %s", p.status, p.err);
-	assert_non_null(strstr(p.out, pci.bus_id));
-	assert_true(q_value(p.out, "Volatile Uncorrected") >= 1);
-	assert_true(q_value(p.out, "Aggregate Uncorrected") >= 1);
+	expect_link(first, "DOWN");
+	assert_int_equal(hlml_nic_get_link(m.h[0], first, &up), HLML_SUCCESS);
+	assert_false(up);
+	hpu_walk_q(&p, 0, "");
+	snprintf(key, sizeof(key), "Port %u ", first);
+	hpu_walk_q_str(p.out, key, s, sizeof(s));
+	assert_string_equal(s, "DOWN");
 	hpu_test_proc_free(&p);
 
-	/* 5. and 6., in the order the daemon's handling of the fault gives */
-	dev_status(status, sizeof(status));
-	if (strcmp(status, "operational")) {
-		print_message("hpu1 is '%s' after the fault: the run fails, "
-			      "then the reset\n",
-			      status);
-		train_ends_naming(name);
-		dev_status(status, sizeof(status));
-		assert_string_not_equal(status, "operational");
-		reset_dev();
-	} else {
-		print_message("hpu-fused keeps hpu1 operational after an "
-			      "uncorrectable ECC error (no escalation to "
-			      "'needs reset'): the reset ends the run\n");
-		reset_dev();
-		train_ends_naming(name);
-	}
-	dev_status(status, sizeof(status));
-	assert_string_equal(status, "operational");
-	assert_int_equal(hlml_device_get_performance_state(h[DEV], &ps),
-			 HLML_SUCCESS);
-	assert_int_equal(ps, HLML_PSTATE_0);
+	hpu_walk_train_ends_naming(" on hpu", "a NIC link went down");
 
-	/* 7. a new run acquires hpu1 and finishes */
-	train_start(&rerun, again);
-	if (hpu_test_proc_finish(&rerun, TRAIN_MS) ||
-	    !strstr(rerun.out, "final loss"))
-		train_dump("the run after the reset", &rerun);
-	assert_int_equal(rerun.status, 0);
-	assert_non_null(strstr(rerun.out, "final loss"));
-	hpu_test_proc_free(&rerun);
-
-	/* hpu0 had nothing to report through the whole walk */
-	while (hlml_event_set_wait(set, &ev, 0) == HLML_SUCCESS)
-		assert_ptr_equal(ev.device, h[DEV]);
-	assert_int_equal(hlml_event_set_free(set), HLML_SUCCESS);
-	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
+	assert_int_equal(hpu_debug_clear_faults(dev), 0);
+	hpu_close(dev);
+	expect_link(first, "UP");
+	hpu_walk_train_finishes("0,1", 2);
+	monitor_stop(&m, true);
 }
 
 /*
@@ -441,7 +420,13 @@ static void test_reset_ends_ring_submitter(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_failure_walk, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_walk_ecc, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_walk_lost_device,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_walk_cs_timeout,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_walk_port_down,
+				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_reset_ends_ring_submitter,
 				       hpu_test_need_daemon),
 	};

@@ -354,6 +354,8 @@ void smi_print_hl_sections(FILE *f, const struct smi_sample *s,
 			kv(f, 1, "Status", "ERR! (unknown to libhlml)");
 			continue;
 		}
+		/* operational, needs reset, malfunction, ... */
+		kv(f, 1, "Status", "%s", smi_status(&s->devs[i]));
 		for (k = 0; k < NSECTIONS; k++)
 			if (mask & sections[k].bit)
 				print[k](f, h);

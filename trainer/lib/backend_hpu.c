@@ -217,7 +217,9 @@ int ht_hb_cs_wait(struct ht_backend *be, uint64_t seq, uint64_t *ts)
 		   hpu_cs_wait(hb->dev, seq, WAIT_US, &status);
 	be->stats.waits++;
 	if (!ret && status != HPU_WAIT_CS_STATUS_COMPLETED)
-		ret = status == HPU_WAIT_CS_STATUS_BUSY ? -ETIMEDOUT : -EIO;
+		ret = status == HPU_WAIT_CS_STATUS_BUSY	    ? -ETIMEDOUT :
+		      status == HPU_WAIT_CS_STATUS_TIMEDOUT ? -ETIME :
+							      -EIO;
 	return ret;
 }
 
@@ -233,13 +235,16 @@ static int wait_all(struct ht_backend *be)
 
 		if (r && !ret) {
 			ret = r;
-			ht_seterr(be->err, sizeof(be->err),
-				  "%s: a submission of the program %s",
-				  HB(be)->name,
-				  r == -EIO ?
-					  "was aborted (see hpu-fused's log)" :
-				  r == -ETIMEDOUT ? "did not complete in time" :
-						    "could not be waited for");
+			ht_seterr(
+				be->err, sizeof(be->err),
+				"%s: a submission of the program %s",
+				HB(be)->name,
+				r == -EIO ?
+					"was aborted (see hpu-fused's log)" :
+				r == -ETIME ?
+					"timed out on the device and was aborted (its CS timeout; see hpu-fused's log)" :
+				r == -ETIMEDOUT ? "did not complete in time" :
+						  "could not be waited for");
 		}
 	}
 	hb->ninflight = 0;

@@ -91,10 +91,14 @@ static int reap(struct ht_backend *be, struct pf_area *a)
 	ret = ht_hb_cs_wait(be, a->seq, &ts);
 	a->seq = 0;
 	if (ret) {
-		ht_seterr(be->err, sizeof(be->err),
-			  "%s: a prefetch to the device %s", HB(be)->name,
-			  ret == -EIO ? "was aborted (see hpu-fused's log)" :
-					"did not complete");
+		ht_seterr(
+			be->err, sizeof(be->err),
+			"%s: a prefetch to the device %s", HB(be)->name,
+			ret == -EIO ?
+				"was aborted (see hpu-fused's log)" :
+			ret == -ETIME ?
+				"timed out on the device and was aborted (its CS timeout)" :
+				"did not complete");
 		return ret;
 	}
 	if (a->prog_ns && ts > a->prog_ns) {

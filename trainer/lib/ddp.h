@@ -57,4 +57,16 @@ struct ht_ddp {
 	struct ht_tensor *scratch;
 };
 
+/**
+ * ht_ddp_rank_name() - how a DDP error names the rank and its device:
+ * "DDP rank 1 on hpu1 (0000:1a:00.0)" ("DDP rank 1" when the device
+ * cannot say)
+ * @t: the trainer
+ * @buf: receives the name
+ * @len: size of @buf
+ *
+ * Return: @buf.
+ */
+const char *ht_ddp_rank_name(struct ht_trainer *t, char *buf, size_t len);
+
 #endif /* HT_DDP_H */

@@ -66,9 +66,11 @@ static int launch(struct ht_trainer *t, struct ht_ddp_bucket *b)
 	}
 	if (ret) {
 		int a = hpuccl_comm_get_async_error(d->comm);
+		char who[96];
 
-		return ht_trainer_seterr(t, a ? a : ret, "DDP rank %u: %s: %s",
-					 t->rank, what,
+		return ht_trainer_seterr(t, a ? a : ret, "%s: %s: %s",
+					 ht_ddp_rank_name(t, who, sizeof(who)),
+					 what,
 					 t->be->err[0] ?
 						 t->be->err :
 						 hpuccl_strerror(a ? a : ret));
@@ -292,6 +294,7 @@ int ht_ddp_fetch_loss(struct ht_trainer *t, float *loss)
 int ht_ddp_step_done(struct ht_trainer *t)
 {
 	struct ht_ddp *d = t->ddp;
+	char who[96];
 	int ret, a;
 
 	ret = hpu_stream_synchronize(d->comm_stream);
@@ -300,8 +303,9 @@ int ht_ddp_step_done(struct ht_trainer *t)
 	if (!ret)
 		return 0;
 	a = hpuccl_comm_get_async_error(d->comm);
-	return ht_trainer_seterr(
-		t, a ? a : ret,
-		"DDP rank %u: a collective of step %llu failed: %s", t->rank,
-		(unsigned long long)t->step + 1, hpuccl_strerror(a ? a : ret));
+	return ht_trainer_seterr(t, a ? a : ret,
+				 "%s: a collective of step %llu failed: %s",
+				 ht_ddp_rank_name(t, who, sizeof(who)),
+				 (unsigned long long)t->step + 1,
+				 hpuccl_strerror(a ? a : ret));
 }

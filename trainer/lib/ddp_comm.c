@@ -110,12 +110,27 @@ void ht_ddp_destroy(struct ht_ddp *d)
 	free(d);
 }
 
+const char *ht_ddp_rank_name(struct ht_trainer *t, char *buf, size_t len)
+{
+	struct hpu_device *dev = ht_backend_device(t->be);
+	struct hpu_device_info info;
+
+	if (dev && !hpu_device_describe(dev, &info))
+		snprintf(buf, len, "DDP rank %u on %s (%s)", t->rank,
+			 info.node_name, info.bus_id);
+	else
+		snprintf(buf, len, "DDP rank %u", t->rank);
+	return buf;
+}
+
 static int comm_err(struct ht_trainer *t, int ret, const char *what)
 {
 	int a = hpuccl_comm_get_async_error(t->ddp->comm);
+	char who[96];
 
-	return ht_trainer_seterr(t, a ? a : ret, "DDP rank %u: %s failed: %s",
-				 t->rank, what, hpuccl_strerror(a ? a : ret));
+	return ht_trainer_seterr(t, a ? a : ret, "%s: %s failed: %s",
+				 ht_ddp_rank_name(t, who, sizeof(who)), what,
+				 hpuccl_strerror(a ? a : ret));
 }
 
 int ht_ddp_broadcast_params(struct ht_trainer *t)

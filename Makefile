@@ -628,7 +628,8 @@ INST_HDRS := $(sort $(wildcard uapi/*.h libhpudrv/include/hpu/*.h \
 	libhpuccl/include/hpu/*.h))
 INST_MAN1 := $(sort $(wildcard docs/man/*.1))
 INST_MAN8 := $(sort $(wildcard docs/man/*.8))
-INST_DATA := trainer/data/digits.csv.gz trainer/data/README.md
+INST_DATA := trainer/data/digits.csv.gz trainer/data/fortunes.txt.gz \
+	trainer/data/README.md
 INST_BINS := $(filter-out $(HPU_FUSED),$(TOOLS))
 # Every file and link, relative to $(DESTDIR)
 INST_FILES = $(LIBDIR)/libhpudrv.so.$(DRV_VERSION) $(LIBDIR)/$(DRV_SONAME) \

@@ -305,6 +305,7 @@ static void test_programs_and_files(void **state)
 	assert_file(PREFIX "/share/man/man1/hpu-ccl-tests.1", 0644);
 	assert_file(PREFIX "/share/man/man1/hpu-train.1", 0644);
 	assert_file(PREFIX "/share/hpu/data/digits.csv.gz", 0644);
+	assert_file(PREFIX "/share/hpu/data/fortunes.txt.gz", 0644);
 	assert_file(PREFIX "/share/hpu/data/README.md", 0644);
 	assert_file(PREFIX "/lib/sysusers.d/hpu.conf", 0644);
 

@@ -611,6 +611,18 @@ static void test_bad_options(void **state)
 	assert_true(ht_trainer_create(&o, &t, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "hpu7"));
 	assert_null(t);
+	/* the text corpus is for a language model, not the MLP or mixer */
+	small_opts(&o, HT_TRAIN_ACCEL_CPU, HT_TRAIN_EXEC_EAGER);
+	o.data = HT_TRAIN_DATA_TEXT;
+	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, HT_TRAIN_TEXT_NEEDS_LM);
+	o.model = HT_TRAIN_MODEL_MIXER;
+	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, HT_TRAIN_TEXT_NEEDS_LM);
+	o.data = HT_TRAIN_DATA_TEXT + 1;
+	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "invalid trainer options (an unknown value)");
+	assert_null(t);
 }
 
 int main(void)

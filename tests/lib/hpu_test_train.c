@@ -9,6 +9,9 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdlib.h>
+
+#include "ht_rng.h"
 
 #include "hpu_test_train.h"
 
@@ -35,4 +38,30 @@ int hpu_test_load_digits(struct ht_dataset *ds)
 	else if (ret)
 		fail_msg("loading digits: %s", err);
 	return ret;
+}
+
+void hpu_test_make_text(struct ht_text *t, uint32_t len, uint64_t seed)
+{
+	struct ht_rng rng;
+	uint32_t i;
+
+	t->data = malloc(len);
+	assert_non_null(t->data);
+	t->len = len;
+	ht_rng_seed(&rng, seed, 0);
+	for (i = 0; i < len; i++) {
+		uint64_t r = ht_rng_below(&rng, 96);
+
+		t->data[i] = r == 95 ? '\n' : (uint8_t)(' ' + r);
+	}
+	t->records = ht_text_records(t->data, t->len, NULL);
+}
+
+void hpu_test_load_corpus(struct ht_text *t)
+{
+	char err[1024];
+	int ret = ht_text_load_corpus(NULL, t, err, sizeof(err));
+
+	if (ret)
+		fail_msg("loading the text corpus: %d: %s", ret, err);
 }

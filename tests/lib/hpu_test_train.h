@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hpu_test_train.h - data sets of the training library's tests
- * (test_train_data.c, test_train_loader.c): one whose samples can be
- * followed, and the digits data set or a printed reason to skip.
+ * (test_train_data.c, test_train_loader.c, test_train_text*.c): one
+ * whose samples can be followed, the digits data set or a printed reason
+ * to skip, a seeded text and the English corpus.
  */
 #ifndef HPU_TEST_TRAIN_H
 #define HPU_TEST_TRAIN_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 
 #include "ht_data.h"
+#include "ht_text.h"
 
 /**
  * hpu_test_make_indexed() - a data set whose feature 0 is the sample's
@@ -30,5 +32,21 @@ void hpu_test_make_indexed(struct ht_dataset *ds, uint32_t n, uint32_t f,
  * test); another failure fails the test.
  */
 int hpu_test_load_digits(struct ht_dataset *ds);
+
+/**
+ * hpu_test_make_text() - a text of seeded random printable bytes and
+ * newlines (one in 96); asserts the allocation
+ * @t: receives the text (ht_text_free() it)
+ * @len: bytes
+ * @seed: the seed
+ */
+void hpu_test_make_text(struct ht_text *t, uint32_t len, uint64_t seed);
+
+/**
+ * hpu_test_load_corpus() - the English corpus, found as hpu-train finds
+ * it; it is part of the source tree, so any failure fails the test
+ * @t: receives it
+ */
+void hpu_test_load_corpus(struct ht_text *t);
 
 #endif /* HPU_TEST_TRAIN_H */

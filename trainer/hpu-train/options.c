@@ -146,7 +146,8 @@ static void usage(FILE *f)
 		"  --lr X, --momentum X, --weight-decay X, --lr-adamw X "
 		"(mixer)\n"
 		"Data:\n"
-		"  --data digits|synthetic|PATH.csv[.gz]\n"
+		"  --data digits|synthetic|text|PATH.csv[.gz] (text: the "
+		"English corpus)\n"
 		"  --synthetic-samples N, --synthetic-features F, "
 		"--synthetic-classes C\n"
 		"  --val-frac X, --test-frac X  held-out fractions of the "
@@ -272,7 +273,7 @@ static int parse_modes(const char *s, uint32_t *bits)
 	return *bits ? 0 : -EINVAL;
 }
 
-/* --data: digits, synthetic or a CSV file that can be read */
+/* --data: digits, synthetic, text or a CSV file that can be read */
 static int parse_data(const char *s, struct htc_opts *o)
 {
 	o->data_name = s;
@@ -285,10 +286,15 @@ static int parse_data(const char *s, struct htc_opts *o)
 		o->t.data = HT_TRAIN_DATA_SYNTH;
 		return 0;
 	}
+	if (!strcmp(s, "text")) {
+		o->t.data = HT_TRAIN_DATA_TEXT;
+		o->t.data_path = NULL;
+		return 0;
+	}
 	if (access(s, R_OK)) {
 		fprintf(stderr,
 			HTC_PROG ": --data '%s': %s (expected digits, "
-				 "synthetic or a CSV file)\n",
+				 "synthetic, text or a CSV file)\n",
 			s, strerror(errno));
 		return HTC_EXIT_USAGE;
 	}
@@ -567,6 +573,10 @@ static int check_combinations(const struct htc_opts *o, const struct seen *seen)
 		fprintf(stderr,
 			HTC_PROG ": --lr-adamw is for --model mixer (the MLP "
 				 "takes --lr)\n");
+		return HTC_EXIT_USAGE;
+	}
+	if (t->data == HT_TRAIN_DATA_TEXT) {
+		fprintf(stderr, HTC_PROG ": " HT_TRAIN_TEXT_NEEDS_LM "\n");
 		return HTC_EXIT_USAGE;
 	}
 	if (seen->syn && t->data != HT_TRAIN_DATA_SYNTH) {

@@ -7,6 +7,9 @@
  * batch at its position and queues it; the consumer takes queued slots in
  * order. Positions only move under the lock, and a seek bumps a
  * generation number so that a batch being filled across it is dropped.
+ *
+ * A sample is a data set row (x, y) or a text window (ids, targets); only
+ * gather() and the buffer sizes tell them apart.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,6 +35,8 @@ struct slot {
 
 struct ht_loader {
 	const struct ht_dataset *ds;
+	struct ht_text_windows tw; /* a text loader when tw.text is set */
+	uint32_t n;		   /* samples: rows or windows */
 	struct ht_loader_opts o;
 	uint64_t steps;
 	size_t x_bytes;
@@ -77,7 +82,7 @@ static void default_free(void *ptr, size_t size, void *arg)
 static void make_perm(struct ht_loader *l, uint64_t epoch)
 {
 	struct ht_rng rng;
-	uint32_t i, n = l->ds->n;
+	uint32_t i, n = l->n;
 
 	for (i = 0; i < n; i++)
 		l->perm[i] = i;
@@ -93,12 +98,30 @@ static void make_perm(struct ht_loader *l, uint64_t epoch)
 	l->perm_valid = true;
 }
 
+/* Copy sample @s into row @i of @b */
+static void gather(const struct ht_loader *l, struct ht_batch *b, uint32_t i,
+		   uint32_t s)
+{
+	const struct ht_dataset *ds = l->ds;
+	size_t t = l->tw.context;
+
+	if (l->tw.text) {
+		const uint8_t *w = l->tw.text->data + (size_t)s * l->tw.stride;
+
+		ht_tok_encode(w, t, b->ids + i * t);
+		ht_tok_encode(w + 1, t, b->targets + i * t);
+		return;
+	}
+	b->y[i] = ds->y[s];
+	memcpy(b->x + (size_t)i * ds->f, ds->x + (size_t)s * ds->f,
+	       ds->f * sizeof(float));
+}
+
 /* Fill @b with this rank's part of global batch @step of @epoch */
 static void fill(struct ht_loader *l, struct ht_batch *b, uint64_t epoch,
 		 uint64_t step)
 {
-	const struct ht_dataset *ds = l->ds;
-	uint64_t bs = l->o.batch_size, n = ds->n;
+	uint64_t bs = l->o.batch_size, n = l->n;
 	uint64_t g = bs * l->o.world_size;
 	uint64_t start = step * g;
 	uint64_t lo = start + l->o.rank * bs, hi = lo + bs;
@@ -119,9 +142,7 @@ static void fill(struct ht_loader *l, struct ht_batch *b, uint64_t epoch,
 					    (uint32_t)(lo + i);
 
 		b->idx[i] = s;
-		b->y[i] = ds->y[s];
-		memcpy(b->x + (size_t)i * ds->f, ds->x + (size_t)s * ds->f,
-		       ds->f * sizeof(float));
+		gather(l, b, i, s);
 	}
 }
 
@@ -180,15 +201,12 @@ static void *producer(void *arg)
 	return NULL;
 }
 
-static int check_opts(const struct ht_dataset *ds,
-		      const struct ht_loader_opts *o, char *err, size_t errlen)
+/* The options of every loader over @n samples */
+static int check_opts(uint32_t n, const struct ht_loader_opts *o, char *err,
+		      size_t errlen)
 {
 	uint64_t g = (uint64_t)o->batch_size * o->world_size;
 
-	if (!ds->n || !ds->f || !ds->x || !ds->y) {
-		ht_seterr(err, errlen, "loader: empty data set");
-		return -EINVAL;
-	}
 	if (!o->batch_size || o->batch_size > HT_DATA_MAX_SAMPLES) {
 		ht_seterr(err, errlen, "loader: batch size %u (1..%u)",
 			  o->batch_size, HT_DATA_MAX_SAMPLES);
@@ -201,12 +219,11 @@ static int check_opts(const struct ht_dataset *ds,
 			o->rank, o->world_size);
 		return -EINVAL;
 	}
-	if (o->drop_last && g > ds->n) {
+	if (o->drop_last && g > n) {
 		ht_seterr(
 			err, errlen,
 			"loader: drop_last with %u samples and a global batch of %llu (%u ranks x %u) leaves no batch",
-			ds->n, (unsigned long long)g, o->world_size,
-			o->batch_size);
+			n, (unsigned long long)g, o->world_size, o->batch_size);
 		return -EINVAL;
 	}
 	if (o->prefetch > HT_LOADER_MAX_PREFETCH) {
@@ -222,6 +239,36 @@ static int check_opts(const struct ht_dataset *ds,
 	return 0;
 }
 
+/*
+ * The two sample buffers of a slot, of x_bytes and y_bytes: x and y of a
+ * data set loader, ids and targets of a text loader
+ */
+static int alloc_bufs(struct ht_loader *l, struct ht_batch *b)
+{
+	void *p0 = l->o.alloc(l->x_bytes, l->o.alloc_arg);
+	void *p1 = l->o.alloc(l->y_bytes, l->o.alloc_arg);
+
+	if (l->tw.text) {
+		b->ids = p0;
+		b->targets = p1;
+	} else {
+		b->x = p0;
+		b->y = p1;
+	}
+	return p0 && p1 ? 0 : -ENOMEM;
+}
+
+static void free_bufs(struct ht_loader *l, struct ht_batch *b)
+{
+	void *p0 = l->tw.text ? (void *)b->ids : (void *)b->x;
+	void *p1 = l->tw.text ? (void *)b->targets : (void *)b->y;
+
+	if (p0)
+		l->o.free(p0, l->x_bytes, l->o.alloc_arg);
+	if (p1)
+		l->o.free(p1, l->y_bytes, l->o.alloc_arg);
+}
+
 static void free_slots(struct ht_loader *l)
 {
 	uint32_t i;
@@ -231,10 +278,7 @@ static void free_slots(struct ht_loader *l)
 	for (i = 0; i < l->nslots; i++) {
 		struct ht_batch *b = &l->slots[i].b;
 
-		if (b->x)
-			l->o.free(b->x, l->x_bytes, l->o.alloc_arg);
-		if (b->y)
-			l->o.free(b->y, l->y_bytes, l->o.alloc_arg);
+		free_bufs(l, b);
 		free(b->idx);
 	}
 	free(l->slots);
@@ -243,6 +287,7 @@ static void free_slots(struct ht_loader *l)
 static int alloc_slots(struct ht_loader *l)
 {
 	uint32_t i;
+	int ret;
 
 	l->slots = calloc(l->nslots, sizeof(*l->slots));
 	if (!l->slots)
@@ -250,45 +295,52 @@ static int alloc_slots(struct ht_loader *l)
 	for (i = 0; i < l->nslots; i++) {
 		struct ht_batch *b = &l->slots[i].b;
 
-		b->x = l->o.alloc(l->x_bytes, l->o.alloc_arg);
-		b->y = l->o.alloc(l->y_bytes, l->o.alloc_arg);
+		ret = alloc_bufs(l, b);
 		b->idx = malloc(l->o.batch_size * sizeof(uint32_t));
-		if (!b->x || !b->y || !b->idx)
+		if (ret || !b->idx)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-int ht_loader_create(const struct ht_dataset *ds,
-		     const struct ht_loader_opts *opts, struct ht_loader **out,
-		     char *err, size_t errlen)
+/*
+ * A loader over @n samples of @ds or @tw (the other NULL), whose two
+ * buffers per slot hold @x_row and @y_row bytes per sample
+ */
+static int create(const struct ht_dataset *ds, const struct ht_text_windows *tw,
+		  uint32_t n, size_t x_row, size_t y_row,
+		  const struct ht_loader_opts *opts, struct ht_loader **out,
+		  char *err, size_t errlen)
 {
 	struct ht_loader *l;
 	uint64_t g;
 	int ret;
 
 	*out = NULL;
-	ret = check_opts(ds, opts, err, errlen);
+	ret = check_opts(n, opts, err, errlen);
 	if (ret)
 		return ret;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		goto err_nomem;
 	l->ds = ds;
+	if (tw)
+		l->tw = *tw;
+	l->n = n;
 	l->o = *opts;
 	if (!l->o.alloc) {
 		l->o.alloc = default_alloc;
 		l->o.free = default_free;
 	}
 	g = (uint64_t)opts->batch_size * opts->world_size;
-	l->steps = opts->drop_last ? ds->n / g : (ds->n + g - 1) / g;
-	l->x_bytes = (size_t)opts->batch_size * ds->f * sizeof(float);
-	l->y_bytes = (size_t)opts->batch_size * sizeof(int32_t);
+	l->steps = opts->drop_last ? n / g : (n + g - 1) / g;
+	l->x_bytes = (size_t)opts->batch_size * x_row;
+	l->y_bytes = (size_t)opts->batch_size * y_row;
 	l->nslots = opts->prefetch + 1;
 	l->threaded = opts->prefetch > 0;
 	l->fifo = calloc(l->nslots, sizeof(*l->fifo));
 	if (opts->shuffle)
-		l->perm = malloc((size_t)ds->n * sizeof(uint32_t));
+		l->perm = malloc((size_t)n * sizeof(uint32_t));
 	if (!l->fifo || (opts->shuffle && !l->perm))
 		goto err_free_loader;
 	if (alloc_slots(l))
@@ -326,6 +378,58 @@ err_nomem:
 	ht_seterr(err, errlen, "loader: out of memory for %u buffers",
 		  opts->prefetch + 1);
 	return -ENOMEM;
+}
+
+int ht_loader_create(const struct ht_dataset *ds,
+		     const struct ht_loader_opts *opts, struct ht_loader **out,
+		     char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!ds->n || !ds->f || !ds->x || !ds->y) {
+		ht_seterr(err, errlen, "loader: empty data set");
+		return -EINVAL;
+	}
+	return create(ds, NULL, ds->n, ds->f * sizeof(float), sizeof(int32_t),
+		      opts, out, err, errlen);
+}
+
+uint32_t ht_text_window_count(const struct ht_text_windows *w)
+{
+	uint32_t stride = w->stride ? w->stride : w->context;
+
+	if (!w->text || !w->context || stride > w->context ||
+	    w->text->len <= w->context)
+		return 0;
+	return (w->text->len - 1 - w->context) / stride + 1;
+}
+
+int ht_loader_create_text(const struct ht_text_windows *w,
+			  const struct ht_loader_opts *opts,
+			  struct ht_loader **out, char *err, size_t errlen)
+{
+	struct ht_text_windows tw = *w;
+	size_t row = (size_t)w->context * sizeof(int32_t);
+
+	*out = NULL;
+	if (!tw.stride)
+		tw.stride = tw.context;
+	if (!tw.text || !tw.text->data || !tw.context ||
+	    tw.stride > tw.context) {
+		ht_seterr(
+			err, errlen,
+			"loader: context %u, stride %u (1 <= stride <= context)",
+			tw.context, tw.stride);
+		return -EINVAL;
+	}
+	if (tw.text->len <= tw.context) {
+		ht_seterr(
+			err, errlen,
+			"loader: a text of %u bytes holds no window of %u + 1 tokens",
+			tw.text->len, tw.context);
+		return -EINVAL;
+	}
+	return create(NULL, &tw, ht_text_window_count(&tw), row, row, opts, out,
+		      err, errlen);
 }
 
 void ht_loader_destroy(struct ht_loader *l)
@@ -428,8 +532,11 @@ int ht_loader_next_copy(struct ht_loader *l, float *x, int32_t *y,
 			struct ht_batch *info)
 {
 	struct ht_batch *b;
-	int ret = ht_loader_next(l, &b);
+	int ret;
 
+	if (l->tw.text)
+		return -EINVAL;
+	ret = ht_loader_next(l, &b);
 	if (ret)
 		return ret;
 	memcpy(x, b->x, (size_t)b->n * l->ds->f * sizeof(float));
@@ -437,6 +544,28 @@ int ht_loader_next_copy(struct ht_loader *l, float *x, int32_t *y,
 	*info = *b;
 	info->x = NULL;
 	info->y = NULL;
+	info->idx = NULL;
+	ht_loader_release(l, b);
+	return 0;
+}
+
+int ht_loader_next_copy_text(struct ht_loader *l, int32_t *ids,
+			     int32_t *targets, struct ht_batch *info)
+{
+	size_t row = (size_t)l->tw.context * sizeof(int32_t);
+	struct ht_batch *b;
+	int ret;
+
+	if (!l->tw.text)
+		return -EINVAL;
+	ret = ht_loader_next(l, &b);
+	if (ret)
+		return ret;
+	memcpy(ids, b->ids, b->n * row);
+	memcpy(targets, b->targets, b->n * row);
+	*info = *b;
+	info->ids = NULL;
+	info->targets = NULL;
 	info->idx = NULL;
 	ht_loader_release(l, b);
 	return 0;
@@ -469,7 +598,7 @@ void ht_loader_get_state(const struct ht_loader *l, struct ht_loader_state *st)
 	st->epoch = l->c_epoch;
 	st->step = l->c_step;
 	st->seed = l->o.seed;
-	st->n_samples = l->ds->n;
+	st->n_samples = l->n;
 	st->world_size = l->o.world_size;
 	st->batch_size = l->o.batch_size;
 	st->shuffle = l->o.shuffle;
@@ -479,7 +608,7 @@ void ht_loader_get_state(const struct ht_loader *l, struct ht_loader_state *st)
 int ht_loader_set_state(struct ht_loader *l, const struct ht_loader_state *st,
 			char *err, size_t errlen)
 {
-	if (st->seed != l->o.seed || st->n_samples != l->ds->n ||
+	if (st->seed != l->o.seed || st->n_samples != l->n ||
 	    st->world_size != l->o.world_size ||
 	    st->batch_size != l->o.batch_size || st->shuffle != l->o.shuffle ||
 	    st->drop_last != l->o.drop_last) {
@@ -488,7 +617,7 @@ int ht_loader_set_state(struct ht_loader *l, const struct ht_loader_state *st,
 			"loader state mismatch: saved seed %llu, %u samples, world %u, batch %u, shuffle %d, drop_last %d; now seed %llu, %u samples, world %u, batch %u, shuffle %d, drop_last %d",
 			(unsigned long long)st->seed, st->n_samples,
 			st->world_size, st->batch_size, st->shuffle,
-			st->drop_last, (unsigned long long)l->o.seed, l->ds->n,
+			st->drop_last, (unsigned long long)l->o.seed, l->n,
 			l->o.world_size, l->o.batch_size, l->o.shuffle,
 			l->o.drop_last);
 		return -EINVAL;

@@ -23,6 +23,10 @@
  * Batches are produced in order by a prefetch thread into a ring of
  * prefetch + 1 slots (or by the caller's thread when prefetch is 0); both
  * run the same code, so the batches are identical either way.
+ *
+ * The samples are the rows of a data set (ht_loader_create()) or the
+ * fixed-length token windows of a text (ht_loader_create_text()): the
+ * same sharding, shuffling, prefetch and resume apply to both.
  */
 #ifndef HT_LOADER_H
 #define HT_LOADER_H
@@ -32,6 +36,7 @@
 #include <stdint.h>
 
 #include "ht_data.h"
+#include "ht_text.h"
 
 /** HT_LOADER_MAX_PREFETCH - most batches prepared ahead */
 #define HT_LOADER_MAX_PREFETCH 64
@@ -87,9 +92,14 @@ struct ht_loader_opts {
  * @step: step within the epoch, 0 .. steps per epoch - 1
  * @n: samples of this rank in this batch, 0 .. batch_size
  * @global_n: samples of the whole global batch across all ranks
- * @x: n x f features (buffer room for batch_size rows)
- * @y: n labels (room for batch_size)
- * @idx: the n data set indices of the samples
+ * @x: n x f features (buffer room for batch_size rows); NULL for a text
+ * @y: n labels (room for batch_size); NULL for a text
+ * @idx: the n data set indices of the samples (for a text: window
+ *	indices, window i starts at byte i x stride)
+ * @ids: text: n x context input token ids, row-major (room for
+ *	batch_size rows); NULL for a data set
+ * @targets: text: n x context target ids, each row its input row shifted
+ *	by one (the next token); NULL for a data set
  */
 struct ht_batch {
 	uint64_t epoch;
@@ -99,6 +109,8 @@ struct ht_batch {
 	float *x;
 	int32_t *y;
 	uint32_t *idx;
+	int32_t *ids;
+	int32_t *targets;
 };
 
 /**
@@ -106,7 +118,7 @@ struct ht_batch {
  * @epoch: epoch of the next batch to be returned
  * @step: step of the next batch to be returned
  * @seed: the loader's seed
- * @n_samples: data set size
+ * @n_samples: data set size (text: windows)
  * @world_size: ranks
  * @batch_size: per-rank batch
  * @shuffle: shuffle on
@@ -144,6 +156,52 @@ struct ht_loader_state {
 int ht_loader_create(const struct ht_dataset *ds,
 		     const struct ht_loader_opts *opts, struct ht_loader **out,
 		     char *err, size_t errlen);
+
+/**
+ * struct ht_text_windows - the samples of a text loader
+ * @text: the text; must stay alive and unchanged until destroy
+ * @context: tokens per window T (> 0)
+ * @stride: bytes between the starts of windows i and i + 1, 1 .. context
+ *	(0: context, windows that do not overlap)
+ *
+ * Window i is the bytes [i x stride, i x stride + T] (T + 1 bytes): its
+ * inputs are the first T as token ids, its targets the last T. A text of
+ * L bytes has floor((L - 1 - T) / stride) + 1 windows (L > T needed).
+ */
+struct ht_text_windows {
+	const struct ht_text *text;
+	uint32_t context;
+	uint32_t stride;
+};
+
+/**
+ * ht_text_window_count() - windows of a text
+ * @w: text, context and stride
+ *
+ * Return: the number of windows, 0 when the text is not longer than the
+ * context (or the context is 0 or the stride above it).
+ */
+uint32_t ht_text_window_count(const struct ht_text_windows *w);
+
+/**
+ * ht_loader_create_text() - make a loader over the windows of a text
+ * @w: text, context and stride (the text must outlive the loader)
+ * @opts: batching options, as for ht_loader_create()
+ * @out: the loader
+ * @err: error message buffer
+ * @errlen: size of @err
+ *
+ * Batches carry ids and targets (batch_size x context int32 each, from
+ * opts->alloc) instead of x and y; the sharding, shuffle and resume are
+ * ht_loader_create()'s over the ht_text_window_count() windows.
+ *
+ * Return: 0; -EINVAL (context 0, stride above the context, a text not
+ * longer than the context, and ht_loader_create()'s); -ENOMEM; the error
+ * of pthread_create.
+ */
+int ht_loader_create_text(const struct ht_text_windows *w,
+			  const struct ht_loader_opts *opts,
+			  struct ht_loader **out, char *err, size_t errlen);
 
 /**
  * ht_loader_destroy() - stop the prefetch thread and free the loader
@@ -191,10 +249,23 @@ void ht_loader_release(struct ht_loader *l, struct ht_batch *batch);
  * @y: room for batch_size labels
  * @info: the batch's epoch, step, counts (its x, y, idx are NULL)
  *
- * Return: as ht_loader_next().
+ * Return: as ht_loader_next(); -EINVAL for a text loader.
  */
 int ht_loader_next_copy(struct ht_loader *l, float *x, int32_t *y,
 			struct ht_batch *info);
+
+/**
+ * ht_loader_next_copy_text() - the next text batch, copied into caller
+ * buffers
+ * @l: a loader of ht_loader_create_text()
+ * @ids: room for batch_size x context ids
+ * @targets: room for batch_size x context ids
+ * @info: the batch's epoch, step, counts (its pointers are NULL)
+ *
+ * Return: as ht_loader_next(); -EINVAL for a data set loader.
+ */
+int ht_loader_next_copy_text(struct ht_loader *l, int32_t *ids,
+			     int32_t *targets, struct ht_batch *info);
 
 /**
  * ht_loader_seek() - continue at a given epoch and step

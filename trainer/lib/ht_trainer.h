@@ -117,12 +117,17 @@ enum ht_train_act {
  *	means the trainer's seed)
  * @HT_TRAIN_DATA_GIVEN: the caller's data set @dataset (not copied, must
  *	outlive the trainer)
+ * @HT_TRAIN_DATA_TEXT: the English text corpus (ht_text_load_corpus(),
+ *	@data_path or the search of ht_data_find()) as token windows
+ *	(ht_loader_create_text()): for a language model only; the MLP and
+ *	the mixer refuse it
  */
 enum ht_train_data {
 	HT_TRAIN_DATA_DIGITS = 0,
 	HT_TRAIN_DATA_CSV = 1,
 	HT_TRAIN_DATA_SYNTH = 2,
 	HT_TRAIN_DATA_GIVEN = 3,
+	HT_TRAIN_DATA_TEXT = 4,
 };
 
 /**
@@ -140,6 +145,14 @@ enum ht_train_progress {
 	HT_TRAIN_PROGRESS_PLAIN = 2,
 	HT_TRAIN_PROGRESS_OFF = 3,
 };
+
+/*
+ * HT_TRAIN_TEXT_NEEDS_LM - why the models of a data set (the MLP, the
+ * mixer) cannot train on HT_TRAIN_DATA_TEXT
+ */
+#define HT_TRAIN_TEXT_NEEDS_LM                                                \
+	"--data text is token windows for a language model: --model mlp and " \
+	"--model mixer classify the samples of a data set"
 
 /** HT_TRAIN_MAX_HIDDEN - most hidden layers of the MLP */
 #define HT_TRAIN_MAX_HIDDEN 7

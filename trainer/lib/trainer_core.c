@@ -66,8 +66,12 @@ static int check_opts(const struct ht_trainer_opts *o, char *err, size_t errlen)
 	     o->precision != HT_TRAIN_PREC_BF16_MIXED) ||
 	    (o->model != HT_TRAIN_MODEL_MLP &&
 	     o->model != HT_TRAIN_MODEL_MIXER) ||
-	    o->data < HT_TRAIN_DATA_DIGITS || o->data > HT_TRAIN_DATA_GIVEN)
+	    o->data < HT_TRAIN_DATA_DIGITS || o->data > HT_TRAIN_DATA_TEXT)
 		goto bad_enum;
+	if (o->data == HT_TRAIN_DATA_TEXT) {
+		ht_seterr(err, errlen, HT_TRAIN_TEXT_NEEDS_LM);
+		return -EINVAL;
+	}
 	if (o->cluster.rank >= world) {
 		ht_seterr(err, errlen, "rank %u is not below the world size %u",
 			  o->cluster.rank, world);

@@ -133,11 +133,19 @@ static int put_meta(struct ht_trainer *t, struct buf *b)
 	ret |= put_u64(b, (uint64_t)t->o.model);
 	ret |= put_u64(b, t->features);
 	ret |= put_u64(b, t->classes);
-	ret |= put_u64(b, t->ds_train.n);
+	ret |= put_u64(b, t->n_train);
 	ret |= put_u64(b, t->world);
 	ret |= put_u64(b, t->o.batch_size);
 	ret |= put_u64(b, t->o.accumulate_grad_batches);
 	ret |= put_u64(b, t->o.seed);
+	if (t->o.model == HT_TRAIN_MODEL_GPT) {
+		/* what a generator needs to rebuild the model */
+		ret |= put_u64(b, t->o.gpt.layers);
+		ret |= put_u64(b, t->o.gpt.heads);
+		ret |= put_u64(b, t->o.gpt.dim);
+		ret |= put_u64(b, t->o.gpt.context);
+		ret |= put_u64(b, t->o.gpt.tied);
+	}
 	ret |= put_u64(b, m->nparams);
 	for (i = 0; i < m->nparams; i++)
 		ret |= put_u64(b, m->params[i]->numel);
@@ -156,7 +164,19 @@ static const char *const meta_name[] = {
 	"per-rank batch size",
 	"accumulate_grad_batches",
 	"seed",
+	/* the GPT's only */
+	"GPT layers",
+	"GPT heads",
+	"GPT width",
+	"GPT context",
+	"GPT tied output projection",
 };
+
+/* named fields of the identity: the first 8, the GPT's 5 more */
+static unsigned int meta_named(const struct ht_trainer *t)
+{
+	return t->o.model == HT_TRAIN_MODEL_GPT ? 13 : 8;
+}
 
 /* Every tensor of the state, in file order */
 static struct ht_tensor *state_tensor(struct ht_trainer *t, unsigned int i)
@@ -405,7 +425,7 @@ static int check_meta(struct ht_trainer *t, const char *path, struct buf *b)
 		}
 		if (want == got)
 			continue;
-		if (i < sizeof(meta_name) / sizeof(meta_name[0]))
+		if (i < meta_named(t))
 			ret = ht_trainer_seterr(
 				t, -EINVAL,
 				"checkpoint %s does not match this run: %s %llu in the file, %llu now",

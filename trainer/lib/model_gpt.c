@@ -9,8 +9,10 @@
  * gradient clipping by global norm (ht_module.clip_norm).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
+#include "ht_generate.h"
 #include "ht_module.h"
 #include "ht_ops.h"
 
@@ -145,6 +147,80 @@ static int gpt_forward(struct ht_module *m, struct ht_tensor *x,
 		ret = ht_add(h, p->pos, &h);
 	for (i = 0; !ret && i < p->cfg.layers; i++)
 		ret = block_forward(&p->blk[i], h, &h);
+	if (!ret)
+		ret = ht_layer_norm(h, p->lnf_g, p->lnf_b, HT_LN_EPS, &h);
+	return ret ? ret :
+		     ht_linear(h, p->head ? p->head : p->tok, NULL, logits);
+}
+
+/* attention of one token over the caches, as ht_causal_self_attention */
+static int decode_attn(const struct ht_attn_params *p, struct ht_tensor *x,
+		       uint32_t pos, struct ht_tensor *kc, struct ht_tensor *vc,
+		       struct ht_tensor **y)
+{
+	uint32_t c = x->sizes[2], d = c / p->heads;
+	struct ht_tensor *qkv, *q, *k, *v, *s;
+	int ret;
+
+	ret = ht_linear(x, p->w_qkv, p->b_qkv, &qkv);
+	if (!ret)
+		ret = ht_split_heads(qkv, 0, p->heads, d, &q);
+	if (!ret)
+		ret = ht_split_heads(qkv, c, p->heads, d, &k);
+	if (!ret)
+		ret = ht_split_heads(qkv, 2 * c, p->heads, d, &v);
+	if (!ret)
+		ret = ht_kv_cache_write(kc, k, pos);
+	if (!ret)
+		ret = ht_kv_cache_write(vc, v, pos);
+	if (!ret)
+		ret = ht_bmm(q, kc, HT_BMM_TRANS_B, &s);
+	if (!ret)
+		ret = ht_causal_softmax(s, 1.0f / sqrtf((float)d), pos, &s);
+	if (!ret)
+		ret = ht_bmm(s, vc, 0, &s);
+	if (!ret)
+		ret = ht_merge_heads(s, &s);
+	return ret ? ret : ht_linear(s, p->w_out, p->b_out, y);
+}
+
+int ht_gpt_decode_step(struct ht_module *m, struct ht_tensor *ids,
+		       struct ht_tensor *pos_ids, uint32_t pos,
+		       struct ht_tensor *const *kc, struct ht_tensor *const *vc,
+		       struct ht_tensor **logits)
+{
+	struct gpt *p = m->priv;
+	struct ht_tensor *h, *e, *a;
+	unsigned int i;
+	int ret;
+
+	if (pos >= p->cfg.context)
+		return -EINVAL;
+	ret = ht_embedding(p->tok, ids, &h);
+	if (!ret)
+		ret = ht_embedding(p->pos, pos_ids, &e);
+	if (!ret)
+		ret = ht_add(h, e, &h);
+	for (i = 0; !ret && i < p->cfg.layers; i++) {
+		const struct gpt_block *b = &p->blk[i];
+
+		ret = ht_layer_norm(h, b->ln1_g, b->ln1_b, HT_LN_EPS, &a);
+		if (!ret)
+			ret = decode_attn(&b->attn, a, pos, kc[i], vc[i], &a);
+		if (!ret)
+			ret = ht_add(h, a, &h);
+		if (!ret)
+			ret = ht_layer_norm(h, b->ln2_g, b->ln2_b, HT_LN_EPS,
+					    &a);
+		if (!ret)
+			ret = ht_linear(a, b->w1, b->b1, &a);
+		if (!ret)
+			ret = ht_gelu(a, &a);
+		if (!ret)
+			ret = ht_linear(a, b->w2, b->b2, &a);
+		if (!ret)
+			ret = ht_add(h, a, &h);
+	}
 	if (!ret)
 		ret = ht_layer_norm(h, p->lnf_g, p->lnf_b, HT_LN_EPS, &h);
 	return ret ? ret :

@@ -185,7 +185,7 @@ LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 	uninstall lint format \
 	check-headers check-layers check-names examples clean bench-ioctl \
 	bench-cs bench-dma bench-gemm bench-tpc bench-rings \
-	bench-ccl bench-train bench-train-ddp mpi-ref
+	bench-ccl bench-train bench-train-ddp bench-gpt mpi-ref
 
 all: $(LIBS) $(TOOLS) $(EXAMPLES)
 
@@ -623,6 +623,9 @@ bench-train: all
 
 bench-train-ddp: all
 	$(Q)O=$(O) tools/run-bench train-ddp
+
+bench-gpt: all
+	$(Q)O=$(O) tools/run-bench gpt
 
 # ---------------------------------------------------------------- install
 # What `make install` puts under $(DESTDIR) and `make uninstall` removes

@@ -59,6 +59,8 @@
  * @resume: checkpoint to resume from ("": none)
  * @kill_at: raise SIGKILL in the on_step callback of this step (0: never)
  * @validate: ht_trainer_validate() after the fit
+ * @pf_all: prefetch every full batch to the device (the default skips
+ *	batches of at most 1 MiB, every batch of these small runs)
  * @nlosses: losses written
  * @nw: weights written
  * @val_loss: validation loss
@@ -83,6 +85,7 @@ struct run {
 	char resume[128];
 	uint64_t kill_at;
 	bool validate;
+	bool pf_all;
 	uint64_t nlosses;
 	uint64_t nw;
 	float val_loss;
@@ -135,6 +138,8 @@ static void gpt_opts(const struct run *r, struct ht_trainer_opts *o)
 	o->max_steps = r->steps;
 	o->progress = HT_TRAIN_PROGRESS_OFF;
 	o->test_frac = 0;
+	if (r->pf_all)
+		o->device_prefetch_skip = 0;
 	if (r->ckpt_dir[0]) {
 		o->ckpt_dir = r->ckpt_dir;
 		o->ckpt_every_n_steps = r->ckpt_every;
@@ -290,7 +295,7 @@ static bool is_key_bias(uint64_t i)
 static void test_modes_and_cpu(void **state)
 {
 	static const char *const names[] = { "eager", "lazy", "graph" };
-	struct run *cpu, *m[3];
+	struct run *cpu, *m[3], *pf;
 	bool bits;
 	uint64_t i;
 	int k;
@@ -304,6 +309,12 @@ static void test_modes_and_cpu(void **state)
 		if (k)
 			assert_same_bits(m[k], m[0], names[k]);
 	}
+	/* ids and per-token targets prefetched to the device: the same bits */
+	pf = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
+	pf->pf_all = true;
+	run_one(pf);
+	assert_same_bits(pf, m[0], "graph with device prefetch");
+	free_run(pf);
 	/* it learns: the loss falls from ln 256 */
 	assert_true(fabsf(cpu->losses[0] - logf(256.0f)) < 0.1f);
 	assert_true(cpu->losses[STEPS - 1] < cpu->losses[0] - 0.3f);

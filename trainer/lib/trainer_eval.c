@@ -27,8 +27,9 @@ int ht_trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
 			float *acc, uint64_t *n)
 {
 	struct ht_text_windows w;
+	/* a text sample is a window of T tokens: the training batch */
 	struct ht_loader_opts lo = {
-		.batch_size = t->o.batch_size > EVAL_MIN_BATCH ?
+		.batch_size = txt || t->o.batch_size > EVAL_MIN_BATCH ?
 				      t->o.batch_size :
 				      EVAL_MIN_BATCH,
 		.world_size = t->world,

@@ -91,6 +91,7 @@ INC_libhpudrv := $(INC_DRV) $(INC_TPC)
 INC_libhpuccl := $(INC_CCL) $(INC_DRV)
 INC_trainer/lib := $(INC_CCL) $(INC_DRV) $(INC_TPC)
 INC_trainer/hpu-train := -Itrainer/lib $(INC_DRV)
+INC_trainer/hpu-generate := -Itrainer/lib $(INC_DRV)
 INC_tools/hpu-smi := $(INC_DRV) -Ilibhlml/include
 INC_tools/hpu-bench := $(INC_DRV)
 INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV)
@@ -130,6 +131,7 @@ CCL_TOOL_SRCS := $(sort $(wildcard tools/hpu-ccl-tests/*.c))
 # The training library (static, linked into hpu-train and the tests)
 TRAIN_SRCS := $(sort $(wildcard trainer/lib/*.c))
 TRAIN_TOOL_SRCS := $(sort $(wildcard trainer/hpu-train/*.c))
+GEN_TOOL_SRCS := $(sort $(wildcard trainer/hpu-generate/*.c))
 # Open MPI reference of hpu-ccl-tests, built with mpicc when it exists
 MPI_REF_SRC := tools/mpi-ref/mpi_allreduce_ref.c
 MPICC ?= mpicc
@@ -165,13 +167,15 @@ CCL_OBJS = $(call obj,$(CCL_SRCS))
 HPU_CCL_TESTS := $(O)/bin/hpu-ccl-tests
 LIBHPUTRAIN := $(O)/lib/libhputrain.a
 HPU_TRAIN := $(O)/bin/hpu-train
+HPU_GENERATE := $(O)/bin/hpu-generate
 TRAIN_LIBS = -lz $(BLAS_LIBS)
 HPU_MPI_REF := $(O)/bin/hpu-mpi-allreduce-ref
 TEST_BINS := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
 
 TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH)) \
-	$(if $(CCL_TOOL_SRCS),$(HPU_CCL_TESTS)) $(if $(TRAIN_TOOL_SRCS),$(HPU_TRAIN))
+	$(if $(CCL_TOOL_SRCS),$(HPU_CCL_TESTS)) $(if $(TRAIN_TOOL_SRCS),$(HPU_TRAIN)) \
+	$(if $(GEN_TOOL_SRCS),$(HPU_GENERATE))
 LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 	$(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC)) \
 	$(if $(CCL_SRCS),$(LIBHPUCCL_SO) $(LIBHPUCCL_A) $(LIBHPUCCL_PC)) \
@@ -181,7 +185,7 @@ LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 	uninstall lint format \
 	check-headers check-layers check-names examples clean bench-ioctl \
 	bench-cs bench-dma bench-gemm bench-tpc bench-rings \
-	bench-ccl bench-train bench-train-ddp mpi-ref
+	bench-ccl bench-train bench-train-ddp bench-gpt mpi-ref
 
 all: $(LIBS) $(TOOLS) $(EXAMPLES)
 
@@ -190,7 +194,7 @@ DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/examples $(O)/tests/uni
 	$(O)/tests/integration $(O)/headers \
 	$(O)/pic/common $(O)/pic/libhputpc $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) $(TPC_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
 	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(TRAIN_SRCS) \
-	$(TRAIN_TOOL_SRCS) $(EXAMPLE_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
+	$(TRAIN_TOOL_SRCS) $(GEN_TOOL_SRCS) $(EXAMPLE_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
 $(DIRS):
 	$(Q)mkdir -p $@
 
@@ -325,6 +329,12 @@ $(HPU_TRAIN): $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) $(LIBHPUTPC) \
 		$(LIBHPUCCL_SO) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(TRAIN_TOOL_SRCS)) $(LIBHPUTRAIN) \
+		$(LIBHPUTPC) -L$(O)/lib -lhpuccl $(DRV_LINK) $(TRAIN_LIBS) $(LDLIBS_BASE)
+
+$(HPU_GENERATE): $(call obj,$(GEN_TOOL_SRCS)) $(LIBHPUTRAIN) $(LIBHPUTPC) \
+		$(LIBHPUCCL_SO) $(LIBHPUDRV_SO) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(GEN_TOOL_SRCS)) $(LIBHPUTRAIN) \
 		$(LIBHPUTPC) -L$(O)/lib -lhpuccl $(DRV_LINK) $(TRAIN_LIBS) $(LDLIBS_BASE)
 
 # Built only on request (bench-ccl): it needs Open MPI's mpicc.
@@ -613,6 +623,9 @@ bench-train: all
 
 bench-train-ddp: all
 	$(Q)O=$(O) tools/run-bench train-ddp
+
+bench-gpt: all
+	$(Q)O=$(O) tools/run-bench gpt
 
 # ---------------------------------------------------------------- install
 # What `make install` puts under $(DESTDIR) and `make uninstall` removes

@@ -622,6 +622,23 @@ static void test_bad_options(void **state)
 	o.data = HT_TRAIN_DATA_TEXT + 1;
 	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "invalid trainer options (an unknown value)");
+	/* the GPT trains on the text only, with a valid configuration */
+	small_opts(&o, HT_TRAIN_ACCEL_CPU, HT_TRAIN_EXEC_EAGER);
+	o.model = HT_TRAIN_MODEL_GPT;
+	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, HT_TRAIN_LM_NEEDS_TEXT);
+	o.data = HT_TRAIN_DATA_TEXT;
+	o.gpt.heads = 3;
+	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "multiple of the heads"));
+	o.gpt.heads = 4;
+	o.gpt.dropout = 0.1f;
+	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "dropout must be 0"));
+	o.gpt.dropout = 0.0f;
+	o.gpt.stride = o.gpt.context + 1;
+	assert_int_equal(ht_trainer_create(&o, &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "stride"));
 	assert_null(t);
 }
 

@@ -64,6 +64,14 @@ enum {
 	OPT_PRINT_ENV,
 	OPT_GRACE,
 	OPT_CCL_TIMEOUT,
+	OPT_GPT_LAYERS,
+	OPT_HEADS,
+	OPT_WIDTH,
+	OPT_CONTEXT,
+	OPT_TIED,
+	OPT_DROPOUT,
+	OPT_CLIP,
+	OPT_STRIDE,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -118,6 +126,14 @@ static const struct option long_opts[] = {
 	{ "dry-run", no_argument, NULL, OPT_PRINT_ENV },
 	{ "grace-period", required_argument, NULL, OPT_GRACE },
 	{ "ccl-timeout", required_argument, NULL, OPT_CCL_TIMEOUT },
+	{ "gpt-layers", required_argument, NULL, OPT_GPT_LAYERS },
+	{ "heads", required_argument, NULL, OPT_HEADS },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "context", required_argument, NULL, OPT_CONTEXT },
+	{ "tied", required_argument, NULL, OPT_TIED },
+	{ "dropout", required_argument, NULL, OPT_DROPOUT },
+	{ "gradient-clip-val", required_argument, NULL, OPT_CLIP },
+	{ "window-stride", required_argument, NULL, OPT_STRIDE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -138,13 +154,18 @@ static void usage(FILE *f)
 		"  --num-nodes N                nodes (one hpu-train per "
 		"node, NODE_RANK, MASTER_ADDR)\n"
 		"Model and optimizer:\n"
-		"  --model mlp|mixer            (default mlp)\n"
+		"  --model mlp|mixer|gpt        (default mlp; gpt: --data "
+		"text, the default then)\n"
 		"  --layers W,W,...             hidden layer widths of the "
 		"MLP ('none': no hidden layer)\n"
 		"  --activation relu|gelu|tanh  the MLP's activation\n"
 		"  --optimizer sgd|adamw        the MLP's optimizer\n"
 		"  --lr X, --momentum X, --weight-decay X, --lr-adamw X "
 		"(mixer)\n"
+		"  GPT: --gpt-layers N, --heads N, --width N, --context N, "
+		"--tied on|off,\n"
+		"       --dropout 0, --gradient-clip-val X (0: off), "
+		"--window-stride N\n"
 		"Data:\n"
 		"  --data digits|synthetic|text|PATH.csv[.gz] (text: the "
 		"English corpus)\n"
@@ -323,6 +344,7 @@ static int lib_named(int ret, int c, const char *err)
 
 struct seen {
 	bool optim, lr, layers, act, momentum, wd, lr_adamw, syn, model;
+	bool data, gpt;
 };
 
 static int parse_one(int c, const char *arg, struct htc_opts *o,
@@ -382,7 +404,58 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 						       sizeof(err)),
 				 c, err);
 	case OPT_DATA:
+		seen->data = true;
 		return parse_data(arg, o);
+	case OPT_GPT_LAYERS:
+		seen->gpt = true;
+		if (parse_u32(arg, 1, HT_TRAIN_GPT_MAX_LAYERS, &t->gpt.layers))
+			return bad(c, arg, "expected an integer 1..8");
+		return 0;
+	case OPT_HEADS:
+		seen->gpt = true;
+		if (parse_u32(arg, 1, 64, &t->gpt.heads))
+			return bad(c, arg, "expected an integer 1..64");
+		return 0;
+	case OPT_WIDTH:
+		seen->gpt = true;
+		if (parse_u32(arg, 1, HT_TRAIN_GPT_MAX_DIM, &t->gpt.dim))
+			return bad(c, arg, "expected an integer 1..1024");
+		return 0;
+	case OPT_CONTEXT:
+		seen->gpt = true;
+		if (parse_u32(arg, 1, HT_TRAIN_GPT_MAX_CONTEXT,
+			      &t->gpt.context))
+			return bad(c, arg, "expected an integer 1..1024");
+		return 0;
+	case OPT_TIED:
+		seen->gpt = true;
+		if (!strcmp(arg, "on"))
+			t->gpt.tied = true;
+		else if (!strcmp(arg, "off"))
+			t->gpt.tied = false;
+		else
+			return bad(c, arg, "expected on or off");
+		return 0;
+	case OPT_DROPOUT:
+		seen->gpt = true;
+		if (parse_f(arg, 0, 0, false, &d))
+			return bad(c, arg,
+				   "only 0 (there is no dropout op yet)");
+		t->gpt.dropout = (float)d;
+		return 0;
+	case OPT_CLIP:
+		seen->gpt = true;
+		if (parse_f(arg, 0, 1e6, false, &d))
+			return bad(c, arg,
+				   "expected a number in [0, 1e6] (0: off)");
+		t->gpt.clip_norm = (float)d;
+		return 0;
+	case OPT_STRIDE:
+		seen->gpt = true;
+		if (parse_u32(arg, 1, HT_TRAIN_GPT_MAX_CONTEXT, &t->gpt.stride))
+			return bad(c, arg,
+				   "expected an integer 1..the context");
+		return 0;
 	case OPT_MAX_EPOCHS:
 		if (parse_u64(arg, 0, UINT32_MAX, &t->max_epochs))
 			return bad(c, arg, "expected an integer >= 0");
@@ -423,6 +496,7 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 			return bad(c, arg, "expected a number in (0, 10]");
 		t->optim.lr = (float)d;
 		t->mixer.lr_sgd = (float)d;
+		t->gpt.lr = (float)d;
 		return 0;
 	case OPT_LR_ADAMW:
 		seen->lr_adamw = true;
@@ -441,6 +515,7 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 		if (parse_f(arg, 0, 1, false, &d))
 			return bad(c, arg, "expected a number in [0, 1]");
 		t->optim.weight_decay = (float)d;
+		t->gpt.weight_decay = (float)d;
 		return 0;
 	case OPT_SYN_SAMPLES:
 		seen->syn = true;
@@ -553,6 +628,40 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 	return HTC_EXIT_USAGE;
 }
 
+/* the GPT's options together (the library checks them again) */
+static int check_gpt(const struct htc_opts *o, const struct seen *seen)
+{
+	const struct ht_trainer_opts *t = &o->t;
+
+	if (seen->data && t->data != HT_TRAIN_DATA_TEXT) {
+		fprintf(stderr, HTC_PROG ": " HT_TRAIN_LM_NEEDS_TEXT "\n");
+		return HTC_EXIT_USAGE;
+	}
+	if (seen->optim || seen->momentum || seen->layers || seen->act) {
+		fprintf(stderr,
+			HTC_PROG ": --model gpt trains with AdamW (--lr, "
+				 "--weight-decay): --optimizer, --momentum, "
+				 "--layers and --activation are for --model "
+				 "mlp (its blocks: --gpt-layers)\n");
+		return HTC_EXIT_USAGE;
+	}
+	if (t->gpt.dim % t->gpt.heads) {
+		fprintf(stderr,
+			HTC_PROG ": --width %u is not a multiple of --heads "
+				 "%u\n",
+			t->gpt.dim, t->gpt.heads);
+		return HTC_EXIT_USAGE;
+	}
+	if (t->gpt.stride > t->gpt.context) {
+		fprintf(stderr,
+			HTC_PROG ": --window-stride %u is above --context "
+				 "%u\n",
+			t->gpt.stride, t->gpt.context);
+		return HTC_EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* combinations that no single value shows to be wrong */
 static int check_combinations(const struct htc_opts *o, const struct seen *seen)
 {
@@ -575,8 +684,21 @@ static int check_combinations(const struct htc_opts *o, const struct seen *seen)
 				 "takes --lr)\n");
 		return HTC_EXIT_USAGE;
 	}
-	if (t->data == HT_TRAIN_DATA_TEXT) {
+	if (t->data == HT_TRAIN_DATA_TEXT && t->model != HT_TRAIN_MODEL_GPT) {
 		fprintf(stderr, HTC_PROG ": " HT_TRAIN_TEXT_NEEDS_LM "\n");
+		return HTC_EXIT_USAGE;
+	}
+	if (t->model == HT_TRAIN_MODEL_GPT) {
+		int ret = check_gpt(o, seen);
+
+		if (ret)
+			return ret;
+	} else if (seen->gpt) {
+		fprintf(stderr,
+			HTC_PROG ": --gpt-layers, --heads, --width, "
+				 "--context, --tied, --dropout, "
+				 "--gradient-clip-val and --window-stride are "
+				 "for --model gpt\n");
 		return HTC_EXIT_USAGE;
 	}
 	if (seen->syn && t->data != HT_TRAIN_DATA_SYNTH) {
@@ -668,6 +790,12 @@ int htc_parse(int argc, char **argv, struct htc_opts *o)
 			if (ret)
 				return ret;
 		}
+	}
+	/* the GPT's data: the text, unless --data says otherwise */
+	if (o->t.model == HT_TRAIN_MODEL_GPT && !seen.data) {
+		o->t.data = HT_TRAIN_DATA_TEXT;
+		o->t.data_path = NULL;
+		o->data_name = "text";
 	}
 	if (optind < argc) {
 		fprintf(stderr,

@@ -62,6 +62,13 @@ const char *htc_model_desc(const struct htc_opts *o, uint32_t in,
 	size_t off;
 	unsigned int i;
 
+	if (o->t.model == HT_TRAIN_MODEL_GPT) {
+		snprintf(buf, len,
+			 "gpt (%u layers, %u heads, width %u, context %u%s)",
+			 o->t.gpt.layers, o->t.gpt.heads, o->t.gpt.dim,
+			 o->t.gpt.context, o->t.gpt.tied ? ", tied" : "");
+		return buf;
+	}
 	if (o->t.model == HT_TRAIN_MODEL_MIXER) {
 		snprintf(buf, len, "mixer (dim %u, hidden %u, %u blocks)",
 			 o->t.mixer.dim, o->t.mixer.hidden, o->t.mixer.blocks);

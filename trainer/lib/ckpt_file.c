@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "ht_error.h"
+#include "ht_generate.h"
 #include "trainer_internal.h"
 
 #define CKPT_MAGIC   "HTCKPT\x01\n"
@@ -133,11 +134,19 @@ static int put_meta(struct ht_trainer *t, struct buf *b)
 	ret |= put_u64(b, (uint64_t)t->o.model);
 	ret |= put_u64(b, t->features);
 	ret |= put_u64(b, t->classes);
-	ret |= put_u64(b, t->ds_train.n);
+	ret |= put_u64(b, t->n_train);
 	ret |= put_u64(b, t->world);
 	ret |= put_u64(b, t->o.batch_size);
 	ret |= put_u64(b, t->o.accumulate_grad_batches);
 	ret |= put_u64(b, t->o.seed);
+	if (t->o.model == HT_TRAIN_MODEL_GPT) {
+		/* what a generator needs to rebuild the model */
+		ret |= put_u64(b, t->o.gpt.layers);
+		ret |= put_u64(b, t->o.gpt.heads);
+		ret |= put_u64(b, t->o.gpt.dim);
+		ret |= put_u64(b, t->o.gpt.context);
+		ret |= put_u64(b, t->o.gpt.tied);
+	}
 	ret |= put_u64(b, m->nparams);
 	for (i = 0; i < m->nparams; i++)
 		ret |= put_u64(b, m->params[i]->numel);
@@ -156,7 +165,19 @@ static const char *const meta_name[] = {
 	"per-rank batch size",
 	"accumulate_grad_batches",
 	"seed",
+	/* the GPT's only */
+	"GPT layers",
+	"GPT heads",
+	"GPT width",
+	"GPT context",
+	"GPT tied output projection",
 };
+
+/* named fields of the identity: the first 8, the GPT's 5 more */
+static unsigned int meta_named(const struct ht_trainer *t)
+{
+	return t->o.model == HT_TRAIN_MODEL_GPT ? 13 : 8;
+}
 
 /* Every tensor of the state, in file order */
 static struct ht_tensor *state_tensor(struct ht_trainer *t, unsigned int i)
@@ -405,7 +426,7 @@ static int check_meta(struct ht_trainer *t, const char *path, struct buf *b)
 		}
 		if (want == got)
 			continue;
-		if (i < sizeof(meta_name) / sizeof(meta_name[0]))
+		if (i < meta_named(t))
 			ret = ht_trainer_seterr(
 				t, -EINVAL,
 				"checkpoint %s does not match this run: %s %llu in the file, %llu now",
@@ -515,4 +536,154 @@ int ht_ckpt_load(struct ht_trainer *t, const char *path)
 		ret = ht_ckpt_parse(t, path, b.p, b.len);
 	free(b.p);
 	return ret;
+}
+
+/* The parameter sizes a configuration builds (model_gpt.c's order) */
+static unsigned int gpt_param_sizes(const struct ht_gpt_config *c, uint64_t *sz,
+				    unsigned int max)
+{
+	uint64_t C = c->dim, V = c->vocab, T = c->context;
+	const uint64_t blk[12] = { C, C, 3 * C * C, 3 * C, C * C,     C,
+				   C, C, 4 * C * C, 4 * C, 4 * C * C, C };
+	unsigned int n = 0, l, i;
+
+	if (2 + 12 * c->layers + 2 + !c->tied > max)
+		return 0;
+	sz[n++] = V * C;
+	sz[n++] = T * C;
+	for (l = 0; l < c->layers; l++)
+		for (i = 0; i < 12; i++)
+			sz[n++] = blk[i];
+	sz[n++] = C;
+	sz[n++] = C;
+	if (!c->tied)
+		sz[n++] = V * C;
+	return n;
+}
+
+static int gpt_meta(struct buf *b, const char *path, struct ht_gpt_weights *w,
+		    char *err, size_t errlen)
+{
+	struct ht_gpt_config *c = &w->cfg;
+	uint64_t model, f, v, sz[HT_MODULE_MAX_PARAMS], np, no, ns = 0, i;
+	unsigned int n;
+	const char *why;
+
+	model = get_u64(b);
+	if (!b->short_read && model != HT_TRAIN_MODEL_GPT) {
+		ht_seterr(err, errlen,
+			  "checkpoint %s is of the %s model, not a GPT", path,
+			  model == HT_TRAIN_MODEL_MLP	? "mlp" :
+			  model == HT_TRAIN_MODEL_MIXER ? "mixer" :
+							  "unknown");
+		return -EINVAL;
+	}
+	f = get_u64(b);
+	v = get_u64(b);
+	for (i = 0; i < 5; i++) /* samples, world, batch, accumulate, seed */
+		get_u64(b);
+	memset(c, 0, sizeof(*c));
+	c->layers = (uint32_t)get_u64(b);
+	c->heads = (uint32_t)get_u64(b);
+	c->dim = (uint32_t)get_u64(b);
+	c->context = (uint32_t)get_u64(b);
+	c->tied = get_u64(b) != 0;
+	c->vocab = (uint32_t)v;
+	c->lr = 1e-3f; /* unused: a valid value for ht_gpt_check() */
+	if (b->short_read)
+		goto short_file;
+	if (f != c->context || v > HT_TOK_VOCAB || ht_gpt_check(c, &why)) {
+		ht_seterr(err, errlen,
+			  "checkpoint %s: an inconsistent GPT configuration",
+			  path);
+		return -EINVAL;
+	}
+	n = gpt_param_sizes(c, sz, HT_MODULE_MAX_PARAMS);
+	np = get_u64(b);
+	if (b->short_read)
+		goto short_file;
+	if (np != n)
+		goto bad_sizes;
+	for (i = 0; i < np; i++) {
+		if (get_u64(b) != sz[i])
+			goto bad_sizes;
+		w->numel += sz[i];
+	}
+	no = get_u64(b);
+	if (no > HT_MODULE_MAX_OPTIMS)
+		goto bad_sizes;
+	for (i = 0; i < no; i++)
+		ns += get_u64(b);
+	w->step = get_u64(b);
+	/* epoch, batch, the loader's two, each optimizer's steps, the RNG */
+	for (i = 0; i < 4 + no + 4; i++)
+		get_u64(b);
+	/* then the parameters and @ns optimizer state tensors (AdamW: 2 each) */
+	if (b->short_read || b->len - b->pos < w->numel * 4 ||
+	    (b->len - b->pos) % 4 || (ns && b->len - b->pos == w->numel * 4))
+		goto short_file;
+	return 0;
+short_file:
+	ht_seterr(err, errlen,
+		  "checkpoint %s: its state is not the size its header says",
+		  path);
+	return -EINVAL;
+bad_sizes:
+	ht_seterr(
+		err, errlen,
+		"checkpoint %s: the parameters are not the GPT's its configuration builds",
+		path);
+	return -EINVAL;
+}
+
+int ht_gpt_load_checkpoint(const char *path, struct ht_gpt_weights *w,
+			   char *err, size_t errlen)
+{
+	struct ht_trainer t; /* only for check_header()'s messages */
+	struct buf b = { 0 };
+	const void *data;
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	ret = read_file(path, &b);
+	if (ret) {
+		ht_seterr(err, errlen, "cannot read checkpoint %s: %s", path,
+			  ret == -EINVAL ? "not a regular file" :
+					   strerror(-ret));
+		goto out;
+	}
+	memset(&t, 0, sizeof(t));
+	ret = check_header(&t, path, &b);
+	if (ret) {
+		ht_seterr(err, errlen, "%s", t.err);
+		goto out;
+	}
+	ret = gpt_meta(&b, path, w, err, errlen);
+	if (ret)
+		goto out;
+	/* the parameters come first in the state, then optimizer state */
+	data = get(&b, w->numel * 4);
+	if (!data) {
+		ht_seterr(err, errlen, "checkpoint %s ends early", path);
+		ret = -EINVAL;
+		goto out;
+	}
+	w->params = malloc(w->numel * 4);
+	if (!w->params) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memcpy(w->params, data, w->numel * 4);
+out:
+	free(b.p);
+	if (ret)
+		ht_gpt_weights_free(w);
+	return ret;
+}
+
+void ht_gpt_weights_free(struct ht_gpt_weights *w)
+{
+	free(w->params);
+	w->params = NULL;
+	w->numel = 0;
 }

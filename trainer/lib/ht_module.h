@@ -14,7 +14,7 @@
 #include "ht_rng.h"
 #include "ht_tensor.h"
 
-#define HT_MODULE_MAX_PARAMS 64
+#define HT_MODULE_MAX_PARAMS 128
 #define HT_MODULE_MAX_OPTIMS 4
 
 struct ht_module;
@@ -54,6 +54,13 @@ struct ht_module_ops {
  * @in_features: elements of one input sample
  * @in_dtype: HT_F32 (features) or HT_I32 (token ids)
  * @classes: logits per sample
+ * @labels_per_sample: labels of one sample (1 for a classifier; the
+ *	context length T of a language model, whose @forward returns
+ *	[N][T][classes] logits and whose loss is the mean cross-entropy over
+ *	the N*T positions); ht_module_create() sets 1
+ * @clip_norm: > 0: the training step clips the gradients to this global
+ *	L2 norm (ht_clip_grad_norm()) after the backward pass (and the DDP
+ *	allreduce) and before the optimizers; 0: no clipping
  * @params: parameters in creation order
  * @nparams: entries
  * @optims: optimizers
@@ -67,6 +74,8 @@ struct ht_module {
 	uint32_t in_features;
 	uint32_t in_dtype;
 	uint32_t classes;
+	uint32_t labels_per_sample;
+	float clip_norm;
 	struct ht_tensor *params[HT_MODULE_MAX_PARAMS];
 	unsigned int nparams;
 	struct ht_optim *optims[HT_MODULE_MAX_OPTIMS];
@@ -130,7 +139,7 @@ int ht_module_add_optim(struct ht_module *m, struct ht_optim *o);
  * ht_module_train_step() - one training step
  * @m: module
  * @x: @n samples of @m->in_features elements (@m->in_dtype)
- * @y: @n labels
+ * @y: @n x @m->labels_per_sample labels
  * @n: batch size
  * @loss: receives the step's loss (before the update)
  *
@@ -143,10 +152,11 @@ int ht_module_train_step(struct ht_module *m, const void *x, const int32_t *y,
  * ht_module_eval_step() - one validation step (no gradients)
  * @m: module
  * @x: samples
- * @y: labels
+ * @y: @n x @m->labels_per_sample labels
  * @n: batch size
- * @loss: receives the mean loss
- * @correct: receives the number of correct predictions
+ * @loss: receives the mean loss (over every label)
+ * @correct: receives the number of correct predictions (of the
+ *	@n x labels_per_sample)
  *
  * Return: 0 or -errno.
  */
@@ -241,5 +251,94 @@ struct ht_mixer_config {
  */
 int ht_mixer_create(struct ht_backend *be, const struct ht_mixer_config *cfg,
 		    uint64_t seed, struct ht_module **mp);
+
+/**
+ * ht_module_loss() - the training loss of a batch already on the backend:
+ * @m->ops->training_step, or the cross-entropy of @m->ops->forward over
+ * every label (logits flattened to [N * labels_per_sample][classes])
+ * @m: module
+ * @x: inputs [N][in_features]
+ * @y: labels [N * labels_per_sample]
+ * @loss: receives the scalar
+ *
+ * Return: 0 or -errno.
+ */
+int ht_module_loss(struct ht_module *m, struct ht_tensor *x,
+		   struct ht_tensor *y, struct ht_tensor **loss);
+
+/**
+ * ht_module_clip() - clip the gradients to @m->clip_norm (no-op when 0)
+ * @m: module
+ *
+ * Return: 0 or -errno.
+ */
+int ht_module_clip(struct ht_module *m);
+
+/* HT_STR() - a number macro as a string */
+#define HT_STR_(x) #x
+#define HT_STR(x)  HT_STR_(x)
+
+#define HT_GPT_MAX_LAYERS  8
+#define HT_GPT_MAX_DIM	   1024
+#define HT_GPT_MAX_CONTEXT 1024
+
+/**
+ * struct ht_gpt_config - a small GPT (model_gpt.c): token and position
+ * embeddings, @layers pre-LN blocks (LN, causal self-attention with
+ * @heads heads, residual; LN, Linear C->4C, GELU, Linear 4C->C,
+ * residual), a final LN and the output projection
+ * @vocab: token ids (256 for the byte tokenizer)
+ * @context: positions T (the position table's rows)
+ * @dim: width C, a multiple of @heads
+ * @heads: attention heads
+ * @layers: blocks, 1..HT_GPT_MAX_LAYERS
+ * @tied: the output projection is the token embedding (else a [V][C]
+ *	matrix of its own)
+ * @dropout: must be 0 (no dropout op yet)
+ * @lr: AdamW learning rate
+ * @weight_decay: AdamW decoupled decay of the matrices (biases, norms and
+ *	embeddings are a second group without decay)
+ * @beta1: AdamW
+ * @beta2: AdamW
+ * @eps: AdamW
+ * @clip_norm: gradient clipping by global norm (0: none)
+ */
+struct ht_gpt_config {
+	uint32_t vocab;
+	uint32_t context;
+	uint32_t dim;
+	uint32_t heads;
+	uint32_t layers;
+	bool tied;
+	float dropout;
+	float lr;
+	float weight_decay;
+	float beta1;
+	float beta2;
+	float eps;
+	float clip_norm;
+};
+
+/**
+ * ht_gpt_check() - is a configuration valid
+ * @c: configuration
+ * @why: receives a message (static) when not, or NULL
+ *
+ * Return: 0 or -EINVAL.
+ */
+int ht_gpt_check(const struct ht_gpt_config *c, const char **why);
+
+/**
+ * ht_gpt_create() - the GPT (one AdamW with two decay groups; labels per
+ * sample = @cfg->context; clip_norm from @cfg)
+ * @be: backend
+ * @cfg: configuration (ht_gpt_check())
+ * @seed: initialisation seed
+ * @mp: receives the module
+ *
+ * Return: 0 or -errno.
+ */
+int ht_gpt_create(struct ht_backend *be, const struct ht_gpt_config *cfg,
+		  uint64_t seed, struct ht_module **mp);
 
 #endif /* HT_MODULE_H */

@@ -80,10 +80,13 @@ enum ht_train_precision {
  *	two optimizers). Each feature becomes a token id:
  *	round(x * (vocab - 1)) clamped to 0..vocab-1 (the digits' pixels
  *	are x = level / 16, so vocab 17 recovers the 17 grey levels)
+ * @HT_TRAIN_MODEL_GPT: a small GPT language model (@gpt) on
+ *	HT_TRAIN_DATA_TEXT, one target per token
  */
 enum ht_train_model {
 	HT_TRAIN_MODEL_MLP = 0,
 	HT_TRAIN_MODEL_MIXER = 1,
+	HT_TRAIN_MODEL_GPT = 2,
 };
 
 /**
@@ -154,6 +157,10 @@ enum ht_train_progress {
 	"--data text is token windows for a language model: --model mlp and " \
 	"--model mixer classify the samples of a data set"
 
+/* HT_TRAIN_LM_NEEDS_TEXT - why the GPT trains on HT_TRAIN_DATA_TEXT only */
+#define HT_TRAIN_LM_NEEDS_TEXT \
+	"--model gpt is a language model: it trains on --data text"
+
 /** HT_TRAIN_MAX_HIDDEN - most hidden layers of the MLP */
 #define HT_TRAIN_MAX_HIDDEN 7
 
@@ -190,6 +197,38 @@ struct ht_train_mixer {
 	uint32_t blocks;
 	float lr_adamw;
 	float lr_sgd;
+};
+
+/* limits of the GPT's options (ht_module.h's HT_GPT_MAX_*) */
+#define HT_TRAIN_GPT_MAX_LAYERS	 8
+#define HT_TRAIN_GPT_MAX_DIM	 1024
+#define HT_TRAIN_GPT_MAX_CONTEXT 1024
+
+/**
+ * struct ht_train_gpt - the GPT (vocabulary: the byte tokenizer's 256)
+ * @layers: transformer blocks
+ * @heads: attention heads
+ * @dim: width, a multiple of @heads
+ * @context: tokens per sample T (the window length)
+ * @tied: output projection tied to the token embedding
+ * @dropout: 0 only (no dropout op yet)
+ * @lr: AdamW learning rate
+ * @weight_decay: AdamW decay of the matrices (not of biases, norms,
+ *	embeddings)
+ * @clip_norm: gradient clipping by global norm (0: none)
+ * @stride: bytes between training windows (0: @context, no overlap)
+ */
+struct ht_train_gpt {
+	uint32_t layers;
+	uint32_t heads;
+	uint32_t dim;
+	uint32_t context;
+	bool tied;
+	float dropout;
+	float lr;
+	float weight_decay;
+	float clip_norm;
+	uint32_t stride;
 };
 
 /**
@@ -277,7 +316,9 @@ typedef int (*ht_on_step_fn)(const struct ht_step_info *info, void *arg);
  * @model: enum ht_train_model
  * @mlp: the MLP
  * @mixer: the token model
- * @optim: the MLP's optimizer (the mixer configures its own two)
+ * @gpt: the GPT
+ * @optim: the MLP's optimizer (the mixer configures its own two; the GPT
+ *	uses @gpt's learning rate and decay with @optim's betas and eps)
  *
  * @data: enum ht_train_data
  * @data_path: file or directory (digits), file (CSV), or NULL
@@ -342,6 +383,7 @@ struct ht_trainer_opts {
 	int model;
 	struct ht_train_mlp mlp;
 	struct ht_train_mixer mixer;
+	struct ht_train_gpt gpt;
 	struct ht_train_optim_opts optim;
 
 	int data;
@@ -575,7 +617,7 @@ int ht_train_parse_precision(const char *s, int *out, char *err, size_t errlen);
 /** ht_train_parse_exec_mode() - "eager", "lazy", "graph" */
 int ht_train_parse_exec_mode(const char *s, int *out, char *err, size_t errlen);
 
-/** ht_train_parse_model() - "mlp", "mixer" */
+/** ht_train_parse_model() - "mlp", "mixer", "gpt" */
 int ht_train_parse_model(const char *s, int *out, char *err, size_t errlen);
 
 /** ht_train_parse_optim() - "sgd", "adamw" */

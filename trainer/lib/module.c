@@ -30,6 +30,7 @@ int ht_module_create(struct ht_backend *be, const struct ht_module_ops *ops,
 	m->in_features = in_features;
 	m->in_dtype = in_dtype;
 	m->classes = classes;
+	m->labels_per_sample = 1;
 	ht_rng_seed(&m->rng, seed, 0x1417);
 	ret = ops->build(m);
 	if (!ret)
@@ -118,17 +119,18 @@ int ht_module_add_optim(struct ht_module *m, struct ht_optim *o)
 	return 0;
 }
 
-/* The batch as step tensors: x [n][in_features], y [n] */
+/* The batch as step tensors: x [n][in_features], y [n * labels] */
 static int batch_upload(struct ht_module *m, const void *x, const int32_t *y,
 			uint32_t n, struct ht_tensor **xt,
 			struct ht_tensor **yt)
 {
 	uint32_t xs[2] = { n, m->in_features };
+	uint32_t ny = n * m->labels_per_sample;
 	int ret;
 
 	ret = ht_tensor_new(m->be, m->in_dtype, 2, xs, false, xt);
 	if (!ret)
-		ret = ht_tensor_new(m->be, HT_I32, 1, &n, false, yt);
+		ret = ht_tensor_new(m->be, HT_I32, 1, &ny, false, yt);
 	if (!ret)
 		ret = ht_tensor_upload(*xt, x);
 	if (!ret)
@@ -136,13 +138,39 @@ static int batch_upload(struct ht_module *m, const void *x, const int32_t *y,
 	return ret;
 }
 
-static int default_train(struct ht_module *m, struct ht_tensor *x,
-			 struct ht_tensor *y, struct ht_tensor **loss)
+/* logits [N * labels_per_sample][classes] of the module's forward */
+static int flat_logits(struct ht_module *m, struct ht_tensor *x,
+		       struct ht_tensor **logits)
+{
+	uint32_t s[2];
+	int ret = m->ops->forward(m, x, logits);
+
+	if (ret || m->labels_per_sample == 1)
+		return ret;
+	s[0] = (uint32_t)((*logits)->numel / m->classes);
+	s[1] = m->classes;
+	return ht_reshape(*logits, 2, s, logits);
+}
+
+int ht_module_loss(struct ht_module *m, struct ht_tensor *x,
+		   struct ht_tensor *y, struct ht_tensor **loss)
 {
 	struct ht_tensor *logits;
-	int ret = m->ops->forward(m, x, &logits);
+	int ret;
 
+	if (m->ops->training_step)
+		return m->ops->training_step(m, x, y, loss);
+	ret = flat_logits(m, x, &logits);
 	return ret ? ret : ht_cross_entropy(logits, y, loss);
+}
+
+int ht_module_clip(struct ht_module *m)
+{
+	struct ht_tensor *norm;
+
+	if (!(m->clip_norm > 0.0f))
+		return 0;
+	return ht_clip_grad_norm(m->params, m->nparams, m->clip_norm, &norm);
 }
 
 static int default_val(struct ht_module *m, struct ht_tensor *x,
@@ -150,7 +178,7 @@ static int default_val(struct ht_module *m, struct ht_tensor *x,
 		       struct ht_tensor **correct)
 {
 	struct ht_tensor *logits;
-	int ret = m->ops->forward(m, x, &logits);
+	int ret = flat_logits(m, x, &logits);
 
 	if (!ret)
 		ret = ht_cross_entropy(logits, y, loss);
@@ -169,10 +197,11 @@ static int train_body(struct ht_module *m, const void *x, const int32_t *y,
 		return ret;
 	for (i = 0; i < m->noptims; i++)
 		ht_optim_zero_grad(m->optims[i]);
-	ret = m->ops->training_step ? m->ops->training_step(m, xt, yt, &lt) :
-				      default_train(m, xt, yt, &lt);
+	ret = ht_module_loss(m, xt, yt, &lt);
 	if (!ret)
 		ret = ht_backward(lt);
+	if (!ret)
+		ret = ht_module_clip(m);
 	for (i = 0; !ret && i < m->noptims; i++)
 		ret = ht_optim_step(m->optims[i]);
 	if (!ret)

@@ -34,6 +34,11 @@ _Static_assert((int)HT_TRAIN_OPTIM_SGD == (int)HT_OPTIM_SGD &&
 		       (int)HT_TRAIN_OPTIM_ADAMW == (int)HT_OPTIM_ADAMW,
 	       "trainer and module optimizers differ");
 
+_Static_assert(HT_TRAIN_GPT_MAX_LAYERS == HT_GPT_MAX_LAYERS &&
+		       HT_TRAIN_GPT_MAX_DIM == HT_GPT_MAX_DIM &&
+		       HT_TRAIN_GPT_MAX_CONTEXT == HT_GPT_MAX_CONTEXT,
+	       "trainer and module GPT limits differ");
+
 double ht_trainer_now(void)
 {
 	struct timespec ts;
@@ -52,6 +57,24 @@ int ht_trainer_seterr(struct ht_trainer *t, int ret, const char *fmt, ...)
 	return ret;
 }
 
+static void gpt_config(const struct ht_trainer_opts *o, struct ht_gpt_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->vocab = HT_TOK_VOCAB;
+	c->context = o->gpt.context;
+	c->dim = o->gpt.dim;
+	c->heads = o->gpt.heads;
+	c->layers = o->gpt.layers;
+	c->tied = o->gpt.tied;
+	c->dropout = o->gpt.dropout;
+	c->lr = o->gpt.lr;
+	c->weight_decay = o->gpt.weight_decay;
+	c->beta1 = o->optim.beta1;
+	c->beta2 = o->optim.beta2;
+	c->eps = o->optim.eps;
+	c->clip_norm = o->gpt.clip_norm;
+}
+
 static int check_opts(const struct ht_trainer_opts *o, char *err, size_t errlen)
 {
 	uint32_t world = o->cluster.world_size ? o->cluster.world_size : 1;
@@ -65,12 +88,34 @@ static int check_opts(const struct ht_trainer_opts *o, char *err, size_t errlen)
 	    (o->precision != HT_TRAIN_PREC_32 &&
 	     o->precision != HT_TRAIN_PREC_BF16_MIXED) ||
 	    (o->model != HT_TRAIN_MODEL_MLP &&
-	     o->model != HT_TRAIN_MODEL_MIXER) ||
+	     o->model != HT_TRAIN_MODEL_MIXER &&
+	     o->model != HT_TRAIN_MODEL_GPT) ||
 	    o->data < HT_TRAIN_DATA_DIGITS || o->data > HT_TRAIN_DATA_TEXT)
 		goto bad_enum;
-	if (o->data == HT_TRAIN_DATA_TEXT) {
+	if (o->data == HT_TRAIN_DATA_TEXT && o->model != HT_TRAIN_MODEL_GPT) {
 		ht_seterr(err, errlen, HT_TRAIN_TEXT_NEEDS_LM);
 		return -EINVAL;
+	}
+	if (o->model == HT_TRAIN_MODEL_GPT) {
+		struct ht_gpt_config c;
+		const char *why;
+
+		if (o->data != HT_TRAIN_DATA_TEXT) {
+			ht_seterr(err, errlen, HT_TRAIN_LM_NEEDS_TEXT);
+			return -EINVAL;
+		}
+		gpt_config(o, &c);
+		if (ht_gpt_check(&c, &why)) {
+			ht_seterr(err, errlen, "--model gpt: %s", why);
+			return -EINVAL;
+		}
+		if (o->gpt.stride > o->gpt.context) {
+			ht_seterr(
+				err, errlen,
+				"--model gpt: the window stride %u is above the context %u",
+				o->gpt.stride, o->gpt.context);
+			return -EINVAL;
+		}
 	}
 	if (o->cluster.rank >= world) {
 		ht_seterr(err, errlen, "rank %u is not below the world size %u",
@@ -123,6 +168,43 @@ bad_enum:
 	return -EINVAL;
 }
 
+/* The corpus split by records into training and validation text */
+static int text_setup(struct ht_trainer *t, char *err, size_t errlen)
+{
+	const struct ht_trainer_opts *o = &t->o;
+	struct ht_text_split_opts so = {
+		.val_frac = o->val_frac,
+		.seed = o->seed ^ 0x5eedULL,
+	};
+	struct ht_text_windows w;
+	struct ht_text all;
+	int ret;
+
+	ret = ht_text_load_corpus(o->data_path, &all, err, errlen);
+	if (ret)
+		return ret;
+	ret = ht_text_split(&all, &so, &t->txt_train,
+			    o->val_frac > 0 ? &t->txt_val : NULL, err, errlen);
+	ht_text_free(&all);
+	if (ret)
+		return ret;
+	t->features = o->gpt.context;
+	t->classes = HT_TOK_VOCAB;
+	ht_trainer_windows(t, &t->txt_train, o->gpt.stride, &w);
+	t->n_train = ht_text_window_count(&w);
+	if (t->txt_val.len) {
+		ht_trainer_windows(t, &t->txt_val, 0, &w);
+		t->n_val = ht_text_window_count(&w);
+	}
+	if (!t->n_train) {
+		ht_seterr(err, errlen,
+			  "the training text is not longer than the context %u",
+			  o->gpt.context);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Load the data, split it with the seed, standardise with train's stats */
 static int data_setup(struct ht_trainer *t, char *err, size_t errlen)
 {
@@ -138,6 +220,8 @@ static int data_setup(struct ht_trainer *t, char *err, size_t errlen)
 	float *mean, *sd;
 	int ret = 0;
 
+	if (o->data == HT_TRAIN_DATA_TEXT)
+		return text_setup(t, err, errlen);
 	switch (o->data) {
 	case HT_TRAIN_DATA_DIGITS:
 		ret = ht_data_load_digits(o->data_path, &t->ds_full, err,
@@ -168,6 +252,8 @@ static int data_setup(struct ht_trainer *t, char *err, size_t errlen)
 	ht_dataset_free(&t->ds_full);
 	t->features = t->ds_train.f;
 	t->classes = t->ds_train.classes;
+	t->n_train = t->ds_train.n;
+	t->n_val = t->ds_val.n;
 	if (!o->standardize || o->model == HT_TRAIN_MODEL_MIXER)
 		return 0;
 	mean = malloc(t->features * sizeof(*mean));
@@ -241,6 +327,11 @@ static int model_setup(struct ht_trainer *t, char *err, size_t errlen)
 			c.sizes[c.nsizes++] = o->mlp.hidden[i];
 		c.sizes[c.nsizes++] = t->classes;
 		ret = ht_mlp_create(t->be, &c, seed, &t->m);
+	} else if (o->model == HT_TRAIN_MODEL_GPT) {
+		struct ht_gpt_config c;
+
+		gpt_config(o, &c);
+		ret = ht_gpt_create(t->be, &c, seed, &t->m);
 	} else {
 		struct ht_mixer_config c = {
 			.tokens = t->features,
@@ -257,7 +348,9 @@ static int model_setup(struct ht_trainer *t, char *err, size_t errlen)
 	}
 	if (ret)
 		ht_seterr(err, errlen, "cannot build the %s model: %s",
-			  o->model == HT_TRAIN_MODEL_MLP ? "mlp" : "mixer",
+			  o->model == HT_TRAIN_MODEL_MLP ? "mlp" :
+			  o->model == HT_TRAIN_MODEL_GPT ? "gpt" :
+							   "mixer",
 			  t->be->err[0] ? t->be->err : strerror(-ret));
 	return ret;
 }
@@ -279,6 +372,12 @@ static int loader_setup(struct ht_trainer *t, char *err, size_t errlen)
 	 */
 	if (lo.prefetch < t->o.accumulate_grad_batches)
 		lo.prefetch = t->o.accumulate_grad_batches;
+	if (t->o.data == HT_TRAIN_DATA_TEXT) {
+		struct ht_text_windows w;
+
+		ht_trainer_windows(t, &t->txt_train, t->o.gpt.stride, &w);
+		return ht_loader_create_text(&w, &lo, &t->loader, err, errlen);
+	}
 	return ht_loader_create(&t->ds_train, &lo, &t->loader, err, errlen);
 }
 
@@ -366,6 +465,8 @@ void ht_trainer_destroy(struct ht_trainer *t)
 	ht_dataset_free(&t->ds_train);
 	ht_dataset_free(&t->ds_val);
 	ht_dataset_free(&t->ds_test);
+	ht_text_free(&t->txt_train);
+	ht_text_free(&t->txt_val);
 	free(t->ids);
 	free(t->losses);
 	free(t);

@@ -14,11 +14,22 @@
 /* Per-rank batch of evaluation: at least 128 samples per step */
 #define EVAL_MIN_BATCH 128
 
-int ht_trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
-			uint64_t limit, float *loss, float *acc, uint64_t *n)
+void ht_trainer_windows(const struct ht_trainer *t, const struct ht_text *txt,
+			uint32_t stride, struct ht_text_windows *w)
 {
+	w->text = txt;
+	w->context = t->o.gpt.context;
+	w->stride = stride;
+}
+
+int ht_trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
+			const struct ht_text *txt, uint64_t limit, float *loss,
+			float *acc, uint64_t *n)
+{
+	struct ht_text_windows w;
+	/* a text sample is a window of T tokens: the training batch */
 	struct ht_loader_opts lo = {
-		.batch_size = t->o.batch_size > EVAL_MIN_BATCH ?
+		.batch_size = txt || t->o.batch_size > EVAL_MIN_BATCH ?
 				      t->o.batch_size :
 				      EVAL_MIN_BATCH,
 		.world_size = t->world,
@@ -32,7 +43,14 @@ int ht_trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
 	float v[3];
 	int ret;
 
-	ret = ht_loader_create(ds, &lo, &l, t->err, sizeof(t->err));
+	if (txt) {
+		/* windows that do not overlap: every byte predicted once */
+		ht_trainer_windows(t, txt, 0, &w);
+		ret = ht_loader_create_text(&w, &lo, &l, t->err,
+					    sizeof(t->err));
+	} else {
+		ret = ht_loader_create(ds, &lo, &l, t->err, sizeof(t->err));
+	}
 	if (ret)
 		return ret;
 	while (!limit || steps < limit) {
@@ -51,8 +69,9 @@ int ht_trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
 		if (b->n) {
 			ret = ht_trainer_input(t, b, &x);
 			if (!ret)
-				ret = ht_module_eval_step(t->m, x, b->y, b->n,
-							  &bl, &c);
+				ret = ht_module_eval_step(t->m, x,
+							  ht_trainer_labels(b),
+							  b->n, &bl, &c);
 			if (ret) {
 				ht_loader_release(l, b);
 				ht_trainer_seterr(t, ret,
@@ -78,7 +97,8 @@ int ht_trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
 			return ret;
 	}
 	*loss = v[2] > 0 ? v[0] / v[2] : NAN;
-	*acc = v[2] > 0 ? v[1] / v[2] : NAN;
+	/* the accuracy of every label (a language model's every token) */
+	*acc = v[2] > 0 ? v[1] / (v[2] * (float)t->m->labels_per_sample) : NAN;
 	*n = (uint64_t)v[2];
 	return 0;
 }
@@ -88,10 +108,12 @@ int ht_trainer_validate(struct ht_trainer *t, struct ht_trainer_result *res)
 	uint64_t n;
 	int ret;
 
-	if (!t->ds_val.n)
+	if (!t->n_val)
 		return ht_trainer_seterr(t, -ENODATA, "no validation split");
-	ret = ht_trainer_evaluate(t, &t->ds_val, t->o.limit_val_batches,
-				  &t->val_loss, &t->val_acc, &n);
+	ret = ht_trainer_evaluate(t, &t->ds_val,
+				  t->txt_val.len ? &t->txt_val : NULL,
+				  t->o.limit_val_batches, &t->val_loss,
+				  &t->val_acc, &n);
 	if (!ret && res) {
 		res->val_loss = t->val_loss;
 		res->val_acc = t->val_acc;
@@ -106,9 +128,12 @@ int ht_trainer_test(struct ht_trainer *t, struct ht_trainer_result *res)
 	int ret;
 
 	if (!t->ds_test.n)
-		return ht_trainer_seterr(t, -ENODATA,
-					 "no test split (test fraction 0)");
-	ret = ht_trainer_evaluate(t, &t->ds_test, 0, &loss, &acc, &n);
+		return ht_trainer_seterr(
+			t, -ENODATA,
+			t->o.data == HT_TRAIN_DATA_TEXT ?
+				"no test split (the text has training and validation only)" :
+				"no test split (test fraction 0)");
+	ret = ht_trainer_evaluate(t, &t->ds_test, NULL, 0, &loss, &acc, &n);
 	if (ret)
 		return ret;
 	if (res) {

@@ -147,7 +147,7 @@ static int epoch_end(struct ht_trainer *t, struct ht_step_info *last)
 	uint32_t every = t->o.check_val_every_n_epoch;
 	int ret;
 
-	if (every && t->ds_val.n && (t->epoch + 1) % every == 0) {
+	if (every && t->n_val && (t->epoch + 1) % every == 0) {
 		ret = ht_trainer_validate(t, NULL);
 		if (ret)
 			return ret;

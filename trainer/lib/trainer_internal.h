@@ -41,6 +41,10 @@ struct ht_callbacks {
  * @ds_train: training part
  * @ds_val: validation part (n 0: none)
  * @ds_test: test part (n 0: none)
+ * @txt_train: text data: the training text (HT_TRAIN_DATA_TEXT)
+ * @txt_val: text data: the validation text (len 0: none)
+ * @n_train: training samples (data set rows or text windows)
+ * @n_val: validation samples (0: no validation)
  * @features: elements of a sample
  * @classes: classes of the data
  * @world: ranks
@@ -82,6 +86,10 @@ struct ht_trainer {
 	struct ht_dataset ds_train;
 	struct ht_dataset ds_val;
 	struct ht_dataset ds_test;
+	struct ht_text txt_train;
+	struct ht_text txt_val;
+	uint64_t n_train;
+	uint64_t n_val;
 	uint32_t features;
 	uint32_t classes;
 	uint32_t world;
@@ -138,9 +146,22 @@ int ht_trainer_pf_cancel(struct ht_trainer *t);
 int ht_trainer_input(struct ht_trainer *t, const struct ht_batch *b,
 		     const void **x);
 
-/* trainer_eval.c: loss sum, correct count and samples of a split */
+/* the labels of a batch: a data set's y, a text's per-token targets */
+static inline const int32_t *ht_trainer_labels(const struct ht_batch *b)
+{
+	return b->targets ? b->targets : b->y;
+}
+
+/*
+ * trainer_eval.c: mean loss, accuracy and samples of a split (@ds, or
+ * the text @txt when not NULL)
+ */
 int ht_trainer_evaluate(struct ht_trainer *t, const struct ht_dataset *ds,
-			uint64_t limit, float *loss, float *acc, uint64_t *n);
+			const struct ht_text *txt, uint64_t limit, float *loss,
+			float *acc, uint64_t *n);
+/* text windows of @txt as the GPT reads them (stride 0: the context) */
+void ht_trainer_windows(const struct ht_trainer *t, const struct ht_text *txt,
+			uint32_t stride, struct ht_text_windows *w);
 
 /* ddp_comm.c */
 int ht_ddp_create(struct ht_trainer *t);

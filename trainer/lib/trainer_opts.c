@@ -40,6 +40,15 @@ void ht_trainer_opts_init(struct ht_trainer_opts *o)
 	o->mixer.blocks = 2;
 	o->mixer.lr_adamw = 3e-3f;
 	o->mixer.lr_sgd = 0.05f;
+	/* the GPT: small enough for 2 cores (docs/training.md) */
+	o->gpt.layers = 4;
+	o->gpt.heads = 4;
+	o->gpt.dim = 128;
+	o->gpt.context = 128;
+	o->gpt.tied = true;
+	o->gpt.lr = 3e-3f;
+	o->gpt.weight_decay = 0.1f;
+	o->gpt.clip_norm = 1.0f;
 
 	o->data = HT_TRAIN_DATA_DIGITS;
 	ht_csv_opts_init(&o->csv);
@@ -123,6 +132,7 @@ int ht_train_parse_model(const char *s, int *out, char *err, size_t errlen)
 	static const struct name_val t[] = {
 		{ "mlp", HT_TRAIN_MODEL_MLP },
 		{ "mixer", HT_TRAIN_MODEL_MIXER },
+		{ "gpt", HT_TRAIN_MODEL_GPT },
 		{ NULL, 0 },
 	};
 

@@ -25,6 +25,7 @@ int ht_trainer_pf_setup(struct ht_trainer *t)
 {
 	struct ht_module *m = t->m;
 	uint32_t xs[2] = { t->o.batch_size, m->in_features };
+	uint32_t ny = t->o.batch_size * m->labels_per_sample;
 	unsigned int i;
 	uint64_t bytes;
 	int ret = 0;
@@ -33,14 +34,15 @@ int ht_trainer_pf_setup(struct ht_trainer *t)
 		return 0;
 	/* inputs and int32 labels of a full batch */
 	bytes = (uint64_t)t->o.batch_size *
-		(m->in_features * ht_dtype_size(m->in_dtype) + sizeof(int32_t));
+		(m->in_features * ht_dtype_size(m->in_dtype) +
+		 m->labels_per_sample * sizeof(int32_t));
 	if (bytes <= t->o.device_prefetch_skip)
 		return 0;
 	for (i = 0; !ret && i < HT_PREFETCH_DEPTH; i++) {
 		ret = ht_tensor_new(t->be, m->in_dtype, 2, xs, true,
 				    &t->pf_x[i]);
 		if (!ret)
-			ret = ht_tensor_new(t->be, HT_I32, 1, xs, true,
+			ret = ht_tensor_new(t->be, HT_I32, 1, &ny, true,
 					    &t->pf_y[i]);
 	}
 	if (ret)
@@ -89,7 +91,7 @@ int ht_trainer_pf_issue(struct ht_trainer *t, const struct ht_batch *b)
 	x[0].src = in;
 	x[0].n = ht_tensor_bytes(t->pf_x[s]);
 	x[1].dst = t->pf_y[s]->addr;
-	x[1].src = b->y;
+	x[1].src = ht_trainer_labels(b);
 	x[1].n = ht_tensor_bytes(t->pf_y[s]);
 	ret = ht_backend_prefetch(t->be, x, 2);
 	if (ret)
@@ -136,13 +138,14 @@ int ht_trainer_pf_inputs(struct ht_trainer *t, const struct ht_batch *b,
 			 struct ht_tensor **yt)
 {
 	uint32_t xs[2] = { b->n, t->m->in_features };
+	uint32_t ny = b->n * t->m->labels_per_sample;
 	int ret;
 
 	ret = ht_backend_prefetch_wait(t->be);
 	if (!ret)
 		ret = ht_tensor_view(t->pf_x[slot], 2, xs, xt);
 	if (!ret)
-		ret = ht_tensor_view(t->pf_y[slot], 1, xs, yt);
+		ret = ht_tensor_view(t->pf_y[slot], 1, &ny, yt);
 	return ret;
 }
 

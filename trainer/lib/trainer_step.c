@@ -31,6 +31,10 @@ int ht_trainer_input(struct ht_trainer *t, const struct ht_batch *b,
 	uint32_t vocab = t->o.mixer.vocab;
 	size_t n = (size_t)b->n * t->features, i;
 
+	if (t->o.model == HT_TRAIN_MODEL_GPT) {
+		*x = b->ids;
+		return 0;
+	}
 	if (t->o.model != HT_TRAIN_MODEL_MIXER) {
 		*x = b->x;
 		return 0;
@@ -95,6 +99,7 @@ static int upload_batch(struct ht_trainer *t, const struct ht_batch *b,
 {
 	struct ht_module *m = t->m;
 	uint32_t xs[2] = { b->n, m->in_features };
+	uint32_t ny = b->n * m->labels_per_sample;
 	const void *x;
 	int ret;
 
@@ -102,11 +107,11 @@ static int upload_batch(struct ht_trainer *t, const struct ht_batch *b,
 	if (!ret)
 		ret = ht_tensor_new(m->be, m->in_dtype, 2, xs, false, xt);
 	if (!ret)
-		ret = ht_tensor_new(m->be, HT_I32, 1, &xs[0], false, yt);
+		ret = ht_tensor_new(m->be, HT_I32, 1, &ny, false, yt);
 	if (!ret)
 		ret = ht_tensor_upload(*xt, x);
 	if (!ret)
-		ret = ht_tensor_upload(*yt, b->y);
+		ret = ht_tensor_upload(*yt, ht_trainer_labels(b));
 	return ret;
 }
 
@@ -119,7 +124,7 @@ static int micro_body(struct ht_trainer *t, const struct ht_batch *b, int slot,
 		      float *loss)
 {
 	struct ht_module *m = t->m;
-	struct ht_tensor *xt, *yt, *lt, *logits;
+	struct ht_tensor *xt, *yt, *lt;
 	unsigned int i;
 	int ret;
 
@@ -132,13 +137,7 @@ static int micro_body(struct ht_trainer *t, const struct ht_batch *b, int slot,
 	if (first)
 		for (i = 0; i < m->noptims; i++)
 			ht_optim_zero_grad(m->optims[i]);
-	if (m->ops->training_step) {
-		ret = m->ops->training_step(m, xt, yt, &lt);
-	} else {
-		ret = m->ops->forward(m, xt, &logits);
-		if (!ret)
-			ret = ht_cross_entropy(logits, yt, &lt);
-	}
+	ret = ht_module_loss(m, xt, yt, &lt);
 	if (!ret && scale != 1.0f)
 		ret = loss_scale(lt, scale, &lt);
 	if (!ret && last && t->ddp)
@@ -175,6 +174,9 @@ static int micro_step(struct ht_trainer *t, const struct ht_batch *b,
 		ret = ht_ddp_empty_micro(t, first, last, prev);
 	if (!ret && last && t->ddp)
 		ret = ht_ddp_step_finish(t);
+	/* clipping sees the all-reduced gradients */
+	if (!ret && last)
+		ret = ht_module_clip(m);
 	for (i = 0; !ret && last && i < m->noptims; i++)
 		ret = ht_optim_step(m->optims[i]);
 	if (!ret && last && t->ddp)

@@ -18,8 +18,9 @@
  *   lost device  HLML LOSS_OF_HEARTBEAT: CRITICAL_ERR, -q "malfunction",
  *                the run fails, hl-smi -r;
  *   CS timeout   HLML ENDLESS_COMMAND on a daemon with --reset-on-lockup:
- *                the run's CS never ends, its timeout (hpu-train's own,
- *                120 s) and the hard reset after it are the CRITICAL_ERR
+ *                the run's CS never ends, its timeout (hpu-train's
+ *                --cs-timeout, HPU_WALK_CS_TIMEOUT_S) and the hard reset
+ *                after it are the CRITICAL_ERR
  *                and end the run; hpu-smi -q counts the timed-out CS;
  *   port down    DEBUG LINK_DOWN of hpu0's ports to hpu1 under a 2-device
  *                data-parallel run: -n link and -q show them DOWN (HLML
@@ -61,12 +62,12 @@
 /* bound of the wait for an HLML event */
 #define EVENT_BOUND_MS 30000
 /*
- * bound of the wait for the CS-timeout case's event: hpu-train submits
- * with a timeout of its own, 120 s (trainer/lib/backend_hpu.h), which
- * the daemon's --cs-timeout-ms does not shorten; a hung CS of it ends
- * only then
+ * bound of the wait for the CS-timeout case's event: the walk's run
+ * submits with hpu-train --cs-timeout HPU_WALK_CS_TIMEOUT_S, and a hung CS
+ * of it ends only then (the daemon's --cs-timeout-ms is for submitters
+ * that give none)
  */
-#define HANG_BOUND_MS  180000
+#define HANG_BOUND_MS  90000
 /* hard resets of a device a process submits to through its ring */
 #define RING_ROUNDS    40
 /* bound of the wait for such a process to see the reset */

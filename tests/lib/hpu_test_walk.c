@@ -176,6 +176,8 @@ void hpu_walk_train_until_running(const char *visible, int ndev)
 		"plain",
 		"--log-every-n-steps",
 		"100000",
+		"--cs-timeout",
+		HPU_WALK_CS_TIMEOUT_S,
 		NULL,
 	};
 	struct hpu_test_proc *t = &hpu_walk.train;

@@ -13,9 +13,15 @@
 #include "hpu_test_proc.h"
 
 /* bound of a tool run (hl-smi) */
-#define HPU_WALK_TOOL_MS  30000
+#define HPU_WALK_TOOL_MS      30000
 /* bound of the wait for a run to start training, and to end */
-#define HPU_WALK_TRAIN_MS 120000
+#define HPU_WALK_TRAIN_MS     120000
+/*
+ * hpu-train --cs-timeout of the walk's long run: a hung CS ends after it
+ * (the default, 120 s, would make the CS-timeout case wait that long);
+ * an ordinary CS of the run ends far sooner, also on a loaded machine
+ */
+#define HPU_WALK_CS_TIMEOUT_S "15"
 
 /**
  * struct hpu_walk - what the teardown cleans up, whatever failed

@@ -64,6 +64,7 @@ enum {
 	OPT_PRINT_ENV,
 	OPT_GRACE,
 	OPT_CCL_TIMEOUT,
+	OPT_CS_TIMEOUT,
 	OPT_GPT_LAYERS,
 	OPT_HEADS,
 	OPT_WIDTH,
@@ -126,6 +127,7 @@ static const struct option long_opts[] = {
 	{ "dry-run", no_argument, NULL, OPT_PRINT_ENV },
 	{ "grace-period", required_argument, NULL, OPT_GRACE },
 	{ "ccl-timeout", required_argument, NULL, OPT_CCL_TIMEOUT },
+	{ "cs-timeout", required_argument, NULL, OPT_CS_TIMEOUT },
 	{ "gpt-layers", required_argument, NULL, OPT_GPT_LAYERS },
 	{ "heads", required_argument, NULL, OPT_HEADS },
 	{ "width", required_argument, NULL, OPT_WIDTH },
@@ -210,6 +212,8 @@ static void usage(FILE *f)
 		"others get S seconds\n"
 		"  --ccl-timeout S              collective timeout of the "
 		"ranks\n"
+		"  --cs-timeout S               device timeout of every "
+		"command submission (120)\n"
 		"  --help, --version\n\n"
 		"Exit status: 0 done, 1 training or a rank failed, 2 usage "
 		"error.\n");
@@ -623,6 +627,11 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 		if (parse_f(arg, 0.1, 3600, false, &d))
 			return bad(c, arg, "expected seconds in [0.1, 3600]");
 		t->ccl_timeout_ms = (uint32_t)(d * 1000);
+		return 0;
+	case OPT_CS_TIMEOUT:
+		if (parse_f(arg, 0.1, 3600, false, &d))
+			return bad(c, arg, "expected seconds in [0.1, 3600]");
+		t->cs_timeout_ms = (uint32_t)(d * 1000);
 		return 0;
 	}
 	return HTC_EXIT_USAGE;

@@ -138,11 +138,11 @@ static int seg_submit(struct ht_backend *be, struct seg *s)
 		return ret;
 	ht_hb_prefetch_submitted(hb);
 	if (hb->stream)
-		ret = hpu_stream_submit(hb->stream, chunks, n, CS_TIMEOUT_MS,
-					&seq);
+		ret = hpu_stream_submit(hb->stream, chunks, n,
+					hb->cs_timeout_ms, &seq);
 	else
-		ret = hpu_cs_submit(hb->dev, chunks, n, 0, CS_TIMEOUT_MS, &seq,
-				    &done);
+		ret = hpu_cs_submit(hb->dev, chunks, n, 0, hb->cs_timeout_ms,
+				    &seq, &done);
 	if (ret) {
 		ht_seterr(be->err, sizeof(be->err),
 			  "%s: command submission failed: %s", HB(be)->name,
@@ -213,8 +213,9 @@ int ht_hb_cs_wait(struct ht_backend *be, uint64_t seq, uint64_t *ts)
 	uint32_t status = 0;
 	int ret;
 
-	ret = ts ? hpu_cs_wait_timestamp(hb->dev, seq, WAIT_US, &status, ts) :
-		   hpu_cs_wait(hb->dev, seq, WAIT_US, &status);
+	ret = ts ? hpu_cs_wait_timestamp(hb->dev, seq, hb->wait_us, &status,
+					 ts) :
+		   hpu_cs_wait(hb->dev, seq, hb->wait_us, &status);
 	be->stats.waits++;
 	if (!ret && status != HPU_WAIT_CS_STATUS_COMPLETED)
 		ret = status == HPU_WAIT_CS_STATUS_BUSY	    ? -ETIMEDOUT :
@@ -711,6 +712,8 @@ static int hb_init(struct ht_backend *be, const struct ht_backend_opts *o)
 	be->priv = hb;
 	hb->token = -1;
 	hb->ss = &hb->live;
+	hb->cs_timeout_ms = o->cs_timeout_ms ?: HT_CS_TIMEOUT_MS;
+	hb->wait_us = hb->cs_timeout_ms * 1000ULL + WAIT_MARGIN_US;
 	hb->dev = o->dev;
 	if (!hb->dev) {
 		ret = hpu_open(o->device_index, &hb->dev);

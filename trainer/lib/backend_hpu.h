@@ -22,8 +22,8 @@ enum {
 	NQ
 };
 
-#define CS_TIMEOUT_MS 120000
-#define WAIT_US	      (130ULL * 1000000ULL)
+/* a wait outlasts the CS's own timeout by this much: the daemon ends it first */
+#define WAIT_MARGIN_US (10ULL * 1000000ULL)
 
 /**
  * struct seg - one submission's command buffers
@@ -111,6 +111,8 @@ struct pf_area {
 /**
  * struct ht_hpu_be - state of the hpu backend
  * @dev: device handle
+ * @cs_timeout_ms: device timeout of every CS (ht_backend_opts)
+ * @wait_us: bound of a wait for one of them: @cs_timeout_ms + WAIT_MARGIN_US
  * @name: how errors name the device: node and bus id, "hpu1 (0000:1a:00.0)"
  * @own_dev: opened here (closed at fini)
  * @alloc: caching allocator of the arenas' chunks
@@ -149,6 +151,8 @@ struct pf_area {
  */
 struct ht_hpu_be {
 	struct hpu_device *dev;
+	uint32_t cs_timeout_ms;
+	uint64_t wait_us;
 	char name[HPU_NAME_LEN + HPU_BUS_ID_LEN + 4];
 	bool own_dev;
 	struct hpu_allocator *alloc;

@@ -143,9 +143,10 @@ static int clock_offset(struct ht_backend *be)
 		if (!ret)
 			ret = hpu_cb_builder_submit(hb->pf_cb, hb->pf_queue,
 						    HPU_CS_FLAGS_TIMESTAMP,
-						    CS_TIMEOUT_MS, &seq, &done);
+						    hb->cs_timeout_ms, &seq,
+						    &done);
 		if (!ret)
-			ret = hpu_cs_wait_timestamp(hb->dev, seq, WAIT_US,
+			ret = hpu_cs_wait_timestamp(hb->dev, seq, hb->wait_us,
 						    &status, &ts);
 		if (!ret && (status != HPU_WAIT_CS_STATUS_COMPLETED || !ts))
 			ret = -EIO;
@@ -229,7 +230,7 @@ int ht_hb_prefetch(struct ht_backend *be, const struct ht_xfer *x,
 	if (!ret)
 		ret = hpu_cb_builder_submit(hb->pf_cb, hb->pf_queue,
 					    HPU_CS_FLAGS_TIMESTAMP,
-					    CS_TIMEOUT_MS, &seq, &done);
+					    hb->cs_timeout_ms, &seq, &done);
 	if (ret) {
 		ht_seterr(be->err, sizeof(be->err),
 			  "%s: the prefetch to the device failed: %s",
@@ -294,7 +295,7 @@ int ht_hb_prefetch_cancel(struct ht_backend *be)
 		ret = hpu_cb_msg_long(hb->pf_cb, hb->pf_sob, HPU_MSG_OP_SET, 0);
 	if (!ret)
 		ret = hpu_cb_builder_submit(hb->pf_cb, hb->pf_queue, 0,
-					    CS_TIMEOUT_MS, &seq, &done);
+					    hb->cs_timeout_ms, &seq, &done);
 	if (!ret && !done)
 		ret = ht_hb_cs_wait(be, seq, NULL);
 	if (!ret)

@@ -56,6 +56,8 @@ enum ht_precision {
  * @staging_bytes: hpu: pinned host memory for uploads and fetches; 0
  *	selects 16 MiB
  * @arena_chunk_bytes: granule of the arenas; 0 selects 64 MiB
+ * @cs_timeout_ms: hpu: the device timeout of every CS (the daemon aborts
+ *	a CS that runs longer); 0 selects HT_CS_TIMEOUT_MS
  */
 struct ht_backend_opts {
 	int accel;
@@ -66,7 +68,11 @@ struct ht_backend_opts {
 	uint32_t sob_base;
 	size_t staging_bytes;
 	uint64_t arena_chunk_bytes;
+	uint32_t cs_timeout_ms;
 };
+
+/** HT_CS_TIMEOUT_MS - default device timeout of the backend's CSs */
+#define HT_CS_TIMEOUT_MS 120000u
 
 /* Sync objects 8..10 order the program's queues, 11 counts the prefetch
  * uploads that ended (libhpuccl takes its own from the top of the range) */

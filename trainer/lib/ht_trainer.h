@@ -312,6 +312,7 @@ typedef int (*ht_on_step_fn)(const struct ht_step_info *info, void *arg);
  * @cluster: world size, rank, local rank, MASTER_ADDR/MASTER_PORT (from
  *	ht_cluster_detect(), or filled by hand); world_size 0 counts as 1
  * @ccl_timeout_ms: collective timeout, 0 for libhpuccl's default
+ * @cs_timeout_ms: device timeout of every CS, 0 for HT_CS_TIMEOUT_MS
  *
  * @model: enum ht_train_model
  * @mlp: the MLP
@@ -379,6 +380,7 @@ struct ht_trainer_opts {
 	int strategy;
 	struct ht_cluster cluster;
 	uint32_t ccl_timeout_ms;
+	uint32_t cs_timeout_ms;
 
 	int model;
 	struct ht_train_mlp mlp;

@@ -284,6 +284,7 @@ static int backend_setup(struct ht_trainer *t, char *err, size_t errlen)
 		.mode = o->exec_mode,
 		.precision = o->precision,
 		.device_index = (int)o->device_index,
+		.cs_timeout_ms = o->cs_timeout_ms,
 	};
 	int ret;
 

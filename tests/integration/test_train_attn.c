@@ -339,6 +339,78 @@ static void test_decode_graph_offset(void **state)
 	close_be(be);
 }
 
+#define DROP_STEPS 4
+#define DROP_N	   (3 * 5 * 7)
+
+/*
+ * Dropout steps on @be: y = dropout(x, seed of the step), the gradient of
+ * a cross-entropy of y (as [35][3] logits) flowing back to x; y and dx of
+ * every step
+ */
+static uint64_t dropout_steps(struct ht_backend *be, float y[][DROP_N],
+			      float dx[][DROP_N])
+{
+	uint32_t s[3] = { 3, 5, 7 }, ls[2] = { DROP_N / 3, 3 }, n = DROP_N / 3;
+	struct ht_tensor *x, *lab, *yt, *lg, *l;
+	int32_t lv[DROP_N / 3];
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		lv[k] = (int32_t)(k % 3);
+	x = param(be, 3, s, 60, -1, 1, true);
+	assert_int_equal(ht_tensor_new(be, HT_I32, 1, &n, true, &lab), 0);
+	assert_int_equal(ht_tensor_upload(lab, lv), 0);
+	for (k = 0; k < DROP_STEPS; k++) {
+		assert_int_equal(ht_step_begin(be, true), 0);
+		ht_zero_grad(&x, 1);
+		if (ht_dropout(x, 0.25f, ht_dropout_seed(7, k, 0), &yt) ||
+		    ht_reshape(yt, 2, ls, &lg) ||
+		    ht_cross_entropy(lg, lab, &l) || ht_backward(l))
+			fail_msg("step %u: %s", k, be->err);
+		assert_int_equal(ht_tensor_fetch(yt, y[k]), 0);
+		assert_int_equal(ht_tensor_fetch(x->grad, dx[k]), 0);
+		assert_int_equal(ht_step_end(be), 0);
+	}
+	ht_tensor_free(x);
+	ht_tensor_free(lab);
+	return be->stats.replays;
+}
+
+/*
+ * ht_dropout() on hpu in eager, lazy and graph mode (its seed patched
+ * into the replayed step: a new mask each step) gives the cpu backend's
+ * bits forward and backward
+ */
+static void test_dropout_modes(void **state)
+{
+	static float cy[DROP_STEPS][DROP_N], cdx[DROP_STEPS][DROP_N];
+	static float hy[DROP_STEPS][DROP_N], hdx[DROP_STEPS][DROP_N];
+	struct ht_backend *be;
+	unsigned int i, k, mode;
+
+	(void)state;
+	be = open_be(HT_ACCEL_CPU, HT_EXEC_LAZY);
+	dropout_steps(be, cy, cdx);
+	close_be(be);
+	/* every step draws another mask */
+	for (k = 1; k < DROP_STEPS; k++)
+		assert_true(memcmp(cy[k], cy[0], sizeof(cy[0])));
+	for (k = 0; k < DROP_STEPS; k++)
+		for (i = 0; i < DROP_N; i++)
+			assert_true((cy[k][i] == 0.0f) == (cdx[k][i] == 0.0f));
+	for (mode = HT_EXEC_EAGER; mode <= HT_EXEC_GRAPH; mode++) {
+		uint64_t replays;
+
+		be = open_be(HT_ACCEL_HPU, (int)mode);
+		replays = dropout_steps(be, hy, hdx);
+		close_be(be);
+		if (mode == HT_EXEC_GRAPH)
+			assert_int_equal(replays, DROP_STEPS - 1);
+		assert_memory_equal(hy, cy, sizeof(cy));
+		assert_memory_equal(hdx, cdx, sizeof(cdx));
+	}
+}
+
 /* One decode step at @pos: k into the cache, q k^T, softmax, p v */
 static void decode_kv(struct ht_backend *be, struct ht_tensor *cache,
 		      struct ht_tensor *q, struct ht_tensor *knew, uint32_t pos,
@@ -411,6 +483,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_tpc_ops_bits, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_train_modes, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_dropout_modes,
+				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_decode_graph_offset,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_decode_kv_graph,

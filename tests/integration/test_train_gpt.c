@@ -4,7 +4,9 @@
  * trainer on the real hpu-fused: hpu vs cpu, eager/lazy/graph identical,
  * 1 vs 2 vs 4 DDP ranks on the same loss curve, bf16-mixed near fp32, a
  * rank killed with SIGKILL and resumed from its checkpoint ending with
- * the uninterrupted run's bytes, the validation loss after a fixed short
+ * the uninterrupted run's bytes (with dropout: its masks derive from the
+ * seed and the step), dropout's masks the same in every mode and on
+ * cpu, the validation loss after a fixed short
  * schedule below a threshold derived from the corpus, options refused.
  *
  * The model is small (2 layers, 2 heads, width 32, context 16) so that a
@@ -54,6 +56,7 @@
  * @port: MASTER_PORT
  * @big: the validation recipe (width 64, context 64) instead of the tiny one
  * @tied: tied output projection
+ * @dropout: --dropout
  * @ckpt_dir: checkpoints every @ckpt_every steps there ("": none)
  * @ckpt_every: their cadence
  * @resume: checkpoint to resume from ("": none)
@@ -80,6 +83,7 @@ struct run {
 	int port;
 	bool big;
 	bool tied;
+	float dropout;
 	char ckpt_dir[64];
 	uint64_t ckpt_every;
 	char resume[128];
@@ -131,6 +135,7 @@ static void gpt_opts(const struct run *r, struct ht_trainer_opts *o)
 	o->gpt.dim = r->big ? 64 : 32;
 	o->gpt.context = r->big ? 64 : 16;
 	o->gpt.tied = r->tied;
+	o->gpt.dropout = r->dropout;
 	o->batch_size = r->batch;
 	o->exec_mode = r->mode;
 	o->precision = r->prec;
@@ -338,6 +343,50 @@ static void test_modes_and_cpu(void **state)
 		free_run(m[k]);
 }
 
+/*
+ * --dropout 0.1: eager, lazy and graph (a replay patches each step's
+ * mask seed) give the same bits; cpu the same masks (within the GEMM
+ * tolerance of hpu, as without dropout); the loss curve differs from
+ * the run without dropout at every step and still falls.
+ */
+static void test_dropout(void **state)
+{
+	static const char *const names[] = { "eager", "lazy", "graph" };
+	struct run *cpu, *m[3], *plain;
+	uint64_t i;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		m[k] = new_run(HT_TRAIN_ACCEL_HPU, 8, k);
+		m[k]->dropout = 0.1f;
+		run_one(m[k]);
+		if (k)
+			assert_same_bits(m[k], m[0], names[k]);
+	}
+	cpu = new_run(HT_TRAIN_ACCEL_CPU, 8, HT_TRAIN_EXEC_LAZY);
+	cpu->dropout = 0.1f;
+	run_one(cpu);
+	for (i = 0; i < cpu->nlosses; i++)
+		if (!close_to(m[0]->losses[i], cpu->losses[i], 1e-5f, 1e-4f))
+			fail_msg("dropout step %llu: hpu %.8g cpu %.8g",
+				 (unsigned long long)i + 1, m[0]->losses[i],
+				 cpu->losses[i]);
+	plain = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
+	run_one(plain);
+	assert_true(m[2]->losses[0] != plain->losses[0]);
+	for (i = 1; i < STEPS; i++)
+		assert_true(m[2]->losses[i] != plain->losses[i]);
+	assert_true(m[2]->losses[STEPS - 1] < m[2]->losses[0] - 0.3f);
+	print_message("# dropout 0.1: loss %.6f -> %.6f (without: %.6f)\n",
+		      m[2]->losses[0], m[2]->losses[STEPS - 1],
+		      plain->losses[STEPS - 1]);
+	free_run(plain);
+	free_run(cpu);
+	for (k = 0; k < 3; k++)
+		free_run(m[k]);
+}
+
 /* untied output projection: its own matrix, trained, graph == lazy */
 static void test_untied(void **state)
 {
@@ -449,10 +498,12 @@ static void test_kill_resume(void **state)
 	(void)state;
 	full = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
 	full->steps = 20;
+	full->dropout = 0.1f;
 	run_one(full);
 
 	r = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
 	r->steps = 20;
+	r->dropout = 0.1f;
 	snprintf(r->ckpt_dir, sizeof(r->ckpt_dir), "/tmp/test_train_gpt.%d",
 		 (int)getpid());
 	r->ckpt_every = 5;
@@ -526,6 +577,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_modes_and_cpu),
 		cmocka_unit_test(test_untied),
+		cmocka_unit_test(test_dropout),
 		cmocka_unit_test(test_ddp_ranks),
 		cmocka_unit_test(test_bf16_mixed),
 		cmocka_unit_test(test_kill_resume),

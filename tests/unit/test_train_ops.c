@@ -388,6 +388,90 @@ static void test_activations(void **state)
 	ht_tensor_free(x);
 }
 
+/* ------------------------------------------------------------ dropout */
+
+#define DROP_P	  0.3f
+#define DROP_SEED 0x1234abcd5678ef01ULL
+
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* docs/tpc-kernels.md, kernel 34 */
+static float ref_mask(uint64_t seed, uint64_t i, float p)
+{
+	uint64_t h = mix64(mix64(seed) + i * 0x9e3779b97f4a7c15ULL);
+	float u = (float)(h >> 40) * (1.0f / 16777216.0f);
+
+	return u >= p ? 1.0f / (1.0f - p) : 0.0f;
+}
+
+/* a fixed mask even while fd_eval() disables gradients */
+static int op_dropout(struct ht_tensor **in, struct ht_tensor **out)
+{
+	bool g = be->grad_enabled;
+	int ret;
+
+	be->grad_enabled = true;
+	ret = ht_dropout(in[0], DROP_P, DROP_SEED, out);
+	be->grad_enabled = g;
+	return ret;
+}
+
+static void test_dropout(void **state)
+{
+	uint32_t s[2] = { 8, 6 }, big = 100000;
+	struct ht_tensor *x = prand(2, s, 11, -2, 2, true), *y, *y2, *xb;
+	uint64_t zeroed = 0, i;
+	double frac, sd;
+
+	(void)state;
+	assert_int_equal(ht_step_begin(be, false), 0);
+	/* forward: the kernel's mask, x * mask bit for bit */
+	assert_int_equal(ht_dropout(x, DROP_P, DROP_SEED, &y), 0);
+	for (i = 0; i < x->numel; i++)
+		assert_true(host(y)[i] ==
+			    host(x)[i] * ref_mask(DROP_SEED, i, DROP_P));
+	/* the same seed, the same mask; another seed, another mask */
+	assert_int_equal(ht_dropout(x, DROP_P, DROP_SEED, &y2), 0);
+	assert_memory_equal(host(y), host(y2), x->numel * sizeof(float));
+	assert_int_equal(ht_dropout(x, DROP_P, DROP_SEED + 1, &y2), 0);
+	assert_true(memcmp(host(y), host(y2), x->numel * sizeof(float)));
+	/* p = 0 and disabled gradients (validation): the identity */
+	assert_int_equal(ht_dropout(x, 0.0f, DROP_SEED, &y2), 0);
+	assert_ptr_equal(y2, x);
+	be->grad_enabled = false;
+	assert_int_equal(ht_dropout(x, DROP_P, DROP_SEED, &y2), 0);
+	assert_ptr_equal(y2, x);
+	be->grad_enabled = true;
+	/* bad probabilities change nothing */
+	assert_int_equal(ht_dropout(x, 1.0f, DROP_SEED, &y2), -EINVAL);
+	assert_int_equal(ht_dropout(x, -0.1f, DROP_SEED, &y2), -EINVAL);
+	assert_int_equal(ht_dropout(x, NAN, DROP_SEED, &y2), -EINVAL);
+	assert_int_equal(ht_step_end(be), 0);
+
+	/* backward: dx = dy * mask, against finite differences */
+	fd_check(op_dropout, &x, 1);
+
+	/* the fraction zeroed: p within 6 standard deviations */
+	xb = prand(1, &big, 12, 1, 2, false);
+	assert_int_equal(ht_step_begin(be, false), 0);
+	assert_int_equal(ht_dropout(xb, DROP_P, 99, &y), 0);
+	for (i = 0; i < big; i++)
+		zeroed += host(y)[i] == 0.0f;
+	assert_int_equal(ht_step_end(be), 0);
+	frac = (double)zeroed / big;
+	sd = sqrt(DROP_P * (1 - DROP_P) / big);
+	print_message("# dropout p %.2f: %.5f zeroed (sd %.5f)\n",
+		      (double)DROP_P, frac, sd);
+	assert_true(fabs(frac - DROP_P) < 6 * sd);
+	ht_tensor_free(xb);
+	ht_tensor_free(x);
+}
+
 /* ------------------------------------------------------ add, accumulate */
 
 static int op_add(struct ht_tensor **in, struct ht_tensor **out)
@@ -813,19 +897,13 @@ static void test_mixer_learns(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_tpc_host_entry),
-		T(test_linear),
-		T(test_linear_bf16),
-		T(test_activations),
-		T(test_add_and_accumulation),
-		T(test_layer_norm),
-		T(test_embedding),
-		T(test_mean),
-		T(test_cross_entropy_accuracy),
-		T(test_cast),
-		T(test_grad_hook),
-		T(test_optimizers),
-		T(test_mlp_learns),
+		T(test_tpc_host_entry), T(test_linear),
+		T(test_linear_bf16),	T(test_activations),
+		T(test_dropout),	T(test_add_and_accumulation),
+		T(test_layer_norm),	T(test_embedding),
+		T(test_mean),		T(test_cross_entropy_accuracy),
+		T(test_cast),		T(test_grad_hook),
+		T(test_optimizers),	T(test_mlp_learns),
 		T(test_mixer_learns),
 	};
 

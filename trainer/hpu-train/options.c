@@ -166,7 +166,7 @@ static void usage(FILE *f)
 		"(mixer)\n"
 		"  GPT: --gpt-layers N, --heads N, --width N, --context N, "
 		"--tied on|off,\n"
-		"       --dropout 0, --gradient-clip-val X (0: off), "
+		"       --dropout P, --gradient-clip-val X (0: off), "
 		"--window-stride N\n"
 		"Data:\n"
 		"  --data digits|synthetic|text|PATH.csv[.gz] (text: the "
@@ -442,9 +442,8 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 		return 0;
 	case OPT_DROPOUT:
 		seen->gpt = true;
-		if (parse_f(arg, 0, 0, false, &d))
-			return bad(c, arg,
-				   "only 0 (there is no dropout op yet)");
+		if (parse_f(arg, 0, 1, true, &d))
+			return bad(c, arg, "expected a probability in [0, 1)");
 		t->gpt.dropout = (float)d;
 		return 0;
 	case OPT_CLIP:

@@ -61,6 +61,12 @@ struct ht_module_ops {
  * @clip_norm: > 0: the training step clips the gradients to this global
  *	L2 norm (ht_clip_grad_norm()) after the backward pass (and the DDP
  *	allreduce) and before the optimizers; 0: no clipping
+ * @seed: the seed the module was created with
+ * @step_seed: seed of the random ops (dropout) of the current training
+ *	micro-step: the trainer sets it before each from the run's seed,
+ *	the optimizer step, the micro-batch and the rank, so that a resumed
+ *	run draws the same masks; ht_module_train_step() sets it from
+ *	@seed and the first optimizer's step count
  * @params: parameters in creation order
  * @nparams: entries
  * @optims: optimizers
@@ -76,6 +82,8 @@ struct ht_module {
 	uint32_t classes;
 	uint32_t labels_per_sample;
 	float clip_norm;
+	uint64_t seed;
+	uint64_t step_seed;
 	struct ht_tensor *params[HT_MODULE_MAX_PARAMS];
 	unsigned int nparams;
 	struct ht_optim *optims[HT_MODULE_MAX_OPTIMS];
@@ -294,7 +302,9 @@ int ht_module_clip(struct ht_module *m);
  * @layers: blocks, 1..HT_GPT_MAX_LAYERS
  * @tied: the output projection is the token embedding (else a [V][C]
  *	matrix of its own)
- * @dropout: must be 0 (no dropout op yet)
+ * @dropout: dropout probability in [0, 1) where GPT-2 applies it (the
+ *	embeddings' sum, the attention probabilities, the attention output
+ *	projection and the MLP output); training steps only
  * @lr: AdamW learning rate
  * @weight_decay: AdamW decoupled decay of the matrices (biases, norms and
  *	embeddings are a second group without decay)

@@ -150,6 +150,36 @@ int ht_reshape(struct ht_tensor *x, unsigned int ndim, const uint32_t *sizes,
 int ht_kernel_t(uint32_t id, struct ht_tensor *const *t, unsigned int nt,
 		const uint32_t *params, unsigned int np);
 
+/**
+ * ht_dropout() - inverted dropout (TPC dropout kernel)
+ * @x: fp32 or bf16, any shape
+ * @p: probability of zeroing an element, 0 <= @p < 1
+ * @seed: the mask's 64-bit seed (ht_dropout_seed()); one mask per seed
+ * @y: receives x's shape: x * mask, mask = 0 with probability @p, else
+ *	1 / (1 - @p); @x itself when @p is 0 or gradients are disabled
+ *	(validation, generation)
+ *
+ * The mask is a pure function of @seed and the element's linear index
+ * (docs/tpc-kernels.md, kernel 34): the same bits on every backend and
+ * in every mode. @seed is a dynamic parameter: a replayed graph takes
+ * its current value and draws a new mask. Backward: dx = dy * mask (the
+ * fp32 mask of the forward pass is kept in the step arena).
+ *
+ * Return: 0 or -EINVAL (bad @p or an int32 @x), -ENOMEM.
+ */
+int ht_dropout(struct ht_tensor *x, float p, uint64_t seed,
+	       struct ht_tensor **y);
+
+/**
+ * ht_dropout_seed() - the seed of one dropout site in one step
+ * @seed: the run's seed
+ * @a: e.g. the step's index (with the rank and micro-batch mixed in)
+ * @b: e.g. the site's index in the model
+ *
+ * Return: splitmix64's finalizer of the three mixed.
+ */
+uint64_t ht_dropout_seed(uint64_t seed, uint64_t a, uint64_t b);
+
 /* ht_bmm() flags: the operand is stored transposed */
 #define HT_BMM_TRANS_A 0x1
 #define HT_BMM_TRANS_B 0x2
@@ -240,6 +270,8 @@ int ht_kv_cache_write(struct ht_tensor *cache, struct ht_tensor *src,
  * @b_qkv: [3C] or NULL
  * @w_out: [C][C], the output projection
  * @b_out: [C] or NULL
+ * @dropout: dropout of the attention probabilities (0: none)
+ * @seed: its mask's seed (ht_dropout())
  */
 struct ht_attn_params {
 	uint32_t heads;
@@ -247,6 +279,8 @@ struct ht_attn_params {
 	struct ht_tensor *b_qkv;
 	struct ht_tensor *w_out;
 	struct ht_tensor *b_out;
+	float dropout;
+	uint64_t seed;
 };
 
 /**
@@ -256,7 +290,8 @@ struct ht_attn_params {
  * @y: receives [B][T][C]
  *
  * qkv = x W_qkv^T + b; q, k, v = its three column blocks split into heads;
- * y = merge(softmax_causal(q k^T / sqrt(D)) v) W_out^T + b_out. Every
+ * y = merge(dropout(softmax_causal(q k^T / sqrt(D))) v) W_out^T + b_out
+ * (dropout with @p->dropout and @p->seed, none when 0). Every
  * piece is an op of its own with its backward rule.
  *
  * Return: 0 or -errno.

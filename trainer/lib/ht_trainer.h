@@ -211,7 +211,7 @@ struct ht_train_mixer {
  * @dim: width, a multiple of @heads
  * @context: tokens per sample T (the window length)
  * @tied: output projection tied to the token embedding
- * @dropout: 0 only (no dropout op yet)
+ * @dropout: probability in [0, 1) (training steps only)
  * @lr: AdamW learning rate
  * @weight_decay: AdamW decay of the matrices (not of biases, norms,
  *	embeddings)

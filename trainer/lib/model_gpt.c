@@ -6,7 +6,10 @@
  * embedding or a matrix of its own). Per-token targets: the loss is the
  * cross-entropy over every position of the batch. AdamW with two decay
  * groups (matrices decay; biases, norms and embeddings do not) and
- * gradient clipping by global norm (ht_module.clip_norm).
+ * gradient clipping by global norm (ht_module.clip_norm). Dropout (a
+ * training step's, seeded by ht_module.step_seed) where GPT-2 has it:
+ * the embeddings' sum, the attention probabilities, the attention
+ * output projection and the MLP output.
  */
 #include <errno.h>
 #include <math.h>
@@ -111,15 +114,27 @@ static int gpt_build(struct ht_module *m)
 	return ret;
 }
 
-static int block_forward(const struct gpt_block *b, struct ht_tensor *x,
+/* dropout sites of a step: 0 the embeddings, then 3 per block */
+static uint64_t site_seed(const struct ht_module *m, unsigned int site)
+{
+	return ht_dropout_seed(m->step_seed, 0x64726f70ULL, site);
+}
+
+static int block_forward(const struct ht_module *m, const struct gpt_block *b,
+			 unsigned int layer, float pd, struct ht_tensor *x,
 			 struct ht_tensor **y)
 {
+	struct ht_attn_params ap = b->attn;
 	struct ht_tensor *h;
 	int ret;
 
+	ap.dropout = pd;
+	ap.seed = site_seed(m, 1 + 3 * layer);
 	ret = ht_layer_norm(x, b->ln1_g, b->ln1_b, HT_LN_EPS, &h);
 	if (!ret)
-		ret = ht_causal_self_attention(h, &b->attn, &h);
+		ret = ht_causal_self_attention(h, &ap, &h);
+	if (!ret)
+		ret = ht_dropout(h, pd, site_seed(m, 2 + 3 * layer), &h);
 	if (!ret)
 		ret = ht_add(x, h, &x);
 	if (!ret)
@@ -130,6 +145,8 @@ static int block_forward(const struct gpt_block *b, struct ht_tensor *x,
 		ret = ht_gelu(h, &h);
 	if (!ret)
 		ret = ht_linear(h, b->w2, b->b2, &h);
+	if (!ret)
+		ret = ht_dropout(h, pd, site_seed(m, 3 + 3 * layer), &h);
 	return ret ? ret : ht_add(x, h, y);
 }
 
@@ -145,8 +162,10 @@ static int gpt_forward(struct ht_module *m, struct ht_tensor *x,
 	ret = ht_embedding(p->tok, x, &h);
 	if (!ret)
 		ret = ht_add(h, p->pos, &h);
+	if (!ret)
+		ret = ht_dropout(h, p->cfg.dropout, site_seed(m, 0), &h);
 	for (i = 0; !ret && i < p->cfg.layers; i++)
-		ret = block_forward(&p->blk[i], h, &h);
+		ret = block_forward(m, &p->blk[i], i, p->cfg.dropout, h, &h);
 	if (!ret)
 		ret = ht_layer_norm(h, p->lnf_g, p->lnf_b, HT_LN_EPS, &h);
 	return ret ? ret :
@@ -290,8 +309,8 @@ int ht_gpt_check(const struct ht_gpt_config *c, const char **why)
 		w = "the width must be at most " HT_STR(HT_GPT_MAX_DIM);
 	else if (!c->context || c->context > HT_GPT_MAX_CONTEXT)
 		w = "the context must be 1.." HT_STR(HT_GPT_MAX_CONTEXT);
-	else if (c->dropout != 0.0f)
-		w = "dropout must be 0 (there is no dropout op yet)";
+	else if (!(c->dropout >= 0.0f && c->dropout < 1.0f))
+		w = "dropout must be in [0, 1)";
 	else if (!(c->lr > 0.0f) || !(c->weight_decay >= 0.0f) ||
 		 !(c->clip_norm >= 0.0f))
 		w = "the learning rate must be > 0, weight decay and clip norm >= 0";

@@ -32,6 +32,7 @@ int ht_module_create(struct ht_backend *be, const struct ht_module_ops *ops,
 	m->classes = classes;
 	m->labels_per_sample = 1;
 	ht_rng_seed(&m->rng, seed, 0x1417);
+	m->seed = seed;
 	ret = ops->build(m);
 	if (!ret)
 		ret = ops->configure_optimizers(m);
@@ -214,6 +215,8 @@ int ht_module_train_step(struct ht_module *m, const void *x, const int32_t *y,
 {
 	int ret, r;
 
+	m->step_seed = ht_dropout_seed(
+		m->seed, m->noptims ? ht_optim_steps(m->optims[0]) : 0, 0);
 	ret = ht_step_begin(m->be, true);
 	if (ret)
 		return ret;

@@ -511,6 +511,8 @@ int ht_causal_self_attention(struct ht_tensor *x,
 	if (!ret)
 		ret = ht_causal_softmax(s, 1.0f / sqrtf((float)D), 0, &pr);
 	if (!ret)
+		ret = ht_dropout(pr, p->dropout, p->seed, &pr);
+	if (!ret)
 		ret = ht_bmm(pr, v, 0, &o);
 	if (!ret)
 		ret = ht_merge_heads(o, &m);

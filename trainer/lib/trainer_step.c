@@ -212,6 +212,9 @@ int ht_trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
 		bool last = j + 1 == k;
 		float scale = (float)((double)b[j]->n / (double)total);
 
+		/* dropout masks: a function of the seed, step, micro, rank */
+		t->m->step_seed = ht_dropout_seed(
+			t->o.seed, t->step, ((uint64_t)t->rank << 32) | j);
 		ret = micro_step(t, b[j], last ? next : b[j + 1], scale, j == 0,
 				 last, full && last, sum, &l);
 		if (ret) {

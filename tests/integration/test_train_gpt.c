@@ -35,6 +35,7 @@
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_train.h"
 #include "../lib/hpu_test_util.h"
+#include "ht_optim.h"
 #include "ht_text.h"
 #include "ht_trainer.h"
 
@@ -57,6 +58,7 @@
  * @big: the validation recipe (width 64, context 64) instead of the tiny one
  * @tied: tied output projection
  * @dropout: --dropout
+ * @sched: --lr-schedule, --lr-warmup-steps, --lr-min
  * @ckpt_dir: checkpoints every @ckpt_every steps there ("": none)
  * @ckpt_every: their cadence
  * @resume: checkpoint to resume from ("": none)
@@ -69,6 +71,7 @@
  * @val_loss: validation loss
  * @resumed: the step resumed at
  * @losses: per step
+ * @lrs: the learning rate of each step (by its number - 1), as logged
  * @w: final weights
  * @err: the failure's message
  */
@@ -84,6 +87,7 @@ struct run {
 	bool big;
 	bool tied;
 	float dropout;
+	struct ht_train_lr_sched sched;
 	char ckpt_dir[64];
 	uint64_t ckpt_every;
 	char resume[128];
@@ -95,6 +99,7 @@ struct run {
 	float val_loss;
 	uint64_t resumed;
 	float losses[MAX_STEPS];
+	float lrs[MAX_STEPS];
 	float w[MAX_W];
 	char err[512];
 };
@@ -107,10 +112,12 @@ static int group_setup(void **state)
 	return hpu_test_require_cs();
 }
 
-static int kill_cb(const struct ht_step_info *info, void *arg)
+static int step_cb(const struct ht_step_info *info, void *arg)
 {
-	const struct run *r = arg;
+	struct run *r = arg;
 
+	if (info->step >= 1 && info->step <= MAX_STEPS)
+		r->lrs[info->step - 1] = info->lr;
 	if (info->step == r->kill_at)
 		raise(SIGKILL); /* kill -9 of a running trainer */
 	return 0;
@@ -136,6 +143,7 @@ static void gpt_opts(const struct run *r, struct ht_trainer_opts *o)
 	o->gpt.context = r->big ? 64 : 16;
 	o->gpt.tied = r->tied;
 	o->gpt.dropout = r->dropout;
+	o->lr_sched = r->sched;
 	o->batch_size = r->batch;
 	o->exec_mode = r->mode;
 	o->precision = r->prec;
@@ -151,10 +159,8 @@ static void gpt_opts(const struct run *r, struct ht_trainer_opts *o)
 	}
 	if (r->resume[0])
 		o->resume_path = r->resume;
-	if (r->kill_at) {
-		o->on_step = kill_cb;
-		o->on_step_arg = (void *)r;
-	}
+	o->on_step = step_cb;
+	o->on_step_arg = (void *)r;
 }
 
 static int do_run(struct run *r)
@@ -387,6 +393,110 @@ static void test_dropout(void **state)
 		free_run(m[k]);
 }
 
+/*
+ * --lr-schedule cosine --lr-warmup-steps 4 --lr-min 3e-4: every step's
+ * logged rate is ht_lr_at() of the step (linear warm-up to the base 3e-3,
+ * then the cosine to the floor at the last step); graph mode (the rate a
+ * dynamic parameter of the captured AdamW step) gives lazy's bits; the
+ * curve differs from the constant rate's from the first step on
+ */
+static void test_lr_schedule(void **state)
+{
+	struct ht_lr_schedule s = { .kind = HT_LR_COSINE,
+				    .warmup_steps = 4,
+				    .total_steps = STEPS,
+				    .lr_min = 3e-4f };
+	struct run *lazy, *graph, *plain;
+	uint64_t i;
+
+	(void)state;
+	lazy = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_LAZY);
+	lazy->sched.kind = HT_TRAIN_LR_COSINE;
+	lazy->sched.warmup_steps = 4;
+	lazy->sched.lr_min = 3e-4f;
+	run_one(lazy);
+	graph = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
+	graph->sched = lazy->sched;
+	run_one(graph);
+	assert_same_bits(graph, lazy, "graph with a schedule");
+	for (i = 0; i < STEPS; i++) {
+		if (lazy->lrs[i] != ht_lr_at(&s, 3e-3f, i))
+			fail_msg("step %llu: lr %.9g, want %.9g",
+				 (unsigned long long)i + 1, lazy->lrs[i],
+				 ht_lr_at(&s, 3e-3f, i));
+		assert_true(graph->lrs[i] == lazy->lrs[i]);
+	}
+	assert_true(lazy->lrs[0] == 3e-3f / 4);
+	assert_true(lazy->lrs[3] == 3e-3f);
+	assert_true(lazy->lrs[STEPS - 1] > 3e-4f &&
+		    lazy->lrs[STEPS - 1] < lazy->lrs[STEPS - 2]);
+	plain = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
+	run_one(plain);
+	for (i = 0; i < STEPS; i++)
+		assert_true(plain->lrs[i] == 3e-3f);
+	assert_true(memcmp(plain->w, graph->w, plain->nw * sizeof(float)));
+	print_message(
+		"# schedule: lr %.3g .. %.3g .. %.3g; loss %.6f -> %.6f (constant: %.6f)\n",
+		(double)lazy->lrs[0], (double)lazy->lrs[3],
+		(double)lazy->lrs[STEPS - 1], lazy->losses[0],
+		lazy->losses[STEPS - 1], plain->losses[STEPS - 1]);
+	free_run(lazy);
+	free_run(graph);
+	free_run(plain);
+}
+
+/*
+ * A run killed during the warm-up (warm-up 8 of 12 steps, killed at step
+ * 5, checkpoint at 4) resumes on the same learning-rate curve and ends
+ * with the uninterrupted run's losses and weights
+ */
+static void test_lr_schedule_resume(void **state)
+{
+	struct run *full, *r;
+	char cmd[96];
+	pid_t pid;
+	int status;
+
+	(void)state;
+	full = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
+	full->sched.kind = HT_TRAIN_LR_COSINE;
+	full->sched.warmup_steps = 8;
+	full->sched.lr_min = 1e-4f;
+	run_one(full);
+
+	r = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
+	r->sched = full->sched;
+	snprintf(r->ckpt_dir, sizeof(r->ckpt_dir), "/tmp/test_train_gpt.lr.%d",
+		 (int)getpid());
+	r->ckpt_every = 2;
+	r->kill_at = 5;
+	assert_int_equal(mkdir(r->ckpt_dir, 0700), 0);
+	pid = hpu_test_fork_rank(rank_main, r);
+	assert_true(pid > 0);
+	assert_int_equal(hpu_test_wait_ranks(&pid, 1, RANK_MS, &status, NULL),
+			 0);
+	assert_int_equal(status, 128 + SIGKILL);
+
+	r->kill_at = 0;
+	memset(r->lrs, 0, sizeof(r->lrs));
+	snprintf(r->resume, sizeof(r->resume), "%s/last.htck", r->ckpt_dir);
+	if (do_run(r))
+		fail_msg("resume: %s", r->err);
+	assert_int_equal(r->resumed, 4);
+	assert_int_equal(r->nlosses, STEPS - 4);
+	assert_memory_equal(r->lrs + 4, full->lrs + 4,
+			    (STEPS - 4) * sizeof(float));
+	assert_true(r->lrs[4] < full->lrs[7]); /* still warming up */
+	assert_memory_equal(r->losses, full->losses + 4,
+			    (STEPS - 4) * sizeof(float));
+	assert_int_equal(r->nw, full->nw);
+	assert_memory_equal(r->w, full->w, full->nw * sizeof(float));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->ckpt_dir);
+	assert_int_equal(system(cmd), 0);
+	free_run(full);
+	free_run(r);
+}
+
 /* untied output projection: its own matrix, trained, graph == lazy */
 static void test_untied(void **state)
 {
@@ -578,6 +688,8 @@ int main(void)
 		cmocka_unit_test(test_modes_and_cpu),
 		cmocka_unit_test(test_untied),
 		cmocka_unit_test(test_dropout),
+		cmocka_unit_test(test_lr_schedule),
+		cmocka_unit_test(test_lr_schedule_resume),
 		cmocka_unit_test(test_ddp_ranks),
 		cmocka_unit_test(test_bf16_mixed),
 		cmocka_unit_test(test_kill_resume),

@@ -813,6 +813,68 @@ static void test_optimizers(void **state)
 		assert_close(w[i], rw[i], 1e-6, 1e-5);
 }
 
+/* ------------------------------------------------ lr schedule */
+
+/*
+ * ht_lr_at() at chosen steps (warm-up 4 of 14 steps, base 1e-3, floor
+ * 1e-4) and ht_optim_schedule() setting each group from its own rate
+ */
+static void test_lr_schedule(void **state)
+{
+	struct ht_lr_schedule cs = { .kind = HT_LR_COSINE,
+				     .warmup_steps = 4,
+				     .total_steps = 14,
+				     .lr_min = 1e-4f };
+	struct ht_lr_schedule k = { .kind = HT_LR_CONSTANT, .warmup_steps = 4 };
+	struct ht_optim_hparams h = {
+		.lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f
+	};
+	uint32_t s = 4;
+	struct ht_tensor *a = prand(1, &s, 1, -1, 1, false);
+	struct ht_tensor *b = prand(1, &s, 2, -1, 1, false);
+	struct ht_optim *o;
+
+	(void)state;
+	/* warm-up: base (s + 1) / W */
+	assert_true(ht_lr_at(&cs, 1e-3f, 0) == (float)(1e-3 * 1 / 4));
+	assert_true(ht_lr_at(&cs, 1e-3f, 1) == (float)(1e-3 * 2 / 4));
+	assert_true(ht_lr_at(&cs, 1e-3f, 3) == 1e-3f);
+	/* cosine: base at its start, halfway at step 9, the floor at 14 */
+	assert_true(ht_lr_at(&cs, 1e-3f, 4) == 1e-3f);
+	assert_close(ht_lr_at(&cs, 1e-3f, 9), 5.5e-4, 1e-12, 1e-6);
+	assert_close(ht_lr_at(&cs, 1e-3f, 6),
+		     1e-4 + 9e-4 * 0.5 * (1 + cos(M_PI * 0.2)), 1e-12, 1e-6);
+	assert_true(ht_lr_at(&cs, 1e-3f, 14) == 1e-4f);
+	assert_true(ht_lr_at(&cs, 1e-3f, 1000) == 1e-4f);
+	/* decreasing after the warm-up */
+	for (s = 5; s < 14; s++)
+		assert_true(ht_lr_at(&cs, 1e-3f, s) <
+			    ht_lr_at(&cs, 1e-3f, s - 1));
+	/* a group below the floor keeps its own rate */
+	assert_true(ht_lr_at(&cs, 5e-5f, 13) == 5e-5f);
+	/* constant after the warm-up; no warm-up: the base at once */
+	assert_true(ht_lr_at(&k, 1e-3f, 2) == (float)(1e-3 * 3 / 4));
+	assert_true(ht_lr_at(&k, 1e-3f, 4) == 1e-3f);
+	assert_true(ht_lr_at(&k, 1e-3f, 99) == 1e-3f);
+	k.warmup_steps = 0;
+	assert_true(ht_lr_at(&k, 1e-3f, 0) == 1e-3f);
+
+	/* every group from its own rate, the lr of the first reported */
+	assert_int_equal(ht_optim_new(be, HT_OPTIM_ADAMW, &o), 0);
+	assert_int_equal(ht_optim_add_group(o, &a, 1, &h), 0);
+	h.lr = 2e-3f;
+	assert_int_equal(ht_optim_add_group(o, &b, 1, &h), 0);
+	ht_optim_schedule(o, &cs, 1);
+	assert_true(ht_optim_lr(o) == (float)(1e-3 * 2 / 4));
+	ht_optim_schedule(o, &cs, 9);
+	assert_true(ht_optim_lr(o) == ht_lr_at(&cs, 1e-3f, 9));
+	ht_optim_schedule(o, &cs, 0); /* back: from the base, not compounded */
+	assert_true(ht_optim_lr(o) == (float)(1e-3 * 1 / 4));
+	ht_optim_free(o);
+	ht_tensor_free(a);
+	ht_tensor_free(b);
+}
+
 /* ----------------------------------------------------------- models */
 
 /* Four Gaussian blobs in 8 dimensions, labels by blob */
@@ -903,8 +965,8 @@ int main(void)
 		T(test_layer_norm),	T(test_embedding),
 		T(test_mean),		T(test_cross_entropy_accuracy),
 		T(test_cast),		T(test_grad_hook),
-		T(test_optimizers),	T(test_mlp_learns),
-		T(test_mixer_learns),
+		T(test_optimizers),	T(test_lr_schedule),
+		T(test_mlp_learns),	T(test_mixer_learns),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -73,6 +73,9 @@ enum {
 	OPT_DROPOUT,
 	OPT_CLIP,
 	OPT_STRIDE,
+	OPT_LR_SCHEDULE,
+	OPT_LR_WARMUP,
+	OPT_LR_MIN,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -136,6 +139,9 @@ static const struct option long_opts[] = {
 	{ "dropout", required_argument, NULL, OPT_DROPOUT },
 	{ "gradient-clip-val", required_argument, NULL, OPT_CLIP },
 	{ "window-stride", required_argument, NULL, OPT_STRIDE },
+	{ "lr-schedule", required_argument, NULL, OPT_LR_SCHEDULE },
+	{ "lr-warmup-steps", required_argument, NULL, OPT_LR_WARMUP },
+	{ "lr-min", required_argument, NULL, OPT_LR_MIN },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -168,6 +174,8 @@ static void usage(FILE *f)
 		"--tied on|off,\n"
 		"       --dropout P, --gradient-clip-val X (0: off), "
 		"--window-stride N\n"
+		"  --lr-schedule constant|cosine, --lr-warmup-steps N, "
+		"--lr-min X (cosine's floor)\n"
 		"Data:\n"
 		"  --data digits|synthetic|text|PATH.csv[.gz] (text: the "
 		"English corpus)\n"
@@ -348,7 +356,7 @@ static int lib_named(int ret, int c, const char *err)
 
 struct seen {
 	bool optim, lr, layers, act, momentum, wd, lr_adamw, syn, model;
-	bool data, gpt;
+	bool data, gpt, lr_min;
 };
 
 static int parse_one(int c, const char *arg, struct htc_opts *o,
@@ -500,6 +508,24 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 		t->optim.lr = (float)d;
 		t->mixer.lr_sgd = (float)d;
 		t->gpt.lr = (float)d;
+		return 0;
+	case OPT_LR_SCHEDULE:
+		if (!strcmp(arg, "constant"))
+			t->lr_sched.kind = HT_TRAIN_LR_CONSTANT;
+		else if (!strcmp(arg, "cosine"))
+			t->lr_sched.kind = HT_TRAIN_LR_COSINE;
+		else
+			return bad(c, arg, "expected constant or cosine");
+		return 0;
+	case OPT_LR_WARMUP:
+		if (parse_u64(arg, 0, UINT32_MAX, &t->lr_sched.warmup_steps))
+			return bad(c, arg, "expected an integer 0..4294967295");
+		return 0;
+	case OPT_LR_MIN:
+		seen->lr_min = true;
+		if (parse_f(arg, 0, 10, false, &d))
+			return bad(c, arg, "expected a number in [0, 10]");
+		t->lr_sched.lr_min = (float)d;
 		return 0;
 	case OPT_LR_ADAMW:
 		seen->lr_adamw = true;
@@ -671,6 +697,17 @@ static int check_gpt(const struct htc_opts *o, const struct seen *seen)
 }
 
 /* combinations that no single value shows to be wrong */
+/* the lowest learning rate of the model's optimizers */
+static float model_lr(const struct ht_trainer_opts *t)
+{
+	if (t->model == HT_TRAIN_MODEL_GPT)
+		return t->gpt.lr;
+	if (t->model == HT_TRAIN_MODEL_MIXER)
+		return t->mixer.lr_sgd < t->mixer.lr_adamw ? t->mixer.lr_sgd :
+							     t->mixer.lr_adamw;
+	return t->optim.lr;
+}
+
 static int check_combinations(const struct htc_opts *o, const struct seen *seen)
 {
 	const struct ht_trainer_opts *t = &o->t;
@@ -690,6 +727,19 @@ static int check_combinations(const struct htc_opts *o, const struct seen *seen)
 		fprintf(stderr,
 			HTC_PROG ": --lr-adamw is for --model mixer (the MLP "
 				 "takes --lr)\n");
+		return HTC_EXIT_USAGE;
+	}
+	if (seen->lr_min && t->lr_sched.kind != HT_TRAIN_LR_COSINE) {
+		fprintf(stderr, HTC_PROG ": --lr-min is the floor of "
+					 "--lr-schedule cosine\n");
+		return HTC_EXIT_USAGE;
+	}
+	if (t->lr_sched.kind == HT_TRAIN_LR_COSINE &&
+	    t->lr_sched.lr_min > model_lr(t)) {
+		fprintf(stderr,
+			HTC_PROG ": --lr-min %g is above the learning rate "
+				 "%g\n",
+			(double)t->lr_sched.lr_min, (double)model_lr(t));
 		return HTC_EXIT_USAGE;
 	}
 	if (t->data == HT_TRAIN_DATA_TEXT && t->model != HT_TRAIN_MODEL_GPT) {

@@ -142,6 +142,57 @@ struct ht_tensor *ht_optim_state(const struct ht_optim *o, unsigned int i);
 int ht_clip_grad_norm(struct ht_tensor *const *params, unsigned int n,
 		      float max_norm, struct ht_tensor **norm);
 
+/* enum ht_lr_kind - the learning rate after the warm-up */
+enum ht_lr_kind {
+	HT_LR_CONSTANT = 0, /* the group's own lr */
+	HT_LR_COSINE = 1,   /* cosine decay to lr_min at total_steps */
+};
+
+/**
+ * struct ht_lr_schedule - a learning-rate schedule (Lightning users write
+ * it as a LambdaLR or a warm-up plus CosineAnnealingLR)
+ * @kind: enum ht_lr_kind
+ * @warmup_steps: linear warm-up over the first W updates: update s
+ *	(0-based) uses base * (s + 1) / W (0: none)
+ * @total_steps: updates of the whole run (the cosine reaches @lr_min
+ *	there); >= 1 for HT_LR_COSINE
+ * @lr_min: the cosine's floor (a group whose own lr is lower keeps it)
+ */
+struct ht_lr_schedule {
+	int kind;
+	uint64_t warmup_steps;
+	uint64_t total_steps;
+	float lr_min;
+};
+
+/**
+ * ht_lr_at() - the learning rate of update @step under @s
+ * @s: schedule
+ * @base: the group's own learning rate
+ * @step: updates done before this one (0 for the first)
+ *
+ * Warm-up: base * (step + 1) / W for step < W. Then HT_LR_CONSTANT: base;
+ * HT_LR_COSINE: m + (base - m) * (1 + cos(pi * p)) / 2 with m =
+ * min(lr_min, base) and p = (step - W) / (total - W) clamped to [0, 1].
+ * Computed in double, rounded once to fp32.
+ *
+ * Return: the learning rate.
+ */
+float ht_lr_at(const struct ht_lr_schedule *s, float base, uint64_t step);
+
+/**
+ * ht_optim_schedule() - set every group's learning rate for update @step
+ * from its own (the one it was added with) under @s
+ * @o: optimizer
+ * @s: schedule
+ * @step: updates done before this one
+ *
+ * The learning rate is a dynamic parameter of the update kernels: a
+ * replayed graph takes the scheduled value.
+ */
+void ht_optim_schedule(struct ht_optim *o, const struct ht_lr_schedule *s,
+		       uint64_t step);
+
 /** ht_optim_free() - release an optimizer (@o may be NULL) */
 void ht_optim_free(struct ht_optim *o);
 

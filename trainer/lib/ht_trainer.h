@@ -231,6 +231,27 @@ struct ht_train_gpt {
 	uint32_t stride;
 };
 
+/* enum ht_train_lr - the learning rate after the warm-up */
+enum ht_train_lr {
+	HT_TRAIN_LR_CONSTANT = 0,
+	HT_TRAIN_LR_COSINE = 1,
+};
+
+/**
+ * struct ht_train_lr_sched - the learning-rate schedule of every
+ * optimizer's groups (ht_lr_at())
+ * @kind: enum ht_train_lr: constant (default) or cosine (to @lr_min at the
+ *	run's last optimizer step: max_steps, or max_epochs x the epoch's
+ *	optimizer steps, whichever is first)
+ * @warmup_steps: linear warm-up over the first N optimizer steps (0: none)
+ * @lr_min: the cosine's floor, >= 0 and at most every optimizer's lr
+ */
+struct ht_train_lr_sched {
+	int kind;
+	uint64_t warmup_steps;
+	float lr_min;
+};
+
 /**
  * struct ht_train_optim_opts - the MLP's optimizer
  * @kind: enum ht_train_optim
@@ -320,6 +341,8 @@ typedef int (*ht_on_step_fn)(const struct ht_step_info *info, void *arg);
  * @gpt: the GPT
  * @optim: the MLP's optimizer (the mixer configures its own two; the GPT
  *	uses @gpt's learning rate and decay with @optim's betas and eps)
+ * @lr_sched: learning-rate schedule of every optimizer (default constant,
+ *	no warm-up: each group's own lr at every step)
  *
  * @data: enum ht_train_data
  * @data_path: file or directory (digits), file (CSV), or NULL
@@ -387,6 +410,7 @@ struct ht_trainer_opts {
 	struct ht_train_mixer mixer;
 	struct ht_train_gpt gpt;
 	struct ht_train_optim_opts optim;
+	struct ht_train_lr_sched lr_sched;
 
 	int data;
 	const char *data_path;

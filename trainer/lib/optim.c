@@ -28,6 +28,7 @@ struct optim_slot {
  * @be: backend
  * @kind: enum ht_optim_kind
  * @groups: hyperparameters per group
+ * @base_lr: each group's own learning rate (a schedule scales it)
  * @ngroups: groups
  * @slots: parameters of every group in order
  * @nslots: entries
@@ -37,6 +38,7 @@ struct ht_optim {
 	struct ht_backend *be;
 	int kind;
 	struct ht_optim_hparams *groups;
+	float *base_lr;
 	unsigned int ngroups;
 	struct optim_slot *slots;
 	unsigned int nslots;
@@ -71,6 +73,7 @@ int ht_optim_add_group(struct ht_optim *o, struct ht_tensor *const *params,
 	struct ht_optim_hparams *g;
 	struct optim_slot *s;
 	unsigned int i;
+	float *b;
 	int ret;
 
 	for (i = 0; i < n; i++)
@@ -80,11 +83,16 @@ int ht_optim_add_group(struct ht_optim *o, struct ht_tensor *const *params,
 	if (!g)
 		return -ENOMEM;
 	o->groups = g;
+	b = realloc(o->base_lr, (o->ngroups + 1) * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	o->base_lr = b;
 	s = realloc(o->slots, (o->nslots + n) * sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	o->slots = s;
 	o->groups[o->ngroups] = *h;
+	o->base_lr[o->ngroups] = h->lr;
 	for (i = 0; i < n; i++) {
 		s = &o->slots[o->nslots];
 		memset(s, 0, sizeof(*s));
@@ -108,7 +116,16 @@ void ht_optim_set_lr(struct ht_optim *o, float lr)
 	unsigned int i;
 
 	for (i = 0; i < o->ngroups; i++)
-		o->groups[i].lr = lr;
+		o->groups[i].lr = o->base_lr[i] = lr;
+}
+
+void ht_optim_schedule(struct ht_optim *o, const struct ht_lr_schedule *s,
+		       uint64_t step)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->ngroups; i++)
+		o->groups[i].lr = ht_lr_at(s, o->base_lr[i], step);
 }
 
 static int slot_step(struct ht_optim *o, const struct optim_slot *s)
@@ -204,5 +221,6 @@ void ht_optim_free(struct ht_optim *o)
 	}
 	free(o->slots);
 	free(o->groups);
+	free(o->base_lr);
 	free(o);
 }

@@ -143,6 +143,14 @@ static int check_opts(const struct ht_trainer_opts *o, char *err, size_t errlen)
 			HT_LOADER_MAX_PREFETCH);
 		return -EINVAL;
 	}
+	if ((o->lr_sched.kind != HT_TRAIN_LR_CONSTANT &&
+	     o->lr_sched.kind != HT_TRAIN_LR_COSINE) ||
+	    !(o->lr_sched.lr_min >= 0.0f && isfinite(o->lr_sched.lr_min))) {
+		ht_seterr(
+			err, errlen,
+			"the lr schedule must be constant or cosine, lr_min finite and >= 0");
+		return -EINVAL;
+	}
 	if (!o->max_epochs && !o->max_steps) {
 		ht_seterr(
 			err, errlen,
@@ -428,10 +436,17 @@ int ht_trainer_create(const struct ht_trainer_opts *o, struct ht_trainer **tp,
 		if (ret)
 			ht_seterr(err, errlen, "%s", t->err);
 	}
+	if (!ret) {
+		ret = ht_trainer_lr_setup(t);
+		if (ret)
+			ht_seterr(err, errlen, "%s", t->err);
+	}
 	if (!ret && o->resume_path) {
 		ret = ht_ckpt_load(t, o->resume_path);
 		if (!ret && t->ddp)
 			ret = ht_ddp_check_resume(t);
+		if (!ret)
+			ht_trainer_lr_apply(t); /* the resumed step's rate */
 		if (ret)
 			ht_seterr(err, errlen, "%s", t->err);
 	}

@@ -78,6 +78,9 @@ struct ht_callbacks {
  * @ahead: the first batch of the next optimizer step, taken from the
  *	loader early to prefetch it (the trainer's position, epoch/batch,
  *	is still before it)
+ * @lr: the learning-rate schedule (@o.lr_sched with the run's total
+ *	optimizer steps)
+ * @lr_on: a schedule other than a constant without warm-up
  */
 struct ht_trainer {
 	struct ht_trainer_opts o;
@@ -121,6 +124,8 @@ struct ht_trainer {
 	unsigned int pf_qslot[HT_PREFETCH_DEPTH];
 	unsigned int pf_n;
 	struct ht_batch *ahead;
+	struct ht_lr_schedule lr;
+	bool lr_on;
 };
 
 /*
@@ -130,6 +135,13 @@ struct ht_trainer {
 int ht_trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
 			unsigned int k, const struct ht_batch *next,
 			float *loss);
+/*
+ * trainer_step.c: the schedule from the options once the loader exists
+ * (-EINVAL with t->err for an lr_min above an optimizer's lr), and the
+ * learning rates of the next optimizer step
+ */
+int ht_trainer_lr_setup(struct ht_trainer *t);
+void ht_trainer_lr_apply(struct ht_trainer *t);
 /* trainer_fit.c: loader steps of an epoch, limit_train_batches applied */
 uint64_t ht_trainer_epoch_steps(const struct ht_trainer *t);
 /* trainer_prefetch.c */

@@ -189,6 +189,44 @@ static int micro_step(struct ht_trainer *t, const struct ht_batch *b,
 	return ret;
 }
 
+int ht_trainer_lr_setup(struct ht_trainer *t)
+{
+	const struct ht_train_lr_sched *o = &t->o.lr_sched;
+	uint64_t K = t->o.accumulate_grad_batches, S, per, total = UINT64_MAX;
+	unsigned int i;
+
+	S = ht_trainer_epoch_steps(t);
+	per = (S + K - 1) / K;
+	if (t->o.max_epochs)
+		total = t->o.max_epochs * per;
+	if (t->o.max_steps && t->o.max_steps < total)
+		total = t->o.max_steps;
+	t->lr.kind = o->kind == HT_TRAIN_LR_COSINE ? HT_LR_COSINE :
+						     HT_LR_CONSTANT;
+	t->lr.warmup_steps = o->warmup_steps;
+	t->lr.total_steps = total;
+	t->lr.lr_min = o->lr_min;
+	t->lr_on = o->kind == HT_TRAIN_LR_COSINE || o->warmup_steps;
+	for (i = 0; t->lr_on && i < t->m->noptims; i++)
+		if (t->lr.kind == HT_LR_COSINE &&
+		    o->lr_min > ht_optim_lr(t->m->optims[i]))
+			return ht_trainer_seterr(
+				t, -EINVAL,
+				"lr_min %g is above the learning rate %g",
+				(double)o->lr_min,
+				(double)ht_optim_lr(t->m->optims[i]));
+	ht_trainer_lr_apply(t);
+	return 0;
+}
+
+void ht_trainer_lr_apply(struct ht_trainer *t)
+{
+	unsigned int i;
+
+	for (i = 0; t->lr_on && i < t->m->noptims; i++)
+		ht_optim_schedule(t->m->optims[i], &t->lr, t->step);
+}
+
 int ht_trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
 			unsigned int k, const struct ht_batch *next,
 			float *loss)
@@ -208,6 +246,8 @@ int ht_trainer_opt_step(struct ht_trainer *t, struct ht_batch *const *b,
 	}
 	if (!total)
 		return ht_trainer_seterr(t, -EINVAL, "an empty optimizer step");
+	/* the schedule's rate of this step (a dynamic kernel parameter) */
+	ht_trainer_lr_apply(t);
 	for (j = 0; j < k; j++) {
 		bool last = j + 1 == k;
 		float scale = (float)((double)b[j]->n / (double)total);

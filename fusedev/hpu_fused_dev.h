@@ -174,6 +174,9 @@ struct hfd_ctx {
  *	timer thread's)
  * @hang_armed: DEBUG INJECT_FAULT HPU_FAULT_ENGINE_HANG: the next normal
  *	CS of the device never ends (atomic; cs.c)
+ * @pf_armed: DEBUG INJECT_FAULT HPU_FAULT_PAGE_FAULT: 0, or the engine
+ *	id + 1 on whose queue the next normal CS of the device touches an
+ *	unmapped address (atomic; cs.c)
  * @reset_lock: device reset vs. submission: CS, MEMORY and CB calls into
  *	the model hold it for reading, a device reset for writing
  * @owner: uid of the device's nodes (the daemon's user): besides root,
@@ -226,6 +229,7 @@ struct hfd_device {
 	bool fatal_page_faults;
 	uint32_t clk_seen;
 	bool hang_armed;
+	uint32_t pf_armed;
 
 	pthread_rwlock_t reset_lock;
 

@@ -6,7 +6,8 @@
  * ecc.c), an engine hang (HPU_FAULT_ENGINE_HANG: the next CS never
  * ends, cs.c), a page fault (HPU_FAULT_PAGE_FAULT: the next CS touches
  * an unmapped address on an engine, cs.c), a lost heartbeat
- * (HPU_FAULT_DEVICE_ERR, dev_events.c), RESET (reset.c; also on control
+ * (HPU_FAULT_DEVICE_ERR, dev_events.c), a failed cooler (HPU_FAULT_THERMAL:
+ * the model's die runs over its slowdown temperature), RESET (reset.c; also on control
  * nodes, as an admin's tool watches a device there); ENGINE_STATUS is
  * validated, then answered -EOPNOTSUPP.
  *
@@ -106,9 +107,47 @@ static int inject_page_fault(const struct hfd_ioctl_call *call,
 	return 0;
 }
 
+/* Whether the model can overheat (firmware interface 1.4) */
+static bool has_thermal(const struct hfd_device *dev)
+{
+	return hfd_device_has_nic(dev) &&
+	       hfd_fw_if_minor_in_use(dev->model) >= 4 &&
+	       dev->model->ops->thermal_fault;
+}
+
+/*
+ * HPU_FAULT_THERMAL: the die runs over its slowdown temperature until
+ * CLEAR_FAULTS or a hard reset, so the clock is throttled; engine and
+ * param 0
+ */
+static int inject_thermal(const struct hfd_ioctl_call *call,
+			  struct hfd_device *dev,
+			  const struct hpu_debug_args *a)
+{
+	int ret;
+
+	if (a->param || a->engine || !buffers_zero(a))
+		return -EINVAL;
+	if (!has_thermal(dev))
+		return -EOPNOTSUPP;
+	if (!may_inject(call, dev))
+		return -EPERM;
+	pthread_mutex_lock(&dev->fault_lock);
+	ret = dev->model->ops->thermal_fault(dev->fw, true);
+	if (!ret)
+		dev->overheated = true;
+	pthread_mutex_unlock(&dev->fault_lock);
+	if (!ret)
+		hfd_warn(
+			"hpu%u: injected thermal event: the clock is throttled",
+			dev->index);
+	return ret;
+}
+
 /**
  * hfd_device_clear_faults() - bring back up every NIC port this device's
- * injections took down (CLEAR_FAULTS, a hard reset)
+ * injections took down and cool an overheated die (CLEAR_FAULTS, a hard
+ * reset)
  * @dev: device with a NIC model
  *
  * Return: 0 or the model's first -errno.
@@ -130,6 +169,13 @@ int hfd_device_clear_faults(struct hfd_device *dev)
 			err = ret;
 		if (!ret)
 			dev->links_injected &= ~(1ULL << port);
+	}
+	if (dev->overheated) {
+		ret = dev->model->ops->thermal_fault(dev->fw, false);
+		if (ret && !err)
+			err = ret;
+		if (!ret)
+			dev->overheated = false;
 	}
 	pthread_rwlock_unlock(&dev->reset_lock);
 	pthread_mutex_unlock(&dev->fault_lock);
@@ -154,7 +200,7 @@ int hfd_device_clear_faults(struct hfd_device *dev)
  * unknown kind); -EPERM (INJECT_FAULT, CLEAR_FAULTS or RESET by a user
  * who is neither root nor the device's owner); -EOPNOTSUPP
  * (ENGINE_STATUS, a model without NICs, RESET and the faults of
- * submissions without them); -EBUSY (a reset is under way); the model's -errno.
+ * submissions without them, THERMAL with a model below 1.4); -EBUSY (a reset is under way); the model's -errno.
  */
 int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data)
 {
@@ -172,6 +218,8 @@ int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data)
 			return inject_ecc(call, dev, args);
 		if (args->fault == HPU_FAULT_PAGE_FAULT)
 			return inject_page_fault(call, dev, args);
+		if (args->fault == HPU_FAULT_THERMAL)
+			return inject_thermal(call, dev, args);
 		if (args->fault == HPU_FAULT_ENGINE_HANG ||
 		    args->fault == HPU_FAULT_DEVICE_ERR)
 			return inject_device(call, dev, args);

@@ -507,7 +507,8 @@ union hpu_nic_args {
 #define HPU_FAULT_ECC_ERR     2 /* HBM ECC error (correctable: param 0) */
 #define HPU_FAULT_LINK_DOWN   3 /* NIC port @engine goes down */
 #define HPU_FAULT_DEVICE_ERR  4 /* heartbeat lost: needs a hard reset */
-#define HPU_FAULT_MAX	      5
+#define HPU_FAULT_THERMAL     5 /* over the slowdown temperature (1.4) */
+#define HPU_FAULT_MAX	      6
 
 /*
  * The device VA the access of an injected HPU_FAULT_PAGE_FAULT uses (the

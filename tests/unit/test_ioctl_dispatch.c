@@ -677,6 +677,26 @@ static void test_debug_link_validation(void **state)
 	assert_int_equal(dbg(f, &d), 0);
 	assert_int_equal(f->drv.devs[0].pf_armed, p->num_dma + 1);
 
+	/* a thermal event takes neither engine nor param nor buffers */
+	memset(&d, 0, sizeof(d));
+	d.op = HPU_DEBUG_OP_INJECT_FAULT;
+	d.fault = HPU_FAULT_THERMAL;
+	d.engine = 1;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.engine = 0;
+	d.param = 1;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.param = 0;
+	d.output_size = 8;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.output_size = 0;
+	d.fault = HPU_FAULT_MAX;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	assert_false(f->drv.devs[0].overheated);
+	d.fault = HPU_FAULT_THERMAL;
+	assert_int_equal(dbg(f, &d), unsupported);
+	assert_int_equal(f->drv.devs[0].overheated, !unsupported);
+
 	memset(&d, 0, sizeof(d));
 	d.op = HPU_DEBUG_OP_CLEAR_FAULTS;
 	d.engine = 1;
@@ -704,6 +724,7 @@ static void test_debug_link_validation(void **state)
 		assert_int_equal(dbg(f, &d), 0);
 		assert_int_equal(f->drv.devs[0].links_injected, 0);
 		assert_int_equal(f->drv.devs[0].pf_armed, 0);
+		assert_false(f->drv.devs[0].overheated);
 	}
 	f->drv.devs[0].pf_armed = 0;
 }
@@ -740,6 +761,13 @@ static void test_debug_permission(void **state)
 				 65534),
 			 -EPERM);
 	assert_int_equal(dev->pf_armed, 0);
+	d = inj;
+	d.fault = HPU_FAULT_THERMAL;
+	d.engine = 0;
+	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d),
+				 65534),
+			 -EPERM);
+	assert_false(dev->overheated);
 	/* the owner */
 	d = inj;
 	assert_int_equal(

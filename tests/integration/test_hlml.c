@@ -640,6 +640,9 @@ static void test_lost_device(void **state)
 
 	assert_int_equal(hlml_event_set_free(set), HLML_SUCCESS);
 	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
+	assert_int_equal(hpu_test_daemon_stop(&d), 0);
+	setenv("HPU_DEV_DIR", shared, 1);
+	free(shared);
 }
 
 /* Voluntary context switches of the calling thread so far */

@@ -269,6 +269,14 @@ static uint64_t hpusim_device_time_ns(struct hpu_fw_device *dev)
 	return now > dev->t0_ns ? now - dev->t0_ns : 0;
 }
 
+static int hpusim_thermal_fault(struct hpu_fw_device *dev, bool on)
+{
+	if (!dev)
+		return -EINVAL;
+	hpusim_telemetry_thermal_fault(dev, on);
+	return 0;
+}
+
 static int hpusim_reset(struct hpu_fw_device *dev, bool hard)
 {
 	struct hpusim_list *pos;
@@ -321,4 +329,5 @@ const struct hpu_fw_ops hpusim_ops = {
 	.nic_disconnect = hpusim_nic_disconnect,
 	.nic_set_link = hpusim_nic_set_link,
 	.nic_accept = hpusim_nic_accept,
+	.thermal_fault = hpusim_thermal_fault,
 };

@@ -26,6 +26,9 @@
  * token write into the address space's regions. The driver uses the NICs
  * of a 1.3 model only: the 1.2 NIC operations had narrower arguments.
  *
+ * 1.4 adds a thermal fault (thermal_fault): the die runs over its
+ * slowdown temperature, so the clock is throttled.
+ *
  * Threading: every operation may be called from any driver thread at once.
  * Callbacks (struct hpu_fw_callbacks) are called from the model's engine
  * threads, or from the calling thread inside cs_submit/cs_abort/as_destroy;
@@ -43,7 +46,7 @@
 #include "hpu_packets.h"
 
 #define HPU_FW_IF_MAJOR 1
-#define HPU_FW_IF_MINOR 3
+#define HPU_FW_IF_MINOR 4
 
 /**
  * struct hpu_fw_profile - static description of one chip generation
@@ -397,6 +400,13 @@ struct hpu_fw_fabric_config {
  *	@as; @id gets an id for nic_disconnect, unique in @as; -EINVAL
  *	(@token 0), -EEXIST (@as accepted it already), -EBUSY (another
  *	address space of the device did), -ENOSPC (HPU_NIC_MAX_ACCEPTS)
+ *
+ * Since 1.4:
+ * @thermal_fault: (@on) the die's cooling fails: until called again with
+ *	@on false, the ASIC temperature telemetry reports is at least
+ *	halfway between the profile's slowdown and shutdown temperatures, and
+ *	the clock is throttled as that temperature makes it (a step both
+ *	ways, not through the thermal lag); 0 or -EINVAL (no device)
  */
 struct hpu_fw_ops {
 	int (*create)(const struct hpu_fw_config *cfg,
@@ -458,6 +468,9 @@ struct hpu_fw_ops {
 
 	/* 1.3 */
 	int (*nic_accept)(struct hpu_fw_as *as, uint64_t token, uint32_t *id);
+
+	/* 1.4 */
+	int (*thermal_fault)(struct hpu_fw_device *fw, bool on);
 };
 
 /**

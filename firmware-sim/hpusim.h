@@ -104,6 +104,8 @@ struct hpusim_busy_interval {
  * @temp_mc: ASIC temperature at @last_ns
  * @ecc_corrected: corrected ECC errors since creation
  * @ecc_uncorrected: uncorrected ECC errors since creation
+ * @overheated: the cooling failed (thermal_fault): the ASIC reports at
+ *	least hpusim_overheat_mc()
  */
 struct hpusim_telemetry {
 	pthread_mutex_t lock;
@@ -119,6 +121,7 @@ struct hpusim_telemetry {
 	double temp_mc;
 	uint64_t ecc_corrected;
 	uint64_t ecc_uncorrected;
+	bool overheated;
 };
 
 /**
@@ -294,6 +297,24 @@ int hpusim_engine_busy_end(struct hpu_fw_device *dev, uint32_t engine);
  * @uncorrected: true for a double-bit (uncorrectable) error
  */
 void hpusim_telemetry_ecc_error(struct hpu_fw_device *dev, bool uncorrected);
+
+/**
+ * hpusim_telemetry_thermal_fault() - the die's cooling fails (@on) or
+ * works again: while it is failed, the ASIC temperature is at least
+ * hpusim_overheat_mc() (a step, not through the thermal lag)
+ * @dev: device
+ * @on: failed
+ */
+void hpusim_telemetry_thermal_fault(struct hpu_fw_device *dev, bool on);
+
+/**
+ * hpusim_overheat_mc() - the ASIC temperature of a failed cooler: halfway
+ * between the profile's slowdown and shutdown temperatures
+ * @p: chip profile
+ *
+ * Return: milli-degrees Celsius.
+ */
+int32_t hpusim_overheat_mc(const struct hpu_fw_profile *p);
 
 int hpusim_telemetry_utilization(struct hpu_fw_device *dev, uint32_t period_ms,
 				 uint32_t *percent);

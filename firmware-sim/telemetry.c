@@ -207,6 +207,19 @@ void hpusim_telemetry_ecc_error(struct hpu_fw_device *dev, bool uncorrected)
 	pthread_mutex_unlock(&dev->tm.lock);
 }
 
+int32_t hpusim_overheat_mc(const struct hpu_fw_profile *p)
+{
+	return p->temp_slowdown_mc +
+	       (p->temp_shutdown_mc - p->temp_slowdown_mc) / 2;
+}
+
+void hpusim_telemetry_thermal_fault(struct hpu_fw_device *dev, bool on)
+{
+	pthread_mutex_lock(&dev->tm.lock);
+	dev->tm.overheated = on;
+	pthread_mutex_unlock(&dev->tm.lock);
+}
+
 static uint64_t overlap_ns(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 {
 	uint64_t lo = a0 > b0 ? a0 : b0;
@@ -321,7 +334,10 @@ void hpusim_telemetry_sample(struct hpu_fw_device *dev,
 	out->power_mw = (uint64_t)llround(tm->power_mw);
 	out->energy_mj = (uint64_t)tm->energy_mj;
 	out->temp_asic_mc = (int32_t)lround(tm->temp_mc);
-	rise = tm->temp_mc - p->temp_ambient_mc;
+	/* a failed cooler: the die is at least this hot, whatever the load */
+	if (tm->overheated && out->temp_asic_mc < hpusim_overheat_mc(p))
+		out->temp_asic_mc = hpusim_overheat_mc(p);
+	rise = out->temp_asic_mc - p->temp_ambient_mc;
 	out->temp_hbm_mc = (int32_t)lround(
 		p->temp_ambient_mc + rise * HPUSIM_HBM_TEMP_SHARE_PCT / 100.0);
 	out->clk_cur_mhz = hpusim_clock_mhz(p, out->temp_asic_mc, tm->nr_busy);

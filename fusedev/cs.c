@@ -12,6 +12,7 @@
 #include "hpu_cs.h"
 #include "hpu_mem.h"
 #include "hpu_packets.h"
+#include "hpu_tpc_kernels.h"
 
 /**
  * hfd_ctx_cs_init() - empty submission state for a compute context
@@ -140,6 +141,7 @@ int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
  * @fences: synthesized FENCE packets (WAIT submissions)
  * @wait_seqs: per chunk, the sequence numbers it waits on (WAIT)
  * @hang: the FENCE that never passes, of an injected ENDLESS_COMMAND
+ * @pf: the access to an unmapped address of an injected page fault
  */
 struct cs_build {
 	struct hpu_cs_chunk *chunks;
@@ -150,6 +152,12 @@ struct cs_build {
 	struct hpu_pkt_fence *fences;
 	uint64_t (*wait_seqs)[HPU_WAIT_MULTI_CS_MAX];
 	struct hpu_pkt_fence hang;
+	union {
+		struct hpu_pkt_hdr hdr;
+		struct hpu_pkt_memset memset;
+		struct hpu_pkt_mme_gemm gemm;
+		struct hpu_pkt_tpc_kernel tpc;
+	} pf;
 };
 
 static void build_free(struct cs_build *b)
@@ -198,8 +206,9 @@ static int build_jobs(struct hfd_ctx *ctx, pid_t requester, uint32_t cs_flags,
 
 	if (!b->n)
 		return 0; /* a refused ring entry: no jobs */
-	/* room for a hang's FENCE in front (hang_locked()) */
-	b->jobs = calloc(b->n + 1, sizeof(*b->jobs));
+	/* room for a hang's FENCE and a page fault's access in front
+	 * (hang_locked(), page_fault_locked()) */
+	b->jobs = calloc(b->n + 2, sizeof(*b->jobs));
 	if (!b->jobs)
 		return -ENOMEM;
 	b->njobs = b->n;
@@ -364,6 +373,77 @@ static void hang_locked(struct hfd_ctx *ctx, struct cs_build *b, uint64_t seq)
 		 ctx->dev->index, (int)ctx->pid, (unsigned long long)seq);
 }
 
+/* A packet of @kind's engine that reads or writes HPU_FAULT_PAGE_FAULT_ADDR */
+static void page_fault_packet(struct cs_build *b, enum hfd_queue_kind kind)
+{
+	const uint64_t va = HPU_FAULT_PAGE_FAULT_ADDR;
+	struct hpu_tpc_tensor *t;
+
+	memset(&b->pf, 0, sizeof(b->pf));
+	if (kind == HFD_QUEUE_DMA) {
+		b->pf.memset.hdr.opcode = HPU_PACKET_MEMSET;
+		b->pf.memset.hdr.size = sizeof(b->pf.memset);
+		b->pf.memset.dst_addr = va;
+		b->pf.memset.size = 8;
+	} else if (kind == HFD_QUEUE_MME) {
+		b->pf.gemm.hdr.opcode = HPU_PACKET_MME_GEMM;
+		b->pf.gemm.hdr.size = sizeof(b->pf.gemm);
+		b->pf.gemm.a_addr = va;
+		b->pf.gemm.b_addr = va;
+		b->pf.gemm.c_addr = va;
+		b->pf.gemm.m = b->pf.gemm.n = b->pf.gemm.k = 1;
+		b->pf.gemm.lda = b->pf.gemm.ldb = b->pf.gemm.ldc = 1;
+		b->pf.gemm.batch = 1;
+		b->pf.gemm.dtype_ab = HPU_DTYPE_FP32;
+		b->pf.gemm.dtype_c = HPU_DTYPE_FP32;
+		b->pf.gemm.alpha = 0x3f800000; /* 1.0f */
+	} else {
+		b->pf.tpc.hdr.opcode = HPU_PACKET_TPC_KERNEL;
+		b->pf.tpc.hdr.size = sizeof(b->pf.tpc);
+		b->pf.tpc.kernel_id = HPU_TPC_KERNEL_FILL;
+		b->pf.tpc.num_tensors = 1;
+		t = &b->pf.tpc.tensors[0];
+		t->addr = va;
+		t->dtype = HPU_DTYPE_FP32;
+		t->ndims = 1;
+		t->sizes[0] = 1;
+		t->strides[0] = 1;
+	}
+}
+
+/*
+ * DEBUG INJECT_FAULT HPU_FAULT_PAGE_FAULT armed the device for an
+ * engine: this normal CS gets, in front of its jobs, a job on that
+ * engine's queue whose packet touches HPU_FAULT_PAGE_FAULT_ADDR, never
+ * mapped. The model's MMU faults it like any bad address: the CS ends
+ * with HPU_FW_CS_PAGE_FAULT and cs_done.c raises HPU_EVENT_PAGE_FAULT
+ * (and, with --fatal-page-faults, the device needs a reset). st->lock
+ * held.
+ */
+static void page_fault_locked(struct hfd_ctx *ctx, struct cs_build *b,
+			      uint64_t seq)
+{
+	HPU_ASSERT_HELD(&ctx->cs->lock);
+	uint32_t armed;
+
+	if (!b->njobs || b->njobs >= HPU_MAX_JOBS_PER_CS ||
+	    !__atomic_load_n(&ctx->dev->pf_armed, __ATOMIC_ACQUIRE))
+		return;
+	armed = __atomic_exchange_n(&ctx->dev->pf_armed, 0, __ATOMIC_ACQ_REL);
+	if (!armed)
+		return;
+	page_fault_packet(b, hfd_queue_kind(ctx->dev->profile, armed - 1));
+	memmove(&b->jobs[1], &b->jobs[0], b->njobs * sizeof(b->jobs[0]));
+	b->jobs[0].queue = armed - 1;
+	b->jobs[0].cb = &b->pf;
+	b->jobs[0].cb_size = b->pf.hdr.size;
+	b->njobs++;
+	hfd_warn(
+		"hpu%u: pid %d: CS %llu faults on engine %u (injected page fault)",
+		ctx->dev->index, (int)ctx->pid, (unsigned long long)seq,
+		armed - 1);
+}
+
 static struct hfd_cs *cs_alloc(struct hfd_ctx *ctx, uint32_t flags,
 			       unsigned int nusage)
 {
@@ -424,8 +504,10 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
 		}
 	}
 	if (!(cs_flags & (HPU_CS_FLAGS_WAIT | HPU_CS_FLAGS_SIGNAL)) &&
-	    !cs->ring_res)
+	    !cs->ring_res) {
+		page_fault_locked(ctx, b, seq);
 		hang_locked(ctx, b, seq);
+	}
 	cs->seq = seq;
 	st->next_seq++;
 	st->in_flight++;

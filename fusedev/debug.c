@@ -4,10 +4,12 @@
  * Implemented: NIC link faults (HPU_FAULT_LINK_DOWN) and clearing them
  * (docs/nic.md, "Link faults"), HBM ECC errors (HPU_FAULT_ECC_ERR,
  * ecc.c), an engine hang (HPU_FAULT_ENGINE_HANG: the next CS never
- * ends, cs.c), a lost heartbeat (HPU_FAULT_DEVICE_ERR, dev_events.c),
- * RESET (reset.c; also on control nodes, as an admin's tool watches a
- * device there); PAGE_FAULT and ENGINE_STATUS are validated, then
- * answered -EOPNOTSUPP.
+ * ends, cs.c), a page fault (HPU_FAULT_PAGE_FAULT: the next CS touches
+ * an unmapped address on an engine, cs.c), a lost heartbeat
+ * (HPU_FAULT_DEVICE_ERR, dev_events.c), a failed cooler (HPU_FAULT_THERMAL:
+ * the model's die runs over its slowdown temperature), RESET (reset.c; also on control
+ * nodes, as an admin's tool watches a device there); ENGINE_STATUS is
+ * validated, then answered -EOPNOTSUPP.
  *
  * Injecting and clearing faults and resetting change the device for
  * every user of it, so only root and the device's owner may (the uid of
@@ -80,9 +82,72 @@ static int inject_device(const struct hfd_ioctl_call *call,
 	return 0;
 }
 
+/*
+ * HPU_FAULT_PAGE_FAULT: the next normal CS of the device gets a job on
+ * the queue of @engine (a DMA, MME or TPC engine: a NIC port reaches
+ * memory only through a connection) that touches HPU_FAULT_PAGE_FAULT_ADDR
+ * (cs.c); param 0
+ */
+static int inject_page_fault(const struct hfd_ioctl_call *call,
+			     struct hfd_device *dev,
+			     const struct hpu_debug_args *a)
+{
+	const struct hpu_fw_profile *p = dev->profile;
+
+	if (a->param || !buffers_zero(a) ||
+	    a->engine >= p->num_dma + p->num_mme + p->num_tpc)
+		return -EINVAL;
+	if (!hfd_device_has_cs(dev))
+		return -EOPNOTSUPP;
+	if (!may_inject(call, dev))
+		return -EPERM;
+	__atomic_store_n(&dev->pf_armed, a->engine + 1, __ATOMIC_RELEASE);
+	hfd_info("hpu%u: injected page fault: the next CS faults on engine %u",
+		 dev->index, a->engine);
+	return 0;
+}
+
+/* Whether the model can overheat (firmware interface 1.4) */
+static bool has_thermal(const struct hfd_device *dev)
+{
+	return hfd_device_has_nic(dev) &&
+	       hfd_fw_if_minor_in_use(dev->model) >= 4 &&
+	       dev->model->ops->thermal_fault;
+}
+
+/*
+ * HPU_FAULT_THERMAL: the die runs over its slowdown temperature until
+ * CLEAR_FAULTS or a hard reset, so the clock is throttled; engine and
+ * param 0
+ */
+static int inject_thermal(const struct hfd_ioctl_call *call,
+			  struct hfd_device *dev,
+			  const struct hpu_debug_args *a)
+{
+	int ret;
+
+	if (a->param || a->engine || !buffers_zero(a))
+		return -EINVAL;
+	if (!has_thermal(dev))
+		return -EOPNOTSUPP;
+	if (!may_inject(call, dev))
+		return -EPERM;
+	pthread_mutex_lock(&dev->fault_lock);
+	ret = dev->model->ops->thermal_fault(dev->fw, true);
+	if (!ret)
+		dev->overheated = true;
+	pthread_mutex_unlock(&dev->fault_lock);
+	if (!ret)
+		hfd_warn(
+			"hpu%u: injected thermal event: the clock is throttled",
+			dev->index);
+	return ret;
+}
+
 /**
  * hfd_device_clear_faults() - bring back up every NIC port this device's
- * injections took down (CLEAR_FAULTS, a hard reset)
+ * injections took down and cool an overheated die (CLEAR_FAULTS, a hard
+ * reset)
  * @dev: device with a NIC model
  *
  * Return: 0 or the model's first -errno.
@@ -105,6 +170,13 @@ int hfd_device_clear_faults(struct hfd_device *dev)
 		if (!ret)
 			dev->links_injected &= ~(1ULL << port);
 	}
+	if (dev->overheated) {
+		ret = dev->model->ops->thermal_fault(dev->fw, false);
+		if (ret && !err)
+			err = ret;
+		if (!ret)
+			dev->overheated = false;
+	}
 	pthread_rwlock_unlock(&dev->reset_lock);
 	pthread_mutex_unlock(&dev->fault_lock);
 	return err;
@@ -116,17 +188,19 @@ int hfd_device_clear_faults(struct hfd_device *dev)
  * @data: struct hpu_debug_args
  *
  * INJECT_FAULT with HPU_FAULT_LINK_DOWN takes NIC port @engine down (both
- * ends of a scale-up link); CLEAR_FAULTS brings back up every link this
- * device's injections took down; RESET resets the device (@param
+ * ends of a scale-up link), the other kinds arm or raise their fault
+ * (docs/abi.md, "DEBUG ops"); CLEAR_FAULTS brings back up every link this
+ * device's injections took down and disarms what no CS took yet; RESET resets the device (@param
  * HPU_RESET_HARD or HPU_RESET_COMPUTE; the only op of a control node).
  *
  * Return: 0; -EINVAL (flags, reserved, unknown op or fault, a member the
  * op does not use, LINK_DOWN with a non-zero param or a port out of
- * range, ECC_ERR with a param over 1 or a non-zero engine, RESET of an
+ * range, ECC_ERR with a param over 1 or a non-zero engine, PAGE_FAULT on
+ * an engine that is not a DMA, MME or TPC of the device, RESET of an
  * unknown kind); -EPERM (INJECT_FAULT, CLEAR_FAULTS or RESET by a user
- * who is neither root nor the device's owner); -EOPNOTSUPP (other fault
- * kinds, ENGINE_STATUS, a model without NICs, RESET without
- * submissions); -EBUSY (a reset is under way); the model's -errno.
+ * who is neither root nor the device's owner); -EOPNOTSUPP
+ * (ENGINE_STATUS, a model without NICs, RESET and the faults of
+ * submissions without them, THERMAL with a model below 1.4); -EBUSY (a reset is under way); the model's -errno.
  */
 int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data)
 {
@@ -142,11 +216,13 @@ int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data)
 			return -EINVAL;
 		if (args->fault == HPU_FAULT_ECC_ERR)
 			return inject_ecc(call, dev, args);
+		if (args->fault == HPU_FAULT_PAGE_FAULT)
+			return inject_page_fault(call, dev, args);
+		if (args->fault == HPU_FAULT_THERMAL)
+			return inject_thermal(call, dev, args);
 		if (args->fault == HPU_FAULT_ENGINE_HANG ||
 		    args->fault == HPU_FAULT_DEVICE_ERR)
 			return inject_device(call, dev, args);
-		if (args->fault != HPU_FAULT_LINK_DOWN)
-			return -EOPNOTSUPP;
 		if (args->param || !buffers_zero(args) ||
 		    args->engine >= dev->profile->num_nic_ports ||
 		    args->engine >= 64)
@@ -165,6 +241,7 @@ int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data)
 		if (!may_inject(call, dev))
 			return -EPERM;
 		__atomic_store_n(&dev->hang_armed, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&dev->pf_armed, 0, __ATOMIC_RELEASE);
 		return hfd_device_clear_faults(dev);
 	case HPU_DEBUG_OP_ENGINE_STATUS:
 		return -EOPNOTSUPP;

@@ -174,15 +174,22 @@ struct hfd_ctx {
  *	timer thread's)
  * @hang_armed: DEBUG INJECT_FAULT HPU_FAULT_ENGINE_HANG: the next normal
  *	CS of the device never ends (atomic; cs.c)
+ * @pf_armed: DEBUG INJECT_FAULT HPU_FAULT_PAGE_FAULT: 0, or the engine
+ *	id + 1 on whose queue the next normal CS of the device touches an
+ *	unmapped address (atomic; cs.c)
  * @reset_lock: device reset vs. submission: CS, MEMORY and CB calls into
  *	the model hold it for reading, a device reset for writing
  * @owner: uid of the device's nodes (the daemon's user): besides root,
  *	the one user who may inject faults (DEBUG)
- * @fault_lock: protects @links_injected, @ecc_corrected, @ecc_uncorrected
+ * @fault_lock: protects @links_injected, @ecc_corrected, @ecc_uncorrected,
+ *	@overheated
  * @links_injected: bit per NIC port this device's DEBUG INJECT_FAULT
  *	(HPU_FAULT_LINK_DOWN) took down, brought back up by CLEAR_FAULTS
  * @ecc_corrected: corrected HBM ECC errors (HPU_FAULT_ECC_ERR, param 0)
  * @ecc_uncorrected: uncorrectable HBM ECC errors (param 1)
+ * @overheated: DEBUG INJECT_FAULT HPU_FAULT_THERMAL made the model's die
+ *	run over its slowdown temperature; CLEAR_FAULTS and a hard reset
+ *	end it
  * @state: enum hfd_slot_state (atomic; changed with the driver's
  *	hotplug_lock held for writing, except REMOVED -> FREE by the last
  *	release)
@@ -226,6 +233,7 @@ struct hfd_device {
 	bool fatal_page_faults;
 	uint32_t clk_seen;
 	bool hang_armed;
+	uint32_t pf_armed;
 
 	pthread_rwlock_t reset_lock;
 
@@ -234,6 +242,7 @@ struct hfd_device {
 	uint64_t links_injected;
 	uint64_t ecc_corrected;
 	uint64_t ecc_uncorrected;
+	bool overheated;
 
 	uint32_t state;
 	uint32_t generation;

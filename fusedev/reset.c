@@ -153,8 +153,10 @@ int hfd_device_reset(struct hfd_device *dev, uint32_t kind,
 	}
 	if (hard && hfd_device_has_nic(dev))
 		hfd_device_clear_faults(dev);
-	if (hard)
+	if (hard) {
 		__atomic_store_n(&dev->hang_armed, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&dev->pf_armed, 0, __ATOMIC_RELEASE);
+	}
 
 	pthread_rwlock_wrlock(&dev->reset_lock);
 	ret = dev->model->ops->reset(dev->fw, hard);

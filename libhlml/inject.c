@@ -5,6 +5,8 @@
  * compute node for the injection and closes it again (root or the
  * device's owner only, as for any injection).
  */
+#include <errno.h>
+
 #include "hlml_internal.h"
 
 /**
@@ -22,7 +24,7 @@ static const struct hlml_fault faults[HLML_ERR_INJECT_COUNT] = {
 	[HLML_ERR_INJECT_NON_FATAL_EVENT] = { HPU_FAULT_ECC_ERR, 0 },
 	[HLML_ERR_INJECT_FATAL_EVENT] = { HPU_FAULT_ECC_ERR, 1 },
 	[HLML_ERR_INJECT_LOSS_OF_HEARTBEAT] = { HPU_FAULT_DEVICE_ERR, 0 },
-	[HLML_ERR_INJECT_THERMAL_EVENT] = { -1, 0 },
+	[HLML_ERR_INJECT_THERMAL_EVENT] = { HPU_FAULT_THERMAL, 0 },
 };
 
 HLML_EXPORT hlml_return_t hlml_device_err_inject(hlml_device_t device,
@@ -32,6 +34,7 @@ HLML_EXPORT hlml_return_t hlml_device_err_inject(hlml_device_t device,
 	struct hpu_device *dev;
 	struct hlml_dev *d;
 	hlml_return_t r;
+	int ret;
 
 	r = hlml_dev_get(device, &d);
 	if (r)
@@ -49,8 +52,11 @@ HLML_EXPORT hlml_return_t hlml_device_err_inject(hlml_device_t device,
 	r = hlml_from_errno(hpu_open(d->info.index, &dev));
 	if (r)
 		goto out;
-	r = hlml_from_errno(
-		hpu_debug_inject_fault(dev, (uint32_t)f->fault, 0, f->param));
+	ret = hpu_debug_inject_fault(dev, (uint32_t)f->fault, 0, f->param);
+	/* a daemon before ABI 1.4 does not know the kind of a valid call */
+	if (ret == -EINVAL && f->fault == HPU_FAULT_THERMAL)
+		ret = -EOPNOTSUPP;
+	r = hlml_from_errno(ret);
 	hpu_close(dev);
 out:
 	hlml_dev_put(d);

@@ -503,11 +503,18 @@ union hpu_nic_args {
 
 /* hpu_debug_args.fault */
 #define HPU_FAULT_ENGINE_HANG 0 /* the next CS of the device never ends */
-#define HPU_FAULT_PAGE_FAULT  1 /* next access of @engine faults */
+#define HPU_FAULT_PAGE_FAULT  1 /* the next CS faults on @engine (1.4) */
 #define HPU_FAULT_ECC_ERR     2 /* HBM ECC error (correctable: param 0) */
 #define HPU_FAULT_LINK_DOWN   3 /* NIC port @engine goes down */
 #define HPU_FAULT_DEVICE_ERR  4 /* heartbeat lost: needs a hard reset */
-#define HPU_FAULT_MAX	      5
+#define HPU_FAULT_THERMAL     5 /* over the slowdown temperature (1.4) */
+#define HPU_FAULT_MAX	      6
+
+/*
+ * The device VA the access of an injected HPU_FAULT_PAGE_FAULT uses (the
+ * event's @addr): below every range the driver maps, so never mapped
+ */
+#define HPU_FAULT_PAGE_FAULT_ADDR 0x00000000badf0000ULL
 
 /**
  * struct hpu_debug_args - argument of HPU_IOCTL_DEBUG

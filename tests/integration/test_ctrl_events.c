@@ -441,6 +441,133 @@ static void test_fatal_page_faults(void **state)
 	hpu_close(r.dev);
 }
 
+/* The CS's own context gets the fault record too */
+static struct hpu_event own_event(struct hpu_device *dev, uint32_t type)
+{
+	struct hpu_event ev[16];
+	int n, i;
+
+	n = hpu_event_read(dev, ev, 16);
+	for (i = 0; i < n; i++)
+		if (ev[i].type == type)
+			return ev[i];
+	fail_msg("no %s event in the context", hpu_event_type_name(type));
+	return ev[0];
+}
+
+/*
+ * The next NOP CS of @dev takes an injected page fault on @engine: it
+ * ends ABORTED, the monitor and the CS's context see the injected
+ * address on that engine (@write: the engine's access writes)
+ */
+static void injected_fault_seen(struct reader *r, struct hpu_device *dev,
+				uint32_t engine, bool write)
+{
+	struct hpu_event ev;
+	uint64_t seq;
+
+	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_PAGE_FAULT,
+						engine, 0),
+			 0);
+	assert_int_equal(nop_cs(dev, 0, &seq), 0);
+	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_ABORTED);
+	ev = expect(r, HPU_EVENT_PAGE_FAULT);
+	assert_int_equal(ev.addr, HPU_FAULT_PAGE_FAULT_ADDR);
+	assert_int_equal(ev.engine, engine);
+	assert_int_equal(ev.seq, seq);
+	assert_int_equal(ev.data, write ? 1 : 0);
+	ev = own_event(dev, HPU_EVENT_PAGE_FAULT);
+	assert_int_equal(ev.addr, HPU_FAULT_PAGE_FAULT_ADDR);
+	assert_int_equal(ev.engine, engine);
+	assert_int_equal(ev.seq, seq);
+	/* taken once: the next CS runs */
+	nop_completes(dev);
+}
+
+/*
+ * DEBUG PAGE_FAULT: bad arguments arm nothing; the next CS faults on the
+ * engine named (a DMA writes, an MME and a TPC read); CLEAR_FAULTS and a
+ * hard reset disarm it; the device stays operational
+ */
+static void test_injected_page_fault(void **state)
+{
+	struct hpu_info_hw_ip_info ip;
+	struct reader r = { 0 };
+	struct hpu_device *dev;
+	uint32_t dma, mme, tpc;
+	uint64_t seq;
+
+	(void)state;
+	start(1, NULL);
+	assert_int_equal(hpu_open_control(0, &r.dev), 0);
+	assert_int_equal(hpu_open(0, &dev), 0);
+	assert_int_equal(hpu_info_hw_ip(dev, &ip), 0);
+	dma = (uint32_t)__builtin_popcount(ip.dma_enabled_mask);
+	mme = (uint32_t)__builtin_popcount(ip.mme_enabled_mask);
+	tpc = (uint32_t)__builtin_popcountll(ip.tpc_enabled_mask);
+
+	/* a NIC port, no such engine, a parameter: refused, nothing armed */
+	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_PAGE_FAULT,
+						dma + mme + tpc, 0),
+			 -EINVAL);
+	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_PAGE_FAULT, ~0U,
+						0),
+			 -EINVAL);
+	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_PAGE_FAULT, 0,
+						1),
+			 -EINVAL);
+	nop_completes(dev);
+
+	injected_fault_seen(&r, dev, 0, true);
+	injected_fault_seen(&r, dev, dma, false);
+	injected_fault_seen(&r, dev, dma + mme + tpc - 1, false);
+	assert_int_equal(status(r.dev), HPU_DEVICE_STATUS_OPERATIONAL);
+
+	/* disarmed before a CS took it */
+	assert_int_equal(
+		hpu_debug_inject_fault(dev, HPU_FAULT_PAGE_FAULT, 0, 0), 0);
+	assert_int_equal(hpu_debug_clear_faults(dev), 0);
+	nop_completes(dev);
+	assert_int_equal(
+		hpu_debug_inject_fault(dev, HPU_FAULT_PAGE_FAULT, 0, 0), 0);
+	assert_int_equal(hpu_device_reset(r.dev, HPU_RESET_HARD), 0);
+	hpu_close(dev);
+	assert_int_equal(hpu_open(0, &dev), 0);
+	assert_int_equal(nop_cs(dev, 0, &seq), 0);
+	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
+	hpu_close(dev);
+	hpu_close(r.dev);
+}
+
+/* --fatal-page-faults: an injected page fault needs a reset */
+static void test_injected_page_fault_fatal(void **state)
+{
+	static const char *const extra[] = { "--fatal-page-faults", NULL };
+	struct reader r = { 0 };
+	struct hpu_device *dev;
+	uint64_t seq;
+
+	(void)state;
+	start(1, extra);
+	assert_int_equal(hpu_open_control(0, &r.dev), 0);
+	assert_int_equal(hpu_open(0, &dev), 0);
+	assert_int_equal(
+		hpu_debug_inject_fault(dev, HPU_FAULT_PAGE_FAULT, 0, 0), 0);
+	assert_int_equal(nop_cs(dev, 0, &seq), 0);
+	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(expect(&r, HPU_EVENT_PAGE_FAULT).addr,
+			 HPU_FAULT_PAGE_FAULT_ADDR);
+	expect_status(&r, HPU_DEVICE_STATUS_OPERATIONAL,
+		      HPU_DEVICE_STATUS_NEEDS_RESET);
+	assert_int_equal(nop_cs(dev, 0, &seq), -EBUSY);
+	assert_int_equal(hpu_device_reset(r.dev, HPU_RESET_HARD), 0);
+	hpu_close(dev);
+	assert_int_equal(hpu_open(0, &dev), 0);
+	nop_completes(dev);
+	hpu_close(dev);
+	hpu_close(r.dev);
+}
+
 /* --reset-on-fatal: the daemon hard-resets the device by itself */
 static void test_reset_on_fatal(void **state)
 {
@@ -585,6 +712,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_silent_control, stop),
 		cmocka_unit_test_teardown(test_escalation, stop),
 		cmocka_unit_test_teardown(test_fatal_page_faults, stop),
+		cmocka_unit_test_teardown(test_injected_page_fault, stop),
+		cmocka_unit_test_teardown(test_injected_page_fault_fatal, stop),
 		cmocka_unit_test_teardown(test_reset_on_fatal, stop),
 		cmocka_unit_test_teardown(test_endless_command_reset, stop),
 		cmocka_unit_test_teardown(test_heartbeat_lost, stop),

@@ -26,9 +26,18 @@
  *                data-parallel run: -n link and -q show them DOWN (HLML
  *                has no event for a link), the run fails with the link,
  *                CLEAR_FAULTS brings them back, a new 2-device run.
- * A page fault and a thermal event are not walked: DEBUG PAGE_FAULT is
- * not implemented by the daemon (EOPNOTSUPP) and HLML's THERMAL_EVENT
- * maps onto no fault of the device model (NOT_SUPPORTED).
+ *   page fault   DEBUG PAGE_FAULT on a DMA engine of DEV (the daemon's
+ *                faults are not fatal here): no HLML event (a page
+ *                fault is none; checked), the run fails naming the
+ *                device, the device stays operational, a new run
+ *                finishes without a reset (--fatal-page-faults, where
+ *                it needs one, is test_ctrl_events');
+ *   thermal      HLML THERMAL_EVENT: the clock is throttled (HLML
+ *                CLOCK_RATE, every SOC clock sample below the maximum,
+ *                the THERMAL throttle reason, hl-smi -q "Thermal"
+ *                "Active" and the AIP temperature over the slowdown
+ *                one), the run goes on; CLEAR_FAULTS: the clock reaches
+ *                its maximum again, the reason goes.
  *
  * And: a hard reset ends every process that submits through its
  * user-mode ring (RING_ROUNDS times; the walk's run hung once in 6 to 20
@@ -274,6 +283,128 @@ static void test_walk_cs_timeout(void **state)
 	monitor_stop(&m, false);
 }
 
+/*
+ * Page fault: the run's next CS touches an unmapped address on DMA
+ * engine 0 of DEV. Not fatal on this daemon: no HLML event, the run
+ * fails naming the device, the device stays operational and takes a
+ * new run without a reset.
+ */
+static void test_walk_page_fault(void **state)
+{
+	struct hpu_device *dev;
+	struct monitor m;
+
+	(void)state;
+	monitor_start(&m);
+	hpu_walk_train_until_running("1", 1);
+	assert_int_equal(hpu_open(DEV, &dev), 0);
+	assert_int_equal(
+		hpu_debug_inject_fault(dev, HPU_FAULT_PAGE_FAULT, 0, 0), 0);
+	hpu_close(dev);
+	hpu_walk_train_ends_naming(m.name, "aborted");
+	expect_operational(&m);
+	hpu_walk_train_finishes("1", 1);
+	monitor_stop(&m, true);
+}
+
+/* hl-smi -q of DEV: its "Thermal" throttle reason, AIP temperatures */
+static void smi_thermal(const struct monitor *m, char *reason, size_t len,
+			long *temp, long *slowdown)
+{
+	struct hpu_test_proc p;
+
+	hpu_walk_q(&p, DEV, m->bus_id);
+	hpu_walk_q_str(p.out, "Thermal", reason, len);
+	*temp = hpu_walk_q_value(p.out, "AIP Current Temp");
+	*slowdown = hpu_walk_q_value(p.out, "AIP Slowdown Temp");
+	hpu_test_proc_free(&p);
+}
+
+/* SOC clock samples of DEV */
+#define CLOCK_SAMPLES 20
+
+/*
+ * Thermal event while hpu-train trains on DEV: HLML CLOCK_RATE, the
+ * clock below its maximum in every sample (busy or idle), the THERMAL
+ * throttle reason, hl-smi -q shows it; the run goes on. CLEAR_FAULTS:
+ * the clock reaches its maximum again while the run works, the reason
+ * goes. No CRITICAL_ERR throughout.
+ */
+static void test_walk_thermal(void **state)
+{
+	unsigned long long why;
+	unsigned int mhz, max;
+	long temp, slowdown, end;
+	struct hpu_device *dev;
+	hlml_event_data_t ev;
+	hlml_event_set_t clk;
+	struct monitor m;
+	char reason[32];
+	int i;
+
+	(void)state;
+	monitor_start(&m);
+	assert_int_equal(hlml_event_set_create(&clk), HLML_SUCCESS);
+	assert_int_equal(hlml_device_register_events(
+				 m.h[DEV], HLML_EVENT_CLOCK_RATE, clk),
+			 HLML_SUCCESS);
+	assert_int_equal(hlml_device_get_max_clock_info(m.h[DEV],
+							HLML_CLOCK_SOC, &max),
+			 HLML_SUCCESS);
+	hpu_walk_train_until_running("1", 1);
+	smi_thermal(&m, reason, sizeof(reason), &temp, &slowdown);
+	assert_string_equal(reason, "Not Active");
+	assert_true(temp < slowdown);
+
+	assert_int_equal(hlml_device_err_inject(m.h[DEV],
+						HLML_ERR_INJECT_THERMAL_EVENT),
+			 HLML_SUCCESS);
+	/* the clock changes as the run works (bounded, not timed) */
+	memset(&ev, 0, sizeof(ev));
+	while (hlml_event_set_wait(clk, &ev, EVENT_BOUND_MS) == HLML_SUCCESS &&
+	       ev.device != m.h[DEV])
+		;
+	assert_ptr_equal(ev.device, m.h[DEV]);
+	assert_int_equal(ev.event_type, HLML_EVENT_CLOCK_RATE);
+	for (i = 0; i < CLOCK_SAMPLES; i++) {
+		assert_int_equal(hlml_device_get_clock_info(
+					 m.h[DEV], HLML_CLOCK_SOC, &mhz),
+				 HLML_SUCCESS);
+		assert_true(mhz < max);
+		usleep(10 * 1000);
+	}
+	assert_int_equal(
+		hlml_device_get_current_clocks_throttle_reasons(m.h[DEV], &why),
+		HLML_SUCCESS);
+	assert_true(why & HLML_CLOCKS_THROTTLE_REASON_THERMAL);
+	smi_thermal(&m, reason, sizeof(reason), &temp, &slowdown);
+	assert_string_equal(reason, "Active");
+	assert_true(temp > slowdown);
+	expect_operational(&m);
+
+	/* cleared: the busy clock is the maximum again */
+	assert_int_equal(hpu_open(DEV, &dev), 0);
+	assert_int_equal(hpu_debug_clear_faults(dev), 0);
+	hpu_close(dev);
+	end = hpu_test_now_ms() + EVENT_BOUND_MS;
+	do {
+		assert_int_equal(hlml_device_get_clock_info(
+					 m.h[DEV], HLML_CLOCK_SOC, &mhz),
+				 HLML_SUCCESS);
+		if (mhz == max)
+			break;
+		usleep(2 * 1000);
+	} while (hpu_test_now_ms() < end);
+	assert_int_equal(mhz, max);
+	smi_thermal(&m, reason, sizeof(reason), &temp, &slowdown);
+	assert_string_equal(reason, "Not Active");
+	assert_true(temp < slowdown);
+
+	hpu_walk_train_stop();
+	assert_int_equal(hlml_event_set_free(clk), HLML_SUCCESS);
+	monitor_stop(&m, true);
+}
+
 /* `hl-smi -n link -i 0` says @state for hpu0's port @port */
 static void expect_link(uint32_t port, const char *state)
 {
@@ -428,6 +559,9 @@ int main(void)
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_walk_port_down,
 				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_walk_page_fault,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_walk_thermal, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_reset_ends_ring_submitter,
 				       hpu_test_need_daemon),
 	};

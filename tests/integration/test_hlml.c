@@ -310,9 +310,6 @@ static void test_not_supported(void **state)
 			 HLML_ERROR_NOT_SUPPORTED);
 	assert_int_equal(hlml_get_cpld_version(h, s, sizeof(s)),
 			 HLML_ERROR_NOT_SUPPORTED);
-	assert_int_equal(hlml_device_err_inject(h,
-						HLML_ERR_INJECT_THERMAL_EVENT),
-			 HLML_ERROR_NOT_SUPPORTED);
 	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
 }
 
@@ -769,6 +766,146 @@ static void test_events_from_queue(void **state)
 	free(shared);
 }
 
+/* A NOP CS on queue 0 of @dev (the daemon's timeout) */
+static uint64_t nop_cs(struct hpu_device *dev)
+{
+	struct hpu_cb_builder *cb;
+	uint64_t seq;
+
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	assert_int_equal(hpu_cb_nop(cb), 0);
+	assert_int_equal(hpu_cb_builder_submit(cb, 0, 0, 0, &seq, NULL), 0);
+	hpu_cb_builder_destroy(cb);
+	return seq;
+}
+
+/* The SOC clock, its maximum, the AIP temperature, the throttle reasons */
+struct clocks {
+	unsigned int mhz, max, temp, slowdown, shutdown;
+	unsigned long long why;
+};
+
+static struct clocks clocks_of(hlml_device_t h)
+{
+	struct clocks c;
+
+	assert_int_equal(hlml_device_get_clock_info(h, HLML_CLOCK_SOC, &c.mhz),
+			 HLML_SUCCESS);
+	assert_int_equal(hlml_device_get_max_clock_info(h, HLML_CLOCK_SOC,
+							&c.max),
+			 HLML_SUCCESS);
+	assert_int_equal(hlml_device_get_temperature(h, HLML_TEMPERATURE_ON_AIP,
+						     &c.temp),
+			 HLML_SUCCESS);
+	assert_int_equal(hlml_device_get_temperature_threshold(
+				 h, HLML_TEMPERATURE_THRESHOLD_SLOWDOWN,
+				 &c.slowdown),
+			 HLML_SUCCESS);
+	assert_int_equal(hlml_device_get_temperature_threshold(
+				 h, HLML_TEMPERATURE_THRESHOLD_SHUTDOWN,
+				 &c.shutdown),
+			 HLML_SUCCESS);
+	assert_int_equal(
+		hlml_device_get_current_clocks_throttle_reasons(h, &c.why),
+		HLML_SUCCESS);
+	return c;
+}
+
+/*
+ * THERMAL_EVENT (DEBUG HPU_FAULT_THERMAL): the die is over its slowdown
+ * temperature, a busy clock is throttled below its maximum (a CLOCK_RATE
+ * event), the throttle reasons say THERMAL; CLEAR_FAULTS cools it, the
+ * busy clock is back at its maximum (another CLOCK_RATE event)
+ */
+/* test_thermal_event's own daemon, stopped by its teardown, also on failure */
+static struct hpu_test_daemon thermal_daemon;
+static char *thermal_shared;
+
+static int thermal_teardown(void **state)
+{
+	int ret = 0;
+
+	(void)state;
+	hlml_shutdown();
+	if (!thermal_shared)
+		return 0;
+	ret = hpu_test_daemon_stop(&thermal_daemon);
+	setenv("HPU_DEV_DIR", thermal_shared, 1);
+	free(thermal_shared);
+	thermal_shared = NULL;
+	return ret;
+}
+
+static void test_thermal_event(void **state)
+{
+	struct hpu_device *dev, *ctl;
+	char *shared;
+	hlml_event_set_t set;
+	hlml_device_t h;
+	struct clocks c;
+	uint32_t st;
+	uint64_t seq;
+
+	(void)state;
+	shared = strdup(getenv("HPU_DEV_DIR"));
+	assert_non_null(shared);
+	if (hpu_test_daemon_start(&thermal_daemon, 1, "gaudi2", NULL)) {
+		setenv("HPU_DEV_DIR", shared, 1);
+		free(shared);
+		fail_msg("starting a daemon");
+	}
+	thermal_shared = shared;
+	assert_int_equal(hlml_init(), HLML_SUCCESS);
+	assert_int_equal(hlml_device_get_handle_by_index(0, &h), HLML_SUCCESS);
+	assert_int_equal(hpu_open(0, &dev), 0);
+	assert_int_equal(hpu_open_control(0, &ctl), 0);
+	c = clocks_of(h);
+	assert_true(c.temp < c.slowdown);
+	assert_false(c.why & HLML_CLOCKS_THROTTLE_REASON_THERMAL);
+	assert_int_equal(hlml_event_set_create(&set), HLML_SUCCESS);
+	assert_int_equal(hlml_device_register_events(h, HLML_EVENT_CLOCK_RATE,
+						     set),
+			 HLML_SUCCESS);
+
+	assert_int_equal(hlml_device_err_inject(h,
+						HLML_ERR_INJECT_THERMAL_EVENT),
+			 HLML_SUCCESS);
+	c = clocks_of(h);
+	assert_true(c.temp > c.slowdown && c.temp < c.shutdown);
+	assert_true(c.why & HLML_CLOCKS_THROTTLE_REASON_THERMAL);
+
+	/*
+	 * busy (a CS that hangs): the clock rises, to less than its max.
+	 * The daemon's clock sampler (every 50 ms) must have seen the idle
+	 * clock first: its first look after a control open raises nothing
+	 */
+	usleep(1000 * 1000);
+	assert_int_equal(
+		hpu_debug_inject_fault(dev, HPU_FAULT_ENGINE_HANG, 0, 0), 0);
+	seq = nop_cs(dev);
+	expect_only(set, h, HLML_EVENT_CLOCK_RATE);
+	c = clocks_of(h);
+	assert_true(c.mhz > 0 && c.mhz < c.max);
+	assert_true(c.why & HLML_CLOCKS_THROTTLE_REASON_THERMAL);
+
+	/* cooled: the busy clock is back at its maximum */
+	assert_int_equal(hpu_debug_clear_faults(dev), 0);
+	expect_only(set, h, HLML_EVENT_CLOCK_RATE);
+	c = clocks_of(h);
+	assert_true(c.temp < c.slowdown);
+	assert_int_equal(c.mhz, c.max);
+	assert_false(c.why & HLML_CLOCKS_THROTTLE_REASON_THERMAL);
+
+	/* the hung CS ends with a compute reset */
+	assert_int_equal(hpu_device_reset(ctl, HPU_RESET_COMPUTE), 0);
+	assert_int_equal(hpu_cs_wait(dev, seq, 10000000, &st), 0);
+	assert_int_equal(st, HPU_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(hlml_event_set_free(set), HLML_SUCCESS);
+	hpu_close(ctl);
+	hpu_close(dev);
+	assert_int_equal(hlml_shutdown(), HLML_SUCCESS);
+}
+
 /* Reads class/hpu@index/@name of the daemon mounted at @dir */
 static void dir_attr(const char *dir, int index, const char *name, char *buf,
 		     size_t len)
@@ -851,6 +988,9 @@ int main(void)
 		cmocka_unit_test_setup(test_debug_ecc_fault,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_lost_device, hpu_test_need_daemon),
+		cmocka_unit_test_setup_teardown(test_thermal_event,
+						hpu_test_need_daemon,
+						thermal_teardown),
 		cmocka_unit_test_setup(test_events_from_queue,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_stable_identities,

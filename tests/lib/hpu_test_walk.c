@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,20 @@ void hpu_walk_train_ends_naming(const char *name, const char *why)
 	if (why)
 		assert_non_null(strstr(t->err, why));
 	print_message("the run ended: %s", t->err);
+	hpu_test_proc_free(t);
+}
+
+void hpu_walk_train_stop(void)
+{
+	struct hpu_test_proc *t = &hpu_walk.train;
+	bool ended = !hpu_test_proc_read(t, 0);
+
+	if (ended)
+		hpu_walk_train_dump("the run ended on its own", t);
+	assert_false(ended);
+	kill(t->pid, SIGKILL);
+	hpu_test_proc_finish(t, HPU_WALK_TRAIN_MS);
+	t->pid = 0;
 	hpu_test_proc_free(t);
 }
 

@@ -96,6 +96,12 @@ void hpu_walk_train_until_running(const char *visible, int ndev);
 void hpu_walk_train_ends_naming(const char *name, const char *why);
 
 /**
+ * hpu_walk_train_stop() - the long run still trains (it did not end on
+ * its own); it is stopped (SIGKILL)
+ */
+void hpu_walk_train_stop(void);
+
+/**
  * hpu_walk_train_finishes() - a short run on @ndev devices of @visible
  * acquires them and finishes
  */

@@ -666,6 +666,45 @@ static void test_clock_throttle(void **state)
 	assert_int_equal(hpusim_clock_mhz(p, mid, false), p->clk_idle_mhz);
 }
 
+/*
+ * thermal_fault (1.4): the die is at least halfway between slowdown and
+ * shutdown at once, a busy clock is throttled to the middle, the HBM
+ * warms with it; off again, the model's own temperature and clock
+ */
+static void test_thermal_fault(void **state)
+{
+	struct fake_dev f;
+	struct hpu_fw_telemetry t0, t;
+	const struct hpu_fw_profile *p;
+	int32_t hot;
+
+	fake_dev_create(&f, "gaudi2");
+	p = f.dev->profile;
+	hot = hpusim_overheat_mc(p);
+	assert_true(hot > p->temp_slowdown_mc && hot < p->temp_shutdown_mc);
+	t0 = sample(&f);
+	assert_true(t0.temp_asic_mc < p->temp_slowdown_mc);
+	assert_int_equal(hpusim_model.ops->thermal_fault(NULL, true), -EINVAL);
+
+	assert_int_equal(hpusim_model.ops->thermal_fault(f.dev, true), 0);
+	t = sample(&f);
+	assert_int_equal(t.temp_asic_mc, hot);
+	assert_true(t.temp_hbm_mc > t0.temp_hbm_mc);
+	assert_int_equal(t.clk_cur_mhz, p->clk_idle_mhz);
+	assert_int_equal(hpusim_engine_busy_begin(f.dev, 0), 0);
+	f.now += 10 * MS;
+	t = sample(&f);
+	assert_int_equal(t.temp_asic_mc, hot);
+	assert_int_equal(t.clk_cur_mhz, (p->clk_max_mhz + p->clk_idle_mhz) / 2);
+
+	assert_int_equal(hpusim_model.ops->thermal_fault(f.dev, false), 0);
+	t = sample(&f);
+	assert_true(t.temp_asic_mc < p->temp_slowdown_mc);
+	assert_int_equal(t.clk_cur_mhz, p->clk_max_mhz);
+	assert_int_equal(hpusim_engine_busy_end(f.dev, 0), 0);
+	hpusim_model.ops->destroy(f.dev);
+}
+
 static void test_ecc_counters(void **state)
 {
 	struct fake_dev f;
@@ -764,6 +803,7 @@ int main(void)
 		cmocka_unit_test(test_telemetry_load),
 		cmocka_unit_test(test_telemetry_energy_sampling),
 		cmocka_unit_test(test_clock_throttle),
+		cmocka_unit_test(test_thermal_fault),
 		cmocka_unit_test(test_ecc_counters),
 		cmocka_unit_test(test_concurrent_busy),
 	};

@@ -464,9 +464,11 @@ static void test_memory_debug_validation(void **state)
 			 -EINVAL);
 	d.engine = 0;
 	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)), 0);
+	/* a page fault on engine 0 arms the device (ABI 1.4) */
 	d.fault = HPU_FAULT_PAGE_FAULT;
-	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)),
-			 -EOPNOTSUPP);
+	assert_int_equal(run(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d)), 0);
+	assert_int_equal(f->drv.devs[0].pf_armed, 1);
+	f->drv.devs[0].pf_armed = 0;
 	/* ENGINE_HANG and DEVICE_ERR take neither engine nor param */
 	d.fault = HPU_FAULT_ENGINE_HANG;
 	d.engine = 1;
@@ -658,9 +660,42 @@ static void test_debug_link_validation(void **state)
 	d.flags = 1;
 	assert_int_equal(dbg(f, &d), -EINVAL);
 	d.flags = 0;
-	/* page faults are not injected */
+	/* a page fault on a NIC port or a missing engine, or with a
+	 * parameter: refused, nothing armed */
 	d.fault = HPU_FAULT_PAGE_FAULT;
-	assert_int_equal(dbg(f, &d), -EOPNOTSUPP);
+	d.engine = p->num_dma + p->num_mme + p->num_tpc;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.engine = 0;
+	d.param = 1;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.param = 0;
+	d.input_size = 8;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.input_size = 0;
+	assert_int_equal(f->drv.devs[0].pf_armed, 0);
+	d.engine = p->num_dma;
+	assert_int_equal(dbg(f, &d), 0);
+	assert_int_equal(f->drv.devs[0].pf_armed, p->num_dma + 1);
+
+	/* a thermal event takes neither engine nor param nor buffers */
+	memset(&d, 0, sizeof(d));
+	d.op = HPU_DEBUG_OP_INJECT_FAULT;
+	d.fault = HPU_FAULT_THERMAL;
+	d.engine = 1;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.engine = 0;
+	d.param = 1;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.param = 0;
+	d.output_size = 8;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	d.output_size = 0;
+	d.fault = HPU_FAULT_MAX;
+	assert_int_equal(dbg(f, &d), -EINVAL);
+	assert_false(f->drv.devs[0].overheated);
+	d.fault = HPU_FAULT_THERMAL;
+	assert_int_equal(dbg(f, &d), unsupported);
+	assert_int_equal(f->drv.devs[0].overheated, !unsupported);
 
 	memset(&d, 0, sizeof(d));
 	d.op = HPU_DEBUG_OP_CLEAR_FAULTS;
@@ -688,7 +723,10 @@ static void test_debug_link_validation(void **state)
 		d.op = HPU_DEBUG_OP_CLEAR_FAULTS;
 		assert_int_equal(dbg(f, &d), 0);
 		assert_int_equal(f->drv.devs[0].links_injected, 0);
+		assert_int_equal(f->drv.devs[0].pf_armed, 0);
+		assert_false(f->drv.devs[0].overheated);
 	}
+	f->drv.devs[0].pf_armed = 0;
 }
 
 /*
@@ -716,6 +754,20 @@ static void test_debug_permission(void **state)
 				 65534),
 			 -EPERM);
 	assert_int_equal(dev->links_injected, 0);
+	d = inj;
+	d.fault = HPU_FAULT_PAGE_FAULT;
+	d.engine = 0;
+	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d),
+				 65534),
+			 -EPERM);
+	assert_int_equal(dev->pf_armed, 0);
+	d = inj;
+	d.fault = HPU_FAULT_THERMAL;
+	d.engine = 0;
+	assert_int_equal(run_uid(f->compute, HPU_IOCTL_DEBUG, &d, sizeof(d),
+				 65534),
+			 -EPERM);
+	assert_false(dev->overheated);
 	/* the owner */
 	d = inj;
 	assert_int_equal(

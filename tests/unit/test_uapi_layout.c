@@ -534,7 +534,8 @@ static void test_abi_constants(void **state)
 	assert_int_equal(HPU_EVENT_CLOCK_CHANGE, 10);
 	assert_int_equal(HPU_EVENT_EVENTS_LOST, 11);
 	assert_int_equal(HPU_EVENT_MAX, 12);
-	assert_int_equal(HPU_FAULT_MAX, 5);
+	assert_int_equal(HPU_FAULT_THERMAL, 5);
+	assert_int_equal(HPU_FAULT_MAX, 6);
 	assert_int_equal(HPU_MAX_JOBS_PER_CS, 512);
 	assert_int_equal(HPU_MAX_CB_SIZE, 0x200000 - 32);
 	assert_int_equal(HPU_WAIT_MULTI_CS_MAX, 32);

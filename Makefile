@@ -98,7 +98,7 @@ INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV)
 # examples/ build as a user of the installed tree does: <hpu/hpudrv.h>,
 # <hpu/hpuccl.h> and the uapi headers beside them; not common/ (hpuccl.h
 # finds "hpudrv.h" beside it once installed: -iquote stands in for that)
-INC_examples := -Ilibhpudrv/include -Ilibhpuccl/include \
+INC_examples := -Ilibhpudrv/include -Ilibhpuccl/include -Ilibhlml/include \
 	-iquote libhpudrv/include/hpu
 # The tests (and fuzz targets) are white-box: every layer's folder
 INC_TESTS := -Ifirmware-sim -Ifusedev -Ilibhputpc $(INC_TPC) $(INC_DRV) \

@@ -76,6 +76,11 @@ $(HLML_TEST_BINS): $(LIBHLML_SO)
 $(HLML_TEST_BINS): TEST_LINK = $(LIBHPUTEST) -L$(O)/lib -lhlml -lhpudrv \
 	-Wl,-rpath,'$$ORIGIN/../../lib' $(call pkg_libs,cmocka) $(LDLIBS_BASE)
 
+# examples/hlml_monitor is an HLML program: it links libhlml (the other
+# examples do not), as `pkg-config --libs hlml` would have it
+$(O)/examples/hlml_monitor: $(LIBHLML_SO)
+EXAMPLE_LIBS_hlml_monitor := -lhlml
+
 # The kernel-device test runs on a umockdev test bed (a skip without it)
 HLML_UDEV_TEST := tests/integration/test_hlml_udev
 $(O)/obj/$(HLML_UDEV_TEST).o: ALL_CFLAGS += \

@@ -3,7 +3,9 @@
  * test_examples.c - the programs of examples/ against a temporary daemon
  * of 2 Gaudi2 devices, run as a user runs them (HPU_DEV_DIR names the
  * mount): each must exit 0 and print what it checked; one asked for a
- * device that does not exist must exit 1 saying so.
+ * device that does not exist must exit 1 saying so. hlml_monitor, the
+ * HLML program, lists the devices as libhpudrv does and receives the
+ * critical error it injects (the device is hard reset after it).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_proc.h"
+#include "hpudrv.h"
 
 #define NDEV   2
 #define RUN_MS 60000
@@ -101,6 +104,47 @@ static void test_allreduce(void **state)
 	hpu_test_proc_free(&p);
 }
 
+/*
+ * hlml_monitor: every device listed with libhpudrv's bus id, then the
+ * critical error it injects into hpu1 arrives as an HLML event; it prints
+ * how long that took (issue 17 asks for 1 s; the program's own bound is
+ * 10 s, so a loaded machine cannot fail the test on time alone). hpu1 is
+ * hard reset afterwards: an injected fatal error leaves it NEEDS_RESET.
+ */
+static void test_hlml_monitor(void **state)
+{
+	struct hpu_device_info *list;
+	struct hpu_device *dev;
+	struct hpu_test_proc p;
+	const char *ev;
+	char line[64];
+	int n, i;
+
+	(void)state;
+	run(&p, "hlml_monitor", "1");
+	assert_int_equal(p.status, 0);
+	snprintf(line, sizeof(line), "devices: %d\n", NDEV);
+	assert_non_null(strstr(p.out, line));
+	assert_int_equal(hpu_device_list(&list, &n), 0);
+	assert_int_equal(n, NDEV);
+	for (i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "device %d: HL-225 %s ", i,
+			 list[i].bus_id);
+		if (!strstr(p.out, line))
+			fail_msg("no '%s' in:\n%s", line, p.out);
+	}
+	hpu_device_list_free(list);
+	ev = strstr(p.out, "event: critical error on device 1 after ");
+	assert_non_null(ev);
+	print_message("the injected critical error arrived %s",
+		      ev + strlen("event: critical error on device 1 "));
+	hpu_test_proc_free(&p);
+
+	assert_int_equal(hpu_open(1, &dev), 0);
+	assert_int_equal(hpu_device_reset(dev, HPU_RESET_HARD), 0);
+	hpu_close(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -108,6 +152,7 @@ int main(void)
 		cmocka_unit_test_setup(test_hello_device_absent,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_gemm, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_hlml_monitor, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_allreduce, hpu_test_need_daemon),
 	};
 

@@ -134,6 +134,33 @@ int ht_module_param(struct ht_module *m, unsigned int ndim,
 		    struct ht_tensor **out);
 
 /**
+ * ht_module_linear_params() - the weight [@out][@in] and bias [@out] of a
+ * linear layer, both U(-1/sqrt(@in), +1/sqrt(@in)) as PyTorch's
+ * @m: module
+ * @out: output features
+ * @in: input features
+ * @w: receives the weight
+ * @b: receives the bias
+ *
+ * Return: 0 or -errno.
+ */
+int ht_module_linear_params(struct ht_module *m, uint32_t out, uint32_t in,
+			    struct ht_tensor **w, struct ht_tensor **b);
+
+/**
+ * ht_module_norm_params() - the gain (ones) and bias (zeros) [@d] of a
+ * layer norm
+ * @m: module
+ * @d: features
+ * @g: receives the gain
+ * @b: receives the bias
+ *
+ * Return: 0 or -errno.
+ */
+int ht_module_norm_params(struct ht_module *m, uint32_t d, struct ht_tensor **g,
+			  struct ht_tensor **b);
+
+/**
  * ht_module_add_optim() - an optimizer of the module (from
  * configure_optimizers)
  * @m: module

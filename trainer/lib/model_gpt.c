@@ -54,41 +54,25 @@ struct gpt {
 	struct ht_tensor *lnf_g, *lnf_b, *head;
 };
 
-static int linear_param(struct ht_module *m, uint32_t out, uint32_t in,
-			struct ht_tensor **w, struct ht_tensor **b)
-{
-	uint32_t ws[2] = { out, in };
-	int ret = ht_module_param(m, 2, ws, HT_INIT_UNIFORM_FAN_IN, in, w);
-
-	return ret ? ret :
-		     ht_module_param(m, 1, &out, HT_INIT_UNIFORM_FAN_IN, in, b);
-}
-
-static int norm_param(struct ht_module *m, uint32_t d, struct ht_tensor **g,
-		      struct ht_tensor **b)
-{
-	int ret = ht_module_param(m, 1, &d, HT_INIT_ONE, 0, g);
-
-	return ret ? ret : ht_module_param(m, 1, &d, HT_INIT_ZERO, 0, b);
-}
-
 static int block_build(struct ht_module *m, uint32_t c, uint32_t heads,
 		       struct gpt_block *b)
 {
 	int ret;
 
 	b->attn.heads = heads;
-	ret = norm_param(m, c, &b->ln1_g, &b->ln1_b);
+	ret = ht_module_norm_params(m, c, &b->ln1_g, &b->ln1_b);
 	if (!ret)
-		ret = linear_param(m, 3 * c, c, &b->attn.w_qkv, &b->attn.b_qkv);
+		ret = ht_module_linear_params(m, 3 * c, c, &b->attn.w_qkv,
+					      &b->attn.b_qkv);
 	if (!ret)
-		ret = linear_param(m, c, c, &b->attn.w_out, &b->attn.b_out);
+		ret = ht_module_linear_params(m, c, c, &b->attn.w_out,
+					      &b->attn.b_out);
 	if (!ret)
-		ret = norm_param(m, c, &b->ln2_g, &b->ln2_b);
+		ret = ht_module_norm_params(m, c, &b->ln2_g, &b->ln2_b);
 	if (!ret)
-		ret = linear_param(m, 4 * c, c, &b->w1, &b->b1);
+		ret = ht_module_linear_params(m, 4 * c, c, &b->w1, &b->b1);
 	if (!ret)
-		ret = linear_param(m, c, 4 * c, &b->w2, &b->b2);
+		ret = ht_module_linear_params(m, c, 4 * c, &b->w2, &b->b2);
 	return ret;
 }
 
@@ -107,7 +91,7 @@ static int gpt_build(struct ht_module *m)
 	for (i = 0; !ret && i < c->layers; i++)
 		ret = block_build(m, c->dim, c->heads, &p->blk[i]);
 	if (!ret)
-		ret = norm_param(m, c->dim, &p->lnf_g, &p->lnf_b);
+		ret = ht_module_norm_params(m, c->dim, &p->lnf_g, &p->lnf_b);
 	if (!ret && !c->tied)
 		ret = ht_module_param(m, 2, hs, HT_INIT_UNIFORM_FAN_IN, c->dim,
 				      &p->head);

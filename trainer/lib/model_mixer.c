@@ -45,24 +45,6 @@ struct mixer {
 	struct ht_tensor *lnf_g, *lnf_b, *wc, *bc;
 };
 
-static int linear_param(struct ht_module *m, uint32_t out, uint32_t in,
-			struct ht_tensor **w, struct ht_tensor **b)
-{
-	uint32_t ws[2] = { out, in };
-	int ret = ht_module_param(m, 2, ws, HT_INIT_UNIFORM_FAN_IN, in, w);
-
-	return ret ? ret :
-		     ht_module_param(m, 1, &out, HT_INIT_UNIFORM_FAN_IN, in, b);
-}
-
-static int norm_param(struct ht_module *m, uint32_t d, struct ht_tensor **g,
-		      struct ht_tensor **b)
-{
-	int ret = ht_module_param(m, 1, &d, HT_INIT_ONE, 0, g);
-
-	return ret ? ret : ht_module_param(m, 1, &d, HT_INIT_ZERO, 0, b);
-}
-
 static int mixer_build(struct ht_module *m)
 {
 	struct mixer *p = m->priv;
@@ -77,18 +59,19 @@ static int mixer_build(struct ht_module *m)
 	for (i = 0; !ret && i < c->blocks; i++) {
 		struct mixer_block *b = &p->blk[i];
 
-		ret = norm_param(m, c->dim, &b->ln_g, &b->ln_b);
+		ret = ht_module_norm_params(m, c->dim, &b->ln_g, &b->ln_b);
 		if (!ret)
-			ret = linear_param(m, c->hidden, c->dim, &b->w1,
-					   &b->b1);
+			ret = ht_module_linear_params(m, c->hidden, c->dim,
+						      &b->w1, &b->b1);
 		if (!ret)
-			ret = linear_param(m, c->dim, c->hidden, &b->w2,
-					   &b->b2);
+			ret = ht_module_linear_params(m, c->dim, c->hidden,
+						      &b->w2, &b->b2);
 	}
 	if (!ret)
-		ret = norm_param(m, c->dim, &p->lnf_g, &p->lnf_b);
+		ret = ht_module_norm_params(m, c->dim, &p->lnf_g, &p->lnf_b);
 	if (!ret)
-		ret = linear_param(m, c->classes, c->dim, &p->wc, &p->bc);
+		ret = ht_module_linear_params(m, c->classes, c->dim, &p->wc,
+					      &p->bc);
 	return ret;
 }
 

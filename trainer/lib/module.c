@@ -274,3 +274,21 @@ int ht_module_read_params(struct ht_module *m, float *dst)
 	}
 	return ht_backend_sync(m->be);
 }
+
+int ht_module_linear_params(struct ht_module *m, uint32_t out, uint32_t in,
+			    struct ht_tensor **w, struct ht_tensor **b)
+{
+	uint32_t ws[2] = { out, in };
+	int ret = ht_module_param(m, 2, ws, HT_INIT_UNIFORM_FAN_IN, in, w);
+
+	return ret ? ret :
+		     ht_module_param(m, 1, &out, HT_INIT_UNIFORM_FAN_IN, in, b);
+}
+
+int ht_module_norm_params(struct ht_module *m, uint32_t d, struct ht_tensor **g,
+			  struct ht_tensor **b)
+{
+	int ret = ht_module_param(m, 1, &d, HT_INIT_ONE, 0, g);
+
+	return ret ? ret : ht_module_param(m, 1, &d, HT_INIT_ZERO, 0, b);
+}

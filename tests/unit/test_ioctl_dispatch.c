@@ -635,64 +635,83 @@ static int dbg(struct fixture *f, struct hpu_debug_args *d)
 	return run(f->compute, HPU_IOCTL_DEBUG, d, sizeof(*d));
 }
 
+/* Where a refused injection aims, resolved against the device's profile */
+enum bad_engine {
+	AT_LITERAL,	/* args.engine as written */
+	AT_PAST_PORTS,	/* one past the last NIC port */
+	AT_FIRST_NIC,	/* engine index of NIC port 0 (not a compute engine) */
+};
+
+/*
+ * INJECT_FAULT arguments each fault kind refuses with -EINVAL (nothing
+ * armed): a target it cannot take, a parameter or buffers it has none of.
+ */
+static const struct refused_inject {
+	const char *why;
+	enum bad_engine at;
+	struct hpu_debug_args args;
+} refused_injects[] = {
+	{ "link down: no such port", AT_PAST_PORTS,
+	  { .fault = HPU_FAULT_LINK_DOWN } },
+	{ "link down: param", AT_LITERAL,
+	  { .fault = HPU_FAULT_LINK_DOWN, .param = 1 } },
+	{ "link down: input", AT_LITERAL,
+	  { .fault = HPU_FAULT_LINK_DOWN, .input_size = 8 } },
+	{ "link down: output", AT_LITERAL,
+	  { .fault = HPU_FAULT_LINK_DOWN, .output_ptr = 4096 } },
+	{ "link down: flags", AT_LITERAL,
+	  { .fault = HPU_FAULT_LINK_DOWN, .flags = 1 } },
+	{ "page fault: a NIC port", AT_FIRST_NIC,
+	  { .fault = HPU_FAULT_PAGE_FAULT } },
+	{ "page fault: param", AT_LITERAL,
+	  { .fault = HPU_FAULT_PAGE_FAULT, .param = 1 } },
+	{ "page fault: input", AT_LITERAL,
+	  { .fault = HPU_FAULT_PAGE_FAULT, .input_size = 8 } },
+	{ "thermal: an engine", AT_LITERAL,
+	  { .fault = HPU_FAULT_THERMAL, .engine = 1 } },
+	{ "thermal: param", AT_LITERAL,
+	  { .fault = HPU_FAULT_THERMAL, .param = 1 } },
+	{ "thermal: output", AT_LITERAL,
+	  { .fault = HPU_FAULT_THERMAL, .output_size = 8 } },
+	{ "unknown fault", AT_LITERAL, { .fault = HPU_FAULT_MAX } },
+};
+
 static void test_debug_link_validation(void **state)
 {
 	struct fixture *f = *state;
 	const struct hpu_fw_profile *p = f->drv.devs[0].profile;
 	int unsupported = hfd_model_has_nic(&hpusim_model) ? 0 : -EOPNOTSUPP;
 	struct hpu_debug_args d;
+	size_t i;
 
+	for (i = 0; i < sizeof(refused_injects) / sizeof(refused_injects[0]);
+	     i++) {
+		const struct refused_inject *r = &refused_injects[i];
+
+		d = r->args;
+		d.op = HPU_DEBUG_OP_INJECT_FAULT;
+		if (r->at == AT_PAST_PORTS)
+			d.engine = p->num_nic_ports;
+		else if (r->at == AT_FIRST_NIC)
+			d.engine = p->num_dma + p->num_mme + p->num_tpc;
+		if (dbg(f, &d) != -EINVAL)
+			fail_msg("%s: not refused", r->why);
+		if (f->drv.devs[0].pf_armed || f->drv.devs[0].overheated ||
+		    f->drv.devs[0].links_injected)
+			fail_msg("%s: refused, yet armed", r->why);
+	}
+
+	/* a page fault on a compute engine arms it (index + 1) */
 	memset(&d, 0, sizeof(d));
 	d.op = HPU_DEBUG_OP_INJECT_FAULT;
-	d.fault = HPU_FAULT_LINK_DOWN;
-	d.engine = p->num_nic_ports; /* no such port */
-	assert_int_equal(dbg(f, &d), -EINVAL);
-	d.engine = 0;
-	d.param = 1;
-	assert_int_equal(dbg(f, &d), -EINVAL);
-	d.param = 0;
-	d.input_size = 8;
-	assert_int_equal(dbg(f, &d), -EINVAL);
-	d.input_size = 0;
-	d.output_ptr = 4096;
-	assert_int_equal(dbg(f, &d), -EINVAL);
-	d.output_ptr = 0;
-	d.flags = 1;
-	assert_int_equal(dbg(f, &d), -EINVAL);
-	d.flags = 0;
-	/* a page fault on a NIC port or a missing engine, or with a
-	 * parameter: refused, nothing armed */
 	d.fault = HPU_FAULT_PAGE_FAULT;
-	d.engine = p->num_dma + p->num_mme + p->num_tpc;
-	assert_int_equal(dbg(f, &d), -EINVAL);
-	d.engine = 0;
-	d.param = 1;
-	assert_int_equal(dbg(f, &d), -EINVAL);
-	d.param = 0;
-	d.input_size = 8;
-	assert_int_equal(dbg(f, &d), -EINVAL);
-	d.input_size = 0;
-	assert_int_equal(f->drv.devs[0].pf_armed, 0);
 	d.engine = p->num_dma;
 	assert_int_equal(dbg(f, &d), 0);
 	assert_int_equal(f->drv.devs[0].pf_armed, p->num_dma + 1);
 
-	/* a thermal event takes neither engine nor param nor buffers */
+	/* a thermal event on the device */
 	memset(&d, 0, sizeof(d));
 	d.op = HPU_DEBUG_OP_INJECT_FAULT;
-	d.fault = HPU_FAULT_THERMAL;
-	d.engine = 1;
-	assert_int_equal(dbg(f, &d), -EINVAL);
-	d.engine = 0;
-	d.param = 1;
-	assert_int_equal(dbg(f, &d), -EINVAL);
-	d.param = 0;
-	d.output_size = 8;
-	assert_int_equal(dbg(f, &d), -EINVAL);
-	d.output_size = 0;
-	d.fault = HPU_FAULT_MAX;
-	assert_int_equal(dbg(f, &d), -EINVAL);
-	assert_false(f->drv.devs[0].overheated);
 	d.fault = HPU_FAULT_THERMAL;
 	assert_int_equal(dbg(f, &d), unsupported);
 	assert_int_equal(f->drv.devs[0].overheated, !unsupported);

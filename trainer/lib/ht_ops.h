@@ -126,6 +126,19 @@ int ht_accuracy(struct ht_tensor *logits, struct ht_tensor *labels,
 int ht_cast(struct ht_tensor *x, uint32_t dtype, struct ht_tensor **y);
 
 /**
+ * ht_as_dtype() - @x itself when it already has @dtype, else ht_cast()
+ * @x: tensor
+ * @dtype: wanted dtype
+ * @y: receives @x (no new reference) or the cast copy
+ *
+ * For ops that feed the MME, which takes one dtype for A and B. The
+ * caller frees *@y only when it differs from @x.
+ *
+ * Return: 0 or -errno.
+ */
+int ht_as_dtype(struct ht_tensor *x, uint32_t dtype, struct ht_tensor **y);
+
+/**
  * ht_reshape() - the same elements with another shape (no copy)
  * @x: tensor
  * @ndim: rank

@@ -70,16 +70,6 @@ static int bgemm(struct ht_backend *be, uint32_t flags, uint64_t a, uint64_t b,
 	return ht_backend_gemm(be, &g);
 }
 
-/* @x itself, or its copy in @dtype (an op of its own, with autograd) */
-static int as_dtype(struct ht_tensor *x, uint32_t dtype, struct ht_tensor **y)
-{
-	if (x->dtype == dtype) {
-		*y = x;
-		return 0;
-	}
-	return ht_cast(x, dtype, y);
-}
-
 /*
  * dA as stored: !ta: dC op(B)^T ([M][K]); ta: op(B) dC^T ([K][M]).
  * dB as stored: !tb: op(A)^T dC ([K][N]); tb: dC^T op(A) ([N][K]).
@@ -171,9 +161,9 @@ int ht_bmm(struct ht_tensor *a, struct ht_tensor *b, uint32_t flags,
 		goto err_shape;
 	if (be->precision == HT_PREC_BF16_MIXED || a->dtype == HT_BF16 ||
 	    b->dtype == HT_BF16) {
-		ret = as_dtype(a, HT_BF16, &aa);
+		ret = ht_as_dtype(a, HT_BF16, &aa);
 		if (!ret)
-			ret = as_dtype(b, HT_BF16, &ba);
+			ret = ht_as_dtype(b, HT_BF16, &ba);
 		if (ret)
 			return ret;
 	}

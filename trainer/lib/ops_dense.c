@@ -60,15 +60,6 @@ static int new_last(struct ht_tensor *t, uint32_t dtype, uint32_t last,
 	return ht_tensor_new(t->be, dtype, t->ndim, sizes, false, out);
 }
 
-static int cast_to(struct ht_tensor *x, uint32_t dtype, struct ht_tensor **y)
-{
-	if (x->dtype == dtype) {
-		*y = x;
-		return 0;
-	}
-	return ht_cast(x, dtype, y);
-}
-
 /* ------------------------------------------------------------ linear */
 
 static int linear_bwd(struct ht_backend *be, struct ht_node *n)
@@ -148,9 +139,9 @@ int ht_linear(struct ht_tensor *x, struct ht_tensor *w, struct ht_tensor *b,
 	rows = (uint32_t)(x->numel / in);
 	if (be->precision == HT_PREC_BF16_MIXED || x->dtype == HT_BF16 ||
 	    w->dtype == HT_BF16) {
-		ret = cast_to(x, HT_BF16, &xa);
+		ret = ht_as_dtype(x, HT_BF16, &xa);
 		if (!ret)
-			ret = cast_to(w, HT_BF16, &wa);
+			ret = ht_as_dtype(w, HT_BF16, &wa);
 		if (ret)
 			return ret;
 	}
@@ -281,6 +272,15 @@ int ht_cast(struct ht_tensor *x, uint32_t dtype, struct ht_tensor **y)
 	}
 	*y = out;
 	return 0;
+}
+
+int ht_as_dtype(struct ht_tensor *x, uint32_t dtype, struct ht_tensor **y)
+{
+	if (x->dtype == dtype) {
+		*y = x;
+		return 0;
+	}
+	return ht_cast(x, dtype, y);
 }
 
 /* ---------------------------------------------------------------- add */

@@ -637,9 +637,9 @@ static int dbg(struct fixture *f, struct hpu_debug_args *d)
 
 /* Where a refused injection aims, resolved against the device's profile */
 enum bad_engine {
-	AT_LITERAL,	/* args.engine as written */
-	AT_PAST_PORTS,	/* one past the last NIC port */
-	AT_FIRST_NIC,	/* engine index of NIC port 0 (not a compute engine) */
+	AT_LITERAL,    /* args.engine as written */
+	AT_PAST_PORTS, /* one past the last NIC port */
+	AT_FIRST_NIC,  /* engine index of NIC port 0 (not a compute engine) */
 };
 
 /*
@@ -651,27 +651,38 @@ static const struct refused_inject {
 	enum bad_engine at;
 	struct hpu_debug_args args;
 } refused_injects[] = {
-	{ "link down: no such port", AT_PAST_PORTS,
+	{ "link down: no such port",
+	  AT_PAST_PORTS,
 	  { .fault = HPU_FAULT_LINK_DOWN } },
-	{ "link down: param", AT_LITERAL,
+	{ "link down: param",
+	  AT_LITERAL,
 	  { .fault = HPU_FAULT_LINK_DOWN, .param = 1 } },
-	{ "link down: input", AT_LITERAL,
+	{ "link down: input",
+	  AT_LITERAL,
 	  { .fault = HPU_FAULT_LINK_DOWN, .input_size = 8 } },
-	{ "link down: output", AT_LITERAL,
+	{ "link down: output",
+	  AT_LITERAL,
 	  { .fault = HPU_FAULT_LINK_DOWN, .output_ptr = 4096 } },
-	{ "link down: flags", AT_LITERAL,
+	{ "link down: flags",
+	  AT_LITERAL,
 	  { .fault = HPU_FAULT_LINK_DOWN, .flags = 1 } },
-	{ "page fault: a NIC port", AT_FIRST_NIC,
+	{ "page fault: a NIC port",
+	  AT_FIRST_NIC,
 	  { .fault = HPU_FAULT_PAGE_FAULT } },
-	{ "page fault: param", AT_LITERAL,
+	{ "page fault: param",
+	  AT_LITERAL,
 	  { .fault = HPU_FAULT_PAGE_FAULT, .param = 1 } },
-	{ "page fault: input", AT_LITERAL,
+	{ "page fault: input",
+	  AT_LITERAL,
 	  { .fault = HPU_FAULT_PAGE_FAULT, .input_size = 8 } },
-	{ "thermal: an engine", AT_LITERAL,
+	{ "thermal: an engine",
+	  AT_LITERAL,
 	  { .fault = HPU_FAULT_THERMAL, .engine = 1 } },
-	{ "thermal: param", AT_LITERAL,
+	{ "thermal: param",
+	  AT_LITERAL,
 	  { .fault = HPU_FAULT_THERMAL, .param = 1 } },
-	{ "thermal: output", AT_LITERAL,
+	{ "thermal: output",
+	  AT_LITERAL,
 	  { .fault = HPU_FAULT_THERMAL, .output_size = 8 } },
 	{ "unknown fault", AT_LITERAL, { .fault = HPU_FAULT_MAX } },
 };

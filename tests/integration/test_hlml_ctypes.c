@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_preload.h"
 #include "hpudrv.h"
 
 #define NDEV   3
@@ -43,43 +44,6 @@ static int need_python(void **state)
 	return 0;
 }
 
-/*
- * Under a sanitizer the library needs its runtime first in python3 too:
- * preload the ones this test runs with (from its own mappings), and let
- * python's own allocations at exit be (they are not ours).
- */
-static void sanitizer_env(void)
-{
-	static const char *const rt[] = { "/libasan.so", "/libubsan.so" };
-	char line[PATH_MAX + 128], pre[2 * PATH_MAX] = "", *p;
-	unsigned int i;
-	FILE *f;
-
-	/* ASan's runtime must come first */
-	for (i = 0; i < sizeof(rt) / sizeof(rt[0]); i++) {
-		f = fopen("/proc/self/maps", "r");
-		if (!f)
-			return;
-		while (fgets(line, sizeof(line), f)) {
-			p = strchr(line, '/');
-			if (!p || !strstr(p, rt[i]))
-				continue;
-			p[strcspn(p, "\n")] = '\0';
-			if (strlen(pre) + strlen(p) + 2 < sizeof(pre)) {
-				if (pre[0])
-					strcat(pre, ":");
-				strcat(pre, p);
-			}
-			break;
-		}
-		fclose(f);
-	}
-	if (pre[0]) {
-		setenv("LD_PRELOAD", pre, 1);
-		setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
-	}
-}
-
 static void test_ctypes(void **state)
 {
 	char lib[PATH_MAX], want[1024], uuid[64], *out = NULL, *line,
@@ -94,7 +58,7 @@ static void test_ctypes(void **state)
 	snprintf(want, sizeof(want), "%s/lib/libhlml.so.1", o);
 	assert_non_null(realpath(want, lib));
 	assert_int_equal(access(SCRIPT, R_OK), 0);
-	sanitizer_env();
+	hpu_test_sanitizer_preload();
 	{
 		char *const argv[] = { (char *)python, SCRIPT, lib, NULL };
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_preload.h"
 #include "../lib/hpu_test_util.h"
 
 #define PREFIX "/usr"
@@ -585,6 +586,94 @@ static void test_external_hlml_monitor(void **state)
 	free(out);
 }
 
+/* Copy @csv's line whose first field is @index into @buf; false: none */
+static bool csv_line_of(const char *csv, int index, char *buf, size_t len)
+{
+	const char *line = csv, *end;
+	size_t n;
+
+	for (; line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		if (line[0] < '0' || line[0] > '9' || atoi(line) != index)
+			continue;
+		n = end ? (size_t)(end - line) : strlen(line);
+		if (n >= len)
+			return false;
+		memcpy(buf, line, n);
+		buf[n] = '\0';
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Issue 17: Debian's python3 drives the *installed* libhlml with ctypes
+ * only (tests/integration/hlml_ctypes.py: every function of hlml.h), and
+ * each device it lists agrees field by field with the installed hl-smi's
+ * --query-aip csv: index, bus id, UUID, serial, name, memory (MiB).
+ */
+static void test_installed_hlml_ctypes(void **state)
+{
+	char lib[PATH_MAX], cmd[6 * PATH_MAX], want[512], got[512];
+	char *py = NULL, *csv = NULL, *line, *save = NULL;
+	char bus[64], uuid[96], serial[64], name[64];
+	unsigned long long mem;
+	struct hpu_test_daemon d;
+	int i, seen = 0;
+
+	(void)state;
+	if (hpu_test_have_fuse()) {
+		print_message("skipped: %s\n", hpu_test_have_fuse());
+		skip();
+	}
+	if (access("/usr/bin/python3", X_OK)) {
+		print_message("skipped: /usr/bin/python3 missing (Debian: "
+			      "python3)\n");
+		skip();
+	}
+	dpath(lib, sizeof(lib), PREFIX "/lib/libhlml.so.1");
+	assert_int_equal(access(lib, R_OK), 0);
+	assert_int_equal(hpu_test_daemon_start(&d, 2, "gaudi2", NULL), 0);
+	hpu_test_sanitizer_preload();
+	snprintf(cmd, sizeof(cmd),
+		 "HPU_DEV_DIR='%s' /usr/bin/python3 "
+		 "'%s/tests/integration/hlml_ctypes.py' '%s'",
+		 d.mount, in.repo, lib);
+	i = sh(cmd, &py);
+	unsetenv("LD_PRELOAD");
+	snprintf(cmd, sizeof(cmd),
+		 "HPU_DEV_DIR='%s' LD_LIBRARY_PATH='%s" PREFIX
+		 "/lib' '%s" PREFIX
+		 "/bin/hpu-smi' --query-aip=index,bus_id,uuid,serial,name,"
+		 "memory.total --format=csv,noheader,nounits",
+		 d.mount, in.dest, in.dest);
+	assert_int_equal(sh(cmd, &csv), 0);
+	assert_int_equal(hpu_test_daemon_stop(&d), 0);
+	if (i)
+		fail_msg("hlml_ctypes.py on the installed library (%d):\n%s", i,
+			 py ? py : "");
+	assert_non_null(strstr(py, "\nOK\n"));
+	for (line = strtok_r(py, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "DEV ", 4))
+			continue;
+		assert_int_equal(sscanf(line, "DEV %d %63s %95s %63s %63s %llu",
+					&i, bus, uuid, serial, name, &mem),
+				 6);
+		if (!csv_line_of(csv, i, got, sizeof(got)))
+			fail_msg("hl-smi lists no device %d:\n%s", i, csv);
+		snprintf(want, sizeof(want), "%d, %s, %s, %s, %s, %llu", i, bus,
+			 uuid, serial, name, mem >> 20);
+		assert_string_equal(got, want);
+		seen++;
+	}
+	assert_int_equal(seen, 2);
+	print_message("installed libhlml through ctypes: 2 devices, each "
+		      "field equal to hl-smi --query-aip's\n");
+	free(py);
+	free(csv);
+}
+
 /* @rel is a symbolic link to @target, which resolves inside DESTDIR */
 static void assert_abs_link(const char *rel, const char *target, int mode)
 {
@@ -863,6 +952,8 @@ int main(void)
 		cmocka_unit_test_setup(test_external_program_hlml,
 				       need_install),
 		cmocka_unit_test_setup(test_external_hlml_monitor,
+				       need_install),
+		cmocka_unit_test_setup(test_installed_hlml_ctypes,
 				       need_install),
 		cmocka_unit_test_setup(test_compat_habana, need_install),
 		cmocka_unit_test_setup(test_man_pages, need_install),

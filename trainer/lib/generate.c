@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,10 +30,20 @@
  * @ids: host token ids of a step [B]
  * @pos: host positions of a step [B]
  * @logits: host logits of a step [B][V]
- * @order: scratch of the sampler [V]
+ * @order: scratch of the sampler: the logits of a sequence, ranked [V]
  * @lat: step latencies of the current call
  * @err: message of the last failure
  */
+/**
+ * struct ht_ranked - one vocabulary entry as the sampler ranks it
+ * @lg: its logit
+ * @id: its token id
+ */
+struct ht_ranked {
+	float lg;
+	uint32_t id;
+};
+
 struct ht_generator {
 	struct ht_gen_opts o;
 	struct ht_gpt_config cfg;
@@ -44,7 +55,7 @@ struct ht_generator {
 	int32_t *ids;
 	int32_t *pos;
 	float *logits;
-	uint32_t *order;
+	struct ht_ranked *order;
 	double *lat;
 	char err[256];
 };
@@ -215,23 +226,33 @@ static int step(struct ht_generator *g, uint32_t pos)
 	return ret ? ret : r;
 }
 
-/* @i before @j: a larger logit, then a smaller id (a total order) */
-static bool before(const float *lg, uint32_t i, uint32_t j)
+/*
+ * A total order for the sampler: a larger logit first, then a smaller id;
+ * NaN logits after every number (so a broken model still gives a defined
+ * order instead of an inconsistent comparison).
+ */
+static int cmp_ranked(const void *pa, const void *pb)
 {
-	return lg[i] > lg[j] || (lg[i] == lg[j] && i < j);
+	const struct ht_ranked *a = pa, *b = pb;
+	bool na = isnan(a->lg), nb = isnan(b->lg);
+
+	if (na != nb)
+		return na ? 1 : -1;
+	if (!na && a->lg != b->lg)
+		return a->lg > b->lg ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* g->order: the ids by before(), insertion sort (stable, V is small) */
+/* g->order: the vocabulary of logits @lg in cmp_ranked() order */
 static void rank_ids(struct ht_generator *g, const float *lg)
 {
-	uint32_t V = g->cfg.vocab, i, j, x;
+	uint32_t V = g->cfg.vocab, i;
 
 	for (i = 0; i < V; i++) {
-		x = i;
-		for (j = i; j > 0 && before(lg, x, g->order[j - 1]); j--)
-			g->order[j] = g->order[j - 1];
-		g->order[j] = x;
+		g->order[i].lg = lg[i];
+		g->order[i].id = i;
 	}
+	qsort(g->order, V, sizeof(*g->order), cmp_ranked);
 }
 
 /* The next token of sequence @b from its logits */
@@ -243,18 +264,18 @@ static int32_t sample(struct ht_generator *g, const float *lg,
 
 	rank_ids(g, lg);
 	if (g->o.temperature == 0.0f)
-		return (int32_t)g->order[0];
-	mx = lg[g->order[0]];
+		return (int32_t)g->order[0].id;
+	mx = g->order[0].lg;
 	for (i = 0; i < k; i++)
-		sum += exp(((double)lg[g->order[i]] - mx) / g->o.temperature);
+		sum += exp(((double)g->order[i].lg - mx) / g->o.temperature);
 	u = (double)ht_rng_float(rng) * sum;
 	for (i = 0; i < k; i++) {
-		p = exp(((double)lg[g->order[i]] - mx) / g->o.temperature);
+		p = exp(((double)g->order[i].lg - mx) / g->o.temperature);
 		acc += p;
 		if (u < acc)
-			return (int32_t)g->order[i];
+			return (int32_t)g->order[i].id;
 	}
-	return (int32_t)g->order[k - 1];
+	return (int32_t)g->order[k - 1].id;
 }
 
 static int cmp_double(const void *a, const void *b)

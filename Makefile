@@ -85,7 +85,10 @@ INC_CCL := -Ilibhpuccl/include/hpu
 # the kernels' API (hputpc.h) and the operand rules (hputpc_check.h)
 INC_TPC := -Ilibhputpc/include
 INC_libhputpc := $(INC_TPC)
-INC_firmware-sim := $(INC_TPC)
+# The timing model's header (firmware-sim/include/hpusim_timing.h) is the
+# one part of the device model that tools may see
+INC_SIM_TIMING := -Ifirmware-sim/include
+INC_firmware-sim := $(INC_TPC) $(INC_SIM_TIMING)
 INC_fusedev := -Ifirmware-sim $(INC_TPC)
 INC_libhpudrv := $(INC_DRV) $(INC_TPC)
 INC_libhpuccl := $(INC_CCL) $(INC_DRV)
@@ -95,6 +98,7 @@ INC_trainer/hpu-generate := -Itrainer/lib $(INC_DRV)
 INC_tools/hpu-smi := $(INC_DRV) -Ilibhlml/include
 INC_tools/hpu-bench := $(INC_DRV)
 INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV)
+INC_tools/hpu-model-check := $(INC_SIM_TIMING)
 # examples/ build as a user of the installed tree does: <hpu/hpudrv.h>,
 # <hpu/hpuccl.h> and the uapi headers beside them; not common/ (hpuccl.h
 # finds "hpudrv.h" beside it once installed: -iquote stands in for that)
@@ -102,7 +106,7 @@ INC_examples := -Ilibhpudrv/include -Ilibhpuccl/include -Ilibhlml/include \
 	-iquote libhpudrv/include/hpu
 # The tests (and fuzz targets) are white-box: every layer's folder
 INC_TESTS := -Ifirmware-sim -Ifusedev -Ilibhputpc $(INC_TPC) $(INC_DRV) \
-	$(INC_CCL) -Itrainer/lib
+	$(INC_CCL) -Itrainer/lib $(INC_SIM_TIMING)
 INC_tests/lib := $(INC_TESTS)
 INC_tests/unit := $(INC_TESTS)
 INC_tests/integration := $(INC_TESTS)
@@ -128,6 +132,9 @@ SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
 BENCH_SRCS := $(sort $(wildcard tools/hpu-bench/*.c))
 CCL_SRCS := $(sort $(wildcard libhpuccl/*.c))
 CCL_TOOL_SRCS := $(sort $(wildcard tools/hpu-ccl-tests/*.c))
+# The timing model's check against published figures (make model-check)
+MODEL_CHECK_SRCS := $(sort $(wildcard tools/hpu-model-check/*.c))
+SIM_TIMING_SRCS := firmware-sim/timing_model.c firmware-sim/timing_checks.c
 # The training library (static, linked into hpu-train and the tests)
 TRAIN_SRCS := $(sort $(wildcard trainer/lib/*.c))
 TRAIN_TOOL_SRCS := $(sort $(wildcard trainer/hpu-train/*.c))
@@ -165,6 +172,7 @@ LIBHPUCCL_A := $(O)/lib/libhpuccl.a
 LIBHPUCCL_PC := $(O)/lib/pkgconfig/libhpuccl.pc
 CCL_OBJS = $(call obj,$(CCL_SRCS))
 HPU_CCL_TESTS := $(O)/bin/hpu-ccl-tests
+HPU_MODEL_CHECK := $(O)/bin/hpu-model-check
 LIBHPUTRAIN := $(O)/lib/libhputrain.a
 HPU_TRAIN := $(O)/bin/hpu-train
 HPU_GENERATE := $(O)/bin/hpu-generate
@@ -185,15 +193,16 @@ LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 	uninstall lint format \
 	check-headers check-layers check-names examples clean bench-ioctl \
 	bench-cs bench-dma bench-gemm bench-tpc bench-rings \
-	bench-ccl bench-train bench-train-ddp bench-gpt mpi-ref
+	bench-ccl bench-train bench-train-ddp bench-gpt mpi-ref model-check
 
-all: $(LIBS) $(TOOLS) $(EXAMPLES)
+# hpu-model-check is built but not installed (it is not in TOOLS)
+all: $(LIBS) $(TOOLS) $(EXAMPLES) $(HPU_MODEL_CHECK)
 
 # Order-only build directories
 DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/examples $(O)/tests/unit \
 	$(O)/tests/integration $(O)/headers \
 	$(O)/pic/common $(O)/pic/libhputpc $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) $(TPC_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
-	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(TRAIN_SRCS) \
+	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(MODEL_CHECK_SRCS) $(TRAIN_SRCS) \
 	$(TRAIN_TOOL_SRCS) $(GEN_TOOL_SRCS) $(EXAMPLE_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
 $(DIRS):
 	$(Q)mkdir -p $@
@@ -320,6 +329,11 @@ $(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) $(LIBHPUCCL_S
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) \
 		-L$(O)/lib -lhpuccl $(DRV_LINK) $(LDLIBS_BASE)
 
+# The timing model alone (pure: libc and libm), not the whole libhpusim
+$(HPU_MODEL_CHECK): $(call obj,$(MODEL_CHECK_SRCS) $(SIM_TIMING_SRCS)) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_BASE)
+
 # with the one rule file of common/ the cpu backend calls
 $(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS) common/hpu_mme_check.c) | $(DIRS)
 	$(call msg,AR,$@)
@@ -423,7 +437,7 @@ LAYER_OK := libhputpc:tpc_lib.h libhputpc:hputpc.h libhputpc:hputpc_check.h \
 	libhpuccl:ccl_internal.h libhpuccl:hpuccl.h \
 	trainer/lib:trainer_internal.h trainer/lib:hputpc.h \
 	trainer/lib:hpuccl.h trainer/lib:hputpc_check.h \
-	trainer/hpu-train:ht_trainer.h \
+	trainer/hpu-train:ht_trainer.h tools/hpu-model-check:hpusim_timing.h \
 	tools/hpu-smi:hpudrv.h tools/hpu-smi:hlml.h tools/hpu-ccl-tests:hpuccl.h \
 	tests/unit:hpusim.h tests/unit:tpc_lib.h examples:hpu/hpudrv.h examples:hpu/hpuccl.h \
 	examples:hpu_accel.h examples:hpu_packets.h
@@ -438,6 +452,7 @@ LAYER_DENIED := trainer/lib:hpusim.h trainer/lib:hpu_fw_if.h \
 	libhpudrv:hpu_fw_if.h libhpudrv:hpu_fused.h libhpudrv:tpc_lib.h \
 	libhpuccl:hpusim.h tools/hpu-smi:hpudrv_internal.h \
 	tools/hpu-bench:hpusim.h tools/hpu-ccl-tests:ccl_internal.h \
+	tools/hpu-model-check:hpusim.h tools/hpu-model-check:hpu_fw_if.h \
 	common:hpudrv.h common:hpu_fw_if.h common:hputpc.h \
 	common:hputpc_check.h common:tpc_lib.h \
 	examples:hpusim.h examples:hpu_fw_if.h examples:hpu_fused.h \
@@ -478,6 +493,7 @@ FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
 
 # Every header a target's sources may include: a changed header rebuilds
 FUZZ_HDRS := $(wildcard uapi/*.h common/*.h fusedev/*.h firmware-sim/*.h \
+	firmware-sim/include/*.h \
 	libhputpc/*.h libhputpc/include/*.h tests/fuzz/*.h)
 
 $(O)/fuzz:
@@ -627,6 +643,16 @@ bench-train-ddp: all
 bench-gpt: all
 	$(Q)O=$(O) tools/run-bench gpt
 
+# The timing model against the published figures of docs/timing-model.md
+# ("Checks"): prints the table, fails when a figure leaves its tolerance
+# or when the docs' table is not what the model prints now
+model-check: $(HPU_MODEL_CHECK)
+	$(Q)$(HPU_MODEL_CHECK)
+	$(Q)$(HPU_MODEL_CHECK) --markdown | grep '^| [a-z]' | \
+		while IFS= read -r row; do grep -qxF -- "$$row" docs/timing-model.md || \
+		{ echo "model-check: docs/timing-model.md lacks: $$row"; exit 1; }; \
+		done
+
 # ---------------------------------------------------------------- install
 # What `make install` puts under $(DESTDIR) and `make uninstall` removes
 # again, file by file (docs/install.md lists the tree). udev and systemd
@@ -692,7 +718,8 @@ uninstall:
 		[ ! -d "$$d" ] || rmdir --ignore-fail-on-non-empty "$$d"; done
 
 # ---------------------------------------------------------------- style
-FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] fusedev/*.[ch] \
+FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] firmware-sim/include/*.h \
+	fusedev/*.[ch] \
 	libhputpc/*.[ch] libhputpc/include/*.h \
 	common/*.[ch] libhpudrv/*.[ch] libhpudrv/include/hpu/*.h tools/*/*.[ch] \
 	libhpuccl/*.[ch] libhpuccl/include/hpu/*.h trainer/lib/*.[ch] \

@@ -160,13 +160,13 @@ static int children(pid_t pid, pid_t *out, int max)
 	return n;
 }
 
-/* <@d>/metrics.csv, the columns a rerun repeats bit for bit */
+/* <@d>/metrics.csv, the columns a rerun repeats bit for bit (with the loss) */
 static char *csv_rows(const char *d)
 {
 	char path[PATH_MAX], *out;
 
 	snprintf(path, sizeof(path), "%s/metrics.csv", d);
-	out = hpu_test_csv_columns(path, 3);
+	out = hpu_test_csv_columns(path, 7); /* step .. val_acc */
 	if (!out)
 		fail_msg("%s: cannot read it", path);
 	return out;

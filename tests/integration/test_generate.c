@@ -6,9 +6,12 @@
  * the same seed gives the same tokens on cpu and on hpu in eager, lazy
  * and graph mode (sampled with temperature and top-k, and greedy, in a
  * batch); hpu-generate prints the text and one timing line per path, and
- * refuses a checkpoint of another model, a corrupt or missing one, a
- * malformed or too long prompt and an out-of-range --max-new-tokens with
- * exit status 2.
+ * refuses with exit status 2, a message and nothing on stdout a
+ * checkpoint of another model, a corrupt, truncated, empty or missing
+ * one or one that is no checkpoint, a malformed or too long prompt, an
+ * out-of-range --max-new-tokens, bad sampling options (--temperature,
+ * --top-k, --seed, --batch-size), paths, precision or device, and a
+ * malformed command line.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,7 +39,8 @@
 #define CONTEXT 24
 #define RUN_MS	30000
 
-static char dir[64], gpt_ck[160], mlp_ck[160], bad_ck[160];
+static char dir[64], gpt_ck[160], mlp_ck[160], bad_ck[160], short_ck[160],
+	long_ck[160], text_ck[160], empty_ck[160];
 
 /* train on cpu for a few steps, the checkpoint in @ckdir/last.htck */
 static int train(int model, const char *ckdir)
@@ -77,23 +81,54 @@ static int train(int model, const char *ckdir)
 	return ret;
 }
 
-static int copy_corrupt(const char *from, const char *to)
+enum derive {
+	FLIP_BIT, /* one bit of a weight flipped */
+	TRUNCATE, /* the last 100 bytes cut */
+	TRAILING, /* 4 bytes appended */
+	TEXT,	  /* text, no checkpoint at all */
+	EMPTY,	  /* nothing */
+};
+
+/* @to: a damaged copy of the checkpoint @from */
+static int derive(const char *from, const char *to, enum derive how)
 {
-	FILE *f = fopen(from, "rb"), *g;
+	static const char text[] = "Fortune favours the bold.\n";
 	static char buf[1 << 20];
+	FILE *f = fopen(from, "rb"), *g;
 	size_t n;
 
 	if (!f)
 		return -1;
-	n = fread(buf, 1, sizeof(buf), f);
+	n = fread(buf, 1, sizeof(buf) - 4, f);
 	fclose(f);
-	if (n < 200)
+	if (n < 200 || n == sizeof(buf) - 4)
 		return -1;
-	buf[n - 100] ^= 0x10; /* one bit of a weight */
+	switch (how) {
+	case FLIP_BIT:
+		buf[n - 100] ^= 0x10;
+		break;
+	case TRUNCATE:
+		n -= 100;
+		break;
+	case TRAILING:
+		memset(buf + n, 0, 4);
+		n += 4;
+		break;
+	case TEXT:
+		memcpy(buf, text, sizeof(text) - 1);
+		n = sizeof(text) - 1;
+		break;
+	case EMPTY:
+		n = 0;
+		break;
+	}
 	g = fopen(to, "wb");
 	if (!g)
 		return -1;
-	fwrite(buf, 1, n, g);
+	if (fwrite(buf, 1, n, g) != n) {
+		fclose(g);
+		return -1;
+	}
 	return fclose(g);
 }
 
@@ -114,7 +149,14 @@ static int group_setup(void **state)
 	if (train(HT_TRAIN_MODEL_MLP, d))
 		return -1;
 	snprintf(bad_ck, sizeof(bad_ck), "%s/corrupt.htck", dir);
-	if (copy_corrupt(gpt_ck, bad_ck))
+	snprintf(short_ck, sizeof(short_ck), "%s/truncated.htck", dir);
+	snprintf(long_ck, sizeof(long_ck), "%s/trailing.htck", dir);
+	snprintf(text_ck, sizeof(text_ck), "%s/text.htck", dir);
+	snprintf(empty_ck, sizeof(empty_ck), "%s/empty.htck", dir);
+	if (derive(gpt_ck, bad_ck, FLIP_BIT) ||
+	    derive(gpt_ck, short_ck, TRUNCATE) ||
+	    derive(gpt_ck, long_ck, TRAILING) ||
+	    derive(gpt_ck, text_ck, TEXT) || derive(gpt_ck, empty_ck, EMPTY))
 		return -1;
 	return hpu_test_group_start(1, "gaudi2");
 }
@@ -329,46 +371,120 @@ static void test_tool(void **state)
 	hpu_test_proc_free(&p);
 }
 
-/* every refusal: exit status 2, a message naming the problem */
+/* the bytes of @path (malloc'ed) and their count */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = malloc(1 << 20);
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	*len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	return buf;
+}
+
+#define CK(path, ...)                                             \
+	{                                                         \
+		"--ckpt-path", path, "--prompt", "x", __VA_ARGS__ \
+	}
+
+/*
+ * Every refusal: exit status 2, a message naming the problem on stderr,
+ * nothing on stdout (no header, no text, no timing line), the checkpoint
+ * untouched: the checkpoint (another model, corrupt, truncated, with
+ * trailing bytes, not a checkpoint, empty, a directory, missing), the
+ * prompt (empty, each malformed escape, longer than the context or than
+ * 4096 bytes), --max-new-tokens (0, past the context, not a number),
+ * --temperature, --top-k, --seed, --batch-size, --accelerator,
+ * --exec-mode, --precision and --device out of range or not numbers, and
+ * the command line itself.
+ */
 static void test_tool_refusals(void **state)
 {
+	static char huge[4200];
 	const struct {
 		const char *args[8];
 		const char *msg;
 	} cases[] = {
-		{ { "--ckpt-path", mlp_ck, "--prompt", "x" },
-		  "is of the mlp model, not a GPT" },
-		{ { "--ckpt-path", bad_ck, "--prompt", "x" }, "is corrupt" },
-		{ { "--ckpt-path", "/nonexistent/x.htck", "--prompt", "x" },
-		  "No such file" },
+		/* the checkpoint */
+		{ CK(mlp_ck), "is of the mlp model, not a GPT" },
+		{ CK(bad_ck), "is corrupt (checksum" },
+		{ CK(short_ck), "is truncated or has trailing bytes" },
+		{ CK(long_ck), "is truncated or has trailing bytes" },
+		{ CK(text_ck), "is not a checkpoint (bad magic)" },
+		{ CK(empty_ck), "is not a checkpoint (bad magic)" },
+		{ CK(dir), "not a regular file" },
+		{ CK("/nonexistent/x.htck"), "No such file" },
+		/* the prompt */
 		{ { "--ckpt-path", gpt_ck, "--prompt", "" },
 		  "the prompt is empty" },
 		{ { "--ckpt-path", gpt_ck, "--prompt", "a\\qb" },
 		  "a malformed escape" },
+		{ { "--ckpt-path", gpt_ck, "--prompt", "a\\" },
+		  "a malformed escape" },
+		{ { "--ckpt-path", gpt_ck, "--prompt", "a\\x" },
+		  "a malformed escape" },
 		{ { "--ckpt-path", gpt_ck, "--prompt", "a\\x4" },
+		  "a malformed escape" },
+		{ { "--ckpt-path", gpt_ck, "--prompt", "a\\xg1" },
 		  "a malformed escape" },
 		{ { "--ckpt-path", gpt_ck, "--prompt", "a\\x00" },
 		  "a malformed escape" },
 		{ { "--ckpt-path", gpt_ck, "--prompt",
 		    "a prompt longer than the context" },
 		  "the model's context of 24 tokens holds at most 23" },
-		{ { "--ckpt-path", gpt_ck, "--prompt", "x", "--max-new-tokens",
-		    "0" },
-		  "--max-new-tokens '0'" },
-		{ { "--ckpt-path", gpt_ck, "--prompt", "x", "--max-new-tokens",
-		    "24" },
+		{ { "--ckpt-path", gpt_ck, "--prompt", huge },
+		  "longer than 4096 bytes" },
+		/* --max-new-tokens */
+		{ CK(gpt_ck, "--max-new-tokens", "0"), "--max-new-tokens '0'" },
+		{ CK(gpt_ck, "--max-new-tokens", "24"),
 		  "--max-new-tokens 24: 1..23 fit" },
-		{ { "--ckpt-path", gpt_ck, "--prompt", "x", "--temperature",
-		    "-1" },
-		  "--temperature '-1'" },
-		{ { "--ckpt-path", gpt_ck, "--prompt", "x", "--exec-mode",
-		    "fast" },
-		  "--exec-mode 'fast'" },
+		{ CK(gpt_ck, "--max-new-tokens", "99999999999"),
+		  "--max-new-tokens '99999999999'" },
+		{ CK(gpt_ck, "--max-new-tokens", "-1"),
+		  "--max-new-tokens '-1'" },
+		{ CK(gpt_ck, "--max-new-tokens", "5x"),
+		  "--max-new-tokens '5x'" },
+		/* sampling */
+		{ CK(gpt_ck, "--temperature", "-1"), "--temperature '-1'" },
+		{ CK(gpt_ck, "--temperature", "101"), "--temperature '101'" },
+		{ CK(gpt_ck, "--temperature", "nan"), "--temperature 'nan'" },
+		{ CK(gpt_ck, "--temperature", "inf"), "--temperature 'inf'" },
+		{ CK(gpt_ck, "--temperature", "warm"), "--temperature 'warm'" },
+		{ CK(gpt_ck, "--temperature", ""), "--temperature ''" },
+		{ CK(gpt_ck, "--top-k", "-1"), "--top-k '-1'" },
+		{ CK(gpt_ck, "--top-k", "k"), "--top-k 'k'" },
+		{ CK(gpt_ck, "--top-k", "2000000"), "--top-k '2000000'" },
+		{ CK(gpt_ck, "--seed", "-3"), "--seed '-3'" },
+		{ CK(gpt_ck, "--seed", "0x10"), "--seed '0x10'" },
+		{ CK(gpt_ck, "--seed", "18446744073709551616"),
+		  "--seed '18446744073709551616'" },
+		{ CK(gpt_ck, "--batch-size", "0"), "--batch-size '0'" },
+		{ CK(gpt_ck, "--batch-size", "1025"), "--batch-size '1025'" },
+		/* the paths */
+		{ CK(gpt_ck, "--accelerator", "gpu"), "--accelerator 'gpu'" },
+		{ CK(gpt_ck, "--accelerator", ","), "no path to run" },
+		{ CK(gpt_ck, "--exec-mode", "fast"), "--exec-mode 'fast'" },
+		{ CK(gpt_ck, "--accelerator", "cpu,cpu,cpu,cpu,cpu"),
+		  "at most 4 paths" },
+		{ CK(gpt_ck, "--precision", "16"), "--precision '16'" },
+		{ CK(gpt_ck, "--device", "one"), "--device 'one'" },
+		{ CK(gpt_ck, "--device", "5"), "no HPU 5 (1 visible)" },
+		/* the command line */
 		{ { "--prompt", "x" }, "--ckpt-path and --prompt are needed" },
+		{ { "--ckpt-path", gpt_ck },
+		  "--ckpt-path and --prompt are needed" },
+		{ CK(gpt_ck, "--bogus"), "unknown option '--bogus'" },
+		{ CK(gpt_ck, "extra"), "unexpected argument 'extra'" },
+		{ CK(gpt_ck, "--seed"), "--seed needs a value" },
 	};
-	size_t i;
+	size_t i, len0, len1;
+	char *before, *after;
 
 	(void)state;
+	memset(huge, 'a', sizeof(huge) - 1);
+	before = slurp(gpt_ck, &len0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct hpu_test_proc p;
 
@@ -379,6 +495,12 @@ static void test_tool_refusals(void **state)
 				i, p.status, p.out, p.err);
 		hpu_test_proc_free(&p);
 	}
+	print_message("# %zu refusals: exit status 2, stdout empty\n", i);
+	after = slurp(gpt_ck, &len1);
+	assert_int_equal(len1, len0);
+	assert_memory_equal(after, before, len0);
+	free(before);
+	free(after);
 }
 
 int main(void)

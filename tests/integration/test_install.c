@@ -5,7 +5,8 @@
  * only, the compat layout of `make install COMPAT_HABANA=1` (libhlml
  * where Habana's tools load it, hl-smi), the udev rules (udevadm test on
  * a fake sysfs), the systemd unit (systemd-analyze verify), the man pages
- * (groff) and `make uninstall`.
+ * (groff), the installed hpu-generate against its man page and `make
+ * uninstall`.
  *
  * The group setup installs once; the tests then look at the tree in table
  * order, and the last one uninstalls. docs/install.md lists the tree.
@@ -300,7 +301,8 @@ static void test_pkgconfig_files(void **state)
 static void test_programs_and_files(void **state)
 {
 	static const char *const bins[] = { "hpu-smi", "hpu-bench",
-					    "hpu-ccl-tests", "hpu-train" };
+					    "hpu-ccl-tests", "hpu-train",
+					    "hpu-generate" };
 	char rel[PATH_MAX], built[3 * PATH_MAX];
 	unsigned int i;
 	char *text;
@@ -317,6 +319,7 @@ static void test_programs_and_files(void **state)
 	assert_file(PREFIX "/share/man/man1/hpu-smi.1", 0644);
 	assert_file(PREFIX "/share/man/man1/hpu-ccl-tests.1", 0644);
 	assert_file(PREFIX "/share/man/man1/hpu-train.1", 0644);
+	assert_file(PREFIX "/share/man/man1/hpu-generate.1", 0644);
 	assert_file(PREFIX "/share/hpu/data/digits.csv.gz", 0644);
 	assert_file(PREFIX "/share/hpu/data/fortunes.txt.gz", 0644);
 	assert_file(PREFIX "/share/hpu/data/README.md", 0644);
@@ -336,6 +339,62 @@ static void test_programs_and_files(void **state)
 			"hpu-fused.service");
 	assert_null(strstr(text, "@SBINDIR@"));
 	free(text);
+}
+
+/*
+ * The installed hpu-generate runs from the tree (its runpath finds the
+ * installed libraries): --help exits 0, and every option it lists is in
+ * the installed man page; a missing checkpoint is refused with exit
+ * status 2, the reason on stderr and nothing on stdout
+ */
+static void test_generate_installed(void **state)
+{
+	char prog[PATH_MAX], cmd[2 * PATH_MAX], roff[128];
+	char *out = NULL, *man, *p, *e;
+	unsigned int n = 0, i, k;
+
+	dpath(prog, sizeof(prog), PREFIX "/bin/hpu-generate");
+	snprintf(cmd, sizeof(cmd), "'%s' --help", prog);
+	assert_int_equal(sh(cmd, &out), 0);
+	assert_contains(out, "usage: hpu-generate --ckpt-path FILE",
+			"hpu-generate --help");
+	man = slurp(PREFIX "/share/man/man1/hpu-generate.1");
+	/* the options are the words after two spaces: "  --top-k K ..." */
+	for (p = out; (p = strstr(p, "  --")); p = e) {
+		p += 2;
+		e = p + strspn(p, "-abcdefghijklmnopqrstuvwxyz");
+		/* in roff every '-' of an option is written "\-" */
+		for (i = k = 0; p + i < e && k + 3 < sizeof(roff); i++) {
+			if (p[i] == '-')
+				roff[k++] = '\\';
+			roff[k++] = p[i];
+		}
+		roff[k] = '\0';
+		if (!strstr(man, roff))
+			fail_msg("hpu-generate.1 lacks the option %.*s",
+				 (int)(e - p), p);
+		n++;
+	}
+	print_message("hpu-generate.1 documents the %u options of --help\n", n);
+	assert_true(n >= 12);
+	free(man);
+	free(out);
+
+	out = NULL;
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' --ckpt-path /nonexistent/x.htck --prompt x 2>/dev/null",
+		 prog);
+	assert_int_equal(sh(cmd, &out), 2);
+	assert_string_equal(out, "");
+	free(out);
+	out = NULL;
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' --ckpt-path /nonexistent/x.htck --prompt x >/dev/null",
+		 prog);
+	assert_int_equal(sh(cmd, &out), 2);
+	assert_contains(out, "cannot read checkpoint /nonexistent/x.htck",
+			"hpu-generate's refusal");
+	free(out);
 }
 
 /*
@@ -747,10 +806,9 @@ static void test_compat_habana(void **state)
 static void test_man_pages(void **state)
 {
 	static const char *const pages[] = {
-		"man8/hpu-fused.8",
-		"man1/hpu-smi.1",
-		"man1/hpu-ccl-tests.1",
-		"man1/hpu-train.1",
+		"man8/hpu-fused.8",	"man1/hpu-smi.1",
+		"man1/hpu-ccl-tests.1", "man1/hpu-train.1",
+		"man1/hpu-generate.1",
 	};
 	char cmd[2 * PATH_MAX];
 	unsigned int i;
@@ -945,6 +1003,7 @@ int main(void)
 		cmocka_unit_test_setup(test_libraries, need_install),
 		cmocka_unit_test_setup(test_pkgconfig_files, need_install),
 		cmocka_unit_test_setup(test_programs_and_files, need_install),
+		cmocka_unit_test_setup(test_generate_installed, need_install),
 		cmocka_unit_test_setup(test_external_program_hpudrv,
 				       need_install),
 		cmocka_unit_test_setup(test_external_program_hpuccl,

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_train_cli_gpt.c - the GPT through the hpu-train command line
+ * (hpu-train --model gpt, then hpu-generate on its checkpoint) on one
+ * daemon with two simulated Gaudi2 devices: a 2-rank data-parallel run
+ * in graph mode with dropout whose workers are killed with SIGKILL
+ * mid-run and resumed from the last checkpoint ends with the weight
+ * bytes, final loss and metrics rows of the uninterrupted run; the
+ * checkpoint it writes generates the same text on hpu and cpu, and a
+ * resume from a checkpoint of another model is refused.
+ *
+ * The library-level kill -9 test of the GPT is test_train_gpt.c's
+ * test_kill_resume; this one goes through the launcher, its workers and
+ * the files the command line names, as a user of hpu-train does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_proc.h"
+#include "../lib/hpu_test_train_cli.h"
+#include "../lib/hpu_test_util.h"
+
+#define KILL_BOUND_MS 10000
+#define GEN_MS	      30000
+/* the step whose checkpoint (every 5 steps) triggers the kill */
+#define KILL_MARK     "ckpt-step-15.htck"
+
+/*
+ * The tiny GPT of test_train_gpt.c (2 layers, 2 heads, width 32, context
+ * 16) with dropout, in graph mode, 2 ranks x 4: milliseconds a step
+ */
+static const char *const gpt_args[] = {
+	"--model",
+	"gpt",
+	"--devices",
+	"2",
+	"--gpt-layers",
+	"2",
+	"--heads",
+	"2",
+	"--width",
+	"32",
+	"--context",
+	"16",
+	"--batch-size",
+	"4",
+	"--dropout",
+	"0.1",
+	"--exec-mode",
+	"graph",
+	"--max-steps",
+	"120",
+	"--seed",
+	"7",
+	"--progress-bar",
+	"plain",
+	"--log-every-n-steps",
+	"5",
+	"--all-ranks-print",
+	"--print-weights-hash",
+};
+
+#define NGPT (sizeof(gpt_args) / sizeof(gpt_args[0]))
+
+static char dir[64];
+
+static int group_setup(void **state)
+{
+	(void)state;
+	unsetenv("HPU_VISIBLE_DEVICES");
+	snprintf(dir, sizeof(dir), "/tmp/test_train_cli_gpt.%d", (int)getpid());
+	if (mkdir(dir, 0700))
+		return -1;
+	return hpu_test_group_start(2, "gaudi2");
+}
+
+static int group_teardown(void **state)
+{
+	char cmd[96];
+	int ret = hpu_test_group_stop(state);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		ret = -1;
+	return ret;
+}
+
+/* gpt_args then @extra (NULL-terminated), into @out (NULL-terminated) */
+static void with_args(const char **out, size_t max, const char *const *extra)
+{
+	size_t n = 0;
+
+	while (n < NGPT && n + 1 < max) {
+		out[n] = gpt_args[n];
+		n++;
+	}
+	while (*extra && n + 1 < max)
+		out[n++] = *extra++;
+	assert_null(*extra);
+	out[n] = NULL;
+}
+
+/* the value after "weights fnv1a64 " on the line of @label (static) */
+static const char *weights_of(const char *out, const char *label)
+{
+	static char hash[2][20];
+	static int which;
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "%sweights fnv1a64 ", label);
+	p = strstr(out, key);
+	if (!p)
+		return "none";
+	which ^= 1;
+	snprintf(hash[which], sizeof(hash[which]), "%.16s", p + strlen(key));
+	return hash[which];
+}
+
+/* children of @pid (from /proc), at most @max */
+static int children(pid_t pid, pid_t *out, int max)
+{
+	char path[64], buf[256], *p, *end;
+	int n = 0, fd;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
+		 (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	for (p = buf; n < max; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		out[n++] = (pid_t)v;
+	}
+	return n;
+}
+
+/* <@d>/metrics.csv, the columns a rerun repeats bit for bit (with the loss) */
+static char *csv_rows(const char *d)
+{
+	char path[PATH_MAX], *out;
+
+	snprintf(path, sizeof(path), "%s/metrics.csv", d);
+	out = hpu_test_csv_columns(path, 7); /* step .. val_acc */
+	if (!out)
+		fail_msg("%s: cannot read it", path);
+	return out;
+}
+
+/*
+ * hpu-train @args started as a launcher (outputs to /dev/null); once
+ * @mark exists, its workers are killed with SIGKILL. Returns the number
+ * of workers killed; *@status is the launcher's exit status.
+ */
+static int run_and_kill(const char *const *args, const char *mark, int *status)
+{
+	char **argv = hpu_test_train_argv(args),
+	     **envp = hpu_test_train_env(NULL);
+	pid_t launcher, kids[4];
+	struct stat st;
+	int i, n, null;
+	long start;
+
+	launcher = fork();
+	assert_true(launcher >= 0);
+	if (launcher == 0) {
+		null = open("/dev/null", O_WRONLY);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	*status = 0;
+	start = hpu_test_now_ms();
+	while (stat(mark, &st) &&
+	       hpu_test_now_ms() - start < HPU_TEST_TRAIN_RUN_MS &&
+	       waitpid(launcher, status, WNOHANG) == 0)
+		usleep(500);
+	n = children(launcher, kids, 4);
+	for (i = 0; i < n; i++)
+		kill(kids[i], SIGKILL);
+	if (hpu_test_wait_child(launcher, KILL_BOUND_MS, status))
+		hpu_test_kill_child(launcher, status);
+	free(argv);
+	free(envp);
+	return n;
+}
+
+/*
+ * A 2-rank GPT run (graph mode, dropout 0.1: its masks derive from the
+ * seed and the step) killed with SIGKILL once its step-15 checkpoint
+ * exists, resumed from last.htck, ends with the uninterrupted run's
+ * weight bytes on both ranks, its final loss, and its metrics rows (none
+ * twice); the resumed run's final checkpoint (step 120) then generates
+ * the same tokens on hpu (graph) and cpu.
+ */
+static void test_kill_resume_generate(void **state)
+{
+	char ck[96], log0[96], log1[96], last[128], mark[128];
+	const char *full_x[] = { "--log-dir", log0, NULL };
+	const char *killed_x[] = {
+		"--log-dir", log1, "--ckpt-dir", ck, "--ckpt-every-n-steps",
+		"5",	     NULL
+	};
+	const char *resumed_x[] = { "--log-dir",  log1, "--ckpt-path", last,
+				    "--ckpt-dir", ck,	NULL };
+	const char *full[NGPT + 3], *killed[NGPT + 7], *resumed[NGPT + 7];
+	const char *h0, *h1, *h2;
+	struct hpu_test_train_run r0, r2;
+	struct hpu_test_proc_opts po = { .stderr_mode =
+						 HPU_TEST_STDERR_CAPTURE };
+	struct hpu_test_proc g;
+	char *rows0, *rows1, *gen[16];
+	int n, status;
+	double rs;
+
+	(void)state;
+	snprintf(ck, sizeof(ck), "%s/ck", dir);
+	snprintf(log0, sizeof(log0), "%s/log0", dir);
+	snprintf(log1, sizeof(log1), "%s/log1", dir);
+	snprintf(last, sizeof(last), "%s/last.htck", ck);
+	snprintf(mark, sizeof(mark), "%s/" KILL_MARK, ck);
+	with_args(full, NGPT + 3, full_x);
+	with_args(killed, NGPT + 7, killed_x);
+	with_args(resumed, NGPT + 7, resumed_x);
+
+	/* uninterrupted */
+	hpu_test_train_run(full, NULL, HPU_TEST_TRAIN_RUN_MS, &r0);
+	if (r0.status)
+		hpu_test_train_dump("uninterrupted", &r0);
+	assert_int_equal(r0.status, 0);
+	assert_non_null(strstr(r0.out, "gpt (2 layers, 2 heads, width 32, "
+				       "context 16, tied) on text"));
+	h0 = weights_of(r0.out, "[rank 0] ");
+	print_message("uninterrupted: weights %s, %.1f s\n", h0,
+		      r0.ms / 1000.0);
+	assert_string_not_equal(h0, "none");
+	assert_string_equal(weights_of(r0.out, "[rank 1] "), h0);
+
+	/* killed once its step-15 checkpoint exists */
+	n = run_and_kill(killed, mark, &status);
+	print_message("killed %d workers; launcher status %d\n", n,
+		      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	assert_int_equal(n, 2);
+	/* it did not end by itself: the kill came mid-run */
+	assert_true(WIFEXITED(status));
+	assert_int_not_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(access(last, R_OK), 0);
+
+	/* resumed from the last checkpoint */
+	hpu_test_train_run(resumed, NULL, HPU_TEST_TRAIN_RUN_MS, &r2);
+	if (r2.status)
+		hpu_test_train_dump("resumed", &r2);
+	assert_int_equal(r2.status, 0);
+	h1 = weights_of(r2.out, "[rank 0] ");
+	h2 = weights_of(r2.out, "[rank 1] ");
+	rs = hpu_test_train_number(
+		r2.out, "[rank 0] resumed from the checkpoint of step ");
+	print_message("resumed at step %.0f: weights %s, %s\n", rs, h1, h2);
+	/* last.htck follows ckpt-step-15.htck: 10 when killed in between */
+	assert_true(rs >= 10 && rs < 120 && fmod(rs, 5) == 0);
+	assert_string_equal(h1, h0);
+	assert_string_equal(h2, h0);
+	assert_true(hpu_test_train_number(r2.out, "[rank 0] final loss ") ==
+		    hpu_test_train_number(r0.out, "[rank 0] final loss "));
+	rows0 = csv_rows(log0);
+	rows1 = csv_rows(log1);
+	assert_string_equal(rows1, rows0);
+	free(rows0);
+	free(rows1);
+	hpu_test_train_run_free(&r0);
+	hpu_test_train_run_free(&r2);
+
+	/* the checkpoint the command line wrote generates on hpu and cpu */
+	n = 0;
+	gen[n++] = (char *)hpu_test_bin("hpu-generate");
+	gen[n++] = "--ckpt-path";
+	gen[n++] = last;
+	gen[n++] = "--prompt";
+	gen[n++] = "The ";
+	gen[n++] = "--accelerator";
+	gen[n++] = "hpu,cpu";
+	gen[n++] = "--exec-mode";
+	gen[n++] = "graph";
+	gen[n++] = "--batch-size";
+	gen[n++] = "2";
+	gen[n] = NULL;
+	assert_int_equal(hpu_test_proc_run(&g, gen, &po, GEN_MS), 0);
+	if (g.status)
+		print_message("%s%s", g.out, g.err);
+	assert_int_equal(g.status, 0);
+	assert_non_null(strstr(g.out, "hpu-generate: gpt (2 layers, 2 heads, "
+				      "width 32, context 16) of step 120"));
+	assert_non_null(strstr(g.out, "--- sequence 2 ---\nThe "));
+	assert_non_null(strstr(g.out, "the 2 paths generated the same tokens"));
+	hpu_test_proc_free(&g);
+}
+
+/*
+ * Resuming the GPT from a checkpoint of another model (the digits MLP)
+ * or another GPT configuration is refused with a message naming the
+ * checkpoint, before any step
+ */
+static void test_resume_other_model(void **state)
+{
+	char mlp_dir[96], mlp_ck[128], gpt_ck[128];
+	const char *mlp[] = { "--devices",  "1",     "--max-steps", "2",
+			      "--ckpt-dir", mlp_dir, NULL };
+	const struct {
+		const char *args[20];
+		const char *msg;
+	} cases[] = {
+		{ { "--model", "gpt", "--devices", "1", "--gpt-layers", "2",
+		    "--heads", "2", "--width", "32", "--context", "16",
+		    "--ckpt-path", mlp_ck, NULL },
+		  "does not match this run: model 0 in the file, 2 now" },
+		{ { "--model", "gpt", "--devices", "2", "--gpt-layers", "2",
+		    "--heads", "2", "--width", "64", "--context", "16",
+		    "--batch-size", "4", "--seed", "7", "--ckpt-path", gpt_ck,
+		    NULL },
+		  "does not match this run: GPT width 32 in the file, 64 now" },
+	};
+	struct hpu_test_train_run r;
+	size_t i;
+
+	(void)state;
+	snprintf(mlp_dir, sizeof(mlp_dir), "%s/mlp", dir);
+	snprintf(mlp_ck, sizeof(mlp_ck), "%s/last.htck", mlp_dir);
+	snprintf(gpt_ck, sizeof(gpt_ck), "%s/ck/last.htck", dir);
+	hpu_test_train_run(mlp, NULL, HPU_TEST_TRAIN_RUN_MS, &r);
+	if (r.status)
+		hpu_test_train_dump("mlp", &r);
+	assert_int_equal(r.status, 0);
+	hpu_test_train_run_free(&r);
+	if (access(gpt_ck, R_OK)) {
+		print_message("skipped: no GPT checkpoint (%s)\n", gpt_ck);
+		skip();
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		hpu_test_train_run(cases[i].args, NULL, HPU_TEST_TRAIN_RUN_MS,
+				   &r);
+		print_message("case %zu: status %d: %s", i, r.status, r.err);
+		if (r.status == 0 || !strstr(r.err, cases[i].msg) ||
+		    strstr(r.out, "final loss"))
+			hpu_test_train_dump("refused resume", &r);
+		/* exit status 1: found by the workers (hpu-train(1)) */
+		assert_int_equal(r.status, 1);
+		assert_non_null(strstr(r.err, cases[i].msg));
+		assert_non_null(strstr(r.err, dir)); /* names the file */
+		assert_null(strstr(r.out, "final loss"));
+		hpu_test_train_run_free(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_kill_resume_generate,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_resume_other_model,
+				       hpu_test_need_daemon),
+	};
+
+	unsetenv("HPU_VISIBLE_DEVICES");
+	return cmocka_run_group_tests_name("train_cli_gpt", tests, group_setup,
+					   group_teardown);
+}

@@ -338,7 +338,7 @@ static void test_resume_other_model(void **state)
 		{ { "--model", "gpt", "--devices", "1", "--gpt-layers", "2",
 		    "--heads", "2", "--width", "32", "--context", "16",
 		    "--ckpt-path", mlp_ck, NULL },
-		  "does not match this run: model 0 in the file, 2 now" },
+		  "does not match this run: it is of the mlp model, this run trains the gpt" },
 		{ { "--model", "gpt", "--devices", "2", "--gpt-layers", "2",
 		    "--heads", "2", "--width", "64", "--context", "16",
 		    "--batch-size", "4", "--seed", "7", "--ckpt-path", gpt_ck,
@@ -368,8 +368,9 @@ static void test_resume_other_model(void **state)
 		if (r.status == 0 || !strstr(r.err, cases[i].msg) ||
 		    strstr(r.out, "final loss"))
 			hpu_test_train_dump("refused resume", &r);
-		/* exit status 1: found by the workers (hpu-train(1)) */
-		assert_int_equal(r.status, 1);
+		/* exit status 2: a wrong input, found by the workers before
+		 * they train (hpu-train(1)) */
+		assert_int_equal(r.status, 2);
 		assert_non_null(strstr(r.err, cases[i].msg));
 		assert_non_null(strstr(r.err, dir)); /* names the file */
 		assert_null(strstr(r.out, "final loss"));

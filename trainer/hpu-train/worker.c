@@ -278,7 +278,9 @@ int htc_worker(struct htc_opts *o, const struct ht_devices *dev,
 	ret = ht_trainer_create(&o->t, &tr, err, sizeof(err));
 	if (ret) {
 		rank_error(cl, "cannot start training", err);
-		return HTC_EXIT_FAIL;
+		/* -EINVAL: an input is wrong (a checkpoint that is corrupt or
+		 * of another run), not the machine: a usage error */
+		return ret == -EINVAL ? HTC_EXIT_USAGE : HTC_EXIT_FAIL;
 	}
 	memset(&r, 0, sizeof(r));
 	ret = ht_trainer_fit(tr, &r);

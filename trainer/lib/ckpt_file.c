@@ -405,6 +405,21 @@ static int check_header(struct ht_trainer *t, const char *path, struct buf *b)
 	return 0;
 }
 
+/* The name --model gives the model numbered @model in a checkpoint */
+static const char *model_name(uint64_t model)
+{
+	switch (model) {
+	case HT_TRAIN_MODEL_MLP:
+		return "mlp";
+	case HT_TRAIN_MODEL_MIXER:
+		return "mixer";
+	case HT_TRAIN_MODEL_GPT:
+		return "gpt";
+	default:
+		return "unknown";
+	}
+}
+
 /* The file's identity against this run's */
 static int check_meta(struct ht_trainer *t, const char *path, struct buf *b)
 {
@@ -426,7 +441,12 @@ static int check_meta(struct ht_trainer *t, const char *path, struct buf *b)
 		}
 		if (want == got)
 			continue;
-		if (i < meta_named(t))
+		if (i == 0) /* the model: by its name */
+			ret = ht_trainer_seterr(
+				t, -EINVAL,
+				"checkpoint %s does not match this run: it is of the %s model, this run trains the %s",
+				path, model_name(got), model_name(want));
+		else if (i < meta_named(t))
 			ret = ht_trainer_seterr(
 				t, -EINVAL,
 				"checkpoint %s does not match this run: %s %llu in the file, %llu now",
@@ -573,9 +593,7 @@ static int gpt_meta(struct buf *b, const char *path, struct ht_gpt_weights *w,
 	if (!b->short_read && model != HT_TRAIN_MODEL_GPT) {
 		ht_seterr(err, errlen,
 			  "checkpoint %s is of the %s model, not a GPT", path,
-			  model == HT_TRAIN_MODEL_MLP	? "mlp" :
-			  model == HT_TRAIN_MODEL_MIXER ? "mixer" :
-							  "unknown");
+			  model_name(model));
 		return -EINVAL;
 	}
 	f = get_u64(b);

@@ -35,16 +35,12 @@ static char hl_link[PATH_MAX + 16];
 static int group_setup(void **state)
 {
 	char bin[PATH_MAX];
-	int i;
 
 	(void)state;
-	if (hpu_test_group_start(NDEV, "gaudi2"))
+	if (hpu_test_group_start_infos(NDEV, "gaudi2", infos))
 		return -1;
 	if (hpu_test_have_fuse())
 		return 0;
-	for (i = 0; i < NDEV; i++)
-		if (hpu_device_get_info(i, &infos[i]))
-			return -1;
 	/* hpu-smi invoked as hl-smi, as the compat install's link does */
 	if (!realpath(hpu_test_bin("hpu-smi"), bin) || !mkdtemp(hl_dir))
 		return -1;

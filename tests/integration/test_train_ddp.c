@@ -104,9 +104,7 @@ static int fresh_port(void)
 static int group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(NDEV, "gaudi2"))
-		return -1;
-	return hpu_test_require_cs();
+	return hpu_test_group_start_cs(NDEV, "gaudi2");
 }
 
 static int do_run(struct run *r)

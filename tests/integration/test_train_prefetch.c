@@ -63,9 +63,7 @@ struct out {
 static int group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(NDEV, "gaudi2"))
-		return -1;
-	return hpu_test_require_cs();
+	return hpu_test_group_start_cs(NDEV, "gaudi2");
 }
 
 static void digits_opts(struct ht_trainer_opts *o, int mode)

@@ -30,6 +30,7 @@
 
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_trainer.h"
 #include "../lib/hpu_test_util.h"
 #include "ht_trainer.h"
 
@@ -109,6 +110,14 @@ static int group_setup(void **state)
 
 static int do_run(struct run *r)
 {
+	const struct hpu_test_kept k = {
+		.losses = r->losses,
+		.max_losses = MAX_STEPS,
+		.nlosses = &r->nlosses,
+		.w = r->w,
+		.max_w = MAX_W,
+		.nw = &r->nw,
+	};
 	struct ht_trainer_opts o;
 	struct ht_trainer_result res;
 	struct ht_trainer *t;
@@ -155,12 +164,8 @@ static int do_run(struct run *r)
 		goto out;
 	}
 	ret = ht_trainer_fit(t, &res);
-	if (!ret && res.nlosses <= MAX_STEPS && ht_trainer_numel(t) <= MAX_W) {
-		r->nlosses = res.nlosses;
-		memcpy(r->losses, res.losses, res.nlosses * sizeof(float));
-		r->nw = ht_trainer_numel(t);
-		ret = ht_trainer_read_params(t, r->w);
-	}
+	if (!ret)
+		ret = hpu_test_trainer_keep(t, &res, &k);
 	if (!ret)
 		ret = ht_trainer_test(t, &res);
 	if (!ret) {
@@ -168,20 +173,14 @@ static int do_run(struct run *r)
 		r->test_n = res.test_samples;
 	}
 out:
-	if (ret)
-		snprintf(r->err, sizeof(r->err), "%s", ht_trainer_error(t));
-	ht_trainer_destroy(t);
-	return ret;
+	return hpu_test_trainer_end(t, ret, r->err, sizeof(r->err));
 }
 
 static int rank_main(void *arg)
 {
 	struct run *r = arg;
-	int ret = do_run(r);
 
-	if (ret)
-		fprintf(stderr, "rank %d: %s\n", r->rank, r->err);
-	return ret ? 1 : 0;
+	return hpu_test_rank_exit(r->rank, do_run(r), r->err);
 }
 
 /*

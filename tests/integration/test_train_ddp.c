@@ -192,7 +192,6 @@ static struct run *run_ranks(int world, uint32_t batch, uint32_t accum,
 			     bool bench)
 {
 	struct run *r;
-	pid_t pids[NDEV];
 	int status[NDEV], i;
 
 	r = mmap(NULL, world * sizeof(*r), PROT_READ | PROT_WRITE,
@@ -211,12 +210,9 @@ static struct run *run_ranks(int world, uint32_t batch, uint32_t accum,
 		r[i].port = next_port;
 		r[i].bench = bench;
 	}
-	for (i = 0; i < world; i++) {
-		pids[i] = hpu_test_fork_rank(rank_main, &r[i]);
-		assert_true(pids[i] > 0);
-	}
-	assert_int_equal(
-		hpu_test_wait_ranks(pids, world, RANK_MS, status, NULL), 0);
+	assert_int_equal(hpu_test_run_ranks(rank_main, r, sizeof(*r), world,
+					    RANK_MS, status),
+			 0);
 	for (i = 0; i < world; i++)
 		if (status[i])
 			fail_msg("rank %d exited with %d: %s", i, status[i],
@@ -369,7 +365,6 @@ static void test_ddp_resume_mismatch(void **state)
 {
 	char dir[] = "/tmp/ht-ddp-ck-XXXXXX", cmd[64];
 	struct run *r;
-	pid_t pids[2];
 	int status[2], i, pass;
 
 	(void)state;
@@ -399,12 +394,9 @@ static void test_ddp_resume_mismatch(void **state)
 					 5 + 5 * i);
 			}
 		}
-		for (i = 0; i < 2; i++) {
-			pids[i] = hpu_test_fork_rank(rank_main, &r[i]);
-			assert_true(pids[i] > 0);
-		}
-		assert_int_equal(
-			hpu_test_wait_ranks(pids, 2, RANK_MS, status, NULL), 0);
+		assert_int_equal(hpu_test_run_ranks(rank_main, r, sizeof(*r), 2,
+						    RANK_MS, status),
+				 0);
 		for (i = 0; i < 2; i++) {
 			if (pass == 0) {
 				if (status[i])

@@ -405,7 +405,6 @@ static int rank_main(void *arg)
 static struct rank *run_ddp(int mode, bool pf)
 {
 	struct rank *r;
-	pid_t pids[NDEV];
 	int status[NDEV], i, port;
 
 	r = mmap(NULL, NDEV * sizeof(*r), PROT_READ | PROT_WRITE,
@@ -421,11 +420,8 @@ static struct rank *run_ddp(int mode, bool pf)
 		r[i].mode = mode;
 		r[i].pf = pf;
 	}
-	for (i = 0; i < NDEV; i++) {
-		pids[i] = hpu_test_fork_rank(rank_main, &r[i]);
-		assert_true(pids[i] > 0);
-	}
-	assert_int_equal(hpu_test_wait_ranks(pids, NDEV, RANK_MS, status, NULL),
+	assert_int_equal(hpu_test_run_ranks(rank_main, r, sizeof(*r), NDEV,
+					    RANK_MS, status),
 			 0);
 	for (i = 0; i < NDEV; i++)
 		if (status[i])

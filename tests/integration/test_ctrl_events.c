@@ -213,6 +213,19 @@ static uint64_t page_fault(struct hpu_device *dev)
 	return unmapped;
 }
 
+/*
+ * A reset of @kind through r->dev, the device @from: it goes IN_RESET,
+ * the reset's event, then OPERATIONAL
+ */
+static void reset_seen(struct reader *r, uint32_t kind, uint32_t from)
+{
+	assert_int_equal(hpu_device_reset(r->dev, kind), 0);
+	expect_status(r, from, HPU_DEVICE_STATUS_IN_RESET);
+	assert_int_equal(expect(r, HPU_EVENT_DEVICE_RESET).data, kind);
+	expect_status(r, HPU_DEVICE_STATUS_IN_RESET,
+		      HPU_DEVICE_STATUS_OPERATIONAL);
+}
+
 /* A control context reads every kind of device-wide event */
 static void test_each_kind(void **state)
 {
@@ -253,13 +266,7 @@ static void test_each_kind(void **state)
 	nop_completes(dev);
 
 	/* a compute reset: IN_RESET, the event, OPERATIONAL */
-	assert_int_equal(hpu_device_reset(r.dev, HPU_RESET_COMPUTE), 0);
-	expect_status(&r, HPU_DEVICE_STATUS_OPERATIONAL,
-		      HPU_DEVICE_STATUS_IN_RESET);
-	assert_int_equal(expect(&r, HPU_EVENT_DEVICE_RESET).data,
-			 HPU_RESET_COMPUTE);
-	expect_status(&r, HPU_DEVICE_STATUS_IN_RESET,
-		      HPU_DEVICE_STATUS_OPERATIONAL);
+	reset_seen(&r, HPU_RESET_COMPUTE, HPU_DEVICE_STATUS_OPERATIONAL);
 
 	/* an uncorrectable error: the event, then NEEDS_RESET */
 	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR, 0, 1),
@@ -269,13 +276,7 @@ static void test_each_kind(void **state)
 		      HPU_DEVICE_STATUS_NEEDS_RESET);
 
 	/* a hard reset repairs it */
-	assert_int_equal(hpu_device_reset(r.dev, HPU_RESET_HARD), 0);
-	expect_status(&r, HPU_DEVICE_STATUS_NEEDS_RESET,
-		      HPU_DEVICE_STATUS_IN_RESET);
-	assert_int_equal(expect(&r, HPU_EVENT_DEVICE_RESET).data,
-			 HPU_RESET_HARD);
-	expect_status(&r, HPU_DEVICE_STATUS_IN_RESET,
-		      HPU_DEVICE_STATUS_OPERATIONAL);
+	reset_seen(&r, HPU_RESET_HARD, HPU_DEVICE_STATUS_NEEDS_RESET);
 	hpu_close(dev);
 
 	/* the clock: busy work moves it from idle to the maximum */

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <unistd.h>
 
 #include "hpudrv_internal.h"
 
@@ -52,7 +51,6 @@ int hpu_ctrl_event_read(struct hpu_device *dev, struct hpu_event *events,
 			unsigned int max, int timeout_ms)
 {
 	struct pollfd pfd;
-	ssize_t n;
 	int ret;
 
 	if (!dev || !events || !max || timeout_ms < -1)
@@ -75,10 +73,6 @@ int hpu_ctrl_event_read(struct hpu_device *dev, struct hpu_event *events,
 		if (!ret)
 			return 0;
 	}
-	do {
-		n = read(dev->fd, events, (size_t)max * sizeof(*events));
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return errno == EAGAIN ? 0 : -errno;
-	return (int)((size_t)n / sizeof(*events));
+	/* the same read as a compute context's queue */
+	return hpu_event_read(dev, events, max);
 }

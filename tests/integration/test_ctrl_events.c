@@ -146,6 +146,18 @@ static int stop(void **state)
 	return hpu_test_daemon_stop(&daemon_of_test);
 }
 
+/*
+ * The daemon (one device, @extra arguments), a control handle @ctl and
+ * a compute context @dev on it
+ */
+static void start_opened(const char *const *extra, struct hpu_device **ctl,
+			 struct hpu_device **dev)
+{
+	start(1, extra);
+	assert_int_equal(hpu_open_control(0, ctl), 0);
+	assert_int_equal(hpu_open(0, dev), 0);
+}
+
 /* A NOP CS on queue 0 of @dev, with @timeout_ms (0: the default) */
 static int nop_cs(struct hpu_device *dev, uint32_t timeout_ms, uint64_t *seq)
 {
@@ -167,6 +179,19 @@ static void nop_completes(struct hpu_device *dev)
 	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
 }
 
+/*
+ * @dev's context died with a hard reset: a new one on device 0 runs a
+ * NOP CS; closes it and @ctl
+ */
+static void new_context_works(struct hpu_device *ctl, struct hpu_device *dev)
+{
+	hpu_close(dev);
+	assert_int_equal(hpu_open(0, &dev), 0);
+	nop_completes(dev);
+	hpu_close(dev);
+	hpu_close(ctl);
+}
+
 /* A CS on @dev reading an unmapped VA: it ends ABORTED; returns the VA */
 static uint64_t page_fault(struct hpu_device *dev)
 {
@@ -186,6 +211,19 @@ static uint64_t page_fault(struct hpu_device *dev)
 	assert_int_equal(hpu_mem_unmap(dev, host_va), 0);
 	free(host);
 	return unmapped;
+}
+
+/*
+ * A reset of @kind through r->dev, the device @from: it goes IN_RESET,
+ * the reset's event, then OPERATIONAL
+ */
+static void reset_seen(struct reader *r, uint32_t kind, uint32_t from)
+{
+	assert_int_equal(hpu_device_reset(r->dev, kind), 0);
+	expect_status(r, from, HPU_DEVICE_STATUS_IN_RESET);
+	assert_int_equal(expect(r, HPU_EVENT_DEVICE_RESET).data, kind);
+	expect_status(r, HPU_DEVICE_STATUS_IN_RESET,
+		      HPU_DEVICE_STATUS_OPERATIONAL);
 }
 
 /* A control context reads every kind of device-wide event */
@@ -228,13 +266,7 @@ static void test_each_kind(void **state)
 	nop_completes(dev);
 
 	/* a compute reset: IN_RESET, the event, OPERATIONAL */
-	assert_int_equal(hpu_device_reset(r.dev, HPU_RESET_COMPUTE), 0);
-	expect_status(&r, HPU_DEVICE_STATUS_OPERATIONAL,
-		      HPU_DEVICE_STATUS_IN_RESET);
-	assert_int_equal(expect(&r, HPU_EVENT_DEVICE_RESET).data,
-			 HPU_RESET_COMPUTE);
-	expect_status(&r, HPU_DEVICE_STATUS_IN_RESET,
-		      HPU_DEVICE_STATUS_OPERATIONAL);
+	reset_seen(&r, HPU_RESET_COMPUTE, HPU_DEVICE_STATUS_OPERATIONAL);
 
 	/* an uncorrectable error: the event, then NEEDS_RESET */
 	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR, 0, 1),
@@ -244,13 +276,7 @@ static void test_each_kind(void **state)
 		      HPU_DEVICE_STATUS_NEEDS_RESET);
 
 	/* a hard reset repairs it */
-	assert_int_equal(hpu_device_reset(r.dev, HPU_RESET_HARD), 0);
-	expect_status(&r, HPU_DEVICE_STATUS_NEEDS_RESET,
-		      HPU_DEVICE_STATUS_IN_RESET);
-	assert_int_equal(expect(&r, HPU_EVENT_DEVICE_RESET).data,
-			 HPU_RESET_HARD);
-	expect_status(&r, HPU_DEVICE_STATUS_IN_RESET,
-		      HPU_DEVICE_STATUS_OPERATIONAL);
+	reset_seen(&r, HPU_RESET_HARD, HPU_DEVICE_STATUS_NEEDS_RESET);
 	hpu_close(dev);
 
 	/* the clock: busy work moves it from idle to the maximum */
@@ -288,9 +314,7 @@ static void test_overflow_bounded(void **state)
 	int i, n;
 
 	(void)state;
-	start(1, extra);
-	assert_int_equal(hpu_open_control(0, &ctl), 0);
-	assert_int_equal(hpu_open(0, &dev), 0);
+	start_opened(extra, &ctl, &dev);
 	for (i = 0; i < 100; i++) {
 		assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR,
 							0, 0),
@@ -387,9 +411,7 @@ static void test_escalation(void **state)
 	uint64_t seq;
 
 	(void)state;
-	start(1, NULL);
-	assert_int_equal(hpu_open_control(0, &ctl), 0);
-	assert_int_equal(hpu_open(0, &dev), 0);
+	start_opened(NULL, &ctl, &dev);
 	nop_completes(dev);
 	assert_int_equal(hpu_debug_inject_fault(dev, HPU_FAULT_ECC_ERR, 0, 1),
 			 0);
@@ -416,29 +438,33 @@ static void test_escalation(void **state)
 	hpu_close(ctl);
 }
 
+/*
+ * The device goes NEEDS_RESET: CSs are refused with EBUSY until a hard
+ * reset, after which a new context works; closes @dev and r->dev
+ */
+static void needs_hard_reset(struct reader *r, struct hpu_device *dev)
+{
+	uint64_t seq;
+
+	expect_status(r, HPU_DEVICE_STATUS_OPERATIONAL,
+		      HPU_DEVICE_STATUS_NEEDS_RESET);
+	assert_int_equal(nop_cs(dev, 0, &seq), -EBUSY);
+	assert_int_equal(hpu_device_reset(r->dev, HPU_RESET_HARD), 0);
+	new_context_works(r->dev, dev);
+}
+
 /* --fatal-page-faults: a page fault needs a reset too */
 static void test_fatal_page_faults(void **state)
 {
 	static const char *const extra[] = { "--fatal-page-faults", NULL };
 	struct reader r = { 0 };
 	struct hpu_device *dev;
-	uint64_t seq;
 
 	(void)state;
-	start(1, extra);
-	assert_int_equal(hpu_open_control(0, &r.dev), 0);
-	assert_int_equal(hpu_open(0, &dev), 0);
+	start_opened(extra, &r.dev, &dev);
 	page_fault(dev);
 	expect(&r, HPU_EVENT_PAGE_FAULT);
-	expect_status(&r, HPU_DEVICE_STATUS_OPERATIONAL,
-		      HPU_DEVICE_STATUS_NEEDS_RESET);
-	assert_int_equal(nop_cs(dev, 0, &seq), -EBUSY);
-	assert_int_equal(hpu_device_reset(r.dev, HPU_RESET_HARD), 0);
-	hpu_close(dev);
-	assert_int_equal(hpu_open(0, &dev), 0);
-	nop_completes(dev);
-	hpu_close(dev);
-	hpu_close(r.dev);
+	needs_hard_reset(&r, dev);
 }
 
 /* The CS's own context gets the fault record too */
@@ -495,12 +521,9 @@ static void test_injected_page_fault(void **state)
 	struct reader r = { 0 };
 	struct hpu_device *dev;
 	uint32_t dma, mme, tpc;
-	uint64_t seq;
 
 	(void)state;
-	start(1, NULL);
-	assert_int_equal(hpu_open_control(0, &r.dev), 0);
-	assert_int_equal(hpu_open(0, &dev), 0);
+	start_opened(NULL, &r.dev, &dev);
 	assert_int_equal(hpu_info_hw_ip(dev, &ip), 0);
 	dma = (uint32_t)__builtin_popcount(ip.dma_enabled_mask);
 	mme = (uint32_t)__builtin_popcount(ip.mme_enabled_mask);
@@ -531,12 +554,7 @@ static void test_injected_page_fault(void **state)
 	assert_int_equal(
 		hpu_debug_inject_fault(dev, HPU_FAULT_PAGE_FAULT, 0, 0), 0);
 	assert_int_equal(hpu_device_reset(r.dev, HPU_RESET_HARD), 0);
-	hpu_close(dev);
-	assert_int_equal(hpu_open(0, &dev), 0);
-	assert_int_equal(nop_cs(dev, 0, &seq), 0);
-	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_COMPLETED);
-	hpu_close(dev);
-	hpu_close(r.dev);
+	new_context_works(r.dev, dev);
 }
 
 /* --fatal-page-faults: an injected page fault needs a reset */
@@ -548,24 +566,14 @@ static void test_injected_page_fault_fatal(void **state)
 	uint64_t seq;
 
 	(void)state;
-	start(1, extra);
-	assert_int_equal(hpu_open_control(0, &r.dev), 0);
-	assert_int_equal(hpu_open(0, &dev), 0);
+	start_opened(extra, &r.dev, &dev);
 	assert_int_equal(
 		hpu_debug_inject_fault(dev, HPU_FAULT_PAGE_FAULT, 0, 0), 0);
 	assert_int_equal(nop_cs(dev, 0, &seq), 0);
 	hpu_test_drv_expect_status(dev, seq, HPU_WAIT_CS_STATUS_ABORTED);
 	assert_int_equal(expect(&r, HPU_EVENT_PAGE_FAULT).addr,
 			 HPU_FAULT_PAGE_FAULT_ADDR);
-	expect_status(&r, HPU_DEVICE_STATUS_OPERATIONAL,
-		      HPU_DEVICE_STATUS_NEEDS_RESET);
-	assert_int_equal(nop_cs(dev, 0, &seq), -EBUSY);
-	assert_int_equal(hpu_device_reset(r.dev, HPU_RESET_HARD), 0);
-	hpu_close(dev);
-	assert_int_equal(hpu_open(0, &dev), 0);
-	nop_completes(dev);
-	hpu_close(dev);
-	hpu_close(r.dev);
+	needs_hard_reset(&r, dev);
 }
 
 /* --reset-on-fatal: the daemon hard-resets the device by itself */
@@ -611,15 +619,11 @@ static void test_reset_on_fatal(void **state)
 static void test_endless_command_reset(void **state)
 {
 	struct hpu_device *ctl, *dev;
-	struct hpu_event ev[16];
 	uint32_t st;
 	uint64_t seq;
-	int n, i, got = 0;
 
 	(void)state;
-	start(1, NULL);
-	assert_int_equal(hpu_open_control(0, &ctl), 0);
-	assert_int_equal(hpu_open(0, &dev), 0);
+	start_opened(NULL, &ctl, &dev);
 	assert_int_equal(
 		hpu_debug_inject_fault(dev, HPU_FAULT_ENGINE_HANG, 0, 0), 0);
 	assert_int_equal(nop_cs(dev, 0, &seq), 0);
@@ -627,16 +631,8 @@ static void test_endless_command_reset(void **state)
 	assert_int_equal(st, HPU_WAIT_CS_STATUS_BUSY);
 	assert_int_equal(hpu_device_reset(ctl, HPU_RESET_HARD), 0);
 	/* the killed context reads its reset event, then is re-acquired */
-	n = hpu_event_read(dev, ev, 16);
-	for (i = 0; i < n; i++)
-		if (ev[i].type == HPU_EVENT_DEVICE_RESET)
-			got = 1;
-	assert_true(got);
-	hpu_close(dev);
-	assert_int_equal(hpu_open(0, &dev), 0);
-	nop_completes(dev);
-	hpu_close(dev);
-	hpu_close(ctl);
+	own_event(dev, HPU_EVENT_DEVICE_RESET);
+	new_context_works(ctl, dev);
 }
 
 /*
@@ -648,26 +644,18 @@ static void test_heartbeat_lost(void **state)
 {
 	struct reader r = { 0 };
 	struct hpu_device *dev;
-	struct hpu_event ev[16];
 	char buf[64];
 	uint64_t seq;
-	int n, i, got = 0;
 
 	(void)state;
-	start(1, NULL);
-	assert_int_equal(hpu_open_control(0, &r.dev), 0);
-	assert_int_equal(hpu_open(0, &dev), 0);
+	start_opened(NULL, &r.dev, &dev);
 	assert_int_equal(
 		hpu_debug_inject_fault(dev, HPU_FAULT_DEVICE_ERR, 0, 0), 0);
 	assert_int_equal(expect(&r, HPU_EVENT_DEVICE_UNAVAILABLE).data,
 			 HPU_DEVICE_STATUS_MALFUNCTION);
 	expect_status(&r, HPU_DEVICE_STATUS_OPERATIONAL,
 		      HPU_DEVICE_STATUS_MALFUNCTION);
-	n = hpu_event_read(dev, ev, 16);
-	for (i = 0; i < n; i++)
-		if (ev[i].type == HPU_EVENT_DEVICE_UNAVAILABLE)
-			got = 1;
-	assert_true(got);
+	own_event(dev, HPU_EVENT_DEVICE_UNAVAILABLE);
 	assert_int_equal(status(r.dev), HPU_DEVICE_STATUS_MALFUNCTION);
 	assert_int_equal(hpu_device_read_attr(0, "status", buf, sizeof(buf)),
 			 0);
@@ -677,11 +665,7 @@ static void test_heartbeat_lost(void **state)
 	assert_int_equal(status(r.dev), HPU_DEVICE_STATUS_MALFUNCTION);
 	assert_int_equal(hpu_device_reset(r.dev, HPU_RESET_HARD), 0);
 	assert_int_equal(status(r.dev), HPU_DEVICE_STATUS_OPERATIONAL);
-	hpu_close(dev);
-	assert_int_equal(hpu_open(0, &dev), 0);
-	nop_completes(dev);
-	hpu_close(dev);
-	hpu_close(r.dev);
+	new_context_works(r.dev, dev);
 }
 
 /* Bad arguments of the library call */

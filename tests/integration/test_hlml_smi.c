@@ -30,17 +30,8 @@ static struct hpu_device_info infos[NDEV];
 
 static int group_setup(void **state)
 {
-	int i;
-
 	(void)state;
-	if (hpu_test_group_start(NDEV, "gaudi2"))
-		return -1;
-	if (hpu_test_have_fuse())
-		return 0;
-	for (i = 0; i < NDEV; i++)
-		if (hpu_device_get_info(i, &infos[i]))
-			return -1;
-	return 0;
+	return hpu_test_group_start_infos(NDEV, "gaudi2", infos);
 }
 
 /*
@@ -51,17 +42,15 @@ static void run(struct hpu_test_proc *p, const char *prog, ...)
 {
 	struct hpu_test_proc_opts o = { .stderr_mode =
 						HPU_TEST_STDERR_CAPTURE };
-	char *argv[10];
 	va_list ap;
-	int argc = 0;
+	int ret;
 
-	argv[argc++] = (char *)(strchr(prog, '/') ? prog : hpu_test_bin(prog));
 	va_start(ap, prog);
-	while (argc < 9 && (argv[argc] = va_arg(ap, char *)))
-		argc++;
+	ret = hpu_test_proc_vrun(p,
+				 strchr(prog, '/') ? prog : hpu_test_bin(prog),
+				 &o, 60000, ap);
 	va_end(ap);
-	argv[argc] = NULL;
-	assert_int_equal(hpu_test_proc_run(p, argv, &o, 60000), 0);
+	assert_int_equal(ret, 0);
 }
 
 /* An hl-smi field and how the test reads the same value from libhlml */

@@ -35,16 +35,12 @@ static char hl_link[PATH_MAX + 16];
 static int group_setup(void **state)
 {
 	char bin[PATH_MAX];
-	int i;
 
 	(void)state;
-	if (hpu_test_group_start(NDEV, "gaudi2"))
+	if (hpu_test_group_start_infos(NDEV, "gaudi2", infos))
 		return -1;
 	if (hpu_test_have_fuse())
 		return 0;
-	for (i = 0; i < NDEV; i++)
-		if (hpu_device_get_info(i, &infos[i]))
-			return -1;
 	/* hpu-smi invoked as hl-smi, as the compat install's link does */
 	if (!realpath(hpu_test_bin("hpu-smi"), bin) || !mkdtemp(hl_dir))
 		return -1;
@@ -65,17 +61,14 @@ static void run(struct hpu_test_proc *p, const char *prog, ...)
 {
 	struct hpu_test_proc_opts o = { .stderr_mode =
 						HPU_TEST_STDERR_CAPTURE };
-	char *argv[10];
 	va_list ap;
-	int argc = 0;
+	int ret;
 
-	argv[argc++] = (char *)(prog ? hpu_test_bin(prog) : hl_link);
 	va_start(ap, prog);
-	while (argc < 9 && (argv[argc] = va_arg(ap, char *)))
-		argc++;
+	ret = hpu_test_proc_vrun(p, prog ? hpu_test_bin(prog) : hl_link, &o,
+				 60000, ap);
 	va_end(ap);
-	argv[argc] = NULL;
-	assert_int_equal(hpu_test_proc_run(p, argv, &o, 60000), 0);
+	assert_int_equal(ret, 0);
 }
 
 static void assert_has(const char *out, const char *s)

@@ -30,17 +30,8 @@ static struct hpu_device_info infos[NDEV];
 
 static int group_setup(void **state)
 {
-	int i;
-
 	(void)state;
-	if (hpu_test_group_start(NDEV, "gaudi2"))
-		return -1;
-	if (hpu_test_have_fuse())
-		return 0;
-	for (i = 0; i < NDEV; i++)
-		if (hpu_device_get_info(i, &infos[i]))
-			return -1;
-	return 0;
+	return hpu_test_group_start_infos(NDEV, "gaudi2", infos);
 }
 
 /* Runs hpu-smi with up to 8 arguments; returns its stdout (malloc'ed). */

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/hpu_test_backend.h"
 #include "../lib/hpu_test_daemon.h"
 #include "ht_backend.h"
 #include "ht_graph.h"
@@ -46,37 +47,7 @@
 static int group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(1, "gaudi2"))
-		return -1;
-	return hpu_test_require_cs();
-}
-
-static struct ht_backend *open_be(int accel, int mode)
-{
-	struct ht_backend_opts o = { .accel = accel, .mode = mode };
-	struct ht_backend *be = NULL;
-	char err[256] = "";
-
-	if (ht_backend_create(&o, &be, err, sizeof(err)))
-		fail_msg("backend: %s", err);
-	return be;
-}
-
-static void close_be(struct ht_backend *be)
-{
-	if (be && be->in_step)
-		ht_step_end(be);
-	ht_backend_destroy(be);
-}
-
-static void frand(float *v, unsigned int n, uint64_t seed, float lo, float hi)
-{
-	struct ht_rng r;
-	unsigned int i;
-
-	ht_rng_seed(&r, seed, 0);
-	for (i = 0; i < n; i++)
-		v[i] = lo + (hi - lo) * ht_rng_float(&r);
+	return hpu_test_group_start_cs(1, "gaudi2");
 }
 
 static struct ht_tensor *param(struct ht_backend *be, unsigned int ndim,
@@ -88,7 +59,7 @@ static struct ht_tensor *param(struct ht_backend *be, unsigned int ndim,
 
 	assert_int_equal(ht_tensor_new(be, HT_F32, ndim, sizes, true, &t), 0);
 	assert_true(t->numel <= 1024);
-	frand(v, (unsigned int)t->numel, seed, lo, hi);
+	hpu_test_frand(v, (unsigned int)t->numel, seed, lo, hi);
 	assert_int_equal(ht_tensor_upload(t, v), 0);
 	t->requires_grad = grad;
 	t->is_param = grad;
@@ -166,13 +137,13 @@ static void test_tpc_ops_bits(void **state)
 	int mode;
 
 	(void)state;
-	be = open_be(HT_ACCEL_CPU, HT_EXEC_LAZY);
+	be = hpu_test_backend_open(HT_ACCEL_CPU, HT_EXEC_LAZY);
 	run_tpc_ops(be, &cpu);
-	close_be(be);
+	hpu_test_backend_close(be);
 	for (mode = HT_EXEC_EAGER; mode <= HT_EXEC_LAZY; mode++) {
-		be = open_be(HT_ACCEL_HPU, mode);
+		be = hpu_test_backend_open(HT_ACCEL_HPU, mode);
 		run_tpc_ops(be, &hpu);
-		close_be(be);
+		hpu_test_backend_close(be);
 		assert_int_equal(hpu.n, cpu.n);
 		assert_memory_equal(hpu.v, cpu.v, cpu.n * sizeof(float));
 	}
@@ -256,19 +227,19 @@ static void test_train_modes(void **state)
 	uint64_t replays;
 
 	(void)state;
-	be = open_be(HT_ACCEL_CPU, HT_EXEC_LAZY);
+	be = hpu_test_backend_open(HT_ACCEL_CPU, HT_EXEC_LAZY);
 	train(be, &cpu);
-	close_be(be);
-	be = open_be(HT_ACCEL_HPU, HT_EXEC_EAGER);
+	hpu_test_backend_close(be);
+	be = hpu_test_backend_open(HT_ACCEL_HPU, HT_EXEC_EAGER);
 	train(be, &eager);
-	close_be(be);
-	be = open_be(HT_ACCEL_HPU, HT_EXEC_LAZY);
+	hpu_test_backend_close(be);
+	be = hpu_test_backend_open(HT_ACCEL_HPU, HT_EXEC_LAZY);
 	train(be, &lazy);
-	close_be(be);
-	be = open_be(HT_ACCEL_HPU, HT_EXEC_GRAPH);
+	hpu_test_backend_close(be);
+	be = hpu_test_backend_open(HT_ACCEL_HPU, HT_EXEC_GRAPH);
 	train(be, &graph);
 	replays = be->stats.replays;
-	close_be(be);
+	hpu_test_backend_close(be);
 
 	assert_int_equal(replays, STEPS - 1);
 	assert_int_equal(eager.n, cpu.n);
@@ -315,14 +286,14 @@ static void test_decode_graph_offset(void **state)
 	struct ht_tensor *sc, *p;
 
 	(void)state;
-	be = open_be(HT_ACCEL_CPU, HT_EXEC_LAZY);
+	be = hpu_test_backend_open(HT_ACCEL_CPU, HT_EXEC_LAZY);
 	sc = param(be, 3, ss, 30, -2, 2, false);
 	for (pos = 0; pos < SLOTS; pos++)
 		decode(be, sc, pos, cpu[pos]);
 	ht_tensor_free(sc);
-	close_be(be);
+	hpu_test_backend_close(be);
 
-	be = open_be(HT_ACCEL_HPU, HT_EXEC_GRAPH);
+	be = hpu_test_backend_open(HT_ACCEL_HPU, HT_EXEC_GRAPH);
 	sc = param(be, 3, ss, 30, -2, 2, false);
 	for (pos = 0; pos < SLOTS; pos++)
 		decode(be, sc, pos, hpu[pos]);
@@ -336,7 +307,7 @@ static void test_decode_graph_offset(void **state)
 	assert_int_equal(ht_causal_softmax(sc, 0.5f, SLOTS, &p), -EINVAL);
 	assert_int_equal(ht_step_end(be), 0);
 	ht_tensor_free(sc);
-	close_be(be);
+	hpu_test_backend_close(be);
 }
 
 #define DROP_STEPS 4
@@ -389,9 +360,9 @@ static void test_dropout_modes(void **state)
 	unsigned int i, k, mode;
 
 	(void)state;
-	be = open_be(HT_ACCEL_CPU, HT_EXEC_LAZY);
+	be = hpu_test_backend_open(HT_ACCEL_CPU, HT_EXEC_LAZY);
 	dropout_steps(be, cy, cdx);
-	close_be(be);
+	hpu_test_backend_close(be);
 	/* every step draws another mask */
 	for (k = 1; k < DROP_STEPS; k++)
 		assert_true(memcmp(cy[k], cy[0], sizeof(cy[0])));
@@ -401,9 +372,9 @@ static void test_dropout_modes(void **state)
 	for (mode = HT_EXEC_EAGER; mode <= HT_EXEC_GRAPH; mode++) {
 		uint64_t replays;
 
-		be = open_be(HT_ACCEL_HPU, (int)mode);
+		be = hpu_test_backend_open(HT_ACCEL_HPU, (int)mode);
 		replays = dropout_steps(be, hy, hdx);
-		close_be(be);
+		hpu_test_backend_close(be);
 		if (mode == HT_EXEC_GRAPH)
 			assert_int_equal(replays, DROP_STEPS - 1);
 		assert_memory_equal(hy, cy, sizeof(cy));
@@ -442,7 +413,7 @@ static uint64_t decode_all(struct ht_backend *be, float out[SLOTS][2 * 4])
 	q = param(be, 3, ks, 40, -1, 1, false);
 	knew = param(be, 3, ks, 41, -1, 1, false);
 	for (pos = 0; pos < SLOTS; pos++) {
-		frand(kv, 8, 50 + pos, -1, 1); /* this token's key */
+		hpu_test_frand(kv, 8, 50 + pos, -1, 1); /* this token's key */
 		assert_int_equal(ht_tensor_upload(knew, kv), 0);
 		decode_kv(be, cache, q, knew, pos, out[pos]);
 	}
@@ -460,12 +431,12 @@ static void test_decode_kv_graph(void **state)
 	unsigned int pos, i;
 
 	(void)state;
-	be = open_be(HT_ACCEL_CPU, HT_EXEC_LAZY);
+	be = hpu_test_backend_open(HT_ACCEL_CPU, HT_EXEC_LAZY);
 	decode_all(be, cpu);
-	close_be(be);
-	be = open_be(HT_ACCEL_HPU, HT_EXEC_GRAPH);
+	hpu_test_backend_close(be);
+	be = hpu_test_backend_open(HT_ACCEL_HPU, HT_EXEC_GRAPH);
 	assert_int_equal(decode_all(be, hpu), SLOTS - 1);
-	close_be(be);
+	hpu_test_backend_close(be);
 	for (pos = 0; pos < SLOTS; pos++)
 		for (i = 0; i < 8; i++)
 			if (!(fabs(hpu[pos][i] - cpu[pos][i]) <=
@@ -473,7 +444,7 @@ static void test_decode_kv_graph(void **state)
 				fail_msg("slot %u value %u: hpu %.9g, cpu %.9g",
 					 pos, i, hpu[pos][i], cpu[pos][i]);
 	/* the first step sees one key: its output is that key, exactly */
-	frand(kv0, 8, 50, -1, 1);
+	hpu_test_frand(kv0, 8, 50, -1, 1);
 	assert_memory_equal(hpu[0], kv0, sizeof(kv0));
 	assert_memory_equal(cpu[0], kv0, sizeof(kv0));
 }

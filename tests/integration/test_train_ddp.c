@@ -30,6 +30,7 @@
 
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_trainer.h"
 #include "../lib/hpu_test_util.h"
 #include "ht_trainer.h"
 
@@ -104,13 +105,19 @@ static int fresh_port(void)
 static int group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(NDEV, "gaudi2"))
-		return -1;
-	return hpu_test_require_cs();
+	return hpu_test_group_start_cs(NDEV, "gaudi2");
 }
 
 static int do_run(struct run *r)
 {
+	const struct hpu_test_kept k = {
+		.losses = r->losses,
+		.max_losses = MAX_STEPS,
+		.nlosses = &r->nlosses,
+		.w = r->w,
+		.max_w = MAX_W,
+		.nw = &r->nw,
+	};
 	struct ht_trainer_opts o;
 	struct ht_trainer_result res;
 	struct ht_trainer *t;
@@ -157,12 +164,8 @@ static int do_run(struct run *r)
 		goto out;
 	}
 	ret = ht_trainer_fit(t, &res);
-	if (!ret && res.nlosses <= MAX_STEPS && ht_trainer_numel(t) <= MAX_W) {
-		r->nlosses = res.nlosses;
-		memcpy(r->losses, res.losses, res.nlosses * sizeof(float));
-		r->nw = ht_trainer_numel(t);
-		ret = ht_trainer_read_params(t, r->w);
-	}
+	if (!ret)
+		ret = hpu_test_trainer_keep(t, &res, &k);
 	if (!ret)
 		ret = ht_trainer_test(t, &res);
 	if (!ret) {
@@ -170,20 +173,14 @@ static int do_run(struct run *r)
 		r->test_n = res.test_samples;
 	}
 out:
-	if (ret)
-		snprintf(r->err, sizeof(r->err), "%s", ht_trainer_error(t));
-	ht_trainer_destroy(t);
-	return ret;
+	return hpu_test_trainer_end(t, ret, r->err, sizeof(r->err));
 }
 
 static int rank_main(void *arg)
 {
 	struct run *r = arg;
-	int ret = do_run(r);
 
-	if (ret)
-		fprintf(stderr, "rank %d: %s\n", r->rank, r->err);
-	return ret ? 1 : 0;
+	return hpu_test_rank_exit(r->rank, do_run(r), r->err);
 }
 
 /*
@@ -195,7 +192,6 @@ static struct run *run_ranks(int world, uint32_t batch, uint32_t accum,
 			     bool bench)
 {
 	struct run *r;
-	pid_t pids[NDEV];
 	int status[NDEV], i;
 
 	r = mmap(NULL, world * sizeof(*r), PROT_READ | PROT_WRITE,
@@ -214,12 +210,9 @@ static struct run *run_ranks(int world, uint32_t batch, uint32_t accum,
 		r[i].port = next_port;
 		r[i].bench = bench;
 	}
-	for (i = 0; i < world; i++) {
-		pids[i] = hpu_test_fork_rank(rank_main, &r[i]);
-		assert_true(pids[i] > 0);
-	}
-	assert_int_equal(
-		hpu_test_wait_ranks(pids, world, RANK_MS, status, NULL), 0);
+	assert_int_equal(hpu_test_run_ranks(rank_main, r, sizeof(*r), world,
+					    RANK_MS, status),
+			 0);
 	for (i = 0; i < world; i++)
 		if (status[i])
 			fail_msg("rank %d exited with %d: %s", i, status[i],
@@ -372,7 +365,6 @@ static void test_ddp_resume_mismatch(void **state)
 {
 	char dir[] = "/tmp/ht-ddp-ck-XXXXXX", cmd[64];
 	struct run *r;
-	pid_t pids[2];
 	int status[2], i, pass;
 
 	(void)state;
@@ -402,12 +394,9 @@ static void test_ddp_resume_mismatch(void **state)
 					 5 + 5 * i);
 			}
 		}
-		for (i = 0; i < 2; i++) {
-			pids[i] = hpu_test_fork_rank(rank_main, &r[i]);
-			assert_true(pids[i] > 0);
-		}
-		assert_int_equal(
-			hpu_test_wait_ranks(pids, 2, RANK_MS, status, NULL), 0);
+		assert_int_equal(hpu_test_run_ranks(rank_main, r, sizeof(*r), 2,
+						    RANK_MS, status),
+				 0);
 		for (i = 0; i < 2; i++) {
 			if (pass == 0) {
 				if (status[i])

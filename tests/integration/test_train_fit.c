@@ -37,9 +37,7 @@
 static int group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(1, "gaudi2"))
-		return -1;
-	return hpu_test_require_cs();
+	return hpu_test_group_start_cs(1, "gaudi2");
 }
 
 /* A short digits fit: 64-32-10, @epochs epochs of batch 32 */

@@ -29,6 +29,7 @@
 
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_trainer.h"
 #include "../lib/hpu_test_util.h"
 #include "ht_backend.h"
 #include "ht_trainer.h"
@@ -63,9 +64,7 @@ struct out {
 static int group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(NDEV, "gaudi2"))
-		return -1;
-	return hpu_test_require_cs();
+	return hpu_test_group_start_cs(NDEV, "gaudi2");
 }
 
 static void digits_opts(struct ht_trainer_opts *o, int mode)
@@ -101,6 +100,14 @@ static void large_opts(struct ht_trainer_opts *o, int mode)
 
 static int do_fit(const struct ht_trainer_opts *o, struct out *r)
 {
+	const struct hpu_test_kept k = {
+		.losses = r->losses,
+		.max_losses = MAX_L,
+		.nlosses = &r->nlosses,
+		.w = r->w,
+		.max_w = MAX_W,
+		.nw = &r->nw,
+	};
 	struct ht_trainer_result res;
 	struct ht_trainer *t;
 	int ret;
@@ -109,21 +116,14 @@ static int do_fit(const struct ht_trainer_opts *o, struct out *r)
 	if (ret)
 		return ret;
 	ret = ht_trainer_fit(t, &res);
-	if (!ret && (res.nlosses > MAX_L || ht_trainer_numel(t) > MAX_W))
-		ret = -E2BIG;
+	if (!ret)
+		ret = hpu_test_trainer_keep(t, &res, &k);
 	if (!ret) {
-		r->nlosses = res.nlosses;
-		memcpy(r->losses, res.losses, res.nlosses * sizeof(float));
-		r->nw = ht_trainer_numel(t);
 		r->prefetches = res.prefetches;
 		r->in_step = res.prefetch_in_step;
 		r->overlapped = res.prefetch_overlapped;
-		ret = ht_trainer_read_params(t, r->w);
 	}
-	if (ret && !r->err[0])
-		snprintf(r->err, sizeof(r->err), "%s", ht_trainer_error(t));
-	ht_trainer_destroy(t);
-	return ret;
+	return hpu_test_trainer_end(t, ret, r->err, sizeof(r->err));
 }
 
 static struct out *fit(const struct ht_trainer_opts *o)
@@ -399,15 +399,12 @@ static int rank_main(void *arg)
 	o.batch_size = 16;
 	o.device_prefetch = r->pf;
 	ret = do_fit(&o, &r->out);
-	if (ret)
-		fprintf(stderr, "rank %d: %s\n", r->rank, r->out.err);
-	return ret ? 1 : 0;
+	return hpu_test_rank_exit(r->rank, ret, r->out.err);
 }
 
 static struct rank *run_ddp(int mode, bool pf)
 {
 	struct rank *r;
-	pid_t pids[NDEV];
 	int status[NDEV], i, port;
 
 	r = mmap(NULL, NDEV * sizeof(*r), PROT_READ | PROT_WRITE,
@@ -423,11 +420,8 @@ static struct rank *run_ddp(int mode, bool pf)
 		r[i].mode = mode;
 		r[i].pf = pf;
 	}
-	for (i = 0; i < NDEV; i++) {
-		pids[i] = hpu_test_fork_rank(rank_main, &r[i]);
-		assert_true(pids[i] > 0);
-	}
-	assert_int_equal(hpu_test_wait_ranks(pids, NDEV, RANK_MS, status, NULL),
+	assert_int_equal(hpu_test_run_ranks(rank_main, r, sizeof(*r), NDEV,
+					    RANK_MS, status),
 			 0);
 	for (i = 0; i < NDEV; i++)
 		if (status[i])

@@ -305,3 +305,22 @@ int hpu_test_wait_ranks(const pid_t *pids, int n, int timeout_ms, int *status,
 	}
 	return ret;
 }
+
+int hpu_test_run_ranks(int (*fn)(void *arg), void *ranks, size_t size,
+		       int world, int timeout_ms, int *status)
+{
+	pid_t pids[HPU_TEST_MAX_RANKS];
+	int i, ret = 0;
+
+	if (world < 1 || world > HPU_TEST_MAX_RANKS)
+		return -EINVAL;
+	for (i = 0; i < world; i++) {
+		pids[i] =
+			ret ? -1 :
+			      hpu_test_fork_rank(fn, (char *)ranks + i * size);
+		if (pids[i] < 0 && !ret)
+			ret = (int)pids[i];
+	}
+	i = hpu_test_wait_ranks(pids, world, timeout_ms, status, NULL);
+	return ret ? ret : i;
+}

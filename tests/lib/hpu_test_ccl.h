@@ -160,4 +160,25 @@ pid_t hpu_test_fork_rank(int (*fn)(void *arg), void *arg);
 int hpu_test_wait_ranks(const pid_t *pids, int n, int timeout_ms, int *status,
 			long *elapsed_ms);
 
+/* Ranks hpu_test_run_ranks() forks at the most */
+#define HPU_TEST_MAX_RANKS 64
+
+/**
+ * hpu_test_run_ranks() - fork @world ranks, rank i running @fn on the
+ * i-th element of @ranks, and reap them all (hpu_test_fork_rank(),
+ * hpu_test_wait_ranks())
+ * @fn: a rank's body
+ * @ranks: @world elements of @size bytes, in memory the children share
+ *	when the parent reads their results
+ * @size: bytes of an element
+ * @world: ranks, at most HPU_TEST_MAX_RANKS
+ * @timeout_ms: bound for all of them together
+ * @status: receives per rank its status as hpu_test_wait_ranks() gives it
+ *
+ * Return: 0 when all ended in time (whatever their status); -EINVAL for
+ * a bad @world; a fork's failure (those forked are reaped); -ETIMEDOUT.
+ */
+int hpu_test_run_ranks(int (*fn)(void *arg), void *ranks, size_t size,
+		       int world, int timeout_ms, int *status);
+
 #endif /* HPU_TEST_CCL_H */

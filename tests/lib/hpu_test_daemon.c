@@ -317,6 +317,28 @@ int hpu_test_group_start(int ndev, const char *type)
 	return hpu_test_group_start_args(ndev, type, NULL);
 }
 
+int hpu_test_group_start_cs(int ndev, const char *type)
+{
+	if (hpu_test_group_start(ndev, type))
+		return -1;
+	return hpu_test_require_cs();
+}
+
+int hpu_test_group_start_infos(int ndev, const char *type,
+			       struct hpu_device_info *infos)
+{
+	int i;
+
+	if (hpu_test_group_start(ndev, type))
+		return -1;
+	if (hpu_test_have_fuse())
+		return 0;
+	for (i = 0; i < ndev; i++)
+		if (hpu_device_get_info(i, &infos[i]))
+			return -1;
+	return 0;
+}
+
 int hpu_test_group_stop(void **state)
 {
 	(void)state;

@@ -158,6 +158,33 @@ int hpu_test_group_start(int ndev, const char *type);
 int hpu_test_group_start_args(int ndev, const char *type,
 			      const char *const *extra);
 
+/**
+ * hpu_test_group_start_cs() - hpu_test_group_start(), then
+ * hpu_test_require_cs(): the group setup of the tests that submit CSs
+ * @ndev: --devices
+ * @type: --type
+ *
+ * Return: 0, or -1 (cmocka's group failure) when the daemon did not start
+ * or lacks MEMORY/CB/CS.
+ */
+int hpu_test_group_start_cs(int ndev, const char *type);
+
+struct hpu_device_info;
+
+/**
+ * hpu_test_group_start_infos() - hpu_test_group_start(), then every
+ * device's hpu_device_get_info() (nothing is read without FUSE: the tests
+ * skip)
+ * @ndev: --devices
+ * @type: --type
+ * @infos: receives @ndev devices' info
+ *
+ * Return: 0, or -1 (cmocka's group failure) when the daemon did not start
+ * or a device's info could not be read.
+ */
+int hpu_test_group_start_infos(int ndev, const char *type,
+			       struct hpu_device_info *infos);
+
 /** hpu_test_group_stop() - cmocka group teardown stopping hpu_test_shared */
 int hpu_test_group_stop(void **state);
 

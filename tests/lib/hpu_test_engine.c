@@ -18,9 +18,7 @@
 int hpu_test_engine_group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(1, "gaudi2"))
-		return -1;
-	return hpu_test_require_cs();
+	return hpu_test_group_start_cs(1, "gaudi2");
 }
 
 int hpu_test_engine_setup(struct hpu_test_engine *e, void **state,

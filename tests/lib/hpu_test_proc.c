@@ -177,6 +177,20 @@ int hpu_test_proc_run(struct hpu_test_proc *p, char *const argv[],
 	return 0;
 }
 
+int hpu_test_proc_vrun(struct hpu_test_proc *p, const char *path,
+		       const struct hpu_test_proc_opts *o, int timeout_ms,
+		       va_list ap)
+{
+	char *argv[10];
+	int argc = 0;
+
+	argv[argc++] = (char *)path;
+	while (argc < 9 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	argv[argc] = NULL;
+	return hpu_test_proc_run(p, argv, o, timeout_ms);
+}
+
 void hpu_test_proc_free(struct hpu_test_proc *p)
 {
 	free(p->out);

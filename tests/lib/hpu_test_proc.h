@@ -12,6 +12,7 @@
 #ifndef HPU_TEST_PROC_H
 #define HPU_TEST_PROC_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -111,6 +112,21 @@ int hpu_test_proc_finish(struct hpu_test_proc *p, int timeout_ms);
  */
 int hpu_test_proc_run(struct hpu_test_proc *p, char *const argv[],
 		      const struct hpu_test_proc_opts *o, int timeout_ms);
+
+/**
+ * hpu_test_proc_vrun() - hpu_test_proc_run() of @path with the arguments
+ * of a variadic caller
+ * @p: receives the run; hpu_test_proc_free() it
+ * @path: the program
+ * @o: options (NULL: defaults)
+ * @timeout_ms: bound
+ * @ap: up to 8 arguments (char *, more are not passed), NULL-terminated
+ *
+ * Return: as hpu_test_proc_run().
+ */
+int hpu_test_proc_vrun(struct hpu_test_proc *p, const char *path,
+		       const struct hpu_test_proc_opts *o, int timeout_ms,
+		       va_list ap);
 
 /**
  * hpu_test_proc_free() - free the captured output

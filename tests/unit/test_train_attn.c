@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/hpu_test_fd.h"
 #include "ht_backend.h"
 #include "ht_graph.h"
 #include "ht_ops.h"
@@ -96,7 +97,7 @@ static struct ht_tensor *prand(unsigned int ndim, const uint32_t *sizes,
 
 /* ------------------------------------------------- finite differences */
 
-typedef int (*op_fn)(struct ht_tensor **in, struct ht_tensor **out);
+typedef hpu_test_fd_op op_fn;
 
 /* loss = mean cross-entropy of out as [numel / C][C], C its last size */
 static int fd_loss(op_fn op, struct ht_tensor **in, struct ht_tensor **loss)
@@ -122,60 +123,19 @@ static int fd_loss(op_fn op, struct ht_tensor **in, struct ht_tensor **loss)
 	return ret ? ret : ht_cross_entropy(logits, labels, loss);
 }
 
-static float fd_eval(op_fn op, struct ht_tensor **in)
-{
-	struct ht_tensor *loss;
-	float v;
-
-	assert_int_equal(ht_step_begin(be, false), 0);
-	be->grad_enabled = false;
-	assert_int_equal(fd_loss(op, in, &loss), 0);
-	assert_int_equal(ht_tensor_item(loss, &v), 0);
-	be->grad_enabled = true;
-	assert_int_equal(ht_step_end(be), 0);
-	return v;
-}
+static const struct hpu_test_fd fd = {
+	.loss = fd_loss,
+	.h = FD_H,
+	.abs_tol = FD_ABS,
+	.rel_tol = FD_REL,
+	.max = FD_MAX,
+	.spread = true,
+};
 
 /* Every input's analytic gradient against central differences */
 static void fd_check(op_fn op, struct ht_tensor **in, unsigned int nin)
 {
-	struct ht_tensor *loss;
-	float *grads[5] = { 0 };
-	unsigned int i, checked = 0;
-	uint64_t j, step;
-
-	assert_true(nin <= 5);
-	assert_int_equal(ht_step_begin(be, false), 0);
-	ht_zero_grad(in, nin);
-	assert_int_equal(fd_loss(op, in, &loss), 0);
-	assert_int_equal(ht_backward(loss), 0);
-	for (i = 0; i < nin; i++) {
-		assert_non_null(in[i]->grad);
-		assert_true(in[i]->grad_set);
-		grads[i] = malloc(in[i]->numel * sizeof(float));
-		assert_non_null(grads[i]);
-		memcpy(grads[i], host(in[i]->grad),
-		       in[i]->numel * sizeof(float));
-	}
-	assert_int_equal(ht_step_end(be), 0);
-
-	for (i = 0; i < nin; i++) {
-		step = in[i]->numel > FD_MAX ? in[i]->numel / FD_MAX : 1;
-		for (j = 0; j < in[i]->numel; j += step) {
-			float *x = host(in[i]) + j, keep = *x, lp, lm;
-
-			*x = keep + FD_H;
-			lp = fd_eval(op, in);
-			*x = keep - FD_H;
-			lm = fd_eval(op, in);
-			*x = keep;
-			assert_close(grads[i][j], (lp - lm) / (2 * FD_H),
-				     FD_ABS, FD_REL, "grad", j);
-			checked++;
-		}
-		free(grads[i]);
-	}
-	assert_true(checked > 0);
+	hpu_test_fd_check(&fd, op, in, nin);
 }
 
 /* ---------------------------------------------------------------- bmm */

@@ -67,73 +67,25 @@ static void check_batch_content(const struct ht_dataset *ds,
 	}
 }
 
-/*
- * All ranks of one world, step by step over two epochs: every sample once
- * per epoch, the same step count everywhere, consistent global counts.
- */
+static void batch_content(const void *ds, const struct ht_batch *b)
+{
+	check_batch_content(ds, b);
+}
+
+/* All ranks of one world over two epochs (hpu_test_check_sharding()) */
 static void check_sharding(const struct ht_dataset *ds, uint32_t world,
 			   uint32_t bs, bool drop_last)
 {
 	struct ht_loader *l[8];
-	uint8_t *seen = malloc(ds->n);
-	uint64_t g = (uint64_t)world * bs, steps;
-	uint32_t r, epoch;
+	uint32_t r;
 
-	assert_non_null(seen);
+	assert_true(world <= 8);
 	for (r = 0; r < world; r++)
 		l[r] = make_loader(ds, world, r, bs, r % 2, true, drop_last);
-	steps = drop_last ? ds->n / g : (ds->n + g - 1) / g;
-	for (r = 0; r < world; r++)
-		assert_int_equal(ht_loader_steps_per_epoch(l[r]), steps);
-
-	for (epoch = 0; epoch < 2; epoch++) {
-		uint64_t total = 0, step;
-
-		memset(seen, 0, ds->n);
-		for (step = 0; step < steps; step++) {
-			uint32_t sum = 0, global = 0;
-
-			for (r = 0; r < world; r++) {
-				struct ht_batch *b;
-				uint32_t i;
-
-				assert_int_equal(ht_loader_next(l[r], &b), 0);
-				assert_int_equal(b->epoch, epoch);
-				assert_int_equal(b->step, step);
-				assert_true(b->n <= bs);
-				if (r)
-					assert_int_equal(b->global_n, global);
-				global = b->global_n;
-				sum += b->n;
-				for (i = 0; i < b->n; i++) {
-					assert_int_equal(seen[b->idx[i]], 0);
-					seen[b->idx[i]] = 1;
-				}
-				if (r == world - 1 || step == steps - 1)
-					check_batch_content(ds, b);
-				ht_loader_release(l[r], b);
-			}
-			assert_int_equal(sum, global);
-			assert_true(global <= g);
-			total += global;
-		}
-		for (r = 0; r < world; r++) {
-			struct ht_batch *b;
-
-			assert_int_equal(ht_loader_next(l[r], &b), -ENODATA);
-			assert_null(b);
-		}
-		assert_int_equal(total, drop_last ? steps * g : ds->n);
-		if (!drop_last) {
-			uint32_t i;
-
-			for (i = 0; i < ds->n; i++)
-				assert_int_equal(seen[i], 1);
-		}
-	}
+	hpu_test_check_sharding(l, world, ds->n, bs, drop_last, batch_content,
+				ds);
 	for (r = 0; r < world; r++)
 		ht_loader_destroy(l[r]);
-	free(seen);
 }
 
 static void test_loader_sharding(void **state)

@@ -23,6 +23,7 @@
 
 #include "hpu_bf16.h"
 #include "hputpc.h"
+#include "../lib/hpu_test_fd.h"
 #include "ht_backend.h"
 #include "ht_graph.h"
 #include "ht_module.h"
@@ -112,7 +113,7 @@ static float *host(struct ht_tensor *t)
 /* ------------------------------------------------- finite differences */
 
 /* The op under test: its output, from the inputs */
-typedef int (*op_fn)(struct ht_tensor **in, struct ht_tensor **out);
+typedef hpu_test_fd_op op_fn;
 
 #define FD_CLASSES 3
 
@@ -140,64 +141,19 @@ static int fd_loss(op_fn op, struct ht_tensor **in, struct ht_tensor **loss)
 	return ret ? ret : ht_cross_entropy(logits, labels, loss);
 }
 
-static float fd_eval(op_fn op, struct ht_tensor **in)
-{
-	struct ht_tensor *loss;
-	float v;
-
-	assert_int_equal(ht_step_begin(be, false), 0);
-	be->grad_enabled = false;
-	assert_int_equal(fd_loss(op, in, &loss), 0);
-	assert_int_equal(ht_tensor_item(loss, &v), 0);
-	be->grad_enabled = true;
-	assert_int_equal(ht_step_end(be), 0);
-	return v;
-}
+static const struct hpu_test_fd fd = {
+	.loss = fd_loss,
+	.h = FD_H,
+	.abs_tol = FD_ABS,
+	.rel_tol = FD_REL,
+	.max = FD_MAX,
+	.spread = false,
+};
 
 /* Analytic gradients of every input with requires_grad vs differences */
 static void fd_check(op_fn op, struct ht_tensor **in, unsigned int nin)
 {
-	struct ht_tensor *loss;
-	float *grads[4] = { 0 };
-	unsigned int i, checked = 0;
-	uint64_t j;
-
-	assert_true(nin <= 4);
-	assert_int_equal(ht_step_begin(be, false), 0);
-	ht_zero_grad(in, nin);
-	assert_int_equal(fd_loss(op, in, &loss), 0);
-	assert_int_equal(ht_backward(loss), 0);
-	for (i = 0; i < nin; i++) {
-		if (!in[i]->requires_grad)
-			continue;
-		assert_non_null(in[i]->grad);
-		assert_true(in[i]->grad_set);
-		grads[i] = malloc(in[i]->numel * sizeof(float));
-		assert_non_null(grads[i]);
-		memcpy(grads[i], host(in[i]->grad),
-		       in[i]->numel * sizeof(float));
-	}
-	assert_int_equal(ht_step_end(be), 0);
-
-	for (i = 0; i < nin; i++) {
-		if (!grads[i])
-			continue;
-		for (j = 0; j < in[i]->numel && j < FD_MAX; j++) {
-			float *x = host(in[i]) + j, keep = *x, lp, lm;
-
-			*x = keep + FD_H;
-			lp = fd_eval(op, in);
-			*x = keep - FD_H;
-			lm = fd_eval(op, in);
-			*x = keep;
-			assert_close(grads[i][j], (lp - lm) / (2 * FD_H),
-				     FD_ABS, FD_REL);
-			checked++;
-		}
-		free(grads[i]);
-	}
-	/* an input list without requires_grad would check nothing */
-	assert_true(checked > 0);
+	hpu_test_fd_check(&fd, op, in, nin);
 }
 
 /* ------------------------------------------------------ TPC host entry */
@@ -409,7 +365,7 @@ static float ref_mask(uint64_t seed, uint64_t i, float p)
 	return u >= p ? 1.0f / (1.0f - p) : 0.0f;
 }
 
-/* a fixed mask even while fd_eval() disables gradients */
+/* a fixed mask even while the differences run without gradients */
 static int op_dropout(struct ht_tensor **in, struct ht_tensor **out)
 {
 	bool g = be->grad_enabled;

@@ -112,73 +112,36 @@ static void test_windows(void **state)
 	ht_text_free(&t);
 }
 
-/* All ranks of a world over two epochs: disjoint, complete, equal steps */
+/* The text and context of check_sharding()'s loaders */
+struct text_ctx {
+	const struct ht_text *t;
+	uint32_t ctx;
+};
+
+static void windows_content(const void *arg, const struct ht_batch *b)
+{
+	const struct text_ctx *tc = arg;
+
+	check_windows(tc->t, tc->ctx, tc->ctx, b);
+}
+
+/* All ranks of a world over two epochs (hpu_test_check_sharding()) */
 static void check_sharding(const struct ht_text *t, uint32_t ctx,
 			   uint32_t world, uint32_t bs, bool drop_last)
 {
 	struct ht_text_windows w = { .text = t, .context = ctx };
-	uint32_t n = ht_text_window_count(&w), r, epoch;
-	uint64_t g = (uint64_t)world * bs, steps;
-	uint8_t *seen = malloc(n);
+	const struct text_ctx tc = { .t = t, .ctx = ctx };
 	struct ht_loader *l[8];
+	uint32_t r;
 
-	assert_non_null(seen);
+	assert_true(world <= 8);
 	for (r = 0; r < world; r++)
 		l[r] = make_loader(t, ctx, 0, world, r, bs, r % 3, 99,
 				   drop_last);
-	steps = drop_last ? n / g : (n + g - 1) / g;
-	for (r = 0; r < world; r++)
-		assert_int_equal(ht_loader_steps_per_epoch(l[r]), steps);
-	for (epoch = 0; epoch < 2; epoch++) {
-		uint64_t total = 0, step, count[8] = { 0 };
-
-		memset(seen, 0, n);
-		for (step = 0; step < steps; step++) {
-			uint32_t sum = 0, global = 0;
-
-			for (r = 0; r < world; r++) {
-				struct ht_batch *b;
-				uint32_t i;
-
-				assert_int_equal(ht_loader_next(l[r], &b), 0);
-				assert_int_equal(b->epoch, epoch);
-				assert_int_equal(b->step, step);
-				if (r)
-					assert_int_equal(b->global_n, global);
-				global = b->global_n;
-				sum += b->n;
-				count[r]++;
-				for (i = 0; i < b->n; i++) {
-					assert_true(b->idx[i] < n);
-					assert_int_equal(seen[b->idx[i]], 0);
-					seen[b->idx[i]] = 1;
-				}
-				if (drop_last)
-					assert_int_equal(b->n, bs);
-				if (step == 0 || step == steps - 1)
-					check_windows(t, ctx, ctx, b);
-				ht_loader_release(l[r], b);
-			}
-			assert_int_equal(sum, global);
-			total += global;
-		}
-		for (r = 0; r < world; r++) {
-			struct ht_batch *b;
-
-			assert_int_equal(count[r], steps);
-			assert_int_equal(ht_loader_next(l[r], &b), -ENODATA);
-		}
-		assert_int_equal(total, drop_last ? steps * g : n);
-		if (!drop_last) {
-			uint32_t i;
-
-			for (i = 0; i < n; i++)
-				assert_int_equal(seen[i], 1);
-		}
-	}
+	hpu_test_check_sharding(l, world, ht_text_window_count(&w), bs,
+				drop_last, windows_content, &tc);
 	for (r = 0; r < world; r++)
 		ht_loader_destroy(l[r]);
-	free(seen);
 }
 
 static void test_sharding(void **state)

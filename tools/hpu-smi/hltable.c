@@ -14,35 +14,6 @@
 
 #define MIB (1024ULL * 1024)
 
-/* Column widths: | 31 | 22 | 22 | = 79 characters, as table.c */
-#define COL1  31
-#define COL2  22
-#define COL3  22
-#define WIDTH (COL1 + COL2 + COL3 + 2)
-
-static void rule(FILE *f, char fill, char edge, bool cols)
-{
-	int i;
-
-	fputc(edge, f);
-	for (i = 0; i < WIDTH; i++)
-		fputc(cols && (i == COL1 || i == COL1 + 1 + COL2) ? '+' : fill,
-		      f);
-	fputc(edge, f);
-	fputc('\n', f);
-}
-
-static void row(FILE *f, const char *a, const char *b, const char *c)
-{
-	fprintf(f, "|%-*.*s|%-*.*s|%-*.*s|\n", COL1, COL1, a, COL2, COL2, b,
-		COL3, COL3, c);
-}
-
-static void full_row(FILE *f, const char *text)
-{
-	fprintf(f, "|%-*.*s|\n", WIDTH, WIDTH, text);
-}
-
 /* @buf receives a value of libhlml as text: N/A when not supported,
  * ERR! for another error */
 static const char *val(char *buf, size_t len, hlml_return_t r, const char *fmt,
@@ -67,18 +38,19 @@ static void print_header(FILE *f, const struct smi_sample *s)
 		smi_hl_device(&s->devs[0], &h);
 	if (hlml_get_driver_version(ver, sizeof(ver)))
 		snprintf(ver, sizeof(ver), "%s", s->driver_version);
-	rule(f, '-', '+', false);
-	snprintf(line, sizeof(line), " HL-SMI Version: %*s  ", WIDTH - 19,
+	smi_rule(f, '-', '+', false);
+	snprintf(line, sizeof(line), " HL-SMI Version: %*s  ", SMI_WIDTH - 19,
 		 "hl-" HPU_VERSION);
-	full_row(f, line);
-	snprintf(line, sizeof(line), " Driver Version: %*s  ", WIDTH - 19, ver);
-	full_row(f, line);
-	rule(f, '-', '|', true);
-	row(f, " AIP  Name       Persistence-M", " Bus-Id        Disp.A ",
-	    " Volatile Uncor-Events");
-	row(f, " Fan  Temp  Perf  Pwr:Usage/Cap", "         Memory-Usage ",
-	    " AIP-Util  Compute M. ");
-	rule(f, '=', '|', true);
+	smi_full_row(f, line);
+	snprintf(line, sizeof(line), " Driver Version: %*s  ", SMI_WIDTH - 19,
+		 ver);
+	smi_full_row(f, line);
+	smi_rule(f, '-', '|', true);
+	smi_row(f, " AIP  Name       Persistence-M", " Bus-Id        Disp.A ",
+		" Volatile Uncor-Events");
+	smi_row(f, " Fan  Temp  Perf  Pwr:Usage/Cap", "         Memory-Usage ",
+		" AIP-Util  Compute M. ");
+	smi_rule(f, '=', '|', true);
 }
 
 /* One AIP: its two lines, each value through libhlml */
@@ -97,9 +69,9 @@ static int print_aip(FILE *f, const struct smi_dev *d)
 
 	snprintf(a, sizeof(a), " %3d  %-15.15s", d->info.index, smi_name(d));
 	if (smi_hl_device(d, &h)) {
-		row(f, a, " ERR!", " ERR!");
-		row(f, " ERR!", " ERR!", " ERR!");
-		rule(f, '-', '|', true);
+		smi_row(f, a, " ERR!", " ERR!");
+		smi_row(f, " ERR!", " ERR!", " ERR!");
+		smi_rule(f, '-', '|', true);
 		return SMI_EXIT_QUERY;
 	}
 	r = hlml_device_get_persistence_mode(h, &pm);
@@ -110,7 +82,7 @@ static int print_aip(FILE *f, const struct smi_dev *d)
 	r = hlml_device_get_total_ecc_errors(
 		h, HLML_MEMORY_ERROR_TYPE_UNCORRECTED, HLML_VOLATILE_ECC, &n);
 	snprintf(c, sizeof(c), " %20s ", val(ecc, sizeof(ecc), r, "%llu", n));
-	row(f, a, b, c);
+	smi_row(f, a, b, c);
 
 	r = hlml_device_get_temperature(h, HLML_TEMPERATURE_ON_AIP, &temp);
 	val(temp_s, sizeof(temp_s), r, "%lluC", temp);
@@ -130,8 +102,8 @@ static int print_aip(FILE *f, const struct smi_dev *d)
 	r = hlml_device_get_utilization_rates(h, &util);
 	val(util_s, sizeof(util_s), r, "%llu%%", util.aip);
 	snprintf(c, sizeof(c), " %7s  %10s ", util_s, "N/A");
-	row(f, a, b, c);
-	rule(f, '-', '|', true);
+	smi_row(f, a, b, c);
+	smi_rule(f, '-', '|', true);
 	return SMI_EXIT_OK;
 }
 
@@ -143,11 +115,11 @@ static void print_processes(FILE *f, const struct smi_sample *s)
 	char line[128], idx[16], pid[16], mem[32];
 	int i, j;
 
-	fprintf(f, "|%-*s|\n", WIDTH, " Compute Processes:");
+	smi_full_row(f, " Compute Processes:");
 	snprintf(line, sizeof(line), PROC_ROW, "AIP", "PID", "Type",
 		 "Process name", "AIP Memory");
-	full_row(f, line);
-	rule(f, '=', '|', false);
+	smi_full_row(f, line);
+	smi_rule(f, '=', '|', false);
 	for (i = 0; i < s->ndev; i++) {
 		const struct smi_dev *d = &s->devs[i];
 
@@ -156,7 +128,7 @@ static void print_processes(FILE *f, const struct smi_sample *s)
 		if (!d->nprocs) {
 			snprintf(line, sizeof(line), PROC_ROW, idx, "N/A",
 				 "N/A", "N/A", "N/A");
-			full_row(f, line);
+			smi_full_row(f, line);
 		}
 		for (j = 0; j < d->nprocs; j++) {
 			snprintf(pid, sizeof(pid), "%d", d->procs[j].pid);
@@ -164,10 +136,10 @@ static void print_processes(FILE *f, const struct smi_sample *s)
 				 (uint64_t)(d->procs[j].dram_bytes / MIB));
 			snprintf(line, sizeof(line), PROC_ROW, idx, pid, "C",
 				 d->procs[j].comm, mem);
-			full_row(f, line);
+			smi_full_row(f, line);
 		}
 	}
-	rule(f, '=', '+', false);
+	smi_rule(f, '=', '+', false);
 }
 
 int smi_print_hl_table(FILE *f, const struct smi_sample *s)

@@ -119,6 +119,19 @@ void smi_sample_free(struct smi_sample *s);
 const char *smi_status(const struct smi_dev *d);
 const char *smi_name(const struct smi_dev *d);
 
+/* frame.c: the tables' columns, | 31 | 22 | 22 | = 79 characters */
+#define SMI_COL1  31
+#define SMI_COL2  22
+#define SMI_COL3  22
+#define SMI_WIDTH (SMI_COL1 + SMI_COL2 + SMI_COL3 + 2)
+
+/* @edge, then SMI_WIDTH @fill ('+' at the column bars when @cols), @edge */
+void smi_rule(FILE *f, char fill, char edge, bool cols);
+/* One line of three cells, each cut to its column */
+void smi_row(FILE *f, const char *a, const char *b, const char *c);
+/* One line of one cell across the table, cut to it */
+void smi_full_row(FILE *f, const char *text);
+
 /* table.c */
 void smi_print_table(FILE *f, const struct smi_sample *s);
 void smi_print_list(FILE *f, const struct smi_sample *s);

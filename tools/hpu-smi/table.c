@@ -9,51 +9,20 @@
 
 #define MIB ((uint64_t)1 << 20)
 
-/* Column widths of the table: | 31 | 22 | 22 | = 79 characters */
-#define COL1  31
-#define COL2  22
-#define COL3  22
-#define WIDTH (COL1 + COL2 + COL3 + 2)
-
-static void rule(FILE *f, char fill, char edge, bool cols)
-{
-	int i;
-
-	fputc(edge == '|' ? '|' : '+', f);
-	for (i = 0; i < WIDTH; i++) {
-		bool sep = cols && (i == COL1 || i == COL1 + 1 + COL2);
-
-		fputc(sep ? '+' : fill, f);
-	}
-	fputc(edge == '|' ? '|' : '+', f);
-	fputc('\n', f);
-}
-
-static void row(FILE *f, const char *a, const char *b, const char *c)
-{
-	fprintf(f, "|%-*.*s|%-*.*s|%-*.*s|\n", COL1, COL1, a, COL2, COL2, b,
-		COL3, COL3, c);
-}
-
-static void full_row(FILE *f, const char *text)
-{
-	fprintf(f, "| %-*.*s|\n", WIDTH - 1, WIDTH - 1, text);
-}
-
 static void print_header(FILE *f, const struct smi_sample *s)
 {
 	char line[128];
 
-	rule(f, '-', '+', false);
-	snprintf(line, sizeof(line), "HPU-SMI %-23s Driver Version: %s",
+	smi_rule(f, '-', '+', false);
+	snprintf(line, sizeof(line), " HPU-SMI %-23s Driver Version: %s",
 		 HPU_VERSION, s->driver_version);
-	full_row(f, line);
-	rule(f, '-', '|', true);
-	row(f, " HPU  Name                    ", " Bus-Id              ",
-	    " Status              ");
-	row(f, " Temp  Power:Usage/Cap        ", "         Memory-Usage ",
-	    " AIP-Util            ");
-	rule(f, '=', '|', true);
+	smi_full_row(f, line);
+	smi_rule(f, '-', '|', true);
+	smi_row(f, " HPU  Name                    ", " Bus-Id              ",
+		" Status              ");
+	smi_row(f, " Temp  Power:Usage/Cap        ", "         Memory-Usage ",
+		" AIP-Util            ");
+	smi_rule(f, '=', '|', true);
 }
 
 static void print_dev(FILE *f, const struct smi_dev *d)
@@ -63,12 +32,13 @@ static void print_dev(FILE *f, const struct smi_dev *d)
 	snprintf(a, sizeof(a), " %3d  %-24s", d->info.index, smi_name(d));
 	snprintf(b, sizeof(b), " %-20s", d->info.bus_id);
 	snprintf(c, sizeof(c), " %-20s", smi_status(d));
-	row(f, a, b, c);
+	smi_row(f, a, b, c);
 	if (d->kernel) {
 		/* only the habanalabs driver could answer these */
-		row(f, "  N/A    N/A /   N/A", "     N/A /     N/A ", " N/A");
+		smi_row(f, "  N/A    N/A /   N/A", "     N/A /     N/A ",
+			" N/A");
 	} else if (d->err) {
-		row(f, " ERR!   ERR! /  ERR!", "  ERR!", " ERR!");
+		smi_row(f, " ERR!   ERR! /  ERR!", "  ERR!", " ERR!");
 	} else {
 		snprintf(a, sizeof(a), " %3dC  %5" PRIu64 "W / %5" PRIu64 "W",
 			 d->thermal.temp_asic_mc / 1000,
@@ -78,9 +48,9 @@ static void print_dev(FILE *f, const struct smi_dev *d)
 			 (uint64_t)d->dram.dram_used_mem / MIB,
 			 (uint64_t)d->dram.dram_total_mem / MIB);
 		snprintf(c, sizeof(c), " %3u%%", d->util.utilization);
-		row(f, a, b, c);
+		smi_row(f, a, b, c);
 	}
-	rule(f, '-', '+', true);
+	smi_rule(f, '-', '+', true);
 }
 
 static void print_processes(FILE *f, const struct smi_sample *s)
@@ -89,27 +59,27 @@ static void print_processes(FILE *f, const struct smi_sample *s)
 	int i, j, n = 0;
 
 	fputc('\n', f);
-	rule(f, '-', '+', false);
-	full_row(f, "Processes:");
-	full_row(
+	smi_rule(f, '-', '+', false);
+	smi_full_row(f, " Processes:");
+	smi_full_row(
 		f,
-		" HPU        PID  Process name                  HPU Memory Usage");
-	rule(f, '=', '|', false);
+		"  HPU        PID  Process name                  HPU Memory Usage");
+	smi_rule(f, '=', '|', false);
 	for (i = 0; i < s->ndev; i++) {
 		const struct smi_dev *d = &s->devs[i];
 
 		for (j = 0; j < d->nprocs; j++, n++) {
 			snprintf(line, sizeof(line),
-				 " %3d %10d  %-28.28s %13" PRIu64 "MiB",
+				 "  %3d %10d  %-28.28s %13" PRIu64 "MiB",
 				 d->info.index, d->procs[j].pid,
 				 d->procs[j].comm,
 				 (uint64_t)d->procs[j].dram_bytes / MIB);
-			full_row(f, line);
+			smi_full_row(f, line);
 		}
 	}
 	if (!n)
-		full_row(f, " No running processes found");
-	rule(f, '-', '+', false);
+		smi_full_row(f, "  No running processes found");
+	smi_rule(f, '-', '+', false);
 }
 
 void smi_print_table(FILE *f, const struct smi_sample *s)

@@ -87,13 +87,7 @@ static void make_perm(struct ht_loader *l, uint64_t epoch)
 	for (i = 0; i < n; i++)
 		l->perm[i] = i;
 	ht_rng_seed(&rng, l->o.seed, epoch);
-	for (i = n; i > 1; i--) {
-		uint32_t j = (uint32_t)ht_rng_below(&rng, i);
-		uint32_t t = l->perm[i - 1];
-
-		l->perm[i - 1] = l->perm[j];
-		l->perm[j] = t;
-	}
+	ht_rng_shuffle(&rng, l->perm, n);
 	l->perm_epoch = epoch;
 	l->perm_valid = true;
 }

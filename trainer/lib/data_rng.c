@@ -71,3 +71,16 @@ float ht_rng_normal(struct ht_rng *rng)
 		sum += ht_rng_float(rng);
 	return sum - 6.0f;
 }
+
+void ht_rng_shuffle(struct ht_rng *rng, uint32_t *v, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = n; i > 1; i--) {
+		uint32_t j = (uint32_t)ht_rng_below(rng, i);
+		uint32_t t = v[i - 1];
+
+		v[i - 1] = v[j];
+		v[j] = t;
+	}
+}

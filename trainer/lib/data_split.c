@@ -18,19 +18,6 @@ enum {
 	PART_TEST = 2
 };
 
-static void shuffle(uint32_t *v, uint32_t n, struct ht_rng *rng)
-{
-	uint32_t i;
-
-	for (i = n; i > 1; i--) {
-		uint32_t j = (uint32_t)ht_rng_below(rng, i);
-		uint32_t t = v[i - 1];
-
-		v[i - 1] = v[j];
-		v[j] = t;
-	}
-}
-
 /* Mark the first round(n*test) of @idx test, the next round(n*val) val */
 static void assign(const uint32_t *idx, uint32_t n,
 		   const struct ht_split_opts *o, uint8_t *part)
@@ -63,7 +50,7 @@ static void assign_stratified(const struct ht_dataset *src,
 			if (src->y[i] == (int32_t)c)
 				idx[n++] = i;
 		ht_rng_seed(&rng, o->seed, (uint64_t)c + 1);
-		shuffle(idx, n, &rng);
+		ht_rng_shuffle(&rng, idx, n);
 		assign(idx, n, o, part);
 	}
 }
@@ -146,7 +133,7 @@ int ht_data_split(const struct ht_dataset *src,
 		for (i = 0; i < src->n; i++)
 			idx[i] = i;
 		ht_rng_seed(&rng, opts->seed, 0);
-		shuffle(idx, src->n, &rng);
+		ht_rng_shuffle(&rng, idx, src->n);
 		assign(idx, src->n, opts, part);
 	}
 

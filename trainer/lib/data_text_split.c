@@ -63,19 +63,6 @@ uint32_t ht_text_records(const uint8_t *data, uint32_t len, uint32_t *ends)
 	return n;
 }
 
-static void shuffle(uint32_t *v, uint32_t n, struct ht_rng *rng)
-{
-	uint32_t i;
-
-	for (i = n; i > 1; i--) {
-		uint32_t j = (uint32_t)ht_rng_below(rng, i);
-		uint32_t t = v[i - 1];
-
-		v[i - 1] = v[j];
-		v[j] = t;
-	}
-}
-
 /* Copy the records marked @which, in source order, into @dst */
 static int make_part(const struct ht_text *src, const uint32_t *ends,
 		     uint32_t nrec, const uint8_t *is_val, uint8_t which,
@@ -159,7 +146,7 @@ int ht_text_split(const struct ht_text *src,
 	for (r = 0; r < nrec; r++)
 		perm[r] = r;
 	ht_rng_seed(&rng, opts->seed, 0);
-	shuffle(perm, nrec, &rng);
+	ht_rng_shuffle(&rng, perm, nrec);
 	for (r = 0; r < n_val; r++)
 		is_val[perm[r]] = 1;
 	ret = make_part(src, ends, nrec, is_val, 0, train);

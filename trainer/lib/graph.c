@@ -73,6 +73,20 @@ int ht_tape_record(struct ht_backend *be, const char *name, ht_backward_fn fn,
 	return 0;
 }
 
+int ht_tape_unary(struct ht_backend *be, const char *name, ht_backward_fn fn,
+		  struct ht_tensor *x, struct ht_tensor *out,
+		  struct ht_node **np)
+{
+	struct ht_node *node = NULL;
+	int ret = 0;
+
+	if (ht_needs_grad(be, &x, 1))
+		ret = ht_tape_record(be, name, fn, out, &x, 1, &node);
+	if (np)
+		*np = node;
+	return ret;
+}
+
 void ht_tape_reset(struct ht_backend *be)
 {
 	if (be->tape)

@@ -73,6 +73,22 @@ int ht_tape_record(struct ht_backend *be, const char *name, ht_backward_fn fn,
 		   struct ht_tensor *out, struct ht_tensor *const *in,
 		   unsigned int nin, struct ht_node **np);
 
+/**
+ * ht_tape_unary() - record a one-input op when its input needs a gradient
+ * @be: backend
+ * @name: op name
+ * @fn: its backward rule
+ * @x: the input
+ * @out: its output (gets requires_grad when recorded)
+ * @np: receives the node to fill in, NULL when nothing was recorded; may
+ *	be NULL
+ *
+ * Return: 0 or ht_tape_record()'s failure.
+ */
+int ht_tape_unary(struct ht_backend *be, const char *name, ht_backward_fn fn,
+		  struct ht_tensor *x, struct ht_tensor *out,
+		  struct ht_node **np);
+
 /** ht_tape_reset() - forget the recorded nodes (step boundary) */
 void ht_tape_reset(struct ht_backend *be);
 

@@ -80,4 +80,16 @@ float ht_rng_float(struct ht_rng *rng);
  */
 float ht_rng_normal(struct ht_rng *rng);
 
+/**
+ * ht_rng_shuffle() - permute @v in place (Fisher-Yates)
+ * @rng: the generator
+ * @v: the values
+ * @n: how many
+ *
+ * From the last element down, element i - 1 is swapped with element
+ * ht_rng_below(@rng, i): n - 1 draws, the same permutation for the same
+ * generator state everywhere.
+ */
+void ht_rng_shuffle(struct ht_rng *rng, uint32_t *v, uint32_t n);
+
 #endif /* HT_RNG_H */

@@ -254,11 +254,10 @@ int ht_causal_softmax(struct ht_tensor *x, float scale, uint32_t offset,
 				    offset);
 	if (ret)
 		return ret;
-	if (ht_needs_grad(be, &x, 1)) {
-		ret = ht_tape_record(be, "causal_softmax", causal_bwd, out, &x,
-				     1, &node);
-		if (ret)
-			return ret;
+	ret = ht_tape_unary(be, "causal_softmax", causal_bwd, x, out, &node);
+	if (ret)
+		return ret;
+	if (node) {
 		node->f[0] = scale;
 		node->u[0] = offset;
 	}
@@ -364,13 +363,11 @@ int ht_split_heads(struct ht_tensor *x, uint32_t col0, uint32_t heads,
 	ret = copy_desc(be, &dw, &dh);
 	if (ret)
 		return ret;
-	if (ht_needs_grad(be, &x, 1)) {
-		ret = ht_tape_record(be, "split_heads", split_bwd, out, &x, 1,
-				     &node);
-		if (ret)
-			return ret;
+	ret = ht_tape_unary(be, "split_heads", split_bwd, x, out, &node);
+	if (ret)
+		return ret;
+	if (node)
 		node->u[0] = col0;
-	}
 	*y = out;
 	return 0;
 }
@@ -396,7 +393,6 @@ int ht_merge_heads(struct ht_tensor *x, struct ht_tensor **y)
 	struct ht_backend *be = x->be;
 	struct hpu_tpc_tensor dw, dh;
 	struct ht_tensor *out;
-	struct ht_node *node;
 	uint32_t B, H, T, D;
 	int ret;
 
@@ -418,12 +414,9 @@ int ht_merge_heads(struct ht_tensor *x, struct ht_tensor **y)
 	ret = copy_desc(be, &dh, &dw);
 	if (ret)
 		return ret;
-	if (ht_needs_grad(be, &x, 1)) {
-		ret = ht_tape_record(be, "merge_heads", merge_bwd, out, &x, 1,
-				     &node);
-		if (ret)
-			return ret;
-	}
+	ret = ht_tape_unary(be, "merge_heads", merge_bwd, x, out, NULL);
+	if (ret)
+		return ret;
 	*y = out;
 	return 0;
 }

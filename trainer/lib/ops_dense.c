@@ -210,10 +210,10 @@ static int activation(struct ht_tensor *x, uint32_t fwd, uint32_t bwd,
 	ret = ht_backend_kernel(be, fwd, d, 2, NULL, 0);
 	if (ret)
 		return ret;
-	if (ht_needs_grad(be, &x, 1)) {
-		ret = ht_tape_record(be, name, act_bwd, out, &x, 1, &node);
-		if (ret)
-			return ret;
+	ret = ht_tape_unary(be, name, act_bwd, x, out, &node);
+	if (ret)
+		return ret;
+	if (node) {
 		node->saved[0] = save_out ? out : x;
 		node->u[0] = bwd;
 	}
@@ -375,7 +375,6 @@ int ht_reshape(struct ht_tensor *x, unsigned int ndim, const uint32_t *sizes,
 {
 	struct ht_backend *be = x->be;
 	struct ht_tensor *out;
-	struct ht_node *node;
 	int ret = ht_tensor_view(x, ndim, sizes, &out);
 
 	if (ret) {
@@ -383,12 +382,9 @@ int ht_reshape(struct ht_tensor *x, unsigned int ndim, const uint32_t *sizes,
 			  "reshape: the element count must not change");
 		return ret;
 	}
-	if (ht_needs_grad(be, &x, 1)) {
-		ret = ht_tape_record(be, "reshape", reshape_bwd, out, &x, 1,
-				     &node);
-		if (ret)
-			return ret;
-	}
+	ret = ht_tape_unary(be, "reshape", reshape_bwd, x, out, NULL);
+	if (ret)
+		return ret;
 	*y = out;
 	return 0;
 }

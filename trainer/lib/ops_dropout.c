@@ -72,13 +72,11 @@ int ht_dropout(struct ht_tensor *x, float p, uint64_t seed,
 				    (1U << 1) | (1U << 2));
 	if (ret)
 		return ret;
-	if (ht_needs_grad(be, &x, 1)) {
-		ret = ht_tape_record(be, "dropout", dropout_bwd, out, &x, 1,
-				     &node);
-		if (ret)
-			return ret;
+	ret = ht_tape_unary(be, "dropout", dropout_bwd, x, out, &node);
+	if (ret)
+		return ret;
+	if (node)
 		node->saved[0] = mask;
-	}
 	*y = out;
 	return 0;
 }

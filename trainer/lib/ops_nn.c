@@ -229,12 +229,11 @@ int ht_mean_axis(struct ht_tensor *x, unsigned int axis, struct ht_tensor **y)
 	ret = ht_backend_kernel(be, HPU_TPC_KERNEL_REDUCE_MEAN, d, 2, &p, 1);
 	if (ret)
 		return ret;
-	if (ht_needs_grad(be, &x, 1)) {
-		ret = ht_tape_record(be, "mean", mean_bwd, out, &x, 1, &node);
-		if (ret)
-			return ret;
+	ret = ht_tape_unary(be, "mean", mean_bwd, x, out, &node);
+	if (ret)
+		return ret;
+	if (node)
 		node->u[0] = axis;
-	}
 	*y = out;
 	return 0;
 }

@@ -87,10 +87,9 @@ static bool par_claim(struct hpusim_par *par, unsigned int *slice)
 		free = ~cur & all;
 		from = free & (~0ULL << start);
 		i = (unsigned int)__builtin_ctzll(from ? from : free);
-		if (__atomic_compare_exchange_n(&par->claimed, &cur,
-						cur | 1ULL << i, true,
-						__ATOMIC_RELAXED,
-						__ATOMIC_RELAXED)) {
+		if (__atomic_compare_exchange_n(
+			    &par->claimed, &cur, cur | 1ULL << i, true,
+			    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
 			*slice = i;
 			return true;
 		}
@@ -104,8 +103,7 @@ static bool par_all_claimed(struct hpusim_par *par)
 	if (!par_is_affine(par))
 		return __atomic_load_n(&par->next, __ATOMIC_RELAXED) >=
 		       par->nslices;
-	return __atomic_load_n(&par->claimed, __ATOMIC_RELAXED) ==
-	       par_all(par);
+	return __atomic_load_n(&par->claimed, __ATOMIC_RELAXED) == par_all(par);
 }
 
 /* Run one unclaimed slice of the first parallel job; sched lock held */

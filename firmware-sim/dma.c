@@ -27,6 +27,9 @@
 
 #include "hpusim.h"
 
+/* every slice of a step fits the affine claim of hpusim_par_run() */
+_Static_assert(HPUSIM_DMA_PAR_MAX <= HPUSIM_PAR_AFFINE_MAX, "DMA slices");
+
 static __thread uint8_t dma_bounce[HPUSIM_DMA_BOUNCE + 8];
 
 static void set_fault(struct hpu_fw_fault *f, uint64_t addr, bool is_write)
@@ -273,7 +276,9 @@ int64_t hpusim_dma_copy(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 		.stop = stop,
 		.fault_slice = UINT_MAX,
 	};
-	struct hpusim_par par = { .fn = step_slice, .arg = &st };
+	struct hpusim_par par = { .fn = step_slice,
+				  .arg = &st,
+				  .affine = true };
 	uint64_t n = size - done, off, bad;
 	int ret = 0;
 

@@ -167,12 +167,21 @@ void hpusim_sched_unlock(void);
  */
 void hpusim_queue_wake(struct hpusim_queue *q);
 
+/* Slices of an affine operation (one bit each in struct hpusim_par.claimed) */
+#define HPUSIM_PAR_AFFINE_MAX 64
+
 /**
  * struct hpusim_par - one operation cut into slices for the worker pool
  * @fn: runs slice @slice of it; must not wait for the pool
  * @arg: argument of @fn
  * @nslices: slices (>= 1)
+ * @affine: claim by CPU (at most HPUSIM_PAR_AFFINE_MAX slices, else
+ *	ignored): a thread on CPU c takes slice c % @nslices first, then
+ *	the next unclaimed one after it; so the same part of a buffer that
+ *	is copied again and again is copied on the same CPU each time and
+ *	stays in that CPU's cache (hpusim_par_run())
  * @next: next slice to claim (atomic; set by hpusim_par_run())
+ * @claimed: @affine: a bit per claimed slice (atomic)
  * @helped: slices that pool workers finished (sched lock)
  * @node: on the pool's help list while slices may be unclaimed (sched lock)
  */
@@ -180,7 +189,9 @@ struct hpusim_par {
 	void (*fn)(void *arg, unsigned int slice);
 	void *arg;
 	unsigned int nslices;
+	bool affine;
 	unsigned int next;
+	uint64_t claimed;
 	unsigned int helped;
 	struct hpusim_list node;
 };

@@ -8,9 +8,15 @@
  * (hpusim_par_run()): the thread that splits it runs every slice no
  * worker took, so it never waits for a worker that is not already at work
  * on one of its slices, and a helper never waits for anything but a
- * map_lock, which nobody holds while waiting for the pool.
+ * map_lock, which nobody holds while waiting for the pool. An affine
+ * operation (struct hpusim_par.affine, the DMA engine's copies) hands
+ * each thread the slice of its CPU first: a buffer copied again and again
+ * is then read and written by the same CPU each time and stays in its
+ * cache, where slices claimed in order would move from one CPU's cache
+ * to the other's whenever the runner and its helper trade CPUs.
  */
 #include <errno.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "queue.h"
@@ -47,19 +53,73 @@ unsigned int hpusim_par_width(void)
 	return idle + 1 < n ? idle + 1 : (n ? n : 1);
 }
 
+static bool par_is_affine(const struct hpusim_par *par)
+{
+	return par->affine && par->nslices <= HPUSIM_PAR_AFFINE_MAX;
+}
+
+static uint64_t par_all(const struct hpusim_par *par)
+{
+	return par->nslices == 64 ? ~0ULL : (1ULL << par->nslices) - 1;
+}
+
+/*
+ * Claim a slice of @par into *@slice; false when every slice is claimed.
+ * Affine: the caller's CPU's own slice first, then the next free one
+ * after it (a slice whose CPU is slow to come is taken, never waited for).
+ * The CPU is a hint: the thread may move right after, nothing breaks.
+ */
+static bool par_claim(struct hpusim_par *par, unsigned int *slice)
+{
+	uint64_t all, cur, free, from;
+	unsigned int start, i;
+	int cpu;
+
+	if (!par_is_affine(par)) {
+		*slice = __atomic_fetch_add(&par->next, 1, __ATOMIC_RELAXED);
+		return *slice < par->nslices;
+	}
+	all = par_all(par);
+	cpu = sched_getcpu();
+	start = cpu < 0 ? 0 : (unsigned int)cpu % par->nslices;
+	cur = __atomic_load_n(&par->claimed, __ATOMIC_RELAXED);
+	while (cur != all) {
+		free = ~cur & all;
+		from = free & (~0ULL << start);
+		i = (unsigned int)__builtin_ctzll(from ? from : free);
+		if (__atomic_compare_exchange_n(
+			    &par->claimed, &cur, cur | 1ULL << i, true,
+			    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+			*slice = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether every slice of @par is claimed */
+static bool par_all_claimed(struct hpusim_par *par)
+{
+	if (!par_is_affine(par))
+		return __atomic_load_n(&par->next, __ATOMIC_RELAXED) >=
+		       par->nslices;
+	return __atomic_load_n(&par->claimed, __ATOMIC_RELAXED) == par_all(par);
+}
+
 /* Run one unclaimed slice of the first parallel job; sched lock held */
 static void par_help(void)
 {
 	struct hpusim_par *par = hpusim_container_of(hpusim_sched.help.next,
 						     struct hpusim_par, node);
-	unsigned int i = __atomic_fetch_add(&par->next, 1, __ATOMIC_RELAXED);
+	unsigned int i;
+	bool got = par_claim(par, &i);
 
 	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
 	/* listed means alive: its runner unlists it before it returns */
-	if (i + 1 >= par->nslices)
+	if (!got || par_all_claimed(par))
 		hpusim_list_del(&par->node);
-	if (i >= par->nslices)
+	if (!got)
 		return;
 	pthread_mutex_unlock(&hpusim_sched.lock);
 	par->fn(par->arg, i);
@@ -73,6 +133,7 @@ void hpusim_par_run(struct hpusim_par *par)
 	unsigned int i, own = 0, wake;
 
 	par->next = 0;
+	par->claimed = 0;
 	par->helped = 0;
 	hpusim_list_init(&par->node);
 	if (par->nslices > 1) {
@@ -86,8 +147,7 @@ void hpusim_par_run(struct hpusim_par *par)
 		pthread_mutex_unlock(&hpusim_sched.lock);
 	}
 	/* whatever no worker claimed runs here: the join never waits idle */
-	while ((i = __atomic_fetch_add(&par->next, 1, __ATOMIC_RELAXED)) <
-	       par->nslices) {
+	while (par_claim(par, &i)) {
 		par->fn(par->arg, i);
 		own++;
 	}

@@ -27,7 +27,7 @@
  */
 #define HPUSIM_SLICE_BYTES  (4 * HPUSIM_DMA_CHUNK)
 #define HPUSIM_SLICE_NS	    (2ULL * 1000 * 1000)
-#define HPUSIM_INLINE_BYTES (1U << 20) /* DMA bytes of a fast-path CS */
+#define HPUSIM_INLINE_BYTES (4U << 20) /* DMA bytes of a fast-path CS */
 #define HPUSIM_PKT_COST	    64	       /* slice bytes a packet costs */
 #define HPUSIM_MAX_WORKERS  64
 

@@ -4,9 +4,14 @@
  * (every slice exactly once, from several threads at once and nested),
  * copies through scattered device memory (several extents per
  * process_vm_readv/writev call), faults met by several slices of one
- * large copy (the lowest is reported, as a serial copy would), and the
- * HBM backing on 2 MiB transparent huge pages staying sparse.
+ * large copy (the lowest is reported, as a serial copy would), the
+ * HBM backing on 2 MiB transparent huge pages staying sparse, slices
+ * claimed by CPU (affine: every slice once, the caller's CPU's first),
+ * and shared (pinned) memory copies at odd sizes and offsets, run in
+ * cs_submit up to the fast path's 4 MiB.
  */
+#include <sched.h>
+
 #include "../lib/hpu_test_fw.h"
 
 /* ------------------------------------------------------ parallel runner */
@@ -90,6 +95,121 @@ static void test_par_every_slice_once(void **state)
 	assert_int_equal(c->hits[0], 1);
 	assert_int_equal(c->hits[1], 0);
 	free(c);
+}
+
+/* ------------------------------------------------------ affine claims */
+
+struct par_log {
+	unsigned int hits[HPUSIM_PAR_AFFINE_MAX];
+	unsigned int order[HPUSIM_PAR_AFFINE_MAX];
+	unsigned int n;
+};
+
+static void log_slice(void *arg, unsigned int i)
+{
+	struct par_log *l = arg;
+	unsigned int at = __atomic_fetch_add(&l->n, 1, __ATOMIC_RELAXED);
+
+	__atomic_add_fetch(&l->hits[i], 1, __ATOMIC_RELAXED);
+	if (at < HPUSIM_PAR_AFFINE_MAX)
+		l->order[at] = i;
+}
+
+static void *affine_thread(void *arg)
+{
+	struct par_log *l = arg;
+	unsigned int k;
+
+	/* 1, 2, 3 .. 64 slices (64: every bit of the claim word) */
+	for (k = 1; k <= HPUSIM_PAR_AFFINE_MAX; k++) {
+		struct hpusim_par par = { .fn = log_slice,
+					  .arg = &l[k - 1],
+					  .nslices = k,
+					  .affine = true };
+
+		hpusim_par_run(&par);
+	}
+	return NULL;
+}
+
+/*
+ * Affine slices (the DMA engine's): every slice exactly once for every
+ * count up to the claim word's 64, from several runners at once with the
+ * pool helping; more slices than that fall back to the in-order claim.
+ */
+static void test_par_affine_every_slice_once(void **state)
+{
+	struct par_log *l =
+		calloc(PAR_THREADS * HPUSIM_PAR_AFFINE_MAX, sizeof(*l));
+	struct par_count *c = calloc(1, sizeof(*c));
+	struct hpusim_par big = { .fn = count_slice,
+				  .arg = c,
+				  .nslices = PAR_SLICES,
+				  .affine = true };
+	pthread_t t[PAR_THREADS];
+	unsigned int i, k, s;
+
+	(void)state;
+	assert_non_null(l);
+	assert_non_null(c);
+	for (k = 0; k < PAR_THREADS; k++)
+		assert_int_equal(pthread_create(&t[k], NULL, affine_thread,
+						&l[k * HPUSIM_PAR_AFFINE_MAX]),
+				 0);
+	for (k = 0; k < PAR_THREADS; k++)
+		assert_int_equal(pthread_join(t[k], NULL), 0);
+	for (k = 0; k < PAR_THREADS; k++) {
+		for (s = 1; s <= HPUSIM_PAR_AFFINE_MAX; s++) {
+			struct par_log *x =
+				&l[k * HPUSIM_PAR_AFFINE_MAX + s - 1];
+
+			assert_int_equal(x->n, s);
+			for (i = 0; i < HPUSIM_PAR_AFFINE_MAX; i++)
+				assert_int_equal(x->hits[i], i < s ? 1 : 0);
+		}
+	}
+	hpusim_par_run(&big);
+	for (i = 0; i < PAR_SLICES; i++)
+		assert_int_equal(c->hits[i], 1);
+	free(c);
+	free(l);
+}
+
+/*
+ * Alone (no device, so no pool), a runner on CPU c takes slice c % n
+ * first and then the ones after it, wrapping around: a buffer copied
+ * again and again keeps each part on the CPU it was copied on last.
+ */
+static void test_par_affine_order(void **state)
+{
+	static const unsigned int counts[] = { 1, 2, 3, 7, 64 };
+	struct par_log l;
+	cpu_set_t old, one;
+	unsigned int k, i, start;
+	int cpu;
+
+	(void)state;
+	assert_int_equal(hpusim_par_width(), 1); /* the pool is stopped */
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	cpu = sched_getcpu();
+	assert_true(cpu >= 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		struct hpusim_par par = { .fn = log_slice,
+					  .arg = &l,
+					  .nslices = counts[k],
+					  .affine = true };
+
+		memset(&l, 0, sizeof(l));
+		hpusim_par_run(&par);
+		assert_int_equal(l.n, counts[k]);
+		start = (unsigned int)cpu % counts[k];
+		for (i = 0; i < counts[k]; i++)
+			assert_int_equal(l.order[i], (start + i) % counts[k]);
+	}
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
 }
 
 /* ------------------------------------------------------ scattered memory */
@@ -309,6 +429,188 @@ static void test_dma_shared(void **state)
 	free(ref);
 }
 
+/*
+ * Pinned-memory copies of the sizes issue 11 measures, at odd sizes and
+ * unaligned addresses, both ways, inline and in the pool, cut into slices
+ * from HPUSIM_DMA_PAR_MIN on: every byte lands once, nothing outside
+ * moves.
+ */
+static void test_dma_shared_sizes(void **state)
+{
+	struct hpu_test_fw *f = *state;
+	static const uint64_t sizes[] = { 1 * MiB, 2 * MiB + 1, 4 * MiB - 3,
+					  4 * MiB, 5 * MiB + 7, 24 * MiB - 5 };
+	uint64_t len = 32 * MiB, sva, dva, n, i;
+	uint8_t *shm, *ref = hpu_test_xmalloc(len), *back;
+	struct hpu_fw_mem *m;
+	struct hpu_test_cb cb;
+	unsigned int k;
+
+	shm = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(shm != MAP_FAILED);
+	assert_int_equal(hpusim_model.ops->map_shared(f->as, shm, len, 0, false,
+						      &sva),
+			 0);
+	dva = hpu_test_fw_map_dev(f, len, &m);
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		n = sizes[k];
+		hpu_test_fill_random(shm, len, 20 + k);
+		memcpy(ref, shm, len);
+		/* H2D from shm + 5 to dev + 3, then D2H to shm + 4 MiB + 1 */
+		cb.len = 0;
+		hpu_test_cb_memset(&cb, dva, len, 0, 1);
+		hpu_test_cb_dma(&cb, dva + 3, sva + 5, n);
+		hpu_test_cb_dma(&cb, sva + 4 * MiB + 1, dva + 3, n);
+		assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, NULL),
+				 HPU_FW_CS_OK);
+		back = shm + 4 * MiB + 1;
+		assert_memory_equal(back, ref + 5, n);
+		assert_int_equal(shm[4 * MiB], ref[4 * MiB]);
+		assert_int_equal(back[n], ref[4 * MiB + 1 + n]);
+
+		/* again on the other queue, alone */
+		memcpy(shm, ref, len);
+		cb.len = 0;
+		hpu_test_cb_dma(&cb, dva + 3, sva + 5, n);
+		assert_int_equal(hpu_test_fw_run1(f, f->dma1, &cb, NULL),
+				 HPU_FW_CS_OK);
+
+		/* the device side: read it back whole, outside untouched */
+		cb.len = 0;
+		memset(shm, 0xee, len);
+		hpu_test_cb_dma(&cb, sva, dva, n + 4);
+		assert_int_equal(hpu_test_fw_run1(f, f->dma0, &cb, NULL),
+				 HPU_FW_CS_OK);
+		for (i = 0; i < 3; i++)
+			assert_int_equal(shm[i], 0);
+		assert_memory_equal(shm + 3, ref + 5, n);
+		assert_int_equal(shm[n + 3], 0);
+	}
+	assert_int_equal(hpusim_model.ops->unmap(f->as, sva, NULL), 0);
+	hpu_test_fw_unmap_dev(f, dva, m);
+	munmap(shm, len);
+	free(ref);
+}
+
+struct done_by {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int n;
+	pthread_t thread;
+	enum hpu_fw_cs_result result;
+};
+
+static void record_done_by(void *arg, void *cookie,
+			   enum hpu_fw_cs_result result,
+			   const struct hpu_fw_fault *fault, uint64_t done_ns)
+{
+	struct done_by *d = arg;
+
+	(void)cookie;
+	(void)fault;
+	(void)done_ns;
+	pthread_mutex_lock(&d->lock);
+	d->thread = pthread_self();
+	d->result = result;
+	d->n++;
+	pthread_cond_broadcast(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* Whether device memory @m at @off holds the @n bytes at @p */
+static bool dev_equal(const struct hpu_fw_mem *m, uint64_t off,
+		      const uint8_t *p, uint64_t n)
+{
+	uint64_t fwd, back, c;
+	uint8_t *d;
+
+	while (n) {
+		d = hpusim_mem_ptr(m, off, &fwd, &back);
+		if (!d || !fwd)
+			return false;
+		c = fwd < n ? fwd : n;
+		if (memcmp(d, p, c))
+			return false;
+		off += c;
+		p += c;
+		n -= c;
+	}
+	return true;
+}
+
+/*
+ * The fast path covers a 4 MiB pinned transfer (issue 11): on an idle
+ * queue the submitting thread runs it (its cs_done comes from that
+ * thread), where the hand-off to a worker cost more than the copy; one
+ * byte more goes to the pool as before.
+ */
+static void test_dma_fast_path_4mib(void **state)
+{
+	static const struct {
+		uint64_t size;
+		bool inline_run;
+	} cases[] = {
+		{ 1 * MiB, true },
+		{ 4 * MiB - 1, true },
+		{ 4 * MiB, true },
+		{ 4 * MiB + 1, false },
+	};
+	struct done_by d = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			     .cond = PTHREAD_COND_INITIALIZER };
+	struct hpu_fw_config cfg = {
+		.profile = hpu_fw_find_profile(&hpusim_model, "gaudi2"),
+		.cb = { .cs_done = record_done_by, .arg = &d },
+		.module_id = 5,
+	};
+	uint64_t len = 8 * MiB, sva, dva;
+	struct hpu_fw_device *dev;
+	struct hpu_fw_as *as;
+	struct hpu_fw_mem *m;
+	struct hpu_test_cb cb;
+	struct timespec ts;
+	unsigned int k;
+	uint8_t *shm;
+
+	(void)state;
+	assert_int_equal(hpusim_model.ops->create(&cfg, &dev), 0);
+	assert_int_equal(hpusim_model.ops->as_create(dev, &as), 0);
+	shm = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(shm != MAP_FAILED);
+	hpu_test_fill_random(shm, len, 31);
+	assert_int_equal(
+		hpusim_model.ops->map_shared(as, shm, len, 0, false, &sva), 0);
+	assert_int_equal(
+		hpusim_model.ops->mem_alloc(dev, len, 0, false, false, &m), 0);
+	assert_int_equal(hpusim_model.ops->map_mem(as, m, 0, false, &dva), 0);
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct hpu_fw_job job = { .queue = 0, .cb = cb.buf };
+
+		cb.len = 0;
+		hpu_test_cb_dma(&cb, dva + 1, sva + 3, cases[k].size);
+		job.cb_size = cb.len;
+		assert_int_equal(hpusim_model.ops->cs_submit(as, &job, 1, NULL),
+				 0);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += HPU_TEST_FW_WAIT_S;
+		pthread_mutex_lock(&d.lock);
+		while (d.n < k + 1 &&
+		       !pthread_cond_timedwait(&d.cond, &d.lock, &ts))
+			;
+		pthread_mutex_unlock(&d.lock);
+		assert_int_equal(d.n, k + 1);
+		assert_int_equal(d.result, HPU_FW_CS_OK);
+		assert_int_equal(pthread_equal(d.thread, pthread_self()) != 0,
+				 cases[k].inline_run);
+		assert_true(dev_equal(m, 1, shm + 3, cases[k].size));
+	}
+	hpusim_model.ops->as_destroy(as);
+	assert_int_equal(hpusim_model.ops->mem_free(m), 0);
+	hpusim_model.ops->destroy(dev);
+	munmap(shm, len);
+}
+
 /* ------------------------------------------------------ huge pages */
 
 static uint64_t rss_bytes(void)
@@ -366,9 +668,16 @@ static void test_hbm_huge_pages_sparse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_par_every_slice_once),  T(test_dma_scattered),
-		T(test_dma_overlap_large),     T(test_dma_fault_lowest_slice),
-		T(test_hbm_huge_pages_sparse), T(test_dma_shared),
+		T(test_par_every_slice_once),
+		T(test_par_affine_every_slice_once),
+		cmocka_unit_test(test_par_affine_order),
+		T(test_dma_scattered),
+		T(test_dma_overlap_large),
+		T(test_dma_fault_lowest_slice),
+		T(test_hbm_huge_pages_sparse),
+		T(test_dma_shared),
+		T(test_dma_shared_sizes),
+		T(test_dma_fast_path_4mib),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,6 +95,9 @@ INC_trainer/hpu-generate := -Itrainer/lib $(INC_DRV)
 INC_tools/hpu-smi := $(INC_DRV) -Ilibhlml/include
 INC_tools/hpu-bench := $(INC_DRV)
 INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV)
+# hpu-plot: the metrics reader of the training library and the busbw
+# tables of hpu-ccl-tests (their headers only need common/)
+INC_tools/hpu-plot := -Itrainer/lib -Itools/hpu-ccl-tests
 # examples/ build as a user of the installed tree does: <hpu/hpudrv.h>,
 # <hpu/hpuccl.h> and the uapi headers beside them; not common/ (hpuccl.h
 # finds "hpudrv.h" beside it once installed: -iquote stands in for that)
@@ -128,6 +131,7 @@ SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
 BENCH_SRCS := $(sort $(wildcard tools/hpu-bench/*.c))
 CCL_SRCS := $(sort $(wildcard libhpuccl/*.c))
 CCL_TOOL_SRCS := $(sort $(wildcard tools/hpu-ccl-tests/*.c))
+PLOT_TOOL_SRCS := $(sort $(wildcard tools/hpu-plot/*.c))
 # The training library (static, linked into hpu-train and the tests)
 TRAIN_SRCS := $(sort $(wildcard trainer/lib/*.c))
 TRAIN_TOOL_SRCS := $(sort $(wildcard trainer/hpu-train/*.c))
@@ -143,8 +147,9 @@ TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/integration/test_*.c))
 obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 
 # libhpudrv has no use for HPU_WARN_ON() (the daemon's and the model's)
+# nor for the SVG writer (the tools' and the trainer's)
 COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,\
-	$(filter-out common/hpu_warn.c,$(COMMON_SRCS)))
+	$(filter-out common/hpu_warn.c common/hpu_plot.c,$(COMMON_SRCS)))
 # libhpudrv's emitter applies the TPC operand rules: libhputpc inside it,
 # hidden like the rest (the exports are libhpudrv.map's)
 TPC_PIC_OBJS := $(patsubst libhputpc/%.c,$(O)/pic/libhputpc/%.o,$(TPC_SRCS))
@@ -165,6 +170,7 @@ LIBHPUCCL_A := $(O)/lib/libhpuccl.a
 LIBHPUCCL_PC := $(O)/lib/pkgconfig/libhpuccl.pc
 CCL_OBJS = $(call obj,$(CCL_SRCS))
 HPU_CCL_TESTS := $(O)/bin/hpu-ccl-tests
+HPU_PLOT := $(O)/bin/hpu-plot
 LIBHPUTRAIN := $(O)/lib/libhputrain.a
 HPU_TRAIN := $(O)/bin/hpu-train
 HPU_GENERATE := $(O)/bin/hpu-generate
@@ -175,7 +181,7 @@ EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
 
 TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH)) \
 	$(if $(CCL_TOOL_SRCS),$(HPU_CCL_TESTS)) $(if $(TRAIN_TOOL_SRCS),$(HPU_TRAIN)) \
-	$(if $(GEN_TOOL_SRCS),$(HPU_GENERATE))
+	$(if $(GEN_TOOL_SRCS),$(HPU_GENERATE)) $(if $(PLOT_TOOL_SRCS),$(HPU_PLOT))
 LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 	$(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC)) \
 	$(if $(CCL_SRCS),$(LIBHPUCCL_SO) $(LIBHPUCCL_A) $(LIBHPUCCL_PC)) \
@@ -194,7 +200,7 @@ DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/examples $(O)/tests/uni
 	$(O)/tests/integration $(O)/headers \
 	$(O)/pic/common $(O)/pic/libhputpc $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) $(TPC_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
 	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(TRAIN_SRCS) \
-	$(TRAIN_TOOL_SRCS) $(GEN_TOOL_SRCS) $(EXAMPLE_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
+	$(TRAIN_TOOL_SRCS) $(GEN_TOOL_SRCS) $(PLOT_TOOL_SRCS) $(EXAMPLE_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
 $(DIRS):
 	$(Q)mkdir -p $@
 
@@ -314,14 +320,27 @@ $(HPU_BENCH): $(call obj,$(BENCH_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRCS)) $(DRV_LINK) \
 		$(call pkg_libs,fuse3) $(BLAS_LIBS) $(LDLIBS_BASE)
 
-$(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) $(LIBHPUCCL_SO) \
-		$(LIBHPUDRV_SO) | $(DIRS)
+# The SVG writer of the plots (common/hpu_plot.c, docs/plots.md)
+PLOT_OBJ = $(call obj,common/hpu_plot.c)
+
+$(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) $(PLOT_OBJ) \
+		$(LIBHPUCCL_SO) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) \
-		-L$(O)/lib -lhpuccl $(DRV_LINK) $(LDLIBS_BASE)
+		$(PLOT_OBJ) -L$(O)/lib -lhpuccl $(DRV_LINK) $(LDLIBS_BASE)
 
-# with the one rule file of common/ the cpu backend calls
-$(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS) common/hpu_mme_check.c) | $(DIRS)
+# hpu-plot: its own main, the metrics reader of the training library and
+# the busbw tables of hpu-ccl-tests, no library (no device needed)
+PLOT_TOOL_OBJS = $(call obj,$(PLOT_TOOL_SRCS) trainer/lib/plot_metrics.c \
+	tools/hpu-ccl-tests/plot.c) $(PLOT_OBJ)
+$(HPU_PLOT): $(PLOT_TOOL_OBJS) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(PLOT_TOOL_OBJS) $(LDLIBS_BASE)
+
+# with the one rule file of common/ the cpu backend calls and the SVG
+# writer of metrics.svg
+$(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS) common/hpu_mme_check.c \
+		common/hpu_plot.c) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 

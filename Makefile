@@ -409,6 +409,11 @@ BENCH_STABLE_OBJ = $(call obj,tools/hpu-bench/stable.c)
 $(O)/tests/unit/test_bench_stable: $(BENCH_STABLE_OBJ)
 $(O)/tests/unit/test_bench_stable: TEST_LINK += $(BENCH_STABLE_OBJ)
 
+# The busbw tables of hpu-ccl-tests (pure, tools/hpu-ccl-tests/plot.c)
+CCLT_PLOT_OBJ = $(call obj,tools/hpu-ccl-tests/plot.c)
+$(O)/tests/unit/test_plot: $(CCLT_PLOT_OBJ)
+$(O)/tests/unit/test_plot: TEST_LINK += $(CCLT_PLOT_OBJ)
+
 # Every uapi header must compile on its own as C90.
 UAPI_HDRS := $(sort $(wildcard uapi/*.h))
 HEADER_CHECKS := $(patsubst uapi/%.h,$(O)/headers/%.ok,$(UAPI_HDRS))

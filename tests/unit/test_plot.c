@@ -403,16 +403,16 @@ static void test_metrics_svg(void **state)
 	"#\n# allreduce: 2 ranks, float, redop sum, root -1, 1024..4096 bytes x2\n" \
 	"#\n#   size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
 #define CCL_ROW(b, bw, ip) \
-	"  " #b " 256 float sum -1 10.0 0.1 " #bw " 0 10.0 0.1 " #ip " 0\n"
+	"  " b " 256 float sum -1 10.0 0.1 " bw " 0 10.0 0.1 " ip " 0\n"
 
 static void test_ccl_tables(void **state)
 {
-	static const char hpu[] = CCL_HDR CCL_ROW(1024, 0.5, 0.25)
-		CCL_ROW(2048, 1.0, N / A) CCL_ROW(
-			4096, nan,
-			2.0) "# Avg bus bandwidth : 1.0\n#\n"
-			     "# alltoall: 2 ranks, float\n"
-			     "  1024 256 float none -1 10.0 0.1 0.75 0 N/A N/A N/A N/A\n";
+	static const char hpu[] = CCL_HDR CCL_ROW("1024", "0.5", "0.25")
+		CCL_ROW("2048", "1.0", "N/A") CCL_ROW(
+			"4096", "nan",
+			"2.0") "# Avg bus bandwidth : 1.0\n#\n"
+			       "# alltoall: 2 ranks, float\n"
+			       "  1024 256 float none -1 10.0 0.1 0.75 0 N/A N/A N/A N/A\n";
 	static const char mpi[] =
 		"#\n# MPI_Allreduce: 2 ranks, float, sum, 1024..2048 bytes\n"
 		"  1024 256 float sum -1 10.0 0.1 0.125\n"
@@ -459,11 +459,12 @@ static void test_ccl_tables_refused(void **state)
 		const char *text;
 		const char *msg;
 	} bad[] = {
-		{ CCL_ROW(1024, 1, 1), "t:1: a row before any" },
+		{ CCL_ROW("1024", "1", "1"), "t:1: a row before any" },
 		{ CCL_HDR "  1024 256 float\n", "t:6: 3 columns" },
-		{ CCL_HDR CCL_ROW(1K, 1, 1), "t:6: size '1K' is not" },
-		{ CCL_HDR CCL_ROW(1024, fast, 1), "t:6: busbw 'fast' is not" },
-		{ CCL_HDR CCL_ROW(2048, 1, 1) CCL_ROW(1024, 1, 1),
+		{ CCL_HDR CCL_ROW("1K", "1", "1"), "t:6: size '1K' is not" },
+		{ CCL_HDR CCL_ROW("1024", "fast", "1"),
+		  "t:6: busbw 'fast' is not" },
+		{ CCL_HDR CCL_ROW("2048", "1", "1") CCL_ROW("1024", "1", "1"),
 		  "t:7: size 1024 is below" },
 		{ "hpu-ccl-tests: rank 1: cannot open hpu1\n",
 		  "t:1: 6 columns" },

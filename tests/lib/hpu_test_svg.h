@@ -79,6 +79,13 @@ void hpu_test_svg_check_points(const struct hpu_test_svg *s);
  */
 void hpu_test_svg_check_affine(const struct hpu_test_svg_line *l,
 			       const double *dx, const double *dy, size_t n);
+/*
+ * The same for @dy known only to +-@dy_tol (a table's rounding): each
+ * point may be 3 x @dy_tol further off, at the scale of the fit
+ */
+void hpu_test_svg_check_affine_tol(const struct hpu_test_svg_line *l,
+				   const double *dx, const double *dy, size_t n,
+				   double dy_tol);
 
 /* Whether xmllint is on PATH */
 bool hpu_test_have_xmllint(void);

@@ -449,6 +449,8 @@ LAYER_OK := libhputpc:tpc_lib.h libhputpc:hputpc.h libhputpc:hputpc_check.h \
 	trainer/lib:hpuccl.h trainer/lib:hputpc_check.h \
 	trainer/hpu-train:ht_trainer.h \
 	tools/hpu-smi:hpudrv.h tools/hpu-smi:hlml.h tools/hpu-ccl-tests:hpuccl.h \
+	tools/hpu-plot:hpu_plot.h tools/hpu-plot:ht_metrics_plot.h \
+	tools/hpu-plot:cclt_plot.h \
 	tests/unit:hpusim.h tests/unit:tpc_lib.h examples:hpu/hpudrv.h examples:hpu/hpuccl.h \
 	examples:hpu_accel.h examples:hpu_packets.h
 LAYER_DENIED := trainer/lib:hpusim.h trainer/lib:hpu_fw_if.h \
@@ -462,6 +464,7 @@ LAYER_DENIED := trainer/lib:hpusim.h trainer/lib:hpu_fw_if.h \
 	libhpudrv:hpu_fw_if.h libhpudrv:hpu_fused.h libhpudrv:tpc_lib.h \
 	libhpuccl:hpusim.h tools/hpu-smi:hpudrv_internal.h \
 	tools/hpu-bench:hpusim.h tools/hpu-ccl-tests:ccl_internal.h \
+	tools/hpu-plot:hpuccl.h tools/hpu-plot:hpudrv.h \
 	common:hpudrv.h common:hpu_fw_if.h common:hputpc.h \
 	common:hputpc_check.h common:tpc_lib.h \
 	examples:hpusim.h examples:hpu_fw_if.h examples:hpu_fused.h \

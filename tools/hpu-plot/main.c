@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * main.c - hpu-plot: redraw the pictures hpu-train and hpu-ccl-tests draw
- * (docs/hpu-plot.md), from their text outputs.
+ * (docs/plots.md), from their text outputs.
  *
  *   hpu-plot metrics [-o OUT.svg] [-t TITLE] METRICS.csv
  *   hpu-plot ccl [-o OUT.svg] [-t TITLE] [-l LABEL] TABLE [[-l LABEL] TABLE]...
@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		"Draw hpu-train's metrics.csv (loss and accuracy vs step) or "
 		"tables of\n"
 		"hpu-ccl-tests / hpu-mpi-allreduce-ref (busbw vs size) as SVG "
-		"(docs/hpu-plot.md).\n\n"
+		"(docs/plots.md).\n\n"
 		"  -o OUT.svg   output (default: the input with .svg for its "
 		"extension;\n"
 		"               - for stdout, the default when the input is -)\n"

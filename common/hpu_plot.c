@@ -100,7 +100,9 @@ static int check_series(const struct hpu_plot_panel *pn,
 	if (s->n && (!s->x || !s->y))
 		return -EINVAL;
 	for (i = 0; i < s->n; i++) {
-		if (!isfinite(s->x[i]) || !isfinite(s->y[i]))
+		/* a range of any two values stays finite */
+		if (!(fabs(s->x[i]) <= HPU_PLOT_MAX_ABS) ||
+		    !(fabs(s->y[i]) <= HPU_PLOT_MAX_ABS))
 			return -EINVAL;
 		if (pn->x.log2 && s->x[i] <= 0)
 			return -EINVAL;

@@ -19,18 +19,21 @@
 #include <stdio.h>
 
 /* Figure geometry (user units = pixels at 100%) */
-#define HPU_PLOT_WIDTH	    860
-#define HPU_PLOT_PANEL_H    300
-#define HPU_PLOT_MAX_SERIES 32
-#define HPU_PLOT_MAX_PANELS 4
-#define HPU_PLOT_MARKERS_MAX \
-	60 /* series of at most this many points get dots */
+#define HPU_PLOT_WIDTH	     860
+#define HPU_PLOT_PANEL_H     300
+#define HPU_PLOT_MAX_SERIES  32
+#define HPU_PLOT_MAX_PANELS  4
+/* series of at most this many points get a dot per point */
+#define HPU_PLOT_MARKERS_MAX 60
+/* largest magnitude drawn: the range of any two values stays finite */
+#define HPU_PLOT_MAX_ABS     1e300
 
 /**
  * struct hpu_plot_series - one line
  * @name: legend text (escaped on output)
- * @x: x values, finite, not decreasing; > 0 on a log2 axis
- * @y: y values, finite
+ * @x: x values, finite (at most HPU_PLOT_MAX_ABS in magnitude), not
+ *	decreasing; > 0 on a log2 axis
+ * @y: y values, finite (at most HPU_PLOT_MAX_ABS in magnitude)
  * @n: points (0: only the legend entry and an empty polyline)
  * @color: index into the palette (taken modulo its size)
  * @dashed: drawn dashed (e.g. the in-place form beside the out-of-place)
@@ -99,7 +102,8 @@ struct hpu_plot_fig {
  * @fig: the figure
  *
  * Return: 0; -EINVAL for a figure it cannot draw (no panel, too many
- * panels or series, a non-finite value, x decreasing within a series,
+ * panels or series, a non-finite value or one beyond HPU_PLOT_MAX_ABS,
+ * x decreasing within a series,
  * x <= 0 on a log2 axis, y on a log2 axis), before anything is written;
  * -EIO when the stream failed.
  */

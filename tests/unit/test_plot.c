@@ -172,6 +172,7 @@ static void test_svg_refused(void **state)
 	static const double nan_y[] = { 1.0, NAN }, inf_y[] = { 1.0, INFINITY };
 	static const double back_x[] = { 2.0, 1.0 }, zero_x[] = { 0.0, 1.0 };
 	static const double ok_x[] = { 1.0, 2.0 }, ok_y[] = { 1.0, 2.0 };
+	static const double big_y[] = { -1e301, 1e301 };
 	struct hpu_plot_series s = { .name = "s", .n = 2 };
 	struct hpu_plot_panel pn = { .series = &s, .nseries = 1 };
 	struct hpu_plot_fig fig = { .title = "t", .panels = &pn, .npanels = 1 };
@@ -183,6 +184,7 @@ static void test_svg_refused(void **state)
 		{ ok_x, nan_y, false, false }, { ok_x, inf_y, false, false },
 		{ nan_y, ok_y, false, false }, { back_x, ok_y, false, false },
 		{ zero_x, ok_y, true, false }, { ok_x, ok_y, false, true },
+		{ ok_x, big_y, false, false },
 	};
 	struct hpu_plot_fig none = { .title = "t", .panels = &pn };
 	size_t i;

@@ -501,7 +501,7 @@ FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) $(INC_TESTS) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
 	$(O)/fuzz/fuzz_ring $(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv \
-	$(O)/fuzz/fuzz_ckpt
+	$(O)/fuzz/fuzz_ckpt $(O)/fuzz/fuzz_plot
 
 # Every header a target's sources may include: a changed header rebuilds
 FUZZ_HDRS := $(wildcard uapi/*.h common/*.h fusedev/*.h firmware-sim/*.h \
@@ -555,6 +555,14 @@ $(O)/fuzz/fuzz_ckpt: tests/fuzz/fuzz_ckpt.c tests/fuzz/fuzz_seed.h \
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ \
 		$(call pkg_libs,libudev) $(TRAIN_LIBS) $(LDLIBS_BASE)
+
+# The plot inputs: metrics.csv and busbw tables, and the SVG writer
+$(O)/fuzz/fuzz_plot: tests/fuzz/fuzz_plot.c tests/fuzz/fuzz_seed.h \
+		trainer/lib/ht_metrics_plot.h trainer/lib/plot_metrics.c \
+		tools/hpu-ccl-tests/cclt_plot.h tools/hpu-ccl-tests/plot.c \
+		common/hpu_plot.h common/hpu_plot.c | $(O)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)
 
 fuzz: $(FUZZ_TARGETS)
 

@@ -134,7 +134,7 @@ static int busbw_cell(struct cclt_plot *p, const char *s, double *v)
 	*v = strtod(s, &end);
 	if (end == s || *end || errno == ERANGE)
 		return -EINVAL;
-	if (!isfinite(*v)) {
+	if (!(fabs(*v) <= HPU_PLOT_MAX_ABS)) { /* nan, inf, too big to draw */
 		p->skipped++;
 		return 0;
 	}

@@ -30,7 +30,8 @@ enum ht_metrics_curve {
  * @rows: data rows read
  * @first_step: step of the first row
  * @last_step: step of the last row
- * @nonfinite: values that were nan or inf, left out (a diverged run)
+ * @nonfinite: values that were nan or inf (or beyond HPU_PLOT_MAX_ABS,
+ *	1e300), left out (a diverged run)
  * @cut: the last line had no newline and did not parse (a run killed
  *	while writing it): left out
  */

@@ -167,7 +167,8 @@ static int parse_row(const struct csv_reader *r, char *line,
 		if (end == cell || *end || errno == ERANGE)
 			return read_err(r, "%s '%s' is not a number",
 					curve_col[k], cell);
-		if (!isfinite(v[k])) {
+		/* what the writer cannot draw counts as inf */
+		if (!(fabs(v[k]) <= HPU_PLOT_MAX_ABS)) {
 			v[k] = NAN;
 			(*nonfinite)++;
 		}

@@ -99,6 +99,9 @@ INC_tools/hpu-smi := $(INC_DRV) -Ilibhlml/include
 INC_tools/hpu-bench := $(INC_DRV)
 INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV)
 INC_tools/hpu-model-check := $(INC_SIM_TIMING)
+# hpu-plot: the metrics reader of the training library and the busbw
+# tables of hpu-ccl-tests (their headers only need common/)
+INC_tools/hpu-plot := -Itrainer/lib -Itools/hpu-ccl-tests
 # examples/ build as a user of the installed tree does: <hpu/hpudrv.h>,
 # <hpu/hpuccl.h> and the uapi headers beside them; not common/ (hpuccl.h
 # finds "hpudrv.h" beside it once installed: -iquote stands in for that)
@@ -135,6 +138,7 @@ CCL_TOOL_SRCS := $(sort $(wildcard tools/hpu-ccl-tests/*.c))
 # The timing model's check against published figures (make model-check)
 MODEL_CHECK_SRCS := $(sort $(wildcard tools/hpu-model-check/*.c))
 SIM_TIMING_SRCS := firmware-sim/timing_model.c firmware-sim/timing_checks.c
+PLOT_TOOL_SRCS := $(sort $(wildcard tools/hpu-plot/*.c))
 # The training library (static, linked into hpu-train and the tests)
 TRAIN_SRCS := $(sort $(wildcard trainer/lib/*.c))
 TRAIN_TOOL_SRCS := $(sort $(wildcard trainer/hpu-train/*.c))
@@ -150,8 +154,9 @@ TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/integration/test_*.c))
 obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 
 # libhpudrv has no use for HPU_WARN_ON() (the daemon's and the model's)
+# nor for the SVG writer (the tools' and the trainer's)
 COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,\
-	$(filter-out common/hpu_warn.c,$(COMMON_SRCS)))
+	$(filter-out common/hpu_warn.c common/hpu_plot.c,$(COMMON_SRCS)))
 # libhpudrv's emitter applies the TPC operand rules: libhputpc inside it,
 # hidden like the rest (the exports are libhpudrv.map's)
 TPC_PIC_OBJS := $(patsubst libhputpc/%.c,$(O)/pic/libhputpc/%.o,$(TPC_SRCS))
@@ -173,6 +178,7 @@ LIBHPUCCL_PC := $(O)/lib/pkgconfig/libhpuccl.pc
 CCL_OBJS = $(call obj,$(CCL_SRCS))
 HPU_CCL_TESTS := $(O)/bin/hpu-ccl-tests
 HPU_MODEL_CHECK := $(O)/bin/hpu-model-check
+HPU_PLOT := $(O)/bin/hpu-plot
 LIBHPUTRAIN := $(O)/lib/libhputrain.a
 HPU_TRAIN := $(O)/bin/hpu-train
 HPU_GENERATE := $(O)/bin/hpu-generate
@@ -183,7 +189,7 @@ EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
 
 TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH)) \
 	$(if $(CCL_TOOL_SRCS),$(HPU_CCL_TESTS)) $(if $(TRAIN_TOOL_SRCS),$(HPU_TRAIN)) \
-	$(if $(GEN_TOOL_SRCS),$(HPU_GENERATE))
+	$(if $(GEN_TOOL_SRCS),$(HPU_GENERATE)) $(if $(PLOT_TOOL_SRCS),$(HPU_PLOT))
 LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 	$(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC)) \
 	$(if $(CCL_SRCS),$(LIBHPUCCL_SO) $(LIBHPUCCL_A) $(LIBHPUCCL_PC)) \
@@ -203,7 +209,7 @@ DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/examples $(O)/tests/uni
 	$(O)/tests/integration $(O)/headers \
 	$(O)/pic/common $(O)/pic/libhputpc $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) $(TPC_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
 	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(MODEL_CHECK_SRCS) $(TRAIN_SRCS) \
-	$(TRAIN_TOOL_SRCS) $(GEN_TOOL_SRCS) $(EXAMPLE_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
+	$(TRAIN_TOOL_SRCS) $(GEN_TOOL_SRCS) $(PLOT_TOOL_SRCS) $(EXAMPLE_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
 $(DIRS):
 	$(Q)mkdir -p $@
 
@@ -323,19 +329,32 @@ $(HPU_BENCH): $(call obj,$(BENCH_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRCS)) $(DRV_LINK) \
 		$(call pkg_libs,fuse3) $(BLAS_LIBS) $(LDLIBS_BASE)
 
-$(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) $(LIBHPUCCL_SO) \
-		$(LIBHPUDRV_SO) | $(DIRS)
+# The SVG writer of the plots (common/hpu_plot.c, docs/plots.md)
+PLOT_OBJ = $(call obj,common/hpu_plot.c)
+
+$(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) $(PLOT_OBJ) \
+		$(LIBHPUCCL_SO) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) \
-		-L$(O)/lib -lhpuccl $(DRV_LINK) $(LDLIBS_BASE)
+		$(PLOT_OBJ) -L$(O)/lib -lhpuccl $(DRV_LINK) $(LDLIBS_BASE)
 
 # The timing model alone (pure: libc and libm), not the whole libhpusim
 $(HPU_MODEL_CHECK): $(call obj,$(MODEL_CHECK_SRCS) $(SIM_TIMING_SRCS)) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_BASE)
 
-# with the one rule file of common/ the cpu backend calls
-$(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS) common/hpu_mme_check.c) | $(DIRS)
+# hpu-plot: its own main, the metrics reader of the training library and
+# the busbw tables of hpu-ccl-tests, no library (no device needed)
+PLOT_TOOL_OBJS = $(call obj,$(PLOT_TOOL_SRCS) trainer/lib/plot_metrics.c \
+	tools/hpu-ccl-tests/plot.c) $(PLOT_OBJ)
+$(HPU_PLOT): $(PLOT_TOOL_OBJS) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(PLOT_TOOL_OBJS) $(LDLIBS_BASE)
+
+# with the one rule file of common/ the cpu backend calls and the SVG
+# writer of metrics.svg
+$(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS) common/hpu_mme_check.c \
+		common/hpu_plot.c) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
@@ -404,6 +423,11 @@ BENCH_STABLE_OBJ = $(call obj,tools/hpu-bench/stable.c)
 $(O)/tests/unit/test_bench_stable: $(BENCH_STABLE_OBJ)
 $(O)/tests/unit/test_bench_stable: TEST_LINK += $(BENCH_STABLE_OBJ)
 
+# The busbw tables of hpu-ccl-tests (pure, tools/hpu-ccl-tests/plot.c)
+CCLT_PLOT_OBJ = $(call obj,tools/hpu-ccl-tests/plot.c)
+$(O)/tests/unit/test_plot: $(CCLT_PLOT_OBJ)
+$(O)/tests/unit/test_plot: TEST_LINK += $(CCLT_PLOT_OBJ)
+
 # Every uapi header must compile on its own as C90.
 UAPI_HDRS := $(sort $(wildcard uapi/*.h))
 HEADER_CHECKS := $(patsubst uapi/%.h,$(O)/headers/%.ok,$(UAPI_HDRS))
@@ -439,6 +463,8 @@ LAYER_OK := libhputpc:tpc_lib.h libhputpc:hputpc.h libhputpc:hputpc_check.h \
 	trainer/lib:hpuccl.h trainer/lib:hputpc_check.h \
 	trainer/hpu-train:ht_trainer.h tools/hpu-model-check:hpusim_timing.h \
 	tools/hpu-smi:hpudrv.h tools/hpu-smi:hlml.h tools/hpu-ccl-tests:hpuccl.h \
+	tools/hpu-plot:hpu_plot.h tools/hpu-plot:ht_metrics_plot.h \
+	tools/hpu-plot:cclt_plot.h \
 	tests/unit:hpusim.h tests/unit:tpc_lib.h examples:hpu/hpudrv.h examples:hpu/hpuccl.h \
 	examples:hpu_accel.h examples:hpu_packets.h
 LAYER_DENIED := trainer/lib:hpusim.h trainer/lib:hpu_fw_if.h \
@@ -453,6 +479,7 @@ LAYER_DENIED := trainer/lib:hpusim.h trainer/lib:hpu_fw_if.h \
 	libhpuccl:hpusim.h tools/hpu-smi:hpudrv_internal.h \
 	tools/hpu-bench:hpusim.h tools/hpu-ccl-tests:ccl_internal.h \
 	tools/hpu-model-check:hpusim.h tools/hpu-model-check:hpu_fw_if.h \
+	tools/hpu-plot:hpuccl.h tools/hpu-plot:hpudrv.h \
 	common:hpudrv.h common:hpu_fw_if.h common:hputpc.h \
 	common:hputpc_check.h common:tpc_lib.h \
 	examples:hpusim.h examples:hpu_fw_if.h examples:hpu_fused.h \
@@ -489,7 +516,7 @@ FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) $(INC_TESTS) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
 	$(O)/fuzz/fuzz_ring $(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv \
-	$(O)/fuzz/fuzz_ckpt
+	$(O)/fuzz/fuzz_ckpt $(O)/fuzz/fuzz_plot
 
 # Every header a target's sources may include: a changed header rebuilds
 FUZZ_HDRS := $(wildcard uapi/*.h common/*.h fusedev/*.h firmware-sim/*.h \
@@ -544,6 +571,14 @@ $(O)/fuzz/fuzz_ckpt: tests/fuzz/fuzz_ckpt.c tests/fuzz/fuzz_seed.h \
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ \
 		$(call pkg_libs,libudev) $(TRAIN_LIBS) $(LDLIBS_BASE)
+
+# The plot inputs: metrics.csv and busbw tables, and the SVG writer
+$(O)/fuzz/fuzz_plot: tests/fuzz/fuzz_plot.c tests/fuzz/fuzz_seed.h \
+		trainer/lib/ht_metrics_plot.h trainer/lib/plot_metrics.c \
+		tools/hpu-ccl-tests/cclt_plot.h tools/hpu-ccl-tests/plot.c \
+		common/hpu_plot.h common/hpu_plot.c | $(O)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)
 
 fuzz: $(FUZZ_TARGETS)
 

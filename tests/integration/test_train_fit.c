@@ -311,7 +311,8 @@ static int killed_child(void *arg)
 /*
  * The rows of <dir>/metrics.csv cut to their first 7 columns (step, epoch,
  * batch, loss, lr, val_loss, val_acc: what a rerun repeats bit for bit;
- * the rest are times and memory), one string, header included
+ * the rest are times and memory), one string, header included; the log
+ * and its picture metrics.svg (log_plot is on by default) are removed
  */
 static char *csv_rows(const char *dir)
 {
@@ -321,6 +322,8 @@ static char *csv_rows(const char *dir)
 	out = hpu_test_csv_columns(path, 7);
 	assert_non_null(out);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/metrics.svg", dir);
+	assert_int_equal(unlink(path), 0);
 	return out;
 }
 
@@ -579,6 +582,8 @@ static void test_logs_and_stats(void **state)
 	/* steps 20 and 40, the epoch end with its validation */
 	assert_int_equal(rows, 3);
 	assert_int_equal(vals, 1);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/metrics.svg", dir);
 	unlink(path);
 	rmdir(dir);
 }

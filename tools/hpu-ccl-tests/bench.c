@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ccltests.h"
+#include "cclt_plot.h"
 #include "hpu_access.h"
 
 #define SCRATCH_BYTES 4096
@@ -29,6 +30,7 @@ struct rank_ctx {
 	uint64_t buf_bytes;
 	void *host;
 	long long total_wrong;
+	struct cclt_plot *plot; /* rank 0 with --plot */
 };
 
 static uint64_t now_ns(void)
@@ -369,6 +371,39 @@ static int run_size(struct rank_ctx *x, const struct cclt_op *op,
 	return agree(x, row);
 }
 
+/* rank 0 with --plot: the busbw of both forms of @row */
+static int plot_row(struct rank_ctx *x, const struct cclt_op *op,
+		    const struct cclt_row *row)
+{
+	double busbw;
+	int p, ret;
+
+	if (!x->plot)
+		return 0;
+	for (p = 0; p < 2; p++) {
+		busbw = cclt_busbw(op, x->r->nranks, row, p);
+		if (busbw < 0)
+			continue;
+		ret = cclt_plot_add(x->plot, NULL, op->name, p,
+				    (double)row->bytes, busbw);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int plot_write(struct rank_ctx *x)
+{
+	int ret = cclt_plot_write(x->plot, x->o->plot_path);
+
+	if (ret)
+		fprintf(stderr, CCLT_PROG ": --plot %s: cannot write it: %s\n",
+			x->o->plot_path, strerror(-ret));
+	else
+		printf("# busbw vs size drawn in %s\n", x->o->plot_path);
+	return ret;
+}
+
 static int run_op(struct rank_ctx *x, enum cclt_op_id id)
 {
 	const struct cclt_op *op = cclt_op_get(id);
@@ -408,6 +443,9 @@ static int run_op(struct rank_ctx *x, enum cclt_op_id id)
 		if (!x->r->rank)
 			cclt_print_row(x->o, op, x->r->nranks, &row, &busbw_sum,
 				       &nrows);
+		ret = plot_row(x, op, &row);
+		if (ret)
+			return fail(x, "cannot keep the row for --plot", ret);
 	}
 	if (!x->r->rank)
 		cclt_print_footer(busbw_sum, nrows, x->o->check ? wrong : -1);
@@ -418,11 +456,20 @@ static int run_op(struct rank_ctx *x, enum cclt_op_id id)
 int cclt_rank_main(const struct cclt_opts *o, const struct cclt_rank *r)
 {
 	struct rank_ctx x = { .o = o, .r = r };
+	struct cclt_plot plot;
+	char title[256];
 	int ret, i;
 
 	ret = cclt_validate(o, r->nranks);
 	if (ret)
 		return ret;
+	if (o->plot_path && !r->rank) {
+		snprintf(title, sizeof(title),
+			 CCLT_PROG ": %d ranks, %s, bus bandwidth", r->nranks,
+			 cclt_dtype_name(o->dtype));
+		cclt_plot_init(&plot, title);
+		x.plot = &plot;
+	}
 	ret = setup(&x);
 	if (!ret && !r->rank)
 		printf("# %s: libhpuccl %s, %d ranks, rank 0 on hpu%d (pid %d)\n",
@@ -432,6 +479,11 @@ int cclt_rank_main(const struct cclt_opts *o, const struct cclt_rank *r)
 		if (o->ops & (1U << i))
 			ret = run_op(&x, i);
 	teardown(&x, ret != 0);
+	if (x.plot) {
+		if (!ret)
+			ret = plot_write(&x);
+		cclt_plot_free(x.plot);
+	}
 	fflush(stdout);
 	if (ret)
 		return CCLT_EXIT_FAIL;

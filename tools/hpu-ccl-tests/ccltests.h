@@ -54,6 +54,7 @@ enum cclt_op_id {
  * @check: whether to check the results
  * @nranks: -g, ranks forked on this host; 0 when not given
  * @timeout_ms: communicator timeout; 0: the library's (HPUCCL_TIMEOUT_MS)
+ * @plot_path: --plot: rank 0 draws busbw vs size there (NULL: no plot)
  */
 struct cclt_opts {
 	unsigned int ops;
@@ -68,6 +69,7 @@ struct cclt_opts {
 	bool check;
 	int nranks;
 	uint32_t timeout_ms;
+	const char *plot_path;
 };
 
 /* options.c */
@@ -203,6 +205,9 @@ struct cclt_row {
 };
 
 /* report.c */
+/* bus bandwidth (GB/s) of @row's form @in_place; < 0 when it has none */
+double cclt_busbw(const struct cclt_op *op, int nranks,
+		  const struct cclt_row *row, int in_place);
 void cclt_print_header(const struct cclt_opts *o, const struct cclt_op *op,
 		       int nranks);
 /* print @row; adds its bus bandwidths to *sum and their number to *n */

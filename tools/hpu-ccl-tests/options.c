@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "ccltests.h"
 
@@ -21,6 +22,7 @@
 enum {
 	OPT_REDOP = 256,
 	OPT_TIMEOUT,
+	OPT_PLOT,
 };
 
 static const struct option long_opts[] = {
@@ -37,6 +39,7 @@ static const struct option long_opts[] = {
 	{ "ngpus", required_argument, NULL, 'g' },
 	{ "ranks", required_argument, NULL, 'g' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -117,6 +120,8 @@ void cclt_usage(FILE *f)
 		"      --timeout MS       communicator timeout (default: "
 		"HPUCCL_TIMEOUT_MS\n"
 		"                         or the library's)\n"
+		"      --plot FILE.svg    draw busbw vs size there at the end "
+		"(rank 0)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"SIZE: bytes, with an optional K, M or G suffix (powers of 1024)."
@@ -195,6 +200,25 @@ static const char *long_name(int c)
 		if (lo->val == c)
 			return lo->name;
 	return "?";
+}
+
+/* whether the directory --plot writes into (beside the file) is there */
+static int plot_dir_writable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+
+	if (!strcmp(path, "-")) /* stdout has the table */
+		return -EINVAL;
+	if (path[strlen(path) - 1] == '/')
+		return -EISDIR;
+	if (!slash)
+		return access(".", W_OK | X_OK) ? -errno : 0;
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	snprintf(dir, sizeof(dir), "%.*s",
+		 (int)(slash == path ? 1 : slash - path), path);
+	return access(dir, W_OK | X_OK) ? -errno : 0;
 }
 
 static void set_defaults(struct cclt_opts *o)
@@ -285,6 +309,12 @@ static int parse_one(struct cclt_opts *o, int c, const char *arg)
 			return bad(c, name, arg,
 				   "expected milliseconds 1..3600000");
 		o->timeout_ms = (uint32_t)v;
+		return 0;
+	case OPT_PLOT:
+		if (!*arg || plot_dir_writable(arg))
+			return bad(c, name, arg,
+				   "expected a file in a writable directory");
+		o->plot_path = arg;
 		return 0;
 	}
 	return CCLT_EXIT_USAGE;

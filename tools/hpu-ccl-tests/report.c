@@ -11,6 +11,17 @@
 
 #include "ccltests.h"
 
+double cclt_busbw(const struct cclt_op *op, int nranks,
+		  const struct cclt_row *row, int in_place)
+{
+	double t = row->time_us[in_place];
+
+	if (t < 0)
+		return -1.0;
+	/* bytes per microsecond / 1000 = GB/s */
+	return (t > 0 ? row->bytes / t / 1e3 : 0.0) * op->busbw_factor(nranks);
+}
+
 void cclt_print_header(const struct cclt_opts *o, const struct cclt_op *op,
 		       int nranks)
 {
@@ -53,7 +64,7 @@ void cclt_print_row(const struct cclt_opts *o, const struct cclt_op *op,
 		algbw = row->time_us[p] > 0 ?
 				row->bytes / row->time_us[p] / 1e3 :
 				0.0;
-		busbw = algbw * op->busbw_factor(nranks);
+		busbw = cclt_busbw(op, nranks, row, p);
 		*sum += busbw;
 		(*n)++;
 		if (row->wrong[p] < 0)

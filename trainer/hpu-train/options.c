@@ -50,6 +50,7 @@ enum {
 	OPT_CKPT_EVERY,
 	OPT_LOG_DIR,
 	OPT_LOG_EVERY,
+	OPT_METRICS_PLOT,
 	OPT_PROGRESS,
 	OPT_DEVICE_STATS,
 	OPT_ALL_RANKS,
@@ -115,6 +116,7 @@ static const struct option long_opts[] = {
 	{ "ckpt-every-n-steps", required_argument, NULL, OPT_CKPT_EVERY },
 	{ "log-dir", required_argument, NULL, OPT_LOG_DIR },
 	{ "log-every-n-steps", required_argument, NULL, OPT_LOG_EVERY },
+	{ "metrics-plot", required_argument, NULL, OPT_METRICS_PLOT },
 	{ "progress-bar", required_argument, NULL, OPT_PROGRESS },
 	{ "device-stats", no_argument, NULL, OPT_DEVICE_STATS },
 	{ "all-ranks-print", no_argument, NULL, OPT_ALL_RANKS },
@@ -198,6 +200,8 @@ static void usage(FILE *f)
 		"  --ckpt-dir DIR, --ckpt-every-n-steps N, --ckpt-path FILE "
 		"(resume)\n"
 		"  --log-dir DIR (metrics.csv), --log-every-n-steps N\n"
+		"  --metrics-plot on|off        draw metrics.csv as "
+		"metrics.svg beside it (on)\n"
 		"  --progress-bar auto|on|plain|off, --device-stats, "
 		"--all-ranks-print\n"
 		"  --print-weights-hash         a hash of the final weights' "
@@ -599,6 +603,14 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 	case OPT_LOG_EVERY:
 		if (parse_u64(arg, 1, UINT32_MAX, &t->log_every_n_steps))
 			return bad(c, arg, "expected an integer >= 1");
+		return 0;
+	case OPT_METRICS_PLOT:
+		if (!strcmp(arg, "on"))
+			t->log_plot = true;
+		else if (!strcmp(arg, "off"))
+			t->log_plot = false;
+		else
+			return bad(c, arg, "expected on or off");
 		return 0;
 	case OPT_DEVICE_STATS:
 		t->device_stats = true;

@@ -7,6 +7,10 @@
  * its checkpoint was taken (rewritten atomically), then appends: the rows
  * the killed run logged after the checkpoint are logged again by the
  * resumed run, and would otherwise appear twice.
+ *
+ * With log_plot, the log is drawn as metrics.svg beside it (read back
+ * from the file, so a resumed run's picture has the rows of the run
+ * before it) after every epoch and at the end of every fit.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ht_metrics_plot.h"
 #include "trainer_internal.h"
 
 #define CSV_HEADER                                                 \
@@ -159,6 +164,38 @@ void ht_callback_csv_row(struct ht_trainer *t, const struct ht_step_info *i,
 		fprintf(f, "%d", i->utilization);
 	fputc('\n', f);
 	fflush(f);
+}
+
+int ht_callback_csv_plot(struct ht_trainer *t, bool report)
+{
+	char csv[4096], svg[4096], title[4200], err[512];
+	struct ht_metrics_curves c;
+	int ret;
+
+	if (!t->cb.csv || !t->o.log_plot)
+		return 0;
+	snprintf(csv, sizeof(csv), "%s/metrics.csv", t->o.log_dir);
+	snprintf(svg, sizeof(svg), "%s/metrics.svg", t->o.log_dir);
+	snprintf(title, sizeof(title), "hpu-train: %s", csv);
+	if (fflush(t->cb.csv)) {
+		ret = -errno;
+		snprintf(err, sizeof(err), "writing metrics.csv: %s",
+			 strerror(errno));
+	} else {
+		/* its messages name the file and the line */
+		ret = ht_metrics_read(csv, &c, err, sizeof(err));
+		if (!ret) {
+			ret = ht_metrics_svg(&c, title, svg);
+			if (ret)
+				snprintf(err, sizeof(err), "%s",
+					 strerror(-ret));
+		}
+		ht_metrics_free(&c);
+	}
+	if (ret && report)
+		return ht_trainer_seterr(t, ret, "cannot draw %s: %s", svg,
+					 err);
+	return ret;
 }
 
 void ht_callback_csv_close(struct ht_trainer *t)

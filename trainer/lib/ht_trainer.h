@@ -381,6 +381,9 @@ typedef int (*ht_on_step_fn)(const struct ht_step_info *info, void *arg);
  * @log_dir: directory of the CSV metrics log metrics.csv (NULL: none)
  * @log_every_n_steps: CSV rows (and plain progress lines) every n steps
  *	(0: 1 for the CSV, epochs only for the progress)
+ * @log_plot: with @log_dir, rank 0 also draws metrics.csv as
+ *	<log_dir>/metrics.svg (ht_metrics_plot.h) after every epoch and at
+ *	the end of every fit (default on)
  * @ckpt_dir: directory of checkpoints (NULL: none); written by rank 0
  *	as ckpt-step-<N>.htck and last.htck
  * @ckpt_every_n_steps: a checkpoint every n optimizer steps (0: only at
@@ -438,6 +441,7 @@ struct ht_trainer_opts {
 
 	const char *log_dir;
 	uint64_t log_every_n_steps;
+	bool log_plot;
 	const char *ckpt_dir;
 	uint64_t ckpt_every_n_steps;
 	const char *resume_path;

@@ -153,6 +153,9 @@ static int epoch_end(struct ht_trainer *t, struct ht_step_info *last)
 			return ret;
 	}
 	ht_callback_epoch_end(t, last);
+	ret = ht_callback_csv_plot(t, true);
+	if (ret)
+		return ret;
 	t->epoch++;
 	t->batch = 0;
 	ret = ht_loader_seek(t->loader, t->epoch, 0);
@@ -263,6 +266,10 @@ int ht_trainer_fit(struct ht_trainer *t, struct ht_trainer_result *res)
 	}
 	if (!ret)
 		ret = checkpoint_due(t, true);
+	/* the picture of the rows so far, also after a failure */
+	r = ht_callback_csv_plot(t, !ret);
+	if (!ret)
+		ret = r;
 	/* a batch prefetched for a step that did not run is sent again */
 	r = ht_trainer_pf_cancel(t);
 	if (!ret)

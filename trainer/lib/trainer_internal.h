@@ -212,6 +212,7 @@ int ht_callback_csv_open(struct ht_trainer *t);
 void ht_callback_csv_row(struct ht_trainer *t, const struct ht_step_info *info,
 			 bool with_val);
 void ht_callback_csv_close(struct ht_trainer *t);
+int ht_callback_csv_plot(struct ht_trainer *t, bool report);
 
 /* trainer_util */
 double ht_trainer_now(void);

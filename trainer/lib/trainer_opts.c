@@ -71,6 +71,7 @@ void ht_trainer_opts_init(struct ht_trainer_opts *o)
 	o->seed = 42;
 	o->bucket_bytes = HT_TRAIN_BUCKET_DEFAULT;
 	o->progress = HT_TRAIN_PROGRESS_AUTO;
+	o->log_plot = true;
 	o->bench_warmup = 5;
 	o->bench_steps = 50;
 }

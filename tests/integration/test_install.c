@@ -300,9 +300,9 @@ static void test_pkgconfig_files(void **state)
 /* Programs, man pages, data, udev rules, systemd unit, sysusers */
 static void test_programs_and_files(void **state)
 {
-	static const char *const bins[] = { "hpu-smi", "hpu-bench",
+	static const char *const bins[] = { "hpu-smi",	     "hpu-bench",
 					    "hpu-ccl-tests", "hpu-train",
-					    "hpu-generate" };
+					    "hpu-generate",  "hpu-plot" };
 	char rel[PATH_MAX], built[3 * PATH_MAX];
 	unsigned int i;
 	char *text;
@@ -320,6 +320,7 @@ static void test_programs_and_files(void **state)
 	assert_file(PREFIX "/share/man/man1/hpu-ccl-tests.1", 0644);
 	assert_file(PREFIX "/share/man/man1/hpu-train.1", 0644);
 	assert_file(PREFIX "/share/man/man1/hpu-generate.1", 0644);
+	assert_file(PREFIX "/share/man/man1/hpu-plot.1", 0644);
 	assert_file(PREFIX "/share/hpu/data/digits.csv.gz", 0644);
 	assert_file(PREFIX "/share/hpu/data/fortunes.txt.gz", 0644);
 	assert_file(PREFIX "/share/hpu/data/README.md", 0644);
@@ -808,7 +809,7 @@ static void test_man_pages(void **state)
 	static const char *const pages[] = {
 		"man8/hpu-fused.8",	"man1/hpu-smi.1",
 		"man1/hpu-ccl-tests.1", "man1/hpu-train.1",
-		"man1/hpu-generate.1",
+		"man1/hpu-generate.1",	"man1/hpu-plot.1",
 	};
 	char cmd[2 * PATH_MAX];
 	unsigned int i;

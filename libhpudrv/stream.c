@@ -218,6 +218,34 @@ static int track(struct hpu_stream *s, uint64_t seq, struct host_map *maps)
 }
 
 /*
+ * @seq is known to have ended (any status): a look at the user-mode ring
+ * when the device has one (no system call); without it, or for a number
+ * the ring did not hand out, not known. A WAIT for an ended CS would end
+ * at once whatever its status, so such numbers are left out of WAITs: a
+ * program that waited for its last CS itself (eager execution) submits
+ * its next CS without one.
+ */
+static bool known_ended(struct hpu_device *dev, uint64_t seq)
+{
+	uint32_t status;
+
+	return !hpudrv_ring_wait(dev, seq, 0, &status, NULL) &&
+	       status != HPU_WAIT_CS_STATUS_BUSY;
+}
+
+/* Keep the numbers of @w[0..n) not known to have ended; how many */
+static unsigned int drop_ended(struct hpu_device *dev, uint64_t *w,
+			       unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!known_ended(dev, w[i]))
+			w[k++] = w[i];
+	return k;
+}
+
+/*
  * What work on the stream's own queue must wait for before it starts: the
  * events waited for, and a CS of hpu_stream_submit() still tracked (its
  * jobs on other queues are not ordered before the queue's next job).
@@ -230,7 +258,7 @@ static unsigned int own_queue_deps(const struct hpu_stream *s, uint64_t *w)
 	if (s->last_multi && s->head)
 		w[n++] = s->last_seq;
 	memcpy(w + n, s->pending, s->npending * sizeof(*w));
-	return n + s->npending;
+	return drop_ended(s->dev, w, n + s->npending);
 }
 
 /*
@@ -244,8 +272,10 @@ static int stream_enforce(struct hpu_stream *s)
 	unsigned int n = own_queue_deps(s, w);
 	int ret;
 
-	if (!n)
+	if (!n) {
+		s->npending = 0; /* all ended */
 		return 0;
+	}
 	ret = hpu_cs_submit_wait(s->dev, s->queue, w, n, &seq, NULL);
 	if (ret)
 		return ret;
@@ -401,12 +431,13 @@ static int wait_on_queues(struct hpu_stream *s,
 	struct hpu_cs_chunk wc[HPU_MAX_JOBS_PER_CS];
 	uint64_t w[STREAM_MAX_PENDING + 1], seq;
 	unsigned int i, j, nw = 0, all = 0, pend;
+	bool head = s->head && !known_ended(s->dev, s->last_seq);
 
-	if (s->head)
+	if (head)
 		w[all++] = s->last_seq;
 	memcpy(w + all, s->pending, s->npending * sizeof(*w));
-	all += s->npending;
-	pend = s->npending;
+	pend = drop_ended(s->dev, w + all, s->npending);
+	all += pend;
 	if (!all)
 		return 0;
 	memset(wc, 0, sizeof(wc));
@@ -419,7 +450,7 @@ static int wait_on_queues(struct hpu_stream *s,
 		if (j < i)
 			continue;
 		/* behind the stream's last batch on its own queue */
-		behind = s->head && chunks[i].queue_index == s->queue &&
+		behind = head && chunks[i].queue_index == s->queue &&
 			 !s->last_multi;
 		if (behind && !pend)
 			continue;

@@ -344,6 +344,55 @@ static void test_wait_many_events(void **state)
 	free(dst);
 }
 
+/*
+ * A stream's CS after one the program already saw end needs no WAIT:
+ * with the ring (its completions are in shared memory) the next number is
+ * the CS itself; through the ioctls (HPU_RING=0, where asking would cost
+ * a round trip as well) a WAIT comes first.
+ */
+static void test_no_wait_after_known_end(void **state)
+{
+	struct hpu_cb_builder *b;
+	struct hpu_stream *s;
+	struct hpu_device *d;
+	struct hpu_cs_chunk ch;
+	uint64_t s1, s2;
+	const char *env = getenv("HPU_RING");
+	char *saved = env ? strdup(env) : NULL;
+	uint32_t status;
+	int ring;
+
+	(void)state;
+	for (ring = 0; ring < 2; ring++) {
+		if (ring)
+			unsetenv("HPU_RING");
+		else
+			setenv("HPU_RING", "0", 1);
+		assert_int_equal(hpu_open(0, &d), 0);
+		assert_int_equal(hpu_stream_create(d, 3, &s), 0);
+		assert_int_equal(hpu_cb_builder_create(d, 4096, &b), 0);
+		assert_int_equal(hpu_cb_nop(b), 0);
+		memset(&ch, 0, sizeof(ch));
+		ch.cb_handle = hpu_cb_builder_handle(b);
+		ch.queue_index = 1;
+		ch.cb_size = (uint32_t)hpu_cb_builder_used(b);
+		assert_int_equal(hpu_stream_submit(s, &ch, 1, 0, &s1), 0);
+		assert_int_equal(hpu_cs_wait(d, s1, 20000000, &status), 0);
+		assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(hpu_stream_submit(s, &ch, 1, 0, &s2), 0);
+		assert_int_equal(s2, ring ? s1 + 1 : s1 + 2);
+		assert_int_equal(hpu_stream_synchronize(s), 0);
+		hpu_stream_destroy(s);
+		hpu_cb_builder_destroy(b);
+		hpu_close(d);
+	}
+	if (saved)
+		setenv("HPU_RING", saved, 1);
+	else
+		unsetenv("HPU_RING");
+	free(saved);
+}
+
 static void test_allocator_reuse(void **state)
 {
 	struct hpu_allocator_stats st;
@@ -388,6 +437,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_many_events, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_no_wait_after_known_end,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allocator_reuse, setup,
 						teardown),
 	};

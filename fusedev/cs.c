@@ -513,14 +513,12 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
 	st->in_flight++;
 	cs->hnext = st->hash[cs->seq % CS_HASH_SIZE];
 	st->hash[cs->seq % CS_HASH_SIZE] = cs;
-	while ((d = deps)) {
-		deps = d->next;
-		d->next = st->deps;
-		st->deps = d;
-	}
-	pthread_mutex_unlock(&st->lock);
-
-	/* the SOBs start at 0 before their FENCE jobs are queued */
+	/*
+	 * the SOBs start at 0 before their FENCE jobs are queued, and
+	 * before an ending can raise them: a dependency is published with
+	 * this lock held, and the ending that releases it raises the SOB
+	 * under the same lock (cs_done.c)
+	 */
 	if (b->hang.hdr.size)
 		CTX_OPS(ctx)->sob_write(ctx->as, b->hang.sob_id, HPU_MSG_OP_SET,
 					0);
@@ -530,6 +528,12 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
 				CTX_OPS(ctx)->sob_write(ctx->as,
 							b->fences[i].sob_id,
 							HPU_MSG_OP_SET, 0);
+	while ((d = deps)) {
+		deps = d->next;
+		d->next = st->deps;
+		st->deps = d;
+	}
+	pthread_mutex_unlock(&st->lock);
 	if (b->refs) {
 		/* the pins move to the CS; the copies go after submission */
 		for (i = 0; i < b->n; i++) {

@@ -3,7 +3,7 @@
  * cs_done.c - the end of a CS (docs/command-submission.md, "CS" and
  * "Failures"): the engines' completion callback, the final status and
  * its fault event, the WAIT submissions it releases (their internal
- * SOBs raised on the timer thread), the low-water mark a ring's
+ * SOBs raised at once, in the ending's thread), the low-water mark a ring's
  * completed_seq follows, timeouts and the engine reset they cause.
  * Submission is cs.c's.
  */
@@ -46,51 +46,29 @@ void hfd_cs_count(uint64_t *dev_ctr, uint64_t *ctx_ctr)
 
 /*
  * A WAIT chunk's sequence numbers all ended: raise its internal SOB so
- * the FENCE job runs. Done on the timer thread, never inside a cs_done
- * callback, and only while the SOB still belongs to that submission.
+ * the FENCE job runs, at once, in the thread that saw the last of them
+ * end (no hop through the timer thread). st->lock is held: the SOB still
+ * belongs to that submission (its dependency was on st->deps, and an
+ * ending clears the owners under the same lock), and submit_locked()
+ * zeroed it under the same lock before the dependency was published, so
+ * this ADD never precedes that SET. The model takes no driver lock in
+ * sob_write and runs no callback from it (a woken FENCE runs on an
+ * engine thread), so calling it here keeps the order st->lock -> the
+ * model's locks. @as_ok: this thread read-locked as_lock; a writer means
+ * release() is destroying the address space, which aborts the
+ * submission anyway.
  */
-struct sob_work {
-	struct hfd_timer timer;
-	struct hfd_ctx *ctx;
-	uint64_t owner_seq;
-	uint32_t sob;
-};
-
-static void sob_work_fn(struct hfd_timer *t)
+static void raise_wait_sob_locked(struct hfd_ctx *ctx,
+				  const struct hfd_wait_dep *d, bool as_ok)
 {
-	struct sob_work *w = container_of(t, struct sob_work, timer);
-	struct hfd_ctx *ctx = w->ctx;
 	struct hfd_cs_state *st = ctx->cs;
 
-	pthread_mutex_lock(&st->submit_lock);
-	if (!pthread_rwlock_tryrdlock(&ctx->as_lock)) {
-		if (ctx->as &&
-		    st->sob_owner[w->sob - HPU_NUM_SOBS] == w->owner_seq)
-			CTX_OPS(ctx)->sob_write(ctx->as, w->sob, HPU_MSG_OP_ADD,
-						1);
-		pthread_rwlock_unlock(&ctx->as_lock);
-	}
-	pthread_mutex_unlock(&st->submit_lock);
-	hfd_ctx_put(ctx);
-	free(w);
-}
+	HPU_ASSERT_HELD(&st->lock);
 
-static void queue_sob_work(struct hfd_ctx *ctx, uint64_t owner_seq,
-			   uint32_t sob)
-{
-	struct sob_work *w = calloc(1, sizeof(*w));
-
-	if (!w) {
-		hfd_err("hpu%u: out of memory: WAIT submission %llu stalls",
-			ctx->dev->index, (unsigned long long)owner_seq);
+	if (!as_ok || !ctx->as ||
+	    st->sob_owner[d->sob - HPU_NUM_SOBS] != d->owner_seq)
 		return;
-	}
-	hfd_ctx_get(ctx);
-	w->ctx = ctx;
-	w->owner_seq = owner_seq;
-	w->sob = sob;
-	w->timer.fn = sob_work_fn;
-	hfd_timer_arm(&w->timer, 0);
+	CTX_OPS(ctx)->sob_write(ctx->as, d->sob, HPU_MSG_OP_ADD, 1);
 }
 
 static uint32_t final_status(const struct hfd_cs *cs)
@@ -193,7 +171,7 @@ static void cs_finalize(struct hfd_cs *cs)
 	struct hfd_wait_dep *ready, *d;
 	struct hfd_cs **pp;
 	struct hfd_cs_hist *h;
-	bool ring_broke = false;
+	bool ring_broke = false, as_ok;
 	uint32_t status;
 	unsigned int i;
 
@@ -209,6 +187,11 @@ static void cs_finalize(struct hfd_cs *cs)
 	if (status == HPU_WAIT_CS_STATUS_COMPLETED)
 		hfd_cs_count(&dev->cs_completed, &ctx->cs_completed);
 
+	/*
+	 * never blocks: this thread may hold it already (a CS that ended
+	 * inside its own submission), or release() may hold it for writing
+	 */
+	as_ok = !pthread_rwlock_tryrdlock(&ctx->as_lock);
 	pthread_mutex_lock(&st->lock);
 	for (pp = &st->hash[cs->seq % CS_HASH_SIZE]; *pp; pp = &(*pp)->hnext) {
 		if (*pp == cs) {
@@ -226,6 +209,11 @@ static void cs_finalize(struct hfd_cs *cs)
 		h->ts_valid = !!(cs->flags & HPU_CS_FLAGS_TIMESTAMP);
 	}
 	ready = deps_ended_locked(st, cs->seq);
+	while ((d = ready)) {
+		ready = d->next;
+		raise_wait_sob_locked(ctx, d, as_ok);
+		free(d);
+	}
 	/* only a WAIT submission owns internal SOBs (wait_prepare_locked()) */
 	if (cs->flags & HPU_CS_FLAGS_WAIT)
 		for (i = 0; i < CS_NUM_INT_SOBS; i++)
@@ -237,14 +225,11 @@ static void cs_finalize(struct hfd_cs *cs)
 		ring_broke = hfd_ring_cs_ended_locked(ctx, cs, status,
 						      st->low_water);
 	pthread_mutex_unlock(&st->lock);
+	if (as_ok)
+		pthread_rwlock_unlock(&ctx->as_lock);
 	if (ring_broke)
 		hfd_ring_raise_error(ctx);
 
-	while ((d = ready)) {
-		ready = d->next;
-		queue_sob_work(ctx, d->owner_seq, d->sob);
-		free(d);
-	}
 	hfd_ctx_note_cs_ended(ctx);
 	hfd_wait_cs_ended(ctx);
 

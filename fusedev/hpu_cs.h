@@ -105,8 +105,8 @@ struct hfd_cs_hist {
 /**
  * struct hfd_cs_state - submissions of a context
  * @submit_lock: serializes submissions (sequence order is queue order)
- *	and every use of the internal SOBs (allocation, SET, ADD)
- * @lock: protects every member below except @waiters
+ * @lock: protects every member below except @waiters, and every use of
+ *	the internal SOBs (allocation, SET, the ADD that releases a WAIT)
  * @idle: signalled when @in_flight drops to 0
  * @next_seq: next sequence number (starts at 1)
  * @in_flight: CSs submitted and not ended

@@ -442,27 +442,43 @@ static int take_one(struct hfd_ring *r)
 	return ret;
 }
 
-/* Poll briefly for a new entry: true when one came */
+/* Look for a new entry (or a stop) */
+static bool sq_moved(struct hfd_ring *r)
+{
+	return __atomic_load_n(&r->hdr->sq_tail, __ATOMIC_ACQUIRE) !=
+		       __atomic_load_n(&r->head, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Poll briefly for a new entry, for r->spin_ns (adapted: RING_SPIN_NS's
+ * comment): true when one came
+ */
 static bool spin(struct hfd_ring *r)
 {
-	uint64_t pure_end = now_ns() + RING_PURE_SPIN_NS;
-	uint64_t end = pure_end - RING_PURE_SPIN_NS + RING_SPIN_NS;
+	uint64_t budget = r->spin_ns, start = now_ns();
+	uint64_t pure_end =
+		start +
+		(budget < RING_PURE_SPIN_NS ? budget : RING_PURE_SPIN_NS);
+	uint64_t end = start + budget;
 	unsigned int i;
 
 	do {
 		for (i = 0; i < 64; i++) {
-			if (__atomic_load_n(&r->hdr->sq_tail,
-					    __ATOMIC_ACQUIRE) !=
-				    __atomic_load_n(&r->head,
-						    __ATOMIC_RELAXED) ||
-			    __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
+			if (sq_moved(r)) {
+				r->spin_ns = budget * 2 < RING_SPIN_NS ?
+						     budget * 2 :
+						     RING_SPIN_NS;
 				return true;
+			}
 			cpu_relax();
 		}
 		/* past the first looks: the producer may share the CPU */
 		if (now_ns() >= pure_end)
 			sched_yield();
 	} while (now_ns() < end);
+	r->spin_ns = budget / 2 > RING_SPIN_MIN_NS ? budget / 2 :
+						     RING_SPIN_MIN_NS;
 	return false;
 }
 
@@ -498,6 +514,7 @@ void *hfd_ring_consumer(void *arg)
 	uint32_t d;
 	int ret;
 
+	r->spin_ns = RING_SPIN_NS;
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
 		d = __atomic_load_n(&h->sq_doorbell, __ATOMIC_SEQ_CST);
 		ret = consumer_take(r, self);

@@ -17,12 +17,18 @@
 /* Rings of the whole daemon: one consumer thread each (stuck ones too) */
 #define HFD_MAX_RINGS	   256
 /*
- * The consumer polls this long for new entries before it sleeps: the
- * first RING_PURE_SPIN_NS only looking, then yielding between looks (the
- * producer may share its CPU)
+ * The consumer polls for new entries before it sleeps: the first
+ * RING_PURE_SPIN_NS only looking, then yielding between looks (the
+ * producer may share its CPU), for at most RING_SPIN_NS. How long it
+ * polls adapts (hfd_ring.spin_ns): doubled when an entry came while it
+ * polled, halved when none came, never below RING_SPIN_MIN_NS. A
+ * producer that submits in bursts keeps it polling; one that submits
+ * once and then waits for the end (a training step) costs a short look
+ * and a doorbell, not 50 us of one of the machine's cores per entry.
  */
 #define RING_PURE_SPIN_NS  8000ULL
 #define RING_SPIN_NS	   50000ULL
+#define RING_SPIN_MIN_NS   2000ULL
 /* Longest sleep of the consumer: a stop, freed CQ room are seen by then */
 #define RING_SLEEP_NS	   100000000LL
 /* Longest wait of an ioctl CS for the ring's consumer (then -EAGAIN) */
@@ -56,6 +62,8 @@
  *	read atomically)
  * @error_raised: HPU_EVENT_RING_ERR was queued (CS state lock)
  * @bp: the consumer waits for CQ room or CSs to end (CS state lock)
+ * @spin_ns: how long the consumer polls before it sleeps (consumer
+ *	thread only), RING_SPIN_MIN_NS..RING_SPIN_NS
  * @thread: the consumer thread
  */
 struct hfd_ring {
@@ -78,6 +86,7 @@ struct hfd_ring {
 	bool broken;
 	bool error_raised;
 	bool bp;
+	uint64_t spin_ns;
 	pthread_t thread;
 };
 

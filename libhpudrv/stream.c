@@ -11,14 +11,16 @@
 #include "hpudrv_internal.h"
 
 /* Command buffer of a stream: 64 KiB holds 2048 copies */
-#define STREAM_CB_SIZE	(64 * 1024)
+#define STREAM_CB_SIZE	   (64 * 1024)
 /* Submitted batches kept before the finished ones are reaped */
-#define STREAM_REAP_AT	32
+#define STREAM_REAP_AT	   32
 /* One WAIT_CS slice of a blocking wait, and how many slices at most */
-#define WAIT_SLICE_US	1000000ULL
-#define WAIT_MAX_SLICES 3600
+#define WAIT_SLICE_US	   1000000ULL
+#define WAIT_MAX_SLICES	   3600
 /* CSs of hpu_stream_submit() an event recorded after them checks */
-#define STREAM_MAX_SUBS HPU_WAIT_MULTI_CS_MAX
+#define STREAM_MAX_SUBS	   HPU_WAIT_MULTI_CS_MAX
+/* Events waited for and not yet ordered before any work (one WAIT chunk) */
+#define STREAM_MAX_PENDING (HPU_WAIT_MULTI_CS_MAX - 1)
 
 /**
  * struct host_map - a host range mapped for a copy of a stream
@@ -58,6 +60,13 @@ struct batch {
  * @subs: CSs of hpu_stream_submit() since the last event record
  * @nsubs: entries in @subs
  * @sub_err: failure of a CS dropped from @subs before an event took it
+ * @pending: CSs the stream's next work must start after (events it
+ *	waits for) that no WAIT submission enforces yet: the next work
+ *	waits for them in the WAIT it needs anyway (stream_enforce())
+ * @npending: entries in @pending
+ *
+ * After hpu_stream_submit() (@last_multi) the stream's own queue does not
+ * wait for that CS at once either: its next work on the queue does.
  */
 struct hpu_stream {
 	struct hpu_device *dev;
@@ -72,6 +81,8 @@ struct hpu_stream {
 	uint64_t subs[STREAM_MAX_SUBS];
 	unsigned int nsubs;
 	int sub_err;
+	uint64_t pending[STREAM_MAX_PENDING];
+	unsigned int npending;
 };
 
 /**
@@ -206,6 +217,72 @@ static int track(struct hpu_stream *s, uint64_t seq, struct host_map *maps)
 	return 0;
 }
 
+/*
+ * @seq is known to have ended (any status): a look at the user-mode ring
+ * when the device has one (no system call); without it, or for a number
+ * the ring did not hand out, not known. A WAIT for an ended CS would end
+ * at once whatever its status, so such numbers are left out of WAITs: a
+ * program that waited for its last CS itself (eager execution) submits
+ * its next CS without one.
+ */
+static bool known_ended(struct hpu_device *dev, uint64_t seq)
+{
+	uint32_t status;
+
+	return !hpudrv_ring_wait(dev, seq, 0, &status, NULL) &&
+	       status != HPU_WAIT_CS_STATUS_BUSY;
+}
+
+/* Keep the numbers of @w[0..n) not known to have ended; how many */
+static unsigned int drop_ended(struct hpu_device *dev, uint64_t *w,
+			       unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!known_ended(dev, w[i]))
+			w[k++] = w[i];
+	return k;
+}
+
+/*
+ * What work on the stream's own queue must wait for before it starts: the
+ * events waited for, and a CS of hpu_stream_submit() still tracked (its
+ * jobs on other queues are not ordered before the queue's next job).
+ * Return: how many numbers went into @w (0: nothing to wait for).
+ */
+static unsigned int own_queue_deps(const struct hpu_stream *s, uint64_t *w)
+{
+	unsigned int n = 0;
+
+	if (s->last_multi && s->head)
+		w[n++] = s->last_seq;
+	memcpy(w + n, s->pending, s->npending * sizeof(*w));
+	return drop_ended(s->dev, w, n + s->npending);
+}
+
+/*
+ * Have the stream's own queue wait, in one WAIT submission, for what its
+ * next job must follow (own_queue_deps()); the WAIT is tracked like a
+ * batch, so a synchronize covers it.
+ */
+static int stream_enforce(struct hpu_stream *s)
+{
+	uint64_t w[STREAM_MAX_PENDING + 1], seq;
+	unsigned int n = own_queue_deps(s, w);
+	int ret;
+
+	if (!n) {
+		s->npending = 0; /* all ended */
+		return 0;
+	}
+	ret = hpu_cs_submit_wait(s->dev, s->queue, w, n, &seq, NULL);
+	if (ret)
+		return ret;
+	s->npending = 0;
+	return track(s, seq, NULL);
+}
+
 static int flush(struct hpu_stream *s, uint32_t flags)
 {
 	uint64_t seq;
@@ -213,6 +290,9 @@ static int flush(struct hpu_stream *s, uint32_t flags)
 
 	if (!hpu_cb_builder_used(s->cb))
 		return 0;
+	ret = stream_enforce(s);
+	if (ret)
+		return ret;
 	ret = hpu_cb_builder_submit(s->cb, s->queue, flags, 0, &seq, NULL);
 	if (ret)
 		return ret;
@@ -273,6 +353,9 @@ int hpu_stream_synchronize(struct hpu_stream *s)
 	if (!s)
 		return -EINVAL;
 	ret = flush(s, 0);
+	/* the stream's end comes after the events it waits for */
+	if (!ret && s->npending)
+		ret = stream_enforce(s);
 	if (!ret)
 		ret = reap(s, true);
 	if (!ret)
@@ -335,19 +418,57 @@ static int subs_compact(struct hpu_stream *s)
 	return 0;
 }
 
-/* Have work submitted to @q from now on wait for the stream's work so far */
-static int wait_on_queue(struct hpu_stream *s, uint32_t q, uint64_t after)
+/*
+ * Every queue of a CS of hpu_stream_submit() starts it after the stream's
+ * work so far and the events the stream waits for, in one WAIT
+ * submission (a chunk per queue): none needs to wait for the stream's
+ * work when it is known to have ended (nothing tracked), nor the
+ * stream's own queue behind a batch on it.
+ */
+static int wait_on_queues(struct hpu_stream *s,
+			  const struct hpu_cs_chunk *chunks, unsigned int n)
 {
-	uint64_t seq;
+	struct hpu_cs_chunk wc[HPU_MAX_JOBS_PER_CS];
+	uint64_t w[STREAM_MAX_PENDING + 1], seq;
+	unsigned int i, j, nw = 0, all = 0, pend;
+	bool head = s->head && !known_ended(s->dev, s->last_seq);
 
-	return hpu_cs_submit_wait(s->dev, q, &after, 1, &seq, NULL);
+	if (head)
+		w[all++] = s->last_seq;
+	memcpy(w + all, s->pending, s->npending * sizeof(*w));
+	pend = drop_ended(s->dev, w + all, s->npending);
+	all += pend;
+	if (!all)
+		return 0;
+	memset(wc, 0, sizeof(wc));
+	for (i = 0; i < n; i++) {
+		bool behind;
+
+		for (j = 0; j < i; j++)
+			if (chunks[j].queue_index == chunks[i].queue_index)
+				break;
+		if (j < i)
+			continue;
+		/* behind the stream's last batch on its own queue */
+		behind = head && chunks[i].queue_index == s->queue &&
+			 !s->last_multi;
+		if (behind && !pend)
+			continue;
+		wc[nw].cb_handle =
+			(uint64_t)(uintptr_t)(behind ? w + all - pend : w);
+		wc[nw].queue_index = chunks[i].queue_index;
+		wc[nw].cb_size = behind ? pend : all;
+		nw++;
+	}
+	if (!nw)
+		return 0;
+	return hpu_cs_submit(s->dev, wc, nw, HPU_CS_FLAGS_WAIT, 0, &seq, NULL);
 }
 
 int hpu_stream_submit(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 		      unsigned int n, uint32_t timeout_ms, uint64_t *seq)
 {
-	uint64_t cs_seq, wseq, prev;
-	unsigned int i, j;
+	uint64_t cs_seq;
 	int ret;
 
 	if (!s || !chunks || !n || n > HPU_MAX_JOBS_PER_CS)
@@ -360,37 +481,25 @@ int hpu_stream_submit(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 		if (ret)
 			return ret;
 	}
-	/*
-	 * every queue the CS uses starts it after the stream's work: none
-	 * needs to wait when that work is known to have ended (nothing
-	 * tracked), nor the stream's own queue behind a CS on it
-	 */
-	prev = s->head ? s->last_seq : 0;
-	for (i = 0; prev && i < n; i++) {
-		for (j = 0; j < i; j++)
-			if (chunks[j].queue_index == chunks[i].queue_index)
-				break;
-		if (j < i ||
-		    (chunks[i].queue_index == s->queue && !s->last_multi))
-			continue;
-		ret = wait_on_queue(s, chunks[i].queue_index, prev);
-		if (ret)
-			return ret;
-	}
-	ret = hpu_cs_submit(s->dev, chunks, n, 0, timeout_ms, &cs_seq, NULL);
+	ret = wait_on_queues(s, chunks, n);
+	if (ret)
+		return ret;
+	s->npending = 0;
+	/* with its time: an event recorded right after it is this CS */
+	ret = hpu_cs_submit(s->dev, chunks, n, HPU_CS_FLAGS_TIMESTAMP,
+			    timeout_ms, &cs_seq, NULL);
 	if (ret)
 		return ret;
 	/* reaped with the stream's batches: synchronize reports its end */
 	ret = track(s, cs_seq, NULL);
 	if (ret)
 		return ret;
+	/* the stream's later work starts after it (own_queue_deps()) */
 	s->last_multi = true;
 	s->subs[s->nsubs++] = cs_seq;
 	if (seq)
 		*seq = cs_seq;
-	/* and the stream's later work starts after it */
-	ret = hpu_cs_submit_wait(s->dev, s->queue, &cs_seq, 1, &wseq, NULL);
-	return ret ? ret : track(s, wseq, NULL);
+	return 0;
 }
 
 /* Append a LIN_DMA, submitting the batch first when the CB is full. */
@@ -487,18 +596,28 @@ int hpu_stream_memset(struct hpu_stream *s, uint64_t dst, uint64_t value,
 
 int hpu_stream_wait_event(struct hpu_stream *s, struct hpu_stream_event *ev)
 {
-	uint64_t seq;
+	unsigned int i;
 	int ret;
 
 	if (!s || !ev || ev->dev != s->dev)
 		return -EINVAL;
 	if (!ev->seq || ev->done)
 		return 0;
+	/* the work given so far does not wait for the event */
 	ret = flush(s, 0);
 	if (ret)
 		return ret;
-	ret = hpu_cs_submit_wait(s->dev, s->queue, &ev->seq, 1, &seq, NULL);
-	return ret ? ret : track(s, seq, NULL);
+	for (i = 0; i < s->npending; i++)
+		if (s->pending[i] == ev->seq)
+			return 0;
+	if (s->npending == STREAM_MAX_PENDING) {
+		ret = stream_enforce(s);
+		if (ret)
+			return ret;
+	}
+	/* the stream's next work waits for it, in the WAIT it needs anyway */
+	s->pending[s->npending++] = ev->seq;
+	return 0;
 }
 
 int hpu_event_create(struct hpu_device *dev, struct hpu_stream_event **evp)
@@ -526,15 +645,23 @@ int hpu_event_record(struct hpu_stream_event *ev, struct hpu_stream *s)
 
 	if (!ev || !s || ev->dev != s->dev)
 		return -EINVAL;
-	/* An empty batch still needs a CS whose end carries the time. */
-	if (!hpu_cb_builder_used(s->cb)) {
-		ret = hpu_cb_nop(s->cb);
+	if (hpu_cb_builder_used(s->cb) || s->npending || !s->last_multi ||
+	    !s->head) {
+		/* An empty batch still needs a CS whose end carries the time. */
+		if (!hpu_cb_builder_used(s->cb)) {
+			ret = hpu_cb_nop(s->cb);
+			if (ret)
+				return ret;
+		}
+		ret = flush(s, HPU_CS_FLAGS_TIMESTAMP);
 		if (ret)
 			return ret;
 	}
-	ret = flush(s, HPU_CS_FLAGS_TIMESTAMP);
-	if (ret)
-		return ret;
+	/*
+	 * else the stream's work so far ends with its last CS of
+	 * hpu_stream_submit() (which started after all the rest and carries
+	 * its time): the event is that CS, no NOP needed
+	 */
 	ev->seq = s->last_seq;
 	ev->done = false;
 	ev->status_err = 0;

@@ -390,6 +390,141 @@ static void test_signal_wait_order(void **state)
 	close(fd);
 }
 
+/*
+ * A WAIT with a chunk on two queues for a CS that blocks: the work behind
+ * it on both queues waits, and runs once the awaited CS ends, here by its
+ * timeout (the ending is handled on the timer thread, which releases the
+ * WAIT's SOBs at once).
+ */
+static void test_wait_released_by_timeout(void **state)
+{
+	static uint8_t buf[2][64];
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(14);
+	struct hpu_pkt_memset ms[2];
+	struct hpu_cs_chunk wt[2] = {
+		{ .queue_index = 0, .cb_size = 1 },
+		{ .queue_index = 2, .cb_size = 1 },
+	};
+	uint64_t s1 = 0, s_wait = 0, s_ms[2] = { 0 };
+	uint32_t status;
+	unsigned int i;
+	int fd = hpu_test_open_dev(1);
+
+	(void)state;
+	memset(buf, 0x11, sizeof(buf));
+	for (i = 0; i < 2; i++)
+		ms[i] = pkt_memset(map_host(fd, buf[i], sizeof(buf[i])),
+				   sizeof(buf[i]), 0x55);
+	/* queue 1 blocks on SOB 14 until its 300 ms timeout */
+	assert_int_equal(hpu_test_cs_run_cb(fd, &f, sizeof(f), 1, 300, &s1), 0);
+	wt[0].cb_handle = (uintptr_t)&s1;
+	wt[1].cb_handle = (uintptr_t)&s1;
+	assert_int_equal(hpu_test_cs_submit(fd, wt, 2, HPU_CS_FLAGS_WAIT, 0,
+					    &s_wait, NULL),
+			 0);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &ms[0], sizeof(ms[0]), 0, 0,
+					    &s_ms[0]),
+			 0);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &ms[1], sizeof(ms[1]), 2, 0,
+					    &s_ms[1]),
+			 0);
+	/* nothing behind the WAIT ran while the awaited CS runs */
+	assert_int_equal(hpu_test_cs_wait(fd, s1, 0, &status), 0);
+	if (status == HPU_WAIT_CS_STATUS_BUSY) {
+		assert_int_equal(hpu_test_cs_wait(fd, s_ms[0], 0, &status), 0);
+		assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
+		assert_int_equal(hpu_test_cs_wait(fd, s_ms[1], 0, &status), 0);
+		assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
+	}
+	assert_int_equal(hpu_test_cs_wait_status(fd, s1),
+			 HPU_WAIT_CS_STATUS_TIMEDOUT);
+	/* the WAIT ends when what it waits for ends, also by a timeout */
+	assert_int_equal(hpu_test_cs_wait_status(fd, s_wait),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(hpu_test_cs_wait_status(fd, s_ms[i]),
+				 HPU_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(buf[i][63], 0x55);
+	}
+	close(fd);
+}
+
+/*
+ * Many WAITs in a row, each released by an ending in another thread of
+ * the daemon while the next WAIT takes an internal SOB: every release
+ * reaches its own WAIT (a lost or misdirected one hangs the chain, which
+ * the bounded waits report), the SOBs are reused hundreds of times.
+ */
+static void test_wait_chain_reuse(void **state)
+{
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(15);
+	struct hpu_pkt_msg_long inc = hpu_test_pkt_inc(15);
+	struct hpu_cs_chunk wt = { .queue_index = 0, .cb_size = 1 };
+	struct hpu_pkt_nop nop = pkt_nop();
+	uint64_t s_f, s_w, s_i, s_n;
+	unsigned int i;
+	int fd = hpu_test_open_dev(1);
+
+	(void)state;
+	for (i = 0; i < 600; i++) {
+		assert_int_equal(
+			hpu_test_cs_run_cb(fd, &f, sizeof(f), 1, 0, &s_f), 0);
+		wt.cb_handle = (uintptr_t)&s_f;
+		assert_int_equal(hpu_test_cs_submit(fd, &wt, 1,
+						    HPU_CS_FLAGS_WAIT, 0, &s_w,
+						    NULL),
+				 0);
+		assert_int_equal(hpu_test_cs_run_cb(fd, &nop, sizeof(nop), 0, 0,
+						    &s_n),
+				 0);
+		assert_int_equal(hpu_test_cs_run_cb(fd, &inc, sizeof(inc), 2, 0,
+						    &s_i),
+				 0);
+		if (i % 64 == 63 || i == 599) {
+			assert_int_equal(hpu_test_cs_wait_status(fd, s_n),
+					 HPU_WAIT_CS_STATUS_COMPLETED);
+			assert_int_equal(hpu_test_cs_wait_status(fd, s_w),
+					 HPU_WAIT_CS_STATUS_COMPLETED);
+		}
+	}
+	close(fd);
+}
+
+/*
+ * close() while WAITs wait for a CS that never ends: the teardown aborts
+ * them all (no release reaches a destroyed address space) and the daemon
+ * serves the next context on the same device.
+ */
+static void test_wait_close_in_flight(void **state)
+{
+	struct hpu_pkt_fence f = hpu_test_pkt_fence(16);
+	struct hpu_cs_chunk wt[2] = {
+		{ .queue_index = 0, .cb_size = 1 },
+		{ .queue_index = 2, .cb_size = 1 },
+	};
+	struct hpu_pkt_nop nop = pkt_nop();
+	uint64_t s1, sw, sn;
+	unsigned int i;
+	int fd = hpu_test_open_dev(1);
+
+	(void)state;
+	assert_int_equal(hpu_test_cs_run_cb(fd, &f, sizeof(f), 1, 0, &s1), 0);
+	wt[0].cb_handle = (uintptr_t)&s1;
+	wt[1].cb_handle = (uintptr_t)&s1;
+	for (i = 0; i < 8; i++)
+		assert_int_equal(hpu_test_cs_submit(fd, wt, 2,
+						    HPU_CS_FLAGS_WAIT, 0, &sw,
+						    NULL),
+				 0);
+	close(fd);
+	fd = hpu_test_open_dev(1);
+	assert_int_equal(hpu_test_cs_run_cb(fd, &nop, sizeof(nop), 0, 0, &sn),
+			 0);
+	assert_int_equal(hpu_test_cs_wait_status(fd, sn),
+			 HPU_WAIT_CS_STATUS_COMPLETED);
+	close(fd);
+}
+
 struct waiter_arg {
 	int fd;
 	uint64_t seq;
@@ -533,6 +668,12 @@ int main(void)
 		cmocka_unit_test_setup(test_dma_round_trip,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_signal_wait_order,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_wait_released_by_timeout,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_wait_chain_reuse,
+				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_wait_close_in_flight,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_many_waiters, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_cs_timeout, hpu_test_need_daemon),

@@ -185,6 +185,214 @@ static void test_wait_event_order(void **state)
 	free(dst);
 }
 
+/* SOB a blocked CS of these tests waits on (a fresh context: 0) */
+#define BLOCK_SOB 20
+
+/* A CB with FENCE BLOCK_SOB >= 1 dec 1 (a CS that waits for release()) */
+static struct hpu_cb_builder *fence_cb(struct hpu_cs_chunk *ch, uint32_t q)
+{
+	struct hpu_cb_builder *b;
+
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &b), 0);
+	assert_int_equal(hpu_cb_fence(b, BLOCK_SOB, 1, 1), 0);
+	memset(ch, 0, sizeof(*ch));
+	ch->cb_handle = hpu_cb_builder_handle(b);
+	ch->queue_index = q;
+	ch->cb_size = (uint32_t)hpu_cb_builder_used(b);
+	return b;
+}
+
+/* Let the CS of fence_cb() go: a MSG_LONG on DMA queue 0 */
+static void release(void)
+{
+	struct hpu_cb_builder *b;
+	uint64_t seq;
+
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &b), 0);
+	assert_int_equal(hpu_cb_msg_long(b, BLOCK_SOB, HPU_MSG_OP_ADD, 1), 0);
+	assert_int_equal(hpu_cb_builder_submit(b, 0, 0, 0, &seq, NULL), 0);
+	assert_int_equal(hpu_cs_wait(dev, seq, 20000000, &(uint32_t){ 0 }), 0);
+	hpu_cb_builder_destroy(b);
+}
+
+/*
+ * An event recorded right after a CS of hpu_stream_submit() is that CS;
+ * a stream waiting for it keeps the wait until its next work, which must
+ * still start only after the CS: nothing of it runs while the CS blocks.
+ */
+static void test_wait_event_deferred(void **state)
+{
+	const size_t size = 4096;
+	struct hpu_stream_event *ea, *eb;
+	struct hpu_cb_builder *fb;
+	struct hpu_stream *sa, *sb;
+	struct hpu_cs_chunk ch;
+	uint8_t *dst = calloc(1, size);
+	uint64_t a, seq;
+	float ms = -1;
+	size_t i;
+
+	(void)state;
+	assert_non_null(dst);
+	a = dev_buf(size);
+	fb = fence_cb(&ch, 1);
+	assert_int_equal(hpu_stream_create(dev, 3, &sa), 0);
+	assert_int_equal(hpu_stream_create(dev, 4, &sb), 0);
+	assert_int_equal(hpu_event_create(dev, &ea), 0);
+	assert_int_equal(hpu_event_create(dev, &eb), 0);
+	assert_int_equal(hpu_stream_memset(sa, a, 0x11, 1, size), 0);
+	assert_int_equal(hpu_stream_submit(sa, &ch, 1, 0, &seq), 0);
+	assert_int_equal(hpu_event_record(ea, sa), 0);
+	assert_int_equal(hpu_event_query(ea), -EBUSY);
+	assert_int_equal(hpu_stream_wait_event(sb, ea), 0);
+	assert_int_equal(hpu_stream_wait_event(sb, ea), 0); /* kept once */
+	assert_int_equal(hpu_stream_memset(sb, a, 0x5a, 1, size), 0);
+	assert_int_equal(hpu_stream_memcpy_d2h(sb, dst, a, size), 0);
+	assert_int_equal(hpu_event_record(eb, sb), 0);
+	assert_int_equal(hpu_event_query(eb), -EBUSY);
+	for (i = 0; i < size; i++)
+		assert_int_equal(dst[i], 0);
+	release();
+	assert_int_equal(hpu_event_synchronize(eb), 0);
+	for (i = 0; i < size; i++)
+		assert_int_equal(dst[i], 0x5a);
+	assert_int_equal(hpu_event_query(ea), 0);
+	/* the CS standing for @ea carries its completion time */
+	assert_int_equal(hpu_event_elapsed_time(ea, eb, &ms), 0);
+	assert_true(ms >= 0.0f);
+	assert_int_equal(hpu_stream_synchronize(sa), 0);
+	assert_int_equal(hpu_stream_synchronize(sb), 0);
+	hpu_event_destroy(ea);
+	hpu_event_destroy(eb);
+	hpu_stream_destroy(sa);
+	hpu_stream_destroy(sb);
+	hpu_cb_builder_destroy(fb);
+	free(dst);
+}
+
+/*
+ * A stream that waits for an event and has no work after it: its
+ * synchronize still waits for the event's CS, which here ends by its
+ * timeout (the stream's own work did not fail: 0; the event's is
+ * -ETIMEDOUT, already known when synchronize returned).
+ */
+static void test_wait_event_sync_timeout(void **state)
+{
+	struct hpu_stream_event *ea;
+	struct hpu_cb_builder *fb;
+	struct hpu_stream *sa, *sb;
+	struct hpu_cs_chunk ch;
+	uint64_t seq;
+
+	(void)state;
+	fb = fence_cb(&ch, 1);
+	assert_int_equal(hpu_stream_create(dev, 3, &sa), 0);
+	assert_int_equal(hpu_stream_create(dev, 4, &sb), 0);
+	assert_int_equal(hpu_event_create(dev, &ea), 0);
+	assert_int_equal(hpu_stream_submit(sa, &ch, 1, 300, &seq), 0);
+	assert_int_equal(hpu_event_record(ea, sa), 0);
+	assert_int_equal(hpu_stream_wait_event(sb, ea), 0);
+	assert_int_equal(hpu_stream_synchronize(sb), 0);
+	assert_int_equal(hpu_event_query(ea), -ETIMEDOUT);
+	assert_int_equal(hpu_stream_synchronize(sa), -ETIMEDOUT);
+	hpu_event_destroy(ea);
+	hpu_stream_destroy(sa);
+	hpu_stream_destroy(sb);
+	hpu_cb_builder_destroy(fb);
+}
+
+/*
+ * More awaited events than one WAIT chunk holds: the wait is made at
+ * once when the list is full, and the work after sees every write.
+ */
+static void test_wait_many_events(void **state)
+{
+	enum {
+		NEV = 40,
+		PIECE = 256
+	};
+	struct hpu_stream_event *ev[NEV];
+	struct hpu_stream *sa, *sb;
+	uint8_t *dst = calloc(NEV, PIECE);
+	uint64_t a;
+	unsigned int i, j;
+
+	(void)state;
+	assert_non_null(dst);
+	a = dev_buf(NEV * PIECE);
+	assert_int_equal(hpu_stream_create(dev, 3, &sa), 0);
+	assert_int_equal(hpu_stream_create(dev, 4, &sb), 0);
+	for (i = 0; i < NEV; i++) {
+		assert_int_equal(hpu_event_create(dev, &ev[i]), 0);
+		assert_int_equal(hpu_stream_memset(sa, a + i * PIECE, i + 1, 1,
+						   PIECE),
+				 0);
+		assert_int_equal(hpu_event_record(ev[i], sa), 0);
+	}
+	for (i = 0; i < NEV; i++)
+		assert_int_equal(hpu_stream_wait_event(sb, ev[i]), 0);
+	assert_int_equal(hpu_stream_memcpy_d2h(sb, dst, a, NEV * PIECE), 0);
+	assert_int_equal(hpu_stream_synchronize(sb), 0);
+	for (i = 0; i < NEV; i++)
+		for (j = 0; j < PIECE; j++)
+			assert_int_equal(dst[i * PIECE + j], i + 1);
+	assert_int_equal(hpu_stream_synchronize(sa), 0);
+	for (i = 0; i < NEV; i++)
+		hpu_event_destroy(ev[i]);
+	hpu_stream_destroy(sa);
+	hpu_stream_destroy(sb);
+	free(dst);
+}
+
+/*
+ * A stream's CS after one the program already saw end needs no WAIT:
+ * with the ring (its completions are in shared memory) the next number is
+ * the CS itself; through the ioctls (HPU_RING=0, where asking would cost
+ * a round trip as well) a WAIT comes first.
+ */
+static void test_no_wait_after_known_end(void **state)
+{
+	struct hpu_cb_builder *b;
+	struct hpu_stream *s;
+	struct hpu_device *d;
+	struct hpu_cs_chunk ch;
+	uint64_t s1, s2;
+	const char *env = getenv("HPU_RING");
+	char *saved = env ? strdup(env) : NULL;
+	uint32_t status;
+	int ring;
+
+	(void)state;
+	for (ring = 0; ring < 2; ring++) {
+		if (ring)
+			unsetenv("HPU_RING");
+		else
+			setenv("HPU_RING", "0", 1);
+		assert_int_equal(hpu_open(0, &d), 0);
+		assert_int_equal(hpu_stream_create(d, 3, &s), 0);
+		assert_int_equal(hpu_cb_builder_create(d, 4096, &b), 0);
+		assert_int_equal(hpu_cb_nop(b), 0);
+		memset(&ch, 0, sizeof(ch));
+		ch.cb_handle = hpu_cb_builder_handle(b);
+		ch.queue_index = 1;
+		ch.cb_size = (uint32_t)hpu_cb_builder_used(b);
+		assert_int_equal(hpu_stream_submit(s, &ch, 1, 0, &s1), 0);
+		assert_int_equal(hpu_cs_wait(d, s1, 20000000, &status), 0);
+		assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(hpu_stream_submit(s, &ch, 1, 0, &s2), 0);
+		assert_int_equal(s2, ring ? s1 + 1 : s1 + 2);
+		assert_int_equal(hpu_stream_synchronize(s), 0);
+		hpu_stream_destroy(s);
+		hpu_cb_builder_destroy(b);
+		hpu_close(d);
+	}
+	if (saved)
+		setenv("HPU_RING", saved, 1);
+	else
+		unsetenv("HPU_RING");
+	free(saved);
+}
+
 static void test_allocator_reuse(void **state)
 {
 	struct hpu_allocator_stats st;
@@ -223,6 +431,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_event_order, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_wait_event_deferred, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_wait_event_sync_timeout,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_many_events, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_no_wait_after_known_end,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allocator_reuse, setup,
 						teardown),
 	};

@@ -449,17 +449,19 @@ static uint64_t submit_two(struct hpu_stream *s, struct hpu_cb_builder **cb,
 /*
  * The DDP compute stream's submissions (hpu_stream_submit(), the
  * program's CSs): sequence numbers of one context are consecutive, so
- * their gaps count the WAIT CSs submitted around a CS. The stream's own
- * queue needs no WAIT behind the stream's last CS on it, and no queue
- * needs one once the stream's work is known to have ended.
+ * their gaps count the WAIT CSs submitted around a CS. Behind a CS still
+ * running, the next one takes one WAIT (a chunk per queue it uses), none
+ * after it; once the stream's work is known to have ended, none at all.
  */
 static void test_stream_submit_waits(void **state)
 {
 	struct hpu_info_hw_ip_info hw;
-	struct hpu_cb_builder *cb[2];
+	struct hpu_cb_builder *cb[2], *blk, *rel;
 	struct hpu_device *dev;
 	struct hpu_stream *s;
-	uint64_t s1, s2, s3;
+	struct hpu_cs_chunk c[2];
+	uint64_t s1, s2, s3, r;
+	uint32_t st;
 	int i;
 
 	(void)state;
@@ -469,21 +471,38 @@ static void test_stream_submit_waits(void **state)
 		assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb[i]), 0);
 		assert_int_equal(hpu_cb_nop(cb[i]), 0);
 	}
+	/* the first CS blocks on SOB 21 (0 in a fresh context) */
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &blk), 0);
+	assert_int_equal(hpu_cb_fence(blk, 21, 1, 1), 0);
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &rel), 0);
+	assert_int_equal(hpu_cb_msg_long(rel, 21, HPU_MSG_OP_ADD, 1), 0);
 	assert_int_equal(hpu_stream_create(dev, 0, &s), 0);
-	s1 = submit_two(s, cb, hw.num_dma + hw.num_mme);
-	/* s1 + 1: its trailing WAIT (on queue 0); then one WAIT (TPC) */
+	memset(c, 0, sizeof(c));
+	c[0].cb_handle = hpu_cb_builder_handle(blk);
+	c[0].cb_size = (uint32_t)hpu_cb_builder_used(blk);
+	c[1].cb_handle = hpu_cb_builder_handle(cb[1]);
+	c[1].cb_size = (uint32_t)hpu_cb_builder_used(cb[1]);
+	c[1].queue_index = hw.num_dma + hw.num_mme;
+	assert_int_equal(hpu_stream_submit(s, c, 2, 5000, &s1), 0);
+	/* s1 + 1: one WAIT, queue 0 and the TPC queue, for s1 */
 	s2 = submit_two(s, cb, hw.num_dma + hw.num_mme);
 	print_message("seqs %llu %llu\n", (unsigned long long)s1,
 		      (unsigned long long)s2);
-	assert_int_equal(s2, s1 + 3);
+	assert_int_equal(s2, s1 + 2);
+	assert_int_equal(hpu_cs_wait(dev, s2, 0, &st), 0);
+	assert_int_equal(st, HPU_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_cb_builder_submit(rel, 1, 0, 0, &r, NULL), 0);
+	assert_int_equal(r, s2 + 1);
 	assert_int_equal(hpu_stream_synchronize(s), 0);
-	/* everything ended: no WAIT before the CS */
+	/* everything ended: no WAIT before the CS, none after s2 */
 	s3 = submit_two(s, cb, hw.num_dma + hw.num_mme);
-	assert_int_equal(s3, s2 + 2);
+	assert_int_equal(s3, r + 1);
 	assert_int_equal(hpu_stream_synchronize(s), 0);
 	hpu_stream_destroy(s);
 	for (i = 0; i < 2; i++)
 		hpu_cb_builder_destroy(cb[i]);
+	hpu_cb_builder_destroy(blk);
+	hpu_cb_builder_destroy(rel);
 	hpu_close(dev);
 }
 

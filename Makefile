@@ -122,6 +122,8 @@ TPC_SRCS := $(sort $(wildcard libhputpc/*.c))
 # Packet rules the engines share with the driver (the MME's; the TPC's are
 # libhputpc's), and HPU_WARN_ON() (also in libhpufusedev)
 SIM_COMMON_SRCS := $(sort $(wildcard common/hpu_*_check.c) common/hpu_warn.c)
+# The BLAS lock and thread rule of the MME and the cpu backend (OpenBLAS)
+BLAS_COMMON_SRCS := common/hpu_blas.c
 FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
 DRV_SRCS := $(sort $(wildcard libhpudrv/*.c))
 SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
@@ -144,7 +146,7 @@ obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 
 # libhpudrv has no use for HPU_WARN_ON() (the daemon's and the model's)
 COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,\
-	$(filter-out common/hpu_warn.c,$(COMMON_SRCS)))
+	$(filter-out common/hpu_warn.c $(BLAS_COMMON_SRCS),$(COMMON_SRCS)))
 # libhpudrv's emitter applies the TPC operand rules: libhputpc inside it,
 # hidden like the rest (the exports are libhpudrv.map's)
 TPC_PIC_OBJS := $(patsubst libhputpc/%.c,$(O)/pic/libhputpc/%.o,$(TPC_SRCS))
@@ -234,7 +236,7 @@ $(O)/obj/%.o: %.c $(FLAGS_STAMP) | $(DIRS)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # ---------------------------------------------------------------- libraries
-$(LIBHPUSIM): $(call obj,$(SIM_SRCS) $(SIM_COMMON_SRCS)) | $(DIRS)
+$(LIBHPUSIM): $(call obj,$(SIM_SRCS) $(SIM_COMMON_SRCS) $(BLAS_COMMON_SRCS)) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
@@ -320,8 +322,9 @@ $(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) $(LIBHPUCCL_S
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) \
 		-L$(O)/lib -lhpuccl $(DRV_LINK) $(LDLIBS_BASE)
 
-# with the one rule file of common/ the cpu backend calls
-$(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS) common/hpu_mme_check.c) | $(DIRS)
+# with the rule and BLAS files of common/ the cpu backend calls
+$(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS) common/hpu_mme_check.c \
+		$(BLAS_COMMON_SRCS)) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
@@ -503,7 +506,7 @@ $(O)/fuzz/fuzz_ring: tests/fuzz/fuzz_ring.c tests/fuzz/fuzz_seed.h \
 $(O)/fuzz/fuzz_scaleout: tests/fuzz/fuzz_scaleout.c tests/fuzz/fuzz_seed.h \
 		tests/lib/hpu_test_wire.h $(FUZZ_HDRS) \
 		$(SIM_SRCS) $(TPC_SRCS) \
-		$(SIM_COMMON_SRCS) | $(O)/fuzz
+		$(SIM_COMMON_SRCS) $(BLAS_COMMON_SRCS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(BLAS_LIBS) \
 		$(LDLIBS_BASE)

@@ -129,6 +129,8 @@ TPC_SRCS := $(sort $(wildcard libhputpc/*.c))
 # Packet rules the engines share with the driver (the MME's; the TPC's are
 # libhputpc's), and HPU_WARN_ON() (also in libhpufusedev)
 SIM_COMMON_SRCS := $(sort $(wildcard common/hpu_*_check.c) common/hpu_warn.c)
+# The BLAS lock and thread rule of the MME and the cpu backend (OpenBLAS)
+BLAS_COMMON_SRCS := common/hpu_blas.c
 FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
 DRV_SRCS := $(sort $(wildcard libhpudrv/*.c))
 SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
@@ -154,9 +156,9 @@ TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/integration/test_*.c))
 obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 
 # libhpudrv has no use for HPU_WARN_ON() (the daemon's and the model's)
-# nor for the SVG writer (the tools' and the trainer's)
+# nor for the SVG writer (the tools' and the trainer's) nor for the BLAS lock
 COMMON_PIC_OBJS := $(patsubst common/%.c,$(O)/pic/common/%.o,\
-	$(filter-out common/hpu_warn.c common/hpu_plot.c,$(COMMON_SRCS)))
+	$(filter-out common/hpu_warn.c common/hpu_plot.c $(BLAS_COMMON_SRCS),$(COMMON_SRCS)))
 # libhpudrv's emitter applies the TPC operand rules: libhputpc inside it,
 # hidden like the rest (the exports are libhpudrv.map's)
 TPC_PIC_OBJS := $(patsubst libhputpc/%.c,$(O)/pic/libhputpc/%.o,$(TPC_SRCS))
@@ -249,7 +251,7 @@ $(O)/obj/%.o: %.c $(FLAGS_STAMP) | $(DIRS)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # ---------------------------------------------------------------- libraries
-$(LIBHPUSIM): $(call obj,$(SIM_SRCS) $(SIM_COMMON_SRCS)) | $(DIRS)
+$(LIBHPUSIM): $(call obj,$(SIM_SRCS) $(SIM_COMMON_SRCS) $(BLAS_COMMON_SRCS)) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
@@ -351,10 +353,10 @@ $(HPU_PLOT): $(PLOT_TOOL_OBJS) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(PLOT_TOOL_OBJS) $(LDLIBS_BASE)
 
-# with the one rule file of common/ the cpu backend calls and the SVG
-# writer of metrics.svg
+# with the rule and BLAS files of common/ the cpu backend calls and the
+# SVG writer of metrics.svg
 $(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS) common/hpu_mme_check.c \
-		common/hpu_plot.c) | $(DIRS)
+		$(BLAS_COMMON_SRCS) common/hpu_plot.c) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
@@ -546,7 +548,7 @@ $(O)/fuzz/fuzz_ring: tests/fuzz/fuzz_ring.c tests/fuzz/fuzz_seed.h \
 $(O)/fuzz/fuzz_scaleout: tests/fuzz/fuzz_scaleout.c tests/fuzz/fuzz_seed.h \
 		tests/lib/hpu_test_wire.h $(FUZZ_HDRS) \
 		$(SIM_SRCS) $(TPC_SRCS) \
-		$(SIM_COMMON_SRCS) | $(O)/fuzz
+		$(SIM_COMMON_SRCS) $(BLAS_COMMON_SRCS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(BLAS_LIBS) \
 		$(LDLIBS_BASE)

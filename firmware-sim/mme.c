@@ -9,7 +9,8 @@
  *
  * Cores: every GEMM of the process (all MMEs of all devices of a daemon)
  * runs under one lock with OpenBLAS's default thread count (every core),
- * except small products, which run on one thread.
+ * except small products, which run on one thread (common/hpu_blas.h: the
+ * rule the trainer's cpu backend applies too, so both give the same bits).
  * The MMEs therefore time-share the machine: never more BLAS threads than
  * cores, and one large GEMM runs as fast as OpenBLAS called directly
  * (docs/mme.md has the measurements behind this choice).
@@ -22,38 +23,9 @@
 #include <cblas.h>
 
 #include "hpu_bf16.h"
+#include "hpu_blas.h"
 #include "hpu_mme_check.h"
 #include "hpusim.h"
-
-/* Serializes BLAS calls: each one uses every core (see above) */
-static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/*
- * Products of fewer multiply-adds (m * n * k) than this run on one BLAS
- * thread: docs/mme.md ("Cores") has the measurements.
- */
-#define MME_SMALL_MNK (1ULL << 22)
-
-/* OpenBLAS's default thread count, and the count set now (blas_lock) */
-static int blas_default, blas_now;
-
-/* Set the BLAS thread count for products of @mnk; blas_lock held */
-static void blas_threads_for(uint64_t mnk)
-{
-	int want;
-
-	if (!blas_default) {
-		blas_default = openblas_get_num_threads();
-		if (blas_default < 1)
-			blas_default = 1;
-		blas_now = blas_default;
-	}
-	want = mnk < MME_SMALL_MNK ? 1 : blas_default;
-	if (want != blas_now) {
-		openblas_set_num_threads(want);
-		blas_now = want;
-	}
-}
 
 /**
  * struct mme_buf - one operand of the product being computed
@@ -299,17 +271,15 @@ int hpusim_mme_exec(struct hpu_fw_as *as, uint32_t engine, const void *pkt,
 		bufs[w].cached = -1;
 	}
 
-	/* blas_lock before map_lock: an unmap waiting for map_lock must not
-	 * stop the GEMM that holds blas_lock */
-	pthread_mutex_lock(&blas_lock);
+	/* the BLAS lock before map_lock: an unmap waiting for map_lock must
+	 * not stop the GEMM that holds the BLAS lock */
+	hpu_blas_begin(g.m, g.n, g.k);
 	pthread_rwlock_rdlock(&as->map_lock);
 	ret = check_ranges(as, &g, bufs, fault);
-	if (!ret)
-		blas_threads_for((uint64_t)g.m * g.n * g.k);
 	for (i = 0; !ret && i < g.batch; i++)
 		ret = gemm_one(as, &g, bufs, i, alpha, beta);
 	pthread_rwlock_unlock(&as->map_lock);
-	pthread_mutex_unlock(&blas_lock);
+	hpu_blas_end();
 
 	for (w = HPU_MME_OP_A; w <= HPU_MME_OP_C; w++) {
 		free(bufs[w].raw);

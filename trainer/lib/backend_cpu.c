@@ -3,9 +3,10 @@
  * backend_cpu.c - the cpu backend: every op runs at once on the host.
  * GEMMs are OpenBLAS cblas_sgemm calls with the MME's semantics (bf16
  * operands widened exactly, a bf16 C rounded once at the end, as
- * firmware-sim/mme.c does); every other op is the TPC kernel library's
- * own code through its host entry, so --accelerator cpu computes what
- * the device computes.
+ * firmware-sim/mme.c does) and its thread rule (common/hpu_blas.h: the
+ * thread count decides the order of a product's additions); every other
+ * op is the TPC kernel library's own code through its host entry, so
+ * --accelerator cpu computes the device's bits.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <cblas.h>
 
 #include "hpu_bf16.h"
+#include "hpu_blas.h"
 #include "hpu_mme_check.h"
 #include "hputpc.h"
 #include "ht_backend.h"
@@ -117,6 +119,7 @@ static int cpu_gemm(struct ht_backend *be, const struct hpu_pkt_mme_gemm *gin)
 		if (!tc)
 			goto out_free;
 	}
+	hpu_blas_begin(g.m, g.n, g.k);
 	for (i = 0; i < g.batch; i++) {
 		uint16_t *cb =
 			(uint16_t *)(uintptr_t)c.addr + (uint64_t)i * c.stride;
@@ -143,6 +146,7 @@ static int cpu_gemm(struct ht_backend *be, const struct hpu_pkt_mme_gemm *gin)
 				cb[(uint64_t)r * c.ld + col] = hpu_f32_to_bf16(
 					tc[(uint64_t)r * g.n + col]);
 	}
+	hpu_blas_end();
 	ret = 0;
 out_free:
 	free(ta);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_backend.h"
 #include "hpudrv.h"
 #include "ht_backend.h"
 #include "ht_graph.h"
@@ -36,27 +37,7 @@
 static int group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(1, "gaudi2"))
-		return -1;
-	return hpu_test_require_cs();
-}
-
-static struct ht_backend *open_be(int accel, int mode)
-{
-	struct ht_backend_opts o = { .accel = accel, .mode = mode };
-	struct ht_backend *be = NULL;
-	char err[256] = "";
-
-	if (ht_backend_create(&o, &be, err, sizeof(err)))
-		fail_msg("backend: %s", err);
-	return be;
-}
-
-static void close_be(struct ht_backend *be)
-{
-	if (be && be->in_step)
-		ht_step_end(be);
-	ht_backend_destroy(be);
+	return hpu_test_group_start_cs(1, "gaudi2");
 }
 
 /* hpu's @n floats have cpu's bits; else the first that differs */
@@ -69,16 +50,6 @@ static void assert_same_bits(const float *hpu, const float *cpu, size_t n,
 		if (memcmp(&hpu[i], &cpu[i], sizeof(float)))
 			fail_msg("%s[%zu]: hpu %.9g, cpu %.9g (%zu values)",
 				 what, i, hpu[i], cpu[i], n);
-}
-
-static void frand(float *v, unsigned int n, uint64_t seed, float lo, float hi)
-{
-	struct ht_rng r;
-	unsigned int i;
-
-	ht_rng_seed(&r, seed, 0);
-	for (i = 0; i < n; i++)
-		v[i] = lo + (hi - lo) * ht_rng_float(&r);
 }
 
 /* ------------------------------------------------------ every op */
@@ -105,7 +76,7 @@ static struct ht_tensor *param(struct ht_backend *be, unsigned int ndim,
 
 	assert_int_equal(ht_tensor_new(be, HT_F32, ndim, sizes, true, &t), 0);
 	assert_true(t->numel <= 512);
-	frand(v, (unsigned int)t->numel, seed, lo, hi);
+	hpu_test_frand(v, (unsigned int)t->numel, seed, lo, hi);
 	assert_int_equal(ht_tensor_upload(t, v), 0);
 	t->requires_grad = true;
 	t->is_param = true;
@@ -225,17 +196,17 @@ static void test_ops_hpu_vs_cpu(void **state)
 	struct ht_backend *be;
 	int mode;
 
-	be = open_be(HT_ACCEL_CPU, HT_EXEC_LAZY);
+	be = hpu_test_backend_open(HT_ACCEL_CPU, HT_EXEC_LAZY);
 	run_ops(be, &cpu);
-	close_be(be);
+	hpu_test_backend_close(be);
 	for (mode = HT_EXEC_EAGER; mode <= HT_EXEC_LAZY; mode++) {
-		be = open_be(HT_ACCEL_HPU, mode);
+		be = hpu_test_backend_open(HT_ACCEL_HPU, mode);
 		run_ops(be, &hpu);
 		compare_ops(&hpu, &cpu);
 		if (mode == HT_EXEC_LAZY)
 			/* the step's program in one CS (plus setup) */
 			assert_true(be->stats.submissions <= 3);
-		close_be(be);
+		hpu_test_backend_close(be);
 	}
 }
 
@@ -264,7 +235,7 @@ static struct ht_tensor *dense(struct ht_backend *be, unsigned int ndim,
 	assert_int_equal(ht_tensor_new(be, HT_F32, ndim, sizes, true, &t), 0);
 	v = malloc(t->numel * sizeof(*v));
 	assert_non_null(v);
-	frand(v, (unsigned int)t->numel, seed, -1, 1);
+	hpu_test_frand(v, (unsigned int)t->numel, seed, -1, 1);
 	assert_int_equal(ht_tensor_upload(t, v), 0);
 	free(v);
 	t->requires_grad = true;
@@ -363,12 +334,12 @@ static void test_gemm_threads_hpu_vs_cpu(void **state)
 	struct ht_backend *be;
 
 	(void)state;
-	be = open_be(HT_ACCEL_CPU, HT_EXEC_LAZY);
+	be = hpu_test_backend_open(HT_ACCEL_CPU, HT_EXEC_LAZY);
 	run_gemms(be, &cpu);
-	close_be(be);
-	be = open_be(HT_ACCEL_HPU, HT_EXEC_LAZY);
+	hpu_test_backend_close(be);
+	be = hpu_test_backend_open(HT_ACCEL_HPU, HT_EXEC_LAZY);
 	run_gemms(be, &hpu);
-	close_be(be);
+	hpu_test_backend_close(be);
 	assert_int_equal(hpu.n, cpu.n);
 	assert_same_bits(hpu.v, cpu.v, cpu.n, "GEMM outputs and gradients");
 }
@@ -405,7 +376,7 @@ static const struct ht_mlp_config digits_mlp = {
 static float *train(int accel, int mode, float *losses,
 		    struct ht_backend_stats *st)
 {
-	struct ht_backend *be = open_be(accel, mode);
+	struct ht_backend *be = hpu_test_backend_open(accel, mode);
 	float x[MLP_BATCH * 64], *p;
 	int32_t y[MLP_BATCH];
 	struct ht_module *m;
@@ -423,7 +394,7 @@ static float *train(int accel, int mode, float *losses,
 	if (st)
 		*st = be->stats;
 	ht_module_destroy(m);
-	close_be(be);
+	hpu_test_backend_close(be);
 	return p;
 }
 
@@ -460,7 +431,8 @@ static void test_modes_identical(void **state)
 
 static void test_graph_refuses_other_step(void **state)
 {
-	struct ht_backend *be = open_be(HT_ACCEL_HPU, HT_EXEC_GRAPH);
+	struct ht_backend *be =
+		hpu_test_backend_open(HT_ACCEL_HPU, HT_EXEC_GRAPH);
 	float x[MLP_BATCH * 64], loss, l2;
 	int32_t y[MLP_BATCH];
 	struct ht_module *m;
@@ -485,14 +457,15 @@ static void test_graph_refuses_other_step(void **state)
 	assert_int_equal(ht_module_train_step(m, x, y, MLP_BATCH, &l2), 0);
 	assert_true(isfinite(l2));
 	ht_module_destroy(m);
-	close_be(be);
+	hpu_test_backend_close(be);
 }
 
 /* ------------------------------------------------------------ learning */
 
 static void test_mlp_learns_on_hpu(void **state)
 {
-	struct ht_backend *be = open_be(HT_ACCEL_HPU, HT_EXEC_GRAPH);
+	struct ht_backend *be =
+		hpu_test_backend_open(HT_ACCEL_HPU, HT_EXEC_GRAPH);
 	float x[MLP_BATCH * 64], loss = 0, first = 0;
 	int32_t y[MLP_BATCH];
 	struct ht_module *m;
@@ -513,7 +486,7 @@ static void test_mlp_learns_on_hpu(void **state)
 		ht_module_eval_step(m, x, y, MLP_BATCH, &loss, &correct), 0);
 	assert_true(correct >= MLP_BATCH * 9 / 10);
 	ht_module_destroy(m);
-	close_be(be);
+	hpu_test_backend_close(be);
 }
 
 /* The token model (two optimizers) on hpu: the cpu's losses and weights */
@@ -534,8 +507,8 @@ static void test_mixer_hpu_vs_cpu(void **state)
 	size_t n = 0;
 
 	for (a = 0; a < 2; a++) {
-		struct ht_backend *be =
-			open_be(a ? HT_ACCEL_CPU : HT_ACCEL_HPU, HT_EXEC_GRAPH);
+		struct ht_backend *be = hpu_test_backend_open(
+			a ? HT_ACCEL_CPU : HT_ACCEL_HPU, HT_EXEC_GRAPH);
 		struct ht_module *m;
 
 		assert_int_equal(ht_mixer_create(be, &cfg, 3, &m), 0);
@@ -553,7 +526,7 @@ static void test_mixer_hpu_vs_cpu(void **state)
 		assert_non_null(p[a]);
 		assert_int_equal(ht_module_read_params(m, p[a]), 0);
 		ht_module_destroy(m);
-		close_be(be);
+		hpu_test_backend_close(be);
 	}
 	assert_same_bits(loss[0], loss[1], 4, "mixer loss");
 	assert_same_bits(p[0], p[1], n, "mixer params");

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_scratch.h"
 #include "../lib/hpu_test_proc.h"
 #include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
@@ -163,11 +164,9 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	char cmd[96];
 	int ret = hpu_test_group_stop(state);
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
+	if (hpu_test_remove_tree(dir))
 		ret = -1;
 	return ret;
 }

@@ -22,6 +22,7 @@
 
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_proc.h"
+#include "../lib/hpu_test_scratch.h"
 #include "../lib/hpu_test_svg.h"
 #include "../lib/hpu_test_train_cli.h"
 
@@ -39,21 +40,13 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
+	return hpu_test_remove_tree(dir);
 }
 
 static const char *tmp(const char *name)
 {
-	static char path[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(path[i], sizeof(path[i]), "%s/%s", dir, name);
-	return path[i];
+	return hpu_test_scratch_path(dir, name);
 }
 
 /* run a built tool (@argv[0] its name) without cluster variables */

@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_scratch.h"
 #include "../lib/hpu_test_proc.h"
 #include "../lib/hpu_test_train_cli.h"
 #include "../lib/hpu_test_util.h"
@@ -92,11 +93,9 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	char cmd[96];
 	int ret = hpu_test_group_stop(state);
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
+	if (hpu_test_remove_tree(dir))
 		ret = -1;
 	return ret;
 }
@@ -116,50 +115,6 @@ static void with_args(const char **out, size_t max, const char *const *extra)
 	out[n] = NULL;
 }
 
-/* the value after "weights fnv1a64 " on the line of @label (static) */
-static const char *weights_of(const char *out, const char *label)
-{
-	static char hash[2][20];
-	static int which;
-	char key[64];
-	const char *p;
-
-	snprintf(key, sizeof(key), "%sweights fnv1a64 ", label);
-	p = strstr(out, key);
-	if (!p)
-		return "none";
-	which ^= 1;
-	snprintf(hash[which], sizeof(hash[which]), "%.16s", p + strlen(key));
-	return hash[which];
-}
-
-/* children of @pid (from /proc), at most @max */
-static int children(pid_t pid, pid_t *out, int max)
-{
-	char path[64], buf[256], *p, *end;
-	int n = 0, fd;
-	ssize_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
-		 (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = '\0';
-	for (p = buf; n < max; p = end) {
-		long v = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		out[n++] = (pid_t)v;
-	}
-	return n;
-}
-
 /* <@d>/metrics.csv, the columns a rerun repeats bit for bit (with the loss) */
 static char *csv_rows(const char *d)
 {
@@ -170,45 +125,6 @@ static char *csv_rows(const char *d)
 	if (!out)
 		fail_msg("%s: cannot read it", path);
 	return out;
-}
-
-/*
- * hpu-train @args started as a launcher (outputs to /dev/null); once
- * @mark exists, its workers are killed with SIGKILL. Returns the number
- * of workers killed; *@status is the launcher's exit status.
- */
-static int run_and_kill(const char *const *args, const char *mark, int *status)
-{
-	char **argv = hpu_test_train_argv(args),
-	     **envp = hpu_test_train_env(NULL);
-	pid_t launcher, kids[4];
-	struct stat st;
-	int i, n, null;
-	long start;
-
-	launcher = fork();
-	assert_true(launcher >= 0);
-	if (launcher == 0) {
-		null = open("/dev/null", O_WRONLY);
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-		execve(argv[0], argv, envp);
-		_exit(127);
-	}
-	*status = 0;
-	start = hpu_test_now_ms();
-	while (stat(mark, &st) &&
-	       hpu_test_now_ms() - start < HPU_TEST_TRAIN_RUN_MS &&
-	       waitpid(launcher, status, WNOHANG) == 0)
-		usleep(500);
-	n = children(launcher, kids, 4);
-	for (i = 0; i < n; i++)
-		kill(kids[i], SIGKILL);
-	if (hpu_test_wait_child(launcher, KILL_BOUND_MS, status))
-		hpu_test_kill_child(launcher, status);
-	free(argv);
-	free(envp);
-	return n;
 }
 
 /*
@@ -256,14 +172,14 @@ static void test_kill_resume_generate(void **state)
 	assert_int_equal(r0.status, 0);
 	assert_non_null(strstr(r0.out, "gpt (2 layers, 2 heads, width 32, "
 				       "context 16, tied) on text"));
-	h0 = weights_of(r0.out, "[rank 0] ");
+	h0 = hpu_test_train_weights_of(r0.out, "[rank 0] ");
 	print_message("uninterrupted: weights %s, %.1f s\n", h0,
 		      r0.ms / 1000.0);
 	assert_string_not_equal(h0, "none");
-	assert_string_equal(weights_of(r0.out, "[rank 1] "), h0);
+	assert_string_equal(hpu_test_train_weights_of(r0.out, "[rank 1] "), h0);
 
 	/* killed once its step-15 checkpoint exists */
-	n = run_and_kill(killed, mark, &status);
+	n = hpu_test_train_run_and_kill(killed, mark, KILL_BOUND_MS, &status);
 	print_message("killed %d workers; launcher status %d\n", n,
 		      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	assert_int_equal(n, 2);
@@ -277,8 +193,8 @@ static void test_kill_resume_generate(void **state)
 	if (r2.status)
 		hpu_test_train_dump("resumed", &r2);
 	assert_int_equal(r2.status, 0);
-	h1 = weights_of(r2.out, "[rank 0] ");
-	h2 = weights_of(r2.out, "[rank 1] ");
+	h1 = hpu_test_train_weights_of(r2.out, "[rank 0] ");
+	h2 = hpu_test_train_weights_of(r2.out, "[rank 1] ");
 	rs = hpu_test_train_number(
 		r2.out, "[rank 0] resumed from the checkpoint of step ");
 	print_message("resumed at step %.0f: weights %s, %s\n", rs, h1, h2);

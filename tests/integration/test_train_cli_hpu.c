@@ -319,23 +319,6 @@ static void test_results_printed_once(void **state)
 	hpu_test_train_run_free(&r);
 }
 
-/* the value after "weights fnv1a64 " on the line of @label (static) */
-static const char *weights_of(const char *out, const char *label)
-{
-	static char hash[2][20];
-	static int which;
-	char key[64];
-	const char *p;
-
-	snprintf(key, sizeof(key), "%sweights fnv1a64 ", label);
-	p = strstr(out, key);
-	if (!p)
-		return "none";
-	which ^= 1;
-	snprintf(hash[which], sizeof(hash[which]), "%.16s", p + strlen(key));
-	return hash[which];
-}
-
 /* <dir>/metrics.csv, rows cut to step..val_acc (the columns a rerun
  * repeats bit for bit), as one string */
 static char *csv_columns(const char *dir)
@@ -346,33 +329,6 @@ static char *csv_columns(const char *dir)
 	out = hpu_test_csv_columns(path, 7);
 	assert_non_null(out);
 	return out;
-}
-
-/* children of @pid (from /proc), at most @max */
-static int children(pid_t pid, pid_t *out, int max)
-{
-	char path[64], buf[256], *p, *end;
-	int n = 0, fd;
-	ssize_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
-		 (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = '\0';
-	for (p = buf; n < max; p = end) {
-		long v = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		out[n++] = (pid_t)v;
-	}
-	return n;
 }
 
 static void test_killed_worker_ends_launcher(void **state)
@@ -408,7 +364,7 @@ static void test_killed_worker_ends_launcher(void **state)
 	/* both workers up and training for a while */
 	for (i = 0; i < 200 && n < 2; i++) {
 		hpu_test_sleep_ms(20);
-		n = children(launcher, kids, 4);
+		n = hpu_test_children(launcher, kids, 4);
 	}
 	assert_int_equal(n, 2);
 	hpu_test_sleep_ms(1500);
@@ -456,14 +412,11 @@ static void test_ddp_resume_after_kill(void **state)
 		NC = sizeof(common) / sizeof(common[0])
 	};
 	const char *full[NC + 3], *killed[NC + 7], *resumed[NC + 5];
-	char **argv, **envp, *rows0, *rows1, cmd[128];
+	char *rows0, *rows1, cmd[128];
 	const char *h0, *h1, *h2;
-	pid_t launcher, kids[4];
 	double rs;
 	struct hpu_test_train_run r0, r2;
-	struct stat st;
-	int i, n = 0, status = 0, null;
-	long start;
+	int i, n = 0, status = 0;
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/test_train_cli_ddp.%d", (int)getpid());
@@ -495,34 +448,12 @@ static void test_ddp_resume_after_kill(void **state)
 	if (r0.status)
 		hpu_test_train_dump("uninterrupted", &r0);
 	assert_int_equal(r0.status, 0);
-	h0 = weights_of(r0.out, "[rank 0] ");
+	h0 = hpu_test_train_weights_of(r0.out, "[rank 0] ");
 	print_message("uninterrupted: weights %s\n", h0);
-	assert_string_equal(weights_of(r0.out, "[rank 1] "), h0);
+	assert_string_equal(hpu_test_train_weights_of(r0.out, "[rank 1] "), h0);
 
 	/* killed once its step-21 checkpoint exists */
-	argv = hpu_test_train_argv(killed);
-	envp = hpu_test_train_env(NULL);
-	launcher = fork();
-	assert_true(launcher >= 0);
-	if (launcher == 0) {
-		null = open("/dev/null", O_WRONLY);
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-		execve(argv[0], argv, envp);
-		_exit(127);
-	}
-	start = hpu_test_now_ms();
-	while (stat(mark, &st) &&
-	       hpu_test_now_ms() - start < HPU_TEST_TRAIN_RUN_MS &&
-	       waitpid(launcher, &status, WNOHANG) == 0)
-		usleep(500);
-	n = children(launcher, kids, 4);
-	for (i = 0; i < n; i++)
-		kill(kids[i], SIGKILL);
-	if (hpu_test_wait_child(launcher, KILL_BOUND_MS, &status))
-		hpu_test_kill_child(launcher, &status);
-	free(argv);
-	free(envp);
+	n = hpu_test_train_run_and_kill(killed, mark, KILL_BOUND_MS, &status);
 	print_message("killed %d workers; launcher status %d\n", n,
 		      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	assert_int_equal(n, 2);
@@ -535,8 +466,8 @@ static void test_ddp_resume_after_kill(void **state)
 	if (r2.status)
 		hpu_test_train_dump("resumed", &r2);
 	assert_int_equal(r2.status, 0);
-	h1 = weights_of(r2.out, "[rank 0] ");
-	h2 = weights_of(r2.out, "[rank 1] ");
+	h1 = hpu_test_train_weights_of(r2.out, "[rank 0] ");
+	h2 = hpu_test_train_weights_of(r2.out, "[rank 1] ");
 	rs = hpu_test_train_number(
 		r2.out, "[rank 0] resumed from the checkpoint of step ");
 	print_message("resumed at step %.0f: weights %s, %s\n", rs, h1, h2);

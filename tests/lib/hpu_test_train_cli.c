@@ -233,3 +233,80 @@ void hpu_test_train_assert_close(double a, double b, const char *what)
 	print_message("%s: %.6f vs %.6f\n", what, a, b);
 	assert_true(fabs(a - b) <= LOSS_ABS_TOL + LOSS_REL_TOL * fabs(b));
 }
+
+const char *hpu_test_train_weights_of(const char *out, const char *label)
+{
+	static char hash[2][20];
+	static int which;
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "%sweights fnv1a64 ", label);
+	p = strstr(out, key);
+	if (!p)
+		return "none";
+	which ^= 1;
+	snprintf(hash[which], sizeof(hash[which]), "%.16s", p + strlen(key));
+	return hash[which];
+}
+
+int hpu_test_children(pid_t pid, pid_t *out, int max)
+{
+	char path[64], buf[256], *p, *end;
+	int n = 0, fd;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
+		 (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	for (p = buf; n < max; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		out[n++] = (pid_t)v;
+	}
+	return n;
+}
+
+int hpu_test_train_run_and_kill(const char *const *args, const char *mark,
+				long kill_bound_ms, int *status)
+{
+	char **argv = hpu_test_train_argv(args),
+	     **envp = hpu_test_train_env(NULL);
+	pid_t launcher, kids[4];
+	struct stat st;
+	int i, n, null;
+	long start;
+
+	launcher = fork();
+	assert_true(launcher >= 0);
+	if (launcher == 0) {
+		null = open("/dev/null", O_WRONLY);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	*status = 0;
+	start = hpu_test_now_ms();
+	while (stat(mark, &st) &&
+	       hpu_test_now_ms() - start < HPU_TEST_TRAIN_RUN_MS &&
+	       waitpid(launcher, status, WNOHANG) == 0)
+		usleep(500);
+	n = hpu_test_children(launcher, kids, 4);
+	for (i = 0; i < n; i++)
+		kill(kids[i], SIGKILL);
+	if (hpu_test_wait_child(launcher, kill_bound_ms, status))
+		hpu_test_kill_child(launcher, status);
+	free(argv);
+	free(envp);
+	return n;
+}

@@ -12,6 +12,7 @@
 #define HPU_TEST_TRAIN_CLI_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* the bound of one hpu-train run */
 #define HPU_TEST_TRAIN_RUN_MS 40000
@@ -69,5 +70,40 @@ void hpu_test_train_short(const char *devices, const char *batch,
 			  struct hpu_test_train_run *r);
 /* Two final losses agree (2e-4 absolute plus 2e-3 of @b) */
 void hpu_test_train_assert_close(double a, double b, const char *what);
+
+/**
+ * hpu_test_train_weights_of() - the 16 hex digits after "weights fnv1a64 "
+ * on the line of @label in an hpu-train output (--print-weights-hash)
+ * @out: the output
+ * @label: what starts the line ("[rank 1] ", or "" for one process)
+ *
+ * Return: a static string (two alternating buffers, so two answers can be
+ * compared), "none" when the line is missing.
+ */
+const char *hpu_test_train_weights_of(const char *out, const char *label);
+
+/**
+ * hpu_test_children() - the children of @pid, from /proc
+ * @pid: the parent
+ * @out: receives their pids
+ * @max: room in @out
+ *
+ * Return: how many were found (0 when /proc cannot say).
+ */
+int hpu_test_children(pid_t pid, pid_t *out, int max);
+
+/**
+ * hpu_test_train_run_and_kill() - hpu-train @args as a launcher (outputs
+ * to /dev/null) whose workers are killed with SIGKILL once @mark exists
+ * @args: arguments, NULL-terminated
+ * @mark: the file whose appearance triggers the kill
+ * @kill_bound_ms: how long the launcher may take to end after the kill
+ * (it is killed too after that)
+ * @status: receives the launcher's wait status
+ *
+ * Return: the number of workers killed.
+ */
+int hpu_test_train_run_and_kill(const char *const *args, const char *mark,
+				long kill_bound_ms, int *status);
 
 #endif /* HPU_TEST_TRAIN_CLI_H */

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "hpu_plot.h"
+#include "../lib/hpu_test_scratch.h"
 #include "../lib/hpu_test_svg.h"
 #include "ht_metrics_plot.h"
 #include "../../tools/hpu-ccl-tests/cclt_plot.h"
@@ -37,21 +38,13 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
+	return hpu_test_remove_tree(dir);
 }
 
 static const char *tmp(const char *name)
 {
-	static char path[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(path[i], sizeof(path[i]), "%s/%s", dir, name);
-	return path[i];
+	return hpu_test_scratch_path(dir, name);
 }
 
 static void put_file(const char *path, const char *text, size_t len)

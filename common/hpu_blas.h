@@ -15,6 +15,7 @@
 #ifndef HPU_BLAS_H
 #define HPU_BLAS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -59,5 +60,32 @@ void hpu_blas_begin(uint32_t m, uint32_t n, uint32_t k);
  * hpu_blas_end() - release the lock hpu_blas_begin() took
  */
 void hpu_blas_end(void);
+
+/**
+ * hpu_blas_sgemm() - C = alpha op(A) op(B) + beta C, row-major fp32, the
+ *	one GEMM routine of the MME and the cpu backend
+ * @trans_a: op(A) = A^T (A stored k x m)
+ * @trans_b: op(B) = B^T (B stored n x k)
+ * @m: rows of C
+ * @n: columns of C
+ * @k: the inner dimension
+ * @alpha: scale of the product
+ * @a: A, leading dimension @lda
+ * @lda: A's row pitch in elements
+ * @b: B, leading dimension @ldb
+ * @ldb: B's row pitch in elements
+ * @beta: scale of C's old value; 0 ignores it (NaN included), as sgemm
+ * @c: C, leading dimension @ldc
+ * @ldc: C's row pitch in elements
+ *
+ * A single-row product (m == 1: a decode step's projections) is a
+ * matrix-vector product (cblas_sgemv): sgemm would pack all of B for
+ * one row. Called between hpu_blas_begin() and hpu_blas_end(); the same
+ * shape takes the same path on both sides, so the bits agree.
+ */
+void hpu_blas_sgemm(bool trans_a, bool trans_b, uint32_t m, uint32_t n,
+		    uint32_t k, float alpha, const float *a, uint32_t lda,
+		    const float *b, uint32_t ldb, float beta, float *c,
+		    uint32_t ldc);
 
 #endif /* HPU_BLAS_H */

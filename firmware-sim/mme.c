@@ -209,12 +209,9 @@ static int gemm_one(struct hpu_fw_as *as, const struct hpu_pkt_mme_gemm *g,
 					((uint16_t *)craw)[(uint64_t)r * c->ld +
 							   col]);
 	}
-	cblas_sgemm(
-		CblasRowMajor,
-		g->hdr.flags & HPU_MME_F_TRANS_A ? CblasTrans : CblasNoTrans,
-		g->hdr.flags & HPU_MME_F_TRANS_B ? CblasTrans : CblasNoTrans,
-		(int)g->m, (int)g->n, (int)g->k, alpha, a, (int)lda, b,
-		(int)ldb, beta, cf, (int)ldc);
+	hpu_blas_sgemm(g->hdr.flags & HPU_MME_F_TRANS_A,
+		       g->hdr.flags & HPU_MME_F_TRANS_B, g->m, g->n, g->k,
+		       alpha, a, lda, b, ldb, beta, cf, ldc);
 	if (c->esize == 2)
 		for (r = 0; r < g->m; r++)
 			for (col = 0; col < g->n; col++)

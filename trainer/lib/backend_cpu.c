@@ -134,13 +134,10 @@ static int cpu_gemm(struct ht_backend *be, const struct hpu_pkt_mme_gemm *gin)
 			for (col = 0; col < g.n; col++)
 				tc[(uint64_t)r * g.n + col] = hpu_bf16_to_f32(
 					cb[(uint64_t)r * c.ld + col]);
-		cblas_sgemm(CblasRowMajor,
-			    g.hdr.flags & HPU_MME_F_TRANS_A ? CblasTrans :
-							      CblasNoTrans,
-			    g.hdr.flags & HPU_MME_F_TRANS_B ? CblasTrans :
-							      CblasNoTrans,
-			    (int)g.m, (int)g.n, (int)g.k, alpha, pa, lda, pb,
-			    ldb, beta, cf, ldc);
+		hpu_blas_sgemm(g.hdr.flags & HPU_MME_F_TRANS_A,
+			       g.hdr.flags & HPU_MME_F_TRANS_B, g.m, g.n, g.k,
+			       alpha, pa, (uint32_t)lda, pb, (uint32_t)ldb,
+			       beta, cf, (uint32_t)ldc);
 		for (r = 0; tc && r < g.m; r++)
 			for (col = 0; col < g.n; col++)
 				cb[(uint64_t)r * c.ld + col] = hpu_f32_to_bf16(

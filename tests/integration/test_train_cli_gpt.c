@@ -115,18 +115,6 @@ static void with_args(const char **out, size_t max, const char *const *extra)
 	out[n] = NULL;
 }
 
-/* <@d>/metrics.csv, the columns a rerun repeats bit for bit (with the loss) */
-static char *csv_rows(const char *d)
-{
-	char path[PATH_MAX], *out;
-
-	snprintf(path, sizeof(path), "%s/metrics.csv", d);
-	out = hpu_test_csv_columns(path, 7); /* step .. val_acc */
-	if (!out)
-		fail_msg("%s: cannot read it", path);
-	return out;
-}
-
 /*
  * A 2-rank GPT run (graph mode, dropout 0.1: its masks derive from the
  * seed and the step) killed with SIGKILL once its step-15 checkpoint
@@ -146,14 +134,13 @@ static void test_kill_resume_generate(void **state)
 	const char *resumed_x[] = { "--log-dir",  log1, "--ckpt-path", last,
 				    "--ckpt-dir", ck,	NULL };
 	const char *full[NGPT + 3], *killed[NGPT + 7], *resumed[NGPT + 7];
-	const char *h0, *h1, *h2;
-	struct hpu_test_train_run r0, r2;
+	const char *h0;
+	struct hpu_test_train_run r0;
 	struct hpu_test_proc_opts po = { .stderr_mode =
 						 HPU_TEST_STDERR_CAPTURE };
 	struct hpu_test_proc g;
-	char *rows0, *rows1, *gen[16];
+	char *gen[16];
 	int n, status;
-	double rs;
 
 	(void)state;
 	snprintf(ck, sizeof(ck), "%s/ck", dir);
@@ -188,29 +175,11 @@ static void test_kill_resume_generate(void **state)
 	assert_int_not_equal(WEXITSTATUS(status), 0);
 	assert_int_equal(access(last, R_OK), 0);
 
-	/* resumed from the last checkpoint */
-	hpu_test_train_run(resumed, NULL, HPU_TEST_TRAIN_RUN_MS, &r2);
-	if (r2.status)
-		hpu_test_train_dump("resumed", &r2);
-	assert_int_equal(r2.status, 0);
-	h1 = hpu_test_train_weights_of(r2.out, "[rank 0] ");
-	h2 = hpu_test_train_weights_of(r2.out, "[rank 1] ");
-	rs = hpu_test_train_number(
-		r2.out, "[rank 0] resumed from the checkpoint of step ");
-	print_message("resumed at step %.0f: weights %s, %s\n", rs, h1, h2);
-	/* last.htck follows ckpt-step-15.htck: 10 when killed in between */
-	assert_true(rs >= 10 && rs < 120 && fmod(rs, 5) == 0);
-	assert_string_equal(h1, h0);
-	assert_string_equal(h2, h0);
-	assert_true(hpu_test_train_number(r2.out, "[rank 0] final loss ") ==
-		    hpu_test_train_number(r0.out, "[rank 0] final loss "));
-	rows0 = csv_rows(log0);
-	rows1 = csv_rows(log1);
-	assert_string_equal(rows1, rows0);
-	free(rows0);
-	free(rows1);
+	/* resumed from the last checkpoint: last.htck follows
+	 * ckpt-step-15.htck, 10 when killed in between */
+	hpu_test_train_check_resume(&r0, resumed, 5, 10, 120,
+				    "[rank 0] final loss ", log0, log1);
 	hpu_test_train_run_free(&r0);
-	hpu_test_train_run_free(&r2);
 
 	/* the checkpoint the command line wrote generates on hpu and cpu */
 	n = 0;

@@ -321,16 +321,6 @@ static void test_results_printed_once(void **state)
 
 /* <dir>/metrics.csv, rows cut to step..val_acc (the columns a rerun
  * repeats bit for bit), as one string */
-static char *csv_columns(const char *dir)
-{
-	char path[PATH_MAX], *out;
-
-	snprintf(path, sizeof(path), "%s/metrics.csv", dir);
-	out = hpu_test_csv_columns(path, 7);
-	assert_non_null(out);
-	return out;
-}
-
 static void test_killed_worker_ends_launcher(void **state)
 {
 	const char *args[] = { "--accelerator",
@@ -412,10 +402,9 @@ static void test_ddp_resume_after_kill(void **state)
 		NC = sizeof(common) / sizeof(common[0])
 	};
 	const char *full[NC + 3], *killed[NC + 7], *resumed[NC + 5];
-	char *rows0, *rows1, cmd[128];
-	const char *h0, *h1, *h2;
-	double rs;
-	struct hpu_test_train_run r0, r2;
+	char cmd[128];
+	const char *h0;
+	struct hpu_test_train_run r0;
 	int i, n = 0, status = 0;
 
 	(void)state;
@@ -461,29 +450,11 @@ static void test_ddp_resume_after_kill(void **state)
 	assert_true(WIFEXITED(status));
 	assert_int_not_equal(WEXITSTATUS(status), 0);
 
-	/* resumed from the last checkpoint */
-	hpu_test_train_run(resumed, NULL, HPU_TEST_TRAIN_RUN_MS, &r2);
-	if (r2.status)
-		hpu_test_train_dump("resumed", &r2);
-	assert_int_equal(r2.status, 0);
-	h1 = hpu_test_train_weights_of(r2.out, "[rank 0] ");
-	h2 = hpu_test_train_weights_of(r2.out, "[rank 1] ");
-	rs = hpu_test_train_number(
-		r2.out, "[rank 0] resumed from the checkpoint of step ");
-	print_message("resumed at step %.0f: weights %s, %s\n", rs, h1, h2);
-	/* last.htck follows ckpt-step-21.htck: 14 when killed in between */
-	assert_true(rs >= 14 && rs < 300 && fmod(rs, 7) == 0);
-	assert_string_equal(h1, h0);
-	assert_string_equal(h2, h0);
-	assert_true(hpu_test_train_number(r2.out, "final loss ") ==
-		    hpu_test_train_number(r0.out, "final loss "));
-	rows0 = csv_columns(log0);
-	rows1 = csv_columns(log1);
-	assert_string_equal(rows1, rows0);
-	free(rows0);
-	free(rows1);
+	/* resumed from the last checkpoint: last.htck follows
+	 * ckpt-step-21.htck, 14 when killed in between */
+	hpu_test_train_check_resume(&r0, resumed, 7, 14, 300, "final loss ",
+				    log0, log1);
 	hpu_test_train_run_free(&r0);
-	hpu_test_train_run_free(&r2);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -309,4 +310,51 @@ int hpu_test_train_run_and_kill(const char *const *args, const char *mark,
 	free(argv);
 	free(envp);
 	return n;
+}
+
+/* @dir/metrics.csv from step to val_acc (the columns a rerun repeats) */
+static char *metrics_rows(const char *dir)
+{
+	char path[PATH_MAX], *out;
+
+	snprintf(path, sizeof(path), "%s/metrics.csv", dir);
+	out = hpu_test_csv_columns(path, 7);
+	if (!out)
+		fail_msg("%s: cannot read it", path);
+	return out;
+}
+
+void hpu_test_train_check_resume(const struct hpu_test_train_run *r0,
+				 const char *const *resumed, unsigned int every,
+				 double min_step, double max_step,
+				 const char *loss_label, const char *log0,
+				 const char *log1)
+{
+	struct hpu_test_train_run r2;
+	const char *h0, *h1, *h2;
+	char *rows0, *rows1;
+	double rs;
+
+	hpu_test_train_run(resumed, NULL, HPU_TEST_TRAIN_RUN_MS, &r2);
+	if (r2.status)
+		hpu_test_train_dump("resumed", &r2);
+	assert_int_equal(r2.status, 0);
+	h0 = hpu_test_train_weights_of(r0->out, "[rank 0] ");
+	h1 = hpu_test_train_weights_of(r2.out, "[rank 0] ");
+	assert_string_not_equal(h0, "none");
+	assert_string_equal(h1, h0);
+	h2 = hpu_test_train_weights_of(r2.out, "[rank 1] ");
+	assert_string_equal(h2, h0);
+	rs = hpu_test_train_number(
+		r2.out, "[rank 0] resumed from the checkpoint of step ");
+	print_message("resumed at step %.0f: weights %s, %s\n", rs, h1, h2);
+	assert_true(rs >= min_step && rs < max_step && fmod(rs, every) == 0);
+	assert_true(hpu_test_train_number(r2.out, loss_label) ==
+		    hpu_test_train_number(r0->out, loss_label));
+	rows0 = metrics_rows(log0);
+	rows1 = metrics_rows(log1);
+	assert_string_equal(rows1, rows0);
+	free(rows0);
+	free(rows1);
+	hpu_test_train_run_free(&r2);
 }

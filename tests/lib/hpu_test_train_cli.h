@@ -106,4 +106,25 @@ int hpu_test_children(pid_t pid, pid_t *out, int max);
 int hpu_test_train_run_and_kill(const char *const *args, const char *mark,
 				long kill_bound_ms, int *status);
 
+/**
+ * hpu_test_train_check_resume() - run hpu-train @resumed (a 2-rank run
+ * resuming the checkpoint a killed run left) and assert it ended as the
+ * uninterrupted run @r0: the same weight hash on both ranks, the same
+ * final loss, and metrics.csv rows equal from step to val_acc
+ * @r0: the uninterrupted run (--print-weights-hash)
+ * @resumed: the resumed run's arguments, NULL-terminated
+ * @every: the checkpoint interval (the resume step is a multiple)
+ * @min_step: the resume step is at least this (the killing checkpoint's
+ * step minus @every: the kill may come before last.htck follows it)
+ * @max_step: the resume step is below it
+ * @loss_label: what precedes the final loss ("[rank 0] final loss ")
+ * @log0: the uninterrupted run's log directory
+ * @log1: the killed and resumed run's log directory
+ */
+void hpu_test_train_check_resume(const struct hpu_test_train_run *r0,
+				 const char *const *resumed, unsigned int every,
+				 double min_step, double max_step,
+				 const char *loss_label, const char *log0,
+				 const char *log1);
+
 #endif /* HPU_TEST_TRAIN_CLI_H */

@@ -33,6 +33,7 @@
 
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_scratch.h"
 #include "../lib/hpu_test_train.h"
 #include "../lib/hpu_test_util.h"
 #include "ht_optim.h"
@@ -405,30 +406,21 @@ static void test_lr_schedule(void **state)
 }
 
 /*
- * A run killed during the warm-up (warm-up 8 of 12 steps, killed at step
- * 5, checkpoint at 4) resumes on the same learning-rate curve and ends
- * with the uninterrupted run's losses and weights
+ * @r in a rank process with checkpoints every @every steps into a new
+ * directory named after @tag, killed with SIGKILL at step @kill_at, then
+ * resumed here from its last.htck (the caller checks what it ended with;
+ * the directory is removed)
  */
-static void test_lr_schedule_resume(void **state)
+static void kill_and_resume(struct run *r, const char *tag, uint64_t every,
+			    uint64_t kill_at)
 {
-	struct run *full, *r;
-	char cmd[96];
 	pid_t pid;
 	int status;
 
-	(void)state;
-	full = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
-	full->sched.kind = HT_TRAIN_LR_COSINE;
-	full->sched.warmup_steps = 8;
-	full->sched.lr_min = 1e-4f;
-	run_one(full);
-
-	r = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
-	r->sched = full->sched;
-	snprintf(r->ckpt_dir, sizeof(r->ckpt_dir), "/tmp/test_train_gpt.lr.%d",
-		 (int)getpid());
-	r->ckpt_every = 2;
-	r->kill_at = 5;
+	snprintf(r->ckpt_dir, sizeof(r->ckpt_dir), "/tmp/test_train_gpt.%s%d",
+		 tag, (int)getpid());
+	r->ckpt_every = every;
+	r->kill_at = kill_at;
 	assert_int_equal(mkdir(r->ckpt_dir, 0700), 0);
 	pid = hpu_test_fork_rank(rank_main, r);
 	assert_true(pid > 0);
@@ -441,6 +433,28 @@ static void test_lr_schedule_resume(void **state)
 	snprintf(r->resume, sizeof(r->resume), "%s/last.htck", r->ckpt_dir);
 	if (do_run(r))
 		fail_msg("resume: %s", r->err);
+	assert_int_equal(hpu_test_remove_tree(r->ckpt_dir), 0);
+}
+
+/*
+ * A run killed during the warm-up (warm-up 8 of 12 steps, killed at step
+ * 5, checkpoint at 4) resumes on the same learning-rate curve and ends
+ * with the uninterrupted run's losses and weights
+ */
+static void test_lr_schedule_resume(void **state)
+{
+	struct run *full, *r;
+
+	(void)state;
+	full = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
+	full->sched.kind = HT_TRAIN_LR_COSINE;
+	full->sched.warmup_steps = 8;
+	full->sched.lr_min = 1e-4f;
+	run_one(full);
+
+	r = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
+	r->sched = full->sched;
+	kill_and_resume(r, "lr.", 2, 5);
 	assert_int_equal(r->resumed, 4);
 	assert_int_equal(r->nlosses, STEPS - 4);
 	assert_memory_equal(r->lrs + 4, full->lrs + 4,
@@ -450,8 +464,6 @@ static void test_lr_schedule_resume(void **state)
 			    (STEPS - 4) * sizeof(float));
 	assert_int_equal(r->nw, full->nw);
 	assert_memory_equal(r->w, full->w, full->nw * sizeof(float));
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->ckpt_dir);
-	assert_int_equal(system(cmd), 0);
 	free_run(full);
 	free_run(r);
 }
@@ -558,9 +570,6 @@ static void test_bf16_mixed(void **state)
 static void test_kill_resume(void **state)
 {
 	struct run *full, *r;
-	char cmd[96];
-	pid_t pid;
-	int status;
 
 	(void)state;
 	full = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
@@ -571,28 +580,12 @@ static void test_kill_resume(void **state)
 	r = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
 	r->steps = 20;
 	r->dropout = 0.1f;
-	snprintf(r->ckpt_dir, sizeof(r->ckpt_dir), "/tmp/test_train_gpt.%d",
-		 (int)getpid());
-	r->ckpt_every = 5;
-	r->kill_at = 13;
-	assert_int_equal(mkdir(r->ckpt_dir, 0700), 0);
-	pid = hpu_test_fork_rank(rank_main, r);
-	assert_true(pid > 0);
-	assert_int_equal(hpu_test_wait_ranks(&pid, 1, RANK_MS, &status, NULL),
-			 0);
-	assert_int_equal(status, 128 + SIGKILL);
-
-	r->kill_at = 0;
-	snprintf(r->resume, sizeof(r->resume), "%s/last.htck", r->ckpt_dir);
-	if (do_run(r))
-		fail_msg("resume: %s", r->err);
+	kill_and_resume(r, "", 5, 13);
 	assert_int_equal(r->resumed, 10);
 	assert_int_equal(r->nlosses, 10);
 	assert_memory_equal(r->losses, full->losses + 10, 10 * sizeof(float));
 	assert_int_equal(r->nw, full->nw);
 	assert_memory_equal(r->w, full->w, full->nw * sizeof(float));
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->ckpt_dir);
-	assert_int_equal(system(cmd), 0);
 	free_run(full);
 	free_run(r);
 }

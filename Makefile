@@ -97,7 +97,7 @@ INC_trainer/hpu-train := -Itrainer/lib $(INC_DRV)
 INC_trainer/hpu-generate := -Itrainer/lib $(INC_DRV)
 INC_tools/hpu-smi := $(INC_DRV) -Ilibhlml/include
 INC_tools/hpu-bench := $(INC_DRV)
-INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV)
+INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV) $(INC_SIM_TIMING)
 INC_tools/hpu-model-check := $(INC_SIM_TIMING)
 # hpu-plot: the metrics reader of the training library and the busbw
 # tables of hpu-ccl-tests (their headers only need common/)
@@ -335,10 +335,11 @@ $(HPU_BENCH): $(call obj,$(BENCH_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
 PLOT_OBJ = $(call obj,common/hpu_plot.c)
 
 $(HPU_CCL_TESTS): $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) $(PLOT_OBJ) \
+		$(call obj,firmware-sim/timing_model.c) \
 		$(LIBHPUCCL_SO) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(CCL_TOOL_SRCS)) $(TOOL_COMMON_OBJS) \
-		$(PLOT_OBJ) -L$(O)/lib -lhpuccl $(DRV_LINK) $(LDLIBS_BASE)
+		$(PLOT_OBJ) $(call obj,firmware-sim/timing_model.c) -L$(O)/lib -lhpuccl $(DRV_LINK) $(LDLIBS_BASE)
 
 # The timing model alone (pure: libc and libm), not the whole libhpusim
 $(HPU_MODEL_CHECK): $(call obj,$(MODEL_CHECK_SRCS) $(SIM_TIMING_SRCS)) | $(DIRS)
@@ -465,6 +466,7 @@ LAYER_OK := libhputpc:tpc_lib.h libhputpc:hputpc.h libhputpc:hputpc_check.h \
 	trainer/lib:hpuccl.h trainer/lib:hputpc_check.h \
 	trainer/hpu-train:ht_trainer.h tools/hpu-model-check:hpusim_timing.h \
 	tools/hpu-smi:hpudrv.h tools/hpu-smi:hlml.h tools/hpu-ccl-tests:hpuccl.h \
+	tools/hpu-ccl-tests:hpusim_timing.h \
 	tools/hpu-plot:hpu_plot.h tools/hpu-plot:ht_metrics_plot.h \
 	tools/hpu-plot:cclt_plot.h \
 	tests/unit:hpusim.h tests/unit:tpc_lib.h examples:hpu/hpudrv.h examples:hpu/hpuccl.h \

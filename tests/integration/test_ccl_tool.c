@@ -4,11 +4,13 @@
  * Gaudi2 devices: forked ranks (-g 2, -g 3) with every result checked,
  * every collective, type and reduction, bad flags (exit 2 with a
  * message), one rank per process through WORLD_SIZE/RANK and mpirun, and
- * a rank killed under the tool (it ends non-zero, bounded).
+ * a rank killed under the tool (it ends non-zero, bounded), and the
+ * timing model's columns (--model) against the model itself.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +29,7 @@
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_proc.h"
 #include "../lib/hpu_test_util.h"
+#include "hpusim_timing.h"
 
 #define NDEV	    3
 #define RUN_MS	    30000
@@ -161,6 +164,103 @@ static void test_g2_allreduce(void **state)
 	assert_non_null(strstr(t.out, "# Avg bus bandwidth : "));
 }
 
+/*
+ * The rows of @out as fields; check that each has @nf fields and return
+ * how many rows there are (at most @max; fields point into @buf)
+ */
+static size_t split_rows(const char *out, char *buf, size_t len, char *(*f)[16],
+			 size_t max, int nf)
+{
+	char *line, *save, *tok, *save2;
+	size_t rows = 0;
+	int n;
+
+	snprintf(buf, len, "%s", out);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (*line == '#' || rows == max)
+			continue;
+		n = 0;
+		for (tok = strtok_r(line, " ", &save2); tok && n < 16;
+		     tok = strtok_r(NULL, " ", &save2))
+			f[rows][n++] = tok;
+		if (n < 8)
+			continue;
+		if (n != nf)
+			print_message("row of %d fields, not %d\n", n, nf);
+		assert_int_equal(n, nf);
+		rows++;
+	}
+	return rows;
+}
+
+/* the modeled columns hold the timing model's figures for each row */
+static void check_model_rows(const char *out, const char *chip, int nranks,
+			     enum hpusim_tm_coll_op cop)
+{
+	const struct hpusim_tm_profile *p = hpusim_tm_profile_find(chip);
+	static char buf[16384];
+	char *f[8][16];
+	struct hpusim_tm_coll c = { .op = cop, .ranks = (uint32_t)nranks };
+	size_t rows, i;
+	uint64_t ns;
+
+	assert_non_null(p);
+	rows = split_rows(out, buf, sizeof(buf), f, 8, 15);
+	assert_int_equal(rows, 3); /* 1M, 2M, 4M */
+	for (i = 0; i < rows; i++) {
+		c.bytes = strtoull(f[i][0], NULL, 10);
+		assert_int_equal(hpusim_tm_coll_ns(p, &c, &ns), 0);
+		/* printed to 0.1 us and 0.001 GB/s */
+		assert_true(fabs(strtod(f[i][13], NULL) - ns / 1e3) <= 0.051);
+		assert_true(fabs(strtod(f[i][14], NULL) -
+				 hpusim_tm_busbw_gbps(&c, ns)) <= 0.0006);
+	}
+}
+
+/* --model: gaudi2 by default, another chip, none; N/A where no figure */
+static void test_model_columns(void **state)
+{
+	const char *argv[] = { NULL, "-g", "2",		"-b", "1M", "-e", "4M",
+			       "-f", "2",  "-n",	"2",  "-w", "1",  "-c",
+			       "1",  "-o", "allreduce", NULL, NULL, NULL };
+	static struct hpu_test_proc t;
+	static char buf[16384];
+	char *f[8][16];
+
+	(void)state;
+	HPU_TEST_SKIP_IF(skip_reason);
+	run(&t, argv, NULL);
+	assert_int_equal(t.status, 0);
+	assert_non_null(strstr(t.out, "# modeled: one call on 2 gaudi2 cards"));
+	check_model_rows(t.out, "gaudi2", 2, HPUSIM_TM_ALLREDUCE);
+
+	argv[16] = "reduce_scatter";
+	argv[17] = "--model";
+	argv[18] = "gaudi3";
+	run(&t, argv, NULL);
+	assert_int_equal(t.status, 0);
+	assert_non_null(strstr(t.out, "# modeled: one call on 2 gaudi3 cards"));
+	check_model_rows(t.out, "gaudi3", 2, HPUSIM_TM_REDUCE_SCATTER);
+
+	/* no figure for a broadcast: N/A in both columns */
+	argv[16] = "broadcast";
+	argv[18] = "gaudi2";
+	run(&t, argv, NULL);
+	assert_int_equal(t.status, 0);
+	assert_int_equal(split_rows(t.out, buf, sizeof(buf), f, 8, 15), 3);
+	assert_string_equal(f[0][13], "N/A");
+	assert_string_equal(f[0][14], "N/A");
+
+	/* --model none: nccl-tests' 13 columns, no modeled line */
+	argv[16] = "allreduce";
+	argv[18] = "none";
+	run(&t, argv, NULL);
+	assert_int_equal(t.status, 0);
+	assert_null(strstr(t.out, "# modeled"));
+	assert_int_equal(split_rows(t.out, buf, sizeof(buf), f, 8, 13), 3);
+}
+
 /* every collective on 3 ranks, @dtype and @redop, all checked */
 static void all_ops(const char *dtype, const char *redop)
 {
@@ -239,6 +339,7 @@ static void test_bad_flags(void **state)
 		{ { NULL, "-g", "0", NULL }, "bad -g/--ngpus '0'" },
 		{ { NULL, "-r", "-1", NULL }, "bad -r/--root '-1'" },
 		{ { NULL, "--timeout", "0", NULL }, "bad --timeout '0'" },
+		{ { NULL, "--model", "gaudi9", NULL }, "bad --model 'gaudi9'" },
 		{ { NULL, "-q", NULL }, "unknown option -q" },
 		{ { NULL, "--frobnicate", NULL },
 		  "unknown option '--frobnicate'" },
@@ -430,6 +531,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_g2_allreduce),
+		cmocka_unit_test(test_model_columns),
 		cmocka_unit_test(test_g3_all_bf16_avg),
 		cmocka_unit_test(test_g3_all_int32_max),
 		cmocka_unit_test(test_g3_all_fp32_min),

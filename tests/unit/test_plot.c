@@ -402,12 +402,15 @@ static void test_metrics_svg(void **state)
 
 static void test_ccl_tables(void **state)
 {
-	static const char hpu[] = CCL_HDR CCL_ROW("1024", "0.5", "0.25")
-		CCL_ROW("2048", "1.0", "N/A") CCL_ROW(
-			"4096", "nan",
-			"2.0") "# Avg bus bandwidth : 1.0\n#\n"
-			       "# alltoall: 2 ranks, float\n"
-			       "  1024 256 float none -1 10.0 0.1 0.75 0 N/A N/A N/A N/A\n";
+	/* the 2048 row has the model's two columns (--model) */
+	static const char hpu[] = CCL_HDR CCL_ROW(
+		"1024", "0.5",
+		"0.25") "# modeled: one call on 2 gaudi2 cards (HL-225)\n"
+			"  2048 256 float sum -1 10.0 0.1 1.0 0 10.0 0.1 N/A 0 3.5 0.6\n" CCL_ROW(
+				"4096", "nan",
+				"2.0") "# Avg bus bandwidth : 1.0\n#\n"
+				       "# alltoall: 2 ranks, float\n"
+				       "  1024 256 float none -1 10.0 0.1 0.75 0 N/A N/A N/A N/A\n";
 	static const char mpi[] =
 		"#\n# MPI_Allreduce: 2 ranks, float, sum, 1024..2048 bytes\n"
 		"  1024 256 float sum -1 10.0 0.1 0.125\n"
@@ -456,6 +459,8 @@ static void test_ccl_tables_refused(void **state)
 	} bad[] = {
 		{ CCL_ROW("1024", "1", "1"), "t:1: a row before any" },
 		{ CCL_HDR "  1024 256 float\n", "t:6: 3 columns" },
+		{ CCL_HDR "  1024 256 float sum -1 1 1 1 0 1 1 1 0 3.5\n",
+		  "t:6: 14 columns" },
 		{ CCL_HDR CCL_ROW("1K", "1", "1"), "t:6: size '1K' is not" },
 		{ CCL_HDR CCL_ROW("1024", "fast", "1"),
 		  "t:6: busbw 'fast' is not" },

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "hpuccl.h"
+#include "hpusim_timing.h"
 
 #define CCLT_PROG "hpu-ccl-tests"
 
@@ -55,6 +56,8 @@ enum cclt_op_id {
  * @nranks: -g, ranks forked on this host; 0 when not given
  * @timeout_ms: communicator timeout; 0: the library's (HPUCCL_TIMEOUT_MS)
  * @plot_path: --plot: rank 0 draws busbw vs size there (NULL: no plot)
+ * @model: --model: the chip the "modeled" columns are for (timing model,
+ *	docs/timing-model.md); NULL for --model none
  */
 struct cclt_opts {
 	unsigned int ops;
@@ -70,6 +73,7 @@ struct cclt_opts {
 	int nranks;
 	uint32_t timeout_ms;
 	const char *plot_path;
+	const struct hpusim_tm_profile *model;
 };
 
 /* options.c */
@@ -215,5 +219,12 @@ void cclt_print_row(const struct cclt_opts *o, const struct cclt_op *op,
 		    int nranks, const struct cclt_row *row, double *sum,
 		    int *n);
 void cclt_print_footer(double busbw_sum, int n, long long wrong);
+/*
+ * The time @o's model gives one call of @op on @nranks cards with
+ * @bytes (nccl-tests' size): 0 with *ns set, -EOPNOTSUPP when there is
+ * no model or it has no figure for @op or that many ranks.
+ */
+int cclt_model_ns(const struct cclt_opts *o, enum cclt_op_id op, int nranks,
+		  uint64_t bytes, uint64_t *ns);
 
 #endif /* HPU_CCLTESTS_H */

@@ -23,6 +23,7 @@ enum {
 	OPT_REDOP = 256,
 	OPT_TIMEOUT,
 	OPT_PLOT,
+	OPT_MODEL,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +41,7 @@ static const struct option long_opts[] = {
 	{ "ranks", required_argument, NULL, 'g' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -122,6 +124,9 @@ void cclt_usage(FILE *f)
 		"                         or the library's)\n"
 		"      --plot FILE.svg    draw busbw vs size there at the end "
 		"(rank 0)\n"
+		"      --model CHIP       the modeled columns' chip: gaudi, "
+		"gaudi2\n"
+		"                         (default), gaudi3, or none\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"SIZE: bytes, with an optional K, M or G suffix (powers of 1024)."
@@ -233,6 +238,7 @@ static void set_defaults(struct cclt_opts *o)
 	o->iters = 20;
 	o->warmup = 5;
 	o->check = true;
+	o->model = hpusim_tm_profile_find("gaudi2");
 }
 
 /* One option with its argument; 0 or CCLT_EXIT_USAGE */
@@ -315,6 +321,16 @@ static int parse_one(struct cclt_opts *o, int c, const char *arg)
 			return bad(c, name, arg,
 				   "expected a file in a writable directory");
 		o->plot_path = arg;
+		return 0;
+	case OPT_MODEL:
+		if (!strcmp(arg, "none")) {
+			o->model = NULL;
+			return 0;
+		}
+		o->model = hpusim_tm_profile_find(arg);
+		if (!o->model)
+			return bad(c, name, arg,
+				   "expected gaudi, gaudi2, gaudi3 or none");
 		return 0;
 	}
 	return CCLT_EXIT_USAGE;

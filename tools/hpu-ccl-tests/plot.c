@@ -159,9 +159,10 @@ static int table_row(struct cclt_plot *p, char *s, const char *op,
 					 ROW_MAX_FIELDS);
 		f[nf++] = s;
 	}
-	if (nf != 8 && nf != 13)
+	if (nf != 8 && nf != 13 && nf != 15)
 		return table_err(err, errlen, fname, ln,
-				 "%d columns: a row has 8 (one form) or 13",
+				 "%d columns: a row has 8 (one form), 13 or "
+				 "15 (with the model's time and busbw)",
 				 nf);
 	if (!*op)
 		return table_err(err, errlen, fname, ln,

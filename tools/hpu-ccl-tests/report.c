@@ -4,9 +4,12 @@
  * the buffer, type, reduction, root, then per form (out of place, in
  * place) the slowest rank's time per call, the algorithm bandwidth
  * (size / time), the bus bandwidth (algbw times the collective's factor)
- * and the wrong elements over all ranks. Every line is flushed as it is
- * printed.
+ * and the wrong elements over all ranks, and last the time and bus
+ * bandwidth the timing model gives the same call on real cards (--model,
+ * docs/timing-model.md; N/A for collectives it has no figure for). Every
+ * line is flushed as it is printed.
  */
+#include <errno.h>
 #include <stdio.h>
 
 #include "ccltests.h"
@@ -22,9 +25,59 @@ double cclt_busbw(const struct cclt_op *op, int nranks,
 	return (t > 0 ? row->bytes / t / 1e3 : 0.0) * op->busbw_factor(nranks);
 }
 
+/* hpu-ccl-tests' collectives that the timing model estimates */
+static int model_op(enum cclt_op_id op, enum hpusim_tm_coll_op *out)
+{
+	switch (op) {
+	case CCLT_ALLREDUCE:
+		*out = HPUSIM_TM_ALLREDUCE;
+		return 0;
+	case CCLT_ALLGATHER:
+		*out = HPUSIM_TM_ALLGATHER;
+		return 0;
+	case CCLT_REDUCE_SCATTER:
+		*out = HPUSIM_TM_REDUCE_SCATTER;
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+int cclt_model_ns(const struct cclt_opts *o, enum cclt_op_id op, int nranks,
+		  uint64_t bytes, uint64_t *ns)
+{
+	struct hpusim_tm_coll c = { .bytes = bytes };
+
+	if (!o->model || nranks < 1 || model_op(op, &c.op))
+		return -EOPNOTSUPP;
+	c.ranks = (uint32_t)nranks;
+	return hpusim_tm_coll_ns(o->model, &c, ns) ? -EOPNOTSUPP : 0;
+}
+
+/* the time and busbw columns of the model for @row, or N/A */
+static void print_model(const struct cclt_opts *o, const struct cclt_op *op,
+			int nranks, const struct cclt_row *row)
+{
+	struct hpusim_tm_coll c = { .bytes = row->bytes };
+	uint64_t ns;
+
+	if (!o->model)
+		return;
+	if (cclt_model_ns(o, cclt_op_lookup(op->name), nranks, row->bytes,
+			  &ns)) {
+		printf("  %10s %8s", "N/A", "N/A");
+		return;
+	}
+	model_op(cclt_op_lookup(op->name), &c.op);
+	c.ranks = (uint32_t)nranks;
+	printf("  %10.1f %8.3f", ns / 1e3, hpusim_tm_busbw_gbps(&c, ns));
+}
+
 void cclt_print_header(const struct cclt_opts *o, const struct cclt_op *op,
 		       int nranks)
 {
+	const char *m = o->model ? o->model->name : NULL;
+
 	printf("#\n# %s: %d ranks, %s, redop %s, root %d, %llu..%llu bytes "
 	       "x%llu, %ld iterations, %ld warm-up, check %d\n#\n",
 	       op->name, nranks, cclt_dtype_name(o->dtype),
@@ -32,14 +85,25 @@ void cclt_print_header(const struct cclt_opts *o, const struct cclt_op *op,
 	       op->rooted ? o->root : -1, (unsigned long long)o->minbytes,
 	       (unsigned long long)o->maxbytes, (unsigned long long)o->factor,
 	       o->iters, o->warmup, o->check);
-	printf("# %12s %13s %9s %6s %5s  %36s  %36s\n", "", "", "", "", "",
+	if (m)
+		printf("# modeled: one call on %d %s cards (%s) by the timing "
+		       "model, docs/timing-model.md\n#\n",
+		       nranks, m, o->model->card);
+	printf("# %12s %13s %9s %6s %5s  %36s  %36s", "", "", "", "", "",
 	       "out-of-place", "in-place");
-	printf("# %12s %13s %9s %6s %5s  %10s %8s %8s %7s  %10s %8s %8s %7s\n",
+	if (m)
+		printf("  %12s %6s", m, "model");
+	printf("\n# %12s %13s %9s %6s %5s  %10s %8s %8s %7s  %10s %8s %8s %7s",
 	       "size", "count", "type", "redop", "root", "time", "algbw",
 	       "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
-	printf("# %12s %13s %9s %6s %5s  %10s %8s %8s %7s  %10s %8s %8s %7s\n",
+	if (m)
+		printf("  %10s %8s", "time", "busbw");
+	printf("\n# %12s %13s %9s %6s %5s  %10s %8s %8s %7s  %10s %8s %8s %7s",
 	       "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "",
 	       "(us)", "(GB/s)", "(GB/s)", "");
+	if (m)
+		printf("  %10s %8s", "(us)", "(GB/s)");
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -74,6 +138,7 @@ void cclt_print_row(const struct cclt_opts *o, const struct cclt_op *op,
 		printf("  %10.1f %8.3f %8.3f %7s", row->time_us[p], algbw,
 		       busbw, wrong);
 	}
+	print_model(o, op, nranks, row);
 	printf("\n");
 	fflush(stdout);
 }

@@ -96,7 +96,7 @@ INC_trainer/lib := $(INC_CCL) $(INC_DRV) $(INC_TPC)
 INC_trainer/hpu-train := -Itrainer/lib $(INC_DRV)
 INC_trainer/hpu-generate := -Itrainer/lib $(INC_DRV)
 INC_tools/hpu-smi := $(INC_DRV) -Ilibhlml/include
-INC_tools/hpu-bench := $(INC_DRV)
+INC_tools/hpu-bench := $(INC_DRV) $(INC_SIM_TIMING)
 INC_tools/hpu-ccl-tests := $(INC_CCL) $(INC_DRV) $(INC_SIM_TIMING)
 INC_tools/hpu-model-check := $(INC_SIM_TIMING)
 # hpu-plot: the metrics reader of the training library and the busbw
@@ -326,9 +326,11 @@ $(HPU_SMI): $(call obj,$(SMI_SRCS)) $(TOOL_COMMON_OBJS) $(LIBHPUDRV_SO) | $(DIRS
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(SMI_SRCS)) $(TOOL_COMMON_OBJS) \
 		-L$(O)/lib -lhlml $(DRV_LINK) $(LDLIBS_BASE)
 
-$(HPU_BENCH): $(call obj,$(BENCH_SRCS)) $(LIBHPUDRV_SO) | $(DIRS)
+$(HPU_BENCH): $(call obj,$(BENCH_SRCS) firmware-sim/timing_model.c) \
+		$(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRCS)) $(DRV_LINK) \
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRCS) \
+		firmware-sim/timing_model.c) $(DRV_LINK) \
 		$(call pkg_libs,fuse3) $(BLAS_LIBS) $(LDLIBS_BASE)
 
 # The SVG writer of the plots (common/hpu_plot.c, docs/plots.md)
@@ -466,7 +468,7 @@ LAYER_OK := libhputpc:tpc_lib.h libhputpc:hputpc.h libhputpc:hputpc_check.h \
 	trainer/lib:hpuccl.h trainer/lib:hputpc_check.h \
 	trainer/hpu-train:ht_trainer.h tools/hpu-model-check:hpusim_timing.h \
 	tools/hpu-smi:hpudrv.h tools/hpu-smi:hlml.h tools/hpu-ccl-tests:hpuccl.h \
-	tools/hpu-ccl-tests:hpusim_timing.h \
+	tools/hpu-ccl-tests:hpusim_timing.h tools/hpu-bench:hpusim_timing.h \
 	tools/hpu-plot:hpu_plot.h tools/hpu-plot:ht_metrics_plot.h \
 	tools/hpu-plot:cclt_plot.h \
 	tests/unit:hpusim.h tests/unit:tpc_lib.h examples:hpu/hpudrv.h examples:hpu/hpuccl.h \

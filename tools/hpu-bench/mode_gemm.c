@@ -21,6 +21,7 @@
 #include "bench.h"
 #include "hpu_bf16.h"
 #include "hpudrv.h"
+#include "hpusim_timing.h"
 
 #define MIN_N	    256
 #define DEFAULT_MAX 4096
@@ -252,6 +253,29 @@ enum {
 	NCOLS
 };
 
+/*
+ * GFLOP/s of the same product on a whole Gaudi2 by the timing model
+ * (docs/timing-model.md), A and B of @dtype, C fp32, beta 0
+ */
+static double model_gflops(uint32_t m, uint32_t n, uint32_t k,
+			   enum hpusim_tm_dtype dtype)
+{
+	const struct hpusim_tm_gemm g = {
+		.m = m,
+		.n = n,
+		.k = k,
+		.batch = 1,
+		.dtype = dtype,
+		.dtype_c = HPUSIM_TM_FP32,
+	};
+	uint64_t ns;
+
+	if (hpusim_tm_gemm_ns(hpusim_tm_profile_find("gaudi2"), &g, &ns) ||
+	    !ns)
+		return 0.0;
+	return 2.0 * m * n * k / (double)ns; /* FLOPs per ns = GFLOP/s */
+}
+
 /* bf16 windows of a row, after its rounds: shown, no target's figure */
 #define BF16_WINDOWS 2
 
@@ -302,12 +326,15 @@ static int row(struct gemm_run *r, uint32_t m, uint32_t n, uint32_t k,
 	}
 	*ratio = bench_series_median(&cols[COL_RATIO]);
 	*spread = bench_series_spread(&cols[COL_RATIO]);
-	printf("%30s %4u %9.1f %9.1f %9.1f %6.2fx  %5.0f %5.0f %5.0f%s\n",
+	printf("%30s %4u %9.1f %9.1f %9.1f %6.2fx  %5.0f %5.0f %5.0f  %9.0f "
+	       "%9.0f%s\n",
 	       label, cols[COL_FP32].n, bench_series_median(&cols[COL_FP32]),
 	       bench_series_median(&bf16),
 	       bench_series_median(&cols[COL_DIRECT]), *ratio,
 	       100.0 * bench_series_spread(&cols[COL_FP32]),
 	       100.0 * bench_series_spread(&cols[COL_DIRECT]), 100.0 * *spread,
+	       model_gflops(m, n, k, HPUSIM_TM_FP32),
+	       model_gflops(m, n, k, HPUSIM_TM_BF16),
 	       verdict == BENCH_STABLE ? "" : "  unsettled");
 	return 0;
 
@@ -350,9 +377,11 @@ int bench_gemm(int argc, char **argv)
 	       "sp%%: spread over the rounds, (max - min) / median\n",
 	       WINDOW_NS / 1000000ULL, 100.0 * ROW_TOL, ROW_MIN_NS / 1e9,
 	       ROW_MAX_NS / 1e9, BF16_WINDOWS);
-	printf("%30s %4s %9s %9s %9s %7s  %5s %5s %5s\n", "m x n x k", "rnds",
-	       "mme fp32", "mme bf16", "direct", "ratio", "sp%fp", "sp%di",
-	       "sp%ra");
+	printf("  g2 fp32, g2 bf16: the same product on a whole Gaudi2 (HL-225)"
+	       " by the timing model (docs/timing-model.md), not measured\n");
+	printf("%30s %4s %9s %9s %9s %7s  %5s %5s %5s  %9s %9s\n", "m x n x k",
+	       "rnds", "mme fp32", "mme bf16", "direct", "ratio", "sp%fp",
+	       "sp%di", "sp%ra", "g2 fp32", "g2 bf16");
 	for (n = MIN_N; n <= r.max; n *= 2) {
 		char label[32];
 		double ratio, spread;

@@ -270,8 +270,7 @@ static double model_gflops(uint32_t m, uint32_t n, uint32_t k,
 	};
 	uint64_t ns;
 
-	if (hpusim_tm_gemm_ns(hpusim_tm_profile_find("gaudi2"), &g, &ns) ||
-	    !ns)
+	if (hpusim_tm_gemm_ns(hpusim_tm_profile_find("gaudi2"), &g, &ns) || !ns)
 		return 0.0;
 	return 2.0 * m * n * k / (double)ns; /* FLOPs per ns = GFLOP/s */
 }

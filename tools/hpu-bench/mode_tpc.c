@@ -6,7 +6,8 @@
  * TPC_KERNEL CS per run, 1 MiB to 64 MiB of fp32 output, beside
  * single-thread memcpy of the same size measured in the same run. GB/s
  * count the bytes a kernel reads and writes (add: 3x the size, relu: 2x,
- * cast: 1.5x, acc2: 3x, acc7: 8x; memcpy: 2x).
+ * cast: 1.5x, acc2: 3x, acc7: 8x; memcpy: 2x). A second table gives what
+ * the same kernels would reach on a whole Gaudi2 by the timing model.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +18,7 @@
 #include "bench.h"
 #include "hpu_tpc_kernels.h"
 #include "hpudrv.h"
+#include "hpusim_timing.h"
 
 #define MIN_SIZE     (1ULL << 20)
 #define DEFAULT_MAX  (64ULL << 20)
@@ -39,6 +41,28 @@ enum {
 static const double traffic[NKERN] = { 3.0, 2.0, 1.5, 3.0, 8.0 };
 static const char *const kname[NKERN] = { "add", "relu", "cast", "acc2",
 					  "acc7" };
+
+/* vector instructions per output element (an add or a max is one) */
+static const uint32_t ops_per_elem[NKERN] = { 1, 1, 1, 1, 6 };
+
+/*
+ * GB/s of kernel @k with @size bytes of fp32 output on all the TPCs of a
+ * Gaudi2 by the timing model (docs/timing-model.md); 0 without a figure
+ */
+static double model_gbps(int k, uint64_t size)
+{
+	const struct hpusim_tm_tpc t = {
+		.elements = size / sizeof(float),
+		.ops_per_element = ops_per_elem[k],
+		.bytes = (uint64_t)(traffic[k] * (double)size),
+		.dtype = HPUSIM_TM_FP32,
+	};
+	uint64_t ns;
+
+	if (hpusim_tm_tpc_ns(hpusim_tm_profile_find("gaudi2"), &t, &ns) || !ns)
+		return 0.0;
+	return (double)t.bytes / (double)ns; /* bytes per ns = GB/s */
+}
 
 struct tpc_run {
 	struct hpu_device *dev;
@@ -231,6 +255,19 @@ int bench_tpc(int argc, char **argv)
 			printf(" %7.2f", gb[k]);
 		for (k = 0; k < NKERN; k++)
 			printf(" %7.2f", gb[NKERN] > 0 ? gb[k] / gb[NKERN] : 0);
+		printf("\n");
+	}
+	printf("modeled, not measured: the same kernels on all TPCs of a "
+	       "Gaudi2 (HL-225) by the timing model (docs/timing-model.md), "
+	       "GB/s\n  %-8s",
+	       "size");
+	for (k = 0; k < NKERN; k++)
+		printf(" %7s", kname[k]);
+	printf("\n");
+	for (size = MIN_SIZE; size <= max; size *= 4) {
+		printf("  %3llu MiB ", (unsigned long long)(size >> 20));
+		for (k = 0; k < NKERN; k++)
+			printf(" %7.0f", model_gbps(k, size));
 		printf("\n");
 	}
 	status = 0;

@@ -201,7 +201,7 @@ struct hpusim_par {
 };
 
 /* hpusim_par_wake_helpers(): declines in a row before helpers rest */
-#define HPUSIM_PAR_MISS_MAX 4
+#define HPUSIM_PAR_MISS_MAX    4
 /* ... and then one affine operation in this many still wakes one (probe) */
 #define HPUSIM_PAR_PROBE_EVERY 16
 

@@ -233,8 +233,8 @@ static void test_par_helper_rule(void **state)
 	/* under the streak every operation wakes helpers */
 	for (seq = 0; seq < 4 * HPUSIM_PAR_PROBE_EVERY; seq++) {
 		assert_true(hpusim_par_wake_helpers(0, seq));
-		assert_true(hpusim_par_wake_helpers(HPUSIM_PAR_MISS_MAX - 1,
-						    seq));
+		assert_true(
+			hpusim_par_wake_helpers(HPUSIM_PAR_MISS_MAX - 1, seq));
 	}
 	/* from it on, one in HPUSIM_PAR_PROBE_EVERY (a probe) */
 	for (woken = 0, seq = 1; seq <= 4 * HPUSIM_PAR_PROBE_EVERY; seq++)
@@ -395,10 +395,9 @@ static void test_par_helpers_rest_after_streak(void **state)
 	runs = hpusim_sched.par_runs;
 	pthread_mutex_unlock(&hpusim_sched.lock);
 	for (k = 0; k < 2 * HPUSIM_PAR_PROBE_EVERY; k++) {
-		struct hpusim_par par = { .fn = log_slice,
-					  .arg = &l,
-					  .nslices = 4,
-					  .affine = true };
+		struct hpusim_par par = {
+			.fn = log_slice, .arg = &l, .nslices = 4, .affine = true
+		};
 
 		memset(&l, 0, sizeof(l));
 		hpusim_par_run(&par);
@@ -756,12 +755,9 @@ static void test_dma_fast_path_8mib(void **state)
 		uint64_t size;
 		bool inline_run;
 	} cases[] = {
-		{ 1 * MiB, true },
-		{ 4 * MiB - 1, true },
-		{ 4 * MiB, true },
-		{ 4 * MiB + 1, true },
-		{ 8 * MiB, true },
-		{ 8 * MiB + 1, false },
+		{ 1 * MiB, true }, { 4 * MiB - 1, true },
+		{ 4 * MiB, true }, { 4 * MiB + 1, true },
+		{ 8 * MiB, true }, { 8 * MiB + 1, false },
 	};
 	struct done_by d = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			     .cond = PTHREAD_COND_INITIALIZER };

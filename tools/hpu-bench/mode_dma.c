@@ -19,15 +19,15 @@
 #include "bench.h"
 #include "hpudrv.h"
 
-#define MIN_SIZE     (4ULL << 10)
-#define DEFAULT_MAX  (256ULL << 20)
-#define MAX_MAX	     (1ULL << 30)
-#define WINDOW_NS    (20ULL * 1000 * 1000) /* a path's window, at least */
-#define WINDOW_MIN   2			   /* transfers per window */
-#define ROW_TOL	     0.10		   /* stable.c: 10 % */
-#define ROW_MIN_NS   (500ULL * 1000 * 1000)
-#define ROW_MAX_NS   (5ULL * 1000 * 1000 * 1000)
-#define WAIT_US	     60000000ULL
+#define MIN_SIZE    (4ULL << 10)
+#define DEFAULT_MAX (256ULL << 20)
+#define MAX_MAX	    (1ULL << 30)
+#define WINDOW_NS   (20ULL * 1000 * 1000) /* a path's window, at least */
+#define WINDOW_MIN  2			  /* transfers per window */
+#define ROW_TOL	    0.10		  /* stable.c: 10 % */
+#define ROW_MIN_NS  (500ULL * 1000 * 1000)
+#define ROW_MAX_NS  (5ULL * 1000 * 1000 * 1000)
+#define WAIT_US	    60000000ULL
 
 /* DESIGN.md: host<->device DMA >= 0.8 x memcpy at >= 1 MiB (pinned) */
 #define TARGET_RATIO 0.8
@@ -320,8 +320,7 @@ int bench_dma(int argc, char **argv)
 	printf("  %-9s %4s %6s %6s %6s %6s %6s %6s %7s %7s %7s %7s %5s %5s\n",
 	       "size", "rnds", "H2D", "D2H", "pH2D", "pD2H", "D2D", "memcpy",
 	       "H2D/mc", "D2H/mc", "pH2D/mc", "pD2H/mc", "sp%pH", "sp%pD");
-	for (size = MIN_SIZE; size <= max;
-	     size *= size < TARGET_FROM ? 4 : 2) {
+	for (size = MIN_SIZE; size <= max; size *= size < TARGET_FROM ? 4 : 2) {
 		ret = run_size(&r, size, &row);
 		if (ret) {
 			fprintf(stderr, "hpu-bench: DMA of %llu bytes: %s\n",

@@ -182,6 +182,9 @@ void hpusim_queue_wake(struct hpusim_queue *q);
  *	stays in that CPU's cache (hpusim_par_run())
  * @next: next slice to claim (atomic; set by hpusim_par_run())
  * @claimed: @affine: a bit per claimed slice (atomic)
+ * @runner_cpu: @affine: the CPU the calling thread claimed its last slice
+ *	on, -1 unknown (atomic; a pool worker on that CPU does not help:
+ *	hpusim_par_helper_useful())
  * @helped: slices that pool workers finished (sched lock)
  * @node: on the pool's help list while slices may be unclaimed (sched lock)
  */
@@ -192,9 +195,54 @@ struct hpusim_par {
 	bool affine;
 	unsigned int next;
 	uint64_t claimed;
+	int runner_cpu;
 	unsigned int helped;
 	struct hpusim_list node;
 };
+
+/* hpusim_par_wake_helpers(): declines in a row before helpers rest */
+#define HPUSIM_PAR_MISS_MAX    4
+/* ... and then one affine operation in this many still wakes one (probe) */
+#define HPUSIM_PAR_PROBE_EVERY 16
+
+/**
+ * hpusim_par_helper_useful() - whether a pool worker should help here
+ * @runner_cpu: CPU of the operation's calling thread (-1: unknown)
+ * @helper_cpu: CPU the worker runs on (-1: unknown)
+ *
+ * An affine operation's slices are worth taking only on another CPU: a
+ * worker woken onto the runner's own CPU (the scheduler's choice when the
+ * other CPUs are busy, e.g. with a client spinning on its completion)
+ * can only run while the runner waits, and would copy a slice whose bytes
+ * sit in another CPU's cache. It declines, and the runner copies on.
+ *
+ * Return: false only when both CPUs are known and the same.
+ */
+static inline bool hpusim_par_helper_useful(int runner_cpu, int helper_cpu)
+{
+	return runner_cpu < 0 || helper_cpu < 0 || runner_cpu != helper_cpu;
+}
+
+/**
+ * hpusim_par_wake_helpers() - whether an affine operation wakes helpers
+ * @misses: helpers that declined in a row before (struct hpusim_sched)
+ * @seq: number of this operation among the affine ones
+ *
+ * While woken helpers keep landing on their runner's CPU, waking one
+ * only costs the runner two context switches: after HPUSIM_PAR_MISS_MAX
+ * declines in a row, only every HPUSIM_PAR_PROBE_EVERY-th operation wakes
+ * one, to see whether another CPU has become free (a helper that takes a
+ * slice on another CPU ends the streak). The slices are cut the same
+ * either way, so each part of a buffer keeps its CPU.
+ *
+ * Return: true to wake idle workers.
+ */
+static inline bool hpusim_par_wake_helpers(unsigned int misses,
+					   unsigned int seq)
+{
+	return misses < HPUSIM_PAR_MISS_MAX ||
+	       seq % HPUSIM_PAR_PROBE_EVERY == 0;
+}
 
 /**
  * hpusim_par_width() - threads that could work on one operation now

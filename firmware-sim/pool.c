@@ -14,6 +14,15 @@
  * is then read and written by the same CPU each time and stays in its
  * cache, where slices claimed in order would move from one CPU's cache
  * to the other's whenever the runner and its helper trade CPUs.
+ *
+ * A worker woken for an affine operation that finds itself on the
+ * runner's CPU declines it (hpusim_par_helper_useful()): the scheduler
+ * puts it there when the other CPUs are busy (on 2 cores: the client
+ * spinning on its completion), where it could only run while the runner
+ * waits, copying another CPU's part from a cold cache. After a streak of
+ * such declines, affine operations stop waking workers but for a probe
+ * now and then (hpusim_par_wake_helpers()); a helper that takes a slice
+ * on another CPU ends the streak.
  */
 #include <errno.h>
 #include <sched.h>
@@ -65,22 +74,21 @@ static uint64_t par_all(const struct hpusim_par *par)
 
 /*
  * Claim a slice of @par into *@slice; false when every slice is claimed.
- * Affine: the caller's CPU's own slice first, then the next free one
- * after it (a slice whose CPU is slow to come is taken, never waited for).
- * The CPU is a hint: the thread may move right after, nothing breaks.
+ * Affine: the slice of @cpu (the caller's CPU) first, then the next free
+ * one after it (a slice whose CPU is slow to come is taken, never waited
+ * for). The CPU is a hint: the thread may move right after, nothing
+ * breaks.
  */
-static bool par_claim(struct hpusim_par *par, unsigned int *slice)
+static bool par_claim(struct hpusim_par *par, int cpu, unsigned int *slice)
 {
 	uint64_t all, cur, free, from;
 	unsigned int start, i;
-	int cpu;
 
 	if (!par_is_affine(par)) {
 		*slice = __atomic_fetch_add(&par->next, 1, __ATOMIC_RELAXED);
 		return *slice < par->nslices;
 	}
 	all = par_all(par);
-	cpu = sched_getcpu();
 	start = cpu < 0 ? 0 : (unsigned int)cpu % par->nslices;
 	cur = __atomic_load_n(&par->claimed, __ATOMIC_RELAXED);
 	while (cur != all) {
@@ -106,26 +114,53 @@ static bool par_all_claimed(struct hpusim_par *par)
 	return __atomic_load_n(&par->claimed, __ATOMIC_RELAXED) == par_all(par);
 }
 
-/* Run one unclaimed slice of the first parallel job; sched lock held */
-static void par_help(void)
+/*
+ * Run one unclaimed slice of the first parallel job; sched lock held.
+ * Return: false when this worker declined it (affine, on the runner's
+ * CPU: hpusim_par_helper_useful()); it must not try again until woken.
+ */
+static bool par_help(void)
 {
 	struct hpusim_par *par = hpusim_container_of(hpusim_sched.help.next,
 						     struct hpusim_par, node);
+	bool affine = par_is_affine(par), got;
+	int cpu = affine ? sched_getcpu() : -1;
 	unsigned int i;
-	bool got = par_claim(par, &i);
 
 	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
+	if (affine &&
+	    !hpusim_par_helper_useful(
+		    __atomic_load_n(&par->runner_cpu, __ATOMIC_RELAXED), cpu)) {
+		hpusim_sched.par_misses++;
+		return false;
+	}
+	got = par_claim(par, cpu, &i);
 	/* listed means alive: its runner unlists it before it returns */
 	if (!got || par_all_claimed(par))
 		hpusim_list_del(&par->node);
 	if (!got)
-		return;
+		return true;
 	pthread_mutex_unlock(&hpusim_sched.lock);
 	par->fn(par->arg, i);
 	pthread_mutex_lock(&hpusim_sched.lock);
+	if (affine)
+		hpusim_sched.par_misses = 0; /* another CPU helped */
 	par->helped++;
 	pthread_cond_broadcast(&hpusim_sched.par_done);
+	return true;
+}
+
+/* The runner's next claim, its CPU published first for the helpers */
+static bool par_claim_own(struct hpusim_par *par, unsigned int *slice)
+{
+	int cpu = -1;
+
+	if (par_is_affine(par)) {
+		cpu = sched_getcpu();
+		__atomic_store_n(&par->runner_cpu, cpu, __ATOMIC_RELAXED);
+	}
+	return par_claim(par, cpu, slice);
 }
 
 void hpusim_par_run(struct hpusim_par *par)
@@ -135,6 +170,7 @@ void hpusim_par_run(struct hpusim_par *par)
 	par->next = 0;
 	par->claimed = 0;
 	par->helped = 0;
+	par->runner_cpu = par_is_affine(par) ? sched_getcpu() : -1;
 	hpusim_list_init(&par->node);
 	if (par->nslices > 1) {
 		pthread_mutex_lock(&hpusim_sched.lock);
@@ -142,12 +178,16 @@ void hpusim_par_run(struct hpusim_par *par)
 		wake = par->nslices - 1;
 		if (wake > hpusim_sched.idle_workers)
 			wake = hpusim_sched.idle_workers;
+		if (par_is_affine(par) &&
+		    !hpusim_par_wake_helpers(hpusim_sched.par_misses,
+					     hpusim_sched.par_runs++))
+			wake = 0;
 		while (wake--)
 			pthread_cond_signal(&hpusim_sched.work);
 		pthread_mutex_unlock(&hpusim_sched.lock);
 	}
 	/* whatever no worker claimed runs here: the join never waits idle */
-	while (par_claim(par, &i)) {
+	while (par_claim_own(par, &i)) {
 		par->fn(par->arg, i);
 		own++;
 	}
@@ -165,6 +205,7 @@ void hpusim_par_run(struct hpusim_par *par)
 static void *worker_main(void *arg)
 {
 	struct hpusim_runner rn = { 0 };
+	bool declined = false; /* the listed help until the next wake-up */
 
 	pthread_mutex_lock(&hpusim_sched.lock);
 	for (;;) {
@@ -172,7 +213,7 @@ static void *worker_main(void *arg)
 
 		while (!hpusim_sched.stop &&
 		       hpusim_list_empty(&hpusim_sched.run) &&
-		       hpusim_list_empty(&hpusim_sched.help)) {
+		       (declined || hpusim_list_empty(&hpusim_sched.help))) {
 			/* atomic: hpusim_par_width() reads it unlocked */
 			__atomic_add_fetch(&hpusim_sched.idle_workers, 1,
 					   __ATOMIC_RELAXED);
@@ -180,9 +221,10 @@ static void *worker_main(void *arg)
 					  &hpusim_sched.lock);
 			__atomic_sub_fetch(&hpusim_sched.idle_workers, 1,
 					   __ATOMIC_RELAXED);
+			declined = false;
 		}
-		if (!hpusim_list_empty(&hpusim_sched.help)) {
-			par_help();
+		if (!declined && !hpusim_list_empty(&hpusim_sched.help)) {
+			declined = !par_help();
 			continue;
 		}
 		if (hpusim_list_empty(&hpusim_sched.run))
@@ -193,6 +235,7 @@ static void *worker_main(void *arg)
 		do
 			hpusim_engine_run(eq, NULL, &rn);
 		while ((eq = hpusim_runner_take(&rn)));
+		declined = false;
 	}
 	pthread_mutex_unlock(&hpusim_sched.lock);
 	return NULL;

@@ -27,9 +27,13 @@
  */
 #define HPUSIM_SLICE_BYTES  (4 * HPUSIM_DMA_CHUNK)
 #define HPUSIM_SLICE_NS	    (2ULL * 1000 * 1000)
-#define HPUSIM_INLINE_BYTES (4U << 20) /* DMA bytes of a fast-path CS */
+#define HPUSIM_INLINE_BYTES (8U << 20) /* DMA bytes of a fast-path CS */
 #define HPUSIM_PKT_COST	    64	       /* slice bytes a packet costs */
 #define HPUSIM_MAX_WORKERS  64
+
+/* a fast-path CS's copies fit one turn, with room for its packets' cost */
+_Static_assert(2 * HPUSIM_INLINE_BYTES <= HPUSIM_SLICE_BYTES,
+	       "fast path within a turn");
 
 /**
  * struct hpusim_cs - one submission
@@ -95,6 +99,10 @@ struct hpusim_slice {
  * @run: RUNNABLE engine queues (struct hpusim_engine_queue.run_node)
  * @help: parallel jobs with slices left to claim (struct hpusim_par.node)
  * @idle_workers: workers waiting for work
+ * @par_misses: affine operations in a row whose woken helper declined
+ *	(it ran on the runner's CPU, hpusim_par_helper_useful())
+ * @par_runs: affine operations cut into slices so far (the probe count
+ *	of hpusim_par_wake_helpers())
  * @pool_lock: protects @threads, @nthreads and @users
  * @threads: the workers
  * @nthreads: workers running
@@ -109,6 +117,8 @@ struct hpusim_sched {
 	struct hpusim_list run;
 	struct hpusim_list help;
 	unsigned int idle_workers;
+	unsigned int par_misses;
+	unsigned int par_runs;
 	pthread_mutex_t pool_lock;
 	pthread_t threads[HPUSIM_MAX_WORKERS];
 	unsigned int nthreads;

@@ -6,13 +6,15 @@
  * process_vm_readv/writev call), faults met by several slices of one
  * large copy (the lowest is reported, as a serial copy would), the
  * HBM backing on 2 MiB transparent huge pages staying sparse, slices
- * claimed by CPU (affine: every slice once, the caller's CPU's first),
- * and shared (pinned) memory copies at odd sizes and offsets, run in
- * cs_submit up to the fast path's 4 MiB.
+ * claimed by CPU (affine: every slice once, the caller's CPU's first; a
+ * helper on the runner's CPU declines, and after a streak of declines
+ * helpers rest but for probes), and shared (pinned) memory copies at odd
+ * sizes and offsets, run in cs_submit up to the fast path's 8 MiB.
  */
 #include <sched.h>
 
 #include "../lib/hpu_test_fw.h"
+#include "queue.h"
 
 /* ------------------------------------------------------ parallel runner */
 
@@ -209,6 +211,208 @@ static void test_par_affine_order(void **state)
 		for (i = 0; i < counts[k]; i++)
 			assert_int_equal(l.order[i], (start + i) % counts[k]);
 	}
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+}
+
+/* ------------------------------------------------------ helpers' CPU */
+
+/* The rule of hpusim_par_helper_useful() and hpusim_par_wake_helpers() */
+static void test_par_helper_rule(void **state)
+{
+	unsigned int seq, woken;
+
+	(void)state;
+	assert_true(hpusim_par_helper_useful(-1, 0));
+	assert_true(hpusim_par_helper_useful(0, -1));
+	assert_true(hpusim_par_helper_useful(-1, -1));
+	assert_true(hpusim_par_helper_useful(0, 1));
+	assert_true(hpusim_par_helper_useful(3, 2));
+	assert_false(hpusim_par_helper_useful(0, 0));
+	assert_false(hpusim_par_helper_useful(5, 5));
+
+	/* under the streak every operation wakes helpers */
+	for (seq = 0; seq < 4 * HPUSIM_PAR_PROBE_EVERY; seq++) {
+		assert_true(hpusim_par_wake_helpers(0, seq));
+		assert_true(
+			hpusim_par_wake_helpers(HPUSIM_PAR_MISS_MAX - 1, seq));
+	}
+	/* from it on, one in HPUSIM_PAR_PROBE_EVERY (a probe) */
+	for (woken = 0, seq = 1; seq <= 4 * HPUSIM_PAR_PROBE_EVERY; seq++)
+		woken += hpusim_par_wake_helpers(HPUSIM_PAR_MISS_MAX, seq);
+	assert_int_equal(woken, 4);
+	assert_true(hpusim_par_wake_helpers(HPUSIM_PAR_MISS_MAX + 100, 0));
+	assert_false(hpusim_par_wake_helpers(HPUSIM_PAR_MISS_MAX + 100, 1));
+}
+
+#define SLEEPY_SLICES 2
+#define SLEEPY_US     3000 /* long enough for a woken helper to run */
+#define SLEEPY_TRIES  40
+
+struct sleepy {
+	pthread_t by[SLEEPY_SLICES];
+	int cpu[SLEEPY_SLICES];
+	unsigned int hits[SLEEPY_SLICES];
+};
+
+/* A slice that records its thread and blocks, so a helper could run */
+static void sleepy_slice(void *arg, unsigned int i)
+{
+	struct sleepy *s = arg;
+
+	s->by[i] = pthread_self();
+	s->cpu[i] = sched_getcpu();
+	__atomic_add_fetch(&s->hits[i], 1, __ATOMIC_RELAXED);
+	usleep(SLEEPY_US);
+}
+
+/* Every pool worker on @cpus; Return: 0 or an errno */
+static int pin_workers(const cpu_set_t *cpus)
+{
+	unsigned int i;
+	int ret = 0;
+
+	pthread_mutex_lock(&hpusim_sched.pool_lock);
+	for (i = 0; i < hpusim_sched.nthreads && !ret; i++)
+		ret = pthread_setaffinity_np(hpusim_sched.threads[i],
+					     sizeof(*cpus), cpus);
+	pthread_mutex_unlock(&hpusim_sched.pool_lock);
+	return ret;
+}
+
+static unsigned int sched_misses(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&hpusim_sched.lock);
+	n = hpusim_sched.par_misses;
+	pthread_mutex_unlock(&hpusim_sched.lock);
+	return n;
+}
+
+/*
+ * The runner and every pool worker on one CPU: a worker woken for an
+ * affine operation can only run while the runner blocks, and declines
+ * (it would copy another CPU's part while the runner waits). Every slice
+ * runs in the runner; the declines are counted (bounded tries: a loaded
+ * machine may not run the helper within a slice's sleep). Then with the
+ * workers on another CPU, a helper takes a slice.
+ */
+static void test_par_helper_declines_on_runner_cpu(void **state)
+{
+	cpu_set_t old, one, other;
+	unsigned int k, i, misses = 0, helped = 0;
+	int cpu, c;
+
+	(void)state;
+	assert_true(hpusim_par_width() >= 1);
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	cpu = sched_getcpu();
+	assert_true(cpu >= 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	assert_int_equal(pin_workers(&one), 0);
+	for (k = 0; k < SLEEPY_TRIES && !misses; k++) {
+		struct sleepy s = { 0 };
+		struct hpusim_par par = { .fn = sleepy_slice,
+					  .arg = &s,
+					  .nslices = SLEEPY_SLICES,
+					  .affine = true };
+
+		/* the streak would stop the wake-ups this test needs */
+		pthread_mutex_lock(&hpusim_sched.lock);
+		hpusim_sched.par_misses = 0;
+		pthread_mutex_unlock(&hpusim_sched.lock);
+		hpusim_par_run(&par);
+		for (i = 0; i < SLEEPY_SLICES; i++) {
+			assert_int_equal(s.hits[i], 1);
+			assert_true(pthread_equal(s.by[i], pthread_self()));
+		}
+		misses = sched_misses();
+	}
+	printf("declined after %u operation(s)\n", k);
+	assert_true(misses >= 1);
+
+	CPU_ZERO(&other);
+	for (c = 0; c < CPU_SETSIZE && !CPU_COUNT(&other); c++)
+		if (c != cpu && CPU_ISSET(c, &old))
+			CPU_SET(c, &other);
+	if (!CPU_COUNT(&other)) {
+		printf("skip: one CPU allowed, no other CPU to help from\n");
+		goto out;
+	}
+	assert_int_equal(pin_workers(&other), 0);
+	for (k = 0; k < SLEEPY_TRIES && !helped; k++) {
+		struct sleepy s = { 0 };
+		struct hpusim_par par = { .fn = sleepy_slice,
+					  .arg = &s,
+					  .nslices = SLEEPY_SLICES,
+					  .affine = true };
+
+		pthread_mutex_lock(&hpusim_sched.lock);
+		hpusim_sched.par_misses = 0;
+		pthread_mutex_unlock(&hpusim_sched.lock);
+		hpusim_par_run(&par);
+		for (i = 0; i < SLEEPY_SLICES; i++) {
+			assert_int_equal(s.hits[i], 1);
+			if (!pthread_equal(s.by[i], pthread_self())) {
+				assert_int_not_equal(s.cpu[i], cpu);
+				helped++;
+			}
+		}
+	}
+	printf("helped from another CPU after %u operation(s)\n", k);
+	assert_true(helped >= 1);
+	assert_int_equal(sched_misses(), 0);
+out:
+	assert_int_equal(pin_workers(&old), 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+}
+
+/*
+ * After HPUSIM_PAR_MISS_MAX declines in a row an affine operation wakes
+ * no helper but every HPUSIM_PAR_PROBE_EVERY-th: with the workers on the
+ * runner's CPU, the streak stays at or above the limit, and every slice
+ * still runs once.
+ */
+static void test_par_helpers_rest_after_streak(void **state)
+{
+	struct par_log l;
+	cpu_set_t old, one;
+	unsigned int k, i, runs;
+	int cpu;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	cpu = sched_getcpu();
+	assert_true(cpu >= 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	assert_int_equal(pin_workers(&one), 0);
+	pthread_mutex_lock(&hpusim_sched.lock);
+	hpusim_sched.par_misses = HPUSIM_PAR_MISS_MAX;
+	runs = hpusim_sched.par_runs;
+	pthread_mutex_unlock(&hpusim_sched.lock);
+	for (k = 0; k < 2 * HPUSIM_PAR_PROBE_EVERY; k++) {
+		struct hpusim_par par = {
+			.fn = log_slice, .arg = &l, .nslices = 4, .affine = true
+		};
+
+		memset(&l, 0, sizeof(l));
+		hpusim_par_run(&par);
+		assert_int_equal(l.n, 4);
+		for (i = 0; i < 4; i++)
+			assert_int_equal(l.hits[i], 1);
+	}
+	pthread_mutex_lock(&hpusim_sched.lock);
+	assert_int_equal(hpusim_sched.par_runs - runs,
+			 2 * HPUSIM_PAR_PROBE_EVERY);
+	/* a probe's helper declines or finds nothing: never a reset here */
+	assert_true(hpusim_sched.par_misses >= HPUSIM_PAR_MISS_MAX);
+	hpusim_sched.par_misses = 0;
+	pthread_mutex_unlock(&hpusim_sched.lock);
+	assert_int_equal(pin_workers(&old), 0);
 	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
 }
 
@@ -540,21 +744,20 @@ static bool dev_equal(const struct hpu_fw_mem *m, uint64_t off,
 }
 
 /*
- * The fast path covers a 4 MiB pinned transfer (issue 11): on an idle
- * queue the submitting thread runs it (its cs_done comes from that
- * thread), where the hand-off to a worker cost more than the copy; one
- * byte more goes to the pool as before.
+ * The fast path covers pinned transfers up to 8 MiB (issue 11): on an
+ * idle queue the submitting thread runs them (their cs_done comes from
+ * that thread), where the hand-off to a worker cost more than the copy;
+ * one byte more goes to the pool as before.
  */
-static void test_dma_fast_path_4mib(void **state)
+static void test_dma_fast_path_8mib(void **state)
 {
 	static const struct {
 		uint64_t size;
 		bool inline_run;
 	} cases[] = {
-		{ 1 * MiB, true },
-		{ 4 * MiB - 1, true },
-		{ 4 * MiB, true },
-		{ 4 * MiB + 1, false },
+		{ 1 * MiB, true }, { 4 * MiB - 1, true },
+		{ 4 * MiB, true }, { 4 * MiB + 1, true },
+		{ 8 * MiB, true }, { 8 * MiB + 1, false },
 	};
 	struct done_by d = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			     .cond = PTHREAD_COND_INITIALIZER };
@@ -563,7 +766,7 @@ static void test_dma_fast_path_4mib(void **state)
 		.cb = { .cs_done = record_done_by, .arg = &d },
 		.module_id = 5,
 	};
-	uint64_t len = 8 * MiB, sva, dva;
+	uint64_t len = 9 * MiB, sva, dva;
 	struct hpu_fw_device *dev;
 	struct hpu_fw_as *as;
 	struct hpu_fw_mem *m;
@@ -671,13 +874,16 @@ int main(void)
 		T(test_par_every_slice_once),
 		T(test_par_affine_every_slice_once),
 		cmocka_unit_test(test_par_affine_order),
+		cmocka_unit_test(test_par_helper_rule),
+		T(test_par_helper_declines_on_runner_cpu),
+		T(test_par_helpers_rest_after_streak),
 		T(test_dma_scattered),
 		T(test_dma_overlap_large),
 		T(test_dma_fault_lowest_slice),
 		T(test_hbm_huge_pages_sparse),
 		T(test_dma_shared),
 		T(test_dma_shared_sizes),
-		T(test_dma_fast_path_4mib),
+		T(test_dma_fast_path_8mib),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

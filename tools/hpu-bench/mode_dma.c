@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * mode_dma.c - hpu-bench dma: H2D, D2H and D2D bandwidth of one LIN_DMA
- * CS per transfer, 4 KiB to 256 MiB, beside single-thread memcpy of the
- * same sizes measured in the same run. H2D and D2H run from pageable
- * memory (hpu_mem_map_host) and from pinned memory (hpu_host_alloc).
- * Host buffers are mapped once. Then the latency of a waited 4 KiB pinned
+ * CS per transfer, 4 KiB to 256 MiB (x4 steps below 1 MiB, x2 from it),
+ * beside single-thread memcpy of the same sizes measured in the same run.
+ * H2D and D2H run from pageable memory (hpu_mem_map_host) and from pinned
+ * memory (hpu_host_alloc). Host buffers are mapped once. From 1 MiB a
+ * size is measured in rounds until its pinned ratios settle (stable.c,
+ * the rule of gemm's rows). Then the latency of a waited 4 KiB pinned
  * H2D transfer beside a bare FUSE ioctl round trip (issue 11).
  */
 #include <errno.h>
@@ -17,13 +19,15 @@
 #include "bench.h"
 #include "hpudrv.h"
 
-#define MIN_SIZE     (4ULL << 10)
-#define DEFAULT_MAX  (256ULL << 20)
-#define MAX_MAX	     (1ULL << 30)
-#define BYTES_PER_PT (512ULL << 20) /* bytes moved per size and path */
-#define MAX_REPS     200
-#define MIN_REPS     2
-#define WAIT_US	     60000000ULL
+#define MIN_SIZE    (4ULL << 10)
+#define DEFAULT_MAX (256ULL << 20)
+#define MAX_MAX	    (1ULL << 30)
+#define WINDOW_NS   (20ULL * 1000 * 1000) /* a path's window, at least */
+#define WINDOW_MIN  2			  /* transfers per window */
+#define ROW_TOL	    0.10		  /* stable.c: 10 % */
+#define ROW_MIN_NS  (500ULL * 1000 * 1000)
+#define ROW_MAX_NS  (5ULL * 1000 * 1000 * 1000)
+#define WAIT_US	    60000000ULL
 
 /* DESIGN.md: host<->device DMA >= 0.8 x memcpy at >= 1 MiB (pinned) */
 #define TARGET_RATIO 0.8
@@ -42,6 +46,19 @@ enum {
 	PD2H,
 	D2D,
 	NPATHS
+};
+
+/* The columns of a row: the paths, memcpy, each host path over memcpy */
+enum {
+	MEMCPY = NPATHS,
+	RATIO, /* + H2D .. PD2H: that path / memcpy of the same round */
+	NCOLS = RATIO + PD2H + 1
+};
+
+/* The rounds of one size: every column's windows and how they ended */
+struct dma_row {
+	struct bench_series cols[NCOLS];
+	enum bench_verdict verdict;
 };
 
 struct dma_run {
@@ -124,38 +141,93 @@ static double gbps(uint64_t bytes, uint64_t ns)
 	return ns ? (double)bytes / (double)ns : 0.0;
 }
 
-static int run_size(struct dma_run *r, uint64_t size, double *out)
+/* The addresses of path @p */
+static void path_addrs(const struct dma_run *r, int p, uint64_t *dst,
+		       uint64_t *src)
 {
-	uint64_t src[NPATHS] = { r->host_src_va, r->dev_a, r->pin_src_va,
-				 r->dev_a, r->dev_a };
-	uint64_t dst[NPATHS] = { r->dev_a, r->host_dst_va, r->dev_a,
-				 r->pin_dst_va, r->dev_b };
-	uint64_t reps = BYTES_PER_PT / size, t0, i;
+	const uint64_t s[NPATHS] = { r->host_src_va, r->dev_a, r->pin_src_va,
+				     r->dev_a, r->dev_a };
+	const uint64_t d[NPATHS] = { r->dev_a, r->host_dst_va, r->dev_a,
+				     r->pin_dst_va, r->dev_b };
+
+	*dst = d[p];
+	*src = s[p];
+}
+
+/*
+ * One window of path @p (memcpy for MEMCPY): transfers of @size back to
+ * back for at least WINDOW_NS and at least WINDOW_MIN of them. GB/s into
+ * *@out.
+ */
+static int window(struct dma_run *r, int p, uint64_t size, double *out)
+{
+	uint64_t t0, t, i = 0, dst, src;
+	int ret;
+
+	if (p != MEMCPY)
+		path_addrs(r, p, &dst, &src);
+	t0 = bench_now_ns();
+	do {
+		if (p == MEMCPY) {
+			memcpy(r->host_dst, r->host_src, size);
+			/* keep the copy from being elided */
+			__asm__ volatile("" : : "r"(r->host_dst) : "memory");
+		} else {
+			ret = dma_once(r, dst, src, size);
+			if (ret)
+				return ret;
+		}
+		i++;
+		t = bench_now_ns();
+	} while (t - t0 < WINDOW_NS || i < WINDOW_MIN);
+	*out = gbps(size * i, t - t0);
+	return 0;
+}
+
+/*
+ * One row: every path and memcpy in rounds, one window each per round
+ * (memcpy first, then the DMA paths, so a round's ratios compare windows
+ * close in time), until the pinned ratios of the last two rounds agree
+ * within ROW_TOL and the row has run ROW_MIN_NS, or ROW_MAX_NS passed
+ * (stable.c). Below TARGET_FROM one round decides: the round trip, not
+ * the bandwidth, is measured there. @row gets the series.
+ */
+static int run_size(struct dma_run *r, uint64_t size, struct dma_row *row)
+{
+	static const struct bench_rule rule = {
+		.tol = ROW_TOL,
+		.min_ns = ROW_MIN_NS,
+		.max_ns = ROW_MAX_NS,
+	};
+	uint64_t start, dst, src;
+	double gb[NCOLS];
 	int p, ret;
 
-	if (reps > MAX_REPS)
-		reps = MAX_REPS;
-	if (reps < MIN_REPS)
-		reps = MIN_REPS;
-	for (p = 0; p < NPATHS; p++) {
-		ret = dma_once(r, dst[p], src[p], size); /* warm-up */
+	memset(row, 0, sizeof(*row));
+	row->verdict = BENCH_STABLE;
+	for (p = 0; p < NPATHS; p++) { /* warm-up */
+		path_addrs(r, p, &dst, &src);
+		ret = dma_once(r, dst, src, size);
 		if (ret)
 			return ret;
-		t0 = bench_now_ns();
-		for (i = 0; i < reps && !ret; i++)
-			ret = dma_once(r, dst[p], src[p], size);
-		if (ret)
-			return ret;
-		out[p] = gbps(size * reps, bench_now_ns() - t0);
 	}
 	memcpy(r->host_dst, r->host_src, size);
-	t0 = bench_now_ns();
-	for (i = 0; i < reps; i++) {
-		memcpy(r->host_dst, r->host_src, size);
-		/* keep the copy from being elided */
-		__asm__ volatile("" : : "r"(r->host_dst) : "memory");
-	}
-	out[NPATHS] = gbps(size * reps, bench_now_ns() - t0);
+	start = bench_now_ns();
+	do {
+		for (p = MEMCPY; p >= 0; p--) {
+			ret = window(r, p, size, &gb[p]);
+			if (ret)
+				return ret;
+			bench_series_add(&row->cols[p], gb[p]);
+		}
+		for (p = H2D; p <= PD2H; p++)
+			bench_series_add(&row->cols[RATIO + p],
+					 gb[p] / gb[MEMCPY]);
+		if (size >= TARGET_FROM)
+			row->verdict = bench_row_verdict(
+				&row->cols[RATIO + PH2D], 2,
+				bench_now_ns() - start, &rule);
+	} while (row->verdict == BENCH_MORE);
 	return 0;
 }
 
@@ -222,7 +294,8 @@ int bench_dma(int argc, char **argv)
 {
 	struct dma_run r = { 0 };
 	uint64_t max = DEFAULT_MAX, size;
-	double gb[NPATHS + 1], worst = -1.0, worst_pin = -1.0, ratio;
+	double worst = -1.0, worst_pin = -1.0, ratio;
+	struct dma_row row;
 	long index = -1, v = 0;
 	char sz[32];
 	int c, p, ret, status = 1;
@@ -244,31 +317,34 @@ int bench_dma(int argc, char **argv)
 	       index);
 	printf("  H2D, D2H: pageable memory (hpu_mem_map_host); pH2D, pD2H: "
 	       "pinned memory (hpu_host_alloc)\n");
-	printf("  %-9s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s\n", "size",
-	       "H2D", "D2H", "pH2D", "pD2H", "D2D", "memcpy", "H2D/mc",
-	       "D2H/mc", "pH2D/mc", "pD2H/mc");
-	for (size = MIN_SIZE; size <= max; size *= 4) {
-		ret = run_size(&r, size, gb);
+	printf("  %-9s %4s %6s %6s %6s %6s %6s %6s %7s %7s %7s %7s %5s %5s\n",
+	       "size", "rnds", "H2D", "D2H", "pH2D", "pD2H", "D2D", "memcpy",
+	       "H2D/mc", "D2H/mc", "pH2D/mc", "pD2H/mc", "sp%pH", "sp%pD");
+	for (size = MIN_SIZE; size <= max; size *= size < TARGET_FROM ? 4 : 2) {
+		ret = run_size(&r, size, &row);
 		if (ret) {
 			fprintf(stderr, "hpu-bench: DMA of %llu bytes: %s\n",
 				(unsigned long long)size, hpu_strerror(ret));
 			goto out;
 		}
 		size_str(size, sz, sizeof(sz));
-		printf("  %-9s", sz);
-		for (p = 0; p <= NPATHS; p++)
-			printf(" %7.2f", gb[p]);
+		printf("  %-9s %4u", sz, row.cols[MEMCPY].n);
+		for (p = 0; p <= MEMCPY; p++)
+			printf(" %6.2f", bench_series_median(&row.cols[p]));
 		for (p = H2D; p <= PD2H; p++) {
-			ratio = gb[NPATHS] > 0 ? gb[p] / gb[NPATHS] : 0;
+			ratio = bench_series_median(&row.cols[RATIO + p]);
 			printf(" %7.2f", ratio);
-			if (size < TARGET_FROM || gb[NPATHS] <= 0)
+			if (size < TARGET_FROM)
 				continue;
 			if (p >= PH2D && (worst_pin < 0 || ratio < worst_pin))
 				worst_pin = ratio;
 			if (p < PH2D && (worst < 0 || ratio < worst))
 				worst = ratio;
 		}
-		printf("\n");
+		printf(" %5.0f %5.0f%s\n",
+		       100.0 * bench_series_spread(&row.cols[RATIO + PH2D]),
+		       100.0 * bench_series_spread(&row.cols[RATIO + PD2H]),
+		       row.verdict == BENCH_STABLE ? "" : "  unsettled");
 	}
 	if (worst_pin >= 0)
 		printf("  target (DESIGN.md): host<->device >= %.1f x memcpy at "

@@ -31,19 +31,11 @@
  * @pos: host positions of a step [B]
  * @logits: host logits of a step [B][V]
  * @order: scratch of the sampler: the logits of a sequence, ranked [V]
+ * @order_tmp: scratch of the ranking [V]
+ * @prob: scratch of the sampler: the unnormalized probabilities [V]
  * @lat: step latencies of the current call
  * @err: message of the last failure
  */
-/**
- * struct ht_ranked - one vocabulary entry as the sampler ranks it
- * @lg: its logit
- * @id: its token id
- */
-struct ht_ranked {
-	float lg;
-	uint32_t id;
-};
-
 struct ht_generator {
 	struct ht_gen_opts o;
 	struct ht_gpt_config cfg;
@@ -56,6 +48,8 @@ struct ht_generator {
 	int32_t *pos;
 	float *logits;
 	struct ht_ranked *order;
+	struct ht_ranked *order_tmp;
+	double *prob;
 	double *lat;
 	char err[256];
 };
@@ -124,9 +118,11 @@ static int setup(struct ht_generator *g, const struct ht_gpt_weights *w,
 	g->pos = calloc(g->o.batch, sizeof(*g->pos));
 	g->logits = calloc((size_t)g->o.batch * c->vocab, sizeof(float));
 	g->order = calloc(c->vocab, sizeof(*g->order));
+	g->order_tmp = calloc(c->vocab, sizeof(*g->order_tmp));
+	g->prob = calloc(c->vocab, sizeof(*g->prob));
 	g->lat = calloc(c->context, sizeof(*g->lat));
 	if (!ret && (!g->zeros || !g->ids || !g->pos || !g->logits ||
-		     !g->order || !g->lat))
+		     !g->order || !g->order_tmp || !g->prob || !g->lat))
 		ret = -ENOMEM;
 	if (!ret)
 		ret = clear_caches(g);
@@ -185,6 +181,8 @@ void ht_generator_destroy(struct ht_generator *g)
 	free(g->pos);
 	free(g->logits);
 	free(g->order);
+	free(g->order_tmp);
+	free(g->prob);
 	free(g->lat);
 	free(g);
 }
@@ -226,35 +224,6 @@ static int step(struct ht_generator *g, uint32_t pos)
 	return ret ? ret : r;
 }
 
-/*
- * A total order for the sampler: a larger logit first, then a smaller id;
- * NaN logits after every number (so a broken model still gives a defined
- * order instead of an inconsistent comparison).
- */
-static int cmp_ranked(const void *pa, const void *pb)
-{
-	const struct ht_ranked *a = pa, *b = pb;
-	bool na = isnan(a->lg), nb = isnan(b->lg);
-
-	if (na != nb)
-		return na ? 1 : -1;
-	if (!na && a->lg != b->lg)
-		return a->lg > b->lg ? -1 : 1;
-	return a->id < b->id ? -1 : a->id > b->id;
-}
-
-/* g->order: the vocabulary of logits @lg in cmp_ranked() order */
-static void rank_ids(struct ht_generator *g, const float *lg)
-{
-	uint32_t V = g->cfg.vocab, i;
-
-	for (i = 0; i < V; i++) {
-		g->order[i].lg = lg[i];
-		g->order[i].id = i;
-	}
-	qsort(g->order, V, sizeof(*g->order), cmp_ranked);
-}
-
 /* The next token of sequence @b from its logits */
 static int32_t sample(struct ht_generator *g, const float *lg,
 		      struct ht_rng *rng)
@@ -262,15 +231,18 @@ static int32_t sample(struct ht_generator *g, const float *lg,
 	uint32_t V = g->cfg.vocab, k = g->o.top_k ? g->o.top_k : V, i;
 	double sum = 0.0, u, acc = 0.0, mx, p;
 
-	rank_ids(g, lg);
+	ht_rank_logits(lg, V, g->order, g->order_tmp);
 	if (g->o.temperature == 0.0f)
 		return (int32_t)g->order[0].id;
 	mx = g->order[0].lg;
-	for (i = 0; i < k; i++)
-		sum += exp(((double)g->order[i].lg - mx) / g->o.temperature);
+	for (i = 0; i < k; i++) {
+		g->prob[i] =
+			exp(((double)g->order[i].lg - mx) / g->o.temperature);
+		sum += g->prob[i];
+	}
 	u = (double)ht_rng_float(rng) * sum;
 	for (i = 0; i < k; i++) {
-		p = exp(((double)g->order[i].lg - mx) / g->o.temperature);
+		p = g->prob[i];
 		acc += p;
 		if (u < acc)
 			return (int32_t)g->order[i].id;

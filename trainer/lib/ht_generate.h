@@ -155,6 +155,32 @@ int ht_generator_create(const struct ht_gpt_weights *w,
 int ht_generate(struct ht_generator *g, const int32_t *prompt, uint32_t plen,
 		uint32_t max_new, int32_t *out, struct ht_gen_stats *st);
 
+/**
+ * struct ht_ranked - one vocabulary entry as the sampler ranks it
+ * @lg: its logit
+ * @id: its token id
+ * @key: its rank key (internal to ht_rank_logits())
+ */
+struct ht_ranked {
+	float lg;
+	uint32_t id;
+	uint32_t key;
+};
+
+/**
+ * ht_rank_logits() - the sampler's order of a vocabulary
+ * @lg: @n logits
+ * @n: vocabulary size (at least 1)
+ * @out: receives the @n entries: larger logit first, then smaller id;
+ *	NaN logits after every number (by id); -0 and +0 are equal
+ * @tmp: @n entries of scratch
+ *
+ * The order is total: the result is what any correct sort by that order
+ * gives (ht_generate() samples from it on every path).
+ */
+void ht_rank_logits(const float *lg, uint32_t n, struct ht_ranked *out,
+		    struct ht_ranked *tmp);
+
 /** ht_generator_error() - message of the last failure */
 const char *ht_generator_error(const struct ht_generator *g);
 

@@ -15,6 +15,7 @@
  *   hpudrv_cs.h      command buffers, CS submit/wait, the CB builder
  *   hpudrv_stream.h  streams and their events
  *   hpudrv_nic.h     NIC registration, connections, fault injection
+ *   hpudrv_trace.h   engine traces of the context
  * Programs include this file only.
  *
  * Install layout: <prefix>/include/hpu/hpudrv.h (and the hpudrv_*.h
@@ -30,5 +31,6 @@
 #include "hpudrv_cs.h"
 #include "hpudrv_stream.h"
 #include "hpudrv_nic.h"
+#include "hpudrv_trace.h"
 
 #endif /* HPU_HPUDRV_H */

@@ -198,23 +198,6 @@ int hpu_profile_enabled(void)
 	return hpudrv_profile_want() ? 1 : 0;
 }
 
-static int trace_op(struct hpu_device *dev, unsigned int op, uint32_t capacity,
-		    struct hpu_trace_event *buf, uint32_t max,
-		    struct hpu_trace_out *out)
-{
-	union hpu_trace_args a = { 0 };
-	int ret;
-
-	a.in.op = op;
-	a.in.capacity = capacity;
-	a.in.events_ptr = (uint64_t)(uintptr_t)buf;
-	a.in.max_events = max;
-	ret = hpudrv_ioctl(dev->fd, HPU_IOCTL_TRACE, &a);
-	if (!ret && out)
-		*out = a.out;
-	return ret;
-}
-
 static uint32_t ring_capacity(void)
 {
 	const char *s = getenv("HPU_PROFILE_CAPACITY");

@@ -18,7 +18,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "hpudrv_internal.h"
@@ -246,7 +245,7 @@ void hpudrv_profile_device_open(struct hpu_device *dev)
 	memset(p, 0, sizeof(*p));
 	p->dev = dev;
 	describe(p, dev);
-	ret = trace_op(dev, HPU_TRACE_OP_START, ring_capacity(), NULL, 0, NULL);
+	ret = hpu_trace_start(dev, ring_capacity());
 	p->traced = !ret;
 	if (ret)
 		fprintf(stderr,
@@ -263,6 +262,7 @@ static void drain(struct pdev *p)
 {
 	struct hpu_trace_out out;
 	uint64_t guard;
+	int n_read;
 
 	if (!p->dev || !p->traced)
 		return;
@@ -281,12 +281,13 @@ static void drain(struct pdev *p)
 			p->ev = n;
 			p->cap = cap;
 		}
-		if (trace_op(p->dev, HPU_TRACE_OP_READ, 0, p->ev + p->d.nev,
-			     PROFILE_READ_CHUNK, &out))
+		n_read = hpu_trace_read(p->dev, p->ev + p->d.nev,
+					PROFILE_READ_CHUNK, &out);
+		if (n_read < 0)
 			break;
-		p->d.nev += out.events;
+		p->d.nev += (size_t)n_read;
 		p->d.dropped = out.dropped;
-		if (!out.events || !out.pending)
+		if (!n_read || !out.pending)
 			break;
 	}
 	p->d.ev = p->ev;
@@ -351,7 +352,7 @@ void hpudrv_profile_device_close(struct hpu_device *dev)
 			continue;
 		drain(p);
 		if (p->traced)
-			trace_op(dev, HPU_TRACE_OP_FREE, 0, NULL, 0, NULL);
+			hpu_trace_free(dev);
 		p->dev = NULL;
 		if (--nopen == 0)
 			write_file();

@@ -25,10 +25,11 @@
 
 #include "hpu_accel.h"
 
-/* HPU_IOCTL_TRACE is there (ABI 1.5) */
-#define HPU_CAP_TRACE (1ULL << 14)
-
-#define HPU_COMMAND_TRACE 0x08
+/*
+ * HPU_CAP_TRACE (HPU_IOCTL_TRACE is there) and HPU_COMMAND_TRACE are in
+ * hpu_accel.h with the others; the rings' memory is charged to the
+ * context's HPU_CTX_LIMIT_TRACE_BYTES (-ENOSPC beyond it).
+ */
 
 /* Bounds of hpu_trace_in.capacity (events per engine queue, power of 2) */
 #define HPU_TRACE_MIN_CAPACITY	   64

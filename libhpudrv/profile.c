@@ -118,6 +118,7 @@ static void child_after_fork(void)
 	pthread_mutex_init(&profile_lock, NULL);
 	if (!profiling)
 		return;
+	hpudrv_spans_after_fork();
 	/* the parent's devices and spans are the parent's to write */
 	for (i = 0; i < npdevs; i++)
 		free(pdevs[i].ev);

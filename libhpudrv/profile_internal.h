@@ -121,6 +121,7 @@ void hpudrv_spans_enable(bool on);
 size_t hpudrv_spans_snapshot(struct hpudrv_span **out, uint64_t *dropped);
 size_t hpudrv_spans_threads(struct hpudrv_trace_thread **out);
 void hpudrv_spans_reset(void);
+void hpudrv_spans_after_fork(void);
 
 /* profile.c */
 int hpudrv_profile_path(const char *pattern, int pid, const char *rank,

@@ -47,9 +47,12 @@ static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct hpudrv_trace_thread threads[SPAN_THREADS_MAX];
 static size_t nthreads;
 
-static __thread struct open_span *tls_stack;
-static __thread unsigned int tls_depth;
-static __thread bool tls_registered;
+/* initial-exec: a few bytes of static TLS, no __tls_get_addr() call */
+#define SPAN_TLS __thread __attribute__((tls_model("initial-exec")))
+
+static SPAN_TLS struct open_span *tls_stack;
+static SPAN_TLS unsigned int tls_depth;
+static SPAN_TLS uint32_t tls_tid; /* gettid(), 0 until the first span */
 
 uint64_t hpu_profile_now_ns(void)
 {
@@ -86,6 +89,14 @@ int hpudrv_spans_init(size_t capacity)
 void hpudrv_spans_enable(bool on)
 {
 	atomic_store(&spans_state, on && spans ? SPANS_ON : SPANS_OFF);
+}
+
+void hpudrv_spans_after_fork(void)
+{
+	/* the one thread of the child has a thread id of its own */
+	tls_tid = 0;
+	pthread_mutex_init(&threads_lock, NULL);
+	nthreads = 0;
 }
 
 void hpudrv_spans_reset(void)
@@ -128,11 +139,11 @@ static void register_thread(void)
 {
 	char name[32] = "";
 
-	tls_registered = true;
+	tls_tid = (uint32_t)gettid();
 	pthread_getname_np(pthread_self(), name, sizeof(name));
 	pthread_mutex_lock(&threads_lock);
 	if (nthreads < SPAN_THREADS_MAX) {
-		threads[nthreads].tid = (uint32_t)gettid();
+		threads[nthreads].tid = tls_tid;
 		copy_str(threads[nthreads].name, sizeof(threads[0].name), name);
 		nthreads++;
 	}
@@ -167,7 +178,7 @@ void hpu_profile_span_begin(const char *name, const char *category)
 
 	if (!spans_on())
 		return;
-	if (!tls_registered)
+	if (!tls_tid)
 		register_thread();
 	if (!tls_stack) {
 		/* freed never: a thread's few KiB, for the life of the process */
@@ -188,16 +199,17 @@ void hpu_profile_span_end(void)
 	struct open_span *o;
 	uint64_t end;
 
-	if (!tls_depth)
+	/* profiling never stops once on: an end while off had no begin */
+	if (atomic_load_explicit(&spans_state, memory_order_relaxed) !=
+		    SPANS_ON ||
+	    !tls_depth)
 		return;
 	tls_depth--;
-	if (tls_depth >= HPU_PROFILE_MAX_DEPTH || !tls_stack ||
-	    atomic_load_explicit(&spans_state, memory_order_acquire) !=
-		    SPANS_ON)
+	if (tls_depth >= HPU_PROFILE_MAX_DEPTH || !tls_stack)
 		return;
 	end = hpu_profile_now_ns();
 	o = &tls_stack[tls_depth];
-	record(o->begin_ns, end, (uint32_t)gettid(), 0, o->name, o->cat);
+	record(o->begin_ns, end, tls_tid, 0, o->name, o->cat);
 }
 
 void hpu_profile_span_add(const char *name, const char *category,

@@ -201,12 +201,15 @@ static void test_profiler_values(void **state)
 {
 	const char *args[] = { "--profiler", "simple", NULL };
 	const char *args2[] = { "--profiler", "", NULL };
+	const char *args3[] = { "--profiler", "hpu", "--benchmark", NULL };
 	struct hpu_test_train_run r;
 
 	(void)state;
 	hpu_test_train_refused(args, NULL, "--profiler", 0, &r);
 	hpu_test_train_run_free(&r);
 	hpu_test_train_refused(args2, NULL, "--profiler", 1, &r);
+	hpu_test_train_run_free(&r);
+	hpu_test_train_refused(args3, NULL, "not --benchmark", 2, &r);
 	hpu_test_train_run_free(&r);
 }
 

@@ -908,6 +908,11 @@ int htc_check(const struct htc_opts *o, const struct ht_devices *dev,
 				 "parallel over N devices of this node)\n");
 		return HTC_EXIT_USAGE;
 	}
+	if (o->benchmark && o->profiler) {
+		fprintf(stderr, HTC_PROG ": --profiler hpu traces a training "
+					 "run, not --benchmark\n");
+		return HTC_EXIT_USAGE;
+	}
 	if (o->benchmark && o->bench_prefetch && cl->world_size > 1) {
 		fprintf(stderr,
 			HTC_PROG ": --benchmark-prefetch compares the paths "

@@ -275,6 +275,71 @@ static void test_synthetic_file(void **state)
 }
 
 /* ts/dur keep nanoseconds: 1234567 ns is 1234.567 us */
+/* the checker the trace tests rely on refuses what viewers mis-draw */
+static void test_checker_refuses(void **state)
+{
+#define META                                                                 \
+	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,"                 \
+	"\"args\":{\"name\":\"p\"}},{\"ph\":\"M\",\"name\":\"thread_name\"," \
+	"\"pid\":1,\"tid\":1,\"args\":{\"name\":\"t\"}},"
+#define X(ts, dur)                                                     \
+	"{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":" #ts \
+	",\"dur\":" #dur "}"
+	static const struct {
+		const char *json;
+		const char *err;
+	} cases[] = {
+		{ "{\"traceEvents\":[" META X(1, 5) "," X(2, 1) "]}", NULL },
+		{ "{\"traceEvents\":[" META X(5, 1) "," X(2, 1) "]}",
+		  "before the thread's previous" },
+		{ "{\"traceEvents\":[" META X(1, 5) "," X(2, 9) "]}",
+		  "without nesting" },
+		{ "{\"traceEvents\":[" X(1, 5) "]}", "no thread_name" },
+		{ "{\"traceEvents\":[" META
+		  "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":3}]}",
+		  "E without a B" },
+		{ "{\"traceEvents\":[" META
+		  "{\"ph\":\"B\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":3}]}",
+		  "a B never ended" },
+		{ "{\"traceEvents\":[" META
+		  "{\"ph\":\"s\",\"cat\":\"c\",\"id\":7,\"pid\":1,\"tid\":1,"
+		  "\"ts\":3}]}",
+		  "1 starts and 0 ends" },
+		{ "{\"traceEvents\":[" META
+		  "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1}]}",
+		  "X without a name" },
+		{ "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\","
+		  "\"pid\":1,\"args\":{\"name\":\"t\"}}]}",
+		  "without tid" },
+	};
+	struct hpu_test_trace t;
+	size_t i;
+	FILE *f;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strcpy(tmp_path, "/tmp/test_profile_json.XXXXXX");
+		f = fdopen(mkstemp(tmp_path), "w");
+		assert_non_null(f);
+		fputs(cases[i].json, f);
+		fclose(f);
+		if (!cases[i].err) {
+			if (hpu_test_trace_check(tmp_path, &t))
+				fail_msg("case %zu: %s", i, t.err);
+		} else {
+			assert_int_equal(hpu_test_trace_check(tmp_path, &t),
+					 -1);
+			if (!strstr(t.err, cases[i].err))
+				fail_msg("case %zu: '%s' lacks '%s'", i, t.err,
+					 cases[i].err);
+		}
+		hpu_test_trace_free(&t);
+		unlink(tmp_path);
+	}
+#undef X
+#undef META
+}
+
 static void test_ns_precision(void **state)
 {
 	struct hpu_trace_event e =
@@ -426,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_engine_names),
 		cmocka_unit_test(test_model_layout),
 		cmocka_unit_test(test_synthetic_file),
+		cmocka_unit_test(test_checker_refuses),
 		cmocka_unit_test(test_ns_precision),
 		cmocka_unit_test(test_span_bound),
 		cmocka_unit_test(test_span_off),

@@ -145,8 +145,8 @@ void hpusim_trace_free(struct hpu_fw_as *as)
 int hpusim_trace_peek(struct hpu_fw_as *as, struct hpu_trace_event *ev,
 		      uint32_t max, uint64_t *pos)
 {
+	uint32_t live[HPUSIM_MAX_ENGINES], nlive = 0, i, n = 0;
 	struct hpusim_trace *t;
-	uint32_t i, n = 0;
 
 	if (!as || !pos || (max && !ev))
 		return -EINVAL;
@@ -156,29 +156,32 @@ int hpusim_trace_peek(struct hpu_fw_as *as, struct hpu_trace_event *ev,
 	if (!t)
 		goto out;
 	pthread_mutex_lock(&t->lock);
-	for (i = 0; i < t->engines; i++)
+	/* the rings with events, so a merge step looks at those only */
+	for (i = 0; i < t->engines; i++) {
 		pos[i] = t->rings[i].tail;
+		if (pos[i] != t->rings[i].head)
+			live[nlive++] = i;
+	}
 	/* jobs of one queue run in order: each ring is sorted by start */
-	while (n < max) {
+	while (n < max && nlive) {
 		const struct hpu_trace_event *best = NULL;
-		uint32_t bi = 0;
+		uint32_t bl = 0, l;
 
-		for (i = 0; i < t->engines; i++) {
+		for (l = 0; l < nlive; l++) {
 			const struct hpu_trace_event *e;
 
-			if (pos[i] == t->rings[i].head)
-				continue;
+			i = live[l];
 			e = &t->ev[(size_t)i * t->capacity +
 				   (pos[i] & (t->capacity - 1))];
 			if (!best || e->start_ns < best->start_ns) {
 				best = e;
-				bi = i;
+				bl = l;
 			}
 		}
-		if (!best)
-			break;
 		ev[n++] = *best;
-		pos[bi]++;
+		i = live[bl];
+		if (++pos[i] == t->rings[i].head)
+			live[bl] = live[--nlive];
 	}
 	pthread_mutex_unlock(&t->lock);
 out:

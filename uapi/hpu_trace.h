@@ -37,20 +37,21 @@
 #define HPU_TRACE_DEFAULT_CAPACITY 4096
 
 /* What a job was (hpu_trace_event.kind) */
-#define HPU_TRACE_KIND_DMA	 0 /* LIN_DMA: @bytes moved */
-#define HPU_TRACE_KIND_MEMSET	 1 /* MEMSET: @bytes written */
-#define HPU_TRACE_KIND_GEMM	 2 /* MME GEMM: @flops, @bytes read+written */
-#define HPU_TRACE_KIND_TPC	 3 /* TPC kernel @detail: @flops, @bytes */
-#define HPU_TRACE_KIND_NIC	 4 /* NIC send/write on port @detail: @bytes */
-#define HPU_TRACE_KIND_SYNC	 5 /* a job of only FENCE/SIGNAL/NOP packets */
-#define HPU_TRACE_KIND_MIXED	 6 /* several kinds of work in one job */
-#define HPU_TRACE_KIND_NR	 7
+#define HPU_TRACE_KIND_DMA    0 /* LIN_DMA: @bytes moved */
+#define HPU_TRACE_KIND_MEMSET 1 /* MEMSET: @bytes written */
+#define HPU_TRACE_KIND_GEMM   2 /* MME GEMM: @flops, @bytes read+written */
+#define HPU_TRACE_KIND_TPC    3 /* TPC kernel @detail: @flops, @bytes */
+#define HPU_TRACE_KIND_NIC    4 /* NIC send/write on port @detail: @bytes */
+#define HPU_TRACE_KIND_SYNC   5 /* a job of only FENCE/SIGNAL/NOP packets */
+#define HPU_TRACE_KIND_MIXED  6 /* several kinds of work in one job */
+#define HPU_TRACE_KIND_NR     7
 
 /* hpu_trace_event.flags */
-#define HPU_TRACE_EV_WAITED	 (1U << 0) /* parked on a FENCE before @start_ns */
-#define HPU_TRACE_EV_SIGNALLED	 (1U << 1) /* @signal_sob was signalled at the end */
-#define HPU_TRACE_EV_FAILED	 (1U << 2) /* ended by a fault, reset or abort */
-#define HPU_TRACE_EV_MASK	 0x7
+#define HPU_TRACE_EV_WAITED (1U << 0) /* parked on a FENCE before @start_ns */
+#define HPU_TRACE_EV_SIGNALLED \
+	(1U << 1)		      /* @signal_sob was signalled at the end */
+#define HPU_TRACE_EV_FAILED (1U << 2) /* ended by a fault, reset or abort */
+#define HPU_TRACE_EV_MASK   0x7
 
 /**
  * struct hpu_trace_event - one job on one engine queue

@@ -308,7 +308,8 @@ static int add_device(struct writer *w, uint32_t di, uint64_t *flow)
 		return -ENOMEM;
 	if (d->nev)
 		memcpy(ev, d->ev, d->nev * sizeof(*ev));
-	qsort(ev, d->nev, sizeof(*ev), cmp_start);
+	if (d->nev)
+		qsort(ev, d->nev, sizeof(*ev), cmp_start);
 	hpudrv_trace_model_layout(ev, d->nev, w->mstart[di], w->mend[di]);
 	for (i = 0; i < d->nev; i++) {
 		const struct hpu_trace_event *e = &ev[i];
@@ -376,7 +377,8 @@ static int place_async(struct writer *w)
 	for (i = 0; i < doc->nspans; i++)
 		if (doc->spans[i].flags & HPUDRV_SPAN_ASYNC)
 			order[n++] = &doc->spans[i];
-	qsort(order, n, sizeof(*order), cmp_span_begin);
+	if (n)
+		qsort(order, n, sizeof(*order), cmp_span_begin);
 	for (i = 0; i < n; i++) {
 		const struct hpudrv_span *s = order[i];
 
@@ -655,7 +657,8 @@ int hpudrv_trace_json_write(FILE *f, const struct hpudrv_trace_doc *doc)
 		writer_free(&w);
 		return ret;
 	}
-	qsort(w.r, w.n, sizeof(*w.r), cmp_rec);
+	if (w.n)
+		qsort(w.r, w.n, sizeof(*w.r), cmp_rec);
 	fputs("{\"traceEvents\":[\n", f);
 	write_meta(&w, f);
 	for (i = 0; i < w.n; i++)

@@ -44,6 +44,9 @@ static _Atomic size_t spans_next;
 static _Atomic uint64_t spans_dropped;
 
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
+/* frees a thread's stack of open spans when it exits */
+static pthread_once_t stack_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t stack_key;
 static struct hpudrv_trace_thread threads[SPAN_THREADS_MAX];
 static size_t nthreads;
 
@@ -127,6 +130,16 @@ static inline bool spans_on(void)
 	       SPANS_ON;
 }
 
+static void stack_free(void *p)
+{
+	free(p);
+}
+
+static void stack_key_init(void)
+{
+	pthread_key_create(&stack_key, stack_free);
+}
+
 static void copy_str(char *dst, size_t len, const char *src)
 {
 	size_t n = strnlen(src, len - 1);
@@ -181,10 +194,12 @@ void hpu_profile_span_begin(const char *name, const char *category)
 	if (!tls_tid)
 		register_thread();
 	if (!tls_stack) {
-		/* freed never: a thread's few KiB, for the life of the process */
+		/* a thread's 2 KiB, freed when it exits */
+		pthread_once(&stack_key_once, stack_key_init);
 		tls_stack = calloc(HPU_PROFILE_MAX_DEPTH, sizeof(*tls_stack));
 		if (!tls_stack)
 			return;
+		pthread_setspecific(stack_key, tls_stack);
 	}
 	if (tls_depth++ >= HPU_PROFILE_MAX_DEPTH)
 		return;

@@ -333,7 +333,8 @@ static int check_flows(struct checker *c)
 {
 	size_t i = 0, j;
 
-	qsort(c->flows, c->nflows, sizeof(*c->flows), cmp_flow);
+	if (c->nflows)
+		qsort(c->flows, c->nflows, sizeof(*c->flows), cmp_flow);
 	while (i < c->nflows) {
 		size_t s = 0, f = 0;
 		double s_ts = 0, f_ts = 0;

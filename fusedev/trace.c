@@ -11,9 +11,10 @@
  * them from the rings only once the copy to the client succeeded: a READ
  * answered -EFAULT leaves every event where it was.
  *
- * The TRACE calls of all contexts are serialized by one lock (they are
- * rare; the job path never takes it), which also orders a START's charge
- * against a concurrent FREE of the same context.
+ * The TRACE calls of one context are serialized by its trace_lock, which
+ * orders a START's charge against a FREE and keeps a READ's peek, copy
+ * and consume together; the copy to the client holds no other lock, so a
+ * client that stalls it holds up only its own TRACE calls.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,8 +24,6 @@
 #include "hpu_fused_uaccess.h"
 #include "hpu_mem.h"
 #include "hpu_trace.h"
-
-static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /**
  * hfd_device_has_trace() - whether the model records engine traces
@@ -136,72 +135,117 @@ static void trace_free(struct hfd_ctx *ctx)
 	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_TRACE_BYTES, held);
 }
 
-/* READ: events out to the caller, taken from the rings once they landed */
+/* Run @fn on the context's address space under its as_lock: -ENODEV gone */
+static int with_as(struct hfd_ctx *ctx, int (*fn)(struct hfd_ctx *, void *),
+		   void *arg)
+{
+	int ret;
+
+	pthread_rwlock_rdlock(&ctx->as_lock);
+	ret = ctx->as ? fn(ctx, arg) : -ENODEV;
+	pthread_rwlock_unlock(&ctx->as_lock);
+	return ret;
+}
+
+/* What a READ hands between its steps */
+struct read_step {
+	struct hpu_trace_event *ev;
+	uint32_t max;
+	uint64_t *pos;
+};
+
+static int read_peek(struct hfd_ctx *ctx, void *arg)
+{
+	struct read_step *r = arg;
+
+	return CTX_OPS(ctx)->trace_peek(ctx->as, r->ev, r->max, r->pos);
+}
+
+static int read_consume(struct hfd_ctx *ctx, void *arg)
+{
+	struct read_step *r = arg;
+
+	CTX_OPS(ctx)->trace_consume(ctx->as, r->pos);
+	return 0;
+}
+
+/*
+ * READ: the oldest events copied out to the caller (no lock but the
+ * context's trace_lock held meanwhile), taken from the rings only once
+ * they landed
+ */
 static int trace_read(const struct hfd_ioctl_call *call,
 		      const struct hpu_trace_in *in, uint64_t *events)
 {
 	struct hfd_ctx *ctx = call->ctx;
-	const struct hpu_fw_ops *o = CTX_OPS(ctx);
-	struct hpu_trace_event *ev;
-	uint64_t *pos;
+	struct read_step r = { .max = in->max_events };
 	int n, ret = 0;
 
 	*events = 0;
-	ev = malloc((size_t)in->max_events * sizeof(*ev));
-	pos = calloc(ctx->dev->profile->num_queues, sizeof(*pos));
-	if (!ev || !pos) {
+	r.ev = malloc((size_t)in->max_events * sizeof(*r.ev));
+	r.pos = calloc(ctx->dev->profile->num_queues, sizeof(*r.pos));
+	if (!r.ev || !r.pos) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	n = o->trace_peek(ctx->as, ev, in->max_events, pos);
-	if (n < 0) {
+	n = with_as(ctx, read_peek, &r);
+	if (n <= 0) {
 		ret = n;
 		goto out;
 	}
-	if (n) {
-		ret = hfd_copy_to_user(call->pid, in->events_ptr, ev,
-				       (size_t)n * sizeof(*ev));
-		if (ret)
-			goto out;
-		o->trace_consume(ctx->as, pos);
-	}
-	*events = (uint64_t)n;
+	ret = hfd_copy_to_user(call->pid, in->events_ptr, r.ev,
+			       (size_t)n * sizeof(*r.ev));
+	if (!ret)
+		ret = with_as(ctx, read_consume, &r);
+	if (!ret)
+		*events = (uint64_t)n;
 out:
-	free(pos);
-	free(ev);
+	free(r.pos);
+	free(r.ev);
 	return ret;
 }
 
-/* One op on the context's address space; as_lock held for reading */
+/* START, STOP, FREE or STATUS on the context's address space */
+static int trace_ctl(struct hfd_ctx *ctx, void *arg)
+{
+	const struct hpu_trace_in *in = arg;
+
+	switch (in->op) {
+	case HPU_TRACE_OP_START:
+		return trace_start(ctx, in->capacity);
+	case HPU_TRACE_OP_STOP:
+		CTX_OPS(ctx)->trace_stop(ctx->as);
+		return 0;
+	case HPU_TRACE_OP_FREE:
+		trace_free(ctx);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int trace_status(struct hfd_ctx *ctx, void *arg)
+{
+	CTX_OPS(ctx)->trace_status(ctx->as, arg);
+	return 0;
+}
+
+/* One op of the context (its trace_lock held) */
 static int trace_op(const struct hfd_ioctl_call *call,
 		    const struct hpu_trace_in *in, struct hpu_trace_out *out)
 {
 	struct hfd_ctx *ctx = call->ctx;
-	const struct hpu_fw_ops *o = CTX_OPS(ctx);
 	uint64_t events = 0;
-	int ret = 0;
+	int ret;
 
-	switch (in->op) {
-	case HPU_TRACE_OP_START:
-		ret = trace_start(ctx, in->capacity);
-		break;
-	case HPU_TRACE_OP_STOP:
-		o->trace_stop(ctx->as);
-		break;
-	case HPU_TRACE_OP_READ:
+	if (in->op == HPU_TRACE_OP_READ)
 		ret = trace_read(call, in, &events);
-		break;
-	case HPU_TRACE_OP_STATUS:
-		break;
-	case HPU_TRACE_OP_FREE:
-		trace_free(ctx);
-		break;
-	default:
-		return -EINVAL;
-	}
+	else
+		ret = with_as(ctx, trace_ctl, (void *)in);
+	if (!ret)
+		ret = with_as(ctx, trace_status, out);
 	if (ret)
 		return ret;
-	o->trace_status(ctx->as, out);
 	out->events = events;
 	out->reserved = 0;
 	return 0;
@@ -232,11 +276,9 @@ int hfd_ioctl_trace(const struct hfd_ioctl_call *call, void *data)
 	if (!hfd_device_has_trace(dev))
 		return -EOPNOTSUPP;
 	memset(&out, 0, sizeof(out));
-	pthread_mutex_lock(&trace_lock);
-	pthread_rwlock_rdlock(&ctx->as_lock);
-	ret = ctx->as ? trace_op(call, &in, &out) : -ENODEV;
-	pthread_rwlock_unlock(&ctx->as_lock);
-	pthread_mutex_unlock(&trace_lock);
+	pthread_mutex_lock(&ctx->trace_lock);
+	ret = trace_op(call, &in, &out);
+	pthread_mutex_unlock(&ctx->trace_lock);
 	if (ret)
 		return ret;
 	args->out = out;

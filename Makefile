@@ -49,7 +49,7 @@ msg = @printf '  %-8s %s\n' $(1) $(2)
 endif
 
 # Dependencies are looked up lazily so that 'make deps' works before they exist.
-PKGS := fuse3 libdrm libudev openblas
+PKGS := fuse3 libdrm libudev openblas json-c
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 
@@ -141,6 +141,8 @@ CCL_TOOL_SRCS := $(sort $(wildcard tools/hpu-ccl-tests/*.c))
 MODEL_CHECK_SRCS := $(sort $(wildcard tools/hpu-model-check/*.c))
 SIM_TIMING_SRCS := firmware-sim/timing_model.c firmware-sim/timing_checks.c
 PLOT_TOOL_SRCS := $(sort $(wildcard tools/hpu-plot/*.c))
+# hpu-prof: trace summaries (json-c)
+PROF_TOOL_SRCS := $(sort $(wildcard tools/hpu-prof/*.c))
 # The training library (static, linked into hpu-train and the tests)
 TRAIN_SRCS := $(sort $(wildcard trainer/lib/*.c))
 TRAIN_TOOL_SRCS := $(sort $(wildcard trainer/hpu-train/*.c))
@@ -181,6 +183,7 @@ CCL_OBJS = $(call obj,$(CCL_SRCS))
 HPU_CCL_TESTS := $(O)/bin/hpu-ccl-tests
 HPU_MODEL_CHECK := $(O)/bin/hpu-model-check
 HPU_PLOT := $(O)/bin/hpu-plot
+HPU_PROF := $(O)/bin/hpu-prof
 LIBHPUTRAIN := $(O)/lib/libhputrain.a
 HPU_TRAIN := $(O)/bin/hpu-train
 HPU_GENERATE := $(O)/bin/hpu-generate
@@ -191,7 +194,8 @@ EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
 
 TOOLS := $(HPU_FUSED) $(if $(SMI_SRCS),$(HPU_SMI)) $(if $(BENCH_SRCS),$(HPU_BENCH)) \
 	$(if $(CCL_TOOL_SRCS),$(HPU_CCL_TESTS)) $(if $(TRAIN_TOOL_SRCS),$(HPU_TRAIN)) \
-	$(if $(GEN_TOOL_SRCS),$(HPU_GENERATE)) $(if $(PLOT_TOOL_SRCS),$(HPU_PLOT))
+	$(if $(GEN_TOOL_SRCS),$(HPU_GENERATE)) $(if $(PLOT_TOOL_SRCS),$(HPU_PLOT)) \
+	$(if $(PROF_TOOL_SRCS),$(HPU_PROF))
 LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 	$(if $(DRV_SRCS),$(LIBHPUDRV_SO) $(LIBHPUDRV_A) $(LIBHPUDRV_PC)) \
 	$(if $(CCL_SRCS),$(LIBHPUCCL_SO) $(LIBHPUCCL_A) $(LIBHPUCCL_PC)) \
@@ -211,7 +215,7 @@ DIRS := $(sort $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/examples $(O)/tests/uni
 	$(O)/tests/integration $(O)/headers \
 	$(O)/pic/common $(O)/pic/libhputpc $(dir $(call obj,$(COMMON_SRCS) $(SIM_SRCS) $(TPC_SRCS) fusedev/main.c $(FUSEDEV_SRCS) $(DRV_SRCS) \
 	$(SMI_SRCS) $(BENCH_SRCS) $(CCL_SRCS) $(CCL_TOOL_SRCS) $(MODEL_CHECK_SRCS) $(TRAIN_SRCS) \
-	$(TRAIN_TOOL_SRCS) $(GEN_TOOL_SRCS) $(PLOT_TOOL_SRCS) $(EXAMPLE_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
+	$(TRAIN_TOOL_SRCS) $(GEN_TOOL_SRCS) $(PLOT_TOOL_SRCS) $(PROF_TOOL_SRCS) $(EXAMPLE_SRCS) $(TESTLIB_SRCS) $(TEST_SRCS))))
 $(DIRS):
 	$(Q)mkdir -p $@
 
@@ -356,6 +360,12 @@ $(HPU_PLOT): $(PLOT_TOOL_OBJS) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(PLOT_TOOL_OBJS) $(LDLIBS_BASE)
 
+# hpu-prof: reads traces with json-c, no library of the stack
+$(HPU_PROF): $(call obj,$(PROF_TOOL_SRCS)) | $(DIRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(PROF_TOOL_SRCS)) \
+		$(call pkg_libs,json-c) $(LDLIBS_BASE)
+
 # with the rule and BLAS files of common/ the cpu backend calls and the
 # SVG writer of metrics.svg
 $(LIBHPUTRAIN): $(call obj,$(TRAIN_SRCS) common/hpu_mme_check.c \
@@ -398,7 +408,7 @@ examples: $(EXAMPLES)
 TEST_LINK = $(LIBHPUTEST) $(LIBFUSEDEV) $(LIBHPUSIM) \
 	$(if $(TRAIN_SRCS),$(LIBHPUTRAIN)) $(LIBHPUTPC) \
 	$(if $(CCL_SRCS),$(LIBHPUCCL_A)) $(LIBHPUDRV_A) \
-	$(call pkg_libs,fuse3 libudev cmocka) $(if $(TRAIN_SRCS),-lz) $(BLAS_LIBS) \
+	$(call pkg_libs,fuse3 libudev cmocka json-c) $(if $(TRAIN_SRCS),-lz) $(BLAS_LIBS) \
 	$(LDLIBS_BASE)
 
 # Test objects are reached only through the pattern rule below: keep them.

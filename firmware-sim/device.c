@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "hpusim.h"
+#include "trace.h"
 
 /* OAM module ids in a server (struct hpu_info_hw_ip_info.module_id) */
 #define HPUSIM_MAX_MODULES 8
@@ -330,4 +331,11 @@ const struct hpu_fw_ops hpusim_ops = {
 	.nic_set_link = hpusim_nic_set_link,
 	.nic_accept = hpusim_nic_accept,
 	.thermal_fault = hpusim_thermal_fault,
+	.cs_submit_seq = hpusim_cs_submit_seq,
+	.trace_start = hpusim_trace_start,
+	.trace_stop = hpusim_trace_stop,
+	.trace_peek = hpusim_trace_peek,
+	.trace_consume = hpusim_trace_consume,
+	.trace_status = hpusim_trace_status,
+	.trace_free = hpusim_trace_free,
 };

@@ -29,6 +29,11 @@
  * 1.4 adds a thermal fault (thermal_fault): the die runs over its
  * slowdown temperature, so the clock is throttled.
  *
+ * 1.5 adds engine traces (docs/tracing.md): per address space, a bounded
+ * ring of struct hpu_trace_event per engine queue, filled at each job's
+ * end (trace_*), and cs_submit_seq, which gives the model the driver's
+ * sequence number of a submission for its events.
+ *
  * Threading: every operation may be called from any driver thread at once.
  * Callbacks (struct hpu_fw_callbacks) are called from the model's engine
  * threads, or from the calling thread inside cs_submit/cs_abort/as_destroy;
@@ -44,9 +49,10 @@
 
 #include "hpu_accel.h"
 #include "hpu_packets.h"
+#include "hpu_trace.h"
 
 #define HPU_FW_IF_MAJOR 1
-#define HPU_FW_IF_MINOR 4
+#define HPU_FW_IF_MINOR 5
 
 /**
  * struct hpu_fw_profile - static description of one chip generation
@@ -407,6 +413,24 @@ struct hpu_fw_fabric_config {
  *	halfway between the profile's slowdown and shutdown temperatures, and
  *	the clock is throttled as that temperature makes it (a step both
  *	ways, not through the thermal lag); 0 or -EINVAL (no device)
+ *
+ * Since 1.5 (docs/tracing.md). The trace operations of one address
+ * space may be called from any thread, also while its jobs run:
+ * @cs_submit_seq: cs_submit, with @seq the driver's sequence number of
+ *	the submission, which its trace events carry as cs_seq
+ * @trace_start: reserve one ring of @capacity events (a power of two
+ *	within HPU_TRACE_MIN_CAPACITY..HPU_TRACE_MAX_CAPACITY) per queue
+ *	of the device for @as, and record its jobs from now on; rings of
+ *	that capacity already reserved are kept; 0, -EINVAL, -EBUSY (rings
+ *	of another capacity are reserved), -ENOMEM
+ * @trace_stop: stop recording; the events stay
+ * @trace_peek: copy up to @max of the oldest events (by start_ns across
+ *	the rings) to @ev without taking them; @pos (num_queues entries)
+ *	receives where each ring's copy ended; returns the count
+ * @trace_consume: drop the events of a trace_peek (@pos as it gave)
+ * @trace_status: the counts (struct hpu_trace_out; @events 0)
+ * @trace_free: stop recording and free the rings and their events
+ *	(as_destroy does too)
  */
 struct hpu_fw_ops {
 	int (*create)(const struct hpu_fw_config *cfg,
@@ -471,6 +495,18 @@ struct hpu_fw_ops {
 
 	/* 1.4 */
 	int (*thermal_fault)(struct hpu_fw_device *fw, bool on);
+
+	/* 1.5 */
+	int (*cs_submit_seq)(struct hpu_fw_as *as,
+			     const struct hpu_fw_job *jobs, unsigned int njobs,
+			     void *cookie, uint64_t seq);
+	int (*trace_start)(struct hpu_fw_as *as, uint32_t capacity);
+	void (*trace_stop)(struct hpu_fw_as *as);
+	int (*trace_peek)(struct hpu_fw_as *as, struct hpu_trace_event *ev,
+			  uint32_t max, uint64_t *pos);
+	void (*trace_consume)(struct hpu_fw_as *as, const uint64_t *pos);
+	void (*trace_status)(struct hpu_fw_as *as, struct hpu_trace_out *st);
+	void (*trace_free)(struct hpu_fw_as *as);
 };
 
 /**

@@ -145,6 +145,8 @@ struct hpusim_telemetry {
  *	table of @dev->profile->num_queues entries, or NULL; sched lock)
  * @nic: its registrations and connections (nic_mr.c, nic_conn.c)
  * @hostmem: its share of the host access pool (hostmem.c)
+ * @trace_on: its jobs are recorded (trace.c; relaxed loads on the job path)
+ * @trace: its trace rings, or NULL (changed under the sched lock)
  */
 struct hpu_fw_as {
 	struct hpu_fw_device *dev;
@@ -163,10 +165,13 @@ struct hpu_fw_as {
 	struct hpusim_queue **queues;
 	struct hpusim_nic_as *nic;
 	struct hpusim_hostmem_as *hostmem;
+	bool trace_on;
+	struct hpusim_trace *trace;
 };
 
 struct hpusim_nic_as;
 struct hpusim_nic;
+struct hpusim_trace;
 
 /**
  * struct hpu_fw_device - one simulated device

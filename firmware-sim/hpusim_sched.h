@@ -42,6 +42,8 @@ enum hpusim_job_state {
  * @pc: offset of the packet to execute next
  * @progress: bytes of the packet at @pc already done (DMA, MEMSET)
  * @state: enum hpusim_job_state (sched lock)
+ * @tr_start_ns: tracing: when it got its engine (after a FENCE wait)
+ * @tr_waited: tracing: it parked on a FENCE
  */
 struct hpusim_job {
 	struct hpusim_cs *cs;
@@ -52,6 +54,8 @@ struct hpusim_job {
 	uint32_t pc;
 	uint64_t progress;
 	enum hpusim_job_state state;
+	uint64_t tr_start_ns;
+	bool tr_waited;
 };
 
 /**

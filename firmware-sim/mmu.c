@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hpusim.h"
+#include "trace.h"
 
 #define HPUSIM_VA_PAGE	4096ULL
 #define HPUSIM_VA_GUARD HPUSIM_VA_PAGE /* unmapped gap after each mapping */
@@ -97,6 +98,7 @@ void hpusim_as_destroy(struct hpu_fw_as *as)
 	/* an engine waiting on a stuck host access of it gives up now */
 	hpusim_hostmem_as_dying(as);
 	hpusim_as_abort_all(as);
+	hpusim_trace_free(as);
 	/* peers' writes into its regions end before anything goes */
 	hpusim_nic_as_fini(as);
 

@@ -25,6 +25,7 @@
 
 #include "nic.h"
 #include "queue.h"
+#include "trace.h"
 
 /* How one turn of an address space's queue ended */
 enum turn_end {
@@ -289,6 +290,7 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 		job->state = HPUSIM_JOB_RUNNING;
 		cs->running++;
 		hpusim_engine_busy_begin(q->dev, q->engine);
+		hpusim_trace_job_run(job);
 		pthread_mutex_unlock(&hpusim_sched.lock);
 		memset(&fault, 0, sizeof(fault));
 		rn->cs = cs;

@@ -51,6 +51,8 @@ _Static_assert(2 * HPUSIM_INLINE_BYTES <= HPUSIM_SLICE_BYTES,
  * @fault: first fault, for PAGE_FAULT and ENGINE_ERR
  * @reset: engines to reset when it completes
  * @cbs: the private copy of every job's packets
+ * @tr_seq: the driver's sequence number of it (cs_submit_seq), or 0
+ * @tr_submit_ns: tracing: when it was submitted, else 0
  * @jobs: its jobs
  */
 struct hpusim_cs {
@@ -67,6 +69,8 @@ struct hpusim_cs {
 	struct hpu_fw_fault fault;
 	uint64_t reset[HPUSIM_MAX_ENGINES / 64];
 	uint8_t *cbs;
+	uint64_t tr_seq;
+	uint64_t tr_submit_ns;
 	struct hpusim_job jobs[];
 };
 

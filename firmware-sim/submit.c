@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "queue.h"
+#include "trace.h"
 
 static void cs_mark_reset(struct hpusim_cs *cs, uint32_t engine)
 {
@@ -76,6 +77,7 @@ void hpusim_job_end(struct hpusim_job *job)
 
 	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
+	hpusim_trace_job_end(job);
 	job_unlink(job);
 	if (cs->jobs_left)
 		return;
@@ -219,8 +221,8 @@ static void cs_free(struct hpusim_cs *cs)
 	free(cs);
 }
 
-int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
-		     unsigned int njobs, void *cookie)
+int hpusim_cs_submit_seq(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
+			 unsigned int njobs, void *cookie, uint64_t seq)
 {
 	struct hpusim_engine_queue *claimed[HPU_MAX_JOBS_PER_CS], *eq;
 	struct hpusim_runner rn = { 0 };
@@ -238,6 +240,7 @@ int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 	cs = cs_create(as, jobs, njobs, cookie, &dma_bytes);
 	if (!cs)
 		return -ENOMEM;
+	hpusim_trace_cs_submit(cs, seq);
 
 	pthread_mutex_lock(&hpusim_sched.lock);
 	for (i = 0; i < njobs; i++) {
@@ -268,6 +271,12 @@ int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 		hpusim_engine_run(eq, cs, &rn);
 	pthread_mutex_unlock(&hpusim_sched.lock);
 	return 0;
+}
+
+int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
+		     unsigned int njobs, void *cookie)
+{
+	return hpusim_cs_submit_seq(as, jobs, njobs, cookie, 0);
 }
 
 /* Start aborting @cs: its jobs stop or are dropped; sched lock held */

@@ -123,9 +123,11 @@ static int ctx_create(struct hfd_device *dev, bool control, pid_t tid,
 		return -ret;
 	}
 	pthread_rwlock_init(&ctx->as_lock, NULL);
+	pthread_mutex_init(&ctx->trace_lock, NULL);
 	if (!control && hfd_device_has_cs(dev)) {
 		ret = ctx_open_compute(ctx, dev);
 		if (ret) {
+			pthread_mutex_destroy(&ctx->trace_lock);
 			pthread_rwlock_destroy(&ctx->as_lock);
 			pthread_mutex_destroy(&ctx->lock);
 			free(ctx->events);
@@ -301,6 +303,7 @@ void hfd_ctx_put(struct hfd_ctx *ctx)
 	if (ctx->ph)
 		fuse_pollhandle_destroy(ctx->ph);
 	hfd_ctx_cs_free(ctx);
+	pthread_mutex_destroy(&ctx->trace_lock);
 	pthread_rwlock_destroy(&ctx->as_lock);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx->events);

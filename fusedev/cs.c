@@ -554,7 +554,7 @@ static int submit_locked(struct hfd_ctx *ctx, uint32_t cs_flags,
 			       CTX_OPS(ctx)->device_time_ns(ctx->dev->fw));
 		return 0;
 	}
-	ret = CTX_OPS(ctx)->cs_submit(ctx->as, b->jobs, b->njobs, cs);
+	ret = hfd_fw_cs_submit(ctx, b->jobs, b->njobs, cs, seq);
 	if (ret) {
 		/* the number is used up: it ends ABORTED */
 		hfd_cs_done_cb(ctx->dev, cs, HPU_FW_CS_ABORTED, NULL,

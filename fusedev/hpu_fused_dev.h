@@ -75,6 +75,8 @@ struct hfd_cs_stats {
  * @as_lock: teardown vs. use of the address space: every call into the
  *	model on @as holds it for reading, release() for writing while it
  *	destroys @as
+ * @trace_lock: serializes the context's TRACE calls (trace.c), also
+ *	across a READ's copy to the client, which holds no other lock
  * @as: the context's address space in the model (NULL: control context,
  *	model without 1.1, or torn down)
  * @mem: handles, allocations, mappings and CBs (memory.c, cb.c)
@@ -113,6 +115,7 @@ struct hfd_ctx {
 	struct hfd_cs_stats cs_stats;
 
 	pthread_rwlock_t as_lock;
+	pthread_mutex_t trace_lock;
 	struct hpu_fw_as *as;
 	struct hfd_mem_state *mem;
 	struct hfd_cs_state *cs;

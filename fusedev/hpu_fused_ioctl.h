@@ -107,6 +107,7 @@ extern const struct hfd_arg_rules hfd_mem_arg_rules;
 extern const struct hfd_arg_rules hfd_nic_arg_rules;
 extern const struct hfd_arg_rules hfd_debug_arg_rules;
 extern const struct hfd_arg_rules hfd_ring_arg_rules;
+extern const struct hfd_arg_rules hfd_trace_arg_rules;
 
 int hfd_args_check(const struct hfd_arg_rules *rules, const void *arg,
 		   bool *effects);
@@ -150,6 +151,14 @@ int hfd_ioctl_wait_cs(const struct hfd_ioctl_call *call, void *data);
 int hfd_ioctl_nic(const struct hfd_ioctl_call *call, void *data);
 int hfd_ioctl_debug(const struct hfd_ioctl_call *call, void *data);
 int hfd_ioctl_ring(const struct hfd_ioctl_call *call, void *data);
+int hfd_ioctl_trace(const struct hfd_ioctl_call *call, void *data);
+
+/* trace.c: engine traces (ABI 1.5) */
+struct hpu_trace_in;
+int hfd_trace_check(const struct hpu_trace_in *in);
+bool hfd_device_has_trace(const struct hfd_device *dev);
+int hfd_fw_cs_submit(struct hfd_ctx *ctx, const struct hpu_fw_job *jobs,
+		     unsigned int njobs, void *cookie, uint64_t seq);
 void hfd_nic_event_cb(void *arg, void *as_cookie,
 		      const struct hpu_fw_nic_event *ev);
 int hfd_nic_info(struct hfd_device *dev, struct hpu_info_nic *out);

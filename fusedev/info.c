@@ -62,7 +62,7 @@ INFO_OPS(INFO_CHECK)
 /**
  * hfd_driver_capabilities() - HPU_CAP_* bits of what is implemented
  * @dev: device (MEMORY, CB, CS, events and rings need a firmware interface 1.1
- *	model, NIC, NIC_PD and DEBUG a 1.3 one)
+ *	model, NIC, NIC_PD and DEBUG a 1.3 one, TRACE a 1.5 one)
  */
 uint64_t hfd_driver_capabilities(const struct hfd_device *dev)
 {
@@ -73,6 +73,8 @@ uint64_t hfd_driver_capabilities(const struct hfd_device *dev)
 			HPU_CAP_EVENTS | HPU_CAP_RING | HPU_CAP_RESET;
 	if (hfd_device_has_nic(dev))
 		caps |= HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG;
+	if (hfd_device_has_trace(dev))
+		caps |= HPU_CAP_TRACE;
 	/* control nodes' device-wide events need nothing of the model */
 	return caps | HPU_CAP_CTX_LIMITS | HPU_CAP_CTRL_EVENTS;
 }

@@ -108,6 +108,12 @@ static const struct hfd_ioctl_desc hfd_ioctls[] = {
 		.name = "RING",
 		.args = &hfd_ring_arg_rules,
 	},
+	[HPU_COMMAND_TRACE] = {
+		.cmd = HPU_IOCTL_TRACE,
+		.func = hfd_ioctl_trace,
+		.name = "TRACE",
+		.args = &hfd_trace_arg_rules,
+	},
 };
 
 _Static_assert(ARRAY_SIZE(hfd_ioctls) == HPU_COMMAND_END,

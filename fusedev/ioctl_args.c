@@ -465,6 +465,55 @@ const struct hfd_arg_rules hfd_ring_arg_rules = {
 	.nvariants = ARRAY_SIZE(ring_variants),
 };
 
+/* --------------------------------------------------------------- TRACE */
+
+enum {
+	TRACE_EVENTS_PTR,
+	TRACE_MAX_EVENTS,
+	TRACE_CAPACITY,
+	TRACE_OP,
+	TRACE_FLAGS,
+	TRACE_RESERVED
+};
+
+static const struct hfd_arg_member trace_members[] = {
+	[TRACE_EVENTS_PTR] = M(struct hpu_trace_in, events_ptr),
+	[TRACE_MAX_EVENTS] = M(struct hpu_trace_in, max_events),
+	[TRACE_CAPACITY] = M(struct hpu_trace_in, capacity),
+	[TRACE_OP] = M(struct hpu_trace_in, op),
+	[TRACE_FLAGS] = M(struct hpu_trace_in, flags),
+	[TRACE_RESERVED] = M(struct hpu_trace_in, reserved),
+};
+
+static const struct hfd_arg_variant trace_variants[] = {
+	[HPU_TRACE_OP_START] = { .name = "TRACE START",
+				 .used = BIT(TRACE_CAPACITY),
+				 .effects = true },
+	[HPU_TRACE_OP_STOP] = { .name = "TRACE STOP", .effects = true },
+	[HPU_TRACE_OP_READ] = { .name = "TRACE READ",
+				.used = BIT(TRACE_EVENTS_PTR) |
+					BIT(TRACE_MAX_EVENTS),
+				.effects = true },
+	[HPU_TRACE_OP_STATUS] = { .name = "TRACE STATUS" },
+	[HPU_TRACE_OP_FREE] = { .name = "TRACE FREE", .effects = true },
+};
+
+static int trace_variant(const void *arg)
+{
+	const struct hpu_trace_in *in = arg;
+
+	return in->op < ARRAY_SIZE(trace_variants) ? (int)in->op : -EINVAL;
+}
+
+const struct hfd_arg_rules hfd_trace_arg_rules = {
+	.members = trace_members,
+	.nmembers = ARRAY_SIZE(trace_members),
+	.always = BIT(TRACE_OP),
+	.variant = trace_variant,
+	.variants = trace_variants,
+	.nvariants = ARRAY_SIZE(trace_variants),
+};
+
 /* ------------------------------------------------------------- checker */
 
 static bool member_zero(const struct hfd_arg_member *m, const void *arg)

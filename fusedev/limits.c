@@ -53,6 +53,9 @@ const struct hfd_limit_desc hfd_limit_descs[HPU_CTX_LIMIT_NUM] = {
 				      "NIC connections and acceptances" },
 	[HPU_CTX_LIMIT_WAITERS] = { "waiters", 1024, 1, 65536, -EAGAIN,
 				    "blocked WAIT_CS calls" },
+	[HPU_CTX_LIMIT_TRACE_BYTES] = { "trace_bytes", 64ULL << 20, 4096,
+					1ULL << 40, -ENOSPC,
+					"bytes of engine trace rings" },
 };
 
 /* The values in force: set before the daemon serves (hfd_limit_parse) */

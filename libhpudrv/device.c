@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hpudrv_internal.h"
+#include "profile_internal.h"
 
 #define YAMA_PTRACE_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
 
@@ -119,6 +120,7 @@ int hpudrv_open_node(const struct hpu_device_info *info, bool control,
 		goto err_free_dev;
 	}
 	hpudrv_ring_open(dev);
+	hpudrv_profile_device_open(dev);
 	*devp = dev;
 	return 0;
 
@@ -204,6 +206,7 @@ void hpu_close(struct hpu_device *dev)
 {
 	if (!dev)
 		return;
+	hpudrv_profile_device_close(dev);
 	hpudrv_ring_close(dev);
 	hpudrv_host_free_all(dev);
 	close(dev->fd);

@@ -173,6 +173,7 @@ static const char *const ctx_limit_names[HPU_CTX_LIMIT_NUM] = {
 	[HPU_CTX_LIMIT_NIC_MRS] = "nic_mrs",
 	[HPU_CTX_LIMIT_NIC_CONNS] = "nic_conns",
 	[HPU_CTX_LIMIT_WAITERS] = "waiters",
+	[HPU_CTX_LIMIT_TRACE_BYTES] = "trace_bytes",
 };
 
 const char *hpu_ctx_limit_name(unsigned int id)

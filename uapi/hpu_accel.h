@@ -59,6 +59,9 @@
  */
 #define HPU_CAP_CTRL_EVENTS (1ULL << 13)
 
+/* HPU_IOCTL_TRACE: engine traces (ABI 1.5; uapi/hpu_trace.h, docs/tracing.md) */
+#define HPU_CAP_TRACE (1ULL << 14)
+
 /* ------------------------------------------------------------------ */
 /* Identity                                                            */
 /* ------------------------------------------------------------------ */
@@ -580,7 +583,8 @@ struct hpu_event {
 #define HPU_COMMAND_DEBUG   0x05
 #define HPU_COMMAND_NIC	    0x06
 #define HPU_COMMAND_RING    0x07 /* HPU_IOCTL_RING: uapi/hpu_ring.h */
-#define HPU_COMMAND_END	    0x08
+#define HPU_COMMAND_TRACE   0x08 /* HPU_IOCTL_TRACE: uapi/hpu_trace.h */
+#define HPU_COMMAND_END	    0x09
 
 #define HPU_IOCTL_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + HPU_COMMAND_INFO, struct hpu_info_args)

@@ -361,7 +361,8 @@ struct hpu_info_nic {
 #define HPU_CTX_LIMIT_NIC_MRS	   8 /* NIC registrations: -ENOSPC */
 #define HPU_CTX_LIMIT_NIC_CONNS	   9 /* NIC connections: -ENOSPC */
 #define HPU_CTX_LIMIT_WAITERS	   10 /* WAIT_CS calls blocked at once: -EAGAIN */
-#define HPU_CTX_LIMIT_NUM	   11 /* limits this header defines */
+#define HPU_CTX_LIMIT_TRACE_BYTES  11 /* bytes of trace rings (1.5): -ENOSPC */
+#define HPU_CTX_LIMIT_NUM	   12 /* limits this header defines */
 #define HPU_CTX_LIMIT_SLOTS	   16 /* entries of hpu_info_ctx_limits.limits */
 
 /**

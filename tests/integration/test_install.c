@@ -302,7 +302,8 @@ static void test_programs_and_files(void **state)
 {
 	static const char *const bins[] = { "hpu-smi",	     "hpu-bench",
 					    "hpu-ccl-tests", "hpu-train",
-					    "hpu-generate",  "hpu-plot" };
+					    "hpu-generate",  "hpu-plot",
+					    "hpu-prof" };
 	char rel[PATH_MAX], built[3 * PATH_MAX];
 	unsigned int i;
 	char *text;
@@ -321,6 +322,7 @@ static void test_programs_and_files(void **state)
 	assert_file(PREFIX "/share/man/man1/hpu-train.1", 0644);
 	assert_file(PREFIX "/share/man/man1/hpu-generate.1", 0644);
 	assert_file(PREFIX "/share/man/man1/hpu-plot.1", 0644);
+	assert_file(PREFIX "/share/man/man1/hpu-prof.1", 0644);
 	assert_file(PREFIX "/share/hpu/data/digits.csv.gz", 0644);
 	assert_file(PREFIX "/share/hpu/data/fortunes.txt.gz", 0644);
 	assert_file(PREFIX "/share/hpu/data/README.md", 0644);
@@ -810,6 +812,7 @@ static void test_man_pages(void **state)
 		"man8/hpu-fused.8",	"man1/hpu-smi.1",
 		"man1/hpu-ccl-tests.1", "man1/hpu-train.1",
 		"man1/hpu-generate.1",	"man1/hpu-plot.1",
+		"man1/hpu-prof.1",
 	};
 	char cmd[2 * PATH_MAX];
 	unsigned int i;

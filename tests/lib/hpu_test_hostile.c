@@ -629,8 +629,9 @@ static int attack_readonly(struct hostile *h)
 
 /* every command of the driver, indexed by its number */
 static const unsigned long hpu_cmds[] = {
-	HPU_IOCTL_INFO,	  HPU_IOCTL_CB,	   HPU_IOCTL_CS,  HPU_IOCTL_WAIT_CS,
-	HPU_IOCTL_MEMORY, HPU_IOCTL_DEBUG, HPU_IOCTL_NIC, HPU_IOCTL_RING,
+	HPU_IOCTL_INFO,	   HPU_IOCTL_CB,     HPU_IOCTL_CS,
+	HPU_IOCTL_WAIT_CS, HPU_IOCTL_MEMORY, HPU_IOCTL_DEBUG,
+	HPU_IOCTL_NIC,	   HPU_IOCTL_RING,   HPU_IOCTL_TRACE,
 };
 
 #define NCMDS (sizeof(hpu_cmds) / sizeof(hpu_cmds[0]))

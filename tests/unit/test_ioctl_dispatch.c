@@ -95,6 +95,8 @@ static void test_lookup_valid(void **state)
 		{ HPU_IOCTL_MEMORY, "MEMORY" },
 		{ HPU_IOCTL_DEBUG, "DEBUG" },
 		{ HPU_IOCTL_NIC, "NIC" },
+		{ HPU_IOCTL_RING, "RING" },
+		{ HPU_IOCTL_TRACE, "TRACE" },
 	};
 	const struct hfd_ioctl_desc *d;
 	unsigned int i;
@@ -212,7 +214,7 @@ static void test_control_only_info(void **state)
 		v.capabilities,
 		HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
 			HPU_CAP_EVENTS | HPU_CAP_RING | HPU_CAP_CTX_LIMITS |
-			HPU_CAP_RESET | HPU_CAP_CTRL_EVENTS |
+			HPU_CAP_RESET | HPU_CAP_CTRL_EVENTS | HPU_CAP_TRACE |
 			(hfd_model_has_nic(&hpusim_model) ?
 				 HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG :
 				 0));
@@ -959,6 +961,7 @@ static void test_arg_rules_cover_structs(void **state)
 			{ &hfd_nic_arg_rules, sizeof(struct hpu_nic_in) },
 			{ &hfd_debug_arg_rules, sizeof(struct hpu_debug_args) },
 			{ &hfd_ring_arg_rules, sizeof(struct hpu_ring_in) },
+			{ &hfd_trace_arg_rules, sizeof(struct hpu_trace_in) },
 		};
 
 		for (cmd = 0; cmd < sizeof(all) / sizeof(all[0]); cmd++) {

@@ -19,6 +19,7 @@
 #include "hpu_accel.h"
 #include "hpu_packets.h"
 #include "hpu_ring.h"
+#include "hpu_trace.h"
 
 #define SIZE(type, expect)                                \
 	do {                                              \
@@ -422,6 +423,49 @@ struct ioctl_expect {
 	unsigned int size;
 };
 
+/* uapi/hpu_trace.h (ABI 1.5): trace13b's exporter codes against it */
+static void test_trace(void **state)
+{
+	(void)state;
+	SIZE(struct hpu_trace_event, 80);
+	OFF(struct hpu_trace_event, submit_ns, 0);
+	OFF(struct hpu_trace_event, start_ns, 8);
+	OFF(struct hpu_trace_event, end_ns, 16);
+	OFF(struct hpu_trace_event, cs_seq, 24);
+	OFF(struct hpu_trace_event, bytes, 32);
+	OFF(struct hpu_trace_event, flops, 40);
+	OFF(struct hpu_trace_event, model_ns, 48);
+	OFF(struct hpu_trace_event, engine, 56);
+	OFF(struct hpu_trace_event, kind, 60);
+	OFF(struct hpu_trace_event, flags, 62);
+	OFF(struct hpu_trace_event, detail, 64);
+	OFF(struct hpu_trace_event, fence_sob, 68);
+	OFF(struct hpu_trace_event, signal_sob, 72);
+	OFF(struct hpu_trace_event, reserved, 76);
+	SIZE(struct hpu_trace_in, 32);
+	OFF(struct hpu_trace_in, events_ptr, 0);
+	OFF(struct hpu_trace_in, max_events, 8);
+	OFF(struct hpu_trace_in, capacity, 12);
+	OFF(struct hpu_trace_in, op, 16);
+	OFF(struct hpu_trace_in, flags, 20);
+	OFF(struct hpu_trace_in, reserved, 24);
+	SIZE(struct hpu_trace_out, 48);
+	OFF(struct hpu_trace_out, events, 0);
+	OFF(struct hpu_trace_out, pending, 8);
+	OFF(struct hpu_trace_out, dropped, 16);
+	OFF(struct hpu_trace_out, recorded, 24);
+	OFF(struct hpu_trace_out, capacity, 32);
+	OFF(struct hpu_trace_out, engines, 36);
+	OFF(struct hpu_trace_out, active, 40);
+	SIZE(union hpu_trace_args, 48);
+	assert_int_equal(HPU_TRACE_OP_START, 0);
+	assert_int_equal(HPU_TRACE_OP_FREE, 4);
+	assert_int_equal(HPU_TRACE_KIND_NR, 7);
+	assert_int_equal(HPU_TRACE_EV_MASK, 7);
+	assert_int_equal(HPU_TRACE_MIN_CAPACITY, 64);
+	assert_int_equal(HPU_TRACE_MAX_CAPACITY, 65536);
+}
+
 static void test_ctx_limits(void **state)
 {
 	SIZE(struct hpu_info_ctx_limit, 16);
@@ -438,6 +482,7 @@ static void test_ctx_limits(void **state)
 	assert_int_equal(HPU_CAP_RING, 1ULL << 11);
 	assert_int_equal(HPU_CAP_RESET, 1ULL << 12);
 	assert_int_equal(HPU_CAP_CTRL_EVENTS, 1ULL << 13);
+	assert_int_equal(HPU_CAP_TRACE, 1ULL << 14);
 	assert_int_equal(HPU_DEBUG_OP_RESET, 3);
 	assert_int_equal(HPU_RESET_HARD, 1);
 	assert_int_equal(HPU_RESET_COMPUTE, 2);
@@ -452,7 +497,8 @@ static void test_ctx_limits(void **state)
 	assert_int_equal(HPU_CTX_LIMIT_NIC_MRS, 8);
 	assert_int_equal(HPU_CTX_LIMIT_NIC_CONNS, 9);
 	assert_int_equal(HPU_CTX_LIMIT_WAITERS, 10);
-	assert_int_equal(HPU_CTX_LIMIT_NUM, 11);
+	assert_int_equal(HPU_CTX_LIMIT_TRACE_BYTES, 11);
+	assert_int_equal(HPU_CTX_LIMIT_NUM, 12);
 	assert_int_equal(HPU_CTX_LIMIT_SLOTS, 16);
 	assert_true(HPU_CTX_LIMIT_NUM <= HPU_CTX_LIMIT_SLOTS);
 }
@@ -468,13 +514,15 @@ static void test_ioctl_numbers(void **state)
 		{ "DEBUG", HPU_IOCTL_DEBUG, 0x45, 56 },
 		{ "NIC", HPU_IOCTL_NIC, 0x46, 56 },
 		{ "RING", HPU_IOCTL_RING, 0x47, 40 },
+		{ "TRACE", HPU_IOCTL_TRACE, 0x48, 48 },
 	};
 	size_t i, j;
 
 	assert_int_equal(DRM_COMMAND_BASE, 0x40);
 	assert_int_equal(HPU_COMMAND_NIC, 0x06);
 	assert_int_equal(HPU_COMMAND_RING, 0x07);
-	assert_int_equal(HPU_COMMAND_END, 0x08);
+	assert_int_equal(HPU_COMMAND_TRACE, 0x08);
+	assert_int_equal(HPU_COMMAND_END, 0x09);
 	assert_int_equal(HPU_COMMAND_END, sizeof(cmds) / sizeof(cmds[0]));
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		const struct ioctl_expect *c = &cmds[i];
@@ -575,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_debug_and_event),
 		cmocka_unit_test(test_nic),
+		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_ctx_limits),
 		cmocka_unit_test(test_ioctl_numbers),
 		cmocka_unit_test(test_abi_constants),

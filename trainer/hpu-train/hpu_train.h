@@ -44,6 +44,8 @@
  * @data_name: what --data said, for the banner
  * @weights_hash: --print-weights-hash: the summary ends with a hash of
  *	the final weights' bytes
+ * @profiler: --profiler hpu: trace.json in the log directory
+ *	(docs/tracing.md)
  */
 /* most --benchmark-rounds */
 #define HTC_BENCH_MAX_ROUNDS 9
@@ -60,6 +62,7 @@ struct htc_opts {
 	uint32_t grace_ms;
 	const char *data_name;
 	bool weights_hash;
+	bool profiler;
 };
 
 /**
@@ -225,5 +228,27 @@ const char *htc_exec_name(int mode);
  */
 const char *htc_model_desc(const struct htc_opts *o, uint32_t in,
 			   uint32_t classes, char *buf, size_t len);
+
+/**
+ * htc_profile_start() - --profiler hpu: profile this rank (before any
+ * device is opened) into trace.json of the log directory (one rank) or
+ * trace.rankN.json (several; the launcher merges them)
+ * @o: options
+ * @cl: cluster
+ *
+ * Return: HTC_EXIT_OK or HTC_EXIT_FAIL (message printed).
+ */
+int htc_profile_start(const struct htc_opts *o, const struct ht_cluster *cl);
+
+/**
+ * htc_profile_merge() - the launcher's step after its workers: the
+ * trace.rankN.json of its local ranks into one trace.json (one time
+ * axis: every file's times are CLOCK_MONOTONIC), the rank files removed
+ * @o: options
+ * @cl: cluster (rank: the node's first, local_world_size ranks)
+ *
+ * Return: HTC_EXIT_OK or HTC_EXIT_FAIL (message printed).
+ */
+int htc_profile_merge(const struct htc_opts *o, const struct ht_cluster *cl);
 
 #endif /* HPU_TRAIN_H */

@@ -583,6 +583,8 @@ int htc_launch(const struct htc_opts *o, const struct ht_cluster *cl,
 	} else {
 		status = exit_status(&l);
 	}
+	if (status == HTC_EXIT_OK && o->profiler)
+		status = htc_profile_merge(o, cl);
 	/* a worker that never ended (a broken loop): do not leave it */
 	signal_all(&l, SIGKILL);
 	for (i = 0; i < l.n; i++) {

@@ -55,6 +55,7 @@ enum {
 	OPT_DEVICE_STATS,
 	OPT_ALL_RANKS,
 	OPT_WEIGHTS_HASH,
+	OPT_PROFILER,
 	OPT_BENCH,
 	OPT_BENCH_STEPS,
 	OPT_WARMUP,
@@ -121,6 +122,7 @@ static const struct option long_opts[] = {
 	{ "device-stats", no_argument, NULL, OPT_DEVICE_STATS },
 	{ "all-ranks-print", no_argument, NULL, OPT_ALL_RANKS },
 	{ "print-weights-hash", no_argument, NULL, OPT_WEIGHTS_HASH },
+	{ "profiler", required_argument, NULL, OPT_PROFILER },
 	{ "benchmark", no_argument, NULL, OPT_BENCH },
 	{ "benchmark-steps", required_argument, NULL, OPT_BENCH_STEPS },
 	{ "warmup-steps", required_argument, NULL, OPT_WARMUP },
@@ -204,6 +206,8 @@ static void usage(FILE *f)
 		"metrics.svg beside it (on)\n"
 		"  --progress-bar auto|on|plain|off, --device-stats, "
 		"--all-ranks-print\n"
+		"  --profiler hpu|none          hpu: trace.json (Chrome "
+		"trace) in --log-dir or .\n"
 		"  --print-weights-hash         a hash of the final weights' "
 		"bytes in the summary\n"
 		"Benchmark:\n"
@@ -621,6 +625,14 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 	case OPT_WEIGHTS_HASH:
 		o->weights_hash = true;
 		return 0;
+	case OPT_PROFILER:
+		if (!strcmp(arg, "hpu"))
+			o->profiler = true;
+		else if (!strcmp(arg, "none"))
+			o->profiler = false;
+		else
+			return bad(c, arg, "expected hpu or none");
+		return 0;
 	case OPT_BENCH:
 		o->benchmark = true;
 		return 0;
@@ -894,6 +906,11 @@ int htc_check(const struct htc_opts *o, const struct ht_devices *dev,
 			HTC_PROG ": --benchmark runs on one node: use "
 				 "--num-nodes 1 (--devices N benchmarks data "
 				 "parallel over N devices of this node)\n");
+		return HTC_EXIT_USAGE;
+	}
+	if (o->benchmark && o->profiler) {
+		fprintf(stderr, HTC_PROG ": --profiler hpu traces a training "
+					 "run, not --benchmark\n");
 		return HTC_EXIT_USAGE;
 	}
 	if (o->benchmark && o->bench_prefetch && cl->world_size > 1) {

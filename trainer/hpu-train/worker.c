@@ -269,6 +269,8 @@ int htc_worker(struct htc_opts *o, const struct ht_devices *dev,
 
 	place(o, dev, cl);
 	ret = make_dirs(o);
+	if (!ret)
+		ret = htc_profile_start(o, cl);
 	if (ret)
 		return ret;
 	talk = (cl->rank == 0 || o->t.all_ranks_print) &&

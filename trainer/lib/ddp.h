@@ -16,6 +16,7 @@
  * @nparams: parameters whose gradient lives in it
  * @ready: of them, those whose gradient is final in this step
  * @launched: its allreduce was submitted in this step
+ * @launch_ns: when (hpu_profile_now_ns(), profiling only)
  */
 struct ht_ddp_bucket {
 	uint64_t addr;
@@ -23,6 +24,7 @@ struct ht_ddp_bucket {
 	unsigned int nparams;
 	unsigned int ready;
 	bool launched;
+	uint64_t launch_ns;
 };
 
 /**

@@ -76,6 +76,8 @@ static int launch(struct ht_trainer *t, struct ht_ddp_bucket *b)
 						 hpuccl_strerror(a ? a : ret));
 	}
 	b->launched = true;
+	if (hpu_profile_enabled())
+		b->launch_ns = hpu_profile_now_ns();
 	return 0;
 }
 
@@ -291,6 +293,25 @@ int ht_ddp_fetch_loss(struct ht_trainer *t, float *loss)
 	return ht_tensor_fetch(t->ddp->loss_slot, loss);
 }
 
+/* each bucket's allreduce from its launch to the step's synchronize */
+static void profile_buckets(const struct ht_ddp *d)
+{
+	uint64_t now;
+	unsigned int i;
+	char name[48];
+
+	if (!hpu_profile_enabled())
+		return;
+	now = hpu_profile_now_ns();
+	for (i = 0; i < d->nbuckets; i++) {
+		if (!d->buckets[i].launched)
+			continue;
+		snprintf(name, sizeof(name), "allreduce bucket %u", i);
+		hpu_profile_span_add(name, "allreduce", d->buckets[i].launch_ns,
+				     now);
+	}
+}
+
 int ht_ddp_step_done(struct ht_trainer *t)
 {
 	struct ht_ddp *d = t->ddp;
@@ -300,8 +321,10 @@ int ht_ddp_step_done(struct ht_trainer *t)
 	ret = hpu_stream_synchronize(d->comm_stream);
 	if (!ret)
 		ret = hpu_stream_synchronize(d->compute);
-	if (!ret)
+	if (!ret) {
+		profile_buckets(d);
 		return 0;
+	}
 	a = hpuccl_comm_get_async_error(d->comm);
 	return ht_trainer_seterr(t, a ? a : ret,
 				 "%s: a collective of step %llu failed: %s",

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpudrv.h"
 #include "ht_error.h"
 #include "trainer_internal.h"
 
@@ -91,13 +92,17 @@ static int one_step(struct ht_trainer *t, uint64_t S, bool more,
 
 	if (k > S - t->batch)
 		k = (unsigned int)(S - t->batch);
+	hpu_profile_span_begin("data loading", "data");
 	ret = take(t, b, k, more && t->pf_on && t->batch + k < S);
+	hpu_profile_span_end();
 	if (ret)
 		return ret;
 	for (j = 0; j < k; j++)
 		samples += b[j]->global_n;
 	t0 = ht_trainer_now();
+	hpu_profile_span_begin("train step", "train");
 	ret = ht_trainer_opt_step(t, b, k, t->ahead, &loss);
+	hpu_profile_span_end();
 	for (j = 0; j < k; j++)
 		ht_loader_release(t->loader, b[j]);
 	if (ret)

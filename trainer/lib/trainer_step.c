@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpudrv.h"
 #include "ht_error.h"
 #include "ht_graph.h"
 #include "ht_ops.h"
@@ -137,13 +138,17 @@ static int micro_body(struct ht_trainer *t, const struct ht_batch *b, int slot,
 	if (first)
 		for (i = 0; i < m->noptims; i++)
 			ht_optim_zero_grad(m->optims[i]);
+	hpu_profile_span_begin("forward", "train");
 	ret = ht_module_loss(m, xt, yt, &lt);
 	if (!ret && scale != 1.0f)
 		ret = loss_scale(lt, scale, &lt);
+	hpu_profile_span_end();
 	if (!ret && last && t->ddp)
 		ret = ht_ddp_step_prepare(t, lt, prev);
+	hpu_profile_span_begin("backward", "train");
 	if (!ret)
 		ret = ht_backward(lt);
+	hpu_profile_span_end();
 	if (!ret)
 		ret = ht_tensor_fetch(lt, loss);
 	return ret;
@@ -175,17 +180,21 @@ static int micro_step(struct ht_trainer *t, const struct ht_batch *b,
 	if (!ret && last && t->ddp)
 		ret = ht_ddp_step_finish(t);
 	/* clipping sees the all-reduced gradients */
+	hpu_profile_span_begin("optimizer", "train");
 	if (!ret && last)
 		ret = ht_module_clip(m);
 	for (i = 0; !ret && last && i < m->noptims; i++)
 		ret = ht_optim_step(m->optims[i]);
+	hpu_profile_span_end();
 	if (!ret && last && t->ddp)
 		ret = ht_ddp_fetch_loss(t, loss);
+	hpu_profile_span_begin("step end", "sync");
 	r = ht_step_end(t->be);
 	if (!ret)
 		ret = r;
 	if (!ret && last && t->ddp)
 		ret = ht_ddp_step_done(t);
+	hpu_profile_span_end();
 	return ret;
 }
 

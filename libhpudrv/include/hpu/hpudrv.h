@@ -15,6 +15,8 @@
  *   hpudrv_cs.h      command buffers, CS submit/wait, the CB builder
  *   hpudrv_stream.h  streams and their events
  *   hpudrv_nic.h     NIC registration, connections, fault injection
+ *   hpudrv_trace.h   engine traces of the context
+ *   hpudrv_profile.h host spans, HPU_PROFILE's trace file
  * Programs include this file only.
  *
  * Install layout: <prefix>/include/hpu/hpudrv.h (and the hpudrv_*.h
@@ -30,5 +32,7 @@
 #include "hpudrv_cs.h"
 #include "hpudrv_stream.h"
 #include "hpudrv_nic.h"
+#include "hpudrv_trace.h"
+#include "hpudrv_profile.h"
 
 #endif /* HPU_HPUDRV_H */

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hpu_test_trace.h - the trace tests' checker of Chrome trace event JSON
+ * (docs/tracing.md, "The JSON file"), with json-c: the fields each "ph"
+ * requires, begin/end matched per thread, complete events nested per
+ * thread, timestamps in order per thread, flows paired (one start, one
+ * end, the end not before the start), metadata with its names; then
+ * what the tests look at: the slices, the processes and their labels.
+ */
+#ifndef HPU_TEST_TRACE_H
+#define HPU_TEST_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * struct hpu_test_slice - a complete event (or a matched B/E pair)
+ * @pid: process
+ * @tid: thread
+ * @ts: start, µs
+ * @dur: µs
+ * @name: its name (owned by the trace)
+ * @cat: its category ("" when none)
+ * @engine_name: the thread's name when its process is a device or
+ *	model one, else NULL
+ */
+struct hpu_test_slice {
+	int64_t pid;
+	int64_t tid;
+	double ts;
+	double dur;
+	const char *name;
+	const char *cat;
+	const char *engine_name;
+};
+
+/**
+ * struct hpu_test_trace - a checked trace
+ * @root: the json-c document
+ * @events: events in the file
+ * @slices: complete events
+ * @nslices: entries
+ * @flows: flows paired
+ * @device_procs: processes labelled "device"
+ * @model_procs: processes labelled "model"
+ * @host_procs: processes labelled "host"
+ * @err: why the file is not a valid trace
+ */
+struct hpu_test_trace {
+	void *root;
+	size_t events;
+	struct hpu_test_slice *slices;
+	size_t nslices;
+	size_t flows;
+	size_t device_procs;
+	size_t model_procs;
+	size_t host_procs;
+	char err[512];
+};
+
+/**
+ * hpu_test_trace_check() - read and check a trace file
+ * @path: the file
+ * @t: receives the trace (hpu_test_trace_free() it in every case)
+ *
+ * Return: 0 when the file is a valid trace, -1 with @t->err saying why.
+ */
+int hpu_test_trace_check(const char *path, struct hpu_test_trace *t);
+
+/** hpu_test_trace_free() - free what hpu_test_trace_check() made */
+void hpu_test_trace_free(struct hpu_test_trace *t);
+
+/**
+ * hpu_test_trace_overlaps() - whether a slice named @a (prefix) and one
+ * named @b (prefix) of the same process overlap in time
+ * @t: a checked trace
+ * @a: name prefix, e.g. "allreduce"
+ * @b: name prefix, e.g. "backward"
+ * @pids: receives how many processes have such an overlap
+ *
+ * Return: @pids > 0.
+ */
+bool hpu_test_trace_overlaps(const struct hpu_test_trace *t, const char *a,
+			     const char *b, size_t *pids);
+
+#endif /* HPU_TEST_TRACE_H */

@@ -16,16 +16,18 @@
 #include "hpu_fused.h"
 
 enum ino_kind {
-	KIND_ROOT = 0,	    /* FUSE_ROOT_ID */
-	KIND_COMPUTE = 1,   /* hpuN */
-	KIND_CONTROL = 2,   /* hpu_controlN */
-	KIND_CLASS_DIR = 3, /* class/ */
-	KIND_DEV_DIR = 4,   /* class/hpuN/ */
-	KIND_DEV_ATTR = 5,  /* class/hpuN/<attr> */
-	KIND_DRV_DIR = 6,   /* driver/ */
-	KIND_DRV_ATTR = 7,  /* driver/<attr> */
-	KIND_HOTPLUG = 8,   /* driver/hotplug */
-	KIND_EVENTS = 9,    /* driver/events */
+	KIND_ROOT = 0,	      /* FUSE_ROOT_ID */
+	KIND_COMPUTE = 1,     /* hpuN */
+	KIND_CONTROL = 2,     /* hpu_controlN */
+	KIND_CLASS_DIR = 3,   /* class/ */
+	KIND_DEV_DIR = 4,     /* class/hpuN/ */
+	KIND_DEV_ATTR = 5,    /* class/hpuN/<attr> */
+	KIND_DRV_DIR = 6,     /* driver/ */
+	KIND_DRV_ATTR = 7,    /* driver/<attr> */
+	KIND_HOTPLUG = 8,     /* driver/hotplug */
+	KIND_EVENTS = 9,      /* driver/events */
+	KIND_HL_COMPUTE = 10, /* hlN (attr 0), accelN (attr 1) */
+	KIND_HL_CONTROL = 11, /* hl_controlDN (attr 0), accel_controlDN (1) */
 };
 
 #define INO(kind, dev, attr)                                      \
@@ -61,10 +63,23 @@ static inline unsigned int ino_kind(fuse_ino_t ino)
 	return ino == FUSE_ROOT_ID ? KIND_ROOT : (unsigned int)(ino >> 32);
 }
 
-/* A device node (hpuN or hpu_controlN), whose files are contexts */
+/* A node of the habanalabs personality (docs/habanalabs.md) */
+static inline bool is_hl_node(unsigned int kind)
+{
+	return kind == KIND_HL_COMPUTE || kind == KIND_HL_CONTROL;
+}
+
+/* A device node (hpuN, hpu_controlN or a habanalabs one), whose files are
+ * contexts */
 static inline bool is_node(unsigned int kind)
 {
-	return kind == KIND_COMPUTE || kind == KIND_CONTROL;
+	return kind == KIND_COMPUTE || kind == KIND_CONTROL || is_hl_node(kind);
+}
+
+/* A control node of either personality */
+static inline bool is_control(unsigned int kind)
+{
+	return kind == KIND_CONTROL || kind == KIND_HL_CONTROL;
 }
 
 /* fs.c: the namespace */

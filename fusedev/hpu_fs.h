@@ -16,18 +16,20 @@
 #include "hpu_fused.h"
 
 enum ino_kind {
-	KIND_ROOT = 0,	      /* FUSE_ROOT_ID */
-	KIND_COMPUTE = 1,     /* hpuN */
-	KIND_CONTROL = 2,     /* hpu_controlN */
-	KIND_CLASS_DIR = 3,   /* class/ */
-	KIND_DEV_DIR = 4,     /* class/hpuN/ */
-	KIND_DEV_ATTR = 5,    /* class/hpuN/<attr> */
-	KIND_DRV_DIR = 6,     /* driver/ */
-	KIND_DRV_ATTR = 7,    /* driver/<attr> */
-	KIND_HOTPLUG = 8,     /* driver/hotplug */
-	KIND_EVENTS = 9,      /* driver/events */
-	KIND_HL_COMPUTE = 10, /* hlN (attr 0), accelN (attr 1) */
-	KIND_HL_CONTROL = 11, /* hl_controlDN (attr 0), accel_controlDN (1) */
+	KIND_ROOT = 0,	    /* FUSE_ROOT_ID */
+	KIND_COMPUTE = 1,   /* hpuN */
+	KIND_CONTROL = 2,   /* hpu_controlN */
+	KIND_CLASS_DIR = 3, /* class/ */
+	KIND_DEV_DIR = 4,   /* class/hpuN/ */
+	KIND_DEV_ATTR = 5,  /* class/hpuN/<attr> */
+	KIND_DRV_DIR = 6,   /* driver/ */
+	KIND_DRV_ATTR = 7,  /* driver/<attr> */
+	KIND_HOTPLUG = 8,   /* driver/hotplug */
+	KIND_EVENTS = 9,    /* driver/events */
+	/* habanalabs: hlN (attr 0) and accelN (attr 1) */
+	KIND_HL_COMPUTE = 10,
+	/* habanalabs: hl_controlDN (attr 0) and accel_controlDN (attr 1) */
+	KIND_HL_CONTROL = 11,
 };
 
 #define INO(kind, dev, attr)                                      \

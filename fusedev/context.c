@@ -521,6 +521,8 @@ static void ctx_release_now(struct hfd_ctx *ctx)
 	pthread_mutex_lock(&dev->ctx_lock);
 	if (!ctx->control)
 		dev->in_release++;
+	if (dev->hl_debug == ctx) /* habanalabs: its debug mode ends too */
+		dev->hl_debug = NULL;
 	if (ctx->prev)
 		ctx->prev->next = ctx->next;
 	else

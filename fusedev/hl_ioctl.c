@@ -42,7 +42,8 @@ static const struct hl_family hl_families[HFD_HL_NR_FAMILIES] = {
 	[HFD_HL_CS] = { NULL, sizeof(union hl_cs_args), "CS" },
 	[HFD_HL_WAIT_CS] = { NULL, sizeof(union hl_wait_cs_args), "WAIT_CS" },
 	[HFD_HL_MEMORY] = { NULL, sizeof(union hl_mem_args), "MEMORY" },
-	[HFD_HL_DEBUG] = { NULL, sizeof(struct hl_debug_args), "DEBUG" },
+	[HFD_HL_DEBUG] = { hfd_hl_debug, sizeof(struct hl_debug_args),
+			   "DEBUG" },
 };
 
 _Static_assert(sizeof(struct hl_info_args) == 24, "hl_info_args");

@@ -8,6 +8,7 @@
  *	hl_ioctl.c  request codes of both sets, the control-node rule, the
  *	            argument sizes, the families
  *	hl_info.c   INFO: every op, answered from the device model
+ *	hl_debug.c  DEBUG: the device's debug mode
  */
 #ifndef HL_PERSONALITY_H
 #define HL_PERSONALITY_H
@@ -35,6 +36,7 @@ int hfd_hl_ioctl_dispatch(const struct hfd_ioctl_call *call, unsigned int cmd,
 			  const void *in, size_t in_size, void *out,
 			  size_t *out_size);
 int hfd_hl_info(const struct hfd_ioctl_call *call, void *data);
+int hfd_hl_debug(const struct hfd_ioctl_call *call, void *data);
 uint32_t hfd_hl_info_size(uint32_t op);
 
 #endif /* HL_PERSONALITY_H */

@@ -153,6 +153,8 @@ struct hfd_ctx {
  *	@last_open_period_ms, @num_compute, @num_control, @in_release,
  *	@acquiring, the reset counters and every context's @next/@prev
  * @ctx_list: open contexts (compute and control)
+ * @hl_debug: the habanalabs context that set the device into debug mode
+ *	(DEBUG SET_MODE), or NULL; under @ctx_lock, cleared when it goes
  * @status: HPU_DEVICE_STATUS_*
  * @open_counter: compute opens since creation
  * @last_open_period_ms: lifetime of the last closed compute context
@@ -213,6 +215,7 @@ struct hfd_device {
 
 	pthread_mutex_t ctx_lock;
 	struct hfd_ctx *ctx_list;
+	const struct hfd_ctx *hl_debug;
 	uint32_t status;
 	uint64_t open_counter;
 	uint64_t last_open_period_ms;

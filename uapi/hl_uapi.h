@@ -787,6 +787,16 @@ union hl_mem_args {
 	struct hl_mem_out out;
 };
 
+/* DEBUG ops: trace blocks (ETR .. TIMESTAMP), then SET_MODE */
+#define HL_DEBUG_OP_ETR	      0
+#define HL_DEBUG_OP_ETF	      1
+#define HL_DEBUG_OP_STM	      2
+#define HL_DEBUG_OP_FUNNEL    3
+#define HL_DEBUG_OP_BMON      4
+#define HL_DEBUG_OP_SPMU      5
+#define HL_DEBUG_OP_TIMESTAMP 6
+#define HL_DEBUG_OP_SET_MODE  7
+
 /**
  * struct hl_debug_args - DEBUG request (40 bytes)
  * @input_ptr: op's input

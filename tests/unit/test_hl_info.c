@@ -3,8 +3,8 @@
  * test_hl_info.c - the habanalabs personality's ioctl entry and INFO
  * without FUSE (docs/habanalabs.md): both request-code sets, the
  * control-node rule, the caller's argument size, every INFO op's answer
- * size and values, the real driver's errors, and one compute open per
- * device.
+ * size and values, the real driver's errors, DEBUG's debug mode, and one
+ * compute open per device.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -188,7 +188,63 @@ static void test_rejected_codes(void **state)
 	assert_int_equal(run(f->compute, HL_IOCTL_CB, arg, 24), -ENOTTY);
 	assert_int_equal(run(f->compute, HL_IOCTL_CS, arg, 48), -ENOTTY);
 	assert_int_equal(run(f->compute, HL_IOCTL_WAIT_CS, arg, 56), -ENOTTY);
-	assert_int_equal(run(f->compute, HL_IOCTL_DEBUG, arg, 40), -ENOTTY);
+}
+
+static int debug(struct hfd_ctx *ctx, unsigned int cmd, uint32_t op,
+		 uint32_t enable)
+{
+	struct hl_debug_args a = { .op = op, .enable = enable };
+
+	return run(ctx, cmd, &a, sizeof(a));
+}
+
+/* The device's debug mode, with the real driver's errors */
+static void test_debug_mode(void **state)
+{
+	struct fixture *f = *state;
+	struct hfd_device *dev = &f->drv.devs[0];
+
+	assert_int_equal(debug(f->compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_ETR, 0),
+			 -EFAULT);
+	assert_int_equal(debug(f->compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_SET_MODE,
+			       0),
+			 -EFAULT);
+	assert_int_equal(debug(f->compute, HL_IOCTL_DEBUG, 8, 0), -EINVAL);
+	assert_int_equal(
+		debug(f->compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_SET_MODE, 1), 0);
+	assert_ptr_equal(dev->hl_debug, f->compute);
+	assert_int_equal(debug(f->compute, DRM_IOCTL_HL_DEBUG,
+			       HL_DEBUG_OP_SET_MODE, 1),
+			 -EFAULT);
+	assert_int_equal(debug(f->compute, HL_IOCTL_DEBUG,
+			       HL_DEBUG_OP_TIMESTAMP, 0),
+			 -EOPNOTSUPP);
+	assert_int_equal(debug(f->compute, DRM_IOCTL_HL_DEBUG,
+			       HL_DEBUG_OP_SET_MODE, 0),
+			 0);
+	assert_null(dev->hl_debug);
+	/* closing the context ends its debug mode */
+	assert_int_equal(
+		debug(f->compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_SET_MODE, 1), 0);
+	hfd_ctx_release(f->compute);
+	f->compute = NULL;
+	assert_null(dev->hl_debug);
+	assert_int_equal(hfd_ctx_open_exclusive(dev, false, true, getpid(),
+						getuid(), getgid(),
+						&f->compute),
+			 0);
+	assert_int_equal(
+		debug(f->compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_SET_MODE, 1), 0);
+	/* a device that does not work */
+	pthread_mutex_lock(&dev->ctx_lock);
+	dev->status = HPU_DEVICE_STATUS_NEEDS_RESET;
+	pthread_mutex_unlock(&dev->ctx_lock);
+	assert_int_equal(debug(f->compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_SET_MODE,
+			       0),
+			 -EBUSY);
+	pthread_mutex_lock(&dev->ctx_lock);
+	dev->status = HPU_DEVICE_STATUS_OPERATIONAL;
+	pthread_mutex_unlock(&dev->ctx_lock);
 }
 
 static void test_caller_size(void **state)
@@ -522,6 +578,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_both_sets_answer, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rejected_codes, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_debug_mode, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_caller_size, setup,
 						teardown),

@@ -75,7 +75,8 @@ static int hw_ip_info(struct hfd_ctx *ctx, const struct hl_info_args *args,
 	const struct hpu_info_hw_ip_info *ip = &dev->ip;
 
 	d->sram_base_address = ip->sram_base_address;
-	d->dram_base_address = ip->dram_base_address;
+	/* Gaudi2 maps its DRAM through the MMU: the VA range's start */
+	d->dram_base_address = HPU_FW_VA_DEVICE_BASE;
 	d->dram_size = ip->dram_size;
 	d->sram_size = ip->sram_size;
 	d->num_of_events = HL_GAUDI2_NUM_EVENTS;

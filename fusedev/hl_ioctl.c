@@ -15,7 +15,9 @@
  *     newer one), and the answer is copied back in the caller's size, as
  *     the real driver's ioctl entry does; above HFD_IOCTL_MAX_SIZE (what
  *     FUSE hands the daemon here): -EINVAL;
- *  5. the family; one without a handler yet: -ENOTTY, the real driver's
+ *  5. a family with effects (MEMORY): an argument that cannot be written
+ *     back in the caller: -EFAULT before anything happens;
+ *  6. the family; one without a handler yet: -ENOTTY, the real driver's
  *     answer to a command it has no function for.
  */
 #include <errno.h>
@@ -29,11 +31,13 @@
  * @func: handler, or NULL (not served yet)
  * @size: the driver's argument size
  * @name: for the log
+ * @effects: its requests change state (the argument is probed first)
  */
 struct hl_family {
 	int (*func)(const struct hfd_ioctl_call *call, void *data);
 	uint32_t size;
 	const char *name;
+	bool effects;
 };
 
 static const struct hl_family hl_families[HFD_HL_NR_FAMILIES] = {
@@ -41,7 +45,8 @@ static const struct hl_family hl_families[HFD_HL_NR_FAMILIES] = {
 	[HFD_HL_CB] = { NULL, sizeof(union hl_cb_args), "CB" },
 	[HFD_HL_CS] = { NULL, sizeof(union hl_cs_args), "CS" },
 	[HFD_HL_WAIT_CS] = { NULL, sizeof(union hl_wait_cs_args), "WAIT_CS" },
-	[HFD_HL_MEMORY] = { NULL, sizeof(union hl_mem_args), "MEMORY" },
+	[HFD_HL_MEMORY] = { hfd_hl_memory, sizeof(union hl_mem_args), "MEMORY",
+			    true },
 	[HFD_HL_DEBUG] = { hfd_hl_debug, sizeof(struct hl_debug_args),
 			   "DEBUG" },
 };
@@ -130,6 +135,17 @@ int hfd_hl_ioctl_dispatch(const struct hfd_ioctl_call *call, unsigned int cmd,
 	memset(data, 0, sizeof(data));
 	if (_IOC_DIR(cmd) & _IOC_WRITE)
 		memcpy(data, in, usize < fam->size ? usize : fam->size);
+	/*
+	 * The kernel copies the answer back after the reply: a request with
+	 * effects first writes the argument back in the caller, so an
+	 * argument it cannot write fails with -EFAULT before anything
+	 * happens (an allocation whose handle would be lost)
+	 */
+	if (fam->effects && call->arg && (_IOC_DIR(cmd) & _IOC_READ)) {
+		ret = hfd_copy_to_user(call->pid, call->arg, data, usize);
+		if (ret)
+			return ret;
+	}
 	ret = fam->func(call, data);
 	if (ret) {
 		hfd_log_ratelimited(HFD_LOG_DEBUG,

@@ -9,6 +9,7 @@
  *	            argument sizes, the families
  *	hl_info.c   INFO: every op, answered from the device model
  *	hl_debug.c  DEBUG: the device's debug mode
+ *	hl_memory.c MEMORY: device and host memory, by the hpu handler
  */
 #ifndef HL_PERSONALITY_H
 #define HL_PERSONALITY_H
@@ -37,6 +38,7 @@ int hfd_hl_ioctl_dispatch(const struct hfd_ioctl_call *call, unsigned int cmd,
 			  size_t *out_size);
 int hfd_hl_info(const struct hfd_ioctl_call *call, void *data);
 int hfd_hl_debug(const struct hfd_ioctl_call *call, void *data);
+int hfd_hl_memory(const struct hfd_ioctl_call *call, void *data);
 uint32_t hfd_hl_info_size(uint32_t op);
 
 #endif /* HL_PERSONALITY_H */

@@ -365,7 +365,7 @@ static void test_values(void **state)
 	assert_int_equal(ip.num_of_events, 1322);
 	assert_int_equal(ip.dram_size, dev->ip.dram_size);
 	assert_int_equal(ip.sram_size, dev->ip.sram_size);
-	assert_int_equal(ip.dram_base_address, dev->ip.dram_base_address);
+	assert_int_equal(ip.dram_base_address, HPU_FW_VA_DEVICE_BASE);
 	assert_int_equal(ip.sram_base_address, dev->ip.sram_base_address);
 	assert_int_equal(ip.dram_page_size, dev->ip.dram_page_size);
 	assert_int_equal(ip.module_id, dev->module_id);

@@ -205,7 +205,8 @@ LIBS := $(LIBHPUSIM) $(LIBHPUTPC) \
 	uninstall lint format \
 	check-headers check-layers check-names examples clean bench-ioctl \
 	bench-cs bench-dma bench-gemm bench-tpc bench-rings \
-	bench-ccl bench-train bench-train-ddp bench-gpt mpi-ref model-check
+	bench-ccl bench-train bench-train-ddp bench-gpt mpi-ref model-check \
+	hlthunk-check
 
 # hpu-model-check is built but not installed (it is not in TOOLS)
 all: $(LIBS) $(TOOLS) $(EXAMPLES) $(HPU_MODEL_CHECK)
@@ -663,6 +664,14 @@ tsan: deps
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)O=$(O) tools/run-demo
+
+# hl-thunk-open's own test binaries against the habanalabs personality
+# (docs/habanalabs.md): built from HLTHUNK_SRC in $(O)/hlthunk, never here;
+# skipped, with the reason, when HLTHUNK_SRC is unset
+hlthunk-check: all
+	$(Q)O=$(O) HLTHUNK_SRC="$(HLTHUNK_SRC)" HLTHUNK_UAPI="$(HLTHUNK_UAPI)" \
+		$(if $(HLTHUNK_TESTS),HLTHUNK_TESTS="$(HLTHUNK_TESTS)") \
+		tools/hlthunk-check
 
 bench-ioctl: all
 	$(Q)O=$(O) tools/run-bench ioctl

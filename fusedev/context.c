@@ -185,10 +185,32 @@ static int ctx_acquire(struct hfd_device *dev, pid_t tid)
 int hfd_ctx_open(struct hfd_device *dev, bool control, pid_t tid, uid_t uid,
 		 gid_t gid, struct hfd_ctx **out)
 {
-	bool exclusive = !control && dev->exclusive;
+	return hfd_ctx_open_exclusive(dev, control, dev->exclusive, tid, uid,
+				      gid, out);
+}
+
+/**
+ * hfd_ctx_open_exclusive() - hfd_ctx_open() with the exclusive rule
+ * chosen by the caller
+ * @dev: device
+ * @control: control node
+ * @exclusive: a compute open gets -EBUSY while the device has a compute
+ *	context (the habanalabs nodes always, the hpu ones with --exclusive)
+ * @tid: thread that opened the node
+ * @uid: user of the opener
+ * @gid: group of the opener
+ * @out: receives the context, holding one reference
+ *
+ * Return: 0 or -errno.
+ */
+int hfd_ctx_open_exclusive(struct hfd_device *dev, bool control, bool exclusive,
+			   pid_t tid, uid_t uid, gid_t gid,
+			   struct hfd_ctx **out)
+{
 	struct hfd_ctx *ctx = NULL;
 	int ret;
 
+	exclusive = exclusive && !control;
 	if (exclusive) {
 		ret = ctx_acquire(dev, tid);
 		if (ret)
@@ -502,6 +524,8 @@ static void ctx_release_now(struct hfd_ctx *ctx)
 	pthread_mutex_lock(&dev->ctx_lock);
 	if (!ctx->control)
 		dev->in_release++;
+	if (dev->hl_debug == ctx) /* habanalabs: its debug mode ends too */
+		dev->hl_debug = NULL;
 	if (ctx->prev)
 		ctx->prev->next = ctx->next;
 	else

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "hl_personality.h"
 #include "hpu_fs.h"
 
 /* Attribute files report this size (like sysfs) and are read with direct_io */
@@ -26,6 +27,19 @@ static bool slot_present(const struct hfd_driver *drv, unsigned long index)
 {
 	return index < HFD_MAX_DEVICES && hfd_device_present(&drv->devs[index]);
 }
+
+/* Whether slot @index has habanalabs nodes (docs/habanalabs.md) */
+static bool hl_slot(const struct hfd_driver *drv, unsigned long index)
+{
+	return drv->habanalabs && slot_present(drv, index) &&
+	       hfd_hl_device_ok(&drv->devs[index]);
+}
+
+/* Names of the habanalabs nodes, by kind and attr (hlN and accelN) */
+static const char *const hl_names[2][2] = {
+	{ "hl", "accel" },
+	{ "hl_controlD", "accel_controlD" },
+};
 
 /**
  * hfd_fs_decode() - decode inode number @ino into @n
@@ -51,6 +65,9 @@ int hfd_fs_decode(const struct hfd_driver *drv, fuse_ino_t ino, struct node *n)
 	case KIND_CONTROL:
 	case KIND_DEV_DIR:
 		return slot_present(drv, n->dev) && !n->attr ? 0 : -ENOENT;
+	case KIND_HL_COMPUTE:
+	case KIND_HL_CONTROL:
+		return hl_slot(drv, n->dev) && n->attr <= 1 ? 0 : -ENOENT;
 	case KIND_DEV_ATTR:
 		return slot_present(drv, n->dev) &&
 				       n->attr < hfd_num_dev_attrs ?
@@ -80,10 +97,10 @@ static void fill_stat(const struct hfd_driver *drv, fuse_ino_t ino,
 	if (is_dir(n->kind)) {
 		st->st_mode = S_IFDIR | 0555;
 		st->st_nlink = 2;
-	} else if (n->kind == KIND_COMPUTE) {
+	} else if (n->kind == KIND_COMPUTE || n->kind == KIND_HL_COMPUTE) {
 		st->st_mode = S_IFREG | drv->node_mode;
 		st->st_nlink = 1;
-	} else if (n->kind == KIND_CONTROL) {
+	} else if (n->kind == KIND_CONTROL || n->kind == KIND_HL_CONTROL) {
 		st->st_mode = S_IFREG | drv->control_mode;
 		st->st_nlink = 1;
 	} else if (n->kind == KIND_HOTPLUG) {
@@ -119,6 +136,27 @@ static int parse_index(const struct hfd_driver *drv, const char *s,
 	return (int)v;
 }
 
+/* hlN, hl_controlDN, accelN, accel_controlDN of a habanalabs device */
+static int lookup_hl(const struct hfd_driver *drv, const char *name,
+		     fuse_ino_t *ino)
+{
+	unsigned int k, a;
+	int idx;
+
+	for (k = 0; k < 2; k++) {
+		for (a = 0; a < 2; a++) {
+			idx = parse_index(drv, name, hl_names[k][a]);
+			if (idx >= 0 && hl_slot(drv, (unsigned long)idx)) {
+				*ino = INO(k ? KIND_HL_CONTROL :
+					       KIND_HL_COMPUTE,
+					   idx, a);
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
 static int lookup_child(const struct hfd_driver *drv, const struct node *p,
 			const char *name, fuse_ino_t *ino)
 {
@@ -136,7 +174,7 @@ static int lookup_child(const struct hfd_driver *drv, const struct node *p,
 		else if ((idx = parse_index(drv, name, "hpu")) >= 0)
 			*ino = INO(KIND_COMPUTE, idx, 0);
 		else
-			return -ENOENT;
+			return lookup_hl(drv, name, ino);
 		return 0;
 	case KIND_CLASS_DIR:
 		idx = parse_index(drv, name, "hpu");
@@ -200,7 +238,8 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fill_stat(drv, e.ino, &n, &e.attr);
 	e.generation = 1;
 	if (n.kind == KIND_COMPUTE || n.kind == KIND_CONTROL ||
-	    n.kind == KIND_DEV_DIR || n.kind == KIND_DEV_ATTR)
+	    is_hl_node(n.kind) || n.kind == KIND_DEV_DIR ||
+	    n.kind == KIND_DEV_ATTR)
 		e.generation = drv->devs[n.dev].generation + 1;
 	e.attr_timeout = ENTRY_TIMEOUT_S;
 	e.entry_timeout = ENTRY_TIMEOUT_S;
@@ -256,6 +295,25 @@ static void dirbuf_add(struct dirbuf *b, const char *name, fuse_ino_t ino)
 			  (off_t)b->size);
 }
 
+static void list_hl(const struct hfd_driver *drv, struct dirbuf *b)
+{
+	unsigned int i, k, a;
+	char name[32];
+
+	for (k = 0; k < 2; k++)
+		for (a = 0; a < 2; a++)
+			for (i = 0; i < HFD_MAX_DEVICES; i++) {
+				if (!hl_slot(drv, i))
+					continue;
+				snprintf(name, sizeof(name), "%s%u",
+					 hl_names[k][a], i);
+				dirbuf_add(b, name,
+					   INO(k ? KIND_HL_CONTROL :
+						   KIND_HL_COMPUTE,
+					       i, a));
+			}
+}
+
 static void list_dir(const struct hfd_driver *drv, fuse_ino_t ino,
 		     const struct node *n, struct dirbuf *b)
 {
@@ -280,6 +338,7 @@ static void list_dir(const struct hfd_driver *drv, fuse_ino_t ino,
 			snprintf(name, sizeof(name), "hpu_control%u", i);
 			dirbuf_add(b, name, INO(KIND_CONTROL, i, 0));
 		}
+		list_hl(drv, b);
 		dirbuf_add(b, "class", INO(KIND_CLASS_DIR, 0, 0));
 		dirbuf_add(b, "driver", INO(KIND_DRV_DIR, 0, 0));
 		break;
@@ -337,6 +396,7 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 /* After a hot-plug: drop what the kernel cached of device @index */
 void hfd_fs_invalidate_device(struct hfd_driver *drv, unsigned int index)
 {
+	unsigned int k;
 	char name[32];
 
 	if (!drv->se)
@@ -349,6 +409,12 @@ void hfd_fs_invalidate_device(struct hfd_driver *drv, unsigned int index)
 	snprintf(name, sizeof(name), "hpu_control%u", index);
 	fuse_lowlevel_notify_inval_entry(drv->se, FUSE_ROOT_ID, name,
 					 strlen(name));
+	for (k = 0; drv->habanalabs && k < 4; k++) {
+		snprintf(name, sizeof(name), "%s%u", hl_names[k / 2][k % 2],
+			 index);
+		fuse_lowlevel_notify_inval_entry(drv->se, FUSE_ROOT_ID, name,
+						 strlen(name));
+	}
 }
 
 const struct fuse_lowlevel_ops hfd_fs_ops = {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl_personality.h"
 #include "hpu_fs.h"
 
 /**
@@ -162,6 +163,8 @@ static void release_file(struct hfd_driver *drv, unsigned int kind,
 	switch (kind) {
 	case KIND_COMPUTE:
 	case KIND_CONTROL:
+	case KIND_HL_COMPUTE:
+	case KIND_HL_CONTROL:
 		hfd_ctx_release((struct hfd_ctx *)(uintptr_t)fi->fh);
 		break;
 	case KIND_HOTPLUG:
@@ -194,11 +197,13 @@ void hfd_fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fi->direct_io = 1;
 		fi->keep_cache = 0;
 		if (is_node(n.kind)) {
-			ret = hfd_ctx_open(&drv->devs[n.dev],
-					   n.kind == KIND_CONTROL,
-					   fuse_req_ctx(req)->pid,
-					   fuse_req_ctx(req)->uid,
-					   fuse_req_ctx(req)->gid, &ctx);
+			/* habanalabs: one compute open per device */
+			ret = hfd_ctx_open_exclusive(
+				&drv->devs[n.dev], is_control(n.kind),
+				is_hl_node(n.kind) ||
+					drv->devs[n.dev].exclusive,
+				fuse_req_ctx(req)->pid, fuse_req_ctx(req)->uid,
+				fuse_req_ctx(req)->gid, &ctx);
 			if (!ret) {
 				fi->fh = (uintptr_t)ctx;
 				fi->nonseekable = 1;
@@ -440,7 +445,12 @@ void hfd_fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	defer.token = req;
 	hfd_ctx_call_begin(call.ctx);
 	hfd_uaccess_begin_request(req, call.pid, fuse_req_ctx(req)->uid);
-	ret = hfd_ioctl_dispatch(&call, cmd, in_buf, in_bufsz, out, &out_size);
+	if (is_hl_node(ino_kind(ino)))
+		ret = hfd_hl_ioctl_dispatch(&call, cmd, in_buf, in_bufsz, out,
+					    &out_size);
+	else
+		ret = hfd_ioctl_dispatch(&call, cmd, in_buf, in_bufsz, out,
+					 &out_size);
 	/* answered by the watchdog: @req is gone, the call failed */
 	answered = hfd_uaccess_end_request();
 	hfd_ctx_call_end(call.ctx);

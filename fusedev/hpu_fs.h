@@ -26,6 +26,10 @@ enum ino_kind {
 	KIND_DRV_ATTR = 7,  /* driver/<attr> */
 	KIND_HOTPLUG = 8,   /* driver/hotplug */
 	KIND_EVENTS = 9,    /* driver/events */
+	/* habanalabs: hlN (attr 0) and accelN (attr 1) */
+	KIND_HL_COMPUTE = 10,
+	/* habanalabs: hl_controlDN (attr 0) and accel_controlDN (attr 1) */
+	KIND_HL_CONTROL = 11,
 };
 
 #define INO(kind, dev, attr)                                      \
@@ -61,10 +65,23 @@ static inline unsigned int ino_kind(fuse_ino_t ino)
 	return ino == FUSE_ROOT_ID ? KIND_ROOT : (unsigned int)(ino >> 32);
 }
 
-/* A device node (hpuN or hpu_controlN), whose files are contexts */
+/* A node of the habanalabs personality (docs/habanalabs.md) */
+static inline bool is_hl_node(unsigned int kind)
+{
+	return kind == KIND_HL_COMPUTE || kind == KIND_HL_CONTROL;
+}
+
+/* A device node (hpuN, hpu_controlN or a habanalabs one), whose files are
+ * contexts */
 static inline bool is_node(unsigned int kind)
 {
-	return kind == KIND_COMPUTE || kind == KIND_CONTROL;
+	return kind == KIND_COMPUTE || kind == KIND_CONTROL || is_hl_node(kind);
+}
+
+/* A control node of either personality */
+static inline bool is_control(unsigned int kind)
+{
+	return kind == KIND_CONTROL || kind == KIND_HL_CONTROL;
 }
 
 /* fs.c: the namespace */

@@ -156,6 +156,8 @@ struct hfd_ctx {
  *	@last_open_period_ms, @num_compute, @num_control, @in_release,
  *	@acquiring, the reset counters and every context's @next/@prev
  * @ctx_list: open contexts (compute and control)
+ * @hl_debug: the habanalabs context that set the device into debug mode
+ *	(DEBUG SET_MODE), or NULL; under @ctx_lock, cleared when it goes
  * @status: HPU_DEVICE_STATUS_*
  * @open_counter: compute opens since creation
  * @last_open_period_ms: lifetime of the last closed compute context
@@ -216,6 +218,7 @@ struct hfd_device {
 
 	pthread_mutex_t ctx_lock;
 	struct hfd_ctx *ctx_list;
+	const struct hfd_ctx *hl_debug;
 	uint32_t status;
 	uint64_t open_counter;
 	uint64_t last_open_period_ms;
@@ -315,6 +318,8 @@ struct hfd_event_reader;
  * @reset_on_lockup: --reset-on-lockup, for new devices
  * @reset_on_fatal: --reset-on-fatal, for new devices
  * @fatal_page_faults: --fatal-page-faults, for new devices
+ * @habanalabs: --personality habanalabs: Gaudi2 devices also have the
+ *	habanalabs nodes (docs/habanalabs.md)
  * @se: FUSE session, for entry invalidations after a hot-plug (may be NULL)
  * @hotplug_lock: the set of present devices: held for writing by hot-add
  *	and hot-remove, for reading by whatever turns an index into a device
@@ -346,6 +351,7 @@ struct hfd_driver {
 	bool reset_on_lockup;
 	bool reset_on_fatal;
 	bool fatal_page_faults;
+	bool habanalabs;
 	struct fuse_session *se;
 	pthread_rwlock_t hotplug_lock;
 	pthread_mutex_t ev_lock;
@@ -388,6 +394,9 @@ uint32_t hfd_fw_if_minor_in_use(const struct hpu_fw_model *model);
 
 int hfd_ctx_open(struct hfd_device *dev, bool control, pid_t tid, uid_t uid,
 		 gid_t gid, struct hfd_ctx **out);
+int hfd_ctx_open_exclusive(struct hfd_device *dev, bool control, bool exclusive,
+			   pid_t tid, uid_t uid, gid_t gid,
+			   struct hfd_ctx **out);
 void hfd_ctx_release(struct hfd_ctx *ctx);
 void hfd_ctx_call_begin(struct hfd_ctx *ctx);
 bool hfd_ctx_call_try_begin(struct hfd_ctx *ctx);

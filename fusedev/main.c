@@ -42,6 +42,7 @@
  * @module_map: --module-map (valid when @have_module_map)
  * @have_module_map: --module-map was given
  * @exclusive: --exclusive
+ * @habanalabs: --personality habanalabs
  */
 struct options {
 	unsigned int ndev;
@@ -63,6 +64,7 @@ struct options {
 	uint8_t module_map[HFD_MODULES_PER_SERVER];
 	bool have_module_map;
 	bool exclusive;
+	bool habanalabs;
 };
 
 enum {
@@ -83,6 +85,7 @@ enum {
 	OPT_RESET_ON_LOCKUP,
 	OPT_RESET_ON_FATAL,
 	OPT_FATAL_PAGE_FAULTS,
+	OPT_PERSONALITY,
 };
 
 static const struct option long_opts[] = {
@@ -106,6 +109,7 @@ static const struct option long_opts[] = {
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "module-map", required_argument, NULL, OPT_MODULE_MAP },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+	{ "personality", required_argument, NULL, OPT_PERSONALITY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -166,6 +170,10 @@ static void usage(FILE *f)
 		"                          devices, identity otherwise)\n"
 		"      --exclusive         one compute open per device at a time;\n"
 		"                          another gets EBUSY (the real driver's rule)\n"
+		"      --personality P     hpu (default): the hpu nodes; habanalabs:\n"
+		"                          Gaudi2 devices also get hlN, hl_controlDN,\n"
+		"                          accelN and accel_controlDN speaking the\n"
+		"                          real driver's ABI (docs/habanalabs.md)\n"
 		"  -h, --help              this text\n"
 		"      --version           print the version\n",
 		HFD_MAX_DEVICES, HFD_DEF_DEVICES, HFD_DEF_CS_TIMEOUT_MS,
@@ -471,6 +479,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case OPT_EXCLUSIVE:
 			o->exclusive = true;
+			break;
+		case OPT_PERSONALITY:
+			if (!strcmp(optarg, "habanalabs")) {
+				o->habanalabs = true;
+			} else if (strcmp(optarg, "hpu")) {
+				fprintf(stderr,
+					"hpu-fused: --personality must be hpu or habanalabs, not '%s'\n",
+					optarg);
+				return -1;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -792,6 +810,7 @@ int main(int argc, char **argv)
 	drv.node_mode = o.node_mode;
 	drv.control_mode = o.control_mode;
 	hfd_driver_set_exclusive(&drv, o.exclusive);
+	drv.habanalabs = o.habanalabs;
 	if (o.group >= 0)
 		drv.gid = (gid_t)o.group;
 	se = new_session(&drv);

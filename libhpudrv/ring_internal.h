@@ -49,8 +49,13 @@
 #define RING_ROOM_NS	   1000000000ULL
 /* Pause between looks for SQ room */
 #define RING_ROOM_SLEEP_NS 50000L
-/* After the spin, yield this long before sleeping between looks */
-#define RING_YIELD_NS	   2000000ULL
+/*
+ * After the spin, yield this long before sleeping between looks: long
+ * enough for a consumer that was asleep to be woken and take, short
+ * enough that a producer whose consumer waits for a CPU (two DDP ranks
+ * and the daemon on two cores) does not hold one of them for 2 ms
+ */
+#define RING_YIELD_NS	   200000ULL
 /* Pause between looks for the consumer's take of an entry */
 #define RING_TAKE_SLEEP_NS 20000L
 /* user_data bit: the CS asked for a timestamp */

@@ -461,9 +461,10 @@ static bool spin(struct hfd_ring *r)
 		start +
 		(budget < RING_PURE_SPIN_NS ? budget : RING_PURE_SPIN_NS);
 	uint64_t end = start + budget;
+	uint64_t t;
 	unsigned int i;
 
-	do {
+	for (;;) {
 		for (i = 0; i < 64; i++) {
 			if (sq_moved(r)) {
 				r->spin_ns = budget * 2 < RING_SPIN_NS ?
@@ -473,10 +474,17 @@ static bool spin(struct hfd_ring *r)
 			}
 			cpu_relax();
 		}
+		t = now_ns();
+		/*
+		 * a yield once the budget is spent only costs a system call
+		 * (and with other threads runnable, a switch) before the sleep
+		 */
+		if (t >= end)
+			break;
 		/* past the first looks: the producer may share the CPU */
-		if (now_ns() >= pure_end)
+		if (t >= pure_end)
 			sched_yield();
-	} while (now_ns() < end);
+	}
 	r->spin_ns = budget / 2 > RING_SPIN_MIN_NS ? budget / 2 :
 						     RING_SPIN_MIN_NS;
 	return false;

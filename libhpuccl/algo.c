@@ -94,12 +94,16 @@ int ccl_algo_pick(const struct hpuccl_comm *c, const struct ccl_family *f,
 	const char *forced;
 	int i;
 
-	if (c->algo && c->nranks >= 3) {
+	if (c->algo && c->nranks >= 2) {
 		forced = ccl_algo_name(c->algo);
+		/* two ranks: only the one-level schedules are worth a name */
+		if (c->nranks == 2 && strcmp(forced, "direct") &&
+		    strcmp(forced, "oneshot"))
+			return f->choose(c, bytes);
 		for (i = 0; i < f->nalgos; i++)
 			if (!strcmp(f->algos[i].name, forced))
 				return i;
-		if (f->other >= 0)
+		if (c->nranks >= 3 && f->other >= 0)
 			return f->other;
 	}
 	return f->choose(c, bytes);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * allreduce.c - the allreduce family: allreduce (direct, ring and hierarchical
- * schedules of one three-phase plan) and reduce_scatter (phase A of the
- * direct plan), and their tables of algorithms (ccl_allreduce_family,
- * ccl_reduce_scatter_family); docs/collectives.md "Algorithms"
+ * schedules of one three-phase plan, and the one-round schedule for small
+ * buffers) and reduce_scatter (phase A of the direct plan), and their
+ * tables of algorithms (ccl_allreduce_family, ccl_reduce_scatter_family);
+ * docs/collectives.md "Algorithms"
  */
 #include <errno.h>
 #include <string.h>
@@ -15,6 +16,7 @@ enum ar_algo {
 	AR_DIRECT,
 	AR_RING,
 	AR_HIER,
+	AR_ONESHOT,
 };
 
 /**
@@ -44,6 +46,7 @@ enum ar_algo {
  * @zc: phases B and C write into the peers' recvbuf
  * @a_out: where phase A puts this rank's reduced share (allreduce: its
  *	place in recvbuf; reduce_scatter: recvbuf)
+ * @overlap: sendbuf and recvbuf share bytes (in place)
  */
 struct ar_plan {
 	struct coll a;
@@ -65,6 +68,7 @@ struct ar_plan {
 	uint64_t dse;
 	bool zc;
 	uint64_t a_out;
+	bool overlap;
 };
 
 /* Phase A round @ch: pieces of every group peer's share to it, own share
@@ -261,6 +265,8 @@ static bool hier_groups(struct hpuccl_comm *c, struct ar_plan *x)
 /* The allreduce's automatic choice (docs/collectives.md "Selection") */
 static int ar_choose(const struct hpuccl_comm *c, uint64_t bytes)
 {
+	if (c->nranks == 2 && bytes <= CCL_ONESHOT_BYTES)
+		return AR_ONESHOT;
 	if (c->nranks <= 2 || c->nservers == 1 || bytes <= CCL_SMALL_BYTES)
 		return AR_DIRECT;
 	return c->nlocal ? AR_HIER : AR_RING;
@@ -338,12 +344,96 @@ static uint64_t ar_plan_hier(struct hpuccl_comm *c, void *arg)
 	return x->na + x->nb + x->nc;
 }
 
+/*
+ * One-round round @ch (chunk @ch of the buffer): the chunk to every peer,
+ * and every peer's chunk reduced with the own one, share by share, each
+ * with the operands in the order the direct schedule's owner of that
+ * share uses (the owner's data first, then the others by rank): every
+ * rank computes every element as that owner would, so the result has the
+ * same bits as the direct schedule's on every rank. In place, the
+ * reduction waits until the NIC queues read the chunk (@sent_dep).
+ */
+static int gen_oneshot(struct hpuccl_comm *c, void *arg, uint64_t ch,
+		       struct ccl_round *r)
+{
+	struct ar_plan *x = arg;
+	const struct coll *a = &x->a;
+	uint64_t start = ch * a->se, len = coll_chunk_len(a->count, a->se, ch);
+	uint64_t s0, s1;
+	int msg[AR_MAX], me = c->rank, n = c->nranks, p, l;
+	struct ccl_op *op;
+	bool via;
+
+	for (l = 0; l < n; l++) {
+		if (l == me)
+			continue;
+		ccl_add_send(r, l, a->send + start * a->esz, len * a->esz);
+		msg[l] = ccl_add_recv(r, l, len * a->esz);
+	}
+	r->sent_dep = x->overlap;
+	for (p = 0; p < n; p++) {
+		s0 = x->shoff[p] > start ? x->shoff[p] : start;
+		s1 = x->shoff[p] + x->shlen[p] < start + len ?
+			     x->shoff[p] + x->shlen[p] :
+			     start + len;
+		if (s0 >= s1)
+			continue;
+		/*
+		 * ACC writes its first operand or apart from all: in place,
+		 * a peer's share is reduced in that peer's inbox slot, then
+		 * copied out
+		 */
+		via = x->overlap && p != me;
+		op = ccl_coll_acc_op(r, a, n,
+				     via ? (s0 - start) * a->esz :
+					   a->recv + s0 * a->esz,
+				     s1 - s0);
+		if (via)
+			op->out_msg = msg[p];
+		for (l = -1; l < n; l++) {
+			int q = l < 0 ? p : l; /* the owner, then by rank */
+
+			if (l == p)
+				continue;
+			if (q == me)
+				ccl_op_in(r, op, -1, a->send + s0 * a->esz);
+			else
+				ccl_op_in(r, op, msg[q], (s0 - start) * a->esz);
+		}
+		if (via)
+			ccl_coll_copy_op(r, a, a->recv + s0 * a->esz, msg[p],
+					 (s0 - start) * a->esz, s1 - s0);
+	}
+	return 0;
+}
+
+/*
+ * One round: every rank sends its whole buffer (chunk by chunk) to every
+ * peer and reduces all of it. Direct with more ranks than it serves.
+ */
+static uint64_t ar_plan_oneshot(struct hpuccl_comm *c, void *arg)
+{
+	struct ar_plan *x = arg;
+	uint64_t bytes = x->a.count * x->a.esz;
+
+	if (c->nranks > CCL_ONESHOT_MAX_RANKS)
+		return ar_plan_direct(c, x);
+	ar_plan_direct(c, x);
+	x->algo = AR_ONESHOT;
+	x->overlap = x->a.send < x->a.recv + bytes &&
+		     x->a.recv < x->a.send + bytes;
+	return coll_div_up(x->a.count, x->a.se);
+}
+
 static const struct ccl_algo ar_algos[] = {
 	[AR_DIRECT] = { .name = "direct",
 			.plan = ar_plan_direct,
 			.gen = gen_ar },
 	[AR_RING] = { .name = "ring", .plan = ar_plan_ring, .gen = gen_ar },
 	[AR_HIER] = { .name = "hier", .plan = ar_plan_hier, .gen = gen_ar },
+	[AR_ONESHOT] = { .name = "oneshot",
+			 .plan = ar_plan_oneshot,
+			 .gen = gen_oneshot },
 };
 
 const struct ccl_family ccl_allreduce_family = {
@@ -379,7 +469,9 @@ int ccl_allreduce_run(uint64_t sendbuf, uint64_t recvbuf, size_t count,
 	ccl_coll_set(&x.a, sendbuf, recvbuf, count, op);
 	bytes = count * x.a.esz;
 	algo = ccl_algo_pick(comm, f, bytes);
-	ret = ccl_coll_maybe_zc(comm, recvbuf, bytes, &x.zc);
+	/* every rank picks alike: the one round has no zero-copy exchange */
+	if (algo != AR_ONESHOT)
+		ret = ccl_coll_maybe_zc(comm, recvbuf, bytes, &x.zc);
 	if (ret)
 		return ret;
 	rounds = f->algos[algo].plan(comm, &x);

@@ -34,6 +34,10 @@ struct ccl_store_server;
 #define CCL_DIRECT_CHUNK_BYTES	(4ULL << 20)
 /* Up to this size a multi-server allreduce runs the direct schedule */
 #define CCL_SMALL_BYTES		(256ULL << 10)
+/* Up to this size a 2-rank allreduce runs the one-round schedule */
+#define CCL_ONESHOT_BYTES	(256ULL << 10)
+/* Ranks the one-round allreduce serves at most (its n x n operands) */
+#define CCL_ONESHOT_MAX_RANKS	8
 
 /*
  * HPUCCL_ALGO's value @s as a number all ranks agree on: 0 for NULL, ""
@@ -211,7 +215,7 @@ enum ccl_op_kind {
 /**
  * struct ccl_src - an operand of a processing op
  * @msg: index into the round's receives, or -1 for @va
- * @va: local device VA
+ * @va: local device VA (@msg -1), else a byte offset into the message
  */
 struct ccl_src {
 	int msg;
@@ -221,7 +225,10 @@ struct ccl_src {
 /**
  * struct ccl_op - processing of a round (TPC queue, in order)
  * @kind: enum ccl_op_kind
- * @out: destination VA
+ * @out: destination VA, or with @out_msg a byte offset into that message
+ * @out_msg: -1, or the index of the round's receive whose inbox slot is
+ *	the destination (a reduction into a received message: @in[0] is
+ *	then that message at the same place, as ACC's in-place rule wants)
  * @in: operands (ACC: in reduction order; COPY: one)
  * @nin: entries of @in
  * @count: elements
@@ -232,6 +239,7 @@ struct ccl_src {
 struct ccl_op {
 	int kind;
 	uint64_t out;
+	int out_msg;
 	struct ccl_src *in;
 	int nin;
 	uint64_t count;
@@ -266,6 +274,10 @@ struct ccl_msg {
  * struct ccl_round - one round of a schedule
  * @ready_dep: this round's sends read what the previous round's
  *	processing wrote
+ * @sent_dep: this round's processing writes what its own sends read (an
+ *	in-place one-round allreduce): it waits until the NIC queues issued
+ *	them (each queue with sends signals the rank's own arrival SOB,
+ *	which no peer uses, after its writes)
  * @send: messages sent (at most 2 per peer)
  * @nsend: entries of @send
  * @recv: messages received, in the peers' sending order
@@ -277,6 +289,7 @@ struct ccl_msg {
  */
 struct ccl_round {
 	bool ready_dep;
+	bool sent_dep;
 	struct ccl_msg *send;
 	int nsend;
 	struct ccl_msg *recv;

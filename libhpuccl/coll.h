@@ -158,8 +158,10 @@ extern const struct ccl_family ccl_alltoall_family;
  * @bytes: what lands in each rank's receive buffer
  *
  * With 3 ranks or more, the forced one (HPUCCL_ALGO) when @f has that
- * name, else @f's @other when it has one; otherwise (no forced name, 1 or
- * 2 ranks, or no @other) @f's automatic choice.
+ * name, else @f's @other when it has one; with 2 ranks, the forced one
+ * when it is "direct" or "oneshot" and @f has it; otherwise (no forced
+ * name, 1 rank, another name with 2 ranks, or no @other) @f's automatic
+ * choice.
  *
  * Return: an index into @f's algorithms.
  */

@@ -71,6 +71,7 @@ struct ccl_op *ccl_add_op(struct ccl_round *r, int kind, uint64_t out,
 
 	*op = (struct ccl_op){ .kind = kind,
 			       .out = out,
+			       .out_msg = -1,
 			       .count = count,
 			       .dtype = dtype,
 			       .in = &r->srcs[r->nsrcs] };
@@ -96,7 +97,7 @@ static void tensor1d(struct hpu_tpc_tensor *t, uint64_t va, uint32_t dtype,
 
 static uint64_t src_va(const struct ccl_round *r, const struct ccl_src *s)
 {
-	return s->msg < 0 ? s->va : r->recv[s->msg].slot_va;
+	return s->msg < 0 ? s->va : r->recv[s->msg].slot_va + s->va;
 }
 
 /* One processing op as TPC kernels: ACC in passes of <= 7 inputs. */
@@ -105,8 +106,11 @@ static int emit_op(struct hpu_cb_builder *b, const struct ccl_round *r,
 {
 	uint32_t dt = hpu_dtype_of(op->dtype);
 	size_t esz = hpuccl_dtype_size(op->dtype);
-	uint64_t done;
+	uint64_t done, out = op->out;
 	int ret;
+
+	if (op->out_msg >= 0)
+		out += r->recv[op->out_msg].slot_va;
 
 	for (done = 0; done < op->count;) {
 		uint32_t n = (uint32_t)(op->count - done < OP_MAX_ELEMS ?
@@ -117,7 +121,7 @@ static int emit_op(struct hpu_cb_builder *b, const struct ccl_round *r,
 
 		if (op->kind == CCL_OP_COPY) {
 			tensor1d(&t[0], src_va(r, &op->in[0]) + off, dt, n);
-			tensor1d(&t[1], op->out + off, dt, n);
+			tensor1d(&t[1], out + off, dt, n);
 			ret = hpu_cb_tpc_kernel(b, HPU_TPC_KERNEL_COPY, t, 2,
 						NULL, 0);
 			if (ret)
@@ -131,9 +135,9 @@ static int emit_op(struct hpu_cb_builder *b, const struct ccl_round *r,
 				int k = 0, first = i == 0;
 				int room = first ? 7 : 6;
 
-				tensor1d(&t[0], op->out + off, dt, n);
+				tensor1d(&t[0], out + off, dt, n);
 				if (!first)
-					tensor1d(&t[++k], op->out + off, dt, n);
+					tensor1d(&t[++k], out + off, dt, n);
 				while (i < op->nin && room--)
 					tensor1d(&t[++k],
 						 src_va(r, &op->in[i++]) + off,
@@ -156,6 +160,18 @@ static int emit_op(struct hpu_cb_builder *b, const struct ccl_round *r,
 static size_t room(struct hpu_cb_builder *b)
 {
 	return hpu_cb_builder_size(b) - hpu_cb_builder_used(b);
+}
+
+/* Whether round @r sends anything on NIC queue @q */
+static bool queue_sends(const struct hpuccl_comm *c, const struct ccl_round *r,
+			int q)
+{
+	int i;
+
+	for (i = 0; i < r->nsend; i++)
+		if (c->peers[r->send[i].peer].queue == q)
+			return true;
+	return false;
 }
 
 /*
@@ -216,6 +232,19 @@ static int emit_nic_round(struct hpuccl_comm *c, const struct ccl_round *r,
 			return ret;
 		p->send_cnt++;
 	}
+	if (r->sent_dep) {
+		/* a NIC_WRITE has read its source when the next packet runs */
+		for (q = 0; q < c->nqueues; q++) {
+			if (!queue_sends(c, r, q))
+				continue;
+			ret = hpu_cb_msg_long(c->queues[q].cb,
+					      ccl_sob_arrival(c->sob_base,
+							      c->rank),
+					      HPU_MSG_OP_ADD, 1);
+			if (ret)
+				return ret;
+		}
+	}
 	if (first)
 		return 0;
 	for (q = 0; q < c->nqueues; q++) {
@@ -260,6 +289,19 @@ static int emit_tpc_round(struct hpuccl_comm *c, struct ccl_round *r)
 				   1);
 		if (ret)
 			return ret;
+	}
+	if (r->sent_dep) {
+		uint32_t nq = 0;
+
+		for (q = 0; q < c->nqueues; q++)
+			nq += queue_sends(c, r, q);
+		if (nq) {
+			ret = hpu_cb_fence(
+				b, ccl_sob_arrival(c->sob_base, c->rank), nq,
+				nq);
+			if (ret)
+				return ret;
+		}
 	}
 	for (i = 0; i < r->nops; i++) {
 		ret = emit_op(b, r, &r->ops[i]);
@@ -341,11 +383,15 @@ static bool builders_full(struct hpuccl_comm *c)
 
 static int alloc_round(struct ccl_round *r, int n)
 {
+	/* the one-round allreduce: n shares of n operands each */
+	int sq = n < CCL_ONESHOT_MAX_RANKS ? n : CCL_ONESHOT_MAX_RANKS;
+
 	memset(r, 0, sizeof(*r));
 	r->send = calloc(2 * (size_t)n, sizeof(*r->send));
 	r->recv = calloc(2 * (size_t)n, sizeof(*r->recv));
 	r->ops = calloc(2 * (size_t)n + 2, sizeof(*r->ops));
-	r->srcs = calloc(4 * (size_t)n + 8, sizeof(*r->srcs));
+	r->srcs =
+		calloc(4 * (size_t)n + 8 + (size_t)(sq * sq), sizeof(*r->srcs));
 	return r->send && r->recv && r->ops && r->srcs ? 0 : -ENOMEM;
 }
 
@@ -360,6 +406,7 @@ static void free_round(struct ccl_round *r)
 static void clear_round(struct ccl_round *r)
 {
 	r->ready_dep = false;
+	r->sent_dep = false;
 	r->nsend = r->nrecv = r->nops = r->nsrcs = 0;
 }
 

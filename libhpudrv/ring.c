@@ -194,6 +194,7 @@ void hpudrv_ring_open(struct hpu_device *dev)
 	if (!r)
 		return;
 	r->max_in_flight = ctx_in_flight(dev);
+	r->wait_spin_ns = RING_SPIN_NS;
 	r->fork_gen = __atomic_load_n(&fork_gen, __ATOMIC_RELAXED);
 	arena = hpudrv_ring_arena_size();
 	ret = -EINVAL;

@@ -32,6 +32,13 @@
 #define RING_PURE_SPIN_NS  8000ULL
 #define RING_SPIN_NS	   20000ULL
 /*
+ * A wait's spin adapts per ring (docs/rings.md, "Spinning"): doubled up
+ * to RING_SPIN_NS when a wait was met while it spun, halved down to this
+ * when the spin ran out and the waiter slept anyway (a DDP step waiting
+ * for its peer: its spin only took a core from the daemon or the peer)
+ */
+#define RING_SPIN_MIN_NS   2000ULL
+/*
  * Longest futex sleep. A 1.2 driver wakes cq_futex only when
  * completed_seq moves, so a CS ending out of order (after a later one's
  * record, before an earlier CS ended) is seen by its record within this;
@@ -42,8 +49,13 @@
 #define RING_ROOM_NS	   1000000000ULL
 /* Pause between looks for SQ room */
 #define RING_ROOM_SLEEP_NS 50000L
-/* After the spin, yield this long before sleeping between looks */
-#define RING_YIELD_NS	   2000000ULL
+/*
+ * After the spin, yield this long before sleeping between looks: long
+ * enough for a consumer that was asleep to be woken and take, short
+ * enough that a producer whose consumer waits for a CPU (two DDP ranks
+ * and the daemon on two cores) does not hold one of them for 2 ms
+ */
+#define RING_YIELD_NS	   200000ULL
 /* Pause between looks for the consumer's take of an entry */
 #define RING_TAKE_SLEEP_NS 20000L
 /* user_data bit: the CS asked for a timestamp */
@@ -130,6 +142,8 @@ struct ring_recent {
  * @arena_entries: entries whose CBs went through the arena (tests)
  * @arena_around: normal CSs that went around it: too large, no room, a
  *	CB not a builder's (tests)
+ * @wait_spin_ns: the waits' spin budget, RING_SPIN_MIN_NS .. RING_SPIN_NS
+ *	(atomic: waits run without @lock)
  * @cb_lock: guards @cbs (taken under @lock, never the other way)
  * @cbs: builder CBs by handle, RING_CB_BUCKETS buckets
  */
@@ -160,6 +174,7 @@ struct hpudrv_ring {
 	unsigned int npending;
 	uint64_t arena_entries;
 	uint64_t arena_around;
+	uint64_t wait_spin_ns;
 	pthread_mutex_t cb_lock;
 	struct ring_cb *cbs[RING_CB_BUCKETS];
 };

@@ -131,19 +131,33 @@ static void wait_sleep(struct hpudrv_ring *r, uint32_t ev, uint64_t seq,
 	__atomic_sub_fetch(&h->cq_waiters, 1, __ATOMIC_SEQ_CST);
 }
 
+/* The next waits' spin: doubled after a spin that paid, else halved */
+static void spin_adapt(struct hpudrv_ring *r, uint64_t budget, bool paid)
+{
+	uint64_t b = paid ? budget * 2 : budget / 2;
+
+	if (b > RING_SPIN_NS)
+		b = RING_SPIN_NS;
+	if (b < RING_SPIN_MIN_NS)
+		b = RING_SPIN_MIN_NS;
+	__atomic_store_n(&r->wait_spin_ns, b, __ATOMIC_RELAXED);
+}
+
 /*
  * Wait until @w is met or @timeout_us ran out (@w says which): spin
- * RING_SPIN_NS, then sleep in slices of RING_SLICE_NS. 0 or -ENOTCONN.
+ * (the ring's adaptive budget, at most RING_SPIN_NS), then sleep in
+ * slices of RING_SLICE_NS. 0 or -ENOTCONN.
  */
 static int wait_run(struct hpu_device *dev, struct hpudrv_ring *r,
 		    struct ring_wait *w, uint64_t timeout_us)
 {
 	struct hpu_ring_hdr *h = r->hdr;
-	uint64_t start, end, spin_end, c, left, t;
+	uint64_t start, end, spin_end, c, left, t, pure;
 	uint64_t next = __atomic_load_n(&r->next_seq, __ATOMIC_ACQUIRE);
+	uint64_t budget = __atomic_load_n(&r->wait_spin_ns, __ATOMIC_RELAXED);
 	uint32_t ev = 0;
 	unsigned int i;
-	bool first;
+	bool first, slept = false;
 	int ret;
 
 	/* numbers the ring did not hand out: WAIT_CS knows (or refuses) */
@@ -154,7 +168,8 @@ static int wait_run(struct hpu_device *dev, struct hpudrv_ring *r,
 	end = timeout_us > (UINT64_MAX - start) / 1000 ?
 		      UINT64_MAX :
 		      start + timeout_us * 1000;
-	spin_end = start + RING_SPIN_NS < end ? start + RING_SPIN_NS : end;
+	spin_end = start + budget < end ? start + budget : end;
+	pure = budget < RING_PURE_SPIN_NS ? budget : RING_PURE_SPIN_NS;
 	for (first = true;; first = false) {
 		/* read first: whatever happens after the looks below moves it */
 		ev = __atomic_load_n(&h->cq_event, __ATOMIC_SEQ_CST);
@@ -169,8 +184,12 @@ static int wait_run(struct hpu_device *dev, struct hpudrv_ring *r,
 			ret = wait_look(dev, r, w, c);
 			if (ret)
 				return ret;
-			if (wait_met(w))
+			if (wait_met(w)) {
+				/* met while spinning: the spin paid */
+				if (!first && !slept)
+					spin_adapt(r, budget, true);
 				return 0;
+			}
 		}
 		if (__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE))
 			return -ENOTCONN;
@@ -189,10 +208,14 @@ static int wait_run(struct hpu_device *dev, struct hpudrv_ring *r,
 			 * past the first looks: the thread that ends the CS
 			 * may share this CPU (on two cores it often does)
 			 */
-			if (t - start >= RING_PURE_SPIN_NS)
+			if (t - start >= pure)
 				sched_yield();
 			continue;
 		}
+		/* the spin ran out: it only took a CPU from the work */
+		if (!slept && spin_end < end)
+			spin_adapt(r, budget, false);
+		slept = true;
 		left = end - t < RING_SLICE_NS ? end - t : RING_SLICE_NS;
 		wait_sleep(r, ev, wait_lowest(w), left);
 	}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_ccl_faults.c - libhpuccl when things break: a rank SIGKILLed in
- * the middle of a loop of large allreduces, and a NIC link taken down
+ * the middle of a loop of large allreduces (and of 2-rank small ones,
+ * the one-round schedule), and a NIC link taken down
  * under a running allreduce. Either way the other ranks' collectives must
  * fail with an error within the communicator's timeout (never hang), and
  * after a dead rank the daemon keeps serving: the survivors form a new
@@ -46,6 +47,8 @@
 #define SURVIVOR_COUNT 4099
 
 static const char *skip_reason;
+/* elements of the looped allreduces (set before the ranks are forked) */
+static uint32_t loop_count = BIG_COUNT;
 
 /* messages of a rank to the test */
 enum {
@@ -127,7 +130,7 @@ static void loop_until_error(struct hpu_test_rank *tr, const struct job *j,
 	int i, ret = 0;
 
 	for (i = 0; i < MAX_LOOPS && !ret; i++) {
-		ret = hpuccl_allreduce(buf, buf, BIG_COUNT, HPUCCL_FLOAT32,
+		ret = hpuccl_allreduce(buf, buf, loop_count, HPUCCL_FLOAT32,
 				       HPUCCL_SUM, tr->comm, tr->stream);
 		if (!ret)
 			ret = hpu_stream_synchronize(tr->stream);
@@ -313,6 +316,32 @@ static void test_killed_rank(void **state)
 	assert_int_equal(status[NDEV - 1], 128 + SIGKILL);
 	for (i = 0; i < NDEV - 1; i++)
 		assert_int_equal(status[i], 0);
+}
+
+/*
+ * Two ranks looping over 16 KiB allreduces (the one-round schedule, as a
+ * DDP step of the digits MLP runs it): the peer killed in the middle,
+ * the survivor's collective ends with an error, not a hang
+ */
+static void test_killed_rank_oneshot(void **state)
+{
+	int port = hpu_test_free_port(), status[NDEV];
+	struct ranks rs;
+	long t0;
+
+	(void)state;
+	HPU_TEST_SKIP_IF(skip_reason);
+	assert_true(port > 0);
+	loop_count = 4099;
+	start_ranks(&rs, 2, port, 0, rank_main);
+	loop_count = BIG_COUNT;
+	hpu_test_sleep_ms(20);
+	t0 = hpu_test_now_ms();
+	assert_int_equal(kill(rs.pid[1], SIGKILL), 0);
+	expect_errors(&rs, 1, t0);
+	finish_ranks(&rs, status);
+	assert_int_equal(status[1], 128 + SIGKILL);
+	assert_int_equal(status[0], 0);
 }
 
 static void test_link_down(void **state)
@@ -570,6 +599,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_killed_rank),
+		cmocka_unit_test(test_killed_rank_oneshot),
 		cmocka_unit_test(test_link_down),
 		cmocka_unit_test(test_init_failure_says_where),
 		cmocka_unit_test(test_stray_access_error),

@@ -33,6 +33,7 @@
 #include "../lib/hpu_test_trainer.h"
 #include "../lib/hpu_test_util.h"
 #include "ht_trainer.h"
+#include "trainer_internal.h"
 
 #define NDEV	  4
 #define MAX_STEPS 256
@@ -62,6 +63,7 @@
  *	@steps timed) instead of fit and test
  * @bench_step_s: the benchmark's step time
  * @bench_sps: its samples per second
+ * @subs: the backend's submissions when the fit ended
  * @err: the failure's message
  */
 struct run {
@@ -85,6 +87,7 @@ struct run {
 	bool bench;
 	double bench_step_s;
 	double bench_sps;
+	uint64_t subs;
 	char err[512];
 };
 
@@ -164,6 +167,7 @@ static int do_run(struct run *r)
 		goto out;
 	}
 	ret = ht_trainer_fit(t, &res);
+	r->subs = t->be->stats.submissions;
 	if (!ret)
 		ret = hpu_test_trainer_keep(t, &res, &k);
 	if (!ret)
@@ -333,6 +337,33 @@ static void test_ddp_eager(void **state)
 }
 
 /*
+ * The program's submissions of a lazy DDP step with one bucket: the
+ * program up to the bucket's launch and the optimizer's, 2 per rank and
+ * step. The last micro-step used to fetch the rank's local loss too,
+ * which made the program after the launch a CS of its own (3); DDP
+ * reports the all-reduced loss from the loss slot.
+ */
+static void test_ddp_step_submissions(void **state)
+{
+	struct run *a, *b;
+	double per;
+	int i;
+
+	(void)state;
+	a = run_ddp(2, 16, 1, HT_TRAIN_EXEC_LAZY, 0, 10);
+	b = run_ddp(2, 16, 1, HT_TRAIN_EXEC_LAZY, 0, 30);
+	for (i = 0; i < 2; i++) {
+		per = (double)(b[i].subs - a[i].subs) / 20.0;
+		printf("# rank %d: %.2f program submissions per step\n", i,
+		       per);
+		assert_true(b[i].subs > a[i].subs);
+		assert_true(per <= 2.0);
+	}
+	munmap(a, 2 * sizeof(*a));
+	munmap(b, 2 * sizeof(*b));
+}
+
+/*
  * The data parallel benchmark: both ranks meet (a barrier, and the one
  * after the warm-up) and report the same step time, the mean over the
  * ranks, with samples per second of the global batch (2 x 16)
@@ -455,6 +486,8 @@ int main(void)
 		cmocka_unit_test_setup(test_ddp_accumulation,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_ddp_eager, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_ddp_step_submissions,
+				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_ddp_benchmark,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_ddp_resume_mismatch,

@@ -258,6 +258,14 @@ static void test_automatic_choice(void **state)
 	assert_string_equal(picked(&one, &ccl_allgather_family, big), "direct");
 	assert_string_equal(picked(&one, &ccl_broadcast_family, big), "direct");
 	assert_string_equal(picked(&two, &ccl_allreduce_family, big), "direct");
+	/* two ranks, up to 256 KiB: the one-round allreduce */
+	assert_string_equal(picked(&two, &ccl_allreduce_family, small),
+			    "oneshot");
+	assert_string_equal(picked(&two, &ccl_allreduce_family, 4), "oneshot");
+	assert_string_equal(picked(&two, &ccl_allgather_family, small),
+			    "direct");
+	assert_string_equal(picked(&one, &ccl_allreduce_family, small),
+			    "direct");
 	assert_string_equal(picked(&two, &ccl_allgather_family, big), "direct");
 	assert_string_equal(picked(&even, &ccl_allreduce_family, small),
 			    "direct");
@@ -277,7 +285,9 @@ static void test_automatic_choice(void **state)
 /*
  * HPUCCL_ALGO with 3 ranks or more: the family's algorithm of that name;
  * a name the family lacks: its @other (allgather, broadcast: the ring),
- * else its automatic choice. With 1 or 2 ranks: the automatic choice.
+ * else its automatic choice. With 2 ranks only "direct" and "oneshot"
+ * are honored, where the family has them; else (and with 1 rank) the
+ * automatic choice.
  */
 static void test_forced_choice(void **state)
 {
@@ -300,8 +310,30 @@ static void test_forced_choice(void **state)
 			    "direct");
 	assert_string_equal(picked(&direct, &ccl_broadcast_family, 1 << 30),
 			    "direct");
-	assert_string_equal(picked(&pair, &ccl_allreduce_family, 1), "direct");
+	struct hpuccl_comm pair_direct = topo(2, 1, 2, "direct");
+	struct hpuccl_comm pair_one = topo(2, 1, 2, "oneshot");
+	struct hpuccl_comm eight_one = topo(8, 1, 8, "oneshot");
+	struct hpuccl_comm single = topo(1, 1, 1, "direct");
+
+	assert_string_equal(picked(&pair, &ccl_allreduce_family, 1), "oneshot");
+	assert_string_equal(picked(&pair, &ccl_allreduce_family, 1 << 30),
+			    "direct");
 	assert_string_equal(picked(&pair, &ccl_allgather_family, 1), "direct");
+	assert_string_equal(picked(&pair_direct, &ccl_allreduce_family, 1),
+			    "direct");
+	assert_string_equal(picked(&pair_one, &ccl_allreduce_family, 1 << 30),
+			    "oneshot");
+	/* a name the family lacks: with 2 ranks its automatic choice */
+	assert_string_equal(picked(&pair_one, &ccl_allgather_family, 1),
+			    "direct");
+	assert_string_equal(picked(&pair_one, &ccl_broadcast_family, 1),
+			    "direct");
+	assert_string_equal(picked(&eight_one, &ccl_allreduce_family, 1),
+			    "oneshot");
+	assert_string_equal(picked(&eight_one, &ccl_allgather_family, 1),
+			    "ring");
+	assert_string_equal(picked(&single, &ccl_allreduce_family, 1),
+			    "direct");
 }
 
 int main(void)

@@ -149,7 +149,13 @@ static int micro_body(struct ht_trainer *t, const struct ht_batch *b, int slot,
 	if (!ret)
 		ret = ht_backward(lt);
 	hpu_profile_span_end();
-	if (!ret)
+	/*
+	 * The last micro-step of a DDP step reports the all-reduced loss
+	 * (ht_ddp_fetch_loss()); its own share went into the loss slot.
+	 * Fetching it too cost a submission of its own per step: the
+	 * program after the bucket's launch was this copy alone.
+	 */
+	if (!ret && !(last && t->ddp))
 		ret = ht_tensor_fetch(lt, loss);
 	return ret;
 }

@@ -66,8 +66,8 @@
  * driver reads their CBs out of the process), the arena references not
  * yet known taken, and the buckets of the builder CBs it may copy
  */
-#define RING_ARENA_DEFAULT (64U << 10)
-#define RING_ARENA_SMALL   (16U << 10)
+#define RING_ARENA_DEFAULT (128U << 10)
+#define RING_ARENA_SMALL   HPU_RING_CB_ARENA_MAX_ENTRY
 #define RING_ARENA_PENDING 8
 #define RING_CB_BUCKETS	   64
 

@@ -14,6 +14,7 @@
  * hputpc_family_elementwise.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 
 #include "tpc_lib.h"
@@ -210,25 +211,112 @@ static int hputpc_cast(struct hputpc_ctx *c)
 	return 0;
 }
 
-#define GELU_K 0.7978845608028654f /* sqrt(2 / pi) */
-#define GELU_C 0.044715f
+#define GELU_K	   0.7978845608028654f /* sqrt(2 / pi) */
+#define GELU_C	   0.044715f
+/* 1.5 * 2^23: adding it rounds a float below 2^22 to an integer */
+#define GELU_ROUND 12582912.0f
 
-static float gelu(float x)
+static inline uint32_t f2bits(float f)
 {
-	if (isinf(x))
-		return x > 0 ? x : -0.0f;
-	return 0.5f * x * (1.0f + tanhf(GELU_K * (x + GELU_C * x * x * x)));
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
 }
 
-static float gelu_grad(float x)
+static inline float bits2f(uint32_t u)
 {
-	float t;
+	float f;
 
-	if (isinf(x))
-		return x > 0 ? 1.0f : 0.0f;
-	t = tanhf(GELU_K * (x + GELU_C * x * x * x));
-	return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * GELU_K *
-					   (1.0f + 3.0f * GELU_C * x * x);
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/*
+ * e^v for |v| <= 176 (e^176 overflows a float, e^-176 is 0), NaN stays NaN, without libm so that the
+ * block loops vectorize: v = k ln2 + r with k = round(v / ln2) and
+ * |r| <= ln2 / 2 (ln2 in two parts, k ln2_hi exact), e^r by its
+ * degree-7 Taylor polynomial (truncation below 5.3e-9 relative), 2^k as
+ * 2^(k/2) 2^(k - k/2) so that the result over- and underflows as the
+ * true one does. Integer arithmetic on the bits only: no conversion of a
+ * NaN to an integer. Relative error a few ulp (docs/tpc-kernels.md).
+ */
+static inline float gelu_exp(float v)
+{
+	float t = v * 1.44269504f + GELU_ROUND;
+	float kf = t - GELU_ROUND;
+	float r = v - kf * 0.693145751953125f - kf * 1.42860682e-6f;
+	uint32_t k = f2bits(t) - f2bits(GELU_ROUND);
+	uint32_t k1 = (uint32_t)((int32_t)k >> 1), k2 = k - k1;
+	float p;
+
+	p = 1.0f / 5040;
+	p = p * r + 1.0f / 720;
+	p = p * r + 1.0f / 120;
+	p = p * r + 1.0f / 24;
+	p = p * r + 1.0f / 6;
+	p = p * r + 0.5f;
+	p = p * r + 1.0f;
+	p = p * r + 1.0f;
+	return p * bits2f((k1 + 127) << 23) * bits2f((k2 + 127) << 23);
+}
+
+/*
+ * v with its magnitude at most that of the float whose bits are @lim
+ * (positive, finite), NaN unchanged. On the bits, not with a float
+ * select: GCC threads a float clamp to a constant into the code after it
+ * (which it can fold there) and the loop no longer vectorizes.
+ */
+static inline float clamp_abs(float v, uint32_t lim)
+{
+	uint32_t b = f2bits(v), a = b & 0x7fffffffU;
+
+	a = a > lim && a <= 0x7f800000U ? lim : a;
+	return bits2f(a | (b & 0x80000000U));
+}
+
+/* f2bits(176.0f), f2bits(1e4f) */
+#define GELU_EXP_LIM_BITS 0x43300000U
+#define GELU_X_LIM_BITS	  0x461c4000U
+
+/*
+ * e^-2u of GELU's tanh argument u = K (x + C x^3): with it
+ * 0.5 (1 + tanh(u)) = 1 / (1 + e^-2u), so neither GELU nor its
+ * derivative subtracts nearly equal numbers (tanhf's 1 + t did for
+ * x << 0). The argument clamped to +-176 (NaN passes).
+ */
+static inline float gelu_e(float x)
+{
+	float v = -2.0f * (GELU_K * (x + GELU_C * x * x * x));
+
+	return gelu_exp(clamp_abs(v, GELU_EXP_LIM_BITS));
+}
+
+/*
+ * x Phi~(x) = x s, s = 1 / (1 + e^-2u); x = -inf (s = 0) multiplies as
+ * -FLT_MAX: -0. Only value/constant selects, which vectorize.
+ */
+static inline float gelu(float x)
+{
+	float xc = x < -FLT_MAX ? -FLT_MAX : x;
+
+	return xc * (1.0f / (1.0f + gelu_e(x)));
+}
+
+/*
+ * d/dx = s + 2 K x s (1 - s) (1 + 3 C x^2) with s = 1 / (1 + e^-2u) and
+ * 1 - s = 1 / (1 + e^2u). For |x| >= 20, |2u| > 176 and
+ * s (1 - s) is exactly 0: x is clamped to +-1e4 in the second term so
+ * that it is 0 there, never 0 * inf (x infinite, x^2 overflowing).
+ */
+static inline float gelu_grad(float x)
+{
+	float e = gelu_e(x);
+	float s = 1.0f / (1.0f + e), q = 1.0f / (1.0f + 1.0f / e);
+	float xc = clamp_abs(x, GELU_X_LIM_BITS);
+
+	return s +
+	       2.0f * GELU_K * xc * (s * q) * (1.0f + 3.0f * GELU_C * xc * xc);
 }
 
 /*
@@ -302,9 +390,9 @@ static void op_chunk(uint32_t id, float *o, const float *a, const float *b,
 		/* ta[i] != ta[i]: NaN */
 		VLOOP(ta[i] > 0 ? tb[i] : ta[i] != ta[i] ? ta[i] : 0.0f);
 	case HPU_TPC_KERNEL_GELU:
-		LOOP(gelu(a[i]));
+		VLOOP(gelu(ta[i]));
 	case HPU_TPC_KERNEL_GELU_BWD:
-		LOOP(b[i] * gelu_grad(a[i]));
+		VLOOP(tb[i] * gelu_grad(ta[i]));
 	case HPU_TPC_KERNEL_TANH:
 		LOOP(tanhf(a[i]));
 	case HPU_TPC_KERNEL_TANH_BWD:

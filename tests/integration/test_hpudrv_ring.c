@@ -712,11 +712,25 @@ static void target_unmap(struct hpu_device *dev, struct target *t)
 	free((void *)t->host);
 }
 
+/* @b reset and filled with NOPs and a MEMSET to exactly @bytes bytes */
+static void fill_to(struct hpu_cb_builder *b, size_t bytes, uint64_t va,
+		    uint64_t value)
+{
+	size_t pkt;
+
+	fill(b, 0, va, value);
+	pkt = hpu_cb_builder_used(b);
+	assert_true(bytes >= pkt);
+	fill(b, bytes - pkt, va, value);
+	assert_int_equal(hpu_cb_builder_used(b), bytes);
+}
+
 /*
- * The default arena (64 KiB): a small CB goes through it, one above
- * 16 KiB around it (the driver reads it out of the process), a CS of
- * several small chunks through it, a SIGNAL and a WAIT never; every CS
- * does what its packets say, in order
+ * The default arena (128 KiB): a small CB goes through it, a CS of
+ * exactly HPU_RING_CB_ARENA_MAX_ENTRY (64 KiB, libhpudrv's limit) through
+ * it, one 8 bytes above it around it (the driver reads it out of the
+ * process), a CS of several small chunks through it, a SIGNAL and a WAIT
+ * never; every CS does what its packets say, in order
  */
 static void test_arena_small_large(void **state)
 {
@@ -729,12 +743,14 @@ static void test_arena_small_large(void **state)
 
 	(void)state;
 	assert_non_null(dev->ring->arena);
-	assert_int_equal(dev->ring->arena_size, 65536);
+	assert_int_equal(dev->ring->arena_size, 131072);
 	assert_int_equal(dev->ring->hdr->flags & HPU_RING_HDR_F_CB_ARENA,
 			 HPU_RING_HDR_F_CB_ARENA);
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &small), 0);
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &more), 0);
-	assert_int_equal(hpu_cb_builder_create(dev, 32768, &big), 0);
+	assert_int_equal(hpu_cb_builder_create(
+				 dev, HPU_RING_CB_ARENA_MAX_ENTRY + 4096, &big),
+			 0);
 
 	in = arena_in(dev);
 	around = arena_around(dev);
@@ -744,12 +760,22 @@ static void test_arena_small_large(void **state)
 	assert_int_equal(*t.host, 0x1111);
 	assert_int_equal(arena_in(dev), in + 1);
 
-	fill(big, 20000, t.va, 0x2222);
+	/* at the limit: through the arena */
+	fill_to(big, HPU_RING_CB_ARENA_MAX_ENTRY, t.va, 0x5555);
+	hpu_test_drv_expect_status(dev, hpu_test_drv_submit(big, q, 0),
+				   HPU_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(*t.host, 0x5555);
+	assert_int_equal(arena_in(dev), in + 2);
+	assert_int_equal(arena_around(dev), around);
+
+	/* 8 bytes above it: around the arena */
+	fill_to(big, HPU_RING_CB_ARENA_MAX_ENTRY + 8, t.va, 0x2222);
 	hpu_test_drv_expect_status(dev, hpu_test_drv_submit(big, q, 0),
 				   HPU_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(*t.host, 0x2222);
-	assert_int_equal(arena_in(dev), in + 1);
+	assert_int_equal(arena_in(dev), in + 2);
 	assert_int_equal(arena_around(dev), around + 1);
+	in++; /* the at-limit CS counted above */
 
 	/* two chunks, one piece of the arena: the second one's MEMSET last */
 	fill(small, 8, t.va, 0x3333);
@@ -858,13 +884,15 @@ static void test_arena_mixed(void **state)
 
 	(void)state;
 	assert_int_equal(hpu_cb_builder_create(dev, 4096, &small), 0);
-	assert_int_equal(hpu_cb_builder_create(dev, 32768, &big), 0);
+	assert_int_equal(hpu_cb_builder_create(
+				 dev, HPU_RING_CB_ARENA_MAX_ENTRY + 4096, &big),
+			 0);
 	assert_int_equal(hpudrv_cb_builder_new(NULL, 64, &raw), 0);
 	around = arena_around(dev);
 
 	fill(small, 0, t.va + 8, 1);
 	s[0] = hpu_test_drv_submit(small, 0, 0);
-	fill(big, 20000, t.va + 8, 2);
+	fill_to(big, HPU_RING_CB_ARENA_MAX_ENTRY + 8, t.va + 8, 2);
 	s[1] = hpu_test_drv_submit(big, 0, 0);
 	assert_int_equal(arena_around(dev), around + 1);
 	/* the program's own memory: around the arena */

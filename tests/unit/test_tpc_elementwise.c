@@ -10,7 +10,11 @@
  * kernels 1e-6 absolute + 1e-6 relative against a double reference;
  * bf16 results are compared with the fp32 result rounded to bf16.
  */
+#include <float.h>
+
 #include "test_tpc_util.h"
+
+#define NSPECIAL 11
 
 /* bf16 reference rounding: nearest, ties to even, written independently */
 static uint16_t ref_bf16(float f)
@@ -398,6 +402,107 @@ static void test_zero_size(void **state)
 	assert_true(a[0] == 42.0f);
 }
 
+/* Double references of GELU and its derivative without cancellation */
+static double ref_gelu_s(double x, double *q)
+{
+	const double k = sqrt(2.0 / M_PI), c = 0.044715;
+	double u = k * (x + c * x * x * x);
+
+	*q = 1 / (1 + exp(2 * u));
+	return 1 / (1 + exp(-2 * u));
+}
+
+static double ref_gelu(double x)
+{
+	double q, s = ref_gelu_s(x, &q);
+
+	return isinf(x) ? (x > 0 ? x : 0) : x * s;
+}
+
+static double ref_gelu_grad(double x)
+{
+	const double k = sqrt(2.0 / M_PI), c = 0.044715;
+	double q, s = ref_gelu_s(x, &q);
+
+	if (isinf(x) || s * q == 0)
+		return isinf(x) ? (x > 0 ? 1 : 0) : s;
+	return s + 2 * k * x * s * q * (1 + 3 * c * x * x);
+}
+
+/*
+ * GELU and GELU_BWD (dy = 1) without libm's tanhf (docs/tpc-kernels.md):
+ * every 2^-12 step in [-40, 40] and large |x| up to FLT_MAX against a
+ * double reference: max abs error <= 1e-6 for both, max rel error of
+ * GELU <= 2e-5 for |x| <= 8 (the float rounding of u = K (x + C x^3)
+ * dominates); 0, -0, NaN, +-Inf, huge |x| exactly as documented
+ */
+static void test_gelu_accuracy(void **state)
+{
+	static const float sp[] = { 0.0f,      -0.0f,  NAN,    INFINITY,
+				    -INFINITY, 1e20f,  -1e20f, FLT_MAX,
+				    -FLT_MAX,  1e-40f, -1e-40f };
+	static const float sp_gelu[] = { 0.0f,	-0.0f,	  NAN,	    INFINITY,
+					 -0.0f, 1e20f,	  -0.0f,    FLT_MAX,
+					 -0.0f, 0.5e-40f, -0.5e-40f };
+	static const float sp_grad[] = { 0.5f, 0.5f, NAN,  1.0f, 0.0f, 1.0f,
+					 0.0f, 1.0f, 0.0f, 0.5f, 0.5f };
+	struct tfix *t = *state;
+	uint32_t nd = 80 * 4096 + 1, nl = 2 * 64, n, i;
+	struct hpu_tpc_tensor d[3];
+	float *x, *y, *o, *g;
+	double ab[2] = { 0 }, rel = 0, e, want;
+
+	n = nd + nl + NSPECIAL;
+	treset(t);
+	d[0] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&x);
+	d[1] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&y);
+	d[2] = tnew(t, HPU_DTYPE_FP32, 1, &n, (void **)&g);
+	for (i = 0; i < nd; i++)
+		x[i] = -40.0f + (float)i / 4096;
+	for (i = 0; i < nl; i++) /* +-40 .. +-1e38 */
+		x[nd + i] = (i % 2 ? -1 : 1) * 40.0f * powf(1.6f, (float)i / 2);
+	memcpy(x + nd + nl, sp, sizeof(sp));
+	for (i = 0; i < n; i++)
+		y[i] = 1.0f;
+	{
+		struct hpu_tpc_tensor u[2] = { d[0], d[1] };
+
+		o = (float *)(void *)hpu_test_xmalloc(n * sizeof(float));
+		krun(t, HPU_TPC_KERNEL_GELU, u, 2, NULL, 0);
+		memcpy(o, y, n * sizeof(float));
+		for (i = 0; i < n; i++)
+			y[i] = 1.0f;
+		krun(t, HPU_TPC_KERNEL_GELU_BWD, d, 3, NULL, 0);
+	}
+	for (i = 0; i < nd + nl; i++) {
+		want = ref_gelu(x[i]);
+		e = fabs(o[i] - want);
+		ab[0] = e > ab[0] ? e : ab[0];
+		if (fabsf(x[i]) <= 8 && fabs(want) >= FLT_MIN &&
+		    e / fabs(want) > rel)
+			rel = e / fabs(want);
+		e = fabs(g[i] - ref_gelu_grad(x[i]));
+		ab[1] = e > ab[1] ? e : ab[1];
+	}
+	printf("# gelu: max abs %.3g, max rel (|x| <= 8) %.3g; gelu_bwd: max abs %.3g\n",
+	       ab[0], rel, ab[1]);
+	assert_true(ab[0] <= 1e-6);
+	assert_true(rel <= 2e-5);
+	assert_true(ab[1] <= 1e-6);
+	for (i = 0; i < NSPECIAL; i++) {
+		float a = o[nd + nl + i], b = g[nd + nl + i];
+
+		if (isnan(sp[i])) {
+			assert_true(isnan(a) && isnan(b));
+			continue;
+		}
+		assert_true(a == sp_gelu[i] || fabsf(a - sp_gelu[i]) < 1e-44f);
+		assert_int_equal(!!signbit(a), !!signbit(sp_gelu[i]));
+		assert_true(b == sp_grad[i]);
+	}
+	free(o);
+}
+
 /*
  * Big enough to be cut into slices for the worker pool: the same bits as
  * the reference and as a second run
@@ -444,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_cast),
 		cmocka_unit_test(test_binary_broadcast),
 		cmocka_unit_test(test_activations),
+		cmocka_unit_test(test_gelu_accuracy),
 		cmocka_unit_test(test_bias_add_scale),
 		cmocka_unit_test(test_transpose),
 		cmocka_unit_test(test_dropout),

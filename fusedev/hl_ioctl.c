@@ -41,14 +41,20 @@ struct hl_family {
 };
 
 static const struct hl_family hl_families[HFD_HL_NR_FAMILIES] = {
-	[HFD_HL_INFO] = { hfd_hl_info, sizeof(struct hl_info_args), "INFO" },
-	[HFD_HL_CB] = { NULL, sizeof(union hl_cb_args), "CB" },
-	[HFD_HL_CS] = { NULL, sizeof(union hl_cs_args), "CS" },
-	[HFD_HL_WAIT_CS] = { NULL, sizeof(union hl_wait_cs_args), "WAIT_CS" },
-	[HFD_HL_MEMORY] = { hfd_hl_memory, sizeof(union hl_mem_args), "MEMORY",
-			    true },
-	[HFD_HL_DEBUG] = { hfd_hl_debug, sizeof(struct hl_debug_args),
-			   "DEBUG" },
+	[HFD_HL_INFO] = { .func = hfd_hl_info,
+			  .size = sizeof(struct hl_info_args),
+			  .name = "INFO" },
+	[HFD_HL_CB] = { .size = sizeof(union hl_cb_args), .name = "CB" },
+	[HFD_HL_CS] = { .size = sizeof(union hl_cs_args), .name = "CS" },
+	[HFD_HL_WAIT_CS] = { .size = sizeof(union hl_wait_cs_args),
+			     .name = "WAIT_CS" },
+	[HFD_HL_MEMORY] = { .func = hfd_hl_memory,
+			    .size = sizeof(union hl_mem_args),
+			    .name = "MEMORY",
+			    .effects = true },
+	[HFD_HL_DEBUG] = { .func = hfd_hl_debug,
+			   .size = sizeof(struct hl_debug_args),
+			   .name = "DEBUG" },
 };
 
 _Static_assert(sizeof(struct hl_info_args) == 24, "hl_info_args");

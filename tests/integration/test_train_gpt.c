@@ -353,6 +353,16 @@ static void test_dropout(void **state)
 		free_run(m[k]);
 }
 
+/* A graph or lazy hpu run of batch 8 on a cosine schedule (warm-up, floor) */
+static struct run *cosine_run(int exec, uint64_t warmup, float lr_min)
+{
+	struct run *r = new_run(HT_TRAIN_ACCEL_HPU, 8, exec);
+
+	r->sched.kind = HT_TRAIN_LR_COSINE;
+	r->sched.warmup_steps = warmup;
+	r->sched.lr_min = lr_min;
+	return r;
+}
 /*
  * --lr-schedule cosine --lr-warmup-steps 4 --lr-min 3e-4: every step's
  * logged rate is ht_lr_at() of the step (linear warm-up to the base 3e-3,
@@ -370,13 +380,9 @@ static void test_lr_schedule(void **state)
 	uint64_t i;
 
 	(void)state;
-	lazy = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_LAZY);
-	lazy->sched.kind = HT_TRAIN_LR_COSINE;
-	lazy->sched.warmup_steps = 4;
-	lazy->sched.lr_min = 3e-4f;
+	lazy = cosine_run(HT_TRAIN_EXEC_LAZY, 4, 3e-4f);
 	run_one(lazy);
-	graph = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
-	graph->sched = lazy->sched;
+	graph = cosine_run(HT_TRAIN_EXEC_GRAPH, 4, 3e-4f);
 	run_one(graph);
 	assert_same_bits(graph, lazy, "graph with a schedule");
 	for (i = 0; i < STEPS; i++) {
@@ -446,14 +452,10 @@ static void test_lr_schedule_resume(void **state)
 	struct run *full, *r;
 
 	(void)state;
-	full = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
-	full->sched.kind = HT_TRAIN_LR_COSINE;
-	full->sched.warmup_steps = 8;
-	full->sched.lr_min = 1e-4f;
+	full = cosine_run(HT_TRAIN_EXEC_GRAPH, 8, 1e-4f);
 	run_one(full);
 
-	r = new_run(HT_TRAIN_ACCEL_HPU, 8, HT_TRAIN_EXEC_GRAPH);
-	r->sched = full->sched;
+	r = cosine_run(HT_TRAIN_EXEC_GRAPH, 8, 1e-4f);
 	kill_and_resume(r, "lr.", 2, 5);
 	assert_int_equal(r->resumed, 4);
 	assert_int_equal(r->nlosses, STEPS - 4);

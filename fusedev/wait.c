@@ -115,6 +115,19 @@ static void unlink_locked(struct hfd_waiter *w)
 	w->linked = false;
 }
 
+/*
+ * The error of a wait's answer @out: -EIO when a hard reset aborted what
+ * it waits for (as habanalabs), whether the reset came while the wait
+ * was blocked or between the call's start and its first look.
+ */
+static int reset_err(struct hfd_ctx *ctx, const struct hpu_wait_cs_out *out)
+{
+	return out->status != HPU_WAIT_CS_STATUS_COMPLETED &&
+			       hfd_ctx_is_dead(ctx) ?
+		       -EIO :
+		       0;
+}
+
 /* The waiter is unlinked and owned by the caller: answer, free */
 static void answer(struct hfd_waiter *w, int err,
 		   const struct hpu_wait_cs_out *out, bool from_timer)
@@ -126,10 +139,8 @@ static void answer(struct hfd_waiter *w, int err,
 	memset(&args, 0, sizeof(args));
 	if (out)
 		args.out = *out;
-	/* a hard reset aborted what it waits for: -EIO, as habanalabs */
-	if (!err && out && out->status != HPU_WAIT_CS_STATUS_COMPLETED &&
-	    hfd_ctx_is_dead(w->ctx))
-		err = -EIO;
+	if (!err && out)
+		err = reset_err(w->ctx, out);
 	/* given back before the caller learns the wait is over */
 	hfd_ctx_uncharge(w->ctx, HPU_CTX_LIMIT_WAITERS, 1);
 	w->defer.reply(w->defer.token, err, &args, sizeof(args));
@@ -365,6 +376,8 @@ int hfd_ioctl_wait_cs(const struct hfd_ioctl_call *call, void *data)
 	return HFD_IOCTL_DEFERRED;
 
 out_answer:
+	if (!ret)
+		ret = reset_err(ctx, &out);
 	if (!ret) {
 		memset(args, 0, sizeof(*args));
 		args->out = out;

@@ -179,7 +179,6 @@ int ht_hb_seg_submit(struct ht_backend *be, struct seg *s)
 	return 0;
 }
 
-
 static void seg_reset(struct ht_hpu_be *hb, unsigned int i)
 {
 	unsigned int q;

@@ -53,8 +53,9 @@ void ht_hb_patch_dyn(struct graph *G, const struct gop *g,
 	/* the driver copies a CB at each submission: patch it here */
 	for (i = 0; i < HPU_TPC_MAX_PARAMS; i++)
 		if (g->dyn & (1U << i))
-			memcpy(pkt + offsetof(struct hpu_pkt_tpc_kernel,
-					      params) +
+			memcpy(pkt +
+				       offsetof(struct hpu_pkt_tpc_kernel,
+						params) +
 				       i * sizeof(uint32_t),
 			       &params[k++], sizeof(uint32_t));
 }

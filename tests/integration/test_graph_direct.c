@@ -42,12 +42,15 @@ static int group_setup(void **state)
  * @out1: b = scale(a), fetched before the mid-step wait
  * @out2: c = tanh(b), fetched at the end
  * @cache: the cache after the step
+ * @soft: the causal softmax of c at offset pos (a dynamic parameter
+ *	that is the kernel's second one)
  */
 struct io {
 	float x[N];
 	float out1[N];
 	float out2[N];
 	float cache[SLOTS * N];
+	float soft[N];
 };
 
 /**
@@ -82,12 +85,15 @@ static void tens_free(struct tens *t)
 /*
  * The step's ops (no ht_step_begin/end): upload x; b = scale(a) with
  * the scale dynamic; fetch b; when @mid_wait, a synchronization; c =
- * tanh(b); cache[pos] = c (pos dynamic); fetch c and the cache
+ * tanh(b); cache[pos] = c (pos dynamic); the causal softmax of c as
+ * [1 query][N keys] at offset pos (dynamic); fetch c, the cache and the
+ * softmax
  */
 static int ops(struct ht_backend *be, struct tens *t, struct io *io,
 	       float scale, uint32_t pos, bool mid_wait)
 {
 	struct hpu_tpc_tensor d[2];
+	struct ht_tensor *sm;
 	uint32_t p;
 	int ret;
 
@@ -112,6 +118,10 @@ static int ops(struct ht_backend *be, struct tens *t, struct io *io,
 		ret = ht_tensor_fetch(t->c, io->out2);
 	if (!ret)
 		ret = ht_tensor_fetch(t->cache, io->cache);
+	if (!ret)
+		ret = ht_causal_softmax(t->c, 0.5f, pos, &sm);
+	if (!ret)
+		ret = ht_tensor_fetch(sm, io->soft);
 	return ret;
 }
 
@@ -133,16 +143,20 @@ static void fill_x(float *x, unsigned int k)
 	hpu_test_frand(x, N, 1000 + k, -3.0f, 3.0f);
 }
 
-/* A graph replayed directly with new inputs = eager, bit for bit */
+/*
+ * A graph replayed with new inputs = eager, bit for bit: directly, and
+ * (every other step) op by op, which patches the same parameters from
+ * the kernels' own parameter arrays
+ */
 static void check_replay_equals_eager(bool mid_wait)
 {
-	struct ht_backend *gb = hpu_test_backend_open(HT_ACCEL_HPU,
-						      HT_EXEC_GRAPH);
-	struct ht_backend *eb = hpu_test_backend_open(HT_ACCEL_HPU,
-						      HT_EXEC_EAGER);
+	struct ht_backend *gb =
+		hpu_test_backend_open(HT_ACCEL_HPU, HT_EXEC_GRAPH);
+	struct ht_backend *eb =
+		hpu_test_backend_open(HT_ACCEL_HPU, HT_EXEC_EAGER);
 	static struct io gio, eio;
 	struct tens gt, et;
-	uint32_t dyn[2];
+	uint32_t dyn[3];
 	unsigned int ndyn = 0, k;
 	uint64_t subs;
 
@@ -158,7 +172,7 @@ static void check_replay_equals_eager(bool mid_wait)
 	assert_int_equal(ht_backend_sync(eb), 0);
 	assert_int_equal(graph_step(gb, &gt, &gio, 1.5f, 0, mid_wait), 0);
 	assert_int_equal(ht_graph_replayable(gb, 0, &ndyn), 0);
-	assert_int_equal(ndyn, 2);
+	assert_int_equal(ndyn, 3);
 	memcpy(eio.x, gio.x, sizeof(eio.x));
 	assert_int_equal(ops(eb, &et, &eio, 1.5f, 0, mid_wait), 0);
 	assert_int_equal(ht_backend_sync(eb), 0);
@@ -171,18 +185,28 @@ static void check_replay_equals_eager(bool mid_wait)
 		memcpy(eio.x, gio.x, sizeof(eio.x));
 		memset(gio.out1, 0, sizeof(gio.out1));
 		memset(gio.out2, 0, sizeof(gio.out2));
-		dyn[0] = 0;
 		memcpy(&dyn[0], &scale, sizeof(scale));
 		dyn[1] = k;
+		dyn[2] = k;
 		subs = gb->stats.ops;
-		assert_int_equal(ht_graph_replay(gb, 0, dyn, 2), 0);
-		/* nothing was issued: the ops were not run again */
-		assert_int_equal(gb->stats.ops, subs);
+		if (k % 2) {
+			assert_int_equal(ht_graph_replay(gb, 0, dyn, 3), 0);
+			/* nothing was issued: the ops were not run again */
+			assert_int_equal(gb->stats.ops, subs);
+		} else {
+			assert_int_equal(graph_step(gb, &gt, &gio, scale, k,
+						    mid_wait),
+					 0);
+		}
 		assert_int_equal(ops(eb, &et, &eio, scale, k, mid_wait), 0);
 		assert_int_equal(ht_backend_sync(eb), 0);
 		assert_memory_equal(gio.out1, eio.out1, sizeof(gio.out1));
 		assert_memory_equal(gio.out2, eio.out2, sizeof(gio.out2));
 		assert_memory_equal(gio.cache, eio.cache, sizeof(gio.cache));
+		assert_memory_equal(gio.soft, eio.soft, sizeof(gio.soft));
+		/* the softmax saw keys 0..k only */
+		assert_true(gio.soft[k] > 0.0f);
+		assert_float_equal(gio.soft[k + 1], 0.0f, 0.0f);
 		/* the new input reached the device: out1 = x * scale */
 		assert_float_equal(gio.out1[3], gio.x[3] * scale, 0.0f);
 	}
@@ -234,14 +258,14 @@ static void check_prefetch_refused(struct ht_backend *be, struct tens *t,
 /* Each refusal leaves the outputs and the device untouched */
 static void test_direct_replay_refusals(void **state)
 {
-	struct ht_backend *gb = hpu_test_backend_open(HT_ACCEL_HPU,
-						      HT_EXEC_GRAPH);
-	struct ht_backend *lb = hpu_test_backend_open(HT_ACCEL_HPU,
-						      HT_EXEC_LAZY);
-	struct ht_backend *cb = hpu_test_backend_open(HT_ACCEL_CPU,
-						      HT_EXEC_GRAPH);
+	struct ht_backend *gb =
+		hpu_test_backend_open(HT_ACCEL_HPU, HT_EXEC_GRAPH);
+	struct ht_backend *lb =
+		hpu_test_backend_open(HT_ACCEL_HPU, HT_EXEC_LAZY);
+	struct ht_backend *cb =
+		hpu_test_backend_open(HT_ACCEL_CPU, HT_EXEC_GRAPH);
 	static struct io io, before;
-	uint32_t dyn[3] = { 0, 1, 2 };
+	uint32_t dyn[4] = { 0, 1, 1, 2 };
 	unsigned int ndyn = 99;
 	struct tens t, lt, ct;
 	uint64_t subs, replays;
@@ -258,7 +282,7 @@ static void test_direct_replay_refusals(void **state)
 	/* nothing captured yet */
 	assert_int_equal(ht_graph_replayable(gb, 0, &ndyn), -ENOENT);
 	assert_int_equal(ndyn, 99);
-	assert_int_equal(ht_graph_replay(gb, 0, dyn, 2), -ENOENT);
+	assert_int_equal(ht_graph_replay(gb, 0, dyn, 3), -ENOENT);
 	assert_non_null(strstr(gb->err, "not captured"));
 
 	assert_int_equal(graph_step(gb, &t, &io, 1.0f, 0, false), 0);
@@ -269,19 +293,19 @@ static void test_direct_replay_refusals(void **state)
 	replays = gb->stats.replays;
 
 	/* the wrong number of dynamic parameters, or none given */
-	assert_int_equal(ht_graph_replay(gb, 0, dyn, 1), -EINVAL);
-	assert_non_null(strstr(gb->err, "2 dynamic parameters, 1 given"));
-	assert_int_equal(ht_graph_replay(gb, 0, dyn, 3), -EINVAL);
-	assert_int_equal(ht_graph_replay(gb, 0, NULL, 2), -EINVAL);
+	assert_int_equal(ht_graph_replay(gb, 0, dyn, 2), -EINVAL);
+	assert_non_null(strstr(gb->err, "3 dynamic parameters, 2 given"));
+	assert_int_equal(ht_graph_replay(gb, 0, dyn, 4), -EINVAL);
+	assert_int_equal(ht_graph_replay(gb, 0, NULL, 3), -EINVAL);
 	/* a graph id not captured, one out of range */
-	assert_int_equal(ht_graph_replay(gb, 1, dyn, 2), -ENOENT);
-	assert_int_equal(ht_graph_replay(gb, HT_MAX_GRAPHS, dyn, 2), -EINVAL);
+	assert_int_equal(ht_graph_replay(gb, 1, dyn, 3), -ENOENT);
+	assert_int_equal(ht_graph_replay(gb, HT_MAX_GRAPHS, dyn, 3), -EINVAL);
 	assert_int_equal(ht_graph_replayable(gb, HT_MAX_GRAPHS, &ndyn),
 			 -EINVAL);
 	assert_int_equal(ht_graph_replayable(gb, 0, NULL), -EINVAL);
 	/* inside a step */
 	assert_int_equal(ht_step_begin(gb, false), 0);
-	assert_int_equal(ht_graph_replay(gb, 0, dyn, 2), -EBUSY);
+	assert_int_equal(ht_graph_replay(gb, 0, dyn, 3), -EBUSY);
 	assert_non_null(strstr(gb->err, "a step is open"));
 	assert_int_equal(ht_step_end(gb), 0);
 	/* nothing of the graph ran */
@@ -292,13 +316,13 @@ static void test_direct_replay_refusals(void **state)
 	/* lazy mode and the cpu backend have no direct replay */
 	assert_int_equal(graph_step(lb, &lt, &io, 1.0f, 0, false), 0);
 	assert_int_equal(ht_graph_replayable(lb, 0, &ndyn), -EOPNOTSUPP);
-	assert_int_equal(ht_graph_replay(lb, 0, dyn, 2), -EOPNOTSUPP);
+	assert_int_equal(ht_graph_replay(lb, 0, dyn, 3), -EOPNOTSUPP);
 	assert_int_equal(graph_step(cb, &ct, &io, 1.0f, 0, false), 0);
 	assert_int_equal(ht_graph_replayable(cb, 0, &ndyn), -EOPNOTSUPP);
-	assert_int_equal(ht_graph_replay(cb, 0, dyn, 2), -EOPNOTSUPP);
+	assert_int_equal(ht_graph_replay(cb, 0, dyn, 3), -EOPNOTSUPP);
 
 	/* and the graph still replays */
-	assert_int_equal(ht_graph_replay(gb, 0, dyn, 2), 0);
+	assert_int_equal(ht_graph_replay(gb, 0, dyn, 3), 0);
 	assert_float_equal(io.out1[0], io.x[0], 0.0f);
 	assert_int_equal(gb->stats.replays, replays + 1);
 

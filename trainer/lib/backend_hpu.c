@@ -334,7 +334,7 @@ int ht_hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
 	}
 	g = &G->gops[hb->op_idx++];
 	if (dyn)
-		ht_hb_patch_dyn(G, g, params);
+		ht_hb_patch_dyn(G, g, params, false);
 	ret = replay_advance(be);
 	return ret ? ret : 1;
 }

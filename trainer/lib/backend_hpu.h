@@ -249,8 +249,12 @@ int ht_hb_cs_wait(struct ht_backend *be, uint64_t seq, uint64_t *ts);
 /* backend_hpu_replay.c */
 int ht_hb_graph_event(struct ht_backend *be, enum gev_kind kind, uint32_t seg,
 		      size_t off, size_t n, const void *host);
+/*
+ * Patch @g's dynamic parameters into its captured packet: from @params
+ * indexed as the kernel's parameters, or (@packed) one after another
+ */
 void ht_hb_patch_dyn(struct graph *G, const struct gop *g,
-		     const uint32_t *params);
+		     const uint32_t *params, bool packed);
 int ht_hb_graph_info(struct ht_backend *be, unsigned int gid,
 		     unsigned int *ndyn);
 int ht_hb_replay(struct ht_backend *be, unsigned int gid, const uint32_t *dyn,

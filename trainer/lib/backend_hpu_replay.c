@@ -44,7 +44,7 @@ int ht_hb_graph_event(struct ht_backend *be, enum gev_kind kind, uint32_t seg,
 }
 
 void ht_hb_patch_dyn(struct graph *G, const struct gop *g,
-		     const uint32_t *params)
+		     const uint32_t *params, bool packed)
 {
 	struct seg *s = &G->ss.v[g->seg];
 	uint8_t *pkt = (uint8_t *)hpu_cb_builder_data(s->cb[Q_TPC]) + g->off;
@@ -57,7 +57,7 @@ void ht_hb_patch_dyn(struct graph *G, const struct gop *g,
 				       offsetof(struct hpu_pkt_tpc_kernel,
 						params) +
 				       i * sizeof(uint32_t),
-			       &params[k++], sizeof(uint32_t));
+			       &params[packed ? k++ : i], sizeof(uint32_t));
 }
 
 /* Graph @gid can be replayed directly: 0, or why not (be->err says) */
@@ -112,7 +112,7 @@ static void patch_all(struct graph *G, const uint32_t *dyn)
 		const struct gop *g = &G->gops[i];
 
 		if (g->dyn) {
-			ht_hb_patch_dyn(G, g, dyn);
+			ht_hb_patch_dyn(G, g, dyn, true);
 			dyn += __builtin_popcount(g->dyn);
 		}
 	}

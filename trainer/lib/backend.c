@@ -173,6 +173,37 @@ int ht_step_end(struct ht_backend *be)
 	return ret;
 }
 
+int ht_graph_replayable(struct ht_backend *be, unsigned int gid,
+			unsigned int *ndyn)
+{
+	if (!ndyn)
+		return -EINVAL;
+	if (!be->ops->graph_info) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "graph replay: the %s backend has no graphs",
+			  be->ops->name);
+		return -EOPNOTSUPP;
+	}
+	return be->ops->graph_info(be, gid, ndyn);
+}
+
+int ht_graph_replay(struct ht_backend *be, unsigned int gid,
+		    const uint32_t *dyn, unsigned int ndyn)
+{
+	if (be->in_step) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "graph replay: a step is open");
+		return -EBUSY;
+	}
+	if (!be->ops->replay) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "graph replay: the %s backend has no graphs",
+			  be->ops->name);
+		return -EOPNOTSUPP;
+	}
+	return be->ops->replay(be, gid, dyn, ndyn);
+}
+
 int ht_backend_sync(struct ht_backend *be)
 {
 	return be->ops->sync(be);

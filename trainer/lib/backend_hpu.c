@@ -135,7 +135,7 @@ static int seg_get(struct ht_backend *be, unsigned int i)
 }
 
 /* Submit the CBs of @s (those with packets) as one CS */
-static int seg_submit(struct ht_backend *be, struct seg *s)
+int ht_hb_seg_submit(struct ht_backend *be, struct seg *s)
 {
 	struct ht_hpu_be *hb = HB(be);
 	struct hpu_cs_chunk chunks[NQ];
@@ -179,12 +179,6 @@ static int seg_submit(struct ht_backend *be, struct seg *s)
 	return 0;
 }
 
-/* The open step is being captured (its segments are the graph's) */
-static bool capturing(const struct ht_hpu_be *hb)
-{
-	return hb->ss != &hb->live;
-}
-
 static void seg_reset(struct ht_hpu_be *hb, unsigned int i)
 {
 	unsigned int q;
@@ -215,11 +209,14 @@ static int cur_submit(struct ht_backend *be)
 
 	if (seg_empty(hb, hb->cur))
 		return 0;
-	ret = seg_submit(be, &hb->ss->v[hb->cur]);
+	ret = ht_hb_seg_submit(be, &hb->ss->v[hb->cur]);
 	if (ret)
 		return ret;
-	if (capturing(hb)) {
+	if (ht_hb_capturing(hb)) {
 		hb->ss->v[hb->cur].end_op = hb->gr[hb->gi].ngops;
+		ret = ht_hb_graph_event(be, GEV_SUBMIT, hb->cur, 0, 0, NULL);
+		if (ret)
+			return ret;
 		hb->cur++;
 		return seg_get(be, hb->cur);
 	}
@@ -249,7 +246,7 @@ int ht_hb_cs_wait(struct ht_backend *be, uint64_t seq, uint64_t *ts)
 }
 
 /* Wait for every submitted CS, then do the fetches */
-static int wait_all(struct ht_backend *be)
+int ht_hb_wait_all(struct ht_backend *be)
 {
 	struct ht_hpu_be *hb = HB(be);
 	unsigned int i;
@@ -291,7 +288,7 @@ static int replay_advance(struct ht_backend *be)
 
 	while (hb->replay_seg < G->gsegs &&
 	       G->ss.v[hb->replay_seg].end_op == hb->op_idx) {
-		ret = seg_submit(be, &G->ss.v[hb->replay_seg++]);
+		ret = ht_hb_seg_submit(be, &G->ss.v[hb->replay_seg++]);
 		if (ret)
 			return ret;
 	}
@@ -308,7 +305,6 @@ int ht_hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
 	struct ht_hpu_be *hb = HB(be);
 	struct graph *G = &hb->gr[hb->gi];
 	struct gop *g;
-	unsigned int i;
 	int ret;
 
 	if (!hb->graph_step)
@@ -323,6 +319,7 @@ int ht_hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
 		g->dyn = dyn;
 		g->seg = hb->cur;
 		g->off = 0;
+		G->ndyn += (unsigned int)__builtin_popcount(dyn);
 		return 0;
 	}
 	if (hb->failed)
@@ -336,21 +333,8 @@ int ht_hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
 		return -EINVAL;
 	}
 	g = &G->gops[hb->op_idx++];
-	if (dyn) {
-		struct seg *s = &G->ss.v[g->seg];
-		uint8_t *pkt =
-			(uint8_t *)hpu_cb_builder_data(s->cb[Q_TPC]) + g->off;
-
-		/* the driver copies a CB at each submission: patch it here */
-		for (i = 0; i < HPU_TPC_MAX_PARAMS; i++)
-			if (dyn & (1U << i))
-				memcpy(pkt +
-					       offsetof(
-						       struct hpu_pkt_tpc_kernel,
-						       params) +
-					       i * sizeof(uint32_t),
-				       &params[i], sizeof(uint32_t));
-	}
+	if (dyn)
+		ht_hb_patch_dyn(G, g, params, false);
 	ret = replay_advance(be);
 	return ret ? ret : 1;
 }
@@ -367,8 +351,10 @@ static int hb_sync(struct ht_backend *be)
 		ret = cur_submit(be);
 	else
 		ret = 0;
-	r = wait_all(be);
-	if (!capturing(hb))
+	r = ht_hb_wait_all(be);
+	if (!ret && !r && ht_hb_capturing(hb))
+		ret = ht_hb_graph_event(be, GEV_WAIT, 0, 0, 0, NULL);
+	if (!ht_hb_capturing(hb))
 		seg_reset(hb, hb->cur); /* what a failure left unsent */
 	return ret ? ret : r;
 }
@@ -501,7 +487,9 @@ static int hb_upload(struct ht_backend *be, uint64_t dst, const void *src,
 		if (ret)
 			return ret;
 		memcpy(hb->stage + off, src, got);
-		ret = emit_dma(be, dst, hb->stage_va + off, got);
+		ret = ht_hb_graph_event(be, GEV_IN, 0, off, got, src);
+		if (!ret)
+			ret = emit_dma(be, dst, hb->stage_va + off, got);
 		if (ret)
 			return ret;
 		dst += got;
@@ -530,7 +518,9 @@ static int hb_fetch(struct ht_backend *be, void *dst, uint64_t src, size_t n)
 		f->dst = dst;
 		f->src = hb->stage + off;
 		f->n = got;
-		ret = emit_dma(be, hb->stage_va + off, src, got);
+		ret = ht_hb_graph_event(be, GEV_OUT, 0, off, got, dst);
+		if (!ret)
+			ret = emit_dma(be, hb->stage_va + off, src, got);
 		if (ret)
 			return ret;
 		src += got;
@@ -594,7 +584,7 @@ static int hb_kernel(struct ht_backend *be, uint32_t id,
 	ret = hpu_cb_tpc_kernel(cb, id, t, nt, params, np);
 	if (ret)
 		return ret;
-	if (hb->graph_step && capturing(hb)) {
+	if (hb->graph_step && ht_hb_capturing(hb)) {
 		struct graph *G = &hb->gr[hb->gi];
 
 		G->gops[G->ngops - 1].seg = hb->cur;
@@ -634,6 +624,9 @@ static int hb_step_begin(struct ht_backend *be, bool graph, unsigned int gid)
 		G->gsegs = 0;
 		G->state = G_CAPTURE;
 		G->ngops = 0;
+		G->nevs = 0;
+		G->ndyn = 0;
+		G->no_direct = false;
 		ret = seg_get(be, 0);
 		if (ret) {
 			hb->ss = &hb->live;
@@ -705,6 +698,7 @@ static void hb_be_release(struct ht_hpu_be *hb)
 	for (g = 0; g < HT_MAX_GRAPHS; g++) {
 		segset_release(&hb->gr[g].ss);
 		free(hb->gr[g].gops);
+		free(hb->gr[g].evs);
 	}
 	if (hb->stage)
 		hpu_host_free(hb->dev, hb->stage);
@@ -833,4 +827,6 @@ const struct ht_backend_ops ht_backend_hpu_ops = {
 	.prefetch = ht_hb_prefetch,
 	.prefetch_wait = ht_hb_prefetch_wait,
 	.prefetch_cancel = ht_hb_prefetch_cancel,
+	.graph_info = ht_hb_graph_info,
+	.replay = ht_hb_replay,
 };

@@ -59,6 +59,30 @@ struct gop {
 	uint32_t dyn;
 };
 
+/* What a direct replay (ht_graph_replay()) redoes, in capture order */
+enum gev_kind {
+	GEV_IN,	    /* an upload's bytes: host -> staging */
+	GEV_OUT,    /* a fetch: staging -> host at the next wait */
+	GEV_SUBMIT, /* a captured segment submitted */
+	GEV_WAIT    /* a wait for every submission, then the fetches */
+};
+
+/**
+ * struct gev - one host-side event of a captured step
+ * @kind: enum gev_kind
+ * @seg: GEV_SUBMIT: the segment
+ * @off: GEV_IN, GEV_OUT: byte offset in staging
+ * @n: GEV_IN, GEV_OUT: bytes
+ * @host: GEV_IN: the upload's source; GEV_OUT: the fetch's destination
+ */
+struct gev {
+	enum gev_kind kind;
+	uint32_t seg;
+	size_t off;
+	size_t n;
+	void *host;
+};
+
 enum gstate {
 	G_OFF,
 	G_CAPTURE,
@@ -73,6 +97,12 @@ enum gstate {
  * @gops: its ops
  * @ngops: entries
  * @gops_cap: room
+ * @evs: host-side events of the capture (direct replay)
+ * @nevs: entries
+ * @evs_cap: room
+ * @ndyn: dynamic parameters of its ops
+ * @no_direct: the capture holds what a direct replay cannot redo (a
+ *	prefetch wait)
  * @state: enum gstate
  */
 struct graph {
@@ -81,6 +111,11 @@ struct graph {
 	struct gop *gops;
 	unsigned int ngops;
 	unsigned int gops_cap;
+	struct gev *evs;
+	unsigned int nevs;
+	unsigned int evs_cap;
+	unsigned int ndyn;
+	bool no_direct;
 	enum gstate state;
 };
 
@@ -195,13 +230,35 @@ static inline struct ht_hpu_be *HB(struct ht_backend *be)
 	return be->priv;
 }
 
+/* The open step is being captured (its segments are the graph's) */
+static inline bool ht_hb_capturing(const struct ht_hpu_be *hb)
+{
+	return hb->ss != &hb->live;
+}
+
 /* backend_hpu.c */
+int ht_hb_seg_submit(struct ht_backend *be, struct seg *s);
+int ht_hb_wait_all(struct ht_backend *be);
 int ht_hb_grow(void **arr, unsigned int *cap, unsigned int need, size_t esz);
 int ht_hb_graph_op(struct ht_backend *be, uint64_t hash, const char *what,
 		   uint32_t dyn, const uint32_t *params);
 int ht_hb_prepare(struct ht_backend *be, unsigned int q, size_t bytes);
 int ht_hb_emitted(struct ht_backend *be);
 int ht_hb_cs_wait(struct ht_backend *be, uint64_t seq, uint64_t *ts);
+
+/* backend_hpu_replay.c */
+int ht_hb_graph_event(struct ht_backend *be, enum gev_kind kind, uint32_t seg,
+		      size_t off, size_t n, const void *host);
+/*
+ * Patch @g's dynamic parameters into its captured packet: from @params
+ * indexed as the kernel's parameters, or (@packed) one after another
+ */
+void ht_hb_patch_dyn(struct graph *G, const struct gop *g,
+		     const uint32_t *params, bool packed);
+int ht_hb_graph_info(struct ht_backend *be, unsigned int gid,
+		     unsigned int *ndyn);
+int ht_hb_replay(struct ht_backend *be, unsigned int gid, const uint32_t *dyn,
+		 unsigned int ndyn);
 
 /* backend_hpu_prefetch.c */
 int ht_hb_prefetch_init(struct ht_backend *be);

@@ -267,6 +267,8 @@ int ht_hb_prefetch_wait(struct ht_backend *be)
 	hb->pf_issued--;
 	if (ret)
 		return 0; /* the captured program holds the fence */
+	if (hb->graph_step && ht_hb_capturing(hb))
+		hb->gr[hb->gi].no_direct = true; /* ht_graph_replay() refuses */
 	ret = ht_hb_prepare(be, Q_DMA, sizeof(struct hpu_pkt_fence));
 	if (!ret)
 		ret = hpu_cb_fence(hb->ss->v[hb->cur].cb[Q_DMA], hb->pf_sob, 1,

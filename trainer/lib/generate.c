@@ -34,6 +34,11 @@
  * @order_tmp: scratch of the ranking [V]
  * @prob: scratch of the sampler: the unnormalized probabilities [V]
  * @lat: step latencies of the current call
+ * @dyn: graph mode: the captured step's dynamic parameters (all of
+ *	them the position) for ht_graph_replay()
+ * @ndyn: their count
+ * @direct: graph mode: the step is captured and replayed directly
+ * @asked: graph mode: whether it can be was asked (after the capture)
  * @err: message of the last failure
  */
 struct ht_generator {
@@ -51,6 +56,10 @@ struct ht_generator {
 	struct ht_ranked *order_tmp;
 	double *prob;
 	double *lat;
+	uint32_t *dyn;
+	unsigned int ndyn;
+	bool direct;
+	bool asked;
 	char err[256];
 };
 
@@ -184,12 +193,33 @@ void ht_generator_destroy(struct ht_generator *g)
 	free(g->order_tmp);
 	free(g->prob);
 	free(g->lat);
+	free(g->dyn);
 	free(g);
 }
 
 const char *ht_generator_error(const struct ht_generator *g)
 {
 	return g ? g->err : "";
+}
+
+/*
+ * After the step that captured the graph: later steps replay it directly
+ * (its uploads read g->ids and g->pos, its fetch writes g->logits; every
+ * dynamic parameter of the decode step is the position)
+ */
+static int go_direct(struct ht_generator *g)
+{
+	unsigned int n;
+
+	g->asked = true;
+	if (ht_graph_replayable(g->be, 0, &n))
+		return 0; /* step by step, as a training step replays */
+	g->dyn = calloc(n ? n : 1, sizeof(*g->dyn));
+	if (!g->dyn)
+		return -ENOMEM;
+	g->ndyn = n;
+	g->direct = true;
+	return 0;
 }
 
 /* One decode step at @pos of the ids in g->ids: logits into g->logits */
@@ -199,10 +229,18 @@ static int step(struct ht_generator *g, uint32_t pos)
 	uint32_t s[2] = { g->o.batch, 1 };
 	struct ht_tensor *ids, *pids, *logits;
 	uint32_t b;
+	unsigned int i;
 	int ret, r;
 
 	for (b = 0; b < g->o.batch; b++)
 		g->pos[b] = (int32_t)pos;
+	if (g->direct) {
+		if (pos >= g->cfg.context)
+			return -EINVAL;
+		for (i = 0; i < g->ndyn; i++)
+			g->dyn[i] = pos;
+		return ht_graph_replay(be, 0, g->dyn, g->ndyn);
+	}
 	ret = ht_step_begin(be, true);
 	if (ret)
 		return ret;
@@ -221,6 +259,9 @@ static int step(struct ht_generator *g, uint32_t pos)
 		ret = ht_tensor_fetch(logits, g->logits);
 	be->grad_enabled = true;
 	r = ht_step_end(be);
+	if (!ret && !r && g->o.mode == HT_EXEC_GRAPH &&
+	    g->o.accel == HT_ACCEL_HPU && !g->asked)
+		r = go_direct(g);
 	return ret ? ret : r;
 }
 

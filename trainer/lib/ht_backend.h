@@ -148,6 +148,9 @@ struct ht_arena {
  *	not yet waited for
  * @prefetch_cancel: forget the prefetches not waited for (after they
  *	ended)
+ * @graph_info: whether a captured graph can be replayed directly, and
+ *	its number of dynamic parameters (NULL: no direct replay)
+ * @replay: replay a captured graph directly (ht_graph_replay())
  */
 struct ht_backend_ops {
 	const char *name;
@@ -176,6 +179,10 @@ struct ht_backend_ops {
 			unsigned int n);
 	int (*prefetch_wait)(struct ht_backend *be);
 	int (*prefetch_cancel)(struct ht_backend *be);
+	int (*graph_info)(struct ht_backend *be, unsigned int gid,
+			  unsigned int *ndyn);
+	int (*replay)(struct ht_backend *be, unsigned int gid,
+		      const uint32_t *dyn, unsigned int ndyn);
 };
 
 extern const struct ht_backend_ops ht_backend_cpu_ops;
@@ -294,6 +301,43 @@ int ht_step_begin_graph(struct ht_backend *be, bool graph, unsigned int gid);
  * one; be->err says where) or -errno.
  */
 int ht_step_end(struct ht_backend *be);
+
+/**
+ * ht_graph_replayable() - whether graph @gid can be replayed with
+ * ht_graph_replay(), and how many dynamic parameters it takes
+ * @be: backend
+ * @gid: graph id, 0..HT_MAX_GRAPHS-1
+ * @ndyn: receives the dynamic parameters of its ops (capture order)
+ *
+ * Return: 0; -EOPNOTSUPP (not an hpu backend in graph mode, or the
+ * captured step waits for a prefetch); -ENOENT (@gid not captured);
+ * -EINVAL (@gid out of range). be->err says why.
+ */
+int ht_graph_replayable(struct ht_backend *be, unsigned int gid,
+			unsigned int *ndyn);
+
+/**
+ * ht_graph_replay() - run a captured graph again without issuing its ops
+ * (the HPU-graphs recipe: static inputs, one submission per segment)
+ * @be: backend, outside a step
+ * @gid: a graph captured by an ht_step_begin_graph() .. ht_step_end() step
+ * @dyn: the values of its dynamic parameters, in the order its ops
+ *	declared them (ht_backend_kernel_dyn(), bit 0 first)
+ * @ndyn: entries of @dyn: ht_graph_replayable()'s count
+ *
+ * The captured command buffers are submitted as they are, with @dyn
+ * patched in. The captured step's uploads and fetches are its static
+ * inputs and outputs: each upload's bytes are read again from the host
+ * memory the capture read them from, each fetch writes the host memory
+ * the capture wrote, so those buffers must stay allocated and hold the
+ * new inputs. Returns after the step's last wait, its fetches done.
+ *
+ * Return: 0; -EBUSY (a step is open); -EINVAL (@ndyn is not the
+ * graph's count, @gid out of range); ht_graph_replayable()'s refusals
+ * (nothing ran); -errno of a submission or a wait.
+ */
+int ht_graph_replay(struct ht_backend *be, unsigned int gid,
+		    const uint32_t *dyn, unsigned int ndyn);
 
 /**
  * ht_backend_sync() - submit what is pending and wait for it

@@ -26,6 +26,7 @@
 
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_engine.h"
+#include "../lib/hpu_test_gemm.h"
 #include "../lib/hpu_test_usage.h"
 #include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
@@ -102,23 +103,8 @@ static uint64_t trace_limit_used(struct hpu_device *dev)
 
 static struct hpu_pkt_mme_gemm gemm(uint64_t base)
 {
-	struct hpu_pkt_mme_gemm g;
-
-	memset(&g, 0, sizeof(g));
-	g.a_addr = base;
-	g.b_addr = base + 32 * 1024;
-	g.c_addr = base + 64 * 1024;
-	g.m = GM;
-	g.n = GN;
-	g.k = GK;
-	g.lda = GK;
-	g.ldb = GN;
-	g.ldc = GN;
-	g.batch = 1;
-	g.dtype_ab = HPU_DTYPE_FP32;
-	g.dtype_c = HPU_DTYPE_FP32;
-	g.alpha = 0x3f800000; /* 1.0 */
-	return g;
+	return hpu_test_gemm_pkt(base, base + 32 * 1024, base + 64 * 1024, GM,
+				 GN, GK, HPU_DTYPE_FP32, HPU_DTYPE_FP32);
 }
 
 /* A known DMA of N bytes: one DMA event with bytes N, cs_seq matching */

@@ -282,7 +282,7 @@ static void test_prof_refuses(void **state)
 		  "dur" },
 		{ "{\"traceEvents\":[{\"ph\":\"E\",\"pid\":1,\"tid\":1,"
 		  "\"ts\":1}]}",
-		  "without its begin" },
+		  "E without a B" },
 		{ "{\"traceEvents\":[{\"ph\":\"B\",\"pid\":1,\"tid\":1,"
 		  "\"ts\":1,\"name\":\"a\"}]}",
 		  "never ended" },

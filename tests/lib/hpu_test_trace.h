@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hpu_test_trace.h - the trace tests' checker of Chrome trace event JSON
- * (docs/tracing.md, "The JSON file"), with json-c: the fields each "ph"
+ * (docs/tracing.md, "The JSON file"), read with hpu-prof's reader
+ * (prof_load()) and json-c: the fields each "ph"
  * requires, begin/end matched per thread, complete events nested per
  * thread, timestamps in order per thread, flows paired (one start, one
  * end, the end not before the start), metadata with its names; then

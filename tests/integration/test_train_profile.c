@@ -284,6 +284,10 @@ static void test_prof_refuses(void **state)
 		  "\"ts\":1}]}",
 		  "E without a B" },
 		{ "{\"traceEvents\":[{\"ph\":\"B\",\"pid\":1,\"tid\":1,"
+		  "\"ts\":5,\"name\":\"a\"},{\"ph\":\"E\",\"pid\":1,"
+		  "\"tid\":1,\"ts\":3}]}",
+		  "E before its B" },
+		{ "{\"traceEvents\":[{\"ph\":\"B\",\"pid\":1,\"tid\":1,"
 		  "\"ts\":1,\"name\":\"a\"}]}",
 		  "never ended" },
 		{ "{\"traceEvents\":[{\"ph\":\"X\",\"tid\":1,\"ts\":1,"
@@ -354,6 +358,15 @@ static void test_prof_refuses(void **state)
 		fail_msg("%s: %s", out, t.err);
 	assert_int_equal(t.nslices, 1);
 	hpu_test_trace_free(&t);
+	/* the reader it shares with the checker takes a bare array too */
+	write_file(good, "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,"
+			 "\"dur\":2,\"name\":\"x\"}]");
+	run_prof(&p, good, NULL, NULL, NULL);
+	if (p.status)
+		print_message("bare array: status %d, stderr: %s\n", p.status,
+			      p.err);
+	assert_int_equal(p.status, 0);
+	hpu_test_proc_free(&p);
 }
 
 int main(void)

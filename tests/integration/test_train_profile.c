@@ -79,10 +79,7 @@ static void train(const char *profiler, const char *dir,
 			       "--print-weights-hash",
 			       NULL };
 
-	hpu_test_train_run(args, NULL, HPU_TEST_TRAIN_RUN_MS, r);
-	if (r->status)
-		hpu_test_train_dump(profiler, r);
-	assert_int_equal(r->status, 0);
+	hpu_test_train_run_ok(profiler, args, NULL, HPU_TEST_TRAIN_RUN_MS, r);
 }
 
 static bool exists(const char *dir, const char *name)
@@ -233,10 +230,8 @@ static void test_env_profile(void **state)
 	snprintf(dir, sizeof(dir), "%s/env", scratch);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	snprintf(env0, sizeof(env0), "HPU_PROFILE=%s/p.%%p.json", dir);
-	hpu_test_train_run(args, env, HPU_TEST_TRAIN_RUN_MS, &r);
-	if (r.status)
-		hpu_test_train_dump("HPU_PROFILE", &r);
-	assert_int_equal(r.status, 0);
+	hpu_test_train_run_ok("HPU_PROFILE", args, env, HPU_TEST_TRAIN_RUN_MS,
+			      &r);
 	d = opendir(dir);
 	assert_non_null(d);
 	while ((de = readdir(d))) {

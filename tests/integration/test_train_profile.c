@@ -115,10 +115,11 @@ static size_t engine_slices(const struct hpu_test_trace *t, const char *pfx,
 
 	*devices = 0;
 	for (i = 0; i < t->nslices; i++) {
-		const struct hpu_test_slice *s = &t->slices[i];
+		const struct prof_slice *s = &t->slices[i];
+		const char *engine = hpu_test_trace_engine(t, s);
 
-		if (!s->engine_name || s->pid >= NDEV ||
-		    strncmp(s->engine_name, pfx, strlen(pfx)))
+		if (!engine || s->pid >= NDEV ||
+		    strncmp(engine, pfx, strlen(pfx)))
 			continue;
 		n++;
 		if (!seen[s->pid]) {

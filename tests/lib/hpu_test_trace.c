@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/hpu-prof/prof.h"
 #include "hpu_test_trace.h"
 
 /* rounding of "ts" + "dur" printed with three decimals */
@@ -295,39 +294,32 @@ static int check_end(struct checker *c)
 	return check_flows(c);
 }
 
-/* The trace's figures and slices from what prof_load() read */
-static void take(struct hpu_test_trace *t, struct prof_trace *p, size_t flows)
+/* The trace's figures from what prof_load() read */
+static void take(struct hpu_test_trace *t, size_t flows)
 {
+	const struct prof_trace *p = &t->prof;
 	size_t i;
 
+	t->root = p->root;
 	t->events = p->nevents;
+	t->slices = p->slices;
+	t->nslices = p->nslices;
 	t->flows = flows;
 	for (i = 0; i < p->nprocs; i++) {
 		t->host_procs += p->procs[i].kind == PROF_PROC_HOST;
 		t->device_procs += p->procs[i].kind == PROF_PROC_DEVICE;
 		t->model_procs += p->procs[i].kind == PROF_PROC_MODEL;
 	}
-	t->nslices = p->nslices;
-	t->slices = calloc(p->nslices ?: 1, sizeof(*t->slices));
-	if (!t->slices)
-		abort();
-	for (i = 0; i < p->nslices; i++) {
-		const struct prof_slice *s = &p->slices[i];
-		const struct prof_proc *pr = prof_proc_of(p, s->pid);
+}
 
-		t->slices[i] = (struct hpu_test_slice){ .pid = s->pid,
-							.tid = s->tid,
-							.ts = s->ts,
-							.dur = s->dur,
-							.name = s->name,
-							.cat = s->cat };
-		if (pr && (pr->kind == PROF_PROC_DEVICE ||
-			   pr->kind == PROF_PROC_MODEL))
-			t->slices[i].engine_name =
-				prof_thread_name(p, s->pid, s->tid);
-	}
-	t->root = p->root;
-	p->root = NULL;
+const char *hpu_test_trace_engine(const struct hpu_test_trace *t,
+				  const struct prof_slice *s)
+{
+	const struct prof_proc *p = prof_proc_of(&t->prof, s->pid);
+
+	if (!p || (p->kind != PROF_PROC_DEVICE && p->kind != PROF_PROC_MODEL))
+		return NULL;
+	return prof_thread_name(&t->prof, s->pid, s->tid);
 }
 
 int hpu_test_trace_check(const char *path, struct hpu_test_trace *t)
@@ -336,24 +328,22 @@ int hpu_test_trace_check(const char *path, struct hpu_test_trace *t)
 	const struct prof_load_hooks hooks = { .event = check_event,
 					       .meta = check_meta,
 					       .ctx = &c };
-	struct prof_trace p;
 	json_object *events;
 	size_t i;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
 	c.err = t->err;
-	ret = prof_load(path, &hooks, &p, t->err, sizeof(t->err));
+	ret = prof_load(path, &hooks, &t->prof, t->err, sizeof(t->err));
 	/* prof_load() takes a bare array too; the files here are objects */
 	if (!ret &&
-	    (!json_object_is_type(p.root, json_type_object) ||
-	     !json_object_object_get_ex(p.root, "traceEvents", &events)))
+	    (!json_object_is_type(t->prof.root, json_type_object) ||
+	     !json_object_object_get_ex(t->prof.root, "traceEvents", &events)))
 		ret = fail(&c, "no traceEvents array");
 	if (!ret)
 		ret = check_end(&c);
 	if (!ret)
-		take(t, &p, c.nflows_paired);
-	prof_free(&p);
+		take(t, c.nflows_paired);
 	for (i = 0; i < c.nthr; i++)
 		free(c.thr[i].ends);
 	free(c.thr);
@@ -364,9 +354,7 @@ int hpu_test_trace_check(const char *path, struct hpu_test_trace *t)
 
 void hpu_test_trace_free(struct hpu_test_trace *t)
 {
-	if (t->root)
-		json_object_put(t->root);
-	free(t->slices);
+	prof_free(&t->prof);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -377,7 +365,7 @@ bool hpu_test_trace_overlaps(const struct hpu_test_trace *t, const char *a,
 	size_t i, j, k, n = 0;
 
 	for (i = 0; i < t->nslices; i++) {
-		const struct hpu_test_slice *x = &t->slices[i];
+		const struct prof_slice *x = &t->slices[i];
 
 		if (strncmp(x->name, a, strlen(a)))
 			continue;
@@ -386,7 +374,7 @@ bool hpu_test_trace_overlaps(const struct hpu_test_trace *t, const char *a,
 		if (k < n)
 			continue;
 		for (j = 0; j < t->nslices; j++) {
-			const struct hpu_test_slice *y = &t->slices[j];
+			const struct prof_slice *y = &t->slices[j];
 
 			if (y->pid != x->pid || strncmp(y->name, b, strlen(b)))
 				continue;

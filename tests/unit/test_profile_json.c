@@ -171,11 +171,13 @@ static size_t count_slices(const struct hpu_test_trace *t, int64_t pid,
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < t->nslices; i++)
+	for (i = 0; i < t->nslices; i++) {
+		const char *e = hpu_test_trace_engine(t, &t->slices[i]);
+
 		if (t->slices[i].pid == pid &&
-		    (!engine || (t->slices[i].engine_name &&
-				 !strcmp(t->slices[i].engine_name, engine))))
+		    (!engine || (e && !strcmp(e, engine))))
 			n++;
+	}
 	return n;
 }
 

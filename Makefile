@@ -415,9 +415,10 @@ TEST_LINK = $(LIBHPUTEST) $(LIBFUSEDEV) $(LIBHPUSIM) \
 # Test objects are reached only through the pattern rule below: keep them.
 .SECONDARY: $(call obj,$(TEST_SRCS) $(TESTLIB_SRCS) $(EXAMPLE_SRCS))
 # The helpers as an archive: a test links only the ones it uses (the libhpusim
-# fixture would otherwise bring OpenBLAS and its threads into every test)
+# fixture would otherwise bring OpenBLAS and its threads into every test);
+# with hpu-prof's trace reader, which the trace checker reads with
 LIBHPUTEST := $(O)/lib/libhputest.a
-$(LIBHPUTEST): $(call obj,$(TESTLIB_SRCS)) | $(DIRS)
+$(LIBHPUTEST): $(call obj,$(TESTLIB_SRCS) tools/hpu-prof/load.c) | $(DIRS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 

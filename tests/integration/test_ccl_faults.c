@@ -585,14 +585,7 @@ static void test_stray_access_error(void **state)
 static int group_setup(void **state)
 {
 	(void)state;
-	unsetenv("HCCL_COMM_ID");
-	unsetenv("HPUCCL_TIMEOUT_MS");
-	if (hpu_test_group_start(NDEV, "gaudi2"))
-		return -1;
-	skip_reason = hpu_test_have_fuse();
-	if (!skip_reason)
-		skip_reason = hpu_test_ccl_unavailable();
-	return 0;
+	return hpu_test_ccl_group_start(NDEV, "gaudi2", &skip_reason);
 }
 
 int main(void)

@@ -517,11 +517,8 @@ static void test_rank_killed(void **state)
 static int group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(NDEV, "gaudi2"))
+	if (hpu_test_ccl_group_start(NDEV, "gaudi2", &skip_reason))
 		return -1;
-	skip_reason = hpu_test_have_fuse();
-	if (!skip_reason)
-		skip_reason = hpu_test_ccl_unavailable();
 	if (!skip_reason && access(hpu_test_bin("hpu-ccl-tests"), X_OK))
 		skip_reason = "hpu-ccl-tests is not built";
 	return 0;

@@ -19,6 +19,7 @@
 #include "../lib/hpu_test_daemon.h"
 #include "hpu_bf16.h"
 #include "../lib/hpu_test_engine.h"
+#include "../lib/hpu_test_gemm.h"
 #include "hpudrv.h"
 
 /* queue index of the first MME */
@@ -64,23 +65,8 @@ static float rnd(uint32_t *s)
 
 static struct hpu_pkt_mme_gemm gemm(uint64_t base, uint16_t dab, uint16_t dc)
 {
-	struct hpu_pkt_mme_gemm g;
-
-	memset(&g, 0, sizeof(g));
-	g.a_addr = base;
-	g.b_addr = base + OFF_B;
-	g.c_addr = base + OFF_C;
-	g.m = M;
-	g.n = N;
-	g.k = K;
-	g.lda = K;
-	g.ldb = N;
-	g.ldc = N;
-	g.batch = 1;
-	g.dtype_ab = dab;
-	g.dtype_c = dc;
-	g.alpha = 0x3f800000; /* 1.0 */
-	return g;
+	return hpu_test_gemm_pkt(base, base + OFF_B, base + OFF_C, M, N, K, dab,
+				 dc);
 }
 
 /* C = A * B from the host copies; @bf16: operands and C are bf16 */

@@ -340,10 +340,8 @@ static void test_tools(void **state)
 	free(env_bad);
 
 	/* hpu-train: --devices auto takes modules 1 and 6, hpu2 and hpu5 */
-	hpu_test_train_run(targs, tenv, HPU_TEST_TRAIN_RUN_MS, &r);
-	if (r.status)
-		hpu_test_train_dump("print-env", &r);
-	assert_int_equal(r.status, 0);
+	hpu_test_train_run_ok("print-env", targs, tenv, HPU_TEST_TRAIN_RUN_MS,
+			      &r);
 	assert_string_equal(hpu_test_train_kv(r.out, "devices"), "hpu2,hpu5");
 	hpu_test_train_run_free(&r);
 	hpu_test_train_run(targs, tenv_bad, HPU_TEST_TRAIN_RUN_MS, &r);

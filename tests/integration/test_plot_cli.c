@@ -148,10 +148,7 @@ static void test_train_metrics_svg(void **state)
 	snprintf(csv, sizeof(csv), "%s/log/metrics.csv", dir);
 	snprintf(svg, sizeof(svg), "%s/log/metrics.svg", dir);
 	snprintf(re, sizeof(re), "%s/redrawn.svg", dir);
-	hpu_test_train_run(args, NULL, RUN_MS, &r);
-	if (r.status)
-		hpu_test_train_dump("hpu-train", &r);
-	assert_int_equal(r.status, 0);
+	hpu_test_train_run_ok("hpu-train", args, NULL, RUN_MS, &r);
 	hpu_test_train_run_free(&r);
 
 	read_csv(csv, &c);

@@ -175,7 +175,7 @@ static void test_kill_100(void **state)
 	print_message("daemon: fds %d -> %d, RSS %ld -> %ld kB\n", fds0, fds,
 		      rss0, rss);
 	assert_true(fds <= fds0);
-#ifdef __SANITIZE_ADDRESS__
+#if HPU_TEST_UNDER_ASAN
 	/* freed memory stays in ASan's quarantine (up to 256 MiB): RSS grows
 	 * by design; LeakSanitizer checks the daemon at its stop instead */
 	print_message("RSS not compared under AddressSanitizer\n");

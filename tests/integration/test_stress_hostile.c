@@ -47,17 +47,6 @@
 #include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
-
 #define NHONEST		16
 #define NHOSTILE	16
 /* The round: how long the clients run */
@@ -85,8 +74,8 @@
  * seen after a round). RSS: heap the allocator keeps; ASan's quarantine
  * keeps freed memory (256 MiB by default).
  */
-#define MAPS_SLACK	(UNDER_ASAN ? 192 : 64)
-#define RSS_SLACK_KIB	((64L + (UNDER_ASAN ? 256 : 0)) * 1024)
+#define MAPS_SLACK	(HPU_TEST_UNDER_ASAN ? 192 : 64)
+#define RSS_SLACK_KIB	((64L + (HPU_TEST_UNDER_ASAN ? 256 : 0)) * 1024)
 
 /* Everything the children share with the test */
 struct shared {
@@ -476,7 +465,8 @@ static void print_new_maps(const char *before, const char *after)
 	for (; *line; line = *end ? end + 1 : end) {
 		end = strchrnul(line, '\n');
 		snprintf(key, sizeof(key), "%.*s", (int)(end - line), line);
-		if (strstr(before, key) || (UNDER_ASAN && asan_heap_lines(key)))
+		if (strstr(before, key) ||
+		    (HPU_TEST_UNDER_ASAN && asan_heap_lines(key)))
 			continue;
 		if (shown++ < 24)
 			fprintf(stderr, "  new mapping: %s\n", key);
@@ -493,7 +483,7 @@ static int daemon_usage(pid_t pid, struct hpu_test_usage *u)
 	int ret = hpu_test_usage_of(pid, u);
 	char *maps;
 
-	if (ret || !UNDER_ASAN)
+	if (ret || !HPU_TEST_UNDER_ASAN)
 		return ret;
 	maps = read_maps(pid);
 	if (!maps)
@@ -669,7 +659,7 @@ static void test_stress(void **state)
 	print_message("seed %llu (HPU_STRESS_SEED=%llu repeats it)%s\n",
 		      (unsigned long long)base_seed,
 		      (unsigned long long)base_seed,
-		      UNDER_ASAN ? ", AddressSanitizer build" : "");
+		      HPU_TEST_UNDER_ASAN ? ", AddressSanitizer build" : "");
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);

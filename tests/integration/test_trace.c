@@ -26,19 +26,10 @@
 
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_engine.h"
+#include "../lib/hpu_test_gemm.h"
 #include "../lib/hpu_test_usage.h"
+#include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
 
 /*
  * The daemon's memory after a round must come back to what it was. Under
@@ -47,7 +38,7 @@
  * printed there, and the daemon's LeakSanitizer report at exit is what
  * catches rings that were not freed.
  */
-#define RSS_SLACK_KIB(n) ((long)(n) + (UNDER_ASAN ? 256L * 1024 : 0))
+#define RSS_SLACK_KIB(n) ((long)(n) + (HPU_TEST_UNDER_ASAN ? 256L * 1024 : 0))
 
 #define WAIT_US 20000000ULL
 #define SPAN	(256 * 1024)
@@ -112,23 +103,8 @@ static uint64_t trace_limit_used(struct hpu_device *dev)
 
 static struct hpu_pkt_mme_gemm gemm(uint64_t base)
 {
-	struct hpu_pkt_mme_gemm g;
-
-	memset(&g, 0, sizeof(g));
-	g.a_addr = base;
-	g.b_addr = base + 32 * 1024;
-	g.c_addr = base + 64 * 1024;
-	g.m = GM;
-	g.n = GN;
-	g.k = GK;
-	g.lda = GK;
-	g.ldb = GN;
-	g.ldc = GN;
-	g.batch = 1;
-	g.dtype_ab = HPU_DTYPE_FP32;
-	g.dtype_c = HPU_DTYPE_FP32;
-	g.alpha = 0x3f800000; /* 1.0 */
-	return g;
+	return hpu_test_gemm_pkt(base, base + 32 * 1024, base + 64 * 1024, GM,
+				 GN, GK, HPU_DTYPE_FP32, HPU_DTYPE_FP32);
 }
 
 /* A known DMA of N bytes: one DMA event with bytes N, cs_seq matching */
@@ -632,7 +608,7 @@ static void test_close_and_kill_free(void **state)
 		      rss[0], rss[1], rss[2], rss[3], rss[4], rss[5], maps[0],
 		      maps[1], maps[2], maps[3], maps[4], maps[5]);
 	assert_true(rss[5] <= rss[1] + RSS_SLACK_KIB(16384));
-#if !UNDER_ASAN
+#if !HPU_TEST_UNDER_ASAN
 	/*
 	 * Each child's rings (60 x 8192 events, 37.5 MiB) are one mapping
 	 * of the daemon's allocator: had they stayed, one more per child.

@@ -301,10 +301,8 @@ static void test_environments(void **state)
 
 		for (j = 0; c->args[j]; j++)
 			args[n++] = c->args[j];
-		hpu_test_train_run(args, c->env, HPU_TEST_TRAIN_RUN_MS, &r);
-		if (r.status)
-			hpu_test_train_dump(c->name, &r);
-		assert_int_equal(r.status, 0);
+		hpu_test_train_run_ok(c->name, args, c->env,
+				      HPU_TEST_TRAIN_RUN_MS, &r);
 		for (j = 0; c->want[j]; j++) {
 			char key[64];
 			const char *eq = strchr(c->want[j], '=');

@@ -40,6 +40,20 @@ const char *hpu_test_ccl_unavailable(void)
 	return NULL;
 }
 
+int hpu_test_ccl_group_start(int ndev, const char *type,
+			     const char **skip_reason)
+{
+	unsetenv("HCCL_COMM_ID");
+	unsetenv("HPUCCL_TIMEOUT_MS");
+	unsetenv("HPUCCL_ZCOPY_BYTES");
+	if (hpu_test_group_start(ndev, type))
+		return -1;
+	*skip_reason = hpu_test_have_fuse();
+	if (!*skip_reason)
+		*skip_reason = hpu_test_ccl_unavailable();
+	return 0;
+}
+
 /* How long the server child may take to exit once told to */
 #define IDS_STOP_MS 10000
 

@@ -36,6 +36,21 @@ struct hpu_test_rank {
 const char *hpu_test_ccl_unavailable(void);
 
 /**
+ * hpu_test_ccl_group_start() - the group setup of the rank tests: clear
+ * what a caller's shell could leave to libhpuccl (HCCL_COMM_ID,
+ * HPUCCL_TIMEOUT_MS, HPUCCL_ZCOPY_BYTES), start @ndev devices of @type
+ * (hpu_test_group_start()), then say whether collectives can run here
+ * @ndev: devices
+ * @type: their model, e.g. "gaudi2"
+ * @skip_reason: receives NULL, or why every test skips (no FUSE, or
+ *	hpu_test_ccl_unavailable())
+ *
+ * Return: 0, or -1 when the daemon did not start (the group fails).
+ */
+int hpu_test_ccl_group_start(int ndev, const char *type,
+			     const char **skip_reason);
+
+/**
  * struct hpu_test_ccl_ids - unique ids whose rendezvous servers run in a
  * child process of their own
  * @pid: the child

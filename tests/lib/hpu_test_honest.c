@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hpu_test_gemm.h"
 #include "hpu_test_honest.h"
 #include "hpu_test_rng.h"
 #include "hpu_test_util.h"
@@ -195,20 +196,9 @@ static int op_gemm(struct honest *c)
 	for (i = 0; i < GK * GN; i++)
 		b[i] = (float)(int)hpu_test_rng_below(&c->rng, 2001) / 1000 - 1;
 	memset(out, 0xff, GM * GN * 4);
-	memset(&g, 0, sizeof(g));
-	g.a_addr = c->hbm_va + A_OFF;
-	g.b_addr = c->hbm_va + B_OFF;
-	g.c_addr = c->hbm_va + C_OFF;
-	g.m = GM;
-	g.n = GN;
-	g.k = GK;
-	g.lda = GK;
-	g.ldb = GN;
-	g.ldc = GN;
-	g.batch = 1;
-	g.dtype_ab = HPU_DTYPE_FP32;
-	g.dtype_c = HPU_DTYPE_FP32;
-	g.alpha = 0x3f800000; /* 1.0 */
+	g = hpu_test_gemm_pkt(c->hbm_va + A_OFF, c->hbm_va + B_OFF,
+			      c->hbm_va + C_OFF, GM, GN, GK, HPU_DTYPE_FP32,
+			      HPU_DTYPE_FP32);
 	if (hpu_cb_lin_dma(c->cb, c->hbm_va, c->host_va + GEMM_OFF, C_OFF) ||
 	    run_cb(c, q, "GEMM operands to device"))
 		return fail_op(c, "GEMM operands to device");

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * hpu_test_trace.c - the checker of Chrome trace event JSON of the trace
- * tests (hpu_test_trace.h), with json-c.
+ * tests (hpu_test_trace.h): hpu-prof's reader (prof_load(),
+ * tools/hpu-prof/load.c) reads the file, checks each event's required
+ * fields and matches B/E; its hooks here add the stricter rules.
  */
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,16 +25,12 @@ struct thr {
 	bool has_slices;
 	double *ends; /* complete events open at last_ts */
 	size_t nends, cap_ends;
-	double *begins; /* B events open */
-	const char **bnames;
-	size_t nb, cap_b;
 };
 
 struct proc {
 	int64_t pid;
 	bool named;
 	bool has_events;
-	int label; /* 0 none, 1 host, 2 device, 3 model */
 };
 
 struct flow {
@@ -40,21 +39,17 @@ struct flow {
 	double ts;
 };
 
+/* what prof_load() does not check: its hooks' state */
 struct checker {
-	struct hpu_test_trace *t;
 	struct thr *thr;
 	size_t nthr, cap_thr;
 	struct proc *proc;
 	size_t nproc, cap_proc;
 	struct flow *flows;
 	size_t nflows, cap_flows;
-	size_t cap_slices;
-	/* thread names, to give the slices of device threads theirs */
-	struct {
-		int64_t pid, tid;
-		const char *name;
-	} * names;
-	size_t nnames, cap_names;
+	size_t nflows_paired;
+	char *err;
+	size_t len;
 };
 
 static int fail(struct checker *c, const char *fmt, ...)
@@ -62,9 +57,9 @@ static int fail(struct checker *c, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->t->err, sizeof(c->t->err), fmt, ap);
+	vsnprintf(c->err, c->len, fmt, ap);
 	va_end(ap);
-	return -1;
+	return -EINVAL;
 }
 
 static void *grow(void *p, size_t *cap, size_t n, size_t size)
@@ -108,51 +103,18 @@ static struct proc *proc_get(struct checker *c, int64_t pid)
 	return &c->proc[c->nproc++];
 }
 
-static const char *str(json_object *o, const char *key)
+/* metadata: a known name whose args member has its type; thread_* a tid */
+static int check_meta(void *ctx, const struct prof_event *e, char *err,
+		      size_t len)
 {
-	json_object *v;
+	struct checker *c = ctx;
+	json_object *ev = (json_object *)e->json, *args, *v;
+	const char *name = e->name, *key;
 
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-static bool num(json_object *o, const char *key, double *d)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    (!json_object_is_type(v, json_type_int) &&
-	     !json_object_is_type(v, json_type_double)))
-		return false;
-	*d = json_object_get_double(v);
-	return true;
-}
-
-static bool integer(json_object *o, const char *key, int64_t *i)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !json_object_is_type(v, json_type_int))
-		return false;
-	*i = json_object_get_int64(v);
-	return true;
-}
-
-static int check_meta(struct checker *c, size_t i, json_object *ev, int64_t pid)
-{
-	const char *name = str(ev, "name"), *key, *val;
-	json_object *args, *v;
-	int64_t tid;
-	struct proc *p;
-
-	if (!name)
-		return fail(c, "event %zu: metadata without a name", i);
-	if (!json_object_object_get_ex(ev, "args", &args) ||
-	    !json_object_is_type(args, json_type_object))
-		return fail(c, "event %zu: metadata without args", i);
+	(void)err;
+	(void)len;
+	if (strlen(e->ph) != 1)
+		return fail(c, "event %zu: no one-letter \"ph\"", e->index);
 	if (!strcmp(name, "process_name") || !strcmp(name, "thread_name"))
 		key = "name";
 	else if (!strcmp(name, "process_labels"))
@@ -161,54 +123,30 @@ static int check_meta(struct checker *c, size_t i, json_object *ev, int64_t pid)
 		 !strcmp(name, "thread_sort_index"))
 		key = "sort_index";
 	else
-		return fail(c, "event %zu: unknown metadata '%s'", i, name);
+		return fail(c, "event %zu: unknown metadata '%s'", e->index,
+			    name);
+	/* prof_load() refuses metadata without an args object */
+	json_object_object_get_ex(ev, "args", &args);
 	if (!json_object_object_get_ex(args, key, &v))
-		return fail(c, "event %zu: %s without args.%s", i, name, key);
+		return fail(c, "event %zu: %s without args.%s", e->index, name,
+			    key);
 	if (!strcmp(key, "sort_index") ?
 		    !json_object_is_type(v, json_type_int) :
 		    !json_object_is_type(v, json_type_string))
-		return fail(c, "event %zu: %s: args.%s of the wrong type", i,
-			    name, key);
+		return fail(c, "event %zu: %s: args.%s of the wrong type",
+			    e->index, name, key);
 	if (!strncmp(name, "thread_", 7)) {
-		if (!integer(ev, "tid", &tid))
-			return fail(c, "event %zu: %s without tid", i, name);
-		if (!strcmp(name, "thread_name")) {
-			thr_get(c, pid, tid)->named = true;
-			c->names = grow(c->names, &c->cap_names, c->nnames,
-					sizeof(*c->names));
-			c->names[c->nnames].pid = pid;
-			c->names[c->nnames].tid = tid;
-			c->names[c->nnames++].name = json_object_get_string(v);
-		}
+		if (!json_object_object_get_ex(ev, "tid", &v) ||
+		    !json_object_is_type(v, json_type_int))
+			return fail(c, "event %zu: %s without tid", e->index,
+				    name);
+		if (!strcmp(name, "thread_name"))
+			thr_get(c, e->pid, e->tid)->named = true;
 		return 0;
 	}
-	p = proc_get(c, pid);
-	if (!strcmp(name, "process_name")) {
-		p->named = true;
-	} else if (!strcmp(name, "process_labels")) {
-		val = json_object_get_string(v);
-		p->label = !strcmp(val, "host")	  ? 1 :
-			   !strcmp(val, "device") ? 2 :
-			   !strcmp(val, "model")  ? 3 :
-						    0;
-	}
+	if (!strcmp(name, "process_name"))
+		proc_get(c, e->pid)->named = true;
 	return 0;
-}
-
-static void add_slice(struct checker *c, int64_t pid, int64_t tid, double ts,
-		      double dur, const char *name, const char *cat)
-{
-	struct hpu_test_trace *t = c->t;
-
-	t->slices =
-		grow(t->slices, &c->cap_slices, t->nslices, sizeof(*t->slices));
-	t->slices[t->nslices++] =
-		(struct hpu_test_slice){ .pid = pid,
-					 .tid = tid,
-					 .ts = ts,
-					 .dur = dur,
-					 .name = name,
-					 .cat = cat ? cat : "" };
 }
 
 /* a complete event must lie within every one still open on its thread */
@@ -229,93 +167,70 @@ static int nest(struct checker *c, size_t i, struct thr *th, double ts,
 	return 0;
 }
 
-static int check_flow(struct checker *c, size_t i, json_object *ev, char ph,
-		      double ts)
+static int check_flow(struct checker *c, const struct prof_event *e)
 {
 	json_object *id;
 	struct flow *f;
 
-	if (!json_object_object_get_ex(ev, "id", &id) ||
+	if (!json_object_object_get_ex((json_object *)e->json, "id", &id) ||
 	    (!json_object_is_type(id, json_type_int) &&
 	     !json_object_is_type(id, json_type_string)))
-		return fail(c, "event %zu: a flow without an id", i);
-	if (!str(ev, "cat"))
-		return fail(c, "event %zu: a flow without a cat", i);
+		return fail(c, "event %zu: a flow without an id", e->index);
+	if (!e->cat)
+		return fail(c, "event %zu: a flow without a cat", e->index);
 	c->flows = grow(c->flows, &c->cap_flows, c->nflows, sizeof(*c->flows));
 	f = &c->flows[c->nflows++];
 	snprintf(f->id, sizeof(f->id), "%s", json_object_get_string(id));
-	f->ph = ph;
-	f->ts = ts;
+	f->ph = e->ph[0];
+	f->ts = e->ts;
 	return 0;
 }
 
-static int check_event(struct checker *c, size_t i, json_object *ev)
+/*
+ * An event prof_load() accepted (an X with its name and dur, a B with its
+ * name, an E matched): a one-letter ph, ts >= 0 and in order on its
+ * thread, nesting, flows, names, no unknown ph
+ */
+static int check_event(void *ctx, const struct prof_event *e, char *err,
+		       size_t len)
 {
-	const char *ph, *name;
-	int64_t pid, tid;
-	double ts, dur;
+	struct checker *c = ctx;
 	struct thr *th;
 
-	if (!json_object_is_type(ev, json_type_object))
-		return fail(c, "event %zu: not an object", i);
-	ph = str(ev, "ph");
-	if (!ph || strlen(ph) != 1)
-		return fail(c, "event %zu: no one-letter \"ph\"", i);
-	if (!integer(ev, "pid", &pid))
-		return fail(c, "event %zu: no integer \"pid\"", i);
-	if (ph[0] == 'M')
-		return check_meta(c, i, ev, pid);
-	if (!integer(ev, "tid", &tid))
-		return fail(c, "event %zu: no integer \"tid\"", i);
-	if (!num(ev, "ts", &ts) || ts < 0)
-		return fail(c, "event %zu: no \"ts\" >= 0", i);
-	proc_get(c, pid)->has_events = true;
-	th = thr_get(c, pid, tid);
-	if (ts < th->last_ts)
+	(void)err;
+	(void)len;
+	if (strlen(e->ph) != 1)
+		return fail(c, "event %zu: no one-letter \"ph\"", e->index);
+	if (e->ts < 0)
+		return fail(c, "event %zu: no \"ts\" >= 0", e->index);
+	proc_get(c, e->pid)->has_events = true;
+	th = thr_get(c, e->pid, e->tid);
+	if (e->ts < th->last_ts)
 		return fail(c,
 			    "event %zu: pid %lld tid %lld: ts %.3f before "
 			    "the thread's previous %.3f",
-			    i, (long long)pid, (long long)tid, ts, th->last_ts);
-	th->last_ts = ts;
-	name = str(ev, "name");
-	switch (ph[0]) {
+			    e->index, (long long)e->pid, (long long)e->tid,
+			    e->ts, th->last_ts);
+	th->last_ts = e->ts;
+	switch (e->ph[0]) {
 	case 'X':
-		if (!name)
-			return fail(c, "event %zu: X without a name", i);
-		if (!num(ev, "dur", &dur) || dur < 0)
-			return fail(c, "event %zu: X without \"dur\" >= 0", i);
 		th->has_slices = true;
-		add_slice(c, pid, tid, ts, dur, name, str(ev, "cat"));
-		return nest(c, i, th, ts, dur);
+		return nest(c, e->index, th, e->ts, e->dur);
 	case 'B':
-		if (!name)
-			return fail(c, "event %zu: B without a name", i);
-		th->begins =
-			grow(th->begins, &th->cap_b, th->nb, sizeof(double));
-		th->bnames = realloc(th->bnames, th->cap_b * sizeof(char *));
-		th->begins[th->nb] = ts;
-		th->bnames[th->nb++] = name;
 		th->has_slices = true;
 		return 0;
 	case 'E':
-		if (!th->nb)
-			return fail(c, "event %zu: E without a B on its thread",
-				    i);
-		th->nb--;
-		add_slice(c, pid, tid, th->begins[th->nb],
-			  ts - th->begins[th->nb], th->bnames[th->nb],
-			  str(ev, "cat"));
 		return 0;
 	case 's':
 	case 't':
 	case 'f':
-		return check_flow(c, i, ev, ph[0], ts);
+		return check_flow(c, e);
 	case 'i':
 	case 'I':
 	case 'C':
-		return name ? 0 : fail(c, "event %zu: no name", i);
+		return e->name ? 0 : fail(c, "event %zu: no name", e->index);
 	default:
-		return fail(c, "event %zu: unknown ph '%s'", i, ph);
+		return fail(c, "event %zu: unknown ph '%s'", e->index, e->ph);
 	}
 }
 
@@ -356,94 +271,90 @@ static int check_flows(struct checker *c)
 		if (f_ts + EPS_US < s_ts)
 			return fail(c, "flow %s ends before it starts",
 				    c->flows[i].id);
-		c->t->flows++;
+		c->nflows_paired++;
 		i = j;
 	}
 	return 0;
 }
 
+/* every thread with slices and every process with events named */
 static int check_end(struct checker *c)
 {
-	size_t i, k;
+	size_t i;
 
-	for (i = 0; i < c->nthr; i++) {
-		if (c->thr[i].nb)
-			return fail(c, "pid %lld tid %lld: a B never ended",
-				    (long long)c->thr[i].pid,
-				    (long long)c->thr[i].tid);
+	for (i = 0; i < c->nthr; i++)
 		if (c->thr[i].has_slices && !c->thr[i].named)
 			return fail(c, "pid %lld tid %lld: no thread_name",
 				    (long long)c->thr[i].pid,
 				    (long long)c->thr[i].tid);
-	}
-	for (i = 0; i < c->nproc; i++) {
-		struct proc *p = &c->proc[i];
-
-		if (p->has_events && !p->named)
+	for (i = 0; i < c->nproc; i++)
+		if (c->proc[i].has_events && !c->proc[i].named)
 			return fail(c, "pid %lld: no process_name",
-				    (long long)p->pid);
-		c->t->host_procs += p->label == 1;
-		c->t->device_procs += p->label == 2;
-		c->t->model_procs += p->label == 3;
-	}
-	for (i = 0; i < c->t->nslices; i++) {
-		struct hpu_test_slice *s = &c->t->slices[i];
-		struct proc *p = proc_get(c, s->pid);
-
-		if (p->label != 2 && p->label != 3)
-			continue;
-		for (k = 0; k < c->nnames; k++)
-			if (c->names[k].pid == s->pid &&
-			    c->names[k].tid == s->tid)
-				s->engine_name = c->names[k].name;
-	}
+				    (long long)c->proc[i].pid);
 	return check_flows(c);
+}
+
+/* The trace's figures from what prof_load() read */
+static void take(struct hpu_test_trace *t, size_t flows)
+{
+	const struct prof_trace *p = &t->prof;
+	size_t i;
+
+	t->root = p->root;
+	t->events = p->nevents;
+	t->slices = p->slices;
+	t->nslices = p->nslices;
+	t->flows = flows;
+	for (i = 0; i < p->nprocs; i++) {
+		t->host_procs += p->procs[i].kind == PROF_PROC_HOST;
+		t->device_procs += p->procs[i].kind == PROF_PROC_DEVICE;
+		t->model_procs += p->procs[i].kind == PROF_PROC_MODEL;
+	}
+}
+
+const char *hpu_test_trace_engine(const struct hpu_test_trace *t,
+				  const struct prof_slice *s)
+{
+	const struct prof_proc *p = prof_proc_of(&t->prof, s->pid);
+
+	if (!p || (p->kind != PROF_PROC_DEVICE && p->kind != PROF_PROC_MODEL))
+		return NULL;
+	return prof_thread_name(&t->prof, s->pid, s->tid);
 }
 
 int hpu_test_trace_check(const char *path, struct hpu_test_trace *t)
 {
-	struct checker c = { .t = t };
-	json_object *root, *events;
-	size_t i, n;
-	int ret = 0;
+	struct checker c = { .len = sizeof(t->err) };
+	const struct prof_load_hooks hooks = { .event = check_event,
+					       .meta = check_meta,
+					       .ctx = &c };
+	json_object *events;
+	size_t i;
+	int ret;
 
 	memset(t, 0, sizeof(*t));
-	root = json_object_from_file(path);
-	if (!root) {
-		snprintf(t->err, sizeof(t->err), "%s: not JSON: %s", path,
-			 json_util_get_last_err() ?: "?");
-		return -1;
-	}
-	t->root = root;
-	if (!json_object_is_type(root, json_type_object) ||
-	    !json_object_object_get_ex(root, "traceEvents", &events) ||
-	    !json_object_is_type(events, json_type_array)) {
-		snprintf(t->err, sizeof(t->err), "no traceEvents array");
-		return -1;
-	}
-	n = json_object_array_length(events);
-	t->events = n;
-	for (i = 0; !ret && i < n; i++)
-		ret = check_event(&c, i, json_object_array_get_idx(events, i));
+	c.err = t->err;
+	ret = prof_load(path, &hooks, &t->prof, t->err, sizeof(t->err));
+	/* prof_load() takes a bare array too; the files here are objects */
+	if (!ret &&
+	    (!json_object_is_type(t->prof.root, json_type_object) ||
+	     !json_object_object_get_ex(t->prof.root, "traceEvents", &events)))
+		ret = fail(&c, "no traceEvents array");
 	if (!ret)
 		ret = check_end(&c);
-	for (i = 0; i < c.nthr; i++) {
+	if (!ret)
+		take(t, c.nflows_paired);
+	for (i = 0; i < c.nthr; i++)
 		free(c.thr[i].ends);
-		free(c.thr[i].begins);
-		free(c.thr[i].bnames);
-	}
 	free(c.thr);
 	free(c.proc);
 	free(c.flows);
-	free(c.names);
-	return ret;
+	return ret ? -1 : 0;
 }
 
 void hpu_test_trace_free(struct hpu_test_trace *t)
 {
-	if (t->root)
-		json_object_put(t->root);
-	free(t->slices);
+	prof_free(&t->prof);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -454,7 +365,7 @@ bool hpu_test_trace_overlaps(const struct hpu_test_trace *t, const char *a,
 	size_t i, j, k, n = 0;
 
 	for (i = 0; i < t->nslices; i++) {
-		const struct hpu_test_slice *x = &t->slices[i];
+		const struct prof_slice *x = &t->slices[i];
 
 		if (strncmp(x->name, a, strlen(a)))
 			continue;
@@ -463,7 +374,7 @@ bool hpu_test_trace_overlaps(const struct hpu_test_trace *t, const char *a,
 		if (k < n)
 			continue;
 		for (j = 0; j < t->nslices; j++) {
-			const struct hpu_test_slice *y = &t->slices[j];
+			const struct prof_slice *y = &t->slices[j];
 
 			if (y->pid != x->pid || strncmp(y->name, b, strlen(b)))
 				continue;

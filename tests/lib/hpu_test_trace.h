@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hpu_test_trace.h - the trace tests' checker of Chrome trace event JSON
- * (docs/tracing.md, "The JSON file"), with json-c: the fields each "ph"
+ * (docs/tracing.md, "The JSON file"), read with hpu-prof's reader
+ * (prof_load()) and json-c: the fields each "ph"
  * requires, begin/end matched per thread, complete events nested per
  * thread, timestamps in order per thread, flows paired (one start, one
  * end, the end not before the start), metadata with its names; then
@@ -14,48 +15,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/**
- * struct hpu_test_slice - a complete event (or a matched B/E pair)
- * @pid: process
- * @tid: thread
- * @ts: start, µs
- * @dur: µs
- * @name: its name (owned by the trace)
- * @cat: its category ("" when none)
- * @engine_name: the thread's name when its process is a device or
- *	model one, else NULL
- */
-struct hpu_test_slice {
-	int64_t pid;
-	int64_t tid;
-	double ts;
-	double dur;
-	const char *name;
-	const char *cat;
-	const char *engine_name;
-};
+#include "../../tools/hpu-prof/prof.h"
 
 /**
  * struct hpu_test_trace - a checked trace
  * @root: the json-c document
  * @events: events in the file
- * @slices: complete events
+ * @slices: complete events (and matched B/E pairs), in file order
  * @nslices: entries
  * @flows: flows paired
  * @device_procs: processes labelled "device"
  * @model_procs: processes labelled "model"
  * @host_procs: processes labelled "host"
+ * @prof: what prof_load() read (owns @root and @slices)
  * @err: why the file is not a valid trace
  */
 struct hpu_test_trace {
 	void *root;
 	size_t events;
-	struct hpu_test_slice *slices;
+	const struct prof_slice *slices;
 	size_t nslices;
 	size_t flows;
 	size_t device_procs;
 	size_t model_procs;
 	size_t host_procs;
+	struct prof_trace prof;
 	char err[512];
 };
 
@@ -70,6 +54,17 @@ int hpu_test_trace_check(const char *path, struct hpu_test_trace *t);
 
 /** hpu_test_trace_free() - free what hpu_test_trace_check() made */
 void hpu_test_trace_free(struct hpu_test_trace *t);
+
+/**
+ * hpu_test_trace_engine() - the engine a slice ran on
+ * @t: a checked trace
+ * @s: one of its slices
+ *
+ * Return: the thread_name of @s's thread when its process is a device or
+ * model one (labelled so), else NULL.
+ */
+const char *hpu_test_trace_engine(const struct hpu_test_trace *t,
+				  const struct prof_slice *s);
 
 /**
  * hpu_test_trace_overlaps() - whether a slice named @a (prefix) and one

@@ -149,6 +149,16 @@ void hpu_test_train_dump(const char *what, const struct hpu_test_train_run *r)
 		      what, r->status, r->ms, r->out, r->err);
 }
 
+void hpu_test_train_run_ok(const char *what, const char *const *args,
+			   const char *const *env, int timeout_ms,
+			   struct hpu_test_train_run *r)
+{
+	hpu_test_train_run(args, env, timeout_ms, r);
+	if (r->status)
+		hpu_test_train_dump(what, r);
+	assert_int_equal(r->status, 0);
+}
+
 /* the value of "key=value" in --print-env output (static buffer) */
 const char *hpu_test_train_kv(const char *out, const char *key)
 {
@@ -219,10 +229,7 @@ void hpu_test_train_short(const char *devices, const char *batch,
 			       "plain",
 			       NULL };
 
-	hpu_test_train_run(args, env, HPU_TEST_TRAIN_RUN_MS, r);
-	if (r->status)
-		hpu_test_train_dump(devices, r);
-	assert_int_equal(r->status, 0);
+	hpu_test_train_run_ok(devices, args, env, HPU_TEST_TRAIN_RUN_MS, r);
 	*loss = hpu_test_train_number(r->out, "final loss ");
 	*acc = hpu_test_train_number(r->out, "test accuracy ");
 	assert_false(isnan(*loss));
@@ -335,10 +342,8 @@ void hpu_test_train_check_resume(const struct hpu_test_train_run *r0,
 	char *rows0, *rows1;
 	double rs;
 
-	hpu_test_train_run(resumed, NULL, HPU_TEST_TRAIN_RUN_MS, &r2);
-	if (r2.status)
-		hpu_test_train_dump("resumed", &r2);
-	assert_int_equal(r2.status, 0);
+	hpu_test_train_run_ok("resumed", resumed, NULL, HPU_TEST_TRAIN_RUN_MS,
+			      &r2);
 	h0 = hpu_test_train_weights_of(r0->out, "[rank 0] ");
 	h1 = hpu_test_train_weights_of(r2.out, "[rank 0] ");
 	assert_string_not_equal(h0, "none");

@@ -53,6 +53,13 @@ void hpu_test_train_run(const char *const *args, const char *const *env,
 void hpu_test_train_run_free(struct hpu_test_train_run *r);
 /* Print @r's status, time and both outputs */
 void hpu_test_train_dump(const char *what, const struct hpu_test_train_run *r);
+/*
+ * hpu_test_train_run() that must exit 0: the run is dumped under @what
+ * when it does not; @r keeps it (hpu_test_train_run_free())
+ */
+void hpu_test_train_run_ok(const char *what, const char *const *args,
+			   const char *const *env, int timeout_ms,
+			   struct hpu_test_train_run *r);
 /* The value of "key=value" in --print-env output (static buffer) */
 const char *hpu_test_train_kv(const char *out, const char *key);
 /* A number after @label in @out, NAN when absent */

@@ -4,7 +4,8 @@
  * clock in ms, a free loopback TCP port, a child process tied to the test,
  * bounded waits for a child and for a device monitor's event, the leading columns of a
  * CSV file, where a stuck process is, an ioctl answering -errno, a skip
- * with its reason, reproducible random bytes, malloc() that cannot fail.
+ * with its reason, reproducible random bytes, malloc() that cannot fail,
+ * whether this is an AddressSanitizer build.
  */
 #ifndef HPU_TEST_UTIL_H
 #define HPU_TEST_UTIL_H
@@ -13,6 +14,24 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/types.h>
+
+/*
+ * HPU_TEST_UNDER_ASAN - 1 in an AddressSanitizer build (gcc's
+ * __SANITIZE_ADDRESS__, clang's __has_feature), else 0: there freed
+ * memory stays resident in the allocator's quarantine (256 MiB by
+ * default), so RSS and mapping counts are compared with more slack or
+ * only printed, and LeakSanitizer's report at exit checks the frees.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define HPU_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HPU_TEST_UNDER_ASAN 1
+#endif
+#endif
+#ifndef HPU_TEST_UNDER_ASAN
+#define HPU_TEST_UNDER_ASAN 0
+#endif
 
 struct hpu_monitor;
 struct hpu_monitor_event;

@@ -178,6 +178,24 @@ static void test_par_affine_every_slice_once(void **state)
 }
 
 /*
+ * The calling thread on the CPU it runs on: @old receives its affinity
+ * (sched_setaffinity() it back), @one the set of that CPU alone.
+ * Return: the CPU.
+ */
+static int pin_to_own_cpu(cpu_set_t *old, cpu_set_t *one)
+{
+	int cpu;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(*old), old), 0);
+	cpu = sched_getcpu();
+	assert_true(cpu >= 0);
+	CPU_ZERO(one);
+	CPU_SET(cpu, one);
+	assert_int_equal(sched_setaffinity(0, sizeof(*one), one), 0);
+	return cpu;
+}
+
+/*
  * Alone (no device, so no pool), a runner on CPU c takes slice c % n
  * first and then the ones after it, wrapping around: a buffer copied
  * again and again keeps each part on the CPU it was copied on last.
@@ -192,12 +210,7 @@ static void test_par_affine_order(void **state)
 
 	(void)state;
 	assert_int_equal(hpusim_par_width(), 1); /* the pool is stopped */
-	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
-	cpu = sched_getcpu();
-	assert_true(cpu >= 0);
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	cpu = pin_to_own_cpu(&old, &one);
 	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
 		struct hpusim_par par = { .fn = log_slice,
 					  .arg = &l,
@@ -265,6 +278,28 @@ static void sleepy_slice(void *arg, unsigned int i)
 	usleep(SLEEPY_US);
 }
 
+/*
+ * One affine operation of sleepy slices into @s, the decline streak
+ * cleared first (it would stop the wake-ups these tests need): every
+ * slice ran once.
+ */
+static void sleepy_run(struct sleepy *s)
+{
+	struct hpusim_par par = { .fn = sleepy_slice,
+				  .arg = s,
+				  .nslices = SLEEPY_SLICES,
+				  .affine = true };
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_lock(&hpusim_sched.lock);
+	hpusim_sched.par_misses = 0;
+	pthread_mutex_unlock(&hpusim_sched.lock);
+	hpusim_par_run(&par);
+	for (i = 0; i < SLEEPY_SLICES; i++)
+		assert_int_equal(s->hits[i], 1);
+}
+
 /* Every pool worker on @cpus; Return: 0 or an errno */
 static int pin_workers(const cpu_set_t *cpus)
 {
@@ -305,29 +340,14 @@ static void test_par_helper_declines_on_runner_cpu(void **state)
 
 	(void)state;
 	assert_true(hpusim_par_width() >= 1);
-	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
-	cpu = sched_getcpu();
-	assert_true(cpu >= 0);
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	cpu = pin_to_own_cpu(&old, &one);
 	assert_int_equal(pin_workers(&one), 0);
 	for (k = 0; k < SLEEPY_TRIES && !misses; k++) {
-		struct sleepy s = { 0 };
-		struct hpusim_par par = { .fn = sleepy_slice,
-					  .arg = &s,
-					  .nslices = SLEEPY_SLICES,
-					  .affine = true };
+		struct sleepy s;
 
-		/* the streak would stop the wake-ups this test needs */
-		pthread_mutex_lock(&hpusim_sched.lock);
-		hpusim_sched.par_misses = 0;
-		pthread_mutex_unlock(&hpusim_sched.lock);
-		hpusim_par_run(&par);
-		for (i = 0; i < SLEEPY_SLICES; i++) {
-			assert_int_equal(s.hits[i], 1);
+		sleepy_run(&s);
+		for (i = 0; i < SLEEPY_SLICES; i++)
 			assert_true(pthread_equal(s.by[i], pthread_self()));
-		}
 		misses = sched_misses();
 	}
 	printf("declined after %u operation(s)\n", k);
@@ -343,18 +363,10 @@ static void test_par_helper_declines_on_runner_cpu(void **state)
 	}
 	assert_int_equal(pin_workers(&other), 0);
 	for (k = 0; k < SLEEPY_TRIES && !helped; k++) {
-		struct sleepy s = { 0 };
-		struct hpusim_par par = { .fn = sleepy_slice,
-					  .arg = &s,
-					  .nslices = SLEEPY_SLICES,
-					  .affine = true };
+		struct sleepy s;
 
-		pthread_mutex_lock(&hpusim_sched.lock);
-		hpusim_sched.par_misses = 0;
-		pthread_mutex_unlock(&hpusim_sched.lock);
-		hpusim_par_run(&par);
+		sleepy_run(&s);
 		for (i = 0; i < SLEEPY_SLICES; i++) {
-			assert_int_equal(s.hits[i], 1);
 			if (!pthread_equal(s.by[i], pthread_self())) {
 				assert_int_not_equal(s.cpu[i], cpu);
 				helped++;
@@ -380,15 +392,9 @@ static void test_par_helpers_rest_after_streak(void **state)
 	struct par_log l;
 	cpu_set_t old, one;
 	unsigned int k, i, runs;
-	int cpu;
 
 	(void)state;
-	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
-	cpu = sched_getcpu();
-	assert_true(cpu >= 0);
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	pin_to_own_cpu(&old, &one);
 	assert_int_equal(pin_workers(&one), 0);
 	pthread_mutex_lock(&hpusim_sched.lock);
 	hpusim_sched.par_misses = HPUSIM_PAR_MISS_MAX;

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "../lib/hpu_test_hfd.h"
 #include "hl_personality.h"
 
 /* Room for the largest answer and a tail that must stay untouched */
@@ -42,13 +43,7 @@ static int setup(void **state)
 	static struct fixture f;
 
 	memset(&f, 0, sizeof(f));
-	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
-		return -1;
-	if (hfd_ctx_open_exclusive(&f.drv.devs[0], false, true, getpid(),
-				   getuid(), getgid(), &f.compute))
-		return -1;
-	if (hfd_ctx_open_exclusive(&f.drv.devs[0], true, true, getpid(),
-				   getuid(), getgid(), &f.control))
+	if (hpu_test_hfd_open(&f.drv, true, &f.compute, &f.control))
 		return -1;
 	*state = &f;
 	return 0;
@@ -58,9 +53,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	hfd_ctx_release(f->compute);
-	hfd_ctx_release(f->control);
-	hfd_driver_fini(&f->drv);
+	hpu_test_hfd_close(&f->drv, f->compute, f->control);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "../lib/hpu_test_hfd.h"
 #include "hl_personality.h"
 
 #define MiB (1024ULL * 1024)
@@ -36,12 +37,9 @@ static int setup(void **state)
 	static struct fixture f;
 
 	memset(&f, 0, sizeof(f));
-	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
+	if (hpu_test_hfd_open(&f.drv, true, &f.ctx, NULL))
 		return -1;
 	if (!hfd_device_has_cs(&f.drv.devs[0]))
-		return -1;
-	if (hfd_ctx_open_exclusive(&f.drv.devs[0], false, true, getpid(),
-				   getuid(), getgid(), &f.ctx))
 		return -1;
 	*state = &f;
 	return 0;
@@ -51,8 +49,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	hfd_ctx_release(f->ctx);
-	hfd_driver_fini(&f->drv);
+	hpu_test_hfd_close(&f->drv, f->ctx, NULL);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "../lib/hpu_test_hfd.h"
 #include "hpu_cs.h"
 #include "hpu_fused.h"
 
@@ -36,13 +37,7 @@ static int setup(void **state)
 	static struct fixture f;
 
 	memset(&f, 0, sizeof(f));
-	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
-		return -1;
-	if (hfd_ctx_open(&f.drv.devs[0], false, getpid(), getuid(), getgid(),
-			 &f.compute))
-		return -1;
-	if (hfd_ctx_open(&f.drv.devs[0], true, getpid(), getuid(), getgid(),
-			 &f.control))
+	if (hpu_test_hfd_open(&f.drv, false, &f.compute, &f.control))
 		return -1;
 	*state = &f;
 	return 0;
@@ -52,9 +47,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	hfd_ctx_release(f->compute);
-	hfd_ctx_release(f->control);
-	hfd_driver_fini(&f->drv);
+	hpu_test_hfd_close(&f->drv, f->compute, f->control);
 	return 0;
 }
 

@@ -171,11 +171,13 @@ static size_t count_slices(const struct hpu_test_trace *t, int64_t pid,
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < t->nslices; i++)
+	for (i = 0; i < t->nslices; i++) {
+		const char *e = hpu_test_trace_engine(t, &t->slices[i]);
+
 		if (t->slices[i].pid == pid &&
-		    (!engine || (t->slices[i].engine_name &&
-				 !strcmp(t->slices[i].engine_name, engine))))
+		    (!engine || (e && !strcmp(e, engine))))
 			n++;
+	}
 	return n;
 }
 
@@ -311,6 +313,46 @@ static void test_checker_refuses(void **state)
 		{ "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\","
 		  "\"pid\":1,\"args\":{\"name\":\"t\"}}]}",
 		  "without tid" },
+		/* hpu-prof takes a bare array; the checker wants the object */
+		{ "[" META X(1, 5) "]", "no traceEvents array" },
+		{ "{\"traceEvents\":[" META X(-1, 1) "]}", "\"ts\" >= 0" },
+		{ "{\"traceEvents\":[" META
+		  "{\"ph\":\"XX\",\"name\":\"x\",\"pid\":1,\"tid\":1,"
+		  "\"ts\":3,\"dur\":1}]}",
+		  "no one-letter" },
+		{ "{\"traceEvents\":[{\"ph\":\"MM\",\"name\":\"process_name\","
+		  "\"pid\":1,\"args\":{\"name\":\"p\"}}]}",
+		  "no one-letter" },
+		{ "{\"traceEvents\":[" META
+		  "{\"ph\":\"Q\",\"name\":\"q\",\"pid\":1,\"tid\":1,"
+		  "\"ts\":3}]}",
+		  "unknown ph" },
+		{ "{\"traceEvents\":[" META
+		  "{\"ph\":\"i\",\"pid\":1,\"tid\":1,\"ts\":3}]}",
+		  "no name" },
+		{ "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"bogus\","
+		  "\"pid\":1,\"args\":{}}]}",
+		  "unknown metadata" },
+		{ "{\"traceEvents\":[{\"ph\":\"M\",\"name\":"
+		  "\"process_sort_index\",\"pid\":1,"
+		  "\"args\":{\"sort_index\":\"x\"}}]}",
+		  "of the wrong type" },
+		{ "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\","
+		  "\"pid\":1,\"tid\":1,\"args\":{\"name\":\"t\"}}," X(1,
+								      5) "]}",
+		  "no process_name" },
+		{ "{\"traceEvents\":[" META
+		  "{\"ph\":\"s\",\"id\":7,\"pid\":1,\"tid\":1,\"ts\":3}]}",
+		  "without a cat" },
+		{ "{\"traceEvents\":[" META
+		  "{\"ph\":\"s\",\"cat\":\"c\",\"id\":7,\"pid\":1,\"tid\":1,"
+		  "\"ts\":5},{\"ph\":\"f\",\"cat\":\"c\",\"id\":7,\"pid\":1,"
+		  "\"tid\":2,\"ts\":3}]}",
+		  "ends before it starts" },
+		{ "{\"traceEvents\":[" META
+		  "{\"ph\":\"B\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":5},"
+		  "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":3}]}",
+		  "E before its B" },
 	};
 	struct hpu_test_trace t;
 	size_t i;

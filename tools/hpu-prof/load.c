@@ -4,7 +4,9 @@
  * the object form ({"traceEvents":[...]}) or a bare array; complete
  * events ("X") and begin/end pairs ("B"/"E", matched per thread) become
  * slices; process and thread names and process labels are kept. An
- * event without its required fields makes the file refused.
+ * event without its required fields makes the file refused. A caller's
+ * hooks see each event it accepted (the trace tests' checker adds its
+ * stricter rules so).
  */
 #include <errno.h>
 #include <json.h>
@@ -24,6 +26,7 @@ struct open_b {
 
 struct loader {
 	struct prof_trace *t;
+	const struct prof_load_hooks *hooks;
 	size_t cap_s, cap_t, cap_p;
 	struct open_b *open;
 	size_t nopen, cap_o;
@@ -101,7 +104,7 @@ static struct prof_proc *proc_get(struct loader *l, int64_t pid)
 	return &t->procs[t->nprocs++];
 }
 
-static int add_slice(struct loader *l, int64_t pid, int64_t tid, double ts,
+static int add_slice(struct loader *l, const struct prof_event *e, double ts,
 		     double dur, const char *name)
 {
 	struct prof_trace *t = l->t;
@@ -109,13 +112,16 @@ static int add_slice(struct loader *l, int64_t pid, int64_t tid, double ts,
 	if (grow((void **)&t->slices, &l->cap_s, t->nslices,
 		 sizeof(*t->slices)))
 		return -ENOMEM;
-	t->slices[t->nslices++] = (struct prof_slice){
-		.pid = pid, .tid = tid, .ts = ts, .dur = dur, .name = name
-	};
-	return proc_get(l, pid) ? 0 : -ENOMEM;
+	t->slices[t->nslices++] = (struct prof_slice){ .pid = e->pid,
+						       .tid = e->tid,
+						       .ts = ts,
+						       .dur = dur,
+						       .name = name,
+						       .cat = e->cat ?: "" };
+	return proc_get(l, e->pid) ? 0 : -ENOMEM;
 }
 
-static int meta(struct loader *l, size_t i, json_object *ev, int64_t pid)
+static int meta_read(struct loader *l, size_t i, json_object *ev, int64_t pid)
 {
 	const char *name = get_str(ev, "name");
 	json_object *args;
@@ -160,51 +166,35 @@ static int meta(struct loader *l, size_t i, json_object *ev, int64_t pid)
 	return 0;
 }
 
-static int one_event(struct loader *l, size_t i, json_object *ev)
+/* An X, B or E into the slices (or the open Bs); others pass */
+static int slice_event(struct loader *l, const struct prof_event *e)
 {
-	const char *ph, *name;
-	int64_t pid, tid;
-	double ts, dur;
 	size_t k;
 
-	if (!json_object_is_type(ev, json_type_object))
-		return bad(l, i, "not an object");
-	ph = get_str(ev, "ph");
-	if (!ph || !ph[0])
-		return bad(l, i, "no \"ph\"");
-	if (!get_id(ev, "pid", &pid))
-		return bad(l, i, "no integer \"pid\"");
-	if (ph[0] == 'M')
-		return meta(l, i, ev, pid);
-	if (!get_id(ev, "tid", &tid))
-		return bad(l, i, "no integer \"tid\"");
-	if (!get_num(ev, "ts", &ts))
-		return bad(l, i, "no numeric \"ts\"");
-	name = get_str(ev, "name");
-	switch (ph[0]) {
+	switch (e->ph[0]) {
 	case 'X':
-		if (!name)
-			return bad(l, i, "a complete event without a name");
-		if (!get_num(ev, "dur", &dur) || dur < 0)
-			return bad(l, i, "a complete event without \"dur\"");
-		return add_slice(l, pid, tid, ts, dur, name);
+		if (!e->name)
+			return bad(l, e->index, "X without a name");
+		return add_slice(l, e, e->ts, e->dur, e->name);
 	case 'B':
-		if (!name)
-			return bad(l, i, "a begin event without a name");
+		if (!e->name)
+			return bad(l, e->index, "B without a name");
 		if (grow((void **)&l->open, &l->cap_o, l->nopen,
 			 sizeof(*l->open)))
 			return -ENOMEM;
-		l->open[l->nopen++] = (struct open_b){ pid, tid, ts, name };
+		l->open[l->nopen++] =
+			(struct open_b){ e->pid, e->tid, e->ts, e->name };
 		return 0;
 	case 'E':
 		for (k = l->nopen; k-- > 0;)
-			if (l->open[k].pid == pid && l->open[k].tid == tid)
+			if (l->open[k].pid == e->pid &&
+			    l->open[k].tid == e->tid)
 				break;
 		if (k == (size_t)-1)
-			return bad(l, i, "an end event without its begin");
-		if (ts < l->open[k].ts)
-			return bad(l, i, "an end event before its begin");
-		if (add_slice(l, pid, tid, l->open[k].ts, ts - l->open[k].ts,
+			return bad(l, e->index, "E without a B on its thread");
+		if (e->ts < l->open[k].ts)
+			return bad(l, e->index, "E before its B");
+		if (add_slice(l, e, l->open[k].ts, e->ts - l->open[k].ts,
 			      l->open[k].name))
 			return -ENOMEM;
 		memmove(&l->open[k], &l->open[k + 1],
@@ -217,9 +207,44 @@ static int one_event(struct loader *l, size_t i, json_object *ev)
 	}
 }
 
-int prof_load(const char *path, struct prof_trace *t, char *err, size_t len)
+static int one_event(struct loader *l, size_t i, json_object *ev)
 {
-	struct loader l = { .t = t, .err = err, .len = len };
+	const struct prof_load_hooks *h = l->hooks;
+	struct prof_event e = { .index = i, .json = ev };
+	int ret;
+
+	if (!json_object_is_type(ev, json_type_object))
+		return bad(l, i, "not an object");
+	e.ph = get_str(ev, "ph");
+	if (!e.ph || !e.ph[0])
+		return bad(l, i, "no \"ph\"");
+	if (!get_id(ev, "pid", &e.pid))
+		return bad(l, i, "no integer \"pid\"");
+	e.name = get_str(ev, "name");
+	e.cat = get_str(ev, "cat");
+	if (e.ph[0] == 'M') {
+		get_id(ev, "tid", &e.tid);
+		ret = meta_read(l, i, ev, e.pid);
+		if (!ret && h && h->meta)
+			ret = h->meta(h->ctx, &e, l->err, l->len);
+		return ret;
+	}
+	if (!get_id(ev, "tid", &e.tid))
+		return bad(l, i, "no integer \"tid\"");
+	if (!get_num(ev, "ts", &e.ts))
+		return bad(l, i, "no numeric \"ts\"");
+	if (e.ph[0] == 'X' && (!get_num(ev, "dur", &e.dur) || e.dur < 0))
+		return bad(l, i, "X without \"dur\" >= 0");
+	ret = slice_event(l, &e);
+	if (!ret && h && h->event)
+		ret = h->event(h->ctx, &e, l->err, l->len);
+	return ret;
+}
+
+int prof_load(const char *path, const struct prof_load_hooks *hooks,
+	      struct prof_trace *t, char *err, size_t len)
+{
+	struct loader l = { .t = t, .hooks = hooks, .err = err, .len = len };
 	json_object *root, *events;
 	size_t i, n;
 	int ret = 0;
@@ -247,8 +272,11 @@ int prof_load(const char *path, struct prof_trace *t, char *err, size_t len)
 	t->nevents = n;
 	for (i = 0; !ret && i < n; i++)
 		ret = one_event(&l, i, json_object_array_get_idx(events, i));
-	if (!ret && l.nopen)
-		ret = bad(&l, n, "a begin event never ended");
+	if (!ret && l.nopen) {
+		snprintf(err, len, "pid %lld tid %lld: a B never ended",
+			 (long long)l.open[0].pid, (long long)l.open[0].tid);
+		ret = -EINVAL;
+	}
 out:
 	free(l.open);
 	if (ret)

@@ -106,7 +106,7 @@ static int summary(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage_err("%s", "expected one trace file");
-	ret = prof_load(argv[optind], &t, err, sizeof(err));
+	ret = prof_load(argv[optind], NULL, &t, err, sizeof(err));
 	if (ret == -ENOMEM) {
 		fprintf(stderr, PROF_PROG ": out of memory\n");
 		return PROF_EXIT_FAIL;
@@ -152,7 +152,7 @@ static int merge(int argc, char **argv)
 		json_object *arr;
 
 		/* checked as hpu-prof summary checks it first */
-		if (prof_load(argv[k], &t, err, sizeof(err))) {
+		if (prof_load(argv[k], NULL, &t, err, sizeof(err))) {
 			fprintf(stderr, PROF_PROG ": %s: not a trace: %s\n",
 				argv[k], err);
 			ret = PROF_EXIT_USAGE;

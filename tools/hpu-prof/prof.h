@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * prof.h - hpu-prof: a Chrome trace event file read into memory
- * (load.c, with json-c), its summary tables (report.c) and the merge of
- * several files (main.c). See docs/tracing.md, "hpu-prof".
+ * (load.c, with json-c; the trace tests' checker reads with it too), its
+ * summary tables (report.c) and the merge of several files (main.c). See
+ * docs/tracing.md, "hpu-prof".
  */
 #ifndef PROF_H
 #define PROF_H
@@ -43,6 +44,7 @@ enum prof_engine_class {
  * @ts: start, microseconds
  * @dur: duration, microseconds
  * @name: its name (points into the trace's strings)
+ * @cat: its category, "" when none (of the E event for a B/E pair)
  */
 struct prof_slice {
 	int64_t pid;
@@ -50,6 +52,7 @@ struct prof_slice {
 	double ts;
 	double dur;
 	const char *name;
+	const char *cat;
 };
 
 /**
@@ -99,16 +102,63 @@ struct prof_trace {
 };
 
 /**
- * prof_load() - read and check a trace file
+ * struct prof_event - one event of the file as prof_load() read it, for
+ * the hooks of a stricter reader (the trace tests' checker)
+ * @index: its place in the file's event array
+ * @ph: its "ph", as written (not empty)
+ * @pid: its "pid"
+ * @tid: its "tid" (metadata: 0 when it has none)
+ * @ts: its "ts" (not for metadata)
+ * @dur: its "dur" (X only)
+ * @name: its "name", NULL when none
+ * @cat: its "cat", NULL when none
+ * @json: the event's json_object, for the fields prof_load() passes over
+ */
+struct prof_event {
+	size_t index;
+	const char *ph;
+	int64_t pid;
+	int64_t tid;
+	double ts;
+	double dur;
+	const char *name;
+	const char *cat;
+	const void *json;
+};
+
+/**
+ * struct prof_load_hooks - checks beyond prof_load()'s own
+ * @event: called for every event that is not metadata, in file order,
+ *	once prof_load() has accepted it (an E: matched with its B)
+ * @meta: called for every metadata event prof_load() has accepted
+ * @ctx: their first argument
+ *
+ * A hook that refuses the file writes the reason into @err (@len bytes)
+ * and returns -EINVAL (or -ENOMEM); prof_load() then returns that.
+ * Either hook may be NULL.
+ */
+struct prof_load_hooks {
+	int (*event)(void *ctx, const struct prof_event *ev, char *err,
+		     size_t len);
+	int (*meta)(void *ctx, const struct prof_event *ev, char *err,
+		    size_t len);
+	void *ctx;
+};
+
+/**
+ * prof_load() - read and check a trace file: the reader hpu-prof and the
+ * trace tests' checker (tests/lib/hpu_test_trace.c) share
  * @path: the file
+ * @hooks: further checks, or NULL
  * @t: receives the trace
  * @err: receives the reason it is not one
  * @len: room in @err
  *
  * Return: 0, -ENOMEM, or -EINVAL (not readable, not JSON, not a trace:
- * @err says which).
+ * @err says which; @t is then empty).
  */
-int prof_load(const char *path, struct prof_trace *t, char *err, size_t len);
+int prof_load(const char *path, const struct prof_load_hooks *hooks,
+	      struct prof_trace *t, char *err, size_t len);
 
 /** prof_free() - free what prof_load() made */
 void prof_free(struct prof_trace *t);

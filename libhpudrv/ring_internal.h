@@ -142,6 +142,9 @@ struct ring_recent {
  * @arena_entries: entries whose CBs went through the arena (tests)
  * @arena_around: normal CSs that went around it: too large, no room, a
  *	CB not a builder's (tests)
+ * @async: hpudrv_ring_submit_async() may return before the take
+ *	(HPU_RING_ASYNC, default on)
+ * @async_entries: entries that went without waiting for their take (tests)
  * @wait_spin_ns: the waits' spin budget, RING_SPIN_MIN_NS .. RING_SPIN_NS
  *	(atomic: waits run without @lock)
  * @cb_lock: guards @cbs (taken under @lock, never the other way)
@@ -174,6 +177,8 @@ struct hpudrv_ring {
 	unsigned int npending;
 	uint64_t arena_entries;
 	uint64_t arena_around;
+	bool async;
+	uint64_t async_entries;
 	uint64_t wait_spin_ns;
 	pthread_mutex_t cb_lock;
 	struct ring_cb *cbs[RING_CB_BUCKETS];

@@ -134,7 +134,8 @@ int hpudrv_ring_submit(struct hpu_device *dev,
  */
 int hpudrv_ring_submit_async(struct hpu_device *dev,
 			     const struct hpu_cs_chunk *chunks, unsigned int n,
-			     uint32_t flags, uint32_t timeout_ms, uint64_t *seq);
+			     uint32_t flags, uint32_t timeout_ms,
+			     uint64_t *seq);
 int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
 		     uint32_t *status, uint64_t *ts);
 int hpudrv_ring_wait_multi(struct hpu_device *dev, const uint64_t *seqs,

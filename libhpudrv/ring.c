@@ -409,8 +409,8 @@ static int ring_room_locked(struct hpu_device *dev, struct hpudrv_ring *r,
  * 0; -EIO when the ring broke before the entry was taken (it never runs,
  * no number is used); -ENODEV when the device went away.
  */
-static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
-			     uint32_t tail)
+static int ring_take_wait_locked(struct hpu_device *dev, struct hpudrv_ring *r,
+				 uint32_t tail)
 {
 	struct timespec pause = { 0, RING_TAKE_SLEEP_NS };
 	uint64_t start = hpudrv_ring_now_ns(), t;
@@ -419,10 +419,8 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 
 	for (;;) {
 		head = __atomic_load_n(&r->hdr->sq_head, __ATOMIC_ACQUIRE);
-		if ((int32_t)(head - tail) >= 0) {
-			r->taken++;
+		if ((int32_t)(head - tail) >= 0)
 			return 0;
-		}
 		err = __atomic_load_n(&r->hdr->error, __ATOMIC_ACQUIRE);
 		if (err) {
 			/* the head may have moved before the error was set */
@@ -456,6 +454,31 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 		else
 			nanosleep(&pause, NULL);
 	}
+}
+
+static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
+			     uint32_t tail)
+{
+	int ret = ring_take_wait_locked(dev, r, tail);
+
+	if (!ret || ret == -EIO || ret == -ENODEV) {
+		/* every earlier entry was taken too */
+		__atomic_store_n(&r->async_untaken, false, __ATOMIC_RELAXED);
+	}
+	if (!ret)
+		r->taken++;
+	return ret;
+}
+
+void hpudrv_ring_await_take(struct hpu_device *dev, struct hpudrv_ring *r)
+{
+	if (!__atomic_load_n(&r->async_untaken, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&r->lock);
+	if (r->async_untaken && !r->dead &&
+	    !ring_take_wait_locked(dev, r, r->async_tail))
+		__atomic_store_n(&r->async_untaken, false, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&r->lock);
 }
 
 static void put_slot(struct hpudrv_ring *r, uint32_t idx, const void *slot)
@@ -600,6 +623,8 @@ static int ring_submit(struct hpu_device *dev,
 		*seq = r->next_seq;
 		__atomic_store_n(&r->next_seq, *seq + 1, __ATOMIC_RELEASE);
 		r->async_entries++;
+		r->async_tail = tail + slots;
+		__atomic_store_n(&r->async_untaken, true, __ATOMIC_RELAXED);
 		ret = 0;
 		goto out;
 	}

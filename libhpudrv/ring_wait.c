@@ -164,6 +164,12 @@ static int wait_run(struct hpu_device *dev, struct hpudrv_ring *r,
 	for (i = 0; i < w->n; i++)
 		if (w->seqs[i] < r->first_seq || w->seqs[i] >= next)
 			return -ENOTCONN;
+	/*
+	 * a CS submitted without its take (a stream's) and waited for at
+	 * once: first the take, as its submission would have waited
+	 */
+	if (timeout_us)
+		hpudrv_ring_await_take(dev, r);
 	start = hpudrv_ring_now_ns();
 	end = timeout_us > (UINT64_MAX - start) / 1000 ?
 		      UINT64_MAX :

@@ -1013,6 +1013,8 @@ static void run_untaken(bool async)
 	assert_int_equal(hpu_stream_synchronize(s), 0);
 	assert_int_equal(hpu_stream_synchronize(s2), 0);
 	hpu_test_drv_expect_status(dev, seq[1], HPU_WAIT_CS_STATUS_COMPLETED);
+	/* the waits let the consumer take them first */
+	assert_false(dev->ring->async_untaken);
 	assert_int_equal(t.host[0], 0x102);
 	assert_int_equal(t.host[1], 0x200);
 	assert_int_equal(t.host[2], 0x300);

@@ -470,9 +470,14 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 	return ret;
 }
 
-void hpudrv_ring_await_take(struct hpu_device *dev, struct hpudrv_ring *r)
+void hpudrv_ring_await_take(struct hpu_device *dev, struct hpudrv_ring *r,
+			    uint64_t seq)
 {
 	if (!__atomic_load_n(&r->async_untaken, __ATOMIC_RELAXED))
+		return;
+	/* taken already (the driver's number of the last entry it took) */
+	if ((r->hdr_flags & HPU_RING_HDR_F_SQ_SEQ) &&
+	    __atomic_load_n(&r->hdr->sq_seq, __ATOMIC_ACQUIRE) >= seq)
 		return;
 	pthread_mutex_lock(&r->lock);
 	if (r->async_untaken && !r->dead &&

@@ -198,11 +198,14 @@ void hpudrv_ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r);
 const struct ring_recent *hpudrv_ring_recent_find(const struct hpudrv_ring *r,
 						  uint64_t seq);
 /*
- * Wait (spinning, then yielding, as a submission waits for its take) until
- * the consumer took the last entry that went untaken: a wait for a CS
- * that was just submitted first lets the consumer have it
+ * Unless the entry numbered @seq is known taken: wait (spinning, then
+ * yielding, as a submission waits for its take) until the consumer took
+ * the last entry that went untaken. A wait for a CS that was just
+ * submitted first lets the consumer have it; a wait for an older one
+ * (taken) goes on at once.
  */
-void hpudrv_ring_await_take(struct hpu_device *dev, struct hpudrv_ring *r);
+void hpudrv_ring_await_take(struct hpu_device *dev, struct hpudrv_ring *r,
+			    uint64_t seq);
 /* ring_arena.c */
 uint32_t hpudrv_ring_arena_size(void);
 void hpudrv_ring_arena_fini(struct hpudrv_ring *r);

@@ -95,6 +95,20 @@ int hpu_cs_submit(struct hpu_device *dev, const struct hpu_cs_chunk *chunks,
 	return 0;
 }
 
+int hpudrv_cs_submit_async(struct hpu_device *dev,
+			   const struct hpu_cs_chunk *chunks, unsigned int n,
+			   uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
+{
+	int ret;
+
+	if (!dev || !chunks || !seq || !n || n > HPU_MAX_JOBS_PER_CS)
+		return -EINVAL;
+	ret = hpudrv_ring_submit_async(dev, chunks, n, flags, timeout_ms, seq);
+	if (ret != -ENOTCONN)
+		return ret;
+	return hpu_cs_submit(dev, chunks, n, flags, timeout_ms, seq, NULL);
+}
+
 int hpu_cs_submit_signal(struct hpu_device *dev, const uint32_t *queues,
 			 unsigned int n, uint64_t *seq, int *completed)
 {

@@ -109,6 +109,13 @@ void hpudrv_host_free_all(struct hpu_device *dev);
 
 /* cs.c */
 int hpudrv_wait_status_err(uint32_t status);
+/*
+ * hpu_cs_submit() for streams: through the ring without waiting for the
+ * take where it can (hpudrv_ring_submit_async())
+ */
+int hpudrv_cs_submit_async(struct hpu_device *dev,
+			   const struct hpu_cs_chunk *chunks, unsigned int n,
+			   uint32_t flags, uint32_t timeout_ms, uint64_t *seq);
 
 /*
  * ring.c: the user-mode rings. Submit and wait answer -ENOTCONN when the
@@ -119,6 +126,16 @@ void hpudrv_ring_close(struct hpu_device *dev);
 int hpudrv_ring_submit(struct hpu_device *dev,
 		       const struct hpu_cs_chunk *chunks, unsigned int n,
 		       uint32_t flags, uint32_t timeout_ms, uint64_t *seq);
+/*
+ * As hpudrv_ring_submit(), but an entry whose CBs went into the CB arena
+ * (or a WAIT) returns before the consumer took it: its number is the
+ * predicted one, and a refusal of its contents shows in its wait's status
+ * (streams: docs/libhpudrv.md)
+ */
+int hpudrv_ring_submit_async(struct hpu_device *dev,
+			     const struct hpu_cs_chunk *chunks, unsigned int n,
+			     uint32_t flags, uint32_t timeout_ms,
+			     uint64_t *seq);
 int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
 		     uint32_t *status, uint64_t *ts);
 int hpudrv_ring_wait_multi(struct hpu_device *dev, const uint64_t *seqs,

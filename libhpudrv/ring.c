@@ -78,6 +78,14 @@ static bool ring_enabled(void)
 	return !env || strcmp(env, "0") != 0;
 }
 
+/* HPU_RING_ASYNC=0: stream submissions wait for the take too */
+static bool ring_async_enabled(void)
+{
+	const char *env = getenv("HPU_RING_ASYNC");
+
+	return !env || strcmp(env, "0") != 0;
+}
+
 static int ring_ioctl(struct hpu_device *dev, union hpu_ring_args *a)
 {
 	return hpudrv_ioctl(dev->fd, HPU_IOCTL_RING, a);
@@ -195,6 +203,7 @@ void hpudrv_ring_open(struct hpu_device *dev)
 		return;
 	r->max_in_flight = ctx_in_flight(dev);
 	r->wait_spin_ns = RING_SPIN_NS;
+	r->async = ring_async_enabled();
 	r->fork_gen = __atomic_load_n(&fork_gen, __ATOMIC_RELAXED);
 	arena = hpudrv_ring_arena_size();
 	ret = -EINVAL;
@@ -400,8 +409,8 @@ static int ring_room_locked(struct hpu_device *dev, struct hpudrv_ring *r,
  * 0; -EIO when the ring broke before the entry was taken (it never runs,
  * no number is used); -ENODEV when the device went away.
  */
-static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
-			     uint32_t tail)
+static int ring_take_wait_locked(struct hpu_device *dev, struct hpudrv_ring *r,
+				 uint32_t tail)
 {
 	struct timespec pause = { 0, RING_TAKE_SLEEP_NS };
 	uint64_t start = hpudrv_ring_now_ns(), t;
@@ -410,10 +419,8 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 
 	for (;;) {
 		head = __atomic_load_n(&r->hdr->sq_head, __ATOMIC_ACQUIRE);
-		if ((int32_t)(head - tail) >= 0) {
-			r->taken++;
+		if ((int32_t)(head - tail) >= 0)
 			return 0;
-		}
 		err = __atomic_load_n(&r->hdr->error, __ATOMIC_ACQUIRE);
 		if (err) {
 			/* the head may have moved before the error was set */
@@ -447,6 +454,36 @@ static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 		else
 			nanosleep(&pause, NULL);
 	}
+}
+
+static int ring_taken_locked(struct hpu_device *dev, struct hpudrv_ring *r,
+			     uint32_t tail)
+{
+	int ret = ring_take_wait_locked(dev, r, tail);
+
+	if (!ret || ret == -EIO || ret == -ENODEV) {
+		/* every earlier entry was taken too */
+		__atomic_store_n(&r->async_untaken, false, __ATOMIC_RELAXED);
+	}
+	if (!ret)
+		r->taken++;
+	return ret;
+}
+
+void hpudrv_ring_await_take(struct hpu_device *dev, struct hpudrv_ring *r,
+			    uint64_t seq)
+{
+	if (!__atomic_load_n(&r->async_untaken, __ATOMIC_RELAXED))
+		return;
+	/* taken already (the driver's number of the last entry it took) */
+	if ((r->hdr_flags & HPU_RING_HDR_F_SQ_SEQ) &&
+	    __atomic_load_n(&r->hdr->sq_seq, __ATOMIC_ACQUIRE) >= seq)
+		return;
+	pthread_mutex_lock(&r->lock);
+	if (r->async_untaken && !r->dead &&
+	    !ring_take_wait_locked(dev, r, r->async_tail))
+		__atomic_store_n(&r->async_untaken, false, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&r->lock);
 }
 
 static void put_slot(struct hpudrv_ring *r, uint32_t idx, const void *slot)
@@ -503,9 +540,33 @@ static void put_wait_numbers(struct hpudrv_ring *r, uint32_t idx,
 		put_slot(r, idx, slot);
 }
 
-int hpudrv_ring_submit(struct hpu_device *dev,
+/*
+ * Whether an entry put at @tail may go without waiting for its take
+ * (hpudrv_ring_submit_async()): nothing of the caller's is read at the
+ * take (its CBs went into the arena, or it is a WAIT, whose numbers are
+ * in its slots), and the numbers are still the ring's: when every
+ * earlier entry was taken, the last one taken is the one before
+ * next_seq. An entry the driver refuses then fails at its wait.
+ */
+static bool may_go_untaken(const struct hpudrv_ring *r,
+			   const struct hpu_ring_sqe *h, uint32_t tail)
+{
+	uint64_t last;
+
+	if (!(h->flags & HPU_RING_SQE_F_CB_ARENA) &&
+	    !(h->cs_flags & HPU_CS_FLAGS_WAIT))
+		return false;
+	if (!(r->hdr_flags & HPU_RING_HDR_F_SQ_SEQ) ||
+	    __atomic_load_n(&r->hdr->sq_head, __ATOMIC_ACQUIRE) != tail)
+		return true;
+	last = __atomic_load_n(&r->hdr->sq_seq, __ATOMIC_RELAXED);
+	return last ? last + 1 == r->next_seq : r->next_seq == r->first_seq;
+}
+
+static int ring_submit(struct hpu_device *dev,
 		       const struct hpu_cs_chunk *chunks, unsigned int n,
-		       uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
+		       uint32_t flags, uint32_t timeout_ms, bool async,
+		       uint64_t *seq)
 {
 	struct hpudrv_ring *r = hpudrv_ring_get(dev);
 	const struct ring_recent *e;
@@ -558,8 +619,20 @@ int hpudrv_ring_submit(struct hpu_device *dev,
 	}
 	if (flags & HPU_CS_FLAGS_WAIT)
 		put_wait_numbers(r, tail + 1 + n, chunks, n);
+	async = async && r->async && may_go_untaken(r, &h, tail);
 	__atomic_store_n(&r->hdr->sq_tail, tail + slots, __ATOMIC_SEQ_CST);
 	ring_kick(r);
+	if (async) {
+		/* numbered as predicted; the drain checks the records */
+		r->taken++;
+		*seq = r->next_seq;
+		__atomic_store_n(&r->next_seq, *seq + 1, __ATOMIC_RELEASE);
+		r->async_entries++;
+		r->async_tail = tail + slots;
+		__atomic_store_n(&r->async_untaken, true, __ATOMIC_RELAXED);
+		ret = 0;
+		goto out;
+	}
 	ret = ring_taken_locked(dev, r, tail + slots);
 	if (ret)
 		goto out;
@@ -588,4 +661,18 @@ int hpudrv_ring_submit(struct hpu_device *dev,
 out:
 	pthread_mutex_unlock(&r->lock);
 	return ret;
+}
+
+int hpudrv_ring_submit(struct hpu_device *dev,
+		       const struct hpu_cs_chunk *chunks, unsigned int n,
+		       uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
+{
+	return ring_submit(dev, chunks, n, flags, timeout_ms, false, seq);
+}
+
+int hpudrv_ring_submit_async(struct hpu_device *dev,
+			     const struct hpu_cs_chunk *chunks, unsigned int n,
+			     uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
+{
+	return ring_submit(dev, chunks, n, flags, timeout_ms, true, seq);
 }

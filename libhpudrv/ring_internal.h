@@ -142,6 +142,12 @@ struct ring_recent {
  * @arena_entries: entries whose CBs went through the arena (tests)
  * @arena_around: normal CSs that went around it: too large, no room, a
  *	CB not a builder's (tests)
+ * @async: hpudrv_ring_submit_async() may return before the take
+ *	(HPU_RING_ASYNC, default on)
+ * @async_entries: entries that went without waiting for their take (tests)
+ * @async_tail: SQ tail after the last such entry
+ * @async_untaken: it may not have been taken yet (atomic: waits look
+ *	without @lock)
  * @wait_spin_ns: the waits' spin budget, RING_SPIN_MIN_NS .. RING_SPIN_NS
  *	(atomic: waits run without @lock)
  * @cb_lock: guards @cbs (taken under @lock, never the other way)
@@ -174,6 +180,10 @@ struct hpudrv_ring {
 	unsigned int npending;
 	uint64_t arena_entries;
 	uint64_t arena_around;
+	bool async;
+	uint64_t async_entries;
+	uint32_t async_tail;
+	bool async_untaken;
 	uint64_t wait_spin_ns;
 	pthread_mutex_t cb_lock;
 	struct ring_cb *cbs[RING_CB_BUCKETS];
@@ -187,6 +197,15 @@ void hpudrv_ring_kill_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 void hpudrv_ring_drain_locked(struct hpu_device *dev, struct hpudrv_ring *r);
 const struct ring_recent *hpudrv_ring_recent_find(const struct hpudrv_ring *r,
 						  uint64_t seq);
+/*
+ * Unless the entry numbered @seq is known taken: wait (spinning, then
+ * yielding, as a submission waits for its take) until the consumer took
+ * the last entry that went untaken. A wait for a CS that was just
+ * submitted first lets the consumer have it; a wait for an older one
+ * (taken) goes on at once.
+ */
+void hpudrv_ring_await_take(struct hpu_device *dev, struct hpudrv_ring *r,
+			    uint64_t seq);
 /* ring_arena.c */
 uint32_t hpudrv_ring_arena_size(void);
 void hpudrv_ring_arena_fini(struct hpudrv_ring *r);

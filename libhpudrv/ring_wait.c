@@ -164,6 +164,18 @@ static int wait_run(struct hpu_device *dev, struct hpudrv_ring *r,
 	for (i = 0; i < w->n; i++)
 		if (w->seqs[i] < r->first_seq || w->seqs[i] >= next)
 			return -ENOTCONN;
+	/*
+	 * a CS submitted without its take (a stream's) and waited for at
+	 * once: first the take, as its submission would have waited
+	 */
+	if (timeout_us) {
+		uint64_t top = 0;
+
+		for (i = 0; i < w->n; i++)
+			if (w->seqs[i] > top)
+				top = w->seqs[i];
+		hpudrv_ring_await_take(dev, r, top);
+	}
 	start = hpudrv_ring_now_ns();
 	end = timeout_us > (UINT64_MAX - start) / 1000 ?
 		      UINT64_MAX :

@@ -270,13 +270,19 @@ static int stream_enforce(struct hpu_stream *s)
 {
 	uint64_t w[STREAM_MAX_PENDING + 1], seq;
 	unsigned int n = own_queue_deps(s, w);
+	struct hpu_cs_chunk wc;
 	int ret;
 
 	if (!n) {
 		s->npending = 0; /* all ended */
 		return 0;
 	}
-	ret = hpu_cs_submit_wait(s->dev, s->queue, w, n, &seq, NULL);
+	memset(&wc, 0, sizeof(wc));
+	wc.cb_handle = (uint64_t)(uintptr_t)w;
+	wc.queue_index = s->queue;
+	wc.cb_size = n;
+	ret = hpudrv_cs_submit_async(s->dev, &wc, 1, HPU_CS_FLAGS_WAIT, 0,
+				     &seq);
 	if (ret)
 		return ret;
 	s->npending = 0;
@@ -285,6 +291,7 @@ static int stream_enforce(struct hpu_stream *s)
 
 static int flush(struct hpu_stream *s, uint32_t flags)
 {
+	struct hpu_cs_chunk ch;
 	uint64_t seq;
 	int ret;
 
@@ -293,7 +300,11 @@ static int flush(struct hpu_stream *s, uint32_t flags)
 	ret = stream_enforce(s);
 	if (ret)
 		return ret;
-	ret = hpu_cb_builder_submit(s->cb, s->queue, flags, 0, &seq, NULL);
+	memset(&ch, 0, sizeof(ch));
+	ch.cb_handle = hpu_cb_builder_handle(s->cb);
+	ch.queue_index = s->queue;
+	ch.cb_size = (uint32_t)hpu_cb_builder_used(s->cb);
+	ret = hpudrv_cs_submit_async(s->dev, &ch, 1, flags, 0, &seq);
 	if (ret)
 		return ret;
 	hpu_cb_builder_reset(s->cb);
@@ -462,7 +473,8 @@ static int wait_on_queues(struct hpu_stream *s,
 	}
 	if (!nw)
 		return 0;
-	return hpu_cs_submit(s->dev, wc, nw, HPU_CS_FLAGS_WAIT, 0, &seq, NULL);
+	return hpudrv_cs_submit_async(s->dev, wc, nw, HPU_CS_FLAGS_WAIT, 0,
+				      &seq);
 }
 
 int hpu_stream_submit(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
@@ -486,8 +498,8 @@ int hpu_stream_submit(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 		return ret;
 	s->npending = 0;
 	/* with its time: an event recorded right after it is this CS */
-	ret = hpu_cs_submit(s->dev, chunks, n, HPU_CS_FLAGS_TIMESTAMP,
-			    timeout_ms, &cs_seq, NULL);
+	ret = hpudrv_cs_submit_async(s->dev, chunks, n, HPU_CS_FLAGS_TIMESTAMP,
+				     timeout_ms, &cs_seq);
 	if (ret)
 		return ret;
 	/* reaped with the stream's batches: synchronize reports its end */

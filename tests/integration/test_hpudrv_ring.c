@@ -957,6 +957,113 @@ static void test_arena_off(void **state)
 	hpu_close(dev);
 }
 
+/* ------------------------------------------- untaken stream entries */
+
+/*
+ * A stream's submissions through the ring go without waiting for the
+ * consumer's take (their CBs are in the arena, or they are WAITs): the
+ * numbers are the predicted ones (a plain submission after them gets the
+ * next), the work runs in order, and an entry the driver refuses (a
+ * queue the device does not have) answers 0 at once and -EIO at the
+ * stream's synchronize. With HPU_RING_ASYNC=0 every entry waits for its
+ * take and the refusal is the submission's answer.
+ */
+static void run_untaken(bool async)
+{
+	struct hpu_device *dev;
+	struct hpu_cb_builder *cb;
+	struct hpu_stream *s, *s2;
+	struct hpu_stream_event *ev;
+	struct hpu_cs_chunk c;
+	struct target t;
+	uint64_t before, seq[4];
+	unsigned int i;
+
+	if (!async)
+		setenv("HPU_RING_ASYNC", "0", 1);
+	dev = open_arena(NULL);
+	unsetenv("HPU_RING_ASYNC");
+	t = target_map(dev);
+	assert_int_equal(hpu_cb_builder_create(dev, 4096, &cb), 0);
+	assert_int_equal(hpu_stream_create(dev, 0, &s), 0);
+	assert_int_equal(hpu_stream_create(dev, 1, &s2), 0);
+	assert_int_equal(hpu_event_create(dev, &ev), 0);
+	before = dev->ring->async_entries;
+
+	/* stream batches, a multi-queue CS, a WAIT behind an event */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(hpu_stream_memset(s, t.va, 0x100 + i, 8, 8),
+				 0);
+		assert_int_equal(hpu_stream_flush(s), 0);
+	}
+	fill(cb, 8, t.va + 8, 0x200);
+	memset(&c, 0, sizeof(c));
+	c.cb_handle = hpu_cb_builder_handle(cb);
+	c.cb_size = (uint32_t)hpu_cb_builder_used(cb);
+	c.queue_index = 1;
+	assert_int_equal(hpu_stream_submit(s, &c, 1, 0, &seq[0]), 0);
+	assert_int_equal(hpu_event_record(ev, s), 0);
+	assert_int_equal(hpu_stream_wait_event(s2, ev), 0);
+	assert_int_equal(hpu_stream_memset(s2, t.va + 16, 0x300, 8, 8), 0);
+	assert_int_equal(hpu_stream_flush(s2), 0);
+	/* a plain submission: the next number, after all of them */
+	fill(cb, 0, t.va + 24, 0x400);
+	seq[1] = hpu_test_drv_submit(cb, 0, 0);
+	assert_true(seq[1] > seq[0]);
+	assert_int_equal(hpu_stream_synchronize(s), 0);
+	assert_int_equal(hpu_stream_synchronize(s2), 0);
+	hpu_test_drv_expect_status(dev, seq[1], HPU_WAIT_CS_STATUS_COMPLETED);
+	/* the waits let the consumer take them first */
+	assert_false(dev->ring->async_untaken);
+	assert_int_equal(t.host[0], 0x102);
+	assert_int_equal(t.host[1], 0x200);
+	assert_int_equal(t.host[2], 0x300);
+	assert_int_equal(t.host[3], 0x400);
+	if (async)
+		/* 3 batches, the CS, the WAIT of s2 at least, the batch */
+		assert_true(dev->ring->async_entries >= before + 5);
+	else
+		assert_int_equal(dev->ring->async_entries, before);
+
+	/* refused by the driver: a queue the device does not have */
+	fill(cb, 0, t.va, 0x500);
+	c.cb_size = (uint32_t)hpu_cb_builder_used(cb);
+	c.queue_index = 4000;
+	if (async) {
+		assert_int_equal(hpu_stream_submit(s, &c, 1, 0, &seq[2]), 0);
+		assert_int_equal(hpu_stream_synchronize(s), -EIO);
+	} else {
+		assert_int_equal(hpu_stream_submit(s, &c, 1, 0, &seq[2]),
+				 -EINVAL);
+		assert_int_equal(hpu_stream_synchronize(s), 0);
+	}
+	/* the stream and the ring go on */
+	assert_int_equal(hpu_stream_synchronize(s), 0);
+	assert_int_equal(hpu_stream_memset(s, t.va, 0x600, 8, 8), 0);
+	assert_int_equal(hpu_stream_synchronize(s), 0);
+	assert_int_equal(t.host[0], 0x600);
+	assert_int_equal(ring_in_use(dev), 1);
+
+	hpu_event_destroy(ev);
+	hpu_stream_destroy(s2);
+	hpu_stream_destroy(s);
+	hpu_cb_builder_destroy(cb);
+	target_unmap(dev, &t);
+	hpu_close(dev);
+}
+
+static void test_stream_untaken(void **state)
+{
+	(void)state;
+	run_untaken(true);
+}
+
+static void test_stream_untaken_off(void **state)
+{
+	(void)state;
+	run_untaken(false);
+}
+
 #define T(f) cmocka_unit_test_setup(f, hpu_test_need_daemon)
 
 int main(void)
@@ -983,6 +1090,8 @@ int main(void)
 		T(test_arena_full),
 		T(test_arena_mixed),
 		T(test_arena_off),
+		T(test_stream_untaken),
+		T(test_stream_untaken_off),
 	};
 	const struct CMUnitTest small[] = {
 		T(test_register_fails),

@@ -201,7 +201,10 @@ HPUDRV_EXPORT int hpu_event_elapsed_time(struct hpu_stream_event *start,
  * The CS starts only after all work enqueued on @s before it ended, and
  * later work of @s starts only after the CS ended; the call does not
  * block on either. A failure of the CS is reported by
- * hpu_stream_synchronize() or an event recorded after it.
+ * hpu_stream_synchronize() or an event recorded after it; through the
+ * user-mode ring so is a refusal of its contents by the driver (-EIO),
+ * since a stream's CSs do not wait for the driver to take them
+ * (docs/libhpudrv.md; HPU_RING_ASYNC=0 makes that the call's -EINVAL).
  *
  * Return: 0, -EINVAL, or -errno of the submission.
  */

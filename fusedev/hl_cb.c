@@ -28,12 +28,12 @@
 
 #include "hl_personality.h"
 
-#define HL_CB_PAGE	  4096ULL
+#define HL_CB_PAGE		 4096ULL
 /* The guard page after each CB: readahead past its end reads zeros */
-#define HL_CB_GUARD_PAGES 1
+#define HL_CB_GUARD_PAGES	 1
 /* Largest piece one FUSE_NOTIFY_RETRIEVE is asked for (the kernel cuts
  * to its max_write and max_pages) */
-#define HL_CB_RETRIEVE_MAX (128 * 1024)
+#define HL_CB_RETRIEVE_MAX	 (128 * 1024)
 /* How long hl_cb_read() waits for the kernel's answer */
 #define HL_CB_RETRIEVE_TIMEOUT_S 10
 
@@ -118,8 +118,7 @@ static struct hfd_hl_cbs *cbs_of(struct hfd_ctx *ctx)
  *
  * Return: 0 or -ENOMEM.
  */
-int hfd_hl_cb_attach(struct hfd_ctx *ctx, struct fuse_session *se,
-		     uint64_t ino)
+int hfd_hl_cb_attach(struct hfd_ctx *ctx, struct fuse_session *se, uint64_t ino)
 {
 	struct hfd_hl_cbs *s = cbs_of(ctx);
 
@@ -461,8 +460,9 @@ void hfd_hl_cb_fs_read(struct hfd_ctx *ctx, uint64_t off, size_t size,
 	pthread_mutex_lock(&s->lock);
 	for (cb = s->list; cb; cb = cb->next) {
 		a = cb->handle > off ? cb->handle : off;
-		b = cb->handle + cb_bytes(cb) < end ? cb->handle + cb_bytes(cb) :
-						      end;
+		b = cb->handle + cb_bytes(cb) < end ?
+			    cb->handle + cb_bytes(cb) :
+			    end;
 		if (a >= b)
 			continue;
 		cb->touched = true;
@@ -670,8 +670,8 @@ static int read_cached(struct hfd_hl_cbs *s, struct hl_cb *cb, uint64_t off,
  * Return: 0; -EINVAL for a handle that is not a live CB of @ctx or a
  * range beyond its size; -ENOMEM; -EIO when the kernel did not answer.
  */
-int hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off,
-	       uint32_t len, void *buf)
+int hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off, uint32_t len,
+	       void *buf)
 {
 	struct hfd_hl_cbs *s = cbs_of(ctx);
 	uint64_t inval[2 * SWEEP_MAX];

@@ -47,10 +47,10 @@ uint32_t hfd_hl_info_size(uint32_t op);
  * habanalabs.h, not the uapi): (page | HL_MMAP_TYPE_CB) << PAGE_SHIFT,
  * the type in bits 59..63 of the offset, the page below 2^33.
  */
-#define HL_PAGE_SHIFT	      12
-#define HL_MMAP_TYPE_SHIFT    (59 - HL_PAGE_SHIFT)
-#define HL_MMAP_TYPE_CB_PAGE  (0x2ULL << HL_MMAP_TYPE_SHIFT)
-#define HL_MMAP_OFFSET_PAGES  ((0x1FFFFFFFFFFFULL >> HL_PAGE_SHIFT) + 1)
+#define HL_PAGE_SHIFT	     12
+#define HL_MMAP_TYPE_SHIFT   (59 - HL_PAGE_SHIFT)
+#define HL_MMAP_TYPE_CB_PAGE (0x2ULL << HL_MMAP_TYPE_SHIFT)
+#define HL_MMAP_OFFSET_PAGES ((0x1FFFFFFFFFFFULL >> HL_PAGE_SHIFT) + 1)
 /* The size an hlN/accelN node reports: the end of the CB offsets */
 #define HL_CB_FILE_SIZE \
 	((HL_MMAP_TYPE_CB_PAGE + HL_MMAP_OFFSET_PAGES) << HL_PAGE_SHIFT)
@@ -89,7 +89,7 @@ void hfd_hl_cb_ctx_fini(struct hfd_ctx *ctx);
  * made, destroyed, another context's) or a range beyond the CB's size;
  * -ENOMEM; -EIO when the kernel did not answer (bounded wait).
  */
-int hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off,
-	       uint32_t len, void *buf);
+int hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off, uint32_t len,
+	       void *buf);
 
 #endif /* HL_PERSONALITY_H */

@@ -107,12 +107,12 @@ static int group_teardown(void **state)
 	return 0;
 }
 
-#define SKIP_WITHOUT_FUSE()                                          \
-	do {                                                         \
-		if (*state) {                                        \
+#define SKIP_WITHOUT_FUSE()                                            \
+	do {                                                           \
+		if (*state) {                                          \
 			printf("skipped: %s\n", (const char *)*state); \
-			skip();                                      \
-		}                                                    \
+			skip();                                        \
+		}                                                      \
 	} while (0)
 
 /* Open a node of the mount; a compute open may see EBUSY for a moment

@@ -27,29 +27,24 @@
 #include "../lib/hpu_test_daemon.h"
 #include "hl_uapi.h"
 
-#define NEED_FUSE()                                          \
-	do {                                                 \
-		const char *why = hpu_test_have_fuse();      \
-		if (why) {                                   \
-			printf("skipped: %s\n", why);        \
-			skip();                              \
-		}                                            \
+#define NEED_FUSE()                                     \
+	do {                                            \
+		const char *why = hpu_test_have_fuse(); \
+		if (why) {                              \
+			printf("skipped: %s\n", why);   \
+			skip();                         \
+		}                                       \
 	} while (0)
 
-static const char *const names[] = { "hpu0",
-				     "accel/accel0",
-				     "accel/accel_controlD0",
-				     "hl0",
-				     "hl_controlD0",
-				     "accel/accel1",
-				     "accel/accel_controlD1",
-				     "hl1",
-				     "hl_controlD1" };
+static const char *const names[] = {
+	"hpu0",		"accel/accel0", "accel/accel_controlD0", "hl0",
+	"hl_controlD0", "accel/accel1", "accel/accel_controlD1", "hl1",
+	"hl_controlD1"
+};
 #define NUM_NAMES (sizeof(names) / sizeof(names[0]))
 
 /* LINK_DIR/NAME -> MOUNT/<basename of NAME> */
-static void check_link(const char *linkdir, const char *mount,
-		       const char *name)
+static void check_link(const char *linkdir, const char *mount, const char *name)
 {
 	char link[PATH_MAX + 64], want[PATH_MAX + 64], got[PATH_MAX + 64];
 	const char *base = strrchr(name, '/');
@@ -66,7 +61,7 @@ static void check_link(const char *linkdir, const char *mount,
 static void test_personality_links(void **state)
 {
 	char linkdir[] = "/tmp/hl-links-XXXXXX";
-	const char *extra[] = { "--personality", "habanalabs", "--dev-links",
+	const char *extra[] = { "--personality",  "habanalabs", "--dev-links",
 				"--dev-link-dir", linkdir,	NULL };
 	char path[PATH_MAX + 64], node[PATH_MAX + 64], bus[64];
 	struct hl_info_hw_ip_info ip;

@@ -298,9 +298,8 @@ static void test_page_read_write(void **state)
 	assert_int_equal(create(f->ctx[0], 100, 0, &h2), 0);
 	for (i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)(i * 7 + 1);
-	assert_int_equal(hfd_hl_cb_fs_write(f->ctx[0], h + 4000, sizeof(buf),
-					    buf),
-			 0);
+	assert_int_equal(
+		hfd_hl_cb_fs_write(f->ctx[0], h + 4000, sizeof(buf), buf), 0);
 	memset(page, 0xee, sizeof(page));
 	assert_int_equal(hl_cb_read(f->ctx[0], h, 4000, sizeof(buf), page), 0);
 	assert_memory_equal(page, buf, sizeof(buf));
@@ -313,9 +312,8 @@ static void test_page_read_write(void **state)
 	for (i = 0; i < PAGE; i++)
 		assert_int_equal(page[i], 0);
 	/* beyond its pages or outside any CB: nothing written */
-	assert_int_equal(hfd_hl_cb_fs_write(f->ctx[0], h + 2 * PAGE - 8, 16,
-					    buf),
-			 -EIO);
+	assert_int_equal(
+		hfd_hl_cb_fs_write(f->ctx[0], h + 2 * PAGE - 8, 16, buf), -EIO);
 	assert_int_equal(hfd_hl_cb_fs_write(f->ctx[0], 4096, 16, buf), -EIO);
 	/* the last page may be written whole; hl_cb_read keeps to the size */
 	assert_int_equal(hfd_hl_cb_fs_write(f->ctx[0], h + PAGE, PAGE, page),

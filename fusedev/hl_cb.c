@@ -34,6 +34,13 @@
 /* Largest piece one FUSE_NOTIFY_RETRIEVE is asked for (the kernel cuts
  * to its max_write and max_pages) */
 #define HL_CB_RETRIEVE_MAX	 (128 * 1024)
+/*
+ * The device VAs of CBs made with HL_CB_FLAGS_MAP: a pool of 4 GiB per
+ * context as the real driver's (CB_VA_POOL_SIZE), here just above the
+ * model's host range, so it meets no mapping of MEMORY
+ */
+#define HL_CB_VA_BASE		 HPU_FW_VA_HOST_END
+#define HL_CB_VA_POOL_SIZE	 (4ULL << 30)
 /* How long hl_cb_read() waits for the kernel's answer */
 #define HL_CB_RETRIEVE_TIMEOUT_S 10
 
@@ -41,6 +48,7 @@
  * struct hl_cb - one kernel CB
  * @handle: the handle (mmap offset)
  * @size: bytes asked for
+ * @va: device VA (HL_CB_FLAGS_MAP), or 0
  * @mem: the daemon's copy, @size rounded up to pages
  * @usage: CSs using it (INFO's usage count)
  * @destroyed: DESTROY came: no longer found by handle, kept while the
@@ -52,6 +60,7 @@
 struct hl_cb {
 	uint64_t handle;
 	uint32_t size;
+	uint64_t va;
 	uint8_t *mem;
 	uint32_t usage;
 	bool destroyed;
@@ -67,12 +76,14 @@ struct hl_cb {
  * @ino: the inode of the node the context was opened through (0: none,
  *	no FUSE: the daemon's copy is the CB)
  * @se: the FUSE session, or NULL
+ * @va_used: bytes of the CB VA pool given out (never given back)
  */
 struct hfd_hl_cbs {
 	pthread_mutex_t lock;
 	struct hl_cb *list;
 	uint64_t ino;
 	struct fuse_session *se;
+	uint64_t va_used;
 };
 
 /* The next free CB page of each device slot; never goes back */
@@ -265,13 +276,6 @@ static int cb_create(struct hfd_ctx *ctx, struct hfd_hl_cbs *s,
 	/* the real driver's DMA allocation of 0 bytes fails */
 	if (!in->cb_size)
 		return -ENOMEM;
-	/*
-	 * A CB mapped into the device's MMU (the real Gaudi2 can): not
-	 * served; answered as the real driver on a device without CB
-	 * mapping
-	 */
-	if (in->flags & HL_CB_FLAGS_MAP)
-		return -EINVAL;
 	pages = cb_pages(in->cb_size);
 	/* the real driver's allocation failures are -ENOMEM: so are the
 	 * per-context limits */
@@ -294,6 +298,16 @@ static int cb_create(struct hfd_ctx *ctx, struct hfd_hl_cbs *s,
 	cb->size = in->cb_size;
 	cb->handle = (HL_MMAP_TYPE_CB_PAGE | (page + 1)) << HL_PAGE_SHIFT;
 	pthread_mutex_lock(&s->lock);
+	/* a device VA from the context's pool, as the real driver's */
+	if (in->flags & HL_CB_FLAGS_MAP) {
+		if (pages * HL_CB_PAGE > HL_CB_VA_POOL_SIZE - s->va_used) {
+			pthread_mutex_unlock(&s->lock);
+			ret = -ENOMEM;
+			goto err_free;
+		}
+		cb->va = HL_CB_VA_BASE + s->va_used;
+		s->va_used += pages * HL_CB_PAGE;
+	}
 	cb->next = s->list;
 	s->list = cb;
 	pthread_mutex_unlock(&s->lock);
@@ -340,7 +354,12 @@ static int cb_info(struct hfd_hl_cbs *s, const struct hl_cb_in *in,
 	if (!cb) {
 		ret = -EINVAL;
 	} else if (in->flags & HL_CB_FLAGS_GET_DEVICE_VA) {
-		ret = -EINVAL; /* not mapped to the device's MMU */
+		if (cb->va) { /* else not mapped to the device's MMU */
+			memset(out, 0, sizeof(*out));
+			out->device_va = cb->va;
+		} else {
+			ret = -EINVAL;
+		}
 	} else {
 		memset(out, 0, sizeof(*out));
 		out->usage_cnt = cb->usage;
@@ -359,12 +378,16 @@ static int cb_info(struct hfd_hl_cbs *s, const struct hl_cb_in *in,
  * handle (memory the client still maps, or a CS uses, stays until
  * then); INFO answers the CB's usage count.
  *
+ * With HL_CB_FLAGS_MAP, CREATE also gives the CB a device VA from the
+ * context's CB pool, which INFO with HL_CB_FLAGS_GET_DEVICE_VA answers
+ * (hfd_hl_cb_by_va() finds the CB of such an address).
+ *
  * Return: 0; -EBUSY when the device does not work; -EINVAL for an
- * unknown op, a size above HL_MAX_CB_SIZE, HL_CB_FLAGS_MAP (CBs are not
- * mapped into the device's MMU), an unknown handle (also one destroyed
- * or of another context) and INFO with HL_CB_FLAGS_GET_DEVICE_VA;
+ * unknown op, a size above HL_MAX_CB_SIZE, an unknown handle (also one
+ * destroyed or of another context) and INFO with
+ * HL_CB_FLAGS_GET_DEVICE_VA of a CB made without HL_CB_FLAGS_MAP;
  * -ENOMEM for a size of 0, when the context's CB count or bytes limit
- * is reached, or the daemon is out of memory.
+ * or its CB VA pool is exhausted, or the daemon is out of memory.
  */
 int hfd_hl_cb(const struct hfd_ioctl_call *call, void *data)
 {
@@ -428,6 +451,41 @@ int hfd_hl_cb_usage(struct hfd_ctx *ctx, uint64_t handle, bool use)
 		n = sweep(ctx, s, inval, SWEEP_MAX);
 	pthread_mutex_unlock(&s->lock);
 	drop_pages(s, inval, n);
+	return ret;
+}
+
+/**
+ * hfd_hl_cb_by_va() - the live CB that a device VA of the CB pool falls
+ * in (a CB made with HL_CB_FLAGS_MAP, given to CS by its address)
+ * @ctx: compute context
+ * @va: device address
+ * @handle: receives the CB's handle
+ * @off: receives @va's offset in the CB
+ * @size: receives the CB's size
+ *
+ * Return: 0, or -ENOENT when @va is in no such CB of @ctx.
+ */
+int hfd_hl_cb_by_va(struct hfd_ctx *ctx, uint64_t va, uint64_t *handle,
+		    uint64_t *off, uint32_t *size)
+{
+	struct hfd_hl_cbs *s = cbs_of(ctx);
+	struct hl_cb *cb;
+	int ret = -ENOENT;
+
+	if (!s)
+		return -ENOENT;
+	pthread_mutex_lock(&s->lock);
+	for (cb = s->list; cb; cb = cb->next) {
+		if (cb->destroyed || !cb->va || va < cb->va ||
+		    va - cb->va >= cb->size)
+			continue;
+		*handle = cb->handle;
+		*off = va - cb->va;
+		*size = cb->size;
+		ret = 0;
+		break;
+	}
+	pthread_mutex_unlock(&s->lock);
 	return ret;
 }
 

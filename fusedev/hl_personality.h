@@ -67,6 +67,8 @@ void hfd_hl_cb_retrieve_reply(fuse_req_t req, void *cookie,
 bool hfd_hl_cb_mapped(const struct hfd_ctx *ctx, uint64_t ino, uint64_t off,
 		      uint64_t len);
 int hfd_hl_cb_usage(struct hfd_ctx *ctx, uint64_t handle, bool use);
+int hfd_hl_cb_by_va(struct hfd_ctx *ctx, uint64_t va, uint64_t *handle,
+		    uint64_t *off, uint32_t *size);
 unsigned int hfd_hl_cb_count(struct hfd_ctx *ctx, unsigned int *live);
 void hfd_hl_cb_ctx_fini(struct hfd_ctx *ctx);
 

@@ -2,7 +2,8 @@
 /*
  * test_hl_cb.c - kernel CBs of the habanalabs personality without FUSE
  * (docs/habanalabs.md, "CB"): CREATE/DESTROY/INFO with the real struct,
- * both request-code sets, the size limit, the flags not served, the
+ * both request-code sets, the size limit, the flags (a device VA with
+ * HL_CB_FLAGS_MAP), the
  * per-context limits, handles unique per device and never reused, a
  * handle of another context, double destroy, destroy while used or
  * mapped, the page cache's READ/WRITE of the CB memory and hl_cb_read().
@@ -179,15 +180,57 @@ static void test_sizes_and_ops(void **state)
 	assert_int_equal(run_cmd(f->ctx[0], HL_IOCTL_CB, &a), -EINVAL);
 }
 
+static int device_va(struct hfd_ctx *ctx, uint64_t handle, uint64_t *va)
+{
+	union hl_cb_args a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_CB_OP_INFO;
+	a.in.cb_handle = handle;
+	a.in.flags = HL_CB_FLAGS_GET_DEVICE_VA;
+	ret = run_cmd(ctx, HL_IOCTL_CB, &a);
+	*va = ret ? 0 : a.out.device_va;
+	return ret;
+}
+
 static void test_flags(void **state)
 {
 	struct fixture *f = *state;
-	uint64_t h = 0;
-	uint32_t usage;
+	uint64_t h = 0, h2, va, va2, hh, off;
+	uint32_t usage, sz;
+	unsigned int i;
 
-	/* CBs are not mapped into the device's MMU: nothing made */
-	assert_int_equal(create(f->ctx[0], 4096, HL_CB_FLAGS_MAP, &h), -EINVAL);
-	assert_int_equal(hfd_hl_cb_count(f->ctx[0], NULL), 0);
+	/* mapped into the device's MMU: a VA of the context's CB pool */
+	assert_int_equal(create(f->ctx[0], 5000, HL_CB_FLAGS_MAP, &h), 0);
+	assert_int_equal(create(f->ctx[0], 100, HL_CB_FLAGS_MAP, &h2), 0);
+	assert_int_equal(device_va(f->ctx[0], h, &va), 0);
+	assert_int_equal(device_va(f->ctx[0], h2, &va2), 0);
+	assert_true(va && va2);
+	assert_int_equal(va & (PAGE - 1), 0);
+	assert_true(va2 >= va + 2 * PAGE || va >= va2 + PAGE);
+	assert_int_equal(hfd_hl_cb_by_va(f->ctx[0], va + 4999, &hh, &off, &sz),
+			 0);
+	assert_true(hh == h && off == 4999 && sz == 5000);
+	assert_int_equal(hfd_hl_cb_by_va(f->ctx[0], va + 5000, &hh, &off, &sz),
+			 -ENOENT);
+	assert_int_equal(hfd_hl_cb_by_va(f->ctx[1], va, &hh, &off, &sz),
+			 -ENOENT);
+	assert_int_equal(info(f->ctx[0], h, 0, &usage), 0);
+	assert_int_equal(usage, 0);
+	assert_int_equal(destroy(f->ctx[0], h), 0);
+	assert_int_equal(hfd_hl_cb_by_va(f->ctx[0], va, &hh, &off, &sz),
+			 -ENOENT);
+	assert_int_equal(destroy(f->ctx[0], h2), 0);
+	/* the pool is 4 GiB */
+	for (i = 0; i < 2048; i++) {
+		assert_int_equal(create(f->ctx[1], HL_MAX_CB_SIZE,
+					HL_CB_FLAGS_MAP, &h),
+				 0);
+		assert_int_equal(destroy(f->ctx[1], h), 0);
+	}
+	assert_int_equal(create(f->ctx[1], 1, HL_CB_FLAGS_MAP, &h), -ENOMEM);
+	assert_int_equal(hfd_hl_cb_count(f->ctx[1], NULL), 0);
 	/* flags the driver does not know are ignored, as the real one */
 	assert_int_equal(create(f->ctx[0], 4096, 0x80, &h), 0);
 	assert_int_equal(info(f->ctx[0], h, HL_CB_FLAGS_GET_DEVICE_VA, &usage),

@@ -212,56 +212,84 @@ bool hfd_hl_cb_mapped(const struct hfd_ctx *ctx, uint64_t ino, uint64_t off,
 	return mapped;
 }
 
-/* Whether a destroyed CB may go now; under the lock */
-static bool cb_may_free(const struct hfd_ctx *ctx, const struct hfd_hl_cbs *s,
-			const struct hl_cb *cb)
+#define SWEEP_MAX 16
+
+/* A destroyed CB nothing uses any more; under the lock */
+static bool cb_unused(const struct hl_cb *cb)
 {
-	if (!cb->destroyed || cb->usage || cb->refs)
-		return false;
-	if (!cb->touched || !s->ino)
-		return true;
-	return !hfd_hl_cb_mapped(ctx, s->ino, cb->handle, cb_bytes(cb));
+	return cb->destroyed && !cb->usage && !cb->refs;
+}
+
+/* The destroyed, unused CB whose handle is @handle; under the lock */
+static struct hl_cb **find_unused(struct hfd_hl_cbs *s, uint64_t handle)
+{
+	struct hl_cb **link;
+
+	for (link = &s->list; *link; link = &(*link)->next)
+		if ((*link)->handle == handle && cb_unused(*link))
+			return link;
+	return NULL;
 }
 
 /*
- * Free the destroyed CBs nothing uses any more; under the lock. Their
- * pages leave the page cache (notified by the caller after the unlock:
- * the kernel may need a worker to write a dirty page back first).
+ * Free the destroyed CBs nothing uses any more: at once those whose
+ * pages never reached the page cache, the others once the opener maps
+ * none of their pages (/proc/PID/maps, read without the lock: a thread
+ * of the client may hold its mmap lock while its fault waits for a READ
+ * that needs the lock). The pages of the freed ones leave the page
+ * cache (after the unlock: the kernel may need a worker to write a
+ * dirty page back first). Call without the lock.
  */
-static unsigned int sweep(struct hfd_ctx *ctx, struct hfd_hl_cbs *s,
-			  uint64_t *inval, unsigned int max)
+static void sweep(struct hfd_ctx *ctx, struct hfd_hl_cbs *s)
 {
-	struct hl_cb **link = &s->list, *cb;
-	unsigned int n = 0;
+	uint64_t cand[SWEEP_MAX], len[SWEEP_MAX];
+	struct hl_cb **link, *cb;
+	bool mapped[SWEEP_MAX];
+	unsigned int n = 0, i;
+	uint64_t ino;
 
+	pthread_mutex_lock(&s->lock);
+	ino = s->ino;
+	link = &s->list;
 	while ((cb = *link)) {
-		if (!cb_may_free(ctx, s, cb)) {
+		if (!cb_unused(cb)) {
+			link = &cb->next;
+			continue;
+		}
+		if (cb->touched && ino) {
+			if (n < SWEEP_MAX) {
+				cand[n] = cb->handle;
+				len[n++] = cb_bytes(cb);
+			}
 			link = &cb->next;
 			continue;
 		}
 		*link = cb->next;
-		if (cb->touched && n < max) {
-			inval[2 * n] = cb->handle;
-			inval[2 * n + 1] = cb_bytes(cb);
-			n++;
-		}
 		free_cb(ctx, cb);
 	}
-	return n;
+	pthread_mutex_unlock(&s->lock);
+	if (!n)
+		return;
+
+	for (i = 0; i < n; i++)
+		mapped[i] = hfd_hl_cb_mapped(ctx, ino, cand[i], len[i]);
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < n; i++) {
+		link = mapped[i] ? NULL : find_unused(s, cand[i]);
+		if (!link) {
+			mapped[i] = true; /* kept: its pages too */
+			continue;
+		}
+		cb = *link;
+		*link = cb->next;
+		free_cb(ctx, cb);
+	}
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; s->se && i < n; i++)
+		if (!mapped[i])
+			fuse_lowlevel_notify_inval_inode(
+				s->se, ino, (off_t)cand[i], (off_t)len[i]);
 }
-
-static void drop_pages(struct hfd_hl_cbs *s, const uint64_t *inval,
-		       unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; s->se && s->ino && i < n; i++)
-		fuse_lowlevel_notify_inval_inode(s->se, s->ino,
-						 (off_t)inval[2 * i],
-						 (off_t)inval[2 * i + 1]);
-}
-
-#define SWEEP_MAX 16
 
 static int cb_create(struct hfd_ctx *ctx, struct hfd_hl_cbs *s,
 		     const struct hl_cb_in *in, uint64_t *handle)
@@ -326,9 +354,7 @@ err_free:
 static int cb_destroy(struct hfd_ctx *ctx, struct hfd_hl_cbs *s,
 		      uint64_t handle)
 {
-	uint64_t inval[2 * SWEEP_MAX];
 	struct hl_cb *cb;
-	unsigned int n;
 
 	pthread_mutex_lock(&s->lock);
 	cb = find_live(s, handle);
@@ -337,9 +363,8 @@ static int cb_destroy(struct hfd_ctx *ctx, struct hfd_hl_cbs *s,
 		return -EINVAL;
 	}
 	cb->destroyed = true;
-	n = sweep(ctx, s, inval, SWEEP_MAX);
 	pthread_mutex_unlock(&s->lock);
-	drop_pages(s, inval, n);
+	sweep(ctx, s);
 	return 0;
 }
 
@@ -434,8 +459,7 @@ int hfd_hl_cb(const struct hfd_ioctl_call *call, void *data)
 int hfd_hl_cb_usage(struct hfd_ctx *ctx, uint64_t handle, bool use)
 {
 	struct hfd_hl_cbs *s = cbs_of(ctx);
-	uint64_t inval[2 * SWEEP_MAX];
-	unsigned int n = 0;
+	bool swept = false;
 	struct hl_cb *cb;
 	int ret = 0;
 
@@ -448,9 +472,10 @@ int hfd_hl_cb_usage(struct hfd_ctx *ctx, uint64_t handle, bool use)
 	else if (use)
 		cb->usage++;
 	else if (!--cb->usage)
-		n = sweep(ctx, s, inval, SWEEP_MAX);
+		swept = cb->destroyed;
 	pthread_mutex_unlock(&s->lock);
-	drop_pages(s, inval, n);
+	if (swept)
+		sweep(ctx, s);
 	return ret;
 }
 
@@ -732,10 +757,8 @@ int hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off, uint32_t len,
 	       void *buf)
 {
 	struct hfd_hl_cbs *s = cbs_of(ctx);
-	uint64_t inval[2 * SWEEP_MAX];
 	struct hl_cb *cb;
-	unsigned int n;
-	bool fuse;
+	bool fuse, gone;
 	int ret;
 
 	if (!s)
@@ -757,9 +780,10 @@ int hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off, uint32_t len,
 
 	pthread_mutex_lock(&s->lock);
 	cb->refs--;
-	n = sweep(ctx, s, inval, SWEEP_MAX);
+	gone = cb->destroyed; /* destroyed meanwhile: it may go now */
 	pthread_mutex_unlock(&s->lock);
-	drop_pages(s, inval, n);
+	if (gone)
+		sweep(ctx, s);
 	return ret;
 }
 

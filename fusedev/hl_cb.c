@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "hl_personality.h"
@@ -49,7 +50,8 @@
  * @handle: the handle (mmap offset)
  * @size: bytes asked for
  * @va: device VA (HL_CB_FLAGS_MAP), or 0
- * @mem: the daemon's copy, @size rounded up to pages
+ * @mem: the daemon's copy, @size rounded up to pages (an anonymous
+ *	mapping: zero, backed only where written)
  * @usage: CSs using it (INFO's usage count)
  * @destroyed: DESTROY came: no longer found by handle, kept while the
  *	client may still map it or a CS uses it
@@ -164,11 +166,20 @@ static struct hl_cb *find_at(struct hfd_hl_cbs *s, uint64_t pos)
 	return NULL;
 }
 
+/* CB memory: whole pages, zero, mapped only when touched */
+static uint8_t *mem_alloc(uint64_t pages)
+{
+	void *p = mmap(NULL, pages * HL_CB_PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static void free_cb(struct hfd_ctx *ctx, struct hl_cb *cb)
 {
 	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_CBS, 1);
 	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, cb_bytes(cb));
-	free(cb->mem);
+	munmap(cb->mem, cb_bytes(cb));
 	free(cb);
 }
 
@@ -312,7 +323,7 @@ static int cb_create(struct hfd_ctx *ctx, struct hfd_hl_cbs *s,
 		return -ENOMEM;
 	cb = calloc(1, sizeof(*cb));
 	if (cb)
-		cb->mem = calloc(pages, HL_CB_PAGE);
+		cb->mem = mem_alloc(pages);
 	if (!cb || !cb->mem) {
 		ret = -ENOMEM;
 		goto err_free;
@@ -343,8 +354,8 @@ static int cb_create(struct hfd_ctx *ctx, struct hfd_hl_cbs *s,
 	return 0;
 
 err_free:
-	if (cb)
-		free(cb->mem);
+	if (cb && cb->mem)
+		munmap(cb->mem, pages * HL_CB_PAGE);
 	free(cb);
 	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_CBS, 1);
 	hfd_ctx_uncharge(ctx, HPU_CTX_LIMIT_PINNED_BYTES, pages * HL_CB_PAGE);

@@ -82,6 +82,7 @@ static int group_setup(void **state)
 	srv.drv.habanalabs = true;
 	srv.se = fuse_session_new(&args, &hfd_fs_ops, sizeof(hfd_fs_ops),
 				  &srv.drv);
+	fuse_opt_free_args(&args);
 	if (!srv.se)
 		return -1;
 	srv.drv.se = srv.se;

@@ -9,7 +9,7 @@
  * READ hands the page cache and FUSE WRITE writes back) and the kernel's
  * page cache of the node, which the client's mapping shares. The page
  * cache is the newer of the two (dirty pages not yet written back), so
- * hl_cb_read() asks the kernel for the cached pages with
+ * hfd_hl_cb_read() asks the kernel for the cached pages with
  * FUSE_NOTIFY_RETRIEVE and takes a page the kernel does not hold from
  * the daemon's copy (a page leaves the cache only clean, i.e. written
  * back).
@@ -42,7 +42,7 @@
  */
 #define HL_CB_VA_BASE		 HPU_FW_VA_HOST_END
 #define HL_CB_VA_POOL_SIZE	 (4ULL << 30)
-/* How long hl_cb_read() waits for the kernel's answer */
+/* How long hfd_hl_cb_read() waits for the kernel's answer */
 #define HL_CB_RETRIEVE_TIMEOUT_S 10
 
 /**
@@ -56,7 +56,7 @@
  * @destroyed: DESTROY came: no longer found by handle, kept while the
  *	client may still map it or a CS uses it
  * @touched: the kernel read or wrote its pages (they may be cached)
- * @refs: hl_cb_read() calls in progress on it
+ * @refs: hfd_hl_cb_read() calls in progress on it
  * @next: next CB of the context
  */
 struct hl_cb {
@@ -748,7 +748,8 @@ static int read_cached(struct hfd_hl_cbs *s, struct hl_cb *cb, uint64_t off,
 }
 
 /**
- * hl_cb_read() - read a kernel CB's bytes as the client last wrote them
+ * hfd_hl_cb_read() - read a kernel CB's bytes as the client last wrote
+ * them
  * @ctx: the CB's context
  * @handle: the CB
  * @off: first byte
@@ -764,8 +765,8 @@ static int read_cached(struct hfd_hl_cbs *s, struct hl_cb *cb, uint64_t off,
  * Return: 0; -EINVAL for a handle that is not a live CB of @ctx or a
  * range beyond its size; -ENOMEM; -EIO when the kernel did not answer.
  */
-int hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off, uint32_t len,
-	       void *buf)
+int hfd_hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off,
+		   uint32_t len, void *buf)
 {
 	struct hfd_hl_cbs *s = cbs_of(ctx);
 	struct hl_cb *cb;

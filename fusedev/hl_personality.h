@@ -73,8 +73,8 @@ unsigned int hfd_hl_cb_count(struct hfd_ctx *ctx, unsigned int *live);
 void hfd_hl_cb_ctx_fini(struct hfd_ctx *ctx);
 
 /**
- * hl_cb_read() - read a kernel CB's bytes as the client last wrote them
- * (for CS: the jobs of a CB given by handle)
+ * hfd_hl_cb_read() - read a kernel CB's bytes as the client last wrote
+ * them (for CS: the jobs of a CB given by handle)
  * @ctx: the CB's context (the CS's)
  * @handle: the CB's handle (CB CREATE's answer)
  * @off: first byte, from the CB's start
@@ -91,7 +91,14 @@ void hfd_hl_cb_ctx_fini(struct hfd_ctx *ctx);
  * made, destroyed, another context's) or a range beyond the CB's size;
  * -ENOMEM; -EIO when the kernel did not answer (bounded wait).
  */
-int hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off, uint32_t len,
-	       void *buf);
+int hfd_hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off,
+		   uint32_t len, void *buf);
+
+/* The name CS was promised; globals of fusedev carry hfd_ (check-names) */
+static inline int hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off,
+			     uint32_t len, void *buf)
+{
+	return hfd_hl_cb_read(ctx, handle, off, len, buf);
+}
 
 #endif /* HL_PERSONALITY_H */

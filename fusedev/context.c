@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hl_personality.h"
 #include "hpu_fused.h"
 
 /**
@@ -361,6 +362,7 @@ static void ctx_teardown(struct hfd_ctx *ctx)
 	}
 	hfd_ctx_cs_fini(ctx);
 	hfd_ctx_mem_fini(ctx);
+	hfd_hl_cb_ctx_fini(ctx);
 	hfd_ctx_limits_release(ctx);
 	__atomic_store_n(&ctx->torn_down, true, __ATOMIC_RELEASE);
 }

@@ -100,6 +100,10 @@ static void fill_stat(const struct hfd_driver *drv, fuse_ino_t ino,
 	} else if (n->kind == KIND_COMPUTE || n->kind == KIND_HL_COMPUTE) {
 		st->st_mode = S_IFREG | drv->node_mode;
 		st->st_nlink = 1;
+		/* habanalabs: its kernel CBs are mapped at their handles,
+		 * which the page cache takes for offsets below the size */
+		if (n->kind == KIND_HL_COMPUTE)
+			st->st_size = (off_t)HL_CB_FILE_SIZE;
 	} else if (n->kind == KIND_CONTROL || n->kind == KIND_HL_CONTROL) {
 		st->st_mode = S_IFREG | drv->control_mode;
 		st->st_nlink = 1;
@@ -217,6 +221,13 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 
 	mount_time = time(NULL);
 	hfd_info("serving %u %s device(s)", drv->ndev, drv->profile->name);
+}
+
+/* The kernel's answer to a FUSE_NOTIFY_RETRIEVE (hl_cb.c) */
+static void fs_retrieve_reply(fuse_req_t req, void *cookie, fuse_ino_t ino,
+			      off_t offset, struct fuse_bufvec *bufv)
+{
+	hfd_hl_cb_retrieve_reply(req, cookie, bufv);
 }
 
 static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -428,4 +439,5 @@ const struct fuse_lowlevel_ops hfd_fs_ops = {
 	.write = hfd_fs_write,
 	.ioctl = hfd_fs_ioctl,
 	.poll = hfd_fs_poll,
+	.retrieve_reply = fs_retrieve_reply,
 };

@@ -208,6 +208,20 @@ void hfd_fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 				fi->fh = (uintptr_t)ctx;
 				fi->nonseekable = 1;
 			}
+			/*
+			 * habanalabs compute: kernel CBs are mmap()ed, so
+			 * the page cache serves the file (a direct_io file
+			 * has no shared mappings before FUSE_DIRECT_IO_
+			 * ALLOW_MMAP); its pages of an earlier context go
+			 * at open (no keep_cache)
+			 */
+			if (!ret && n.kind == KIND_HL_COMPUTE) {
+				fi->direct_io = 0;
+				fi->nonseekable = 0;
+				ret = hfd_hl_cb_attach(ctx, drv->se, ino);
+				if (ret)
+					hfd_ctx_release(ctx);
+			}
 		} else if (n.kind == KIND_HOTPLUG || n.kind == KIND_EVENTS) {
 			ret = open_special(drv, &n, req, fi);
 		} else {
@@ -273,6 +287,16 @@ void hfd_fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	char action = 0;
 	int ret;
 
+	/* an hlN/accelN node: the kernel writes back a mapped CB's pages */
+	if (ino_kind(ino) == KIND_HL_COMPUTE && fi->fh && off >= 0) {
+		ret = hfd_hl_cb_fs_write((struct hfd_ctx *)(uintptr_t)fi->fh,
+					 (uint64_t)off, size, buf);
+		if (ret)
+			fuse_reply_err(req, -ret);
+		else
+			fuse_reply_write(req, size);
+		return;
+	}
 	if (ino_kind(ino) != KIND_HOTPLUG || !fi->fh) {
 		fuse_reply_err(req, EBADF);
 		return;
@@ -315,6 +339,28 @@ static void read_events(fuse_req_t req, struct hfd_ctx *ctx, size_t size)
 		fuse_reply_buf(req, (const char *)evs, n * sizeof(evs[0]));
 }
 
+/* read of an hlN/accelN node: its page cache filled from the CBs */
+static void read_hl_cbs(fuse_req_t req, struct hfd_ctx *ctx, size_t size,
+			off_t off)
+{
+	char *buf;
+
+	if (off < 0 || (uint64_t)off >= HL_CB_FILE_SIZE) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	if (size > HL_CB_FILE_SIZE - (uint64_t)off)
+		size = HL_CB_FILE_SIZE - (uint64_t)off;
+	buf = malloc(size ? size : 1);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	hfd_hl_cb_fs_read(ctx, (uint64_t)off, size, buf);
+	fuse_reply_buf(req, buf, size);
+	free(buf);
+}
+
 void hfd_fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		 struct fuse_file_info *fi)
 {
@@ -326,6 +372,11 @@ void hfd_fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	if (!fi->fh || is_dir(kind)) {
 		fuse_reply_err(req, EBADF);
+		return;
+	}
+	if (kind == KIND_HL_COMPUTE) {
+		read_hl_cbs(req, (struct hfd_ctx *)(uintptr_t)fi->fh, size,
+			    off);
 		return;
 	}
 	if (is_node(kind)) {

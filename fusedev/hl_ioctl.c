@@ -15,7 +15,7 @@
  *     newer one), and the answer is copied back in the caller's size, as
  *     the real driver's ioctl entry does; above HFD_IOCTL_MAX_SIZE (what
  *     FUSE hands the daemon here): -EINVAL;
- *  5. a family with effects (MEMORY): an argument that cannot be written
+ *  5. a family with effects (MEMORY, CB): an argument that cannot be written
  *     back in the caller: -EFAULT before anything happens;
  *  6. the family; one without a handler yet: -ENOTTY, the real driver's
  *     answer to a command it has no function for.
@@ -44,7 +44,10 @@ static const struct hl_family hl_families[HFD_HL_NR_FAMILIES] = {
 	[HFD_HL_INFO] = { .func = hfd_hl_info,
 			  .size = sizeof(struct hl_info_args),
 			  .name = "INFO" },
-	[HFD_HL_CB] = { .size = sizeof(union hl_cb_args), .name = "CB" },
+	[HFD_HL_CB] = { .func = hfd_hl_cb,
+			.size = sizeof(union hl_cb_args),
+			.name = "CB",
+			.effects = true },
 	[HFD_HL_CS] = { .size = sizeof(union hl_cs_args), .name = "CS" },
 	[HFD_HL_WAIT_CS] = { .size = sizeof(union hl_wait_cs_args),
 			     .name = "WAIT_CS" },

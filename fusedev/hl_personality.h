@@ -10,6 +10,7 @@
  *	hl_info.c   INFO: every op, answered from the device model
  *	hl_debug.c  DEBUG: the device's debug mode
  *	hl_memory.c MEMORY: device and host memory, by the hpu handler
+ *	hl_cb.c     CB: kernel CBs, mmap()ed through the node's page cache
  */
 #ifndef HL_PERSONALITY_H
 #define HL_PERSONALITY_H
@@ -40,5 +41,64 @@ int hfd_hl_info(const struct hfd_ioctl_call *call, void *data);
 int hfd_hl_debug(const struct hfd_ioctl_call *call, void *data);
 int hfd_hl_memory(const struct hfd_ioctl_call *call, void *data);
 uint32_t hfd_hl_info_size(uint32_t op);
+
+/*
+ * Kernel CB handles are mmap offsets as the real driver makes them (its
+ * habanalabs.h, not the uapi): (page | HL_MMAP_TYPE_CB) << PAGE_SHIFT,
+ * the type in bits 59..63 of the offset, the page below 2^33.
+ */
+#define HL_PAGE_SHIFT	     12
+#define HL_MMAP_TYPE_SHIFT   (59 - HL_PAGE_SHIFT)
+#define HL_MMAP_TYPE_CB_PAGE (0x2ULL << HL_MMAP_TYPE_SHIFT)
+#define HL_MMAP_OFFSET_PAGES ((0x1FFFFFFFFFFFULL >> HL_PAGE_SHIFT) + 1)
+/* The size an hlN/accelN node reports: the end of the CB offsets */
+#define HL_CB_FILE_SIZE \
+	((HL_MMAP_TYPE_CB_PAGE + HL_MMAP_OFFSET_PAGES) << HL_PAGE_SHIFT)
+
+int hfd_hl_cb(const struct hfd_ioctl_call *call, void *data);
+int hfd_hl_cb_attach(struct hfd_ctx *ctx, struct fuse_session *se,
+		     uint64_t ino);
+void hfd_hl_cb_fs_read(struct hfd_ctx *ctx, uint64_t off, size_t size,
+		       void *buf);
+int hfd_hl_cb_fs_write(struct hfd_ctx *ctx, uint64_t off, size_t size,
+		       const void *buf);
+void hfd_hl_cb_retrieve_reply(fuse_req_t req, void *cookie,
+			      struct fuse_bufvec *bufv);
+bool hfd_hl_cb_mapped(const struct hfd_ctx *ctx, uint64_t ino, uint64_t off,
+		      uint64_t len);
+int hfd_hl_cb_usage(struct hfd_ctx *ctx, uint64_t handle, bool use);
+int hfd_hl_cb_by_va(struct hfd_ctx *ctx, uint64_t va, uint64_t *handle,
+		    uint64_t *off, uint32_t *size);
+unsigned int hfd_hl_cb_count(struct hfd_ctx *ctx, unsigned int *live);
+void hfd_hl_cb_ctx_fini(struct hfd_ctx *ctx);
+
+/**
+ * hfd_hl_cb_read() - read a kernel CB's bytes as the client last wrote
+ * them (for CS: the jobs of a CB given by handle)
+ * @ctx: the CB's context (the CS's)
+ * @handle: the CB's handle (CB CREATE's answer)
+ * @off: first byte, from the CB's start
+ * @len: bytes
+ * @buf: receives @len bytes
+ *
+ * The bytes the client's mapping holds now: the node's pages the kernel
+ * caches (dirty ones too) through FUSE_NOTIFY_RETRIEVE, the others from
+ * the daemon's copy (hl_cb.c). It sleeps until the kernel answers (a
+ * FUSE worker serves the reply): call it from an ioctl's worker, holding
+ * no lock the FUSE loop needs.
+ *
+ * Return: 0; -EINVAL for a handle that is not a live CB of @ctx (never
+ * made, destroyed, another context's) or a range beyond the CB's size;
+ * -ENOMEM; -EIO when the kernel did not answer (bounded wait).
+ */
+int hfd_hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off,
+		   uint32_t len, void *buf);
+
+/* The name CS was promised; globals of fusedev carry hfd_ (check-names) */
+static inline int hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off,
+			     uint32_t len, void *buf)
+{
+	return hfd_hl_cb_read(ctx, handle, off, len, buf);
+}
 
 #endif /* HL_PERSONALITY_H */

@@ -31,6 +31,7 @@
 struct hfd_device;
 struct hfd_mem_state;
 struct hfd_cs_state;
+struct hfd_hl_cbs;
 
 /**
  * struct hfd_cs_stats - CS_COUNTERS drop and timeout counts (atomics)
@@ -81,6 +82,7 @@ struct hfd_cs_stats {
  *	model without 1.1, or torn down)
  * @mem: handles, allocations, mappings and CBs (memory.c, cb.c)
  * @cs: submissions, history and waiters (cs.c, wait.c)
+ * @hl_cbs: habanalabs kernel CBs (hl_cb.c), made at the first use
  * @lim_used: per HPU_CTX_LIMIT_*, what the context holds (atomics;
  *	limits.c; CS_IN_FLIGHT and EVENTS are counted elsewhere)
  * @lock: protects @events, @ev_head, @ev_count, @ev_dropped, @ev_lost,
@@ -119,6 +121,7 @@ struct hfd_ctx {
 	struct hpu_fw_as *as;
 	struct hfd_mem_state *mem;
 	struct hfd_cs_state *cs;
+	struct hfd_hl_cbs *hl_cbs;
 	uint64_t lim_used[HPU_CTX_LIMIT_NUM];
 
 	pthread_mutex_t lock;

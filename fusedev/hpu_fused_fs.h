@@ -94,6 +94,7 @@ int hfd_mount_prepare(const char *dir);
 int hfd_mount_dev(const char *dir, dev_t *dev);
 int hfd_devlinks_create(const char *link_dir, const char *dir,
 			unsigned int ndev, bool forced);
+void hfd_devlinks_habanalabs(const struct hfd_driver *drv);
 void hfd_devlinks_hotplug(char action, unsigned int index);
 void hfd_devlinks_remove(const char *link_dir, const char *dir,
 			 unsigned int ndev);

@@ -141,7 +141,9 @@ static void usage(FILE *f)
 		"                          /run/hpu as root, $XDG_RUNTIME_DIR/hpu,\n"
 		"                          /tmp/hpu-$UID)\n"
 		"  -f, --foreground        stay in the foreground, log to stderr\n"
-		"      --dev-links         make /dev/hpuN links (where permitted)\n"
+		"      --dev-links         make /dev/hpuN links (where permitted); with\n"
+		"                          the habanalabs personality also /dev/accel/accelN,\n"
+		"                          /dev/accel/accel_controlDN, /dev/hlN, /dev/hl_controlDN\n"
 		"      --no-dev-links      never touch /dev\n"
 		"      --dev-link-dir DIR  make the hpuN links in DIR, not /dev\n"
 		"      --log-level LEVEL   err, warn, info or debug (default warn)\n"
@@ -840,6 +842,8 @@ int main(int argc, char **argv)
 		hfd_log_setup(o.log_level, true);
 		daemon_notify(&notify, 0);
 	}
+	if (links && drv.habanalabs)
+		hfd_devlinks_habanalabs(&drv);
 	if (links)
 		hfd_devlinks_create(o.link_dir, o.mount, o.ndev,
 				    o.dev_links == 1);

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hl_personality.h"
 #include "hpu_fused.h"
 
 #define FUSERMOUNT "fusermount3"
@@ -240,23 +241,46 @@ static bool points_into(const char *link, const char *dir)
  * Where hot-plug makes and removes links: set by hfd_devlinks_create()
  * before the session serves, read-only afterwards. The links themselves
  * are changed under links_lock, so a hot-add and a hot-remove of the same
- * slot never interleave their readlink/unlink/symlink.
+ * slot never interleave their readlink/unlink/symlink. With the
+ * habanalabs personality (@drv set), a device that has its nodes also
+ * gets the real driver's names: LINK_DIR/accel/accelN,
+ * LINK_DIR/accel/accel_controlDN, LINK_DIR/hlN and LINK_DIR/hl_controlDN.
  */
 static struct {
 	bool on;
+	bool made_accel_dir;
+	const struct hfd_driver *drv;
 	char link_dir[PATH_MAX];
 	char dir[PATH_MAX];
 } links;
 static pthread_mutex_t links_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* LINK_DIR/hpuN -> DIR/hpuN unless something not ours is there */
-static bool make_link(const char *link_dir, const char *dir, unsigned int index)
+/* The names linked for a device: LINK_DIR/<link>N -> DIR/<target>N */
+static const struct {
+	const char *link;
+	const char *target;
+	bool hl;
+} link_names[] = {
+	{ "hpu", "hpu", false },
+	{ "accel/accel", "accel", true },
+	{ "accel/accel_controlD", "accel_controlD", true },
+	{ "hl", "hl", true },
+	{ "hl_controlD", "hl_controlD", true },
+};
+
+#define NUM_LINK_NAMES (sizeof(link_names) / sizeof(link_names[0]))
+
+/* LINK_DIR/<link>N -> DIR/<target>N unless something not ours is there */
+static bool make_one(const char *link_dir, const char *dir, unsigned int k,
+		     unsigned int index)
 {
 	char link[PATH_MAX], target[PATH_MAX];
 	struct stat st;
 
-	snprintf(link, sizeof(link), "%s/hpu%u", link_dir, index);
-	snprintf(target, sizeof(target), "%s/hpu%u", dir, index);
+	snprintf(link, sizeof(link), "%s/%s%u", link_dir, link_names[k].link,
+		 index);
+	snprintf(target, sizeof(target), "%s/%s%u", dir, link_names[k].target,
+		 index);
 	if (!lstat(link, &st)) {
 		if (!S_ISLNK(st.st_mode) ||
 		    (!points_into(link, dir) && !stat(link, &st))) {
@@ -272,17 +296,68 @@ static bool make_link(const char *link_dir, const char *dir, unsigned int index)
 	return true;
 }
 
-/* Removes LINK_DIR/hpuN when it points into DIR; true when it did */
+/* Whether device @index has habanalabs nodes (under links_lock) */
+static bool hl_links(unsigned int index)
+{
+	return links.drv && links.drv->habanalabs && index < HFD_MAX_DEVICES &&
+	       hfd_device_present(&links.drv->devs[index]) &&
+	       hfd_hl_device_ok(&links.drv->devs[index]);
+}
+
+/* Every link of device @index; true when its hpuN link was made */
+static bool make_link(const char *link_dir, const char *dir, unsigned int index)
+{
+	char accel[PATH_MAX];
+	bool hl = hl_links(index), made = false;
+	unsigned int k;
+
+	if (hl) {
+		snprintf(accel, sizeof(accel), "%s/accel", link_dir);
+		if (!mkdir(accel, 0755))
+			links.made_accel_dir = true;
+	}
+	for (k = 0; k < NUM_LINK_NAMES; k++) {
+		if (link_names[k].hl && !hl)
+			continue;
+		if (make_one(link_dir, dir, k, index) && !k)
+			made = true;
+	}
+	return made;
+}
+
+/* Removes the links of device @index that point into DIR; true when its
+ * hpuN link went */
 static bool drop_link(const char *link_dir, const char *dir, unsigned int index)
 {
 	char link[PATH_MAX];
+	bool dropped = false;
+	unsigned int k;
 
-	snprintf(link, sizeof(link), "%s/hpu%u", link_dir, index);
-	return points_into(link, dir) && !unlink(link);
+	for (k = 0; k < NUM_LINK_NAMES; k++) {
+		snprintf(link, sizeof(link), "%s/%s%u", link_dir,
+			 link_names[k].link, index);
+		if (points_into(link, dir) && !unlink(link) && !k)
+			dropped = true;
+	}
+	return dropped;
 }
 
 /**
- * hfd_devlinks_create() - make LINK_DIR/hpuN -> DIR/hpuN links
+ * hfd_devlinks_habanalabs() - make the habanalabs personality's names
+ * too (docs/habanalabs.md), for the devices that have its nodes
+ * @drv: the driver (its habanalabs flag and devices are read at each
+ *	link made)
+ */
+void hfd_devlinks_habanalabs(const struct hfd_driver *drv)
+{
+	pthread_mutex_lock(&links_lock);
+	links.drv = drv;
+	pthread_mutex_unlock(&links_lock);
+}
+
+/**
+ * hfd_devlinks_create() - make LINK_DIR/hpuN -> DIR/hpuN links (and the
+ * habanalabs names, see hfd_devlinks_habanalabs())
  * @link_dir: where the links go (/dev unless --dev-link-dir)
  * @dir: mount point
  * @ndev: devices
@@ -292,7 +367,7 @@ static bool drop_link(const char *link_dir, const char *dir, unsigned int index)
  * points into @dir. When @link_dir is writable, hot-plug keeps the links
  * up to date from then on (hfd_devlinks_hotplug()).
  *
- * Return: number of links made.
+ * Return: number of hpuN links made.
  */
 int hfd_devlinks_create(const char *link_dir, const char *dir,
 			unsigned int ndev, bool forced)
@@ -339,7 +414,8 @@ out_unlock:
 }
 
 /**
- * hfd_devlinks_remove() - remove the LINK_DIR/hpuN links that point into @dir
+ * hfd_devlinks_remove() - remove the links that point into @dir (and
+ * LINK_DIR/accel when the daemon made it and it is empty)
  * @link_dir: where the links are
  * @dir: mount point
  * @ndev: slots to look at (HFD_MAX_DEVICES: hot-added devices may
@@ -348,11 +424,17 @@ out_unlock:
 void hfd_devlinks_remove(const char *link_dir, const char *dir,
 			 unsigned int ndev)
 {
+	char accel[PATH_MAX];
 	unsigned int i;
 
 	pthread_mutex_lock(&links_lock);
 	links.on = false;
 	for (i = 0; i < ndev; i++)
 		drop_link(link_dir, dir, i);
+	if (links.made_accel_dir) {
+		snprintf(accel, sizeof(accel), "%s/accel", link_dir);
+		rmdir(accel);
+		links.made_accel_dir = false;
+	}
 	pthread_mutex_unlock(&links_lock);
 }

@@ -178,7 +178,6 @@ static void test_rejected_codes(void **state)
 	assert_int_equal(run(f->control, HL_IOCTL_CB, arg, 24), -ENOTTY);
 	assert_int_equal(run(f->control, HL_IOCTL_DEBUG, arg, 40), -ENOTTY);
 	/* families not served yet answer as a command without a handler */
-	assert_int_equal(run(f->compute, HL_IOCTL_CB, arg, 24), -ENOTTY);
 	assert_int_equal(run(f->compute, HL_IOCTL_CS, arg, 48), -ENOTTY);
 	assert_int_equal(run(f->compute, HL_IOCTL_WAIT_CS, arg, 56), -ENOTTY);
 }

@@ -48,8 +48,10 @@ static struct sob_end *sob_find(struct sob_end *t, uint32_t sob)
  * of pointers, compared directly */
 static int by_start(const void *a, const void *b)
 {
-	const struct hpu_trace_event *x = *(const struct hpu_trace_event *const *)a;
-	const struct hpu_trace_event *y = *(const struct hpu_trace_event *const *)b;
+	const struct hpu_trace_event *x =
+		*(const struct hpu_trace_event *const *)a;
+	const struct hpu_trace_event *y =
+		*(const struct hpu_trace_event *const *)b;
 
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
@@ -62,8 +64,10 @@ static int by_start(const void *a, const void *b)
 
 static int by_cs(const void *a, const void *b)
 {
-	const struct hpu_trace_event *x = *(const struct hpu_trace_event *const *)a;
-	const struct hpu_trace_event *y = *(const struct hpu_trace_event *const *)b;
+	const struct hpu_trace_event *x =
+		*(const struct hpu_trace_event *const *)a;
+	const struct hpu_trace_event *y =
+		*(const struct hpu_trace_event *const *)b;
 
 	if (x->cs_seq != y->cs_seq)
 		return x->cs_seq < y->cs_seq ? -1 : 1;

@@ -138,9 +138,8 @@ static void test_model_layout(void **state)
 	e[3] = ev(0, HPU_TRACE_KIND_DMA, 3, 30000, 30100, 30400, 0);
 	/* a NIC job submitted later than the queue is free: from submission */
 	e[4] = ev(ENG_NIC(0), HPU_TRACE_KIND_NIC, 4, 40000, 40010, 50000, 900);
-	assert_int_equal(hpu_trace_model_layout(e, 5, HPU_TRACE_LAYOUT_HOST, s,
-						t),
-			 0);
+	assert_int_equal(
+		hpu_trace_model_layout(e, 5, HPU_TRACE_LAYOUT_HOST, s, t), 0);
 	assert_int_equal(s[0], 1000);
 	assert_int_equal(t[0], 1500);
 	assert_int_equal(s[1], 1500);
@@ -178,9 +177,8 @@ static void test_model_layout_device(void **state)
 	 * measured) and a DMA job on another queue */
 	e[3] = ev(ENG_TPC(1), HPU_TRACE_KIND_SYNC, 2, 90000, 90000, 95000, 0);
 	e[4] = ev(1, HPU_TRACE_KIND_DMA, 2, 90000, 96000, 99000, 30);
-	assert_int_equal(hpu_trace_model_layout(e, 5, HPU_TRACE_LAYOUT_DEVICE,
-						s, t),
-			 0);
+	assert_int_equal(
+		hpu_trace_model_layout(e, 5, HPU_TRACE_LAYOUT_DEVICE, s, t), 0);
 	/* GEMM 0..500, TPC after it 500..550, DMA 0..100 */
 	assert_int_equal(s[1], 0);
 	assert_int_equal(t[1], 500);
@@ -215,9 +213,8 @@ static void test_model_layout_device(void **state)
 	assert_int_equal(hpu_trace_model_layout(e, 5, HPU_TRACE_LAYOUT_HOST,
 						NULL, t),
 			 -EINVAL);
-	assert_int_equal(hpu_trace_model_layout(NULL, 0,
-						HPU_TRACE_LAYOUT_DEVICE, NULL,
-						NULL),
+	assert_int_equal(hpu_trace_model_layout(
+				 NULL, 0, HPU_TRACE_LAYOUT_DEVICE, NULL, NULL),
 			 0);
 }
 

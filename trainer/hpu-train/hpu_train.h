@@ -163,7 +163,9 @@ int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
  * @samples_per_s: the median round's samples per second
  * @spread: (slowest - fastest round) / the median round
  * @round_model_s: modeled step time of each round (0: not modeled)
+ * @round_mme_s: modeled MME busy time per step of each round
  * @model_s: the median round's modeled step time
+ * @mme_s: the median round's modeled MME busy time per step
  * @model_chip: the chip the device model used ("gaudi2")
  * @prefetches: batches prefetched, over the rounds
  * @overlapped: of those, the copies that overlapped a step
@@ -181,7 +183,9 @@ struct htc_bench_row {
 	double samples_per_s;
 	double spread;
 	double round_model_s[HTC_BENCH_MAX_ROUNDS];
+	double round_mme_s[HTC_BENCH_MAX_ROUNDS];
 	double model_s;
+	double mme_s;
 	char model_chip[16];
 	uint64_t prefetches;
 	uint64_t overlapped;

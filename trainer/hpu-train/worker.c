@@ -378,6 +378,7 @@ static void bench_round(struct htc_opts *o, int accel, int mode, int pf,
 	row->round_s[row->nrounds] = r.step_time_s;
 	row->round_sps[row->nrounds] = r.samples_per_s;
 	row->round_model_s[row->nrounds] = r.model_step_s;
+	row->round_mme_s[row->nrounds] = r.model_mme_s;
 	if (r.model_chip[0])
 		memcpy(row->model_chip, r.model_chip, sizeof(row->model_chip));
 	row->nrounds++;
@@ -408,6 +409,7 @@ void htc_bench_median(struct htc_bench_row *row)
 	row->step_s = row->round_s[med];
 	row->samples_per_s = row->round_sps[med];
 	row->model_s = row->round_model_s[med];
+	row->mme_s = row->round_mme_s[med];
 	row->spread = row->step_s > 0 ? (hi - lo) / row->step_s : 0;
 }
 
@@ -429,7 +431,7 @@ static const struct htc_bench_row *pf_off_row(const struct htc_bench_row *rows,
 static void bench_table(const struct htc_bench_row *rows, unsigned int n,
 			bool pf_cols, bool spread_col, const char *model)
 {
-	char mhead[24];
+	char mhead[24], mme[24];
 	const struct htc_bench_row *cpu = &rows[n - 1], *eager = NULL, *off;
 	unsigned int i;
 
@@ -442,8 +444,9 @@ static void bench_table(const struct htc_bench_row *rows, unsigned int n,
 	printf("%-16s %12s %12s %10s %10s", "path", "step_ms", "samples/s",
 	       "x_cpu", "vs_eager");
 	if (model) {
-		snprintf(mhead, sizeof(mhead), "%s_ms", model);
-		printf(" %12s", mhead);
+		snprintf(mhead, sizeof(mhead), "%s_us", model);
+		snprintf(mme, sizeof(mme), "%s_mme_us", model);
+		printf(" %12s %14s", mhead, mme);
 	}
 	if (pf_cols)
 		printf(" %10s %10s", "vs_pf_off", "overlap");
@@ -469,9 +472,10 @@ static void bench_table(const struct htc_bench_row *rows, unsigned int n,
 		else
 			printf(" %10s", "-");
 		if (model && b->model_s > 0)
-			printf(" %12.4f", 1000.0 * b->model_s);
+			printf(" %12.3f %14.3f", 1e6 * b->model_s,
+			       1e6 * b->mme_s);
 		else if (model)
-			printf(" %12s", "-");
+			printf(" %12s %14s", "-", "-");
 		if (pf_cols) {
 			off = pf_off_row(rows, n, b);
 			if (off && b->step_s > 0)
@@ -492,11 +496,12 @@ static void bench_table(const struct htc_bench_row *rows, unsigned int n,
 	printf("(x_cpu: step time / the cpu path's step time, lower is "
 	       "faster; vs_eager: speed-up over hpu/eager)\n");
 	if (model)
-		printf("(%s_ms: modeled %s: the timed steps' device jobs laid "
-		       "out on the timing model's device time, submissions in "
-		       "order without host time, over the steps; "
+		printf("(%s_us: modeled %s step: the timed steps' device jobs "
+		       "laid out on the timing model's device time, "
+		       "submissions in order without host time, per step; "
+		       "%s_mme_us: of it the MME busy time; "
 		       "docs/timing-model.md)\n",
-		       model, model);
+		       model, model, model);
 	if (spread_col)
 		printf("(each row: its median round; spread: slowest minus "
 		       "fastest round, over the median)\n");
@@ -547,8 +552,7 @@ int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
 	place(o, dev, cl);
 	if (cl->world_size > 1)
 		return htc_bench_ddp(o, cl);
-	if (dev->accel == HT_ACCEL_HPU && o->timing_model &&
-	    !model_matches(o))
+	if (dev->accel == HT_ACCEL_HPU && o->timing_model && !model_matches(o))
 		return HTC_EXIT_USAGE;
 	memset(rows, 0, sizeof(rows));
 	if (!modes)

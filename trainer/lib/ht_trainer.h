@@ -488,6 +488,8 @@ struct ht_trainer_opts {
  * @model_step_s: benchmark with @bench_model: the timed steps' jobs laid
  *	out on modeled device time (hpu_trace_model_layout(),
  *	HPU_TRACE_LAYOUT_DEVICE), over the steps; 0 when not modeled
+ * @model_mme_s: of which the MME's busy time (GEMM jobs' model_ns), over
+ *	the steps
  * @model_jobs: the jobs laid out
  * @model_chip: the device's chip, whose figures the model used
  *	("gaudi2"), empty when not modeled
@@ -511,6 +513,7 @@ struct ht_trainer_result {
 	uint64_t prefetch_overlapped;
 	double prefetch_overlap_s;
 	double model_step_s;
+	double model_mme_s;
 	uint64_t model_jobs;
 	char model_chip[16];
 };

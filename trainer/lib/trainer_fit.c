@@ -340,7 +340,8 @@ int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 		if (i == trace_from) {
 			ret = ht_bench_model_start(t, &bm);
 			if (ret) {
-				ht_trainer_seterr(t, ret, "device trace failed");
+				ht_trainer_seterr(t, ret,
+						  "device trace failed");
 				break;
 			}
 		}
@@ -366,7 +367,8 @@ int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 		if (!ret) {
 			ret = ht_bench_model_drain(&bm);
 			if (ret)
-				ht_trainer_seterr(t, ret, "device trace failed");
+				ht_trainer_seterr(t, ret,
+						  "device trace failed");
 		}
 	}
 	r = ht_trainer_pf_cancel(t);

@@ -96,7 +96,7 @@ static size_t keep_timed(struct ht_bench_model *m)
 int ht_bench_model_finish(struct ht_trainer *t, struct ht_bench_model *m,
 			  uint32_t steps, struct ht_trainer_result *res)
 {
-	uint64_t *start = NULL, *end = NULL, last = 0;
+	uint64_t *start = NULL, *end = NULL, last = 0, mme = 0;
 	size_t n, i;
 	int ret;
 
@@ -118,11 +118,15 @@ int ht_bench_model_finish(struct ht_trainer *t, struct ht_bench_model *m,
 				     end);
 	if (ret)
 		goto out;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (end[i] > last)
 			last = end[i];
+		if (m->ev[i].kind == HPU_TRACE_KIND_GEMM)
+			mme += m->ev[i].model_ns;
+	}
 	if (res) {
 		res->model_step_s = (double)last * 1e-9 / steps;
+		res->model_mme_s = (double)mme * 1e-9 / steps;
 		res->model_jobs = n;
 		memcpy(res->model_chip, m->chip, sizeof(res->model_chip));
 	}

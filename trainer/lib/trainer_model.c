@@ -11,9 +11,11 @@
  * The trace starts one step before the timed ones (so that every CS of
  * the timed steps is stamped) and keeps only the jobs submitted from the
  * first timed step on; the events are drained after every step (the
- * rings hold 4096 per queue), outside the step's timing.
+ * rings hold 8192 per queue where the context's trace limit allows, else
+ * 4096), outside the step's timing. Modeling is best effort: without
+ * traces, with events dropped or a failed read, the result has no
+ * modeled figure and the benchmark goes on.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,26 +27,24 @@
 int ht_bench_model_start(struct ht_trainer *t, struct ht_bench_model *m)
 {
 	struct hpu_device_info info;
+	struct hpu_device *dev;
 	size_t i;
-	int ret;
 
 	memset(m, 0, sizeof(*m));
 	if (!t->o.bench_model || t->ddp)
 		return 0;
-	m->dev = ht_backend_device(t->be);
-	if (!m->dev)
+	dev = ht_backend_device(t->be);
+	/* best effort: without a trace the row shows no modeled figure */
+	if (!dev || hpu_device_get_info(hpu_device_index(dev), &info))
 		return 0;
-	ret = hpu_device_get_info(hpu_device_index(m->dev), &info);
-	if (ret)
-		return ret;
 	for (i = 0; i + 1 < sizeof(m->chip) && info.device_type[i]; i++)
 		m->chip[i] = (char)(info.device_type[i] | 0x20); /* lower */
 	m->chip[i] = 0;
-	ret = hpu_trace_start(m->dev, 0);
-	if (ret) {
-		m->dev = NULL;
-		return ret;
-	}
+	/* room for a long eager step where the context's limit allows */
+	if (hpu_trace_start(dev, 2 * HPU_TRACE_DEFAULT_CAPACITY) &&
+	    hpu_trace_start(dev, 0))
+		return 0;
+	m->dev = dev;
 	m->on = true;
 	return 0;
 }
@@ -55,6 +55,7 @@ void ht_bench_model_mark(struct ht_bench_model *m)
 		m->mark_ns = hpu_profile_now_ns();
 }
 
+/* move the pending events out; a failure ends the modeling (no figure) */
 int ht_bench_model_drain(struct ht_bench_model *m)
 {
 	struct hpu_trace_out st;
@@ -69,16 +70,19 @@ int ht_bench_model_drain(struct ht_bench_model *m)
 
 			ev = realloc(m->ev, cap * sizeof(*ev));
 			if (!ev)
-				return -ENOMEM;
+				goto fail;
 			m->ev = ev;
 			m->cap = cap;
 		}
 		got = hpu_trace_read(m->dev, m->ev + m->n, READ_CHUNK, &st);
 		if (got < 0)
-			return got;
+			goto fail;
 		m->n += (size_t)got;
 		m->dropped = st.dropped;
 	} while (got > 0 && st.pending);
+	return 0;
+fail:
+	ht_bench_model_cancel(m);
 	return 0;
 }
 
@@ -103,20 +107,20 @@ int ht_bench_model_finish(struct ht_trainer *t, struct ht_bench_model *m,
 	if (!m->on)
 		return 0;
 	ret = ht_backend_sync(t->be);
-	ret = ret ?: ht_bench_model_drain(m);
+	if (!ret)
+		ht_bench_model_drain(m);
+	if (!m->on)
+		return ret; /* the drain gave up: no figure */
 	hpu_trace_free(m->dev);
 	if (ret || m->dropped || !steps)
 		goto out;
 	n = keep_timed(m);
 	start = malloc((n ? n : 1) * sizeof(*start));
 	end = malloc((n ? n : 1) * sizeof(*end));
-	if (!start || !end) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = hpu_trace_model_layout(m->ev, n, HPU_TRACE_LAYOUT_DEVICE, start,
-				     end);
-	if (ret)
+	/* best effort: no memory for the layout, no figure */
+	if (!start || !end ||
+	    hpu_trace_model_layout(m->ev, n, HPU_TRACE_LAYOUT_DEVICE, start,
+				   end))
 		goto out;
 	for (i = 0; i < n; i++) {
 		if (end[i] > last)

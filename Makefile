@@ -440,6 +440,11 @@ BENCH_STABLE_OBJ = $(call obj,tools/hpu-bench/stable.c)
 $(O)/tests/unit/test_bench_stable: $(BENCH_STABLE_OBJ)
 $(O)/tests/unit/test_bench_stable: TEST_LINK += $(BENCH_STABLE_OBJ)
 
+# hpu-bench dma's modeled columns (pure, tools/hpu-bench/model_dma.c)
+BENCH_MODEL_OBJS = $(call obj,tools/hpu-bench/model_dma.c)
+$(O)/tests/unit/test_bench_model: $(BENCH_MODEL_OBJS)
+$(O)/tests/unit/test_bench_model: TEST_LINK += $(BENCH_MODEL_OBJS)
+
 # The busbw tables of hpu-ccl-tests (pure, tools/hpu-ccl-tests/plot.c)
 CCLT_PLOT_OBJ = $(call obj,tools/hpu-ccl-tests/plot.c)
 $(O)/tests/unit/test_plot: $(CCLT_PLOT_OBJ)

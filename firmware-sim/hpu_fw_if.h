@@ -34,6 +34,12 @@
  * end (trace_*), and cs_submit_seq, which gives the model the driver's
  * sequence number of a submission for its events.
  *
+ * 1.6 adds the modeled busy time of a device (docs/hpu-smi.md,
+ * docs/timing-model.md): when the driver turned it on (model_busy_enable),
+ * the end of every job adds the job's duration by the timing model to its
+ * engine class's count; model_busy reads the counts, and the modeled
+ * utilization and power of a recent window.
+ *
  * Threading: every operation may be called from any driver thread at once.
  * Callbacks (struct hpu_fw_callbacks) are called from the model's engine
  * threads, or from the calling thread inside cs_submit/cs_abort/as_destroy;
@@ -52,7 +58,7 @@
 #include "hpu_trace.h"
 
 #define HPU_FW_IF_MAJOR 1
-#define HPU_FW_IF_MINOR 5
+#define HPU_FW_IF_MINOR 6
 
 /**
  * struct hpu_fw_profile - static description of one chip generation
@@ -278,6 +284,24 @@ struct hpu_fw_config {
 };
 
 /**
+ * struct hpu_fw_model_busy - a device's modeled busy time (1.6)
+ * @ns: modeled busy ns since enabled, per engine class: DMA, MME, TPC, NIC
+ * @jobs: jobs counted
+ * @window_ns: the window @utilization and @power_mw cover
+ * @window_busy_ns: modeled busy ns of the jobs that ended in it
+ * @utilization: @window_busy_ns over @window_ns, percent, at most 100
+ * @power_mw: idle + @utilization x (max - idle) of the chip's profile
+ */
+struct hpu_fw_model_busy {
+	uint64_t ns[4];
+	uint64_t jobs;
+	uint64_t window_ns;
+	uint64_t window_busy_ns;
+	uint32_t utilization;
+	uint32_t power_mw;
+};
+
+/**
  * struct hpu_fw_fabric_config - what the driver asks a fabric to be (1.2)
  * @scaleout_addr: "HOST:PORT" (IPv4 address or host name; port 0 picks a
  *	free one) on which the server accepts scale-out connections from
@@ -431,6 +455,12 @@ struct hpu_fw_fabric_config {
  * @trace_status: the counts (struct hpu_trace_out; @events 0)
  * @trace_free: stop recording and free the rings and their events
  *	(as_destroy does too)
+ * @model_busy_enable: since 1.6: count (or stop counting) every job's
+ *	modeled duration at its end; turning it on again goes on with the
+ *	counts; -EOPNOTSUPP for a chip without timing model figures
+ * @model_busy: since 1.6: the counts and the modeled utilization and
+ *	power of the last @period_ms (100..1000); -ENODATA while counting
+ *	is off, -EINVAL for a bad period
  */
 struct hpu_fw_ops {
 	int (*create)(const struct hpu_fw_config *cfg,
@@ -507,6 +537,11 @@ struct hpu_fw_ops {
 	void (*trace_consume)(struct hpu_fw_as *as, const uint64_t *pos);
 	void (*trace_status)(struct hpu_fw_as *as, struct hpu_trace_out *st);
 	void (*trace_free)(struct hpu_fw_as *as);
+
+	/* 1.6 */
+	int (*model_busy_enable)(struct hpu_fw_device *fw, bool on);
+	int (*model_busy)(struct hpu_fw_device *fw, uint32_t period_ms,
+			  struct hpu_fw_model_busy *out);
 };
 
 /**

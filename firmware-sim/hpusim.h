@@ -201,6 +201,33 @@ struct hpusim_trace;
  * @eqs: one engine queue per engine, @profile->num_queues of them
  * @nic: NIC ports, registrations and the fabric it belongs to (nic*.c)
  */
+struct hpusim_tm_profile;
+
+/* modeled busy time: 10 ms buckets covering the longest window */
+#define HPUSIM_MB_BUCKET_NS 10000000ULL
+#define HPUSIM_MB_BUCKETS   128
+
+/**
+ * struct hpusim_model_busy - modeled busy time of a device (model_busy.c;
+ * every member under hpusim_sched.lock, @on also read relaxed)
+ * @on: counting
+ * @tm: the timing model's profile of the chip
+ * @ns: modeled busy ns per engine class
+ * @total: sum of @ns
+ * @jobs: jobs counted
+ * @stamp: per bucket, 1 + the number of the 10 ms bucket it holds, 0 empty
+ * @base: per bucket, @total before its first job ended
+ */
+struct hpusim_model_busy {
+	bool on;
+	const struct hpusim_tm_profile *tm;
+	uint64_t ns[HPUSIM_ENGINE_CLASSES];
+	uint64_t total;
+	uint64_t jobs;
+	uint64_t stamp[HPUSIM_MB_BUCKETS];
+	uint64_t base[HPUSIM_MB_BUCKETS];
+};
+
 struct hpu_fw_device {
 	const struct hpu_fw_profile *profile;
 	uint32_t index;
@@ -226,6 +253,7 @@ struct hpu_fw_device {
 	struct hpusim_list as_list;
 	struct hpusim_engine_queue *eqs;
 	struct hpusim_nic *nic;
+	struct hpusim_model_busy mb;
 };
 
 /* profiles.c */

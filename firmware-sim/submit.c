@@ -78,6 +78,7 @@ void hpusim_job_end(struct hpusim_job *job)
 	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
 	hpusim_trace_job_end(job);
+	hpusim_model_busy_job_end(job);
 	job_unlink(job);
 	if (cs->jobs_left)
 		return;

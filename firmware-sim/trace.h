@@ -118,6 +118,26 @@ static inline void hpusim_trace_cs_submit(struct hpusim_cs *cs, uint64_t seq)
 		cs->tr_submit_ns = hpusim_mono_ns();
 }
 
+void hpusim_model_busy_job_end_slow(struct hpusim_job *job);
+
+/**
+ * hpusim_model_busy_job_end() - a job ended (sched lock held): count its
+ * modeled duration when the device counts (model_busy.c)
+ * @job: the job, before it is unlinked
+ */
+static inline void hpusim_model_busy_job_end(struct hpusim_job *job)
+{
+	if (__builtin_expect(__atomic_load_n(&job->cs->as->dev->mb.on,
+					     __ATOMIC_RELAXED),
+			     0))
+		hpusim_model_busy_job_end_slow(job);
+}
+
+/* model_busy.c: the hpu_fw_ops of 1.6 */
+int hpusim_model_busy_enable(struct hpu_fw_device *dev, bool on);
+int hpusim_model_busy(struct hpu_fw_device *dev, uint32_t period_ms,
+		      struct hpu_fw_model_busy *out);
+
 /* trace.c: the hpu_fw_ops of 1.5 */
 int hpusim_trace_start(struct hpu_fw_as *as, uint32_t capacity);
 void hpusim_trace_stop(struct hpu_fw_as *as);

@@ -220,6 +220,36 @@ static int show_utilization(struct hfd_device *dev, char **text, size_t *len)
 	return text_printf(text, len, "%u\n", pct);
 }
 
+/*
+ * The modeled busy time (--timing-model, firmware interface 1.6): the
+ * last second's modeled utilization and power, the counts since it was
+ * turned on; -ENODATA when the device does not count
+ */
+static int show_model_busy(struct hfd_device *dev, char **text, size_t *len)
+{
+	const struct hpu_fw_ops *o = dev->model->ops;
+	struct hpu_fw_model_busy mb;
+	int ret;
+
+	if (hfd_fw_if_minor_in_use(dev->model) < 6 || !o->model_busy)
+		return -ENODATA;
+	ret = o->model_busy(dev->fw, 1000, &mb);
+	if (ret)
+		return ret;
+	return text_printf(text, len,
+			   "utilization %u\npower_mw %u\nwindow_ms %llu\n"
+			   "window_busy_ns %llu\ndma_ns %llu\nmme_ns %llu\n"
+			   "tpc_ns %llu\nnic_ns %llu\njobs %llu\n",
+			   mb.utilization, mb.power_mw,
+			   (unsigned long long)(mb.window_ns / 1000000),
+			   (unsigned long long)mb.window_busy_ns,
+			   (unsigned long long)mb.ns[0],
+			   (unsigned long long)mb.ns[1],
+			   (unsigned long long)mb.ns[2],
+			   (unsigned long long)mb.ns[3],
+			   (unsigned long long)mb.jobs);
+}
+
 static int show_fw_version(struct hfd_device *dev, char **text, size_t *len)
 {
 	return text_printf(text, len, "%s %s\n", dev->model->name,
@@ -246,6 +276,7 @@ const struct hfd_attr_dev hfd_dev_attrs[] = {
 	{ .name = "memory_total", .show = show_memory_total },
 	{ .name = "memory_used", .show = show_memory_used },
 	{ .name = "utilization", .show = show_utilization },
+	{ .name = "model_busy", .show = show_model_busy },
 	{ .name = "fw_version", .show = show_fw_version },
 	{ .name = "clients", .show = hfd_device_clients_text },
 	{ .name = "export_dir", .show = show_export_dir },

@@ -199,6 +199,9 @@ static int device_init(struct hfd_driver *drv, struct hfd_device *dev,
 		goto err_destroy_lock;
 	}
 
+	if (drv->timing_model && hfd_device_set_timing_model(dev, true))
+		hfd_warn("hpu%u: no modeled busy time (--timing-model)", index);
+
 	/* the model fills the chip's fields; the driver owns the rest */
 	drv->model->ops->hw_ip_info(dev->fw, &dev->ip);
 	dev->ip.module_id = dev->module_id;
@@ -294,6 +297,48 @@ void hfd_driver_set_exclusive(struct hfd_driver *drv, bool exclusive)
 	for (i = 0; i < HFD_MAX_DEVICES; i++)
 		if (hfd_device_present(&drv->devs[i]))
 			drv->devs[i].exclusive = exclusive;
+}
+
+/**
+ * hfd_device_set_timing_model() - a device counts its modeled busy time
+ * (firmware interface 1.6), or stops
+ * @dev: present device
+ * @on: count
+ *
+ * Return: 0, -EOPNOTSUPP (a model before 1.6, a chip without figures).
+ */
+int hfd_device_set_timing_model(struct hfd_device *dev, bool on)
+{
+	const struct hpu_fw_ops *o = dev->model->ops;
+
+	if (hfd_fw_if_minor_in_use(dev->model) < 6 || !o->model_busy_enable ||
+	    !o->model_busy)
+		return on ? -EOPNOTSUPP : 0;
+	return o->model_busy_enable(dev->fw, on);
+}
+
+/**
+ * hfd_driver_set_timing_model() - --timing-model: every device, and the
+ * ones hot-added later, count their modeled busy time
+ * @drv: driver
+ * @on: count
+ *
+ * Return: 0, or the first device's error (the others are still set).
+ */
+int hfd_driver_set_timing_model(struct hfd_driver *drv, bool on)
+{
+	unsigned int i;
+	int ret = 0, r;
+
+	drv->timing_model = on;
+	for (i = 0; i < HFD_MAX_DEVICES; i++) {
+		if (!hfd_device_present(&drv->devs[i]))
+			continue;
+		r = hfd_device_set_timing_model(&drv->devs[i], on);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
 }
 
 /*

@@ -323,6 +323,8 @@ struct hfd_event_reader;
  * @fatal_page_faults: --fatal-page-faults, for new devices
  * @habanalabs: --personality habanalabs: Gaudi2 devices also have the
  *	habanalabs nodes (docs/habanalabs.md)
+ * @timing_model: --timing-model: every device counts its modeled busy
+ *	time (model_busy attribute, docs/hpu-smi.md)
  * @se: FUSE session, for entry invalidations after a hot-plug (may be NULL)
  * @hotplug_lock: the set of present devices: held for writing by hot-add
  *	and hot-remove, for reading by whatever turns an index into a device
@@ -355,6 +357,7 @@ struct hfd_driver {
 	bool reset_on_fatal;
 	bool fatal_page_faults;
 	bool habanalabs;
+	bool timing_model;
 	struct fuse_session *se;
 	pthread_rwlock_t hotplug_lock;
 	pthread_mutex_t ev_lock;
@@ -449,6 +452,8 @@ int hfd_device_reset(struct hfd_device *dev, uint32_t kind,
 void hfd_device_reset_on_lockup(struct hfd_ctx *ctx);
 void hfd_device_reset_later(struct hfd_ctx *ctx, const char *why);
 void hfd_driver_set_reset_on_lockup(struct hfd_driver *drv, bool on);
+int hfd_device_set_timing_model(struct hfd_device *dev, bool on);
+int hfd_driver_set_timing_model(struct hfd_driver *drv, bool on);
 int hfd_device_clear_faults(struct hfd_device *dev);
 
 /* ------------------------------------------------------------------ */

@@ -42,6 +42,7 @@
  * @module_map: --module-map (valid when @have_module_map)
  * @have_module_map: --module-map was given
  * @exclusive: --exclusive
+ * @timing_model: --timing-model
  * @habanalabs: --personality habanalabs
  */
 struct options {
@@ -64,6 +65,7 @@ struct options {
 	uint8_t module_map[HFD_MODULES_PER_SERVER];
 	bool have_module_map;
 	bool exclusive;
+	bool timing_model;
 	bool habanalabs;
 };
 
@@ -82,6 +84,7 @@ enum {
 	OPT_UACCESS_TIMEOUT,
 	OPT_MODULE_MAP,
 	OPT_EXCLUSIVE,
+	OPT_TIMING_MODEL,
 	OPT_RESET_ON_LOCKUP,
 	OPT_RESET_ON_FATAL,
 	OPT_FATAL_PAGE_FAULTS,
@@ -109,6 +112,7 @@ static const struct option long_opts[] = {
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "module-map", required_argument, NULL, OPT_MODULE_MAP },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+	{ "timing-model", no_argument, NULL, OPT_TIMING_MODEL },
 	{ "personality", required_argument, NULL, OPT_PERSONALITY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -172,6 +176,9 @@ static void usage(FILE *f)
 		"                          devices, identity otherwise)\n"
 		"      --exclusive         one compute open per device at a time;\n"
 		"                          another gets EBUSY (the real driver's rule)\n"
+		"      --timing-model      count each job's modeled busy time (the\n"
+		"                          model_busy attribute: hpu-smi's modeled\n"
+		"                          utilization and power)\n"
 		"      --personality P     hpu (default): the hpu nodes; habanalabs:\n"
 		"                          Gaudi2 devices also get hlN, hl_controlDN,\n"
 		"                          accelN and accel_controlDN speaking the\n"
@@ -478,6 +485,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			o->have_module_map = true;
+			break;
+		case OPT_TIMING_MODEL:
+			o->timing_model = true;
 			break;
 		case OPT_EXCLUSIVE:
 			o->exclusive = true;
@@ -812,6 +822,9 @@ int main(int argc, char **argv)
 	drv.node_mode = o.node_mode;
 	drv.control_mode = o.control_mode;
 	hfd_driver_set_exclusive(&drv, o.exclusive);
+	if (o.timing_model && hfd_driver_set_timing_model(&drv, true))
+		hfd_warn("--timing-model: not every device counts modeled "
+			 "busy time");
 	drv.habanalabs = o.habanalabs;
 	if (o.group >= 0)
 		drv.gid = (gid_t)o.group;

@@ -112,8 +112,6 @@ void hpudrv_json_string(FILE *f, const char *s);
 const char *hpudrv_trace_kind_name(unsigned int kind);
 int hpudrv_trace_engine_name(const struct hpudrv_trace_dev *d, uint32_t engine,
 			     char *buf, size_t len);
-void hpudrv_trace_model_layout(const struct hpu_trace_event *ev, size_t n,
-			       uint64_t *start, uint64_t *end);
 
 /* profile_spans.c */
 int hpudrv_spans_init(size_t capacity);

@@ -163,77 +163,6 @@ static void job_name(const struct hpu_trace_event *e, char *buf, size_t len)
 	}
 }
 
-/* ---------------------------------------------------------- model layout */
-
-#define SOB_SLOTS 4096U
-
-struct sob_end {
-	uint32_t sob;
-	bool used;
-	uint64_t end;
-};
-
-static struct sob_end *sob_find(struct sob_end *t, uint32_t sob)
-{
-	uint32_t h = (sob * 2654435761U) & (SOB_SLOTS - 1), i;
-
-	for (i = 0; i < SOB_SLOTS; i++) {
-		struct sob_end *s = &t[(h + i) & (SOB_SLOTS - 1)];
-
-		if (!s->used || s->sob == sob)
-			return s;
-	}
-	return NULL;
-}
-
-/*
- * The jobs of one device, in order of start, on modeled device time: a
- * job starts at the latest of its submission, the end of the job before
- * it on its queue and, when it waited on a fence, the modeled end of the
- * last job that signalled that sync object; it lasts its model_ns (its
- * measured time where the model has no figure).
- */
-void hpudrv_trace_model_layout(const struct hpu_trace_event *ev, size_t n,
-			       uint64_t *start, uint64_t *end)
-{
-	struct sob_end *sobs = calloc(SOB_SLOTS, sizeof(*sobs));
-	uint64_t qend[256] = { 0 };
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		const struct hpu_trace_event *e = &ev[i];
-		uint64_t s = e->submit_ns, d;
-		struct sob_end *se;
-
-		if (e->engine < 256 && qend[e->engine] > s)
-			s = qend[e->engine];
-		if (sobs && (e->flags & HPU_TRACE_EV_WAITED) &&
-		    e->fence_sob != ~0U) {
-			se = sob_find(sobs, e->fence_sob);
-			if (se && se->used && se->end > s)
-				s = se->end;
-		}
-		d = e->model_ns;
-		if (!d && e->end_ns > e->start_ns)
-			d = e->end_ns - e->start_ns;
-		start[i] = s;
-		end[i] = s + d;
-		if (e->engine < 256)
-			qend[e->engine] = end[i];
-		if (sobs && (e->flags & HPU_TRACE_EV_SIGNALLED) &&
-		    e->signal_sob != ~0U) {
-			se = sob_find(sobs, e->signal_sob);
-			if (se) {
-				se->used = true;
-				se->sob = e->signal_sob;
-				if (end[i] > se->end)
-					se->end = end[i];
-			}
-		}
-	}
-	free(sobs);
-}
-
 /* ---------------------------------------------------------- records */
 
 static int add(struct writer *w, const struct rec *r)
@@ -310,7 +239,10 @@ static int add_device(struct writer *w, uint32_t di, uint64_t *flow)
 		memcpy(ev, d->ev, d->nev * sizeof(*ev));
 	if (d->nev)
 		qsort(ev, d->nev, sizeof(*ev), cmp_start);
-	hpudrv_trace_model_layout(ev, d->nev, w->mstart[di], w->mend[di]);
+	ret = hpu_trace_model_layout(ev, d->nev, HPU_TRACE_LAYOUT_HOST,
+				     w->mstart[di], w->mend[di]);
+	if (ret)
+		return ret;
 	for (i = 0; i < d->nev; i++) {
 		const struct hpu_trace_event *e = &ev[i];
 		uint64_t end = e->end_ns > e->start_ns ? e->end_ns :

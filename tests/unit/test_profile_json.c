@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../../libhpudrv/profile_internal.h"
+#include "hpudrv.h"
 #include "../lib/hpu_test_trace.h"
 
 /* a Gaudi2's engine counts (docs/firmware-sim.md "Engine ids") */
@@ -137,7 +138,8 @@ static void test_model_layout(void **state)
 	e[3] = ev(0, HPU_TRACE_KIND_DMA, 3, 30000, 30100, 30400, 0);
 	/* a NIC job submitted later than the queue is free: from submission */
 	e[4] = ev(ENG_NIC(0), HPU_TRACE_KIND_NIC, 4, 40000, 40010, 50000, 900);
-	hpudrv_trace_model_layout(e, 5, s, t);
+	assert_int_equal(
+		hpu_trace_model_layout(e, 5, HPU_TRACE_LAYOUT_HOST, s, t), 0);
 	assert_int_equal(s[0], 1000);
 	assert_int_equal(t[0], 1500);
 	assert_int_equal(s[1], 1500);
@@ -148,6 +150,72 @@ static void test_model_layout(void **state)
 	assert_int_equal(t[3], 30300);
 	assert_int_equal(s[4], 40000);
 	assert_int_equal(t[4], 40900);
+}
+
+/*
+ * HPU_TRACE_LAYOUT_DEVICE (hpu-train --benchmark's modeled step): host
+ * times do not matter, submissions follow one another, sync objects and
+ * queue order hold, a job without a figure takes no time
+ */
+static void test_model_layout_device(void **state)
+{
+	struct hpu_trace_event e[5], f[5];
+	uint64_t s[5], t[5], s2[5], t2[5];
+	size_t i;
+
+	(void)state;
+	/* CS 1: a GEMM signalling 17, a TPC job waiting on it, a DMA job
+	 * beside them; the events in any order */
+	e[0] = ev(ENG_TPC(0), HPU_TRACE_KIND_TPC, 1, 1000, 1200, 1300, 50);
+	e[0].flags = HPU_TRACE_EV_WAITED;
+	e[0].fence_sob = 17;
+	e[1] = ev(ENG_MME(0), HPU_TRACE_KIND_GEMM, 1, 1000, 1100, 1150, 500);
+	e[1].flags = HPU_TRACE_EV_SIGNALLED;
+	e[1].signal_sob = 17;
+	e[2] = ev(0, HPU_TRACE_KIND_DMA, 1, 1000, 1010, 1020, 100);
+	/* CS 2, long after on the host: a sync job (no figure, 5 us
+	 * measured) and a DMA job on another queue */
+	e[3] = ev(ENG_TPC(1), HPU_TRACE_KIND_SYNC, 2, 90000, 90000, 95000, 0);
+	e[4] = ev(1, HPU_TRACE_KIND_DMA, 2, 90000, 96000, 99000, 30);
+	assert_int_equal(
+		hpu_trace_model_layout(e, 5, HPU_TRACE_LAYOUT_DEVICE, s, t), 0);
+	/* GEMM 0..500, TPC after it 500..550, DMA 0..100 */
+	assert_int_equal(s[1], 0);
+	assert_int_equal(t[1], 500);
+	assert_int_equal(s[0], 500);
+	assert_int_equal(t[0], 550);
+	assert_int_equal(s[2], 0);
+	assert_int_equal(t[2], 100);
+	/* CS 2 starts when CS 1 ended (550), the sync job takes 0 */
+	assert_int_equal(s[3], 550);
+	assert_int_equal(t[3], 550);
+	assert_int_equal(s[4], 550);
+	assert_int_equal(t[4], 580);
+	/* other host times, another order: the same layout */
+	for (i = 0; i < 5; i++) {
+		f[4 - i] = e[i];
+		f[4 - i].submit_ns += 12345 * (i + 1);
+		f[4 - i].start_ns += 23456 * (i + 1);
+		f[4 - i].end_ns += 99999 * (i + 1);
+	}
+	assert_int_equal(hpu_trace_model_layout(f, 5, HPU_TRACE_LAYOUT_DEVICE,
+						s2, t2),
+			 0);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(s2[4 - i], s[i]);
+		assert_int_equal(t2[4 - i], t[i]);
+	}
+	/* bad calls */
+	assert_int_equal(hpu_trace_model_layout(e, 5, 2, s, t), -EINVAL);
+	assert_int_equal(hpu_trace_model_layout(NULL, 5,
+						HPU_TRACE_LAYOUT_DEVICE, s, t),
+			 -EINVAL);
+	assert_int_equal(hpu_trace_model_layout(e, 5, HPU_TRACE_LAYOUT_HOST,
+						NULL, t),
+			 -EINVAL);
+	assert_int_equal(hpu_trace_model_layout(
+				 NULL, 0, HPU_TRACE_LAYOUT_DEVICE, NULL, NULL),
+			 0);
 }
 
 static char tmp_path[64];
@@ -532,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_engine_names),
 		cmocka_unit_test(test_model_layout),
+		cmocka_unit_test(test_model_layout_device),
 		cmocka_unit_test(test_synthetic_file),
 		cmocka_unit_test(test_checker_refuses),
 		cmocka_unit_test(test_ns_precision),

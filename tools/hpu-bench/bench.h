@@ -95,6 +95,16 @@ int bench_parse_args(int argc, char **argv, char opt, long min, long max,
 int bench_cs(int argc, char **argv);
 int bench_dma(int argc, char **argv);
 
+/**
+ * bench_model_dma_gbps() - GB/s of one LIN_DMA of @size bytes on one DMA
+ * engine of a Gaudi2 by the timing model (model_dma.c)
+ * @dir: enum hpusim_tm_dir (HPUSIM_TM_H2D, _D2H, _D2D)
+ * @size: bytes
+ *
+ * Return: the modeled rate, 0 for a bad @dir or without a figure.
+ */
+double bench_model_dma_gbps(int dir, uint64_t size);
+
 /* mode_gemm.c */
 int bench_gemm(int argc, char **argv);
 

@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "hpudrv.h"
+#include "hpusim_timing.h"
 
 #define MIN_SIZE    (4ULL << 10)
 #define DEFAULT_MAX (256ULL << 20)
@@ -317,9 +318,14 @@ int bench_dma(int argc, char **argv)
 	       index);
 	printf("  H2D, D2H: pageable memory (hpu_mem_map_host); pH2D, pD2H: "
 	       "pinned memory (hpu_host_alloc)\n");
-	printf("  %-9s %4s %6s %6s %6s %6s %6s %6s %7s %7s %7s %7s %5s %5s\n",
+	printf("  g2H2D, g2D2H, g2D2D: the same copy, one LIN_DMA on one DMA "
+	       "engine of a Gaudi2 (HL-225), by the timing model "
+	       "(docs/timing-model.md), not measured\n");
+	printf("  %-9s %4s %6s %6s %6s %6s %6s %6s %7s %7s %7s %7s %5s %5s "
+	       "%6s %6s %6s\n",
 	       "size", "rnds", "H2D", "D2H", "pH2D", "pD2H", "D2D", "memcpy",
-	       "H2D/mc", "D2H/mc", "pH2D/mc", "pD2H/mc", "sp%pH", "sp%pD");
+	       "H2D/mc", "D2H/mc", "pH2D/mc", "pD2H/mc", "sp%pH", "sp%pD",
+	       "g2H2D", "g2D2H", "g2D2D");
 	for (size = MIN_SIZE; size <= max; size *= size < TARGET_FROM ? 4 : 2) {
 		ret = run_size(&r, size, &row);
 		if (ret) {
@@ -341,9 +347,12 @@ int bench_dma(int argc, char **argv)
 			if (p < PH2D && (worst < 0 || ratio < worst))
 				worst = ratio;
 		}
-		printf(" %5.0f %5.0f%s\n",
+		printf(" %5.0f %5.0f %6.2f %6.2f %6.2f%s\n",
 		       100.0 * bench_series_spread(&row.cols[RATIO + PH2D]),
 		       100.0 * bench_series_spread(&row.cols[RATIO + PD2H]),
+		       bench_model_dma_gbps(HPUSIM_TM_H2D, size),
+		       bench_model_dma_gbps(HPUSIM_TM_D2H, size),
+		       bench_model_dma_gbps(HPUSIM_TM_D2D, size),
 		       row.verdict == BENCH_STABLE ? "" : "  unsettled");
 	}
 	if (worst_pin >= 0)

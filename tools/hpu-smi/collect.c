@@ -3,6 +3,8 @@
  * collect.c - sample the selected devices through their control nodes.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -23,6 +25,46 @@ static void sample_kernel_dev(struct smi_dev *d)
 	if (hpu_device_read_attr(d->info.index, "driver_version", d->sys_driver,
 				 sizeof(d->sys_driver)))
 		d->sys_driver[0] = '\0';
+}
+
+/*
+ * The daemon's modeled busy time (hpu-fused --timing-model): when the
+ * device has it, its utilization and power replace the measured ones.
+ * Absent (ENODATA: not counting; an older daemon): nothing changes.
+ */
+static void sample_model(struct smi_dev *d)
+{
+	static const char *const keys[] = { "dma_ns", "mme_ns", "tpc_ns",
+					    "nic_ns" };
+	unsigned long long util = ~0ULL, power = ~0ULL, v;
+	char buf[512], key[32];
+	const char *p;
+	unsigned int i;
+	int n;
+
+	if (hpu_device_read_attr(d->info.index, "model_busy", buf, sizeof(buf)))
+		return;
+	for (p = buf; sscanf(p, "%31s %llu%n", key, &v, &n) == 2; p += n) {
+		if (!strcmp(key, "utilization"))
+			util = v;
+		else if (!strcmp(key, "power_mw"))
+			power = v;
+		else if (!strcmp(key, "jobs"))
+			d->model_jobs = v;
+		for (i = 0; i < 4; i++)
+			if (!strcmp(key, keys[i]))
+				d->model_busy_ns[i] = v;
+	}
+	if (util > 100 || power > UINT32_MAX)
+		return; /* not what the daemon writes: keep the measured */
+	d->model = true;
+	d->util.utilization = (uint32_t)util;
+	d->power.power_mw = power;
+}
+
+const char *smi_util_source(const struct smi_dev *d)
+{
+	return d->model ? "modeled" : "measured";
 }
 
 /* Runs the INFO queries of one device; keeps the first error. */
@@ -65,6 +107,8 @@ static void sample_dev(struct smi_dev *d)
 	}
 #undef Q
 	hpu_close(dev);
+	if (!d->err)
+		sample_model(d);
 	ret = hpu_device_processes(d->info.index, &d->procs, &d->nprocs);
 	if (ret && !d->err)
 		d->err = ret;

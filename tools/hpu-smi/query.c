@@ -20,6 +20,8 @@ enum field_id {
 	F_CLOCKS_CURRENT,
 	F_CLOCKS_MAX,
 	F_TIMESTAMP,
+	F_UTIL_SOURCE,
+	F_MODEL_MME,
 	F_HLML, /* value through libhlml: struct field's @hl */
 };
 
@@ -71,6 +73,14 @@ static const struct field fields[] = {
 	HL("memory.free", "MiB", SMI_HL_MEM_FREE, "HBM free, MiB"),
 	{ "utilization.aip", "utilization.hpu", "%", F_HLML,
 	  "percent of the last second any engine was busy", SMI_HL_UTIL_AIP },
+	{ "utilization.source", NULL, NULL, F_UTIL_SOURCE,
+	  "modeled (hpu-fused --timing-model: utilization.aip and power.draw "
+	  "by the timing model) or measured",
+	  SMI_HL_NONE },
+	{ "busy.modeled.mme", NULL, "ms", F_MODEL_MME,
+	  "MME busy time by the timing model since counting began, ms (N/A: "
+	  "not counting)",
+	  SMI_HL_NONE },
 	{ "status", NULL, NULL, F_STATUS,
 	  "operational, in reset, malfunction, needs reset, removed",
 	  SMI_HL_NONE },
@@ -251,6 +261,18 @@ static void set_int(struct smi_val *v, long long i)
 static void field_value(const struct field *fl, const struct smi_dev *d,
 			const struct smi_sample *s, struct smi_val *v)
 {
+	if (fl->id == F_HLML && d->model && !d->err &&
+	    (fl->hl == SMI_HL_UTIL_AIP || fl->hl == SMI_HL_POWER_DRAW)) {
+		/* the daemon's modeled figures (utilization.source) */
+		memset(v, 0, sizeof(*v));
+		if (fl->hl == SMI_HL_UTIL_AIP) {
+			set_int(v, d->util.utilization);
+		} else {
+			v->type = SMI_V_REAL;
+			v->r = (double)d->power.power_mw / 1000.0;
+		}
+		return;
+	}
 	if (fl->id == F_HLML) {
 		smi_hl_value(fl->hl, d, v);
 		/* a driver without the version attribute: the daemon's
@@ -301,6 +323,17 @@ static void field_value(const struct field *fl, const struct smi_dev *d,
 		return;
 	case F_CLOCKS_MAX:
 		set_int(v, d->clk.max_clk_rate_mhz);
+		return;
+	case F_UTIL_SOURCE:
+		set_str(v, smi_util_source(d));
+		return;
+	case F_MODEL_MME:
+		if (!d->model) {
+			v->type = SMI_V_NA;
+			return;
+		}
+		v->type = SMI_V_REAL;
+		v->r = (double)d->model_busy_ns[1] / 1e6;
 		return;
 	default:
 		v->type = SMI_V_ERR;

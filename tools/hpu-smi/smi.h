@@ -41,6 +41,12 @@ extern bool smi_as_hl;
  * @have_limits: the driver answered HPU_INFO_CTX_LIMITS into @limits
  *	(the per-context limits; hpu-smi's own control context holds
  *	nothing, so only the limits are shown)
+ * @model: the daemon counts modeled busy time (hpu-fused --timing-model;
+ *	the model_busy attribute): @util and @power hold the modeled
+ *	utilization and power, not the measured ones
+ * @model_busy_ns: modeled busy ns since counting began, per engine class
+ *	(DMA, MME, TPC, NIC)
+ * @model_jobs: jobs counted
  * (the others are the INFO answers of the same names)
  */
 struct smi_dev {
@@ -66,7 +72,13 @@ struct smi_dev {
 	int nprocs;
 	bool have_limits;
 	struct hpu_info_ctx_limits limits;
+	bool model;
+	uint64_t model_busy_ns[4];
+	uint64_t model_jobs;
 };
+
+/* "modeled" or "measured": where @d's utilization and power come from */
+const char *smi_util_source(const struct smi_dev *d);
 
 /**
  * struct smi_sample - one iteration's view of the selected devices

@@ -90,6 +90,17 @@ void smi_print_table(FILE *f, const struct smi_sample *s)
 	print_header(f, s);
 	for (i = 0; i < s->ndev; i++)
 		print_dev(f, &s->devs[i]);
+	for (i = 0; i < s->ndev; i++)
+		if (s->devs[i].model) {
+			fprintf(f,
+				"Pwr:Usage and AIP-Util: modeled by the timing "
+				"model (hpu-fused --timing-model) on:");
+			for (; i < s->ndev; i++)
+				if (s->devs[i].model)
+					fprintf(f, " %d",
+						s->devs[i].info.index);
+			fprintf(f, "\n");
+		}
 	print_processes(f, s);
 }
 
@@ -198,6 +209,15 @@ static void report_dev(FILE *f, const struct smi_dev *d)
 	KV(8, "Queues", "%u", d->hw.num_queues);
 	fprintf(f, "    Utilization\n");
 	KV(8, "AIP", "%u %%", d->util.utilization);
+	KV(8, "Source", "%s", smi_util_source(d));
+	if (d->model) {
+		KV(8, "Modeled DMA Busy", "%.3f ms", d->model_busy_ns[0] / 1e6);
+		KV(8, "Modeled MME Busy", "%.3f ms", d->model_busy_ns[1] / 1e6);
+		KV(8, "Modeled TPC Busy", "%.3f ms", d->model_busy_ns[2] / 1e6);
+		KV(8, "Modeled NIC Busy", "%.3f ms", d->model_busy_ns[3] / 1e6);
+		KV(8, "Modeled Jobs", "%llu",
+		   (unsigned long long)d->model_jobs);
+	}
 	KV(8, "Idle", "%s", d->idle.is_idle ? "Yes" : "No");
 	fprintf(f, "    Temperature\n");
 	KV(8, "AIP Current Temp", "%.1f C", d->thermal.temp_asic_mc / mc);
@@ -206,6 +226,7 @@ static void report_dev(FILE *f, const struct smi_dev *d)
 	KV(8, "AIP Shutdown Temp", "%.1f C", d->thermal.temp_shutdown_mc / mc);
 	fprintf(f, "    Power Readings\n");
 	KV(8, "Power Draw", "%.2f W", (double)d->power.power_mw / mc);
+	KV(8, "Source", "%s", smi_util_source(d));
 	KV(8, "Power Limit", "%.2f W", (double)d->power.power_cap_mw / mc);
 	KV(8, "Energy Consumption", "%.3f J", (double)d->power.energy_mj / mc);
 	fprintf(f, "    Clocks\n");

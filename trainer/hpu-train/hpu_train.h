@@ -46,6 +46,9 @@
  *	the final weights' bytes
  * @profiler: --profiler hpu: trace.json in the log directory
  *	(docs/tracing.md)
+ * @timing_model: --timing-model: the chip of the benchmark's modeled
+ *	column ("gaudi2", the default), or NULL (none)
+ * @timing_model_set: --timing-model was given
  */
 /* most --benchmark-rounds */
 #define HTC_BENCH_MAX_ROUNDS 9
@@ -63,6 +66,8 @@ struct htc_opts {
 	const char *data_name;
 	bool weights_hash;
 	bool profiler;
+	const char *timing_model;
+	bool timing_model_set;
 };
 
 /**
@@ -157,6 +162,11 @@ int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
  * @step_s: the median round's step time (htc_bench_median())
  * @samples_per_s: the median round's samples per second
  * @spread: (slowest - fastest round) / the median round
+ * @round_model_s: modeled step time of each round (0: not modeled)
+ * @round_mme_s: modeled MME busy time per step of each round
+ * @model_s: the median round's modeled step time
+ * @mme_s: the median round's modeled MME busy time per step
+ * @model_chip: the chip the device model used ("gaudi2")
  * @prefetches: batches prefetched, over the rounds
  * @overlapped: of those, the copies that overlapped a step
  * @ret: 0, or the error that ended the path's rounds
@@ -172,6 +182,11 @@ struct htc_bench_row {
 	double step_s;
 	double samples_per_s;
 	double spread;
+	double round_model_s[HTC_BENCH_MAX_ROUNDS];
+	double round_mme_s[HTC_BENCH_MAX_ROUNDS];
+	double model_s;
+	double mme_s;
+	char model_chip[16];
 	uint64_t prefetches;
 	uint64_t overlapped;
 	int ret;

@@ -63,6 +63,7 @@ enum {
 	OPT_DEV_PREFETCH,
 	OPT_BENCH_PREFETCH,
 	OPT_BENCH_ROUNDS,
+	OPT_TIMING_MODEL,
 	OPT_PRINT_ENV,
 	OPT_GRACE,
 	OPT_CCL_TIMEOUT,
@@ -129,6 +130,7 @@ static const struct option long_opts[] = {
 	{ "benchmark-modes", required_argument, NULL, OPT_BENCH_MODES },
 	{ "benchmark-prefetch", no_argument, NULL, OPT_BENCH_PREFETCH },
 	{ "benchmark-rounds", required_argument, NULL, OPT_BENCH_ROUNDS },
+	{ "timing-model", required_argument, NULL, OPT_TIMING_MODEL },
 	{ "device-prefetch", required_argument, NULL, OPT_DEV_PREFETCH },
 	{ "print-env", no_argument, NULL, OPT_PRINT_ENV },
 	{ "dry-run", no_argument, NULL, OPT_PRINT_ENV },
@@ -221,6 +223,8 @@ static void usage(FILE *f)
 		"prefetch off and on\n"
 		"  --benchmark-rounds N         the paths N times in turn "
 		"(1..9); each row its median\n"
+		"  --timing-model gaudi|gaudi2|gaudi3|none  the timed steps "
+		"on modeled device time (gaudi2)\n"
 		"Launcher:\n"
 		"  --print-env (--dry-run)      print the ranks resolved from "
 		"the environment\n"
@@ -656,6 +660,17 @@ static int parse_one(int c, const char *arg, struct htc_opts *o,
 		if (parse_u32(arg, 1, HTC_BENCH_MAX_ROUNDS, &o->bench_rounds))
 			return bad(c, arg, "expected an integer 1..9");
 		return 0;
+	case OPT_TIMING_MODEL:
+		if (!strcmp(arg, "none"))
+			o->timing_model = NULL;
+		else if (!strcmp(arg, "gaudi") || !strcmp(arg, "gaudi2") ||
+			 !strcmp(arg, "gaudi3"))
+			o->timing_model = arg;
+		else
+			return bad(c, arg,
+				   "expected gaudi, gaudi2, gaudi3 or none");
+		o->timing_model_set = true;
+		return 0;
 	case OPT_DEV_PREFETCH:
 		if (!strcmp(arg, "on"))
 			t->device_prefetch = true;
@@ -821,6 +836,11 @@ static int check_combinations(const struct htc_opts *o, const struct seen *seen)
 					    "rounds");
 		return HTC_EXIT_USAGE;
 	}
+	if (o->timing_model_set && !o->benchmark) {
+		fprintf(stderr,
+			HTC_PROG ": --timing-model needs --benchmark\n");
+		return HTC_EXIT_USAGE;
+	}
 	return HTC_EXIT_OK;
 }
 
@@ -833,6 +853,7 @@ int htc_parse(int argc, char **argv, struct htc_opts *o)
 	ht_trainer_opts_init(&o->t);
 	ht_devices_req_init(&o->req);
 	o->grace_ms = HTC_GRACE_MS_DEFAULT;
+	o->timing_model = "gaudi2";
 	o->data_name = "digits";
 	if (!o->t.synth.n)
 		o->t.synth.n = 4096;

@@ -5,6 +5,7 @@
  * held-out split, and a summary (rank 0, or every rank with
  * --all-ranks-print).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "hpu_train.h"
+#include "hpudrv.h"
 
 const char *htc_exec_name(int mode)
 {
@@ -349,6 +351,7 @@ static void bench_round(struct htc_opts *o, int accel, int mode, int pf,
 	if (row->ret)
 		return;
 	htc_bench_opts(o, accel, mode, pf, &t);
+	t.bench_model = accel == HT_TRAIN_ACCEL_HPU && o->timing_model;
 	row->accel = accel;
 	row->mode = mode;
 	row->pf = accel == HT_TRAIN_ACCEL_HPU && t.device_prefetch;
@@ -374,6 +377,10 @@ static void bench_round(struct htc_opts *o, int accel, int mode, int pf,
 			ht_trainer_error(tr));
 	row->round_s[row->nrounds] = r.step_time_s;
 	row->round_sps[row->nrounds] = r.samples_per_s;
+	row->round_model_s[row->nrounds] = r.model_step_s;
+	row->round_mme_s[row->nrounds] = r.model_mme_s;
+	if (r.model_chip[0])
+		memcpy(row->model_chip, r.model_chip, sizeof(row->model_chip));
 	row->nrounds++;
 	row->prefetches += r.prefetches;
 	row->overlapped += r.prefetch_overlapped;
@@ -401,6 +408,8 @@ void htc_bench_median(struct htc_bench_row *row)
 	}
 	row->step_s = row->round_s[med];
 	row->samples_per_s = row->round_sps[med];
+	row->model_s = row->round_model_s[med];
+	row->mme_s = row->round_mme_s[med];
 	row->spread = row->step_s > 0 ? (hi - lo) / row->step_s : 0;
 }
 
@@ -420,8 +429,9 @@ static const struct htc_bench_row *pf_off_row(const struct htc_bench_row *rows,
 }
 
 static void bench_table(const struct htc_bench_row *rows, unsigned int n,
-			bool pf_cols, bool spread_col)
+			bool pf_cols, bool spread_col, const char *model)
 {
+	char mhead[24], mme[24];
 	const struct htc_bench_row *cpu = &rows[n - 1], *eager = NULL, *off;
 	unsigned int i;
 
@@ -433,6 +443,11 @@ static void bench_table(const struct htc_bench_row *rows, unsigned int n,
 			eager = &rows[i];
 	printf("%-16s %12s %12s %10s %10s", "path", "step_ms", "samples/s",
 	       "x_cpu", "vs_eager");
+	if (model) {
+		snprintf(mhead, sizeof(mhead), "%s_us", model);
+		snprintf(mme, sizeof(mme), "%s_mme_us", model);
+		printf(" %12s %14s", mhead, mme);
+	}
 	if (pf_cols)
 		printf(" %10s %10s", "vs_pf_off", "overlap");
 	if (spread_col)
@@ -456,6 +471,11 @@ static void bench_table(const struct htc_bench_row *rows, unsigned int n,
 			printf(" %9.2fx", eager->step_s / b->step_s);
 		else
 			printf(" %10s", "-");
+		if (model && b->model_s > 0)
+			printf(" %12.3f %14.3f", 1e6 * b->model_s,
+			       1e6 * b->mme_s);
+		else if (model)
+			printf(" %12s %14s", "-", "-");
 		if (pf_cols) {
 			off = pf_off_row(rows, n, b);
 			if (off && b->step_s > 0)
@@ -475,6 +495,13 @@ static void bench_table(const struct htc_bench_row *rows, unsigned int n,
 	}
 	printf("(x_cpu: step time / the cpu path's step time, lower is "
 	       "faster; vs_eager: speed-up over hpu/eager)\n");
+	if (model)
+		printf("(%s_us: modeled %s step: the timed steps' device jobs "
+		       "laid out on the timing model's device time, "
+		       "submissions in order without host time, per step; "
+		       "%s_mme_us: of it the MME busy time; "
+		       "docs/timing-model.md)\n",
+		       model, model, model);
 	if (spread_col)
 		printf("(each row: its median round; spread: slowest minus "
 		       "fastest round, over the median)\n");
@@ -483,6 +510,33 @@ static void bench_table(const struct htc_bench_row *rows, unsigned int n,
 		       "mode without it; overlap: batch copies still running "
 		       "when the step before them was submitted / batches "
 		       "prefetched)\n");
+}
+
+/*
+ * The device model computes each job's model_ns on the device's own chip:
+ * --timing-model must name it
+ */
+static bool model_matches(const struct htc_opts *o)
+{
+	struct hpu_device_info info;
+	char chip[sizeof(info.device_type)];
+	size_t i;
+
+	if (hpu_device_get_info((int)o->t.device_index, &info) ||
+	    !info.device_type[0])
+		return true; /* the trace will say what it can */
+	for (i = 0; i + 1 < sizeof(chip) && info.device_type[i]; i++)
+		chip[i] = (char)tolower((unsigned char)info.device_type[i]);
+	chip[i] = 0;
+	if (!strcmp(chip, o->timing_model))
+		return true;
+	fprintf(stderr,
+		HTC_PROG ": --timing-model %s: the device model times jobs on "
+			 "its own chip and hpu%u is a %s (use --timing-model "
+			 "%s or none, or a daemon of --type %s)\n",
+		o->timing_model, o->t.device_index, chip, chip,
+		o->timing_model);
+	return false;
 }
 
 int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
@@ -498,6 +552,8 @@ int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
 	place(o, dev, cl);
 	if (cl->world_size > 1)
 		return htc_bench_ddp(o, cl);
+	if (dev->accel == HT_ACCEL_HPU && o->timing_model && !model_matches(o))
+		return HTC_EXIT_USAGE;
 	memset(rows, 0, sizeof(rows));
 	if (!modes)
 		modes = 1U << o->t.exec_mode;
@@ -536,7 +592,8 @@ int htc_benchmark(struct htc_opts *o, const struct ht_devices *dev,
 		htc_bench_median(&rows[i]);
 		failed |= rows[i].ret;
 	}
-	bench_table(rows, n, o->bench_prefetch, rounds > 1);
+	bench_table(rows, n, o->bench_prefetch, rounds > 1,
+		    dev->accel == HT_ACCEL_HPU ? o->timing_model : NULL);
 	fflush(stdout);
 	return failed ? HTC_EXIT_FAIL : HTC_EXIT_OK;
 }

@@ -399,6 +399,9 @@ typedef int (*ht_on_step_fn)(const struct ht_step_info *info, void *arg);
  *
  * @bench_warmup: ht_trainer_benchmark(): steps excluded from the timing
  * @bench_steps: ht_trainer_benchmark(): steps timed
+ * @bench_model: ht_trainer_benchmark(): trace the timed steps on the
+ *	device (one rank, hpu) and lay them out on modeled device time
+ *	(docs/timing-model.md): @model_step_s of the result
  */
 struct ht_trainer_opts {
 	int accel;
@@ -454,6 +457,7 @@ struct ht_trainer_opts {
 
 	uint32_t bench_warmup;
 	uint32_t bench_steps;
+	bool bench_model;
 };
 
 /**
@@ -481,6 +485,14 @@ struct ht_trainer_opts {
  * @prefetch_overlapped: of those, the copies still running when the
  *	program of the step before them was submitted (device timestamps)
  * @prefetch_overlap_s: the time those copies ran beside it, summed
+ * @model_step_s: benchmark with @bench_model: the timed steps' jobs laid
+ *	out on modeled device time (hpu_trace_model_layout(),
+ *	HPU_TRACE_LAYOUT_DEVICE), over the steps; 0 when not modeled
+ * @model_mme_s: of which the MME's busy time (GEMM jobs' model_ns), over
+ *	the steps
+ * @model_jobs: the jobs laid out
+ * @model_chip: the device's chip, whose figures the model used
+ *	("gaudi2"), empty when not modeled
  */
 struct ht_trainer_result {
 	float *losses;
@@ -500,6 +512,10 @@ struct ht_trainer_result {
 	uint64_t prefetch_in_step;
 	uint64_t prefetch_overlapped;
 	double prefetch_overlap_s;
+	double model_step_s;
+	double model_mme_s;
+	uint64_t model_jobs;
+	char model_chip[16];
 };
 
 struct ht_trainer;

@@ -326,6 +326,8 @@ static int ranks_mean(struct ht_trainer *t, double *tsum)
 int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 {
 	uint32_t n = t->o.bench_warmup + t->o.bench_steps, i;
+	uint32_t trace_from = t->o.bench_warmup ? t->o.bench_warmup - 1 : 0;
+	struct ht_bench_model bm = { 0 };
 	struct ht_step_info info;
 	double tsum = 0.0, samples = 0.0;
 	int ret = 0, r;
@@ -334,11 +336,21 @@ int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 	for (i = 0; !ret && i < n; i++) {
 		uint64_t S = ht_trainer_epoch_steps(t);
 
+		/* the modeled step: traced from a step before the timed ones */
+		if (i == trace_from) {
+			ret = ht_bench_model_start(t, &bm);
+			if (ret) {
+				ht_trainer_seterr(t, ret,
+						  "device trace failed");
+				break;
+			}
+		}
 		/* the ranks' timed windows start together */
 		if (i == t->o.bench_warmup) {
 			ret = ht_trainer_barrier(t);
 			if (ret)
 				break;
+			ht_bench_model_mark(&bm);
 		}
 		if (t->batch >= S) {
 			t->epoch++;
@@ -352,19 +364,28 @@ int ht_trainer_benchmark(struct ht_trainer *t, struct ht_trainer_result *res)
 			tsum += info.step_time_s;
 			samples += (double)info.samples;
 		}
+		if (!ret) {
+			ret = ht_bench_model_drain(&bm);
+			if (ret)
+				ht_trainer_seterr(t, ret,
+						  "device trace failed");
+		}
 	}
 	r = ht_trainer_pf_cancel(t);
 	if (!ret)
 		ret = r;
 	if (!ret)
 		ret = ranks_mean(t, &tsum);
-	if (ret)
+	if (ret) {
+		ht_bench_model_cancel(&bm);
 		return ret;
+	}
 	if (res) {
 		res->step_time_s = t->o.bench_steps ? tsum / t->o.bench_steps :
 						      0.0;
 		res->samples_per_s = tsum > 0 ? samples / tsum : 0.0;
 		pf_result(t, res);
 	}
-	return 0;
+	ret = ht_bench_model_finish(t, &bm, t->o.bench_steps, res);
+	return ret ? ht_trainer_seterr(t, ret, "modeled step failed") : 0;
 }

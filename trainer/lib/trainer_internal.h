@@ -145,6 +145,41 @@ void ht_trainer_lr_apply(struct ht_trainer *t);
 /* trainer_fit.c: loader steps of an epoch, limit_train_batches applied */
 uint64_t ht_trainer_epoch_steps(const struct ht_trainer *t);
 /* trainer_prefetch.c */
+struct hpu_device;
+struct hpu_trace_event;
+
+/**
+ * struct ht_bench_model - the trace of a benchmark's timed steps
+ * (trainer_model.c)
+ * @dev: the traced device
+ * @ev: events drained so far
+ * @n: entries of @ev
+ * @cap: room in @ev
+ * @mark_ns: the first timed step's start: earlier submissions are left out
+ * @dropped: events full rings dropped (then nothing is modeled)
+ * @chip: the device's chip, lower case
+ * @on: tracing
+ */
+struct ht_bench_model {
+	struct hpu_device *dev;
+	struct hpu_trace_event *ev;
+	size_t n;
+	size_t cap;
+	uint64_t mark_ns;
+	uint64_t dropped;
+	char chip[16];
+	bool on;
+};
+
+/* trainer_model.c: start (a step before the timed ones), mark (the first
+ * timed step), drain (after each step), finish (the result) or cancel */
+int ht_bench_model_start(struct ht_trainer *t, struct ht_bench_model *m);
+void ht_bench_model_mark(struct ht_bench_model *m);
+int ht_bench_model_drain(struct ht_bench_model *m);
+int ht_bench_model_finish(struct ht_trainer *t, struct ht_bench_model *m,
+			  uint32_t steps, struct ht_trainer_result *res);
+void ht_bench_model_cancel(struct ht_bench_model *m);
+
 int ht_trainer_pf_setup(struct ht_trainer *t);
 void ht_trainer_pf_release(struct ht_trainer *t);
 int ht_trainer_pf_issue(struct ht_trainer *t, const struct ht_batch *b);

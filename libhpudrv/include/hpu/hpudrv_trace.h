@@ -89,6 +89,43 @@ HPUDRV_EXPORT int hpu_trace_status(struct hpu_device *dev,
  */
 HPUDRV_EXPORT int hpu_trace_free(struct hpu_device *dev);
 
+/* ------------------------------------------- the modeled layout (1.11) */
+
+/* hpu_trace_model_layout() modes */
+#define HPU_TRACE_LAYOUT_HOST	0 /* from the host's submissions */
+#define HPU_TRACE_LAYOUT_DEVICE 1 /* submissions in order, no host time */
+
+/**
+ * hpu_trace_model_layout() - lay one device's jobs out on modeled device
+ * time (docs/tracing.md, "The modeled layout")
+ * @ev: the device's events, any order (one context's: sync object
+ *	numbers and sequence numbers are the context's)
+ * @n: events at @ev
+ * @mode: HPU_TRACE_LAYOUT_HOST: in order of start, a job starts at the
+ *	latest of its submission (@submit_ns), the modeled end of the job
+ *	before it on its queue and, when it waited on a FENCE
+ *	(HPU_TRACE_EV_WAITED), the modeled end of the last job laid out
+ *	before it that signalled that sync object; it lasts @model_ns, or
+ *	its measured time where the model has no figure (the layout of
+ *	HPU_PROFILE's file). HPU_TRACE_LAYOUT_DEVICE: in order of
+ *	(@cs_seq, @engine, @start_ns), the submission is replaced by the
+ *	modeled end of every job of the submissions before (the host
+ *	submits in the same order, waiting for nothing but what came
+ *	before), and a job lasts exactly @model_ns: the same jobs give the
+ *	same layout, whatever the host's times were
+ * @start: receives, per event of @ev (same index), its modeled start
+ * @end: receives its modeled end
+ *
+ * A job is one block: a command buffer that interleaves FENCEs with
+ * work is laid out as if all of its work ran after the fence that
+ * released it last (the event keeps only that one).
+ *
+ * Return: 0, -EINVAL (bad @mode, NULL arrays with @n > 0) or -ENOMEM.
+ */
+HPUDRV_EXPORT int hpu_trace_model_layout(const struct hpu_trace_event *ev,
+					 size_t n, unsigned int mode,
+					 uint64_t *start, uint64_t *end);
+
 #ifdef __cplusplus
 }
 #endif

@@ -242,23 +242,25 @@ static void step_slice(void *arg, unsigned int i)
 	}
 }
 
-/* Slices for @len bytes: one per thread that could help, not too small */
+/*
+ * Slices for @len bytes: when a worker could help, HPUSIM_DMA_PAR_SLICE
+ * each (at most HPUSIM_DMA_PAR_MAX of them), claimed from each CPU's home
+ * range (hpusim_par_affine_pick()): a helper that comes late costs the
+ * runner at most the slice it is still copying, and the parts of the
+ * buffer far from where the two threads meet keep their CPU
+ */
 static void step_cut(struct dma_step *st, struct hpusim_par *par)
 {
-	uint64_t w, slice;
+	uint64_t slice;
 
 	par->nslices = 1;
 	st->slice = st->len;
-	if (st->overlap || st->len < HPUSIM_DMA_PAR_MIN)
+	if (st->overlap || st->len < HPUSIM_DMA_PAR_MIN ||
+	    hpusim_par_width() < 2)
 		return;
-	w = hpusim_par_width();
-	if (w > HPUSIM_DMA_PAR_MAX)
-		w = HPUSIM_DMA_PAR_MAX;
-	if (w > st->len / (HPUSIM_DMA_PAR_MIN / 2))
-		w = st->len / (HPUSIM_DMA_PAR_MIN / 2);
-	if (w < 2)
-		return;
-	slice = (st->len + w - 1) / w;
+	slice = HPUSIM_DMA_PAR_SLICE;
+	if (st->len > slice * HPUSIM_DMA_PAR_MAX)
+		slice = (st->len + HPUSIM_DMA_PAR_MAX - 1) / HPUSIM_DMA_PAR_MAX;
 	slice = (slice + HPUSIM_DMA_PAR_ALIGN - 1) &
 		~(uint64_t)(HPUSIM_DMA_PAR_ALIGN - 1);
 	st->slice = slice;

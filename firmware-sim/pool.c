@@ -72,29 +72,40 @@ static uint64_t par_all(const struct hpusim_par *par)
 	return par->nslices == 64 ? ~0ULL : (1ULL << par->nslices) - 1;
 }
 
+/* CPUs of the machine (at least 1): the home ranges of affine claims */
+static unsigned int par_ncpu(void)
+{
+	static unsigned int ncpu;
+	unsigned int n = __atomic_load_n(&ncpu, __ATOMIC_RELAXED);
+	long v;
+
+	if (!n) {
+		v = sysconf(_SC_NPROCESSORS_ONLN);
+		n = v < 1 ? 1 : (v > 1024 ? 1024 : (unsigned int)v);
+		__atomic_store_n(&ncpu, n, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
 /*
  * Claim a slice of @par into *@slice; false when every slice is claimed.
- * Affine: the slice of @cpu (the caller's CPU) first, then the next free
- * one after it (a slice whose CPU is slow to come is taken, never waited
- * for). The CPU is a hint: the thread may move right after, nothing
- * breaks.
+ * Affine: hpusim_par_affine_pick() with the caller's CPU @cpu (a slice
+ * whose CPU is slow to come is taken, never waited for). The CPU is a
+ * hint: the thread may move right after, nothing breaks.
  */
 static bool par_claim(struct hpusim_par *par, int cpu, unsigned int *slice)
 {
-	uint64_t all, cur, free, from;
-	unsigned int start, i;
+	uint64_t all, cur;
+	unsigned int i;
 
 	if (!par_is_affine(par)) {
 		*slice = __atomic_fetch_add(&par->next, 1, __ATOMIC_RELAXED);
 		return *slice < par->nslices;
 	}
 	all = par_all(par);
-	start = cpu < 0 ? 0 : (unsigned int)cpu % par->nslices;
 	cur = __atomic_load_n(&par->claimed, __ATOMIC_RELAXED);
 	while (cur != all) {
-		free = ~cur & all;
-		from = free & (~0ULL << start);
-		i = (unsigned int)__builtin_ctzll(from ? from : free);
+		i = hpusim_par_affine_pick(cur, par->nslices, par_ncpu(), cpu);
 		if (__atomic_compare_exchange_n(
 			    &par->claimed, &cur, cur | 1ULL << i, true,
 			    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {

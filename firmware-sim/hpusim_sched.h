@@ -189,7 +189,8 @@ void hpusim_queue_wake(struct hpusim_queue *q);
  * @runner_cpu: @affine: the CPU the calling thread claimed its last slice
  *	on, -1 unknown (atomic; a pool worker on that CPU does not help:
  *	hpusim_par_helper_useful())
- * @helped: slices that pool workers finished (sched lock)
+ * @helped: slices that pool workers finished (atomic; a worker's last
+ *	touch of the operation)
  * @node: on the pool's help list while slices may be unclaimed (sched lock)
  */
 struct hpusim_par {
@@ -241,6 +242,13 @@ static inline unsigned int hpusim_par_affine_pick(uint64_t claimed,
 		return (unsigned int)__builtin_ctzll(home);
 	return 63U - (unsigned int)__builtin_clzll(free);
 }
+
+/*
+ * hpusim_par_run(): the runner spins this long for the slices workers are
+ * still running before it sleeps (a slice of a direct DMA copy takes a
+ * few microseconds, about what a futex sleep and wake-up cost)
+ */
+#define HPUSIM_PAR_JOIN_SPIN_NS 20000ULL
 
 /* hpusim_par_wake_helpers(): declines in a row before helpers rest */
 #define HPUSIM_PAR_MISS_MAX    4

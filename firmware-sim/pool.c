@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "queue.h"
@@ -157,7 +158,8 @@ static bool par_help(void)
 	pthread_mutex_lock(&hpusim_sched.lock);
 	if (affine)
 		hpusim_sched.par_misses = 0; /* another CPU helped */
-	par->helped++;
+	/* the last touch of @par: its runner may return once it sees this */
+	__atomic_add_fetch(&par->helped, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&hpusim_sched.par_done);
 	return true;
 }
@@ -172,6 +174,52 @@ static bool par_claim_own(struct hpusim_par *par, unsigned int *slice)
 		__atomic_store_n(&par->runner_cpu, cpu, __ATOMIC_RELAXED);
 	}
 	return par_claim(par, cpu, slice);
+}
+
+static inline void hpusim_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/*
+ * Whether workers have finished every slice the runner did not run (@own):
+ * an acquire read, so what their slices wrote is seen after it
+ */
+static bool par_joined(struct hpusim_par *par, unsigned int own)
+{
+	return own + __atomic_load_n(&par->helped, __ATOMIC_ACQUIRE) >=
+	       par->nslices;
+}
+
+/*
+ * Wait for the slices workers are still running: spin for at most
+ * HPUSIM_PAR_JOIN_SPIN_NS (a slice ends within microseconds; a futex
+ * sleep and wake-up cost about as much on a small machine), then sleep
+ * on par_done. @par is off the help list: nobody claims more of it.
+ */
+static void par_join(struct hpusim_par *par, unsigned int own)
+{
+	struct timespec t0, t;
+	unsigned int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!par_joined(par, own)) {
+		for (i = 0; i < 64 && !par_joined(par, own); i++)
+			hpusim_cpu_relax();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ULL +
+			    (uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec >=
+		    HPUSIM_PAR_JOIN_SPIN_NS)
+			break;
+	}
+	pthread_mutex_lock(&hpusim_sched.lock);
+	while (!par_joined(par, own))
+		pthread_cond_wait(&hpusim_sched.par_done, &hpusim_sched.lock);
+	pthread_mutex_unlock(&hpusim_sched.lock);
 }
 
 void hpusim_par_run(struct hpusim_par *par)
@@ -189,6 +237,10 @@ void hpusim_par_run(struct hpusim_par *par)
 		wake = par->nslices - 1;
 		if (wake > hpusim_sched.idle_workers)
 			wake = hpusim_sched.idle_workers;
+		/* affine: a helper per other CPU at most (more would decline) */
+		if (par_is_affine(par) && par_ncpu() > 1 &&
+		    wake > par_ncpu() - 1)
+			wake = par_ncpu() - 1;
 		if (par_is_affine(par) &&
 		    !hpusim_par_wake_helpers(hpusim_sched.par_misses,
 					     hpusim_sched.par_runs++))
@@ -206,9 +258,8 @@ void hpusim_par_run(struct hpusim_par *par)
 		return;
 	pthread_mutex_lock(&hpusim_sched.lock);
 	hpusim_list_del(&par->node);
-	while (own + par->helped < par->nslices)
-		pthread_cond_wait(&hpusim_sched.par_done, &hpusim_sched.lock);
 	pthread_mutex_unlock(&hpusim_sched.lock);
+	par_join(par, own);
 }
 
 /* ------------------------------------------------------ workers */

@@ -242,7 +242,34 @@ static void step_slice(void *arg, unsigned int i)
 	}
 }
 
-/* Slices for @len bytes: one per thread that could help, not too small */
+/*
+ * Whether both ends of the step start in memory the model addresses
+ * directly (HBM, shared host memory): then it is copied with memmove
+ * and fine slices cost nothing; pageable host memory goes through an
+ * access thread per call (hostmem.c), and keeps one slice per thread
+ */
+static bool step_direct(struct dma_step *st)
+{
+	struct hpusim_seg s, d;
+	bool direct;
+
+	pthread_rwlock_rdlock(&st->as->map_lock);
+	direct = !hpusim_mmu_seg(st->as, st->src, st->len, false, &s) &&
+		 !hpusim_mmu_seg(st->as, st->dst, st->len, false, &d) &&
+		 s.ptr && d.ptr;
+	pthread_rwlock_unlock(&st->as->map_lock);
+	return direct;
+}
+
+/*
+ * Slices for @len bytes, when a worker could help. Direct copies
+ * (step_direct()): HPUSIM_DMA_PAR_SLICE each (at most HPUSIM_DMA_PAR_MAX
+ * of them), claimed from each CPU's home range (hpusim_par_affine_pick()):
+ * a helper that comes late costs the runner at most the slice it is still
+ * copying, and the parts of the buffer far from where the two threads
+ * meet keep their CPU. Others: one per thread that could help, at least
+ * HPUSIM_DMA_PAR_MIN / 2 each.
+ */
 static void step_cut(struct dma_step *st, struct hpusim_par *par)
 {
 	uint64_t w, slice;
@@ -252,13 +279,20 @@ static void step_cut(struct dma_step *st, struct hpusim_par *par)
 	if (st->overlap || st->len < HPUSIM_DMA_PAR_MIN)
 		return;
 	w = hpusim_par_width();
-	if (w > HPUSIM_DMA_PAR_MAX)
-		w = HPUSIM_DMA_PAR_MAX;
-	if (w > st->len / (HPUSIM_DMA_PAR_MIN / 2))
-		w = st->len / (HPUSIM_DMA_PAR_MIN / 2);
 	if (w < 2)
 		return;
-	slice = (st->len + w - 1) / w;
+	if (step_direct(st)) {
+		slice = HPUSIM_DMA_PAR_SLICE;
+		if (st->len > slice * HPUSIM_DMA_PAR_MAX)
+			slice = (st->len + HPUSIM_DMA_PAR_MAX - 1) /
+				HPUSIM_DMA_PAR_MAX;
+	} else {
+		if (w > HPUSIM_DMA_PAR_MAX)
+			w = HPUSIM_DMA_PAR_MAX;
+		if (w > st->len / (HPUSIM_DMA_PAR_MIN / 2))
+			w = st->len / (HPUSIM_DMA_PAR_MIN / 2);
+		slice = (st->len + w - 1) / w;
+	}
 	slice = (slice + HPUSIM_DMA_PAR_ALIGN - 1) &
 		~(uint64_t)(HPUSIM_DMA_PAR_ALIGN - 1);
 	st->slice = slice;

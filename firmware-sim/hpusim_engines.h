@@ -14,12 +14,13 @@
 #include "hpu_fw_if.h"
 
 /* dma.c: LIN_DMA and MEMSET */
-#define HPUSIM_DMA_CHUNK     (4ULL << 20)  /* bytes between abort checks */
-#define HPUSIM_DMA_BOUNCE    (64U << 10)   /* host to host bounce buffer */
-#define HPUSIM_DMA_PAR_MIN   (2ULL << 20)  /* copies cut into slices */
-#define HPUSIM_DMA_PAR_ALIGN (64ULL << 10) /* slice boundaries */
-#define HPUSIM_DMA_PAR_MAX   64		   /* slices of one step */
-#define HPUSIM_DMA_IOV	     64		   /* device extents per syscall */
+#define HPUSIM_DMA_CHUNK     (4ULL << 20)   /* bytes between abort checks */
+#define HPUSIM_DMA_BOUNCE    (64U << 10)    /* host to host bounce buffer */
+#define HPUSIM_DMA_PAR_MIN   (2ULL << 20)   /* copies cut into slices */
+#define HPUSIM_DMA_PAR_ALIGN (64ULL << 10)  /* slice boundaries */
+#define HPUSIM_DMA_PAR_SLICE (256ULL << 10) /* bytes per slice */
+#define HPUSIM_DMA_PAR_MAX   64		    /* slices of one step */
+#define HPUSIM_DMA_IOV	     64		    /* device extents per syscall */
 
 /**
  * hpusim_dma_copy() - copy part of a LIN_DMA packet

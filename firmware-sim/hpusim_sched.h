@@ -180,16 +180,17 @@ void hpusim_queue_wake(struct hpusim_queue *q);
  * @arg: argument of @fn
  * @nslices: slices (>= 1)
  * @affine: claim by CPU (at most HPUSIM_PAR_AFFINE_MAX slices, else
- *	ignored): a thread on CPU c takes slice c % @nslices first, then
- *	the next unclaimed one after it; so the same part of a buffer that
- *	is copied again and again is copied on the same CPU each time and
- *	stays in that CPU's cache (hpusim_par_run())
+ *	ignored): each CPU has a home range of the slices and claims in it
+ *	first, then from the far end of the others' (hpusim_par_affine_
+ *	pick()); so the same part of a buffer that is copied again and again
+ *	is copied on the same CPU each time and stays in that CPU's cache
  * @next: next slice to claim (atomic; set by hpusim_par_run())
  * @claimed: @affine: a bit per claimed slice (atomic)
  * @runner_cpu: @affine: the CPU the calling thread claimed its last slice
  *	on, -1 unknown (atomic; a pool worker on that CPU does not help:
  *	hpusim_par_helper_useful())
- * @helped: slices that pool workers finished (sched lock)
+ * @helped: slices that pool workers finished (atomic; a worker's last
+ *	touch of the operation)
  * @node: on the pool's help list while slices may be unclaimed (sched lock)
  */
 struct hpusim_par {
@@ -203,6 +204,51 @@ struct hpusim_par {
 	unsigned int helped;
 	struct hpusim_list node;
 };
+
+/**
+ * hpusim_par_affine_pick() - the slice an affine claim takes next
+ * @claimed: a bit per slice already claimed (not all of @nslices)
+ * @nslices: slices of the operation (1..HPUSIM_PAR_AFFINE_MAX)
+ * @ncpu: CPUs of the machine (>= 1)
+ * @cpu: the claiming thread's CPU (-1 unknown: as CPU 0)
+ *
+ * The slices are cut into min(@ncpu, @nslices) home ranges, in order, one
+ * per CPU (CPU c has range c % that). A thread takes the lowest unclaimed
+ * slice of its CPU's range; once that range is claimed, the highest
+ * unclaimed slice of all, the one farthest from where the range's own
+ * CPU works up from. So a helper that comes late, or not at all, leaves
+ * the runner copying its range and then the other range from its end:
+ * where the two meet moves with the helper's delay, every other slice
+ * keeps its CPU from one copy to the next.
+ *
+ * Return: the slice (unclaimed in @claimed).
+ */
+static inline unsigned int hpusim_par_affine_pick(uint64_t claimed,
+						  unsigned int nslices,
+						  unsigned int ncpu, int cpu)
+{
+	uint64_t all = nslices >= 64 ? ~0ULL : (1ULL << nslices) - 1;
+	uint64_t free = ~claimed & all, home;
+	unsigned int k = ncpu < nslices ? ncpu : nslices;
+	unsigned int r = cpu < 0 ? 0 : (unsigned int)cpu % (k ? k : 1);
+	unsigned int lo, hi;
+
+	if (!k)
+		k = 1;
+	lo = (unsigned int)((uint64_t)r * nslices / k);
+	hi = (unsigned int)((uint64_t)(r + 1) * nslices / k);
+	home = free & (hi >= 64 ? ~0ULL : (1ULL << hi) - 1) & (~0ULL << lo);
+	if (home)
+		return (unsigned int)__builtin_ctzll(home);
+	return 63U - (unsigned int)__builtin_clzll(free);
+}
+
+/*
+ * hpusim_par_run(): the runner spins this long for the slices workers are
+ * still running before it sleeps (a slice of a direct DMA copy takes a
+ * few microseconds, about what a futex sleep and wake-up cost)
+ */
+#define HPUSIM_PAR_JOIN_SPIN_NS 20000ULL
 
 /* hpusim_par_wake_helpers(): declines in a row before helpers rest */
 #define HPUSIM_PAR_MISS_MAX    4

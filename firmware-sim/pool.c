@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "queue.h"
@@ -72,29 +73,40 @@ static uint64_t par_all(const struct hpusim_par *par)
 	return par->nslices == 64 ? ~0ULL : (1ULL << par->nslices) - 1;
 }
 
+/* CPUs of the machine (at least 1): the home ranges of affine claims */
+static unsigned int par_ncpu(void)
+{
+	static unsigned int ncpu;
+	unsigned int n = __atomic_load_n(&ncpu, __ATOMIC_RELAXED);
+	long v;
+
+	if (!n) {
+		v = sysconf(_SC_NPROCESSORS_ONLN);
+		n = v < 1 ? 1 : (v > 1024 ? 1024 : (unsigned int)v);
+		__atomic_store_n(&ncpu, n, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
 /*
  * Claim a slice of @par into *@slice; false when every slice is claimed.
- * Affine: the slice of @cpu (the caller's CPU) first, then the next free
- * one after it (a slice whose CPU is slow to come is taken, never waited
- * for). The CPU is a hint: the thread may move right after, nothing
- * breaks.
+ * Affine: hpusim_par_affine_pick() with the caller's CPU @cpu (a slice
+ * whose CPU is slow to come is taken, never waited for). The CPU is a
+ * hint: the thread may move right after, nothing breaks.
  */
 static bool par_claim(struct hpusim_par *par, int cpu, unsigned int *slice)
 {
-	uint64_t all, cur, free, from;
-	unsigned int start, i;
+	uint64_t all, cur;
+	unsigned int i;
 
 	if (!par_is_affine(par)) {
 		*slice = __atomic_fetch_add(&par->next, 1, __ATOMIC_RELAXED);
 		return *slice < par->nslices;
 	}
 	all = par_all(par);
-	start = cpu < 0 ? 0 : (unsigned int)cpu % par->nslices;
 	cur = __atomic_load_n(&par->claimed, __ATOMIC_RELAXED);
 	while (cur != all) {
-		free = ~cur & all;
-		from = free & (~0ULL << start);
-		i = (unsigned int)__builtin_ctzll(from ? from : free);
+		i = hpusim_par_affine_pick(cur, par->nslices, par_ncpu(), cpu);
 		if (__atomic_compare_exchange_n(
 			    &par->claimed, &cur, cur | 1ULL << i, true,
 			    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
@@ -146,7 +158,8 @@ static bool par_help(void)
 	pthread_mutex_lock(&hpusim_sched.lock);
 	if (affine)
 		hpusim_sched.par_misses = 0; /* another CPU helped */
-	par->helped++;
+	/* the last touch of @par: its runner may return once it sees this */
+	__atomic_add_fetch(&par->helped, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&hpusim_sched.par_done);
 	return true;
 }
@@ -161,6 +174,52 @@ static bool par_claim_own(struct hpusim_par *par, unsigned int *slice)
 		__atomic_store_n(&par->runner_cpu, cpu, __ATOMIC_RELAXED);
 	}
 	return par_claim(par, cpu, slice);
+}
+
+static inline void hpusim_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/*
+ * Whether workers have finished every slice the runner did not run (@own):
+ * an acquire read, so what their slices wrote is seen after it
+ */
+static bool par_joined(struct hpusim_par *par, unsigned int own)
+{
+	return own + __atomic_load_n(&par->helped, __ATOMIC_ACQUIRE) >=
+	       par->nslices;
+}
+
+/*
+ * Wait for the slices workers are still running: spin for at most
+ * HPUSIM_PAR_JOIN_SPIN_NS (a slice ends within microseconds; a futex
+ * sleep and wake-up cost about as much on a small machine), then sleep
+ * on par_done. @par is off the help list: nobody claims more of it.
+ */
+static void par_join(struct hpusim_par *par, unsigned int own)
+{
+	struct timespec t0, t;
+	unsigned int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!par_joined(par, own)) {
+		for (i = 0; i < 64 && !par_joined(par, own); i++)
+			hpusim_cpu_relax();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ULL +
+			    (uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec >=
+		    HPUSIM_PAR_JOIN_SPIN_NS)
+			break;
+	}
+	pthread_mutex_lock(&hpusim_sched.lock);
+	while (!par_joined(par, own))
+		pthread_cond_wait(&hpusim_sched.par_done, &hpusim_sched.lock);
+	pthread_mutex_unlock(&hpusim_sched.lock);
 }
 
 void hpusim_par_run(struct hpusim_par *par)
@@ -178,6 +237,10 @@ void hpusim_par_run(struct hpusim_par *par)
 		wake = par->nslices - 1;
 		if (wake > hpusim_sched.idle_workers)
 			wake = hpusim_sched.idle_workers;
+		/* affine: a helper per other CPU at most (more would decline) */
+		if (par_is_affine(par) && par_ncpu() > 1 &&
+		    wake > par_ncpu() - 1)
+			wake = par_ncpu() - 1;
 		if (par_is_affine(par) &&
 		    !hpusim_par_wake_helpers(hpusim_sched.par_misses,
 					     hpusim_sched.par_runs++))
@@ -195,9 +258,8 @@ void hpusim_par_run(struct hpusim_par *par)
 		return;
 	pthread_mutex_lock(&hpusim_sched.lock);
 	hpusim_list_del(&par->node);
-	while (own + par->helped < par->nslices)
-		pthread_cond_wait(&hpusim_sched.par_done, &hpusim_sched.lock);
 	pthread_mutex_unlock(&hpusim_sched.lock);
+	par_join(par, own);
 }
 
 /* ------------------------------------------------------ workers */

@@ -6,10 +6,11 @@
  * process_vm_readv/writev call), faults met by several slices of one
  * large copy (the lowest is reported, as a serial copy would), the
  * HBM backing on 2 MiB transparent huge pages staying sparse, slices
- * claimed by CPU (affine: every slice once, the caller's CPU's first; a
- * helper on the runner's CPU declines, and after a streak of declines
- * helpers rest but for probes), and shared (pinned) memory copies at odd
- * sizes and offsets, run in cs_submit up to the fast path's 8 MiB.
+ * claimed by CPU (affine: every slice once, the caller's CPU's home range
+ * first, then the others' from the top; a helper on the runner's CPU
+ * declines, and after a streak of declines helpers rest but for probes),
+ * and shared (pinned) memory copies at odd sizes and offsets, run in
+ * cs_submit up to the fast path's 8 MiB.
  */
 #include <sched.h>
 
@@ -196,19 +197,22 @@ static int pin_to_own_cpu(cpu_set_t *old, cpu_set_t *one)
 }
 
 /*
- * Alone (no device, so no pool), a runner on CPU c takes slice c % n
- * first and then the ones after it, wrapping around: a buffer copied
- * again and again keeps each part on the CPU it was copied on last.
+ * Alone (no device, so no pool), a runner on CPU c takes its CPU's home
+ * range of the slices in order, then the others from the highest down:
+ * a buffer copied again and again keeps each part on the CPU it was
+ * copied on last.
  */
 static void test_par_affine_order(void **state)
 {
 	static const unsigned int counts[] = { 1, 2, 3, 7, 64 };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int k, i, at, n, kk, r, lo, hi;
 	struct par_log l;
 	cpu_set_t old, one;
-	unsigned int k, i, start;
 	int cpu;
 
 	(void)state;
+	assert_true(ncpu >= 1);
 	assert_int_equal(hpusim_par_width(), 1); /* the pool is stopped */
 	cpu = pin_to_own_cpu(&old, &one);
 	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
@@ -217,14 +221,67 @@ static void test_par_affine_order(void **state)
 					  .nslices = counts[k],
 					  .affine = true };
 
+		n = counts[k];
+		kk = (unsigned int)ncpu < n ? (unsigned int)ncpu : n;
+		r = (unsigned int)cpu % kk;
+		lo = r * n / kk;
+		hi = (r + 1) * n / kk;
 		memset(&l, 0, sizeof(l));
 		hpusim_par_run(&par);
-		assert_int_equal(l.n, counts[k]);
-		start = (unsigned int)cpu % counts[k];
-		for (i = 0; i < counts[k]; i++)
-			assert_int_equal(l.order[i], (start + i) % counts[k]);
+		assert_int_equal(l.n, n);
+		at = 0;
+		for (i = lo; i < hi; i++)
+			assert_int_equal(l.order[at++], i);
+		for (i = n; i-- > 0;)
+			if (i < lo || i >= hi)
+				assert_int_equal(l.order[at++], i);
 	}
 	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+}
+
+/*
+ * hpusim_par_affine_pick(): the home ranges of 2 CPUs over 8 slices, a
+ * late helper, a runner left alone, more CPUs than slices, unknown CPU
+ */
+static void test_par_affine_pick(void **state)
+{
+	uint64_t claimed;
+	unsigned int i;
+
+	(void)state;
+	/* 2 CPUs, 8 slices: CPU 0 owns 0..3, CPU 1 owns 4..7 */
+	assert_int_equal(hpusim_par_affine_pick(0, 8, 2, 0), 0);
+	assert_int_equal(hpusim_par_affine_pick(0, 8, 2, 1), 4);
+	assert_int_equal(hpusim_par_affine_pick(0, 8, 2, 3), 4);
+	assert_int_equal(hpusim_par_affine_pick(0, 8, 2, -1), 0);
+	assert_int_equal(hpusim_par_affine_pick(0x01, 8, 2, 0), 1);
+	/* the runner on CPU 1 did its range: it takes CPU 0's from the top */
+	assert_int_equal(hpusim_par_affine_pick(0xf0, 8, 2, 1), 3);
+	assert_int_equal(hpusim_par_affine_pick(0xf8, 8, 2, 1), 2);
+	/* ... and the late helper on CPU 0 still starts at its bottom */
+	assert_int_equal(hpusim_par_affine_pick(0xf8, 8, 2, 0), 0);
+	assert_int_equal(hpusim_par_affine_pick(0xfb, 8, 2, 0), 2);
+	/* CPU 0 done first: it takes CPU 1's range from its top */
+	assert_int_equal(hpusim_par_affine_pick(0x1f, 8, 2, 0), 7);
+	/* a runner alone on CPU 1 claims 4, 5, 6, 7, 3, 2, 1, 0 */
+	for (claimed = 0, i = 0; i < 8; i++) {
+		static const unsigned int want[8] = { 4, 5, 6, 7, 3, 2, 1, 0 };
+		unsigned int got = hpusim_par_affine_pick(claimed, 8, 2, 1);
+
+		assert_int_equal(got, want[i]);
+		claimed |= 1ULL << got;
+	}
+	/* 64 slices, every bit of the claim word */
+	assert_int_equal(hpusim_par_affine_pick(0, 64, 2, 1), 32);
+	assert_int_equal(hpusim_par_affine_pick(~0ULL >> 1, 64, 2, 0), 63);
+	assert_int_equal(hpusim_par_affine_pick(~(1ULL << 5), 64, 2, 1), 5);
+	/* more CPUs than slices: one slice per CPU, CPU c on c % n */
+	assert_int_equal(hpusim_par_affine_pick(0, 3, 8, 4), 1);
+	assert_int_equal(hpusim_par_affine_pick(0, 1, 8, 7), 0);
+	/* odd split: 3 CPUs over 7 slices, ranges 0..1, 2..3, 4..6 */
+	assert_int_equal(hpusim_par_affine_pick(0, 7, 3, 1), 2);
+	assert_int_equal(hpusim_par_affine_pick(0, 7, 3, 2), 4);
+	assert_int_equal(hpusim_par_affine_pick(0x70, 7, 3, 2), 3);
 }
 
 /* ------------------------------------------------------ helpers' CPU */
@@ -880,6 +937,7 @@ int main(void)
 		T(test_par_every_slice_once),
 		T(test_par_affine_every_slice_once),
 		cmocka_unit_test(test_par_affine_order),
+		cmocka_unit_test(test_par_affine_pick),
 		cmocka_unit_test(test_par_helper_rule),
 		T(test_par_helper_declines_on_runner_cpu),
 		T(test_par_helpers_rest_after_streak),

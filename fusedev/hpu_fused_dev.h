@@ -120,6 +120,7 @@ struct hfd_ctx {
 	struct hfd_mem_state *mem;
 	struct hfd_cs_state *cs;
 	uint64_t lim_used[HPU_CTX_LIMIT_NUM];
+	uint64_t hl_sram_va;
 
 	pthread_mutex_t lock;
 	struct hpu_event *events;

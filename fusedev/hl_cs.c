@@ -17,15 +17,15 @@
 #include "hpu_mem.h"
 
 /* CS types: at most one of these (the real driver's rule) */
-#define HL_CS_TYPE_FLAGS                                                   \
+#define HL_CS_TYPE_FLAGS                                                       \
 	(HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT | HL_CS_FLAGS_COLLECTIVE_WAIT | \
-	 HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |                                 \
-	 HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY |                               \
-	 HL_CS_FLAGS_ENGINE_CORE_COMMAND | HL_CS_FLAGS_ENGINES_COMMAND |    \
+	 HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |                                    \
+	 HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY |                                  \
+	 HL_CS_FLAGS_ENGINE_CORE_COMMAND | HL_CS_FLAGS_ENGINES_COMMAND |       \
 	 HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES)
 
 /* What a default (execute) CS may carry */
-#define HL_CS_SERVED_FLAGS                                 \
+#define HL_CS_SERVED_FLAGS                                   \
 	(HL_CS_FLAGS_FORCE_RESTORE | HL_CS_FLAGS_TIMESTAMP | \
 	 HL_CS_FLAGS_CUSTOM_TIMEOUT | HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT)
 
@@ -144,7 +144,8 @@ static int read_cb(struct hfd_ctx *ctx, uint64_t va, uint32_t size, void *buf)
 
 	pthread_mutex_lock(&m->lock);
 	for (mp = m->maps; mp; mp = mp->next) {
-		if (!mp->client || va < mp->va || va - mp->va >= mp->host_size ||
+		if (!mp->client || va < mp->va ||
+		    va - mp->va >= mp->host_size ||
 		    size > mp->host_size - (va - mp->va))
 			continue;
 		c = mp->client;
@@ -155,8 +156,9 @@ static int read_cb(struct hfd_ctx *ctx, uint64_t va, uint32_t size, void *buf)
 	pthread_mutex_unlock(&m->lock);
 	if (!c)
 		return -ENXIO;
-	ret = hfd_client_alive(c) ? hfd_copy_from_user(c->tgid, buf, host, size) :
-				    -EFAULT;
+	ret = hfd_client_alive(c) ?
+		      hfd_copy_from_user(c->tgid, buf, host, size) :
+		      -EFAULT;
 	if (!ret && !hfd_client_alive(c))
 		ret = -EFAULT;
 	hfd_client_put(ctx, c);
@@ -524,10 +526,10 @@ int hfd_hl_wait_cs(const struct hfd_ioctl_call *call, void *data)
 	struct hl_wait *w = NULL;
 	int ret;
 
-	if (in.flags & (HL_WAIT_CS_FLAGS_INTERRUPT |
-			HL_WAIT_CS_FLAGS_INTERRUPT_MASK |
-			HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT |
-			HL_WAIT_CS_FLAGS_UNREGISTER_INTERRUPT))
+	if (in.flags &
+	    (HL_WAIT_CS_FLAGS_INTERRUPT | HL_WAIT_CS_FLAGS_INTERRUPT_MASK |
+	     HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT |
+	     HL_WAIT_CS_FLAGS_UNREGISTER_INTERRUPT))
 		return -EINVAL;
 	memset(&h, 0, sizeof(h));
 	h.in.seq = in.seq;

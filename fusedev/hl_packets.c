@@ -22,8 +22,9 @@
 #include "hpu_packets.h"
 
 /* Control word bits every packet may have: opcode, EB, SWTC, MB */
-#define CTL_COMMON \
-	(HL_PKT_CTL_OPCODE_MASK | HL_PKT_CTL_EB | HL_PKT_CTL_SWTC | HL_PKT_CTL_MB)
+#define CTL_COMMON                                                  \
+	(HL_PKT_CTL_OPCODE_MASK | HL_PKT_CTL_EB | HL_PKT_CTL_SWTC | \
+	 HL_PKT_CTL_MB)
 
 /* Bytes of each opcode's packet (0: not served) */
 static const uint8_t pkt_size[] = {
@@ -96,13 +97,14 @@ static int memset_elem(uint64_t v, uint64_t dst, uint64_t size)
 	return -EINVAL;
 }
 
-static int lin_dma(const uint8_t *p, const struct hfd_hl_xlate *x,
-		   uint8_t *out, size_t *len)
+static int lin_dma(const uint8_t *p, const struct hfd_hl_xlate *x, uint8_t *out,
+		   size_t *len)
 {
 	struct hl_pkt_lin_dma d;
 	struct hpu_pkt_lin_dma h;
 	uint32_t allowed = CTL_COMMON | HL_LIN_DMA_CTL_WRCOMP |
-			   HL_LIN_DMA_CTL_MEMSET | HL_LIN_DMA_CTL_CONTEXT_ID_INC;
+			   HL_LIN_DMA_CTL_MEMSET |
+			   HL_LIN_DMA_CTL_CONTEXT_ID_INC;
 	int elem;
 
 	memcpy(&d, p, sizeof(d));
@@ -145,7 +147,7 @@ static int nop_stop(const uint8_t *p, uint32_t opcode, uint8_t *out,
 		return -EINVAL;
 	memset(&h, 0, sizeof(h));
 	h.hdr.opcode = opcode == HL_PACKET_NOP ? HPU_PACKET_NOP :
-						HPU_PACKET_STOP;
+						 HPU_PACKET_STOP;
 	h.hdr.size = sizeof(h);
 	h.hdr.flags = hpu_flags(n.ctl);
 	memcpy(out, &h, sizeof(h));

@@ -258,8 +258,8 @@ static void test_translate_good(void **state)
 	off = put_dma(cb, off, 0x5a5a5a5a5a5a5a5aULL, 0x100000002000ULL, 16,
 		      HL_LIN_DMA_CTL_MEMSET);
 	off = put_nop(cb, off, HL_PACKET_STOP);
-	assert_int_equal(
-		hfd_hl_packets_translate(cb, off, &x, out, &len, NULL), 0);
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
+			 0);
 	assert_int_equal(len, 8 + 32 + 32 + 32 + 8);
 	assert_true(len <= HFD_HL_XLATE_RATIO * off);
 	memcpy(&n, out, sizeof(n));
@@ -284,8 +284,8 @@ static void test_translate_good(void **state)
 	assert_int_equal(n.hdr.opcode, HPU_PACKET_STOP);
 	/* an SRAM range running past the window is not moved */
 	off = put_dma(cb, 0, 0x800f000, 0x200000001000ULL, 0x2000, 0);
-	assert_int_equal(
-		hfd_hl_packets_translate(cb, off, &x, out, &len, NULL), 0);
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
+			 0);
 	memcpy(&d, out, sizeof(d));
 	assert_int_equal(d.src_addr, 0x800f000);
 }
@@ -317,14 +317,14 @@ static void test_translate_bad(void **state)
 	unsigned int i;
 
 	(void)state;
-#define BAD(n, at)                                                          \
-	do {                                                                \
-		bad = 999;                                                  \
-		assert_int_equal(hfd_hl_packets_translate(cb, n, &x, out,   \
-							  &len, &bad),      \
-				 -EINVAL);                                  \
-		assert_int_equal(bad, at);                                  \
-		assert_int_equal(len, 0);                                   \
+#define BAD(n, at)                                                        \
+	do {                                                              \
+		bad = 999;                                                \
+		assert_int_equal(hfd_hl_packets_translate(cb, n, &x, out, \
+							  &len, &bad),    \
+				 -EINVAL);                                \
+		assert_int_equal(bad, at);                                \
+		assert_int_equal(len, 0);                                 \
 	} while (0)
 	for (i = 0; i < sizeof(opcodes) / sizeof(opcodes[0]); i++) {
 		memset(cb, 0, sizeof(cb));
@@ -424,8 +424,9 @@ static void test_cs_rejected(void **state)
 		HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES,
 		1U << 20,
 	};
-	static const uint32_t bad_queues[] = { 44, 92, 252, 256, 260, 261,
-					       1000 };
+	static const uint32_t bad_queues[] = {
+		44, 92, 252, 256, 260, 261, 1000
+	};
 	struct hl_cs_chunk c[2];
 	union hl_cs_args a;
 	uint64_t before, seq;
@@ -557,8 +558,7 @@ static void test_dma_round_trip(void **state)
 	fill(f->src, BUF_SIZE, 99);
 	memset(f->dst, 0, BUF_SIZE);
 	off = put_dma(f->cb, 0, f->src_va, sram, BUF_SIZE, 0);
-	off = put_dma(f->cb, off, sram, f->dst_va, BUF_SIZE,
-		      HL_PKT_CTL_EB);
+	off = put_dma(f->cb, off, sram, f->dst_va, BUF_SIZE, HL_PKT_CTL_EB);
 	assert_int_equal(submit(f, 8, (uint32_t)off, &seq), 0);
 	assert_int_equal(wait_cs(f, seq, &o), 0);
 	assert_memory_equal(f->src, f->dst, BUF_SIZE);
@@ -622,25 +622,20 @@ static void test_waits(void **state)
 	 * array that cannot be read */
 	memset(&a, 0, sizeof(a));
 	a.in.seq = seqs[2] + 100;
-	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)),
-			 -EINVAL);
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.in.seq = (uintptr_t)seqs;
 	a.in.flags = HL_WAIT_CS_FLAGS_MULTI_CS;
-	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)),
-			 -EINVAL);
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EINVAL);
 	a.in.seq_arr_len = HL_WAIT_MULTI_CS_LIST_MAX_LEN + 1;
-	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)),
-			 -EINVAL);
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EINVAL);
 	a.in.seq = 8;
 	a.in.seq_arr_len = 2;
-	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)),
-			 -EFAULT);
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EFAULT);
 	memset(&a, 0, sizeof(a));
 	a.in.seq = seqs[0];
 	a.in.flags = HL_WAIT_CS_FLAGS_INTERRUPT;
-	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)),
-			 -EINVAL);
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EINVAL);
 }
 
 static void test_restore_chunks(void **state)

@@ -539,7 +539,7 @@ FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) $(INC_TESTS) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
 	$(O)/fuzz/fuzz_ring $(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv \
-	$(O)/fuzz/fuzz_ckpt $(O)/fuzz/fuzz_plot
+	$(O)/fuzz/fuzz_ckpt $(O)/fuzz/fuzz_plot $(O)/fuzz/fuzz_hl_packets
 
 # Every header a target's sources may include: a changed header rebuilds
 FUZZ_HDRS := $(wildcard uapi/*.h common/*.h fusedev/*.h firmware-sim/*.h \
@@ -550,6 +550,14 @@ $(O)/fuzz:
 	$(Q)mkdir -p $@
 
 $(O)/fuzz/fuzz_packets: tests/fuzz/fuzz_packets.c $(wildcard fusedev/packets*.c) \
+		$(SIM_COMMON_SRCS) $(TPC_SRCS) $(FUZZ_HDRS) | $(O)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)
+
+# The habanalabs personality's Gaudi2 packet translation, its output
+# checked by the hpu validator (pure)
+$(O)/fuzz/fuzz_hl_packets: tests/fuzz/fuzz_hl_packets.c fusedev/hl_packets.c \
+		$(wildcard fusedev/packets*.c) \
 		$(SIM_COMMON_SRCS) $(TPC_SRCS) $(FUZZ_HDRS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)

@@ -142,6 +142,7 @@ int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
  * @wait_seqs: per chunk, the sequence numbers it waits on (WAIT)
  * @hang: the FENCE that never passes, of an injected ENDLESS_COMMAND
  * @pf: the access to an unmapped address of an injected page fault
+ * @raw: the chunks run bytes with no CB behind them (hfd_cs_desc.raw_cb)
  */
 struct cs_build {
 	struct hpu_cs_chunk *chunks;
@@ -158,6 +159,7 @@ struct cs_build {
 		struct hpu_pkt_mme_gemm gemm;
 		struct hpu_pkt_tpc_kernel tpc;
 	} pf;
+	bool raw;
 };
 
 static void build_free(struct cs_build *b)
@@ -217,7 +219,7 @@ static int build_jobs(struct hfd_ctx *ctx, pid_t requester, uint32_t cs_flags,
 		b->wait_seqs = calloc(b->n, sizeof(*b->wait_seqs));
 		if (!b->fences || !b->wait_seqs)
 			return -ENOMEM;
-	} else if (!(cs_flags & HPU_CS_FLAGS_SIGNAL)) {
+	} else if (!(cs_flags & HPU_CS_FLAGS_SIGNAL) && !b->raw) {
 		b->refs = calloc(b->n, sizeof(*b->refs));
 		if (!b->refs)
 			return -ENOMEM;
@@ -247,22 +249,28 @@ static int build_jobs(struct hfd_ctx *ctx, pid_t requester, uint32_t cs_flags,
 			b->jobs[i].cb_size = sizeof(b->fences[i]);
 			continue;
 		}
-		ret = hfd_cb_get(ctx, c->cb_handle, c->cb_size, requester,
-				 cb_bytes, &b->refs[i]);
-		if (ret)
-			return ret;
-		if (cb_bytes)
+		if (b->raw) {
+			b->jobs[i].cb = cb_bytes;
+			b->jobs[i].cb_size = c->cb_size;
 			cb_bytes += c->cb_size;
+		} else {
+			ret = hfd_cb_get(ctx, c->cb_handle, c->cb_size,
+					 requester, cb_bytes, &b->refs[i]);
+			if (ret)
+				return ret;
+			if (cb_bytes)
+				cb_bytes += c->cb_size;
+			b->jobs[i].cb = b->refs[i].bytes;
+			b->jobs[i].cb_size = b->refs[i].size;
+		}
 		ret = hfd_packets_validate(
-			b->refs[i].bytes, b->refs[i].size,
+			b->jobs[i].cb, b->jobs[i].cb_size,
 			hfd_queue_kind(dev->profile, c->queue_index), NULL);
 		if (ret) {
 			hfd_cs_count(&dev->cs_stats.parsing,
 				     &ctx->cs_stats.parsing);
 			return ret;
 		}
-		b->jobs[i].cb = b->refs[i].bytes;
-		b->jobs[i].cb_size = b->refs[i].size;
 	}
 	return 0;
 }
@@ -616,6 +624,7 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 	}
 	b.n = refuse ? 0 : d->n;
 	b.chunks = d->chunks;
+	b.raw = d->raw_cb && d->cb_bytes;
 	ret = build_jobs(ctx, requester, refuse ? 0 : d->cs_flags, d->wait_seqs,
 			 d->cb_bytes, &b);
 	if (!ret) {

@@ -445,6 +445,12 @@ static void req_reply(void *token, int err, const void *out, size_t size)
 		fuse_reply_ioctl(token, 0, out, size);
 }
 
+/* The kernel copies @out back, then the call fails with @err */
+static void req_reply_data(void *token, int err, const void *out, size_t size)
+{
+	fuse_reply_ioctl(token, err, out, size);
+}
+
 /*
  * The uaccess watchdog's answer to a request whose worker is stuck in
  * client memory (uaccess_guard.c): the worker sends none after it.
@@ -475,6 +481,7 @@ void hfd_fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		.interrupted = req_interrupted,
 		.on_interrupt = req_on_interrupt,
 		.reply = req_reply,
+		.reply_data = req_reply_data,
 	};
 	struct hfd_ioctl_call call;
 	size_t out_size = out_bufsz;
@@ -512,7 +519,9 @@ void hfd_fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	}
 	if (ret == HFD_IOCTL_DEFERRED)
 		return; /* answered later through defer */
-	if (ret)
+	if (ret && is_hl_node(ino_kind(ino)) && out_size)
+		fuse_reply_ioctl(req, ret, out, out_size); /* copied back */
+	else if (ret)
 		fuse_reply_err(req, -ret);
 	else
 		fuse_reply_ioctl(req, 0, out, out_size);

@@ -32,12 +32,15 @@
  * @size: the driver's argument size
  * @name: for the log
  * @effects: its requests change state (the argument is probed first)
+ * @copy_on_error: -EIO and -ETIMEDOUT answers copy the argument back
+ *	(WAIT_CS's status), as the real driver's ioctl entry
  */
 struct hl_family {
 	int (*func)(const struct hfd_ioctl_call *call, void *data);
 	uint32_t size;
 	const char *name;
 	bool effects;
+	bool copy_on_error;
 };
 
 static const struct hl_family hl_families[HFD_HL_NR_FAMILIES] = {
@@ -48,9 +51,14 @@ static const struct hl_family hl_families[HFD_HL_NR_FAMILIES] = {
 			.size = sizeof(union hl_cb_args),
 			.name = "CB",
 			.effects = true },
-	[HFD_HL_CS] = { .size = sizeof(union hl_cs_args), .name = "CS" },
-	[HFD_HL_WAIT_CS] = { .size = sizeof(union hl_wait_cs_args),
-			     .name = "WAIT_CS" },
+	[HFD_HL_CS] = { .func = hfd_hl_cs,
+			.size = sizeof(union hl_cs_args),
+			.name = "CS",
+			.effects = true },
+	[HFD_HL_WAIT_CS] = { .func = hfd_hl_wait_cs,
+			     .size = sizeof(union hl_wait_cs_args),
+			     .name = "WAIT_CS",
+			     .copy_on_error = true },
 	[HFD_HL_MEMORY] = { .func = hfd_hl_memory,
 			    .size = sizeof(union hl_mem_args),
 			    .name = "MEMORY",
@@ -108,7 +116,8 @@ bool hfd_hl_device_ok(const struct hfd_device *dev)
  * @in: argument bytes the kernel copied in (_IOC_SIZE(cmd) of them)
  * @in_size: bytes at @in
  * @out: receives the argument after the handler
- * @out_size: in: room at @out; out: bytes to copy back (_IOC_SIZE(cmd))
+ * @out_size: in: room at @out; out: bytes to copy back (_IOC_SIZE(cmd));
+ *	on an error, 0, or the bytes copied back with it (copy_on_error)
  *
  * Return: 0 or -errno (see the rules at the top of this file).
  */
@@ -119,8 +128,10 @@ int hfd_hl_ioctl_dispatch(const struct hfd_ioctl_call *call, unsigned int cmd,
 	uint64_t data[HFD_IOCTL_MAX_SIZE / sizeof(uint64_t)];
 	const struct hl_family *fam;
 	size_t usize = _IOC_SIZE(cmd);
+	size_t room = *out_size;
 	int nr, ret;
 
+	*out_size = 0;
 	nr = hfd_hl_family(cmd);
 	if (nr < 0)
 		return nr;
@@ -132,7 +143,7 @@ int hfd_hl_ioctl_dispatch(const struct hfd_ioctl_call *call, unsigned int cmd,
 	if (usize > sizeof(data))
 		return -EINVAL;
 	if (((_IOC_DIR(cmd) & _IOC_WRITE) && in_size < usize) ||
-	    ((_IOC_DIR(cmd) & _IOC_READ) && *out_size < usize))
+	    ((_IOC_DIR(cmd) & _IOC_READ) && room < usize))
 		return -EINVAL;
 	if (!fam->func) {
 		hfd_log_ratelimited(HFD_LOG_DEBUG,
@@ -156,6 +167,13 @@ int hfd_hl_ioctl_dispatch(const struct hfd_ioctl_call *call, unsigned int cmd,
 			return ret;
 	}
 	ret = fam->func(call, data);
+	if (ret == HFD_IOCTL_DEFERRED)
+		return ret;
+	if ((ret == -EIO || ret == -ETIMEDOUT) && fam->copy_on_error &&
+	    (_IOC_DIR(cmd) & _IOC_READ)) {
+		memcpy(out, data, usize);
+		*out_size = usize;
+	}
 	if (ret) {
 		hfd_log_ratelimited(HFD_LOG_DEBUG,
 				    "pid %d: habanalabs %s failed: %s",

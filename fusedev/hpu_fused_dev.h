@@ -123,6 +123,7 @@ struct hfd_ctx {
 	struct hfd_cs_state *cs;
 	struct hfd_hl_cbs *hl_cbs;
 	uint64_t lim_used[HPU_CTX_LIMIT_NUM];
+	uint64_t hl_sram_va;
 
 	pthread_mutex_t lock;
 	struct hpu_event *events;

@@ -21,12 +21,15 @@
  * @interrupted: whether the caller already gave up (signal)
  * @on_interrupt: have hfd_wait_interrupt(@id) called when it does
  * @reply: answer the request (@err 0: @out of @size bytes; else -errno)
+ * @reply_data: answer -errno @err and copy @out of @size bytes back all
+ *	the same (the habanalabs ABI copies its argument back on errors)
  * @token: the request (fuse_req_t), first argument of the three
  */
 struct hfd_ioctl_defer {
 	bool (*interrupted)(void *token);
 	void (*on_interrupt)(void *token, uint64_t id);
 	void (*reply)(void *token, int err, const void *out, size_t size);
+	void (*reply_data)(void *token, int err, const void *out, size_t size);
 	void *token;
 };
 

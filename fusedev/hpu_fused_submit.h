@@ -125,6 +125,9 @@ void hfd_cb_put(struct hfd_cb_ref *ref);
  *	chunk's cb_size bytes), already in daemon memory (a ring entry's
  *	CB arena bytes, copied at its take); NULL: each chunk's bytes are
  *	copied out of its CB's creator
+ * @raw_cb: with @cb_bytes: no CB is behind the bytes (the habanalabs
+ *	personality's translated chunks): nothing is looked up or pinned,
+ *	the chunks' cb_handle is not used
  */
 struct hfd_cs_desc {
 	struct hpu_cs_chunk *chunks;
@@ -137,6 +140,7 @@ struct hfd_cs_desc {
 	uint64_t user_data;
 	int32_t refuse;
 	const uint8_t *cb_bytes;
+	bool raw_cb;
 };
 
 int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,

@@ -64,6 +64,7 @@ struct hfd_alloc {
  *	after the model's unmap), else NULL
  * @shm_size: bytes at @shm
  * @host_size: USERPTR: bytes of host memory (charged to pinned_bytes)
+ * @host_addr: USERPTR: the address of that memory in @client
  * @next: next mapping of the context
  */
 struct hfd_map {
@@ -73,6 +74,7 @@ struct hfd_map {
 	void *shm;
 	uint64_t shm_size;
 	uint64_t host_size;
+	uint64_t host_addr;
 	struct hfd_map *next;
 };
 

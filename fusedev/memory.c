@@ -298,6 +298,7 @@ static int map_host(struct hfd_ctx *ctx, pid_t tid, const struct hpu_mem_in *in,
 	mp->va = va;
 	mp->client = c;
 	mp->host_size = in->size;
+	mp->host_addr = in->host_virt_addr;
 	pthread_mutex_lock(&m->lock);
 	mp->next = m->maps;
 	m->maps = mp;

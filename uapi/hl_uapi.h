@@ -859,4 +859,159 @@ struct hl_debug_args {
 	_IOWR(HL_DRM_IOCTL_BASE, HL_DRM_COMMAND_BASE + HL_DRM_CMD_DEBUG, \
 	      struct hl_debug_args)
 
+/* ------------------------------------------------------------------ */
+/* CS and WAIT_CS values (hl16b)                                       */
+/* ------------------------------------------------------------------ */
+
+/* hl_cs_chunk.cs_chunk_flags: cb_handle is a device VA (a user CB) */
+#define HL_CS_CHUNK_FLAGS_USER_ALLOC_CB 0x1
+
+/* hl_cs_in.cs_flags */
+#define HL_CS_FLAGS_FORCE_RESTORE	    0x1
+#define HL_CS_FLAGS_SIGNAL		    0x2
+#define HL_CS_FLAGS_WAIT		    0x4
+#define HL_CS_FLAGS_COLLECTIVE_WAIT	    0x8
+#define HL_CS_FLAGS_TIMESTAMP		    0x20
+#define HL_CS_FLAGS_STAGED_SUBMISSION	    0x40
+#define HL_CS_FLAGS_STAGED_SUBMISSION_FIRST 0x80
+#define HL_CS_FLAGS_STAGED_SUBMISSION_LAST  0x100
+#define HL_CS_FLAGS_CUSTOM_TIMEOUT	    0x200
+#define HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT   0x400
+#define HL_CS_FLAGS_ENCAP_SIGNALS	    0x800
+#define HL_CS_FLAGS_RESERVE_SIGNALS_ONLY    0x1000
+#define HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY  0x2000
+#define HL_CS_FLAGS_ENGINE_CORE_COMMAND	    0x4000
+#define HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES    0x8000
+#define HL_CS_FLAGS_ENGINES_COMMAND	    0x10000
+
+/* hl_cs_out.status */
+#define HL_CS_STATUS_SUCCESS 0
+
+#define HL_MAX_JOBS_PER_CS 512
+
+/* hl_wait_cs_in.flags */
+#define HL_WAIT_CS_FLAGS_INTERRUPT	      0x2
+#define HL_WAIT_CS_FLAGS_MULTI_CS	      0x4
+#define HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ  0x10
+#define HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT   0x20
+#define HL_WAIT_CS_FLAGS_UNREGISTER_INTERRUPT 0x40
+#define HL_WAIT_CS_FLAGS_INTERRUPT_MASK	      0xFFF00000
+#define HL_WAIT_MULTI_CS_LIST_MAX_LEN	      32
+
+/* hl_wait_cs_out.status and .flags */
+#define HL_WAIT_CS_STATUS_COMPLETED	     0
+#define HL_WAIT_CS_STATUS_BUSY		     1
+#define HL_WAIT_CS_STATUS_TIMEDOUT	     2
+#define HL_WAIT_CS_STATUS_ABORTED	     3
+#define HL_WAIT_CS_STATUS_FLAG_GONE	     0x1
+#define HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD 0x2
+
+/*
+ * enum gaudi2_queue_id: 4 streams per QMAN, QMANs in this order (queue
+ * id = first id of the QMAN + stream). Per DCORE d (0..3) the first
+ * queue of its block is 8 + 40 * d (DCORE0 has a 7th TPC after the
+ * others, so DCORE1..3 start 4 later: 48, 84, 120): EDMA_0, EDMA_1, MME,
+ * TPC_0..TPC_5 (DCORE0: .. TPC_6). NIC_0..NIC_23 from 156, ROT_0/1 at
+ * 252/256, CPU_PQ 260 (driver only).
+ */
+#define HL_GAUDI2_QUEUE_ID_PDMA_0_0	   0
+#define HL_GAUDI2_QUEUE_ID_PDMA_1_0	   4
+#define HL_GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0 8
+#define HL_GAUDI2_QUEUE_ID_DCORE0_EDMA_1_0 12
+#define HL_GAUDI2_QUEUE_ID_DCORE0_MME_0_0  16
+#define HL_GAUDI2_QUEUE_ID_DCORE0_TPC_0_0  20
+#define HL_GAUDI2_QUEUE_ID_DCORE0_TPC_6_0  44
+#define HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0 48
+#define HL_GAUDI2_QUEUE_ID_DCORE2_EDMA_0_0 84
+#define HL_GAUDI2_QUEUE_ID_DCORE3_EDMA_0_0 120
+#define HL_GAUDI2_QUEUE_ID_NIC_0_0	   156
+#define HL_GAUDI2_QUEUE_ID_ROT_0_0	   252
+#define HL_GAUDI2_QUEUE_ID_CPU_PQ	   260
+#define HL_GAUDI2_STREAMS_PER_QMAN	   4
+#define HL_GAUDI2_DCORE_QUEUE_STRIDE	   36 /* DCORE1..3: 2 EDMA + MME + 6 TPC */
+
+/*
+ * The Gaudi2 packet ISA (little-endian 32-bit words). Every packet's
+ * control word (the second) holds the opcode in bits 24..28, the engine
+ * barrier in 29, SWTC in 30 and the message barrier in 31.
+ */
+#define HL_PKT_CTL_OPCODE_SHIFT 24
+#define HL_PKT_CTL_OPCODE_MASK	0x1F000000U
+#define HL_PKT_CTL_EB		(1U << 29)
+#define HL_PKT_CTL_SWTC		(1U << 30)
+#define HL_PKT_CTL_MB		(1U << 31)
+#define HL_PKT_CTL_PRED_MASK	0x1FU
+
+#define HL_PACKET_WREG_32	   0x1
+#define HL_PACKET_WREG_BULK	   0x2
+#define HL_PACKET_MSG_LONG	   0x3
+#define HL_PACKET_MSG_SHORT	   0x4
+#define HL_PACKET_CP_DMA	   0x5
+#define HL_PACKET_REPEAT	   0x6
+#define HL_PACKET_MSG_PROT	   0x7
+#define HL_PACKET_FENCE		   0x8
+#define HL_PACKET_LIN_DMA	   0x9
+#define HL_PACKET_NOP		   0xA
+#define HL_PACKET_STOP		   0xB
+#define HL_PACKET_ARB_POINT	   0xC
+#define HL_PACKET_WAIT		   0xD
+#define HL_PACKET_CB_LIST	   0xE
+#define HL_PACKET_LOAD_AND_EXE	   0xF
+#define HL_PACKET_WRITE_ARC_STREAM 0x10
+#define HL_PACKET_WREG_64_SHORT	   0x12
+#define HL_PACKET_WREG_64_LONG	   0x13
+
+/* MSG_LONG control word: bits 0..4 pred, 16 weakly ordered, 17 no
+ * snoop, 20..21 op (0: write the value, 1: write a timestamp) */
+#define HL_MSG_LONG_CTL_WEAKLY_ORDERED (1U << 16)
+#define HL_MSG_LONG_CTL_NO_SNOOP       (1U << 17)
+#define HL_MSG_LONG_CTL_OP_SHIFT       20
+#define HL_MSG_LONG_CTL_OP_MASK	       (3U << 20)
+
+/* LIN_DMA control word: 0 write completion, 1..2 endian swap, 4 memset,
+ * 6 bf16, 7 fp16, 8 context id increment, 9 add offset 0 */
+#define HL_LIN_DMA_CTL_WRCOMP	      (1U << 0)
+#define HL_LIN_DMA_CTL_ENDIAN_MASK    (3U << 1)
+#define HL_LIN_DMA_CTL_MEMSET	      (1U << 4)
+#define HL_LIN_DMA_CTL_BF16	      (1U << 6)
+#define HL_LIN_DMA_CTL_FP16	      (1U << 7)
+#define HL_LIN_DMA_CTL_CONTEXT_ID_INC (1U << 8)
+#define HL_LIN_DMA_CTL_ADD_OFFSET_0   (1U << 9)
+
+/**
+ * struct hl_pkt_nop - NOP and STOP (8 bytes)
+ * @reserved: 0
+ * @ctl: control word (nothing below bit 24)
+ */
+struct hl_pkt_nop {
+	__u32 reserved;
+	__u32 ctl;
+};
+
+/**
+ * struct hl_pkt_msg_long - MSG_LONG (16 bytes): write @value at @addr
+ * @value: the 32-bit value
+ * @ctl: control word (HL_MSG_LONG_CTL_*)
+ * @addr: device address, 4-byte aligned
+ */
+struct hl_pkt_msg_long {
+	__u32 value;
+	__u32 ctl;
+	__u64 addr;
+};
+
+/**
+ * struct hl_pkt_lin_dma - LIN_DMA (24 bytes)
+ * @tsize: bytes
+ * @ctl: control word (HL_LIN_DMA_CTL_*)
+ * @src_addr: source device address; with memset: the 64-bit pattern
+ * @dst_addr: destination device address
+ */
+struct hl_pkt_lin_dma {
+	__u32 tsize;
+	__u32 ctl;
+	__u64 src_addr;
+	__u64 dst_addr;
+};
+
 #endif /* HL_UAPI_H */

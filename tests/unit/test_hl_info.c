@@ -178,8 +178,9 @@ static void test_rejected_codes(void **state)
 	assert_int_equal(run(f->control, HL_IOCTL_CB, arg, 24), -ENOTTY);
 	assert_int_equal(run(f->control, HL_IOCTL_DEBUG, arg, 40), -ENOTTY);
 	/* families not served yet answer as a command without a handler */
-	assert_int_equal(run(f->compute, HL_IOCTL_CS, arg, 48), -ENOTTY);
-	assert_int_equal(run(f->compute, HL_IOCTL_WAIT_CS, arg, 56), -ENOTTY);
+	/* CS without execute chunks, WAIT_CS on 0: served, refused */
+	assert_int_equal(run(f->compute, HL_IOCTL_CS, arg, 48), -EINVAL);
+	assert_int_equal(run(f->compute, HL_IOCTL_WAIT_CS, arg, 56), -EINVAL);
 }
 
 static int debug(struct hfd_ctx *ctx, unsigned int cmd, uint32_t op,

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hl_cs.c - CS and WAIT_CS of the habanalabs personality
+ * (docs/habanalabs.md, "CS" and "WAIT_CS"): the real chunk format and
+ * Gaudi2 queue ids, user CBs read from the context's host mappings, their
+ * Gaudi2 packets validated and translated (hl_packets.c), then submitted,
+ * numbered, timed and waited for by the hpu submission and wait paths, and
+ * answered with the real driver's values and errors.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hl_personality.h"
+#include "hpu_cs.h"
+#include "hpu_fused_ring.h"
+#include "hpu_mem.h"
+
+/* CS types: at most one of these (the real driver's rule) */
+#define HL_CS_TYPE_FLAGS                                                       \
+	(HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT | HL_CS_FLAGS_COLLECTIVE_WAIT | \
+	 HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |                                    \
+	 HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY |                                  \
+	 HL_CS_FLAGS_ENGINE_CORE_COMMAND | HL_CS_FLAGS_ENGINES_COMMAND |       \
+	 HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES)
+
+/* What a default (execute) CS may carry */
+#define HL_CS_SERVED_FLAGS                                   \
+	(HL_CS_FLAGS_FORCE_RESTORE | HL_CS_FLAGS_TIMESTAMP | \
+	 HL_CS_FLAGS_CUSTOM_TIMEOUT | HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT)
+
+/* Guards the first setup of a context's SRAM mapping */
+static pthread_mutex_t sram_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/**
+ * hfd_hl_queue() - the hpu queue of a Gaudi2 queue id
+ * @p: the device's profile
+ * @qid: enum gaudi2_queue_id
+ *
+ * The 4 streams of a QMAN share its engine's queue (so they run in
+ * order, one after the other): PDMA_0/1 -> DMA 0/1, DCORE d's EDMA_e ->
+ * DMA 2 + 2d + e, DCORE d's MME -> MME d, DCORE d's TPC_t -> TPC 6d + t
+ * (DCORE0's TPC_6 -> TPC 24), NIC_n -> NIC port n: the inverse of
+ * HW_IDLE's engine map (hl_info.c).
+ *
+ * Return: the hpu queue, or -EINVAL: not a queue id, a QMAN whose engine
+ * the profile lacks (binned), a rotator (none modelled) or the CPU queue
+ * (the driver's own), as the real driver refuses them.
+ */
+int hfd_hl_queue(const struct hpu_fw_profile *p, uint32_t qid)
+{
+	uint32_t q, d, e, mme0 = p->num_dma, tpc0 = mme0 + p->num_mme;
+	uint32_t nic0 = tpc0 + p->num_tpc;
+	uint32_t engine;
+
+	if (qid >= HL_GAUDI2_QUEUE_ID_ROT_0_0)
+		return -EINVAL;
+	if (qid >= HL_GAUDI2_QUEUE_ID_NIC_0_0) {
+		engine = (qid - HL_GAUDI2_QUEUE_ID_NIC_0_0) /
+			 HL_GAUDI2_STREAMS_PER_QMAN;
+		return engine < p->num_nic_ports ? (int)(nic0 + engine) :
+						   -EINVAL;
+	}
+	if (qid < HL_GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0) {
+		engine = qid / HL_GAUDI2_STREAMS_PER_QMAN;
+		return engine < p->num_dma ? (int)engine : -EINVAL;
+	}
+	if (qid < HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0) {
+		d = 0;
+		q = (qid - HL_GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0) /
+		    HL_GAUDI2_STREAMS_PER_QMAN;
+	} else {
+		d = 1 + (qid - HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0) /
+				HL_GAUDI2_DCORE_QUEUE_STRIDE;
+		q = (qid - HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0) %
+		    HL_GAUDI2_DCORE_QUEUE_STRIDE / HL_GAUDI2_STREAMS_PER_QMAN;
+	}
+	/* q: 0, 1 EDMA; 2 MME; 3.. TPC (DCORE0: 3..9, TPC_6 last) */
+	if (q < 2) {
+		e = 2 + 2 * d + q;
+		return e < p->num_dma ? (int)e : -EINVAL;
+	}
+	if (q == 2)
+		return d < p->num_mme ? (int)(mme0 + d) : -EINVAL;
+	e = 6 * d + (q - 3);
+	if (q - 3 == 6)
+		e = 24; /* DCORE0 TPC_6 */
+	return e < p->num_tpc ? (int)(tpc0 + e) : -EINVAL;
+}
+
+/*
+ * The context's SRAM mapping: all of the device's SRAM, allocated and
+ * mapped on the first CS (the window HW_IP_INFO gives is moved there by
+ * the packet translation). 0 when SRAM cannot be had (an hpu context of
+ * the device holds some): SRAM addresses then fault.
+ */
+static uint64_t ctx_sram_va(const struct hfd_ioctl_call *call)
+{
+	struct hfd_ctx *ctx = call->ctx;
+	struct hfd_ioctl_call hcall = *call;
+	union hpu_mem_args h;
+	uint64_t handle, va;
+
+	pthread_mutex_lock(&sram_lock);
+	va = ctx->hl_sram_va;
+	if (va || !ctx->dev->ip.sram_size)
+		goto out;
+	hcall.arg = 0;
+	memset(&h, 0, sizeof(h));
+	h.in.op = HPU_MEM_OP_ALLOC;
+	h.in.flags = HPU_MEM_SRAM;
+	h.in.size = ctx->dev->ip.sram_size;
+	if (hfd_ioctl_memory(&hcall, &h))
+		goto out;
+	handle = h.out.handle;
+	memset(&h, 0, sizeof(h));
+	h.in.op = HPU_MEM_OP_MAP;
+	h.in.handle = handle;
+	if (hfd_ioctl_memory(&hcall, &h)) {
+		memset(&h, 0, sizeof(h));
+		h.in.op = HPU_MEM_OP_FREE;
+		h.in.handle = handle;
+		hfd_ioctl_memory(&hcall, &h);
+		goto out;
+	}
+	va = ctx->hl_sram_va = h.out.device_virt_addr;
+out:
+	pthread_mutex_unlock(&sram_lock);
+	return va;
+}
+
+/*
+ * Read @size bytes at device VA @va of the context's host mappings (a
+ * user CB). Return: 0; -ENXIO when no host mapping holds the range (a CB
+ * in device memory: not served); -EFAULT when the memory cannot be read.
+ */
+static int read_cb(struct hfd_ctx *ctx, uint64_t va, uint32_t size, void *buf)
+{
+	struct hfd_mem_state *m = ctx->mem;
+	struct hfd_client *c = NULL;
+	struct hfd_map *mp;
+	uint64_t host = 0;
+	int ret;
+
+	pthread_mutex_lock(&m->lock);
+	for (mp = m->maps; mp; mp = mp->next) {
+		if (!mp->client || va < mp->va ||
+		    va - mp->va >= mp->host_size ||
+		    size > mp->host_size - (va - mp->va))
+			continue;
+		c = mp->client;
+		c->refs++;
+		host = mp->host_addr + (va - mp->va);
+		break;
+	}
+	pthread_mutex_unlock(&m->lock);
+	if (!c)
+		return -ENXIO;
+	ret = hfd_client_alive(c) ?
+		      hfd_copy_from_user(c->tgid, buf, host, size) :
+		      -EFAULT;
+	if (!ret && !hfd_client_alive(c))
+		ret = -EFAULT;
+	hfd_client_put(ctx, c);
+	return ret;
+}
+
+/**
+ * struct hl_cs_build - a CS being translated
+ * @chunks: the hpu chunks
+ * @n: chunks
+ * @bytes: their translated packets, chunk after chunk
+ * @len: bytes used at @bytes
+ * @room: bytes at @bytes
+ * @bad: a chunk could not be fetched or has a bad packet: the CS takes a
+ *	number and ends ABORTED (as a device that stops on it)
+ */
+struct hl_cs_build {
+	struct hpu_cs_chunk *chunks;
+	uint32_t n;
+	uint8_t *bytes;
+	size_t len;
+	size_t room;
+	bool bad;
+};
+
+/* Copy in @n chunks at @uaddr and check them. Return: 0 or -errno */
+static int load_chunks(const struct hfd_ioctl_call *call, uint64_t uaddr,
+		       uint32_t n, struct hl_cs_chunk *out)
+{
+	const struct hpu_fw_profile *p = call->ctx->dev->profile;
+	uint32_t i;
+	int ret;
+
+	if (!n)
+		return 0;
+	if (!uaddr)
+		return -EFAULT;
+	ret = hfd_copy_from_user(call->pid, out, uaddr, n * sizeof(*out));
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		if (hfd_hl_queue(p, out[i].queue_index) < 0)
+			return -EINVAL;
+		/* a kernel CB handle: no kernel CBs are served */
+		if (!(out[i].cs_chunk_flags & HL_CS_CHUNK_FLAGS_USER_ALLOC_CB))
+			return -EINVAL;
+		if (!out[i].cb_size || out[i].cb_size > HL_MAX_CB_SIZE)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Fetch and translate one chunk into @b (its bytes end the CS on error) */
+static int add_chunk(const struct hfd_ioctl_call *call,
+		     const struct hl_cs_chunk *c, uint64_t sram_va,
+		     struct hl_cs_build *b)
+{
+	struct hfd_device *dev = call->ctx->dev;
+	struct hfd_hl_xlate x = {
+		.sram_base = dev->ip.sram_base_address,
+		.sram_size = dev->ip.sram_size,
+		.sram_va = sram_va,
+	};
+	struct hpu_cs_chunk *h = &b->chunks[b->n];
+	size_t len = 0;
+	uint8_t *cb;
+	int queue, ret;
+
+	queue = hfd_hl_queue(dev->profile, c->queue_index);
+	x.kind = hfd_queue_kind(dev->profile, (uint32_t)queue);
+	cb = malloc(c->cb_size);
+	if (!cb)
+		return -ENOMEM;
+	ret = read_cb(call->ctx, c->cb_handle, c->cb_size, cb);
+	if (!ret)
+		ret = hfd_hl_packets_translate(cb, c->cb_size, &x,
+					       b->bytes + b->len, &len, NULL);
+	free(cb);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		b->bad = true;
+		return 0;
+	}
+	if (!len) {
+		/* a CB of nothing: one NOP keeps the job */
+		struct hpu_pkt_nop nop = { .hdr = { .opcode = HPU_PACKET_NOP,
+						    .size = sizeof(nop) } };
+
+		memcpy(b->bytes + b->len, &nop, sizeof(nop));
+		len = sizeof(nop);
+	}
+	memset(h, 0, sizeof(*h));
+	h->queue_index = (uint32_t)queue;
+	h->cb_size = (uint32_t)len;
+	b->len += len;
+	b->n++;
+	return 0;
+}
+
+static int add_chunks(const struct hfd_ioctl_call *call,
+		      const struct hl_cs_chunk *c, uint32_t n, uint64_t sram_va,
+		      struct hl_cs_build *b)
+{
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < n && !b->bad; i++) {
+		ret = add_chunk(call, &c[i], sram_va, b);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Whether this CS runs the restore chunks: the context's first CS, or
+ * one with FORCE_RESTORE (the real driver's context switch) */
+static bool restore_phase(struct hfd_ctx *ctx, uint32_t flags)
+{
+	uint64_t next;
+
+	if (flags & HL_CS_FLAGS_FORCE_RESTORE)
+		return true;
+	pthread_mutex_lock(&ctx->cs->lock);
+	next = ctx->cs->next_seq;
+	pthread_mutex_unlock(&ctx->cs->lock);
+	return next == 1;
+}
+
+/* Check the CS request as the real driver does. Return: 0 or -errno */
+static int check_cs_in(const struct hfd_ioctl_call *call,
+		       const struct hl_cs_in *in)
+{
+	uint32_t type = in->cs_flags & HL_CS_TYPE_FLAGS;
+
+	/* CS types are mutually exclusive */
+	if (type & (type - 1))
+		return -EINVAL;
+	if (!hfd_hl_device_ok(call->ctx->dev) || !call->ctx->cs ||
+	    !hfd_device_has_cs(call->ctx->dev))
+		return -EOPNOTSUPP;
+	/* sync stream, signal reservation, engine commands, staged and
+	 * encapsulated submissions are not served (docs) */
+	if (in->cs_flags & ~HL_CS_SERVED_FLAGS)
+		return -EINVAL;
+	if (!in->num_chunks_execute ||
+	    in->num_chunks_execute > HL_MAX_JOBS_PER_CS ||
+	    in->num_chunks_restore > HL_MAX_JOBS_PER_CS)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * hfd_hl_cs() - CS of the habanalabs personality
+ * @call: context and requesting thread
+ * @data: union hl_cs_args, updated in place
+ *
+ * The execute chunks (after the restore chunks, on the context's first
+ * CS or with FORCE_RESTORE) run as one CS. Every chunk names a user CB
+ * (HL_CS_CHUNK_FLAGS_USER_ALLOC_CB: cb_handle is the device VA of host
+ * memory the context mapped) and a Gaudi2 queue. A CB that cannot be
+ * read or holds a bad packet does not fail the call: the CS gets its
+ * number and ends ABORTED with nothing run (WAIT_CS: -EIO), as a device
+ * that stops on the packet; CS_COUNTERS counts it as a validation drop.
+ *
+ * Return: 0 with the sequence number; -EINVAL for mutually exclusive
+ * or unserved flags, no execute chunks, more than HL_MAX_JOBS_PER_CS of
+ * a kind (or of both together, when the restore chunks run), a bad or
+ * binned queue, a kernel CB handle, a CB size of 0 or above
+ * HL_MAX_CB_SIZE; -EFAULT for a chunk array that cannot be read; -EBUSY
+ * when the device does not work; -EAGAIN too many CSs in flight; -EIO
+ * killed by a hard reset; -ENOMEM.
+ */
+int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
+{
+	union hl_cs_args *args = data;
+	struct hl_cs_in in = args->in;
+	struct hfd_ctx *ctx = call->ctx;
+	struct hfd_device *dev = ctx->dev;
+	struct hl_cs_chunk *restore = NULL, *exec = NULL;
+	struct hl_cs_build b = { 0 };
+	struct hfd_cs_desc d = { 0 };
+	uint32_t nrestore, total;
+	uint64_t sram_va, seq;
+	bool completed;
+	size_t in_bytes;
+	uint32_t i;
+	int ret;
+
+	ret = check_cs_in(call, &in);
+	if (ret)
+		return ret;
+	if (hfd_device_failed(dev))
+		return -EBUSY;
+	nrestore = restore_phase(ctx, in.cs_flags) ? in.num_chunks_restore : 0;
+	total = nrestore + in.num_chunks_execute;
+	if (total > HL_MAX_JOBS_PER_CS)
+		return -EINVAL;
+	restore = calloc(nrestore ? nrestore : 1, sizeof(*restore));
+	exec = calloc(in.num_chunks_execute, sizeof(*exec));
+	b.chunks = calloc(total, sizeof(*b.chunks));
+	if (!restore || !exec || !b.chunks) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = load_chunks(call, in.chunks_restore, nrestore, restore);
+	if (!ret)
+		ret = load_chunks(call, in.chunks_execute,
+				  in.num_chunks_execute, exec);
+	if (ret)
+		goto out;
+	in_bytes = 0;
+	for (i = 0; i < nrestore; i++)
+		in_bytes += restore[i].cb_size;
+	for (i = 0; i < in.num_chunks_execute; i++)
+		in_bytes += exec[i].cb_size;
+	b.room = HFD_HL_XLATE_RATIO * in_bytes + 8 * (size_t)total;
+	b.bytes = malloc(b.room);
+	if (!b.bytes) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	sram_va = ctx_sram_va(call);
+	ret = add_chunks(call, restore, nrestore, sram_va, &b);
+	if (!ret)
+		ret = add_chunks(call, exec, in.num_chunks_execute, sram_va,
+				 &b);
+	if (ret)
+		goto out;
+
+	d.chunks = b.chunks;
+	d.n = b.n;
+	d.cb_bytes = b.bytes;
+	d.raw_cb = true;
+	d.cs_flags = in.cs_flags & HL_CS_FLAGS_TIMESTAMP ?
+			     HPU_CS_FLAGS_TIMESTAMP :
+			     0;
+	if ((in.cs_flags & HL_CS_FLAGS_CUSTOM_TIMEOUT) && in.timeout)
+		d.timeout_ms = in.timeout >= HPU_CS_TIMEOUT_MAX_MS / 1000 ?
+				       HPU_CS_TIMEOUT_MAX_MS :
+				       in.timeout * 1000;
+	if (b.bad) {
+		hfd_cs_count(&dev->cs_stats.parsing, &ctx->cs_stats.parsing);
+		d.refuse = -EINVAL;
+	}
+	ret = hfd_ring_submit_ordered(ctx, call->pid, &d, &seq, &completed);
+	if (ret == -ENOSPC)
+		ret = -EAGAIN;
+	if (!ret) {
+		memset(args, 0, sizeof(*args));
+		args->out.seq = seq;
+		args->out.status = HL_CS_STATUS_SUCCESS;
+	}
+out:
+	free(restore);
+	free(exec);
+	free(b.chunks);
+	free(b.bytes);
+	return ret;
+}
+
+/*
+ * WAIT_CS
+ */
+
+/**
+ * struct hl_wait - a WAIT_CS handed to the hpu wait path: its answer is
+ * turned into the real one before it goes back
+ * @inner: what the hpu path answers through (token: this)
+ * @outer: how the request is answered
+ */
+struct hl_wait {
+	struct hfd_ioctl_defer inner;
+	struct hfd_ioctl_defer outer;
+};
+
+/* The real answer and errno of an hpu answer (@err: the hpu path's) */
+static int to_hl_wait(int err, const struct hpu_wait_cs_out *h,
+		      struct hl_wait_cs_out *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (err == -EIO) {
+		out->status = HL_WAIT_CS_STATUS_ABORTED;
+		return err;
+	}
+	if (err)
+		return err;
+	out->cs_completion_map = h->cs_completion_map;
+	switch (h->status) {
+	case HPU_WAIT_CS_STATUS_COMPLETED:
+		out->status = HL_WAIT_CS_STATUS_COMPLETED;
+		if (h->flags & HPU_WAIT_CS_OUT_FLAG_TIMESTAMP_VLD) {
+			out->flags |= HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD;
+			out->timestamp_nsec = (int64_t)h->timestamp_nsec;
+		}
+		return 0;
+	case HPU_WAIT_CS_STATUS_TIMEDOUT:
+		out->status = HL_WAIT_CS_STATUS_TIMEDOUT;
+		return -ETIMEDOUT;
+	case HPU_WAIT_CS_STATUS_ABORTED:
+		out->status = HL_WAIT_CS_STATUS_ABORTED;
+		return -EIO;
+	default:
+		out->status = HL_WAIT_CS_STATUS_BUSY;
+		return 0;
+	}
+}
+
+static bool hl_wait_interrupted(void *token)
+{
+	struct hl_wait *w = token;
+
+	return w->outer.interrupted(w->outer.token);
+}
+
+static void hl_wait_on_interrupt(void *token, uint64_t id)
+{
+	struct hl_wait *w = token;
+
+	w->outer.on_interrupt(w->outer.token, id);
+}
+
+static void hl_wait_reply(void *token, int err, const void *out, size_t size)
+{
+	struct hl_wait *w = token;
+	union hpu_wait_cs_args h;
+	union hl_wait_cs_args a;
+
+	memset(&h, 0, sizeof(h));
+	if (out)
+		memcpy(&h, out, size < sizeof(h) ? size : sizeof(h));
+	memset(&a, 0, sizeof(a));
+	err = to_hl_wait(err, &h.out, &a.out);
+	if (err && (err == -EIO || err == -ETIMEDOUT) && w->outer.reply_data)
+		w->outer.reply_data(w->outer.token, err, &a, sizeof(a));
+	else
+		w->outer.reply(w->outer.token, err, &a, sizeof(a));
+	free(w);
+}
+
+/**
+ * hfd_hl_wait_cs() - WAIT_CS of the habanalabs personality
+ * @call: context, requesting thread, and how to answer later
+ * @data: union hl_wait_cs_args, updated in place
+ *
+ * Waits up to `timeout_us` for the CS `seq` (with MULTI_CS: for the
+ * first of the `seq_arr_len` CSs whose numbers are at user address
+ * `seq` to end; `cs_completion_map` tells which ended).
+ *
+ * Return: 0 with status COMPLETED (TIMESTAMP_VLD and the time when the
+ * CS asked for one) or BUSY (not ended within the timeout); -EIO with
+ * status ABORTED (the CS was aborted: a bad packet, a page fault, a
+ * reset), -ETIMEDOUT with status TIMEDOUT (the CS exceeded its own
+ * timeout) — both copy the answer back, as the real driver; -EINVAL a
+ * number never issued, a bad array length, an interrupt wait (no user
+ * interrupts); -EFAULT the array cannot be read; -EINTR; or
+ * HFD_IOCTL_DEFERRED.
+ */
+int hfd_hl_wait_cs(const struct hfd_ioctl_call *call, void *data)
+{
+	union hl_wait_cs_args *args = data;
+	struct hl_wait_cs_in in = args->in;
+	struct hfd_ioctl_call hcall = *call;
+	union hpu_wait_cs_args h;
+	struct hl_wait *w = NULL;
+	int ret;
+
+	if (in.flags &
+	    (HL_WAIT_CS_FLAGS_INTERRUPT | HL_WAIT_CS_FLAGS_INTERRUPT_MASK |
+	     HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT |
+	     HL_WAIT_CS_FLAGS_UNREGISTER_INTERRUPT))
+		return -EINVAL;
+	memset(&h, 0, sizeof(h));
+	h.in.seq = in.seq;
+	h.in.timeout_us = in.timeout_us;
+	if (in.flags & HL_WAIT_CS_FLAGS_MULTI_CS) {
+		if (!in.seq_arr_len ||
+		    in.seq_arr_len > HL_WAIT_MULTI_CS_LIST_MAX_LEN)
+			return -EINVAL;
+		h.in.flags = HPU_WAIT_CS_FLAGS_MULTI_CS | HPU_WAIT_CS_FLAGS_ANY;
+		h.in.seq_arr_len = in.seq_arr_len;
+	}
+	if (call->defer) {
+		w = calloc(1, sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		w->outer = *call->defer;
+		w->inner.interrupted = hl_wait_interrupted;
+		w->inner.on_interrupt = hl_wait_on_interrupt;
+		w->inner.reply = hl_wait_reply;
+		w->inner.token = w;
+		hcall.defer = &w->inner;
+	}
+	ret = hfd_ioctl_wait_cs(&hcall, &h);
+	if (ret == HFD_IOCTL_DEFERRED)
+		return ret; /* w is answered and freed by hl_wait_reply() */
+	free(w);
+	ret = to_hl_wait(ret, &h.out, &args->out);
+	return ret;
+}

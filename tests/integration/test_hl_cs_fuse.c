@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_hl_cs_fuse.c - CS and WAIT_CS of the habanalabs personality through
+ * FUSE (docs/habanalabs.md, "CS", "WAIT_CS"): a DMA round trip host ->
+ * DRAM -> host with a blocking WAIT_CS (answered later by the daemon),
+ * MSG_LONG into the SRAM window, and a CS with a bad packet whose WAIT_CS
+ * fails with EIO while the kernel still copies the ABORTED status back,
+ * as the real driver's ioctl entry does.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_util.h"
+#include "hl_uapi.h"
+
+#define BUF_SIZE 65536
+
+static const char *const hl_args[] = { "--personality", "habanalabs", NULL };
+
+static int open_hl(void)
+{
+	char path[PATH_MAX + 32];
+	int fd, i;
+
+	snprintf(path, sizeof(path), "%s/accel0", hpu_test_shared.mount);
+	/* a close's RELEASE may still hold the device for a moment */
+	for (i = 0; i < 2000; i++) {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0 || errno != EBUSY)
+			break;
+		usleep(1000);
+	}
+	return fd;
+}
+
+static uint64_t map_host(int fd, void *p, uint64_t size)
+{
+	union hl_mem_args a = { 0 };
+
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.flags = HL_MEM_USERPTR;
+	a.in.map_host.host_virt_addr = (uintptr_t)p;
+	a.in.map_host.mem_size = size;
+	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_MEMORY, &a), 0);
+	return a.out.device_virt_addr;
+}
+
+static uint64_t alloc_dram(int fd, uint64_t size)
+{
+	union hl_mem_args a = { 0 };
+	uint64_t handle;
+
+	a.in.op = HL_MEM_OP_ALLOC;
+	a.in.alloc.mem_size = size;
+	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_MEMORY, &a), 0);
+	handle = a.out.handle;
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.map_device.handle = handle;
+	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_MEMORY, &a), 0);
+	return a.out.device_virt_addr;
+}
+
+static size_t put_dma(void *cb, size_t off, uint64_t src, uint64_t dst,
+		      uint32_t size)
+{
+	struct hl_pkt_lin_dma p = {
+		.tsize = size,
+		.ctl = (HL_PACKET_LIN_DMA << HL_PKT_CTL_OPCODE_SHIFT) |
+		       HL_PKT_CTL_EB,
+		.src_addr = src,
+		.dst_addr = dst,
+	};
+
+	memcpy((uint8_t *)cb + off, &p, sizeof(p));
+	return off + sizeof(p);
+}
+
+static size_t put_msg_long(void *cb, size_t off, uint64_t addr, uint32_t v)
+{
+	struct hl_pkt_msg_long p = {
+		.value = v,
+		.ctl = HL_PACKET_MSG_LONG << HL_PKT_CTL_OPCODE_SHIFT,
+		.addr = addr,
+	};
+
+	memcpy((uint8_t *)cb + off, &p, sizeof(p));
+	return off + sizeof(p);
+}
+
+static uint64_t submit(int fd, uint64_t cb_va, uint32_t size, uint32_t qid)
+{
+	struct hl_cs_chunk c = { .cb_handle = cb_va,
+				 .queue_index = qid,
+				 .cb_size = size,
+				 .cs_chunk_flags =
+					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
+	union hl_cs_args a = { 0 };
+
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_CS, &a), 0);
+	assert_int_equal(a.out.status, HL_CS_STATUS_SUCCESS);
+	assert_true(a.out.seq > 0);
+	return a.out.seq;
+}
+
+/* A blocking WAIT_CS (60 s): the daemon answers when the CS ends */
+static int wait_cs(int fd, uint64_t seq, struct hl_wait_cs_out *out)
+{
+	union hl_wait_cs_args a = { 0 };
+	int ret;
+
+	a.in.seq = seq;
+	a.in.timeout_us = 60000000;
+	ret = hpu_test_ioctl(fd, HL_IOCTL_WAIT_CS, &a);
+	*out = a.out;
+	return ret;
+}
+
+static void test_round_trip_and_waits(void **state)
+{
+	struct hl_info_hw_ip_info ip = { 0 };
+	struct hl_info_args info = { .return_pointer = (uintptr_t)&ip,
+				     .return_size = sizeof(ip),
+				     .op = HL_INFO_HW_IP_INFO };
+	uint8_t *cb, *src, *dst;
+	uint64_t cb_va, src_va, dst_va, dram, seq;
+	struct hl_wait_cs_out o;
+	union hl_wait_cs_args w;
+	uint32_t got;
+	size_t off;
+	int fd, i;
+
+	(void)state;
+	fd = open_hl();
+	assert_true(fd >= 0);
+	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_INFO, &info), 0);
+	cb = aligned_alloc(4096, 4096);
+	src = aligned_alloc(4096, BUF_SIZE);
+	dst = aligned_alloc(4096, BUF_SIZE);
+	assert_non_null(cb);
+	assert_non_null(src);
+	assert_non_null(dst);
+	cb_va = map_host(fd, cb, 4096);
+	src_va = map_host(fd, src, BUF_SIZE);
+	dst_va = map_host(fd, dst, BUF_SIZE);
+	dram = alloc_dram(fd, BUF_SIZE);
+	hpu_test_fill_random(src, BUF_SIZE, 16);
+	memset(dst, 0, BUF_SIZE);
+
+	/* down on PDMA_0, up on PDMA_1, each waited for by a blocked call */
+	off = put_dma(cb, 0, src_va, dram, BUF_SIZE);
+	seq = submit(fd, cb_va, (uint32_t)off, HL_GAUDI2_QUEUE_ID_PDMA_0_0);
+	assert_int_equal(wait_cs(fd, seq, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	off = put_dma(cb, 0, dram, dst_va, BUF_SIZE);
+	off = put_msg_long(cb, off, ip.sram_base_address + 64, 0xbaba0ded);
+	off = put_dma(cb, off, ip.sram_base_address + 64, dst_va, 4);
+	seq = submit(fd, cb_va, (uint32_t)off, HL_GAUDI2_QUEUE_ID_PDMA_1_0);
+	assert_int_equal(wait_cs(fd, seq, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	memcpy(&got, dst, 4);
+	assert_int_equal(got, 0xbaba0ded);
+	assert_memory_equal(src + 4, dst + 4, BUF_SIZE - 4);
+
+	/* a FENCE (not served): EIO, and the status came back all the same */
+	memset(cb, 0, 8);
+	cb[7] = HL_PACKET_FENCE; /* the control word's top byte: opcode */
+	seq = submit(fd, cb_va, 8, HL_GAUDI2_QUEUE_ID_PDMA_0_0);
+	memset(&o, 0xff, sizeof(o));
+	assert_int_equal(wait_cs(fd, seq, &o), -EIO);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_ABORTED);
+	/* an error without a status leaves the argument as it was */
+	memset(&w, 0, sizeof(w));
+	w.in.seq = seq + 1000;
+	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_WAIT_CS, &w), -EINVAL);
+	assert_int_equal(w.in.seq, seq + 1000);
+	/* a poll of an ended CS */
+	for (i = 0; i < 3; i++) {
+		memset(&w, 0, sizeof(w));
+		w.in.seq = seq - 1;
+		assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_WAIT_CS, &w), 0);
+		assert_int_equal(w.out.status, HL_WAIT_CS_STATUS_COMPLETED);
+	}
+	close(fd);
+	free(cb);
+	free(src);
+	free(dst);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	return hpu_test_group_start_args(1, "gaudi2", hl_args);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_round_trip_and_waits,
+				       hpu_test_need_daemon),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);
+}

@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_hl_cs.c - CS, WAIT_CS and the Gaudi2 packets of the habanalabs
+ * personality without FUSE (docs/habanalabs.md, "CS", "WAIT_CS",
+ * "Packets"): the queue-id map, every malformed packet refused by the
+ * translation, every malformed chunk or flag refused with the real errno
+ * and nothing submitted, a bad packet ending its CS ABORTED with nothing
+ * run, DMA round trips through DRAM and the SRAM window, MSG_LONG, and
+ * waits (single, multi-CS, timestamps, the status copied back on -EIO).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hl_personality.h"
+#include "hpu_packets.h"
+
+#define BUF_SIZE 8192
+
+/**
+ * struct fixture - one Gaudi2 with a habanalabs compute context, a CB, a
+ * source and a destination buffer of this process mapped into it
+ */
+struct fixture {
+	struct hfd_driver drv;
+	struct hfd_ctx *ctx;
+	uint32_t *cb;
+	uint8_t *src;
+	uint8_t *dst;
+	uint64_t cb_va;
+	uint64_t src_va;
+	uint64_t dst_va;
+};
+
+/* One request; the answer (also one copied back with an error) in @arg */
+static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
+{
+	struct hfd_ioctl_call call = { .ctx = ctx, .pid = getpid() };
+	uint8_t out[HFD_IOCTL_MAX_SIZE];
+	size_t out_size = sizeof(out);
+	int ret;
+
+	ret = hfd_hl_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
+	if (!ret)
+		assert_int_equal(out_size, _IOC_SIZE(cmd));
+	if (out_size)
+		memcpy(arg, out, out_size);
+	return ret;
+}
+
+static uint64_t map_host(struct hfd_ctx *ctx, void *p, uint64_t size)
+{
+	union hl_mem_args a = { 0 };
+
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.flags = HL_MEM_USERPTR;
+	a.in.map_host.host_virt_addr = (uintptr_t)p;
+	a.in.map_host.mem_size = size;
+	assert_int_equal(run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a)), 0);
+	return a.out.device_virt_addr;
+}
+
+static uint64_t alloc_dram(struct hfd_ctx *ctx, uint64_t size)
+{
+	union hl_mem_args a = { 0 };
+	uint64_t handle;
+
+	a.in.op = HL_MEM_OP_ALLOC;
+	a.in.alloc.mem_size = size;
+	assert_int_equal(run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a)), 0);
+	handle = a.out.handle;
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.map_device.handle = handle;
+	assert_int_equal(run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a)), 0);
+	return a.out.device_virt_addr;
+}
+
+static int setup(void **state)
+{
+	static struct fixture f;
+
+	memset(&f, 0, sizeof(f));
+	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
+		return -1;
+	if (hfd_ctx_open_exclusive(&f.drv.devs[0], false, true, getpid(),
+				   getuid(), getgid(), &f.ctx))
+		return -1;
+	f.cb = aligned_alloc(4096, BUF_SIZE);
+	f.src = aligned_alloc(4096, BUF_SIZE);
+	f.dst = aligned_alloc(4096, BUF_SIZE);
+	if (!f.cb || !f.src || !f.dst)
+		return -1;
+	f.cb_va = map_host(f.ctx, f.cb, BUF_SIZE);
+	f.src_va = map_host(f.ctx, f.src, BUF_SIZE);
+	f.dst_va = map_host(f.ctx, f.dst, BUF_SIZE);
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	hfd_ctx_release(f->ctx);
+	hfd_driver_fini(&f->drv);
+	free(f->cb);
+	free(f->src);
+	free(f->dst);
+	return 0;
+}
+
+static uint32_t ctl(uint32_t opcode, uint32_t bits)
+{
+	return (opcode << HL_PKT_CTL_OPCODE_SHIFT) | bits;
+}
+
+/* Packet writers: each returns the next offset (bytes) */
+static size_t put_nop(void *cb, size_t off, uint32_t opcode)
+{
+	struct hl_pkt_nop p = { .ctl = ctl(opcode, HL_PKT_CTL_MB) };
+
+	memcpy((uint8_t *)cb + off, &p, sizeof(p));
+	return off + sizeof(p);
+}
+
+static size_t put_msg_long(void *cb, size_t off, uint64_t addr, uint32_t value,
+			   uint32_t bits)
+{
+	struct hl_pkt_msg_long p = { .value = value,
+				     .ctl = ctl(HL_PACKET_MSG_LONG, bits),
+				     .addr = addr };
+
+	memcpy((uint8_t *)cb + off, &p, sizeof(p));
+	return off + sizeof(p);
+}
+
+static size_t put_dma(void *cb, size_t off, uint64_t src, uint64_t dst,
+		      uint32_t size, uint32_t bits)
+{
+	struct hl_pkt_lin_dma p = { .tsize = size,
+				    .ctl = ctl(HL_PACKET_LIN_DMA, bits),
+				    .src_addr = src,
+				    .dst_addr = dst };
+
+	memcpy((uint8_t *)cb + off, &p, sizeof(p));
+	return off + sizeof(p);
+}
+
+/* Submit f->cb's first @size bytes as one chunk on @qid */
+static int submit_flags(struct fixture *f, uint32_t qid, uint32_t size,
+			uint32_t flags, uint64_t *seq)
+{
+	struct hl_cs_chunk c = { .cb_handle = f->cb_va,
+				 .queue_index = qid,
+				 .cb_size = size,
+				 .cs_chunk_flags =
+					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
+	union hl_cs_args a = { 0 };
+	int ret;
+
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = flags;
+	ret = run(f->ctx, HL_IOCTL_CS, &a, sizeof(a));
+	if (!ret) {
+		assert_int_equal(a.out.status, HL_CS_STATUS_SUCCESS);
+		*seq = a.out.seq;
+	}
+	return ret;
+}
+
+static int submit(struct fixture *f, uint32_t qid, uint32_t size, uint64_t *seq)
+{
+	return submit_flags(f, qid, size, 0, seq);
+}
+
+/* WAIT_CS polled (no defer: a blocked wait answers BUSY) until not BUSY */
+static int wait_cs(struct fixture *f, uint64_t seq, struct hl_wait_cs_out *o)
+{
+	union hl_wait_cs_args a;
+	int i, ret = 0;
+
+	for (i = 0; i < 20000; i++) {
+		memset(&a, 0, sizeof(a));
+		a.in.seq = seq;
+		a.in.timeout_us = 1000;
+		ret = run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a));
+		if (ret || a.out.status != HL_WAIT_CS_STATUS_BUSY)
+			break;
+		usleep(1000);
+	}
+	*o = a.out;
+	return ret;
+}
+
+static void test_queue_map(void **state)
+{
+	struct fixture *f = *state;
+	const struct hpu_fw_profile *p = f->drv.devs[0].profile;
+	int mme0 = (int)p->num_dma, tpc0 = mme0 + (int)p->num_mme;
+	int nic0 = tpc0 + (int)p->num_tpc;
+
+	/* 4 streams per QMAN share the engine */
+	assert_int_equal(hfd_hl_queue(p, 0), 0);
+	assert_int_equal(hfd_hl_queue(p, 3), 0);
+	assert_int_equal(hfd_hl_queue(p, 4), 1);
+	assert_int_equal(hfd_hl_queue(p, 7), 1);
+	assert_int_equal(hfd_hl_queue(p, 8), 2);   /* DCORE0 EDMA_0 */
+	assert_int_equal(hfd_hl_queue(p, 12), 3);  /* DCORE0 EDMA_1 */
+	assert_int_equal(hfd_hl_queue(p, 48), 4);  /* DCORE1 EDMA_0 */
+	assert_int_equal(hfd_hl_queue(p, 127), 9); /* DCORE3 EDMA_1_3 */
+	assert_int_equal(hfd_hl_queue(p, 16), mme0);
+	assert_int_equal(hfd_hl_queue(p, 56), mme0 + 1);
+	assert_int_equal(hfd_hl_queue(p, 20), tpc0);
+	assert_int_equal(hfd_hl_queue(p, 43), tpc0 + 5);
+	assert_int_equal(hfd_hl_queue(p, 60), tpc0 + 6);   /* DCORE1 TPC_0 */
+	assert_int_equal(hfd_hl_queue(p, 155), tpc0 + 23); /* DCORE3 TPC_5 */
+	assert_int_equal(hfd_hl_queue(p, 156), nic0);
+	assert_int_equal(hfd_hl_queue(p, 251), nic0 + 23);
+	/* binned (the profile's 2 MMEs, 24 TPCs), rotators, CPU queue */
+	assert_int_equal(hfd_hl_queue(p, 92), -EINVAL);
+	assert_int_equal(hfd_hl_queue(p, 128), -EINVAL);
+	assert_int_equal(hfd_hl_queue(p, 44), -EINVAL);
+	assert_int_equal(hfd_hl_queue(p, 252), -EINVAL);
+	assert_int_equal(hfd_hl_queue(p, 259), -EINVAL);
+	assert_int_equal(hfd_hl_queue(p, HL_GAUDI2_QUEUE_ID_CPU_PQ), -EINVAL);
+	assert_int_equal(hfd_hl_queue(p, 261), -EINVAL);
+	assert_int_equal(hfd_hl_queue(p, 0xffffffffU), -EINVAL);
+}
+
+static void test_translate_good(void **state)
+{
+	struct hfd_hl_xlate x = { .kind = HFD_QUEUE_DMA,
+				  .sram_base = 0x8000000,
+				  .sram_size = 0x10000,
+				  .sram_va = 0x100000000000ULL };
+	uint8_t cb[128], out[256];
+	struct hpu_pkt_memset ms;
+	struct hpu_pkt_lin_dma d;
+	struct hpu_pkt_nop n;
+	size_t off = 0, len;
+
+	(void)state;
+	off = put_nop(cb, off, HL_PACKET_NOP);
+	off = put_msg_long(cb, off, 0x8000100, 0xbaba0ded, 0);
+	off = put_dma(cb, off, 0x200000001000ULL, 0x8000200, 64, 0);
+	off = put_dma(cb, off, 0x5a5a5a5a5a5a5a5aULL, 0x100000002000ULL, 16,
+		      HL_LIN_DMA_CTL_MEMSET);
+	off = put_nop(cb, off, HL_PACKET_STOP);
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
+			 0);
+	assert_int_equal(len, 8 + 32 + 32 + 32 + 8);
+	assert_true(len <= HFD_HL_XLATE_RATIO * off);
+	memcpy(&n, out, sizeof(n));
+	assert_int_equal(n.hdr.opcode, HPU_PACKET_NOP);
+	assert_int_equal(n.hdr.flags, HPU_PKT_F_MSG_BARRIER);
+	memcpy(&ms, out + 8, sizeof(ms));
+	assert_int_equal(ms.hdr.opcode, HPU_PACKET_MEMSET);
+	assert_int_equal(ms.hdr.flags, HPU_MEMSET_F_ELEM_4);
+	assert_int_equal(ms.dst_addr, 0x100000000100ULL); /* SRAM moved */
+	assert_int_equal(ms.size, 4);
+	assert_int_equal(ms.value, 0xbaba0ded);
+	memcpy(&d, out + 40, sizeof(d));
+	assert_int_equal(d.hdr.opcode, HPU_PACKET_LIN_DMA);
+	assert_int_equal(d.src_addr, 0x200000001000ULL);
+	assert_int_equal(d.dst_addr, 0x100000000200ULL);
+	assert_int_equal(d.size, 64);
+	memcpy(&ms, out + 72, sizeof(ms));
+	assert_int_equal(ms.hdr.opcode, HPU_PACKET_MEMSET);
+	assert_int_equal(ms.hdr.flags, HPU_MEMSET_F_ELEM_1);
+	assert_int_equal(ms.dst_addr, 0x100000002000ULL); /* not SRAM */
+	memcpy(&n, out + 104, sizeof(n));
+	assert_int_equal(n.hdr.opcode, HPU_PACKET_STOP);
+	/* an SRAM range running past the window is not moved */
+	off = put_dma(cb, 0, 0x800f000, 0x200000001000ULL, 0x2000, 0);
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
+			 0);
+	memcpy(&d, out, sizeof(d));
+	assert_int_equal(d.src_addr, 0x800f000);
+}
+
+static void test_translate_bad(void **state)
+{
+	struct hfd_hl_xlate x = { .kind = HFD_QUEUE_DMA };
+	static const uint32_t opcodes[] = {
+		0,
+		HL_PACKET_WREG_32,
+		HL_PACKET_WREG_BULK,
+		HL_PACKET_MSG_SHORT,
+		HL_PACKET_CP_DMA,
+		HL_PACKET_REPEAT,
+		HL_PACKET_MSG_PROT,
+		HL_PACKET_FENCE,
+		HL_PACKET_ARB_POINT,
+		HL_PACKET_WAIT,
+		HL_PACKET_CB_LIST,
+		HL_PACKET_LOAD_AND_EXE,
+		HL_PACKET_WRITE_ARC_STREAM,
+		0x11,
+		HL_PACKET_WREG_64_SHORT,
+		HL_PACKET_WREG_64_LONG,
+		0x1f,
+	};
+	uint8_t cb[64], out[128];
+	size_t off, len, bad;
+	unsigned int i;
+
+	(void)state;
+#define BAD(n, at)                                                        \
+	do {                                                              \
+		bad = 999;                                                \
+		assert_int_equal(hfd_hl_packets_translate(cb, n, &x, out, \
+							  &len, &bad),    \
+				 -EINVAL);                                \
+		assert_int_equal(bad, at);                                \
+		assert_int_equal(len, 0);                                 \
+	} while (0)
+	for (i = 0; i < sizeof(opcodes) / sizeof(opcodes[0]); i++) {
+		memset(cb, 0, sizeof(cb));
+		put_nop(cb, 0, HL_PACKET_NOP);
+		put_nop(cb, 8, opcodes[i]); /* an unserved opcode second */
+		BAD(24, 8);
+	}
+	/* truncated: a half packet, a LIN_DMA cut short, a MSG_LONG too */
+	memset(cb, 0, sizeof(cb));
+	put_nop(cb, 0, HL_PACKET_NOP);
+	BAD(4, 0);
+	BAD(12, 8);
+	put_dma(cb, 8, 0, 0, 0, 0);
+	BAD(24, 8);
+	put_msg_long(cb, 8, 0, 0, 0);
+	BAD(16, 8);
+	/* NOP/STOP: a first word or low control bits */
+	memset(cb, 0, sizeof(cb));
+	put_nop(cb, 0, HL_PACKET_NOP);
+	cb[0] = 1;
+	BAD(8, 0);
+	put_nop(cb, 0, HL_PACKET_STOP);
+	cb[4] = 1;
+	BAD(8, 0);
+	/* MSG_LONG: predicate, timestamp op, reserved bit, unaligned */
+	put_msg_long(cb, 0, 0x1000, 1, 1);
+	BAD(16, 0);
+	put_msg_long(cb, 0, 0x1000, 1, 1U << HL_MSG_LONG_CTL_OP_SHIFT);
+	BAD(16, 0);
+	put_msg_long(cb, 0, 0x1000, 1, 1U << 8);
+	BAD(16, 0);
+	put_msg_long(cb, 0, 0x1002, 1, 0);
+	BAD(16, 0);
+	/* LIN_DMA: endian swap, bf16, fp16, add offset, reserved bits, a
+	 * wrapping range, a pattern the range cannot take */
+	put_dma(cb, 0, 0x1000, 0x2000, 64, 1U << 1);
+	BAD(24, 0);
+	put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_BF16);
+	BAD(24, 0);
+	put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_FP16);
+	BAD(24, 0);
+	put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_ADD_OFFSET_0);
+	BAD(24, 0);
+	put_dma(cb, 0, 0x1000, 0x2000, 64, 1U << 3);
+	BAD(24, 0);
+	put_dma(cb, 0, 0x1000, 0x2000, 64, 1U << 12);
+	BAD(24, 0);
+	put_dma(cb, 0, 0x1000, ~0ULL - 8, 64, 0);
+	BAD(24, 0);
+	put_dma(cb, 0, ~0ULL - 8, 0x1000, 64, 0);
+	BAD(24, 0);
+	put_dma(cb, 0, 0x0102030405060708ULL, 0x1001, 6, HL_LIN_DMA_CTL_MEMSET);
+	BAD(24, 0);
+	/* MSG_LONG and LIN_DMA on a queue that is not a DMA's */
+	x.kind = HFD_QUEUE_MME;
+	put_msg_long(cb, 0, 0x1000, 1, 0);
+	BAD(16, 0);
+	x.kind = HFD_QUEUE_TPC;
+	put_dma(cb, 0, 0x1000, 0x2000, 64, 0);
+	BAD(24, 0);
+	/* NOP runs anywhere */
+	off = put_nop(cb, 0, HL_PACKET_NOP);
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
+			 0);
+#undef BAD
+}
+
+/* The next sequence number, found by submitting a NOP CS */
+static uint64_t nop_seq(struct fixture *f)
+{
+	struct hl_wait_cs_out o;
+	uint64_t seq = 0;
+
+	put_nop(f->cb, 0, HL_PACKET_NOP);
+	assert_int_equal(submit(f, HL_GAUDI2_QUEUE_ID_PDMA_0_0, 8, &seq), 0);
+	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	return seq;
+}
+
+static void test_cs_rejected(void **state)
+{
+	struct fixture *f = *state;
+	static const uint32_t bad_flags[] = {
+		HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT,
+		HL_CS_FLAGS_SIGNAL,
+		HL_CS_FLAGS_WAIT,
+		HL_CS_FLAGS_COLLECTIVE_WAIT,
+		HL_CS_FLAGS_STAGED_SUBMISSION,
+		HL_CS_FLAGS_STAGED_SUBMISSION |
+			HL_CS_FLAGS_STAGED_SUBMISSION_FIRST,
+		HL_CS_FLAGS_ENCAP_SIGNALS,
+		HL_CS_FLAGS_RESERVE_SIGNALS_ONLY,
+		HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY,
+		HL_CS_FLAGS_ENGINE_CORE_COMMAND,
+		HL_CS_FLAGS_ENGINES_COMMAND,
+		HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES,
+		1U << 20,
+	};
+	static const uint32_t bad_queues[] = {
+		44, 92, 252, 256, 260, 261, 1000
+	};
+	struct hl_cs_chunk c[2];
+	union hl_cs_args a;
+	uint64_t before, seq;
+	unsigned int i;
+
+	before = nop_seq(f);
+	memset(f->dst, 0x11, BUF_SIZE);
+	/* a DMA that would change f->dst if anything ran */
+	put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
+	for (i = 0; i < sizeof(bad_flags) / sizeof(bad_flags[0]); i++)
+		assert_int_equal(submit_flags(f, 0, 24, bad_flags[i], &seq),
+				 -EINVAL);
+	for (i = 0; i < sizeof(bad_queues) / sizeof(bad_queues[0]); i++)
+		assert_int_equal(submit(f, bad_queues[i], 24, &seq), -EINVAL);
+	assert_int_equal(submit(f, 0, 0, &seq), -EINVAL);
+	assert_int_equal(submit(f, 0, HL_MAX_CB_SIZE + 8, &seq), -EINVAL);
+
+	/* a kernel CB handle (no USER_ALLOC_CB): no such CB */
+	memset(c, 0, sizeof(c));
+	c[0].cb_handle = f->cb_va;
+	c[0].cb_size = 24;
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)c;
+	a.in.num_chunks_execute = 1;
+	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), -EINVAL);
+	/* no execute chunks; too many; an unreadable array */
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)c;
+	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), -EINVAL);
+	a.in.num_chunks_execute = HL_MAX_JOBS_PER_CS + 1;
+	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), -EINVAL);
+	a.in.num_chunks_execute = 1;
+	a.in.num_chunks_restore = HL_MAX_JOBS_PER_CS + 1;
+	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), -EINVAL);
+	a.in.num_chunks_restore = 0;
+	a.in.chunks_execute = 8;
+	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), -EFAULT);
+	a.in.chunks_execute = 0;
+	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), -EFAULT);
+	/* the second chunk bad: the first does not run either */
+	c[0].cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB;
+	c[1] = c[0];
+	c[1].queue_index = 260;
+	a.in.chunks_execute = (uintptr_t)c;
+	a.in.num_chunks_execute = 2;
+	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), -EINVAL);
+
+	/* nothing ran and no number was used */
+	assert_int_equal(nop_seq(f), before + 1);
+	for (i = 0; i < BUF_SIZE; i++)
+		assert_int_equal(f->dst[i], 0x11);
+}
+
+static void test_bad_packet_aborts(void **state)
+{
+	struct fixture *f = *state;
+	union hl_wait_cs_args w;
+	struct hl_wait_cs_out o;
+	uint64_t seq, before;
+	size_t off;
+	int i;
+
+	before = nop_seq(f);
+	memset(f->src, 0x22, BUF_SIZE);
+	memset(f->dst, 0x11, BUF_SIZE);
+	/* a good DMA, then a FENCE (no sync manager yet) */
+	off = put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
+	off = put_nop(f->cb, off, HL_PACKET_FENCE);
+	assert_int_equal(submit(f, 0, (uint32_t)off, &seq), 0);
+	assert_int_equal(seq, before + 1);
+	/* -EIO, and the ABORTED status copied back all the same */
+	memset(&w, 0, sizeof(w));
+	w.in.seq = seq;
+	w.in.timeout_us = 1000000;
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &w, sizeof(w)), -EIO);
+	assert_int_equal(w.out.status, HL_WAIT_CS_STATUS_ABORTED);
+	for (i = 0; i < BUF_SIZE; i++)
+		assert_int_equal(f->dst[i], 0x11);
+	/* a CB the context did not map: fetched from nowhere, ABORTED */
+	put_nop(f->cb, 0, HL_PACKET_NOP);
+	f->cb_va += 0x100000000ULL;
+	assert_int_equal(submit(f, 0, 8, &seq), 0);
+	f->cb_va -= 0x100000000ULL;
+	assert_int_equal(wait_cs(f, seq, &o), -EIO);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_ABORTED);
+	/* a DMA from an unmapped address: the model's page fault */
+	off = put_dma(f->cb, 0, 0x1f0000000000ULL, f->dst_va, 64, 0);
+	assert_int_equal(submit(f, 0, (uint32_t)off, &seq), 0);
+	assert_int_equal(wait_cs(f, seq, &o), -EIO);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_ABORTED);
+	for (i = 0; i < BUF_SIZE; i++)
+		assert_int_equal(f->dst[i], 0x11);
+	/* the context goes on */
+	assert_int_equal(nop_seq(f), seq + 1);
+}
+
+static void fill(uint8_t *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 31 + seed);
+}
+
+static void test_dma_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	const struct hfd_device *dev = &f->drv.devs[0];
+	uint64_t dram = alloc_dram(f->ctx, 1 << 21);
+	uint64_t sram = dev->ip.sram_base_address + 0x1000;
+	struct hl_wait_cs_out o;
+	uint32_t got;
+	uint64_t seq;
+	size_t off;
+
+	/* host -> DRAM -> host on PDMA_0 stream 1 and PDMA_1 stream 3 */
+	fill(f->src, BUF_SIZE, 7);
+	memset(f->dst, 0, BUF_SIZE);
+	off = put_dma(f->cb, 0, f->src_va, dram, BUF_SIZE, 0);
+	assert_int_equal(submit(f, 1, (uint32_t)off, &seq), 0);
+	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	off = put_dma(f->cb, 0, dram, f->dst_va, BUF_SIZE, 0);
+	assert_int_equal(submit(f, 7, (uint32_t)off, &seq), 0);
+	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_memory_equal(f->src, f->dst, BUF_SIZE);
+
+	/* host -> SRAM window -> host, in one CB (in order), on an EDMA */
+	fill(f->src, BUF_SIZE, 99);
+	memset(f->dst, 0, BUF_SIZE);
+	off = put_dma(f->cb, 0, f->src_va, sram, BUF_SIZE, 0);
+	off = put_dma(f->cb, off, sram, f->dst_va, BUF_SIZE, HL_PKT_CTL_EB);
+	assert_int_equal(submit(f, 8, (uint32_t)off, &seq), 0);
+	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_memory_equal(f->src, f->dst, BUF_SIZE);
+
+	/* memset of DRAM, MSG_LONG into SRAM and into host memory */
+	off = put_dma(f->cb, 0, 0, dram, 256, HL_LIN_DMA_CTL_MEMSET);
+	off = put_dma(f->cb, off, dram, f->dst_va, 256, HL_PKT_CTL_EB);
+	off = put_msg_long(f->cb, off, sram, 0xbaba0ded, 0);
+	off = put_dma(f->cb, off, sram, f->dst_va + 256, 4, HL_PKT_CTL_EB);
+	off = put_msg_long(f->cb, off, f->dst_va + 512, 0x0ded0001, 0);
+	assert_int_equal(submit(f, 0, (uint32_t)off, &seq), 0);
+	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	for (off = 0; off < 256; off++)
+		assert_int_equal(f->dst[off], 0);
+	memcpy(&got, f->dst + 256, 4);
+	assert_int_equal(got, 0xbaba0ded);
+	memcpy(&got, f->dst + 512, 4);
+	assert_int_equal(got, 0x0ded0001);
+}
+
+static void test_waits(void **state)
+{
+	struct fixture *f = *state;
+	union hl_wait_cs_args a;
+	struct hl_wait_cs_out o;
+	uint64_t seqs[3];
+	int i;
+
+	put_nop(f->cb, 0, HL_PACKET_NOP);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(submit_flags(f, (uint32_t)(4 * i), 8,
+					      HL_CS_FLAGS_TIMESTAMP, &seqs[i]),
+				 0);
+	assert_int_equal(wait_cs(f, seqs[2], &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_true(o.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	assert_true(o.timestamp_nsec > 0);
+
+	/* multi-CS: all three ended, the map says so */
+	memset(&a, 0, sizeof(a));
+	a.in.seq = (uintptr_t)seqs;
+	a.in.seq_arr_len = 3;
+	a.in.flags = HL_WAIT_CS_FLAGS_MULTI_CS;
+	a.in.timeout_us = 1000000;
+	for (i = 0; i < 1000; i++) {
+		assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)),
+				 0);
+		if (a.out.cs_completion_map == 7)
+			break;
+		a.in.seq = (uintptr_t)seqs;
+		a.in.seq_arr_len = 3;
+		a.in.flags = HL_WAIT_CS_FLAGS_MULTI_CS;
+		a.in.timeout_us = 1000000;
+		usleep(1000);
+	}
+	assert_int_equal(a.out.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(a.out.cs_completion_map, 7);
+
+	/* refused: a number never issued, array lengths, interrupts, an
+	 * array that cannot be read */
+	memset(&a, 0, sizeof(a));
+	a.in.seq = seqs[2] + 100;
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EINVAL);
+	memset(&a, 0, sizeof(a));
+	a.in.seq = (uintptr_t)seqs;
+	a.in.flags = HL_WAIT_CS_FLAGS_MULTI_CS;
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EINVAL);
+	a.in.seq_arr_len = HL_WAIT_MULTI_CS_LIST_MAX_LEN + 1;
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EINVAL);
+	a.in.seq = 8;
+	a.in.seq_arr_len = 2;
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EFAULT);
+	memset(&a, 0, sizeof(a));
+	a.in.seq = seqs[0];
+	a.in.flags = HL_WAIT_CS_FLAGS_INTERRUPT;
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EINVAL);
+}
+
+static void test_restore_chunks(void **state)
+{
+	struct fixture *f = *state;
+	struct hl_cs_chunk r = { .cb_handle = f->cb_va + 64,
+				 .queue_index = 0,
+				 .cb_size = 16,
+				 .cs_chunk_flags =
+					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
+	struct hl_cs_chunk e = r;
+	struct hl_wait_cs_out o;
+	union hl_cs_args a;
+	uint32_t got;
+
+	/* restore: MSG_LONG 1 at dst; execute: NOP */
+	put_msg_long(f->cb, 64, f->dst_va + 1024, 1, 0);
+	put_nop(f->cb, 128, HL_PACKET_NOP);
+	e.cb_handle = f->cb_va + 128;
+	e.cb_size = 8;
+	memset(f->dst, 0, BUF_SIZE);
+	/* not the first CS, no FORCE_RESTORE: the restore chunks wait */
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_restore = (uintptr_t)&r;
+	a.in.num_chunks_restore = 1;
+	a.in.chunks_execute = (uintptr_t)&e;
+	a.in.num_chunks_execute = 1;
+	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), 0);
+	assert_int_equal(wait_cs(f, a.out.seq, &o), 0);
+	memcpy(&got, f->dst + 1024, 4);
+	assert_int_equal(got, 0);
+	/* FORCE_RESTORE: they run first */
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_restore = (uintptr_t)&r;
+	a.in.num_chunks_restore = 1;
+	a.in.chunks_execute = (uintptr_t)&e;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_FORCE_RESTORE;
+	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), 0);
+	assert_int_equal(wait_cs(f, a.out.seq, &o), 0);
+	memcpy(&got, f->dst + 1024, 4);
+	assert_int_equal(got, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_queue_map),
+		cmocka_unit_test(test_translate_good),
+		cmocka_unit_test(test_translate_bad),
+		cmocka_unit_test(test_cs_rejected),
+		cmocka_unit_test(test_bad_packet_aborts),
+		cmocka_unit_test(test_dma_round_trip),
+		cmocka_unit_test(test_waits),
+		cmocka_unit_test(test_restore_chunks),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

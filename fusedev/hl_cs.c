@@ -202,9 +202,6 @@ static int load_chunks(const struct hfd_ioctl_call *call, uint64_t uaddr,
 	for (i = 0; i < n; i++) {
 		if (hfd_hl_queue(p, out[i].queue_index) < 0)
 			return -EINVAL;
-		/* a kernel CB handle: no kernel CBs are served */
-		if (!(out[i].cs_chunk_flags & HL_CS_CHUNK_FLAGS_USER_ALLOC_CB))
-			return -EINVAL;
 		if (!out[i].cb_size || out[i].cb_size > HL_MAX_CB_SIZE)
 			return -EINVAL;
 	}
@@ -232,7 +229,21 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 	cb = malloc(c->cb_size);
 	if (!cb)
 		return -ENOMEM;
-	ret = read_cb(call->ctx, c->cb_handle, c->cb_size, cb);
+	if (c->cs_chunk_flags & HL_CS_CHUNK_FLAGS_USER_ALLOC_CB) {
+		ret = read_cb(call->ctx, c->cb_handle, c->cb_size, cb);
+	} else {
+		/*
+		 * A kernel CB, as the client's mapping holds it now; a handle
+		 * that is not a live CB of the context, or a size beyond the
+		 * CB's, fails the call as the real driver's CB lookup does
+		 */
+		ret = hfd_hl_cb_read(call->ctx, c->cb_handle, 0, c->cb_size,
+				     cb);
+		if (ret) {
+			free(cb);
+			return ret;
+		}
+	}
 	if (!ret)
 		ret = hfd_hl_packets_translate(cb, c->cb_size, &x,
 					       b->bytes + b->len, &len, NULL);
@@ -317,9 +328,11 @@ static int check_cs_in(const struct hfd_ioctl_call *call,
  * @data: union hl_cs_args, updated in place
  *
  * The execute chunks (after the restore chunks, on the context's first
- * CS or with FORCE_RESTORE) run as one CS. Every chunk names a user CB
- * (HL_CS_CHUNK_FLAGS_USER_ALLOC_CB: cb_handle is the device VA of host
- * memory the context mapped) and a Gaudi2 queue. A CB that cannot be
+ * CS or with FORCE_RESTORE) run as one CS. Every chunk names a Gaudi2
+ * queue and a CB: a user CB (HL_CS_CHUNK_FLAGS_USER_ALLOC_CB: cb_handle
+ * is the device VA of host memory the context mapped) or a kernel CB
+ * (cb_handle is CB CREATE's handle; its bytes are read as the client's
+ * mapping holds them, hfd_hl_cb_read()). A CB that cannot be
  * read or holds a bad packet does not fail the call: the CS gets its
  * number and ends ABORTED with nothing run (WAIT_CS: -EIO), as a device
  * that stops on the packet; CS_COUNTERS counts it as a validation drop.
@@ -327,8 +340,9 @@ static int check_cs_in(const struct hfd_ioctl_call *call,
  * Return: 0 with the sequence number; -EINVAL for mutually exclusive
  * or unserved flags, no execute chunks, more than HL_MAX_JOBS_PER_CS of
  * a kind (or of both together, when the restore chunks run), a bad or
- * binned queue, a kernel CB handle, a CB size of 0 or above
- * HL_MAX_CB_SIZE; -EFAULT for a chunk array that cannot be read; -EBUSY
+ * binned queue, a kernel CB handle that is not a live CB of the
+ * context or a CB size beyond it, a CB size of 0 or above
+ * HL_MAX_CB_SIZE; -EIO the kernel did not give a kernel CB's pages; -EFAULT for a chunk array that cannot be read; -EBUSY
  * when the device does not work; -EAGAIN too many CSs in flight; -EIO
  * killed by a hard reset; -ENOMEM.
  */

@@ -122,11 +122,4 @@ void hfd_hl_cb_ctx_fini(struct hfd_ctx *ctx);
 int hfd_hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off,
 		   uint32_t len, void *buf);
 
-/* The name CS was promised; globals of fusedev carry hfd_ (check-names) */
-static inline int hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off,
-			     uint32_t len, void *buf)
-{
-	return hfd_hl_cb_read(ctx, handle, off, len, buf);
-}
-
 #endif /* HL_PERSONALITY_H */

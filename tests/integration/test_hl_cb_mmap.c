@@ -2,7 +2,7 @@
 /*
  * test_hl_cb_mmap.c - kernel CBs of the habanalabs personality through
  * FUSE (docs/habanalabs.md, "CB"): the daemon's FUSE front end runs in
- * this process (so the test can call hl_cb_read() as CS does) on a
+ * this process (so the test can call hfd_hl_cb_read() as CS does) on a
  * mount of its own; the test is its client. A CB is mmap()ed at its
  * handle on hl0, written through the mapping and read back by the
  * daemon through FUSE_NOTIFY_RETRIEVE (dirty pages not written back
@@ -203,15 +203,15 @@ static void test_mmap_round_trip(void **state)
 	memcpy(map, want, size);
 	/* dirty, not written back: FUSE_NOTIFY_RETRIEVE gets them */
 	memset(got, 0xee, size);
-	assert_int_equal(hl_cb_read(ctx, h, 0, size, got), 0);
+	assert_int_equal(hfd_hl_cb_read(ctx, h, 0, size, got), 0);
 	assert_memory_equal(got, want, size);
 	assert_memory_equal(got, map, size);
 	/* a piece, unaligned */
 	map[4095] = 0x5a;
 	map[4096] = 0xa5;
-	assert_int_equal(hl_cb_read(ctx, h, 4090, 10, got), 0);
+	assert_int_equal(hfd_hl_cb_read(ctx, h, 4090, 10, got), 0);
 	assert_memory_equal(got, map + 4090, 10);
-	assert_int_equal(hl_cb_read(ctx, h, 4990, 11, got), -EINVAL);
+	assert_int_equal(hfd_hl_cb_read(ctx, h, 4990, 11, got), -EINVAL);
 	/* written back, unmapped, mapped again: the same bytes */
 	memcpy(want, map, size);
 	assert_int_equal(msync(map, size, MS_SYNC), 0);
@@ -219,11 +219,11 @@ static void test_mmap_round_trip(void **state)
 	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)h);
 	assert_true(map != MAP_FAILED);
 	assert_memory_equal(map, want, size);
-	assert_int_equal(hl_cb_read(ctx, h, 0, size, got), 0);
+	assert_int_equal(hfd_hl_cb_read(ctx, h, 0, size, got), 0);
 	assert_memory_equal(got, want, size);
 	assert_int_equal(munmap(map, size), 0);
 	assert_int_equal(cb_op(fd, HL_CB_OP_DESTROY, h, 0, NULL), 0);
-	assert_int_equal(hl_cb_read(ctx, h, 0, 8, got), -EINVAL);
+	assert_int_equal(hfd_hl_cb_read(ctx, h, 0, 8, got), -EINVAL);
 	free(want);
 	free(got);
 	close(fd);
@@ -261,7 +261,7 @@ static void test_mmap_largest(void **state)
 		memcpy(map + off, want + off,
 		       PAGE < size - off ? PAGE : size - off);
 	memcpy(map + size - 100, want + size - 100, 100);
-	assert_int_equal(hl_cb_read(ctx, h, 0, size, got), 0);
+	assert_int_equal(hfd_hl_cb_read(ctx, h, 0, size, got), 0);
 	assert_memory_equal(got, want, size);
 	assert_memory_equal(got, map, size);
 	assert_int_equal(munmap(map, size), 0);

@@ -6,7 +6,7 @@
  * HL_CB_FLAGS_MAP), the
  * per-context limits, handles unique per device and never reused, a
  * handle of another context, double destroy, destroy while used or
- * mapped, the page cache's READ/WRITE of the CB memory and hl_cb_read().
+ * mapped, the page cache's READ/WRITE of the CB memory and hfd_hl_cb_read().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -320,7 +320,7 @@ static void test_other_context(void **state)
 	assert_int_equal(create(f->ctx[0], 4096, 0, &mine), 0);
 	assert_int_equal(info(f->ctx[1], mine, 0, &usage), -EINVAL);
 	assert_int_equal(destroy(f->ctx[1], mine), -EINVAL);
-	assert_int_equal(hl_cb_read(f->ctx[1], mine, 0, sizeof(buf), buf),
+	assert_int_equal(hfd_hl_cb_read(f->ctx[1], mine, 0, sizeof(buf), buf),
 			 -EINVAL);
 	assert_int_equal(hfd_hl_cb_usage(f->ctx[1], mine, true), -EINVAL);
 	/* still the owner's */
@@ -344,7 +344,8 @@ static void test_page_read_write(void **state)
 	assert_int_equal(
 		hfd_hl_cb_fs_write(f->ctx[0], h + 4000, sizeof(buf), buf), 0);
 	memset(page, 0xee, sizeof(page));
-	assert_int_equal(hl_cb_read(f->ctx[0], h, 4000, sizeof(buf), page), 0);
+	assert_int_equal(hfd_hl_cb_read(f->ctx[0], h, 4000, sizeof(buf), page),
+			 0);
 	assert_memory_equal(page, buf, sizeof(buf));
 	/* the rest of the CB is zero, and so is the guard page after it */
 	hfd_hl_cb_fs_read(f->ctx[0], h, sizeof(page), page);
@@ -358,18 +359,19 @@ static void test_page_read_write(void **state)
 	assert_int_equal(
 		hfd_hl_cb_fs_write(f->ctx[0], h + 2 * PAGE - 8, 16, buf), -EIO);
 	assert_int_equal(hfd_hl_cb_fs_write(f->ctx[0], 4096, 16, buf), -EIO);
-	/* the last page may be written whole; hl_cb_read keeps to the size */
+	/* the last page may be written whole; hfd_hl_cb_read keeps to the size */
 	assert_int_equal(hfd_hl_cb_fs_write(f->ctx[0], h + PAGE, PAGE, page),
 			 0);
-	assert_int_equal(hl_cb_read(f->ctx[0], h, 4900, 101, page), -EINVAL);
-	assert_int_equal(hl_cb_read(f->ctx[0], h, 5000, 0, page), 0);
+	assert_int_equal(hfd_hl_cb_read(f->ctx[0], h, 4900, 101, page),
+			 -EINVAL);
+	assert_int_equal(hfd_hl_cb_read(f->ctx[0], h, 5000, 0, page), 0);
 	/* another context's READ sees zeros, its WRITE fails */
 	hfd_hl_cb_fs_read(f->ctx[1], h + 4000, sizeof(buf), page);
 	for (i = 0; i < sizeof(buf); i++)
 		assert_int_equal(page[i], 0);
 	assert_int_equal(hfd_hl_cb_fs_write(f->ctx[1], h, 8, buf), -EIO);
 	assert_int_equal(destroy(f->ctx[0], h), 0);
-	assert_int_equal(hl_cb_read(f->ctx[0], h, 0, 8, page), -EINVAL);
+	assert_int_equal(hfd_hl_cb_read(f->ctx[0], h, 0, 8, page), -EINVAL);
 	assert_int_equal(destroy(f->ctx[0], h2), 0);
 }
 

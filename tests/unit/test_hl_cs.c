@@ -444,7 +444,7 @@ static void test_cs_rejected(void **state)
 	assert_int_equal(submit(f, 0, 0, &seq), -EINVAL);
 	assert_int_equal(submit(f, 0, HL_MAX_CB_SIZE + 8, &seq), -EINVAL);
 
-	/* a kernel CB handle (no USER_ALLOC_CB): no such CB */
+	/* a kernel CB handle (no USER_ALLOC_CB) of no CB */
 	memset(c, 0, sizeof(c));
 	c[0].cb_handle = f->cb_va;
 	c[0].cb_size = 24;
@@ -580,6 +580,66 @@ static void test_dma_round_trip(void **state)
 	assert_int_equal(got, 0x0ded0001);
 }
 
+/* Submit a kernel CB (by handle, no USER_ALLOC_CB) of @size bytes */
+static int submit_kernel_cb(struct fixture *f, uint64_t handle, uint32_t size,
+			    uint64_t *seq)
+{
+	struct hl_cs_chunk c = { .cb_handle = handle,
+				 .queue_index = 1,
+				 .cb_size = size };
+	union hl_cs_args a = { 0 };
+	int ret;
+
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	ret = run(f->ctx, HL_IOCTL_CS, &a, sizeof(a));
+	if (!ret)
+		*seq = a.out.seq;
+	return ret;
+}
+
+/*
+ * A CS on a kernel CB runs the bytes the CB holds at submission (here
+ * written as the kernel's writeback of the client's mapping would); a
+ * size beyond the CB, a destroyed CB or another handle fail the call
+ * with nothing run and no number used
+ */
+static void test_kernel_cb(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pkts[2 * sizeof(struct hl_pkt_lin_dma)];
+	union hl_cb_args cb = { 0 };
+	struct hl_wait_cs_out o;
+	uint64_t handle, seq, before;
+	size_t off;
+
+	cb.in.op = HL_CB_OP_CREATE;
+	cb.in.cb_size = 4096;
+	assert_int_equal(run(f->ctx, HL_IOCTL_CB, &cb, sizeof(cb)), 0);
+	handle = cb.out.cb_handle;
+	fill(f->src, BUF_SIZE, 41);
+	memset(f->dst, 0, BUF_SIZE);
+	off = put_dma(pkts, 0, f->src_va, f->dst_va, BUF_SIZE, 0);
+	assert_int_equal(hfd_hl_cb_fs_write(f->ctx, handle, off, pkts), 0);
+	assert_int_equal(submit_kernel_cb(f, handle, (uint32_t)off, &seq), 0);
+	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_memory_equal(f->src, f->dst, BUF_SIZE);
+
+	before = nop_seq(f);
+	memset(f->dst, 0x11, BUF_SIZE);
+	assert_int_equal(submit_kernel_cb(f, handle, 4096 + 8, &seq), -EINVAL);
+	assert_int_equal(submit_kernel_cb(f, handle + 4096, 24, &seq), -EINVAL);
+	cb.in.op = HL_CB_OP_DESTROY;
+	cb.in.cb_handle = handle;
+	assert_int_equal(run(f->ctx, HL_IOCTL_CB, &cb, sizeof(cb)), 0);
+	assert_int_equal(submit_kernel_cb(f, handle, (uint32_t)off, &seq),
+			 -EINVAL);
+	assert_int_equal(nop_seq(f), before + 1);
+	for (off = 0; off < BUF_SIZE; off++)
+		assert_int_equal(f->dst[off], 0x11);
+}
+
 static void test_waits(void **state)
 {
 	struct fixture *f = *state;
@@ -689,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_cs_rejected),
 		cmocka_unit_test(test_bad_packet_aborts),
 		cmocka_unit_test(test_dma_round_trip),
+		cmocka_unit_test(test_kernel_cb),
 		cmocka_unit_test(test_waits),
 		cmocka_unit_test(test_restore_chunks),
 	};

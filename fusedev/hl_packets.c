@@ -76,7 +76,8 @@ static int msg_long(const uint8_t *p, const struct hfd_hl_xlate *x,
 
 	memcpy(&m, p, sizeof(m));
 	/* pred 0 only; op 0 (the value) only: no timestamps */
-	if ((m.ctl & ~allowed) || (m.addr & 3) || x->kind != HFD_QUEUE_DMA)
+	if ((m.ctl & ~allowed) || (m.addr & 3) || m.addr > UINT64_MAX - 4 ||
+	    x->kind != HFD_QUEUE_DMA)
 		return -EINVAL;
 	*len = put_memset(out, hpu_flags(m.ctl), sram_xlate(x, m.addr, 4), 4,
 			  m.value, HPU_MEMSET_F_ELEM_4);
@@ -169,7 +170,7 @@ static int nop_stop(const uint8_t *p, uint32_t opcode, uint8_t *out,
  * reserved or unsupported bit of its control word is set (predicates,
  * MSG_LONG timestamps, LIN_DMA endian swap, bf16/fp16, add-offset), a
  * NOP/STOP's first word is not 0, a MSG_LONG address is not 4-byte
- * aligned, a LIN_DMA range wraps, a memset pattern cannot be written in
+ * aligned or its 4 bytes wrap, a LIN_DMA range wraps, a memset pattern cannot be written in
  * the range's alignment, or a MSG_LONG or LIN_DMA is not on a DMA queue.
  * An address in the SRAM window [@x->sram_base, + @x->sram_size) is moved
  * to the context's SRAM mapping; any other is passed on as a device VA

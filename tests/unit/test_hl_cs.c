@@ -349,7 +349,7 @@ static void test_translate_bad(void **state)
 	put_nop(cb, 0, HL_PACKET_STOP);
 	cb[4] = 1;
 	BAD(8, 0);
-	/* MSG_LONG: predicate, timestamp op, reserved bit, unaligned */
+	/* MSG_LONG: predicate, timestamp op, reserved bit, unaligned, wrapping */
 	put_msg_long(cb, 0, 0x1000, 1, 1);
 	BAD(16, 0);
 	put_msg_long(cb, 0, 0x1000, 1, 1U << HL_MSG_LONG_CTL_OP_SHIFT);
@@ -357,6 +357,9 @@ static void test_translate_bad(void **state)
 	put_msg_long(cb, 0, 0x1000, 1, 1U << 8);
 	BAD(16, 0);
 	put_msg_long(cb, 0, 0x1002, 1, 0);
+	BAD(16, 0);
+	/* its 4 bytes would wrap (found by fuzz_hl_packets) */
+	put_msg_long(cb, 0, 0xfffffffffffffffcULL, 1, 0);
 	BAD(16, 0);
 	/* LIN_DMA: endian swap, bf16, fp16, add offset, reserved bits, a
 	 * wrapping range, a pattern the range cannot take */

@@ -40,6 +40,11 @@
  * engine class's count; model_busy reads the counts, and the modeled
  * utilization and power of a recent window.
  *
+ * 1.7 adds the scheduler's counters (sched_stats): how often a queue that
+ * a job woke was run by the waking thread or handed to another thread,
+ * and how often a worker thread was woken (docs/firmware-sim.md, "Run to
+ * completion of dependent work").
+ *
  * Threading: every operation may be called from any driver thread at once.
  * Callbacks (struct hpu_fw_callbacks) are called from the model's engine
  * threads, or from the calling thread inside cs_submit/cs_abort/as_destroy;
@@ -58,7 +63,7 @@
 #include "hpu_trace.h"
 
 #define HPU_FW_IF_MAJOR 1
-#define HPU_FW_IF_MINOR 6
+#define HPU_FW_IF_MINOR 7
 
 /**
  * struct hpu_fw_profile - static description of one chip generation
@@ -315,6 +320,26 @@ struct hpu_fw_fabric_config {
 };
 
 /**
+ * struct hpu_fw_sched_stats - counters of the model's scheduler (1.7),
+ * for the whole process (every device of it), since it started
+ * @handoff_thread: turns of a queue woken by a job (its FENCE passed)
+ *	that the waking thread ran itself
+ * @handoff_pool: queues woken while their engine was idle that went to
+ *	the run list with a worker signalled (a thread hop)
+ * @chain_cuts: of those, the ones a worker's bounded chain gave up (its
+ *	turns or its time were used up while other engines waited)
+ * @wakeups: times a pool worker was woken from its sleep
+ * @spins: times a worker found work while spinning before its sleep
+ */
+struct hpu_fw_sched_stats {
+	uint64_t handoff_thread;
+	uint64_t handoff_pool;
+	uint64_t chain_cuts;
+	uint64_t wakeups;
+	uint64_t spins;
+};
+
+/**
  * struct hpu_fw_ops - operations the driver calls on a device model
  * @create: build a device from @cfg; 0 or -errno
  * @destroy: tear a device down; every resource it holds is released
@@ -461,6 +486,7 @@ struct hpu_fw_fabric_config {
  * @model_busy: since 1.6: the counts and the modeled utilization and
  *	power of the last @period_ms (100..1000); -ENODATA while counting
  *	is off, -EINVAL for a bad period
+ * @sched_stats: since 1.7: the scheduler's counters (process-wide)
  */
 struct hpu_fw_ops {
 	int (*create)(const struct hpu_fw_config *cfg,
@@ -542,6 +568,9 @@ struct hpu_fw_ops {
 	int (*model_busy_enable)(struct hpu_fw_device *fw, bool on);
 	int (*model_busy)(struct hpu_fw_device *fw, uint32_t period_ms,
 			  struct hpu_fw_model_busy *out);
+
+	/* 1.7 */
+	void (*sched_stats)(struct hpu_fw_sched_stats *out);
 };
 
 /**

@@ -317,6 +317,8 @@ void hpusim_par_run(struct hpusim_par *par);
 int hpusim_cs_submit(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 		     unsigned int njobs, void *cookie);
 int hpusim_cs_abort(struct hpu_fw_as *as, void *cookie);
+void hpusim_sched_stats(struct hpu_fw_sched_stats *out);
+int hpusim_sched_set_chain_max(unsigned int n);
 
 /**
  * hpusim_as_abort_all() - abort every submission of an address space

@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -283,6 +284,7 @@ static void *worker_main(void *arg)
 					  &hpusim_sched.lock);
 			__atomic_sub_fetch(&hpusim_sched.idle_workers, 1,
 					   __ATOMIC_RELAXED);
+			hpusim_sched_count(&hpusim_sched.st.wakeups, 1);
 			declined = false;
 		}
 		if (!declined && !hpusim_list_empty(&hpusim_sched.help)) {
@@ -294,6 +296,7 @@ static void *worker_main(void *arg)
 		eq = hpusim_container_of(hpusim_sched.run.next,
 					 struct hpusim_engine_queue, run_node);
 		hpusim_list_del(&eq->run_node);
+		hpusim_runner_start(&rn);
 		do
 			hpusim_engine_run(eq, NULL, &rn);
 		while ((eq = hpusim_runner_take(&rn)));
@@ -301,6 +304,59 @@ static void *worker_main(void *arg)
 	}
 	pthread_mutex_unlock(&hpusim_sched.lock);
 	return NULL;
+}
+
+/* HPUSIM_CHAIN_MAX from the environment, else the default */
+static unsigned int chain_max_env(void)
+{
+	const char *v = getenv("HPUSIM_CHAIN_MAX");
+	unsigned long n;
+	char *end;
+
+	if (!v || !*v)
+		return HPUSIM_CHAIN_MAX_DEFAULT;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || n > HPUSIM_CHAIN_MAX_LIMIT || v[0] == '-')
+		return HPUSIM_CHAIN_MAX_DEFAULT;
+	return (unsigned int)n;
+}
+
+/**
+ * hpusim_sched_stats() - the scheduler's counters (firmware interface 1.7)
+ * @out: filled in
+ */
+void hpusim_sched_stats(struct hpu_fw_sched_stats *out)
+{
+	const struct hpu_fw_sched_stats *st = &hpusim_sched.st;
+
+	out->handoff_thread =
+		__atomic_load_n(&st->handoff_thread, __ATOMIC_RELAXED);
+	out->handoff_pool = __atomic_load_n(&st->handoff_pool, __ATOMIC_RELAXED);
+	out->chain_cuts = __atomic_load_n(&st->chain_cuts, __ATOMIC_RELAXED);
+	out->wakeups = __atomic_load_n(&st->wakeups, __ATOMIC_RELAXED);
+	out->spins = __atomic_load_n(&st->spins, __ATOMIC_RELAXED);
+}
+
+/**
+ * hpusim_sched_set_chain_max() - turns a worker's chain may take
+ * @n: 0 (chains within one submission only) .. HPUSIM_CHAIN_MAX_LIMIT
+ *
+ * For tests; the pool reads HPUSIM_CHAIN_MAX when it starts.
+ *
+ * Return: the previous value, or -EINVAL.
+ */
+int hpusim_sched_set_chain_max(unsigned int n)
+{
+	int old;
+
+	if (n > HPUSIM_CHAIN_MAX_LIMIT)
+		return -EINVAL;
+	pthread_mutex_lock(&hpusim_sched.lock);
+	old = (int)hpusim_sched.chain_max;
+	hpusim_sched.chain_max = n;
+	pthread_mutex_unlock(&hpusim_sched.lock);
+	return old;
 }
 
 /**
@@ -322,6 +378,9 @@ int hpusim_pool_get(void)
 		pthread_mutex_unlock(&hpusim_sched.pool_lock);
 		return 0;
 	}
+	pthread_mutex_lock(&hpusim_sched.lock);
+	hpusim_sched.chain_max = chain_max_env();
+	pthread_mutex_unlock(&hpusim_sched.lock);
 	for (i = 0; i < want; i++) {
 		ret = pthread_create(&hpusim_sched.threads[i], NULL,
 				     worker_main, NULL);

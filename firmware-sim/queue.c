@@ -75,18 +75,26 @@ void hpusim_runner_flush(struct hpusim_runner *rn)
 {
 	while (rn->npend) {
 		rn->npend--;
+		hpusim_sched_count(&hpusim_sched.st.handoff_pool, 1);
 		pthread_cond_signal(&hpusim_sched.work);
 	}
 }
 
-/* The head job of @q belongs to the submission this thread executes */
+/*
+ * The head job of @q may run on this thread after its job: it belongs to
+ * the submission the thread executes, or (a pool worker) to its address
+ * space. hpusim_runner_take() bounds a worker's chain.
+ */
 static bool runner_owns(const struct hpusim_runner *rn,
 			const struct hpusim_queue *q)
 {
 	const struct hpusim_job *job = queue_head(q);
 
-	return rn && rn->npend < HPU_MAX_JOBS_PER_CS && job &&
-	       job->cs == rn->cs;
+	if (!rn || rn->npend >= HPU_MAX_JOBS_PER_CS || !job)
+		return false;
+	if (job->cs == rn->cs)
+		return true;
+	return rn->as && rn->as == q->as && hpusim_sched.chain_max;
 }
 
 void hpusim_queue_wake(struct hpusim_queue *q)
@@ -105,6 +113,7 @@ void hpusim_queue_wake(struct hpusim_queue *q)
 	if (eq->state != HPUSIM_EQ_IDLE)
 		return; /* its engine gets to it */
 	if (!runner_owns(hpusim_cur_runner, q)) {
+		hpusim_sched_count(&hpusim_sched.st.handoff_pool, 1);
 		eq_make_runnable(eq);
 		return;
 	}
@@ -114,10 +123,50 @@ void hpusim_queue_wake(struct hpusim_queue *q)
 }
 
 /**
+ * hpusim_runner_start() - a worker took an engine off the run list: a new
+ * chain begins
+ * @rn: the worker's runner
+ */
+void hpusim_runner_start(struct hpusim_runner *rn)
+{
+	rn->chained = 0;
+	rn->chain_start_ns = hpusim_mono_ns();
+}
+
+/*
+ * Whether a worker's chain is used up (HPUSIM_CHAIN_MAX turns or
+ * HPUSIM_CHAIN_NS) while an engine it did not wake waits on the run list:
+ * that one is served first. Alone, the chain goes on (a new one begins).
+ */
+static bool runner_chain_done(struct hpusim_runner *rn)
+{
+	struct hpusim_list *pos;
+	unsigned int i;
+
+	if (!rn->as)
+		return false; /* the fast path: one submission, its submitter */
+	if (rn->chained < hpusim_sched.chain_max &&
+	    hpusim_mono_ns() - rn->chain_start_ns < HPUSIM_CHAIN_NS)
+		return false;
+	for (pos = hpusim_sched.run.next; pos != &hpusim_sched.run;
+	     pos = pos->next) {
+		for (i = 0; i < rn->npend; i++)
+			if (pos == &rn->pend[i]->run_node)
+				break;
+		if (i == rn->npend)
+			return true;
+	}
+	hpusim_runner_start(rn);
+	return false;
+}
+
+/**
  * hpusim_runner_take() - take back an engine this thread deferred
  * @rn: runner (sched lock held)
  *
- * Signals a worker for every other deferred engine.
+ * Signals a worker for every other deferred engine, and for all of them
+ * when the chain of a worker is used up (they stay on the run list,
+ * behind the engines that waited there before).
  *
  * Return: an engine queue still waiting for a thread (off the run list,
  * to run now), or NULL.
@@ -125,6 +174,7 @@ void hpusim_queue_wake(struct hpusim_queue *q)
 struct hpusim_engine_queue *hpusim_runner_take(struct hpusim_runner *rn)
 {
 	struct hpusim_engine_queue *eq = NULL;
+	bool done = rn->npend && runner_chain_done(rn);
 	unsigned int i;
 
 	HPU_ASSERT_HELD(&hpusim_sched.lock);
@@ -132,10 +182,16 @@ struct hpusim_engine_queue *hpusim_runner_take(struct hpusim_runner *rn)
 	for (i = 0; i < rn->npend; i++) {
 		struct hpusim_engine_queue *p = rn->pend[i];
 
-		if (!eq && p->state == HPUSIM_EQ_RUNNABLE) {
+		if (!eq && !done && p->state == HPUSIM_EQ_RUNNABLE) {
 			eq = p;
 			hpusim_list_del(&eq->run_node);
+			hpusim_sched_count(&hpusim_sched.st.handoff_thread, 1);
+			rn->chained++;
 			continue;
+		}
+		if (p->state == HPUSIM_EQ_RUNNABLE) {
+			hpusim_sched_count(&hpusim_sched.st.handoff_pool, 1);
+			hpusim_sched_count(&hpusim_sched.st.chain_cuts, done);
 		}
 		pthread_cond_signal(&hpusim_sched.work);
 	}
@@ -258,6 +314,7 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 			       const struct hpusim_cs *inline_cs,
 			       struct hpusim_runner *rn)
 {
+	struct hpusim_runner *prev = hpusim_cur_runner;
 	struct hpu_fw_fault fault;
 	struct hpusim_job *job;
 	enum exec_result r;
@@ -265,6 +322,14 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 
 	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
+	/*
+	 * Also while a job ends: a submission's end may release another
+	 * (cs_done raising a WAIT submission's SOB), which is then this
+	 * thread's to run. A callback's own cs_submit has a runner of its
+	 * own and gives this one back.
+	 */
+	hpusim_cur_runner = rn;
+	rn->as = inline_cs ? NULL : q->as;
 	while ((job = queue_head(q))) {
 		struct hpusim_cs *cs = job->cs;
 
@@ -277,14 +342,17 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 		 * Only compared: @inline_cs may be freed already, and a new
 		 * submission at its address merely runs here too.
 		 */
-		if (inline_cs && cs != inline_cs)
+		if (inline_cs && cs != inline_cs) {
+			hpusim_cur_runner = prev;
 			return TURN_OTHER;
+		}
 		if (cs->stopping) {
 			hpusim_job_end(job);
 			continue;
 		}
 		if (!sl->budget) {
 			job->state = HPUSIM_JOB_QUEUED;
+			hpusim_cur_runner = prev;
 			return TURN_USED;
 		}
 		job->state = HPUSIM_JOB_RUNNING;
@@ -294,9 +362,7 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 		pthread_mutex_unlock(&hpusim_sched.lock);
 		memset(&fault, 0, sizeof(fault));
 		rn->cs = cs;
-		hpusim_cur_runner = rn;
 		r = hpusim_job_exec(job, sl, &fault);
-		hpusim_cur_runner = NULL;
 		pthread_mutex_lock(&hpusim_sched.lock);
 		cs->running--;
 
@@ -318,9 +384,11 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 			}
 			job->state = HPUSIM_JOB_PARKED;
 			q->state = HPUSIM_Q_PARKED;
+			hpusim_cur_runner = prev;
 			return TURN_PARKED;
 		case EXEC_YIELD:
 			job->state = HPUSIM_JOB_QUEUED;
+			hpusim_cur_runner = prev;
 			return TURN_USED;
 		case EXEC_FAULT:
 		case EXEC_ENGINE_ERR:
@@ -333,6 +401,7 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 			break;
 		}
 	}
+	hpusim_cur_runner = prev;
 	queue_go_idle(q);
 	return TURN_EMPTY;
 }

@@ -31,6 +31,19 @@
 #define HPUSIM_PKT_COST	    64	       /* slice bytes a packet costs */
 #define HPUSIM_MAX_WORKERS  64
 
+/*
+ * Run to completion of dependent work (struct hpusim_runner): a pool
+ * worker runs at most this many turns of queues its own jobs woke, or
+ * for this long, from the engine it took off the run list, before what
+ * it wakes goes to the back of the run list while other engines wait
+ * there (HPUSIM_CHAIN_NS: one turn, the engines' unit of fairness).
+ * hpu-fused's environment can set the turns (HPUSIM_CHAIN_MAX, 0..4096;
+ * 0 keeps a chain within one submission, as before issue 11's hops).
+ */
+#define HPUSIM_CHAIN_MAX_DEFAULT 64U
+#define HPUSIM_CHAIN_MAX_LIMIT	 4096U
+#define HPUSIM_CHAIN_NS		 HPUSIM_SLICE_NS
+
 /* a fast-path CS's copies fit one turn, with room for its packets' cost */
 _Static_assert(2 * HPUSIM_INLINE_BYTES <= HPUSIM_SLICE_BYTES,
 	       "fast path within a turn");
@@ -107,6 +120,8 @@ struct hpusim_slice {
  *	(it ran on the runner's CPU, hpusim_par_helper_useful())
  * @par_runs: affine operations cut into slices so far (the probe count
  *	of hpusim_par_wake_helpers())
+ * @chain_max: turns a worker's chain may take (HPUSIM_CHAIN_MAX)
+ * @st: counters of handoffs and wake-ups (atomic, hpusim_sched_count())
  * @pool_lock: protects @threads, @nthreads and @users
  * @threads: the workers
  * @nthreads: workers running
@@ -123,6 +138,8 @@ struct hpusim_sched {
 	unsigned int idle_workers;
 	unsigned int par_misses;
 	unsigned int par_runs;
+	unsigned int chain_max;
+	struct hpu_fw_sched_stats st;
 	pthread_mutex_t pool_lock;
 	pthread_t threads[HPUSIM_MAX_WORKERS];
 	unsigned int nthreads;
@@ -136,23 +153,40 @@ extern struct hpusim_sched hpusim_sched;
 /**
  * struct hpusim_runner - what a thread running jobs hands to itself
  * @cs: submission of the job it executes now (compared, never followed)
+ * @as: a pool worker: the address space of that job (compared, never
+ *	followed); NULL in the fast path, which keeps to @cs
  * @pend: engine queues its job woke, RUNNABLE but not signalled
  * @npend: entries of @pend
+ * @chained: turns this worker took from @pend since it last took an
+ *	engine off the run list
+ * @chain_start_ns: when it took that engine (CLOCK_MONOTONIC)
  *
- * A job that passes another queue's FENCE of its own submission mostly
- * parks or ends right after (the training library's handoffs: MSG_LONG
- * ADD, then FENCE on its own SOB). Waking an idle worker for the other
- * queue then costs a cross-CPU wake-up per handoff, while this thread is
- * about to be free: so the woken queue's engine goes on the run list
- * without a signal and this thread runs it next. Should the job go on
- * with engine work instead, the signals are sent before that work
- * starts, so no queue waits for another's work.
+ * A job that passes another queue's FENCE mostly parks or ends right
+ * after (the training library's handoffs: MSG_LONG ADD, then FENCE on its
+ * own SOB; a stream's WAIT submission released by the end of the
+ * submission it waits for). Waking an idle worker for the other queue
+ * then costs a cross-CPU wake-up per handoff, while this thread is about
+ * to be free: so the woken queue's engine goes on the run list without a
+ * signal and this thread runs it next, when the woken job belongs to the
+ * same submission (the fast path) or, in a pool worker, to the same
+ * address space (hpusim_runner_take() bounds such a chain). Should the
+ * job go on with engine work instead, the signals are sent before that
+ * work starts, so no queue waits for another's work.
  */
 struct hpusim_runner {
 	const struct hpusim_cs *cs;
+	const struct hpu_fw_as *as;
 	struct hpusim_engine_queue *pend[HPU_MAX_JOBS_PER_CS];
 	unsigned int npend;
+	unsigned int chained;
+	uint64_t chain_start_ns;
 };
+
+/* Add @n to a counter of struct hpu_fw_sched_stats (any lock or none) */
+static inline void hpusim_sched_count(uint64_t *ctr, uint64_t n)
+{
+	__atomic_add_fetch(ctr, n, __ATOMIC_RELAXED);
+}
 
 /* The runner of this thread while it executes a job, else NULL */
 extern __thread struct hpusim_runner *hpusim_cur_runner;
@@ -166,6 +200,7 @@ void hpusim_engine_run(struct hpusim_engine_queue *eq,
 		       const struct hpusim_cs *inline_cs,
 		       struct hpusim_runner *rn);
 struct hpusim_engine_queue *hpusim_runner_take(struct hpusim_runner *rn);
+void hpusim_runner_start(struct hpusim_runner *rn);
 void hpusim_runner_flush(struct hpusim_runner *rn);
 void hpusim_as_queues_free(struct hpu_fw_as *as);
 

@@ -329,6 +329,30 @@ static int show_drv_uaccess_stuck(struct hfd_driver *drv, char **text,
 			   (unsigned long long)ever);
 }
 
+/*
+ * The device model's scheduler counters (firmware interface 1.7), one
+ * "name value" line each: thread handoffs and worker wake-ups
+ * (docs/firmware-sim.md, "Run to completion of dependent work")
+ */
+static int show_drv_sched_stats(struct hfd_driver *drv, char **text,
+				size_t *len)
+{
+	struct hpu_fw_sched_stats st;
+
+	if (hfd_fw_if_minor_in_use(drv->model) < 7 ||
+	    !drv->model->ops->sched_stats)
+		return -ENODATA;
+	drv->model->ops->sched_stats(&st);
+	return text_printf(text, len,
+			   "handoff_thread %llu\nhandoff_pool %llu\n"
+			   "chain_cuts %llu\nwakeups %llu\nspins %llu\n",
+			   (unsigned long long)st.handoff_thread,
+			   (unsigned long long)st.handoff_pool,
+			   (unsigned long long)st.chain_cuts,
+			   (unsigned long long)st.wakeups,
+			   (unsigned long long)st.spins);
+}
+
 const struct hfd_attr_drv hfd_drv_attrs[] = {
 	{ .name = "version", .show = show_drv_version },
 	{ .name = "fw_if", .show = show_drv_fw_if },
@@ -337,6 +361,7 @@ const struct hfd_attr_drv hfd_drv_attrs[] = {
 	{ .name = "num_devices", .show = show_drv_num_devices },
 	{ .name = "scaleout_addr", .show = show_drv_scaleout_addr },
 	{ .name = "uaccess_stuck", .show = show_drv_uaccess_stuck },
+	{ .name = "sched_stats", .show = show_drv_sched_stats },
 };
 
 const unsigned int hfd_num_drv_attrs = ARRAY_SIZE(hfd_drv_attrs);

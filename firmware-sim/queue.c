@@ -133,21 +133,12 @@ void hpusim_runner_start(struct hpusim_runner *rn)
 	rn->chain_start_ns = hpusim_mono_ns();
 }
 
-/*
- * Whether a worker's chain is used up (HPUSIM_CHAIN_MAX turns or
- * HPUSIM_CHAIN_NS) while an engine it did not wake waits on the run list:
- * that one is served first. Alone, the chain goes on (a new one begins).
- */
-static bool runner_chain_done(struct hpusim_runner *rn)
+/* Whether an engine that @rn did not wake waits on the run list */
+static bool others_wait(const struct hpusim_runner *rn)
 {
 	struct hpusim_list *pos;
 	unsigned int i;
 
-	if (!rn->as)
-		return false; /* the fast path: one submission, its submitter */
-	if (rn->chained < hpusim_sched.chain_max &&
-	    hpusim_mono_ns() - rn->chain_start_ns < HPUSIM_CHAIN_NS)
-		return false;
 	for (pos = hpusim_sched.run.next; pos != &hpusim_sched.run;
 	     pos = pos->next) {
 		for (i = 0; i < rn->npend; i++)
@@ -156,6 +147,26 @@ static bool runner_chain_done(struct hpusim_runner *rn)
 		if (i == rn->npend)
 			return true;
 	}
+	return false;
+}
+
+/*
+ * Whether a worker's chain ends here (hpusim_chain_done()); a chain that
+ * may go on because nothing else waits begins anew. The fast path's
+ * chain (one submission, run by its submitter) is never cut.
+ */
+static bool runner_chain_done(struct hpusim_runner *rn)
+{
+	uint64_t elapsed;
+
+	if (!rn->as)
+		return false;
+	elapsed = hpusim_mono_ns() - rn->chain_start_ns;
+	if (rn->chained < hpusim_sched.chain_max && elapsed < HPUSIM_CHAIN_NS)
+		return false;
+	if (hpusim_chain_done(rn->chained, hpusim_sched.chain_max, elapsed,
+			      others_wait(rn)))
+		return true;
 	hpusim_runner_start(rn);
 	return false;
 }
@@ -318,7 +329,6 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 	struct hpu_fw_fault fault;
 	struct hpusim_job *job;
 	enum exec_result r;
-	bool first = true;
 
 	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
@@ -333,11 +343,11 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 	while ((job = queue_head(q))) {
 		struct hpusim_cs *cs = job->cs;
 
-		/* this thread stays here: what the last job woke goes on */
-		if (!first)
-			hpusim_runner_flush(rn);
-		first = false;
-
+		/*
+		 * What the last job woke waits for this thread while the
+		 * next job only syncs (its FENCE mostly parks it): a work
+		 * packet sends it to the pool first (exec.c).
+		 */
 		/*
 		 * Only compared: @inline_cs may be freed already, and a new
 		 * submission at its address merely runs here too.

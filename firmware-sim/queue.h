@@ -182,6 +182,24 @@ struct hpusim_runner {
 	uint64_t chain_start_ns;
 };
 
+/**
+ * hpusim_chain_done() - whether a worker's chain of dependent work ends
+ * @chained: turns it took from what its own jobs woke
+ * @max: HPUSIM_CHAIN_MAX (0: chains only within one submission)
+ * @elapsed_ns: since it took its engine off the run list
+ * @others_wait: an engine it did not wake waits on the run list
+ *
+ * Return: true when the woken engines must go to the back of the run list
+ * (the turns or the time are used up and another engine waits), false
+ * when the thread runs the next one itself.
+ */
+static inline bool hpusim_chain_done(unsigned int chained, unsigned int max,
+				     uint64_t elapsed_ns, bool others_wait)
+{
+	return others_wait &&
+	       (chained >= max || elapsed_ns >= HPUSIM_CHAIN_NS);
+}
+
 /* Add @n to a counter of struct hpu_fw_sched_stats (any lock or none) */
 static inline void hpusim_sched_count(uint64_t *ctr, uint64_t n)
 {

@@ -328,6 +328,9 @@ struct hpu_fw_fabric_config {
  *	the run list with a worker signalled (a thread hop)
  * @chain_cuts: of those, the ones a worker's bounded chain gave up (its
  *	turns or its time were used up while other engines waited)
+ * @submit_pool: jobs of a new submission that found their engine idle
+ *	but could not run in the submitting thread (not the fast path):
+ *	a worker was signalled
  * @wakeups: times a pool worker was woken from its sleep
  * @spins: times a worker found work while spinning before its sleep
  */
@@ -335,6 +338,7 @@ struct hpu_fw_sched_stats {
 	uint64_t handoff_thread;
 	uint64_t handoff_pool;
 	uint64_t chain_cuts;
+	uint64_t submit_pool;
 	uint64_t wakeups;
 	uint64_t spins;
 };

@@ -280,6 +280,7 @@ bool hpusim_queue_add_job(struct hpusim_job *job, bool fast)
 		eq->state = HPUSIM_EQ_RUNNING;
 		return true;
 	}
+	hpusim_sched_count(&hpusim_sched.st.submit_pool, 1);
 	eq_make_runnable(eq);
 	return false;
 }

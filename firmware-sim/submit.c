@@ -253,10 +253,14 @@ int hpusim_cs_submit_seq(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 		}
 	}
 	hpusim_list_add_tail(&cs->node, &as->cs_list);
+	/*
+	 * Each job whose engine is idle (and its queue there) is claimed;
+	 * the others queue behind their address space's work or wait for
+	 * their engine (a WAIT submission's FENCE in front of a program
+	 * left the program's other jobs to the pool: a worker woken only
+	 * to park at their first FENCE).
+	 */
 	fast = dma_bytes <= HPUSIM_INLINE_BYTES;
-	for (i = 0; i < njobs && fast; i++)
-		fast = cs->jobs[i].q->state == HPUSIM_Q_IDLE &&
-		       cs->jobs[i].q->eq->state == HPUSIM_EQ_IDLE;
 	for (i = 0; i < njobs; i++)
 		if (hpusim_queue_add_job(&cs->jobs[i], fast))
 			claimed[nclaimed++] = cs->jobs[i].q->eq;

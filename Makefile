@@ -659,6 +659,7 @@ TSAN_TESTS := unit/test_fork_guard unit/test_warn unit/test_fw_dma \
 	unit/test_fw_faults unit/test_fw_memory unit/test_fw_nic \
 	unit/test_fw_nic_pd unit/test_fw_nic_scaleout unit/test_fw_profiles \
 	unit/test_fw_queues unit/test_fw_sched unit/test_fw_stall \
+	unit/test_fw_chain \
 	unit/test_mme_engine unit/test_ring_consume unit/test_uaccess_guard \
 	unit/test_ioctl_dispatch unit/test_hpudrv_alloc unit/test_hpudrv_cb \
 	unit/test_hpudrv_enum integration/test_ring \

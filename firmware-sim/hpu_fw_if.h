@@ -332,7 +332,6 @@ struct hpu_fw_fabric_config {
  *	but could not run in the submitting thread (not the fast path):
  *	a worker was signalled
  * @wakeups: times a pool worker was woken from its sleep
- * @spins: times a worker found work while spinning before its sleep
  */
 struct hpu_fw_sched_stats {
 	uint64_t handoff_thread;
@@ -340,7 +339,6 @@ struct hpu_fw_sched_stats {
 	uint64_t chain_cuts;
 	uint64_t submit_pool;
 	uint64_t wakeups;
-	uint64_t spins;
 };
 
 /**

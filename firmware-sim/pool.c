@@ -336,7 +336,6 @@ void hpusim_sched_stats(struct hpu_fw_sched_stats *out)
 	out->chain_cuts = __atomic_load_n(&st->chain_cuts, __ATOMIC_RELAXED);
 	out->submit_pool = __atomic_load_n(&st->submit_pool, __ATOMIC_RELAXED);
 	out->wakeups = __atomic_load_n(&st->wakeups, __ATOMIC_RELAXED);
-	out->spins = __atomic_load_n(&st->spins, __ATOMIC_RELAXED);
 }
 
 /**

@@ -345,14 +345,12 @@ static int show_drv_sched_stats(struct hfd_driver *drv, char **text,
 	drv->model->ops->sched_stats(&st);
 	return text_printf(text, len,
 			   "handoff_thread %llu\nhandoff_pool %llu\n"
-			   "chain_cuts %llu\nsubmit_pool %llu\nwakeups %llu\n"
-			   "spins %llu\n",
+			   "chain_cuts %llu\nsubmit_pool %llu\nwakeups %llu\n",
 			   (unsigned long long)st.handoff_thread,
 			   (unsigned long long)st.handoff_pool,
 			   (unsigned long long)st.chain_cuts,
 			   (unsigned long long)st.submit_pool,
-			   (unsigned long long)st.wakeups,
-			   (unsigned long long)st.spins);
+			   (unsigned long long)st.wakeups);
 }
 
 const struct hfd_attr_drv hfd_drv_attrs[] = {

@@ -332,7 +332,8 @@ void hpusim_sched_stats(struct hpu_fw_sched_stats *out)
 
 	out->handoff_thread =
 		__atomic_load_n(&st->handoff_thread, __ATOMIC_RELAXED);
-	out->handoff_pool = __atomic_load_n(&st->handoff_pool, __ATOMIC_RELAXED);
+	out->handoff_pool =
+		__atomic_load_n(&st->handoff_pool, __ATOMIC_RELAXED);
 	out->chain_cuts = __atomic_load_n(&st->chain_cuts, __ATOMIC_RELAXED);
 	out->submit_pool = __atomic_load_n(&st->submit_pool, __ATOMIC_RELAXED);
 	out->wakeups = __atomic_load_n(&st->wakeups, __ATOMIC_RELAXED);

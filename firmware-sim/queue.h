@@ -196,8 +196,7 @@ struct hpusim_runner {
 static inline bool hpusim_chain_done(unsigned int chained, unsigned int max,
 				     uint64_t elapsed_ns, bool others_wait)
 {
-	return others_wait &&
-	       (chained >= max || elapsed_ns >= HPUSIM_CHAIN_NS);
+	return others_wait && (chained >= max || elapsed_ns >= HPUSIM_CHAIN_NS);
 }
 
 /* Add @n to a counter of struct hpu_fw_sched_stats (any lock or none) */

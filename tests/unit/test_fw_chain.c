@@ -90,10 +90,10 @@ static void chain_submit(struct chain *c)
 		job = (struct hpu_fw_job){ .queue = c->q[i % 2],
 					   .cb = cb.buf,
 					   .cb_size = cb.len };
-		assert_int_equal(hpusim_model.ops->cs_submit(
-					 c->as, &job, 1,
-					 (void *)(c->cookie0 + i)),
-				 0);
+		assert_int_equal(
+			hpusim_model.ops->cs_submit(c->as, &job, 1,
+						    (void *)(c->cookie0 + i)),
+			0);
 	}
 }
 
@@ -112,14 +112,12 @@ static void chain_check(struct chain *c, struct hpu_test_fw *f)
 	uint32_t v;
 
 	for (i = 0; i < c->n; i++) {
-		assert_int_equal(
-			hpu_test_fw_result_of(f, (void *)(c->cookie0 + i),
-					      NULL),
-			HPU_FW_CS_OK);
+		assert_int_equal(hpu_test_fw_result_of(
+					 f, (void *)(c->cookie0 + i), NULL),
+				 HPU_FW_CS_OK);
 		assert_true(c->slots[i] == CHAIN_MAGIC);
-		assert_int_equal(hpusim_model.ops->sob_read(c->as, c->sob + i,
-							    &v),
-				 0);
+		assert_int_equal(
+			hpusim_model.ops->sob_read(c->as, c->sob + i, &v), 0);
 		assert_int_equal(v, 0);
 	}
 }
@@ -256,8 +254,10 @@ static void test_chain_two_contexts(void **state)
 	for (round = 0; round < 10; round++) {
 		unsigned int base = hpu_test_fw_ndone(f);
 
-		chain_init(&c1, f, f->as, 200, CHAIN_MAX_LEN, 10000 + 100 * round);
-		chain_init(&c2, f, as2, 200, CHAIN_MAX_LEN, 20000 + 100 * round);
+		chain_init(&c1, f, f->as, 200, CHAIN_MAX_LEN,
+			   10000 + 100 * round);
+		chain_init(&c2, f, as2, 200, CHAIN_MAX_LEN,
+			   20000 + 100 * round);
 		chain_submit(&c1);
 		chain_submit(&c2);
 		hpusim_model.ops->sched_stats(&a);
@@ -311,8 +311,7 @@ static void test_chain_abort_and_reset(void **state)
 		assert_true(c.slots[i] == CHAIN_MAGIC);
 	}
 	/* the aborted one's FENCE was passed (its SOB raised), nothing more */
-	assert_int_equal(hpusim_model.ops->sob_read(f->as, c.sob + cut, &v),
-			 0);
+	assert_int_equal(hpusim_model.ops->sob_read(f->as, c.sob + cut, &v), 0);
 	assert_int_equal(v, 1);
 	assert_int_equal(hpu_test_fw_ndone(f), 1 + cut);
 	for (i = cut; i < c.n; i++)
@@ -359,8 +358,7 @@ static void test_partial_fast_path(void **state)
 				       .cb = c1.buf,
 				       .cb_size = c1.len };
 	hpusim_model.ops->sched_stats(&a);
-	assert_int_equal(hpusim_model.ops->cs_submit(f->as, jobs, 2,
-						     (void *)2),
+	assert_int_equal(hpusim_model.ops->cs_submit(f->as, jobs, 2, (void *)2),
 			 0);
 	stats_delta(&a, &d);
 	assert_true(__atomic_load_n(word, __ATOMIC_RELAXED) == 0x77);
@@ -368,9 +366,8 @@ static void test_partial_fast_path(void **state)
 	assert_int_equal(hpu_test_fw_ndone(f), 0);
 
 	/* the queued job runs once the parked one passes its FENCE */
-	assert_int_equal(hpusim_model.ops->sob_write(f->as, 400,
-						     HPU_MSG_OP_ADD, 1),
-			 0);
+	assert_int_equal(
+		hpusim_model.ops->sob_write(f->as, 400, HPU_MSG_OP_ADD, 1), 0);
 	hpu_test_fw_wait_done(f, 2);
 	assert_int_equal(hpu_test_fw_result_of(f, (void *)1, NULL),
 			 HPU_FW_CS_OK);
@@ -386,12 +383,9 @@ int main(void)
 	cmocka_unit_test_setup_teardown(fn, hpu_test_fw_setup, \
 					hpu_test_fw_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_chain_on_one_thread),
-		T(test_chain_off),
-		T(test_chain_bound_rule),
-		T(test_chain_bound_alone),
-		T(test_chain_two_contexts),
-		T(test_chain_abort_and_reset),
+		T(test_chain_on_one_thread), T(test_chain_off),
+		T(test_chain_bound_rule),    T(test_chain_bound_alone),
+		T(test_chain_two_contexts),  T(test_chain_abort_and_reset),
 		T(test_partial_fast_path),
 	};
 #undef T

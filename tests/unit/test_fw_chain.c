@@ -7,7 +7,9 @@
  * counters, firmware interface 1.7, say which thread ran what); the rule
  * that bounds such a chain; two address spaces chaining on the same
  * engines; an abort and a reset in the middle of a chain; a FENCE that is
- * not satisfied stays queued; the part of a submission on idle engines
+ * not satisfied stays queued; a submission released by the end of
+ * another (a WAIT) follows on the same thread; the part of a submission
+ * on idle engines
  * runs in the submitting thread while another part queues. Nothing
  * asserts a duration.
  */
@@ -122,6 +124,22 @@ static void chain_check(struct chain *c, struct hpu_test_fw *f)
 	}
 }
 
+/*
+ * A chain of @n dependent handoffs after @signalled wake-ups by this
+ * thread: none signalled a worker, and the waking thread ran them, but
+ * for those another worker that happened to be awake took off the run
+ * list first (a stolen or spurious condition variable wake-up: no
+ * signal, no hop, rare; at most half is allowed here).
+ */
+static void assert_chained(const struct hpu_fw_sched_stats *d, uint64_t n,
+			   uint64_t signalled)
+{
+	assert_int_equal(d->handoff_pool, signalled);
+	assert_true(d->handoff_thread <= n);
+	assert_true(2 * d->handoff_thread + 1 >= n);
+	assert_int_equal(d->chain_cuts, 0);
+}
+
 static void stats_delta(const struct hpu_fw_sched_stats *a,
 			struct hpu_fw_sched_stats *d)
 {
@@ -155,9 +173,7 @@ static void test_chain_on_one_thread(void **state)
 	hpu_test_fw_wait_done(f, c.n);
 	stats_delta(&a, &d);
 	chain_check(&c, f);
-	assert_int_equal(d.handoff_pool, 1);
-	assert_int_equal(d.handoff_thread, c.n - 1);
-	assert_int_equal(d.chain_cuts, 0);
+	assert_chained(&d, c.n - 1, 1);
 	chain_fini(&c, f);
 }
 
@@ -227,9 +243,7 @@ static void test_chain_bound_alone(void **state)
 	hpu_test_fw_wait_done(f, c.n);
 	stats_delta(&a, &d);
 	chain_check(&c, f);
-	assert_int_equal(d.handoff_pool, 1);
-	assert_int_equal(d.handoff_thread, c.n - 1);
-	assert_int_equal(d.chain_cuts, 0);
+	assert_chained(&d, c.n - 1, 1);
 	assert_int_equal(hpusim_sched_set_chain_max((unsigned int)old), 3);
 	chain_fini(&c, f);
 }
@@ -377,6 +391,119 @@ static void test_partial_fast_path(void **state)
 	free(word);
 }
 
+/* A device whose cs_done raises a SOB, as the driver's WAIT does */
+struct rel {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct hpu_fw_as *as;
+	unsigned int ndone;
+	bool ok;
+};
+
+/* The end of cookie 1 raises SOB 11 (the driver releasing a WAIT) */
+static void rel_on_done(void *arg, void *cookie, enum hpu_fw_cs_result result,
+			const struct hpu_fw_fault *fault, uint64_t done_ns)
+{
+	struct rel *r = arg;
+
+	(void)fault;
+	(void)done_ns;
+	if (cookie == (void *)1 &&
+	    hpusim_model.ops->sob_write(r->as, 11, HPU_MSG_OP_ADD, 1))
+		r->ok = false;
+	pthread_mutex_lock(&r->lock);
+	r->ok &= result == HPU_FW_CS_OK;
+	r->ndone++;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void rel_wait(struct rel *r, unsigned int n)
+{
+	struct timespec ts;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += HPU_TEST_FW_WAIT_S;
+	pthread_mutex_lock(&r->lock);
+	while (r->ndone < n && ret != ETIMEDOUT)
+		ret = pthread_cond_timedwait(&r->cond, &r->lock, &ts);
+	pthread_mutex_unlock(&r->lock);
+	assert_true(r->ndone >= n);
+}
+
+/*
+ * A submission released by the end of another (the driver's cs_done
+ * raising a WAIT's SOB in the ending thread) runs on the worker that ran
+ * the one that ended: one worker signalled (the start), one handoff on
+ * the thread; with HPUSIM_CHAIN_MAX 0 it goes to the pool.
+ */
+static void test_chain_released_by_end(void **state)
+{
+	struct rel r = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			 .cond = PTHREAD_COND_INITIALIZER };
+	struct hpu_fw_config cfg = {
+		.profile = hpu_fw_find_profile(&hpusim_model, "gaudi2"),
+		.cb = { .cs_done = rel_on_done, .arg = &r },
+	};
+	struct hpu_fw_sched_stats a, d;
+	struct hpu_fw_device *dev;
+	unsigned int round;
+	int old;
+
+	(void)state;
+	assert_int_equal(hpusim_model.ops->create(&cfg, &dev), 0);
+	assert_int_equal(hpusim_model.ops->as_create(dev, &r.as), 0);
+	old = hpusim_sched_set_chain_max(HPUSIM_CHAIN_MAX_DEFAULT);
+	assert_true(old >= 0);
+	for (round = 0; round < 2; round++) {
+		_Alignas(8) struct hpu_test_cb ca = { .len = 0 },
+					       cb = { .len = 0 };
+		struct hpu_fw_job ja, jb;
+
+		/* round 1: the old rule */
+		if (round)
+			hpusim_sched_set_chain_max(0);
+		r.ndone = 0;
+		r.ok = true;
+		hpu_test_cb_fence(&ca, 10, 1, 1);
+		hpu_test_cb_put(&ca, HPU_PACKET_NOP, sizeof(struct hpu_pkt_hdr),
+				0);
+		hpu_test_cb_fence(&cb, 11, 1, 1);
+		hpu_test_cb_put(&cb, HPU_PACKET_NOP, sizeof(struct hpu_pkt_hdr),
+				0);
+		ja = (struct hpu_fw_job){ .queue = 1,
+					  .cb = ca.buf,
+					  .cb_size = ca.len };
+		jb = (struct hpu_fw_job){ .queue = 0,
+					  .cb = cb.buf,
+					  .cb_size = cb.len };
+		assert_int_equal(hpusim_model.ops->cs_submit(r.as, &ja, 1,
+							     (void *)1),
+				 0);
+		assert_int_equal(hpusim_model.ops->cs_submit(r.as, &jb, 1,
+							     (void *)2),
+				 0);
+		assert_int_equal(r.ndone, 0);
+		hpusim_model.ops->sched_stats(&a);
+		assert_int_equal(hpusim_model.ops->sob_write(r.as, 10,
+							     HPU_MSG_OP_ADD, 1),
+				 0);
+		rel_wait(&r, 2);
+		stats_delta(&a, &d);
+		assert_true(r.ok);
+		if (round) {
+			assert_int_equal(d.handoff_pool, 2);
+			assert_int_equal(d.handoff_thread, 0);
+		} else {
+			assert_chained(&d, 1, 1);
+		}
+	}
+	assert_int_equal(hpusim_sched_set_chain_max((unsigned int)old), 0);
+	hpusim_model.ops->as_destroy(r.as);
+	hpusim_model.ops->destroy(dev);
+}
+
 int main(void)
 {
 #define T(fn)                                                  \
@@ -386,7 +513,7 @@ int main(void)
 		T(test_chain_on_one_thread), T(test_chain_off),
 		T(test_chain_bound_rule),    T(test_chain_bound_alone),
 		T(test_chain_two_contexts),  T(test_chain_abort_and_reset),
-		T(test_partial_fast_path),
+		T(test_partial_fast_path),   T(test_chain_released_by_end),
 	};
 #undef T
 

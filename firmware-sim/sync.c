@@ -50,6 +50,11 @@ static void wake_waiters(struct hpu_fw_as *as, uint32_t id)
 	}
 }
 
+static bool mon_due(const struct hpusim_monitor *m, uint32_t v)
+{
+	return m->equal ? v == m->target : v >= m->target;
+}
+
 /* Disarm the monitors SOB @id satisfies; return how many (into @fire) */
 static unsigned int due_monitors(struct hpu_fw_as *as, uint32_t id,
 				 struct hpusim_monitor *fire)
@@ -59,7 +64,7 @@ static unsigned int due_monitors(struct hpu_fw_as *as, uint32_t id,
 	for (i = 0; i < HPU_NUM_MONITORS; i++) {
 		struct hpusim_monitor *m = &as->mons[i];
 
-		if (!m->armed || m->sob_id != id || as->sobs[id] < m->target)
+		if (!m->armed || m->sob_id != id || !mon_due(m, as->sobs[id]))
 			continue;
 		m->armed = false;
 		fire[n++] = *m;
@@ -75,6 +80,18 @@ static int fire_monitors(struct hpu_fw_as *as,
 	int ret = 0;
 
 	for (i = 0; i < n; i++) {
+		/*
+		 * A payload to a SOB may fire further monitors: each fires
+		 * once (it is disarmed first), so a chain is at most
+		 * HPU_NUM_MONITORS deep
+		 */
+		if (fire[i].to_sob) {
+			if (hpusim_sob_update(as, (uint32_t)fire[i].addr,
+					      HPU_MSG_OP_ADD, fire[i].payload,
+					      ret ? NULL : fault_va))
+				ret = -EFAULT;
+			continue;
+		}
 		if (!hpusim_mmu_write32(as, fire[i].addr, fire[i].payload))
 			continue;
 		if (!ret && fault_va)
@@ -107,7 +124,9 @@ int hpusim_monitor_arm(struct hpu_fw_as *as,
 	struct hpusim_monitor *m, fire;
 	bool now = false;
 
-	if (pkt->mon_id >= HPU_NUM_MONITORS || pkt->sob_id >= HPU_FW_NUM_SOBS)
+	if (pkt->mon_id >= HPU_NUM_MONITORS || pkt->sob_id >= HPU_FW_NUM_SOBS ||
+	    ((pkt->hdr.flags & HPU_MON_F_SOB_ADD) &&
+	     pkt->payload_addr >= HPU_FW_NUM_SOBS))
 		return -EINVAL;
 	pthread_mutex_lock(&as->sync_lock);
 	m = &as->mons[pkt->mon_id];
@@ -115,7 +134,9 @@ int hpusim_monitor_arm(struct hpu_fw_as *as,
 	m->target = pkt->target;
 	m->payload = pkt->payload;
 	m->addr = pkt->payload_addr;
-	m->armed = as->sobs[pkt->sob_id] < pkt->target;
+	m->equal = pkt->hdr.flags & HPU_MON_F_EQUAL;
+	m->to_sob = pkt->hdr.flags & HPU_MON_F_SOB_ADD;
+	m->armed = !mon_due(m, as->sobs[pkt->sob_id]);
 	if (!m->armed) {
 		fire = *m;
 		now = true;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "hl_personality.h"
+#include "hl_sync.h"
 #include "hpu_packets.h"
 
 /* Control word bits every packet may have: opcode, EB, SWTC, MB */
@@ -29,6 +30,9 @@
 /* Bytes of each opcode's packet (0: not served) */
 static const uint8_t pkt_size[] = {
 	[HL_PACKET_MSG_LONG] = sizeof(struct hl_pkt_msg_long),
+	[HL_PACKET_MSG_SHORT] = 8,
+	[HL_PACKET_FENCE] = 8,
+	[HL_PACKET_ARB_POINT] = 8,
 	[HL_PACKET_LIN_DMA] = sizeof(struct hl_pkt_lin_dma),
 	[HL_PACKET_NOP] = sizeof(struct hl_pkt_nop),
 	[HL_PACKET_STOP] = sizeof(struct hl_pkt_nop),
@@ -43,6 +47,21 @@ static uint64_t sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,
 	    len > x->sram_size - off)
 		return addr; /* not SRAM: the context's MMU decides */
 	return x->sram_va + off;
+}
+
+/**
+ * hfd_hl_sram_xlate() - an address as the device reaches it: one wholly
+ * inside the SRAM window is moved to the context's SRAM mapping
+ * @x: the chunk's translation state
+ * @addr: a packet's address
+ * @len: bytes accessed there
+ *
+ * Return: the device VA to use.
+ */
+uint64_t hfd_hl_sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,
+			   uint64_t len)
+{
+	return sram_xlate(x, addr, len);
 }
 
 static uint16_t hpu_flags(uint32_t ctl)
@@ -76,7 +95,13 @@ static int msg_long(const uint8_t *p, const struct hfd_hl_xlate *x,
 
 	memcpy(&m, p, sizeof(m));
 	/* pred 0 only; op 0 (the value) only: no timestamps */
-	if ((m.ctl & ~allowed) || (m.addr & 3) || m.addr > UINT64_MAX - 4 ||
+	if (m.ctl & ~allowed)
+		return -EINVAL;
+	/* a register: the sync manager's or a QMAN's (hl_sync.c) */
+	if (hfd_hl_sync_is_reg(m.addr))
+		return hfd_hl_sync_reg_write(x, m.addr, m.value,
+					     hpu_flags(m.ctl), out, len);
+	if ((m.addr & 3) || m.addr > UINT64_MAX - 4 ||
 	    x->kind != HFD_QUEUE_DMA)
 		return -EINVAL;
 	*len = put_memset(out, hpu_flags(m.ctl), sram_xlate(x, m.addr, 4), 4,
@@ -204,6 +229,15 @@ int hfd_hl_packets_translate(const void *cb, size_t size,
 			break;
 		case HL_PACKET_LIN_DMA:
 			ret = lin_dma(p + off, x, out + len, &n);
+			break;
+		case HL_PACKET_MSG_SHORT:
+			ret = hfd_hl_sync_msg_short(p + off, x, out + len, &n);
+			break;
+		case HL_PACKET_FENCE:
+			ret = hfd_hl_sync_fence(p + off, x, out + len, &n);
+			break;
+		case HL_PACKET_ARB_POINT:
+			ret = hfd_hl_sync_arb_point(p + off, &n);
 			break;
 		default:
 			ret = nop_stop(p + off, opcode, out + len, &n);

@@ -79,6 +79,8 @@ int hpusim_monitor_arm(struct hpu_fw_as *as,
 bool hpusim_fence_try(struct hpu_fw_as *as, struct hpusim_queue *q,
 		      const struct hpu_pkt_fence *pkt);
 
+void hpusim_sync_clear(struct hpu_fw_as *as);
+
 /**
  * hpusim_fence_cancel() - remove a queue from the waiters (sched lock held)
  * @as: address space

@@ -12,6 +12,7 @@
  * Lock order: scheduler lock, then the address space's sync_lock.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "hpusim.h"
 #include "queue.h"
@@ -200,4 +201,18 @@ int hpusim_sob_write(struct hpu_fw_as *as, uint32_t sob_id, uint32_t op,
 		pthread_mutex_unlock(&as->sync_lock);
 	}
 	return 0;
+}
+
+/**
+ * hpusim_sync_clear() - every user SOB of @as to 0, every monitor
+ * disarmed (a device reset: its submissions were aborted, so no fence
+ * waits); the driver's SOBs are the driver's to reuse
+ * @as: address space
+ */
+void hpusim_sync_clear(struct hpu_fw_as *as)
+{
+	pthread_mutex_lock(&as->sync_lock);
+	memset(as->sobs, 0, HPU_NUM_SOBS * sizeof(as->sobs[0]));
+	memset(as->mons, 0, sizeof(as->mons));
+	pthread_mutex_unlock(&as->sync_lock);
 }

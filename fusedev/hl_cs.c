@@ -89,14 +89,28 @@ int hfd_hl_queue(const struct hpu_fw_profile *p, uint32_t qid)
 	return e < p->num_tpc ? (int)(tpc0 + e) : -EINVAL;
 }
 
+/* Hard and compute resets of @dev so far */
+static uint32_t device_resets(struct hfd_device *dev)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&dev->ctx_lock);
+	n = dev->hard_reset_cnt + dev->soft_reset_cnt;
+	pthread_mutex_unlock(&dev->ctx_lock);
+	return n;
+}
+
 /* The context's sync-manager state, made on its first CS; NULL: ENOMEM */
 static struct hfd_hl_sync *ctx_sync(struct hfd_ctx *ctx)
 {
 	struct hfd_hl_sync *s;
 
 	pthread_mutex_lock(&sram_lock);
-	if (!ctx->hl_sync)
+	if (!ctx->hl_sync) {
 		ctx->hl_sync = hfd_hl_sync_new();
+		if (ctx->hl_sync)
+			ctx->hl_sync->resets = device_resets(ctx->dev);
+	}
 	s = ctx->hl_sync;
 	pthread_mutex_unlock(&sram_lock);
 	return s;
@@ -421,6 +435,7 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	sram_va = ctx_sram_va(call);
 	/* the sync registers are written in submission order */
 	pthread_mutex_lock(&b.sync->lock);
+	hfd_hl_sync_reset(b.sync, device_resets(dev));
 	ret = add_chunks(call, restore, nrestore, sram_va, &b);
 	if (!ret)
 		ret = add_chunks(call, exec, in.num_chunks_execute, sram_va,

@@ -94,6 +94,25 @@ void hfd_hl_sync_free(struct hfd_hl_sync *s)
 }
 
 /**
+ * hfd_hl_sync_reset() - forget the registers after a device reset
+ * @s: the state (locked)
+ * @resets: the device's reset count now (hard and compute)
+ *
+ * A reset clears the model's SOBs and monitors (firmware-sim), as the
+ * device's sync manager is reset with it: the monitors' registers and
+ * the fence counters' SOBs start over too. Nothing happens when @resets
+ * is the count @s saw last.
+ */
+void hfd_hl_sync_reset(struct hfd_hl_sync *s, uint32_t resets)
+{
+	if (s->resets == resets)
+		return;
+	memset(s->mons, 0, sizeof(s->mons));
+	memset(s->fence_key, 0, sizeof(s->fence_key));
+	s->resets = resets;
+}
+
+/**
  * hfd_hl_sync_is_reg() - whether an address is in the configuration space
  * @addr: a packet's address
  *

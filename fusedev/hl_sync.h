@@ -76,15 +76,19 @@ struct hfd_hl_mon {
  * @lock: held while a CS is translated (hfd_hl_sync_lock())
  * @mons: monitor registers, as written in submission order
  * @fence_key: per fence-counter SOB, its QMAN, CP and fence (+1; 0 free)
+ * @resets: the device's resets when this state was last checked: a reset
+ *	clears the model's SOBs and monitors, and so this state
  */
 struct hfd_hl_sync {
 	pthread_mutex_t lock;
+	uint32_t resets;
 	struct hfd_hl_mon mons[64];
 	uint16_t fence_key[HL_SYNC_NUM_FENCES];
 };
 
 struct hfd_hl_sync *hfd_hl_sync_new(void);
 void hfd_hl_sync_free(struct hfd_hl_sync *s);
+void hfd_hl_sync_reset(struct hfd_hl_sync *s, uint32_t resets);
 
 bool hfd_hl_sync_is_reg(uint64_t addr);
 int hfd_hl_sync_reg_write(const struct hfd_hl_xlate *x, uint64_t addr,

@@ -7,13 +7,14 @@
  *
  *	NOP      -> hpu NOP
  *	STOP     -> hpu STOP
- *	MSG_LONG -> hpu MEMSET of one 32-bit element (a write of the value)
+ *	MSG_LONG -> hpu MEMSET of one 32-bit element (a write of the value);
+ *	            to a register: the sync manager (hl_sync.c)
  *	LIN_DMA  -> hpu LIN_DMA (copy) or MEMSET (memset bit)
+ *	MSG_SHORT, FENCE, ARB_POINT -> the sync manager (hl_sync.c)
  *
- * Everything else (MSG_SHORT, FENCE, WREG_*, ARB_POINT, REPEAT, WAIT,
- * CB_LIST, LOAD_AND_EXE, CP_DMA, MSG_PROT, WRITE_ARC_STREAM) needs the
- * sync manager, registers or predicates, none of which is modelled yet:
- * refused like a malformed packet.
+ * Everything else (WREG_*, REPEAT, WAIT, CB_LIST, LOAD_AND_EXE, CP_DMA,
+ * MSG_PROT, WRITE_ARC_STREAM) needs engine registers or predicates,
+ * neither of which is modelled yet: refused like a malformed packet.
  */
 #include <errno.h>
 #include <string.h>
@@ -191,7 +192,9 @@ static int nop_stop(const uint8_t *p, uint32_t opcode, uint8_t *out,
  * @out_len: receives the bytes written at @out
  * @bad_off: NULL, or receives the offset of the first bad packet
  *
- * A packet is bad when its opcode is not served, it runs past @size, a
+ * A packet is bad when its opcode is not served, the sync manager
+ * refuses it (hl_sync.c: a register, id or value it does not serve), it
+ * runs past @size, a
  * reserved or unsupported bit of its control word is set (predicates,
  * MSG_LONG timestamps, LIN_DMA endian swap, bf16/fp16, add-offset), a
  * NOP/STOP's first word is not 0, a MSG_LONG address is not 4-byte

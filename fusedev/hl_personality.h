@@ -14,6 +14,7 @@
  *	hl_cs.c     CS and WAIT_CS: Gaudi2 chunks and queues, by the hpu
  *	            submission and wait paths
  *	hl_packets.c the Gaudi2 packets: validated, translated to hpu ones
+ *	hl_sync.c   the sync manager: SOBs, monitors, QMAN fence counters
  */
 #ifndef HL_PERSONALITY_H
 #define HL_PERSONALITY_H

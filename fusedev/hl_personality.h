@@ -64,6 +64,9 @@ struct hfd_hl_sync;
  * @qid: the chunk's Gaudi2 queue id (its QMAN and stream: FENCE)
  * @sync: the context's sync-manager state (hl_sync.h), locked by the
  *	caller; NULL: every sync-manager packet is bad
+ * @lower_cp: the packets run on the QMAN's lower CP (a CB fetched by
+ *	CP_DMA): a FENCE waits on the lower CP's counters (CP 4), which a
+ *	monitor reaches at QM_CP_FENCEf_RDATA_4
  */
 struct hfd_hl_xlate {
 	enum hfd_queue_kind kind;
@@ -72,6 +75,7 @@ struct hfd_hl_xlate {
 	uint64_t sram_va;
 	uint32_t qid;
 	struct hfd_hl_sync *sync;
+	bool lower_cp;
 };
 
 uint64_t hfd_hl_sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,

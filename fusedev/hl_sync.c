@@ -408,7 +408,8 @@ int hfd_hl_sync_msg_short(const uint8_t *p, const struct hfd_hl_xlate *x,
  * @len: receives its bytes
  *
  * The stream waits until its counter (FENCE id) reaches the target, then
- * takes dec from it.
+ * takes dec from it; with x->lower_cp, the counter of the QMAN's lower
+ * CP (CP 4).
  *
  * Return: 0, or -EINVAL (predicate or reserved bits, a queue without
  * modelled fences, dec above the target, no counter left).
@@ -429,7 +430,9 @@ int hfd_hl_sync_fence(const uint8_t *p, const struct hfd_hl_xlate *x,
 		return -EINVAL;
 	if (!FENCE_TARGET(cfg))
 		return 0; /* a counter is always >= 0, and dec is 0 */
-	key = qm << 5 | FENCE_ID(cfg) << 3 | x->qid % HL_GAUDI2_STREAMS_PER_QMAN;
+	key = qm << 5 | FENCE_ID(cfg) << 3 |
+	      (x->lower_cp ? HL_QM_NUM_CPS - 1 :
+			     x->qid % HL_GAUDI2_STREAMS_PER_QMAN);
 	sob = fence_sob(x->sync, (int)key);
 	if (sob < 0)
 		return -EINVAL;

@@ -296,6 +296,19 @@ static void test_translate_good(void **state)
 			 0);
 	memcpy(&fe, out, sizeof(fe));
 	assert_int_equal(fe.sob_id, HL_SYNC_NUM_SOBS);
+	/* the lower CP's counter (CP 4) is yet another, the one a monitor
+	 * reaches at RDATA_4 */
+	x.lower_cp = true;
+	off = put_fence(cb, 0, 0, 1, 0);
+	off = put_long(cb, off, PDMA0_FENCE0_RDATA(4), 1);
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len,
+						  NULL),
+			 0);
+	memcpy(&fe, out, sizeof(fe));
+	assert_int_equal(fe.sob_id, HL_SYNC_NUM_SOBS + 2);
+	memcpy(&ml, out + sizeof(fe), sizeof(ml));
+	assert_int_equal(ml.sob_id, HL_SYNC_NUM_SOBS + 2);
+	x.lower_cp = false;
 	/* a target of 0 passes at once: nothing to run */
 	off = put_fence(cb, 0, 2, 0, 0);
 	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len,

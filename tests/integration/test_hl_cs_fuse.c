@@ -176,9 +176,9 @@ static void test_round_trip_and_waits(void **state)
 	assert_int_equal(got, 0xbaba0ded);
 	assert_memory_equal(src + 4, dst + 4, BUF_SIZE - 4);
 
-	/* a FENCE (not served): EIO, and the status came back all the same */
+	/* a WAIT (not served): EIO, and the status came back all the same */
 	memset(cb, 0, 8);
-	cb[7] = HL_PACKET_FENCE; /* the control word's top byte: opcode */
+	cb[7] = HL_PACKET_WAIT; /* the control word's top byte: opcode */
 	seq = submit(fd, cb_va, 8, HL_GAUDI2_QUEUE_ID_PDMA_0_0);
 	memset(&o, 0xff, sizeof(o));
 	assert_int_equal(wait_cs(fd, seq, &o), -EIO);

@@ -236,8 +236,8 @@ int hpusim_cs_submit_seq(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 		return -EINVAL;
 	for (i = 0; i < njobs; i++)
 		if (jobs[i].queue >= as->dev->profile->num_queues ||
-		    jobs[i].stream >= HPU_FW_STREAMS ||
-		    jobs[i].cb_size % 8 || (jobs[i].cb_size && !jobs[i].cb))
+		    jobs[i].stream >= HPU_FW_STREAMS || jobs[i].cb_size % 8 ||
+		    (jobs[i].cb_size && !jobs[i].cb))
 			return -EINVAL;
 	cs = cs_create(as, jobs, njobs, cookie, &dma_bytes);
 	if (!cs)

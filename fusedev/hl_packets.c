@@ -102,8 +102,7 @@ static int msg_long(const uint8_t *p, const struct hfd_hl_xlate *x,
 	if (hfd_hl_sync_is_reg(m.addr))
 		return hfd_hl_sync_reg_write(x, m.addr, m.value,
 					     hpu_flags(m.ctl), out, len);
-	if ((m.addr & 3) || m.addr > UINT64_MAX - 4 ||
-	    x->kind != HFD_QUEUE_DMA)
+	if ((m.addr & 3) || m.addr > UINT64_MAX - 4 || x->kind != HFD_QUEUE_DMA)
 		return -EINVAL;
 	*len = put_memset(out, hpu_flags(m.ctl), sram_xlate(x, m.addr, 4), 4,
 			  m.value, HPU_MEMSET_F_ELEM_4);

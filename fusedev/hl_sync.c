@@ -37,10 +37,10 @@
 #define SOB_MODE_ADD   (1U << 31)
 
 /* MON_ARM: group 0..7, mask 8..15, mode 16 (1: equal), value 17..31 */
-#define ARM_GROUP(v)   ((v) & 0xFFU)
-#define ARM_MASK(v)    (((v) >> 8) & 0xFFU)
-#define ARM_EQUAL      (1U << 16)
-#define ARM_VALUE(v)   ((v) >> 17)
+#define ARM_GROUP(v) ((v)&0xFFU)
+#define ARM_MASK(v)  (((v) >> 8) & 0xFFU)
+#define ARM_EQUAL    (1U << 16)
+#define ARM_VALUE(v) ((v) >> 17)
 
 /* MON_CONFIG: long SOB 0, CQ 4, payloads - 1 5..6, LBW 8, msb of the
  * group 16..19, long high group 31 */
@@ -49,14 +49,14 @@
 
 /* MSG_SHORT control word: offset 0..15, weakly ordered 16, no snoop
  * 17, dw 18, op 20..21, base 22..23 */
-#define SHORT_OFFSET(c) ((c) & 0xFFFFU)
+#define SHORT_OFFSET(c) ((c)&0xFFFFU)
 #define SHORT_BASE(c)	(((c) >> 22) & 3U)
-#define SHORT_SERVED                                                       \
-	(0xFFFFU | (3U << 16) | (3U << 22) | HL_PKT_CTL_OPCODE_MASK |      \
+#define SHORT_SERVED                                                  \
+	(0xFFFFU | (3U << 16) | (3U << 22) | HL_PKT_CTL_OPCODE_MASK | \
 	 HL_PKT_CTL_EB | HL_PKT_CTL_SWTC | HL_PKT_CTL_MB)
 
 /* FENCE cfg: dec 0..3, target 16..23, id 30..31 */
-#define FENCE_DEC(v)	((v) & 0xFU)
+#define FENCE_DEC(v)	((v)&0xFU)
 #define FENCE_TARGET(v) (((v) >> 16) & 0xFFU)
 #define FENCE_ID(v)	((v) >> 30)
 #define FENCE_SERVED	(0xFU | (0xFFU << 16) | (3U << 30))
@@ -218,8 +218,7 @@ static size_t put_msg_long(uint8_t *out, uint16_t flags, uint32_t sob,
 static int sob_write(uint32_t n, uint32_t v, uint16_t flags, uint8_t *out,
 		     size_t *len)
 {
-	if (n >= HL_SYNC_NUM_SOBS ||
-	    (v & ~(SOB_VALUE_MASK | SOB_MODE_ADD)))
+	if (n >= HL_SYNC_NUM_SOBS || (v & ~(SOB_VALUE_MASK | SOB_MODE_ADD)))
 		return -EINVAL; /* beyond the model, long SOB, te, reserved */
 	*len = put_msg_long(out, flags, n,
 			    v & SOB_MODE_ADD ? HPU_MSG_OP_ADD : HPU_MSG_OP_SET,
@@ -270,8 +269,7 @@ static int mon_arm(const struct hfd_hl_xlate *x, uint32_t m, uint32_t arm,
 		if (addr % 4)
 			return -EINVAL;
 		a.payload_addr = hfd_hl_sram_xlate(x, addr, 4);
-	} else if ((key = fence_reg_key((uint32_t)(addr - HL_CFG_BASE))) >=
-		   0) {
+	} else if ((key = fence_reg_key((uint32_t)(addr - HL_CFG_BASE))) >= 0) {
 		sob = fence_sob(x->sync, key);
 		if (sob < 0 || mon->data > HPU_SOB_MAX_VALUE)
 			return -EINVAL;
@@ -294,8 +292,8 @@ static int mon_arm(const struct hfd_hl_xlate *x, uint32_t m, uint32_t arm,
 }
 
 /* A write to one of DCORE0's monitor registers, [ADDRL_0, STATUS_0) */
-static int mon_write(const struct hfd_hl_xlate *x, uint32_t off,
-		     uint32_t value, uint16_t flags, uint8_t *out, size_t *len)
+static int mon_write(const struct hfd_hl_xlate *x, uint32_t off, uint32_t value,
+		     uint16_t flags, uint8_t *out, size_t *len)
 {
 	uint32_t reg = (off - HL_SM_MON_PAY_ADDRL_0) / (4 * HL_SM_NUM_MONS);
 	uint32_t m = (off - HL_SM_MON_PAY_ADDRL_0) / 4 % HL_SM_NUM_MONS;

@@ -32,8 +32,7 @@ static const struct pkt_rule pkt_rules[] = {
 				.kind = HFD_QUEUE_DMA },
 	[HPU_PACKET_MSG_LONG] = { .size = sizeof(struct hpu_pkt_msg_long) },
 	[HPU_PACKET_FENCE] = { .size = sizeof(struct hpu_pkt_fence) },
-	[HPU_PACKET_ARM_MONITOR] = { .size = sizeof(
-					     struct hpu_pkt_arm_monitor),
+	[HPU_PACKET_ARM_MONITOR] = { .size = sizeof(struct hpu_pkt_arm_monitor),
 				     .flags = HPU_MON_F_MASK },
 	[HPU_PACKET_MME_GEMM] = { .size = sizeof(struct hpu_pkt_mme_gemm),
 				  .flags = HPU_MME_F_MASK,

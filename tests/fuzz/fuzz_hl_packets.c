@@ -34,8 +34,8 @@ static size_t put2(uint8_t *cb, size_t off, uint32_t w0, uint32_t w1)
 	return off + 8;
 }
 
-static size_t put_short(uint8_t *cb, size_t off, uint32_t base,
-			uint32_t offset, uint32_t value)
+static size_t put_short(uint8_t *cb, size_t off, uint32_t base, uint32_t offset,
+			uint32_t value)
 {
 	return put2(cb, off, value,
 		    HL_PACKET_MSG_SHORT << HL_PKT_CTL_OPCODE_SHIFT |
@@ -122,8 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	/* a real queue kind: chunks never name HFD_QUEUE_NONE */
-	x.kind = (enum hfd_queue_kind)(HFD_QUEUE_DMA + (data[0] & 3) %
-							       HFD_QUEUE_NIC);
+	x.kind = (enum hfd_queue_kind)(HFD_QUEUE_DMA +
+				       (data[0] & 3) % HFD_QUEUE_NIC);
 	x.qid = data[0] >> 2;
 	x.sync = hfd_hl_sync_new();
 	size--;

@@ -208,10 +208,10 @@ static void test_round_trip_and_waits(void **state)
 /* Gaudi2 facts: PDMA_0's FENCE0 counter of stream @cp; DCORE0's sync
  * manager monitor registers, from MON_PAY_ADDRL_0 (MSG_SHORT base 0) */
 #define PDMA0_FENCE0_RDATA(cp) (0x1000007FF8000000ULL + 0x4C8A290 + 4 * (cp))
-#define MON_ADDRH 0x2000
-#define MON_DATA  0x4000
-#define MON_ARM	  0x6000
-#define MON_CFG	  0x8000
+#define MON_ADDRH	       0x2000
+#define MON_DATA	       0x4000
+#define MON_ARM		       0x6000
+#define MON_CFG		       0x8000
 
 static size_t put_short(uint8_t *cb, size_t off, uint32_t base, uint32_t reg,
 			uint32_t value)
@@ -338,8 +338,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_round_trip_and_waits,
 				       hpu_test_need_daemon),
-		cmocka_unit_test_setup(test_sync_streams,
-				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_sync_streams, hpu_test_need_daemon),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);

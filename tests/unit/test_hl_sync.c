@@ -226,8 +226,7 @@ static void test_translate_good(void **state)
 	off = put2(cb, off, 5, ctl(HL_PACKET_ARB_POINT, 0));
 	off = put_long(cb, off, PDMA0_ARB_CFG_0, 0x111);
 	off = put_long(cb, off, PDMA0_FENCE0_RDATA(1), 2);
-	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len,
-						  NULL),
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
 	assert_int_equal(len, 3 * sizeof(ml) + 2 * sizeof(am) + sizeof(fe));
 	assert_int_equal(hfd_packets_validate(out, len, HFD_QUEUE_DMA, NULL),
@@ -248,8 +247,7 @@ static void test_translate_good(void **state)
 	memcpy(&am, out + o, sizeof(am));
 	o += sizeof(am);
 	assert_int_equal(am.hdr.opcode, HPU_PACKET_ARM_MONITOR);
-	assert_int_equal(am.hdr.flags, HPU_PKT_F_MSG_BARRIER |
-					       HPU_MON_F_EQUAL |
+	assert_int_equal(am.hdr.flags, HPU_PKT_F_MSG_BARRIER | HPU_MON_F_EQUAL |
 					       HPU_MON_F_SOB_ADD);
 	assert_int_equal(am.mon_id, 3);
 	assert_int_equal(am.sob_id, 5);
@@ -283,16 +281,14 @@ static void test_translate_good(void **state)
 	/* another stream's counter is another SOB; the same one is kept */
 	x.qid = Q_PDMA0(0);
 	off = put_fence(cb, 0, 0, 3, 0);
-	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len,
-						  NULL),
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
 	memcpy(&fe, out, sizeof(fe));
 	assert_int_equal(fe.sob_id, HL_SYNC_NUM_SOBS + 1);
 	assert_int_equal(fe.target, 3);
 	assert_int_equal(fe.dec, 0);
 	x.qid = Q_PDMA0(1);
-	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len,
-						  NULL),
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
 	memcpy(&fe, out, sizeof(fe));
 	assert_int_equal(fe.sob_id, HL_SYNC_NUM_SOBS);
@@ -301,8 +297,7 @@ static void test_translate_good(void **state)
 	x.lower_cp = true;
 	off = put_fence(cb, 0, 0, 1, 0);
 	off = put_long(cb, off, PDMA0_FENCE0_RDATA(4), 1);
-	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len,
-						  NULL),
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
 	memcpy(&fe, out, sizeof(fe));
 	assert_int_equal(fe.sob_id, HL_SYNC_NUM_SOBS + 2);
@@ -311,8 +306,7 @@ static void test_translate_good(void **state)
 	x.lower_cp = false;
 	/* a target of 0 passes at once: nothing to run */
 	off = put_fence(cb, 0, 2, 0, 0);
-	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len,
-						  NULL),
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
 	assert_int_equal(len, 0);
 	/* a device reset forgets the monitors' registers */
@@ -345,7 +339,8 @@ static void test_translate_bad(void **state)
 	/* registers the model does not serve (after a good packet) */
 	off = put_sob(cb, 0, 1, true, 1);
 	BAD(put_long(cb, off, HL_CFG_BASE, 1), 8);
-	BAD(put_long(cb, off, HL_CFG_BASE + 0x4300000ULL, 1), 8); /* DCORE1 SM */
+	BAD(put_long(cb, off, HL_CFG_BASE + 0x4300000ULL, 1),
+	    8); /* DCORE1 SM */
 	BAD(put_long(cb, off, HL_CFG_BASE + HL_SM_MON_STATUS_0, 1), 8);
 	BAD(put_long(cb, off, SOB_REG(1) + 2, 1), 8); /* misaligned */
 	BAD(put_long(cb, off, PDMA0_FENCE0_RDATA(0) + 0x100, 1), 8);
@@ -358,16 +353,15 @@ static void test_translate_bad(void **state)
 	/* SOB ids and values out of range */
 	BAD(put_sob(cb, off, HL_SYNC_NUM_SOBS, false, 1), 8);
 	BAD(put_sob(cb, off, HL_SM_NUM_SOBS - 1, false, 1), 8);
-	BAD(put_short(cb, off, 1, 4, 0x8000), 8);	    /* bit 15 */
-	BAD(put_short(cb, off, 1, 4, 1U << 24 | 1), 8);	    /* long SOB */
-	BAD(put_short(cb, off, 1, 4, 1U << 30 | 1), 8);	    /* te */
+	BAD(put_short(cb, off, 1, 4, 0x8000), 8);	/* bit 15 */
+	BAD(put_short(cb, off, 1, 4, 1U << 24 | 1), 8); /* long SOB */
+	BAD(put_short(cb, off, 1, 4, 1U << 30 | 1), 8); /* te */
 	BAD(put_long(cb, off, PDMA0_FENCE0_RDATA(1), 0x8000), 8);
 	/* monitors: id beyond the model, bad groups, unserved configs */
 	BAD(put_short(cb, off, 0, 4 * HPU_NUM_MONITORS, 0), 8);
 	off = put_monitor(cb, 0, 1, PDMA0_FENCE0_RDATA(0), 1, 3, true, 1);
 	len = 0;
-	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len,
-						  NULL),
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
 	BAD(put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4,
 		      arm_value(3, true, 1) & ~0x1000U), /* SOBs 3 and 4 */
@@ -501,8 +495,7 @@ static void test_fence_from_sibling_stream(void **state)
 	memset(f->dst, 0, 256);
 	/* A, stream 1: monitor 0 on SOB 10 == 1 -> its FENCE0; then DMA */
 	off = put_sob(f->cb, 0, 10, false, 0);
-	off = put_monitor(f->cb, off, 0, PDMA0_FENCE0_RDATA(1), 1, 10, true,
-			  1);
+	off = put_monitor(f->cb, off, 0, PDMA0_FENCE0_RDATA(1), 1, 10, true, 1);
 	off = put_fence(f->cb, off, 0, 1, 1);
 	off = put_dma(f->cb, off, f->src_va, f->dst_va, 256);
 	a = submit_at(f, Q_PDMA0(1), 0, off, 0);
@@ -597,8 +590,9 @@ static void test_reset_mid_fence(void **state)
 	assert_int_equal(word, 0);
 	/* its registers were forgotten: an arm alone has no payload address
 	 * (0: the model's page fault), so nothing reaches dst + 64 */
-	off = put_short(f->cb, 0, 0, HL_SM_MON_ARM_0 - HL_SM_MON_PAY_ADDRL_0 +
-			4 * 7, arm_value(21, true, 5));
+	off = put_short(f->cb, 0, 0,
+			HL_SM_MON_ARM_0 - HL_SM_MON_PAY_ADDRL_0 + 4 * 7,
+			arm_value(21, true, 5));
 	seq = submit_at(f, Q_PDMA1_0, 0, off, 0);
 	assert_int_equal(wait_cs(f, seq, &st), -EIO);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_ABORTED);
@@ -627,8 +621,9 @@ static void test_close_mid_fence(void **state)
 	assert_true(sob_is_zero(f, 30, 2));
 	/* monitor 9 armed alone in the new context: no payload address */
 	memset(f->dst + 128, 0, 4);
-	off = put_short(f->cb, 0, 0, HL_SM_MON_ARM_0 - HL_SM_MON_PAY_ADDRL_0 +
-			4 * 9, arm_value(31, true, 0));
+	off = put_short(f->cb, 0, 0,
+			HL_SM_MON_ARM_0 - HL_SM_MON_PAY_ADDRL_0 + 4 * 9,
+			arm_value(31, true, 0));
 	seq = submit_at(f, Q_PDMA1_0, 0, off, 0);
 	assert_int_equal(wait_cs(f, seq, &st), -EIO);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_ABORTED);
@@ -651,14 +646,14 @@ static void test_monitor_chain_and_cycle(void **state)
 	memset(f->dst, 0, 64);
 	/* monitors 0..n-2: SOB 100+i >= 1 -> SOB 101+i += 1 */
 	for (i = 0; i + 1 < n; i++)
-		off = put_monitor(f->cb, off, i, SOB_REG(101 + i),
-				  1U << 31 | 1, 100 + i, false, 1);
+		off = put_monitor(f->cb, off, i, SOB_REG(101 + i), 1U << 31 | 1,
+				  100 + i, false, 1);
 	/* the last: SOB 100+n-1 == 1 -> stream 2's FENCE0 */
 	off = put_monitor(f->cb, off, n - 1, PDMA0_FENCE0_RDATA(2), 1,
 			  100 + n - 1, true, 1);
 	/* a cycle: SOB 200 >= 1 -> SOB 201 += 1 -> SOB 200 += 1 */
-	off = put_monitor(f->cb, off, n, SOB_REG(201), 1U << 31 | 1, 200,
-			  false, 1);
+	off = put_monitor(f->cb, off, n, SOB_REG(201), 1U << 31 | 1, 200, false,
+			  1);
 	off = put_monitor(f->cb, off, n + 1, SOB_REG(200), 1U << 31 | 1, 201,
 			  false, 1);
 	off = put_sob(f->cb, off, 200, true, 1);

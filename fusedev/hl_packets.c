@@ -193,8 +193,8 @@ static int nop_stop(const uint8_t *p, uint32_t opcode, uint8_t *out,
  *
  * A packet is bad when its opcode is not served, the sync manager
  * refuses it (hl_sync.c: a register, id or value it does not serve), it
- * runs past @size, a
- * reserved or unsupported bit of its control word is set (predicates,
+ * runs past @size, a reserved or unsupported bit of its control word is
+ * set (predicates,
  * MSG_LONG timestamps, LIN_DMA endian swap, bf16/fp16, add-offset), a
  * NOP/STOP's first word is not 0, a MSG_LONG address is not 4-byte
  * aligned or its 4 bytes wrap, a LIN_DMA range wraps, a memset pattern cannot be written in

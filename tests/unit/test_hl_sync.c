@@ -3,8 +3,8 @@
  * test_hl_sync.c - the Gaudi2 sync manager of the habanalabs personality
  * (docs/habanalabs.md, "Sync manager") without FUSE: MSG_SHORT, MSG_LONG
  * to registers, FENCE and ARB_POINT translated to the hpu sync packets,
- * every malformed or unserved register write refused (the CS ends
- * ABORTED, nothing run), a FENCE passed by a monitor that another stream
+ * every malformed or unserved register write refused (a CS with one ends
+ * ABORTED, nothing of it run), a FENCE passed by a monitor that another stream
  * of the same QMAN fires, a FENCE never passed ending TIMEDOUT while the
  * sibling streams and other QMANs go on, a reset and a close while a
  * stream waits, chains and cycles of monitors.
@@ -558,6 +558,53 @@ static bool sob_is_zero(struct fixture *f, uint32_t sob, uint32_t mon)
 	return word == 0x5a5a5a5a;
 }
 
+/* A CS with a refused register write ends ABORTED with nothing of it
+ * run, not even the packets before the bad one; its number is used */
+static void test_bad_register_aborts(void **state)
+{
+	struct fixture *f = *state;
+	const uint32_t r = HL_SM_MON_PAY_ADDRL_0;
+	uint64_t seq;
+	uint32_t st;
+	unsigned int i;
+	size_t off;
+
+	fill(f->src, 256, 1);
+	for (i = 0; i < 4; i++) {
+		memset(f->dst, 0x11, 256);
+		off = put_dma(f->cb, 0, f->src_va, f->dst_va, 256);
+		off = put_sob(f->cb, off, 40, false, 1);
+		switch (i) {
+		case 0: /* a register the model does not serve */
+			off = put_long(f->cb, off, HL_CFG_BASE + 0x100, 1);
+			break;
+		case 1: /* a SOB value out of range */
+			off = put_short(f->cb, off, 1, 4 * 40, 0x8000);
+			break;
+		case 2: /* a monitor armed on two SOBs of a group */
+			off = put_monitor(f->cb, off, 2, f->dst_va, 1, 40, true,
+					  1);
+			off = put_short(f->cb, off, 0,
+					HL_SM_MON_ARM_0 - r + 4 * 2,
+					arm_value(40, true, 1) & ~0x0200U);
+			break;
+		default: /* a monitor beyond the model's */
+			off = put_short(f->cb, off, 0,
+					HL_SM_MON_ARM_0 - r +
+						4 * HPU_NUM_MONITORS,
+					arm_value(40, true, 1));
+			break;
+		}
+		seq = submit_at(f, Q_PDMA0(0), 0, off, 0);
+		assert_int_equal(wait_cs(f, seq, &st), -EIO);
+		assert_int_equal(st, HL_WAIT_CS_STATUS_ABORTED);
+		for (off = 0; off < 256; off++)
+			assert_int_equal(f->dst[off], 0x11);
+	}
+	/* SOB 40 was never set: the SET before each bad packet did not run */
+	assert_true(sob_is_zero(f, 40, 5));
+}
+
 /* A compute reset while a stream waits: its CS ABORTED; SOBs, monitors
  * and the monitors' registers start over */
 static void test_reset_mid_fence(void **state)
@@ -681,6 +728,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_translate_good),
 		cmocka_unit_test(test_translate_bad),
+		cmocka_unit_test_setup_teardown(test_bad_register_aborts, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_fence_from_sibling_stream,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fence_timeout, setup,

@@ -286,9 +286,14 @@ static int hpusim_reset(struct hpu_fw_device *dev, bool hard)
 		return -EINVAL;
 	/* as_lock keeps every address space alive while it is aborted */
 	pthread_mutex_lock(&dev->as_lock);
-	for (pos = dev->as_list.next; pos != &dev->as_list; pos = pos->next)
-		hpusim_as_abort_all(
-			hpusim_container_of(pos, struct hpu_fw_as, node));
+	for (pos = dev->as_list.next; pos != &dev->as_list; pos = pos->next) {
+		struct hpu_fw_as *as =
+			hpusim_container_of(pos, struct hpu_fw_as, node);
+
+		hpusim_as_abort_all(as);
+		/* the device's sync manager is reset with it */
+		hpusim_sync_clear(as);
+	}
 	pthread_mutex_unlock(&dev->as_lock);
 	hpusim_telemetry_reset(dev);
 	return 0;

@@ -236,12 +236,21 @@ struct hpu_fw_callbacks {
  * @cb: packets, already validated by the driver; the model copies what it
  *	needs before cs_submit returns
  * @cb_size: bytes at @cb
+ * @stream: stream of the queue, 0..HPU_FW_STREAMS-1 (0 for the hpu ABI).
+ *	Each stream of a queue is a queue of its own for the address space
+ *	(jobs of one stream run in order; a stream parked on a FENCE does
+ *	not hold its siblings), served by the engine's round robin like
+ *	the queues of other address spaces
  */
 struct hpu_fw_job {
 	uint32_t queue;
 	const void *cb;
 	uint32_t cb_size;
+	uint32_t stream;
 };
+
+/* Streams per hardware queue (a Gaudi2 QMAN's 4 upper CPs) */
+#define HPU_FW_STREAMS 4
 
 /**
  * struct hpu_fw_host_range - host memory of a client process (1.1)

@@ -21,10 +21,14 @@ struct hpusim_queue;
  * @sob_id: SOB watched
  * @target: fires when the SOB is >= this
  * @payload: written at @addr
- * @addr: device VA written
+ * @addr: device VA written, or with @to_sob the SOB @payload is added to
+ * @equal: fires when the SOB equals @target (HPU_MON_F_EQUAL)
+ * @to_sob: the payload goes to a SOB (HPU_MON_F_SOB_ADD)
  */
 struct hpusim_monitor {
 	bool armed;
+	bool equal;
+	bool to_sob;
 	uint32_t sob_id;
 	uint32_t target;
 	uint32_t payload;
@@ -74,6 +78,8 @@ int hpusim_monitor_arm(struct hpu_fw_as *as,
  */
 bool hpusim_fence_try(struct hpu_fw_as *as, struct hpusim_queue *q,
 		      const struct hpu_pkt_fence *pkt);
+
+void hpusim_sync_clear(struct hpu_fw_as *as);
 
 /**
  * hpusim_fence_cancel() - remove a queue from the waiters (sched lock held)

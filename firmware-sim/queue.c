@@ -215,25 +215,28 @@ struct hpusim_engine_queue *hpusim_runner_take(struct hpusim_runner *rn)
  * first use
  * @as: address space
  * @index: queue (engine) index, valid for the device
+ * @stream: its stream, below HPU_FW_STREAMS
  *
  * Sched lock held.
  *
  * Return: the queue, or NULL (out of memory).
  */
-struct hpusim_queue *hpusim_queue_get(struct hpu_fw_as *as, uint32_t index)
+struct hpusim_queue *hpusim_queue_get(struct hpu_fw_as *as, uint32_t index,
+				      uint32_t stream)
 {
 	struct hpu_fw_device *dev = as->dev;
 	struct hpusim_queue *q;
+	uint32_t slot = index * HPU_FW_STREAMS + stream;
 
 	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
 	if (!as->queues) {
-		as->queues =
-			calloc(dev->profile->num_queues, sizeof(*as->queues));
+		as->queues = calloc(dev->profile->num_queues * HPU_FW_STREAMS,
+				    sizeof(*as->queues));
 		if (!as->queues)
 			return NULL;
 	}
-	q = as->queues[index];
+	q = as->queues[slot];
 	if (q)
 		return q;
 	q = calloc(1, sizeof(*q));
@@ -247,7 +250,7 @@ struct hpusim_queue *hpusim_queue_get(struct hpu_fw_as *as, uint32_t index)
 	hpusim_list_init(&q->jobs);
 	hpusim_list_init(&q->ready_node);
 	hpusim_list_init(&q->wait_node);
-	as->queues[index] = q;
+	as->queues[slot] = q;
 	return q;
 }
 
@@ -512,7 +515,7 @@ void hpusim_as_queues_free(struct hpu_fw_as *as)
 {
 	struct hpusim_queue **table = NULL, *q;
 	struct hpusim_list gone, *pos, *next;
-	uint32_t i, n = as->dev->profile->num_queues;
+	uint32_t i, n = as->dev->profile->num_queues * HPU_FW_STREAMS;
 	bool busy, keep = false;
 
 	hpusim_list_init(&gone);

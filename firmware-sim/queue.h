@@ -209,7 +209,8 @@ static inline void hpusim_sched_count(uint64_t *ctr, uint64_t n)
 extern __thread struct hpusim_runner *hpusim_cur_runner;
 
 /* queue.c */
-struct hpusim_queue *hpusim_queue_get(struct hpu_fw_as *as, uint32_t index);
+struct hpusim_queue *hpusim_queue_get(struct hpu_fw_as *as, uint32_t index,
+				      uint32_t stream);
 bool hpusim_queue_add_job(struct hpusim_job *job, bool fast);
 void hpusim_queue_job_dropped(struct hpusim_queue *q);
 void hpusim_queue_after_drop(struct hpusim_queue *q);

@@ -236,7 +236,8 @@ int hpusim_cs_submit_seq(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 		return -EINVAL;
 	for (i = 0; i < njobs; i++)
 		if (jobs[i].queue >= as->dev->profile->num_queues ||
-		    jobs[i].cb_size % 8 || (jobs[i].cb_size && !jobs[i].cb))
+		    jobs[i].stream >= HPU_FW_STREAMS || jobs[i].cb_size % 8 ||
+		    (jobs[i].cb_size && !jobs[i].cb))
 			return -EINVAL;
 	cs = cs_create(as, jobs, njobs, cookie, &dma_bytes);
 	if (!cs)
@@ -245,7 +246,8 @@ int hpusim_cs_submit_seq(struct hpu_fw_as *as, const struct hpu_fw_job *jobs,
 
 	pthread_mutex_lock(&hpusim_sched.lock);
 	for (i = 0; i < njobs; i++) {
-		cs->jobs[i].q = hpusim_queue_get(as, jobs[i].queue);
+		cs->jobs[i].q =
+			hpusim_queue_get(as, jobs[i].queue, jobs[i].stream);
 		if (!cs->jobs[i].q) {
 			pthread_mutex_unlock(&hpusim_sched.lock);
 			cs_free(cs);

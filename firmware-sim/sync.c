@@ -12,6 +12,7 @@
  * Lock order: scheduler lock, then the address space's sync_lock.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "hpusim.h"
 #include "queue.h"
@@ -50,6 +51,11 @@ static void wake_waiters(struct hpu_fw_as *as, uint32_t id)
 	}
 }
 
+static bool mon_due(const struct hpusim_monitor *m, uint32_t v)
+{
+	return m->equal ? v == m->target : v >= m->target;
+}
+
 /* Disarm the monitors SOB @id satisfies; return how many (into @fire) */
 static unsigned int due_monitors(struct hpu_fw_as *as, uint32_t id,
 				 struct hpusim_monitor *fire)
@@ -59,7 +65,7 @@ static unsigned int due_monitors(struct hpu_fw_as *as, uint32_t id,
 	for (i = 0; i < HPU_NUM_MONITORS; i++) {
 		struct hpusim_monitor *m = &as->mons[i];
 
-		if (!m->armed || m->sob_id != id || as->sobs[id] < m->target)
+		if (!m->armed || m->sob_id != id || !mon_due(m, as->sobs[id]))
 			continue;
 		m->armed = false;
 		fire[n++] = *m;
@@ -75,6 +81,18 @@ static int fire_monitors(struct hpu_fw_as *as,
 	int ret = 0;
 
 	for (i = 0; i < n; i++) {
+		/*
+		 * A payload to a SOB may fire further monitors: each fires
+		 * once (it is disarmed first), so a chain is at most
+		 * HPU_NUM_MONITORS deep
+		 */
+		if (fire[i].to_sob) {
+			if (hpusim_sob_update(as, (uint32_t)fire[i].addr,
+					      HPU_MSG_OP_ADD, fire[i].payload,
+					      ret ? NULL : fault_va))
+				ret = -EFAULT;
+			continue;
+		}
 		if (!hpusim_mmu_write32(as, fire[i].addr, fire[i].payload))
 			continue;
 		if (!ret && fault_va)
@@ -107,7 +125,9 @@ int hpusim_monitor_arm(struct hpu_fw_as *as,
 	struct hpusim_monitor *m, fire;
 	bool now = false;
 
-	if (pkt->mon_id >= HPU_NUM_MONITORS || pkt->sob_id >= HPU_FW_NUM_SOBS)
+	if (pkt->mon_id >= HPU_NUM_MONITORS || pkt->sob_id >= HPU_FW_NUM_SOBS ||
+	    ((pkt->hdr.flags & HPU_MON_F_SOB_ADD) &&
+	     pkt->payload_addr >= HPU_FW_NUM_SOBS))
 		return -EINVAL;
 	pthread_mutex_lock(&as->sync_lock);
 	m = &as->mons[pkt->mon_id];
@@ -115,7 +135,9 @@ int hpusim_monitor_arm(struct hpu_fw_as *as,
 	m->target = pkt->target;
 	m->payload = pkt->payload;
 	m->addr = pkt->payload_addr;
-	m->armed = as->sobs[pkt->sob_id] < pkt->target;
+	m->equal = pkt->hdr.flags & HPU_MON_F_EQUAL;
+	m->to_sob = pkt->hdr.flags & HPU_MON_F_SOB_ADD;
+	m->armed = !mon_due(m, as->sobs[pkt->sob_id]);
 	if (!m->armed) {
 		fire = *m;
 		now = true;
@@ -179,4 +201,18 @@ int hpusim_sob_write(struct hpu_fw_as *as, uint32_t sob_id, uint32_t op,
 		pthread_mutex_unlock(&as->sync_lock);
 	}
 	return 0;
+}
+
+/**
+ * hpusim_sync_clear() - every user SOB of @as to 0, every monitor
+ * disarmed (a device reset: its submissions were aborted, so no fence
+ * waits); the driver's SOBs are the driver's to reuse
+ * @as: address space
+ */
+void hpusim_sync_clear(struct hpu_fw_as *as)
+{
+	pthread_mutex_lock(&as->sync_lock);
+	memset(as->sobs, 0, HPU_NUM_SOBS * sizeof(as->sobs[0]));
+	memset(as->mons, 0, sizeof(as->mons));
+	pthread_mutex_unlock(&as->sync_lock);
 }

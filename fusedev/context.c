@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hl_personality.h"
+#include "hl_sync.h"
 #include "hpu_fused.h"
 
 /**
@@ -363,6 +364,8 @@ static void ctx_teardown(struct hfd_ctx *ctx)
 	hfd_ctx_cs_fini(ctx);
 	hfd_ctx_mem_fini(ctx);
 	hfd_hl_cb_ctx_fini(ctx);
+	hfd_hl_sync_free(ctx->hl_sync);
+	ctx->hl_sync = NULL;
 	hfd_ctx_limits_release(ctx);
 	__atomic_store_n(&ctx->torn_down, true, __ATOMIC_RELEASE);
 }

@@ -143,6 +143,7 @@ int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
  * @hang: the FENCE that never passes, of an injected ENDLESS_COMMAND
  * @pf: the access to an unmapped address of an injected page fault
  * @raw: the chunks run bytes with no CB behind them (hfd_cs_desc.raw_cb)
+ * @streams: each chunk's stream, or NULL (hfd_cs_desc.streams)
  */
 struct cs_build {
 	struct hpu_cs_chunk *chunks;
@@ -160,6 +161,7 @@ struct cs_build {
 		struct hpu_pkt_tpc_kernel tpc;
 	} pf;
 	bool raw;
+	const uint8_t *streams;
 };
 
 static void build_free(struct cs_build *b)
@@ -227,6 +229,7 @@ static int build_jobs(struct hfd_ctx *ctx, pid_t requester, uint32_t cs_flags,
 	for (i = 0; i < b->n; i++) {
 		c = &b->chunks[i];
 		b->jobs[i].queue = c->queue_index;
+		b->jobs[i].stream = b->streams ? b->streams[i] : 0;
 		if (cs_flags & HPU_CS_FLAGS_SIGNAL) {
 			b->jobs[i].cb = &signal_nop;
 			b->jobs[i].cb_size = sizeof(signal_nop);
@@ -625,6 +628,7 @@ int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,
 	b.n = refuse ? 0 : d->n;
 	b.chunks = d->chunks;
 	b.raw = d->raw_cb && d->cb_bytes;
+	b.streams = d->streams;
 	ret = build_jobs(ctx, requester, refuse ? 0 : d->cs_flags, d->wait_seqs,
 			 d->cb_bytes, &b);
 	if (!ret) {

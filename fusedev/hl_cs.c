@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hl_personality.h"
+#include "hl_sync.h"
 #include "hpu_cs.h"
 #include "hpu_fused_ring.h"
 #include "hpu_mem.h"
@@ -86,6 +87,33 @@ int hfd_hl_queue(const struct hpu_fw_profile *p, uint32_t qid)
 	if (q - 3 == 6)
 		e = 24; /* DCORE0 TPC_6 */
 	return e < p->num_tpc ? (int)(tpc0 + e) : -EINVAL;
+}
+
+/* Hard and compute resets of @dev so far */
+static uint32_t device_resets(struct hfd_device *dev)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&dev->ctx_lock);
+	n = dev->hard_reset_cnt + dev->soft_reset_cnt;
+	pthread_mutex_unlock(&dev->ctx_lock);
+	return n;
+}
+
+/* The context's sync-manager state, made on its first CS; NULL: ENOMEM */
+static struct hfd_hl_sync *ctx_sync(struct hfd_ctx *ctx)
+{
+	struct hfd_hl_sync *s;
+
+	pthread_mutex_lock(&sram_lock);
+	if (!ctx->hl_sync) {
+		ctx->hl_sync = hfd_hl_sync_new();
+		if (ctx->hl_sync)
+			ctx->hl_sync->resets = device_resets(ctx->dev);
+	}
+	s = ctx->hl_sync;
+	pthread_mutex_unlock(&sram_lock);
+	return s;
 }
 
 /*
@@ -174,9 +202,13 @@ static int read_cb(struct hfd_ctx *ctx, uint64_t va, uint32_t size, void *buf)
  * @room: bytes at @bytes
  * @bad: a chunk could not be fetched or has a bad packet: the CS takes a
  *	number and ends ABORTED (as a device that stops on it)
+ * @streams: each chunk's stream on its QMAN (its queue id % 4)
+ * @sync: the context's sync-manager state (locked while translating)
  */
 struct hl_cs_build {
 	struct hpu_cs_chunk *chunks;
+	uint8_t *streams;
+	struct hfd_hl_sync *sync;
 	uint32_t n;
 	uint8_t *bytes;
 	size_t len;
@@ -218,6 +250,8 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 		.sram_base = dev->ip.sram_base_address,
 		.sram_size = dev->ip.sram_size,
 		.sram_va = sram_va,
+		.qid = c->queue_index,
+		.sync = b->sync,
 	};
 	struct hpu_cs_chunk *h = &b->chunks[b->n];
 	size_t len = 0;
@@ -265,6 +299,7 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 	memset(h, 0, sizeof(*h));
 	h->queue_index = (uint32_t)queue;
 	h->cb_size = (uint32_t)len;
+	b->streams[b->n] = c->queue_index % HL_GAUDI2_STREAMS_PER_QMAN;
 	b->len += len;
 	b->n++;
 	return 0;
@@ -374,7 +409,9 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	restore = calloc(nrestore ? nrestore : 1, sizeof(*restore));
 	exec = calloc(in.num_chunks_execute, sizeof(*exec));
 	b.chunks = calloc(total, sizeof(*b.chunks));
-	if (!restore || !exec || !b.chunks) {
+	b.streams = calloc(total, sizeof(*b.streams));
+	b.sync = ctx_sync(ctx);
+	if (!restore || !exec || !b.chunks || !b.streams || !b.sync) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -396,10 +433,14 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 		goto out;
 	}
 	sram_va = ctx_sram_va(call);
+	/* the sync registers are written in submission order */
+	pthread_mutex_lock(&b.sync->lock);
+	hfd_hl_sync_reset(b.sync, device_resets(dev));
 	ret = add_chunks(call, restore, nrestore, sram_va, &b);
 	if (!ret)
 		ret = add_chunks(call, exec, in.num_chunks_execute, sram_va,
 				 &b);
+	pthread_mutex_unlock(&b.sync->lock);
 	if (ret)
 		goto out;
 
@@ -407,6 +448,7 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	d.n = b.n;
 	d.cb_bytes = b.bytes;
 	d.raw_cb = true;
+	d.streams = b.streams;
 	d.cs_flags = in.cs_flags & HL_CS_FLAGS_TIMESTAMP ?
 			     HPU_CS_FLAGS_TIMESTAMP :
 			     0;
@@ -430,6 +472,7 @@ out:
 	free(restore);
 	free(exec);
 	free(b.chunks);
+	free(b.streams);
 	free(b.bytes);
 	return ret;
 }

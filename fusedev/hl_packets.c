@@ -7,18 +7,20 @@
  *
  *	NOP      -> hpu NOP
  *	STOP     -> hpu STOP
- *	MSG_LONG -> hpu MEMSET of one 32-bit element (a write of the value)
+ *	MSG_LONG -> hpu MEMSET of one 32-bit element (a write of the value);
+ *	            to a register: the sync manager (hl_sync.c)
  *	LIN_DMA  -> hpu LIN_DMA (copy) or MEMSET (memset bit)
+ *	MSG_SHORT, FENCE, ARB_POINT -> the sync manager (hl_sync.c)
  *
- * Everything else (MSG_SHORT, FENCE, WREG_*, ARB_POINT, REPEAT, WAIT,
- * CB_LIST, LOAD_AND_EXE, CP_DMA, MSG_PROT, WRITE_ARC_STREAM) needs the
- * sync manager, registers or predicates, none of which is modelled yet:
- * refused like a malformed packet.
+ * Everything else (WREG_*, REPEAT, WAIT, CB_LIST, LOAD_AND_EXE, CP_DMA,
+ * MSG_PROT, WRITE_ARC_STREAM) needs engine registers or predicates,
+ * neither of which is modelled yet: refused like a malformed packet.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "hl_personality.h"
+#include "hl_sync.h"
 #include "hpu_packets.h"
 
 /* Control word bits every packet may have: opcode, EB, SWTC, MB */
@@ -29,6 +31,9 @@
 /* Bytes of each opcode's packet (0: not served) */
 static const uint8_t pkt_size[] = {
 	[HL_PACKET_MSG_LONG] = sizeof(struct hl_pkt_msg_long),
+	[HL_PACKET_MSG_SHORT] = 8,
+	[HL_PACKET_FENCE] = 8,
+	[HL_PACKET_ARB_POINT] = 8,
 	[HL_PACKET_LIN_DMA] = sizeof(struct hl_pkt_lin_dma),
 	[HL_PACKET_NOP] = sizeof(struct hl_pkt_nop),
 	[HL_PACKET_STOP] = sizeof(struct hl_pkt_nop),
@@ -43,6 +48,21 @@ static uint64_t sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,
 	    len > x->sram_size - off)
 		return addr; /* not SRAM: the context's MMU decides */
 	return x->sram_va + off;
+}
+
+/**
+ * hfd_hl_sram_xlate() - an address as the device reaches it: one wholly
+ * inside the SRAM window is moved to the context's SRAM mapping
+ * @x: the chunk's translation state
+ * @addr: a packet's address
+ * @len: bytes accessed there
+ *
+ * Return: the device VA to use.
+ */
+uint64_t hfd_hl_sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,
+			   uint64_t len)
+{
+	return sram_xlate(x, addr, len);
 }
 
 static uint16_t hpu_flags(uint32_t ctl)
@@ -76,8 +96,13 @@ static int msg_long(const uint8_t *p, const struct hfd_hl_xlate *x,
 
 	memcpy(&m, p, sizeof(m));
 	/* pred 0 only; op 0 (the value) only: no timestamps */
-	if ((m.ctl & ~allowed) || (m.addr & 3) || m.addr > UINT64_MAX - 4 ||
-	    x->kind != HFD_QUEUE_DMA)
+	if (m.ctl & ~allowed)
+		return -EINVAL;
+	/* a register: the sync manager's or a QMAN's (hl_sync.c) */
+	if (hfd_hl_sync_is_reg(m.addr))
+		return hfd_hl_sync_reg_write(x, m.addr, m.value,
+					     hpu_flags(m.ctl), out, len);
+	if ((m.addr & 3) || m.addr > UINT64_MAX - 4 || x->kind != HFD_QUEUE_DMA)
 		return -EINVAL;
 	*len = put_memset(out, hpu_flags(m.ctl), sram_xlate(x, m.addr, 4), 4,
 			  m.value, HPU_MEMSET_F_ELEM_4);
@@ -166,8 +191,10 @@ static int nop_stop(const uint8_t *p, uint32_t opcode, uint8_t *out,
  * @out_len: receives the bytes written at @out
  * @bad_off: NULL, or receives the offset of the first bad packet
  *
- * A packet is bad when its opcode is not served, it runs past @size, a
- * reserved or unsupported bit of its control word is set (predicates,
+ * A packet is bad when its opcode is not served, the sync manager
+ * refuses it (hl_sync.c: a register, id or value it does not serve), it
+ * runs past @size, a reserved or unsupported bit of its control word is
+ * set (predicates,
  * MSG_LONG timestamps, LIN_DMA endian swap, bf16/fp16, add-offset), a
  * NOP/STOP's first word is not 0, a MSG_LONG address is not 4-byte
  * aligned or its 4 bytes wrap, a LIN_DMA range wraps, a memset pattern cannot be written in
@@ -204,6 +231,15 @@ int hfd_hl_packets_translate(const void *cb, size_t size,
 			break;
 		case HL_PACKET_LIN_DMA:
 			ret = lin_dma(p + off, x, out + len, &n);
+			break;
+		case HL_PACKET_MSG_SHORT:
+			ret = hfd_hl_sync_msg_short(p + off, x, out + len, &n);
+			break;
+		case HL_PACKET_FENCE:
+			ret = hfd_hl_sync_fence(p + off, x, out + len, &n);
+			break;
+		case HL_PACKET_ARB_POINT:
+			ret = hfd_hl_sync_arb_point(p + off, &n);
 			break;
 		default:
 			ret = nop_stop(p + off, opcode, out + len, &n);

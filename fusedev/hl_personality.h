@@ -14,6 +14,7 @@
  *	hl_cs.c     CS and WAIT_CS: Gaudi2 chunks and queues, by the hpu
  *	            submission and wait paths
  *	hl_packets.c the Gaudi2 packets: validated, translated to hpu ones
+ *	hl_sync.c   the sync manager: SOBs, monitors, QMAN fence counters
  */
 #ifndef HL_PERSONALITY_H
 #define HL_PERSONALITY_H
@@ -48,8 +49,11 @@ uint32_t hfd_hl_info_size(uint32_t op);
 int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data);
 int hfd_hl_wait_cs(const struct hfd_ioctl_call *call, void *data);
 
-/* hpu packet bytes per Gaudi2 packet byte, at most (MSG_LONG: 16 -> 32) */
-#define HFD_HL_XLATE_RATIO 2
+/* hpu packet bytes per Gaudi2 packet byte, at most (MSG_SHORT to a
+ * MON_ARM: 8 -> an ARM_MONITOR of 40) */
+#define HFD_HL_XLATE_RATIO 5
+
+struct hfd_hl_sync;
 
 /**
  * struct hfd_hl_xlate - what translating one chunk's packets needs
@@ -57,13 +61,25 @@ int hfd_hl_wait_cs(const struct hfd_ioctl_call *call, void *data);
  * @sram_base: the SRAM window as HW_IP_INFO gives it
  * @sram_size: its bytes
  * @sram_va: where the context maps SRAM (0: not mapped)
+ * @qid: the chunk's Gaudi2 queue id (its QMAN and stream: FENCE)
+ * @sync: the context's sync-manager state (hl_sync.h), locked by the
+ *	caller; NULL: every sync-manager packet is bad
+ * @lower_cp: the packets run on the QMAN's lower CP (a CB fetched by
+ *	CP_DMA): a FENCE waits on the lower CP's counters (CP 4), which a
+ *	monitor reaches at QM_CP_FENCEf_RDATA_4
  */
 struct hfd_hl_xlate {
 	enum hfd_queue_kind kind;
 	uint64_t sram_base;
 	uint64_t sram_size;
 	uint64_t sram_va;
+	uint32_t qid;
+	struct hfd_hl_sync *sync;
+	bool lower_cp;
 };
+
+uint64_t hfd_hl_sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,
+			   uint64_t len);
 
 int hfd_hl_packets_translate(const void *cb, size_t size,
 			     const struct hfd_hl_xlate *x, uint8_t *out,

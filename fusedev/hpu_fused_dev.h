@@ -124,6 +124,7 @@ struct hfd_ctx {
 	struct hfd_hl_cbs *hl_cbs;
 	uint64_t lim_used[HPU_CTX_LIMIT_NUM];
 	uint64_t hl_sram_va;
+	struct hfd_hl_sync *hl_sync;
 
 	pthread_mutex_t lock;
 	struct hpu_event *events;

@@ -128,6 +128,8 @@ void hfd_cb_put(struct hfd_cb_ref *ref);
  * @raw_cb: with @cb_bytes: no CB is behind the bytes (the habanalabs
  *	personality's translated chunks): nothing is looked up or pinned,
  *	the chunks' cb_handle is not used
+ * @streams: NULL, or the stream (0..HPU_FW_STREAMS-1) of each chunk's
+ *	job on its queue (the habanalabs personality's QMAN streams)
  */
 struct hfd_cs_desc {
 	struct hpu_cs_chunk *chunks;
@@ -141,6 +143,7 @@ struct hfd_cs_desc {
 	int32_t refuse;
 	const uint8_t *cb_bytes;
 	bool raw_cb;
+	const uint8_t *streams;
 };
 
 int hfd_cs_submit(struct hfd_ctx *ctx, pid_t requester,

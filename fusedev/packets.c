@@ -32,8 +32,8 @@ static const struct pkt_rule pkt_rules[] = {
 				.kind = HFD_QUEUE_DMA },
 	[HPU_PACKET_MSG_LONG] = { .size = sizeof(struct hpu_pkt_msg_long) },
 	[HPU_PACKET_FENCE] = { .size = sizeof(struct hpu_pkt_fence) },
-	[HPU_PACKET_ARM_MONITOR] = { .size = sizeof(
-					     struct hpu_pkt_arm_monitor) },
+	[HPU_PACKET_ARM_MONITOR] = { .size = sizeof(struct hpu_pkt_arm_monitor),
+				     .flags = HPU_MON_F_MASK },
 	[HPU_PACKET_MME_GEMM] = { .size = sizeof(struct hpu_pkt_mme_gemm),
 				  .flags = HPU_MME_F_MASK,
 				  .kind = HFD_QUEUE_MME },
@@ -104,9 +104,17 @@ static int check_arm_monitor(const uint8_t *p)
 
 	memcpy(&pkt, p, sizeof(pkt));
 	if (pkt.mon_id >= HPU_NUM_MONITORS || pkt.sob_id >= HPU_NUM_SOBS ||
-	    !sob_target_ok(pkt.target) || pkt.payload_addr % 4 || pkt.reserved)
+	    pkt.reserved)
 		return -EINVAL;
-	return 0;
+	if (pkt.hdr.flags & HPU_MON_F_EQUAL ? pkt.target > HPU_SOB_MAX_VALUE :
+					      !sob_target_ok(pkt.target))
+		return -EINVAL;
+	if (pkt.hdr.flags & HPU_MON_F_SOB_ADD)
+		return pkt.payload_addr >= HPU_NUM_SOBS ||
+				       pkt.payload > HPU_SOB_MAX_VALUE ?
+			       -EINVAL :
+			       0;
+	return pkt.payload_addr % 4 ? -EINVAL : 0;
 }
 
 /**

@@ -184,7 +184,20 @@ struct hpu_pkt_fence {
  * @payload_addr: device VA written, 4-byte aligned; a fault there is
  *	reported as a page fault of the context
  * @reserved: must be 0
+ *
+ * Flags (hdr.flags, beside the common ones):
+ *  HPU_MON_F_EQUAL: fire when the SOB equals @target (0..HPU_SOB_MAX_VALUE)
+ *	instead of when it is >= @target
+ *  HPU_MON_F_SOB_ADD: the payload goes to the context's SOB @payload_addr
+ *	(0..HPU_NUM_SOBS-1), added to it saturating as MSG_LONG ADD, with
+ *	its fences and monitors woken, instead of being written to memory;
+ *	@payload 0..HPU_SOB_MAX_VALUE. A chain of monitors fires at most
+ *	HPU_NUM_MONITORS times (each disarms when it fires).
  */
+#define HPU_MON_F_EQUAL	  (1U << 8)
+#define HPU_MON_F_SOB_ADD (1U << 9)
+#define HPU_MON_F_MASK	  (HPU_MON_F_EQUAL | HPU_MON_F_SOB_ADD)
+
 struct hpu_pkt_arm_monitor {
 	struct hpu_pkt_hdr hdr;
 	__u32 mon_id;

@@ -3,20 +3,113 @@
  * fuzz_hl_packets.c - libFuzzer target of the habanalabs personality's
  * Gaudi2 packet translation (fusedev/hl_packets.c).
  *
- * Input: one byte choosing the queue kind, then the command buffer. The
- * translation must never read outside the buffer or write beyond
- * HFD_HL_XLATE_RATIO times its size (AddressSanitizer watches), must
- * report a bad offset inside the buffer, and what it produces must be a
- * stream the hpu packet validator accepts on the same queue kind (an
- * empty one aside).
+ * Input: one byte choosing the queue kind (low 2 bits) and the Gaudi2
+ * queue id (the rest: queues 0..63, the PDMA, EDMA, MME and TPC QMANs
+ * whose fences are modelled), then the command buffer, translated with
+ * a fresh sync-manager state (fusedev/hl_sync.c). The translation must
+ * never read outside the buffer or write beyond HFD_HL_XLATE_RATIO
+ * times its size (AddressSanitizer watches), must report a bad offset
+ * inside the buffer, and what it produces must be a stream the hpu
+ * packet validator accepts on the same queue kind (an empty one aside).
+ *
+ * Seeds (fuzz_seed.h): a DMA, a signal/wait program (SOB writes,
+ * monitor registers and arm, FENCE), ARB_POINT and arbitration
+ * registers, a chain of monitors.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_seed.h"
 #include "hl_personality.h"
+#include "hl_sync.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+static size_t put2(uint8_t *cb, size_t off, uint32_t w0, uint32_t w1)
+{
+	memcpy(cb + off, &w0, 4);
+	memcpy(cb + off + 4, &w1, 4);
+	return off + 8;
+}
+
+static size_t put_short(uint8_t *cb, size_t off, uint32_t base, uint32_t offset,
+			uint32_t value)
+{
+	return put2(cb, off, value,
+		    HL_PACKET_MSG_SHORT << HL_PKT_CTL_OPCODE_SHIFT |
+			    HL_PKT_CTL_MB | base << 22 | offset);
+}
+
+static size_t put_long(uint8_t *cb, size_t off, uint64_t addr, uint32_t v)
+{
+	off = put2(cb, off, v, HL_PACKET_MSG_LONG << HL_PKT_CTL_OPCODE_SHIFT);
+	memcpy(cb + off, &addr, 8);
+	return off + 8;
+}
+
+/* Monitor @m: when SOB @sob == @v, @data to @addr */
+static size_t put_monitor(uint8_t *cb, size_t off, uint32_t m, uint64_t addr,
+			  uint32_t data, uint32_t sob, uint32_t v)
+{
+	const uint32_t r = HL_SM_MON_PAY_ADDRL_0;
+
+	off = put_short(cb, off, 0, HL_SM_MON_CONFIG_0 - r + 4 * m, 0);
+	off = put_short(cb, off, 0, 4 * m, (uint32_t)addr);
+	off = put_short(cb, off, 0, HL_SM_MON_PAY_ADDRH_0 - r + 4 * m,
+			(uint32_t)(addr >> 32));
+	off = put_short(cb, off, 0, HL_SM_MON_PAY_DATA_0 - r + 4 * m, data);
+	return put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4 * m,
+			 sob / 8 | (~(1U << sob % 8) & 0xFF) << 8 | 1U << 16 |
+				 v << 17);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *dir = fuzz_corpus_dir(*argc, *argv);
+	/* PDMA_0 stream 1's FENCE0 counter (Gaudi2's asic_reg facts) */
+	const uint64_t fence = HL_CFG_BASE + 0x4C8A294ULL;
+	uint8_t cb[1 + 1024];
+	size_t off;
+	uint32_t i;
+
+	/* a DMA on PDMA_0 stream 0 */
+	cb[0] = 0 << 2 | 0;
+	off = 1 + put2(cb + 1, 0, 64, HL_PACKET_LIN_DMA << 24);
+	memcpy(cb + off, &(uint64_t){ 0x200000000000ULL }, 8);
+	memcpy(cb + off + 8, &(uint64_t){ 0x100000000100ULL }, 8);
+	off += 16;
+	fuzz_seed_add(dir, "dma", cb, off);
+	/* signal/wait on PDMA_0 stream 1: SOB 5 := 0, monitor 3 on it to
+	 * the stream's fence, SOB 5 += 1, FENCE 0 target 1 dec 1 */
+	cb[0] = 1 << 2 | 0;
+	off = put_short(cb + 1, 0, 1, 4 * 5, 0);
+	off = put_monitor(cb + 1, off, 3, fence, 1, 5, 1);
+	off = put_short(cb + 1, off, 1, 4 * 5, 1U << 31 | 1);
+	off = put2(cb + 1, off, 1 | 1U << 16,
+		   HL_PACKET_FENCE << HL_PKT_CTL_OPCODE_SHIFT);
+	fuzz_seed_add(dir, "signal-wait", cb, 1 + off);
+	/* ARB_POINT, the arbitration registers, a MSG_LONG to a SOB and
+	 * to the fence counter */
+	off = put2(cb + 1, 0, 3, HL_PACKET_ARB_POINT << 24);
+	off = put_long(cb + 1, off, HL_CFG_BASE + 0x4C8A4A4ULL, 0x111);
+	off = put_long(cb + 1, off, HL_CFG_BASE + 0x4C8A718ULL, 10);
+	off = put_long(cb + 1, off, HL_CFG_BASE + HL_SM_SOB_OBJ_0 + 8, 7);
+	off = put_long(cb + 1, off, fence, 2);
+	off = put2(cb + 1, off, 1U << 31, HL_PACKET_ARB_POINT << 24);
+	fuzz_seed_add(dir, "arb", cb, 1 + off);
+	/* a chain of monitors through SOBs 10..15, the last to the fence */
+	off = 0;
+	for (i = 0; i < 5; i++)
+		off = put_monitor(cb + 1, off, i,
+				  HL_CFG_BASE + HL_SM_SOB_OBJ_0 + 4 * (11 + i),
+				  1U << 31 | 1, 10 + i, 1);
+	off = put_monitor(cb + 1, off, 5, fence, 1, 15, 1);
+	off = put_short(cb + 1, off, 1, 4 * 10, 1U << 31 | 1);
+	fuzz_seed_add(dir, "monitor-chain", cb, 1 + off);
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,7 +122,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	/* a real queue kind: chunks never name HFD_QUEUE_NONE */
-	x.kind = (enum hfd_queue_kind)(HFD_QUEUE_DMA + data[0] % HFD_QUEUE_NIC);
+	x.kind = (enum hfd_queue_kind)(HFD_QUEUE_DMA +
+				       (data[0] & 3) % HFD_QUEUE_NIC);
+	x.qid = data[0] >> 2;
+	x.sync = hfd_hl_sync_new();
 	size--;
 	room = HFD_HL_XLATE_RATIO * size;
 	/* exact-size heap buffers, so any overrun is caught */
@@ -47,6 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 out:
+	hfd_hl_sync_free(x.sync);
 	free(cb);
 	free(out);
 	return 0;

@@ -5,7 +5,11 @@
  * DRAM -> host with a blocking WAIT_CS (answered later by the daemon),
  * MSG_LONG into the SRAM window, and a CS with a bad packet whose WAIT_CS
  * fails with EIO while the kernel still copies the ABORTED status back,
- * as the real driver's ioctl entry does.
+ * as the real driver's ioctl entry does; the sync manager (docs/
+ * habanalabs.md, "Sync manager"): while one stream waits on a FENCE that
+ * never passes, two sibling streams of the same QMAN signal and wait
+ * through a monitor, the control node answers, and the waiting CS ends
+ * TIMEDOUT at its own timeout.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -176,9 +180,9 @@ static void test_round_trip_and_waits(void **state)
 	assert_int_equal(got, 0xbaba0ded);
 	assert_memory_equal(src + 4, dst + 4, BUF_SIZE - 4);
 
-	/* a FENCE (not served): EIO, and the status came back all the same */
+	/* a WAIT (not served): EIO, and the status came back all the same */
 	memset(cb, 0, 8);
-	cb[7] = HL_PACKET_FENCE; /* the control word's top byte: opcode */
+	cb[7] = HL_PACKET_WAIT; /* the control word's top byte: opcode */
 	seq = submit(fd, cb_va, 8, HL_GAUDI2_QUEUE_ID_PDMA_0_0);
 	memset(&o, 0xff, sizeof(o));
 	assert_int_equal(wait_cs(fd, seq, &o), -EIO);
@@ -201,6 +205,128 @@ static void test_round_trip_and_waits(void **state)
 	free(dst);
 }
 
+/* Gaudi2 facts: PDMA_0's FENCE0 counter of stream @cp; DCORE0's sync
+ * manager monitor registers, from MON_PAY_ADDRL_0 (MSG_SHORT base 0) */
+#define PDMA0_FENCE0_RDATA(cp) (0x1000007FF8000000ULL + 0x4C8A290 + 4 * (cp))
+#define MON_ADDRH	       0x2000
+#define MON_DATA	       0x4000
+#define MON_ARM		       0x6000
+#define MON_CFG		       0x8000
+
+static size_t put_short(uint8_t *cb, size_t off, uint32_t base, uint32_t reg,
+			uint32_t value)
+{
+	uint32_t ctl = HL_PACKET_MSG_SHORT << HL_PKT_CTL_OPCODE_SHIFT |
+		       HL_PKT_CTL_MB | base << 22 | reg;
+
+	memcpy(cb + off, &value, 4);
+	memcpy(cb + off + 4, &ctl, 4);
+	return off + 8;
+}
+
+static size_t put_fence(uint8_t *cb, size_t off, uint32_t id, uint32_t target)
+{
+	uint32_t cfg = target | target << 16 | id << 30;
+	uint32_t ctl = HL_PACKET_FENCE << HL_PKT_CTL_OPCODE_SHIFT;
+
+	memcpy(cb + off, &cfg, 4);
+	memcpy(cb + off + 4, &ctl, 4);
+	return off + 8;
+}
+
+static uint64_t submit_timeout(int fd, uint64_t cb_va, uint32_t size,
+			       uint32_t qid, uint32_t timeout_s)
+{
+	struct hl_cs_chunk c = { .cb_handle = cb_va,
+				 .queue_index = qid,
+				 .cb_size = size,
+				 .cs_chunk_flags =
+					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
+	union hl_cs_args a = { 0 };
+
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
+	a.in.timeout = timeout_s;
+	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_CS, &a), 0);
+	return a.out.seq;
+}
+
+static void test_sync_streams(void **state)
+{
+	struct hl_info_device_status ds = { 0 };
+	struct hl_info_args info = { .return_pointer = (uintptr_t)&ds,
+				     .return_size = sizeof(ds),
+				     .op = HL_INFO_DEVICE_STATUS };
+	char path[PATH_MAX + 32];
+	uint64_t cb_va, src_va, dst_va, stuck, waiter, signaller;
+	struct hl_wait_cs_out o;
+	uint8_t *cb, *src, *dst;
+	int fd, cfd;
+	size_t off;
+
+	(void)state;
+	fd = open_hl();
+	assert_true(fd >= 0);
+	cb = aligned_alloc(4096, 3 * 4096);
+	src = aligned_alloc(4096, 4096);
+	dst = aligned_alloc(4096, 4096);
+	assert_non_null(cb);
+	assert_non_null(src);
+	assert_non_null(dst);
+	memset(cb, 0, 3 * 4096);
+	for (off = 0; off < 4096; off++)
+		src[off] = (uint8_t)(off * 13 + 1);
+	memset(dst, 0, 4096);
+	cb_va = map_host(fd, cb, 3 * 4096);
+	src_va = map_host(fd, src, 4096);
+	dst_va = map_host(fd, dst, 4096);
+
+	/* stream 1 of PDMA_0: a FENCE nothing satisfies, 1 s timeout */
+	off = put_fence(cb, 0, 1, 1);
+	stuck = submit_timeout(fd, cb_va, (uint32_t)off,
+			       (HL_GAUDI2_QUEUE_ID_PDMA_0_0 + 1), 1);
+	/* stream 2: monitor 4 on SOB 3 == 1 -> its FENCE0; FENCE; DMA */
+	off = put_short(cb + 4096, 0, 1, 4 * 3, 0);
+	off = put_short(cb + 4096, off, 0, MON_CFG + 4 * 4, 0);
+	off = put_short(cb + 4096, off, 0, 4 * 4,
+			(uint32_t)PDMA0_FENCE0_RDATA(2));
+	off = put_short(cb + 4096, off, 0, MON_ADDRH + 4 * 4,
+			(uint32_t)(PDMA0_FENCE0_RDATA(2) >> 32));
+	off = put_short(cb + 4096, off, 0, MON_DATA + 4 * 4, 1);
+	off = put_short(cb + 4096, off, 0, MON_ARM + 4 * 4,
+			0 | (~(1U << 3) & 0xFF) << 8 | 1U << 16 | 1U << 17);
+	off = put_fence(cb + 4096, off, 0, 1);
+	off = put_dma(cb + 4096, off, src_va, dst_va, 4096);
+	waiter = submit_timeout(fd, cb_va + 4096, (uint32_t)off,
+				(HL_GAUDI2_QUEUE_ID_PDMA_0_0 + 2), 30);
+	/* stream 3, after: SOB 3 += 1 */
+	off = put_short(cb + 8192, 0, 1, 4 * 3, 1U << 31 | 1);
+	signaller = submit_timeout(fd, cb_va + 8192, (uint32_t)off,
+				   (HL_GAUDI2_QUEUE_ID_PDMA_0_0 + 3), 30);
+	/* blocking waits, answered by the daemon while stream 1 waits */
+	assert_int_equal(wait_cs(fd, signaller, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(fd, waiter, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_memory_equal(dst, src, 4096);
+	/* the control node answers meanwhile */
+	snprintf(path, sizeof(path), "%s/accel_controlD0",
+		 hpu_test_shared.mount);
+	cfd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(cfd >= 0);
+	assert_int_equal(hpu_test_ioctl(cfd, HL_IOCTL_INFO, &info), 0);
+	close(cfd);
+	/* the waiting CS ends at its own timeout, the status copied back */
+	memset(&o, 0xff, sizeof(o));
+	assert_int_equal(wait_cs(fd, stuck, &o), -ETIMEDOUT);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_TIMEDOUT);
+	close(fd);
+	free(cb);
+	free(src);
+	free(dst);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -212,6 +338,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_round_trip_and_waits,
 				       hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_sync_streams, hpu_test_need_daemon),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);

@@ -297,12 +297,9 @@ static void test_translate_bad(void **state)
 		0,
 		HL_PACKET_WREG_32,
 		HL_PACKET_WREG_BULK,
-		HL_PACKET_MSG_SHORT,
 		HL_PACKET_CP_DMA,
 		HL_PACKET_REPEAT,
 		HL_PACKET_MSG_PROT,
-		HL_PACKET_FENCE,
-		HL_PACKET_ARB_POINT,
 		HL_PACKET_WAIT,
 		HL_PACKET_CB_LIST,
 		HL_PACKET_LOAD_AND_EXE,
@@ -495,9 +492,9 @@ static void test_bad_packet_aborts(void **state)
 	before = nop_seq(f);
 	memset(f->src, 0x22, BUF_SIZE);
 	memset(f->dst, 0x11, BUF_SIZE);
-	/* a good DMA, then a FENCE (no sync manager yet) */
+	/* a good DMA, then a WAIT (not served) */
 	off = put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
-	off = put_nop(f->cb, off, HL_PACKET_FENCE);
+	off = put_nop(f->cb, off, HL_PACKET_WAIT);
 	assert_int_equal(submit(f, 0, (uint32_t)off, &seq), 0);
 	assert_int_equal(seq, before + 1);
 	/* -EIO, and the ABORTED status copied back all the same */

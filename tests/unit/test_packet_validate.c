@@ -289,6 +289,30 @@ static void test_arm_monitor(void **state)
 	m = mon;
 	m.reserved = 1;
 	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
+	/* HPU_MON_F_EQUAL: target 0..HPU_SOB_MAX_VALUE */
+	m = mon;
+	m.hdr.flags |= HPU_MON_F_EQUAL;
+	m.target = 0;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_TPC), 0);
+	m.target = HPU_SOB_MAX_VALUE + 1;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
+	/* HPU_MON_F_SOB_ADD: a user SOB, a payload a SOB can hold */
+	m = mon;
+	m.hdr.flags |= HPU_MON_F_SOB_ADD;
+	m.payload_addr = HPU_NUM_SOBS - 1;
+	m.payload = HPU_SOB_MAX_VALUE;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_MME), 0);
+	m.payload_addr = 3; /* no alignment rule for a SOB id */
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), 0);
+	m.payload_addr = HPU_NUM_SOBS;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
+	m.payload_addr = 1;
+	m.payload = HPU_SOB_MAX_VALUE + 1;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
+	/* any other flag */
+	m = mon;
+	m.hdr.flags |= HPU_MON_F_SOB_ADD << 1;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 }
 
 static void test_bad_after_stop(void **state)

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hl_sync.h - the Gaudi2 sync manager of the habanalabs personality
+ * (docs/habanalabs.md, "Sync manager"): sync objects, monitors and the
+ * QMAN fence counters at their real register addresses, reached by
+ * MSG_SHORT, MSG_LONG and FENCE, translated to the hpu sync objects and
+ * monitors of the context's address space (uapi/hpu_packets.h).
+ *
+ * The register facts are Gaudi2's (the public asic_reg headers'
+ * addresses, as offsets from CFG_BASE).
+ */
+#ifndef HL_SYNC_H
+#define HL_SYNC_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hfd_hl_xlate;
+
+/* The configuration space of a Gaudi2 (CFG_BASE, 128 MiB) */
+#define HL_CFG_BASE 0x1000007FF8000000ULL
+#define HL_CFG_SIZE 0x8000000ULL
+
+/* DCORE0's sync manager objects (offsets from CFG_BASE) */
+#define HL_SM_SOB_OBJ_0	      0x4100000U /* 8192 SOBs */
+#define HL_SM_MON_PAY_ADDRL_0 0x4108000U /* 2048 monitors each */
+#define HL_SM_MON_PAY_ADDRH_0 0x410A000U
+#define HL_SM_MON_PAY_DATA_0  0x410C000U
+#define HL_SM_MON_ARM_0	      0x410E000U
+#define HL_SM_MON_CONFIG_0    0x4110000U
+#define HL_SM_MON_STATUS_0    0x4112000U
+#define HL_SM_NUM_SOBS	      8192U
+#define HL_SM_NUM_MONS	      2048U
+
+/* MSG_SHORT bases, as the driver programs the QMANs' CP_MSG_BASE */
+#define HL_MSG_SHORT_BASE_MON 0 /* MON_PAY_ADDRL_0 */
+#define HL_MSG_SHORT_BASE_SOB 1 /* SOB_OBJ_0 */
+
+/* A QMAN's registers, from its block's base */
+#define HL_QM_CP_FENCE0_RDATA_0 0x290U /* FENCE f, CP c: + 4 * (5f + c) */
+#define HL_QM_NUM_CPS		5      /* 4 streams, then the lower CP */
+#define HL_QM_NUM_FENCES	4
+#define HL_QM_ARB_CFG_0		0x4A4U
+#define HL_QM_ARB_WRR_WEIGHT_0	0x4ACU /* 4 registers */
+#define HL_QM_ARB_MST_QUIET_PER 0x718U
+/* QMANs whose fences are modelled: PDMA, EDMA, MME, TPC (queue id / 4) */
+#define HL_SYNC_NUM_QMANS	39U
+
+/*
+ * How the model's sync objects are shared out: Gaudi2 SOBs
+ * 0..HL_SYNC_NUM_SOBS-1 are hpu SOBs of the same number; the fence
+ * counters a context uses get the hpu SOBs above, one each, on first
+ * use. Monitors 0..HPU_NUM_MONITORS-1 are hpu monitors of the same
+ * number. Anything beyond is a bad packet.
+ */
+#define HL_SYNC_NUM_SOBS   256U
+#define HL_SYNC_NUM_FENCES 256U /* hpu SOBs 256..511 */
+
+/**
+ * struct hfd_hl_mon - what a CB wrote to a monitor's registers so far
+ * @addr_lo: MON_PAY_ADDRL
+ * @addr_hi: MON_PAY_ADDRH
+ * @data: MON_PAY_DATA
+ * @config: MON_CONFIG
+ */
+struct hfd_hl_mon {
+	uint32_t addr_lo;
+	uint32_t addr_hi;
+	uint32_t data;
+	uint32_t config;
+};
+
+/**
+ * struct hfd_hl_sync - a context's sync-manager state of the translation
+ * @lock: held while a CS is translated (hfd_hl_sync_lock())
+ * @mons: monitor registers, as written in submission order
+ * @fence_key: per fence-counter SOB, its QMAN, CP and fence (+1; 0 free)
+ * @resets: the device's resets when this state was last checked: a reset
+ *	clears the model's SOBs and monitors, and so this state
+ */
+struct hfd_hl_sync {
+	pthread_mutex_t lock;
+	uint32_t resets;
+	struct hfd_hl_mon mons[64];
+	uint16_t fence_key[HL_SYNC_NUM_FENCES];
+};
+
+struct hfd_hl_sync *hfd_hl_sync_new(void);
+void hfd_hl_sync_free(struct hfd_hl_sync *s);
+void hfd_hl_sync_reset(struct hfd_hl_sync *s, uint32_t resets);
+
+bool hfd_hl_sync_is_reg(uint64_t addr);
+int hfd_hl_sync_reg_write(const struct hfd_hl_xlate *x, uint64_t addr,
+			  uint32_t value, uint16_t flags, uint8_t *out,
+			  size_t *len);
+int hfd_hl_sync_msg_short(const uint8_t *p, const struct hfd_hl_xlate *x,
+			  uint8_t *out, size_t *len);
+int hfd_hl_sync_fence(const uint8_t *p, const struct hfd_hl_xlate *x,
+		      uint8_t *out, size_t *len);
+int hfd_hl_sync_arb_point(const uint8_t *p, size_t *len);
+
+#endif /* HL_SYNC_H */

@@ -43,7 +43,9 @@
  * 1.7 adds the scheduler's counters (sched_stats): how often a queue that
  * a job woke was run by the waking thread or handed to another thread,
  * and how often a worker thread was woken (docs/firmware-sim.md, "Run to
- * completion of dependent work").
+ * completion of dependent work"), and the stream of a job
+ * (struct hpu_fw_job.stream: a Gaudi2 QMAN's 4 streams, each in order,
+ * none held by a sibling parked on a FENCE).
  *
  * Threading: every operation may be called from any driver thread at once.
  * Callbacks (struct hpu_fw_callbacks) are called from the model's engine

@@ -242,9 +242,11 @@ int ht_causal_softmax(struct ht_tensor *x, float scale, uint32_t offset,
  * @head_dim: D, >= 1; @col0 + H * D <= C
  * @y: receives [B][H][T][D] (a [B*H][T][D] batch for ht_bmm())
  *
- * A TPC copy through permuted strides. Backward: the inverse copy into
- * the columns of x's gradient (zeros elsewhere on the first
- * contribution, an in-place add on later ones).
+ * A TPC copy through permuted strides; a view of x's columns when they
+ * are the heads' bytes already (T == 1 and B == 1: a decode step's
+ * token). Backward: the inverse copy into the columns of x's gradient
+ * (zeros elsewhere on the first contribution, an in-place add on later
+ * ones).
  *
  * Return: 0 or -errno.
  */
@@ -255,6 +257,9 @@ int ht_split_heads(struct ht_tensor *x, uint32_t col0, uint32_t heads,
  * ht_merge_heads() - heads [B][H][T][D] back to [B][T][H*D]
  * @x: [B][H][T][D] fp32
  * @y: receives [B][T][H*D]
+ *
+ * A TPC copy through permuted strides; a view of x when T == 1 (the
+ * bytes are the same). Backward: the inverse copy.
  *
  * Return: 0 or -errno.
  */

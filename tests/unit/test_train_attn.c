@@ -7,7 +7,8 @@
  * references, and every backward against central finite differences
  * (inputs used more than once, so the accumulating paths run too);
  * ht_clip_grad_norm against a reference of the same sums; AdamW groups with and without weight
- * decay; ht_kv_cache_write; bad shapes refused with a message.
+ * decay; ht_kv_cache_write and ht_kv_cache_write_heads; bad shapes
+ * refused with a message.
  *
  * Finite differences: h = 1e-2 on an fp32 loss (the mean cross-entropy of
  * the op's output seen as rows of its innermost size), tolerance 2e-3
@@ -669,6 +670,50 @@ static void test_kv_cache_write(void **state)
 	ht_tensor_free(bad);
 }
 
+/*
+ * The heads of a projection's columns straight into a cache: the bytes of
+ * ht_split_heads() then ht_kv_cache_write(), for several sequences and
+ * tokens; the rest of the cache untouched; bad shapes refused
+ */
+static void test_kv_cache_write_heads(void **state)
+{
+	uint32_t xs[3] = { 3, 2, 18 }, cs[4] = { 3, 2, 5, 3 };
+	uint32_t bad4[4] = { 2, 2, 5, 3 };
+	struct ht_tensor *x = prand(3, xs, 810, -1, 1), *c1, *c2, *k, *bad;
+	const size_t n = 3 * 2 * 5 * 3;
+
+	(void)state;
+	x->requires_grad = false;
+	assert_int_equal(ht_tensor_new(be, HT_F32, 4, cs, true, &c1), 0);
+	assert_int_equal(ht_tensor_new(be, HT_F32, 4, cs, true, &c2), 0);
+	assert_int_equal(ht_tensor_new(be, HT_F32, 4, bad4, true, &bad), 0);
+	memset(host(c1), 0, n * sizeof(float));
+	memset(host(c2), 0, n * sizeof(float));
+	be->grad_enabled = false;
+	assert_int_equal(ht_step_begin(be, false), 0);
+	assert_int_equal(ht_kv_cache_write_heads(c1, x, 6, 2), 0);
+	assert_int_equal(ht_split_heads(x, 6, 2, 3, &k), 0);
+	assert_int_equal(ht_kv_cache_write(c2, k, 2), 0);
+	assert_memory_equal(host(c1), host(c2), n * sizeof(float));
+	/* slots 2 and 3 of each head written: the rest is still 0 */
+	assert_true(host(c1)[(0 * 5 + 2) * 3] == host(x)[6]);
+	assert_true(host(c1)[((2 * 2 + 1) * 5 + 3) * 3 + 2] ==
+		    host(x)[(2 * 2 + 1) * 18 + 6 + 3 + 2]);
+	assert_true(host(c1)[0] == 0.0f && host(c1)[n - 1] == 0.0f);
+	assert_int_equal(ht_kv_cache_write_heads(c1, x, 13, 0), -EINVAL);
+	assert_non_null(strstr(be->err, "col0"));
+	assert_int_equal(ht_kv_cache_write_heads(c1, x, 6, 4), -EINVAL);
+	assert_non_null(strstr(be->err, "past the cache"));
+	assert_int_equal(ht_kv_cache_write_heads(bad, x, 0, 0), -EINVAL);
+	assert_int_equal(ht_kv_cache_write_heads(c1, k, 0, 0), -EINVAL);
+	assert_int_equal(ht_step_end(be), 0);
+	be->grad_enabled = true;
+	ht_tensor_free(x);
+	ht_tensor_free(c1);
+	ht_tensor_free(c2);
+	ht_tensor_free(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -682,6 +727,7 @@ int main(void)
 		T(test_clip_grad_norm),
 		T(test_adamw_decay_groups),
 		T(test_kv_cache_write),
+		T(test_kv_cache_write_heads),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

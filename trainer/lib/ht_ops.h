@@ -282,6 +282,24 @@ int ht_kv_cache_write(struct ht_tensor *cache, struct ht_tensor *src,
 		      uint32_t pos);
 
 /**
+ * ht_kv_cache_write_heads() - store the heads of a step's projection's
+ *	columns in a cache, without splitting them first
+ * @cache: [B][H][slots][D] as for ht_kv_cache_write()
+ * @x: [B][T][C] fp32 (the fused q/k/v projection), @cache's dtype
+ * @col0: first column of the heads (C/3 for the keys, 2C/3 the values);
+ *	@col0 + H * D <= C
+ * @pos: slot of the step's first token; @pos + T <= slots
+ *
+ * The same bytes as ht_split_heads() then ht_kv_cache_write(), in one
+ * TPC kv_cache_write reading x through strides (no copy of the heads).
+ * No gradient (inference).
+ *
+ * Return: 0 or -EINVAL (be->err says why).
+ */
+int ht_kv_cache_write_heads(struct ht_tensor *cache, struct ht_tensor *x,
+			    uint32_t col0, uint32_t pos);
+
+/**
  * struct ht_attn_params - the weights of a causal self-attention block
  * @heads: H; C (x's innermost size) must be a multiple of it
  * @w_qkv: [3C][C], the q, k and v projections stacked

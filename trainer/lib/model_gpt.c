@@ -162,20 +162,17 @@ static int decode_attn(const struct ht_attn_params *p, struct ht_tensor *x,
 		       struct ht_tensor **y)
 {
 	uint32_t c = x->sizes[2], d = c / p->heads;
-	struct ht_tensor *qkv, *q, *k, *v, *s;
+	struct ht_tensor *qkv, *q, *s;
 	int ret;
 
+	/* keys and values go from the projection's columns to the caches */
 	ret = ht_linear(x, p->w_qkv, p->b_qkv, &qkv);
 	if (!ret)
 		ret = ht_split_heads(qkv, 0, p->heads, d, &q);
 	if (!ret)
-		ret = ht_split_heads(qkv, c, p->heads, d, &k);
+		ret = ht_kv_cache_write_heads(kc, qkv, c, pos);
 	if (!ret)
-		ret = ht_split_heads(qkv, 2 * c, p->heads, d, &v);
-	if (!ret)
-		ret = ht_kv_cache_write(kc, k, pos);
-	if (!ret)
-		ret = ht_kv_cache_write(vc, v, pos);
+		ret = ht_kv_cache_write_heads(vc, qkv, 2 * c, pos);
 	if (!ret)
 		ret = ht_bmm(q, kc, HT_BMM_TRANS_B, &s);
 	if (!ret)

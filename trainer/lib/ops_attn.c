@@ -483,6 +483,39 @@ err_shape:
 	return -EINVAL;
 }
 
+int ht_kv_cache_write_heads(struct ht_tensor *cache, struct ht_tensor *x,
+			    uint32_t col0, uint32_t pos)
+{
+	struct ht_backend *be = cache->be;
+	struct hpu_tpc_tensor d[2], dh;
+	uint32_t B, H, T, D;
+
+	if (cache->ndim != 4 || x->ndim != 3 || x->dtype != cache->dtype ||
+	    x->dtype != HT_F32 || x->sizes[0] != cache->sizes[0] ||
+	    (uint64_t)col0 + (uint64_t)cache->sizes[1] * cache->sizes[3] >
+		    x->sizes[2]) {
+		ht_seterr(
+			be->err, sizeof(be->err),
+			"kv cache write: x [B][T][C] and cache [B][H][slots][D] must be fp32 with col0 + H * D <= C");
+		return -EINVAL;
+	}
+	B = x->sizes[0];
+	T = x->sizes[1];
+	H = cache->sizes[1];
+	D = cache->sizes[3];
+	if ((uint64_t)pos + T > cache->sizes[2]) {
+		ht_seterr(
+			be->err, sizeof(be->err),
+			"kv cache write: positions %u..%u past the cache's %u slots",
+			pos, pos + T - 1, cache->sizes[2]);
+		return -EINVAL;
+	}
+	heads_descs(B, T, H, D, x->sizes[2], col0, x->addr, 0, &d[0], &dh);
+	ht_tensor_desc(cache, &d[1]);
+	return ht_backend_kernel_dyn(be, HPU_TPC_KERNEL_KV_CACHE_WRITE, d, 2,
+				     &pos, 1, 1U << 0);
+}
+
 /* ------------------------------------------------- the attention block */
 
 int ht_causal_self_attention(struct ht_tensor *x,

@@ -69,6 +69,30 @@ int ht_layer_norm(struct ht_tensor *x, struct ht_tensor *gamma,
 		  struct ht_tensor *beta, float eps, struct ht_tensor **y);
 
 /**
+ * ht_bias_residual_layer_norm() - a decode step's residual joint: the
+ *	stream plus a projection and its bias, and the next layer norm
+ * @y: [..][D] fp32, a projection without its bias (ht_linear(.., NULL))
+ * @b: [D], the projection's bias
+ * @h: the residual stream, @y's shape
+ * @gamma: [D]
+ * @beta: [D]
+ * @eps: > 0
+ * @h_out: receives h + (y + b), the bits of ht_linear()'s bias add then
+ *	ht_add()
+ * @out: receives ht_layer_norm(*@h_out, gamma, beta, eps), its bits
+ *
+ * One TPC bias_residual_ln in place of three kernels. Inference only:
+ * -EOPNOTSUPP when an input needs a gradient.
+ *
+ * Return: 0 or -errno (be->err says why).
+ */
+int ht_bias_residual_layer_norm(struct ht_tensor *y, struct ht_tensor *b,
+				struct ht_tensor *h, struct ht_tensor *gamma,
+				struct ht_tensor *beta, float eps,
+				struct ht_tensor **h_out,
+				struct ht_tensor **out);
+
+/**
  * ht_embedding() - rows of a table
  * @table: [V][D] fp32
  * @ids: int32, any shape; each id in 0..V-1 (else the kernel fails)

@@ -39,6 +39,21 @@ int ht_relu(struct ht_tensor *x, struct ht_tensor **y);
 /** ht_gelu() - tanh-approximated GELU; backward gelu_bwd */
 int ht_gelu(struct ht_tensor *x, struct ht_tensor **y);
 
+/**
+ * ht_bias_gelu() - y = gelu(x + b): a linear's bias and the activation
+ *	after it, in one kernel
+ * @x: [..][C] fp32 (a projection without its bias)
+ * @b: [C] fp32
+ * @y: receives x's shape: the bits of ht_linear()'s bias add then ht_gelu()
+ *
+ * TPC bias_gelu. Inference only: -EOPNOTSUPP when an input needs a
+ * gradient.
+ *
+ * Return: 0 or -errno (be->err says why).
+ */
+int ht_bias_gelu(struct ht_tensor *x, struct ht_tensor *b,
+		 struct ht_tensor **y);
+
 /** ht_tanh() - y = tanh(x); backward tanh_bwd (from y) */
 int ht_tanh(struct ht_tensor *x, struct ht_tensor **y);
 

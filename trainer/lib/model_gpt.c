@@ -205,7 +205,8 @@ int ht_gpt_decode_step(struct ht_module *m, struct ht_tensor *ids,
 	/*
 	 * Each residual add is fused with the layer norm after it and with
 	 * the bias of the projection before it (ht_bias_residual_layer_norm(),
-	 * the same bits): one kernel where the forward pass has three
+	 * the same bits): one kernel where the forward pass has three; the
+	 * MLP's first bias goes with its GELU (ht_bias_gelu())
 	 */
 	if (!ret)
 		ret = ht_layer_norm(h, p->blk[0].ln1_g, p->blk[0].ln1_b,
@@ -222,9 +223,9 @@ int ht_gpt_decode_step(struct ht_module *m, struct ht_tensor *ids,
 							  b->ln2_g, b->ln2_b,
 							  HT_LN_EPS, &h, &a);
 		if (!ret)
-			ret = ht_linear(a, b->w1, b->b1, &a);
+			ret = ht_linear(a, b->w1, NULL, &a);
 		if (!ret)
-			ret = ht_gelu(a, &a);
+			ret = ht_bias_gelu(a, b->b1, &a);
 		if (!ret)
 			ret = ht_linear(a, b->w2, NULL, &y);
 		if (!ret)

@@ -391,6 +391,9 @@ static void op_chunk(uint32_t id, float *o, const float *a, const float *b,
 		VLOOP(ta[i] > 0 ? tb[i] : ta[i] != ta[i] ? ta[i] : 0.0f);
 	case HPU_TPC_KERNEL_GELU:
 		VLOOP(gelu(ta[i]));
+	case HPU_TPC_KERNEL_BIAS_GELU:
+		/* the bits of bias_add then gelu: the sum is an fp32 value */
+		VLOOP(gelu(ta[i] + tb[i]));
 	case HPU_TPC_KERNEL_GELU_BWD:
 		VLOOP(tb[i] * gelu_grad(ta[i]));
 	case HPU_TPC_KERNEL_TANH:
@@ -688,6 +691,7 @@ static const struct hputpc_kernel kernels[] = {
 	HPUTPC_KERNEL(EXP, "exp", 2, 0, check_unary, hputpc_map),
 	HPUTPC_KERNEL(LOG, "log", 2, 0, check_unary, hputpc_map),
 	HPUTPC_KERNEL(BIAS_ADD, "bias_add", 3, 0, check_bias_add, hputpc_map),
+	HPUTPC_KERNEL(BIAS_GELU, "bias_gelu", 3, 0, check_bias_add, hputpc_map),
 	HPUTPC_KERNEL(TRANSPOSE, "transpose", 2, 0, check_transpose,
 		      hputpc_transpose),
 	HPUTPC_KERNEL(DROPOUT, "dropout", 3, 3, check_dropout, hputpc_dropout),

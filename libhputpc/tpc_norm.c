@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tpc_norm.c - TPC kernels of layer normalization and embeddings (fp32).
+ * tpc_norm.c - TPC kernels of layer normalization (also fused with a
+ * decode step's bias and residual add) and embeddings (fp32).
  * Sums run sequentially in index order: bit-identical run after run.
  *
  * Each kernel's operand rule (check_*(), called by hputpc_check() once
@@ -60,38 +61,109 @@ static int check_ln_fwd(const struct hpu_pkt_tpc_kernel *k)
 	return 0;
 }
 
+/*
+ * Row @r of x normalized into y with gamma @g and beta @b; its mean and
+ * rstd in *@mp and *@rp. The one computation of layernorm_fwd and
+ * bias_residual_ln: both give the same bits.
+ */
+static void ln_row(const struct hputpc_operand *x,
+		   const struct hputpc_operand *g,
+		   const struct hputpc_operand *b,
+		   const struct hputpc_operand *y, uint64_t r, float eps,
+		   float *mp, float *rp)
+{
+	const float *xr = hputpc_f32(x, hputpc_row_off(x, r));
+	float *yr = hputpc_f32(y, hputpc_row_off(y, r));
+	uint64_t D = x->sizes[0], i;
+	float s = 0.0f, v = 0.0f, m, rstd;
+
+	for (i = 0; i < D; i++)
+		s += xr[i * x->strides[0]];
+	m = s / (float)D;
+	for (i = 0; i < D; i++) {
+		float t = xr[i * x->strides[0]] - m;
+
+		v += t * t;
+	}
+	rstd = 1.0f / sqrtf(v / (float)D + eps);
+	for (i = 0; i < D; i++)
+		yr[i * y->strides[0]] =
+			(xr[i * x->strides[0]] - m) * rstd *
+				*hputpc_f32(g, i * g->strides[0]) +
+			*hputpc_f32(b, i * b->strides[0]);
+	*mp = m;
+	*rp = rstd;
+}
+
 static int hputpc_ln_fwd(struct hputpc_ctx *c)
 {
-	const struct hputpc_operand *x = &c->t[0], *g = &c->t[1], *b = &c->t[2];
-	const struct hputpc_operand *y = &c->t[3], *mu = &c->t[4],
+	const struct hputpc_operand *x = &c->t[0], *mu = &c->t[4],
 				    *rs = &c->t[5];
-	uint64_t D = x->sizes[0], r, i, rows = 1;
+	uint64_t r, rows = rows_of(x);
 	float eps = hputpc_pf(c, 0);
-	uint32_t d;
 
-	for (d = 1; d < x->ndims; d++)
-		rows *= x->sizes[d];
+	for (r = 0; r < rows; r++)
+		ln_row(x, &c->t[1], &c->t[2], &c->t[3], r, eps,
+		       hputpc_f32(mu, r * mu->strides[0]),
+		       hputpc_f32(rs, r * rs->strides[0]));
+	return 0;
+}
+
+/* Two operands that may not overlap (one is written while both are read) */
+static int apart(const struct hpu_tpc_tensor *a, const struct hpu_tpc_tensor *b)
+{
+	uint64_t ae = a->addr + hputpc_extent(a),
+		 be = b->addr + hputpc_extent(b);
+
+	return !(ae > a->addr && be > b->addr && a->addr < be && b->addr < ae);
+}
+
+/*
+ * y, bias, h, h_out, gamma, beta, out; eps. A decode step's residual
+ * joint: the projection y plus its bias added to the stream h (h_out),
+ * and the next layer norm of it (out). Inference only: no mean or rstd.
+ */
+static int check_brln(const struct hpu_pkt_tpc_kernel *k)
+{
+	float eps = hputpc_bits_f(P(0));
+
+	if (!hputpc_all_fp32(k, 7) || T(0)->ndims < 1 || !vec_ok(T(1), T(0)) ||
+	    !hputpc_same_shape(T(0), T(2)) || !hputpc_same_shape(T(0), T(3)) ||
+	    !vec_ok(T(4), T(0)) || !vec_ok(T(5), T(0)) ||
+	    !hputpc_same_shape(T(0), T(6)) || !hputpc_finite_bits(P(0)) ||
+	    !(eps > 0))
+		return -EINVAL;
+	/* the normalized rows are written while the others are read */
+	if (!apart(T(6), T(0)) || !apart(T(6), T(2)) || !apart(T(6), T(3)))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Per row: h_out = h + (y + bias), in that order (the bits of bias_add
+ * then add), then out = layernorm(h_out) (the bits of layernorm_fwd).
+ * h_out may be h or y (in place, element by element); out may not
+ * overlap h_out.
+ */
+static int hputpc_brln(struct hputpc_ctx *c)
+{
+	const struct hputpc_operand *y = &c->t[0], *b = &c->t[1], *h = &c->t[2];
+	const struct hputpc_operand *ho = &c->t[3];
+	uint64_t D = y->sizes[0], r, i, rows = rows_of(y);
+	float eps = hputpc_pf(c, 0), m, rstd;
+
 	for (r = 0; r < rows; r++) {
-		const float *xr = hputpc_f32(x, hputpc_row_off(x, r));
-		float *yr = hputpc_f32(y, hputpc_row_off(y, r));
-		float s = 0.0f, v = 0.0f, m, rstd;
+		const float *yr = hputpc_f32(y, hputpc_row_off(y, r));
+		const float *hr = hputpc_f32(h, hputpc_row_off(h, r));
+		float *hor = hputpc_f32(ho, hputpc_row_off(ho, r));
 
-		for (i = 0; i < D; i++)
-			s += xr[i * x->strides[0]];
-		m = s / (float)D;
 		for (i = 0; i < D; i++) {
-			float t = xr[i * x->strides[0]] - m;
+			float t = yr[i * y->strides[0]] +
+				  *hputpc_f32(b, i * b->strides[0]);
 
-			v += t * t;
+			hor[i * ho->strides[0]] = hr[i * h->strides[0]] + t;
 		}
-		rstd = 1.0f / sqrtf(v / (float)D + eps);
-		for (i = 0; i < D; i++)
-			yr[i * y->strides[0]] =
-				(xr[i * x->strides[0]] - m) * rstd *
-					*hputpc_f32(g, i * g->strides[0]) +
-				*hputpc_f32(b, i * b->strides[0]);
-		*hputpc_f32(mu, r * mu->strides[0]) = m;
-		*hputpc_f32(rs, r * rs->strides[0]) = rstd;
+		ln_row(ho, &c->t[4], &c->t[5], &c->t[6], r, eps, &m, &rstd);
 	}
 	return 0;
 }
@@ -239,6 +311,8 @@ static const struct hputpc_kernel kernels[] = {
 		      hputpc_gather),
 	HPUTPC_KERNEL(EMBED_SCATTER_ADD, "embed_scatter_add", 3, 0,
 		      check_scatter, hputpc_scatter_add),
+	HPUTPC_KERNEL(BIAS_RESIDUAL_LN, "bias_residual_ln", 7, 1, check_brln,
+		      hputpc_brln),
 };
 
 const struct hputpc_family hputpc_family_norm = {

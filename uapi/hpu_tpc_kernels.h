@@ -56,7 +56,9 @@
 #define HPU_TPC_KERNEL_SUMSQ		  42 /* out (+)= sum of squares */
 #define HPU_TPC_KERNEL_CLIP_GRAD_NORM	  43 /* g *= min(1, max/norm) */
 #define HPU_TPC_KERNEL_KV_CACHE_WRITE	  44 /* rows into a cache at a slot */
-#define HPU_TPC_KERNEL_COUNT		  45 /* ids are 1..COUNT-1 */
+#define HPU_TPC_KERNEL_BIAS_RESIDUAL_LN	  45 /* h += y + b; layernorm(h) */
+#define HPU_TPC_KERNEL_BIAS_GELU	  46 /* out = gelu(in + b[c]) */
+#define HPU_TPC_KERNEL_COUNT		  47 /* ids are 1..COUNT-1 */
 
 /* HPU_TPC_KERNEL_ACCUMULATE params[0]: the reduction */
 #define HPU_TPC_ACC_SUM 0

@@ -2,8 +2,8 @@
 /*
  * test_tpc_elementwise.c - the elementwise TPC kernels (fill, copy, cast,
  * arithmetic with broadcasting, activations and their backward kernels,
- * bias add, transpose, dropout) against C references, run through the
- * model (libhpusim) on a TPC queue.
+ * bias add and bias_gelu, transpose, dropout) against C references, run
+ * through the model (libhpusim) on a TPC queue.
  *
  * Tolerances: exact for fill/copy/cast/transpose/relu and the fp32
  * arithmetic (the same single fp32 operation); transcendental fp32
@@ -334,6 +334,54 @@ static void test_bias_add_scale(void **state)
 		assert_true(o[i] == x[i]);
 }
 
+/*
+ * bias_gelu: the bits of bias_add then gelu (rows of no multiple of a
+ * block, -0 and a huge input, in place); the operand rule of bias_add
+ */
+static void test_bias_gelu(void **state)
+{
+	struct tfix *t = *state;
+	uint32_t sz[2] = { 37, 7 }, c = 37, i;
+	struct hpu_tpc_tensor d[3], s[3], bad[3];
+	float *x, *b, *o, *t1, *o2;
+	struct hpu_pkt_tpc_kernel k;
+
+	treset(t);
+	d[0] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&x);
+	d[1] = tnew(t, HPU_DTYPE_FP32, 1, &c, (void **)&b);
+	d[2] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&o);
+	frand_fill(x, 259, 5, -6, 6);
+	frand_fill(b, 37, 6, -2, 2);
+	x[3] = -0.0f;
+	b[3] = -0.0f;
+	x[40] = 1e30f;
+	krun(t, HPU_TPC_KERNEL_BIAS_GELU, d, 3, NULL, 0);
+	s[0] = d[0];
+	s[1] = d[1];
+	s[2] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&t1);
+	krun(t, HPU_TPC_KERNEL_BIAS_ADD, s, 3, NULL, 0);
+	s[0] = s[2];
+	s[1] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&o2);
+	krun(t, HPU_TPC_KERNEL_GELU, s, 2, NULL, 0);
+	assert_memory_equal(o, o2, 259 * sizeof(float));
+	for (i = 0; i < 259; i++)
+		assert_close(o[i], ref_act(HPU_TPC_KERNEL_GELU, t1[i], 0), 1e-6,
+			     1e-6);
+	/* in place */
+	d[2] = d[0];
+	krun(t, HPU_TPC_KERNEL_BIAS_GELU, d, 3, NULL, 0);
+	assert_memory_equal(x, o2, 259 * sizeof(float));
+	/* a bias of another size, an output of another shape */
+	memcpy(bad, d, sizeof(bad));
+	bad[1].sizes[0] = 36;
+	tpc_pkt(&k, HPU_TPC_KERNEL_BIAS_GELU, bad, 3, NULL, 0);
+	assert_int_equal(hputpc_check(&k), -EINVAL);
+	memcpy(bad, d, sizeof(bad));
+	bad[2].sizes[1] = 6;
+	tpc_pkt(&k, HPU_TPC_KERNEL_BIAS_GELU, bad, 3, NULL, 0);
+	assert_int_equal(hputpc_check(&k), -EINVAL);
+}
+
 static void test_transpose(void **state)
 {
 	struct tfix *t = *state;
@@ -551,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_activations),
 		cmocka_unit_test(test_gelu_accuracy),
 		cmocka_unit_test(test_bias_add_scale),
+		cmocka_unit_test(test_bias_gelu),
 		cmocka_unit_test(test_transpose),
 		cmocka_unit_test(test_dropout),
 		cmocka_unit_test(test_zero_size),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_tpc_reduce.c - the reducing TPC kernels (bias gradient, sum/mean/
- * max over an axis, softmax, log-softmax, cross-entropy, layer norm,
+ * max over an axis, softmax, log-softmax, cross-entropy, layer norm and
+ * its fusion with a bias and a residual add (bias_residual_ln),
  * embeddings, argmax, accuracy) and the optimizer steps against C
  * references in double, run through the model on a TPC queue.
  *
@@ -249,6 +250,97 @@ static void test_layernorm(void **state)
 	}
 }
 
+/*
+ * bias_residual_ln: the bits of bias_add, add and layernorm_fwd run one
+ * after the other (also in place, h_out = h), near a double reference;
+ * operand sets the rule refuses
+ */
+static void test_bias_residual_ln(void **state)
+{
+	struct tfix *t = *state;
+	uint32_t sz[2] = { 19, 5 }, D = 19, R = 5, i, r;
+	uint32_t eps = fbits(1e-5f);
+	struct hpu_tpc_tensor d[7], s[6], bad[7];
+	float *y, *b, *h, *ho, *ga, *be, *o, *tt, *h2, *o2, *mu, *rs;
+	struct hpu_pkt_tpc_kernel k;
+
+	treset(t);
+	d[0] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&y);
+	d[1] = tnew(t, HPU_DTYPE_FP32, 1, &D, (void **)&b);
+	d[2] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&h);
+	d[3] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&ho);
+	d[4] = tnew(t, HPU_DTYPE_FP32, 1, &D, (void **)&ga);
+	d[5] = tnew(t, HPU_DTYPE_FP32, 1, &D, (void **)&be);
+	d[6] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&o);
+	frand_fill(y, 95, 31, -3, 3);
+	frand_fill(b, 19, 32, -1, 1);
+	frand_fill(h, 95, 33, -5, 5);
+	frand_fill(ga, 19, 34, 0.5f, 1.5f);
+	frand_fill(be, 19, 35, -1, 1);
+	krun(t, HPU_TPC_KERNEL_BIAS_RESIDUAL_LN, d, 7, &eps, 1);
+
+	/* the three kernels it replaces */
+	s[0] = d[0];
+	s[1] = d[1];
+	s[2] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&tt);
+	krun(t, HPU_TPC_KERNEL_BIAS_ADD, s, 3, NULL, 0);
+	s[0] = d[2];
+	s[1] = s[2];
+	s[2] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&h2);
+	krun(t, HPU_TPC_KERNEL_ADD, s, 3, NULL, 0);
+	s[0] = s[2];
+	s[1] = d[4];
+	s[2] = d[5];
+	s[3] = tnew(t, HPU_DTYPE_FP32, 2, sz, (void **)&o2);
+	s[4] = tnew(t, HPU_DTYPE_FP32, 1, &R, (void **)&mu);
+	s[5] = tnew(t, HPU_DTYPE_FP32, 1, &R, (void **)&rs);
+	krun(t, HPU_TPC_KERNEL_LAYERNORM_FWD, s, 6, &eps, 1);
+	assert_memory_equal(ho, h2, 95 * sizeof(float));
+	assert_memory_equal(o, o2, 95 * sizeof(float));
+	for (r = 0; r < R; r++) {
+		double m = 0, v = 0, rstd;
+
+		for (i = 0; i < D; i++) {
+			double x = (double)h[r * D + i] + y[r * D + i] + b[i];
+
+			assert_close(ho[r * D + i], x, 1e-6, 1e-6);
+			m += x;
+		}
+		m /= D;
+		for (i = 0; i < D; i++)
+			v += (ho[r * D + i] - m) * (ho[r * D + i] - m);
+		rstd = 1 / sqrt(v / D + 1e-5);
+		for (i = 0; i < D; i++)
+			assert_close(o[r * D + i],
+				     (ho[r * D + i] - m) * rstd * ga[i] + be[i],
+				     1e-5, 1e-5);
+	}
+	/* in place: h_out = h */
+	d[3] = d[2];
+	memset(o, 0, 95 * sizeof(float));
+	krun(t, HPU_TPC_KERNEL_BIAS_RESIDUAL_LN, d, 7, &eps, 1);
+	assert_memory_equal(h, h2, 95 * sizeof(float));
+	assert_memory_equal(o, o2, 95 * sizeof(float));
+
+	/* refused: out over h_out, over y; a short gamma; eps 0; 6 tensors */
+	memcpy(bad, d, sizeof(bad));
+	bad[6] = d[3];
+	tpc_pkt(&k, HPU_TPC_KERNEL_BIAS_RESIDUAL_LN, bad, 7, &eps, 1);
+	assert_int_equal(hputpc_check(&k), -EINVAL);
+	bad[6] = d[0];
+	tpc_pkt(&k, HPU_TPC_KERNEL_BIAS_RESIDUAL_LN, bad, 7, &eps, 1);
+	assert_int_equal(hputpc_check(&k), -EINVAL);
+	memcpy(bad, d, sizeof(bad));
+	bad[4].sizes[0] = 18;
+	tpc_pkt(&k, HPU_TPC_KERNEL_BIAS_RESIDUAL_LN, bad, 7, &eps, 1);
+	assert_int_equal(hputpc_check(&k), -EINVAL);
+	tpc_pkt(&k, HPU_TPC_KERNEL_BIAS_RESIDUAL_LN, d, 7, (uint32_t[]){ 0 },
+		1);
+	assert_int_equal(hputpc_check(&k), -EINVAL);
+	tpc_pkt(&k, HPU_TPC_KERNEL_BIAS_RESIDUAL_LN, d, 6, &eps, 1);
+	assert_int_equal(hputpc_check(&k), -EINVAL);
+}
+
 static void test_embedding(void **state)
 {
 	struct tfix *t = *state;
@@ -366,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_bias_grad_wide_exact),
 		cmocka_unit_test(test_softmax_xent),
 		cmocka_unit_test(test_layernorm),
+		cmocka_unit_test(test_bias_residual_ln),
 		cmocka_unit_test(test_embedding),
 		cmocka_unit_test(test_optimizers),
 	};

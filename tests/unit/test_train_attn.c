@@ -2,12 +2,13 @@
 /*
  * test_train_attn.c - the attention ops of the training library on the
  * cpu backend: ht_bmm (every transpose combination), ht_causal_softmax
- * (training and decode shapes), ht_split_heads / ht_merge_heads and the
- * composed ht_causal_self_attention against C references, and every
- * backward against central finite differences (inputs used more than
- * once, so the accumulating paths run too); ht_clip_grad_norm against a
- * reference of the same sums; AdamW groups with and without weight
- * decay; ht_kv_cache_write; bad shapes refused with a message.
+ * (training and decode shapes), ht_split_heads / ht_merge_heads (views
+ * for one token) and the composed ht_causal_self_attention against C
+ * references, and every backward against central finite differences
+ * (inputs used more than once, so the accumulating paths run too);
+ * ht_clip_grad_norm against a reference of the same sums; AdamW groups with and without weight
+ * decay; ht_kv_cache_write and ht_kv_cache_write_heads; bad shapes
+ * refused with a message.
  *
  * Finite differences: h = 1e-2 on an fp32 loss (the mean cross-entropy of
  * the op's output seen as rows of its innermost size), tolerance 2e-3
@@ -351,6 +352,65 @@ static void test_split_merge(void **state)
 	ht_tensor_free(in[0]);
 }
 
+/*
+ * One token (T == 1, a decode step): for one sequence the heads are the
+ * columns' bytes, so split and merge are views that issue nothing; for
+ * several sequences split still copies and merge is a view. Values and
+ * gradients as for the copies.
+ */
+static void test_split_merge_token(void **state)
+{
+	uint32_t s1[3] = { 1, 1, 12 }, s3[3] = { 3, 1, 12 };
+	struct ht_tensor *in[1], *x3, *q, *m;
+	uint64_t ops;
+	uint32_t b, h, d;
+
+	(void)state;
+	in[0] = prand(3, s1, 410, -1, 1);
+	x3 = prand(3, s3, 411, -1, 1);
+	assert_int_equal(ht_step_begin(be, false), 0);
+	ops = be->stats.ops;
+	assert_int_equal(ht_split_heads(in[0], 4, 2, 2, &q), 0);
+	assert_int_equal(be->stats.ops, ops);
+	assert_true(q->addr == in[0]->addr + 4 * sizeof(float));
+	assert_int_equal(q->ndim, 4);
+	assert_int_equal(q->sizes[1], 2);
+	assert_int_equal(q->sizes[3], 2);
+	assert_int_equal(q->numel, 4);
+	for (h = 0; h < 2; h++)
+		for (d = 0; d < 2; d++)
+			assert_true(host(q)[h * 2 + d] ==
+				    host(in[0])[4 + h * 2 + d]);
+	assert_int_equal(ht_merge_heads(q, &m), 0);
+	assert_int_equal(be->stats.ops, ops);
+	assert_true(m->addr == q->addr);
+	assert_int_equal(m->ndim, 3);
+	assert_int_equal(m->sizes[2], 4);
+
+	/* three sequences: the split copies, the merge does not */
+	assert_int_equal(ht_split_heads(x3, 4, 2, 2, &q), 0);
+	assert_int_equal(be->stats.ops, ops + 1);
+	assert_true(q->addr != x3->addr + 4 * sizeof(float));
+	for (b = 0; b < 3; b++)
+		for (h = 0; h < 2; h++)
+			for (d = 0; d < 2; d++)
+				assert_true(host(q)[(b * 2 + h) * 2 + d] ==
+					    host(x3)[b * 12 + 4 + h * 2 + d]);
+	assert_int_equal(ht_merge_heads(q, &m), 0);
+	assert_int_equal(be->stats.ops, ops + 1);
+	assert_true(m->addr == q->addr);
+	for (b = 0; b < 3; b++)
+		for (d = 0; d < 4; d++)
+			assert_true(host(m)[b * 4 + d] ==
+				    host(x3)[b * 12 + 4 + d]);
+	/* a view stays inside x */
+	assert_int_equal(ht_split_heads(in[0], 10, 2, 2, &q), -EINVAL);
+	assert_int_equal(ht_step_end(be), 0);
+	fd_check(op_split, in, 1);
+	ht_tensor_free(in[0]);
+	ht_tensor_free(x3);
+}
+
 /* --------------------------------------------------- the attention block */
 
 static struct ht_attn_params attn;
@@ -610,6 +670,50 @@ static void test_kv_cache_write(void **state)
 	ht_tensor_free(bad);
 }
 
+/*
+ * The heads of a projection's columns straight into a cache: the bytes of
+ * ht_split_heads() then ht_kv_cache_write(), for several sequences and
+ * tokens; the rest of the cache untouched; bad shapes refused
+ */
+static void test_kv_cache_write_heads(void **state)
+{
+	uint32_t xs[3] = { 3, 2, 18 }, cs[4] = { 3, 2, 5, 3 };
+	uint32_t bad4[4] = { 2, 2, 5, 3 };
+	struct ht_tensor *x = prand(3, xs, 810, -1, 1), *c1, *c2, *k, *bad;
+	const size_t n = 3 * 2 * 5 * 3;
+
+	(void)state;
+	x->requires_grad = false;
+	assert_int_equal(ht_tensor_new(be, HT_F32, 4, cs, true, &c1), 0);
+	assert_int_equal(ht_tensor_new(be, HT_F32, 4, cs, true, &c2), 0);
+	assert_int_equal(ht_tensor_new(be, HT_F32, 4, bad4, true, &bad), 0);
+	memset(host(c1), 0, n * sizeof(float));
+	memset(host(c2), 0, n * sizeof(float));
+	be->grad_enabled = false;
+	assert_int_equal(ht_step_begin(be, false), 0);
+	assert_int_equal(ht_kv_cache_write_heads(c1, x, 6, 2), 0);
+	assert_int_equal(ht_split_heads(x, 6, 2, 3, &k), 0);
+	assert_int_equal(ht_kv_cache_write(c2, k, 2), 0);
+	assert_memory_equal(host(c1), host(c2), n * sizeof(float));
+	/* slots 2 and 3 of each head written: the rest is still 0 */
+	assert_true(host(c1)[(0 * 5 + 2) * 3] == host(x)[6]);
+	assert_true(host(c1)[((2 * 2 + 1) * 5 + 3) * 3 + 2] ==
+		    host(x)[(2 * 2 + 1) * 18 + 6 + 3 + 2]);
+	assert_true(host(c1)[0] == 0.0f && host(c1)[n - 1] == 0.0f);
+	assert_int_equal(ht_kv_cache_write_heads(c1, x, 13, 0), -EINVAL);
+	assert_non_null(strstr(be->err, "col0"));
+	assert_int_equal(ht_kv_cache_write_heads(c1, x, 6, 4), -EINVAL);
+	assert_non_null(strstr(be->err, "past the cache"));
+	assert_int_equal(ht_kv_cache_write_heads(bad, x, 0, 0), -EINVAL);
+	assert_int_equal(ht_kv_cache_write_heads(c1, k, 0, 0), -EINVAL);
+	assert_int_equal(ht_step_end(be), 0);
+	be->grad_enabled = true;
+	ht_tensor_free(x);
+	ht_tensor_free(c1);
+	ht_tensor_free(c2);
+	ht_tensor_free(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -618,10 +722,12 @@ int main(void)
 		T(test_causal_softmax),
 		T(test_causal_softmax_bad),
 		T(test_split_merge),
+		T(test_split_merge_token),
 		T(test_attention),
 		T(test_clip_grad_norm),
 		T(test_adamw_decay_groups),
 		T(test_kv_cache_write),
+		T(test_kv_cache_write_heads),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

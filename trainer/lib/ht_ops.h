@@ -39,6 +39,21 @@ int ht_relu(struct ht_tensor *x, struct ht_tensor **y);
 /** ht_gelu() - tanh-approximated GELU; backward gelu_bwd */
 int ht_gelu(struct ht_tensor *x, struct ht_tensor **y);
 
+/**
+ * ht_bias_gelu() - y = gelu(x + b): a linear's bias and the activation
+ *	after it, in one kernel
+ * @x: [..][C] fp32 (a projection without its bias)
+ * @b: [C] fp32
+ * @y: receives x's shape: the bits of ht_linear()'s bias add then ht_gelu()
+ *
+ * TPC bias_gelu. Inference only: -EOPNOTSUPP when an input needs a
+ * gradient.
+ *
+ * Return: 0 or -errno (be->err says why).
+ */
+int ht_bias_gelu(struct ht_tensor *x, struct ht_tensor *b,
+		 struct ht_tensor **y);
+
 /** ht_tanh() - y = tanh(x); backward tanh_bwd (from y) */
 int ht_tanh(struct ht_tensor *x, struct ht_tensor **y);
 
@@ -67,6 +82,30 @@ int ht_add(struct ht_tensor *a, struct ht_tensor *b, struct ht_tensor **y);
  */
 int ht_layer_norm(struct ht_tensor *x, struct ht_tensor *gamma,
 		  struct ht_tensor *beta, float eps, struct ht_tensor **y);
+
+/**
+ * ht_bias_residual_layer_norm() - a decode step's residual joint: the
+ *	stream plus a projection and its bias, and the next layer norm
+ * @y: [..][D] fp32, a projection without its bias (ht_linear(.., NULL))
+ * @b: [D], the projection's bias
+ * @h: the residual stream, @y's shape
+ * @gamma: [D]
+ * @beta: [D]
+ * @eps: > 0
+ * @h_out: receives h + (y + b), the bits of ht_linear()'s bias add then
+ *	ht_add()
+ * @out: receives ht_layer_norm(*@h_out, gamma, beta, eps), its bits
+ *
+ * One TPC bias_residual_ln in place of three kernels. Inference only:
+ * -EOPNOTSUPP when an input needs a gradient.
+ *
+ * Return: 0 or -errno (be->err says why).
+ */
+int ht_bias_residual_layer_norm(struct ht_tensor *y, struct ht_tensor *b,
+				struct ht_tensor *h, struct ht_tensor *gamma,
+				struct ht_tensor *beta, float eps,
+				struct ht_tensor **h_out,
+				struct ht_tensor **out);
 
 /**
  * ht_embedding() - rows of a table
@@ -242,9 +281,11 @@ int ht_causal_softmax(struct ht_tensor *x, float scale, uint32_t offset,
  * @head_dim: D, >= 1; @col0 + H * D <= C
  * @y: receives [B][H][T][D] (a [B*H][T][D] batch for ht_bmm())
  *
- * A TPC copy through permuted strides. Backward: the inverse copy into
- * the columns of x's gradient (zeros elsewhere on the first
- * contribution, an in-place add on later ones).
+ * A TPC copy through permuted strides; a view of x's columns when they
+ * are the heads' bytes already (T == 1 and B == 1: a decode step's
+ * token). Backward: the inverse copy into the columns of x's gradient
+ * (zeros elsewhere on the first contribution, an in-place add on later
+ * ones).
  *
  * Return: 0 or -errno.
  */
@@ -255,6 +296,9 @@ int ht_split_heads(struct ht_tensor *x, uint32_t col0, uint32_t heads,
  * ht_merge_heads() - heads [B][H][T][D] back to [B][T][H*D]
  * @x: [B][H][T][D] fp32
  * @y: receives [B][T][H*D]
+ *
+ * A TPC copy through permuted strides; a view of x when T == 1 (the
+ * bytes are the same). Backward: the inverse copy.
  *
  * Return: 0 or -errno.
  */
@@ -275,6 +319,24 @@ int ht_merge_heads(struct ht_tensor *x, struct ht_tensor **y);
  */
 int ht_kv_cache_write(struct ht_tensor *cache, struct ht_tensor *src,
 		      uint32_t pos);
+
+/**
+ * ht_kv_cache_write_heads() - store the heads of a step's projection's
+ *	columns in a cache, without splitting them first
+ * @cache: [B][H][slots][D] as for ht_kv_cache_write()
+ * @x: [B][T][C] fp32 (the fused q/k/v projection), @cache's dtype
+ * @col0: first column of the heads (C/3 for the keys, 2C/3 the values);
+ *	@col0 + H * D <= C
+ * @pos: slot of the step's first token; @pos + T <= slots
+ *
+ * The same bytes as ht_split_heads() then ht_kv_cache_write(), in one
+ * TPC kv_cache_write reading x through strides (no copy of the heads).
+ * No gradient (inference).
+ *
+ * Return: 0 or -EINVAL (be->err says why).
+ */
+int ht_kv_cache_write_heads(struct ht_tensor *cache, struct ht_tensor *x,
+			    uint32_t col0, uint32_t pos);
 
 /**
  * struct ht_attn_params - the weights of a causal self-attention block

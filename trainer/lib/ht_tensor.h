@@ -136,6 +136,19 @@ int ht_tensor_view(const struct ht_tensor *t, unsigned int ndim,
 		   const uint32_t *sizes, struct ht_tensor **out);
 
 /**
+ * ht_tensor_slice() - a step tensor viewing consecutive elements of @t
+ * @t: tensor
+ * @off: first element viewed
+ * @ndim: rank of the view
+ * @sizes: its sizes; @off plus their product must be at most @t->numel
+ * @out: receives the view (no gradient flows through it)
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int ht_tensor_slice(const struct ht_tensor *t, uint64_t off, unsigned int ndim,
+		    const uint32_t *sizes, struct ht_tensor **out);
+
+/**
  * ht_tensor_free() - free a persistent tensor's struct (its storage stays
  * in the persistent arena until the backend is destroyed)
  * @t: tensor or NULL

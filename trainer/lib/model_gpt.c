@@ -162,20 +162,17 @@ static int decode_attn(const struct ht_attn_params *p, struct ht_tensor *x,
 		       struct ht_tensor **y)
 {
 	uint32_t c = x->sizes[2], d = c / p->heads;
-	struct ht_tensor *qkv, *q, *k, *v, *s;
+	struct ht_tensor *qkv, *q, *s;
 	int ret;
 
+	/* keys and values go from the projection's columns to the caches */
 	ret = ht_linear(x, p->w_qkv, p->b_qkv, &qkv);
 	if (!ret)
 		ret = ht_split_heads(qkv, 0, p->heads, d, &q);
 	if (!ret)
-		ret = ht_split_heads(qkv, c, p->heads, d, &k);
+		ret = ht_kv_cache_write_heads(kc, qkv, c, pos);
 	if (!ret)
-		ret = ht_split_heads(qkv, 2 * c, p->heads, d, &v);
-	if (!ret)
-		ret = ht_kv_cache_write(kc, k, pos);
-	if (!ret)
-		ret = ht_kv_cache_write(vc, v, pos);
+		ret = ht_kv_cache_write_heads(vc, qkv, 2 * c, pos);
 	if (!ret)
 		ret = ht_bmm(q, kc, HT_BMM_TRANS_B, &s);
 	if (!ret)
@@ -184,7 +181,8 @@ static int decode_attn(const struct ht_attn_params *p, struct ht_tensor *x,
 		ret = ht_bmm(s, vc, 0, &s);
 	if (!ret)
 		ret = ht_merge_heads(s, &s);
-	return ret ? ret : ht_linear(s, p->w_out, p->b_out, y);
+	/* the bias goes with the residual add (ht_gpt_decode_step()) */
+	return ret ? ret : ht_linear(s, p->w_out, NULL, y);
 }
 
 int ht_gpt_decode_step(struct ht_module *m, struct ht_tensor *ids,
@@ -193,7 +191,7 @@ int ht_gpt_decode_step(struct ht_module *m, struct ht_tensor *ids,
 		       struct ht_tensor **logits)
 {
 	struct gpt *p = m->priv;
-	struct ht_tensor *h, *e, *a;
+	struct ht_tensor *h, *e, *a, *y;
 	unsigned int i;
 	int ret;
 
@@ -204,30 +202,38 @@ int ht_gpt_decode_step(struct ht_module *m, struct ht_tensor *ids,
 		ret = ht_embedding(p->pos, pos_ids, &e);
 	if (!ret)
 		ret = ht_add(h, e, &h);
+	/*
+	 * Each residual add is fused with the layer norm after it and with
+	 * the bias of the projection before it (ht_bias_residual_layer_norm(),
+	 * the same bits): one kernel where the forward pass has three; the
+	 * MLP's first bias goes with its GELU (ht_bias_gelu())
+	 */
+	if (!ret)
+		ret = ht_layer_norm(h, p->blk[0].ln1_g, p->blk[0].ln1_b,
+				    HT_LN_EPS, &a);
 	for (i = 0; !ret && i < p->cfg.layers; i++) {
 		const struct gpt_block *b = &p->blk[i];
+		bool last = i + 1 == p->cfg.layers;
+		struct ht_tensor *ng = last ? p->lnf_g : p->blk[i + 1].ln1_g;
+		struct ht_tensor *nb = last ? p->lnf_b : p->blk[i + 1].ln1_b;
 
-		ret = ht_layer_norm(h, b->ln1_g, b->ln1_b, HT_LN_EPS, &a);
+		ret = decode_attn(&b->attn, a, pos, kc[i], vc[i], &y);
 		if (!ret)
-			ret = decode_attn(&b->attn, a, pos, kc[i], vc[i], &a);
+			ret = ht_bias_residual_layer_norm(y, b->attn.b_out, h,
+							  b->ln2_g, b->ln2_b,
+							  HT_LN_EPS, &h, &a);
 		if (!ret)
-			ret = ht_add(h, a, &h);
+			ret = ht_linear(a, b->w1, NULL, &a);
 		if (!ret)
-			ret = ht_layer_norm(h, b->ln2_g, b->ln2_b, HT_LN_EPS,
-					    &a);
+			ret = ht_bias_gelu(a, b->b1, &a);
 		if (!ret)
-			ret = ht_linear(a, b->w1, b->b1, &a);
+			ret = ht_linear(a, b->w2, NULL, &y);
 		if (!ret)
-			ret = ht_gelu(a, &a);
-		if (!ret)
-			ret = ht_linear(a, b->w2, b->b2, &a);
-		if (!ret)
-			ret = ht_add(h, a, &h);
+			ret = ht_bias_residual_layer_norm(y, b->b2, h, ng, nb,
+							  HT_LN_EPS, &h, &a);
 	}
-	if (!ret)
-		ret = ht_layer_norm(h, p->lnf_g, p->lnf_b, HT_LN_EPS, &h);
 	return ret ? ret :
-		     ht_linear(h, p->head ? p->head : p->tok, NULL, logits);
+		     ht_linear(a, p->head ? p->head : p->tok, NULL, logits);
 }
 
 static bool gpt_decays(const struct gpt *p, const struct ht_tensor *t)

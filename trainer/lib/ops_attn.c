@@ -298,6 +298,17 @@ static void heads_descs(uint32_t B, uint32_t T, uint32_t H, uint32_t D,
 	dh->strides[3] = (uint64_t)H * T * D;
 }
 
+/*
+ * Whether heads [B][H][T][D] of the H * D columns of [B][T][@cx] rows are
+ * those bytes as they are: one token (T == 1) of one sequence, or of rows
+ * that hold nothing but the heads. Split and merge are then views, not
+ * copies (a decode step's q/k/v and its attention output).
+ */
+static bool heads_are_rows(uint32_t B, uint32_t T, uint64_t hd, uint32_t cx)
+{
+	return T == 1 && (B == 1 || hd == cx);
+}
+
 static int copy_desc(struct ht_backend *be, const struct hpu_tpc_tensor *src,
 		     const struct hpu_tpc_tensor *dst)
 {
@@ -354,15 +365,25 @@ int ht_split_heads(struct ht_tensor *x, uint32_t col0, uint32_t heads,
 	}
 	B = x->sizes[0];
 	T = x->sizes[1];
-	ret = ht_tensor_new(be, HT_F32, 4,
-			    (uint32_t[]){ B, heads, T, head_dim }, false, &out);
-	if (ret)
-		return ret;
-	heads_descs(B, T, heads, head_dim, x->sizes[2], col0, x->addr,
-		    out->addr, &dw, &dh);
-	ret = copy_desc(be, &dw, &dh);
-	if (ret)
-		return ret;
+	if (heads_are_rows(B, T, heads * head_dim, x->sizes[2])) {
+		/* a decode step's one token: the heads are the columns */
+		ret = ht_tensor_slice(x, col0, 4,
+				      (uint32_t[]){ B, heads, T, head_dim },
+				      &out);
+		if (ret)
+			return ret;
+	} else {
+		ret = ht_tensor_new(be, HT_F32, 4,
+				    (uint32_t[]){ B, heads, T, head_dim },
+				    false, &out);
+		if (ret)
+			return ret;
+		heads_descs(B, T, heads, head_dim, x->sizes[2], col0, x->addr,
+			    out->addr, &dw, &dh);
+		ret = copy_desc(be, &dw, &dh);
+		if (ret)
+			return ret;
+	}
 	ret = ht_tape_unary(be, "split_heads", split_bwd, x, out, &node);
 	if (ret)
 		return ret;
@@ -406,14 +427,20 @@ int ht_merge_heads(struct ht_tensor *x, struct ht_tensor **y)
 	H = x->sizes[1];
 	T = x->sizes[2];
 	D = x->sizes[3];
-	ret = ht_tensor_new(be, HT_F32, 3, (uint32_t[]){ B, T, H * D }, false,
-			    &out);
-	if (ret)
-		return ret;
-	heads_descs(B, T, H, D, H * D, 0, out->addr, x->addr, &dw, &dh);
-	ret = copy_desc(be, &dh, &dw);
-	if (ret)
-		return ret;
+	if (heads_are_rows(B, T, H * D, H * D)) {
+		ret = ht_tensor_view(x, 3, (uint32_t[]){ B, T, H * D }, &out);
+		if (ret)
+			return ret;
+	} else {
+		ret = ht_tensor_new(be, HT_F32, 3, (uint32_t[]){ B, T, H * D },
+				    false, &out);
+		if (ret)
+			return ret;
+		heads_descs(B, T, H, D, H * D, 0, out->addr, x->addr, &dw, &dh);
+		ret = copy_desc(be, &dh, &dw);
+		if (ret)
+			return ret;
+	}
 	ret = ht_tape_unary(be, "merge_heads", merge_bwd, x, out, NULL);
 	if (ret)
 		return ret;
@@ -454,6 +481,39 @@ err_shape:
 		be->err, sizeof(be->err),
 		"kv cache write: src [..][T][D] and cache [..][slots][D] must be float of one dtype with the same other sizes");
 	return -EINVAL;
+}
+
+int ht_kv_cache_write_heads(struct ht_tensor *cache, struct ht_tensor *x,
+			    uint32_t col0, uint32_t pos)
+{
+	struct ht_backend *be = cache->be;
+	struct hpu_tpc_tensor d[2], dh;
+	uint32_t B, H, T, D;
+
+	if (cache->ndim != 4 || x->ndim != 3 || x->dtype != cache->dtype ||
+	    x->dtype != HT_F32 || x->sizes[0] != cache->sizes[0] ||
+	    (uint64_t)col0 + (uint64_t)cache->sizes[1] * cache->sizes[3] >
+		    x->sizes[2]) {
+		ht_seterr(
+			be->err, sizeof(be->err),
+			"kv cache write: x [B][T][C] and cache [B][H][slots][D] must be fp32 with col0 + H * D <= C");
+		return -EINVAL;
+	}
+	B = x->sizes[0];
+	T = x->sizes[1];
+	H = cache->sizes[1];
+	D = cache->sizes[3];
+	if ((uint64_t)pos + T > cache->sizes[2]) {
+		ht_seterr(
+			be->err, sizeof(be->err),
+			"kv cache write: positions %u..%u past the cache's %u slots",
+			pos, pos + T - 1, cache->sizes[2]);
+		return -EINVAL;
+	}
+	heads_descs(B, T, H, D, x->sizes[2], col0, x->addr, 0, &d[0], &dh);
+	ht_tensor_desc(cache, &d[1]);
+	return ht_backend_kernel_dyn(be, HPU_TPC_KERNEL_KV_CACHE_WRITE, d, 2,
+				     &pos, 1, 1U << 0);
 }
 
 /* ------------------------------------------------- the attention block */

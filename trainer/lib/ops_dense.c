@@ -233,6 +233,37 @@ int ht_gelu(struct ht_tensor *x, struct ht_tensor **y)
 			  false, "gelu", y);
 }
 
+int ht_bias_gelu(struct ht_tensor *x, struct ht_tensor *b, struct ht_tensor **y)
+{
+	struct ht_backend *be = x->be;
+	struct hpu_tpc_tensor d[3];
+	struct ht_tensor *out;
+	int ret;
+
+	if (x->ndim < 1 || x->dtype != HT_F32 || b->dtype != HT_F32 ||
+	    b->ndim != 1 || b->sizes[0] != x->sizes[x->ndim - 1]) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "bias gelu: x fp32 [..][C], b fp32 [C]");
+		return -EINVAL;
+	}
+	if (ht_needs_grad(be, (struct ht_tensor *[]){ x, b }, 2)) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "bias gelu: inference only (no grad)");
+		return -EOPNOTSUPP;
+	}
+	ret = ht_tensor_like(x, HT_F32, &out);
+	if (ret)
+		return ret;
+	ht_tensor_desc(x, &d[0]);
+	ht_tensor_desc(b, &d[1]);
+	ht_tensor_desc(out, &d[2]);
+	ret = ht_backend_kernel(be, HPU_TPC_KERNEL_BIAS_GELU, d, 3, NULL, 0);
+	if (ret)
+		return ret;
+	*y = out;
+	return 0;
+}
+
 int ht_tanh(struct ht_tensor *x, struct ht_tensor **y)
 {
 	return activation(x, HPU_TPC_KERNEL_TANH, HPU_TPC_KERNEL_TANH_BWD, true,

@@ -117,6 +117,59 @@ int ht_layer_norm(struct ht_tensor *x, struct ht_tensor *gamma,
 	return 0;
 }
 
+int ht_bias_residual_layer_norm(struct ht_tensor *y, struct ht_tensor *b,
+				struct ht_tensor *h, struct ht_tensor *gamma,
+				struct ht_tensor *beta, float eps,
+				struct ht_tensor **h_out,
+				struct ht_tensor **out)
+{
+	struct ht_backend *be = y->be;
+	struct ht_tensor *ho, *o;
+	struct hpu_tpc_tensor d[7];
+	uint32_t p = ht_f2u(eps);
+	unsigned int i;
+	int ret;
+
+	if (y->ndim < 1 || y->dtype != HT_F32 || h->dtype != HT_F32 ||
+	    h->ndim != y->ndim || gamma->numel != y->sizes[y->ndim - 1] ||
+	    b->numel != gamma->numel || beta->numel != gamma->numel)
+		goto err_shape;
+	for (i = 0; i < y->ndim; i++)
+		if (h->sizes[i] != y->sizes[i])
+			goto err_shape;
+	if (ht_needs_grad(be, (struct ht_tensor *[]){ y, b, h, gamma, beta },
+			  5)) {
+		ht_seterr(be->err, sizeof(be->err),
+			  "bias residual layer norm: inference only (no grad)");
+		return -EOPNOTSUPP;
+	}
+	ret = ht_tensor_like(y, HT_F32, &ho);
+	if (!ret)
+		ret = ht_tensor_like(y, HT_F32, &o);
+	if (ret)
+		return ret;
+	ht_tensor_desc(y, &d[0]);
+	desc1(b, &d[1]);
+	ht_tensor_desc(h, &d[2]);
+	ht_tensor_desc(ho, &d[3]);
+	desc1(gamma, &d[4]);
+	desc1(beta, &d[5]);
+	ht_tensor_desc(o, &d[6]);
+	ret = ht_backend_kernel(be, HPU_TPC_KERNEL_BIAS_RESIDUAL_LN, d, 7, &p,
+				1);
+	if (ret)
+		return ret;
+	*h_out = ho;
+	*out = o;
+	return 0;
+
+err_shape:
+	ht_seterr(
+		be->err, sizeof(be->err),
+		"bias residual layer norm: y and h fp32 of one shape, bias, gamma and beta of its innermost size");
+	return -EINVAL;
+}
+
 /* ---------------------------------------------------------- embedding */
 
 static int embed_bwd(struct ht_backend *be, struct ht_node *n)

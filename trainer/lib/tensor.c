@@ -94,15 +94,15 @@ int ht_tensor_like(const struct ht_tensor *t, uint32_t dtype,
 	return ht_tensor_new(t->be, dtype, t->ndim, t->sizes, false, out);
 }
 
-int ht_tensor_view(const struct ht_tensor *t, unsigned int ndim,
-		   const uint32_t *sizes, struct ht_tensor **out)
+int ht_tensor_slice(const struct ht_tensor *t, uint64_t off, unsigned int ndim,
+		    const uint32_t *sizes, struct ht_tensor **out)
 {
 	struct ht_tensor tmp = { 0 }, *v;
 	int ret = shape_set(&tmp, ndim, sizes);
 
 	if (ret)
 		return ret;
-	if (tmp.numel != t->numel)
+	if (off > t->numel || tmp.numel > t->numel - off)
 		return -EINVAL;
 	v = tensor_alloc(t->be, false);
 	if (!v)
@@ -111,9 +111,22 @@ int ht_tensor_view(const struct ht_tensor *t, unsigned int ndim,
 	v->ndim = tmp.ndim;
 	v->numel = tmp.numel;
 	memcpy(v->sizes, tmp.sizes, sizeof(v->sizes));
-	v->addr = t->addr;
+	v->addr = t->addr + off * ht_dtype_size(t->dtype);
 	*out = v;
 	return 0;
+}
+
+int ht_tensor_view(const struct ht_tensor *t, unsigned int ndim,
+		   const uint32_t *sizes, struct ht_tensor **out)
+{
+	struct ht_tensor tmp = { 0 };
+	int ret = shape_set(&tmp, ndim, sizes);
+
+	if (ret)
+		return ret;
+	if (tmp.numel != t->numel)
+		return -EINVAL;
+	return ht_tensor_slice(t, 0, ndim, sizes, out);
 }
 
 void ht_tensor_free(struct ht_tensor *t)

@@ -60,17 +60,7 @@ static int teardown(void **state)
 /* One request of @size argument bytes; the answer replaces @arg */
 static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 {
-	struct hfd_ioctl_call call = { .ctx = ctx, .pid = getpid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_hl_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
-	if (!ret) {
-		assert_int_equal(out_size, _IOC_SIZE(cmd));
-		memcpy(arg, out, out_size);
-	}
-	return ret;
+	return hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, 0);
 }
 
 /* INFO @op into f->ans (filled with FILL first), @size bytes of room */

@@ -36,7 +36,6 @@ static int setup(void **state)
 {
 	static struct fixture f;
 
-	memset(&f, 0, sizeof(f));
 	if (hpu_test_hfd_open(&f.drv, true, &f.ctx, NULL))
 		return -1;
 	if (!hfd_device_has_cs(&f.drv.devs[0]))
@@ -56,19 +55,7 @@ static int teardown(void **state)
 static int run_at(struct hfd_ctx *ctx, unsigned int cmd, union hl_mem_args *a,
 		  uint64_t arg)
 {
-	struct hfd_ioctl_call call = { .ctx = ctx,
-				       .pid = getpid(),
-				       .arg = arg };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_hl_ioctl_dispatch(&call, cmd, a, sizeof(*a), out, &out_size);
-	if (!ret) {
-		assert_int_equal(out_size, sizeof(*a));
-		memcpy(a, out, sizeof(*a));
-	}
-	return ret;
+	return hpu_test_hfd_hl_ioctl(ctx, cmd, a, sizeof(*a), arg);
 }
 
 static int run(struct hfd_ctx *ctx, union hl_mem_args *a)
@@ -142,12 +129,9 @@ static uint64_t ctx_dram(struct fixture *f)
 	struct hl_info_args a = { .return_pointer = (uintptr_t)&du,
 				  .return_size = sizeof(du),
 				  .op = HL_INFO_DRAM_USAGE };
-	struct hfd_ioctl_call call = { .ctx = f->ctx, .pid = getpid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
 
-	assert_int_equal(hfd_hl_ioctl_dispatch(&call, HL_IOCTL_INFO, &a,
-					       sizeof(a), out, &out_size),
+	assert_int_equal(hpu_test_hfd_hl_ioctl(f->ctx, HL_IOCTL_INFO, &a,
+					       sizeof(a), 0),
 			 0);
 	return du.ctx_dram_mem;
 }

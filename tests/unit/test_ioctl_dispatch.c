@@ -36,7 +36,6 @@ static int setup(void **state)
 {
 	static struct fixture f;
 
-	memset(&f, 0, sizeof(f));
 	if (hpu_test_hfd_open(&f.drv, false, &f.compute, &f.control))
 		return -1;
 	*state = &f;
@@ -55,24 +54,12 @@ static int teardown(void **state)
 static int run_uid(struct hfd_ctx *ctx, unsigned int cmd, void *arg,
 		   size_t size, uid_t uid)
 {
-	struct hfd_ioctl_call call = { .ctx = ctx,
-				       .pid = getpid(),
-				       .uid = uid };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
-	if (!ret) {
-		assert_int_equal(out_size, size);
-		memcpy(arg, out, size);
-	}
-	return ret;
+	return hpu_test_hfd_ioctl(ctx, uid, cmd, arg, size);
 }
 
 static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 {
-	return run_uid(ctx, cmd, arg, size, 0);
+	return hpu_test_hfd_ioctl(ctx, 0, cmd, arg, size);
 }
 
 static void test_lookup_valid(void **state)

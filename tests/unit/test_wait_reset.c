@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "../lib/hpu_test_hfd.h"
 #include "hpu_cs.h"
 #include "hpu_fused.h"
 
@@ -37,11 +38,7 @@ static int setup(void **state)
 {
 	static struct fixture f;
 
-	memset(&f, 0, sizeof(f));
-	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
-		return -1;
-	if (hfd_ctx_open(&f.drv.devs[0], false, getpid(), getuid(), getgid(),
-			 &f.ctx))
+	if (hpu_test_hfd_open(&f.drv, false, &f.ctx, NULL))
 		return -1;
 	*state = &f;
 	return 0;
@@ -51,26 +48,8 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	hfd_ctx_release(f->ctx);
-	hfd_driver_fini(&f->drv);
+	hpu_test_hfd_close(&f->drv, f->ctx, NULL);
 	return 0;
-}
-
-static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
-{
-	struct hfd_ioctl_call call = { .ctx = ctx,
-				       .pid = getpid(),
-				       .uid = getuid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
-	if (!ret) {
-		assert_int_equal(out_size, size);
-		memcpy(arg, out, size);
-	}
-	return ret;
 }
 
 /* Submit one CB of @len bytes of @pkts on queue 0; its sequence number */
@@ -87,12 +66,16 @@ static uint64_t submit(struct hfd_ctx *ctx, const void *pkts, uint32_t len)
 	assert_true(len <= sizeof(buf[0]));
 	memcpy(b, pkts, len);
 	cb.in.host_ptr = (uintptr_t)b;
-	assert_int_equal(run(ctx, HPU_IOCTL_CB, &cb, sizeof(cb)), 0);
+	assert_int_equal(hpu_test_hfd_ioctl(ctx, getuid(), HPU_IOCTL_CB, &cb,
+					    sizeof(cb)),
+			 0);
 	ch.cb_handle = cb.out.cb_handle;
 	memset(&cs, 0, sizeof(cs));
 	cs.in.chunks_execute = (uintptr_t)&ch;
 	cs.in.num_chunks_execute = 1;
-	assert_int_equal(run(ctx, HPU_IOCTL_CS, &cs, sizeof(cs)), 0);
+	assert_int_equal(hpu_test_hfd_ioctl(ctx, getuid(), HPU_IOCTL_CS, &cs,
+					    sizeof(cs)),
+			 0);
 	assert_true(cs.out.seq != 0);
 	return cs.out.seq;
 }

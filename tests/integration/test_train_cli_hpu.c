@@ -55,20 +55,8 @@ static void test_device_errors(void **state)
 		  {},
 		  "--benchmark-prefetch compares the paths of one device" },
 	};
-	size_t i;
-
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct hpu_test_train_run r;
-
-		hpu_test_train_run(cases[i].args, NULL, HPU_TEST_TRAIN_RUN_MS,
-				   &r);
-		if (r.status != 2 || !strstr(r.err, cases[i].msg))
-			hpu_test_train_dump(cases[i].args[1], &r);
-		assert_int_equal(r.status, 2);
-		assert_non_null(strstr(r.err, cases[i].msg));
-		hpu_test_train_run_free(&r);
-	}
+	hpu_test_train_refused_all(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* --devices auto on this daemon: both HPUs, data parallel, a launcher */

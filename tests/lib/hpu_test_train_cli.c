@@ -210,6 +210,19 @@ void hpu_test_train_refused(const char *const *args, const char *const *env,
 	assert_string_equal(r->out, "");
 }
 
+void hpu_test_train_refused_all(const struct hpu_test_train_bad *cases,
+				size_t n)
+{
+	struct hpu_test_train_run r;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		hpu_test_train_refused(cases[i].args, cases[i].env,
+				       cases[i].msg, i, &r);
+		hpu_test_train_run_free(&r);
+	}
+}
+
 /* final loss and test accuracy of a short run */
 void hpu_test_train_short(const char *devices, const char *batch,
 			  const char *const *env, double *loss, double *acc,

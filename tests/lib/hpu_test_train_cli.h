@@ -71,6 +71,9 @@ double hpu_test_train_number(const char *out, const char *label);
 void hpu_test_train_refused(const char *const *args, const char *const *env,
 			    const char *msg, size_t i,
 			    struct hpu_test_train_run *r);
+/* hpu_test_train_refused() every one of the @n @cases, in order */
+void hpu_test_train_refused_all(const struct hpu_test_train_bad *cases,
+				size_t n);
 /* Final loss and test accuracy of a short run (40 steps, seed 7) */
 void hpu_test_train_short(const char *devices, const char *batch,
 			  const char *const *env, double *loss, double *acc,

@@ -332,6 +332,20 @@ int hpu_test_train_run_and_kill(const char *const *args, const char *mark,
 	return n;
 }
 
+void hpu_test_train_killed_midrun(const char *const *args, const char *mark,
+				  long kill_bound_ms, int workers)
+{
+	int n, status = 0;
+
+	n = hpu_test_train_run_and_kill(args, mark, kill_bound_ms, &status);
+	print_message("killed %d workers; launcher status %d\n", n,
+		      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	assert_int_equal(n, workers);
+	/* it did not end by itself: the kill came mid-run */
+	assert_true(WIFEXITED(status));
+	assert_int_not_equal(WEXITSTATUS(status), 0);
+}
+
 /* @dir/metrics.csv from step to val_acc (the columns a rerun repeats) */
 static char *metrics_rows(const char *dir)
 {

@@ -117,6 +117,18 @@ int hpu_test_train_run_and_kill(const char *const *args, const char *mark,
 				long kill_bound_ms, int *status);
 
 /**
+ * hpu_test_train_killed_midrun() - hpu_test_train_run_and_kill() that
+ * must kill @workers workers of a launcher that had not ended by itself
+ * (it exits, with a failure status); the counts are printed
+ * @args: arguments, NULL-terminated
+ * @mark: the file whose appearance triggers the kill
+ * @kill_bound_ms: as hpu_test_train_run_and_kill()
+ * @workers: how many workers the kill must find
+ */
+void hpu_test_train_killed_midrun(const char *const *args, const char *mark,
+				  long kill_bound_ms, int workers);
+
+/**
  * hpu_test_train_check_resume() - run hpu-train @resumed (a 2-rank run
  * resuming the checkpoint a killed run left) and assert it ended as the
  * uninterrupted run @r0: the same weight hash on both ranks, the same

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -96,5 +97,18 @@ int hpu_test_hfd_hl_ioctl(struct hfd_ctx *ctx, unsigned int cmd, void *arg,
 		assert_int_equal(out_size, _IOC_SIZE(cmd));
 	assert_true(out_size <= size);
 	memcpy(arg, out, out_size);
+	return ret;
+}
+
+int hpu_test_hfd_hl_ioctl_ro(struct hfd_ctx *ctx, unsigned int cmd, void *arg,
+			     size_t size)
+{
+	void *ro;
+	int ret;
+
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(ro != MAP_FAILED);
+	ret = hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, (uintptr_t)ro);
+	munmap(ro, 4096);
 	return ret;
 }

@@ -100,4 +100,19 @@ int hpu_test_hfd_ioctl(struct hfd_ctx *ctx, uid_t uid, unsigned int cmd,
 int hpu_test_hfd_hl_ioctl(struct hfd_ctx *ctx, unsigned int cmd, void *arg,
 			  size_t size, uint64_t uarg);
 
+/**
+ * hpu_test_hfd_hl_ioctl_ro() - hpu_test_hfd_hl_ioctl() of a caller whose
+ * argument is in a read-only page (a fresh one, unmapped again): one the
+ * kernel could not write the answer back to
+ * @ctx: the context
+ * @cmd: request code
+ * @arg: @size argument bytes (as the page would hold them)
+ * @size: bytes at @arg
+ *
+ * Return: the dispatcher's 0 or -errno (-EFAULT before a request with
+ * effects does anything).
+ */
+int hpu_test_hfd_hl_ioctl_ro(struct hfd_ctx *ctx, unsigned int cmd, void *arg,
+			     size_t size);
+
 #endif /* HPU_TEST_HFD_H */

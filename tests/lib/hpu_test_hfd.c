@@ -64,6 +64,25 @@ void hpu_test_hfd_close(struct hfd_driver *drv, struct hfd_ctx *a,
 	hfd_driver_fini(drv);
 }
 
+int hpu_test_hfd_setup(struct hpu_test_hfd_fixture *f, void **state,
+		       bool exclusive, bool control)
+{
+	f->control = NULL;
+	if (hpu_test_hfd_open(&f->drv, exclusive, &f->compute,
+			      control ? &f->control : NULL))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+int hpu_test_hfd_teardown(void **state)
+{
+	struct hpu_test_hfd_fixture *f = *state;
+
+	hpu_test_hfd_close(&f->drv, f->compute, f->control);
+	return 0;
+}
+
 int hpu_test_hfd_ioctl(struct hfd_ctx *ctx, uid_t uid, unsigned int cmd,
 		       void *arg, size_t size)
 {

@@ -64,6 +64,41 @@ void hpu_test_hfd_close(struct hfd_driver *drv, struct hfd_ctx *a,
 			struct hfd_ctx *b);
 
 /**
+ * struct hpu_test_hfd_fixture - the fixture of a dispatcher test: one
+ * simulated Gaudi2 and contexts of the test process
+ * @drv: the driver
+ * @compute: a compute context
+ * @control: a control context, or NULL
+ */
+struct hpu_test_hfd_fixture {
+	struct hfd_driver drv;
+	struct hfd_ctx *compute;
+	struct hfd_ctx *control;
+};
+
+/**
+ * hpu_test_hfd_setup() - a cmocka setup: hpu_test_hfd_open() into @f,
+ * then *@state = @f
+ * @f: the test's fixture (static; or the first member of the test's own)
+ * @state: cmocka's state
+ * @exclusive: see hpu_test_hfd_ctx()
+ * @control: open a control context too
+ *
+ * Return: 0, or -1 (the setup failed).
+ */
+int hpu_test_hfd_setup(struct hpu_test_hfd_fixture *f, void **state,
+		       bool exclusive, bool control);
+
+/**
+ * hpu_test_hfd_teardown() - the cmocka teardown of hpu_test_hfd_setup():
+ * hpu_test_hfd_close() the fixture in *@state
+ * @state: cmocka's state
+ *
+ * Return: 0.
+ */
+int hpu_test_hfd_teardown(void **state);
+
+/**
  * hpu_test_hfd_ioctl() - one request of the hpu ABI through
  * hfd_ioctl_dispatch(), from this process as user @uid
  * @ctx: the context

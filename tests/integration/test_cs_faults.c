@@ -33,9 +33,7 @@
 static int group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(NDEV, "gaudi"))
-		return -1;
-	return hpu_test_require_cs();
+	return hpu_test_group_start_cs(NDEV, "gaudi");
 }
 
 static void test_alloc_until_full(void **state)

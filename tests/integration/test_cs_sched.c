@@ -208,9 +208,8 @@ static void test_timeout_above_max(void **state)
 
 static int group_setup(void **state)
 {
-	int ret = hpu_test_group_start(4, "gaudi2");
-
-	return ret ? ret : hpu_test_require_cs();
+	(void)state;
+	return hpu_test_group_start_cs(4, "gaudi2");
 }
 
 int main(void)

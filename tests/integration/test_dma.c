@@ -40,9 +40,7 @@ static struct fixture fx;
 static int group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(1, "gaudi2"))
-		return -1;
-	return hpu_test_require_cs();
+	return hpu_test_group_start_cs(1, "gaudi2");
 }
 
 static int setup(void **state)

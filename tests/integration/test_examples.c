@@ -28,9 +28,7 @@
 static int group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(NDEV, "gaudi2"))
-		return -1;
-	return hpu_test_require_cs();
+	return hpu_test_group_start_cs(NDEV, "gaudi2");
 }
 
 /* run examples/@name with @arg (or none); stdout and stderr together */

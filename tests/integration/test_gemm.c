@@ -19,7 +19,7 @@
 #include "../lib/hpu_test_daemon.h"
 #include "hpu_bf16.h"
 #include "../lib/hpu_test_engine.h"
-#include "../lib/hpu_test_gemm.h"
+#include "hpu_gemm_pkt.h"
 #include "hpudrv.h"
 
 /* queue index of the first MME */
@@ -65,8 +65,7 @@ static float rnd(uint32_t *s)
 
 static struct hpu_pkt_mme_gemm gemm(uint64_t base, uint16_t dab, uint16_t dc)
 {
-	return hpu_test_gemm_pkt(base, base + OFF_B, base + OFF_C, M, N, K, dab,
-				 dc);
+	return hpu_gemm_pkt(base, base + OFF_B, base + OFF_C, M, N, K, dab, dc);
 }
 
 /* C = A * B from the host copies; @bf16: operands and C are bf16 */

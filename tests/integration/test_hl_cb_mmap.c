@@ -166,6 +166,26 @@ static int cb_op(int fd, uint32_t op, uint64_t handle, uint32_t size,
 	return 0;
 }
 
+/*
+ * Open @node, find its compute context, create a CB of @size bytes and
+ * map it read-write (each step asserted): the mapping
+ */
+static uint8_t *map_new_cb(const char *node, size_t size, int *fd,
+			   struct hfd_ctx **ctx, uint64_t *h)
+{
+	uint8_t *map;
+
+	*fd = open_node(node);
+	assert_true(*fd >= 0);
+	*ctx = compute_ctx(0);
+	assert_non_null(*ctx);
+	assert_int_equal(cb_op(*fd, HL_CB_OP_CREATE, 0, (uint32_t)size, h), 0);
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd,
+		   (off_t)*h);
+	assert_true(map != MAP_FAILED);
+	return map;
+}
+
 static void fill(uint8_t *p, size_t n, unsigned int seed)
 {
 	size_t i;
@@ -184,14 +204,7 @@ static void test_mmap_round_trip(void **state)
 	int fd;
 
 	SKIP_WITHOUT_FUSE();
-	fd = open_node("hl0");
-	assert_true(fd >= 0);
-	ctx = compute_ctx(0);
-	assert_non_null(ctx);
-	assert_int_equal(cb_op(fd, HL_CB_OP_CREATE, 0, size, &h), 0);
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		   (off_t)h);
-	assert_true(map != MAP_FAILED);
+	map = map_new_cb("hl0", size, &fd, &ctx, &h);
 	want = malloc(size);
 	got = malloc(size);
 	assert_non_null(want);
@@ -240,14 +253,7 @@ static void test_mmap_largest(void **state)
 	int fd;
 
 	SKIP_WITHOUT_FUSE();
-	fd = open_node("accel0");
-	assert_true(fd >= 0);
-	ctx = compute_ctx(0);
-	assert_non_null(ctx);
-	assert_int_equal(cb_op(fd, HL_CB_OP_CREATE, 0, size, &h), 0);
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		   (off_t)h);
-	assert_true(map != MAP_FAILED);
+	map = map_new_cb("accel0", size, &fd, &ctx, &h);
 	want = calloc(1, size);
 	got = malloc(size);
 	assert_non_null(want);
@@ -281,14 +287,7 @@ static void test_destroy_while_mapped(void **state)
 	int fd;
 
 	SKIP_WITHOUT_FUSE();
-	fd = open_node("hl0");
-	assert_true(fd >= 0);
-	ctx = compute_ctx(0);
-	assert_non_null(ctx);
-	assert_int_equal(cb_op(fd, HL_CB_OP_CREATE, 0, 3 * PAGE, &h), 0);
-	map = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		   (off_t)h);
-	assert_true(map != MAP_FAILED);
+	map = map_new_cb("hl0", 3 * PAGE, &fd, &ctx, &h);
 	map[0] = 1;
 	assert_int_equal(cb_op(fd, HL_CB_OP_DESTROY, h, 0, NULL), 0);
 	assert_int_equal(cb_op(fd, HL_CB_OP_DESTROY, h, 0, NULL), -EINVAL);

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/hpu_test_umockdev.h"
 #include "hlml.h"
 
 #if defined(__has_include)
@@ -31,10 +32,8 @@
 #endif
 
 #ifdef HAVE_UMOCKDEV
-#include <dlfcn.h>
 #include <umockdev.h>
 
-#define PRELOAD	  "libumockdev-preload.so.0"
 #define AGAIN_ENV "HPU_TEST_HLML_UMOCKDEV_AGAIN"
 #define HL_DRIVER "../../../bus/pci/drivers/habanalabs"
 #define BDF	  "0000:33:00.0"
@@ -167,49 +166,6 @@ static void test_kernel_device(void **state)
 	g_object_unref(tb);
 }
 
-static bool preloaded(void)
-{
-	char line[512];
-	bool found = false;
-	FILE *f = fopen("/proc/self/maps", "re");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "libumockdev-preload") != NULL;
-	fclose(f);
-	return found;
-}
-
-/* Runs this binary again with the preload library, once */
-static void run_under_umockdev(char **argv)
-{
-	const char *asan = getenv("ASAN_OPTIONS");
-	char opts[512];
-	void *h;
-
-	if (preloaded())
-		return;
-	if (getenv(AGAIN_ENV)) {
-		skip_reason = "running under " PRELOAD " did not work";
-		return;
-	}
-	h = dlopen(PRELOAD, RTLD_LAZY);
-	if (!h) {
-		skip_reason = PRELOAD " not found (Debian package umockdev)";
-		return;
-	}
-	dlclose(h);
-	setenv(AGAIN_ENV, "1", 1);
-	setenv("LD_PRELOAD", PRELOAD, 1);
-	/* AddressSanitizer wants to come first; the preload library does */
-	snprintf(opts, sizeof(opts), "%s%sverify_asan_link_order=0",
-		 asan ? asan : "", asan && *asan ? ":" : "");
-	setenv("ASAN_OPTIONS", opts, 1);
-	execv("/proc/self/exe", argv);
-	skip_reason = "cannot run again under " PRELOAD;
-}
-
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,7 +173,7 @@ int main(int argc, char **argv)
 	};
 
 	(void)argc;
-	run_under_umockdev(argv);
+	skip_reason = hpu_test_umockdev_reexec(argv, AGAIN_ENV);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
 

@@ -42,9 +42,7 @@ static const uint64_t unmapped = 0x1000000000000ULL + 0xfff000000ULL;
 static int group_setup(void **state)
 {
 	(void)state;
-	if (hpu_test_group_start(1, "gaudi"))
-		return -1;
-	return hpu_test_require_cs();
+	return hpu_test_group_start_cs(1, "gaudi");
 }
 
 /* REGISTER fails: the region (68 KiB) is above pinned_bytes */

@@ -1055,9 +1055,8 @@ static void test_get_events_readonly(void **state)
 
 static int group_setup(void **state)
 {
-	if (hpu_test_group_start(2, "gaudi2"))
-		return -1;
-	return hpu_test_require_cs();
+	(void)state;
+	return hpu_test_group_start_cs(2, "gaudi2");
 }
 
 int main(void)

@@ -24,6 +24,7 @@
 
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_engine.h"
+#include "hpu_gemm_pkt.h"
 #include "hpudrv.h"
 #include "hpusim.h"
 
@@ -102,9 +103,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	if (fx.dev)
-		hpu_trace_free(fx.dev);
-	hpu_test_engine_close(&fx);
+	hpu_test_engine_close_traced(&fx);
 	return 0;
 }
 
@@ -132,20 +131,9 @@ static void test_known_jobs(void **state)
 	struct busy b0, b1, b2;
 
 	(void)state;
-	memset(&g, 0, sizeof(g));
-	g.a_addr = fx.hbm_va;
-	g.b_addr = fx.hbm_va + 64 * 1024;
-	g.c_addr = fx.hbm_va + 128 * 1024;
-	g.m = 64;
-	g.n = 48;
-	g.k = 96;
-	g.lda = 96;
-	g.ldb = 48;
-	g.ldc = 48;
-	g.batch = 1;
-	g.dtype_ab = HPU_DTYPE_FP32;
-	g.dtype_c = HPU_DTYPE_FP32;
-	g.alpha = 0x3f800000; /* 1.0 */
+	g = hpu_gemm_pkt(fx.hbm_va, fx.hbm_va + 64 * 1024,
+			 fx.hbm_va + 128 * 1024, 64, 48, 96, HPU_DTYPE_FP32,
+			 HPU_DTYPE_FP32);
 
 	assert_int_equal(hpu_trace_start(fx.dev, 64), 0);
 	read_busy(&b0);

@@ -683,40 +683,6 @@ static void test_reset_on_lockup(void **state)
 }
 
 /*
- * A CB of one NOP in a page registered with a userfaultfd: filled (CB
- * CREATE probes it), then dropped, so the daemon's next read of it waits
- * for a handler that never comes. Return: the userfaultfd, or -1.
- */
-static int trapped_cb(int fd, uint64_t *handle)
-{
-	static uint64_t src[4096 / 8] __attribute__((aligned(4096)));
-	struct hpu_pkt_nop *nop = (struct hpu_pkt_nop *)src;
-	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
-					.cb_size = sizeof(*nop) } };
-	struct uffdio_copy cp;
-	int uffd;
-	void *p;
-
-	p = hpu_test_uffd_pages(1, &uffd);
-	if (!p)
-		return -1;
-	nop->hdr.opcode = HPU_PACKET_NOP;
-	nop->hdr.size = sizeof(*nop);
-	memset(&cp, 0, sizeof(cp));
-	cp.dst = (uintptr_t)p;
-	cp.src = (uintptr_t)src;
-	cp.len = 4096;
-	if (ioctl(uffd, UFFDIO_COPY, &cp))
-		return -1;
-	a.in.host_ptr = (uintptr_t)p;
-	if (hpu_test_ioctl(fd, HPU_IOCTL_CB, &a) ||
-	    madvise(p, 4096, MADV_DONTNEED))
-		return -1;
-	*handle = a.out.cb_handle;
-	return uffd;
-}
-
-/*
  * The stuck client: 1 MiB of HBM, then a CS whose CB copy never ends
  * (the watchdog answers it EFAULT, the daemon's worker stays stuck with
  * a call on the context). Reports 0 (or 1: setup failed), then waits to
@@ -732,7 +698,7 @@ static void stuck_child(const char *mount, int report)
 
 	fd = hpu_test_open_node(mount, "hpu", 0);
 	if (fd >= 0 && !hpu_test_ioctl(fd, HPU_IOCTL_MEMORY, &m) &&
-	    trapped_cb(fd, &cb) >= 0) {
+	    hpu_test_trapped_cb(fd, &cb) >= 0) {
 		ch.cb_handle = cb;
 		if (hpu_test_cs_submit(fd, &ch, 1, 0, 0, &seq, NULL) == -EFAULT)
 			bad = 0;
@@ -814,10 +780,8 @@ static void test_reset_with_stuck_call(void **state)
 
 static int group_setup(void **state)
 {
-	int ret = hpu_test_group_start(1, "gaudi2");
-
 	(void)state;
-	return ret ? ret : hpu_test_require_cs();
+	return hpu_test_group_start_cs(1, "gaudi2");
 }
 
 int main(void)

@@ -520,9 +520,8 @@ static void test_hostile_writer(void **state)
 
 static int group_setup(void **state)
 {
-	int ret = hpu_test_group_start(1, "gaudi2");
-
-	return ret ? ret : hpu_test_require_cs();
+	(void)state;
+	return hpu_test_group_start_cs(1, "gaudi2");
 }
 
 int main(void)

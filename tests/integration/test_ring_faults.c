@@ -604,10 +604,8 @@ static void test_hot_remove(void **state)
 
 static int group_setup(void **state)
 {
-	int ret = hpu_test_group_start(1, "gaudi2");
-
 	(void)state;
-	return ret ? ret : hpu_test_require_cs();
+	return hpu_test_group_start_cs(1, "gaudi2");
 }
 
 int main(void)

@@ -67,41 +67,6 @@ enum {
 	BAD_REGISTER = 1 << 6,
 };
 
-/*
- * A CB of one NOP in a page registered with a userfaultfd: filled with
- * UFFDIO_COPY (CB CREATE probes it), then dropped again, so that the
- * next read of it waits for a handler that never comes
- */
-static int trapped_cb(int fd, uint64_t *handle)
-{
-	static uint64_t src[PAGE / 8] __attribute__((aligned(4096)));
-	struct hpu_pkt_nop *nop = (struct hpu_pkt_nop *)src;
-	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
-					.cb_size = sizeof(*nop) } };
-	struct uffdio_copy cp;
-	int uffd;
-	void *p;
-
-	p = hpu_test_uffd_pages(1, &uffd);
-	if (!p)
-		return -1;
-	nop->hdr.opcode = HPU_PACKET_NOP;
-	nop->hdr.size = sizeof(*nop);
-	memset(&cp, 0, sizeof(cp));
-	cp.dst = (uintptr_t)p;
-	cp.src = (uintptr_t)src;
-	cp.len = PAGE;
-	if (ioctl(uffd, UFFDIO_COPY, &cp))
-		return -1;
-	a.in.host_ptr = (uintptr_t)p;
-	if (hpu_test_ioctl(fd, HPU_IOCTL_CB, &a))
-		return -1;
-	if (madvise(p, PAGE, MADV_DONTNEED))
-		return -1;
-	*handle = a.out.cb_handle;
-	return uffd; /* kept open: the fault is never resolved */
-}
-
 /* Whether the context saw HPU_EVENT_RING_ERR (GET_EVENTS) */
 static bool ring_err_seen(int fd)
 {
@@ -130,7 +95,7 @@ static void hostile_child(int report, bool unregister)
 	int fd, bad = 0;
 
 	fd = open_dev();
-	if (fd < 0 || trapped_cb(fd, &cb) < 0 ||
+	if (fd < 0 || hpu_test_trapped_cb(fd, &cb) < 0 ||
 	    hpu_test_ring_register(fd, &r, 16, 16))
 		_exit(BAD_SETUP);
 	c = hpu_test_ring_chunk(cb, 0, sizeof(struct hpu_pkt_nop));

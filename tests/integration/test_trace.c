@@ -26,7 +26,7 @@
 
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_engine.h"
-#include "../lib/hpu_test_gemm.h"
+#include "hpu_gemm_pkt.h"
 #include "../lib/hpu_test_usage.h"
 #include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
@@ -59,9 +59,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	if (fx.dev)
-		hpu_trace_free(fx.dev);
-	hpu_test_engine_close(&fx);
+	hpu_test_engine_close_traced(&fx);
 	return 0;
 }
 
@@ -103,8 +101,8 @@ static uint64_t trace_limit_used(struct hpu_device *dev)
 
 static struct hpu_pkt_mme_gemm gemm(uint64_t base)
 {
-	return hpu_test_gemm_pkt(base, base + 32 * 1024, base + 64 * 1024, GM,
-				 GN, GK, HPU_DTYPE_FP32, HPU_DTYPE_FP32);
+	return hpu_gemm_pkt(base, base + 32 * 1024, base + 64 * 1024, GM, GN,
+			    GK, HPU_DTYPE_FP32, HPU_DTYPE_FP32);
 }
 
 /* A known DMA of N bytes: one DMA event with bytes N, cs_seq matching */

@@ -226,16 +226,8 @@ static void test_refused(void **state)
 		  "--accelerator cpu trains in one process" },
 		{ { "--devices", "3", "--benchmark" }, {}, "--devices 3" },
 	};
-	size_t i;
-
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct hpu_test_train_run r;
-
-		hpu_test_train_refused(cases[i].args, cases[i].env,
-				       cases[i].msg, i, &r);
-		hpu_test_train_run_free(&r);
-	}
+	hpu_test_train_refused_all(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 int main(void)

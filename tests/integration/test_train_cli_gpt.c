@@ -140,7 +140,7 @@ static void test_kill_resume_generate(void **state)
 						 HPU_TEST_STDERR_CAPTURE };
 	struct hpu_test_proc g;
 	char *gen[16];
-	int n, status;
+	int n;
 
 	(void)state;
 	snprintf(ck, sizeof(ck), "%s/ck", dir);
@@ -166,13 +166,7 @@ static void test_kill_resume_generate(void **state)
 	assert_string_equal(hpu_test_train_weights_of(r0.out, "[rank 1] "), h0);
 
 	/* killed once its step-15 checkpoint exists */
-	n = hpu_test_train_run_and_kill(killed, mark, KILL_BOUND_MS, &status);
-	print_message("killed %d workers; launcher status %d\n", n,
-		      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	assert_int_equal(n, 2);
-	/* it did not end by itself: the kill came mid-run */
-	assert_true(WIFEXITED(status));
-	assert_int_not_equal(WEXITSTATUS(status), 0);
+	hpu_test_train_killed_midrun(killed, mark, KILL_BOUND_MS, 2);
 	assert_int_equal(access(last, R_OK), 0);
 
 	/* resumed from the last checkpoint: last.htck follows

@@ -55,20 +55,8 @@ static void test_device_errors(void **state)
 		  {},
 		  "--benchmark-prefetch compares the paths of one device" },
 	};
-	size_t i;
-
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct hpu_test_train_run r;
-
-		hpu_test_train_run(cases[i].args, NULL, HPU_TEST_TRAIN_RUN_MS,
-				   &r);
-		if (r.status != 2 || !strstr(r.err, cases[i].msg))
-			hpu_test_train_dump(cases[i].args[1], &r);
-		assert_int_equal(r.status, 2);
-		assert_non_null(strstr(r.err, cases[i].msg));
-		hpu_test_train_run_free(&r);
-	}
+	hpu_test_train_refused_all(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* --devices auto on this daemon: both HPUs, data parallel, a launcher */
@@ -408,7 +396,7 @@ static void test_ddp_resume_after_kill(void **state)
 	char cmd[128];
 	const char *h0;
 	struct hpu_test_train_run r0;
-	int i, n = 0, status = 0;
+	int i;
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/test_train_cli_ddp.%d", (int)getpid());
@@ -445,13 +433,7 @@ static void test_ddp_resume_after_kill(void **state)
 	assert_string_equal(hpu_test_train_weights_of(r0.out, "[rank 1] "), h0);
 
 	/* killed once its step-21 checkpoint exists */
-	n = hpu_test_train_run_and_kill(killed, mark, KILL_BOUND_MS, &status);
-	print_message("killed %d workers; launcher status %d\n", n,
-		      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	assert_int_equal(n, 2);
-	/* it did not end by itself: the kill came mid-run */
-	assert_true(WIFEXITED(status));
-	assert_int_not_equal(WEXITSTATUS(status), 0);
+	hpu_test_train_killed_midrun(killed, mark, KILL_BOUND_MS, 2);
 
 	/* resumed from the last checkpoint: last.htck follows
 	 * ckpt-step-21.htck, 14 when killed in between */

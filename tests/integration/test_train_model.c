@@ -227,16 +227,8 @@ static void test_refused(void **state)
 		  "--timing-model gaudi3: the device model times jobs on its "
 		  "own chip and hpu0 is a gaudi2" },
 	};
-	size_t i;
-
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct hpu_test_train_run r;
-
-		hpu_test_train_refused(cases[i].args, cases[i].env,
-				       cases[i].msg, i, &r);
-		hpu_test_train_run_free(&r);
-	}
+	hpu_test_train_refused_all(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 int main(void)

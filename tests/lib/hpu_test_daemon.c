@@ -244,6 +244,25 @@ int hpu_test_run(char *const argv[], char **out, int *status)
 	return 0;
 }
 
+void hpu_test_run_refused(char *const argv[], char **out)
+{
+	char line[512];
+	size_t len = 0;
+	int status = -1;
+	unsigned int i;
+
+	assert_int_equal(hpu_test_run(argv, out, &status), 0);
+	if (status != 2) {
+		line[0] = '\0';
+		for (i = 0; argv[i] && len < sizeof(line); i++)
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+						"%s%s", i ? " " : "", argv[i]);
+		print_message("'%s': exit %d, want 2 (a usage error)\n", line,
+			      status);
+	}
+	assert_int_equal(status, 2);
+}
+
 pid_t hpu_test_hold_open(const char *path)
 {
 	int pipefd[2], status;

@@ -99,6 +99,17 @@ bool hpu_test_is_mounted(const char *dir);
 int hpu_test_run(char *const argv[], char **out, int *status);
 
 /**
+ * hpu_test_run_refused() - run a command line that must be refused as a
+ * usage error: hpu_test_run() it, and fail the test (the command line and
+ * its exit status printed) unless it ran and exited with status 2, the
+ * usage error of every program of the project
+ * @argv: NULL-terminated argument vector, argv[0] a path
+ * @out: receives its stdout as hpu_test_run() gives it, for the caller's
+ *	checks (free() it); NULL: not kept
+ */
+void hpu_test_run_refused(char *const argv[], char **out);
+
+/**
  * hpu_test_hold_open() - fork a child that opens @path and sleeps
  * @path: device node to hold
  *

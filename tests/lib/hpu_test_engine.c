@@ -59,6 +59,13 @@ void hpu_test_engine_close(struct hpu_test_engine *e)
 	e->dev = NULL;
 }
 
+void hpu_test_engine_close_traced(struct hpu_test_engine *e)
+{
+	if (e->dev)
+		hpu_trace_free(e->dev);
+	hpu_test_engine_close(e);
+}
+
 uint32_t hpu_test_engine_run(struct hpu_test_engine *e, uint32_t queue)
 {
 	uint32_t status = 0;

@@ -48,6 +48,12 @@ void hpu_test_engine_open(struct hpu_test_engine *e, size_t cb_size,
 			  size_t span);
 /* Release everything (asserts that each release succeeds) */
 void hpu_test_engine_close(struct hpu_test_engine *e);
+/*
+ * The per-test teardown of a tracing test: hpu_trace_free() the trace a
+ * failed test may have left running on @e->dev (its answer not looked
+ * at: a test that passed freed its own), then hpu_test_engine_close()
+ */
+void hpu_test_engine_close_traced(struct hpu_test_engine *e);
 /* Submit the builder's CB on @queue, reset it, wait: the WAIT_CS status */
 uint32_t hpu_test_engine_run(struct hpu_test_engine *e, uint32_t queue);
 

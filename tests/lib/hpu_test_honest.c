@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hpu_test_gemm.h"
+#include "hpu_gemm_pkt.h"
 #include "hpu_test_honest.h"
 #include "hpu_test_rng.h"
 #include "hpu_test_util.h"
@@ -196,9 +196,9 @@ static int op_gemm(struct honest *c)
 	for (i = 0; i < GK * GN; i++)
 		b[i] = (float)(int)hpu_test_rng_below(&c->rng, 2001) / 1000 - 1;
 	memset(out, 0xff, GM * GN * 4);
-	g = hpu_test_gemm_pkt(c->hbm_va + A_OFF, c->hbm_va + B_OFF,
-			      c->hbm_va + C_OFF, GM, GN, GK, HPU_DTYPE_FP32,
-			      HPU_DTYPE_FP32);
+	g = hpu_gemm_pkt(c->hbm_va + A_OFF, c->hbm_va + B_OFF,
+			 c->hbm_va + C_OFF, GM, GN, GK, HPU_DTYPE_FP32,
+			 HPU_DTYPE_FP32);
 	if (hpu_cb_lin_dma(c->cb, c->hbm_va, c->host_va + GEMM_OFF, C_OFF) ||
 	    run_cb(c, q, "GEMM operands to device"))
 		return fail_op(c, "GEMM operands to device");

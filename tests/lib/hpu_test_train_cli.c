@@ -210,6 +210,19 @@ void hpu_test_train_refused(const char *const *args, const char *const *env,
 	assert_string_equal(r->out, "");
 }
 
+void hpu_test_train_refused_all(const struct hpu_test_train_bad *cases,
+				size_t n)
+{
+	struct hpu_test_train_run r;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		hpu_test_train_refused(cases[i].args, cases[i].env,
+				       cases[i].msg, i, &r);
+		hpu_test_train_run_free(&r);
+	}
+}
+
 /* final loss and test accuracy of a short run */
 void hpu_test_train_short(const char *devices, const char *batch,
 			  const char *const *env, double *loss, double *acc,
@@ -317,6 +330,20 @@ int hpu_test_train_run_and_kill(const char *const *args, const char *mark,
 	free(argv);
 	free(envp);
 	return n;
+}
+
+void hpu_test_train_killed_midrun(const char *const *args, const char *mark,
+				  long kill_bound_ms, int workers)
+{
+	int n, status = 0;
+
+	n = hpu_test_train_run_and_kill(args, mark, kill_bound_ms, &status);
+	print_message("killed %d workers; launcher status %d\n", n,
+		      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	assert_int_equal(n, workers);
+	/* it did not end by itself: the kill came mid-run */
+	assert_true(WIFEXITED(status));
+	assert_int_not_equal(WEXITSTATUS(status), 0);
 }
 
 /* @dir/metrics.csv from step to val_acc (the columns a rerun repeats) */

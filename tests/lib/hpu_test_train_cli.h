@@ -71,6 +71,9 @@ double hpu_test_train_number(const char *out, const char *label);
 void hpu_test_train_refused(const char *const *args, const char *const *env,
 			    const char *msg, size_t i,
 			    struct hpu_test_train_run *r);
+/* hpu_test_train_refused() every one of the @n @cases, in order */
+void hpu_test_train_refused_all(const struct hpu_test_train_bad *cases,
+				size_t n);
 /* Final loss and test accuracy of a short run (40 steps, seed 7) */
 void hpu_test_train_short(const char *devices, const char *batch,
 			  const char *const *env, double *loss, double *acc,
@@ -112,6 +115,18 @@ int hpu_test_children(pid_t pid, pid_t *out, int max);
  */
 int hpu_test_train_run_and_kill(const char *const *args, const char *mark,
 				long kill_bound_ms, int *status);
+
+/**
+ * hpu_test_train_killed_midrun() - hpu_test_train_run_and_kill() that
+ * must kill @workers workers of a launcher that had not ended by itself
+ * (it exits, with a failure status); the counts are printed
+ * @args: arguments, NULL-terminated
+ * @mark: the file whose appearance triggers the kill
+ * @kill_bound_ms: as hpu_test_train_run_and_kill()
+ * @workers: how many workers the kill must find
+ */
+void hpu_test_train_killed_midrun(const char *const *args, const char *mark,
+				  long kill_bound_ms, int workers);
 
 /**
  * hpu_test_train_check_resume() - run hpu-train @resumed (a 2-rank run

@@ -13,7 +13,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "hpu_accel.h"
+#include "hpu_packets.h"
 #include "hpu_test_trap.h"
+#include "hpu_test_util.h"
 
 #define PAGE 4096UL
 
@@ -89,4 +92,33 @@ void *hpu_test_attr_map(const char *mount, int dev, const char *attr)
 		return NULL;
 	}
 	return p;
+}
+
+int hpu_test_trapped_cb(int fd, uint64_t *handle)
+{
+	static uint64_t src[4096 / 8] __attribute__((aligned(4096)));
+	struct hpu_pkt_nop *nop = (struct hpu_pkt_nop *)src;
+	union hpu_cb_args a = { .in = { .op = HPU_CB_OP_CREATE,
+					.cb_size = sizeof(*nop) } };
+	struct uffdio_copy cp;
+	int uffd;
+	void *p;
+
+	p = hpu_test_uffd_pages(1, &uffd);
+	if (!p)
+		return -1;
+	nop->hdr.opcode = HPU_PACKET_NOP;
+	nop->hdr.size = sizeof(*nop);
+	memset(&cp, 0, sizeof(cp));
+	cp.dst = (uintptr_t)p;
+	cp.src = (uintptr_t)src;
+	cp.len = 4096;
+	if (ioctl(uffd, UFFDIO_COPY, &cp))
+		return -1;
+	a.in.host_ptr = (uintptr_t)p;
+	if (hpu_test_ioctl(fd, HPU_IOCTL_CB, &a) ||
+	    madvise(p, 4096, MADV_DONTNEED))
+		return -1;
+	*handle = a.out.cb_handle;
+	return uffd;
 }

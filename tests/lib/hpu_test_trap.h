@@ -8,6 +8,8 @@
 #ifndef HPU_TEST_TRAP_H
 #define HPU_TEST_TRAP_H
 
+#include <stdint.h>
+
 /**
  * hpu_test_uffd_unavailable() - whether hpu_test_uffd_pages() can work
  *
@@ -45,5 +47,18 @@ void *hpu_test_uffd_pages(unsigned int npages, int *uffd);
  * Return: the page, or NULL with errno set.
  */
 void *hpu_test_attr_map(const char *mount, int dev, const char *attr);
+
+/**
+ * hpu_test_trapped_cb() - a CB of one NOP in a page registered with a
+ * userfaultfd: filled with UFFDIO_COPY (CB CREATE probes it), then
+ * dropped again, so that the daemon's next read of it waits for a
+ * handler that never comes
+ * @fd: an open compute node
+ * @handle: receives the CB's handle
+ *
+ * Return: the userfaultfd (keep it open: the fault is never resolved
+ * until it is closed), or -1.
+ */
+int hpu_test_trapped_cb(int fd, uint64_t *handle);
 
 #endif /* HPU_TEST_TRAP_H */

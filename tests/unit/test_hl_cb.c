@@ -24,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "../lib/hpu_test_hfd.h"
 #include "hl_personality.h"
 
 #define PAGE 4096ULL
@@ -36,20 +37,15 @@ struct fixture {
 	struct hfd_ctx *ctx[2];
 };
 
-static int open_ctx(struct fixture *f, unsigned int dev)
-{
-	return hfd_ctx_open_exclusive(&f->drv.devs[dev], false, true, getpid(),
-				      getuid(), getgid(), &f->ctx[dev]);
-}
-
 static int setup(void **state)
 {
 	static struct fixture f;
 
-	memset(&f, 0, sizeof(f));
-	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 2, "/unit"))
-		return -1;
-	if (open_ctx(&f, 0) || open_ctx(&f, 1))
+	f.ctx[0] = NULL;
+	f.ctx[1] = NULL;
+	if (hpu_test_hfd_init(&f.drv, 2) ||
+	    hpu_test_hfd_ctx(&f.drv, 0, false, true, &f.ctx[0]) ||
+	    hpu_test_hfd_ctx(&f.drv, 1, false, true, &f.ctx[1]))
 		return -1;
 	*state = &f;
 	return 0;
@@ -59,27 +55,13 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	if (f->ctx[0])
-		hfd_ctx_release(f->ctx[0]);
-	if (f->ctx[1])
-		hfd_ctx_release(f->ctx[1]);
-	hfd_driver_fini(&f->drv);
+	hpu_test_hfd_close(&f->drv, f->ctx[0], f->ctx[1]);
 	return 0;
 }
 
 static int run_cmd(struct hfd_ctx *ctx, unsigned int cmd, union hl_cb_args *a)
 {
-	struct hfd_ioctl_call call = { .ctx = ctx, .pid = getpid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_hl_ioctl_dispatch(&call, cmd, a, sizeof(*a), out, &out_size);
-	if (!ret) {
-		assert_int_equal(out_size, sizeof(*a));
-		memcpy(a, out, sizeof(*a));
-	}
-	return ret;
+	return hpu_test_hfd_hl_ioctl(ctx, cmd, a, sizeof(*a), 0);
 }
 
 static int create(struct hfd_ctx *ctx, uint32_t size, uint32_t flags,
@@ -301,7 +283,8 @@ static void test_handles_never_reused(void **state)
 	/* a new context of the same device: still new handles */
 	hfd_ctx_release(f->ctx[0]);
 	f->ctx[0] = NULL;
-	assert_int_equal(open_ctx(f, 0), 0);
+	assert_int_equal(hpu_test_hfd_ctx(&f->drv, 0, false, true, &f->ctx[0]),
+			 0);
 	assert_int_equal(create(f->ctx[0], PAGE, 0, &c), 0);
 	assert_true(c >= b + 4 * PAGE);
 	assert_int_equal(destroy(f->ctx[0], b), -EINVAL);
@@ -457,7 +440,8 @@ static void test_release_frees_all(void **state)
 	hfd_ctx_release(f->ctx[0]);
 	f->ctx[0] = NULL;
 	/* the device takes a new compute context (ASan: nothing leaked) */
-	assert_int_equal(open_ctx(f, 0), 0);
+	assert_int_equal(hpu_test_hfd_ctx(&f->drv, 0, false, true, &f->ctx[0]),
+			 0);
 	assert_int_equal(hfd_hl_cb_count(f->ctx[0], NULL), 0);
 	assert_int_equal(destroy(f->ctx[0], h), -EINVAL);
 }
@@ -482,23 +466,15 @@ static void test_device_not_operational(void **state)
 static void test_efault_does_nothing(void **state)
 {
 	struct fixture *f = *state;
-	struct hfd_ioctl_call call = { .ctx = f->ctx[0], .pid = getpid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
 	union hl_cb_args a;
-	void *ro;
 
-	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_true(ro != MAP_FAILED);
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_CB_OP_CREATE;
 	a.in.cb_size = 4096;
-	call.arg = (uintptr_t)ro;
-	assert_int_equal(hfd_hl_ioctl_dispatch(&call, HL_IOCTL_CB, &a,
-					       sizeof(a), out, &out_size),
+	assert_int_equal(hpu_test_hfd_hl_ioctl_ro(f->ctx[0], HL_IOCTL_CB, &a,
+						  sizeof(a)),
 			 -EFAULT);
 	assert_int_equal(hfd_hl_cb_count(f->ctx[0], NULL), 0);
-	munmap(ro, 4096);
 }
 
 int main(void)

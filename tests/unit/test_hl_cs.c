@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "../lib/hpu_test_hfd.h"
 #include "hl_personality.h"
 #include "hpu_packets.h"
 
@@ -45,17 +46,7 @@ struct fixture {
 /* One request; the answer (also one copied back with an error) in @arg */
 static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 {
-	struct hfd_ioctl_call call = { .ctx = ctx, .pid = getpid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_hl_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
-	if (!ret)
-		assert_int_equal(out_size, _IOC_SIZE(cmd));
-	if (out_size)
-		memcpy(arg, out, out_size);
-	return ret;
+	return hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, 0);
 }
 
 static uint64_t map_host(struct hfd_ctx *ctx, void *p, uint64_t size)
@@ -91,10 +82,7 @@ static int setup(void **state)
 	static struct fixture f;
 
 	memset(&f, 0, sizeof(f));
-	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
-		return -1;
-	if (hfd_ctx_open_exclusive(&f.drv.devs[0], false, true, getpid(),
-				   getuid(), getgid(), &f.ctx))
+	if (hpu_test_hfd_open(&f.drv, true, &f.ctx, NULL))
 		return -1;
 	f.cb = aligned_alloc(4096, BUF_SIZE);
 	f.src = aligned_alloc(4096, BUF_SIZE);
@@ -112,8 +100,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	hfd_ctx_release(f->ctx);
-	hfd_driver_fini(&f->drv);
+	hpu_test_hfd_close(&f->drv, f->ctx, NULL);
 	free(f->cb);
 	free(f->src);
 	free(f->dst);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,12 +30,13 @@
 
 /**
  * struct fixture - one Gaudi2 with a habanalabs compute context (opened
- * exclusive) and a control context of this process
+ * exclusive) and a control context of this process, and room for answers
+ * @h: the driver and the contexts (first: the teardown takes the fixture
+ *	as one)
+ * @ans: answers land here
  */
 struct fixture {
-	struct hfd_driver drv;
-	struct hfd_ctx *compute;
-	struct hfd_ctx *control;
+	struct hpu_test_hfd_fixture h;
 	uint8_t ans[ANS_ROOM];
 };
 
@@ -42,35 +44,14 @@ static int setup(void **state)
 {
 	static struct fixture f;
 
-	memset(&f, 0, sizeof(f));
-	if (hpu_test_hfd_open(&f.drv, true, &f.compute, &f.control))
-		return -1;
-	*state = &f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	hpu_test_hfd_close(&f->drv, f->compute, f->control);
-	return 0;
+	memset(f.ans, 0, sizeof(f.ans));
+	return hpu_test_hfd_setup(&f.h, state, true, true);
 }
 
 /* One request of @size argument bytes; the answer replaces @arg */
 static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 {
-	struct hfd_ioctl_call call = { .ctx = ctx, .pid = getpid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_hl_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
-	if (!ret) {
-		assert_int_equal(out_size, _IOC_SIZE(cmd));
-		memcpy(arg, out, out_size);
-	}
-	return ret;
+	return hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, 0);
 }
 
 /* INFO @op into f->ans (filled with FILL first), @size bytes of room */
@@ -142,21 +123,21 @@ static void test_both_sets_answer(void **state)
 	struct fixture *f = *state;
 	struct hl_info_hw_ip_info ip1, ip2;
 
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO, HL_INFO_HW_IP_INFO,
-			      0, sizeof(ip1)),
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO,
+			      HL_INFO_HW_IP_INFO, 0, sizeof(ip1)),
 			 0);
 	memcpy(&ip1, f->ans, sizeof(ip1));
-	assert_int_equal(info(f, f->compute, DRM_IOCTL_HL_INFO,
+	assert_int_equal(info(f, f->h.compute, DRM_IOCTL_HL_INFO,
 			      HL_INFO_HW_IP_INFO, 0, sizeof(ip2)),
 			 0);
 	memcpy(&ip2, f->ans, sizeof(ip2));
 	assert_memory_equal(&ip1, &ip2, sizeof(ip1));
 	assert_int_equal(ip1.device_id, 0x1020);
 	/* and a control node answers both */
-	assert_int_equal(info(f, f->control, DRM_IOCTL_HL_INFO,
+	assert_int_equal(info(f, f->h.control, DRM_IOCTL_HL_INFO,
 			      HL_INFO_DEVICE_STATUS, 0, 8),
 			 0);
-	assert_int_equal(info(f, f->control, HL_IOCTL_INFO,
+	assert_int_equal(info(f, f->h.control, HL_IOCTL_INFO,
 			      HL_INFO_DEVICE_STATUS, 0, 8),
 			 0);
 }
@@ -166,21 +147,21 @@ static void test_rejected_codes(void **state)
 	struct fixture *f = *state;
 	uint8_t arg[64] = { 0 };
 
-	assert_int_equal(run(f->compute, _IOWR('H', 0x07, struct hl_info_args),
-			     arg, 24),
+	assert_int_equal(run(f->h.compute,
+			     _IOWR('H', 0x07, struct hl_info_args), arg, 24),
 			 -ENOTTY);
-	assert_int_equal(run(f->compute, _IOWR('d', 0x01, struct hl_info_args),
-			     arg, 24),
+	assert_int_equal(run(f->h.compute,
+			     _IOWR('d', 0x01, struct hl_info_args), arg, 24),
 			 -ENOTTY);
 	/* a control node has INFO only: the real driver's -ENOTTY */
-	assert_int_equal(run(f->control, HL_IOCTL_MEMORY, arg, 40), -ENOTTY);
-	assert_int_equal(run(f->control, DRM_IOCTL_HL_CS, arg, 48), -ENOTTY);
-	assert_int_equal(run(f->control, HL_IOCTL_CB, arg, 24), -ENOTTY);
-	assert_int_equal(run(f->control, HL_IOCTL_DEBUG, arg, 40), -ENOTTY);
+	assert_int_equal(run(f->h.control, HL_IOCTL_MEMORY, arg, 40), -ENOTTY);
+	assert_int_equal(run(f->h.control, DRM_IOCTL_HL_CS, arg, 48), -ENOTTY);
+	assert_int_equal(run(f->h.control, HL_IOCTL_CB, arg, 24), -ENOTTY);
+	assert_int_equal(run(f->h.control, HL_IOCTL_DEBUG, arg, 40), -ENOTTY);
 	/* families not served yet answer as a command without a handler */
 	/* CS without execute chunks, WAIT_CS on 0: served, refused */
-	assert_int_equal(run(f->compute, HL_IOCTL_CS, arg, 48), -EINVAL);
-	assert_int_equal(run(f->compute, HL_IOCTL_WAIT_CS, arg, 56), -EINVAL);
+	assert_int_equal(run(f->h.compute, HL_IOCTL_CS, arg, 48), -EINVAL);
+	assert_int_equal(run(f->h.compute, HL_IOCTL_WAIT_CS, arg, 56), -EINVAL);
 }
 
 static int debug(struct hfd_ctx *ctx, unsigned int cmd, uint32_t op,
@@ -195,45 +176,49 @@ static int debug(struct hfd_ctx *ctx, unsigned int cmd, uint32_t op,
 static void test_debug_mode(void **state)
 {
 	struct fixture *f = *state;
-	struct hfd_device *dev = &f->drv.devs[0];
+	struct hfd_device *dev = &f->h.drv.devs[0];
 
-	assert_int_equal(debug(f->compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_ETR, 0),
-			 -EFAULT);
-	assert_int_equal(debug(f->compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_SET_MODE,
+	assert_int_equal(debug(f->h.compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_ETR,
 			       0),
 			 -EFAULT);
-	assert_int_equal(debug(f->compute, HL_IOCTL_DEBUG, 8, 0), -EINVAL);
-	assert_int_equal(
-		debug(f->compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_SET_MODE, 1), 0);
-	assert_ptr_equal(dev->hl_debug, f->compute);
-	assert_int_equal(debug(f->compute, DRM_IOCTL_HL_DEBUG,
+	assert_int_equal(debug(f->h.compute, HL_IOCTL_DEBUG,
+			       HL_DEBUG_OP_SET_MODE, 0),
+			 -EFAULT);
+	assert_int_equal(debug(f->h.compute, HL_IOCTL_DEBUG, 8, 0), -EINVAL);
+	assert_int_equal(debug(f->h.compute, HL_IOCTL_DEBUG,
+			       HL_DEBUG_OP_SET_MODE, 1),
+			 0);
+	assert_ptr_equal(dev->hl_debug, f->h.compute);
+	assert_int_equal(debug(f->h.compute, DRM_IOCTL_HL_DEBUG,
 			       HL_DEBUG_OP_SET_MODE, 1),
 			 -EFAULT);
-	assert_int_equal(debug(f->compute, HL_IOCTL_DEBUG,
+	assert_int_equal(debug(f->h.compute, HL_IOCTL_DEBUG,
 			       HL_DEBUG_OP_TIMESTAMP, 0),
 			 -EOPNOTSUPP);
-	assert_int_equal(debug(f->compute, DRM_IOCTL_HL_DEBUG,
+	assert_int_equal(debug(f->h.compute, DRM_IOCTL_HL_DEBUG,
 			       HL_DEBUG_OP_SET_MODE, 0),
 			 0);
 	assert_null(dev->hl_debug);
 	/* closing the context ends its debug mode */
-	assert_int_equal(
-		debug(f->compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_SET_MODE, 1), 0);
-	hfd_ctx_release(f->compute);
-	f->compute = NULL;
+	assert_int_equal(debug(f->h.compute, HL_IOCTL_DEBUG,
+			       HL_DEBUG_OP_SET_MODE, 1),
+			 0);
+	hfd_ctx_release(f->h.compute);
+	f->h.compute = NULL;
 	assert_null(dev->hl_debug);
 	assert_int_equal(hfd_ctx_open_exclusive(dev, false, true, getpid(),
 						getuid(), getgid(),
-						&f->compute),
+						&f->h.compute),
 			 0);
-	assert_int_equal(
-		debug(f->compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_SET_MODE, 1), 0);
+	assert_int_equal(debug(f->h.compute, HL_IOCTL_DEBUG,
+			       HL_DEBUG_OP_SET_MODE, 1),
+			 0);
 	/* a device that does not work */
 	pthread_mutex_lock(&dev->ctx_lock);
 	dev->status = HPU_DEVICE_STATUS_NEEDS_RESET;
 	pthread_mutex_unlock(&dev->ctx_lock);
-	assert_int_equal(debug(f->compute, HL_IOCTL_DEBUG, HL_DEBUG_OP_SET_MODE,
-			       0),
+	assert_int_equal(debug(f->h.compute, HL_IOCTL_DEBUG,
+			       HL_DEBUG_OP_SET_MODE, 0),
 			 -EBUSY);
 	pthread_mutex_lock(&dev->ctx_lock);
 	dev->status = HPU_DEVICE_STATUS_OPERATIONAL;
@@ -253,7 +238,7 @@ static void test_caller_size(void **state)
 	a->op = HL_INFO_CLK_RATE;
 	memset(arg + 16, 0xff, sizeof(arg) - 16);
 	memset(f->ans, FILL, sizeof(f->ans));
-	assert_int_equal(run(f->compute, _IOWR('H', 1, uint8_t[16]), arg, 16),
+	assert_int_equal(run(f->h.compute, _IOWR('H', 1, uint8_t[16]), arg, 16),
 			 0);
 	assert_int_equal(written(f), 8);
 	/* a newer, longer struct: the tail is not read, answered as 0 */
@@ -262,7 +247,7 @@ static void test_caller_size(void **state)
 	a->return_size = 8;
 	a->op = HL_INFO_CLK_RATE;
 	memset(arg + 24, 0xff, 8);
-	assert_int_equal(run(f->compute, _IOWR('H', 1, uint8_t[32]), arg, 32),
+	assert_int_equal(run(f->h.compute, _IOWR('H', 1, uint8_t[32]), arg, 32),
 			 0);
 	assert_int_equal(arg[24] | arg[31], 0);
 }
@@ -320,7 +305,7 @@ static void test_every_op_size(void **state)
 	for (i = 0; i < sizeof(answered) / sizeof(answered[0]); i++) {
 		assert_int_equal(hfd_hl_info_size(answered[i].op),
 				 answered[i].size);
-		assert_int_equal(info(f, f->compute, HL_IOCTL_INFO,
+		assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO,
 				      answered[i].op, answered[i].extra,
 				      ANS_ROOM),
 				 0);
@@ -328,7 +313,7 @@ static void test_every_op_size(void **state)
 		if (n != answered[i].size)
 			fail_msg("op %u wrote %zu bytes, its answer has %u",
 				 answered[i].op, n, answered[i].size);
-		assert_int_equal(info(f, f->compute, HL_IOCTL_INFO,
+		assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO,
 				      answered[i].op, answered[i].extra, 3),
 				 0);
 		/* (bytes 0..2 are the answer's: any value, FILL included) */
@@ -339,7 +324,7 @@ static void test_every_op_size(void **state)
 static void test_values(void **state)
 {
 	struct fixture *f = *state;
-	const struct hfd_device *dev = &f->drv.devs[0];
+	const struct hfd_device *dev = &f->h.drv.devs[0];
 	struct hl_info_hw_ip_info ip;
 	struct hl_info_dram_usage du;
 	struct hl_info_clk_rate clk;
@@ -350,8 +335,8 @@ static void test_values(void **state)
 	uint32_t status[2];
 	uint32_t ev[4];
 
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO, HL_INFO_HW_IP_INFO,
-			      0, sizeof(ip)),
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO,
+			      HL_INFO_HW_IP_INFO, 0, sizeof(ip)),
 			 0);
 	memcpy(&ip, f->ans, sizeof(ip));
 	assert_int_equal(ip.device_id, HL_PCI_IDS_GAUDI2);
@@ -368,54 +353,56 @@ static void test_values(void **state)
 	assert_int_not_equal(ip.cpucp_version[0], 0);
 	assert_int_equal(ip.reserved3 | ip.reserved4 | ip.reserved5, 0);
 
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO,
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO,
 			      HL_INFO_DEVICE_STATUS, 0, 8),
 			 0);
 	memcpy(status, f->ans, 8);
 	assert_int_equal(status[0], HL_DEVICE_STATUS_OPERATIONAL);
 	assert_int_equal(status[1], 0);
 
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO, HL_INFO_DRAM_USAGE,
-			      0, 16),
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO,
+			      HL_INFO_DRAM_USAGE, 0, 16),
 			 0);
 	memcpy(&du, f->ans, sizeof(du));
 	assert_int_equal(du.dram_free_mem, dev->ip.dram_size);
 	assert_int_equal(du.ctx_dram_mem, 0);
 
-	assert_int_equal(
-		info(f, f->compute, HL_IOCTL_INFO, HL_INFO_CLK_RATE, 0, 8), 0);
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO, HL_INFO_CLK_RATE,
+			      0, 8),
+			 0);
 	memcpy(&clk, f->ans, sizeof(clk));
 	assert_int_equal(clk.max_clk_rate_mhz, 1800);
 	assert_in_range(clk.cur_clk_rate_mhz, 1, 1800);
 
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO, HL_INFO_OPEN_STATS,
-			      0, 24),
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO,
+			      HL_INFO_OPEN_STATS, 0, 24),
 			 0);
 	memcpy(&os, f->ans, sizeof(os));
 	assert_int_equal(os.open_counter, 1);
 	assert_int_equal(os.is_compute_ctx_active, 1);
 	assert_int_equal(os.compute_ctx_in_release, 0);
 
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO, HL_INFO_TIME_SYNC,
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO, HL_INFO_TIME_SYNC,
 			      0, 16),
 			 0);
 	memcpy(&ts, f->ans, sizeof(ts));
 	assert_true(ts.host_time > 0);
 
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO,
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO,
 			      HL_INFO_PLL_FREQUENCY, 8 /* TPC */, 8),
 			 0);
 	memcpy(&pll, f->ans, sizeof(pll));
 	assert_int_equal(pll.output[0], clk.cur_clk_rate_mhz);
 
-	assert_int_equal(
-		info(f, f->compute, HL_IOCTL_INFO, HL_INFO_HW_IDLE, 0, 40), 0);
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO, HL_INFO_HW_IDLE,
+			      0, 40),
+			 0);
 	memcpy(&idle, f->ans, sizeof(idle));
 	assert_int_equal(idle.is_idle, 1);
 	assert_int_equal(idle.busy_engines_mask_ext[0], 0);
 
 	/* HW_EVENTS: the counters the caller has room for */
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO, HL_INFO_HW_EVENTS,
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO, HL_INFO_HW_EVENTS,
 			      0, sizeof(ev)),
 			 0);
 	memcpy(ev, f->ans, sizeof(ev));
@@ -423,70 +410,75 @@ static void test_values(void **state)
 	assert_int_equal(f->ans[sizeof(ev)], FILL);
 
 	/* a control node has no context: no DRAM of its own */
-	assert_int_equal(info(f, f->control, HL_IOCTL_INFO, HL_INFO_DRAM_USAGE,
-			      0, 16),
+	assert_int_equal(info(f, f->h.control, HL_IOCTL_INFO,
+			      HL_INFO_DRAM_USAGE, 0, 16),
 			 0);
 	memcpy(&du, f->ans, sizeof(du));
 	assert_int_equal(du.ctx_dram_mem, 0);
 }
 
+/* An INFO request the driver refuses, and with what */
+struct bad_info {
+	bool control; /* on the control context, else the compute one */
+	uint32_t op;
+	uint32_t extra; /* dcore_id / pll_index */
+	uint32_t size;	/* return_size */
+	int err;
+};
+
 static void test_bad_info(void **state)
 {
+	static const struct bad_info bad[] = {
+		/* unknown ops */
+		{ false, 5, 0, 64, -EINVAL },
+		{ false, 19, 0, 64, -EINVAL },
+		{ false, 20, 0, 64, -EINVAL },
+		{ false, 38, 0, 64, -EINVAL },
+		{ false, 1000, 0, 64, -EINVAL },
+		{ false, 0xffffffff, 0, 64, -EINVAL },
+		/* no room */
+		{ false, HL_INFO_HW_IP_INFO, 0, 0, -EINVAL },
+		/* out of range */
+		{ false, HL_INFO_SYNC_MANAGER, HL_MAX_DCORES, 16, -EINVAL },
+		{ false, HL_INFO_PLL_FREQUENCY, HL_GAUDI2_PLL_MAX, 8, -EINVAL },
+		/* the control node's refusals */
+		{ true, HL_INFO_GET_EVENTS, 0, 8, -EOPNOTSUPP },
+		{ true, HL_INFO_REGISTER_EVENTFD, 0, 8, -EOPNOTSUPP },
+		{ true, HL_INFO_UNREGISTER_EVENTFD, 0, 8, -EOPNOTSUPP },
+		/* nothing registered */
+		{ false, HL_INFO_UNREGISTER_EVENTFD, 0, 8, -EINVAL },
+		/* not served by the model */
+		{ false, HL_INFO_SECURED_ATTESTATION, 0, 64, -EOPNOTSUPP },
+		{ false, HL_INFO_ENGINE_STATUS, 0, 64, -EOPNOTSUPP },
+	};
 	struct fixture *f = *state;
-	static const uint32_t unknown[] = { 5, 19, 20, 38, 1000, 0xffffffff };
 	struct hl_info_args a;
 	unsigned int i;
 	void *page;
+	int ret;
 
-	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
-		assert_int_equal(info(f, f->compute, HL_IOCTL_INFO, unknown[i],
-				      0, 64),
-				 -EINVAL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ret = info(f, bad[i].control ? f->h.control : f->h.compute,
+			   HL_IOCTL_INFO, bad[i].op, bad[i].extra, bad[i].size);
+		if (ret != bad[i].err)
+			print_message("case %u: op %u: %d, want %d\n", i,
+				      bad[i].op, ret, bad[i].err);
+		assert_int_equal(ret, bad[i].err);
+	}
 	/* pad not 0 */
 	memset(&a, 0, sizeof(a));
 	a.return_pointer = (uintptr_t)f->ans;
 	a.return_size = 8;
 	a.op = HL_INFO_CLK_RATE;
 	a.pad = 1;
-	assert_int_equal(run(f->compute, HL_IOCTL_INFO, &a, sizeof(a)),
+	assert_int_equal(run(f->h.compute, HL_IOCTL_INFO, &a, sizeof(a)),
 			 -EINVAL);
-	/* no room or no pointer */
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO, HL_INFO_HW_IP_INFO,
-			      0, 0),
-			 -EINVAL);
+	/* no pointer */
 	memset(&a, 0, sizeof(a));
 	a.return_size = 8;
 	a.op = HL_INFO_CLK_RATE;
-	assert_int_equal(run(f->compute, DRM_IOCTL_HL_INFO, &a, sizeof(a)),
+	assert_int_equal(run(f->h.compute, DRM_IOCTL_HL_INFO, &a, sizeof(a)),
 			 -EINVAL);
-	/* out of range */
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO,
-			      HL_INFO_SYNC_MANAGER, HL_MAX_DCORES, 16),
-			 -EINVAL);
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO,
-			      HL_INFO_PLL_FREQUENCY, HL_GAUDI2_PLL_MAX, 8),
-			 -EINVAL);
-	/* the control node's refusals */
-	assert_int_equal(info(f, f->control, HL_IOCTL_INFO, HL_INFO_GET_EVENTS,
-			      0, 8),
-			 -EOPNOTSUPP);
-	assert_int_equal(info(f, f->control, HL_IOCTL_INFO,
-			      HL_INFO_REGISTER_EVENTFD, 0, 8),
-			 -EOPNOTSUPP);
-	assert_int_equal(info(f, f->control, HL_IOCTL_INFO,
-			      HL_INFO_UNREGISTER_EVENTFD, 0, 8),
-			 -EOPNOTSUPP);
-	/* nothing registered */
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO,
-			      HL_INFO_UNREGISTER_EVENTFD, 0, 8),
-			 -EINVAL);
-	/* not served by the model */
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO,
-			      HL_INFO_SECURED_ATTESTATION, 0, 64),
-			 -EOPNOTSUPP);
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO,
-			      HL_INFO_ENGINE_STATUS, 0, 64),
-			 -EOPNOTSUPP);
 	/* an answer that cannot be written: -EFAULT */
 	page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(page != MAP_FAILED);
@@ -494,11 +486,11 @@ static void test_bad_info(void **state)
 	a.return_pointer = (uintptr_t)page;
 	a.return_size = 304;
 	a.op = HL_INFO_HW_IP_INFO;
-	assert_int_equal(run(f->compute, HL_IOCTL_INFO, &a, sizeof(a)),
+	assert_int_equal(run(f->h.compute, HL_IOCTL_INFO, &a, sizeof(a)),
 			 -EFAULT);
 	munmap(page, 4096);
 	/* nothing captured: the error-event ops copy nothing */
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO,
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO,
 			      HL_INFO_HW_ERR_EVENT, 0, 16),
 			 0);
 	assert_int_equal(written(f), 0);
@@ -515,36 +507,37 @@ static void set_status(struct hfd_device *dev, uint32_t status)
 static void test_not_operational(void **state)
 {
 	struct fixture *f = *state;
-	struct hfd_device *dev = &f->drv.devs[0];
+	struct hfd_device *dev = &f->h.drv.devs[0];
 	uint32_t status;
 
 	set_status(dev, HPU_DEVICE_STATUS_NEEDS_RESET);
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO,
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO,
 			      HL_INFO_DEVICE_STATUS, 0, 8),
 			 0);
 	memcpy(&status, f->ans, 4);
 	assert_int_equal(status, HL_DEVICE_STATUS_NEEDS_RESET);
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO, HL_INFO_HW_IP_INFO,
-			      0, 304),
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO,
+			      HL_INFO_HW_IP_INFO, 0, 304),
 			 0);
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO, HL_INFO_HW_IDLE, 0,
-			      40),
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO, HL_INFO_HW_IDLE,
+			      0, 40),
 			 -EBUSY);
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO, HL_INFO_CLK_RATE, 0,
-			      8),
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO, HL_INFO_CLK_RATE,
+			      0, 8),
 			 -EBUSY);
 	/* the real driver checks the state before it finds the op unknown */
-	assert_int_equal(info(f, f->compute, HL_IOCTL_INFO, 5, 0, 8), -EBUSY);
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO, 5, 0, 8), -EBUSY);
 	set_status(dev, HPU_DEVICE_STATUS_OPERATIONAL);
-	assert_int_equal(
-		info(f, f->compute, HL_IOCTL_INFO, HL_INFO_HW_IDLE, 0, 40), 0);
+	assert_int_equal(info(f, f->h.compute, HL_IOCTL_INFO, HL_INFO_HW_IDLE,
+			      0, 40),
+			 0);
 }
 
 /* One compute open per device: -EBUSY for a second, control opens never */
 static void test_one_compute_open(void **state)
 {
 	struct fixture *f = *state;
-	struct hfd_device *dev = &f->drv.devs[0];
+	struct hfd_device *dev = &f->h.drv.devs[0];
 	struct hfd_ctx *c2 = NULL, *ctl2 = NULL;
 
 	assert_int_equal(hfd_ctx_open_exclusive(dev, false, true, getpid(),
@@ -556,11 +549,11 @@ static void test_one_compute_open(void **state)
 			 0);
 	hfd_ctx_release(ctl2);
 	/* once the holder is gone the device can be opened again */
-	hfd_ctx_release(f->compute);
-	f->compute = NULL;
+	hfd_ctx_release(f->h.compute);
+	f->h.compute = NULL;
 	assert_int_equal(hfd_ctx_open_exclusive(dev, false, true, getpid(),
 						getuid(), getgid(),
-						&f->compute),
+						&f->h.compute),
 			 0);
 }
 
@@ -569,21 +562,23 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_codes),
 		cmocka_unit_test_setup_teardown(test_both_sets_answer, setup,
-						teardown),
+						hpu_test_hfd_teardown),
 		cmocka_unit_test_setup_teardown(test_rejected_codes, setup,
-						teardown),
+						hpu_test_hfd_teardown),
 		cmocka_unit_test_setup_teardown(test_debug_mode, setup,
-						teardown),
+						hpu_test_hfd_teardown),
 		cmocka_unit_test_setup_teardown(test_caller_size, setup,
-						teardown),
+						hpu_test_hfd_teardown),
 		cmocka_unit_test_setup_teardown(test_every_op_size, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_values, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_info, setup, teardown),
+						hpu_test_hfd_teardown),
+		cmocka_unit_test_setup_teardown(test_values, setup,
+						hpu_test_hfd_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_info, setup,
+						hpu_test_hfd_teardown),
 		cmocka_unit_test_setup_teardown(test_not_operational, setup,
-						teardown),
+						hpu_test_hfd_teardown),
 		cmocka_unit_test_setup_teardown(test_one_compute_open, setup,
-						teardown),
+						hpu_test_hfd_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

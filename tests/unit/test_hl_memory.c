@@ -24,59 +24,28 @@
 
 #define MiB (1024ULL * 1024)
 
-/**
- * struct fixture - one Gaudi2 with a habanalabs compute context
- */
-struct fixture {
-	struct hfd_driver drv;
-	struct hfd_ctx *ctx;
-};
+/* One Gaudi2 with a habanalabs compute context */
+static struct hpu_test_hfd_fixture fx;
 
 static int setup(void **state)
 {
-	static struct fixture f;
-
-	memset(&f, 0, sizeof(f));
-	if (hpu_test_hfd_open(&f.drv, true, &f.ctx, NULL))
+	if (hpu_test_hfd_setup(&fx, state, true, false))
 		return -1;
-	if (!hfd_device_has_cs(&f.drv.devs[0]))
-		return -1;
-	*state = &f;
-	return 0;
+	return hfd_device_has_cs(&fx.drv.devs[0]) ? 0 : -1;
 }
 
-static int teardown(void **state)
+/* One MEMORY request by code @cmd (either set) */
+static int run_at(struct hfd_ctx *ctx, unsigned int cmd, union hl_mem_args *a)
 {
-	struct fixture *f = *state;
-
-	hpu_test_hfd_close(&f->drv, f->ctx, NULL);
-	return 0;
-}
-
-static int run_at(struct hfd_ctx *ctx, unsigned int cmd, union hl_mem_args *a,
-		  uint64_t arg)
-{
-	struct hfd_ioctl_call call = { .ctx = ctx,
-				       .pid = getpid(),
-				       .arg = arg };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_hl_ioctl_dispatch(&call, cmd, a, sizeof(*a), out, &out_size);
-	if (!ret) {
-		assert_int_equal(out_size, sizeof(*a));
-		memcpy(a, out, sizeof(*a));
-	}
-	return ret;
+	return hpu_test_hfd_hl_ioctl(ctx, cmd, a, sizeof(*a), 0);
 }
 
 static int run(struct hfd_ctx *ctx, union hl_mem_args *a)
 {
-	return run_at(ctx, HL_IOCTL_MEMORY, a, 0);
+	return run_at(ctx, HL_IOCTL_MEMORY, a);
 }
 
-static int alloc(struct fixture *f, uint64_t size, uint64_t page,
+static int alloc(struct hpu_test_hfd_fixture *f, uint64_t size, uint64_t page,
 		 uint32_t flags, uint64_t *handle)
 {
 	union hl_mem_args a = { .in = { .op = HL_MEM_OP_ALLOC,
@@ -85,36 +54,37 @@ static int alloc(struct fixture *f, uint64_t size, uint64_t page,
 
 	a.in.alloc.mem_size = size;
 	a.in.alloc.page_size = page;
-	ret = run(f->ctx, &a);
+	ret = run(f->compute, &a);
 	if (!ret)
 		*handle = a.out.handle;
 	return ret;
 }
 
-static int op_handle(struct fixture *f, uint32_t op, uint64_t handle)
+static int op_handle(struct hpu_test_hfd_fixture *f, uint32_t op,
+		     uint64_t handle)
 {
 	union hl_mem_args a = { .in = { .op = op } };
 
 	a.in.free.handle = handle;
-	return run(f->ctx, &a);
+	return run(f->compute, &a);
 }
 
-static int map_dev(struct fixture *f, uint64_t handle, uint64_t hint,
-		   uint32_t flags, uint64_t *va)
+static int map_dev(struct hpu_test_hfd_fixture *f, uint64_t handle,
+		   uint64_t hint, uint32_t flags, uint64_t *va)
 {
 	union hl_mem_args a = { .in = { .op = HL_MEM_OP_MAP, .flags = flags } };
 	int ret;
 
 	a.in.map_device.handle = handle;
 	a.in.map_device.hint_addr = hint;
-	ret = run(f->ctx, &a);
+	ret = run(f->compute, &a);
 	if (!ret)
 		*va = a.out.device_virt_addr;
 	return ret;
 }
 
-static int map_host(struct fixture *f, const void *p, uint64_t size,
-		    uint64_t *va)
+static int map_host(struct hpu_test_hfd_fixture *f, const void *p,
+		    uint64_t size, uint64_t *va)
 {
 	union hl_mem_args a = { .in = { .op = HL_MEM_OP_MAP,
 					.flags = HL_MEM_USERPTR } };
@@ -122,39 +92,36 @@ static int map_host(struct fixture *f, const void *p, uint64_t size,
 
 	a.in.map_host.host_virt_addr = (uintptr_t)p;
 	a.in.map_host.mem_size = size;
-	ret = run(f->ctx, &a);
+	ret = run(f->compute, &a);
 	if (!ret)
 		*va = a.out.device_virt_addr;
 	return ret;
 }
 
-static int unmap(struct fixture *f, uint64_t va)
+static int unmap(struct hpu_test_hfd_fixture *f, uint64_t va)
 {
 	union hl_mem_args a = { .in = { .op = HL_MEM_OP_UNMAP } };
 
 	a.in.unmap.device_virt_addr = va;
-	return run(f->ctx, &a);
+	return run(f->compute, &a);
 }
 
-static uint64_t ctx_dram(struct fixture *f)
+static uint64_t ctx_dram(struct hpu_test_hfd_fixture *f)
 {
 	struct hl_info_dram_usage du = { 0 };
 	struct hl_info_args a = { .return_pointer = (uintptr_t)&du,
 				  .return_size = sizeof(du),
 				  .op = HL_INFO_DRAM_USAGE };
-	struct hfd_ioctl_call call = { .ctx = f->ctx, .pid = getpid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
 
-	assert_int_equal(hfd_hl_ioctl_dispatch(&call, HL_IOCTL_INFO, &a,
-					       sizeof(a), out, &out_size),
+	assert_int_equal(hpu_test_hfd_hl_ioctl(f->compute, HL_IOCTL_INFO, &a,
+					       sizeof(a), 0),
 			 0);
 	return du.ctx_dram_mem;
 }
 
 static void test_device_memory(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	uint64_t h = 0, h2 = 0, va = 0, va2 = 0;
 
 	assert_int_equal(alloc(f, 0, 0, 0, &h), -EINVAL);
@@ -200,7 +167,7 @@ static void test_device_memory(void **state)
 
 static void test_host_memory(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	uint8_t *buf;
 	void *gone;
 	uint64_t va = 0;
@@ -224,28 +191,28 @@ static void test_host_memory(void **state)
 
 static void test_other_ops(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	union hl_mem_args a;
 	uint64_t h = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_MAP_BLOCK;
 	a.in.map_block.block_addr = 0x1000000;
-	assert_int_equal(run(f->ctx, &a), -EINVAL);
+	assert_int_equal(run(f->compute, &a), -EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
-	assert_int_equal(run(f->ctx, &a), -EOPNOTSUPP);
+	assert_int_equal(run(f->compute, &a), -EOPNOTSUPP);
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_TS_ALLOC;
-	assert_int_equal(run(f->ctx, &a), -EOPNOTSUPP);
+	assert_int_equal(run(f->compute, &a), -EOPNOTSUPP);
 	memset(&a, 0, sizeof(a));
 	a.in.op = 7;
-	assert_int_equal(run(f->ctx, &a), -EINVAL);
+	assert_int_equal(run(f->compute, &a), -EINVAL);
 	/* the DRM code set reaches the same handler */
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_ALLOC;
 	a.in.alloc.mem_size = 2 * MiB;
-	assert_int_equal(run_at(f->ctx, DRM_IOCTL_HL_MEMORY, &a, 0), 0);
+	assert_int_equal(run_at(f->compute, DRM_IOCTL_HL_MEMORY, &a), 0);
 	h = a.out.handle;
 	assert_int_equal(op_handle(f, HL_MEM_OP_FREE, h), 0);
 	/* a device that does not work */
@@ -261,32 +228,29 @@ static void test_other_ops(void **state)
 /* An argument that cannot be written back: -EFAULT, nothing allocated */
 static void test_efault_does_nothing(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	union hl_mem_args a;
-	void *ro;
 
-	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_true(ro != MAP_FAILED);
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_ALLOC;
 	a.in.alloc.mem_size = 2 * MiB;
-	assert_int_equal(run_at(f->ctx, HL_IOCTL_MEMORY, &a, (uintptr_t)ro),
+	assert_int_equal(hpu_test_hfd_hl_ioctl_ro(f->compute, HL_IOCTL_MEMORY,
+						  &a, sizeof(a)),
 			 -EFAULT);
 	assert_int_equal(ctx_dram(f), 0);
-	munmap(ro, 4096);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_device_memory, setup,
-						teardown),
+						hpu_test_hfd_teardown),
 		cmocka_unit_test_setup_teardown(test_host_memory, setup,
-						teardown),
+						hpu_test_hfd_teardown),
 		cmocka_unit_test_setup_teardown(test_other_ops, setup,
-						teardown),
+						hpu_test_hfd_teardown),
 		cmocka_unit_test_setup_teardown(test_efault_does_nothing, setup,
-						teardown),
+						hpu_test_hfd_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_umockdev.h"
 #include "../lib/hpu_test_util.h"
 #include "hpudrv.h"
 
@@ -38,10 +39,8 @@
 #endif
 
 #ifdef HAVE_UMOCKDEV
-#include <dlfcn.h>
 #include <umockdev.h>
 
-#define PRELOAD	    "libumockdev-preload.so.0"
 #define REEXEC_ENV  "HPU_TEST_UMOCKDEV_REEXEC"
 #define HL_DRIVER   "../../../bus/pci/drivers/habanalabs"
 #define IVPU_DRIVER "../../../bus/pci/drivers/intel_vpu"
@@ -450,57 +449,6 @@ static void test_smi_kernel_device_bare(void **state)
 	free(out);
 }
 
-/* Whether libumockdev-preload is mapped into this process */
-static bool preloaded(void)
-{
-	char line[512];
-	bool found = false;
-	FILE *f;
-
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "libumockdev-preload") != NULL;
-	fclose(f);
-	return found;
-}
-
-/*
- * Runs itself again with the umockdev preload library, unless that was
- * done already; sets skip_reason when umockdev cannot be used.
- */
-static void enter_mock_environment(char **argv)
-{
-	const char *asan;
-	char opts[512];
-	void *h;
-
-	if (preloaded())
-		return;
-	if (getenv(REEXEC_ENV)) {
-		skip_reason = "running under libumockdev-preload did not work";
-		return;
-	}
-	h = dlopen(PRELOAD, RTLD_LAZY | RTLD_NOLOAD);
-	if (!h)
-		h = dlopen(PRELOAD, RTLD_LAZY);
-	if (!h) {
-		skip_reason = PRELOAD " not found (Debian package umockdev)";
-		return;
-	}
-	dlclose(h);
-	setenv(REEXEC_ENV, "1", 1);
-	setenv("LD_PRELOAD", PRELOAD, 1);
-	/* AddressSanitizer wants to be first; the preload library is */
-	asan = getenv("ASAN_OPTIONS");
-	snprintf(opts, sizeof(opts), "%s%sverify_asan_link_order=0",
-		 asan ? asan : "", asan && *asan ? ":" : "");
-	setenv("ASAN_OPTIONS", opts, 1);
-	execv("/proc/self/exe", argv);
-	skip_reason = "cannot re-execute under libumockdev-preload";
-}
-
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,7 +471,7 @@ int main(int argc, char **argv)
 	};
 
 	(void)argc;
-	enter_mock_environment(argv);
+	skip_reason = hpu_test_umockdev_reexec(argv, REEXEC_ENV);
 	if (skip_reason)
 		fprintf(stderr, "test_hpudrv_udev: skipping: %s\n",
 			skip_reason);

@@ -22,57 +22,25 @@
 #include "hpu_cs.h"
 #include "hpu_fused.h"
 
-/**
- * struct fixture - one simulated device with a compute and a control
- * context opened by this process
- */
-struct fixture {
-	struct hfd_driver drv;
-	struct hfd_ctx *compute;
-	struct hfd_ctx *control;
-};
+/* One simulated device with a compute and a control context opened by
+ * this process */
+static struct hpu_test_hfd_fixture fx;
 
 static int setup(void **state)
 {
-	static struct fixture f;
-
-	memset(&f, 0, sizeof(f));
-	if (hpu_test_hfd_open(&f.drv, false, &f.compute, &f.control))
-		return -1;
-	*state = &f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	hpu_test_hfd_close(&f->drv, f->compute, f->control);
-	return 0;
+	return hpu_test_hfd_setup(&fx, state, false, true);
 }
 
 /* One ioctl as user @uid */
 static int run_uid(struct hfd_ctx *ctx, unsigned int cmd, void *arg,
 		   size_t size, uid_t uid)
 {
-	struct hfd_ioctl_call call = { .ctx = ctx,
-				       .pid = getpid(),
-				       .uid = uid };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
-	if (!ret) {
-		assert_int_equal(out_size, size);
-		memcpy(arg, out, size);
-	}
-	return ret;
+	return hpu_test_hfd_ioctl(ctx, uid, cmd, arg, size);
 }
 
 static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 {
-	return run_uid(ctx, cmd, arg, size, 0);
+	return hpu_test_hfd_ioctl(ctx, 0, cmd, arg, size);
 }
 
 static void test_lookup_valid(void **state)
@@ -182,7 +150,7 @@ static void test_check_zero(void **state)
 
 static void test_dispatch_short_input(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	struct hpu_info_args a = { 0 };
 
 	assert_int_equal(run(f->compute, HPU_IOCTL_INFO, &a, sizeof(a) - 8),
@@ -191,7 +159,7 @@ static void test_dispatch_short_input(void **state)
 
 static void test_control_only_info(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	struct hpu_info_driver_version v;
 	struct hpu_info_args a = {
 		.return_pointer = (uintptr_t)&v,
@@ -228,7 +196,7 @@ static void test_control_only_info(void **state)
 
 static void test_info_snprintf(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	uint8_t buf[sizeof(struct hpu_info_hw_ip_info) + 8];
 	struct hpu_info_hw_ip_info *ip = (void *)buf;
 	struct hpu_info_args a = {
@@ -251,7 +219,7 @@ static void test_info_snprintf(void **state)
 
 static void test_info_rejects(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	struct hpu_info_device_utilization u;
 	struct hpu_info_args a;
 	const struct hpu_info_args good = {
@@ -310,7 +278,7 @@ static void test_info_rejects(void **state)
 
 static void test_cb_validation(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	static uint64_t buf[8];
 	union hpu_cb_args cb;
 	const struct hpu_cb_in good = { .host_ptr = (uintptr_t)buf,
@@ -352,7 +320,7 @@ static void test_cb_validation(void **state)
 
 static void test_cs_validation(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	union hpu_cs_args cs;
 	const struct hpu_cs_in good = { .chunks_execute = 4096,
 					.num_chunks_execute = 1 };
@@ -378,7 +346,7 @@ static void test_cs_validation(void **state)
 
 static void test_wait_cs_validation(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	union hpu_wait_cs_args w;
 	const struct hpu_wait_cs_in good = { .seq = 1 };
 
@@ -407,7 +375,7 @@ static void test_wait_cs_validation(void **state)
 
 static void test_memory_debug_validation(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	union hpu_mem_args m;
 	struct hpu_debug_args d;
 	uint64_t h;
@@ -478,7 +446,7 @@ static void test_memory_debug_validation(void **state)
 	assert_int_equal(f->drv.devs[0].status, HPU_DEVICE_STATUS_OPERATIONAL);
 }
 
-static int nic(struct fixture *f, struct hpu_nic_in *in)
+static int nic(struct hpu_test_hfd_fixture *f, struct hpu_nic_in *in)
 {
 	union hpu_nic_args a;
 
@@ -490,7 +458,7 @@ static int nic(struct fixture *f, struct hpu_nic_in *in)
 /* Every NIC field the driver checks before the model sees the call */
 static void test_nic_validation(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	const struct hpu_fw_profile *p = f->drv.devs[0].profile;
 	int unsupported = hfd_model_has_nic(&hpusim_model) ? 0 : -EOPNOTSUPP;
 	struct hpu_nic_in reg = { .op = HPU_NIC_OP_REG_MR,
@@ -625,7 +593,7 @@ static void test_nic_validation(void **state)
 	}
 }
 
-static int dbg(struct fixture *f, struct hpu_debug_args *d)
+static int dbg(struct hpu_test_hfd_fixture *f, struct hpu_debug_args *d)
 {
 	return run(f->compute, HPU_IOCTL_DEBUG, d, sizeof(*d));
 }
@@ -684,7 +652,7 @@ static const struct refused_inject {
 
 static void test_debug_link_validation(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	const struct hpu_fw_profile *p = f->drv.devs[0].profile;
 	int unsupported = hfd_model_has_nic(&hpusim_model) ? 0 : -EOPNOTSUPP;
 	struct hpu_debug_args d;
@@ -760,7 +728,7 @@ static void test_debug_link_validation(void **state)
  */
 static void test_debug_permission(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	const struct hpu_fw_profile *p = f->drv.devs[0].profile;
 	struct hfd_device *dev = &f->drv.devs[0];
 	struct hpu_debug_args inj = { .op = HPU_DEBUG_OP_INJECT_FAULT,
@@ -820,7 +788,7 @@ static void test_debug_permission(void **state)
 /* The model's NIC events reach the context they name, or every context */
 static void test_nic_events(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	struct hpu_fw_nic_event ev = { .type = HPU_EVENT_NIC_ACCESS_ERR,
 				       .port = 4,
 				       .key = 77,
@@ -871,7 +839,7 @@ static void test_nic_events(void **state)
 
 static void test_event_queue(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	struct hpu_event ev[HFD_CTX_MAX_EVENTS];
 	uint64_t mask, pending;
 	unsigned int i;
@@ -909,7 +877,7 @@ static void test_event_queue(void **state)
 
 static void test_open_stats_and_clients(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	struct hpu_info_open_stats st;
 	char *text, expect[64];
 	size_t len;
@@ -1006,7 +974,7 @@ static void test_limit_parse(void **state)
  */
 static void test_daemon_shm_maps_bound(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	uint64_t cap = hfd_limit_daemon_shm_maps(0);
 	uint64_t base = hfd_limit_daemon_shm_used();
 
@@ -1046,7 +1014,7 @@ static void swallow(const char *msg)
  */
 static void test_lock_asserts(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	struct hfd_cs_state *st = f->compute->cs;
 	unsigned long hits = hpu_warn_count();
 	uint32_t status;
@@ -1097,5 +1065,5 @@ int main(void)
 		cmocka_unit_test(test_lock_asserts),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, hpu_test_hfd_teardown);
 }

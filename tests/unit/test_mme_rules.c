@@ -15,28 +15,17 @@
 #include <cmocka.h>
 
 #include "hpu_fused.h"
+#include "hpu_gemm_pkt.h"
 #include "hpu_mme_check.h"
 
 static struct hpu_pkt_mme_gemm good(void)
 {
 	struct hpu_pkt_mme_gemm g;
 
-	memset(&g, 0, sizeof(g));
+	g = hpu_gemm_pkt(0x100000, 0x200000, 0x300000, 4, 5, 6, HPU_DTYPE_FP32,
+			 HPU_DTYPE_FP32);
 	g.hdr.opcode = HPU_PACKET_MME_GEMM;
 	g.hdr.size = sizeof(g);
-	g.a_addr = 0x100000;
-	g.b_addr = 0x200000;
-	g.c_addr = 0x300000;
-	g.m = 4;
-	g.n = 5;
-	g.k = 6;
-	g.lda = 6;
-	g.ldb = 5;
-	g.ldc = 5;
-	g.batch = 1;
-	g.dtype_ab = HPU_DTYPE_FP32;
-	g.dtype_c = HPU_DTYPE_FP32;
-	g.alpha = 0x3f800000;
 	return g;
 }
 

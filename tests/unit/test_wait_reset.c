@@ -21,56 +21,16 @@
 
 #include <cmocka.h>
 
+#include "../lib/hpu_test_hfd.h"
 #include "hpu_cs.h"
 #include "hpu_fused.h"
 
-/**
- * struct fixture - one simulated device with a compute context opened
- * by this process
- */
-struct fixture {
-	struct hfd_driver drv;
-	struct hfd_ctx *ctx;
-};
+/* One simulated device with a compute context opened by this process */
+static struct hpu_test_hfd_fixture fx;
 
 static int setup(void **state)
 {
-	static struct fixture f;
-
-	memset(&f, 0, sizeof(f));
-	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
-		return -1;
-	if (hfd_ctx_open(&f.drv.devs[0], false, getpid(), getuid(), getgid(),
-			 &f.ctx))
-		return -1;
-	*state = &f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	hfd_ctx_release(f->ctx);
-	hfd_driver_fini(&f->drv);
-	return 0;
-}
-
-static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
-{
-	struct hfd_ioctl_call call = { .ctx = ctx,
-				       .pid = getpid(),
-				       .uid = getuid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
-	if (!ret) {
-		assert_int_equal(out_size, size);
-		memcpy(arg, out, size);
-	}
-	return ret;
+	return hpu_test_hfd_setup(&fx, state, false, false);
 }
 
 /* Submit one CB of @len bytes of @pkts on queue 0; its sequence number */
@@ -87,12 +47,16 @@ static uint64_t submit(struct hfd_ctx *ctx, const void *pkts, uint32_t len)
 	assert_true(len <= sizeof(buf[0]));
 	memcpy(b, pkts, len);
 	cb.in.host_ptr = (uintptr_t)b;
-	assert_int_equal(run(ctx, HPU_IOCTL_CB, &cb, sizeof(cb)), 0);
+	assert_int_equal(hpu_test_hfd_ioctl(ctx, getuid(), HPU_IOCTL_CB, &cb,
+					    sizeof(cb)),
+			 0);
 	ch.cb_handle = cb.out.cb_handle;
 	memset(&cs, 0, sizeof(cs));
 	cs.in.chunks_execute = (uintptr_t)&ch;
 	cs.in.num_chunks_execute = 1;
-	assert_int_equal(run(ctx, HPU_IOCTL_CS, &cs, sizeof(cs)), 0);
+	assert_int_equal(hpu_test_hfd_ioctl(ctx, getuid(), HPU_IOCTL_CS, &cs,
+					    sizeof(cs)),
+			 0);
 	assert_true(cs.out.seq != 0);
 	return cs.out.seq;
 }
@@ -122,7 +86,7 @@ static int wait_now(struct hfd_ctx *ctx, uint64_t seq, uint32_t *status)
  */
 static void test_reset_between_call_and_look(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_fixture *f = *state;
 	struct hpu_pkt_fence fence = { .hdr = { .opcode = HPU_PACKET_FENCE,
 						.size = sizeof(fence) },
 				       .sob_id = 5,
@@ -134,32 +98,32 @@ static void test_reset_between_call_and_look(void **state)
 	uint64_t done, stuck;
 	int ret;
 
-	done = submit(f->ctx, &nop, sizeof(nop));
-	assert_int_equal(wait_now(f->ctx, done, &status), 0);
+	done = submit(f->compute, &nop, sizeof(nop));
+	assert_int_equal(wait_now(f->compute, done, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
-	stuck = submit(f->ctx, &fence, sizeof(fence));
-	assert_int_equal(wait_now(f->ctx, stuck, &status), 0);
+	stuck = submit(f->compute, &fence, sizeof(fence));
+	assert_int_equal(wait_now(f->compute, stuck, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
 
-	assert_true(hfd_ctx_call_try_begin(f->ctx));
+	assert_true(hfd_ctx_call_try_begin(f->compute));
 	assert_int_equal(hfd_device_reset(&f->drv.devs[0], HPU_RESET_HARD,
-					  f->ctx, false, "test"),
+					  f->compute, false, "test"),
 			 0);
-	assert_true(hfd_ctx_is_dead(f->ctx));
+	assert_true(hfd_ctx_is_dead(f->compute));
 	status = ~0U;
-	ret = wait_now(f->ctx, stuck, &status);
+	ret = wait_now(f->compute, stuck, &status);
 	assert_int_equal(ret, -EIO);
 	/* what ended well before the reset still says so */
-	assert_int_equal(wait_now(f->ctx, done, &status), 0);
+	assert_int_equal(wait_now(f->compute, done, &status), 0);
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
-	hfd_ctx_call_end(f->ctx);
+	hfd_ctx_call_end(f->compute);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(
-			test_reset_between_call_and_look, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reset_between_call_and_look,
+						setup, hpu_test_hfd_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@
 
 #include "bench.h"
 #include "hpu_bf16.h"
+#include "hpu_gemm_pkt.h"
 #include "hpudrv.h"
 #include "hpusim_timing.h"
 
@@ -159,22 +160,11 @@ static int gemm_cb(struct gemm_run *r, uint32_t m, uint32_t n, uint32_t k,
 		   uint16_t dtype)
 {
 	uint64_t mat = r->max * r->max * 4;
+	uint64_t a = r->va + (dtype == HPU_DTYPE_BF16 ? 3 * mat : 0);
+	uint64_t b = dtype == HPU_DTYPE_BF16 ? a + mat / 2 : r->va + mat;
 	struct hpu_pkt_mme_gemm g;
 
-	memset(&g, 0, sizeof(g));
-	g.a_addr = r->va + (dtype == HPU_DTYPE_BF16 ? 3 * mat : 0);
-	g.b_addr = dtype == HPU_DTYPE_BF16 ? g.a_addr + mat / 2 : r->va + mat;
-	g.c_addr = r->va + 2 * mat;
-	g.m = m;
-	g.n = n;
-	g.k = k;
-	g.lda = k;
-	g.ldb = n;
-	g.ldc = n;
-	g.batch = 1;
-	g.dtype_ab = dtype;
-	g.dtype_c = dtype;
-	g.alpha = 0x3f800000; /* 1.0 */
+	g = hpu_gemm_pkt(a, b, r->va + 2 * mat, m, n, k, dtype, dtype);
 	hpu_cb_builder_reset(r->cb);
 	return hpu_cb_mme_gemm(r->cb, &g);
 }

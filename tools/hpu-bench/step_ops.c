@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "hpu_gemm_pkt.h"
 #include "step.h"
 
 static uint64_t carve(uint64_t *off, uint64_t bytes)
@@ -80,21 +81,12 @@ static void op_gemm(struct step_run *r, uint64_t c, uint64_t a, uint64_t b,
 {
 	struct op *o = op_new(r, Q_MME, OP_GEMM);
 
+	o->g = hpu_gemm_pkt(r->va + a, r->va + b, r->va + c, m, n, k,
+			    HPU_DTYPE_FP32, HPU_DTYPE_FP32);
 	o->g.hdr.flags = (ta ? HPU_MME_F_TRANS_A : 0) |
 			 (tb ? HPU_MME_F_TRANS_B : 0);
-	o->g.a_addr = r->va + a;
-	o->g.b_addr = r->va + b;
-	o->g.c_addr = r->va + c;
-	o->g.m = m;
-	o->g.n = n;
-	o->g.k = k;
 	o->g.lda = ta ? m : k;
 	o->g.ldb = tb ? k : n;
-	o->g.ldc = n;
-	o->g.batch = 1;
-	o->g.dtype_ab = HPU_DTYPE_FP32;
-	o->g.dtype_c = HPU_DTYPE_FP32;
-	o->g.alpha = 0x3f800000; /* 1.0 */
 }
 
 static struct op *op_tpc(struct step_run *r, uint32_t kid, unsigned int nt)

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hpu_gemm_pkt.h"
 #include "ht_error.h"
 #include "ht_graph.h"
 #include "ht_ops.h"
@@ -48,24 +49,14 @@ static int bgemm(struct ht_backend *be, uint32_t flags, uint64_t a, uint64_t b,
 {
 	struct hpu_pkt_mme_gemm g;
 
-	memset(&g, 0, sizeof(g));
+	g = hpu_gemm_pkt(a, b, c, s->m, s->n, s->k, (uint16_t)dtype_ab, HT_F32);
 	g.hdr.flags = (uint16_t)flags;
-	g.a_addr = a;
-	g.b_addr = b;
-	g.c_addr = c;
-	g.m = s->m;
-	g.n = s->n;
-	g.k = s->k;
 	g.lda = lda;
 	g.ldb = ldb;
-	g.ldc = s->n;
 	g.batch = s->batch;
 	g.stride_a = (uint64_t)s->m * s->k;
 	g.stride_b = (uint64_t)s->k * s->n;
 	g.stride_c = (uint64_t)s->m * s->n;
-	g.dtype_ab = (uint16_t)dtype_ab;
-	g.dtype_c = HT_F32;
-	g.alpha = ht_f2u(1.0f);
 	g.beta = ht_f2u(beta);
 	return ht_backend_gemm(be, &g);
 }

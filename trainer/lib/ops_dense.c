@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "hpu_gemm_pkt.h"
 #include "ht_error.h"
 #include "ht_graph.h"
 #include "ht_ops.h"
@@ -30,21 +31,11 @@ static int gemm(struct ht_backend *be, uint32_t flags, uint64_t a, uint64_t b,
 {
 	struct hpu_pkt_mme_gemm g;
 
-	memset(&g, 0, sizeof(g));
+	g = hpu_gemm_pkt(a, b, c, m, n, k, (uint16_t)dtype_ab, HT_F32);
 	g.hdr.flags = (uint16_t)flags;
-	g.a_addr = a;
-	g.b_addr = b;
-	g.c_addr = c;
-	g.m = m;
-	g.n = n;
-	g.k = k;
 	g.lda = lda;
 	g.ldb = ldb;
 	g.ldc = ldc;
-	g.batch = 1;
-	g.dtype_ab = (uint16_t)dtype_ab;
-	g.dtype_c = HT_F32;
-	g.alpha = ht_f2u(1.0f);
 	g.beta = ht_f2u(beta);
 	return ht_backend_gemm(be, &g);
 }

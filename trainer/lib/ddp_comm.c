@@ -77,6 +77,16 @@ int ht_ddp_create(struct ht_trainer *t)
 		ret = hpu_stream_create(
 			t->dev, hw.num_dma > 1 ? 1 : HPU_STREAM_QUEUE_AUTO,
 			&d->comm_stream);
+	/*
+	 * the allreduce after the program, the optimizer after the
+	 * allreduce: fences inside their CSs, no WAIT submissions
+	 * (docs/libhpudrv.md, "Stream fences"; HPU_STREAM_FENCE=0 in the
+	 * environment turns them off)
+	 */
+	if (!ret)
+		ret = hpu_stream_set_fences(d->compute, true);
+	if (!ret)
+		ret = hpu_stream_set_fences(d->comm_stream, true);
 	if (!ret)
 		ret = hpu_event_create(t->dev, &d->ev_compute);
 	if (!ret)

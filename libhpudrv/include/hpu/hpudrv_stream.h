@@ -10,6 +10,8 @@
 #ifndef HPU_HPUDRV_STREAM_H
 #define HPU_HPUDRV_STREAM_H
 
+#include <stdbool.h>
+
 #include "hpudrv_device.h"
 
 #ifdef __cplusplus
@@ -189,6 +191,30 @@ HPUDRV_EXPORT int hpu_event_synchronize(struct hpu_stream_event *ev);
 HPUDRV_EXPORT int hpu_event_elapsed_time(struct hpu_stream_event *start,
 					 struct hpu_stream_event *end,
 					 float *ms);
+
+/**
+ * hpu_stream_set_fences() - order the stream's CSs by fences inside them
+ * @s: stream
+ * @on: true: fences; false: WAIT submissions (the default)
+ *
+ * With fences every CS of @s ends, on each queue it uses, with a signal
+ * on a sync object of the stream (hpu_sob_alloc()'s range), and a CS
+ * that must follow another (the stream's order, hpu_stream_wait_event()
+ * of an event recorded in a stream with fences) starts on each of its
+ * queues with a FENCE on that count, instead of a WAIT submission before
+ * it: one CS less per dependency, and the dependent starts when the
+ * producer's last job signalled rather than when the driver handled the
+ * producer's end. Two differences follow: a dependent of a CS that fails
+ * waits until its own timeout (it then ends TIMEDOUT; with WAIT
+ * submissions it ran after the failure), and the completion times of
+ * such a pair are not ordered (hpu_event_elapsed_time() across them may
+ * be below 0 by the driver's completion handling). HPU_STREAM_FENCE=1 or
+ * 0 in the environment overrides @on for every stream. docs/libhpudrv.md,
+ * "Stream fences".
+ *
+ * Return: 0 or -EINVAL.
+ */
+HPUDRV_EXPORT int hpu_stream_set_fences(struct hpu_stream *s, bool on);
 
 /**
  * hpu_stream_submit() - a multi-queue CS in the order of a stream

@@ -144,6 +144,32 @@ int hpudrv_ring_submit_async(struct hpu_device *dev,
 			     const struct hpu_cs_chunk *chunks, unsigned int n,
 			     uint32_t flags, uint32_t timeout_ms,
 			     uint64_t *seq);
+/**
+ * struct hpudrv_wrap - bytes run around one chunk's CB bytes, in the CB
+ * arena only (a stream's fences and signals without jobs of their own)
+ * @pre: packets run before the CB's bytes, @npre bytes (may be 0)
+ * @post: packets run after them, @npost bytes (may be 0)
+ */
+struct hpudrv_wrap {
+	const void *pre;
+	uint32_t npre;
+	const void *post;
+	uint32_t npost;
+};
+
+/*
+ * As hpudrv_ring_submit_async() for a normal CS whose chunk i runs
+ * @wrap[i].pre, then its CB's bytes, then @wrap[i].post: the chunk's
+ * cb_size grows by both (it must stay within its builder CB's size). The
+ * bytes can only travel in the CB arena: -ENOSPC, nothing submitted,
+ * when they cannot (no arena, no room, a CB not a builder's, too large);
+ * -ENOTCONN without a ring.
+ */
+int hpudrv_ring_submit_wrapped(struct hpu_device *dev,
+			       const struct hpu_cs_chunk *chunks,
+			       const struct hpudrv_wrap *wrap, unsigned int n,
+			       uint32_t flags, uint32_t timeout_ms,
+			       uint64_t *seq);
 int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
 		     uint32_t *status, uint64_t *ts);
 int hpudrv_ring_wait_multi(struct hpu_device *dev, const uint64_t *seqs,

@@ -564,7 +564,8 @@ static bool may_go_untaken(const struct hpudrv_ring *r,
 }
 
 static int ring_submit(struct hpu_device *dev,
-		       const struct hpu_cs_chunk *chunks, unsigned int n,
+		       const struct hpu_cs_chunk *chunks,
+		       const struct hpudrv_wrap *wrap, unsigned int n,
 		       uint32_t flags, uint32_t timeout_ms, bool async,
 		       uint64_t *seq)
 {
@@ -608,13 +609,20 @@ static int ring_submit(struct hpu_device *dev,
 	tail = r->hdr->sq_tail;
 	/* small CBs travel in the arena: no copy out of the process */
 	if (!(flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT)) &&
-	    !hpudrv_ring_arena_put(r, tail + slots, chunks, n, &h.cb_offset))
+	    !hpudrv_ring_arena_put(r, tail + slots, chunks, wrap, n,
+				   &h.cb_offset))
 		h.flags = HPU_RING_SQE_F_CB_ARENA;
+	else if (wrap) {
+		ret = -ENOSPC; /* wrapped bytes go only through the arena */
+		goto out;
+	}
 	put_slot(r, tail, &h);
 	for (i = 0; i < n; i++) {
 		c = chunks[i];
 		if (flags & HPU_CS_FLAGS_WAIT)
 			c.cb_handle = 0;
+		if (wrap)
+			c.cb_size += wrap[i].npre + wrap[i].npost;
 		put_slot(r, tail + 1 + i, &c);
 	}
 	if (flags & HPU_CS_FLAGS_WAIT)
@@ -667,12 +675,25 @@ int hpudrv_ring_submit(struct hpu_device *dev,
 		       const struct hpu_cs_chunk *chunks, unsigned int n,
 		       uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
 {
-	return ring_submit(dev, chunks, n, flags, timeout_ms, false, seq);
+	return ring_submit(dev, chunks, NULL, n, flags, timeout_ms, false,
+			   seq);
 }
 
 int hpudrv_ring_submit_async(struct hpu_device *dev,
 			     const struct hpu_cs_chunk *chunks, unsigned int n,
 			     uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
 {
-	return ring_submit(dev, chunks, n, flags, timeout_ms, true, seq);
+	return ring_submit(dev, chunks, NULL, n, flags, timeout_ms, true, seq);
+}
+
+int hpudrv_ring_submit_wrapped(struct hpu_device *dev,
+			       const struct hpu_cs_chunk *chunks,
+			       const struct hpudrv_wrap *wrap, unsigned int n,
+			       uint32_t flags, uint32_t timeout_ms,
+			       uint64_t *seq)
+{
+	if (!n || n > HPU_MAX_JOBS_PER_CS ||
+	    (flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT)))
+		return -EINVAL;
+	return ring_submit(dev, chunks, wrap, n, flags, timeout_ms, true, seq);
 }

@@ -210,7 +210,8 @@ void hpudrv_ring_await_take(struct hpu_device *dev, struct hpudrv_ring *r,
 uint32_t hpudrv_ring_arena_size(void);
 void hpudrv_ring_arena_fini(struct hpudrv_ring *r);
 int hpudrv_ring_arena_put(struct hpudrv_ring *r, uint32_t sq_end,
-			  const struct hpu_cs_chunk *chunks, unsigned int n,
+			  const struct hpu_cs_chunk *chunks,
+			  const struct hpudrv_wrap *wrap, unsigned int n,
 			  uint32_t *offset);
 
 #endif /* HPUDRV_RING_INTERNAL_H */

@@ -414,6 +414,47 @@ static int fences_build(struct hpu_cb_builder *b, const struct dep *d,
 }
 
 /*
+ * Submit @chunks with each queue's fences (the stream's fence CBs, as
+ * stream_cs() built them) in front of the queue's first chunk and, with
+ * @signal, the signal behind its last one, in the chunks' own bytes
+ * through the CB arena: no job of their own. -ENOSPC or -ENOTCONN:
+ * not this way, nothing submitted.
+ */
+static int submit_wrapped(struct hpu_stream *s,
+			  const struct hpu_cs_chunk *chunks, unsigned int n,
+			  const uint32_t *qs, unsigned int nq, bool signal,
+			  uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
+{
+	struct hpudrv_wrap wrap[HPU_MAX_JOBS_PER_CS];
+	bool behind_q = s->head && !s->last_multi;
+	unsigned int i, j;
+
+	memset(wrap, 0, n * sizeof(wrap[0]));
+	for (j = 0; j < nq; j++) {
+		struct hpu_cb_builder *fb =
+			behind_q && qs[j] == s->queue ? s->fen_pend : s->fen_cb;
+		unsigned int first = n, last = 0;
+
+		for (i = 0; i < n; i++) {
+			if (chunks[i].queue_index != qs[j])
+				continue;
+			if (first == n)
+				first = i;
+			last = i;
+		}
+		wrap[first].pre = hpu_cb_builder_data(fb);
+		wrap[first].npre = (uint32_t)hpu_cb_builder_used(fb);
+		if (signal) {
+			wrap[last].post = hpu_cb_builder_data(s->sig_cb);
+			wrap[last].npost =
+				(uint32_t)hpu_cb_builder_used(s->sig_cb);
+		}
+	}
+	return hpudrv_ring_submit_wrapped(s->dev, chunks, wrap, n, flags,
+					  timeout_ms, seq);
+}
+
+/*
  * Submit @chunks as the stream's next CS: on each of its queues, a FENCE
  * chunk in front for what that queue must follow (queue_deps()) and a
  * signal chunk behind; what has no count is waited for by one WAIT
@@ -500,15 +541,24 @@ static int stream_cs(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 		if (ret)
 			return ret;
 	}
-	memcpy(all + na, chunks, n * sizeof(*chunks));
-	na += n;
-	for (j = 0; signal && j < nq; j++) {
-		all[na].cb_handle = hpu_cb_builder_handle(s->sig_cb);
-		all[na].queue_index = qs[j];
-		all[na].cb_size = (uint32_t)hpu_cb_builder_used(s->sig_cb);
-		na++;
+	ret = -ENOSPC;
+	if (fence)
+		ret = submit_wrapped(s, chunks, n, qs, nq, signal, flags,
+				     timeout_ms, &seq);
+	if (ret == -ENOSPC || ret == -ENOTCONN) {
+		/* fences and signals as jobs of their own */
+		memcpy(all + na, chunks, n * sizeof(*chunks));
+		na += n;
+		for (j = 0; signal && j < nq; j++) {
+			all[na].cb_handle = hpu_cb_builder_handle(s->sig_cb);
+			all[na].queue_index = qs[j];
+			all[na].cb_size =
+				(uint32_t)hpu_cb_builder_used(s->sig_cb);
+			na++;
+		}
+		ret = hpudrv_cs_submit_async(s->dev, all, na, flags,
+					     timeout_ms, &seq);
 	}
-	ret = hpudrv_cs_submit_async(s->dev, all, na, flags, timeout_ms, &seq);
 	if (ret)
 		return ret;
 	s->npending = 0;

@@ -357,12 +357,14 @@ const struct ring_recent *hpudrv_ring_recent_find(const struct hpudrv_ring *r,
  * consumer's seq_cst store of the flag and load of sq_tail, so one of the
  * two sees the other (no fence: ThreadSanitizer does not model fences).
  */
-static void ring_kick(struct hpudrv_ring *r)
+/* Wake the consumer if it sleeps; whether it did */
+static bool ring_kick(struct hpudrv_ring *r)
 {
-	if (__atomic_load_n(&r->hdr->sq_need_wakeup, __ATOMIC_SEQ_CST)) {
-		__atomic_add_fetch(&r->hdr->sq_doorbell, 1, __ATOMIC_SEQ_CST);
-		hpudrv_ring_futex(&r->hdr->sq_doorbell, FUTEX_WAKE, 1, 0);
-	}
+	if (!__atomic_load_n(&r->hdr->sq_need_wakeup, __ATOMIC_SEQ_CST))
+		return false;
+	__atomic_add_fetch(&r->hdr->sq_doorbell, 1, __ATOMIC_SEQ_CST);
+	hpudrv_ring_futex(&r->hdr->sq_doorbell, FUTEX_WAKE, 1, 0);
+	return true;
 }
 
 /*
@@ -413,7 +415,7 @@ static int ring_take_wait_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 				 uint32_t tail)
 {
 	struct timespec pause = { 0, RING_TAKE_SLEEP_NS };
-	uint64_t start = hpudrv_ring_now_ns(), t;
+	uint64_t start = hpudrv_ring_now_ns(), t, kicked = 0;
 	uint64_t spin_end = start + RING_SPIN_NS;
 	uint32_t head, err;
 
@@ -447,7 +449,8 @@ static int ring_take_wait_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 		}
 		/* a full CQ (records not taken yet) stops the consumer */
 		hpudrv_ring_drain_locked(dev, r);
-		ring_kick(r);
+		if ((!kicked || t - kicked >= RING_REKICK_NS) && ring_kick(r))
+			kicked = t;
 		/* yield to the consumer first: a sleep costs the timer slack */
 		if (hpudrv_ring_now_ns() < spin_end + RING_YIELD_NS)
 			sched_yield();

@@ -980,10 +980,12 @@ int hpu_event_record(struct hpu_stream_event *ev, struct hpu_stream *s)
 }
 
 /*
- * The first failure among the submitted CSs the event comes after; they
- * ended before the event's own CS started.
+ * The first failure among the submitted CSs the event comes after. Their
+ * work ended before the event's own CS started; with fences the driver
+ * may not have handled their ends yet: @block waits for that, else
+ * -EBUSY until it did.
  */
-static int subs_err(struct hpu_stream_event *ev)
+static int subs_err(struct hpu_stream_event *ev, bool block)
 {
 	uint32_t status;
 	unsigned int i;
@@ -992,7 +994,10 @@ static int subs_err(struct hpu_stream_event *ev)
 	if (ev->sub_err)
 		return ev->sub_err;
 	for (i = 0; i < ev->nsubs; i++) {
-		ret = hpu_cs_wait(ev->dev, ev->subs[i], 0, &status);
+		if (block)
+			ret = wait_ended(ev->dev, ev->subs[i], &status, NULL);
+		else
+			ret = hpu_cs_wait(ev->dev, ev->subs[i], 0, &status);
 		if (ret)
 			return ret;
 		ret = hpudrv_wait_status_err(status);
@@ -1020,10 +1025,13 @@ static int event_check(struct hpu_stream_event *ev, bool block)
 		return ret;
 	if (status == HPU_WAIT_CS_STATUS_BUSY)
 		return -EBUSY;
+	ret = hpudrv_wait_status_err(status);
+	if (!ret)
+		ret = subs_err(ev, block);
+	if (ret == -EBUSY)
+		return ret; /* a CS before it: its end not handled yet */
 	ev->done = true;
-	ev->status_err = hpudrv_wait_status_err(status);
-	if (!ev->status_err)
-		ev->status_err = subs_err(ev);
+	ev->status_err = ret;
 	return ev->status_err;
 }
 

@@ -678,8 +678,7 @@ int hpudrv_ring_submit(struct hpu_device *dev,
 		       const struct hpu_cs_chunk *chunks, unsigned int n,
 		       uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
 {
-	return ring_submit(dev, chunks, NULL, n, flags, timeout_ms, false,
-			   seq);
+	return ring_submit(dev, chunks, NULL, n, flags, timeout_ms, false, seq);
 }
 
 int hpudrv_ring_submit_async(struct hpu_device *dev,

@@ -536,8 +536,8 @@ static int stream_cs(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 		}
 	}
 	if (nwc) {
-		ret = hpudrv_cs_submit_async(s->dev, wc, nwc,
-					     HPU_CS_FLAGS_WAIT, 0, &seq);
+		ret = hpudrv_cs_submit_async(s->dev, wc, nwc, HPU_CS_FLAGS_WAIT,
+					     0, &seq);
 		if (ret)
 			return ret;
 	}
@@ -556,8 +556,8 @@ static int stream_cs(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 				(uint32_t)hpu_cb_builder_used(s->sig_cb);
 			na++;
 		}
-		ret = hpudrv_cs_submit_async(s->dev, all, na, flags,
-					     timeout_ms, &seq);
+		ret = hpudrv_cs_submit_async(s->dev, all, na, flags, timeout_ms,
+					     &seq);
 	}
 	if (ret)
 		return ret;
@@ -789,8 +789,8 @@ int hpu_stream_submit(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 	 * with its time: an event recorded right after it is this CS;
 	 * reaped with the stream's batches: synchronize reports its end
 	 */
-	ret = stream_cs(s, chunks, n, HPU_CS_FLAGS_TIMESTAMP, timeout_ms,
-			NULL, &cs_seq);
+	ret = stream_cs(s, chunks, n, HPU_CS_FLAGS_TIMESTAMP, timeout_ms, NULL,
+			&cs_seq);
 	if (ret)
 		return ret;
 	/* the stream's later work starts after it (queue_deps()) */

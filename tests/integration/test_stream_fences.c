@@ -311,8 +311,7 @@ static void test_sob_shared(void **state)
 
 	(void)state;
 	assert_int_equal(hpu_sob_alloc(dev, 0, &base), -EINVAL);
-	assert_int_equal(hpu_sob_alloc(dev, HPU_NUM_SOBS + 1, &base),
-			 -EINVAL);
+	assert_int_equal(hpu_sob_alloc(dev, HPU_NUM_SOBS + 1, &base), -EINVAL);
 
 	/* a CS that times out: the stream's SOB is never handed out again */
 	fb = fence_cb(&ch, 1);
@@ -327,8 +326,7 @@ static void test_sob_shared(void **state)
 	assert_int_equal(hpu_stream_create(dev, 3, &s), 0);
 	assert_int_equal(hpu_stream_set_fences(s, true), 0);
 	nop_cs(s);
-	assert_int_equal(hpu_sob_alloc(dev, HPU_NUM_SOBS - 1, &base),
-			 -ENOSPC);
+	assert_int_equal(hpu_sob_alloc(dev, HPU_NUM_SOBS - 1, &base), -ENOSPC);
 	assert_int_equal(hpu_sob_alloc(dev, HPU_NUM_SOBS - 2, &base), 0);
 	assert_int_equal(base, 0);
 	hpu_sob_free(dev, base, HPU_NUM_SOBS - 2);

@@ -6,7 +6,8 @@
  * ring with the CB arena (fences in the chunks' bytes), on the ring
  * without it and through the ioctls (fences as jobs of their own); no
  * WAIT submission where a count exists; a producer that times out makes
- * its dependent end by its own timeout, and the streams go on; the SOBs
+ * its dependent end by its own timeout, and the streams go on; a compute
+ * reset aborts both at once; the SOBs
  * the streams take are shared with hpu_sob_alloc().
  */
 #include <setjmp.h>
@@ -277,6 +278,79 @@ static void test_producer_timeout(void **state)
 	free(dst);
 }
 
+/*
+ * A compute reset while a producer blocks and its fenced dependent (on
+ * another stream) waits: both end ABORTED at once (no timeout needed),
+ * both streams report -EIO, and they order their work again after it.
+ */
+static void test_reset_aborts(void **state)
+{
+	struct hpu_stream_event *ea, *eb;
+	struct hpu_cb_builder *fb;
+	struct hpu_stream *sa, *sb;
+	struct hpu_device *ctl;
+	struct hpu_cs_chunk ch;
+	uint8_t *dst = calloc(1, SIZE);
+	uint32_t status = 0;
+	uint64_t a, seq;
+	size_t i;
+
+	(void)state;
+	assert_non_null(dst);
+	a = dev_buf(SIZE);
+	fb = fence_cb(&ch, 1);
+	assert_int_equal(hpu_open_control(0, &ctl), 0);
+	assert_int_equal(hpu_stream_create(dev, 3, &sa), 0);
+	assert_int_equal(hpu_stream_create(dev, 4, &sb), 0);
+	assert_int_equal(hpu_stream_set_fences(sa, true), 0);
+	assert_int_equal(hpu_stream_set_fences(sb, true), 0);
+	assert_int_equal(hpu_event_create(dev, &ea), 0);
+	assert_int_equal(hpu_event_create(dev, &eb), 0);
+
+	assert_int_equal(hpu_stream_submit(sa, &ch, 1, 0, &seq), 0);
+	assert_int_equal(hpu_stream_memset(sa, a, 0x11, 1, SIZE), 0);
+	assert_int_equal(hpu_event_record(ea, sa), 0);
+	assert_int_equal(hpu_stream_wait_event(sb, ea), 0);
+	assert_int_equal(hpu_stream_memset(sb, a, 0x5a, 1, SIZE), 0);
+	assert_int_equal(hpu_event_record(eb, sb), 0);
+	assert_int_equal(hpu_event_query(eb), -EBUSY);
+	/*
+	 * a wait with a timeout first waits until the driver took every
+	 * entry: all are in flight when the reset comes (one it took after
+	 * would wait in its FENCE until its own timeout, as after any
+	 * failure of what it follows)
+	 */
+	assert_int_equal(hpu_cs_wait(dev, seq, 1000, &status), 0);
+	assert_int_equal(status, HPU_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_device_reset(ctl, HPU_RESET_COMPUTE), 0);
+	assert_int_equal(hpu_stream_synchronize(sa), -EIO);
+	assert_int_equal(hpu_stream_synchronize(sb), -EIO);
+	assert_int_equal(hpu_event_synchronize(eb), -EIO);
+
+	/* both streams order their work again (new SOBs) */
+	assert_int_equal(hpu_stream_submit(sa, &ch, 1, 0, &seq), 0);
+	assert_int_equal(hpu_stream_memset(sa, a, 0x11, 1, SIZE), 0);
+	assert_int_equal(hpu_event_record(ea, sa), 0);
+	assert_int_equal(hpu_stream_wait_event(sb, ea), 0);
+	assert_int_equal(hpu_stream_memset(sb, a, 0x5a, 1, SIZE), 0);
+	assert_int_equal(hpu_stream_memcpy_d2h(sb, dst, a, SIZE), 0);
+	assert_int_equal(hpu_event_record(eb, sb), 0);
+	assert_int_equal(hpu_event_query(eb), -EBUSY);
+	release();
+	assert_int_equal(hpu_stream_synchronize(sb), 0);
+	for (i = 0; i < SIZE; i++)
+		assert_int_equal(dst[i], 0x5a);
+	assert_int_equal(hpu_stream_synchronize(sa), 0);
+
+	hpu_event_destroy(ea);
+	hpu_event_destroy(eb);
+	hpu_stream_destroy(sa);
+	hpu_stream_destroy(sb);
+	hpu_cb_builder_destroy(fb);
+	hpu_close(ctl);
+	free(dst);
+}
+
 /* One CS on @s on DMA queue 2 that ends at once; its wait */
 static void nop_cs(struct hpu_stream *s)
 {
@@ -349,6 +423,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_env_override, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_producer_timeout, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_reset_aborts, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sob_shared, setup,
 						teardown),

@@ -610,13 +610,13 @@ static int fence_env(void)
 	return strcmp(env, "0") ? 1 : 0;
 }
 
-int hpu_stream_set_fences(struct hpu_stream *s, bool on)
+int hpu_stream_set_fences(struct hpu_stream *s, int on)
 {
 	int env = fence_env();
 
 	if (!s)
 		return -EINVAL;
-	s->fence = env < 0 ? on : env > 0;
+	s->fence = env < 0 ? on != 0 : env > 0;
 	return 0;
 }
 

@@ -10,8 +10,6 @@
 #ifndef HPU_HPUDRV_STREAM_H
 #define HPU_HPUDRV_STREAM_H
 
-#include <stdbool.h>
-
 #include "hpudrv_device.h"
 
 #ifdef __cplusplus
@@ -195,7 +193,7 @@ HPUDRV_EXPORT int hpu_event_elapsed_time(struct hpu_stream_event *start,
 /**
  * hpu_stream_set_fences() - order the stream's CSs by fences inside them
  * @s: stream
- * @on: true: fences; false: WAIT submissions (the default)
+ * @on: non-zero: fences; 0: WAIT submissions (the default)
  *
  * With fences every CS of @s ends, on each queue it uses, with a signal
  * on a sync object of the stream (hpu_sob_alloc()'s range), and a CS
@@ -217,7 +215,7 @@ HPUDRV_EXPORT int hpu_event_elapsed_time(struct hpu_stream_event *start,
  *
  * Return: 0 or -EINVAL.
  */
-HPUDRV_EXPORT int hpu_stream_set_fences(struct hpu_stream *s, bool on);
+HPUDRV_EXPORT int hpu_stream_set_fences(struct hpu_stream *s, int on);
 
 /**
  * hpu_stream_submit() - a multi-queue CS in the order of a stream

@@ -491,8 +491,13 @@ static int stream_cs(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 	npd = drop_ended(s->dev, d + nd, s->npending);
 	nd += npd;
 	behind_q = s->head && !s->last_multi;
-	fence = s->fence && n + 2 * nq <= HPU_MAX_JOBS_PER_CS;
-	signal = fence && sob_ready(s, nq);
+	/*
+	 * a dependency with a count is fenced on whatever this stream's
+	 * own mode (the producer's stream chose fences); this stream
+	 * signals only with fences on
+	 */
+	fence = n + 2 * nq <= HPU_MAX_JOBS_PER_CS;
+	signal = fence && s->fence && sob_ready(s, nq);
 	if (fence) {
 		ret = fences_build(s->fen_cb, d, nd, w[0]);
 		if (ret >= 0) {
@@ -513,7 +518,7 @@ static int stream_cs(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 		hpu_cb_builder_reset(s->fen_cb);
 		hpu_cb_builder_reset(s->fen_pend);
 	}
-	memset(all, 0, sizeof(all[0]) * (n + 2 * nq));
+	memset(all, 0, sizeof(all[0]) * (fence ? n + 2 * nq : n));
 	memset(wc, 0, sizeof(wc));
 	for (j = 0; j < nq; j++) {
 		bool behind = behind_q && qs[j] == s->queue;
@@ -542,7 +547,8 @@ static int stream_cs(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 			return ret;
 	}
 	ret = -ENOSPC;
-	if (fence)
+	if (fence && (signal || hpu_cb_builder_used(s->fen_cb) ||
+		      hpu_cb_builder_used(s->fen_pend)))
 		ret = submit_wrapped(s, chunks, n, qs, nq, signal, flags,
 				     timeout_ms, &seq);
 	if (ret == -ENOSPC || ret == -ENOTCONN) {

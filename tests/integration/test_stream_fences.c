@@ -116,7 +116,7 @@ static uint64_t submitted(void)
  * before the release, so every dependency was still running when its
  * dependent was submitted).
  */
-static uint64_t order_case(bool fences)
+static uint64_t order_case2(bool fa, bool fb_on)
 {
 	struct hpu_stream_event *ea, *eb;
 	struct hpu_cb_builder *fb;
@@ -131,8 +131,8 @@ static uint64_t order_case(bool fences)
 	fb = fence_cb(&ch, 1);
 	assert_int_equal(hpu_stream_create(dev, 3, &sa), 0);
 	assert_int_equal(hpu_stream_create(dev, 4, &sb), 0);
-	assert_int_equal(hpu_stream_set_fences(sa, fences), 0);
-	assert_int_equal(hpu_stream_set_fences(sb, fences), 0);
+	assert_int_equal(hpu_stream_set_fences(sa, fa), 0);
+	assert_int_equal(hpu_stream_set_fences(sb, fb_on), 0);
 	assert_int_equal(hpu_event_create(dev, &ea), 0);
 	assert_int_equal(hpu_event_create(dev, &eb), 0);
 	before = submitted();
@@ -167,6 +167,23 @@ static uint64_t order_case(bool fences)
 	hpu_cb_builder_destroy(fb);
 	free(dst);
 	return count;
+}
+
+static uint64_t order_case(bool fences)
+{
+	return order_case2(fences, fences);
+}
+
+/*
+ * The producer's mode decides: a stream without fences fences on an
+ * event of a stream with fences (3 CSs); one with fences waits by a WAIT
+ * for an event of a stream without (A's memset and B's batch: 5 CSs)
+ */
+static void test_mixed_modes(void **state)
+{
+	(void)state;
+	assert_int_equal(order_case2(true, false), 3);
+	assert_int_equal(order_case2(false, true), 5);
 }
 
 /*
@@ -421,6 +438,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_order_across_streams,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_env_override, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_mixed_modes, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_producer_timeout, setup,
 						teardown),

@@ -197,10 +197,10 @@ HPUDRV_EXPORT int hpu_event_elapsed_time(struct hpu_stream_event *start,
  *
  * With fences every CS of @s ends, on each queue it uses, with a signal
  * on a sync object of the stream (hpu_sob_alloc()'s range), and a CS
- * that must follow another (the stream's order, hpu_stream_wait_event()
- * of an event recorded in a stream with fences) starts on each of its
- * queues with a FENCE on that count, instead of a WAIT submission before
- * it: one CS less per dependency, and the dependent starts when the
+ * that must follow one of them (the stream's own order, and any stream's
+ * hpu_stream_wait_event() of an event recorded in @s, whatever that
+ * stream's mode) starts on each of its queues with a FENCE on that
+ * count, instead of a WAIT submission before it: one CS less per dependency, and the dependent starts when the
  * producer's last job signalled rather than when the driver handled the
  * producer's end. Three differences follow: a dependent of a CS that
  * fails waits until its own timeout (it then ends TIMEDOUT; with WAIT

@@ -109,6 +109,7 @@ int hpudrv_open_node(const struct hpu_device_info *info, bool control,
 	dev->control = control;
 	dev->info = *info;
 	pthread_mutex_init(&dev->host_lock, NULL);
+	hpudrv_sob_init(dev);
 	allow_daemon(info);
 	dev->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (dev->fd < 0 && control && errno == EACCES)
@@ -125,6 +126,7 @@ int hpudrv_open_node(const struct hpu_device_info *info, bool control,
 	return 0;
 
 err_free_dev:
+	hpudrv_sob_fini(dev);
 	pthread_mutex_destroy(&dev->host_lock);
 	free(dev);
 	return ret;
@@ -210,6 +212,7 @@ void hpu_close(struct hpu_device *dev)
 	hpudrv_ring_close(dev);
 	hpudrv_host_free_all(dev);
 	close(dev->fd);
+	hpudrv_sob_fini(dev);
 	pthread_mutex_destroy(&dev->host_lock);
 	free(dev);
 }

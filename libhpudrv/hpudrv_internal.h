@@ -22,6 +22,10 @@
  * @ring: the registered ring pair (ring.c), NULL: the ioctl path only
  * @ctrl_events: HPU_CAP_CTRL_EVENTS: 0 not asked yet, 1 yes, -1 no
  *	(atomic; ctrl_events.c)
+ * @sob_lock: protects @sob_used, @sob_dirty, @sob_value (sob.c)
+ * @sob_used: bit per SOB handed out by hpu_sob_alloc() or to a stream
+ * @sob_dirty: bit per SOB whose value the library does not know
+ * @sob_value: value of a SOB not dirty (what its last owner left)
  */
 struct hpu_device {
 	int fd;
@@ -32,6 +36,10 @@ struct hpu_device {
 	struct hpudrv_host *hosts;
 	struct hpudrv_ring *ring;
 	int ctrl_events;
+	pthread_mutex_t sob_lock;
+	uint64_t sob_used[HPU_NUM_SOBS / 64];
+	uint64_t sob_dirty[HPU_NUM_SOBS / 64];
+	uint16_t sob_value[HPU_NUM_SOBS];
 };
 
 /* Largest attribute file read into memory (clients of a busy device) */
@@ -136,6 +144,32 @@ int hpudrv_ring_submit_async(struct hpu_device *dev,
 			     const struct hpu_cs_chunk *chunks, unsigned int n,
 			     uint32_t flags, uint32_t timeout_ms,
 			     uint64_t *seq);
+/**
+ * struct hpudrv_wrap - bytes run around one chunk's CB bytes, in the CB
+ * arena only (a stream's fences and signals without jobs of their own)
+ * @pre: packets run before the CB's bytes, @npre bytes (may be 0)
+ * @post: packets run after them, @npost bytes (may be 0)
+ */
+struct hpudrv_wrap {
+	const void *pre;
+	uint32_t npre;
+	const void *post;
+	uint32_t npost;
+};
+
+/*
+ * As hpudrv_ring_submit_async() for a normal CS whose chunk i runs
+ * @wrap[i].pre, then its CB's bytes, then @wrap[i].post: the chunk's
+ * cb_size grows by both (it must stay within its builder CB's size). The
+ * bytes can only travel in the CB arena: -ENOSPC, nothing submitted,
+ * when they cannot (no arena, no room, a CB not a builder's, too large);
+ * -ENOTCONN without a ring.
+ */
+int hpudrv_ring_submit_wrapped(struct hpu_device *dev,
+			       const struct hpu_cs_chunk *chunks,
+			       const struct hpudrv_wrap *wrap, unsigned int n,
+			       uint32_t flags, uint32_t timeout_ms,
+			       uint64_t *seq);
 int hpudrv_ring_wait(struct hpu_device *dev, uint64_t seq, uint64_t timeout_us,
 		     uint32_t *status, uint64_t *ts);
 int hpudrv_ring_wait_multi(struct hpu_device *dev, const uint64_t *seqs,
@@ -145,6 +179,21 @@ int hpudrv_ring_wait_multi(struct hpu_device *dev, const uint64_t *seqs,
 void hpudrv_ring_cb_add(struct hpu_device *dev, uint64_t handle,
 			const void *ptr, uint32_t size);
 void hpudrv_ring_cb_del(struct hpu_device *dev, uint64_t handle);
+
+/*
+ * sob.c: SOBs of known value for the streams' fences. Take: the highest
+ * free one whose value is known and below HPU_SOB_MAX_VALUE (its value
+ * into *@value), -ENOSPC when none. Give: back, with the value it holds
+ * when @known (every CS that touched it ended); else, or when spent, it
+ * stays taken until the handle closes.
+ */
+/* Highest value a SOB handed to a stream may hold: room for a CS's signals */
+#define HPUDRV_SOB_TAKE_MAX (HPU_SOB_MAX_VALUE - 1024)
+void hpudrv_sob_init(struct hpu_device *dev);
+void hpudrv_sob_fini(struct hpu_device *dev);
+int hpudrv_sob_take(struct hpu_device *dev, uint32_t *sob, uint32_t *value);
+void hpudrv_sob_give(struct hpu_device *dev, uint32_t sob, uint32_t value,
+		     bool known);
 
 /* cb_builder.c */
 int hpudrv_cb_builder_new(struct hpu_device *dev, size_t size,

@@ -357,12 +357,14 @@ const struct ring_recent *hpudrv_ring_recent_find(const struct hpudrv_ring *r,
  * consumer's seq_cst store of the flag and load of sq_tail, so one of the
  * two sees the other (no fence: ThreadSanitizer does not model fences).
  */
-static void ring_kick(struct hpudrv_ring *r)
+/* Wake the consumer if it sleeps; whether it did */
+static bool ring_kick(struct hpudrv_ring *r)
 {
-	if (__atomic_load_n(&r->hdr->sq_need_wakeup, __ATOMIC_SEQ_CST)) {
-		__atomic_add_fetch(&r->hdr->sq_doorbell, 1, __ATOMIC_SEQ_CST);
-		hpudrv_ring_futex(&r->hdr->sq_doorbell, FUTEX_WAKE, 1, 0);
-	}
+	if (!__atomic_load_n(&r->hdr->sq_need_wakeup, __ATOMIC_SEQ_CST))
+		return false;
+	__atomic_add_fetch(&r->hdr->sq_doorbell, 1, __ATOMIC_SEQ_CST);
+	hpudrv_ring_futex(&r->hdr->sq_doorbell, FUTEX_WAKE, 1, 0);
+	return true;
 }
 
 /*
@@ -413,7 +415,7 @@ static int ring_take_wait_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 				 uint32_t tail)
 {
 	struct timespec pause = { 0, RING_TAKE_SLEEP_NS };
-	uint64_t start = hpudrv_ring_now_ns(), t;
+	uint64_t start = hpudrv_ring_now_ns(), t, kicked = 0;
 	uint64_t spin_end = start + RING_SPIN_NS;
 	uint32_t head, err;
 
@@ -447,7 +449,8 @@ static int ring_take_wait_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 		}
 		/* a full CQ (records not taken yet) stops the consumer */
 		hpudrv_ring_drain_locked(dev, r);
-		ring_kick(r);
+		if ((!kicked || t - kicked >= RING_REKICK_NS) && ring_kick(r))
+			kicked = t;
 		/* yield to the consumer first: a sleep costs the timer slack */
 		if (hpudrv_ring_now_ns() < spin_end + RING_YIELD_NS)
 			sched_yield();
@@ -564,7 +567,8 @@ static bool may_go_untaken(const struct hpudrv_ring *r,
 }
 
 static int ring_submit(struct hpu_device *dev,
-		       const struct hpu_cs_chunk *chunks, unsigned int n,
+		       const struct hpu_cs_chunk *chunks,
+		       const struct hpudrv_wrap *wrap, unsigned int n,
 		       uint32_t flags, uint32_t timeout_ms, bool async,
 		       uint64_t *seq)
 {
@@ -608,13 +612,20 @@ static int ring_submit(struct hpu_device *dev,
 	tail = r->hdr->sq_tail;
 	/* small CBs travel in the arena: no copy out of the process */
 	if (!(flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT)) &&
-	    !hpudrv_ring_arena_put(r, tail + slots, chunks, n, &h.cb_offset))
+	    !hpudrv_ring_arena_put(r, tail + slots, chunks, wrap, n,
+				   &h.cb_offset))
 		h.flags = HPU_RING_SQE_F_CB_ARENA;
+	else if (wrap) {
+		ret = -ENOSPC; /* wrapped bytes go only through the arena */
+		goto out;
+	}
 	put_slot(r, tail, &h);
 	for (i = 0; i < n; i++) {
 		c = chunks[i];
 		if (flags & HPU_CS_FLAGS_WAIT)
 			c.cb_handle = 0;
+		if (wrap)
+			c.cb_size += wrap[i].npre + wrap[i].npost;
 		put_slot(r, tail + 1 + i, &c);
 	}
 	if (flags & HPU_CS_FLAGS_WAIT)
@@ -667,12 +678,24 @@ int hpudrv_ring_submit(struct hpu_device *dev,
 		       const struct hpu_cs_chunk *chunks, unsigned int n,
 		       uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
 {
-	return ring_submit(dev, chunks, n, flags, timeout_ms, false, seq);
+	return ring_submit(dev, chunks, NULL, n, flags, timeout_ms, false, seq);
 }
 
 int hpudrv_ring_submit_async(struct hpu_device *dev,
 			     const struct hpu_cs_chunk *chunks, unsigned int n,
 			     uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
 {
-	return ring_submit(dev, chunks, n, flags, timeout_ms, true, seq);
+	return ring_submit(dev, chunks, NULL, n, flags, timeout_ms, true, seq);
+}
+
+int hpudrv_ring_submit_wrapped(struct hpu_device *dev,
+			       const struct hpu_cs_chunk *chunks,
+			       const struct hpudrv_wrap *wrap, unsigned int n,
+			       uint32_t flags, uint32_t timeout_ms,
+			       uint64_t *seq)
+{
+	if (!n || n > HPU_MAX_JOBS_PER_CS ||
+	    (flags & (HPU_CS_FLAGS_SIGNAL | HPU_CS_FLAGS_WAIT)))
+		return -EINVAL;
+	return ring_submit(dev, chunks, wrap, n, flags, timeout_ms, true, seq);
 }

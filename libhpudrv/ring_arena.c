@@ -154,23 +154,36 @@ static void arena_reclaim(struct hpudrv_ring *r)
 	r->npending -= done;
 }
 
+/* Bytes chunk @i runs: its CB's, and those @wrap puts around them */
+static uint64_t chunk_len(const struct hpu_cs_chunk *chunks,
+			  const struct hpudrv_wrap *wrap, unsigned int i)
+{
+	uint64_t len = chunks[i].cb_size;
+
+	if (wrap)
+		len += (uint64_t)wrap[i].npre + wrap[i].npost;
+	return len;
+}
+
 /*
  * Bytes the chunks run when every chunk's CB is a builder's and big
- * enough, else 0 (cb_lock held)
+ * enough (for the wrapped bytes too), else 0 (cb_lock held)
  */
 static uint64_t chunks_bytes(struct hpudrv_ring *r,
-			     const struct hpu_cs_chunk *chunks, unsigned int n)
+			     const struct hpu_cs_chunk *chunks,
+			     const struct hpudrv_wrap *wrap, unsigned int n)
 {
 	const struct ring_cb *c;
-	uint64_t len = 0;
+	uint64_t len = 0, l;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		c = cb_find(r, chunks[i].cb_handle);
-		if (!c || chunks[i].cb_size > c->size ||
-		    chunks[i].cb_size < 8 || chunks[i].cb_size % 8)
+		l = chunk_len(chunks, wrap, i);
+		if (!c || l > c->size || chunks[i].cb_size < 8 ||
+		    chunks[i].cb_size % 8 || l % 8)
 			return 0;
-		len += chunks[i].cb_size;
+		len += l;
 		if (len > RING_ARENA_SMALL)
 			return 0;
 	}
@@ -183,6 +196,7 @@ static uint64_t chunks_bytes(struct hpudrv_ring *r,
  * @r: ring (its lock held: the producer)
  * @sq_end: the SQ index one past the entry
  * @chunks: the CS's chunks
+ * @wrap: per chunk, bytes run before and after its CB's (NULL: none)
  * @n: their number
  * @offset: receives the arena offset of the bytes (the entry's cb_offset)
  *
@@ -194,7 +208,8 @@ static uint64_t chunks_bytes(struct hpudrv_ring *r,
  * CB that is not a builder's): the entry goes around the arena.
  */
 int hpudrv_ring_arena_put(struct hpudrv_ring *r, uint32_t sq_end,
-			  const struct hpu_cs_chunk *chunks, unsigned int n,
+			  const struct hpu_cs_chunk *chunks,
+			  const struct hpudrv_wrap *wrap, unsigned int n,
 			  uint32_t *offset)
 {
 	const struct ring_cb *c;
@@ -210,7 +225,7 @@ int hpudrv_ring_arena_put(struct hpudrv_ring *r, uint32_t sq_end,
 	if (r->npending == RING_ARENA_PENDING)
 		goto out;
 	pthread_mutex_lock(&r->cb_lock);
-	len = chunks_bytes(r, chunks, n);
+	len = chunks_bytes(r, chunks, wrap, n);
 	if (!len)
 		goto out_unlock;
 	pos = r->arena_tail & (r->arena_size - 1);
@@ -222,8 +237,16 @@ int hpudrv_ring_arena_put(struct hpudrv_ring *r, uint32_t sq_end,
 	dst = r->arena + pos;
 	for (i = 0; i < n; i++) {
 		c = cb_find(r, chunks[i].cb_handle);
+		if (wrap && wrap[i].npre) {
+			memcpy(dst, wrap[i].pre, wrap[i].npre);
+			dst += wrap[i].npre;
+		}
 		memcpy(dst, c->ptr, chunks[i].cb_size);
 		dst += chunks[i].cb_size;
+		if (wrap && wrap[i].npost) {
+			memcpy(dst, wrap[i].post, wrap[i].npost);
+			dst += wrap[i].npost;
+		}
 	}
 	r->arena_tail += len;
 	r->pending[r->npending].sq_end = sq_end;

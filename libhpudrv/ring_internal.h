@@ -58,6 +58,14 @@
 #define RING_YIELD_NS	   200000ULL
 /* Pause between looks for the consumer's take of an entry */
 #define RING_TAKE_SLEEP_NS 20000L
+/*
+ * A producer waiting for its take rings a sleeping consumer's doorbell
+ * again only this long after it last did: the consumer it woke may not
+ * have had a CPU yet, which is no reason for another wake (one system
+ * call per yield in that loop was 95 % of a 2-rank DDP step's futex
+ * calls; docs/rings.md, "ddp11c")
+ */
+#define RING_REKICK_NS	   50000ULL
 /* user_data bit: the CS asked for a timestamp */
 #define RING_UD_TIMESTAMP  (1ULL << 63)
 /*
@@ -210,7 +218,8 @@ void hpudrv_ring_await_take(struct hpu_device *dev, struct hpudrv_ring *r,
 uint32_t hpudrv_ring_arena_size(void);
 void hpudrv_ring_arena_fini(struct hpudrv_ring *r);
 int hpudrv_ring_arena_put(struct hpudrv_ring *r, uint32_t sq_end,
-			  const struct hpu_cs_chunk *chunks, unsigned int n,
+			  const struct hpu_cs_chunk *chunks,
+			  const struct hpudrv_wrap *wrap, unsigned int n,
 			  uint32_t *offset);
 
 #endif /* HPUDRV_RING_INTERNAL_H */

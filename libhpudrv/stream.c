@@ -2,111 +2,15 @@
 /*
  * stream.c - streams (in-order asynchronous work on one DMA queue, batched
  * in a command buffer), multi-queue CSs ordered in a stream, and events
- * recorded in them.
+ * recorded in them. The order between a stream's CSs, and between
+ * streams through events (fences inside the CSs, or WAIT submissions),
+ * is stream_order.c's.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hpudrv_internal.h"
-
-/* Command buffer of a stream: 64 KiB holds 2048 copies */
-#define STREAM_CB_SIZE	   (64 * 1024)
-/* Submitted batches kept before the finished ones are reaped */
-#define STREAM_REAP_AT	   32
-/* One WAIT_CS slice of a blocking wait, and how many slices at most */
-#define WAIT_SLICE_US	   1000000ULL
-#define WAIT_MAX_SLICES	   3600
-/* CSs of hpu_stream_submit() an event recorded after them checks */
-#define STREAM_MAX_SUBS	   HPU_WAIT_MULTI_CS_MAX
-/* Events waited for and not yet ordered before any work (one WAIT chunk) */
-#define STREAM_MAX_PENDING (HPU_WAIT_MULTI_CS_MAX - 1)
-
-/**
- * struct host_map - a host range mapped for a copy of a stream
- * @va: device VA returned by hpu_mem_map_host()
- * @next: list link
- */
-struct host_map {
-	uint64_t va;
-	struct host_map *next;
-};
-
-/**
- * struct batch - a submitted CS of a stream, until its end was seen
- * @seq: sequence number
- * @maps: host mappings its copies use, unmapped when it ended
- * @next: list link, oldest first
- */
-struct batch {
-	uint64_t seq;
-	struct host_map *maps;
-	struct batch *next;
-};
-
-/**
- * struct hpu_stream - in-order work on one queue
- * @dev: device
- * @queue: DMA queue index
- * @cb: batch being built
- * @cur_maps: host mappings the batch being built uses
- * @head: oldest submitted batch not yet seen ending
- * @tail: newest one
- * @nbatches: batches in @head..@tail
- * @last_seq: newest CS of the stream, 0 before the first
- * @last_multi: @last_seq is a CS of hpu_stream_submit() (other queues),
- *	not one on @queue
- * @err: first failure seen since the last synchronize, 0 if none
- * @subs: CSs of hpu_stream_submit() since the last event record
- * @nsubs: entries in @subs
- * @sub_err: failure of a CS dropped from @subs before an event took it
- * @pending: CSs the stream's next work must start after (events it
- *	waits for) that no WAIT submission enforces yet: the next work
- *	waits for them in the WAIT it needs anyway (stream_enforce())
- * @npending: entries in @pending
- *
- * After hpu_stream_submit() (@last_multi) the stream's own queue does not
- * wait for that CS at once either: its next work on the queue does.
- */
-struct hpu_stream {
-	struct hpu_device *dev;
-	uint32_t queue;
-	struct hpu_cb_builder *cb;
-	struct host_map *cur_maps;
-	struct batch *head, *tail;
-	unsigned int nbatches;
-	uint64_t last_seq;
-	bool last_multi;
-	int err;
-	uint64_t subs[STREAM_MAX_SUBS];
-	unsigned int nsubs;
-	int sub_err;
-	uint64_t pending[STREAM_MAX_PENDING];
-	unsigned int npending;
-};
-
-/**
- * struct hpu_stream_event - a point in a stream's work
- * @dev: device
- * @seq: CS whose end the event stands for; 0 when never recorded
- * @status_err: 0 until the end was seen, then its -errno or 0 in @done
- * @done: the end was seen
- * @ts_ns: device completion time, 0 when the driver gave none
- * @subs: CSs of hpu_stream_submit() the recorded point comes after, not
- *	yet taken by an earlier event: their failure is the event's
- * @nsubs: entries in @subs
- * @sub_err: a failure of such a CS already known at record time
- */
-struct hpu_stream_event {
-	struct hpu_device *dev;
-	uint64_t seq;
-	int status_err;
-	bool done;
-	uint64_t ts_ns;
-	uint64_t subs[STREAM_MAX_SUBS];
-	unsigned int nsubs;
-	int sub_err;
-};
+#include "stream_internal.h"
 
 /* Wait until @seq ended (bounded), giving its final status. */
 static int wait_ended(struct hpu_device *dev, uint64_t seq, uint32_t *status,
@@ -198,97 +102,6 @@ static int reap(struct hpu_stream *s, bool block)
 	return 0;
 }
 
-static int track(struct hpu_stream *s, uint64_t seq, struct host_map *maps)
-{
-	struct batch *b = calloc(1, sizeof(*b));
-
-	if (!b)
-		return -ENOMEM;
-	b->seq = seq;
-	b->maps = maps;
-	if (s->tail)
-		s->tail->next = b;
-	else
-		s->head = b;
-	s->tail = b;
-	s->nbatches++;
-	s->last_seq = seq;
-	s->last_multi = false;
-	return 0;
-}
-
-/*
- * @seq is known to have ended (any status): a look at the user-mode ring
- * when the device has one (no system call); without it, or for a number
- * the ring did not hand out, not known. A WAIT for an ended CS would end
- * at once whatever its status, so such numbers are left out of WAITs: a
- * program that waited for its last CS itself (eager execution) submits
- * its next CS without one.
- */
-static bool known_ended(struct hpu_device *dev, uint64_t seq)
-{
-	uint32_t status;
-
-	return !hpudrv_ring_wait(dev, seq, 0, &status, NULL) &&
-	       status != HPU_WAIT_CS_STATUS_BUSY;
-}
-
-/* Keep the numbers of @w[0..n) not known to have ended; how many */
-static unsigned int drop_ended(struct hpu_device *dev, uint64_t *w,
-			       unsigned int n)
-{
-	unsigned int i, k = 0;
-
-	for (i = 0; i < n; i++)
-		if (!known_ended(dev, w[i]))
-			w[k++] = w[i];
-	return k;
-}
-
-/*
- * What work on the stream's own queue must wait for before it starts: the
- * events waited for, and a CS of hpu_stream_submit() still tracked (its
- * jobs on other queues are not ordered before the queue's next job).
- * Return: how many numbers went into @w (0: nothing to wait for).
- */
-static unsigned int own_queue_deps(const struct hpu_stream *s, uint64_t *w)
-{
-	unsigned int n = 0;
-
-	if (s->last_multi && s->head)
-		w[n++] = s->last_seq;
-	memcpy(w + n, s->pending, s->npending * sizeof(*w));
-	return drop_ended(s->dev, w, n + s->npending);
-}
-
-/*
- * Have the stream's own queue wait, in one WAIT submission, for what its
- * next job must follow (own_queue_deps()); the WAIT is tracked like a
- * batch, so a synchronize covers it.
- */
-static int stream_enforce(struct hpu_stream *s)
-{
-	uint64_t w[STREAM_MAX_PENDING + 1], seq;
-	unsigned int n = own_queue_deps(s, w);
-	struct hpu_cs_chunk wc;
-	int ret;
-
-	if (!n) {
-		s->npending = 0; /* all ended */
-		return 0;
-	}
-	memset(&wc, 0, sizeof(wc));
-	wc.cb_handle = (uint64_t)(uintptr_t)w;
-	wc.queue_index = s->queue;
-	wc.cb_size = n;
-	ret = hpudrv_cs_submit_async(s->dev, &wc, 1, HPU_CS_FLAGS_WAIT, 0,
-				     &seq);
-	if (ret)
-		return ret;
-	s->npending = 0;
-	return track(s, seq, NULL);
-}
-
 static int flush(struct hpu_stream *s, uint32_t flags)
 {
 	struct hpu_cs_chunk ch;
@@ -297,20 +110,14 @@ static int flush(struct hpu_stream *s, uint32_t flags)
 
 	if (!hpu_cb_builder_used(s->cb))
 		return 0;
-	ret = stream_enforce(s);
-	if (ret)
-		return ret;
 	memset(&ch, 0, sizeof(ch));
 	ch.cb_handle = hpu_cb_builder_handle(s->cb);
 	ch.queue_index = s->queue;
 	ch.cb_size = (uint32_t)hpu_cb_builder_used(s->cb);
-	ret = hpudrv_cs_submit_async(s->dev, &ch, 1, flags, 0, &seq);
+	ret = hpudrv_stream_cs(s, &ch, 1, flags, 0, s->cur_maps, &seq);
 	if (ret)
 		return ret;
 	hpu_cb_builder_reset(s->cb);
-	ret = track(s, seq, s->cur_maps);
-	if (ret)
-		return ret;
 	s->cur_maps = NULL;
 	if (s->nbatches >= STREAM_REAP_AT)
 		return reap(s, false);
@@ -322,6 +129,26 @@ int hpu_stream_flush(struct hpu_stream *s)
 	if (!s)
 		return -EINVAL;
 	return flush(s, 0);
+}
+
+/* HPU_STREAM_FENCE: 1 fences on every stream, 0 on none, -1 unset */
+static int fence_env(void)
+{
+	const char *env = getenv("HPU_STREAM_FENCE");
+
+	if (!env || !*env)
+		return -1;
+	return strcmp(env, "0") ? 1 : 0;
+}
+
+int hpu_stream_set_fences(struct hpu_stream *s, int on)
+{
+	int env = fence_env();
+
+	if (!s)
+		return -EINVAL;
+	s->fence = env < 0 ? on != 0 : env > 0;
+	return 0;
 }
 
 int hpu_stream_create(struct hpu_device *dev, int queue, struct hpu_stream **sp)
@@ -349,12 +176,31 @@ int hpu_stream_create(struct hpu_device *dev, int queue, struct hpu_stream **sp)
 	s->dev = dev;
 	s->queue = (uint32_t)queue;
 	ret = hpu_cb_builder_create(dev, STREAM_CB_SIZE, &s->cb);
-	if (ret) {
-		free(s);
-		return ret;
-	}
+	if (ret)
+		goto err_free;
+	ret = hpu_cb_builder_create(dev, STREAM_FENCE_CB, &s->fen_cb);
+	if (ret)
+		goto err_cb;
+	ret = hpu_cb_builder_create(dev, STREAM_FENCE_CB, &s->fen_pend);
+	if (ret)
+		goto err_fen;
+	ret = hpu_cb_builder_create(dev, sizeof(struct hpu_pkt_msg_long),
+				    &s->sig_cb);
+	if (ret)
+		goto err_pend;
+	s->fence = fence_env() > 0;
 	*sp = s;
 	return 0;
+
+err_pend:
+	hpu_cb_builder_destroy(s->fen_pend);
+err_fen:
+	hpu_cb_builder_destroy(s->fen_cb);
+err_cb:
+	hpu_cb_builder_destroy(s->cb);
+err_free:
+	free(s);
+	return ret;
 }
 
 int hpu_stream_synchronize(struct hpu_stream *s)
@@ -366,11 +212,13 @@ int hpu_stream_synchronize(struct hpu_stream *s)
 	ret = flush(s, 0);
 	/* the stream's end comes after the events it waits for */
 	if (!ret && s->npending)
-		ret = stream_enforce(s);
+		ret = hpudrv_stream_enforce(s);
 	if (!ret)
 		ret = reap(s, true);
 	if (!ret)
 		ret = s->err;
+	if (ret)
+		hpudrv_stream_sob_retire(s);
 	s->err = 0;
 	return ret;
 }
@@ -379,8 +227,15 @@ void hpu_stream_destroy(struct hpu_stream *s)
 {
 	if (!s)
 		return;
-	hpu_stream_synchronize(s);
+	/* every CS ended well: the SOB's value is the count */
+	if (!hpu_stream_synchronize(s) && s->has_sob)
+		hpudrv_sob_give(s->dev, s->sob, s->sig, true);
+	else
+		hpudrv_stream_sob_retire(s);
 	unmap_list(s->dev, s->cur_maps);
+	hpu_cb_builder_destroy(s->sig_cb);
+	hpu_cb_builder_destroy(s->fen_pend);
+	hpu_cb_builder_destroy(s->fen_cb);
 	hpu_cb_builder_destroy(s->cb);
 	free(s);
 }
@@ -429,54 +284,6 @@ static int subs_compact(struct hpu_stream *s)
 	return 0;
 }
 
-/*
- * Every queue of a CS of hpu_stream_submit() starts it after the stream's
- * work so far and the events the stream waits for, in one WAIT
- * submission (a chunk per queue): none needs to wait for the stream's
- * work when it is known to have ended (nothing tracked), nor the
- * stream's own queue behind a batch on it.
- */
-static int wait_on_queues(struct hpu_stream *s,
-			  const struct hpu_cs_chunk *chunks, unsigned int n)
-{
-	struct hpu_cs_chunk wc[HPU_MAX_JOBS_PER_CS];
-	uint64_t w[STREAM_MAX_PENDING + 1], seq;
-	unsigned int i, j, nw = 0, all = 0, pend;
-	bool head = s->head && !known_ended(s->dev, s->last_seq);
-
-	if (head)
-		w[all++] = s->last_seq;
-	memcpy(w + all, s->pending, s->npending * sizeof(*w));
-	pend = drop_ended(s->dev, w + all, s->npending);
-	all += pend;
-	if (!all)
-		return 0;
-	memset(wc, 0, sizeof(wc));
-	for (i = 0; i < n; i++) {
-		bool behind;
-
-		for (j = 0; j < i; j++)
-			if (chunks[j].queue_index == chunks[i].queue_index)
-				break;
-		if (j < i)
-			continue;
-		/* behind the stream's last batch on its own queue */
-		behind = head && chunks[i].queue_index == s->queue &&
-			 !s->last_multi;
-		if (behind && !pend)
-			continue;
-		wc[nw].cb_handle =
-			(uint64_t)(uintptr_t)(behind ? w + all - pend : w);
-		wc[nw].queue_index = chunks[i].queue_index;
-		wc[nw].cb_size = behind ? pend : all;
-		nw++;
-	}
-	if (!nw)
-		return 0;
-	return hpudrv_cs_submit_async(s->dev, wc, nw, HPU_CS_FLAGS_WAIT, 0,
-				      &seq);
-}
-
 int hpu_stream_submit(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 		      unsigned int n, uint32_t timeout_ms, uint64_t *seq)
 {
@@ -493,20 +300,15 @@ int hpu_stream_submit(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 		if (ret)
 			return ret;
 	}
-	ret = wait_on_queues(s, chunks, n);
+	/*
+	 * with its time: an event recorded right after it is this CS;
+	 * reaped with the stream's batches: synchronize reports its end
+	 */
+	ret = hpudrv_stream_cs(s, chunks, n, HPU_CS_FLAGS_TIMESTAMP, timeout_ms,
+			       NULL, &cs_seq);
 	if (ret)
 		return ret;
-	s->npending = 0;
-	/* with its time: an event recorded right after it is this CS */
-	ret = hpudrv_cs_submit_async(s->dev, chunks, n, HPU_CS_FLAGS_TIMESTAMP,
-				     timeout_ms, &cs_seq);
-	if (ret)
-		return ret;
-	/* reaped with the stream's batches: synchronize reports its end */
-	ret = track(s, cs_seq, NULL);
-	if (ret)
-		return ret;
-	/* the stream's later work starts after it (own_queue_deps()) */
+	/* the stream's later work starts after it (queue_deps()) */
 	s->last_multi = true;
 	s->subs[s->nsubs++] = cs_seq;
 	if (seq)
@@ -620,15 +422,18 @@ int hpu_stream_wait_event(struct hpu_stream *s, struct hpu_stream_event *ev)
 	if (ret)
 		return ret;
 	for (i = 0; i < s->npending; i++)
-		if (s->pending[i] == ev->seq)
+		if (s->pending[i].seq == ev->seq)
 			return 0;
 	if (s->npending == STREAM_MAX_PENDING) {
-		ret = stream_enforce(s);
+		ret = hpudrv_stream_enforce(s);
 		if (ret)
 			return ret;
 	}
-	/* the stream's next work waits for it, in the WAIT it needs anyway */
-	s->pending[s->npending++] = ev->seq;
+	/* the stream's next work waits for it, with the fences it has anyway */
+	s->pending[s->npending].seq = ev->seq;
+	s->pending[s->npending].sob = ev->sob;
+	s->pending[s->npending].target = ev->target;
+	s->npending++;
 	return 0;
 }
 
@@ -675,6 +480,8 @@ int hpu_event_record(struct hpu_stream_event *ev, struct hpu_stream *s)
 	 * its time): the event is that CS, no NOP needed
 	 */
 	ev->seq = s->last_seq;
+	ev->sob = s->last_sob;
+	ev->target = s->last_target;
 	ev->done = false;
 	ev->status_err = 0;
 	ev->ts_ns = 0;
@@ -688,10 +495,12 @@ int hpu_event_record(struct hpu_stream_event *ev, struct hpu_stream *s)
 }
 
 /*
- * The first failure among the submitted CSs the event comes after; they
- * ended before the event's own CS started.
+ * The first failure among the submitted CSs the event comes after. Their
+ * work ended before the event's own CS started; with fences the driver
+ * may not have handled their ends yet: @block waits for that, else
+ * -EBUSY until it did.
  */
-static int subs_err(struct hpu_stream_event *ev)
+static int subs_err(struct hpu_stream_event *ev, bool block)
 {
 	uint32_t status;
 	unsigned int i;
@@ -700,7 +509,10 @@ static int subs_err(struct hpu_stream_event *ev)
 	if (ev->sub_err)
 		return ev->sub_err;
 	for (i = 0; i < ev->nsubs; i++) {
-		ret = hpu_cs_wait(ev->dev, ev->subs[i], 0, &status);
+		if (block)
+			ret = wait_ended(ev->dev, ev->subs[i], &status, NULL);
+		else
+			ret = hpu_cs_wait(ev->dev, ev->subs[i], 0, &status);
 		if (ret)
 			return ret;
 		ret = hpudrv_wait_status_err(status);
@@ -728,10 +540,13 @@ static int event_check(struct hpu_stream_event *ev, bool block)
 		return ret;
 	if (status == HPU_WAIT_CS_STATUS_BUSY)
 		return -EBUSY;
+	ret = hpudrv_wait_status_err(status);
+	if (!ret)
+		ret = subs_err(ev, block);
+	if (ret == -EBUSY)
+		return ret; /* a CS before it: its end not handled yet */
 	ev->done = true;
-	ev->status_err = hpudrv_wait_status_err(status);
-	if (!ev->status_err)
-		ev->status_err = subs_err(ev);
+	ev->status_err = ret;
 	return ev->status_err;
 }
 

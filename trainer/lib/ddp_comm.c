@@ -77,6 +77,16 @@ int ht_ddp_create(struct ht_trainer *t)
 		ret = hpu_stream_create(
 			t->dev, hw.num_dma > 1 ? 1 : HPU_STREAM_QUEUE_AUTO,
 			&d->comm_stream);
+	/*
+	 * the allreduce starts after the program by a fence inside its CS,
+	 * not a WAIT submission (docs/libhpudrv.md, "Stream fences";
+	 * HPU_STREAM_FENCE=0 in the environment turns them off). The comm
+	 * stream keeps WAITs: after a collective that failed (a link down)
+	 * the optimizer still runs, and the step reports the collective
+	 * rather than an optimizer that waited in a fence until its timeout
+	 */
+	if (!ret)
+		ret = hpu_stream_set_fences(d->compute, 1);
 	if (!ret)
 		ret = hpu_event_create(t->dev, &d->ev_compute);
 	if (!ret)

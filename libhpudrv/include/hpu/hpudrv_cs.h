@@ -280,6 +280,31 @@ HPUDRV_EXPORT int hpu_cb_fence(struct hpu_cb_builder *b, uint32_t sob,
 			       uint32_t target, uint32_t dec);
 
 /**
+ * hpu_sob_alloc() - take consecutive sync objects of a handle
+ * @dev: compute handle
+ * @count: 1..HPU_NUM_SOBS
+ * @base: receives the first one
+ *
+ * The library's users of SOBs (stream fences, libhpuccl's communicators)
+ * take theirs here, from the top of the range, so they never collide;
+ * an application that numbers its own SOBs from 0 keeps clear of them.
+ * Their values are unknown: set them before use.
+ *
+ * Return: 0, -EINVAL, or -ENOSPC when no @count free ones are adjacent.
+ */
+HPUDRV_EXPORT int hpu_sob_alloc(struct hpu_device *dev, uint32_t count,
+				uint32_t *base);
+
+/**
+ * hpu_sob_free() - give back what hpu_sob_alloc() took
+ * @dev: compute handle
+ * @base: first SOB
+ * @count: how many
+ */
+HPUDRV_EXPORT void hpu_sob_free(struct hpu_device *dev, uint32_t base,
+				uint32_t count);
+
+/**
  * hpu_cb_arm_monitor() - append ARM_MONITOR: when sob >= @target, write
  * @payload (32 bits) at @addr once
  * @b: builder

@@ -334,6 +334,7 @@ const struct hpu_fw_ops hpusim_ops = {
 	.cs_submit_seq = hpusim_cs_submit_seq,
 	.model_busy_enable = hpusim_model_busy_enable,
 	.model_busy = hpusim_model_busy,
+	.as_read_dev = hpusim_as_read_dev,
 	.trace_start = hpusim_trace_start,
 	.trace_stop = hpusim_trace_stop,
 	.trace_peek = hpusim_trace_peek,

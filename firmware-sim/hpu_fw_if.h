@@ -58,7 +58,10 @@
 #include "hpu_trace.h"
 
 #define HPU_FW_IF_MAJOR 1
-#define HPU_FW_IF_MINOR 6
+#define HPU_FW_IF_MINOR 7
+
+/* The most as_read_dev reads at once (a command buffer's bound) */
+#define HPU_FW_AS_READ_MAX (4ULL << 20)
 
 /**
  * struct hpu_fw_profile - static description of one chip generation
@@ -461,6 +464,12 @@ struct hpu_fw_fabric_config {
  * @model_busy: since 1.6: the counts and the modeled utilization and
  *	power of the last @period_ms (100..1000); -ENODATA while counting
  *	is off, -EINVAL for a bad period
+ *
+ * Since 1.7:
+ * @as_read_dev: copy @len bytes (1..HPU_FW_AS_READ_MAX) at @va of @as
+ *	into @buf, every byte device memory (HBM or SRAM) mapped in @as
+ *	(the driver reads a command buffer the client keeps there); 0,
+ *	-EINVAL (bad arguments), -EFAULT (a byte unmapped or host memory)
  */
 struct hpu_fw_ops {
 	int (*create)(const struct hpu_fw_config *cfg,
@@ -542,6 +551,10 @@ struct hpu_fw_ops {
 	int (*model_busy_enable)(struct hpu_fw_device *fw, bool on);
 	int (*model_busy)(struct hpu_fw_device *fw, uint32_t period_ms,
 			  struct hpu_fw_model_busy *out);
+
+	/* 1.7 */
+	int (*as_read_dev)(struct hpu_fw_as *as, uint64_t va, void *buf,
+			   uint64_t len);
 };
 
 /**

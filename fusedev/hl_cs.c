@@ -132,7 +132,8 @@ out:
 /*
  * Read @size bytes at device VA @va of the context's host mappings (a
  * user CB). Return: 0; -ENXIO when no host mapping holds the range (a CB
- * in device memory: not served); -EFAULT when the memory cannot be read.
+ * in device memory: read_dev_cb()); -EFAULT when the memory cannot be
+ * read.
  */
 static int read_cb(struct hfd_ctx *ctx, uint64_t va, uint32_t size, void *buf)
 {
@@ -163,6 +164,29 @@ static int read_cb(struct hfd_ctx *ctx, uint64_t va, uint32_t size, void *buf)
 		ret = -EFAULT;
 	hfd_client_put(ctx, c);
 	return ret;
+}
+
+/*
+ * Read a user CB the context keeps in device memory (hl-thunk copies CBs
+ * into SRAM or DRAM and runs them from there): @va is a device VA of the
+ * context (the SRAM window moved to the context's SRAM mapping, as the
+ * packets' addresses are), every byte of it HBM or SRAM mapped in the
+ * context's own address space; the size is the chunk's, at most
+ * HL_MAX_CB_SIZE. Return: 0; -EFAULT when a byte is not device memory of
+ * the context; -ENXIO when the model cannot read device memory.
+ */
+static int read_dev_cb(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
+		       uint64_t va, uint32_t size, void *buf)
+{
+	const struct hpu_fw_ops *o = CTX_OPS(ctx);
+	uint64_t off = va - x->sram_base;
+
+	if (hfd_fw_if_minor_in_use(ctx->dev->model) < 7 || !o->as_read_dev)
+		return -ENXIO;
+	if (x->sram_va && va >= x->sram_base && off < x->sram_size &&
+	    size <= x->sram_size - off)
+		va = x->sram_va + off;
+	return o->as_read_dev(ctx->as, va, buf, size);
 }
 
 /**
@@ -231,6 +255,9 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 		return -ENOMEM;
 	if (c->cs_chunk_flags & HL_CS_CHUNK_FLAGS_USER_ALLOC_CB) {
 		ret = read_cb(call->ctx, c->cb_handle, c->cb_size, cb);
+		if (ret == -ENXIO)
+			ret = read_dev_cb(call->ctx, &x, c->cb_handle,
+					  c->cb_size, cb);
 	} else {
 		/*
 		 * A kernel CB, as the client's mapping holds it now; a handle

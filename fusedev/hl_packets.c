@@ -8,7 +8,8 @@
  *	NOP      -> hpu NOP
  *	STOP     -> hpu STOP
  *	MSG_LONG -> hpu MEMSET of one 32-bit element (a write of the value)
- *	LIN_DMA  -> hpu LIN_DMA (copy) or MEMSET (memset bit)
+ *	LIN_DMA  -> hpu LIN_DMA (copy; the endian field becomes its
+ *	            HPU_LIN_DMA_F_SWAP_* flags) or MEMSET (memset bit)
  *
  * Everything else (MSG_SHORT, FENCE, WREG_*, ARB_POINT, REPEAT, WAIT,
  * CB_LIST, LOAD_AND_EXE, CP_DMA, MSG_PROT, WRITE_ARC_STREAM) needs the
@@ -98,21 +99,46 @@ static int memset_elem(uint64_t v, uint64_t dst, uint64_t size)
 	return -EINVAL;
 }
 
+/*
+ * The hpu flags of a LIN_DMA's endian field (1: 16-bit, 2: 32-bit, 3:
+ * 64-bit elements byte-reversed). A swapping copy between overlapping
+ * ranges, or a memset that swaps, is refused: hl-thunk programs neither,
+ * and what the engine makes of them is not documented.
+ */
+static int lin_dma_swap(const struct hl_pkt_lin_dma *d, uint64_t src,
+			uint64_t dst, uint16_t *flags)
+{
+	uint32_t e = (d->ctl & HL_LIN_DMA_CTL_ENDIAN_MASK) >> 1;
+
+	*flags = 0;
+	if (!e)
+		return 0;
+	if ((d->ctl & HL_LIN_DMA_CTL_MEMSET) ||
+	    (d->tsize && src < dst + d->tsize && dst < src + d->tsize))
+		return -EINVAL;
+	*flags = (uint16_t)(e << 8); /* HPU_LIN_DMA_F_SWAP_16 .. _64 */
+	return 0;
+}
+
 static int lin_dma(const uint8_t *p, const struct hfd_hl_xlate *x, uint8_t *out,
 		   size_t *len)
 {
 	struct hl_pkt_lin_dma d;
 	struct hpu_pkt_lin_dma h;
 	uint32_t allowed = CTL_COMMON | HL_LIN_DMA_CTL_WRCOMP |
-			   HL_LIN_DMA_CTL_MEMSET |
+			   HL_LIN_DMA_CTL_MEMSET | HL_LIN_DMA_CTL_ENDIAN_MASK |
 			   HL_LIN_DMA_CTL_CONTEXT_ID_INC;
+	uint16_t swap;
 	int elem;
 
 	memcpy(&d, p, sizeof(d));
-	/* no endian swap, bf16/fp16 reduction or offset addition */
+	/* no bf16/fp16 reduction or offset addition */
 	if ((d.ctl & ~allowed) || x->kind != HFD_QUEUE_DMA)
 		return -EINVAL;
 	if (d.dst_addr + d.tsize < d.dst_addr)
+		return -EINVAL;
+	if ((d.ctl & HL_LIN_DMA_CTL_MEMSET) &&
+	    (d.ctl & HL_LIN_DMA_CTL_ENDIAN_MASK))
 		return -EINVAL;
 	if (d.ctl & HL_LIN_DMA_CTL_MEMSET) {
 		elem = memset_elem(d.src_addr, d.dst_addr, d.tsize);
@@ -132,6 +158,9 @@ static int lin_dma(const uint8_t *p, const struct hfd_hl_xlate *x, uint8_t *out,
 	h.src_addr = sram_xlate(x, d.src_addr, d.tsize);
 	h.dst_addr = sram_xlate(x, d.dst_addr, d.tsize);
 	h.size = d.tsize;
+	if (lin_dma_swap(&d, h.src_addr, h.dst_addr, &swap))
+		return -EINVAL;
+	h.hdr.flags |= swap;
 	memcpy(out, &h, sizeof(h));
 	*len = sizeof(h);
 	return 0;
@@ -168,7 +197,8 @@ static int nop_stop(const uint8_t *p, uint32_t opcode, uint8_t *out,
  *
  * A packet is bad when its opcode is not served, it runs past @size, a
  * reserved or unsupported bit of its control word is set (predicates,
- * MSG_LONG timestamps, LIN_DMA endian swap, bf16/fp16, add-offset), a
+ * MSG_LONG timestamps, LIN_DMA bf16/fp16, add-offset), a LIN_DMA swaps
+ * endianness in a memset or between overlapping ranges, a
  * NOP/STOP's first word is not 0, a MSG_LONG address is not 4-byte
  * aligned or its 4 bytes wrap, a LIN_DMA range wraps, a memset pattern cannot be written in
  * the range's alignment, or a MSG_LONG or LIN_DMA is not on a DMA queue.

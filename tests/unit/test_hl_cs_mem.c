@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_hl_cs_mem.c - the memory side of the habanalabs personality's CS
+ * without FUSE (docs/habanalabs.md, "CS", "Packets", "MEMORY"): user CBs
+ * kept in device memory (DRAM, the SRAM window) run as host ones, and one
+ * outside the context's device memory ends ABORTED with nothing run;
+ * LIN_DMA's endian swap against a host reference, both directions and
+ * partial last elements; FORCE_HINT onto the page right after another
+ * mapping (the guard page) honoured, hints onto used pages refused.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hl_personality.h"
+#include "hpu_packets.h"
+
+#define BUF_SIZE 16384
+
+/**
+ * struct fixture - one Gaudi2 with a habanalabs compute context, a host
+ * CB, a source and a destination buffer mapped into it, and 2 MiB of
+ * DRAM
+ */
+struct fixture {
+	struct hfd_driver drv;
+	struct hfd_ctx *ctx;
+	uint8_t *cb;
+	uint8_t *src;
+	uint8_t *dst;
+	uint64_t cb_va;
+	uint64_t src_va;
+	uint64_t dst_va;
+	uint64_t dram;
+};
+
+static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
+{
+	struct hfd_ioctl_call call = { .ctx = ctx, .pid = getpid() };
+	uint8_t out[HFD_IOCTL_MAX_SIZE];
+	size_t out_size = sizeof(out);
+	int ret;
+
+	ret = hfd_hl_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
+	if (out_size)
+		memcpy(arg, out, out_size);
+	return ret;
+}
+
+/* MEMORY MAP of host memory; @hint with @flags; the answer or -errno */
+static int map_host_at(struct hfd_ctx *ctx, void *p, uint64_t size,
+		       uint64_t hint, uint32_t flags, uint64_t *va)
+{
+	union hl_mem_args a = { 0 };
+	int ret;
+
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.flags = HL_MEM_USERPTR | flags;
+	a.in.map_host.host_virt_addr = (uintptr_t)p;
+	a.in.map_host.mem_size = size;
+	a.in.map_host.hint_addr = hint;
+	ret = run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a));
+	if (!ret)
+		*va = a.out.device_virt_addr;
+	return ret;
+}
+
+static uint64_t map_host(struct hfd_ctx *ctx, void *p, uint64_t size)
+{
+	uint64_t va = 0;
+
+	assert_int_equal(map_host_at(ctx, p, size, 0, 0, &va), 0);
+	return va;
+}
+
+static int unmap(struct hfd_ctx *ctx, uint64_t va)
+{
+	union hl_mem_args a = { 0 };
+
+	a.in.op = HL_MEM_OP_UNMAP;
+	a.in.unmap.device_virt_addr = va;
+	return run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a));
+}
+
+static uint64_t alloc(struct hfd_ctx *ctx, uint64_t size)
+{
+	union hl_mem_args a = { 0 };
+
+	a.in.op = HL_MEM_OP_ALLOC;
+	a.in.alloc.mem_size = size;
+	assert_int_equal(run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a)), 0);
+	return a.out.handle;
+}
+
+static int map_dev_at(struct hfd_ctx *ctx, uint64_t handle, uint64_t hint,
+		      uint32_t flags, uint64_t *va)
+{
+	union hl_mem_args a = { 0 };
+	int ret;
+
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.flags = flags;
+	a.in.map_device.handle = handle;
+	a.in.map_device.hint_addr = hint;
+	ret = run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a));
+	if (!ret)
+		*va = a.out.device_virt_addr;
+	return ret;
+}
+
+static int setup(void **state)
+{
+	static struct fixture f;
+	uint64_t h;
+
+	memset(&f, 0, sizeof(f));
+	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
+		return -1;
+	if (hfd_ctx_open_exclusive(&f.drv.devs[0], false, true, getpid(),
+				   getuid(), getgid(), &f.ctx))
+		return -1;
+	f.cb = aligned_alloc(4096, BUF_SIZE);
+	f.src = aligned_alloc(4096, BUF_SIZE);
+	f.dst = aligned_alloc(4096, BUF_SIZE);
+	if (!f.cb || !f.src || !f.dst)
+		return -1;
+	f.cb_va = map_host(f.ctx, f.cb, BUF_SIZE);
+	f.src_va = map_host(f.ctx, f.src, BUF_SIZE);
+	f.dst_va = map_host(f.ctx, f.dst, BUF_SIZE);
+	h = alloc(f.ctx, 2 << 20);
+	assert_int_equal(map_dev_at(f.ctx, h, 0, 0, &f.dram), 0);
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	hfd_ctx_release(f->ctx);
+	hfd_driver_fini(&f->drv);
+	free(f->cb);
+	free(f->src);
+	free(f->dst);
+	return 0;
+}
+
+static size_t put_dma(void *cb, size_t off, uint64_t src, uint64_t dst,
+		      uint32_t size, uint32_t bits)
+{
+	struct hl_pkt_lin_dma p = {
+		.tsize = size,
+		.ctl = (HL_PACKET_LIN_DMA << HL_PKT_CTL_OPCODE_SHIFT) | bits,
+		.src_addr = src,
+		.dst_addr = dst
+	};
+
+	memcpy((uint8_t *)cb + off, &p, sizeof(p));
+	return off + sizeof(p);
+}
+
+/* Submit the user CB at @cb_va (@size bytes) on PDMA_0 stream 0 */
+static uint64_t submit_at(struct fixture *f, uint64_t cb_va, uint32_t size)
+{
+	struct hl_cs_chunk c = { .cb_handle = cb_va,
+				 .queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0,
+				 .cb_size = size,
+				 .cs_chunk_flags =
+					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
+	union hl_cs_args a = { 0 };
+
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), 0);
+	assert_int_equal(a.out.status, HL_CS_STATUS_SUCCESS);
+	return a.out.seq;
+}
+
+/* Wait (polled) for @seq; the answer and its status */
+static int wait_cs(struct fixture *f, uint64_t seq, uint32_t *status)
+{
+	union hl_wait_cs_args a;
+	int i, ret = 0;
+
+	for (i = 0; i < 20000; i++) {
+		memset(&a, 0, sizeof(a));
+		a.in.seq = seq;
+		a.in.timeout_us = 1000;
+		ret = run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a));
+		if (ret || a.out.status != HL_WAIT_CS_STATUS_BUSY)
+			break;
+		usleep(1000);
+	}
+	*status = a.out.status;
+	return ret;
+}
+
+/* Run the host CB's first @size bytes and expect it to complete */
+static void run_host_cb(struct fixture *f, size_t size)
+{
+	uint32_t st;
+
+	assert_int_equal(
+		wait_cs(f, submit_at(f, f->cb_va, (uint32_t)size), &st), 0);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+}
+
+static void fill(uint8_t *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 37 + seed + (i >> 8));
+}
+
+/*
+ * Copy @n bytes of CB (at f->cb + 4096) into device memory at @va, then
+ * run it from there: it moves f->src to f->dst
+ */
+static void test_dev_cb_runs(void **state)
+{
+	struct fixture *f = *state;
+	const struct hfd_device *dev = &f->drv.devs[0];
+	uint64_t places[] = { f->dram + 0x1000,
+			      dev->ip.sram_base_address + 0x2000 };
+	uint32_t st;
+	size_t n, i;
+
+	for (i = 0; i < 2; i++) {
+		fill(f->src, BUF_SIZE, (unsigned int)(11 * i + 3));
+		memset(f->dst, 0, BUF_SIZE);
+		/* the device CB: src -> dst, then dst + 8 KiB from src */
+		n = put_dma(f->cb + 4096, 0, f->src_va, f->dst_va, 4096, 0);
+		n = put_dma(f->cb + 4096, n, f->src_va + 4096, f->dst_va + 8192,
+			    100, 0);
+		/* a host CB that copies it there */
+		put_dma(f->cb, 0, f->cb_va + 4096, places[i], (uint32_t)n, 0);
+		run_host_cb(f, sizeof(struct hl_pkt_lin_dma));
+		/* the host copy is changed: the device bytes are what runs */
+		memset(f->cb + 4096, 0, n);
+		assert_int_equal(
+			wait_cs(f, submit_at(f, places[i], (uint32_t)n), &st),
+			0);
+		assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_memory_equal(f->dst, f->src, 4096);
+		assert_memory_equal(f->dst + 8192, f->src + 4096, 100);
+		assert_int_equal(f->dst[8192 + 100], 0);
+	}
+}
+
+/*
+ * A user CB at a device VA the context has not mapped, or running past
+ * its DRAM mapping, or holding a bad packet: the CS takes a number and
+ * ends ABORTED with nothing run
+ */
+static void test_dev_cb_refused(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t bad[] = { f->dram + (2 << 20) + 0x1000,
+			   f->dram + (2 << 20) - 16, 0x1c0000000000ULL,
+			   f->dram + 0x3000 };
+	uint32_t st, sizes[] = { 24, 24, 24, 32 };
+	size_t n, i;
+
+	/* a good DMA packet at each place (where it is mapped), plus a bad
+	 * packet (an unserved opcode) after it at the last */
+	n = put_dma(f->cb + 4096, 0, f->src_va, f->dst_va, 64, 0);
+	memset(f->cb + 4096 + n, 0, 8);
+	f->cb[4096 + n + 7] = 0x1f; /* opcode 0x1f in the control word */
+	put_dma(f->cb, 0, f->cb_va + 4096, f->dram + 0x3000, 32, 0);
+	run_host_cb(f, sizeof(struct hl_pkt_lin_dma));
+	put_dma(f->cb, 0, f->cb_va + 4096, f->dram + (2 << 20) - 16, 16, 0);
+	run_host_cb(f, sizeof(struct hl_pkt_lin_dma));
+	fill(f->src, BUF_SIZE, 5);
+	for (i = 0; i < 4; i++) {
+		memset(f->dst, 0x5a, BUF_SIZE);
+		assert_int_equal(
+			wait_cs(f, submit_at(f, bad[i], sizes[i]), &st), -EIO);
+		assert_int_equal(st, HL_WAIT_CS_STATUS_ABORTED);
+		for (n = 0; n < 64; n++)
+			assert_int_equal(f->dst[n], 0x5a);
+	}
+	/* the context goes on: the same CB from host memory runs */
+	n = put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
+	run_host_cb(f, n);
+	assert_memory_equal(f->dst, f->src, 64);
+}
+
+/* The reference: each @w-byte element reversed; a last partial element
+ * of r bytes is the element zero-extended, reversed, cut to r bytes */
+static void ref_swap(const uint8_t *in, uint8_t *out, size_t len, size_t w)
+{
+	size_t i, j, base;
+
+	for (i = 0; i < len; i++) {
+		base = i - i % w;
+		j = base + w - 1 - i % w; /* the byte that lands at i */
+		out[i] = j < len ? in[j] : 0;
+	}
+}
+
+static void test_endian_swap(void **state)
+{
+	struct fixture *f = *state;
+	static const uint32_t sizes[] = { 4096, 4096 + 1, 4096 + 3, 4096 + 7 };
+	uint8_t *want = malloc(BUF_SIZE);
+	uint32_t e, up, s, size;
+	size_t n;
+
+	assert_non_null(want);
+	for (e = 1; e <= 3; e++) {
+		for (s = 0; s < 4; s++) {
+			for (up = 0; up < 2; up++) {
+				size = sizes[s];
+				fill(f->src, BUF_SIZE, e * 7 + s + up);
+				memset(f->dst, 0xee, BUF_SIZE);
+				/* down to DRAM, up to the host: one swaps */
+				n = put_dma(f->cb, 0, f->src_va, f->dram, size,
+					    up ? 0 : e << 1);
+				n = put_dma(f->cb, n, f->dram, f->dst_va, size,
+					    HL_PKT_CTL_EB | (up ? e << 1 : 0));
+				run_host_cb(f, n);
+				ref_swap(f->src, want, size, 1U << e);
+				assert_memory_equal(f->dst, want, size);
+				assert_int_equal(f->dst[size], 0xee);
+			}
+		}
+	}
+	/* DRAM to DRAM, 64-bit, a length past the 64 KiB bounce */
+	fill(f->src, BUF_SIZE, 77);
+	n = put_dma(f->cb, 0, f->src_va, f->dram + 0x100000, BUF_SIZE, 0);
+	n = put_dma(f->cb, n, f->dram + 0x100000, f->dram + 0x10000, BUF_SIZE,
+		    HL_PKT_CTL_EB | (3U << 1));
+	n = put_dma(f->cb, n, f->dram + 0x10000, f->dst_va, BUF_SIZE,
+		    HL_PKT_CTL_EB);
+	run_host_cb(f, n);
+	ref_swap(f->src, want, BUF_SIZE, 8);
+	assert_memory_equal(f->dst, want, BUF_SIZE);
+	free(want);
+}
+
+/*
+ * FORCE_HINT onto the page after a mapping (what the model keeps as a
+ * guard) is honoured; onto a page in use it is ENOMEM, an unforced hint
+ * there moves elsewhere; the two mappings stay apart
+ */
+static void test_force_hint_after_mapping(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t *a = aligned_alloc(4096, 8192), *b = aligned_alloc(4096, 8192);
+	uint64_t va_a, va_b = 0, va_c = 0, h1, h2, d1 = 0, d2 = 0, d3 = 0;
+	size_t n;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	memset(a, 0xaa, 8192);
+	memset(b, 0xbb, 8192);
+	va_a = map_host(f->ctx, a, 8192);
+	/* in use: forced -> ENOMEM, unforced -> somewhere free */
+	assert_int_equal(map_host_at(f->ctx, b, 4096, va_a + 4096,
+				     HL_MEM_FORCE_HINT, &va_b),
+			 -ENOMEM);
+	assert_int_equal(map_host_at(f->ctx, b, 4096, va_a, 0, &va_c), 0);
+	assert_true(va_c >= va_a + 8192 || va_c + 4096 <= va_a);
+	assert_int_equal(unmap(f->ctx, va_c), 0);
+	/* right after it: honoured */
+	assert_int_equal(map_host_at(f->ctx, b, 8192, va_a + 8192,
+				     HL_MEM_FORCE_HINT, &va_b),
+			 0);
+	assert_int_equal(va_b, va_a + 8192);
+	/* each VA reaches its own memory */
+	n = put_dma(f->cb, 0, va_a + 8192 - 16, f->dst_va, 32, 0);
+	run_host_cb(f, n);
+	for (n = 0; n < 16; n++) {
+		assert_int_equal(f->dst[n], 0xaa);
+		assert_int_equal(f->dst[16 + n], 0xbb);
+	}
+	/* a later unhinted mapping lands on neither */
+	va_c = map_host(f->ctx, f->src, 4096);
+	assert_true(va_c >= va_b + 8192 || va_c + 4096 <= va_a);
+	assert_int_equal(unmap(f->ctx, va_c), 0);
+	assert_int_equal(unmap(f->ctx, va_b), 0);
+	assert_int_equal(unmap(f->ctx, va_a), 0);
+
+	/* device memory: the next DRAM page after a mapping */
+	h1 = alloc(f->ctx, 2 << 20);
+	h2 = alloc(f->ctx, 2 << 20);
+	assert_int_equal(map_dev_at(f->ctx, h1, 0, 0, &d1), 0);
+	assert_int_equal(map_dev_at(f->ctx, h2, d1, HL_MEM_FORCE_HINT, &d2),
+			 -ENOMEM);
+	assert_int_equal(map_dev_at(f->ctx, h2, d1 + (2 << 20),
+				    HL_MEM_FORCE_HINT, &d2),
+			 0);
+	assert_int_equal(d2, d1 + (2 << 20));
+	assert_int_equal(map_dev_at(f->ctx, h1, 0, 0, &d3), 0);
+	assert_true(d3 >= d2 + (2 << 20) || d3 + (2 << 20) <= d1);
+	assert_int_equal(unmap(f->ctx, d3), 0);
+	assert_int_equal(unmap(f->ctx, d2), 0);
+	assert_int_equal(unmap(f->ctx, d1), 0);
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dev_cb_runs),
+		cmocka_unit_test(test_dev_cb_refused),
+		cmocka_unit_test(test_endian_swap),
+		cmocka_unit_test(test_force_hint_after_mapping),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -35,6 +35,20 @@ static const uint8_t pkt_size[] = {
 	[HL_PACKET_STOP] = sizeof(struct hl_pkt_nop),
 };
 
+/**
+ * hfd_hl_packet_size() - bytes of a Gaudi2 packet, to walk a CB
+ * @opcode: the packet's opcode (control word bits 24..28)
+ *
+ * Return: the size of a packet the personality serves, or of CP_DMA
+ * (expanded before translation, hl_cp_dma.c); 0 for any other opcode.
+ */
+size_t hfd_hl_packet_size(uint32_t opcode)
+{
+	if (opcode == HL_PACKET_CP_DMA)
+		return sizeof(struct hl_pkt_cp_dma);
+	return opcode < sizeof(pkt_size) ? pkt_size[opcode] : 0;
+}
+
 static uint64_t sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,
 			   uint64_t len)
 {

@@ -6,7 +6,8 @@
  * outside the context's device memory ends ABORTED with nothing run;
  * LIN_DMA's endian swap against a host reference, both directions and
  * partial last elements; FORCE_HINT onto the page right after another
- * mapping (the guard page) honoured, hints onto used pages refused.
+ * mapping (the guard page) honoured, hints onto used pages refused;
+ * CP_DMA's lower CBs in host memory, DRAM and SRAM, and its refusals.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -410,6 +411,166 @@ static void test_force_hint_after_mapping(void **state)
 	free(b);
 }
 
+static size_t put_msg_long(void *cb, size_t off, uint64_t addr, uint32_t v)
+{
+	struct hl_pkt_msg_long p = { .value = v,
+				     .ctl = (HL_PACKET_MSG_LONG
+					     << HL_PKT_CTL_OPCODE_SHIFT) |
+					    HL_PKT_CTL_MB,
+				     .addr = addr };
+
+	memcpy((uint8_t *)cb + off, &p, sizeof(p));
+	return off + sizeof(p);
+}
+
+static size_t put_cp_dma(void *cb, size_t off, uint64_t src, uint32_t size,
+			 uint32_t bits)
+{
+	struct hl_pkt_cp_dma p = { .tsize = size,
+				   .ctl = (HL_PACKET_CP_DMA
+					   << HL_PKT_CTL_OPCODE_SHIFT) |
+					  HL_PKT_CTL_EB | HL_PKT_CTL_MB | bits,
+				   .src_addr = src };
+
+	memcpy((uint8_t *)cb + off, &p, sizeof(p));
+	return off + sizeof(p);
+}
+
+/*
+ * CP_DMA: an upper CB in host memory runs lower CBs kept in host memory
+ * (at an unaligned address), DRAM and the SRAM window, in order
+ */
+static void test_cp_dma_runs(void **state)
+{
+	struct fixture *f = *state;
+	const struct hfd_device *dev = &f->drv.devs[0];
+	uint64_t sram = dev->ip.sram_base_address + 0x4000;
+	uint8_t *lower = f->cb + 4096 + 4; /* unaligned */
+	size_t n, l1, l2, l3;
+	uint32_t got[6], i;
+
+	/* three lower CBs: two MSG_LONGs each, into f->dst */
+	l1 = put_msg_long(lower, 0, f->dst_va, 0x0ded0000);
+	l1 = put_msg_long(lower, l1, f->dst_va + 4, 0x0ded0001);
+	l2 = put_msg_long(lower, l1, f->dst_va + 8, 0x0ded0002);
+	l2 = put_msg_long(lower, l2, f->dst_va + 12, 0x0ded0003);
+	l3 = put_msg_long(lower, l2, f->dst_va + 16, 0x0ded0004);
+	l3 = put_msg_long(lower, l3, f->dst_va + 20, 0x0ded0005);
+	/* the 2nd to DRAM, the 3rd to SRAM */
+	n = put_dma(f->cb, 0, f->cb_va + 4096 + 4 + l1, f->dram + 0x8000,
+		    (uint32_t)(l2 - l1), 0);
+	n = put_dma(f->cb, n, f->cb_va + 4096 + 4 + l2, sram,
+		    (uint32_t)(l3 - l2), 0);
+	run_host_cb(f, n);
+	memset(f->dst, 0, BUF_SIZE);
+	n = put_cp_dma(f->cb, 0, f->cb_va + 4096 + 4, (uint32_t)l1, 0);
+	n = put_cp_dma(f->cb, n, f->dram + 0x8000, (uint32_t)(l2 - l1),
+		       HL_CP_DMA_CTL_UPPER_CP);
+	n = put_cp_dma(f->cb, n, sram, (uint32_t)(l3 - l2), 0);
+	n = put_msg_long(f->cb, n, f->dst_va + 24, 0x0ded0006);
+	run_host_cb(f, n);
+	memcpy(got, f->dst, sizeof(got));
+	for (i = 0; i < 6; i++)
+		assert_int_equal(got[i], 0x0ded0000 + i);
+	memcpy(got, f->dst + 24, 4);
+	assert_int_equal(got[0], 0x0ded0006);
+}
+
+/* A fetch that serves 64 bytes at 0x1000 (a NOP and a CP_DMA) */
+static int fake_fetch(void *arg, uint64_t va, uint32_t len, void *buf)
+{
+	const uint8_t *mem = arg;
+
+	if (va < 0x1000 || va - 0x1000 + len > 64)
+		return -EFAULT;
+	memcpy(buf, mem + (va - 0x1000), len);
+	return 0;
+}
+
+/*
+ * CP_DMA refused: a predicate, a reserved bit, a lower CB above the
+ * bound or the budget, or not memory of the context; a CP_DMA inside a
+ * lower CB reaches the translation, which refuses it. Through a CS:
+ * ABORTED, nothing run
+ */
+static void test_cp_dma_refused(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t mem[64] = { 0 }, cb[64], *out;
+	struct hfd_hl_xlate x = { .kind = HFD_QUEUE_DMA };
+	uint32_t budget = HFD_HL_CP_DMA_MAX, st;
+	size_t n, len;
+
+	put_cp_dma(mem, 8, 0x1000, 8, 0);
+	mem[7] = HL_PACKET_NOP; /* a NOP: opcode in the top byte of word 1 */
+	n = put_cp_dma(cb, 0, 0x1000, 8, 1);
+	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
+					      &out, &len),
+			 -EINVAL);
+	n = put_cp_dma(cb, 0, 0x1000, 8, 1U << 6);
+	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
+					      &out, &len),
+			 -EINVAL);
+	n = put_cp_dma(cb, 0, 0x1000, HL_MAX_CB_SIZE + 8, 0);
+	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
+					      &out, &len),
+			 -EINVAL);
+	budget = 4;
+	n = put_cp_dma(cb, 0, 0x1000, 8, 0);
+	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
+					      &out, &len),
+			 -EINVAL);
+	budget = HFD_HL_CP_DMA_MAX;
+	n = put_cp_dma(cb, 0, 0x2000, 8, 0);
+	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
+					      &out, &len),
+			 -EFAULT);
+	assert_int_equal(budget, HFD_HL_CP_DMA_MAX);
+	/* good: the NOP takes the CP_DMA's place, the budget goes down */
+	n = put_cp_dma(cb, 0, 0x1000, 8, 0);
+	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
+					      &out, &len),
+			 0);
+	assert_non_null(out);
+	assert_int_equal(len, 8);
+	assert_memory_equal(out, mem, 8);
+	assert_int_equal(budget, HFD_HL_CP_DMA_MAX - 8);
+	free(out);
+	/* nested: the lower CB's CP_DMA is refused by the translation */
+	n = put_cp_dma(cb, 0, 0x1000, 24, 0);
+	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
+					      &out, &len),
+			 0);
+	assert_int_equal(len, 24);
+	{
+		uint8_t hpu[64];
+		size_t hlen;
+
+		assert_int_equal(hfd_hl_packets_translate(out, len, &x, hpu,
+							  &hlen, NULL),
+				 -EINVAL);
+	}
+	free(out);
+	/* no CP_DMA: nothing made */
+	n = put_dma(cb, 0, 0x1000, 0x2000, 8, 0);
+	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
+					      &out, &len),
+			 0);
+	assert_null(out);
+
+	/* through a CS: a lower CB outside the context's memory, after a
+	 * DMA: ABORTED with the DMA not run */
+	fill(f->src, BUF_SIZE, 9);
+	memset(f->dst, 0x5a, BUF_SIZE);
+	n = put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
+	n = put_cp_dma(f->cb, n, 0x1c0000000000ULL, 16, 0);
+	assert_int_equal(wait_cs(f, submit_at(f, f->cb_va, (uint32_t)n), &st),
+			 -EIO);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_ABORTED);
+	for (n = 0; n < 64; n++)
+		assert_int_equal(f->dst[n], 0x5a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +578,8 @@ int main(void)
 		cmocka_unit_test(test_dev_cb_refused),
 		cmocka_unit_test(test_endian_swap),
 		cmocka_unit_test(test_force_hint_after_mapping),
+		cmocka_unit_test(test_cp_dma_runs),
+		cmocka_unit_test(test_cp_dma_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

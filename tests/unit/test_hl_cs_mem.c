@@ -7,7 +7,8 @@
  * LIN_DMA's endian swap against a host reference, both directions and
  * partial last elements; FORCE_HINT onto the page right after another
  * mapping (the guard page) honoured, hints onto used pages refused;
- * CP_DMA's lower CBs in host memory, DRAM and SRAM, and its refusals.
+ * CP_DMA's lower CBs in host memory, DRAM and SRAM, and its refusals; a
+ * timestamped CS's time answered long after it left the history.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -571,6 +572,61 @@ static void test_cp_dma_refused(void **state)
 		assert_int_equal(f->dst[n], 0x5a);
 }
 
+/* Submit a NOP CS (the host CB's first 8 bytes) with @flags */
+static uint64_t submit_nop(struct fixture *f, uint32_t flags)
+{
+	struct hl_cs_chunk c = { .cb_handle = f->cb_va + 8192,
+				 .queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0,
+				 .cb_size = 8,
+				 .cs_chunk_flags =
+					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
+	union hl_cs_args a = { 0 };
+	int ret;
+
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = flags;
+	while ((ret = run(f->ctx, HL_IOCTL_CS, &a, sizeof(a))) == -EAGAIN)
+		usleep(1000);
+	assert_int_equal(ret, 0);
+	return a.out.seq;
+}
+
+/*
+ * A CS long gone from the history (more than 4096 later ones) still
+ * answers its time when it asked for one (hl-thunk's
+ * test_wait_for_cs_with_timestamp_status_gone); one that did not
+ * answers COMPLETED without
+ */
+static void test_timestamp_outlives_history(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t stamped, plain, seq = 0;
+	union hl_wait_cs_args a;
+	uint32_t st;
+	int i;
+
+	memset(f->cb + 8192, 0, 8);
+	f->cb[8192 + 7] = HL_PACKET_NOP;
+	stamped = submit_nop(f, HL_CS_FLAGS_TIMESTAMP);
+	plain = submit_nop(f, 0);
+	for (i = 0; i < 4200; i++)
+		seq = submit_nop(f, 0);
+	assert_int_equal(wait_cs(f, seq, &st), 0);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+	memset(&a, 0, sizeof(a));
+	a.in.seq = stamped;
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), 0);
+	assert_int_equal(a.out.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_true(a.out.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	assert_true(a.out.timestamp_nsec > 0);
+	memset(&a, 0, sizeof(a));
+	a.in.seq = plain;
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), 0);
+	assert_int_equal(a.out.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_false(a.out.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_force_hint_after_mapping),
 		cmocka_unit_test(test_cp_dma_runs),
 		cmocka_unit_test(test_cp_dma_refused),
+		cmocka_unit_test(test_timestamp_outlives_history),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

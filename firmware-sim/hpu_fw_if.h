@@ -274,6 +274,9 @@ struct hpu_fw_host_range {
  * @fabric: (1.2) the server the device joins (its scale-up ports link it
  *	to every other device of the fabric), or NULL for a device with no
  *	peers; @index must be unique in the fabric
+ * @dram_size: (1.7) HBM bytes of the device, 0 for the profile's; else
+ *	at most the profile's and a multiple of its dram_page_size (a
+ *	smaller card: less host memory for clients that use all of it)
  */
 struct hpu_fw_config {
 	const struct hpu_fw_profile *profile;
@@ -284,6 +287,7 @@ struct hpu_fw_config {
 	const char *serial;
 	struct hpu_fw_callbacks cb;
 	struct hpu_fw_fabric *fabric;
+	uint64_t dram_size;
 };
 
 /**

@@ -35,6 +35,7 @@
  * @exclusive: --exclusive
  * @timing_model: --timing-model
  * @habanalabs: --personality habanalabs
+ * @dram_size: --dram-size in bytes, 0 for the profile's
  */
 struct options {
 	unsigned int ndev;
@@ -58,6 +59,7 @@ struct options {
 	bool exclusive;
 	bool timing_model;
 	bool habanalabs;
+	uint64_t dram_size;
 };
 /**
  * hfd_parse_args() - parse hpu-fused's command line into @o

@@ -279,6 +279,15 @@ int main(int argc, char **argv)
 			o.type);
 		return EXIT_USAGE;
 	}
+	if (o.dram_size && (o.dram_size > prof->dram_size ||
+			    o.dram_size % prof->dram_page_size)) {
+		fprintf(stderr,
+			"hpu-fused: --dram-size: a %s has at most %llu MiB of HBM, in %llu MiB pages\n",
+			o.type, (unsigned long long)(prof->dram_size >> 20),
+			(unsigned long long)(prof->dram_page_size >> 20));
+		return EXIT_USAGE;
+	}
+	hfd_set_dram_size(o.dram_size);
 	if (o.ndev > hfd_profile_max_server_devices(prof)) {
 		fprintf(stderr,
 			"hpu-fused: --devices %u: a %s server wires at most %u devices all-to-all (docs/nic.md)\n",

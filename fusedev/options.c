@@ -35,6 +35,7 @@ enum {
 	OPT_RESET_ON_FATAL,
 	OPT_FATAL_PAGE_FAULTS,
 	OPT_PERSONALITY,
+	OPT_DRAM_SIZE,
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +61,7 @@ static const struct option long_opts[] = {
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "timing-model", no_argument, NULL, OPT_TIMING_MODEL },
 	{ "personality", required_argument, NULL, OPT_PERSONALITY },
+	{ "dram-size", required_argument, NULL, OPT_DRAM_SIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -129,6 +131,9 @@ static void usage(FILE *f)
 		"                          Gaudi2 devices also get hlN, hl_controlDN,\n"
 		"                          accelN and accel_controlDN speaking the\n"
 		"                          real driver's ABI (docs/habanalabs.md)\n"
+		"      --dram-size SIZE    HBM of each device: a multiple of 2M with a\n"
+		"                          K, M or G suffix, at most the chip's (default:\n"
+		"                          the chip's, e.g. 96G for gaudi2)\n"
 		"  -h, --help              this text\n"
 		"      --version           print the version\n",
 		HFD_MAX_DEVICES, HFD_DEF_DEVICES, HFD_DEF_CS_TIMEOUT_MS,
@@ -213,6 +218,39 @@ static int parse_module_map(const char *s, uint8_t map[HFD_MODULES_PER_SERVER])
 		p = end + 1;
 	}
 	return *end ? -EINVAL : 0;
+}
+
+/* A size with a K, M or G suffix: a non-zero multiple of 2 MiB */
+static int parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift;
+	char *end;
+
+	errno = 0;
+	if (s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	v = strtoull(s, &end, 10);
+	switch (*end) {
+	case 'K':
+		shift = 10;
+		break;
+	case 'M':
+		shift = 20;
+		break;
+	case 'G':
+		shift = 30;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (errno || end[1] || !v || v > (~0ULL >> shift))
+		return -EINVAL;
+	v <<= shift;
+	if (v % (2ULL << 20))
+		return -EINVAL;
+	*out = v;
+	return 0;
 }
 
 /* A group name, or a decimal gid */
@@ -419,6 +457,14 @@ int hfd_parse_args(int argc, char **argv, struct options *o)
 			break;
 		case OPT_EXCLUSIVE:
 			o->exclusive = true;
+			break;
+		case OPT_DRAM_SIZE:
+			if (parse_size(optarg, &o->dram_size)) {
+				fprintf(stderr,
+					"hpu-fused: --dram-size must be a multiple of 2M, e.g. 4G, not '%s'\n",
+					optarg);
+				return -1;
+			}
 			break;
 		case OPT_PERSONALITY:
 			if (!strcmp(optarg, "habanalabs")) {

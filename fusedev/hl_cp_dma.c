@@ -17,6 +17,8 @@
 
 #include "hl_personality.h"
 
+_Static_assert(sizeof(struct hl_pkt_cp_dma) == 16, "CP_DMA is 16 bytes");
+
 /* Control bits a CP_DMA may carry: opcode, EB, MB, upper CP (pred 0) */
 #define CP_DMA_ALLOWED                                            \
 	(HL_PKT_CTL_OPCODE_MASK | HL_PKT_CTL_EB | HL_PKT_CTL_MB | \

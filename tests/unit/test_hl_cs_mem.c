@@ -437,6 +437,18 @@ static size_t put_cp_dma(void *cb, size_t off, uint64_t src, uint32_t size,
 	return off + sizeof(p);
 }
 
+/* The CP_DMA packet's layout (gaudi2_packets.h's packet_cp_dma) */
+static void test_cp_dma_layout(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(struct hl_pkt_cp_dma), 16);
+	assert_int_equal(offsetof(struct hl_pkt_cp_dma, tsize), 0);
+	assert_int_equal(offsetof(struct hl_pkt_cp_dma, ctl), 4);
+	assert_int_equal(offsetof(struct hl_pkt_cp_dma, src_addr), 8);
+	assert_int_equal(HL_CP_DMA_CTL_UPPER_CP, 1U << 5);
+	assert_int_equal(hfd_hl_packet_size(HL_PACKET_CP_DMA), 16);
+}
+
 /*
  * CP_DMA: an upper CB in host memory runs lower CBs kept in host memory
  * (at an unaligned address), DRAM and the SRAM window, in order
@@ -634,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_dev_cb_refused),
 		cmocka_unit_test(test_endian_swap),
 		cmocka_unit_test(test_force_hint_after_mapping),
+		cmocka_unit_test(test_cp_dma_layout),
 		cmocka_unit_test(test_cp_dma_runs),
 		cmocka_unit_test(test_cp_dma_refused),
 		cmocka_unit_test(test_timestamp_outlives_history),

@@ -206,8 +206,11 @@ static int va_alloc(const struct hpu_fw_as *as, uint64_t lo, uint64_t hi,
 	for (i = map_upper(as, lo); i <= as->nmaps; i++) {
 		uint64_t next = i < as->nmaps ? as->maps[i].span_start : hi;
 
+		/* a hinted mapping may lack a guard: keep one after it */
 		if (i && as->maps[i - 1].span_end > cand)
 			cand = as->maps[i - 1].span_end;
+		if (i && data_end(&as->maps[i - 1]) + HPUSIM_VA_GUARD > cand)
+			cand = data_end(&as->maps[i - 1]) + HPUSIM_VA_GUARD;
 		cand = round_up(cand, align);
 		if (cand >= hi || next > hi)
 			break;

@@ -390,6 +390,25 @@ static void test_force_hint_after_mapping(void **state)
 	va_c = map_host(f->ctx, f->src, 4096);
 	assert_true(va_c >= va_b + 8192 || va_c + 4096 <= va_a);
 	assert_int_equal(unmap(f->ctx, va_c), 0);
+	/* a mapping forced to end right before another has no guard; one
+	 * the allocator places after it still gets a gap */
+	assert_int_equal(unmap(f->ctx, va_b), 0);
+	assert_int_equal(map_host_at(f->ctx, b, 4096, va_a + 8192,
+				     HL_MEM_FORCE_HINT, &va_b),
+			 0);
+	assert_int_equal(map_host_at(f->ctx, f->src, 4096, va_a + 8192 + 8192,
+				     HL_MEM_FORCE_HINT, &va_c),
+			 0);
+	assert_int_equal(unmap(f->ctx, va_c), 0);
+	assert_int_equal(map_host_at(f->ctx, f->src, 4096, va_a + 8192 + 4096,
+				     HL_MEM_FORCE_HINT, &va_c),
+			 0);
+	assert_int_equal(unmap(f->ctx, va_c), 0);
+	assert_int_equal(map_host_at(f->ctx, f->src, 4096, va_a + 8192 + 4096,
+				     0, &va_c),
+			 0);
+	assert_int_equal(va_c, va_a + 8192 + 4096); /* the hint was free */
+	assert_int_equal(unmap(f->ctx, va_c), 0);
 	assert_int_equal(unmap(f->ctx, va_b), 0);
 	assert_int_equal(unmap(f->ctx, va_a), 0);
 

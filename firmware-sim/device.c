@@ -52,6 +52,9 @@ static int hpusim_check_config(const struct hpu_fw_config *cfg)
 		return -EINVAL;
 	if (cfg->serial && strlen(cfg->serial) >= HPUSIM_SERIAL_MAX)
 		return -EINVAL;
+	if (cfg->dram_size && (cfg->dram_size > p->dram_size ||
+			       cfg->dram_size % p->dram_page_size))
+		return -EINVAL;
 	/* the ABI's masks: DMA and MME are 32 bits, TPC and NIC 64 */
 	if (p->num_dma > 32 || p->num_mme > 32 || p->num_tpc > 64 ||
 	    p->num_nic_ports > 64 ||
@@ -87,6 +90,7 @@ int hpusim_device_create(const struct hpu_fw_config *cfg, hpusim_clock_fn clock,
 	if (!dev)
 		return -ENOMEM;
 	dev->profile = p;
+	dev->dram_size = cfg->dram_size ? cfg->dram_size : p->dram_size;
 	dev->index = cfg->index;
 	dev->module_id = cfg->module_id;
 	dev->pci_domain = cfg->pci_domain;
@@ -219,7 +223,7 @@ static void hpusim_hw_ip_info(struct hpu_fw_device *dev,
 
 	memset(out, 0, sizeof(*out));
 	out->dram_base_address = p->dram_base;
-	out->dram_size = p->dram_size;
+	out->dram_size = dev->dram_size;
 	out->sram_base_address = p->sram_base;
 	out->dram_page_size = p->dram_page_size;
 	out->page_size_mask = p->page_size_mask;
@@ -340,6 +344,7 @@ const struct hpu_fw_ops hpusim_ops = {
 	.model_busy_enable = hpusim_model_busy_enable,
 	.model_busy = hpusim_model_busy,
 	.sched_stats = hpusim_sched_stats,
+	.as_read_dev = hpusim_as_read_dev,
 	.trace_start = hpusim_trace_start,
 	.trace_stop = hpusim_trace_stop,
 	.trace_peek = hpusim_trace_peek,

@@ -93,12 +93,13 @@ static uint64_t copy_host_dev(struct hpu_fw_as *as, const struct hpusim_seg *h,
 	/* a gap in the device side faults in the caller's next round */
 	while (*n < want && cnt < HPUSIM_DMA_IOV &&
 	       !hpusim_mmu_seg(as, dev_va + *n, want - *n, false, &more) &&
-	       more.ptr) {
+	       more.ptr && more.map == v->map) {
 		iov[cnt].iov_base = more.ptr;
 		iov[cnt++].iov_len = more.len;
 		*n += more.len;
 	}
-	/* the pieces lie in one mapping (a guard gap follows each) */
+	/* the pieces lie in one mapping: @local pins that allocation
+	 * (a hinted mapping may follow another without a guard gap) */
 	return hpusim_host_copyv(as, h->map, h->host_addr, iov, cnt, to_host,
 				 v->map->mem, stop);
 }

@@ -145,10 +145,18 @@ enum exec_result hpusim_job_exec(struct hpusim_job *job,
 						  EXEC_ENGINE_ERR);
 			if (!p->size)
 				break;
-			n = hpusim_dma_copy(as, p->dst_addr, p->src_addr,
-					    p->size, job->progress,
-					    *budget ? *budget : 1,
-					    &cs->stopping, fault);
+			if (h->flags & HPU_LIN_DMA_F_SWAP_MASK)
+				n = hpusim_dma_copy_swap(
+					as, p->dst_addr, p->src_addr, p->size,
+					hpusim_dma_swap_width(h->flags),
+					job->progress, max, &cs->stopping,
+					fault);
+			else
+				n = hpusim_dma_copy(as, p->dst_addr,
+						    p->src_addr, p->size,
+						    job->progress,
+						    *budget ? *budget : 1,
+						    &cs->stopping, fault);
 			if (n == -ECANCELED)
 				return EXEC_STOPPED;
 			total = p->size;

@@ -45,7 +45,10 @@
  * and how often a worker thread was woken (docs/firmware-sim.md, "Run to
  * completion of dependent work"), and the stream of a job
  * (struct hpu_fw_job.stream: a Gaudi2 QMAN's 4 streams, each in order,
- * none held by a sibling parked on a FENCE).
+ * none held by a sibling parked on a FENCE); as_read_dev, which reads
+ * device memory mapped in an address space (a command buffer a client
+ * keeps in HBM or SRAM), and struct hpu_fw_config.dram_size (a device
+ * with less HBM than its profile's).
  *
  * Threading: every operation may be called from any driver thread at once.
  * Callbacks (struct hpu_fw_callbacks) are called from the model's engine
@@ -66,6 +69,9 @@
 
 #define HPU_FW_IF_MAJOR 1
 #define HPU_FW_IF_MINOR 7
+
+/* The most as_read_dev reads at once (a command buffer's bound) */
+#define HPU_FW_AS_READ_MAX (4ULL << 20)
 
 /**
  * struct hpu_fw_profile - static description of one chip generation
@@ -287,6 +293,9 @@ struct hpu_fw_host_range {
  * @fabric: (1.2) the server the device joins (its scale-up ports link it
  *	to every other device of the fabric), or NULL for a device with no
  *	peers; @index must be unique in the fabric
+ * @dram_size: (1.7) HBM bytes of the device, 0 for the profile's; else
+ *	at most the profile's and a multiple of its dram_page_size (a
+ *	smaller card: less host memory for clients that use all of it)
  */
 struct hpu_fw_config {
 	const struct hpu_fw_profile *profile;
@@ -297,6 +306,7 @@ struct hpu_fw_config {
 	const char *serial;
 	struct hpu_fw_callbacks cb;
 	struct hpu_fw_fabric *fabric;
+	uint64_t dram_size;
 };
 
 /**
@@ -499,7 +509,13 @@ struct hpu_fw_sched_stats {
  * @model_busy: since 1.6: the counts and the modeled utilization and
  *	power of the last @period_ms (100..1000); -ENODATA while counting
  *	is off, -EINVAL for a bad period
- * @sched_stats: since 1.7: the scheduler's counters (process-wide)
+ *
+ * Since 1.7:
+ * @sched_stats: the scheduler's counters (process-wide)
+ * @as_read_dev: copy @len bytes (1..HPU_FW_AS_READ_MAX) at @va of @as
+ *	into @buf, every byte device memory (HBM or SRAM) mapped in @as
+ *	(the driver reads a command buffer the client keeps there); 0,
+ *	-EINVAL (bad arguments), -EFAULT (a byte unmapped or host memory)
  */
 struct hpu_fw_ops {
 	int (*create)(const struct hpu_fw_config *cfg,
@@ -584,6 +600,8 @@ struct hpu_fw_ops {
 
 	/* 1.7 */
 	void (*sched_stats)(struct hpu_fw_sched_stats *out);
+	int (*as_read_dev)(struct hpu_fw_as *as, uint64_t va, void *buf,
+			   uint64_t len);
 };
 
 /**

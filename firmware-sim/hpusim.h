@@ -230,6 +230,7 @@ struct hpusim_model_busy {
 
 struct hpu_fw_device {
 	const struct hpu_fw_profile *profile;
+	uint64_t dram_size;
 	uint32_t index;
 	uint32_t module_id;
 	uint32_t pci_domain;

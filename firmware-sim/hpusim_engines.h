@@ -47,6 +47,30 @@ int64_t hpusim_dma_copy(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 			uint64_t size, uint64_t done, uint64_t max,
 			const bool *stop, struct hpu_fw_fault *fault);
 
+/* dma_swap.c: LIN_DMA with an endian swap */
+uint32_t hpusim_dma_swap_width(uint16_t flags);
+
+/**
+ * hpusim_dma_copy_swap() - copy part of a LIN_DMA packet that swaps
+ * @as: address space (map_lock not held)
+ * @dst: destination VA of the whole packet
+ * @src: source VA of the whole packet (the ranges do not overlap: the
+ *	driver refuses such packets)
+ * @size: bytes of the whole packet
+ * @width: element width, 2, 4 or 8 (hpusim_dma_swap_width())
+ * @done: bytes already copied (a multiple of @width)
+ * @max: copy about this many bytes now (rounded down to whole elements,
+ *	at least one)
+ * @stop: NULL, or a flag that stops the copy at its next piece
+ * @fault: out on failure: the faulting VA and direction
+ *
+ * Return: bytes copied now (> 0), -EFAULT, or -ECANCELED.
+ */
+int64_t hpusim_dma_copy_swap(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
+			     uint64_t size, uint32_t width, uint64_t done,
+			     uint64_t max, const bool *stop,
+			     struct hpu_fw_fault *fault);
+
 /**
  * hpusim_dma_memset() - fill part of a MEMSET packet
  * @as: address space (map_lock not held)

@@ -209,6 +209,37 @@ int hpusim_mmu_check(struct hpu_fw_as *as, uint64_t va, uint64_t len,
  */
 int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value);
 
+/**
+ * hpusim_mmu_rw() - copy between a buffer and a mapped VA range
+ * @as: address space, map_lock held for reading
+ * @va: first VA
+ * @buf: bytes to store, or room for the bytes read
+ * @len: bytes
+ * @write: store @buf at @va (else read @va into @buf)
+ * @dev_only: every byte must be device memory (HBM, SRAM): a host
+ *	mapping in the range is a fault
+ * @fault_va: out on failure: the VA that faulted
+ *
+ * Return: 0, or -EFAULT (unmapped, host memory with @dev_only, or a host
+ * access that failed; what was copied before it stays).
+ */
+int hpusim_mmu_rw(struct hpu_fw_as *as, uint64_t va, void *buf, uint64_t len,
+		  bool write, bool dev_only, uint64_t *fault_va);
+
+/**
+ * hpusim_as_read_dev() - read device memory of an address space (the
+ *	firmware interface's as_read_dev, since 1.7)
+ * @as: address space (map_lock not held)
+ * @va: first VA
+ * @buf: receives @len bytes
+ * @len: bytes, at most HPU_FW_AS_READ_MAX
+ *
+ * Return: 0; -EINVAL for a bad argument or @len above the bound; -EFAULT
+ * when a byte of the range is not device memory mapped in @as.
+ */
+int hpusim_as_read_dev(struct hpu_fw_as *as, uint64_t va, void *buf,
+		       uint64_t len);
+
 /* hostmem.c: bounded access to pageable host memory (host mappings) */
 
 #define HPUSIM_HOST_TIMEOUT_MS	   2000U   /* default bound of one access */

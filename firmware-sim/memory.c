@@ -331,7 +331,7 @@ int hpusim_mem_init(struct hpu_fw_device *dev)
 	ret = pthread_mutex_init(&dev->mem_lock, NULL);
 	if (ret)
 		return -ret;
-	ret = pool_init(&dev->hbm, p->dram_size, true);
+	ret = pool_init(&dev->hbm, dev->dram_size, true);
 	if (ret)
 		goto err_destroy_lock;
 	ret = pool_init(&dev->sram, p->sram_size, false);
@@ -428,7 +428,7 @@ int hpusim_mem_alloc(struct hpu_fw_device *dev, uint64_t size,
 		page_size = sram ? HPUSIM_HOST_PAGE : p->dram_page_size;
 	if (page_size & (page_size - 1) || !(page_size & p->page_size_mask))
 		return -EINVAL;
-	if (size > (sram ? p->sram_size : p->dram_size))
+	if (size > (sram ? p->sram_size : dev->dram_size))
 		return -ENOMEM;
 	mem = calloc(1, sizeof(*mem));
 	if (!mem)

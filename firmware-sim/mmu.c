@@ -147,32 +147,56 @@ static const struct hpusim_mapping *map_find(const struct hpu_fw_as *as,
 	return va >= m->va && va - m->va < m->size ? m : NULL;
 }
 
-/* Whether [start, end) is free of other spans; end includes the guard */
-static bool span_free(const struct hpu_fw_as *as, uint64_t start, uint64_t end)
+/* End of the pages a mapping's bytes occupy (its span without the guard) */
+static uint64_t data_end(const struct hpusim_mapping *m)
+{
+	return round_up(m->va + m->size, HPUSIM_VA_PAGE);
+}
+
+/*
+ * Whether a hinted mapping of pages [@start, @end) fits: no other
+ * mapping's pages are in the range. Guards are the allocator's own
+ * choice, not the client's: a hint may take the guard page after the
+ * mapping before it (as the real driver, which keeps no gaps, lets
+ * hl-thunk map right after another mapping); *@guard tells whether the
+ * new mapping keeps its own guard (the page after it is free).
+ */
+static bool hint_free(const struct hpu_fw_as *as, uint64_t start, uint64_t end,
+		      bool *guard)
 {
 	uint32_t i = map_upper(as, start);
 
-	if (i && as->maps[i - 1].span_end > start)
+	/* mappings never share pages: only the one below can reach here */
+	if (i && data_end(&as->maps[i - 1]) > start)
 		return false;
-	return i == as->nmaps || as->maps[i].span_start >= end;
+	if (i < as->nmaps && as->maps[i].span_start < end)
+		return false;
+	*guard = i == as->nmaps ||
+		 as->maps[i].span_start >= end + HPUSIM_VA_GUARD;
+	return true;
 }
 
 /*
  * Find room for @len bytes (guard included) aligned to @align in
- * [@lo, @hi): the hint when it is usable, else the lowest gap.
+ * [@lo, @hi): the hint when it is usable, else the lowest gap; *@len is
+ * cut by the guard when a hint's mapping has no room for its own.
  */
 static int va_alloc(const struct hpu_fw_as *as, uint64_t lo, uint64_t hi,
-		    uint64_t len, uint64_t align, uint64_t hint, bool fixed,
+		    uint64_t *len_io, uint64_t align, uint64_t hint, bool fixed,
 		    uint64_t *start)
 {
-	uint64_t cand = lo;
+	uint64_t cand = lo, len = *len_io;
+	bool guard;
 	uint32_t i;
 
 	if (hint || fixed) {
 		bool ok = !(hint & (align - 1)) && hint >= lo && hint < hi &&
 			  len <= hi - hint;
 
-		if (ok && span_free(as, hint, hint + len)) {
+		if (ok &&
+		    hint_free(as, hint, hint + len - HPUSIM_VA_GUARD, &guard)) {
+			if (!guard)
+				*len_io = len - HPUSIM_VA_GUARD;
 			*start = hint;
 			return 0;
 		}
@@ -182,8 +206,11 @@ static int va_alloc(const struct hpu_fw_as *as, uint64_t lo, uint64_t hi,
 	for (i = map_upper(as, lo); i <= as->nmaps; i++) {
 		uint64_t next = i < as->nmaps ? as->maps[i].span_start : hi;
 
+		/* a hinted mapping may lack a guard: keep one after it */
 		if (i && as->maps[i - 1].span_end > cand)
 			cand = as->maps[i - 1].span_end;
+		if (i && data_end(&as->maps[i - 1]) + HPUSIM_VA_GUARD > cand)
+			cand = data_end(&as->maps[i - 1]) + HPUSIM_VA_GUARD;
 		cand = round_up(cand, align);
 		if (cand >= hi || next > hi)
 			break;
@@ -220,21 +247,21 @@ int hpusim_map_mem(struct hpu_fw_as *as, struct hpu_fw_mem *mem,
 		   uint64_t va_hint, bool fixed, uint64_t *va)
 {
 	struct hpusim_mapping m = { .pidfd = -1, .mem = mem };
-	uint64_t align;
+	uint64_t align, span;
 	int ret;
 
 	if (!as || !mem || !va || mem->dev != as->dev)
 		return -EINVAL;
 	align = mem->page_size;
+	span = mem->size + HPUSIM_VA_GUARD;
 	pthread_rwlock_wrlock(&as->map_lock);
-	ret = va_alloc(as, HPU_FW_VA_DEVICE_BASE, HPU_FW_VA_DEVICE_END,
-		       mem->size + HPUSIM_VA_GUARD, align, va_hint, fixed,
-		       &m.span_start);
+	ret = va_alloc(as, HPU_FW_VA_DEVICE_BASE, HPU_FW_VA_DEVICE_END, &span,
+		       align, va_hint, fixed, &m.span_start);
 	if (ret)
 		goto out_unlock;
 	m.va = m.span_start;
 	m.size = mem->size;
-	m.span_end = m.span_start + mem->size + HPUSIM_VA_GUARD;
+	m.span_end = m.span_start + span;
 	ret = map_insert(as, &m);
 	if (ret)
 		goto out_unlock;
@@ -268,7 +295,7 @@ int hpusim_map_host(struct hpu_fw_as *as, const struct hpu_fw_host_range *r,
 	va_hint &= ~(HPUSIM_VA_PAGE - 1);
 
 	pthread_rwlock_wrlock(&as->map_lock);
-	ret = va_alloc(as, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END, span,
+	ret = va_alloc(as, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END, &span,
 		       HPUSIM_VA_PAGE, va_hint, fixed, &m.span_start);
 	if (ret)
 		goto out_unlock;
@@ -290,20 +317,20 @@ int hpusim_map_shared(struct hpu_fw_as *as, void *ptr, uint64_t size,
 		      uint64_t va_hint, bool fixed, uint64_t *va)
 {
 	struct hpusim_mapping m = { .pidfd = -1, .shm = ptr };
+	uint64_t span = size + HPUSIM_VA_GUARD;
 	int ret;
 
 	if (!as || !ptr || !va || !size || size + HPUSIM_VA_GUARD < size ||
 	    ((uintptr_t)ptr | size) & (HPUSIM_VA_PAGE - 1))
 		return -EINVAL;
 	pthread_rwlock_wrlock(&as->map_lock);
-	ret = va_alloc(as, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END,
-		       size + HPUSIM_VA_GUARD, HPUSIM_VA_PAGE, va_hint, fixed,
-		       &m.span_start);
+	ret = va_alloc(as, HPU_FW_VA_HOST_BASE, HPU_FW_VA_HOST_END, &span,
+		       HPUSIM_VA_PAGE, va_hint, fixed, &m.span_start);
 	if (ret)
 		goto out_unlock;
 	m.va = m.span_start;
 	m.size = size;
-	m.span_end = m.span_start + size + HPUSIM_VA_GUARD;
+	m.span_end = m.span_start + span;
 	ret = map_insert(as, &m);
 	if (!ret)
 		*va = m.va;
@@ -434,6 +461,55 @@ int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value)
 			ret = -EFAULT;
 		done += seg.len;
 	}
+	pthread_rwlock_unlock(&as->map_lock);
+	return ret;
+}
+
+int hpusim_mmu_rw(struct hpu_fw_as *as, uint64_t va, void *buf, uint64_t len,
+		  bool write, bool dev_only, uint64_t *fault_va)
+{
+	struct hpusim_seg seg;
+	uint8_t *p = buf;
+	uint64_t got;
+
+	if (hpusim_mmu_check(as, va, len, fault_va))
+		return -EFAULT;
+	while (len) {
+		if (hpusim_mmu_seg(as, va, len, false, &seg) ||
+		    (dev_only && !seg.map->mem)) {
+			*fault_va = va;
+			return -EFAULT;
+		}
+		if (seg.ptr) {
+			if (write)
+				memcpy(seg.ptr, p, seg.len);
+			else
+				memcpy(p, seg.ptr, seg.len);
+		} else {
+			got = hpusim_host_copy(as, seg.map, seg.host_addr, p,
+					       seg.len, write, NULL, NULL);
+			if (got != seg.len) {
+				*fault_va = va + got;
+				return -EFAULT;
+			}
+		}
+		va += seg.len;
+		p += seg.len;
+		len -= seg.len;
+	}
+	return 0;
+}
+
+int hpusim_as_read_dev(struct hpu_fw_as *as, uint64_t va, void *buf,
+		       uint64_t len)
+{
+	uint64_t fault;
+	int ret;
+
+	if (!as || !buf || !len || len > HPU_FW_AS_READ_MAX)
+		return -EINVAL;
+	pthread_rwlock_rdlock(&as->map_lock);
+	ret = hpusim_mmu_rw(as, va, buf, len, false, true, &fault);
 	pthread_rwlock_unlock(&as->map_lock);
 	return ret;
 }

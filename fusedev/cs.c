@@ -90,6 +90,18 @@ void hfd_ctx_cs_free(struct hfd_ctx *ctx)
 	ctx->cs = NULL;
 }
 
+/* A timestamped CS remembered past the history ring, or NULL */
+static const struct hfd_cs_hist *stamped_find(const struct hfd_cs_state *st,
+					      uint64_t seq)
+{
+	unsigned int i;
+
+	for (i = 0; i < CS_STAMPED; i++)
+		if (st->stamped[i].seq == seq)
+			return &st->stamped[i];
+	return NULL;
+}
+
 /**
  * hfd_cs_lookup_locked() - status of a sequence number of the context
  * @st: state (lock held)
@@ -99,7 +111,9 @@ void hfd_ctx_cs_free(struct hfd_ctx *ctx)
  * @ts_valid: receives whether @ts is meaningful
  *
  * A CS older than the CS_HISTORY last ones reports COMPLETED, as the
- * habanalabs driver does for sequence numbers it no longer tracks.
+ * habanalabs driver does for sequence numbers it no longer tracks, with
+ * its status and time when it is one of the last CS_STAMPED that asked
+ * for a timestamp.
  *
  * Return: 0, or -EINVAL for a number never issued in the context.
  */
@@ -120,13 +134,14 @@ int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
 			return 0;
 		}
 	}
+	*status = HPU_WAIT_CS_STATUS_COMPLETED;
 	h = st->hist ? &st->hist[seq % CS_HISTORY] : NULL;
-	if (h && h->seq == seq) {
+	if (!h || h->seq != seq)
+		h = stamped_find(st, seq);
+	if (h) {
 		*status = h->status;
 		*ts = h->ts;
 		*ts_valid = h->ts_valid;
-	} else {
-		*status = HPU_WAIT_CS_STATUS_COMPLETED;
 	}
 	return 0;
 }

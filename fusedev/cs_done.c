@@ -208,6 +208,13 @@ static void cs_finalize(struct hfd_cs *cs)
 		h->ts = cs->done_ns;
 		h->ts_valid = !!(cs->flags & HPU_CS_FLAGS_TIMESTAMP);
 	}
+	if (cs->flags & HPU_CS_FLAGS_TIMESTAMP) {
+		h = &st->stamped[st->stamped_next++ % CS_STAMPED];
+		h->seq = cs->seq;
+		h->status = status;
+		h->ts = cs->done_ns;
+		h->ts_valid = 1;
+	}
 	ready = deps_ended_locked(st, cs->seq);
 	while ((d = ready)) {
 		ready = d->next;

@@ -142,6 +142,26 @@ void hfd_device_pci_bus_id(unsigned int index, uint8_t *bus, char *buf,
 	snprintf(buf, len, "%04x:%02x:%02x.%x", 0, *bus, 0, 0);
 }
 
+/* --dram-size: HBM bytes of every device created from now on (0: the
+ * profile's); set before the devices are made, read by device_init() */
+static uint64_t dram_size_override;
+
+/**
+ * hfd_set_dram_size() - HBM bytes of the devices created from now on
+ * @bytes: 0 for each profile's own size; else at most a profile's size
+ *	and a multiple of its DRAM page size (a device whose profile is
+ *	smaller, or not a multiple, keeps its own)
+ *
+ * hpu-fused's --dram-size: a simulated card with less HBM, so that a
+ * client that uses all of it (hl-thunk's entire-DRAM DMA test maps a
+ * quarter of it in host buffers) fits the host. Needs a model of
+ * firmware interface 1.7.
+ */
+void hfd_set_dram_size(uint64_t bytes)
+{
+	dram_size_override = bytes;
+}
+
 /*
  * Creates the device of slot @index with chip @profile; it joins @fab
  * (wired for @server_devices) when not NULL. The slot must be free.
@@ -188,6 +208,10 @@ static int device_init(struct hfd_driver *drv, struct hfd_device *dev,
 	cfg.cb.cs_done = hfd_cs_done_cb;
 	cfg.cb.engine_reset = hfd_engine_reset_cb;
 	cfg.cb.arg = dev;
+	if (dram_size_override && dram_size_override <= profile->dram_size &&
+	    !(dram_size_override % profile->dram_page_size) &&
+	    hfd_fw_if_minor_in_use(drv->model) >= 7)
+		cfg.dram_size = dram_size_override;
 	if (fab) {
 		cfg.cb.nic_event = hfd_nic_event_cb;
 		cfg.fabric = fab;

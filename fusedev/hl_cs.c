@@ -160,7 +160,8 @@ out:
 /*
  * Read @size bytes at device VA @va of the context's host mappings (a
  * user CB). Return: 0; -ENXIO when no host mapping holds the range (a CB
- * in device memory: not served); -EFAULT when the memory cannot be read.
+ * in device memory: read_dev_cb()); -EFAULT when the memory cannot be
+ * read.
  */
 static int read_cb(struct hfd_ctx *ctx, uint64_t va, uint32_t size, void *buf)
 {
@@ -193,6 +194,47 @@ static int read_cb(struct hfd_ctx *ctx, uint64_t va, uint32_t size, void *buf)
 	return ret;
 }
 
+/*
+ * Read a user CB the context keeps in device memory (hl-thunk copies CBs
+ * into SRAM or DRAM and runs them from there): @va is a device VA of the
+ * context (the SRAM window moved to the context's SRAM mapping, as the
+ * packets' addresses are), every byte of it HBM or SRAM mapped in the
+ * context's own address space; the size is the chunk's, at most
+ * HL_MAX_CB_SIZE. Return: 0; -EFAULT when a byte is not device memory of
+ * the context; -ENXIO when the model cannot read device memory.
+ */
+static int read_dev_cb(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
+		       uint64_t va, uint32_t size, void *buf)
+{
+	const struct hpu_fw_ops *o = CTX_OPS(ctx);
+	uint64_t off = va - x->sram_base;
+
+	if (hfd_fw_if_minor_in_use(ctx->dev->model) < 7 || !o->as_read_dev)
+		return -ENXIO;
+	if (x->sram_va && va >= x->sram_base && off < x->sram_size &&
+	    size <= x->sram_size - off)
+		va = x->sram_va + off;
+	return o->as_read_dev(ctx->as, va, buf, size);
+}
+
+/* What fetching a lower CB (CP_DMA) needs: the CS's context and window */
+struct hl_fetch {
+	struct hfd_ctx *ctx;
+	const struct hfd_hl_xlate *x;
+};
+
+/* Read a lower CB: host mappings first, then device memory */
+static int fetch_lower_cb(void *arg, uint64_t va, uint32_t len, void *buf)
+{
+	struct hl_fetch *f = arg;
+	int ret;
+
+	ret = read_cb(f->ctx, va, len, buf);
+	if (ret == -ENXIO)
+		ret = read_dev_cb(f->ctx, f->x, va, len, buf);
+	return ret;
+}
+
 /**
  * struct hl_cs_build - a CS being translated
  * @chunks: the hpu chunks
@@ -200,6 +242,7 @@ static int read_cb(struct hfd_ctx *ctx, uint64_t va, uint32_t size, void *buf)
  * @bytes: their translated packets, chunk after chunk
  * @len: bytes used at @bytes
  * @room: bytes at @bytes
+ * @cp_dma_left: bytes of lower CBs (CP_DMA) the CS may still fetch
  * @bad: a chunk could not be fetched or has a bad packet: the CS takes a
  *	number and ends ABORTED (as a device that stops on it)
  * @streams: each chunk's stream on its QMAN (its queue id % 4)
@@ -213,6 +256,7 @@ struct hl_cs_build {
 	uint8_t *bytes;
 	size_t len;
 	size_t room;
+	uint32_t cp_dma_left;
 	bool bad;
 };
 
@@ -240,6 +284,38 @@ static int load_chunks(const struct hfd_ioctl_call *call, uint64_t uaddr,
 	return 0;
 }
 
+/*
+ * Put the lower CB of each CP_DMA of *@cb (*@size bytes) in its place,
+ * and make room in @b for the translation of the result. Return: 0;
+ * -ENOMEM; any other -errno is a CB that cannot run (bad CP_DMA, lower
+ * CB not memory of the context, over the CS's budget).
+ */
+static int expand_lower_cbs(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
+			    uint8_t **cb, size_t *size, struct hl_cs_build *b)
+{
+	struct hl_fetch f = { .ctx = ctx, .x = x };
+	size_t n, need;
+	uint8_t *out, *nb;
+	int ret;
+
+	ret = hfd_hl_cp_dma_expand(*cb, *size, fetch_lower_cb, &f,
+				   &b->cp_dma_left, &out, &n);
+	if (ret || !out)
+		return ret;
+	free(*cb);
+	*cb = out;
+	need = HFD_HL_XLATE_RATIO * n + 8;
+	if (need > b->room - b->len) {
+		nb = realloc(b->bytes, b->len + need);
+		if (!nb)
+			return -ENOMEM;
+		b->bytes = nb;
+		b->room = b->len + need;
+	}
+	*size = n;
+	return 0;
+}
+
 /* Fetch and translate one chunk into @b (its bytes end the CS on error) */
 static int add_chunk(const struct hfd_ioctl_call *call,
 		     const struct hl_cs_chunk *c, uint64_t sram_va,
@@ -254,7 +330,7 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 		.sync = b->sync,
 	};
 	struct hpu_cs_chunk *h = &b->chunks[b->n];
-	size_t len = 0;
+	size_t len = 0, size = c->cb_size;
 	uint8_t *cb;
 	int queue, ret;
 
@@ -265,6 +341,9 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 		return -ENOMEM;
 	if (c->cs_chunk_flags & HL_CS_CHUNK_FLAGS_USER_ALLOC_CB) {
 		ret = read_cb(call->ctx, c->cb_handle, c->cb_size, cb);
+		if (ret == -ENXIO)
+			ret = read_dev_cb(call->ctx, &x, c->cb_handle,
+					  c->cb_size, cb);
 	} else {
 		/*
 		 * A kernel CB, as the client's mapping holds it now; a handle
@@ -279,8 +358,10 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 		}
 	}
 	if (!ret)
-		ret = hfd_hl_packets_translate(cb, c->cb_size, &x,
-					       b->bytes + b->len, &len, NULL);
+		ret = expand_lower_cbs(call->ctx, &x, &cb, &size, b);
+	if (!ret)
+		ret = hfd_hl_packets_translate(cb, size, &x, b->bytes + b->len,
+					       &len, NULL);
 	free(cb);
 	if (ret == -ENOMEM)
 		return ret;
@@ -427,6 +508,7 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	for (i = 0; i < in.num_chunks_execute; i++)
 		in_bytes += exec[i].cb_size;
 	b.room = HFD_HL_XLATE_RATIO * in_bytes + 8 * (size_t)total;
+	b.cp_dma_left = HFD_HL_CP_DMA_MAX;
 	b.bytes = malloc(b.room);
 	if (!b.bytes) {
 		ret = -ENOMEM;

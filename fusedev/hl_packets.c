@@ -9,10 +9,13 @@
  *	STOP     -> hpu STOP
  *	MSG_LONG -> hpu MEMSET of one 32-bit element (a write of the value);
  *	            to a register: the sync manager (hl_sync.c)
- *	LIN_DMA  -> hpu LIN_DMA (copy) or MEMSET (memset bit)
+ *	LIN_DMA  -> hpu LIN_DMA (copy; the endian field becomes its
+ *	            HPU_LIN_DMA_F_SWAP_* flags) or MEMSET (memset bit)
  *	MSG_SHORT, FENCE, ARB_POINT -> the sync manager (hl_sync.c)
+ *	CP_DMA   -> its lower CB, fetched and put in its place before the
+ *	            translation (hl_cp_dma.c)
  *
- * Everything else (WREG_*, REPEAT, WAIT, CB_LIST, LOAD_AND_EXE, CP_DMA,
+ * Everything else (WREG_*, REPEAT, WAIT, CB_LIST, LOAD_AND_EXE,
  * MSG_PROT, WRITE_ARC_STREAM) needs engine registers or predicates,
  * neither of which is modelled yet: refused like a malformed packet.
  */
@@ -38,6 +41,20 @@ static const uint8_t pkt_size[] = {
 	[HL_PACKET_NOP] = sizeof(struct hl_pkt_nop),
 	[HL_PACKET_STOP] = sizeof(struct hl_pkt_nop),
 };
+
+/**
+ * hfd_hl_packet_size() - bytes of a Gaudi2 packet, to walk a CB
+ * @opcode: the packet's opcode (control word bits 24..28)
+ *
+ * Return: the size of a packet the personality serves, or of CP_DMA
+ * (expanded before translation, hl_cp_dma.c); 0 for any other opcode.
+ */
+size_t hfd_hl_packet_size(uint32_t opcode)
+{
+	if (opcode == HL_PACKET_CP_DMA)
+		return sizeof(struct hl_pkt_cp_dma);
+	return opcode < sizeof(pkt_size) ? pkt_size[opcode] : 0;
+}
 
 static uint64_t sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,
 			   uint64_t len)
@@ -123,21 +140,46 @@ static int memset_elem(uint64_t v, uint64_t dst, uint64_t size)
 	return -EINVAL;
 }
 
+/*
+ * The hpu flags of a LIN_DMA's endian field (1: 16-bit, 2: 32-bit, 3:
+ * 64-bit elements byte-reversed). A swapping copy between overlapping
+ * ranges, or a memset that swaps, is refused: hl-thunk programs neither,
+ * and what the engine makes of them is not documented.
+ */
+static int lin_dma_swap(const struct hl_pkt_lin_dma *d, uint64_t src,
+			uint64_t dst, uint16_t *flags)
+{
+	uint32_t e = (d->ctl & HL_LIN_DMA_CTL_ENDIAN_MASK) >> 1;
+
+	*flags = 0;
+	if (!e)
+		return 0;
+	if ((d->ctl & HL_LIN_DMA_CTL_MEMSET) ||
+	    (d->tsize && src < dst + d->tsize && dst < src + d->tsize))
+		return -EINVAL;
+	*flags = (uint16_t)(e << 8); /* HPU_LIN_DMA_F_SWAP_16 .. _64 */
+	return 0;
+}
+
 static int lin_dma(const uint8_t *p, const struct hfd_hl_xlate *x, uint8_t *out,
 		   size_t *len)
 {
 	struct hl_pkt_lin_dma d;
 	struct hpu_pkt_lin_dma h;
 	uint32_t allowed = CTL_COMMON | HL_LIN_DMA_CTL_WRCOMP |
-			   HL_LIN_DMA_CTL_MEMSET |
+			   HL_LIN_DMA_CTL_MEMSET | HL_LIN_DMA_CTL_ENDIAN_MASK |
 			   HL_LIN_DMA_CTL_CONTEXT_ID_INC;
+	uint16_t swap;
 	int elem;
 
 	memcpy(&d, p, sizeof(d));
-	/* no endian swap, bf16/fp16 reduction or offset addition */
+	/* no bf16/fp16 reduction or offset addition */
 	if ((d.ctl & ~allowed) || x->kind != HFD_QUEUE_DMA)
 		return -EINVAL;
 	if (d.dst_addr + d.tsize < d.dst_addr)
+		return -EINVAL;
+	if ((d.ctl & HL_LIN_DMA_CTL_MEMSET) &&
+	    (d.ctl & HL_LIN_DMA_CTL_ENDIAN_MASK))
 		return -EINVAL;
 	if (d.ctl & HL_LIN_DMA_CTL_MEMSET) {
 		elem = memset_elem(d.src_addr, d.dst_addr, d.tsize);
@@ -157,6 +199,9 @@ static int lin_dma(const uint8_t *p, const struct hfd_hl_xlate *x, uint8_t *out,
 	h.src_addr = sram_xlate(x, d.src_addr, d.tsize);
 	h.dst_addr = sram_xlate(x, d.dst_addr, d.tsize);
 	h.size = d.tsize;
+	if (lin_dma_swap(&d, h.src_addr, h.dst_addr, &swap))
+		return -EINVAL;
+	h.hdr.flags |= swap;
 	memcpy(out, &h, sizeof(h));
 	*len = sizeof(h);
 	return 0;
@@ -194,8 +239,8 @@ static int nop_stop(const uint8_t *p, uint32_t opcode, uint8_t *out,
  * A packet is bad when its opcode is not served, the sync manager
  * refuses it (hl_sync.c: a register, id or value it does not serve), it
  * runs past @size, a reserved or unsupported bit of its control word is
- * set (predicates,
- * MSG_LONG timestamps, LIN_DMA endian swap, bf16/fp16, add-offset), a
+ * set (predicates, MSG_LONG timestamps, LIN_DMA bf16/fp16, add-offset),
+ * a LIN_DMA swaps endianness in a memset or between overlapping ranges, a
  * NOP/STOP's first word is not 0, a MSG_LONG address is not 4-byte
  * aligned or its 4 bytes wrap, a LIN_DMA range wraps, a memset pattern cannot be written in
  * the range's alignment, or a MSG_LONG or LIN_DMA is not on a DMA queue.

@@ -15,6 +15,7 @@
  *	            submission and wait paths
  *	hl_packets.c the Gaudi2 packets: validated, translated to hpu ones
  *	hl_sync.c   the sync manager: SOBs, monitors, QMAN fence counters
+ *	hl_cp_dma.c CP_DMA: lower CBs fetched and put in place of the packet
  */
 #ifndef HL_PERSONALITY_H
 #define HL_PERSONALITY_H
@@ -85,6 +86,20 @@ int hfd_hl_packets_translate(const void *cb, size_t size,
 			     const struct hfd_hl_xlate *x, uint8_t *out,
 			     size_t *out_len, size_t *bad_off);
 int hfd_hl_queue(const struct hpu_fw_profile *p, uint32_t qid);
+size_t hfd_hl_packet_size(uint32_t opcode);
+
+/* Bytes of lower CBs (CP_DMA) one CS may fetch, all chunks together */
+#define HFD_HL_CP_DMA_MAX (8U << 20)
+
+/**
+ * hfd_hl_fetch_fn - read @len bytes at device VA @va of the CS's context
+ * (host mappings, DRAM, the SRAM window) into @buf; 0 or -errno
+ */
+typedef int (*hfd_hl_fetch_fn)(void *arg, uint64_t va, uint32_t len, void *buf);
+
+int hfd_hl_cp_dma_expand(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
+			 void *arg, uint32_t *budget, uint8_t **out,
+			 size_t *out_size);
 
 /*
  * Kernel CB handles are mmap offsets as the real driver makes them (its

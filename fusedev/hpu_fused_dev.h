@@ -371,6 +371,7 @@ struct hfd_driver {
 int hfd_driver_check_model(const struct hpu_fw_model *model);
 int hfd_driver_init(struct hfd_driver *drv, const struct hpu_fw_model *model,
 		    const char *type, unsigned int ndev, const char *where);
+void hfd_set_dram_size(uint64_t bytes);
 int hfd_driver_init_server(struct hfd_driver *drv,
 			   const struct hpu_fw_model *model, const char *type,
 			   unsigned int ndev, const char *where,

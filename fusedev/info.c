@@ -62,7 +62,8 @@ INFO_OPS(INFO_CHECK)
 /**
  * hfd_driver_capabilities() - HPU_CAP_* bits of what is implemented
  * @dev: device (MEMORY, CB, CS, events and rings need a firmware interface 1.1
- *	model, NIC, NIC_PD and DEBUG a 1.3 one, TRACE a 1.5 one)
+ *	model, NIC, NIC_PD and DEBUG a 1.3 one, TRACE a 1.5 one, DMA_SWAP
+ *	a 1.7 one)
  */
 uint64_t hfd_driver_capabilities(const struct hfd_device *dev)
 {
@@ -75,6 +76,9 @@ uint64_t hfd_driver_capabilities(const struct hfd_device *dev)
 		caps |= HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG;
 	if (hfd_device_has_trace(dev))
 		caps |= HPU_CAP_TRACE;
+	/* the model swaps from interface 1.7 on */
+	if (hfd_device_has_cs(dev) && hfd_fw_if_minor_in_use(dev->model) >= 7)
+		caps |= HPU_CAP_DMA_SWAP;
 	/* control nodes' device-wide events need nothing of the model */
 	return caps | HPU_CAP_CTX_LIMITS | HPU_CAP_CTRL_EVENTS;
 }

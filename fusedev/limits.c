@@ -31,7 +31,7 @@ const struct hfd_limit_desc hfd_limit_descs[HPU_CTX_LIMIT_NUM] = {
 				   "device memory allocations" },
 	[HPU_CTX_LIMIT_DEVICE_MAPS] = { "device_maps", 65536, 1, COUNT_MAX,
 					-EMFILE, "mappings of device memory" },
-	[HPU_CTX_LIMIT_HOST_MAPS] = { "host_maps", 4096, 1, COUNT_MAX, -EMFILE,
+	[HPU_CTX_LIMIT_HOST_MAPS] = { "host_maps", 65536, 1, COUNT_MAX, -EMFILE,
 				      "host memory mappings (USERPTR)" },
 	[HPU_CTX_LIMIT_SHM_MAPS] = { "shm_maps", 1024, 1, COUNT_MAX, -EMFILE,
 				     "shared-memory mappings (MAP_SHM)" },

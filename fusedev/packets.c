@@ -26,6 +26,7 @@ static const struct pkt_rule pkt_rules[] = {
 	[HPU_PACKET_NOP] = { .size = sizeof(struct hpu_pkt_nop) },
 	[HPU_PACKET_STOP] = { .size = sizeof(struct hpu_pkt_stop) },
 	[HPU_PACKET_LIN_DMA] = { .size = sizeof(struct hpu_pkt_lin_dma),
+				 .flags = HPU_LIN_DMA_F_SWAP_MASK,
 				 .kind = HFD_QUEUE_DMA },
 	[HPU_PACKET_MEMSET] = { .size = sizeof(struct hpu_pkt_memset),
 				.flags = HPU_MEMSET_F_ELEM_MASK,
@@ -58,6 +59,11 @@ static int check_lin_dma(const uint8_t *p)
 	memcpy(&pkt, p, sizeof(pkt));
 	if (pkt.src_addr + pkt.size < pkt.src_addr ||
 	    pkt.dst_addr + pkt.size < pkt.dst_addr)
+		return -EINVAL;
+	/* a swapping copy reads each element before it writes it */
+	if ((pkt.hdr.flags & HPU_LIN_DMA_F_SWAP_MASK) && pkt.size &&
+	    pkt.src_addr < pkt.dst_addr + pkt.size &&
+	    pkt.dst_addr < pkt.src_addr + pkt.size)
 		return -EINVAL;
 	return 0;
 }

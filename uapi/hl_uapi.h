@@ -988,6 +988,22 @@ struct hl_pkt_nop {
 	__u32 ctl;
 };
 
+/* CP_DMA control word: bits 0..4 pred, 5 upper CP */
+#define HL_CP_DMA_CTL_UPPER_CP (1U << 5)
+
+/**
+ * struct hl_pkt_cp_dma - CP_DMA (16 bytes): the QMAN fetches @tsize bytes
+ * of packets at @src_addr and runs them (a lower CB)
+ * @tsize: bytes of packets
+ * @ctl: control word (HL_CP_DMA_CTL_*)
+ * @src_addr: device address of the packets
+ */
+struct hl_pkt_cp_dma {
+	__u32 tsize;
+	__u32 ctl;
+	__u64 src_addr;
+};
+
 /**
  * struct hl_pkt_msg_long - MSG_LONG (16 bytes): write @value at @addr
  * @value: the 32-bit value

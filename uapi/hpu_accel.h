@@ -62,6 +62,9 @@
 /* HPU_IOCTL_TRACE: engine traces (ABI 1.5; uapi/hpu_trace.h, docs/tracing.md) */
 #define HPU_CAP_TRACE (1ULL << 14)
 
+/* LIN_DMA's endian swap flags HPU_LIN_DMA_F_SWAP_* (uapi/hpu_packets.h) */
+#define HPU_CAP_DMA_SWAP (1ULL << 15)
+
 /* ------------------------------------------------------------------ */
 /* Identity                                                            */
 /* ------------------------------------------------------------------ */

@@ -98,7 +98,11 @@ struct hpu_pkt_stop {
 /**
  * struct hpu_pkt_lin_dma - linear copy between any two mapped ranges
  * (host to device, device to host, device to device, host to host)
- * @hdr: opcode HPU_PACKET_LIN_DMA, size 32; no flags of its own
+ * @hdr: opcode HPU_PACKET_LIN_DMA, size 32; flags HPU_LIN_DMA_F_SWAP_*
+ *	(bits 8..9): the bytes of each 2-, 4- or 8-byte element, counted
+ *	from @src_addr, reversed on the way (a last partial element of r
+ *	bytes is the element zero-extended, reversed, cut to its first r
+ *	bytes); the ranges of a swapping copy must not overlap
  * @src_addr: device VA of the source
  * @dst_addr: device VA of the destination
  * @size: bytes to copy; 0 is a no-op. Overlapping ranges behave as
@@ -110,6 +114,13 @@ struct hpu_pkt_lin_dma {
 	__u64 dst_addr;
 	__u64 size;
 };
+
+/* LIN_DMA endian swap, bits 8..9 of the header flags */
+#define HPU_LIN_DMA_F_SWAP_NONE (0U << 8) /* a plain copy */
+#define HPU_LIN_DMA_F_SWAP_16	(1U << 8) /* 2-byte elements reversed */
+#define HPU_LIN_DMA_F_SWAP_32	(2U << 8) /* 4-byte elements reversed */
+#define HPU_LIN_DMA_F_SWAP_64	(3U << 8) /* 8-byte elements reversed */
+#define HPU_LIN_DMA_F_SWAP_MASK (3U << 8)
 
 /* MEMSET element width, bits 8..9 of the header flags */
 #define HPU_MEMSET_F_ELEM_1    (0U << 8) /* fill with the low byte */

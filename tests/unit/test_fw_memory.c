@@ -338,6 +338,57 @@ static void test_map_mem(void **state)
 	assert_int_equal(ops->mem_free(a), 0);
 }
 
+/*
+ * Guards are the allocator's: a hint may take the guard page after a
+ * mapping (no other mapping's pages there), the hinted mapping keeps a
+ * guard only when the page after it is free, and a mapping the allocator
+ * places after a guardless one still gets a gap
+ */
+static void test_hint_on_guard(void **state)
+{
+	struct hpu_fw_device *dev = *state;
+	struct hpu_fw_mem *a, *b, *c;
+	uint64_t va1, va2, va3, va4, fault;
+	struct hpu_fw_as *as;
+
+	assert_int_equal(ops->as_create(dev, &as), 0);
+	assert_int_equal(
+		ops->mem_alloc(dev, 8 * KiB, 4 * KiB, false, false, &a), 0);
+	assert_int_equal(
+		ops->mem_alloc(dev, 8 * KiB, 4 * KiB, false, false, &b), 0);
+	assert_int_equal(
+		ops->mem_alloc(dev, 4 * KiB, 4 * KiB, false, false, &c), 0);
+	assert_int_equal(ops->map_mem(as, a, 0, false, &va1), 0);
+	/* onto a's pages: -EEXIST; onto its guard: there */
+	assert_int_equal(ops->map_mem(as, b, va1 + 4 * KiB, true, &va2),
+			 -EEXIST);
+	assert_int_equal(ops->map_mem(as, b, va1 + 8 * KiB, true, &va2), 0);
+	assert_int_equal(va2, va1 + 8 * KiB);
+	/* c forced one page after b's end: b keeps its guard page */
+	assert_int_equal(ops->map_mem(as, c, va2 + 12 * KiB, true, &va3), 0);
+	/* nothing fits between b and c: c's second mapping goes after */
+	assert_int_equal(ops->map_mem(as, c, 0, false, &va4), 0);
+	assert_true(va4 != va2 + 8 * KiB);
+	assert_int_equal(ops->unmap(as, va4, NULL), 0);
+	/* a DMA-sized range across a and b is all mapped now */
+	pthread_rwlock_rdlock(&as->map_lock);
+	assert_int_equal(hpusim_mmu_check(as, va1, 16 * KiB, &fault), 0);
+	assert_int_equal(hpusim_mmu_check(as, va1, 16 * KiB + 1, &fault),
+			 -EFAULT);
+	pthread_rwlock_unlock(&as->map_lock);
+	/* b forced so that no page is left before c: no guard of its own,
+	 * and an unhinted mapping is not put right after it */
+	assert_int_equal(ops->unmap(as, va2, NULL), 0);
+	assert_int_equal(ops->map_mem(as, b, va3 - 8 * KiB, true, &va2), 0);
+	assert_int_equal(ops->unmap(as, va3, NULL), 0);
+	assert_int_equal(ops->map_mem(as, c, 0, false, &va4), 0);
+	assert_true(va4 >= va2 + 12 * KiB || va4 + 8 * KiB <= va1);
+	ops->as_destroy(as);
+	assert_int_equal(ops->mem_free(a), 0);
+	assert_int_equal(ops->mem_free(b), 0);
+	assert_int_equal(ops->mem_free(c), 0);
+}
+
 static int pidfd_self(void)
 {
 	return (int)syscall(SYS_pidfd_open, getpid(), 0);
@@ -432,6 +483,8 @@ int main(void)
 		cmocka_unit_test(test_export),
 		cmocka_unit_test(test_export_sweep),
 		cmocka_unit_test_setup_teardown(test_map_mem, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hint_on_guard, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_map_host, setup, teardown),
 	};
 

@@ -345,9 +345,14 @@ static void test_translate_bad(void **state)
 	/* its 4 bytes would wrap (found by fuzz_hl_packets) */
 	put_msg_long(cb, 0, 0xfffffffffffffffcULL, 1, 0);
 	BAD(16, 0);
-	/* LIN_DMA: endian swap, bf16, fp16, add offset, reserved bits, a
-	 * wrapping range, a pattern the range cannot take */
-	put_dma(cb, 0, 0x1000, 0x2000, 64, 1U << 1);
+	/* LIN_DMA: endian swap in a memset or between overlapping ranges,
+	 * bf16, fp16, add offset, reserved bits, a wrapping range, a
+	 * pattern the range cannot take */
+	put_dma(cb, 0, 0, 0x2000, 64, HL_LIN_DMA_CTL_MEMSET | (1U << 1));
+	BAD(24, 0);
+	put_dma(cb, 0, 0x1000, 0x1020, 64, 3U << 1);
+	BAD(24, 0);
+	put_dma(cb, 0, 0x1020, 0x1000, 64, 2U << 1);
 	BAD(24, 0);
 	put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_BF16);
 	BAD(24, 0);

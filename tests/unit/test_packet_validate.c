@@ -163,8 +163,19 @@ static void test_flags_and_reserved(void **state)
 	p = nop;
 	p.hdr.reserved = 1;
 	assert_int_equal(CHECK_ONE(p, HFD_QUEUE_DMA), -EINVAL);
-	d.hdr.flags = HPU_MEMSET_F_ELEM_2;
+	/* LIN_DMA's own bits are the endian swap: bits above are not */
+	d.hdr.flags = HPU_LIN_DMA_F_SWAP_16;
+	assert_int_equal(CHECK_ONE(d, HFD_QUEUE_DMA), 0);
+	d.hdr.flags = 1U << 10;
 	assert_int_equal(CHECK_ONE(d, HFD_QUEUE_DMA), -EINVAL);
+	/* a swapping copy between overlapping ranges, either way round */
+	d.hdr.flags = HPU_LIN_DMA_F_SWAP_64;
+	d.dst_addr = d.src_addr + d.size - 8;
+	assert_int_equal(CHECK_ONE(d, HFD_QUEUE_DMA), -EINVAL);
+	d.dst_addr = d.src_addr - d.size + 8;
+	assert_int_equal(CHECK_ONE(d, HFD_QUEUE_DMA), -EINVAL);
+	d.dst_addr = d.src_addr + d.size;
+	assert_int_equal(CHECK_ONE(d, HFD_QUEUE_DMA), 0);
 }
 
 static void test_dma_queues_only(void **state)

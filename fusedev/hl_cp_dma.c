@@ -6,7 +6,10 @@
  * it. The daemon fetches it at submission, like the CB that holds it,
  * and puts its bytes in place of the packet, so the translation
  * (hl_packets.c) validates and translates the lower packets as the
- * upper ones; a CP_DMA among them is refused there (no nesting).
+ * upper ones; a CP_DMA among them is refused there (no nesting). The
+ * expansion notes where each lower CB landed: those bytes are
+ * translated for the QMAN's lower CP (hfd_hl_xlate.lower_cp: a FENCE
+ * there waits on the lower CP's counter, CP 4).
  *
  * Bounds: one lower CB at most HL_MAX_CB_SIZE bytes, all lower CBs of a
  * CS together at most HFD_HL_CP_DMA_MAX bytes (the caller's budget).
@@ -47,10 +50,34 @@ static int put(uint8_t **o, size_t *n, size_t *room, const void *p, size_t len)
 	return 0;
 }
 
+/* Note that @len bytes at @off of the expansion are a lower CB's */
+static int note_lower(struct hfd_hl_lower_cbs *l, size_t off, size_t len)
+{
+	struct hfd_hl_lower_cb *nr;
+	size_t want;
+
+	if (!l)
+		return 0;
+	if (l->n == l->room) {
+		want = l->room ? 2 * l->room : 8;
+		nr = realloc(l->r, want * sizeof(*nr));
+		if (!nr)
+			return -ENOMEM;
+		l->r = nr;
+		l->room = want;
+	}
+	l->r[l->n].off = off;
+	l->r[l->n].len = len;
+	l->n++;
+	return 0;
+}
+
 /* Fetch the lower CB of the CP_DMA at @p and append it */
 static int expand_one(const uint8_t *p, hfd_hl_fetch_fn fetch, void *arg,
-		      uint32_t *budget, uint8_t **o, size_t *n, size_t *room)
+		      uint32_t *budget, uint8_t **o, size_t *n, size_t *room,
+		      struct hfd_hl_lower_cbs *l)
 {
+	size_t at = *n;
 	struct hl_pkt_cp_dma c;
 	uint8_t *lower;
 	int ret;
@@ -67,6 +94,8 @@ static int expand_one(const uint8_t *p, hfd_hl_fetch_fn fetch, void *arg,
 	ret = fetch(arg, c.src_addr, c.tsize, lower);
 	if (!ret)
 		ret = put(o, n, room, lower, c.tsize);
+	if (!ret)
+		ret = note_lower(l, at, c.tsize);
 	free(lower);
 	if (!ret)
 		*budget -= c.tsize;
@@ -84,6 +113,9 @@ static int expand_one(const uint8_t *p, hfd_hl_fetch_fn fetch, void *arg,
  * @out: NULL when @cb has no CP_DMA (run @cb as it is), else a buffer
  *	the caller frees: @cb with every CP_DMA replaced by its lower CB
  * @out_size: bytes at @out
+ * @lower: NULL, or receives where each lower CB landed in @out (in
+ *	order; empty when @out is NULL); on success the caller frees
+ *	@lower->r
  *
  * The walk stops at a packet whose opcode has no size (the translation
  * refuses it); what follows is copied as it is.
@@ -94,7 +126,7 @@ static int expand_one(const uint8_t *p, hfd_hl_fetch_fn fetch, void *arg,
  */
 int hfd_hl_cp_dma_expand(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
 			 void *arg, uint32_t *budget, uint8_t **out,
-			 size_t *out_size)
+			 size_t *out_size, struct hfd_hl_lower_cbs *lower)
 {
 	size_t off = 0, done = 0, n = 0, room = 0, len;
 	uint8_t *o = NULL;
@@ -103,6 +135,8 @@ int hfd_hl_cp_dma_expand(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
 
 	*out = NULL;
 	*out_size = 0;
+	if (lower)
+		*lower = (struct hfd_hl_lower_cbs){ 0 };
 	while (size - off >= 8) {
 		memcpy(&ctl, cb + off + 4, sizeof(ctl));
 		opcode = (ctl & HL_PKT_CTL_OPCODE_MASK) >>
@@ -114,7 +148,7 @@ int hfd_hl_cp_dma_expand(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
 			ret = put(&o, &n, &room, cb + done, off - done);
 			if (!ret)
 				ret = expand_one(cb + off, fetch, arg, budget,
-						 &o, &n, &room);
+						 &o, &n, &room, lower);
 			if (ret)
 				goto err_free;
 			done = off + len;
@@ -132,5 +166,79 @@ int hfd_hl_cp_dma_expand(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
 
 err_free:
 	free(o);
+	if (lower) {
+		free(lower->r);
+		*lower = (struct hfd_hl_lower_cbs){ 0 };
+	}
+	return ret;
+}
+
+/* Translate @len bytes at @cb for the upper or the lower CP, appending */
+static int xlate_run(const uint8_t *cb, size_t start, size_t len,
+		     const struct hfd_hl_xlate *x, bool lower_cp, uint8_t *out,
+		     size_t *out_len, size_t *bad_off)
+{
+	struct hfd_hl_xlate xl = *x;
+	size_t n = 0, bad = 0;
+	int ret;
+
+	if (!len)
+		return 0;
+	xl.lower_cp = lower_cp;
+	ret = hfd_hl_packets_translate(cb + start, len, &xl, out + *out_len, &n,
+				       &bad);
+	if (ret) {
+		if (bad_off)
+			*bad_off = start + bad;
+		return ret;
+	}
+	*out_len += n;
+	return 0;
+}
+
+/**
+ * hfd_hl_cp_dma_translate() - translate an expanded CB
+ * @cb: the CB with its lower CBs in place (hfd_hl_cp_dma_expand())
+ * @size: bytes at @cb
+ * @lower: where the lower CBs are in @cb (in order, not overlapping)
+ * @x: the chunk's translation state (its lower_cp is not used)
+ * @out: receives the hpu packets; room for HFD_HL_XLATE_RATIO * @size
+ *	bytes
+ * @out_len: receives the bytes written at @out
+ * @bad_off: NULL, or receives the offset in @cb of the first bad packet
+ *
+ * The bytes of the CB itself are translated as the QMAN's upper CP
+ * runs them, each lower CB's as its lower CP does (a FENCE there waits
+ * on the lower CP's counter), each run of bytes on its own: a packet
+ * never spans a lower CB's edge.
+ *
+ * Return: 0, or -EINVAL at the first bad packet (nothing usable at @out).
+ */
+int hfd_hl_cp_dma_translate(const uint8_t *cb, size_t size,
+			    const struct hfd_hl_lower_cbs *lower,
+			    const struct hfd_hl_xlate *x, uint8_t *out,
+			    size_t *out_len, size_t *bad_off)
+{
+	size_t pos = 0, i;
+	int ret = 0;
+
+	*out_len = 0;
+	for (i = 0; i < lower->n && !ret; i++) {
+		const struct hfd_hl_lower_cb *r = &lower->r[i];
+
+		if (r->off < pos || r->off > size || r->len > size - r->off)
+			return -EINVAL;
+		ret = xlate_run(cb, pos, r->off - pos, x, false, out, out_len,
+				bad_off);
+		if (!ret)
+			ret = xlate_run(cb, r->off, r->len, x, true, out,
+					out_len, bad_off);
+		pos = r->off + r->len;
+	}
+	if (!ret)
+		ret = xlate_run(cb, pos, size - pos, x, false, out, out_len,
+				bad_off);
+	if (ret)
+		*out_len = 0;
 	return ret;
 }

@@ -286,12 +286,15 @@ static int load_chunks(const struct hfd_ioctl_call *call, uint64_t uaddr,
 
 /*
  * Put the lower CB of each CP_DMA of *@cb (*@size bytes) in its place,
- * and make room in @b for the translation of the result. Return: 0;
- * -ENOMEM; any other -errno is a CB that cannot run (bad CP_DMA, lower
- * CB not memory of the context, over the CS's budget).
+ * noting where in @lower, and make room in @b for the translation of
+ * the result. Return: 0; -ENOMEM; any other -errno is a CB that cannot
+ * run (bad CP_DMA, lower CB not memory of the context, over the CS's
+ * budget).
  */
 static int expand_lower_cbs(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
-			    uint8_t **cb, size_t *size, struct hl_cs_build *b)
+			    uint8_t **cb, size_t *size,
+			    struct hfd_hl_lower_cbs *lower,
+			    struct hl_cs_build *b)
 {
 	struct hl_fetch f = { .ctx = ctx, .x = x };
 	size_t n, need;
@@ -299,11 +302,12 @@ static int expand_lower_cbs(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 	int ret;
 
 	ret = hfd_hl_cp_dma_expand(*cb, *size, fetch_lower_cb, &f,
-				   &b->cp_dma_left, &out, &n);
+				   &b->cp_dma_left, &out, &n, lower);
 	if (ret || !out)
 		return ret;
 	free(*cb);
 	*cb = out;
+	*size = n;
 	need = HFD_HL_XLATE_RATIO * n + 8;
 	if (need > b->room - b->len) {
 		nb = realloc(b->bytes, b->len + need);
@@ -312,7 +316,6 @@ static int expand_lower_cbs(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 		b->bytes = nb;
 		b->room = b->len + need;
 	}
-	*size = n;
 	return 0;
 }
 
@@ -330,6 +333,7 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 		.sync = b->sync,
 	};
 	struct hpu_cs_chunk *h = &b->chunks[b->n];
+	struct hfd_hl_lower_cbs lower = { 0 };
 	size_t len = 0, size = c->cb_size;
 	uint8_t *cb;
 	int queue, ret;
@@ -358,10 +362,12 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 		}
 	}
 	if (!ret)
-		ret = expand_lower_cbs(call->ctx, &x, &cb, &size, b);
+		ret = expand_lower_cbs(call->ctx, &x, &cb, &size, &lower, b);
+	/* a lower CB's FENCE waits on the lower CP's counter */
 	if (!ret)
-		ret = hfd_hl_packets_translate(cb, size, &x, b->bytes + b->len,
-					       &len, NULL);
+		ret = hfd_hl_cp_dma_translate(cb, size, &lower, &x,
+					      b->bytes + b->len, &len, NULL);
+	free(lower.r);
 	free(cb);
 	if (ret == -ENOMEM)
 		return ret;

@@ -13,7 +13,7 @@
  *	            HPU_LIN_DMA_F_SWAP_* flags) or MEMSET (memset bit)
  *	MSG_SHORT, FENCE, ARB_POINT -> the sync manager (hl_sync.c)
  *	CP_DMA   -> its lower CB, fetched and put in its place before the
- *	            translation (hl_cp_dma.c)
+ *	            translation (hl_cp_dma.c), translated for the lower CP
  *
  * Everything else (WREG_*, REPEAT, WAIT, CB_LIST, LOAD_AND_EXE,
  * MSG_PROT, WRITE_ARC_STREAM) needs engine registers or predicates,

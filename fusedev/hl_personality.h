@@ -97,9 +97,35 @@ size_t hfd_hl_packet_size(uint32_t opcode);
  */
 typedef int (*hfd_hl_fetch_fn)(void *arg, uint64_t va, uint32_t len, void *buf);
 
+/**
+ * struct hfd_hl_lower_cb - where a lower CB landed in an expanded CB
+ * @off: its first byte
+ * @len: its bytes
+ */
+struct hfd_hl_lower_cb {
+	size_t off;
+	size_t len;
+};
+
+/**
+ * struct hfd_hl_lower_cbs - the lower CBs of an expanded CB, in order
+ * @r: @n of them (malloc'd; the caller frees)
+ * @n: lower CBs
+ * @room: entries at @r
+ */
+struct hfd_hl_lower_cbs {
+	struct hfd_hl_lower_cb *r;
+	size_t n;
+	size_t room;
+};
+
 int hfd_hl_cp_dma_expand(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
 			 void *arg, uint32_t *budget, uint8_t **out,
-			 size_t *out_size);
+			 size_t *out_size, struct hfd_hl_lower_cbs *lower);
+int hfd_hl_cp_dma_translate(const uint8_t *cb, size_t size,
+			    const struct hfd_hl_lower_cbs *lower,
+			    const struct hfd_hl_xlate *x, uint8_t *out,
+			    size_t *out_len, size_t *bad_off);
 
 /*
  * Kernel CB handles are mmap offsets as the real driver makes them (its

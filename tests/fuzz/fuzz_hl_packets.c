@@ -18,7 +18,8 @@
  *
  * The CB also goes through the CP_DMA expansion (fusedev/hl_cp_dma.c),
  * its lower CBs fetched from the input itself at device VA 0x1000, and
- * the expanded CB through the translation again. Seeds of its own: a swapping LIN_DMA, a CP_DMA of a NOP.
+ * the expanded CB through the translation again (the lower CBs for the
+ * lower CP). Seeds of its own: a swapping LIN_DMA, a CP_DMA of a NOP.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -91,20 +92,38 @@ static void expand_and_translate(const uint8_t *cb, size_t size,
 				 const struct hfd_hl_xlate *x)
 {
 	struct mem m = { .p = cb, .n = size };
+	struct hfd_hl_lower_cbs lower;
 	uint32_t budget = 1U << 16;
-	size_t n = 0, len = 0, bad_off = 0;
+	size_t n = 0, len = 0, bad_off = 0, i, end = 0;
 	uint8_t *ex = NULL, *out;
+	int ret;
 
-	if (hfd_hl_cp_dma_expand(cb, size, fetch, &m, &budget, &ex, &n) || !ex)
+	if (hfd_hl_cp_dma_expand(cb, size, fetch, &m, &budget, &ex, &n,
+				 &lower) ||
+	    !ex)
 		return;
 	if (budget > 1U << 16)
 		abort();
+	for (i = 0; i < lower.n; i++) {
+		/* in order, inside the expansion, not overlapping */
+		if (lower.r[i].off < end || lower.r[i].len > n ||
+		    lower.r[i].off > n - lower.r[i].len)
+			abort();
+		end = lower.r[i].off + lower.r[i].len;
+	}
 	out = malloc(n ? HFD_HL_XLATE_RATIO * n : 1);
-	if (out && !hfd_hl_packets_translate(ex, n, x, out, &len, &bad_off) &&
-	    (len > HFD_HL_XLATE_RATIO * n ||
-	     (len && hfd_packets_validate(out, len, x->kind, NULL))))
-		abort();
+	if (out) {
+		ret = hfd_hl_cp_dma_translate(ex, n, &lower, x, out, &len,
+					      &bad_off);
+		if (!ret &&
+		    (len > HFD_HL_XLATE_RATIO * n ||
+		     (len && hfd_packets_validate(out, len, x->kind, NULL))))
+			abort();
+		if (ret && (bad_off >= n || len))
+			abort();
+	}
 	free(out);
+	free(lower.r);
 	free(ex);
 }
 

@@ -531,47 +531,55 @@ static void test_cp_dma_refused(void **state)
 	uint8_t mem[64] = { 0 }, cb[64], *out;
 	struct hfd_hl_xlate x = { .kind = HFD_QUEUE_DMA };
 	uint32_t budget = HFD_HL_CP_DMA_MAX, st;
+	struct hfd_hl_lower_cbs lower;
 	size_t n, len;
 
 	put_cp_dma(mem, 8, 0x1000, 8, 0);
 	mem[7] = HL_PACKET_NOP; /* a NOP: opcode in the top byte of word 1 */
 	n = put_cp_dma(cb, 0, 0x1000, 8, 1);
 	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
-					      &out, &len),
+					      &out, &len, NULL),
 			 -EINVAL);
 	n = put_cp_dma(cb, 0, 0x1000, 8, 1U << 6);
 	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
-					      &out, &len),
+					      &out, &len, NULL),
 			 -EINVAL);
 	n = put_cp_dma(cb, 0, 0x1000, HL_MAX_CB_SIZE + 8, 0);
 	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
-					      &out, &len),
+					      &out, &len, NULL),
 			 -EINVAL);
 	budget = 4;
 	n = put_cp_dma(cb, 0, 0x1000, 8, 0);
 	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
-					      &out, &len),
+					      &out, &len, NULL),
 			 -EINVAL);
 	budget = HFD_HL_CP_DMA_MAX;
 	n = put_cp_dma(cb, 0, 0x2000, 8, 0);
 	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
-					      &out, &len),
+					      &out, &len, NULL),
 			 -EFAULT);
 	assert_int_equal(budget, HFD_HL_CP_DMA_MAX);
-	/* good: the NOP takes the CP_DMA's place, the budget goes down */
+	/* good: the NOP takes the CP_DMA's place (noted as a lower CB's),
+	 * the budget goes down */
 	n = put_cp_dma(cb, 0, 0x1000, 8, 0);
+	n = put_dma(cb, n, 0x1000, 0x2000, 8, 0);
 	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
-					      &out, &len),
+					      &out, &len, &lower),
 			 0);
 	assert_non_null(out);
-	assert_int_equal(len, 8);
+	assert_int_equal(len, 8 + sizeof(struct hl_pkt_lin_dma));
 	assert_memory_equal(out, mem, 8);
+	assert_memory_equal(out + 8, cb + 16, sizeof(struct hl_pkt_lin_dma));
+	assert_int_equal(lower.n, 1);
+	assert_int_equal(lower.r[0].off, 0);
+	assert_int_equal(lower.r[0].len, 8);
 	assert_int_equal(budget, HFD_HL_CP_DMA_MAX - 8);
+	free(lower.r);
 	free(out);
 	/* nested: the lower CB's CP_DMA is refused by the translation */
 	n = put_cp_dma(cb, 0, 0x1000, 24, 0);
 	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
-					      &out, &len),
+					      &out, &len, NULL),
 			 0);
 	assert_int_equal(len, 24);
 	{
@@ -586,7 +594,7 @@ static void test_cp_dma_refused(void **state)
 	/* no CP_DMA: nothing made */
 	n = put_dma(cb, 0, 0x1000, 0x2000, 8, 0);
 	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
-					      &out, &len),
+					      &out, &len, NULL),
 			 0);
 	assert_null(out);
 

@@ -509,6 +509,50 @@ static void test_fence_from_sibling_stream(void **state)
 	assert_memory_equal(f->dst, f->src, 256);
 }
 
+/*
+ * A FENCE in a lower CB (CP_DMA) waits on the lower CP's counter (CP 4):
+ * a write to stream 1's counter leaves it waiting, one to RDATA_4 from
+ * stream 0 passes it; the upper CB's own FENCE, after the CP_DMA, waits
+ * on stream 1's counter
+ */
+static void test_fence_lower_cp(void **state)
+{
+	struct fixture *f = *state;
+	struct hl_pkt_cp_dma cp = {
+		.ctl = HL_PACKET_CP_DMA << HL_PKT_CTL_OPCODE_SHIFT |
+		       HL_PKT_CTL_MB,
+	};
+	size_t off, lower = 4096, l;
+	uint64_t a, b, c;
+	uint32_t st;
+
+	fill(f->src, 512, 5);
+	memset(f->dst, 0, 512);
+	/* the lower CB: FENCE0 target 1, then DMA of 256 bytes */
+	l = put_fence(f->cb, lower, 0, 1, 1);
+	l = put_dma(f->cb, l, f->src_va, f->dst_va, 256);
+	/* A, stream 1: CP_DMA of it; its own FENCE0; a second DMA */
+	cp.tsize = (uint32_t)(l - lower);
+	cp.src_addr = f->cb_va + lower;
+	memcpy(f->cb, &cp, sizeof(cp));
+	off = put_fence(f->cb, sizeof(cp), 0, 1, 1);
+	off = put_dma(f->cb, off, f->src_va + 256, f->dst_va + 256, 256);
+	a = submit_at(f, Q_PDMA0(1), 0, off, 60);
+	/* B, stream 0: stream 1's counter += 1 (the upper FENCE's) */
+	off = put_long(f->cb, CB_B, PDMA0_FENCE0_RDATA(1), 1);
+	b = submit_at(f, Q_PDMA0(0), CB_B, off - CB_B, 0);
+	assert_int_equal(wait_cs(f, b, &st), 0);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+	/* C, stream 0: the lower CP's counter += 1 */
+	off = put_long(f->cb, CB_B + 64, PDMA0_FENCE0_RDATA(4), 1);
+	c = submit_at(f, Q_PDMA0(0), CB_B + 64, off - CB_B - 64, 0);
+	assert_int_equal(wait_cs(f, c, &st), 0);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(f, a, &st), 0);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_memory_equal(f->dst, f->src, 512);
+}
+
 /* A FENCE never passed: TIMEDOUT at its CS's timeout; meanwhile the
  * sibling streams and another QMAN run, and the stream serves again */
 static void test_fence_timeout(void **state)
@@ -732,6 +776,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fence_from_sibling_stream,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fence_lower_cp, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_fence_timeout, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reset_mid_fence, setup,

@@ -327,6 +327,7 @@ static int wait_prepare_locked(struct hfd_cs_state *st, struct cs_build *b,
 		b->fences[i].target = 1;
 		b->fences[i].dec = 1;
 		b->jobs[b->njobs].queue = b->chunks[i].queue_index;
+		b->jobs[b->njobs].stream = b->streams ? b->streams[i] : 0;
 		b->jobs[b->njobs].cb = &b->fences[i];
 		b->jobs[b->njobs].cb_size = sizeof(b->fences[i]);
 		b->njobs++;

@@ -346,8 +346,10 @@ static int check_cs_in(const struct hfd_ioctl_call *call,
 	if (!hfd_hl_device_ok(call->ctx->dev) || !call->ctx->cs ||
 	    !hfd_device_has_cs(call->ctx->dev))
 		return -EOPNOTSUPP;
-	/* sync stream, signal reservation, engine commands, staged and
-	 * encapsulated submissions are not served (docs) */
+	if (type == HL_CS_FLAGS_SIGNAL || type == HL_CS_FLAGS_WAIT)
+		return 0; /* hfd_hl_cs_stream() checks the rest */
+	/* signal reservation, engine commands, staged and encapsulated
+	 * submissions are not served (docs) */
 	if (in->cs_flags & ~HL_CS_SERVED_FLAGS)
 		return -EINVAL;
 	if (!in->num_chunks_execute ||
@@ -372,13 +374,16 @@ static int check_cs_in(const struct hfd_ioctl_call *call,
  * number and ends ABORTED with nothing run (WAIT_CS: -EIO), as a device
  * that stops on the packet; CS_COUNTERS counts it as a validation drop.
  *
+ * SIGNAL and WAIT CSs (sync stream) are hfd_hl_cs_stream()'s.
+ *
  * Return: 0 with the sequence number; -EINVAL for mutually exclusive
  * or unserved flags, no execute chunks, more than HL_MAX_JOBS_PER_CS of
  * a kind (or of both together, when the restore chunks run), a bad or
  * binned queue, a kernel CB handle that is not a live CB of the
  * context or a CB size beyond it, a CB size of 0 or above
  * HL_MAX_CB_SIZE; -EIO the kernel did not give a kernel CB's pages; -EFAULT for a chunk array that cannot be read; -EBUSY
- * when the device does not work; -EAGAIN too many CSs in flight; -EIO
+ * when the device does not work; -EAGAIN too many CSs in flight, or a
+ * queue's PQ has no room for the CS's jobs on it (a queue-full drop); -EIO
  * killed by a hard reset; -ENOMEM.
  */
 int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
@@ -390,6 +395,9 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	struct hl_cs_chunk *restore = NULL, *exec = NULL;
 	struct hl_cs_build b = { 0 };
 	struct hfd_cs_desc d = { 0 };
+	struct hfd_hl_stream *stream = NULL;
+	struct hl_pq_rec *pq = NULL;
+	uint32_t *qids = NULL;
 	uint32_t nrestore, total;
 	uint64_t sram_va, seq;
 	bool completed;
@@ -402,6 +410,8 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 		return ret;
 	if (hfd_device_failed(dev))
 		return -EBUSY;
+	if (in.cs_flags & (HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT))
+		return hfd_hl_cs_stream(call, args);
 	nrestore = restore_phase(ctx, in.cs_flags) ? in.num_chunks_restore : 0;
 	total = nrestore + in.num_chunks_execute;
 	if (total > HL_MAX_JOBS_PER_CS)
@@ -428,10 +438,21 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 		in_bytes += exec[i].cb_size;
 	b.room = HFD_HL_XLATE_RATIO * in_bytes + 8 * (size_t)total;
 	b.bytes = malloc(b.room);
-	if (!b.bytes) {
+	qids = calloc(total, sizeof(*qids));
+	stream = hfd_hl_stream_get(ctx);
+	if (!b.bytes || !qids || !stream) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	for (i = 0; i < nrestore; i++)
+		qids[i] = restore[i].queue_index;
+	for (i = 0; i < in.num_chunks_execute; i++)
+		qids[nrestore + i] = exec[i].queue_index;
+	/* room on the queues' PQs, held until the CS is submitted */
+	hfd_hl_stream_lock(stream);
+	ret = hfd_hl_pq_reserve_locked(ctx, stream, qids, total, &pq);
+	if (ret)
+		goto out_unlock;
 	sram_va = ctx_sram_va(call);
 	/* the sync registers are written in submission order */
 	pthread_mutex_lock(&b.sync->lock);
@@ -442,7 +463,7 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 				 &b);
 	pthread_mutex_unlock(&b.sync->lock);
 	if (ret)
-		goto out;
+		goto out_unlock;
 
 	d.chunks = b.chunks;
 	d.n = b.n;
@@ -464,11 +485,17 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	if (ret == -ENOSPC)
 		ret = -EAGAIN;
 	if (!ret) {
+		hfd_hl_pq_commit_locked(stream, pq, seq);
+		pq = NULL;
 		memset(args, 0, sizeof(*args));
 		args->out.seq = seq;
 		args->out.status = HL_CS_STATUS_SUCCESS;
 	}
+out_unlock:
+	hfd_hl_stream_unlock(stream);
 out:
+	free(pq);
+	free(qids);
 	free(restore);
 	free(exec);
 	free(b.chunks);

@@ -410,8 +410,9 @@ static void test_cs_rejected(void **state)
 	struct fixture *f = *state;
 	static const uint32_t bad_flags[] = {
 		HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT,
-		HL_CS_FLAGS_SIGNAL,
-		HL_CS_FLAGS_WAIT,
+		HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_COLLECTIVE_WAIT,
+		HL_CS_FLAGS_WAIT | HL_CS_FLAGS_ENCAP_SIGNALS,
+		HL_CS_FLAGS_WAIT, /* num_signal_seq_arr (cb_size) 24 */
 		HL_CS_FLAGS_COLLECTIVE_WAIT,
 		HL_CS_FLAGS_STAGED_SUBMISSION,
 		HL_CS_FLAGS_STAGED_SUBMISSION |

@@ -40,6 +40,11 @@
  * engine class's count; model_busy reads the counts, and the modeled
  * utilization and power of a recent window.
  *
+ * 1.7 serves HPU_FW_STREAMS 8 streams per queue (1.6: 4): an engine of
+ * the model may serve two Gaudi2 QMANs (the gaudi2 profile's MMEs are
+ * the master/slave pairs of DCORE0+1 and DCORE2+3), each with its 4
+ * streams. A 1.6 model refuses a job of stream 4..7.
+ *
  * Threading: every operation may be called from any driver thread at once.
  * Callbacks (struct hpu_fw_callbacks) are called from the model's engine
  * threads, or from the calling thread inside cs_submit/cs_abort/as_destroy;
@@ -58,7 +63,7 @@
 #include "hpu_trace.h"
 
 #define HPU_FW_IF_MAJOR 1
-#define HPU_FW_IF_MINOR 6
+#define HPU_FW_IF_MINOR 7
 
 /**
  * struct hpu_fw_profile - static description of one chip generation
@@ -244,8 +249,8 @@ struct hpu_fw_job {
 	uint32_t stream;
 };
 
-/* Streams per hardware queue (a Gaudi2 QMAN's 4 upper CPs) */
-#define HPU_FW_STREAMS 4
+/* Streams per hardware queue (1.7): two Gaudi2 QMANs' 4 upper CPs each */
+#define HPU_FW_STREAMS 8
 
 /**
  * struct hpu_fw_host_range - host memory of a client process (1.1)

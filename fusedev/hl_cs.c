@@ -38,11 +38,12 @@ static pthread_mutex_t sram_lock = PTHREAD_MUTEX_INITIALIZER;
  * @p: the device's profile
  * @qid: enum gaudi2_queue_id
  *
- * The 4 streams of a QMAN share its engine's queue (so they run in
- * order, one after the other): PDMA_0/1 -> DMA 0/1, DCORE d's EDMA_e ->
- * DMA 2 + 2d + e, DCORE d's MME -> MME d, DCORE d's TPC_t -> TPC 6d + t
- * (DCORE0's TPC_6 -> TPC 24), NIC_n -> NIC port n: the inverse of
- * HW_IDLE's engine map (hl_info.c).
+ * The 4 streams of a QMAN share its engine's queue (each a stream of it,
+ * hfd_hl_stream_of()): PDMA_0/1 -> DMA 0/1, DCORE d's EDMA_e -> DMA 2 +
+ * 2d + e, DCORE d's MME -> MME d/2 (a profile with fewer than 4 MMEs
+ * has Gaudi2's master/slave pairs: DCORE0+1, DCORE2+3; with 4, MME d),
+ * DCORE d's TPC_t -> TPC 6d + t (DCORE0's TPC_6 -> TPC 24), NIC_n -> NIC
+ * port n: the inverse of HW_IDLE's engine map (hl_info.c).
  *
  * Return: the hpu queue, or -EINVAL: not a queue id, a QMAN whose engine
  * the profile lacks (binned), a rotator (none modelled) or the CPU queue
@@ -81,12 +82,40 @@ int hfd_hl_queue(const struct hpu_fw_profile *p, uint32_t qid)
 		e = 2 + 2 * d + q;
 		return e < p->num_dma ? (int)e : -EINVAL;
 	}
-	if (q == 2)
+	if (q == 2) {
+		if (p->num_mme < 4)
+			d /= 2; /* master/slave pairs */
 		return d < p->num_mme ? (int)(mme0 + d) : -EINVAL;
+	}
 	e = 6 * d + (q - 3);
 	if (q - 3 == 6)
 		e = 24; /* DCORE0 TPC_6 */
 	return e < p->num_tpc ? (int)(tpc0 + e) : -EINVAL;
+}
+
+/**
+ * hfd_hl_stream_of() - the model stream of a Gaudi2 queue id
+ * @p: the device's profile
+ * @qid: a queue id hfd_hl_queue() maps
+ *
+ * Return: the QMAN's stream (@qid % 4), plus 4 for the slave QMAN of an
+ * MME pair (DCORE1's, DCORE3's MME when the profile pairs them): its
+ * streams are the engine's 4..7.
+ */
+uint32_t hfd_hl_stream_of(const struct hpu_fw_profile *p, uint32_t qid)
+{
+	uint32_t s = qid % HL_GAUDI2_STREAMS_PER_QMAN, d, q;
+
+	if (p->num_mme >= 4 || qid < HL_GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0 ||
+	    qid >= HL_GAUDI2_QUEUE_ID_NIC_0_0)
+		return s;
+	if (qid < HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0)
+		return s; /* DCORE0: a master */
+	d = 1 + (qid - HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0) /
+			HL_GAUDI2_DCORE_QUEUE_STRIDE;
+	q = (qid - HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0) %
+	    HL_GAUDI2_DCORE_QUEUE_STRIDE / HL_GAUDI2_STREAMS_PER_QMAN;
+	return q == 2 && d % 2 ? s + HL_GAUDI2_STREAMS_PER_QMAN : s;
 }
 
 /* Hard and compute resets of @dev so far */
@@ -299,7 +328,8 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 	memset(h, 0, sizeof(*h));
 	h->queue_index = (uint32_t)queue;
 	h->cb_size = (uint32_t)len;
-	b->streams[b->n] = c->queue_index % HL_GAUDI2_STREAMS_PER_QMAN;
+	b->streams[b->n] = (uint8_t)hfd_hl_stream_of(dev->profile,
+						     c->queue_index);
 	b->len += len;
 	b->n++;
 	return 0;

@@ -308,7 +308,7 @@ int hfd_hl_cs_stream(const struct hfd_ioctl_call *call, union hl_cs_args *args)
 	ret = hfd_hl_pq_reserve_locked(ctx, s, &c.queue_index, 1, &rec);
 	if (ret)
 		goto out;
-	stream = c.queue_index % HL_GAUDI2_STREAMS_PER_QMAN;
+	stream = (uint8_t)hfd_hl_stream_of(p, c.queue_index);
 	h.queue_index = (uint32_t)queue;
 	h.cb_size = wait ? 1 : 0;
 	d.chunks = &h;

@@ -99,6 +99,7 @@ int hfd_hl_packets_translate(const void *cb, size_t size,
 			     const struct hfd_hl_xlate *x, uint8_t *out,
 			     size_t *out_len, size_t *bad_off);
 int hfd_hl_queue(const struct hpu_fw_profile *p, uint32_t qid);
+uint32_t hfd_hl_stream_of(const struct hpu_fw_profile *p, uint32_t qid);
 
 /*
  * Kernel CB handles are mmap offsets as the real driver makes them (its

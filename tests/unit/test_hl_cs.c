@@ -220,17 +220,29 @@ static void test_queue_map(void **state)
 	assert_int_equal(hfd_hl_queue(p, 12), 3);  /* DCORE0 EDMA_1 */
 	assert_int_equal(hfd_hl_queue(p, 48), 4);  /* DCORE1 EDMA_0 */
 	assert_int_equal(hfd_hl_queue(p, 127), 9); /* DCORE3 EDMA_1_3 */
+	/* the profile's 2 MMEs are the master/slave pairs DCORE0+1 and
+	 * DCORE2+3: a slave's QMAN is streams 4..7 of the pair's engine */
+	assert_int_equal(p->num_mme, 2);
 	assert_int_equal(hfd_hl_queue(p, 16), mme0);
-	assert_int_equal(hfd_hl_queue(p, 56), mme0 + 1);
+	assert_int_equal(hfd_hl_stream_of(p, 17), 1);
+	assert_int_equal(hfd_hl_queue(p, 56), mme0);
+	assert_int_equal(hfd_hl_stream_of(p, 56), 4);
+	assert_int_equal(hfd_hl_stream_of(p, 59), 7);
+	assert_int_equal(hfd_hl_queue(p, 92), mme0 + 1);
+	assert_int_equal(hfd_hl_stream_of(p, 93), 1);
+	assert_int_equal(hfd_hl_queue(p, 131), mme0 + 1);
+	assert_int_equal(hfd_hl_stream_of(p, 130), 6);
+	/* not an MME: the QMAN's own stream */
+	assert_int_equal(hfd_hl_stream_of(p, 50), 2);  /* DCORE1 EDMA_0_2 */
+	assert_int_equal(hfd_hl_stream_of(p, 135), 3); /* DCORE3 TPC_0_3 */
+	assert_int_equal(hfd_hl_stream_of(p, 159), 3); /* NIC_0_3 */
 	assert_int_equal(hfd_hl_queue(p, 20), tpc0);
 	assert_int_equal(hfd_hl_queue(p, 43), tpc0 + 5);
 	assert_int_equal(hfd_hl_queue(p, 60), tpc0 + 6);   /* DCORE1 TPC_0 */
 	assert_int_equal(hfd_hl_queue(p, 155), tpc0 + 23); /* DCORE3 TPC_5 */
 	assert_int_equal(hfd_hl_queue(p, 156), nic0);
 	assert_int_equal(hfd_hl_queue(p, 251), nic0 + 23);
-	/* binned (the profile's 2 MMEs, 24 TPCs), rotators, CPU queue */
-	assert_int_equal(hfd_hl_queue(p, 92), -EINVAL);
-	assert_int_equal(hfd_hl_queue(p, 128), -EINVAL);
+	/* binned (the profile's 24 TPCs), rotators, CPU queue */
 	assert_int_equal(hfd_hl_queue(p, 44), -EINVAL);
 	assert_int_equal(hfd_hl_queue(p, 252), -EINVAL);
 	assert_int_equal(hfd_hl_queue(p, 259), -EINVAL);
@@ -426,7 +438,7 @@ static void test_cs_rejected(void **state)
 		1U << 20,
 	};
 	static const uint32_t bad_queues[] = {
-		44, 92, 252, 256, 260, 261, 1000
+		44, 252, 256, 260, 261, 1000
 	};
 	struct hl_cs_chunk c[2];
 	union hl_cs_args a;

@@ -328,8 +328,8 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 	memset(h, 0, sizeof(*h));
 	h->queue_index = (uint32_t)queue;
 	h->cb_size = (uint32_t)len;
-	b->streams[b->n] = (uint8_t)hfd_hl_stream_of(dev->profile,
-						     c->queue_index);
+	b->streams[b->n] =
+		(uint8_t)hfd_hl_stream_of(dev->profile, c->queue_index);
 	b->len += len;
 	b->n++;
 	return 0;

@@ -222,7 +222,8 @@ static int wait_target_locked(struct hfd_ctx *ctx, struct hfd_hl_stream *s,
 	pthread_mutex_unlock(&st->lock);
 	if (ret)
 		return -EINVAL;
-	if (seq + HL_SIG_WINDOW > next && s->sig_seq[seq % HL_SIG_WINDOW] != seq)
+	if (seq + HL_SIG_WINDOW > next &&
+	    s->sig_seq[seq % HL_SIG_WINDOW] != seq)
 		return -EINVAL;
 	return in_flight ? 1 : 0;
 }

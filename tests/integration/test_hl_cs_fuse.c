@@ -417,9 +417,8 @@ static void test_signal_wait(void **state)
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(wait_cs(fd, rel, &o), 0);
 	/* the SIGNAL ended: a WAIT for it submits nothing */
-	assert_int_equal(stream_cs(fd, HL_GAUDI2_QUEUE_ID_PDMA_1_0, sig,
-				   &again),
-			 0);
+	assert_int_equal(
+		stream_cs(fd, HL_GAUDI2_QUEUE_ID_PDMA_1_0, sig, &again), 0);
 	assert_int_equal(again, ~0ULL);
 	close(fd);
 	free(cb);

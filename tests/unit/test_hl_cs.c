@@ -437,9 +437,7 @@ static void test_cs_rejected(void **state)
 		HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES,
 		1U << 20,
 	};
-	static const uint32_t bad_queues[] = {
-		44, 252, 256, 260, 261, 1000
-	};
+	static const uint32_t bad_queues[] = { 44, 252, 256, 260, 261, 1000 };
 	struct hl_cs_chunk c[2];
 	union hl_cs_args a;
 	uint64_t before, seq;

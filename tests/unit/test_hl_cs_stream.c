@@ -377,8 +377,8 @@ static void test_stream_rejected(void **state)
 	seqs[0] = before + 100;
 	assert_int_equal(wait_signal(f, Q_PDMA1_0, seqs, 1, 0, &seq), -EINVAL);
 	assert_int_equal(signal_cs(f, Q_PDMA0(0), &sig), 0);
-	assert_int_equal(wait_signal(f, HL_GAUDI2_QUEUE_ID_NIC_0_0, &sig.seq,
-				     1, 0, &seq),
+	assert_int_equal(wait_signal(f, HL_GAUDI2_QUEUE_ID_NIC_0_0, &sig.seq, 1,
+				     0, &seq),
 			 -EINVAL);
 	assert_int_equal(wait_cs(f, sig.seq, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
@@ -431,9 +431,8 @@ static void test_queue_full(void **state)
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(wait_cs(f, rel, &st), 0);
 	assert_true(last > park);
-	assert_int_equal(submit_n(f, Q_PDMA0(0), 64, 8, HL_MAX_JOBS_PER_CS,
-				  &seq),
-			 0);
+	assert_int_equal(
+		submit_n(f, Q_PDMA0(0), 64, 8, HL_MAX_JOBS_PER_CS, &seq), 0);
 	assert_int_equal(wait_cs(f, seq, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(queue_full_drops(f), drops + 3);

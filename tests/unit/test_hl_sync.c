@@ -738,8 +738,7 @@ static void test_mme_pair_streams(void **state)
 	size_t off;
 
 	off = put_fence(f->cb, 0, 0, 1, 1);
-	slave = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0 + 8, 0, off,
-			  0);
+	slave = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0 + 8, 0, off, 0);
 	off = put_sob(f->cb, 64, 7, false, 1);
 	master = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE0_MME_0_0, 64, off - 64,
 			   0);

@@ -153,7 +153,7 @@ int hfd_hl_pq_reserve_locked(struct hfd_ctx *ctx, struct hfd_hl_stream *s,
 			     const uint32_t *qids, uint32_t n,
 			     struct hl_pq_rec **rec)
 {
-	struct hl_pq_rec *r;
+	struct hl_pq_rec *r, *shrunk;
 	uint32_t i, j;
 
 	*rec = NULL;
@@ -170,6 +170,10 @@ int hfd_hl_pq_reserve_locked(struct hfd_ctx *ctx, struct hfd_hl_stream *s,
 		}
 		r->use[j].jobs++;
 	}
+	/* keep what a CS in flight holds small: its distinct queues only */
+	shrunk = realloc(r, sizeof(*r) + r->n * sizeof(r->use[0]));
+	if (shrunk)
+		r = shrunk;
 	for (j = 0; j < r->n; j++) {
 		if (s->used[r->use[j].qid] + r->use[j].jobs > HL_PQ_LENGTH) {
 			free(r);

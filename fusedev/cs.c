@@ -86,6 +86,7 @@ void hfd_ctx_cs_free(struct hfd_ctx *ctx)
 	pthread_mutex_destroy(&st->lock);
 	pthread_mutex_destroy(&st->submit_lock);
 	free(st->hist);
+	free(st->outcomes);
 	free(st);
 	ctx->cs = NULL;
 }
@@ -99,7 +100,9 @@ void hfd_ctx_cs_free(struct hfd_ctx *ctx)
  * @ts_valid: receives whether @ts is meaningful
  *
  * A CS older than the CS_HISTORY last ones reports COMPLETED, as the
- * habanalabs driver does for sequence numbers it no longer tracks.
+ * habanalabs driver does for sequence numbers it no longer tracks; one
+ * of the CS_OUTCOMES last that asked for a timestamp still gives its
+ * status and time (the driver's outcome store).
  *
  * Return: 0, or -EINVAL for a number never issued in the context.
  */
@@ -108,6 +111,7 @@ int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
 {
 	const struct hfd_cs_hist *h;
 	struct hfd_cs *cs;
+	unsigned int i;
 
 	HPU_ASSERT_HELD(&st->lock);
 	*ts = 0;
@@ -121,6 +125,12 @@ int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
 		}
 	}
 	h = st->hist ? &st->hist[seq % CS_HISTORY] : NULL;
+	if ((!h || h->seq != seq) && st->outcomes) {
+		for (i = 0; i < CS_OUTCOMES; i++)
+			if (st->outcomes[i].seq == seq)
+				break;
+		h = i < CS_OUTCOMES ? &st->outcomes[i] : NULL;
+	}
 	if (h && h->seq == seq) {
 		*status = h->status;
 		*ts = h->ts;

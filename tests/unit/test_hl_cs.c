@@ -709,6 +709,37 @@ static void test_waits(void **state)
 	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EINVAL);
 }
 
+/* A timestamped CS older than the 4096-CS history still gives its time
+ * (the real driver's outcome store); an untimed one only COMPLETED */
+static void test_old_timestamp(void **state)
+{
+	struct fixture *f = *state;
+	struct hl_wait_cs_out o, first;
+	uint64_t timed, plain, seq = 0;
+	int i;
+
+	put_nop(f->cb, 0, HL_PACKET_NOP);
+	assert_int_equal(submit_flags(f, 0, 8, HL_CS_FLAGS_TIMESTAMP, &timed),
+			 0);
+	assert_int_equal(wait_cs(f, timed, &first), 0);
+	assert_true(first.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	assert_int_equal(submit(f, 0, 8, &plain), 0);
+	for (i = 0; i < 4200; i++) {
+		assert_int_equal(submit(f, 4, 8, &seq), 0);
+		if (i % 256 == 255)
+			assert_int_equal(wait_cs(f, seq, &o), 0);
+	}
+	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_true(seq > timed + 4096);
+	assert_int_equal(wait_cs(f, timed, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_true(o.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	assert_int_equal(o.timestamp_nsec, first.timestamp_nsec);
+	assert_int_equal(wait_cs(f, plain, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_false(o.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+}
+
 static void test_restore_chunks(void **state)
 {
 	struct fixture *f = *state;
@@ -763,6 +794,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_cb),
 		cmocka_unit_test(test_waits),
 		cmocka_unit_test(test_restore_chunks),
+		cmocka_unit_test(test_old_timestamp),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

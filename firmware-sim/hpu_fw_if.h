@@ -48,7 +48,10 @@
  * none held by a sibling parked on a FENCE); as_read_dev, which reads
  * device memory mapped in an address space (a command buffer a client
  * keeps in HBM or SRAM), and struct hpu_fw_config.dram_size (a device
- * with less HBM than its profile's).
+ * with less HBM than its profile's). 1.7 serves HPU_FW_STREAMS 8 streams
+ * per queue: an engine of the model may serve two Gaudi2 QMANs (the
+ * gaudi2 profile's MMEs are the master/slave pairs of DCORE0+1 and
+ * DCORE2+3), each with its 4 streams.
  *
  * Threading: every operation may be called from any driver thread at once.
  * Callbacks (struct hpu_fw_callbacks) are called from the model's engine
@@ -257,8 +260,8 @@ struct hpu_fw_job {
 	uint32_t stream;
 };
 
-/* Streams per hardware queue (a Gaudi2 QMAN's 4 upper CPs) */
-#define HPU_FW_STREAMS 4
+/* Streams per hardware queue (1.7): two Gaudi2 QMANs' 4 upper CPs each */
+#define HPU_FW_STREAMS 8
 
 /**
  * struct hpu_fw_host_range - host memory of a client process (1.1)

@@ -366,6 +366,8 @@ static void ctx_teardown(struct hfd_ctx *ctx)
 	hfd_hl_cb_ctx_fini(ctx);
 	hfd_hl_sync_free(ctx->hl_sync);
 	ctx->hl_sync = NULL;
+	hfd_hl_stream_free(ctx->hl_stream);
+	ctx->hl_stream = NULL;
 	hfd_ctx_limits_release(ctx);
 	__atomic_store_n(&ctx->torn_down, true, __ATOMIC_RELEASE);
 }

@@ -86,20 +86,9 @@ void hfd_ctx_cs_free(struct hfd_ctx *ctx)
 	pthread_mutex_destroy(&st->lock);
 	pthread_mutex_destroy(&st->submit_lock);
 	free(st->hist);
+	free(st->outcomes);
 	free(st);
 	ctx->cs = NULL;
-}
-
-/* A timestamped CS remembered past the history ring, or NULL */
-static const struct hfd_cs_hist *stamped_find(const struct hfd_cs_state *st,
-					      uint64_t seq)
-{
-	unsigned int i;
-
-	for (i = 0; i < CS_STAMPED; i++)
-		if (st->stamped[i].seq == seq)
-			return &st->stamped[i];
-	return NULL;
 }
 
 /**
@@ -111,9 +100,9 @@ static const struct hfd_cs_hist *stamped_find(const struct hfd_cs_state *st,
  * @ts_valid: receives whether @ts is meaningful
  *
  * A CS older than the CS_HISTORY last ones reports COMPLETED, as the
- * habanalabs driver does for sequence numbers it no longer tracks, with
- * its status and time when it is one of the last CS_STAMPED that asked
- * for a timestamp.
+ * habanalabs driver does for sequence numbers it no longer tracks; one
+ * of the CS_OUTCOMES last that asked for a timestamp still gives its
+ * status and time (the driver's outcome store).
  *
  * Return: 0, or -EINVAL for a number never issued in the context.
  */
@@ -122,6 +111,7 @@ int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
 {
 	const struct hfd_cs_hist *h;
 	struct hfd_cs *cs;
+	unsigned int i;
 
 	HPU_ASSERT_HELD(&st->lock);
 	*ts = 0;
@@ -134,14 +124,19 @@ int hfd_cs_lookup_locked(struct hfd_cs_state *st, uint64_t seq,
 			return 0;
 		}
 	}
-	*status = HPU_WAIT_CS_STATUS_COMPLETED;
 	h = st->hist ? &st->hist[seq % CS_HISTORY] : NULL;
-	if (!h || h->seq != seq)
-		h = stamped_find(st, seq);
-	if (h) {
+	if ((!h || h->seq != seq) && st->outcomes) {
+		for (i = 0; i < CS_OUTCOMES; i++)
+			if (st->outcomes[i].seq == seq)
+				break;
+		h = i < CS_OUTCOMES ? &st->outcomes[i] : NULL;
+	}
+	if (h && h->seq == seq) {
 		*status = h->status;
 		*ts = h->ts;
 		*ts_valid = h->ts_valid;
+	} else {
+		*status = HPU_WAIT_CS_STATUS_COMPLETED;
 	}
 	return 0;
 }
@@ -342,6 +337,7 @@ static int wait_prepare_locked(struct hfd_cs_state *st, struct cs_build *b,
 		b->fences[i].target = 1;
 		b->fences[i].dec = 1;
 		b->jobs[b->njobs].queue = b->chunks[i].queue_index;
+		b->jobs[b->njobs].stream = b->streams ? b->streams[i] : 0;
 		b->jobs[b->njobs].cb = &b->fences[i];
 		b->jobs[b->njobs].cb_size = sizeof(b->fences[i]);
 		b->njobs++;

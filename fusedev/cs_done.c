@@ -208,8 +208,10 @@ static void cs_finalize(struct hfd_cs *cs)
 		h->ts = cs->done_ns;
 		h->ts_valid = !!(cs->flags & HPU_CS_FLAGS_TIMESTAMP);
 	}
-	if (cs->flags & HPU_CS_FLAGS_TIMESTAMP) {
-		h = &st->stamped[st->stamped_next++ % CS_STAMPED];
+	if ((cs->flags & HPU_CS_FLAGS_TIMESTAMP) && !st->outcomes)
+		st->outcomes = calloc(CS_OUTCOMES, sizeof(*st->outcomes));
+	if ((cs->flags & HPU_CS_FLAGS_TIMESTAMP) && st->outcomes) {
+		h = &st->outcomes[st->outcome_next++ % CS_OUTCOMES];
 		h->seq = cs->seq;
 		h->status = status;
 		h->ts = cs->done_ns;

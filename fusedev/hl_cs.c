@@ -38,11 +38,12 @@ static pthread_mutex_t sram_lock = PTHREAD_MUTEX_INITIALIZER;
  * @p: the device's profile
  * @qid: enum gaudi2_queue_id
  *
- * The 4 streams of a QMAN share its engine's queue (so they run in
- * order, one after the other): PDMA_0/1 -> DMA 0/1, DCORE d's EDMA_e ->
- * DMA 2 + 2d + e, DCORE d's MME -> MME d, DCORE d's TPC_t -> TPC 6d + t
- * (DCORE0's TPC_6 -> TPC 24), NIC_n -> NIC port n: the inverse of
- * HW_IDLE's engine map (hl_info.c).
+ * The 4 streams of a QMAN share its engine's queue (each a stream of it,
+ * hfd_hl_stream_of()): PDMA_0/1 -> DMA 0/1, DCORE d's EDMA_e -> DMA 2 +
+ * 2d + e, DCORE d's MME -> MME d/2 (a profile with fewer than 4 MMEs
+ * has Gaudi2's master/slave pairs: DCORE0+1, DCORE2+3; with 4, MME d),
+ * DCORE d's TPC_t -> TPC 6d + t (DCORE0's TPC_6 -> TPC 24), NIC_n -> NIC
+ * port n: the inverse of HW_IDLE's engine map (hl_info.c).
  *
  * Return: the hpu queue, or -EINVAL: not a queue id, a QMAN whose engine
  * the profile lacks (binned), a rotator (none modelled) or the CPU queue
@@ -81,12 +82,40 @@ int hfd_hl_queue(const struct hpu_fw_profile *p, uint32_t qid)
 		e = 2 + 2 * d + q;
 		return e < p->num_dma ? (int)e : -EINVAL;
 	}
-	if (q == 2)
+	if (q == 2) {
+		if (p->num_mme < 4)
+			d /= 2; /* master/slave pairs */
 		return d < p->num_mme ? (int)(mme0 + d) : -EINVAL;
+	}
 	e = 6 * d + (q - 3);
 	if (q - 3 == 6)
 		e = 24; /* DCORE0 TPC_6 */
 	return e < p->num_tpc ? (int)(tpc0 + e) : -EINVAL;
+}
+
+/**
+ * hfd_hl_stream_of() - the model stream of a Gaudi2 queue id
+ * @p: the device's profile
+ * @qid: a queue id hfd_hl_queue() maps
+ *
+ * Return: the QMAN's stream (@qid % 4), plus 4 for the slave QMAN of an
+ * MME pair (DCORE1's, DCORE3's MME when the profile pairs them): its
+ * streams are the engine's 4..7.
+ */
+uint32_t hfd_hl_stream_of(const struct hpu_fw_profile *p, uint32_t qid)
+{
+	uint32_t s = qid % HL_GAUDI2_STREAMS_PER_QMAN, d, q;
+
+	if (p->num_mme >= 4 || qid < HL_GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0 ||
+	    qid >= HL_GAUDI2_QUEUE_ID_NIC_0_0)
+		return s;
+	if (qid < HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0)
+		return s; /* DCORE0: a master */
+	d = 1 + (qid - HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0) /
+			HL_GAUDI2_DCORE_QUEUE_STRIDE;
+	q = (qid - HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0) %
+	    HL_GAUDI2_DCORE_QUEUE_STRIDE / HL_GAUDI2_STREAMS_PER_QMAN;
+	return q == 2 && d % 2 ? s + HL_GAUDI2_STREAMS_PER_QMAN : s;
 }
 
 /* Hard and compute resets of @dev so far */
@@ -386,7 +415,8 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 	memset(h, 0, sizeof(*h));
 	h->queue_index = (uint32_t)queue;
 	h->cb_size = (uint32_t)len;
-	b->streams[b->n] = c->queue_index % HL_GAUDI2_STREAMS_PER_QMAN;
+	b->streams[b->n] =
+		(uint8_t)hfd_hl_stream_of(dev->profile, c->queue_index);
 	b->len += len;
 	b->n++;
 	return 0;
@@ -433,8 +463,10 @@ static int check_cs_in(const struct hfd_ioctl_call *call,
 	if (!hfd_hl_device_ok(call->ctx->dev) || !call->ctx->cs ||
 	    !hfd_device_has_cs(call->ctx->dev))
 		return -EOPNOTSUPP;
-	/* sync stream, signal reservation, engine commands, staged and
-	 * encapsulated submissions are not served (docs) */
+	if (type == HL_CS_FLAGS_SIGNAL || type == HL_CS_FLAGS_WAIT)
+		return 0; /* hfd_hl_cs_stream() checks the rest */
+	/* signal reservation, engine commands, staged and encapsulated
+	 * submissions are not served (docs) */
 	if (in->cs_flags & ~HL_CS_SERVED_FLAGS)
 		return -EINVAL;
 	if (!in->num_chunks_execute ||
@@ -459,13 +491,16 @@ static int check_cs_in(const struct hfd_ioctl_call *call,
  * number and ends ABORTED with nothing run (WAIT_CS: -EIO), as a device
  * that stops on the packet; CS_COUNTERS counts it as a validation drop.
  *
+ * SIGNAL and WAIT CSs (sync stream) are hfd_hl_cs_stream()'s.
+ *
  * Return: 0 with the sequence number; -EINVAL for mutually exclusive
  * or unserved flags, no execute chunks, more than HL_MAX_JOBS_PER_CS of
  * a kind (or of both together, when the restore chunks run), a bad or
  * binned queue, a kernel CB handle that is not a live CB of the
  * context or a CB size beyond it, a CB size of 0 or above
  * HL_MAX_CB_SIZE; -EIO the kernel did not give a kernel CB's pages; -EFAULT for a chunk array that cannot be read; -EBUSY
- * when the device does not work; -EAGAIN too many CSs in flight; -EIO
+ * when the device does not work; -EAGAIN too many CSs in flight, or a
+ * queue's PQ has no room for the CS's jobs on it (a queue-full drop); -EIO
  * killed by a hard reset; -ENOMEM.
  */
 int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
@@ -477,6 +512,9 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	struct hl_cs_chunk *restore = NULL, *exec = NULL;
 	struct hl_cs_build b = { 0 };
 	struct hfd_cs_desc d = { 0 };
+	struct hfd_hl_stream *stream = NULL;
+	struct hl_pq_rec *pq = NULL;
+	uint32_t *qids = NULL;
 	uint32_t nrestore, total;
 	uint64_t sram_va, seq;
 	bool completed;
@@ -489,6 +527,8 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 		return ret;
 	if (hfd_device_failed(dev))
 		return -EBUSY;
+	if (in.cs_flags & (HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT))
+		return hfd_hl_cs_stream(call, args);
 	nrestore = restore_phase(ctx, in.cs_flags) ? in.num_chunks_restore : 0;
 	total = nrestore + in.num_chunks_execute;
 	if (total > HL_MAX_JOBS_PER_CS)
@@ -516,10 +556,21 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	b.room = HFD_HL_XLATE_RATIO * in_bytes + 8 * (size_t)total;
 	b.cp_dma_left = HFD_HL_CP_DMA_MAX;
 	b.bytes = malloc(b.room);
-	if (!b.bytes) {
+	qids = calloc(total, sizeof(*qids));
+	stream = hfd_hl_stream_get(ctx);
+	if (!b.bytes || !qids || !stream) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	for (i = 0; i < nrestore; i++)
+		qids[i] = restore[i].queue_index;
+	for (i = 0; i < in.num_chunks_execute; i++)
+		qids[nrestore + i] = exec[i].queue_index;
+	/* room on the queues' PQs, held until the CS is submitted */
+	hfd_hl_stream_lock(stream);
+	ret = hfd_hl_pq_reserve_locked(ctx, stream, qids, total, &pq);
+	if (ret)
+		goto out_unlock;
 	sram_va = ctx_sram_va(call);
 	/* the sync registers are written in submission order */
 	pthread_mutex_lock(&b.sync->lock);
@@ -530,7 +581,7 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 				 &b);
 	pthread_mutex_unlock(&b.sync->lock);
 	if (ret)
-		goto out;
+		goto out_unlock;
 
 	d.chunks = b.chunks;
 	d.n = b.n;
@@ -552,11 +603,17 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	if (ret == -ENOSPC)
 		ret = -EAGAIN;
 	if (!ret) {
+		hfd_hl_pq_commit_locked(stream, pq, seq);
+		pq = NULL;
 		memset(args, 0, sizeof(*args));
 		args->out.seq = seq;
 		args->out.status = HL_CS_STATUS_SUCCESS;
 	}
+out_unlock:
+	hfd_hl_stream_unlock(stream);
 out:
+	free(pq);
+	free(qids);
 	free(restore);
 	free(exec);
 	free(b.chunks);

@@ -132,8 +132,11 @@ static int g2_engine(const struct hpu_info_hw_ip_info *ip, unsigned int e)
 			       (int)((e - 2) / 2 * HL_G2_DCORE_ENGINES +
 				     (e - 2) % 2);
 	e -= ip->num_dma;
-	if (e < ip->num_mme) /* the MME of DCORE 0, 1, ... */
-		return (int)(e * HL_G2_DCORE_ENGINES + 2);
+	if (e < ip->num_mme) /* the MME of DCORE 0, 1, ... or of the pairs'
+			      * masters, DCORE 0, 2 (hfd_hl_queue()) */
+		return (int)((ip->num_mme < 4 ? 2 * e : e) *
+				     HL_G2_DCORE_ENGINES +
+			     2);
 	e -= ip->num_mme;
 	if (e < ip->num_tpc) { /* TPC 0-5 of DCORE 0..3 */
 		t = e % 6;

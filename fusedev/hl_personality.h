@@ -16,6 +16,7 @@
  *	hl_packets.c the Gaudi2 packets: validated, translated to hpu ones
  *	hl_sync.c   the sync manager: SOBs, monitors, QMAN fence counters
  *	hl_cp_dma.c CP_DMA: lower CBs fetched and put in place of the packet
+ *	hl_cs_stream.c sync-stream CSs (SIGNAL, WAIT), the queues' PQ room
  */
 #ifndef HL_PERSONALITY_H
 #define HL_PERSONALITY_H
@@ -49,6 +50,19 @@ int hfd_hl_memory(const struct hfd_ioctl_call *call, void *data);
 uint32_t hfd_hl_info_size(uint32_t op);
 int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data);
 int hfd_hl_wait_cs(const struct hfd_ioctl_call *call, void *data);
+
+struct hfd_hl_stream;
+struct hl_pq_rec;
+struct hfd_hl_stream *hfd_hl_stream_get(struct hfd_ctx *ctx);
+void hfd_hl_stream_free(struct hfd_hl_stream *s);
+void hfd_hl_stream_lock(struct hfd_hl_stream *s);
+void hfd_hl_stream_unlock(struct hfd_hl_stream *s);
+int hfd_hl_pq_reserve_locked(struct hfd_ctx *ctx, struct hfd_hl_stream *s,
+			     const uint32_t *qids, uint32_t n,
+			     struct hl_pq_rec **rec);
+void hfd_hl_pq_commit_locked(struct hfd_hl_stream *s, struct hl_pq_rec *r,
+			     uint64_t seq);
+int hfd_hl_cs_stream(const struct hfd_ioctl_call *call, union hl_cs_args *args);
 
 /* hpu packet bytes per Gaudi2 packet byte, at most (MSG_SHORT to a
  * MON_ARM: 8 -> an ARM_MONITOR of 40) */
@@ -126,6 +140,7 @@ int hfd_hl_cp_dma_translate(const uint8_t *cb, size_t size,
 			    const struct hfd_hl_lower_cbs *lower,
 			    const struct hfd_hl_xlate *x, uint8_t *out,
 			    size_t *out_len, size_t *bad_off);
+uint32_t hfd_hl_stream_of(const struct hpu_fw_profile *p, uint32_t qid);
 
 /*
  * Kernel CB handles are mmap offsets as the real driver makes them (its

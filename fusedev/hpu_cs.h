@@ -14,8 +14,9 @@
 #define CS_HASH_SIZE	256
 /* Ended CSs whose status and time are remembered exactly */
 #define CS_HISTORY	4096
-/* Timestamped CSs remembered past CS_HISTORY (the outcome store) */
-#define CS_STAMPED	32
+/* Beyond them, the last timestamped CSs still remembered (the
+ * habanalabs driver's outcome store: their times outlive the history) */
+#define CS_OUTCOMES	256
 /* Driver-internal sync objects of a context (WAIT submissions) */
 #define CS_NUM_INT_SOBS (HPU_FW_NUM_SOBS - HPU_NUM_SOBS)
 
@@ -118,10 +119,9 @@ struct hfd_cs_hist {
  *	since the last ending: the next ending wakes the ring's consumer
  * @hash: in-flight CSs by seq
  * @hist: ring of CS_HISTORY ended CSs (allocated on first use)
- * @stamped: the last CS_STAMPED ended CSs that asked for a timestamp,
- *	kept past @hist (a wait on one of them long after still gets its
- *	time, as the habanalabs driver's outcome store keeps them)
- * @stamped_next: where the next one goes in @stamped
+ * @outcomes: ring of the CS_OUTCOMES last ended CSs that asked for a
+ *	timestamp (allocated on first use), for numbers @hist lost
+ * @outcome_next: slot of @outcomes the next such CS takes
  * @sob_owner: per internal SOB, the WAIT submission using it (0: free)
  * @deps: WAIT chunks still waiting
  * @ring: the context's registered rings (ring.c), or NULL; endings post
@@ -140,8 +140,8 @@ struct hfd_cs_state {
 	bool in_flight_full;
 	struct hfd_cs *hash[CS_HASH_SIZE];
 	struct hfd_cs_hist *hist;
-	struct hfd_cs_hist stamped[CS_STAMPED];
-	unsigned int stamped_next;
+	struct hfd_cs_hist *outcomes;
+	uint32_t outcome_next;
 	uint64_t sob_owner[CS_NUM_INT_SOBS];
 	struct hfd_wait_dep *deps;
 	struct hfd_ring *ring;

@@ -32,6 +32,7 @@ struct hfd_device;
 struct hfd_mem_state;
 struct hfd_cs_state;
 struct hfd_hl_cbs;
+struct hfd_hl_stream;
 
 /**
  * struct hfd_cs_stats - CS_COUNTERS drop and timeout counts (atomics)
@@ -83,6 +84,10 @@ struct hfd_cs_stats {
  * @mem: handles, allocations, mappings and CBs (memory.c, cb.c)
  * @cs: submissions, history and waiters (cs.c, wait.c)
  * @hl_cbs: habanalabs kernel CBs (hl_cb.c), made at the first use
+ * @hl_sram_va: habanalabs: where the context maps SRAM (hl_cs.c)
+ * @hl_sync: habanalabs sync-manager registers (hl_sync.c), first CS
+ * @hl_stream: habanalabs queue room and SIGNAL CSs (hl_cs_stream.c),
+ *	first CS
  * @lim_used: per HPU_CTX_LIMIT_*, what the context holds (atomics;
  *	limits.c; CS_IN_FLIGHT and EVENTS are counted elsewhere)
  * @lock: protects @events, @ev_head, @ev_count, @ev_dropped, @ev_lost,
@@ -125,6 +130,7 @@ struct hfd_ctx {
 	uint64_t lim_used[HPU_CTX_LIMIT_NUM];
 	uint64_t hl_sram_va;
 	struct hfd_hl_sync *hl_sync;
+	struct hfd_hl_stream *hl_stream;
 
 	pthread_mutex_t lock;
 	struct hpu_event *events;

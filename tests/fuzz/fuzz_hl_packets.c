@@ -14,7 +14,8 @@
  *
  * Seeds (fuzz_seed.h): a DMA, a signal/wait program (SOB writes,
  * monitor registers and arm, FENCE), ARB_POINT and arbitration
- * registers, a chain of monitors.
+ * registers, a chain of monitors, a signal/wait on an MME pair's slave
+ * QMAN (DCORE1).
  *
  * The CB also goes through the CP_DMA expansion (fusedev/hl_cp_dma.c),
  * its lower CBs fetched from the input itself at device VA 0x1000, and
@@ -203,6 +204,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	off = put_monitor(cb + 1, off, 5, fence, 1, 15, 1);
 	off = put_short(cb + 1, off, 1, 4 * 10, 1U << 31 | 1);
 	fuzz_seed_add(dir, "monitor-chain", cb, 1 + off);
+	/* DCORE1's MME QMAN (a pair's slave) stream 0: monitor 6 on SOB 20
+	 * to its own FENCE0 counter, SOB 20 += 1, FENCE */
+	cb[0] = 56 << 2 | 1;
+	off = put_monitor(cb + 1, 0, 6, HL_CFG_BASE + 0x42CA290ULL, 1, 20, 1);
+	off = put_short(cb + 1, off, 1, 4 * 20, 1U << 31 | 1);
+	off = put2(cb + 1, off, 1 | 1U << 16,
+		   HL_PACKET_FENCE << HL_PKT_CTL_OPCODE_SHIFT);
+	fuzz_seed_add(dir, "mme-slave", cb, 1 + off);
 	seeds(dir);
 	return 0;
 }

@@ -9,7 +9,11 @@
  * habanalabs.md, "Sync manager"): while one stream waits on a FENCE that
  * never passes, two sibling streams of the same QMAN signal and wait
  * through a monitor, the control node answers, and the waiting CS ends
- * TIMEDOUT at its own timeout.
+ * TIMEDOUT at its own timeout; sync stream (docs/habanalabs.md, "Sync
+ * stream"): a WAIT CS, its number read from the caller's memory, holds
+ * PDMA_1 until a SIGNAL CS behind a parked PDMA_0 stream ends, a
+ * blocking WAIT_CS on the work behind it answered once a sibling stream
+ * passes the FENCE.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -327,6 +331,102 @@ static void test_sync_streams(void **state)
 	free(dst);
 }
 
+/* A SIGNAL (@seqs NULL) or WAIT CS on @qid; the answer's number */
+static int stream_cs(int fd, uint32_t qid, const __u64 *seqs, uint64_t *seq)
+{
+	struct hl_cs_chunk c = { .cb_handle = (uintptr_t)seqs,
+				 .queue_index = qid,
+				 .cb_size = seqs ? 1 : 0 };
+	union hl_cs_args a = { 0 };
+	int ret;
+
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = seqs ? HL_CS_FLAGS_WAIT : HL_CS_FLAGS_SIGNAL;
+	ret = hpu_test_ioctl(fd, HL_IOCTL_CS, &a);
+	if (!ret) {
+		assert_int_equal(a.out.status, HL_CS_STATUS_SUCCESS);
+		*seq = a.out.seq;
+	}
+	return ret;
+}
+
+static void test_signal_wait(void **state)
+{
+	uint64_t cb_va, src_va, dst_va, park, w, dma, rel, again;
+	union hl_wait_cs_args poll_arg;
+	struct hl_wait_cs_out o;
+	uint64_t sig_seq;
+	uint8_t *cb, *src, *dst;
+	__u64 *sig;
+	size_t off;
+	int fd;
+
+	(void)state;
+	fd = open_hl();
+	assert_true(fd >= 0);
+	cb = aligned_alloc(4096, 4096);
+	src = aligned_alloc(4096, 4096);
+	dst = aligned_alloc(4096, 4096);
+	sig = malloc(sizeof(*sig));
+	assert_non_null(cb);
+	assert_non_null(src);
+	assert_non_null(dst);
+	assert_non_null(sig);
+	memset(cb, 0, 4096);
+	hpu_test_fill_random(src, 4096, 7);
+	memset(dst, 0, 4096);
+	cb_va = map_host(fd, cb, 4096);
+	src_va = map_host(fd, src, 4096);
+	dst_va = map_host(fd, dst, 4096);
+
+	/* PDMA_0 stream 1 parked on a FENCE, a SIGNAL behind it */
+	off = put_fence(cb, 0, 0, 1);
+	park = submit_timeout(fd, cb_va, (uint32_t)off,
+			      HL_GAUDI2_QUEUE_ID_PDMA_0_0 + 1, 30);
+	assert_int_equal(stream_cs(fd, HL_GAUDI2_QUEUE_ID_PDMA_0_0 + 1, NULL,
+				   &sig_seq),
+			 0);
+	*sig = sig_seq;
+	/* PDMA_1: a WAIT for it, then a DMA */
+	assert_int_equal(stream_cs(fd, HL_GAUDI2_QUEUE_ID_PDMA_1_0, sig, &w),
+			 0);
+	assert_int_equal(w, *sig + 1);
+	assert_int_equal(stream_cs(fd, HL_GAUDI2_QUEUE_ID_PDMA_1_0,
+				   (const __u64 *)8, &again),
+			 -EFAULT);
+	off = put_dma(cb, 64, src_va, dst_va, 4096);
+	dma = submit(fd, cb_va + 64, (uint32_t)(off - 64),
+		     HL_GAUDI2_QUEUE_ID_PDMA_1_0);
+	memset(&poll_arg, 0, sizeof(poll_arg));
+	poll_arg.in.seq = dma;
+	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_WAIT_CS, &poll_arg), 0);
+	assert_int_equal(poll_arg.out.status, HL_WAIT_CS_STATUS_BUSY);
+	for (off = 0; off < 4096; off++)
+		assert_int_equal(dst[off], 0);
+
+	/* stream 2 passes the FENCE: a blocked WAIT_CS on the DMA returns */
+	off = put_msg_long(cb, 128, PDMA0_FENCE0_RDATA(1), 1);
+	rel = submit(fd, cb_va + 128, (uint32_t)(off - 128),
+		     HL_GAUDI2_QUEUE_ID_PDMA_0_0 + 2);
+	assert_int_equal(wait_cs(fd, dma, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_memory_equal(dst, src, 4096);
+	assert_int_equal(wait_cs(fd, park, &o), 0);
+	assert_int_equal(wait_cs(fd, w, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(fd, rel, &o), 0);
+	/* the SIGNAL ended: a WAIT for it submits nothing */
+	assert_int_equal(
+		stream_cs(fd, HL_GAUDI2_QUEUE_ID_PDMA_1_0, sig, &again), 0);
+	assert_int_equal(again, ~0ULL);
+	close(fd);
+	free(cb);
+	free(src);
+	free(dst);
+	free(sig);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -339,6 +439,7 @@ int main(void)
 		cmocka_unit_test_setup(test_round_trip_and_waits,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_sync_streams, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_signal_wait, hpu_test_need_daemon),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);

@@ -207,17 +207,29 @@ static void test_queue_map(void **state)
 	assert_int_equal(hfd_hl_queue(p, 12), 3);  /* DCORE0 EDMA_1 */
 	assert_int_equal(hfd_hl_queue(p, 48), 4);  /* DCORE1 EDMA_0 */
 	assert_int_equal(hfd_hl_queue(p, 127), 9); /* DCORE3 EDMA_1_3 */
+	/* the profile's 2 MMEs are the master/slave pairs DCORE0+1 and
+	 * DCORE2+3: a slave's QMAN is streams 4..7 of the pair's engine */
+	assert_int_equal(p->num_mme, 2);
 	assert_int_equal(hfd_hl_queue(p, 16), mme0);
-	assert_int_equal(hfd_hl_queue(p, 56), mme0 + 1);
+	assert_int_equal(hfd_hl_stream_of(p, 17), 1);
+	assert_int_equal(hfd_hl_queue(p, 56), mme0);
+	assert_int_equal(hfd_hl_stream_of(p, 56), 4);
+	assert_int_equal(hfd_hl_stream_of(p, 59), 7);
+	assert_int_equal(hfd_hl_queue(p, 92), mme0 + 1);
+	assert_int_equal(hfd_hl_stream_of(p, 93), 1);
+	assert_int_equal(hfd_hl_queue(p, 131), mme0 + 1);
+	assert_int_equal(hfd_hl_stream_of(p, 130), 6);
+	/* not an MME: the QMAN's own stream */
+	assert_int_equal(hfd_hl_stream_of(p, 50), 2);  /* DCORE1 EDMA_0_2 */
+	assert_int_equal(hfd_hl_stream_of(p, 135), 3); /* DCORE3 TPC_0_3 */
+	assert_int_equal(hfd_hl_stream_of(p, 159), 3); /* NIC_0_3 */
 	assert_int_equal(hfd_hl_queue(p, 20), tpc0);
 	assert_int_equal(hfd_hl_queue(p, 43), tpc0 + 5);
 	assert_int_equal(hfd_hl_queue(p, 60), tpc0 + 6);   /* DCORE1 TPC_0 */
 	assert_int_equal(hfd_hl_queue(p, 155), tpc0 + 23); /* DCORE3 TPC_5 */
 	assert_int_equal(hfd_hl_queue(p, 156), nic0);
 	assert_int_equal(hfd_hl_queue(p, 251), nic0 + 23);
-	/* binned (the profile's 2 MMEs, 24 TPCs), rotators, CPU queue */
-	assert_int_equal(hfd_hl_queue(p, 92), -EINVAL);
-	assert_int_equal(hfd_hl_queue(p, 128), -EINVAL);
+	/* binned (the profile's 24 TPCs), rotators, CPU queue */
 	assert_int_equal(hfd_hl_queue(p, 44), -EINVAL);
 	assert_int_equal(hfd_hl_queue(p, 252), -EINVAL);
 	assert_int_equal(hfd_hl_queue(p, 259), -EINVAL);
@@ -402,8 +414,9 @@ static void test_cs_rejected(void **state)
 	struct fixture *f = *state;
 	static const uint32_t bad_flags[] = {
 		HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT,
-		HL_CS_FLAGS_SIGNAL,
-		HL_CS_FLAGS_WAIT,
+		HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_COLLECTIVE_WAIT,
+		HL_CS_FLAGS_WAIT | HL_CS_FLAGS_ENCAP_SIGNALS,
+		HL_CS_FLAGS_WAIT, /* num_signal_seq_arr (cb_size) 24 */
 		HL_CS_FLAGS_COLLECTIVE_WAIT,
 		HL_CS_FLAGS_STAGED_SUBMISSION,
 		HL_CS_FLAGS_STAGED_SUBMISSION |
@@ -416,9 +429,7 @@ static void test_cs_rejected(void **state)
 		HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES,
 		1U << 20,
 	};
-	static const uint32_t bad_queues[] = {
-		44, 92, 252, 256, 260, 261, 1000
-	};
+	static const uint32_t bad_queues[] = { 44, 252, 256, 260, 261, 1000 };
 	struct hl_cs_chunk c[2];
 	union hl_cs_args a;
 	uint64_t before, seq;
@@ -690,6 +701,37 @@ static void test_waits(void **state)
 	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EINVAL);
 }
 
+/* A timestamped CS older than the 4096-CS history still gives its time
+ * (the real driver's outcome store); an untimed one only COMPLETED */
+static void test_old_timestamp(void **state)
+{
+	struct fixture *f = *state;
+	struct hl_wait_cs_out o, first;
+	uint64_t timed, plain, seq = 0;
+	int i;
+
+	put_nop(f->cb, 0, HL_PACKET_NOP);
+	assert_int_equal(submit_flags(f, 0, 8, HL_CS_FLAGS_TIMESTAMP, &timed),
+			 0);
+	assert_int_equal(wait_cs(f, timed, &first), 0);
+	assert_true(first.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	assert_int_equal(submit(f, 0, 8, &plain), 0);
+	for (i = 0; i < 4200; i++) {
+		assert_int_equal(submit(f, 4, 8, &seq), 0);
+		if (i % 256 == 255)
+			assert_int_equal(wait_cs(f, seq, &o), 0);
+	}
+	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_true(seq > timed + 4096);
+	assert_int_equal(wait_cs(f, timed, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_true(o.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	assert_int_equal(o.timestamp_nsec, first.timestamp_nsec);
+	assert_int_equal(wait_cs(f, plain, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_false(o.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+}
+
 static void test_restore_chunks(void **state)
 {
 	struct fixture *f = *state;
@@ -744,6 +786,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_cb),
 		cmocka_unit_test(test_waits),
 		cmocka_unit_test(test_restore_chunks),
+		cmocka_unit_test(test_old_timestamp),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

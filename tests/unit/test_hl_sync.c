@@ -7,7 +7,8 @@
  * ABORTED, nothing of it run), a FENCE passed by a monitor that another stream
  * of the same QMAN fires, a FENCE never passed ending TIMEDOUT while the
  * sibling streams and other QMANs go on, a reset and a close while a
- * stream waits, chains and cycles of monitors.
+ * stream waits, chains and cycles of monitors, the MME pairs' QMANs on
+ * one engine as streams that do not hold each other.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -767,6 +768,36 @@ static void test_monitor_chain_and_cycle(void **state)
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 }
 
+/* DCORE1's MME QMAN FENCE0 counter of stream @cp (asic_reg facts) */
+#define DCORE1_MME_FENCE0_RDATA(cp) \
+	(HL_CFG_BASE + 0x40CA000ULL + 0x200000 + 0x290 + 4 * (cp))
+
+/* The MME pairs share an engine: DCORE1's QMAN (the slave) parked on a
+ * FENCE holds neither DCORE0's nor DCORE2's, and DCORE2's passes it */
+static void test_mme_pair_streams(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t slave, master, other;
+	uint32_t st;
+	size_t off;
+
+	off = put_fence(f->cb, 0, 0, 1, 1);
+	slave = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0 + 8, 0, off, 0);
+	off = put_sob(f->cb, 64, 7, false, 1);
+	master = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE0_MME_0_0, 64, off - 64,
+			   0);
+	assert_int_equal(wait_cs(f, master, &st), 0);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(poll_cs(f, slave), HL_WAIT_CS_STATUS_BUSY);
+	off = put_long(f->cb, 128, DCORE1_MME_FENCE0_RDATA(0), 1);
+	other = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE2_EDMA_0_0 + 8, 128,
+			  off - 128, 0);
+	assert_int_equal(wait_cs(f, other, &st), 0);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(f, slave, &st), 0);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -786,6 +817,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_monitor_chain_and_cycle,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mme_pair_streams, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -65,14 +65,14 @@ static bool is_weak(const char *corename)
 
 const char *hpu_blas_core_pick(const char *corename, unsigned int cpu_flags)
 {
-	if (!corename || !is_weak(corename))
+	const unsigned int avx2 = HPU_CPU_AVX2 | HPU_CPU_FMA;
+
+	/* SkylakeX's kernels use AVX2 and FMA too */
+	if (!corename || !is_weak(corename) || (cpu_flags & avx2) != avx2)
 		return NULL;
 	if ((cpu_flags & HPU_CPU_AVX512) == HPU_CPU_AVX512)
 		return "SkylakeX";
-	if ((cpu_flags & (HPU_CPU_AVX2 | HPU_CPU_FMA)) ==
-	    (HPU_CPU_AVX2 | HPU_CPU_FMA))
-		return "Haswell";
-	return NULL;
+	return "Haswell";
 }
 
 /* OPENBLAS_CORETYPE has an effect only on a DYNAMIC_ARCH library */
@@ -111,7 +111,7 @@ void hpu_blas_core_apply(char **argv, struct hpu_blas_core *st)
 	memset(st, 0, sizeof(*st));
 	copy_name(st->running, sizeof(st->running), openblas_get_corename());
 	copy_name(st->detected, sizeof(st->detected), st->running);
-	if (switch_says_keep(&st->bad_switch)) {
+	if (switch_says_keep(&st->bad_switch) && !user) {
 		st->why = HPU_BLAS_CORE_KEEP;
 		return;
 	}
@@ -158,11 +158,10 @@ const char *hpu_blas_core_coretype(void)
 	const char *user = getenv(HPU_BLAS_CORE_OPENBLAS_ENV);
 	bool bad;
 
-	if (switch_says_keep(&bad))
-		return NULL;
 	if (user)
 		return *user ? user : NULL;
-	if (getenv(HPU_BLAS_CORE_FROM_ENV) || !library_is_dynamic())
+	if (switch_says_keep(&bad) || getenv(HPU_BLAS_CORE_FROM_ENV) ||
+	    !library_is_dynamic())
 		return NULL;
 	return hpu_blas_core_pick(openblas_get_corename(),
 				  hpu_blas_cpu_flags());

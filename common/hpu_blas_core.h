@@ -111,8 +111,8 @@ unsigned int hpu_blas_cpu_flags(void);
  * Only a generic or older core than the CPU supports is replaced:
  * SSE-era and AVX-only cores (Prescott, Core2, Nehalem, Sandybridge,
  * Barcelona, ...; the case-insensitive list in hpu_blas_core.c) become
- * "SkylakeX" with AVX-512 F, BW, VL and DQ, else "Haswell" with AVX2 and
- * FMA. Any other name (Haswell, SkylakeX, Cooperlake, SapphireRapids,
+ * "Haswell" on a CPU with AVX2 and FMA, "SkylakeX" when it also has
+ * AVX-512 F, BW, VL and DQ. Any other name (Haswell, SkylakeX, Cooperlake, SapphireRapids,
  * Zen, a name of a newer library) is a detection hpu does not second-
  * guess. Pure: no environment, no library call.
  *
@@ -127,10 +127,11 @@ const char *hpu_blas_core_pick(const char *corename, unsigned int cpu_flags);
  * @st: filled with the decision (hpu_blas_core_describe() words it)
  *
  * Called first thing in main(), before any thread or file is made.
- * Leaves OpenBLAS's choice when HPU_BLAS_CORETYPE is "keep", when
- * OPENBLAS_CORETYPE or HPU_BLAS_CORE_FROM is already set (the user's
- * choice, or this is the re-exec: there is never a second one), when the
- * library is built for one core, or when hpu_blas_core_pick() keeps it.
+ * Runs the library as it started when OPENBLAS_CORETYPE or
+ * HPU_BLAS_CORE_FROM is already set (the user's choice, or this is the
+ * re-exec or its child: there is never a second one), when
+ * HPU_BLAS_CORETYPE is "keep", when the library is built for one core,
+ * or when hpu_blas_core_pick() keeps OpenBLAS's choice.
  * Otherwise sets OPENBLAS_CORETYPE and HPU_BLAS_CORE_FROM and execv()s
  * /proc/self/exe with @argv; it returns only when that fails (both
  * variables are removed again, %HPU_BLAS_CORE_EXEC_FAILED).
@@ -142,8 +143,9 @@ void hpu_blas_core_apply(char **argv, struct hpu_blas_core *st);
  *	run should have, for scripts and test runners to export
  *
  * Reads the environment as hpu_blas_core_apply() does, without
- * changing anything: the user's OPENBLAS_CORETYPE when set, nothing
- * with HPU_BLAS_CORETYPE=keep or a one-core library, else
+ * changing anything: OPENBLAS_CORETYPE when set (NULL when empty),
+ * nothing with HPU_BLAS_CORETYPE=keep, HPU_BLAS_CORE_FROM alone or a
+ * one-core library, else
  * hpu_blas_core_pick() of this process's OpenBLAS core.
  *
  * Return: a core name, or NULL when OpenBLAS's own choice is right.

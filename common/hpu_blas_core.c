@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include <cblas.h>
@@ -140,6 +141,15 @@ void hpu_blas_core_apply(char **argv, struct hpu_blas_core *st)
 	pick = hpu_blas_core_pick(st->running, hpu_blas_cpu_flags());
 	if (!pick || !argv || !argv[0])
 		return;
+	/*
+	 * No interpreter: started as "ld.so PROGRAM", where /proc/self/exe
+	 * is the loader, which would take argv[1] for the program
+	 */
+	if (!getauxval(AT_BASE)) {
+		st->why = HPU_BLAS_CORE_EXEC_FAILED;
+		copy_name(st->wanted, sizeof(st->wanted), pick);
+		return;
+	}
 	if (setenv(HPU_BLAS_CORE_FROM_ENV, st->running, 1) ||
 	    setenv(HPU_BLAS_CORE_OPENBLAS_ENV, pick, 1)) {
 		st->err = errno;
@@ -204,6 +214,16 @@ bool hpu_blas_core_describe(const struct hpu_blas_core *st, char *buf,
 			 st->running, tail);
 		break;
 	case HPU_BLAS_CORE_EXEC_FAILED:
+		if (!st->err) {
+			snprintf(
+				buf, len,
+				"OpenBLAS core %s, not %s: started through "
+				"the dynamic loader, not run again (set " HPU_BLAS_CORE_OPENBLAS_ENV
+				"=%s)%s",
+				st->running, st->wanted, st->wanted, tail);
+			warn = true;
+			break;
+		}
 		snprintf(buf, len,
 			 "OpenBLAS core %s, not %s: cannot run /proc/self/exe "
 			 "again with " HPU_BLAS_CORE_OPENBLAS_ENV "=%s: %s%s",

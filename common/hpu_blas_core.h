@@ -58,7 +58,9 @@
  * @HPU_BLAS_CORE_STATIC: the library is built for one core (no
  *	DYNAMIC_ARCH): OPENBLAS_CORETYPE would change nothing
  * @HPU_BLAS_CORE_EXEC_FAILED: a better core exists but the re-exec
- *	failed: OpenBLAS's choice kept (a warning)
+ *	failed, or was not tried because the program was started through
+ *	the dynamic loader (ld.so PROGRAM): OpenBLAS's choice kept (a
+ *	warning)
  * @HPU_BLAS_CORE_IGNORED: hpu set OPENBLAS_CORETYPE but the library runs
  *	another core (a warning)
  */
@@ -83,7 +85,8 @@ enum hpu_blas_core_why {
  *	the core hpu wanted; else empty
  * @bad_switch: HPU_BLAS_CORETYPE held something other than "keep" or
  *	"auto" (treated as "auto")
- * @err: for %HPU_BLAS_CORE_EXEC_FAILED, the errno of execv()
+ * @err: for %HPU_BLAS_CORE_EXEC_FAILED, the errno of execv(), 0 when
+ *	the program was started through the dynamic loader
  */
 struct hpu_blas_core {
 	enum hpu_blas_core_why why;

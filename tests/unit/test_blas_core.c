@@ -321,6 +321,11 @@ static void test_describe_exec_failed(void **state)
 	assert_true(hpu_blas_core_describe(&st, line, sizeof(line)));
 	assert_non_null(strstr(line, "Prescott, not SkylakeX"));
 	assert_non_null(strstr(line, "No such file or directory"));
+	/* not tried: started as "ld.so PROGRAM" */
+	st.err = 0;
+	assert_true(hpu_blas_core_describe(&st, line, sizeof(line)));
+	assert_non_null(strstr(line, "dynamic loader"));
+	assert_non_null(strstr(line, "OPENBLAS_CORETYPE=SkylakeX"));
 	/* a short buffer is cut, still a string */
 	assert_true(hpu_blas_core_describe(&st, line, 8));
 	assert_int_equal(strlen(line), 7);

@@ -4,6 +4,7 @@
  * re-exec that applies it, its log line (hpu_blas_core.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,23 @@ static bool switch_says_keep(bool *bad)
 	return false;
 }
 
+/*
+ * execv() this program's file with @argv; returns only on failure. By its
+ * path, not by /proc/self/exe: the process's name (comm: ps, pgrep,
+ * systemd, the clients attribute) is the base name of the path executed.
+ */
+static void run_again(char **argv)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	if (n > 0) {
+		path[n] = '\0';
+		execv(path, argv);
+	}
+	execv("/proc/self/exe", argv);
+}
+
 void hpu_blas_core_apply(char **argv, struct hpu_blas_core *st)
 {
 	const char *user = getenv(HPU_BLAS_CORE_OPENBLAS_ENV);
@@ -154,7 +172,7 @@ void hpu_blas_core_apply(char **argv, struct hpu_blas_core *st)
 	    setenv(HPU_BLAS_CORE_OPENBLAS_ENV, pick, 1)) {
 		st->err = errno;
 	} else {
-		execv("/proc/self/exe", argv);
+		run_again(argv);
 		st->err = errno;
 	}
 	unsetenv(HPU_BLAS_CORE_OPENBLAS_ENV);
@@ -225,7 +243,7 @@ bool hpu_blas_core_describe(const struct hpu_blas_core *st, char *buf,
 			break;
 		}
 		snprintf(buf, len,
-			 "OpenBLAS core %s, not %s: cannot run /proc/self/exe "
+			 "OpenBLAS core %s, not %s: cannot run this program "
 			 "again with " HPU_BLAS_CORE_OPENBLAS_ENV "=%s: %s%s",
 			 st->running, st->wanted, st->wanted, strerror(st->err),
 			 tail);

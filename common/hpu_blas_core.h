@@ -136,7 +136,8 @@ const char *hpu_blas_core_pick(const char *corename, unsigned int cpu_flags);
  * HPU_BLAS_CORETYPE is "keep", when the library is built for one core,
  * or when hpu_blas_core_pick() keeps OpenBLAS's choice.
  * Otherwise sets OPENBLAS_CORETYPE and HPU_BLAS_CORE_FROM and execv()s
- * /proc/self/exe with @argv; it returns only when that fails (both
+ * the program's file (the target of /proc/self/exe, so that the process
+ * keeps its name) with @argv; it returns only when that fails (both
  * variables are removed again, %HPU_BLAS_CORE_EXEC_FAILED).
  */
 void hpu_blas_core_apply(char **argv, struct hpu_blas_core *st);

@@ -3,8 +3,8 @@
  * test_blas_core_exec.c - hpu-fused's OpenBLAS core through a real daemon
  * (docs/building.md, "OpenBLAS's core"): from a clean environment the
  * daemon runs what `hpu-fused --blas-coretype` prints, by running itself
- * again exactly once (same pid, both variables in its environment, one
- * log line); the user's OPENBLAS_CORETYPE, HPU_BLAS_CORETYPE=keep and the
+ * again exactly once (same pid and name, both variables in its
+ * environment, one log line); the user's OPENBLAS_CORETYPE, HPU_BLAS_CORETYPE=keep and the
  * re-exec marker alone keep the core the library started with;
  * driver/blas_core and hpu-train --print-env name the same core.
  *
@@ -115,6 +115,24 @@ static bool proc_env(pid_t pid, const char *name, char *val, size_t len)
 	return false;
 }
 
+/* The first line of /proc/PID/@name, without its newline */
+static bool proc_file(pid_t pid, const char *name, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
 /* How many lines of the daemon's log hold @needle; the last in @line */
 static int log_count(const struct hpu_test_daemon *d, const char *needle,
 		     char *line, size_t len)
@@ -181,6 +199,9 @@ static void test_daemon_runs_the_choice(void **state)
 		assert_string_equal(val, own);
 		assert_non_null(strstr(line, "chosen by hpu"));
 		assert_string_not_equal(own, want_core);
+		/* and kept its name (ps, pgrep, systemd) */
+		assert_true(proc_file(d.pid, "comm", val, sizeof(val)));
+		assert_string_equal(val, "hpu-fused");
 	} else {
 		/* OpenBLAS's choice is right here: no re-exec */
 		assert_string_equal(core, own);

@@ -129,8 +129,9 @@ TPC_SRCS := $(sort $(wildcard libhputpc/*.c))
 # Packet rules the engines share with the driver (the MME's; the TPC's are
 # libhputpc's), and HPU_WARN_ON() (also in libhpufusedev)
 SIM_COMMON_SRCS := $(sort $(wildcard common/hpu_*_check.c) common/hpu_warn.c)
-# The BLAS lock and thread rule of the MME and the cpu backend (OpenBLAS)
-BLAS_COMMON_SRCS := common/hpu_blas.c
+# The BLAS lock and thread rule of the MME and the cpu backend, and the
+# choice of OpenBLAS's core of the programs that compute (OpenBLAS)
+BLAS_COMMON_SRCS := common/hpu_blas.c common/hpu_blas_core.c
 FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
 DRV_SRCS := $(sort $(wildcard libhpudrv/*.c))
 SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
@@ -331,11 +332,11 @@ $(HPU_SMI): $(call obj,$(SMI_SRCS)) $(TOOL_COMMON_OBJS) $(LIBHPUDRV_SO) | $(DIRS
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(SMI_SRCS)) $(TOOL_COMMON_OBJS) \
 		-L$(O)/lib -lhlml $(DRV_LINK) $(LDLIBS_BASE)
 
-$(HPU_BENCH): $(call obj,$(BENCH_SRCS) firmware-sim/timing_model.c) \
-		$(LIBHPUDRV_SO) | $(DIRS)
+$(HPU_BENCH): $(call obj,$(BENCH_SRCS) firmware-sim/timing_model.c \
+		common/hpu_blas_core.c) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRCS) \
-		firmware-sim/timing_model.c) $(DRV_LINK) \
+		firmware-sim/timing_model.c common/hpu_blas_core.c) $(DRV_LINK) \
 		$(call pkg_libs,fuse3) $(BLAS_LIBS) $(LDLIBS_BASE)
 
 # The SVG writer of the plots (common/hpu_plot.c, docs/plots.md)

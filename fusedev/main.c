@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hpu_blas_core.h"
 #include "hpu_devdir.h"
 #include "hpu_fused.h"
 
@@ -44,6 +45,8 @@
  * @exclusive: --exclusive
  * @timing_model: --timing-model
  * @habanalabs: --personality habanalabs
+ * @blas_coretype: --blas-coretype: print the OPENBLAS_CORETYPE of hpu's
+ *	processes and exit
  */
 struct options {
 	unsigned int ndev;
@@ -67,6 +70,7 @@ struct options {
 	bool exclusive;
 	bool timing_model;
 	bool habanalabs;
+	bool blas_coretype;
 };
 
 enum {
@@ -89,6 +93,7 @@ enum {
 	OPT_RESET_ON_FATAL,
 	OPT_FATAL_PAGE_FAULTS,
 	OPT_PERSONALITY,
+	OPT_BLAS_CORETYPE,
 };
 
 static const struct option long_opts[] = {
@@ -114,6 +119,7 @@ static const struct option long_opts[] = {
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "timing-model", no_argument, NULL, OPT_TIMING_MODEL },
 	{ "personality", required_argument, NULL, OPT_PERSONALITY },
+	{ "blas-coretype", no_argument, NULL, OPT_BLAS_CORETYPE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -183,6 +189,10 @@ static void usage(FILE *f)
 		"                          Gaudi2 devices also get hlN, hl_controlDN,\n"
 		"                          accelN and accel_controlDN speaking the\n"
 		"                          real driver's ABI (docs/habanalabs.md)\n"
+		"      --blas-coretype     print the OPENBLAS_CORETYPE that hpu's\n"
+		"                          programs run with on this machine (empty\n"
+		"                          when OpenBLAS's own choice is kept) and\n"
+		"                          exit (docs/building.md)\n"
 		"  -h, --help              this text\n"
 		"      --version           print the version\n",
 		HFD_MAX_DEVICES, HFD_DEF_DEVICES, HFD_DEF_CS_TIMEOUT_MS,
@@ -502,6 +512,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			break;
+		case OPT_BLAS_CORETYPE:
+			o->blas_coretype = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -751,9 +764,20 @@ static void daemon_notify(int *notify, int status)
 	*notify = -1;
 }
 
+/* --blas-coretype: one line, empty when OpenBLAS's own choice is right */
+static int print_blas_coretype(void)
+{
+	const char *core = hpu_blas_core_coretype();
+
+	printf("%s\n", core ? core : "");
+	return fflush(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
 	const struct hpu_fw_profile *prof;
+	struct hpu_blas_core blas;
+	char blas_line[256];
 	struct fuse_session *se;
 	struct stop_guard guard;
 	struct hfd_driver drv;
@@ -766,6 +790,10 @@ int main(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? EXIT_SUCCESS : EXIT_USAGE;
+	if (o.blas_coretype)
+		return print_blas_coretype();
+	/* may run the daemon again with OPENBLAS_CORETYPE set: nothing made yet */
+	hpu_blas_core_apply(argv, &blas);
 	hfd_log_setup(o.log_level, false);
 	raise_nofile();
 
@@ -815,6 +843,7 @@ int main(int argc, char **argv)
 	}
 	if (drv.scaleout_addr[0])
 		hfd_info("scale-out endpoint %s", drv.scaleout_addr);
+	snprintf(drv.blas_core, sizeof(drv.blas_core), "%s", blas.running);
 	hfd_driver_set_cs_timeout(&drv, o.cs_timeout_ms);
 	hfd_driver_set_reset_on_lockup(&drv, o.reset_on_lockup);
 	hfd_driver_set_fatal_policy(&drv, o.reset_on_fatal,
@@ -865,6 +894,10 @@ int main(int argc, char **argv)
 	hfd_info("nodes: owner %u, group %u, hpuN %04o, hpu_controlN %04o",
 		 (unsigned int)drv.uid, (unsigned int)drv.gid, drv.node_mode,
 		 drv.control_mode);
+	if (hpu_blas_core_describe(&blas, blas_line, sizeof(blas_line)))
+		hfd_warn("MME: %s", blas_line);
+	else
+		hfd_info("MME: %s", blas_line);
 
 	ret = stop_guard_start(&guard, se, &o, links);
 	if (ret) {

@@ -60,7 +60,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 #define HL_FUZZ_MAX_RECORDS 32
 #define HL_FUZZ_KINDS	    9
 
-enum { K_RAW = 6, K_USER = 7, K_CBW = 8 };
+enum {
+	K_RAW = 6,
+	K_USER = 7,
+	K_CBW = 8
+};
 
 static struct hfd_driver drv;
 static pid_t user_pid;
@@ -84,7 +88,7 @@ struct fuzz_refs {
 };
 
 static const unsigned int h_codes[HFD_HL_NR_FAMILIES] = {
-	HL_IOCTL_INFO,	  HL_IOCTL_CB,	  HL_IOCTL_CS,
+	HL_IOCTL_INFO,	  HL_IOCTL_CB,	   HL_IOCTL_CS,
 	HL_IOCTL_WAIT_CS, HL_IOCTL_MEMORY, HL_IOCTL_DEBUG,
 };
 
@@ -227,18 +231,18 @@ static void request(struct hfd_ctx *ctx, unsigned int cmd, int fam,
 static void cb_write(struct hfd_ctx *ctx, const uint8_t **p, size_t *left,
 		     const struct fuzz_refs *r)
 {
+	unsigned int seen = r->ncb < HL_FUZZ_REFS ? r->ncb : HL_FUZZ_REFS;
 	uint8_t hdr[4], buf[256];
+	uint64_t off;
 	size_t len;
 
 	take(p, left, hdr, sizeof(hdr));
 	len = take(p, left, buf, hdr[3]);
-	if (r->ncb)
-		hfd_hl_cb_fs_write(ctx,
-				   r->cb[hdr[0] % (r->ncb < HL_FUZZ_REFS ?
-							   r->ncb :
-							   HL_FUZZ_REFS)] +
-					   (hdr[1] | hdr[2] << 8),
-				   len, buf);
+	if (!seen)
+		return;
+	off = r->cb[hdr[0] % seen] + (uint64_t)(hdr[1] | hdr[2] << 8);
+	/* -EIO for a range not within one CB: nothing written */
+	hfd_hl_cb_fs_write(ctx, off, len, buf);
 }
 
 static void user_write(const uint8_t **p, size_t *left)
@@ -314,8 +318,7 @@ static void put_req(struct seed *s, unsigned int kind, bool drm,
 	put(s, arg, n);
 }
 
-static void put_user(struct seed *s, uint16_t off, const void *data,
-		     uint8_t n)
+static void put_user(struct seed *s, uint16_t off, const void *data, uint8_t n)
 {
 	uint8_t hdr[4] = { K_USER, (uint8_t)off, (uint8_t)(off >> 8), n };
 
@@ -366,9 +369,8 @@ static void put_cs(struct seed *s, uint32_t qid, uint32_t size, bool drm)
 	struct hl_cs_chunk c = { .cb_handle = 0,
 				 .queue_index = qid,
 				 .cb_size = size };
-	union hl_cs_args a = {
-		.in = { .chunks_execute = 0, .num_chunks_execute = 1 }
-	};
+	union hl_cs_args a = { .in = { .chunks_execute = 0,
+				       .num_chunks_execute = 1 } };
 
 	put_user(s, 0, &c, sizeof(c));
 	put_req(s, HFD_HL_CS, drm, &a, sizeof(a));
@@ -376,8 +378,7 @@ static void put_cs(struct seed *s, uint32_t qid, uint32_t size, bool drm)
 
 static void put_wait(struct seed *s, uint64_t seq, bool multi)
 {
-	union hl_wait_cs_args a = { .in = { .seq = seq,
-					    .timeout_us = 0 } };
+	union hl_wait_cs_args a = { .in = { .seq = seq, .timeout_us = 0 } };
 
 	if (multi) {
 		uint64_t seqs[2] = { 1, 2 };

@@ -461,6 +461,32 @@ static void add_seeds(const char *dir)
 	put_cb(&s, HL_CB_OP_DESTROY, 0, 0, false);
 	fuzz_seed_add(dir, "cs", s.b, s.len);
 
+	/* CS of a user CB: two NOPs in host memory mapped with USERPTR,
+	 * the chunk naming its device VA (ref 0) */
+	s.len = 0;
+	memset(&m, 0, sizeof(m));
+	m.op = HL_MEM_OP_MAP;
+	m.flags = HL_MEM_USERPTR;
+	m.map_host.host_virt_addr = 8192;
+	m.map_host.mem_size = 4096;
+	put_mem(&s, &m);
+	put_user(&s, 8192, nops, sizeof(nops));
+	{
+		struct hl_cs_chunk c = {
+			.cb_handle = 0,
+			.queue_index = HL_GAUDI2_QUEUE_ID_PDMA_1_0,
+			.cb_size = sizeof(nops),
+			.cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB,
+		};
+		union hl_cs_args a = { .in = { .chunks_execute = 256,
+					       .num_chunks_execute = 1 } };
+
+		put_user(&s, 256, &c, sizeof(c));
+		put_req(&s, HFD_HL_CS, false, &a, sizeof(a));
+	}
+	put_wait(&s, 1, false);
+	fuzz_seed_add(dir, "cs-user", s.b, s.len);
+
 	/* DEBUG: debug mode on, a trace op, off; a raw code of neither set */
 	s.len = 0;
 	{

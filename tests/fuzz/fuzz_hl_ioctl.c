@@ -7,20 +7,22 @@
  * Each input is the life of a compute and a control context of the
  * device: records are dispatched in turn (at most HL_FUZZ_MAX_RECORDS),
  * then both contexts are released and the device must be back where it
- * was: no device memory in use, no kernel CB kept, the one compute open
- * free again. A record is a selector byte, then its bytes:
+ * was: no device memory in use, no kernel CB kept, every deferred
+ * WAIT_CS answered once, the one compute open free again. A record is a selector byte, then its bytes:
  *
  *   bit 7 of the selector: the request goes to the control context;
  *   (selector & 0x0f) % 9:
  *     0..5  a family (INFO, CB, CS, WAIT_CS, MEMORY, DEBUG): bit 4 picks
  *           the DRM code set (else the 'H' one); bit 5: a size byte
  *           follows, the code's _IOC_SIZE (a shorter or longer struct);
- *           then the argument bytes
+ *           bit 6: the request may be answered later (a WAIT_CS that
+ *           cannot be answered at once is, as through FUSE); then the
+ *           argument bytes
  *     6     four bytes of a raw request code (any type, nr, size, dir),
  *           then its _IOC_SIZE argument bytes
- *     7     user memory: offset (2 bytes), length (1), the bytes
+ *     7     user memory: offset (2 bytes), length (2), the bytes
  *     8     kernel CB bytes, as the client's mapping writes them: CB
- *           (1 byte, among those created), offset (2), length (1), bytes
+ *           (1 byte, among those created), offset (2), length (2), bytes
  *
  * The client's memory is a shared anonymous region of HL_FUZZ_USER_SIZE
  * bytes that a forked, sleeping copy of this process also maps: the
@@ -37,6 +39,7 @@
  * request and its answer are logged. AddressSanitizer and UndefinedBehaviorSanitizer
  * watch the personality, the hpu paths under it and the device model.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -85,6 +88,50 @@ struct fuzz_refs {
 	uint64_t va[HL_FUZZ_REFS];
 	unsigned int ncb;
 	unsigned int nva;
+};
+
+/*
+ * The deferred answers of WAIT_CS (selector bit 6): a wait that cannot
+ * be answered at once is answered later by a CS completion, the timer
+ * thread or the context's release, as through FUSE. Counted so that the
+ * end of an input can check every one was answered exactly once.
+ */
+static unsigned int deferred, answered;
+
+static bool defer_interrupted(void *token)
+{
+	(void)token;
+	return false;
+}
+
+static void defer_on_interrupt(void *token, uint64_t id)
+{
+	(void)token;
+	(void)id;
+}
+
+static void defer_reply(void *token, int err, const void *out, size_t size)
+{
+	(void)token;
+	/* an answer is the real struct, never longer */
+	if ((!err && !out) || size > sizeof(union hl_wait_cs_args))
+		abort();
+	__atomic_add_fetch(&answered, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Copied back with the error: only the real driver's two cases */
+static void defer_reply_data(void *token, int err, const void *out, size_t size)
+{
+	if ((err != -EIO && err != -ETIMEDOUT) || !out)
+		abort();
+	defer_reply(token, err, out, size);
+}
+
+static const struct hfd_ioctl_defer fuzz_defer = {
+	.interrupted = defer_interrupted,
+	.on_interrupt = defer_on_interrupt,
+	.reply = defer_reply,
+	.reply_data = defer_reply_data,
 };
 
 static const unsigned int h_codes[HFD_HL_NR_FAMILIES] = {
@@ -198,7 +245,7 @@ static size_t take(const uint8_t **p, size_t *left, void *dst, size_t n)
 }
 
 /* One request of code @cmd (@fam: its family, or -1: a raw code) */
-static void request(struct hfd_ctx *ctx, unsigned int cmd, int fam,
+static void request(struct hfd_ctx *ctx, unsigned int cmd, int fam, bool defer,
 		    const uint8_t **p, size_t *left, struct fuzz_refs *r)
 {
 	/* as large as any _IOC_SIZE: the kernel copies that many bytes */
@@ -208,6 +255,7 @@ static void request(struct hfd_ctx *ctx, unsigned int cmd, int fam,
 		.pid = user_pid,
 		.uid = getuid(),
 		.arg = user_addr(HL_FUZZ_ARG_SLOT),
+		.defer = defer ? &fuzz_defer : NULL,
 	};
 	size_t n = _IOC_SIZE(cmd), out_size = sizeof(out);
 	int ret;
@@ -221,8 +269,15 @@ static void request(struct hfd_ctx *ctx, unsigned int cmd, int fam,
 			"fuzz_hl_ioctl: %s 0x%08x family %d: %d (%zu left)\n",
 			ctx->control ? "control" : "compute", cmd, fam, ret,
 			*left);
+	if (ret == HFD_IOCTL_DEFERRED) {
+		/* only a wait defers, and only when it may */
+		if (!defer || fam != HFD_HL_WAIT_CS)
+			abort();
+		deferred++;
+		return;
+	}
 	/* the answer is never longer than what the caller's code says */
-	if (ret == HFD_IOCTL_DEFERRED || out_size > n)
+	if (out_size > n)
 		abort();
 	if (!ret && fam >= 0 && out_size >= sizeof(uint64_t))
 		record(fam, arg, out, r);
@@ -232,12 +287,13 @@ static void cb_write(struct hfd_ctx *ctx, const uint8_t **p, size_t *left,
 		     const struct fuzz_refs *r)
 {
 	unsigned int seen = r->ncb < HL_FUZZ_REFS ? r->ncb : HL_FUZZ_REFS;
-	uint8_t hdr[4], buf[256];
+	static uint8_t buf[1 << 16];
+	uint8_t hdr[5];
 	uint64_t off;
 	size_t len;
 
 	take(p, left, hdr, sizeof(hdr));
-	len = take(p, left, buf, hdr[3]);
+	len = take(p, left, buf, (size_t)(hdr[3] | hdr[4] << 8));
 	if (!seen)
 		return;
 	off = r->cb[hdr[0] % seen] + (uint64_t)(hdr[1] | hdr[2] << 8);
@@ -247,14 +303,15 @@ static void cb_write(struct hfd_ctx *ctx, const uint8_t **p, size_t *left,
 
 static void user_write(const uint8_t **p, size_t *left)
 {
-	uint8_t hdr[3];
-	size_t off;
+	uint8_t hdr[4];
+	size_t off, len;
 
 	take(p, left, hdr, sizeof(hdr));
-	off = (hdr[0] | hdr[1] << 8) % HL_FUZZ_USER_SIZE;
-	if (hdr[2] > HL_FUZZ_USER_SIZE - off)
-		hdr[2] = (uint8_t)(HL_FUZZ_USER_SIZE - off);
-	take(p, left, user + off, hdr[2]);
+	off = (size_t)(hdr[0] | hdr[1] << 8) % HL_FUZZ_USER_SIZE;
+	len = (size_t)(hdr[2] | hdr[3] << 8);
+	if (len > HL_FUZZ_USER_SIZE - off)
+		len = HL_FUZZ_USER_SIZE - off;
+	take(p, left, user + off, len);
 }
 
 static void run_record(struct hfd_ctx *compute, struct hfd_ctx *control,
@@ -270,7 +327,7 @@ static void run_record(struct hfd_ctx *compute, struct hfd_ctx *control,
 	case K_RAW:
 		take(p, left, raw, sizeof(raw));
 		memcpy(&cmd, raw, sizeof(cmd));
-		request(ctx, cmd, -1, p, left, r);
+		request(ctx, cmd, -1, false, p, left, r);
 		break;
 	case K_USER:
 		user_write(p, left);
@@ -286,7 +343,7 @@ static void run_record(struct hfd_ctx *compute, struct hfd_ctx *control,
 			(*p)++;
 			(*left)--;
 		}
-		request(ctx, cmd, (int)kind, p, left, r);
+		request(ctx, cmd, (int)kind, sel & 0x40, p, left, r);
 		break;
 	}
 }
@@ -297,7 +354,7 @@ static void run_record(struct hfd_ctx *compute, struct hfd_ctx *control,
 
 /* A seed being written: records appended to @b */
 struct seed {
-	uint8_t b[4096];
+	uint8_t b[16384];
 	size_t len;
 };
 
@@ -318,18 +375,21 @@ static void put_req(struct seed *s, unsigned int kind, bool drm,
 	put(s, arg, n);
 }
 
-static void put_user(struct seed *s, uint16_t off, const void *data, uint8_t n)
+static void put_user(struct seed *s, uint16_t off, const void *data, uint16_t n)
 {
-	uint8_t hdr[4] = { K_USER, (uint8_t)off, (uint8_t)(off >> 8), n };
+	uint8_t hdr[5] = { K_USER, (uint8_t)off, (uint8_t)(off >> 8),
+			   (uint8_t)n, (uint8_t)(n >> 8) };
 
 	put(s, hdr, sizeof(hdr));
 	put(s, data, n);
 }
 
 static void put_cb_write(struct seed *s, uint8_t cb, uint16_t off,
-			 const void *data, uint8_t n)
+			 const void *data, uint16_t n)
 {
-	uint8_t hdr[5] = { K_CBW, cb, (uint8_t)off, (uint8_t)(off >> 8), n };
+	uint8_t hdr[6] = { K_CBW,	 cb,
+			   (uint8_t)off, (uint8_t)(off >> 8),
+			   (uint8_t)n,	 (uint8_t)(n >> 8) };
 
 	put(s, hdr, sizeof(hdr));
 	put(s, data, n);
@@ -376,9 +436,14 @@ static void put_cs(struct seed *s, uint32_t qid, uint32_t size, bool drm)
 	put_req(s, HFD_HL_CS, drm, &a, sizeof(a));
 }
 
-static void put_wait(struct seed *s, uint64_t seq, bool multi)
+/* A WAIT_CS for @seq (@multi: for CSs 1 and 2); @defer: up to 100 ms,
+ * answered later when not at once */
+static void put_wait(struct seed *s, uint64_t seq, bool multi, bool defer)
 {
-	union hl_wait_cs_args a = { .in = { .seq = seq, .timeout_us = 0 } };
+	union hl_wait_cs_args a = {
+		.in = { .seq = seq, .timeout_us = defer ? 100000 : 0 }
+	};
+	uint8_t sel = HFD_HL_WAIT_CS | 0x10 | (defer ? 0x40 : 0);
 
 	if (multi) {
 		uint64_t seqs[2] = { 1, 2 };
@@ -388,7 +453,8 @@ static void put_wait(struct seed *s, uint64_t seq, bool multi)
 		a.in.seq_arr_len = 2;
 		a.in.flags = HL_WAIT_CS_FLAGS_MULTI_CS;
 	}
-	put_req(s, HFD_HL_WAIT_CS, true, &a, sizeof(a));
+	put(s, &sel, 1);
+	put(s, &a, sizeof(a));
 }
 
 static void add_seeds(const char *dir)
@@ -398,8 +464,11 @@ static void add_seeds(const char *dir)
 			 HL_PKT_CTL_MB },
 		{ .ctl = (uint32_t)HL_PACKET_NOP << HL_PKT_CTL_OPCODE_SHIFT },
 	};
+	static struct hl_pkt_nop long_cb[4096 / sizeof(struct hl_pkt_nop)];
+	static struct hl_cs_chunk chunks[64];
 	struct hl_mem_in m;
 	struct seed s;
+	size_t i;
 
 	if (!dir)
 		return;
@@ -449,15 +518,19 @@ static void add_seeds(const char *dir)
 	put_cb(&s, HL_CB_OP_DESTROY, 0, 0, true);
 	fuzz_seed_add(dir, "cb", s.b, s.len);
 
-	/* CS: a kernel CB of two NOPs on PDMA 0 stream 0, WAIT_CS, then a
-	 * second CS and a MULTI_CS wait for both */
+	/* CS: a kernel CB of two NOPs on PDMA 0 stream 0 and a WAIT_CS that
+	 * may be answered later, then a second CS and a MULTI_CS wait for
+	 * both (later, then at once), a wait for each at once */
 	s.len = 0;
 	put_cb(&s, HL_CB_OP_CREATE, 0, sizeof(nops), false);
 	put_cb_write(&s, 0, 0, nops, sizeof(nops));
 	put_cs(&s, HL_GAUDI2_QUEUE_ID_PDMA_0_0, sizeof(nops), false);
-	put_wait(&s, 1, false);
+	put_wait(&s, 1, false, true);
 	put_cs(&s, HL_GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0, sizeof(nops), true);
-	put_wait(&s, 0, true);
+	put_wait(&s, 0, true, true);
+	put_wait(&s, 0, true, false);
+	put_wait(&s, 1, false, false);
+	put_wait(&s, 2, false, false);
 	put_cb(&s, HL_CB_OP_DESTROY, 0, 0, false);
 	fuzz_seed_add(dir, "cs", s.b, s.len);
 
@@ -484,8 +557,30 @@ static void add_seeds(const char *dir)
 		put_user(&s, 256, &c, sizeof(c));
 		put_req(&s, HFD_HL_CS, false, &a, sizeof(a));
 	}
-	put_wait(&s, 1, false);
+	put_wait(&s, 1, false, true);
 	fuzz_seed_add(dir, "cs-user", s.b, s.len);
+
+	/* A long CS: 64 chunks of a 4 KiB kernel CB of NOPs on PDMA 0, and
+	 * a WAIT_CS right after it that may be answered later (the model
+	 * usually ends the CS first: the deferred path is reached rarely) */
+	s.len = 0;
+	put_cb(&s, HL_CB_OP_CREATE, 0, sizeof(long_cb), false);
+	for (i = 0; i < sizeof(long_cb) / sizeof(nops[0]); i++)
+		long_cb[i] = nops[0];
+	put_cb_write(&s, 0, 0, long_cb, sizeof(long_cb));
+	for (i = 0; i < 64; i++)
+		chunks[i] = (struct hl_cs_chunk){
+			.queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0,
+			.cb_size = sizeof(long_cb),
+		};
+	put_user(&s, 0, chunks, sizeof(chunks));
+	{
+		union hl_cs_args a = { .in = { .num_chunks_execute = 64 } };
+
+		put_req(&s, HFD_HL_CS, false, &a, sizeof(a));
+	}
+	put_wait(&s, 1, false, true);
+	fuzz_seed_add(dir, "cs-long", s.b, s.len);
 
 	/* DEBUG: debug mode on, a trace op, off; a raw code of neither set */
 	s.len = 0;
@@ -548,6 +643,26 @@ static void check_released(struct hfd_ctx *compute)
 		abort();
 }
 
+/*
+ * The release answered every deferred wait (a completion or the timer
+ * thread may be answering one still: bounded, not timed)
+ */
+static void wait_answers(void)
+{
+	unsigned int i, n;
+
+	for (i = 0;; i++) {
+		n = __atomic_load_n(&answered, __ATOMIC_ACQUIRE);
+		if (n > deferred || (n < deferred && i == 10000))
+			abort(); /* answered twice, or never */
+		if (n == deferred)
+			break;
+		usleep(1000);
+	}
+	deferred = 0;
+	__atomic_store_n(&answered, 0, __ATOMIC_RELEASE);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hfd_device *dev = &drv.devs[0];
@@ -570,6 +685,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hfd_ctx_get(compute);
 	hfd_ctx_release(control);
 	hfd_ctx_release(compute);
+	wait_answers();
 	check_released(compute);
 	hfd_ctx_put(compute);
 	/* a fatal injection must not leave the next inputs a failed device */

@@ -562,7 +562,8 @@ static void add_seeds(const char *dir)
 
 	/* A long CS: 64 chunks of a 4 KiB kernel CB of NOPs on PDMA 0, and
 	 * a WAIT_CS right after it that may be answered later (the model
-	 * usually ends the CS first: the deferred path is reached rarely) */
+	 * ends the CS first so far: no wait was deferred in this session's
+	 * runs) */
 	s.len = 0;
 	put_cb(&s, HL_CB_OP_CREATE, 0, sizeof(long_cb), false);
 	for (i = 0; i < sizeof(long_cb) / sizeof(nops[0]); i++)

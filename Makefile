@@ -532,7 +532,7 @@ check-names: all
 
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets of the parsers of untrusted input (packet validator,
-# ioctl decoder, ring consumer, scale-out receiver, rendezvous store, CSV
+# ioctl decoders of both ABIs, ring consumer, scale-out receiver, rendezvous store, CSV
 # loader, checkpoint loader), built with clang and AddressSanitizer/UBSan.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
@@ -540,7 +540,8 @@ FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) $(INC_TESTS) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
 	$(O)/fuzz/fuzz_ring $(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv \
-	$(O)/fuzz/fuzz_ckpt $(O)/fuzz/fuzz_plot $(O)/fuzz/fuzz_hl_packets
+	$(O)/fuzz/fuzz_ckpt $(O)/fuzz/fuzz_plot $(O)/fuzz/fuzz_hl_packets \
+	$(O)/fuzz/fuzz_hl_ioctl
 
 # Every header a target's sources may include: a changed header rebuilds
 FUZZ_HDRS := $(wildcard uapi/*.h common/*.h fusedev/*.h firmware-sim/*.h \
@@ -564,6 +565,14 @@ $(O)/fuzz/fuzz_hl_packets: tests/fuzz/fuzz_hl_packets.c fusedev/hl_packets.c fus
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)
 
 $(O)/fuzz/fuzz_ioctl: tests/fuzz/fuzz_ioctl.c $(FUSEDEV_SRCS) $(SIM_SRCS) \
+		$(TPC_SRCS) $(COMMON_SRCS) $(FUZZ_HDRS) | $(O)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ \
+		$(call pkg_libs,fuse3) $(BLAS_LIBS) $(LDLIBS_BASE)
+
+# The habanalabs personality's ioctl decoder and handlers on an in-process
+# Gaudi2 device model, as fuzz_ioctl for the hpu ABI
+$(O)/fuzz/fuzz_hl_ioctl: tests/fuzz/fuzz_hl_ioctl.c $(FUSEDEV_SRCS) $(SIM_SRCS) \
 		$(TPC_SRCS) $(COMMON_SRCS) $(FUZZ_HDRS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ \

@@ -129,8 +129,9 @@ TPC_SRCS := $(sort $(wildcard libhputpc/*.c))
 # Packet rules the engines share with the driver (the MME's; the TPC's are
 # libhputpc's), and HPU_WARN_ON() (also in libhpufusedev)
 SIM_COMMON_SRCS := $(sort $(wildcard common/hpu_*_check.c) common/hpu_warn.c)
-# The BLAS lock and thread rule of the MME and the cpu backend (OpenBLAS)
-BLAS_COMMON_SRCS := common/hpu_blas.c
+# The BLAS lock and thread rule of the MME and the cpu backend, and the
+# choice of OpenBLAS's core of the programs that compute (OpenBLAS)
+BLAS_COMMON_SRCS := common/hpu_blas.c common/hpu_blas_core.c
 FUSEDEV_SRCS := $(sort $(filter-out fusedev/main.c,$(wildcard fusedev/*.c)))
 DRV_SRCS := $(sort $(wildcard libhpudrv/*.c))
 SMI_SRCS := $(sort $(wildcard tools/hpu-smi/*.c))
@@ -331,11 +332,11 @@ $(HPU_SMI): $(call obj,$(SMI_SRCS)) $(TOOL_COMMON_OBJS) $(LIBHPUDRV_SO) | $(DIRS
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(SMI_SRCS)) $(TOOL_COMMON_OBJS) \
 		-L$(O)/lib -lhlml $(DRV_LINK) $(LDLIBS_BASE)
 
-$(HPU_BENCH): $(call obj,$(BENCH_SRCS) firmware-sim/timing_model.c) \
-		$(LIBHPUDRV_SO) | $(DIRS)
+$(HPU_BENCH): $(call obj,$(BENCH_SRCS) firmware-sim/timing_model.c \
+		common/hpu_blas_core.c) $(LIBHPUDRV_SO) | $(DIRS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRCS) \
-		firmware-sim/timing_model.c) $(DRV_LINK) \
+		firmware-sim/timing_model.c common/hpu_blas_core.c) $(DRV_LINK) \
 		$(call pkg_libs,fuse3) $(BLAS_LIBS) $(LDLIBS_BASE)
 
 # The SVG writer of the plots (common/hpu_plot.c, docs/plots.md)
@@ -531,7 +532,7 @@ check-names: all
 
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets of the parsers of untrusted input (packet validator,
-# ioctl decoder, ring consumer, scale-out receiver, rendezvous store, CSV
+# ioctl decoders of both ABIs, ring consumer, scale-out receiver, rendezvous store, CSV
 # loader, checkpoint loader), built with clang and AddressSanitizer/UBSan.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
@@ -539,7 +540,8 @@ FUZZ_FLAGS := $(filter-out -O2 -g,$(BASE_CFLAGS)) $(INC_TESTS) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := $(O)/fuzz/fuzz_packets $(O)/fuzz/fuzz_ioctl \
 	$(O)/fuzz/fuzz_ring $(O)/fuzz/fuzz_scaleout $(O)/fuzz/fuzz_store $(O)/fuzz/fuzz_csv \
-	$(O)/fuzz/fuzz_ckpt $(O)/fuzz/fuzz_plot $(O)/fuzz/fuzz_hl_packets
+	$(O)/fuzz/fuzz_ckpt $(O)/fuzz/fuzz_plot $(O)/fuzz/fuzz_hl_packets \
+	$(O)/fuzz/fuzz_hl_ioctl
 
 # Every header a target's sources may include: a changed header rebuilds
 FUZZ_HDRS := $(wildcard uapi/*.h common/*.h fusedev/*.h firmware-sim/*.h \
@@ -564,6 +566,14 @@ $(O)/fuzz/fuzz_hl_packets: tests/fuzz/fuzz_hl_packets.c fusedev/hl_packets.c fus
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ $(LDLIBS_BASE)
 
 $(O)/fuzz/fuzz_ioctl: tests/fuzz/fuzz_ioctl.c $(FUSEDEV_SRCS) $(SIM_SRCS) \
+		$(TPC_SRCS) $(COMMON_SRCS) $(FUZZ_HDRS) | $(O)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ \
+		$(call pkg_libs,fuse3) $(BLAS_LIBS) $(LDLIBS_BASE)
+
+# The habanalabs personality's ioctl decoder and handlers on an in-process
+# Gaudi2 device model, as fuzz_ioctl for the hpu ABI
+$(O)/fuzz/fuzz_hl_ioctl: tests/fuzz/fuzz_hl_ioctl.c $(FUSEDEV_SRCS) $(SIM_SRCS) \
 		$(TPC_SRCS) $(COMMON_SRCS) $(FUZZ_HDRS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@ \

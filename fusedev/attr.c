@@ -318,6 +318,12 @@ static int show_drv_scaleout_addr(struct hfd_driver *drv, char **text,
 	return text_printf(text, len, "%s\n", drv->scaleout_addr);
 }
 
+/* The OpenBLAS core of the MME's GEMMs, an empty line when not known */
+static int show_drv_blas_core(struct hfd_driver *drv, char **text, size_t *len)
+{
+	return text_printf(text, len, "%s\n", drv->blas_core);
+}
+
 /* "NOW EVER": client memory accesses abandoned, still stuck and ever */
 static int show_drv_uaccess_stuck(struct hfd_driver *drv, char **text,
 				  size_t *len)
@@ -362,6 +368,7 @@ const struct hfd_attr_drv hfd_drv_attrs[] = {
 	{ .name = "scaleout_addr", .show = show_drv_scaleout_addr },
 	{ .name = "uaccess_stuck", .show = show_drv_uaccess_stuck },
 	{ .name = "sched_stats", .show = show_drv_sched_stats },
+	{ .name = "blas_core", .show = show_drv_blas_core },
 };
 
 const unsigned int hfd_num_drv_attrs = ARRAY_SIZE(hfd_drv_attrs);

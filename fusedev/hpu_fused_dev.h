@@ -320,6 +320,8 @@ struct hfd_event_reader;
  * @fabric_err: hfd_driver_init_server() failed because the fabric (the
  *	scale-out address) was refused
  * @scaleout_addr: "IP:PORT" really bound for scale-out, or "" without
+ * @blas_core: the OpenBLAS core the MME computes with (set by main(),
+ *	docs/building.md "OpenBLAS's core"), or "" when not known
  * @fabric_devices: devices the fabric is wired for (the initial ones)
  * @cs_timeout_ms: default per-CS timeout of new devices
  * @module_map: OAM module id of device i is @module_map[i % 8]
@@ -357,6 +359,7 @@ struct hfd_driver {
 	struct hpu_fw_fabric *fabric;
 	bool fabric_err;
 	char scaleout_addr[HFD_SCALEOUT_ADDR_LEN];
+	char blas_core[32];
 	unsigned int fabric_devices;
 	uint32_t cs_timeout_ms;
 	uint8_t module_map[HFD_MODULES_PER_SERVER];

@@ -36,6 +36,8 @@
  * @timing_model: --timing-model
  * @habanalabs: --personality habanalabs
  * @dram_size: --dram-size in bytes, 0 for the profile's
+ * @blas_coretype: --blas-coretype: print the OPENBLAS_CORETYPE of hpu's
+ *	processes and exit
  */
 struct options {
 	unsigned int ndev;
@@ -60,6 +62,7 @@ struct options {
 	bool timing_model;
 	bool habanalabs;
 	uint64_t dram_size;
+	bool blas_coretype;
 };
 /**
  * hfd_parse_args() - parse hpu-fused's command line into @o

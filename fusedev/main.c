@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hpu_blas_core.h"
 #include "hpu_devdir.h"
 #include "hpu_fused.h"
 
@@ -252,9 +253,20 @@ static void daemon_notify(int *notify, int status)
 	*notify = -1;
 }
 
+/* --blas-coretype: one line, empty when OpenBLAS's own choice is right */
+static int print_blas_coretype(void)
+{
+	const char *core = hpu_blas_core_coretype();
+
+	printf("%s\n", core ? core : "");
+	return fflush(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
 	const struct hpu_fw_profile *prof;
+	struct hpu_blas_core blas;
+	char blas_line[256];
 	struct fuse_session *se;
 	struct stop_guard guard;
 	struct hfd_driver drv;
@@ -267,6 +279,10 @@ int main(int argc, char **argv)
 	ret = hfd_parse_args(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? EXIT_SUCCESS : EXIT_USAGE;
+	if (o.blas_coretype)
+		return print_blas_coretype();
+	/* may run the daemon again with OPENBLAS_CORETYPE set: nothing made yet */
+	hpu_blas_core_apply(argv, &blas);
 	hfd_log_setup(o.log_level, false);
 	raise_nofile();
 
@@ -325,6 +341,7 @@ int main(int argc, char **argv)
 	}
 	if (drv.scaleout_addr[0])
 		hfd_info("scale-out endpoint %s", drv.scaleout_addr);
+	snprintf(drv.blas_core, sizeof(drv.blas_core), "%s", blas.running);
 	hfd_driver_set_cs_timeout(&drv, o.cs_timeout_ms);
 	hfd_driver_set_reset_on_lockup(&drv, o.reset_on_lockup);
 	hfd_driver_set_fatal_policy(&drv, o.reset_on_fatal,
@@ -375,6 +392,10 @@ int main(int argc, char **argv)
 	hfd_info("nodes: owner %u, group %u, hpuN %04o, hpu_controlN %04o",
 		 (unsigned int)drv.uid, (unsigned int)drv.gid, drv.node_mode,
 		 drv.control_mode);
+	if (hpu_blas_core_describe(&blas, blas_line, sizeof(blas_line)))
+		hfd_warn("MME: %s", blas_line);
+	else
+		hfd_info("MME: %s", blas_line);
 
 	ret = stop_guard_start(&guard, se, &o, links);
 	if (ret) {

@@ -35,6 +35,7 @@ enum {
 	OPT_RESET_ON_FATAL,
 	OPT_FATAL_PAGE_FAULTS,
 	OPT_PERSONALITY,
+	OPT_BLAS_CORETYPE,
 	OPT_DRAM_SIZE,
 };
 
@@ -61,6 +62,7 @@ static const struct option long_opts[] = {
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "timing-model", no_argument, NULL, OPT_TIMING_MODEL },
 	{ "personality", required_argument, NULL, OPT_PERSONALITY },
+	{ "blas-coretype", no_argument, NULL, OPT_BLAS_CORETYPE },
 	{ "dram-size", required_argument, NULL, OPT_DRAM_SIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -134,6 +136,10 @@ static void usage(FILE *f)
 		"      --dram-size SIZE    HBM of each device: a multiple of 2M with a\n"
 		"                          K, M or G suffix, at most the chip's (default:\n"
 		"                          the chip's, e.g. 96G for gaudi2)\n"
+		"      --blas-coretype     print the OPENBLAS_CORETYPE that hpu's\n"
+		"                          programs run with on this machine (empty\n"
+		"                          when OpenBLAS's own choice is kept) and\n"
+		"                          exit (docs/building.md)\n"
 		"  -h, --help              this text\n"
 		"      --version           print the version\n",
 		HFD_MAX_DEVICES, HFD_DEF_DEVICES, HFD_DEF_CS_TIMEOUT_MS,
@@ -475,6 +481,9 @@ int hfd_parse_args(int argc, char **argv, struct options *o)
 					optarg);
 				return -1;
 			}
+			break;
+		case OPT_BLAS_CORETYPE:
+			o->blas_coretype = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -8,6 +8,14 @@
 # hpu_daemon_pid is the daemon. hpu_daemon_cleanup is safe to call at any
 # time and more than once; callers install it as their EXIT trap.
 # HPU_LOG_LEVEL sets the daemon's --log-level (default info).
+#
+# hpu_blas_export (called by hpu_daemon_start, and by tests/run-tests):
+# exports the OPENBLAS_CORETYPE hpu's programs choose on this machine
+# (hpu-fused --blas-coretype), so that every process of the run, the
+# daemon, the tools and the test binaries that compare with an
+# in-process OpenBLAS, computes on the same OpenBLAS core
+# (docs/building.md, "OpenBLAS's core"). A set OPENBLAS_CORETYPE and
+# HPU_BLAS_CORETYPE=keep are left alone.
 
 : "${O:=build}"
 hpu_bin=$O/bin
@@ -26,6 +34,23 @@ hpu_is_mounted() {
 		/proc/self/mountinfo
 }
 
+hpu_blas_export() {
+	local core
+
+	[[ -z ${OPENBLAS_CORETYPE+set} ]] || return 0
+	[[ ${HPU_BLAS_CORETYPE:-auto} != keep ]] || return 0
+	if [[ ! -x $hpu_bin/hpu-fused ]]; then
+		printf 'OpenBLAS core: not chosen (%s/hpu-fused is not built)\n' \
+		       "$hpu_bin" >&2
+		return 0
+	fi
+	core=$("$hpu_bin/hpu-fused" --blas-coretype) || core=
+	if [[ -n $core ]]; then
+		export OPENBLAS_CORETYPE=$core
+		hpu_say "OPENBLAS_CORETYPE=$core (hpu-fused --blas-coretype)"
+	fi
+}
+
 hpu_daemon_alive() {
 	[[ -n $hpu_daemon_pid ]] && kill -0 "$hpu_daemon_pid" 2>/dev/null
 }
@@ -40,6 +65,7 @@ hpu_daemon_start() {
 		return 1
 	fi
 	[[ -e /dev/fuse ]] || printf 'warning: /dev/fuse does not exist\n' >&2
+	hpu_blas_export
 
 	hpu_daemon_mount=$(mktemp -d /tmp/hpu-run.XXXXXX) || return 1
 	export HPU_DEV_DIR=$hpu_daemon_mount

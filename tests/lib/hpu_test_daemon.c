@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "hpu_test_blas.h"
 #include "hpu_test_daemon.h"
 #include "hpu_test_proc.h"
 #include "hpu_test_util.h"
@@ -147,6 +148,7 @@ int hpu_test_daemon_spawn(struct hpu_test_daemon *d, const char *dir, int ndev,
 		argv[argc++] = *args++;
 	argv[argc] = NULL;
 
+	hpu_test_blas_pin();
 	d->pid = fork();
 	if (d->pid < 0)
 		return -errno;

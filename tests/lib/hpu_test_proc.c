@@ -7,6 +7,7 @@
  * buffers, until EOF or the bound, then kills what still runs and reaps
  * it with hpu_test_wait_child()'s bound.
  */
+#include "hpu_test_blas.h"
 #include "hpu_test_proc.h"
 #include "hpu_test_util.h"
 
@@ -72,6 +73,7 @@ int hpu_test_proc_start(struct hpu_test_proc *p, char *const argv[],
 		goto err;
 	if (o->stderr_mode == HPU_TEST_STDERR_CAPTURE && pipe2(pe, O_CLOEXEC))
 		goto err;
+	hpu_test_blas_pin();
 	fflush(stdout);
 	fflush(stderr);
 	p->start_ms = hpu_test_now_ms();

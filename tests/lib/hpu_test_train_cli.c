@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../lib/hpu_test_blas.h"
 #include "../lib/hpu_test_ccl.h"
 #include "../lib/hpu_test_daemon.h"
 #include "../lib/hpu_test_netns.h"
@@ -83,6 +84,7 @@ char **hpu_test_train_env(const char *const *add)
 	size_t n = 0, k = 0, i;
 	char **env;
 
+	hpu_test_blas_pin();
 	while (environ[n])
 		n++;
 	for (i = 0; add && add[i]; i++)

@@ -357,8 +357,9 @@ int bench_gemm(int argc, char **argv)
 	printf("hpu-bench gemm: one MME_GEMM CS per product on queue %u of "
 	       "hpu%ld (operands in HBM), GFLOP/s\n",
 	       r.mme0, index);
-	printf("  direct: cblas_sgemm in this process, %d OpenBLAS threads\n",
-	       openblas_get_num_threads());
+	printf("  direct: cblas_sgemm in this process, %d OpenBLAS threads, "
+	       "core %s\n",
+	       openblas_get_num_threads(), openblas_get_corename());
 	printf("  a row: rounds of one %llu ms window each of fp32 and direct "
 	       "until the last two rounds' fp32, direct and fp32 / direct "
 	       "agree within %.0f%% (at least %.1f s, at most %.0f s, else "

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpu_blas_core.h"
 #include "hpudrv.h"
 #include "ht_generate.h"
 #include "ht_text.h"
@@ -431,6 +432,8 @@ int main(int argc, char **argv)
 	int32_t *out[MAX_PATHS] = { NULL };
 	struct ht_gen_stats st[MAX_PATHS];
 	struct hpu_device *dev = NULL;
+	struct hpu_blas_core blas;
+	char blas_line[256];
 	struct ht_gpt_weights w;
 	char err[512] = "";
 	bool need_hpu = false, same = true;
@@ -439,6 +442,10 @@ int main(int argc, char **argv)
 	struct opts o;
 	int ret;
 
+	/* may run hpu-generate again with OPENBLAS_CORETYPE set */
+	hpu_blas_core_apply(argv, &blas);
+	if (hpu_blas_core_describe(&blas, blas_line, sizeof(blas_line)))
+		fprintf(stderr, PROG ": warning: %s\n", blas_line);
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
@@ -501,6 +508,10 @@ int main(int argc, char **argv)
 		       o.paths[i].name, st[i].ttft_s * 1e3,
 		       st[i].prompt_tokens, st[i].p50_s * 1e3,
 		       st[i].p99_s * 1e3, st[i].tokens_per_s);
+	if (!o.quiet) {
+		hpu_blas_core_describe(&blas, blas_line, sizeof(blas_line));
+		printf("cpu path: %s\n", blas_line);
+	}
 	if (o.npaths > 1)
 		printf("the %u paths generated %s\n", o.npaths,
 		       same ? "the same tokens" : "DIFFERENT tokens");

@@ -31,8 +31,10 @@ static void print_devices(const struct ht_devices *dev)
 }
 
 void htc_print_env(const struct htc_opts *o, const struct ht_devices *dev,
-		   const struct ht_cluster *cl, bool port_chosen)
+		   const struct ht_cluster *cl, bool port_chosen,
+		   const struct hpu_blas_core *blas)
 {
+	char line[256];
 	uint32_t i;
 
 	(void)o;
@@ -64,4 +66,7 @@ void htc_print_env(const struct htc_opts *o, const struct ht_devices *dev,
 		       dev->accel == HT_ACCEL_HPU ?
 			       dev->index[cl->local_rank % dev->count] :
 			       cl->local_rank);
+	hpu_blas_core_describe(blas, line, sizeof(line));
+	printf("blas_core=%s\n", blas->running);
+	printf("blas=%s\n", line);
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hpu_blas_core.h"
 #include "ht_cluster.h"
 #include "ht_devices.h"
 #include "ht_trainer.h"
@@ -101,9 +102,11 @@ int htc_check(const struct htc_opts *o, const struct ht_devices *dev,
  * @dev: devices
  * @cl: cluster
  * @port_chosen: the launcher would pick a free port (MASTER_PORT unset)
+ * @blas: this process's OpenBLAS core (hpu_blas_core_apply())
  */
 void htc_print_env(const struct htc_opts *o, const struct ht_devices *dev,
-		   const struct ht_cluster *cl, bool port_chosen);
+		   const struct ht_cluster *cl, bool port_chosen,
+		   const struct hpu_blas_core *blas);
 
 /**
  * htc_launch() - one worker process per local device, torchrun style;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpu_blas_core.h"
 #include "hpu_train.h"
 #include "hpudrv.h"
 
@@ -43,11 +44,17 @@ int main(int argc, char **argv)
 	uint32_t available = 0, map[HT_MAX_DEVICES], i;
 	struct ht_devices dev;
 	struct ht_cluster cl;
+	struct hpu_blas_core blas;
+	char blas_line[256];
 	struct htc_opts o;
 	char err[512] = "";
 	bool port_chosen;
 	int ret;
 
+	/* may run hpu-train again with OPENBLAS_CORETYPE set; the workers inherit it */
+	hpu_blas_core_apply(argv, &blas);
+	if (hpu_blas_core_describe(&blas, blas_line, sizeof(blas_line)))
+		fprintf(stderr, HTC_PROG ": warning: %s\n", blas_line);
 	ret = htc_parse(argc, argv, &o);
 	if (ret == HTC_EXIT_DONE)
 		return HTC_EXIT_OK;
@@ -74,7 +81,7 @@ int main(int argc, char **argv)
 	port_chosen = cl.launcher_needed && cl.num_nodes == 1 &&
 		      !getenv("MASTER_PORT");
 	if (o.print_env) {
-		htc_print_env(&o, &dev, &cl, port_chosen);
+		htc_print_env(&o, &dev, &cl, port_chosen, &blas);
 		return HTC_EXIT_OK;
 	}
 	ret = htc_check(&o, &dev, &cl);

@@ -72,6 +72,12 @@ int hpu_sob_alloc(struct hpu_device *dev, uint32_t count, uint32_t *base)
 	return ret;
 }
 
+/* A block of hpu_sob_alloc(): taken and dirty (a stream's never is) */
+static bool sob_allocated(const struct hpu_device *dev, uint32_t i)
+{
+	return bit(dev->sob_used, i) && bit(dev->sob_dirty, i);
+}
+
 void hpu_sob_free(struct hpu_device *dev, uint32_t base, uint32_t count)
 {
 	uint32_t i;
@@ -79,8 +85,16 @@ void hpu_sob_free(struct hpu_device *dev, uint32_t base, uint32_t count)
 	if (!dev || base >= HPU_NUM_SOBS || count > HPU_NUM_SOBS - base)
 		return;
 	pthread_mutex_lock(&dev->sob_lock);
+	/*
+	 * all or nothing: a stream's SOB (in use, spent or retired) must
+	 * never come back with a value the library no longer knows
+	 */
+	for (i = base; i < base + count; i++)
+		if (!sob_allocated(dev, i))
+			goto out;
 	for (i = base; i < base + count; i++)
 		set_bit(dev->sob_used, i, false);
+out:
 	pthread_mutex_unlock(&dev->sob_lock);
 }
 

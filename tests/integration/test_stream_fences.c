@@ -389,8 +389,9 @@ static void nop_cs(struct hpu_stream *s)
 /*
  * The SOB a stream with fences takes is one hpu_sob_alloc() does not
  * hand out while the stream lives; a stream that ended well gives it
- * back, one whose CS failed does not (its value is unknown). Blocks come
- * from the top, the streams' SOBs too.
+ * back, one whose CS failed does not (its value is unknown), and
+ * hpu_sob_free() frees neither. Blocks come from the top, the streams'
+ * SOBs too.
  */
 static void test_sob_shared(void **state)
 {
@@ -412,6 +413,9 @@ static void test_sob_shared(void **state)
 	assert_int_equal(hpu_stream_synchronize(s), -ETIMEDOUT);
 	hpu_stream_destroy(s);
 	assert_int_equal(hpu_sob_alloc(dev, HPU_NUM_SOBS, &base), -ENOSPC);
+	/* nor by a free of a range hpu_sob_alloc() did not hand out */
+	hpu_sob_free(dev, 0, HPU_NUM_SOBS);
+	assert_int_equal(hpu_sob_alloc(dev, HPU_NUM_SOBS, &base), -ENOSPC);
 
 	/* a stream that ends well: taken while it lives, then given back */
 	assert_int_equal(hpu_stream_create(dev, 3, &s), 0);
@@ -421,6 +425,11 @@ static void test_sob_shared(void **state)
 	assert_int_equal(hpu_sob_alloc(dev, HPU_NUM_SOBS - 2, &base), 0);
 	assert_int_equal(base, 0);
 	hpu_sob_free(dev, base, HPU_NUM_SOBS - 2);
+	/* the live stream's SOB is not freed by a stray free either */
+	hpu_sob_free(dev, HPU_NUM_SOBS - 2, 1);
+	assert_int_equal(hpu_sob_alloc(dev, 1, &base), 0);
+	assert_int_equal(base, HPU_NUM_SOBS - 3);
+	hpu_sob_free(dev, base, 1);
 	hpu_stream_destroy(s);
 	assert_int_equal(hpu_sob_alloc(dev, HPU_NUM_SOBS - 1, &base), 0);
 	assert_int_equal(base, 0);

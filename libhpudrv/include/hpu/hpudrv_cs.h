@@ -300,6 +300,9 @@ HPUDRV_EXPORT int hpu_sob_alloc(struct hpu_device *dev, uint32_t count,
  * @dev: compute handle
  * @base: first SOB
  * @count: how many
+ *
+ * A range not wholly taken by hpu_sob_alloc() (a stream's SOB, a free
+ * one, out of range) changes nothing.
  */
 HPUDRV_EXPORT void hpu_sob_free(struct hpu_device *dev, uint32_t base,
 				uint32_t count);

@@ -184,16 +184,15 @@ void hpudrv_ring_cb_del(struct hpu_device *dev, uint64_t handle);
  * sob.c: SOBs of known value for the streams' fences. Take: the highest
  * free one whose value is known and below HPU_SOB_MAX_VALUE (its value
  * into *@value), -ENOSPC when none. Give: back, with the value it holds
- * when @known (every CS that touched it ended); else, or when spent, it
- * stays taken until the handle closes.
+ * (every CS that touched it ended), unless spent. A SOB never given back
+ * (spent, or its value unknown) stays taken until the handle closes.
  */
 /* Highest value a SOB handed to a stream may hold: room for a CS's signals */
 #define HPUDRV_SOB_TAKE_MAX (HPU_SOB_MAX_VALUE - 1024)
 void hpudrv_sob_init(struct hpu_device *dev);
 void hpudrv_sob_fini(struct hpu_device *dev);
 int hpudrv_sob_take(struct hpu_device *dev, uint32_t *sob, uint32_t *value);
-void hpudrv_sob_give(struct hpu_device *dev, uint32_t sob, uint32_t value,
-		     bool known);
+void hpudrv_sob_give(struct hpu_device *dev, uint32_t sob, uint32_t value);
 
 /* cb_builder.c */
 int hpudrv_cb_builder_new(struct hpu_device *dev, size_t size,

@@ -7,12 +7,12 @@
  *
  * A SOB the library knows the value of ("clean") can carry a stream's
  * counter: its value only grows while the library hands it out, so a
- * fence someone still holds on an older value stays satisfied. One whose
- * value is unknown (a block given back by hpu_sob_free(), a stream's SOB
- * after a failure) is "dirty": only hpu_sob_alloc() hands it out again,
- * to callers that set it themselves. A stream's SOB that is spent (near
+ * fence someone still holds on an older value stays satisfied. A block
+ * of hpu_sob_alloc() is "dirty" from then on (its value is unknown): only
+ * hpu_sob_alloc() hands it out again, to callers that set it themselves.
+ * A stream's SOB is never dirty; one that is spent (near
  * HPU_SOB_MAX_VALUE) or whose value became unknown (a CS of the stream
- * failed) is never handed out again while the handle is open.
+ * failed) is never given back: it stays taken while the handle is open.
  */
 #include <errno.h>
 #include <string.h>
@@ -118,15 +118,15 @@ int hpudrv_sob_take(struct hpu_device *dev, uint32_t *sob, uint32_t *value)
 	return ret;
 }
 
-void hpudrv_sob_give(struct hpu_device *dev, uint32_t sob, uint32_t value,
-		     bool known)
+void hpudrv_sob_give(struct hpu_device *dev, uint32_t sob, uint32_t value)
 {
 	/*
-	 * Not known, or spent: it stays taken until the handle closes. A
-	 * fence someone holds on one of its counts must never see it set
-	 * back (by hpu_sob_alloc()'s next owner) or counted anew.
+	 * Spent: it stays taken until the handle closes (as one whose
+	 * value is unknown, never given). A fence someone holds on one of
+	 * its counts must never see it set back (by hpu_sob_alloc()'s next
+	 * owner) or counted anew.
 	 */
-	if (sob >= HPU_NUM_SOBS || !known || value > HPUDRV_SOB_TAKE_MAX)
+	if (sob >= HPU_NUM_SOBS || value > HPUDRV_SOB_TAKE_MAX)
 		return;
 	pthread_mutex_lock(&dev->sob_lock);
 	set_bit(dev->sob_used, sob, false);

@@ -229,9 +229,7 @@ void hpu_stream_destroy(struct hpu_stream *s)
 		return;
 	/* every CS ended well: the SOB's value is the count */
 	if (!hpu_stream_synchronize(s) && s->has_sob)
-		hpudrv_sob_give(s->dev, s->sob, s->sig, true);
-	else
-		hpudrv_stream_sob_retire(s);
+		hpudrv_sob_give(s->dev, s->sob, s->sig);
 	unmap_list(s->dev, s->cur_maps);
 	hpu_cb_builder_destroy(s->sig_cb);
 	hpu_cb_builder_destroy(s->fen_pend);

@@ -136,16 +136,13 @@ static bool sob_ready(struct hpu_stream *s, unsigned int nq)
 		return false;
 	if (s->has_sob && s->sig + nq <= HPU_SOB_MAX_VALUE)
 		return true;
-	if (s->has_sob) {
-		hpudrv_sob_give(s->dev, s->sob, 0, false);
-		s->has_sob = false;
-	}
+	s->has_sob = false; /* spent: it stays taken (hpudrv_sob_give()) */
 	if (nq > HPU_SOB_MAX_VALUE - HPUDRV_SOB_TAKE_MAX ||
 	    hpudrv_sob_take(s->dev, &sob, &v))
 		return false;
 	hpu_cb_builder_reset(s->sig_cb);
 	if (hpu_cb_msg_long(s->sig_cb, sob, HPU_MSG_OP_ADD, 1)) {
-		hpudrv_sob_give(s->dev, sob, v, true);
+		hpudrv_sob_give(s->dev, sob, v);
 		return false;
 	}
 	s->sob = sob;
@@ -359,9 +356,7 @@ int hpudrv_stream_cs(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
  */
 void hpudrv_stream_sob_retire(struct hpu_stream *s)
 {
-	if (!s->has_sob)
-		return;
-	hpudrv_sob_give(s->dev, s->sob, 0, false);
+	/* not given back: it stays taken until the handle closes */
 	s->has_sob = false;
 	s->last_target = 0;
 }

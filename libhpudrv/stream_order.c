@@ -70,6 +70,15 @@ static unsigned int drop_ended(struct hpu_device *dev, struct dep *w,
 }
 
 /*
+ * A queue of the CS is the stream's own queue behind a batch on it: its
+ * order already follows the stream's last CS, only @pending is left
+ */
+static bool behind_queue(const struct hpu_stream *s, uint32_t q)
+{
+	return s->head && !s->last_multi && q == s->queue;
+}
+
+/*
  * What the stream's work on queue @q must follow: its last CS (unless
  * @q is its own queue behind a batch on it: the queue's order does it)
  * and the events it waits for, those not known to have ended.
@@ -80,7 +89,7 @@ static unsigned int queue_deps(const struct hpu_stream *s, uint32_t q,
 {
 	unsigned int n = 0;
 
-	if (s->head && (q != s->queue || s->last_multi)) {
+	if (s->head && !behind_queue(s, q)) {
 		w[n].seq = s->last_seq;
 		w[n].sob = s->last_sob;
 		w[n].target = s->last_target;
@@ -183,12 +192,18 @@ static int fences_build(struct hpu_cb_builder *b, const struct dep *d,
 	return (int)nw;
 }
 
+/* The fences of queue @q, as hpudrv_stream_cs() built them */
+static struct hpu_cb_builder *queue_fences(const struct hpu_stream *s,
+					   uint32_t q)
+{
+	return behind_queue(s, q) ? s->fen_pend : s->fen_cb;
+}
+
 /*
- * Submit @chunks with each queue's fences (the stream's fence CBs, as
- * hpudrv_stream_cs() built them) in front of the queue's first chunk and, with
- * @signal, the signal behind its last one, in the chunks' own bytes
- * through the CB arena: no job of their own. -ENOSPC or -ENOTCONN:
- * not this way, nothing submitted.
+ * Submit @chunks with each queue's fences in front of the queue's first
+ * chunk and, with @signal, the signal behind its last one, in the
+ * chunks' own bytes through the CB arena: no job of their own. -ENOSPC
+ * or -ENOTCONN: not this way, nothing submitted.
  */
 static int submit_wrapped(struct hpu_stream *s,
 			  const struct hpu_cs_chunk *chunks, unsigned int n,
@@ -196,13 +211,11 @@ static int submit_wrapped(struct hpu_stream *s,
 			  uint32_t flags, uint32_t timeout_ms, uint64_t *seq)
 {
 	struct hpudrv_wrap wrap[HPU_MAX_JOBS_PER_CS];
-	bool behind_q = s->head && !s->last_multi;
 	unsigned int i, j;
 
 	memset(wrap, 0, n * sizeof(wrap[0]));
 	for (j = 0; j < nq; j++) {
-		struct hpu_cb_builder *fb =
-			behind_q && qs[j] == s->queue ? s->fen_pend : s->fen_cb;
+		struct hpu_cb_builder *fb = queue_fences(s, qs[j]);
 		unsigned int first = n, last = 0;
 
 		for (i = 0; i < n; i++) {
@@ -225,22 +238,58 @@ static int submit_wrapped(struct hpu_stream *s,
 }
 
 /*
- * Submit @chunks as the stream's next CS: on each of its queues, a FENCE
- * chunk in front for what that queue must follow (queue_deps()) and a
- * signal chunk behind; what has no count is waited for by one WAIT
- * submission before it (a chunk per queue). Tracked with @maps.
+ * Submit @chunks with the fences and signals as jobs of their own: on
+ * each queue a FENCE chunk in front of its chunks (when it has fences)
+ * and, with @signal, a signal chunk behind them.
+ */
+static int submit_jobs(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
+		       unsigned int n, const uint32_t *qs, unsigned int nq,
+		       bool signal, uint32_t flags, uint32_t timeout_ms,
+		       uint64_t *seq)
+{
+	struct hpu_cs_chunk all[HPU_MAX_JOBS_PER_CS];
+	unsigned int na = 0, j;
+
+	for (j = 0; j < nq; j++) {
+		struct hpu_cb_builder *fb = queue_fences(s, qs[j]);
+
+		if (!hpu_cb_builder_used(fb))
+			continue;
+		all[na++] = (struct hpu_cs_chunk){
+			.cb_handle = hpu_cb_builder_handle(fb),
+			.queue_index = qs[j],
+			.cb_size = (uint32_t)hpu_cb_builder_used(fb),
+		};
+	}
+	memcpy(all + na, chunks, n * sizeof(*chunks));
+	na += n;
+	for (j = 0; signal && j < nq; j++)
+		all[na++] = (struct hpu_cs_chunk){
+			.cb_handle = hpu_cb_builder_handle(s->sig_cb),
+			.queue_index = qs[j],
+			.cb_size = (uint32_t)hpu_cb_builder_used(s->sig_cb),
+		};
+	return hpudrv_cs_submit_async(s->dev, all, na, flags, timeout_ms, seq);
+}
+
+/*
+ * Submit @chunks as the stream's next CS: on each of its queues, FENCEs
+ * in front for what that queue must follow (queue_deps()) and a signal
+ * behind, in the chunks' arena bytes or as jobs of their own; what has
+ * no count is waited for by one WAIT submission before it (a chunk per
+ * queue). Tracked with @maps.
  */
 int hpudrv_stream_cs(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 		     unsigned int n, uint32_t flags, uint32_t timeout_ms,
 		     struct host_map *maps, uint64_t *seqp)
 {
-	struct hpu_cs_chunk all[HPU_MAX_JOBS_PER_CS], wc[HPU_WAIT_MAX_CHUNKS];
+	struct hpu_cs_chunk wc[HPU_WAIT_MAX_CHUNKS];
 	uint32_t qs[HPU_MAX_JOBS_PER_CS];
 	struct dep d[STREAM_MAX_PENDING + 1];
 	uint64_t w[2][STREAM_MAX_PENDING + 1], seq;
-	unsigned int nq = 0, na = 0, nd, npd, i, j, nwc = 0;
+	unsigned int nq = 0, nd, npd, i, j, nwc = 0;
 	int nw[2] = { 0, 0 }, ret;
-	bool fence, signal, behind_q;
+	bool fence, signal;
 
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < nq; j++)
@@ -260,7 +309,6 @@ int hpudrv_stream_cs(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 	memcpy(d + nd, s->pending, s->npending * sizeof(*d));
 	npd = drop_ended(s->dev, d + nd, s->npending);
 	nd += npd;
-	behind_q = s->head && !s->last_multi;
 	/*
 	 * a dependency with a count is fenced on whatever this stream's
 	 * own mode (the producer's stream chose fences); this stream
@@ -288,27 +336,18 @@ int hpudrv_stream_cs(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 		hpu_cb_builder_reset(s->fen_cb);
 		hpu_cb_builder_reset(s->fen_pend);
 	}
-	memset(all, 0, sizeof(all[0]) * (fence ? n + 2 * nq : n));
 	memset(wc, 0, sizeof(wc));
 	for (j = 0; j < nq; j++) {
-		bool behind = behind_q && qs[j] == s->queue;
-		struct hpu_cb_builder *fb = behind ? s->fen_pend : s->fen_cb;
-		int k = behind ? 1 : 0;
+		int k = behind_queue(s, qs[j]) ? 1 : 0;
 
-		if (fence && hpu_cb_builder_used(fb)) {
-			all[na].cb_handle = hpu_cb_builder_handle(fb);
-			all[na].queue_index = qs[j];
-			all[na].cb_size = (uint32_t)hpu_cb_builder_used(fb);
-			na++;
-		}
-		if (nw[k]) {
-			if (nwc == HPU_WAIT_MAX_CHUNKS)
-				return -EINVAL;
-			wc[nwc].cb_handle = (uint64_t)(uintptr_t)w[k];
-			wc[nwc].queue_index = qs[j];
-			wc[nwc].cb_size = (uint32_t)nw[k];
-			nwc++;
-		}
+		if (!nw[k])
+			continue;
+		if (nwc == HPU_WAIT_MAX_CHUNKS)
+			return -EINVAL;
+		wc[nwc].cb_handle = (uint64_t)(uintptr_t)w[k];
+		wc[nwc].queue_index = qs[j];
+		wc[nwc].cb_size = (uint32_t)nw[k];
+		nwc++;
 	}
 	if (nwc) {
 		ret = hpudrv_cs_submit_async(s->dev, wc, nwc, HPU_CS_FLAGS_WAIT,
@@ -317,24 +356,13 @@ int hpudrv_stream_cs(struct hpu_stream *s, const struct hpu_cs_chunk *chunks,
 			return ret;
 	}
 	ret = -ENOSPC;
-	if (fence && (signal || hpu_cb_builder_used(s->fen_cb) ||
-		      hpu_cb_builder_used(s->fen_pend)))
+	if (signal || hpu_cb_builder_used(s->fen_cb) ||
+	    hpu_cb_builder_used(s->fen_pend))
 		ret = submit_wrapped(s, chunks, n, qs, nq, signal, flags,
 				     timeout_ms, &seq);
-	if (ret == -ENOSPC || ret == -ENOTCONN) {
-		/* fences and signals as jobs of their own */
-		memcpy(all + na, chunks, n * sizeof(*chunks));
-		na += n;
-		for (j = 0; signal && j < nq; j++) {
-			all[na].cb_handle = hpu_cb_builder_handle(s->sig_cb);
-			all[na].queue_index = qs[j];
-			all[na].cb_size =
-				(uint32_t)hpu_cb_builder_used(s->sig_cb);
-			na++;
-		}
-		ret = hpudrv_cs_submit_async(s->dev, all, na, flags, timeout_ms,
-					     &seq);
-	}
+	if (ret == -ENOSPC || ret == -ENOTCONN)
+		ret = submit_jobs(s, chunks, n, qs, nq, signal, flags,
+				  timeout_ms, &seq);
 	if (ret)
 		return ret;
 	s->npending = 0;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_drv_cs.h"
 #include "hpudrv.h"
 
 /* SOB a blocked CS of these tests waits on (an application's own) */
@@ -70,33 +71,15 @@ static uint64_t dev_buf(uint64_t size)
 	return va;
 }
 
-/* A CB with FENCE BLOCK_SOB >= 1 dec 1: a CS that waits for release() */
+/* A CS that holds DMA queue @q until release() */
 static struct hpu_cb_builder *fence_cb(struct hpu_cs_chunk *ch, uint32_t q)
 {
-	struct hpu_cb_builder *b;
-
-	assert_int_equal(hpu_cb_builder_create(dev, 4096, &b), 0);
-	assert_int_equal(hpu_cb_fence(b, BLOCK_SOB, 1, 1), 0);
-	memset(ch, 0, sizeof(*ch));
-	ch->cb_handle = hpu_cb_builder_handle(b);
-	ch->queue_index = q;
-	ch->cb_size = (uint32_t)hpu_cb_builder_used(b);
-	return b;
+	return hpu_test_drv_block_cb(dev, BLOCK_SOB, q, ch);
 }
 
-/* Let the CS of fence_cb() go: a MSG_LONG on DMA queue 0 */
 static void release(void)
 {
-	struct hpu_cb_builder *b;
-	uint32_t status = 0;
-	uint64_t seq;
-
-	assert_int_equal(hpu_cb_builder_create(dev, 4096, &b), 0);
-	assert_int_equal(hpu_cb_msg_long(b, BLOCK_SOB, HPU_MSG_OP_ADD, 1), 0);
-	assert_int_equal(hpu_cb_builder_submit(b, 0, 0, 0, &seq, NULL), 0);
-	assert_int_equal(hpu_cs_wait(dev, seq, 20000000, &status), 0);
-	assert_int_equal(status, HPU_WAIT_CS_STATUS_COMPLETED);
-	hpu_cb_builder_destroy(b);
+	hpu_test_drv_release(dev, BLOCK_SOB);
 }
 
 static uint64_t submitted(void)

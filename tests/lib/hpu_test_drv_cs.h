@@ -36,4 +36,26 @@ uint64_t hpu_test_drv_submit(struct hpu_cb_builder *b, uint32_t queue,
 void hpu_test_drv_expect_status(struct hpu_device *dev, uint64_t seq,
 				uint32_t want);
 
+/**
+ * hpu_test_drv_block_cb() - a CB whose CS holds its queue until
+ * hpu_test_drv_release(): FENCE @sob >= 1 dec 1
+ * @dev: compute handle
+ * @sob: a SOB at 0 that nothing else signals (an application's own)
+ * @queue: queue index of the chunk
+ * @ch: receives the chunk (one job on @queue)
+ *
+ * Return: the builder; destroy it once the CS ended.
+ */
+struct hpu_cb_builder *hpu_test_drv_block_cb(struct hpu_device *dev,
+					     uint32_t sob, uint32_t queue,
+					     struct hpu_cs_chunk *ch);
+
+/**
+ * hpu_test_drv_release() - let one CS of hpu_test_drv_block_cb() go: a
+ * MSG_LONG ADD 1 on @sob from DMA queue 0, waited for (it must complete)
+ * @dev: compute handle
+ * @sob: the blocked CS's SOB
+ */
+void hpu_test_drv_release(struct hpu_device *dev, uint32_t sob);
+
 #endif /* HPU_TEST_DRV_CS_H */

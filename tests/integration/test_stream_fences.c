@@ -211,6 +211,35 @@ static void test_env_override(void **state)
 }
 
 /*
+ * After a failure: stream A's blocked CS @ch, then a memset of @a; B
+ * waits for A's event, memsets @a and copies it to @dst; B's event is
+ * busy until the release, then both streams end well with B's bytes
+ * last (the streams order their work again).
+ */
+static void order_again(struct hpu_stream *sa, struct hpu_stream *sb,
+			struct hpu_stream_event *ea,
+			struct hpu_stream_event *eb,
+			const struct hpu_cs_chunk *ch, uint64_t a, uint8_t *dst)
+{
+	uint64_t seq;
+	size_t i;
+
+	assert_int_equal(hpu_stream_submit(sa, ch, 1, 0, &seq), 0);
+	assert_int_equal(hpu_stream_memset(sa, a, 0x11, 1, SIZE), 0);
+	assert_int_equal(hpu_event_record(ea, sa), 0);
+	assert_int_equal(hpu_stream_wait_event(sb, ea), 0);
+	assert_int_equal(hpu_stream_memset(sb, a, 0x5a, 1, SIZE), 0);
+	assert_int_equal(hpu_stream_memcpy_d2h(sb, dst, a, SIZE), 0);
+	assert_int_equal(hpu_event_record(eb, sb), 0);
+	assert_int_equal(hpu_event_query(eb), -EBUSY);
+	release();
+	assert_int_equal(hpu_stream_synchronize(sb), 0);
+	for (i = 0; i < SIZE; i++)
+		assert_int_equal(dst[i], 0x5a);
+	assert_int_equal(hpu_stream_synchronize(sa), 0);
+}
+
+/*
  * A producer that times out never signals: its dependent on another
  * stream waits in its FENCE until its own timeout and ends TIMEDOUT;
  * nothing hangs. Both streams go on afterwards (a new SOB: the old
@@ -225,7 +254,6 @@ static void test_producer_timeout(void **state)
 	uint8_t *dst = calloc(1, SIZE);
 	uint64_t a, seq, sseq;
 	uint32_t status = 0;
-	size_t i;
 
 	(void)state;
 	assert_non_null(dst);
@@ -255,19 +283,7 @@ static void test_producer_timeout(void **state)
 	assert_int_equal(status, HPU_WAIT_CS_STATUS_TIMEDOUT);
 
 	/* the streams work again, in order */
-	assert_int_equal(hpu_stream_submit(sa, &ch, 1, 0, &seq), 0);
-	assert_int_equal(hpu_stream_memset(sa, a, 0x11, 1, SIZE), 0);
-	assert_int_equal(hpu_event_record(ea, sa), 0);
-	assert_int_equal(hpu_stream_wait_event(sb, ea), 0);
-	assert_int_equal(hpu_stream_memset(sb, a, 0x5a, 1, SIZE), 0);
-	assert_int_equal(hpu_stream_memcpy_d2h(sb, dst, a, SIZE), 0);
-	assert_int_equal(hpu_event_record(eb, sb), 0);
-	assert_int_equal(hpu_event_query(eb), -EBUSY);
-	release();
-	assert_int_equal(hpu_stream_synchronize(sb), 0);
-	for (i = 0; i < SIZE; i++)
-		assert_int_equal(dst[i], 0x5a);
-	assert_int_equal(hpu_stream_synchronize(sa), 0);
+	order_again(sa, sb, ea, eb, &ch, a, dst);
 
 	hpu_event_destroy(ea);
 	hpu_event_destroy(eb);
@@ -293,7 +309,6 @@ static void test_reset_aborts(void **state)
 	uint8_t *dst = calloc(1, SIZE);
 	uint32_t status = 0;
 	uint64_t a, seq;
-	size_t i;
 
 	(void)state;
 	assert_non_null(dst);
@@ -328,19 +343,7 @@ static void test_reset_aborts(void **state)
 	assert_int_equal(hpu_event_synchronize(eb), -EIO);
 
 	/* both streams order their work again (new SOBs) */
-	assert_int_equal(hpu_stream_submit(sa, &ch, 1, 0, &seq), 0);
-	assert_int_equal(hpu_stream_memset(sa, a, 0x11, 1, SIZE), 0);
-	assert_int_equal(hpu_event_record(ea, sa), 0);
-	assert_int_equal(hpu_stream_wait_event(sb, ea), 0);
-	assert_int_equal(hpu_stream_memset(sb, a, 0x5a, 1, SIZE), 0);
-	assert_int_equal(hpu_stream_memcpy_d2h(sb, dst, a, SIZE), 0);
-	assert_int_equal(hpu_event_record(eb, sb), 0);
-	assert_int_equal(hpu_event_query(eb), -EBUSY);
-	release();
-	assert_int_equal(hpu_stream_synchronize(sb), 0);
-	for (i = 0; i < SIZE; i++)
-		assert_int_equal(dst[i], 0x5a);
-	assert_int_equal(hpu_stream_synchronize(sa), 0);
+	order_again(sa, sb, ea, eb, &ch, a, dst);
 
 	hpu_event_destroy(ea);
 	hpu_event_destroy(eb);

@@ -91,6 +91,32 @@ static uint64_t submitted(void)
 }
 
 /*
+ * Streams A (DMA queue 3) and B (queue 4), fences on or off as @fa and
+ * @fb_on ask, and an event for each
+ */
+static void pair_create(struct hpu_stream **sa, struct hpu_stream **sb,
+			struct hpu_stream_event **ea,
+			struct hpu_stream_event **eb, bool fa, bool fb_on)
+{
+	assert_int_equal(hpu_stream_create(dev, 3, sa), 0);
+	assert_int_equal(hpu_stream_create(dev, 4, sb), 0);
+	assert_int_equal(hpu_stream_set_fences(*sa, fa), 0);
+	assert_int_equal(hpu_stream_set_fences(*sb, fb_on), 0);
+	assert_int_equal(hpu_event_create(dev, ea), 0);
+	assert_int_equal(hpu_event_create(dev, eb), 0);
+}
+
+static void pair_destroy(struct hpu_stream *sa, struct hpu_stream *sb,
+			 struct hpu_stream_event *ea,
+			 struct hpu_stream_event *eb)
+{
+	hpu_event_destroy(ea);
+	hpu_event_destroy(eb);
+	hpu_stream_destroy(sa);
+	hpu_stream_destroy(sb);
+}
+
+/*
  * Stream A: a CS on DMA queue 1 that blocks, then a memset on its own
  * queue (it must follow the CS); event. Stream B waits for the event,
  * memsets the same bytes and copies them out. Nothing of B runs before
@@ -112,12 +138,7 @@ static uint64_t order_case2(bool fa, bool fb_on)
 	assert_non_null(dst);
 	a = dev_buf(SIZE);
 	fb = fence_cb(&ch, 1);
-	assert_int_equal(hpu_stream_create(dev, 3, &sa), 0);
-	assert_int_equal(hpu_stream_create(dev, 4, &sb), 0);
-	assert_int_equal(hpu_stream_set_fences(sa, fa), 0);
-	assert_int_equal(hpu_stream_set_fences(sb, fb_on), 0);
-	assert_int_equal(hpu_event_create(dev, &ea), 0);
-	assert_int_equal(hpu_event_create(dev, &eb), 0);
+	pair_create(&sa, &sb, &ea, &eb, fa, fb_on);
 	before = submitted();
 	assert_int_equal(hpu_stream_submit(sa, &ch, 1, 0, &seq), 0);
 	assert_int_equal(hpu_stream_memset(sa, a, 0x11, 1, SIZE), 0);
@@ -143,10 +164,7 @@ static uint64_t order_case2(bool fa, bool fb_on)
 	assert_int_equal(hpu_stream_synchronize(sb), 0);
 	/* all ended: every CS was taken and counted; release()'s is not ours */
 	count = submitted() - before - 1;
-	hpu_event_destroy(ea);
-	hpu_event_destroy(eb);
-	hpu_stream_destroy(sa);
-	hpu_stream_destroy(sb);
+	pair_destroy(sa, sb, ea, eb);
 	hpu_cb_builder_destroy(fb);
 	free(dst);
 	return count;
@@ -265,12 +283,7 @@ static void test_producer_timeout(void **state)
 	nop.cb_handle = hpu_cb_builder_handle(nb);
 	nop.queue_index = 2;
 	nop.cb_size = (uint32_t)hpu_cb_builder_used(nb);
-	assert_int_equal(hpu_stream_create(dev, 3, &sa), 0);
-	assert_int_equal(hpu_stream_create(dev, 4, &sb), 0);
-	assert_int_equal(hpu_stream_set_fences(sa, true), 0);
-	assert_int_equal(hpu_stream_set_fences(sb, true), 0);
-	assert_int_equal(hpu_event_create(dev, &ea), 0);
-	assert_int_equal(hpu_event_create(dev, &eb), 0);
+	pair_create(&sa, &sb, &ea, &eb, true, true);
 
 	assert_int_equal(hpu_stream_submit(sa, &ch, 1, 300, &seq), 0);
 	assert_int_equal(hpu_event_record(ea, sa), 0);
@@ -285,10 +298,7 @@ static void test_producer_timeout(void **state)
 	/* the streams work again, in order */
 	order_again(sa, sb, ea, eb, &ch, a, dst);
 
-	hpu_event_destroy(ea);
-	hpu_event_destroy(eb);
-	hpu_stream_destroy(sa);
-	hpu_stream_destroy(sb);
+	pair_destroy(sa, sb, ea, eb);
 	hpu_cb_builder_destroy(nb);
 	hpu_cb_builder_destroy(fb);
 	free(dst);
@@ -315,12 +325,7 @@ static void test_reset_aborts(void **state)
 	a = dev_buf(SIZE);
 	fb = fence_cb(&ch, 1);
 	assert_int_equal(hpu_open_control(0, &ctl), 0);
-	assert_int_equal(hpu_stream_create(dev, 3, &sa), 0);
-	assert_int_equal(hpu_stream_create(dev, 4, &sb), 0);
-	assert_int_equal(hpu_stream_set_fences(sa, true), 0);
-	assert_int_equal(hpu_stream_set_fences(sb, true), 0);
-	assert_int_equal(hpu_event_create(dev, &ea), 0);
-	assert_int_equal(hpu_event_create(dev, &eb), 0);
+	pair_create(&sa, &sb, &ea, &eb, true, true);
 
 	assert_int_equal(hpu_stream_submit(sa, &ch, 1, 0, &seq), 0);
 	assert_int_equal(hpu_stream_memset(sa, a, 0x11, 1, SIZE), 0);
@@ -345,10 +350,7 @@ static void test_reset_aborts(void **state)
 	/* both streams order their work again (new SOBs) */
 	order_again(sa, sb, ea, eb, &ch, a, dst);
 
-	hpu_event_destroy(ea);
-	hpu_event_destroy(eb);
-	hpu_stream_destroy(sa);
-	hpu_stream_destroy(sb);
+	pair_destroy(sa, sb, ea, eb);
 	hpu_cb_builder_destroy(fb);
 	hpu_close(ctl);
 	free(dst);

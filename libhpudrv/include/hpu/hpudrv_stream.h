@@ -200,18 +200,18 @@ HPUDRV_EXPORT int hpu_event_elapsed_time(struct hpu_stream_event *start,
  * that must follow one of them (the stream's own order, and any stream's
  * hpu_stream_wait_event() of an event recorded in @s, whatever that
  * stream's mode) starts on each of its queues with a FENCE on that
- * count, instead of a WAIT submission before it: one CS less per dependency, and the dependent starts when the
- * producer's last job signalled rather than when the driver handled the
- * producer's end. Three differences follow: a dependent of a CS that
- * fails waits until its own timeout (it then ends TIMEDOUT; with WAIT
- * submissions it ran after the failure); the driver may report the
- * dependent ended before the producer (hpu_event_query() of the
- * producer's event can still say -EBUSY right after the dependent's
- * event completed: the producer's work is done, its end not handled
- * yet); and so the completion times of such a pair are not ordered
- * (hpu_event_elapsed_time() across them may be below 0). HPU_STREAM_FENCE=1 or
- * 0 in the environment overrides @on for every stream. docs/libhpudrv.md,
- * "Stream fences".
+ * count, instead of a WAIT submission before it: one CS less per
+ * dependency, and the dependent starts when the producer's last job
+ * signalled rather than when the driver handled the producer's end.
+ * Three differences follow: a dependent of a CS that fails waits until
+ * its own timeout (it then ends TIMEDOUT; with WAIT submissions it ran
+ * after the failure); the driver may report the dependent ended before
+ * the producer (hpu_event_query() of the producer's event can still say
+ * -EBUSY right after the dependent's event completed: the producer's
+ * work is done, its end not handled yet); and so the completion times
+ * of such a pair are not ordered (hpu_event_elapsed_time() across them
+ * may be below 0). HPU_STREAM_FENCE=1 or 0 in the environment overrides
+ * @on for every stream. docs/libhpudrv.md, "Stream fences".
  *
  * Return: 0 or -EINVAL.
  */

@@ -144,7 +144,7 @@ static void teardown(struct hpuccl_comm *c, bool clean)
 		hpu_cb_builder_destroy(c->queues[q].cb);
 	hpu_cb_builder_destroy(c->tpc_cb);
 	if (c->sob_count)
-		ccl_sob_free(c->dev, c->sob_base, c->sob_count);
+		hpu_sob_free(c->dev, c->sob_base, c->sob_count);
 	ccl_store_close(c->store, clean);
 	if (c->server)
 		ccl_server_unref(c->server, clean ? (int)c->timeout_ms : 1000);
@@ -181,7 +181,8 @@ static int init_device_side(struct hpuccl_comm *c, struct init_step *at)
 	if (ret)
 		return ret;
 	c->sob_count = 2 * (uint32_t)c->nranks + (uint32_t)c->nranks;
-	ret = ccl_sob_alloc(c->dev, c->sob_count, &c->sob_base);
+	/* libhpudrv shares the handle's SOBs out (with its streams' fences) */
+	ret = hpu_sob_alloc(c->dev, c->sob_count, &c->sob_base);
 	if (ret) {
 		c->sob_count = 0;
 		return ret;

@@ -24,11 +24,6 @@ uint64_t ccl_env_slot_bytes(void);
 /* HPUCCL_ZCOPY_BYTES (0: never, UINT64_MAX), else the default */
 uint64_t ccl_env_zcopy_bytes(void);
 
-/* Take @count consecutive SOBs of @dev for a communicator: *@base.
- * Return: 0, -ENOSPC, -ENOMEM. */
-int ccl_sob_alloc(struct hpu_device *dev, uint32_t count, uint32_t *base);
-/* Give them back */
-void ccl_sob_free(struct hpu_device *dev, uint32_t base, uint32_t count);
 /* The next number of the TPC queues' round robin */
 unsigned int ccl_tpc_next(void);
 

@@ -15,7 +15,6 @@
  * failed) is never given back: it stays taken while the handle is open.
  */
 #include <errno.h>
-#include <string.h>
 
 #include "hpudrv_internal.h"
 
@@ -32,12 +31,10 @@ static void set_bit(uint64_t *m, uint32_t i, bool v)
 		m[i / 64] &= ~(1ULL << (i % 64));
 }
 
+/* The bitmaps and values start at 0 with the handle (calloc) */
 void hpudrv_sob_init(struct hpu_device *dev)
 {
 	pthread_mutex_init(&dev->sob_lock, NULL);
-	memset(dev->sob_used, 0, sizeof(dev->sob_used));
-	memset(dev->sob_dirty, 0, sizeof(dev->sob_dirty));
-	memset(dev->sob_value, 0, sizeof(dev->sob_value));
 }
 
 void hpudrv_sob_fini(struct hpu_device *dev)

@@ -117,6 +117,28 @@ static void pair_destroy(struct hpu_stream *sa, struct hpu_stream *sb,
 }
 
 /*
+ * Stream A: the blocked CS @ch (on DMA queue 1), then a memset of @a on
+ * its own queue (it must follow the CS); event @ea. Stream B waits for
+ * @ea, memsets the same bytes and copies them to @dst; event @eb.
+ */
+static void chain_submit(struct hpu_stream *sa, struct hpu_stream *sb,
+			 struct hpu_stream_event *ea,
+			 struct hpu_stream_event *eb,
+			 const struct hpu_cs_chunk *ch, uint64_t a,
+			 uint8_t *dst)
+{
+	uint64_t seq;
+
+	assert_int_equal(hpu_stream_submit(sa, ch, 1, 0, &seq), 0);
+	assert_int_equal(hpu_stream_memset(sa, a, 0x11, 1, SIZE), 0);
+	assert_int_equal(hpu_event_record(ea, sa), 0);
+	assert_int_equal(hpu_stream_wait_event(sb, ea), 0);
+	assert_int_equal(hpu_stream_memset(sb, a, 0x5a, 1, SIZE), 0);
+	assert_int_equal(hpu_stream_memcpy_d2h(sb, dst, a, SIZE), 0);
+	assert_int_equal(hpu_event_record(eb, sb), 0);
+}
+
+/*
  * Stream A: a CS on DMA queue 1 that blocks, then a memset on its own
  * queue (it must follow the CS); event. Stream B waits for the event,
  * memsets the same bytes and copies them out. Nothing of B runs before
@@ -132,7 +154,7 @@ static uint64_t order_case2(bool fa, bool fb_on)
 	struct hpu_stream *sa, *sb;
 	uint8_t *dst = calloc(1, SIZE);
 	struct hpu_cs_chunk ch;
-	uint64_t a, seq, before, count;
+	uint64_t a, before, count;
 	size_t i;
 
 	assert_non_null(dst);
@@ -140,13 +162,7 @@ static uint64_t order_case2(bool fa, bool fb_on)
 	fb = fence_cb(&ch, 1);
 	pair_create(&sa, &sb, &ea, &eb, fa, fb_on);
 	before = submitted();
-	assert_int_equal(hpu_stream_submit(sa, &ch, 1, 0, &seq), 0);
-	assert_int_equal(hpu_stream_memset(sa, a, 0x11, 1, SIZE), 0);
-	assert_int_equal(hpu_event_record(ea, sa), 0);
-	assert_int_equal(hpu_stream_wait_event(sb, ea), 0);
-	assert_int_equal(hpu_stream_memset(sb, a, 0x5a, 1, SIZE), 0);
-	assert_int_equal(hpu_stream_memcpy_d2h(sb, dst, a, SIZE), 0);
-	assert_int_equal(hpu_event_record(eb, sb), 0);
+	chain_submit(sa, sb, ea, eb, &ch, a, dst);
 	assert_int_equal(hpu_event_query(ea), -EBUSY);
 	assert_int_equal(hpu_event_query(eb), -EBUSY);
 	for (i = 0; i < SIZE; i++)
@@ -239,16 +255,9 @@ static void order_again(struct hpu_stream *sa, struct hpu_stream *sb,
 			struct hpu_stream_event *eb,
 			const struct hpu_cs_chunk *ch, uint64_t a, uint8_t *dst)
 {
-	uint64_t seq;
 	size_t i;
 
-	assert_int_equal(hpu_stream_submit(sa, ch, 1, 0, &seq), 0);
-	assert_int_equal(hpu_stream_memset(sa, a, 0x11, 1, SIZE), 0);
-	assert_int_equal(hpu_event_record(ea, sa), 0);
-	assert_int_equal(hpu_stream_wait_event(sb, ea), 0);
-	assert_int_equal(hpu_stream_memset(sb, a, 0x5a, 1, SIZE), 0);
-	assert_int_equal(hpu_stream_memcpy_d2h(sb, dst, a, SIZE), 0);
-	assert_int_equal(hpu_event_record(eb, sb), 0);
+	chain_submit(sa, sb, ea, eb, ch, a, dst);
 	assert_int_equal(hpu_event_query(eb), -EBUSY);
 	release();
 	assert_int_equal(hpu_stream_synchronize(sb), 0);

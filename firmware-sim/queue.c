@@ -321,52 +321,33 @@ void hpusim_queue_after_drop(struct hpusim_queue *q)
 }
 
 /*
- * One turn of @q (RUNNING, off the ready list) on its engine; sched lock
- * held. @inline_cs: the fast path runs only that submission's jobs.
- * @rn collects the engines that the running job's submission woke.
+ * queue_run() with this thread's runner set. What one job woke waits for
+ * this thread while the next job only syncs (its FENCE mostly parks it):
+ * a work packet sends it to the pool first (exec.c).
  */
-static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
-			       const struct hpusim_cs *inline_cs,
-			       struct hpusim_runner *rn)
+static enum turn_end queue_turn(struct hpusim_queue *q, struct hpusim_slice *sl,
+				const struct hpusim_cs *inline_cs,
+				struct hpusim_runner *rn)
 {
-	struct hpusim_runner *prev = hpusim_cur_runner;
 	struct hpu_fw_fault fault;
 	struct hpusim_job *job;
 	enum exec_result r;
 
-	HPU_ASSERT_HELD(&hpusim_sched.lock);
-
-	/*
-	 * Also while a job ends: a submission's end may release another
-	 * (cs_done raising a WAIT submission's SOB), which is then this
-	 * thread's to run. A callback's own cs_submit has a runner of its
-	 * own and gives this one back.
-	 */
-	hpusim_cur_runner = rn;
-	rn->as = inline_cs ? NULL : q->as;
 	while ((job = queue_head(q))) {
 		struct hpusim_cs *cs = job->cs;
 
 		/*
-		 * What the last job woke waits for this thread while the
-		 * next job only syncs (its FENCE mostly parks it): a work
-		 * packet sends it to the pool first (exec.c).
-		 */
-		/*
 		 * Only compared: @inline_cs may be freed already, and a new
 		 * submission at its address merely runs here too.
 		 */
-		if (inline_cs && cs != inline_cs) {
-			hpusim_cur_runner = prev;
+		if (inline_cs && cs != inline_cs)
 			return TURN_OTHER;
-		}
 		if (cs->stopping) {
 			hpusim_job_end(job);
 			continue;
 		}
 		if (!sl->budget) {
 			job->state = HPUSIM_JOB_QUEUED;
-			hpusim_cur_runner = prev;
 			return TURN_USED;
 		}
 		job->state = HPUSIM_JOB_RUNNING;
@@ -398,11 +379,9 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 			}
 			job->state = HPUSIM_JOB_PARKED;
 			q->state = HPUSIM_Q_PARKED;
-			hpusim_cur_runner = prev;
 			return TURN_PARKED;
 		case EXEC_YIELD:
 			job->state = HPUSIM_JOB_QUEUED;
-			hpusim_cur_runner = prev;
 			return TURN_USED;
 		case EXEC_FAULT:
 		case EXEC_ENGINE_ERR:
@@ -415,9 +394,35 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 			break;
 		}
 	}
-	hpusim_cur_runner = prev;
 	queue_go_idle(q);
 	return TURN_EMPTY;
+}
+
+/*
+ * One turn of @q (RUNNING, off the ready list) on its engine; sched lock
+ * held. @inline_cs: the fast path runs only that submission's jobs.
+ * @rn collects the engines that the running job's submission woke.
+ */
+static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
+			       const struct hpusim_cs *inline_cs,
+			       struct hpusim_runner *rn)
+{
+	struct hpusim_runner *prev = hpusim_cur_runner;
+	enum turn_end end;
+
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
+	/*
+	 * Also while a job ends: a submission's end may release another
+	 * (cs_done raising a WAIT submission's SOB), which is then this
+	 * thread's to run. A callback's own cs_submit has a runner of its
+	 * own and gives this one back.
+	 */
+	hpusim_cur_runner = rn;
+	rn->as = inline_cs ? NULL : q->as;
+	end = queue_turn(q, sl, inline_cs, rn);
+	hpusim_cur_runner = prev;
+	return end;
 }
 
 /**

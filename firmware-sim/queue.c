@@ -130,7 +130,7 @@ void hpusim_queue_wake(struct hpusim_queue *q)
 void hpusim_runner_start(struct hpusim_runner *rn)
 {
 	rn->chained = 0;
-	rn->chain_start_ns = hpusim_mono_ns();
+	rn->chain_start_ns = 0; /* the start of its next turn */
 }
 
 /* Whether an engine that @rn did not wake waits on the run list */
@@ -441,6 +441,7 @@ void hpusim_engine_run(struct hpusim_engine_queue *eq,
 		       struct hpusim_runner *rn)
 {
 	struct hpusim_slice sl;
+	uint64_t now;
 
 	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
@@ -460,7 +461,10 @@ void hpusim_engine_run(struct hpusim_engine_queue *eq,
 		hpusim_list_del(&q->ready_node);
 		q->state = HPUSIM_Q_RUNNING;
 		sl.budget = HPUSIM_SLICE_BYTES;
-		sl.end_ns = hpusim_mono_ns() + HPUSIM_SLICE_NS;
+		now = hpusim_mono_ns();
+		sl.end_ns = now + HPUSIM_SLICE_NS;
+		if (!rn->chain_start_ns)
+			rn->chain_start_ns = now;
 		switch (queue_run(q, &sl, inline_cs, rn)) {
 		case TURN_EMPTY:
 		case TURN_PARKED:

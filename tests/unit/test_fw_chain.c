@@ -505,16 +505,63 @@ static void test_chain_released_by_end(void **state)
 	hpusim_model.ops->destroy(dev);
 }
 
+/*
+ * HPUSIM_CHAIN_MAX's parser (hpusim_env_u64(), the pool's and the host
+ * access bound's): a decimal number in range, anything else the default
+ */
+static void test_chain_max_env(void **state)
+{
+	static const struct {
+		const char *v;
+		uint64_t want;
+	} cases[] = {
+		{ NULL, 64 },
+		{ "", 64 },
+		{ "0", 0 },
+		{ "7", 7 },
+		{ "4096", 4096 },
+		{ "4097", 64 },
+		{ "-0", 64 },
+		{ "-1", 64 },
+		{ "12x", 64 },
+		{ "x", 64 },
+		{ "99999999999999999999999", 64 },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].v)
+			assert_int_equal(
+				setenv("HPUSIM_CHAIN_MAX", cases[i].v, 1), 0);
+		else
+			assert_int_equal(unsetenv("HPUSIM_CHAIN_MAX"), 0);
+		assert_int_equal(hpusim_env_u64("HPUSIM_CHAIN_MAX", 0,
+						HPUSIM_CHAIN_MAX_LIMIT,
+						HPUSIM_CHAIN_MAX_DEFAULT),
+				 cases[i].want);
+	}
+	/* a least value of 1 refuses 0 */
+	assert_int_equal(setenv("HPUSIM_CHAIN_MAX", "0", 1), 0);
+	assert_int_equal(hpusim_env_u64("HPUSIM_CHAIN_MAX", 1, 10, 5), 5);
+	assert_int_equal(unsetenv("HPUSIM_CHAIN_MAX"), 0);
+}
+
 int main(void)
 {
 #define T(fn)                                                  \
 	cmocka_unit_test_setup_teardown(fn, hpu_test_fw_setup, \
 					hpu_test_fw_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_chain_on_one_thread), T(test_chain_off),
-		T(test_chain_bound_rule),    T(test_chain_bound_alone),
-		T(test_chain_two_contexts),  T(test_chain_abort_and_reset),
-		T(test_partial_fast_path),   T(test_chain_released_by_end),
+		T(test_chain_on_one_thread),
+		T(test_chain_off),
+		T(test_chain_bound_rule),
+		T(test_chain_bound_alone),
+		T(test_chain_two_contexts),
+		T(test_chain_abort_and_reset),
+		T(test_partial_fast_path),
+		T(test_chain_released_by_end),
+		cmocka_unit_test(test_chain_max_env),
 	};
 #undef T
 

@@ -202,7 +202,9 @@ struct hpusim_engine_queue *hpusim_runner_take(struct hpusim_runner *rn)
 		}
 		if (p->state == HPUSIM_EQ_RUNNABLE) {
 			hpusim_sched_count(&hpusim_sched.st.handoff_pool, 1);
-			hpusim_sched_count(&hpusim_sched.st.chain_cuts, done);
+			if (done)
+				hpusim_sched_count(&hpusim_sched.st.chain_cuts,
+						   1);
 		}
 		pthread_cond_signal(&hpusim_sched.work);
 	}

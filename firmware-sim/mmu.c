@@ -459,7 +459,11 @@ int hpusim_mmu_rw(struct hpu_fw_as *as, uint64_t va, void *buf, uint64_t len,
 	uint8_t *p = buf;
 	uint64_t got;
 
-	if (hpusim_mmu_check(as, va, len, fault_va))
+	/*
+	 * A store is all or nothing (no byte before a hole); a read stops
+	 * at the hole, its bytes before it being no result
+	 */
+	if (write && hpusim_mmu_check(as, va, len, fault_va))
 		return -EFAULT;
 	while (len) {
 		if (hpusim_mmu_seg(as, va, len, false, &seg) ||

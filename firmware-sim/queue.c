@@ -162,10 +162,11 @@ static bool runner_chain_done(struct hpusim_runner *rn)
 	if (!rn->as)
 		return false;
 	elapsed = hpusim_mono_ns() - rn->chain_start_ns;
-	if (rn->chained < hpusim_sched.chain_max && elapsed < HPUSIM_CHAIN_NS)
+	/* the run list is walked only once the turns or the time are used */
+	if (!hpusim_chain_done(rn->chained, hpusim_sched.chain_max, elapsed,
+			       true))
 		return false;
-	if (hpusim_chain_done(rn->chained, hpusim_sched.chain_max, elapsed,
-			      others_wait(rn)))
+	if (others_wait(rn))
 		return true;
 	hpusim_runner_start(rn);
 	return false;

@@ -300,6 +300,24 @@ static void step_cut(struct dma_step *st, struct hpusim_par *par)
 	par->nslices = (unsigned int)((st->len + slice - 1) / slice);
 }
 
+int hpusim_dma_check(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
+		     uint64_t size, struct hpu_fw_fault *fault)
+{
+	uint64_t bad;
+	int ret = 0;
+
+	pthread_rwlock_rdlock(&as->map_lock);
+	if (hpusim_mmu_check(as, src, size, &bad)) {
+		set_fault(fault, bad, false);
+		ret = -EFAULT;
+	} else if (hpusim_mmu_check(as, dst, size, &bad)) {
+		set_fault(fault, bad, true);
+		ret = -EFAULT;
+	}
+	pthread_rwlock_unlock(&as->map_lock);
+	return ret;
+}
+
 int64_t hpusim_dma_copy(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 			uint64_t size, uint64_t done, uint64_t max,
 			const bool *stop, struct hpu_fw_fault *fault)
@@ -314,25 +332,13 @@ int64_t hpusim_dma_copy(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 	struct hpusim_par par = { .fn = step_slice,
 				  .arg = &st,
 				  .affine = true };
-	uint64_t n = size - done, off, bad;
-	int ret = 0;
+	uint64_t n = size - done, off;
 
 	if (n > max)
 		n = max;
 	off = st.back ? size - done - n : done;
-	if (!done) {
-		pthread_rwlock_rdlock(&as->map_lock);
-		if (hpusim_mmu_check(as, src, size, &bad)) {
-			set_fault(fault, bad, false);
-			ret = -EFAULT;
-		} else if (hpusim_mmu_check(as, dst, size, &bad)) {
-			set_fault(fault, bad, true);
-			ret = -EFAULT;
-		}
-		pthread_rwlock_unlock(&as->map_lock);
-		if (ret)
-			return ret;
-	}
+	if (!done && hpusim_dma_check(as, dst, src, size, fault))
+		return -EFAULT;
 	st.dst = dst + off;
 	st.src = src + off;
 	st.len = n;

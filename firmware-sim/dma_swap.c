@@ -74,21 +74,8 @@ int64_t hpusim_dma_copy_swap(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 		if (!n)
 			n = width < size - done ? width : size - done;
 	}
-	if (!done) {
-		pthread_rwlock_rdlock(&as->map_lock);
-		if (hpusim_mmu_check(as, src, size, &bad)) {
-			fault->addr = bad;
-			fault->is_write = false;
-			ret = -EFAULT;
-		} else if (hpusim_mmu_check(as, dst, size, &bad)) {
-			fault->addr = bad;
-			fault->is_write = true;
-			ret = -EFAULT;
-		}
-		pthread_rwlock_unlock(&as->map_lock);
-		if (ret)
-			return ret;
-	}
+	if (!done && hpusim_dma_check(as, dst, src, size, fault))
+		return -EFAULT;
 	for (left = n; left; left -= piece) {
 		uint64_t off = done + (n - left);
 

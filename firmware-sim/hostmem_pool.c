@@ -485,22 +485,6 @@ give_up:
 	return -ETIMEDOUT;
 }
 
-/* The bound from the environment, else the default */
-static uint64_t timeout_ms(void)
-{
-	const char *s = getenv("HPUSIM_HOST_TIMEOUT_MS");
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s)
-		return HPUSIM_HOST_TIMEOUT_MS;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || !v || v > HPUSIM_HOST_TIMEOUT_MAX_MS)
-		return HPUSIM_HOST_TIMEOUT_MS;
-	return v;
-}
-
 int hpusim_hostmem_as_init(struct hpu_fw_as *as)
 {
 	struct hpusim_hostmem_as *has;
@@ -511,7 +495,10 @@ int hpusim_hostmem_as_init(struct hpu_fw_as *as)
 	if (!has)
 		return -ENOMEM;
 	has->refs = 1;
-	has->timeout_ns = timeout_ms() * 1000000ULL;
+	has->timeout_ns = hpusim_env_u64("HPUSIM_HOST_TIMEOUT_MS", 1,
+					 HPUSIM_HOST_TIMEOUT_MAX_MS,
+					 HPUSIM_HOST_TIMEOUT_MS) *
+			  1000000ULL;
 	as->hostmem = has;
 	return 0;
 }

@@ -257,6 +257,10 @@ struct hpu_fw_device {
 	struct hpusim_model_busy mb;
 };
 
+/* env.c */
+uint64_t hpusim_env_u64(const char *name, uint64_t lo, uint64_t hi,
+			uint64_t def);
+
 /* profiles.c */
 bool hpusim_profile_is_known(const struct hpu_fw_profile *profile);
 uint32_t hpusim_profile_engines(const struct hpu_fw_profile *profile);

@@ -47,6 +47,20 @@ int64_t hpusim_dma_copy(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
 			uint64_t size, uint64_t done, uint64_t max,
 			const bool *stop, struct hpu_fw_fault *fault);
 
+/**
+ * hpusim_dma_check() - whether a copy's whole source and destination are
+ * mapped (a packet's first piece: no byte moves when any is not)
+ * @as: address space (map_lock not held)
+ * @dst: destination VA of the whole packet
+ * @src: source VA of the whole packet
+ * @size: bytes of the whole packet
+ * @fault: out on failure: the first unmapped VA, the source's first
+ *
+ * Return: 0, or -EFAULT.
+ */
+int hpusim_dma_check(struct hpu_fw_as *as, uint64_t dst, uint64_t src,
+		     uint64_t size, struct hpu_fw_fault *fault);
+
 /* dma_swap.c: LIN_DMA with an endian swap */
 uint32_t hpusim_dma_swap_width(uint16_t flags);
 

@@ -220,6 +220,9 @@ int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value);
  *	mapping in the range is a fault
  * @fault_va: out on failure: the VA that faulted
  *
+ * A store checks the whole range is mapped before its first byte; a read
+ * is not checked first (it translates each piece once).
+ *
  * Return: 0, or -EFAULT (unmapped, host memory with @dev_only, or a host
  * access that failed; what was copied before it stays).
  */

@@ -443,24 +443,11 @@ int hpusim_mmu_check(struct hpu_fw_as *as, uint64_t va, uint64_t len,
 int hpusim_mmu_write32(struct hpu_fw_as *as, uint64_t va, uint32_t value)
 {
 	uint8_t bytes[4] = { value, value >> 8, value >> 16, value >> 24 };
-	struct hpusim_seg seg;
-	uint64_t fault, done = 0;
+	uint64_t fault;
 	int ret;
 
 	pthread_rwlock_rdlock(&as->map_lock);
-	ret = hpusim_mmu_check(as, va, 4, &fault);
-	while (!ret && done < 4) {
-		ret = hpusim_mmu_seg(as, va + done, 4 - done, false, &seg);
-		if (ret)
-			break;
-		if (seg.ptr)
-			memcpy(seg.ptr, bytes + done, seg.len);
-		else if (hpusim_host_copy(as, seg.map, seg.host_addr,
-					  bytes + done, seg.len, true, NULL,
-					  NULL) != seg.len)
-			ret = -EFAULT;
-		done += seg.len;
-	}
+	ret = hpusim_mmu_rw(as, va, bytes, sizeof(bytes), true, false, &fault);
 	pthread_rwlock_unlock(&as->map_lock);
 	return ret;
 }
@@ -472,7 +459,11 @@ int hpusim_mmu_rw(struct hpu_fw_as *as, uint64_t va, void *buf, uint64_t len,
 	uint8_t *p = buf;
 	uint64_t got;
 
-	if (hpusim_mmu_check(as, va, len, fault_va))
+	/*
+	 * A store is all or nothing (no byte before a hole); a read stops
+	 * at the hole, its bytes before it being no result
+	 */
+	if (write && hpusim_mmu_check(as, va, len, fault_va))
 		return -EFAULT;
 	while (len) {
 		if (hpusim_mmu_seg(as, va, len, false, &seg) ||

@@ -26,7 +26,6 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -306,22 +305,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* HPUSIM_CHAIN_MAX from the environment, else the default */
-static unsigned int chain_max_env(void)
-{
-	const char *v = getenv("HPUSIM_CHAIN_MAX");
-	unsigned long n;
-	char *end;
-
-	if (!v || !*v)
-		return HPUSIM_CHAIN_MAX_DEFAULT;
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (errno || *end || n > HPUSIM_CHAIN_MAX_LIMIT || v[0] == '-')
-		return HPUSIM_CHAIN_MAX_DEFAULT;
-	return (unsigned int)n;
-}
-
 /**
  * hpusim_sched_stats() - the scheduler's counters (firmware interface 1.7)
  * @out: filled in
@@ -380,7 +363,9 @@ int hpusim_pool_get(void)
 		return 0;
 	}
 	pthread_mutex_lock(&hpusim_sched.lock);
-	hpusim_sched.chain_max = chain_max_env();
+	hpusim_sched.chain_max = (unsigned int)hpusim_env_u64(
+		"HPUSIM_CHAIN_MAX", 0, HPUSIM_CHAIN_MAX_LIMIT,
+		HPUSIM_CHAIN_MAX_DEFAULT);
 	pthread_mutex_unlock(&hpusim_sched.lock);
 	for (i = 0; i < want; i++) {
 		ret = pthread_create(&hpusim_sched.threads[i], NULL,

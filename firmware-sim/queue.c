@@ -130,7 +130,7 @@ void hpusim_queue_wake(struct hpusim_queue *q)
 void hpusim_runner_start(struct hpusim_runner *rn)
 {
 	rn->chained = 0;
-	rn->chain_start_ns = hpusim_mono_ns();
+	rn->chain_start_ns = 0; /* the start of its next turn */
 }
 
 /* Whether an engine that @rn did not wake waits on the run list */
@@ -162,10 +162,11 @@ static bool runner_chain_done(struct hpusim_runner *rn)
 	if (!rn->as)
 		return false;
 	elapsed = hpusim_mono_ns() - rn->chain_start_ns;
-	if (rn->chained < hpusim_sched.chain_max && elapsed < HPUSIM_CHAIN_NS)
+	/* the run list is walked only once the turns or the time are used */
+	if (!hpusim_chain_done(rn->chained, hpusim_sched.chain_max, elapsed,
+			       true))
 		return false;
-	if (hpusim_chain_done(rn->chained, hpusim_sched.chain_max, elapsed,
-			      others_wait(rn)))
+	if (others_wait(rn))
 		return true;
 	hpusim_runner_start(rn);
 	return false;
@@ -202,7 +203,9 @@ struct hpusim_engine_queue *hpusim_runner_take(struct hpusim_runner *rn)
 		}
 		if (p->state == HPUSIM_EQ_RUNNABLE) {
 			hpusim_sched_count(&hpusim_sched.st.handoff_pool, 1);
-			hpusim_sched_count(&hpusim_sched.st.chain_cuts, done);
+			if (done)
+				hpusim_sched_count(&hpusim_sched.st.chain_cuts,
+						   1);
 		}
 		pthread_cond_signal(&hpusim_sched.work);
 	}
@@ -321,52 +324,33 @@ void hpusim_queue_after_drop(struct hpusim_queue *q)
 }
 
 /*
- * One turn of @q (RUNNING, off the ready list) on its engine; sched lock
- * held. @inline_cs: the fast path runs only that submission's jobs.
- * @rn collects the engines that the running job's submission woke.
+ * queue_run() with this thread's runner set. What one job woke waits for
+ * this thread while the next job only syncs (its FENCE mostly parks it):
+ * a work packet sends it to the pool first (exec.c).
  */
-static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
-			       const struct hpusim_cs *inline_cs,
-			       struct hpusim_runner *rn)
+static enum turn_end queue_turn(struct hpusim_queue *q, struct hpusim_slice *sl,
+				const struct hpusim_cs *inline_cs,
+				struct hpusim_runner *rn)
 {
-	struct hpusim_runner *prev = hpusim_cur_runner;
 	struct hpu_fw_fault fault;
 	struct hpusim_job *job;
 	enum exec_result r;
 
-	HPU_ASSERT_HELD(&hpusim_sched.lock);
-
-	/*
-	 * Also while a job ends: a submission's end may release another
-	 * (cs_done raising a WAIT submission's SOB), which is then this
-	 * thread's to run. A callback's own cs_submit has a runner of its
-	 * own and gives this one back.
-	 */
-	hpusim_cur_runner = rn;
-	rn->as = inline_cs ? NULL : q->as;
 	while ((job = queue_head(q))) {
 		struct hpusim_cs *cs = job->cs;
 
 		/*
-		 * What the last job woke waits for this thread while the
-		 * next job only syncs (its FENCE mostly parks it): a work
-		 * packet sends it to the pool first (exec.c).
-		 */
-		/*
 		 * Only compared: @inline_cs may be freed already, and a new
 		 * submission at its address merely runs here too.
 		 */
-		if (inline_cs && cs != inline_cs) {
-			hpusim_cur_runner = prev;
+		if (inline_cs && cs != inline_cs)
 			return TURN_OTHER;
-		}
 		if (cs->stopping) {
 			hpusim_job_end(job);
 			continue;
 		}
 		if (!sl->budget) {
 			job->state = HPUSIM_JOB_QUEUED;
-			hpusim_cur_runner = prev;
 			return TURN_USED;
 		}
 		job->state = HPUSIM_JOB_RUNNING;
@@ -398,11 +382,9 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 			}
 			job->state = HPUSIM_JOB_PARKED;
 			q->state = HPUSIM_Q_PARKED;
-			hpusim_cur_runner = prev;
 			return TURN_PARKED;
 		case EXEC_YIELD:
 			job->state = HPUSIM_JOB_QUEUED;
-			hpusim_cur_runner = prev;
 			return TURN_USED;
 		case EXEC_FAULT:
 		case EXEC_ENGINE_ERR:
@@ -415,9 +397,35 @@ static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
 			break;
 		}
 	}
-	hpusim_cur_runner = prev;
 	queue_go_idle(q);
 	return TURN_EMPTY;
+}
+
+/*
+ * One turn of @q (RUNNING, off the ready list) on its engine; sched lock
+ * held. @inline_cs: the fast path runs only that submission's jobs.
+ * @rn collects the engines that the running job's submission woke.
+ */
+static enum turn_end queue_run(struct hpusim_queue *q, struct hpusim_slice *sl,
+			       const struct hpusim_cs *inline_cs,
+			       struct hpusim_runner *rn)
+{
+	struct hpusim_runner *prev = hpusim_cur_runner;
+	enum turn_end end;
+
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
+	/*
+	 * Also while a job ends: a submission's end may release another
+	 * (cs_done raising a WAIT submission's SOB), which is then this
+	 * thread's to run. A callback's own cs_submit has a runner of its
+	 * own and gives this one back.
+	 */
+	hpusim_cur_runner = rn;
+	rn->as = inline_cs ? NULL : q->as;
+	end = queue_turn(q, sl, inline_cs, rn);
+	hpusim_cur_runner = prev;
+	return end;
 }
 
 /**
@@ -436,6 +444,7 @@ void hpusim_engine_run(struct hpusim_engine_queue *eq,
 		       struct hpusim_runner *rn)
 {
 	struct hpusim_slice sl;
+	uint64_t now;
 
 	HPU_ASSERT_HELD(&hpusim_sched.lock);
 
@@ -455,7 +464,10 @@ void hpusim_engine_run(struct hpusim_engine_queue *eq,
 		hpusim_list_del(&q->ready_node);
 		q->state = HPUSIM_Q_RUNNING;
 		sl.budget = HPUSIM_SLICE_BYTES;
-		sl.end_ns = hpusim_mono_ns() + HPUSIM_SLICE_NS;
+		now = hpusim_mono_ns();
+		sl.end_ns = now + HPUSIM_SLICE_NS;
+		if (!rn->chain_start_ns)
+			rn->chain_start_ns = now;
 		switch (queue_run(q, &sl, inline_cs, rn)) {
 		case TURN_EMPTY:
 		case TURN_PARKED:

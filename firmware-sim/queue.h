@@ -159,7 +159,8 @@ extern struct hpusim_sched hpusim_sched;
  * @npend: entries of @pend
  * @chained: turns this worker took from @pend since it last took an
  *	engine off the run list
- * @chain_start_ns: when it took that engine (CLOCK_MONOTONIC)
+ * @chain_start_ns: when the chain's first turn began (CLOCK_MONOTONIC,
+ *	the turn's own clock read), 0 until then
  *
  * A job that passes another queue's FENCE mostly parks or ends right
  * after (the training library's handoffs: MSG_LONG ADD, then FENCE on its

@@ -170,7 +170,7 @@ static void cs_finalize(struct hfd_cs *cs)
 	struct hfd_cs_state *st = ctx->cs;
 	struct hfd_wait_dep *ready, *d;
 	struct hfd_cs **pp;
-	struct hfd_cs_hist *h;
+	struct hfd_cs_hist rec;
 	bool ring_broke = false, as_ok;
 	uint32_t status;
 	unsigned int i;
@@ -199,24 +199,21 @@ static void cs_finalize(struct hfd_cs *cs)
 			break;
 		}
 	}
+	rec = (struct hfd_cs_hist){
+		.seq = cs->seq,
+		.ts = cs->done_ns,
+		.status = status,
+		.ts_valid = !!(cs->flags & HPU_CS_FLAGS_TIMESTAMP),
+	};
 	if (!st->hist)
 		st->hist = calloc(CS_HISTORY, sizeof(*st->hist));
-	if (st->hist) {
-		h = &st->hist[cs->seq % CS_HISTORY];
-		h->seq = cs->seq;
-		h->status = status;
-		h->ts = cs->done_ns;
-		h->ts_valid = !!(cs->flags & HPU_CS_FLAGS_TIMESTAMP);
-	}
-	if ((cs->flags & HPU_CS_FLAGS_TIMESTAMP) && !st->outcomes)
+	if (st->hist)
+		st->hist[cs->seq % CS_HISTORY] = rec;
+	/* a timestamped CS is also kept in the outcome store */
+	if (rec.ts_valid && !st->outcomes)
 		st->outcomes = calloc(CS_OUTCOMES, sizeof(*st->outcomes));
-	if ((cs->flags & HPU_CS_FLAGS_TIMESTAMP) && st->outcomes) {
-		h = &st->outcomes[st->outcome_next++ % CS_OUTCOMES];
-		h->seq = cs->seq;
-		h->status = status;
-		h->ts = cs->done_ns;
-		h->ts_valid = 1;
-	}
+	if (rec.ts_valid && st->outcomes)
+		st->outcomes[st->outcome_next++ % CS_OUTCOMES] = rec;
 	ready = deps_ended_locked(st, cs->seq);
 	while ((d = ready)) {
 		ready = d->next;

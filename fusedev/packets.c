@@ -115,12 +115,15 @@ static int check_arm_monitor(const uint8_t *p)
 	if (pkt.hdr.flags & HPU_MON_F_EQUAL ? pkt.target > HPU_SOB_MAX_VALUE :
 					      !sob_target_ok(pkt.target))
 		return -EINVAL;
-	if (pkt.hdr.flags & HPU_MON_F_SOB_ADD)
-		return pkt.payload_addr >= HPU_NUM_SOBS ||
-				       pkt.payload > HPU_SOB_MAX_VALUE ?
-			       -EINVAL :
-			       0;
-	return pkt.payload_addr % 4 ? -EINVAL : 0;
+	/* the payload goes to a user SOB, or to a 4-byte aligned address */
+	if (pkt.hdr.flags & HPU_MON_F_SOB_ADD) {
+		if (pkt.payload_addr >= HPU_NUM_SOBS ||
+		    pkt.payload > HPU_SOB_MAX_VALUE)
+			return -EINVAL;
+	} else if (pkt.payload_addr % 4) {
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /**

@@ -9,9 +9,8 @@
  * engines; an abort and a reset in the middle of a chain; a FENCE that is
  * not satisfied stays queued; a submission released by the end of
  * another (a WAIT) follows on the same thread; the part of a submission
- * on idle engines
- * runs in the submitting thread while another part queues. Nothing
- * asserts a duration.
+ * on idle engines runs in the submitting thread while another part
+ * queues. Nothing asserts a duration.
  */
 #include "../lib/hpu_test_fw.h"
 #include "queue.h"
@@ -154,6 +153,24 @@ static void stats_delta(const struct hpu_fw_sched_stats *a,
 }
 
 /*
+ * Submit the chain alone in the fixture (nothing runs before its start),
+ * start it, wait for all of it and check it; *@d: the counters' change
+ */
+static void chain_run(struct chain *c, struct hpu_test_fw *f,
+		      struct hpu_fw_sched_stats *d)
+{
+	struct hpu_fw_sched_stats a;
+
+	chain_submit(c);
+	assert_int_equal(hpu_test_fw_ndone(f), 0);
+	hpusim_model.ops->sched_stats(&a);
+	chain_start(c);
+	hpu_test_fw_wait_done(f, c->n);
+	stats_delta(&a, d);
+	chain_check(c, f);
+}
+
+/*
  * A chain of 16 submissions over two DMA queues, started from this
  * thread: one worker is signalled (this thread's SOB write), and every
  * other handoff stays on that worker; the jobs run in order.
@@ -161,18 +178,12 @@ static void stats_delta(const struct hpu_fw_sched_stats *a,
 static void test_chain_on_one_thread(void **state)
 {
 	struct hpu_test_fw *f = *state;
-	struct hpu_fw_sched_stats a, d;
+	struct hpu_fw_sched_stats d;
 	struct chain c;
 
 	assert_true(hpusim_sched_set_chain_max(HPUSIM_CHAIN_MAX_DEFAULT) >= 0);
 	chain_init(&c, f, f->as, 100, 16, 1000);
-	chain_submit(&c);
-	assert_int_equal(hpu_test_fw_ndone(f), 0);
-	hpusim_model.ops->sched_stats(&a);
-	chain_start(&c);
-	hpu_test_fw_wait_done(f, c.n);
-	stats_delta(&a, &d);
-	chain_check(&c, f);
+	chain_run(&c, f, &d);
 	assert_chained(&d, c.n - 1, 1);
 	chain_fini(&c, f);
 }
@@ -186,19 +197,14 @@ static void test_chain_on_one_thread(void **state)
 static void test_chain_off(void **state)
 {
 	struct hpu_test_fw *f = *state;
-	struct hpu_fw_sched_stats a, d;
+	struct hpu_fw_sched_stats d;
 	struct chain c;
 	int old;
 
 	old = hpusim_sched_set_chain_max(0);
 	assert_true(old >= 0);
 	chain_init(&c, f, f->as, 130, 16, 2000);
-	chain_submit(&c);
-	hpusim_model.ops->sched_stats(&a);
-	chain_start(&c);
-	hpu_test_fw_wait_done(f, c.n);
-	stats_delta(&a, &d);
-	chain_check(&c, f);
+	chain_run(&c, f, &d);
 	assert_true(d.handoff_pool >= 1 && d.handoff_pool <= c.n);
 	assert_int_equal(d.handoff_thread, 0);
 	assert_int_equal(hpusim_sched_set_chain_max((unsigned int)old), 0);
@@ -231,18 +237,13 @@ static void test_chain_bound_rule(void **state)
 static void test_chain_bound_alone(void **state)
 {
 	struct hpu_test_fw *f = *state;
-	struct hpu_fw_sched_stats a, d;
+	struct hpu_fw_sched_stats d;
 	struct chain c;
 	int old = hpusim_sched_set_chain_max(3);
 
 	assert_true(old >= 0);
 	chain_init(&c, f, f->as, 160, 20, 3000);
-	chain_submit(&c);
-	hpusim_model.ops->sched_stats(&a);
-	chain_start(&c);
-	hpu_test_fw_wait_done(f, c.n);
-	stats_delta(&a, &d);
-	chain_check(&c, f);
+	chain_run(&c, f, &d);
 	assert_chained(&d, c.n - 1, 1);
 	assert_int_equal(hpusim_sched_set_chain_max((unsigned int)old), 3);
 	chain_fini(&c, f);
@@ -504,16 +505,63 @@ static void test_chain_released_by_end(void **state)
 	hpusim_model.ops->destroy(dev);
 }
 
+/*
+ * HPUSIM_CHAIN_MAX's parser (hpusim_env_u64(), the pool's and the host
+ * access bound's): a decimal number in range, anything else the default
+ */
+static void test_chain_max_env(void **state)
+{
+	static const struct {
+		const char *v;
+		uint64_t want;
+	} cases[] = {
+		{ NULL, 64 },
+		{ "", 64 },
+		{ "0", 0 },
+		{ "7", 7 },
+		{ "4096", 4096 },
+		{ "4097", 64 },
+		{ "-0", 64 },
+		{ "-1", 64 },
+		{ "12x", 64 },
+		{ "x", 64 },
+		{ "99999999999999999999999", 64 },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].v)
+			assert_int_equal(
+				setenv("HPUSIM_CHAIN_MAX", cases[i].v, 1), 0);
+		else
+			assert_int_equal(unsetenv("HPUSIM_CHAIN_MAX"), 0);
+		assert_int_equal(hpusim_env_u64("HPUSIM_CHAIN_MAX", 0,
+						HPUSIM_CHAIN_MAX_LIMIT,
+						HPUSIM_CHAIN_MAX_DEFAULT),
+				 cases[i].want);
+	}
+	/* a least value of 1 refuses 0 */
+	assert_int_equal(setenv("HPUSIM_CHAIN_MAX", "0", 1), 0);
+	assert_int_equal(hpusim_env_u64("HPUSIM_CHAIN_MAX", 1, 10, 5), 5);
+	assert_int_equal(unsetenv("HPUSIM_CHAIN_MAX"), 0);
+}
+
 int main(void)
 {
 #define T(fn)                                                  \
 	cmocka_unit_test_setup_teardown(fn, hpu_test_fw_setup, \
 					hpu_test_fw_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_chain_on_one_thread), T(test_chain_off),
-		T(test_chain_bound_rule),    T(test_chain_bound_alone),
-		T(test_chain_two_contexts),  T(test_chain_abort_and_reset),
-		T(test_partial_fast_path),   T(test_chain_released_by_end),
+		T(test_chain_on_one_thread),
+		T(test_chain_off),
+		T(test_chain_bound_rule),
+		T(test_chain_bound_alone),
+		T(test_chain_two_contexts),
+		T(test_chain_abort_and_reset),
+		T(test_partial_fast_path),
+		T(test_chain_released_by_end),
+		cmocka_unit_test(test_chain_max_env),
 	};
 #undef T
 

@@ -389,6 +389,68 @@ static void test_hint_on_guard(void **state)
 	assert_int_equal(ops->mem_free(c), 0);
 }
 
+/*
+ * as_read_dev (interface 1.7) and the copy under it: device memory reads
+ * back what was stored; a range into the guard after the mapping, or in
+ * host memory, is -EFAULT; a store across the hole writes no byte, and
+ * both a store and a read across it name the hole's first byte
+ */
+static void test_as_read_dev(void **state)
+{
+	struct hpu_fw_device *dev = *state;
+	uint8_t pat[8 * KiB], got[8 * KiB], *host;
+	uint64_t va, hva, fault = 0;
+	struct hpu_fw_mem *mem;
+	struct hpu_fw_as *as;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(pat); i++)
+		pat[i] = (uint8_t)(i * 7 + 3);
+	host = aligned_alloc(4 * KiB, 4 * KiB);
+	assert_non_null(host);
+	memset(host, 0x5a, 4 * KiB);
+	assert_int_equal(ops->as_create(dev, &as), 0);
+	assert_int_equal(
+		ops->mem_alloc(dev, 8 * KiB, 4 * KiB, false, false, &mem), 0);
+	assert_int_equal(ops->map_mem(as, mem, 0, false, &va), 0);
+	assert_int_equal(ops->map_shared(as, host, 4 * KiB, 0, false, &hva), 0);
+
+	pthread_rwlock_rdlock(&as->map_lock);
+	assert_int_equal(
+		hpusim_mmu_rw(as, va, pat, sizeof(pat), true, true, &fault), 0);
+	/* 16 bytes before the end, 32 long: the guard page faults first */
+	memset(got, 0, sizeof(got));
+	assert_int_equal(hpusim_mmu_rw(as, va + 8 * KiB - 16, got, 32, true,
+				       false, &fault),
+			 -EFAULT);
+	assert_true(fault == va + 8 * KiB);
+	memset(got, 0, sizeof(got));
+	fault = 0;
+	assert_int_equal(hpusim_mmu_rw(as, va + 8 * KiB - 16, got, 32, false,
+				       false, &fault),
+			 -EFAULT);
+	assert_true(fault == va + 8 * KiB);
+	pthread_rwlock_unlock(&as->map_lock);
+
+	/* all of it, the failed store's zeros nowhere */
+	memset(got, 0, sizeof(got));
+	assert_int_equal(ops->as_read_dev(as, va, got, sizeof(got)), 0);
+	assert_memory_equal(got, pat, sizeof(pat));
+	assert_int_equal(ops->as_read_dev(as, va + 100, got, 1000), 0);
+	assert_memory_equal(got, pat + 100, 1000);
+	assert_int_equal(ops->as_read_dev(as, va + 8 * KiB - 16, got, 32),
+			 -EFAULT);
+	assert_int_equal(ops->as_read_dev(as, hva, got, 8), -EFAULT);
+	assert_int_equal(ops->as_read_dev(as, va, got, 0), -EINVAL);
+	assert_int_equal(ops->as_read_dev(as, va, got, HPU_FW_AS_READ_MAX + 1),
+			 -EINVAL);
+
+	assert_int_equal(ops->unmap(as, hva, NULL), 0);
+	ops->as_destroy(as);
+	assert_int_equal(ops->mem_free(mem), 0);
+	free(host);
+}
+
 static int pidfd_self(void)
 {
 	return (int)syscall(SYS_pidfd_open, getpid(), 0);
@@ -484,6 +546,8 @@ int main(void)
 		cmocka_unit_test(test_export_sweep),
 		cmocka_unit_test_setup_teardown(test_map_mem, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hint_on_guard, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_as_read_dev, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_map_host, setup, teardown),
 	};

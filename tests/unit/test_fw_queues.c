@@ -273,7 +273,6 @@ static void test_engine_errors(void **state)
 	bad.stream = HPU_FW_STREAMS;
 	assert_int_equal(hpusim_model.ops->cs_submit(f->as, &bad, 1, NULL),
 			 -EINVAL);
-	bad.queue = 1000;
 	bad.stream = 0;
 	bad.queue = 0;
 	bad.cb_size = 12;

@@ -117,24 +117,6 @@ static bool proc_file(pid_t pid, const char *name, char *buf, size_t len)
 	return ok;
 }
 
-/* How many lines of the daemon's log hold @needle; the last in @line */
-static int log_count(const struct hpu_test_daemon *d, const char *needle,
-		     char *line, size_t len)
-{
-	char buf[1024];
-	int n = 0;
-	FILE *f = fopen(d->log, "r");
-
-	assert_non_null(f);
-	while (fgets(buf, sizeof(buf), f))
-		if (strstr(buf, needle)) {
-			n++;
-			snprintf(line, len, "%s", buf);
-		}
-	fclose(f);
-	return n;
-}
-
 static const char *const info_args[] = { "--log-level", "info", NULL };
 
 /* Start a daemon in the current environment; its MME line in @line */
@@ -145,7 +127,9 @@ static void start(struct hpu_test_daemon *d, char *core, size_t len, char *line,
 	/* driver/blas_core of the daemon just started (its HPU_DEV_DIR) */
 	assert_int_equal(hpu_driver_read_attr("blas_core", core, len), 0);
 	/* the line comes before the session serves: once, from one exec */
-	assert_int_equal(log_count(d, "MME: OpenBLAS core", line, llen), 1);
+	assert_int_equal(hpu_test_daemon_log_count(d, "MME: OpenBLAS core",
+						   line, llen),
+			 1);
 	print_message("%s: %s", core, line);
 }
 

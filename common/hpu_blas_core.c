@@ -181,6 +181,16 @@ void hpu_blas_core_apply(char **argv, struct hpu_blas_core *st)
 	copy_name(st->wanted, sizeof(st->wanted), pick);
 }
 
+void hpu_blas_core_start(char **argv, const char *prog,
+			 struct hpu_blas_core *st)
+{
+	char line[256];
+
+	hpu_blas_core_apply(argv, st);
+	if (hpu_blas_core_describe(st, line, sizeof(line)))
+		fprintf(stderr, "%s: warning: %s\n", prog, line);
+}
+
 const char *hpu_blas_core_coretype(void)
 {
 	const char *user = getenv(HPU_BLAS_CORE_OPENBLAS_ENV);

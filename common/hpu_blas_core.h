@@ -143,6 +143,18 @@ const char *hpu_blas_core_pick(const char *corename, unsigned int cpu_flags);
 void hpu_blas_core_apply(char **argv, struct hpu_blas_core *st);
 
 /**
+ * hpu_blas_core_start() - hpu_blas_core_apply() for a command-line
+ *	program: a warning of hpu_blas_core_describe() goes to stderr
+ * @argv: main()'s argv, for the re-exec
+ * @prog: the program's name, the warning's prefix
+ * @st: filled with the decision, for the program's own report of it
+ *
+ * Called first thing in main(), as hpu_blas_core_apply().
+ */
+void hpu_blas_core_start(char **argv, const char *prog,
+			 struct hpu_blas_core *st);
+
+/**
  * hpu_blas_core_coretype() - the OPENBLAS_CORETYPE every process of a
  *	run should have, for scripts and test runners to export
  *

@@ -418,7 +418,6 @@ static void strided(const struct acc_job *j)
 static int check_accumulate(const struct hpu_pkt_tpc_kernel *k)
 {
 	const struct hpu_tpc_tensor *o = T(0);
-	uint64_t oend = o->addr + hputpc_extent(o);
 	unsigned int i;
 
 	if (P(0) > HPU_TPC_ACC_MAX)
@@ -429,15 +428,13 @@ static int check_accumulate(const struct hpu_pkt_tpc_kernel *k)
 	/* p1, the divisor, has a meaning for every value: 0, 1 none */
 	for (i = 1; i < k->num_tensors; i++) {
 		const struct hpu_tpc_tensor *in = T(i);
-		uint64_t iend = in->addr + hputpc_extent(in);
 
 		if (in->dtype != o->dtype || !hputpc_same_shape(o, in))
 			return -EINVAL;
 		if (i == 1 && in->addr == o->addr &&
 		    !memcmp(in->strides, o->strides, sizeof(o->strides)))
 			continue; /* in place */
-		if (oend > o->addr && iend > in->addr && o->addr < iend &&
-		    in->addr < oend)
+		if (hputpc_extents_meet(o, in))
 			return -EINVAL;
 	}
 	return 0;

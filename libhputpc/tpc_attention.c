@@ -187,8 +187,6 @@ static int hputpc_causal(struct hputpc_ctx *c)
 static int check_kv_write(const struct hpu_pkt_tpc_kernel *k)
 {
 	const struct hpu_tpc_tensor *src = T(0), *cache = T(1);
-	uint64_t se = src->addr + hputpc_extent(src);
-	uint64_t ce = cache->addr + hputpc_extent(cache);
 	uint32_t d;
 
 	if (!hputpc_is_float(src->dtype) || src->dtype != cache->dtype ||
@@ -200,8 +198,7 @@ static int check_kv_write(const struct hpu_pkt_tpc_kernel *k)
 	if ((uint64_t)P(0) + src->sizes[1] > cache->sizes[1])
 		return -EINVAL;
 	/* the source is read while the cache is written: apart */
-	if (se > src->addr && ce > cache->addr && src->addr < ce &&
-	    cache->addr < se)
+	if (hputpc_extents_meet(src, cache))
 		return -EINVAL;
 	return 0;
 }

@@ -47,6 +47,15 @@ uint64_t hputpc_extent(const struct hpu_tpc_tensor *t)
 	return (last + 1) * hputpc_dtype_size(t->dtype);
 }
 
+bool hputpc_extents_meet(const struct hpu_tpc_tensor *a,
+			 const struct hpu_tpc_tensor *b)
+{
+	uint64_t ae = a->addr + hputpc_extent(a),
+		 be = b->addr + hputpc_extent(b);
+
+	return ae > a->addr && be > b->addr && a->addr < be && b->addr < ae;
+}
+
 /* One tensor on its own: everything that does not depend on the kernel */
 static int tensor_ok(const struct hpu_tpc_tensor *t)
 {

@@ -26,16 +26,6 @@
 /* Added to the norm before dividing (PyTorch's clip_grad_norm_) */
 #define CLIP_EPS 1e-6f
 
-/* Byte extents of @a and @b share a byte */
-static bool extents_meet(const struct hpu_tpc_tensor *a,
-			 const struct hpu_tpc_tensor *b)
-{
-	uint64_t ae = a->addr + hputpc_extent(a),
-		 be = b->addr + hputpc_extent(b);
-
-	return ae > a->addr && be > b->addr && a->addr < be && b->addr < ae;
-}
-
 /* Tensors @from..num_tensors-1 pairwise apart, and apart from @one */
 static bool apart(const struct hpu_pkt_tpc_kernel *k, unsigned int one,
 		  unsigned int from)
@@ -43,10 +33,10 @@ static bool apart(const struct hpu_pkt_tpc_kernel *k, unsigned int one,
 	unsigned int i, j;
 
 	for (i = from; i < k->num_tensors; i++) {
-		if (extents_meet(T(one), T(i)))
+		if (hputpc_extents_meet(T(one), T(i)))
 			return false;
 		for (j = i + 1; j < k->num_tensors; j++)
-			if (extents_meet(T(i), T(j)))
+			if (hputpc_extents_meet(T(i), T(j)))
 				return false;
 	}
 	return true;
@@ -90,7 +80,7 @@ static int check_sumsq(const struct hpu_pkt_tpc_kernel *k)
 	    P(0) & ~(uint32_t)HPU_TPC_SUMSQ_ACCUMULATE)
 		return -EINVAL;
 	for (i = 1; i < k->num_tensors; i++)
-		if (extents_meet(T(0), T(i)))
+		if (hputpc_extents_meet(T(0), T(i)))
 			return -EINVAL;
 	return 0;
 }

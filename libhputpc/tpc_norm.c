@@ -109,15 +109,6 @@ static int hputpc_ln_fwd(struct hputpc_ctx *c)
 	return 0;
 }
 
-/* Two operands that may not overlap (one is written while both are read) */
-static int apart(const struct hpu_tpc_tensor *a, const struct hpu_tpc_tensor *b)
-{
-	uint64_t ae = a->addr + hputpc_extent(a),
-		 be = b->addr + hputpc_extent(b);
-
-	return !(ae > a->addr && be > b->addr && a->addr < be && b->addr < ae);
-}
-
 /*
  * y, bias, h, h_out, gamma, beta, out; eps. A decode step's residual
  * joint: the projection y plus its bias added to the stream h (h_out),
@@ -134,7 +125,8 @@ static int check_brln(const struct hpu_pkt_tpc_kernel *k)
 	    !(eps > 0))
 		return -EINVAL;
 	/* the normalized rows are written while the others are read */
-	if (!apart(T(6), T(0)) || !apart(T(6), T(2)) || !apart(T(6), T(3)))
+	if (hputpc_extents_meet(T(6), T(0)) ||
+	    hputpc_extents_meet(T(6), T(2)) || hputpc_extents_meet(T(6), T(3)))
 		return -EINVAL;
 	return 0;
 }

@@ -14,6 +14,7 @@
 #ifndef HPUTPC_CHECK_H
 #define HPUTPC_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,19 @@ size_t hputpc_dtype_size(uint32_t dtype);
  * Return: the byte extent (0 for a zero-size tensor).
  */
 uint64_t hputpc_extent(const struct hpu_tpc_tensor *t);
+
+/**
+ * hputpc_extents_meet() - whether two tensors' byte extents share a byte
+ * @a: a tensor that passed the rules
+ * @b: another
+ *
+ * An operand written while another is read must be apart from it; a
+ * zero-size tensor meets nothing.
+ *
+ * Return: true when [addr, addr + hputpc_extent()) of @a and @b overlap.
+ */
+bool hputpc_extents_meet(const struct hpu_tpc_tensor *a,
+			 const struct hpu_tpc_tensor *b);
 
 /**
  * hputpc_nelems() - elements of a tensor (product of its sizes)

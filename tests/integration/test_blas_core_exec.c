@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "hpu_blas_core.h"
+#include "hpudrv.h"
 #include "../lib/hpu_test_blas.h"
 #include "../lib/hpu_test_daemon.h"
 
@@ -74,23 +75,6 @@ static void need_fuse(void)
 	}
 }
 
-/* driver/blas_core of a running daemon, without its newline */
-static void read_core(const struct hpu_test_daemon *d, char *buf, size_t len)
-{
-	char path[PATH_MAX + 32];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/driver/blas_core", d->mount);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	n = read(fd, buf, len - 1);
-	close(fd);
-	assert_true(n > 0);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 /* NAME=value of /proc/PID/environ (the environment of its last exec) */
 static bool proc_env(pid_t pid, const char *name, char *val, size_t len)
 {
@@ -133,24 +117,6 @@ static bool proc_file(pid_t pid, const char *name, char *buf, size_t len)
 	return ok;
 }
 
-/* How many lines of the daemon's log hold @needle; the last in @line */
-static int log_count(const struct hpu_test_daemon *d, const char *needle,
-		     char *line, size_t len)
-{
-	char buf[1024];
-	int n = 0;
-	FILE *f = fopen(d->log, "r");
-
-	assert_non_null(f);
-	while (fgets(buf, sizeof(buf), f))
-		if (strstr(buf, needle)) {
-			n++;
-			snprintf(line, len, "%s", buf);
-		}
-	fclose(f);
-	return n;
-}
-
 static const char *const info_args[] = { "--log-level", "info", NULL };
 
 /* Start a daemon in the current environment; its MME line in @line */
@@ -158,9 +124,12 @@ static void start(struct hpu_test_daemon *d, char *core, size_t len, char *line,
 		  size_t llen)
 {
 	assert_int_equal(hpu_test_daemon_start(d, 1, "gaudi2", info_args), 0);
-	read_core(d, core, len);
+	/* driver/blas_core of the daemon just started (its HPU_DEV_DIR) */
+	assert_int_equal(hpu_driver_read_attr("blas_core", core, len), 0);
 	/* the line comes before the session serves: once, from one exec */
-	assert_int_equal(log_count(d, "MME: OpenBLAS core", line, llen), 1);
+	assert_int_equal(hpu_test_daemon_log_count(d, "MME: OpenBLAS core",
+						   line, llen),
+			 1);
 	print_message("%s: %s", core, line);
 }
 

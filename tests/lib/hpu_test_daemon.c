@@ -86,6 +86,25 @@ static void print_log(const struct hpu_test_daemon *d)
 	fclose(f);
 }
 
+int hpu_test_daemon_log_count(const struct hpu_test_daemon *d,
+			      const char *needle, char *last, size_t len)
+{
+	char line[1024];
+	int n = 0;
+	FILE *f = fopen(d->log, "r");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, needle)) {
+			n++;
+			if (last)
+				snprintf(last, len, "%s", line);
+		}
+	fclose(f);
+	return n;
+}
+
 /*
  * Whether the daemon reported a broken invariant: an HPU_WARN_ON() line
  * in its log (fusedev/log.c logs them as errors). A test whose daemon
@@ -93,16 +112,7 @@ static void print_log(const struct hpu_test_daemon *d)
  */
 static bool log_has_warning(const struct hpu_test_daemon *d)
 {
-	char line[1024];
-	bool found = false;
-	FILE *f = fopen(d->log, "r");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "WARN_ON(") != NULL;
-	fclose(f);
-	return found;
+	return hpu_test_daemon_log_count(d, "WARN_ON(", NULL, 0) > 0;
 }
 
 static int wait_ready(struct hpu_test_daemon *d)

@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /**
@@ -78,6 +79,19 @@ int hpu_test_daemon_spawn(struct hpu_test_daemon *d, const char *dir, int ndev,
  * warning), after printing the daemon's log.
  */
 int hpu_test_daemon_stop(struct hpu_test_daemon *d);
+
+/**
+ * hpu_test_daemon_log_count() - how many lines of the daemon's log hold
+ * @needle
+ * @d: daemon (its log is kept until hpu_test_daemon_stop())
+ * @needle: what a line must contain
+ * @last: receives the last such line, newline kept; NULL: not kept
+ * @len: size of @last
+ *
+ * Return: the count, or -errno when the log cannot be read.
+ */
+int hpu_test_daemon_log_count(const struct hpu_test_daemon *d,
+			      const char *needle, char *last, size_t len);
 
 /**
  * hpu_test_is_mounted() - whether @dir is a mount point in this namespace

@@ -132,13 +132,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	struct hpu_blas_core blas;
-	char line[256];
 	size_t i;
 
 	/* may run hpu-bench again with OPENBLAS_CORETYPE set, as the daemon */
-	hpu_blas_core_apply(argv, &blas);
-	if (hpu_blas_core_describe(&blas, line, sizeof(line)))
-		fprintf(stderr, "hpu-bench: warning: %s\n", line);
+	hpu_blas_core_start(argv, "hpu-bench", &blas);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

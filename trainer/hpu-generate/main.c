@@ -443,9 +443,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	/* may run hpu-generate again with OPENBLAS_CORETYPE set */
-	hpu_blas_core_apply(argv, &blas);
-	if (hpu_blas_core_describe(&blas, blas_line, sizeof(blas_line)))
-		fprintf(stderr, PROG ": warning: %s\n", blas_line);
+	hpu_blas_core_start(argv, PROG, &blas);
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;

@@ -45,16 +45,13 @@ int main(int argc, char **argv)
 	struct ht_devices dev;
 	struct ht_cluster cl;
 	struct hpu_blas_core blas;
-	char blas_line[256];
 	struct htc_opts o;
 	char err[512] = "";
 	bool port_chosen;
 	int ret;
 
 	/* may run hpu-train again with OPENBLAS_CORETYPE set; the workers inherit it */
-	hpu_blas_core_apply(argv, &blas);
-	if (hpu_blas_core_describe(&blas, blas_line, sizeof(blas_line)))
-		fprintf(stderr, HTC_PROG ": warning: %s\n", blas_line);
+	hpu_blas_core_start(argv, HTC_PROG, &blas);
 	ret = htc_parse(argc, argv, &o);
 	if (ret == HTC_EXIT_DONE)
 		return HTC_EXIT_OK;

@@ -227,7 +227,6 @@ int ht_gelu(struct ht_tensor *x, struct ht_tensor **y)
 int ht_bias_gelu(struct ht_tensor *x, struct ht_tensor *b, struct ht_tensor **y)
 {
 	struct ht_backend *be = x->be;
-	struct hpu_tpc_tensor d[3];
 	struct ht_tensor *out;
 	int ret;
 
@@ -245,10 +244,8 @@ int ht_bias_gelu(struct ht_tensor *x, struct ht_tensor *b, struct ht_tensor **y)
 	ret = ht_tensor_like(x, HT_F32, &out);
 	if (ret)
 		return ret;
-	ht_tensor_desc(x, &d[0]);
-	ht_tensor_desc(b, &d[1]);
-	ht_tensor_desc(out, &d[2]);
-	ret = ht_backend_kernel(be, HPU_TPC_KERNEL_BIAS_GELU, d, 3, NULL, 0);
+	ret = ht_kernel_t(HPU_TPC_KERNEL_BIAS_GELU,
+			  (struct ht_tensor *[]){ x, b, out }, 3, NULL, 0);
 	if (ret)
 		return ret;
 	*y = out;

@@ -94,15 +94,21 @@ int ht_tensor_like(const struct ht_tensor *t, uint32_t dtype,
 	return ht_tensor_new(t->be, dtype, t->ndim, t->sizes, false, out);
 }
 
-int ht_tensor_slice(const struct ht_tensor *t, uint64_t off, unsigned int ndim,
-		    const uint32_t *sizes, struct ht_tensor **out)
+/*
+ * A step tensor of @sizes viewing @t's elements from @off on: all of them
+ * (@whole), or any run that fits in @t
+ */
+static int view_at(const struct ht_tensor *t, uint64_t off, bool whole,
+		   unsigned int ndim, const uint32_t *sizes,
+		   struct ht_tensor **out)
 {
 	struct ht_tensor tmp = { 0 }, *v;
 	int ret = shape_set(&tmp, ndim, sizes);
 
 	if (ret)
 		return ret;
-	if (off > t->numel || tmp.numel > t->numel - off)
+	if (whole ? tmp.numel != t->numel :
+		    off > t->numel || tmp.numel > t->numel - off)
 		return -EINVAL;
 	v = tensor_alloc(t->be, false);
 	if (!v)
@@ -116,17 +122,16 @@ int ht_tensor_slice(const struct ht_tensor *t, uint64_t off, unsigned int ndim,
 	return 0;
 }
 
+int ht_tensor_slice(const struct ht_tensor *t, uint64_t off, unsigned int ndim,
+		    const uint32_t *sizes, struct ht_tensor **out)
+{
+	return view_at(t, off, false, ndim, sizes, out);
+}
+
 int ht_tensor_view(const struct ht_tensor *t, unsigned int ndim,
 		   const uint32_t *sizes, struct ht_tensor **out)
 {
-	struct ht_tensor tmp = { 0 };
-	int ret = shape_set(&tmp, ndim, sizes);
-
-	if (ret)
-		return ret;
-	if (tmp.numel != t->numel)
-		return -EINVAL;
-	return ht_tensor_slice(t, 0, ndim, sizes, out);
+	return view_at(t, 0, true, ndim, sizes, out);
 }
 
 void ht_tensor_free(struct ht_tensor *t)

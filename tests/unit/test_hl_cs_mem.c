@@ -23,39 +23,16 @@
 
 #include <cmocka.h>
 
+#include "../lib/hpu_test_hfd.h"
 #include "hl_personality.h"
 #include "hpu_packets.h"
 
 #define BUF_SIZE 16384
 
-/**
- * struct fixture - one Gaudi2 with a habanalabs compute context, a host
- * CB, a source and a destination buffer mapped into it, and 2 MiB of
- * DRAM
- */
-struct fixture {
-	struct hfd_driver drv;
-	struct hfd_ctx *ctx;
-	uint8_t *cb;
-	uint8_t *src;
-	uint8_t *dst;
-	uint64_t cb_va;
-	uint64_t src_va;
-	uint64_t dst_va;
-	uint64_t dram;
-};
-
+/* One request; the answer (also one copied back with an error) in @arg */
 static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 {
-	struct hfd_ioctl_call call = { .ctx = ctx, .pid = getpid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_hl_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
-	if (out_size)
-		memcpy(arg, out, out_size);
-	return ret;
+	return hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, 0);
 }
 
 /* MEMORY MAP of host memory; @hint with @flags; the answer or -errno */
@@ -121,38 +98,15 @@ static int map_dev_at(struct hfd_ctx *ctx, uint64_t handle, uint64_t hint,
 
 static int setup(void **state)
 {
-	static struct fixture f;
-	uint64_t h;
+	static struct hpu_test_hfd_hl f;
 
-	memset(&f, 0, sizeof(f));
-	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
-		return -1;
-	if (hfd_ctx_open_exclusive(&f.drv.devs[0], false, true, getpid(),
-				   getuid(), getgid(), &f.ctx))
-		return -1;
-	f.cb = aligned_alloc(4096, BUF_SIZE);
-	f.src = aligned_alloc(4096, BUF_SIZE);
-	f.dst = aligned_alloc(4096, BUF_SIZE);
-	if (!f.cb || !f.src || !f.dst)
-		return -1;
-	f.cb_va = map_host(f.ctx, f.cb, BUF_SIZE);
-	f.src_va = map_host(f.ctx, f.src, BUF_SIZE);
-	f.dst_va = map_host(f.ctx, f.dst, BUF_SIZE);
-	h = alloc(f.ctx, 2 << 20);
-	assert_int_equal(map_dev_at(f.ctx, h, 0, 0, &f.dram), 0);
 	*state = &f;
-	return 0;
+	return hpu_test_hfd_hl_open(&f, BUF_SIZE, 2 << 20);
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	hfd_ctx_release(f->ctx);
-	hfd_driver_fini(&f->drv);
-	free(f->cb);
-	free(f->src);
-	free(f->dst);
+	hpu_test_hfd_hl_close(*state);
 	return 0;
 }
 
@@ -171,7 +125,8 @@ static size_t put_dma(void *cb, size_t off, uint64_t src, uint64_t dst,
 }
 
 /* Submit the user CB at @cb_va (@size bytes) on PDMA_0 stream 0 */
-static uint64_t submit_at(struct fixture *f, uint64_t cb_va, uint32_t size)
+static uint64_t submit_at(struct hpu_test_hfd_hl *f, uint64_t cb_va,
+			  uint32_t size)
 {
 	struct hl_cs_chunk c = { .cb_handle = cb_va,
 				 .queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0,
@@ -187,27 +142,18 @@ static uint64_t submit_at(struct fixture *f, uint64_t cb_va, uint32_t size)
 	return a.out.seq;
 }
 
-/* Wait (polled) for @seq; the answer and its status */
-static int wait_cs(struct fixture *f, uint64_t seq, uint32_t *status)
+/* WAIT_CS polled until not BUSY; the status in @status */
+static int wait_cs(struct hpu_test_hfd_hl *f, uint64_t seq, uint32_t *status)
 {
-	union hl_wait_cs_args a;
-	int i, ret = 0;
+	struct hl_wait_cs_out o;
+	int ret = hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o);
 
-	for (i = 0; i < 20000; i++) {
-		memset(&a, 0, sizeof(a));
-		a.in.seq = seq;
-		a.in.timeout_us = 1000;
-		ret = run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a));
-		if (ret || a.out.status != HL_WAIT_CS_STATUS_BUSY)
-			break;
-		usleep(1000);
-	}
-	*status = a.out.status;
+	*status = o.status;
 	return ret;
 }
 
 /* Run the host CB's first @size bytes and expect it to complete */
-static void run_host_cb(struct fixture *f, size_t size)
+static void run_host_cb(struct hpu_test_hfd_hl *f, size_t size)
 {
 	uint32_t st;
 
@@ -230,7 +176,7 @@ static void fill(uint8_t *p, size_t n, unsigned int seed)
  */
 static void test_dev_cb_runs(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	const struct hfd_device *dev = &f->drv.devs[0];
 	uint64_t places[] = { f->dram + 0x1000,
 			      dev->ip.sram_base_address + 0x2000 };
@@ -266,7 +212,7 @@ static void test_dev_cb_runs(void **state)
  */
 static void test_dev_cb_refused(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t bad[] = { f->dram + (2 << 20) + 0x1000,
 			   f->dram + (2 << 20) - 16, 0x1c0000000000ULL,
 			   f->dram + 0x3000 };
@@ -312,7 +258,7 @@ static void ref_swap(const uint8_t *in, uint8_t *out, size_t len, size_t w)
 
 static void test_endian_swap(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	static const uint32_t sizes[] = { 4096, 4096 + 1, 4096 + 3, 4096 + 7 };
 	uint8_t *want = malloc(BUF_SIZE);
 	uint32_t e, up, s, size;
@@ -357,7 +303,7 @@ static void test_endian_swap(void **state)
  */
 static void test_force_hint_after_mapping(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint8_t *a = aligned_alloc(4096, 8192), *b = aligned_alloc(4096, 8192);
 	uint64_t va_a, va_b = 0, va_c = 0, h1, h2, d1 = 0, d2 = 0, d3 = 0;
 	size_t n;
@@ -474,7 +420,7 @@ static void test_cp_dma_layout(void **state)
  */
 static void test_cp_dma_runs(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	const struct hfd_device *dev = &f->drv.devs[0];
 	uint64_t sram = dev->ip.sram_base_address + 0x4000;
 	uint8_t *lower = f->cb + 4096 + 4; /* unaligned */
@@ -527,7 +473,7 @@ static int fake_fetch(void *arg, uint64_t va, uint32_t len, void *buf)
  */
 static void test_cp_dma_refused(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint8_t mem[64] = { 0 }, cb[64], *out;
 	struct hfd_hl_xlate x = { .kind = HFD_QUEUE_DMA };
 	uint32_t budget = HFD_HL_CP_DMA_MAX, st;
@@ -612,7 +558,7 @@ static void test_cp_dma_refused(void **state)
 }
 
 /* Submit a NOP CS (the host CB's first 8 bytes) with @flags */
-static uint64_t submit_nop(struct fixture *f, uint32_t flags)
+static uint64_t submit_nop(struct hpu_test_hfd_hl *f, uint32_t flags)
 {
 	struct hl_cs_chunk c = { .cb_handle = f->cb_va + 8192,
 				 .queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0,
@@ -639,7 +585,7 @@ static uint64_t submit_nop(struct fixture *f, uint32_t flags)
  */
 static void test_timestamp_outlives_history(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t stamped, plain, seq = 0;
 	union hl_wait_cs_args a;
 	uint32_t st;

@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "../lib/hpu_test_hfd.h"
 #include "hl_personality.h"
 #include "hl_sync.h"
 #include "hpu_packets.h"
@@ -41,78 +42,23 @@
 #define Q_PDMA1_0  4
 #define Q_NIC0_0   156
 
-struct fixture {
-	struct hfd_driver drv;
-	struct hfd_ctx *ctx;
-	uint8_t *cb;
-	uint8_t *src;
-	uint8_t *dst;
-	uint64_t cb_va;
-	uint64_t src_va;
-	uint64_t dst_va;
-};
-
+/* One request; the answer (also one copied back with an error) in @arg */
 static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 {
-	struct hfd_ioctl_call call = { .ctx = ctx, .pid = getpid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_hl_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
-	if (out_size)
-		memcpy(arg, out, out_size);
-	return ret;
-}
-
-static uint64_t map_host(struct hfd_ctx *ctx, void *p, uint64_t size)
-{
-	union hl_mem_args a = { 0 };
-
-	a.in.op = HL_MEM_OP_MAP;
-	a.in.flags = HL_MEM_USERPTR;
-	a.in.map_host.host_virt_addr = (uintptr_t)p;
-	a.in.map_host.mem_size = size;
-	assert_int_equal(run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a)), 0);
-	return a.out.device_virt_addr;
-}
-
-static int open_ctx(struct fixture *f)
-{
-	if (hfd_ctx_open_exclusive(&f->drv.devs[0], false, true, getpid(),
-				   getuid(), getgid(), &f->ctx))
-		return -1;
-	f->cb_va = map_host(f->ctx, f->cb, BUF_SIZE);
-	f->src_va = map_host(f->ctx, f->src, BUF_SIZE);
-	f->dst_va = map_host(f->ctx, f->dst, BUF_SIZE);
-	return 0;
+	return hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, 0);
 }
 
 static int setup(void **state)
 {
-	static struct fixture f;
+	static struct hpu_test_hfd_hl f;
 
-	memset(&f, 0, sizeof(f));
-	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
-		return -1;
-	f.cb = aligned_alloc(4096, BUF_SIZE);
-	f.src = aligned_alloc(4096, BUF_SIZE);
-	f.dst = aligned_alloc(4096, BUF_SIZE);
-	if (!f.cb || !f.src || !f.dst || open_ctx(&f))
-		return -1;
 	*state = &f;
-	return 0;
+	return hpu_test_hfd_hl_open(&f, BUF_SIZE, 0);
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	hfd_ctx_release(f->ctx);
-	hfd_driver_fini(&f->drv);
-	free(f->cb);
-	free(f->src);
-	free(f->dst);
+	hpu_test_hfd_hl_close(*state);
 	return 0;
 }
 
@@ -426,7 +372,7 @@ static void test_translate_bad(void **state)
  */
 
 /* Submit @size bytes at f->cb + @at on @qid; @timeout s (0: default) */
-static uint64_t submit_at(struct fixture *f, uint32_t qid, size_t at,
+static uint64_t submit_at(struct hpu_test_hfd_hl *f, uint32_t qid, size_t at,
 			  size_t size, uint32_t timeout)
 {
 	struct hl_cs_chunk c = { .cb_handle = f->cb_va + at,
@@ -446,27 +392,17 @@ static uint64_t submit_at(struct fixture *f, uint32_t qid, size_t at,
 	return a.out.seq;
 }
 
-/* WAIT_CS, polled until not BUSY (no bound on the loaded machine but the
- * CS's own timeout); the errno, the status in @status */
-static int wait_cs(struct fixture *f, uint64_t seq, uint32_t *status)
+/* WAIT_CS polled until not BUSY; the status in @status */
+static int wait_cs(struct hpu_test_hfd_hl *f, uint64_t seq, uint32_t *status)
 {
-	union hl_wait_cs_args a;
-	int ret;
+	struct hl_wait_cs_out o;
+	int ret = hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o);
 
-	for (;;) {
-		memset(&a, 0, sizeof(a));
-		a.in.seq = seq;
-		a.in.timeout_us = 1000;
-		ret = run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a));
-		if (ret || a.out.status != HL_WAIT_CS_STATUS_BUSY)
-			break;
-		usleep(1000);
-	}
-	*status = a.out.status;
+	*status = o.status;
 	return ret;
 }
 
-static uint32_t poll_cs(struct fixture *f, uint64_t seq)
+static uint32_t poll_cs(struct hpu_test_hfd_hl *f, uint64_t seq)
 {
 	union hl_wait_cs_args a = { 0 };
 
@@ -487,7 +423,7 @@ static void fill(uint8_t *p, size_t n, unsigned int seed)
  * QMAN) fires: the waiting stream does not hold its sibling */
 static void test_fence_from_sibling_stream(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t a, b;
 	uint32_t st;
 	size_t off;
@@ -518,7 +454,7 @@ static void test_fence_from_sibling_stream(void **state)
  */
 static void test_fence_lower_cp(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	struct hl_pkt_cp_dma cp = {
 		.ctl = HL_PACKET_CP_DMA << HL_PKT_CTL_OPCODE_SHIFT |
 		       HL_PKT_CTL_MB,
@@ -558,7 +494,7 @@ static void test_fence_lower_cp(void **state)
  * sibling streams and another QMAN run, and the stream serves again */
 static void test_fence_timeout(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t stuck, sib, other, again;
 	uint32_t st;
 	size_t off;
@@ -587,7 +523,7 @@ static void test_fence_timeout(void **state)
 
 /* A monitor that fires at once on SOB @sob == 0 writes 0x5a5a5a5a at
  * f->dst: whether the context's SOB @sob is 0 */
-static bool sob_is_zero(struct fixture *f, uint32_t sob, uint32_t mon)
+static bool sob_is_zero(struct hpu_test_hfd_hl *f, uint32_t sob, uint32_t mon)
 {
 	uint32_t st, word = 0;
 	uint64_t seq;
@@ -607,7 +543,7 @@ static bool sob_is_zero(struct fixture *f, uint32_t sob, uint32_t mon)
  * run, not even the packets before the bad one; its number is used */
 static void test_bad_register_aborts(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	const uint32_t r = HL_SM_MON_PAY_ADDRL_0;
 	uint64_t seq;
 	uint32_t st;
@@ -654,7 +590,7 @@ static void test_bad_register_aborts(void **state)
  * and the monitors' registers start over */
 static void test_reset_mid_fence(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t stuck, seq;
 	uint32_t st, word;
 	size_t off;
@@ -696,7 +632,7 @@ static void test_reset_mid_fence(void **state)
  * starts with its SOBs at 0 and no monitor registers of the old one */
 static void test_close_mid_fence(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint32_t st, word;
 	uint64_t seq;
 	size_t off;
@@ -709,7 +645,7 @@ static void test_close_mid_fence(void **state)
 	assert_int_equal(poll_cs(f, seq), HL_WAIT_CS_STATUS_BUSY);
 	hfd_ctx_release(f->ctx);
 	f->ctx = NULL;
-	assert_int_equal(open_ctx(f), 0);
+	assert_int_equal(hpu_test_hfd_hl_ctx(f), 0);
 	assert_true(sob_is_zero(f, 30, 2));
 	/* monitor 9 armed alone in the new context: no payload address */
 	memset(f->dst + 128, 0, 4);
@@ -728,7 +664,7 @@ static void test_close_mid_fence(void **state)
  * FENCE; a cycle ends (a monitor is disarmed when it fires) */
 static void test_monitor_chain_and_cycle(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	const uint32_t n = HPU_NUM_MONITORS - 2;
 	uint32_t i, st;
 	uint64_t seq;
@@ -776,7 +712,7 @@ static void test_monitor_chain_and_cycle(void **state)
  * FENCE holds neither DCORE0's nor DCORE2's, and DCORE2's passes it */
 static void test_mme_pair_streams(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t slave, master, other;
 	uint32_t st;
 	size_t off;

@@ -236,14 +236,11 @@ static int read_dev_cb(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 		       uint64_t va, uint32_t size, void *buf)
 {
 	const struct hpu_fw_ops *o = CTX_OPS(ctx);
-	uint64_t off = va - x->sram_base;
 
 	if (hfd_fw_if_minor_in_use(ctx->dev->model) < 7 || !o->as_read_dev)
 		return -ENXIO;
-	if (x->sram_va && va >= x->sram_base && off < x->sram_size &&
-	    size <= x->sram_size - off)
-		va = x->sram_va + off;
-	return o->as_read_dev(ctx->as, va, buf, size);
+	return o->as_read_dev(ctx->as, hfd_hl_sram_xlate(x, va, size), buf,
+			      size);
 }
 
 /* What fetching a lower CB (CP_DMA) needs: the CS's context and window */

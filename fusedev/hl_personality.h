@@ -95,6 +95,7 @@ struct hfd_hl_xlate {
 
 uint64_t hfd_hl_sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,
 			   uint64_t len);
+uint16_t hfd_hl_hpu_flags(uint32_t ctl);
 
 int hfd_hl_packets_translate(const void *cb, size_t size,
 			     const struct hfd_hl_xlate *x, uint8_t *out,

@@ -123,12 +123,6 @@ bool hfd_hl_sync_is_reg(uint64_t addr)
 	return addr - HL_CFG_BASE < HL_CFG_SIZE;
 }
 
-static uint16_t hpu_flags(uint32_t ctl)
-{
-	return (ctl & HL_PKT_CTL_EB ? HPU_PKT_F_ENG_BARRIER : 0) |
-	       (ctl & HL_PKT_CTL_MB ? HPU_PKT_F_MSG_BARRIER : 0);
-}
-
 /* The CFG offset of QMAN @qm's block (its queue ids are 4 qm .. 4 qm + 3) */
 static uint32_t qm_base(uint32_t qm)
 {
@@ -395,7 +389,7 @@ int hfd_hl_sync_msg_short(const uint8_t *p, const struct hfd_hl_xlate *x,
 		return -EINVAL;
 	}
 	return hfd_hl_sync_reg_write(x, base + SHORT_OFFSET(ctl), value,
-				     hpu_flags(ctl), out, len);
+				     hfd_hl_hpu_flags(ctl), out, len);
 }
 
 /**
@@ -437,7 +431,7 @@ int hfd_hl_sync_fence(const uint8_t *p, const struct hfd_hl_xlate *x,
 	memset(&f, 0, sizeof(f));
 	f.hdr.opcode = HPU_PACKET_FENCE;
 	f.hdr.size = sizeof(f);
-	f.hdr.flags = hpu_flags(ctl);
+	f.hdr.flags = hfd_hl_hpu_flags(ctl);
 	f.sob_id = (uint32_t)sob;
 	f.target = FENCE_TARGET(cfg);
 	f.dec = FENCE_DEC(cfg);

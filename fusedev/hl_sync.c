@@ -145,6 +145,12 @@ static uint32_t qm_base(uint32_t qm)
 	return 0x400A000U + d * 0x200000U + (q - 3) * 0x10000U;
 }
 
+/* The key of QMAN @qm's fence counter @fence of CP @cp (fence_sob()) */
+static int fence_key(uint32_t qm, uint32_t fence, uint32_t cp)
+{
+	return (int)(qm << 5 | fence << 3 | cp);
+}
+
 /* The fence counter a CFG offset names: its key, or -1 */
 static int fence_reg_key(uint32_t off)
 {
@@ -155,8 +161,7 @@ static int fence_reg_key(uint32_t off)
 		if (r >= 4 * HL_QM_NUM_CPS * HL_QM_NUM_FENCES || r % 4)
 			continue;
 		r /= 4;
-		return (int)(qm << 5 | (r / HL_QM_NUM_CPS) << 3 |
-			     r % HL_QM_NUM_CPS);
+		return fence_key(qm, r / HL_QM_NUM_CPS, r % HL_QM_NUM_CPS);
 	}
 	return -1;
 }
@@ -410,7 +415,7 @@ int hfd_hl_sync_fence(const uint8_t *p, const struct hfd_hl_xlate *x,
 		      uint8_t *out, size_t *len)
 {
 	struct hpu_pkt_fence f;
-	uint32_t cfg, ctl, qm, key;
+	uint32_t cfg, ctl, qm, cp;
 	int sob;
 
 	memcpy(&cfg, p, 4);
@@ -422,10 +427,9 @@ int hfd_hl_sync_fence(const uint8_t *p, const struct hfd_hl_xlate *x,
 		return -EINVAL;
 	if (!FENCE_TARGET(cfg))
 		return 0; /* a counter is always >= 0, and dec is 0 */
-	key = qm << 5 | FENCE_ID(cfg) << 3 |
-	      (x->lower_cp ? HL_QM_NUM_CPS - 1 :
-			     x->qid % HL_GAUDI2_STREAMS_PER_QMAN);
-	sob = fence_sob(x->sync, (int)key);
+	cp = x->lower_cp ? HL_QM_NUM_CPS - 1 :
+			   x->qid % HL_GAUDI2_STREAMS_PER_QMAN;
+	sob = fence_sob(x->sync, fence_key(qm, FENCE_ID(cfg), cp));
 	if (sob < 0)
 		return -EINVAL;
 	memset(&f, 0, sizeof(f));

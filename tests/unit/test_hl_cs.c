@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "../lib/hpu_test_hfd.h"
+#include "../lib/hpu_test_hl_pkt.h"
 #include "hl_personality.h"
 #include "hpu_packets.h"
 
@@ -48,38 +49,10 @@ static int teardown(void **state)
 	return 0;
 }
 
-static uint32_t ctl(uint32_t opcode, uint32_t bits)
-{
-	return (opcode << HL_PKT_CTL_OPCODE_SHIFT) | bits;
-}
-
 /* Packet writers: each returns the next offset (bytes) */
 static size_t put_nop(void *cb, size_t off, uint32_t opcode)
 {
-	struct hl_pkt_nop p = { .ctl = ctl(opcode, HL_PKT_CTL_MB) };
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
-}
-
-static size_t put_msg_long(void *cb, size_t off, uint64_t addr, uint32_t value,
-			   uint32_t bits)
-{
-	struct hl_pkt_msg_long p = { .value = value,
-				     .ctl = ctl(HL_PACKET_MSG_LONG, bits),
-				     .addr = addr };
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
-}
-
-static size_t put_dma(void *cb, size_t off, uint64_t src, uint64_t dst,
-		      uint32_t size, uint32_t bits)
-{
-	struct hl_pkt_lin_dma p = { .tsize = size,
-				    .ctl = ctl(HL_PACKET_LIN_DMA, bits),
-				    .src_addr = src,
-				    .dst_addr = dst };
+	struct hl_pkt_nop p = { .ctl = hpu_test_hl_ctl(opcode, HL_PKT_CTL_MB) };
 
 	memcpy((uint8_t *)cb + off, &p, sizeof(p));
 	return off + sizeof(p);
@@ -175,10 +148,10 @@ static void test_translate_good(void **state)
 
 	(void)state;
 	off = put_nop(cb, off, HL_PACKET_NOP);
-	off = put_msg_long(cb, off, 0x8000100, 0xbaba0ded, 0);
-	off = put_dma(cb, off, 0x200000001000ULL, 0x8000200, 64, 0);
-	off = put_dma(cb, off, 0x5a5a5a5a5a5a5a5aULL, 0x100000002000ULL, 16,
-		      HL_LIN_DMA_CTL_MEMSET);
+	off = hpu_test_hl_put_msg_long(cb, off, 0x8000100, 0xbaba0ded, 0);
+	off = hpu_test_hl_put_dma(cb, off, 0x200000001000ULL, 0x8000200, 64, 0);
+	off = hpu_test_hl_put_dma(cb, off, 0x5a5a5a5a5a5a5a5aULL,
+				  0x100000002000ULL, 16, HL_LIN_DMA_CTL_MEMSET);
 	off = put_nop(cb, off, HL_PACKET_STOP);
 	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
@@ -205,7 +178,8 @@ static void test_translate_good(void **state)
 	memcpy(&n, out + 104, sizeof(n));
 	assert_int_equal(n.hdr.opcode, HPU_PACKET_STOP);
 	/* an SRAM range running past the window is not moved */
-	off = put_dma(cb, 0, 0x800f000, 0x200000001000ULL, 0x2000, 0);
+	off = hpu_test_hl_put_dma(cb, 0, 0x800f000, 0x200000001000ULL, 0x2000,
+				  0);
 	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
 	memcpy(&d, out, sizeof(d));
@@ -256,9 +230,9 @@ static void test_translate_bad(void **state)
 	put_nop(cb, 0, HL_PACKET_NOP);
 	BAD(4, 0);
 	BAD(12, 8);
-	put_dma(cb, 8, 0, 0, 0, 0);
+	hpu_test_hl_put_dma(cb, 8, 0, 0, 0, 0);
 	BAD(24, 8);
-	put_msg_long(cb, 8, 0, 0, 0);
+	hpu_test_hl_put_msg_long(cb, 8, 0, 0, 0);
 	BAD(16, 8);
 	/* NOP/STOP: a first word or low control bits */
 	memset(cb, 0, sizeof(cb));
@@ -269,48 +243,52 @@ static void test_translate_bad(void **state)
 	cb[4] = 1;
 	BAD(8, 0);
 	/* MSG_LONG: predicate, timestamp op, reserved bit, unaligned, wrapping */
-	put_msg_long(cb, 0, 0x1000, 1, 1);
+	hpu_test_hl_put_msg_long(cb, 0, 0x1000, 1, 1);
 	BAD(16, 0);
-	put_msg_long(cb, 0, 0x1000, 1, 1U << HL_MSG_LONG_CTL_OP_SHIFT);
+	hpu_test_hl_put_msg_long(cb, 0, 0x1000, 1,
+				 1U << HL_MSG_LONG_CTL_OP_SHIFT);
 	BAD(16, 0);
-	put_msg_long(cb, 0, 0x1000, 1, 1U << 8);
+	hpu_test_hl_put_msg_long(cb, 0, 0x1000, 1, 1U << 8);
 	BAD(16, 0);
-	put_msg_long(cb, 0, 0x1002, 1, 0);
+	hpu_test_hl_put_msg_long(cb, 0, 0x1002, 1, 0);
 	BAD(16, 0);
 	/* its 4 bytes would wrap (found by fuzz_hl_packets) */
-	put_msg_long(cb, 0, 0xfffffffffffffffcULL, 1, 0);
+	hpu_test_hl_put_msg_long(cb, 0, 0xfffffffffffffffcULL, 1, 0);
 	BAD(16, 0);
 	/* LIN_DMA: endian swap in a memset or between overlapping ranges,
 	 * bf16, fp16, add offset, reserved bits, a wrapping range, a
 	 * pattern the range cannot take */
-	put_dma(cb, 0, 0, 0x2000, 64, HL_LIN_DMA_CTL_MEMSET | (1U << 1));
+	hpu_test_hl_put_dma(cb, 0, 0, 0x2000, 64,
+			    HL_LIN_DMA_CTL_MEMSET | (1U << 1));
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, 0x1020, 64, 3U << 1);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x1020, 64, 3U << 1);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1020, 0x1000, 64, 2U << 1);
+	hpu_test_hl_put_dma(cb, 0, 0x1020, 0x1000, 64, 2U << 1);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_BF16);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_BF16);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_FP16);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_FP16);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_ADD_OFFSET_0);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 64,
+			    HL_LIN_DMA_CTL_ADD_OFFSET_0);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, 0x2000, 64, 1U << 3);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 64, 1U << 3);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, 0x2000, 64, 1U << 12);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 64, 1U << 12);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, ~0ULL - 8, 64, 0);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, ~0ULL - 8, 64, 0);
 	BAD(24, 0);
-	put_dma(cb, 0, ~0ULL - 8, 0x1000, 64, 0);
+	hpu_test_hl_put_dma(cb, 0, ~0ULL - 8, 0x1000, 64, 0);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x0102030405060708ULL, 0x1001, 6, HL_LIN_DMA_CTL_MEMSET);
+	hpu_test_hl_put_dma(cb, 0, 0x0102030405060708ULL, 0x1001, 6,
+			    HL_LIN_DMA_CTL_MEMSET);
 	BAD(24, 0);
 	/* MSG_LONG and LIN_DMA on a queue that is not a DMA's */
 	x.kind = HFD_QUEUE_MME;
-	put_msg_long(cb, 0, 0x1000, 1, 0);
+	hpu_test_hl_put_msg_long(cb, 0, 0x1000, 1, 0);
 	BAD(16, 0);
 	x.kind = HFD_QUEUE_TPC;
-	put_dma(cb, 0, 0x1000, 0x2000, 64, 0);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 64, 0);
 	BAD(24, 0);
 	/* NOP runs anywhere */
 	off = put_nop(cb, 0, HL_PACKET_NOP);
@@ -361,7 +339,7 @@ static void test_cs_rejected(void **state)
 	before = nop_seq(f);
 	memset(f->dst, 0x11, BUF_SIZE);
 	/* a DMA that would change f->dst if anything ran */
-	put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
+	hpu_test_hl_put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
 	for (i = 0; i < sizeof(bad_flags) / sizeof(bad_flags[0]); i++)
 		assert_int_equal(submit_flags(f, 0, 24, bad_flags[i], &seq),
 				 -EINVAL);
@@ -419,7 +397,7 @@ static void test_bad_packet_aborts(void **state)
 	memset(f->src, 0x22, BUF_SIZE);
 	memset(f->dst, 0x11, BUF_SIZE);
 	/* a good DMA, then a WAIT (not served) */
-	off = put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
+	off = hpu_test_hl_put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
 	off = put_nop(f->cb, off, HL_PACKET_WAIT);
 	assert_int_equal(submit(f, 0, (uint32_t)off, &seq), 0);
 	assert_int_equal(seq, before + 1);
@@ -439,7 +417,8 @@ static void test_bad_packet_aborts(void **state)
 	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), -EIO);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_ABORTED);
 	/* a DMA from an unmapped address: the model's page fault */
-	off = put_dma(f->cb, 0, 0x1f0000000000ULL, f->dst_va, 64, 0);
+	off = hpu_test_hl_put_dma(f->cb, 0, 0x1f0000000000ULL, f->dst_va, 64,
+				  0);
 	assert_int_equal(submit(f, 0, (uint32_t)off, &seq), 0);
 	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), -EIO);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_ABORTED);
@@ -471,11 +450,11 @@ static void test_dma_round_trip(void **state)
 	/* host -> DRAM -> host on PDMA_0 stream 1 and PDMA_1 stream 3 */
 	fill(f->src, BUF_SIZE, 7);
 	memset(f->dst, 0, BUF_SIZE);
-	off = put_dma(f->cb, 0, f->src_va, dram, BUF_SIZE, 0);
+	off = hpu_test_hl_put_dma(f->cb, 0, f->src_va, dram, BUF_SIZE, 0);
 	assert_int_equal(submit(f, 1, (uint32_t)off, &seq), 0);
 	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
-	off = put_dma(f->cb, 0, dram, f->dst_va, BUF_SIZE, 0);
+	off = hpu_test_hl_put_dma(f->cb, 0, dram, f->dst_va, BUF_SIZE, 0);
 	assert_int_equal(submit(f, 7, (uint32_t)off, &seq), 0);
 	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
 	assert_memory_equal(f->src, f->dst, BUF_SIZE);
@@ -483,18 +462,23 @@ static void test_dma_round_trip(void **state)
 	/* host -> SRAM window -> host, in one CB (in order), on an EDMA */
 	fill(f->src, BUF_SIZE, 99);
 	memset(f->dst, 0, BUF_SIZE);
-	off = put_dma(f->cb, 0, f->src_va, sram, BUF_SIZE, 0);
-	off = put_dma(f->cb, off, sram, f->dst_va, BUF_SIZE, HL_PKT_CTL_EB);
+	off = hpu_test_hl_put_dma(f->cb, 0, f->src_va, sram, BUF_SIZE, 0);
+	off = hpu_test_hl_put_dma(f->cb, off, sram, f->dst_va, BUF_SIZE,
+				  HL_PKT_CTL_EB);
 	assert_int_equal(submit(f, 8, (uint32_t)off, &seq), 0);
 	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
 	assert_memory_equal(f->src, f->dst, BUF_SIZE);
 
 	/* memset of DRAM, MSG_LONG into SRAM and into host memory */
-	off = put_dma(f->cb, 0, 0, dram, 256, HL_LIN_DMA_CTL_MEMSET);
-	off = put_dma(f->cb, off, dram, f->dst_va, 256, HL_PKT_CTL_EB);
-	off = put_msg_long(f->cb, off, sram, 0xbaba0ded, 0);
-	off = put_dma(f->cb, off, sram, f->dst_va + 256, 4, HL_PKT_CTL_EB);
-	off = put_msg_long(f->cb, off, f->dst_va + 512, 0x0ded0001, 0);
+	off = hpu_test_hl_put_dma(f->cb, 0, 0, dram, 256,
+				  HL_LIN_DMA_CTL_MEMSET);
+	off = hpu_test_hl_put_dma(f->cb, off, dram, f->dst_va, 256,
+				  HL_PKT_CTL_EB);
+	off = hpu_test_hl_put_msg_long(f->cb, off, sram, 0xbaba0ded, 0);
+	off = hpu_test_hl_put_dma(f->cb, off, sram, f->dst_va + 256, 4,
+				  HL_PKT_CTL_EB);
+	off = hpu_test_hl_put_msg_long(f->cb, off, f->dst_va + 512, 0x0ded0001,
+				       0);
 	assert_int_equal(submit(f, 0, (uint32_t)off, &seq), 0);
 	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
@@ -545,7 +529,7 @@ static void test_kernel_cb(void **state)
 	handle = cb.out.cb_handle;
 	fill(f->src, BUF_SIZE, 41);
 	memset(f->dst, 0, BUF_SIZE);
-	off = put_dma(pkts, 0, f->src_va, f->dst_va, BUF_SIZE, 0);
+	off = hpu_test_hl_put_dma(pkts, 0, f->src_va, f->dst_va, BUF_SIZE, 0);
 	assert_int_equal(hfd_hl_cb_fs_write(f->ctx, handle, off, pkts), 0);
 	assert_int_equal(submit_kernel_cb(f, handle, (uint32_t)off, &seq), 0);
 	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
@@ -670,7 +654,7 @@ static void test_restore_chunks(void **state)
 	uint32_t got;
 
 	/* restore: MSG_LONG 1 at dst; execute: NOP */
-	put_msg_long(f->cb, 64, f->dst_va + 1024, 1, 0);
+	hpu_test_hl_put_msg_long(f->cb, 64, f->dst_va + 1024, 1, 0);
 	put_nop(f->cb, 128, HL_PACKET_NOP);
 	e.cb_handle = f->cb_va + 128;
 	e.cb_size = 8;

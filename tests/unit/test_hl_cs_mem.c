@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "../lib/hpu_test_hfd.h"
+#include "../lib/hpu_test_hl_pkt.h"
 #include "hl_personality.h"
 #include "hpu_packets.h"
 
@@ -110,20 +111,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static size_t put_dma(void *cb, size_t off, uint64_t src, uint64_t dst,
-		      uint32_t size, uint32_t bits)
-{
-	struct hl_pkt_lin_dma p = {
-		.tsize = size,
-		.ctl = (HL_PACKET_LIN_DMA << HL_PKT_CTL_OPCODE_SHIFT) | bits,
-		.src_addr = src,
-		.dst_addr = dst
-	};
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
-}
-
 /* Submit the user CB at @cb_va (@size bytes) on PDMA_0 stream 0 */
 static uint64_t submit_at(struct hpu_test_hfd_hl *f, uint64_t cb_va,
 			  uint32_t size)
@@ -187,11 +174,13 @@ static void test_dev_cb_runs(void **state)
 		fill(f->src, BUF_SIZE, (unsigned int)(11 * i + 3));
 		memset(f->dst, 0, BUF_SIZE);
 		/* the device CB: src -> dst, then dst + 8 KiB from src */
-		n = put_dma(f->cb + 4096, 0, f->src_va, f->dst_va, 4096, 0);
-		n = put_dma(f->cb + 4096, n, f->src_va + 4096, f->dst_va + 8192,
-			    100, 0);
+		n = hpu_test_hl_put_dma(f->cb + 4096, 0, f->src_va, f->dst_va,
+					4096, 0);
+		n = hpu_test_hl_put_dma(f->cb + 4096, n, f->src_va + 4096,
+					f->dst_va + 8192, 100, 0);
 		/* a host CB that copies it there */
-		put_dma(f->cb, 0, f->cb_va + 4096, places[i], (uint32_t)n, 0);
+		hpu_test_hl_put_dma(f->cb, 0, f->cb_va + 4096, places[i],
+				    (uint32_t)n, 0);
 		run_host_cb(f, sizeof(struct hl_pkt_lin_dma));
 		/* the host copy is changed: the device bytes are what runs */
 		memset(f->cb + 4096, 0, n);
@@ -221,12 +210,13 @@ static void test_dev_cb_refused(void **state)
 
 	/* a good DMA packet at each place (where it is mapped), plus a bad
 	 * packet (an unserved opcode) after it at the last */
-	n = put_dma(f->cb + 4096, 0, f->src_va, f->dst_va, 64, 0);
+	n = hpu_test_hl_put_dma(f->cb + 4096, 0, f->src_va, f->dst_va, 64, 0);
 	memset(f->cb + 4096 + n, 0, 8);
 	f->cb[4096 + n + 7] = 0x1f; /* opcode 0x1f in the control word */
-	put_dma(f->cb, 0, f->cb_va + 4096, f->dram + 0x3000, 32, 0);
+	hpu_test_hl_put_dma(f->cb, 0, f->cb_va + 4096, f->dram + 0x3000, 32, 0);
 	run_host_cb(f, sizeof(struct hl_pkt_lin_dma));
-	put_dma(f->cb, 0, f->cb_va + 4096, f->dram + (2 << 20) - 16, 16, 0);
+	hpu_test_hl_put_dma(f->cb, 0, f->cb_va + 4096, f->dram + (2 << 20) - 16,
+			    16, 0);
 	run_host_cb(f, sizeof(struct hl_pkt_lin_dma));
 	fill(f->src, BUF_SIZE, 5);
 	for (i = 0; i < 4; i++) {
@@ -238,7 +228,7 @@ static void test_dev_cb_refused(void **state)
 			assert_int_equal(f->dst[n], 0x5a);
 	}
 	/* the context goes on: the same CB from host memory runs */
-	n = put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
+	n = hpu_test_hl_put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
 	run_host_cb(f, n);
 	assert_memory_equal(f->dst, f->src, 64);
 }
@@ -272,10 +262,12 @@ static void test_endian_swap(void **state)
 				fill(f->src, BUF_SIZE, e * 7 + s + up);
 				memset(f->dst, 0xee, BUF_SIZE);
 				/* down to DRAM, up to the host: one swaps */
-				n = put_dma(f->cb, 0, f->src_va, f->dram, size,
-					    up ? 0 : e << 1);
-				n = put_dma(f->cb, n, f->dram, f->dst_va, size,
-					    HL_PKT_CTL_EB | (up ? e << 1 : 0));
+				n = hpu_test_hl_put_dma(f->cb, 0, f->src_va,
+							f->dram, size,
+							up ? 0 : e << 1);
+				n = hpu_test_hl_put_dma(
+					f->cb, n, f->dram, f->dst_va, size,
+					HL_PKT_CTL_EB | (up ? e << 1 : 0));
 				run_host_cb(f, n);
 				ref_swap(f->src, want, size, 1U << e);
 				assert_memory_equal(f->dst, want, size);
@@ -285,11 +277,12 @@ static void test_endian_swap(void **state)
 	}
 	/* DRAM to DRAM, 64-bit, a length past the 64 KiB bounce */
 	fill(f->src, BUF_SIZE, 77);
-	n = put_dma(f->cb, 0, f->src_va, f->dram + 0x100000, BUF_SIZE, 0);
-	n = put_dma(f->cb, n, f->dram + 0x100000, f->dram + 0x10000, BUF_SIZE,
-		    HL_PKT_CTL_EB | (3U << 1));
-	n = put_dma(f->cb, n, f->dram + 0x10000, f->dst_va, BUF_SIZE,
-		    HL_PKT_CTL_EB);
+	n = hpu_test_hl_put_dma(f->cb, 0, f->src_va, f->dram + 0x100000,
+				BUF_SIZE, 0);
+	n = hpu_test_hl_put_dma(f->cb, n, f->dram + 0x100000, f->dram + 0x10000,
+				BUF_SIZE, HL_PKT_CTL_EB | (3U << 1));
+	n = hpu_test_hl_put_dma(f->cb, n, f->dram + 0x10000, f->dst_va,
+				BUF_SIZE, HL_PKT_CTL_EB);
 	run_host_cb(f, n);
 	ref_swap(f->src, want, BUF_SIZE, 8);
 	assert_memory_equal(f->dst, want, BUF_SIZE);
@@ -326,7 +319,7 @@ static void test_force_hint_after_mapping(void **state)
 			 0);
 	assert_int_equal(va_b, va_a + 8192);
 	/* each VA reaches its own memory */
-	n = put_dma(f->cb, 0, va_a + 8192 - 16, f->dst_va, 32, 0);
+	n = hpu_test_hl_put_dma(f->cb, 0, va_a + 8192 - 16, f->dst_va, 32, 0);
 	run_host_cb(f, n);
 	for (n = 0; n < 16; n++) {
 		assert_int_equal(f->dst[n], 0xaa);
@@ -377,18 +370,6 @@ static void test_force_hint_after_mapping(void **state)
 	free(b);
 }
 
-static size_t put_msg_long(void *cb, size_t off, uint64_t addr, uint32_t v)
-{
-	struct hl_pkt_msg_long p = { .value = v,
-				     .ctl = (HL_PACKET_MSG_LONG
-					     << HL_PKT_CTL_OPCODE_SHIFT) |
-					    HL_PKT_CTL_MB,
-				     .addr = addr };
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
-}
-
 static size_t put_cp_dma(void *cb, size_t off, uint64_t src, uint32_t size,
 			 uint32_t bits)
 {
@@ -428,24 +409,31 @@ static void test_cp_dma_runs(void **state)
 	uint32_t got[6], i;
 
 	/* three lower CBs: two MSG_LONGs each, into f->dst */
-	l1 = put_msg_long(lower, 0, f->dst_va, 0x0ded0000);
-	l1 = put_msg_long(lower, l1, f->dst_va + 4, 0x0ded0001);
-	l2 = put_msg_long(lower, l1, f->dst_va + 8, 0x0ded0002);
-	l2 = put_msg_long(lower, l2, f->dst_va + 12, 0x0ded0003);
-	l3 = put_msg_long(lower, l2, f->dst_va + 16, 0x0ded0004);
-	l3 = put_msg_long(lower, l3, f->dst_va + 20, 0x0ded0005);
+	l1 = hpu_test_hl_put_msg_long(lower, 0, f->dst_va, 0x0ded0000,
+				      HL_PKT_CTL_MB);
+	l1 = hpu_test_hl_put_msg_long(lower, l1, f->dst_va + 4, 0x0ded0001,
+				      HL_PKT_CTL_MB);
+	l2 = hpu_test_hl_put_msg_long(lower, l1, f->dst_va + 8, 0x0ded0002,
+				      HL_PKT_CTL_MB);
+	l2 = hpu_test_hl_put_msg_long(lower, l2, f->dst_va + 12, 0x0ded0003,
+				      HL_PKT_CTL_MB);
+	l3 = hpu_test_hl_put_msg_long(lower, l2, f->dst_va + 16, 0x0ded0004,
+				      HL_PKT_CTL_MB);
+	l3 = hpu_test_hl_put_msg_long(lower, l3, f->dst_va + 20, 0x0ded0005,
+				      HL_PKT_CTL_MB);
 	/* the 2nd to DRAM, the 3rd to SRAM */
-	n = put_dma(f->cb, 0, f->cb_va + 4096 + 4 + l1, f->dram + 0x8000,
-		    (uint32_t)(l2 - l1), 0);
-	n = put_dma(f->cb, n, f->cb_va + 4096 + 4 + l2, sram,
-		    (uint32_t)(l3 - l2), 0);
+	n = hpu_test_hl_put_dma(f->cb, 0, f->cb_va + 4096 + 4 + l1,
+				f->dram + 0x8000, (uint32_t)(l2 - l1), 0);
+	n = hpu_test_hl_put_dma(f->cb, n, f->cb_va + 4096 + 4 + l2, sram,
+				(uint32_t)(l3 - l2), 0);
 	run_host_cb(f, n);
 	memset(f->dst, 0, BUF_SIZE);
 	n = put_cp_dma(f->cb, 0, f->cb_va + 4096 + 4, (uint32_t)l1, 0);
 	n = put_cp_dma(f->cb, n, f->dram + 0x8000, (uint32_t)(l2 - l1),
 		       HL_CP_DMA_CTL_UPPER_CP);
 	n = put_cp_dma(f->cb, n, sram, (uint32_t)(l3 - l2), 0);
-	n = put_msg_long(f->cb, n, f->dst_va + 24, 0x0ded0006);
+	n = hpu_test_hl_put_msg_long(f->cb, n, f->dst_va + 24, 0x0ded0006,
+				     HL_PKT_CTL_MB);
 	run_host_cb(f, n);
 	memcpy(got, f->dst, sizeof(got));
 	for (i = 0; i < 6; i++)
@@ -508,7 +496,7 @@ static void test_cp_dma_refused(void **state)
 	/* good: the NOP takes the CP_DMA's place (noted as a lower CB's),
 	 * the budget goes down */
 	n = put_cp_dma(cb, 0, 0x1000, 8, 0);
-	n = put_dma(cb, n, 0x1000, 0x2000, 8, 0);
+	n = hpu_test_hl_put_dma(cb, n, 0x1000, 0x2000, 8, 0);
 	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
 					      &out, &len, &lower),
 			 0);
@@ -538,7 +526,7 @@ static void test_cp_dma_refused(void **state)
 	}
 	free(out);
 	/* no CP_DMA: nothing made */
-	n = put_dma(cb, 0, 0x1000, 0x2000, 8, 0);
+	n = hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 8, 0);
 	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
 					      &out, &len, NULL),
 			 0);
@@ -548,7 +536,7 @@ static void test_cp_dma_refused(void **state)
 	 * DMA: ABORTED with the DMA not run */
 	fill(f->src, BUF_SIZE, 9);
 	memset(f->dst, 0x5a, BUF_SIZE);
-	n = put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
+	n = hpu_test_hl_put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
 	n = put_cp_dma(f->cb, n, 0x1c0000000000ULL, 16, 0);
 	assert_int_equal(wait_cs(f, submit_at(f, f->cb_va, (uint32_t)n), &st),
 			 -EIO);

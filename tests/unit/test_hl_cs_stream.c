@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "../lib/hpu_test_hfd.h"
+#include "../lib/hpu_test_hl_pkt.h"
 #include "hl_personality.h"
 #include "hl_sync.h"
 
@@ -56,47 +57,6 @@ static int teardown(void **state)
 {
 	hpu_test_hfd_hl_close(*state);
 	return 0;
-}
-
-static uint32_t ctl(uint32_t opcode, uint32_t bits)
-{
-	return (opcode << HL_PKT_CTL_OPCODE_SHIFT) | bits;
-}
-
-static size_t put2(void *cb, size_t off, uint32_t w0, uint32_t w1)
-{
-	memcpy((uint8_t *)cb + off, &w0, 4);
-	memcpy((uint8_t *)cb + off + 4, &w1, 4);
-	return off + 8;
-}
-
-/* FENCE on counter @id: wait for @target, take it */
-static size_t put_fence(void *cb, size_t off, uint32_t id, uint32_t target)
-{
-	return put2(cb, off, target | target << 16 | id << 30,
-		    ctl(HL_PACKET_FENCE, HL_PKT_CTL_MB));
-}
-
-static size_t put_long(void *cb, size_t off, uint64_t addr, uint32_t value)
-{
-	struct hl_pkt_msg_long p = { .value = value,
-				     .ctl = ctl(HL_PACKET_MSG_LONG, 0),
-				     .addr = addr };
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
-}
-
-static size_t put_dma(void *cb, size_t off, uint64_t src, uint64_t dst,
-		      uint32_t size)
-{
-	struct hl_pkt_lin_dma p = { .tsize = size,
-				    .ctl = ctl(HL_PACKET_LIN_DMA, 0),
-				    .src_addr = src,
-				    .dst_addr = dst };
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
 }
 
 /* An execute CS of @n chunks, each @size bytes at f->cb + @at on @qid */
@@ -212,7 +172,7 @@ static uint64_t nop_seq(struct hpu_test_hfd_hl *f)
 	uint32_t st;
 	uint64_t seq;
 
-	put2(f->cb, 4096, 0, ctl(HL_PACKET_NOP, 0));
+	hpu_test_hl_put2(f->cb, 4096, 0, hpu_test_hl_ctl(HL_PACKET_NOP, 0));
 	seq = submit(f, Q_PDMA0(3), 4096, 8);
 	assert_int_equal(wait_cs(f, seq, &st), 0);
 	return seq;
@@ -235,7 +195,7 @@ static void test_signal_wait_order(void **state)
 	for (i = 0; i < 256; i++)
 		f->src[i] = (uint8_t)(i * 5 + 1);
 	memset(f->dst, 0, 256);
-	off = put_fence(f->cb, 0, 0, 1);
+	off = hpu_test_hl_put_fence(f->cb, 0, 0, 1, 1);
 	park = submit(f, Q_PDMA0(0), 0, off);
 	assert_int_equal(signal_cs(f, Q_PDMA0(0), &sig), 0);
 	assert_int_equal(sig.status, HL_CS_STATUS_SUCCESS);
@@ -244,7 +204,7 @@ static void test_signal_wait_order(void **state)
 	assert_int_equal(sig.sob_count_before_submission, 0);
 	assert_int_equal(wait_signal(f, Q_PDMA1_0, &sig.seq, 1, 0, &w), 0);
 	assert_int_equal(w, sig.seq + 1);
-	off = put_dma(f->cb, 64, f->src_va, f->dst_va, 256);
+	off = hpu_test_hl_put_dma(f->cb, 64, f->src_va, f->dst_va, 256, 0);
 	dma = submit(f, Q_PDMA1_0, 64, off - 64);
 
 	/* the stream is parked: none of them can have ended */
@@ -256,7 +216,7 @@ static void test_signal_wait_order(void **state)
 		assert_int_equal(f->dst[i], 0);
 
 	/* the sibling stream passes the FENCE: all of it runs */
-	off = put_long(f->cb, 128, PDMA0_FENCE0_RDATA(0), 1);
+	off = hpu_test_hl_put_msg_long(f->cb, 128, PDMA0_FENCE0_RDATA(0), 1, 0);
 	rel = submit(f, Q_PDMA0(1), 128, off - 128);
 	assert_int_equal(wait_cs(f, dma, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
@@ -346,9 +306,9 @@ static void test_queue_full(void **state)
 	size_t off;
 
 	drops = queue_full_drops(f);
-	off = put_fence(f->cb, 0, 0, 1);
+	off = hpu_test_hl_put_fence(f->cb, 0, 0, 1, 1);
 	park = submit(f, Q_PDMA0(0), 0, off);
-	put2(f->cb, 64, 0, ctl(HL_PACKET_NOP, 0));
+	hpu_test_hl_put2(f->cb, 64, 0, hpu_test_hl_ctl(HL_PACKET_NOP, 0));
 	while (jobs + HL_MAX_JOBS_PER_CS <= PQ_LENGTH) {
 		assert_int_equal(submit_n(f, Q_PDMA0(0), 64, 8,
 					  HL_MAX_JOBS_PER_CS, &last),
@@ -370,7 +330,7 @@ static void test_queue_full(void **state)
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(poll_cs(f, park), HL_WAIT_CS_STATUS_BUSY);
 
-	off = put_long(f->cb, 128, PDMA0_FENCE0_RDATA(0), 1);
+	off = hpu_test_hl_put_msg_long(f->cb, 128, PDMA0_FENCE0_RDATA(0), 1, 0);
 	rel = submit(f, Q_PDMA0(1), 128, off - 128);
 	assert_int_equal(wait_cs(f, seq, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);

@@ -203,6 +203,12 @@ void hpu_test_hfd_hl_close(struct hpu_test_hfd_hl *f)
 	free(f->dst);
 }
 
+int hpu_test_hfd_hl_teardown(void **state)
+{
+	hpu_test_hfd_hl_close(*state);
+	return 0;
+}
+
 int hpu_test_hfd_hl_wait_cs(struct hfd_ctx *ctx, uint64_t seq,
 			    struct hl_wait_cs_out *o)
 {
@@ -221,4 +227,15 @@ int hpu_test_hfd_hl_wait_cs(struct hfd_ctx *ctx, uint64_t seq,
 	}
 	*o = a.out;
 	return ret;
+}
+
+uint32_t hpu_test_hfd_hl_poll_cs(struct hfd_ctx *ctx, uint64_t seq)
+{
+	union hl_wait_cs_args a = { 0 };
+
+	a.in.seq = seq;
+	assert_int_equal(hpu_test_hfd_hl_ioctl(ctx, HL_IOCTL_WAIT_CS, &a,
+					       sizeof(a), 0),
+			 0);
+	return a.out.status;
 }

@@ -211,6 +211,15 @@ int hpu_test_hfd_hl_ctx(struct hpu_test_hfd_hl *f);
 void hpu_test_hfd_hl_close(struct hpu_test_hfd_hl *f);
 
 /**
+ * hpu_test_hfd_hl_teardown() - the cmocka teardown of a test whose state
+ * is a struct hpu_test_hfd_hl: hpu_test_hfd_hl_close() it
+ * @state: cmocka's state
+ *
+ * Return: 0.
+ */
+int hpu_test_hfd_hl_teardown(void **state);
+
+/**
  * hpu_test_hfd_hl_map_host() - MEMORY MAP of @size bytes of this process
  * at @p (USERPTR, no hint); fails the test when refused
  * @ctx: the context
@@ -243,5 +252,15 @@ uint64_t hpu_test_hfd_hl_map_dram(struct hfd_ctx *ctx, uint64_t size);
  */
 int hpu_test_hfd_hl_wait_cs(struct hfd_ctx *ctx, uint64_t seq,
 			    struct hl_wait_cs_out *o);
+
+/**
+ * hpu_test_hfd_hl_poll_cs() - one WAIT_CS of @seq that does not wait
+ * (timeout 0); fails the test when WAIT_CS fails
+ * @ctx: the context
+ * @seq: the CS's number
+ *
+ * Return: the answer's status (HL_WAIT_CS_STATUS_BUSY: still running).
+ */
+uint32_t hpu_test_hfd_hl_poll_cs(struct hfd_ctx *ctx, uint64_t seq);
 
 #endif /* HPU_TEST_HFD_H */

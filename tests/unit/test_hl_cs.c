@@ -43,12 +43,6 @@ static int setup(void **state)
 	return hpu_test_hfd_hl_open(&f, BUF_SIZE, 0);
 }
 
-static int teardown(void **state)
-{
-	hpu_test_hfd_hl_close(*state);
-	return 0;
-}
-
 /* Packet writers: each returns the next offset (bytes) */
 static size_t put_nop(void *cb, size_t off, uint32_t opcode)
 {
@@ -697,5 +691,5 @@ int main(void)
 		cmocka_unit_test(test_old_timestamp),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, hpu_test_hfd_hl_teardown);
 }

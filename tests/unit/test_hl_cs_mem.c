@@ -105,12 +105,6 @@ static int setup(void **state)
 	return hpu_test_hfd_hl_open(&f, BUF_SIZE, 2 << 20);
 }
 
-static int teardown(void **state)
-{
-	hpu_test_hfd_hl_close(*state);
-	return 0;
-}
-
 /* Submit the user CB at @cb_va (@size bytes) on PDMA_0 stream 0 */
 static uint64_t submit_at(struct hpu_test_hfd_hl *f, uint64_t cb_va,
 			  uint32_t size)
@@ -613,5 +607,5 @@ int main(void)
 		cmocka_unit_test(test_timestamp_outlives_history),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, hpu_test_hfd_hl_teardown);
 }

@@ -53,12 +53,6 @@ static int setup(void **state)
 	return hpu_test_hfd_hl_open(&f, BUF_SIZE, 0);
 }
 
-static int teardown(void **state)
-{
-	hpu_test_hfd_hl_close(*state);
-	return 0;
-}
-
 /* An execute CS of @n chunks, each @size bytes at f->cb + @at on @qid */
 static int submit_n(struct hpu_test_hfd_hl *f, uint32_t qid, size_t at,
 		    size_t size, uint32_t n, uint64_t *seq)
@@ -142,15 +136,6 @@ static int wait_cs(struct hpu_test_hfd_hl *f, uint64_t seq, uint32_t *status)
 	return ret;
 }
 
-static uint32_t poll_cs(struct hpu_test_hfd_hl *f, uint64_t seq)
-{
-	union hl_wait_cs_args a = { 0 };
-
-	a.in.seq = seq;
-	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), 0);
-	return a.out.status;
-}
-
 static uint64_t queue_full_drops(struct hpu_test_hfd_hl *f)
 {
 	struct hl_info_cs_counters c;
@@ -208,10 +193,14 @@ static void test_signal_wait_order(void **state)
 	dma = submit(f, Q_PDMA1_0, 64, off - 64);
 
 	/* the stream is parked: none of them can have ended */
-	assert_int_equal(poll_cs(f, park), HL_WAIT_CS_STATUS_BUSY);
-	assert_int_equal(poll_cs(f, sig.seq), HL_WAIT_CS_STATUS_BUSY);
-	assert_int_equal(poll_cs(f, w), HL_WAIT_CS_STATUS_BUSY);
-	assert_int_equal(poll_cs(f, dma), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, park),
+			 HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, sig.seq),
+			 HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, w),
+			 HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, dma),
+			 HL_WAIT_CS_STATUS_BUSY);
 	for (i = 0; i < 256; i++)
 		assert_int_equal(f->dst[i], 0);
 
@@ -328,7 +317,8 @@ static void test_queue_full(void **state)
 	other = submit(f, Q_PDMA1_0, 64, 8);
 	assert_int_equal(wait_cs(f, other, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(poll_cs(f, park), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, park),
+			 HL_WAIT_CS_STATUS_BUSY);
 
 	off = hpu_test_hl_put_msg_long(f->cb, 128, PDMA0_FENCE0_RDATA(0), 1, 0);
 	rel = submit(f, Q_PDMA0(1), 128, off - 128);
@@ -351,5 +341,5 @@ int main(void)
 		cmocka_unit_test(test_queue_full),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, hpu_test_hfd_hl_teardown);
 }

@@ -57,12 +57,6 @@ static int setup(void **state)
 	return hpu_test_hfd_hl_open(&f, BUF_SIZE, 0);
 }
 
-static int teardown(void **state)
-{
-	hpu_test_hfd_hl_close(*state);
-	return 0;
-}
-
 /* SOB @n: SET (@add false) or ADD @v, by MSG_SHORT to the SOB base */
 static size_t put_sob(void *cb, size_t off, uint32_t n, bool add, uint32_t v)
 {
@@ -379,15 +373,6 @@ static int wait_cs(struct hpu_test_hfd_hl *f, uint64_t seq, uint32_t *status)
 	return ret;
 }
 
-static uint32_t poll_cs(struct hpu_test_hfd_hl *f, uint64_t seq)
-{
-	union hl_wait_cs_args a = { 0 };
-
-	a.in.seq = seq;
-	run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a));
-	return a.out.status;
-}
-
 static void fill(uint8_t *p, size_t n, unsigned int seed)
 {
 	size_t i;
@@ -586,7 +571,8 @@ static void test_reset_mid_fence(void **state)
 	off = hpu_test_hl_put_fence(f->cb, off, 0, 1, 1);
 	stuck = submit_at(f, Q_PDMA0(1), 0, off, 0);
 	assert_false(sob_is_zero(f, 20, 1));
-	assert_int_equal(poll_cs(f, stuck), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, stuck),
+			 HL_WAIT_CS_STATUS_BUSY);
 	assert_int_equal(hfd_device_reset(&f->drv.devs[0], HPU_RESET_COMPUTE,
 					  NULL, false, "test"),
 			 0);
@@ -627,7 +613,8 @@ static void test_close_mid_fence(void **state)
 	off = hpu_test_hl_put_fence(f->cb, off, 3, 4, 0);
 	seq = submit_at(f, Q_PDMA0(3), 0, off, 0);
 	assert_false(sob_is_zero(f, 30, 2));
-	assert_int_equal(poll_cs(f, seq), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, seq),
+			 HL_WAIT_CS_STATUS_BUSY);
 	hfd_ctx_release(f->ctx);
 	f->ctx = NULL;
 	assert_int_equal(hpu_test_hfd_hl_ctx(f), 0);
@@ -709,7 +696,8 @@ static void test_mme_pair_streams(void **state)
 			   0);
 	assert_int_equal(wait_cs(f, master, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(poll_cs(f, slave), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, slave),
+			 HL_WAIT_CS_STATUS_BUSY);
 	off = hpu_test_hl_put_msg_long(f->cb, 128, DCORE1_MME_FENCE0_RDATA(0),
 				       1, 0);
 	other = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE2_EDMA_0_0 + 8, 128,
@@ -726,21 +714,23 @@ int main(void)
 		cmocka_unit_test(test_translate_good),
 		cmocka_unit_test(test_translate_bad),
 		cmocka_unit_test_setup_teardown(test_bad_register_aborts, setup,
-						teardown),
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_fence_from_sibling_stream,
-						setup, teardown),
+						setup,
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_fence_lower_cp, setup,
-						teardown),
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_fence_timeout, setup,
-						teardown),
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_reset_mid_fence, setup,
-						teardown),
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_close_mid_fence, setup,
-						teardown),
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_monitor_chain_and_cycle,
-						setup, teardown),
+						setup,
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_mme_pair_streams, setup,
-						teardown),
+						hpu_test_hfd_hl_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,7 +82,10 @@ static uint64_t alloc_dram(int fd, uint64_t size)
 	return a.out.device_virt_addr;
 }
 
-static uint64_t submit(int fd, uint64_t cb_va, uint32_t size, uint32_t qid)
+/* Submit @size bytes of the CB at @cb_va on @qid; with @timeout_s (not
+ * 0), a CUSTOM_TIMEOUT CS of that many seconds */
+static uint64_t submit_timeout(int fd, uint64_t cb_va, uint32_t size,
+			       uint32_t qid, uint32_t timeout_s)
 {
 	struct hl_cs_chunk c = { .cb_handle = cb_va,
 				 .queue_index = qid,
@@ -93,10 +96,19 @@ static uint64_t submit(int fd, uint64_t cb_va, uint32_t size, uint32_t qid)
 
 	a.in.chunks_execute = (uintptr_t)&c;
 	a.in.num_chunks_execute = 1;
+	if (timeout_s) {
+		a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
+		a.in.timeout = timeout_s;
+	}
 	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_CS, &a), 0);
 	assert_int_equal(a.out.status, HL_CS_STATUS_SUCCESS);
 	assert_true(a.out.seq > 0);
 	return a.out.seq;
+}
+
+static uint64_t submit(int fd, uint64_t cb_va, uint32_t size, uint32_t qid)
+{
+	return submit_timeout(fd, cb_va, size, qid, 0);
 }
 
 /* A blocking WAIT_CS (60 s): the daemon answers when the CS ends */
@@ -201,24 +213,6 @@ static size_t put_fence(uint8_t *cb, size_t off, uint32_t id, uint32_t target)
 	memcpy(cb + off, &cfg, 4);
 	memcpy(cb + off + 4, &ctl, 4);
 	return off + 8;
-}
-
-static uint64_t submit_timeout(int fd, uint64_t cb_va, uint32_t size,
-			       uint32_t qid, uint32_t timeout_s)
-{
-	struct hl_cs_chunk c = { .cb_handle = cb_va,
-				 .queue_index = qid,
-				 .cb_size = size,
-				 .cs_chunk_flags =
-					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
-	union hl_cs_args a = { 0 };
-
-	a.in.chunks_execute = (uintptr_t)&c;
-	a.in.num_chunks_execute = 1;
-	a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
-	a.in.timeout = timeout_s;
-	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_CS, &a), 0);
-	return a.out.seq;
 }
 
 static void test_sync_streams(void **state)

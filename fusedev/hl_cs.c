@@ -236,14 +236,11 @@ static int read_dev_cb(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 		       uint64_t va, uint32_t size, void *buf)
 {
 	const struct hpu_fw_ops *o = CTX_OPS(ctx);
-	uint64_t off = va - x->sram_base;
 
 	if (hfd_fw_if_minor_in_use(ctx->dev->model) < 7 || !o->as_read_dev)
 		return -ENXIO;
-	if (x->sram_va && va >= x->sram_base && off < x->sram_size &&
-	    size <= x->sram_size - off)
-		va = x->sram_va + off;
-	return o->as_read_dev(ctx->as, va, buf, size);
+	return o->as_read_dev(ctx->as, hfd_hl_sram_xlate(x, va, size), buf,
+			      size);
 }
 
 /* What fetching a lower CB (CP_DMA) needs: the CS's context and window */
@@ -477,6 +474,45 @@ static int check_cs_in(const struct hfd_ioctl_call *call,
 }
 
 /**
+ * hfd_hl_cs_submit() - submit a translated CS with its request's timing
+ * and answer the request
+ * @call: context and requesting thread
+ * @args: the CS request: its HL_CS_FLAGS_TIMESTAMP, its
+ *	HL_CS_FLAGS_CUSTOM_TIMEOUT and timeout (s); on success answered
+ *	with the sequence number and HL_CS_STATUS_SUCCESS
+ * @d: the CS; its cs_flags get HPU_CS_FLAGS_TIMESTAMP and its timeout_ms
+ *	the request's (capped at HPU_CS_TIMEOUT_MAX_MS) here
+ *
+ * Return: 0; -EAGAIN too many CSs in flight; else
+ * hfd_ring_submit_ordered()'s -errno (the request is left as it was).
+ */
+int hfd_hl_cs_submit(const struct hfd_ioctl_call *call, union hl_cs_args *args,
+		     struct hfd_cs_desc *d)
+{
+	const struct hl_cs_in *in = &args->in;
+	bool completed;
+	uint64_t seq;
+	int ret;
+
+	if (in->cs_flags & HL_CS_FLAGS_TIMESTAMP)
+		d->cs_flags |= HPU_CS_FLAGS_TIMESTAMP;
+	if ((in->cs_flags & HL_CS_FLAGS_CUSTOM_TIMEOUT) && in->timeout)
+		d->timeout_ms = in->timeout >= HPU_CS_TIMEOUT_MAX_MS / 1000 ?
+					HPU_CS_TIMEOUT_MAX_MS :
+					in->timeout * 1000;
+	ret = hfd_ring_submit_ordered(call->ctx, call->pid, d, &seq,
+				      &completed);
+	if (ret == -ENOSPC)
+		return -EAGAIN;
+	if (ret)
+		return ret;
+	memset(args, 0, sizeof(*args));
+	args->out.seq = seq;
+	args->out.status = HL_CS_STATUS_SUCCESS;
+	return 0;
+}
+
+/**
  * hfd_hl_cs() - CS of the habanalabs personality
  * @call: context and requesting thread
  * @data: union hl_cs_args, updated in place
@@ -516,8 +552,7 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	struct hl_pq_rec *pq = NULL;
 	uint32_t *qids = NULL;
 	uint32_t nrestore, total;
-	uint64_t sram_va, seq;
-	bool completed;
+	uint64_t sram_va;
 	size_t in_bytes;
 	uint32_t i;
 	int ret;
@@ -588,26 +623,14 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	d.cb_bytes = b.bytes;
 	d.raw_cb = true;
 	d.streams = b.streams;
-	d.cs_flags = in.cs_flags & HL_CS_FLAGS_TIMESTAMP ?
-			     HPU_CS_FLAGS_TIMESTAMP :
-			     0;
-	if ((in.cs_flags & HL_CS_FLAGS_CUSTOM_TIMEOUT) && in.timeout)
-		d.timeout_ms = in.timeout >= HPU_CS_TIMEOUT_MAX_MS / 1000 ?
-				       HPU_CS_TIMEOUT_MAX_MS :
-				       in.timeout * 1000;
 	if (b.bad) {
 		hfd_cs_count(&dev->cs_stats.parsing, &ctx->cs_stats.parsing);
 		d.refuse = -EINVAL;
 	}
-	ret = hfd_ring_submit_ordered(ctx, call->pid, &d, &seq, &completed);
-	if (ret == -ENOSPC)
-		ret = -EAGAIN;
+	ret = hfd_hl_cs_submit(call, args, &d);
 	if (!ret) {
-		hfd_hl_pq_commit_locked(stream, pq, seq);
+		hfd_hl_pq_commit_locked(stream, pq, args->out.seq);
 		pq = NULL;
-		memset(args, 0, sizeof(*args));
-		args->out.seq = seq;
-		args->out.status = HL_CS_STATUS_SUCCESS;
 	}
 out_unlock:
 	hfd_hl_stream_unlock(stream);

@@ -274,7 +274,6 @@ int hfd_hl_cs_stream(const struct hfd_ioctl_call *call, union hl_cs_args *args)
 	struct hl_cs_chunk c;
 	uint64_t sig = 0, seq;
 	uint8_t stream;
-	bool completed;
 	int queue, ret;
 
 	if ((in.cs_flags & ~HL_STREAM_FLAGS) || in.num_chunks_execute != 1)
@@ -321,25 +320,15 @@ int hfd_hl_cs_stream(const struct hfd_ioctl_call *call, union hl_cs_args *args)
 	d.streams = &stream;
 	d.wait_seqs = wait ? &sig : NULL;
 	d.cs_flags = wait ? HPU_CS_FLAGS_WAIT : HPU_CS_FLAGS_SIGNAL;
-	if (in.cs_flags & HL_CS_FLAGS_TIMESTAMP)
-		d.cs_flags |= HPU_CS_FLAGS_TIMESTAMP;
-	if ((in.cs_flags & HL_CS_FLAGS_CUSTOM_TIMEOUT) && in.timeout)
-		d.timeout_ms = in.timeout >= HPU_CS_TIMEOUT_MAX_MS / 1000 ?
-				       HPU_CS_TIMEOUT_MAX_MS :
-				       in.timeout * 1000;
-	ret = hfd_ring_submit_ordered(ctx, call->pid, &d, &seq, &completed);
-	if (ret == -ENOSPC)
-		ret = -EAGAIN;
+	ret = hfd_hl_cs_submit(call, args, &d);
 	if (ret) {
 		free(rec);
 		goto out;
 	}
+	seq = args->out.seq;
 	hfd_hl_pq_commit_locked(s, rec, seq);
 	if (!wait)
 		s->sig_seq[seq % HL_SIG_WINDOW] = seq;
-	memset(args, 0, sizeof(*args));
-	args->out.seq = seq;
-	args->out.status = HL_CS_STATUS_SUCCESS;
 out:
 	pthread_mutex_unlock(&s->lock);
 	return ret;

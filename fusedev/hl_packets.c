@@ -56,17 +56,6 @@ size_t hfd_hl_packet_size(uint32_t opcode)
 	return opcode < sizeof(pkt_size) ? pkt_size[opcode] : 0;
 }
 
-static uint64_t sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,
-			   uint64_t len)
-{
-	uint64_t off = addr - x->sram_base;
-
-	if (!x->sram_va || addr < x->sram_base || off >= x->sram_size ||
-	    len > x->sram_size - off)
-		return addr; /* not SRAM: the context's MMU decides */
-	return x->sram_va + off;
-}
-
 /**
  * hfd_hl_sram_xlate() - an address as the device reaches it: one wholly
  * inside the SRAM window is moved to the context's SRAM mapping
@@ -79,10 +68,22 @@ static uint64_t sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,
 uint64_t hfd_hl_sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,
 			   uint64_t len)
 {
-	return sram_xlate(x, addr, len);
+	uint64_t off = addr - x->sram_base;
+
+	if (!x->sram_va || addr < x->sram_base || off >= x->sram_size ||
+	    len > x->sram_size - off)
+		return addr; /* not SRAM: the context's MMU decides */
+	return x->sram_va + off;
 }
 
-static uint16_t hpu_flags(uint32_t ctl)
+/**
+ * hfd_hl_hpu_flags() - the hpu packet flags of a Gaudi2 control word's
+ * barriers
+ * @ctl: the packet's control word
+ *
+ * Return: HPU_PKT_F_ENG_BARRIER for EB, HPU_PKT_F_MSG_BARRIER for MB.
+ */
+uint16_t hfd_hl_hpu_flags(uint32_t ctl)
 {
 	return (ctl & HL_PKT_CTL_EB ? HPU_PKT_F_ENG_BARRIER : 0) |
 	       (ctl & HL_PKT_CTL_MB ? HPU_PKT_F_MSG_BARRIER : 0);
@@ -118,11 +119,12 @@ static int msg_long(const uint8_t *p, const struct hfd_hl_xlate *x,
 	/* a register: the sync manager's or a QMAN's (hl_sync.c) */
 	if (hfd_hl_sync_is_reg(m.addr))
 		return hfd_hl_sync_reg_write(x, m.addr, m.value,
-					     hpu_flags(m.ctl), out, len);
+					     hfd_hl_hpu_flags(m.ctl), out, len);
 	if ((m.addr & 3) || m.addr > UINT64_MAX - 4 || x->kind != HFD_QUEUE_DMA)
 		return -EINVAL;
-	*len = put_memset(out, hpu_flags(m.ctl), sram_xlate(x, m.addr, 4), 4,
-			  m.value, HPU_MEMSET_F_ELEM_4);
+	*len = put_memset(out, hfd_hl_hpu_flags(m.ctl),
+			  hfd_hl_sram_xlate(x, m.addr, 4), 4, m.value,
+			  HPU_MEMSET_F_ELEM_4);
 	return 0;
 }
 
@@ -141,10 +143,11 @@ static int memset_elem(uint64_t v, uint64_t dst, uint64_t size)
 }
 
 /*
- * The hpu flags of a LIN_DMA's endian field (1: 16-bit, 2: 32-bit, 3:
- * 64-bit elements byte-reversed). A swapping copy between overlapping
- * ranges, or a memset that swaps, is refused: hl-thunk programs neither,
- * and what the engine makes of them is not documented.
+ * The hpu flags of a copying LIN_DMA's endian field (1: 16-bit, 2:
+ * 32-bit, 3: 64-bit elements byte-reversed). A swapping copy between
+ * overlapping ranges is refused, as lin_dma() refuses a memset that
+ * swaps: hl-thunk programs neither, and what the engine makes of them
+ * is not documented.
  */
 static int lin_dma_swap(const struct hl_pkt_lin_dma *d, uint64_t src,
 			uint64_t dst, uint16_t *flags)
@@ -154,8 +157,7 @@ static int lin_dma_swap(const struct hl_pkt_lin_dma *d, uint64_t src,
 	*flags = 0;
 	if (!e)
 		return 0;
-	if ((d->ctl & HL_LIN_DMA_CTL_MEMSET) ||
-	    (d->tsize && src < dst + d->tsize && dst < src + d->tsize))
+	if (d->tsize && src < dst + d->tsize && dst < src + d->tsize)
 		return -EINVAL;
 	*flags = (uint16_t)(e << 8); /* HPU_LIN_DMA_F_SWAP_16 .. _64 */
 	return 0;
@@ -185,9 +187,9 @@ static int lin_dma(const uint8_t *p, const struct hfd_hl_xlate *x, uint8_t *out,
 		elem = memset_elem(d.src_addr, d.dst_addr, d.tsize);
 		if (elem < 0)
 			return elem;
-		*len = put_memset(out, hpu_flags(d.ctl),
-				  sram_xlate(x, d.dst_addr, d.tsize), d.tsize,
-				  d.src_addr, (uint32_t)elem);
+		*len = put_memset(out, hfd_hl_hpu_flags(d.ctl),
+				  hfd_hl_sram_xlate(x, d.dst_addr, d.tsize),
+				  d.tsize, d.src_addr, (uint32_t)elem);
 		return 0;
 	}
 	if (d.src_addr + d.tsize < d.src_addr)
@@ -195,9 +197,9 @@ static int lin_dma(const uint8_t *p, const struct hfd_hl_xlate *x, uint8_t *out,
 	memset(&h, 0, sizeof(h));
 	h.hdr.opcode = HPU_PACKET_LIN_DMA;
 	h.hdr.size = sizeof(h);
-	h.hdr.flags = hpu_flags(d.ctl);
-	h.src_addr = sram_xlate(x, d.src_addr, d.tsize);
-	h.dst_addr = sram_xlate(x, d.dst_addr, d.tsize);
+	h.hdr.flags = hfd_hl_hpu_flags(d.ctl);
+	h.src_addr = hfd_hl_sram_xlate(x, d.src_addr, d.tsize);
+	h.dst_addr = hfd_hl_sram_xlate(x, d.dst_addr, d.tsize);
 	h.size = d.tsize;
 	if (lin_dma_swap(&d, h.src_addr, h.dst_addr, &swap))
 		return -EINVAL;
@@ -220,7 +222,7 @@ static int nop_stop(const uint8_t *p, uint32_t opcode, uint8_t *out,
 	h.hdr.opcode = opcode == HL_PACKET_NOP ? HPU_PACKET_NOP :
 						 HPU_PACKET_STOP;
 	h.hdr.size = sizeof(h);
-	h.hdr.flags = hpu_flags(n.ctl);
+	h.hdr.flags = hfd_hl_hpu_flags(n.ctl);
 	memcpy(out, &h, sizeof(h));
 	*len = sizeof(h);
 	return 0;

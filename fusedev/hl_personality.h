@@ -63,6 +63,8 @@ int hfd_hl_pq_reserve_locked(struct hfd_ctx *ctx, struct hfd_hl_stream *s,
 void hfd_hl_pq_commit_locked(struct hfd_hl_stream *s, struct hl_pq_rec *r,
 			     uint64_t seq);
 int hfd_hl_cs_stream(const struct hfd_ioctl_call *call, union hl_cs_args *args);
+int hfd_hl_cs_submit(const struct hfd_ioctl_call *call, union hl_cs_args *args,
+		     struct hfd_cs_desc *d);
 
 /* hpu packet bytes per Gaudi2 packet byte, at most (MSG_SHORT to a
  * MON_ARM: 8 -> an ARM_MONITOR of 40) */
@@ -95,6 +97,7 @@ struct hfd_hl_xlate {
 
 uint64_t hfd_hl_sram_xlate(const struct hfd_hl_xlate *x, uint64_t addr,
 			   uint64_t len);
+uint16_t hfd_hl_hpu_flags(uint32_t ctl);
 
 int hfd_hl_packets_translate(const void *cb, size_t size,
 			     const struct hfd_hl_xlate *x, uint8_t *out,

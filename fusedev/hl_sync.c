@@ -123,12 +123,6 @@ bool hfd_hl_sync_is_reg(uint64_t addr)
 	return addr - HL_CFG_BASE < HL_CFG_SIZE;
 }
 
-static uint16_t hpu_flags(uint32_t ctl)
-{
-	return (ctl & HL_PKT_CTL_EB ? HPU_PKT_F_ENG_BARRIER : 0) |
-	       (ctl & HL_PKT_CTL_MB ? HPU_PKT_F_MSG_BARRIER : 0);
-}
-
 /* The CFG offset of QMAN @qm's block (its queue ids are 4 qm .. 4 qm + 3) */
 static uint32_t qm_base(uint32_t qm)
 {
@@ -151,6 +145,12 @@ static uint32_t qm_base(uint32_t qm)
 	return 0x400A000U + d * 0x200000U + (q - 3) * 0x10000U;
 }
 
+/* The key of QMAN @qm's fence counter @fence of CP @cp (fence_sob()) */
+static int fence_key(uint32_t qm, uint32_t fence, uint32_t cp)
+{
+	return (int)(qm << 5 | fence << 3 | cp);
+}
+
 /* The fence counter a CFG offset names: its key, or -1 */
 static int fence_reg_key(uint32_t off)
 {
@@ -161,8 +161,7 @@ static int fence_reg_key(uint32_t off)
 		if (r >= 4 * HL_QM_NUM_CPS * HL_QM_NUM_FENCES || r % 4)
 			continue;
 		r /= 4;
-		return (int)(qm << 5 | (r / HL_QM_NUM_CPS) << 3 |
-			     r % HL_QM_NUM_CPS);
+		return fence_key(qm, r / HL_QM_NUM_CPS, r % HL_QM_NUM_CPS);
 	}
 	return -1;
 }
@@ -395,7 +394,7 @@ int hfd_hl_sync_msg_short(const uint8_t *p, const struct hfd_hl_xlate *x,
 		return -EINVAL;
 	}
 	return hfd_hl_sync_reg_write(x, base + SHORT_OFFSET(ctl), value,
-				     hpu_flags(ctl), out, len);
+				     hfd_hl_hpu_flags(ctl), out, len);
 }
 
 /**
@@ -416,7 +415,7 @@ int hfd_hl_sync_fence(const uint8_t *p, const struct hfd_hl_xlate *x,
 		      uint8_t *out, size_t *len)
 {
 	struct hpu_pkt_fence f;
-	uint32_t cfg, ctl, qm, key;
+	uint32_t cfg, ctl, qm, cp;
 	int sob;
 
 	memcpy(&cfg, p, 4);
@@ -428,16 +427,15 @@ int hfd_hl_sync_fence(const uint8_t *p, const struct hfd_hl_xlate *x,
 		return -EINVAL;
 	if (!FENCE_TARGET(cfg))
 		return 0; /* a counter is always >= 0, and dec is 0 */
-	key = qm << 5 | FENCE_ID(cfg) << 3 |
-	      (x->lower_cp ? HL_QM_NUM_CPS - 1 :
-			     x->qid % HL_GAUDI2_STREAMS_PER_QMAN);
-	sob = fence_sob(x->sync, (int)key);
+	cp = x->lower_cp ? HL_QM_NUM_CPS - 1 :
+			   x->qid % HL_GAUDI2_STREAMS_PER_QMAN;
+	sob = fence_sob(x->sync, fence_key(qm, FENCE_ID(cfg), cp));
 	if (sob < 0)
 		return -EINVAL;
 	memset(&f, 0, sizeof(f));
 	f.hdr.opcode = HPU_PACKET_FENCE;
 	f.hdr.size = sizeof(f);
-	f.hdr.flags = hpu_flags(ctl);
+	f.hdr.flags = hfd_hl_hpu_flags(ctl);
 	f.sob_id = (uint32_t)sob;
 	f.target = FENCE_TARGET(cfg);
 	f.dec = FENCE_DEC(cfg);

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hpu_packets.h"
+
 struct hfd_hl_xlate;
 
 /* The configuration space of a Gaudi2 (CFG_BASE, 128 MiB) */
@@ -56,6 +58,8 @@ struct hfd_hl_xlate;
  */
 #define HL_SYNC_NUM_SOBS   256U
 #define HL_SYNC_NUM_FENCES 256U /* hpu SOBs 256..511 */
+_Static_assert(HL_SYNC_NUM_SOBS + HL_SYNC_NUM_FENCES <= HPU_NUM_SOBS,
+	       "the Gaudi2 SOBs and the fence counters are hpu SOBs");
 
 /**
  * struct hfd_hl_mon - what a CB wrote to a monitor's registers so far
@@ -82,7 +86,7 @@ struct hfd_hl_mon {
 struct hfd_hl_sync {
 	pthread_mutex_t lock;
 	uint32_t resets;
-	struct hfd_hl_mon mons[64];
+	struct hfd_hl_mon mons[HPU_NUM_MONITORS];
 	uint16_t fence_key[HL_SYNC_NUM_FENCES];
 };
 

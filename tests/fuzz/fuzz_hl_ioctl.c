@@ -40,17 +40,16 @@
  * watch the personality, the hpu paths under it and the device model.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "fuzz_seed.h"
+#include "fuzz_user.h"
 #include "hl_personality.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -612,15 +611,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (user == MAP_FAILED)
 		abort();
-	user_pid = fork();
-	if (user_pid == 0) {
-		/* never outlive the fuzzer */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() == 1)
-			_exit(0);
-		for (;;)
-			pause();
-	}
+	user_pid = fuzz_user_fork();
 	if (user_pid < 0 ||
 	    hfd_driver_init(&drv, &hpusim_model, "gaudi2", 1, "/fuzz"))
 		abort();

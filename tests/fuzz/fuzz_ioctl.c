@@ -11,14 +11,13 @@
  * fuzzer. AddressSanitizer and UndefinedBehaviorSanitizer watch the
  * driver and the device model.
  */
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
+#include "fuzz_user.h"
 #include "hpu_fused.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -36,15 +35,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	user_pid = fork();
-	if (user_pid == 0) {
-		/* never outlive the fuzzer */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() == 1)
-			_exit(0);
-		for (;;)
-			pause();
-	}
+	user_pid = fuzz_user_fork();
 	if (user_pid < 0 ||
 	    hfd_driver_init(&drv, &hpusim_model, "gaudi2", 1, "/fuzz"))
 		abort();

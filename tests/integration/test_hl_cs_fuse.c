@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
+#include "../lib/hpu_test_hl_pkt.h"
 #include "../lib/hpu_test_util.h"
 #include "hl_uapi.h"
 
@@ -81,34 +82,10 @@ static uint64_t alloc_dram(int fd, uint64_t size)
 	return a.out.device_virt_addr;
 }
 
-static size_t put_dma(void *cb, size_t off, uint64_t src, uint64_t dst,
-		      uint32_t size)
-{
-	struct hl_pkt_lin_dma p = {
-		.tsize = size,
-		.ctl = (HL_PACKET_LIN_DMA << HL_PKT_CTL_OPCODE_SHIFT) |
-		       HL_PKT_CTL_EB,
-		.src_addr = src,
-		.dst_addr = dst,
-	};
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
-}
-
-static size_t put_msg_long(void *cb, size_t off, uint64_t addr, uint32_t v)
-{
-	struct hl_pkt_msg_long p = {
-		.value = v,
-		.ctl = HL_PACKET_MSG_LONG << HL_PKT_CTL_OPCODE_SHIFT,
-		.addr = addr,
-	};
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
-}
-
-static uint64_t submit(int fd, uint64_t cb_va, uint32_t size, uint32_t qid)
+/* Submit @size bytes of the CB at @cb_va on @qid; with @timeout_s (not
+ * 0), a CUSTOM_TIMEOUT CS of that many seconds */
+static uint64_t submit_timeout(int fd, uint64_t cb_va, uint32_t size,
+			       uint32_t qid, uint32_t timeout_s)
 {
 	struct hl_cs_chunk c = { .cb_handle = cb_va,
 				 .queue_index = qid,
@@ -119,10 +96,19 @@ static uint64_t submit(int fd, uint64_t cb_va, uint32_t size, uint32_t qid)
 
 	a.in.chunks_execute = (uintptr_t)&c;
 	a.in.num_chunks_execute = 1;
+	if (timeout_s) {
+		a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
+		a.in.timeout = timeout_s;
+	}
 	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_CS, &a), 0);
 	assert_int_equal(a.out.status, HL_CS_STATUS_SUCCESS);
 	assert_true(a.out.seq > 0);
 	return a.out.seq;
+}
+
+static uint64_t submit(int fd, uint64_t cb_va, uint32_t size, uint32_t qid)
+{
+	return submit_timeout(fd, cb_va, size, qid, 0);
 }
 
 /* A blocking WAIT_CS (60 s): the daemon answers when the CS ends */
@@ -170,13 +156,15 @@ static void test_round_trip_and_waits(void **state)
 	memset(dst, 0, BUF_SIZE);
 
 	/* down on PDMA_0, up on PDMA_1, each waited for by a blocked call */
-	off = put_dma(cb, 0, src_va, dram, BUF_SIZE);
+	off = hpu_test_hl_put_dma(cb, 0, src_va, dram, BUF_SIZE, HL_PKT_CTL_EB);
 	seq = submit(fd, cb_va, (uint32_t)off, HL_GAUDI2_QUEUE_ID_PDMA_0_0);
 	assert_int_equal(wait_cs(fd, seq, &o), 0);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
-	off = put_dma(cb, 0, dram, dst_va, BUF_SIZE);
-	off = put_msg_long(cb, off, ip.sram_base_address + 64, 0xbaba0ded);
-	off = put_dma(cb, off, ip.sram_base_address + 64, dst_va, 4);
+	off = hpu_test_hl_put_dma(cb, 0, dram, dst_va, BUF_SIZE, HL_PKT_CTL_EB);
+	off = hpu_test_hl_put_msg_long(cb, off, ip.sram_base_address + 64,
+				       0xbaba0ded, 0);
+	off = hpu_test_hl_put_dma(cb, off, ip.sram_base_address + 64, dst_va, 4,
+				  HL_PKT_CTL_EB);
 	seq = submit(fd, cb_va, (uint32_t)off, HL_GAUDI2_QUEUE_ID_PDMA_1_0);
 	assert_int_equal(wait_cs(fd, seq, &o), 0);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
@@ -217,17 +205,6 @@ static void test_round_trip_and_waits(void **state)
 #define MON_ARM		       0x6000
 #define MON_CFG		       0x8000
 
-static size_t put_short(uint8_t *cb, size_t off, uint32_t base, uint32_t reg,
-			uint32_t value)
-{
-	uint32_t ctl = HL_PACKET_MSG_SHORT << HL_PKT_CTL_OPCODE_SHIFT |
-		       HL_PKT_CTL_MB | base << 22 | reg;
-
-	memcpy(cb + off, &value, 4);
-	memcpy(cb + off + 4, &ctl, 4);
-	return off + 8;
-}
-
 static size_t put_fence(uint8_t *cb, size_t off, uint32_t id, uint32_t target)
 {
 	uint32_t cfg = target | target << 16 | id << 30;
@@ -236,24 +213,6 @@ static size_t put_fence(uint8_t *cb, size_t off, uint32_t id, uint32_t target)
 	memcpy(cb + off, &cfg, 4);
 	memcpy(cb + off + 4, &ctl, 4);
 	return off + 8;
-}
-
-static uint64_t submit_timeout(int fd, uint64_t cb_va, uint32_t size,
-			       uint32_t qid, uint32_t timeout_s)
-{
-	struct hl_cs_chunk c = { .cb_handle = cb_va,
-				 .queue_index = qid,
-				 .cb_size = size,
-				 .cs_chunk_flags =
-					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
-	union hl_cs_args a = { 0 };
-
-	a.in.chunks_execute = (uintptr_t)&c;
-	a.in.num_chunks_execute = 1;
-	a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
-	a.in.timeout = timeout_s;
-	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_CS, &a), 0);
-	return a.out.seq;
 }
 
 static void test_sync_streams(void **state)
@@ -291,21 +250,23 @@ static void test_sync_streams(void **state)
 	stuck = submit_timeout(fd, cb_va, (uint32_t)off,
 			       (HL_GAUDI2_QUEUE_ID_PDMA_0_0 + 1), 1);
 	/* stream 2: monitor 4 on SOB 3 == 1 -> its FENCE0; FENCE; DMA */
-	off = put_short(cb + 4096, 0, 1, 4 * 3, 0);
-	off = put_short(cb + 4096, off, 0, MON_CFG + 4 * 4, 0);
-	off = put_short(cb + 4096, off, 0, 4 * 4,
-			(uint32_t)PDMA0_FENCE0_RDATA(2));
-	off = put_short(cb + 4096, off, 0, MON_ADDRH + 4 * 4,
-			(uint32_t)(PDMA0_FENCE0_RDATA(2) >> 32));
-	off = put_short(cb + 4096, off, 0, MON_DATA + 4 * 4, 1);
-	off = put_short(cb + 4096, off, 0, MON_ARM + 4 * 4,
-			0 | (~(1U << 3) & 0xFF) << 8 | 1U << 16 | 1U << 17);
+	off = hpu_test_hl_put_short(cb + 4096, 0, 1, 4 * 3, 0);
+	off = hpu_test_hl_put_short(cb + 4096, off, 0, MON_CFG + 4 * 4, 0);
+	off = hpu_test_hl_put_short(cb + 4096, off, 0, 4 * 4,
+				    (uint32_t)PDMA0_FENCE0_RDATA(2));
+	off = hpu_test_hl_put_short(cb + 4096, off, 0, MON_ADDRH + 4 * 4,
+				    (uint32_t)(PDMA0_FENCE0_RDATA(2) >> 32));
+	off = hpu_test_hl_put_short(cb + 4096, off, 0, MON_DATA + 4 * 4, 1);
+	off = hpu_test_hl_put_short(cb + 4096, off, 0, MON_ARM + 4 * 4,
+				    0 | (~(1U << 3) & 0xFF) << 8 | 1U << 16 |
+					    1U << 17);
 	off = put_fence(cb + 4096, off, 0, 1);
-	off = put_dma(cb + 4096, off, src_va, dst_va, 4096);
+	off = hpu_test_hl_put_dma(cb + 4096, off, src_va, dst_va, 4096,
+				  HL_PKT_CTL_EB);
 	waiter = submit_timeout(fd, cb_va + 4096, (uint32_t)off,
 				(HL_GAUDI2_QUEUE_ID_PDMA_0_0 + 2), 30);
 	/* stream 3, after: SOB 3 += 1 */
-	off = put_short(cb + 8192, 0, 1, 4 * 3, 1U << 31 | 1);
+	off = hpu_test_hl_put_short(cb + 8192, 0, 1, 4 * 3, 1U << 31 | 1);
 	signaller = submit_timeout(fd, cb_va + 8192, (uint32_t)off,
 				   (HL_GAUDI2_QUEUE_ID_PDMA_0_0 + 3), 30);
 	/* blocking waits, answered by the daemon while stream 1 waits */
@@ -395,7 +356,7 @@ static void test_signal_wait(void **state)
 	assert_int_equal(stream_cs(fd, HL_GAUDI2_QUEUE_ID_PDMA_1_0,
 				   (const __u64 *)8, &again),
 			 -EFAULT);
-	off = put_dma(cb, 64, src_va, dst_va, 4096);
+	off = hpu_test_hl_put_dma(cb, 64, src_va, dst_va, 4096, HL_PKT_CTL_EB);
 	dma = submit(fd, cb_va + 64, (uint32_t)(off - 64),
 		     HL_GAUDI2_QUEUE_ID_PDMA_1_0);
 	memset(&poll_arg, 0, sizeof(poll_arg));
@@ -406,7 +367,7 @@ static void test_signal_wait(void **state)
 		assert_int_equal(dst[off], 0);
 
 	/* stream 2 passes the FENCE: a blocked WAIT_CS on the DMA returns */
-	off = put_msg_long(cb, 128, PDMA0_FENCE0_RDATA(1), 1);
+	off = hpu_test_hl_put_msg_long(cb, 128, PDMA0_FENCE0_RDATA(1), 1, 0);
 	rel = submit(fd, cb_va + 128, (uint32_t)(off - 128),
 		     HL_GAUDI2_QUEUE_ID_PDMA_0_0 + 2);
 	assert_int_equal(wait_cs(fd, dma, &o), 0);

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -130,4 +131,111 @@ int hpu_test_hfd_hl_ioctl_ro(struct hfd_ctx *ctx, unsigned int cmd, void *arg,
 	ret = hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, (uintptr_t)ro);
 	munmap(ro, 4096);
 	return ret;
+}
+
+uint64_t hpu_test_hfd_hl_map_host(struct hfd_ctx *ctx, void *p, uint64_t size)
+{
+	union hl_mem_args a = { 0 };
+
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.flags = HL_MEM_USERPTR;
+	a.in.map_host.host_virt_addr = (uintptr_t)p;
+	a.in.map_host.mem_size = size;
+	assert_int_equal(hpu_test_hfd_hl_ioctl(ctx, HL_IOCTL_MEMORY, &a,
+					       sizeof(a), 0),
+			 0);
+	return a.out.device_virt_addr;
+}
+
+uint64_t hpu_test_hfd_hl_map_dram(struct hfd_ctx *ctx, uint64_t size)
+{
+	union hl_mem_args a = { 0 };
+	uint64_t handle;
+
+	a.in.op = HL_MEM_OP_ALLOC;
+	a.in.alloc.mem_size = size;
+	assert_int_equal(hpu_test_hfd_hl_ioctl(ctx, HL_IOCTL_MEMORY, &a,
+					       sizeof(a), 0),
+			 0);
+	handle = a.out.handle;
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.map_device.handle = handle;
+	assert_int_equal(hpu_test_hfd_hl_ioctl(ctx, HL_IOCTL_MEMORY, &a,
+					       sizeof(a), 0),
+			 0);
+	return a.out.device_virt_addr;
+}
+
+int hpu_test_hfd_hl_ctx(struct hpu_test_hfd_hl *f)
+{
+	if (hpu_test_hfd_ctx(&f->drv, 0, false, true, &f->ctx))
+		return -1;
+	f->cb_va = hpu_test_hfd_hl_map_host(f->ctx, f->cb, f->buf_size);
+	f->src_va = hpu_test_hfd_hl_map_host(f->ctx, f->src, f->buf_size);
+	f->dst_va = hpu_test_hfd_hl_map_host(f->ctx, f->dst, f->buf_size);
+	if (f->dram_size)
+		f->dram = hpu_test_hfd_hl_map_dram(f->ctx, f->dram_size);
+	return 0;
+}
+
+int hpu_test_hfd_hl_open(struct hpu_test_hfd_hl *f, size_t buf_size,
+			 uint64_t dram_size)
+{
+	memset(f, 0, sizeof(*f));
+	f->buf_size = buf_size;
+	f->dram_size = dram_size;
+	if (hpu_test_hfd_init(&f->drv, 1))
+		return -1;
+	f->cb = aligned_alloc(4096, buf_size);
+	f->src = aligned_alloc(4096, buf_size);
+	f->dst = aligned_alloc(4096, buf_size);
+	if (!f->cb || !f->src || !f->dst)
+		return -1;
+	return hpu_test_hfd_hl_ctx(f);
+}
+
+void hpu_test_hfd_hl_close(struct hpu_test_hfd_hl *f)
+{
+	hpu_test_hfd_close(&f->drv, f->ctx, NULL);
+	free(f->cb);
+	free(f->src);
+	free(f->dst);
+}
+
+int hpu_test_hfd_hl_teardown(void **state)
+{
+	hpu_test_hfd_hl_close(*state);
+	return 0;
+}
+
+int hpu_test_hfd_hl_wait_cs(struct hfd_ctx *ctx, uint64_t seq,
+			    struct hl_wait_cs_out *o)
+{
+	union hl_wait_cs_args a;
+	int ret;
+
+	for (;;) {
+		memset(&a, 0, sizeof(a));
+		a.in.seq = seq;
+		a.in.timeout_us = 1000;
+		ret = hpu_test_hfd_hl_ioctl(ctx, HL_IOCTL_WAIT_CS, &a,
+					    sizeof(a), 0);
+		if (ret || a.out.status != HL_WAIT_CS_STATUS_BUSY)
+			break;
+		usleep(1000);
+	}
+	*o = a.out;
+	return ret;
+}
+
+uint32_t hpu_test_hfd_hl_poll_cs(struct hfd_ctx *ctx, uint64_t seq)
+{
+	union hl_wait_cs_args a = { 0 };
+
+	a.in.seq = seq;
+	assert_int_equal(hpu_test_hfd_hl_ioctl(ctx, HL_IOCTL_WAIT_CS, &a,
+					       sizeof(a), 0),
+			 0);
+	return a.out.status;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "hl_uapi.h"
 #include "hpu_fused_dev.h"
 
 /**
@@ -149,5 +150,117 @@ int hpu_test_hfd_hl_ioctl(struct hfd_ctx *ctx, unsigned int cmd, void *arg,
  */
 int hpu_test_hfd_hl_ioctl_ro(struct hfd_ctx *ctx, unsigned int cmd, void *arg,
 			     size_t size);
+
+/**
+ * struct hpu_test_hfd_hl - the fixture of a habanalabs dispatcher test:
+ * one simulated Gaudi2 with an exclusive compute context of this process,
+ * a CB, a source and a destination buffer of this process mapped into it,
+ * and optionally device memory (DRAM) mapped
+ * @drv: the driver
+ * @ctx: the compute context, or NULL when released
+ * @cb: host CB (@buf_size bytes, page-aligned)
+ * @src: host source buffer (@buf_size bytes, page-aligned)
+ * @dst: host destination buffer (@buf_size bytes, page-aligned)
+ * @cb_va: @cb's device address
+ * @src_va: @src's device address
+ * @dst_va: @dst's device address
+ * @dram: device address of @dram_size bytes of DRAM; 0 when none
+ * @buf_size: bytes of each host buffer
+ * @dram_size: bytes of DRAM allocated and mapped in each context; 0: none
+ */
+struct hpu_test_hfd_hl {
+	struct hfd_driver drv;
+	struct hfd_ctx *ctx;
+	uint8_t *cb;
+	uint8_t *src;
+	uint8_t *dst;
+	uint64_t cb_va;
+	uint64_t src_va;
+	uint64_t dst_va;
+	uint64_t dram;
+	size_t buf_size;
+	uint64_t dram_size;
+};
+
+/**
+ * hpu_test_hfd_hl_open() - set up @f: one Gaudi2, its buffers, then
+ * hpu_test_hfd_hl_ctx()
+ * @f: cleared here; hpu_test_hfd_hl_close() it
+ * @buf_size: bytes of each host buffer (a multiple of the page)
+ * @dram_size: bytes of DRAM to allocate and map; 0 for none
+ *
+ * Return: 0, or -1 (a cmocka setup's failure).
+ */
+int hpu_test_hfd_hl_open(struct hpu_test_hfd_hl *f, size_t buf_size,
+			 uint64_t dram_size);
+
+/**
+ * hpu_test_hfd_hl_ctx() - open @f's exclusive compute context (after a
+ * release, set @f->ctx NULL) and map @f's buffers (and DRAM) into it
+ * @f: from hpu_test_hfd_hl_open()
+ *
+ * Return: 0, or -1 when the open failed.
+ */
+int hpu_test_hfd_hl_ctx(struct hpu_test_hfd_hl *f);
+
+/**
+ * hpu_test_hfd_hl_close() - release @f's context (when any), the driver
+ * and the buffers
+ * @f: from hpu_test_hfd_hl_open()
+ */
+void hpu_test_hfd_hl_close(struct hpu_test_hfd_hl *f);
+
+/**
+ * hpu_test_hfd_hl_teardown() - the cmocka teardown of a test whose state
+ * is a struct hpu_test_hfd_hl: hpu_test_hfd_hl_close() it
+ * @state: cmocka's state
+ *
+ * Return: 0.
+ */
+int hpu_test_hfd_hl_teardown(void **state);
+
+/**
+ * hpu_test_hfd_hl_map_host() - MEMORY MAP of @size bytes of this process
+ * at @p (USERPTR, no hint); fails the test when refused
+ * @ctx: the context
+ * @p: host address
+ * @size: bytes
+ *
+ * Return: the device address.
+ */
+uint64_t hpu_test_hfd_hl_map_host(struct hfd_ctx *ctx, void *p, uint64_t size);
+
+/**
+ * hpu_test_hfd_hl_map_dram() - MEMORY ALLOC of @size bytes of DRAM, then
+ * MAP of them (no hint); fails the test when either is refused
+ * @ctx: the context
+ * @size: bytes
+ *
+ * Return: the device address.
+ */
+uint64_t hpu_test_hfd_hl_map_dram(struct hfd_ctx *ctx, uint64_t size);
+
+/**
+ * hpu_test_hfd_hl_wait_cs() - WAIT_CS of @seq, polled (1 ms waits, no
+ * deferral) until its status is not BUSY: bounded by the CS's own timeout,
+ * not by a clock of the test
+ * @ctx: the context
+ * @seq: the CS's number
+ * @o: receives the last answer (also the one an -EIO comes with)
+ *
+ * Return: the dispatcher's 0 or -errno.
+ */
+int hpu_test_hfd_hl_wait_cs(struct hfd_ctx *ctx, uint64_t seq,
+			    struct hl_wait_cs_out *o);
+
+/**
+ * hpu_test_hfd_hl_poll_cs() - one WAIT_CS of @seq that does not wait
+ * (timeout 0); fails the test when WAIT_CS fails
+ * @ctx: the context
+ * @seq: the CS's number
+ *
+ * Return: the answer's status (HL_WAIT_CS_STATUS_BUSY: still running).
+ */
+uint32_t hpu_test_hfd_hl_poll_cs(struct hfd_ctx *ctx, uint64_t seq);
 
 #endif /* HPU_TEST_HFD_H */

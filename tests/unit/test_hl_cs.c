@@ -23,25 +23,11 @@
 #include <cmocka.h>
 
 #include "../lib/hpu_test_hfd.h"
+#include "../lib/hpu_test_hl_pkt.h"
 #include "hl_personality.h"
 #include "hpu_packets.h"
 
 #define BUF_SIZE 8192
-
-/**
- * struct fixture - one Gaudi2 with a habanalabs compute context, a CB, a
- * source and a destination buffer of this process mapped into it
- */
-struct fixture {
-	struct hfd_driver drv;
-	struct hfd_ctx *ctx;
-	uint32_t *cb;
-	uint8_t *src;
-	uint8_t *dst;
-	uint64_t cb_va;
-	uint64_t src_va;
-	uint64_t dst_va;
-};
 
 /* One request; the answer (also one copied back with an error) in @arg */
 static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
@@ -49,103 +35,25 @@ static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 	return hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, 0);
 }
 
-static uint64_t map_host(struct hfd_ctx *ctx, void *p, uint64_t size)
-{
-	union hl_mem_args a = { 0 };
-
-	a.in.op = HL_MEM_OP_MAP;
-	a.in.flags = HL_MEM_USERPTR;
-	a.in.map_host.host_virt_addr = (uintptr_t)p;
-	a.in.map_host.mem_size = size;
-	assert_int_equal(run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a)), 0);
-	return a.out.device_virt_addr;
-}
-
-static uint64_t alloc_dram(struct hfd_ctx *ctx, uint64_t size)
-{
-	union hl_mem_args a = { 0 };
-	uint64_t handle;
-
-	a.in.op = HL_MEM_OP_ALLOC;
-	a.in.alloc.mem_size = size;
-	assert_int_equal(run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a)), 0);
-	handle = a.out.handle;
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_MEM_OP_MAP;
-	a.in.map_device.handle = handle;
-	assert_int_equal(run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a)), 0);
-	return a.out.device_virt_addr;
-}
-
 static int setup(void **state)
 {
-	static struct fixture f;
+	static struct hpu_test_hfd_hl f;
 
-	memset(&f, 0, sizeof(f));
-	if (hpu_test_hfd_open(&f.drv, true, &f.ctx, NULL))
-		return -1;
-	f.cb = aligned_alloc(4096, BUF_SIZE);
-	f.src = aligned_alloc(4096, BUF_SIZE);
-	f.dst = aligned_alloc(4096, BUF_SIZE);
-	if (!f.cb || !f.src || !f.dst)
-		return -1;
-	f.cb_va = map_host(f.ctx, f.cb, BUF_SIZE);
-	f.src_va = map_host(f.ctx, f.src, BUF_SIZE);
-	f.dst_va = map_host(f.ctx, f.dst, BUF_SIZE);
 	*state = &f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	hpu_test_hfd_close(&f->drv, f->ctx, NULL);
-	free(f->cb);
-	free(f->src);
-	free(f->dst);
-	return 0;
-}
-
-static uint32_t ctl(uint32_t opcode, uint32_t bits)
-{
-	return (opcode << HL_PKT_CTL_OPCODE_SHIFT) | bits;
+	return hpu_test_hfd_hl_open(&f, BUF_SIZE, 0);
 }
 
 /* Packet writers: each returns the next offset (bytes) */
 static size_t put_nop(void *cb, size_t off, uint32_t opcode)
 {
-	struct hl_pkt_nop p = { .ctl = ctl(opcode, HL_PKT_CTL_MB) };
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
-}
-
-static size_t put_msg_long(void *cb, size_t off, uint64_t addr, uint32_t value,
-			   uint32_t bits)
-{
-	struct hl_pkt_msg_long p = { .value = value,
-				     .ctl = ctl(HL_PACKET_MSG_LONG, bits),
-				     .addr = addr };
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
-}
-
-static size_t put_dma(void *cb, size_t off, uint64_t src, uint64_t dst,
-		      uint32_t size, uint32_t bits)
-{
-	struct hl_pkt_lin_dma p = { .tsize = size,
-				    .ctl = ctl(HL_PACKET_LIN_DMA, bits),
-				    .src_addr = src,
-				    .dst_addr = dst };
+	struct hl_pkt_nop p = { .ctl = hpu_test_hl_ctl(opcode, HL_PKT_CTL_MB) };
 
 	memcpy((uint8_t *)cb + off, &p, sizeof(p));
 	return off + sizeof(p);
 }
 
 /* Submit f->cb's first @size bytes as one chunk on @qid */
-static int submit_flags(struct fixture *f, uint32_t qid, uint32_t size,
+static int submit_flags(struct hpu_test_hfd_hl *f, uint32_t qid, uint32_t size,
 			uint32_t flags, uint64_t *seq)
 {
 	struct hl_cs_chunk c = { .cb_handle = f->cb_va,
@@ -167,33 +75,15 @@ static int submit_flags(struct fixture *f, uint32_t qid, uint32_t size,
 	return ret;
 }
 
-static int submit(struct fixture *f, uint32_t qid, uint32_t size, uint64_t *seq)
+static int submit(struct hpu_test_hfd_hl *f, uint32_t qid, uint32_t size,
+		  uint64_t *seq)
 {
 	return submit_flags(f, qid, size, 0, seq);
 }
 
-/* WAIT_CS polled (no defer: a blocked wait answers BUSY) until not BUSY */
-static int wait_cs(struct fixture *f, uint64_t seq, struct hl_wait_cs_out *o)
-{
-	union hl_wait_cs_args a;
-	int i, ret = 0;
-
-	for (i = 0; i < 20000; i++) {
-		memset(&a, 0, sizeof(a));
-		a.in.seq = seq;
-		a.in.timeout_us = 1000;
-		ret = run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a));
-		if (ret || a.out.status != HL_WAIT_CS_STATUS_BUSY)
-			break;
-		usleep(1000);
-	}
-	*o = a.out;
-	return ret;
-}
-
 static void test_queue_map(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	const struct hpu_fw_profile *p = f->drv.devs[0].profile;
 	int mme0 = (int)p->num_dma, tpc0 = mme0 + (int)p->num_mme;
 	int nic0 = tpc0 + (int)p->num_tpc;
@@ -252,10 +142,10 @@ static void test_translate_good(void **state)
 
 	(void)state;
 	off = put_nop(cb, off, HL_PACKET_NOP);
-	off = put_msg_long(cb, off, 0x8000100, 0xbaba0ded, 0);
-	off = put_dma(cb, off, 0x200000001000ULL, 0x8000200, 64, 0);
-	off = put_dma(cb, off, 0x5a5a5a5a5a5a5a5aULL, 0x100000002000ULL, 16,
-		      HL_LIN_DMA_CTL_MEMSET);
+	off = hpu_test_hl_put_msg_long(cb, off, 0x8000100, 0xbaba0ded, 0);
+	off = hpu_test_hl_put_dma(cb, off, 0x200000001000ULL, 0x8000200, 64, 0);
+	off = hpu_test_hl_put_dma(cb, off, 0x5a5a5a5a5a5a5a5aULL,
+				  0x100000002000ULL, 16, HL_LIN_DMA_CTL_MEMSET);
 	off = put_nop(cb, off, HL_PACKET_STOP);
 	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
@@ -282,7 +172,8 @@ static void test_translate_good(void **state)
 	memcpy(&n, out + 104, sizeof(n));
 	assert_int_equal(n.hdr.opcode, HPU_PACKET_STOP);
 	/* an SRAM range running past the window is not moved */
-	off = put_dma(cb, 0, 0x800f000, 0x200000001000ULL, 0x2000, 0);
+	off = hpu_test_hl_put_dma(cb, 0, 0x800f000, 0x200000001000ULL, 0x2000,
+				  0);
 	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
 	memcpy(&d, out, sizeof(d));
@@ -333,9 +224,9 @@ static void test_translate_bad(void **state)
 	put_nop(cb, 0, HL_PACKET_NOP);
 	BAD(4, 0);
 	BAD(12, 8);
-	put_dma(cb, 8, 0, 0, 0, 0);
+	hpu_test_hl_put_dma(cb, 8, 0, 0, 0, 0);
 	BAD(24, 8);
-	put_msg_long(cb, 8, 0, 0, 0);
+	hpu_test_hl_put_msg_long(cb, 8, 0, 0, 0);
 	BAD(16, 8);
 	/* NOP/STOP: a first word or low control bits */
 	memset(cb, 0, sizeof(cb));
@@ -346,48 +237,52 @@ static void test_translate_bad(void **state)
 	cb[4] = 1;
 	BAD(8, 0);
 	/* MSG_LONG: predicate, timestamp op, reserved bit, unaligned, wrapping */
-	put_msg_long(cb, 0, 0x1000, 1, 1);
+	hpu_test_hl_put_msg_long(cb, 0, 0x1000, 1, 1);
 	BAD(16, 0);
-	put_msg_long(cb, 0, 0x1000, 1, 1U << HL_MSG_LONG_CTL_OP_SHIFT);
+	hpu_test_hl_put_msg_long(cb, 0, 0x1000, 1,
+				 1U << HL_MSG_LONG_CTL_OP_SHIFT);
 	BAD(16, 0);
-	put_msg_long(cb, 0, 0x1000, 1, 1U << 8);
+	hpu_test_hl_put_msg_long(cb, 0, 0x1000, 1, 1U << 8);
 	BAD(16, 0);
-	put_msg_long(cb, 0, 0x1002, 1, 0);
+	hpu_test_hl_put_msg_long(cb, 0, 0x1002, 1, 0);
 	BAD(16, 0);
 	/* its 4 bytes would wrap (found by fuzz_hl_packets) */
-	put_msg_long(cb, 0, 0xfffffffffffffffcULL, 1, 0);
+	hpu_test_hl_put_msg_long(cb, 0, 0xfffffffffffffffcULL, 1, 0);
 	BAD(16, 0);
 	/* LIN_DMA: endian swap in a memset or between overlapping ranges,
 	 * bf16, fp16, add offset, reserved bits, a wrapping range, a
 	 * pattern the range cannot take */
-	put_dma(cb, 0, 0, 0x2000, 64, HL_LIN_DMA_CTL_MEMSET | (1U << 1));
+	hpu_test_hl_put_dma(cb, 0, 0, 0x2000, 64,
+			    HL_LIN_DMA_CTL_MEMSET | (1U << 1));
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, 0x1020, 64, 3U << 1);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x1020, 64, 3U << 1);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1020, 0x1000, 64, 2U << 1);
+	hpu_test_hl_put_dma(cb, 0, 0x1020, 0x1000, 64, 2U << 1);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_BF16);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_BF16);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_FP16);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_FP16);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, 0x2000, 64, HL_LIN_DMA_CTL_ADD_OFFSET_0);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 64,
+			    HL_LIN_DMA_CTL_ADD_OFFSET_0);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, 0x2000, 64, 1U << 3);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 64, 1U << 3);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, 0x2000, 64, 1U << 12);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 64, 1U << 12);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x1000, ~0ULL - 8, 64, 0);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, ~0ULL - 8, 64, 0);
 	BAD(24, 0);
-	put_dma(cb, 0, ~0ULL - 8, 0x1000, 64, 0);
+	hpu_test_hl_put_dma(cb, 0, ~0ULL - 8, 0x1000, 64, 0);
 	BAD(24, 0);
-	put_dma(cb, 0, 0x0102030405060708ULL, 0x1001, 6, HL_LIN_DMA_CTL_MEMSET);
+	hpu_test_hl_put_dma(cb, 0, 0x0102030405060708ULL, 0x1001, 6,
+			    HL_LIN_DMA_CTL_MEMSET);
 	BAD(24, 0);
 	/* MSG_LONG and LIN_DMA on a queue that is not a DMA's */
 	x.kind = HFD_QUEUE_MME;
-	put_msg_long(cb, 0, 0x1000, 1, 0);
+	hpu_test_hl_put_msg_long(cb, 0, 0x1000, 1, 0);
 	BAD(16, 0);
 	x.kind = HFD_QUEUE_TPC;
-	put_dma(cb, 0, 0x1000, 0x2000, 64, 0);
+	hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 64, 0);
 	BAD(24, 0);
 	/* NOP runs anywhere */
 	off = put_nop(cb, 0, HL_PACKET_NOP);
@@ -397,21 +292,21 @@ static void test_translate_bad(void **state)
 }
 
 /* The next sequence number, found by submitting a NOP CS */
-static uint64_t nop_seq(struct fixture *f)
+static uint64_t nop_seq(struct hpu_test_hfd_hl *f)
 {
 	struct hl_wait_cs_out o;
 	uint64_t seq = 0;
 
 	put_nop(f->cb, 0, HL_PACKET_NOP);
 	assert_int_equal(submit(f, HL_GAUDI2_QUEUE_ID_PDMA_0_0, 8, &seq), 0);
-	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
 	return seq;
 }
 
 static void test_cs_rejected(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	static const uint32_t bad_flags[] = {
 		HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT,
 		HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_COLLECTIVE_WAIT,
@@ -438,7 +333,7 @@ static void test_cs_rejected(void **state)
 	before = nop_seq(f);
 	memset(f->dst, 0x11, BUF_SIZE);
 	/* a DMA that would change f->dst if anything ran */
-	put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
+	hpu_test_hl_put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
 	for (i = 0; i < sizeof(bad_flags) / sizeof(bad_flags[0]); i++)
 		assert_int_equal(submit_flags(f, 0, 24, bad_flags[i], &seq),
 				 -EINVAL);
@@ -485,7 +380,7 @@ static void test_cs_rejected(void **state)
 
 static void test_bad_packet_aborts(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	union hl_wait_cs_args w;
 	struct hl_wait_cs_out o;
 	uint64_t seq, before;
@@ -496,7 +391,7 @@ static void test_bad_packet_aborts(void **state)
 	memset(f->src, 0x22, BUF_SIZE);
 	memset(f->dst, 0x11, BUF_SIZE);
 	/* a good DMA, then a WAIT (not served) */
-	off = put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
+	off = hpu_test_hl_put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
 	off = put_nop(f->cb, off, HL_PACKET_WAIT);
 	assert_int_equal(submit(f, 0, (uint32_t)off, &seq), 0);
 	assert_int_equal(seq, before + 1);
@@ -513,12 +408,13 @@ static void test_bad_packet_aborts(void **state)
 	f->cb_va += 0x100000000ULL;
 	assert_int_equal(submit(f, 0, 8, &seq), 0);
 	f->cb_va -= 0x100000000ULL;
-	assert_int_equal(wait_cs(f, seq, &o), -EIO);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), -EIO);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_ABORTED);
 	/* a DMA from an unmapped address: the model's page fault */
-	off = put_dma(f->cb, 0, 0x1f0000000000ULL, f->dst_va, 64, 0);
+	off = hpu_test_hl_put_dma(f->cb, 0, 0x1f0000000000ULL, f->dst_va, 64,
+				  0);
 	assert_int_equal(submit(f, 0, (uint32_t)off, &seq), 0);
-	assert_int_equal(wait_cs(f, seq, &o), -EIO);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), -EIO);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_ABORTED);
 	for (i = 0; i < BUF_SIZE; i++)
 		assert_int_equal(f->dst[i], 0x11);
@@ -536,9 +432,9 @@ static void fill(uint8_t *p, size_t n, unsigned int seed)
 
 static void test_dma_round_trip(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	const struct hfd_device *dev = &f->drv.devs[0];
-	uint64_t dram = alloc_dram(f->ctx, 1 << 21);
+	uint64_t dram = hpu_test_hfd_hl_map_dram(f->ctx, 1 << 21);
 	uint64_t sram = dev->ip.sram_base_address + 0x1000;
 	struct hl_wait_cs_out o;
 	uint32_t got;
@@ -548,32 +444,37 @@ static void test_dma_round_trip(void **state)
 	/* host -> DRAM -> host on PDMA_0 stream 1 and PDMA_1 stream 3 */
 	fill(f->src, BUF_SIZE, 7);
 	memset(f->dst, 0, BUF_SIZE);
-	off = put_dma(f->cb, 0, f->src_va, dram, BUF_SIZE, 0);
+	off = hpu_test_hl_put_dma(f->cb, 0, f->src_va, dram, BUF_SIZE, 0);
 	assert_int_equal(submit(f, 1, (uint32_t)off, &seq), 0);
-	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
-	off = put_dma(f->cb, 0, dram, f->dst_va, BUF_SIZE, 0);
+	off = hpu_test_hl_put_dma(f->cb, 0, dram, f->dst_va, BUF_SIZE, 0);
 	assert_int_equal(submit(f, 7, (uint32_t)off, &seq), 0);
-	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
 	assert_memory_equal(f->src, f->dst, BUF_SIZE);
 
 	/* host -> SRAM window -> host, in one CB (in order), on an EDMA */
 	fill(f->src, BUF_SIZE, 99);
 	memset(f->dst, 0, BUF_SIZE);
-	off = put_dma(f->cb, 0, f->src_va, sram, BUF_SIZE, 0);
-	off = put_dma(f->cb, off, sram, f->dst_va, BUF_SIZE, HL_PKT_CTL_EB);
+	off = hpu_test_hl_put_dma(f->cb, 0, f->src_va, sram, BUF_SIZE, 0);
+	off = hpu_test_hl_put_dma(f->cb, off, sram, f->dst_va, BUF_SIZE,
+				  HL_PKT_CTL_EB);
 	assert_int_equal(submit(f, 8, (uint32_t)off, &seq), 0);
-	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
 	assert_memory_equal(f->src, f->dst, BUF_SIZE);
 
 	/* memset of DRAM, MSG_LONG into SRAM and into host memory */
-	off = put_dma(f->cb, 0, 0, dram, 256, HL_LIN_DMA_CTL_MEMSET);
-	off = put_dma(f->cb, off, dram, f->dst_va, 256, HL_PKT_CTL_EB);
-	off = put_msg_long(f->cb, off, sram, 0xbaba0ded, 0);
-	off = put_dma(f->cb, off, sram, f->dst_va + 256, 4, HL_PKT_CTL_EB);
-	off = put_msg_long(f->cb, off, f->dst_va + 512, 0x0ded0001, 0);
+	off = hpu_test_hl_put_dma(f->cb, 0, 0, dram, 256,
+				  HL_LIN_DMA_CTL_MEMSET);
+	off = hpu_test_hl_put_dma(f->cb, off, dram, f->dst_va, 256,
+				  HL_PKT_CTL_EB);
+	off = hpu_test_hl_put_msg_long(f->cb, off, sram, 0xbaba0ded, 0);
+	off = hpu_test_hl_put_dma(f->cb, off, sram, f->dst_va + 256, 4,
+				  HL_PKT_CTL_EB);
+	off = hpu_test_hl_put_msg_long(f->cb, off, f->dst_va + 512, 0x0ded0001,
+				       0);
 	assert_int_equal(submit(f, 0, (uint32_t)off, &seq), 0);
-	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
 	for (off = 0; off < 256; off++)
 		assert_int_equal(f->dst[off], 0);
@@ -584,8 +485,8 @@ static void test_dma_round_trip(void **state)
 }
 
 /* Submit a kernel CB (by handle, no USER_ALLOC_CB) of @size bytes */
-static int submit_kernel_cb(struct fixture *f, uint64_t handle, uint32_t size,
-			    uint64_t *seq)
+static int submit_kernel_cb(struct hpu_test_hfd_hl *f, uint64_t handle,
+			    uint32_t size, uint64_t *seq)
 {
 	struct hl_cs_chunk c = { .cb_handle = handle,
 				 .queue_index = 1,
@@ -609,7 +510,7 @@ static int submit_kernel_cb(struct fixture *f, uint64_t handle, uint32_t size,
  */
 static void test_kernel_cb(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint8_t pkts[2 * sizeof(struct hl_pkt_lin_dma)];
 	union hl_cb_args cb = { 0 };
 	struct hl_wait_cs_out o;
@@ -622,10 +523,10 @@ static void test_kernel_cb(void **state)
 	handle = cb.out.cb_handle;
 	fill(f->src, BUF_SIZE, 41);
 	memset(f->dst, 0, BUF_SIZE);
-	off = put_dma(pkts, 0, f->src_va, f->dst_va, BUF_SIZE, 0);
+	off = hpu_test_hl_put_dma(pkts, 0, f->src_va, f->dst_va, BUF_SIZE, 0);
 	assert_int_equal(hfd_hl_cb_fs_write(f->ctx, handle, off, pkts), 0);
 	assert_int_equal(submit_kernel_cb(f, handle, (uint32_t)off, &seq), 0);
-	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_memory_equal(f->src, f->dst, BUF_SIZE);
 
@@ -645,7 +546,7 @@ static void test_kernel_cb(void **state)
 
 static void test_waits(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	union hl_wait_cs_args a;
 	struct hl_wait_cs_out o;
 	uint64_t seqs[3];
@@ -656,7 +557,7 @@ static void test_waits(void **state)
 		assert_int_equal(submit_flags(f, (uint32_t)(4 * i), 8,
 					      HL_CS_FLAGS_TIMESTAMP, &seqs[i]),
 				 0);
-	assert_int_equal(wait_cs(f, seqs[2], &o), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seqs[2], &o), 0);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_true(o.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
 	assert_true(o.timestamp_nsec > 0);
@@ -705,7 +606,7 @@ static void test_waits(void **state)
  * (the real driver's outcome store); an untimed one only COMPLETED */
 static void test_old_timestamp(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	struct hl_wait_cs_out o, first;
 	uint64_t timed, plain, seq = 0;
 	int i;
@@ -713,28 +614,29 @@ static void test_old_timestamp(void **state)
 	put_nop(f->cb, 0, HL_PACKET_NOP);
 	assert_int_equal(submit_flags(f, 0, 8, HL_CS_FLAGS_TIMESTAMP, &timed),
 			 0);
-	assert_int_equal(wait_cs(f, timed, &first), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, timed, &first), 0);
 	assert_true(first.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
 	assert_int_equal(submit(f, 0, 8, &plain), 0);
 	for (i = 0; i < 4200; i++) {
 		assert_int_equal(submit(f, 4, 8, &seq), 0);
 		if (i % 256 == 255)
-			assert_int_equal(wait_cs(f, seq, &o), 0);
+			assert_int_equal(
+				hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
 	}
-	assert_int_equal(wait_cs(f, seq, &o), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
 	assert_true(seq > timed + 4096);
-	assert_int_equal(wait_cs(f, timed, &o), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, timed, &o), 0);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_true(o.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
 	assert_int_equal(o.timestamp_nsec, first.timestamp_nsec);
-	assert_int_equal(wait_cs(f, plain, &o), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, plain, &o), 0);
 	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_false(o.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
 }
 
 static void test_restore_chunks(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	struct hl_cs_chunk r = { .cb_handle = f->cb_va + 64,
 				 .queue_index = 0,
 				 .cb_size = 16,
@@ -746,7 +648,7 @@ static void test_restore_chunks(void **state)
 	uint32_t got;
 
 	/* restore: MSG_LONG 1 at dst; execute: NOP */
-	put_msg_long(f->cb, 64, f->dst_va + 1024, 1, 0);
+	hpu_test_hl_put_msg_long(f->cb, 64, f->dst_va + 1024, 1, 0);
 	put_nop(f->cb, 128, HL_PACKET_NOP);
 	e.cb_handle = f->cb_va + 128;
 	e.cb_size = 8;
@@ -758,7 +660,7 @@ static void test_restore_chunks(void **state)
 	a.in.chunks_execute = (uintptr_t)&e;
 	a.in.num_chunks_execute = 1;
 	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), 0);
-	assert_int_equal(wait_cs(f, a.out.seq, &o), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, a.out.seq, &o), 0);
 	memcpy(&got, f->dst + 1024, 4);
 	assert_int_equal(got, 0);
 	/* FORCE_RESTORE: they run first */
@@ -769,7 +671,7 @@ static void test_restore_chunks(void **state)
 	a.in.num_chunks_execute = 1;
 	a.in.cs_flags = HL_CS_FLAGS_FORCE_RESTORE;
 	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), 0);
-	assert_int_equal(wait_cs(f, a.out.seq, &o), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, a.out.seq, &o), 0);
 	memcpy(&got, f->dst + 1024, 4);
 	assert_int_equal(got, 1);
 }
@@ -789,5 +691,5 @@ int main(void)
 		cmocka_unit_test(test_old_timestamp),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, hpu_test_hfd_hl_teardown);
 }

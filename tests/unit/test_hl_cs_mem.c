@@ -23,39 +23,17 @@
 
 #include <cmocka.h>
 
+#include "../lib/hpu_test_hfd.h"
+#include "../lib/hpu_test_hl_pkt.h"
 #include "hl_personality.h"
 #include "hpu_packets.h"
 
 #define BUF_SIZE 16384
 
-/**
- * struct fixture - one Gaudi2 with a habanalabs compute context, a host
- * CB, a source and a destination buffer mapped into it, and 2 MiB of
- * DRAM
- */
-struct fixture {
-	struct hfd_driver drv;
-	struct hfd_ctx *ctx;
-	uint8_t *cb;
-	uint8_t *src;
-	uint8_t *dst;
-	uint64_t cb_va;
-	uint64_t src_va;
-	uint64_t dst_va;
-	uint64_t dram;
-};
-
+/* One request; the answer (also one copied back with an error) in @arg */
 static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 {
-	struct hfd_ioctl_call call = { .ctx = ctx, .pid = getpid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_hl_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
-	if (out_size)
-		memcpy(arg, out, out_size);
-	return ret;
+	return hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, 0);
 }
 
 /* MEMORY MAP of host memory; @hint with @flags; the answer or -errno */
@@ -121,57 +99,15 @@ static int map_dev_at(struct hfd_ctx *ctx, uint64_t handle, uint64_t hint,
 
 static int setup(void **state)
 {
-	static struct fixture f;
-	uint64_t h;
+	static struct hpu_test_hfd_hl f;
 
-	memset(&f, 0, sizeof(f));
-	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
-		return -1;
-	if (hfd_ctx_open_exclusive(&f.drv.devs[0], false, true, getpid(),
-				   getuid(), getgid(), &f.ctx))
-		return -1;
-	f.cb = aligned_alloc(4096, BUF_SIZE);
-	f.src = aligned_alloc(4096, BUF_SIZE);
-	f.dst = aligned_alloc(4096, BUF_SIZE);
-	if (!f.cb || !f.src || !f.dst)
-		return -1;
-	f.cb_va = map_host(f.ctx, f.cb, BUF_SIZE);
-	f.src_va = map_host(f.ctx, f.src, BUF_SIZE);
-	f.dst_va = map_host(f.ctx, f.dst, BUF_SIZE);
-	h = alloc(f.ctx, 2 << 20);
-	assert_int_equal(map_dev_at(f.ctx, h, 0, 0, &f.dram), 0);
 	*state = &f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	hfd_ctx_release(f->ctx);
-	hfd_driver_fini(&f->drv);
-	free(f->cb);
-	free(f->src);
-	free(f->dst);
-	return 0;
-}
-
-static size_t put_dma(void *cb, size_t off, uint64_t src, uint64_t dst,
-		      uint32_t size, uint32_t bits)
-{
-	struct hl_pkt_lin_dma p = {
-		.tsize = size,
-		.ctl = (HL_PACKET_LIN_DMA << HL_PKT_CTL_OPCODE_SHIFT) | bits,
-		.src_addr = src,
-		.dst_addr = dst
-	};
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
+	return hpu_test_hfd_hl_open(&f, BUF_SIZE, 2 << 20);
 }
 
 /* Submit the user CB at @cb_va (@size bytes) on PDMA_0 stream 0 */
-static uint64_t submit_at(struct fixture *f, uint64_t cb_va, uint32_t size)
+static uint64_t submit_at(struct hpu_test_hfd_hl *f, uint64_t cb_va,
+			  uint32_t size)
 {
 	struct hl_cs_chunk c = { .cb_handle = cb_va,
 				 .queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0,
@@ -187,27 +123,18 @@ static uint64_t submit_at(struct fixture *f, uint64_t cb_va, uint32_t size)
 	return a.out.seq;
 }
 
-/* Wait (polled) for @seq; the answer and its status */
-static int wait_cs(struct fixture *f, uint64_t seq, uint32_t *status)
+/* WAIT_CS polled until not BUSY; the status in @status */
+static int wait_cs(struct hpu_test_hfd_hl *f, uint64_t seq, uint32_t *status)
 {
-	union hl_wait_cs_args a;
-	int i, ret = 0;
+	struct hl_wait_cs_out o;
+	int ret = hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o);
 
-	for (i = 0; i < 20000; i++) {
-		memset(&a, 0, sizeof(a));
-		a.in.seq = seq;
-		a.in.timeout_us = 1000;
-		ret = run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a));
-		if (ret || a.out.status != HL_WAIT_CS_STATUS_BUSY)
-			break;
-		usleep(1000);
-	}
-	*status = a.out.status;
+	*status = o.status;
 	return ret;
 }
 
 /* Run the host CB's first @size bytes and expect it to complete */
-static void run_host_cb(struct fixture *f, size_t size)
+static void run_host_cb(struct hpu_test_hfd_hl *f, size_t size)
 {
 	uint32_t st;
 
@@ -230,7 +157,7 @@ static void fill(uint8_t *p, size_t n, unsigned int seed)
  */
 static void test_dev_cb_runs(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	const struct hfd_device *dev = &f->drv.devs[0];
 	uint64_t places[] = { f->dram + 0x1000,
 			      dev->ip.sram_base_address + 0x2000 };
@@ -241,11 +168,13 @@ static void test_dev_cb_runs(void **state)
 		fill(f->src, BUF_SIZE, (unsigned int)(11 * i + 3));
 		memset(f->dst, 0, BUF_SIZE);
 		/* the device CB: src -> dst, then dst + 8 KiB from src */
-		n = put_dma(f->cb + 4096, 0, f->src_va, f->dst_va, 4096, 0);
-		n = put_dma(f->cb + 4096, n, f->src_va + 4096, f->dst_va + 8192,
-			    100, 0);
+		n = hpu_test_hl_put_dma(f->cb + 4096, 0, f->src_va, f->dst_va,
+					4096, 0);
+		n = hpu_test_hl_put_dma(f->cb + 4096, n, f->src_va + 4096,
+					f->dst_va + 8192, 100, 0);
 		/* a host CB that copies it there */
-		put_dma(f->cb, 0, f->cb_va + 4096, places[i], (uint32_t)n, 0);
+		hpu_test_hl_put_dma(f->cb, 0, f->cb_va + 4096, places[i],
+				    (uint32_t)n, 0);
 		run_host_cb(f, sizeof(struct hl_pkt_lin_dma));
 		/* the host copy is changed: the device bytes are what runs */
 		memset(f->cb + 4096, 0, n);
@@ -266,7 +195,7 @@ static void test_dev_cb_runs(void **state)
  */
 static void test_dev_cb_refused(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t bad[] = { f->dram + (2 << 20) + 0x1000,
 			   f->dram + (2 << 20) - 16, 0x1c0000000000ULL,
 			   f->dram + 0x3000 };
@@ -275,12 +204,13 @@ static void test_dev_cb_refused(void **state)
 
 	/* a good DMA packet at each place (where it is mapped), plus a bad
 	 * packet (an unserved opcode) after it at the last */
-	n = put_dma(f->cb + 4096, 0, f->src_va, f->dst_va, 64, 0);
+	n = hpu_test_hl_put_dma(f->cb + 4096, 0, f->src_va, f->dst_va, 64, 0);
 	memset(f->cb + 4096 + n, 0, 8);
 	f->cb[4096 + n + 7] = 0x1f; /* opcode 0x1f in the control word */
-	put_dma(f->cb, 0, f->cb_va + 4096, f->dram + 0x3000, 32, 0);
+	hpu_test_hl_put_dma(f->cb, 0, f->cb_va + 4096, f->dram + 0x3000, 32, 0);
 	run_host_cb(f, sizeof(struct hl_pkt_lin_dma));
-	put_dma(f->cb, 0, f->cb_va + 4096, f->dram + (2 << 20) - 16, 16, 0);
+	hpu_test_hl_put_dma(f->cb, 0, f->cb_va + 4096, f->dram + (2 << 20) - 16,
+			    16, 0);
 	run_host_cb(f, sizeof(struct hl_pkt_lin_dma));
 	fill(f->src, BUF_SIZE, 5);
 	for (i = 0; i < 4; i++) {
@@ -292,7 +222,7 @@ static void test_dev_cb_refused(void **state)
 			assert_int_equal(f->dst[n], 0x5a);
 	}
 	/* the context goes on: the same CB from host memory runs */
-	n = put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
+	n = hpu_test_hl_put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
 	run_host_cb(f, n);
 	assert_memory_equal(f->dst, f->src, 64);
 }
@@ -312,7 +242,7 @@ static void ref_swap(const uint8_t *in, uint8_t *out, size_t len, size_t w)
 
 static void test_endian_swap(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	static const uint32_t sizes[] = { 4096, 4096 + 1, 4096 + 3, 4096 + 7 };
 	uint8_t *want = malloc(BUF_SIZE);
 	uint32_t e, up, s, size;
@@ -326,10 +256,12 @@ static void test_endian_swap(void **state)
 				fill(f->src, BUF_SIZE, e * 7 + s + up);
 				memset(f->dst, 0xee, BUF_SIZE);
 				/* down to DRAM, up to the host: one swaps */
-				n = put_dma(f->cb, 0, f->src_va, f->dram, size,
-					    up ? 0 : e << 1);
-				n = put_dma(f->cb, n, f->dram, f->dst_va, size,
-					    HL_PKT_CTL_EB | (up ? e << 1 : 0));
+				n = hpu_test_hl_put_dma(f->cb, 0, f->src_va,
+							f->dram, size,
+							up ? 0 : e << 1);
+				n = hpu_test_hl_put_dma(
+					f->cb, n, f->dram, f->dst_va, size,
+					HL_PKT_CTL_EB | (up ? e << 1 : 0));
 				run_host_cb(f, n);
 				ref_swap(f->src, want, size, 1U << e);
 				assert_memory_equal(f->dst, want, size);
@@ -339,11 +271,12 @@ static void test_endian_swap(void **state)
 	}
 	/* DRAM to DRAM, 64-bit, a length past the 64 KiB bounce */
 	fill(f->src, BUF_SIZE, 77);
-	n = put_dma(f->cb, 0, f->src_va, f->dram + 0x100000, BUF_SIZE, 0);
-	n = put_dma(f->cb, n, f->dram + 0x100000, f->dram + 0x10000, BUF_SIZE,
-		    HL_PKT_CTL_EB | (3U << 1));
-	n = put_dma(f->cb, n, f->dram + 0x10000, f->dst_va, BUF_SIZE,
-		    HL_PKT_CTL_EB);
+	n = hpu_test_hl_put_dma(f->cb, 0, f->src_va, f->dram + 0x100000,
+				BUF_SIZE, 0);
+	n = hpu_test_hl_put_dma(f->cb, n, f->dram + 0x100000, f->dram + 0x10000,
+				BUF_SIZE, HL_PKT_CTL_EB | (3U << 1));
+	n = hpu_test_hl_put_dma(f->cb, n, f->dram + 0x10000, f->dst_va,
+				BUF_SIZE, HL_PKT_CTL_EB);
 	run_host_cb(f, n);
 	ref_swap(f->src, want, BUF_SIZE, 8);
 	assert_memory_equal(f->dst, want, BUF_SIZE);
@@ -357,7 +290,7 @@ static void test_endian_swap(void **state)
  */
 static void test_force_hint_after_mapping(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint8_t *a = aligned_alloc(4096, 8192), *b = aligned_alloc(4096, 8192);
 	uint64_t va_a, va_b = 0, va_c = 0, h1, h2, d1 = 0, d2 = 0, d3 = 0;
 	size_t n;
@@ -380,7 +313,7 @@ static void test_force_hint_after_mapping(void **state)
 			 0);
 	assert_int_equal(va_b, va_a + 8192);
 	/* each VA reaches its own memory */
-	n = put_dma(f->cb, 0, va_a + 8192 - 16, f->dst_va, 32, 0);
+	n = hpu_test_hl_put_dma(f->cb, 0, va_a + 8192 - 16, f->dst_va, 32, 0);
 	run_host_cb(f, n);
 	for (n = 0; n < 16; n++) {
 		assert_int_equal(f->dst[n], 0xaa);
@@ -431,18 +364,6 @@ static void test_force_hint_after_mapping(void **state)
 	free(b);
 }
 
-static size_t put_msg_long(void *cb, size_t off, uint64_t addr, uint32_t v)
-{
-	struct hl_pkt_msg_long p = { .value = v,
-				     .ctl = (HL_PACKET_MSG_LONG
-					     << HL_PKT_CTL_OPCODE_SHIFT) |
-					    HL_PKT_CTL_MB,
-				     .addr = addr };
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
-}
-
 static size_t put_cp_dma(void *cb, size_t off, uint64_t src, uint32_t size,
 			 uint32_t bits)
 {
@@ -474,7 +395,7 @@ static void test_cp_dma_layout(void **state)
  */
 static void test_cp_dma_runs(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	const struct hfd_device *dev = &f->drv.devs[0];
 	uint64_t sram = dev->ip.sram_base_address + 0x4000;
 	uint8_t *lower = f->cb + 4096 + 4; /* unaligned */
@@ -482,24 +403,31 @@ static void test_cp_dma_runs(void **state)
 	uint32_t got[6], i;
 
 	/* three lower CBs: two MSG_LONGs each, into f->dst */
-	l1 = put_msg_long(lower, 0, f->dst_va, 0x0ded0000);
-	l1 = put_msg_long(lower, l1, f->dst_va + 4, 0x0ded0001);
-	l2 = put_msg_long(lower, l1, f->dst_va + 8, 0x0ded0002);
-	l2 = put_msg_long(lower, l2, f->dst_va + 12, 0x0ded0003);
-	l3 = put_msg_long(lower, l2, f->dst_va + 16, 0x0ded0004);
-	l3 = put_msg_long(lower, l3, f->dst_va + 20, 0x0ded0005);
+	l1 = hpu_test_hl_put_msg_long(lower, 0, f->dst_va, 0x0ded0000,
+				      HL_PKT_CTL_MB);
+	l1 = hpu_test_hl_put_msg_long(lower, l1, f->dst_va + 4, 0x0ded0001,
+				      HL_PKT_CTL_MB);
+	l2 = hpu_test_hl_put_msg_long(lower, l1, f->dst_va + 8, 0x0ded0002,
+				      HL_PKT_CTL_MB);
+	l2 = hpu_test_hl_put_msg_long(lower, l2, f->dst_va + 12, 0x0ded0003,
+				      HL_PKT_CTL_MB);
+	l3 = hpu_test_hl_put_msg_long(lower, l2, f->dst_va + 16, 0x0ded0004,
+				      HL_PKT_CTL_MB);
+	l3 = hpu_test_hl_put_msg_long(lower, l3, f->dst_va + 20, 0x0ded0005,
+				      HL_PKT_CTL_MB);
 	/* the 2nd to DRAM, the 3rd to SRAM */
-	n = put_dma(f->cb, 0, f->cb_va + 4096 + 4 + l1, f->dram + 0x8000,
-		    (uint32_t)(l2 - l1), 0);
-	n = put_dma(f->cb, n, f->cb_va + 4096 + 4 + l2, sram,
-		    (uint32_t)(l3 - l2), 0);
+	n = hpu_test_hl_put_dma(f->cb, 0, f->cb_va + 4096 + 4 + l1,
+				f->dram + 0x8000, (uint32_t)(l2 - l1), 0);
+	n = hpu_test_hl_put_dma(f->cb, n, f->cb_va + 4096 + 4 + l2, sram,
+				(uint32_t)(l3 - l2), 0);
 	run_host_cb(f, n);
 	memset(f->dst, 0, BUF_SIZE);
 	n = put_cp_dma(f->cb, 0, f->cb_va + 4096 + 4, (uint32_t)l1, 0);
 	n = put_cp_dma(f->cb, n, f->dram + 0x8000, (uint32_t)(l2 - l1),
 		       HL_CP_DMA_CTL_UPPER_CP);
 	n = put_cp_dma(f->cb, n, sram, (uint32_t)(l3 - l2), 0);
-	n = put_msg_long(f->cb, n, f->dst_va + 24, 0x0ded0006);
+	n = hpu_test_hl_put_msg_long(f->cb, n, f->dst_va + 24, 0x0ded0006,
+				     HL_PKT_CTL_MB);
 	run_host_cb(f, n);
 	memcpy(got, f->dst, sizeof(got));
 	for (i = 0; i < 6; i++)
@@ -527,7 +455,7 @@ static int fake_fetch(void *arg, uint64_t va, uint32_t len, void *buf)
  */
 static void test_cp_dma_refused(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint8_t mem[64] = { 0 }, cb[64], *out;
 	struct hfd_hl_xlate x = { .kind = HFD_QUEUE_DMA };
 	uint32_t budget = HFD_HL_CP_DMA_MAX, st;
@@ -562,7 +490,7 @@ static void test_cp_dma_refused(void **state)
 	/* good: the NOP takes the CP_DMA's place (noted as a lower CB's),
 	 * the budget goes down */
 	n = put_cp_dma(cb, 0, 0x1000, 8, 0);
-	n = put_dma(cb, n, 0x1000, 0x2000, 8, 0);
+	n = hpu_test_hl_put_dma(cb, n, 0x1000, 0x2000, 8, 0);
 	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
 					      &out, &len, &lower),
 			 0);
@@ -592,7 +520,7 @@ static void test_cp_dma_refused(void **state)
 	}
 	free(out);
 	/* no CP_DMA: nothing made */
-	n = put_dma(cb, 0, 0x1000, 0x2000, 8, 0);
+	n = hpu_test_hl_put_dma(cb, 0, 0x1000, 0x2000, 8, 0);
 	assert_int_equal(hfd_hl_cp_dma_expand(cb, n, fake_fetch, mem, &budget,
 					      &out, &len, NULL),
 			 0);
@@ -602,7 +530,7 @@ static void test_cp_dma_refused(void **state)
 	 * DMA: ABORTED with the DMA not run */
 	fill(f->src, BUF_SIZE, 9);
 	memset(f->dst, 0x5a, BUF_SIZE);
-	n = put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
+	n = hpu_test_hl_put_dma(f->cb, 0, f->src_va, f->dst_va, 64, 0);
 	n = put_cp_dma(f->cb, n, 0x1c0000000000ULL, 16, 0);
 	assert_int_equal(wait_cs(f, submit_at(f, f->cb_va, (uint32_t)n), &st),
 			 -EIO);
@@ -612,7 +540,7 @@ static void test_cp_dma_refused(void **state)
 }
 
 /* Submit a NOP CS (the host CB's first 8 bytes) with @flags */
-static uint64_t submit_nop(struct fixture *f, uint32_t flags)
+static uint64_t submit_nop(struct hpu_test_hfd_hl *f, uint32_t flags)
 {
 	struct hl_cs_chunk c = { .cb_handle = f->cb_va + 8192,
 				 .queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0,
@@ -639,7 +567,7 @@ static uint64_t submit_nop(struct fixture *f, uint32_t flags)
  */
 static void test_timestamp_outlives_history(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t stamped, plain, seq = 0;
 	union hl_wait_cs_args a;
 	uint32_t st;
@@ -679,5 +607,5 @@ int main(void)
 		cmocka_unit_test(test_timestamp_outlives_history),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, hpu_test_hfd_hl_teardown);
 }

@@ -22,6 +22,8 @@
 
 #include <cmocka.h>
 
+#include "../lib/hpu_test_hfd.h"
+#include "../lib/hpu_test_hl_pkt.h"
 #include "hl_personality.h"
 #include "hl_sync.h"
 
@@ -37,120 +39,23 @@
 /* A Gaudi2 queue's PQ entries (the real HL_QUEUE_LENGTH) */
 #define PQ_LENGTH 4096
 
-struct fixture {
-	struct hfd_driver drv;
-	struct hfd_ctx *ctx;
-	uint8_t *cb;
-	uint8_t *src;
-	uint8_t *dst;
-	uint64_t cb_va;
-	uint64_t src_va;
-	uint64_t dst_va;
-};
-
+/* One request; the answer (also one copied back with an error) in @arg */
 static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 {
-	struct hfd_ioctl_call call = { .ctx = ctx, .pid = getpid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_hl_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
-	if (out_size)
-		memcpy(arg, out, out_size);
-	return ret;
-}
-
-static uint64_t map_host(struct hfd_ctx *ctx, void *p, uint64_t size)
-{
-	union hl_mem_args a = { 0 };
-
-	a.in.op = HL_MEM_OP_MAP;
-	a.in.flags = HL_MEM_USERPTR;
-	a.in.map_host.host_virt_addr = (uintptr_t)p;
-	a.in.map_host.mem_size = size;
-	assert_int_equal(run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a)), 0);
-	return a.out.device_virt_addr;
+	return hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, 0);
 }
 
 static int setup(void **state)
 {
-	static struct fixture f;
+	static struct hpu_test_hfd_hl f;
 
-	memset(&f, 0, sizeof(f));
-	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
-		return -1;
-	if (hfd_ctx_open_exclusive(&f.drv.devs[0], false, true, getpid(),
-				   getuid(), getgid(), &f.ctx))
-		return -1;
-	f.cb = aligned_alloc(4096, BUF_SIZE);
-	f.src = aligned_alloc(4096, BUF_SIZE);
-	f.dst = aligned_alloc(4096, BUF_SIZE);
-	if (!f.cb || !f.src || !f.dst)
-		return -1;
-	f.cb_va = map_host(f.ctx, f.cb, BUF_SIZE);
-	f.src_va = map_host(f.ctx, f.src, BUF_SIZE);
-	f.dst_va = map_host(f.ctx, f.dst, BUF_SIZE);
 	*state = &f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	hfd_ctx_release(f->ctx);
-	hfd_driver_fini(&f->drv);
-	free(f->cb);
-	free(f->src);
-	free(f->dst);
-	return 0;
-}
-
-static uint32_t ctl(uint32_t opcode, uint32_t bits)
-{
-	return (opcode << HL_PKT_CTL_OPCODE_SHIFT) | bits;
-}
-
-static size_t put2(void *cb, size_t off, uint32_t w0, uint32_t w1)
-{
-	memcpy((uint8_t *)cb + off, &w0, 4);
-	memcpy((uint8_t *)cb + off + 4, &w1, 4);
-	return off + 8;
-}
-
-/* FENCE on counter @id: wait for @target, take it */
-static size_t put_fence(void *cb, size_t off, uint32_t id, uint32_t target)
-{
-	return put2(cb, off, target | target << 16 | id << 30,
-		    ctl(HL_PACKET_FENCE, HL_PKT_CTL_MB));
-}
-
-static size_t put_long(void *cb, size_t off, uint64_t addr, uint32_t value)
-{
-	struct hl_pkt_msg_long p = { .value = value,
-				     .ctl = ctl(HL_PACKET_MSG_LONG, 0),
-				     .addr = addr };
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
-}
-
-static size_t put_dma(void *cb, size_t off, uint64_t src, uint64_t dst,
-		      uint32_t size)
-{
-	struct hl_pkt_lin_dma p = { .tsize = size,
-				    .ctl = ctl(HL_PACKET_LIN_DMA, 0),
-				    .src_addr = src,
-				    .dst_addr = dst };
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
+	return hpu_test_hfd_hl_open(&f, BUF_SIZE, 0);
 }
 
 /* An execute CS of @n chunks, each @size bytes at f->cb + @at on @qid */
-static int submit_n(struct fixture *f, uint32_t qid, size_t at, size_t size,
-		    uint32_t n, uint64_t *seq)
+static int submit_n(struct hpu_test_hfd_hl *f, uint32_t qid, size_t at,
+		    size_t size, uint32_t n, uint64_t *seq)
 {
 	struct hl_cs_chunk *c = calloc(n, sizeof(*c));
 	union hl_cs_args a = { 0 };
@@ -173,7 +78,8 @@ static int submit_n(struct fixture *f, uint32_t qid, size_t at, size_t size,
 	return ret;
 }
 
-static uint64_t submit(struct fixture *f, uint32_t qid, size_t at, size_t size)
+static uint64_t submit(struct hpu_test_hfd_hl *f, uint32_t qid, size_t at,
+		       size_t size)
 {
 	uint64_t seq = 0;
 
@@ -182,7 +88,8 @@ static uint64_t submit(struct fixture *f, uint32_t qid, size_t at, size_t size)
 }
 
 /* A SIGNAL CS on @qid; the answer in @out */
-static int signal_cs(struct fixture *f, uint32_t qid, struct hl_cs_out *out)
+static int signal_cs(struct hpu_test_hfd_hl *f, uint32_t qid,
+		     struct hl_cs_out *out)
 {
 	struct hl_cs_chunk c = { .queue_index = qid };
 	union hl_cs_args a = { 0 };
@@ -198,8 +105,9 @@ static int signal_cs(struct fixture *f, uint32_t qid, struct hl_cs_out *out)
 
 /* A WAIT CS on @qid for the @n numbers at @seqs (chunk fields of the real
  * header: signal_seq_arr, num_signal_seq_arr); the number in @seq */
-static int wait_signal(struct fixture *f, uint32_t qid, const __u64 *seqs,
-		       uint32_t n, uint32_t extra_flags, uint64_t *seq)
+static int wait_signal(struct hpu_test_hfd_hl *f, uint32_t qid,
+		       const __u64 *seqs, uint32_t n, uint32_t extra_flags,
+		       uint64_t *seq)
 {
 	struct hl_cs_chunk c = { .cb_handle = (uintptr_t)seqs,
 				 .queue_index = qid,
@@ -218,35 +126,17 @@ static int wait_signal(struct fixture *f, uint32_t qid, const __u64 *seqs,
 	return ret;
 }
 
-/* WAIT_CS polled until not BUSY (bounded by the CS's own timeout) */
-static int wait_cs(struct fixture *f, uint64_t seq, uint32_t *status)
+/* WAIT_CS polled until not BUSY; the status in @status */
+static int wait_cs(struct hpu_test_hfd_hl *f, uint64_t seq, uint32_t *status)
 {
-	union hl_wait_cs_args a;
-	int ret;
+	struct hl_wait_cs_out o;
+	int ret = hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o);
 
-	for (;;) {
-		memset(&a, 0, sizeof(a));
-		a.in.seq = seq;
-		a.in.timeout_us = 1000;
-		ret = run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a));
-		if (ret || a.out.status != HL_WAIT_CS_STATUS_BUSY)
-			break;
-		usleep(1000);
-	}
-	*status = a.out.status;
+	*status = o.status;
 	return ret;
 }
 
-static uint32_t poll_cs(struct fixture *f, uint64_t seq)
-{
-	union hl_wait_cs_args a = { 0 };
-
-	a.in.seq = seq;
-	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), 0);
-	return a.out.status;
-}
-
-static uint64_t queue_full_drops(struct fixture *f)
+static uint64_t queue_full_drops(struct hpu_test_hfd_hl *f)
 {
 	struct hl_info_cs_counters c;
 	struct hl_info_args a = { 0 };
@@ -262,12 +152,12 @@ static uint64_t queue_full_drops(struct fixture *f)
 }
 
 /* A NOP CS: the next sequence number */
-static uint64_t nop_seq(struct fixture *f)
+static uint64_t nop_seq(struct hpu_test_hfd_hl *f)
 {
 	uint32_t st;
 	uint64_t seq;
 
-	put2(f->cb, 4096, 0, ctl(HL_PACKET_NOP, 0));
+	hpu_test_hl_put2(f->cb, 4096, 0, hpu_test_hl_ctl(HL_PACKET_NOP, 0));
 	seq = submit(f, Q_PDMA0(3), 4096, 8);
 	assert_int_equal(wait_cs(f, seq, &st), 0);
 	return seq;
@@ -280,7 +170,7 @@ static uint64_t nop_seq(struct fixture *f)
  */
 static void test_signal_wait_order(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t park, w, dma, rel, again;
 	struct hl_cs_out sig;
 	uint32_t st;
@@ -290,7 +180,7 @@ static void test_signal_wait_order(void **state)
 	for (i = 0; i < 256; i++)
 		f->src[i] = (uint8_t)(i * 5 + 1);
 	memset(f->dst, 0, 256);
-	off = put_fence(f->cb, 0, 0, 1);
+	off = hpu_test_hl_put_fence(f->cb, 0, 0, 1, 1);
 	park = submit(f, Q_PDMA0(0), 0, off);
 	assert_int_equal(signal_cs(f, Q_PDMA0(0), &sig), 0);
 	assert_int_equal(sig.status, HL_CS_STATUS_SUCCESS);
@@ -299,19 +189,23 @@ static void test_signal_wait_order(void **state)
 	assert_int_equal(sig.sob_count_before_submission, 0);
 	assert_int_equal(wait_signal(f, Q_PDMA1_0, &sig.seq, 1, 0, &w), 0);
 	assert_int_equal(w, sig.seq + 1);
-	off = put_dma(f->cb, 64, f->src_va, f->dst_va, 256);
+	off = hpu_test_hl_put_dma(f->cb, 64, f->src_va, f->dst_va, 256, 0);
 	dma = submit(f, Q_PDMA1_0, 64, off - 64);
 
 	/* the stream is parked: none of them can have ended */
-	assert_int_equal(poll_cs(f, park), HL_WAIT_CS_STATUS_BUSY);
-	assert_int_equal(poll_cs(f, sig.seq), HL_WAIT_CS_STATUS_BUSY);
-	assert_int_equal(poll_cs(f, w), HL_WAIT_CS_STATUS_BUSY);
-	assert_int_equal(poll_cs(f, dma), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, park),
+			 HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, sig.seq),
+			 HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, w),
+			 HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, dma),
+			 HL_WAIT_CS_STATUS_BUSY);
 	for (i = 0; i < 256; i++)
 		assert_int_equal(f->dst[i], 0);
 
 	/* the sibling stream passes the FENCE: all of it runs */
-	off = put_long(f->cb, 128, PDMA0_FENCE0_RDATA(0), 1);
+	off = hpu_test_hl_put_msg_long(f->cb, 128, PDMA0_FENCE0_RDATA(0), 1, 0);
 	rel = submit(f, Q_PDMA0(1), 128, off - 128);
 	assert_int_equal(wait_cs(f, dma, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
@@ -330,7 +224,7 @@ static void test_signal_wait_order(void **state)
 
 static void test_stream_rejected(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	static const uint32_t bad_queues[] = {
 		44, /* DCORE0 TPC_6: binned in the gaudi2 profile */
 		HL_GAUDI2_QUEUE_ID_NIC_0_0, 252, HL_GAUDI2_QUEUE_ID_CPU_PQ, 261
@@ -394,16 +288,16 @@ static void test_stream_rejected(void **state)
  */
 static void test_queue_full(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t park, seq = 0, last = 0, drops, rel, other;
 	struct hl_cs_out sig;
 	uint32_t st, jobs = 1;
 	size_t off;
 
 	drops = queue_full_drops(f);
-	off = put_fence(f->cb, 0, 0, 1);
+	off = hpu_test_hl_put_fence(f->cb, 0, 0, 1, 1);
 	park = submit(f, Q_PDMA0(0), 0, off);
-	put2(f->cb, 64, 0, ctl(HL_PACKET_NOP, 0));
+	hpu_test_hl_put2(f->cb, 64, 0, hpu_test_hl_ctl(HL_PACKET_NOP, 0));
 	while (jobs + HL_MAX_JOBS_PER_CS <= PQ_LENGTH) {
 		assert_int_equal(submit_n(f, Q_PDMA0(0), 64, 8,
 					  HL_MAX_JOBS_PER_CS, &last),
@@ -423,9 +317,10 @@ static void test_queue_full(void **state)
 	other = submit(f, Q_PDMA1_0, 64, 8);
 	assert_int_equal(wait_cs(f, other, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(poll_cs(f, park), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, park),
+			 HL_WAIT_CS_STATUS_BUSY);
 
-	off = put_long(f->cb, 128, PDMA0_FENCE0_RDATA(0), 1);
+	off = hpu_test_hl_put_msg_long(f->cb, 128, PDMA0_FENCE0_RDATA(0), 1, 0);
 	rel = submit(f, Q_PDMA0(1), 128, off - 128);
 	assert_int_equal(wait_cs(f, seq, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
@@ -446,5 +341,5 @@ int main(void)
 		cmocka_unit_test(test_queue_full),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, hpu_test_hfd_hl_teardown);
 }

@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "../lib/hpu_test_hfd.h"
+#include "../lib/hpu_test_hl_pkt.h"
 #include "hl_personality.h"
 #include "hl_sync.h"
 #include "hpu_packets.h"
@@ -41,136 +43,25 @@
 #define Q_PDMA1_0  4
 #define Q_NIC0_0   156
 
-struct fixture {
-	struct hfd_driver drv;
-	struct hfd_ctx *ctx;
-	uint8_t *cb;
-	uint8_t *src;
-	uint8_t *dst;
-	uint64_t cb_va;
-	uint64_t src_va;
-	uint64_t dst_va;
-};
-
+/* One request; the answer (also one copied back with an error) in @arg */
 static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 {
-	struct hfd_ioctl_call call = { .ctx = ctx, .pid = getpid() };
-	uint8_t out[HFD_IOCTL_MAX_SIZE];
-	size_t out_size = sizeof(out);
-	int ret;
-
-	ret = hfd_hl_ioctl_dispatch(&call, cmd, arg, size, out, &out_size);
-	if (out_size)
-		memcpy(arg, out, out_size);
-	return ret;
-}
-
-static uint64_t map_host(struct hfd_ctx *ctx, void *p, uint64_t size)
-{
-	union hl_mem_args a = { 0 };
-
-	a.in.op = HL_MEM_OP_MAP;
-	a.in.flags = HL_MEM_USERPTR;
-	a.in.map_host.host_virt_addr = (uintptr_t)p;
-	a.in.map_host.mem_size = size;
-	assert_int_equal(run(ctx, HL_IOCTL_MEMORY, &a, sizeof(a)), 0);
-	return a.out.device_virt_addr;
-}
-
-static int open_ctx(struct fixture *f)
-{
-	if (hfd_ctx_open_exclusive(&f->drv.devs[0], false, true, getpid(),
-				   getuid(), getgid(), &f->ctx))
-		return -1;
-	f->cb_va = map_host(f->ctx, f->cb, BUF_SIZE);
-	f->src_va = map_host(f->ctx, f->src, BUF_SIZE);
-	f->dst_va = map_host(f->ctx, f->dst, BUF_SIZE);
-	return 0;
+	return hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, 0);
 }
 
 static int setup(void **state)
 {
-	static struct fixture f;
+	static struct hpu_test_hfd_hl f;
 
-	memset(&f, 0, sizeof(f));
-	if (hfd_driver_init(&f.drv, &hpusim_model, "gaudi2", 1, "/unit"))
-		return -1;
-	f.cb = aligned_alloc(4096, BUF_SIZE);
-	f.src = aligned_alloc(4096, BUF_SIZE);
-	f.dst = aligned_alloc(4096, BUF_SIZE);
-	if (!f.cb || !f.src || !f.dst || open_ctx(&f))
-		return -1;
 	*state = &f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	hfd_ctx_release(f->ctx);
-	hfd_driver_fini(&f->drv);
-	free(f->cb);
-	free(f->src);
-	free(f->dst);
-	return 0;
-}
-
-/* Packet writers: each returns the next offset */
-static uint32_t ctl(uint32_t opcode, uint32_t bits)
-{
-	return (opcode << HL_PKT_CTL_OPCODE_SHIFT) | bits;
-}
-
-static size_t put2(void *cb, size_t off, uint32_t w0, uint32_t w1)
-{
-	memcpy((uint8_t *)cb + off, &w0, 4);
-	memcpy((uint8_t *)cb + off + 4, &w1, 4);
-	return off + 8;
-}
-
-static size_t put_short(void *cb, size_t off, uint32_t base, uint32_t offset,
-			uint32_t value)
-{
-	return put2(cb, off, value,
-		    ctl(HL_PACKET_MSG_SHORT,
-			HL_PKT_CTL_MB | base << 22 | offset));
-}
-
-static size_t put_long(void *cb, size_t off, uint64_t addr, uint32_t value)
-{
-	struct hl_pkt_msg_long p = { .value = value,
-				     .ctl = ctl(HL_PACKET_MSG_LONG, 0),
-				     .addr = addr };
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
-}
-
-static size_t put_fence(void *cb, size_t off, uint32_t id, uint32_t target,
-			uint32_t dec)
-{
-	return put2(cb, off, dec | target << 16 | id << 30,
-		    ctl(HL_PACKET_FENCE, HL_PKT_CTL_MB));
-}
-
-static size_t put_dma(void *cb, size_t off, uint64_t src, uint64_t dst,
-		      uint32_t size)
-{
-	struct hl_pkt_lin_dma p = { .tsize = size,
-				    .ctl = ctl(HL_PACKET_LIN_DMA, 0),
-				    .src_addr = src,
-				    .dst_addr = dst };
-
-	memcpy((uint8_t *)cb + off, &p, sizeof(p));
-	return off + sizeof(p);
+	return hpu_test_hfd_hl_open(&f, BUF_SIZE, 0);
 }
 
 /* SOB @n: SET (@add false) or ADD @v, by MSG_SHORT to the SOB base */
 static size_t put_sob(void *cb, size_t off, uint32_t n, bool add, uint32_t v)
 {
-	return put_short(cb, off, HL_MSG_SHORT_BASE_SOB, 4 * n,
-			 v | (add ? 1U << 31 : 0));
+	return hpu_test_hl_put_short(cb, off, HL_MSG_SHORT_BASE_SOB, 4 * n,
+				     v | (add ? 1U << 31 : 0));
 }
 
 /* The MON_ARM value watching SOB @sob alone */
@@ -187,14 +78,16 @@ static size_t put_monitor(void *cb, size_t off, uint32_t m, uint64_t addr,
 {
 	const uint32_t b = HL_MSG_SHORT_BASE_MON, r = HL_SM_MON_PAY_ADDRL_0;
 
-	off = put_short(cb, off, b, HL_SM_MON_CONFIG_0 - r + 4 * m,
-			(sob / 8 >> 8) << 16);
-	off = put_short(cb, off, b, 4 * m, (uint32_t)addr);
-	off = put_short(cb, off, b, HL_SM_MON_PAY_ADDRH_0 - r + 4 * m,
-			(uint32_t)(addr >> 32));
-	off = put_short(cb, off, b, HL_SM_MON_PAY_DATA_0 - r + 4 * m, data);
-	return put_short(cb, off, b, HL_SM_MON_ARM_0 - r + 4 * m,
-			 arm_value(sob, equal, v));
+	off = hpu_test_hl_put_short(cb, off, b, HL_SM_MON_CONFIG_0 - r + 4 * m,
+				    (sob / 8 >> 8) << 16);
+	off = hpu_test_hl_put_short(cb, off, b, 4 * m, (uint32_t)addr);
+	off = hpu_test_hl_put_short(cb, off, b,
+				    HL_SM_MON_PAY_ADDRH_0 - r + 4 * m,
+				    (uint32_t)(addr >> 32));
+	off = hpu_test_hl_put_short(cb, off, b,
+				    HL_SM_MON_PAY_DATA_0 - r + 4 * m, data);
+	return hpu_test_hl_put_short(cb, off, b, HL_SM_MON_ARM_0 - r + 4 * m,
+				     arm_value(sob, equal, v));
 }
 
 /*
@@ -218,15 +111,16 @@ static void test_translate_good(void **state)
 	x.sync = hfd_hl_sync_new();
 	assert_non_null(x.sync);
 	off = put_sob(cb, off, 5, true, 1);
-	off = put_long(cb, off, SOB_REG(6), 7);
+	off = hpu_test_hl_put_msg_long(cb, off, SOB_REG(6), 7, 0);
 	/* monitor 3: SOB 5 == 1 -> +1 on PDMA_0 stream 1's FENCE0 */
 	off = put_monitor(cb, off, 3, PDMA0_FENCE0_RDATA(1), 1, 5, true, 1);
-	off = put_fence(cb, off, 0, 1, 1);
+	off = hpu_test_hl_put_fence(cb, off, 0, 1, 1);
 	/* monitor 4: SOB 9 >= 2 -> 0xabcd into the SRAM window */
 	off = put_monitor(cb, off, 4, 0x80000000010ULL, 0xabcd, 9, false, 2);
-	off = put2(cb, off, 5, ctl(HL_PACKET_ARB_POINT, 0));
-	off = put_long(cb, off, PDMA0_ARB_CFG_0, 0x111);
-	off = put_long(cb, off, PDMA0_FENCE0_RDATA(1), 2);
+	off = hpu_test_hl_put2(cb, off, 5,
+			       hpu_test_hl_ctl(HL_PACKET_ARB_POINT, 0));
+	off = hpu_test_hl_put_msg_long(cb, off, PDMA0_ARB_CFG_0, 0x111, 0);
+	off = hpu_test_hl_put_msg_long(cb, off, PDMA0_FENCE0_RDATA(1), 2, 0);
 	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
 	assert_int_equal(len, 3 * sizeof(ml) + 2 * sizeof(am) + sizeof(fe));
@@ -281,7 +175,7 @@ static void test_translate_good(void **state)
 
 	/* another stream's counter is another SOB; the same one is kept */
 	x.qid = Q_PDMA0(0);
-	off = put_fence(cb, 0, 0, 3, 0);
+	off = hpu_test_hl_put_fence(cb, 0, 0, 3, 0);
 	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
 	memcpy(&fe, out, sizeof(fe));
@@ -296,8 +190,8 @@ static void test_translate_good(void **state)
 	/* the lower CP's counter (CP 4) is yet another, the one a monitor
 	 * reaches at RDATA_4 */
 	x.lower_cp = true;
-	off = put_fence(cb, 0, 0, 1, 0);
-	off = put_long(cb, off, PDMA0_FENCE0_RDATA(4), 1);
+	off = hpu_test_hl_put_fence(cb, 0, 0, 1, 0);
+	off = hpu_test_hl_put_msg_long(cb, off, PDMA0_FENCE0_RDATA(4), 1, 0);
 	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
 	memcpy(&fe, out, sizeof(fe));
@@ -306,7 +200,7 @@ static void test_translate_good(void **state)
 	assert_int_equal(ml.sob_id, HL_SYNC_NUM_SOBS + 2);
 	x.lower_cp = false;
 	/* a target of 0 passes at once: nothing to run */
-	off = put_fence(cb, 0, 2, 0, 0);
+	off = hpu_test_hl_put_fence(cb, 0, 2, 0, 0);
 	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
 	assert_int_equal(len, 0);
@@ -339,85 +233,108 @@ static void test_translate_bad(void **state)
 	} while (0)
 	/* registers the model does not serve (after a good packet) */
 	off = put_sob(cb, 0, 1, true, 1);
-	BAD(put_long(cb, off, HL_CFG_BASE, 1), 8);
-	BAD(put_long(cb, off, HL_CFG_BASE + 0x4300000ULL, 1),
+	BAD(hpu_test_hl_put_msg_long(cb, off, HL_CFG_BASE, 1, 0), 8);
+	BAD(hpu_test_hl_put_msg_long(cb, off, HL_CFG_BASE + 0x4300000ULL, 1, 0),
 	    8); /* DCORE1 SM */
-	BAD(put_long(cb, off, HL_CFG_BASE + HL_SM_MON_STATUS_0, 1), 8);
-	BAD(put_long(cb, off, SOB_REG(1) + 2, 1), 8); /* misaligned */
-	BAD(put_long(cb, off, PDMA0_FENCE0_RDATA(0) + 0x100, 1), 8);
-	BAD(put_short(cb, off, 2, 0, 0), 8); /* bases 2, 3 */
-	BAD(put_short(cb, off, 3, 0, 0), 8);
-	BAD(put2(cb, off, 1, ctl(HL_PACKET_MSG_SHORT, 1U << 18 | 1U << 22)),
+	BAD(hpu_test_hl_put_msg_long(cb, off, HL_CFG_BASE + HL_SM_MON_STATUS_0,
+				     1, 0),
+	    8);
+	BAD(hpu_test_hl_put_msg_long(cb, off, SOB_REG(1) + 2, 1, 0),
+	    8); /* misaligned */
+	BAD(hpu_test_hl_put_msg_long(cb, off, PDMA0_FENCE0_RDATA(0) + 0x100, 1,
+				     0),
+	    8);
+	BAD(hpu_test_hl_put_short(cb, off, 2, 0, 0), 8); /* bases 2, 3 */
+	BAD(hpu_test_hl_put_short(cb, off, 3, 0, 0), 8);
+	BAD(hpu_test_hl_put2(cb, off, 1,
+			     hpu_test_hl_ctl(HL_PACKET_MSG_SHORT,
+					     1U << 18 | 1U << 22)),
 	    8); /* dw */
-	BAD(put2(cb, off, 1, ctl(HL_PACKET_MSG_SHORT, 1U << 20 | 1U << 22)),
+	BAD(hpu_test_hl_put2(cb, off, 1,
+			     hpu_test_hl_ctl(HL_PACKET_MSG_SHORT,
+					     1U << 20 | 1U << 22)),
 	    8); /* op */
 	/* SOB ids and values out of range */
 	BAD(put_sob(cb, off, HL_SYNC_NUM_SOBS, false, 1), 8);
 	BAD(put_sob(cb, off, HL_SM_NUM_SOBS - 1, false, 1), 8);
-	BAD(put_short(cb, off, 1, 4, 0x8000), 8);	/* bit 15 */
-	BAD(put_short(cb, off, 1, 4, 1U << 24 | 1), 8); /* long SOB */
-	BAD(put_short(cb, off, 1, 4, 1U << 30 | 1), 8); /* te */
-	BAD(put_long(cb, off, PDMA0_FENCE0_RDATA(1), 0x8000), 8);
+	BAD(hpu_test_hl_put_short(cb, off, 1, 4, 0x8000), 8); /* bit 15 */
+	BAD(hpu_test_hl_put_short(cb, off, 1, 4, 1U << 24 | 1),
+	    8); /* long SOB */
+	BAD(hpu_test_hl_put_short(cb, off, 1, 4, 1U << 30 | 1), 8); /* te */
+	BAD(hpu_test_hl_put_msg_long(cb, off, PDMA0_FENCE0_RDATA(1), 0x8000, 0),
+	    8);
 	/* monitors: id beyond the model, bad groups, unserved configs */
-	BAD(put_short(cb, off, 0, 4 * HPU_NUM_MONITORS, 0), 8);
+	BAD(hpu_test_hl_put_short(cb, off, 0, 4 * HPU_NUM_MONITORS, 0), 8);
 	off = put_monitor(cb, 0, 1, PDMA0_FENCE0_RDATA(0), 1, 3, true, 1);
 	len = 0;
 	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, NULL),
 			 0);
-	BAD(put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4,
-		      arm_value(3, true, 1) & ~0x1000U), /* SOBs 3 and 4 */
+	BAD(hpu_test_hl_put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4,
+				  arm_value(3, true, 1) &
+					  ~0x1000U), /* SOBs 3 and 4 */
 	    off);
-	BAD(put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4,
-		      arm_value(3, true, 1) | 0xFF00), /* no SOB */
+	BAD(hpu_test_hl_put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4,
+				  arm_value(3, true, 1) | 0xFF00), /* no SOB */
 	    off);
-	BAD(put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4,
-		      arm_value(HL_SYNC_NUM_SOBS, true, 1)), /* group 32 */
+	BAD(hpu_test_hl_put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4,
+				  arm_value(HL_SYNC_NUM_SOBS, true,
+					    1)), /* group 32 */
 	    off);
-	BAD(put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4,
-		      arm_value(3, false, 0)), /* >= 0 */
+	BAD(hpu_test_hl_put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4,
+				  arm_value(3, false, 0)), /* >= 0 */
 	    off);
 	{
-		size_t o2 = put_short(cb, off, 0, HL_SM_MON_CONFIG_0 - r + 4,
-				      1U << 4); /* CQ */
+		size_t o2 = hpu_test_hl_put_short(cb, off, 0,
+						  HL_SM_MON_CONFIG_0 - r + 4,
+						  1U << 4); /* CQ */
 
-		BAD(put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
-			      arm_value(3, true, 1)),
+		BAD(hpu_test_hl_put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
+					  arm_value(3, true, 1)),
 		    o2);
-		o2 = put_short(cb, off, 0, HL_SM_MON_CONFIG_0 - r + 4,
-			       1); /* long SOB */
-		BAD(put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
-			      arm_value(3, true, 1)),
+		o2 = hpu_test_hl_put_short(cb, off, 0,
+					   HL_SM_MON_CONFIG_0 - r + 4,
+					   1); /* long SOB */
+		BAD(hpu_test_hl_put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
+					  arm_value(3, true, 1)),
 		    o2);
-		o2 = put_short(cb, off, 0, HL_SM_MON_CONFIG_0 - r + 4,
-			       1U << 5); /* two payloads */
-		BAD(put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
-			      arm_value(3, true, 1)),
+		o2 = hpu_test_hl_put_short(cb, off, 0,
+					   HL_SM_MON_CONFIG_0 - r + 4,
+					   1U << 5); /* two payloads */
+		BAD(hpu_test_hl_put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
+					  arm_value(3, true, 1)),
 		    o2);
 		/* a payload to a register that is neither counter nor SOB */
-		o2 = put_short(cb, off, 0, HL_SM_MON_CONFIG_0 - r + 4, 0);
-		o2 = put_short(cb, o2, 0, HL_SM_MON_PAY_ADDRL_0 - r + 4,
-			       (uint32_t)PDMA0_ARB_CFG_0);
-		BAD(put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
-			      arm_value(3, true, 1)),
+		o2 = hpu_test_hl_put_short(cb, off, 0,
+					   HL_SM_MON_CONFIG_0 - r + 4, 0);
+		o2 = hpu_test_hl_put_short(cb, o2, 0,
+					   HL_SM_MON_PAY_ADDRL_0 - r + 4,
+					   (uint32_t)PDMA0_ARB_CFG_0);
+		BAD(hpu_test_hl_put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
+					  arm_value(3, true, 1)),
 		    o2);
 	}
 	/* FENCE: reserved bits, predicate, dec above target, a queue whose
 	 * QMAN has no modelled fences */
-	BAD(put2(cb, 0, 1U << 8 | 1U << 16, ctl(HL_PACKET_FENCE, 0)), 0);
-	BAD(put2(cb, 0, 1U << 16, ctl(HL_PACKET_FENCE, 1)), 0);
-	BAD(put_fence(cb, 0, 0, 1, 2), 0);
-	BAD(put_fence(cb, 0, 0, 0, 1), 0);
+	BAD(hpu_test_hl_put2(cb, 0, 1U << 8 | 1U << 16,
+			     hpu_test_hl_ctl(HL_PACKET_FENCE, 0)),
+	    0);
+	BAD(hpu_test_hl_put2(cb, 0, 1U << 16,
+			     hpu_test_hl_ctl(HL_PACKET_FENCE, 1)),
+	    0);
+	BAD(hpu_test_hl_put_fence(cb, 0, 0, 1, 2), 0);
+	BAD(hpu_test_hl_put_fence(cb, 0, 0, 0, 1), 0);
 	x.qid = Q_NIC0_0;
-	BAD(put_fence(cb, 0, 0, 1, 1), 0);
+	BAD(hpu_test_hl_put_fence(cb, 0, 0, 1, 1), 0);
 	x.qid = Q_PDMA0(0);
 	/* ARB_POINT with a predicate */
-	BAD(put2(cb, 0, 0, ctl(HL_PACKET_ARB_POINT, 1)), 0);
+	BAD(hpu_test_hl_put2(cb, 0, 0, hpu_test_hl_ctl(HL_PACKET_ARB_POINT, 1)),
+	    0);
 	/* no sync state: every sync-manager packet is bad */
 	hfd_hl_sync_free(x.sync);
 	x.sync = NULL;
 	BAD(put_sob(cb, 0, 1, true, 1), 0);
-	BAD(put_fence(cb, 0, 0, 1, 1), 0);
-	BAD(put_long(cb, 0, SOB_REG(1), 1), 0);
+	BAD(hpu_test_hl_put_fence(cb, 0, 0, 1, 1), 0);
+	BAD(hpu_test_hl_put_msg_long(cb, 0, SOB_REG(1), 1, 0), 0);
 #undef BAD
 }
 
@@ -426,7 +343,7 @@ static void test_translate_bad(void **state)
  */
 
 /* Submit @size bytes at f->cb + @at on @qid; @timeout s (0: default) */
-static uint64_t submit_at(struct fixture *f, uint32_t qid, size_t at,
+static uint64_t submit_at(struct hpu_test_hfd_hl *f, uint32_t qid, size_t at,
 			  size_t size, uint32_t timeout)
 {
 	struct hl_cs_chunk c = { .cb_handle = f->cb_va + at,
@@ -446,33 +363,14 @@ static uint64_t submit_at(struct fixture *f, uint32_t qid, size_t at,
 	return a.out.seq;
 }
 
-/* WAIT_CS, polled until not BUSY (no bound on the loaded machine but the
- * CS's own timeout); the errno, the status in @status */
-static int wait_cs(struct fixture *f, uint64_t seq, uint32_t *status)
+/* WAIT_CS polled until not BUSY; the status in @status */
+static int wait_cs(struct hpu_test_hfd_hl *f, uint64_t seq, uint32_t *status)
 {
-	union hl_wait_cs_args a;
-	int ret;
+	struct hl_wait_cs_out o;
+	int ret = hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o);
 
-	for (;;) {
-		memset(&a, 0, sizeof(a));
-		a.in.seq = seq;
-		a.in.timeout_us = 1000;
-		ret = run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a));
-		if (ret || a.out.status != HL_WAIT_CS_STATUS_BUSY)
-			break;
-		usleep(1000);
-	}
-	*status = a.out.status;
+	*status = o.status;
 	return ret;
-}
-
-static uint32_t poll_cs(struct fixture *f, uint64_t seq)
-{
-	union hl_wait_cs_args a = { 0 };
-
-	a.in.seq = seq;
-	run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a));
-	return a.out.status;
 }
 
 static void fill(uint8_t *p, size_t n, unsigned int seed)
@@ -487,7 +385,7 @@ static void fill(uint8_t *p, size_t n, unsigned int seed)
  * QMAN) fires: the waiting stream does not hold its sibling */
 static void test_fence_from_sibling_stream(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t a, b;
 	uint32_t st;
 	size_t off;
@@ -497,8 +395,8 @@ static void test_fence_from_sibling_stream(void **state)
 	/* A, stream 1: monitor 0 on SOB 10 == 1 -> its FENCE0; then DMA */
 	off = put_sob(f->cb, 0, 10, false, 0);
 	off = put_monitor(f->cb, off, 0, PDMA0_FENCE0_RDATA(1), 1, 10, true, 1);
-	off = put_fence(f->cb, off, 0, 1, 1);
-	off = put_dma(f->cb, off, f->src_va, f->dst_va, 256);
+	off = hpu_test_hl_put_fence(f->cb, off, 0, 1, 1);
+	off = hpu_test_hl_put_dma(f->cb, off, f->src_va, f->dst_va, 256, 0);
 	a = submit_at(f, Q_PDMA0(1), 0, off, 0);
 	/* B, stream 0, submitted after A: SOB 10 += 1 */
 	off = put_sob(f->cb, CB_B, 10, true, 1);
@@ -518,7 +416,7 @@ static void test_fence_from_sibling_stream(void **state)
  */
 static void test_fence_lower_cp(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	struct hl_pkt_cp_dma cp = {
 		.ctl = HL_PACKET_CP_DMA << HL_PKT_CTL_OPCODE_SHIFT |
 		       HL_PKT_CTL_MB,
@@ -530,22 +428,25 @@ static void test_fence_lower_cp(void **state)
 	fill(f->src, 512, 5);
 	memset(f->dst, 0, 512);
 	/* the lower CB: FENCE0 target 1, then DMA of 256 bytes */
-	l = put_fence(f->cb, lower, 0, 1, 1);
-	l = put_dma(f->cb, l, f->src_va, f->dst_va, 256);
+	l = hpu_test_hl_put_fence(f->cb, lower, 0, 1, 1);
+	l = hpu_test_hl_put_dma(f->cb, l, f->src_va, f->dst_va, 256, 0);
 	/* A, stream 1: CP_DMA of it; its own FENCE0; a second DMA */
 	cp.tsize = (uint32_t)(l - lower);
 	cp.src_addr = f->cb_va + lower;
 	memcpy(f->cb, &cp, sizeof(cp));
-	off = put_fence(f->cb, sizeof(cp), 0, 1, 1);
-	off = put_dma(f->cb, off, f->src_va + 256, f->dst_va + 256, 256);
+	off = hpu_test_hl_put_fence(f->cb, sizeof(cp), 0, 1, 1);
+	off = hpu_test_hl_put_dma(f->cb, off, f->src_va + 256, f->dst_va + 256,
+				  256, 0);
 	a = submit_at(f, Q_PDMA0(1), 0, off, 60);
 	/* B, stream 0: stream 1's counter += 1 (the upper FENCE's) */
-	off = put_long(f->cb, CB_B, PDMA0_FENCE0_RDATA(1), 1);
+	off = hpu_test_hl_put_msg_long(f->cb, CB_B, PDMA0_FENCE0_RDATA(1), 1,
+				       0);
 	b = submit_at(f, Q_PDMA0(0), CB_B, off - CB_B, 0);
 	assert_int_equal(wait_cs(f, b, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	/* C, stream 0: the lower CP's counter += 1 */
-	off = put_long(f->cb, CB_B + 64, PDMA0_FENCE0_RDATA(4), 1);
+	off = hpu_test_hl_put_msg_long(f->cb, CB_B + 64, PDMA0_FENCE0_RDATA(4),
+				       1, 0);
 	c = submit_at(f, Q_PDMA0(0), CB_B + 64, off - CB_B - 64, 0);
 	assert_int_equal(wait_cs(f, c, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
@@ -558,18 +459,19 @@ static void test_fence_lower_cp(void **state)
  * sibling streams and another QMAN run, and the stream serves again */
 static void test_fence_timeout(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t stuck, sib, other, again;
 	uint32_t st;
 	size_t off;
 
-	off = put_fence(f->cb, 0, 1, 1, 0);
+	off = hpu_test_hl_put_fence(f->cb, 0, 1, 1, 0);
 	stuck = submit_at(f, Q_PDMA0(2), 0, off, 1);
 	fill(f->src, 512, 9);
 	memset(f->dst, 0, 512);
-	off = put_dma(f->cb, CB_B, f->src_va, f->dst_va, 256);
+	off = hpu_test_hl_put_dma(f->cb, CB_B, f->src_va, f->dst_va, 256, 0);
 	sib = submit_at(f, Q_PDMA0(3), CB_B, off - CB_B, 0);
-	off = put_dma(f->cb, CB_B + 64, f->src_va + 256, f->dst_va + 256, 256);
+	off = hpu_test_hl_put_dma(f->cb, CB_B + 64, f->src_va + 256,
+				  f->dst_va + 256, 256, 0);
 	other = submit_at(f, Q_PDMA1_0, CB_B + 64, off - CB_B - 64, 0);
 	assert_int_equal(wait_cs(f, sib, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
@@ -579,7 +481,8 @@ static void test_fence_timeout(void **state)
 	assert_int_equal(wait_cs(f, stuck, &st), -ETIMEDOUT);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_TIMEDOUT);
 	/* the stream runs the next CS */
-	off = put2(f->cb, CB_B + 128, 0, ctl(HL_PACKET_NOP, 0));
+	off = hpu_test_hl_put2(f->cb, CB_B + 128, 0,
+			       hpu_test_hl_ctl(HL_PACKET_NOP, 0));
 	again = submit_at(f, Q_PDMA0(2), CB_B + 128, 8, 0);
 	assert_int_equal(wait_cs(f, again, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
@@ -587,7 +490,7 @@ static void test_fence_timeout(void **state)
 
 /* A monitor that fires at once on SOB @sob == 0 writes 0x5a5a5a5a at
  * f->dst: whether the context's SOB @sob is 0 */
-static bool sob_is_zero(struct fixture *f, uint32_t sob, uint32_t mon)
+static bool sob_is_zero(struct hpu_test_hfd_hl *f, uint32_t sob, uint32_t mon)
 {
 	uint32_t st, word = 0;
 	uint64_t seq;
@@ -607,7 +510,7 @@ static bool sob_is_zero(struct fixture *f, uint32_t sob, uint32_t mon)
  * run, not even the packets before the bad one; its number is used */
 static void test_bad_register_aborts(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	const uint32_t r = HL_SM_MON_PAY_ADDRL_0;
 	uint64_t seq;
 	uint32_t st;
@@ -617,27 +520,30 @@ static void test_bad_register_aborts(void **state)
 	fill(f->src, 256, 1);
 	for (i = 0; i < 4; i++) {
 		memset(f->dst, 0x11, 256);
-		off = put_dma(f->cb, 0, f->src_va, f->dst_va, 256);
+		off = hpu_test_hl_put_dma(f->cb, 0, f->src_va, f->dst_va, 256,
+					  0);
 		off = put_sob(f->cb, off, 40, false, 1);
 		switch (i) {
 		case 0: /* a register the model does not serve */
-			off = put_long(f->cb, off, HL_CFG_BASE + 0x100, 1);
+			off = hpu_test_hl_put_msg_long(
+				f->cb, off, HL_CFG_BASE + 0x100, 1, 0);
 			break;
 		case 1: /* a SOB value out of range */
-			off = put_short(f->cb, off, 1, 4 * 40, 0x8000);
+			off = hpu_test_hl_put_short(f->cb, off, 1, 4 * 40,
+						    0x8000);
 			break;
 		case 2: /* a monitor armed on two SOBs of a group */
 			off = put_monitor(f->cb, off, 2, f->dst_va, 1, 40, true,
 					  1);
-			off = put_short(f->cb, off, 0,
-					HL_SM_MON_ARM_0 - r + 4 * 2,
-					arm_value(40, true, 1) & ~0x0200U);
+			off = hpu_test_hl_put_short(
+				f->cb, off, 0, HL_SM_MON_ARM_0 - r + 4 * 2,
+				arm_value(40, true, 1) & ~0x0200U);
 			break;
 		default: /* a monitor beyond the model's */
-			off = put_short(f->cb, off, 0,
-					HL_SM_MON_ARM_0 - r +
-						4 * HPU_NUM_MONITORS,
-					arm_value(40, true, 1));
+			off = hpu_test_hl_put_short(
+				f->cb, off, 0,
+				HL_SM_MON_ARM_0 - r + 4 * HPU_NUM_MONITORS,
+				arm_value(40, true, 1));
 			break;
 		}
 		seq = submit_at(f, Q_PDMA0(0), 0, off, 0);
@@ -654,7 +560,7 @@ static void test_bad_register_aborts(void **state)
  * and the monitors' registers start over */
 static void test_reset_mid_fence(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t stuck, seq;
 	uint32_t st, word;
 	size_t off;
@@ -662,10 +568,11 @@ static void test_reset_mid_fence(void **state)
 	off = put_sob(f->cb, 0, 20, false, 3);
 	/* monitor 7's registers set, armed on SOB 21 == 5 (never) */
 	off = put_monitor(f->cb, off, 7, f->dst_va + 64, 0x1234, 21, true, 5);
-	off = put_fence(f->cb, off, 0, 1, 1);
+	off = hpu_test_hl_put_fence(f->cb, off, 0, 1, 1);
 	stuck = submit_at(f, Q_PDMA0(1), 0, off, 0);
 	assert_false(sob_is_zero(f, 20, 1));
-	assert_int_equal(poll_cs(f, stuck), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, stuck),
+			 HL_WAIT_CS_STATUS_BUSY);
 	assert_int_equal(hfd_device_reset(&f->drv.devs[0], HPU_RESET_COMPUTE,
 					  NULL, false, "test"),
 			 0);
@@ -682,9 +589,9 @@ static void test_reset_mid_fence(void **state)
 	assert_int_equal(word, 0);
 	/* its registers were forgotten: an arm alone has no payload address
 	 * (0: the model's page fault), so nothing reaches dst + 64 */
-	off = put_short(f->cb, 0, 0,
-			HL_SM_MON_ARM_0 - HL_SM_MON_PAY_ADDRL_0 + 4 * 7,
-			arm_value(21, true, 5));
+	off = hpu_test_hl_put_short(
+		f->cb, 0, 0, HL_SM_MON_ARM_0 - HL_SM_MON_PAY_ADDRL_0 + 4 * 7,
+		arm_value(21, true, 5));
 	seq = submit_at(f, Q_PDMA1_0, 0, off, 0);
 	assert_int_equal(wait_cs(f, seq, &st), -EIO);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_ABORTED);
@@ -696,26 +603,27 @@ static void test_reset_mid_fence(void **state)
  * starts with its SOBs at 0 and no monitor registers of the old one */
 static void test_close_mid_fence(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint32_t st, word;
 	uint64_t seq;
 	size_t off;
 
 	off = put_sob(f->cb, 0, 30, false, 2);
 	off = put_monitor(f->cb, off, 9, f->dst_va + 128, 0x77, 31, true, 9);
-	off = put_fence(f->cb, off, 3, 4, 0);
+	off = hpu_test_hl_put_fence(f->cb, off, 3, 4, 0);
 	seq = submit_at(f, Q_PDMA0(3), 0, off, 0);
 	assert_false(sob_is_zero(f, 30, 2));
-	assert_int_equal(poll_cs(f, seq), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, seq),
+			 HL_WAIT_CS_STATUS_BUSY);
 	hfd_ctx_release(f->ctx);
 	f->ctx = NULL;
-	assert_int_equal(open_ctx(f), 0);
+	assert_int_equal(hpu_test_hfd_hl_ctx(f), 0);
 	assert_true(sob_is_zero(f, 30, 2));
 	/* monitor 9 armed alone in the new context: no payload address */
 	memset(f->dst + 128, 0, 4);
-	off = put_short(f->cb, 0, 0,
-			HL_SM_MON_ARM_0 - HL_SM_MON_PAY_ADDRL_0 + 4 * 9,
-			arm_value(31, true, 0));
+	off = hpu_test_hl_put_short(
+		f->cb, 0, 0, HL_SM_MON_ARM_0 - HL_SM_MON_PAY_ADDRL_0 + 4 * 9,
+		arm_value(31, true, 0));
 	seq = submit_at(f, Q_PDMA1_0, 0, off, 0);
 	assert_int_equal(wait_cs(f, seq, &st), -EIO);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_ABORTED);
@@ -728,7 +636,7 @@ static void test_close_mid_fence(void **state)
  * FENCE; a cycle ends (a monitor is disarmed when it fires) */
 static void test_monitor_chain_and_cycle(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	const uint32_t n = HPU_NUM_MONITORS - 2;
 	uint32_t i, st;
 	uint64_t seq;
@@ -750,8 +658,8 @@ static void test_monitor_chain_and_cycle(void **state)
 			  false, 1);
 	off = put_sob(f->cb, off, 200, true, 1);
 	off = put_sob(f->cb, off, 100, true, 1);
-	off = put_fence(f->cb, off, 0, 1, 1);
-	off = put_dma(f->cb, off, f->src_va, f->dst_va, 64);
+	off = hpu_test_hl_put_fence(f->cb, off, 0, 1, 1);
+	off = hpu_test_hl_put_dma(f->cb, off, f->src_va, f->dst_va, 64, 0);
 	assert_true(off <= CB_B);
 	seq = submit_at(f, Q_PDMA0(2), 0, off, 0);
 	assert_int_equal(wait_cs(f, seq, &st), 0);
@@ -762,7 +670,7 @@ static void test_monitor_chain_and_cycle(void **state)
 	off = put_monitor(f->cb, 0, 0, PDMA0_FENCE0_RDATA(3), 1, 200, true, 2);
 	off = put_monitor(f->cb, off, 1, PDMA0_FENCE0_RDATA(3), 1, 201, true,
 			  1);
-	off = put_fence(f->cb, off, 0, 2, 2);
+	off = hpu_test_hl_put_fence(f->cb, off, 0, 2, 2);
 	seq = submit_at(f, Q_PDMA0(3), 0, off, 0);
 	assert_int_equal(wait_cs(f, seq, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
@@ -776,20 +684,22 @@ static void test_monitor_chain_and_cycle(void **state)
  * FENCE holds neither DCORE0's nor DCORE2's, and DCORE2's passes it */
 static void test_mme_pair_streams(void **state)
 {
-	struct fixture *f = *state;
+	struct hpu_test_hfd_hl *f = *state;
 	uint64_t slave, master, other;
 	uint32_t st;
 	size_t off;
 
-	off = put_fence(f->cb, 0, 0, 1, 1);
+	off = hpu_test_hl_put_fence(f->cb, 0, 0, 1, 1);
 	slave = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0 + 8, 0, off, 0);
 	off = put_sob(f->cb, 64, 7, false, 1);
 	master = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE0_MME_0_0, 64, off - 64,
 			   0);
 	assert_int_equal(wait_cs(f, master, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(poll_cs(f, slave), HL_WAIT_CS_STATUS_BUSY);
-	off = put_long(f->cb, 128, DCORE1_MME_FENCE0_RDATA(0), 1);
+	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, slave),
+			 HL_WAIT_CS_STATUS_BUSY);
+	off = hpu_test_hl_put_msg_long(f->cb, 128, DCORE1_MME_FENCE0_RDATA(0),
+				       1, 0);
 	other = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE2_EDMA_0_0 + 8, 128,
 			  off - 128, 0);
 	assert_int_equal(wait_cs(f, other, &st), 0);
@@ -804,21 +714,23 @@ int main(void)
 		cmocka_unit_test(test_translate_good),
 		cmocka_unit_test(test_translate_bad),
 		cmocka_unit_test_setup_teardown(test_bad_register_aborts, setup,
-						teardown),
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_fence_from_sibling_stream,
-						setup, teardown),
+						setup,
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_fence_lower_cp, setup,
-						teardown),
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_fence_timeout, setup,
-						teardown),
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_reset_mid_fence, setup,
-						teardown),
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_close_mid_fence, setup,
-						teardown),
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_monitor_chain_and_cycle,
-						setup, teardown),
+						setup,
+						hpu_test_hfd_hl_teardown),
 		cmocka_unit_test_setup_teardown(test_mme_pair_streams, setup,
-						teardown),
+						hpu_test_hfd_hl_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

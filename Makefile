@@ -809,7 +809,7 @@ FORMAT_SRCS = $(sort $(wildcard uapi/*.h firmware-sim/*.[ch] firmware-sim/includ
 	libhputpc/*.[ch] libhputpc/include/*.h \
 	common/*.[ch] libhpudrv/*.[ch] libhpudrv/include/hpu/*.h tools/*/*.[ch] \
 	libhpuccl/*.[ch] libhpuccl/include/hpu/*.h trainer/lib/*.[ch] \
-	trainer/hpu-train/*.[ch] examples/*.c \
+	trainer/hpu-train/*.[ch] trainer/hpu-generate/*.[ch] examples/*.c \
 	tests/*/*.[ch]))
 lint:
 	$(call msg,LINT,$(words $(FORMAT_SRCS)) files)

@@ -233,12 +233,11 @@ static int parse_paths(const char *accel, const char *modes, struct opts *o)
 			if (o->npaths == MAX_PATHS)
 				return bad("exec-mode", modes,
 					   "at most 4 paths");
-			o->paths[o->npaths++] = (struct path){
-				HT_ACCEL_HPU, mode,
-				mode == 0 ? "hpu/eager" :
-				mode == 1 ? "hpu/lazy" :
-					    "hpu/graph"
-			};
+			o->paths[o->npaths++] =
+				(struct path){ HT_ACCEL_HPU, mode,
+					       mode == 0 ? "hpu/eager" :
+					       mode == 1 ? "hpu/lazy" :
+							   "hpu/graph" };
 		}
 	}
 	if (!o->npaths)
@@ -503,9 +502,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < o.npaths; i++)
 		printf("%-10s time to first token %.2f ms (prompt %u tokens), "
 		       "per token p50 %.3f ms p99 %.3f ms, %.1f tokens/s\n",
-		       o.paths[i].name, st[i].ttft_s * 1e3,
-		       st[i].prompt_tokens, st[i].p50_s * 1e3,
-		       st[i].p99_s * 1e3, st[i].tokens_per_s);
+		       o.paths[i].name, st[i].ttft_s * 1e3, st[i].prompt_tokens,
+		       st[i].p50_s * 1e3, st[i].p99_s * 1e3,
+		       st[i].tokens_per_s);
 	if (!o.quiet) {
 		hpu_blas_core_describe(&blas, blas_line, sizeof(blas_line));
 		printf("cpu path: %s\n", blas_line);

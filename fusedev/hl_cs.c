@@ -398,6 +398,10 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
+		hfd_log_ratelimited(HFD_LOG_INFO,
+			"pid %d: CS chunk on queue %u (CB 0x%llx, %u bytes) cannot run (%d): the CS ends ABORTED",
+			(int)call->pid, c->queue_index,
+			(unsigned long long)c->cb_handle, c->cb_size, ret);
 		b->bad = true;
 		return 0;
 	}

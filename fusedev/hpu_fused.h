@@ -51,8 +51,8 @@
  * (its request answered EFAULT, its worker left stuck). Stuck workers are
  * capped per client thread and process; accesses in flight (stuck or
  * not) per user and in total. An access over the user or total cap waits
- * for a free one, at most the timeout and only while none of the user's
- * accesses is stuck; waiting accesses are capped per user and in total.
+ * for a free one, at most the timeout and only while not all of those
+ * are stuck; waiting accesses are capped per user and in total.
  * The FUSE loop may start HFD_MAX_THREADS_ALL workers, so that stuck and
  * waiting ones never take the pool from other clients.
  */

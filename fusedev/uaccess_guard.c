@@ -19,8 +19,8 @@
  * user and in total, so that a burst of calls that all start before any
  * is abandoned is bounded too; an access over one of these caps waits
  * for a free place (an access ending) instead, at most the timeout, and
- * is refused at once or as soon as one of its user's accesses is stuck
- * (then the places it waits for may never come free). Waiting accesses
+ * is refused at once or as soon as all the places it waits for are held
+ * by stuck accesses (they may never come free). Waiting accesses
  * are capped per user and in total, and the FUSE loop's thread limit
  * leaves room for all the stuck and waiting ones (HFD_MAX_THREADS_ALL).
  *
@@ -372,8 +372,8 @@ enum guard_verdict {
  * Whether the client of @me may start one more access now (its
  * thread's and process's stuck accesses under their caps, its user's
  * and the daemon's accesses in flight under theirs), must wait for a
- * place (over the user or total cap, nothing of its user stuck, room
- * among the waiters) or is refused. @busy: accesses in flight with this
+ * place (over the user or total cap, some of those places not held by
+ * stuck accesses, room among the waiters) or is refused. @busy: accesses in flight with this
  * one.
  */
 static enum guard_verdict caps_verdict(struct guard_slot *me, uint32_t busy)
@@ -387,7 +387,11 @@ static enum guard_verdict caps_verdict(struct guard_slot *me, uint32_t busy)
 	if (c.uid_busy < HFD_UACCESS_MAX_STUCK_UID &&
 	    busy <= HFD_UACCESS_MAX_STUCK)
 		return GUARD_GO;
-	if (c.uid_stuck || c.uid_waiting >= HFD_UACCESS_MAX_WAIT_UID)
+	/* every place it could wait for held by a stuck access: never free */
+	if (c.uid_stuck >= HFD_UACCESS_MAX_STUCK_UID ||
+	    __atomic_load_n(&stuck_now, __ATOMIC_SEQ_CST) >=
+		    HFD_UACCESS_MAX_STUCK ||
+	    c.uid_waiting >= HFD_UACCESS_MAX_WAIT_UID)
 		return GUARD_REFUSE;
 	return GUARD_WAIT;
 }
@@ -461,7 +465,8 @@ static bool wait_for_place(struct guard_slot *me)
  *
  * An access over its user's or the daemon's cap of accesses in flight
  * waits for one of them to end, at most the timeout (--uaccess-timeout-ms),
- * unless one of its user's accesses is stuck or too many wait already.
+ * unless those places are all held by stuck accesses or too many wait
+ * already.
  *
  * Return: 1 when the access is guarded (call hfd_uaccess_exit() after
  * it), 0 when the thread serves no guarded request (a direct call, e.g.

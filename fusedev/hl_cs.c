@@ -399,7 +399,8 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
-		hfd_log_ratelimited(HFD_LOG_INFO,
+		hfd_log_ratelimited(
+			HFD_LOG_INFO,
 			"pid %d: CS chunk on queue %u (CB 0x%llx, %u bytes) cannot run (%d): the CS ends ABORTED",
 			(int)call->pid, c->queue_index,
 			(unsigned long long)c->cb_handle, c->cb_size, ret);
@@ -640,7 +641,8 @@ out:
  */
 static int restore_wait(struct hfd_ctx *ctx, uint64_t seq)
 {
-	uint64_t t0 = hfd_now_ns(), bound = hfd_uaccess_timeout_ms() * 1000000ULL;
+	uint64_t t0 = hfd_now_ns(),
+		 bound = hfd_uaccess_timeout_ms() * 1000000ULL;
 	unsigned int nap_us = 20;
 	uint32_t status;
 	uint64_t ts;
@@ -691,8 +693,7 @@ static int restore_run(const struct hfd_ioctl_call *call,
 			hfd_log_ratelimited(
 				HFD_LOG_INFO,
 				"pid %d: restore CS %llu did not complete: CS refused (ENOEXEC)",
-				(int)call->pid,
-				(unsigned long long)r.out.seq);
+				(int)call->pid, (unsigned long long)r.out.seq);
 	}
 	__atomic_store_n(&ctx->hl_restoring, false, __ATOMIC_RELEASE);
 	return ret;

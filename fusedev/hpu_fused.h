@@ -65,9 +65,8 @@
 #define HFD_UACCESS_MAX_STUCK	     512
 #define HFD_UACCESS_MAX_WAIT_UID     448
 #define HFD_UACCESS_MAX_WAIT	     512
-#define HFD_MAX_THREADS_ALL                                \
-	(HFD_MAX_THREADS + HFD_UACCESS_MAX_STUCK + \
-	 HFD_UACCESS_MAX_WAIT)
+#define HFD_MAX_THREADS_ALL \
+	(HFD_MAX_THREADS + HFD_UACCESS_MAX_STUCK + HFD_UACCESS_MAX_WAIT)
 
 /* SIGINT/SIGTERM: the daemon is gone within this, stuck workers or not */
 #define HFD_STOP_BOUND_MS 4000

@@ -342,8 +342,8 @@ static void count_slots(struct guard_slot *me, struct guard_count *c)
 		w = __atomic_load_n(&s->word, __ATOMIC_SEQ_CST);
 		st = WORD_STATE(w);
 		if (st == GUARD_IDLE) {
-			if (mine && __atomic_load_n(&s->waiting,
-						    __ATOMIC_RELAXED))
+			if (mine &&
+			    __atomic_load_n(&s->waiting, __ATOMIC_RELAXED))
 				c->uid_waiting++;
 			continue;
 		}

@@ -570,9 +570,8 @@ static void test_honest_burst_beside_stuck(void **state)
 	assert_int_equal(pthread_attr_setstacksize(&attr, 256 * 1024), 0);
 	for (i = 0; i < BURST_THREADS; i++) {
 		b[i] = (struct burst){ .fd = fd, .barrier = &barrier };
-		assert_int_equal(pthread_create(&t[i], &attr, burst_thread,
-						&b[i]),
-				 0);
+		assert_int_equal(
+			pthread_create(&t[i], &attr, burst_thread, &b[i]), 0);
 	}
 	for (i = 0; i < BURST_THREADS; i++) {
 		pthread_join(t[i], NULL);

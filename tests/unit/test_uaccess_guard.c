@@ -231,8 +231,8 @@ struct gate {
 	int inside;
 };
 
-static struct gate gate = { PTHREAD_MUTEX_INITIALIZER,
-			    PTHREAD_COND_INITIALIZER, false, 0 };
+static struct gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+			    false, 0 };
 
 /**
  * struct burst - one worker of a burst: a task of client thread @id
@@ -309,9 +309,8 @@ static void burst_start(pthread_t *t, struct burst *b, int first, int n,
 	for (i = first; i < first + n; i++) {
 		b[i].id = BURST_ID + i;
 		b[i].uid = uid;
-		assert_int_equal(pthread_create(&t[i], &attr, burst_worker,
-						&b[i]),
-				 0);
+		assert_int_equal(
+			pthread_create(&t[i], &attr, burst_worker, &b[i]), 0);
 	}
 	pthread_attr_destroy(&attr);
 }

@@ -78,6 +78,9 @@ enum guard_state {
  * @tgid: its process, looked up when needed (atomic; 0: not yet)
  * @uid: client user of the request (atomic)
  * @waiting: the thread waits for a place under the caps (atomic)
+ * @req_start_ns: CLOCK_MONOTONIC when the request (or task) began: its
+ *	accesses wait for places until this plus the timeout, together
+ *	(the thread's own)
  * @in_request: the thread serves a guarded request (the thread's own)
  * @dead: the request was answered by the watchdog (the thread's own)
  * @claimed: the slot belongs to a thread (slots_lock)
@@ -93,6 +96,7 @@ struct guard_slot {
 	int32_t tgid;
 	uint32_t uid;
 	bool waiting;
+	uint64_t req_start_ns;
 	bool in_request;
 	bool dead;
 	bool claimed;
@@ -217,6 +221,7 @@ void hfd_uaccess_begin_request(void *token, pid_t tid, uid_t uid)
 	__atomic_store_n(&s->tid, (int32_t)tid, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->tgid, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->uid, (uint32_t)uid, __ATOMIC_RELAXED);
+	s->req_start_ns = now_coarse();
 	s->dead = false;
 	s->in_request = true;
 }
@@ -243,6 +248,7 @@ void hfd_uaccess_begin_task(pid_t tid, pid_t tgid, uid_t uid)
 	__atomic_store_n(&s->tid, (int32_t)tid, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->tgid, (int32_t)tgid, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->uid, (uint32_t)uid, __ATOMIC_RELAXED);
+	s->req_start_ns = now_coarse();
 	s->dead = false;
 	s->in_request = true;
 }
@@ -405,29 +411,28 @@ static void wake_waiters(void)
 	pthread_mutex_unlock(&wait_lock);
 }
 
-static void deadline_after(struct timespec *ts, uint64_t ns)
+static void ns_to_timespec(struct timespec *ts, uint64_t ns)
 {
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += (time_t)(ns / 1000000000ULL);
-	ts->tv_nsec += (long)(ns % 1000000000ULL);
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
+	ts->tv_sec = (time_t)(ns / 1000000000ULL);
+	ts->tv_nsec = (long)(ns % 1000000000ULL);
 }
 
 /*
  * The access of @me is over a cap: wait for a place while caps_verdict()
- * says so, at most the timeout. Return: true when it may go (counted in
- * busy), false when it is refused (not counted).
+ * says so, until the timeout after its request began (all the waits of a
+ * request together take at most the timeout). Return: true when it may
+ * go (counted in busy), false when it is refused (not counted).
  */
 static bool wait_for_place(struct guard_slot *me)
 {
+	uint64_t end = me->req_start_ns + timeout_ns;
 	enum guard_verdict v = GUARD_WAIT;
-	struct timespec until;
 	bool counted = false, timed_out = false;
+	struct timespec until;
 	uint32_t n;
 
+	if (now_coarse() >= end)
+		return false;
 	/* before waiting_now counts this one: wake_waiters() may use it then */
 	pthread_once(&wait_once, wait_cond_init);
 	if (__atomic_add_fetch(&waiting_now, 1, __ATOMIC_SEQ_CST) >
@@ -437,7 +442,7 @@ static bool wait_for_place(struct guard_slot *me)
 	}
 	__atomic_add_fetch(&waited_ever, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&me->waiting, true, __ATOMIC_SEQ_CST);
-	deadline_after(&until, timeout_ns);
+	ns_to_timespec(&until, end);
 	pthread_mutex_lock(&wait_lock);
 	for (;;) {
 		n = __atomic_add_fetch(&busy, 1, __ATOMIC_SEQ_CST);

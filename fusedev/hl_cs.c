@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hl_personality.h"
 #include "hl_sync.h"
@@ -398,6 +399,11 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
+		hfd_log_ratelimited(
+			HFD_LOG_INFO,
+			"pid %d: CS chunk on queue %u (CB 0x%llx, %u bytes) cannot run (%d): the CS ends ABORTED",
+			(int)call->pid, c->queue_index,
+			(unsigned long long)c->cb_handle, c->cb_size, ret);
 		b->bad = true;
 		return 0;
 	}
@@ -517,8 +523,9 @@ int hfd_hl_cs_submit(const struct hfd_ioctl_call *call, union hl_cs_args *args,
  * @call: context and requesting thread
  * @data: union hl_cs_args, updated in place
  *
- * The execute chunks (after the restore chunks, on the context's first
- * CS or with FORCE_RESTORE) run as one CS. Every chunk names a Gaudi2
+ * The execute chunks run as one CS. On the context's first CS or with
+ * FORCE_RESTORE the restore chunks run first as a CS of their own, which
+ * the call waits for (restore_run()). Every chunk names a Gaudi2
  * queue and a CB: a user CB (HL_CS_CHUNK_FLAGS_USER_ALLOC_CB: cb_handle
  * is the device VA of host memory the context mapped) or a kernel CB
  * (cb_handle is CB CREATE's handle; its bytes are read as the client's
@@ -531,89 +538,72 @@ int hfd_hl_cs_submit(const struct hfd_ioctl_call *call, union hl_cs_args *args,
  *
  * Return: 0 with the sequence number; -EINVAL for mutually exclusive
  * or unserved flags, no execute chunks, more than HL_MAX_JOBS_PER_CS of
- * a kind (or of both together, when the restore chunks run), a bad or
+ * a kind, a bad or
  * binned queue, a kernel CB handle that is not a live CB of the
  * context or a CB size beyond it, a CB size of 0 or above
  * HL_MAX_CB_SIZE; -EIO the kernel did not give a kernel CB's pages; -EFAULT for a chunk array that cannot be read; -EBUSY
  * when the device does not work; -EAGAIN too many CSs in flight, or a
  * queue's PQ has no room for the CS's jobs on it (a queue-full drop); -EIO
- * killed by a hard reset; -ENOMEM.
+ * killed by a hard reset; -ENOEXEC the restore chunks did not complete
+ * (aborted, or still running after --uaccess-timeout-ms); -EAGAIN
+ * another call of the context waits for its restore chunks; -ENOMEM.
  */
-int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
+/*
+ * Fetch, translate and submit @n chunks at @uaddr as one CS with the
+ * timing of @in, answering @args with its number (hfd_hl_cs()'s errors)
+ */
+static int submit_chunks(const struct hfd_ioctl_call *call,
+			 union hl_cs_args *args, const struct hl_cs_in *in,
+			 uint64_t uaddr, uint32_t n)
 {
-	union hl_cs_args *args = data;
-	struct hl_cs_in in = args->in;
 	struct hfd_ctx *ctx = call->ctx;
 	struct hfd_device *dev = ctx->dev;
-	struct hl_cs_chunk *restore = NULL, *exec = NULL;
+	struct hl_cs_chunk *chunks = NULL;
 	struct hl_cs_build b = { 0 };
 	struct hfd_cs_desc d = { 0 };
 	struct hfd_hl_stream *stream = NULL;
 	struct hl_pq_rec *pq = NULL;
 	uint32_t *qids = NULL;
-	uint32_t nrestore, total;
 	uint64_t sram_va;
 	size_t in_bytes;
 	uint32_t i;
 	int ret;
 
-	ret = check_cs_in(call, &in);
-	if (ret)
-		return ret;
-	if (hfd_device_failed(dev))
-		return -EBUSY;
-	if (in.cs_flags & (HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT))
-		return hfd_hl_cs_stream(call, args);
-	nrestore = restore_phase(ctx, in.cs_flags) ? in.num_chunks_restore : 0;
-	total = nrestore + in.num_chunks_execute;
-	if (total > HL_MAX_JOBS_PER_CS)
-		return -EINVAL;
-	restore = calloc(nrestore ? nrestore : 1, sizeof(*restore));
-	exec = calloc(in.num_chunks_execute, sizeof(*exec));
-	b.chunks = calloc(total, sizeof(*b.chunks));
-	b.streams = calloc(total, sizeof(*b.streams));
+	chunks = calloc(n, sizeof(*chunks));
+	b.chunks = calloc(n, sizeof(*b.chunks));
+	b.streams = calloc(n, sizeof(*b.streams));
 	b.sync = ctx_sync(ctx);
-	if (!restore || !exec || !b.chunks || !b.streams || !b.sync) {
+	if (!chunks || !b.chunks || !b.streams || !b.sync) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = load_chunks(call, in.chunks_restore, nrestore, restore);
-	if (!ret)
-		ret = load_chunks(call, in.chunks_execute,
-				  in.num_chunks_execute, exec);
+	ret = load_chunks(call, uaddr, n, chunks);
 	if (ret)
 		goto out;
 	in_bytes = 0;
-	for (i = 0; i < nrestore; i++)
-		in_bytes += restore[i].cb_size;
-	for (i = 0; i < in.num_chunks_execute; i++)
-		in_bytes += exec[i].cb_size;
-	b.room = HFD_HL_XLATE_RATIO * in_bytes + 8 * (size_t)total;
+	for (i = 0; i < n; i++)
+		in_bytes += chunks[i].cb_size;
+	b.room = HFD_HL_XLATE_RATIO * in_bytes + 8 * (size_t)n;
 	b.cp_dma_left = HFD_HL_CP_DMA_MAX;
 	b.bytes = malloc(b.room);
-	qids = calloc(total, sizeof(*qids));
+	qids = calloc(n, sizeof(*qids));
 	stream = hfd_hl_stream_get(ctx);
 	if (!b.bytes || !qids || !stream) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < nrestore; i++)
-		qids[i] = restore[i].queue_index;
-	for (i = 0; i < in.num_chunks_execute; i++)
-		qids[nrestore + i] = exec[i].queue_index;
+	for (i = 0; i < n; i++)
+		qids[i] = chunks[i].queue_index;
 	/* room on the queues' PQs, held until the CS is submitted */
 	hfd_hl_stream_lock(stream);
-	ret = hfd_hl_pq_reserve_locked(ctx, stream, qids, total, &pq);
+	ret = hfd_hl_pq_reserve_locked(ctx, stream, qids, n, &pq);
 	if (ret)
 		goto out_unlock;
 	sram_va = ctx_sram_va(call);
 	/* the sync registers are written in submission order */
 	pthread_mutex_lock(&b.sync->lock);
 	hfd_hl_sync_reset(b.sync, device_resets(dev));
-	ret = add_chunks(call, restore, nrestore, sram_va, &b);
-	if (!ret)
-		ret = add_chunks(call, exec, in.num_chunks_execute, sram_va,
-				 &b);
+	ret = add_chunks(call, chunks, n, sram_va, &b);
 	pthread_mutex_unlock(&b.sync->lock);
 	if (ret)
 		goto out_unlock;
@@ -637,12 +627,99 @@ out_unlock:
 out:
 	free(pq);
 	free(qids);
-	free(restore);
-	free(exec);
+	free(chunks);
 	free(b.chunks);
 	free(b.streams);
 	free(b.bytes);
 	return ret;
+}
+
+/*
+ * Wait for the restore CS @seq to end, at most the daemon's bound on a
+ * worker (--uaccess-timeout-ms). Return: 0 when it completed, -ENOEXEC
+ * when it was aborted or is still running at the bound.
+ */
+static int restore_wait(struct hfd_ctx *ctx, uint64_t seq)
+{
+	uint64_t t0 = hfd_now_ns(),
+		 bound = hfd_uaccess_timeout_ms() * 1000000ULL;
+	unsigned int nap_us = 20;
+	uint32_t status;
+	uint64_t ts;
+	bool tsv;
+	int ret;
+
+	for (;;) {
+		pthread_mutex_lock(&ctx->cs->lock);
+		ret = hfd_cs_lookup_locked(ctx->cs, seq, &status, &ts, &tsv);
+		pthread_mutex_unlock(&ctx->cs->lock);
+		if (ret)
+			return -ENOEXEC;
+		if (status != HPU_WAIT_CS_STATUS_BUSY)
+			return status == HPU_WAIT_CS_STATUS_COMPLETED ?
+				       0 :
+				       -ENOEXEC;
+		if (hfd_now_ns() - t0 >= bound)
+			return -ENOEXEC;
+		usleep(nap_us);
+		if (nap_us < 2000)
+			nap_us *= 2;
+	}
+}
+
+/*
+ * The restore phase, as the real driver's context switch: the restore
+ * chunks run as a CS of their own, with the default timeout, and the
+ * execute chunks are fetched only once it completed (they may run CBs
+ * the restore chunks copy into device memory). One call per context
+ * waits at a time (-EAGAIN for another), at most the worker bound.
+ */
+static int restore_run(const struct hfd_ioctl_call *call,
+		       const struct hl_cs_in *in)
+{
+	struct hfd_ctx *ctx = call->ctx;
+	union hl_cs_args r = { .in = *in };
+	int ret;
+
+	if (__atomic_exchange_n(&ctx->hl_restoring, true, __ATOMIC_ACQ_REL))
+		return -EAGAIN;
+	r.in.cs_flags &= ~(HL_CS_FLAGS_FORCE_RESTORE | HL_CS_FLAGS_TIMESTAMP |
+			   HL_CS_FLAGS_CUSTOM_TIMEOUT);
+	ret = submit_chunks(call, &r, &r.in, in->chunks_restore,
+			    in->num_chunks_restore);
+	if (!ret) {
+		ret = restore_wait(ctx, r.out.seq);
+		if (ret)
+			hfd_log_ratelimited(
+				HFD_LOG_INFO,
+				"pid %d: restore CS %llu did not complete: CS refused (ENOEXEC)",
+				(int)call->pid, (unsigned long long)r.out.seq);
+	}
+	__atomic_store_n(&ctx->hl_restoring, false, __ATOMIC_RELEASE);
+	return ret;
+}
+
+int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
+{
+	union hl_cs_args *args = data;
+	struct hl_cs_in in = args->in;
+	struct hfd_ctx *ctx = call->ctx;
+	int ret;
+
+	ret = check_cs_in(call, &in);
+	if (ret)
+		return ret;
+	if (hfd_device_failed(ctx->dev))
+		return -EBUSY;
+	if (in.cs_flags & (HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT))
+		return hfd_hl_cs_stream(call, args);
+	if (in.num_chunks_restore && restore_phase(ctx, in.cs_flags)) {
+		ret = restore_run(call, &in);
+		if (ret)
+			return ret;
+	}
+	return submit_chunks(call, args, &in, in.chunks_execute,
+			     in.num_chunks_execute);
 }
 
 /*

@@ -49,10 +49,12 @@
  * Client memory accesses (uaccess_guard.c, docs/fusedev.md "Client
  * memory"): one that takes longer than --uaccess-timeout-ms is abandoned
  * (its request answered EFAULT, its worker left stuck). Stuck workers are
- * capped per client thread, process and user, and in total; the user and
- * total caps count accesses in flight too. The FUSE loop may start
- * HFD_MAX_THREADS_ALL workers, so that stuck ones never take the
- * pool from other clients.
+ * capped per client thread and process; accesses in flight (stuck or
+ * not) per user and in total. An access over the user or total cap waits
+ * for a free one, at most the timeout and only while not all of those
+ * are stuck; waiting accesses are capped per user and in total.
+ * The FUSE loop may start HFD_MAX_THREADS_ALL workers, so that stuck and
+ * waiting ones never take the pool from other clients.
  */
 #define HFD_UACCESS_DEF_TIMEOUT_MS   2000
 #define HFD_UACCESS_MIN_TIMEOUT_MS   50
@@ -61,7 +63,10 @@
 #define HFD_UACCESS_MAX_STUCK_PROC   8
 #define HFD_UACCESS_MAX_STUCK_UID    128
 #define HFD_UACCESS_MAX_STUCK	     512
-#define HFD_MAX_THREADS_ALL	     (HFD_MAX_THREADS + HFD_UACCESS_MAX_STUCK)
+#define HFD_UACCESS_MAX_WAIT_UID     448
+#define HFD_UACCESS_MAX_WAIT	     512
+#define HFD_MAX_THREADS_ALL \
+	(HFD_MAX_THREADS + HFD_UACCESS_MAX_STUCK + HFD_UACCESS_MAX_WAIT)
 
 /* SIGINT/SIGTERM: the daemon is gone within this, stuck workers or not */
 #define HFD_STOP_BOUND_MS 4000

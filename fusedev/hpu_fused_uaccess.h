@@ -38,5 +38,6 @@ bool hfd_uaccess_request_dead(void);
 int hfd_uaccess_enter(void);
 int hfd_uaccess_exit(void);
 void hfd_uaccess_guard_stats(uint64_t *now, uint64_t *ever, uint64_t *refused);
+void hfd_uaccess_guard_waits(uint64_t *now, uint64_t *ever);
 
 #endif /* HPU_FUSED_UACCESS_H */

@@ -14,9 +14,15 @@
  * handler undoes what it did, so nothing of the request takes effect) and
  * fs_files.c sends no second answer. A stuck worker is one thread less for
  * everyone else, so stuck (abandoned) accesses are capped per client
- * thread, process and user and in total, and the FUSE loop's thread limit
- * leaves room for them all (HFD_MAX_THREADS_ALL): beyond a cap a
- * client's new accesses are refused with -EFAULT at once.
+ * thread and process: beyond a cap a client's new accesses are refused
+ * with -EFAULT at once. Accesses in flight (stuck or not) are capped per
+ * user and in total, so that a burst of calls that all start before any
+ * is abandoned is bounded too; an access over one of these caps waits
+ * for a free place (an access ending) instead, at most the timeout, and
+ * is refused at once or as soon as all the places it waits for are held
+ * by stuck accesses (they may never come free). Waiting accesses
+ * are capped per user and in total, and the FUSE loop's thread limit
+ * leaves room for all the stuck and waiting ones (HFD_MAX_THREADS_ALL).
  *
  * Threads of the daemon that touch client memory on a client's behalf
  * outside any request (a ring's consumer, ring.c) are guarded the same
@@ -30,12 +36,13 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <string.h>
 #include <time.h>
 
 #include "hpu_fused.h"
 
 /* Slots: one per FUSE worker that made a guarded request */
-#define GUARD_SLOTS 1024
+#define GUARD_SLOTS 2048
 
 _Static_assert(HFD_MAX_THREADS_ALL < GUARD_SLOTS,
 	       "every worker the FUSE loop may start finds a slot");
@@ -70,6 +77,10 @@ enum guard_state {
  * @tid: client thread of the request (atomic)
  * @tgid: its process, looked up when needed (atomic; 0: not yet)
  * @uid: client user of the request (atomic)
+ * @waiting: the thread waits for a place under the caps (atomic)
+ * @req_start_ns: CLOCK_MONOTONIC when the request (or task) began: its
+ *	accesses wait for places until this plus the timeout, together
+ *	(the thread's own)
  * @in_request: the thread serves a guarded request (the thread's own)
  * @dead: the request was answered by the watchdog (the thread's own)
  * @claimed: the slot belongs to a thread (slots_lock)
@@ -84,6 +95,8 @@ struct guard_slot {
 	int32_t tid;
 	int32_t tgid;
 	uint32_t uid;
+	bool waiting;
+	uint64_t req_start_ns;
 	bool in_request;
 	bool dead;
 	bool claimed;
@@ -105,6 +118,28 @@ static uint32_t busy;	   /* accesses active or abandoned */
 static uint32_t stuck_now; /* abandoned, the thread still inside */
 static uint64_t stuck_ever;
 static uint64_t refused_ever;
+static uint32_t waiting_now; /* accesses waiting for a place */
+static uint64_t waited_ever;
+
+/*
+ * wait_lock and wait_cond: an access waiting for a place sleeps on
+ * wait_cond; an access that ends, and the watchdog when it abandons one,
+ * wake the waiters (only when waiting_now says there are some)
+ */
+static pthread_mutex_t wait_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wait_cond;
+static pthread_once_t wait_once = PTHREAD_ONCE_INIT;
+
+/* wait_cond measures its deadlines on CLOCK_MONOTONIC */
+static void wait_cond_init(void)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wait_cond, &ca);
+	pthread_condattr_destroy(&ca);
+}
 
 /* guard_lock protects the watchdog's life (running, stopping) */
 static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -186,6 +221,7 @@ void hfd_uaccess_begin_request(void *token, pid_t tid, uid_t uid)
 	__atomic_store_n(&s->tid, (int32_t)tid, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->tgid, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->uid, (uint32_t)uid, __ATOMIC_RELAXED);
+	s->req_start_ns = now_coarse();
 	s->dead = false;
 	s->in_request = true;
 }
@@ -212,6 +248,7 @@ void hfd_uaccess_begin_task(pid_t tid, pid_t tgid, uid_t uid)
 	__atomic_store_n(&s->tid, (int32_t)tid, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->tgid, (int32_t)tgid, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->uid, (uint32_t)uid, __ATOMIC_RELAXED);
+	s->req_start_ns = now_coarse();
 	s->dead = false;
 	s->in_request = true;
 }
@@ -276,47 +313,165 @@ static int32_t slot_tgid(struct guard_slot *s)
 	return tgid;
 }
 
-/*
- * Whether the client of @me may start one more access: its thread and
- * process have fewer stuck accesses than their caps, its user fewer
- * accesses in flight or stuck than its cap.
+/**
+ * struct guard_count - what the slots of other threads hold for a client
+ * @tid_stuck: abandoned accesses of its thread
+ * @tgid_stuck: abandoned accesses of its process
+ * @uid_busy: accesses of its user in flight or abandoned
+ * @uid_stuck: abandoned accesses of its user
+ * @uid_waiting: accesses of its user waiting for a place
  */
-static bool caps_allow(struct guard_slot *me)
+struct guard_count {
+	unsigned int tid_stuck;
+	unsigned int tgid_stuck;
+	unsigned int uid_busy;
+	unsigned int uid_stuck;
+	unsigned int uid_waiting;
+};
+
+static void count_slots(struct guard_slot *me, struct guard_count *c)
 {
 	unsigned int i, n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
-	unsigned int by_tid = 0, by_tgid = 0, by_uid = 0;
 	int32_t tid = me->tid, tgid = 0;
 	uint32_t uid = me->uid;
 	unsigned int st;
 	uint64_t w;
 
+	memset(c, 0, sizeof(*c));
 	for (i = 0; i < n; i++) {
 		struct guard_slot *s = &slots[i];
+		bool mine;
 
 		if (s == me)
 			continue;
-		w = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
+		mine = __atomic_load_n(&s->uid, __ATOMIC_RELAXED) == uid;
+		w = __atomic_load_n(&s->word, __ATOMIC_SEQ_CST);
 		st = WORD_STATE(w);
-		if (st == GUARD_IDLE)
+		if (st == GUARD_IDLE) {
+			if (mine &&
+			    __atomic_load_n(&s->waiting, __ATOMIC_RELAXED))
+				c->uid_waiting++;
 			continue;
-		if (__atomic_load_n(&s->uid, __ATOMIC_RELAXED) == uid)
-			by_uid++;
+		}
+		if (mine)
+			c->uid_busy++;
 		if (st != GUARD_ABANDONED)
 			continue;
+		if (mine)
+			c->uid_stuck++;
 		if (__atomic_load_n(&s->tid, __ATOMIC_RELAXED) == tid)
-			by_tid++;
+			c->tid_stuck++;
 		if (!tgid)
 			tgid = slot_tgid(me);
 		if (__atomic_load_n(&s->tgid, __ATOMIC_RELAXED) == tgid)
-			by_tgid++;
+			c->tgid_stuck++;
 	}
-	return by_tid < HFD_UACCESS_MAX_STUCK_THREAD &&
-	       by_tgid < HFD_UACCESS_MAX_STUCK_PROC &&
-	       by_uid < HFD_UACCESS_MAX_STUCK_UID;
+}
+
+enum guard_verdict {
+	GUARD_GO,
+	GUARD_WAIT,
+	GUARD_REFUSE,
+};
+
+/*
+ * Whether the client of @me may start one more access now (its
+ * thread's and process's stuck accesses under their caps, its user's
+ * and the daemon's accesses in flight under theirs), must wait for a
+ * place (over the user or total cap, some of those places not held by
+ * stuck accesses, room among the waiters) or is refused. @busy: accesses in flight with this
+ * one.
+ */
+static enum guard_verdict caps_verdict(struct guard_slot *me, uint32_t busy)
+{
+	struct guard_count c;
+
+	count_slots(me, &c);
+	if (c.tid_stuck >= HFD_UACCESS_MAX_STUCK_THREAD ||
+	    c.tgid_stuck >= HFD_UACCESS_MAX_STUCK_PROC)
+		return GUARD_REFUSE;
+	if (c.uid_busy < HFD_UACCESS_MAX_STUCK_UID &&
+	    busy <= HFD_UACCESS_MAX_STUCK)
+		return GUARD_GO;
+	/* every place it could wait for held by a stuck access: never free */
+	if (c.uid_stuck >= HFD_UACCESS_MAX_STUCK_UID ||
+	    __atomic_load_n(&stuck_now, __ATOMIC_SEQ_CST) >=
+		    HFD_UACCESS_MAX_STUCK ||
+	    c.uid_waiting >= HFD_UACCESS_MAX_WAIT_UID)
+		return GUARD_REFUSE;
+	return GUARD_WAIT;
+}
+
+static void wake_waiters(void)
+{
+	if (!__atomic_load_n(&waiting_now, __ATOMIC_SEQ_CST))
+		return;
+	pthread_mutex_lock(&wait_lock);
+	pthread_cond_broadcast(&wait_cond);
+	pthread_mutex_unlock(&wait_lock);
+}
+
+static void ns_to_timespec(struct timespec *ts, uint64_t ns)
+{
+	ts->tv_sec = (time_t)(ns / 1000000000ULL);
+	ts->tv_nsec = (long)(ns % 1000000000ULL);
+}
+
+/*
+ * The access of @me is over a cap: wait for a place while caps_verdict()
+ * says so, until the timeout after its request began (all the waits of a
+ * request together take at most the timeout). Return: true when it may
+ * go (counted in busy), false when it is refused (not counted).
+ */
+static bool wait_for_place(struct guard_slot *me)
+{
+	uint64_t end = me->req_start_ns + timeout_ns;
+	enum guard_verdict v = GUARD_WAIT;
+	bool counted = false, timed_out = false;
+	struct timespec until;
+	uint32_t n;
+
+	if (now_coarse() >= end)
+		return false;
+	/* before waiting_now counts this one: wake_waiters() may use it then */
+	pthread_once(&wait_once, wait_cond_init);
+	if (__atomic_add_fetch(&waiting_now, 1, __ATOMIC_SEQ_CST) >
+	    HFD_UACCESS_MAX_WAIT) {
+		__atomic_sub_fetch(&waiting_now, 1, __ATOMIC_SEQ_CST);
+		return false;
+	}
+	__atomic_add_fetch(&waited_ever, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&me->waiting, true, __ATOMIC_SEQ_CST);
+	ns_to_timespec(&until, end);
+	pthread_mutex_lock(&wait_lock);
+	for (;;) {
+		n = __atomic_add_fetch(&busy, 1, __ATOMIC_SEQ_CST);
+		v = caps_verdict(me, n);
+		if (v == GUARD_GO) {
+			counted = true;
+			break;
+		}
+		__atomic_sub_fetch(&busy, 1, __ATOMIC_SEQ_CST);
+		if (v == GUARD_REFUSE || timed_out)
+			break;
+		timed_out = pthread_cond_timedwait(&wait_cond, &wait_lock,
+						   &until) == ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&wait_lock);
+	__atomic_store_n(&me->waiting, false, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&waiting_now, 1, __ATOMIC_SEQ_CST);
+	if (!counted)
+		wake_waiters(); /* a place among the waiters came free */
+	return counted;
 }
 
 /**
  * hfd_uaccess_enter() - the calling thread is about to touch client memory
+ *
+ * An access over its user's or the daemon's cap of accesses in flight
+ * waits for one of them to end, at most the timeout (--uaccess-timeout-ms),
+ * unless those places are all held by stuck accesses or too many wait
+ * already.
  *
  * Return: 1 when the access is guarded (call hfd_uaccess_exit() after
  * it), 0 when the thread serves no guarded request (a direct call, e.g.
@@ -326,6 +481,7 @@ static bool caps_allow(struct guard_slot *me)
 int hfd_uaccess_enter(void)
 {
 	struct guard_slot *s = my_slot;
+	enum guard_verdict v = GUARD_GO;
 	uint32_t n;
 	uint64_t w;
 
@@ -333,18 +489,20 @@ int hfd_uaccess_enter(void)
 		return 0;
 	if (s->dead)
 		return -EFAULT;
-	n = __atomic_add_fetch(&busy, 1, __ATOMIC_ACQ_REL);
-	if (n > HFD_UACCESS_MAX_STUCK ||
-	    ((n > GUARD_SCAN_AT ||
-	      __atomic_load_n(&stuck_now, __ATOMIC_ACQUIRE)) &&
-	     !caps_allow(s))) {
-		__atomic_sub_fetch(&busy, 1, __ATOMIC_ACQ_REL);
-		__atomic_add_fetch(&refused_ever, 1, __ATOMIC_RELAXED);
-		hfd_log_ratelimited(
-			HFD_LOG_WARN,
-			"pid %d (uid %u): client memory access refused: too many stuck accesses",
-			(int)s->tid, (unsigned int)s->uid);
-		return -EFAULT;
+	n = __atomic_add_fetch(&busy, 1, __ATOMIC_SEQ_CST);
+	if (n > GUARD_SCAN_AT || __atomic_load_n(&stuck_now, __ATOMIC_SEQ_CST))
+		v = caps_verdict(s, n);
+	if (v != GUARD_GO) {
+		__atomic_sub_fetch(&busy, 1, __ATOMIC_SEQ_CST);
+		if (v == GUARD_REFUSE || !wait_for_place(s)) {
+			wake_waiters();
+			__atomic_add_fetch(&refused_ever, 1, __ATOMIC_RELAXED);
+			hfd_log_ratelimited(
+				HFD_LOG_WARN,
+				"pid %d (uid %u): client memory access refused: too many stuck or waiting accesses",
+				(int)s->tid, (unsigned int)s->uid);
+			return -EFAULT;
+		}
 	}
 	w = __atomic_load_n(&s->word, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->start_ns, now_coarse(), __ATOMIC_RELAXED);
@@ -368,8 +526,9 @@ int hfd_uaccess_exit(void)
 
 	if (WORD_STATE(w) == GUARD_ACTIVE &&
 	    __atomic_compare_exchange_n(&s->word, &w, idle, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		__atomic_sub_fetch(&busy, 1, __ATOMIC_ACQ_REL);
+					__ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+		__atomic_sub_fetch(&busy, 1, __ATOMIC_SEQ_CST);
+		wake_waiters();
 		return 0;
 	}
 	/* abandoned: the thread is back; the watchdog may still be at it */
@@ -378,7 +537,8 @@ int hfd_uaccess_exit(void)
 	s->dead = true;
 	__atomic_store_n(&s->word, idle, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&stuck_now, 1, __ATOMIC_ACQ_REL);
-	__atomic_sub_fetch(&busy, 1, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&busy, 1, __ATOMIC_SEQ_CST);
+	wake_waiters();
 	hfd_log_ratelimited(
 		HFD_LOG_INFO,
 		"pid %d: an abandoned client memory access returned",
@@ -425,6 +585,8 @@ static void watchdog_scan(void)
 			hook(__atomic_load_n(&s->hook_arg, __ATOMIC_RELAXED));
 		/* the thread may leave its access now */
 		__atomic_store_n(&s->handled, WORD_SEQ(w), __ATOMIC_RELEASE);
+		/* waiters of its user give up: that place may never free */
+		wake_waiters();
 	}
 }
 
@@ -532,4 +694,16 @@ void hfd_uaccess_guard_stats(uint64_t *now, uint64_t *ever, uint64_t *refused)
 	*now = __atomic_load_n(&stuck_now, __ATOMIC_ACQUIRE);
 	*ever = __atomic_load_n(&stuck_ever, __ATOMIC_RELAXED);
 	*refused = __atomic_load_n(&refused_ever, __ATOMIC_RELAXED);
+}
+
+/**
+ * hfd_uaccess_guard_waits() - the accesses that waited for a place
+ * @now: accesses waiting now
+ * @ever: accesses that waited since the start (whether they went on or
+ *	were refused)
+ */
+void hfd_uaccess_guard_waits(uint64_t *now, uint64_t *ever)
+{
+	*now = __atomic_load_n(&waiting_now, __ATOMIC_SEQ_CST);
+	*ever = __atomic_load_n(&waited_ever, __ATOMIC_RELAXED);
 }

@@ -559,6 +559,33 @@ static void add_seeds(const char *dir)
 	put_wait(&s, 1, false, true);
 	fuzz_seed_add(dir, "cs-user", s.b, s.len);
 
+	/* FORCE_RESTORE: a restore chunk and an execute chunk of a kernel
+	 * CB of two NOPs; the restore CS (1) ends before the execute CS (2)
+	 * is fetched; a wait for 2 that may be answered later */
+	s.len = 0;
+	put_cb(&s, HL_CB_OP_CREATE, 0, sizeof(nops), false);
+	put_cb_write(&s, 0, 0, nops, sizeof(nops));
+	chunks[0] = (struct hl_cs_chunk){
+		.queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0,
+		.cb_size = sizeof(nops),
+	};
+	chunks[1] = chunks[0];
+	chunks[1].queue_index = HL_GAUDI2_QUEUE_ID_DCORE0_EDMA_0_0;
+	put_user(&s, 0, chunks, 2 * sizeof(chunks[0]));
+	{
+		union hl_cs_args a = {
+			.in = { .chunks_restore = 0,
+				.chunks_execute = sizeof(chunks[0]),
+				.num_chunks_restore = 1,
+				.num_chunks_execute = 1,
+				.cs_flags = HL_CS_FLAGS_FORCE_RESTORE }
+		};
+
+		put_req(&s, HFD_HL_CS, false, &a, sizeof(a));
+	}
+	put_wait(&s, 2, false, true);
+	fuzz_seed_add(dir, "cs-restore", s.b, s.len);
+
 	/* A long CS: 64 chunks of a 4 KiB kernel CB of NOPs on PDMA 0, and
 	 * a WAIT_CS right after it that may be answered later (the model
 	 * ends the CS first so far: no wait was deferred in this session's

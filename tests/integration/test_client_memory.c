@@ -5,7 +5,8 @@
  * output pointers into the daemon's own files (self-recursion) and into
  * userfaultfd memory nobody resolves, CB CREATE and MAP USERPTR there,
  * leased, read-only, sealed and swapped MAP_SHM files, one pidfd per
- * client process, and a stop (SIGTERM) with stuck workers.
+ * client process, a burst of 512 honest threads beside a stuck client,
+ * and a stop (SIGTERM) with stuck workers.
  *
  * Every wait on the daemon is bounded: a daemon that wedges fails the
  * test instead of hanging it.
@@ -508,6 +509,89 @@ static void test_uffd_info(void **state)
 	honest_info_answers("INFO after the stuck workers returned");
 }
 
+#define BURST_THREADS 512
+#define BURST_CALLS   4
+
+/**
+ * struct burst - one thread of an honest burst
+ * @fd: node
+ * @barrier: all threads start their calls together
+ * @bad: calls that failed
+ */
+struct burst {
+	int fd;
+	pthread_barrier_t *barrier;
+	int bad;
+};
+
+static void *burst_thread(void *arg)
+{
+	struct burst *b = arg;
+	struct hpu_info_hw_ip_info hw;
+	int i;
+
+	pthread_barrier_wait(b->barrier);
+	for (i = 0; i < BURST_CALLS; i++)
+		if (info_at(b->fd, &hw))
+			b->bad++;
+	return NULL;
+}
+
+/*
+ * 512 threads of one honest client make INFO calls at once while another
+ * process of the same user has 8 accesses stuck in userfaultfd memory
+ * and its further ones are refused: every honest call is answered,
+ * nothing more gets stuck. Whether more than the user's 128 accesses are
+ * in flight at once here depends on the scheduling (on this test's
+ * machine they were not: the daemon before the waits passed it too);
+ * test_uaccess_guard holds 128 inside and shows the others wait.
+ */
+static void test_honest_burst_beside_stuck(void **state)
+{
+	static struct burst b[BURST_THREADS];
+	static pthread_t t[BURST_THREADS];
+	unsigned long now, abandoned, now2, ever0, ever;
+	pthread_barrier_t barrier;
+	pthread_attr_t attr;
+	int i, fd, bad = 0, status;
+	pid_t pid;
+
+	(void)state;
+	HPU_TEST_SKIP_IF(uffd_unavailable());
+	run_stuck_child(uffd_info_child, "INFO into userfaultfd", &pid, &now,
+			&abandoned);
+	assert_int_equal(abandoned, 8);
+	assert_int_equal(now, 8);
+	stuck_counts(&now, &ever0);
+	fd = hpu_test_open_node(hpu_test_shared.mount, "hpu_control", 0);
+	assert_true(fd >= 0);
+	assert_int_equal(pthread_barrier_init(&barrier, NULL, BURST_THREADS),
+			 0);
+	assert_int_equal(pthread_attr_init(&attr), 0);
+	assert_int_equal(pthread_attr_setstacksize(&attr, 256 * 1024), 0);
+	for (i = 0; i < BURST_THREADS; i++) {
+		b[i] = (struct burst){ .fd = fd, .barrier = &barrier };
+		assert_int_equal(
+			pthread_create(&t[i], &attr, burst_thread, &b[i]), 0);
+	}
+	for (i = 0; i < BURST_THREADS; i++) {
+		pthread_join(t[i], NULL);
+		bad += b[i].bad;
+	}
+	pthread_attr_destroy(&attr);
+	pthread_barrier_destroy(&barrier);
+	close(fd);
+	print_message("%d of %d honest calls failed\n", bad,
+		      BURST_THREADS * BURST_CALLS);
+	assert_int_equal(bad, 0);
+	/* the stuck client is still capped: nothing more of it stuck */
+	stuck_counts(&now2, &ever);
+	assert_int_equal(now2, 8);
+	assert_int_equal(ever, ever0);
+	assert_int_equal(hpu_test_kill_child(pid, &status), 0);
+	wait_unstuck();
+}
+
 /*
  * CB CREATE and MAP USERPTR of userfaultfd memory: EFAULT after the
  * timeout, and no lock is left held: the same context still creates a CB
@@ -908,6 +992,8 @@ int main(void)
 		cmocka_unit_test_setup(test_self_recursion,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_uffd_info, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_honest_burst_beside_stuck,
+				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_uffd_cb_create_map,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_shm_lease, hpu_test_need_daemon),

@@ -676,6 +676,82 @@ static void test_restore_chunks(void **state)
 	assert_int_equal(got, 1);
 }
 
+/* One chunk of @size bytes of CB at @va on queue 0 (a user CB) */
+static struct hl_cs_chunk user_chunk(uint64_t va, uint32_t size)
+{
+	struct hl_cs_chunk c = { .cb_handle = va,
+				 .queue_index = 0,
+				 .cb_size = size,
+				 .cs_chunk_flags =
+					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
+
+	return c;
+}
+
+/* FORCE_RESTORE with restore chunk @r and execute chunk @e */
+static int run_restore(struct hpu_test_hfd_hl *f, struct hl_cs_chunk *r,
+		       struct hl_cs_chunk *e, uint64_t *seq)
+{
+	union hl_cs_args a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_restore = (uintptr_t)r;
+	a.in.num_chunks_restore = 1;
+	a.in.chunks_execute = (uintptr_t)e;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_FORCE_RESTORE;
+	ret = run(f->ctx, HL_IOCTL_CS, &a, sizeof(a));
+	*seq = a.out.seq;
+	return ret;
+}
+
+/*
+ * The restore chunks run as a CS of their own that ends before the
+ * execute chunks are fetched (the real driver's context switch): an
+ * execute CB in SRAM that the restore chunk copies there runs as copied,
+ * not as SRAM held it at the call; a restore chunk that aborts fails the
+ * call with ENOEXEC and the execute chunk does not run.
+ */
+static void test_restore_writes_execute_cb(void **state)
+{
+	struct hpu_test_hfd_hl *f = *state;
+	uint64_t sram = f->drv.devs[0].ip.sram_base_address + 0x3000, seq;
+	struct hl_cs_chunk r, e;
+	struct hl_wait_cs_out o;
+	size_t n, m;
+	uint32_t got;
+
+	memset(f->dst, 0, BUF_SIZE);
+	/* SRAM holds an old CB: MSG_LONG 5 at dst + 2048 */
+	n = hpu_test_hl_put_msg_long(f->cb + 2048, 0, f->dst_va + 2048, 5, 0);
+	m = hpu_test_hl_put_dma(f->cb, 0, f->cb_va + 2048, sram, (uint32_t)n,
+				0);
+	assert_int_equal(submit(f, 0, (uint32_t)m, &seq), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
+	/* the restore chunk copies the new one (MSG_LONG 7) over it */
+	hpu_test_hl_put_msg_long(f->cb + 2048, 0, f->dst_va + 2048, 7, 0);
+	r = user_chunk(f->cb_va, (uint32_t)m);
+	e = user_chunk(sram, (uint32_t)n);
+	assert_int_equal(run_restore(f, &r, &e, &seq), 0);
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+	memcpy(&got, f->dst + 2048, 4);
+	assert_int_equal(got, 7);
+	/* the restore CS is the one before: it completed too */
+	assert_int_equal(hpu_test_hfd_hl_wait_cs(f->ctx, seq - 1, &o), 0);
+	assert_int_equal(o.status, HL_WAIT_CS_STATUS_COMPLETED);
+
+	/* a restore chunk that aborts (WAIT is not served): ENOEXEC */
+	hpu_test_hl_put_msg_long(f->cb + 2048, 0, f->dst_va + 2048, 9, 0);
+	put_nop(f->cb + 1024, 0, HL_PACKET_WAIT);
+	r = user_chunk(f->cb_va + 1024, 8);
+	e = user_chunk(f->cb_va + 2048, (uint32_t)n);
+	assert_int_equal(run_restore(f, &r, &e, &seq), -ENOEXEC);
+	memcpy(&got, f->dst + 2048, 4);
+	assert_int_equal(got, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_cb),
 		cmocka_unit_test(test_waits),
 		cmocka_unit_test(test_restore_chunks),
+		cmocka_unit_test(test_restore_writes_execute_cb),
 		cmocka_unit_test(test_old_timestamp),
 	};
 

@@ -399,9 +399,9 @@ static void test_ddp_eager_step_cs(void **state)
 		       i, (double)(b[i].subs - a[i].subs) / 20.0, extra);
 		/*
 		 * the allreduce of each of the 20 steps; the setup's CSs
-		 * (17 in all with 10 steps) can have one more that comes
-		 * with timing, seen under ASan in either run (19 or 21); a
-		 * WAIT before most optimizers makes it up to 40
+		 * (7 beside a 10-step run's 10 allreduces) can have one more
+		 * that comes with timing, seen under ASan in either run (19
+		 * or 21); a WAIT before most optimizers makes it up to 40
 		 */
 		assert_in_range((b[i].ctx_cs - a[i].ctx_cs) -
 					(b[i].subs - a[i].subs),

@@ -40,6 +40,9 @@ struct ht_ddp_bucket {
  * @next: first bucket not launched in this step (launches go in order)
  * @param_bucket: bucket of each parameter of the module
  * @armed: the current micro-step is the last of an optimizer step
+ * @host_order: eager mode: the program is not submitted through @compute
+ *	(every op was waited for, so the allreduce needs no dependency on
+ *	it) and the optimizer starts after a host wait for the allreduces
  * @loss_slot: fp32 after bucket 0's gradients: this rank's loss share
  * @scratch: 4 fp32 of device memory for ht_ddp_allreduce_host()
  */
@@ -55,6 +58,7 @@ struct ht_ddp {
 	unsigned int next;
 	unsigned int param_bucket[HT_MODULE_MAX_PARAMS];
 	bool armed;
+	bool host_order;
 	struct ht_tensor *loss_slot;
 	struct ht_tensor *scratch;
 };

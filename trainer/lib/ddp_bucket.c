@@ -13,6 +13,9 @@
  * launched strictly in index order, so every rank issues the collectives
  * in the same order even when a rank has no samples in a step. Before the
  * optimizers, the compute stream waits on the communication stream.
+ * Eager mode (host_order) submits its program outside the compute stream
+ * and waits for every op, so a launch needs no event, and the optimizers
+ * start after a host wait for the communication stream.
  *
  * The loss: bucket 0 ends with one more fp32, this rank's share of the
  * step's loss (sum over its samples / samples of the whole step), summed
@@ -52,12 +55,14 @@ static int launch(struct ht_trainer *t, struct ht_ddp_bucket *b)
 	int ret;
 
 	ret = ht_backend_flush(t->be);
-	if (!ret) {
+	/* eager: every op of the program was waited for (host_order) */
+	if (!ret && !d->host_order) {
 		what = "recording the gradients' event";
 		ret = hpu_event_record(d->ev_compute, d->compute);
+		if (!ret)
+			ret = hpu_stream_wait_event(d->comm_stream,
+						    d->ev_compute);
 	}
-	if (!ret)
-		ret = hpu_stream_wait_event(d->comm_stream, d->ev_compute);
 	if (!ret) {
 		what = "allreduce of a gradient bucket";
 		ret = hpuccl_allreduce(b->addr, b->addr, b->count,
@@ -264,6 +269,19 @@ int ht_ddp_empty_micro(struct ht_trainer *t, bool first, bool last,
 	return ht_tensor_upload(d->loss_slot, &prev_sum);
 }
 
+/* A collective of the step failed (@ret): name it, the async error first */
+static int collective_failed(struct ht_trainer *t, int ret)
+{
+	int a = hpuccl_comm_get_async_error(t->ddp->comm);
+	char who[96];
+
+	return ht_trainer_seterr(t, a ? a : ret,
+				 "%s: a collective of step %llu failed: %s",
+				 ht_ddp_rank_name(t, who, sizeof(who)),
+				 (unsigned long long)t->step + 1,
+				 hpuccl_strerror(a ? a : ret));
+}
+
 int ht_ddp_step_finish(struct ht_trainer *t)
 {
 	struct ht_ddp *d = t->ddp;
@@ -275,6 +293,15 @@ int ht_ddp_step_finish(struct ht_trainer *t)
 	d->armed = false;
 	if (ret)
 		return ret;
+	/*
+	 * eager: the optimizer's ops, submitted one by one, follow the
+	 * allreduces by a host wait, as every eager op follows the one
+	 * before it
+	 */
+	if (d->host_order) {
+		ret = hpu_stream_synchronize(d->comm_stream);
+		return ret ? collective_failed(t, ret) : 0;
+	}
 	ret = hpu_event_record(d->ev_comm, d->comm_stream);
 	if (!ret)
 		ret = ht_backend_flush(t->be);
@@ -315,20 +342,13 @@ static void profile_buckets(const struct ht_ddp *d)
 int ht_ddp_step_done(struct ht_trainer *t)
 {
 	struct ht_ddp *d = t->ddp;
-	char who[96];
-	int ret, a;
+	int ret;
 
 	ret = hpu_stream_synchronize(d->comm_stream);
 	if (!ret)
 		ret = hpu_stream_synchronize(d->compute);
-	if (!ret) {
-		profile_buckets(d);
-		return 0;
-	}
-	a = hpuccl_comm_get_async_error(d->comm);
-	return ht_trainer_seterr(t, a ? a : ret,
-				 "%s: a collective of step %llu failed: %s",
-				 ht_ddp_rank_name(t, who, sizeof(who)),
-				 (unsigned long long)t->step + 1,
-				 hpuccl_strerror(a ? a : ret));
+	if (ret)
+		return collective_failed(t, ret);
+	profile_buckets(d);
+	return 0;
 }

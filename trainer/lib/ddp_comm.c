@@ -91,7 +91,14 @@ int ht_ddp_create(struct ht_trainer *t)
 		ret = hpu_event_create(t->dev, &d->ev_compute);
 	if (!ret)
 		ret = hpu_event_create(t->dev, &d->ev_comm);
-	if (!ret)
+	/*
+	 * eager mode waits for every op, so its program needs no stream:
+	 * its CSs go the one-device way (no fences, no stream bookkeeping
+	 * per op) and the step orders the collectives by host waits
+	 * (ddp_bucket.c; docs/training.md, "DDP in eager mode")
+	 */
+	d->host_order = t->be->mode == HT_EXEC_EAGER;
+	if (!ret && !d->host_order)
 		ret = ht_backend_set_stream(t->be, d->compute);
 	if (!ret)
 		ret = ht_tensor_new(t->be, HT_F32, 1, &four, true, &d->scratch);

@@ -243,24 +243,6 @@ static int read_dev_cb(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 			      size);
 }
 
-/* What fetching a lower CB (CP_DMA) needs: the CS's context and window */
-struct hl_fetch {
-	struct hfd_ctx *ctx;
-	const struct hfd_hl_xlate *x;
-};
-
-/* Read a lower CB: host mappings first, then device memory */
-static int fetch_lower_cb(void *arg, uint64_t va, uint32_t len, void *buf)
-{
-	struct hl_fetch *f = arg;
-	int ret;
-
-	ret = read_cb(f->ctx, va, len, buf);
-	if (ret == -ENXIO)
-		ret = read_dev_cb(f->ctx, f->x, va, len, buf);
-	return ret;
-}
-
 /**
  * struct hl_cs_build - a CS being translated
  * @chunks: the hpu chunks
@@ -273,6 +255,8 @@ static int fetch_lower_cb(void *arg, uint64_t va, uint32_t len, void *buf)
  *	number and ends ABORTED (as a device that stops on it)
  * @streams: each chunk's stream on its QMAN (its queue id % 4)
  * @sync: the context's sync-manager state (locked while translating)
+ * @restore_len: bytes at @bytes that are the restore chunks' (the
+ *	execute chunks' CB fetches lay their writes over the memory)
  */
 struct hl_cs_build {
 	struct hpu_cs_chunk *chunks;
@@ -282,9 +266,47 @@ struct hl_cs_build {
 	uint8_t *bytes;
 	size_t len;
 	size_t room;
+	size_t restore_len;
 	uint32_t cp_dma_left;
 	bool bad;
 };
+
+/* What fetching a CB needs: the CS's context, window and restore chunks */
+struct hl_fetch {
+	struct hfd_ctx *ctx;
+	const struct hfd_hl_xlate *x;
+	const struct hl_cs_build *b;
+};
+
+/* Read memory of the context: host mappings first, then device memory */
+static int fetch_mem(void *arg, uint64_t va, uint32_t len, void *buf)
+{
+	struct hl_fetch *f = arg;
+	int ret;
+
+	ret = read_cb(f->ctx, va, len, buf);
+	if (ret == -ENXIO)
+		ret = read_dev_cb(f->ctx, f->x, va, len, buf);
+	return ret;
+}
+
+/*
+ * Read a CB of an execute chunk (a user CB or a CP_DMA's lower CB): the
+ * memory, with what the CS's restore chunks write into it laid over
+ * (hl_restore.c): they run before it, but after this fetch
+ */
+static int fetch_cb(void *arg, uint64_t va, uint32_t len, void *buf)
+{
+	struct hl_fetch *f = arg;
+	int ret;
+
+	ret = fetch_mem(arg, va, len, buf);
+	if (!ret && f->b->restore_len)
+		ret = hfd_hl_restore_overlay(f->b->bytes, f->b->restore_len,
+					     hfd_hl_sram_xlate(f->x, va, len),
+					     len, buf, fetch_mem, arg);
+	return ret;
+}
 
 /* Copy in @n chunks at @uaddr and check them. Return: 0 or -errno */
 static int load_chunks(const struct hfd_ioctl_call *call, uint64_t uaddr,
@@ -322,12 +344,12 @@ static int expand_lower_cbs(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 			    struct hfd_hl_lower_cbs *lower,
 			    struct hl_cs_build *b)
 {
-	struct hl_fetch f = { .ctx = ctx, .x = x };
+	struct hl_fetch f = { .ctx = ctx, .x = x, .b = b };
 	size_t n, need;
 	uint8_t *out, *nb;
 	int ret;
 
-	ret = hfd_hl_cp_dma_expand(*cb, *size, fetch_lower_cb, &f,
+	ret = hfd_hl_cp_dma_expand(*cb, *size, fetch_cb, &f,
 				   &b->cp_dma_left, &out, &n, lower);
 	if (ret || !out)
 		return ret;
@@ -370,10 +392,9 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 	if (!cb)
 		return -ENOMEM;
 	if (c->cs_chunk_flags & HL_CS_CHUNK_FLAGS_USER_ALLOC_CB) {
-		ret = read_cb(call->ctx, c->cb_handle, c->cb_size, cb);
-		if (ret == -ENXIO)
-			ret = read_dev_cb(call->ctx, &x, c->cb_handle,
-					  c->cb_size, cb);
+		struct hl_fetch f = { .ctx = call->ctx, .x = &x, .b = b };
+
+		ret = fetch_cb(&f, c->cb_handle, c->cb_size, cb);
 	} else {
 		/*
 		 * A kernel CB, as the client's mapping holds it now; a handle
@@ -611,6 +632,7 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	pthread_mutex_lock(&b.sync->lock);
 	hfd_hl_sync_reset(b.sync, device_resets(dev));
 	ret = add_chunks(call, restore, nrestore, sram_va, &b);
+	b.restore_len = b.len;
 	if (!ret)
 		ret = add_chunks(call, exec, in.num_chunks_execute, sram_va,
 				 &b);

@@ -16,6 +16,7 @@
  *	hl_packets.c the Gaudi2 packets: validated, translated to hpu ones
  *	hl_sync.c   the sync manager: SOBs, monitors, QMAN fence counters
  *	hl_cp_dma.c CP_DMA: lower CBs fetched and put in place of the packet
+ *	hl_restore.c the restore chunks' writes laid over the CBs fetched
  *	hl_cs_stream.c sync-stream CSs (SIGNAL, WAIT), the queues' PQ room
  */
 #ifndef HL_PERSONALITY_H
@@ -113,6 +114,10 @@ size_t hfd_hl_packet_size(uint32_t opcode);
  * (host mappings, DRAM, the SRAM window) into @buf; 0 or -errno
  */
 typedef int (*hfd_hl_fetch_fn)(void *arg, uint64_t va, uint32_t len, void *buf);
+
+int hfd_hl_restore_overlay(const uint8_t *pkts, size_t len, uint64_t va,
+			   uint32_t size, void *buf, hfd_hl_fetch_fn fetch,
+			   void *arg);
 
 /**
  * struct hfd_hl_lower_cb - where a lower CB landed in an expanded CB

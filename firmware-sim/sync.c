@@ -44,13 +44,14 @@ static void sob_apply(struct hpu_fw_as *as, uint32_t id, uint32_t op,
 	int i;
 
 	if (long_op(op)) {
-		l = op == HPU_MSG_OP_LONG_SET ? value : long_value(as, id) + value;
+		l = op == HPU_MSG_OP_LONG_SET ? value :
+						long_value(as, id) + value;
 		if (l > HPU_SOB_LONG_MAX)
 			l = HPU_SOB_LONG_MAX;
 		for (i = 0; i < 4; i++)
-			as->sobs[id + i] = (uint32_t)(l >> (HPU_SOB_LONG_BITS *
-							    i)) &
-					   HPU_SOB_MAX_VALUE;
+			as->sobs[id + i] =
+				(uint32_t)(l >> (HPU_SOB_LONG_BITS * i)) &
+				HPU_SOB_MAX_VALUE;
 		return;
 	}
 	if (op == HPU_MSG_OP_SET)

@@ -349,8 +349,8 @@ static int expand_lower_cbs(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 	uint8_t *out, *nb;
 	int ret;
 
-	ret = hfd_hl_cp_dma_expand(*cb, *size, fetch_cb, &f,
-				   &b->cp_dma_left, &out, &n, lower);
+	ret = hfd_hl_cp_dma_expand(*cb, *size, fetch_cb, &f, &b->cp_dma_left,
+				   &out, &n, lower);
 	if (ret || !out)
 		return ret;
 	free(*cb);

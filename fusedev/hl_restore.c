@@ -55,9 +55,8 @@ static void lay_memset(const struct hpu_pkt_memset *m, uint64_t va,
 }
 
 /* A copy's source bytes over [va, va + size) in @buf */
-static int lay_copy(const struct hpu_pkt_lin_dma *d, uint64_t va,
-		    uint32_t size, uint8_t *buf, hfd_hl_fetch_fn fetch,
-		    void *arg)
+static int lay_copy(const struct hpu_pkt_lin_dma *d, uint64_t va, uint32_t size,
+		    uint8_t *buf, hfd_hl_fetch_fn fetch, void *arg)
 {
 	uint64_t start, len;
 

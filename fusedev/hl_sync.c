@@ -57,14 +57,14 @@
 
 /* MON_CONFIG: long SOB 0, CQ 4, payloads - 1 5..6, LBW 8, msb of the
  * group 16..19, long high group 31 */
-#define CFG_LONG       (1U << 0)
-#define CFG_WR_NUM(v)  (((v) >> 5) & 3U)
-#define CFG_MSB_SID(v) (((v) >> 16) & 0xFU)
-#define CFG_SERVED     (CFG_LONG | (3U << 5) | (0xFU << 16))
+#define CFG_LONG	 (1U << 0)
+#define CFG_WR_NUM(v)	 (((v) >> 5) & 3U)
+#define CFG_MSB_SID(v)	 (((v) >> 16) & 0xFU)
+#define CFG_SERVED	 (CFG_LONG | (3U << 5) | (0xFU << 16))
 /* payloads a monitor may send here (MON_CONFIG payloads - 1 of 0 or 1) */
 #define MON_MAX_PAYLOADS 2U
 /* the pool keys of the Gaudi2 SOBs above HL_SYNC_NUM_SOBS (fence_sob()) */
-#define SOB_KEY_BASE 0x2000
+#define SOB_KEY_BASE	 0x2000
 
 /* MSG_SHORT control word: offset 0..15, weakly ordered 16, no snoop
  * 17, dw 18, op 20..21, base 22..23 */

@@ -126,10 +126,9 @@ static int check_arm_monitor(const uint8_t *p)
 		    pkt.target_hi > HPU_SOB_LONG_MAX >> 32 ||
 		    (!(pkt.hdr.flags & HPU_MON_F_EQUAL) && !target))
 			return -EINVAL;
-	} else if (pkt.target_hi ||
-		   (pkt.hdr.flags & HPU_MON_F_EQUAL ?
-			    pkt.target > HPU_SOB_MAX_VALUE :
-			    !sob_target_ok(pkt.target))) {
+	} else if (pkt.target_hi || (pkt.hdr.flags & HPU_MON_F_EQUAL ?
+					     pkt.target > HPU_SOB_MAX_VALUE :
+					     !sob_target_ok(pkt.target))) {
 		return -EINVAL;
 	}
 	/* the payload goes to a user SOB, or to a 4-byte aligned address */

@@ -144,8 +144,8 @@ struct hpu_pkt_memset {
 };
 
 /* MSG_LONG operations */
-#define HPU_MSG_OP_SET 0 /* sob = value */
-#define HPU_MSG_OP_ADD 1 /* sob += value, saturating */
+#define HPU_MSG_OP_SET	    0 /* sob = value */
+#define HPU_MSG_OP_ADD	    1 /* sob += value, saturating */
 /*
  * Long SOBs (HPU_CAP_LONG_SOB): SOBs sob_id..sob_id+3 are one 60-bit
  * counter, HPU_SOB_LONG_BITS bits each, SOB sob_id the lowest (each
@@ -225,7 +225,7 @@ struct hpu_pkt_fence {
 #define HPU_MON_F_SOB_ADD (1U << 9)
 #define HPU_MON_F_SOB_SET (1U << 10)
 #define HPU_MON_F_LONG	  (1U << 11)
-#define HPU_MON_F_MASK                                               \
+#define HPU_MON_F_MASK                                             \
 	(HPU_MON_F_EQUAL | HPU_MON_F_SOB_ADD | HPU_MON_F_SOB_SET | \
 	 HPU_MON_F_LONG)
 

@@ -585,12 +585,11 @@ static void add_seeds(const char *dir)
 			  .cb_size = sizeof(nops),
 			  .cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB },
 		};
-		union hl_cs_args a = {
-			.in = { .chunks_restore = 256,
-				.chunks_execute = 256 + sizeof(c[0]),
-				.num_chunks_restore = 1,
-				.num_chunks_execute = 1 }
-		};
+		union hl_cs_args a = { .in = { .chunks_restore = 256,
+					       .chunks_execute =
+						       256 + sizeof(c[0]),
+					       .num_chunks_restore = 1,
+					       .num_chunks_execute = 1 } };
 
 		put_user(&s, 8192, &d, sizeof(d));
 		put_user(&s, 256, c, sizeof(c));

@@ -172,8 +172,8 @@ static void test_overlay_refusals(void **state)
 	m.fail = 0;
 	/* a header that claims less than itself, a packet cut short */
 	memcpy(pkts, &h, sizeof(h));
-	assert_int_equal(hfd_hl_restore_overlay(pkts, sizeof(h), cb_va, 32,
-						buf, fake_fetch, &m),
+	assert_int_equal(hfd_hl_restore_overlay(pkts, sizeof(h), cb_va, 32, buf,
+						fake_fetch, &m),
 			 -EINVAL);
 	n = put_copy(pkts, 0, MEM_VA, cb_va, 32, 0);
 	assert_int_equal(hfd_hl_restore_overlay(pkts, n - 1, cb_va, 32, buf,

@@ -277,9 +277,8 @@ static void test_translate_bad(void **state)
 	    off);
 	{
 		/* MON_CONFIG's msb 4: group 1024 + 0, SOB 8192 and up */
-		size_t o2 = hpu_test_hl_put_short(cb, off, 0,
-						  HL_SM_MON_CONFIG_0 - r + 4,
-						  4U << 16);
+		size_t o2 = hpu_test_hl_put_short(
+			cb, off, 0, HL_SM_MON_CONFIG_0 - r + 4, 4U << 16);
 
 		BAD(hpu_test_hl_put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
 					  arm_value(3, true, 1)),

@@ -34,8 +34,8 @@
 #define Q_PDMA0(s)	       (s)
 
 /* so_upd: long 24, add 31 */
-#define SOB_LONG (1U << 24)
-#define SOB_ADD	 (1U << 31)
+#define SOB_LONG     (1U << 24)
+#define SOB_ADD	     (1U << 31)
 /* MON_CONFIG: long 0, payloads - 1 at 5 */
 #define CFG_LONG     1U
 #define CFG_TWO_PAYS (1U << 5)
@@ -216,9 +216,8 @@ static void test_pool_runs_out(void **state)
 	off = put_sob(cb, 0, HL_SYNC_NUM_SOBS + 1, 1);
 	assert_int_equal(translate(cb, off, &x, out, &len), 0);
 	off = put_sob(cb, off, HL_SM_NUM_SOBS - 1, 1);
-	assert_int_equal(
-		hfd_hl_packets_translate(cb, off, &x, out, &len, &bad),
-		-EINVAL);
+	assert_int_equal(hfd_hl_packets_translate(cb, off, &x, out, &len, &bad),
+			 -EINVAL);
 	assert_int_equal(bad, 8);
 	off = hpu_test_hl_put_fence(cb, 0, 1, 1, 1);
 	assert_int_equal(translate(cb, off, &x, out, &len), -EINVAL);
@@ -338,8 +337,8 @@ static void test_long_sob_runs(void **state)
 			       w + 1);
 	off = put_sob(f->cb, off, 16, SOB_LONG | SOB_ADD | 1);
 	off = hpu_test_hl_put_fence(f->cb, off, 0, 1, 1);
-	off = hpu_test_hl_put_dma(f->cb, off, f->src_va + 256,
-				  f->dst_va + 300, 100, 0);
+	off = hpu_test_hl_put_dma(f->cb, off, f->src_va + 256, f->dst_va + 300,
+				  100, 0);
 	assert_int_equal(run_cb(f, Q_PDMA0(3), 0, off),
 			 HL_WAIT_CS_STATUS_COMPLETED);
 	assert_memory_equal(f->dst + 300, f->src + 256, 100);

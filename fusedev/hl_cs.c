@@ -257,6 +257,7 @@ static int read_dev_cb(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
  * @sync: the context's sync-manager state (locked while translating)
  * @restore_len: bytes at @bytes that are the restore chunks' (the
  *	execute chunks' CB fetches lay their writes over the memory)
+ * @restore_work: what the overlays may still take (hl_restore.c)
  */
 struct hl_cs_build {
 	struct hpu_cs_chunk *chunks;
@@ -267,6 +268,7 @@ struct hl_cs_build {
 	size_t len;
 	size_t room;
 	size_t restore_len;
+	uint64_t restore_work;
 	uint32_t cp_dma_left;
 	bool bad;
 };
@@ -275,7 +277,7 @@ struct hl_cs_build {
 struct hl_fetch {
 	struct hfd_ctx *ctx;
 	const struct hfd_hl_xlate *x;
-	const struct hl_cs_build *b;
+	struct hl_cs_build *b;
 };
 
 /* Read memory of the context: host mappings first, then device memory */
@@ -304,7 +306,8 @@ static int fetch_cb(void *arg, uint64_t va, uint32_t len, void *buf)
 	if (!ret && f->b->restore_len)
 		ret = hfd_hl_restore_overlay(f->b->bytes, f->b->restore_len,
 					     hfd_hl_sram_xlate(f->x, va, len),
-					     len, buf, fetch_mem, arg);
+					     len, buf, fetch_mem, arg,
+					     &f->b->restore_work);
 	return ret;
 }
 
@@ -611,6 +614,7 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 		in_bytes += exec[i].cb_size;
 	b.room = HFD_HL_XLATE_RATIO * in_bytes + 8 * (size_t)total;
 	b.cp_dma_left = HFD_HL_CP_DMA_MAX;
+	b.restore_work = HFD_HL_RESTORE_WORK_MAX;
 	b.bytes = malloc(b.room);
 	qids = calloc(total, sizeof(*qids));
 	stream = hfd_hl_stream_get(ctx);

@@ -115,9 +115,13 @@ size_t hfd_hl_packet_size(uint32_t opcode);
  */
 typedef int (*hfd_hl_fetch_fn)(void *arg, uint64_t va, uint32_t len, void *buf);
 
+/* Work (packets looked at + bytes fetched) one CS's restore overlays may
+ * take, all its CB fetches together (hl_restore.c) */
+#define HFD_HL_RESTORE_WORK_MAX (64ULL << 20)
+
 int hfd_hl_restore_overlay(const uint8_t *pkts, size_t len, uint64_t va,
 			   uint32_t size, void *buf, hfd_hl_fetch_fn fetch,
-			   void *arg);
+			   void *arg, uint64_t *budget);
 
 /**
  * struct hfd_hl_lower_cb - where a lower CB landed in an expanded CB

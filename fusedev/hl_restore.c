@@ -56,7 +56,8 @@ static void lay_memset(const struct hpu_pkt_memset *m, uint64_t va,
 
 /* A copy's source bytes over [va, va + size) in @buf */
 static int lay_copy(const struct hpu_pkt_lin_dma *d, uint64_t va, uint32_t size,
-		    uint8_t *buf, hfd_hl_fetch_fn fetch, void *arg)
+		    uint8_t *buf, hfd_hl_fetch_fn fetch, void *arg,
+		    uint64_t *budget)
 {
 	uint64_t start, len;
 
@@ -65,6 +66,9 @@ static int lay_copy(const struct hpu_pkt_lin_dma *d, uint64_t va, uint32_t size,
 	/* a swapping copy into a CB is not forwarded (hl-thunk has none) */
 	if (d->hdr.flags & HPU_LIN_DMA_F_SWAP_MASK)
 		return -EINVAL;
+	if (len > *budget)
+		return -E2BIG;
+	*budget -= len;
 	return fetch(arg, d->src_addr + (start - d->dst_addr), (uint32_t)len,
 		     buf + (start - va));
 }
@@ -82,17 +86,22 @@ static int lay_copy(const struct hpu_pkt_lin_dma *d, uint64_t va, uint32_t size,
  * @fetch: reads @len bytes at a copy's source VA (the context's host
  *	mappings or device memory)
  * @arg: @fetch's argument
+ * @budget: the work the CS may still spend on overlays (all its fetches
+ *	together): each packet of @pkts looked at costs 1, each byte
+ *	fetched 1; decreased here
  *
  * A copy's source is read as it is at the call (a source that an earlier
  * restore packet writes is not forwarded in turn). Bounded: one pass over
- * @pkts, at most @size bytes fetched per copy that writes into the CB.
+ * @pkts, at most @size bytes fetched per copy that writes into the CB,
+ * and @budget over all calls of a CS.
  *
  * Return: 0; -EINVAL when a swapping copy writes into the CB, or @pkts
- * is not a packet stream; @fetch's -errno (the CB cannot run).
+ * is not a packet stream; -E2BIG when @budget runs out; @fetch's -errno
+ * (the CB cannot run).
  */
 int hfd_hl_restore_overlay(const uint8_t *pkts, size_t len, uint64_t va,
 			   uint32_t size, void *buf, hfd_hl_fetch_fn fetch,
-			   void *arg)
+			   void *arg, uint64_t *budget)
 {
 	struct hpu_pkt_lin_dma d;
 	struct hpu_pkt_memset m;
@@ -108,9 +117,12 @@ int hfd_hl_restore_overlay(const uint8_t *pkts, size_t len, uint64_t va,
 		memcpy(&h, pkts + off, sizeof(h));
 		if (h.size < sizeof(h) || h.size > len - off)
 			return -EINVAL;
+		if (!*budget)
+			return -E2BIG;
+		(*budget)--;
 		if (h.opcode == HPU_PACKET_LIN_DMA && h.size == sizeof(d)) {
 			memcpy(&d, pkts + off, sizeof(d));
-			ret = lay_copy(&d, va, size, buf, fetch, arg);
+			ret = lay_copy(&d, va, size, buf, fetch, arg, budget);
 			if (ret)
 				return ret;
 		} else if (h.opcode == HPU_PACKET_MEMSET &&

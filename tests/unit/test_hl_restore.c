@@ -111,6 +111,7 @@ static void test_overlay_layers(void **state)
 {
 	static struct fake_mem m;
 	const uint64_t cb_va = 0x900000ULL;
+	uint64_t work = HFD_HL_RESTORE_WORK_MAX;
 	uint8_t pkts[512], buf[64], want[64];
 	size_t n = 0, i;
 
@@ -135,22 +136,26 @@ static void test_overlay_layers(void **state)
 	n = put_copy(pkts, n, MEM_VA + 3000, cb_va + 40, 8, 0);
 	memcpy(want + 40, m.bytes + 3000, 8);
 	assert_int_equal(hfd_hl_restore_overlay(pkts, n, cb_va, sizeof(buf),
-						buf, fake_fetch, &m),
+						buf, fake_fetch, &m, &work),
 			 0);
 	assert_memory_equal(buf, want, sizeof(buf));
-	/* only the two copies into the CB read memory */
+	/* only the two copies into the CB read memory; the work: 7 packets
+	 * looked at, 16 + 8 bytes fetched */
 	assert_int_equal(m.fetches, 2);
+	assert_true(work == HFD_HL_RESTORE_WORK_MAX - 7 - 24);
 }
 
 /*
  * Refusals: a swapping copy into the CB (not forwarded), a source that
  * cannot be read (the fetch's error), a stream that is not packets, a
- * CB range that wraps; a swapping copy elsewhere is fine
+ * CB range that wraps, the CS's overlay work used up; a swapping copy
+ * elsewhere is fine
  */
 static void test_overlay_refusals(void **state)
 {
 	static struct fake_mem m;
 	const uint64_t cb_va = 0x900000ULL;
+	uint64_t work = HFD_HL_RESTORE_WORK_MAX;
 	uint8_t pkts[256], buf[32];
 	struct hpu_pkt_hdr h = { .opcode = HPU_PACKET_NOP, .size = 4 };
 	size_t n;
@@ -158,30 +163,46 @@ static void test_overlay_refusals(void **state)
 	(void)state;
 	n = put_copy(pkts, 0, MEM_VA, cb_va + 4096, 32, HPU_LIN_DMA_F_SWAP_32);
 	assert_int_equal(hfd_hl_restore_overlay(pkts, n, cb_va, 32, buf,
-						fake_fetch, &m),
+						fake_fetch, &m, &work),
 			 0);
 	n = put_copy(pkts, 0, MEM_VA, cb_va + 16, 32, HPU_LIN_DMA_F_SWAP_32);
 	assert_int_equal(hfd_hl_restore_overlay(pkts, n, cb_va, 32, buf,
-						fake_fetch, &m),
+						fake_fetch, &m, &work),
 			 -EINVAL);
 	n = put_copy(pkts, 0, MEM_VA, cb_va, 32, 0);
 	m.fail = -EFAULT;
 	assert_int_equal(hfd_hl_restore_overlay(pkts, n, cb_va, 32, buf,
-						fake_fetch, &m),
+						fake_fetch, &m, &work),
 			 -EFAULT);
 	m.fail = 0;
 	/* a header that claims less than itself, a packet cut short */
 	memcpy(pkts, &h, sizeof(h));
 	assert_int_equal(hfd_hl_restore_overlay(pkts, sizeof(h), cb_va, 32, buf,
-						fake_fetch, &m),
+						fake_fetch, &m, &work),
 			 -EINVAL);
 	n = put_copy(pkts, 0, MEM_VA, cb_va, 32, 0);
 	assert_int_equal(hfd_hl_restore_overlay(pkts, n - 1, cb_va, 32, buf,
-						fake_fetch, &m),
+						fake_fetch, &m, &work),
 			 -EINVAL);
 	assert_int_equal(hfd_hl_restore_overlay(pkts, n, UINT64_MAX - 8, 32,
-						buf, fake_fetch, &m),
+						buf, fake_fetch, &m, &work),
 			 -EINVAL);
+	/* the CS's work runs out: a packet, then a byte, too many */
+	m.fetches = 0;
+	work = 0;
+	assert_int_equal(hfd_hl_restore_overlay(pkts, n, cb_va, 32, buf,
+						fake_fetch, &m, &work),
+			 -E2BIG);
+	work = 1 + 31;
+	assert_int_equal(hfd_hl_restore_overlay(pkts, n, cb_va, 32, buf,
+						fake_fetch, &m, &work),
+			 -E2BIG);
+	assert_int_equal(m.fetches, 0);
+	work = 1 + 32;
+	assert_int_equal(hfd_hl_restore_overlay(pkts, n, cb_va, 32, buf,
+						fake_fetch, &m, &work),
+			 0);
+	assert_true(work == 0);
 }
 
 static int setup(void **state)

@@ -183,7 +183,10 @@ enum exec_result hpusim_job_exec(struct hpusim_job *job,
 			const struct hpu_pkt_msg_long *p = (const void *)h;
 
 			if (h->size != sizeof(*p) ||
-			    p->sob_id >= HPU_FW_NUM_SOBS)
+			    p->sob_id >= HPU_FW_NUM_SOBS ||
+			    p->op > HPU_MSG_OP_LONG_ADD ||
+			    (p->op >= HPU_MSG_OP_LONG_SET &&
+			     p->sob_id > HPU_FW_NUM_SOBS - 4))
 				return exec_fault(fault, q, 0, false,
 						  EXEC_ENGINE_ERR);
 			if (hpusim_sob_update(as, p->sob_id, p->op, p->value,

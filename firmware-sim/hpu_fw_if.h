@@ -53,6 +53,11 @@
  * gaudi2 profile's MMEs are the master/slave pairs of DCORE0+1 and
  * DCORE2+3), each with its 4 streams.
  *
+ * 1.8 runs long SOBs (uapi/hpu_packets.h: MSG_LONG's HPU_MSG_OP_LONG_SET
+ * and _LONG_ADD, ARM_MONITOR's HPU_MON_F_LONG: four SOBs as one 60-bit
+ * counter) and monitor payloads that set a SOB (HPU_MON_F_SOB_SET); no
+ * new operation: the driver offers HPU_CAP_LONG_SOB with a 1.8 model.
+ *
  * Threading: every operation may be called from any driver thread at once.
  * Callbacks (struct hpu_fw_callbacks) are called from the model's engine
  * threads, or from the calling thread inside cs_submit/cs_abort/as_destroy;
@@ -71,7 +76,7 @@
 #include "hpu_trace.h"
 
 #define HPU_FW_IF_MAJOR 1
-#define HPU_FW_IF_MINOR 7
+#define HPU_FW_IF_MINOR 8
 
 /* The most as_read_dev reads at once (a command buffer's bound) */
 #define HPU_FW_AS_READ_MAX (4ULL << 20)

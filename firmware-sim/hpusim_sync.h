@@ -18,19 +18,23 @@ struct hpusim_queue;
 /**
  * struct hpusim_monitor - an armed monitor
  * @armed: waiting for its SOB
- * @sob_id: SOB watched
+ * @sob_id: SOB watched (@is_long: the first of the four)
  * @target: fires when the SOB is >= this
  * @payload: written at @addr
- * @addr: device VA written, or with @to_sob the SOB @payload is added to
+ * @addr: device VA written, or with @to_sob the SOB @payload goes to
  * @equal: fires when the SOB equals @target (HPU_MON_F_EQUAL)
- * @to_sob: the payload goes to a SOB (HPU_MON_F_SOB_ADD)
+ * @to_sob: the payload goes to a SOB (HPU_MON_F_SOB_ADD, _SOB_SET)
+ * @sob_set: @to_sob sets the SOB rather than adding (HPU_MON_F_SOB_SET)
+ * @is_long: watches the long SOB @sob_id..@sob_id+3 (HPU_MON_F_LONG)
  */
 struct hpusim_monitor {
 	bool armed;
 	bool equal;
 	bool to_sob;
+	bool sob_set;
+	bool is_long;
 	uint32_t sob_id;
-	uint32_t target;
+	uint64_t target;
 	uint32_t payload;
 	uint64_t addr;
 };
@@ -44,13 +48,15 @@ int hpusim_sob_write(struct hpu_fw_as *as, uint32_t sob_id, uint32_t op,
  * hpusim_sob_update() - SET or ADD a SOB; wake fences; fire monitors
  * @as: address space
  * @sob_id: SOB
- * @op: HPU_MSG_OP_SET or HPU_MSG_OP_ADD
+ * @op: HPU_MSG_OP_* (a long op: the long SOB @sob_id..@sob_id+3,
+ *	wakes the fences and checks the monitors of all four)
  * @value: operand
  * @fault_va: out: payload VA of a monitor whose write faulted
  *
  * Takes the scheduler lock (do not hold it).
  *
- * Return: 0, or -EFAULT when a monitor it fired faulted.
+ * Return: 0, -EINVAL for a long op past the last SOB (nothing changed),
+ * or -EFAULT when a monitor it fired faulted.
  */
 int hpusim_sob_update(struct hpu_fw_as *as, uint32_t sob_id, uint32_t op,
 		      uint32_t value, uint64_t *fault_va);

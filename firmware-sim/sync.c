@@ -4,7 +4,9 @@
  * and the queues parked on a FENCE.
  *
  * A FENCE that cannot pass registers its queue as a waiter and the queue
- * parks without holding a thread. Every SOB change (MSG_LONG, sob_write)
+ * parks without holding a thread. A long SOB (MSG_LONG's long ops,
+ * HPU_MON_F_LONG) is four SOBs of 15 bits, the first the lowest: a long
+ * op changes, wakes and checks all four. Every SOB change (MSG_LONG, sob_write)
  * first fires the monitors it satisfies, then passes the satisfied
  * waiters in the order they parked, subtracting each one's dec, and makes
  * their queues runnable.
@@ -17,11 +19,41 @@
 #include "hpusim.h"
 #include "queue.h"
 
+static bool long_op(uint32_t op)
+{
+	return op == HPU_MSG_OP_LONG_SET || op == HPU_MSG_OP_LONG_ADD;
+}
+
+/* The 60-bit value of the long SOB @id..@id+3; sync lock held */
+static uint64_t long_value(const struct hpu_fw_as *as, uint32_t id)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 3; i >= 0; i--)
+		v = v << HPU_SOB_LONG_BITS |
+		    (as->sobs[id + i] & HPU_SOB_MAX_VALUE);
+	return v;
+}
+
 static void sob_apply(struct hpu_fw_as *as, uint32_t id, uint32_t op,
 		      uint32_t value)
 {
 	uint32_t v = as->sobs[id];
+	uint64_t l;
+	int i;
 
+	if (long_op(op)) {
+		l = op == HPU_MSG_OP_LONG_SET ? value :
+						long_value(as, id) + value;
+		if (l > HPU_SOB_LONG_MAX)
+			l = HPU_SOB_LONG_MAX;
+		for (i = 0; i < 4; i++)
+			as->sobs[id + i] =
+				(uint32_t)(l >> (HPU_SOB_LONG_BITS * i)) &
+				HPU_SOB_MAX_VALUE;
+		return;
+	}
 	if (op == HPU_MSG_OP_SET)
 		v = value;
 	else
@@ -51,26 +83,35 @@ static void wake_waiters(struct hpu_fw_as *as, uint32_t id)
 	}
 }
 
-static bool mon_due(const struct hpusim_monitor *m, uint32_t v)
+/* Whether monitor @m's condition holds now; sync lock held */
+static bool mon_due(const struct hpu_fw_as *as, const struct hpusim_monitor *m)
 {
+	uint64_t v = m->is_long ? long_value(as, m->sob_id) :
+				  as->sobs[m->sob_id];
+
 	return m->equal ? v == m->target : v >= m->target;
 }
 
-/* Disarm the monitors SOB @id satisfies; return how many (into @fire) */
-static unsigned int due_monitors(struct hpu_fw_as *as, uint32_t id,
-				 struct hpusim_monitor *fire)
+/* Whether monitor @m watches SOB @id (a long one: any of its four) */
+static bool mon_watches(const struct hpusim_monitor *m, uint32_t id)
 {
-	unsigned int i, n = 0;
+	return m->is_long ? id - m->sob_id < 4 : id == m->sob_id;
+}
+
+/* Disarm the monitors SOB @id satisfies; add them at @fire + *@n */
+static void due_monitors(struct hpu_fw_as *as, uint32_t id,
+			 struct hpusim_monitor *fire, unsigned int *n)
+{
+	unsigned int i;
 
 	for (i = 0; i < HPU_NUM_MONITORS; i++) {
 		struct hpusim_monitor *m = &as->mons[i];
 
-		if (!m->armed || m->sob_id != id || !mon_due(m, as->sobs[id]))
+		if (!m->armed || !mon_watches(m, id) || !mon_due(as, m))
 			continue;
-		m->armed = false;
-		fire[n++] = *m;
+		m->armed = false; /* so it fires once: *n < HPU_NUM_MONITORS */
+		fire[(*n)++] = *m;
 	}
-	return n;
 }
 
 static int fire_monitors(struct hpu_fw_as *as,
@@ -88,7 +129,9 @@ static int fire_monitors(struct hpu_fw_as *as,
 		 */
 		if (fire[i].to_sob) {
 			if (hpusim_sob_update(as, (uint32_t)fire[i].addr,
-					      HPU_MSG_OP_ADD, fire[i].payload,
+					      fire[i].sob_set ? HPU_MSG_OP_SET :
+								HPU_MSG_OP_ADD,
+					      fire[i].payload,
 					      ret ? NULL : fault_va))
 				ret = -EFAULT;
 			continue;
@@ -106,13 +149,18 @@ int hpusim_sob_update(struct hpu_fw_as *as, uint32_t sob_id, uint32_t op,
 		      uint32_t value, uint64_t *fault_va)
 {
 	struct hpusim_monitor fire[HPU_NUM_MONITORS];
-	unsigned int n;
+	uint32_t i, ids = long_op(op) ? 4 : 1;
+	unsigned int n = 0;
 
+	if (sob_id >= HPU_FW_NUM_SOBS || ids > HPU_FW_NUM_SOBS - sob_id)
+		return -EINVAL;
 	hpusim_sched_lock();
 	pthread_mutex_lock(&as->sync_lock);
 	sob_apply(as, sob_id, op, value);
-	n = due_monitors(as, sob_id, fire);
-	wake_waiters(as, sob_id);
+	for (i = 0; i < ids; i++)
+		due_monitors(as, sob_id + i, fire, &n);
+	for (i = 0; i < ids; i++)
+		wake_waiters(as, sob_id + i);
 	pthread_mutex_unlock(&as->sync_lock);
 	hpusim_sched_unlock();
 	return fire_monitors(as, fire, n, fault_va);
@@ -125,19 +173,24 @@ int hpusim_monitor_arm(struct hpu_fw_as *as,
 	struct hpusim_monitor *m, fire;
 	bool now = false;
 
+	bool is_long = pkt->hdr.flags & HPU_MON_F_LONG;
+	bool to_sob = pkt->hdr.flags & (HPU_MON_F_SOB_ADD | HPU_MON_F_SOB_SET);
+
 	if (pkt->mon_id >= HPU_NUM_MONITORS || pkt->sob_id >= HPU_FW_NUM_SOBS ||
-	    ((pkt->hdr.flags & HPU_MON_F_SOB_ADD) &&
-	     pkt->payload_addr >= HPU_FW_NUM_SOBS))
+	    (is_long && pkt->sob_id > HPU_FW_NUM_SOBS - 4) ||
+	    (to_sob && pkt->payload_addr >= HPU_FW_NUM_SOBS))
 		return -EINVAL;
 	pthread_mutex_lock(&as->sync_lock);
 	m = &as->mons[pkt->mon_id];
 	m->sob_id = pkt->sob_id;
-	m->target = pkt->target;
+	m->target = is_long ? pkt->target | pkt->target_hi << 32 : pkt->target;
 	m->payload = pkt->payload;
 	m->addr = pkt->payload_addr;
 	m->equal = pkt->hdr.flags & HPU_MON_F_EQUAL;
-	m->to_sob = pkt->hdr.flags & HPU_MON_F_SOB_ADD;
-	m->armed = !mon_due(m, as->sobs[pkt->sob_id]);
+	m->to_sob = to_sob;
+	m->sob_set = pkt->hdr.flags & HPU_MON_F_SOB_SET;
+	m->is_long = is_long;
+	m->armed = !mon_due(as, m);
 	if (!m->armed) {
 		fire = *m;
 		now = true;

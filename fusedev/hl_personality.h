@@ -67,8 +67,8 @@ int hfd_hl_cs_submit(const struct hfd_ioctl_call *call, union hl_cs_args *args,
 		     struct hfd_cs_desc *d);
 
 /* hpu packet bytes per Gaudi2 packet byte, at most (MSG_SHORT to a
- * MON_ARM: 8 -> an ARM_MONITOR of 40) */
-#define HFD_HL_XLATE_RATIO 5
+ * MON_ARM of a monitor with two payloads: 8 -> two ARM_MONITORs of 40) */
+#define HFD_HL_XLATE_RATIO 10
 
 struct hfd_hl_sync;
 

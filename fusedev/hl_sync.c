@@ -5,11 +5,18 @@
  * writes to the hpu sync packets. A pure function of the CB and the
  * context's struct hfd_hl_sync: no FUSE, no model.
  *
- *	SOB_OBJ_n write (SET / ADD)    -> hpu MSG_LONG on SOB n
+ *	SOB_OBJ_n write (SET / ADD)    -> hpu MSG_LONG on SOB n's hpu SOB
+ *	    with the long bit          -> the long op on SOBs n..n+3
  *	MON_PAY_ADDRL/H, DATA, CONFIG  -> remembered (nothing runs)
- *	MON_ARM_m write                -> hpu ARM_MONITOR m: the payload
+ *	MON_ARM_m+1..m+3 of a long m   -> remembered (the target's bits
+ *	                                  15..59)
+ *	MON_ARM_m write                -> hpu ARM_MONITOR m (and m+1 for a
+ *	                                  second payload, from monitor
+ *	                                  m+1's payload registers), long
+ *	                                  with MON_CONFIG's long bit: each
+ *	                                  payload
  *	    to a QMAN fence counter    -> HPU_MON_F_SOB_ADD on its SOB
- *	    to a SOB (ADD)             -> HPU_MON_F_SOB_ADD on that SOB
+ *	    to a SOB (ADD / SET)       -> HPU_MON_F_SOB_ADD / _SOB_SET
  *	    to memory                  -> a write of the payload
  *	QMAN CP_FENCEf_RDATA_c write   -> hpu MSG_LONG ADD on its SOB
  *	QMAN arbitration registers     -> nothing (streams are served
@@ -17,9 +24,15 @@
  *	FENCE id, target, dec          -> hpu FENCE on the stream's counter
  *	ARB_POINT                      -> nothing
  *
+ * Gaudi2 SOBs 0..HL_SYNC_NUM_SOBS-1 are the hpu SOBs of the same number;
+ * a higher one (hl-thunk's long monitors write a dummy payload to SOB
+ * 8184) gets an hpu SOB of the pool the fence counters use, on first use.
+ * A long SOB is four SOBs below HL_SYNC_NUM_SOBS.
+ *
  * Every other register, an id beyond the model's, a value with bits the
- * model does not serve (long SOBs, CQs, several payloads, masks of more
- * than one SOB) is a bad packet: the CS ends ABORTED with nothing run.
+ * model does not serve (CQs, LBW, more than two payloads, the long high
+ * group, masks of more than one SOB) is a bad packet: the CS ends
+ * ABORTED with nothing run.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -44,8 +57,14 @@
 
 /* MON_CONFIG: long SOB 0, CQ 4, payloads - 1 5..6, LBW 8, msb of the
  * group 16..19, long high group 31 */
-#define CFG_MSB_SID(v) (((v) >> 16) & 0xFU)
-#define CFG_SERVED     (0xFU << 16)
+#define CFG_LONG	 (1U << 0)
+#define CFG_WR_NUM(v)	 (((v) >> 5) & 3U)
+#define CFG_MSB_SID(v)	 (((v) >> 16) & 0xFU)
+#define CFG_SERVED	 (CFG_LONG | (3U << 5) | (0xFU << 16))
+/* payloads a monitor may send here (MON_CONFIG payloads - 1 of 0 or 1) */
+#define MON_MAX_PAYLOADS 2U
+/* the pool keys of the Gaudi2 SOBs above HL_SYNC_NUM_SOBS (fence_sob()) */
+#define SOB_KEY_BASE	 0x2000
 
 /* MSG_SHORT control word: offset 0..15, weakly ordered 16, no snoop
  * 17, dw 18, op 20..21, base 22..23 */
@@ -181,7 +200,8 @@ static bool arb_reg(uint32_t off)
 	return false;
 }
 
-/* The hpu SOB of fence counter @key, given one on first use; -ENOSPC */
+/* The hpu SOB of fence counter (or high SOB) @key, given one on first
+ * use; -ENOSPC */
 static int fence_sob(struct hfd_hl_sync *s, int key)
 {
 	uint32_t i, k = (uint32_t)key + 1;
@@ -195,6 +215,19 @@ static int fence_sob(struct hfd_hl_sync *s, int key)
 		}
 	}
 	return -ENOSPC;
+}
+
+/* The hpu SOB of Gaudi2 SOB @n (a high one from the pool), or -EINVAL */
+static int hpu_sob(struct hfd_hl_sync *s, uint32_t n)
+{
+	int sob;
+
+	if (n < HL_SYNC_NUM_SOBS)
+		return (int)n;
+	if (n >= HL_SM_NUM_SOBS)
+		return -EINVAL;
+	sob = fence_sob(s, (int)(SOB_KEY_BASE + n));
+	return sob < 0 ? -EINVAL : sob;
 }
 
 static size_t put_msg_long(uint8_t *out, uint16_t flags, uint32_t sob,
@@ -213,14 +246,33 @@ static size_t put_msg_long(uint8_t *out, uint16_t flags, uint32_t sob,
 	return sizeof(m);
 }
 
-/* A SOB write (so_upd format) to SOB @n; -EINVAL for what is not served */
-static int sob_write(uint32_t n, uint32_t v, uint16_t flags, uint8_t *out,
-		     size_t *len)
+/*
+ * A SOB write (so_upd format) to SOB @n: SET or ADD of 15 bits; with the
+ * long bit, of the long SOB n..n+3 (a SET zeroes the three upper ones).
+ * -EINVAL for what is not served
+ */
+static int sob_write(struct hfd_hl_sync *s, uint32_t n, uint32_t v,
+		     uint16_t flags, uint8_t *out, size_t *len)
 {
-	if (n >= HL_SYNC_NUM_SOBS || (v & ~(SOB_VALUE_MASK | SOB_MODE_ADD)))
-		return -EINVAL; /* beyond the model, long SOB, te, reserved */
-	*len = put_msg_long(out, flags, n,
-			    v & SOB_MODE_ADD ? HPU_MSG_OP_ADD : HPU_MSG_OP_SET,
+	bool add = v & SOB_MODE_ADD;
+	int sob;
+
+	if (v & ~(SOB_VALUE_MASK | SOB_MODE_ADD | SOB_LONG))
+		return -EINVAL; /* te, reserved */
+	if (v & SOB_LONG) {
+		if (n > HL_SYNC_NUM_SOBS - 4)
+			return -EINVAL;
+		*len = put_msg_long(out, flags, n,
+				    add ? HPU_MSG_OP_LONG_ADD :
+					  HPU_MSG_OP_LONG_SET,
+				    v & SOB_VALUE_MASK);
+		return 0;
+	}
+	sob = hpu_sob(s, n);
+	if (sob < 0)
+		return sob;
+	*len = put_msg_long(out, flags, (uint32_t)sob,
+			    add ? HPU_MSG_OP_ADD : HPU_MSG_OP_SET,
 			    v & SOB_VALUE_MASK);
 	return 0;
 }
@@ -238,55 +290,113 @@ static int arm_sob(uint32_t arm, uint32_t config)
 	return (int)(((CFG_MSB_SID(config) << 8 | ARM_GROUP(arm)) << 3) + bit);
 }
 
-/* MON_ARM_m: the monitor's registers become an hpu ARM_MONITOR */
-static int mon_arm(const struct hfd_hl_xlate *x, uint32_t m, uint32_t arm,
-		   uint16_t flags, uint8_t *out, size_t *len)
+/*
+ * Where monitor @mon's payload goes, into @a: memory (the SRAM window
+ * moved), a QMAN fence counter or a SOB (ADD or SET); -EINVAL for any
+ * other register, a payload a SOB cannot take, no counter left
+ */
+static int mon_payload(const struct hfd_hl_xlate *x,
+		       const struct hfd_hl_mon *mon,
+		       struct hpu_pkt_arm_monitor *a)
 {
-	const struct hfd_hl_mon *mon = &x->sync->mons[m];
-	struct hpu_pkt_arm_monitor a;
 	uint64_t addr = (uint64_t)mon->addr_hi << 32 | mon->addr_lo;
+	uint64_t off = addr - HL_CFG_BASE - HL_SM_SOB_OBJ_0;
 	int sob, key;
 
-	sob = arm_sob(arm, mon->config);
-	if (sob < 0 || (uint32_t)sob >= HL_SYNC_NUM_SOBS ||
-	    (mon->config & ~CFG_SERVED))
-		return -EINVAL; /* long SOBs, CQs, several payloads, LBW */
-	memset(&a, 0, sizeof(a));
-	a.hdr.opcode = HPU_PACKET_ARM_MONITOR;
-	a.hdr.size = sizeof(a);
-	a.hdr.flags = flags;
-	a.mon_id = m;
-	a.sob_id = (uint32_t)sob;
-	a.target = ARM_VALUE(arm);
-	if (arm & ARM_EQUAL)
-		a.hdr.flags |= HPU_MON_F_EQUAL;
-	else if (!a.target)
-		return -EINVAL; /* >= 0: the model has no always-true monitor */
-	a.payload = mon->data;
+	a->payload = mon->data;
 	if (!hfd_hl_sync_is_reg(addr)) {
-		/* memory: the SRAM window moved as the other packets' */
 		if (addr % 4)
 			return -EINVAL;
-		a.payload_addr = hfd_hl_sram_xlate(x, addr, 4);
-	} else if ((key = fence_reg_key((uint32_t)(addr - HL_CFG_BASE))) >= 0) {
+		a->payload_addr = hfd_hl_sram_xlate(x, addr, 4);
+		return 0;
+	}
+	key = fence_reg_key((uint32_t)(addr - HL_CFG_BASE));
+	if (key >= 0) {
 		sob = fence_sob(x->sync, key);
 		if (sob < 0 || mon->data > HPU_SOB_MAX_VALUE)
 			return -EINVAL;
-		a.hdr.flags |= HPU_MON_F_SOB_ADD;
-		a.payload_addr = (uint64_t)sob;
-	} else if (addr - HL_CFG_BASE - HL_SM_SOB_OBJ_0 <
-			   4ULL * HL_SYNC_NUM_SOBS &&
-		   !(addr % 4) && (mon->data & SOB_MODE_ADD) &&
-		   !(mon->data & ~(SOB_VALUE_MASK | SOB_MODE_ADD))) {
-		/* a SOB incremented by the payload */
-		a.hdr.flags |= HPU_MON_F_SOB_ADD;
-		a.payload_addr = (addr - HL_CFG_BASE - HL_SM_SOB_OBJ_0) / 4;
-		a.payload = mon->data & SOB_VALUE_MASK;
-	} else {
-		return -EINVAL;
+		a->hdr.flags |= HPU_MON_F_SOB_ADD;
+		a->payload_addr = (uint64_t)sob;
+		return 0;
 	}
-	memcpy(out, &a, sizeof(a));
-	*len = sizeof(a);
+	/* a SOB, set or incremented by the payload (no long write) */
+	if (off >= 4ULL * HL_SM_NUM_SOBS || off % 4 ||
+	    (mon->data & ~(SOB_VALUE_MASK | SOB_MODE_ADD)))
+		return -EINVAL;
+	sob = hpu_sob(x->sync, (uint32_t)(off / 4));
+	if (sob < 0)
+		return sob;
+	a->hdr.flags |= mon->data & SOB_MODE_ADD ? HPU_MON_F_SOB_ADD :
+						   HPU_MON_F_SOB_SET;
+	a->payload_addr = (uint64_t)sob;
+	a->payload = mon->data & SOB_VALUE_MASK;
+	return 0;
+}
+
+/* Whether monitor @m is one of the three after a long monitor, whose
+ * MON_ARM registers hold the long target's upper bits */
+static bool long_slave(const struct hfd_hl_sync *s, uint32_t m)
+{
+	uint32_t j;
+
+	if (s->mons[m].config & CFG_LONG)
+		return false;
+	for (j = 1; j <= 3 && j <= m; j++)
+		if (s->mons[m - j].config & CFG_LONG)
+			return true;
+	return false;
+}
+
+/*
+ * MON_ARM_m: the monitor's registers become one hpu ARM_MONITOR per
+ * payload (monitor m + i sends payload i, from monitor m + i's payload
+ * registers), each watching the same SOB (a long one: SOBs n..n+3 against
+ * the 60 bits of MON_ARM m..m+3's values)
+ */
+static int mon_arm(const struct hfd_hl_xlate *x, uint32_t m, uint32_t arm,
+		   uint16_t flags, uint8_t *out, size_t *len)
+{
+	const struct hfd_hl_sync *s = x->sync;
+	uint32_t config = s->mons[m].config, npay, i;
+	struct hpu_pkt_arm_monitor a;
+	uint64_t target = ARM_VALUE(arm);
+	bool is_long = config & CFG_LONG;
+	int sob, ret;
+
+	npay = CFG_WR_NUM(config) + 1;
+	sob = arm_sob(arm, config);
+	if (sob < 0 || (config & ~CFG_SERVED) || npay > MON_MAX_PAYLOADS ||
+	    m + (is_long ? 4 : npay) > HPU_NUM_MONITORS)
+		return -EINVAL; /* CQs, LBW, more payloads, past the model */
+	if (is_long) {
+		if ((uint32_t)sob > HL_SYNC_NUM_SOBS - 4)
+			return -EINVAL;
+		for (i = 1; i < 4; i++)
+			target |= (uint64_t)ARM_VALUE(s->mons[m + i].arm)
+				  << (HPU_SOB_LONG_BITS * i);
+	} else {
+		sob = hpu_sob(x->sync, (uint32_t)sob);
+		if (sob < 0)
+			return sob;
+	}
+	if (!(arm & ARM_EQUAL) && !target)
+		return -EINVAL; /* >= 0: the model has no always-true monitor */
+	for (i = 0; i < npay; i++) {
+		memset(&a, 0, sizeof(a));
+		a.hdr.opcode = HPU_PACKET_ARM_MONITOR;
+		a.hdr.size = sizeof(a);
+		a.hdr.flags = flags | (arm & ARM_EQUAL ? HPU_MON_F_EQUAL : 0) |
+			      (is_long ? HPU_MON_F_LONG : 0);
+		a.mon_id = m + i;
+		a.sob_id = (uint32_t)sob;
+		a.target = (uint32_t)target;
+		a.target_hi = target >> 32;
+		ret = mon_payload(x, &s->mons[m + i], &a);
+		if (ret)
+			return ret;
+		memcpy(out + i * sizeof(a), &a, sizeof(a));
+	}
+	*len = npay * sizeof(a);
 	return 0;
 }
 
@@ -313,6 +423,9 @@ static int mon_write(const struct hfd_hl_xlate *x, uint32_t off, uint32_t value,
 		mon->data = value;
 		return 0;
 	case 3:
+		mon->arm = value;
+		if (long_slave(x->sync, m))
+			return 0; /* a long target's upper bits */
 		return mon_arm(x, m, value, flags, out, len);
 	default: /* 4: MON_CONFIG */
 		mon->config = value;
@@ -344,8 +457,8 @@ int hfd_hl_sync_reg_write(const struct hfd_hl_xlate *x, uint64_t addr,
 	if (!x->sync || !hfd_hl_sync_is_reg(addr) || addr % 4)
 		return -EINVAL;
 	if (off - HL_SM_SOB_OBJ_0 < 4 * HL_SM_NUM_SOBS)
-		return sob_write((off - HL_SM_SOB_OBJ_0) / 4, value, flags, out,
-				 len);
+		return sob_write(x->sync, (off - HL_SM_SOB_OBJ_0) / 4, value,
+				 flags, out, len);
 	if (off - HL_SM_MON_PAY_ADDRL_0 <
 	    HL_SM_MON_STATUS_0 - HL_SM_MON_PAY_ADDRL_0)
 		return mon_write(x, off, value, flags, out, len);

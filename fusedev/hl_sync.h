@@ -52,9 +52,10 @@ struct hfd_hl_xlate;
 /*
  * How the model's sync objects are shared out: Gaudi2 SOBs
  * 0..HL_SYNC_NUM_SOBS-1 are hpu SOBs of the same number; the fence
- * counters a context uses get the hpu SOBs above, one each, on first
- * use. Monitors 0..HPU_NUM_MONITORS-1 are hpu monitors of the same
- * number. Anything beyond is a bad packet.
+ * counters a context uses, and the Gaudi2 SOBs above HL_SYNC_NUM_SOBS
+ * it writes or watches, get the hpu SOBs above, one each, on first use.
+ * Monitors 0..HPU_NUM_MONITORS-1 are hpu monitors of the same number.
+ * Anything beyond is a bad packet.
  */
 #define HL_SYNC_NUM_SOBS   256U
 #define HL_SYNC_NUM_FENCES 256U /* hpu SOBs 256..511 */
@@ -67,19 +68,23 @@ _Static_assert(HL_SYNC_NUM_SOBS + HL_SYNC_NUM_FENCES <= HPU_NUM_SOBS,
  * @addr_hi: MON_PAY_ADDRH
  * @data: MON_PAY_DATA
  * @config: MON_CONFIG
+ * @arm: MON_ARM (a long monitor's three next ones: its target's upper
+ *	bits)
  */
 struct hfd_hl_mon {
 	uint32_t addr_lo;
 	uint32_t addr_hi;
 	uint32_t data;
 	uint32_t config;
+	uint32_t arm;
 };
 
 /**
  * struct hfd_hl_sync - a context's sync-manager state of the translation
  * @lock: held while a CS is translated (hfd_hl_sync_lock())
  * @mons: monitor registers, as written in submission order
- * @fence_key: per fence-counter SOB, its QMAN, CP and fence (+1; 0 free)
+ * @fence_key: per pool SOB, its QMAN, CP and fence, or 0x2000 + its
+ *	Gaudi2 SOB id (+1; 0 free)
  * @resets: the device's resets when this state was last checked: a reset
  *	clears the model's SOBs and monitors, and so this state
  */

@@ -79,6 +79,9 @@ uint64_t hfd_driver_capabilities(const struct hfd_device *dev)
 	/* the model swaps from interface 1.7 on */
 	if (hfd_device_has_cs(dev) && hfd_fw_if_minor_in_use(dev->model) >= 7)
 		caps |= HPU_CAP_DMA_SWAP;
+	/* long SOBs and SOB-setting payloads from interface 1.8 on */
+	if (hfd_device_has_cs(dev) && hfd_fw_if_minor_in_use(dev->model) >= 8)
+		caps |= HPU_CAP_LONG_SOB;
 	/* control nodes' device-wide events need nothing of the model */
 	return caps | HPU_CAP_CTX_LIMITS | HPU_CAP_CTRL_EVENTS;
 }

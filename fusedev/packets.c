@@ -87,8 +87,11 @@ static int check_msg_long(const uint8_t *p)
 
 	memcpy(&pkt, p, sizeof(pkt));
 	if (pkt.sob_id >= HPU_NUM_SOBS || pkt.reserved ||
-	    (pkt.op != HPU_MSG_OP_SET && pkt.op != HPU_MSG_OP_ADD) ||
-	    pkt.value > HPU_SOB_MAX_VALUE)
+	    pkt.op > HPU_MSG_OP_LONG_ADD || pkt.value > HPU_SOB_MAX_VALUE)
+		return -EINVAL;
+	/* a long SOB is four user SOBs */
+	if ((pkt.op == HPU_MSG_OP_LONG_SET || pkt.op == HPU_MSG_OP_LONG_ADD) &&
+	    pkt.sob_id > HPU_NUM_SOBS - 4)
 		return -EINVAL;
 	return 0;
 }
@@ -108,15 +111,28 @@ static int check_arm_monitor(const uint8_t *p)
 {
 	struct hpu_pkt_arm_monitor pkt;
 
+	uint16_t to_sob;
+	uint64_t target;
+
 	memcpy(&pkt, p, sizeof(pkt));
+	to_sob = pkt.hdr.flags & (HPU_MON_F_SOB_ADD | HPU_MON_F_SOB_SET);
 	if (pkt.mon_id >= HPU_NUM_MONITORS || pkt.sob_id >= HPU_NUM_SOBS ||
-	    pkt.reserved)
+	    to_sob == (HPU_MON_F_SOB_ADD | HPU_MON_F_SOB_SET))
 		return -EINVAL;
-	if (pkt.hdr.flags & HPU_MON_F_EQUAL ? pkt.target > HPU_SOB_MAX_VALUE :
-					      !sob_target_ok(pkt.target))
+	if (pkt.hdr.flags & HPU_MON_F_LONG) {
+		/* four user SOBs, a 60-bit target */
+		target = pkt.target | pkt.target_hi << 32;
+		if (pkt.sob_id > HPU_NUM_SOBS - 4 ||
+		    pkt.target_hi > HPU_SOB_LONG_MAX >> 32 ||
+		    (!(pkt.hdr.flags & HPU_MON_F_EQUAL) && !target))
+			return -EINVAL;
+	} else if (pkt.target_hi || (pkt.hdr.flags & HPU_MON_F_EQUAL ?
+					     pkt.target > HPU_SOB_MAX_VALUE :
+					     !sob_target_ok(pkt.target))) {
 		return -EINVAL;
+	}
 	/* the payload goes to a user SOB, or to a 4-byte aligned address */
-	if (pkt.hdr.flags & HPU_MON_F_SOB_ADD) {
+	if (to_sob) {
 		if (pkt.payload_addr >= HPU_NUM_SOBS ||
 		    pkt.payload > HPU_SOB_MAX_VALUE)
 			return -EINVAL;

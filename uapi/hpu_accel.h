@@ -65,6 +65,10 @@
 /* LIN_DMA's endian swap flags HPU_LIN_DMA_F_SWAP_* (uapi/hpu_packets.h) */
 #define HPU_CAP_DMA_SWAP (1ULL << 15)
 
+/* Long SOBs (MSG_LONG HPU_MSG_OP_LONG_*, HPU_MON_F_LONG) and monitor
+ * payloads that set a SOB (HPU_MON_F_SOB_SET; uapi/hpu_packets.h) */
+#define HPU_CAP_LONG_SOB (1ULL << 16)
+
 /* ------------------------------------------------------------------ */
 /* Identity                                                            */
 /* ------------------------------------------------------------------ */

@@ -144,14 +144,23 @@ struct hpu_pkt_memset {
 };
 
 /* MSG_LONG operations */
-#define HPU_MSG_OP_SET 0 /* sob = value */
-#define HPU_MSG_OP_ADD 1 /* sob += value, saturating */
+#define HPU_MSG_OP_SET	    0 /* sob = value */
+#define HPU_MSG_OP_ADD	    1 /* sob += value, saturating */
+/*
+ * Long SOBs (HPU_CAP_LONG_SOB): SOBs sob_id..sob_id+3 are one 60-bit
+ * counter, HPU_SOB_LONG_BITS bits each, SOB sob_id the lowest (each
+ * still reads, fences and is written alone as a short SOB)
+ */
+#define HPU_MSG_OP_LONG_SET 2 /* counter = value: the 3 upper SOBs to 0 */
+#define HPU_MSG_OP_LONG_ADD 3 /* counter += value, saturating at 2^60-1 */
+#define HPU_SOB_LONG_BITS   15
+#define HPU_SOB_LONG_MAX    ((1ULL << (4 * HPU_SOB_LONG_BITS)) - 1)
 
 /**
  * struct hpu_pkt_msg_long - write or increment a sync object of the
  * context
  * @hdr: opcode HPU_PACKET_MSG_LONG, size 24
- * @sob_id: 0..HPU_NUM_SOBS-1
+ * @sob_id: 0..HPU_NUM_SOBS-1 (a long op: 0..HPU_NUM_SOBS-4)
  * @op: HPU_MSG_OP_*
  * @value: 0..HPU_SOB_MAX_VALUE
  * @reserved: must be 0
@@ -194,7 +203,7 @@ struct hpu_pkt_fence {
  * @payload: value written
  * @payload_addr: device VA written, 4-byte aligned; a fault there is
  *	reported as a page fault of the context
- * @reserved: must be 0
+ * @target_hi: with HPU_MON_F_LONG, bits 32..59 of the target; else 0
  *
  * Flags (hdr.flags, beside the common ones):
  *  HPU_MON_F_EQUAL: fire when the SOB equals @target (0..HPU_SOB_MAX_VALUE)
@@ -204,10 +213,21 @@ struct hpu_pkt_fence {
  *	its fences and monitors woken, instead of being written to memory;
  *	@payload 0..HPU_SOB_MAX_VALUE. A chain of monitors fires at most
  *	HPU_NUM_MONITORS times (each disarms when it fires).
+ *  HPU_MON_F_SOB_SET: as HPU_MON_F_SOB_ADD, but the SOB is set to the
+ *	payload (0..HPU_SOB_MAX_VALUE); not with HPU_MON_F_SOB_ADD
+ *  HPU_MON_F_LONG (HPU_CAP_LONG_SOB): watch the long SOB @sob_id..
+ *	@sob_id+3 (0..HPU_NUM_SOBS-4; MSG_LONG's long ops) against the
+ *	60-bit target @target | @target_hi << 32 (>= target: 1..
+ *	HPU_SOB_LONG_MAX; equal: 0..HPU_SOB_LONG_MAX); a change of any of
+ *	its four SOBs checks it
  */
 #define HPU_MON_F_EQUAL	  (1U << 8)
 #define HPU_MON_F_SOB_ADD (1U << 9)
-#define HPU_MON_F_MASK	  (HPU_MON_F_EQUAL | HPU_MON_F_SOB_ADD)
+#define HPU_MON_F_SOB_SET (1U << 10)
+#define HPU_MON_F_LONG	  (1U << 11)
+#define HPU_MON_F_MASK                                             \
+	(HPU_MON_F_EQUAL | HPU_MON_F_SOB_ADD | HPU_MON_F_SOB_SET | \
+	 HPU_MON_F_LONG)
 
 struct hpu_pkt_arm_monitor {
 	struct hpu_pkt_hdr hdr;
@@ -216,7 +236,7 @@ struct hpu_pkt_arm_monitor {
 	__u32 target;
 	__u32 payload;
 	__u64 payload_addr;
-	__u64 reserved;
+	__u64 target_hi;
 };
 
 /* ------------------------------------------------------------------ */

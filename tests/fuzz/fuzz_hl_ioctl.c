@@ -586,6 +586,46 @@ static void add_seeds(const char *dir)
 	put_wait(&s, 2, false, true);
 	fuzz_seed_add(dir, "cs-restore", s.b, s.len);
 
+	/* The context's first CS, whose restore chunk (a user CB: a LIN_DMA
+	 * memset of NOP packets into SRAM + 0x2000) writes the user CB its
+	 * execute chunk runs from SRAM: the restore CS (1) ends before the
+	 * execute CS (2) is fetched */
+	s.len = 0;
+	put_mem(&s, &m);
+	{
+		const uint64_t sram_cb = 0x80000000000ULL + 0x2000;
+		struct hl_pkt_lin_dma d = {
+			.tsize = sizeof(nops),
+			.ctl = HL_PACKET_LIN_DMA << HL_PKT_CTL_OPCODE_SHIFT |
+			       HL_LIN_DMA_CTL_MEMSET,
+			.src_addr = (uint64_t)(HL_PACKET_NOP
+					       << HL_PKT_CTL_OPCODE_SHIFT)
+				    << 32,
+			.dst_addr = sram_cb,
+		};
+		struct hl_cs_chunk c[2] = {
+			{ .cb_handle = 0,
+			  .queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0,
+			  .cb_size = sizeof(d),
+			  .cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB },
+			{ .cb_handle = sram_cb,
+			  .queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0,
+			  .cb_size = sizeof(nops),
+			  .cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB },
+		};
+		union hl_cs_args a = { .in = { .chunks_restore = 256,
+					       .chunks_execute =
+						       256 + sizeof(c[0]),
+					       .num_chunks_restore = 1,
+					       .num_chunks_execute = 1 } };
+
+		put_user(&s, 8192, &d, sizeof(d));
+		put_user(&s, 256, c, sizeof(c));
+		put_req(&s, HFD_HL_CS, false, &a, sizeof(a));
+	}
+	put_wait(&s, 2, false, true);
+	fuzz_seed_add(dir, "cs-restore-sram", s.b, s.len);
+
 	/* A long CS: 64 chunks of a 4 KiB kernel CB of NOPs on PDMA 0, and
 	 * a WAIT_CS right after it that may be answered later (the model
 	 * ends the CS first so far: no wait was deferred in this session's

@@ -20,7 +20,8 @@
  * The CB also goes through the CP_DMA expansion (fusedev/hl_cp_dma.c),
  * its lower CBs fetched from the input itself at device VA 0x1000, and
  * the expanded CB through the translation again (the lower CBs for the
- * lower CP). Seeds of its own: a swapping LIN_DMA, a CP_DMA of a NOP.
+ * lower CP). Seeds of its own: a swapping LIN_DMA, a CP_DMA of a NOP,
+ * a long SOB with a long two-payload monitor (hl-thunk's long mode).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -161,6 +162,48 @@ static void seeds(const char *dir)
 	fuzz_seed_add(dir, "cp-dma-nop", s, 1 + 16 + 8);
 }
 
+/*
+ * A long SOB and a long monitor as hl-thunk's test_sm_long_mode: SOB 16
+ * long SET and ADD; monitor 8 long with two payloads (PDMA_0 stream 0's
+ * FENCE0 counter, the dummy SET 0 of SOB 8184 from monitor 9), MON_ARM
+ * 11..9 the target's upper bits, MON_ARM 8 ==; the FENCE
+ */
+static void long_seed(const char *dir)
+{
+	const uint64_t fence = HL_CFG_BASE + 0x4C8A290ULL;
+	const uint64_t dummy = HL_CFG_BASE + HL_SM_SOB_OBJ_0 + 4 * 8184;
+	const uint32_t mon = HL_SM_MON_PAY_ADDRL_0;
+	uint8_t cb[1 + 512];
+	size_t off;
+	int i;
+
+	if (!dir)
+		return;
+	cb[0] = 0 << 2 | 0;
+	off = put_short(cb + 1, 0, 1, 4 * 16, 1U << 24);
+	for (i = 1; i < 4; i++)
+		off = put_short(cb + 1, off, 1, 4 * (16 + (uint32_t)i), 0x7FFF);
+	off = put_short(cb + 1, off, 1, 4 * 16, 1U << 31 | 1U << 24 | 0x100);
+	off = put_short(cb + 1, off, 0, HL_SM_MON_CONFIG_0 - mon + 4 * 8,
+			1 | 1U << 5);
+	off = put_short(cb + 1, off, 0, 4 * 8, (uint32_t)fence);
+	off = put_short(cb + 1, off, 0, HL_SM_MON_PAY_ADDRH_0 - mon + 4 * 8,
+			(uint32_t)(fence >> 32));
+	off = put_short(cb + 1, off, 0, HL_SM_MON_PAY_DATA_0 - mon + 4 * 8, 1);
+	off = put_short(cb + 1, off, 0, 4 * 9, (uint32_t)dummy);
+	off = put_short(cb + 1, off, 0, HL_SM_MON_PAY_ADDRH_0 - mon + 4 * 9,
+			(uint32_t)(dummy >> 32));
+	off = put_short(cb + 1, off, 0, HL_SM_MON_PAY_DATA_0 - mon + 4 * 9, 0);
+	for (i = 3; i >= 0; i--)
+		off = put_short(cb + 1, off, 0,
+				HL_SM_MON_ARM_0 - mon + 4 * (8 + (uint32_t)i),
+				(i ? 0 : 2U) | 0xFEU << 8 | 1U << 16 |
+					(i ? 0x7FFFU : 0x100U) << 17);
+	off = put2(cb + 1, off, 1 | 1U << 16,
+		   HL_PACKET_FENCE << HL_PKT_CTL_OPCODE_SHIFT);
+	fuzz_seed_add(dir, "long-monitor", cb, 1 + off);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *dir = fuzz_corpus_dir(*argc, *argv);
@@ -213,6 +256,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		   HL_PACKET_FENCE << HL_PKT_CTL_OPCODE_SHIFT);
 	fuzz_seed_add(dir, "mme-slave", cb, 1 + off);
 	seeds(dir);
+	long_seed(dir);
 	return 0;
 }
 

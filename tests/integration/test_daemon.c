@@ -274,7 +274,7 @@ static void check_info(const struct hpu_test_daemon *d, int fd, unsigned int i,
 		HPU_CAP_INFO | HPU_CAP_MEMORY | HPU_CAP_CB | HPU_CAP_CS |
 			HPU_CAP_EVENTS | HPU_CAP_RING | HPU_CAP_CTX_LIMITS |
 			HPU_CAP_RESET | HPU_CAP_CTRL_EVENTS | HPU_CAP_TRACE |
-			HPU_CAP_DMA_SWAP |
+			HPU_CAP_DMA_SWAP | HPU_CAP_LONG_SOB |
 			(hfd_model_has_nic(&hpusim_model) ?
 				 HPU_CAP_NIC | HPU_CAP_NIC_PD | HPU_CAP_DEBUG :
 				 0));

@@ -254,12 +254,11 @@ static void test_translate_bad(void **state)
 			     hpu_test_hl_ctl(HL_PACKET_MSG_SHORT,
 					     1U << 20 | 1U << 22)),
 	    8); /* op */
-	/* SOB ids and values out of range */
-	BAD(put_sob(cb, off, HL_SYNC_NUM_SOBS, false, 1), 8);
-	BAD(put_sob(cb, off, HL_SM_NUM_SOBS - 1, false, 1), 8);
+	/* SOB values out of range (ids: test_hl_sync_long.c) */
 	BAD(hpu_test_hl_put_short(cb, off, 1, 4, 0x8000), 8); /* bit 15 */
-	BAD(hpu_test_hl_put_short(cb, off, 1, 4, 1U << 24 | 1),
-	    8); /* long SOB */
+	BAD(hpu_test_hl_put_short(cb, off, 1, 4 * (HL_SYNC_NUM_SOBS - 3),
+				  1U << 24 | 1),
+	    8); /* a long SOB past the model's direct SOBs */
 	BAD(hpu_test_hl_put_short(cb, off, 1, 4, 1U << 30 | 1), 8); /* te */
 	BAD(hpu_test_hl_put_msg_long(cb, off, PDMA0_FENCE0_RDATA(1), 0x8000, 0),
 	    8);
@@ -276,10 +275,15 @@ static void test_translate_bad(void **state)
 	BAD(hpu_test_hl_put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4,
 				  arm_value(3, true, 1) | 0xFF00), /* no SOB */
 	    off);
-	BAD(hpu_test_hl_put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4,
-				  arm_value(HL_SYNC_NUM_SOBS, true,
-					    1)), /* group 32 */
-	    off);
+	{
+		/* MON_CONFIG's msb 4: group 1024 + 0, SOB 8192 and up */
+		size_t o2 = hpu_test_hl_put_short(
+			cb, off, 0, HL_SM_MON_CONFIG_0 - r + 4, 4U << 16);
+
+		BAD(hpu_test_hl_put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
+					  arm_value(3, true, 1)),
+		    o2);
+	}
 	BAD(hpu_test_hl_put_short(cb, off, 0, HL_SM_MON_ARM_0 - r + 4,
 				  arm_value(3, false, 0)), /* >= 0 */
 	    off);
@@ -293,15 +297,22 @@ static void test_translate_bad(void **state)
 		    o2);
 		o2 = hpu_test_hl_put_short(cb, off, 0,
 					   HL_SM_MON_CONFIG_0 - r + 4,
-					   1); /* long SOB */
+					   1U << 8); /* LBW */
 		BAD(hpu_test_hl_put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
 					  arm_value(3, true, 1)),
 		    o2);
 		o2 = hpu_test_hl_put_short(cb, off, 0,
 					   HL_SM_MON_CONFIG_0 - r + 4,
-					   1U << 5); /* two payloads */
+					   2U << 5); /* three payloads */
 		BAD(hpu_test_hl_put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
 					  arm_value(3, true, 1)),
+		    o2);
+		o2 = hpu_test_hl_put_short(cb, off, 0,
+					   HL_SM_MON_CONFIG_0 - r + 4,
+					   1); /* a long SOB past 252 */
+		BAD(hpu_test_hl_put_short(cb, o2, 0, HL_SM_MON_ARM_0 - r + 4,
+					  arm_value(HL_SYNC_NUM_SOBS - 3, true,
+						    1)),
 		    o2);
 		/* a payload to a register that is neither counter nor SOB */
 		o2 = hpu_test_hl_put_short(cb, off, 0,

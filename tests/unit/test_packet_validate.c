@@ -240,8 +240,20 @@ static void test_msg_long(void **state)
 	m.sob_id = HPU_NUM_SOBS; /* the driver's own SOBs are off limits */
 	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 	m = msg;
-	m.op = 2;
+	m.op = HPU_MSG_OP_LONG_ADD + 1;
 	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
+	/* a long op: four user SOBs from sob_id */
+	m = msg;
+	m.op = HPU_MSG_OP_LONG_SET;
+	m.sob_id = HPU_NUM_SOBS - 4;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_TPC), 0);
+	m.op = HPU_MSG_OP_LONG_ADD;
+	m.value = HPU_SOB_MAX_VALUE;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), 0);
+	m.sob_id = HPU_NUM_SOBS - 3;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
+	m.op = HPU_MSG_OP_ADD; /* a short op there is fine */
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), 0);
 	m = msg;
 	m.op = HPU_MSG_OP_SET;
 	m.value = 0;
@@ -298,7 +310,7 @@ static void test_arm_monitor(void **state)
 	m.payload_addr += 2;
 	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 	m = mon;
-	m.reserved = 1;
+	m.target_hi = 1; /* without HPU_MON_F_LONG */
 	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 	/* HPU_MON_F_EQUAL: target 0..HPU_SOB_MAX_VALUE */
 	m = mon;
@@ -320,9 +332,37 @@ static void test_arm_monitor(void **state)
 	m.payload_addr = 1;
 	m.payload = HPU_SOB_MAX_VALUE + 1;
 	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
+	/* HPU_MON_F_SOB_SET: as SOB_ADD, never both */
+	m = mon;
+	m.hdr.flags |= HPU_MON_F_SOB_SET;
+	m.payload_addr = HPU_NUM_SOBS - 1;
+	m.payload = 0;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), 0);
+	m.payload_addr = HPU_NUM_SOBS;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
+	m.payload_addr = 1;
+	m.hdr.flags |= HPU_MON_F_SOB_ADD;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
+	/* HPU_MON_F_LONG: four SOBs, a 60-bit target (0 only with EQUAL) */
+	m = mon;
+	m.hdr.flags |= HPU_MON_F_LONG;
+	m.sob_id = HPU_NUM_SOBS - 4;
+	m.target = 0xffffffffU;
+	m.target_hi = HPU_SOB_LONG_MAX >> 32;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), 0);
+	m.target_hi++;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
+	m.target_hi = 0;
+	m.sob_id = HPU_NUM_SOBS - 3;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
+	m.sob_id = 8;
+	m.target = 0;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
+	m.hdr.flags |= HPU_MON_F_EQUAL;
+	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), 0);
 	/* any other flag */
 	m = mon;
-	m.hdr.flags |= HPU_MON_F_SOB_ADD << 1;
+	m.hdr.flags |= HPU_MON_F_LONG << 1;
 	assert_int_equal(CHECK_ONE(m, HFD_QUEUE_DMA), -EINVAL);
 }
 

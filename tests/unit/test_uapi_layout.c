@@ -543,6 +543,32 @@ static void test_ioctl_numbers(void **state)
 
 /* ---------------------------------------------- numbered constants */
 
+/* The sync packets; the long-SOB additions of ABI 1.7 */
+static void test_sync_packets(void **state)
+{
+	(void)state;
+	SIZE(struct hpu_pkt_msg_long, 24);
+	OFF(struct hpu_pkt_msg_long, sob_id, 8);
+	OFF(struct hpu_pkt_msg_long, op, 12);
+	OFF(struct hpu_pkt_msg_long, value, 16);
+	SIZE(struct hpu_pkt_arm_monitor, 40);
+	OFF(struct hpu_pkt_arm_monitor, mon_id, 8);
+	OFF(struct hpu_pkt_arm_monitor, sob_id, 12);
+	OFF(struct hpu_pkt_arm_monitor, target, 16);
+	OFF(struct hpu_pkt_arm_monitor, payload, 20);
+	OFF(struct hpu_pkt_arm_monitor, payload_addr, 24);
+	OFF(struct hpu_pkt_arm_monitor, target_hi, 32);
+	MSIZE(struct hpu_pkt_arm_monitor, target_hi, 8);
+	assert_int_equal(HPU_MSG_OP_LONG_SET, 2);
+	assert_int_equal(HPU_MSG_OP_LONG_ADD, 3);
+	assert_int_equal(HPU_SOB_LONG_BITS, 15);
+	assert_true(HPU_SOB_LONG_MAX == 0xFFFFFFFFFFFFFFFULL);
+	assert_int_equal(HPU_MON_F_SOB_SET, 1U << 10);
+	assert_int_equal(HPU_MON_F_LONG, 1U << 11);
+	assert_int_equal(HPU_MON_F_MASK, 0xF00);
+	assert_true(HPU_CAP_LONG_SOB == 1ULL << 16);
+}
+
 static void test_abi_constants(void **state)
 {
 	assert_int_equal(HPU_PCI_VENDOR_ID, 0x1da3);
@@ -626,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_ctx_limits),
 		cmocka_unit_test(test_ioctl_numbers),
+		cmocka_unit_test(test_sync_packets),
 		cmocka_unit_test(test_abi_constants),
 	};
 

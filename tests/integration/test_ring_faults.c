@@ -406,10 +406,9 @@ static void test_arena_register(void **state)
 	close(m);
 
 	assert_int_equal(hpu_test_ring_register_arena(fd, &r, 16, 16, 8192), 0);
-	assert_int_equal(r.hdr->flags, HPU_RING_HDR_F_SQ_SEQ |
-					       HPU_RING_HDR_F_CQ_EVENT |
-					       HPU_RING_HDR_F_CPU |
-					       HPU_RING_HDR_F_CB_ARENA);
+	assert_int_equal(r.hdr->flags,
+			 HPU_RING_HDR_F_SQ_SEQ | HPU_RING_HDR_F_CQ_EVENT |
+				 HPU_RING_HDR_F_CPU | HPU_RING_HDR_F_CB_ARENA);
 	assert_int_equal(r.hdr->cb_arena_offset,
 			 HPU_RING_CB_ARENA_OFFSET(16, 16));
 	assert_int_equal(r.hdr->cb_arena_size, 8192);

@@ -132,8 +132,9 @@ static void print_rounds(const struct bench_series *s, enum bench_verdict v)
 		printf(" %.2f", s->v[i]);
 	printf("\n  %u rounds: median %.2f, spread %.0f%%, %s\n", s->n,
 	       bench_series_median(s), 100.0 * bench_series_spread(s),
-	       v == BENCH_STABLE ? "last two within 10%" :
-				   "unsettled (last two differ by more than 10%)");
+	       v == BENCH_STABLE ?
+		       "last two within 10%" :
+		       "unsettled (last two differ by more than 10%)");
 }
 
 /*
@@ -175,8 +176,8 @@ static int run_path(struct cs_run *r, const char *path, long iter,
 		ret = bench_latency_run(&l, (size_t)iter, &cs, &bs);
 		if (ret)
 			break;
-		bench_series_add(&s, bs.p50_us > 0 ? cs.p50_us / bs.p50_us :
-						     0.0);
+		bench_series_add(&s,
+				 bs.p50_us > 0 ? cs.p50_us / bs.p50_us : 0.0);
 		v = bench_row_verdict(&s, 1, bench_now_ns() - start, &rule);
 	}
 	if (!ret) {

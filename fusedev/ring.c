@@ -183,7 +183,8 @@ static int ring_register(const struct hfd_ioctl_call *call,
 	r->gen = ++st->ring_gens;
 	r->hdr->completed_seq = r->completed;
 	r->hdr->cq_futex = (uint32_t)r->completed;
-	r->hdr->flags = HPU_RING_HDR_F_SQ_SEQ | HPU_RING_HDR_F_CQ_EVENT;
+	r->hdr->flags = HPU_RING_HDR_F_SQ_SEQ | HPU_RING_HDR_F_CQ_EVENT |
+			HPU_RING_HDR_F_CPU;
 	if (arena) {
 		r->hdr->flags |= HPU_RING_HDR_F_CB_ARENA;
 		r->hdr->cb_arena_offset = (uint32_t)HPU_RING_CB_ARENA_OFFSET(

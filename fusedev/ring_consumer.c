@@ -442,6 +442,32 @@ static int take_one(struct hfd_ring *r)
 	return ret;
 }
 
+/*
+ * Store 1 + this thread's CPU in the header's consumer_cpu when it
+ * changed; return it (0: unknown)
+ */
+static uint32_t note_cpu(struct hfd_ring *r)
+{
+	int cpu = sched_getcpu();
+	uint32_t c = cpu < 0 ? 0 : (uint32_t)cpu + 1;
+
+	if (c != r->cpu) {
+		r->cpu = c;
+		__atomic_store_n(&r->hdr->consumer_cpu, c, __ATOMIC_RELAXED);
+	}
+	return c;
+}
+
+/*
+ * The producer last published from this CPU: while this thread spins
+ * there, it cannot run (a hint: the client writes it)
+ */
+static bool producer_here(const struct hfd_ring *r, uint32_t cpu)
+{
+	return cpu &&
+	       __atomic_load_n(&r->hdr->producer_cpu, __ATOMIC_RELAXED) == cpu;
+}
+
 /* Look for a new entry (or a stop) */
 static bool sq_moved(struct hfd_ring *r)
 {
@@ -463,8 +489,10 @@ static bool spin(struct hfd_ring *r)
 	uint64_t end = start + budget;
 	uint64_t t;
 	unsigned int i;
+	uint32_t cpu;
 
 	for (;;) {
+		cpu = note_cpu(r);
 		for (i = 0; i < 64; i++) {
 			if (sq_moved(r)) {
 				r->spin_ns = budget * 2 < RING_SPIN_NS ?
@@ -481,8 +509,11 @@ static bool spin(struct hfd_ring *r)
 		 */
 		if (t >= end)
 			break;
-		/* past the first looks: the producer may share the CPU */
-		if (t >= pure_end)
+		/*
+		 * past the first looks the producer may share the CPU; from
+		 * the first when it published from this one last
+		 */
+		if (t >= pure_end || producer_here(r, cpu))
 			sched_yield();
 	}
 	r->spin_ns = budget / 2 > RING_SPIN_MIN_NS ? budget / 2 :
@@ -525,6 +556,7 @@ void *hfd_ring_consumer(void *arg)
 	r->spin_ns = RING_SPIN_NS;
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
 		d = __atomic_load_n(&h->sq_doorbell, __ATOMIC_SEQ_CST);
+		note_cpu(r);
 		ret = consumer_take(r, self);
 		if (ret == -ESHUTDOWN)
 			break;

@@ -25,6 +25,9 @@
  * producer that submits in bursts keeps it polling; one that submits
  * once and then waits for the end (a training step) costs a short look
  * and a doorbell, not 50 us of one of the machine's cores per entry.
+ * While the producer's last publication came from the consumer's own
+ * CPU (the header's producer_cpu), the poll yields from its first look:
+ * only a yield lets the producer run there (docs/rings.md, "Spinning").
  */
 #define RING_PURE_SPIN_NS  8000ULL
 #define RING_SPIN_NS	   50000ULL
@@ -64,6 +67,8 @@
  * @bp: the consumer waits for CQ room or CSs to end (CS state lock)
  * @spin_ns: how long the consumer polls before it sleeps (consumer
  *	thread only), RING_SPIN_MIN_NS..RING_SPIN_NS
+ * @cpu: 1 + the CPU last stored in the header's consumer_cpu, 0 none
+ *	(consumer thread only)
  * @thread: the consumer thread
  */
 struct hfd_ring {
@@ -87,6 +92,7 @@ struct hfd_ring {
 	bool error_raised;
 	bool bp;
 	uint64_t spin_ns;
+	uint32_t cpu;
 	pthread_t thread;
 };
 

@@ -53,6 +53,24 @@ static void ring_debug(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* 1 + the calling thread's CPU, 0 unknown */
+static uint32_t this_cpu(void)
+{
+	int cpu = sched_getcpu();
+
+	return cpu < 0 ? 0 : (uint32_t)cpu + 1;
+}
+
+bool hpudrv_ring_consumer_here(const struct hpudrv_ring *r)
+{
+	uint32_t c;
+
+	if (!(r->hdr_flags & HPU_RING_HDR_F_CPU))
+		return false;
+	c = __atomic_load_n(&r->hdr->consumer_cpu, __ATOMIC_RELAXED);
+	return c && c == this_cpu();
+}
+
 uint64_t hpudrv_ring_now_ns(void)
 {
 	struct timespec ts;
@@ -148,7 +166,7 @@ static int ring_register(struct hpu_device *dev, struct hpudrv_ring *r,
 	r->cq = (struct hpu_ring_cqe *)((uint8_t *)r->map + a.out.cq_offset);
 	r->hdr_flags = __atomic_load_n(&r->hdr->flags, __ATOMIC_RELAXED) &
 		       (HPU_RING_HDR_F_SQ_SEQ | HPU_RING_HDR_F_CQ_EVENT |
-			HPU_RING_HDR_F_CB_ARENA);
+			HPU_RING_HDR_F_CB_ARENA | HPU_RING_HDR_F_CPU);
 	/* the arena where it was asked for, else none (the CBs go around) */
 	if (arena && (r->hdr_flags & HPU_RING_HDR_F_CB_ARENA) &&
 	    r->hdr->cb_arena_offset ==
@@ -442,8 +460,12 @@ static int ring_take_wait_locked(struct hpu_device *dev, struct hpudrv_ring *r,
 		}
 		t = hpudrv_ring_now_ns();
 		if (t < spin_end) {
-			/* past the first looks: the consumer may share the CPU */
-			if (t - start >= RING_PURE_SPIN_NS)
+			/*
+			 * past the first looks the consumer may share the CPU;
+			 * from the first when it last ran on this one
+			 */
+			if (t - start >= RING_PURE_SPIN_NS ||
+			    hpudrv_ring_consumer_here(r))
 				sched_yield();
 			continue;
 		}
@@ -631,6 +653,10 @@ static int ring_submit(struct hpu_device *dev,
 	if (flags & HPU_CS_FLAGS_WAIT)
 		put_wait_numbers(r, tail + 1 + n, chunks, n);
 	async = async && r->async && may_go_untaken(r, &h, tail);
+	/* where the consumer's poll can tell whether it holds this thread off */
+	if (r->hdr_flags & HPU_RING_HDR_F_CPU)
+		__atomic_store_n(&r->hdr->producer_cpu, this_cpu(),
+				 __ATOMIC_RELAXED);
 	__atomic_store_n(&r->hdr->sq_tail, tail + slots, __ATOMIC_SEQ_CST);
 	ring_kick(r);
 	if (async) {

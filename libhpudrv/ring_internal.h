@@ -198,6 +198,11 @@ struct hpudrv_ring {
 };
 
 uint64_t hpudrv_ring_now_ns(void);
+/*
+ * The consumer thread last ran on the calling thread's CPU (the header's
+ * consumer_cpu hint): a spin here only holds it off
+ */
+bool hpudrv_ring_consumer_here(const struct hpudrv_ring *r);
 long hpudrv_ring_futex(uint32_t *word, int op, uint32_t val, uint64_t ns);
 struct hpudrv_ring *hpudrv_ring_get(struct hpu_device *dev);
 void hpudrv_ring_kill_locked(struct hpu_device *dev, struct hpudrv_ring *r,

@@ -220,7 +220,7 @@ static int wait_run(struct hpu_device *dev, struct hpudrv_ring *r,
 			 * past the first looks: the thread that ends the CS
 			 * may share this CPU (on two cores it often does)
 			 */
-			if (t - start >= pure)
+			if (t - start >= pure || hpudrv_ring_consumer_here(r))
 				sched_yield();
 			continue;
 		}

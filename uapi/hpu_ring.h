@@ -87,8 +87,8 @@
 
 /*
  * hpu_ring_hdr.flags: header words the driver keeps (set at REGISTER,
- * never changed; ABI 1.3, HPU_RING_HDR_F_CB_ARENA 1.4). A client seeing
- * 0 has a 1.2 driver.
+ * never changed; ABI 1.3, HPU_RING_HDR_F_CB_ARENA 1.4,
+ * HPU_RING_HDR_F_CPU 1.7). A client seeing 0 has a 1.2 driver.
  */
 /* @sq_seq holds the number of the last entry taken */
 #define HPU_RING_HDR_F_SQ_SEQ	1U
@@ -99,6 +99,11 @@
  * say where; entries may carry HPU_RING_SQE_F_CB_ARENA
  */
 #define HPU_RING_HDR_F_CB_ARENA 4U
+/*
+ * The consumer keeps @consumer_cpu and reads @producer_cpu (ABI 1.7,
+ * hints only: docs/rings.md, "Spinning")
+ */
+#define HPU_RING_HDR_F_CPU	8U
 
 /**
  * struct hpu_ring_hdr - the shared header, first page of the region
@@ -106,6 +111,9 @@
  *	last published entry (store-release after the entry's slots)
  * @sq_doorbell: client: futex word; when @sq_need_wakeup is set after
  *	publishing, the client increments it and wakes one waiter on it
+ * @producer_cpu: client (HPU_RING_HDR_F_CPU): 1 + the CPU the thread
+ *	that published last ran on then, 0 unknown; a hint the consumer's
+ *	poll reads: whatever it holds only changes how the poll waits
  * @pad0: 0, keeps the next line the driver's
  * @sq_head: driver: SQ consumer index; slots before it may be reused
  * @sq_need_wakeup: driver: HPU_RING_NEED_WAKEUP while the consumer
@@ -121,6 +129,9 @@
  * @cb_arena_size: driver (HPU_RING_HDR_F_CB_ARENA): bytes of the CB
  *	arena, a power of two within HPU_RING_CB_ARENA_MIN..
  *	HPU_RING_CB_ARENA_MAX; 0 without an arena. Set at REGISTER
+ * @consumer_cpu: driver (HPU_RING_HDR_F_CPU): 1 + the CPU the consumer
+ *	thread last ran on, 0 unknown (stored when it changes); a hint for
+ *	the client's spins: a spinner on that CPU holds the consumer off
  * @pad1b: 0
  * @completed_seq: driver: every CS of the context numbered at or below
  *	it has ended (ring and ioctl submissions); it only grows
@@ -141,15 +152,16 @@
  *
  * Four cache lines of 64 bytes, one per writer and direction. The
  * driver reads only @sq_tail, @cq_head and @cq_waiters, each once per
- * use, and keeps its own copy of @sq_head, @cq_tail and of the arena's
- * place and size; what the client writes elsewhere in the header is
- * ignored.
+ * use (and @producer_cpu, a hint), and keeps its own copy of @sq_head,
+ * @cq_tail and of the arena's place and size; what the client writes
+ * elsewhere in the header is ignored.
  */
 struct hpu_ring_hdr {
 	/* line 0: the client's SQ words */
 	__u32 sq_tail;
 	__u32 sq_doorbell;
-	__u32 pad0[14];
+	__u32 producer_cpu;
+	__u32 pad0[13];
 	/* line 1: the driver's SQ words */
 	__u32 sq_head;
 	__u32 sq_need_wakeup;
@@ -158,7 +170,8 @@ struct hpu_ring_hdr {
 	__u64 sq_seq;
 	__u32 cb_arena_offset;
 	__u32 cb_arena_size;
-	__u32 pad1b[8];
+	__u32 consumer_cpu;
+	__u32 pad1b[7];
 	/* line 2: the driver's CQ words */
 	__u64 completed_seq;
 	__u32 cq_tail;

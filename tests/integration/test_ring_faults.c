@@ -278,8 +278,9 @@ static void test_header_words(void **state)
 
 	(void)state;
 	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
-	assert_int_equal(r.hdr->flags,
-			 HPU_RING_HDR_F_SQ_SEQ | HPU_RING_HDR_F_CQ_EVENT);
+	assert_int_equal(r.hdr->flags, HPU_RING_HDR_F_SQ_SEQ |
+					       HPU_RING_HDR_F_CQ_EVENT |
+					       HPU_RING_HDR_F_CPU);
 	assert_int_equal(r.hdr->sq_seq, 0);
 
 	/* an entry refused for its CB handle takes a number all the same */
@@ -327,6 +328,55 @@ static void test_header_words(void **state)
 }
 
 /*
+ * The CPU hints (HPU_RING_HDR_F_CPU): the consumer says where it ran,
+ * and whatever the client writes in producer_cpu (nothing, garbage, the
+ * consumer's own CPU: its poll then yields from its first look) only
+ * changes how it polls, never what it takes
+ */
+static void test_cpu_hints(void **state)
+{
+	static const uint32_t hints[] = { 0, 0xffffffffU, 1, 0 };
+	int fd = hpu_test_open_dev(0);
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	struct hpu_test_ring r;
+	struct hpu_ring_cqe rec;
+	struct hpu_cs_chunk c;
+	uint32_t cpu;
+	unsigned int i, k;
+	uint64_t s;
+
+	(void)state;
+	assert_true(ncpu > 0);
+	assert_int_equal(hpu_test_ring_register(fd, &r, 16, 16), 0);
+	assert_true(r.hdr->flags & HPU_RING_HDR_F_CPU);
+	c = hpu_test_ring_chunk(hpu_test_ring_nop_cb(fd), 0,
+				sizeof(struct hpu_pkt_nop));
+	for (k = 0; k < 4; k++) {
+		/* the last round: where the consumer said it ran */
+		__atomic_store_n(&r.hdr->producer_cpu,
+				 k == 3 ? __atomic_load_n(&r.hdr->consumer_cpu,
+							  __ATOMIC_RELAXED) :
+					  hints[k],
+				 __ATOMIC_RELAXED);
+		for (i = 0; i < 20; i++) {
+			s = hpu_test_ring_append(&r, i, 0, &c, 1);
+			hpu_test_ring_publish(&r, r.hdr->sq_tail);
+			rec = hpu_test_ring_pop(&r);
+			assert_int_equal(rec.seq, s);
+			assert_int_equal(rec.res, 0);
+			assert_int_equal(rec.status,
+					 HPU_WAIT_CS_STATUS_COMPLETED);
+			cpu = __atomic_load_n(&r.hdr->consumer_cpu,
+					      __ATOMIC_RELAXED);
+			assert_true(cpu >= 1 && cpu <= (uint32_t)ncpu);
+		}
+	}
+	assert_int_equal(r.hdr->error, 0);
+	close(fd);
+	hpu_test_ring_unmap(&r);
+}
+
+/*
  * ABI 1.4's CB arena: REGISTER's checks, and the header words that
  * announce it (a ring without one keeps them 0)
  */
@@ -356,9 +406,9 @@ static void test_arena_register(void **state)
 	close(m);
 
 	assert_int_equal(hpu_test_ring_register_arena(fd, &r, 16, 16, 8192), 0);
-	assert_int_equal(r.hdr->flags, HPU_RING_HDR_F_SQ_SEQ |
-					       HPU_RING_HDR_F_CQ_EVENT |
-					       HPU_RING_HDR_F_CB_ARENA);
+	assert_int_equal(r.hdr->flags,
+			 HPU_RING_HDR_F_SQ_SEQ | HPU_RING_HDR_F_CQ_EVENT |
+				 HPU_RING_HDR_F_CPU | HPU_RING_HDR_F_CB_ARENA);
 	assert_int_equal(r.hdr->cb_arena_offset,
 			 HPU_RING_CB_ARENA_OFFSET(16, 16));
 	assert_int_equal(r.hdr->cb_arena_size, 8192);
@@ -616,6 +666,7 @@ int main(void)
 		cmocka_unit_test_setup(test_abort_record, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_low_water, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_header_words, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_cpu_hints, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_in_flight_retry,
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_arena_register,

@@ -33,7 +33,8 @@ static void test_hdr(void **state)
 	/* line 0: the client's SQ words */
 	OFF(struct hpu_ring_hdr, sq_tail, 0);
 	OFF(struct hpu_ring_hdr, sq_doorbell, 4);
-	OFF(struct hpu_ring_hdr, pad0, 8);
+	OFF(struct hpu_ring_hdr, producer_cpu, 8);
+	OFF(struct hpu_ring_hdr, pad0, 12);
 	/* line 1: the driver's SQ words */
 	OFF(struct hpu_ring_hdr, sq_head, 64);
 	OFF(struct hpu_ring_hdr, sq_need_wakeup, 68);
@@ -42,7 +43,8 @@ static void test_hdr(void **state)
 	OFF(struct hpu_ring_hdr, sq_seq, 80);
 	OFF(struct hpu_ring_hdr, cb_arena_offset, 88);
 	OFF(struct hpu_ring_hdr, cb_arena_size, 92);
-	OFF(struct hpu_ring_hdr, pad1b, 96);
+	OFF(struct hpu_ring_hdr, consumer_cpu, 96);
+	OFF(struct hpu_ring_hdr, pad1b, 100);
 	/* line 2: the driver's CQ words */
 	OFF(struct hpu_ring_hdr, completed_seq, 128);
 	OFF(struct hpu_ring_hdr, cq_tail, 136);
@@ -58,6 +60,7 @@ static void test_hdr(void **state)
 	assert_int_equal(HPU_RING_HDR_F_SQ_SEQ, 1);
 	assert_int_equal(HPU_RING_HDR_F_CQ_EVENT, 2);
 	assert_int_equal(HPU_RING_HDR_F_CB_ARENA, 4);
+	assert_int_equal(HPU_RING_HDR_F_CPU, 8);
 }
 
 static void test_sqe_cqe(void **state)

@@ -6,6 +6,12 @@
  * (HPU_RING=0) when the driver has rings, and through the rings without
  * their CB arena (HPU_RING_CB_ARENA=0: the driver reads the CB out of
  * the process) when the first run had one.
+ *
+ * Each path runs in rounds (ITER samples of it and of the reference per
+ * round) until the p50 ratios of its last two rounds agree within 10%
+ * (stable.c's rule, as gemm's rows): one round's ratio swung by a factor
+ * of two between runs on the loaded 2-core machine. The figure is the
+ * median of the rounds' ratios.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +34,15 @@
 #define TARGET_RATIO	  2.0
 /* issue 11: through the user-mode rings, <= 0.33 x */
 #define RING_TARGET_RATIO 0.33
+
+/*
+ * Rounds of a path: until the p50 ratios of the last two agree within
+ * ROUND_TOL, at least ROUND_MIN_NS and two rounds, at most ROUND_MAX_NS
+ * (or BENCH_SERIES_MAX rounds)
+ */
+#define ROUND_TOL    0.10
+#define ROUND_MIN_NS 0ULL
+#define ROUND_MAX_NS 30000000000ULL
 
 struct cs_run {
 	struct hpu_device *dev;
@@ -107,10 +122,33 @@ static int reopen_with(struct cs_run *r, long *index, const char *var,
 	return ret;
 }
 
-/* One path: @r->dev's, timed beside the reference; its p50 ratio */
+/* The rounds' p50 ratios, the median, the spread and the verdict */
+static void print_rounds(const struct bench_series *s, enum bench_verdict v)
+{
+	unsigned int i;
+
+	printf("  p50 ratio per round:");
+	for (i = 0; i < s->n; i++)
+		printf(" %.2f", s->v[i]);
+	printf("\n  %u rounds: median %.2f, spread %.0f%%, %s\n", s->n,
+	       bench_series_median(s), 100.0 * bench_series_spread(s),
+	       v == BENCH_STABLE ?
+		       "last two within 10%" :
+		       "unsettled (last two differ by more than 10%)");
+}
+
+/*
+ * One path: @r->dev's, timed beside the reference in rounds until two
+ * agree; the median of the rounds' p50 ratios into @ratio
+ */
 static int run_path(struct cs_run *r, const char *path, long iter,
 		    double *ratio)
 {
+	static const struct bench_rule rule = {
+		.tol = ROUND_TOL,
+		.min_ns = ROUND_MIN_NS,
+		.max_ns = ROUND_MAX_NS,
+	};
 	struct bench_stats cs, bs;
 	struct bench_latency l = {
 		.what = "NOP CS",
@@ -119,9 +157,11 @@ static int run_path(struct cs_run *r, const char *path, long iter,
 		.request = HPU_IOCTL_CS,
 		.warmup = WARMUP,
 	};
+	struct bench_series s = { .n = 0 };
+	enum bench_verdict v = BENCH_MORE;
+	uint64_t start;
 	int ret;
 
-	r->waits = 0;
 	ret = hpu_cb_builder_create(r->dev, 8, &r->cb);
 	if (!ret)
 		ret = hpu_cb_nop(r->cb);
@@ -130,11 +170,22 @@ static int run_path(struct cs_run *r, const char *path, long iter,
 			hpu_strerror(ret));
 		return ret;
 	}
-	ret = bench_latency_run(&l, (size_t)iter, &cs, &bs);
+	start = bench_now_ns();
+	while (v == BENCH_MORE) {
+		r->waits = 0;
+		ret = bench_latency_run(&l, (size_t)iter, &cs, &bs);
+		if (ret)
+			break;
+		bench_series_add(&s,
+				 bs.p50_us > 0 ? cs.p50_us / bs.p50_us : 0.0);
+		v = bench_row_verdict(&s, 1, bench_now_ns() - start, &rule);
+	}
 	if (!ret) {
-		printf("  %s (%zu waited for)\n", path, r->waits);
-		*ratio = bench_latency_print("NOP CS submit->complete", &cs,
-					     &bs, "ratio cs / bare");
+		printf("  %s (last round: %zu waited for)\n", path, r->waits);
+		bench_latency_print("NOP CS submit->complete", &cs, &bs,
+				    "ratio cs / bare");
+		print_rounds(&s, v);
+		*ratio = bench_series_median(&s);
 	}
 	hpu_cb_builder_destroy(r->cb);
 	r->cb = NULL;
@@ -145,7 +196,8 @@ static int usage(FILE *f, int status)
 {
 	fprintf(f,
 		"Usage: hpu-bench cs [-n ITER] [-d INDEX]\n"
-		"  -n ITER   timed round trips per path (default %d)\n"
+		"  -n ITER   timed round trips per path and round (default %d);\n"
+		"            rounds repeat until two agree within 10%%\n"
 		"  -d INDEX  device hpuN to use (default: first visible)\n",
 		DEFAULT_ITER);
 	return status;
@@ -165,8 +217,8 @@ int bench_cs(int argc, char **argv)
 		return c;
 	ring = uses_ring(r.dev);
 	arena = ring && arena_wanted();
-	printf("hpu-bench cs: %ld round trips per path, one-NOP CS on queue 0 "
-	       "of hpu%ld\n",
+	printf("hpu-bench cs: %ld round trips per path and round, one-NOP CS "
+	       "on queue 0 of hpu%ld\n",
 	       iter, index);
 	if (run_path(&r,
 		     arena ? "user-mode rings, CB arena" :
@@ -183,7 +235,7 @@ int bench_cs(int argc, char **argv)
 			     "(HPU_RING_CB_ARENA=0)",
 			     iter, &plain_ratio))
 			goto out_close;
-		printf("  arena / no arena (p50 ratios to the reference): "
+		printf("  arena / no arena (median p50 ratios): "
 		       "%.2f\n",
 		       plain_ratio > 0 ? ratio / plain_ratio : 0.0);
 	}
@@ -193,7 +245,7 @@ int bench_cs(int argc, char **argv)
 			goto out_close;
 		if (run_path(&r, "ioctls (HPU_RING=0)", iter, &ioctl_ratio))
 			goto out_close;
-		printf("  rings / ioctls (p50 ratios to the reference): %.2f\n",
+		printf("  rings / ioctls (median p50 ratios): %.2f\n",
 		       ioctl_ratio > 0 ? ratio / ioctl_ratio : 0.0);
 		printf("  target (issue 11): rings p50 ratio <= %.2f: %.2f, "
 		       "%s\n",

@@ -184,6 +184,10 @@ void hpusim_queue_wake(struct hpusim_queue *q);
  *	first, then from the far end of the others' (hpusim_par_affine_
  *	pick()); so the same part of a buffer that is copied again and again
  *	is copied on the same CPU each time and stays in that CPU's cache
+ * @spare_only: help only with threads nothing else waits for: no worker
+ *	is woken for it while an engine queue waits for a thread, and a
+ *	worker serves a waiting engine queue before its slices (the MME's
+ *	split products: docs/mme.md "Two MMEs")
  * @next: next slice to claim (atomic; set by hpusim_par_run())
  * @claimed: @affine: a bit per claimed slice (atomic)
  * @runner_cpu: @affine: the CPU the calling thread claimed its last slice
@@ -198,6 +202,7 @@ struct hpusim_par {
 	void *arg;
 	unsigned int nslices;
 	bool affine;
+	bool spare_only;
 	unsigned int next;
 	uint64_t claimed;
 	int runner_cpu;

@@ -168,6 +168,79 @@ out:
 	return b->f32;
 }
 
+/**
+ * struct mme_split - one product cut into two column blocks, one per MME
+ * @trans_a: op(A) = A^T
+ * @k: the inner dimension
+ * @alpha: scale of the product
+ * @a: A as the BLAS reads it, pitch @lda
+ * @lda: A's pitch
+ * @b: B (stored n x k: the split is for transposed B only), pitch @ldb
+ * @ldb: B's pitch
+ * @beta: scale of C's old value
+ * @c: C's one row
+ * @col: the first column of each block; @col[2] is n
+ */
+struct mme_split {
+	bool trans_a;
+	uint32_t k;
+	float alpha;
+	const float *a;
+	uint32_t lda;
+	const float *b;
+	uint32_t ldb;
+	float beta;
+	float *c;
+	uint32_t col[3];
+};
+
+/* Block @slice of a split product (a pool slice: takes no lock) */
+static void mme_split_run(void *arg, unsigned int slice)
+{
+	const struct mme_split *sp = arg;
+	uint32_t c0 = sp->col[slice], w = sp->col[slice + 1] - c0;
+
+	hpu_blas_sgemm(sp->trans_a, true, 1, w, sp->k, sp->alpha, sp->a,
+		       sp->lda, sp->b + (uint64_t)c0 * sp->ldb, sp->ldb,
+		       sp->beta, sp->c + c0, w);
+}
+
+/*
+ * The product's BLAS call, BLAS lock held. A device with two MMEs or
+ * more computes a single-row product with B transposed as two column
+ * blocks, one per MME (hpu_blas_split_col(): the same bits as one
+ * call), when a pool worker is idle; the calling thread runs whatever
+ * block no worker took, so it never waits for an idle one
+ * (docs/mme.md "Two MMEs", its fairness rule included).
+ */
+static void mme_sgemm(const struct hpu_fw_device *dev,
+		      const struct hpu_pkt_mme_gemm *g, float alpha,
+		      const float *a, uint32_t lda, const float *b,
+		      uint32_t ldb, float beta, float *c, uint32_t ldc)
+{
+	bool ta = g->hdr.flags & HPU_MME_F_TRANS_A;
+	bool tb = g->hdr.flags & HPU_MME_F_TRANS_B;
+	uint32_t s = hpu_blas_split_col(tb, g->m, g->n, g->k);
+	struct mme_split sp;
+	struct hpusim_par par;
+
+	if (!s || dev->profile->num_mme < 2 || hpusim_par_width() < 2) {
+		hpu_blas_sgemm(ta, tb, g->m, g->n, g->k, alpha, a, lda, b, ldb,
+			       beta, c, ldc);
+		return;
+	}
+	sp = (struct mme_split){
+		.trans_a = ta, .k = g->k, .alpha = alpha, .a = a, .lda = lda,
+		.b = b, .ldb = ldb, .beta = beta, .c = c,
+		.col = { 0, s, g->n },
+	};
+	par = (struct hpusim_par){
+		.fn = mme_split_run, .arg = &sp, .nslices = 2, .affine = true,
+		.spare_only = true,
+	};
+	hpusim_par_run(&par);
+}
+
 /* One product: C[i] = alpha * op(A[i]) * op(B[i]) + beta * C[i] */
 static int gemm_one(struct hpu_fw_as *as, const struct hpu_pkt_mme_gemm *g,
 		    struct mme_buf *bufs, uint32_t i, float alpha, float beta)
@@ -209,9 +282,7 @@ static int gemm_one(struct hpu_fw_as *as, const struct hpu_pkt_mme_gemm *g,
 					((uint16_t *)craw)[(uint64_t)r * c->ld +
 							   col]);
 	}
-	hpu_blas_sgemm(g->hdr.flags & HPU_MME_F_TRANS_A,
-		       g->hdr.flags & HPU_MME_F_TRANS_B, g->m, g->n, g->k,
-		       alpha, a, lda, b, ldb, beta, cf, ldc);
+	mme_sgemm(as->dev, g, alpha, a, lda, b, ldb, beta, cf, ldc);
 	if (c->esize == 2)
 		for (r = 0; r < g->m; r++)
 			for (col = 0; col < g->n; col++)

@@ -237,6 +237,8 @@ void hpusim_par_run(struct hpusim_par *par)
 		wake = par->nslices - 1;
 		if (wake > hpusim_sched.idle_workers)
 			wake = hpusim_sched.idle_workers;
+		if (par->spare_only && !hpusim_list_empty(&hpusim_sched.run))
+			wake = 0;
 		/* affine: a helper per other CPU at most (more would decline) */
 		if (par_is_affine(par) && par_ncpu() > 1 &&
 		    wake > par_ncpu() - 1)
@@ -264,6 +266,24 @@ void hpusim_par_run(struct hpusim_par *par)
 
 /* ------------------------------------------------------ workers */
 
+/*
+ * Whether a worker helps with the first listed operation before it
+ * serves the run list (sched lock held): yes, unless that operation is
+ * spare_only and an engine queue waits for a thread.
+ */
+static bool par_help_first(void)
+{
+	const struct hpusim_par *par;
+
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
+	if (hpusim_list_empty(&hpusim_sched.help))
+		return false;
+	par = hpusim_container_of(hpusim_sched.help.next, struct hpusim_par,
+				  node);
+	return !par->spare_only || hpusim_list_empty(&hpusim_sched.run);
+}
+
 static void *worker_main(void *arg)
 {
 	struct hpusim_runner rn = { 0 };
@@ -286,7 +306,7 @@ static void *worker_main(void *arg)
 			hpusim_sched_count(&hpusim_sched.st.wakeups, 1);
 			declined = false;
 		}
-		if (!declined && !hpusim_list_empty(&hpusim_sched.help)) {
+		if (!declined && par_help_first()) {
 			declined = !par_help();
 			continue;
 		}

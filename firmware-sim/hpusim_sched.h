@@ -309,6 +309,24 @@ static inline bool hpusim_par_wake_helpers(unsigned int misses,
  */
 unsigned int hpusim_par_width(void);
 
+/*
+ * A pool worker that has run a slice of a spare_only operation spins this
+ * long for the next one before it sleeps: a decode step's products come
+ * microseconds apart, much less than a sleeping worker's wake-up on a
+ * busy machine (docs/mme.md "Two MMEs")
+ */
+#define HPUSIM_PAR_LINGER_NS 50000ULL
+
+/**
+ * hpusim_par_spare() - whether a pool worker could take a spare_only slice
+ *
+ * A hint: a worker sleeps idle or lingers after a spare_only slice
+ * (HPUSIM_PAR_LINGER_NS).
+ *
+ * Return: true when one is.
+ */
+bool hpusim_par_spare(void);
+
 /**
  * hpusim_par_run() - run every slice of @par, idle workers helping
  * @par: the operation (@fn, @arg, @nslices set)

@@ -224,7 +224,7 @@ static void mme_sgemm(const struct hpu_fw_device *dev,
 	struct mme_split sp;
 	struct hpusim_par par;
 
-	if (!s || dev->profile->num_mme < 2 || hpusim_par_width() < 2) {
+	if (!s || dev->profile->num_mme < 2 || !hpusim_par_spare()) {
 		hpu_blas_sgemm(ta, tb, g->m, g->n, g->k, alpha, a, lda, b, ldb,
 			       beta, c, ldc);
 		return;

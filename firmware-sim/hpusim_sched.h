@@ -318,14 +318,26 @@ unsigned int hpusim_par_width(void);
 #define HPUSIM_PAR_LINGER_NS 50000ULL
 
 /**
+ * enum hpusim_spare - which pool worker could take a spare_only slice
+ * @HPUSIM_SPARE_NONE: none: every worker is busy
+ * @HPUSIM_SPARE_IDLE: one sleeps idle (it must be woken)
+ * @HPUSIM_SPARE_AWAKE: one lingers after a spare_only slice
+ *	(HPUSIM_PAR_LINGER_NS): it takes the next one without a wake-up
+ */
+enum hpusim_spare {
+	HPUSIM_SPARE_NONE,
+	HPUSIM_SPARE_IDLE,
+	HPUSIM_SPARE_AWAKE,
+};
+
+/**
  * hpusim_par_spare() - whether a pool worker could take a spare_only slice
  *
- * A hint: a worker sleeps idle or lingers after a spare_only slice
- * (HPUSIM_PAR_LINGER_NS).
+ * A hint, read without the sched lock.
  *
- * Return: true when one is.
+ * Return: enum hpusim_spare.
  */
-bool hpusim_par_spare(void);
+enum hpusim_spare hpusim_par_spare(void);
 
 /**
  * hpusim_par_run() - run every slice of @par, idle workers helping

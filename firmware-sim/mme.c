@@ -206,6 +206,13 @@ static void mme_split_run(void *arg, unsigned int slice)
 }
 
 /*
+ * Split products in a row whose second block no worker took, and split
+ * candidates so far (the BLAS lock: one product at a time in the process)
+ */
+static unsigned int split_misses;
+static unsigned int split_seq;
+
+/*
  * The product's BLAS call, BLAS lock held. A device with two MMEs or
  * more computes a single-row product with B transposed as two column
  * blocks, one per MME (hpu_blas_split_col(): the same bits as one
@@ -221,10 +228,22 @@ static void mme_sgemm(const struct hpu_fw_device *dev,
 	bool ta = g->hdr.flags & HPU_MME_F_TRANS_A;
 	bool tb = g->hdr.flags & HPU_MME_F_TRANS_B;
 	uint32_t s = hpu_blas_split_col(tb, g->m, g->n, g->k);
+	enum hpusim_spare spare;
 	struct mme_split sp;
 	struct hpusim_par par;
 
-	if (!s || dev->profile->num_mme < 2 || !hpusim_par_spare()) {
+	spare = s && dev->profile->num_mme >= 2 ? hpusim_par_spare() :
+						  HPUSIM_SPARE_NONE;
+	/*
+	 * A split whose block no worker took cost the MME's thread a
+	 * wake-up for nothing: after a streak of them (a busy machine), a
+	 * sleeping worker is woken only for every HPUSIM_PAR_PROBE_EVERY-th
+	 * product; a lingering one is always used
+	 */
+	if (spare == HPUSIM_SPARE_IDLE &&
+	    !hpusim_par_wake_helpers(split_misses, split_seq++))
+		spare = HPUSIM_SPARE_NONE;
+	if (spare == HPUSIM_SPARE_NONE) {
 		hpu_blas_sgemm(ta, tb, g->m, g->n, g->k, alpha, a, lda, b, ldb,
 			       beta, c, ldc);
 		return;
@@ -239,6 +258,7 @@ static void mme_sgemm(const struct hpu_fw_device *dev,
 		.spare_only = true,
 	};
 	hpusim_par_run(&par);
+	split_misses = par.helped ? 0 : split_misses + 1;
 }
 
 /* One product: C[i] = alpha * op(A[i]) * op(B[i]) + beta * C[i] */

@@ -63,12 +63,13 @@ unsigned int hpusim_par_width(void)
 	return idle + 1 < n ? idle + 1 : (n ? n : 1);
 }
 
-bool hpusim_par_spare(void)
+enum hpusim_spare hpusim_par_spare(void)
 {
-	return __atomic_load_n(&hpusim_sched.idle_workers, __ATOMIC_RELAXED) +
-		       __atomic_load_n(&hpusim_sched.lingering,
-				       __ATOMIC_RELAXED) >
-	       0;
+	if (__atomic_load_n(&hpusim_sched.lingering, __ATOMIC_RELAXED))
+		return HPUSIM_SPARE_AWAKE;
+	if (__atomic_load_n(&hpusim_sched.idle_workers, __ATOMIC_RELAXED))
+		return HPUSIM_SPARE_IDLE;
+	return HPUSIM_SPARE_NONE;
 }
 
 static bool par_is_affine(const struct hpusim_par *par)

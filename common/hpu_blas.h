@@ -68,8 +68,8 @@ static inline int hpu_blas_threads(uint32_t m, uint32_t n, uint32_t k, int dflt)
  * Return: the first column of the second block (0 < s < @n, a multiple
  * of HPU_BLAS_SPLIT_ALIGN), or 0: do not split.
  */
-static inline uint32_t hpu_blas_split_col(bool trans_b, uint32_t m,
-					  uint32_t n, uint32_t k)
+static inline uint32_t hpu_blas_split_col(bool trans_b, uint32_t m, uint32_t n,
+					  uint32_t k)
 {
 	uint64_t mnk = (uint64_t)m * n * k;
 	uint32_t s;

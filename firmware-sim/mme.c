@@ -249,12 +249,22 @@ static void mme_sgemm(const struct hpu_fw_device *dev,
 		return;
 	}
 	sp = (struct mme_split){
-		.trans_a = ta, .k = g->k, .alpha = alpha, .a = a, .lda = lda,
-		.b = b, .ldb = ldb, .beta = beta, .c = c,
+		.trans_a = ta,
+		.k = g->k,
+		.alpha = alpha,
+		.a = a,
+		.lda = lda,
+		.b = b,
+		.ldb = ldb,
+		.beta = beta,
+		.c = c,
 		.col = { 0, s, g->n },
 	};
 	par = (struct hpusim_par){
-		.fn = mme_split_run, .arg = &sp, .nslices = 2, .affine = true,
+		.fn = mme_split_run,
+		.arg = &sp,
+		.nslices = 2,
+		.affine = true,
 		.spare_only = true,
 	};
 	hpusim_par_run(&par);

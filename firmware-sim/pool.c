@@ -250,10 +250,9 @@ void hpusim_par_run(struct hpusim_par *par)
 		if (wake > hpusim_sched.idle_workers)
 			wake = hpusim_sched.idle_workers;
 		/* spare_only: a lingering worker is woken by spare_seq */
-		if (par->spare_only &&
-		    (!hpusim_list_empty(&hpusim_sched.run) ||
-		     __atomic_load_n(&hpusim_sched.lingering,
-				     __ATOMIC_RELAXED)))
+		if (par->spare_only && (!hpusim_list_empty(&hpusim_sched.run) ||
+					__atomic_load_n(&hpusim_sched.lingering,
+							__ATOMIC_RELAXED)))
 			wake = 0;
 		/* affine: a helper per other CPU at most (more would decline) */
 		if (par_is_affine(par) && par_ncpu() > 1 &&
@@ -376,7 +375,8 @@ static void *worker_main(void *arg)
 		if (!declined && par_help_first()) {
 			bool spare = hpusim_container_of(hpusim_sched.help.next,
 							 struct hpusim_par,
-							 node)->spare_only;
+							 node)
+					     ->spare_only;
 
 			declined = !par_help();
 			if (!declined && spare)

@@ -194,15 +194,17 @@ static void test_rejected(void **state)
  */
 static void test_split_row_bits(void **state)
 {
-	static const uint32_t shapes[][2] = { { 301, 97 }, { 130, 131 },
+	static const uint32_t shapes[][2] = { { 301, 97 },
+					      { 130, 131 },
 					      { 1023, 33 } };
 	const uint64_t off_b = 4096, off_c = 184 * 1024;
 	uint32_t sh, rep, i, seed = 3;
 
 	(void)state;
 	if (fx.ip.num_mme < 2) {
-		print_message("skipped: the device has %u MME (the split needs 2)\n",
-			      fx.ip.num_mme);
+		print_message(
+			"skipped: the device has %u MME (the split needs 2)\n",
+			fx.ip.num_mme);
 		skip();
 	}
 	for (sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
@@ -243,8 +245,9 @@ static void test_split_row_bits(void **state)
 			assert_int_equal(hpu_cb_mme_gemm(fx.cb, &g), 0);
 			run(MME0 + rep % 2);
 			if (memcmp(c, want, n * sizeof(float)))
-				fail_msg("1x%ux%u ta %d, run %u: C differs from the in-process product",
-					 n, k, ta, rep);
+				fail_msg(
+					"1x%ux%u ta %d, run %u: C differs from the in-process product",
+					n, k, ta, rep);
 		}
 		free(want);
 	}

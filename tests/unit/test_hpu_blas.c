@@ -207,8 +207,9 @@ static void test_split_blocks_equal_whole(void **state)
 			       b + (size_t)s * ldb, ldb, beta, c2 + s, n - s);
 		hpu_blas_end();
 		if (memcmp(c1, c2, n * sizeof(float)))
-			fail_msg("1x%ux%u ta %d beta %g alpha %g split at %u: the blocks differ from the whole",
-				 n, k, ta, beta, alpha, s);
+			fail_msg(
+				"1x%ux%u ta %d beta %g alpha %g split at %u: the blocks differ from the whole",
+				n, k, ta, beta, alpha, s);
 		free(a);
 		free(b);
 		free(c1);

@@ -212,6 +212,34 @@ static void mme_split_run(void *arg, unsigned int slice)
 static unsigned int split_misses;
 static unsigned int split_seq;
 
+/* HPUSIM_MME_SPLIT_*, + 1 (0: not read from the environment yet) */
+static unsigned int split_mode;
+
+int hpusim_mme_set_split(unsigned int mode)
+{
+	unsigned int old;
+
+	if (mode > HPUSIM_MME_SPLIT_ALWAYS)
+		return -EINVAL;
+	old = __atomic_exchange_n(&split_mode, mode + 1, __ATOMIC_RELAXED);
+	return old ? (int)old - 1 : HPUSIM_MME_SPLIT_AUTO;
+}
+
+static unsigned int mme_split_mode(void)
+{
+	unsigned int m = __atomic_load_n(&split_mode, __ATOMIC_RELAXED);
+
+	if (!m) {
+		m = (unsigned int)hpusim_env_u64("HPUSIM_MME_SPLIT",
+						 HPUSIM_MME_SPLIT_NEVER,
+						 HPUSIM_MME_SPLIT_ALWAYS,
+						 HPUSIM_MME_SPLIT_AUTO) +
+		    1;
+		__atomic_store_n(&split_mode, m, __ATOMIC_RELAXED);
+	}
+	return m - 1;
+}
+
 /*
  * The product's BLAS call, BLAS lock held. A device with two MMEs or
  * more computes a single-row product with B transposed as two column
@@ -228,12 +256,17 @@ static void mme_sgemm(const struct hpu_fw_device *dev,
 	bool ta = g->hdr.flags & HPU_MME_F_TRANS_A;
 	bool tb = g->hdr.flags & HPU_MME_F_TRANS_B;
 	uint32_t s = hpu_blas_split_col(tb, g->m, g->n, g->k);
-	enum hpusim_spare spare;
+	enum hpusim_spare spare = HPUSIM_SPARE_NONE;
 	struct mme_split sp;
 	struct hpusim_par par;
+	unsigned int mode;
 
-	spare = s && dev->profile->num_mme >= 2 ? hpusim_par_spare() :
-						  HPUSIM_SPARE_NONE;
+	mode = s && dev->profile->num_mme >= 2 ? mme_split_mode() :
+						 HPUSIM_MME_SPLIT_NEVER;
+	if (mode == HPUSIM_MME_SPLIT_AUTO)
+		spare = hpusim_par_spare();
+	else if (mode == HPUSIM_MME_SPLIT_ALWAYS)
+		spare = HPUSIM_SPARE_AWAKE; /* split; the pool may help */
 	/*
 	 * A split whose block no worker took cost the MME's thread a
 	 * wake-up for nothing: after a streak of them (a busy machine), a

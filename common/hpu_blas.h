@@ -41,6 +41,47 @@ static inline int hpu_blas_threads(uint32_t m, uint32_t n, uint32_t k, int dflt)
 	return dflt;
 }
 
+/* A split product's first part ends at a multiple of this many columns */
+#define HPU_BLAS_SPLIT_ALIGN 16
+
+/* Products of fewer multiply-adds are not split (docs/mme.md "Two MMEs") */
+#define HPU_BLAS_SPLIT_MIN_MNK (1ULL << 14)
+
+/**
+ * hpu_blas_split_col() - where a product may be cut into two column
+ *	blocks that together give the bits of the whole
+ * @trans_b: op(B) = B^T (B stored n x k)
+ * @m: rows of C
+ * @n: columns of C
+ * @k: the inner dimension
+ *
+ * Only a single-row product with B transposed qualifies: hpu_blas_sgemm()
+ * computes it as n independent dot products (cblas_sgemv of B), and one
+ * output's dot product does not depend on how many others the call
+ * computes as long as a block starts at a multiple of
+ * HPU_BLAS_SPLIT_ALIGN columns (tests/unit/test_hpu_blas.c checks it on
+ * every OpenBLAS core it can start). sgemm's terms (m > 1), and sgemv of
+ * an untransposed B, change order with the block's width: not split.
+ * The product must also run on one BLAS thread (hpu_blas_threads()) and
+ * have at least HPU_BLAS_SPLIT_MIN_MNK multiply-adds.
+ *
+ * Return: the first column of the second block (0 < s < @n, a multiple
+ * of HPU_BLAS_SPLIT_ALIGN), or 0: do not split.
+ */
+static inline uint32_t hpu_blas_split_col(bool trans_b, uint32_t m, uint32_t n,
+					  uint32_t k)
+{
+	uint64_t mnk = (uint64_t)m * n * k;
+	uint32_t s;
+
+	if (m != 1 || !trans_b || mnk < HPU_BLAS_SPLIT_MIN_MNK ||
+	    mnk >= HPU_BLAS_SMALL_MNK)
+		return 0;
+	s = (n / 2 + HPU_BLAS_SPLIT_ALIGN - 1) / HPU_BLAS_SPLIT_ALIGN *
+	    HPU_BLAS_SPLIT_ALIGN;
+	return s < n ? s : 0;
+}
+
 /**
  * hpu_blas_begin() - take the process's BLAS lock and set OpenBLAS's
  *	thread count for m x n x k products (hpu_blas_threads())

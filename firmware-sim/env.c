@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * env.c - the model's tunables read from the environment of the process
- * that runs it (hpu-fused's): HPUSIM_CHAIN_MAX, HPUSIM_HOST_TIMEOUT_MS.
+ * that runs it (hpu-fused's): HPUSIM_CHAIN_MAX, HPUSIM_HOST_TIMEOUT_MS,
+ * HPUSIM_MME_SPLIT (mme.c).
  */
 #include <errno.h>
 #include <stdlib.h>

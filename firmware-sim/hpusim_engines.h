@@ -113,4 +113,21 @@ int hpusim_mme_exec(struct hpu_fw_as *as, uint32_t engine, const void *pkt,
 int hpusim_tpc_exec(struct hpu_fw_as *as, uint32_t engine, const void *pkt,
 		    struct hpu_fw_fault *fault);
 
+/*
+ * When the MMEs split a single-row product (docs/mme.md "Two MMEs"):
+ * HPUSIM_MME_SPLIT in the environment, read at the first product, else
+ * hpusim_mme_set_split()
+ */
+#define HPUSIM_MME_SPLIT_NEVER	0 /* one call, one thread */
+#define HPUSIM_MME_SPLIT_AUTO	1 /* when a pool worker is spare (default) */
+#define HPUSIM_MME_SPLIT_ALWAYS 2 /* every candidate; alone if no worker */
+
+/**
+ * hpusim_mme_set_split() - set the MMEs' split mode (for tests and A/B)
+ * @mode: HPUSIM_MME_SPLIT_NEVER, _AUTO or _ALWAYS
+ *
+ * Return: the previous mode, or -EINVAL.
+ */
+int hpusim_mme_set_split(unsigned int mode);
+
 #endif /* HPUSIM_ENGINES_H */

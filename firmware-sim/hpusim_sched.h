@@ -184,6 +184,10 @@ void hpusim_queue_wake(struct hpusim_queue *q);
  *	first, then from the far end of the others' (hpusim_par_affine_
  *	pick()); so the same part of a buffer that is copied again and again
  *	is copied on the same CPU each time and stays in that CPU's cache
+ * @spare_only: help only with threads nothing else waits for: no worker
+ *	is woken for it while an engine queue waits for a thread, and a
+ *	worker serves a waiting engine queue before its slices (the MME's
+ *	split products: docs/mme.md "Two MMEs")
  * @next: next slice to claim (atomic; set by hpusim_par_run())
  * @claimed: @affine: a bit per claimed slice (atomic)
  * @runner_cpu: @affine: the CPU the calling thread claimed its last slice
@@ -198,6 +202,7 @@ struct hpusim_par {
 	void *arg;
 	unsigned int nslices;
 	bool affine;
+	bool spare_only;
 	unsigned int next;
 	uint64_t claimed;
 	int runner_cpu;
@@ -303,6 +308,36 @@ static inline bool hpusim_par_wake_helpers(unsigned int misses,
  * Return: >= 1.
  */
 unsigned int hpusim_par_width(void);
+
+/*
+ * A pool worker that has run a slice of a spare_only operation spins this
+ * long for the next one before it sleeps: a decode step's products come
+ * microseconds apart, much less than a sleeping worker's wake-up on a
+ * busy machine (docs/mme.md "Two MMEs")
+ */
+#define HPUSIM_PAR_LINGER_NS 50000ULL
+
+/**
+ * enum hpusim_spare - which pool worker could take a spare_only slice
+ * @HPUSIM_SPARE_NONE: none: every worker is busy
+ * @HPUSIM_SPARE_IDLE: one sleeps idle (it must be woken)
+ * @HPUSIM_SPARE_AWAKE: one lingers after a spare_only slice
+ *	(HPUSIM_PAR_LINGER_NS): it takes the next one without a wake-up
+ */
+enum hpusim_spare {
+	HPUSIM_SPARE_NONE,
+	HPUSIM_SPARE_IDLE,
+	HPUSIM_SPARE_AWAKE,
+};
+
+/**
+ * hpusim_par_spare() - whether a pool worker could take a spare_only slice
+ *
+ * A hint, read without the sched lock.
+ *
+ * Return: enum hpusim_spare.
+ */
+enum hpusim_spare hpusim_par_spare(void);
 
 /**
  * hpusim_par_run() - run every slice of @par, idle workers helping

@@ -168,6 +168,142 @@ out:
 	return b->f32;
 }
 
+/**
+ * struct mme_split - one product cut into two column blocks, one per MME
+ * @trans_a: op(A) = A^T
+ * @k: the inner dimension
+ * @alpha: scale of the product
+ * @a: A as the BLAS reads it, pitch @lda
+ * @lda: A's pitch
+ * @b: B (stored n x k: the split is for transposed B only), pitch @ldb
+ * @ldb: B's pitch
+ * @beta: scale of C's old value
+ * @c: C's one row
+ * @col: the first column of each block; @col[2] is n
+ */
+struct mme_split {
+	bool trans_a;
+	uint32_t k;
+	float alpha;
+	const float *a;
+	uint32_t lda;
+	const float *b;
+	uint32_t ldb;
+	float beta;
+	float *c;
+	uint32_t col[3];
+};
+
+/* Block @slice of a split product (a pool slice: takes no lock) */
+static void mme_split_run(void *arg, unsigned int slice)
+{
+	const struct mme_split *sp = arg;
+	uint32_t c0 = sp->col[slice], w = sp->col[slice + 1] - c0;
+
+	hpu_blas_sgemm(sp->trans_a, true, 1, w, sp->k, sp->alpha, sp->a,
+		       sp->lda, sp->b + (uint64_t)c0 * sp->ldb, sp->ldb,
+		       sp->beta, sp->c + c0, w);
+}
+
+/*
+ * Split products in a row whose second block no worker took, and split
+ * candidates so far (the BLAS lock: one product at a time in the process)
+ */
+static unsigned int split_misses;
+static unsigned int split_seq;
+
+/* HPUSIM_MME_SPLIT_*, + 1 (0: not read from the environment yet) */
+static unsigned int split_mode;
+
+int hpusim_mme_set_split(unsigned int mode)
+{
+	unsigned int old;
+
+	if (mode > HPUSIM_MME_SPLIT_ALWAYS)
+		return -EINVAL;
+	old = __atomic_exchange_n(&split_mode, mode + 1, __ATOMIC_RELAXED);
+	return old ? (int)old - 1 : HPUSIM_MME_SPLIT_AUTO;
+}
+
+static unsigned int mme_split_mode(void)
+{
+	unsigned int m = __atomic_load_n(&split_mode, __ATOMIC_RELAXED);
+
+	if (!m) {
+		m = (unsigned int)hpusim_env_u64("HPUSIM_MME_SPLIT",
+						 HPUSIM_MME_SPLIT_NEVER,
+						 HPUSIM_MME_SPLIT_ALWAYS,
+						 HPUSIM_MME_SPLIT_AUTO) +
+		    1;
+		__atomic_store_n(&split_mode, m, __ATOMIC_RELAXED);
+	}
+	return m - 1;
+}
+
+/*
+ * The product's BLAS call, BLAS lock held. A device with two MMEs or
+ * more computes a single-row product with B transposed as two column
+ * blocks, one per MME (hpu_blas_split_col(): the same bits as one
+ * call), when a pool worker is idle; the calling thread runs whatever
+ * block no worker took, so it never waits for an idle one
+ * (docs/mme.md "Two MMEs", its fairness rule included).
+ */
+static void mme_sgemm(const struct hpu_fw_device *dev,
+		      const struct hpu_pkt_mme_gemm *g, float alpha,
+		      const float *a, uint32_t lda, const float *b,
+		      uint32_t ldb, float beta, float *c, uint32_t ldc)
+{
+	bool ta = g->hdr.flags & HPU_MME_F_TRANS_A;
+	bool tb = g->hdr.flags & HPU_MME_F_TRANS_B;
+	uint32_t s = hpu_blas_split_col(tb, g->m, g->n, g->k);
+	enum hpusim_spare spare = HPUSIM_SPARE_NONE;
+	struct mme_split sp;
+	struct hpusim_par par;
+	unsigned int mode;
+
+	mode = s && dev->profile->num_mme >= 2 ? mme_split_mode() :
+						 HPUSIM_MME_SPLIT_NEVER;
+	if (mode == HPUSIM_MME_SPLIT_AUTO)
+		spare = hpusim_par_spare();
+	else if (mode == HPUSIM_MME_SPLIT_ALWAYS)
+		spare = HPUSIM_SPARE_AWAKE; /* split; the pool may help */
+	/*
+	 * A split whose block no worker took cost the MME's thread a
+	 * wake-up for nothing: after a streak of them (a busy machine), a
+	 * sleeping worker is woken only for every HPUSIM_PAR_PROBE_EVERY-th
+	 * product; a lingering one is always used
+	 */
+	if (spare == HPUSIM_SPARE_IDLE &&
+	    !hpusim_par_wake_helpers(split_misses, split_seq++))
+		spare = HPUSIM_SPARE_NONE;
+	if (spare == HPUSIM_SPARE_NONE) {
+		hpu_blas_sgemm(ta, tb, g->m, g->n, g->k, alpha, a, lda, b, ldb,
+			       beta, c, ldc);
+		return;
+	}
+	sp = (struct mme_split){
+		.trans_a = ta,
+		.k = g->k,
+		.alpha = alpha,
+		.a = a,
+		.lda = lda,
+		.b = b,
+		.ldb = ldb,
+		.beta = beta,
+		.c = c,
+		.col = { 0, s, g->n },
+	};
+	par = (struct hpusim_par){
+		.fn = mme_split_run,
+		.arg = &sp,
+		.nslices = 2,
+		.affine = true,
+		.spare_only = true,
+	};
+	hpusim_par_run(&par);
+	split_misses = par.helped ? 0 : split_misses + 1;
+}
+
 /* One product: C[i] = alpha * op(A[i]) * op(B[i]) + beta * C[i] */
 static int gemm_one(struct hpu_fw_as *as, const struct hpu_pkt_mme_gemm *g,
 		    struct mme_buf *bufs, uint32_t i, float alpha, float beta)
@@ -209,9 +345,7 @@ static int gemm_one(struct hpu_fw_as *as, const struct hpu_pkt_mme_gemm *g,
 					((uint16_t *)craw)[(uint64_t)r * c->ld +
 							   col]);
 	}
-	hpu_blas_sgemm(g->hdr.flags & HPU_MME_F_TRANS_A,
-		       g->hdr.flags & HPU_MME_F_TRANS_B, g->m, g->n, g->k,
-		       alpha, a, lda, b, ldb, beta, cf, ldc);
+	mme_sgemm(as->dev, g, alpha, a, lda, b, ldb, beta, cf, ldc);
 	if (c->esize == 2)
 		for (r = 0; r < g->m; r++)
 			for (col = 0; col < g->n; col++)

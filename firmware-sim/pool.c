@@ -63,6 +63,15 @@ unsigned int hpusim_par_width(void)
 	return idle + 1 < n ? idle + 1 : (n ? n : 1);
 }
 
+enum hpusim_spare hpusim_par_spare(void)
+{
+	if (__atomic_load_n(&hpusim_sched.lingering, __ATOMIC_RELAXED))
+		return HPUSIM_SPARE_AWAKE;
+	if (__atomic_load_n(&hpusim_sched.idle_workers, __ATOMIC_RELAXED))
+		return HPUSIM_SPARE_IDLE;
+	return HPUSIM_SPARE_NONE;
+}
+
 static bool par_is_affine(const struct hpusim_par *par)
 {
 	return par->affine && par->nslices <= HPUSIM_PAR_AFFINE_MAX;
@@ -234,9 +243,17 @@ void hpusim_par_run(struct hpusim_par *par)
 	if (par->nslices > 1) {
 		pthread_mutex_lock(&hpusim_sched.lock);
 		hpusim_list_add_tail(&par->node, &hpusim_sched.help);
+		if (par->spare_only)
+			__atomic_add_fetch(&hpusim_sched.spare_seq, 1,
+					   __ATOMIC_RELEASE);
 		wake = par->nslices - 1;
 		if (wake > hpusim_sched.idle_workers)
 			wake = hpusim_sched.idle_workers;
+		/* spare_only: a lingering worker is woken by spare_seq */
+		if (par->spare_only && (!hpusim_list_empty(&hpusim_sched.run) ||
+					__atomic_load_n(&hpusim_sched.lingering,
+							__ATOMIC_RELAXED)))
+			wake = 0;
 		/* affine: a helper per other CPU at most (more would decline) */
 		if (par_is_affine(par) && par_ncpu() > 1 &&
 		    wake > par_ncpu() - 1)
@@ -264,6 +281,63 @@ void hpusim_par_run(struct hpusim_par *par)
 
 /* ------------------------------------------------------ workers */
 
+/*
+ * After a slice of a spare_only operation (sched lock held, dropped while
+ * spinning): wait at most HPUSIM_PAR_LINGER_NS for the next one to be
+ * listed, spinning, so that the next product of a decode step finds this
+ * worker awake. Counted in @lingering, not in @idle_workers: nothing
+ * signals it, and it goes back to the run list when the time is up.
+ */
+static void par_linger(void)
+{
+	unsigned int seq =
+		__atomic_load_n(&hpusim_sched.spare_seq, __ATOMIC_ACQUIRE);
+	struct timespec t0, t;
+	unsigned int i;
+
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
+	if (par_ncpu() < 2 || hpusim_sched.stop)
+		return;
+	__atomic_add_fetch(&hpusim_sched.lingering, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&hpusim_sched.lock);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		for (i = 0; i < 64; i++) {
+			if (__atomic_load_n(&hpusim_sched.spare_seq,
+					    __ATOMIC_ACQUIRE) != seq)
+				goto out;
+			hpusim_cpu_relax();
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ULL +
+			    (uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec >=
+		    HPUSIM_PAR_LINGER_NS)
+			break;
+	}
+out:
+	pthread_mutex_lock(&hpusim_sched.lock);
+	__atomic_sub_fetch(&hpusim_sched.lingering, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Whether a worker helps with the first listed operation before it
+ * serves the run list (sched lock held): yes, unless that operation is
+ * spare_only and an engine queue waits for a thread.
+ */
+static bool par_help_first(void)
+{
+	const struct hpusim_par *par;
+
+	HPU_ASSERT_HELD(&hpusim_sched.lock);
+
+	if (hpusim_list_empty(&hpusim_sched.help))
+		return false;
+	par = hpusim_container_of(hpusim_sched.help.next, struct hpusim_par,
+				  node);
+	return !par->spare_only || hpusim_list_empty(&hpusim_sched.run);
+}
+
 static void *worker_main(void *arg)
 {
 	struct hpusim_runner rn = { 0 };
@@ -276,6 +350,9 @@ static void *worker_main(void *arg)
 		while (!hpusim_sched.stop &&
 		       hpusim_list_empty(&hpusim_sched.run) &&
 		       (declined || hpusim_list_empty(&hpusim_sched.help))) {
+			unsigned int seq = __atomic_load_n(
+				&hpusim_sched.spare_seq, __ATOMIC_RELAXED);
+
 			/* atomic: hpusim_par_width() reads it unlocked */
 			__atomic_add_fetch(&hpusim_sched.idle_workers, 1,
 					   __ATOMIC_RELAXED);
@@ -285,9 +362,25 @@ static void *worker_main(void *arg)
 					   __ATOMIC_RELAXED);
 			hpusim_sched_count(&hpusim_sched.st.wakeups, 1);
 			declined = false;
+			/*
+			 * woken for a spare_only slice that the runner took
+			 * itself meanwhile: stay awake for the next one
+			 */
+			if (seq != __atomic_load_n(&hpusim_sched.spare_seq,
+						   __ATOMIC_RELAXED) &&
+			    hpusim_list_empty(&hpusim_sched.run) &&
+			    hpusim_list_empty(&hpusim_sched.help))
+				par_linger();
 		}
-		if (!declined && !hpusim_list_empty(&hpusim_sched.help)) {
+		if (!declined && par_help_first()) {
+			bool spare = hpusim_container_of(hpusim_sched.help.next,
+							 struct hpusim_par,
+							 node)
+					     ->spare_only;
+
 			declined = !par_help();
+			if (!declined && spare)
+				par_linger();
 			continue;
 		}
 		if (hpusim_list_empty(&hpusim_sched.run))

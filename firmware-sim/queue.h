@@ -116,6 +116,10 @@ struct hpusim_slice {
  * @run: RUNNABLE engine queues (struct hpusim_engine_queue.run_node)
  * @help: parallel jobs with slices left to claim (struct hpusim_par.node)
  * @idle_workers: workers waiting for work
+ * @lingering: workers spinning for the next spare_only slice after one
+ *	(atomic; par_linger())
+ * @spare_seq: spare_only operations listed so far (atomic): what a
+ *	lingering worker watches
  * @par_misses: affine operations in a row whose woken helper declined
  *	(it ran on the runner's CPU, hpusim_par_helper_useful())
  * @par_runs: affine operations cut into slices so far (the probe count
@@ -136,6 +140,8 @@ struct hpusim_sched {
 	struct hpusim_list run;
 	struct hpusim_list help;
 	unsigned int idle_workers;
+	unsigned int lingering;
+	unsigned int spare_seq;
 	unsigned int par_misses;
 	unsigned int par_runs;
 	unsigned int chain_max;

@@ -3,7 +3,9 @@
  * test_gemm.c - MME_GEMM through libhpudrv against the real hpu-fused:
  * an fp32 GEMM on HBM operands and a bf16 one on pinned host memory,
  * checked against a triple loop; malformed GEMMs rejected by the host
- * check and by the driver; a GEMM on a DMA queue rejected.
+ * check and by the driver; a GEMM on a DMA queue rejected; single-row
+ * products with B transposed (the ones two MMEs split, docs/mme.md "Two
+ * MMEs") give the bits of the in-process BLAS call, split or not.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 
 #include "../lib/hpu_test_daemon.h"
 #include "hpu_bf16.h"
+#include "hpu_blas.h"
 #include "../lib/hpu_test_engine.h"
 #include "hpu_gemm_pkt.h"
 #include "hpudrv.h"
@@ -183,6 +186,73 @@ static void test_rejected(void **state)
 	run(MME0);
 }
 
+/*
+ * 1 x n x k products, B transposed with a pitch, in pinned host memory:
+ * whether the daemon split one over its two MMEs (when a pool worker was
+ * idle) or not, C has the bits of hpu_blas_sgemm() in this process. Each
+ * shape runs several times so that both cases are likely to come up.
+ */
+static void test_split_row_bits(void **state)
+{
+	static const uint32_t shapes[][2] = { { 301, 97 },
+					      { 130, 131 },
+					      { 1023, 33 } };
+	const uint64_t off_b = 4096, off_c = 184 * 1024;
+	uint32_t sh, rep, i, seed = 3;
+
+	(void)state;
+	if (fx.ip.num_mme < 2) {
+		print_message(
+			"skipped: the device has %u MME (the split needs 2)\n",
+			fx.ip.num_mme);
+		skip();
+	}
+	for (sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
+		uint32_t n = shapes[sh][0], k = shapes[sh][1], ldb = k + 3;
+		bool ta = sh & 1;
+		uint32_t lda = ta ? 2 : k, alen = ta ? (k - 1) * lda + 1 : k;
+		float *a = (float *)fx.host, *b = (float *)(fx.host + off_b);
+		float *c = (float *)(fx.host + off_c), *want;
+		float orig[1024];
+		struct hpu_pkt_mme_gemm g;
+
+		assert_true(hpu_blas_split_col(true, 1, n, k) > 0 && n <= 1024);
+		assert_true(off_b + (uint64_t)n * ldb * 4 <= off_c &&
+			    off_c + n * 4 <= SPAN && alen * 4 <= off_b);
+		for (i = 0; i < alen; i++)
+			a[i] = rnd(&seed);
+		for (i = 0; i < n * ldb; i++)
+			b[i] = rnd(&seed);
+		want = malloc(n * sizeof(float));
+		assert_non_null(want);
+		for (i = 0; i < n; i++)
+			want[i] = rnd(&seed);
+		g = hpu_gemm_pkt(fx.host_va, fx.host_va + off_b,
+				 fx.host_va + off_c, 1, n, k, HPU_DTYPE_FP32,
+				 HPU_DTYPE_FP32);
+		g.hdr.flags = HPU_MME_F_TRANS_B | (ta ? HPU_MME_F_TRANS_A : 0);
+		g.lda = lda;
+		g.ldb = ldb;
+		g.beta = HPU_GEMM_ALPHA_ONE; /* C accumulates: 1.0f */
+		memcpy(c, want, n * sizeof(float));
+		hpu_blas_begin(1, n, k);
+		hpu_blas_sgemm(ta, true, 1, n, k, 1.0f, a, lda, b, ldb, 1.0f,
+			       want, n);
+		hpu_blas_end();
+		memcpy(orig, c, n * sizeof(float));
+		for (rep = 0; rep < 8; rep++) {
+			memcpy(c, orig, n * sizeof(float));
+			assert_int_equal(hpu_cb_mme_gemm(fx.cb, &g), 0);
+			run(MME0 + rep % 2);
+			if (memcmp(c, want, n * sizeof(float)))
+				fail_msg(
+					"1x%ux%u ta %d, run %u: C differs from the in-process product",
+					n, k, ta, rep);
+		}
+		free(want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +260,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bf16_pinned, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rejected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_row_bits, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, hpu_test_engine_group_setup,

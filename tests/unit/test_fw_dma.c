@@ -10,7 +10,8 @@
  * first, then the others' from the top; a helper on the runner's CPU
  * declines, and after a streak of declines helpers rest but for probes),
  * and shared (pinned) memory copies at odd sizes and offsets, run in
- * cs_submit up to the fast path's 8 MiB.
+ * cs_submit up to the fast path's 8 MiB. spare_only operations (the
+ * MME's split products): every slice once, lingering ends.
  */
 #include <sched.h>
 
@@ -97,6 +98,57 @@ static void test_par_every_slice_once(void **state)
 	}
 	assert_int_equal(c->hits[0], 1);
 	assert_int_equal(c->hits[1], 0);
+	free(c);
+}
+
+/* ------------------------------------------------------ spare-only */
+
+#define SPARE_OPS 400
+
+static void *spare_thread(void *arg)
+{
+	struct par_count *c = arg;
+	unsigned int k;
+
+	/* the MME's split: two affine slices, spare_only, again and again */
+	for (k = 0; k < SPARE_OPS; k++) {
+		struct hpusim_par par = { .fn = count_slice,
+					  .arg = c,
+					  .nslices = 2,
+					  .affine = true,
+					  .spare_only = true };
+
+		hpusim_par_run(&par);
+	}
+	return NULL;
+}
+
+/*
+ * spare_only operations (docs/mme.md "Two MMEs"): from two runners at
+ * once, every slice of every operation runs exactly once, whether a
+ * lingering, a woken or no worker took it; and a lingering worker stops
+ * lingering after its bound (HPUSIM_PAR_LINGER_NS, waited for here with a
+ * generous limit: the assertion is that it ends, not how soon).
+ */
+static void test_par_spare_only(void **state)
+{
+	struct par_count *c = calloc(2, sizeof(*c));
+	pthread_t t[2];
+	unsigned int k, i;
+
+	(void)state;
+	assert_non_null(c);
+	for (k = 0; k < 2; k++)
+		assert_int_equal(
+			pthread_create(&t[k], NULL, spare_thread, &c[k]), 0);
+	for (k = 0; k < 2; k++)
+		assert_int_equal(pthread_join(t[k], NULL), 0);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 2; i++)
+			assert_int_equal(c[k].hits[i], SPARE_OPS);
+	for (i = 0; i < 10000 && hpusim_par_spare() == HPUSIM_SPARE_AWAKE; i++)
+		usleep(1000);
+	assert_int_not_equal(hpusim_par_spare(), HPUSIM_SPARE_AWAKE);
 	free(c);
 }
 
@@ -936,6 +988,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_par_every_slice_once),
 		T(test_par_affine_every_slice_once),
+		T(test_par_spare_only),
 		cmocka_unit_test(test_par_affine_order),
 		cmocka_unit_test(test_par_affine_pick),
 		cmocka_unit_test(test_par_helper_rule),

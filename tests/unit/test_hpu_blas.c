@@ -5,6 +5,9 @@
  * matrix-vector path) beside multi-row ones, operand pitches wider than
  * the rows, beta 0 ignoring a C full of NaN, beta 1 accumulating, against
  * a double-precision reference; the same call twice gives the same bits.
+ * The split rule of two MMEs (hpu_blas_split_col()): which products it
+ * cuts and where, and that the two column blocks give the bits of the
+ * whole product on odd sizes, pitches and both A layouts.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -118,11 +121,111 @@ static void test_multi_row_products(void **state)
 	}
 }
 
+static void test_split_col_rule(void **state)
+{
+	uint32_t n, s;
+
+	(void)state;
+	/* only m = 1 with B transposed, one BLAS thread, enough work */
+	assert_int_equal(hpu_blas_split_col(false, 1, 384, 128), 0);
+	assert_int_equal(hpu_blas_split_col(true, 2, 384, 128), 0);
+	assert_int_equal(hpu_blas_split_col(true, 8, 384, 128), 0);
+	assert_int_equal(hpu_blas_split_col(true, 1, 127, 128), 0);
+	assert_int_equal(hpu_blas_split_col(true, 1, 4096, 1024), 0);
+	/* too narrow for two aligned blocks */
+	assert_int_equal(hpu_blas_split_col(true, 1, HPU_BLAS_SPLIT_ALIGN,
+					    HPU_BLAS_SPLIT_MIN_MNK),
+			 0);
+	assert_int_equal(hpu_blas_split_col(true, 1, 384, 128), 192);
+	for (n = 2; n < 3000; n++) {
+		s = hpu_blas_split_col(true, 1, n, 1024);
+		if ((uint64_t)n * 1024 < HPU_BLAS_SPLIT_MIN_MNK ||
+		    (uint64_t)n * 1024 >= HPU_BLAS_SMALL_MNK) {
+			assert_int_equal(s, 0);
+			continue;
+		}
+		if (!s) {
+			assert_true(n <= HPU_BLAS_SPLIT_ALIGN);
+			continue;
+		}
+		assert_int_equal(s % HPU_BLAS_SPLIT_ALIGN, 0);
+		assert_true(s >= n / 2 && s < n);
+		assert_true(s - n / 2 < HPU_BLAS_SPLIT_ALIGN);
+	}
+}
+
+/*
+ * The two blocks of a split product, each its own call as the two MMEs
+ * make them, give the bits of the one call: odd widths and depths, pitches
+ * wider than the rows, A as a row or as a column, beta 0 and 1, alpha 1
+ * and not. Checked on the OpenBLAS core of the run (the daemon's: tests/
+ * run-tests exports it).
+ */
+static void test_split_blocks_equal_whole(void **state)
+{
+	uint32_t seed = 12345, it, splits = 0;
+
+	(void)state;
+	for (it = 0; it < 400; it++) {
+		uint32_t n, k, lda, ldb, s, i, alen, blen;
+		bool ta = it & 1;
+		float beta = (it & 2) ? 1.0f : 0.0f;
+		float alpha = (it & 4) ? 1.0f : -0.625f;
+		float *a, *b, *c1, *c2;
+
+		seed = seed * 1103515245u + 12345u;
+		n = 17 + (seed >> 8) % 1500;
+		seed = seed * 1103515245u + 12345u;
+		k = 1 + (seed >> 8) % 1200;
+		if (!(n & 1))
+			n++; /* odd widths: blocks end off the kernels' steps */
+		s = hpu_blas_split_col(true, 1, n, k);
+		if (!s)
+			continue;
+		splits++;
+		lda = ta ? 1 + it % 3 : k;
+		ldb = k + it % 5;
+		alen = ta ? (k - 1) * lda + 1 : k;
+		blen = n * ldb;
+		a = malloc(alen * sizeof(float));
+		b = malloc(blen * sizeof(float));
+		c1 = malloc(n * sizeof(float));
+		c2 = malloc(n * sizeof(float));
+		assert_true(a && b && c1 && c2);
+		for (i = 0; i < alen; i++)
+			a[i] = val(i, it + 1);
+		for (i = 0; i < blen; i++)
+			b[i] = val(i, it + 7);
+		for (i = 0; i < n; i++)
+			c1[i] = c2[i] = val(i, it + 3);
+		hpu_blas_begin(1, n, k);
+		hpu_blas_sgemm(ta, true, 1, n, k, alpha, a, lda, b, ldb, beta,
+			       c1, n);
+		hpu_blas_sgemm(ta, true, 1, s, k, alpha, a, lda, b, ldb, beta,
+			       c2, s);
+		hpu_blas_sgemm(ta, true, 1, n - s, k, alpha, a, lda,
+			       b + (size_t)s * ldb, ldb, beta, c2 + s, n - s);
+		hpu_blas_end();
+		if (memcmp(c1, c2, n * sizeof(float)))
+			fail_msg(
+				"1x%ux%u ta %d beta %g alpha %g split at %u: the blocks differ from the whole",
+				n, k, ta, beta, alpha, s);
+		free(a);
+		free(b);
+		free(c1);
+		free(c2);
+	}
+	/* the sizes drawn must exercise the split, not skip it */
+	assert_true(splits > 200);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_single_row_products),
 		cmocka_unit_test(test_multi_row_products),
+		cmocka_unit_test(test_split_col_rule),
+		cmocka_unit_test(test_split_blocks_equal_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

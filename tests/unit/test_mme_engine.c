@@ -3,7 +3,8 @@
  * test_mme_engine.c - the MME engine (firmware-sim/mme.c) through the
  * model API: MME_GEMM command buffers on an MME queue against a triple-
  * loop reference in double precision on random inputs; faults and engine
- * errors; and libhpudrv's emitter (hpu_cb_mme_gemm).
+ * errors; single-row products that two MMEs split, bit for bit against
+ * the in-process BLAS; and libhpudrv's emitter (hpu_cb_mme_gemm).
  *
  * Tolerances: fp32 C: |got - ref| <= 1e-5 * (k + 1) * (|alpha| *
  * sum |a||b| + |beta c|) (fp32 accumulation in any order). bf16 C: within
@@ -14,6 +15,7 @@
 
 #include "../lib/hpu_test_fw.h"
 #include "hpu_bf16.h"
+#include "hpu_blas.h"
 #include "hpu_mme_check.h"
 #include "hpudrv.h"
 #include "../../libhpudrv/hpudrv_internal.h"
@@ -528,6 +530,107 @@ static void test_faults(void **state)
 }
 
 /* libhpudrv's emitter: the caller's packet, header filled; the rules */
+/*
+ * Single-row products with B transposed, the ones the gaudi2 device's two
+ * MMEs split (docs/mme.md "Two MMEs"): run 6 times each through the
+ * engine, twice in each split mode (auto: as a pool worker is spare;
+ * always: split even if the MME's thread runs both blocks; never), C has
+ * the bits of one hpu_blas_sgemm() call in this process. Odd widths and depths, a
+ * padded B, A as a row and as a column.
+ */
+static void test_split_row(void **state)
+{
+	static const uint32_t shapes[][2] = {
+		{ 301, 97 }, { 130, 131 }, { 1023, 33 }, { 384, 128 }
+	};
+	struct hpu_test_fw *f = *state;
+	unsigned int sh, rep;
+
+	assert_true(f->dev->profile->num_mme >= 2);
+	assert_int_equal(hpusim_mme_set_split(3), -EINVAL);
+	for (sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
+		uint32_t n = shapes[sh][0], k = shapes[sh][1];
+		bool ta = sh & 1;
+		uint32_t lda = ta ? 3 : k, ldb = k + 5;
+		uint64_t ea = ta ? (uint64_t)(k - 1) * lda + 1 : k;
+		struct hpu_pkt_mme_gemm g;
+		struct sbuf a, b, c;
+		float *c0, *want;
+		uint64_t e;
+
+		assert_true(hpu_blas_split_col(true, 1, n, k) > 0);
+		sbuf_map(f, &a, ea * 4);
+		sbuf_map(f, &b, (uint64_t)n * ldb * 4);
+		sbuf_map(f, &c, (uint64_t)n * 4);
+		fill_operand(a.p, F32, ea);
+		fill_operand(b.p, F32, (uint64_t)n * ldb);
+		fill_operand(c.p, F32, n);
+		c0 = hpu_test_xmalloc((uint64_t)n * 4);
+		want = hpu_test_xmalloc((uint64_t)n * 4);
+		memcpy(c0, c.p, (uint64_t)n * 4);
+		memcpy(want, c.p, (uint64_t)n * 4);
+		hpu_blas_begin(1, n, k);
+		hpu_blas_sgemm(ta, true, 1, n, k, 0.75f, (float *)a.p, lda,
+			       (float *)b.p, ldb, 1.0f, want, n);
+		hpu_blas_end();
+
+		memset(&g, 0, sizeof(g));
+		g.hdr.opcode = HPU_PACKET_MME_GEMM;
+		g.hdr.size = sizeof(g);
+		g.hdr.flags = TB | (ta ? TA : 0);
+		g.a_addr = a.va;
+		g.b_addr = b.va;
+		g.c_addr = c.va;
+		g.m = 1;
+		g.n = n;
+		g.k = k;
+		g.lda = lda;
+		g.ldb = ldb;
+		g.ldc = n;
+		g.batch = 1;
+		g.dtype_ab = F32;
+		g.dtype_c = F32;
+		g.alpha = bits_of(0.75f);
+		g.beta = bits_of(1.0f);
+		assert_int_equal(hpu_mme_gemm_check(&g), 0);
+		/* split modes: auto, always (split even if no worker), never */
+		for (rep = 0; rep < 6; rep++) {
+			struct hpu_test_cb cb = { .len = 0 };
+
+			assert_true(hpusim_mme_set_split(
+					    rep % 3 == 0 ?
+						    HPUSIM_MME_SPLIT_AUTO :
+					    rep % 3 == 1 ?
+						    HPUSIM_MME_SPLIT_ALWAYS :
+						    HPUSIM_MME_SPLIT_NEVER) >=
+				    0);
+			memcpy(c.p, c0, (uint64_t)n * 4);
+			memcpy((uint8_t *)hpu_test_cb_put(
+				       &cb, HPU_PACKET_MME_GEMM, sizeof(g),
+				       g.hdr.flags) +
+				       sizeof(g.hdr),
+			       (uint8_t *)&g + sizeof(g.hdr),
+			       sizeof(g) - sizeof(g.hdr));
+			assert_int_equal(hpu_test_fw_run1(f, f->mme0 + rep % 2,
+							  &cb, NULL),
+					 HPU_FW_CS_OK);
+			for (e = 0; e < n; e++)
+				if (memcmp(&((float *)c.p)[e], &want[e], 4))
+					fail_msg(
+						"1x%ux%u ta %d run %u: C[%lu] differs from the in-process product",
+						n, k, ta, rep,
+						(unsigned long)e);
+		}
+		assert_int_equal(hpusim_mme_set_split(HPUSIM_MME_SPLIT_AUTO),
+				 HPUSIM_MME_SPLIT_NEVER);
+		free(c0);
+		free(want);
+		sbuf_unmap(f, &a);
+		sbuf_unmap(f, &b);
+		sbuf_unmap(f, &c);
+	}
+}
+
 static void test_emitter(void **state)
 {
 	const struct gcase gc = { 4, 5, 6,   TA,  0,	0,   0,
@@ -583,6 +686,9 @@ int main(void)
 						hpu_test_fw_setup,
 						hpu_test_fw_teardown),
 		cmocka_unit_test_setup_teardown(test_faults, hpu_test_fw_setup,
+						hpu_test_fw_teardown),
+		cmocka_unit_test_setup_teardown(test_split_row,
+						hpu_test_fw_setup,
 						hpu_test_fw_teardown),
 		cmocka_unit_test(test_emitter),
 	};

@@ -310,6 +310,22 @@ static int load_chunks(const struct hfd_ioctl_call *call, uint64_t uaddr,
 	return 0;
 }
 
+/* Make room in @b for the translation of a CB of @n bytes */
+static int make_room(struct hl_cs_build *b, size_t n)
+{
+	size_t need = HFD_HL_XLATE_RATIO * n + 8;
+	uint8_t *nb;
+
+	if (need > b->room - b->len) {
+		nb = realloc(b->bytes, b->len + need);
+		if (!nb)
+			return -ENOMEM;
+		b->bytes = nb;
+		b->room = b->len + need;
+	}
+	return 0;
+}
+
 /*
  * Put the lower CB of each CP_DMA of *@cb (*@size bytes) in its place,
  * noting where in @lower, and make room in @b for the translation of
@@ -323,8 +339,8 @@ static int expand_lower_cbs(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 			    struct hl_cs_build *b)
 {
 	struct hl_fetch f = { .ctx = ctx, .x = x };
-	size_t n, need;
-	uint8_t *out, *nb;
+	uint8_t *out;
+	size_t n;
 	int ret;
 
 	ret = hfd_hl_cp_dma_expand(*cb, *size, fetch_lower_cb, &f,
@@ -334,15 +350,31 @@ static int expand_lower_cbs(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 	free(*cb);
 	*cb = out;
 	*size = n;
-	need = HFD_HL_XLATE_RATIO * n + 8;
-	if (need > b->room - b->len) {
-		nb = realloc(b->bytes, b->len + need);
-		if (!nb)
-			return -ENOMEM;
-		b->bytes = nb;
-		b->room = b->len + need;
-	}
-	return 0;
+	return make_room(b, n);
+}
+
+/*
+ * Do what the QMAN's upper CP decides while it runs *@cb (predicates,
+ * LOAD_AND_EXE, CB_LIST: hl_qman.c), putting the packets that run in
+ * its place. Return: 0; -ENOMEM; any other -errno is a CB that cannot
+ * run.
+ */
+static int walk_upper_cp(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
+			 uint8_t **cb, size_t *size, struct hl_cs_build *b)
+{
+	struct hl_fetch f = { .ctx = ctx, .x = x };
+	uint8_t *out;
+	size_t n;
+	int ret;
+
+	ret = hfd_hl_qman_walk(*cb, *size, fetch_lower_cb, &f,
+			       &b->cp_dma_left, &out, &n);
+	if (ret || !out)
+		return ret;
+	free(*cb);
+	*cb = out;
+	*size = n;
+	return make_room(b, n);
 }
 
 /* Fetch and translate one chunk into @b (its bytes end the CS on error) */
@@ -387,6 +419,8 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 			return ret;
 		}
 	}
+	if (!ret)
+		ret = walk_upper_cp(call->ctx, &x, &cb, &size, b);
 	if (!ret)
 		ret = expand_lower_cbs(call->ctx, &x, &cb, &size, &lower, b);
 	/* a lower CB's FENCE waits on the lower CP's counter */

@@ -16,6 +16,8 @@
  *	hl_packets.c the Gaudi2 packets: validated, translated to hpu ones
  *	hl_sync.c   the sync manager: SOBs, monitors, QMAN fence counters
  *	hl_cp_dma.c CP_DMA: lower CBs fetched and put in place of the packet
+ *	hl_qman.c   the upper CP's predicates, LOAD_AND_EXE and CB_LIST,
+ *	            done before the translation
  *	hl_cs_stream.c sync-stream CSs (SIGNAL, WAIT), the queues' PQ room
  */
 #ifndef HL_PERSONALITY_H
@@ -143,6 +145,13 @@ int hfd_hl_cp_dma_translate(const uint8_t *cb, size_t size,
 			    const struct hfd_hl_lower_cbs *lower,
 			    const struct hfd_hl_xlate *x, uint8_t *out,
 			    size_t *out_len, size_t *bad_off);
+/* CB_LISTs one chunk may run, and CBs nested through their tables */
+#define HFD_HL_CB_LIST_MAX 1024
+#define HFD_HL_CB_DEPTH	   64
+
+int hfd_hl_qman_walk(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
+		     void *arg, uint32_t *budget, uint8_t **out,
+		     size_t *out_size);
 uint32_t hfd_hl_stream_of(const struct hpu_fw_profile *p, uint32_t qid);
 
 /*

@@ -367,8 +367,8 @@ static int walk_upper_cp(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 	size_t n;
 	int ret;
 
-	ret = hfd_hl_qman_walk(*cb, *size, fetch_lower_cb, &f,
-			       &b->cp_dma_left, &out, &n);
+	ret = hfd_hl_qman_walk(*cb, *size, fetch_lower_cb, &f, &b->cp_dma_left,
+			       &out, &n);
 	if (ret || !out)
 		return ret;
 	free(*cb);

@@ -40,9 +40,9 @@ _Static_assert(sizeof(struct hl_pkt_cb_list) == 24, "CB_LIST");
 
 #define CTL_BARRIERS (HL_PKT_CTL_EB | HL_PKT_CTL_MB)
 
-#define LOAD_EXE_CFG                                                   \
-	(HL_LOAD_EXE_CFG_DST_SCALARS | HL_LOAD_EXE_CFG_PMAP_CONSEC |   \
-	 HL_LOAD_EXE_CFG_LOAD | HL_LOAD_EXE_CFG_EXE |                  \
+#define LOAD_EXE_CFG                                                 \
+	(HL_LOAD_EXE_CFG_DST_SCALARS | HL_LOAD_EXE_CFG_PMAP_CONSEC | \
+	 HL_LOAD_EXE_CFG_LOAD | HL_LOAD_EXE_CFG_EXE |                \
 	 HL_LOAD_EXE_CFG_ETYPE_UPPER)
 #define LOAD_EXE_CTL                                                \
 	(HL_PKT_CTL_OPCODE_MASK | HL_PKT_CTL_EB | HL_PKT_CTL_SWTC | \
@@ -58,16 +58,16 @@ _Static_assert(sizeof(struct hl_pkt_cb_list) == 24, "CB_LIST");
 #define PRED_BYTES_WORDS 128
 #define PRED_BYTES_BITS	 4
 /* A LOAD_AND_EXE source is aligned to 128 bytes */
-#define LOAD_ALIGN 128
+#define LOAD_ALIGN	 128
 
 /* Opcodes whose control word bits 0..4 are a predicate (the others'
  * are fields of their own) */
 static const bool has_pred[] = {
-	[HL_PACKET_WREG_32] = true,   [HL_PACKET_WREG_BULK] = true,
-	[HL_PACKET_MSG_LONG] = true,  [HL_PACKET_CP_DMA] = true,
-	[HL_PACKET_REPEAT] = true,    [HL_PACKET_MSG_PROT] = true,
-	[HL_PACKET_FENCE] = true,     [HL_PACKET_ARB_POINT] = true,
-	[HL_PACKET_CB_LIST] = true,   [HL_PACKET_LOAD_AND_EXE] = true,
+	[HL_PACKET_WREG_32] = true,	  [HL_PACKET_WREG_BULK] = true,
+	[HL_PACKET_MSG_LONG] = true,	  [HL_PACKET_CP_DMA] = true,
+	[HL_PACKET_REPEAT] = true,	  [HL_PACKET_MSG_PROT] = true,
+	[HL_PACKET_FENCE] = true,	  [HL_PACKET_ARB_POINT] = true,
+	[HL_PACKET_CB_LIST] = true,	  [HL_PACKET_LOAD_AND_EXE] = true,
 	[HL_PACKET_WREG_64_SHORT] = true, [HL_PACKET_WREG_64_LONG] = true,
 };
 
@@ -445,9 +445,8 @@ int hfd_hl_qman_walk(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
 	ret = walk(w, cb, size, 0);
 	if (!ret && !w->n) {
 		/* nothing runs: one NOP keeps the job */
-		struct hl_pkt_nop nop = {
-			.ctl = HL_PACKET_NOP << HL_PKT_CTL_OPCODE_SHIFT
-		};
+		struct hl_pkt_nop nop = { .ctl = HL_PACKET_NOP
+						 << HL_PKT_CTL_OPCODE_SHIFT };
 
 		ret = emit(w, &nop, sizeof(nop));
 	}

@@ -1008,11 +1008,11 @@ struct hl_pkt_cp_dma {
  * predicates, 1: the scalars R0..R3), 1 pmap (predicates: 0 one 32-bit
  * word each, 1 one bit each), 8 load, 9 exe, 10 etype (0: the packet in
  * all RFs or the lower two, 1: the packet in the upper two) */
-#define HL_LOAD_EXE_CFG_DST_SCALARS   (1U << 0)
-#define HL_LOAD_EXE_CFG_PMAP_CONSEC   (1U << 1)
-#define HL_LOAD_EXE_CFG_LOAD	      (1U << 8)
-#define HL_LOAD_EXE_CFG_EXE	      (1U << 9)
-#define HL_LOAD_EXE_CFG_ETYPE_UPPER   (1U << 10)
+#define HL_LOAD_EXE_CFG_DST_SCALARS (1U << 0)
+#define HL_LOAD_EXE_CFG_PMAP_CONSEC (1U << 1)
+#define HL_LOAD_EXE_CFG_LOAD	    (1U << 8)
+#define HL_LOAD_EXE_CFG_EXE	    (1U << 9)
+#define HL_LOAD_EXE_CFG_ETYPE_UPPER (1U << 10)
 
 /**
  * struct hl_pkt_load_and_exe - LOAD_AND_EXE (16 bytes): load the CP's

@@ -153,9 +153,9 @@ static void walk_and_translate(const uint8_t *cb, size_t size,
 	out = malloc(HFD_HL_XLATE_RATIO * n);
 	if (out) {
 		ret = hfd_hl_packets_translate(w, n, x, out, &len, &bad_off);
-		if (!ret && (len > HFD_HL_XLATE_RATIO * n ||
-			     (len && hfd_packets_validate(out, len, x->kind,
-							  NULL))))
+		if (!ret &&
+		    (len > HFD_HL_XLATE_RATIO * n ||
+		     (len && hfd_packets_validate(out, len, x->kind, NULL))))
 			abort();
 		if (ret && (bad_off >= n || len))
 			abort();

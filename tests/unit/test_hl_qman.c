@@ -57,8 +57,8 @@ static size_t put_load_exe(void *cb, size_t off, uint32_t cfg, uint32_t bits,
 	return off + sizeof(p);
 }
 
-static size_t put_cb_list(void *cb, size_t off, uint64_t index,
-			  uint64_t table, uint32_t bits)
+static size_t put_cb_list(void *cb, size_t off, uint64_t index, uint64_t table,
+			  uint32_t bits)
 {
 	struct hl_pkt_cb_list p = {
 		.ctl = hpu_test_hl_ctl(HL_PACKET_CB_LIST, bits),
@@ -94,8 +94,7 @@ static int walk(const void *cb, size_t size, uint8_t **out, size_t *len)
 {
 	uint32_t budget = HFD_HL_CP_DMA_MAX;
 
-	return hfd_hl_qman_walk(cb, size, fake_fetch, NULL, &budget, out,
-				len);
+	return hfd_hl_qman_walk(cb, size, fake_fetch, NULL, &budget, out, len);
 }
 
 /* The MSG_LONG values of @out, in order, into @v; how many */
@@ -109,7 +108,8 @@ static unsigned int msg_longs(const uint8_t *out, size_t len, uint32_t *v,
 
 	while (off + 8 <= len) {
 		memcpy(&m, out + off, 8);
-		op = (m.ctl & HL_PKT_CTL_OPCODE_MASK) >> HL_PKT_CTL_OPCODE_SHIFT;
+		op = (m.ctl & HL_PKT_CTL_OPCODE_MASK) >>
+		     HL_PKT_CTL_OPCODE_SHIFT;
 		assert_int_not_equal(hfd_hl_packet_size(op), 0);
 		if (op == HL_PACKET_MSG_LONG) {
 			memcpy(&m, out + off, sizeof(m));
@@ -264,12 +264,11 @@ static void test_scalars(void **state)
 	hpu_test_hl_put_short(mem + 0x80, 0, 1, 4, 0x11);
 	hpu_test_hl_put_short(mem + 0x80, 8, 1, 8, 0x22);
 	n = put_load_exe(cb, 0,
-			 HL_LOAD_EXE_CFG_DST_SCALARS | HL_LOAD_EXE_CFG_LOAD,
-			 0, MEM_BASE + 0x80);
+			 HL_LOAD_EXE_CFG_DST_SCALARS | HL_LOAD_EXE_CFG_LOAD, 0,
+			 MEM_BASE + 0x80);
 	n = put_load_exe(cb, n, HL_LOAD_EXE_CFG_EXE, 0, 0);
-	n = put_load_exe(cb, n,
-			 HL_LOAD_EXE_CFG_EXE | HL_LOAD_EXE_CFG_ETYPE_UPPER, 0,
-			 0);
+	n = put_load_exe(
+		cb, n, HL_LOAD_EXE_CFG_EXE | HL_LOAD_EXE_CFG_ETYPE_UPPER, 0, 0);
 	assert_int_equal(walk(cb, n, &out, &len), 0);
 	assert_int_equal(len, 16);
 	memcpy(&w0, out, 4);
@@ -282,7 +281,8 @@ static void test_scalars(void **state)
 /* Refused: each malformed LOAD_AND_EXE; a source outside memory */
 static void test_load_exe_refused(void **state)
 {
-	const uint32_t scal = HL_LOAD_EXE_CFG_DST_SCALARS | HL_LOAD_EXE_CFG_LOAD;
+	const uint32_t scal = HL_LOAD_EXE_CFG_DST_SCALARS |
+			      HL_LOAD_EXE_CFG_LOAD;
 	struct {
 		uint32_t cfg;
 		uint32_t bits;
@@ -485,8 +485,8 @@ static void test_cb_list_refused(void **state)
 		k = hpu_test_hl_put_msg_long(mem + (at - MEM_BASE), 0, index,
 					     i + 1, 0);
 		if (i < HFD_HL_CB_DEPTH - 1)
-			k = put_cb_list(mem + (at - MEM_BASE), k, index,
-					table, 0);
+			k = put_cb_list(mem + (at - MEM_BASE), k, index, table,
+					0);
 		put_entry(table, i, at, (uint32_t)k);
 		if (i == HFD_HL_CB_DEPTH - 1)
 			last = k;
@@ -636,11 +636,11 @@ static void test_cs_refused(void **state)
 		memset(f->dst, 0, 4);
 		n = hpu_test_hl_put_msg_long(f->cb, 0, f->dst_va, 0xbad, 0);
 		if (i == 0)
-			n = put_load_exe(f->cb, n, HL_LOAD_EXE_CFG_LOAD,
-					 0, f->src_va + 4);
+			n = put_load_exe(f->cb, n, HL_LOAD_EXE_CFG_LOAD, 0,
+					 f->src_va + 4);
 		else if (i == 1)
-			n = put_cb_list(f->cb, n, 0x1c0000000000ULL,
-					f->src_va, 0);
+			n = put_cb_list(f->cb, n, 0x1c0000000000ULL, f->src_va,
+					0);
 		else
 			n = put_load_exe(f->cb, n,
 					 HL_LOAD_EXE_CFG_DST_SCALARS |

@@ -369,6 +369,11 @@ static int walk_upper_cp(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 
 	ret = hfd_hl_qman_walk(*cb, *size, fetch_lower_cb, &f, &b->cp_dma_left,
 			       &out, &n);
+	if (ret && ret != -ENOMEM)
+		hfd_log_ratelimited(HFD_LOG_INFO,
+				    "hl CS: queue %u: predicate, LOAD_AND_EXE "
+				    "or CB_LIST refused (%s): ABORTED",
+				    x->qid, strerror(-ret));
 	if (ret || !out)
 		return ret;
 	free(*cb);

@@ -273,11 +273,15 @@ static int fetch_lower_cb(void *arg, uint64_t va, uint32_t len, void *buf)
  *	number and ends ABORTED (as a device that stops on it)
  * @streams: each chunk's stream on its QMAN (its queue id % 4)
  * @sync: the context's sync-manager state (locked while translating)
+ * @cps: the upper CPs' predicates and scalars as this CS leaves them
+ *	(a copy of the context's, made by the first walk that needs them;
+ *	the context's once the CS is submitted and not refused)
  */
 struct hl_cs_build {
 	struct hpu_cs_chunk *chunks;
 	uint8_t *streams;
 	struct hfd_hl_sync *sync;
+	struct hfd_hl_cps *cps;
 	uint32_t n;
 	uint8_t *bytes;
 	size_t len;
@@ -363,12 +367,26 @@ static int walk_upper_cp(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 			 uint8_t **cb, size_t *size, struct hl_cs_build *b)
 {
 	struct hl_fetch f = { .ctx = ctx, .x = x };
+	uint32_t resets;
 	uint8_t *out;
 	size_t n;
 	int ret;
 
-	ret = hfd_hl_qman_walk(*cb, *size, fetch_lower_cb, &f, &b->cp_dma_left,
-			       &out, &n);
+	if (!hfd_hl_qman_needed(*cb, *size))
+		return 0;
+	if (!b->cps) {
+		/* the caller holds the stream lock: ctx->hl_cps is stable */
+		b->cps = malloc(sizeof(*b->cps));
+		if (!b->cps)
+			return -ENOMEM;
+		resets = device_resets(ctx->dev);
+		if (ctx->hl_cps && ctx->hl_cps->resets == resets)
+			*b->cps = *ctx->hl_cps;
+		else
+			hfd_hl_cps_init(b->cps, resets);
+	}
+	ret = hfd_hl_qman_walk(*cb, *size, &b->cps->cp[x->qid], fetch_lower_cb,
+			       &f, &b->cp_dma_left, &out, &n);
 	if (ret && ret != -ENOMEM)
 		hfd_log_ratelimited(HFD_LOG_INFO,
 				    "hl CS: queue %u: predicate, LOAD_AND_EXE "
@@ -670,6 +688,12 @@ int hfd_hl_cs(const struct hfd_ioctl_call *call, void *data)
 	if (!ret) {
 		hfd_hl_pq_commit_locked(stream, pq, args->out.seq);
 		pq = NULL;
+		/* the CPs' loads count once the CS runs (not when refused) */
+		if (!b.bad && b.cps) {
+			free(ctx->hl_cps);
+			ctx->hl_cps = b.cps;
+			b.cps = NULL;
+		}
 	}
 out_unlock:
 	hfd_hl_stream_unlock(stream);
@@ -681,6 +705,7 @@ out:
 	free(b.chunks);
 	free(b.streams);
 	free(b.bytes);
+	free(b.cps);
 	return ret;
 }
 

@@ -149,9 +149,32 @@ int hfd_hl_cp_dma_translate(const uint8_t *cb, size_t size,
 #define HFD_HL_CB_LIST_MAX 1024
 #define HFD_HL_CB_DEPTH	   64
 
-int hfd_hl_qman_walk(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
-		     void *arg, uint32_t *budget, uint8_t **out,
-		     size_t *out_size);
+/**
+ * struct hfd_hl_cp - what a QMAN stream's upper CP keeps between CBs
+ * @pred: predicates P0..P31 (P0 always set)
+ * @rf: the scalar registers R0..R3, as bytes
+ */
+struct hfd_hl_cp {
+	uint32_t pred;
+	uint8_t rf[16];
+};
+
+/**
+ * struct hfd_hl_cps - a context's upper CPs, by Gaudi2 queue id
+ * @resets: the device's resets when they were set up (a reset clears
+ *	them)
+ * @cp: one per queue id (QMAN stream)
+ */
+struct hfd_hl_cps {
+	uint32_t resets;
+	struct hfd_hl_cp cp[HL_GAUDI2_QUEUE_ID_SIZE];
+};
+
+void hfd_hl_cps_init(struct hfd_hl_cps *c, uint32_t resets);
+bool hfd_hl_qman_needed(const uint8_t *cb, size_t size);
+int hfd_hl_qman_walk(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
+		     hfd_hl_fetch_fn fetch, void *arg, uint32_t *budget,
+		     uint8_t **out, size_t *out_size);
 uint32_t hfd_hl_stream_of(const struct hpu_fw_profile *p, uint32_t qid);
 
 /*

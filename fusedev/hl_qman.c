@@ -16,8 +16,9 @@
  *	          CB fetched and walked in place, any other packet is put
  *	          in place as it is
  *
- * The CP's state (predicates, scalars) is the chunk's own: it starts
- * with only P0 set and R0..R3 zero. Memory is read through the CS's
+ * The CP's state (predicates, scalars) is the caller's (struct
+ * hfd_hl_cp: hl_cs.c keeps one per QMAN stream and context, from CS to
+ * CS). Memory is read through the CS's
  * context only (the caller's fetch), every read counted in the CS's
  * fetch budget; the MSG_LONGs to memory that the walk already passed are
  * seen by its later reads (the last HL_QMAN_LOG of them), as the QMAN
@@ -76,8 +77,7 @@ static const bool has_pred[] = {
  * @fetch: reads the context's memory
  * @arg: for @fetch
  * @budget: bytes the CS may still fetch
- * @pred: P0..P31 (P0 always set)
- * @rf: the scalar registers R0..R3, as bytes
+ * @cp: the CP's predicates and scalars
  * @log: the last MSG_LONG writes to memory, by @nlog % HL_QMAN_LOG
  * @nlog: writes seen
  * @cb_lists: CB_LISTs run
@@ -89,8 +89,7 @@ struct qm_walk {
 	hfd_hl_fetch_fn fetch;
 	void *arg;
 	uint32_t *budget;
-	uint32_t pred;
-	uint8_t rf[16];
+	struct hfd_hl_cp *cp;
 	struct {
 		uint64_t addr;
 		uint32_t value;
@@ -234,7 +233,8 @@ static int load_and_exe(struct qm_walk *w, const uint8_t *p, unsigned int depth)
 		if (l.cfg & HL_LOAD_EXE_CFG_DST_SCALARS) {
 			if (l.cfg & HL_LOAD_EXE_CFG_PMAP_CONSEC)
 				return -EINVAL;
-			ret = qm_read(w, l.src_addr, sizeof(w->rf), w->rf);
+			ret = qm_read(w, l.src_addr, sizeof(w->cp->rf),
+				      w->cp->rf);
 		} else {
 			len = l.cfg & HL_LOAD_EXE_CFG_PMAP_CONSEC ?
 				      PRED_BYTES_BITS :
@@ -242,14 +242,14 @@ static int load_and_exe(struct qm_walk *w, const uint8_t *p, unsigned int depth)
 			ret = qm_read(w, l.src_addr, len, buf);
 			if (ret)
 				return ret;
-			w->pred = 1; /* P0 is not loaded */
+			w->cp->pred = 1; /* P0 is not loaded */
 			for (i = 1; i < 32; i++) {
 				if (len == PRED_BYTES_BITS)
 					word = (buf[i / 8] >> (i % 8)) & 1;
 				else
 					memcpy(&word, buf + 4 * i, 4);
 				if (word & 1)
-					w->pred |= 1U << i;
+					w->cp->pred |= 1U << i;
 			}
 		}
 	}
@@ -257,11 +257,12 @@ static int load_and_exe(struct qm_walk *w, const uint8_t *p, unsigned int depth)
 		return ret;
 	/* the packet the scalars hold, run in this packet's place */
 	start = l.cfg & HL_LOAD_EXE_CFG_ETYPE_UPPER ? 8 : 0;
-	memcpy(pkt, w->rf + start, sizeof(w->rf) - start);
+	memcpy(pkt, w->cp->rf + start, sizeof(w->cp->rf) - start);
 	op = opcode_of(ctl_of(pkt));
 	size = qm_size(op);
-	if (!size || size > sizeof(w->rf) - start || op == HL_PACKET_CP_DMA ||
-	    op == HL_PACKET_CB_LIST || op == HL_PACKET_LOAD_AND_EXE)
+	if (!size || size > sizeof(w->cp->rf) - start ||
+	    op == HL_PACKET_CP_DMA || op == HL_PACKET_CB_LIST ||
+	    op == HL_PACKET_LOAD_AND_EXE)
 		return -EINVAL;
 	return step(w, pkt, size, depth);
 }
@@ -323,7 +324,7 @@ static int cb_list(struct qm_walk *w, const uint8_t *p, unsigned int depth)
 	    op == HL_PACKET_LOAD_AND_EXE)
 		return -EINVAL;
 	if (op == HL_PACKET_CP_DMA && (ctl & HL_CP_DMA_CTL_UPPER_CP)) {
-		if (!(w->pred & (1U << (ctl & HL_PKT_CTL_PRED_MASK))))
+		if (!(w->cp->pred & (1U << (ctl & HL_PKT_CTL_PRED_MASK))))
 			return 0;
 		return upper_cb(w, entry, depth);
 	}
@@ -341,7 +342,7 @@ static int step(struct qm_walk *w, const uint8_t *p, size_t size,
 	uint32_t ctl = ctl_of(p), op = opcode_of(ctl);
 
 	if (pred_field(op)) {
-		if (!(w->pred & (1U << (ctl & HL_PKT_CTL_PRED_MASK))))
+		if (!(w->cp->pred & (1U << (ctl & HL_PKT_CTL_PRED_MASK))))
 			return 0; /* not run */
 		ctl &= ~HL_PKT_CTL_PRED_MASK;
 	}
@@ -382,8 +383,31 @@ static int walk(struct qm_walk *w, const uint8_t *cb, size_t size,
 	return off < size ? emit(w, cb + off, size - off) : 0;
 }
 
-/* Whether any packet of @cb needs the walk (else the CB runs as it is) */
-static bool needs_walk(const uint8_t *cb, size_t size)
+/**
+ * hfd_hl_cps_init() - a context's upper CPs as a reset leaves them: only
+ * P0 set, the scalars 0
+ * @c: the CPs
+ * @resets: the device's resets now
+ */
+void hfd_hl_cps_init(struct hfd_hl_cps *c, uint32_t resets)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->resets = resets;
+	for (i = 0; i < HL_GAUDI2_QUEUE_ID_SIZE; i++)
+		c->cp[i].pred = 1;
+}
+
+/**
+ * hfd_hl_qman_needed() - whether a CB has a packet the upper CP's walk
+ * decides (a LOAD_AND_EXE, a CB_LIST or a predicate other than P0)
+ * @cb: the CB's bytes
+ * @size: bytes at @cb
+ *
+ * Return: false when the CB runs as it is (nothing read, no CP state).
+ */
+bool hfd_hl_qman_needed(const uint8_t *cb, size_t size)
 {
 	size_t off = 0, len;
 	uint32_t ctl, op;
@@ -407,6 +431,8 @@ static bool needs_walk(const uint8_t *cb, size_t size)
  * CB_LIST of one chunk's CB, done before its translation
  * @cb: the CB's bytes
  * @size: bytes at @cb
+ * @cp: the state of the chunk's upper CP (hfd_hl_cps_init()), updated by
+ *	the loads
  * @fetch: reads the context's memory (host mappings, DRAM, the SRAM
  *	window)
  * @arg: for @fetch
@@ -424,16 +450,16 @@ static bool needs_walk(const uint8_t *cb, size_t size)
  * beyond @budget; @fetch's error (-EFAULT: not memory of the context);
  * -ENOMEM. Any error but -ENOMEM is a CB that cannot run.
  */
-int hfd_hl_qman_walk(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
-		     void *arg, uint32_t *budget, uint8_t **out,
-		     size_t *out_size)
+int hfd_hl_qman_walk(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
+		     hfd_hl_fetch_fn fetch, void *arg, uint32_t *budget,
+		     uint8_t **out, size_t *out_size)
 {
 	struct qm_walk *w;
 	int ret;
 
 	*out = NULL;
 	*out_size = 0;
-	if (!needs_walk(cb, size))
+	if (!hfd_hl_qman_needed(cb, size))
 		return 0;
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -441,7 +467,7 @@ int hfd_hl_qman_walk(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
 	w->fetch = fetch;
 	w->arg = arg;
 	w->budget = budget;
-	w->pred = 1;
+	w->cp = cp;
 	ret = walk(w, cb, size, 0);
 	if (!ret && !w->n) {
 		/* nothing runs: one NOP keeps the job */

@@ -88,6 +88,8 @@ struct hfd_cs_stats {
  * @hl_sync: habanalabs sync-manager registers (hl_sync.c), first CS
  * @hl_stream: habanalabs queue room and SIGNAL CSs (hl_cs_stream.c),
  *	first CS
+ * @hl_cps: habanalabs upper CPs' predicates and scalars (hl_qman.c),
+ *	first CS that uses them
  * @lim_used: per HPU_CTX_LIMIT_*, what the context holds (atomics;
  *	limits.c; CS_IN_FLIGHT and EVENTS are counted elsewhere)
  * @lock: protects @events, @ev_head, @ev_count, @ev_dropped, @ev_lost,
@@ -131,6 +133,7 @@ struct hfd_ctx {
 	uint64_t hl_sram_va;
 	struct hfd_hl_sync *hl_sync;
 	struct hfd_hl_stream *hl_stream;
+	struct hfd_hl_cps *hl_cps;
 
 	pthread_mutex_t lock;
 	struct hpu_event *events;

@@ -140,13 +140,16 @@ static void walk_and_translate(const uint8_t *cb, size_t size,
 			       const struct hfd_hl_xlate *x)
 {
 	struct mem m = { .p = cb, .n = size };
+	struct hfd_hl_cp cp = { .pred = 1 };
 	uint32_t budget = 1U << 16;
 	size_t n = 0, len = 0, bad_off = 0;
 	uint8_t *w = NULL, *out;
 	int ret;
 
-	if (hfd_hl_qman_walk(cb, size, fetch, &m, &budget, &w, &n) || !w)
+	if (hfd_hl_qman_walk(cb, size, &cp, fetch, &m, &budget, &w, &n) || !w)
 		return;
+	if (!(cp.pred & 1)) /* P0 is never cleared */
+		abort();
 	/* each byte out: one in or read, or a barrier NOP for one in */
 	if (budget > 1U << 16 || n > 2 * (size + (1U << 16) - budget) + 8)
 		abort();

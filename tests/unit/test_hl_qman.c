@@ -89,12 +89,14 @@ static size_t put_nop(void *cb, size_t off, uint32_t bits)
 				hpu_test_hl_ctl(HL_PACKET_NOP, bits));
 }
 
-/* Walk @cb with a fresh budget; the answer, the output in *@out */
+/* Walk @cb with a fresh CP and budget; the answer, the output in *@out */
 static int walk(const void *cb, size_t size, uint8_t **out, size_t *len)
 {
+	struct hfd_hl_cp cp = { .pred = 1 };
 	uint32_t budget = HFD_HL_CP_DMA_MAX;
 
-	return hfd_hl_qman_walk(cb, size, fake_fetch, NULL, &budget, out, len);
+	return hfd_hl_qman_walk(cb, size, &cp, fake_fetch, NULL, &budget, out,
+				len);
 }
 
 /* The MSG_LONG values of @out, in order, into @v; how many */
@@ -421,6 +423,7 @@ static void test_cb_list_refused(void **state)
 {
 	const uint64_t index = MEM_BASE, table = MEM_BASE + 0x1000;
 	uint32_t budget, one = 1, huge = 0xffffffffU, v[HFD_HL_CB_DEPTH];
+	struct hfd_hl_cp cp = { .pred = 1 };
 	uint8_t cb[64], *out, *big;
 	size_t n, len, cbn, k, last = 0;
 	unsigned int i;
@@ -503,10 +506,59 @@ static void test_cb_list_refused(void **state)
 
 	/* the budget: the first fetch already beyond it */
 	budget = 2;
-	assert_int_equal(hfd_hl_qman_walk(cb, n, fake_fetch, NULL, &budget,
+	assert_int_equal(hfd_hl_qman_walk(cb, n, &cp, fake_fetch, NULL, &budget,
 					  &out, &len),
 			 -EINVAL);
 	assert_int_equal(budget, 2);
+}
+
+/*
+ * The CP keeps its predicates and scalars from one walk to the next;
+ * hfd_hl_cps_init() leaves only P0 and zero scalars
+ */
+static void test_cp_kept(void **state)
+{
+	struct hfd_hl_cp cp = { .pred = 1 };
+	struct hfd_hl_cps *c;
+	uint32_t budget = HFD_HL_CP_DMA_MAX, v[2], word = 1;
+	uint8_t cb[64], *out;
+	size_t n, len, i;
+
+	(void)state;
+	memset(mem, 0, sizeof(mem));
+	memcpy(mem + 4 * 4, &word, 4); /* P4 */
+	hpu_test_hl_put_msg_long(mem, 0x80, 0x3000, 0x4444, 0);
+	n = put_load_exe(cb, 0, HL_LOAD_EXE_CFG_LOAD, 0, MEM_BASE);
+	n = put_load_exe(cb, n,
+			 HL_LOAD_EXE_CFG_DST_SCALARS | HL_LOAD_EXE_CFG_LOAD, 0,
+			 MEM_BASE + 0x80);
+	assert_int_equal(hfd_hl_qman_walk(cb, n, &cp, fake_fetch, NULL, &budget,
+					  &out, &len),
+			 0);
+	free(out);
+	assert_int_equal(cp.pred, 1U | 1U << 4);
+	/* the next CB: under P4, and the scalars executed */
+	n = hpu_test_hl_put_msg_long(cb, 0, 0x3000, 0x44, 4);
+	n = put_load_exe(cb, n, HL_LOAD_EXE_CFG_EXE, 0, 0);
+	assert_int_equal(hfd_hl_qman_walk(cb, n, &cp, fake_fetch, NULL, &budget,
+					  &out, &len),
+			 0);
+	assert_int_equal(msg_longs(out, len, v, NULL), 2);
+	assert_int_equal(v[0], 0x44);
+	assert_int_equal(v[1], 0x4444);
+	free(out);
+	/* a fresh CP runs neither */
+	assert_int_equal(walk(cb, n, &out, &len), -EINVAL); /* R0 is 0 */
+	c = malloc(sizeof(*c));
+	assert_non_null(c);
+	memset(c, 0xff, sizeof(*c));
+	hfd_hl_cps_init(c, 3);
+	assert_int_equal(c->resets, 3);
+	for (i = 0; i < HL_GAUDI2_QUEUE_ID_SIZE; i++) {
+		assert_int_equal(c->cp[i].pred, 1);
+		assert_int_equal(c->cp[i].rf[0] | c->cp[i].rf[15], 0);
+	}
+	free(c);
 }
 
 /* After a STOP nothing is walked: the rest reaches the translation */
@@ -541,14 +593,16 @@ static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
 	return hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, 0);
 }
 
-/* Run @size bytes of the host CB on PDMA_0 stream 0; the WAIT_CS */
-static int run_cb(struct hpu_test_hfd_hl *f, size_t size, uint32_t *status)
+/* Run @size bytes of the host CB on PDMA_0 stream @stream; the WAIT_CS */
+static int run_cb_on(struct hpu_test_hfd_hl *f, uint32_t stream, size_t size,
+		     uint32_t *status)
 {
-	struct hl_cs_chunk c = { .cb_handle = f->cb_va,
-				 .queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0,
-				 .cb_size = (uint32_t)size,
-				 .cs_chunk_flags =
-					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
+	struct hl_cs_chunk c = {
+		.cb_handle = f->cb_va,
+		.queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0 + stream,
+		.cb_size = (uint32_t)size,
+		.cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB
+	};
 	union hl_cs_args a = { 0 };
 	struct hl_wait_cs_out o;
 	int ret;
@@ -559,6 +613,11 @@ static int run_cb(struct hpu_test_hfd_hl *f, size_t size, uint32_t *status)
 	ret = hpu_test_hfd_hl_wait_cs(f->ctx, a.out.seq, &o);
 	*status = o.status;
 	return ret;
+}
+
+static int run_cb(struct hpu_test_hfd_hl *f, size_t size, uint32_t *status)
+{
+	return run_cb_on(f, 0, size, status);
 }
 
 /*
@@ -654,6 +713,41 @@ static void test_cs_refused(void **state)
 	}
 }
 
+/*
+ * Through CSs: the predicates a CS loads on a stream hold for its later
+ * CSs there, not on a sibling stream; an ABORTED CS's loads are not kept
+ */
+static void test_cs_cp_kept(void **state)
+{
+	struct hpu_test_hfd_hl *f = *state;
+	uint32_t st, got[2], one = 1;
+	size_t n, i;
+
+	memset(f->src, 0, 256);
+	memcpy(f->src + 4 * 7, &one, 4);       /* P7 only */
+	memcpy(f->src + 128 + 4 * 8, &one, 4); /* P8 only */
+	n = put_load_exe(f->cb, 0, HL_LOAD_EXE_CFG_LOAD, 0, f->src_va);
+	assert_int_equal(run_cb_on(f, 0, n, &st), 0);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+	/* a CS that loads P8 and then holds a bad packet: ABORTED */
+	n = put_load_exe(f->cb, 0, HL_LOAD_EXE_CFG_LOAD, 0, f->src_va + 128);
+	n = hpu_test_hl_put2(f->cb, n, 0, hpu_test_hl_ctl(HL_PACKET_WAIT, 0));
+	assert_int_equal(run_cb_on(f, 0, n, &st), -EIO);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_ABORTED);
+	/* P7 still holds on stream 0 (P8 was not kept); stream 1 has only
+	 * P0 */
+	for (i = 0; i < 2; i++) {
+		memset(f->dst, 0, 8);
+		n = hpu_test_hl_put_msg_long(f->cb, 0, f->dst_va, 0x77, 7);
+		n = hpu_test_hl_put_msg_long(f->cb, n, f->dst_va + 4, 0x88, 8);
+		assert_int_equal(run_cb_on(f, (uint32_t)i, n, &st), 0);
+		assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+		memcpy(got, f->dst, sizeof(got));
+		assert_int_equal(got[0], i ? 0 : 0x77);
+		assert_int_equal(got[1], 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,9 +760,11 @@ int main(void)
 		cmocka_unit_test(test_cb_list_chain),
 		cmocka_unit_test(test_cb_list_entries),
 		cmocka_unit_test(test_cb_list_refused),
+		cmocka_unit_test(test_cp_kept),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_cs_runs),
 		cmocka_unit_test(test_cs_refused),
+		cmocka_unit_test(test_cs_cp_kept),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hpu_test_hfd_hl_teardown);

@@ -358,6 +358,27 @@ static int expand_lower_cbs(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 }
 
 /*
+ * The CPs' state this CS starts from, copied once (the caller holds the
+ * stream lock: ctx->hl_cps is stable). Return: 0 or -ENOMEM
+ */
+static int cs_cps(struct hfd_ctx *ctx, struct hl_cs_build *b)
+{
+	uint32_t resets;
+
+	if (b->cps)
+		return 0;
+	b->cps = malloc(sizeof(*b->cps));
+	if (!b->cps)
+		return -ENOMEM;
+	resets = device_resets(ctx->dev);
+	if (ctx->hl_cps && ctx->hl_cps->resets == resets)
+		*b->cps = *ctx->hl_cps;
+	else
+		hfd_hl_cps_init(b->cps, resets);
+	return 0;
+}
+
+/*
  * Do what the QMAN's upper CP decides while it runs *@cb (predicates,
  * LOAD_AND_EXE, CB_LIST: hl_qman.c), putting the packets that run in
  * its place. Return: 0; -ENOMEM; any other -errno is a CB that cannot
@@ -367,24 +388,15 @@ static int walk_upper_cp(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 			 uint8_t **cb, size_t *size, struct hl_cs_build *b)
 {
 	struct hl_fetch f = { .ctx = ctx, .x = x };
-	uint32_t resets;
 	uint8_t *out;
 	size_t n;
 	int ret;
 
 	if (!hfd_hl_qman_needed(*cb, *size))
 		return 0;
-	if (!b->cps) {
-		/* the caller holds the stream lock: ctx->hl_cps is stable */
-		b->cps = malloc(sizeof(*b->cps));
-		if (!b->cps)
-			return -ENOMEM;
-		resets = device_resets(ctx->dev);
-		if (ctx->hl_cps && ctx->hl_cps->resets == resets)
-			*b->cps = *ctx->hl_cps;
-		else
-			hfd_hl_cps_init(b->cps, resets);
-	}
+	ret = cs_cps(ctx, b);
+	if (ret)
+		return ret;
 	ret = hfd_hl_qman_walk(*cb, *size, &b->cps->cp[x->qid], fetch_lower_cb,
 			       &f, &b->cp_dma_left, &out, &n);
 	if (ret && ret != -ENOMEM)
@@ -396,6 +408,113 @@ static int walk_upper_cp(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 		return ret;
 	free(*cb);
 	*cb = out;
+	*size = n;
+	return make_room(b, n);
+}
+
+/* Append @len bytes at @p to the growing buffer *@o (*@n used, *@room) */
+static int put_bytes(uint8_t **o, size_t *n, size_t *room, const void *p,
+		     size_t len)
+{
+	size_t want;
+	uint8_t *nb;
+
+	if (len > *room - *n) {
+		want = *room ? *room : 256;
+		while (want - *n < len)
+			want *= 2;
+		nb = realloc(*o, want);
+		if (!nb)
+			return -ENOMEM;
+		*o = nb;
+		*room = want;
+	}
+	if (len)
+		memcpy(*o + *n, p, len);
+	*n += len;
+	return 0;
+}
+
+/* Walk one lower CB (@r of *@cb) for the lower CP @cp, appending */
+static int walk_lower_one(struct hl_fetch *f, const uint8_t *cb,
+			  struct hfd_hl_lower_cb *r, struct hfd_hl_cp *cp,
+			  struct hl_cs_build *b, uint8_t **o, size_t *n,
+			  size_t *room)
+{
+	size_t at = *n, len;
+	uint8_t *out;
+	int ret;
+
+	ret = hfd_hl_qman_walk_lower(cb + r->off, r->len, cp, fetch_lower_cb, f,
+				     &b->cp_dma_left, &out, &len);
+	if (ret)
+		return ret;
+	if (out) {
+		ret = put_bytes(o, n, room, out, len);
+		free(out);
+	} else {
+		len = r->len;
+		ret = put_bytes(o, n, room, cb + r->off, len);
+	}
+	r->off = at;
+	r->len = len;
+	return ret;
+}
+
+/*
+ * Do what the QMAN's lower CP decides while it runs the lower CBs of
+ * *@cb (their predicates and LOAD_AND_EXE: hl_qman.c), rebuilding *@cb
+ * and @lower around what runs. Return: 0; -ENOMEM; any other -errno is
+ * a CB that cannot run.
+ */
+static int walk_lower_cp(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
+			 uint8_t **cb, size_t *size,
+			 struct hfd_hl_lower_cbs *lower, struct hl_cs_build *b)
+{
+	struct hl_fetch f = { .ctx = ctx, .x = x };
+	size_t i, pos = 0, n = 0, room = 0, end;
+	struct hfd_hl_cp *cp;
+	uint8_t *o = NULL;
+	bool any = false;
+	int ret;
+
+	for (i = 0; i < lower->n; i++) {
+		struct hfd_hl_lower_cb *r = &lower->r[i];
+
+		if (r->off < pos || r->off > *size || r->len > *size - r->off)
+			return -EINVAL;
+		any = any || hfd_hl_qman_needed(*cb + r->off, r->len);
+		pos = r->off + r->len;
+	}
+	if (!any)
+		return 0;
+	ret = cs_cps(ctx, b);
+	if (ret)
+		return ret;
+	cp = &b->cps->lower[x->qid / HL_GAUDI2_STREAMS_PER_QMAN];
+	for (i = 0, pos = 0; i < lower->n && !ret; i++) {
+		end = lower->r[i].off + lower->r[i].len;
+		ret = put_bytes(&o, &n, &room, *cb + pos,
+				lower->r[i].off - pos);
+		if (!ret)
+			ret = walk_lower_one(&f, *cb, &lower->r[i], cp, b, &o,
+					     &n, &room);
+		pos = end;
+	}
+	if (!ret)
+		ret = put_bytes(&o, &n, &room, *cb + pos, *size - pos);
+	if (ret) {
+		if (ret != -ENOMEM)
+			hfd_log_ratelimited(HFD_LOG_INFO,
+					    "hl CS: queue %u: lower CB's "
+					    "predicate or LOAD_AND_EXE refused "
+					    "(%s): ABORTED",
+					    x->qid, strerror(-ret));
+		free(o);
+		return ret;
+	}
+	free(*cb);
+	*cb = o;
 	*size = n;
 	return make_room(b, n);
 }
@@ -446,6 +565,8 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 		ret = walk_upper_cp(call->ctx, &x, &cb, &size, b);
 	if (!ret)
 		ret = expand_lower_cbs(call->ctx, &x, &cb, &size, &lower, b);
+	if (!ret)
+		ret = walk_lower_cp(call->ctx, &x, &cb, &size, &lower, b);
 	/* a lower CB's FENCE waits on the lower CP's counter */
 	if (!ret)
 		ret = hfd_hl_cp_dma_translate(cb, size, &lower, &x,

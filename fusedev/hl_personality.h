@@ -16,7 +16,7 @@
  *	hl_packets.c the Gaudi2 packets: validated, translated to hpu ones
  *	hl_sync.c   the sync manager: SOBs, monitors, QMAN fence counters
  *	hl_cp_dma.c CP_DMA: lower CBs fetched and put in place of the packet
- *	hl_qman.c   the upper CP's predicates, LOAD_AND_EXE and CB_LIST,
+ *	hl_qman.c   the QMAN CPs' predicates, LOAD_AND_EXE and CB_LIST,
  *	            done before the translation
  *	hl_cs_stream.c sync-stream CSs (SIGNAL, WAIT), the queues' PQ room
  */
@@ -159,15 +159,22 @@ struct hfd_hl_cp {
 	uint8_t rf[16];
 };
 
+/* QMANs by queue id / 4 (4 streams each; CPU_PQ alone in the last) */
+#define HFD_HL_NR_QMANS                                               \
+	((HL_GAUDI2_QUEUE_ID_SIZE + HL_GAUDI2_STREAMS_PER_QMAN - 1) / \
+	 HL_GAUDI2_STREAMS_PER_QMAN)
+
 /**
  * struct hfd_hl_cps - a context's upper CPs, by Gaudi2 queue id
  * @resets: the device's resets when they were set up (a reset clears
  *	them)
  * @cp: one per queue id (QMAN stream)
+ * @lower: the lower CP of each QMAN (queue id / 4)
  */
 struct hfd_hl_cps {
 	uint32_t resets;
 	struct hfd_hl_cp cp[HL_GAUDI2_QUEUE_ID_SIZE];
+	struct hfd_hl_cp lower[HFD_HL_NR_QMANS];
 };
 
 void hfd_hl_cps_init(struct hfd_hl_cps *c, uint32_t resets);
@@ -175,6 +182,9 @@ bool hfd_hl_qman_needed(const uint8_t *cb, size_t size);
 int hfd_hl_qman_walk(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
 		     hfd_hl_fetch_fn fetch, void *arg, uint32_t *budget,
 		     uint8_t **out, size_t *out_size);
+int hfd_hl_qman_walk_lower(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
+			   hfd_hl_fetch_fn fetch, void *arg, uint32_t *budget,
+			   uint8_t **out, size_t *out_size);
 uint32_t hfd_hl_stream_of(const struct hpu_fw_profile *p, uint32_t qid);
 
 /*

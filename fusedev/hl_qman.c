@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * hl_qman.c - what a Gaudi2 QMAN's upper CP decides while it walks a CB
+ * hl_qman.c - what a Gaudi2 QMAN's CPs decide while they walk a CB
  * (docs/habanalabs.md, "Predicates, scalars and CB lists"), done at
- * submission, before the translation (hl_packets.c):
+ * submission, before the translation (hl_packets.c); the lower CP (a
+ * CB fetched by CP_DMA) the same, but for CB_LIST:
  *
  *	pred      the 5-bit predicate field of the packets that have one:
  *	          P0 is always true; a packet whose predicate is false is
@@ -17,7 +18,8 @@
  *	          in place as it is
  *
  * The CP's state (predicates, scalars) is the caller's (struct
- * hfd_hl_cp: hl_cs.c keeps one per QMAN stream and context, from CS to
+ * hfd_hl_cp: hl_cs.c keeps one per QMAN stream and one per QMAN for its
+ * lower CP, per context, from CS to
  * CS). Memory is read through the CS's context only (the caller's
  * fetch), every read counted in the CS's fetch budget; the MSG_LONGs to memory that the walk already passed are
  * seen by its later reads (the last HL_QMAN_LOG of them), as the QMAN
@@ -77,6 +79,7 @@ static const bool has_pred[] = {
  * @arg: for @fetch
  * @budget: bytes the CS may still fetch
  * @cp: the CP's predicates and scalars
+ * @lower: the QMAN's lower CP (a CB fetched by CP_DMA): no CB_LIST
  * @log: the last MSG_LONG writes to memory, by @nlog % HL_QMAN_LOG
  * @nlog: writes seen
  * @cb_lists: CB_LISTs run
@@ -89,6 +92,7 @@ struct qm_walk {
 	void *arg;
 	uint32_t *budget;
 	struct hfd_hl_cp *cp;
+	bool lower;
 	struct {
 		uint64_t addr;
 		uint32_t value;
@@ -210,6 +214,9 @@ static void log_msg_long(struct qm_walk *w, const uint8_t *p)
 
 static int step(struct qm_walk *w, const uint8_t *p, size_t size,
 		unsigned int depth);
+static int qman_walk(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
+		     bool lower, hfd_hl_fetch_fn fetch, void *arg,
+		     uint32_t *budget, uint8_t **out, size_t *out_size);
 static int walk(struct qm_walk *w, const uint8_t *cb, size_t size,
 		unsigned int depth);
 
@@ -348,7 +355,7 @@ static int step(struct qm_walk *w, const uint8_t *p, size_t size,
 	if (op == HL_PACKET_LOAD_AND_EXE)
 		return load_and_exe(w, p, depth);
 	if (op == HL_PACKET_CB_LIST)
-		return cb_list(w, p, depth);
+		return w->lower ? -EINVAL : cb_list(w, p, depth);
 	if (op == HL_PACKET_MSG_LONG)
 		log_msg_long(w, p);
 	memcpy(pkt, p, size);
@@ -383,8 +390,8 @@ static int walk(struct qm_walk *w, const uint8_t *cb, size_t size,
 }
 
 /**
- * hfd_hl_cps_init() - a context's upper CPs as a reset leaves them: only
- * P0 set, the scalars 0
+ * hfd_hl_cps_init() - a context's CPs (upper and lower) as a reset
+ * leaves them: only P0 set, the scalars 0
  * @c: the CPs
  * @resets: the device's resets now
  */
@@ -396,10 +403,12 @@ void hfd_hl_cps_init(struct hfd_hl_cps *c, uint32_t resets)
 	c->resets = resets;
 	for (i = 0; i < HL_GAUDI2_QUEUE_ID_SIZE; i++)
 		c->cp[i].pred = 1;
+	for (i = 0; i < HFD_HL_NR_QMANS; i++)
+		c->lower[i].pred = 1;
 }
 
 /**
- * hfd_hl_qman_needed() - whether a CB has a packet the upper CP's walk
+ * hfd_hl_qman_needed() - whether a CB has a packet a CP's walk
  * decides (a LOAD_AND_EXE, a CB_LIST or a predicate other than P0)
  * @cb: the CB's bytes
  * @size: bytes at @cb
@@ -453,6 +462,36 @@ int hfd_hl_qman_walk(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
 		     hfd_hl_fetch_fn fetch, void *arg, uint32_t *budget,
 		     uint8_t **out, size_t *out_size)
 {
+	return qman_walk(cb, size, cp, false, fetch, arg, budget, out,
+			 out_size);
+}
+
+/**
+ * hfd_hl_qman_walk_lower() - hfd_hl_qman_walk() for the QMAN's lower CP:
+ * a lower CB (fetched by a CP_DMA), its predicates and LOAD_AND_EXE
+ * @cb: the lower CB's bytes
+ * @size: bytes at @cb
+ * @cp: the state of the QMAN's lower CP, updated by the loads
+ * @fetch: reads the context's memory
+ * @arg: for @fetch
+ * @budget: bytes the CS may still fetch; lowered by what the walk reads
+ * @out: as hfd_hl_qman_walk()'s
+ * @out_size: bytes at @out
+ *
+ * Return: as hfd_hl_qman_walk(); a CB_LIST is -EINVAL (the lower CP
+ * runs no table).
+ */
+int hfd_hl_qman_walk_lower(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
+			   hfd_hl_fetch_fn fetch, void *arg, uint32_t *budget,
+			   uint8_t **out, size_t *out_size)
+{
+	return qman_walk(cb, size, cp, true, fetch, arg, budget, out, out_size);
+}
+
+static int qman_walk(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
+		     bool lower, hfd_hl_fetch_fn fetch, void *arg,
+		     uint32_t *budget, uint8_t **out, size_t *out_size)
+{
 	struct qm_walk *w;
 	int ret;
 
@@ -467,6 +506,7 @@ int hfd_hl_qman_walk(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
 	w->arg = arg;
 	w->budget = budget;
 	w->cp = cp;
+	w->lower = lower;
 	ret = walk(w, cb, size, 0);
 	if (!ret && !w->n) {
 		/* nothing runs: one NOP keeps the job */

@@ -22,7 +22,7 @@
  * the expanded CB through the translation again (the lower CBs for the
  * lower CP). Seeds of its own: a swapping LIN_DMA, a CP_DMA of a NOP.
  *
- * And through the upper CP's walk first (fusedev/hl_qman.c: predicates,
+ * And through the lower and upper CPs' walks (fusedev/hl_qman.c: predicates,
  * LOAD_AND_EXE, CB_LIST), reading the same memory: its budget never
  * grows, its output is bounded by what it read and is translated (and
  * expanded) as a CB. Seeds: predicates loaded and a MSG_LONG under one,
@@ -135,7 +135,8 @@ static void expand_and_translate(const uint8_t *cb, size_t size,
 	free(ex);
 }
 
-/* The upper CP's walk of @cb, its output translated as a CB */
+/* The lower CP's walk of @cb, then the upper CP's, its output
+ * translated as a CB */
 static void walk_and_translate(const uint8_t *cb, size_t size,
 			       const struct hfd_hl_xlate *x)
 {
@@ -146,6 +147,16 @@ static void walk_and_translate(const uint8_t *cb, size_t size,
 	uint8_t *w = NULL, *out;
 	int ret;
 
+	/* the lower CP's walk: no CB_LIST, the same bounds */
+	if (!hfd_hl_qman_walk_lower(cb, size, &cp, fetch, &m, &budget, &w,
+				    &n)) {
+		if (budget > 1U << 16 ||
+		    (w && n > 2 * (size + (1U << 16) - budget) + 8))
+			abort();
+		free(w);
+	}
+	budget = 1U << 16;
+	cp = (struct hfd_hl_cp){ .pred = 1 };
 	if (hfd_hl_qman_walk(cb, size, &cp, fetch, &m, &budget, &w, &n) || !w)
 		return;
 	if (!(cp.pred & 1)) /* P0 is never cleared */

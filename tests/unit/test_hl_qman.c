@@ -561,6 +561,35 @@ static void test_cp_kept(void **state)
 	free(c);
 }
 
+/* The lower CP: predicates and LOAD_AND_EXE as the upper; no CB_LIST */
+static void test_lower_walk(void **state)
+{
+	struct hfd_hl_cp cp = { .pred = 1 };
+	uint32_t budget = HFD_HL_CP_DMA_MAX, v[2], word = 1;
+	uint8_t cb[64], *out;
+	size_t n, len;
+
+	(void)state;
+	memset(mem, 0, sizeof(mem));
+	memcpy(mem + 4 * 9, &word, 4); /* P9 */
+	n = put_load_exe(cb, 0, HL_LOAD_EXE_CFG_LOAD, 0, MEM_BASE);
+	n = hpu_test_hl_put_msg_long(cb, n, 0x3000, 9, 9);
+	n = hpu_test_hl_put_msg_long(cb, n, 0x3000, 8, 8);
+	assert_int_equal(hfd_hl_qman_walk_lower(cb, n, &cp, fake_fetch, NULL,
+						&budget, &out, &len),
+			 0);
+	assert_int_equal(msg_longs(out, len, v, NULL), 1);
+	assert_int_equal(v[0], 9);
+	assert_int_equal(cp.pred, 1U | 1U << 9);
+	free(out);
+	n = put_cb_list(cb, 0, MEM_BASE, MEM_BASE + 0x1000, 0);
+	out = (uint8_t *)1;
+	assert_int_equal(hfd_hl_qman_walk_lower(cb, n, &cp, fake_fetch, NULL,
+						&budget, &out, &len),
+			 -EINVAL);
+	assert_null(out);
+}
+
 /* After a STOP nothing is walked: the rest reaches the translation */
 static void test_stop(void **state)
 {
@@ -748,6 +777,50 @@ static void test_cs_cp_kept(void **state)
 	}
 }
 
+/*
+ * Through CSs: a lower CB (CP_DMA) has the QMAN's lower CP's predicates,
+ * not the stream's: each loads its own and the MSG_LONGs under them run
+ * on their own CP only; the lower CP's are the QMAN's (a sibling
+ * stream's lower CB sees them) and kept to the next CS
+ */
+static void test_cs_lower_cp(void **state)
+{
+	struct hpu_test_hfd_hl *f = *state;
+	uint64_t lower_va = f->cb_va + 8192;
+	uint8_t *lower = f->cb + 8192;
+	uint32_t st, got[6], one = 1;
+	size_t n, l;
+
+	memset(f->src, 0, 256);
+	memset(f->dst, 0, sizeof(got));
+	memcpy(f->src + 4 * 5, &one, 4);       /* P5: the stream's */
+	memcpy(f->src + 128 + 4 * 6, &one, 4); /* P6: the lower CP's */
+	l = hpu_test_hl_put_msg_long(lower, 0, f->dst_va, 0x15, 5);
+	l = put_load_exe(lower, l, HL_LOAD_EXE_CFG_LOAD, 0, f->src_va + 128);
+	l = hpu_test_hl_put_msg_long(lower, l, f->dst_va + 4, 0x16, 6);
+	n = put_load_exe(f->cb, 0, HL_LOAD_EXE_CFG_LOAD, 0, f->src_va);
+	n = put_cp_dma(f->cb, n, lower_va, (uint32_t)l, HL_PKT_CTL_MB);
+	n = hpu_test_hl_put_msg_long(f->cb, n, f->dst_va + 8, 0x25, 5);
+	n = hpu_test_hl_put_msg_long(f->cb, n, f->dst_va + 12, 0x26, 6);
+	assert_int_equal(run_cb_on(f, 0, n, &st), 0);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+	memcpy(got, f->dst, 16);
+	assert_int_equal(got[0], 0);
+	assert_int_equal(got[1], 0x16);
+	assert_int_equal(got[2], 0x25);
+	assert_int_equal(got[3], 0);
+	/* stream 1 of the same QMAN: a lower CB under P6 runs, one under
+	 * P5 does not */
+	l = hpu_test_hl_put_msg_long(lower, 0, f->dst_va + 16, 0x36, 6);
+	l = hpu_test_hl_put_msg_long(lower, l, f->dst_va + 20, 0x35, 5);
+	n = put_cp_dma(f->cb, 0, lower_va, (uint32_t)l, 0);
+	assert_int_equal(run_cb_on(f, 1, n, &st), 0);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+	memcpy(got, f->dst, sizeof(got));
+	assert_int_equal(got[4], 0x36);
+	assert_int_equal(got[5], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -761,10 +834,12 @@ int main(void)
 		cmocka_unit_test(test_cb_list_entries),
 		cmocka_unit_test(test_cb_list_refused),
 		cmocka_unit_test(test_cp_kept),
+		cmocka_unit_test(test_lower_walk),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_cs_runs),
 		cmocka_unit_test(test_cs_refused),
 		cmocka_unit_test(test_cs_cp_kept),
+		cmocka_unit_test(test_cs_lower_cp),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hpu_test_hfd_hl_teardown);

@@ -19,13 +19,13 @@
  *
  * The CP's state (predicates, scalars) is the caller's (struct
  * hfd_hl_cp: hl_cs.c keeps one per QMAN stream and one per QMAN for its
- * lower CP, per context, from CS to
- * CS). Memory is read through the CS's context only (the caller's
- * fetch), every read counted in the CS's fetch budget; the MSG_LONGs to memory that the walk already passed are
- * seen by its later reads (the last HL_QMAN_LOG of them), as the QMAN
- * sees its own writes; other writes are seen only when they were done
- * before the submission. Bounded: HFD_HL_CB_LIST_MAX CB_LISTs per
- * chunk, HFD_HL_CB_DEPTH nested CBs.
+ * lower CP, per context, from CS to CS). Memory is read through the
+ * CS's context only (the caller's fetch), every read counted in the
+ * CS's fetch budget; the MSG_LONGs to memory that the walk already
+ * passed are seen by its later reads (the last HL_QMAN_LOG of them), as
+ * the QMAN sees its own writes; other writes are seen only when they
+ * were done before the submission. Bounded: HFD_HL_CB_LIST_MAX CB_LISTs
+ * per chunk, HFD_HL_CB_DEPTH nested CBs.
  */
 #include <errno.h>
 #include <stdlib.h>

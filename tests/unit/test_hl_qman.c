@@ -6,7 +6,9 @@
  * runs, what is dropped, each refusal, the bounds), then through CSs
  * on the dispatcher fixture (packets run or skipped by their predicate,
  * a packet executed from the scalars, a CB_LIST chain whose index the
- * CBs write as they run, a malformed packet: ABORTED, nothing run).
+ * CBs write as they run, a malformed packet: ABORTED, nothing run; the
+ * CPs' state kept from CS to CS, per stream and for the lower CP, not
+ * by a refused CS, cleared by a reset).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -821,6 +823,34 @@ static void test_cs_lower_cp(void **state)
 	assert_int_equal(got[5], 0);
 }
 
+/* A compute reset clears the CPs: a predicate loaded before it no
+ * longer holds */
+static void test_cs_reset_clears(void **state)
+{
+	struct hpu_test_hfd_hl *f = *state;
+	uint32_t st, got, one = 1;
+	size_t n, i;
+
+	memset(f->src, 0, 128);
+	memcpy(f->src + 4 * 7, &one, 4); /* P7 */
+	n = put_load_exe(f->cb, 0, HL_LOAD_EXE_CFG_LOAD, 0, f->src_va);
+	assert_int_equal(run_cb_on(f, 0, n, &st), 0);
+	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+	for (i = 0; i < 2; i++) {
+		if (i)
+			assert_int_equal(hfd_device_reset(&f->drv.devs[0],
+							  HPU_RESET_COMPUTE,
+							  NULL, false, "test"),
+					 0);
+		memset(f->dst, 0, 4);
+		n = hpu_test_hl_put_msg_long(f->cb, 0, f->dst_va, 0x77, 7);
+		assert_int_equal(run_cb_on(f, 0, n, &st), 0);
+		assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
+		memcpy(&got, f->dst, 4);
+		assert_int_equal(got, i ? 0 : 0x77);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -840,6 +870,7 @@ int main(void)
 		cmocka_unit_test(test_cs_refused),
 		cmocka_unit_test(test_cs_cp_kept),
 		cmocka_unit_test(test_cs_lower_cp),
+		cmocka_unit_test(test_cs_reset_clears),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hpu_test_hfd_hl_teardown);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_hl_qman.c - the upper CP's predicates, LOAD_AND_EXE and CB_LIST
+ * test_hl_qman.c - the QMAN CPs' predicates, LOAD_AND_EXE and CB_LIST
  * of the habanalabs personality (docs/habanalabs.md, "Predicates,
  * scalars and CB lists"): hfd_hl_qman_walk() on a fake memory (what
  * runs, what is dropped, each refusal, the bounds), then through CSs

@@ -273,7 +273,7 @@ static int fetch_lower_cb(void *arg, uint64_t va, uint32_t len, void *buf)
  *	number and ends ABORTED (as a device that stops on it)
  * @streams: each chunk's stream on its QMAN (its queue id % 4)
  * @sync: the context's sync-manager state (locked while translating)
- * @cps: the upper CPs' predicates and scalars as this CS leaves them
+ * @cps: the CPs' predicates and scalars as this CS leaves them
  *	(a copy of the context's, made by the first walk that needs them;
  *	the context's once the CS is submitted and not refused)
  */
@@ -412,55 +412,6 @@ static int walk_upper_cp(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 	return make_room(b, n);
 }
 
-/* Append @len bytes at @p to the growing buffer *@o (*@n used, *@room) */
-static int put_bytes(uint8_t **o, size_t *n, size_t *room, const void *p,
-		     size_t len)
-{
-	size_t want;
-	uint8_t *nb;
-
-	if (len > *room - *n) {
-		want = *room ? *room : 256;
-		while (want - *n < len)
-			want *= 2;
-		nb = realloc(*o, want);
-		if (!nb)
-			return -ENOMEM;
-		*o = nb;
-		*room = want;
-	}
-	if (len)
-		memcpy(*o + *n, p, len);
-	*n += len;
-	return 0;
-}
-
-/* Walk one lower CB (@r of *@cb) for the lower CP @cp, appending */
-static int walk_lower_one(struct hl_fetch *f, const uint8_t *cb,
-			  struct hfd_hl_lower_cb *r, struct hfd_hl_cp *cp,
-			  struct hl_cs_build *b, uint8_t **o, size_t *n,
-			  size_t *room)
-{
-	size_t at = *n, len;
-	uint8_t *out;
-	int ret;
-
-	ret = hfd_hl_qman_walk_lower(cb + r->off, r->len, cp, fetch_lower_cb, f,
-				     &b->cp_dma_left, &out, &len);
-	if (ret)
-		return ret;
-	if (out) {
-		ret = put_bytes(o, n, room, out, len);
-		free(out);
-	} else {
-		len = r->len;
-		ret = put_bytes(o, n, room, cb + r->off, len);
-	}
-	r->off = at;
-	r->len = len;
-	return ret;
-}
-
 /*
  * Do what the QMAN's lower CP decides while it runs the lower CBs of
  * *@cb (their predicates and LOAD_AND_EXE: hl_qman.c), rebuilding *@cb
@@ -472,49 +423,28 @@ static int walk_lower_cp(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 			 struct hfd_hl_lower_cbs *lower, struct hl_cs_build *b)
 {
 	struct hl_fetch f = { .ctx = ctx, .x = x };
-	size_t i, pos = 0, n = 0, room = 0, end;
-	struct hfd_hl_cp *cp;
-	uint8_t *o = NULL;
-	bool any = false;
+	uint8_t *out;
+	size_t n;
 	int ret;
 
-	for (i = 0; i < lower->n; i++) {
-		struct hfd_hl_lower_cb *r = &lower->r[i];
-
-		if (r->off < pos || r->off > *size || r->len > *size - r->off)
-			return -EINVAL;
-		any = any || hfd_hl_qman_needed(*cb + r->off, r->len);
-		pos = r->off + r->len;
-	}
-	if (!any)
+	if (!hfd_hl_qman_lower_needed(*cb, *size, lower))
 		return 0;
 	ret = cs_cps(ctx, b);
 	if (ret)
 		return ret;
-	cp = &b->cps->lower[x->qid / HL_GAUDI2_STREAMS_PER_QMAN];
-	for (i = 0, pos = 0; i < lower->n && !ret; i++) {
-		end = lower->r[i].off + lower->r[i].len;
-		ret = put_bytes(&o, &n, &room, *cb + pos,
-				lower->r[i].off - pos);
-		if (!ret)
-			ret = walk_lower_one(&f, *cb, &lower->r[i], cp, b, &o,
-					     &n, &room);
-		pos = end;
-	}
-	if (!ret)
-		ret = put_bytes(&o, &n, &room, *cb + pos, *size - pos);
-	if (ret) {
-		if (ret != -ENOMEM)
-			hfd_log_ratelimited(HFD_LOG_INFO,
-					    "hl CS: queue %u: lower CB's "
-					    "predicate or LOAD_AND_EXE refused "
-					    "(%s): ABORTED",
-					    x->qid, strerror(-ret));
-		free(o);
+	ret = hfd_hl_qman_walk_lower_cbs(
+		*cb, *size, lower,
+		&b->cps->lower[x->qid / HL_GAUDI2_STREAMS_PER_QMAN],
+		fetch_lower_cb, &f, &b->cp_dma_left, &out, &n);
+	if (ret && ret != -ENOMEM)
+		hfd_log_ratelimited(HFD_LOG_INFO,
+				    "hl CS: queue %u: lower CB's predicate or "
+				    "LOAD_AND_EXE refused (%s): ABORTED",
+				    x->qid, strerror(-ret));
+	if (ret)
 		return ret;
-	}
 	free(*cb);
-	*cb = o;
+	*cb = out;
 	*size = n;
 	return make_room(b, n);
 }

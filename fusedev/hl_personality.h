@@ -185,6 +185,13 @@ int hfd_hl_qman_walk(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
 int hfd_hl_qman_walk_lower(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
 			   hfd_hl_fetch_fn fetch, void *arg, uint32_t *budget,
 			   uint8_t **out, size_t *out_size);
+bool hfd_hl_qman_lower_needed(const uint8_t *cb, size_t size,
+			      const struct hfd_hl_lower_cbs *lower);
+int hfd_hl_qman_walk_lower_cbs(const uint8_t *cb, size_t size,
+			       struct hfd_hl_lower_cbs *lower,
+			       struct hfd_hl_cp *cp, hfd_hl_fetch_fn fetch,
+			       void *arg, uint32_t *budget, uint8_t **out,
+			       size_t *out_size);
 uint32_t hfd_hl_stream_of(const struct hpu_fw_profile *p, uint32_t qid);
 
 /*

@@ -488,6 +488,144 @@ int hfd_hl_qman_walk_lower(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
 	return qman_walk(cb, size, cp, true, fetch, arg, budget, out, out_size);
 }
 
+/* Append @len bytes at @p to the growing buffer *@o (*@n used, *@room) */
+static int put_bytes(uint8_t **o, size_t *n, size_t *room, const void *p,
+		     size_t len)
+{
+	size_t want;
+	uint8_t *nb;
+
+	if (len > *room - *n) {
+		want = *room ? *room : 256;
+		while (want - *n < len)
+			want *= 2;
+		nb = realloc(*o, want);
+		if (!nb)
+			return -ENOMEM;
+		*o = nb;
+		*room = want;
+	}
+	if (len)
+		memcpy(*o + *n, p, len);
+	*n += len;
+	return 0;
+}
+
+/**
+ * hfd_hl_qman_lower_needed() - whether a lower CB of an expanded CB
+ * needs the lower CP's walk
+ * @cb: the CB with its lower CBs in place (hfd_hl_cp_dma_expand())
+ * @size: bytes at @cb
+ * @lower: where the lower CBs are
+ *
+ * Return: true when one of them has a LOAD_AND_EXE, a CB_LIST or a
+ * predicate other than P0 (or @lower is not inside @cb: the walk
+ * refuses it).
+ */
+bool hfd_hl_qman_lower_needed(const uint8_t *cb, size_t size,
+			      const struct hfd_hl_lower_cbs *lower)
+{
+	size_t i;
+
+	for (i = 0; i < lower->n; i++) {
+		const struct hfd_hl_lower_cb *r = &lower->r[i];
+
+		if (r->off > size || r->len > size - r->off ||
+		    hfd_hl_qman_needed(cb + r->off, r->len))
+			return true;
+	}
+	return false;
+}
+
+/* Walk one lower CB (@r of @cb) for @cp, appending; @r moves there */
+static int walk_lower_one(const uint8_t *cb, struct hfd_hl_lower_cb *r,
+			  struct hfd_hl_cp *cp, hfd_hl_fetch_fn fetch,
+			  void *arg, uint32_t *budget, uint8_t **o, size_t *n,
+			  size_t *room)
+{
+	size_t at = *n, len;
+	uint8_t *out;
+	int ret;
+
+	ret = hfd_hl_qman_walk_lower(cb + r->off, r->len, cp, fetch, arg,
+				     budget, &out, &len);
+	if (ret)
+		return ret;
+	if (out) {
+		ret = put_bytes(o, n, room, out, len);
+		free(out);
+	} else {
+		len = r->len;
+		ret = put_bytes(o, n, room, cb + r->off, len);
+	}
+	r->off = at;
+	r->len = len;
+	return ret;
+}
+
+/**
+ * hfd_hl_qman_walk_lower_cbs() - the lower CP's walk of every lower CB
+ * of an expanded CB, in order, the CB rebuilt around what runs
+ * @cb: the CB with its lower CBs in place (hfd_hl_cp_dma_expand())
+ * @size: bytes at @cb
+ * @lower: where the lower CBs are (in order, not overlapping); on
+ *	success, where they are in @out
+ * @cp: the state of the QMAN's lower CP, updated by the loads
+ * @fetch: reads the context's memory
+ * @arg: for @fetch
+ * @budget: bytes the CS may still fetch; lowered by what the walks read
+ * @out: a buffer the caller frees: @cb with each lower CB replaced by
+ *	what of it runs
+ * @out_size: bytes at @out
+ *
+ * Return: 0; -EINVAL for @lower not in order inside @cb, or as
+ * hfd_hl_qman_walk_lower() for a lower CB; -ENOMEM. Any error but
+ * -ENOMEM is a CB that cannot run.
+ */
+int hfd_hl_qman_walk_lower_cbs(const uint8_t *cb, size_t size,
+			       struct hfd_hl_lower_cbs *lower,
+			       struct hfd_hl_cp *cp, hfd_hl_fetch_fn fetch,
+			       void *arg, uint32_t *budget, uint8_t **out,
+			       size_t *out_size)
+{
+	size_t i, pos = 0, n = 0, room = 0, end;
+	uint8_t *o = NULL;
+	int ret = 0;
+
+	*out = NULL;
+	*out_size = 0;
+	for (i = 0; i < lower->n; i++) {
+		const struct hfd_hl_lower_cb *r = &lower->r[i];
+
+		if (r->off < pos || r->off > size || r->len > size - r->off)
+			return -EINVAL;
+		pos = r->off + r->len;
+	}
+	for (i = 0, pos = 0; i < lower->n && !ret; i++) {
+		end = lower->r[i].off + lower->r[i].len;
+		ret = put_bytes(&o, &n, &room, cb + pos, lower->r[i].off - pos);
+		if (!ret)
+			ret = walk_lower_one(cb, &lower->r[i], cp, fetch, arg,
+					     budget, &o, &n, &room);
+		pos = end;
+	}
+	if (!ret)
+		ret = put_bytes(&o, &n, &room, cb + pos, size - pos);
+	if (!ret && !o) {
+		/* nothing at all (no lower CB had bytes): an empty buffer */
+		o = malloc(1);
+		if (!o)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		free(o);
+		return ret;
+	}
+	*out = o;
+	*out_size = n;
+	return 0;
+}
+
 static int qman_walk(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
 		     bool lower, hfd_hl_fetch_fn fetch, void *arg,
 		     uint32_t *budget, uint8_t **out, size_t *out_size)

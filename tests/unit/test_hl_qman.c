@@ -592,6 +592,61 @@ static void test_lower_walk(void **state)
 	assert_null(out);
 }
 
+/*
+ * The lower CBs of an expanded CB walked in place: the CB rebuilt, each
+ * lower CB's place moved; ranges out of order or outside: -EINVAL
+ */
+static void test_lower_cbs_rebuilt(void **state)
+{
+	struct hfd_hl_lower_cb r[2] = { { 8, 32 }, { 48, 8 } };
+	struct hfd_hl_lower_cbs lower = { .r = r, .n = 2, .room = 2 };
+	struct hfd_hl_cp cp = { .pred = 1 };
+	uint32_t budget = HFD_HL_CP_DMA_MAX, v[2];
+	uint8_t cb[64], *out;
+	size_t n, len;
+
+	(void)state;
+	n = put_nop(cb, 0, 0);
+	/* lower CB 1: a MSG_LONG under P3 (dropped), one under P0 */
+	n = hpu_test_hl_put_msg_long(cb, n, 0x3000, 3, 3);
+	n = hpu_test_hl_put_msg_long(cb, n, 0x3000, 0, 0);
+	n = put_nop(cb, n, 0);
+	n = put_nop(cb, n, 0); /* lower CB 2 */
+	n = put_nop(cb, n, 0);
+	assert_int_equal(n, 64);
+	assert_true(hfd_hl_qman_lower_needed(cb, n, &lower));
+	assert_int_equal(hfd_hl_qman_walk_lower_cbs(cb, n, &lower, &cp,
+						    fake_fetch, NULL, &budget,
+						    &out, &len),
+			 0);
+	assert_int_equal(len, 64 - 16);
+	assert_int_equal(r[0].off, 8);
+	assert_int_equal(r[0].len, 16);
+	assert_int_equal(r[1].off, 32);
+	assert_int_equal(r[1].len, 8);
+	assert_int_equal(msg_longs(out, len, v, NULL), 1);
+	assert_int_equal(v[0], 0);
+	assert_memory_equal(out + 32, cb + 48, 16);
+	free(out);
+	/* overlapping, then past the end */
+	r[0] = (struct hfd_hl_lower_cb){ 8, 32 };
+	r[1] = (struct hfd_hl_lower_cb){ 32, 8 };
+	assert_int_equal(hfd_hl_qman_walk_lower_cbs(cb, n, &lower, &cp,
+						    fake_fetch, NULL, &budget,
+						    &out, &len),
+			 -EINVAL);
+	r[1] = (struct hfd_hl_lower_cb){ 48, 24 };
+	assert_true(hfd_hl_qman_lower_needed(cb, n, &lower));
+	assert_int_equal(hfd_hl_qman_walk_lower_cbs(cb, n, &lower, &cp,
+						    fake_fetch, NULL, &budget,
+						    &out, &len),
+			 -EINVAL);
+	/* no predicate, LOAD_AND_EXE or CB_LIST: nothing to walk */
+	r[0] = (struct hfd_hl_lower_cb){ 0, 8 };
+	r[1] = (struct hfd_hl_lower_cb){ 40, 8 };
+	assert_false(hfd_hl_qman_lower_needed(cb, n, &lower));
+}
+
 /* After a STOP nothing is walked: the rest reaches the translation */
 static void test_stop(void **state)
 {
@@ -865,6 +920,7 @@ int main(void)
 		cmocka_unit_test(test_cb_list_refused),
 		cmocka_unit_test(test_cp_kept),
 		cmocka_unit_test(test_lower_walk),
+		cmocka_unit_test(test_lower_cbs_rebuilt),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_cs_runs),
 		cmocka_unit_test(test_cs_refused),

@@ -559,7 +559,7 @@ $(O)/fuzz/fuzz_packets: tests/fuzz/fuzz_packets.c $(wildcard fusedev/packets*.c)
 # The habanalabs personality's Gaudi2 packet translation, its output
 # checked by the hpu validator (pure)
 $(O)/fuzz/fuzz_hl_packets: tests/fuzz/fuzz_hl_packets.c fusedev/hl_packets.c fusedev/hl_sync.c \
-		fusedev/hl_cp_dma.c tests/fuzz/fuzz_seed.h \
+		fusedev/hl_cp_dma.c fusedev/hl_qman.c tests/fuzz/fuzz_seed.h \
 		$(wildcard fusedev/packets*.c) \
 		$(SIM_COMMON_SRCS) $(TPC_SRCS) $(FUZZ_HDRS) | $(O)/fuzz
 	$(call msg,FUZZ,$@)

@@ -368,6 +368,8 @@ static void ctx_teardown(struct hfd_ctx *ctx)
 	ctx->hl_sync = NULL;
 	hfd_hl_stream_free(ctx->hl_stream);
 	ctx->hl_stream = NULL;
+	free(ctx->hl_cps);
+	ctx->hl_cps = NULL;
 	hfd_ctx_limits_release(ctx);
 	__atomic_store_n(&ctx->torn_down, true, __ATOMIC_RELEASE);
 }

@@ -274,11 +274,15 @@ static int fetch_lower_cb(void *arg, uint64_t va, uint32_t len, void *buf)
  *	number and ends ABORTED (as a device that stops on it)
  * @streams: each chunk's stream on its QMAN (its queue id % 4)
  * @sync: the context's sync-manager state (locked while translating)
+ * @cps: the CPs' predicates and scalars as this CS leaves them
+ *	(a copy of the context's, made by the first walk that needs them;
+ *	the context's once the CS is submitted and not refused)
  */
 struct hl_cs_build {
 	struct hpu_cs_chunk *chunks;
 	uint8_t *streams;
 	struct hfd_hl_sync *sync;
+	struct hfd_hl_cps *cps;
 	uint32_t n;
 	uint8_t *bytes;
 	size_t len;
@@ -311,6 +315,22 @@ static int load_chunks(const struct hfd_ioctl_call *call, uint64_t uaddr,
 	return 0;
 }
 
+/* Make room in @b for the translation of a CB of @n bytes */
+static int make_room(struct hl_cs_build *b, size_t n)
+{
+	size_t need = HFD_HL_XLATE_RATIO * n + 8;
+	uint8_t *nb;
+
+	if (need > b->room - b->len) {
+		nb = realloc(b->bytes, b->len + need);
+		if (!nb)
+			return -ENOMEM;
+		b->bytes = nb;
+		b->room = b->len + need;
+	}
+	return 0;
+}
+
 /*
  * Put the lower CB of each CP_DMA of *@cb (*@size bytes) in its place,
  * noting where in @lower, and make room in @b for the translation of
@@ -324,8 +344,8 @@ static int expand_lower_cbs(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 			    struct hl_cs_build *b)
 {
 	struct hl_fetch f = { .ctx = ctx, .x = x };
-	size_t n, need;
-	uint8_t *out, *nb;
+	uint8_t *out;
+	size_t n;
 	int ret;
 
 	ret = hfd_hl_cp_dma_expand(*cb, *size, fetch_lower_cb, &f,
@@ -335,15 +355,99 @@ static int expand_lower_cbs(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
 	free(*cb);
 	*cb = out;
 	*size = n;
-	need = HFD_HL_XLATE_RATIO * n + 8;
-	if (need > b->room - b->len) {
-		nb = realloc(b->bytes, b->len + need);
-		if (!nb)
-			return -ENOMEM;
-		b->bytes = nb;
-		b->room = b->len + need;
-	}
+	return make_room(b, n);
+}
+
+/*
+ * The CPs' state this CS starts from, copied once (the caller holds the
+ * stream lock: ctx->hl_cps is stable). Return: 0 or -ENOMEM
+ */
+static int cs_cps(struct hfd_ctx *ctx, struct hl_cs_build *b)
+{
+	uint32_t resets;
+
+	if (b->cps)
+		return 0;
+	b->cps = malloc(sizeof(*b->cps));
+	if (!b->cps)
+		return -ENOMEM;
+	resets = device_resets(ctx->dev);
+	if (ctx->hl_cps && ctx->hl_cps->resets == resets)
+		*b->cps = *ctx->hl_cps;
+	else
+		hfd_hl_cps_init(b->cps, resets);
 	return 0;
+}
+
+/*
+ * Do what the QMAN's upper CP decides while it runs *@cb (predicates,
+ * LOAD_AND_EXE, CB_LIST: hl_qman.c), putting the packets that run in
+ * its place. Return: 0; -ENOMEM; any other -errno is a CB that cannot
+ * run.
+ */
+static int walk_upper_cp(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
+			 uint8_t **cb, size_t *size, struct hl_cs_build *b)
+{
+	struct hl_fetch f = { .ctx = ctx, .x = x };
+	uint8_t *out;
+	size_t n;
+	int ret;
+
+	if (!hfd_hl_qman_needed(*cb, *size))
+		return 0;
+	ret = cs_cps(ctx, b);
+	if (ret)
+		return ret;
+	ret = hfd_hl_qman_walk(*cb, *size, &b->cps->cp[x->qid], fetch_lower_cb,
+			       &f, &b->cp_dma_left, &out, &n);
+	if (ret && ret != -ENOMEM)
+		hfd_log_ratelimited(HFD_LOG_INFO,
+				    "hl CS: queue %u: predicate, LOAD_AND_EXE "
+				    "or CB_LIST refused (%s): ABORTED",
+				    x->qid, strerror(-ret));
+	if (ret || !out)
+		return ret;
+	free(*cb);
+	*cb = out;
+	*size = n;
+	return make_room(b, n);
+}
+
+/*
+ * Do what the QMAN's lower CP decides while it runs the lower CBs of
+ * *@cb (their predicates and LOAD_AND_EXE: hl_qman.c), rebuilding *@cb
+ * and @lower around what runs. Return: 0; -ENOMEM; any other -errno is
+ * a CB that cannot run.
+ */
+static int walk_lower_cp(struct hfd_ctx *ctx, const struct hfd_hl_xlate *x,
+			 uint8_t **cb, size_t *size,
+			 struct hfd_hl_lower_cbs *lower, struct hl_cs_build *b)
+{
+	struct hl_fetch f = { .ctx = ctx, .x = x };
+	uint8_t *out;
+	size_t n;
+	int ret;
+
+	if (!hfd_hl_qman_lower_needed(*cb, *size, lower))
+		return 0;
+	ret = cs_cps(ctx, b);
+	if (ret)
+		return ret;
+	ret = hfd_hl_qman_walk_lower_cbs(
+		*cb, *size, lower,
+		&b->cps->lower[x->qid / HL_GAUDI2_STREAMS_PER_QMAN],
+		fetch_lower_cb, &f, &b->cp_dma_left, &out, &n);
+	if (ret && ret != -ENOMEM)
+		hfd_log_ratelimited(HFD_LOG_INFO,
+				    "hl CS: queue %u: lower CB's predicate or "
+				    "LOAD_AND_EXE refused (%s): ABORTED",
+				    x->qid, strerror(-ret));
+	if (ret)
+		return ret;
+	free(*cb);
+	*cb = out;
+	*size = n;
+	return make_room(b, n);
 }
 
 /* Fetch and translate one chunk into @b (its bytes end the CS on error) */
@@ -389,7 +493,11 @@ static int add_chunk(const struct hfd_ioctl_call *call,
 		}
 	}
 	if (!ret)
+		ret = walk_upper_cp(call->ctx, &x, &cb, &size, b);
+	if (!ret)
 		ret = expand_lower_cbs(call->ctx, &x, &cb, &size, &lower, b);
+	if (!ret)
+		ret = walk_lower_cp(call->ctx, &x, &cb, &size, &lower, b);
 	/* a lower CB's FENCE waits on the lower CP's counter */
 	if (!ret)
 		ret = hfd_hl_cp_dma_translate(cb, size, &lower, &x,
@@ -621,6 +729,12 @@ static int submit_chunks(const struct hfd_ioctl_call *call,
 	if (!ret) {
 		hfd_hl_pq_commit_locked(stream, pq, args->out.seq);
 		pq = NULL;
+		/* the CPs' loads count once the CS runs (not when refused) */
+		if (!b.bad && b.cps) {
+			free(ctx->hl_cps);
+			ctx->hl_cps = b.cps;
+			b.cps = NULL;
+		}
 	}
 out_unlock:
 	hfd_hl_stream_unlock(stream);
@@ -631,6 +745,7 @@ out:
 	free(b.chunks);
 	free(b.streams);
 	free(b.bytes);
+	free(b.cps);
 	return ret;
 }
 

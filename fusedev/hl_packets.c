@@ -15,9 +15,11 @@
  *	CP_DMA   -> its lower CB, fetched and put in its place before the
  *	            translation (hl_cp_dma.c), translated for the lower CP
  *
- * Everything else (WREG_*, REPEAT, WAIT, CB_LIST, LOAD_AND_EXE,
- * MSG_PROT, WRITE_ARC_STREAM) needs engine registers or predicates,
- * neither of which is modelled yet: refused like a malformed packet.
+ * Predicates, LOAD_AND_EXE and CB_LIST are the upper CP's, done before
+ * the translation (hl_qman.c): here (a lower CB's) they are refused.
+ * Everything else (WREG_*, REPEAT, WAIT, MSG_PROT, WRITE_ARC_STREAM)
+ * needs engine registers or the ARC, neither of which is modelled yet:
+ * refused like a malformed packet.
  */
 #include <errno.h>
 #include <string.h>

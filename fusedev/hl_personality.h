@@ -16,6 +16,8 @@
  *	hl_packets.c the Gaudi2 packets: validated, translated to hpu ones
  *	hl_sync.c   the sync manager: SOBs, monitors, QMAN fence counters
  *	hl_cp_dma.c CP_DMA: lower CBs fetched and put in place of the packet
+ *	hl_qman.c   the QMAN CPs' predicates, LOAD_AND_EXE and CB_LIST,
+ *	            done before the translation
  *	hl_cs_stream.c sync-stream CSs (SIGNAL, WAIT), the queues' PQ room
  */
 #ifndef HL_PERSONALITY_H
@@ -143,6 +145,53 @@ int hfd_hl_cp_dma_translate(const uint8_t *cb, size_t size,
 			    const struct hfd_hl_lower_cbs *lower,
 			    const struct hfd_hl_xlate *x, uint8_t *out,
 			    size_t *out_len, size_t *bad_off);
+/* CB_LISTs one chunk may run, and CBs nested through their tables */
+#define HFD_HL_CB_LIST_MAX 1024
+#define HFD_HL_CB_DEPTH	   64
+
+/**
+ * struct hfd_hl_cp - what a QMAN stream's upper CP keeps between CBs
+ * @pred: predicates P0..P31 (P0 always set)
+ * @rf: the scalar registers R0..R3, as bytes
+ */
+struct hfd_hl_cp {
+	uint32_t pred;
+	uint8_t rf[16];
+};
+
+/* QMANs by queue id / 4 (4 streams each; CPU_PQ alone in the last) */
+#define HFD_HL_NR_QMANS                                               \
+	((HL_GAUDI2_QUEUE_ID_SIZE + HL_GAUDI2_STREAMS_PER_QMAN - 1) / \
+	 HL_GAUDI2_STREAMS_PER_QMAN)
+
+/**
+ * struct hfd_hl_cps - a context's upper CPs, by Gaudi2 queue id
+ * @resets: the device's resets when they were set up (a reset clears
+ *	them)
+ * @cp: one per queue id (QMAN stream)
+ * @lower: the lower CP of each QMAN (queue id / 4)
+ */
+struct hfd_hl_cps {
+	uint32_t resets;
+	struct hfd_hl_cp cp[HL_GAUDI2_QUEUE_ID_SIZE];
+	struct hfd_hl_cp lower[HFD_HL_NR_QMANS];
+};
+
+void hfd_hl_cps_init(struct hfd_hl_cps *c, uint32_t resets);
+bool hfd_hl_qman_needed(const uint8_t *cb, size_t size);
+int hfd_hl_qman_walk(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
+		     hfd_hl_fetch_fn fetch, void *arg, uint32_t *budget,
+		     uint8_t **out, size_t *out_size);
+int hfd_hl_qman_walk_lower(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
+			   hfd_hl_fetch_fn fetch, void *arg, uint32_t *budget,
+			   uint8_t **out, size_t *out_size);
+bool hfd_hl_qman_lower_needed(const uint8_t *cb, size_t size,
+			      const struct hfd_hl_lower_cbs *lower);
+int hfd_hl_qman_walk_lower_cbs(const uint8_t *cb, size_t size,
+			       struct hfd_hl_lower_cbs *lower,
+			       struct hfd_hl_cp *cp, hfd_hl_fetch_fn fetch,
+			       void *arg, uint32_t *budget, uint8_t **out,
+			       size_t *out_size);
 uint32_t hfd_hl_stream_of(const struct hpu_fw_profile *p, uint32_t qid);
 
 /*

@@ -90,6 +90,8 @@ struct hfd_cs_stats {
  *	first CS
  * @hl_restoring: habanalabs: a CS call waits for its restore chunks
  *	(hl_cs.c; atomic)
+ * @hl_cps: habanalabs upper CPs' predicates and scalars (hl_qman.c),
+ *	first CS that uses them
  * @lim_used: per HPU_CTX_LIMIT_*, what the context holds (atomics;
  *	limits.c; CS_IN_FLIGHT and EVENTS are counted elsewhere)
  * @lock: protects @events, @ev_head, @ev_count, @ev_dropped, @ev_lost,
@@ -134,6 +136,7 @@ struct hfd_ctx {
 	struct hfd_hl_sync *hl_sync;
 	struct hfd_hl_stream *hl_stream;
 	bool hl_restoring;
+	struct hfd_hl_cps *hl_cps;
 
 	pthread_mutex_t lock;
 	struct hpu_event *events;

@@ -1004,6 +1004,49 @@ struct hl_pkt_cp_dma {
 	__u64 src_addr;
 };
 
+/* LOAD_AND_EXE configuration word (the first): bit 0 dst (0: the
+ * predicates, 1: the scalars R0..R3), 1 pmap (predicates: 0 one 32-bit
+ * word each, 1 one bit each), 8 load, 9 exe, 10 etype (0: the packet in
+ * all RFs or the lower two, 1: the packet in the upper two) */
+#define HL_LOAD_EXE_CFG_DST_SCALARS (1U << 0)
+#define HL_LOAD_EXE_CFG_PMAP_CONSEC (1U << 1)
+#define HL_LOAD_EXE_CFG_LOAD	    (1U << 8)
+#define HL_LOAD_EXE_CFG_EXE	    (1U << 9)
+#define HL_LOAD_EXE_CFG_ETYPE_UPPER (1U << 10)
+
+/**
+ * struct hl_pkt_load_and_exe - LOAD_AND_EXE (16 bytes): load the CP's
+ * predicates or scalar registers from @src_addr, and/or execute the
+ * packet the scalar registers hold
+ * @cfg: HL_LOAD_EXE_CFG_*
+ * @ctl: control word (bits 0..4 pred)
+ * @src_addr: device address of the predicates or scalars
+ */
+struct hl_pkt_load_and_exe {
+	__u32 cfg;
+	__u32 ctl;
+	__u64 src_addr;
+};
+
+/* CB_LIST control word: bits 0..4 pred, 5 size_desc (0: 16-byte table
+ * entries, 1: 32-byte ones) */
+#define HL_CB_LIST_CTL_SIZE_DESC (1U << 5)
+
+/**
+ * struct hl_pkt_cb_list - CB_LIST (24 bytes): run the table entry
+ * @table_addr[index], where index is the 32-bit word at @index_addr
+ * @reserved: 0
+ * @ctl: control word (HL_CB_LIST_CTL_*)
+ * @index_addr: device address of the index
+ * @table_addr: device address of the table
+ */
+struct hl_pkt_cb_list {
+	__u32 reserved;
+	__u32 ctl;
+	__u64 index_addr;
+	__u64 table_addr;
+};
+
 /**
  * struct hl_pkt_msg_long - MSG_LONG (16 bytes): write @value at @addr
  * @value: the 32-bit value

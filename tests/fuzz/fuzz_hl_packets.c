@@ -22,6 +22,13 @@
  * the expanded CB through the translation again (the lower CBs for the
  * lower CP). Seeds of its own: a swapping LIN_DMA, a CP_DMA of a NOP,
  * a long SOB with a long two-payload monitor (hl-thunk's long mode).
+ *
+ * And through the lower and upper CPs' walks (fusedev/hl_qman.c: predicates,
+ * LOAD_AND_EXE, CB_LIST), reading the same memory: its budget never
+ * grows, its output is bounded by what it read and is translated (and
+ * expanded) as a CB. Seeds: predicates loaded and a MSG_LONG under one,
+ * a MSG_LONG loaded into the scalars and executed, a CB_LIST whose
+ * entry is an upper-CP CP_DMA of a NOP.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -129,6 +136,50 @@ static void expand_and_translate(const uint8_t *cb, size_t size,
 	free(ex);
 }
 
+/* The lower CP's walk of @cb, then the upper CP's, its output
+ * translated as a CB */
+static void walk_and_translate(const uint8_t *cb, size_t size,
+			       const struct hfd_hl_xlate *x)
+{
+	struct mem m = { .p = cb, .n = size };
+	struct hfd_hl_cp cp = { .pred = 1 };
+	uint32_t budget = 1U << 16;
+	size_t n = 0, len = 0, bad_off = 0;
+	uint8_t *w = NULL, *out;
+	int ret;
+
+	/* the lower CP's walk: no CB_LIST, the same bounds */
+	if (!hfd_hl_qman_walk_lower(cb, size, &cp, fetch, &m, &budget, &w,
+				    &n)) {
+		if (budget > 1U << 16 ||
+		    (w && n > 2 * (size + (1U << 16) - budget) + 8))
+			abort();
+		free(w);
+	}
+	budget = 1U << 16;
+	cp = (struct hfd_hl_cp){ .pred = 1 };
+	if (hfd_hl_qman_walk(cb, size, &cp, fetch, &m, &budget, &w, &n) || !w)
+		return;
+	if (!(cp.pred & 1)) /* P0 is never cleared */
+		abort();
+	/* each byte out: one in or read, or a barrier NOP for one in */
+	if (budget > 1U << 16 || n > 2 * (size + (1U << 16) - budget) + 8)
+		abort();
+	out = malloc(HFD_HL_XLATE_RATIO * n);
+	if (out) {
+		ret = hfd_hl_packets_translate(w, n, x, out, &len, &bad_off);
+		if (!ret &&
+		    (len > HFD_HL_XLATE_RATIO * n ||
+		     (len && hfd_packets_validate(out, len, x->kind, NULL))))
+			abort();
+		if (ret && (bad_off >= n || len))
+			abort();
+	}
+	free(out);
+	expand_and_translate(w, n, x);
+	free(w);
+}
+
 static void put32(uint8_t *p, uint32_t v)
 {
 	memcpy(p, &v, 4);
@@ -137,6 +188,51 @@ static void put32(uint8_t *p, uint32_t v)
 static void put64(uint8_t *p, uint64_t v)
 {
 	memcpy(p, &v, 8);
+}
+
+#define OP(o) ((uint32_t)(o) << HL_PKT_CTL_OPCODE_SHIFT)
+
+/* A CB of NOPs from @off to 128 (where the walk's data starts) */
+static size_t nops_to_128(uint8_t *cb, size_t off)
+{
+	while (off < 128)
+		off = put2(cb, off, 0, OP(HL_PACKET_NOP));
+	return off;
+}
+
+/* Seeds of the upper CP's walk (the CB at device VA 0x1000) */
+static void qman_seeds(const char *dir)
+{
+	uint8_t s[1 + 256];
+	size_t off;
+
+	/* predicates (one bit each) at 0x1080: a MSG_LONG's value, 8: P3;
+	 * a MSG_LONG under P3 */
+	memset(s, 0, sizeof(s));
+	put32(s + 1, HL_LOAD_EXE_CFG_LOAD | HL_LOAD_EXE_CFG_PMAP_CONSEC);
+	put32(s + 5, OP(HL_PACKET_LOAD_AND_EXE) | HL_PKT_CTL_MB);
+	put64(s + 9, 0x1080);
+	off = put_long(s + 1, 16, 0x200000000000ULL, 1);
+	put32(s + 1 + off - 12, OP(HL_PACKET_MSG_LONG) | 3);
+	off = nops_to_128(s + 1, off);
+	off = put_long(s + 1, off, 0x200000000010ULL, 8);
+	fuzz_seed_add(dir, "load-pred", s, 1 + off);
+	/* the scalars from 0x1080 (a MSG_LONG), executed */
+	put32(s + 1, HL_LOAD_EXE_CFG_DST_SCALARS | HL_LOAD_EXE_CFG_LOAD |
+			     HL_LOAD_EXE_CFG_EXE);
+	fuzz_seed_add(dir, "load-exe", s, 1 + off);
+	/* MSG_LONG index 0 at 0x1000 (its own value word), CB_LIST of
+	 * the table at 0x1080: an upper-CP CP_DMA of the NOP at 0x1028 */
+	memset(s, 0, sizeof(s));
+	off = put_long(s + 1, 0, 0x1000, 0);
+	put32(s + 1 + off + 4, OP(HL_PACKET_CB_LIST) | HL_PKT_CTL_MB);
+	put64(s + 1 + off + 8, 0x1000);
+	put64(s + 1 + off + 16, 0x1080);
+	off = nops_to_128(s + 1, off + 24);
+	put32(s + 1 + off, 8);
+	put32(s + 1 + off + 4, OP(HL_PACKET_CP_DMA) | HL_CP_DMA_CTL_UPPER_CP);
+	put64(s + 1 + off + 8, 0x1028);
+	fuzz_seed_add(dir, "cb-list", s, 1 + off + 16);
 }
 
 /* Seeds: a swapping LIN_DMA; a CP_DMA of the NOP after it */
@@ -160,6 +256,7 @@ static void seeds(const char *dir)
 	put64(s + 9, 0x1000 + 16); /* the NOP after it, in the CB */
 	put32(s + 17 + 4, HL_PACKET_NOP << HL_PKT_CTL_OPCODE_SHIFT);
 	fuzz_seed_add(dir, "cp-dma-nop", s, 1 + 16 + 8);
+	qman_seeds(dir);
 }
 
 /*
@@ -292,6 +389,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	expand_and_translate(cb, size, &x);
+	walk_and_translate(cb, size, &x);
 out:
 	hfd_hl_sync_free(x.sync);
 	free(cb);

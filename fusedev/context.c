@@ -363,6 +363,7 @@ static void ctx_teardown(struct hfd_ctx *ctx)
 	}
 	hfd_ctx_cs_fini(ctx);
 	hfd_ctx_mem_fini(ctx);
+	hfd_hl_irq_ctx_fini(ctx);
 	hfd_hl_cb_ctx_fini(ctx);
 	hfd_hl_sync_free(ctx->hl_sync);
 	ctx->hl_sync = NULL;

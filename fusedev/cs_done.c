@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl_personality.h"
 #include "hpu_cs.h"
 #include "hpu_mem.h"
 #include "hpu_packets.h"
@@ -238,6 +239,7 @@ static void cs_finalize(struct hfd_cs *cs)
 
 	hfd_ctx_note_cs_ended(ctx);
 	hfd_wait_cs_ended(ctx);
+	hfd_hl_irq_cs_ended(ctx); /* habanalabs CQs: user interrupts */
 
 	/* last: hfd_ctx_cs_fini() may free the context's state after this */
 	pthread_mutex_lock(&st->lock);

@@ -429,7 +429,12 @@ static bool req_interrupted(void *token)
 
 static void req_interrupt_fn(fuse_req_t req, void *data)
 {
-	hfd_wait_interrupt((uint64_t)(uintptr_t)data);
+	uint64_t id = (uint64_t)(uintptr_t)data;
+
+	if (id & HFD_HL_IRQ_WAITER_ID)
+		hfd_hl_irq_interrupt(id);
+	else
+		hfd_wait_interrupt(id);
 }
 
 static void req_on_interrupt(void *token, uint64_t id)

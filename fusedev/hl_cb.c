@@ -525,6 +525,91 @@ int hfd_hl_cb_by_va(struct hfd_ctx *ctx, uint64_t va, uint64_t *handle,
 	return ret;
 }
 
+/**
+ * hfd_hl_cb_store() - the device writes @len bytes at device VA @va of
+ * a mapped kernel CB of @ctx (a CQ counter, hl_irq.c): into the daemon's
+ * copy and, when the CB's pages may be cached, into the node's page
+ * cache with FUSE_NOTIFY_STORE (which does not wait for an answer)
+ * @ctx: compute context
+ * @va: device address
+ * @buf: the bytes
+ * @len: their count
+ *
+ * Return: 0, or -ENOENT when [@va, + @len) is in no mapped CB of @ctx.
+ */
+int hfd_hl_cb_store(struct hfd_ctx *ctx, uint64_t va, const void *buf,
+		    uint32_t len)
+{
+	struct hfd_hl_cbs *s = cbs_of(ctx);
+	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
+	uint64_t pos = 0;
+	struct hl_cb *cb;
+	bool fuse = false, gone;
+
+	if (!s)
+		return -ENOENT;
+	pthread_mutex_lock(&s->lock);
+	for (cb = s->list; cb; cb = cb->next)
+		if (!cb->destroyed && cb->va && va >= cb->va &&
+		    va - cb->va < cb->size && len <= cb->size - (va - cb->va))
+			break;
+	if (!cb) {
+		pthread_mutex_unlock(&s->lock);
+		return -ENOENT;
+	}
+	memcpy(cb->mem + (va - cb->va), buf, len);
+	if (s->se && s->ino && cb->touched) {
+		fuse = true;
+		pos = cb->handle + (va - cb->va);
+		cb->refs++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!fuse)
+		return 0;
+
+	/* never with s->lock: the kernel may wait for a READ of the node */
+	bv.buf[0].mem = (void *)buf;
+	if (fuse_lowlevel_notify_store(s->se, s->ino, pos, &bv, 0))
+		hfd_dbg("hl cb: notify_store at %#" PRIx64 " failed", pos);
+	pthread_mutex_lock(&s->lock);
+	cb->refs--;
+	gone = cb->destroyed;
+	pthread_mutex_unlock(&s->lock);
+	if (gone)
+		sweep(ctx, s);
+	return 0;
+}
+
+/**
+ * hfd_hl_cb_peek() - read the daemon's copy of a live CB (never the page
+ * cache: no FUSE round trip, so it may be called from any thread)
+ * @ctx: compute context
+ * @handle: the CB's handle
+ * @off: offset in it
+ * @len: bytes
+ * @buf: receives them
+ *
+ * Return: 0, or -EINVAL (no such CB, a range past its size).
+ */
+int hfd_hl_cb_peek(struct hfd_ctx *ctx, uint64_t handle, uint64_t off,
+		   uint32_t len, void *buf)
+{
+	struct hfd_hl_cbs *s = cbs_of(ctx);
+	struct hl_cb *cb;
+	int ret = -EINVAL;
+
+	if (!s)
+		return -EINVAL;
+	pthread_mutex_lock(&s->lock);
+	cb = find_live(s, handle);
+	if (cb && off <= cb->size && len <= cb->size - off) {
+		memcpy(buf, cb->mem + off, len);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
 /* ---------------------------------------------------------------- */
 /* The page cache's side: FUSE READ and WRITE of an hlN/accelN node   */
 /* ---------------------------------------------------------------- */

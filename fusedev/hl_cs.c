@@ -930,9 +930,10 @@ static void hl_wait_reply(void *token, int err, const void *out, size_t size)
  * status ABORTED (the CS was aborted: a bad packet, a page fault, a
  * reset), -ETIMEDOUT with status TIMEDOUT (the CS exceeded its own
  * timeout) — both copy the answer back, as the real driver; -EINVAL a
- * number never issued, a bad array length, an interrupt wait (no user
- * interrupts); -EFAULT the array cannot be read; -EINTR; or
- * HFD_IOCTL_DEFERRED.
+ * number never issued, a bad array length, an interrupt flag without
+ * HL_WAIT_CS_FLAGS_INTERRUPT; -EFAULT the array cannot be read; -EINTR;
+ * or HFD_IOCTL_DEFERRED. With HL_WAIT_CS_FLAGS_INTERRUPT: a user
+ * interrupt wait, hfd_hl_irq_wait().
  */
 int hfd_hl_wait_cs(const struct hfd_ioctl_call *call, void *data)
 {
@@ -943,8 +944,10 @@ int hfd_hl_wait_cs(const struct hfd_ioctl_call *call, void *data)
 	struct hl_wait *w = NULL;
 	int ret;
 
+	if (in.flags & HL_WAIT_CS_FLAGS_INTERRUPT)
+		return hfd_hl_irq_wait(call, args, ctx_sync(call->ctx));
 	if (in.flags &
-	    (HL_WAIT_CS_FLAGS_INTERRUPT | HL_WAIT_CS_FLAGS_INTERRUPT_MASK |
+	    (HL_WAIT_CS_FLAGS_INTERRUPT_MASK | HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ |
 	     HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT |
 	     HL_WAIT_CS_FLAGS_UNREGISTER_INTERRUPT))
 		return -EINVAL;

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "hl_personality.h"
+#include "hl_sync.h"
 
 /* hpu engines are numbered DMA, MME, TPC, NIC (docs/command-submission.md) */
 #define HL_G2_DCORE_ENGINES 11 /* EDMA 0-1, MME, TPC 0-5, DEC 0-1 */
@@ -95,6 +96,9 @@ static int hw_ip_info(struct hfd_ctx *ctx, const struct hl_info_args *args,
 	d->dram_page_size = ip->dram_page_size;
 	d->device_mem_alloc_default_page_size = ip->dram_page_size;
 	d->edma_enabled_mask = 0xff; /* 2 per DCORE */
+	/* the CQs' interrupts (hl_irq.c) */
+	d->first_available_interrupt_id = HL_USER_IRQ_FIRST;
+	d->number_of_user_interrupts = HL_USER_IRQ_NUM;
 	d->revision_id = (uint8_t)ip->revision_id;
 	return 0;
 }

@@ -245,5 +245,19 @@ void hfd_hl_cb_ctx_fini(struct hfd_ctx *ctx);
  */
 int hfd_hl_cb_read(struct hfd_ctx *ctx, uint64_t handle, uint64_t off,
 		   uint32_t len, void *buf);
+int hfd_hl_cb_peek(struct hfd_ctx *ctx, uint64_t handle, uint64_t off,
+		   uint32_t len, void *buf);
+int hfd_hl_cb_store(struct hfd_ctx *ctx, uint64_t va, const void *buf,
+		    uint32_t len);
+
+/* User interrupts (hl_irq.c): WAIT_CS with HL_WAIT_CS_FLAGS_INTERRUPT */
+struct hfd_hl_sync;
+/* Ids of interrupt waiters (FUSE interrupts) have this bit; WAIT_CS's not */
+#define HFD_HL_IRQ_WAITER_ID (1ULL << 63)
+int hfd_hl_irq_wait(const struct hfd_ioctl_call *call,
+		    union hl_wait_cs_args *args, struct hfd_hl_sync *s);
+void hfd_hl_irq_cs_ended(struct hfd_ctx *ctx);
+void hfd_hl_irq_interrupt(uint64_t id);
+void hfd_hl_irq_ctx_fini(struct hfd_ctx *ctx);
 
 #endif /* HL_PERSONALITY_H */

@@ -10,6 +10,8 @@
  *	MON_PAY_ADDRL/H, DATA, CONFIG  -> remembered (nothing runs)
  *	MON_ARM_m+1..m+3 of a long m   -> remembered (the target's bits
  *	                                  15..59)
+ *	GLBL CQ_BASE_ADDR, SIZE_LOG2,  -> remembered (struct hfd_hl_cq)
+ *	LBW_ADDR, LBW_DATA, INC_MODE
  *	MON_ARM_m write                -> hpu ARM_MONITOR m (and m+1 for a
  *	                                  second payload, from monitor
  *	                                  m+1's payload registers), long
@@ -18,6 +20,10 @@
  *	    to a QMAN fence counter    -> HPU_MON_F_SOB_ADD on its SOB
  *	    to a SOB (ADD / SET)       -> HPU_MON_F_SOB_ADD / _SOB_SET
  *	    to memory                  -> a write of the payload
+ *	    to a CQ (CQ_EN, LBW_EN)    -> HPU_MON_F_SOB_ADD 1 / _SOB_SET on
+ *	                                  the CQ's counting SOB (hl_irq.c
+ *	                                  turns it into the counter and the
+ *	                                  user interrupt)
  *	QMAN CP_FENCEf_RDATA_c write   -> hpu MSG_LONG ADD on its SOB
  *	QMAN arbitration registers     -> nothing (streams are served
  *	                                  round robin by the model)
@@ -30,7 +36,7 @@
  * A long SOB is four SOBs below HL_SYNC_NUM_SOBS.
  *
  * Every other register, an id beyond the model's, a value with bits the
- * model does not serve (CQs, LBW, more than two payloads, the long high
+ * model does not serve (LBW without a CQ, more than two payloads, the long high
  * group, masks of more than one SOB) is a bad packet: the CS ends
  * ABORTED with nothing run.
  */
@@ -58,13 +64,18 @@
 /* MON_CONFIG: long SOB 0, CQ 4, payloads - 1 5..6, LBW 8, msb of the
  * group 16..19, long high group 31 */
 #define CFG_LONG	 (1U << 0)
+#define CFG_CQ_EN	 (1U << 4)
 #define CFG_WR_NUM(v)	 (((v) >> 5) & 3U)
+#define CFG_LBW_EN	 (1U << 8)
 #define CFG_MSB_SID(v)	 (((v) >> 16) & 0xFU)
-#define CFG_SERVED	 (CFG_LONG | (3U << 5) | (0xFU << 16))
+#define CFG_SERVED                                                \
+	(CFG_LONG | CFG_CQ_EN | (3U << 5) | CFG_LBW_EN | (0xFU << 16))
 /* payloads a monitor may send here (MON_CONFIG payloads - 1 of 0 or 1) */
 #define MON_MAX_PAYLOADS 2U
 /* the pool keys of the Gaudi2 SOBs above HL_SYNC_NUM_SOBS (fence_sob()) */
 #define SOB_KEY_BASE	 0x2000
+/* the pool keys of the CQs' counting SOBs (after every SOB key) */
+#define CQ_KEY_BASE	 (SOB_KEY_BASE + HL_SM_NUM_SOBS)
 
 /* MSG_SHORT control word: offset 0..15, weakly ordered 16, no snoop
  * 17, dw 18, op 20..21, base 22..23 */
@@ -95,8 +106,10 @@ struct hfd_hl_sync *hfd_hl_sync_new(void)
 {
 	struct hfd_hl_sync *s = calloc(1, sizeof(*s));
 
-	if (s)
+	if (s) {
 		pthread_mutex_init(&s->lock, NULL);
+		pthread_mutex_init(&s->irq_lock, NULL);
+	}
 	return s;
 }
 
@@ -108,6 +121,7 @@ void hfd_hl_sync_free(struct hfd_hl_sync *s)
 {
 	if (!s)
 		return;
+	pthread_mutex_destroy(&s->irq_lock);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -128,6 +142,10 @@ void hfd_hl_sync_reset(struct hfd_hl_sync *s, uint32_t resets)
 		return;
 	memset(s->mons, 0, sizeof(s->mons));
 	memset(s->fence_key, 0, sizeof(s->fence_key));
+	pthread_mutex_lock(&s->irq_lock);
+	memset(s->cqs, 0, sizeof(s->cqs));
+	s->cq_bound = 0;
+	pthread_mutex_unlock(&s->irq_lock);
 	s->resets = resets;
 }
 
@@ -333,6 +351,93 @@ static int mon_payload(const struct hfd_hl_xlate *x,
 	return 0;
 }
 
+/*
+ * A monitor with CQ_EN: its payload goes to the CQ its MON_PAY_ADDRL
+ * names, whose counter is an hpu SOB of the pool (+1 per write in inc
+ * mode 1, the payload in inc mode 0), and the CQ is bound to it so that
+ * the interrupt path (hl_irq.c) writes the counter and raises the CQ's
+ * interrupt. The CQ must be set up: its LBW write to the MSI-X doorbell
+ * with a user interrupt id, an 8-byte aligned counter. -EINVAL otherwise
+ */
+static int mon_cq_payload(const struct hfd_hl_xlate *x,
+			  const struct hfd_hl_mon *mon,
+			  struct hpu_pkt_arm_monitor *a)
+{
+	struct hfd_hl_sync *s = x->sync;
+	struct hfd_hl_cq *cq;
+	uint32_t c = mon->addr_lo;
+	int sob, ret = -EINVAL;
+
+	if (!(mon->config & CFG_LBW_EN) || mon->addr_hi ||
+	    c >= HL_SYNC_NUM_CQS)
+		return -EINVAL;
+	sob = fence_sob(s, (int)(CQ_KEY_BASE + c));
+	if (sob < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&s->irq_lock);
+	cq = &s->cqs[c];
+	if (cq->lbw != HL_PCIE_MSIX_DB ||
+	    cq->lbw_data - HL_USER_IRQ_FIRST >= HL_USER_IRQ_NUM ||
+	    !cq->base || cq->base % 8 ||
+	    (!cq->inc_mode && mon->data > HPU_SOB_MAX_VALUE))
+		goto out;
+	a->payload_addr = (uint64_t)sob;
+	if (cq->inc_mode) {
+		a->hdr.flags |= HPU_MON_F_SOB_ADD;
+		a->payload = 1;
+	} else {
+		a->hdr.flags |= HPU_MON_F_SOB_SET;
+		a->payload = mon->data;
+	}
+	cq->sob = (uint32_t)sob;
+	__atomic_fetch_or(&s->cq_bound, 1ULL << c, __ATOMIC_RELEASE);
+	ret = 0;
+out:
+	pthread_mutex_unlock(&s->irq_lock);
+	return ret;
+}
+
+/* A write to one of DCORE0's CQ registers, [CQ_BASE_ADDR_L_0, + 9 arrays) */
+static int cq_write(struct hfd_hl_sync *s, uint32_t off, uint32_t value)
+{
+	uint32_t reg = (off - HL_SM_CQ_BASE_ADDR_L_0) / (4 * HL_SYNC_NUM_CQS);
+	struct hfd_hl_cq *cq;
+	int ret = 0;
+
+	pthread_mutex_lock(&s->irq_lock);
+	cq = &s->cqs[(off - HL_SM_CQ_BASE_ADDR_L_0) / 4 % HL_SYNC_NUM_CQS];
+	switch (reg) {
+	case 0:
+		cq->base = (cq->base & ~0xFFFFFFFFULL) | value;
+		break;
+	case 1:
+		cq->base = (cq->base & 0xFFFFFFFFULL) | (uint64_t)value << 32;
+		break;
+	case 2:
+		cq->size_log2 = value;
+		break;
+	case 5:
+		cq->lbw = (cq->lbw & ~0xFFFFFFFFULL) | value;
+		break;
+	case 6:
+		cq->lbw = (cq->lbw & 0xFFFFFFFFULL) | (uint64_t)value << 32;
+		break;
+	case 7:
+		cq->lbw_data = value;
+		break;
+	case 8:
+		if (value > 1)
+			ret = -EINVAL;
+		else
+			cq->inc_mode = value;
+		break;
+	default: /* PI, LBW size and the rest: not modelled */
+		ret = -EINVAL;
+	}
+	pthread_mutex_unlock(&s->irq_lock);
+	return ret;
+}
+
 /* Whether monitor @m is one of the three after a long monitor, whose
  * MON_ARM registers hold the long target's upper bits */
 static bool long_slave(const struct hfd_hl_sync *s, uint32_t m)
@@ -367,7 +472,11 @@ static int mon_arm(const struct hfd_hl_xlate *x, uint32_t m, uint32_t arm,
 	sob = arm_sob(arm, config);
 	if (sob < 0 || (config & ~CFG_SERVED) || npay > MON_MAX_PAYLOADS ||
 	    m + (is_long ? 4 : npay) > HPU_NUM_MONITORS)
-		return -EINVAL; /* CQs, LBW, more payloads, past the model */
+		return -EINVAL; /* more payloads, past the model */
+	if ((config & CFG_LBW_EN) && !(config & CFG_CQ_EN))
+		return -EINVAL; /* an LBW write without a CQ */
+	if ((config & CFG_CQ_EN) && (is_long || npay > 1))
+		return -EINVAL;
 	if (is_long) {
 		if ((uint32_t)sob > HL_SYNC_NUM_SOBS - 4)
 			return -EINVAL;
@@ -391,7 +500,10 @@ static int mon_arm(const struct hfd_hl_xlate *x, uint32_t m, uint32_t arm,
 		a.sob_id = (uint32_t)sob;
 		a.target = (uint32_t)target;
 		a.target_hi = target >> 32;
-		ret = mon_payload(x, &s->mons[m + i], &a);
+		if (config & CFG_CQ_EN)
+			ret = mon_cq_payload(x, &s->mons[m + i], &a);
+		else
+			ret = mon_payload(x, &s->mons[m + i], &a);
 		if (ret)
 			return ret;
 		memcpy(out + i * sizeof(a), &a, sizeof(a));
@@ -462,6 +574,9 @@ int hfd_hl_sync_reg_write(const struct hfd_hl_xlate *x, uint64_t addr,
 	if (off - HL_SM_MON_PAY_ADDRL_0 <
 	    HL_SM_MON_STATUS_0 - HL_SM_MON_PAY_ADDRL_0)
 		return mon_write(x, off, value, flags, out, len);
+	if (off - HL_SM_CQ_BASE_ADDR_L_0 <
+	    HL_SM_CQ_INC_MODE_0 + 4 * HL_SYNC_NUM_CQS - HL_SM_CQ_BASE_ADDR_L_0)
+		return cq_write(x->sync, off, value);
 	key = fence_reg_key(off);
 	if (key >= 0) {
 		sob = fence_sob(x->sync, key);

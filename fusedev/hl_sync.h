@@ -35,6 +35,21 @@ struct hfd_hl_xlate;
 #define HL_SM_NUM_SOBS	      8192U
 #define HL_SM_NUM_MONS	      2048U
 
+/* DCORE0's completion queues: one register of each array per CQ */
+#define HL_SM_CQ_BASE_ADDR_L_0 0x411E050U
+#define HL_SM_CQ_BASE_ADDR_H_0 0x411E150U
+#define HL_SM_CQ_SIZE_LOG2_0   0x411E250U
+#define HL_SM_LBW_ADDR_L_0     0x411E550U
+#define HL_SM_LBW_ADDR_H_0     0x411E650U
+#define HL_SM_LBW_DATA_0       0x411E750U
+#define HL_SM_CQ_INC_MODE_0    0x411E850U
+#define HL_SYNC_NUM_CQS	       64U
+/* The MSI-X doorbell a CQ's LBW write must go to (its data: the id) */
+#define HL_PCIE_MSIX_DB 0x1000007FFCC17000ULL
+/* User interrupts: ids [FIRST, FIRST + NUM) (HW_IP_INFO) */
+#define HL_USER_IRQ_FIRST 0U
+#define HL_USER_IRQ_NUM	  256U
+
 /* MSG_SHORT bases, as the driver programs the QMANs' CP_MSG_BASE */
 #define HL_MSG_SHORT_BASE_MON 0 /* MON_PAY_ADDRL_0 */
 #define HL_MSG_SHORT_BASE_SOB 1 /* SOB_OBJ_0 */
@@ -80,6 +95,27 @@ struct hfd_hl_mon {
 };
 
 /**
+ * struct hfd_hl_cq - a completion queue's registers, and what the
+ * interrupt path made of them
+ * @base: CQ_BASE_ADDR (H << 32 | L): the device VA of its counter
+ * @lbw: LBW_ADDR (H << 32 | L)
+ * @lbw_data: LBW_DATA (the user interrupt id)
+ * @size_log2: CQ_SIZE_LOG2
+ * @inc_mode: CQ_INC_MODE (0: the payload is written; 1: +1 per write)
+ * @sob: the hpu SOB that counts it (a monitor was armed on it), or 0
+ * @seen: that SOB's value the counter in memory last got
+ */
+struct hfd_hl_cq {
+	uint64_t base;
+	uint64_t lbw;
+	uint32_t lbw_data;
+	uint32_t size_log2;
+	uint32_t inc_mode;
+	uint32_t sob;
+	uint32_t seen;
+};
+
+/**
  * struct hfd_hl_sync - a context's sync-manager state of the translation
  * @lock: held while a CS is translated (hfd_hl_sync_lock())
  * @mons: monitor registers, as written in submission order
@@ -87,12 +123,19 @@ struct hfd_hl_mon {
  *	Gaudi2 SOB id (+1; 0 free)
  * @resets: the device's resets when this state was last checked: a reset
  *	clears the model's SOBs and monitors, and so this state
+ * @irq_lock: guards @cqs and @cq_bound (taken inside @lock, and by the
+ *	interrupt path at a CS's end without @lock)
+ * @cqs: DCORE0's completion queues (user interrupts, hl_irq.c)
+ * @cq_bound: bit n: CQ n has a SOB (hfd_hl_cq.sob)
  */
 struct hfd_hl_sync {
 	pthread_mutex_t lock;
 	uint32_t resets;
 	struct hfd_hl_mon mons[HPU_NUM_MONITORS];
 	uint16_t fence_key[HL_SYNC_NUM_FENCES];
+	pthread_mutex_t irq_lock;
+	struct hfd_hl_cq cqs[HL_SYNC_NUM_CQS];
+	uint64_t cq_bound;
 };
 
 struct hfd_hl_sync *hfd_hl_sync_new(void);

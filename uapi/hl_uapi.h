@@ -639,12 +639,16 @@ union hl_cs_args {
 
 /**
  * struct hl_wait_cs_in - WAIT_CS request (56 bytes)
- * @seq: the CS (MULTI_CS: user address of the sequence array)
- * @timeout_us: how long to wait
+ * @seq: the CS (MULTI_CS: user address of the sequence array); with
+ *	HL_WAIT_CS_FLAGS_INTERRUPT the real header's union `addr` (user
+ *	address of the value) / `cq_counters_handle` (INTERRUPT_KERNEL_CQ)
+ * @timeout_us: how long to wait; with INTERRUPT the real header's
+ *	`target` (the value awaited)
  * @ctx_id: unused
  * @flags: HL_WAIT_CS_FLAGS_*
  * @seq_arr_len: MULTI_CS: entries
- * @pad: 0
+ * @pad: 0; with INTERRUPT, @seq_arr_len and @pad are the real header's
+ *	union `interrupt_timeout_us` (8 bytes, host order)
  * @cq_counters_offset: interrupt wait on a kernel CQ
  * @timestamp_handle: interrupt registration
  * @timestamp_offset: interrupt registration

@@ -597,8 +597,12 @@ static void test_waits(void **state)
 	a.in.seq_arr_len = 2;
 	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EFAULT);
 	memset(&a, 0, sizeof(a));
+	/* an interrupt wait (test_hl_irq.c): its address is seq's field, a
+	 * CS number is no readable address; an id past the user ones */
 	a.in.seq = seqs[0];
 	a.in.flags = HL_WAIT_CS_FLAGS_INTERRUPT;
+	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EFAULT);
+	a.in.flags |= 0xFFEU << 20;
 	assert_int_equal(run(f->ctx, HL_IOCTL_WAIT_CS, &a, sizeof(a)), -EINVAL);
 }
 

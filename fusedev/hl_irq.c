@@ -123,19 +123,19 @@ static void timeout_fn(struct hfd_timer *t)
 }
 
 /*
- * The value a waiter watches. At the call a kernel CQ is read through
- * the page cache (the client's own writes), on an interrupt from the
- * daemon's copy (where the interrupt path just wrote it; no FUSE round
- * trip from the model's thread). An address is read from the caller's
- * memory (guarded, bounded by the uaccess timeout).
+ * The value a waiter watches. A kernel CQ is read from the daemon's copy
+ * of the CB, where the interrupt path writes the counter (and the
+ * client's written-back pages land), never through the page cache: no
+ * FUSE round trip, so no worker waits on the kernel and the model's
+ * thread may read it. An address is read from the caller's memory
+ * (guarded, bounded by the uaccess timeout).
  */
 static int read_value(struct hfd_ctx *ctx, pid_t pid, bool kernel_cq,
 		      uint64_t handle, uint64_t off, uint64_t addr,
-		      bool at_call, uint64_t *v)
+		      uint64_t *v)
 {
 	if (kernel_cq)
-		return at_call ? hfd_hl_cb_read(ctx, handle, off, 8, v) :
-				 hfd_hl_cb_peek(ctx, handle, off, 8, v);
+		return hfd_hl_cb_peek(ctx, handle, off, 8, v);
 	return hfd_copy_from_user(pid, v, addr, 8);
 }
 
@@ -200,7 +200,7 @@ int hfd_hl_irq_wait(const struct hfd_ioctl_call *call,
 		w->addr = in.seq; /* addr */
 	}
 	ret = read_value(ctx, w->pid, w->kernel_cq, w->handle, w->off,
-			 w->addr, true, &v);
+			 w->addr, &v);
 	if (ret)
 		goto err_free;
 	memset(args, 0, sizeof(*args));
@@ -242,10 +242,10 @@ int hfd_hl_irq_wait(const struct hfd_ioctl_call *call,
 	hfd_timer_arm(&w->timer, deadline);
 	/*
 	 * An interrupt between the first read and the link found nothing:
-	 * look once more (the daemon's copy) now that it is linked
+	 * look once more now that it is linked
 	 */
 	if (read_value(ctx, w->pid, w->kernel_cq, w->handle, w->off, w->addr,
-		       false, &v) ||
+		       &v) ||
 	    v < w->target) {
 		pthread_mutex_unlock(&irq_lock);
 		return HFD_IOCTL_DEFERRED;
@@ -342,7 +342,7 @@ void hfd_hl_irq_cs_ended(struct hfd_ctx *ctx)
 		if (w->ctx != ctx || !raised_for(&r, w->irq))
 			continue;
 		if (read_value(ctx, w->pid, w->kernel_cq, w->handle, w->off,
-			       w->addr, false, &v) ||
+			       w->addr, &v) ||
 		    v < w->target)
 			continue;
 		unlink_locked(w);

@@ -51,6 +51,7 @@
 #include "fuzz_seed.h"
 #include "fuzz_user.h"
 #include "hl_personality.h"
+#include "hl_sync.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -204,7 +205,13 @@ static void relocate(int fam, void *arg, const struct fuzz_refs *r)
 			     r);
 		break;
 	case HFD_HL_WAIT_CS:
-		if (w->in.flags & HL_WAIT_CS_FLAGS_MULTI_CS)
+		/* an interrupt wait: seq is a CB handle (KERNEL_CQ) or an
+		 * address (the real header's unions) */
+		if ((w->in.flags & HL_WAIT_CS_FLAGS_INTERRUPT) &&
+		    (w->in.flags & HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ))
+			reloc_ref(&w->in.seq, r->cb, r->ncb);
+		else if (w->in.flags & (HL_WAIT_CS_FLAGS_MULTI_CS |
+					HL_WAIT_CS_FLAGS_INTERRUPT))
 			reloc_ptr(&w->in.seq);
 		break;
 	case HFD_HL_MEMORY:
@@ -456,6 +463,42 @@ static void put_wait(struct seed *s, uint64_t seq, bool multi, bool defer)
 	put(s, &a, sizeof(a));
 }
 
+/* An interrupt WAIT_CS (id @id) for @target: on the 64-bit word @idx of
+ * CB ref @cb (@kernel_cq), else at user offset @addr; @defer: up to
+ * 100 ms, answered later when not at once */
+static void put_irq_wait(struct seed *s, bool kernel_cq, uint64_t what,
+			 uint64_t idx, uint32_t id, uint64_t target, bool defer)
+{
+	union hl_wait_cs_args a = {
+		.in = { .seq = what,
+			.timeout_us = target,
+			.flags = HL_WAIT_CS_FLAGS_INTERRUPT | id << 20 |
+				 (kernel_cq ?
+					  HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ :
+					  0),
+			.cq_counters_offset = idx }
+	};
+	uint64_t timeout_us = defer ? 100000 : 0;
+	uint8_t sel = HFD_HL_WAIT_CS | (defer ? 0x40 : 0);
+
+	memcpy(&a.in.seq_arr_len, &timeout_us, sizeof(timeout_us));
+	put(s, &sel, 1);
+	put(s, &a, sizeof(a));
+}
+
+/* A MSG_LONG (with a message barrier) of @value to register @reg */
+static size_t put_reg(struct hl_pkt_msg_long *p, size_t n, uint32_t reg,
+		      uint32_t value)
+{
+	p[n] = (struct hl_pkt_msg_long){
+		.value = value,
+		.ctl = (uint32_t)HL_PACKET_MSG_LONG << HL_PKT_CTL_OPCODE_SHIFT |
+		       HL_PKT_CTL_MB,
+		.addr = HL_CFG_BASE + reg,
+	};
+	return n + 1;
+}
+
 static void add_seeds(const char *dir)
 {
 	struct hl_pkt_nop nops[2] = {
@@ -648,6 +691,60 @@ static void add_seeds(const char *dir)
 	}
 	put_wait(&s, 1, false, true);
 	fuzz_seed_add(dir, "cs-long", s.b, s.len);
+
+	/* User interrupts: a mapped kernel CB (ref 0, a fresh context's
+	 * first CB VA: the pool's start) holds CQ 5's counter; a wait on
+	 * interrupt 3 for 101 that may be answered later, a CS (kernel CB
+	 * ref 1 on PDMA 0) setting up the CQ and firing monitor 2 (SOB 7 ==
+	 * 1, CQ_EN | LBW_EN, payload 101), a wait that then answers at
+	 * once, an address wait on a value already reached */
+	s.len = 0;
+	{
+		union hl_cb_args a = { .in = { .op = HL_CB_OP_CREATE,
+					       .cb_size = 64,
+					       .flags = HL_CB_FLAGS_MAP } };
+		static struct hl_pkt_msg_long p[16];
+		const uint64_t va = HPU_FW_VA_HOST_END;
+		const uint64_t msix = 0x1000007FFCC17000ULL;
+		const uint32_t cq = 4 * 5, mon = 4 * 2;
+		uint64_t seven = 7;
+		size_t n = 0;
+
+		put_req(&s, HFD_HL_CB, false, &a, sizeof(a));
+		put_cb(&s, HL_CB_OP_CREATE, 0, sizeof(p), false);
+		put_irq_wait(&s, true, 0, 0, 3, 101, true);
+		n = put_reg(p, n, 0x411E050 + cq, (uint32_t)va);
+		n = put_reg(p, n, 0x411E150 + cq, (uint32_t)(va >> 32));
+		n = put_reg(p, n, 0x411E550 + cq, (uint32_t)msix);
+		n = put_reg(p, n, 0x411E650 + cq, (uint32_t)(msix >> 32));
+		n = put_reg(p, n, 0x411E750 + cq, 3);
+		n = put_reg(p, n, 0x411E850 + cq, 0);
+		n = put_reg(p, n, 0x4100000 + 4 * 7, 1);
+		n = put_reg(p, n, 0x4110000 + mon, 1U << 4 | 1U << 8);
+		n = put_reg(p, n, 0x4108000 + mon, 5);
+		n = put_reg(p, n, 0x410A000 + mon, 0);
+		n = put_reg(p, n, 0x410C000 + mon, 101);
+		n = put_reg(p, n, 0x410E000 + mon,
+			    0 | (~(1U << 7) & 0xFFU) << 8 | 1U << 16 | 1U << 17);
+		put_cb_write(&s, 1, 0, p, (uint16_t)(n * sizeof(p[0])));
+		chunks[0] = (struct hl_cs_chunk){
+			.cb_handle = 1,
+			.queue_index = HL_GAUDI2_QUEUE_ID_PDMA_0_0,
+			.cb_size = (uint32_t)(n * sizeof(p[0])),
+		};
+		put_user(&s, 0, chunks, sizeof(chunks[0]));
+		{
+			union hl_cs_args c = { .in = { .num_chunks_execute =
+							       1 } };
+
+			put_req(&s, HFD_HL_CS, false, &c, sizeof(c));
+		}
+		put_wait(&s, 1, false, true);
+		put_irq_wait(&s, true, 0, 0, 3, 101, false);
+		put_user(&s, 2048, &seven, sizeof(seven));
+		put_irq_wait(&s, false, 2048, 0, 0xFFF, 5, true);
+	}
+	fuzz_seed_add(dir, "irq", s.b, s.len);
 
 	/* DEBUG: debug mode on, a trace op, off; a raw code of neither set */
 	s.len = 0;

@@ -13,7 +13,10 @@
  * stream"): a WAIT CS, its number read from the caller's memory, holds
  * PDMA_1 until a SIGNAL CS behind a parked PDMA_0 stream ends, a
  * blocking WAIT_CS on the work behind it answered once a sibling stream
- * passes the FENCE.
+ * passes the FENCE; user interrupts (docs/habanalabs.md, "User
+ * interrupts"): a monitor's payload to a CQ whose counter is in a mapped
+ * kernel CB answers a blocking interrupt WAIT_CS, the client's mapping
+ * of the CB shows the counter, a wait for more ends BUSY at its timeout.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../lib/hpu_test_daemon.h"
@@ -388,6 +393,116 @@ static void test_signal_wait(void **state)
 	free(sig);
 }
 
+/* An interrupt WAIT_CS (id 3, KERNEL_CQ) for @target at the counter of
+ * CB @h, @timeout_us; the status in @status */
+static int irq_wait(int fd, uint64_t h, uint64_t target, uint64_t timeout_us,
+		    uint32_t *status)
+{
+	union hl_wait_cs_args a = { 0 };
+	int ret;
+
+	a.in.flags = HL_WAIT_CS_FLAGS_INTERRUPT |
+		     HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ | 3U << 20;
+	a.in.seq = h;		/* cq_counters_handle */
+	a.in.timeout_us = target; /* target */
+	memcpy(&a.in.seq_arr_len, &timeout_us, 8); /* interrupt_timeout_us */
+	ret = hpu_test_ioctl(fd, HL_IOCTL_WAIT_CS, &a);
+	*status = a.out.status;
+	return ret;
+}
+
+struct irq_waiter {
+	int fd;
+	uint64_t h;
+	int ret;
+	uint32_t status;
+};
+
+static void *irq_wait_thread(void *arg)
+{
+	struct irq_waiter *w = arg;
+
+	w->ret = irq_wait(w->fd, w->h, 100, 60000000, &w->status);
+	return NULL;
+}
+
+static void test_user_interrupt(void **state)
+{
+	const uint32_t mb = HL_PKT_CTL_MB, cq = 4 * 5, m = 4 * 2;
+	const uint64_t cfg = 0x1000007FF8000000ULL;
+	const uint64_t msix = 0x1000007FFCC17000ULL;
+	struct hl_wait_cs_out out;
+	struct irq_waiter w = { 0 };
+	union hl_cb_args c = { 0 };
+	volatile uint64_t *ctr;
+	uint64_t h, va, cb_va, seq;
+	pthread_t t;
+	uint32_t status;
+	uint8_t *cb;
+	size_t off = 0;
+	int fd;
+
+	(void)state;
+	fd = open_hl();
+	assert_true(fd >= 0);
+	c.in.op = HL_CB_OP_CREATE;
+	c.in.cb_size = 8;
+	c.in.flags = HL_CB_FLAGS_MAP;
+	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_CB, &c), 0);
+	h = c.out.cb_handle;
+	memset(&c, 0, sizeof(c));
+	c.in.op = HL_CB_OP_INFO;
+	c.in.cb_handle = h;
+	c.in.flags = HL_CB_FLAGS_GET_DEVICE_VA;
+	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_CB, &c), 0);
+	va = c.out.device_va;
+	ctr = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)h);
+	assert_true(ctr != MAP_FAILED);
+	*ctr = 0;
+
+	/* the waiter may come before or after the CS: COMPLETED either way */
+	w.fd = fd;
+	w.h = h;
+	assert_int_equal(pthread_create(&t, NULL, irq_wait_thread, &w), 0);
+
+	cb = aligned_alloc(4096, 4096);
+	assert_non_null(cb);
+	memset(cb, 0, 4096);
+	off = hpu_test_hl_put_msg_long(cb, off, cfg + 0x411E050 + cq,
+				       (uint32_t)va, mb);
+	off = hpu_test_hl_put_msg_long(cb, off, cfg + 0x411E150 + cq,
+				       (uint32_t)(va >> 32), mb);
+	off = hpu_test_hl_put_msg_long(cb, off, cfg + 0x411E550 + cq,
+				       (uint32_t)msix, mb);
+	off = hpu_test_hl_put_msg_long(cb, off, cfg + 0x411E650 + cq,
+				       (uint32_t)(msix >> 32), mb);
+	off = hpu_test_hl_put_msg_long(cb, off, cfg + 0x411E750 + cq, 3, mb);
+	off = hpu_test_hl_put_msg_long(cb, off, cfg + 0x411E850 + cq, 0, mb);
+	off = hpu_test_hl_put_short(cb, off, 1, 4 * 7, 1); /* SOB 7 = 1 */
+	off = hpu_test_hl_put_short(cb, off, 0, 0x8000 + m, 1U << 4 | 1U << 8);
+	off = hpu_test_hl_put_short(cb, off, 0, m, 5); /* CQ 5 */
+	off = hpu_test_hl_put_short(cb, off, 0, 0x2000 + m, 0);
+	off = hpu_test_hl_put_short(cb, off, 0, 0x4000 + m, 101);
+	off = hpu_test_hl_put_short(cb, off, 0, 0x6000 + m,
+				    0 | (~(1U << 7) & 0xFFU) << 8 | 1U << 16 |
+					    1U << 17);
+	cb_va = map_host(fd, cb, 4096);
+	seq = submit(fd, cb_va, (uint32_t)off, 0);
+	assert_int_equal(wait_cs(fd, seq, &out), 0);
+	assert_int_equal(out.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(w.ret, 0);
+	assert_int_equal(w.status, HL_WAIT_CS_STATUS_COMPLETED);
+	/* the device's write reached the client's mapping */
+	assert_int_equal(*ctr, 101);
+	/* more than the counter: BUSY at the timeout (2 ms), answer 0 */
+	assert_int_equal(irq_wait(fd, h, 102, 2000, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	munmap((void *)ctr, 4096);
+	close(fd);
+	free(cb);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -401,6 +516,8 @@ int main(void)
 				       hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_sync_streams, hpu_test_need_daemon),
 		cmocka_unit_test_setup(test_signal_wait, hpu_test_need_daemon),
+		cmocka_unit_test_setup(test_user_interrupt,
+				       hpu_test_need_daemon),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, hpu_test_group_stop);

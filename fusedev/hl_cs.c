@@ -946,10 +946,10 @@ int hfd_hl_wait_cs(const struct hfd_ioctl_call *call, void *data)
 
 	if (in.flags & HL_WAIT_CS_FLAGS_INTERRUPT)
 		return hfd_hl_irq_wait(call, args, ctx_sync(call->ctx));
-	if (in.flags &
-	    (HL_WAIT_CS_FLAGS_INTERRUPT_MASK | HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ |
-	     HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT |
-	     HL_WAIT_CS_FLAGS_UNREGISTER_INTERRUPT))
+	if (in.flags & (HL_WAIT_CS_FLAGS_INTERRUPT_MASK |
+			HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ |
+			HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT |
+			HL_WAIT_CS_FLAGS_UNREGISTER_INTERRUPT))
 		return -EINVAL;
 	memset(&h, 0, sizeof(h));
 	h.in.seq = in.seq;

@@ -31,9 +31,9 @@
 #include "hpu_fused_uaccess.h"
 
 /* Interrupt ids of the mask (bits 20..31 of the flags) */
-#define IRQ_ID(flags)	((flags) >> 20)
-#define IRQ_ANY_CQ	0xFFFU
-#define IRQ_ANY_DEC	0xFFEU
+#define IRQ_ID(flags) ((flags) >> 20)
+#define IRQ_ANY_CQ    0xFFFU
+#define IRQ_ANY_DEC   0xFFEU
 
 /**
  * struct hl_irq_waiter - an interrupt wait not answered yet
@@ -131,8 +131,7 @@ static void timeout_fn(struct hfd_timer *t)
  * (guarded, bounded by the uaccess timeout).
  */
 static int read_value(struct hfd_ctx *ctx, pid_t pid, bool kernel_cq,
-		      uint64_t handle, uint64_t off, uint64_t addr,
-		      uint64_t *v)
+		      uint64_t handle, uint64_t off, uint64_t addr, uint64_t *v)
 {
 	if (kernel_cq)
 		return hfd_hl_cb_peek(ctx, handle, off, 8, v);
@@ -144,9 +143,9 @@ static int check_args(const struct hl_wait_cs_in *in, uint32_t *irq)
 {
 	uint32_t id = IRQ_ID(in->flags);
 
-	if (in->flags & (HL_WAIT_CS_FLAGS_MULTI_CS |
-			 HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT |
-			 HL_WAIT_CS_FLAGS_UNREGISTER_INTERRUPT))
+	if (in->flags &
+	    (HL_WAIT_CS_FLAGS_MULTI_CS | HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT |
+	     HL_WAIT_CS_FLAGS_UNREGISTER_INTERRUPT))
 		return -EINVAL; /* timestamp registration: out of scope */
 	if (id != IRQ_ANY_CQ && id - HL_USER_IRQ_FIRST >= HL_USER_IRQ_NUM)
 		return -EINVAL; /* IRQ_ANY_DEC too: no decoder interrupts */
@@ -199,8 +198,8 @@ int hfd_hl_irq_wait(const struct hfd_ioctl_call *call,
 	} else {
 		w->addr = in.seq; /* addr */
 	}
-	ret = read_value(ctx, w->pid, w->kernel_cq, w->handle, w->off,
-			 w->addr, &v);
+	ret = read_value(ctx, w->pid, w->kernel_cq, w->handle, w->off, w->addr,
+			 &v);
 	if (ret)
 		goto err_free;
 	memset(args, 0, sizeof(*args));
@@ -325,7 +324,8 @@ static bool raised_for(const struct raised *r, uint32_t irq)
  */
 void hfd_hl_irq_cs_ended(struct hfd_ctx *ctx)
 {
-	struct hfd_hl_sync *s = __atomic_load_n(&ctx->hl_sync, __ATOMIC_ACQUIRE);
+	struct hfd_hl_sync *s =
+		__atomic_load_n(&ctx->hl_sync, __ATOMIC_ACQUIRE);
 	struct hl_irq_waiter *w, *nw, *done = NULL;
 	struct raised r;
 	uint64_t v;

@@ -63,12 +63,12 @@
 
 /* MON_CONFIG: long SOB 0, CQ 4, payloads - 1 5..6, LBW 8, msb of the
  * group 16..19, long high group 31 */
-#define CFG_LONG	 (1U << 0)
-#define CFG_CQ_EN	 (1U << 4)
-#define CFG_WR_NUM(v)	 (((v) >> 5) & 3U)
-#define CFG_LBW_EN	 (1U << 8)
-#define CFG_MSB_SID(v)	 (((v) >> 16) & 0xFU)
-#define CFG_SERVED                                                \
+#define CFG_LONG       (1U << 0)
+#define CFG_CQ_EN      (1U << 4)
+#define CFG_WR_NUM(v)  (((v) >> 5) & 3U)
+#define CFG_LBW_EN     (1U << 8)
+#define CFG_MSB_SID(v) (((v) >> 16) & 0xFU)
+#define CFG_SERVED \
 	(CFG_LONG | CFG_CQ_EN | (3U << 5) | CFG_LBW_EN | (0xFU << 16))
 /* payloads a monitor may send here (MON_CONFIG payloads - 1 of 0 or 1) */
 #define MON_MAX_PAYLOADS 2U
@@ -368,8 +368,7 @@ static int mon_cq_payload(const struct hfd_hl_xlate *x,
 	uint32_t c = mon->addr_lo;
 	int sob, ret = -EINVAL;
 
-	if (!(mon->config & CFG_LBW_EN) || mon->addr_hi ||
-	    c >= HL_SYNC_NUM_CQS)
+	if (!(mon->config & CFG_LBW_EN) || mon->addr_hi || c >= HL_SYNC_NUM_CQS)
 		return -EINVAL;
 	sob = fence_sob(s, (int)(CQ_KEY_BASE + c));
 	if (sob < 0)
@@ -377,9 +376,8 @@ static int mon_cq_payload(const struct hfd_hl_xlate *x,
 	pthread_mutex_lock(&s->irq_lock);
 	cq = &s->cqs[c];
 	if (cq->lbw != HL_PCIE_MSIX_DB ||
-	    cq->lbw_data - HL_USER_IRQ_FIRST >= HL_USER_IRQ_NUM ||
-	    !cq->base || cq->base % 8 ||
-	    (!cq->inc_mode && mon->data > HPU_SOB_MAX_VALUE))
+	    cq->lbw_data - HL_USER_IRQ_FIRST >= HL_USER_IRQ_NUM || !cq->base ||
+	    cq->base % 8 || (!cq->inc_mode && mon->data > HPU_SOB_MAX_VALUE))
 		goto out;
 	a->payload_addr = (uint64_t)sob;
 	if (cq->inc_mode) {

@@ -45,10 +45,10 @@ struct hfd_hl_xlate;
 #define HL_SM_CQ_INC_MODE_0    0x411E850U
 #define HL_SYNC_NUM_CQS	       64U
 /* The MSI-X doorbell a CQ's LBW write must go to (its data: the id) */
-#define HL_PCIE_MSIX_DB 0x1000007FFCC17000ULL
+#define HL_PCIE_MSIX_DB	       0x1000007FFCC17000ULL
 /* User interrupts: ids [FIRST, FIRST + NUM) (HW_IP_INFO) */
-#define HL_USER_IRQ_FIRST 0U
-#define HL_USER_IRQ_NUM	  256U
+#define HL_USER_IRQ_FIRST      0U
+#define HL_USER_IRQ_NUM	       256U
 
 /* MSG_SHORT bases, as the driver programs the QMANs' CP_MSG_BASE */
 #define HL_MSG_SHORT_BASE_MON 0 /* MON_PAY_ADDRL_0 */

@@ -725,7 +725,8 @@ static void add_seeds(const char *dir)
 		n = put_reg(p, n, 0x410A000 + mon, 0);
 		n = put_reg(p, n, 0x410C000 + mon, 101);
 		n = put_reg(p, n, 0x410E000 + mon,
-			    0 | (~(1U << 7) & 0xFFU) << 8 | 1U << 16 | 1U << 17);
+			    0 | (~(1U << 7) & 0xFFU) << 8 | 1U << 16 |
+				    1U << 17);
 		put_cb_write(&s, 1, 0, p, (uint16_t)(n * sizeof(p[0])));
 		chunks[0] = (struct hl_cs_chunk){
 			.cb_handle = 1,

@@ -403,8 +403,8 @@ static int irq_wait(int fd, uint64_t h, uint64_t target, uint64_t timeout_us,
 
 	a.in.flags = HL_WAIT_CS_FLAGS_INTERRUPT |
 		     HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ | 3U << 20;
-	a.in.seq = h;		/* cq_counters_handle */
-	a.in.timeout_us = target; /* target */
+	a.in.seq = h;				   /* cq_counters_handle */
+	a.in.timeout_us = target;		   /* target */
 	memcpy(&a.in.seq_arr_len, &timeout_us, 8); /* interrupt_timeout_us */
 	ret = hpu_test_ioctl(fd, HL_IOCTL_WAIT_CS, &a);
 	*status = a.out.status;
@@ -456,7 +456,8 @@ static void test_user_interrupt(void **state)
 	c.in.flags = HL_CB_FLAGS_GET_DEVICE_VA;
 	assert_int_equal(hpu_test_ioctl(fd, HL_IOCTL_CB, &c), 0);
 	va = c.out.device_va;
-	ctr = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)h);
+	ctr = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   (off_t)h);
 	assert_true(ctr != MAP_FAILED);
 	*ctr = 0;
 

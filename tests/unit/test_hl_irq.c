@@ -28,12 +28,12 @@
 #include "hl_personality.h"
 #include "hl_sync.h"
 
-#define BUF_SIZE 16384
-#define SOB	 7
-#define MON	 2
-#define CQ	 5
-#define IRQ	 3
-#define ANY_CQ	 0xFFFU
+#define BUF_SIZE	16384
+#define SOB		7
+#define MON		2
+#define CQ		5
+#define IRQ		3
+#define ANY_CQ		0xFFFU
 #define CQ_REG(base, c) (HL_CFG_BASE + (base) + 4ULL * (c))
 
 /* A deferred answer, as FUSE would give it to the kernel */
@@ -134,12 +134,12 @@ static int irq_wait(struct hfd_ctx *ctx, uint32_t flags, uint32_t id,
 
 	memset(a, 0, sizeof(*a));
 	a->in.flags = HL_WAIT_CS_FLAGS_INTERRUPT | flags | id << 20;
-	a->in.seq = what;		  /* addr / cq_counters_handle */
-	a->in.timeout_us = target;	  /* target */
+	a->in.seq = what;	   /* addr / cq_counters_handle */
+	a->in.timeout_us = target; /* target */
 	a->in.cq_counters_offset = off;
 	memcpy(&a->in.seq_arr_len, &timeout_us, 8); /* interrupt_timeout_us */
-	ret = hfd_hl_ioctl_dispatch(&call, HL_IOCTL_WAIT_CS, a, sizeof(*a),
-				    out, &out_size);
+	ret = hfd_hl_ioctl_dispatch(&call, HL_IOCTL_WAIT_CS, a, sizeof(*a), out,
+				    &out_size);
 	if (ret != HFD_IOCTL_DEFERRED)
 		memcpy(a, out, out_size < sizeof(*a) ? out_size : sizeof(*a));
 	return ret;
@@ -155,15 +155,15 @@ static uint64_t mapped_cb(struct hfd_ctx *ctx, uint32_t size, uint64_t *va)
 	a.in.op = HL_CB_OP_CREATE;
 	a.in.cb_size = size;
 	a.in.flags = HL_CB_FLAGS_MAP;
-	assert_int_equal(hpu_test_hfd_hl_ioctl(ctx, HL_IOCTL_CB, &a, sizeof(a), 0),
-			 0);
+	assert_int_equal(
+		hpu_test_hfd_hl_ioctl(ctx, HL_IOCTL_CB, &a, sizeof(a), 0), 0);
 	h = a.out.cb_handle;
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_CB_OP_INFO;
 	a.in.cb_handle = h;
 	a.in.flags = HL_CB_FLAGS_GET_DEVICE_VA;
-	assert_int_equal(hpu_test_hfd_hl_ioctl(ctx, HL_IOCTL_CB, &a, sizeof(a), 0),
-			 0);
+	assert_int_equal(
+		hpu_test_hfd_hl_ioctl(ctx, HL_IOCTL_CB, &a, sizeof(a), 0), 0);
 	*va = a.out.device_va;
 	assert_true(*va != 0);
 	return h;
@@ -173,9 +173,11 @@ static uint64_t mapped_cb(struct hfd_ctx *ctx, uint32_t size, uint64_t *va)
 static size_t put_cq(void *cb, size_t off, uint32_t c, uint64_t va,
 		     uint64_t lbw, uint32_t id, uint32_t inc)
 {
-	off = hpu_test_hl_put_msg_long(cb, off, CQ_REG(HL_SM_CQ_BASE_ADDR_L_0, c),
+	off = hpu_test_hl_put_msg_long(cb, off,
+				       CQ_REG(HL_SM_CQ_BASE_ADDR_L_0, c),
 				       (uint32_t)va, HL_PKT_CTL_MB);
-	off = hpu_test_hl_put_msg_long(cb, off, CQ_REG(HL_SM_CQ_BASE_ADDR_H_0, c),
+	off = hpu_test_hl_put_msg_long(cb, off,
+				       CQ_REG(HL_SM_CQ_BASE_ADDR_H_0, c),
 				       (uint32_t)(va >> 32), HL_PKT_CTL_MB);
 	off = hpu_test_hl_put_msg_long(cb, off, CQ_REG(HL_SM_CQ_SIZE_LOG2_0, c),
 				       3, HL_PKT_CTL_MB);
@@ -197,13 +199,14 @@ static size_t put_fire(void *cb, size_t off, uint32_t c, uint32_t payload)
 		       1U << 16 | 1U << 17;
 
 	off = hpu_test_hl_put_short(cb, off, HL_MSG_SHORT_BASE_SOB, 4 * SOB, 1);
-	off = hpu_test_hl_put_short(cb, off, b, HL_SM_MON_CONFIG_0 - r + 4 * MON,
+	off = hpu_test_hl_put_short(cb, off, b,
+				    HL_SM_MON_CONFIG_0 - r + 4 * MON,
 				    1U << 4 | 1U << 8);
 	off = hpu_test_hl_put_short(cb, off, b, 4 * MON, c);
 	off = hpu_test_hl_put_short(cb, off, b,
 				    HL_SM_MON_PAY_ADDRH_0 - r + 4 * MON, 0);
-	off = hpu_test_hl_put_short(cb, off, b,
-				    HL_SM_MON_PAY_DATA_0 - r + 4 * MON, payload);
+	off = hpu_test_hl_put_short(
+		cb, off, b, HL_SM_MON_PAY_DATA_0 - r + 4 * MON, payload);
 	return hpu_test_hl_put_short(cb, off, b, HL_SM_MON_ARM_0 - r + 4 * MON,
 				     arm);
 }
@@ -365,13 +368,15 @@ static void test_bad_args(void **state)
 	box_init(&b);
 	h = mapped_cb(f->ctx, 16, &va);
 	/* ids: past the user interrupts, "any decoder" (none modelled) */
-	assert_int_equal(irq_wait(f->ctx, kcq, HL_USER_IRQ_FIRST + HL_USER_IRQ_NUM,
-				  h, 0, 1, 1000, &b, &a),
+	assert_int_equal(irq_wait(f->ctx, kcq,
+				  HL_USER_IRQ_FIRST + HL_USER_IRQ_NUM, h, 0, 1,
+				  1000, &b, &a),
 			 -EINVAL);
 	assert_int_equal(irq_wait(f->ctx, kcq, 0xFFE, h, 0, 1, 1000, &b, &a),
 			 -EINVAL);
 	/* timestamp registration and MULTI_CS with an interrupt */
-	assert_int_equal(irq_wait(f->ctx, kcq | HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT,
+	assert_int_equal(irq_wait(f->ctx,
+				  kcq | HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT,
 				  IRQ, h, 0, 1, 1000, &b, &a),
 			 -EINVAL);
 	assert_int_equal(irq_wait(f->ctx, HL_WAIT_CS_FLAGS_MULTI_CS, IRQ,
@@ -383,8 +388,8 @@ static void test_bad_args(void **state)
 			 -EINVAL);
 	assert_int_equal(irq_wait(f->ctx, kcq, IRQ, h, 2, 1, 1000, &b, &a),
 			 -EINVAL);
-	assert_int_equal(irq_wait(f->ctx, kcq, IRQ, h, 1ULL << 62, 1, 1000,
-				  &b, &a),
+	assert_int_equal(irq_wait(f->ctx, kcq, IRQ, h, 1ULL << 62, 1, 1000, &b,
+				  &a),
 			 -EINVAL);
 	/* an address: unreadable, then a value reached and one not */
 	assert_int_equal(irq_wait(f->ctx, 0, IRQ, 8, 0, 1, 1000, &b, &a),
@@ -393,9 +398,8 @@ static void test_bad_args(void **state)
 				  &b, &a),
 			 0);
 	assert_int_equal(a.out.status, HL_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(irq_wait(f->ctx, 0, IRQ, (uintptr_t)&v, 0, 43, 0, &b,
-				  &a),
-			 0);
+	assert_int_equal(
+		irq_wait(f->ctx, 0, IRQ, (uintptr_t)&v, 0, 43, 0, &b, &a), 0);
 	assert_int_equal(a.out.status, HL_WAIT_CS_STATUS_BUSY);
 	/* interrupt flags without HL_WAIT_CS_FLAGS_INTERRUPT: a CS wait */
 	memset(&a, 0, sizeof(a));

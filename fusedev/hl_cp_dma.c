@@ -27,13 +27,25 @@ _Static_assert(sizeof(struct hl_pkt_cp_dma) == 16, "CP_DMA is 16 bytes");
 	(HL_PKT_CTL_OPCODE_MASK | HL_PKT_CTL_EB | HL_PKT_CTL_MB | \
 	 HL_CP_DMA_CTL_UPPER_CP)
 
-/* Append @len bytes to the growing buffer @o (@n used, @room) */
-static int put(uint8_t **o, size_t *n, size_t *room, const void *p, size_t len)
+/**
+ * hfd_hl_put_bytes() - append bytes to a growing buffer
+ * @o: the buffer (NULL before the first call; realloc()ed)
+ * @n: bytes used
+ * @room: bytes allocated
+ * @p: the bytes
+ * @len: how many
+ *
+ * The first call allocates even for 0 bytes, so that a non-NULL @o says
+ * the buffer was built (a CP_DMA expansion, a CP walk's output).
+ *
+ * Return: 0, or -ENOMEM (the buffer as it was).
+ */
+int hfd_hl_put_bytes(uint8_t **o, size_t *n, size_t *room, const void *p,
+		     size_t len)
 {
 	uint8_t *nb;
 	size_t want;
 
-	/* the first call allocates even for 0 bytes: @o marks a CP_DMA */
 	if (!*room || len > *room - *n) {
 		want = *room ? *room : 256;
 		while (want - *n < len)
@@ -93,7 +105,7 @@ static int expand_one(const uint8_t *p, hfd_hl_fetch_fn fetch, void *arg,
 		return -ENOMEM;
 	ret = fetch(arg, c.src_addr, c.tsize, lower);
 	if (!ret)
-		ret = put(o, n, room, lower, c.tsize);
+		ret = hfd_hl_put_bytes(o, n, room, lower, c.tsize);
 	if (!ret)
 		ret = note_lower(l, at, c.tsize);
 	free(lower);
@@ -145,7 +157,8 @@ int hfd_hl_cp_dma_expand(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
 		if (!len || size - off < len)
 			break;
 		if (opcode == HL_PACKET_CP_DMA) {
-			ret = put(&o, &n, &room, cb + done, off - done);
+			ret = hfd_hl_put_bytes(&o, &n, &room, cb + done,
+					       off - done);
 			if (!ret)
 				ret = expand_one(cb + off, fetch, arg, budget,
 						 &o, &n, &room, lower);
@@ -157,7 +170,7 @@ int hfd_hl_cp_dma_expand(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
 	}
 	if (!o)
 		return 0; /* no CP_DMA */
-	ret = put(&o, &n, &room, cb + done, size - done);
+	ret = hfd_hl_put_bytes(&o, &n, &room, cb + done, size - done);
 	if (ret)
 		goto err_free;
 	*out = o;

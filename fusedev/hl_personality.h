@@ -138,6 +138,8 @@ struct hfd_hl_lower_cbs {
 	size_t room;
 };
 
+int hfd_hl_put_bytes(uint8_t **o, size_t *n, size_t *room, const void *p,
+		     size_t len);
 int hfd_hl_cp_dma_expand(const uint8_t *cb, size_t size, hfd_hl_fetch_fn fetch,
 			 void *arg, uint32_t *budget, uint8_t **out,
 			 size_t *out_size, struct hfd_hl_lower_cbs *lower);

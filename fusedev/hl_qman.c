@@ -488,29 +488,6 @@ int hfd_hl_qman_walk_lower(const uint8_t *cb, size_t size, struct hfd_hl_cp *cp,
 	return qman_walk(cb, size, cp, true, fetch, arg, budget, out, out_size);
 }
 
-/* Append @len bytes at @p to the growing buffer *@o (*@n used, *@room) */
-static int put_bytes(uint8_t **o, size_t *n, size_t *room, const void *p,
-		     size_t len)
-{
-	size_t want;
-	uint8_t *nb;
-
-	if (len > *room - *n) {
-		want = *room ? *room : 256;
-		while (want - *n < len)
-			want *= 2;
-		nb = realloc(*o, want);
-		if (!nb)
-			return -ENOMEM;
-		*o = nb;
-		*room = want;
-	}
-	if (len)
-		memcpy(*o + *n, p, len);
-	*n += len;
-	return 0;
-}
-
 /**
  * hfd_hl_qman_lower_needed() - whether a lower CB of an expanded CB
  * needs the lower CP's walk
@@ -552,11 +529,11 @@ static int walk_lower_one(const uint8_t *cb, struct hfd_hl_lower_cb *r,
 	if (ret)
 		return ret;
 	if (out) {
-		ret = put_bytes(o, n, room, out, len);
+		ret = hfd_hl_put_bytes(o, n, room, out, len);
 		free(out);
 	} else {
 		len = r->len;
-		ret = put_bytes(o, n, room, cb + r->off, len);
+		ret = hfd_hl_put_bytes(o, n, room, cb + r->off, len);
 	}
 	r->off = at;
 	r->len = len;
@@ -603,20 +580,15 @@ int hfd_hl_qman_walk_lower_cbs(const uint8_t *cb, size_t size,
 	}
 	for (i = 0, pos = 0; i < lower->n && !ret; i++) {
 		end = lower->r[i].off + lower->r[i].len;
-		ret = put_bytes(&o, &n, &room, cb + pos, lower->r[i].off - pos);
+		ret = hfd_hl_put_bytes(&o, &n, &room, cb + pos,
+				       lower->r[i].off - pos);
 		if (!ret)
 			ret = walk_lower_one(cb, &lower->r[i], cp, fetch, arg,
 					     budget, &o, &n, &room);
 		pos = end;
 	}
 	if (!ret)
-		ret = put_bytes(&o, &n, &room, cb + pos, size - pos);
-	if (!ret && !o) {
-		/* nothing at all (no lower CB had bytes): an empty buffer */
-		o = malloc(1);
-		if (!o)
-			ret = -ENOMEM;
-	}
+		ret = hfd_hl_put_bytes(&o, &n, &room, cb + pos, size - pos);
 	if (ret) {
 		free(o);
 		return ret;

@@ -239,6 +239,25 @@ static uint64_t counter(struct hfd_ctx *ctx, uint64_t h, uint64_t idx)
 	return v;
 }
 
+/*
+ * A kernel-CQ waiter on IRQ, deferred, in @b: a fresh mapped CB of @size
+ * bytes (its handle returned, its VA in @va), the counter at @off
+ */
+static uint64_t kcq_waiter(struct hpu_test_hfd_hl *f, uint32_t size,
+			   uint64_t off, uint64_t target, uint64_t timeout_us,
+			   struct box *b, union hl_wait_cs_args *a,
+			   uint64_t *va)
+{
+	uint64_t h;
+
+	box_init(b);
+	h = mapped_cb(f->ctx, size, va);
+	assert_int_equal(irq_wait(f->ctx, HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ,
+				  IRQ, h, off, target, timeout_us, b, a),
+			 HFD_IOCTL_DEFERRED);
+	return h;
+}
+
 /* A waiter on CQ's interrupt is woken by the monitor's payload (101 >=
  * 100); a wait on a value already reached answers at once, one on a
  * value not reached with timeout 0 answers BUSY */
@@ -250,11 +269,7 @@ static void test_wake_on_monitor(void **state)
 	uint64_t h, va;
 	size_t off;
 
-	box_init(&b);
-	h = mapped_cb(f->ctx, 64, &va);
-	assert_int_equal(irq_wait(f->ctx, HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ,
-				  IRQ, h, 1, 100, 60000000, &b, &a),
-			 HFD_IOCTL_DEFERRED);
+	h = kcq_waiter(f, 64, 1, 100, 60000000, &b, &a, &va);
 	assert_int_equal(box_count(&b), 0);
 	off = put_cq(f->cb, 0, CQ, va + 8, HL_PCIE_MSIX_DB, IRQ, 0);
 	off = put_fire(f->cb, off, CQ, 101);
@@ -323,13 +338,9 @@ static void test_timeout(void **state)
 	struct hpu_test_hfd_hl *f = *state;
 	union hl_wait_cs_args a;
 	struct box b;
-	uint64_t h, va;
+	uint64_t va;
 
-	box_init(&b);
-	h = mapped_cb(f->ctx, 8, &va);
-	assert_int_equal(irq_wait(f->ctx, HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ,
-				  IRQ, h, 0, 1, 2000, &b, &a),
-			 HFD_IOCTL_DEFERRED);
+	kcq_waiter(f, 8, 0, 1, 2000, &b, &a, &va);
 	assert_int_equal(box_wait(&b), 1);
 	assert_int_equal(b.err, 0);
 	assert_int_equal(b.a.out.status, HL_WAIT_CS_STATUS_BUSY);
@@ -341,13 +352,9 @@ static void test_close_with_waiter(void **state)
 	struct hpu_test_hfd_hl *f = *state;
 	union hl_wait_cs_args a;
 	struct box b;
-	uint64_t h, va;
+	uint64_t va;
 
-	box_init(&b);
-	h = mapped_cb(f->ctx, 8, &va);
-	assert_int_equal(irq_wait(f->ctx, HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ,
-				  IRQ, h, 0, 1, 60000000, &b, &a),
-			 HFD_IOCTL_DEFERRED);
+	kcq_waiter(f, 8, 0, 1, 60000000, &b, &a, &va);
 	hfd_ctx_release(f->ctx);
 	f->ctx = NULL;
 	assert_int_equal(box_count(&b), 1);

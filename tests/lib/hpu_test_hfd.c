@@ -239,3 +239,25 @@ uint32_t hpu_test_hfd_hl_poll_cs(struct hfd_ctx *ctx, uint64_t seq)
 			 0);
 	return a.out.status;
 }
+
+uint64_t hpu_test_hfd_hl_submit_cb(struct hpu_test_hfd_hl *f, uint32_t qid,
+				   size_t at, size_t size, uint32_t timeout_s)
+{
+	struct hl_cs_chunk c = { .cb_handle = f->cb_va + at,
+				 .queue_index = qid,
+				 .cb_size = (uint32_t)size,
+				 .cs_chunk_flags =
+					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
+	union hl_cs_args a = { 0 };
+
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	if (timeout_s) {
+		a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
+		a.in.timeout = timeout_s;
+	}
+	assert_int_equal(hpu_test_hfd_hl_ioctl(f->ctx, HL_IOCTL_CS, &a,
+					       sizeof(a), 0),
+			 0);
+	return a.out.seq;
+}

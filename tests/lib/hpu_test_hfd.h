@@ -263,4 +263,19 @@ int hpu_test_hfd_hl_wait_cs(struct hfd_ctx *ctx, uint64_t seq,
  */
 uint32_t hpu_test_hfd_hl_poll_cs(struct hfd_ctx *ctx, uint64_t seq);
 
+/**
+ * hpu_test_hfd_hl_submit_cb() - submit one user CB of the fixture's
+ * buffer as a CS; fails the test when the CS ioctl fails
+ * @f: the fixture
+ * @qid: the queue id
+ * @at: offset of the CB in the fixture's buffer (f->cb_va + @at)
+ * @size: its bytes
+ * @timeout_s: the CS's timeout in seconds (HL_CS_FLAGS_CUSTOM_TIMEOUT),
+ *	0 for the default
+ *
+ * Return: the CS's number.
+ */
+uint64_t hpu_test_hfd_hl_submit_cb(struct hpu_test_hfd_hl *f, uint32_t qid,
+				   size_t at, size_t size, uint32_t timeout_s);
+
 #endif /* HPU_TEST_HFD_H */

@@ -214,20 +214,10 @@ static size_t put_fire(void *cb, size_t off, uint32_t c, uint32_t payload)
 /* Run f->cb[0, @size) on PDMA_0 stream 0; its end status */
 static uint32_t run_cb(struct hpu_test_hfd_hl *f, size_t size)
 {
-	struct hl_cs_chunk c = { .cb_handle = f->cb_va,
-				 .queue_index = 0,
-				 .cb_size = (uint32_t)size,
-				 .cs_chunk_flags =
-					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
-	union hl_cs_args a = { 0 };
 	struct hl_wait_cs_out o;
 
-	a.in.chunks_execute = (uintptr_t)&c;
-	a.in.num_chunks_execute = 1;
-	assert_int_equal(hpu_test_hfd_hl_ioctl(f->ctx, HL_IOCTL_CS, &a,
-					       sizeof(a), 0),
-			 0);
-	hpu_test_hfd_hl_wait_cs(f->ctx, a.out.seq, &o);
+	hpu_test_hfd_hl_wait_cs(
+		f->ctx, hpu_test_hfd_hl_submit_cb(f, 0, 0, size, 0), &o);
 	return o.status;
 }
 

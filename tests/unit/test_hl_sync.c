@@ -43,12 +43,6 @@
 #define Q_PDMA1_0  4
 #define Q_NIC0_0   156
 
-/* One request; the answer (also one copied back with an error) in @arg */
-static int run(struct hfd_ctx *ctx, unsigned int cmd, void *arg, size_t size)
-{
-	return hpu_test_hfd_hl_ioctl(ctx, cmd, arg, size, 0);
-}
-
 static int setup(void **state)
 {
 	static struct hpu_test_hfd_hl f;
@@ -353,27 +347,6 @@ static void test_translate_bad(void **state)
  * CSs on the model
  */
 
-/* Submit @size bytes at f->cb + @at on @qid; @timeout s (0: default) */
-static uint64_t submit_at(struct hpu_test_hfd_hl *f, uint32_t qid, size_t at,
-			  size_t size, uint32_t timeout)
-{
-	struct hl_cs_chunk c = { .cb_handle = f->cb_va + at,
-				 .queue_index = qid,
-				 .cb_size = (uint32_t)size,
-				 .cs_chunk_flags =
-					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
-	union hl_cs_args a = { 0 };
-
-	a.in.chunks_execute = (uintptr_t)&c;
-	a.in.num_chunks_execute = 1;
-	if (timeout) {
-		a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
-		a.in.timeout = timeout;
-	}
-	assert_int_equal(run(f->ctx, HL_IOCTL_CS, &a, sizeof(a)), 0);
-	return a.out.seq;
-}
-
 /* WAIT_CS polled until not BUSY; the status in @status */
 static int wait_cs(struct hpu_test_hfd_hl *f, uint64_t seq, uint32_t *status)
 {
@@ -408,10 +381,10 @@ static void test_fence_from_sibling_stream(void **state)
 	off = put_monitor(f->cb, off, 0, PDMA0_FENCE0_RDATA(1), 1, 10, true, 1);
 	off = hpu_test_hl_put_fence(f->cb, off, 0, 1, 1);
 	off = hpu_test_hl_put_dma(f->cb, off, f->src_va, f->dst_va, 256, 0);
-	a = submit_at(f, Q_PDMA0(1), 0, off, 0);
+	a = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(1), 0, off, 0);
 	/* B, stream 0, submitted after A: SOB 10 += 1 */
 	off = put_sob(f->cb, CB_B, 10, true, 1);
-	b = submit_at(f, Q_PDMA0(0), CB_B, off - CB_B, 0);
+	b = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(0), CB_B, off - CB_B, 0);
 	assert_int_equal(wait_cs(f, b, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(wait_cs(f, a, &st), 0);
@@ -448,17 +421,18 @@ static void test_fence_lower_cp(void **state)
 	off = hpu_test_hl_put_fence(f->cb, sizeof(cp), 0, 1, 1);
 	off = hpu_test_hl_put_dma(f->cb, off, f->src_va + 256, f->dst_va + 256,
 				  256, 0);
-	a = submit_at(f, Q_PDMA0(1), 0, off, 60);
+	a = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(1), 0, off, 60);
 	/* B, stream 0: stream 1's counter += 1 (the upper FENCE's) */
 	off = hpu_test_hl_put_msg_long(f->cb, CB_B, PDMA0_FENCE0_RDATA(1), 1,
 				       0);
-	b = submit_at(f, Q_PDMA0(0), CB_B, off - CB_B, 0);
+	b = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(0), CB_B, off - CB_B, 0);
 	assert_int_equal(wait_cs(f, b, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	/* C, stream 0: the lower CP's counter += 1 */
 	off = hpu_test_hl_put_msg_long(f->cb, CB_B + 64, PDMA0_FENCE0_RDATA(4),
 				       1, 0);
-	c = submit_at(f, Q_PDMA0(0), CB_B + 64, off - CB_B - 64, 0);
+	c = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(0), CB_B + 64, off - CB_B - 64,
+				      0);
 	assert_int_equal(wait_cs(f, c, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(wait_cs(f, a, &st), 0);
@@ -476,14 +450,15 @@ static void test_fence_timeout(void **state)
 	size_t off;
 
 	off = hpu_test_hl_put_fence(f->cb, 0, 1, 1, 0);
-	stuck = submit_at(f, Q_PDMA0(2), 0, off, 1);
+	stuck = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(2), 0, off, 1);
 	fill(f->src, 512, 9);
 	memset(f->dst, 0, 512);
 	off = hpu_test_hl_put_dma(f->cb, CB_B, f->src_va, f->dst_va, 256, 0);
-	sib = submit_at(f, Q_PDMA0(3), CB_B, off - CB_B, 0);
+	sib = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(3), CB_B, off - CB_B, 0);
 	off = hpu_test_hl_put_dma(f->cb, CB_B + 64, f->src_va + 256,
 				  f->dst_va + 256, 256, 0);
-	other = submit_at(f, Q_PDMA1_0, CB_B + 64, off - CB_B - 64, 0);
+	other = hpu_test_hfd_hl_submit_cb(f, Q_PDMA1_0, CB_B + 64,
+					  off - CB_B - 64, 0);
 	assert_int_equal(wait_cs(f, sib, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(wait_cs(f, other, &st), 0);
@@ -494,7 +469,7 @@ static void test_fence_timeout(void **state)
 	/* the stream runs the next CS */
 	off = hpu_test_hl_put2(f->cb, CB_B + 128, 0,
 			       hpu_test_hl_ctl(HL_PACKET_NOP, 0));
-	again = submit_at(f, Q_PDMA0(2), CB_B + 128, 8, 0);
+	again = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(2), CB_B + 128, 8, 0);
 	assert_int_equal(wait_cs(f, again, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 }
@@ -510,7 +485,7 @@ static bool sob_is_zero(struct hpu_test_hfd_hl *f, uint32_t sob, uint32_t mon)
 	memset(f->dst, 0, 4);
 	off = put_monitor(f->cb, CB_B, mon, f->dst_va, 0x5a5a5a5a, sob, true,
 			  0);
-	seq = submit_at(f, Q_PDMA1_0, CB_B, off - CB_B, 0);
+	seq = hpu_test_hfd_hl_submit_cb(f, Q_PDMA1_0, CB_B, off - CB_B, 0);
 	assert_int_equal(wait_cs(f, seq, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	memcpy(&word, f->dst, 4);
@@ -557,7 +532,7 @@ static void test_bad_register_aborts(void **state)
 				arm_value(40, true, 1));
 			break;
 		}
-		seq = submit_at(f, Q_PDMA0(0), 0, off, 0);
+		seq = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(0), 0, off, 0);
 		assert_int_equal(wait_cs(f, seq, &st), -EIO);
 		assert_int_equal(st, HL_WAIT_CS_STATUS_ABORTED);
 		for (off = 0; off < 256; off++)
@@ -580,7 +555,7 @@ static void test_reset_mid_fence(void **state)
 	/* monitor 7's registers set, armed on SOB 21 == 5 (never) */
 	off = put_monitor(f->cb, off, 7, f->dst_va + 64, 0x1234, 21, true, 5);
 	off = hpu_test_hl_put_fence(f->cb, off, 0, 1, 1);
-	stuck = submit_at(f, Q_PDMA0(1), 0, off, 0);
+	stuck = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(1), 0, off, 0);
 	assert_false(sob_is_zero(f, 20, 1));
 	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, stuck),
 			 HL_WAIT_CS_STATUS_BUSY);
@@ -593,7 +568,7 @@ static void test_reset_mid_fence(void **state)
 	/* monitor 7 was disarmed: SOB 21 reaching 5 writes nothing */
 	memset(f->dst + 64, 0, 4);
 	off = put_sob(f->cb, 0, 21, false, 5);
-	seq = submit_at(f, Q_PDMA1_0, 0, off, 0);
+	seq = hpu_test_hfd_hl_submit_cb(f, Q_PDMA1_0, 0, off, 0);
 	assert_int_equal(wait_cs(f, seq, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	memcpy(&word, f->dst + 64, 4);
@@ -603,7 +578,7 @@ static void test_reset_mid_fence(void **state)
 	off = hpu_test_hl_put_short(
 		f->cb, 0, 0, HL_SM_MON_ARM_0 - HL_SM_MON_PAY_ADDRL_0 + 4 * 7,
 		arm_value(21, true, 5));
-	seq = submit_at(f, Q_PDMA1_0, 0, off, 0);
+	seq = hpu_test_hfd_hl_submit_cb(f, Q_PDMA1_0, 0, off, 0);
 	assert_int_equal(wait_cs(f, seq, &st), -EIO);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_ABORTED);
 	memcpy(&word, f->dst + 64, 4);
@@ -622,7 +597,7 @@ static void test_close_mid_fence(void **state)
 	off = put_sob(f->cb, 0, 30, false, 2);
 	off = put_monitor(f->cb, off, 9, f->dst_va + 128, 0x77, 31, true, 9);
 	off = hpu_test_hl_put_fence(f->cb, off, 3, 4, 0);
-	seq = submit_at(f, Q_PDMA0(3), 0, off, 0);
+	seq = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(3), 0, off, 0);
 	assert_false(sob_is_zero(f, 30, 2));
 	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, seq),
 			 HL_WAIT_CS_STATUS_BUSY);
@@ -635,7 +610,7 @@ static void test_close_mid_fence(void **state)
 	off = hpu_test_hl_put_short(
 		f->cb, 0, 0, HL_SM_MON_ARM_0 - HL_SM_MON_PAY_ADDRL_0 + 4 * 9,
 		arm_value(31, true, 0));
-	seq = submit_at(f, Q_PDMA1_0, 0, off, 0);
+	seq = hpu_test_hfd_hl_submit_cb(f, Q_PDMA1_0, 0, off, 0);
 	assert_int_equal(wait_cs(f, seq, &st), -EIO);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_ABORTED);
 	memcpy(&word, f->dst + 128, 4);
@@ -672,7 +647,7 @@ static void test_monitor_chain_and_cycle(void **state)
 	off = hpu_test_hl_put_fence(f->cb, off, 0, 1, 1);
 	off = hpu_test_hl_put_dma(f->cb, off, f->src_va, f->dst_va, 64, 0);
 	assert_true(off <= CB_B);
-	seq = submit_at(f, Q_PDMA0(2), 0, off, 0);
+	seq = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(2), 0, off, 0);
 	assert_int_equal(wait_cs(f, seq, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_memory_equal(f->dst, f->src, 64);
@@ -682,7 +657,7 @@ static void test_monitor_chain_and_cycle(void **state)
 	off = put_monitor(f->cb, off, 1, PDMA0_FENCE0_RDATA(3), 1, 201, true,
 			  1);
 	off = hpu_test_hl_put_fence(f->cb, off, 0, 2, 2);
-	seq = submit_at(f, Q_PDMA0(3), 0, off, 0);
+	seq = hpu_test_hfd_hl_submit_cb(f, Q_PDMA0(3), 0, off, 0);
 	assert_int_equal(wait_cs(f, seq, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 }
@@ -701,18 +676,19 @@ static void test_mme_pair_streams(void **state)
 	size_t off;
 
 	off = hpu_test_hl_put_fence(f->cb, 0, 0, 1, 1);
-	slave = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0 + 8, 0, off, 0);
+	slave = hpu_test_hfd_hl_submit_cb(
+		f, HL_GAUDI2_QUEUE_ID_DCORE1_EDMA_0_0 + 8, 0, off, 0);
 	off = put_sob(f->cb, 64, 7, false, 1);
-	master = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE0_MME_0_0, 64, off - 64,
-			   0);
+	master = hpu_test_hfd_hl_submit_cb(f, HL_GAUDI2_QUEUE_ID_DCORE0_MME_0_0,
+					   64, off - 64, 0);
 	assert_int_equal(wait_cs(f, master, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(hpu_test_hfd_hl_poll_cs(f->ctx, slave),
 			 HL_WAIT_CS_STATUS_BUSY);
 	off = hpu_test_hl_put_msg_long(f->cb, 128, DCORE1_MME_FENCE0_RDATA(0),
 				       1, 0);
-	other = submit_at(f, HL_GAUDI2_QUEUE_ID_DCORE2_EDMA_0_0 + 8, 128,
-			  off - 128, 0);
+	other = hpu_test_hfd_hl_submit_cb(
+		f, HL_GAUDI2_QUEUE_ID_DCORE2_EDMA_0_0 + 8, 128, off - 128, 0);
 	assert_int_equal(wait_cs(f, other, &st), 0);
 	assert_int_equal(st, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(wait_cs(f, slave, &st), 0);

@@ -241,22 +241,10 @@ static int setup(void **state)
 static uint32_t run_cb(struct hpu_test_hfd_hl *f, uint32_t qid, size_t at,
 		       size_t size)
 {
-	struct hl_cs_chunk c = { .cb_handle = f->cb_va + at,
-				 .queue_index = qid,
-				 .cb_size = (uint32_t)size,
-				 .cs_chunk_flags =
-					 HL_CS_CHUNK_FLAGS_USER_ALLOC_CB };
-	union hl_cs_args a = { 0 };
 	struct hl_wait_cs_out o;
 
-	a.in.chunks_execute = (uintptr_t)&c;
-	a.in.num_chunks_execute = 1;
-	a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
-	a.in.timeout = 20;
-	assert_int_equal(hpu_test_hfd_hl_ioctl(f->ctx, HL_IOCTL_CS, &a,
-					       sizeof(a), 0),
-			 0);
-	hpu_test_hfd_hl_wait_cs(f->ctx, a.out.seq, &o);
+	hpu_test_hfd_hl_wait_cs(
+		f->ctx, hpu_test_hfd_hl_submit_cb(f, qid, at, size, 20), &o);
 	return o.status;
 }
 
